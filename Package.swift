@@ -1,0 +1,46 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "OfferLab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "offerlab", targets: ["offerlab"]),
+        .library(name: "OfferLab", targets: ["OfferLab"]),
+        .library(name: "OfferLabStatistics", targets: ["OfferLabStatistics"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // System libraries (Debian: zlib1g-dev, libsqlite3-dev), each wrapped by one Swift type.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Pure statistics on per-group sufficient statistics: no I/O.
+        .target(name: "OfferLabStatistics"),
+        // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
+        .target(name: "OfferLabIngest", dependencies: ["CZlib"]),
+        // Synthetic data sets in the input formats (`offerlab generate`).
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest"]),
+        // The pipeline: job file, tables, events, attribution, aggregation, writers.
+        .target(
+            name: "OfferLab",
+            dependencies: [
+                "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "CSQLite",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The command line: parses options and hands them to the library.
+        .executableTarget(
+            name: "offerlab",
+            dependencies: ["OfferLab", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        .testTarget(name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
+        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest"]),
+        .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
+        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab"]),
+    ]
+)

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct OfferLabCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offerlab",
+        abstract: "Measures subscription-offering A/B tests from purchase logs and assignment tables.",
+        subcommands: [RunCommand.self, StatsCommand.self, GenerateCommand.self]
+    )
+}
