@@ -17,6 +17,8 @@ let package = Package(
         // System libraries (Debian: zlib1g-dev, libsqlite3-dev), each wrapped by one Swift type.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // System calls Swift's Glibc module does not export (atomic folder exchange).
+        .target(name: "COfferLabSystem"),
 
         // Pure statistics on per-group sufficient statistics: no I/O.
         .target(name: "OfferLabStatistics"),
@@ -28,7 +30,7 @@ let package = Package(
         .target(
             name: "OfferLab",
             dependencies: [
-                "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "CSQLite",
+                "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "CSQLite", "COfferLabSystem",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

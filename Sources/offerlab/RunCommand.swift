@@ -1,9 +1,54 @@
 import ArgumentParser
+import Foundation
+import OfferLab
 
 struct RunCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a nightly job: ingest the tables and logs, compute every group's results, write CSVs and SQLite.",
+        discussion: """
+            JOB is a YAML job file (see jobs/sample.yaml and the README). Relative paths in it are relative \
+            to the job file. Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, \
+            srm.csv, products.csv, quality.csv, rejects.csv) and to the SQLite database, which keeps every \
+            night. A failed run leaves earlier outputs untouched.
+
+            Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
+            corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
+            78 bad job file.
+            """
+    )
+
+    @Argument(help: "The job file (YAML).")
+    var job: String
+
+    @Option(name: .customLong("as-of"), help: "Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).")
+    var asOf: String?
+
+    @Option(help: "Override the job's output folder.")
+    var output: String?
+
+    @Flag(help: "Print no progress, even on a terminal.")
+    var quiet = false
 
     func run() throws {
-        throw ValidationError("offerlab run is not built yet")
+        try runReportingErrors {
+            let job = try JobLoader.load(path: job, asOf: asOf, output: output)
+            let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
+            let report = try NightlyRun.run(job, progress: progress)
+            print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
+            if !report.skippedFiles.isEmpty {
+                FileHandle.standardError.write(Data("warning: skipped \(report.skippedFiles.count) corrupt file(s): \(report.skippedFiles.joined(separator: ", "))\n".utf8))
+            }
+        }
+    }
+}
+
+/// Turns a library error into one line on stderr and its exit code.
+func runReportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as OfferLabError {
+        FileHandle.standardError.write(Data("offerlab: error: \(error.message)\n".utf8))
+        throw ExitCode(error.exitCode)
     }
 }

@@ -1,0 +1,78 @@
+import OfferLabStatistics
+
+/// Per-group totals of §2.4 (before the statistics are derived from them).
+public struct GroupTotals: Sendable, Equatable {
+    /// Users, converters, Σ net revenue and Σ net revenue² (report currency).
+    public var statistics = GroupSufficientStatistics()
+    public var trialStarters = 0
+    public var trialConverters = 0
+    public var paywallViewers = 0
+    public var purchases = 0
+    public var renewals = 0
+    public var refunds = 0
+    /// Σ per-user gross revenue (≥ 0, known currencies only).
+    public var grossRevenue = 0.0
+    /// Σ per-user refunded amounts (≥ 0, known currencies only).
+    public var refundedRevenue = 0.0
+
+    public init() {}
+
+    public var users: Int { statistics.users }
+    public var converters: Int { statistics.converters }
+    public var netRevenue: Double { statistics.revenueSum }
+}
+
+/// One row of `products.csv`.
+public struct ProductTotals: Sendable, Equatable {
+    /// Index into the offering's groups.
+    public var group: Int
+    public var productID: String
+    public var purchases = 0
+    public var renewals = 0
+    public var refunds = 0
+    /// Report currency, known currencies only.
+    public var netRevenue = 0.0
+}
+
+/// The per-offering counters of `quality.csv`.
+public struct OfferingQuality: Sendable, Equatable {
+    public var invalidAssignments = 0
+    public var multiGroupUsers = 0
+    public var preAssignmentEvents = 0
+    public var orphanRefunds = 0
+    public var attributionMismatches = 0
+    public var unknownCurrencyEvents = 0
+
+    public init(
+        invalidAssignments: Int = 0, multiGroupUsers: Int = 0, preAssignmentEvents: Int = 0, orphanRefunds: Int = 0,
+        attributionMismatches: Int = 0, unknownCurrencyEvents: Int = 0
+    ) {
+        self.invalidAssignments = invalidAssignments
+        self.multiGroupUsers = multiGroupUsers
+        self.preAssignmentEvents = preAssignmentEvents
+        self.orphanRefunds = orphanRefunds
+        self.attributionMismatches = attributionMismatches
+        self.unknownCurrencyEvents = unknownCurrencyEvents
+    }
+
+    /// Counter names and values, in the order of `quality.csv`.
+    public var counters: [(String, Int)] {
+        [
+            ("invalid_assignments", invalidAssignments), ("multi_group_users", multiGroupUsers),
+            ("pre_assignment_events", preAssignmentEvents), ("orphan_refunds", orphanRefunds),
+            ("attribution_mismatches", attributionMismatches), ("unknown_currency_events", unknownCurrencyEvents),
+        ]
+    }
+}
+
+/// Everything computed for one analysed offering.
+public struct OfferingResult: Sendable {
+    public var offering: Offering
+    /// Index into `offering.groups`.
+    public var controlGroup: Int
+    /// Parallel to `offering.groups`.
+    public var groups: [GroupTotals]
+    /// Sorted by group, then product id.
+    public var products: [ProductTotals]
+    public var quality: OfferingQuality
+}

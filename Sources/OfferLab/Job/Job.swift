@@ -1,0 +1,214 @@
+import Foundation
+import Yams
+
+/// What to do with a log file whose gzip stream is corrupt or truncated.
+public enum CorruptFilePolicy: String, Sendable {
+    /// Fail the run, naming the file.
+    case fail
+    /// Skip the whole file and report it in `quality.csv`.
+    case skip
+}
+
+/// A validated job: every path resolved and checked, every value parsed.
+public struct Job: Sendable {
+    /// The job file, as given.
+    public var jobPath: String
+    /// A folder of table files, or a `.sqlite`/`.db` file.
+    public var tablesPath: String
+    /// The log globs, resolved against the job file's folder.
+    public var logPatterns: [String]
+    /// Every file the globs match, in byte-wise sorted order, without repeats.
+    public var logFiles: [String]
+    /// Microseconds since the epoch; events and assignments at or after it are ignored.
+    public var asOf: Int64
+    public var reportCurrency: String
+    /// 1 unit of the currency = rate units of the report currency (the report currency is 1).
+    public var rates: [String: Double]
+    public var alpha: Double
+    public var control: String?
+    public var conversionWindowDays: Double?
+    /// Offering ids to analyse; nil: every offering with assignments before `asOf`.
+    public var offerings: [String]?
+    public var maxBadLineRatio: Double
+    public var onCorruptFile: CorruptFilePolicy
+    /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
+    public var outputPath: String
+    public var databasePath: String
+    /// How many rejected lines of each reason the rejects file keeps.
+    public var rejectsPerReason: Int
+
+    /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
+    public var night: String { UTCTime.dateText(microseconds: asOf) }
+}
+
+/// Reads and validates a job file (YAML), before any work starts.
+public enum JobLoader {
+    static let knownKeys: Set<String> = [
+        "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
+        "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
+        "database", "rejects_per_reason",
+    ]
+
+    /// Loads `path`. `asOf` and `output` (from the command line) override the file.
+    /// `now` gives the default `as_of` (today 00:00 UTC).
+    /// - Throws: `OfferLabError` (`.configuration`) with one line naming the problem.
+    public static func load(path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, now: Date = Date()) throws -> Job {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw OfferLabError(.configuration, "job file \(path): cannot read it (\(error.localizedDescription))")
+        }
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw OfferLabError(.configuration, "job file \(path): it is empty")
+            }
+            root = node
+        } catch let error as OfferLabError {
+            throw error
+        } catch {
+            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
+        }
+        guard let mapping = root.mapping else {
+            throw OfferLabError(.configuration, "job file \(path): expected a mapping of keys (tables:, logs:, …)")
+        }
+        var values: [String: Node] = [:]
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string else { throw OfferLabError(.configuration, "job file \(path): a key is not text") }
+            guard knownKeys.contains(key) else {
+                throw OfferLabError(.configuration, "job file \(path): unknown key '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))")
+            }
+            values[key] = value
+        }
+        let reader = JobValues(path: path, values: values)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+
+        let tablesPath = resolve(try reader.requiredText("tables"), against: folder)
+        guard FileManager.default.fileExists(atPath: tablesPath) else {
+            throw OfferLabError(.configuration, "job file \(path): tables: \(tablesPath) does not exist")
+        }
+
+        let patterns = try reader.textList("logs").map { resolve($0, against: folder) }
+        guard !patterns.isEmpty else { throw OfferLabError(.configuration, "job file \(path): logs: name at least one glob") }
+        var files = Set<String>()
+        for pattern in patterns {
+            let matches = try FileGlob.matches(pattern)
+            guard !matches.isEmpty else {
+                throw OfferLabError(.configuration, "job file \(path): logs: the glob \(pattern) matches no file")
+            }
+            files.formUnion(matches)
+        }
+        let logFiles = files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+
+        let asOf: Int64
+        if let asOfOverride {
+            guard let parsed = UTCTime.parseAsOf(asOfOverride) else {
+                throw OfferLabError(.configuration, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+            }
+            asOf = parsed
+        } else if let text = try reader.optionalText("as_of") {
+            guard let parsed = UTCTime.parseAsOf(text) else {
+                throw OfferLabError(.configuration, "job file \(path): as_of: '\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+            }
+            asOf = parsed
+        } else {
+            asOf = UTCTime.startOfDay(microseconds: Int64(now.timeIntervalSince1970 * 1_000_000))
+        }
+
+        let reportCurrency = try reader.requiredText("report_currency")
+        var rates: [String: Double] = [:]
+        if values["rates"] != nil && values["rates_file"] != nil {
+            throw OfferLabError(.configuration, "job file \(path): give rates or rates_file, not both")
+        }
+        if let node = values["rates"] {
+            guard let rateMapping = node.mapping else { throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}") }
+            for (currencyNode, rateNode) in rateMapping {
+                guard let currency = currencyNode.string, !currency.isEmpty else { throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text") }
+                rates[currency] = try reader.positiveRate(rateNode.string, currency: currency, source: "rates")
+            }
+        } else if let ratesFile = try reader.optionalText("rates_file") {
+            let ratesPath = resolve(ratesFile, against: folder)
+            rates = try RatesFile.read(path: ratesPath)
+        }
+        rates[reportCurrency] = 1
+
+        let alpha = try reader.number("alpha", default: 0.05)
+        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be between 0 and 1") }
+        let window = try reader.optionalNumber("conversion_window_days")
+        if let window, !(window > 0) { throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive") }
+        let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
+        guard maxBad >= 0 && maxBad <= 1 else { throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1") }
+        let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
+        guard let policy = CorruptFilePolicy(rawValue: policyText) else {
+            throw OfferLabError(.configuration, "job file \(path): on_corrupt_file: '\(policyText)' must be fail or skip")
+        }
+        let offerings = values["offerings"] == nil ? nil : try reader.textList("offerings")
+        let rejects = try reader.number("rejects_per_reason", default: 20)
+        guard rejects >= 0, rejects == rejects.rounded() else { throw OfferLabError(.configuration, "job file \(path): rejects_per_reason must be a whole number") }
+
+        let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
+        let databasePath = resolve(try reader.requiredText("database"), against: folder)
+
+        return Job(
+            jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
+            reportCurrency: reportCurrency, rates: rates, alpha: alpha, control: try reader.optionalText("control"),
+            conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
+            outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects))
+    }
+
+    static func resolve(_ path: String, against folder: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+    }
+}
+
+/// Typed access to the job file's values, with errors naming the file and key.
+private struct JobValues {
+    let path: String
+    let values: [String: Node]
+
+    func fail(_ key: String, _ problem: String) -> OfferLabError {
+        OfferLabError(.configuration, "job file \(path): \(key): \(problem)")
+    }
+
+    func optionalText(_ key: String) throws -> String? {
+        guard let node = values[key], node.null == nil else { return nil }
+        guard let text = node.scalar?.string else { throw fail(key, "expected a single value") }
+        return text
+    }
+
+    func requiredText(_ key: String) throws -> String {
+        guard let text = try optionalText(key), !text.isEmpty else {
+            throw OfferLabError(.configuration, "job file \(path): the key '\(key)' is missing")
+        }
+        return text
+    }
+
+    /// One text or a list of texts.
+    func textList(_ key: String) throws -> [String] {
+        guard let node = values[key] else { throw OfferLabError(.configuration, "job file \(path): the key '\(key)' is missing") }
+        if let text = node.scalar?.string { return [text] }
+        guard let sequence = node.sequence else { throw fail(key, "expected a text or a list of texts") }
+        return try sequence.map { item in
+            guard let text = item.scalar?.string, !text.isEmpty else { throw fail(key, "every item must be a text") }
+            return text
+        }
+    }
+
+    func optionalNumber(_ key: String) throws -> Double? {
+        guard let text = try optionalText(key) else { return nil }
+        guard let number = Double(text), number.isFinite else { throw fail(key, "'\(text)' is not a number") }
+        return number
+    }
+
+    func number(_ key: String, default defaultValue: Double) throws -> Double {
+        try optionalNumber(key) ?? defaultValue
+    }
+
+    func positiveRate(_ text: String?, currency: String, source: String) throws -> Double {
+        guard let text, let rate = Double(text), rate.isFinite, rate > 0 else {
+            throw fail(source, "the rate of \(currency) must be a positive number")
+        }
+        return rate
+    }
+}

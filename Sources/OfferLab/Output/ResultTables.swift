@@ -1,0 +1,128 @@
+import OfferLabIngest
+import OfferLabStatistics
+
+/// Builds the output tables of a night from its results.
+enum ResultTables {
+    /// `files`: the CSV files; `database`: the tables stored in SQLite.
+    static func make(_ results: NightResults, job: Job) -> (files: [ResultTable], database: [ResultTable]) {
+        let analyses = results.offerings.map { StatisticsBridge.analyse($0, alpha: job.alpha) }
+        let summary = summaryTable(results.offerings, alpha: job.alpha)
+        let comparisons = comparisonsTable(results.offerings, analyses: analyses)
+        let srm = srmTable(results.offerings, analyses: analyses)
+        let products = productsTable(results.offerings)
+        let quality = qualityTable(results)
+        let rejects = rejectsTable(results.ingest.rejects)
+        return ([summary, comparisons, srm, products, quality, rejects], [summary, comparisons, srm, products, quality])
+    }
+
+    static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
+        var table = ResultTable(
+            name: "summary",
+            columns: [
+                ("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real), ("users", .integer),
+                ("converters", .integer), ("conversion_rate", .real), ("conversion_ci_low", .real), ("conversion_ci_high", .real),
+                ("trial_starters", .integer), ("trial_converters", .integer), ("trial_conversion_rate", .real),
+                ("paywall_viewers", .integer), ("purchases", .integer), ("renewals", .integer), ("refunds", .integer),
+                ("gross_revenue", .real), ("refunded_revenue", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real),
+                ("arppu", .real),
+            ],
+            keys: ["offering_id", "group"])
+        for result in offerings {
+            for (index, group) in result.offering.groups.enumerated() {
+                let totals = result.groups[index]
+                let metrics = StatisticsBridge.groupMetrics(totals.statistics, alpha: alpha)
+                let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
+                table.rows.append([
+                    .text(result.offering.offeringID), .text(group.name), .bool(index == result.controlGroup), .real(group.weight),
+                    .integer(totals.users), .integer(totals.converters), .real(metrics.conversionRate), .real(metrics.conversionCILow),
+                    .real(metrics.conversionCIHigh), .integer(totals.trialStarters), .integer(totals.trialConverters), .real(trialRate),
+                    .integer(totals.paywallViewers), .integer(totals.purchases), .integer(totals.renewals), .integer(totals.refunds),
+                    .real(totals.grossRevenue), .real(totals.refundedRevenue), .real(totals.netRevenue), .real(metrics.arpu),
+                    .real(metrics.arpuSD), .real(metrics.arppu),
+                ])
+            }
+        }
+        return table
+    }
+
+    static func comparisonsTable(_ offerings: [OfferingResult], analyses: [StatisticsBridge.OfferingStatistics]) -> ResultTable {
+        var table = ResultTable(
+            name: "comparisons",
+            columns: [
+                ("offering_id", .text), ("group", .text), ("control_group", .text), ("metric", .text), ("control_value", .real),
+                ("value", .real), ("abs_lift", .real), ("abs_lift_ci_low", .real), ("abs_lift_ci_high", .real), ("rel_lift", .real),
+                ("rel_lift_ci_low", .real), ("rel_lift_ci_high", .real), ("p_value", .real), ("p_value_adjusted", .real),
+                ("significant", .bool), ("chance_to_beat_control", .real), ("mde_abs", .real),
+            ],
+            keys: ["offering_id", "group", "metric"])
+        for (result, analysis) in zip(offerings, analyses) {
+            for row in analysis.comparisons {
+                table.rows.append([
+                    .text(result.offering.offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric),
+                    .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
+                    .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
+                    .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
+                ])
+            }
+        }
+        return table
+    }
+
+    static func srmTable(_ offerings: [OfferingResult], analyses: [StatisticsBridge.OfferingStatistics]) -> ResultTable {
+        var table = ResultTable(
+            name: "srm", columns: [("offering_id", .text), ("chi2", .real), ("srm_p_value", .real), ("srm_flag", .bool)],
+            keys: ["offering_id"])
+        for (result, analysis) in zip(offerings, analyses) {
+            table.rows.append([.text(result.offering.offeringID), .real(analysis.srmChi2), .real(analysis.srmPValue), .bool(analysis.srmFlag)])
+        }
+        return table
+    }
+
+    static func productsTable(_ offerings: [OfferingResult]) -> ResultTable {
+        var table = ResultTable(
+            name: "products",
+            columns: [
+                ("offering_id", .text), ("group", .text), ("product_id", .text), ("purchases", .integer), ("renewals", .integer),
+                ("refunds", .integer), ("net_revenue", .real),
+            ],
+            keys: ["offering_id", "group", "product_id"])
+        for result in offerings {
+            for product in result.products {
+                table.rows.append([
+                    .text(result.offering.offeringID), .text(result.offering.groups[product.group].name), .text(product.productID),
+                    .integer(product.purchases), .integer(product.renewals), .integer(product.refunds), .real(product.netRevenue),
+                ])
+            }
+        }
+        return table
+    }
+
+    /// Global counters first (empty `offering_id`), then each offering's.
+    static func qualityTable(_ results: NightResults) -> ResultTable {
+        var table = ResultTable(name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
+        let ingest = results.ingest
+        var global: [(String, Int)] = [
+            ("files_read", ingest.filesRead), ("files_skipped_corrupt", ingest.filesSkipped.count), ("lines_read", ingest.nonBlankLines),
+            ("malformed_lines", ingest.malformedLines),
+        ]
+        global += MalformedReason.allCases.map { ($0.counterName, ingest.malformed[Int($0.rawValue)]) }
+        global += [
+            ("duplicate_events", results.cleanup.duplicateEvents), ("unknown_event_types", results.cleanup.unknownEventTypes),
+            ("sandbox_events", results.cleanup.sandboxEvents), ("unassigned_events", results.cleanup.unassignedEvents),
+            ("invalid_assignments", results.globalInvalidAssignments),
+        ]
+        for (counter, count) in global { table.rows.append([.text(""), .text(counter), .integer(count)]) }
+        for result in results.offerings {
+            for (counter, count) in result.quality.counters {
+                table.rows.append([.text(result.offering.offeringID), .text(counter), .integer(count)])
+            }
+        }
+        return table
+    }
+
+    static func rejectsTable(_ rejects: [RejectedLine]) -> ResultTable {
+        var table = ResultTable(name: "rejects", columns: [("file", .text), ("line", .integer), ("reason", .text), ("text", .text)], keys: ["file", "line", "reason"])
+        table.rows = rejects.map { [.text($0.file), .integer($0.line), .text($0.reason.counterName), .text($0.text)] }
+        return table
+    }
+}

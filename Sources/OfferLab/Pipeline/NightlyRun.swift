@@ -1,0 +1,132 @@
+import Foundation
+import OfferLabIngest
+import OfferLabStatistics
+
+/// What a finished run reports back to the command line.
+public struct RunReport: Sendable {
+    /// The folder the outputs were written to.
+    public var outputFolder: String
+    public var databasePath: String
+    public var offerings: [String]
+    public var linesRead: Int
+    public var malformedLines: Int
+    public var skippedFiles: [String]
+}
+
+/// The results of one night, before they are written.
+struct NightResults {
+    var offerings: [OfferingResult]
+    var ingest: IngestCounters
+    var cleanup: CleanupCounters
+    var globalInvalidAssignments: Int
+}
+
+/// `offerlab run`: tables and logs in, outputs and database rows out.
+public enum NightlyRun {
+    public static let toolVersion = "0.1.0"
+
+    /// Runs `job`, reporting progress through `progress` (nil: quiet).
+    /// - Throws: `OfferLabError`; on any error the previous outputs are left as they were.
+    public static func run(_ job: Job, progress: ProgressReporter? = nil) throws -> RunReport {
+        let startedAt = Date()
+        let results = try compute(job, progress: progress)
+        let tables = ResultTables.make(results, job: job)
+
+        let folder = try OutputFolder(output: job.outputPath, night: job.night)
+        do {
+            for table in tables.files {
+                try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
+            }
+            let run = RunRecord(
+                job: job.jobPath, asOf: UTCTime.isoText(microseconds: job.asOf), night: job.night,
+                startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
+                toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
+            try ResultsDatabase.write(
+                path: job.databasePath, tables: tables.database, offeringIDs: results.offerings.map(\.offering.offeringID), run: run)
+            try folder.commit()
+        } catch {
+            folder.discard()
+            throw error
+        }
+        return RunReport(
+            outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
+            linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
+            skippedFiles: results.ingest.filesSkipped)
+    }
+
+    /// Reads the inputs and computes every number (no output is touched).
+    static func compute(_ job: Job, progress: ProgressReporter?) throws -> NightResults {
+        let source = try TableSource(path: job.tablesPath)
+        let catalog = try CatalogLoader.load(from: source)
+        let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
+        progress?.say("tables read")
+        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+        progress?.say("\(population.users.count) assigned users")
+        let analysedIndices = try analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
+        let store = try LogIngest.read(job: job, users: population.users, progress: progress)
+
+        let ratio = store.counters.nonBlankLines == 0 ? 0 : Double(store.counters.malformedLines) / Double(store.counters.nonBlankLines)
+        if ratio > job.maxBadLineRatio {
+            throw OfferLabError(
+                .data,
+                "\(store.counters.malformedLines) of \(store.counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); first rejects: \(store.counters.rejects.prefix(1).map { "\($0.file):\($0.line) \($0.reason.counterName)" }.joined())")
+        }
+        return try analyse(
+            catalog: catalog, population: population, store: store, offerings: analysedIndices, rates: job.rates,
+            windowDays: job.conversionWindowDays, control: job.control)
+    }
+
+    /// §2.2 steps 2–5 and §2.2–§2.4 for the given offerings (catalog indices), on events already read.
+    static func analyse(
+        catalog: OfferingCatalog, population: Population, store: EventStore, offerings: [Int], rates: [String: Double],
+        windowDays: Double?, control: String?
+    ) throws -> NightResults {
+        let (events, cleanup) = EventCleanup.run(store: store, userCount: population.users.count)
+        let context = AttributionContext(store: store, rates: rates, windowDays: windowDays)
+        let results = try offerings
+            .sorted { catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8) }
+            .map { index in
+                try Attribution.analyse(
+                    offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
+                    preferredControl: control)
+            }
+        return NightResults(
+            offerings: results, ingest: store.counters, cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
+    }
+
+    /// The offerings the job names (nil when it names none: all with assignments are analysed).
+    private static func analysedOfferings(job: Job, catalog: OfferingCatalog, source: TableSource) throws -> [Int]? {
+        guard let names = job.offerings else { return nil }
+        return try names.map { name in
+            guard let index = catalog.offerings.firstIndex(where: { $0.offeringID == name }) else {
+                throw OfferLabError(
+                    .configuration,
+                    "job file \(job.jobPath): offerings: '\(name)' is not in subscription_offerings (known: \(catalog.offerings.map(\.offeringID).joined(separator: ", ")))")
+            }
+            return index
+        }
+    }
+
+    private static func fileSize(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    private static func percent(_ ratio: Double) -> String {
+        String(format: "%.2f%%", ratio * 100)
+    }
+}
+
+/// Progress lines for a person at a terminal; a run under cron passes none.
+public final class ProgressReporter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let start = Date()
+
+    public init() {}
+
+    public func say(_ message: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        let seconds = String(format: "%6.1fs", Date().timeIntervalSince(start))
+        FileHandle.standardError.write(Data("\(seconds)  \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import OfferLabIngest
+
+/// The values of one table row, for the columns asked for, as bytes (`nil` field = NULL).
+struct TableRowValues {
+    var bytes: [UInt8] = []
+    var fields: [Range<Int>?] = []
+    /// Where the row is, for messages: a line number (files) or a row number (SQLite).
+    var position = 0
+
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
+    }
+
+    mutating func append(_ value: UnsafeRawBufferPointer?) {
+        guard let value else { return fields.append(nil) }
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        fields.append(start..<bytes.count)
+    }
+
+    func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        guard let range = fields[column] else { return nil }
+        return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
+    func text(_ column: Int) -> String? {
+        withBytes(column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A decimal integer (optional sign, digits only).
+    func integer(_ column: Int) -> Int64? {
+        guard let text = text(column) else { return nil }
+        return Int64(text)
+    }
+
+    /// A finite decimal number.
+    func real(_ column: Int) -> Double? {
+        guard let text = text(column), let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    /// `1`/`0`, `true`/`false` in any case, or any integer (non-zero is true, as SQLite stores them).
+    func bool(_ column: Int) -> Bool? {
+        guard let text = text(column) else { return nil }
+        switch text.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: return Int64(text).map { $0 != 0 }
+        }
+    }
+
+    /// A timestamp of the log grammar; `YYYY-MM-DD HH:MM:SS` is UTC.
+    func timestamp(_ column: Int) -> Int64? {
+        withBytes(column) { TimestampParser.parse($0) } ?? nil
+    }
+}
+
+/// Where the offering tables come from: a folder of CSV/TSV files, or a SQLite file.
+struct TableSource {
+    let path: String
+    let isSQLite: Bool
+
+    init(path: String) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw OfferLabError(.configuration, "tables: \(path) does not exist")
+        }
+        self.path = path
+        isSQLite = !isFolder.boolValue
+        if isSQLite && !(path.hasSuffix(".sqlite") || path.hasSuffix(".db")) {
+            throw OfferLabError(.configuration, "tables: \(path) must be a folder of table files or a .sqlite/.db file")
+        }
+    }
+
+    /// Calls `body` for every row of `table`, with `columns` in the order given.
+    /// - Throws: a `.data` error naming the file and the column when a column is missing.
+    func forEachRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
+        if isSQLite {
+            try forEachSQLiteRow(of: table, columns: columns, body)
+        } else {
+            try forEachFileRow(of: table, columns: columns, body)
+        }
+    }
+
+    private func forEachSQLiteRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: path, readOnly: true)
+        } catch {
+            throw OfferLabError(.data, "tables: cannot open \(path) as SQLite: \(error)")
+        }
+        do {
+            guard try database.tableNames().contains(table) else {
+                throw OfferLabError(.data, "tables: \(path) has no table \(table)")
+            }
+            let present = Set(try database.prepare("SELECT * FROM \(quoteIdentifier(table)) LIMIT 0").columnNames)
+            if let missing = columns.first(where: { !present.contains($0) }) {
+                throw OfferLabError(.data, "tables: \(path): table \(table) has no column \(missing)")
+            }
+            let sql = "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
+            var values = TableRowValues()
+            try database.prepare(sql).forEachRow { row in
+                values.reset()
+                values.position += 1
+                for column in 0..<columns.count {
+                    switch row.value(at: column) {
+                    case .null: values.append(nil)
+                    case .integer(let integer): appendText(String(integer), to: &values)
+                    case .real(let real): appendText(String(real), to: &values)
+                    case .text(let text): appendText(text, to: &values)
+                    }
+                }
+                try body(values)
+            }
+        } catch let error as SQLiteError {
+            throw OfferLabError(.data, "tables: \(error)")
+        }
+    }
+
+    private func appendText(_ text: String, to values: inout TableRowValues) {
+        var text = text
+        text.withUTF8 { values.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    private func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The file holding `table` in the folder: `<table>.csv`, `.csv.gz`, `.tsv` or `.tsv.gz`.
+    func file(for table: String) throws -> (path: String, format: DelimitedFormat) {
+        let candidates: [(String, DelimitedFormat)] = [
+            (".csv", .csv), (".csv.gz", .csv), (".tsv", .tsv), (".tsv.gz", .tsv),
+        ]
+        let found = candidates.compactMap { suffix, format -> (String, DelimitedFormat)? in
+            let file = (path as NSString).appendingPathComponent(table + suffix)
+            return FileManager.default.fileExists(atPath: file) ? (file, format) : nil
+        }
+        guard let first = found.first else {
+            throw OfferLabError(.data, "tables: \(path) has no file for table \(table) (\(table).csv, .csv.gz, .tsv or .tsv.gz)")
+        }
+        guard found.count == 1 else {
+            throw OfferLabError(.data, "tables: \(path) has several files for table \(table): \(found.map(\.0).joined(separator: ", "))")
+        }
+        return first
+    }
+}

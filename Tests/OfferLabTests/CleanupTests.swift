@@ -1,0 +1,35 @@
+import Testing
+@testable import OfferLab
+
+@Suite struct CleanupTests {
+    static let tables = TablesFixture(assignments: [
+        ("u1", "1", "10", "2026-03-01 00:00:00"), ("u3", "1", "11", "2026-03-01 00:00:00"),
+    ])
+
+    /// §2.2: as_of first (no counter), then event_id duplicates, then (event, transaction_id)
+    /// duplicates, earliest ts winning and file order breaking ties; then unknown types,
+    /// sandbox and unassigned events, each counted after deduplication.
+    @Test func duplicatesAreRemovedBeforeTheOtherCounters() throws {
+        let results = try analyse(
+            Self.tables,
+            [
+                logRecord("purchase", user: "u1", ts: "2026-03-03T10:00:00Z", id: "a", transaction: "t1", product: "late", price: "10", currency: "USD"),
+                logRecord("purchase", user: "u1", ts: "2026-03-03T09:00:00Z", id: "a", transaction: "t1", product: "weekly", price: "10", currency: "USD"),
+                logRecord("purchase", user: "u1", ts: "2026-03-03T11:00:00Z", id: "b", transaction: "t1", product: "resent", price: "10", currency: "USD"),
+                logRecord("upgrade", user: "u1", ts: "2026-03-03T11:00:00Z", id: "c"),
+                logRecord("upgrade", user: "u1", ts: "2026-03-03T11:00:00Z", id: "c"),
+                logRecord("purchase", user: "u3", ts: "2026-03-03T11:00:00Z", transaction: "t9", product: "weekly", price: "3", currency: "USD", sandbox: true),
+                logRecord("renewal", user: "u3", ts: "2026-03-06T00:00:00Z", id: "t", transaction: "r1", product: "p1", price: "5", currency: "EUR"),
+                logRecord("renewal", user: "u3", ts: "2026-03-06T00:00:00Z", id: "t", transaction: "r2", product: "p2", price: "5", currency: "EUR"),
+                logRecord("paywall_view", user: "nobody", ts: "2026-03-06T00:00:00Z"),
+                logRecord("purchase", user: "u1", ts: "2026-03-20T00:00:00Z", id: "a", transaction: "t7", product: "x", price: "1", currency: "USD"),
+            ])
+        #expect(results.cleanup == CleanupCounters(duplicateEvents: 4, unknownEventTypes: 1, sandboxEvents: 1, unassignedEvents: 1))
+        let test = results.offerings[0]
+        #expect(test.products.map(\.productID) == ["weekly", "p1"])
+        #expect(test.groups[0].purchases == 1)
+        #expect(test.groups[0].netRevenue == 10)
+        #expect(test.groups[1].renewals == 1)
+        #expect(test.groups[1].netRevenue == 10)  // 5 EUR at 2
+    }
+}

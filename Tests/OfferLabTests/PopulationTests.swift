@@ -1,0 +1,52 @@
+import Testing
+@testable import OfferLab
+
+@Suite struct PopulationTests {
+    /// §2.1: the earliest row of a group counts; different groups exclude the user; invalid rows
+    /// are counted per named offering (unknown offering: globally); rows at or after as_of are ignored.
+    @Test func assignmentRulesApplyInOrder() throws {
+        var tables = TablesFixture()
+        tables.assignments = [
+            ("u1", "1", "10", "2026-03-02 10:00:00"), ("u1", "1", "10", "2026-03-01 09:00:00"),
+            ("u2", "1", "10", "2026-03-01 00:00:00"), ("u2", "1", "11", "2026-03-02 00:00:00"),
+            ("u3", "1", "11", "2026-03-05 00:00:00"), ("00123", "1", "11", "2026-03-05 00:00:00"),
+            ("u4", "1", "20", "2026-03-01 00:00:00"),  // group of another offering
+            ("u5", "1", "99", "2026-03-01 00:00:00"),  // unknown group
+            ("u6", "7", "10", "2026-03-01 00:00:00"),  // unknown offering: global
+            ("u7", "1", "10", "not a date"),  // unreadable
+            (nil, "1", "10", "2026-03-01 00:00:00"),  // NULL user
+            ("", "1", "10", "2026-03-01 00:00:00"),  // empty user
+            ("u8", "1", "10", "2026-03-25 00:00:00"),  // after as_of: ignored
+            ("u9", "2", "20", "2026-03-20 00:00:00"),  // exactly as_of: ignored
+        ]
+        let results = try analyse(
+            tables,
+            [
+                logRecord("paywall_view", user: "123", ts: "2026-03-06T00:00:00Z"),  // "123" is not "00123"
+                logRecord("paywall_view", user: "u8", ts: "2026-03-06T00:00:00Z"),
+                logRecord("paywall_view", user: "u2", ts: "2026-03-06T00:00:00Z"),  // multi-group: not unassigned
+                logRecord("paywall_view", user: "u1", ts: "2026-03-01T08:59:59Z"),  // before 09:00: pre-assignment
+            ])
+        let test = try #require(results.offerings.first)
+        #expect(test.groups.map(\.users) == [1, 2])
+        #expect(test.quality.multiGroupUsers == 1)
+        #expect(test.quality.invalidAssignments == 5)
+        #expect(test.quality.preAssignmentEvents == 1)
+        #expect(results.globalInvalidAssignments == 1)
+        #expect(results.cleanup.unassignedEvents == 2)
+    }
+
+    @Test func controlGroupFollowsJobThenNameThenLowestID() throws {
+        let tables = TablesFixture()
+        #expect(try analyse(tables, [], control: "variant").offerings[0].controlGroup == 1)
+        #expect(try analyse(tables, [], control: "nonexistent").offerings[0].controlGroup == 0)
+        #expect(try analyse(tables, [], offerings: ["other"]).offerings[0].controlGroup == 0)
+        #expect(try analyse(tables, [], offerings: ["other"], control: "b").offerings[0].controlGroup == 1)
+    }
+
+    @Test func everyGroupHasARowEvenWithoutUsers() throws {
+        let results = try analyse(TablesFixture(), [])
+        #expect(results.offerings[0].groups.count == 2)
+        #expect(results.offerings[0].groups.allSatisfy { $0.users == 0 })
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import OfferLabIngest
+@testable import OfferLab
+
+/// A fresh temporary folder, removed when the test's value goes away.
+final class TemporaryFolder {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("offerlab-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    @discardableResult
+    func write(_ name: String, _ contents: String) throws -> String {
+        let target = file(name)
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try contents.write(toFile: target, atomically: false, encoding: .utf8)
+        return target
+    }
+}
+
+/// Offering tables written to a real SQLite file: one offering `test` (id 1) with groups
+/// `control` (id 10, weight 2) and `variant` (id 11, weight 1), and an offering `other`
+/// (id 2) with groups `a` (id 20) and `b` (id 21).
+struct TablesFixture {
+    var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
+
+    func write(to path: String) throws {
+        let database = try SQLiteDatabase(path: path, create: true)
+        try database.execute(
+            """
+            CREATE TABLE subscription_offerings (id INTEGER, offering_id TEXT, name TEXT, is_active INTEGER);
+            CREATE TABLE subscription_offering_groups (id INTEGER, subscription_offering_id INTEGER, group_name TEXT, weight REAL);
+            CREATE TABLE subscription_offering_group_products (offering_group_id INTEGER, product_id TEXT, type TEXT,
+                fallback_display_price TEXT, position INTEGER, is_default INTEGER, badge_text TEXT, subtitle_text TEXT);
+            CREATE TABLE subscription_offering_group_copy (offering_group_id INTEGER, header_title TEXT, header_subtitle TEXT,
+                cta_button_text TEXT, supporting_text TEXT);
+            CREATE TABLE user_offering_assignments (user_id TEXT, subscription_offering_id TEXT, offering_group_id TEXT, assigned_at TEXT);
+            INSERT INTO subscription_offerings VALUES (1, 'test', 'Test', 1), (2, 'other', 'Other', 0);
+            INSERT INTO subscription_offering_groups VALUES (10, 1, 'control', 2), (11, 1, 'variant', 1), (20, 2, 'a', 1), (21, 2, 'b', 1);
+            INSERT INTO subscription_offering_group_products VALUES (10, 'weekly', 'weekly', '7.99', 0, 1, NULL, NULL),
+                (11, 'monthly', 'monthly', '19.99', 0, 1, 'BEST VALUE', NULL);
+            INSERT INTO subscription_offering_group_copy VALUES (10, 'Title', 'Sub', 'Next', 'Cancel anytime');
+            """)
+        let insert = try database.prepare("INSERT INTO user_offering_assignments VALUES (?, ?, ?, ?)")
+        for row in assignments {
+            try insert.run([row.user.map { .text($0) } ?? .null, .text(row.offering), .text(row.group), .text(row.assignedAt)])
+        }
+    }
+}
+
+/// Builds a `LogRecord` as the parsers would.
+func logRecord(
+    _ event: String, user: String, ts: String, id: String? = nil, transaction: String? = nil, original: String? = nil,
+    product: String? = nil, price: String? = nil, currency: String? = nil, offering: String? = nil, group: String? = nil,
+    sandbox: Bool = false
+) -> LogRecord {
+    var record = LogRecord()
+    func put(_ value: String?) -> Range<Int>? {
+        guard let value else { return nil }
+        let start = record.text.count
+        record.text.append(contentsOf: value.utf8)
+        return start..<record.text.count
+    }
+    record.userID = put(user)!
+    record.eventName = put(event)!
+    record.eventType = EventType.allCases.first { $0.logName == event }
+    record.timestamp = try! #require(UTCTime.parseAsOf(ts))
+    record.eventID = put(id)
+    record.transactionID = put(transaction)
+    record.originalTransactionID = put(original)
+    record.productID = put(product)
+    record.currency = put(currency)
+    record.offeringID = put(offering)
+    record.testGroupID = put(group)
+    record.price = price.map { Int64((Double($0)! * 1_000_000).rounded()) }
+    record.isSandbox = sandbox
+    return record
+}
+
+import Testing
+
+/// Runs the analysis on hand-made tables and events (events in one file, in the order given).
+func analyse(
+    _ tables: TablesFixture, _ events: [LogRecord], asOf: String = "2026-03-20", rates: [String: Double] = ["USD": 1, "EUR": 2],
+    window: Double? = nil, offerings: [String] = ["test"], control: String? = nil
+) throws -> NightResults {
+    let folder = try TemporaryFolder()
+    let path = folder.file("tables.sqlite")
+    try tables.write(to: path)
+    let source = try TableSource(path: path)
+    let catalog = try CatalogLoader.load(from: source)
+    let asOfMicros = try #require(UTCTime.parseAsOf(asOf))
+    let population = try Population.load(from: source, catalog: catalog, asOf: asOfMicros)
+    var batch = EventBatch(fileIndex: 0)
+    for (line, record) in events.enumerated() {
+        batch.add(record, line: line + 1, asOf: asOfMicros, users: population.users)
+    }
+    var store = EventStore()
+    store.append(batch, keepRejects: 10)
+    let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
+    return try NightlyRun.analyse(
+        catalog: catalog, population: population, store: store, offerings: indices, rates: rates, windowDays: window, control: control)
+}
