@@ -36,6 +36,8 @@ public struct Job: Sendable {
     public var databasePath: String
     /// How many rejected lines of each reason the rejects file keeps.
     public var rejectsPerReason: Int
+    /// How long a run waits for another run of the same job to finish.
+    public var lockTimeoutSeconds: Double
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { UTCTime.dateText(microseconds: asOf) }
@@ -46,7 +48,7 @@ public enum JobLoader {
     static let knownKeys: Set<String> = [
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
-        "database", "rejects_per_reason",
+        "database", "rejects_per_reason", "lock_timeout_seconds",
     ]
 
     /// Loads `path`. `asOf` and `output` (from the command line) override the file.
@@ -147,6 +149,9 @@ public enum JobLoader {
         let rejects = try reader.number("rejects_per_reason", default: 20)
         guard rejects >= 0, rejects == rejects.rounded() else { throw OfferLabError(.configuration, "job file \(path): rejects_per_reason must be a whole number") }
 
+        let lockTimeout = try reader.number("lock_timeout_seconds", default: 60)
+        guard lockTimeout >= 0 else { throw OfferLabError(.configuration, "job file \(path): lock_timeout_seconds must not be negative") }
+
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = resolve(try reader.requiredText("database"), against: folder)
 
@@ -154,7 +159,8 @@ public enum JobLoader {
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, control: try reader.optionalText("control"),
             conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
-            outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects))
+            outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
+            lockTimeoutSeconds: lockTimeout)
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

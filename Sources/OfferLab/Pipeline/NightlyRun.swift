@@ -29,6 +29,8 @@ public enum NightlyRun {
     /// - Throws: `OfferLabError`; on any error the previous outputs are left as they were.
     public static func run(_ job: Job, progress: ProgressReporter? = nil) throws -> RunReport {
         let startedAt = Date()
+        let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
+        defer { withExtendedLifetime(lock) {} }
         let results = try compute(job, progress: progress)
         let tables = ResultTables.make(results, job: job)
 

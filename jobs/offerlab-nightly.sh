@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Cron wrapper for a nightly OfferLab job.
+#
+#   offerlab-nightly.sh JOB.yaml [LOG_FILE]
+#
+# Runs `offerlab run JOB.yaml` with as_of = today 00:00 UTC (the job file's default), appends
+# everything it prints to LOG_FILE (default: <job folder>/offerlab-nightly.log) with a time
+# stamp, and exits with offerlab's exit code, so cron's mail or a monitor sees failures:
+# 0 success, 65 bad data, 73 outputs not writable, 75 another run holds the lock, 78 bad job.
+set -uo pipefail
+
+job=${1:?usage: offerlab-nightly.sh JOB.yaml [LOG_FILE]}
+log=${2:-$(dirname "$job")/offerlab-nightly.log}
+offerlab=${OFFERLAB:-$(command -v offerlab || echo "$(dirname "$0")/../.build/release/offerlab")}
+
+{
+  echo "=== $(date -u +%Y-%m-%dT%H:%M:%SZ) offerlab run $job"
+  "$offerlab" run --quiet "$job"
+  status=$?
+  echo "=== exit $status"
+  exit $status
+} >>"$log" 2>&1
+status=$?
+if [ $status -ne 0 ]; then
+  # One line on stderr for cron's mail; the details are in the log.
+  echo "offerlab nightly job $job failed with exit code $status; see $log" >&2
+fi
+exit $status
