@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import OfferLab
+
+@Suite struct JobLoaderTests {
+    /// A job folder with tables/ and two log files, and a job file with `extra` lines added.
+    /// The folder is returned with the path: the files live as long as it does.
+    func job(_ extra: String = "", omit: [String] = []) throws -> (folder: TemporaryFolder, path: String) {
+        let folder = try TemporaryFolder()
+        try folder.write("tables/subscription_offerings.csv", "id,offering_id,name,is_active\n")
+        try folder.write("logs/2026/03/02/b.jsonl", "")
+        try folder.write("logs/2026/03/01/a.jsonl.gz", "")
+        var lines = [
+            "tables: tables/", "logs: [\"logs/*/*/*/*\"]", "as_of: 2026-03-16T00:00:00Z", "report_currency: USD",
+            "rates: {EUR: 1.08}", "output: out/", "database: out/results.sqlite",
+        ]
+        lines.removeAll { line in omit.contains { line.hasPrefix($0 + ":") } }
+        let path = try folder.write("job.yaml", (lines + [extra]).joined(separator: "\n"))
+        return (folder, path)
+    }
+
+    @Test func pathsAreRelativeToTheJobFileAndLogsSorted() throws {
+        let fixture = try job()
+        let folder = fixture.folder
+        let loaded = try JobLoader.load(path: fixture.path)
+        #expect(loaded.tablesPath == folder.file("tables"))
+        #expect(loaded.logFiles == [folder.file("logs/2026/03/01/a.jsonl.gz"), folder.file("logs/2026/03/02/b.jsonl")])
+        #expect(loaded.outputPath == folder.file("out"))
+        #expect(loaded.night == "2026-03-16")
+        #expect(loaded.rates == ["EUR": 1.08, "USD": 1])
+        #expect(loaded.alpha == 0.05 && loaded.maxBadLineRatio == 0.01 && loaded.onCorruptFile == .fail)
+        #expect(loaded.conversionWindowDays == nil && loaded.offerings == nil)
+    }
+
+    @Test func commandLineOverridesTheFile() throws {
+        let fixture = try job()
+        let loaded = try JobLoader.load(path: fixture.path, asOf: "2026-04-01", output: "/tmp/elsewhere")
+        #expect(loaded.night == "2026-04-01")
+        #expect(loaded.outputPath == "/tmp/elsewhere")
+    }
+
+    @Test func asOfDefaultsToTodayMidnightUTC() throws {
+        let fixture = try job(omit: ["as_of"])
+        let now = Date(timeIntervalSince1970: 1_773_650_000)  // 2026-03-16T08:33:20Z
+        let loaded = try JobLoader.load(path: fixture.path, now: now)
+        #expect(UTCTime.isoText(microseconds: loaded.asOf) == "2026-03-16T00:00:00Z")
+    }
+
+    @Test(arguments: [
+        ("colour: blue", "unknown key 'colour'"),
+        ("alpha: 2", "alpha"),
+        ("on_corrupt_file: ignore", "on_corrupt_file"),
+        ("conversion_window_days: -1", "conversion_window_days"),
+        ("rates_file: rates.csv", "rates or rates_file"),
+    ])
+    func badValuesAreNamed(extra: String, expected: String) throws {
+        let fixture = try job(extra)
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
+        #expect(error.category == .configuration)
+        #expect(error.message.contains(expected))
+    }
+
+    @Test func aGlobThatMatchesNothingIsNamed() throws {
+        let fixture = try job("logs: [\"logs/*/*/*/*\", \"missing/*.gz\"]", omit: ["logs"])
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
+        #expect(error.message.contains("missing/*.gz") && error.message.contains("matches no file"))
+    }
+
+    @Test func missingKeysAndPathsAreNamed() throws {
+        let noDatabase = try job(omit: ["database"])
+        #expect(throws: OfferLabError.self) { try JobLoader.load(path: noDatabase.path) }
+        let badTables = try job("tables: nowhere/", omit: ["tables"])
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: badTables.path) }
+        #expect(error.message.contains("nowhere") && error.message.contains("does not exist"))
+        let badAsOf = try job("as_of: 2026-02-30", omit: ["as_of"])
+        #expect(throws: OfferLabError.self) { try JobLoader.load(path: badAsOf.path) }
+    }
+}
