@@ -57,6 +57,27 @@ struct CurrencyAmounts {
     }
 }
 
+/// One offering as seen by attribution: its names as label ids in the event store.
+struct OfferingLabels {
+    /// nil: no event ever logged this offering id, so any logged one disagrees.
+    let offering: Int32?
+    /// Per group (index into the offering's groups).
+    let groups: [Int32?]
+
+    init(_ offering: Offering, store: EventStore) {
+        self.offering = store.labels.lookup(offering.offeringID)
+        groups = offering.groups.map { store.labels.lookup($0.name) }
+    }
+}
+
+/// A product's share of one user's counted money events.
+struct ProductContribution {
+    var product: Int32
+    var kind: EventType
+    /// nil when the currency has no rate (the event counts, its money does not).
+    var money: (currency: Int32, gross: Int64, refunded: Int64)?
+}
+
 /// Attribution of events to users of one offering and the per-group sums (§2.2–§2.4).
 enum Attribution {
     static func analyse(
@@ -65,8 +86,7 @@ enum Attribution {
     ) throws -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
         let store = context.store
-        let offeringLabel = store.labels.lookup(offering.offeringID)
-        let groupLabels = offering.groups.map { store.labels.lookup($0.name) }
+        let labels = OfferingLabels(offering, store: store)
         var groups = [GroupTotals](repeating: GroupTotals(), count: offering.groups.count)
         var quality = OfferingQuality()
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
@@ -77,93 +97,21 @@ enum Attribution {
         let members = population.members[offeringIndex].filter { $0.value.group != Membership.conflicting }.sorted { $0.key < $1.key }
         for (user, membership) in members {
             let group = Int(membership.group)
-            var outcome = UserOutcome()
-            var countedTransactions: [(transaction: Int32, record: EventRecord)] = []
-            var trials: [EventRecord] = []
-            var purchases: [EventRecord] = []
-
-            func countMismatch(_ record: EventRecord) {
-                let offeringDiffers = record.loggedOffering >= 0 && record.loggedOffering != offeringLabel
-                let groupDiffers = record.loggedGroup >= 0 && record.loggedGroup != groupLabels[group]
-                if offeringDiffers || groupDiffers { quality.attributionMismatches += 1 }
-            }
-            func addProduct(_ record: EventRecord, kind: EventType, money: (currency: Int32, gross: Int64, refunded: Int64)?) throws {
-                let key = ProductKey(group: group, product: record.product)
-                var entry = products[key] ?? (ProductTotals(group: group, productID: store.labels.string(of: record.product)), CurrencyAmounts())
-                switch kind {
+            let outcome = try evaluate(
+                events: events.events(of: user), membership: membership, labels: labels, context: context, cutoff: nil)
+            groups[group].add(outcome, context: context)
+            quality.add(outcome.quality)
+            for contribution in outcome.products {
+                let key = ProductKey(group: group, product: contribution.product)
+                var entry = products[key] ?? (ProductTotals(group: group, productID: store.labels.string(of: contribution.product)), CurrencyAmounts())
+                switch contribution.kind {
                 case .purchase: entry.totals.purchases += 1
                 case .renewal: entry.totals.renewals += 1
                 default: entry.totals.refunds += 1
                 }
-                if let money { try entry.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded) }
+                if let money = contribution.money { try entry.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded) }
                 products[key] = entry
             }
-
-            let userEvents = events.events(of: user)
-            for index in userEvents {
-                let record = store.records[Int(index)]
-                guard let type = record.eventType, type != .refund else { continue }
-                if record.timestamp < membership.assignedAt {
-                    quality.preAssignmentEvents += 1
-                    continue
-                }
-                if let window = context.windowMicroseconds, record.timestamp >= membership.assignedAt + window { continue }
-                countMismatch(record)
-                switch type {
-                case .paywallView: outcome.viewedPaywall = true
-                case .trialStart: trials.append(record)
-                case .purchase, .renewal:
-                    if type == .purchase {
-                        outcome.converted = true
-                        purchases.append(record)
-                        outcome.purchases += 1
-                    } else {
-                        outcome.renewals += 1
-                    }
-                    countedTransactions.append((record.transaction, record))
-                    var money: (Int32, Int64, Int64)?
-                    if context.rates[Int(record.currency)] == nil {
-                        quality.unknownCurrencyEvents += 1
-                    } else {
-                        try outcome.money.add(currency: record.currency, gross: record.price)
-                        money = (record.currency, record.price, 0)
-                    }
-                    try addProduct(record, kind: type, money: money)
-                case .cancel, .expire, .refund: break
-                }
-            }
-            for index in userEvents {
-                let refund = store.records[Int(index)]
-                guard refund.eventType == .refund else { continue }
-                // The refunded transaction: a counted purchase, else a counted renewal, with that id.
-                let matches = countedTransactions.filter { $0.transaction == refund.transaction }
-                guard let refunded = (matches.first { $0.record.eventType == .purchase } ?? matches.first)?.record else {
-                    quality.orphanRefunds += 1
-                    continue
-                }
-                countMismatch(refund)
-                outcome.refunds += 1
-                let hasPrice = refund.price != EventRecord.noPrice
-                let amount = hasPrice ? refund.price : refunded.price
-                let currency = hasPrice ? refund.currency : refunded.currency
-                var money: (Int32, Int64, Int64)?
-                if context.rates[Int(currency)] == nil {
-                    quality.unknownCurrencyEvents += 1
-                } else {
-                    try outcome.money.add(currency: currency, refunded: amount)
-                    money = (currency, 0, amount)
-                }
-                try addProduct(refund, kind: .refund, money: money)
-            }
-            outcome.trialStarted = !trials.isEmpty
-            outcome.trialConverted = trials.contains { trial in
-                purchases.contains { purchase in
-                    guard purchase.timestamp >= trial.timestamp else { return false }
-                    if trial.originalTransaction >= 0 { return purchase.originalTransaction == trial.originalTransaction }
-                    return purchase.product == trial.product
-                }
-            }
-            groups[group].add(outcome, context: context)
         }
 
         let productRows = products.values.map { entry -> ProductTotals in
@@ -175,6 +123,88 @@ enum Attribution {
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
             groups: groups, products: productRows, quality: quality)
+    }
+
+    /// One member's values (§2.3) from their cleaned events (sorted by time), counting only
+    /// events before `cutoff` when one is given (the state "as of" a moment).
+    static func evaluate(
+        events: ArraySlice<Int32>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64?
+    ) throws -> UserOutcome {
+        let records = context.store.records
+        let group = Int(membership.group)
+        var outcome = UserOutcome()
+        var countedTransactions: [EventRecord] = []
+        var trials: [EventRecord] = []
+        var purchases: [EventRecord] = []
+
+        func countMismatch(_ record: EventRecord) {
+            let offeringDiffers = record.loggedOffering >= 0 && record.loggedOffering != labels.offering
+            let groupDiffers = record.loggedGroup >= 0 && record.loggedGroup != labels.groups[group]
+            if offeringDiffers || groupDiffers { outcome.quality.attributionMismatches += 1 }
+        }
+        /// The money of a counted money event, or nil (and counted) when its currency has no rate.
+        func knownMoney(currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) throws -> (Int32, Int64, Int64)? {
+            guard context.rates[Int(currency)] != nil else {
+                outcome.quality.unknownCurrencyEvents += 1
+                return nil
+            }
+            try outcome.money.add(currency: currency, gross: gross, refunded: refunded)
+            return (currency, gross, refunded)
+        }
+
+        for index in events {
+            let record = records[Int(index)]
+            if let cutoff, record.timestamp >= cutoff { break }
+            guard let type = record.eventType, type != .refund else { continue }
+            if record.timestamp < membership.assignedAt {
+                outcome.quality.preAssignmentEvents += 1
+                continue
+            }
+            if let window = context.windowMicroseconds, record.timestamp >= membership.assignedAt + window { continue }
+            countMismatch(record)
+            switch type {
+            case .paywallView: outcome.viewedPaywall = true
+            case .trialStart: trials.append(record)
+            case .purchase, .renewal:
+                if type == .purchase {
+                    purchases.append(record)
+                    outcome.purchases += 1
+                } else {
+                    outcome.renewals += 1
+                }
+                countedTransactions.append(record)
+                let money = try knownMoney(currency: record.currency, gross: record.price)
+                outcome.products.append(ProductContribution(product: record.product, kind: type, money: money))
+            case .cancel, .expire, .refund: break
+            }
+        }
+        for index in events {
+            let refund = records[Int(index)]
+            if let cutoff, refund.timestamp >= cutoff { break }
+            guard refund.eventType == .refund else { continue }
+            // The refunded transaction: a counted purchase, else a counted renewal, with that id.
+            let matches = countedTransactions.filter { $0.transaction == refund.transaction }
+            guard let refunded = matches.first(where: { $0.eventType == .purchase }) ?? matches.first else {
+                outcome.quality.orphanRefunds += 1
+                continue
+            }
+            countMismatch(refund)
+            outcome.refunds += 1
+            let hasPrice = refund.price != EventRecord.noPrice
+            let money = try knownMoney(
+                currency: hasPrice ? refund.currency : refunded.currency, refunded: hasPrice ? refund.price : refunded.price)
+            outcome.products.append(ProductContribution(product: refund.product, kind: .refund, money: money))
+        }
+        outcome.converted = !purchases.isEmpty
+        outcome.trialStarted = !trials.isEmpty
+        outcome.trialConverted = trials.contains { trial in
+            purchases.contains { purchase in
+                guard purchase.timestamp >= trial.timestamp else { return false }
+                if trial.originalTransaction >= 0 { return purchase.originalTransaction == trial.originalTransaction }
+                return purchase.product == trial.product
+            }
+        }
+        return outcome
     }
 }
 
@@ -193,6 +223,9 @@ struct UserOutcome {
     var renewals = 0
     var refunds = 0
     var money = CurrencyAmounts()
+    /// The offering counters this user's events add.
+    var quality = OfferingQuality()
+    var products: [ProductContribution] = []
 }
 
 extension GroupTotals {

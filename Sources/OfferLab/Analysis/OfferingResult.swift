@@ -55,6 +55,14 @@ public struct OfferingQuality: Sendable, Equatable {
         self.unknownCurrencyEvents = unknownCurrencyEvents
     }
 
+    /// Adds the event counters of one user (the assignment counters are per offering).
+    mutating func add(_ user: OfferingQuality) {
+        preAssignmentEvents += user.preAssignmentEvents
+        orphanRefunds += user.orphanRefunds
+        attributionMismatches += user.attributionMismatches
+        unknownCurrencyEvents += user.unknownCurrencyEvents
+    }
+
     /// Counter names and values, in the order of `quality.csv`.
     public var counters: [(String, Int)] {
         [
