@@ -36,6 +36,30 @@ import Testing
         #expect(results.cleanup.unassignedEvents == 2)
     }
 
+    /// A user is in the group of their earliest row until a row naming another group appears.
+    @Test func conflictingRowsRecordWhenTheUserBecameExcluded() throws {
+        let tables = TablesFixture(assignments: [
+            ("a", "1", "10", "2026-03-05 00:00:00"), ("a", "1", "11", "2026-03-07 00:00:00"), ("a", "1", "10", "2026-03-03 00:00:00"),
+            ("b", "1", "11", "2026-03-07 00:00:00"), ("b", "1", "10", "2026-03-05 00:00:00"), ("b", "1", "11", "2026-03-02 00:00:00"),
+            ("c", "1", "11", "2026-03-04 00:00:00"), ("c", "1", "11", "2026-03-01 00:00:00"),
+        ])
+        let folder = try TemporaryFolder()
+        try tables.write(to: folder.file("t.sqlite"))
+        let source = try TableSource(path: folder.file("t.sqlite"))
+        let population = try Population.load(
+            from: source, catalog: try CatalogLoader.load(from: source), asOf: try #require(UTCTime.parseAsOf("2026-03-20")))
+        func describe(_ user: String) throws -> String {
+            let index = try #require(population.users.lookup(user))
+            let membership = try #require(population.members[0][index])
+            return "\(membership.group) \(UTCTime.isoText(microseconds: membership.assignedAt)) "
+                + (membership.conflictingSince.map { UTCTime.isoText(microseconds: $0) } ?? "-")
+        }
+        #expect(try describe("a") == "0 2026-03-03T00:00:00Z 2026-03-07T00:00:00Z")
+        #expect(try describe("b") == "1 2026-03-02T00:00:00Z 2026-03-05T00:00:00Z")
+        #expect(try describe("c") == "1 2026-03-01T00:00:00Z -")
+        #expect(population.multiGroupUsers(offering: 0) == 2)
+    }
+
     @Test func controlGroupFollowsJobThenNameThenLowestID() throws {
         let tables = TablesFixture()
         #expect(try analyse(tables, [], control: "variant").offerings[0].controlGroup == 1)

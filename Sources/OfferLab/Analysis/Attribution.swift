@@ -94,7 +94,7 @@ enum Attribution {
         var products: [ProductKey: (totals: ProductTotals, money: CurrencyAmounts)] = [:]
 
         // Members in user order: the same sums, bit for bit, on every run.
-        let members = population.members[offeringIndex].filter { $0.value.group != Membership.conflicting }.sorted { $0.key < $1.key }
+        let members = population.members[offeringIndex].filter { !$0.value.isExcluded }.sorted { $0.key < $1.key }
         for (user, membership) in members {
             let group = Int(membership.group)
             let outcome = try evaluate(

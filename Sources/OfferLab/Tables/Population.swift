@@ -1,12 +1,14 @@
 /// A user's place in one offering.
 struct Membership: Sendable {
-    /// Index into the offering's `groups`; `Membership.conflicting` when valid rows name
-    /// different groups (the user is excluded and counted in `multi_group_users`).
+    /// Index into the offering's `groups`: the group of the user's earliest valid row.
     var group: Int32
     /// The earliest `assigned_at` of the user's rows for that group, in microseconds.
     var assignedAt: Int64
+    /// When valid rows name different groups: the earliest `assigned_at` of a row naming
+    /// another group. From then on the user is excluded (and counted in `multi_group_users`).
+    var conflictingSince: Int64?
 
-    static let conflicting: Int32 = -1
+    var isExcluded: Bool { conflictingSince != nil }
 }
 
 /// Who is in which group (contract §2.1), from `user_offering_assignments`.
@@ -31,7 +33,7 @@ struct Population: Sendable {
 
     /// Users excluded from offering `offering` for naming several groups.
     func multiGroupUsers(offering: Int) -> Int {
-        members[offering].values.count { $0.group == Membership.conflicting }
+        members[offering].values.count(where: \.isExcluded)
     }
 
     /// Reads the assignment table, applying the rules of §2.1 in order.
@@ -45,6 +47,8 @@ struct Population: Sendable {
                 groupByKey[group.id] = (offeringIndex, Int32(groupIndex))
             }
         }
+        // Users whose rows name several groups of an offering: the earliest time of each group.
+        var groupTimes: [[Int32: [Int32: Int64]]] = Array(repeating: [:], count: catalog.offerings.count)
         try source.forEachRow(
             of: "user_offering_assignments", columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"]
         ) { row in
@@ -62,14 +66,27 @@ struct Population: Sendable {
                 population.invalidAssignments[offering] += 1
                 return
             }
-            if let existing = population.members[offering][user] {
-                if existing.group == group.group {
-                    if assignedAt < existing.assignedAt { population.members[offering][user]!.assignedAt = assignedAt }
-                } else {
-                    population.members[offering][user]!.group = Membership.conflicting
-                }
-            } else {
+            if var times = groupTimes[offering][user] {
+                times[group.group] = min(times[group.group] ?? .max, assignedAt)
+                groupTimes[offering][user] = times
+                return
+            }
+            guard let existing = population.members[offering][user] else {
                 population.members[offering][user] = Membership(group: group.group, assignedAt: assignedAt)
+                return
+            }
+            if existing.group == group.group {
+                population.members[offering][user]?.assignedAt = min(existing.assignedAt, assignedAt)
+            } else {
+                groupTimes[offering][user] = [existing.group: existing.assignedAt, group.group: assignedAt]
+            }
+        }
+        for offering in groupTimes.indices {
+            for (user, times) in groupTimes[offering] {
+                // The earliest row's group is the user's; the next group to appear excludes them.
+                let ordered = times.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+                population.members[offering][user] = Membership(
+                    group: ordered[0].key, assignedAt: ordered[0].value, conflictingSince: ordered.count > 1 ? ordered[1].value : nil)
             }
         }
         return population
