@@ -1,0 +1,1726 @@
+#!/usr/bin/env python3
+"""Independent reference implementation of the OfferLab analysis contract.
+
+Reads a job file (tables, purchase logs, rates, as_of, ...) and writes the expected
+`summary.csv`, `products.csv`, `quality.csv`, `comparisons.csv` and `srm.csv`, so that the
+Swift pipeline's end-to-end tests can compare against files produced by an implementation
+written separately from it.
+
+    offerlab_reference.py JOB.yaml --out DIR [--as-of T]
+    offerlab_reference.py stats AGG.csv --out DIR [--alpha A]
+
+Speed does not matter here; every step is written to be read next to the contract
+(`contract.md` §1-§3) and `docs/analysis.md`. Decisions taken where both are silent are
+listed in `tools/reference/README.md`; the code refers to them as "Decision D<n>".
+
+Standard library only, plus PyYAML (job file) and SciPy (normal, Student-t and chi-squared
+distributions, log-beta).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import decimal
+import glob
+import json
+import math
+import os
+import re
+import sqlite3
+import sys
+import zlib
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import yaml
+from scipy import special as _special
+from scipy import stats as _stats
+
+# Integer ids may be long; Python would otherwise refuse ints over 4300 digits.
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+
+PROGRAM = "offerlab_reference"
+
+
+class ReferenceError_(Exception):
+    """A problem with the job or the inputs that stops the run (one clear line on stderr)."""
+
+
+# =============================================================================================
+# Constants of the contract
+# =============================================================================================
+
+EVENT_TYPES = ("paywall_view", "trial_start", "purchase", "renewal", "refund", "cancel", "expire")
+#: Events that carry a product and a transaction and are deduplicated by (event, transaction_id).
+TRANSACTION_EVENTS = ("trial_start", "purchase", "renewal", "refund")
+#: Events that must carry a price.
+PRICED_EVENTS = ("purchase", "renewal")
+
+#: Malformed-line reasons, in the order of their counters in quality.csv (docs/analysis.md §5;
+#: `line_too_long` added last, Decision D12).
+MALFORMED_REASONS = (
+    "malformed_invalid_json",
+    "malformed_missing_field",
+    "malformed_invalid_field",
+    "malformed_bad_timestamp",
+    "malformed_negative_price",
+    "malformed_invalid_csv",
+    "malformed_line_too_long",
+)
+
+GLOBAL_COUNTERS = (
+    "files_read",
+    "files_skipped_corrupt",
+    "lines_read",
+    "malformed_lines",
+    *MALFORMED_REASONS,
+    "duplicate_events",
+    "unknown_event_types",
+    "sandbox_events",
+    "unassigned_events",
+    "invalid_assignments",
+)
+OFFERING_COUNTERS = (
+    "invalid_assignments",
+    "multi_group_users",
+    "pre_assignment_events",
+    "orphan_refunds",
+    "attribution_mismatches",
+    "unknown_currency_events",
+)
+
+#: A log line (or CSV log record) longer than this many bytes is `malformed_line_too_long`.
+MAX_LINE_BYTES = 1 << 20
+
+#: Log fields that hold text (ids and dimensions), with their camelCase spelling.
+#: A JSON integer in any of them is its decimal text; any other non-string type is invalid.
+TEXT_FIELDS = {
+    "event_id": "eventId",
+    "user_id": "userId",
+    "product_id": "productId",
+    "transaction_id": "transactionId",
+    "original_transaction_id": "originalTransactionId",
+    "offering_id": "offeringId",
+    "test_group_id": "testGroupId",
+    "currency": None,
+    "environment": None,
+    "platform": None,
+    "country": None,
+}
+
+SUMMARY_COLUMNS = (
+    "offering_id", "group", "is_control", "weight",
+    "users", "converters", "conversion_rate", "conversion_ci_low", "conversion_ci_high",
+    "trial_starters", "trial_converters", "trial_conversion_rate", "paywall_viewers",
+    "purchases", "renewals", "refunds",
+    "gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arpu_sd", "arppu",
+)
+PRODUCTS_COLUMNS = ("offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue")
+QUALITY_COLUMNS = ("offering_id", "counter", "count")
+COMPARISONS_COLUMNS = (
+    "offering_id", "group", "control_group", "metric", "control_value", "value",
+    "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high",
+    "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high",
+    "p_value", "p_value_adjusted", "significant", "chance_to_beat_control", "mde_abs",
+)
+SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag")
+
+
+def byte_key(text: str) -> bytes:
+    """Sort key for byte-wise (UTF-8) order. (Python's code-point order is the same; this
+    makes the intent explicit.)"""
+    return text.encode("utf-8", "surrogatepass")
+
+
+# =============================================================================================
+# Timestamps (§1.2): microseconds since 1970-01-01T00:00:00Z, as Python ints
+# =============================================================================================
+
+_TIMESTAMP_RE = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]{1,9}))?"
+    r"(Z|[+-][0-9]{2}:[0-9]{2})?"
+)
+_DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_INT64_MAX = (1 << 63) - 1
+MICROS_PER_DAY = 86_400_000_000
+
+
+def _is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if _is_leap(year) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def _valid_date(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)
+
+
+def parse_timestamp_text(text: str) -> int | None:
+    """A §1.2 timestamp string as microseconds since the epoch (UTC), or None when it breaks
+    the grammar or names an impossible date or time. The fraction is truncated to the
+    microsecond."""
+    match = _TIMESTAMP_RE.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    if not _valid_date(year, month, day) or hour > 23 or minute > 59 or second > 59:
+        return None
+    fraction = match.group(7) or ""
+    micros = int((fraction + "000000")[:6])  # kept to the microsecond, the rest truncated
+    offset_seconds = 0
+    zone = match.group(8)
+    if zone and zone != "Z":
+        offset_hours, offset_minutes = int(zone[1:3]), int(zone[4:6])
+        if offset_hours > 23 or offset_minutes > 59:
+            return None
+        offset_seconds = (offset_hours * 3600 + offset_minutes * 60) * (1 if zone[0] == "+" else -1)
+    seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+    return (seconds - offset_seconds) * 1_000_000 + micros
+
+
+def epoch_millis_to_micros(millis: int) -> int | None:
+    """A JSON-integer timestamp (epoch milliseconds) as microseconds; None outside Int64."""
+    micros = millis * 1000
+    return micros if -_INT64_MAX <= micros <= _INT64_MAX else None
+
+
+def parse_job_instant(text: str) -> int | None:
+    """as_of in the job file or on the command line: the §1.2 grammar, or a bare date
+    `YYYY-MM-DD` meaning 00:00 UTC that day (Decision D3)."""
+    micros = parse_timestamp_text(text)
+    if micros is not None:
+        return micros
+    match = _DATE_RE.fullmatch(text)
+    if match:
+        year, month, day = (int(g) for g in match.groups())
+        if _valid_date(year, month, day):
+            return _days_from_civil(year, month, day) * MICROS_PER_DAY
+    return None
+
+
+def format_utc_date(micros: int) -> str:
+    """The UTC calendar date (YYYY-MM-DD) of an instant."""
+    day = _dt.date(1970, 1, 1) + _dt.timedelta(days=micros // MICROS_PER_DAY)
+    return day.isoformat()
+
+
+# =============================================================================================
+# Money: exact decimal text -> integer micro-units (docs/analysis.md "Units")
+# =============================================================================================
+
+_NUMERIC_STRING_RE = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_MICRO = Decimal(1_000_000)
+
+
+def decimal_to_micros(value: Decimal) -> int | None:
+    """Exact decimal major units -> integer micro-units, rounding half to even beyond six
+    decimals; None when the result does not fit a signed 64-bit integer (Decision D15)."""
+    if not value.is_finite():
+        return None
+    if value != 0 and value.adjusted() > 30:  # far beyond Int64 micro-units; avoid huge ints
+        return None
+    context = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_EVEN)
+    micros = int((value * _MICRO).quantize(Decimal(1), context=context))
+    return micros if -_INT64_MAX <= micros <= _INT64_MAX else None
+
+
+def micros_to_report(micros_by_currency: dict[str, int], rates: dict[str, float]) -> float:
+    """Σ over currencies in byte-wise code order of (micro-units / 1 000 000) × rate.
+
+    Only currencies with a rate may be passed (unknown-currency money is left out earlier).
+    `micros / 1_000_000` is Python's correctly rounded int/int division, the same double as
+    `Double(micros) / 1_000_000` for |micros| < 2^53."""
+    total = 0.0
+    for currency in sorted(micros_by_currency, key=byte_key):
+        total += (micros_by_currency[currency] / 1_000_000) * rates[currency]
+    return total
+
+
+# =============================================================================================
+# Reading bytes: gzip by magic bytes, several members back to back
+# =============================================================================================
+
+class CorruptGzip(Exception):
+    """A gzip file that is corrupt or truncated."""
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_input_bytes(path: Path) -> bytes:
+    """The content of a file, decompressed when it starts with the gzip magic bytes.
+
+    Several members back to back are one stream. Anything after a member that is not another
+    member (trailing zeros included), a bad CRC or length, or a member cut short raises
+    CorruptGzip (the same rules as the Swift `InputFileReader`, Decision D31)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ReferenceError_(f"{path}: cannot read: {error.strerror or error}") from error
+    if raw[:2] != GZIP_MAGIC:
+        return raw
+    parts: list[bytes] = []
+    position = 0
+    while position < len(raw):
+        if raw[position:position + 2] != GZIP_MAGIC:
+            raise CorruptGzip(f"data after the last member is not gzip (at compressed byte {position})")
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            parts.append(inflater.decompress(raw[position:]))
+            parts.append(inflater.flush())
+        except zlib.error as error:
+            raise CorruptGzip(f"corrupt gzip member at compressed byte {position}: {error}") from error
+        if not inflater.eof:
+            raise CorruptGzip("truncated gzip file: it ends inside a member")
+        position = len(raw) - len(inflater.unused_data)
+    return b"".join(parts)
+
+
+def strip_bom(data: bytes) -> bytes:
+    """A UTF-8 byte order mark at the start of a file is ignored (Decision D10)."""
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+# =============================================================================================
+# CSV (RFC 4180) and TSV (mysql --batch) records
+# =============================================================================================
+
+@dataclass
+class CsvRecord:
+    """One CSV record: its fields as (bytes, was_quoted), where it starts, whether it obeys
+    RFC 4180, and how many bytes it spans (line ending excluded)."""
+
+    line: int
+    fields: list[tuple[bytes, bool]]
+    well_formed: bool
+    length: int
+
+
+def _is_blank(line: bytes) -> bool:
+    """A blank line holds nothing but spaces, tabs and carriage returns (Decision D9)."""
+    return line.strip(b" \t\r") == b""
+
+
+def iter_csv_records(data: bytes) -> Iterator[CsvRecord]:
+    """RFC 4180 records of `data`: `"` quoting with `""` inside quotes; quoted fields may hold
+    commas, quotes and line breaks; records end in LF or CRLF; the last one may lack its line
+    ending. Blank physical lines are skipped.
+
+    A record that breaks RFC 4180 (a quote inside an unquoted field, text after a closing
+    quote, a quote never closed) is still yielded, with `well_formed=False`, so that the
+    caller can count or report it; an unclosed quote swallows the rest of the file."""
+    index, size, line = 0, len(data), 1
+    while index < size:
+        line_end = data.find(b"\n", index)
+        if line_end < 0:
+            line_end = size
+        if _is_blank(data[index:line_end]):
+            index, line = line_end + 1, line + 1
+            continue
+        start, start_line = index, line
+        fields: list[tuple[bytes, bool]] = []
+        well_formed = True
+        while True:  # one field per turn
+            value = bytearray()
+            quoted = index < size and data[index] == 0x22
+            if quoted:
+                index += 1
+                while True:
+                    if index >= size:
+                        well_formed = False  # quote never closed
+                        break
+                    byte = data[index]
+                    if byte == 0x22:
+                        if index + 1 < size and data[index + 1] == 0x22:
+                            value.append(0x22)
+                            index += 2
+                            continue
+                        index += 1
+                        break
+                    if byte == 0x0A:
+                        line += 1
+                    value.append(byte)
+                    index += 1
+            # Unquoted text (or, after a closing quote, stray text: not RFC 4180).
+            while index < size and data[index] not in (0x2C, 0x0A):
+                byte = data[index]
+                if byte == 0x0D and (index + 1 == size or data[index + 1] == 0x0A):
+                    index += 1  # the CR of a CRLF line ending
+                    continue
+                if quoted or byte == 0x22:
+                    well_formed = False
+                value.append(byte)
+                index += 1
+            fields.append((bytes(value), quoted))
+            if index < size and data[index] == 0x2C:
+                index += 1
+                continue
+            end = index
+            if index < size:  # LF
+                index += 1
+                line += 1
+            length = end - start - (1 if end > start and data[end - 1] == 0x0D else 0)
+            yield CsvRecord(start_line, fields, well_formed, length)
+            break
+
+
+def _tsv_unescape(field_bytes: bytes) -> str | None:
+    """One mysql --batch field: the bare word NULL is NULL; `\\t \\n \\r \\\\ \\0` are escapes and
+    any other `\\x` is `x` (a backslash ending the field stays a backslash)."""
+    if field_bytes == b"NULL":
+        return None
+    text = field_bytes.decode("utf-8")
+    out: list[str] = []
+    index = 0
+    escapes = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\", "0": "\0"}
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text):
+            following = text[index + 1]
+            out.append(escapes.get(following, following))
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+# =============================================================================================
+# Offering tables (§1.1)
+# =============================================================================================
+
+REQUIRED_COLUMNS = {
+    "subscription_offerings": ("id", "offering_id", "name", "is_active"),
+    "subscription_offering_groups": ("id", "subscription_offering_id", "group_name", "weight"),
+    "user_offering_assignments": ("user_id", "subscription_offering_id", "offering_group_id", "assigned_at"),
+}
+TABLE_EXTENSIONS = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
+
+#: A table cell: text, None for NULL, or UNREADABLE (e.g. a BLOB that is not UTF-8).
+UNREADABLE = object()
+
+
+@dataclass
+class TableRow:
+    where: str  # "file:line" for messages
+    values: dict[str, object]
+
+
+def _read_text_table(path: Path, table: str) -> list[TableRow]:
+    try:
+        data = strip_bom(read_input_bytes(path))
+    except CorruptGzip as error:
+        raise ReferenceError_(f"{path}: {error}") from error
+    is_tsv = path.name.endswith((".tsv", ".tsv.gz"))
+    records: list[tuple[int, list[object]]] = []
+    if is_tsv:
+        for number, raw_line in enumerate(data.split(b"\n"), start=1):
+            if raw_line.endswith(b"\r"):
+                raw_line = raw_line[:-1]
+            if raw_line == b"":
+                continue
+            try:
+                records.append((number, [_tsv_unescape(part) for part in raw_line.split(b"\t")]))
+            except UnicodeDecodeError as error:
+                raise ReferenceError_(f"{path}:{number}: not valid UTF-8") from error
+    else:
+        for record in iter_csv_records(data):
+            if not record.well_formed:
+                raise ReferenceError_(f"{path}:{record.line}: not a valid CSV record (RFC 4180 quoting)")
+            values: list[object] = []
+            for raw, quoted in record.fields:
+                if not quoted and raw in (b"", b"\\N"):
+                    values.append(None)
+                    continue
+                try:
+                    values.append(raw.decode("utf-8"))
+                except UnicodeDecodeError as error:
+                    raise ReferenceError_(f"{path}:{record.line}: not valid UTF-8") from error
+            records.append((record.line, values))
+    if not records:
+        raise ReferenceError_(f"{path}: empty file, a header row is required")
+    header_line, header = records[0]
+    names = [str(name) if name is not None else "" for name in header]
+    for column in REQUIRED_COLUMNS[table]:
+        if column not in names:
+            raise ReferenceError_(f"{path}: missing required column '{column}' (table {table})")
+    rows = []
+    for number, values in records[1:]:
+        if len(values) != len(names):
+            raise ReferenceError_(
+                f"{path}:{number}: {len(values)} fields where the header (line {header_line}) has {len(names)}")
+        row = {name: value for name, value in zip(names, values)}
+        rows.append(TableRow(f"{path}:{number}", row))
+    return rows
+
+
+def _sqlite_value(value: object) -> object:
+    """SQLite values as table text (Decision D7): INTEGER -> decimal text, REAL -> shortest
+    round-trip text, TEXT as is, BLOB -> its UTF-8 text, NULL -> None."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return UNREADABLE
+    return UNREADABLE
+
+
+def _read_sqlite_tables(path: Path) -> dict[str, list[TableRow]]:
+    if not path.is_file():
+        raise ReferenceError_(f"{path}: tables database not found")
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        raise ReferenceError_(f"{path}: cannot open SQLite database: {error}") from error
+    try:
+        present = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+        result = {}
+        for table, required in REQUIRED_COLUMNS.items():
+            if table not in present:
+                raise ReferenceError_(f"{path}: missing table '{table}'")
+            columns = [row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')]
+            for column in required:
+                if column not in columns:
+                    raise ReferenceError_(f"{path}: table {table}: missing required column '{column}'")
+            quoted = ", ".join('"' + column.replace('"', '""') + '"' for column in required)
+            rows = []
+            for number, values in enumerate(connection.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid'), 1):
+                rows.append(TableRow(f"{path}:{table}#{number}",
+                                     {c: _sqlite_value(v) for c, v in zip(required, values)}))
+            result[table] = rows
+        return result
+    except sqlite3.Error as error:
+        raise ReferenceError_(f"{path}: cannot read SQLite database: {error}") from error
+    finally:
+        connection.close()
+
+
+def read_tables(location: Path) -> dict[str, list[TableRow]]:
+    """The three tables the analysis needs, from a folder of table files or a SQLite file.
+    (The product and copy tables only feed reports; the reference does not read them.)"""
+    if location.suffix.lower() in (".sqlite", ".db"):
+        return _read_sqlite_tables(location)
+    if not location.exists():
+        raise ReferenceError_(f"{location}: tables location not found")
+    if not location.is_dir():
+        raise ReferenceError_(f"{location}: tables location is neither a folder nor a .sqlite/.db file")
+    result = {}
+    for table in REQUIRED_COLUMNS:
+        candidates = [location / f"{table}{ext}" for ext in TABLE_EXTENSIONS if (location / f"{table}{ext}").is_file()]
+        if not candidates:
+            raise ReferenceError_(f"{location}: no file for table '{table}' ({', '.join(table + e for e in TABLE_EXTENSIONS)})")
+        if len(candidates) > 1:
+            raise ReferenceError_(f"{location}: several files for table '{table}': {', '.join(c.name for c in candidates)}")
+        result[table] = _read_text_table(candidates[0], table)
+    return result
+
+
+_INT_RE = re.compile(r"-?[0-9]+")
+_REAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_table_int(value: object) -> int | None:
+    if isinstance(value, str) and _INT_RE.fullmatch(value):
+        return int(value)
+    return None
+
+
+def parse_table_real(value: object) -> float | None:
+    if isinstance(value, str) and _REAL_RE.fullmatch(value):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    return None
+
+
+def parse_table_timestamp(value: object) -> int | None:
+    return parse_timestamp_text(value) if isinstance(value, str) else None
+
+
+@dataclass
+class Group:
+    id: int
+    offering_db_id: int
+    name: str
+    weight: float
+
+
+@dataclass
+class Offering:
+    db_id: int
+    offering_id: str
+    groups: list[Group] = field(default_factory=list)  # by table id
+
+
+def build_offerings(tables: dict[str, list[TableRow]]) -> tuple[dict[int, Offering], dict[int, Group]]:
+    """Offerings and groups, strictly checked: they are configuration, so a bad value is an
+    error naming the row (Decision D8)."""
+    offerings: dict[int, Offering] = {}
+    seen_names: set[str] = set()
+    for row in tables["subscription_offerings"]:
+        db_id = parse_table_int(row.values["id"])
+        name = row.values["offering_id"]
+        if db_id is None:
+            raise ReferenceError_(f"{row.where}: subscription_offerings.id is not an integer")
+        if not isinstance(name, str) or name == "":
+            raise ReferenceError_(f"{row.where}: subscription_offerings.offering_id is empty or NULL")
+        if db_id in offerings or name in seen_names:
+            raise ReferenceError_(f"{row.where}: duplicate offering (id {db_id}, offering_id '{name}')")
+        offerings[db_id] = Offering(db_id, name)
+        seen_names.add(name)
+    groups: dict[int, Group] = {}
+    for row in tables["subscription_offering_groups"]:
+        group_id = parse_table_int(row.values["id"])
+        offering_db_id = parse_table_int(row.values["subscription_offering_id"])
+        name = row.values["group_name"]
+        weight = parse_table_real(row.values["weight"])
+        if group_id is None or offering_db_id is None:
+            raise ReferenceError_(f"{row.where}: subscription_offering_groups id or subscription_offering_id is not an integer")
+        if not isinstance(name, str):
+            raise ReferenceError_(f"{row.where}: subscription_offering_groups.group_name is NULL")
+        if weight is None or weight < 0:
+            raise ReferenceError_(f"{row.where}: subscription_offering_groups.weight is not a number >= 0")
+        if group_id in groups:
+            raise ReferenceError_(f"{row.where}: duplicate group id {group_id}")
+        group = Group(group_id, offering_db_id, name, weight)
+        groups[group_id] = group
+        offering = offerings.get(offering_db_id)
+        if offering is None:
+            continue  # a group of an unknown offering: no assignment can be valid with it
+        if any(other.name == name for other in offering.groups):
+            raise ReferenceError_(f"{row.where}: offering '{offering.offering_id}' has two groups named '{name}'")
+        offering.groups.append(group)
+    for offering in offerings.values():
+        offering.groups.sort(key=lambda g: g.id)
+    return offerings, groups
+
+
+# =============================================================================================
+# Population (§2.1, docs/analysis.md §1)
+# =============================================================================================
+
+@dataclass
+class Population:
+    #: offering db id -> user -> (group, assigned_at), multi-group users excluded
+    members: dict[int, dict[str, tuple[Group, int]]]
+    #: offering db id -> number of multi-group users
+    multi_group_users: dict[int, int]
+    #: offering db id -> invalid rows naming it
+    invalid_by_offering: dict[int, int]
+    #: invalid rows naming no known offering (or an unreadable one)
+    invalid_global: int
+    #: users with a valid row in any offering (analysed or not)
+    assigned_users: set[str]
+    #: offerings named by a row that is not ignored for being at or after as_of
+    offerings_with_rows: set[int]
+
+
+def build_population(rows: list[TableRow], offerings: dict[int, Offering], groups: dict[int, Group],
+                     as_of: int) -> Population:
+    invalid_by_offering: dict[int, int] = {}
+    invalid_global = 0
+    offerings_with_rows: set[int] = set()
+    # offering -> user -> group id -> earliest assigned_at
+    valid: dict[int, dict[str, dict[int, int]]] = {}
+    for row in rows:
+        assigned_at = parse_table_timestamp(row.values["assigned_at"])
+        if assigned_at is not None and assigned_at >= as_of:
+            continue  # ignored before anything else, no counter (Decision D21 for the rest)
+        offering_db_id = parse_table_int(row.values["subscription_offering_id"])
+        if offering_db_id not in offerings:
+            invalid_global += 1
+            continue
+        offerings_with_rows.add(offering_db_id)
+        user = row.values["user_id"]
+        group = groups.get(parse_table_int(row.values["offering_group_id"]))  # type: ignore[arg-type]
+        if (not isinstance(user, str) or user == "" or assigned_at is None
+                or group is None or group.offering_db_id != offering_db_id):
+            invalid_by_offering[offering_db_id] = invalid_by_offering.get(offering_db_id, 0) + 1
+            continue
+        by_group = valid.setdefault(offering_db_id, {}).setdefault(user, {})
+        by_group[group.id] = min(assigned_at, by_group.get(group.id, assigned_at))
+    members: dict[int, dict[str, tuple[Group, int]]] = {}
+    multi: dict[int, int] = {}
+    assigned_users: set[str] = set()
+    for offering_db_id, users in valid.items():
+        for user, by_group in users.items():
+            assigned_users.add(user)
+            if len(by_group) > 1:
+                multi[offering_db_id] = multi.get(offering_db_id, 0) + 1
+                continue
+            ((group_id, assigned_at),) = by_group.items()
+            members.setdefault(offering_db_id, {})[user] = (groups[group_id], assigned_at)
+    return Population(members, multi, invalid_by_offering, invalid_global, assigned_users, offerings_with_rows)
+
+
+def control_group(offering: Offering, configured: str | None) -> Group | None:
+    """The job's control if the offering has a group of that name; else the group named
+    `control`; else the group with the lowest id."""
+    for name in (configured, "control"):
+        if name is not None:
+            for group in offering.groups:
+                if group.name == name:
+                    return group
+    return offering.groups[0] if offering.groups else None
+
+
+# =============================================================================================
+# Purchase log lines (§1.2, §1.3)
+# =============================================================================================
+
+@dataclass
+class Event:
+    order: int  # position in file order (files in sorted path order, then line order)
+    source: str  # "file:line"
+    ts: int
+    user_id: str
+    event: str
+    event_id: str | None = None
+    product_id: str | None = None
+    transaction_id: str | None = None
+    original_transaction_id: str | None = None
+    price_micros: int | None = None
+    currency: str | None = None
+    offering_id: str | None = None
+    test_group_id: str | None = None
+    sandbox: bool = False
+
+
+class Malformed(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+
+
+def _pick(obj: dict, snake: str, camel: str | None) -> object:
+    """A field by its snake_case key, else its camelCase key; JSON null is absent (D13)."""
+    value = obj.get(snake)
+    if value is None and camel is not None:
+        value = obj.get(camel)
+    return value
+
+
+def _text_value(value: object) -> str:
+    """A text field's value: a string, or a JSON integer as its decimal text; anything else
+    (boolean, float, object, array, lone surrogate) is an invalid field (Decision D16)."""
+    if isinstance(value, bool):
+        raise Malformed("malformed_invalid_field")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str) and not _has_lone_surrogate(value):
+        return value
+    raise Malformed("malformed_invalid_field")
+
+
+def validate_event(obj: dict, order: int, source: str) -> Event:
+    """A decoded log object as an Event, or Malformed with the first reason of §1.3.
+
+    `obj` holds JSON values (strings, ints, Decimal for JSON numbers with a fraction or
+    exponent, bools, lists, dicts); CSV log rows arrive as strings (their `ts` of digits
+    already turned into an int)."""
+    # 2. required fields present
+    ts_value = obj.get("ts")
+    user_value = _pick(obj, "user_id", "userId")
+    event_value = obj.get("event")
+    if ts_value is None or user_value is None or event_value is None:
+        raise Malformed("malformed_missing_field")
+    # 3. field types
+    texts: dict[str, str | None] = {}
+    for snake, camel in TEXT_FIELDS.items():
+        value = _pick(obj, snake, camel)
+        texts[snake] = None if value is None else _text_value(value)
+    if texts["user_id"] == "":
+        raise Malformed("malformed_invalid_field")
+    if not isinstance(event_value, str) or _has_lone_surrogate(event_value):
+        raise Malformed("malformed_invalid_field")
+    price_value = obj.get("price")
+    price: Decimal | None = None
+    if price_value is not None:
+        if isinstance(price_value, bool):
+            raise Malformed("malformed_invalid_field")
+        if isinstance(price_value, int):
+            price = Decimal(price_value)
+        elif isinstance(price_value, Decimal):
+            price = price_value
+        elif isinstance(price_value, str) and _NUMERIC_STRING_RE.fullmatch(price_value):
+            price = Decimal(price_value)
+        else:
+            raise Malformed("malformed_invalid_field")
+    price_micros = None if price is None else decimal_to_micros(price)
+    if price is not None and price_micros is None:
+        raise Malformed("malformed_invalid_field")
+    # 4. timestamp
+    ts: int | None
+    if isinstance(ts_value, bool):
+        ts = None
+    elif isinstance(ts_value, int):
+        ts = epoch_millis_to_micros(ts_value)
+    elif isinstance(ts_value, str):
+        ts = parse_timestamp_text(ts_value)
+    else:
+        ts = None
+    if ts is None:
+        raise Malformed("malformed_bad_timestamp")
+    # Empty optional ids are absent (Decision D14); an empty user_id was rejected above.
+    for name in texts:
+        if name != "user_id" and texts[name] == "":
+            texts[name] = None
+    # 5. fields required by the event type
+    if event_value in TRANSACTION_EVENTS and (texts["product_id"] is None or texts["transaction_id"] is None):
+        raise Malformed("malformed_missing_field")
+    if event_value in PRICED_EVENTS and price is None:
+        raise Malformed("malformed_missing_field")
+    if price is not None and texts["currency"] is None:
+        raise Malformed("malformed_missing_field")
+    # 6. negative price (the exact decimal value, Decision D15)
+    if price is not None and price < 0:
+        raise Malformed("malformed_negative_price")
+    environment = texts["environment"]
+    return Event(
+        order=order,
+        source=source,
+        ts=ts,
+        user_id=texts["user_id"],  # type: ignore[arg-type]
+        event=event_value,
+        event_id=texts["event_id"],
+        product_id=texts["product_id"],
+        transaction_id=texts["transaction_id"],
+        original_transaction_id=texts["original_transaction_id"],
+        price_micros=price_micros,
+        currency=texts["currency"],
+        offering_id=texts["offering_id"],
+        test_group_id=texts["test_group_id"],
+        sandbox=environment is not None and environment.isascii() and environment.lower() == "sandbox",
+    )
+
+
+def parse_json_line(line: bytes, order: int, source: str) -> Event:
+    try:
+        text = line.decode("utf-8")
+        obj = json.loads(text, parse_float=Decimal, parse_int=int, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise Malformed("malformed_invalid_json") from error
+    if not isinstance(obj, dict):
+        raise Malformed("malformed_invalid_json")
+    return validate_event(obj, order, source)
+
+
+_DIGITS_RE = re.compile(r"[0-9]+")
+
+
+def parse_csv_log_record(header: list[str], record: CsvRecord, order: int, source: str) -> Event:
+    if not record.well_formed or len(record.fields) != len(header):
+        raise Malformed("malformed_invalid_csv")
+    obj: dict[str, object] = {}
+    for name, (raw, _quoted) in zip(header, record.fields):
+        if raw == b"":
+            continue  # an empty cell is absent (quoted or not, Decision D11)
+        try:
+            obj[name] = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise Malformed("malformed_invalid_csv") from error
+    ts = obj.get("ts")
+    if isinstance(ts, str) and _DIGITS_RE.fullmatch(ts):
+        obj["ts"] = int(ts)  # a ts of digits is epoch milliseconds
+    return validate_event(obj, order, source)
+
+
+@dataclass
+class LogReadResult:
+    events: list[Event]
+    counters: dict[str, int]
+    skipped_files: list[str]
+
+
+def is_csv_log(path: Path) -> bool:
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    return name.endswith(".csv")
+
+
+def expand_log_globs(patterns: list[str], base_dir: Path) -> list[Path]:
+    """Every regular file matched by the globs (relative to the job file), byte-wise sorted
+    by absolute path, each once. `**` matches across folders (Decision D5)."""
+    found: dict[str, Path] = {}
+    for pattern in patterns:
+        full = pattern if os.path.isabs(pattern) else os.path.join(glob.escape(str(base_dir)), pattern)
+        for match in glob.glob(full, recursive=True):
+            path = Path(os.path.abspath(match))
+            if path.is_file():
+                found[str(path)] = path
+    return [found[key] for key in sorted(found, key=lambda p: os.fsencode(p))]
+
+
+def read_logs(paths: list[Path], on_corrupt_file: str) -> LogReadResult:
+    counters = {name: 0 for name in ("files_read", "files_skipped_corrupt", "lines_read", "malformed_lines", *MALFORMED_REASONS)}
+    events: list[Event] = []
+    skipped: list[str] = []
+    order = 0
+    for path in paths:
+        try:
+            data = strip_bom(read_input_bytes(path))
+        except CorruptGzip as error:
+            if on_corrupt_file == "skip":
+                counters["files_skipped_corrupt"] += 1
+                skipped.append(f"{path}: {error}")
+                continue
+            raise ReferenceError_(f"{path}: {error}") from error
+        counters["files_read"] += 1
+
+        def outcome(parse, source: str, too_long: bool) -> None:
+            nonlocal order
+            counters["lines_read"] += 1
+            try:
+                if too_long:
+                    raise Malformed("malformed_line_too_long")
+                events.append(parse(order, source))
+                order += 1
+            except Malformed as malformed:
+                counters["malformed_lines"] += 1
+                counters[malformed.reason] += 1
+
+        if is_csv_log(path):
+            header: list[str] | None = None
+            for record in iter_csv_records(data):
+                if header is None:
+                    if not record.well_formed:
+                        raise ReferenceError_(f"{path}:{record.line}: the CSV header row is not valid RFC 4180")
+                    try:
+                        header = [raw.decode("utf-8") for raw, _ in record.fields]
+                    except UnicodeDecodeError as error:
+                        raise ReferenceError_(f"{path}:{record.line}: the CSV header row is not valid UTF-8") from error
+                    continue
+                outcome(lambda o, s, r=record, h=header: parse_csv_log_record(h, r, o, s),
+                        f"{path}:{record.line}", record.length > MAX_LINE_BYTES)
+        else:
+            for number, line in enumerate(data.split(b"\n"), start=1):
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+                if _is_blank(line):
+                    continue
+                outcome(lambda o, s, l=line: parse_json_line(l, o, s), f"{path}:{number}", len(line) > MAX_LINE_BYTES)
+    return LogReadResult(events, counters, skipped)
+
+
+# =============================================================================================
+# Clean-up of events (§2.2 steps 1-5)
+# =============================================================================================
+
+@dataclass
+class CleanEvents:
+    events: list[Event]  # file order
+    duplicate_events: int
+    unknown_event_types: int
+    sandbox_events: int
+    unassigned_events: int
+
+
+def _keep_earliest(events: list[Event], key_of) -> tuple[list[Event], int]:
+    """Among events with the same non-None key, the earliest ts wins, then file order."""
+    winners: dict[object, Event] = {}
+    for event in events:
+        key = key_of(event)
+        if key is None:
+            continue
+        best = winners.get(key)
+        if best is None or (event.ts, event.order) < (best.ts, best.order):
+            winners[key] = event
+    kept = [e for e in events if key_of(e) is None or winners[key_of(e)] is e]
+    return kept, len(events) - len(kept)
+
+
+def clean_events(events: list[Event], as_of: int, assigned_users: set[str]) -> CleanEvents:
+    events = [e for e in events if e.ts < as_of]  # 1. as_of, no counter
+    events, by_event_id = _keep_earliest(events, lambda e: e.event_id)  # 2. duplicates
+    events, by_transaction = _keep_earliest(
+        events, lambda e: (e.event, e.transaction_id) if e.event in TRANSACTION_EVENTS else None)
+    unknown = sum(1 for e in events if e.event not in EVENT_TYPES)  # 3.
+    events = [e for e in events if e.event in EVENT_TYPES]
+    sandbox = sum(1 for e in events if e.sandbox)  # 4.
+    events = [e for e in events if not e.sandbox]
+    unassigned = sum(1 for e in events if e.user_id not in assigned_users)  # 5.
+    events = [e for e in events if e.user_id in assigned_users]
+    return CleanEvents(events, by_event_id + by_transaction, unknown, sandbox, unassigned)
+
+
+# =============================================================================================
+# Attribution and per-user values (§2.2 attribution, §2.3)
+# =============================================================================================
+
+@dataclass
+class CountedMoney:
+    """A counted purchase, renewal or refund with its amount and currency (a refund without a
+    price inherits the refunded transaction's)."""
+
+    event: Event
+    micros: int
+    currency: str
+
+
+@dataclass
+class UserResult:
+    user_id: str
+    group: Group
+    converted: bool = False
+    trial_started: bool = False
+    trial_converted: bool = False
+    viewed_paywall: bool = False
+    purchases: int = 0
+    renewals: int = 0
+    refunds: int = 0
+    gross: float = 0.0
+    refunded: float = 0.0
+    net: float = 0.0
+    #: product id -> (purchases, renewals, refunds, {currency: net micros})
+    products: dict[str, list] = field(default_factory=dict)
+
+
+@dataclass
+class OfferingCounters:
+    pre_assignment_events: int = 0
+    orphan_refunds: int = 0
+    attribution_mismatches: int = 0
+    unknown_currency_events: int = 0
+
+
+def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offering, events: list[Event],
+                 window_micros: int | None, rates: dict[str, float], counters: OfferingCounters) -> UserResult:
+    """Attribution of one member's events to (u, O) and the per-user values."""
+    counted: list[Event] = []
+    for event in events:
+        if event.event == "refund":
+            continue
+        if event.ts < assigned_at:
+            counters.pre_assignment_events += 1
+        elif window_micros is not None and event.ts >= assigned_at + window_micros:
+            pass  # after the window: counts nowhere
+        else:
+            counted.append(event)
+    counted_ids = {id(e) for e in counted}
+    refunded_by: dict[int, Event] = {}  # id(refund) -> refunded transaction
+    for refund in (e for e in events if e.event == "refund"):
+        # The refunded transaction: u's purchase with that id, else u's renewal with it (D22).
+        target = next((e for e in events if e.event == "purchase" and e.transaction_id == refund.transaction_id), None)
+        if target is None:
+            target = next((e for e in events if e.event == "renewal" and e.transaction_id == refund.transaction_id), None)
+        if target is not None and id(target) in counted_ids:
+            counted.append(refund)
+            refunded_by[id(refund)] = target
+        else:
+            counters.orphan_refunds += 1
+    counted.sort(key=lambda e: e.order)
+
+    result = UserResult(user_id, group)
+    gross: dict[str, int] = {}
+    refunded: dict[str, int] = {}
+    for event in counted:
+        if ((event.offering_id is not None and event.offering_id != offering.offering_id)
+                or (event.test_group_id is not None and event.test_group_id != group.name)):
+            counters.attribution_mismatches += 1
+        if event.event == "paywall_view":
+            result.viewed_paywall = True
+        elif event.event == "trial_start":
+            result.trial_started = True
+        if event.event not in ("purchase", "renewal", "refund"):
+            continue
+        if event.event == "refund":
+            target = refunded_by[id(event)]
+            money = (CountedMoney(event, event.price_micros, event.currency) if event.price_micros is not None
+                     else CountedMoney(event, target.price_micros, target.currency))  # type: ignore[arg-type]
+        else:
+            money = CountedMoney(event, event.price_micros, event.currency)  # type: ignore[arg-type]
+        product = result.products.setdefault(event.product_id, [0, 0, 0, {}])
+        slot = {"purchase": 0, "renewal": 1, "refund": 2}[event.event]
+        product[slot] += 1
+        if event.event == "purchase":
+            result.purchases += 1
+            result.converted = True
+        elif event.event == "renewal":
+            result.renewals += 1
+        else:
+            result.refunds += 1
+        if money.currency not in rates:
+            counters.unknown_currency_events += 1
+            continue
+        sign = -1 if event.event == "refund" else 1
+        bucket = refunded if event.event == "refund" else gross
+        bucket[money.currency] = bucket.get(money.currency, 0) + money.micros
+        product[3][money.currency] = product[3].get(money.currency, 0) + sign * money.micros
+
+    trials = [e for e in counted if e.event == "trial_start"]
+    purchases = [e for e in counted if e.event == "purchase"]
+    for trial in trials:
+        for purchase in purchases:
+            if purchase.ts < trial.ts:
+                continue
+            if trial.original_transaction_id is not None:
+                same_chain = purchase.original_transaction_id == trial.original_transaction_id
+            else:
+                same_chain = purchase.product_id == trial.product_id
+            if same_chain:
+                result.trial_converted = True
+
+    # Net per currency, exact; each of gross, refunded and net converted once (Decision D1).
+    net = {c: gross.get(c, 0) - refunded.get(c, 0) for c in set(gross) | set(refunded)}
+    result.gross = micros_to_report(gross, rates)
+    result.refunded = micros_to_report(refunded, rates)
+    result.net = micros_to_report(net, rates)
+    return result
+
+
+# =============================================================================================
+# Statistics: pure functions on per-group sufficient statistics (§2.4-§2.6)
+# =============================================================================================
+
+@dataclass
+class SufficientStatistics:
+    users: int
+    converters: int
+    revenue_sum: float  # Σ per-user net revenue
+    revenue_sum_squares: float  # Σ (per-user net revenue)²
+
+
+def normal_quantile(probability: float) -> float:
+    return float(_stats.norm.ppf(probability))
+
+
+def sample_variance(s: SufficientStatistics) -> float:
+    """max(0, (Σx² − (Σx)²/n) / (n − 1)); n >= 2."""
+    n = s.users
+    return max(0.0, (s.revenue_sum_squares - s.revenue_sum * s.revenue_sum / n) / (n - 1))
+
+
+def wilson_interval(successes: int, n: int, z: float) -> tuple[float, float]:
+    """Wilson score interval of successes/n, clamped to [0, 1] (Decision D17)."""
+    p = successes / n
+    denominator = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / denominator
+    half_width = z / denominator * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, center - half_width), min(1.0, center + half_width)
+
+
+def prob_beta_greater(a_t: float, b_t: float, a_c: float, b_c: float) -> float:
+    """P(X > Y) for independent X ~ Beta(a_t, b_t), Y ~ Beta(a_c, b_c) with integer a_t:
+    the closed form Σ_{i=0}^{a_t−1} B(a_c+i, b_c+b_t) / ((b_t+i) B(1+i, b_t) B(a_c, b_c))
+    (E. Miller, "Formulas for Bayesian A/B testing"), summed from log terms."""
+    terms = []
+    for i in range(int(a_t)):
+        log_term = (_special.betaln(a_c + i, b_c + b_t) - math.log(b_t + i)
+                    - _special.betaln(1 + i, b_t) - _special.betaln(a_c, b_c))
+        terms.append(math.exp(log_term))
+    return min(1.0, max(0.0, math.fsum(terms)))
+
+
+def holm_adjust(p_values: list[float | None]) -> list[float | None]:
+    """Holm–Bonferroni adjusted p-values over the non-empty entries (m = their number):
+    the k-th smallest becomes max_{j<=k} min(1, (m − j + 1) p_(j))."""
+    present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(present)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(present):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+def _empty_comparison() -> dict[str, object]:
+    return {name: None for name in COMPARISONS_COLUMNS[4:]}
+
+
+def compare_conversion(control: SufficientStatistics, treatment: SufficientStatistics, alpha: float) -> dict:
+    row = _empty_comparison()
+    n_c, n_t = control.users, treatment.users
+    if n_c > 0:
+        row["control_value"] = control.converters / n_c
+    if n_t > 0:
+        row["value"] = treatment.converters / n_t
+    if n_c == 0 or n_t == 0:
+        return row  # undefined when a group has 0 users (values shown where defined, D18)
+    z = normal_quantile(1 - alpha / 2)
+    x_c, x_t = control.converters, treatment.converters
+    m_c, m_t = x_c / n_c, x_t / n_t
+    v_c, v_t = m_c * (1 - m_c), m_t * (1 - m_t)
+    diff = m_t - m_c
+    row["abs_lift"] = diff
+    half = z * math.sqrt(v_t / n_t + v_c / n_c)
+    row["abs_lift_ci_low"], row["abs_lift_ci_high"] = diff - half, diff + half
+    if m_c != 0:
+        rel = m_t / m_c - 1
+        rel_half = z * math.sqrt(v_t / (n_t * m_c ** 2) + m_t ** 2 * v_c / (n_c * m_c ** 4))
+        row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = rel, rel - rel_half, rel + rel_half
+    pooled = (x_t + x_c) / (n_t + n_c)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n_t + 1 / n_c))
+    row["p_value"] = 1.0 if se == 0 else float(2 * _stats.norm.sf(abs(diff / se)))
+    row["chance_to_beat_control"] = prob_beta_greater(1 + x_t, 1 + n_t - x_t, 1 + x_c, 1 + n_c - x_c)
+    row["mde_abs"] = (z + normal_quantile(0.8)) * math.sqrt(m_c * (1 - m_c) * (1 / n_t + 1 / n_c))
+    return row
+
+
+def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics, alpha: float) -> dict:
+    row = _empty_comparison()
+    n_c, n_t = control.users, treatment.users
+    if n_c > 0:
+        row["control_value"] = control.revenue_sum / n_c
+    if n_t > 0:
+        row["value"] = treatment.revenue_sum / n_t
+    if n_c < 2 or n_t < 2:
+        return row
+    z = normal_quantile(1 - alpha / 2)
+    m_c, m_t = control.revenue_sum / n_c, treatment.revenue_sum / n_t
+    v_c, v_t = sample_variance(control), sample_variance(treatment)
+    diff = m_t - m_c
+    row["abs_lift"] = diff
+    if m_c != 0:
+        rel = m_t / m_c - 1
+        rel_half = z * math.sqrt(v_t / (n_t * m_c ** 2) + m_t ** 2 * v_c / (n_c * m_c ** 4))
+        row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = rel, rel - rel_half, rel + rel_half
+    if v_c == 0 and v_t == 0:
+        return row  # p-value, abs_lift interval and chance undefined
+    se_t, se_c = v_t / n_t, v_c / n_c
+    se = math.sqrt(se_t + se_c)
+    df = (se_t + se_c) ** 2 / (se_t ** 2 / (n_t - 1) + se_c ** 2 / (n_c - 1))
+    row["p_value"] = float(2 * _stats.t.sf(abs(diff / se), df))
+    half = float(_stats.t.ppf(1 - alpha / 2, df)) * se
+    row["abs_lift_ci_low"], row["abs_lift_ci_high"] = diff - half, diff + half
+    row["chance_to_beat_control"] = float(_stats.norm.cdf(diff / se))
+    return row
+
+
+def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], control_name: str,
+                     alpha: float) -> list[dict]:
+    """comparisons.csv rows (without offering_id) for one offering: each non-control group
+    in the given order, conversion then arpu; Holm per metric over the offering."""
+    control = dict(stats_by_group)[control_name]
+    rows: dict[str, list[dict]] = {"conversion": [], "arpu": []}
+    for name, statistics in stats_by_group:
+        if name == control_name:
+            continue
+        for metric, compare in (("conversion", compare_conversion), ("arpu", compare_arpu)):
+            row = compare(control, statistics, alpha)
+            row.update({"group": name, "control_group": control_name, "metric": metric})
+            rows[metric].append(row)
+    for metric_rows in rows.values():
+        adjusted = holm_adjust([r["p_value"] for r in metric_rows])
+        for row, p_adj in zip(metric_rows, adjusted):
+            row["p_value_adjusted"] = p_adj
+            row["significant"] = None if p_adj is None else p_adj < alpha
+    ordered = []
+    for conversion_row, arpu_row in zip(rows["conversion"], rows["arpu"]):
+        ordered += [conversion_row, arpu_row]
+    return ordered
+
+
+def sample_ratio_mismatch(users: list[int], weights: list[float]) -> tuple[float | None, float | None, bool | None]:
+    """(chi2, p-value, flag) of the users against the expected shares weights/Σweights.
+    Groups with weight 0 and no users are left out; one with weight 0 and users makes the
+    mismatch certain (Decision D19)."""
+    total_users = sum(users)
+    total_weight = sum(weights)
+    if total_users == 0 or total_weight <= 0:
+        return None, None, None
+    chi2 = 0.0
+    categories = 0
+    for count, weight in zip(users, weights):
+        if weight == 0:
+            if count > 0:
+                return math.inf, 0.0, True
+            continue
+        expected = total_users * weight / total_weight
+        chi2 += (count - expected) ** 2 / expected
+        categories += 1
+    if categories < 2:
+        return chi2, None, None
+    p_value = float(_stats.chi2.sf(chi2, categories - 1))
+    return chi2, p_value, p_value < 0.001
+
+
+# =============================================================================================
+# The job file (§1.5)
+# =============================================================================================
+
+class _JobLoader(yaml.SafeLoader):
+    """SafeLoader without implicit timestamps, so that as_of stays text and is read with the
+    contract's own grammar."""
+
+
+_JobLoader.yaml_implicit_resolvers = {
+    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass
+class Job:
+    path: Path
+    tables: Path
+    logs: list[str]
+    as_of: int
+    report_currency: str
+    rates: dict[str, float]
+    alpha: float
+    control: str | None
+    window_micros: int | None
+    offerings: list[str] | None
+    max_bad_line_ratio: float
+    on_corrupt_file: str
+    output: Path | None
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ReferenceError_(f"{what}: expected a number, got {value!r}")
+    if isinstance(value, str):
+        if not _REAL_RE.fullmatch(value.strip()):
+            raise ReferenceError_(f"{what}: expected a number, got {value!r}")
+        value = float(value)
+    number = float(value)
+    if not math.isfinite(number):
+        raise ReferenceError_(f"{what}: expected a finite number, got {value!r}")
+    return number
+
+
+def _name(value: object, what: str) -> str:
+    """A name in the job file; YAML may have read `2026` as an integer."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ReferenceError_(f"{what}: expected text, got {value!r}")
+    return str(value)
+
+
+def _read_rates_file(path: Path) -> dict[str, float]:
+    try:
+        data = strip_bom(read_input_bytes(path))
+    except CorruptGzip as error:
+        raise ReferenceError_(f"{path}: {error}") from error
+    rates: dict[str, float] = {}
+    for index, record in enumerate(iter_csv_records(data)):
+        cells = [raw.decode("utf-8", "replace").strip() for raw, _ in record.fields]
+        if index == 0 and [c.lower() for c in cells] == ["currency", "rate"]:
+            continue
+        if not record.well_formed or len(cells) != 2 or cells[0] == "":
+            raise ReferenceError_(f"{path}:{record.line}: expected 'currency,rate'")
+        if cells[0] in rates:
+            raise ReferenceError_(f"{path}:{record.line}: currency {cells[0]} given twice")
+        rates[cells[0]] = _number(cells[1], f"{path}:{record.line}: rate")
+    return rates
+
+
+def load_job(path: Path, as_of_override: str | None) -> Job:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ReferenceError_(f"{path}: cannot read job file: {error}") from error
+    try:
+        document = yaml.load(text, Loader=_JobLoader)
+    except yaml.YAMLError as error:
+        raise ReferenceError_(f"{path}: not valid YAML: {str(error).splitlines()[0]}") from error
+    if not isinstance(document, dict):
+        raise ReferenceError_(f"{path}: the job file must be a mapping of keys")
+    base = path.resolve().parent
+
+    def need(key: str) -> object:
+        if document.get(key) is None:
+            raise ReferenceError_(f"{path}: missing required key '{key}'")
+        return document[key]
+
+    tables = base / _name(need("tables"), "tables")
+    logs_value = need("logs")
+    logs = [logs_value] if isinstance(logs_value, str) else logs_value
+    if not isinstance(logs, list) or not logs or not all(isinstance(g, str) for g in logs):
+        raise ReferenceError_(f"{path}: 'logs' must be a glob or a list of globs")
+
+    as_of_text = as_of_override if as_of_override is not None else document.get("as_of")
+    if as_of_text is None:
+        today = _dt.datetime.now(_dt.timezone.utc).date()
+        as_of = _days_from_civil(today.year, today.month, today.day) * MICROS_PER_DAY
+    else:
+        as_of = parse_job_instant(str(as_of_text))
+        if as_of is None:
+            raise ReferenceError_(f"{path}: as_of {as_of_text!r} is not a timestamp (YYYY-MM-DDTHH:MM:SS[.f][Z|±HH:MM]) or a date")
+
+    report_currency = _name(need("report_currency"), "report_currency")
+    if document.get("rates") is not None and document.get("rates_file") is not None:
+        raise ReferenceError_(f"{path}: give 'rates' or 'rates_file', not both")
+    rates: dict[str, float] = {}
+    if document.get("rates") is not None:
+        if not isinstance(document["rates"], dict):
+            raise ReferenceError_(f"{path}: 'rates' must be a mapping of currency to rate")
+        for currency, rate in document["rates"].items():
+            rates[_name(currency, "rates")] = _number(rate, f"rates.{currency}")
+    elif document.get("rates_file") is not None:
+        rates = _read_rates_file(base / _name(document["rates_file"], "rates_file"))
+    for currency, rate in rates.items():
+        if rate <= 0:
+            raise ReferenceError_(f"{path}: rate of {currency} must be > 0, got {rate}")
+    rates[report_currency] = 1.0  # the report currency itself is always 1 (Decision D4)
+
+    alpha = _number(document.get("alpha", 0.05), "alpha")
+    if not 0 < alpha < 1:
+        raise ReferenceError_(f"{path}: alpha must be between 0 and 1, got {alpha}")
+    control = None if document.get("control") is None else _name(document["control"], "control")
+
+    window_micros = None
+    if document.get("conversion_window_days") is not None:
+        days = _number(document["conversion_window_days"], "conversion_window_days")
+        if days < 0:
+            raise ReferenceError_(f"{path}: conversion_window_days must be >= 0")
+        # W × 86 400 s, to the microsecond (Decision D6): exact from the number's decimal text.
+        exact = Decimal(repr(days)) * MICROS_PER_DAY
+        window_micros = int(exact.quantize(Decimal(1), rounding=decimal.ROUND_HALF_EVEN))
+
+    offerings_value = document.get("offerings")
+    offerings = None
+    if offerings_value is not None:
+        values = offerings_value if isinstance(offerings_value, list) else [offerings_value]
+        offerings = [_name(v, "offerings") for v in values]
+
+    ratio = _number(document.get("max_bad_line_ratio", 0.01), "max_bad_line_ratio")
+    if ratio < 0:
+        raise ReferenceError_(f"{path}: max_bad_line_ratio must be >= 0")
+    on_corrupt = document.get("on_corrupt_file", "fail")
+    if on_corrupt not in ("fail", "skip"):
+        raise ReferenceError_(f"{path}: on_corrupt_file must be 'fail' or 'skip', got {on_corrupt!r}")
+    output = None if document.get("output") is None else base / _name(document["output"], "output")
+    return Job(path, tables, logs, as_of, report_currency, rates, alpha, control, window_micros,
+               offerings, ratio, on_corrupt, output)
+
+
+# =============================================================================================
+# The run
+# =============================================================================================
+
+@dataclass
+class RunResult:
+    summary: list[dict]
+    products: list[dict]
+    quality: list[dict]
+    comparisons: list[dict]
+    srm: list[dict]
+
+
+def run_job(job: Job) -> RunResult:
+    tables = read_tables(job.tables)
+    offerings, groups = build_offerings(tables)
+    population = build_population(tables["user_offering_assignments"], offerings, groups, job.as_of)
+
+    by_name = {o.offering_id: o for o in offerings.values()}
+    if job.offerings is not None:
+        unknown = [name for name in job.offerings if name not in by_name]
+        if unknown:
+            raise ReferenceError_(f"{job.path}: unknown offering(s) in 'offerings': {', '.join(unknown)}")
+        analysed = [by_name[name] for name in dict.fromkeys(job.offerings)]
+    else:
+        analysed = [offerings[i] for i in population.offerings_with_rows]
+    analysed.sort(key=lambda o: byte_key(o.offering_id))
+
+    log_paths = expand_log_globs(job.logs, job.path.resolve().parent)
+    if not log_paths:
+        raise ReferenceError_(f"{job.path}: no log file matches {job.logs}")
+    logs = read_logs(log_paths, job.on_corrupt_file)
+    counters = logs.counters
+    # Over the ratio fails; equal passes; no lines never fails (Decision D23).
+    if counters["lines_read"] and counters["malformed_lines"] / counters["lines_read"] > job.max_bad_line_ratio:
+        raise ReferenceError_(
+            f"{counters['malformed_lines']} malformed lines of {counters['lines_read']} is over "
+            f"max_bad_line_ratio {job.max_bad_line_ratio}")
+    clean = clean_events(logs.events, job.as_of, population.assigned_users)
+    events_by_user: dict[str, list[Event]] = {}
+    for event in clean.events:
+        events_by_user.setdefault(event.user_id, []).append(event)
+
+    quality = [{"offering_id": "", "counter": name, "count": counters[name]} for name in GLOBAL_COUNTERS[:4 + len(MALFORMED_REASONS)]]
+    quality += [
+        {"offering_id": "", "counter": "duplicate_events", "count": clean.duplicate_events},
+        {"offering_id": "", "counter": "unknown_event_types", "count": clean.unknown_event_types},
+        {"offering_id": "", "counter": "sandbox_events", "count": clean.sandbox_events},
+        {"offering_id": "", "counter": "unassigned_events", "count": clean.unassigned_events},
+        {"offering_id": "", "counter": "invalid_assignments", "count": population.invalid_global},
+    ]
+    summary, products, comparisons, srm = [], [], [], []
+    for offering in analysed:
+        offering_counters = OfferingCounters()
+        members = population.members.get(offering.db_id, {})
+        results = [
+            analyse_user(user, group, assigned_at, offering, events_by_user.get(user, []),
+                         job.window_micros, job.rates, offering_counters)
+            for user, (group, assigned_at) in sorted(members.items(), key=lambda item: byte_key(item[0]))
+        ]
+        control = control_group(offering, job.control)
+        group_statistics = []
+        for group in offering.groups:
+            users = [r for r in results if r.group is group]
+            row, statistics = summarise_group(offering, group, control, users, job.alpha, job.rates)
+            summary.append(row)
+            group_statistics.append((group.name, statistics))
+            products += product_rows(offering, group, users, job.rates)
+        if control is not None:
+            for row in compare_offering(group_statistics, control.name, job.alpha):
+                comparisons.append({"offering_id": offering.offering_id, **row})
+        chi2, p_value, flag = sample_ratio_mismatch([s.users for _, s in group_statistics],
+                                                    [g.weight for g in offering.groups])
+        srm.append({"offering_id": offering.offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
+        values = {
+            "invalid_assignments": population.invalid_by_offering.get(offering.db_id, 0),
+            "multi_group_users": population.multi_group_users.get(offering.db_id, 0),
+            "pre_assignment_events": offering_counters.pre_assignment_events,
+            "orphan_refunds": offering_counters.orphan_refunds,
+            "attribution_mismatches": offering_counters.attribution_mismatches,
+            "unknown_currency_events": offering_counters.unknown_currency_events,
+        }
+        quality += [{"offering_id": offering.offering_id, "counter": n, "count": values[n]} for n in OFFERING_COUNTERS]
+    return RunResult(summary, products, quality, comparisons, srm)
+
+
+def summarise_group(offering: Offering, group: Group, control: Group | None, users: list[UserResult],
+                    alpha: float, rates: dict[str, float]) -> tuple[dict, SufficientStatistics]:
+    """One summary.csv row; `users` are in byte-wise user-id order, the order of every sum."""
+    n = len(users)
+    converters = sum(1 for u in users if u.converted)
+    trial_starters = sum(1 for u in users if u.trial_started)
+    trial_converters = sum(1 for u in users if u.trial_converted)
+    gross = refunded = net = net_squares = 0.0
+    for user in users:
+        gross += user.gross
+        refunded += user.refunded
+        net += user.net
+        net_squares += user.net * user.net
+    statistics = SufficientStatistics(n, converters, net, net_squares)
+    row = {
+        "offering_id": offering.offering_id, "group": group.name,
+        "is_control": control is not None and group is control, "weight": group.weight,
+        "users": n, "converters": converters,
+        "conversion_rate": None, "conversion_ci_low": None, "conversion_ci_high": None,
+        "trial_starters": trial_starters, "trial_converters": trial_converters,
+        "trial_conversion_rate": trial_converters / trial_starters if trial_starters else None,
+        "paywall_viewers": sum(1 for u in users if u.viewed_paywall),
+        "purchases": sum(u.purchases for u in users),
+        "renewals": sum(u.renewals for u in users),
+        "refunds": sum(u.refunds for u in users),
+        "gross_revenue": gross, "refunded_revenue": refunded, "net_revenue": net,
+        "arpu": net / n if n else None,
+        "arpu_sd": math.sqrt(sample_variance(statistics)) if n >= 2 else None,
+        "arppu": net / converters if converters else None,
+    }
+    if n:
+        z = normal_quantile(1 - alpha / 2)
+        row["conversion_rate"] = converters / n
+        row["conversion_ci_low"], row["conversion_ci_high"] = wilson_interval(converters, n, z)
+    return row, statistics
+
+
+def product_rows(offering: Offering, group: Group, users: list[UserResult], rates: dict[str, float]) -> list[dict]:
+    """products.csv rows of one group: per product id, counts and net revenue converted once
+    per (group, product, currency)."""
+    totals: dict[str, list] = {}
+    for user in users:
+        for product_id, (purchases, renewals, refunds, micros) in user.products.items():
+            total = totals.setdefault(product_id, [0, 0, 0, {}])
+            total[0] += purchases
+            total[1] += renewals
+            total[2] += refunds
+            for currency, amount in micros.items():
+                total[3][currency] = total[3].get(currency, 0) + amount
+    return [
+        {"offering_id": offering.offering_id, "group": group.name, "product_id": product_id,
+         "purchases": t[0], "renewals": t[1], "refunds": t[2], "net_revenue": micros_to_report(t[3], rates)}
+        for product_id, t in sorted(totals.items(), key=lambda item: byte_key(item[0]))
+    ]
+
+
+# =============================================================================================
+# The `stats` seam (§3.1): comparisons and SRM from per-group sufficient statistics
+# =============================================================================================
+
+AGG_COLUMNS = ("offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares")
+
+
+def run_stats(path: Path, alpha: float) -> tuple[list[dict], list[dict]]:
+    try:
+        data = strip_bom(read_input_bytes(path))
+    except CorruptGzip as error:
+        raise ReferenceError_(f"{path}: {error}") from error
+    records = list(iter_csv_records(data))
+    if not records:
+        raise ReferenceError_(f"{path}: empty file, a header row is required")
+    header = [raw.decode("utf-8", "replace") for raw, _ in records[0].fields]
+    for column in AGG_COLUMNS:
+        if column not in header:
+            raise ReferenceError_(f"{path}: missing column '{column}'")
+    offerings: dict[str, list[tuple[str, bool, float, SufficientStatistics]]] = {}
+    for record in records[1:]:
+        where = f"{path}:{record.line}"
+        if not record.well_formed or len(record.fields) != len(header):
+            raise ReferenceError_(f"{where}: expected {len(header)} fields in RFC 4180 CSV")
+        cells = dict(zip(header, (raw.decode("utf-8", "replace") for raw, _ in record.fields)))
+        is_control = cells["is_control"].lower()
+        if is_control not in ("true", "false", "1", "0"):
+            raise ReferenceError_(f"{where}: is_control must be true or false")
+        users, converters = parse_table_int(cells["users"]), parse_table_int(cells["converters"])
+        weight = parse_table_real(cells["weight"])
+        total, squares = parse_table_real(cells["revenue_sum"]), parse_table_real(cells["revenue_sum_squares"])
+        if users is None or converters is None or users < 0 or not 0 <= converters <= users:
+            raise ReferenceError_(f"{where}: users and converters must be integers with 0 <= converters <= users")
+        if weight is None or weight < 0 or total is None or squares is None or squares < 0:
+            raise ReferenceError_(f"{where}: weight, revenue_sum and revenue_sum_squares must be numbers")
+        if cells["offering_id"] == "" or cells["group"] == "":
+            raise ReferenceError_(f"{where}: offering_id and group must not be empty")
+        rows = offerings.setdefault(cells["offering_id"], [])
+        if any(r[0] == cells["group"] for r in rows):
+            raise ReferenceError_(f"{where}: group {cells['group']} given twice for {cells['offering_id']}")
+        rows.append((cells["group"], is_control in ("true", "1"), weight,
+                     SufficientStatistics(users, converters, total, squares)))
+    comparisons, srm = [], []
+    for offering_id in sorted(offerings, key=byte_key):
+        rows = offerings[offering_id]
+        controls = [r for r in rows if r[1]]
+        if len(controls) != 1:
+            raise ReferenceError_(f"{path}: offering {offering_id} must have exactly one is_control row, has {len(controls)}")
+        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha):
+            comparisons.append({"offering_id": offering_id, **row})
+        chi2, p_value, flag = sample_ratio_mismatch([r[3].users for r in rows], [r[2] for r in rows])
+        srm.append({"offering_id": offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
+    return comparisons, srm
+
+
+# =============================================================================================
+# Writers (§3)
+# =============================================================================================
+
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def format_number(value: float) -> str:
+    """Shortest round-trip text; integral values without `.0`; -0 as 0; non-finite empty (D2)."""
+    if not math.isfinite(value):
+        return ""
+    if value == 0:
+        return "0"
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def format_cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_number(value)
+    text = str(value)
+    if text.startswith(FORMULA_TRIGGERS):
+        text = "'" + text
+    if any(char in text for char in ',"\r\n'):
+        text = '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def write_csv(path: Path, columns: Iterable[str], rows: list[dict]) -> None:
+    """RFC 4180: header row, CRLF line endings (Decision D20), UTF-8."""
+    columns = list(columns)
+    lines = [",".join(columns)]
+    lines += [",".join(format_cell(row[c]) for c in columns) for row in rows]
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-8"))
+    os.replace(temporary, path)
+
+
+# =============================================================================================
+# Command line
+# =============================================================================================
+
+def _fail(message: str) -> int:
+    print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "stats":
+        parser = argparse.ArgumentParser(prog=f"{PROGRAM} stats",
+                                         description="comparisons.csv and srm.csv from per-group sufficient statistics (§3.1)")
+        parser.add_argument("input", type=Path, help="AGG.csv")
+        parser.add_argument("--out", type=Path, required=True, help="output folder (created if needed)")
+        parser.add_argument("--alpha", type=float, default=0.05)
+        options = parser.parse_args(argv[1:])
+        try:
+            if not 0 < options.alpha < 1:
+                raise ReferenceError_(f"--alpha must be between 0 and 1, got {options.alpha}")
+            comparisons, srm = run_stats(options.input, options.alpha)
+            options.out.mkdir(parents=True, exist_ok=True)
+            write_csv(options.out / "comparisons.csv", COMPARISONS_COLUMNS, comparisons)
+            write_csv(options.out / "srm.csv", SRM_COLUMNS, srm)
+        except ReferenceError_ as error:
+            return _fail(str(error))
+        except OSError as error:
+            return _fail(f"{getattr(error, 'filename', '') or ''}: {error.strerror or error}")
+        return 0
+
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="Reference implementation of the OfferLab analysis contract: writes summary.csv, "
+                    "products.csv, quality.csv, comparisons.csv and srm.csv for a job file.",
+        epilog=f"Also: {PROGRAM} stats AGG.csv --out DIR [--alpha A]")
+    parser.add_argument("job", type=Path, help="the job file (YAML)")
+    parser.add_argument("--out", type=Path,
+                        help="output folder (default: the job's output/<YYYY-MM-DD of as_of>/)")
+    parser.add_argument("--as-of", dest="as_of", help="overrides the job's as_of")
+    options = parser.parse_args(argv)
+    try:
+        if not options.job.is_file():
+            raise ReferenceError_(f"{options.job}: job file not found")
+        job = load_job(options.job, options.as_of)
+        result = run_job(job)
+        if options.out is not None:
+            out = options.out
+        elif job.output is not None:
+            out = job.output / format_utc_date(job.as_of)
+        else:
+            raise ReferenceError_(f"{options.job}: no --out and no 'output' key")
+        out.mkdir(parents=True, exist_ok=True)
+        write_csv(out / "summary.csv", SUMMARY_COLUMNS, result.summary)
+        write_csv(out / "products.csv", PRODUCTS_COLUMNS, result.products)
+        write_csv(out / "quality.csv", QUALITY_COLUMNS, result.quality)
+        write_csv(out / "comparisons.csv", COMPARISONS_COLUMNS, result.comparisons)
+        write_csv(out / "srm.csv", SRM_COLUMNS, result.srm)
+    except ReferenceError_ as error:
+        return _fail(str(error))
+    except OSError as error:
+        return _fail(f"{getattr(error, 'filename', '') or ''}: {error.strerror or error}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
