@@ -14,7 +14,7 @@ import Testing
     @Test func undefinedIsEmptyAndBooleansAreWords() {
         var table = ResultTable(name: "t", columns: [("a", .real), ("b", .bool), ("c", .bool), ("d", .integer)], keys: ["a"])
         table.rows = [[.real(nil), .bool(true), .bool(false), .integer(-3)], [.real(.nan), .bool(nil), .bool(true), .integer(0)]]
-        #expect(CSVWriter.csv(table) == "a,b,c,d\n,true,false,-3\n,,true,0\n")
+        #expect(CSVWriter.csv(table) == "a,b,c,d\r\n,true,false,-3\r\n,,true,0\r\n")
     }
 
     @Test(arguments: [

@@ -1,12 +1,12 @@
-/// Formats output tables as CSV: RFC 4180, header row, `.` decimal point, the shortest text
+/// Formats output tables as CSV: RFC 4180 (CRLF between records), header row, `.` decimal point, the shortest text
 /// that reads back as the same double, `true`/`false`, an empty field for no value, and text
 /// that a spreadsheet would run as a formula prefixed with `'`.
 public enum CSVWriter {
     public static func csv(_ table: ResultTable) -> String {
-        var output = table.columnNames.map(quoted).joined(separator: ",") + "\n"
+        var output = table.columnNames.map(quoted).joined(separator: ",") + "\r\n"
         for row in table.rows {
             output += row.map(field).joined(separator: ",")
-            output += "\n"
+            output += "\r\n"
         }
         return output
     }
