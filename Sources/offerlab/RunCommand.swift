@@ -27,12 +27,15 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Override the job's output folder.")
     var output: String?
 
+    @Option(help: "Override the job's SQLite database file.")
+    var database: String?
+
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
     func run() throws {
         try runReportingErrors {
-            let job = try JobLoader.load(path: job, asOf: asOf, output: output)
+            let job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database)
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
             let report = try NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")

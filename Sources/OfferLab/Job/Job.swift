@@ -51,10 +51,13 @@ public enum JobLoader {
         "database", "rejects_per_reason", "lock_timeout_seconds",
     ]
 
-    /// Loads `path`. `asOf` and `output` (from the command line) override the file.
+    /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
     /// `now` gives the default `as_of` (today 00:00 UTC).
     /// - Throws: `OfferLabError` (`.configuration`) with one line naming the problem.
-    public static func load(path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, now: Date = Date()) throws -> Job {
+    public static func load(
+        path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, database databaseOverride: String? = nil,
+        now: Date = Date()
+    ) throws -> Job {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -153,7 +156,7 @@ public enum JobLoader {
         guard lockTimeout >= 0 else { throw OfferLabError(.configuration, "job file \(path): lock_timeout_seconds must not be negative") }
 
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
-        let databasePath = resolve(try reader.requiredText("database"), against: folder)
+        let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
 
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
