@@ -17,7 +17,7 @@ public struct GeneratorConfiguration: Sendable {
     /// Replace `tables/`, `logs/` and `job.yaml` of an earlier run in `outputDirectory`.
     public var overwrite: Bool
 
-    public static let defaultStart = CivilDate(year: 2026, month: 3, day: 1)!
+    public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
 
     public init(
         outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14,

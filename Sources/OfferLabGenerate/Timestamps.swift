@@ -24,6 +24,14 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
         self.day = day
     }
 
+    /// A date known to be valid (constants).
+    init(checkedYear year: Int, month: Int, day: Int) {
+        precondition(CivilDate(year: year, month: month, day: day) != nil, "invalid date constant")
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
     /// Parses `YYYY-MM-DD`; nil for anything else or an impossible date.
     public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

@@ -45,10 +45,14 @@ struct GenerateCommand: ParsableCommand {
             throw ValidationError(error.description)
         }
         let report = try DataSetGenerator.generate(configuration)
-        let megabytes = Double(report.totalBytes) / 1_000_000
-        let logFiles = report.logs.files
+        func megabytes(_ bytes: Int64) -> String {
+            let tenths = (bytes + 50_000) / 100_000
+            return "\(tenths / 10).\(tenths % 10) MB"
+        }
+        let size = "\(megabytes(report.totalBytes)); logs \(megabytes(report.logs.uncompressedBytes)) uncompressed"
+        let otherFiles = report.files.count - report.logs.files
         print("Wrote \(report.users) users, \(report.assignmentRows) assignment rows and \(report.logs.lines) log lines")
-        print("  in \(logFiles) log files + 6 other files, \(String(format: "%.1f", megabytes)) MB, to \(report.outputDirectory)/")
+        print("  in \(report.logs.files) log files + \(otherFiles) other files (\(size)) to \(report.outputDirectory)/")
         print("Job file: \(report.jobFile) (as_of \(report.asOf))")
     }
 }
