@@ -21,7 +21,7 @@ struct Breakage {
     static let none = Breakage()
 }
 
-/// The user and event a line describes, and the period.
+/// The user and the event a line describes.
 struct LineSubject {
     var user: UserProfile
     var event: SimEvent
@@ -103,7 +103,7 @@ struct LineEncoder {
 
     /// Encodes one event as a JSON line into `line`.
     mutating func encodeJSON(
-        _ subject: LineSubject, breakage: Breakage, configuration: GeneratorConfiguration, random: inout SplitMix64
+        _ subject: LineSubject, breakage: Breakage, random: inout SplitMix64
     ) {
         let user = subject.user
         let event = subject.event
@@ -326,7 +326,7 @@ struct LineEncoder {
 
     /// Encodes one event as a CSV row (columns of `LogFile.csvHeader`) into `line`.
     mutating func encodeCSV(
-        _ subject: LineSubject, breakage: Breakage, configuration: GeneratorConfiguration, random: inout SplitMix64
+        _ subject: LineSubject, breakage: Breakage, random: inout SplitMix64
     ) {
         let user = subject.user
         let event = subject.event

@@ -106,8 +106,8 @@ struct LogShardWriter {
 
     private mutating func write(_ subject: LineSubject, to file: LogFile, random: inout SplitMix64) throws {
         switch file.format {
-        case .jsonLines: encoder.encodeJSON(subject, breakage: .none, configuration: configuration, random: &random)
-        case .csv: encoder.encodeCSV(subject, breakage: .none, configuration: configuration, random: &random)
+        case .jsonLines: encoder.encodeJSON(subject, breakage: .none, random: &random)
+        case .csv: encoder.encodeCSV(subject, breakage: .none, random: &random)
         }
         try file.appendLine(encoder.line)
     }
@@ -131,15 +131,15 @@ struct LogShardWriter {
             line.appendASCII(literal)
             try file.appendLine(line)
         case .truncated:
-            encoder.encodeJSON(subject, breakage: .none, configuration: configuration, random: &random)
+            encoder.encodeJSON(subject, breakage: .none, random: &random)
             let cut = 1 + random.below(encoder.line.count - 1)
             try file.appendLine(Array(encoder.line[..<cut]))
         case .broken:
             switch file.format {
             case .jsonLines:
-                encoder.encodeJSON(subject, breakage: malformation.breakage, configuration: configuration, random: &random)
+                encoder.encodeJSON(subject, breakage: malformation.breakage, random: &random)
             case .csv:
-                encoder.encodeCSV(subject, breakage: malformation.breakage, configuration: configuration, random: &random)
+                encoder.encodeCSV(subject, breakage: malformation.breakage, random: &random)
             }
             try file.appendLine(encoder.line)
         }
