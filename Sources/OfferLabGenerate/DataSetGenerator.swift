@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+
+/// One file of a generated data set.
+public struct GeneratedFile: Sendable, Hashable {
+    /// Path relative to the output folder (`logs/2026/03/01/events-0.jsonl.gz`).
+    public var path: String
+    /// Size on disk.
+    public var bytes: Int64
+}
+
+/// What `DataSetGenerator.generate` wrote.
+public struct GenerationReport: Sendable {
+    public var outputDirectory: String
+    /// Path of `job.yaml`.
+    public var jobFile: String
+    /// `as_of` of the job (the end of the period), `YYYY-MM-DDTHH:MM:SSZ`.
+    public var asOf: String
+    public var users: Int
+    /// Rows of `user_offering_assignments` (invalid, duplicate and late rows included).
+    public var assignmentRows: Int
+    public var logs: LogCounts
+    /// Every file written, sorted by path.
+    public var files: [GeneratedFile]
+
+    public var totalBytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
+}
+
+/// Writes a synthetic, deterministic OfferLab data set: the offering tables, gzipped purchase
+/// logs per day, and a job file (see `docs/generator.md` for what it contains).
+///
+/// The same configuration gives byte-identical files, whatever `jobs` is: every user has its
+/// own random stream (seed ⊕ user index), and each log file is written by one worker from the
+/// users of its shard in index order. Memory does not grow with the number of users.
+public enum DataSetGenerator {
+    /// Log files per day (user shards).
+    public static let shardCount = 4
+
+    /// Generates the data set. Throws a `GeneratorError` for a bad setting or an output folder
+    /// that already holds a data set (unless `overwrite`), and the writer's error when a file
+    /// cannot be written.
+    public static func generate(_ configuration: GeneratorConfiguration) throws -> GenerationReport {
+        try configuration.validate()
+        let out = configuration.outputDirectory
+        try prepare(configuration)
+
+        let tableFiles = try TableWriter.writeOfferingTables(into: out)
+
+        // The assignments table and the log shards, on `jobs` threads.
+        enum Work: Sendable {
+            case assignments
+            case shard(Int)
+        }
+        let work: [Work] = (0..<shardCount).map { .shard($0) } + [.assignments]
+        let results = Mutex<(next: Int, rows: Int, logs: LogCounts, error: (any Error)?)>((0, 0, LogCounts(), nil))
+        let width = min(configuration.jobs, work.count)
+        DispatchQueue.concurrentPerform(iterations: width) { _ in
+            while true {
+                let item: Work? = results.withLock { state in
+                    guard state.error == nil, state.next < work.count else { return nil }
+                    state.next += 1
+                    return work[state.next - 1]
+                }
+                guard let item else { return }
+                do {
+                    switch item {
+                    case .assignments:
+                        let rows = try TableWriter.writeAssignments(configuration: configuration)
+                        results.withLock { $0.rows = rows }
+                    case .shard(let shard):
+                        var writer = LogShardWriter(configuration: configuration, shard: shard, shardCount: shardCount)
+                        let counts = try writer.run()
+                        results.withLock { $0.logs = $0.logs + counts }
+                    }
+                } catch {
+                    results.withLock { if $0.error == nil { $0.error = error } }
+                }
+            }
+        }
+        let (rows, logs, failure) = results.withLock { ($0.rows, $0.logs, $0.error) }
+        if let failure { throw failure }
+
+        let jobPath = out + "/" + JobFile.name
+        guard FileManager.default.createFile(atPath: jobPath, contents: Data(JobFile.text(configuration: configuration).utf8))
+        else { throw GeneratorError("cannot write the job file", path: jobPath) }
+
+        var files: [GeneratedFile] = []
+        for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
+            files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
+        }
+        for day in 0...configuration.days {
+            for shard in 0..<shardCount {
+                let relative = LogShardWriter.relativePath(day: day, shard: shard, configuration: configuration)
+                if FileManager.default.fileExists(atPath: out + "/" + relative) {
+                    files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
+                }
+            }
+        }
+        files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return GenerationReport(
+            outputDirectory: out, jobFile: jobPath, asOf: configuration.asOfText, users: configuration.users,
+            assignmentRows: rows, logs: logs, files: files)
+    }
+
+    /// Creates the folders. An existing `tables/`, `logs/` or `job.yaml` is an error unless
+    /// `overwrite`, which removes exactly those three (nothing else in the folder).
+    private static func prepare(_ configuration: GeneratorConfiguration) throws {
+        let manager = FileManager.default
+        let out = configuration.outputDirectory
+        let owned = [TableWriter.folder, "logs", JobFile.name]
+        for name in owned where manager.fileExists(atPath: out + "/" + name) {
+            guard configuration.overwrite else {
+                throw GeneratorError(
+                    "already holds a data set (\(name)); choose another folder or pass --force to replace it", path: out)
+            }
+            do {
+                try manager.removeItem(atPath: out + "/" + name)
+            } catch {
+                throw GeneratorError("cannot remove \(name): \(error.localizedDescription)", path: out)
+            }
+        }
+        do {
+            try manager.createDirectory(atPath: out + "/" + TableWriter.folder, withIntermediateDirectories: true)
+            for day in 0...configuration.days {
+                let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
+                try manager.createDirectory(
+                    atPath: out + "/" + LogShardWriter.dayFolder(date), withIntermediateDirectories: true)
+            }
+        } catch {
+            throw GeneratorError("cannot create the output folders: \(error.localizedDescription)", path: out)
+        }
+    }
+
+    private static func size(of path: String) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}

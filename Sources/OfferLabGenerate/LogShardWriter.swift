@@ -1,0 +1,164 @@
+import OfferLabIngest
+
+/// Writes the log files of one shard of users (user index ≡ shard mod `shardCount`) for every
+/// day of the period: `logs/YYYY/MM/DD/events-<shard>.jsonl.gz` (or `.csv.gz` on some days).
+///
+/// A shard's files depend only on its users, so shards can be written in parallel and the
+/// bytes do not depend on the number of threads. Memory: one `LogFile` per day.
+struct LogShardWriter {
+    let configuration: GeneratorConfiguration
+    let shard: Int
+    let shardCount: Int
+    private var files: [LogFile?]
+    private var counts = LogCounts()
+    private var encoder = LineEncoder()
+    private var simulator: UserSimulator
+
+    /// About one line in 1 250 is an extra malformed copy of an event (plus the fixed showcase).
+    static let malformedChance = 0.0008
+    static let blankLineChance = 0.001
+    /// Uncompressed bytes per gzip member in multi-member files.
+    static let memberSize = 4 << 20
+
+    init(configuration: GeneratorConfiguration, shard: Int, shardCount: Int) {
+        self.configuration = configuration
+        self.shard = shard
+        self.shardCount = shardCount
+        files = Array(repeating: nil, count: configuration.days + 1)
+        simulator = UserSimulator(configuration: configuration)
+    }
+
+    /// The folder of a day, relative to the output folder: `logs/YYYY/MM/DD`.
+    static func dayFolder(_ date: CivilDate) -> String {
+        let text = date.description
+        return "logs/" + text.replacingOccurrences(of: "-", with: "/")
+    }
+
+    /// Whether the file of (day, shard) is a CSV log, and its other quirks: fixed patterns,
+    /// so that the first day already has one file of each kind.
+    static func isCSV(day: Int, shard: Int) -> Bool { (day + shard) % 5 == 2 }
+    static func usesCRLF(day: Int, shard: Int) -> Bool { (day + 2 * shard) % 3 == 0 }
+    static func isMultiMember(day: Int, shard: Int) -> Bool { (3 * day + shard) % 4 == 1 }
+    static func omitsFinalNewline(day: Int, shard: Int) -> Bool { (5 * day + shard) % 7 == 3 }
+
+    static func relativePath(day: Int, shard: Int, configuration: GeneratorConfiguration) -> String {
+        let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
+        let name = isCSV(day: day, shard: shard) ? "events-\(shard).csv.gz" : "events-\(shard).jsonl.gz"
+        return dayFolder(date) + "/" + name
+    }
+
+    private mutating func file(day: Int) -> LogFile {
+        if let file = files[day] { return file }
+        let file = LogFile(
+            path: configuration.outputDirectory + "/" + Self.relativePath(day: day, shard: shard, configuration: configuration),
+            format: Self.isCSV(day: day, shard: shard) ? .csv : .jsonLines,
+            usesCRLF: Self.usesCRLF(day: day, shard: shard),
+            omitsFinalNewline: Self.omitsFinalNewline(day: day, shard: shard),
+            memberSize: Self.isMultiMember(day: day, shard: shard) ? Self.memberSize : nil,
+            level: configuration.compressionLevel)
+        files[day] = file
+        return file
+    }
+
+    /// Simulates and writes every user of the shard, then the showcase lines, then closes the files.
+    mutating func run() throws -> LogCounts {
+        let start = configuration.startMicros
+        let asOf = configuration.asOfMicros
+        for index in stride(from: shard, to: configuration.users, by: shardCount) {
+            var random = SplitMix64(seed: configuration.seed, stream: UInt64(index))
+            let user = UserProfile(index: index, configuration: configuration, random: &random)
+            simulator.simulate(user, random: &random)
+            for event in simulator.events {
+                let received = event.time + event.receiveDelay
+                let day = max(0, Int((received - start) / Micros.day))
+                guard day <= configuration.days else { continue }
+                let file = file(day: day)
+                let subject = LineSubject(user: user, event: event)
+                if file.format == .jsonLines && random.chance(Self.blankLineChance) { file.appendBlankLine() }
+                try write(subject, to: file, random: &random)
+                switch event.delivery {
+                case .original: counts.events += 1
+                case .redelivery: counts.redeliveries += 1
+                case .resend: counts.resends += 1
+                }
+                if user.isSandboxTester { counts.sandboxLines += 1 }
+                if !event.kind.isKnown { counts.unknownTypeLines += 1 }
+                if event.time >= asOf { counts.afterEndLines += 1 }
+                if random.chance(Self.malformedChance) { try writeMalformed(subject, to: file, random: &random) }
+            }
+        }
+        try writeShowcase()
+        counts.camelCaseLines = encoder.camelCaseLines
+        counts.bothSpellingLines = encoder.bothSpellingLines
+        for file in files {
+            guard let file else { continue }
+            if try file.finish() {
+                counts.files += 1
+                if file.members > 1 { counts.multiMemberFiles += 1 }
+                counts.lines += file.lines
+                counts.blankLines += file.blankLines
+                if file.format == .csv { counts.csvRows += file.lines }
+                counts.uncompressedBytes += Int64(file.uncompressedBytes)
+            }
+        }
+        return counts
+    }
+
+    private mutating func write(_ subject: LineSubject, to file: LogFile, random: inout SplitMix64) throws {
+        switch file.format {
+        case .jsonLines: encoder.encodeJSON(subject, breakage: .none, random: &random)
+        case .csv: encoder.encodeCSV(subject, breakage: .none, random: &random)
+        }
+        try file.appendLine(encoder.line)
+    }
+
+    private mutating func writeMalformed(_ subject: LineSubject, to file: LogFile, random: inout SplitMix64) throws {
+        let malformation: Malformation
+        switch file.format {
+        case .jsonLines: malformation = Malformation.json(for: subject.event, random: &random)
+        case .csv: malformation = Malformation.csv(for: subject.event, random: &random)
+        }
+        // Malformed lines are not counted as camelCase/both-spelling lines.
+        let camel = encoder.camelCaseLines
+        let both = encoder.bothSpellingLines
+        defer {
+            encoder.camelCaseLines = camel
+            encoder.bothSpellingLines = both
+        }
+        switch malformation.shape {
+        case .notAnObject(let literal):
+            var line: [UInt8] = []
+            line.appendASCII(literal)
+            try file.appendLine(line)
+        case .truncated:
+            encoder.encodeJSON(subject, breakage: .none, random: &random)
+            let cut = 1 + random.below(encoder.line.count - 1)
+            try file.appendLine(Array(encoder.line[..<cut]))
+        case .broken:
+            switch file.format {
+            case .jsonLines:
+                encoder.encodeJSON(subject, breakage: malformation.breakage, random: &random)
+            case .csv:
+                encoder.encodeCSV(subject, breakage: malformation.breakage, random: &random)
+            }
+            try file.appendLine(encoder.line)
+        }
+        counts.malformed[malformation.reason, default: 0] += 1
+    }
+
+    /// The fixed malformed lines: JSON ones in shard 0's first file, CSV ones in shard 2's
+    /// (a CSV log on the first day).
+    private mutating func writeShowcase() throws {
+        var lines: [Showcase.Line] = []
+        if shard == 0 { lines += Showcase.jsonLines(start: configuration.startMicros) }
+        if shard == 2 % shardCount && Self.isCSV(day: 0, shard: shard) {
+            lines += Showcase.csvLines(start: configuration.startMicros)
+        }
+        guard !lines.isEmpty else { return }
+        let file = file(day: 0)
+        for line in lines {
+            try file.appendLine(Array(line.text.utf8))
+            counts.malformed[line.reason, default: 0] += 1
+        }
+    }
+}
