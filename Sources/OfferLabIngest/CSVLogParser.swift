@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Parses the records of a CSV log into a reused `LogRecord`.
+///
+/// The header names the fields with the JSON keys (snake_case or camelCase; the snake_case
+/// column wins when both have a value; a repeated column: its last non-empty cell counts). Every value is
+/// text: an empty or NULL cell is absent; `ts` is epoch milliseconds when it is all digits, else
+/// the timestamp grammar; `price` is a numeric string. The checks are those of
+/// `JSONLineParser` (without `invalidJSON`), after two of their own: a record that is too long
+/// is `lineTooLong`, one whose field count differs from the header's (or cut inside quotes)
+/// is `invalidCSV`.
+public struct CSVLogParser: Sendable {
+    /// (column index, field slot) for every column that names a known field.
+    private let columns: [(column: Int, slot: Int)]
+
+    /// Maps the header's column names to the known fields; unknown columns are ignored.
+    public init(header: [String]) {
+        var columns: [(column: Int, slot: Int)] = []
+        for (index, name) in header.enumerated() {
+            let slot = LogFieldSlot.match(name)
+            if slot >= 0 { columns.append((index, slot)) }
+        }
+        self.columns = columns
+    }
+
+    /// Parses `row` into `record`.
+    ///
+    /// - Returns: nil when the row is a valid event (the record is filled), otherwise the first
+    ///   malformed reason (the record's fields are then unspecified).
+    public func parse(_ row: TableRow, into record: inout LogRecord) -> MalformedReason? {
+        switch row.problem {
+        case .tooLong: return .lineTooLong
+        case .fieldCount, .unterminatedQuote: return .invalidCSV
+        case nil: break
+        }
+        var total = 0
+        for (column, _) in columns { total += row.bytes(at: column).count }
+        var text: [UInt8] = []
+        swap(&text, &record.text)
+        text.removeAll(keepingCapacity: true)
+        text.append(contentsOf: repeatElement(0, count: total))
+        let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
+            slots in
+            var values = LogFieldValues(slots: slots.baseAddress!)
+            return text.withUnsafeMutableBufferPointer { buffer -> MalformedReason? in
+                let out = buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
+                var written = 0
+                for (column, slot) in columns {
+                    let cell = row.bytes(at: column)
+                    // An empty or NULL cell is absent: it does not hide an earlier column.
+                    guard let source = cell.baseAddress, cell.count > 0 else { continue }
+                    memcpy(out + written, source, cell.count)
+                    values.set(slot, FieldValue(kind: .string, start: written, end: written + cell.count))
+                    written += cell.count
+                }
+                return values.resolve(text: out, csv: true, into: &record)
+            }
+        }
+        swap(&text, &record.text)
+        return reason
+    }
+}
