@@ -38,7 +38,7 @@ public struct CSVLogParser: Sendable {
         case nil: break
         }
         var total = 0
-        for (column, _) in columns { total += row.bytes(at: column).count }
+        for (column, _) in columns where !row.isNull(column) { total += row.bytes(at: column).count }
         var text: [UInt8] = []
         swap(&text, &record.text)
         text.removeAll(keepingCapacity: true)
@@ -49,7 +49,7 @@ public struct CSVLogParser: Sendable {
             return text.withUnsafeMutableBufferPointer { buffer -> MalformedReason? in
                 let out = buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
                 var written = 0
-                for (column, slot) in columns {
+                for (column, slot) in columns where !row.isNull(column) {
                     let cell = row.bytes(at: column)
                     // An empty or NULL cell is absent: it does not hide an earlier column.
                     guard let source = cell.baseAddress, cell.count > 0 else { continue }
