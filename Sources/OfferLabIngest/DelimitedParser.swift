@@ -13,8 +13,8 @@ struct DelimitedParser {
     var expectedFieldCount: Int?
 
     /// Decoded bytes of the current record's fields.
-    private var bytes: [UInt8] = []
-    private var spans: [FieldSpan] = []
+    private var bytes = GrowableBuffer<UInt8>(capacity: 4096)
+    private var spans = GrowableBuffer<FieldSpan>(capacity: 64)
     /// The current record's raw bytes from earlier chunks (when `keepRawBytes`).
     private var rawCarry: [UInt8] = []
     private var byteOrderMark = ByteOrderMarkSkipper()
@@ -201,8 +201,8 @@ struct DelimitedParser {
             }
             if storing && carriedLength > maxRecordLength + 1 {
                 storing = false
-                bytes.removeAll(keepingCapacity: true)
-                spans.removeAll(keepingCapacity: true)
+                bytes.removeAll()
+                spans.removeAll()
                 fieldStart = 0
             }
         }
@@ -211,7 +211,7 @@ struct DelimitedParser {
 
     @inline(__always)
     private mutating func append(_ source: UnsafePointer<UInt8>, _ count: Int) {
-        if storing { bytes.append(contentsOf: UnsafeBufferPointer(start: source, count: count)) }
+        if storing { bytes.append(source, count: count) }
     }
 
     @inline(__always)
@@ -236,7 +236,7 @@ struct DelimitedParser {
                 }
             }
             if fieldCount == 0 {
-                firstFieldBlank = !fieldQuoted && bytes[fieldStart..<end].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+                firstFieldBlank = !fieldQuoted && LineSplitter.isBlank(UnsafeRawBufferPointer(start: bytes.base + fieldStart, count: length))
             }
             spans.append(FieldSpan(start: fieldStart, end: end, isNull: isNull))
             fieldStart = end
@@ -292,25 +292,26 @@ struct DelimitedParser {
         } else {
             rawInChunk = UnsafeRawBufferPointer(start: nil, count: 0)
         }
-        return try bytes.withUnsafeBufferPointer { bytesBuffer in
-            try spans.withUnsafeBufferPointer { spansBuffer in
-                try rawCarry.withUnsafeBytes { carried in
-                    let raw = rawInChunk ?? UnsafeRawBufferPointer(rebasing: carried[0..<min(rawKept, carried.count)])
-                    return try body(
-                        TableRow(
-                            lineNumber: recordStartLine, count: count, problem: problem,
-                            bytes: bytesBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!,
-                            spans: spansBuffer.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                            spanCount: spanCount, raw: raw))
-                }
-            }
+        let bytesBase = UnsafePointer(bytes.base)
+        let spansBase = UnsafePointer(spans.base)
+        if let rawInChunk {
+            return try body(
+                TableRow(
+                    lineNumber: recordStartLine, count: count, problem: problem, bytes: bytesBase, spans: spansBase,
+                    spanCount: spanCount, raw: rawInChunk))
+        }
+        return try rawCarry.withUnsafeBytes { carried in
+            try body(
+                TableRow(
+                    lineNumber: recordStartLine, count: count, problem: problem, bytes: bytesBase, spans: spansBase,
+                    spanCount: spanCount, raw: UnsafeRawBufferPointer(rebasing: carried[0..<min(rawKept, carried.count)])))
         }
     }
 
     private mutating func resetRecord() {
-        bytes.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
-        rawCarry.removeAll(keepingCapacity: true)
+        bytes.removeAll()
+        spans.removeAll()
+        if !rawCarry.isEmpty { rawCarry.removeAll(keepingCapacity: true) }
         state = .fieldStart
         fieldStart = 0
         fieldQuoted = false
