@@ -19,6 +19,8 @@ public struct IngestError: Error, CustomStringConvertible, Sendable {
         /// A table or CSV log has no usable header row (for example it is longer than the
         /// record length limit).
         case invalidHeader
+        /// A table lacks a column the caller requires (`TableFileReader.requireColumns`).
+        case missingColumn
     }
 
     public var code: Code

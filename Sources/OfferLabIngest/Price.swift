@@ -88,6 +88,29 @@ public enum Price {
         return negative ? -magnitude : magnitude
     }
 
+    /// Whether `bytes` follow the number grammar `-?digits[.digits][(e|E)[+|-]digits]`.
+    public static func isNumber(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = bytes.count
+        @inline(__always) func digits() -> Bool {
+            let start = index
+            while index < count, bytes[index] &- 0x30 < 10 { index += 1 }
+            return index > start
+        }
+        if index < count, bytes[index] == 0x2D { index += 1 }
+        guard digits() else { return false }
+        if index < count, bytes[index] == 0x2E {
+            index += 1
+            guard digits() else { return false }
+        }
+        if index < count, bytes[index] == 0x65 || bytes[index] == 0x45 {
+            index += 1
+            if index < count, bytes[index] == 0x2B || bytes[index] == 0x2D { index += 1 }
+            guard digits() else { return false }
+        }
+        return index == count
+    }
+
     /// Parses a price; nil when the text is not a number or is out of range.
     public static func parseMicros(_ text: String) -> Int64? {
         var text = text

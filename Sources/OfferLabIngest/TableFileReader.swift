@@ -62,7 +62,7 @@ public final class TableFileReader {
         func takeHeader(_ row: TableRow) -> Bool {
             headerLine = row.lineNumber
             headerProblem = row.problem
-            header = (0..<row.count).map { row.withBytes(at: $0) { String(decoding: $0, as: UTF8.self) } }
+            header = (0..<row.spanCount).map { String(decoding: row.decodedBytes(at: $0), as: UTF8.self) }
             return false
         }
         while header == nil {
@@ -94,6 +94,20 @@ public final class TableFileReader {
     /// The index of the first column named `name` (exact bytes), or nil.
     public func columnIndex(_ name: String) -> Int? {
         header.firstIndex(of: name)
+    }
+
+    /// The index of each named column, in the order of `names`.
+    ///
+    /// - Throws: `IngestError` (`missingColumn`) naming the file and the first missing column.
+    public func requireColumns(_ names: [String]) throws -> [Int] {
+        try names.map { name in
+            guard let index = columnIndex(name) else {
+                throw IngestError(
+                    code: .missingColumn, path: path, message: "missing required column '\(name)'",
+                    line: headerLineNumber > 0 ? headerLineNumber : nil)
+            }
+            return index
+        }
     }
 
     /// Calls `body` with every record after the header, in file order. The row is only valid

@@ -49,6 +49,14 @@ public struct TableRow {
     let spanCount: Int
     let raw: UnsafeRawBufferPointer
 
+    /// The decoded bytes of a field that was kept, NULL or not (a NULL field's text: `\N`,
+    /// `NULL`, or nothing).
+    @inline(__always)
+    func decodedBytes(at index: Int) -> UnsafeRawBufferPointer {
+        let span = spans[index]
+        return UnsafeRawBufferPointer(start: bytes + span.start, count: span.end - span.start)
+    }
+
     /// Whether field `index` is NULL (or beyond the record's fields).
     @inline(__always)
     public func isNull(_ index: Int) -> Bool {
@@ -71,9 +79,65 @@ public struct TableRow {
     /// The field's decoded bytes (empty for NULL), valid only during the callback.
     @inline(__always)
     public func bytes(at index: Int) -> UnsafeRawBufferPointer {
-        guard index >= 0, index < spanCount else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let span = spans[index]
-        return UnsafeRawBufferPointer(start: bytes + span.start, count: span.end - span.start)
+        guard index >= 0, index < spanCount, !spans[index].isNull else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return decodedBytes(at: index)
+    }
+
+    /// A decimal integer (`-?digits`, nothing else), nil when NULL, empty, not that, or out of
+    /// range.
+    public func int64(at index: Int) -> Int64? {
+        let bytes = bytes(at: index)
+        guard !isNull(index), !bytes.isEmpty else { return nil }
+        var position = 0
+        let negative = bytes[0] == 0x2D
+        if negative { position = 1 }
+        guard position < bytes.count else { return nil }
+        var value: Int64 = 0
+        while position < bytes.count {
+            let digit = bytes[position] &- 0x30
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = negative ? times10.subtractingReportingOverflow(Int64(digit)) : times10.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            position += 1
+        }
+        return value
+    }
+
+    /// A boolean: `1`/`0` or `true`/`false` in any case; nil when NULL or anything else.
+    public func bool(at index: Int) -> Bool? {
+        let bytes = bytes(at: index)
+        guard !isNull(index) else { return nil }
+        func matches(_ word: StaticString) -> Bool {
+            guard bytes.count == word.utf8CodeUnitCount else { return false }
+            for position in 0..<bytes.count where bytes[position] | 0x20 != word.utf8Start[position] { return false }
+            return true
+        }
+        if bytes.count == 1 {
+            if bytes[0] == 0x31 { return true }
+            if bytes[0] == 0x30 { return false }
+            return nil
+        }
+        if matches("true") { return true }
+        if matches("false") { return false }
+        return nil
+    }
+
+    /// A finite decimal number (the JSON number grammar, leading zeros allowed), nil when NULL
+    /// or anything else (no `inf`, `nan`, hex or spaces).
+    public func double(at index: Int) -> Double? {
+        let bytes = bytes(at: index)
+        guard !isNull(index), Price.isNumber(bytes) else { return nil }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A timestamp in the grammar of `Timestamp.parse` (microseconds since the epoch), nil when
+    /// NULL or not that grammar.
+    public func timestamp(at index: Int) -> Int64? {
+        guard !isNull(index) else { return nil }
+        return Timestamp.parse(bytes(at: index))
     }
 
     /// The record as it is in the file, without its final line ending. For a record that is

@@ -45,6 +45,18 @@ import Testing
         #expect(reader.uncompressedBytes == 16)
     }
 
+    @Test func headerWithAFileNameAndComment() throws {
+        // FNAME (0x08) and FCOMMENT (0x10), as `gzip` writes without `-n`.
+        var bytes = Self.systemGzip
+        bytes[3] = 0x18
+        bytes.insert(contentsOf: Array("events.jsonl\0a comment\0".utf8), at: 10)
+        let folder = try TemporaryFolder()
+        let path = try folder.write("named.gz", bytes: bytes)
+        for bufferSize in [1, 4, 1 << 20] {
+            #expect(try readAll(path, bufferSize: bufferSize) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 5, 7, 64, 1 << 20])
     func multiMemberFileIsOneStreamWithABoundaryInsideALine(bufferSize: Int) throws {
         let folder = try TemporaryFolder()

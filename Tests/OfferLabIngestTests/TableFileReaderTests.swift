@@ -223,6 +223,62 @@ func readTable(
         #expect(reader.uncompressedBytes == 20)
     }
 
+    @Test func typedAccessors() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.tsv", text: """
+            id\tactive\tweight\tassigned_at
+            42\t1\t0.5\t2026-03-16 12:34:56
+            -9223372036854775808\tTRUE\t2\t2026-03-16T12:34:56Z
+            9223372036854775808\tFalse\t1e2\tNULL
+            007\t0\t-0.25\t2026-03-16
+            4 2\tyes\tinf\t
+            \t2\t0x10\tx
+            -\ttru\t.5\t1
+
+            """)
+        let reader = try TableFileReader(path: path, format: .tsv)
+        var ints: [Int64?] = []
+        var bools: [Bool?] = []
+        var doubles: [Double?] = []
+        var times: [Int64?] = []
+        try reader.forEachRow { row in
+            ints.append(row.int64(at: 0))
+            bools.append(row.bool(at: 1))
+            doubles.append(row.double(at: 2))
+            times.append(row.timestamp(at: 3))
+        }
+        let noon = TimestampTests.micros(2026, 3, 16, 12, 34, 56)
+        #expect(ints == [42, Int64.min, nil, 7, nil, nil, nil])
+        #expect(bools == [true, true, false, false, nil, nil, nil])
+        #expect(doubles == [0.5, 2, 100, -0.25, nil, nil, nil])
+        #expect(times == [noon, noon, nil, nil, nil, nil, nil])
+    }
+
+    @Test func nullFieldsHaveNoBytes() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "a,b\n\\N,\n")
+        let reader = try TableFileReader(path: path, format: .csv)
+        try reader.forEachRow { row in
+            #expect(row.isNull(0))
+            #expect(row.bytes(at: 0).isEmpty)
+            #expect(row.withBytes(at: 1) { $0.count } == 0)
+            #expect(row.int64(at: 0) == nil)
+            #expect(row.bool(at: 0) == nil)
+        }
+    }
+
+    @Test func requiredColumns() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("subscription_offerings.csv", text: "\nname,id,offering_id\n")
+        let reader = try TableFileReader(path: path, format: .csv)
+        #expect(try reader.requireColumns(["id", "offering_id", "name"]) == [1, 2, 0])
+        let error = #expect(throws: IngestError.self) { try reader.requireColumns(["id", "is_active"]) }
+        #expect(error?.code == .missingColumn)
+        #expect(error?.path == path)
+        #expect(error?.line == 2)
+        #expect(error?.description == "\(path):2: missing required column 'is_active'")
+    }
+
     @Test(arguments: [
         ("t.csv", TableFormat.csv), ("t.csv.gz", .csv), ("T.CSV", .csv), ("t.tsv", .tsv), ("dir/t.tsv.gz", .tsv),
         ("t.TSV.GZ", .tsv),
