@@ -42,12 +42,14 @@ public struct CSVLogParser: Sendable {
         var text: [UInt8] = []
         swap(&text, &record.text)
         text.removeAll(keepingCapacity: true)
-        text.append(contentsOf: repeatElement(0, count: total))
+        // One byte more than needed, so that the buffer always has an address.
+        text.append(contentsOf: repeatElement(0, count: total + 1))
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in
-            var values = LogFieldValues(slots: slots.baseAddress!)
+            guard let slotBase = slots.baseAddress else { return .invalidCSV }
+            var values = LogFieldValues(slots: slotBase)
             return text.withUnsafeMutableBufferPointer { buffer -> MalformedReason? in
-                let out = buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
+                guard let out = buffer.baseAddress else { return .invalidCSV }
                 var written = 0
                 for (column, slot) in columns where !row.isNull(column) {
                     let cell = row.bytes(at: column)
@@ -60,6 +62,7 @@ public struct CSVLogParser: Sendable {
                 return values.resolve(text: out, csv: true, into: &record)
             }
         }
+        text.removeLast()
         swap(&text, &record.text)
         return reason
     }

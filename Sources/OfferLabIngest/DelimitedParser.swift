@@ -49,7 +49,7 @@ struct DelimitedParser {
 
     init(format: TableFormat, maxRecordLength: Int, keepRawBytes: Bool) {
         self.format = format
-        self.maxRecordLength = max(maxRecordLength, 1)
+        self.maxRecordLength = min(max(maxRecordLength, 1), Int.max / 4)
         self.keepRawBytes = keepRawBytes
     }
 

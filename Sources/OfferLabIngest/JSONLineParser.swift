@@ -52,11 +52,12 @@ public struct JSONLineParser {
         var written = 0
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in
-            var values = LogFieldValues(slots: slots.baseAddress!)
+            guard let slotBase = slots.baseAddress, let lineBase = line.baseAddress else { return .invalidJSON }
+            var values = LogFieldValues(slots: slotBase)
             return text.withUnsafeMutableBufferPointer { buffer -> MalformedReason? in
                 // A non-empty buffer always has a base address; an empty line is invalid anyway.
                 guard let out = buffer.baseAddress, count > 0 else { return .invalidJSON }
-                guard scanObject(JSONScanner(line), out: out, written: &written, values: &values) else {
+                guard scanObject(JSONScanner(lineBase, count: count), out: out, written: &written, values: &values) else {
                     return .invalidJSON
                 }
                 return values.resolve(text: out, csv: false, into: &record)

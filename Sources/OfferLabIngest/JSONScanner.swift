@@ -14,10 +14,9 @@ struct JSONScanner {
     let n: Int
 
     @inline(__always)
-    init(_ bytes: UnsafeRawBufferPointer) {
-        // A zero-length buffer may have no base address; any valid pointer will do then.
-        p = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(bitPattern: 1)!
-        n = bytes.count
+    init(_ base: UnsafeRawPointer, count: Int) {
+        p = base.assumingMemoryBound(to: UInt8.self)
+        n = count
     }
 
     @inline(__always)

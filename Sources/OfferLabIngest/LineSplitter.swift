@@ -45,7 +45,7 @@ public struct LineSplitter {
 
     /// - Parameter maxLineLength: the longest line, in bytes, that is handed out whole.
     public init(maxLineLength: Int = LineSplitter.defaultMaxLineLength) {
-        self.maxLineLength = max(maxLineLength, 1)
+        self.maxLineLength = min(max(maxLineLength, 1), Int.max / 4)
     }
 
     /// Splits `chunk`, calling `body` for every complete non-blank line; the end of the chunk

@@ -53,7 +53,7 @@ public final class TableFileReader {
     ) throws {
         self.path = path
         self.format = format
-        self.maxRecordLength = max(maxRecordLength, 1)
+        self.maxRecordLength = min(max(maxRecordLength, 1), Int.max / 4)
         input = try InputFileReader(path: path, bufferSize: bufferSize)
         var parser = DelimitedParser(format: format, maxRecordLength: maxRecordLength, keepRawBytes: keepRawBytes)
         var header: [String]?

@@ -92,6 +92,11 @@ import Testing
         Self.expectSplit("        \t   \nx\n", maxLineLength: 3, [Split(number: 2, text: "x", tooLong: false)])
     }
 
+    @Test func extremeLimitsAreClamped() {
+        Self.expectSplit("ab\nc", maxLineLength: Int.max, [Split(number: 1, text: "ab", tooLong: false), Split(number: 2, text: "c", tooLong: false)])
+        Self.expectSplit("ab\nc", maxLineLength: 0, [Split(number: 1, text: "a", tooLong: true), Split(number: 2, text: "c", tooLong: false)])
+    }
+
     @Test func defaultLimitIsOneMebibyte() {
         #expect(LineSplitter().maxLineLength == 1_048_576)
         let long = String(repeating: "x", count: 1_048_577)

@@ -147,6 +147,10 @@ func readTable(
         }
     }
 
+    @Test func hugeLimitIsClamped() throws {
+        try Self.expectTable("a,b\n1,2\n", format: .csv, maxRecordLength: Int.max, header: ["a", "b"], [ReadRow(2, ["1", "2"])])
+    }
+
     @Test func headerThatIsTooLongIsAnError() throws {
         let folder = try TemporaryFolder()
         let path = try folder.write("t.csv", text: "a_long_column,another\n1,2\n")
