@@ -30,7 +30,7 @@ public struct CSVLogParser: Sendable {
     /// Parses `row` into `record`.
     ///
     /// - Returns: nil when the row is a valid event (the record is filled), otherwise the first
-    ///   malformed reason (the record's fields are then unspecified).
+    ///   malformed reason (the record is then empty).
     public func parse(_ row: TableRow, into record: inout LogRecord) -> MalformedReason? {
         switch row.problem {
         case .tooLong: return .lineTooLong
@@ -64,6 +64,8 @@ public struct CSVLogParser: Sendable {
         }
         text.removeLast()
         swap(&text, &record.text)
+        // A rejected line leaves an empty record, never ranges past its text.
+        if reason != nil { record.reset() }
         return reason
     }
 }

@@ -37,7 +37,7 @@ public struct JSONLineParser {
     /// Parses `line` (without its line ending) into `record`.
     ///
     /// - Returns: nil when the line is a valid event (the record is filled), otherwise the first
-    ///   malformed reason (the record's fields are then unspecified).
+    ///   malformed reason (the record is then empty).
     public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
         let count = line.count
         // Decoded text never exceeds the line: size the record's buffer to the line, write
@@ -65,6 +65,8 @@ public struct JSONLineParser {
         }
         text.removeLast(text.count - written)
         swap(&text, &record.text)
+        // A rejected line leaves an empty record, never ranges past its text.
+        if reason != nil { record.reset() }
         return reason
     }
 
