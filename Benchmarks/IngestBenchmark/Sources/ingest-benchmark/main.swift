@@ -131,10 +131,12 @@ do {
 
     var lastSummary: LogFileSummary?
     var checksum: Int64 = 0
-    try measure("JSON Lines, plain file, LogFileScanner", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
-        lastSummary = try LogFileScanner(path: jsonPath).scan(
-            record: { record, _ in checksum &+= record.timestamp },
-            malformed: { _ in })
+    for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
+        try measure("JSON Lines, plain file, LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
+            lastSummary = try LogFileScanner(path: jsonPath, bufferSize: bufferSize).scan(
+                record: { record, _ in checksum &+= record.timestamp },
+                malformed: { _ in })
+        }
     }
     if let lastSummary { print("  \(lastSummary.nonBlankLines) lines, \(lastSummary.validRecords) valid, \(lastSummary.malformed.total) malformed") }
 
@@ -157,8 +159,17 @@ do {
             }
         }
     }
-    try measure("JSON Lines, gzip (level 1), LogFileScanner", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
-        lastSummary = try LogFileScanner(path: gzipPath).scan(record: { record, _ in checksum &+= record.timestamp }, malformed: { _ in })
+    for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
+        try measure("JSON Lines, gzip (level 1), LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
+            lastSummary = try LogFileScanner(path: gzipPath, bufferSize: bufferSize).scan(
+                record: { record, _ in checksum &+= record.timestamp }, malformed: { _ in })
+        }
+    }
+    var gunzipped: Int64 = 0
+    try measure("gzip (level 1) decompression alone, InputFileReader", bytes: { gunzipped }) {
+        let reader = try InputFileReader(path: gzipPath)
+        try reader.forEachChunk { checksum &+= Int64($0.count) }
+        gunzipped = reader.uncompressedBytes
     }
     var tableBytes: Int64 = 0
     try measure("CSV table, plain file, TableFileReader", bytes: { tableBytes }) {
