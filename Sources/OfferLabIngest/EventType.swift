@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The event taxonomy of the purchase logs.
 public enum EventType: UInt8, CaseIterable, Sendable {
     case paywallView
@@ -31,4 +37,37 @@ public enum EventType: UInt8, CaseIterable, Sendable {
 
     /// Events that must carry a price (a paid charge).
     public var requiresPrice: Bool { self == .purchase || self == .renewal }
+}
+
+extension EventType {
+    /// The event type whose log name is exactly `bytes` (case-sensitive), or nil.
+    @inline(__always)
+    public init?(logName bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return nil }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        @inline(__always) func equals(_ name: StaticString) -> Bool {
+            memcmp(p, name.utf8Start, name.utf8CodeUnitCount) == 0
+        }
+        switch bytes.count {
+        case 6:
+            switch p[1] {
+            case 0x65 /* e */ where equals("refund"): self = .refund
+            case 0x61 /* a */ where equals("cancel"): self = .cancel
+            case 0x78 /* x */ where equals("expire"): self = .expire
+            default: return nil
+            }
+        case 7 where equals("renewal"): self = .renewal
+        case 8 where equals("purchase"): self = .purchase
+        case 11 where equals("trial_start"): self = .trialStart
+        case 12 where equals("paywall_view"): self = .paywallView
+        default: return nil
+        }
+    }
+
+    /// The event type whose log name is exactly `name`, or nil.
+    public init?(logName name: String) {
+        var name = name
+        guard let type = name.withUTF8({ EventType(logName: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = type
+    }
 }

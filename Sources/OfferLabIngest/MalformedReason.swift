@@ -1,4 +1,7 @@
 /// Why a log line was rejected, in the order the checks apply.
+///
+/// `invalidCSV` (CSV logs) and `lineTooLong` (any log) are decided before the line's fields are
+/// looked at; the others follow the order of the cases.
 public enum MalformedReason: UInt8, CaseIterable, Sendable, Comparable {
     case invalidJSON
     case missingField
@@ -6,6 +9,8 @@ public enum MalformedReason: UInt8, CaseIterable, Sendable, Comparable {
     case badTimestamp
     case negativePrice
     case invalidCSV
+    /// The line is longer than the line length limit (1 MiB by default); it was not parsed.
+    case lineTooLong
 
     /// The counter name in `quality.csv`.
     public var counterName: String {
@@ -16,6 +21,7 @@ public enum MalformedReason: UInt8, CaseIterable, Sendable, Comparable {
         case .badTimestamp: "malformed_bad_timestamp"
         case .negativePrice: "malformed_negative_price"
         case .invalidCSV: "malformed_invalid_csv"
+        case .lineTooLong: "malformed_line_too_long"
         }
     }
 

@@ -1,0 +1,16 @@
+// swift-tools-version: 6.2
+// Throughput of the ingest layer, kept out of the product's package (its sources are linked in).
+//
+//     cd Benchmarks/IngestBenchmark
+//     swift run -c release --scratch-path .build-ingest-bench ingest-benchmark [MEGABYTES]
+import PackageDescription
+
+let package = Package(
+    name: "IngestBenchmark",
+    platforms: [.macOS(.v15)],
+    targets: [
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .target(name: "OfferLabIngest", dependencies: ["CZlib"], path: "Sources/OfferLabIngest"),
+        .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest"], path: "Sources/ingest-benchmark"),
+    ]
+)

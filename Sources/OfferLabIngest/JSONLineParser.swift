@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Parses one JSON Lines event into a reused `LogRecord`.
+///
+/// One pass over the bytes validates the whole line as JSON (RFC 8259: unknown values, nested
+/// containers, numbers, escapes, surrogate pairs, UTF-8) and captures the known keys; then the
+/// checks of the malformed-line order apply:
+///
+/// 1. `invalidJSON`: not valid JSON, or not an object;
+/// 2. `missingField`: `ts`, `user_id` or `event` absent (`null` is absent);
+/// 3. `invalidField`: `user_id` not a string or an integer, or empty; `event` not a string;
+///    `price` not a number or a numeric string (or above 10¹² units); an id or text field
+///    (`event_id`, `product_id`, `transaction_id`, `original_transaction_id`, `currency`,
+///    `offering_id`, `test_group_id`, `environment`) not a string or an integer;
+/// 4. `badTimestamp`: `ts` neither the text grammar (`Timestamp`) nor a JSON integer (epoch ms);
+/// 5. `missingField`: `product_id`/`transaction_id` absent on `trial_start`, `purchase`,
+///    `renewal`, `refund`; `price` absent on `purchase`, `renewal`; `currency` absent when
+///    `price` is present;
+/// 6. `negativePrice`.
+///
+/// Keys are matched on their decoded bytes: snake_case or camelCase, the snake_case spelling
+/// wins when both are there, the last of a repeated key wins. An empty string is absent for
+/// every optional field (all but `ts`, `user_id` and `event`).
+///
+/// No allocation per line once the record's buffer has grown to the longest line; no
+/// Foundation. Not thread-safe: one parser (and one record) per task.
+public struct JSONLineParser {
+    /// Open containers while skipping a nested unknown value.
+    private var stack: [Bool] = []
+
+    public init() {}
+
+    /// Parses `line` (without its line ending) into `record`.
+    ///
+    /// - Returns: nil when the line is a valid event (the record is filled), otherwise the first
+    ///   malformed reason (the record is then empty).
+    public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
+        let count = line.count
+        // Decoded text never exceeds the line: size the record's buffer to the line, write
+        // through a pointer, then trim it to what was written.
+        var text: [UInt8] = []
+        swap(&text, &record.text)
+        if text.count < count {
+            text.append(contentsOf: repeatElement(0, count: count - text.count))
+        } else if text.count > count {
+            text.removeLast(text.count - count)
+        }
+        var written = 0
+        let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
+            slots in
+            guard let slotBase = slots.baseAddress, let lineBase = line.baseAddress else { return .invalidJSON }
+            var values = LogFieldValues(slots: slotBase)
+            return text.withUnsafeMutableBufferPointer { buffer -> MalformedReason? in
+                // A non-empty buffer always has a base address; an empty line is invalid anyway.
+                guard let out = buffer.baseAddress, count > 0 else { return .invalidJSON }
+                guard scanObject(JSONScanner(lineBase, count: count), out: out, written: &written, values: &values) else {
+                    return .invalidJSON
+                }
+                return values.resolve(text: out, csv: false, into: &record)
+            }
+        }
+        text.removeLast(text.count - written)
+        swap(&text, &record.text)
+        // A rejected line leaves an empty record, never ranges past its text.
+        if reason != nil { record.reset() }
+        return reason
+    }
+
+    /// Validates the line as one JSON object and captures the known keys' values, decoded, in
+    /// `out`. Returns false when the line is not a valid JSON object.
+    @inline(__always)
+    private mutating func scanObject(
+        _ json: JSONScanner, out: UnsafeMutablePointer<UInt8>, written: inout Int, values: inout LogFieldValues
+    ) -> Bool {
+        let p = json.p
+        var i = json.skipWhitespace(0)
+        guard json.peek(i) == 0x7B else { return false }  // {
+        i = json.skipWhitespace(i + 1)
+        if json.peek(i) == 0x7D {
+            i += 1
+        } else {
+            while true {
+                // Key.
+                guard json.peek(i) == 0x22 else { return false }
+                let keyStart = i + 1
+                var escaped = false
+                i = json.scanString(keyStart, &escaped)
+                if i < 0 { return false }
+                let slot: Int
+                if escaped {
+                    // Decode into the free part of the output, without keeping it.
+                    let length = json.decodeString(keyStart, i - 1, into: out + written)
+                    slot = LogFieldSlot.match(out + written, length)
+                } else {
+                    slot = LogFieldSlot.match(p + keyStart, i - 1 - keyStart)
+                }
+                i = json.skipWhitespace(i)
+                guard json.peek(i) == 0x3A else { return false }  // :
+                i = json.skipWhitespace(i + 1)
+                // Value.
+                if slot < 0 {
+                    i = json.skipValue(i, &stack)
+                    if i < 0 { return false }
+                } else {
+                    let c = json.peek(i)
+                    let start = written
+                    let kind: FieldKind
+                    switch c {
+                    case 0x22:
+                        let contentStart = i + 1
+                        var valueEscaped = false
+                        i = json.scanString(contentStart, &valueEscaped)
+                        if i < 0 { return false }
+                        if valueEscaped {
+                            written += json.decodeString(contentStart, i - 1, into: out + written)
+                        } else {
+                            let length = i - 1 - contentStart
+                            memcpy(out + written, p + contentStart, length)
+                            written += length
+                        }
+                        kind = .string
+                    case 0x74, 0x66:  // true false
+                        i = json.scanLiteral(i)
+                        if i < 0 { return false }
+                        kind = .other
+                    case 0x6E:  // null
+                        i = json.scanLiteral(i)
+                        if i < 0 { return false }
+                        kind = .null
+                    case 0x7B, 0x5B:  // { [
+                        i = json.skipValue(i, &stack)
+                        if i < 0 { return false }
+                        kind = .other
+                    default:
+                        let numberStart = i
+                        var isInteger = false
+                        i = json.scanNumber(i, &isInteger)
+                        if i < 0 { return false }
+                        memcpy(out + written, p + numberStart, i - numberStart)
+                        written += i - numberStart
+                        kind = isInteger ? .integer : .number
+                    }
+                    values.set(slot, FieldValue(kind: kind, start: start, end: written))
+                }
+                // Separator.
+                i = json.skipWhitespace(i)
+                let separator = json.peek(i)
+                if separator == 0x2C {  // ,
+                    i = json.skipWhitespace(i + 1)
+                } else if separator == 0x7D {  // }
+                    i += 1
+                    break
+                } else {
+                    return false
+                }
+            }
+        }
+        return json.skipWhitespace(i) == json.n
+    }
+}

@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Internal machinery shared by the JSON Lines and CSV log parsers: the known keys, one value
+/// slot per spelling, and the checks of the malformed-line order that follow parsing.
+
+/// The kind of value a known key held (the last time it appeared on the line).
+enum FieldKind: UInt8 {
+    case null
+    case string
+    /// A JSON number without fraction or exponent.
+    case integer
+    /// Any other JSON number.
+    case number
+    /// `true`, `false`, an object or an array.
+    case other
+}
+
+/// A known key's value: its kind and, for strings and numbers, its decoded bytes in the
+/// record's `text`.
+struct FieldValue {
+    var kind: FieldKind
+    var start: Int
+    var end: Int
+
+    @inline(__always) var count: Int { end - start }
+    @inline(__always) var range: Range<Int> { start..<end }
+}
+
+/// Slots of the known keys. The seven keys with a camelCase spelling have a second slot, so
+/// that the snake_case one can win whatever the order.
+enum LogFieldSlot {
+    static let ts = 0
+    static let event = 1
+    static let price = 2
+    static let currency = 3
+    static let environment = 4
+    static let userID = 5
+    static let eventID = 6
+    static let offeringID = 7
+    static let testGroupID = 8
+    static let productID = 9
+    static let transactionID = 10
+    static let originalTransactionID = 11
+    /// `userId` … `originalTransactionId`: the snake_case slot + `camelOffset`.
+    static let camelOffset = 7
+    static let count = 19
+
+    /// The slot of a key (its exact bytes), or -1 for an unknown key. No allocation.
+    @inline(__always)
+    static func match(_ key: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        @inline(__always) func equals(_ name: StaticString) -> Bool {
+            memcmp(key, name.utf8Start, length) == 0
+        }
+        switch length {
+        case 2: return key[0] == 0x74 && key[1] == 0x73 ? ts : -1  // ts
+        case 5:
+            if key[0] == 0x65 { return equals("event") ? event : -1 }
+            return equals("price") ? price : -1
+        case 6: return equals("userId") ? userID + camelOffset : -1
+        case 7:
+            if key[0] == 0x75 { return equals("user_id") ? userID : -1 }
+            return equals("eventId") ? eventID + camelOffset : -1
+        case 8:
+            if key[0] == 0x65 { return equals("event_id") ? eventID : -1 }
+            return equals("currency") ? currency : -1
+        case 9: return equals("productId") ? productID + camelOffset : -1
+        case 10:
+            if key[0] == 0x6F { return equals("offeringId") ? offeringID + camelOffset : -1 }
+            return equals("product_id") ? productID : -1
+        case 11:
+            switch key[0] {
+            case 0x6F: return equals("offering_id") ? offeringID : -1
+            case 0x74: return equals("testGroupId") ? testGroupID + camelOffset : -1
+            case 0x65: return equals("environment") ? environment : -1
+            default: return -1
+            }
+        case 13:
+            if key[0] == 0x74 && key[1] == 0x65 { return equals("test_group_id") ? testGroupID : -1 }
+            return equals("transactionId") ? transactionID + camelOffset : -1
+        case 14: return equals("transaction_id") ? transactionID : -1
+        case 21: return equals("originalTransactionId") ? originalTransactionID + camelOffset : -1
+        case 23: return equals("original_transaction_id") ? originalTransactionID : -1
+        default: return -1
+        }
+    }
+
+    /// The slot of a header name, or -1.
+    static func match(_ name: String) -> Int {
+        var name = name
+        return name.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return -1 }
+            return match(base, buffer.count)
+        }
+    }
+}
+
+/// The values of the known keys of one line, filled by a parser, then checked in the order of
+/// the malformed reasons and copied into a `LogRecord`.
+struct LogFieldValues {
+    let slots: UnsafeMutablePointer<FieldValue>
+    /// Bit `slot` is set when the key appeared (JSON `null` included).
+    var present: UInt32 = 0
+
+    @inline(__always)
+    mutating func set(_ slot: Int, _ value: FieldValue) {
+        slots[slot] = value
+        present |= 1 << UInt32(slot)
+    }
+
+    /// The value when the key appeared and is not `null`.
+    @inline(__always)
+    func value(_ slot: Int) -> FieldValue? {
+        guard present & (1 << UInt32(slot)) != 0 else { return nil }
+        let value = slots[slot]
+        return value.kind == .null ? nil : value
+    }
+
+    /// An optional field: nil when absent, `null` or the empty string.
+    @inline(__always)
+    func optionalValue(_ slot: Int) -> FieldValue? {
+        guard let value = value(slot), value.kind != .string || value.count > 0 else { return nil }
+        return value
+    }
+
+    /// The snake_case value when it counts (see `optionalValue`), else the camelCase one.
+    @inline(__always)
+    func idValue(_ slot: Int) -> FieldValue? {
+        optionalValue(slot) ?? optionalValue(slot + LogFieldSlot.camelOffset)
+    }
+
+    /// Checks the line in the malformed-reason order and fills `record` (whose `text` is
+    /// `text`, handed back by the caller). Returns the first reason that applies, or nil.
+    ///
+    /// - Parameter csv: CSV rules for `ts`: a cell of digits is epoch milliseconds.
+    @inline(__always)
+    func resolve(text: UnsafeMutablePointer<UInt8>, csv: Bool, into record: inout LogRecord) -> MalformedReason? {
+        @inline(__always) func bytes(_ value: FieldValue) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: text + value.start, count: value.count)
+        }
+        // (2) Required keys.
+        guard let ts = value(LogFieldSlot.ts),
+            let user = value(LogFieldSlot.userID) ?? value(LogFieldSlot.userID + LogFieldSlot.camelOffset),
+            let event = value(LogFieldSlot.event)
+        else { return .missingField }
+        // (3) Types.
+        guard user.kind == .integer || (user.kind == .string && user.count > 0), event.kind == .string else {
+            return .invalidField
+        }
+        var price: Int64?
+        if let value = optionalValue(LogFieldSlot.price) {
+            guard value.kind != .other, let micros = Price.parseMicros(bytes(value)) else { return .invalidField }
+            price = micros
+        }
+        let eventID = idValue(LogFieldSlot.eventID)
+        let productID = idValue(LogFieldSlot.productID)
+        let transactionID = idValue(LogFieldSlot.transactionID)
+        let originalTransactionID = idValue(LogFieldSlot.originalTransactionID)
+        let offeringID = idValue(LogFieldSlot.offeringID)
+        let testGroupID = idValue(LogFieldSlot.testGroupID)
+        let currency = optionalValue(LogFieldSlot.currency)
+        let environment = optionalValue(LogFieldSlot.environment)
+        @inline(__always) func isText(_ value: FieldValue?) -> Bool {
+            guard let value else { return true }
+            return value.kind == .string || value.kind == .integer
+        }
+        guard isText(eventID), isText(productID), isText(transactionID), isText(originalTransactionID),
+            isText(offeringID), isText(testGroupID), isText(currency), isText(environment)
+        else { return .invalidField }
+        // (4) Timestamp.
+        let timestamp: Int64?
+        switch ts.kind {
+        case .string:
+            if csv && Timestamp.isAllDigits(bytes(ts)) {
+                timestamp = Timestamp.parseEpochMilliseconds(bytes(ts), allowMinus: false)
+            } else {
+                timestamp = Timestamp.parse(bytes(ts))
+            }
+        case .integer:
+            timestamp = Timestamp.parseEpochMilliseconds(bytes(ts))
+        default:
+            timestamp = nil
+        }
+        guard let timestamp else { return .badTimestamp }
+        // (5) Keys required by the event type.
+        let eventType = EventType(logName: bytes(event))
+        if let eventType {
+            if eventType.isTransaction && (productID == nil || transactionID == nil) { return .missingField }
+            if eventType.requiresPrice && price == nil { return .missingField }
+        }
+        if price != nil && currency == nil { return .missingField }
+        // (6) Negative price.
+        if let price, price < 0 { return .negativePrice }
+
+        record.eventID = eventID?.range
+        record.userID = user.range
+        record.eventName = event.range
+        record.eventType = eventType
+        record.timestamp = timestamp
+        record.productID = productID?.range
+        record.transactionID = transactionID?.range
+        record.originalTransactionID = originalTransactionID?.range
+        record.price = price
+        record.currency = currency?.range
+        record.offeringID = offeringID?.range
+        record.testGroupID = testGroupID?.range
+        record.isSandbox = environment.map { isSandbox(bytes($0)) } ?? false
+        return nil
+    }
+
+    /// `sandbox` in any case.
+    @inline(__always)
+    private func isSandbox(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == 7 else { return false }
+        let lower: StaticString = "sandbox"
+        let name = lower.utf8Start
+        for index in 0..<7 where bytes[index] | 0x20 != name[index] { return false }
+        return true
+    }
+}

@@ -1,0 +1,174 @@
+/// How a log file is encoded, by its name.
+public enum LogFileFormat: Sendable, Equatable {
+    case jsonLines
+    case csv
+
+    /// Strips one final `.gz`, then `.csv` → CSV; every other name is JSON Lines (any case).
+    public init(fileName: String) {
+        var name = fileName.lowercased()[...]
+        if name.hasSuffix(".gz") { name = name.dropLast(3) }
+        self = name.hasSuffix(".csv") ? .csv : .jsonLines
+    }
+}
+
+/// A malformed line handed out by `LogFileScanner`: borrowed, only valid during the callback.
+public struct MalformedLine {
+    public let reason: MalformedReason
+    /// 1-based physical line (for a CSV record, the line on which it starts).
+    public let lineNumber: Int
+    /// The line as in the file, without its line ending (for a line that is too long: its
+    /// first bytes, up to the limit).
+    public let bytes: UnsafeRawBufferPointer
+}
+
+/// Counts per malformed reason.
+public struct MalformedCounts: Sendable, Equatable {
+    private var counts = [Int](repeating: 0, count: MalformedReason.allCases.count)
+
+    public init() {}
+
+    public subscript(reason: MalformedReason) -> Int {
+        get { counts[Int(reason.rawValue)] }
+        set { counts[Int(reason.rawValue)] = newValue }
+    }
+
+    /// Every malformed line (`malformed_lines`).
+    public var total: Int { counts.reduce(0, +) }
+
+    /// Adds another file's counts.
+    public static func += (lhs: inout MalformedCounts, rhs: MalformedCounts) {
+        for index in lhs.counts.indices { lhs.counts[index] += rhs.counts[index] }
+    }
+}
+
+/// What a scan of one log file saw.
+public struct LogFileSummary: Sendable, Equatable {
+    public var path: String
+    public var format: LogFileFormat
+    public var isGzip: Bool
+    /// Non-blank lines (`lines_read`): every line that is an event or malformed. For a CSV log,
+    /// its data records (the header is not a line).
+    public var nonBlankLines = 0
+    /// Lines handed out as valid records.
+    public var validRecords = 0
+    public var malformed = MalformedCounts()
+    /// Bytes of the file (compressed when gzip).
+    public var compressedBytes: Int64 = 0
+    /// Bytes after decompression.
+    public var uncompressedBytes: Int64 = 0
+
+    public init(path: String, format: LogFileFormat, isGzip: Bool = false) {
+        self.path = path
+        self.format = format
+        self.isGzip = isGzip
+    }
+}
+
+/// Reads one purchase log file, JSON Lines or CSV by its name, gzip or not by its bytes.
+///
+/// A value: scanners of different files can run in parallel, each `scan` owning its reader,
+/// parser and record. The callbacks run on the calling task.
+public struct LogFileScanner: Sendable {
+    public let path: String
+    public var format: LogFileFormat
+    /// The longest line, in bytes without its line ending, that is parsed; a longer one is
+    /// `lineTooLong`.
+    public var maxLineLength: Int
+    /// Read (and decompression) buffer size.
+    public var bufferSize: Int
+
+    public init(path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20) {
+        self.path = path
+        format = LogFileFormat(fileName: path)
+        self.maxLineLength = maxLineLength
+        self.bufferSize = bufferSize
+    }
+
+    /// Streams the file: `record` is called for every valid event with its 1-based line
+    /// number, `malformed` for every malformed line; both in file order, blank lines skipped.
+    ///
+    /// The record (and a malformed line's bytes) are only valid during the call.
+    ///
+    /// - Throws: `IngestError` when the file cannot be opened, read or decompressed (lines
+    ///   before the problem have already been handed out: a caller that skips corrupt files
+    ///   must discard them), or what a callback throws.
+    public func scan(
+        record: (_ record: LogRecord, _ lineNumber: Int) throws -> Void,
+        malformed: (_ line: MalformedLine) throws -> Void
+    ) throws -> LogFileSummary {
+        switch format {
+        case .jsonLines: try scanJSONLines(record: record, malformed: malformed)
+        case .csv: try scanCSV(record: record, malformed: malformed)
+        }
+    }
+
+    private func scanJSONLines(
+        record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
+    ) throws -> LogFileSummary {
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+        var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
+        var splitter = LineSplitter(maxLineLength: maxLineLength)
+        var parser = JSONLineParser()
+        var record = LogRecord()
+        var byteOrderMark = ByteOrderMarkSkipper()
+        var validRecords = 0
+        var malformedCounts = MalformedCounts()
+        func handle(_ line: Line) throws {
+            let reason: MalformedReason?
+            if line.isTooLong {
+                reason = .lineTooLong
+            } else {
+                reason = parser.parse(line.bytes, into: &record)
+            }
+            if let reason {
+                malformedCounts[reason] += 1
+                try onMalformed(MalformedLine(reason: reason, lineNumber: line.number, bytes: line.bytes))
+            } else {
+                validRecords += 1
+                try onRecord(record, line.number)
+            }
+        }
+        while let chunk = try reader.nextChunk() {
+            let (heldBack, rest) = byteOrderMark.filter(chunk)
+            try splitter.feed(heldBack, handle)
+            try splitter.feed(rest, handle)
+        }
+        try splitter.feed(byteOrderMark.finish(), handle)
+        try splitter.finish(handle)
+        summary.nonBlankLines = splitter.nonBlankLineCount
+        summary.validRecords = validRecords
+        summary.malformed = malformedCounts
+        summary.compressedBytes = reader.compressedBytesRead
+        summary.uncompressedBytes = reader.uncompressedBytes
+        return summary
+    }
+
+    private func scanCSV(
+        record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
+    ) throws -> LogFileSummary {
+        let reader = try TableFileReader(
+            path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize)
+        var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
+        let parser = CSVLogParser(header: reader.header)
+        var record = LogRecord()
+        var lines = 0
+        var validRecords = 0
+        var malformedCounts = MalformedCounts()
+        try reader.forEachRow { row in
+            lines += 1
+            if let reason = parser.parse(row, into: &record) {
+                malformedCounts[reason] += 1
+                try onMalformed(MalformedLine(reason: reason, lineNumber: row.lineNumber, bytes: row.rawBytes))
+            } else {
+                validRecords += 1
+                try onRecord(record, row.lineNumber)
+            }
+        }
+        summary.nonBlankLines = lines
+        summary.validRecords = validRecords
+        summary.malformed = malformedCounts
+        summary.compressedBytes = reader.compressedBytesRead
+        summary.uncompressedBytes = reader.uncompressedBytes
+        return summary
+    }
+}

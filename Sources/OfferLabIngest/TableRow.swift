@@ -1,0 +1,153 @@
+/// The encoding of a table file or CSV log, chosen by the caller from the file name.
+public enum TableFormat: Sendable, Equatable {
+    /// RFC 4180: `,` separated, `"` quoting; NULL is an unquoted empty field or unquoted `\N`.
+    case csv
+    /// `mysql --batch`: tab separated, backslash escapes; NULL is the bare word `NULL`.
+    case tsv
+
+    /// `.csv` / `.csv.gz` → CSV, `.tsv` / `.tsv.gz` → TSV (any case); nil otherwise.
+    public init?(fileName: String) {
+        var name = fileName.lowercased()[...]
+        if name.hasSuffix(".gz") { name = name.dropLast(3) }
+        if name.hasSuffix(".csv") {
+            self = .csv
+        } else if name.hasSuffix(".tsv") {
+            self = .tsv
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Why a record cannot be used as it is.
+public enum TableRowProblem: Sendable, Equatable {
+    /// The record has a different number of fields from the header (see `TableRow.count`).
+    case fieldCount
+    /// The record is longer than the record length limit: its fields were not kept (it reads
+    /// as having no field).
+    case tooLong
+    /// The file ends inside a quoted field (CSV).
+    case unterminatedQuote
+}
+
+/// One record of a table file, borrowed: only valid during the callback that receives it.
+///
+/// Fields are decoded bytes (quotes and escapes resolved) addressed by column index; NULL is
+/// distinguishable from the empty string. An index at or beyond `count` reads as NULL.
+public struct TableRow {
+    /// 1-based physical line on which the record starts (a quoted field may span lines).
+    public let lineNumber: Int
+    /// Fields in this record (may differ from the header's count, see `problem`).
+    public let count: Int
+    /// Nil for a record that can be used; otherwise the first problem that applies
+    /// (`unterminatedQuote`, then `tooLong`, then `fieldCount`).
+    public let problem: TableRowProblem?
+
+    let bytes: UnsafePointer<UInt8>
+    let spans: UnsafePointer<FieldSpan>
+    /// Fields whose bytes were kept (0 for a record that is too long).
+    let spanCount: Int
+    let raw: UnsafeRawBufferPointer
+
+    /// The decoded bytes of a field that was kept, NULL or not (a NULL field's text: `\N`,
+    /// `NULL`, or nothing).
+    @inline(__always)
+    func decodedBytes(at index: Int) -> UnsafeRawBufferPointer {
+        let span = spans[index]
+        return UnsafeRawBufferPointer(start: bytes + span.start, count: span.end - span.start)
+    }
+
+    /// Whether field `index` is NULL (or beyond the record's fields).
+    @inline(__always)
+    public func isNull(_ index: Int) -> Bool {
+        index < 0 || index >= spanCount || spans[index].isNull
+    }
+
+    /// The field as a `String` (invalid UTF-8 repaired), nil when NULL. For the edges: the hot
+    /// path uses `withBytes`.
+    public func string(at index: Int) -> String? {
+        guard !isNull(index) else { return nil }
+        return withBytes(at: index) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the field's decoded bytes (empty for NULL: check `isNull`).
+    @inline(__always)
+    public func withBytes<R>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(bytes(at: index))
+    }
+
+    /// The field's decoded bytes (empty for NULL), valid only during the callback.
+    @inline(__always)
+    public func bytes(at index: Int) -> UnsafeRawBufferPointer {
+        guard index >= 0, index < spanCount, !spans[index].isNull else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return decodedBytes(at: index)
+    }
+
+    /// A decimal integer (`-?digits`, nothing else), nil when NULL, empty, not that, or out of
+    /// range.
+    public func int64(at index: Int) -> Int64? {
+        let bytes = bytes(at: index)
+        guard !isNull(index), !bytes.isEmpty else { return nil }
+        var position = 0
+        let negative = bytes[0] == 0x2D
+        if negative { position = 1 }
+        guard position < bytes.count else { return nil }
+        var value: Int64 = 0
+        while position < bytes.count {
+            let digit = bytes[position] &- 0x30
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = negative ? times10.subtractingReportingOverflow(Int64(digit)) : times10.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            position += 1
+        }
+        return value
+    }
+
+    /// A boolean: `1`/`0` or `true`/`false` in any case; nil when NULL or anything else.
+    public func bool(at index: Int) -> Bool? {
+        let bytes = bytes(at: index)
+        guard !isNull(index) else { return nil }
+        func matches(_ word: StaticString) -> Bool {
+            guard bytes.count == word.utf8CodeUnitCount else { return false }
+            for position in 0..<bytes.count where bytes[position] | 0x20 != word.utf8Start[position] { return false }
+            return true
+        }
+        if bytes.count == 1 {
+            if bytes[0] == 0x31 { return true }
+            if bytes[0] == 0x30 { return false }
+            return nil
+        }
+        if matches("true") { return true }
+        if matches("false") { return false }
+        return nil
+    }
+
+    /// A finite decimal number (the JSON number grammar, leading zeros allowed), nil when NULL
+    /// or anything else (no `inf`, `nan`, hex or spaces).
+    public func double(at index: Int) -> Double? {
+        let bytes = bytes(at: index)
+        guard !isNull(index), Price.isNumber(bytes) else { return nil }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A timestamp in the grammar of `Timestamp.parse` (microseconds since the epoch), nil when
+    /// NULL or not that grammar.
+    public func timestamp(at index: Int) -> Int64? {
+        guard !isNull(index) else { return nil }
+        return Timestamp.parse(bytes(at: index))
+    }
+
+    /// The record as it is in the file, without its final line ending. For a record that is
+    /// too long: its first bytes, up to the limit.
+    public var rawBytes: UnsafeRawBufferPointer { raw }
+}
+
+/// Internal machinery: where a decoded field is in a record's byte buffer.
+struct FieldSpan {
+    var start: Int
+    var end: Int
+    var isNull: Bool
+}

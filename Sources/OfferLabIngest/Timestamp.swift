@@ -1,0 +1,194 @@
+/// Timestamps as microseconds since 1970-01-01T00:00:00Z (UTC, proleptic Gregorian calendar).
+///
+/// One grammar for logs, tables and the job's `as_of`:
+///
+///     YYYY-MM-DD(T| )HH:MM:SS[.F][Z|+HH:MM|-HH:MM]
+///
+/// `F` is 1 to 9 digits, kept to the microsecond (digits 7–9 are truncated); no zone means UTC;
+/// an offset's hours are at most 23 and its minutes at most 59. Every date and time must exist
+/// (`2026-02-30`, `25:00:00`, second `60` are rejected). Nothing else is accepted: no leading or
+/// trailing spaces, no lowercase `t` or `z`, no `+HHMM`.
+public enum Timestamp {
+    public static let microsecondsPerSecond: Int64 = 1_000_000
+    public static let microsecondsPerDay: Int64 = 86_400_000_000
+
+    /// Parses the text grammar; nil when the text breaks it.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        let count = bytes.count
+        guard count >= 19, let base = bytes.baseAddress else { return nil }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        guard let year = digits(p, 0, 4), p[4] == 0x2D,  // -
+            let month = digits(p, 5, 2), p[7] == 0x2D,
+            let day = digits(p, 8, 2), p[10] == 0x54 || p[10] == 0x20,  // T or space
+            let hour = digits(p, 11, 2), p[13] == 0x3A,  // :
+            let minute = digits(p, 14, 2), p[16] == 0x3A,
+            let second = digits(p, 17, 2)
+        else { return nil }
+        guard month >= 1, month <= 12, day >= 1, day <= daysInMonth(year: year, month: month),
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        var index = 19
+        var micros: Int64 = 0
+        if index < count, p[index] == 0x2E {  // .
+            index += 1
+            let fractionStart = index
+            while index < count, p[index] &- 0x30 < 10, index - fractionStart < 10 {
+                if index - fractionStart < 6 { micros = micros * 10 + Int64(p[index] &- 0x30) }
+                index += 1
+            }
+            let fractionDigits = index - fractionStart
+            guard fractionDigits >= 1, fractionDigits <= 9 else { return nil }
+            for _ in fractionDigits..<max(fractionDigits, 6) { micros *= 10 }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < count {
+            switch p[index] {
+            case 0x5A:  // Z
+                index += 1
+            case 0x2B, 0x2D:  // + -
+                guard count - index >= 6, let offsetHours = digits(p, index + 1, 2), p[index + 3] == 0x3A,
+                    let offsetMinutes = digits(p, index + 4, 2), offsetHours <= 23, offsetMinutes <= 59
+                else { return nil }
+                offsetSeconds = Int64(offsetHours * 3600 + offsetMinutes * 60)
+                if p[index] == 0x2D { offsetSeconds = -offsetSeconds }
+                index += 6
+            default:
+                return nil
+            }
+        }
+        guard index == count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offsetSeconds
+        return seconds * microsecondsPerSecond + micros
+    }
+
+    /// Parses the text grammar; nil when the text breaks it.
+    public static func parse(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Epoch milliseconds written as an optional `-` and ASCII digits (a JSON integer) →
+    /// microseconds; nil when it is not that or does not fit.
+    public static func parseEpochMilliseconds(_ bytes: UnsafeRawBufferPointer, allowMinus: Bool = true) -> Int64? {
+        var index = 0
+        var negative = false
+        if allowMinus, bytes.first == 0x2D {
+            negative = true
+            index = 1
+        }
+        guard index < bytes.count else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- 0x30
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            index += 1
+        }
+        return fromEpochMilliseconds(negative ? -value : value)
+    }
+
+    /// Milliseconds → microseconds; nil on overflow.
+    @inline(__always)
+    public static func fromEpochMilliseconds(_ milliseconds: Int64) -> Int64? {
+        let (micros, overflow) = milliseconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? nil : micros
+    }
+
+    /// Whether the bytes are one or more ASCII digits (a CSV log's epoch-milliseconds `ts`).
+    @inline(__always)
+    public static func isAllDigits(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        for byte in bytes where byte &- 0x30 >= 10 { return false }
+        return true
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, with `.ffffff` when the microseconds are not 0.
+    public static func format(_ micros: Int64) -> String {
+        let (days, rest) = floorDivide(micros, microsecondsPerDay)
+        let (year, month, day) = civilFromDays(days)
+        let secondOfDay = Int(rest / microsecondsPerSecond)
+        let fraction = Int(rest % microsecondsPerSecond)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+        text += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        if fraction != 0 { text += ".\(pad(fraction, 6))" }
+        return text + "Z"
+    }
+
+    /// `YYYY-MM-DD` of the UTC day that holds `micros`.
+    public static func formatDate(_ micros: Int64) -> String {
+        String(format(startOfDay(micros)).prefix(10))
+    }
+
+    /// The start (00:00:00 UTC) of the day that holds `micros`.
+    public static func startOfDay(_ micros: Int64) -> Int64 {
+        floorDivide(micros, microsecondsPerDay).quotient * microsecondsPerDay
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day number (days since 1970-01-01).
+    public static func civilFromDays(_ days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+
+    public static func isLeapYear(_ year: Int) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    // MARK: - Internal machinery
+
+    @inline(__always)
+    private static func digits(_ p: UnsafePointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+        var value = 0
+        for index in start..<(start + count) {
+            let digit = p[index] &- 0x30
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
+        var q = a / b
+        var r = a % b
+        if r < 0 {
+            q -= 1
+            r += b
+        }
+        return (q, r)
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+@testable import OfferLabIngest
+
+@Suite struct InputFileReaderTests {
+    /// `printf '{"a":1}\n{"b":2}\n' | gzip -n -9`, made by the system gzip (not by GzipWriter).
+    static let systemGzip: [UInt8] = [
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0x56, 0x4a, 0x54, 0xb2, 0x32, 0xac, 0xe5,
+        0xaa, 0x56, 0x4a, 0x52, 0xb2, 0x32, 0xaa, 0xe5, 0x02, 0x00, 0xc8, 0xb2, 0xce, 0x9f, 0x10, 0x00, 0x00, 0x00,
+    ]
+
+    @Test(arguments: [1, 2, 3, 7, 1 << 20])
+    func plainFileIsHandedOutAsItIs(bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        let text = "first line\nsecond line\r\nno newline"
+        let path = try folder.write("plain.jsonl", text: text)
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+        var bytes: [UInt8] = []
+        try reader.forEachChunk { bytes.append(contentsOf: $0) }
+        #expect(!reader.isGzip)
+        #expect(String(decoding: bytes, as: UTF8.self) == text)
+        #expect(reader.compressedBytesRead == Int64(text.utf8.count))
+        #expect(reader.uncompressedBytes == Int64(text.utf8.count))
+    }
+
+    @Test func gzipIsDetectedByMagicBytesNotByName() throws {
+        let folder = try TemporaryFolder()
+        let gzipped = try folder.writeGzip("table.csv", members: ["id,name\n1,a\n"])
+        let plain = try folder.write("table.csv.gz", text: "id,name\n1,a\n")
+        let gzipReader = try InputFileReader(path: gzipped)
+        #expect(gzipReader.isGzip)
+        #expect(try readAll(gzipped) == Array("id,name\n1,a\n".utf8))
+        let plainReader = try InputFileReader(path: plain)
+        #expect(!plainReader.isGzip)
+        #expect(try readAll(plain) == Array("id,name\n1,a\n".utf8))
+    }
+
+    @Test func readsWhatTheSystemGzipWrites() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("system.gz", bytes: Self.systemGzip)
+        #expect(try readAll(path) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+        let reader = try InputFileReader(path: path)
+        try reader.forEachChunk { _ in }
+        #expect(reader.compressedBytesRead == Int64(Self.systemGzip.count))
+        #expect(reader.uncompressedBytes == 16)
+    }
+
+    @Test func headerWithAFileNameAndComment() throws {
+        // FNAME (0x08) and FCOMMENT (0x10), as `gzip` writes without `-n`.
+        var bytes = Self.systemGzip
+        bytes[3] = 0x18
+        bytes.insert(contentsOf: Array("events.jsonl\0a comment\0".utf8), at: 10)
+        let folder = try TemporaryFolder()
+        let path = try folder.write("named.gz", bytes: bytes)
+        for bufferSize in [1, 4, 1 << 20] {
+            #expect(try readAll(path, bufferSize: bufferSize) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 5, 7, 64, 1 << 20])
+    func multiMemberFileIsOneStreamWithABoundaryInsideALine(bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.writeGzip("mm.gz", members: ["first line\nsecond ", "half\nthird\n", "", "last"])
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+        var bytes: [UInt8] = []
+        try reader.forEachChunk { bytes.append(contentsOf: $0) }
+        #expect(reader.isGzip)
+        #expect(String(decoding: bytes, as: UTF8.self) == "first line\nsecond half\nthird\nlast")
+        #expect(reader.uncompressedBytes == Int64(bytes.count))
+        #expect(reader.compressedBytesRead == Int64(try fileBytes(path).count))
+    }
+
+    @Test func concatenatedFilesAreOneStream() throws {
+        // `cat a.gz b.gz`, where b.gz comes from the system gzip.
+        let folder = try TemporaryFolder()
+        let first = try gzipBytes("{\"z\":0}\n{\"y\":", folder: folder)
+        let path = try folder.write("cat.gz", bytes: first + Self.systemGzip)
+        #expect(String(decoding: try readAll(path, bufferSize: 3), as: UTF8.self) == "{\"z\":0}\n{\"y\":{\"a\":1}\n{\"b\":2}\n")
+    }
+
+    @Test(arguments: [16, 4096])
+    func largeStreamsRoundTrip(bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        var members: [String] = []
+        var expected = ""
+        for member in 0..<5 {
+            var text = ""
+            for line in 0..<2_000 { text += "{\"member\":\(member),\"line\":\(line),\"pad\":\"\(String(repeating: "x", count: line % 37))\"}\n" }
+            members.append(text)
+            expected += text
+        }
+        let path = try folder.writeGzip("large.jsonl.gz", members: members)
+        #expect(try readAll(path, bufferSize: bufferSize) == Array(expected.utf8))
+    }
+
+    @Test func emptyFileHasNoChunks() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("empty.jsonl", bytes: [])
+        let reader = try InputFileReader(path: path)
+        #expect(!reader.isGzip)
+        #expect(try reader.nextChunk() == nil)
+        #expect(try reader.nextChunk() == nil)
+        #expect(reader.compressedBytesRead == 0)
+        #expect(reader.uncompressedBytes == 0)
+    }
+
+    @Test func oneByteFileIsPlain() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("one.gz", bytes: [0x1f])
+        #expect(!(try InputFileReader(path: path)).isGzip)
+        #expect(try readAll(path, bufferSize: 1) == [0x1f])
+    }
+
+    @Test func missingFileIsAnErrorNamingIt() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("nowhere/missing.jsonl.gz")
+        let error = #expect(throws: IngestError.self) { try InputFileReader(path: path) }
+        #expect(error?.code == .cannotOpen)
+        #expect(error?.path == path)
+        #expect(error?.description.hasPrefix(path + ": cannot open") == true)
+    }
+
+    @Test func directoryIsAnErrorNamingIt() throws {
+        let folder = try TemporaryFolder()
+        let error = #expect(throws: IngestError.self) { try readAll(folder.url.path) }
+        #expect(error?.code == .readFailed || error?.code == .cannotOpen)
+        #expect(error?.path == folder.url.path)
+    }
+
+    @Test(arguments: [3, 1 << 20])
+    func badCRCIsCorrupt(bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        var bytes = try gzipBytes("some text\nmore text\n", folder: folder)
+        bytes[bytes.count - 8] ^= 0xFF  // the first byte of the CRC-32 in the trailer
+        let path = try folder.write("bad-crc.jsonl.gz", bytes: bytes)
+        let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize) }
+        #expect(error?.code == .corruptGzip)
+        #expect(error?.path == path)
+        #expect(error?.message.contains("incorrect data check") == true)
+    }
+
+    @Test func badLengthIsCorrupt() throws {
+        let folder = try TemporaryFolder()
+        var bytes = try gzipBytes("some text\n", folder: folder)
+        bytes[bytes.count - 1] ^= 0x01  // ISIZE
+        let path = try folder.write("bad-length.gz", bytes: bytes)
+        let error = #expect(throws: IngestError.self) { try readAll(path) }
+        #expect(error?.code == .corruptGzip)
+    }
+
+    @Test func badHeaderIsCorrupt() throws {
+        let folder = try TemporaryFolder()
+        var bytes = try gzipBytes("some text\n", folder: folder)
+        bytes[2] = 0x07  // compression method: only 8 (deflate) exists
+        let path = try folder.write("bad-header.gz", bytes: bytes)
+        let error = #expect(throws: IngestError.self) { try readAll(path) }
+        #expect(error?.code == .corruptGzip)
+        #expect(error?.path == path)
+        #expect(error?.byteOffset != nil)
+    }
+
+    @Test func badDeflateDataIsCorrupt() throws {
+        let folder = try TemporaryFolder()
+        var bytes = try gzipBytes(String(repeating: "abcdefgh", count: 100), folder: folder)
+        bytes[10] = 0xFF  // first deflate byte: block type 3 (reserved)
+        let path = try folder.write("bad-data.gz", bytes: bytes)
+        let error = #expect(throws: IngestError.self) { try readAll(path) }
+        #expect(error?.code == .corruptGzip)
+    }
+
+    /// Every cut of a member, from just after the magic bytes to one byte short of the end.
+    @Test(arguments: [4, 1 << 20])
+    func fileCutInsideAMemberIsTruncated(bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        let whole = try gzipBytes("{\"ts\":1}\n{\"ts\":2}\n", folder: folder)
+        let first = try gzipBytes("ok\n", folder: folder)
+        for cut in 2..<whole.count {
+            let path = try folder.write("cut-\(cut).gz", bytes: first + Array(whole[0..<cut]))
+            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize) }
+            #expect(error?.code == .truncatedGzip, "cut at \(cut)")
+            #expect(error?.path == path)
+        }
+    }
+
+    @Test(arguments: [[UInt8](Array("junk".utf8)), [0x1f], [0x00, 0x00, 0x00, 0x00], [0x0a]])
+    func trailingGarbageIsCorrupt(garbage: [UInt8]) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("trailing.gz", bytes: try gzipBytes("a\n", folder: folder) + garbage)
+        for bufferSize in [1, 2, 1 << 20] {
+            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize) }
+            #expect(error?.code == .corruptGzip)
+            #expect(error?.message.contains("not gzip") == true)
+        }
+    }
+
+    @Test func anErrorIsThrownAgainOnTheNextCall() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("trailing.gz", bytes: try gzipBytes("a\n", folder: folder) + Array("junk".utf8))
+        let reader = try InputFileReader(path: path)
+        #expect(try reader.nextChunk().map { Array($0) } == Array("a\n".utf8))
+        #expect(throws: IngestError.self) { try reader.nextChunk() }
+        #expect(throws: IngestError.self) { try reader.nextChunk() }
+    }
+
+    @Test func errorDescriptionNamesFileLineAndOffset() {
+        let error = IngestError(code: .corruptGzip, path: "logs/a.gz", message: "corrupt gzip file: x", byteOffset: 12, line: 3)
+        #expect(error.description == "logs/a.gz:3: corrupt gzip file: x (at compressed byte 12)")
+    }
+}
+
+@Suite struct GzipWriterTests {
+    @Test func everyWriteOverloadAndMembersRoundTrip() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("out.gz")
+        let writer = try GzipWriter(path: path, level: 1)
+        try writer.write("text,")
+        try writer.write([0x62, 0x79, 0x74, 0x65, 0x73, 0x2C])  // bytes,
+        try Array("raw".utf8).withUnsafeBytes { try writer.write($0) }
+        try writer.finishMember()
+        try writer.finishMember()  // no open member: nothing
+        try writer.write("\nsecond member\n")
+        try writer.finish()
+        #expect(try readAll(path) == Array("text,bytes,raw\nsecond member\n".utf8))
+        // Two members: the second starts with the magic bytes right after the first's trailer.
+        let bytes = try fileBytes(path)
+        let magicCount = (0..<(bytes.count - 2)).filter { bytes[$0] == 0x1f && bytes[$0 + 1] == 0x8b && bytes[$0 + 2] == 0x08 }.count
+        #expect(magicCount >= 2)
+    }
+
+    @Test func cannotCreateIsAnErrorNamingTheFile() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("missing-folder/out.gz")
+        let error = #expect(throws: IngestError.self) { try GzipWriter(path: path) }
+        #expect(error?.code == .cannotOpen)
+        #expect(error?.path == path)
+    }
+}

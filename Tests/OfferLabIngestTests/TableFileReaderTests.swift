@@ -1,0 +1,316 @@
+import Testing
+@testable import OfferLabIngest
+
+/// One record as plain values (nil for NULL).
+struct ReadRow: Equatable, CustomStringConvertible {
+    var line: Int
+    var fields: [String?]
+    var problem: TableRowProblem?
+    var raw: String
+
+    init(_ line: Int, _ fields: [String?], _ problem: TableRowProblem? = nil, raw: String = "") {
+        self.line = line
+        self.fields = fields
+        self.problem = problem
+        self.raw = raw
+    }
+
+    var description: String { "\(line): \(fields.map { $0.map { "\"\($0)\"" } ?? "NULL" }) \(problem.map { "\($0)" } ?? "") raw=\(raw.debugDescription)" }
+}
+
+func readTable(
+    _ path: String, format: TableFormat, maxRecordLength: Int = 1 << 20, keepRawBytes: Bool = false, bufferSize: Int = 1 << 20
+) throws -> (header: [String], rows: [ReadRow]) {
+    let reader = try TableFileReader(
+        path: path, format: format, maxRecordLength: maxRecordLength, keepRawBytes: keepRawBytes, bufferSize: bufferSize)
+    var rows: [ReadRow] = []
+    try reader.forEachRow { row in
+        let fields = (0..<row.count).map { row.string(at: $0) }
+        rows.append(ReadRow(row.lineNumber, row.problem == .tooLong ? [] : fields, row.problem, raw: String(row.rawBytes)))
+    }
+    // A second call does nothing.
+    try reader.forEachRow { _ in Issue.record("a row after the end") }
+    return (reader.header, rows)
+}
+
+@Suite struct TableFileReaderTests {
+    /// Reads `text` with every small buffer size and the default one; all must agree.
+    static func expectTable(
+        _ text: String, format: TableFormat, maxRecordLength: Int = 1 << 20, header: [String], _ expected: [ReadRow],
+        gzip: Bool = false
+    ) throws {
+        let folder = try TemporaryFolder()
+        let path = gzip ? try folder.writeGzip("t.csv", members: [text]) : try folder.write("t.csv", text: text)
+        for bufferSize in [1, 2, 3, 5, 8, 13, 1 << 20] {
+            let (readHeader, rows) = try readTable(path, format: format, maxRecordLength: maxRecordLength, bufferSize: bufferSize)
+            #expect(readHeader == header, "buffer \(bufferSize)")
+            #expect(rows == expected.map { ReadRow($0.line, $0.fields, $0.problem) }, "buffer \(bufferSize)")
+        }
+    }
+
+    @Test func csvQuotingAndNulls() throws {
+        let text = [
+            "id,name,note",
+            "1,plain,\"with, comma\"",
+            "2,\"say \"\"hi\"\"\",\"\"",
+            "3,,\\N",
+            "4,\"\\N\",\"multi",
+            "line \"\"quoted\"\"",
+            "text\"",
+            "5, spaced ,x",
+        ].joined(separator: "\r\n") + "\r\n"
+        try Self.expectTable(
+            text, format: .csv, header: ["id", "name", "note"],
+            [
+                ReadRow(2, ["1", "plain", "with, comma"]),
+                ReadRow(3, ["2", "say \"hi\"", ""]),
+                ReadRow(4, ["3", nil, nil]),
+                ReadRow(5, ["4", "\\N", "multi\r\nline \"quoted\"\r\ntext"]),
+                ReadRow(8, ["5", " spaced ", "x"]),
+            ])
+    }
+
+    @Test func csvWithLineFeedsAndNoFinalNewline() throws {
+        try Self.expectTable(
+            "a,b\n1,2\n\"x\ny\",\n,\"\"", format: .csv, header: ["a", "b"],
+            [ReadRow(2, ["1", "2"]), ReadRow(3, ["x\ny", nil]), ReadRow(5, [nil, ""])])
+    }
+
+    @Test func blankLinesAreSkippedAndLeadingOnesBeforeTheHeader() throws {
+        try Self.expectTable(
+            "\n  \r\nid,v\n\n1,a\n \t \n2,b\n\n", format: .csv, header: ["id", "v"],
+            [ReadRow(5, ["1", "a"]), ReadRow(7, ["2", "b"])])
+        // A quoted empty field is not a blank line.
+        try Self.expectTable("v\n\"\"\n", format: .csv, header: ["v"], [ReadRow(2, [""])])
+    }
+
+    @Test func fieldCountDifferencesAreReported() throws {
+        try Self.expectTable(
+            "a,b,c\n1,2\n1,2,3\n1,2,3,4\n,,\n", format: .csv, header: ["a", "b", "c"],
+            [
+                ReadRow(2, ["1", "2"], .fieldCount), ReadRow(3, ["1", "2", "3"]), ReadRow(4, ["1", "2", "3", "4"], .fieldCount),
+                ReadRow(5, [nil, nil, nil]),
+            ])
+    }
+
+    @Test func unterminatedQuoteAtTheEnd() throws {
+        try Self.expectTable(
+            "a,b\n1,2\n3,\"open\nstill open", format: .csv, header: ["a", "b"],
+            [ReadRow(2, ["1", "2"]), ReadRow(3, ["3", "open\nstill open"], .unterminatedQuote)])
+    }
+
+    @Test func lenientQuotes() throws {
+        // A quote inside an unquoted field, and text after a closing quote, are kept.
+        try Self.expectTable(
+            "a,b\nsay \"x\",\"ab\"c\n", format: .csv, header: ["a", "b"], [ReadRow(2, ["say \"x\"", "abc"])])
+    }
+
+    @Test func byteOrderMarkIsDropped() throws {
+        try Self.expectTable("\u{FEFF}id,name\n1,a\n", format: .csv, header: ["id", "name"], [ReadRow(2, ["1", "a"])])
+        try Self.expectTable("\u{FEFF}\"id\",name\n1,a\n", format: .csv, header: ["id", "name"], [ReadRow(2, ["1", "a"])])
+        // Only at the very start, and a partial mark is data.
+        try Self.expectTable("id\n\u{FEFF}x\n", format: .csv, header: ["id"], [ReadRow(2, ["\u{FEFF}x"])])
+    }
+
+    @Test func partialByteOrderMarkIsKept() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", bytes: [0xEF, 0xBB, 0x41, 0x0A, 0x31, 0x0A])
+        for bufferSize in [1, 2, 1 << 20] {
+            let (header, rows) = try readTable(path, format: .csv, bufferSize: bufferSize)
+            #expect(header == [String(decoding: [0xEF, 0xBB, 0x41], as: UTF8.self)])
+            #expect(rows == [ReadRow(2, ["1"])])
+        }
+    }
+
+    @Test func gzipCSVNamedCSV() throws {
+        try Self.expectTable("id,v\n1,\"a,b\"\n", format: .csv, header: ["id", "v"], [ReadRow(2, ["1", "a,b"])], gzip: true)
+    }
+
+    @Test func tooLongRecordsAreReportedWithoutTheirFields() throws {
+        // Limit 8 bytes: "1,abcdef" (8) fits, "2,abcdefg" (9) does not; "\r\n" does not count.
+        try Self.expectTable(
+            "id,v\r\n1,abcdef\r\n2,abcdefg\r\n3,\"x\ny\"\r\n4,\"quoted,\nand,long\"\r\n5,z\r\n", format: .csv, maxRecordLength: 8,
+            header: ["id", "v"],
+            [
+                ReadRow(2, ["1", "abcdef"]), ReadRow(3, [], .tooLong), ReadRow(4, ["3", "x\ny"]), ReadRow(6, [], .tooLong),
+                ReadRow(8, ["5", "z"]),
+            ])
+    }
+
+    @Test func rawBytesAreKeptOnRequest() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "id,v\r\n1,\"a\r\nb\"\r\n2,abcdefghijkl\r\n3,c")
+        for bufferSize in [1, 3, 1 << 20] {
+            let (_, rows) = try readTable(path, format: .csv, maxRecordLength: 10, keepRawBytes: true, bufferSize: bufferSize)
+            #expect(rows.map(\.raw) == ["1,\"a\r\nb\"", "2,abcdefgh", "3,c"])
+            #expect(rows.map(\.problem) == [nil, .tooLong, nil])
+        }
+    }
+
+    @Test func hugeLimitIsClamped() throws {
+        try Self.expectTable("a,b\n1,2\n", format: .csv, maxRecordLength: Int.max, header: ["a", "b"], [ReadRow(2, ["1", "2"])])
+    }
+
+    @Test func headerThatIsTooLongIsAnError() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "a_long_column,another\n1,2\n")
+        let error = #expect(throws: IngestError.self) { try TableFileReader(path: path, format: .csv, maxRecordLength: 10) }
+        #expect(error?.code == .invalidHeader)
+        #expect(error?.path == path)
+        #expect(error?.line == 1)
+    }
+
+    @Test func headerWithAnOpenQuoteIsAnError() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "a,\"b\n")
+        let error = #expect(throws: IngestError.self) { try TableFileReader(path: path, format: .csv) }
+        #expect(error?.code == .invalidHeader)
+    }
+
+    @Test func emptyFileAndHeaderOnly() throws {
+        let folder = try TemporaryFolder()
+        let empty = try readTable(try folder.write("empty.csv", text: ""), format: .csv)
+        #expect(empty.header.isEmpty)
+        #expect(empty.rows.isEmpty)
+        let headerOnly = try readTable(try folder.write("header.tsv", text: "a\tb"), format: .tsv)
+        #expect(headerOnly.header == ["a", "b"])
+        #expect(headerOnly.rows.isEmpty)
+    }
+
+    @Test func tsvEscapesAndNulls() throws {
+        let text = "id\tname\tnote\n1\ta\\tb\tline\\nbreak\n2\tNULL\t\n3\t\\NULL\tnull\n4\tback\\\\slash\tnul\\0 \\r \\x \\N\r\n5\t\"q\"\t,\n"
+        try Self.expectTable(
+            text, format: .tsv, header: ["id", "name", "note"],
+            [
+                ReadRow(2, ["1", "a\tb", "line\nbreak"]),
+                ReadRow(3, ["2", nil, ""]),
+                ReadRow(4, ["3", "NULL", "null"]),
+                ReadRow(5, ["4", "back\\slash", "nul\u{0} \r x N"]),
+                ReadRow(6, ["5", "\"q\"", ","]),
+            ])
+    }
+
+    @Test func tsvFieldCountAndTrailingBackslash() throws {
+        try Self.expectTable(
+            "a\tb\n1\n1\t2\t3\nx\ty\\", format: .tsv, header: ["a", "b"],
+            [ReadRow(2, ["1"], .fieldCount), ReadRow(3, ["1", "2", "3"], .fieldCount), ReadRow(4, ["x", "y\\"])])
+    }
+
+    @Test func tsvEscapedNewlineContinuesTheRecord() throws {
+        try Self.expectTable("a\tb\nx\\\ny\tz\nq\tr\n", format: .tsv, header: ["a", "b"], [ReadRow(2, ["x\ny", "z"]), ReadRow(4, ["q", "r"])])
+    }
+
+    @Test func rowAccessors() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "id,name,extra\n7,é,\n")
+        let reader = try TableFileReader(path: path, format: .csv)
+        #expect(reader.columnIndex("name") == 1)
+        #expect(reader.columnIndex("missing") == nil)
+        #expect(reader.headerLineNumber == 1)
+        var seen = 0
+        try reader.forEachRow { row in
+            seen += 1
+            #expect(row.count == 3)
+            #expect(row.problem == nil)
+            #expect(!row.isNull(0))
+            #expect(row.isNull(2))
+            #expect(row.isNull(3))  // beyond the record
+            #expect(row.isNull(-1))
+            #expect(row.string(at: 1) == "é")
+            #expect(row.string(at: 2) == nil)
+            #expect(row.withBytes(at: 0) { Array($0) } == [0x37])
+            #expect(row.bytes(at: 2).isEmpty)
+            #expect(row.bytes(at: 9).isEmpty)
+        }
+        #expect(seen == 1)
+        #expect(!reader.isGzip)
+        #expect(reader.uncompressedBytes == 20)
+    }
+
+    @Test func typedAccessors() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.tsv", text: """
+            id\tactive\tweight\tassigned_at
+            42\t1\t0.5\t2026-03-16 12:34:56
+            -9223372036854775808\tTRUE\t2\t2026-03-16T12:34:56Z
+            9223372036854775808\tFalse\t1e2\tNULL
+            007\t0\t-0.25\t2026-03-16
+            4 2\tyes\tinf\t
+            \t2\t0x10\tx
+            -\ttru\t.5\t1
+
+            """)
+        let reader = try TableFileReader(path: path, format: .tsv)
+        var ints: [Int64?] = []
+        var bools: [Bool?] = []
+        var doubles: [Double?] = []
+        var times: [Int64?] = []
+        try reader.forEachRow { row in
+            ints.append(row.int64(at: 0))
+            bools.append(row.bool(at: 1))
+            doubles.append(row.double(at: 2))
+            times.append(row.timestamp(at: 3))
+        }
+        let noon = TimestampTests.micros(2026, 3, 16, 12, 34, 56)
+        #expect(ints == [42, Int64.min, nil, 7, nil, nil, nil])
+        #expect(bools == [true, true, false, false, nil, nil, nil])
+        #expect(doubles == [0.5, 2, 100, -0.25, nil, nil, nil])
+        #expect(times == [noon, noon, nil, nil, nil, nil, nil])
+    }
+
+    @Test func nullFieldsHaveNoBytes() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "a,b\n\\N,\n")
+        let reader = try TableFileReader(path: path, format: .csv)
+        try reader.forEachRow { row in
+            #expect(row.isNull(0))
+            #expect(row.bytes(at: 0).isEmpty)
+            #expect(row.withBytes(at: 1) { $0.count } == 0)
+            #expect(row.int64(at: 0) == nil)
+            #expect(row.bool(at: 0) == nil)
+        }
+    }
+
+    @Test func requiredColumns() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("subscription_offerings.csv", text: "\nname,id,offering_id\n")
+        let reader = try TableFileReader(path: path, format: .csv)
+        #expect(try reader.requireColumns(["id", "offering_id", "name"]) == [1, 2, 0])
+        let error = #expect(throws: IngestError.self) { try reader.requireColumns(["id", "is_active"]) }
+        #expect(error?.code == .missingColumn)
+        #expect(error?.path == path)
+        #expect(error?.line == 2)
+        #expect(error?.description == "\(path):2: missing required column 'is_active'")
+    }
+
+    @Test(arguments: [
+        ("t.csv", TableFormat.csv), ("t.csv.gz", .csv), ("T.CSV", .csv), ("t.tsv", .tsv), ("dir/t.tsv.gz", .tsv),
+        ("t.TSV.GZ", .tsv),
+    ])
+    func formatByName(name: String, format: TableFormat) {
+        #expect(TableFormat(fileName: name) == format)
+    }
+
+    @Test func otherNamesHaveNoTableFormat() {
+        for name in ["t.sqlite", "t.db", "t.gz", "t.csv.gz.gz", "csv", "t.txt", "t.csvx"] {
+            #expect(TableFormat(fileName: name) == nil, "\(name)")
+        }
+    }
+
+    @Test func manyRowsStreamInOrder() throws {
+        let folder = try TemporaryFolder()
+        var text = "user_id,subscription_offering_id,offering_group_id,assigned_at\n"
+        for index in 0..<20_000 { text += "u\(index),1,\(index % 3 + 1),2026-03-01 00:00:\(String(format: "%02d", index % 60))\n" }
+        let path = try folder.writeGzip("user_offering_assignments.csv.gz", members: [text])
+        let reader = try TableFileReader(path: path, format: .csv, bufferSize: 4096)
+        var count = 0
+        try reader.forEachRow { row in
+            #expect(row.lineNumber == count + 2)
+            #expect(row.string(at: 0) == "u\(count)")
+            #expect(row.withBytes(at: 3) { Timestamp.parse($0) } != nil)
+            count += 1
+        }
+        #expect(count == 20_000)
+        #expect(reader.isGzip)
+    }
+}

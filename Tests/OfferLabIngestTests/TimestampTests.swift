@@ -1,0 +1,110 @@
+import Testing
+@testable import OfferLabIngest
+
+@Suite struct TimestampTests {
+    /// Days from 1970-01-01, counted the long way (independent of the implementation).
+    static func days(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+        var total: Int64 = 0
+        let monthLengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+        if year >= 1970 {
+            for y in 1970..<year { total += isLeap(y) ? 366 : 365 }
+        } else {
+            for y in year..<1970 { total -= isLeap(y) ? 366 : 365 }
+        }
+        for m in 1..<month { total += Int64(monthLengths[m - 1] + (m == 2 && isLeap(year) ? 1 : 0)) }
+        return total + Int64(day - 1)
+    }
+
+    static func micros(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Int64 {
+        (days(year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)) * 1_000_000
+    }
+
+    @Test func utcForms() {
+        let expected = Self.micros(2026, 3, 16, 12, 34, 56)
+        #expect(expected == 1_773_664_496_000_000)
+        #expect(Timestamp.parse("2026-03-16T12:34:56Z") == expected)
+        #expect(Timestamp.parse("2026-03-16T12:34:56") == expected)
+        #expect(Timestamp.parse("2026-03-16 12:34:56") == expected)  // what MySQL exports
+        #expect(Timestamp.parse("2026-03-16 12:34:56Z") == expected)
+        #expect(Timestamp.parse("2026-03-16T12:34:56+00:00") == expected)
+        #expect(Timestamp.parse("2026-03-16T12:34:56-00:00") == expected)
+        #expect(Timestamp.parse("1970-01-01T00:00:00Z") == 0)
+        #expect(Timestamp.parse("1969-12-31T23:59:59Z") == -1_000_000)
+        #expect(Timestamp.parse("2000-02-29T00:00:00Z") == Self.micros(2000, 2, 29))
+        #expect(Timestamp.parse("2024-02-29T23:59:59Z") == Self.micros(2024, 2, 29, 23, 59, 59))
+        #expect(Timestamp.parse("9999-12-31T23:59:59Z") == Self.micros(9999, 12, 31, 23, 59, 59))
+        #expect(Timestamp.parse("1600-03-01T00:00:00Z") == Self.micros(1600, 3, 1))
+    }
+
+    @Test func fractionsAreKeptToTheMicrosecond() {
+        let base = Self.micros(2026, 3, 16, 12, 34, 56)
+        #expect(Timestamp.parse("2026-03-16T12:34:56.5Z") == base + 500_000)
+        #expect(Timestamp.parse("2026-03-16T12:34:56.05Z") == base + 50_000)
+        #expect(Timestamp.parse("2026-03-16T12:34:56.123Z") == base + 123_000)
+        #expect(Timestamp.parse("2026-03-16T12:34:56.000001Z") == base + 1)
+        #expect(Timestamp.parse("2026-03-16T12:34:56.123456") == base + 123_456)
+        // Digits 7 to 9 are truncated, not rounded.
+        #expect(Timestamp.parse("2026-03-16T12:34:56.1234567Z") == base + 123_456)
+        #expect(Timestamp.parse("2026-03-16T12:34:56.999999999Z") == base + 999_999)
+        #expect(Timestamp.parse("2026-03-16 12:34:56.25+01:00") == base + 250_000 - 3_600_000_000)
+    }
+
+    @Test func offsetsAreSubtracted() {
+        let base = Self.micros(2026, 3, 16, 12, 0, 0)
+        #expect(Timestamp.parse("2026-03-16T12:00:00+02:00") == base - 2 * 3_600_000_000)
+        #expect(Timestamp.parse("2026-03-16T12:00:00-05:30") == base + 5 * 3_600_000_000 + 30 * 60_000_000)
+        #expect(Timestamp.parse("2026-03-16T12:00:00+23:59") == base - (23 * 3600 + 59 * 60) * 1_000_000)
+        // Crossing midnight and a year.
+        #expect(Timestamp.parse("2026-01-01T00:30:00+01:00") == Self.micros(2025, 12, 31, 23, 30, 0))
+    }
+
+    @Test(arguments: [
+        "2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+        "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-03-00T00:00:00Z", "2026-03-32T00:00:00Z",
+        "2026-03-16T24:00:00Z", "2026-03-16T25:61:00Z", "2026-03-16T12:60:00Z", "2026-03-16T23:59:60Z",
+        "2026-03-16T12:00:00+24:00", "2026-03-16T12:00:00+01:60", "2026-03-16T12:00:00+0100",
+        "2026-03-16T12:00:00+01", "2026-03-16T12:00:00+1:00", "2026-03-16T12:00:00 +01:00",
+        "2026-03-16T12:00:00.", "2026-03-16T12:00:00.1234567890Z", "2026-03-16T12:00:00,5Z",
+        "2026-03-16", "2026-03-16T12:00", "2026-3-16T12:00:00Z", "26-03-16T12:00:00Z", "2026/03/16T12:00:00Z",
+        "2026-03-16t12:00:00Z", "2026-03-16T12:00:00z", "2026-03-16_12:00:00Z", "2026-03-16T12:00:00ZZ",
+        " 2026-03-16T12:00:00Z", "2026-03-16T12:00:00Z ", "", "1773664496000", "2026-03-16T12:00:0aZ",
+        "+2026-03-16T12:00:00Z", "2026-03-16T12:00:00UTC",
+    ])
+    func badTextIsRejected(text: String) {
+        #expect(Timestamp.parse(text) == nil)
+    }
+
+    @Test func epochMilliseconds() {
+        #expect(withBytes("1773664496000") { Timestamp.parseEpochMilliseconds($0) } == 1_773_664_496_000_000)
+        #expect(withBytes("0") { Timestamp.parseEpochMilliseconds($0) } == 0)
+        #expect(withBytes("-1500") { Timestamp.parseEpochMilliseconds($0) } == -1_500_000)
+        #expect(withBytes("-1500") { Timestamp.parseEpochMilliseconds($0, allowMinus: false) } == nil)
+        // Fits in Int64 as milliseconds, not as microseconds.
+        #expect(withBytes("9223372036854775") { Timestamp.parseEpochMilliseconds($0) } == 9_223_372_036_854_775_000)
+        #expect(withBytes("9223372036854776") { Timestamp.parseEpochMilliseconds($0) } == nil)
+        #expect(withBytes("99999999999999999999") { Timestamp.parseEpochMilliseconds($0) } == nil)
+        for bad in ["", "-", "12a", "1.5", "1e3", " 1", "+1"] {
+            #expect(withBytes(bad) { Timestamp.parseEpochMilliseconds($0) } == nil, "\(bad)")
+        }
+    }
+
+    @Test func formatAndCalendarHelpers() {
+        #expect(Timestamp.format(Self.micros(2026, 3, 16, 12, 34, 56)) == "2026-03-16T12:34:56Z")
+        #expect(Timestamp.format(Self.micros(2026, 3, 16) + 1) == "2026-03-16T00:00:00.000001Z")
+        #expect(Timestamp.format(-1) == "1969-12-31T23:59:59.999999Z")
+        #expect(Timestamp.formatDate(Self.micros(2026, 3, 16, 23, 59, 59)) == "2026-03-16")
+        #expect(Timestamp.startOfDay(Self.micros(2026, 3, 16, 5)) == Self.micros(2026, 3, 16))
+        #expect(Timestamp.startOfDay(-1) == -86_400_000_000)
+        for (y, m, d) in [(1970, 1, 1), (2000, 2, 29), (1969, 12, 31), (2026, 3, 16), (1600, 1, 1), (2100, 3, 1)] {
+            #expect(Timestamp.daysFromCivil(year: y, month: m, day: d) == Self.days(y, m, d))
+            #expect(Timestamp.civilFromDays(Self.days(y, m, d)) == (y, m, d))
+        }
+        // Every day of a leap cycle round-trips through text.
+        var micros = Self.micros(1999, 12, 25, 1, 2, 3)
+        for _ in 0..<(366 * 5) {
+            #expect(Timestamp.parse(Timestamp.format(micros)) == micros)
+            micros += 86_400_000_000 + 1_000_001
+        }
+    }
+}
