@@ -83,54 +83,19 @@ public struct TableRow {
         return decodedBytes(at: index)
     }
 
-    /// A decimal integer (`-?digits`, nothing else), nil when NULL, empty, not that, or out of
-    /// range.
+    /// A decimal integer (`-?digits`), nil when NULL or not that (see `TableValue.int64`).
     public func int64(at index: Int) -> Int64? {
-        let bytes = bytes(at: index)
-        guard !isNull(index), !bytes.isEmpty else { return nil }
-        var position = 0
-        let negative = bytes[0] == 0x2D
-        if negative { position = 1 }
-        guard position < bytes.count else { return nil }
-        var value: Int64 = 0
-        while position < bytes.count {
-            let digit = bytes[position] &- 0x30
-            guard digit < 10 else { return nil }
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = negative ? times10.subtractingReportingOverflow(Int64(digit)) : times10.addingReportingOverflow(Int64(digit))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-            position += 1
-        }
-        return value
+        isNull(index) ? nil : TableValue.int64(bytes(at: index))
     }
 
-    /// A boolean: `1`/`0` or `true`/`false` in any case; nil when NULL or anything else.
+    /// `1`/`0` or `true`/`false` in any case, nil when NULL or anything else.
     public func bool(at index: Int) -> Bool? {
-        let bytes = bytes(at: index)
-        guard !isNull(index) else { return nil }
-        func matches(_ word: StaticString) -> Bool {
-            guard bytes.count == word.utf8CodeUnitCount else { return false }
-            for position in 0..<bytes.count where bytes[position] | 0x20 != word.utf8Start[position] { return false }
-            return true
-        }
-        if bytes.count == 1 {
-            if bytes[0] == 0x31 { return true }
-            if bytes[0] == 0x30 { return false }
-            return nil
-        }
-        if matches("true") { return true }
-        if matches("false") { return false }
-        return nil
+        isNull(index) ? nil : TableValue.bool(bytes(at: index))
     }
 
-    /// A finite decimal number (the JSON number grammar, leading zeros allowed), nil when NULL
-    /// or anything else (no `inf`, `nan`, hex or spaces).
+    /// A finite decimal number, nil when NULL or anything else (see `TableValue.double`).
     public func double(at index: Int) -> Double? {
-        let bytes = bytes(at: index)
-        guard !isNull(index), Price.isNumber(bytes) else { return nil }
-        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
-        return value
+        isNull(index) ? nil : TableValue.double(bytes(at: index))
     }
 
     /// A timestamp in the grammar of `Timestamp.parse` (microseconds since the epoch), nil when
@@ -150,4 +115,52 @@ struct FieldSpan {
     var start: Int
     var end: Int
     var isNull: Bool
+}
+
+/// How table cells are read as typed values, whatever the table's source (file or SQLite).
+public enum TableValue {
+    /// A decimal integer (`-?digits`, nothing else), nil when empty, not that, or out of range.
+    public static func int64(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard !bytes.isEmpty else { return nil }
+        var position = 0
+        let negative = bytes[0] == 0x2D
+        if negative { position = 1 }
+        guard position < bytes.count else { return nil }
+        var value: Int64 = 0
+        while position < bytes.count {
+            let digit = bytes[position] &- 0x30
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = negative ? times10.subtractingReportingOverflow(Int64(digit)) : times10.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            position += 1
+        }
+        return value
+    }
+
+    /// `1`/`0` or `true`/`false` in any case; nil for anything else.
+    public static func bool(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        func matches(_ word: StaticString) -> Bool {
+            guard bytes.count == word.utf8CodeUnitCount else { return false }
+            for position in 0..<bytes.count where bytes[position] | 0x20 != word.utf8Start[position] { return false }
+            return true
+        }
+        if bytes.count == 1 {
+            if bytes[0] == 0x31 { return true }
+            if bytes[0] == 0x30 { return false }
+            return nil
+        }
+        if matches("true") { return true }
+        if matches("false") { return false }
+        return nil
+    }
+
+    /// A finite decimal number (the JSON number grammar, leading zeros allowed); nil for
+    /// anything else (no `inf`, `nan`, hex or spaces).
+    public static func double(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard Price.isNumber(bytes) else { return nil }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct OfferLabCommand: ParsableCommand {
+struct OfferLabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offerlab",
         abstract: "Measures subscription-offering A/B tests from purchase logs and assignment tables.",

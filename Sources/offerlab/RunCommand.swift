@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import OfferLab
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a nightly job: ingest the tables and logs, compute every group's results, write CSVs and SQLite.",
@@ -33,11 +33,11 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
-    func run() throws {
-        try runReportingErrors {
+    func run() async throws {
+        try await runReportingErrors {
             let job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database)
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
-            let report = try NightlyRun.run(job, progress: progress)
+            let report = try await NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
             if !report.skippedFiles.isEmpty {
                 FileHandle.standardError.write(Data("warning: skipped \(report.skippedFiles.count) corrupt file(s): \(report.skippedFiles.joined(separator: ", "))\n".utf8))
@@ -47,9 +47,9 @@ struct RunCommand: ParsableCommand {
 }
 
 /// Turns a library error into one line on stderr and its exit code.
-func runReportingErrors(_ body: () throws -> Void) throws {
+func runReportingErrors(_ body: () async throws -> Void) async throws {
     do {
-        try body()
+        try await body()
     } catch let error as OfferLabError {
         FileHandle.standardError.write(Data("offerlab: error: \(error.message)\n".utf8))
         throw ExitCode(error.exitCode)

@@ -53,7 +53,8 @@ struct CheckedLogs {
     @Test func malformedLinesOfEveryReasonAsReported() throws {
         let (set, logs) = try loaded()
         #expect(logs.malformed == set.report.logs.malformed)
-        for reason in MalformedReason.allCases {
+        // The generator writes no line over the 1 MiB limit (the ingest tests cover that reason).
+        for reason in MalformedReason.allCases where reason != .lineTooLong {
             #expect((logs.malformed[reason] ?? 0) >= 1, "no \(reason.counterName) line")
         }
         let ratio = Double(set.report.logs.malformedLines) / Double(logs.nonBlankLines)

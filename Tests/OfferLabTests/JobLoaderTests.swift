@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 import Testing
 @testable import OfferLab
 
@@ -43,7 +44,7 @@ import Testing
         let fixture = try job(omit: ["as_of"])
         let now = Date(timeIntervalSince1970: 1_773_650_000)  // 2026-03-16T08:33:20Z
         let loaded = try JobLoader.load(path: fixture.path, now: now)
-        #expect(UTCTime.isoText(microseconds: loaded.asOf) == "2026-03-16T00:00:00Z")
+        #expect(Timestamp.format(loaded.asOf) == "2026-03-16T00:00:00Z")
     }
 
     @Test(arguments: [

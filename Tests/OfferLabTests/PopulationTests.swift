@@ -1,3 +1,4 @@
+import OfferLabIngest
 import Testing
 @testable import OfferLab
 
@@ -51,8 +52,8 @@ import Testing
         func describe(_ user: String) throws -> String {
             let index = try #require(population.users.lookup(user))
             let membership = try #require(population.members[0][index])
-            return "\(membership.group) \(UTCTime.isoText(microseconds: membership.assignedAt)) "
-                + (membership.conflictingSince.map { UTCTime.isoText(microseconds: $0) } ?? "-")
+            return "\(membership.group) \(Timestamp.format(membership.assignedAt)) "
+                + (membership.conflictingSince.map { Timestamp.format($0) } ?? "-")
         }
         #expect(try describe("a") == "0 2026-03-03T00:00:00Z 2026-03-07T00:00:00Z")
         #expect(try describe("b") == "1 2026-03-02T00:00:00Z 2026-03-05T00:00:00Z")

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 import Yams
 
 /// What to do with a log file whose gzip stream is corrupt or truncated.
@@ -40,7 +41,7 @@ public struct Job: Sendable {
     public var lockTimeoutSeconds: Double
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
-    public var night: String { UTCTime.dateText(microseconds: asOf) }
+    public var night: String { Timestamp.formatDate(asOf) }
 }
 
 /// Reads and validates a job file (YAML), before any work starts.
@@ -118,7 +119,7 @@ public enum JobLoader {
             }
             asOf = parsed
         } else {
-            asOf = UTCTime.startOfDay(microseconds: Int64(now.timeIntervalSince1970 * 1_000_000))
+            asOf = Timestamp.startOfDay(Int64(now.timeIntervalSince1970 * 1_000_000))
         }
 
         let reportCurrency = try reader.requiredText("report_currency")

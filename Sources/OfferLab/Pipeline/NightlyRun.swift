@@ -27,11 +27,11 @@ public enum NightlyRun {
 
     /// Runs `job`, reporting progress through `progress` (nil: quiet).
     /// - Throws: `OfferLabError`; on any error the previous outputs are left as they were.
-    public static func run(_ job: Job, progress: ProgressReporter? = nil) throws -> RunReport {
+    public static func run(_ job: Job, progress: ProgressReporter? = nil) async throws -> RunReport {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
-        let results = try compute(job, progress: progress)
+        let results = try await compute(job, progress: progress)
         let tables = ResultTables.make(results, job: job)
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
@@ -40,7 +40,7 @@ public enum NightlyRun {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
             }
             let run = RunRecord(
-                job: job.jobPath, asOf: UTCTime.isoText(microseconds: job.asOf), night: job.night,
+                job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
                 startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
                 toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
             try ResultsDatabase.write(
@@ -57,7 +57,7 @@ public enum NightlyRun {
     }
 
     /// Reads the inputs and computes every number (no output is touched).
-    static func compute(_ job: Job, progress: ProgressReporter?) throws -> NightResults {
+    static func compute(_ job: Job, progress: ProgressReporter?) async throws -> NightResults {
         let source = try TableSource(path: job.tablesPath)
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
@@ -65,7 +65,7 @@ public enum NightlyRun {
         let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
         progress?.say("\(population.users.count) assigned users")
         let analysedIndices = try analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
-        let store = try LogIngest.read(job: job, users: population.users, progress: progress)
+        let store = try await LogIngest.read(job: job, users: population.users, progress: progress)
 
         let ratio = store.counters.nonBlankLines == 0 ? 0 : Double(store.counters.malformedLines) / Double(store.counters.nonBlankLines)
         if ratio > job.maxBadLineRatio {

@@ -6,7 +6,7 @@ enum CatalogLoader {
     static func load(from source: TableSource) throws -> OfferingCatalog {
         var offerings: [Offering] = []
         try source.forEachRow(of: "subscription_offerings", columns: ["id", "offering_id", "name", "is_active"]) { row in
-            let context = "subscription_offerings row \(row.position)"
+            let context = "subscription_offerings \(row.location)"
             guard let id = row.integer(0) else { throw unreadable(context, "id", row.text(0)) }
             guard let offeringID = row.text(1), !offeringID.isEmpty else { throw unreadable(context, "offering_id", row.text(1)) }
             guard let isActive = row.bool(3) else { throw unreadable(context, "is_active", row.text(3)) }
@@ -19,7 +19,7 @@ enum CatalogLoader {
 
         var groupLocation: [Int64: (offering: Int, group: Int)] = [:]
         try source.forEachRow(of: "subscription_offering_groups", columns: ["id", "subscription_offering_id", "group_name", "weight"]) { row in
-            let context = "subscription_offering_groups row \(row.position)"
+            let context = "subscription_offering_groups \(row.location)"
             guard let id = row.integer(0) else { throw unreadable(context, "id", row.text(0)) }
             guard let offeringKey = row.integer(1) else { throw unreadable(context, "subscription_offering_id", row.text(1)) }
             guard let name = row.text(2), !name.isEmpty else { throw unreadable(context, "group_name", row.text(2)) }
@@ -35,11 +35,13 @@ enum CatalogLoader {
             groupLocation[id] = (offering, catalog.offerings[offering].groups.count - 1)
         }
 
+        // What each group was shown only feeds reports: these two tables may be absent.
+        if try source.hasTable("subscription_offering_group_products") {
         try source.forEachRow(
             of: "subscription_offering_group_products",
             columns: ["offering_group_id", "product_id", "type", "fallback_display_price", "position", "is_default", "badge_text", "subtitle_text"]
         ) { row in
-            let context = "subscription_offering_group_products row \(row.position)"
+            let context = "subscription_offering_group_products \(row.location)"
             guard let groupKey = row.integer(0), let location = groupLocation[groupKey] else {
                 throw OfferLabError(.data, "tables: \(context): offering_group_id \(row.text(0) ?? "NULL") is not in subscription_offering_groups")
             }
@@ -49,17 +51,20 @@ enum CatalogLoader {
                 isDefault: row.bool(5) ?? false, badgeText: row.text(6), subtitleText: row.text(7))
             catalog.offerings[location.offering].groups[location.group].products.append(product)
         }
+        }
 
+        if try source.hasTable("subscription_offering_group_copy") {
         try source.forEachRow(
             of: "subscription_offering_group_copy",
             columns: ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"]
         ) { row in
-            let context = "subscription_offering_group_copy row \(row.position)"
+            let context = "subscription_offering_group_copy \(row.location)"
             guard let groupKey = row.integer(0), let location = groupLocation[groupKey] else {
                 throw OfferLabError(.data, "tables: \(context): offering_group_id \(row.text(0) ?? "NULL") is not in subscription_offering_groups")
             }
             catalog.offerings[location.offering].groups[location.group].copy = GroupCopy(
                 headerTitle: row.text(1), headerSubtitle: row.text(2), ctaButtonText: row.text(3), supportingText: row.text(4))
+        }
         }
 
         for offering in catalog.offerings.indices {

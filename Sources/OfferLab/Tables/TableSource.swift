@@ -7,6 +7,12 @@ struct TableRowValues {
     var fields: [Range<Int>?] = []
     /// Where the row is, for messages: a line number (files) or a row number (SQLite).
     var position = 0
+    var positionKind = "line"
+
+    /// `line 12` or `row 12`.
+    var location: String { "\(positionKind) \(position)" }
+    /// SQLite stores booleans as integers: any non-zero integer is true.
+    var integersAreBooleans = false
 
     mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
@@ -29,31 +35,26 @@ struct TableRowValues {
         withBytes(column) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A decimal integer (optional sign, digits only).
+    /// A decimal integer (`-?digits`).
     func integer(_ column: Int) -> Int64? {
-        guard let text = text(column) else { return nil }
-        return Int64(text)
+        withBytes(column) { TableValue.int64($0) } ?? nil
     }
 
     /// A finite decimal number.
     func real(_ column: Int) -> Double? {
-        guard let text = text(column), let value = Double(text), value.isFinite else { return nil }
-        return value
+        withBytes(column) { TableValue.double($0) } ?? nil
     }
 
-    /// `1`/`0`, `true`/`false` in any case, or any integer (non-zero is true, as SQLite stores them).
+    /// `1`/`0`, `true`/`false` in any case; from SQLite, any non-zero integer is true.
     func bool(_ column: Int) -> Bool? {
-        guard let text = text(column) else { return nil }
-        switch text.lowercased() {
-        case "true": return true
-        case "false": return false
-        default: return Int64(text).map { $0 != 0 }
-        }
+        withBytes(column) { bytes in
+            TableValue.bool(bytes) ?? (integersAreBooleans ? TableValue.int64(bytes).map { $0 != 0 } : nil)
+        } ?? nil
     }
 
     /// A timestamp of the log grammar; `YYYY-MM-DD HH:MM:SS` is UTC.
     func timestamp(_ column: Int) -> Int64? {
-        withBytes(column) { TimestampParser.parse($0) } ?? nil
+        withBytes(column) { Timestamp.parse($0) } ?? nil
     }
 }
 
@@ -72,6 +73,18 @@ struct TableSource {
         if isSQLite && !(path.hasSuffix(".sqlite") || path.hasSuffix(".db")) {
             throw OfferLabError(.configuration, "tables: \(path) must be a folder of table files or a .sqlite/.db file")
         }
+    }
+
+    /// Whether the source has `table` (the report-only tables may be left out).
+    func hasTable(_ table: String) throws -> Bool {
+        if isSQLite {
+            do {
+                return try SQLiteDatabase(path: path, readOnly: true).tableNames().contains(table)
+            } catch let error as SQLiteError {
+                throw OfferLabError(.data, "tables: \(error)")
+            }
+        }
+        return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0)) }
     }
 
     /// Calls `body` for every row of `table`, with `columns` in the order given.
@@ -101,6 +114,8 @@ struct TableSource {
             }
             let sql = "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
             var values = TableRowValues()
+            values.integersAreBooleans = true
+            values.positionKind = "row"
             try database.prepare(sql).forEachRow { row in
                 values.reset()
                 values.position += 1
@@ -119,6 +134,34 @@ struct TableSource {
         }
     }
 
+    private func forEachFileRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
+        let (file, format) = try file(for: table)
+        do {
+            let reader = try TableFileReader(path: file, format: format)
+            let indices = try reader.requireColumns(columns)
+            var values = TableRowValues()
+            try reader.forEachRow { row in
+                if let problem = row.problem {
+                    let detail =
+                        switch problem {
+                        case .fieldCount: "it has \(row.count) fields where the header has \(reader.header.count)"
+                        case .tooLong: "it is longer than \(reader.maxRecordLength) bytes"
+                        case .unterminatedQuote: "a quote is never closed"
+                        }
+                    throw OfferLabError(.data, "tables: \(file) line \(row.lineNumber): \(detail)")
+                }
+                values.reset()
+                values.position = row.lineNumber
+                for index in indices {
+                    if row.isNull(index) { values.append(nil) } else { row.withBytes(at: index) { values.append($0) } }
+                }
+                try body(values)
+            }
+        } catch let error as IngestError {
+            throw OfferLabError(.data, "tables: \(error)")
+        }
+    }
+
     private func appendText(_ text: String, to values: inout TableRowValues) {
         var text = text
         text.withUTF8 { values.append(UnsafeRawBufferPointer($0)) }
@@ -129,11 +172,11 @@ struct TableSource {
     }
 
     /// The file holding `table` in the folder: `<table>.csv`, `.csv.gz`, `.tsv` or `.tsv.gz`.
-    func file(for table: String) throws -> (path: String, format: DelimitedFormat) {
-        let candidates: [(String, DelimitedFormat)] = [
+    func file(for table: String) throws -> (path: String, format: TableFormat) {
+        let candidates: [(String, TableFormat)] = [
             (".csv", .csv), (".csv.gz", .csv), (".tsv", .tsv), (".tsv.gz", .tsv),
         ]
-        let found = candidates.compactMap { suffix, format -> (String, DelimitedFormat)? in
+        let found = candidates.compactMap { suffix, format -> (String, TableFormat)? in
             let file = (path as NSString).appendingPathComponent(table + suffix)
             return FileManager.default.fileExists(atPath: file) ? (file, format) : nil
         }
