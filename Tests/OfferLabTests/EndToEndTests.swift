@@ -1,20 +1,51 @@
 import Foundation
 import Testing
 
-/// The real binary on real files, against outputs computed by the independent Python reference
-/// (tools/reference; the expected CSVs were produced by it and checked by hand there).
-@Suite struct ReferenceDataSetTests {
-    static let dataSet = repositoryRoot.appendingPathComponent("tools/reference/tests/data/main")
+/// The real binary on real files, against the outputs of the independent Python reference
+/// (tools/reference): its hand-made data set (every number worked out by hand there) and the
+/// shipped sample data set.
+@Suite struct EndToEndTests {
+    struct DataSet: Sendable, CustomTestStringConvertible {
+        var job: String
+        var night: String
+        var expected: String
+        var testDescription: String { job }
+    }
 
-    @Test(arguments: ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv"])
-    func outputMatchesTheReference(file: String) throws {
+    static let dataSets = [
+        DataSet(job: "tools/reference/tests/data/main/job.yaml", night: "2026-03-16", expected: "tools/reference/tests/data/main/expected"),
+        DataSet(job: "jobs/sample.yaml", night: "2026-03-15", expected: "Tests/OfferLabTests/Fixtures/sample-data-expected"),
+    ]
+
+    @Test(arguments: dataSets)
+    func outputsMatchTheReference(dataSet: DataSet) throws {
         let folder = try TemporaryFolder()
-        let result = try runOfferLab(["run", Self.dataSet.appendingPathComponent("job.yaml").path, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        let result = try runOfferLab([
+            "run", repositoryRoot.appendingPathComponent(dataSet.job).path, "--output", folder.path, "--database", folder.file("results.sqlite"),
+        ])
         #expect(result.status == 0, "\(result.standardError)")
-        let actual = try String(contentsOfFile: folder.file("2026-03-16/\(file)"), encoding: .utf8)
-        let expected = try String(contentsOf: Self.dataSet.appendingPathComponent("expected/\(file)"), encoding: .utf8)
-        // Chance to beat control is exact to 1e-4 by contract; the rest to 1e-9.
-        let differences = csvDifferences(actual: actual, expected: expected, relativeTolerance: file == "comparisons.csv" ? 1e-6 : 1e-9)
-        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+        #expect(result.standardError.isEmpty)
+        for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv"] {
+            let actual = try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8)
+            let expected = try String(contentsOf: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)"), encoding: .utf8)
+            // Chance to beat control is exact to 1e-4 by contract; the rest to 1e-9.
+            let differences = csvDifferences(actual: actual, expected: expected, relativeTolerance: file == "comparisons.csv" ? 1e-6 : 1e-9)
+            #expect(differences.isEmpty, "\(file):\n\(differences.prefix(20).joined(separator: "\n"))")
+        }
+    }
+
+    @Test func rerunningTheSameInputsGivesByteIdenticalOutputs() throws {
+        let first = try TemporaryFolder()
+        let second = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        for folder in [first, second] {
+            let result = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv", "rejects.csv"] {
+            let a = try Data(contentsOf: URL(fileURLWithPath: first.file("2026-03-15/\(file)")))
+            let b = try Data(contentsOf: URL(fileURLWithPath: second.file("2026-03-15/\(file)")))
+            #expect(a == b, "\(file) differs between runs")
+        }
     }
 }
