@@ -12,6 +12,12 @@ enum StatisticsBridge {
         var significant: Bool?
         var chanceToBeatControl, mdeAbs: Double?
     }
+    struct GroupInput {
+        var name: String
+        var isControl: Bool
+        var weight: Double
+        var statistics: GroupSufficientStatistics
+    }
     struct OfferingStatistics {
         var comparisons: [ComparisonRow]
         var srmChi2, srmPValue: Double?
@@ -20,7 +26,7 @@ enum StatisticsBridge {
     static func groupMetrics(_ statistics: GroupSufficientStatistics, alpha: Double) -> GroupMetrics {
         GroupMetrics()
     }
-    static func analyse(_ result: OfferingResult, alpha: Double) -> OfferingStatistics {
+    static func analyse(groups: [GroupInput], alpha: Double) -> OfferingStatistics {
         OfferingStatistics(comparisons: [])
     }
 }

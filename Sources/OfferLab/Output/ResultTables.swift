@@ -5,10 +5,16 @@ import OfferLabStatistics
 enum ResultTables {
     /// `files`: the CSV files; `database`: the tables stored in SQLite.
     static func make(_ results: NightResults, job: Job) -> (files: [ResultTable], database: [ResultTable]) {
-        let analyses = results.offerings.map { StatisticsBridge.analyse($0, alpha: job.alpha) }
+        let analyses = results.offerings.map { result in
+            let groups = result.offering.groups.enumerated().map { index, group in
+                StatisticsBridge.GroupInput(
+                    name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: result.groups[index].statistics)
+            }
+            return (offeringID: result.offering.offeringID, statistics: StatisticsBridge.analyse(groups: groups, alpha: job.alpha))
+        }
         let summary = summaryTable(results.offerings, alpha: job.alpha)
-        let comparisons = comparisonsTable(results.offerings, analyses: analyses)
-        let srm = srmTable(results.offerings, analyses: analyses)
+        let comparisons = comparisonsTable(analyses)
+        let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
         let rejects = rejectsTable(results.ingest.rejects)
@@ -45,7 +51,10 @@ enum ResultTables {
         return table
     }
 
-    static func comparisonsTable(_ offerings: [OfferingResult], analyses: [StatisticsBridge.OfferingStatistics]) -> ResultTable {
+    /// The statistics of each offering, by `offering_id`, in output order.
+    typealias OfferingAnalyses = [(offeringID: String, statistics: StatisticsBridge.OfferingStatistics)]
+
+    static func comparisonsTable(_ analyses: OfferingAnalyses) -> ResultTable {
         var table = ResultTable(
             name: "comparisons",
             columns: [
@@ -55,10 +64,10 @@ enum ResultTables {
                 ("significant", .bool), ("chance_to_beat_control", .real), ("mde_abs", .real),
             ],
             keys: ["offering_id", "group", "metric"])
-        for (result, analysis) in zip(offerings, analyses) {
+        for (offeringID, analysis) in analyses {
             for row in analysis.comparisons {
                 table.rows.append([
-                    .text(result.offering.offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric),
+                    .text(offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric),
                     .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
                     .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
                     .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
@@ -68,12 +77,12 @@ enum ResultTables {
         return table
     }
 
-    static func srmTable(_ offerings: [OfferingResult], analyses: [StatisticsBridge.OfferingStatistics]) -> ResultTable {
+    static func srmTable(_ analyses: OfferingAnalyses) -> ResultTable {
         var table = ResultTable(
             name: "srm", columns: [("offering_id", .text), ("chi2", .real), ("srm_p_value", .real), ("srm_flag", .bool)],
             keys: ["offering_id"])
-        for (result, analysis) in zip(offerings, analyses) {
-            table.rows.append([.text(result.offering.offeringID), .real(analysis.srmChi2), .real(analysis.srmPValue), .bool(analysis.srmFlag)])
+        for (offeringID, analysis) in analyses {
+            table.rows.append([.text(offeringID), .real(analysis.srmChi2), .real(analysis.srmPValue), .bool(analysis.srmFlag)])
         }
         return table
     }

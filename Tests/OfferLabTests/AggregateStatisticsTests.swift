@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import OfferLab
+
+@Suite struct AggregateStatisticsTests {
+    static let header = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares\n"
+
+    @Test(arguments: [
+        ("o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
+        ("o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
+        ("o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
+        ("o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
+        ("o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
+        ("o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
+        ("o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
+        ("o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
+        ("o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
+    ])
+    func malformedAggregatesAreNamed(body: String, problem: String) throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", Self.header + body)
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
+        }
+        #expect(error.message.contains(problem), "\(error.message)")
+        #expect(error.exitCode == 65)
+    }
+
+    @Test func aMissingColumnIsNamed() throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", "offering_id,group,is_control,weight,users,converters,revenue_sum\n")
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
+        }
+        #expect(error.message.contains("revenue_sum_squares"))
+    }
+
+    /// `stats` on the sufficient statistics of a run gives that run's comparisons and SRM, byte
+    /// for byte.
+    @Test func aggregatesOfARunGiveTheRunsStatistics() async throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+
+        // The same sufficient statistics the run used, at full precision.
+        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
+        var aggregates = Self.header
+        for offering in results.offerings {
+            for (index, group) in offering.offering.groups.enumerated() {
+                let statistics = offering.groups[index].statistics
+                aggregates += [
+                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                ].joined(separator: ",") + "\n"
+            }
+        }
+        let input = try folder.write("agg.csv", aggregates)
+        let result = try runOfferLab(["stats", "--input", input, "--output", folder.file("stats")])
+        #expect(result.status == 0, "\(result.standardError)")
+        for file in ["comparisons.csv", "srm.csv"] {
+            let fromRun = try String(contentsOfFile: folder.file("2026-03-15/\(file)"), encoding: .utf8)
+            let fromStats = try String(contentsOfFile: folder.file("stats/\(file)"), encoding: .utf8)
+            #expect(fromRun == fromStats, "\(file)")
+            #expect(fromRun.split(separator: "\r\n").count > 2, "\(file) has rows")
+        }
+    }
+}
+
