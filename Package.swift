@@ -17,13 +17,16 @@ let package = Package(
         // System libraries (Debian: zlib1g-dev, libsqlite3-dev), each wrapped by one Swift type.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // ISA-L's gzip inflater, optional: built against its header when present (libisal-dev),
+        // loaded at run time (libisal.so.2); without either, zlib is used.
+        .target(name: "CIsal"),
         // System calls Swift's Glibc module does not export (atomic folder exchange).
         .target(name: "COfferLabSystem"),
 
         // Pure statistics on per-group sufficient statistics: no I/O.
         .target(name: "OfferLabStatistics"),
         // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
-        .target(name: "OfferLabIngest", dependencies: ["CZlib"]),
+        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal"]),
         // Synthetic data sets in the input formats (`offerlab generate`).
         .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest"]),
         // The pipeline: job file, tables, events, attribution, aggregation, writers.

@@ -1,5 +1,3 @@
-import CZlib
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,8 +13,11 @@ import Darwin
 /// (`corruptGzip`), a file that ends inside a member (`truncatedGzip`). Bytes decompressed
 /// before the problem was seen have already been handed out.
 ///
-/// Memory: two buffers of `bufferSize` bytes (and zlib's 32 KiB window), whatever the file's
-/// size. Not thread-safe: one reader per task.
+/// Members are inflated by zlib or ISA-L (`Inflater`); both hand out the same bytes and detect
+/// the same problems.
+///
+/// Memory: two buffers of `bufferSize` bytes (and the inflater's window, 32 KiB for zlib, about
+/// 200 KiB for ISA-L), whatever the file's size. Not thread-safe: one reader per task.
 public final class InputFileReader {
     public let path: String
     /// Whether the file is gzip (detected by its first two bytes).
@@ -25,6 +26,8 @@ public final class InputFileReader {
     public private(set) var compressedBytesRead: Int64 = 0
     /// Bytes handed out so far.
     public private(set) var uncompressedBytes: Int64 = 0
+    /// The library that inflates the file's members.
+    public let inflater: Inflater
 
     private let descriptor: Int32
     private let input: UnsafeMutableRawPointer
@@ -33,9 +36,8 @@ public final class InputFileReader {
     private var inputEnd = 0
     private let output: UnsafeMutableRawPointer
     private let outputCapacity: Int
-    /// The zlib stream lives at a fixed address: zlib keeps a pointer back to it.
-    private let stream: UnsafeMutablePointer<z_stream>
-    private var streamInitialized = false
+    /// Made when the first member starts (a plain file needs none).
+    private lazy var decoder: any GzipMemberDecoder = inflater.makeDecoder()
     private var inMember = false
     private var endOfFile = false
     private var state = State.reading
@@ -48,11 +50,15 @@ public final class InputFileReader {
 
     /// Opens `path` and reads its first bytes to detect gzip.
     ///
-    /// - Parameter bufferSize: size of the read buffer and of the decompression buffer (at least
-    ///   2 bytes are used whatever the value).
+    /// - Parameters:
+    ///   - bufferSize: size of the read buffer and of the decompression buffer (at least 2 bytes
+    ///     are used whatever the value).
+    ///   - inflater: the library for gzip members; one that is not available here makes the
+    ///     first member a `corruptGzip` error saying so (check `Inflater.isAvailable` first).
     /// - Throws: `IngestError` (`cannotOpen`, `readFailed`).
-    public init(path: String, bufferSize: Int = 1 << 20) throws {
+    public init(path: String, bufferSize: Int = 1 << 20, inflater: Inflater = .fastestAvailable) throws {
         self.path = path
+        self.inflater = inflater
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw IngestError(code: .cannotOpen, path: path, message: "cannot open: \(String(cString: strerror(errno)))")
@@ -62,8 +68,6 @@ public final class InputFileReader {
         outputCapacity = max(bufferSize, 1)
         input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 16)
         output = UnsafeMutableRawPointer.allocate(byteCount: outputCapacity, alignment: 16)
-        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
         // Read until two bytes are there (or the file ends) so the magic bytes can be checked.
         var isGzip = false
         do {
@@ -74,8 +78,6 @@ public final class InputFileReader {
             close(descriptor)
             input.deallocate()
             output.deallocate()
-            stream.deinitialize(count: 1)
-            stream.deallocate()
             throw error
         }
         compressedBytesRead = Int64(inputEnd)
@@ -86,9 +88,6 @@ public final class InputFileReader {
     }
 
     deinit {
-        if streamInitialized { inflateEnd(stream) }
-        stream.deinitialize(count: 1)
-        stream.deallocate()
         input.deallocate()
         output.deallocate()
         close(descriptor)
@@ -176,13 +175,6 @@ public final class InputFileReader {
     }
 
     private func nextInflatedChunk() throws -> UnsafeRawBufferPointer? {
-        if !streamInitialized {
-            // 16 + MAX_WBITS: gzip wrapper only, so a non-gzip member is an error, not raw zlib.
-            guard inflateInit2_(stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-                throw IngestError(code: .corruptGzip, path: path, message: "cannot initialise zlib")
-            }
-            streamInitialized = true
-        }
         while true {
             if inputStart == inputEnd && !endOfFile { try refill() }
             if !inMember {
@@ -194,39 +186,39 @@ public final class InputFileReader {
                 else {
                     throw corrupt("data after the last member is not gzip")
                 }
-                inMember = true
+                try startMember()
             }
-            let available = inputEnd - inputStart
-            stream.pointee.next_in = (input + inputStart).assumingMemoryBound(to: Bytef.self)
-            stream.pointee.avail_in = uInt(available)
-            stream.pointee.next_out = output.assumingMemoryBound(to: Bytef.self)
-            stream.pointee.avail_out = uInt(outputCapacity)
-            let status = inflate(stream, Z_NO_FLUSH)
-            let consumed = available - Int(stream.pointee.avail_in)
-            let produced = outputCapacity - Int(stream.pointee.avail_out)
-            inputStart += consumed
-            switch status {
-            case Z_STREAM_END:
-                inflateReset(stream)
+            let step = decoder.inflate(
+                UnsafeRawBufferPointer(start: input + inputStart, count: inputEnd - inputStart),
+                into: UnsafeMutableRawBufferPointer(start: output, count: outputCapacity))
+            inputStart += step.consumed
+            switch step.status {
+            case .memberEnded:
                 inMember = false
-            case Z_OK:
-                break
-            case Z_BUF_ERROR:
-                // No progress was possible: zlib needs more input than there is.
+            case .ok where step.consumed == 0 && step.produced == 0:
+                // No progress was possible: the member needs more input than there is.
                 if inputStart == inputEnd && endOfFile {
                     throw IngestError(
                         code: .truncatedGzip, path: path, message: "truncated gzip file: it ends inside a member",
                         byteOffset: compressedBytesRead)
                 }
-                if inputStart < inputEnd { throw corrupt("zlib made no progress") }
-            case Z_NEED_DICT:
-                throw corrupt("a member needs a preset dictionary")
-            default:
-                let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                if inputStart < inputEnd { throw corrupt("the inflater made no progress") }
+            case .ok:
+                break
+            case .failed(let detail):
                 throw corrupt(detail)
             }
-            if produced > 0 { return UnsafeRawBufferPointer(start: output, count: produced) }
+            if step.produced > 0 { return UnsafeRawBufferPointer(start: output, count: step.produced) }
         }
+    }
+
+    private func startMember() throws {
+        do {
+            try decoder.startMember()
+        } catch {
+            throw corrupt(error.message)
+        }
+        inMember = true
     }
 
     private func corrupt(_ detail: String) -> IngestError {

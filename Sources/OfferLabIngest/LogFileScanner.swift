@@ -76,12 +76,18 @@ public struct LogFileScanner: Sendable {
     public var maxLineLength: Int
     /// Read (and decompression) buffer size.
     public var bufferSize: Int
+    /// The library for gzip members.
+    public var inflater: Inflater
 
-    public init(path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20) {
+    public init(
+        path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20,
+        inflater: Inflater = .fastestAvailable
+    ) {
         self.path = path
         format = LogFileFormat(fileName: path)
         self.maxLineLength = maxLineLength
         self.bufferSize = bufferSize
+        self.inflater = inflater
     }
 
     /// Streams the file: `record` is called for every valid event with its 1-based line
@@ -105,7 +111,7 @@ public struct LogFileScanner: Sendable {
     private func scanJSONLines(
         record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
-        let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
         var splitter = LineSplitter(maxLineLength: maxLineLength)
         var parser = JSONLineParser()
@@ -147,7 +153,8 @@ public struct LogFileScanner: Sendable {
         record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
         let reader = try TableFileReader(
-            path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize)
+            path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize,
+            inflater: inflater)
         var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
         let parser = CSVLogParser(header: reader.header)
         var record = LogRecord()

@@ -33,9 +33,13 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
+    @OptionGroup var inflaterOptions: InflaterOptions
+
     func run() async throws {
+        let inflater = try inflaterOptions.resolved()
         try await runReportingErrors {
-            let job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database)
+            var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database)
+            job.inflater = inflater
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
             let report = try await NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import OfferLabIngest
 
+/// Every gzip test runs with each inflater this machine has (zlib always; ISA-L when
+/// `libisal2` is installed, as `scripts/install-deps.sh` does).
 @Suite struct InputFileReaderTests {
     /// `printf '{"a":1}\n{"b":2}\n' | gzip -n -9`, made by the system gzip (not by GzipWriter).
     static let systemGzip: [UInt8] = [
@@ -23,29 +25,33 @@ import Testing
         #expect(reader.uncompressedBytes == Int64(text.utf8.count))
     }
 
-    @Test func gzipIsDetectedByMagicBytesNotByName() throws {
+    @Test(arguments: testedInflaters)
+    func gzipIsDetectedByMagicBytesNotByName(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         let gzipped = try folder.writeGzip("table.csv", members: ["id,name\n1,a\n"])
         let plain = try folder.write("table.csv.gz", text: "id,name\n1,a\n")
-        let gzipReader = try InputFileReader(path: gzipped)
+        let gzipReader = try InputFileReader(path: gzipped, inflater: inflater)
         #expect(gzipReader.isGzip)
-        #expect(try readAll(gzipped) == Array("id,name\n1,a\n".utf8))
+        #expect(gzipReader.inflater == inflater)
+        #expect(try readAll(gzipped, inflater: inflater) == Array("id,name\n1,a\n".utf8))
         let plainReader = try InputFileReader(path: plain)
         #expect(!plainReader.isGzip)
         #expect(try readAll(plain) == Array("id,name\n1,a\n".utf8))
     }
 
-    @Test func readsWhatTheSystemGzipWrites() throws {
+    @Test(arguments: testedInflaters)
+    func readsWhatTheSystemGzipWrites(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         let path = try folder.write("system.gz", bytes: Self.systemGzip)
-        #expect(try readAll(path) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
-        let reader = try InputFileReader(path: path)
+        #expect(try readAll(path, inflater: inflater) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+        let reader = try InputFileReader(path: path, inflater: inflater)
         try reader.forEachChunk { _ in }
         #expect(reader.compressedBytesRead == Int64(Self.systemGzip.count))
         #expect(reader.uncompressedBytes == 16)
     }
 
-    @Test func headerWithAFileNameAndComment() throws {
+    @Test(arguments: testedInflaters)
+    func headerWithAFileNameAndComment(inflater: Inflater) throws {
         // FNAME (0x08) and FCOMMENT (0x10), as `gzip` writes without `-n`.
         var bytes = Self.systemGzip
         bytes[3] = 0x18
@@ -53,15 +59,15 @@ import Testing
         let folder = try TemporaryFolder()
         let path = try folder.write("named.gz", bytes: bytes)
         for bufferSize in [1, 4, 1 << 20] {
-            #expect(try readAll(path, bufferSize: bufferSize) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+            #expect(try readAll(path, bufferSize: bufferSize, inflater: inflater) == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
         }
     }
 
-    @Test(arguments: [1, 2, 3, 5, 7, 64, 1 << 20])
-    func multiMemberFileIsOneStreamWithABoundaryInsideALine(bufferSize: Int) throws {
+    @Test(arguments: testedInflaters, [1, 2, 3, 5, 7, 64, 1 << 20])
+    func multiMemberFileIsOneStreamWithABoundaryInsideALine(inflater: Inflater, bufferSize: Int) throws {
         let folder = try TemporaryFolder()
         let path = try folder.writeGzip("mm.gz", members: ["first line\nsecond ", "half\nthird\n", "", "last"])
-        let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
         var bytes: [UInt8] = []
         try reader.forEachChunk { bytes.append(contentsOf: $0) }
         #expect(reader.isGzip)
@@ -70,16 +76,17 @@ import Testing
         #expect(reader.compressedBytesRead == Int64(try fileBytes(path).count))
     }
 
-    @Test func concatenatedFilesAreOneStream() throws {
+    @Test(arguments: testedInflaters)
+    func concatenatedFilesAreOneStream(inflater: Inflater) throws {
         // `cat a.gz b.gz`, where b.gz comes from the system gzip.
         let folder = try TemporaryFolder()
         let first = try gzipBytes("{\"z\":0}\n{\"y\":", folder: folder)
         let path = try folder.write("cat.gz", bytes: first + Self.systemGzip)
-        #expect(String(decoding: try readAll(path, bufferSize: 3), as: UTF8.self) == "{\"z\":0}\n{\"y\":{\"a\":1}\n{\"b\":2}\n")
+        #expect(String(decoding: try readAll(path, bufferSize: 3, inflater: inflater), as: UTF8.self) == "{\"z\":0}\n{\"y\":{\"a\":1}\n{\"b\":2}\n")
     }
 
-    @Test(arguments: [16, 4096])
-    func largeStreamsRoundTrip(bufferSize: Int) throws {
+    @Test(arguments: testedInflaters, [16, 4096])
+    func largeStreamsRoundTrip(inflater: Inflater, bufferSize: Int) throws {
         let folder = try TemporaryFolder()
         var members: [String] = []
         var expected = ""
@@ -90,7 +97,7 @@ import Testing
             expected += text
         }
         let path = try folder.writeGzip("large.jsonl.gz", members: members)
-        #expect(try readAll(path, bufferSize: bufferSize) == Array(expected.utf8))
+        #expect(try readAll(path, bufferSize: bufferSize, inflater: inflater) == Array(expected.utf8))
     }
 
     @Test func emptyFileHasNoChunks() throws {
@@ -127,76 +134,80 @@ import Testing
         #expect(error?.path == folder.url.path)
     }
 
-    @Test(arguments: [3, 1 << 20])
-    func badCRCIsCorrupt(bufferSize: Int) throws {
+    @Test(arguments: testedInflaters, [3, 1 << 20])
+    func badCRCIsCorrupt(inflater: Inflater, bufferSize: Int) throws {
         let folder = try TemporaryFolder()
         var bytes = try gzipBytes("some text\nmore text\n", folder: folder)
         bytes[bytes.count - 8] ^= 0xFF  // the first byte of the CRC-32 in the trailer
         let path = try folder.write("bad-crc.jsonl.gz", bytes: bytes)
-        let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize) }
+        let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize, inflater: inflater) }
         #expect(error?.code == .corruptGzip)
         #expect(error?.path == path)
         #expect(error?.message.contains("incorrect data check") == true)
     }
 
-    @Test func badLengthIsCorrupt() throws {
+    @Test(arguments: testedInflaters)
+    func badLengthIsCorrupt(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         var bytes = try gzipBytes("some text\n", folder: folder)
         bytes[bytes.count - 1] ^= 0x01  // ISIZE
         let path = try folder.write("bad-length.gz", bytes: bytes)
-        let error = #expect(throws: IngestError.self) { try readAll(path) }
+        let error = #expect(throws: IngestError.self) { try readAll(path, inflater: inflater) }
         #expect(error?.code == .corruptGzip)
     }
 
-    @Test func badHeaderIsCorrupt() throws {
+    @Test(arguments: testedInflaters)
+    func badHeaderIsCorrupt(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         var bytes = try gzipBytes("some text\n", folder: folder)
         bytes[2] = 0x07  // compression method: only 8 (deflate) exists
         let path = try folder.write("bad-header.gz", bytes: bytes)
-        let error = #expect(throws: IngestError.self) { try readAll(path) }
+        let error = #expect(throws: IngestError.self) { try readAll(path, inflater: inflater) }
         #expect(error?.code == .corruptGzip)
         #expect(error?.path == path)
         #expect(error?.byteOffset != nil)
     }
 
-    @Test func badDeflateDataIsCorrupt() throws {
+    @Test(arguments: testedInflaters)
+    func badDeflateDataIsCorrupt(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         var bytes = try gzipBytes(String(repeating: "abcdefgh", count: 100), folder: folder)
         bytes[10] = 0xFF  // first deflate byte: block type 3 (reserved)
         let path = try folder.write("bad-data.gz", bytes: bytes)
-        let error = #expect(throws: IngestError.self) { try readAll(path) }
+        let error = #expect(throws: IngestError.self) { try readAll(path, inflater: inflater) }
         #expect(error?.code == .corruptGzip)
     }
 
     /// Every cut of a member, from just after the magic bytes to one byte short of the end.
-    @Test(arguments: [4, 1 << 20])
-    func fileCutInsideAMemberIsTruncated(bufferSize: Int) throws {
+    @Test(arguments: testedInflaters, [4, 1 << 20])
+    func fileCutInsideAMemberIsTruncated(inflater: Inflater, bufferSize: Int) throws {
         let folder = try TemporaryFolder()
         let whole = try gzipBytes("{\"ts\":1}\n{\"ts\":2}\n", folder: folder)
         let first = try gzipBytes("ok\n", folder: folder)
         for cut in 2..<whole.count {
             let path = try folder.write("cut-\(cut).gz", bytes: first + Array(whole[0..<cut]))
-            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize) }
+            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize, inflater: inflater) }
             #expect(error?.code == .truncatedGzip, "cut at \(cut)")
             #expect(error?.path == path)
         }
     }
 
-    @Test(arguments: [[UInt8](Array("junk".utf8)), [0x1f], [0x00, 0x00, 0x00, 0x00], [0x0a]])
-    func trailingGarbageIsCorrupt(garbage: [UInt8]) throws {
+    @Test(arguments: testedInflaters, [[UInt8](Array("junk".utf8)), [0x1f], [0x00, 0x00, 0x00, 0x00], [0x0a]])
+    func trailingGarbageIsCorrupt(inflater: Inflater, garbage: [UInt8]) throws {
         let folder = try TemporaryFolder()
         let path = try folder.write("trailing.gz", bytes: try gzipBytes("a\n", folder: folder) + garbage)
         for bufferSize in [1, 2, 1 << 20] {
-            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize) }
+            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize, inflater: inflater) }
             #expect(error?.code == .corruptGzip)
             #expect(error?.message.contains("not gzip") == true)
         }
     }
 
-    @Test func anErrorIsThrownAgainOnTheNextCall() throws {
+    @Test(arguments: testedInflaters)
+    func anErrorIsThrownAgainOnTheNextCall(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         let path = try folder.write("trailing.gz", bytes: try gzipBytes("a\n", folder: folder) + Array("junk".utf8))
-        let reader = try InputFileReader(path: path)
+        let reader = try InputFileReader(path: path, inflater: inflater)
         #expect(try reader.nextChunk().map { Array($0) } == Array("a\n".utf8))
         #expect(throws: IngestError.self) { try reader.nextChunk() }
         #expect(throws: IngestError.self) { try reader.nextChunk() }

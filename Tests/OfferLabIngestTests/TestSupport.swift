@@ -53,9 +53,12 @@ func gzipBytes(_ text: String, folder: TemporaryFolder) throws -> [UInt8] {
     return try fileBytes(path)
 }
 
+/// The inflaters this machine can test: zlib, and ISA-L where `libisal2` is installed.
+let testedInflaters = Inflater.allCases.filter(\.isAvailable)
+
 /// Everything an `InputFileReader` hands out.
-func readAll(_ path: String, bufferSize: Int = 1 << 20) throws -> [UInt8] {
-    let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+func readAll(_ path: String, bufferSize: Int = 1 << 20, inflater: Inflater = .zlib) throws -> [UInt8] {
+    let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
     var bytes: [UInt8] = []
     try reader.forEachChunk { chunk in
         #expect(!chunk.isEmpty)

@@ -39,6 +39,9 @@ public struct Job: Sendable {
     public var rejectsPerReason: Int
     /// How long a run waits for another run of the same job to finish.
     public var lockTimeoutSeconds: Double
+    /// The library that inflates gzipped inputs (a property of the machine, not of the job
+    /// file: the command line chooses it). Every number is the same whichever it is.
+    public var inflater: Inflater = .fastestAvailable
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }

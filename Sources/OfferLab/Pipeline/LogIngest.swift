@@ -9,27 +9,12 @@ import OfferLabIngest
 enum LogIngest {
     static func read(job: Job, users: ByteStringInterner, progress: ProgressReporter?, width: Int? = nil) async throws -> EventStore {
         let files = job.logFiles
-        let width = max(1, min(width ?? ProcessInfo.processInfo.activeProcessorCount, files.count))
         var store = EventStore()
-        var finished: [Int: EventBatch] = [:]
-        var nextToMerge = 0
-        try await withThrowingTaskGroup(of: EventBatch.self) { group in
-            var nextToStart = 0
-            func startNext() {
-                let index = nextToStart
-                group.addTask { try readFile(index: index, path: files[index], job: job, users: users) }
-                nextToStart += 1
-            }
-            while nextToStart < width { startNext() }
-            while let batch = try await group.next() {
-                finished[batch.fileIndex] = batch
-                while let ready = finished.removeValue(forKey: nextToMerge) {
-                    store.append(ready, keepRejects: job.rejectsPerReason)
-                    nextToMerge += 1
-                    progress?.say("read \(nextToMerge)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.records.count) events")
-                }
-                if nextToStart < files.count { startNext() }
-            }
+        try await inFileOrder(count: files.count, width: width) { index in
+            try readFile(index: index, path: files[index], job: job, users: users)
+        } merge: { batch in
+            store.append(batch, keepRejects: job.rejectsPerReason)
+            progress?.say("read \(batch.fileIndex + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.records.count) events")
         }
         return store
     }
@@ -38,7 +23,7 @@ enum LogIngest {
     static func readFile(index: Int, path: String, job: Job, users: ByteStringInterner) throws -> EventBatch {
         var batch = EventBatch(fileIndex: index)
         do {
-            let summary = try LogFileScanner(path: path).scan(
+            let summary = try LogFileScanner(path: path, inflater: job.inflater).scan(
                 record: { record, line in batch.add(record, line: line, asOf: job.asOf, users: users) },
                 malformed: { line in
                     batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
@@ -57,6 +42,33 @@ enum LogIngest {
             }
             let hint = error.code == .corruptGzip || error.code == .truncatedGzip ? " (on_corrupt_file: skip would skip it)" : ""
             throw OfferLabError(.data, "log file \(error)\(hint)")
+        }
+    }
+
+    /// Runs `work` for every file index, at most `width` (default: the cores) at a time, and
+    /// hands the results to `merge` in index order, each as soon as its predecessors are merged.
+    static func inFileOrder<Result: Sendable>(
+        count: Int, width: Int?, work: @escaping @Sendable (Int) throws -> Result, merge: (Result) throws -> Void
+    ) async throws {
+        let width = max(1, min(width ?? ProcessInfo.processInfo.activeProcessorCount, count))
+        var finished: [Int: Result] = [:]
+        var nextToMerge = 0
+        try await withThrowingTaskGroup(of: (Int, Result).self) { group in
+            var nextToStart = 0
+            func startNext() {
+                let index = nextToStart
+                group.addTask { (index, try work(index)) }
+                nextToStart += 1
+            }
+            while nextToStart < width { startNext() }
+            while let (index, result) = try await group.next() {
+                finished[index] = result
+                while let ready = finished.removeValue(forKey: nextToMerge) {
+                    try merge(ready)
+                    nextToMerge += 1
+                }
+                if nextToStart < count { startNext() }
+            }
         }
     }
 }

@@ -58,7 +58,7 @@ public enum NightlyRun {
 
     /// Reads the inputs and computes every number (no output is touched).
     static func compute(_ job: Job, progress: ProgressReporter?) async throws -> NightResults {
-        let source = try TableSource(path: job.tablesPath)
+        let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
         progress?.say("tables read")

@@ -62,13 +62,16 @@ struct TableRowValues {
 struct TableSource {
     let path: String
     let isSQLite: Bool
+    /// The library for gzipped table files.
+    let inflater: Inflater
 
-    init(path: String) throws {
+    init(path: String, inflater: Inflater = .fastestAvailable) throws {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw OfferLabError(.configuration, "tables: \(path) does not exist")
         }
         self.path = path
+        self.inflater = inflater
         isSQLite = !isFolder.boolValue
         if isSQLite && !(path.hasSuffix(".sqlite") || path.hasSuffix(".db")) {
             throw OfferLabError(.configuration, "tables: \(path) must be a folder of table files or a .sqlite/.db file")
@@ -137,7 +140,7 @@ struct TableSource {
     private func forEachFileRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
         let (file, format) = try file(for: table)
         do {
-            let reader = try TableFileReader(path: file, format: format)
+            let reader = try TableFileReader(path: file, format: format, inflater: inflater)
             let indices = try reader.requireColumns(columns)
             var values = TableRowValues()
             try reader.forEachRow { row in

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import OfferLabIngest
+
+extension Inflater: ExpressibleByArgument {}
+
+/// `--inflater`, for the commands that read gzip files.
+struct InflaterOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The gzip library: zlib, or isal (ISA-L, when libisal2 is installed). Default: $OFFERLAB_INFLATER, else the fastest available.",
+            valueName: "name"))
+    var inflater: Inflater?
+
+    /// The chosen inflater: the option, else `OFFERLAB_INFLATER`, else the fastest available.
+    /// - Throws: `ValidationError` for an unknown name, or ISA-L asked for where it is missing.
+    func resolved() throws -> Inflater {
+        var chosen = inflater ?? .fastestAvailable
+        if inflater == nil, let name = ProcessInfo.processInfo.environment["OFFERLAB_INFLATER"], !name.isEmpty {
+            guard let named = Inflater(rawValue: name) else {
+                throw ValidationError("OFFERLAB_INFLATER=\(name): expected zlib or isal")
+            }
+            chosen = named
+        }
+        guard chosen.isAvailable else {
+            throw ValidationError("the isal inflater needs ISA-L (libisal2; scripts/install-deps.sh installs it)")
+        }
+        return chosen
+    }
+}
