@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages OfferLab builds against, when they are missing.
+# libisal-dev (ISA-L) is optional for the build: without it OfferLab inflates gzip with zlib,
+# about four times slower; with it both inflaters are built and tested.
 set -euo pipefail
 
-needed=(zlib1g-dev libsqlite3-dev)
+needed=(zlib1g-dev libsqlite3-dev libisal-dev)
 missing=()
 for package in "${needed[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

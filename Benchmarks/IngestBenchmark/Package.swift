@@ -10,7 +10,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
-        .target(name: "OfferLabIngest", dependencies: ["CZlib"], path: "Sources/OfferLabIngest"),
+        .target(name: "CIsal", path: "Sources/CIsal"),
+        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal"], path: "Sources/OfferLabIngest"),
         .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest"], path: "Sources/ingest-benchmark"),
     ]
 )
