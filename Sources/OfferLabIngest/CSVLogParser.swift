@@ -41,9 +41,8 @@ public struct CSVLogParser: Sendable {
         for (column, _) in columns where !row.isNull(column) { total += row.bytes(at: column).count }
         var text: [UInt8] = []
         swap(&text, &record.text)
-        text.removeAll(keepingCapacity: true)
         // One byte more than needed, so that the buffer always has an address.
-        text.append(contentsOf: repeatElement(0, count: total + 1))
+        text.resetToZeros(count: total + 1)
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in
             guard let slotBase = slots.baseAddress else { return .invalidCSV }

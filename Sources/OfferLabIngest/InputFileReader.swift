@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads a file as a stream of bytes, decompressing it when it starts with the gzip magic
 /// bytes (`1f 8b`), whatever its name.
 ///
@@ -11,35 +5,32 @@ import Darwin
 /// `IngestError` naming the file: a missing or unreadable file (`cannotOpen`, `readFailed`), a
 /// bad header, CRC, length or deflate data, or bytes after a member that are not another member
 /// (`corruptGzip`), a file that ends inside a member (`truncatedGzip`). Bytes decompressed
-/// before the problem was seen have already been handed out.
+/// before the problem was seen are handed out before the error is thrown.
 ///
 /// Members are inflated by zlib or ISA-L (`Inflater`); both hand out the same bytes and detect
-/// the same problems.
+/// the same problems. With `readAhead`, a thread of its own decompresses a few chunks ahead of
+/// the caller (the same chunks, in the same order), so that one file keeps two cores busy.
 ///
-/// Memory: two buffers of `bufferSize` bytes (and the inflater's window, 32 KiB for zlib, about
-/// 200 KiB for ISA-L), whatever the file's size. Not thread-safe: one reader per task.
+/// Memory: two buffers of `bufferSize` bytes (with `readAhead`, five), and the inflater's
+/// window (32 KiB for zlib, about 200 KiB for ISA-L), whatever the file's size. Not
+/// thread-safe: one reader per task.
 public final class InputFileReader {
     public let path: String
     /// Whether the file is gzip (detected by its first two bytes).
     public let isGzip: Bool
-    /// Bytes read from the file so far.
+    /// The library that inflates the file's members.
+    public let inflater: Inflater
+    /// Bytes read from the file for the chunks handed out so far.
     public private(set) var compressedBytesRead: Int64 = 0
     /// Bytes handed out so far.
     public private(set) var uncompressedBytes: Int64 = 0
-    /// The library that inflates the file's members.
-    public let inflater: Inflater
 
-    private let descriptor: Int32
-    private let input: UnsafeMutableRawPointer
-    private let inputCapacity: Int
-    private var inputStart = 0
-    private var inputEnd = 0
-    private let output: UnsafeMutableRawPointer
-    private let outputCapacity: Int
-    /// Made when the first member starts (a plain file needs none).
-    private lazy var decoder: any GzipMemberDecoder = inflater.makeDecoder()
-    private var inMember = false
-    private var endOfFile = false
+    private enum Source {
+        case direct(FileDecoder, output: UnsafeMutableRawBufferPointer)
+        case readAhead(ReadAhead)
+    }
+
+    private let source: Source
     private var state = State.reading
 
     private enum State {
@@ -55,42 +46,29 @@ public final class InputFileReader {
     ///     are used whatever the value).
     ///   - inflater: the library for gzip members; one that is not available here makes the
     ///     first member a `corruptGzip` error saying so (check `Inflater.isAvailable` first).
+    ///   - readAhead: decompress on a thread of its own, up to four chunks ahead.
     /// - Throws: `IngestError` (`cannotOpen`, `readFailed`).
-    public init(path: String, bufferSize: Int = 1 << 20, inflater: Inflater = .fastestAvailable) throws {
+    public init(path: String, bufferSize: Int = 1 << 20, inflater: Inflater = .fastestAvailable, readAhead: Bool = false) throws {
         self.path = path
         self.inflater = inflater
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw IngestError(code: .cannotOpen, path: path, message: "cannot open: \(String(cString: strerror(errno)))")
+        let decoder = try FileDecoder(path: path, bufferSize: bufferSize, inflater: inflater)
+        isGzip = decoder.isGzip
+        compressedBytesRead = decoder.compressedBytesRead
+        if readAhead {
+            let ahead = ReadAhead(decoder: decoder, bufferSize: bufferSize, depth: 5)
+            ahead.start()
+            source = .readAhead(ahead)
+        } else {
+            let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 1), alignment: 16)
+            source = .direct(decoder, output: output)
         }
-        self.descriptor = descriptor
-        inputCapacity = max(bufferSize, 2)
-        outputCapacity = max(bufferSize, 1)
-        input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 16)
-        output = UnsafeMutableRawPointer.allocate(byteCount: outputCapacity, alignment: 16)
-        // Read until two bytes are there (or the file ends) so the magic bytes can be checked.
-        var isGzip = false
-        do {
-            try Self.fill(
-                descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
-                endOfFile: &endOfFile, minimum: 2, path: path)
-        } catch {
-            close(descriptor)
-            input.deallocate()
-            output.deallocate()
-            throw error
-        }
-        compressedBytesRead = Int64(inputEnd)
-        if inputEnd >= 2, input.load(as: UInt8.self) == 0x1f, input.load(fromByteOffset: 1, as: UInt8.self) == 0x8b {
-            isGzip = true
-        }
-        self.isGzip = isGzip
     }
 
     deinit {
-        input.deallocate()
-        output.deallocate()
-        close(descriptor)
+        switch source {
+        case .direct(_, let output): output.deallocate()
+        case .readAhead(let ahead): ahead.stop()
+        }
     }
 
     /// Calls `body` with each successive chunk of (decompressed) bytes until the end of the file.
@@ -114,7 +92,14 @@ public final class InputFileReader {
         case .reading: break
         }
         do {
-            let chunk = try isGzip ? nextInflatedChunk() : nextPlainChunk()
+            let chunk: UnsafeRawBufferPointer?
+            switch source {
+            case .direct(let decoder, let output):
+                chunk = try decoder.nextChunk(into: output)
+                compressedBytesRead = decoder.compressedBytesRead
+            case .readAhead(let ahead):
+                (chunk, compressedBytesRead) = try ahead.nextChunk()
+            }
             if let chunk {
                 uncompressedBytes += Int64(chunk.count)
             } else {
@@ -125,105 +110,5 @@ public final class InputFileReader {
             state = .failed(error)
             throw error
         }
-    }
-
-    // MARK: - Internal machinery
-
-    private func nextPlainChunk() throws -> UnsafeRawBufferPointer? {
-        if inputStart == inputEnd {
-            if endOfFile { return nil }
-            try refill()
-            if inputStart == inputEnd { return nil }
-        }
-        let chunk = UnsafeRawBufferPointer(start: input + inputStart, count: inputEnd - inputStart)
-        inputStart = inputEnd
-        return chunk
-    }
-
-    private func refill(minimum: Int = 1) throws {
-        let before = inputEnd - inputStart
-        try Self.fill(
-            descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
-            endOfFile: &endOfFile, minimum: minimum, path: path, offset: compressedBytesRead)
-        compressedBytesRead += Int64(inputEnd - inputStart - before)
-    }
-
-    /// Moves unread bytes to the front, then reads until at least `minimum` bytes are unread and
-    /// one `read` has been made (or the file ends).
-    private static func fill(
-        descriptor: Int32, buffer: UnsafeMutableRawPointer, capacity: Int, start: inout Int, end: inout Int,
-        endOfFile: inout Bool, minimum: Int, path: String, offset: Int64 = 0
-    ) throws {
-        if start > 0 {
-            let remaining = end - start
-            if remaining > 0 { memmove(buffer, buffer + start, remaining) }
-            start = 0
-            end = remaining
-        }
-        var didRead = false
-        while !endOfFile && end < capacity && (!didRead || end < minimum) {
-            let count = read(descriptor, buffer + end, capacity - end)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw IngestError(
-                    code: .readFailed, path: path, message: "read failed: \(String(cString: strerror(errno)))",
-                    byteOffset: offset + Int64(end))
-            }
-            didRead = true
-            if count == 0 { endOfFile = true } else { end += count }
-        }
-    }
-
-    private func nextInflatedChunk() throws -> UnsafeRawBufferPointer? {
-        while true {
-            if inputStart == inputEnd && !endOfFile { try refill() }
-            if !inMember {
-                if inputStart == inputEnd { return nil }  // the file ends between members: done
-                if inputEnd - inputStart < 2 && !endOfFile { try refill(minimum: 2) }
-                guard inputEnd - inputStart >= 2,
-                    input.load(fromByteOffset: inputStart, as: UInt8.self) == 0x1f,
-                    input.load(fromByteOffset: inputStart + 1, as: UInt8.self) == 0x8b
-                else {
-                    throw corrupt("data after the last member is not gzip")
-                }
-                try startMember()
-            }
-            let step = decoder.inflate(
-                UnsafeRawBufferPointer(start: input + inputStart, count: inputEnd - inputStart),
-                into: UnsafeMutableRawBufferPointer(start: output, count: outputCapacity))
-            inputStart += step.consumed
-            switch step.status {
-            case .memberEnded:
-                inMember = false
-            case .ok where step.consumed == 0 && step.produced == 0:
-                // No progress was possible: the member needs more input than there is.
-                if inputStart == inputEnd && endOfFile {
-                    throw IngestError(
-                        code: .truncatedGzip, path: path, message: "truncated gzip file: it ends inside a member",
-                        byteOffset: compressedBytesRead)
-                }
-                if inputStart < inputEnd { throw corrupt("the inflater made no progress") }
-            case .ok:
-                break
-            case .failed(let detail):
-                throw corrupt(detail)
-            }
-            if step.produced > 0 { return UnsafeRawBufferPointer(start: output, count: step.produced) }
-        }
-    }
-
-    private func startMember() throws {
-        do {
-            try decoder.startMember()
-        } catch {
-            throw corrupt(error.message)
-        }
-        inMember = true
-    }
-
-    private func corrupt(_ detail: String) -> IngestError {
-        IngestError(
-            code: .corruptGzip, path: path, message: "corrupt gzip file: \(detail)",
-            byteOffset: compressedBytesRead - Int64(inputEnd - inputStart))
     }
 }

@@ -44,11 +44,7 @@ public struct JSONLineParser {
         // through a pointer, then trim it to what was written.
         var text: [UInt8] = []
         swap(&text, &record.text)
-        if text.count < count {
-            text.append(contentsOf: repeatElement(0, count: count - text.count))
-        } else if text.count > count {
-            text.removeLast(text.count - count)
-        }
+        text.resetToZeros(count: count)
         var written = 0
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in

@@ -78,6 +78,9 @@ public struct LogFileScanner: Sendable {
     public var bufferSize: Int
     /// The library for gzip members.
     public var inflater: Inflater
+    /// Decompress on a thread of its own, ahead of the parsing (see `InputFileReader`): for a
+    /// file that would otherwise have a core to itself while others sit idle.
+    public var readAhead = false
 
     public init(
         path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20,
@@ -111,7 +114,7 @@ public struct LogFileScanner: Sendable {
     private func scanJSONLines(
         record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
-        let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
         var splitter = LineSplitter(maxLineLength: maxLineLength)
         var parser = JSONLineParser()
@@ -119,7 +122,9 @@ public struct LogFileScanner: Sendable {
         var byteOrderMark = ByteOrderMarkSkipper()
         var validRecords = 0
         var malformedCounts = MalformedCounts()
-        func handle(_ line: Line) throws {
+        // The record is passed in and out, not captured: a captured record would be copied (its
+        // text retained and released) for every callback.
+        func handle(_ line: Line, _ record: inout LogRecord) throws {
             let reason: MalformedReason?
             if line.isTooLong {
                 reason = .lineTooLong
@@ -134,6 +139,7 @@ public struct LogFileScanner: Sendable {
                 try onRecord(record, line.number)
             }
         }
+        func handle(_ line: Line) throws { try handle(line, &record) }
         while let chunk = try reader.nextChunk() {
             let (heldBack, rest) = byteOrderMark.filter(chunk)
             try splitter.feed(heldBack, handle)
@@ -154,14 +160,15 @@ public struct LogFileScanner: Sendable {
     ) throws -> LogFileSummary {
         let reader = try TableFileReader(
             path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize,
-            inflater: inflater)
+            inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
         let parser = CSVLogParser(header: reader.header)
         var record = LogRecord()
         var lines = 0
         var validRecords = 0
         var malformedCounts = MalformedCounts()
-        try reader.forEachRow { row in
+        // The record is passed in and out, not captured (see `scanJSONLines`).
+        func handle(_ row: TableRow, _ record: inout LogRecord) throws {
             lines += 1
             if let reason = parser.parse(row, into: &record) {
                 malformedCounts[reason] += 1
@@ -171,6 +178,7 @@ public struct LogFileScanner: Sendable {
                 try onRecord(record, row.lineNumber)
             }
         }
+        try reader.forEachRow { row in try handle(row, &record) }
         summary.nonBlankLines = lines
         summary.validRecords = validRecords
         summary.malformed = malformedCounts

@@ -49,3 +49,23 @@ public struct LogRecord: Sendable {
         return String(decoding: text[range], as: UTF8.self)
     }
 }
+
+extension Array where Element == UInt8 {
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
+
+    /// Makes the array hold `count` zero bytes, keeping its capacity: the parsers' scratch
+    /// before they write decoded text through a pointer. Copies from a block of zeros, because
+    /// appending `repeatElement(0, count:)` goes byte by byte.
+    mutating func resetToZeros(count: Int) {
+        removeAll(keepingCapacity: true)
+        reserveCapacity(count)
+        var remaining = count
+        Self.zeros.withUnsafeBytes { zeros in
+            while remaining > 0 {
+                let piece = Swift.min(remaining, zeros.count)
+                append(contentsOf: UnsafeRawBufferPointer(rebasing: zeros[0..<piece]))
+                remaining -= piece
+            }
+        }
+    }
+}

@@ -46,16 +46,17 @@ public final class TableFileReader {
     ///   - keepRawBytes: keep each record's bytes as in the file (`TableRow.rawBytes`), for
     ///     rejects files.
     ///   - inflater: the library for gzip members (see `InputFileReader`).
+    ///   - readAhead: decompress on a thread of its own (see `InputFileReader`).
     /// - Throws: `IngestError`: the file cannot be read or decompressed, or its header row is
     ///   too long or cut inside quotes (`invalidHeader`).
     public init(
         path: String, format: TableFormat, maxRecordLength: Int = LineSplitter.defaultMaxLineLength,
-        keepRawBytes: Bool = false, bufferSize: Int = 1 << 20, inflater: Inflater = .fastestAvailable
+        keepRawBytes: Bool = false, bufferSize: Int = 1 << 20, inflater: Inflater = .fastestAvailable, readAhead: Bool = false
     ) throws {
         self.path = path
         self.format = format
         self.maxRecordLength = min(max(maxRecordLength, 1), Int.max / 4)
-        input = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
+        input = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var parser = DelimitedParser(format: format, maxRecordLength: maxRecordLength, keepRawBytes: keepRawBytes)
         var header: [String]?
         var headerLine = 0

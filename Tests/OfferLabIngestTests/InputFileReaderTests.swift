@@ -246,3 +246,56 @@ import Testing
         #expect(error?.path == path)
     }
 }
+
+/// `readAhead` decompresses on a thread of its own: the caller must see exactly what it sees
+/// without it, chunk for chunk, error for error.
+@Suite struct ReadAheadTests {
+    /// Every chunk and the error (if any) that a reader hands out, and its final counters.
+    static func transcript(_ path: String, bufferSize: Int, inflater: Inflater, readAhead: Bool) throws -> [String] {
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
+        var lines: [String] = []
+        do {
+            while let chunk = try reader.nextChunk() { lines.append("chunk \(Array(chunk))") }
+            lines.append("end")
+            #expect(try reader.nextChunk() == nil)
+        } catch let error as IngestError {
+            lines.append("error \(error.code) \(error.message) \(error.byteOffset ?? -1)")
+        }
+        lines.append("counters \(reader.compressedBytesRead) \(reader.uncompressedBytes)")
+        return lines
+    }
+
+    @Test(arguments: testedInflaters, [2, 7, 64, 1 << 20])
+    func sameChunksAndErrorsAsWithout(inflater: Inflater, bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        var large = ""
+        for line in 0..<3_000 { large += "{\"line\":\(line),\"pad\":\"\(String(repeating: "y", count: line % 41))\"}\n" }
+        let whole = try gzipBytes("{\"ts\":1}\n{\"ts\":2}\n", folder: folder)
+        var badCRC = try gzipBytes("some text\nmore text\n", folder: folder)
+        badCRC[badCRC.count - 8] ^= 0xFF
+        let paths = [
+            try folder.writeGzip("members.gz", members: ["first line\nsecond ", "half\n", "", large, "last"]),
+            try folder.write("plain.jsonl", text: large),
+            try folder.write("empty.jsonl", bytes: []),
+            try folder.write("cut.gz", bytes: Array(whole[0..<(whole.count - 3)])),
+            try folder.write("crc.gz", bytes: badCRC),
+            try folder.write("trailing.gz", bytes: whole + Array("junk".utf8)),
+        ]
+        for path in paths {
+            let direct = try Self.transcript(path, bufferSize: bufferSize, inflater: inflater, readAhead: false)
+            let ahead = try Self.transcript(path, bufferSize: bufferSize, inflater: inflater, readAhead: true)
+            #expect(direct == ahead, "\(path)")
+        }
+    }
+
+    /// A reader released before the end stops its thread (no hang, no leak of the file).
+    @Test(arguments: testedInflaters)
+    func abandoningAReaderStopsItsThread(inflater: Inflater) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.writeGzip("big.gz", members: [String(repeating: "0123456789abcdef\n", count: 100_000)])
+        for _ in 0..<20 {
+            let reader = try InputFileReader(path: path, bufferSize: 256, inflater: inflater, readAhead: true)
+            #expect(try reader.nextChunk() != nil)
+        }
+    }
+}

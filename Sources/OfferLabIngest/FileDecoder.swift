@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Internal machinery of `InputFileReader`: the file, its read buffer and, for gzip, the member
+/// loop around a `GzipMemberDecoder`. Not thread-safe: used by one thread at a time.
+final class FileDecoder {
+    let path: String
+    let isGzip: Bool
+    /// Bytes read from the file so far.
+    private(set) var compressedBytesRead: Int64 = 0
+
+    private let inflater: Inflater
+    private let descriptor: Int32
+    private let input: UnsafeMutableRawPointer
+    private let inputCapacity: Int
+    private var inputStart = 0
+    private var inputEnd = 0
+    /// Made when the first member starts (a plain file needs none).
+    private lazy var decoder: any GzipMemberDecoder = inflater.makeDecoder()
+    private var inMember = false
+    private var endOfFile = false
+    /// A problem found while inflating the bytes just handed out: thrown by the next call, so
+    /// that what a caller sees before an error does not depend on the buffer size.
+    private var deferredFailure: IngestError?
+
+    /// Opens `path` and reads its first bytes to detect gzip.
+    /// - Throws: `IngestError` (`cannotOpen`, `readFailed`).
+    init(path: String, bufferSize: Int, inflater: Inflater) throws {
+        self.path = path
+        self.inflater = inflater
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw IngestError(code: .cannotOpen, path: path, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = descriptor
+        inputCapacity = max(bufferSize, 2)
+        input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 16)
+        // Read until two bytes are there (or the file ends) so the magic bytes can be checked.
+        do {
+            try Self.fill(
+                descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
+                endOfFile: &endOfFile, minimum: 2, path: path)
+        } catch {
+            close(descriptor)
+            input.deallocate()
+            throw error
+        }
+        compressedBytesRead = Int64(inputEnd)
+        isGzip = inputEnd >= 2 && input.load(as: UInt8.self) == 0x1f && input.load(fromByteOffset: 1, as: UInt8.self) == 0x8b
+    }
+
+    deinit {
+        input.deallocate()
+        close(descriptor)
+    }
+
+    /// The next bytes of the file, or nil at its end: for gzip, inflated into `output` (a
+    /// prefix of it is returned); for a plain file, a view of the read buffer, valid until the
+    /// next call. Never empty.
+    func nextChunk(into output: UnsafeMutableRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        try isGzip ? nextInflatedChunk(into: output) : nextPlainChunk()
+    }
+
+    // MARK: - Internal machinery
+
+    private func nextPlainChunk() throws -> UnsafeRawBufferPointer? {
+        if inputStart == inputEnd {
+            if endOfFile { return nil }
+            try refill()
+            if inputStart == inputEnd { return nil }
+        }
+        let chunk = UnsafeRawBufferPointer(start: input + inputStart, count: inputEnd - inputStart)
+        inputStart = inputEnd
+        return chunk
+    }
+
+    private func refill(minimum: Int = 1) throws {
+        let before = inputEnd - inputStart
+        try Self.fill(
+            descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
+            endOfFile: &endOfFile, minimum: minimum, path: path, offset: compressedBytesRead)
+        compressedBytesRead += Int64(inputEnd - inputStart - before)
+    }
+
+    /// Moves unread bytes to the front, then reads until at least `minimum` bytes are unread and
+    /// one `read` has been made (or the file ends).
+    private static func fill(
+        descriptor: Int32, buffer: UnsafeMutableRawPointer, capacity: Int, start: inout Int, end: inout Int,
+        endOfFile: inout Bool, minimum: Int, path: String, offset: Int64 = 0
+    ) throws {
+        if start > 0 {
+            let remaining = end - start
+            if remaining > 0 { memmove(buffer, buffer + start, remaining) }
+            start = 0
+            end = remaining
+        }
+        var didRead = false
+        while !endOfFile && end < capacity && (!didRead || end < minimum) {
+            let count = read(descriptor, buffer + end, capacity - end)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IngestError(
+                    code: .readFailed, path: path, message: "read failed: \(String(cString: strerror(errno)))",
+                    byteOffset: offset + Int64(end))
+            }
+            didRead = true
+            if count == 0 { endOfFile = true } else { end += count }
+        }
+    }
+
+    private func nextInflatedChunk(into output: UnsafeMutableRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        if let deferredFailure { throw deferredFailure }
+        while true {
+            if inputStart == inputEnd && !endOfFile { try refill() }
+            if !inMember {
+                if inputStart == inputEnd { return nil }  // the file ends between members: done
+                if inputEnd - inputStart < 2 && !endOfFile { try refill(minimum: 2) }
+                guard inputEnd - inputStart >= 2,
+                    input.load(fromByteOffset: inputStart, as: UInt8.self) == 0x1f,
+                    input.load(fromByteOffset: inputStart + 1, as: UInt8.self) == 0x8b
+                else {
+                    throw corrupt("data after the last member is not gzip")
+                }
+                try startMember()
+            }
+            let step = decoder.inflate(UnsafeRawBufferPointer(start: input + inputStart, count: inputEnd - inputStart), into: output)
+            inputStart += step.consumed
+            var failure: IngestError?
+            switch step.status {
+            case .memberEnded:
+                inMember = false
+            case .ok where step.consumed == 0 && step.produced == 0:
+                // No progress was possible: the member needs more input than there is.
+                if inputStart == inputEnd && endOfFile {
+                    failure = IngestError(
+                        code: .truncatedGzip, path: path, message: "truncated gzip file: it ends inside a member",
+                        byteOffset: compressedBytesRead)
+                } else if inputStart < inputEnd {
+                    failure = corrupt("the inflater made no progress")
+                }
+            case .ok:
+                break
+            case .failed(let detail):
+                failure = corrupt(detail)
+            }
+            // The bytes inflated before the damage was found are handed out first.
+            if step.produced > 0 {
+                deferredFailure = failure
+                return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[0..<step.produced])
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    private func startMember() throws {
+        do {
+            try decoder.startMember()
+        } catch {
+            throw corrupt(error.message)
+        }
+        inMember = true
+    }
+
+    private func corrupt(_ detail: String) -> IngestError {
+        IngestError(
+            code: .corruptGzip, path: path, message: "corrupt gzip file: \(detail)",
+            byteOffset: compressedBytesRead - Int64(inputEnd - inputStart))
+    }
+}
