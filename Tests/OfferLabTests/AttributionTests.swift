@@ -26,8 +26,8 @@ import Testing
         logRecord("purchase", user: "00123", ts: "2026-03-07T00:00:00Z", transaction: "p4", product: "weekly", price: "1", currency: "USD"),
     ]
 
-    @Test func controlGroupValues() throws {
-        let result = try analyse(Self.tables, Self.events, window: 7).offerings[0]
+    @Test func controlGroupValues() async throws {
+        let result = try await analyse(Self.tables, Self.events, window: 7).offerings[0]
         let control = result.groups[0]
         #expect(control.users == 1)
         #expect(control.converters == 1)  // BRL purchase still converts
@@ -43,8 +43,8 @@ import Testing
         #expect(result.quality == OfferingQuality(preAssignmentEvents: 1, orphanRefunds: 2, attributionMismatches: 2, unknownCurrencyEvents: 2))
     }
 
-    @Test func variantGroupValues() throws {
-        let variant = try analyse(Self.tables, Self.events, window: 7).offerings[0].groups[1]
+    @Test func variantGroupValues() async throws {
+        let variant = try await analyse(Self.tables, Self.events, window: 7).offerings[0].groups[1]
         #expect(variant.users == 2)
         #expect(variant.converters == 2)
         #expect(variant.trialStarters == 2)
@@ -54,14 +54,14 @@ import Testing
         #expect(abs(variant.statistics.revenueSumSquares - (39.98 * 39.98 + 1)) < 1e-9)
     }
 
-    @Test func productsCountRefundsUnderTheirOwnProduct() throws {
-        let products = try analyse(Self.tables, Self.events, window: 7).offerings[0].products
+    @Test func productsCountRefundsUnderTheirOwnProduct() async throws {
+        let products = try await analyse(Self.tables, Self.events, window: 7).offerings[0].products
         let rows = products.map { "\($0.group) \($0.productID) \($0.purchases) \($0.renewals) \($0.refunds) \($0.netRevenue)" }
         #expect(rows == ["0 monthly 1 0 1 0.0", "0 weekly 1 0 1 0.0", "1 monthly 1 0 0 39.98", "1 weekly 1 0 0 1.0"])
     }
 
-    @Test func withoutAWindowLaterEventsCount() throws {
-        let control = try analyse(Self.tables, Self.events).offerings[0].groups[0]
+    @Test func withoutAWindowLaterEventsCount() async throws {
+        let control = try await analyse(Self.tables, Self.events).offerings[0].groups[0]
         #expect(control.renewals == 1)
         #expect(control.refunds == 3)  // r1 is now counted, so its refund is too
         #expect(abs(control.netRevenue - 0) < 1e-12)  // 7.99 + 7.99 − 7.99 − 7.99

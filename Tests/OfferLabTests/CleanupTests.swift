@@ -9,8 +9,8 @@ import Testing
     /// §2.2: as_of first (no counter), then event_id duplicates, then (event, transaction_id)
     /// duplicates, earliest ts winning and file order breaking ties; then unknown types,
     /// sandbox and unassigned events, each counted after deduplication.
-    @Test func duplicatesAreRemovedBeforeTheOtherCounters() throws {
-        let results = try analyse(
+    @Test func duplicatesAreRemovedBeforeTheOtherCounters() async throws {
+        let results = try await analyse(
             Self.tables,
             [
                 logRecord("purchase", user: "u1", ts: "2026-03-03T10:00:00Z", id: "a", transaction: "t1", product: "late", price: "10", currency: "USD"),

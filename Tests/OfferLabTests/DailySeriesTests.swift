@@ -14,8 +14,8 @@ import Testing
     ]
 
     /// Each day: (control users, converters, net revenue, refunds; variant users, converters, net revenue).
-    @Test func everyDayIsTheStateAtItsEnd() throws {
-        let daily = try analyse(Self.tables, Self.events, asOf: "2026-03-06").offerings[0].daily
+    @Test func everyDayIsTheStateAtItsEnd() async throws {
+        let daily = try await analyse(Self.tables, Self.events, asOf: "2026-03-06").offerings[0].daily
         let rows = daily.map { day in
             let (c, v) = (day.groups[0], day.groups[1])
             return "\(day.date) \(c.users) \(c.converters) \(c.netRevenue) \(c.refunds) | \(v.users) \(v.converters) \(v.netRevenue)"
@@ -29,8 +29,8 @@ import Testing
         ])
     }
 
-    @Test func theLastDayIsTheNight() throws {
-        let results = try analyse(AttributionTests.tables, AttributionTests.events, window: 7)
+    @Test func theLastDayIsTheNight() async throws {
+        let results = try await analyse(AttributionTests.tables, AttributionTests.events, window: 7)
         let offering = results.offerings[0]
         let last = try #require(offering.daily.last)
         #expect(last.date == "2026-03-19")

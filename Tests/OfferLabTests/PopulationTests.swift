@@ -5,7 +5,7 @@ import Testing
 @Suite struct PopulationTests {
     /// §2.1: the earliest row of a group counts; different groups exclude the user; invalid rows
     /// are counted per named offering (unknown offering: globally); rows at or after as_of are ignored.
-    @Test func assignmentRulesApplyInOrder() throws {
+    @Test func assignmentRulesApplyInOrder() async throws {
         var tables = TablesFixture()
         tables.assignments = [
             ("u1", "1", "10", "2026-03-02 10:00:00"), ("u1", "1", "10", "2026-03-01 09:00:00"),
@@ -20,7 +20,7 @@ import Testing
             ("u8", "1", "10", "2026-03-25 00:00:00"),  // after as_of: ignored
             ("u9", "2", "20", "2026-03-20 00:00:00"),  // exactly as_of: ignored
         ]
-        let results = try analyse(
+        let results = try await analyse(
             tables,
             [
                 logRecord("paywall_view", user: "123", ts: "2026-03-06T00:00:00Z"),  // "123" is not "00123"
@@ -51,7 +51,7 @@ import Testing
             from: source, catalog: try CatalogLoader.load(from: source), asOf: try #require(UTCTime.parseAsOf("2026-03-20")))
         func describe(_ user: String) throws -> String {
             let index = try #require(population.users.lookup(user))
-            let membership = try #require(population.members[0][index])
+            let membership = try #require(population.membership(offering: 0, user: index))
             return "\(membership.group) \(Timestamp.format(membership.assignedAt)) "
                 + (membership.conflictingSince.map { Timestamp.format($0) } ?? "-")
         }
@@ -61,16 +61,16 @@ import Testing
         #expect(population.multiGroupUsers(offering: 0) == 2)
     }
 
-    @Test func controlGroupFollowsJobThenNameThenLowestID() throws {
+    @Test func controlGroupFollowsJobThenNameThenLowestID() async throws {
         let tables = TablesFixture()
-        #expect(try analyse(tables, [], control: "variant").offerings[0].controlGroup == 1)
-        #expect(try analyse(tables, [], control: "nonexistent").offerings[0].controlGroup == 0)
-        #expect(try analyse(tables, [], offerings: ["other"]).offerings[0].controlGroup == 0)
-        #expect(try analyse(tables, [], offerings: ["other"], control: "b").offerings[0].controlGroup == 1)
+        #expect(try await analyse(tables, [], control: "variant").offerings[0].controlGroup == 1)
+        #expect(try await analyse(tables, [], control: "nonexistent").offerings[0].controlGroup == 0)
+        #expect(try await analyse(tables, [], offerings: ["other"]).offerings[0].controlGroup == 0)
+        #expect(try await analyse(tables, [], offerings: ["other"], control: "b").offerings[0].controlGroup == 1)
     }
 
-    @Test func everyGroupHasARowEvenWithoutUsers() throws {
-        let results = try analyse(TablesFixture(), [])
+    @Test func everyGroupHasARowEvenWithoutUsers() async throws {
+        let results = try await analyse(TablesFixture(), [])
         #expect(results.offerings[0].groups.count == 2)
         #expect(results.offerings[0].groups.allSatisfy { $0.users == 0 })
     }

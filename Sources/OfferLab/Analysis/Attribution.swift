@@ -3,18 +3,19 @@ import OfferLabStatistics
 
 /// What attribution needs to know about the run, by interned id.
 struct AttributionContext {
-    let store: EventStore
+    /// The store's labels: products, currencies, logged offering ids and group names.
+    let labels: ByteStringInterner
     /// Rate per label id (for currency labels); nil: no rate.
     let rates: [Double?]
     /// Rank of each label id in byte-wise order, so currencies are converted in code order.
     let labelRank: [Int32]
     let windowMicroseconds: Int64?
 
-    init(store: EventStore, rates: [String: Double], windowDays: Double?) {
-        self.store = store
-        self.rates = (0..<Int32(store.labels.count)).map { rates[store.labels.string(of: $0)] }
-        let sorted = (0..<Int32(store.labels.count)).sorted { left, right in
-            store.labels.withBytes(of: left) { l in store.labels.withBytes(of: right) { r in l.lexicographicallyPrecedes(r) } }
+    init(labels: ByteStringInterner, rates: [String: Double], windowDays: Double?) {
+        self.labels = labels
+        self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0)] }
+        let sorted = (0..<Int32(labels.count)).sorted { left, right in
+            labels.withBytes(of: left) { l in labels.withBytes(of: right) { r in l.lexicographicallyPrecedes(r) } }
         }
         var rank = [Int32](repeating: 0, count: sorted.count)
         for (position, label) in sorted.enumerated() { rank[Int(label)] = Int32(position) }
@@ -44,10 +45,15 @@ struct CurrencyAmounts {
 
     var isEmpty: Bool { entries.isEmpty }
 
+    /// Empties the amounts, keeping their storage for the next user.
+    mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+
     /// (gross, refunded, net) in the report currency, converted once, currencies in code order.
     func converted(_ context: AttributionContext) -> (gross: Double, refunded: Double, net: Double) {
         var gross = 0.0, refunded = 0.0, net = 0.0
-        for entry in entries.sorted(by: { context.labelRank[Int($0.currency)] < context.labelRank[Int($1.currency)] }) {
+        // Almost every user pays in one currency: nothing to order.
+        let ordered = entries.count < 2 ? entries : entries.sorted { context.labelRank[Int($0.currency)] < context.labelRank[Int($1.currency)] }
+        for entry in ordered {
             guard let rate = context.rates[Int(entry.currency)] else { continue }
             gross += Double(entry.gross) / 1_000_000 * rate
             refunded += Double(entry.refunded) / 1_000_000 * rate
@@ -64,9 +70,9 @@ struct OfferingLabels {
     /// Per group (index into the offering's groups).
     let groups: [Int32?]
 
-    init(_ offering: Offering, store: EventStore) {
-        self.offering = store.labels.lookup(offering.offeringID)
-        groups = offering.groups.map { store.labels.lookup($0.name) }
+    init(_ offering: Offering, labels: ByteStringInterner) {
+        self.offering = labels.lookup(offering.offeringID)
+        groups = offering.groups.map { labels.lookup($0.name) }
     }
 }
 
@@ -85,32 +91,40 @@ enum Attribution {
         context: AttributionContext, preferredControl: String?
     ) throws -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
-        let store = context.store
-        let labels = OfferingLabels(offering, store: store)
+        let labels = OfferingLabels(offering, labels: context.labels)
         var groups = [GroupTotals](repeating: GroupTotals(), count: offering.groups.count)
         var quality = OfferingQuality()
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
         var products: [ProductKey: (totals: ProductTotals, money: CurrencyAmounts)] = [:]
 
-        // Members in user order: the same sums, bit for bit, on every run.
-        let members = population.members[offeringIndex].filter { !$0.value.isExcluded }.sorted { $0.key < $1.key }
-        for (user, membership) in members {
-            let group = Int(membership.group)
-            let outcome = try evaluate(
-                events: events.events(of: user), membership: membership, labels: labels, context: context, cutoff: nil)
-            groups[group].add(outcome, context: context)
-            quality.add(outcome.quality)
-            for contribution in outcome.products {
-                let key = ProductKey(group: group, product: contribution.product)
-                var entry = products[key] ?? (ProductTotals(group: group, productID: store.labels.string(of: contribution.product)), CurrencyAmounts())
-                switch contribution.kind {
-                case .purchase: entry.totals.purchases += 1
-                case .renewal: entry.totals.renewals += 1
-                default: entry.totals.refunds += 1
+        // Members in user order: the same sums, bit for bit, on every run. The scratch and the
+        // outcome live inside the closure: captured, they would be copied for every member.
+        try events.withView { events in
+            var scratch = EvaluationScratch()
+            var outcome = UserOutcome()
+            for member in population.members[offeringIndex] where !member.membership.isExcluded {
+                let group = Int(member.membership.group)
+                try evaluate(
+                    events: events.events(of: member.user), membership: member.membership, labels: labels, context: context,
+                    cutoff: nil, scratch: &scratch, into: &outcome)
+                groups[group].add(outcome, context: context)
+                quality.add(outcome.quality)
+                for contribution in outcome.products {
+                    let key = ProductKey(group: group, product: contribution.product)
+                    var entry =
+                        products[key]
+                        ?? (ProductTotals(group: group, productID: context.labels.string(of: contribution.product)), CurrencyAmounts())
+                    switch contribution.kind {
+                    case .purchase: entry.totals.purchases += 1
+                    case .renewal: entry.totals.renewals += 1
+                    default: entry.totals.refunds += 1
+                    }
+                    if let money = contribution.money {
+                        try entry.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
+                    }
+                    products[key] = entry
                 }
-                if let money = contribution.money { try entry.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded) }
-                products[key] = entry
             }
         }
 
@@ -126,18 +140,18 @@ enum Attribution {
     }
 
     /// One member's values (§2.3) from their cleaned events (sorted by time), counting only
-    /// events before `cutoff` when one is given (the state "as of" a moment).
+    /// events before `cutoff` when one is given (the state "as of" a moment), into `outcome`
+    /// (whatever it held before). `scratch` only lends its storage: nothing is allocated per
+    /// member once the buffers have grown.
     static func evaluate(
-        events: ArraySlice<Int32>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64?
-    ) throws -> UserOutcome {
-        let records = context.store.records
+        events: UnsafeBufferPointer<UserEvent>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64?,
+        scratch: inout EvaluationScratch, into outcome: inout UserOutcome
+    ) throws {
         let group = Int(membership.group)
-        var outcome = UserOutcome()
-        var countedTransactions: [EventRecord] = []
-        var trials: [EventRecord] = []
-        var purchases: [EventRecord] = []
+        outcome.reset()
+        scratch.reset()
 
-        func countMismatch(_ record: EventRecord) {
+        func countMismatch(_ record: UserEvent) {
             let offeringDiffers = record.loggedOffering >= 0 && record.loggedOffering != labels.offering
             let groupDiffers = record.loggedGroup >= 0 && record.loggedGroup != labels.groups[group]
             if offeringDiffers || groupDiffers { outcome.quality.attributionMismatches += 1 }
@@ -152,8 +166,7 @@ enum Attribution {
             return (currency, gross, refunded)
         }
 
-        for index in events {
-            let record = records[Int(index)]
+        for record in events {
             if let cutoff, record.timestamp >= cutoff { break }
             guard let type = record.eventType, type != .refund else { continue }
             if record.timestamp < membership.assignedAt {
@@ -164,27 +177,27 @@ enum Attribution {
             countMismatch(record)
             switch type {
             case .paywallView: outcome.viewedPaywall = true
-            case .trialStart: trials.append(record)
+            case .trialStart: scratch.trials.append(record)
             case .purchase, .renewal:
                 if type == .purchase {
-                    purchases.append(record)
+                    scratch.purchases.append(record)
                     outcome.purchases += 1
                 } else {
                     outcome.renewals += 1
                 }
-                countedTransactions.append(record)
+                scratch.countedTransactions.append(record)
                 let money = try knownMoney(currency: record.currency, gross: record.price)
                 outcome.products.append(ProductContribution(product: record.product, kind: type, money: money))
             case .cancel, .expire, .refund: break
             }
         }
-        for index in events {
-            let refund = records[Int(index)]
+        for refund in events {
             if let cutoff, refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }
             // The refunded transaction: a counted purchase, else a counted renewal, with that id.
-            let matches = countedTransactions.filter { $0.transaction == refund.transaction }
-            guard let refunded = matches.first(where: { $0.eventType == .purchase }) ?? matches.first else {
+            let refunded = scratch.countedTransactions.first { $0.transaction == refund.transaction && $0.eventType == .purchase }
+                ?? scratch.countedTransactions.first { $0.transaction == refund.transaction }
+            guard let refunded else {
                 outcome.quality.orphanRefunds += 1
                 continue
             }
@@ -195,22 +208,34 @@ enum Attribution {
                 currency: hasPrice ? refund.currency : refunded.currency, refunded: hasPrice ? refund.price : refunded.price)
             outcome.products.append(ProductContribution(product: refund.product, kind: .refund, money: money))
         }
-        outcome.converted = !purchases.isEmpty
-        outcome.trialStarted = !trials.isEmpty
-        outcome.trialConverted = trials.contains { trial in
-            purchases.contains { purchase in
+        outcome.converted = !scratch.purchases.isEmpty
+        outcome.trialStarted = !scratch.trials.isEmpty
+        outcome.trialConverted = scratch.trials.contains { trial in
+            scratch.purchases.contains { purchase in
                 guard purchase.timestamp >= trial.timestamp else { return false }
                 if trial.originalTransaction >= 0 { return purchase.originalTransaction == trial.originalTransaction }
                 return purchase.product == trial.product
             }
         }
-        return outcome
     }
 }
 
 private struct ProductKey: Hashable {
     var group: Int
     var product: Int32
+}
+
+/// Buffers `Attribution.evaluate` reuses from one member to the next.
+struct EvaluationScratch {
+    var countedTransactions: [UserEvent] = []
+    var trials: [UserEvent] = []
+    var purchases: [UserEvent] = []
+
+    mutating func reset() {
+        countedTransactions.removeAll(keepingCapacity: true)
+        trials.removeAll(keepingCapacity: true)
+        purchases.removeAll(keepingCapacity: true)
+    }
 }
 
 /// One user's values within an offering (§2.3).
@@ -226,6 +251,20 @@ struct UserOutcome {
     /// The offering counters this user's events add.
     var quality = OfferingQuality()
     var products: [ProductContribution] = []
+
+    /// Back to no events, keeping the storage.
+    mutating func reset() {
+        converted = false
+        trialStarted = false
+        trialConverted = false
+        viewedPaywall = false
+        purchases = 0
+        renewals = 0
+        refunds = 0
+        money.removeAll()
+        quality = OfferingQuality()
+        products.removeAll(keepingCapacity: true)
+    }
 }
 
 extension GroupTotals {

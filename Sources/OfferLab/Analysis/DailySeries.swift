@@ -22,33 +22,38 @@ enum DailySeries {
         offeringIndex: Int, catalog: OfferingCatalog, population: Population, events: UserEvents, context: AttributionContext, asOf: Int64
     ) throws -> [DailyTotals] {
         let offering = catalog.offerings[offeringIndex]
-        let members = population.members[offeringIndex].sorted { $0.key < $1.key }
-        guard let firstAssignment = members.map(\.value.assignedAt).min() else { return [] }
+        let members = population.members[offeringIndex]
+        guard let firstAssignment = members.map(\.membership.assignedAt).min() else { return [] }
         let day = Timestamp.microsecondsPerDay
         let firstDay = Timestamp.startOfDay(firstAssignment)
         let dayCount = Int((asOf - 1 - firstDay) / day) + 1
         var changes = [[GroupTotals]](repeating: Array(repeating: GroupTotals(), count: offering.groups.count), count: dayCount)
-        let labels = OfferingLabels(offering, store: context.store)
+        let labels = OfferingLabels(offering, labels: context.labels)
 
-        for (user, membership) in members {
-            let userEvents = events.events(of: user)
-            var times = [membership.assignedAt]
-            for index in userEvents where context.store.records[Int(index)].timestamp >= membership.assignedAt {
-                times.append(context.store.records[Int(index)].timestamp)
-            }
-            if let conflictingSince = membership.conflictingSince { times.append(conflictingSince) }
-            let checkpoints = Set(times.map { Int((Timestamp.startOfDay($0) - firstDay) / day) }).sorted()
-            var previous = GroupTotals()
-            for index in checkpoints where index < dayCount {
-                let cutoff = min(firstDay + Int64(index + 1) * day, asOf)
-                var current = GroupTotals()
-                if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
-                    let outcome = try Attribution.evaluate(
-                        events: userEvents, membership: membership, labels: labels, context: context, cutoff: cutoff)
-                    current.add(outcome, context: context)
+        // The buffers live inside the closure: captured, they would be copied for every member.
+        try events.withView { events in
+            var scratch = EvaluationScratch()
+            var outcome = UserOutcome()
+            var checkpoints: [Int] = []
+            for member in members {
+                let membership = member.membership
+                let userEvents = events.events(of: member.user)
+                dayIndices(
+                    assignedAt: membership.assignedAt, events: userEvents, conflictingSince: membership.conflictingSince,
+                    firstDay: firstDay, into: &checkpoints)
+                var previous = GroupTotals()
+                for index in checkpoints where index < dayCount {
+                    let cutoff = min(firstDay + Int64(index + 1) * day, asOf)
+                    var current = GroupTotals()
+                    if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
+                        try Attribution.evaluate(
+                            events: userEvents, membership: membership, labels: labels, context: context, cutoff: cutoff,
+                            scratch: &scratch, into: &outcome)
+                        current.add(outcome, context: context)
+                    }
+                    changes[index][Int(membership.group)].add(current, subtracting: previous)
+                    previous = current
                 }
-                changes[index][Int(membership.group)].add(current, subtracting: previous)
-                previous = current
             }
         }
 
@@ -57,6 +62,25 @@ enum DailySeries {
             for group in running.indices { running[group].add(dayChanges[group], subtracting: GroupTotals()) }
             return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(index) * day), groups: running)
         }
+    }
+
+    /// The days (from `firstDay`) on which a member's contribution may change, ascending and
+    /// distinct: their assignment, each of their events from it on, and the row that excludes
+    /// them. `events` are sorted by time, so their days come in order.
+    private static func dayIndices(
+        assignedAt: Int64, events: UnsafeBufferPointer<UserEvent>, conflictingSince: Int64?, firstDay: Int64, into days: inout [Int]
+    ) {
+        @inline(__always) func dayIndex(_ time: Int64) -> Int { Int((Timestamp.startOfDay(time) - firstDay) / Timestamp.microsecondsPerDay) }
+        days.removeAll(keepingCapacity: true)
+        days.append(dayIndex(assignedAt))
+        for event in events where event.timestamp >= assignedAt {
+            let index = dayIndex(event.timestamp)
+            if index != days[days.count - 1] { days.append(index) }
+        }
+        guard let conflictingSince else { return }
+        let index = dayIndex(conflictingSince)
+        let position = days.firstIndex { $0 >= index } ?? days.count
+        if position == days.count || days[position] != index { days.insert(index, at: position) }
     }
 }
 

@@ -45,9 +45,15 @@ struct IngestCounters: Sendable {
 
 /// The events of one log file, with interners of its own so that files can be read in
 /// parallel and merged afterwards (`EventStore.append`).
+///
+/// Users too are interned per file, so that a file can be read before the assignment table is:
+/// `resolveUsers` then maps them to the population's users.
 struct EventBatch: Sendable {
     let fileIndex: Int
     var records: [EventRecord] = []
+    /// The file's user ids, until `resolveUsers`.
+    var users = ByteStringInterner()
+    /// Event ids that are not canonical UUIDs (see `EventIDKey`).
     var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
     /// Products, currencies, logged offering ids and group names.
@@ -57,8 +63,7 @@ struct EventBatch: Sendable {
     init(fileIndex: Int) { self.fileIndex = fileIndex }
 
     /// Keeps `record` unless it is at or after `asOf` (dropped without a counter).
-    /// `users` is the population's user table, read-only while logs are read.
-    mutating func add(_ record: LogRecord, line: Int, asOf: Int64, users: ByteStringInterner) {
+    mutating func add(_ record: LogRecord, asOf: Int64) {
         guard record.timestamp < asOf else { return }
         record.text.withUnsafeBytes { text in
             func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: text[range]) }
@@ -66,52 +71,92 @@ struct EventBatch: Sendable {
                 guard let range else { return EventRecord.absent }
                 return interner.intern(slice(range))
             }
-            records.append(
-                EventRecord(
-                    timestamp: record.timestamp,
-                    sequence: Int64(fileIndex) << 32 | Int64(line),
-                    price: record.price ?? EventRecord.noPrice,
-                    user: users.lookup(slice(record.userID)) ?? EventRecord.absent,
-                    eventID: id(record.eventID, in: &eventIDs),
-                    transaction: id(record.transactionID, in: &transactions),
-                    originalTransaction: id(record.originalTransactionID, in: &transactions),
-                    product: id(record.productID, in: &labels),
-                    currency: id(record.currency, in: &labels),
-                    loggedOffering: id(record.offeringID, in: &labels),
-                    loggedGroup: id(record.testGroupID, in: &labels),
-                    kind: record.eventType?.rawValue ?? EventRecord.unknownKind,
-                    isSandbox: record.isSandbox))
+            var event = EventRecord(
+                timestamp: record.timestamp,
+                price: record.price ?? EventRecord.noPrice,
+                eventIDHigh: 0, eventIDLow: 0,
+                user: users.intern(slice(record.userID)),
+                transaction: id(record.transactionID, in: &transactions),
+                originalTransaction: id(record.originalTransactionID, in: &transactions),
+                product: id(record.productID, in: &labels),
+                currency: id(record.currency, in: &labels),
+                loggedOffering: id(record.offeringID, in: &labels),
+                loggedGroup: id(record.testGroupID, in: &labels),
+                kind: record.eventType?.rawValue ?? EventRecord.unknownKind,
+                isSandbox: record.isSandbox,
+                eventIDForm: .absent)
+            if let range = record.eventID {
+                let bytes = slice(range)
+                event.eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
+            }
+            records.append(event)
         }
+    }
+
+    /// Replaces the file's user ids by indices in the population's user table (`population`),
+    /// -1 for users it does not hold: one lookup per distinct user of the file.
+    mutating func resolveUsers(_ population: ByteStringInterner) {
+        let map = (0..<Int32(users.count)).map { id in users.withBytes(of: id) { population.lookup($0) ?? EventRecord.absent } }
+        records.withUnsafeMutableBufferPointer { records in
+            for index in records.indices { records[index].user = map[Int(records[index].user)] }
+        }
+        users = ByteStringInterner()
     }
 }
 
 /// Every event of the run, in file order, with interners shared by all files.
+///
+/// Each file's records stay in their own array (`segments`), so that merging a file neither
+/// copies its records nor regrows one large array; record `i` of the run is found through
+/// `segmentStarts`.
 struct EventStore: Sendable {
-    var records: [EventRecord] = []
+    var segments: [[EventRecord]] = []
+    /// `segmentStarts[s]` is the run-wide position of `segments[s][0]`; one more entry holds
+    /// the number of records.
+    var segmentStarts: [Int] = [0]
     var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
     var labels = ByteStringInterner()
     var counters = IngestCounters()
 
+    /// The number of records.
+    var count: Int { segmentStarts[segmentStarts.count - 1] }
+
     /// Appends a file's batch, mapping its ids into the store's interners. Batches must be
     /// appended in file order.
-    mutating func append(_ batch: EventBatch, keepRejects: Int) {
+    mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
         let eventIDMap = Self.remap(batch.eventIDs, into: &eventIDs)
         let transactionMap = Self.remap(batch.transactions, into: &transactions)
         let labelMap = Self.remap(batch.labels, into: &labels)
-        func mapped(_ id: Int32, _ map: [Int32]) -> Int32 { id < 0 ? id : map[Int(id)] }
-        records.reserveCapacity(records.count + batch.records.count)
-        for var record in batch.records {
-            record.eventID = mapped(record.eventID, eventIDMap)
-            record.transaction = mapped(record.transaction, transactionMap)
-            record.originalTransaction = mapped(record.originalTransaction, transactionMap)
-            record.product = mapped(record.product, labelMap)
-            record.currency = mapped(record.currency, labelMap)
-            record.loggedOffering = mapped(record.loggedOffering, labelMap)
-            record.loggedGroup = mapped(record.loggedGroup, labelMap)
-            records.append(record)
+        var records: [EventRecord] = []
+        swap(&records, &batch.records)
+        records.withUnsafeMutableBufferPointer { records in
+            @inline(__always) func mapped(_ id: Int32, _ map: [Int32]) -> Int32 { id < 0 ? id : map[Int(id)] }
+            for index in records.indices {
+                records[index].transaction = mapped(records[index].transaction, transactionMap)
+                records[index].originalTransaction = mapped(records[index].originalTransaction, transactionMap)
+                records[index].product = mapped(records[index].product, labelMap)
+                records[index].currency = mapped(records[index].currency, labelMap)
+                records[index].loggedOffering = mapped(records[index].loggedOffering, labelMap)
+                records[index].loggedGroup = mapped(records[index].loggedGroup, labelMap)
+                if records[index].eventIDForm == .interned {
+                    records[index].eventIDLow = UInt64(eventIDMap[Int(records[index].eventIDLow)])
+                }
+            }
         }
+        segmentStarts.append(count + records.count)
+        segments.append(records)
         counters.add(batch.counters, keep: keepRejects)
+    }
+
+    /// Calls `body` with every record and its run-wide position, in file order.
+    func forEach(_ body: (_ position: Int, _ record: EventRecord) throws -> Void) rethrows {
+        for (segment, records) in segments.enumerated() {
+            let start = segmentStarts[segment]
+            try records.withUnsafeBufferPointer { records in
+                for index in records.indices { try body(start + index, records[index]) }
+            }
+        }
     }
 
     private static func remap(_ local: ByteStringInterner, into global: inout ByteStringInterner) -> [Int32] {

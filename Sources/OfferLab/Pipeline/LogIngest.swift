@@ -6,25 +6,41 @@ import OfferLabIngest
 /// Files are parsed concurrently, at most `width` at a time, each task owning its file's
 /// `EventBatch`; batches are merged strictly in file order, so the store (and every number
 /// after it) is the same whatever order the files finish in.
+///
+/// Files do not wait for the assignment table: a file's users are interned on their own and
+/// mapped to the population's when it is ready (`population`, loaded alongside), so the table
+/// and the first log files are read at the same time.
+///
+/// With fewer files than cores, each file is decompressed on a thread of its own, ahead of its
+/// parsing (`readAhead`), so that even a single file keeps two cores busy.
 enum LogIngest {
-    static func read(job: Job, users: ByteStringInterner, progress: ProgressReporter?, width: Int? = nil) async throws -> EventStore {
+    static func read(
+        job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil
+    ) async throws -> EventStore {
         let files = job.logFiles
+        let readAhead = files.count < (width ?? ProcessInfo.processInfo.activeProcessorCount)
         var store = EventStore()
         try await inFileOrder(count: files.count, width: width) { index in
-            try readFile(index: index, path: files[index], job: job, users: users)
-        } merge: { batch in
+            var batch = try readFile(index: index, path: files[index], job: job, readAhead: readAhead)
+            batch.resolveUsers(try await population.value.users)
+            return batch
+        } merge: { (batch: consuming EventBatch) in
+            let file = batch.fileIndex
             store.append(batch, keepRejects: job.rejectsPerReason)
-            progress?.say("read \(batch.fileIndex + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.records.count) events")
+            progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         return store
     }
 
-    /// One file's events; a corrupt gzip file is skipped whole when the job says so.
-    static func readFile(index: Int, path: String, job: Job, users: ByteStringInterner) throws -> EventBatch {
+    /// One file's events, its users not yet resolved; a corrupt gzip file is skipped whole
+    /// when the job says so.
+    static func readFile(index: Int, path: String, job: Job, readAhead: Bool) throws -> EventBatch {
         var batch = EventBatch(fileIndex: index)
         do {
-            let summary = try LogFileScanner(path: path, inflater: job.inflater).scan(
-                record: { record, line in batch.add(record, line: line, asOf: job.asOf, users: users) },
+            var scanner = LogFileScanner(path: path, inflater: job.inflater)
+            scanner.readAhead = readAhead
+            let summary = try scanner.scan(
+                record: { record, _ in batch.add(record, asOf: job.asOf) },
                 malformed: { line in
                     batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
                 })
@@ -48,7 +64,7 @@ enum LogIngest {
     /// Runs `work` for every file index, at most `width` (default: the cores) at a time, and
     /// hands the results to `merge` in index order, each as soon as its predecessors are merged.
     static func inFileOrder<Result: Sendable>(
-        count: Int, width: Int?, work: @escaping @Sendable (Int) throws -> Result, merge: (Result) throws -> Void
+        count: Int, width: Int?, work: @escaping @Sendable (Int) async throws -> Result, merge: (consuming Result) throws -> Void
     ) async throws {
         let width = max(1, min(width ?? ProcessInfo.processInfo.activeProcessorCount, count))
         var finished: [Int: Result] = [:]
@@ -57,7 +73,7 @@ enum LogIngest {
             var nextToStart = 0
             func startNext() {
                 let index = nextToStart
-                group.addTask { (index, try work(index)) }
+                group.addTask { (index, try await work(index)) }
                 nextToStart += 1
             }
             while nextToStart < width { startNext() }

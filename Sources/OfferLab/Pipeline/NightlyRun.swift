@@ -62,10 +62,23 @@ public enum NightlyRun {
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
         progress?.say("tables read")
-        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
-        progress?.say("\(population.users.count) assigned users")
-        let analysedIndices = try analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
-        let store = try await LogIngest.read(job: job, users: population.users, progress: progress)
+        // The assignment table is read while the first log files are (see `LogIngest`).
+        let populationTask = Task {
+            let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+            progress?.say("\(population.users.count) assigned users")
+            return population
+        }
+        let store: EventStore
+        do {
+            store = try await LogIngest.read(job: job, population: populationTask, progress: progress)
+        } catch {
+            // A broken assignment table is reported before a broken log file, as when they
+            // were read one after the other.
+            _ = try await populationTask.value
+            throw error
+        }
+        let population = try await populationTask.value
+        let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
 
         let ratio = store.counters.nonBlankLines == 0 ? 0 : Double(store.counters.malformedLines) / Double(store.counters.nonBlankLines)
         if ratio > job.maxBadLineRatio {
@@ -73,30 +86,65 @@ public enum NightlyRun {
                 .data,
                 "\(store.counters.malformedLines) of \(store.counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); first rejects: \(store.counters.rejects.prefix(1).map { "\($0.file):\($0.line) \($0.reason.counterName)" }.joined())")
         }
-        return try analyse(
+        return try await analyse(
             catalog: catalog, population: population, store: store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
-            windowDays: job.conversionWindowDays, control: job.control)
+            windowDays: job.conversionWindowDays, control: job.control, progress: progress)
     }
 
     /// §2.2 steps 2–5 and §2.2–§2.4 for the given offerings (catalog indices), on events already read.
+    /// The store is consumed: its records are released while clean-up regroups them by user.
+    ///
+    /// Each offering's totals and its daily series are computed concurrently (they only read
+    /// the events); each is a sum in user order, so the numbers do not depend on the threads.
     static func analyse(
-        catalog: OfferingCatalog, population: Population, store: EventStore, offerings: [Int], asOf: Int64, rates: [String: Double],
-        windowDays: Double?, control: String?
-    ) throws -> NightResults {
-        let (events, cleanup) = EventCleanup.run(store: store, userCount: population.users.count)
-        let context = AttributionContext(store: store, rates: rates, windowDays: windowDays)
-        let results = try offerings
-            .sorted { catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8) }
-            .map { index in
-                var result = try Attribution.analyse(
-                    offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
-                    preferredControl: control)
-                result.daily = try DailySeries.compute(
-                    offeringIndex: index, catalog: catalog, population: population, events: events, context: context, asOf: asOf)
-                return result
+        catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
+        rates: [String: Double], windowDays: Double?, control: String?, progress: ProgressReporter? = nil
+    ) async throws -> NightResults {
+        let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count)
+        progress?.say("\(events.events.count) events after clean-up")
+        let context = AttributionContext(labels: store.labels, rates: rates, windowDays: windowDays)
+        let ordered = offerings.sorted {
+            catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
+        }
+        enum Part: Sendable {
+            case totals(Int, OfferingResult)
+            case daily(Int, [DailyTotals])
+        }
+        var results: [OfferingResult?] = Array(repeating: nil, count: ordered.count)
+        var daily: [[DailyTotals]] = Array(repeating: [], count: ordered.count)
+        try await withThrowingTaskGroup(of: Part.self) { group in
+            for (position, index) in ordered.enumerated() {
+                group.addTask {
+                    .totals(
+                        position,
+                        try Attribution.analyse(
+                            offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
+                            preferredControl: control))
+                }
+                group.addTask {
+                    .daily(
+                        position,
+                        try DailySeries.compute(
+                            offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
+                            asOf: asOf))
+                }
             }
+            for try await part in group {
+                switch part {
+                case .totals(let position, let result): results[position] = result
+                case .daily(let position, let series): daily[position] = series
+                }
+            }
+        }
+        progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
+        let analysedResults = zip(results, daily).compactMap { result, series -> OfferingResult? in
+            guard var result else { return nil }
+            result.daily = series
+            return result
+        }
         return NightResults(
-            offerings: results, ingest: store.counters, cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
+            offerings: analysedResults, ingest: store.counters, cleanup: cleanup,
+            globalInvalidAssignments: population.globalInvalidAssignments)
     }
 
     /// The offerings the job names (nil when it names none: all with assignments are analysed).

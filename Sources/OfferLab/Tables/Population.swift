@@ -11,13 +11,20 @@ struct Membership: Sendable {
     var isExcluded: Bool { conflictingSince != nil }
 }
 
+/// A member of one offering.
+struct Member: Sendable {
+    /// Index in the population's user table.
+    var user: Int32
+    var membership: Membership
+}
+
 /// Who is in which group (contract §2.1), from `user_offering_assignments`.
 struct Population: Sendable {
     /// Every user with at least one valid row before `as_of`, in order of first appearance;
     /// a user id not in it is unassigned.
     var users = ByteStringInterner()
-    /// Per offering (catalog index): the members by user index.
-    var members: [[Int32: Membership]]
+    /// Per offering (catalog index): its members, sorted by user index.
+    var members: [[Member]]
     /// Per offering: invalid rows naming it.
     var invalidAssignments: [Int]
     /// Invalid rows naming an unknown (or unreadable) offering.
@@ -26,17 +33,32 @@ struct Population: Sendable {
     var hasRowsBeforeAsOf: [Bool]
 
     init(offeringCount: Int) {
-        members = Array(repeating: [:], count: offeringCount)
+        members = Array(repeating: [], count: offeringCount)
         invalidAssignments = Array(repeating: 0, count: offeringCount)
         hasRowsBeforeAsOf = Array(repeating: false, count: offeringCount)
     }
 
     /// Users excluded from offering `offering` for naming several groups.
     func multiGroupUsers(offering: Int) -> Int {
-        members[offering].values.count(where: \.isExcluded)
+        members[offering].count(where: \.membership.isExcluded)
+    }
+
+    /// The membership of user `user` in offering `offering`, if any (binary search).
+    func membership(offering: Int, user: Int32) -> Membership? {
+        let list = members[offering]
+        var low = 0
+        var high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle].user < user { low = middle + 1 } else { high = middle }
+        }
+        return low < list.count && list[low].user == user ? list[low].membership : nil
     }
 
     /// Reads the assignment table, applying the rules of §2.1 in order.
+    ///
+    /// Memberships are kept in flat arrays, chained per user (almost every user has one), so
+    /// a row costs a user lookup and a short walk, never a dictionary per offering.
     static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64) throws -> Population {
         var population = Population(offeringCount: catalog.offerings.count)
         var offeringByKey: [Int64: Int] = [:]
@@ -47,8 +69,14 @@ struct Population: Sendable {
                 groupByKey[group.id] = (offeringIndex, Int32(groupIndex))
             }
         }
-        // Users whose rows name several groups of an offering: the earliest time of each group.
-        var groupTimes: [[Int32: [Int32: Int64]]] = Array(repeating: [:], count: catalog.offerings.count)
+        var memberships: [Membership] = []
+        var membershipOffering: [Int32] = []
+        /// The next membership of the same user, or -1.
+        var nextOfUser: [Int32] = []
+        /// Per user: their first membership.
+        var firstOfUser: [Int32] = []
+        /// Memberships whose rows name several groups: the earliest time of each group.
+        var groupTimes: [Int32: [Int32: Int64]] = [:]
         try source.forEachRow(
             of: "user_offering_assignments", columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"]
         ) { row in
@@ -66,27 +94,40 @@ struct Population: Sendable {
                 population.invalidAssignments[offering] += 1
                 return
             }
-            if var times = groupTimes[offering][user] {
+            if Int(user) == firstOfUser.count { firstOfUser.append(-1) }
+            var index = firstOfUser[Int(user)]
+            while index >= 0 && membershipOffering[Int(index)] != Int32(offering) { index = nextOfUser[Int(index)] }
+            guard index >= 0 else {
+                memberships.append(Membership(group: group.group, assignedAt: assignedAt))
+                membershipOffering.append(Int32(offering))
+                nextOfUser.append(firstOfUser[Int(user)])
+                firstOfUser[Int(user)] = Int32(memberships.count - 1)
+                return
+            }
+            if var times = groupTimes[index] {
                 times[group.group] = min(times[group.group] ?? .max, assignedAt)
-                groupTimes[offering][user] = times
+                groupTimes[index] = times
                 return
             }
-            guard let existing = population.members[offering][user] else {
-                population.members[offering][user] = Membership(group: group.group, assignedAt: assignedAt)
-                return
-            }
+            let existing = memberships[Int(index)]
             if existing.group == group.group {
-                population.members[offering][user]?.assignedAt = min(existing.assignedAt, assignedAt)
+                memberships[Int(index)].assignedAt = min(existing.assignedAt, assignedAt)
             } else {
-                groupTimes[offering][user] = [existing.group: existing.assignedAt, group.group: assignedAt]
+                groupTimes[index] = [existing.group: existing.assignedAt, group.group: assignedAt]
             }
         }
-        for offering in groupTimes.indices {
-            for (user, times) in groupTimes[offering] {
-                // The earliest row's group is the user's; the next group to appear excludes them.
-                let ordered = times.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
-                population.members[offering][user] = Membership(
-                    group: ordered[0].key, assignedAt: ordered[0].value, conflictingSince: ordered.count > 1 ? ordered[1].value : nil)
+        for (index, times) in groupTimes {
+            // The earliest row's group is the user's; the next group to appear excludes them.
+            let ordered = times.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+            memberships[Int(index)] = Membership(
+                group: ordered[0].key, assignedAt: ordered[0].value, conflictingSince: ordered.count > 1 ? ordered[1].value : nil)
+        }
+        // Users in index order, so every offering's list comes out sorted by user.
+        for (user, first) in firstOfUser.enumerated() {
+            var index = first
+            while index >= 0 {
+                population.members[Int(membershipOffering[Int(index)])].append(Member(user: Int32(user), membership: memberships[Int(index)]))
+                index = nextOfUser[Int(index)]
             }
         }
         return population

@@ -89,7 +89,7 @@ import Testing
 func analyse(
     _ tables: TablesFixture, _ events: [LogRecord], asOf: String = "2026-03-20", rates: [String: Double] = ["USD": 1, "EUR": 2],
     window: Double? = nil, offerings: [String] = ["test"], control: String? = nil
-) throws -> NightResults {
+) async throws -> NightResults {
     let folder = try TemporaryFolder()
     let path = folder.file("tables.sqlite")
     try tables.write(to: path)
@@ -98,13 +98,14 @@ func analyse(
     let asOfMicros = try #require(UTCTime.parseAsOf(asOf))
     let population = try Population.load(from: source, catalog: catalog, asOf: asOfMicros)
     var batch = EventBatch(fileIndex: 0)
-    for (line, record) in events.enumerated() {
-        batch.add(record, line: line + 1, asOf: asOfMicros, users: population.users)
+    for record in events {
+        batch.add(record, asOf: asOfMicros)
     }
+    batch.resolveUsers(population.users)
     var store = EventStore()
     store.append(batch, keepRejects: 10)
     let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
-    return try NightlyRun.analyse(
+    return try await NightlyRun.analyse(
         catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
         control: control)
 }

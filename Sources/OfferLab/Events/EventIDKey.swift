@@ -1,0 +1,87 @@
+/// An `event_id`, exactly, in 17 bytes instead of its text.
+///
+/// Event ids are usually UUIDs: 36 bytes of text per event, the largest part of what a run would
+/// otherwise keep. A canonical UUID (`8-4-4-4-12` hex digits) whose letters are all lowercase,
+/// or all uppercase, is its 128 bits plus that case: the text can be written back from the key,
+/// so two ids have the same key exactly when they are the same text. Any other id (another
+/// shape, mixed case, an integer) is interned as bytes and keyed by its interner id. No hash is
+/// involved: deduplication by key is exact.
+struct EventIDKey: Hashable, Sendable {
+    enum Form: UInt8, Sendable {
+        case absent = 0
+        /// A UUID with no uppercase letter (digits only included).
+        case lowercaseUUID = 1
+        /// A UUID with an uppercase letter and no lowercase one.
+        case uppercaseUUID = 2
+        /// `low` is the id's index in the store's (or a batch's) event id interner.
+        case interned = 3
+    }
+
+    var high: UInt64
+    var low: UInt64
+    var form: Form
+
+    /// The key of a canonical UUID's text, or nil for any other text.
+    ///
+    /// Eight characters at a time (SWAR): a per-byte range check and nibble packing in 64-bit
+    /// words, with no branch per character.
+    @inline(__always)
+    static func uuid(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+        guard bytes.count == 36, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else { return nil }
+        @inline(__always) func word(_ offset: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        @inline(__always) func half(_ offset: Int) -> UInt64 { UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        // The 32 hex digits as four words of eight characters, in text order.
+        let words = (word(0), half(9) | half(14) << 32, half(19) | half(24) << 32, word(28))
+        var digits = HexDigits()
+        let high = digits.decode(words.0) << 32 | digits.decode(words.1)
+        let low = digits.decode(words.2) << 32 | digits.decode(words.3)
+        guard digits.allValid else { return nil }
+        switch (digits.sawLowercase, digits.sawUppercase) {
+        case (_, false): return EventIDKey(high: high, low: low, form: .lowercaseUUID)
+        case (false, true): return EventIDKey(high: high, low: low, form: .uppercaseUUID)
+        case (true, true): return nil
+        }
+    }
+}
+
+/// Decodes eight ASCII hex digits held in a little-endian word, remembering whether every
+/// byte was a digit and which letter cases appeared.
+private struct HexDigits {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+    private var invalid: UInt64 = 0
+    private var lowercase: UInt64 = 0
+    private var uppercase: UInt64 = 0
+
+    var allValid: Bool { invalid == 0 }
+    var sawLowercase: Bool { lowercase != 0 }
+    var sawUppercase: Bool { uppercase != 0 }
+
+    /// The high bit of each byte of `word` (all below 0x80) set when the byte is at least `bound`.
+    @inline(__always)
+    private static func atLeast(_ word: UInt64, _ bound: UInt8) -> UInt64 {
+        (word &+ ones &* UInt64(0x80 - bound)) & highBits
+    }
+
+    /// The 32-bit value of the eight digits, the first character most significant.
+    @inline(__always)
+    mutating func decode(_ word: UInt64) -> UInt64 {
+        let ascii = word & Self.highBits == 0
+        let folded = word | Self.ones &* 0x20
+        let digit = Self.atLeast(word, 0x30) & ~Self.atLeast(word, 0x3A)
+        let letter = Self.atLeast(folded, 0x61) & ~Self.atLeast(folded, 0x67)
+        invalid |= ascii ? (digit | letter) ^ Self.highBits : Self.highBits
+        // Bit 0x20 (moved to the high bit) is what tells a lowercase letter from an uppercase one.
+        let lowerBit = (word << 2) & Self.highBits
+        lowercase |= letter & lowerBit
+        uppercase |= letter & ~lowerBit
+        // Digits are their low nibble; letters their low nibble plus 9 (`a`/`A` is 1 + 9).
+        var nibbles = (word & (Self.ones &* 0x0F)) &+ (letter >> 7) &* 9
+        // Text order is byte order: swap so the first character is the most significant byte,
+        // then pack the nibbles pairwise.
+        nibbles = nibbles.byteSwapped
+        nibbles = (nibbles | nibbles >> 4) & 0x00FF_00FF_00FF_00FF
+        nibbles = (nibbles | nibbles >> 8) & 0x0000_FFFF_0000_FFFF
+        return (nibbles | nibbles >> 16) & 0xFFFF_FFFF
+    }
+}

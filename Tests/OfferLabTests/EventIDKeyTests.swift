@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import OfferLab
+
+@Suite struct EventIDKeyTests {
+    /// The key as a plain loop computes it (the reference for the word-at-a-time decoder).
+    static func reference(_ text: String) -> EventIDKey? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return nil }
+        var value: [UInt8] = []
+        var lower = false
+        var upper = false
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value.append(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value.append(byte - UInt8(ascii: "a") + 10); lower = true
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value.append(byte - UInt8(ascii: "A") + 10); upper = true
+            default: return nil
+            }
+        }
+        if lower && upper { return nil }
+        let high = value[0..<16].reduce(UInt64(0)) { $0 << 4 | UInt64($1) }
+        let low = value[16..<32].reduce(UInt64(0)) { $0 << 4 | UInt64($1) }
+        return EventIDKey(high: high, low: low, form: upper ? .uppercaseUUID : .lowercaseUUID)
+    }
+
+    static func key(_ text: String) -> EventIDKey? {
+        Array(text.utf8).withUnsafeBytes { EventIDKey.uuid($0) }
+    }
+
+    @Test func canonicalUUIDsAreTheirBitsAndCase() {
+        let text = "683a856a-5a34-4da5-9f7d-ef4aee85b24a"
+        #expect(Self.key(text) == EventIDKey(high: 0x683a_856a_5a34_4da5, low: 0x9f7d_ef4a_ee85_b24a, form: .lowercaseUUID))
+        #expect(Self.key(text.uppercased()) == EventIDKey(high: 0x683a_856a_5a34_4da5, low: 0x9f7d_ef4a_ee85_b24a, form: .uppercaseUUID))
+        // The same UUID in two cases is two different ids.
+        #expect(Self.key(text) != Self.key(text.uppercased()))
+        #expect(Self.key("00000000-0000-0000-0000-000000000000")?.form == .lowercaseUUID)
+    }
+
+    @Test func otherTextsHaveNoUUIDKey() {
+        for text in [
+            "683a856a-5a34-4da5-9f7d-ef4aee85b24A",  // mixed case
+            "683a856a-5a34-4da5-9f7d-ef4aee85b24",  // short
+            "683a856a-5a34-4da5-9f7d-ef4aee85b24aa",  // long
+            "683a856a5a34-4da5-9f7d-ef4aee85b24a0",  // dash moved
+            "{83a856a-5a34-4da5-9f7d-ef4aee85b24a", "evt_1", "",
+        ] {
+            #expect(Self.key(text) == nil, "\(text)")
+        }
+    }
+
+    /// Every position with every byte that could fool a range check: the decoder agrees with
+    /// the plain loop.
+    @Test func agreesWithAPlainDecoderOnEveryPositionAndByte() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabets = ["0123456789abcdef", "0123456789ABCDEF"]
+        for alphabet in alphabets {
+            let characters = Array(alphabet)
+            for _ in 0..<20 {
+                var base = (0..<32).map { _ in characters[Int.random(in: 0..<16, using: &generator)] }
+                base.insert("-", at: 8)
+                base.insert("-", at: 13)
+                base.insert("-", at: 18)
+                base.insert("-", at: 23)
+                let text = String(base)
+                #expect(Self.key(text) == Self.reference(text))
+                var bytes = Array(text.utf8)
+                for position in 0..<36 {
+                    let original = bytes[position]
+                    for byte: UInt8 in [0x00, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60, 0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xC1, 0xE6, 0xFF] {
+                        bytes[position] = byte
+                        let mutated = bytes.withUnsafeBytes { EventIDKey.uuid($0) }
+                        let expected = String(bytes: bytes, encoding: .utf8).flatMap(Self.reference)
+                        #expect(mutated == expected, "byte \(byte) at \(position) of \(text)")
+                    }
+                    bytes[position] = original
+                }
+            }
+        }
+    }
+}
