@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Throughput of `offerlab run` on generated data sets, against two baselines measured in the
+# same session on the same files: decompression alone (`offerlab decompress`: same inflater,
+# same number of files at a time) and DuckDB running benchmarks/duckdb_baseline.sql. Then checks
+# that the run's outputs are byte-identical to a run with the zlib inflater.
+#
+#   scripts/benchmark.sh [--repeat R] [--no-single] [USERS...]      (default: 1000000)
+#
+# Data sets go to benchmarks/data/users-N/ (git-ignored; made once with
+# `offerlab generate --users N --seed 1` and reused). For the first size, the JSON logs are also
+# concatenated into one multi-member file (benchmarks/data/users-N/single/) to measure a single
+# large file. Each measurement is repeated R times (default 3), interleaved with its baselines;
+# the best wall time counts (the machine may be shared). Figures: docs/performance.md.
+# Environment: SCRATCH_PATH (SwiftPM build folder, default .build), OFFERLAB_INFLATER.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repeat=3
+single=1
+sizes=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repeat) repeat="$2"; shift 2 ;;
+    --no-single) single=0; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sizes+=("$1"); shift ;;
+  esac
+done
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000000)
+
+scripts/install-deps.sh
+if [ ! -x /usr/bin/time ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing GNU time" >&2
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq time >/dev/null
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+scratch="${SCRATCH_PATH:-.build}"
+swift build -c release --product offerlab --scratch-path "$scratch" >"$work/build" 2>&1 || { cat "$work/build" >&2; exit 1; }
+bin="$(pwd)/$scratch/release/offerlab"
+have_duckdb=1
+python3 -c 'import duckdb' 2>/dev/null || have_duckdb=0
+echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "offerlab inflater: ${OFFERLAB_INFLATER:-the fastest available}; repeats: $repeat (best wall counts)"
+[ $have_duckdb -eq 1 ] && echo "duckdb $(python3 -c 'import duckdb; print(duckdb.__version__)')" \
+  || echo "DuckDB baseline: skipped (the duckdb Python module is not installed: pip install duckdb)"
+echo
+
+# timed NAME CMD...: runs CMD under GNU time; appends "wall user sys maxrss_kb" to $work/NAME.
+timed() {
+  local name="$1"; shift
+  /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
+    echo "failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+  cat "$work/time" >>"$work/$name"
+}
+
+# calc EXPRESSION: floating-point arithmetic.
+calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
+
+# best NAME: the line of $work/NAME with the smallest wall time.
+best() { sort -n -k1,1 "$work/$1" | head -1; }
+
+# duckdb_run NAME DIR: the query's own wall and CPU time (the interpreter's start is left out).
+duckdb_run() {
+  python3 benchmarks/duckdb_baseline.py "$2" >"$work/out"
+  awk '{print $2, $3, 0, 0}' "$work/out" >>"$work/$1"
+}
+
+declare -A seconds rss
+report_header_printed=0
+
+# measure LABEL DIR JOB: one row of the table, and the zlib comparison.
+measure() {
+  local label="$1" dir="$2" job="$3"
+  rm -f "$work"/run "$work"/decompress "$work"/duckdb
+  local out="$work/out-$label"
+  for ((i = 0; i < repeat; i++)); do
+    rm -rf "$out"
+    timed run "$bin" run "$dir/$job" --output "$out" --database "$out/results.sqlite" --quiet
+    timed decompress "$bin" decompress "$dir/$job"
+    if [ $have_duckdb -eq 1 ] && [ "$job" = job.yaml ]; then duckdb_run duckdb "$dir"; fi
+  done
+  local decompressed_line
+  decompressed_line=$("$bin" decompress "$dir/$job")
+  local compressed uncompressed
+  compressed=$(echo "$decompressed_line" | sed -E 's/.*: ([0-9]+) compressed.*/\1/')
+  uncompressed=$(echo "$decompressed_line" | sed -E 's/.* ([0-9]+) uncompressed.*/\1/')
+  local night
+  night=$(ls "$out" | grep -E '^[0-9]{4}-' | head -1)
+  local lines
+  lines=$(tr -d '\r' <"$out/$night/quality.csv" | awk -F, '$2 == "lines_read" && $1 == "" {print $3}')
+  read -r wall user sys kb < <(best run)
+  read -r dwall _ _ _ < <(best decompress)
+  local cpu
+  cpu=$(calc "$user + $sys")
+  local maxkb
+  maxkb=$(awk '{print $4}' "$work/run" | sort -n | tail -1)
+  local duck="skipped" duck_ratio="-"
+  if [ -s "$work/duckdb" ]; then
+    read -r duck _ _ _ < <(best duckdb)
+    duck_ratio=$(printf '%.2f' "$(calc "$duck / $wall")")
+  fi
+  if [ $report_header_printed -eq 0 ]; then
+    printf '%-22s %9s %9s %10s %7s %7s %8s %8s %7s %9s %8s %8s %8s\n' \
+      "data set" "gz MB" "JSON MB" "lines" "wall s" "cpu s" "cpu/wall" "RSS MiB" "GB/s" "inflate s" "run/infl" "duckdb s" "duck/run"
+    report_header_printed=1
+  fi
+  printf '%-22s %9.1f %9.1f %10d %7.2f %7.2f %8.2f %8.0f %7.2f %9.2f %8.2f %8s %8s\n' \
+    "$label" "$(calc "$compressed / 1000000")" "$(calc "$uncompressed / 1000000")" "$lines" \
+    "$wall" "$cpu" "$(calc "$cpu / $wall")" "$(calc "$maxkb / 1024")" \
+    "$(calc "$uncompressed / $wall / 1000000000")" "$dwall" "$(calc "$wall / $dwall")" "$duck" "$duck_ratio"
+  seconds[$label]=$wall
+  rss[$label]=$maxkb
+
+  # The same run with zlib: every output byte-identical.
+  local zout="$work/zlib-$label"
+  rm -f "$work/zlib"
+  timed zlib "$bin" run "$dir/$job" --output "$zout" --database "$zout/results.sqlite" --quiet --inflater zlib
+  local differing=()
+  for file in "$out/$night"/*.csv; do
+    cmp -s "$file" "$zout/$night/$(basename "$file")" || differing+=("$(basename "$file")")
+  done
+  read -r zwall _ _ _ < <(best zlib)
+  if [ ${#differing[@]} -eq 0 ]; then
+    checks+=("$label: outputs identical to the zlib run ($(ls "$out/$night" | wc -l) files; zlib run ${zwall} s)")
+  else
+    checks+=("$label: OUTPUTS DIFFER from the zlib run: ${differing[*]}")
+    failed=1
+  fi
+}
+
+checks=()
+failed=0
+first=1
+for users in "${sizes[@]}"; do
+  dir="benchmarks/data/users-$users"
+  if [ ! -f "$dir/job.yaml" ]; then
+    echo "generating $dir" >&2
+    "$bin" generate --out "$dir" --users "$users" --seed 1 --force >&2
+  fi
+  measure "$users users" "$dir" job.yaml
+  if [ $first -eq 1 ] && [ $single -eq 1 ]; then
+    # One file: every JSON log concatenated (gzip members back to back are one stream).
+    if [ ! -f "$dir/single/all.jsonl.gz" ]; then
+      mkdir -p "$dir/single"
+      cat "$dir"/logs/*/*/*/*.jsonl.gz >"$dir/single/all.jsonl.gz"
+    fi
+    sed -e 's#^  - "logs/\*/\*/\*/\*\.jsonl\.gz"#  - "single/all.jsonl.gz"#' -e '/\.csv\.gz"$/d' "$dir/job.yaml" >"$dir/job-single.yaml"
+    measure "$users users, 1 file" "$dir" job-single.yaml
+  fi
+  first=0
+done
+
+echo
+echo "GB/s: uncompressed log bytes / wall. run/infl: wall of the run / wall of decompression alone."
+echo "duck/run: DuckDB's wall / the run's wall (DuckDB reads the JSON and CSV logs; the 1-file row has none)."
+if [ ${#sizes[@]} -gt 1 ]; then
+  base="${sizes[0]} users"
+  for users in "${sizes[@]:1}"; do
+    label="$users users"
+    printf 'scaling %s -> %s: users x%.2f, time x%.2f, peak RSS x%.2f\n' "${sizes[0]}" "$users" \
+      "$(calc "$users / ${sizes[0]}")" "$(calc "${seconds[$label]} / ${seconds[$base]}")" \
+      "$(calc "${rss[$label]} / ${rss[$base]}")"
+  done
+fi
+for line in "${checks[@]}"; do echo "$line"; done
+exit $failed
