@@ -20,13 +20,15 @@ let package = Package(
         // ISA-L's gzip inflater, optional: built against its header when present (libisal-dev),
         // loaded at run time (libisal.so.2); without either, zlib is used.
         .target(name: "CIsal"),
+        // SSE2 helpers for the JSON scanner (`static inline`, inlined into Swift).
+        .target(name: "COfferLabSIMD"),
         // System calls Swift's Glibc module does not export (atomic folder exchange).
         .target(name: "COfferLabSystem"),
 
         // Pure statistics on per-group sufficient statistics: no I/O.
         .target(name: "OfferLabStatistics"),
         // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
-        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal"]),
+        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"]),
         // Synthetic data sets in the input formats (`offerlab generate`).
         .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest"]),
         // The pipeline: job file, tables, events, attribution, aggregation, writers.

@@ -11,7 +11,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(name: "CIsal", path: "Sources/CIsal"),
-        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal"], path: "Sources/OfferLabIngest"),
+        .target(name: "COfferLabSIMD", path: "Sources/COfferLabSIMD"),
+        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest"),
         .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest"], path: "Sources/ingest-benchmark"),
     ]
 )

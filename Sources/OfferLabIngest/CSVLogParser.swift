@@ -54,7 +54,7 @@ public struct CSVLogParser: Sendable {
                     let cell = row.bytes(at: column)
                     // An empty or NULL cell is absent: it does not hide an earlier column.
                     guard let source = cell.baseAddress, cell.count > 0 else { continue }
-                    memcpy(out + written, source, cell.count)
+                    ShortBytes.copy(out + written, source, cell.count)
                     values.set(slot, FieldValue(kind: .string, start: written, end: written + cell.count))
                     written += cell.count
                 }

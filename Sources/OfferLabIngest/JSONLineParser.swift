@@ -115,7 +115,7 @@ public struct JSONLineParser {
                             written += json.decodeString(contentStart, i - 1, into: out + written)
                         } else {
                             let length = i - 1 - contentStart
-                            memcpy(out + written, p + contentStart, length)
+                            ShortBytes.copy(out + written, p + contentStart, length)
                             written += length
                         }
                         kind = .string
@@ -136,7 +136,7 @@ public struct JSONLineParser {
                         var isInteger = false
                         i = json.scanNumber(i, &isInteger)
                         if i < 0 { return false }
-                        memcpy(out + written, p + numberStart, i - numberStart)
+                        ShortBytes.copy(out + written, p + numberStart, i - numberStart)
                         written += i - numberStart
                         kind = isInteger ? .integer : .number
                     }

@@ -1,3 +1,5 @@
+import COfferLabSIMD
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,40 +42,20 @@ struct JSONScanner {
     func scanString(_ start: Int, _ escaped: inout Bool) -> Int {
         var i = start
         while true {
-            // Eight bytes at a time while none is `"`, `\`, a control character or non-ASCII.
-            while i &+ 8 <= n {
-                let word = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-                let quote = word ^ 0x2222_2222_2222_2222
-                let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let special =
-                    ((quote &- 0x0101_0101_0101_0101) & ~quote)
-                    | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
-                    | ((word &- 0x2020_2020_2020_2020) & ~word)
-                    | word
-                let mask = special & 0x8080_8080_8080_8080
-                if mask == 0 {
-                    i &+= 8
-                } else {
-                    // The lowest flagged byte is always a real one.
-                    i &+= mask.trailingZeroBitCount >> 3
-                    break
-                }
-            }
+            // Up to a quote, a backslash, a control character or a non-ASCII byte.
+            i = offerlab_json_string_stop(p, i, n)
             guard i < n else { return -1 }
             let c = p[i]
             if c == 0x22 { return i + 1 }
             if c == 0x5C {
                 escaped = true
                 i = scanEscape(i)
-                if i < 0 { return -1 }
             } else if c < 0x20 {
                 return -1
-            } else if c >= 0x80 {
-                i = scanUTF8(i)
-                if i < 0 { return -1 }
             } else {
-                i += 1
+                i = scanUTF8(i)
             }
+            if i < 0 { return -1 }
         }
     }
 

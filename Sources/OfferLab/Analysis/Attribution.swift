@@ -51,13 +51,18 @@ struct CurrencyAmounts {
     /// (gross, refunded, net) in the report currency, converted once, currencies in code order.
     func converted(_ context: AttributionContext) -> (gross: Double, refunded: Double, net: Double) {
         var gross = 0.0, refunded = 0.0, net = 0.0
-        // Almost every user pays in one currency: nothing to order.
-        let ordered = entries.count < 2 ? entries : entries.sorted { context.labelRank[Int($0.currency)] < context.labelRank[Int($1.currency)] }
-        for entry in ordered {
-            guard let rate = context.rates[Int(entry.currency)] else { continue }
+        func add(_ entry: (currency: Int32, gross: Int64, refunded: Int64)) {
+            guard let rate = context.rates[Int(entry.currency)] else { return }
             gross += Double(entry.gross) / 1_000_000 * rate
             refunded += Double(entry.refunded) / 1_000_000 * rate
             net += Double(entry.gross - entry.refunded) / 1_000_000 * rate
+        }
+        // Almost every user pays in one currency or none: nothing to order, and no copy of the
+        // entries (this runs for every member and day).
+        if entries.count < 2 {
+            if let only = entries.first { add(only) }
+        } else {
+            for entry in entries.sorted(by: { context.labelRank[Int($0.currency)] < context.labelRank[Int($1.currency)] }) { add(entry) }
         }
         return (gross, refunded, net)
     }

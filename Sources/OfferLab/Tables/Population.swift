@@ -61,12 +61,12 @@ struct Population: Sendable {
     /// a row costs a user lookup and a short walk, never a dictionary per offering.
     static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64) throws -> Population {
         var population = Population(offeringCount: catalog.offerings.count)
-        var offeringByKey: [Int64: Int] = [:]
-        var groupByKey: [Int64: (offering: Int, group: Int32)] = [:]
+        var offeringByKey = SortedKeys<Int>()
+        var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
         for (offeringIndex, offering) in catalog.offerings.enumerated() {
-            offeringByKey[offering.id] = offeringIndex
+            offeringByKey.insert(offering.id, offeringIndex)
             for (groupIndex, group) in offering.groups.enumerated() {
-                groupByKey[group.id] = (offeringIndex, Int32(groupIndex))
+                groupByKey.insert(group.id, (offeringIndex, Int32(groupIndex)))
             }
         }
         var memberships: [Membership] = []
@@ -131,5 +131,38 @@ struct Population: Sendable {
             }
         }
         return population
+    }
+}
+
+/// Table ids to values for the assignment rows' lookups: a sorted array searched by halves,
+/// cheaper than hashing for the few offerings and groups a catalog has. A repeated key keeps
+/// its last value, as a dictionary assignment would.
+private struct SortedKeys<Value> {
+    private var keys: [Int64] = []
+    private var values: [Value] = []
+
+    mutating func insert(_ key: Int64, _ value: Value) {
+        let position = lowerBound(key)
+        if position < keys.count && keys[position] == key {
+            values[position] = value
+        } else {
+            keys.insert(key, at: position)
+            values.insert(value, at: position)
+        }
+    }
+
+    subscript(key: Int64) -> Value? {
+        let position = lowerBound(key)
+        return position < keys.count && keys[position] == key ? values[position] : nil
+    }
+
+    private func lowerBound(_ key: Int64) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -143,7 +143,9 @@ struct TableSource {
             let reader = try TableFileReader(path: file, format: format, inflater: inflater)
             let indices = try reader.requireColumns(columns)
             var values = TableRowValues()
-            try reader.forEachRow { row in
+            // `values` is passed in and out, not captured: a captured value would be copied
+            // (its arrays retained and released) for every row.
+            func handle(_ row: TableRow, _ values: inout TableRowValues) throws {
                 if let problem = row.problem {
                     let detail =
                         switch problem {
@@ -160,6 +162,7 @@ struct TableSource {
                 }
                 try body(values)
             }
+            try reader.forEachRow { row in try handle(row, &values) }
         } catch let error as IngestError {
             throw OfferLabError(.data, "tables: \(error)")
         }
