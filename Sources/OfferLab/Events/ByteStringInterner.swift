@@ -57,6 +57,18 @@ struct ByteStringInterner: Sendable {
         return text.withUTF8 { lookup(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The id of `bytes` when it is string `recent` (a caller's guess: the id it got last time),
+    /// else what `intern` gives; `recent` becomes that id. Consecutive log lines mostly repeat
+    /// their user, offering, group and product: one comparison instead of a hash and a probe.
+    mutating func intern(_ bytes: UnsafeRawBufferPointer, recent: inout Int32) -> Int32 {
+        if recent >= 0 && recent < starts.count {
+            let same = arena.withUnsafeBytes { arena in Self.equal(Self.entryBytes(arena, at: starts[Int(recent)]), bytes) }
+            if same { return recent }
+        }
+        recent = intern(bytes)
+        return recent
+    }
+
     /// Calls `body` with the bytes of string `id`.
     func withBytes<T>(of id: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try arena.withUnsafeBytes { arena in try body(Self.entryBytes(arena, at: starts[Int(id)])) }

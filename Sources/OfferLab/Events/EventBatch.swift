@@ -59,6 +59,8 @@ struct EventBatch: Sendable {
     /// Products, currencies, logged offering ids and group names.
     var labels = ByteStringInterner()
     var counters = IngestCounters()
+    /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
+    private var recent = (user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1))
 
     init(fileIndex: Int) { self.fileIndex = fileIndex }
 
@@ -71,17 +73,21 @@ struct EventBatch: Sendable {
                 guard let range else { return EventRecord.absent }
                 return interner.intern(slice(range))
             }
+            func label(_ range: Range<Int>?, _ recent: inout Int32) -> Int32 {
+                guard let range else { return EventRecord.absent }
+                return labels.intern(slice(range), recent: &recent)
+            }
             var event = EventRecord(
                 timestamp: record.timestamp,
                 price: record.price ?? EventRecord.noPrice,
                 eventIDHigh: 0, eventIDLow: 0,
-                user: users.intern(slice(record.userID)),
+                user: users.intern(slice(record.userID), recent: &recent.user),
                 transaction: id(record.transactionID, in: &transactions),
                 originalTransaction: id(record.originalTransactionID, in: &transactions),
-                product: id(record.productID, in: &labels),
-                currency: id(record.currency, in: &labels),
-                loggedOffering: id(record.offeringID, in: &labels),
-                loggedGroup: id(record.testGroupID, in: &labels),
+                product: label(record.productID, &recent.product),
+                currency: label(record.currency, &recent.currency),
+                loggedOffering: label(record.offeringID, &recent.offering),
+                loggedGroup: label(record.testGroupID, &recent.group),
                 kind: record.eventType?.rawValue ?? EventRecord.unknownKind,
                 isSandbox: record.isSandbox,
                 eventIDForm: .absent)
