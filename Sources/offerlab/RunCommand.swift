@@ -9,21 +9,21 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             JOB is a YAML job file (see jobs/sample.yaml and jobs/production.example.yaml). Relative paths \
             in it are relative to the job file. Keys:
-              tables                  folder of <table>.csv/.csv.gz/.tsv/.tsv.gz files, or a .sqlite/.db file
-              logs                    one glob or a list (logs/*/*/*/*.gz); each must match a file
-              as_of                   2026-03-16 or 2026-03-16T00:00:00Z (default: today 00:00 UTC)
-              report_currency         e.g. USD
-              rates | rates_file      {EUR: 1.08} or a CSV file with a currency,rate header
-              alpha                   significance level (default 0.05)
-              control                 the control group's name (default: control, else the lowest id)
-              conversion_window_days  count events up to W days after assignment (default: no window)
-              offerings               offering ids to analyse (default: all with assignments)
-              max_bad_line_ratio      fail over this share of malformed lines (default 0.01)
-              on_corrupt_file         fail (default) or skip a corrupt gzip file
-              output, database        where results go
-              rejects_per_reason      malformed lines kept per reason (default 20)
-              lock_timeout_seconds    wait for another run of the job (default 60)
-              threads                 log files read at once (default: one per core)
+              tables              folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db
+              logs                one glob or a list; each must match a file
+              as_of               2026-03-16[T00:00:00Z] (default: today 00:00 UTC)
+              report_currency     e.g. USD
+              rates | rates_file  {EUR: 1.08}, or a CSV file: currency,rate
+              alpha               significance level (default 0.05)
+              control             control group (default: control, else lowest id)
+              conversion_window_days  days after assignment that count (default: all)
+              offerings           offering ids (default: all with assignments)
+              max_bad_line_ratio  fail above this malformed share (default 0.01)
+              on_corrupt_file     fail (default) or skip a corrupt gzip file
+              output, database    where results go
+              rejects_per_reason  malformed lines kept per reason (default 20)
+              lock_timeout_seconds  wait for a running run (default 60)
+              threads             log files read at once (default: cores)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
             products.csv, daily.csv, quality.csv, rejects.csv) and to the SQLite database, which keeps \
