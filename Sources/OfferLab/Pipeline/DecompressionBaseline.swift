@@ -12,12 +12,12 @@ public struct DecompressionReport: Sendable {
 /// The ceiling of `offerlab run`'s log reading: the same files, inflater and width, with the
 /// bytes thrown away instead of parsed (`offerlab decompress`, used by the benchmark).
 public enum DecompressionBaseline {
-    public static func run(_ job: Job, width: Int? = nil) async throws -> DecompressionReport {
+    public static func run(_ job: Job) async throws -> DecompressionReport {
         let clock = ContinuousClock()
         let start = clock.now
         var report = DecompressionReport(files: job.logFiles.count, compressedBytes: 0, uncompressedBytes: 0, seconds: 0)
         let files = job.logFiles
-        try await LogIngest.inFileOrder(count: files.count, width: width) { index in
+        try await LogIngest.inFileOrder(count: files.count, width: job.threads) { index in
             do {
                 let reader = try InputFileReader(path: files[index], inflater: job.inflater)
                 while try reader.nextChunk() != nil {}

@@ -70,7 +70,7 @@ public enum NightlyRun {
         }
         let store: EventStore
         do {
-            store = try await LogIngest.read(job: job, population: populationTask, progress: progress)
+            store = try await LogIngest.read(job: job, population: populationTask, progress: progress, width: job.threads)
         } catch {
             // A broken assignment table is reported before a broken log file, as when they
             // were read one after the other.
