@@ -5,7 +5,7 @@ import OfferLabIngest
 ///
 /// Records are kept in file order, then line order: a record's position breaks ties between
 /// copies of an event (§2.2), so it carries no line number of its own.
-struct EventRecord: Sendable {
+struct EventRecord: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
     var timestamp: Int64
     /// Micro-units of `currency`; `EventRecord.noPrice` when absent.
