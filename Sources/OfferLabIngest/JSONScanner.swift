@@ -181,7 +181,8 @@ struct JSONScanner {
     /// and arrays included, without recursion: `stack` holds the open containers.
     func skipValue(_ start: Int, _ stack: inout [Bool]) -> Int {
         var i = start
-        stack.removeAll(keepingCapacity: true)
+        // Empty after every value that was valid; clearing it costs a generic call per value.
+        if !stack.isEmpty { stack.removeAll(keepingCapacity: true) }
         var escaped = false
         while true {
             // A value at i.

@@ -1,5 +1,6 @@
 // Generates synthetic purchase logs and tables, then measures how fast the ingest layer reads
 // them (single thread). Usage: ingest-benchmark [MEGABYTES] [FOLDER]
+//                          or: ingest-benchmark --file LOG.jsonl[.gz]  (the parser on real lines)
 import OfferLabIngest
 
 #if canImport(Glibc)
@@ -7,6 +8,45 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// `--file PATH`: the JSON Lines parser alone (lines already in memory), then the whole scanner,
+/// on a real log file (for example one made by `offerlab generate`).
+func measureFile(_ path: String) throws {
+    let reader = try InputFileReader(path: path)
+    var all: [UInt8] = []
+    try reader.forEachChunk { all.append(contentsOf: $0) }
+    var lineRanges: [Range<Int>] = []
+    var start = 0
+    for (index, byte) in all.enumerated() where byte == 0x0A {
+        lineRanges.append(start..<index)
+        start = index + 1
+    }
+    var checksum: Int64 = 0
+    measure("\(path): JSONLineParser only, \(lineRanges.count) lines in memory", bytes: { Int64(all.count) }) {
+        var parser = JSONLineParser()
+        var record = LogRecord()
+        all.withUnsafeBytes { raw in
+            for range in lineRanges where parser.parse(UnsafeRawBufferPointer(rebasing: raw[range]), into: &record) == nil {
+                checksum &+= record.timestamp
+            }
+        }
+    }
+    var summary: LogFileSummary?
+    try measure("\(path): LogFileScanner (read, inflate, split, parse)", bytes: { summary?.uncompressedBytes ?? 0 }) {
+        summary = try LogFileScanner(path: path).scan(record: { record, _ in checksum &+= record.timestamp }, malformed: { _ in })
+    }
+    print("checksum \(checksum)")
+}
+
+if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--file" {
+    do {
+        try measureFile(CommandLine.arguments[2])
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
 
 let megabytes = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100 : 100
 let folder = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "/tmp"
