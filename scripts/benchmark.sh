@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Throughput of `offerlab run` on generated data sets, against two baselines measured in the
 # same session on the same files: decompression alone (`offerlab decompress`: same inflater,
-# same number of files at a time) and DuckDB running benchmarks/duckdb_baseline.sql. Then checks
+# same number of files at a time) and DuckDB running Benchmarks/DuckDB/baseline.sql. Then checks
 # that the run's outputs are byte-identical to a run with the zlib inflater.
 #
 #   scripts/benchmark.sh [--repeat R] [--no-single] [USERS...]      (default: 1000000)
 #
-# Data sets go to benchmarks/data/users-N/ (git-ignored; made once with
+# Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For the first size, the JSON logs are also
-# concatenated into one multi-member file (benchmarks/data/users-N/single/) to measure a single
+# concatenated into one multi-member file (Benchmarks/data/users-N/single/) to measure a single
 # large file. Each measurement is repeated R times (default 3), interleaved with its baselines;
 # the best wall time counts (the machine may be shared). Figures: docs/performance.md.
 # Environment: SCRATCH_PATH (SwiftPM build folder, default .build), OFFERLAB_INFLATER.
@@ -64,7 +64,7 @@ best() { sort -n -k1,1 "$work/$1" | head -1; }
 
 # duckdb_run NAME DIR: the query's own wall and CPU time (the interpreter's start is left out).
 duckdb_run() {
-  python3 benchmarks/duckdb_baseline.py "$2" >"$work/out"
+  python3 Benchmarks/DuckDB/baseline.py "$2" >"$work/out"
   awk '{print $2, $3, 0, 0}' "$work/out" >>"$work/$1"
 }
 
@@ -135,7 +135,7 @@ checks=()
 failed=0
 first=1
 for users in "${sizes[@]}"; do
-  dir="benchmarks/data/users-$users"
+  dir="Benchmarks/data/users-$users"
   if [ ! -f "$dir/job.yaml" ]; then
     echo "generating $dir" >&2
     "$bin" generate --out "$dir" --users "$users" --seed 1 --force >&2

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs benchmarks/duckdb_baseline.sql on a data set made by `offerlab generate`.
+"""Runs Benchmarks/DuckDB/baseline.sql on a data set made by `offerlab generate`.
 
 usage: duckdb_baseline.py DATASET_FOLDER [--show]
 
@@ -35,7 +35,7 @@ def main():
         sys.exit(3)
     folder = sys.argv[1]
     as_of, rates = job_settings(folder)
-    sql = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "duckdb_baseline.sql"), encoding="utf-8").read()
+    sql = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "baseline.sql"), encoding="utf-8").read()
     os.chdir(folder)
     connection = duckdb.connect()
     connection.execute("SET enable_progress_bar = false")

@@ -1,6 +1,6 @@
 -- What an analyst would write in DuckDB instead of running OfferLab: the same log files and
 -- assignment table, per (offering, group): users, converters and net revenue in the report
--- currency. Run by benchmarks/duckdb_baseline.py from the data set's folder, which sets the
+-- currency. Run by Benchmarks/DuckDB/baseline.py from the data set's folder, which sets the
 -- variable `as_of` and the table `rates(currency, rate)` from the job file.
 --
 -- It does less than `offerlab run`: no deduplication, no conversion window, refunds are not
