@@ -27,7 +27,9 @@ enum DailySeries {
         let day = Timestamp.microsecondsPerDay
         let firstDay = Timestamp.startOfDay(firstAssignment)
         let dayCount = Int((asOf - 1 - firstDay) / day) + 1
-        var changes = [[GroupTotals]](repeating: Array(repeating: GroupTotals(), count: offering.groups.count), count: dayCount)
+        // Day by day, then group by group, in one array: `changes[day * groupCount + group]`.
+        let groupCount = offering.groups.count
+        var changes = [GroupTotals](repeating: GroupTotals(), count: dayCount * groupCount)
         let labels = OfferingLabels(offering, labels: context.labels)
 
         // The buffers live inside the closure: captured, they would be copied for every member.
@@ -51,15 +53,15 @@ enum DailySeries {
                             scratch: &scratch, into: &outcome)
                         current.add(outcome, context: context)
                     }
-                    changes[index][Int(membership.group)].add(current, subtracting: previous)
+                    changes[index * groupCount + Int(membership.group)].add(current, subtracting: previous)
                     previous = current
                 }
             }
         }
 
         var running = Array(repeating: GroupTotals(), count: offering.groups.count)
-        return changes.enumerated().map { index, dayChanges in
-            for group in running.indices { running[group].add(dayChanges[group], subtracting: GroupTotals()) }
+        return (0..<dayCount).map { index in
+            for group in running.indices { running[group].add(changes[index * groupCount + group], subtracting: GroupTotals()) }
             return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(index) * day), groups: running)
         }
     }
