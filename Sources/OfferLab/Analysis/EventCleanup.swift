@@ -24,18 +24,6 @@ struct UserEvent: Sendable {
     /// `EventType.rawValue` (clean-up drops unknown types).
     var kind: UInt8
 
-    init(_ record: EventRecord) {
-        timestamp = record.timestamp
-        price = record.price
-        transaction = record.transaction
-        originalTransaction = record.originalTransaction
-        product = record.product
-        currency = record.currency
-        loggedOffering = record.loggedOffering
-        loggedGroup = record.loggedGroup
-        kind = record.kind
-    }
-
     var eventType: EventType? { EventType(rawValue: kind) }
 }
 
@@ -78,19 +66,20 @@ enum EventCleanup {
 
         // Steps 3–5, counting each user's events.
         var eventsPerUser = [Int32](repeating: 0, count: userCount + 1)
-        store.forEach { position, record in
-            guard !removed[position] else { return }
-            if record.kind == EventRecord.unknownKind {
-                counters.unknownEventTypes += 1
-            } else if record.isSandbox {
-                counters.sandboxEvents += 1
-            } else if record.user < 0 {
-                counters.unassignedEvents += 1
-            } else {
-                eventsPerUser[Int(record.user) + 1] += 1
-                return
+        store.forEachSegment { start, _, records in
+            for (index, record) in records.enumerated() where !removed[start + index] {
+                if record.kind == EventRecord.unknownKind {
+                    counters.unknownEventTypes += 1
+                } else if record.isSandbox {
+                    counters.sandboxEvents += 1
+                } else if record.user < 0 {
+                    counters.unassignedEvents += 1
+                } else {
+                    eventsPerUser[Int(record.user) + 1] += 1
+                    continue
+                }
+                removed[start + index] = true
             }
-            removed[position] = true
         }
         return (groupByUser(&store, removed: removed, eventsPerUser: eventsPerUser), counters)
     }
@@ -126,28 +115,29 @@ enum EventCleanup {
         while partitionBits < 12 && (store.count >> partitionBits) > 16_384 { partitionBits += 1 }
         let partitionCount = 1 << partitionBits
         @inline(__always) func partition(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - partitionBits)) & (partitionCount - 1) }
-        func keyed(_ position: Int, _ record: EventRecord) -> KeyedRecord {
-            KeyedRecord(
-                high: record.eventIDHigh, low: record.eventIDLow, timestamp: record.timestamp, position: Int32(position),
-                form: record.eventIDForm)
+        @inline(__always) func keyed(_ position: Int, _ record: EventRecord, _ segment: EventStore.Segment) -> KeyedRecord? {
+            guard let key = segment.eventID(record) else { return nil }
+            return KeyedRecord(high: key.high, low: key.low, timestamp: record.timestamp, position: Int32(position), form: key.form)
         }
 
         // Counting sort of the keyed records by partition (file order kept within each).
         var starts = [Int](repeating: 0, count: partitionCount + 1)
-        store.forEach { position, record in
-            guard record.eventIDForm != .absent else { return }
-            starts[partition(keyed(position, record).hash) + 1] += 1
+        store.forEachSegment { start, segment, records in
+            for (index, record) in records.enumerated() {
+                if let entry = keyed(start + index, record, segment) { starts[partition(entry.hash) + 1] += 1 }
+            }
         }
         for index in 0..<partitionCount { starts[index + 1] += starts[index] }
         var next = starts
         let placeholder = KeyedRecord(high: 0, low: 0, timestamp: 0, position: 0, form: .absent)
         var keyedRecords = [KeyedRecord](repeating: placeholder, count: starts[partitionCount])
-        store.forEach { position, record in
-            guard record.eventIDForm != .absent else { return }
-            let entry = keyed(position, record)
-            let target = partition(entry.hash)
-            keyedRecords[next[target]] = entry
-            next[target] += 1
+        store.forEachSegment { start, segment, records in
+            for (index, record) in records.enumerated() {
+                guard let entry = keyed(start + index, record, segment) else { continue }
+                let target = partition(entry.hash)
+                keyedRecords[next[target]] = entry
+                next[target] += 1
+            }
         }
 
         var duplicates = 0
@@ -201,25 +191,27 @@ enum EventCleanup {
         var best = [Int32](repeating: -1, count: transactionKinds.count * transactionCount)
         var bestTimestamp = [Int64](repeating: 0, count: best.count)
         var duplicates = 0
-        store.forEach { position, record in
-            guard record.transaction >= 0, !removed[position] else { return }
-            let slot = kindSlot[Int(record.kind)]
-            guard slot >= 0 else { return }
-            let key = slot * transactionCount + Int(record.transaction)
-            let current = best[key]
-            if current < 0 {
-                best[key] = Int32(position)
-                bestTimestamp[key] = record.timestamp
-                return
-            }
-            duplicates += 1
-            // The current best comes earlier in file order.
-            if record.timestamp < bestTimestamp[key] {
-                removed[Int(current)] = true
-                best[key] = Int32(position)
-                bestTimestamp[key] = record.timestamp
-            } else {
-                removed[position] = true
+        store.forEachSegment { start, segment, records in
+            for (index, record) in records.enumerated() where record.transaction >= 0 && !removed[start + index] {
+                let slot = kindSlot[Int(record.kind)]
+                guard slot >= 0 else { continue }
+                let position = start + index
+                let key = slot * transactionCount + Int(segment.transaction(record))
+                let current = best[key]
+                if current < 0 {
+                    best[key] = Int32(position)
+                    bestTimestamp[key] = record.timestamp
+                    continue
+                }
+                duplicates += 1
+                // The current best comes earlier in file order.
+                if record.timestamp < bestTimestamp[key] {
+                    removed[Int(current)] = true
+                    best[key] = Int32(position)
+                    bestTimestamp[key] = record.timestamp
+                } else {
+                    removed[position] = true
+                }
             }
         }
         return duplicates
@@ -236,13 +228,13 @@ enum EventCleanup {
         let total = Int(userStart[userCount])
         var events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
-            for segment in store.segments.indices {
-                let start = store.segmentStarts[segment]
-                var records: [EventRecord] = []
-                swap(&records, &store.segments[segment])
-                for (index, record) in records.enumerated() where !removed[start + index] {
+            for segmentIndex in store.segments.indices {
+                let start = store.segmentStarts[segmentIndex]
+                var segment = EventStore.Segment(records: [], eventIDMap: [], transactionMap: [], labelMap: [])
+                swap(&segment, &store.segments[segmentIndex])
+                for (index, record) in segment.records.enumerated() where !removed[start + index] {
                     let user = Int(record.user)
-                    (base + Int(next[user])).initialize(to: UserEvent(record))
+                    (base + Int(next[user])).initialize(to: segment.userEvent(record))
                     next[user] += 1
                 }
             }

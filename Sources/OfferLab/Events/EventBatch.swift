@@ -112,13 +112,47 @@ struct EventBatch: Sendable {
 
 /// Every event of the run, in file order, with interners shared by all files.
 ///
-/// Each file's records stay in their own array (`segments`), so that merging a file neither
-/// copies its records nor regrows one large array; record `i` of the run is found through
+/// Each file's records stay as they were read, in their own array with their file's ids
+/// (`Segment`): merging a file copies nothing and rewrites nothing; its ids are translated
+/// into the store's when clean-up reads them. Record `i` of the run is found through
 /// `segmentStarts`.
 struct EventStore: Sendable {
-    var segments: [[EventRecord]] = []
-    /// `segmentStarts[s]` is the run-wide position of `segments[s][0]`; one more entry holds
-    /// the number of records.
+    /// One file's records and the maps from its interners' ids to the store's.
+    struct Segment: Sendable {
+        var records: [EventRecord]
+        var eventIDMap: [Int32]
+        var transactionMap: [Int32]
+        var labelMap: [Int32]
+
+        /// The record's `event_id` key in the store's terms.
+        @inline(__always)
+        func eventID(_ record: EventRecord) -> EventIDKey? {
+            guard var key = record.eventID else { return nil }
+            if key.form == .interned { key.low = UInt64(eventIDMap[Int(key.low)]) }
+            return key
+        }
+
+        /// The store's id of the record's transaction, -1 when absent.
+        @inline(__always)
+        func transaction(_ record: EventRecord) -> Int32 {
+            record.transaction < 0 ? record.transaction : transactionMap[Int(record.transaction)]
+        }
+
+        /// The record as a cleaned event, with the store's ids.
+        @inline(__always)
+        func userEvent(_ record: EventRecord) -> UserEvent {
+            @inline(__always) func label(_ id: Int32) -> Int32 { id < 0 ? id : labelMap[Int(id)] }
+            return UserEvent(
+                timestamp: record.timestamp, price: record.price, transaction: transaction(record),
+                originalTransaction: record.originalTransaction < 0 ? record.originalTransaction : transactionMap[Int(record.originalTransaction)],
+                product: label(record.product), currency: label(record.currency), loggedOffering: label(record.loggedOffering),
+                loggedGroup: label(record.loggedGroup), kind: record.kind)
+        }
+    }
+
+    var segments: [Segment] = []
+    /// `segmentStarts[s]` is the run-wide position of `segments[s].records[0]`; one more entry
+    /// holds the number of records.
     var segmentStarts: [Int] = [0]
     var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
@@ -128,40 +162,22 @@ struct EventStore: Sendable {
     /// The number of records.
     var count: Int { segmentStarts[segmentStarts.count - 1] }
 
-    /// Appends a file's batch, mapping its ids into the store's interners. Batches must be
+    /// Appends a file's batch, adding its strings to the store's interners. Batches must be
     /// appended in file order.
     mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
-        let eventIDMap = Self.remap(batch.eventIDs, into: &eventIDs)
-        let transactionMap = Self.remap(batch.transactions, into: &transactions)
-        let labelMap = Self.remap(batch.labels, into: &labels)
-        var records: [EventRecord] = []
-        swap(&records, &batch.records)
-        records.withUnsafeMutableBufferPointer { records in
-            @inline(__always) func mapped(_ id: Int32, _ map: [Int32]) -> Int32 { id < 0 ? id : map[Int(id)] }
-            for index in records.indices {
-                records[index].transaction = mapped(records[index].transaction, transactionMap)
-                records[index].originalTransaction = mapped(records[index].originalTransaction, transactionMap)
-                records[index].product = mapped(records[index].product, labelMap)
-                records[index].currency = mapped(records[index].currency, labelMap)
-                records[index].loggedOffering = mapped(records[index].loggedOffering, labelMap)
-                records[index].loggedGroup = mapped(records[index].loggedGroup, labelMap)
-                if records[index].eventIDForm == .interned {
-                    records[index].eventIDLow = UInt64(eventIDMap[Int(records[index].eventIDLow)])
-                }
-            }
-        }
-        segmentStarts.append(count + records.count)
-        segments.append(records)
+        let segment = Segment(
+            records: batch.records, eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs),
+            transactionMap: Self.remap(batch.transactions, into: &transactions), labelMap: Self.remap(batch.labels, into: &labels))
+        segmentStarts.append(count + segment.records.count)
+        segments.append(segment)
         counters.add(batch.counters, keep: keepRejects)
     }
 
-    /// Calls `body` with every record and its run-wide position, in file order.
-    func forEach(_ body: (_ position: Int, _ record: EventRecord) throws -> Void) rethrows {
-        for (segment, records) in segments.enumerated() {
-            let start = segmentStarts[segment]
-            try records.withUnsafeBufferPointer { records in
-                for index in records.indices { try body(start + index, records[index]) }
-            }
+    /// Calls `body` with every segment, its records and the run-wide position of its first
+    /// record, in file order.
+    func forEachSegment(_ body: (_ start: Int, _ segment: Segment, _ records: UnsafeBufferPointer<EventRecord>) throws -> Void) rethrows {
+        for (index, segment) in segments.enumerated() {
+            try segment.records.withUnsafeBufferPointer { try body(segmentStarts[index], segment, $0) }
         }
     }
 
