@@ -2,9 +2,16 @@ import Foundation
 import OfferLabIngest
 
 /// The values of one table row, for the columns asked for, as bytes (`nil` field = NULL).
+///
+/// A SQLite row's values are copied in; a table file's record is borrowed as it is (for the
+/// callback only): the assignment table has millions of rows.
 struct TableRowValues {
+    /// From SQLite: the values' bytes, back to back.
     var bytes: [UInt8] = []
     var fields: [Range<Int>?] = []
+    /// From a table file: the reader's record, and the index in it of each column asked for.
+    var fileRow: TableRow?
+    var fileColumns: [Int] = []
     /// Where the row is, for messages: a line number (files) or a row number (SQLite).
     var position = 0
     var positionKind = "line"
@@ -27,6 +34,10 @@ struct TableRowValues {
     }
 
     func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        if let fileRow {
+            let index = fileColumns[column]
+            return fileRow.isNull(index) ? nil : try fileRow.withBytes(at: index, body)
+        }
         guard let range = fields[column] else { return nil }
         return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
@@ -143,6 +154,7 @@ struct TableSource {
             let reader = try TableFileReader(path: file, format: format, inflater: inflater)
             let indices = try reader.requireColumns(columns)
             var values = TableRowValues()
+            values.fileColumns = indices
             // `values` is passed in and out, not captured: a captured value would be copied
             // (its arrays retained and released) for every row.
             func handle(_ row: TableRow, _ values: inout TableRowValues) throws {
@@ -155,11 +167,8 @@ struct TableSource {
                         }
                     throw OfferLabError(.data, "tables: \(file) line \(row.lineNumber): \(detail)")
                 }
-                values.reset()
+                values.fileRow = row
                 values.position = row.lineNumber
-                for index in indices {
-                    if row.isNull(index) { values.append(nil) } else { row.withBytes(at: index) { values.append($0) } }
-                }
                 try body(values)
             }
             try reader.forEachRow { row in try handle(row, &values) }
