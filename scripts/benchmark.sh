@@ -68,7 +68,7 @@ duckdb_run() {
   awk '{print $2, $3, 0, 0}' "$work/out" >>"$work/$1"
 }
 
-declare -A seconds rss
+declare -A seconds cpus rss
 report_header_printed=0
 
 # measure LABEL DIR JOB: one row of the table, and the zlib comparison.
@@ -92,26 +92,30 @@ measure() {
   local lines
   lines=$(tr -d '\r' <"$out/$night/quality.csv" | awk -F, '$2 == "lines_read" && $1 == "" {print $3}')
   read -r wall user sys kb < <(best run)
-  read -r dwall _ _ _ < <(best decompress)
-  local cpu
+  read -r dwall duser dsys _ < <(best decompress)
+  local cpu dcpu
   cpu=$(calc "$user + $sys")
+  dcpu=$(calc "$duser + $dsys")
   local maxkb
   maxkb=$(awk '{print $4}' "$work/run" | sort -n | tail -1)
-  local duck="skipped" duck_ratio="-"
+  local duck="-" duck_cpu="-" duck_ratio="skipped" duck_cpu_ratio="-"
   if [ -s "$work/duckdb" ]; then
-    read -r duck _ _ _ < <(best duckdb)
+    read -r duck duck_cpu _ _ < <(best duckdb)
     duck_ratio=$(printf '%.2f' "$(calc "$duck / $wall")")
+    duck_cpu_ratio=$(printf '%.2f' "$(calc "$duck_cpu / $cpu")")
   fi
   if [ $report_header_printed -eq 0 ]; then
-    printf '%-22s %9s %9s %10s %7s %7s %8s %8s %7s %9s %8s %8s %8s\n' \
-      "data set" "gz MB" "JSON MB" "lines" "wall s" "cpu s" "cpu/wall" "RSS MiB" "GB/s" "inflate s" "run/infl" "duckdb s" "duck/run"
+    printf '%-22s %7s %8s %9s | %6s %6s %5s %7s %5s | %6s %6s %5s | %6s %6s %5s %5s\n' \
+      "data set" "gz MB" "JSON MB" "lines" "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" \
+      "infl s" "i cpu" "r/i" "duck s" "d cpu" "d/r" "dc/rc"
     report_header_printed=1
   fi
-  printf '%-22s %9.1f %9.1f %10d %7.2f %7.2f %8.2f %8.0f %7.2f %9.2f %8.2f %8s %8s\n' \
+  printf '%-22s %7.1f %8.1f %9d | %6.2f %6.2f %5.2f %7.0f %5.2f | %6.2f %6.2f %5.2f | %6s %6s %5s %5s\n' \
     "$label" "$(calc "$compressed / 1000000")" "$(calc "$uncompressed / 1000000")" "$lines" \
-    "$wall" "$cpu" "$(calc "$cpu / $wall")" "$(calc "$maxkb / 1024")" \
-    "$(calc "$uncompressed / $wall / 1000000000")" "$dwall" "$(calc "$wall / $dwall")" "$duck" "$duck_ratio"
+    "$wall" "$cpu" "$(calc "$cpu / $wall")" "$(calc "$maxkb / 1024")" "$(calc "$uncompressed / $wall / 1000000000")" \
+    "$dwall" "$dcpu" "$(calc "$wall / $dwall")" "$duck" "$duck_cpu" "$duck_ratio" "$duck_cpu_ratio"
   seconds[$label]=$wall
+  cpus[$label]=$cpu
   rss[$label]=$maxkb
 
   # The same run with zlib: every output byte-identical.
@@ -154,16 +158,18 @@ for users in "${sizes[@]}"; do
 done
 
 echo
-echo "GB/s: uncompressed log bytes / wall. run/infl: wall of the run / wall of decompression alone."
-echo "duck/run: DuckDB's wall / the run's wall (DuckDB reads the JSON and CSV logs; the 1-file row has none)."
-if [ ${#sizes[@]} -gt 1 ]; then
-  base="${sizes[0]} users"
-  for users in "${sizes[@]:1}"; do
-    label="$users users"
-    printf 'scaling %s -> %s: users x%.2f, time x%.2f, peak RSS x%.2f\n' "${sizes[0]}" "$users" \
-      "$(calc "$users / ${sizes[0]}")" "$(calc "${seconds[$label]} / ${seconds[$base]}")" \
-      "$(calc "${rss[$label]} / ${rss[$base]}")"
-  done
-fi
+echo "offerlab run: wall s, cpu s (user + system), c/w = cpu/wall, peak RSS, GB/s = uncompressed log bytes / wall."
+echo "decompression alone (offerlab decompress, same inflater and width): infl s, i cpu; r/i = run wall / its wall."
+echo "DuckDB (Benchmarks/DuckDB/baseline.sql on the same JSON and CSV logs): duck s, d cpu; d/r = its wall / run wall,"
+echo "dc/rc = its cpu / run cpu. The 1-file row has no DuckDB figure."
+previous=""
+for users in "${sizes[@]}"; do
+  if [ -n "$previous" ]; then
+    printf 'scaling %s -> %s users: users x%.2f, wall x%.2f, cpu x%.2f, peak RSS x%.2f\n' "$previous" "$users" \
+      "$(calc "$users / $previous")" "$(calc "${seconds[$users users]} / ${seconds[$previous users]}")" \
+      "$(calc "${cpus[$users users]} / ${cpus[$previous users]}")" "$(calc "${rss[$users users]} / ${rss[$previous users]}")"
+  fi
+  previous="$users"
+done
 for line in "${checks[@]}"; do echo "$line"; done
 exit $failed
