@@ -2,7 +2,9 @@
 #include "offerlab_system.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #ifndef RENAME_EXCHANGE
@@ -15,5 +17,17 @@ int offerlab_exchange_paths(const char *first, const char *second) {
 #else
     errno = ENOSYS;
     return -1;
+#endif
+}
+
+void offerlab_advise_huge_pages(void *start, size_t length) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t first = ((uintptr_t)start + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)start + length) & ~(huge - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
+#else
+    (void)start;
+    (void)length;
 #endif
 }

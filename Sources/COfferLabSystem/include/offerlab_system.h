@@ -1,8 +1,16 @@
 #ifndef OFFERLAB_SYSTEM_H
 #define OFFERLAB_SYSTEM_H
 
+#include <stddef.h>
+
 /// Atomically exchanges two paths (Linux renameat2 with RENAME_EXCHANGE).
 /// Returns 0 on success, -1 with errno set otherwise (ENOSYS/EINVAL where unsupported).
 int offerlab_exchange_paths(const char *first, const char *second);
+
+/// Asks the kernel to back the whole 2 MiB pages inside `[start, start + length)` with huge
+/// pages (Linux `madvise(MADV_HUGEPAGE)`), before they are first written: a few page faults
+/// instead of one per 4 KiB, and fewer TLB misses. Only advice: nothing happens where it is
+/// not supported.
+void offerlab_advise_huge_pages(void *start, size_t length);
 
 #endif

@@ -1,3 +1,4 @@
+import COfferLabSystem
 import OfferLabIngest
 
 /// Counters of the clean-up steps of §2.2.
@@ -129,15 +130,20 @@ enum EventCleanup {
         }
         for index in 0..<partitionCount { starts[index + 1] += starts[index] }
         var next = starts
-        let placeholder = KeyedRecord(high: 0, low: 0, timestamp: 0, position: 0, form: .absent)
-        var keyedRecords = [KeyedRecord](repeating: placeholder, count: starts[partitionCount])
-        store.forEachSegment { start, segment, records in
-            for (index, record) in records.enumerated() {
-                guard let entry = keyed(start + index, record, segment) else { continue }
-                let target = partition(entry.hash)
-                keyedRecords[next[target]] = entry
-                next[target] += 1
+        let total = starts[partitionCount]
+        // Every slot is written once, by the scatter below.
+        let keyedRecords = [KeyedRecord](unsafeUninitializedCapacity: total) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<KeyedRecord>.stride)
+            store.forEachSegment { start, segment, records in
+                for (index, record) in records.enumerated() {
+                    guard let entry = keyed(start + index, record, segment) else { continue }
+                    let target = partition(entry.hash)
+                    (base + next[target]).initialize(to: entry)
+                    next[target] += 1
+                }
             }
+            initialized = total
         }
 
         var duplicates = 0
@@ -228,6 +234,7 @@ enum EventCleanup {
         let total = Int(userStart[userCount])
         var events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
+            offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<UserEvent>.stride)
             for segmentIndex in store.segments.indices {
                 let start = store.segmentStarts[segmentIndex]
                 var segment = EventStore.Segment(records: [], eventIDMap: [], transactionMap: [], labelMap: [])

@@ -39,7 +39,7 @@ enum LogIngest {
         // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
         // the array is not regrown and copied; room never used is never touched.
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber {
-            batch.records.reserveCapacity(size.intValue / 32)
+            batch.records = [EventRecord](hugePageCapacity: size.intValue / 32)
         }
         do {
             var scanner = LogFileScanner(path: path, inflater: job.inflater)
