@@ -13,4 +13,7 @@ int offerlab_exchange_paths(const char *first, const char *second);
 /// not supported.
 void offerlab_advise_huge_pages(void *start, size_t length);
 
+/// Starts loading the cache line at `address` (a hint: never faults). Inlined into Swift.
+static inline void offerlab_prefetch(const void *address) { __builtin_prefetch(address); }
+
 #endif

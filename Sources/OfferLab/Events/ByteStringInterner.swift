@@ -1,3 +1,5 @@
+import COfferLabSystem
+
 /// Maps byte strings to dense ids `0, 1, 2, …` in order of first appearance, without creating
 /// a `String` per lookup.
 ///
@@ -19,6 +21,15 @@ struct ByteStringInterner: Sendable {
     private static let offsetMask: UInt64 = (1 << 40) - 1
 
     init() {}
+
+    /// An empty interner sized for about `capacity` strings, so that it does not rehash as it
+    /// fills (a guess too small only costs the usual regrowth).
+    init(capacity: Int) {
+        var slotCount = 64
+        while slotCount * 3 < capacity * 4 { slotCount *= 2 }
+        slots = Array(repeating: 0, count: slotCount)
+        starts.reserveCapacity(capacity)
+    }
 
     var count: Int { starts.count }
 
@@ -50,6 +61,47 @@ struct ByteStringInterner: Sendable {
     /// The id of `bytes`, or nil when it was never interned.
     func lookup(_ bytes: UnsafeRawBufferPointer) -> Int32? {
         probe(bytes, hash: Self.hash(bytes)).id
+    }
+
+    /// The ids of the strings of `other`, in `other`'s id order, -1 for those this interner does
+    /// not hold. Equivalent to `lookup` of each, but the probes of a few strings are started
+    /// together (prefetched) so that their cache misses overlap: for a table larger than the
+    /// cache, such as the population's users, most of a lookup is waiting for memory.
+    func lookupAll(of other: ByteStringInterner) -> [Int32] {
+        let group = 16
+        var ids = [Int32](repeating: -1, count: other.count)
+        var hashes = [UInt64](repeating: 0, count: group)
+        other.arena.withUnsafeBytes { otherArena in
+            slots.withUnsafeBufferPointer { table in
+                arena.withUnsafeBytes { arena in
+                    let mask = table.count - 1
+                    var first = 0
+                    while first < other.count {
+                        let last = min(first + group, other.count)
+                        // Hash, and start loading each string's first slot.
+                        for id in first..<last {
+                            let hash = Self.hash(Self.entryBytes(otherArena, at: other.starts[id]))
+                            hashes[id - first] = hash
+                            offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hash) & mask) })
+                        }
+                        // Start loading the entry the slot points to, when its tag matches.
+                        for id in first..<last {
+                            let hash = hashes[id - first]
+                            let entry = table[Int(truncatingIfNeeded: hash) & mask]
+                            if entry != 0 && entry >> 40 == hash >> 40, let base = arena.baseAddress {
+                                offerlab_prefetch(base + Int(entry & Self.offsetMask) - 1)
+                            }
+                        }
+                        for id in first..<last {
+                            let bytes = Self.entryBytes(otherArena, at: other.starts[id])
+                            ids[id] = probe(bytes, hash: hashes[id - first]).id ?? -1
+                        }
+                        first = last
+                    }
+                }
+            }
+        }
+        return ids
     }
 
     func lookup(_ text: String) -> Int32? {

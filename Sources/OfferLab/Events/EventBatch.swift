@@ -102,7 +102,7 @@ struct EventBatch: Sendable {
     /// Replaces the file's user ids by indices in the population's user table (`population`),
     /// -1 for users it does not hold: one lookup per distinct user of the file.
     mutating func resolveUsers(_ population: ByteStringInterner) {
-        let map = (0..<Int32(users.count)).map { id in users.withBytes(of: id) { population.lookup($0) ?? EventRecord.absent } }
+        let map = population.lookupAll(of: users)
         records.withUnsafeMutableBufferPointer { records in
             for index in records.indices { records[index].user = map[Int(records[index].user)] }
         }
