@@ -373,7 +373,8 @@ def incomplete_beta_vectors():
                 if min(lower, upper) < TAIL_FLOOR:
                     continue
                 density = high_precision(mp_beta_density, a, b, x)
-                second_opinion(f"betainc({a}, {b}, {x})", lower, special.betainc(a, b, x), 1e-6)
+                second_opinion(f"betainc({a}, {b}, {x})", lower, special.betainc(a, b, x),
+                               1e-6 if max(a, b) < 1e5 else 1e-2)
                 # Both x and 1 − x enter; the condition number is taken with respect to the smaller.
                 kappa = condition(min(x, 1 - x), density, min(lower, upper))
                 rows.append([a, b, x, lower, upper, kappa])
@@ -395,7 +396,8 @@ def incomplete_gamma_vectors():
                 continue
             density = high_precision(
                 lambda a, x: mp.exp((mp.mpf(a) - 1) * mp.log(mp.mpf(x)) - mp.mpf(x) - mp.loggamma(mp.mpf(a))), a, x)
-            second_opinion(f"gammainc({a}, {x})", lower, special.gammainc(a, x), 1e-6)
+            # scipy's gammainc is only good to about 1e-3 for a ≥ 10⁶ (checked against mpmath's quad).
+            second_opinion(f"gammainc({a}, {x})", lower, special.gammainc(a, x), 1e-6 if a < 1e5 else 1e-2)
             kappa = condition(x, density, min(lower, upper))
             rows.append([a, x, lower, upper, kappa])
     write_csv("incomplete_gamma.csv", ["a", "x", "lower", "upper", "condition"], rows)
@@ -412,6 +414,365 @@ def log_gamma_vectors():
     write_csv("log_gamma.csv", ["x", "log_gamma"], rows)
 
 
+# ------------------------------------------------------------------------------------------
+# Contract quantities (docs/statistics.md), in high precision
+# ------------------------------------------------------------------------------------------
+
+VARIANCE_NOISE_FLOOR = mp.mpf("1e-12")
+
+
+def mp_normal_upper_quantile(q):
+    """z with P(Z > z) = q."""
+    q = mp.mpf(q)
+    return mp.sqrt(2) * mp.erfinv(1 - 2 * q) if q > mp.mpf("1e-10") else mp.findroot(
+        lambda z: mp.log(mp.ncdf(-z)) - mp.log(q), -special.ndtri(float(q)))
+
+
+def mp_wilson(x, n, alpha):
+    x, n = mp.mpf(x), mp.mpf(n)
+    z = mp_normal_upper_quantile(mp.mpf(alpha) / 2)
+    p = x / n
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * mp.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    # At x = 0 and x = n the formula's ends are exactly 0 and 1 (its terms cancel).
+    low = mp.mpf(0) if x == 0 else center - half
+    high = mp.mpf(1) if x == n else center + half
+    return low, high
+
+
+def wilson_vectors():
+    cases = [(0, 1), (1, 1), (0, 2), (1, 2), (2, 2), (0, 10), (3, 10), (10, 10), (1, 1000), (500, 10000),
+             (9999, 10000), (0, 100_000_000), (5_000_000, 100_000_000), (100_000_000, 100_000_000), (1, 100_000_000)]
+    rows = []
+    for alpha in [0.05, 0.01, 0.1, 1e-6]:
+        for x, n in cases:
+            low, high = high_precision(mp_wilson, x, n, alpha)
+            ci = stats.binomtest(x, n).proportion_ci(confidence_level=1 - alpha, method="wilson")
+            second_opinion(f"wilson low {x}/{n}", low, ci.low, 1e-9) if low > 1e-12 else None
+            second_opinion(f"wilson high {x}/{n}", high, ci.high, 1e-9)
+            rows.append([x, n, alpha, low, high])
+    write_csv("wilson.csv", ["successes", "trials", "alpha", "low", "high"], rows)
+
+
+def mp_chance_to_beat(xt, nt, xc, nc):
+    """P(p_t > p_c) for p ~ Beta(1 + x, 1 + n − x): the exact finite sum of Evan Miller's formula,
+    Σ_{i < α_t} B(α_c + i, β_c + β_t)/((β_t + i)·B(1 + i, β_t)·B(α_c, β_c)), whose terms are positive
+    and unimodal in i: summed outward from the largest term until the rest is negligible."""
+    at, bt = mp.mpf(1 + xt), mp.mpf(1 + nt - xt)
+    ac, bc = mp.mpf(1 + xc), mp.mpf(1 + nc - xc)
+
+    def log_beta(a, b):
+        return mp.loggamma(a) + mp.loggamma(b) - mp.loggamma(a + b)
+
+    def log_term(i):
+        return log_beta(ac + i, bc + bt) - mp.log(bt + i) - log_beta(1 + i, bt) - log_beta(ac, bc)
+
+    def ratio(i):  # term(i + 1)/term(i)
+        return (ac + i) * (bt + i) / ((ac + bc + bt + i) * (1 + i))
+
+    last = int(at) - 1
+    peak = int(mp.floor((ac * bt - (ac + bc + bt)) / (bc + 1)))
+    peak = min(max(peak, 0), last)
+    eps = mp.mpf(10) ** (-mp.mp.dps - 5)
+    first = mp.exp(log_term(peak))
+    total = first
+    term, i = first, peak  # upward
+    while i < last:
+        term *= ratio(i)
+        i += 1
+        total += term
+        if term < eps * total:
+            break
+    term, i = first, peak  # downward
+    while i > 0:
+        i -= 1
+        term /= ratio(i)
+        total += term
+        if term < eps * total:
+            break
+    return total
+
+
+def scipy_chance_to_beat(xt, nt, xc, nc):
+    """Second opinion: ∫ f_t(p)·F_c(p) dp with scipy's beta (Boost) and adaptive quadrature."""
+    treatment = stats.beta(1 + xt, 1 + nt - xt)
+    control = stats.beta(1 + xc, 1 + nc - xc)
+    mean, sd = treatment.mean(), treatment.std()
+    low, high = max(0.0, mean - 40 * sd), min(1.0, mean + 40 * sd)
+    points = [mean + k * sd for k in range(-8, 9) if low < mean + k * sd < high]
+    value, _ = integrate.quad(lambda p: treatment.pdf(p) * control.cdf(p), low, high, points=points, limit=500,
+                              epsabs=1e-13, epsrel=1e-12)
+    return value
+
+
+CHANCE_CASES = [
+    (0, 1, 0, 1), (1, 1, 0, 1), (0, 10, 0, 10), (2, 10, 1, 10), (0, 2, 2, 2), (60, 1000, 50, 1000),
+    (560, 10000, 500, 10000), (500, 10000, 560, 10000), (100, 100, 95, 100), (95, 100, 100, 100),
+    (1, 1_000_000, 0, 1_000_000), (1000, 10000, 10, 100), (3, 7, 100_000, 200_000), (40, 50, 30, 60),
+    (1_001_000, 10_000_000, 1_000_000, 10_000_000), (1_000_000, 20_000_000, 1_000_000, 20_000_000),
+    (5_010_000, 100_000_000, 5_000_000, 100_000_000), (1_000_000, 1_000_000, 999_999, 1_000_000),
+    (0, 100_000_000, 0, 50_000_000), (12, 100_000_000, 3, 1000), (250_000, 1_000_000, 249_000, 1_000_000),
+]
+
+
+def chance_to_beat_vectors():
+    rows = []
+    for xt, nt, xc, nc in CHANCE_CASES:
+        value = high_precision(mp_chance_to_beat, xt, nt, xc, nc)
+        second_opinion(f"chance {xt}/{nt} vs {xc}/{nc}", value, scipy_chance_to_beat(xt, nt, xc, nc), 1e-6) \
+            if value > 1e-6 else None
+        rows.append([xt, nt, xc, nc, value])
+    write_csv("chance_to_beat.csv", ["treatment_converters", "treatment_users", "control_converters",
+                                     "control_users", "probability"], rows)
+
+
+def holm_vectors():
+    """Holm–Bonferroni by its definition: sort, scale by m − rank, running maximum, cap at 1."""
+    lists = [[0.01], [0.01, 0.04], [0.04, 0.01], [0.01, 0.02, 0.03], [0.03, 0.01, 0.02, 0.5],
+             [0.2, 0.2, 0.2], [0.001, 0.001, 0.04, 0.04, 0.9], [1e-200, 0.3, 1e-5], [0.6, 0.7, 0.8], [0.0, 1.0]]
+    rows = []
+    for index, values in enumerate(lists):
+        m = len(values)
+        order = sorted(range(m), key=lambda i: (values[i], i))
+        adjusted = [0.0] * m
+        running = mp.mpf(0)
+        for rank, i in enumerate(order):
+            running = max(running, min(mp.mpf(1), (m - rank) * mp.mpf(values[i])))
+            adjusted[i] = running
+        for i in range(m):
+            rows.append([index, values[i], adjusted[i]])
+    write_csv("holm.csv", ["list", "p", "adjusted"], rows)
+
+
+def group_from_prices(name, users, prices, weight=1.0, control=False):
+    """A group whose converters paid the given {price: count}; everybody else has 0 net revenue.
+    Σx and Σx² are exact sums rounded once to double, as a careful pipeline would produce them."""
+    converters = sum(count for price, count in prices.items() if price != 0)
+    revenue_sum = float(mp.fsum(mp.mpf(price) * count for price, count in prices.items()))
+    revenue_squares = float(mp.fsum(mp.mpf(price) ** 2 * count for price, count in prices.items()))
+    assert converters <= users
+    return {"name": name, "is_control": control, "weight": weight, "users": users, "converters": converters,
+            "revenue_sum": revenue_sum, "revenue_sum_squares": revenue_squares}
+
+
+def mp_variance(g):
+    n = g["users"]
+    if n < 2:
+        return None
+    s1, s2 = mp.mpf(g["revenue_sum"]), mp.mpf(g["revenue_sum_squares"])
+    centered = s2 - s1 * s1 / n
+    if centered <= VARIANCE_NOISE_FLOOR * s2:
+        return mp.mpf(0)
+    return centered / (n - 1)
+
+
+def mp_summary(g, alpha):
+    n, x = g["users"], g["converters"]
+    s1 = mp.mpf(g["revenue_sum"])
+    variance = mp_variance(g)
+    low, high = mp_wilson(x, n, alpha) if n > 0 else (None, None)
+    return {
+        "conversion_rate": mp.mpf(x) / n if n > 0 else None,
+        "conversion_ci_low": low,
+        "conversion_ci_high": high,
+        "arpu": s1 / n if n > 0 else None,
+        "arpu_sd": mp.sqrt(variance) if variance is not None else None,
+        "arppu": s1 / x if x > 0 else None,
+    }
+
+
+def empty_row(group, control, metric):
+    row = {key: None for key in ["control_value", "value", "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high",
+                                  "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value", "p_value_adjusted",
+                                  "significant", "chance_to_beat_control", "mde_abs"]}
+    row.update({"group": group["name"], "control_group": control["name"], "metric": metric})
+    return row
+
+
+def mp_relative(mc, vc, nc, mt, vt, nt, z):
+    if mc == 0:
+        return None, None, None
+    rel = mt / mc - 1
+    se = mp.sqrt(vt / (nt * mc ** 2) + mt ** 2 * vc / (nc * mc ** 4))
+    return rel, rel - z * se, rel + z * se
+
+
+def mp_conversion_row(control, treatment, alpha):
+    row = empty_row(treatment, control, "conversion")
+    nc, xc, nt, xt = control["users"], control["converters"], treatment["users"], treatment["converters"]
+    row["control_value"] = mp.mpf(xc) / nc if nc > 0 else None
+    row["value"] = mp.mpf(xt) / nt if nt > 0 else None
+    if nc == 0 or nt == 0:
+        return row
+    z = mp_normal_upper_quantile(mp.mpf(alpha) / 2)
+    pc, pt = mp.mpf(xc) / nc, mp.mpf(xt) / nt
+    vc, vt = pc * (1 - pc), pt * (1 - pt)
+    row["abs_lift"] = pt - pc
+    half = z * mp.sqrt(vt / nt + vc / nc)
+    row["abs_lift_ci_low"], row["abs_lift_ci_high"] = pt - pc - half, pt - pc + half
+    row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = mp_relative(pc, vc, nc, pt, vt, nt, z)
+    pooled = mp.mpf(xc + xt) / (nc + nt)
+    se = mp.sqrt(pooled * (1 - pooled) * (mp.mpf(1) / nt + mp.mpf(1) / nc))
+    row["p_value"] = mp.mpf(1) if se == 0 else 2 * mp.ncdf(-abs((pt - pc) / se))
+    row["chance_to_beat_control"] = mp_chance_to_beat(xt, nt, xc, nc)
+    z80 = -mp_normal_upper_quantile(mp.mpf("0.8"))
+    row["mde_abs"] = (z + z80) * mp.sqrt(vc * (mp.mpf(1) / nt + mp.mpf(1) / nc))
+    return row
+
+
+def mp_arpu_row(control, treatment, alpha):
+    row = empty_row(treatment, control, "arpu")
+    nc, nt = control["users"], treatment["users"]
+    row["control_value"] = mp.mpf(control["revenue_sum"]) / nc if nc > 0 else None
+    row["value"] = mp.mpf(treatment["revenue_sum"]) / nt if nt > 0 else None
+    if nc < 2 or nt < 2:
+        return row
+    z = mp_normal_upper_quantile(mp.mpf(alpha) / 2)
+    mc, mt = row["control_value"], row["value"]
+    vc, vt = mp_variance(control), mp_variance(treatment)
+    row["abs_lift"] = mt - mc
+    row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = mp_relative(mc, vc, nc, mt, vt, nt, z)
+    se2 = vt / nt + vc / nc
+    if se2 == 0:
+        return row
+    df = se2 ** 2 / ((vt / nt) ** 2 / (nt - 1) + (vc / nc) ** 2 / (nc - 1))
+    t = (mt - mc) / mp.sqrt(se2)
+    row["p_value"] = 2 * mp_t_tails(abs(t), df)[1]
+    quantile = mp_t_upper_quantile(mp.mpf(alpha) / 2, df)
+    half = quantile * mp.sqrt(se2)
+    row["abs_lift_ci_low"], row["abs_lift_ci_high"] = mt - mc - half, mt - mc + half
+    row["chance_to_beat_control"] = mp.ncdf(t)
+    second_opinion(f"welch {treatment['name']}", row["p_value"], stats.ttest_ind_from_stats(
+        float(mt), math.sqrt(float(vt)), nt, float(mc), math.sqrt(float(vc)), nc, equal_var=False).pvalue, 1e-6) \
+        if row["p_value"] > 1e-250 else None
+    return row
+
+
+def mp_srm(groups):
+    total = sum(g["users"] for g in groups)
+    weight_total = mp.fsum(mp.mpf(g["weight"]) for g in groups)
+    if total == 0 or weight_total == 0:
+        return None
+    chi2 = mp.mpf(0)
+    positive = 0
+    for g in groups:
+        w = mp.mpf(g["weight"])
+        if w > 0:
+            positive += 1
+            expected = total * w / weight_total
+            chi2 += (g["users"] - expected) ** 2 / expected
+        elif g["users"] > 0:
+            chi2 = mp.inf
+    df = positive - 1
+    if chi2 == mp.inf:
+        p = mp.mpf(0)
+    elif df == 0 or chi2 == 0:
+        p = mp.mpf(1)
+    else:
+        p = mp_gamma_tails(mp.mpf(df) / 2, chi2 / 2)[1]
+        if df > 0 and all(g["weight"] > 0 for g in groups):
+            expected = [float(total * mp.mpf(g["weight"]) / weight_total) for g in groups]
+            second_opinion("chisquare", p, stats.chisquare([g["users"] for g in groups], expected).pvalue, 1e-6)
+    return {"chi2": chi2, "df": df, "p_value": p, "flag": p < mp.mpf("0.001")}
+
+
+def mp_analysis(groups, alpha):
+    control = next(g for g in groups if g["is_control"])
+    comparisons = []
+    for g in groups:
+        if g["is_control"]:
+            continue
+        comparisons.append(mp_conversion_row(control, g, alpha))
+        comparisons.append(mp_arpu_row(control, g, alpha))
+    for metric in ["conversion", "arpu"]:
+        rows = [r for r in comparisons if r["metric"] == metric and r["p_value"] is not None]
+        m = len(rows)
+        order = sorted(range(m), key=lambda i: (rows[i]["p_value"], i))
+        running = mp.mpf(0)
+        for rank, i in enumerate(order):
+            running = max(running, min(mp.mpf(1), (m - rank) * rows[i]["p_value"]))
+            rows[i]["p_value_adjusted"] = running
+            rows[i]["significant"] = bool(running < mp.mpf(alpha))
+    return {"summaries": [mp_summary(g, alpha) for g in groups], "comparisons": comparisons, "srm": mp_srm(groups)}
+
+
+def encode(value):
+    """JSON: numbers as their shortest round-trip text, so the Swift side reads the exact double."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    return dump(value)
+
+
+def offering_cases():
+    g = group_from_prices
+    prices_c = {4.99: 300, 9.99: 150, 49.99: 50}
+    prices_t = {4.99: 280, 9.99: 200, 49.99: 80}
+    return [
+        ("ordinary two groups", 0.05, [g("control", 10000, prices_c, control=True), g("annual_first", 10000, prices_t)]),
+        ("ordinary, alpha 0.01, weights 0.5/0.25/0.25", 0.01, [
+            g("control", 20000, {4.99: 600, 9.99: 300, 49.99: 100}, 0.5, True),
+            g("b", 10000, {4.99: 250, 9.99: 180, 49.99: 70}, 0.25), g("c", 10000, {4.99: 320, 9.99: 140}, 0.25)]),
+        ("Holm over four treatments", 0.05, [
+            g("control", 50000, {9.99: 2500}, 2, True), g("t1", 25000, {9.99: 1400}, 1),
+            g("t2", 25000, {9.99: 1260}, 1), g("t3", 25000, {9.99: 1250, 19.99: 10}, 1),
+            g("t4", 25000, {9.99: 1100, 99.99: 40}, 1)]),
+        ("control with 0 users", 0.05, [g("control", 0, {}, control=True), g("t", 100, {9.99: 5})]),
+        ("treatment with 0 users", 0.05, [g("control", 100, {9.99: 5}, control=True), g("t", 0, {})]),
+        ("one user each", 0.05, [g("control", 1, {9.99: 1}, control=True), g("t", 1, {})]),
+        ("n = 2", 0.05, [g("control", 2, {9.99: 1}, control=True), g("t", 2, {9.99: 1, 4.99: 1})]),
+        ("zero variance in the control", 0.05, [g("control", 500, {}, control=True), g("t", 500, {9.99: 20})]),
+        ("zero variance in both groups", 0.05, [g("control", 500, {}, control=True), g("t", 700, {})]),
+        ("every user paid the same", 0.05, [g("control", 300, {9.99: 300}, control=True), g("t", 400, {9.99: 400})]),
+        ("control mean 0", 0.05, [g("control", 1000, {}, control=True), g("t", 1000, {4.99: 3})]),
+        ("negative control ARPU (refunds)", 0.05, [
+            g("control", 1000, {-9.99: 30, 9.99: 10}, control=True), g("t", 1000, {9.99: 25, -9.99: 5})]),
+        ("single group", 0.05, [g("control", 1234, {9.99: 50}, control=True)]),
+        ("weight 0 without users", 0.05, [
+            g("control", 5000, {9.99: 250}, 1, True), g("paused", 0, {}, 0), g("t", 5050, {9.99: 270}, 1)]),
+        ("weight 0 with users", 0.05, [
+            g("control", 5000, {9.99: 250}, 1, True), g("leak", 3, {9.99: 1}, 0), g("t", 5050, {9.99: 270}, 1)]),
+        ("huge n = 10^8", 0.05, [
+            g("control", 100_000_000, {9.99: 4_000_000, 49.99: 1_000_000}, control=True),
+            g("t", 100_000_000, {9.99: 4_002_000, 49.99: 1_008_000})]),
+        ("p near 0 (1e-149, not 0)", 0.05, [g("control", 1_000_000, {9.99: 10_000}, control=True),
+                                             g("t", 1_000_000, {9.99: 13_000, 99.99: 1000})]),
+        ("p near 1", 0.05, [g("control", 20000, {9.99: 1000}, control=True), g("t", 20000, {9.99: 1000, 4.99: 1})]),
+        ("sample ratio mismatch", 0.05, [g("control", 10000, {9.99: 500}, 50, True), g("t", 10600, {9.99: 530}, 50)]),
+        ("all users converted", 0.05, [g("control", 50, {9.99: 40, 4.99: 10}, control=True),
+                                       g("t", 60, {9.99: 60})]),
+    ]
+
+
+def comparison_vectors():
+    cases = []
+    for name, alpha, groups in offering_cases():
+        expected = high_precision_analysis(groups, alpha)
+        cases.append({"name": name, "alpha": dump(alpha), "groups": encode(groups), "expected": encode(expected)})
+    with open(os.path.join(OUT, "comparisons.json"), "w") as handle:
+        json.dump(cases, handle, indent=1, ensure_ascii=False)
+        handle.write("\n")
+    print(f"comparisons.json: {len(cases)} offerings")
+
+
+def high_precision_analysis(groups, alpha):
+    with mp.workdps(DPS):
+        value = mp_analysis(groups, alpha)
+    with mp.workdps(CHECK_DPS):
+        check = mp_analysis(groups, alpha)
+    # Relative 1e-30, or absolute 1e-40 for differences of nearly equal means.
+    for row, other in zip(value["comparisons"], check["comparisons"]):
+        for key, v in row.items():
+            if isinstance(v, mp.mpf) and abs(v - other[key]) > max(mp.mpf("1e-30") * abs(v), mp.mpf("1e-40")):
+                raise SystemExit(f"precision check failed in comparisons: {row['group']} {key}: {v} vs {other[key]}")
+    return value
+
+
 SECTIONS = {
     "normal": lambda rng: normal_vectors(rng),
     "normal_quantile": lambda rng: normal_quantile_vectors(rng),
@@ -421,6 +782,10 @@ SECTIONS = {
     "incomplete_beta": lambda rng: incomplete_beta_vectors(),
     "incomplete_gamma": lambda rng: incomplete_gamma_vectors(),
     "log_gamma": lambda rng: log_gamma_vectors(),
+    "wilson": lambda rng: wilson_vectors(),
+    "chance_to_beat": lambda rng: chance_to_beat_vectors(),
+    "holm": lambda rng: holm_vectors(),
+    "comparisons": lambda rng: comparison_vectors(),
 }
 
 
