@@ -37,6 +37,14 @@ public struct CSVLogParser: Sendable {
         case .fieldCount, .unterminatedQuote: return .invalidCSV
         case nil: break
         }
+        // The columns through a pointer: iterating the array itself retains and releases it,
+        // twice per record.
+        return columns.withUnsafeBufferPointer { columns in parse(row, columns: columns, into: &record) }
+    }
+
+    private func parse(
+        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, into record: inout LogRecord
+    ) -> MalformedReason? {
         var total = 0
         for (column, _) in columns where !row.isNull(column) { total += row.bytes(at: column).count }
         var text: [UInt8] = []
