@@ -23,7 +23,7 @@ struct RunCommand: AsyncParsableCommand {
               output, database    where results go
               rejects_per_reason  malformed lines kept per reason (default 20)
               lock_timeout_seconds  wait for a running run (default 60)
-              threads             log files read at once (default: cores)
+              threads             files read (and threads cleaning up) at once (default: cores)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
             products.csv, daily.csv, quality.csv, rejects.csv) and to the SQLite database, which keeps \
@@ -47,7 +47,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Override the job's SQLite database file.")
     var database: String?
 
-    @Option(help: "How many log files to read at once (default: one per core).")
+    @Option(help: "How many log files to read at once, and threads to clean the events up (default: one per core).")
     var threads: Int?
 
     @Flag(help: "Print no progress, even on a terminal.")

@@ -33,3 +33,25 @@ import Testing
         #expect(test.groups[1].netRevenue == 10)  // 5 EUR at 2
     }
 }
+
+/// Clean-up shares its passes among threads by runs of files: any number of threads gives the
+/// same events and counters (here on the sample data set's 60 files).
+@Suite struct ParallelCleanupTests {
+    @Test(arguments: [2, 3, 7])
+    func anyWidthGivesTheSameEvents(width: Int) async throws {
+        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let source = try TableSource(path: job.tablesPath)
+        let catalog = try CatalogLoader.load(from: source)
+        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+        let store = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
+        var one = store
+        var many = store
+        let (oneEvents, oneCounters) = EventCleanup.run(store: &one, userCount: population.users.count, width: 1)
+        let (manyEvents, manyCounters) = EventCleanup.run(store: &many, userCount: population.users.count, width: width)
+        #expect(oneCounters == manyCounters)
+        #expect(oneCounters.duplicateEvents > 0)
+        #expect(oneEvents.userStart == manyEvents.userStart)
+        #expect(oneEvents.events.count == manyEvents.events.count)
+        #expect(zip(oneEvents.events, manyEvents.events).allSatisfy { $0 == $1 })
+    }
+}

@@ -173,11 +173,13 @@ struct EventStore: Sendable {
         counters.add(batch.counters, keep: keepRejects)
     }
 
-    /// Calls `body` with every segment, its records and the run-wide position of its first
-    /// record, in file order.
-    func forEachSegment(_ body: (_ start: Int, _ segment: Segment, _ records: UnsafeBufferPointer<EventRecord>) throws -> Void) rethrows {
-        for (index, segment) in segments.enumerated() {
-            try segment.records.withUnsafeBufferPointer { try body(segmentStarts[index], segment, $0) }
+    /// Calls `body` with every segment of `range` (all by default), its records and the
+    /// run-wide position of its first record, in file order.
+    func forEachSegment(
+        in range: Range<Int>? = nil, _ body: (_ start: Int, _ segment: Segment, _ records: UnsafeBufferPointer<EventRecord>) throws -> Void
+    ) rethrows {
+        for index in range ?? segments.indices {
+            try segments[index].records.withUnsafeBufferPointer { try body(segmentStarts[index], segments[index], $0) }
         }
     }
 

@@ -88,7 +88,7 @@ public enum NightlyRun {
         }
         return try await analyse(
             catalog: catalog, population: population, store: store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
-            windowDays: job.conversionWindowDays, control: job.control, progress: progress)
+            windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
     }
 
     /// §2.2 steps 2–5 and §2.2–§2.4 for the given offerings (catalog indices), on events already read.
@@ -98,9 +98,9 @@ public enum NightlyRun {
     /// the events); each is a sum in user order, so the numbers do not depend on the threads.
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
-        rates: [String: Double], windowDays: Double?, control: String?, progress: ProgressReporter? = nil
+        rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil
     ) async throws -> NightResults {
-        let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count)
+        let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
         let context = AttributionContext(labels: store.labels, rates: rates, windowDays: windowDays)
         let ordered = offerings.sorted {
