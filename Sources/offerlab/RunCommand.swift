@@ -23,7 +23,7 @@ struct RunCommand: AsyncParsableCommand {
               output, database    where results go
               rejects_per_reason  malformed lines kept per reason (default 20)
               lock_timeout_seconds  wait for a running run (default 60)
-              threads             files read (and threads cleaning up) at once (default: cores)
+              threads             files read at once, clean-up threads (default: cores)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
             products.csv, daily.csv, quality.csv, rejects.csv) and to the SQLite database, which keeps \
