@@ -101,6 +101,13 @@ struct TableSource {
         return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0)) }
     }
 
+    /// The size in bytes of the file holding `table` (nil for a SQLite source or when unknown):
+    /// enough to size tables for its rows in advance.
+    func fileSize(of table: String) -> Int? {
+        guard !isSQLite, let path = try? file(for: table).path else { return nil }
+        return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue
+    }
+
     /// Calls `body` for every row of `table`, with `columns` in the order given.
     /// - Throws: a `.data` error naming the file and the column when a column is missing.
     func forEachRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
