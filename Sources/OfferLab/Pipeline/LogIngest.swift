@@ -38,10 +38,10 @@ enum LogIngest {
         var batch = EventBatch(fileIndex: index)
         // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
         // the array is not regrown and copied (room never used is never touched), and for its
-        // users (a few events each).
+        // users (one per 50 bytes or so: a few events each).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber {
             batch.records = [EventRecord](hugePageCapacity: size.intValue / 32)
-            batch.users = ByteStringInterner(capacity: size.intValue / 128)
+            batch.users = ByteStringInterner(capacity: size.intValue / 48)
         }
         do {
             var scanner = LogFileScanner(path: path, inflater: job.inflater)

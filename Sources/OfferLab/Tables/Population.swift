@@ -61,8 +61,7 @@ struct Population: Sendable {
     /// a row costs a user lookup and a short walk, never a dictionary per offering.
     static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64) throws -> Population {
         var population = Population(offeringCount: catalog.offerings.count)
-        // About one user per 24 bytes of the file (a row takes about 11 gzipped, 45 plain).
-        if let size = source.fileSize(of: "user_offering_assignments") { population.users = ByteStringInterner(capacity: size / 24) }
+        if let rows = source.estimatedRowCount(of: "user_offering_assignments") { population.users = ByteStringInterner(capacity: rows) }
         var offeringByKey = SortedKeys<Int>()
         var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
         for (offeringIndex, offering) in catalog.offerings.enumerated() {
