@@ -39,6 +39,8 @@ public final class InputFileReader {
     private var inMember = false
     private var endOfFile = false
     private var state = State.reading
+    /// An error found while inflating the bytes of the chunk just handed out: thrown next.
+    private var deferredFailure: IngestError?
 
     private enum State {
         case reading
@@ -176,6 +178,7 @@ public final class InputFileReader {
     }
 
     private func nextInflatedChunk() throws -> UnsafeRawBufferPointer? {
+        if let deferredFailure { throw deferredFailure }
         if !streamInitialized {
             // 16 + MAX_WBITS: gzip wrapper only, so a non-gzip member is an error, not raw zlib.
             guard inflateInit2_(stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -205,6 +208,7 @@ public final class InputFileReader {
             let consumed = available - Int(stream.pointee.avail_in)
             let produced = outputCapacity - Int(stream.pointee.avail_out)
             inputStart += consumed
+            var failure: IngestError?
             switch status {
             case Z_STREAM_END:
                 inflateReset(stream)
@@ -214,18 +218,24 @@ public final class InputFileReader {
             case Z_BUF_ERROR:
                 // No progress was possible: zlib needs more input than there is.
                 if inputStart == inputEnd && endOfFile {
-                    throw IngestError(
+                    failure = IngestError(
                         code: .truncatedGzip, path: path, message: "truncated gzip file: it ends inside a member",
                         byteOffset: compressedBytesRead)
+                } else if inputStart < inputEnd {
+                    failure = corrupt("zlib made no progress")
                 }
-                if inputStart < inputEnd { throw corrupt("zlib made no progress") }
             case Z_NEED_DICT:
-                throw corrupt("a member needs a preset dictionary")
+                failure = corrupt("a member needs a preset dictionary")
             default:
-                let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                throw corrupt(detail)
+                failure = corrupt(stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)")
             }
-            if produced > 0 { return UnsafeRawBufferPointer(start: output, count: produced) }
+            // The bytes zlib produced before it found the damage are handed out first, so what
+            // a caller sees before the error does not depend on the buffer size.
+            if produced > 0 {
+                deferredFailure = failure
+                return UnsafeRawBufferPointer(start: output, count: produced)
+            }
+            if let failure { throw failure }
         }
     }
 
