@@ -34,6 +34,10 @@ struct RunCommand: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
+        // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as
+        // an output error (exit 73), not kill the run without a word. The worker threads that
+        // write block SIGXFSZ already; ignoring it keeps that true for a write on any thread.
+        signal(SIGXFSZ, SIG_IGN)
         try await runReportingErrors {
             let job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database)
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil

@@ -22,12 +22,7 @@ public struct RunRecord: Sendable {
 /// own, so re-running a night replaces that night only.
 enum ResultsDatabase {
     static func write(path: String, tables: [ResultTable], offeringIDs: [String], run: RunRecord) throws {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        } catch {
-            throw OfferLabError(.output, "database: cannot create the folder of \(path): \(error.localizedDescription)")
-        }
+        try Folders.create((path as NSString).deletingLastPathComponent, context: "database")
         do {
             let database = try SQLiteDatabase(path: path, create: true)
             try database.execute("PRAGMA journal_mode = WAL")
