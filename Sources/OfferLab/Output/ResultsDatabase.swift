@@ -42,6 +42,7 @@ enum ResultsDatabase {
                         try insert.run([.text(run.night)] + row.map(sqliteValue) + [.integer(runID)])
                     }
                 }
+                TestPause.at(.inTransaction)
             }
         } catch let error as SQLiteError {
             throw OfferLabError(.output, "database: \(error)")

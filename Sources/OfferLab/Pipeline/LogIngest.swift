@@ -26,6 +26,7 @@ enum LogIngest {
                 while let ready = finished.removeValue(forKey: nextToMerge) {
                     store.append(ready, keepRejects: job.rejectsPerReason)
                     nextToMerge += 1
+                    if nextToMerge == 1 { TestPause.at(.readingLogs) }
                     progress?.say("read \(nextToMerge)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.records.count) events")
                 }
                 if nextToStart < files.count { startNext() }

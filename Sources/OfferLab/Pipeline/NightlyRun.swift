@@ -36,8 +36,9 @@ public enum NightlyRun {
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         do {
-            for table in tables.files {
+            for (index, table) in tables.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
+                if index == 0 { TestPause.at(.writingCSV) }
             }
             let run = RunRecord(
                 job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
