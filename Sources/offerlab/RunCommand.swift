@@ -44,7 +44,9 @@ struct RunCommand: AsyncParsableCommand {
             let report = try await NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
             if !report.skippedFiles.isEmpty {
-                FileHandle.standardError.write(Data("warning: skipped \(report.skippedFiles.count) corrupt file(s): \(report.skippedFiles.joined(separator: ", "))\n".utf8))
+                let paths = report.skippedFiles.joined(separator: ", ")
+                FileHandle.standardError.write(
+                    Data("warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n".utf8))
             }
         }
     }

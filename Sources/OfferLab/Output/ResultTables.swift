@@ -18,7 +18,8 @@ enum ResultTables {
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
         let rejects = rejectsTable(results.ingest.rejects)
-        return ([summary, comparisons, srm, products, quality, rejects], [summary, comparisons, srm, products, quality])
+        let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
+        return ([summary, comparisons, srm, products, quality, rejects, skippedFiles], [summary, comparisons, srm, products, quality])
     }
 
     static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
@@ -126,6 +127,13 @@ enum ResultTables {
                 table.rows.append([.text(result.offering.offeringID), .text(counter), .integer(count)])
             }
         }
+        return table
+    }
+
+    /// The log files left out whole (`on_corrupt_file: skip`), with what is wrong with them.
+    static func skippedFilesTable(_ files: [SkippedFile]) -> ResultTable {
+        var table = ResultTable(name: "skipped_files", columns: [("file", .text), ("error", .text)], keys: ["file"])
+        table.rows = files.map { [.text($0.path), .text($0.error)] }
         return table
     }
 

@@ -53,7 +53,7 @@ enum LogIngest {
             if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
                 // Lines read before the damage are dropped with the rest of the file.
                 var skipped = EventBatch(fileIndex: index)
-                skipped.counters.filesSkipped = [path]
+                skipped.counters.filesSkipped = [SkippedFile(path: path, error: error.detail)]
                 return skipped
             }
             let hint = error.code == .corruptGzip || error.code == .truncatedGzip ? " (on_corrupt_file: skip would skip it)" : ""

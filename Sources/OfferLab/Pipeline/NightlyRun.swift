@@ -54,7 +54,7 @@ public enum NightlyRun {
         return RunReport(
             outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
-            skippedFiles: results.ingest.filesSkipped)
+            skippedFiles: results.ingest.filesSkipped.map(\.path))
     }
 
     /// Reads the inputs and computes every number (no output is touched).
