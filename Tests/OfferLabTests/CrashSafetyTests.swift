@@ -42,7 +42,9 @@ import Testing
         let second = try night.run()
         #expect(second.status == 75)
         #expect(Date().timeIntervalSince(started) >= 0.5)
-        #expect(second.standardError.hasPrefix("offerlab: error: another run of this job holds \(night.databasePath).lock"))
+        #expect(
+            second.standardError
+                == "offerlab: error: another run of this job holds \(night.databasePath).lock; waited 0.5 s (set lock_timeout_seconds to wait longer)\n")
         #expect(try night.snapshot() == before)
 
         first.send(SIGCONT)
