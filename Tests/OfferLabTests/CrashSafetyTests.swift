@@ -121,7 +121,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         let result = try night.run(["--database", elsewhere])
         #expect(result.status == 73)
-        #expect(result.standardError.hasPrefix("offerlab: error: database: \(elsewhere): SQLite error"))
+        #expect(result.standardError == "offerlab: error: database: \(elsewhere): SQLite error 14: unable to open database file (Is a directory)\n")
         #expect(try night.snapshot() == before)
         #expect(try night.outputEntries().filter { !$0.hasPrefix("results.sqlite") } == ["2026-03-16"])
     }

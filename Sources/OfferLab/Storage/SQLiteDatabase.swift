@@ -46,7 +46,7 @@ public final class SQLiteDatabase {
         var handle: OpaquePointer?
         let status = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let message = handle.map(Self.message) ?? "cannot open"
             sqlite3_close(handle)
             throw SQLiteError(resultCode: status, message: message, sql: nil, path: path)
         }
@@ -102,11 +102,15 @@ public final class SQLiteDatabase {
     }
 
     fileprivate func error(_ status: Int32, sql: String?) -> SQLiteError {
-        var message = String(cString: sqlite3_errmsg(handle))
-        // For I/O errors, what the system said ("No space left on device", "File too large").
+        SQLiteError(resultCode: status, message: handle.map(Self.message) ?? "closed", sql: sql, path: path)
+    }
+
+    /// SQLite's message for the last failure, with what the system said for an I/O error ("No
+    /// space left on device", "File too large", "Is a directory").
+    private static func message(_ handle: OpaquePointer) -> String {
+        let message = String(cString: sqlite3_errmsg(handle))
         let systemError = sqlite3_system_errno(handle)
-        if systemError != 0 { message += " (\(String(cString: strerror(systemError))))" }
-        return SQLiteError(resultCode: status, message: message, sql: sql, path: path)
+        return systemError == 0 ? message : "\(message) (\(String(cString: strerror(systemError))))"
     }
 }
 
