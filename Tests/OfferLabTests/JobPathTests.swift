@@ -8,7 +8,7 @@ import Testing
         let night = try NightFixture()
         let elsewhere = try TemporaryFolder()
         let relativeJob = "../" + URL(fileURLWithPath: night.folder.path).lastPathComponent + "/job.yaml"
-        let result = try runOfferLab(["run", relativeJob, "--quiet"], in: elsewhere.path + "/")
+        let result = try runOfferLab(["run", relativeJob, "--quiet"], in: elsewhere.path)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(FileManager.default.fileExists(atPath: night.folder.file("out/2026-03-16/summary.csv")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
