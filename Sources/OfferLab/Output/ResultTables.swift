@@ -3,7 +3,8 @@ import OfferLabStatistics
 
 /// Builds the output tables of a night from its results.
 enum ResultTables {
-    /// `files`: the CSV files; `database`: the tables stored in SQLite.
+    /// `files`: the CSV files; `database`: the tables stored in SQLite (the report's source, see
+    /// `ResultTables+Report.swift`).
     static func make(_ results: NightResults, job: Job) -> (files: [ResultTable], database: [ResultTable]) {
         let analyses = results.offerings.map { result in
             let groups = result.offering.groups.enumerated().map { index, group in
@@ -18,7 +19,8 @@ enum ResultTables {
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
         let rejects = rejectsTable(results.ingest.rejects)
-        return ([summary, comparisons, srm, products, quality, rejects], [summary, comparisons, srm, products, quality])
+        let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
+        return ([summary, comparisons, srm, products, quality, rejects], [summary, comparisons, srm, products, quality] + shown)
     }
 
     static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
