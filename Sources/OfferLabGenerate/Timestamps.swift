@@ -1,7 +1,9 @@
+import OfferLabIngest
+
 /// Time as integer microseconds since 1970-01-01T00:00:00Z, and its text forms.
 ///
-/// Calendar arithmetic is Howard Hinnant's `days_from_civil` / `civil_from_days`: proleptic
-/// Gregorian, no Foundation `Date` or formatter in the hot path.
+/// Calendar arithmetic is `OfferLabIngest.Timestamp`'s (proleptic Gregorian), no Foundation
+/// `Date` or formatter in the hot path.
 enum Micros {
     static let second: Int64 = 1_000_000
     static let minute: Int64 = 60 * second
@@ -17,7 +19,7 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-            day <= CivilDate.daysInMonth(year: year, month: month)
+            day <= Timestamp.daysInMonth(year: year, month: month)
         else { return nil }
         self.year = year
         self.month = month
@@ -44,15 +46,12 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
 
     /// Days since 1970-01-01.
     public var daysSinceEpoch: Int64 {
-        CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))
+        Timestamp.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// The date `daysSinceEpoch` days after 1970-01-01.
     public init(daysSinceEpoch: Int64) {
-        let civil = CivilDate.civil(days: daysSinceEpoch)
-        year = Int(civil.year)
-        month = Int(civil.month)
-        day = Int(civil.day)
+        (year, month, day) = Timestamp.civilFromDays(daysSinceEpoch)
     }
 
     public var description: String {
@@ -63,35 +62,6 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
         bytes.appendASCII("-")
         bytes.appendDigits(day, width: 2)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
@@ -121,12 +91,12 @@ extension Array where Element == UInt8 {
         if case .offset(let minutes) = style.zone { local += Int64(minutes) * Micros.minute }
         let days = local >= 0 ? local / Micros.day : (local - Micros.day + 1) / Micros.day
         let inDay = local - days * Micros.day
-        let civil = CivilDate.civil(days: days)
-        appendDigits(Int(civil.year), width: 4)
+        let civil = Timestamp.civilFromDays(days)
+        appendDigits(civil.year, width: 4)
         append(UInt8(ascii: "-"))
-        appendDigits(Int(civil.month), width: 2)
+        appendDigits(civil.month, width: 2)
         append(UInt8(ascii: "-"))
-        appendDigits(Int(civil.day), width: 2)
+        appendDigits(civil.day, width: 2)
         append(style.separator)
         let seconds = Int(inDay / Micros.second)
         appendDigits(seconds / 3600, width: 2)

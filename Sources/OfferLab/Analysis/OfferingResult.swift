@@ -83,4 +83,6 @@ public struct OfferingResult: Sendable {
     /// Sorted by group, then product id.
     public var products: [ProductTotals]
     public var quality: OfferingQuality
+    /// Cumulative totals as of the end of each day, from the first assignment to `as_of`.
+    public var daily: [DailyTotals] = []
 }

@@ -18,36 +18,80 @@ enum ResultTables {
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
+        let daily = dailyTable(results.offerings, alpha: job.alpha)
         let rejects = rejectsTable(results.ingest.rejects)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
-        return ([summary, comparisons, srm, products, quality, rejects], [summary, comparisons, srm, products, quality] + shown)
+        return ([summary, comparisons, srm, products, quality, daily, rejects], [summary, comparisons, srm, products, quality, daily] + shown)
+    }
+
+    /// The §2.4 columns of a group, shared by `summary` and `daily`.
+    static let groupMetricColumns: [(String, ResultColumnType)] = [
+        ("users", .integer), ("converters", .integer), ("conversion_rate", .real), ("conversion_ci_low", .real),
+        ("conversion_ci_high", .real), ("trial_starters", .integer), ("trial_converters", .integer), ("trial_conversion_rate", .real),
+        ("paywall_viewers", .integer), ("purchases", .integer), ("renewals", .integer), ("refunds", .integer), ("gross_revenue", .real),
+        ("refunded_revenue", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real), ("arppu", .real),
+    ]
+
+    static func groupMetricValues(_ totals: GroupTotals, alpha: Double) -> [ResultValue] {
+        let metrics = StatisticsBridge.groupMetrics(totals.statistics, alpha: alpha)
+        let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
+        return [
+            .integer(totals.users), .integer(totals.converters), .real(metrics.conversionRate), .real(metrics.conversionCILow),
+            .real(metrics.conversionCIHigh), .integer(totals.trialStarters), .integer(totals.trialConverters), .real(trialRate),
+            .integer(totals.paywallViewers), .integer(totals.purchases), .integer(totals.renewals), .integer(totals.refunds),
+            .real(totals.grossRevenue), .real(totals.refundedRevenue), .real(totals.netRevenue), .real(metrics.arpu),
+            .real(metrics.arpuSD), .real(metrics.arppu),
+        ]
     }
 
     static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
         var table = ResultTable(
-            name: "summary",
-            columns: [
-                ("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real), ("users", .integer),
-                ("converters", .integer), ("conversion_rate", .real), ("conversion_ci_low", .real), ("conversion_ci_high", .real),
-                ("trial_starters", .integer), ("trial_converters", .integer), ("trial_conversion_rate", .real),
-                ("paywall_viewers", .integer), ("purchases", .integer), ("renewals", .integer), ("refunds", .integer),
-                ("gross_revenue", .real), ("refunded_revenue", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real),
-                ("arppu", .real),
-            ],
+            name: "summary", columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
             keys: ["offering_id", "group"])
         for result in offerings {
             for (index, group) in result.offering.groups.enumerated() {
-                let totals = result.groups[index]
-                let metrics = StatisticsBridge.groupMetrics(totals.statistics, alpha: alpha)
-                let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
-                table.rows.append([
-                    .text(result.offering.offeringID), .text(group.name), .bool(index == result.controlGroup), .real(group.weight),
-                    .integer(totals.users), .integer(totals.converters), .real(metrics.conversionRate), .real(metrics.conversionCILow),
-                    .real(metrics.conversionCIHigh), .integer(totals.trialStarters), .integer(totals.trialConverters), .real(trialRate),
-                    .integer(totals.paywallViewers), .integer(totals.purchases), .integer(totals.renewals), .integer(totals.refunds),
-                    .real(totals.grossRevenue), .real(totals.refundedRevenue), .real(totals.netRevenue), .real(metrics.arpu),
-                    .real(metrics.arpuSD), .real(metrics.arppu),
-                ])
+                table.rows.append(
+                    [.text(result.offering.offeringID), .text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
+                        + groupMetricValues(result.groups[index], alpha: alpha))
+            }
+        }
+        return table
+    }
+
+    /// One row per (offering, day, group): the group's metrics as of the end of the day and,
+    /// for treatments, both comparisons with the control as of then (`conversion_…`, `arpu_…`).
+    static func dailyTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
+        let comparisonColumns = ["abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value", "p_value_adjusted"]
+        var columns: [(String, ResultColumnType)] = [("offering_id", .text), ("date", .text), ("group", .text), ("is_control", .bool)] + groupMetricColumns
+        for metric in ["conversion", "arpu"] {
+            columns += comparisonColumns.map { ("\(metric)_\($0)", .real) }
+            columns += [("\(metric)_significant", .bool), ("\(metric)_chance_to_beat_control", .real)]
+        }
+        columns.append(("conversion_mde_abs", .real))
+        var table = ResultTable(name: "daily", columns: columns, keys: ["offering_id", "date", "group"])
+        for result in offerings {
+            for day in result.daily {
+                let inputs = result.offering.groups.enumerated().map { index, group in
+                    StatisticsBridge.GroupInput(
+                        name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: day.groups[index].statistics)
+                }
+                let statistics = StatisticsBridge.analyse(groups: inputs, alpha: alpha)
+                for (index, group) in result.offering.groups.enumerated() {
+                    var row: [ResultValue] = [.text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup)]
+                    row += groupMetricValues(day.groups[index], alpha: alpha)
+                    var mde: Double?
+                    for metric in ["conversion", "arpu"] {
+                        let comparison = statistics.comparisons.first { $0.group == group.name && $0.metric == metric }
+                        row += [
+                            comparison?.absLift, comparison?.absLiftCILow, comparison?.absLiftCIHigh, comparison?.relLift, comparison?.relLiftCILow,
+                            comparison?.relLiftCIHigh, comparison?.pValue, comparison?.pValueAdjusted,
+                        ].map { .real($0 ?? nil) }
+                        row += [.bool(comparison?.significant ?? nil), .real(comparison?.chanceToBeatControl ?? nil)]
+                        if metric == "conversion" { mde = comparison?.mdeAbs ?? nil }
+                    }
+                    row.append(.real(mde))
+                    table.rows.append(row)
+                }
             }
         }
         return table

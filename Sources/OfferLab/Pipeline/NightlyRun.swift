@@ -75,13 +75,13 @@ public enum NightlyRun {
                 "\(store.counters.malformedLines) of \(store.counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); first rejects: \(store.counters.rejects.prefix(1).map { "\($0.file):\($0.line) \($0.reason.counterName)" }.joined())")
         }
         return try analyse(
-            catalog: catalog, population: population, store: store, offerings: analysedIndices, rates: job.rates,
+            catalog: catalog, population: population, store: store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control)
     }
 
     /// §2.2 steps 2–5 and §2.2–§2.4 for the given offerings (catalog indices), on events already read.
     static func analyse(
-        catalog: OfferingCatalog, population: Population, store: EventStore, offerings: [Int], rates: [String: Double],
+        catalog: OfferingCatalog, population: Population, store: EventStore, offerings: [Int], asOf: Int64, rates: [String: Double],
         windowDays: Double?, control: String?
     ) throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: store, userCount: population.users.count)
@@ -89,9 +89,12 @@ public enum NightlyRun {
         let results = try offerings
             .sorted { catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8) }
             .map { index in
-                try Attribution.analyse(
+                var result = try Attribution.analyse(
                     offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
                     preferredControl: control)
+                result.daily = try DailySeries.compute(
+                    offeringIndex: index, catalog: catalog, population: population, events: events, context: context, asOf: asOf)
+                return result
             }
         return NightResults(
             offerings: results, ingest: store.counters, cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)

@@ -105,5 +105,6 @@ func analyse(
     store.append(batch, keepRejects: 10)
     let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
     return try NightlyRun.analyse(
-        catalog: catalog, population: population, store: store, offerings: indices, rates: rates, windowDays: window, control: control)
+        catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
+        control: control)
 }
