@@ -208,6 +208,10 @@ struct OfferingSection {
             }
             let name = ReportFindings.name(metric)
             html += "<figure><figcaption>\(name.prefix(1).uppercased() + name.dropFirst()): change vs control, cumulative to each day</figcaption>\n"
+            guard !domain.isEmpty else {
+                html += "<p class=\"empty\">No day has a \(name) lift yet.</p>\n</figure>\n"
+                continue
+            }
             html += SVGCharts.liftOverTime(
                 dates: dates, series: series, domain: domain, label: "\(name) lift over time", clipID: "\(anchor)-\(metric.rawValue)")
             html += "\n<ul class=\"legend\">"

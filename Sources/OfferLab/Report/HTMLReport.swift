@@ -98,7 +98,7 @@ enum HTMLReport {
         for (term, value) in facts { html += "<dt>\(term.htmlEscaped)</dt><dd>\(value.htmlEscaped)</dd>\n" }
         html += "</dl>\n"
         if !run.inputFiles.isEmpty {
-            html += "<details><summary>The \(ReportFormat.count(run.inputFiles.count)) log files read</summary>\n<ul class=\"files\">\n"
+            html += "<details><summary>Every log file read, with its size</summary>\n<ul class=\"files\">\n"
             for file in run.inputFiles {
                 html += "<li><code>\(file.path.htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
             }

@@ -175,8 +175,9 @@ enum SVGCharts {
         return result
     }
 
+    /// Inline SVG in HTML needs no `xmlns`: the parser gives it the SVG namespace.
     private static func open(width: Double, height: Double, label: String) -> String {
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(label.htmlEscaped)\">"
+        "<svg viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(label.htmlEscaped)\">"
     }
 
     private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1) -> String {
