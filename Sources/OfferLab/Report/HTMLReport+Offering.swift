@@ -166,14 +166,18 @@ struct OfferingSection {
                     return Estimate(value: arpu, low: margin.map { arpu - $0 }, high: margin.map { arpu + $0 })
                 })
         }
+        func chart(_ rows: [SVGCharts.IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> String {
+            guard rows.contains(where: { $0.estimate != nil }) else { return "<p class=\"empty\">No group has a value yet.</p>" }
+            return SVGCharts.intervals(rows, reference: reference, label: label, format: format)
+        }
         let money = ReportFormat.value(.arpu, currency: currency)
         return """
             <div class="charts">
             <figure><figcaption>Conversion by group, with \(level) intervals</figcaption>
-            \(SVGCharts.intervals(conversion, reference: offering.control?.conversionRate, label: "Conversion by group", format: ReportFormat.percent))
+            \(chart(conversion, reference: offering.control?.conversionRate, label: "Conversion by group", format: ReportFormat.percent))
             </figure>
             <figure><figcaption>Revenue per user by group, with \(level) intervals</figcaption>
-            \(SVGCharts.intervals(arpu, reference: offering.control?.arpu, label: "Revenue per user by group", format: money))
+            \(chart(arpu, reference: offering.control?.arpu, label: "Revenue per user by group", format: money))
             </figure>
             </div>
             <p class="note">Dot: the group's value; bar: where the true value lies with \(level) confidence; dashed line: control. \
