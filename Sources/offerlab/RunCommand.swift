@@ -30,12 +30,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Override the job's SQLite database file.")
     var database: String?
 
+    @Option(help: "How many log files to read at once (default: one per core).")
+    var threads: Int?
+
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
     func run() async throws {
         try await runReportingErrors {
-            let job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database)
+            let job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
             let report = try await NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")

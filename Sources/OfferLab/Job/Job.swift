@@ -39,6 +39,8 @@ public struct Job: Sendable {
     public var rejectsPerReason: Int
     /// How long a run waits for another run of the same job to finish.
     public var lockTimeoutSeconds: Double
+    /// How many log files are read at once; nil: one per core.
+    public var threads: Int?
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }
@@ -49,7 +51,7 @@ public enum JobLoader {
     static let knownKeys: Set<String> = [
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
-        "database", "rejects_per_reason", "lock_timeout_seconds",
+        "database", "rejects_per_reason", "lock_timeout_seconds", "threads",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -57,7 +59,7 @@ public enum JobLoader {
     /// - Throws: `OfferLabError` (`.configuration`) with one line naming the problem.
     public static func load(
         path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, database databaseOverride: String? = nil,
-        now: Date = Date()
+        threads threadsOverride: Int? = nil, now: Date = Date()
     ) throws -> Job {
         let text: String
         do {
@@ -156,6 +158,12 @@ public enum JobLoader {
         let lockTimeout = try reader.number("lock_timeout_seconds", default: 60)
         guard lockTimeout >= 0 else { throw OfferLabError(.configuration, "job file \(path): lock_timeout_seconds must not be negative") }
 
+        let threads = try threadsOverride ?? reader.optionalNumber("threads").map { value -> Int in
+            guard value >= 1, value == value.rounded() else { throw OfferLabError(.configuration, "job file \(path): threads must be a whole number ≥ 1") }
+            return Int(value)
+        }
+        if let threads, threads < 1 { throw OfferLabError(.configuration, "--threads \(threads) must be at least 1") }
+
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
 
@@ -164,7 +172,7 @@ public enum JobLoader {
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, control: try reader.optionalText("control"),
             conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
-            lockTimeoutSeconds: lockTimeout)
+            lockTimeoutSeconds: lockTimeout, threads: threads)
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

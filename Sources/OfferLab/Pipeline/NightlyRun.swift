@@ -66,7 +66,7 @@ public enum NightlyRun {
         let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
         progress?.say("\(population.users.count) assigned users")
         let analysedIndices = try analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
-        let store = try await LogIngest.read(job: job, users: population.users, progress: progress)
+        let store = try await LogIngest.read(job: job, users: population.users, progress: progress, width: job.threads)
 
         let ratio = store.counters.nonBlankLines == 0 ? 0 : Double(store.counters.malformedLines) / Double(store.counters.nonBlankLines)
         if ratio > job.maxBadLineRatio {
