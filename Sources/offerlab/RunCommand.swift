@@ -10,7 +10,8 @@ struct RunCommand: AsyncParsableCommand {
             JOB is a YAML job file (see jobs/sample.yaml and the README). Relative paths in it are relative \
             to the job file. Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, \
             srm.csv, products.csv, daily.csv, quality.csv, rejects.csv, and report.html, the page product \
-            leads read) and to the SQLite database, which keeps every night. A failed run leaves earlier outputs untouched.
+            leads read) and to the SQLite database, which keeps every night. A failed run leaves earlier \
+            outputs untouched.
 
             Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
             corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
