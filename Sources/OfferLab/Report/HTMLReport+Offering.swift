@@ -85,8 +85,8 @@ struct OfferingSection {
             <table class="results">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Conversion</th>\
             <th scope="col" class="num">Conversion vs control</th><th scope="col" class="num">Revenue per user</th>\
-            <th scope="col" class="num">Revenue per user vs control</th><th scope="col" class="num">Revenue per paying user</th>\
-            <th scope="col" class="num">Net revenue</th></tr></thead>
+            <th scope="col" class="num">Revenue per user vs control</th><th scope="col" class="num secondary">Revenue per paying user</th>\
+            <th scope="col" class="num secondary">Net revenue</th></tr></thead>
             <tbody>
 
             """
@@ -106,8 +106,9 @@ struct OfferingSection {
             html += versus(group, .conversion)
             html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
             html += versus(group, .arpu)
-            html += cell(group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"])
-            html += cell(ReportFormat.money(group.netRevenue, currency), [])
+            // Also in "All numbers by group": paper leaves these two out to fit the page.
+            html += cell(group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"], secondary: true)
+            html += cell(ReportFormat.money(group.netRevenue, currency), [], secondary: true)
             html += "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
@@ -119,9 +120,9 @@ struct OfferingSection {
     }
 
     /// A number with lines of small print under it.
-    private func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil) -> String {
+    private func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil, secondary: Bool = false) -> String {
         let toneClass = tone.map { " \(HTMLReport.toneClass($0))" } ?? ""
-        var html = "<td class=\"num\"><span class=\"main\(toneClass)\">\(main.htmlEscaped)</span>"
+        var html = "<td class=\"num\(secondary ? " secondary" : "")\"><span class=\"main\(toneClass)\">\(main.htmlEscaped)</span>"
         for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail.htmlEscaped)</span>" }
         return html + "</td>"
     }

@@ -1,6 +1,7 @@
 extension HTMLReport {
     /// The page's only stylesheet: system fonts, colours with at least 4.5:1 contrast for
-    /// text, and a print layout (A4, one offering per page, colours kept).
+    /// text, and a print layout (A4, one offering per page, colours kept; the narrow-screen
+    /// rules also match a printed page, so the print rules undo the ones paper cannot scroll).
     static let stylesheet = """
         :root{--ink:#1a1a1a;--muted:#595959;--line:#d6d6d6;--soft:#f4f5f7;--better:#0a6b38;--better-bg:#e2f3e8;\
         --worse:#a3151a;--worse-bg:#fce8e8;--caution:#6b4400;--caution-bg:#fff3d1;--caution-line:#d99a00;--changed:#fff0a8}
@@ -117,11 +118,18 @@ extension HTMLReport {
         .banner,.verdict,figure,.paywall,tr,.overview li{break-inside:avoid}
         h3{break-after:avoid}
         .charts{gap:14px}
+        .secondary{display:none}
         .paywalls{grid-template-columns:repeat(3,1fr)}
+        table.results,table.details{display:table;overflow:visible}
+        table{font-size:8.5pt}
+        th,td{padding:4px 5px}
+        tbody th{white-space:normal;overflow-wrap:anywhere}
+        td .detail{font-size:7.5pt}
+        table.details td.num{white-space:normal}
         a{color:inherit;text-decoration:none}
         .screen{box-shadow:none}
         details{display:none}
-        td .main{font-size:11pt}
+        td .main,table.details td .main{font-size:9.5pt}
         }
         """
 }

@@ -50,12 +50,13 @@ enum HTMLReport {
             """
     }
 
-    /// Warnings as banners nobody scrolls past: colour, an icon and a bold title, most serious first.
+    /// Warnings as banners nobody scrolls past: colour, an icon and a bold title, in the order
+    /// given (`ReportFindings` lists the most serious first).
     /// `scope`: a line under the banners saying what they concern (nil: none).
     static func banners(_ warnings: [ReportFindings.Warning], scope: String?) -> String {
         guard !warnings.isEmpty else { return "" }
         var html = "<div class=\"warnings\" role=\"alert\">\n"
-        for warning in warnings.sorted(by: { $0.severity == .critical && $1.severity != .critical }) {
+        for warning in warnings {
             let (kind, word) = warning.severity == .critical ? ("critical", "Do not trust yet") : ("caution", "Caution")
             html += "<div class=\"banner \(kind)\"><span class=\"icon\" aria-hidden=\"true\">!</span><div><p class=\"banner-title\">"
             html += "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p></div></div>\n"

@@ -106,11 +106,7 @@ private struct Row {
 
     /// 0 when absent: counts are never undefined.
     func int(_ column: String) -> Int {
-        switch value(column) {
-        case .integer(let integer): integer
-        case .real(let real?) where real.isFinite: Int(real)
-        default: 0
-        }
+        if case .integer(let integer) = value(column) { integer } else { 0 }
     }
 
     func bool(_ column: String) -> Bool? {
