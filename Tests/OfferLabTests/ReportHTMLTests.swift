@@ -96,7 +96,7 @@ import Testing
     }
 
     static let warningCases = [
-        WarningCase(title: "Sample ratio mismatch", severity: .critical, expectedText: "control 49.7% (expected 50.0%)") {
+        WarningCase(title: "Sample ratio mismatch", severity: .critical, expectedText: "control 49.7% (planned 50.0%)") {
             reportFixture().withOffering { $0.sampleRatio = SampleRatio(chi2: 20, pValue: 0.0002, flagged: true) }
         },
         WarningCase(title: "Too few users", severity: .caution, expectedText: "variant_a has 99: at least 100 users per group") {
@@ -134,8 +134,9 @@ import Testing
         #expect(html.contains("<div class=\"banner \(kind)\">"))
         #expect(text(html).contains(warning.title))
         #expect(text(html).contains(warning.expectedText), "\(found.detail)")
-        // The overview names the offering's warnings too.
+        // The overview names the offering's warnings too; a red one puts the verdict in doubt.
         if report.offerings[0] != reportFixture().offerings[0] { #expect(html.contains("1 warning</span>")) }
+        #expect(text(html).contains("Do not act on this yet") == (warning.severity == .critical))
     }
 
     @Test func thresholdsAreNotWarnings() {

@@ -5,6 +5,8 @@ struct OfferingSection {
     var offering: OfferingReport
     /// The section's id (from its position, never from the data).
     var anchor: String
+    /// False when a red run-wide warning (skipped log files) puts every offering in doubt.
+    var runIsTrusted: Bool
 
     private var currency: String { offering.currency }
     private var level: String { ReportFindings.confidence(offering.alpha) }
@@ -25,7 +27,7 @@ struct OfferingSection {
         var html = "<section class=\"offering\" id=\"\(anchor)\">\n"
         html += heading
         html += HTMLReport.banners(warnings, scope: nil)
-        html += verdict
+        html += verdict(trusted: runIsTrusted && !warnings.contains { $0.severity == .critical })
         html += results
         html += groupCharts
         html += liftOverTime
@@ -58,10 +60,12 @@ struct OfferingSection {
             """
     }
 
-    private var verdict: String {
+    /// `trusted`: false when a red warning says the numbers are likely wrong.
+    private func verdict(trusted: Bool) -> String {
         let verdict = ReportFindings.verdict(offering)
         var html = "<div class=\"verdict \(HTMLReport.verdictClass(verdict.tone))\"><p class=\"label\">Verdict</p>"
         html += "<p class=\"sentence\">\(verdict.text.htmlEscaped)</p>\n"
+        if !trusted { html += "<p class=\"caveat\">Do not act on this yet: the red warning above says these numbers are likely wrong.</p>\n" }
         if !treatments.isEmpty {
             html += "<ul class=\"headlines\">\n"
             for group in treatments {

@@ -52,6 +52,7 @@ extension HTMLReport {
         .verdict.lose{border-color:var(--worse);background:var(--worse-bg)}
         .verdict .label{margin:0;text-transform:uppercase;letter-spacing:.08em;font-size:12px;font-weight:700;color:var(--muted)}
         .verdict .sentence{font-size:21px;line-height:1.35;font-weight:600;margin:2px 0 8px}
+        .verdict .caveat{font-weight:700;color:var(--worse);margin:0 0 8px}
         .headlines{margin:0;padding-left:0;list-style:none}
         .headlines li{margin:4px 0}
         .better{color:var(--better)}

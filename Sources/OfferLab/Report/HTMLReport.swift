@@ -21,10 +21,12 @@ enum HTMLReport {
 
             """
         html += header(report)
-        html += banners(ReportFindings.warnings(report), scope: "These concern the whole run: every offering below is affected.")
+        let runWarnings = ReportFindings.warnings(report)
+        html += banners(runWarnings, scope: "These concern the whole run: every offering below is affected.")
         html += overview(report)
+        let runIsTrusted = !runWarnings.contains { $0.severity == .critical }
         for (index, offering) in report.offerings.enumerated() {
-            html += OfferingSection(offering: offering, anchor: anchor(index)).html
+            html += OfferingSection(offering: offering, anchor: anchor(index), runIsTrusted: runIsTrusted).html
         }
         html += runFacts(report)
         html += "</main>\n</body>\n</html>\n"

@@ -10,7 +10,7 @@ enum ReportFindings {
     static let unknownCurrencyShare = 0.01
     /// Attribution mismatches per analysed user.
     static let mismatchesPerUser = 0.01
-    /// Users excluded for being in several groups, per analysed user.
+    /// Users excluded for being in several groups, per user assigned to the offering (kept or excluded).
     static let multiGroupShare = 0.01
 
     // MARK: Warnings
@@ -53,8 +53,8 @@ enum ReportFindings {
         if let srm = offering.sampleRatio, srm.flagged {
             let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
             let split = offering.groups.map { group in
-                let expected = totalWeight > 0 ? group.weight / totalWeight : 0
-                return "\(group.name) \(ReportFormat.percent(Double(group.users) / Double(max(users, 1)))) (expected \(ReportFormat.percent(expected)))"
+                let planned = totalWeight > 0 ? group.weight / totalWeight : 0
+                return "\(group.name) \(ReportFormat.percent(Double(group.users) / Double(max(users, 1)))) (planned \(ReportFormat.percent(planned)))"
             }
             warnings.append(Warning(
                 severity: .critical, title: "Sample ratio mismatch",
@@ -114,7 +114,7 @@ enum ReportFindings {
     }
 
     /// The winner is decided on revenue per user (it weighs conversion and price together),
-    /// then on conversion when revenue per user shows no significant difference either way.
+    /// then on conversion, for a treatment not significantly worse on revenue per user.
     static func verdict(_ offering: OfferingReport) -> Verdict {
         let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
         guard let control = offering.control, !treatments.isEmpty else {
