@@ -102,5 +102,10 @@ import Testing
         try ResultsDatabase.write(path: path, tables: tables, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "f"))
         let error = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
         #expect(error.message.contains("run the night again"), "\(error.message)")
+        // Also once a later night has created the report tables.
+        try ResultsDatabase.write(
+            path: path, tables: try databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"], run: run("2026-03-07", finishedAt: "f"))
+        #expect(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
+        #expect(try ReportData.load(databasePath: path, night: "2026-03-07").offerings.count == 1)
     }
 }
