@@ -1,5 +1,3 @@
-import Foundation
-
 /// One offering's part of the report, from the verdict down to the data-quality counters.
 struct OfferingSection {
     var offering: OfferingReport
@@ -36,7 +34,7 @@ struct OfferingSection {
         html += allNumbers
         html += productSales
         html += "<h3>Data quality</h3>\n"
-        html += "<p class=\"note\">Counters of this offering (definitions in docs/analysis.md); a marked row is behind a warning above.</p>\n"
+        html += "<p class=\"note\">Counters of this offering, as in quality.csv; a marked row is behind a warning above.</p>\n"
         html += HTMLReport.qualityTable(offering.quality, flagged: Set(warnings.compactMap(\.counter)))
         return html + "</section>\n"
     }
