@@ -198,21 +198,24 @@ struct OfferingSection {
         let controlUsers = Dictionary(offering.daily.filter(\.isControl).map { ($0.date, $0.users) }, uniquingKeysWith: { first, _ in first })
         html += "<div class=\"charts\">\n"
         for metric in Metric.allCases {
+            // The first days swing wildly (+800% on a handful of users): the axis follows a day,
+            // point and band, only once both groups are big enough; earlier days are clipped.
+            var points: [Double] = []
             var domain: [Double] = []
             let series = treatments.map { group in
-                let points = Dictionary(
+                let days = Dictionary(
                     offering.daily.filter { $0.group == group.name }.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
                 let estimates = dates.map { date -> Estimate? in
-                    guard let point = points[date], let lift = point.lift(metric) else { return nil }
-                    domain.append(lift.value)
-                    // The first days' intervals are huge; the axis follows them only once both groups are big enough.
-                    if point.users >= ReportFindings.minimumUsersPerGroup, (controlUsers[date] ?? 0) >= ReportFindings.minimumUsersPerGroup {
-                        domain += [lift.low, lift.high].compactMap { $0 }
+                    guard let day = days[date], let lift = day.lift(metric) else { return nil }
+                    points.append(lift.value)
+                    if day.users >= ReportFindings.minimumUsersPerGroup, (controlUsers[date] ?? 0) >= ReportFindings.minimumUsersPerGroup {
+                        domain += [lift.value, lift.low, lift.high].compactMap { $0 }
                     }
                     return lift
                 }
                 return SVGCharts.Series(label: group.name, color: color(group), points: estimates)
             }
+            if domain.isEmpty { domain = points }
             let name = ReportFindings.name(metric)
             html += "<figure><figcaption>\(name.prefix(1).uppercased() + name.dropFirst()): change vs control, cumulative to each day</figcaption>\n"
             guard !domain.isEmpty else {
