@@ -108,7 +108,7 @@ struct OfferingSection {
             html += versus(group, .conversion)
             html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
             html += versus(group, .arpu)
-            // Also in "All numbers by group": paper leaves these two out to fit the page.
+            // Also in "All numbers by group": narrow screens and paper leave these two out to fit.
             html += cell(group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"], secondary: true)
             html += cell(ReportFormat.money(group.netRevenue, currency), [], secondary: true)
             html += "</tr>\n"
@@ -304,8 +304,8 @@ struct OfferingSection {
         var html = """
             <h3>Statistical details</h3>
             <table class="details">
-            <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num">Control</th>\
-            <th scope="col" class="num">Variant</th><th scope="col" class="num">Difference (\(level) CI)</th>\
+            <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num secondary">Control</th>\
+            <th scope="col" class="num secondary">Variant</th><th scope="col" class="num">Difference (\(level) CI)</th>\
             <th scope="col" class="num">Relative (\(level) CI)</th><th scope="col" class="num">p-value</th>\
             <th scope="col" class="num">Corrected p</th><th scope="col" class="num">Chance to beat control</th>\
             <th scope="col" class="num">Detectable difference</th></tr></thead>
@@ -319,9 +319,11 @@ struct OfferingSection {
                 guard let estimate else { return cell("–", []) }
                 return cell(format(estimate.value), [interval(estimate.low, estimate.high, format) ?? ""])
             }
-            func plain(_ text: String?) -> String { "<td class=\"num\">\((text ?? "–").htmlEscaped)</td>" }
+            func plain(_ text: String?, secondary: Bool = false) -> String {
+                "<td class=\"num\(secondary ? " secondary" : "")\">\((text ?? "–").htmlEscaped)</td>"
+            }
             html += "<tr><th scope=\"row\">\(comparison.group.htmlEscaped)</th><td>\(ReportFindings.name(comparison.metric))</td>"
-            html += plain(comparison.controlValue.map(value)) + plain(comparison.value.map(value))
+            html += plain(comparison.controlValue.map(value), secondary: true) + plain(comparison.value.map(value), secondary: true)
             html += estimate(comparison.absoluteLift, absolute) + estimate(comparison.relativeLift, ReportFormat.signedPercent)
             html += plain(comparison.pValue.map(ReportFormat.pValue)) + plain(comparison.pValueAdjusted.map(ReportFormat.pValue))
             html += plain(comparison.chanceToBeatControl.map(ReportFormat.chance))

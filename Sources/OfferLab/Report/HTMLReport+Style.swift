@@ -108,6 +108,7 @@ extension HTMLReport {
         .files{columns:2;font-size:12px}
         details{margin:8px 0}
         summary{cursor:pointer;color:#0b5394}
+        @media (max-width:1100px){.secondary{display:none}table.details{display:block;overflow-x:auto}}
         @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}table.results,table.details{display:block;overflow-x:auto}.files{columns:1}}
         @media print{
         @page{size:A4;margin:12mm}
