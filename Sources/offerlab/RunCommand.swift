@@ -7,11 +7,28 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a nightly job: ingest the tables and logs, compute every group's results, write CSVs and SQLite.",
         discussion: """
-            JOB is a YAML job file (see jobs/sample.yaml and the README). Relative paths in it are relative \
-            to the job file. Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, \
-            srm.csv, products.csv, daily.csv, quality.csv, rejects.csv, and report.html, the page product \
-            leads read) and to the SQLite database, which keeps every night. A failed run leaves earlier \
-            outputs untouched.
+            JOB is a YAML job file (see jobs/sample.yaml and jobs/production.example.yaml). Relative paths \
+            in it are relative to the job file. Keys:
+              tables              folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db
+              logs                one glob or a list; each must match a file
+              as_of               2026-03-16[T00:00:00Z] (default: today 00:00 UTC)
+              report_currency     e.g. USD
+              rates | rates_file  {EUR: 1.08}, or a CSV file: currency,rate
+              alpha               significance level (default 0.05)
+              control             control group (default: control, else lowest id)
+              conversion_window_days  days after assignment that count (default: all)
+              offerings           offering ids (default: all with assignments)
+              max_bad_line_ratio  fail above this malformed share (default 0.01)
+              on_corrupt_file     fail (default) or skip a corrupt gzip file
+              output, database    where results go
+              rejects_per_reason  malformed lines kept per reason (default 20)
+              lock_timeout_seconds  wait for a running run (default 60)
+              threads             log files read at once (default: cores)
+
+            Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
+            products.csv, daily.csv, quality.csv, rejects.csv, and report.html, the page product leads \
+            read) and to the SQLite database, which keeps every night. A failed run leaves earlier outputs \
+            untouched.
 
             Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
             corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
