@@ -109,7 +109,9 @@ struct OfferingSection {
             html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
             html += versus(group, .arpu)
             // Also in "All numbers by group": narrow screens and paper leave these two out to fit.
-            html += cell(group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"], secondary: true)
+            html += cell(
+                group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"],
+                secondary: true)
             html += cell(ReportFormat.money(group.netRevenue, currency), [], secondary: true)
             html += "</tr>\n"
         }
@@ -117,7 +119,7 @@ struct OfferingSection {
         html += "<p class=\"note\">Conversion: share of users with a purchase. Revenue per user: net revenue (after refunds) divided by "
         html += "every assigned user, paying or not. “vs control”: relative change with its \(level) confidence interval; "
         html += "“significant” after correcting for \(treatments.count) variant\(treatments.count == 1 ? "" : "s"); "
-        html += "chance to beat control from the posterior.</p>\n"
+        html += "chance to beat control: how likely the variant is truly better than control.</p>\n"
         return html
     }
 
