@@ -30,7 +30,7 @@ import Testing
     /// The database tables of a run of the fixture over `offerings`.
     func databaseTables(_ folder: TemporaryFolder, offerings: [String]) throws -> [ResultTable] {
         let results = try analyse(Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: offerings)
-        return ResultTables.make(results, job: job(folder, offerings: offerings)).database
+        return try ResultTables.make(results, job: job(folder, offerings: offerings)).database
     }
 
     @Test func theDatabaseGivesBackWhatTheRunHad() throws {

@@ -5,20 +5,16 @@ import OfferLabStatistics
 enum ResultTables {
     /// `files`: the CSV files; `database`: the tables stored in SQLite (the report's source, see
     /// `ResultTables+Report.swift`).
-    static func make(_ results: NightResults, job: Job) -> (files: [ResultTable], database: [ResultTable]) {
-        let analyses = results.offerings.map { result in
-            let groups = result.offering.groups.enumerated().map { index, group in
-                StatisticsBridge.GroupInput(
-                    name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: result.groups[index].statistics)
-            }
-            return (offeringID: result.offering.offeringID, statistics: StatisticsBridge.analyse(groups: groups, alpha: job.alpha))
+    static func make(_ results: NightResults, job: Job) throws -> (files: [ResultTable], database: [ResultTable]) {
+        let analyses = try results.offerings.map { result in
+            (offeringID: result.offering.offeringID, statistics: try analyse(result, groups: result.groups, alpha: job.alpha))
         }
         let summary = summaryTable(results.offerings, alpha: job.alpha)
         let comparisons = comparisonsTable(analyses)
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
-        let daily = dailyTable(results.offerings, alpha: job.alpha)
+        let daily = try dailyTable(results.offerings, alpha: job.alpha)
         let rejects = rejectsTable(results.ingest.rejects)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
         return ([summary, comparisons, srm, products, quality, daily, rejects], [summary, comparisons, srm, products, quality, daily] + shown)
@@ -32,8 +28,20 @@ enum ResultTables {
         ("refunded_revenue", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real), ("arppu", .real),
     ]
 
+    /// The statistics of an offering whose groups have `groups` totals (the night's or a day's).
+    static func analyse(_ result: OfferingResult, groups: [GroupTotals], alpha: Double) throws -> OfferingAnalysis {
+        let inputs = result.offering.groups.enumerated().map { index, group in
+            AnalysisGroup(name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
+        }
+        do {
+            return try analyzeOffering(inputs, alpha: alpha)
+        } catch {
+            throw OfferLabError(.data, "offering \(result.offering.offeringID): \(error)")
+        }
+    }
+
     static func groupMetricValues(_ totals: GroupTotals, alpha: Double) -> [ResultValue] {
-        let metrics = StatisticsBridge.groupMetrics(totals.statistics, alpha: alpha)
+        let metrics = GroupSummary(totals.statistics, alpha: alpha)
         let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
         return [
             .integer(totals.users), .integer(totals.converters), .real(metrics.conversionRate), .real(metrics.conversionCILow),
@@ -60,7 +68,7 @@ enum ResultTables {
 
     /// One row per (offering, day, group): the group's metrics as of the end of the day and,
     /// for treatments, both comparisons with the control as of then (`conversion_…`, `arpu_…`).
-    static func dailyTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
+    static func dailyTable(_ offerings: [OfferingResult], alpha: Double) throws -> ResultTable {
         let comparisonColumns = ["abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value", "p_value_adjusted"]
         var columns: [(String, ResultColumnType)] = [("offering_id", .text), ("date", .text), ("group", .text), ("is_control", .bool)] + groupMetricColumns
         for metric in ["conversion", "arpu"] {
@@ -71,17 +79,13 @@ enum ResultTables {
         var table = ResultTable(name: "daily", columns: columns, keys: ["offering_id", "date", "group"])
         for result in offerings {
             for day in result.daily {
-                let inputs = result.offering.groups.enumerated().map { index, group in
-                    StatisticsBridge.GroupInput(
-                        name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: day.groups[index].statistics)
-                }
-                let statistics = StatisticsBridge.analyse(groups: inputs, alpha: alpha)
+                let statistics = try analyse(result, groups: day.groups, alpha: alpha)
                 for (index, group) in result.offering.groups.enumerated() {
                     var row: [ResultValue] = [.text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup)]
                     row += groupMetricValues(day.groups[index], alpha: alpha)
                     var mde: Double?
                     for metric in ["conversion", "arpu"] {
-                        let comparison = statistics.comparisons.first { $0.group == group.name && $0.metric == metric }
+                        let comparison = statistics.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
                         row += [
                             comparison?.absLift, comparison?.absLiftCILow, comparison?.absLiftCIHigh, comparison?.relLift, comparison?.relLiftCILow,
                             comparison?.relLiftCIHigh, comparison?.pValue, comparison?.pValueAdjusted,
@@ -98,7 +102,7 @@ enum ResultTables {
     }
 
     /// The statistics of each offering, by `offering_id`, in output order.
-    typealias OfferingAnalyses = [(offeringID: String, statistics: StatisticsBridge.OfferingStatistics)]
+    typealias OfferingAnalyses = [(offeringID: String, statistics: OfferingAnalysis)]
 
     static func comparisonsTable(_ analyses: OfferingAnalyses) -> ResultTable {
         var table = ResultTable(
@@ -113,7 +117,7 @@ enum ResultTables {
         for (offeringID, analysis) in analyses {
             for row in analysis.comparisons {
                 table.rows.append([
-                    .text(offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric),
+                    .text(offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric.csvName),
                     .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
                     .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
                     .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
@@ -128,7 +132,8 @@ enum ResultTables {
             name: "srm", columns: [("offering_id", .text), ("chi2", .real), ("srm_p_value", .real), ("srm_flag", .bool)],
             keys: ["offering_id"])
         for (offeringID, analysis) in analyses {
-            table.rows.append([.text(offeringID), .real(analysis.srmChi2), .real(analysis.srmPValue), .bool(analysis.srmFlag)])
+            let srm = analysis.sampleRatioMismatch
+            table.rows.append([.text(offeringID), .real(srm?.chiSquared), .real(srm?.pValue), .bool(srm?.isFlagged)])
         }
         return table
     }

@@ -14,7 +14,13 @@ public enum AggregateStatistics {
     public static func run(input: String, output: String, alpha: Double) throws -> [String] {
         guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "--alpha \(alpha) must be between 0 and 1") }
         let offerings = try read(input)
-        let analyses = offerings.map { (offeringID: $0.id, statistics: StatisticsBridge.analyse(groups: $0.groups, alpha: alpha)) }
+        let analyses = try offerings.map { offering in
+            do {
+                return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha))
+            } catch {
+                throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
+            }
+        }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         } catch {
@@ -36,11 +42,11 @@ public enum AggregateStatistics {
     }
 
     /// The offerings of an aggregates file, in byte order of `offering_id`, groups in file order.
-    static func read(_ path: String) throws -> [(id: String, groups: [StatisticsBridge.GroupInput])] {
+    static func read(_ path: String) throws -> [(id: String, groups: [AnalysisGroup])] {
         guard let format = TableFormat(fileName: path) else {
             throw OfferLabError(.configuration, "--input \(path): expected a .csv or .tsv file (gzipped or not)")
         }
-        var offerings: [String: [StatisticsBridge.GroupInput]] = [:]
+        var offerings: [String: [AnalysisGroup]] = [:]
         var controlLine: [String: Int] = [:]
         do {
             let reader = try TableFileReader(path: path, format: format)
@@ -88,7 +94,7 @@ public enum AggregateStatistics {
                     controlLine[offering] = row.lineNumber
                 }
                 offerings[offering, default: []].append(
-                    StatisticsBridge.GroupInput(
+                    AnalysisGroup(
                         name: group, isControl: isControl, weight: weight,
                         statistics: GroupSufficientStatistics(users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares)))
             }

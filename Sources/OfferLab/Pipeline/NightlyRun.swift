@@ -32,7 +32,7 @@ public enum NightlyRun {
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
         let results = try await compute(job, progress: progress)
-        let tables = ResultTables.make(results, job: job)
+        let tables = try ResultTables.make(results, job: job)
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         do {

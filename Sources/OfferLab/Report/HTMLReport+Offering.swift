@@ -1,3 +1,5 @@
+import OfferLabStatistics
+
 /// One offering's part of the report, from the verdict down to the data-quality counters.
 struct OfferingSection {
     var offering: OfferingReport
@@ -157,7 +159,7 @@ struct OfferingSection {
     // MARK: Charts
 
     private var groupCharts: String {
-        let z = StatisticsBridge.normalQuantile(1 - offering.alpha / 2)
+        let z = StandardNormal.upperQuantile(offering.alpha / 2)
         let conversion = offering.groups.map { group in
             SVGCharts.IntervalRow(
                 label: group.name, color: color(group),

@@ -1,0 +1,20 @@
+/// A two-sided confidence interval [low, high].
+public struct ConfidenceInterval: Sendable, Equatable {
+    public var low: Double
+    public var high: Double
+
+    public init(low: Double, high: Double) {
+        self.low = low
+        self.high = high
+    }
+
+    /// center ± halfWidth.
+    public init(center: Double, halfWidth: Double) {
+        self.init(low: center - halfWidth, high: center + halfWidth)
+    }
+}
+
+/// z = Φ⁻¹(1 − alpha/2), the two-sided normal quantile, computed from alpha/2 directly.
+public func twoSidedNormalQuantile(alpha: Double) -> Double {
+    StandardNormal.upperQuantile(alpha / 2)
+}

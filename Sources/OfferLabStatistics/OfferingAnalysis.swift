@@ -1,0 +1,166 @@
+/// One group of an offering, as the analysis needs it.
+public struct AnalysisGroup: Sendable, Equatable {
+    /// The group's name (`group_name`).
+    public var name: String
+    /// Whether this is the offering's control group (exactly one per offering).
+    public var isControl: Bool
+    /// The group's assignment weight (any non-negative scale; only the shares matter).
+    public var weight: Double
+    /// The group's sufficient statistics.
+    public var statistics: GroupSufficientStatistics
+
+    public init(name: String, isControl: Bool, weight: Double, statistics: GroupSufficientStatistics) {
+        self.name = name
+        self.isControl = isControl
+        self.weight = weight
+        self.statistics = statistics
+    }
+}
+
+/// Everything the statistics layer computes for one offering.
+public struct OfferingAnalysis: Sendable, Equatable {
+    /// One summary per group, in input order (`summary.csv`'s statistical columns).
+    public var summaries: [GroupSummary]
+    /// Each non-control group × {conversion, arpu}, in group input order, conversion first.
+    public var comparisons: [ComparisonResult]
+    /// The sample-ratio-mismatch check; nil when the offering has no users.
+    public var sampleRatioMismatch: SampleRatioMismatchResult?
+}
+
+/// Why an offering's input cannot be analysed. Each case names the group at fault.
+public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// alpha must lie strictly between 0 and 1.
+    case invalidAlpha(Double)
+    /// No group is marked as control.
+    case noControl
+    /// More than one group is marked as control.
+    case multipleControls([String])
+    /// users < 0, converters < 0 or converters > users.
+    case invalidCounts(group: String, users: Int, converters: Int)
+    /// Σx or Σx² is not finite, or Σx² < 0.
+    case invalidRevenue(group: String)
+    /// A weight that is negative, NaN or infinite.
+    case invalidWeight(group: String, weight: Double)
+
+    public var description: String {
+        switch self {
+        case .invalidAlpha(let alpha): "alpha must be between 0 and 1 (exclusive), got \(alpha)"
+        case .noControl: "no group is marked as control"
+        case .multipleControls(let names): "more than one control group: \(names.joined(separator: ", "))"
+        case .invalidCounts(let group, let users, let converters):
+            "group \(group): users (\(users)) and converters (\(converters)) must satisfy 0 ≤ converters ≤ users"
+        case .invalidRevenue(let group): "group \(group): revenue sums must be finite and the sum of squares ≥ 0"
+        case .invalidWeight(let group, let weight): "group \(group): weight must be a finite number ≥ 0, got \(weight)"
+        }
+    }
+}
+
+/// Analyses one offering from per-group sufficient statistics: the per-group summaries, every
+/// treatment against control on conversion and ARPU, Holm–Bonferroni per metric, and the
+/// sample-ratio-mismatch check (contract §2.4–§2.6; docs/statistics.md has every formula).
+///
+/// Empty ("nil") values, beyond the per-group rules of ``GroupSummary``:
+/// - `controlValue` and `value` are the groups' own rate or ARPU, nil only when that group has
+///   no users;
+/// - conversion: every other value is nil when either group has 0 users; `relLift` and its
+///   interval are nil when the control rate is 0; se = 0 gives p = 1 and zero-width intervals;
+/// - ARPU: every other value is nil when either group has fewer than 2 users; `relLift` and its
+///   interval are nil when the control ARPU is 0; when both variances are 0 the p-value, the
+///   absolute-lift interval and the chance to beat control are nil (the relative-lift interval,
+///   which uses z, is then zero-width);
+/// - `pValueAdjusted` is nil exactly when `pValue` is; `significant` is nil exactly when
+///   `pValueAdjusted` is; `mdeAbs` is nil on ARPU rows.
+///
+/// - Parameters:
+///   - groups: the offering's groups in output order; exactly one has `isControl`.
+///   - alpha: the significance level, 0 < alpha < 1 (intervals are at 1 − alpha).
+/// - Throws: ``AnalysisInputError`` for input that is not a valid set of sufficient statistics.
+public func analyzeOffering(_ groups: [AnalysisGroup], alpha: Double) throws(AnalysisInputError) -> OfferingAnalysis {
+    guard alpha > 0, alpha < 1 else { throw .invalidAlpha(alpha) }
+    for group in groups {
+        let s = group.statistics
+        guard s.users >= 0, s.converters >= 0, s.converters <= s.users else {
+            throw .invalidCounts(group: group.name, users: s.users, converters: s.converters)
+        }
+        guard s.revenueSum.isFinite, s.revenueSumSquares.isFinite, s.revenueSumSquares >= 0 else {
+            throw .invalidRevenue(group: group.name)
+        }
+        guard group.weight.isFinite, group.weight >= 0 else {
+            throw .invalidWeight(group: group.name, weight: group.weight)
+        }
+    }
+    let controls = groups.filter(\.isControl)
+    guard let control = controls.first else { throw .noControl }
+    guard controls.count == 1 else { throw .multipleControls(controls.map(\.name)) }
+
+    let z = twoSidedNormalQuantile(alpha: alpha)
+    var comparisons: [ComparisonResult] = []
+    for group in groups where !group.isControl {
+        comparisons.append(compareConversion(control: control, treatment: group, alpha: alpha, z: z))
+        comparisons.append(compareRevenue(control: control, treatment: group, alpha: alpha, z: z))
+    }
+    for metric in Metric.allCases {
+        let indices = comparisons.indices.filter { comparisons[$0].metric == metric && comparisons[$0].pValue != nil }
+        let adjusted = holmBonferroni(indices.compactMap { comparisons[$0].pValue })
+        for (index, value) in zip(indices, adjusted) {
+            comparisons[index].pValueAdjusted = value
+            comparisons[index].significant = value < alpha
+        }
+    }
+    return OfferingAnalysis(
+        summaries: groups.map { GroupSummary($0.statistics, alpha: alpha) },
+        comparisons: comparisons,
+        sampleRatioMismatch: sampleRatioMismatch(users: groups.map(\.statistics.users), weights: groups.map(\.weight)))
+}
+
+/// The conversion row of one treatment (before Holm–Bonferroni).
+private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double) -> ComparisonResult {
+    let c = control.statistics
+    let t = treatment.statistics
+    var row = ComparisonResult(
+        group: treatment.name, controlGroup: control.name, metric: .conversion,
+        controlValue: c.conversionRate, value: t.conversionRate)
+    guard let cm = c.conversionMoments, let tm = t.conversionMoments else { return row }
+    let absolute = absoluteLiftInterval(control: cm, treatment: tm, quantile: z)
+    row.absLift = tm.mean - cm.mean
+    row.absLiftCILow = absolute.low
+    row.absLiftCIHigh = absolute.high
+    if let relative = relativeLiftInterval(control: cm, treatment: tm, z: z) {
+        row.relLift = relativeLift(control: cm, treatment: tm)
+        row.relLiftCILow = relative.low
+        row.relLiftCIHigh = relative.high
+    }
+    row.pValue = pooledProportionTest(
+        controlConverters: c.converters, controlUsers: c.users,
+        treatmentConverters: t.converters, treatmentUsers: t.users)?.pValue
+    row.chanceToBeatControl = conversionChanceToBeatControl(
+        controlConverters: c.converters, controlUsers: c.users,
+        treatmentConverters: t.converters, treatmentUsers: t.users)
+    row.mdeAbs = minimumDetectableEffect(control: cm, treatmentUsers: t.users, alpha: alpha)
+    return row
+}
+
+/// The ARPU row of one treatment (before Holm–Bonferroni).
+private func compareRevenue(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double) -> ComparisonResult {
+    let c = control.statistics
+    let t = treatment.statistics
+    var row = ComparisonResult(
+        group: treatment.name, controlGroup: control.name, metric: .arpu,
+        controlValue: c.revenueMean, value: t.revenueMean)
+    guard let cm = c.revenueMoments, let tm = t.revenueMoments else { return row }
+    row.absLift = tm.mean - cm.mean
+    if let relative = relativeLiftInterval(control: cm, treatment: tm, z: z) {
+        row.relLift = relativeLift(control: cm, treatment: tm)
+        row.relLiftCILow = relative.low
+        row.relLiftCIHigh = relative.high
+    }
+    if let test = welchTest(control: cm, treatment: tm) {
+        row.pValue = test.pValue
+        let quantile = StudentT(degreesOfFreedom: test.degreesOfFreedom).upperQuantile(alpha / 2)
+        let absolute = absoluteLiftInterval(control: cm, treatment: tm, quantile: quantile)
+        row.absLiftCILow = absolute.low
+        row.absLiftCIHigh = absolute.high
+        row.chanceToBeatControl = meanChanceToBeatControl(control: cm, treatment: tm)
+    }
+    return row
+}
