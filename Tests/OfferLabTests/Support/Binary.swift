@@ -12,13 +12,14 @@ struct ProcessResult {
     var standardError: String
 }
 
-/// Runs the `offerlab` executable built next to the test bundle.
-func runOfferLab(_ arguments: [String]) throws -> ProcessResult {
+/// Runs the `offerlab` executable built next to the test bundle (in `directory`, if given).
+func runOfferLab(_ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("offerlab")
     try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the offerlab product first (swift build --build-tests)")
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let output = Pipe()
     let error = Pipe()
     process.standardOutput = output
