@@ -124,6 +124,8 @@ import Testing
         let skipped = try night.csv("skipped_files")
         #expect(skipped.count == 2 && skipped[0] == ["file", "error"] && skipped[1][0] == path)
         #expect(skipped[1][1].contains("gzip file"), "\(skipped[1][1])")
+        let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
+        #expect(report.contains("Log files skipped") && report.contains("skipped_files.csv"))
     }
 
     /// A 256 MiB line is not held in memory: the run's peak resident size, read while it is

@@ -12,7 +12,7 @@ import Testing
 
     @Test func hostileNamesAreStoredAsTheyAreAndNeutralisedInCSV() throws {
         var tables = TablesFixture()
-        tables.offerings = [(1, Self.offering)]
+        tables.offerings = [(1, Self.offering, Self.offering, true)]
         tables.groups = Self.groups.enumerated().map { (10 + $0.offset, 1, $0.element, 1) }
         tables.assignments = Self.groups.indices.map { ("u\($0)", "1", "\(10 + $0)", "2026-03-01 00:00:00") }
         let night = try NightFixture(

@@ -3,7 +3,8 @@ import OfferLabStatistics
 
 /// Builds the output tables of a night from its results.
 enum ResultTables {
-    /// `files`: the CSV files; `database`: the tables stored in SQLite.
+    /// `files`: the CSV files; `database`: the tables stored in SQLite (the report's source, see
+    /// `ResultTables+Report.swift`).
     static func make(_ results: NightResults, job: Job) throws -> (files: [ResultTable], database: [ResultTable]) {
         let analyses = try results.offerings.map { result in
             (offeringID: result.offering.offeringID, statistics: try analyse(result, groups: result.groups, alpha: job.alpha))
@@ -16,8 +17,10 @@ enum ResultTables {
         let daily = try dailyTable(results.offerings, alpha: job.alpha)
         let rejects = rejectsTable(results.ingest.rejects)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
+        let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
         return (
-            [summary, comparisons, srm, products, quality, daily, rejects, skippedFiles], [summary, comparisons, srm, products, quality, daily]
+            [summary, comparisons, srm, products, quality, daily, rejects, skippedFiles],
+            [summary, comparisons, srm, products, quality, daily] + shown
         )
     }
 

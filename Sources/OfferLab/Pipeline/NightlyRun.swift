@@ -44,6 +44,7 @@ public enum NightlyRun {
                 job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
                 startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
                 toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
+            try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
             try ResultsDatabase.write(
                 path: job.databasePath, tables: tables.database, offeringIDs: results.offerings.map(\.offering.offeringID), run: run)
             try folder.commit()

@@ -29,7 +29,7 @@ final class TemporaryFolder {
 /// (id 2) with groups `a` (id 20) and `b` (id 21).
 struct TablesFixture {
     var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
-    var offerings: [(id: Int, offeringID: String)] = [(1, "test"), (2, "other")]
+    var offerings: [(id: Int, offeringID: String, name: String, isActive: Bool)] = [(1, "test", "Test", true), (2, "other", "Other", false)]
     var groups: [(id: Int, offering: Int, name: String, weight: Double)] = [
         (10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1),
     ]
@@ -49,9 +49,9 @@ struct TablesFixture {
                 (11, 'monthly', 'monthly', '19.99', 0, 1, 'BEST VALUE', NULL);
             INSERT INTO subscription_offering_group_copy VALUES (10, 'Title', 'Sub', 'Next', 'Cancel anytime');
             """)
-        let offering = try database.prepare("INSERT INTO subscription_offerings VALUES (?, ?, ?, 1)")
+        let offering = try database.prepare("INSERT INTO subscription_offerings VALUES (?, ?, ?, ?)")
         for row in offerings {
-            try offering.run([.integer(Int64(row.id)), .text(row.offeringID), .text(row.offeringID)])
+            try offering.run([.integer(Int64(row.id)), .text(row.offeringID), .text(row.name), .integer(row.isActive ? 1 : 0)])
         }
         let group = try database.prepare("INSERT INTO subscription_offering_groups VALUES (?, ?, ?, ?)")
         for row in groups {
