@@ -3,11 +3,13 @@ import Testing
 @testable import OfferLab
 
 /// Names from the data are never executed: SQL binds them, CSV output neutralises formula
-/// triggers (a leading `=`, `+`, `-`, `@`, tab or carriage return gets a `'`).
+/// triggers (a leading `=`, `+`, `-`, `@`, tab or carriage return gets a `'`), the HTML report
+/// escapes them.
 @Suite struct HostileDataTests {
     static let offering = #"it's "quoted"); DROP TABLE summary; --"#
     static let groups = [
         #"=HYPERLINK("http://example.com","click")"#, "+SUM(1,2)", "-2+3", "@cmd", "\tTab", "\rCR", "plain, with a comma",
+        "<script>alert(1)</script>",
     ]
 
     @Test func hostileNamesAreStoredAsTheyAreAndNeutralisedInCSV() throws {
@@ -31,6 +33,11 @@ import Testing
         #expect(summary.map { $0[1] } == Self.groups.map(shown))
         #expect(try night.csv("products").dropFirst().map { [$0[1], $0[2]] } == [[shown(Self.groups[0]), "'=1+1"]])
         #expect(try night.csv("rejects").dropFirst().map { $0[3] } == ["'=cmd|' /C calc'!A0"])
+
+        // The report escapes them.
+        let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
+        #expect(!report.contains("<script>alert(1)"))
+        #expect(report.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
 
         // The database holds the names as they are, and every table is still there.
         let database = try SQLiteDatabase(path: night.databasePath, readOnly: true)
