@@ -8,7 +8,7 @@ import Darwin
 
 // Saddle-point terms (C. Loader, "Fast and accurate computation of binomial probabilities",
 // 2000): the pieces that let xᵃ(1 − x)ᵇ/B(a, b) and xᵃe⁻ˣ/Γ(a + 1) keep full relative
-// precision for arguments up to 10⁹, where log-gamma differences would cancel.
+// precision for huge arguments (tested to 10⁹), where log-gamma differences would cancel.
 extension SpecialFunctions {
     /// Stirling's error δ(n) = log Γ(n + 1) − [(n + ½)·log n − n + ½·log 2π], for n > 0.
     ///
