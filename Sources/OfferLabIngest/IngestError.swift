@@ -43,8 +43,12 @@ public struct IngestError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         var text = path
         if let line { text += ":\(line)" }
-        text += ": \(message)"
-        if let byteOffset { text += " (at compressed byte \(byteOffset))" }
-        return text
+        return text + ": " + detail
+    }
+
+    /// `message[ (at compressed byte N)]`: the description without the file.
+    public var detail: String {
+        guard let byteOffset else { return message }
+        return "\(message) (at compressed byte \(byteOffset))"
     }
 }

@@ -3,8 +3,9 @@
 ///
 /// - Returns: a probability in [0, 1]. Groups with 0 users get the prior Beta(1, 1); the
 ///   contract leaves the value empty then, which ``analyzeOffering(_:alpha:)`` does.
-/// - Complexity: about 800 evaluations of a beta density and distribution function, each
-///   O(√min(a, b)) at worst: about 10 ms for 10⁸ users and 10⁶ converters.
+/// - Complexity: 800 beta densities and at most as many distribution functions, each
+///   O(√min(a, b)) iterations at worst: under 1 ms for 10⁴ to 10⁸ users at 5 % conversion,
+///   about 20 ms for 10⁸ users at 50 % (debug build).
 public func conversionChanceToBeatControl(
     controlConverters: Int, controlUsers: Int, treatmentConverters: Int, treatmentUsers: Int
 ) -> Double {
@@ -23,7 +24,7 @@ public func conversionChanceToBeatControl(
 /// alone, so the discretisation error of the density cancels. The other variable's distribution
 /// function varies on a scale of at least σ, so every panel resolves it. Nodes whose density
 /// weight is below 1e-18 of the total are skipped. Densities and distribution functions keep full
-/// relative precision for parameters up to 10⁹ (saddle-point prefactors), so 10⁶ converters are
+/// relative precision for large parameters (saddle-point prefactors), so 10⁶ converters are
 /// as exact as 10.
 public func probabilityGreater(_ x: BetaDistribution, than y: BetaDistribution) -> Double {
     if x.variance <= y.variance {

@@ -18,6 +18,7 @@ public struct ComparisonResult: Sendable, Equatable {
     public var group: String
     /// The control group's name.
     public var controlGroup: String
+    /// The metric compared.
     public var metric: Metric
     /// m_c: the control's conversion rate or ARPU (as in `summary.csv`).
     public var controlValue: Double?
@@ -25,11 +26,15 @@ public struct ComparisonResult: Sendable, Equatable {
     public var value: Double?
     /// m_t − m_c.
     public var absLift: Double?
+    /// Lower end of the (1 − alpha) interval of `absLift`.
     public var absLiftCILow: Double?
+    /// Upper end of the (1 − alpha) interval of `absLift`.
     public var absLiftCIHigh: Double?
     /// m_t/m_c − 1.
     public var relLift: Double?
+    /// Lower end of the (1 − alpha) delta-method interval of `relLift`.
     public var relLiftCILow: Double?
+    /// Upper end of the (1 − alpha) delta-method interval of `relLift`.
     public var relLiftCIHigh: Double?
     /// Two-sided p-value: pooled z-test (conversion) or Welch t-test (ARPU).
     public var pValue: Double?
@@ -42,6 +47,7 @@ public struct ComparisonResult: Sendable, Equatable {
     /// Minimum detectable absolute effect at 80% power (conversion rows only).
     public var mdeAbs: Double?
 
+    /// A row; every value defaults to nil ("no value").
     public init(
         group: String, controlGroup: String, metric: Metric, controlValue: Double? = nil, value: Double? = nil,
         absLift: Double? = nil, absLiftCILow: Double? = nil, absLiftCIHigh: Double? = nil, relLift: Double? = nil,

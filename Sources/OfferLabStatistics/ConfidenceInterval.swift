@@ -1,8 +1,11 @@
 /// A two-sided confidence interval [low, high].
 public struct ConfidenceInterval: Sendable, Equatable {
+    /// The lower end.
     public var low: Double
+    /// The upper end.
     public var high: Double
 
+    /// [low, high].
     public init(low: Double, high: Double) {
         self.low = low
         self.high = high

@@ -17,7 +17,8 @@ public struct GroupSummary: Sendable, Equatable {
     /// Σ net revenue / converters.
     public var arppu: Double?
 
-    /// Summarises one group at confidence level 1 − alpha (0 < alpha < 1).
+    /// Summarises one group at confidence level 1 − alpha (0 < alpha < 1; otherwise the interval
+    /// is nil).
     public init(_ statistics: GroupSufficientStatistics, alpha: Double) {
         conversionRate = statistics.conversionRate
         let interval = wilsonInterval(successes: statistics.converters, trials: statistics.users, alpha: alpha)

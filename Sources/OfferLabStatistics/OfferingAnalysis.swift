@@ -9,6 +9,7 @@ public struct AnalysisGroup: Sendable, Equatable {
     /// The group's sufficient statistics.
     public var statistics: GroupSufficientStatistics
 
+    /// A group of the offering to analyse.
     public init(name: String, isControl: Bool, weight: Double, statistics: GroupSufficientStatistics) {
         self.name = name
         self.isControl = isControl
@@ -136,7 +137,8 @@ private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup,
     row.chanceToBeatControl = conversionChanceToBeatControl(
         controlConverters: c.converters, controlUsers: c.users,
         treatmentConverters: t.converters, treatmentUsers: t.users)
-    row.mdeAbs = minimumDetectableEffect(control: cm, treatmentUsers: t.users, alpha: alpha)
+    row.mdeAbs = minimumDetectableEffect(
+        controlConverters: c.converters, controlUsers: c.users, treatmentUsers: t.users, alpha: alpha)
     return row
 }
 

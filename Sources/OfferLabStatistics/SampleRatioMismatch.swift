@@ -10,6 +10,7 @@ public struct SampleRatioMismatchResult: Sendable, Equatable {
     /// pValue < threshold (0.001 by default).
     public var isFlagged: Bool
 
+    /// A result as computed by ``sampleRatioMismatch(users:weights:threshold:)``.
     public init(chiSquared: Double, degreesOfFreedom: Int, pValue: Double, isFlagged: Bool) {
         self.chiSquared = chiSquared
         self.degreesOfFreedom = degreesOfFreedom

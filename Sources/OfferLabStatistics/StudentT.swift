@@ -10,8 +10,8 @@ import Darwin
 /// the standard normal).
 ///
 /// - `tails`: P(T > t) = ½·I_x(ν/2, ½) with x = ν/(ν + t²) and 1 − x = t²/(ν + t²) both formed
-///   directly; closed forms for ν = 1 (Cauchy) and ν = 2. Relative error ≈ 1e-14 for ν from
-///   10⁻² to 10⁹ and tails down to 1e-300.
+///   directly; closed forms for ν = 1 (Cauchy) and ν = 2. Relative error below 3e-13 against
+///   mpmath for ν from ½ to 10⁹ and tails down to 1e-300.
 /// - `quantile`: safeguarded Newton iterations on log P(T > t) in log t, started from a
 ///   Cornish–Fisher or a power-tail guess; closed forms for ν = 1 and 2.
 public struct StudentT: Sendable, Equatable {
@@ -58,7 +58,8 @@ public struct StudentT: Sendable, Equatable {
     /// The t with P(T ≤ t) = p: −∞ at 0, +∞ at 1, NaN outside [0, 1].
     ///
     /// For a tiny upper-tail probability q use ``upperQuantile(_:)`` rather than
-    /// `quantile(1 − q)`. Relative error ≈ 1e-14.
+    /// `quantile(1 − q)`. Relative error below 5e-13 against mpmath (ν from 1 to 10⁸, p from
+    /// 1e-300).
     public func quantile(_ p: Double) -> Double {
         guard degreesOfFreedom > 0, p >= 0, p <= 1 else { return .nan }
         if p == 0.5 { return 0 }

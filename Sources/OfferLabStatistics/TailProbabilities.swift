@@ -8,6 +8,7 @@ public struct TailProbabilities: Sendable, Equatable {
     /// P(X > x) (or one minus the regularized function's value).
     public var upper: Double
 
+    /// A pair of tails (the caller vouches that they add up to 1).
     public init(lower: Double, upper: Double) {
         self.lower = lower
         self.upper = upper

@@ -26,8 +26,9 @@ struct RunCommand: AsyncParsableCommand {
               threads             files read at once, clean-up threads (default: cores)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
-            products.csv, daily.csv, quality.csv, rejects.csv) and to the SQLite database, which keeps \
-            every night. A failed run leaves earlier outputs untouched.
+            products.csv, daily.csv, quality.csv, rejects.csv, skipped_files.csv, and report.html, the \
+            page product leads read) and to the SQLite database, which keeps every night. A failed run \
+            leaves earlier outputs untouched.
 
             Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
             corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
@@ -57,6 +58,10 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let inflater = try inflaterOptions.resolved()
+        // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as
+        // an output error (exit 73), not kill the run without a word. The worker threads that
+        // write block SIGXFSZ already; ignoring it keeps that true for a write on any thread.
+        signal(SIGXFSZ, SIG_IGN)
         try await runReportingErrors {
             var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)
             job.inflater = inflater
@@ -64,7 +69,9 @@ struct RunCommand: AsyncParsableCommand {
             let report = try await NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
             if !report.skippedFiles.isEmpty {
-                FileHandle.standardError.write(Data("warning: skipped \(report.skippedFiles.count) corrupt file(s): \(report.skippedFiles.joined(separator: ", "))\n".utf8))
+                let paths = report.skippedFiles.joined(separator: ", ")
+                FileHandle.standardError.write(
+                    Data("warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n".utf8))
             }
         }
     }

@@ -178,6 +178,24 @@ import Testing
         #expect(error?.code == .corruptGzip)
     }
 
+    /// Found by the `log-file` fuzz target: zlib can decode bytes and find damage in the same
+    /// call; those bytes used to be dropped with a large buffer and handed out with a small one
+    /// (so a CSV log's header problem or the gzip error came first depending on the buffer).
+    @Test(arguments: [3, 1 << 20])
+    func bytesBeforeTheDamageAreHandedOutWhateverTheBufferSize(bufferSize: Int) throws {
+        // A stored block holding "hello\n", then a block of the reserved type 3.
+        let member: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03, 0x00, 0x06, 0x00, 0xf9, 0xff] + Array("hello\n".utf8) + [0x07]
+        let folder = try TemporaryFolder()
+        let path = try folder.write("damaged.gz", bytes: member)
+        let reader = try InputFileReader(path: path, bufferSize: bufferSize)
+        var bytes: [UInt8] = []
+        let error = #expect(throws: IngestError.self) { try reader.forEachChunk { bytes.append(contentsOf: $0) } }
+        #expect(error?.code == .corruptGzip)
+        #expect(error?.message.contains("invalid block type") == true)
+        #expect(bytes == Array("hello\n".utf8))
+        #expect(throws: IngestError.self) { try reader.nextChunk() }
+    }
+
     /// Every cut of a member, from just after the magic bytes to one byte short of the end.
     @Test(arguments: testedInflaters, [4, 1 << 20])
     func fileCutInsideAMemberIsTruncated(inflater: Inflater, bufferSize: Int) throws {

@@ -69,28 +69,26 @@ struct OfferingAnalysisTests {
         }
     }
 
-    @Test("Monotone in effect size: more treatment converters, lower p above control, higher chance")
-    func monotone() throws {
+    @Test("Monotone in effect size: more treatment converters, lower p above control, higher chance", arguments: Metric.allCases)
+    func monotone(metric: Metric) throws {
         var previousP = 1.0
         var previousChance = 0.0
-        var previousLift = -1.0
+        var previousLift = -Double.infinity
         for converters in stride(from: 500, through: 700, by: 25) {
             let rows = try analyzeOffering(
                 [group("control", users: 10_000, converters: 500, control: true),
                  group("t", users: 10_000, converters: converters)], alpha: 0.05).comparisons
-            for row in rows {
-                let p = try #require(row.pValue)
-                let chance = try #require(row.chanceToBeatControl)
-                let lift = try #require(row.absLift)
-                if row.metric == .conversion {
-                    #expect(p <= previousP)
-                    #expect(chance >= previousChance)
-                    #expect(lift > previousLift)
-                    previousP = p
-                    previousChance = chance
-                    previousLift = lift
-                }
-            }
+            let row = try #require(rows.first { $0.metric == metric })
+            let p = try #require(row.pValue)
+            let chance = try #require(row.chanceToBeatControl)
+            let lift = try #require(row.absLift)
+            #expect(p <= previousP, "\(converters)")
+            #expect(chance >= previousChance, "\(converters)")
+            #expect(lift > previousLift, "\(converters)")
+            #expect(try #require(row.absLiftCILow) < lift && lift < (try #require(row.absLiftCIHigh)))
+            previousP = p
+            previousChance = chance
+            previousLift = lift
         }
         #expect(previousP < 1e-8)
     }

@@ -1,5 +1,7 @@
 import Foundation
+import OfferLabIngest
 import Testing
+@testable import OfferLab
 
 /// The real binary on real files, against the outputs of the independent Python reference
 /// (tools/reference): its hand-made data set (every number worked out by hand there) and the
@@ -47,6 +49,41 @@ import Testing
             let a = try Data(contentsOf: URL(fileURLWithPath: first.file("2026-03-15/\(file)")))
             let b = try Data(contentsOf: URL(fileURLWithPath: second.file("2026-03-15/\(file)")))
             #expect(a == b, "\(file) differs between runs")
+        }
+    }
+}
+
+/// Tables given as one SQLite file give the same results as the same tables as CSV/TSV files.
+@Suite struct SQLiteTablesTests {
+    @Test func sqliteTablesGiveTheSameOutputs() throws {
+        let dataSet = repositoryRoot.appendingPathComponent("tools/reference/tests/data/main")
+        let folder = try TemporaryFolder()
+        let database = try SQLiteDatabase(path: folder.file("tables.db"), create: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: dataSet.appendingPathComponent("tables").path).sorted() {
+            guard let format = TableFormat(fileName: file) else { continue }
+            let table = String(file.prefix { $0 != "." })
+            let reader = try TableFileReader(path: dataSet.appendingPathComponent("tables/\(file)").path, format: format)
+            let columns = reader.header.map { "\"\($0)\"" }.joined(separator: ", ")
+            try database.execute("CREATE TABLE \(table) (\(columns))")
+            let insert = try database.prepare(
+                "INSERT INTO \(table) VALUES (\(Array(repeating: "?", count: reader.header.count).joined(separator: ", ")))")
+            try reader.forEachRow { row in
+                try insert.run((0..<reader.header.count).map { row.isNull($0) ? .null : .text(row.string(at: $0) ?? "") })
+            }
+        }
+        let job = try String(contentsOf: dataSet.appendingPathComponent("job.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "tables: tables/", with: "tables: tables.db")
+            .replacingOccurrences(of: "logs/", with: dataSet.path + "/logs/")
+        let jobPath = try folder.write("job.yaml", job)
+        for (job, output) in [(jobPath, "sqlite"), (dataSet.appendingPathComponent("job.yaml").path, "files")] {
+            let result = try runOfferLab(["run", job, "--output", folder.file(output), "--database", folder.file("\(output).sqlite")])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv", "daily.csv"] {
+            let fromSQLite = try String(contentsOfFile: folder.file("sqlite/2026-03-16/\(file)"), encoding: .utf8)
+            let fromFiles = try String(contentsOfFile: folder.file("files/2026-03-16/\(file)"), encoding: .utf8)
+            #expect(fromSQLite == fromFiles, "\(file)")
+            #expect(fromSQLite.split(separator: "\r\n").count > 1, "\(file) has rows")
         }
     }
 }

@@ -9,10 +9,17 @@ public struct RejectedLine: Sendable, Equatable {
     public var text: String
 }
 
+/// A log file left out whole because its gzip data is corrupt (`on_corrupt_file: skip`).
+public struct SkippedFile: Sendable, Equatable {
+    public var path: String
+    /// What is wrong with it (the reader's message, with the compressed byte offset).
+    public var error: String
+}
+
 /// Per-file counters and rejects: added up across files.
 struct IngestCounters: Sendable {
     var filesRead = 0
-    var filesSkipped: [String] = []
+    var filesSkipped: [SkippedFile] = []
     var nonBlankLines = 0
     var malformed = [Int](repeating: 0, count: MalformedReason.allCases.count)
     var rejects: [RejectedLine] = []

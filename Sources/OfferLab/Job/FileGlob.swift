@@ -6,6 +6,17 @@ import Darwin
 
 /// Shell-style globs (`*`, `?`, `[…]`) expanded with the C library's `glob(3)`.
 enum FileGlob {
+    /// `path` with `*`, `?`, `[` and `\` escaped, so that it matches itself only (the job
+    /// file's folder, put in front of a relative glob, may hold such characters).
+    static func escaped(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            if "*?[\\".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     /// The regular files `pattern` matches (folders are left out), unsorted.
     static func matches(_ pattern: String) throws -> [String] {
         var result = glob_t()

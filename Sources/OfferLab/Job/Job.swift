@@ -101,7 +101,7 @@ public enum JobLoader {
             throw OfferLabError(.configuration, "job file \(path): tables: \(tablesPath) does not exist")
         }
 
-        let patterns = try reader.textList("logs").map { resolve($0, against: folder) }
+        let patterns = try reader.textList("logs").map { resolve($0, against: FileGlob.escaped(folder)) }
         guard !patterns.isEmpty else { throw OfferLabError(.configuration, "job file \(path): logs: name at least one glob") }
         var files = Set<String>()
         for pattern in patterns {

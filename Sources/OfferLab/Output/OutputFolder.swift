@@ -3,47 +3,60 @@ import Foundation
 
 /// The night's output folder, written under a temporary name and swapped into place in one
 /// step, so a failed or killed run leaves the previous outputs exactly as they were.
+///
+/// Files are flushed to disk (`fsync`) before the swap, and the swap itself after, so that a
+/// power cut cannot leave a swapped-in folder of empty files.
 struct OutputFolder {
     /// `<output>/<night>`.
     let finalPath: String
     /// `<output>/.<night>.partial-<pid>`: written first.
     let stagingPath: String
+    private let outputPath: String
 
     init(output: String, night: String) throws {
+        outputPath = output
         finalPath = (output as NSString).appendingPathComponent(night)
-        stagingPath = (output as NSString).appendingPathComponent(".\(night).partial-\(getpid())")
-        do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            if FileManager.default.fileExists(atPath: stagingPath) { try FileManager.default.removeItem(atPath: stagingPath) }
-            try FileManager.default.createDirectory(atPath: stagingPath, withIntermediateDirectories: false)
-        } catch {
-            throw OfferLabError(.output, "output: cannot create \(stagingPath): \(Self.reason(error))")
-        }
+        stagingPath = (output as NSString).appendingPathComponent(Self.stagingPrefix(night) + String(getpid()))
+        try Folders.create(output, context: "output")
+        Self.removeAbandonedStaging(output: output, night: night)
+        try? FileManager.default.removeItem(atPath: stagingPath)
+        guard mkdir(stagingPath, 0o755) == 0 else { throw Self.failure("cannot create \(stagingPath)") }
     }
 
-    /// Writes `name` into the staging folder.
+    /// Writes `name` into the staging folder and flushes it to disk.
     func write(_ name: String, contents: String) throws {
         let path = (stagingPath as NSString).appendingPathComponent(name)
-        do {
-            try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw OfferLabError(.output, "output: cannot write \(path): \(Self.reason(error))")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
+        defer { close(descriptor) }
+        var contents = contents
+        try contents.withUTF8 { bytes in
+            var offset = 0
+            while let base = bytes.baseAddress, offset < bytes.count {
+                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw Self.failure("cannot write \(path)") }
+                offset += written
+            }
         }
+        guard fsync(descriptor) == 0 else { throw Self.failure("cannot write \(path)") }
     }
 
     /// Puts the staging folder in place of the final one (exchanging them atomically when the
     /// final one exists), then removes the previous outputs.
     func commit() throws {
+        try Self.sync(folder: stagingPath)
         if FileManager.default.fileExists(atPath: finalPath) {
             guard offerlab_exchange_paths(stagingPath, finalPath) == 0 else {
-                throw OfferLabError(.output, "output: cannot replace \(finalPath): \(String(cString: strerror(errno)))")
+                throw Self.failure("cannot replace \(finalPath)")
             }
             try? FileManager.default.removeItem(atPath: stagingPath)
         } else {
             guard rename(stagingPath, finalPath) == 0 else {
-                throw OfferLabError(.output, "output: cannot create \(finalPath): \(String(cString: strerror(errno)))")
+                throw Self.failure("cannot create \(finalPath)")
             }
         }
+        try Self.sync(folder: outputPath)
     }
 
     /// Removes the staging folder (after a failure).
@@ -51,7 +64,33 @@ struct OutputFolder {
         try? FileManager.default.removeItem(atPath: stagingPath)
     }
 
-    private static func reason(_ error: Error) -> String {
-        ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? error.localizedDescription
+    private static func stagingPrefix(_ night: String) -> String { ".\(night).partial-" }
+
+    /// Removes the staging folders of `night` whose run is gone (killed before it could clean
+    /// up); a staging folder of a live process is left alone.
+    private static func removeAbandonedStaging(output: String, night: String) {
+        let prefix = stagingPrefix(night)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: (output as NSString).appendingPathComponent(name))
+        }
     }
+
+    /// Makes the entries of `folder` (files created, renamed) durable.
+    private static func sync(folder: String) throws {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot open \(folder)") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("cannot flush \(folder)") }
+    }
+
+    /// An output error for the failed system call that just set `errno`.
+    private static func failure(_ what: String) -> OfferLabError {
+        OfferLabError(.output, "output: \(what): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// `write(2)`, out of reach of `OutputFolder.write` by its name.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }

@@ -7,6 +7,7 @@ public enum ResultValue: Sendable, Equatable {
     case bool(Bool?)
 
     static func optionalInteger(_ value: Int?) -> ResultValue { value.map { .integer($0) } ?? .real(nil) }
+    static func optionalText(_ value: String?) -> ResultValue { value.map { .text($0) } ?? .real(nil) }
 }
 
 /// The SQL type of an output column.

@@ -3,7 +3,8 @@ import OfferLabStatistics
 
 /// Builds the output tables of a night from its results.
 enum ResultTables {
-    /// `files`: the CSV files; `database`: the tables stored in SQLite.
+    /// `files`: the CSV files; `database`: the tables stored in SQLite (the report's source, see
+    /// `ResultTables+Report.swift`).
     static func make(_ results: NightResults, job: Job) throws -> (files: [ResultTable], database: [ResultTable]) {
         let analyses = try results.offerings.map { result in
             (offeringID: result.offering.offeringID, statistics: try analyse(result, groups: result.groups, alpha: job.alpha))
@@ -15,7 +16,12 @@ enum ResultTables {
         let quality = qualityTable(results)
         let daily = try dailyTable(results.offerings, alpha: job.alpha)
         let rejects = rejectsTable(results.ingest.rejects)
-        return ([summary, comparisons, srm, products, quality, daily, rejects], [summary, comparisons, srm, products, quality, daily])
+        let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
+        let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
+        return (
+            [summary, comparisons, srm, products, quality, daily, rejects, skippedFiles],
+            [summary, comparisons, srm, products, quality, daily] + shown
+        )
     }
 
     /// The §2.4 columns of a group, shared by `summary` and `daily`.
@@ -175,6 +181,13 @@ enum ResultTables {
                 table.rows.append([.text(result.offering.offeringID), .text(counter), .integer(count)])
             }
         }
+        return table
+    }
+
+    /// The log files left out whole (`on_corrupt_file: skip`), with what is wrong with them.
+    static func skippedFilesTable(_ files: [SkippedFile]) -> ResultTable {
+        var table = ResultTable(name: "skipped_files", columns: [("file", .text), ("error", .text)], keys: ["file"])
+        table.rows = files.map { [.text($0.path), .text($0.error)] }
         return table
     }
 

@@ -22,12 +22,7 @@ public struct RunRecord: Sendable {
 /// own, so re-running a night replaces that night only.
 enum ResultsDatabase {
     static func write(path: String, tables: [ResultTable], offeringIDs: [String], run: RunRecord) throws {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        } catch {
-            throw OfferLabError(.output, "database: cannot create the folder of \(path): \(error.localizedDescription)")
-        }
+        try Folders.create((path as NSString).deletingLastPathComponent, context: "database")
         do {
             let database = try SQLiteDatabase(path: path, create: true)
             try database.execute("PRAGMA journal_mode = WAL")
@@ -47,10 +42,92 @@ enum ResultsDatabase {
                         try insert.run([.text(run.night)] + row.map(sqliteValue) + [.integer(runID)])
                     }
                 }
+                TestPause.at(.inTransaction)
             }
         } catch let error as SQLiteError {
             throw OfferLabError(.output, "database: \(error)")
         }
+    }
+
+    /// The latest successful run of `night` and the rows it wrote to each of `tables` (a table
+    /// the database lacks is left out), in the order they were written. Column types come from
+    /// the schema, so a `bool` column reads back as `integer`.
+    /// - Throws: `OfferLabError`: `.configuration` when the file is missing, `.data` when it holds
+    ///   no successful run of `night` (naming the nights it does hold).
+    static func readNight(path: String, night: String, tables: [String]) throws -> (run: RunRecord, tables: [ResultTable]) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw OfferLabError(.configuration, "database \(path) does not exist")
+        }
+        do {
+            let database = try SQLiteDatabase(path: path, readOnly: true)
+            let existing = try database.tableNames()
+            guard existing.contains("runs"), existing.contains("run_inputs") else {
+                throw OfferLabError(.data, "\(path) is not an offerlab results database (it has no runs table)")
+            }
+            var latest: (id: Int64, run: RunRecord)?
+            try database.prepare(
+                """
+                SELECT run_id, job, as_of, night, started_at, finished_at, status, tool_version FROM runs
+                WHERE night = ? AND status = 'succeeded' ORDER BY run_id DESC LIMIT 1
+                """
+            ).forEachRow([.text(night)]) { row in
+                guard case .integer(let id) = row.value(at: 0) else { return }
+                let text = (1..<8).map { column -> String in
+                    if case .text(let value) = row.value(at: column) { value } else { "" }
+                }
+                latest = (id, RunRecord(
+                    job: text[0], asOf: text[1], night: text[2], startedAt: text[3], finishedAt: text[4], status: text[5],
+                    toolVersion: text[6], inputFiles: []))
+            }
+            guard let latest else {
+                var nights: [String] = []
+                try database.prepare("SELECT DISTINCT night FROM runs WHERE status = 'succeeded' ORDER BY night").forEachRow { row in
+                    if case .text(let night) = row.value(at: 0) { nights.append(night) }
+                }
+                let held = nights.isEmpty ? "none" : nights.suffix(10).joined(separator: ", ")
+                throw OfferLabError(.data, "\(path) holds no successful run for \(night) (nights held: \(held))")
+            }
+            let runID = latest.id
+            var run = latest.run
+            try database.prepare("SELECT path, bytes FROM run_inputs WHERE run_id = ? ORDER BY rowid").forEachRow([.integer(runID)]) { row in
+                if case .text(let path) = row.value(at: 0), case .integer(let bytes) = row.value(at: 1) { run.inputFiles.append((path, bytes)) }
+            }
+            let stored = try tables.filter(existing.contains).map { name in
+                try readRows(database, table: name, night: night, runID: runID)
+            }
+            return (run, stored)
+        } catch let error as SQLiteError {
+            throw OfferLabError(.data, "database: \(error)")
+        }
+    }
+
+    /// The rows of `table` written by run `runID` for `night`, without the `as_of` and `run_id` columns.
+    private static func readRows(_ database: SQLiteDatabase, table name: String, night: String, runID: Int64) throws -> ResultTable {
+        var columns: [(String, ResultColumnType)] = []
+        try database.prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid").forEachRow([.text(name)]) { row in
+            guard case .text(let column) = row.value(at: 0), column != "as_of", column != "run_id" else { return }
+            let type: ResultColumnType =
+                switch row.value(at: 1) {
+                case .text("INTEGER"): .integer
+                case .text("REAL"): .real
+                default: .text
+                }
+            columns.append((column, type))
+        }
+        var table = ResultTable(name: name, columns: columns, keys: [])
+        let select = try database.prepare(
+            "SELECT \(table.columnNames.map(quote).joined(separator: ", ")) FROM \(quote(name)) WHERE as_of = ? AND run_id = ? ORDER BY rowid")
+        try select.forEachRow([.text(night), .integer(runID)]) { row in
+            table.rows.append((0..<row.count).map { column in
+                switch row.value(at: column) {
+                case .null: .real(nil)
+                case .integer(let integer): .integer(Int(integer))
+                case .real(let real): .real(real)
+                case .text(let text): .text(text)
+                }
+            })
+        }
+        return table
     }
 
     private static func createSchema(_ database: SQLiteDatabase, tables: [ResultTable]) throws {

@@ -20,7 +20,7 @@ final class RunLock {
             guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
                 close(descriptor)
                 throw OfferLabError(
-                    .busy, "another run of this job holds \(path); waited \(Int(timeoutSeconds)) s (set lock_timeout_seconds to wait longer)")
+                    .busy, "another run of this job holds \(path); waited \(CSVWriter.number(timeoutSeconds)) s (set lock_timeout_seconds to wait longer)")
             }
             usleep(100_000)
         }

@@ -27,6 +27,7 @@ enum LogIngest {
         } merge: { (batch: consuming EventBatch) in
             let file = batch.fileIndex
             store.append(batch, keepRejects: job.rejectsPerReason)
+            if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         return store
@@ -60,7 +61,7 @@ enum LogIngest {
             if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
                 // Lines read before the damage are dropped with the rest of the file.
                 var skipped = EventBatch(fileIndex: index)
-                skipped.counters.filesSkipped = [path]
+                skipped.counters.filesSkipped = [SkippedFile(path: path, error: error.detail)]
                 return skipped
             }
             let hint = error.code == .corruptGzip || error.code == .truncatedGzip ? " (on_corrupt_file: skip would skip it)" : ""

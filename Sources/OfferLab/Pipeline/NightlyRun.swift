@@ -36,13 +36,15 @@ public enum NightlyRun {
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         do {
-            for table in tables.files {
+            for (index, table) in tables.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
+                if index == 0 { TestPause.at(.writingCSV) }
             }
             let run = RunRecord(
                 job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
                 startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
                 toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
+            try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
             try ResultsDatabase.write(
                 path: job.databasePath, tables: tables.database, offeringIDs: results.offerings.map(\.offering.offeringID), run: run)
             try folder.commit()
@@ -53,7 +55,7 @@ public enum NightlyRun {
         return RunReport(
             outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
-            skippedFiles: results.ingest.filesSkipped)
+            skippedFiles: results.ingest.filesSkipped.map(\.path))
     }
 
     /// Reads the inputs and computes every number (no output is touched).

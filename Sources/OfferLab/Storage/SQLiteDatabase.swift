@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `SQLITE_TRANSIENT`: SQLite copies bound text. The C macro does not import into Swift.
 private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -40,7 +46,7 @@ public final class SQLiteDatabase {
         var handle: OpaquePointer?
         let status = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let message = handle.map(Self.message) ?? "cannot open"
             sqlite3_close(handle)
             throw SQLiteError(resultCode: status, message: message, sql: nil, path: path)
         }
@@ -52,13 +58,8 @@ public final class SQLiteDatabase {
 
     /// Runs one or more statements that take no parameters (schema, pragmas).
     public func execute(_ sql: String) throws {
-        var errorMessage: UnsafeMutablePointer<CChar>?
-        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
-        if status != SQLITE_OK {
-            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
-            sqlite3_free(errorMessage)
-            throw SQLiteError(resultCode: status, message: message, sql: sql, path: path)
-        }
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        if status != SQLITE_OK { throw error(status, sql: sql) }
     }
 
     /// Runs `sql` once with `parameters` bound in order.
@@ -101,7 +102,15 @@ public final class SQLiteDatabase {
     }
 
     fileprivate func error(_ status: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(resultCode: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+        SQLiteError(resultCode: status, message: handle.map(Self.message) ?? "closed", sql: sql, path: path)
+    }
+
+    /// SQLite's message for the last failure, with what the system said for an I/O error ("No
+    /// space left on device", "File too large", "Is a directory").
+    private static func message(_ handle: OpaquePointer) -> String {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let systemError = sqlite3_system_errno(handle)
+        return systemError == 0 ? message : "\(message) (\(String(cString: strerror(systemError))))"
     }
 }
 
@@ -147,7 +156,8 @@ public final class SQLiteStatement {
                 case .null: sqlite3_bind_null(statement, index)
                 case .integer(let integer): sqlite3_bind_int64(statement, index, integer)
                 case .real(let real): sqlite3_bind_double(statement, index, real)
-                case .text(let text): sqlite3_bind_text(statement, index, text, -1, sqliteTransient)
+                // The length in bytes, not -1: text may hold NUL characters (a TSV `\0`).
+                case .text(let text): sqlite3_bind_text(statement, index, text, Int32(text.utf8.count), sqliteTransient)
                 }
             guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
         }

@@ -8,13 +8,14 @@ struct GeneratedSet {
     let configuration: GeneratorConfiguration
     let report: GenerationReport
 
-    /// Generates into a new temporary folder, or into `fixedName` under the temporary folder
-    /// (replacing what an earlier run left there) for sets shared by a suite.
+    /// Generates into a new temporary folder, or into `fixedName`-<pid> under the temporary
+    /// folder (replacing what an earlier run left there) for sets shared by a suite; the pid
+    /// keeps two test processes running at once apart.
     static func make(
         users: Int, seed: UInt64 = 1, days: Int = 3, jobs: Int = 2, fixedName: String? = nil
     ) throws -> GeneratedSet {
         let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent(fixedName ?? "offerlab-generate-\(UUID().uuidString)").path
+            .appendingPathComponent(fixedName.map { "\($0)-\(getpid())" } ?? "offerlab-generate-\(UUID().uuidString)").path
         if fixedName != nil { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = GeneratorConfiguration(
             outputDirectory: directory, users: users, seed: seed, days: days, jobs: jobs)

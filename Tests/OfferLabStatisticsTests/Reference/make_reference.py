@@ -69,7 +69,7 @@ def write_csv(name, header, rows):
         writer.writerow(header)
         for row in rows:
             writer.writerow([dump(v) if not isinstance(v, str) else v for v in row])
-    print(f"{name}: {len(rows)} rows")
+    print(f"{name}: {len(rows)} rows", flush=True)
 
 
 def close(a, b, rel):
@@ -98,6 +98,15 @@ def second_opinion(label, ours, theirs, rel=1e-8):
 # ------------------------------------------------------------------------------------------
 # Special functions in high precision
 # ------------------------------------------------------------------------------------------
+
+def extra_digits(estimate):
+    """Digits to add so that 1 − (something close to 1) keeps DPS digits of a result near
+    `estimate` (a double from scipy; 400 when scipy underflows). Too few would show up as a
+    disagreement between the DPS and CHECK_DPS runs, which stops the script."""
+    if not (estimate > 0 and math.isfinite(estimate)):
+        return 400
+    return min(400, max(30, int(-math.log10(estimate)) + 40))
+
 
 def hypergeometric_series(a, b, x, cap):
     """Σ tₙ with t₀ = 1, tₙ₊₁ = tₙ·(a + b + n)x/(a + 1 + n), i.e. ₂F₁(a + b, 1; a + 1; x), summed
@@ -144,7 +153,7 @@ def mp_betainc(a, b, x, y=None):
     direct_terms = mp.mp.dps * 2.31 / sy
     small = mp_betainc_series(sa, sb, sx, sy, 400_000) if direct_terms < 300_000 else None
     if small is None:
-        with mp.workdps(mp.mp.dps + 400):
+        with mp.workdps(mp.mp.dps + extra_digits(float(special.betainc(float(sa), float(sb), float(sx))))):
             large = mp_betainc_series(sb, sa, sy, sx, 20_000_000)
             small = 1 - large
         small = +small
@@ -230,7 +239,7 @@ def mp_gamma_tails(a, x):
     if x <= a:
         lower = mp_lower_gamma_series(a, x)
         return lower, 1 - lower
-    with mp.workdps(mp.mp.dps + 400):
+    with mp.workdps(mp.mp.dps + extra_digits(float(special.gammaincc(float(a), float(x))))):
         upper = 1 - mp_lower_gamma_series(a, x)
     upper = +upper
     return 1 - upper, upper
@@ -497,7 +506,8 @@ def scipy_chance_to_beat(xt, nt, xc, nc):
     """Second opinion: ∫ f_t(p)·F_c(p) dp with scipy's beta (Boost) and adaptive quadrature."""
     treatment = stats.beta(1 + xt, 1 + nt - xt)
     control = stats.beta(1 + xc, 1 + nc - xc)
-    mean, sd = treatment.mean(), treatment.std()
+    a, b = 1.0 + xt, 1.0 + nt - xt  # moments by formula: scipy's std() overflows for 10⁸ users
+    mean, sd = a / (a + b), math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
     low, high = max(0.0, mean - 40 * sd), min(1.0, mean + 40 * sd)
     points = [mean + k * sd for k in range(-8, 9) if low < mean + k * sd < high]
     value, _ = integrate.quad(lambda p: treatment.pdf(p) * control.cdf(p), low, high, points=points, limit=500,

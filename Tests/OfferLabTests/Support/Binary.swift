@@ -10,26 +10,111 @@ struct ProcessResult {
     var status: Int32
     var standardOutput: String
     var standardError: String
+    /// Whether a signal ended the process (`status` is then the signal's number).
+    var wasKilled = false
 }
 
-/// Runs the `offerlab` executable built next to the test bundle.
-func runOfferLab(_ arguments: [String]) throws -> ProcessResult {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("offerlab")
-    try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the offerlab product first (swift build --build-tests)")
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-        standardError: String(decoding: errorData, as: UTF8.self))
+/// Runs the `offerlab` executable built next to the test bundle and waits for it.
+func runOfferLab(
+    _ arguments: [String], environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil, in folder: String? = nil
+) throws -> ProcessResult {
+    try OfferLabProcess(arguments, environment: environment, fileSizeLimitKiB: fileSizeLimitKiB, in: folder).wait()
+}
+
+/// A running `offerlab`, for tests that stop it at a stage (`OFFERLAB_TEST_PAUSE_AT`), kill
+/// it or let it go on. It is killed, if still running, when the value goes away.
+final class OfferLabProcess: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var output = Data()
+    private var errors = Data()
+    private let readers = DispatchGroup()
+
+    /// Starts the binary. `fileSizeLimitKiB` starts it under `ulimit -f` (through bash);
+    /// `folder` is its working directory.
+    init(_ arguments: [String], environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil, in folder: String? = nil) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("offerlab")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the offerlab product first (swift build --build-tests)")
+        if let fileSizeLimitKiB {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB) && exec \"$0\" \"$@\"", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        try process.run()
+        drain(outputPipe, isStandardError: false)
+        drain(errorPipe, isStandardError: true)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// What the process wrote to stderr so far.
+    var standardError: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+
+    var isRunning: Bool { process.isRunning }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits until the run printed the marker of `stage` and stopped itself there.
+    func waitForPause(at stage: String, timeoutSeconds: Double = 120) throws {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while !(standardError.contains("offerlab-test-pause: \(stage)\n") && isStopped) {
+            try #require(process.isRunning, "the run ended before the stage \(stage): \(standardError)")
+            try #require(Date() < deadline, "the run did not reach the stage \(stage) in \(timeoutSeconds) s")
+            usleep(10_000)
+        }
+    }
+
+    /// Sends `signal` (SIGKILL, SIGCONT).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the end of the process and of its output.
+    func wait() -> ProcessResult {
+        process.waitUntilExit()
+        readers.wait()
+        return lock.withLock {
+            ProcessResult(
+                status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
+                standardError: String(decoding: errors, as: UTF8.self), wasKilled: process.terminationReason == .uncaughtSignal)
+        }
+    }
+
+    /// Whether the process is stopped (state `T` in /proc/PID/stat).
+    private var isStopped: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let afterName = stat.range(of: ") ", options: .backwards)
+        else { return false }
+        return stat[afterName.upperBound...].hasPrefix("T")
+    }
+
+    /// Reads `pipe` until its end on a thread of its own, so that the process never blocks on a
+    /// full pipe.
+    private func drain(_ pipe: Pipe, isStandardError: Bool) {
+        readers.enter()
+        Thread.detachNewThread { [self] in
+            let handle = pipe.fileHandleForReading
+            while case let data = handle.availableData, !data.isEmpty {
+                lock.withLock {
+                    if isStandardError { errors.append(data) } else { output.append(data) }
+                }
+            }
+            readers.leave()
+        }
+    }
 }
 
 /// Parses RFC 4180 text into rows of fields (test-side, independent of the product's readers).

@@ -24,11 +24,15 @@ final class TemporaryFolder {
     }
 }
 
-/// Offering tables written to a real SQLite file: one offering `test` (id 1) with groups
-/// `control` (id 10, weight 2) and `variant` (id 11, weight 1), and an offering `other`
+/// Offering tables written to a real SQLite file: by default one offering `test` (id 1) with
+/// groups `control` (id 10, weight 2) and `variant` (id 11, weight 1), and an offering `other`
 /// (id 2) with groups `a` (id 20) and `b` (id 21).
 struct TablesFixture {
     var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
+    var offerings: [(id: Int, offeringID: String, name: String, isActive: Bool)] = [(1, "test", "Test", true), (2, "other", "Other", false)]
+    var groups: [(id: Int, offering: Int, name: String, weight: Double)] = [
+        (10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1),
+    ]
 
     func write(to path: String) throws {
         let database = try SQLiteDatabase(path: path, create: true)
@@ -41,12 +45,18 @@ struct TablesFixture {
             CREATE TABLE subscription_offering_group_copy (offering_group_id INTEGER, header_title TEXT, header_subtitle TEXT,
                 cta_button_text TEXT, supporting_text TEXT);
             CREATE TABLE user_offering_assignments (user_id TEXT, subscription_offering_id TEXT, offering_group_id TEXT, assigned_at TEXT);
-            INSERT INTO subscription_offerings VALUES (1, 'test', 'Test', 1), (2, 'other', 'Other', 0);
-            INSERT INTO subscription_offering_groups VALUES (10, 1, 'control', 2), (11, 1, 'variant', 1), (20, 2, 'a', 1), (21, 2, 'b', 1);
             INSERT INTO subscription_offering_group_products VALUES (10, 'weekly', 'weekly', '7.99', 0, 1, NULL, NULL),
                 (11, 'monthly', 'monthly', '19.99', 0, 1, 'BEST VALUE', NULL);
             INSERT INTO subscription_offering_group_copy VALUES (10, 'Title', 'Sub', 'Next', 'Cancel anytime');
             """)
+        let offering = try database.prepare("INSERT INTO subscription_offerings VALUES (?, ?, ?, ?)")
+        for row in offerings {
+            try offering.run([.integer(Int64(row.id)), .text(row.offeringID), .text(row.name), .integer(row.isActive ? 1 : 0)])
+        }
+        let group = try database.prepare("INSERT INTO subscription_offering_groups VALUES (?, ?, ?, ?)")
+        for row in groups {
+            try group.run([.integer(Int64(row.id)), .integer(Int64(row.offering)), .text(row.name), .real(row.weight)])
+        }
         let insert = try database.prepare("INSERT INTO user_offering_assignments VALUES (?, ?, ?, ?)")
         for row in assignments {
             try insert.run([row.user.map { .text($0) } ?? .null, .text(row.offering), .text(row.group), .text(row.assignedAt)])

@@ -1,0 +1,388 @@
+import OfferLabStatistics
+
+/// One offering's part of the report, from the verdict down to the data-quality counters.
+struct OfferingSection {
+    var offering: OfferingReport
+    /// The section's id (from its position, never from the data).
+    var anchor: String
+    /// False when a red run-wide warning (skipped log files) puts every offering in doubt.
+    var runIsTrusted: Bool
+
+    private var currency: String { offering.currency }
+    private var level: String { ReportFindings.confidence(offering.alpha) }
+    private var treatments: [GroupReport] { offering.groups.filter { !$0.isControl } }
+
+    /// The group's colour in every chart and table: grey for control, one colour per treatment.
+    private func color(_ group: GroupReport) -> String {
+        guard !group.isControl, let index = treatments.firstIndex(where: { $0.name == group.name }) else { return SVGCharts.controlColor }
+        return SVGCharts.treatmentColors[index % SVGCharts.treatmentColors.count]
+    }
+
+    private func swatch(_ group: GroupReport) -> String {
+        "<span class=\"swatch\" style=\"background:\(color(group))\" aria-hidden=\"true\"></span>"
+    }
+
+    var html: String {
+        let warnings = ReportFindings.warnings(offering)
+        var html = "<section class=\"offering\" id=\"\(anchor)\">\n"
+        html += heading
+        html += HTMLReport.banners(warnings, scope: nil)
+        html += verdict(trusted: runIsTrusted && !warnings.contains { $0.severity == .critical })
+        html += results
+        html += groupCharts
+        html += liftOverTime
+        html += paywalls
+        html += statistics
+        html += allNumbers
+        html += productSales
+        html += "<h3>Data quality</h3>\n"
+        html += "<p class=\"note\">Counters of this offering, as in quality.csv; a marked row is behind a warning above.</p>\n"
+        html += HTMLReport.qualityTable(offering.quality, flagged: Set(warnings.compactMap(\.counter)))
+        return html + "</section>\n"
+    }
+
+    // MARK: Heading and verdict
+
+    private var heading: String {
+        let users = offering.groups.reduce(0) { $0 + $1.users }
+        var setup = [
+            "\(offering.groups.count) groups", "control: \(offering.controlGroup)", "\(ReportFormat.count(users)) users",
+            "\(level) confidence",
+        ]
+        if let window = offering.conversionWindowDays { setup.append("\(ReportFormat.days(window)) conversion window") }
+        setup.append("revenue in \(currency)")
+        let title = offering.name.isEmpty ? offering.offeringID : offering.name
+        return """
+            <h2>\(title.htmlEscaped) <code class="offering-id">\(offering.offeringID.htmlEscaped)</code> \
+            <span class="pill \(offering.isActive ? "active" : "inactive")">\(offering.isActive ? "running" : "ended")</span></h2>
+            <p class="setup">\(setup.joined(separator: " · ").htmlEscaped)</p>
+
+            """
+    }
+
+    /// `trusted`: false when a red warning says the numbers are likely wrong.
+    private func verdict(trusted: Bool) -> String {
+        let verdict = ReportFindings.verdict(offering)
+        var html = "<div class=\"verdict \(HTMLReport.verdictClass(verdict.tone))\"><p class=\"label\">Verdict</p>"
+        html += "<p class=\"sentence\">\(verdict.text.htmlEscaped)</p>\n"
+        if !trusted { html += "<p class=\"caveat\">Do not act on this yet: the red warning above says these numbers are likely wrong.</p>\n" }
+        if !treatments.isEmpty {
+            html += "<ul class=\"headlines\">\n"
+            for group in treatments {
+                let parts = ReportFindings.headline(offering, group: group.name).map { part in
+                    "<span class=\"\(HTMLReport.toneClass(part.tone))\">\(part.text.htmlEscaped)</span>"
+                }
+                html += "<li>\(swatch(group))<strong>\(group.name.htmlEscaped)</strong>: \(parts.joined(separator: "; "))</li>\n"
+            }
+            html += "</ul>\n"
+        }
+        return html + "</div>\n"
+    }
+
+    // MARK: Results table
+
+    private var results: String {
+        let users = offering.groups.reduce(0) { $0 + $1.users }
+        let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
+        var html = """
+            <h3>Results by group</h3>
+            <table class="results">
+            <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Conversion</th>\
+            <th scope="col" class="num">Conversion vs control</th><th scope="col" class="num">Revenue per user</th>\
+            <th scope="col" class="num">Revenue per user vs control</th><th scope="col" class="num secondary">Revenue per paying user</th>\
+            <th scope="col" class="num secondary">Net revenue</th></tr></thead>
+            <tbody>
+
+            """
+        for group in offering.groups {
+            html += "<tr><th scope=\"row\">\(swatch(group))\(group.name.htmlEscaped)"
+            if group.isControl { html += " <span class=\"tag\">control</span>" }
+            html += "</th>"
+            html += cell(
+                ReportFormat.count(group.users),
+                [
+                    users > 0 ? "\(ReportFormat.percent(Double(group.users) / Double(users))) of users" : "",
+                    totalWeight > 0 ? "planned \(ReportFormat.percent(group.weight / totalWeight))" : "",
+                ])
+            html += cell(
+                group.conversionRate.map(ReportFormat.percent) ?? "–",
+                [interval(group.conversionCILow, group.conversionCIHigh, ReportFormat.percent).map { "CI \($0)" } ?? ""])
+            html += versus(group, .conversion)
+            html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
+            html += versus(group, .arpu)
+            // Also in "All numbers by group": narrow screens and paper leave these two out to fit.
+            html += cell(
+                group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"],
+                secondary: true)
+            html += cell(ReportFormat.money(group.netRevenue, currency), [], secondary: true)
+            html += "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        html += "<p class=\"note\">Conversion: share of users with a purchase. Revenue per user: net revenue (after refunds) divided by "
+        html += "every assigned user, paying or not. “vs control”: relative change with its \(level) confidence interval; "
+        html += "“significant” after correcting for \(treatments.count) variant\(treatments.count == 1 ? "" : "s"); "
+        html += "chance to beat control: how likely the variant is truly better than control.</p>\n"
+        return html
+    }
+
+    /// A number with lines of small print under it.
+    private func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil, secondary: Bool = false) -> String {
+        let toneClass = tone.map { " \(HTMLReport.toneClass($0))" } ?? ""
+        var html = "<td class=\"num\(secondary ? " secondary" : "")\"><span class=\"main\(toneClass)\">\(main.htmlEscaped)</span>"
+        for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail.htmlEscaped)</span>" }
+        return html + "</td>"
+    }
+
+    /// A treatment's change against control on `metric`; control's own row says it is the baseline.
+    private func versus(_ group: GroupReport, _ metric: Metric) -> String {
+        guard !group.isControl else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
+        guard let comparison = offering.comparison(group.name, metric), let lift = comparison.relativeLift ?? comparison.absoluteLift else {
+            return cell("–", ["not enough data"])
+        }
+        let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
+        var details: [String] = []
+        if let text = interval(lift.low, lift.high, format) { details.append("CI \(text)") }
+        switch comparison.significant {
+        case true?: details.append("significant")
+        case false?: details.append("not significant")
+        case nil: break
+        }
+        if let chance = comparison.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to beat") }
+        return cell(format(lift.value), details, tone: ReportFindings.tone(comparison))
+    }
+
+    private func interval(_ low: Double?, _ high: Double?, _ format: (Double) -> String) -> String? {
+        guard let low, let high else { return nil }
+        return "\(format(low)) to \(format(high))"
+    }
+
+    // MARK: Charts
+
+    private var groupCharts: String {
+        let z = StandardNormal.upperQuantile(offering.alpha / 2)
+        let conversion = offering.groups.map { group in
+            SVGCharts.IntervalRow(
+                label: group.name, color: color(group),
+                estimate: group.conversionRate.map { Estimate(value: $0, low: group.conversionCILow, high: group.conversionCIHigh) })
+        }
+        let arpu = offering.groups.map { group in
+            SVGCharts.IntervalRow(
+                label: group.name, color: color(group),
+                estimate: group.arpu.map { arpu in
+                    let margin = group.arpuSD.map { z * $0 / Double(group.users).squareRoot() }
+                    return Estimate(value: arpu, low: margin.map { arpu - $0 }, high: margin.map { arpu + $0 })
+                })
+        }
+        func chart(_ rows: [SVGCharts.IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> String {
+            guard rows.contains(where: { $0.estimate != nil }) else { return "<p class=\"empty\">No group has a value yet.</p>" }
+            return SVGCharts.intervals(rows, reference: reference, label: label, format: format)
+        }
+        let money = ReportFormat.value(.arpu, currency: currency)
+        return """
+            <div class="charts">
+            <figure><figcaption>Conversion by group, with \(level) intervals</figcaption>
+            \(chart(conversion, reference: offering.control?.conversionRate, label: "Conversion by group", format: ReportFormat.percent))
+            </figure>
+            <figure><figcaption>Revenue per user by group, with \(level) intervals</figcaption>
+            \(chart(arpu, reference: offering.control?.arpu, label: "Revenue per user by group", format: money))
+            </figure>
+            </div>
+            <p class="note">Dot: the group's value; bar: where the true value lies with \(level) confidence; dashed line: control. \
+            Bars that overlap the dashed line a lot mean the difference may be chance.</p>
+
+            """
+    }
+
+    private var liftOverTime: String {
+        var html = "<h3>Lift over time</h3>\n"
+        let dates = Array(Set(offering.daily.map(\.date))).sorted()
+        guard !dates.isEmpty, !treatments.isEmpty else {
+            return html + "<p class=\"empty\">No daily series in this night’s results, so no lift-over-time chart.</p>\n"
+        }
+        let controlUsers = Dictionary(offering.daily.filter(\.isControl).map { ($0.date, $0.users) }, uniquingKeysWith: { first, _ in first })
+        html += "<div class=\"charts\">\n"
+        for metric in Metric.allCases {
+            // The first days swing wildly (+800% on a handful of users): the axis follows a day,
+            // point and band, only once both groups are big enough; earlier days are clipped.
+            var points: [Double] = []
+            var domain: [Double] = []
+            let series = treatments.map { group in
+                let days = Dictionary(
+                    offering.daily.filter { $0.group == group.name }.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
+                let estimates = dates.map { date -> Estimate? in
+                    guard let day = days[date], let lift = day.lift(metric) else { return nil }
+                    points.append(lift.value)
+                    if day.users >= ReportFindings.minimumUsersPerGroup, (controlUsers[date] ?? 0) >= ReportFindings.minimumUsersPerGroup {
+                        domain += [lift.value, lift.low, lift.high].compactMap { $0 }
+                    }
+                    return lift
+                }
+                return SVGCharts.Series(label: group.name, color: color(group), points: estimates)
+            }
+            if domain.isEmpty { domain = points }
+            let name = ReportFindings.name(metric)
+            html += "<figure><figcaption>\(name.prefix(1).uppercased() + name.dropFirst()): change vs control, cumulative to each day</figcaption>\n"
+            guard !domain.isEmpty else {
+                html += "<p class=\"empty\">No day has a \(name) lift yet.</p>\n</figure>\n"
+                continue
+            }
+            html += SVGCharts.liftOverTime(
+                dates: dates, series: series, domain: domain, label: "\(name) lift over time", clipID: "\(anchor)-\(metric.rawValue)")
+            html += "\n<ul class=\"legend\">"
+            for (group, line) in zip(treatments, series) {
+                let last = line.points.last { $0 != nil }.flatMap { $0 }.map { " \(ReportFormat.signedPercent($0.value)) by \(SVGCharts.shortDate(dates.last ?? ""))" } ?? ""
+                html += "<li>\(swatch(group))\(group.name.htmlEscaped)<span class=\"muted\">\(last.htmlEscaped)</span></li>"
+            }
+            html += "</ul>\n</figure>\n"
+        }
+        html += "</div>\n"
+        html += "<p class=\"note\">Line: each variant’s change against control with all data up to the end of that day; band: its \(level) "
+        html += "interval. A band that has settled away from the control level is a stable result; early days swing widely.</p>\n"
+        return html
+    }
+
+    // MARK: What each group saw
+
+    private var paywalls: String {
+        var html = "<h3>What each group saw</h3>\n<div class=\"paywalls\">\n"
+        let control = offering.control
+        for group in offering.groups {
+            html += "<figure class=\"paywall\"><figcaption>\(swatch(group))<strong>\(group.name.htmlEscaped)</strong>"
+            if group.isControl { html += " <span class=\"tag\">control</span>" }
+            html += "</figcaption>\n<div class=\"screen\">\n"
+            func changed(_ value: String?, _ controlValue: String?) -> String {
+                !group.isControl && control != nil && value != controlValue ? " changed" : ""
+            }
+            let copy = group.shownCopy
+            let controlCopy = control?.shownCopy
+            if let copy {
+                html += copyLine("title", copy.headerTitle, changed(copy.headerTitle, controlCopy?.headerTitle))
+                html += copyLine("subtitle", copy.headerSubtitle, changed(copy.headerSubtitle, controlCopy?.headerSubtitle))
+            } else {
+                html += "<p class=\"muted\">No paywall copy in the tables.</p>\n"
+            }
+            if group.shownProducts.isEmpty {
+                html += "<p class=\"muted\">No products in the tables.</p>\n"
+            } else {
+                html += "<ul class=\"options\">\n"
+                for product in group.shownProducts {
+                    let isNew = !group.isControl && control.map { !$0.shownProducts.contains(product) } == true
+                    html += "<li class=\"option\(product.isDefault ? " default" : "")\(isNew ? " changed" : "")\">"
+                    html += "<span class=\"radio\" aria-hidden=\"true\"></span><span class=\"what\">"
+                    html += "<span class=\"type\">\((nonEmpty(product.type) ?? product.productID).htmlEscaped)</span>"
+                    if let badge = nonEmpty(product.badgeText) { html += " <span class=\"badge\">\(badge.htmlEscaped)</span>" }
+                    if product.isDefault { html += " <span class=\"default-tag\">pre-selected</span>" }
+                    html += "<code>\(product.productID.htmlEscaped)</code>"
+                    if let subtitle = nonEmpty(product.subtitleText) { html += "<span class=\"sub\">\(subtitle.htmlEscaped)</span>" }
+                    html += "</span><span class=\"price\">\((nonEmpty(product.fallbackDisplayPrice) ?? "–").htmlEscaped)</span></li>\n"
+                }
+                html += "</ul>\n"
+            }
+            if let copy {
+                html += copyLine("cta", copy.ctaButtonText, changed(copy.ctaButtonText, controlCopy?.ctaButtonText))
+                html += copyLine("support", copy.supportingText, changed(copy.supportingText, controlCopy?.supportingText))
+            }
+            html += "</div>\n</figure>\n"
+        }
+        html += "</div>\n"
+        html += "<p class=\"note\">From the offering tables: products top to bottom in display order, the pre-selected one filled, "
+        html += "with badge and subtitle; prices are the fallback display prices, before the store shows its own. "
+        html += "<span class=\"changed\">Highlighted</span>: differs from control.</p>\n"
+        return html
+    }
+
+    private func copyLine(_ kind: String, _ text: String?, _ changed: String) -> String {
+        guard let text = nonEmpty(text) else { return "" }
+        return "<p class=\"\(kind)\(changed)\">\(text.htmlEscaped)</p>\n"
+    }
+
+    private func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
+    }
+
+    // MARK: Detail tables
+
+    private var statistics: String {
+        guard !offering.comparisons.isEmpty else { return "" }
+        var html = """
+            <h3>Statistical details</h3>
+            <table class="details">
+            <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num secondary">Control</th>\
+            <th scope="col" class="num secondary">Variant</th><th scope="col" class="num">Difference (\(level) CI)</th>\
+            <th scope="col" class="num">Relative (\(level) CI)</th><th scope="col" class="num">p-value</th>\
+            <th scope="col" class="num">Corrected p</th><th scope="col" class="num">Chance to beat control</th>\
+            <th scope="col" class="num">Detectable difference</th></tr></thead>
+            <tbody>
+
+            """
+        for comparison in offering.comparisons {
+            let value = ReportFormat.value(comparison.metric, currency: currency)
+            let absolute = ReportFormat.difference(comparison.metric, currency: currency)
+            func estimate(_ estimate: Estimate?, _ format: (Double) -> String) -> String {
+                guard let estimate else { return cell("–", []) }
+                return cell(format(estimate.value), [interval(estimate.low, estimate.high, format) ?? ""])
+            }
+            func plain(_ text: String?, secondary: Bool = false) -> String {
+                "<td class=\"num\(secondary ? " secondary" : "")\">\((text ?? "–").htmlEscaped)</td>"
+            }
+            html += "<tr><th scope=\"row\">\(comparison.group.htmlEscaped)</th><td>\(ReportFindings.name(comparison.metric))</td>"
+            html += plain(comparison.controlValue.map(value), secondary: true) + plain(comparison.value.map(value), secondary: true)
+            html += estimate(comparison.absoluteLift, absolute) + estimate(comparison.relativeLift, ReportFormat.signedPercent)
+            html += plain(comparison.pValue.map(ReportFormat.pValue)) + plain(comparison.pValueAdjusted.map(ReportFormat.pValue))
+            html += plain(comparison.chanceToBeatControl.map(ReportFormat.chance))
+            html += plain(comparison.minimumDetectableEffect.map { "±" + ReportFormat.fixed($0 * 100, decimals: 1) + " pp" }) + "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        html += "<p class=\"note\">Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
+        html += "Detectable difference: the conversion change this test can detect with 80% power at its current size.</p>\n"
+        return html
+    }
+
+    private var allNumbers: String {
+        let money = ReportFormat.value(.arpu, currency: currency)
+        let rows: [(String, String, (GroupReport) -> String)] = [
+            ("Users", "users", { ReportFormat.count($0.users) }),
+            ("Paying users", "converters", { ReportFormat.count($0.converters) }),
+            ("Conversion", "conversion_rate", { $0.conversionRate.map(ReportFormat.percent) ?? "–" }),
+            ("Conversion, low", "conversion_ci_low", { $0.conversionCILow.map(ReportFormat.percent) ?? "–" }),
+            ("Conversion, high", "conversion_ci_high", { $0.conversionCIHigh.map(ReportFormat.percent) ?? "–" }),
+            ("Trial starters", "trial_starters", { ReportFormat.count($0.trialStarters) }),
+            ("Trials converted", "trial_converters", { ReportFormat.count($0.trialConverters) }),
+            ("Trial conversion", "trial_conversion_rate", { $0.trialConversionRate.map(ReportFormat.percent) ?? "–" }),
+            ("Saw the paywall", "paywall_viewers", { ReportFormat.count($0.paywallViewers) }),
+            ("Purchases", "purchases", { ReportFormat.count($0.purchases) }),
+            ("Renewals", "renewals", { ReportFormat.count($0.renewals) }),
+            ("Refunds", "refunds", { ReportFormat.count($0.refunds) }),
+            ("Gross revenue", "gross_revenue", { money($0.grossRevenue) }),
+            ("Refunded", "refunded_revenue", { money($0.refundedRevenue) }),
+            ("Net revenue", "net_revenue", { money($0.netRevenue) }),
+            ("Revenue per user", "arpu", { $0.arpu.map(money) ?? "–" }),
+            ("Revenue per user, std. dev.", "arpu_sd", { $0.arpuSD.map(money) ?? "–" }),
+            ("Revenue per paying user", "arppu", { $0.arppu.map(money) ?? "–" }),
+        ]
+        var html = "<h3>All numbers by group</h3>\n<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
+        for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name.htmlEscaped)</th>" }
+        html += "</tr></thead>\n<tbody>\n"
+        for (label, column, value) in rows {
+            html += "<tr><th scope=\"row\">\(label) <code>\(column)</code></th>"
+            html += offering.groups.map { "<td class=\"num\">\(value($0).htmlEscaped)</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+
+    private var productSales: String {
+        var html = "<h3>Revenue by product</h3>\n"
+        guard !offering.products.isEmpty else { return html + "<p class=\"empty\">No purchase, renewal or refund was counted.</p>\n" }
+        html += "<table class=\"products\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Product</th>"
+        html += "<th scope=\"col\" class=\"num\">Purchases</th><th scope=\"col\" class=\"num\">Renewals</th><th scope=\"col\" class=\"num\">Refunds</th>"
+        html += "<th scope=\"col\" class=\"num\">Net revenue</th></tr></thead>\n<tbody>\n"
+        for product in offering.products {
+            html += "<tr><td>\(product.group.htmlEscaped)</td><td><code>\(product.productID.htmlEscaped)</code></td>"
+            html += "<td class=\"num\">\(ReportFormat.count(product.purchases))</td><td class=\"num\">\(ReportFormat.count(product.renewals))</td>"
+            html += "<td class=\"num\">\(ReportFormat.count(product.refunds))</td>"
+            html += "<td class=\"num\">\(ReportFormat.money(product.netRevenue, currency).htmlEscaped)</td></tr>\n"
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+}

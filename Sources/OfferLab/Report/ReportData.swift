@@ -1,0 +1,182 @@
+/// Everything a night's report shows, and nothing else: rendering takes only this value, so a
+/// report built by `offerlab run` and one rebuilt by `offerlab report --db` are the same bytes.
+///
+/// It is read from the night's result tables by column name, either as the run holds them in
+/// memory or as the database stores them (see `ResultTables+Report.swift` for the tables that
+/// exist only for the report).
+struct ReportData: Sendable, Equatable {
+    var run: RunFacts
+    /// The run-wide counters (`quality.csv` rows with an empty `offering_id`), in output order.
+    var quality: [QualityCounter]
+    /// In output order (byte order of `offering_id`).
+    var offerings: [OfferingReport]
+}
+
+/// When and from what the night's results were computed (the `runs` and `run_inputs` tables).
+struct RunFacts: Sendable, Equatable {
+    var job: String
+    /// The full `as_of` timestamp (ISO 8601, UTC).
+    var asOf: String
+    /// `YYYY-MM-DD` of `as_of`.
+    var night: String
+    var startedAt: String
+    var finishedAt: String
+    var toolVersion: String
+    var inputFiles: [InputFile]
+}
+
+struct InputFile: Sendable, Equatable {
+    var path: String
+    var bytes: Int64
+}
+
+/// One row of `quality.csv`.
+struct QualityCounter: Sendable, Equatable {
+    var name: String
+    var count: Int
+}
+
+/// One analysed offering.
+struct OfferingReport: Sendable, Equatable {
+    var offeringID: String
+    /// The offering's name in `subscription_offerings`.
+    var name: String
+    var isActive: Bool
+    var controlGroup: String
+    /// The currency of every money amount.
+    var currency: String
+    var alpha: Double
+    var conversionWindowDays: Double?
+    /// In output order (by group id); the control group is one of them.
+    var groups: [GroupReport]
+    /// Per treatment, `conversion` before `arpu`.
+    var comparisons: [Comparison]
+    /// nil when the offering has no users.
+    var sampleRatio: SampleRatio?
+    var products: [ProductSales]
+    var quality: [QualityCounter]
+    /// The cumulative series per (day, group), oldest first; empty when the run has none.
+    var daily: [DailyPoint]
+
+    var control: GroupReport? { groups.first(where: \.isControl) }
+
+    /// The comparison of `group` with control on `metric`.
+    func comparison(_ group: String, _ metric: Metric) -> Comparison? {
+        comparisons.first { $0.group == group && $0.metric == metric }
+    }
+
+    /// The count of a per-offering counter (0 when absent).
+    func counter(_ name: String) -> Int { quality.first { $0.name == name }?.count ?? 0 }
+}
+
+/// One row of `summary.csv` with what the group was shown.
+struct GroupReport: Sendable, Equatable {
+    var name: String
+    var isControl: Bool
+    var weight: Double
+    var users: Int
+    var converters: Int
+    var conversionRate: Double?
+    var conversionCILow: Double?
+    var conversionCIHigh: Double?
+    var trialStarters = 0
+    var trialConverters = 0
+    var trialConversionRate: Double?
+    var paywallViewers = 0
+    var purchases = 0
+    var renewals = 0
+    var refunds = 0
+    var grossRevenue = 0.0
+    var refundedRevenue = 0.0
+    var netRevenue = 0.0
+    var arpu: Double?
+    var arpuSD: Double?
+    var arppu: Double?
+    /// In display order.
+    var shownProducts: [ShownProduct] = []
+    var shownCopy: ShownCopy?
+}
+
+/// A product on a group's paywall (`subscription_offering_group_products`).
+struct ShownProduct: Sendable, Equatable {
+    var productID: String
+    var type: String?
+    var fallbackDisplayPrice: String?
+    var isDefault: Bool
+    var badgeText: String?
+    var subtitleText: String?
+}
+
+/// A group's paywall copy (`subscription_offering_group_copy`).
+struct ShownCopy: Sendable, Equatable {
+    var headerTitle: String?
+    var headerSubtitle: String?
+    var ctaButtonText: String?
+    var supportingText: String?
+}
+
+/// The two compared metrics.
+enum Metric: String, Sendable, CaseIterable {
+    case conversion
+    /// Net revenue per assigned user.
+    case arpu
+}
+
+/// An estimate with its interval; the interval may be undefined when the estimate is not.
+struct Estimate: Sendable, Equatable {
+    var value: Double
+    var low: Double?
+    var high: Double?
+}
+
+/// One row of `comparisons.csv`.
+struct Comparison: Sendable, Equatable {
+    var group: String
+    var metric: Metric
+    var controlValue: Double?
+    var value: Double?
+    var absoluteLift: Estimate?
+    var relativeLift: Estimate?
+    var pValue: Double?
+    var pValueAdjusted: Double?
+    var significant: Bool?
+    var chanceToBeatControl: Double?
+    /// Conversion only: the absolute difference detectable with 80% power.
+    var minimumDetectableEffect: Double?
+}
+
+/// One row of `srm.csv`.
+struct SampleRatio: Sendable, Equatable {
+    var chi2: Double?
+    var pValue: Double?
+    var flagged: Bool
+}
+
+/// One row of `products.csv`.
+struct ProductSales: Sendable, Equatable {
+    var group: String
+    var productID: String
+    var purchases: Int
+    var renewals: Int
+    var refunds: Int
+    var netRevenue: Double
+}
+
+/// One row of the daily series (§2.7): a group as of the end of `date`.
+struct DailyPoint: Sendable, Equatable {
+    /// `YYYY-MM-DD`.
+    var date: String
+    var group: String
+    var isControl: Bool
+    var users: Int
+    /// Relative lift over control; nil on control rows and where undefined.
+    var conversionLift: Estimate?
+    var arpuLift: Estimate?
+
+    func lift(_ metric: Metric) -> Estimate? {
+        switch metric {
+        case .conversion: conversionLift
+        case .arpu: arpuLift
+        }
+    }
+}

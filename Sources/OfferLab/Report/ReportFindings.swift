@@ -1,0 +1,215 @@
+/// What a product lead reads first: a verdict per offering, a headline per treatment, and the
+/// warnings that say when the numbers cannot be trusted. Plain text and a tone; the page
+/// decides how they look. The thresholds are documented in docs/report.md.
+enum ReportFindings {
+    /// Below this many users in a group the numbers swing too much to read.
+    static let minimumUsersPerGroup = 100
+    /// Share of non-blank log lines rejected as malformed above which the report warns.
+    static let rejectedLineShare = 0.005
+    /// Share of counted purchases, renewals and refunds in a currency without a rate.
+    static let unknownCurrencyShare = 0.01
+    /// Attribution mismatches per analysed user.
+    static let mismatchesPerUser = 0.01
+    /// Users excluded for being in several groups, per user assigned to the offering (kept or excluded).
+    static let multiGroupShare = 0.01
+
+    // MARK: Warnings
+
+    struct Warning: Sendable, Equatable {
+        enum Severity: Sendable { case critical, caution }
+        var severity: Severity
+        var title: String
+        var detail: String
+        /// The `quality.csv` counter behind the warning, if one is.
+        var counter: String? = nil
+    }
+
+    /// Problems of the whole run (every offering is affected).
+    static func warnings(_ report: ReportData) -> [Warning] {
+        func counter(_ name: String) -> Int { report.quality.first { $0.name == name }?.count ?? 0 }
+        var warnings: [Warning] = []
+        let skipped = counter("files_skipped_corrupt")
+        if skipped > 0 {
+            warnings.append(Warning(
+                severity: .critical, title: "Log files skipped",
+                detail: "\(ReportFormat.count(skipped)) corrupt log \(skipped == 1 ? "file was" : "files were") skipped whole (on_corrupt_file: skip). Every number below misses their events; skipped_files.csv, next to this report, names them.",
+                counter: "files_skipped_corrupt"))
+        }
+        let lines = counter("lines_read")
+        let rejected = counter("malformed_lines")
+        if lines > 0, Double(rejected) / Double(lines) > rejectedLineShare {
+            warnings.append(Warning(
+                severity: .caution, title: "Rejected log lines",
+                detail: "\(ReportFormat.percent(Double(rejected) / Double(lines))) of the log lines (\(ReportFormat.count(rejected)) of \(ReportFormat.count(lines))) could not be read and were left out; rejects.csv shows examples.",
+                counter: "malformed_lines"))
+        }
+        return warnings
+    }
+
+    /// Problems of one offering, the most serious first.
+    static func warnings(_ offering: OfferingReport) -> [Warning] {
+        var warnings: [Warning] = []
+        let users = offering.groups.reduce(0) { $0 + $1.users }
+        if let srm = offering.sampleRatio, srm.flagged {
+            let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
+            let split = offering.groups.map { group in
+                let planned = totalWeight > 0 ? group.weight / totalWeight : 0
+                return "\(group.name) \(ReportFormat.percent(Double(group.users) / Double(max(users, 1)))) (planned \(ReportFormat.percent(planned)))"
+            }
+            warnings.append(Warning(
+                severity: .critical, title: "Sample ratio mismatch",
+                detail: "The groups' sizes do not match the configured split (\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained."))
+        }
+        if users == 0 {
+            warnings.append(Warning(severity: .caution, title: "No users yet", detail: "No user was assigned to this offering before as_of."))
+        } else {
+            let small = offering.groups.filter { $0.users < minimumUsersPerGroup }
+            if !small.isEmpty {
+                let list = small.map { "\($0.name) has \(ReportFormat.count($0.users))" }.joined(separator: ", ")
+                warnings.append(Warning(
+                    severity: .caution, title: "Too few users",
+                    detail: "\(list): at least \(minimumUsersPerGroup) users per group are needed before the numbers mean much. Keep the test running."))
+            }
+        }
+        let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
+        let unknownCurrency = offering.counter("unknown_currency_events")
+        if moneyEvents > 0, Double(unknownCurrency) / Double(moneyEvents) > unknownCurrencyShare {
+            warnings.append(Warning(
+                severity: .caution, title: "Revenue incomplete",
+                detail: "\(ReportFormat.count(unknownCurrency)) of \(ReportFormat.count(moneyEvents)) purchases, renewals and refunds (\(ReportFormat.percent(Double(unknownCurrency) / Double(moneyEvents)))) are in currencies without a rate: their money is left out of every revenue number (they still count as conversions). Add the rates to the job.",
+                counter: "unknown_currency_events"))
+        }
+        let mismatches = offering.counter("attribution_mismatches")
+        if users > 0, Double(mismatches) / Double(users) > mismatchesPerUser {
+            warnings.append(Warning(
+                severity: .caution, title: "App and server disagree",
+                detail: "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * Double(mismatches) / Double(users), decimals: 1)) per 100 users). Some users may have seen another paywall than their group's.",
+                counter: "attribution_mismatches"))
+        }
+        let multiGroup = offering.counter("multi_group_users")
+        if users + multiGroup > 0, Double(multiGroup) / Double(users + multiGroup) > multiGroupShare {
+            warnings.append(Warning(
+                severity: .caution, title: "Users in several groups",
+                detail: "\(ReportFormat.count(multiGroup)) users were assigned to more than one group and are left out of every number (\(ReportFormat.percent(Double(multiGroup) / Double(users + multiGroup))) of the offering's users).",
+                counter: "multi_group_users"))
+        }
+        return warnings
+    }
+
+    // MARK: Verdict and headlines
+
+    enum Tone: Sendable, Equatable {
+        /// A treatment is significantly better than control.
+        case better
+        /// Significantly worse.
+        case worse
+        /// Not significant, or not testable.
+        case unclear
+    }
+
+    /// Which group is winning, in one sentence.
+    struct Verdict: Sendable, Equatable {
+        var tone: Tone
+        var text: String
+    }
+
+    /// The winner is decided on revenue per user (it weighs conversion and price together),
+    /// then on conversion, for a treatment not significantly worse on revenue per user.
+    static func verdict(_ offering: OfferingReport) -> Verdict {
+        let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
+        guard let control = offering.control, !treatments.isEmpty else {
+            return Verdict(tone: .unclear, text: "Only one group: there is nothing to compare.")
+        }
+        guard control.users > 0, offering.groups.contains(where: { !$0.isControl && $0.users > 0 }) else {
+            return Verdict(tone: .unclear, text: "No verdict: a group has no users yet.")
+        }
+        guard !offering.comparisons.isEmpty else {
+            return Verdict(tone: .unclear, text: "No verdict: this night has no comparisons with \(control.name).")
+        }
+        func tone(_ group: String, _ metric: Metric) -> Tone { self.tone(offering.comparison(group, metric)) }
+        func best(_ metric: Metric, among groups: [String]) -> Comparison? {
+            groups.compactMap { offering.comparison($0, metric) }.max { ($0.absoluteLift?.value ?? 0) < ($1.absoluteLift?.value ?? 0) }
+        }
+        if let winner = best(.arpu, among: treatments.filter { tone($0, .arpu) == .better }) {
+            var text = "\(winner.group) is winning on revenue per user: \(change(winner, in: offering))"
+            if let chance = winner.chanceToBeatControl { text += ", \(ReportFormat.chance(chance)) chance to beat \(control.name)" }
+            return Verdict(tone: .better, text: text + ".")
+        }
+        if let winner = best(.conversion, among: treatments.filter { tone($0, .conversion) == .better && tone($0, .arpu) != .worse }) {
+            return Verdict(
+                tone: .better,
+                text: "\(winner.group) is winning on conversion: \(change(winner, in: offering)); its revenue per user is not significantly different yet.")
+        }
+        if treatments.allSatisfy({ tone($0, .arpu) == .worse || (tone($0, .conversion) == .worse && tone($0, .arpu) != .better) }) {
+            return Verdict(tone: .worse, text: "\(control.name) is winning: every variant does significantly worse.")
+        }
+        var text = "No winner yet: no variant beats \(control.name) significantly."
+        let promising = treatments.compactMap { offering.comparison($0, .arpu) }.filter { $0.chanceToBeatControl != nil }
+            .max { ($0.chanceToBeatControl ?? 0) < ($1.chanceToBeatControl ?? 0) }
+        if let promising, let chance = promising.chanceToBeatControl, chance >= 0.5 {
+            text += " Most promising: \(promising.group) (\(ReportFormat.chance(chance)) chance to beat \(control.name) on revenue per user)."
+        }
+        return Verdict(tone: .unclear, text: text)
+    }
+
+    /// One metric of a treatment's headline.
+    struct MetricHeadline: Sendable, Equatable {
+        var metric: Metric
+        var tone: Tone
+        var text: String
+    }
+
+    /// "conversion +12.3% vs control (95% CI +4.1% to +20.5%), significant after correction"
+    /// and the same for revenue per user, for `group`.
+    static func headline(_ offering: OfferingReport, group: String) -> [MetricHeadline] {
+        let treatments = offering.groups.filter { !$0.isControl }.count
+        return Metric.allCases.map { metric in
+            guard let comparison = offering.comparison(group, metric), comparison.absoluteLift != nil else {
+                return MetricHeadline(metric: metric, tone: .unclear, text: "\(name(metric)): not enough data")
+            }
+            var text = "\(name(metric)) \(change(comparison, in: offering)), "
+            switch comparison.significant {
+            case true?: text += treatments > 1 ? "significant after correction" : "significant"
+            case false?: text += "not significant"
+            case nil: text += "not testable"
+            }
+            return MetricHeadline(metric: metric, tone: tone(comparison), text: text)
+        }
+    }
+
+    /// `revenue per user` / `conversion`.
+    static func name(_ metric: Metric) -> String {
+        switch metric {
+        case .conversion: "conversion"
+        case .arpu: "revenue per user"
+        }
+    }
+
+    /// `95%` for alpha 0.05, `99.5%` for 0.005.
+    static func confidence(_ alpha: Double) -> String {
+        let percent = ((1 - alpha) * 1000).rounded() / 10
+        return ReportFormat.fixed(percent, decimals: percent == percent.rounded() ? 0 : 1) + "%"
+    }
+
+    static func tone(_ comparison: Comparison?) -> Tone {
+        guard let comparison, comparison.significant == true, let lift = comparison.absoluteLift?.value, lift != 0 else { return .unclear }
+        return lift > 0 ? .better : .worse
+    }
+
+    /// `+12.3% vs control (95% CI +4.1% to +20.5%)`: relative when control's value is not 0,
+    /// otherwise absolute (points for conversion, money for revenue per user).
+    static func change(_ comparison: Comparison, in offering: OfferingReport) -> String {
+        let lift: Estimate
+        let format: (Double) -> String
+        if let relative = comparison.relativeLift {
+            (lift, format) = (relative, ReportFormat.signedPercent)
+        } else if let absolute = comparison.absoluteLift {
+            (lift, format) = (absolute, ReportFormat.difference(comparison.metric, currency: offering.currency))
+        } else {
+            return "not enough data"
+        }
+        var text = "\(format(lift.value)) vs \(offering.controlGroup)"
+        if let low = lift.low, let high = lift.high { text += " (\(confidence(offering.alpha)) CI \(format(low)) to \(format(high)))" }
+        return text
+    }
+}

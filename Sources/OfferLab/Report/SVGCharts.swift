@@ -1,0 +1,207 @@
+import Foundation
+
+/// Inline SVG charts: no script, no fonts, no network; they scale with the page and print.
+/// Every label from the data is escaped; coordinates are rounded to 0.1 so the same data
+/// always gives the same bytes.
+enum SVGCharts {
+    /// Colour-blind-safe (Okabe–Ito) colours for treatments, in group order; control is grey.
+    static let controlColor = "#4d4d4d"
+    static let treatmentColors = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
+
+    /// One row of an interval chart: a point with its interval.
+    struct IntervalRow {
+        var label: String
+        var color: String
+        var estimate: Estimate?
+    }
+
+    /// A point-and-interval chart, one row per group, with a dashed line at `reference`
+    /// (control's value) so a reader sees at once which intervals leave it behind.
+    static func intervals(_ rows: [IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> String {
+        let width = 560.0, labelWidth = 130.0, valueWidth = 96.0, rowHeight = 34.0, top = 8.0, axisHeight = 26.0
+        let height = top + rowHeight * Double(rows.count) + axisHeight
+        var values = rows.compactMap(\.estimate).flatMap { [$0.value, $0.low, $0.high].compactMap { $0 } }
+        if let reference { values.append(reference) }
+        let ticks = niceTicks(values)
+        let scale = Scale(lower: ticks.first ?? 0, upper: ticks.last ?? 1, start: labelWidth, end: width - valueWidth)
+        var svg = open(width: width, height: height, label: label)
+        for tick in ticks {
+            let x = scale(tick)
+            svg += line(x, top, x, height - axisHeight, stroke: "#e3e3e3")
+            svg += text(x, height - 8, format(tick), anchor: "middle", size: 11, fill: "#666")
+        }
+        if let reference {
+            let x = scale(reference)
+            svg += "<line x1=\"\(n(x))\" y1=\"\(n(top - 4))\" x2=\"\(n(x))\" y2=\"\(n(height - axisHeight))\" stroke=\"#4d4d4d\" stroke-dasharray=\"4 3\"/>"
+        }
+        for (index, row) in rows.enumerated() {
+            let y = top + rowHeight * (Double(index) + 0.5)
+            svg += text(labelWidth - 10, y + 4, truncated(row.label), anchor: "end", size: 13, fill: "#1a1a1a", title: row.label)
+            guard let estimate = row.estimate else {
+                svg += text(labelWidth + 4, y + 4, "no data", anchor: "start", size: 12, fill: "#666")
+                continue
+            }
+            if let low = estimate.low, let high = estimate.high {
+                svg += line(scale(low), y, scale(high), y, stroke: row.color, width: 3)
+                svg += line(scale(low), y - 6, scale(low), y + 6, stroke: row.color, width: 2)
+                svg += line(scale(high), y - 6, scale(high), y + 6, stroke: row.color, width: 2)
+            }
+            svg += "<circle cx=\"\(n(scale(estimate.value)))\" cy=\"\(n(y))\" r=\"5.5\" fill=\"\(row.color)\"/>"
+            svg += text(width - valueWidth + 8, y + 4, format(estimate.value), anchor: "start", size: 13, fill: "#1a1a1a", weight: "600")
+        }
+        return svg + "</svg>"
+    }
+
+    /// One line of a lift-over-time chart: a treatment's lift per date (nil: undefined that day).
+    struct Series {
+        var label: String
+        var color: String
+        /// Parallel to the chart's dates.
+        var points: [Estimate?]
+    }
+
+    /// Cumulative relative lift per day with its interval band, one line per treatment, and
+    /// the zero line (control's level). `domain`: the values the vertical axis must show;
+    /// anything beyond (the wide intervals of the first days) is clipped.
+    static func liftOverTime(dates: [String], series: [Series], domain: [Double], label: String, clipID: String) -> String {
+        let width = 560.0, left = 48.0, right = 54.0, top = 12.0, bottom = 28.0, height = 250.0
+        let ticks = niceTicks(domain + [0])
+        let y = Scale(lower: ticks.first ?? 0, upper: ticks.last ?? 1, start: height - bottom, end: top)
+        let plotRight = width - right
+        func x(_ index: Int) -> Double {
+            dates.count < 2 ? (left + plotRight) / 2 : left + (plotRight - left) * Double(index) / Double(dates.count - 1)
+        }
+        var svg = open(width: width, height: height, label: label)
+        svg += "<defs><clipPath id=\"\(clipID)\"><rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(plotRight - left))\" height=\"\(n(height - bottom - top))\"/></clipPath></defs>"
+        // Whole percents once ticks are at least 1% apart: "+50%" reads faster than "+50.0%".
+        let decimals = ticks.count > 1 && (ticks[1] - ticks[0]) >= 0.01 ? 0 : 1
+        for tick in ticks {
+            svg += line(left, y(tick), plotRight, y(tick), stroke: tick == 0 ? "#4d4d4d" : "#e3e3e3", width: tick == 0 ? 1.5 : 1)
+            svg += text(left - 6, y(tick) + 4, ReportFormat.signedPercent(tick, decimals: decimals), anchor: "end", size: 11, fill: "#666")
+        }
+        for index in dateLabelIndices(dates.count) {
+            let anchor = dates.count < 2 ? "middle" : index == 0 ? "start" : index == dates.count - 1 ? "end" : "middle"
+            svg += text(x(index), height - 8, shortDate(dates[index]), anchor: anchor, size: 11, fill: "#666")
+        }
+        svg += "<g clip-path=\"url(#\(clipID))\">"
+        for line in series {
+            for segment in segments(line.points, where: { $0.low != nil && $0.high != nil }) {
+                let upper = segment.map { "\(n(x($0.index))),\(n(y($0.estimate.high ?? 0)))" }
+                let lower = segment.reversed().map { "\(n(x($0.index))),\(n(y($0.estimate.low ?? 0)))" }
+                svg += "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"\(line.color)\" fill-opacity=\"0.15\"/>"
+            }
+        }
+        for line in series {
+            for segment in segments(line.points, where: { _ in true }) {
+                let points = segment.map { "\(n(x($0.index))),\(n(y($0.estimate.value)))" }.joined(separator: " ")
+                if segment.count == 1, let only = segment.first {
+                    svg += "<circle cx=\"\(n(x(only.index)))\" cy=\"\(n(y(only.estimate.value)))\" r=\"3\" fill=\"\(line.color)\"/>"
+                } else {
+                    svg += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>"
+                }
+            }
+        }
+        svg += "</g>"
+        // Outside the plot, at the end of the zero line, where no line can hide it.
+        svg += text(plotRight + 5, y(0) + 4, "control", anchor: "start", size: 11, fill: "#4d4d4d", weight: "600")
+        return svg + "</svg>"
+    }
+
+    // MARK: Pieces
+
+    /// Maps `lower...upper` linearly onto `start...end` (`end` may be below `start`: the y
+    /// axis runs upwards on the page).
+    struct Scale {
+        var lower, upper, start, end: Double
+
+        func callAsFunction(_ value: Double) -> Double {
+            let span = upper - lower
+            return start + (end - start) * (span > 0 ? (value - lower) / span : 0.5)
+        }
+    }
+
+    /// Round tick values (1, 2 or 5 × 10ⁿ apart) covering `values`: 4 to 7 of them, never none.
+    static func niceTicks(_ values: [Double]) -> [Double] {
+        let finite = values.filter(\.isFinite)
+        var low = finite.min() ?? 0
+        var high = finite.max() ?? 1
+        if high - low < 1e-12 {
+            let pad = max(abs(low) * 0.1, 1e-3)
+            low -= pad
+            high += pad
+        }
+        let rough = (high - low) / 5
+        let magnitude = pow(10, (log10(rough)).rounded(.down))
+        let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        let first = (low / step).rounded(.down)
+        let last = (high / step).rounded(.up)
+        // Multiples of the step, so 0.1 + 0.2 never prints as a tick of 0.30000000000000004.
+        return stride(from: first, through: last, by: 1).map { $0 * step }
+    }
+
+    /// At most 7 evenly spread dates, the first and the last always among them.
+    static func dateLabelIndices(_ count: Int) -> [Int] {
+        guard count > 0 else { return [] }
+        let step = max(1, Int((Double(count - 1) / 6).rounded(.up)))
+        var indices = Array(stride(from: 0, to: count, by: step))
+        if let last = indices.last, last != count - 1 {
+            if count - 1 - last < step / 2 + 1, indices.count > 1 { indices.removeLast() }
+            indices.append(count - 1)
+        }
+        return indices
+    }
+
+    /// `Mar 3` from `2026-03-03`.
+    static func shortDate(_ date: String) -> String {
+        let parts = date.split(separator: "-")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard parts.count == 3, let month = Int(parts[1]), (1...12).contains(month), let day = Int(parts[2]) else { return date }
+        return "\(months[month - 1]) \(day)"
+    }
+
+    /// Runs of consecutive defined points that satisfy `include`.
+    private static func segments(_ points: [Estimate?], where include: (Estimate) -> Bool) -> [[(index: Int, estimate: Estimate)]] {
+        var result: [[(index: Int, estimate: Estimate)]] = []
+        var current: [(index: Int, estimate: Estimate)] = []
+        for (index, point) in points.enumerated() {
+            if let point, include(point) {
+                current.append((index, point))
+            } else if !current.isEmpty {
+                result.append(current)
+                current = []
+            }
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+
+    /// Inline SVG in HTML needs no `xmlns`: the parser gives it the SVG namespace.
+    private static func open(width: Double, height: Double, label: String) -> String {
+        "<svg viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(label.htmlEscaped)\">"
+    }
+
+    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1) -> String {
+        "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>"
+    }
+
+    private static func text(
+        _ x: Double, _ y: Double, _ content: String, anchor: String, size: Int, fill: String, weight: String? = nil, title: String? = nil
+    ) -> String {
+        var svg = "<text x=\"\(n(x))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\" fill=\"\(fill)\""
+        if let weight { svg += " font-weight=\"\(weight)\"" }
+        svg += ">"
+        if let title, title != content { svg += "<title>\(title.htmlEscaped)</title>" }
+        return svg + content.htmlEscaped + "</text>"
+    }
+
+    /// A label short enough for the label column; the full text stays in a tooltip.
+    private static func truncated(_ label: String) -> String {
+        label.count > 18 ? String(label.prefix(17)) + "…" : label
+    }
+
+    /// A coordinate with at most one decimal (`12`, `12.5`).
+    private static func n(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import OfferLab
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Rebuild a night's report.html from the results database alone.",
+        discussion: """
+            Reads the latest successful run of the night from the SQLite database written by `offerlab run` \
+            and writes the same report.html that run wrote. Without --output the report goes to \
+            report-<YYYY-MM-DD>.html in the current folder; --output - prints it.
+            """
+    )
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("The results database (the job's database:).", valueName: "file"))
+    var database: String
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The night: 2026-03-16, or a timestamp (its UTC date).", valueName: "date"))
+    var asOf: String
+
+    @Option(help: ArgumentHelp("Where to write the report; - for standard output.", valueName: "file"))
+    var output: String?
+
+    func run() async throws {
+        try await runReportingErrors {
+            let night = try NightReport.night(asOf: asOf)
+            let html = try NightReport.html(databasePath: database, night: night)
+            if output == "-" {
+                FileHandle.standardOutput.write(Data(html.utf8))
+            } else {
+                let path = output ?? NightReport.defaultFileName(night: night)
+                try NightReport.write(html, to: path)
+                print("wrote \(path)")
+            }
+        }
+    }
+}

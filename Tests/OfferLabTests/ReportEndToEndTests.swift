@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The real binary: every run writes report.html, and `offerlab report --db` rebuilds it to the byte.
+@Suite struct ReportEndToEndTests {
+    @Test func theSampleNightsReportIsRebuiltFromTheDatabaseAlone() throws {
+        let folder = try TemporaryFolder()
+        let database = folder.file("results.sqlite")
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", database])
+        #expect(run.status == 0, "\(run.standardError)")
+        let written = try String(contentsOfFile: folder.file("2026-03-15/report.html"), encoding: .utf8)
+        #expect(written.contains("Spring 2026 price test: weekly, monthly, 3-day pass"))
+        #expect(written.contains("onboarding_copy_test"))
+        // The sample's own numbers, rounded for people (tools/reference computes the same).
+        #expect(written.contains("variant_b is winning on revenue per user: +97.1% vs control (95% CI +48.1% to +146.1%), &gt;99.9% chance to beat control."))
+        #expect(written.contains("No winner yet: no variant beats control significantly."))
+        #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))  // BRL has no rate in the sample job
+        #expect(!written.contains("Sample ratio mismatch"))
+
+        let rebuilt = try runOfferLab(["report", "--db", database, "--as-of", "2026-03-15", "--output", folder.file("rebuilt.html")])
+        #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
+        #expect(rebuilt.standardOutput == "wrote \(folder.file("rebuilt.html"))\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.file("rebuilt.html"))) == Data(written.utf8))
+
+        let printed = try runOfferLab(["report", "--db", database, "--as-of", "2026-03-15T00:00:00Z", "--output", "-"])
+        #expect(printed.status == 0)
+        #expect(printed.standardOutput == written)
+
+        let here = try runOfferLab(["report", "--db", database, "--as-of", "2026-03-15"], in: folder.path)
+        #expect(here.status == 0, "\(here.standardError)")
+        #expect(try String(contentsOfFile: folder.file("report-2026-03-15.html"), encoding: .utf8) == written)
+    }
+
+    @Test func errorsAreOneLineWithTheirExitCode() throws {
+        let folder = try TemporaryFolder()
+        let missing = try runOfferLab(["report", "--db", folder.file("none.sqlite"), "--as-of", "2026-03-15"])
+        #expect(missing.status == 78)
+        #expect(missing.standardError == "offerlab: error: database \(folder.file("none.sqlite")) does not exist\n")
+        let badDate = try runOfferLab(["report", "--db", folder.file("none.sqlite"), "--as-of", "March"])
+        #expect(badDate.status == 78)
+        #expect(badDate.standardError.contains("--as-of 'March' is not a date"))
+    }
+
+    /// Names, product ids and copy from the offering tables go through the real run into the
+    /// page as text, never as markup, and survive the database unchanged.
+    @Test func hostileTablesAreShownAsText() throws {
+        let folder = try TemporaryFolder()
+        let script = "<script>alert(1)</script>"
+        try folder.write("tables/subscription_offerings.csv", "id,offering_id,name,is_active\n1,test,\"<img src=x onerror=alert(2)>\",1\n")
+        try folder.write(
+            "tables/subscription_offering_groups.csv", "id,subscription_offering_id,group_name,weight\n10,1,control,1\n11,1,\(script),1\n")
+        try folder.write(
+            "tables/subscription_offering_group_products.csv",
+            """
+            offering_group_id,product_id,type,fallback_display_price,position,is_default,badge_text,subtitle_text
+            10,weekly,weekly,7.99,0,1,,
+            11,"<b onclick=""x"">p</b>",monthly,"<i>9</i>",0,1,"</code><script>alert(3)</script>","It's ""free"" & <em>more</em>"
+
+            """)
+        try folder.write(
+            "tables/subscription_offering_group_copy.csv",
+            "offering_group_id,header_title,header_subtitle,cta_button_text,supporting_text\n11,<style>*{display:none}</style>,a,b,c\n")
+        try folder.write(
+            "tables/user_offering_assignments.csv",
+            "user_id,subscription_offering_id,offering_group_id,assigned_at\nu1,1,10,2026-03-01 00:00:00\nu2,1,11,2026-03-01 00:00:00\n")
+        try folder.write(
+            "logs/a.jsonl",
+            #"{"ts":"2026-03-02T00:00:00Z","user_id":"u2","event":"purchase","product_id":"<b onclick=\"x\">p</b>","transaction_id":"t1","price":9,"currency":"USD"}"#
+                + "\n")
+        let job = try folder.write(
+            "job.yaml",
+            "tables: tables/\nlogs: [\"logs/*.jsonl\"]\nas_of: 2026-03-05\nreport_currency: USD\noutput: out/\ndatabase: out/results.sqlite\n")
+        let run = try runOfferLab(["run", job, "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let html = try String(contentsOfFile: folder.file("out/2026-03-05/report.html"), encoding: .utf8)
+        for raw in ["<script", "<img", "<b ", "<i>", "<em>", "<style>*"] {
+            #expect(!html.contains(raw), "\(raw) reached the page as markup")
+        }
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("&lt;img src=x onerror=alert(2)&gt;"))
+        #expect(html.contains("It&#39;s &quot;free&quot; &amp; &lt;em&gt;more&lt;/em&gt;"))
+        #expect(html.contains("&lt;b onclick=&quot;x&quot;&gt;p&lt;/b&gt;"))
+
+        let rebuilt = try runOfferLab(["report", "--db", folder.file("out/results.sqlite"), "--as-of", "2026-03-05", "--output", "-"])
+        #expect(rebuilt.standardOutput == html)
+    }
+}

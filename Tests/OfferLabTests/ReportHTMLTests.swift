@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+@testable import OfferLab
+
+/// The page's content from hand-made nights: values, verdicts, warnings, charts, escaping.
+@Suite struct ReportHTMLTests {
+    /// The page's text, tags removed and entities decoded, so a phrase is found however it is marked up.
+    func text(_ html: String) -> String {
+        var text = html.replacingOccurrences(of: "</?(span|strong|code|a)\\b[^>]*>", with: "", options: .regularExpression)
+        text = text.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text.replacingOccurrences(of: "\\s+", with: " ", options: .regularExpression)
+    }
+
+    @Test func theNumbersAreFormattedForPeople() {
+        let page = text(HTMLReport.render(reportFixture()))
+        for expected in [
+            "Offering tests, night of 2026-03-15", "data up to 2026-03-15 00:00:00 UTC", "Spring price test", "spring",
+            "3,118", "7.3%", "CI 6.5% to 8.3%", "USD 1.05", "USD 3,273.15", "+40.2%", "CI +13.3% to +67.1%", "+97.1%", ">99.9% chance to beat",
+            "p < 0.001", "p = 0.33", "±2.3 pp", "49.7% of users", "planned 50.0%", "14 days conversion window",
+            "weekly_799", "7.99", "That's 40% Off Weekly!", "Study AI", "Join now. Learn anything.", "Start now", "Cancel Anytime",
+            "BEST VALUE", "pre-selected", "USD 625.13", "/jobs/nightly.yaml", "0.1.0", "2026-03-15 02:30:00 UTC", "1.2 MB",
+            "/logs/2026/03/14/a.jsonl.gz", "attribution_mismatches",
+        ] {
+            #expect(page.contains(expected), "missing: \(expected)")
+        }
+    }
+
+    @Test func verdictAndHeadlinesInPlainWords() {
+        let report = reportFixture()
+        let offering = report.offerings[0]
+        #expect(
+            ReportFindings.verdict(offering).text
+                == "variant_b is winning on revenue per user: +97.1% vs control (95% CI +48.1% to +146.1%), >99.9% chance to beat control.")
+        #expect(ReportFindings.headline(offering, group: "variant_b").map(\.text) == [
+            "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction",
+            "revenue per user +97.1% vs control (95% CI +48.1% to +146.1%), significant after correction",
+        ])
+        #expect(ReportFindings.headline(offering, group: "variant_a").map(\.text) == [
+            "conversion −10.6% vs control (95% CI −30.7% to +9.6%), not significant",
+            "revenue per user +15.0% vs control (95% CI −13.5% to +43.6%), not significant",
+        ])
+        let page = text(HTMLReport.render(report))
+        #expect(page.contains("variant_b: conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction; revenue per user +97.1%"))
+    }
+
+    @Test func verdictWhenNothingIsSignificant() {
+        let offering = reportFixture().withOffering { offering in
+            for index in offering.comparisons.indices { offering.comparisons[index].significant = false }
+        }.offerings[0]
+        #expect(
+            ReportFindings.verdict(offering).text
+                == "No winner yet: no variant beats control significantly. Most promising: variant_b (>99.9% chance to beat control on revenue per user).")
+        #expect(ReportFindings.headline(offering, group: "variant_b")[0].text.hasSuffix(", not significant"))
+    }
+
+    @Test func verdictOnConversionAloneAndForControl() {
+        let conversionOnly = reportFixture().withOffering { offering in
+            offering.comparisons[3].significant = false
+        }.offerings[0]
+        #expect(ReportFindings.verdict(conversionOnly).text.hasPrefix("variant_b is winning on conversion: +40.2% vs control"))
+        let controlWins = reportFixture().withOffering { offering in
+            for index in offering.comparisons.indices {
+                offering.comparisons[index].significant = true
+                offering.comparisons[index].absoluteLift?.value = -0.01
+                offering.comparisons[index].relativeLift?.value = -0.1
+            }
+        }.offerings[0]
+        #expect(ReportFindings.verdict(controlWins) == ReportFindings.Verdict(tone: .worse, text: "control is winning: every variant does significantly worse."))
+    }
+
+    @Test func withoutStatisticsThereIsNoVerdictButTheGroupsShow() {
+        let report = reportFixture().withOffering { $0.comparisons = [] }
+        #expect(ReportFindings.verdict(report.offerings[0]).text == "No verdict: this night has no comparisons with control.")
+        let page = text(HTMLReport.render(report))
+        #expect(page.contains("variant_b: conversion: not enough data; revenue per user: not enough data"))
+        #expect(page.contains("3,118"))
+    }
+
+    @Test func aCleanNightHasNoWarning() {
+        let html = HTMLReport.render(reportFixture())
+        #expect(ReportFindings.warnings(reportFixture()).isEmpty)
+        #expect(ReportFindings.warnings(reportFixture().offerings[0]).isEmpty)
+        #expect(!html.contains("class=\"banner"))
+        #expect(!html.contains("role=\"alert\""))
+    }
+
+    struct WarningCase: Sendable, CustomTestStringConvertible {
+        var title: String
+        var severity: ReportFindings.Warning.Severity
+        var expectedText: String
+        var make: @Sendable () -> ReportData
+        var testDescription: String { title }
+    }
+
+    static let warningCases = [
+        WarningCase(title: "Sample ratio mismatch", severity: .critical, expectedText: "control 49.7% (planned 50.0%)") {
+            reportFixture().withOffering { $0.sampleRatio = SampleRatio(chi2: 20, pValue: 0.0002, flagged: true) }
+        },
+        WarningCase(title: "Too few users", severity: .caution, expectedText: "variant_a has 99: at least 100 users per group") {
+            reportFixture().withOffering { $0.groups[1].users = 99 }
+        },
+        WarningCase(title: "Revenue incomplete", severity: .caution, expectedText: "32 of 564 purchases, renewals and refunds (5.7%)") {
+            reportFixture().withOffering { offering in
+                offering.setCounter("unknown_currency_events", 32)
+                offering.groups[0].purchases += 564 - offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
+            }
+        },
+        WarningCase(title: "App and server disagree", severity: .caution, expectedText: "2,163 counted events") {
+            reportFixture().withOffering { $0.setCounter("attribution_mismatches", 2163) }
+        },
+        WarningCase(title: "Users in several groups", severity: .caution, expectedText: "200 users were assigned to more than one group") {
+            reportFixture().withOffering { $0.setCounter("multi_group_users", 200) }
+        },
+        WarningCase(title: "Rejected log lines", severity: .caution, expectedText: "1.1% of the log lines (500 of 44,146)") {
+            reportFixture().withCounter("malformed_lines", 500)
+        },
+        WarningCase(title: "Log files skipped", severity: .critical, expectedText: "2 corrupt log files were skipped whole") {
+            reportFixture().withCounter("files_skipped_corrupt", 2)
+        },
+    ]
+
+    @Test(arguments: warningCases)
+    func aProblemShowsAsABanner(warning: WarningCase) throws {
+        let report = warning.make()
+        let warnings = ReportFindings.warnings(report) + report.offerings.flatMap(ReportFindings.warnings)
+        let found = try #require(warnings.first { $0.title == warning.title }, "\(warnings.map(\.title))")
+        #expect(found.severity == warning.severity)
+        #expect(warnings.count == 1, "\(warnings.map(\.title))")
+        let html = HTMLReport.render(report)
+        let kind = warning.severity == .critical ? "critical" : "caution"
+        #expect(html.contains("<div class=\"banner \(kind)\">"))
+        #expect(text(html).contains(warning.title))
+        #expect(text(html).contains(warning.expectedText), "\(found.detail)")
+        // The overview names the offering's warnings too; a red one puts the verdict in doubt.
+        if report.offerings[0] != reportFixture().offerings[0] { #expect(html.contains("1 warning</span>")) }
+        #expect(text(html).contains("Do not act on this yet") == (warning.severity == .critical))
+    }
+
+    @Test func thresholdsAreNotWarnings() {
+        // Exactly 1% unknown currency, 0.5% rejected lines, 1 mismatch per 100 users, 100 users: no warning.
+        let report = reportFixture().withCounter("malformed_lines", 220).withCounter("lines_read", 44_000).withOffering { offering in
+            offering.groups[1].users = 100
+            let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
+            offering.groups[0].purchases += 1000 - moneyEvents
+            offering.setCounter("unknown_currency_events", 10)
+            offering.setCounter("attribution_mismatches", offering.groups.reduce(0) { $0 + $1.users } / 100)
+        }
+        #expect(ReportFindings.warnings(report).isEmpty)
+        #expect(ReportFindings.warnings(report.offerings[0]).isEmpty)
+    }
+
+    @Test func hostileTextFromTheDataIsShownAsText() {
+        let script = "<script>alert(1)</script>"
+        let attribute = "x\" onmouseover=\"alert(2)"
+        let report = reportFixture().withOffering { offering in
+            offering.offeringID = script
+            offering.name = "<img src=x onerror=alert(3)>"
+            offering.controlGroup = script
+            offering.groups[0].name = script
+            offering.groups[1].name = attribute
+            offering.groups[1].shownProducts[0].productID = "</code><script>alert(4)</script>"
+            offering.groups[1].shownProducts[1].badgeText = "<b>'BEST'</b> & more"
+            offering.groups[1].shownCopy?.headerTitle = "<style>body{display:none}</style>"
+            offering.comparisons = offering.comparisons.map { comparison in
+                var comparison = comparison
+                if comparison.group == "variant_a" { comparison.group = attribute }
+                return comparison
+            }
+            offering.daily = offering.daily.map { point in
+                var point = point
+                if point.group == "variant_a" { point.group = attribute }
+                return point
+            }
+            offering.currency = "<u>USD</u>"
+        }
+        let html = HTMLReport.render(report)
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("<img"))
+        #expect(!html.contains("<b>"))
+        #expect(!html.contains("<u>"))
+        #expect(!html.contains("<style>body"))
+        #expect(!html.contains("\" onmouseover=\""))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("x&quot; onmouseover=&quot;alert(2)"))
+        #expect(html.contains("&lt;b&gt;&#39;BEST&#39;&lt;/b&gt; &amp; more"))
+        #expect(text(html).contains("vs \(script) (95% CI"))
+        // Inline SVG labels are escaped too.
+        #expect(html.contains("<title>\(attribute.htmlEscaped)</title>") || html.contains(">\(attribute.htmlEscaped)</text>"))
+    }
+
+    @Test func thePageIsSelfContained() {
+        let html = HTMLReport.render(reportFixture())
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\""))
+        #expect(html.contains("@media print"))
+        for external in ["<script", "<link", "src=", "@import", "url(http", "https://", "http://"] {
+            #expect(!html.contains(external), "\(external)")
+        }
+    }
+
+    @Test func liftOverTimeChartFromTheDailySeries() {
+        let html = HTMLReport.render(reportFixture())
+        let charts = html.components(separatedBy: "Lift over time")[1]
+        #expect(charts.components(separatedBy: "<polyline").count - 1 == 4)  // 2 treatments × 2 metrics
+        #expect(charts.components(separatedBy: "<polygon").count - 1 == 4)  // their bands
+        #expect(charts.contains("Mar 12") && charts.contains("Mar 14"))
+        #expect(text(charts).contains("variant_b +40.2% by Mar 14"))
+        #expect(!text(html).contains("No daily series"))
+    }
+
+    @Test func withoutTheDailySeriesANoteInsteadOfTheChart() {
+        let html = HTMLReport.render(reportFixture().withOffering { $0.daily = [] })
+        #expect(text(html).contains("No daily series in this night’s results, so no lift-over-time chart."))
+        #expect(!html.contains("<polyline"))
+        let noLifts = HTMLReport.render(reportFixture().withOffering { offering in
+            offering.daily = offering.daily.map { point in
+                var point = point
+                (point.conversionLift, point.arpuLift) = (nil, nil)
+                return point
+            }
+        })
+        #expect(text(noLifts).contains("No day has a conversion lift yet."))
+    }
+
+    @Test func whatEachGroupSawMarksTheDifferencesFromControl() throws {
+        let html = HTMLReport.render(reportFixture())
+        let paywalls = html.components(separatedBy: "What each group saw")[1].components(separatedBy: "Statistical details")[0]
+        #expect(paywalls.contains("<p class=\"cta changed\">Start now</p>"))
+        #expect(paywalls.contains("<p class=\"cta\">Next</p>"))
+        #expect(paywalls.contains("<li class=\"option default\">"))
+        #expect(paywalls.contains("<li class=\"option changed\">"))  // the monthly product got a badge
+        // Products in display order: weekly before monthly.
+        let control = paywalls.components(separatedBy: "<figure")[1]
+        let weekly = try #require(control.range(of: "weekly_799"))
+        let monthly = try #require(control.range(of: "monthly_1999"))
+        #expect(weekly.lowerBound < monthly.lowerBound)
+    }
+
+    @Test func renderingIsDeterministic() {
+        #expect(HTMLReport.render(reportFixture()) == HTMLReport.render(reportFixture()))
+    }
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Checks what headless Chromium made of a night's report.html (called by check-report.sh).
+
+The expected numbers come from the run's own CSV files, formatted the way the report formats
+them for people (Sources/OfferLab/Report/ReportFormat.swift); the DOM must contain each of them.
+The screenshot must be a real rendering, not a blank page. Prints one line per problem.
+"""
+import argparse
+import csv
+import html.parser
+import sqlite3
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+MINUS = "\u2212"
+
+
+def fixed(value: float, decimals: int) -> str:
+    text = f"{abs(value):,.{decimals}f}"
+    is_zero = not any(c not in "0.," for c in text)
+    return (MINUS if value < 0 and not is_zero else "") + text
+
+
+def percent(ratio: float) -> str:
+    return fixed(ratio * 100, 1) + "%"
+
+
+def signed_percent(ratio: float) -> str:
+    text = fixed(ratio * 100, 1)
+    return ("+" + text if any(c in "123456789" for c in text) and not text.startswith(MINUS) else text) + "%"
+
+
+def money(amount: float, currency: str) -> str:
+    return f"{currency} {fixed(amount, 2)}"
+
+
+class TextCollector(html.parser.HTMLParser):
+    """The page's text as a reader sees it (entities decoded), and its tags."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+
+def check_dom(dom_path: Path, folder: Path, database: Path) -> tuple[list[str], int]:
+    """The problems found, and how many values were looked for."""
+    problems = []
+    checked = 0
+    dom = dom_path.read_text(encoding="utf-8")
+    collector = TextCollector()
+    collector.feed(dom)
+    text = " ".join(collector.parts)
+    if "main" not in collector.tags or "section" not in collector.tags:
+        return [f"{dom_path}: the DOM has no report in it ({len(dom)} bytes)"], 0
+    if "script" in collector.tags:
+        problems.append("the DOM contains a <script> element")
+    if f"night of {folder.name}" not in text:
+        problems.append(f"the title 'night of {folder.name}' is missing")
+
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        currencies = dict(db.execute("SELECT offering_id, report_currency FROM offerings WHERE as_of = ?", (folder.name,)))
+    if not currencies:
+        problems.append(f"{database} has no offerings for {folder.name}")
+
+    def expect(value: str, what: str) -> None:
+        nonlocal checked
+        checked += 1
+        if value not in text:
+            problems.append(f"{what}: '{value}' is not in the DOM")
+
+    with open(folder / "summary.csv", newline="", encoding="utf-8") as file:
+        for row in csv.DictReader(file):
+            offering, group = row["offering_id"], row["group"]
+            currency = currencies.get(offering, "")
+            where = f"summary.csv {offering}/{group}"
+            expect(offering, where + " offering_id")
+            expect(group, where + " group")
+            expect(fixed(int(row["users"]), 0), where + " users")
+            expect(money(float(row["net_revenue"]), currency), where + " net_revenue")
+            for column in ("conversion_rate", "conversion_ci_low", "conversion_ci_high", "trial_conversion_rate"):
+                if row[column]:
+                    expect(percent(float(row[column])), f"{where} {column}")
+            for column in ("arpu", "arppu", "gross_revenue"):
+                if row[column]:
+                    expect(money(float(row[column]), currency), f"{where} {column}")
+    with open(folder / "comparisons.csv", newline="", encoding="utf-8") as file:
+        for row in csv.DictReader(file):
+            for column in ("rel_lift", "rel_lift_ci_low", "rel_lift_ci_high"):
+                if row[column]:
+                    expect(signed_percent(float(row[column])), f"comparisons.csv {row['offering_id']}/{row['group']}/{row['metric']} {column}")
+    with open(folder / "srm.csv", newline="", encoding="utf-8") as file:
+        for row in csv.DictReader(file):
+            if row["srm_flag"] == "true":
+                expect("Sample ratio mismatch", f"srm.csv {row['offering_id']} flagged")
+    return problems, checked
+
+
+def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
+    """Width, height and the rows of an 8-bit RGB or RGBA PNG, unfiltered."""
+    data = path.read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG file")
+    offset, idat, header = 8, b"", None
+    while offset < len(data):
+        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        body = data[offset + 8:offset + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        offset += 12 + length
+    if header is None:
+        raise ValueError("no IHDR chunk")
+    width, height, depth, color, _, _, interlace = header
+    if depth != 8 or color not in (2, 6) or interlace:
+        raise ValueError(f"unexpected PNG format (depth {depth}, colour type {color}, interlace {interlace})")
+    channels = 3 if color == 2 else 4
+    stride = width * channels
+    raw = zlib.decompress(idat)
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up = previous[x]
+            up_left = previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + left) & 0xFF
+            elif kind == 2:
+                line[x] = (line[x] + up) & 0xFF
+            elif kind == 3:
+                line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - up_left
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else up_left)) & 0xFF
+        rows.append(bytes(line) if channels == 3 else bytes(b for i, b in enumerate(line) if i % 4 != 3))
+        previous = line
+    return width, height, rows
+
+
+def check_screenshot(path: Path) -> list[str]:
+    if not path.is_file() or path.stat().st_size == 0:
+        return [f"the screenshot {path} is missing"]
+    try:
+        width, height, rows = png_pixels(path)
+    except (ValueError, zlib.error, struct.error) as error:
+        return [f"the screenshot {path} cannot be read: {error}"]
+    colors, inked, total = set(), 0, 0
+    for row in rows[::8]:
+        for x in range(0, len(row), 3 * 4):
+            pixel = row[x:x + 3]
+            colors.add(pixel)
+            total += 1
+            inked += pixel != b"\xff\xff\xff"
+    problems = []
+    if len(colors) < 16:
+        problems.append(f"the screenshot {path} ({width}x{height}) is blank: {len(colors)} colours")
+    if total and inked / total < 0.03:
+        problems.append(f"the screenshot {path} is almost empty: {100 * inked / total:.1f}% of it is not white")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--folder", type=Path, required=True, help="the night's output folder (summary.csv, report.html)")
+    parser.add_argument("--database", type=Path, required=True)
+    parser.add_argument("--dom", type=Path, required=True)
+    parser.add_argument("--screenshot", type=Path, required=True)
+    parser.add_argument("--pdf", type=Path, required=True)
+    arguments = parser.parse_args()
+    problems, checked = check_dom(arguments.dom, arguments.folder, arguments.database)
+    problems += check_screenshot(arguments.screenshot)
+    pdf = arguments.pdf.read_bytes() if arguments.pdf.is_file() else b""
+    if not pdf.startswith(b"%PDF") or len(pdf) < 10_000:
+        problems.append(f"the printed PDF {arguments.pdf} is missing or empty ({len(pdf)} bytes)")
+    for problem in problems[:40]:
+        print(f"check-report: {problem}", file=sys.stderr)
+    if len(problems) > 40:
+        print(f"check-report: … and {len(problems) - 40} more", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshot is a rendering")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The browser check of report.html: runs the sample job, renders its report in headless
+# Chromium (screenshot, DOM, PDF through the print stylesheet) and fails, with one line saying
+# why, when the page does not render, when the numbers of the run's summary.csv and
+# comparisons.csv are not in the DOM as the report formats them, or when the screenshot is
+# missing or blank. Installs chromium (Debian package) when it is missing.
+#
+# SWIFT_SCRATCH_PATH=DIR builds in DIR instead of .build. Outputs: out/report-check/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail() { echo "check-report: FAIL: $*" >&2; exit 1; }
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+install() {
+  echo "check-report: installing $*" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null || fail "cannot install $* with apt-get"
+}
+command -v chromium >/dev/null || install chromium
+command -v python3 >/dev/null || install python3
+scripts/install-deps.sh
+
+night=2026-03-15
+folder=out/sample/$night
+checks=out/report-check
+rm -rf "$checks"
+mkdir -p "$checks"
+
+build=(--product offerlab)
+[ -n "${SWIFT_SCRATCH_PATH:-}" ] && build+=(--scratch-path "$SWIFT_SCRATCH_PATH")
+swift build "${build[@]}" >"$checks/build.log" 2>&1 || { tail -n 30 "$checks/build.log" >&2; fail "swift build failed"; }
+binary="$(swift build "${build[@]}" --show-bin-path 2>/dev/null)/offerlab"
+
+"$binary" run jobs/sample.yaml --quiet >/dev/null || fail "offerlab run jobs/sample.yaml failed"
+[ -s "$folder/report.html" ] || fail "$folder/report.html was not written"
+
+url="file://$PWD/$folder/report.html"
+chrome=(timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --window-size=1280,2400)
+"${chrome[@]}" --screenshot="$checks/report.png" "$url" 2>"$checks/chromium.log" \
+  || fail "chromium could not take a screenshot (see $checks/chromium.log)"
+"${chrome[@]}" --dump-dom "$url" >"$checks/dom.html" 2>>"$checks/chromium.log" \
+  || fail "chromium could not load the page (see $checks/chromium.log)"
+"${chrome[@]}" --no-pdf-header-footer --print-to-pdf="$checks/report.pdf" "$url" 2>>"$checks/chromium.log" \
+  || fail "chromium could not print the page (see $checks/chromium.log)"
+
+python3 scripts/check-report.py --folder "$folder" --database out/sample/results.sqlite --dom "$checks/dom.html" --screenshot "$checks/report.png" --pdf "$checks/report.pdf" \
+  || fail "see the lines above"
+echo "check-report: ok ($folder/report.html; screenshot $checks/report.png)"
