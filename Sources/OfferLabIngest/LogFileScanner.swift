@@ -158,9 +158,18 @@ public struct LogFileScanner: Sendable {
     private func scanCSV(
         record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
-        let reader = try TableFileReader(
-            path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize,
-            inflater: inflater, readAhead: readAhead)
+        let reader: TableFileReader
+        do {
+            reader = try TableFileReader(
+                path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize,
+                inflater: inflater, readAhead: readAhead)
+        } catch let error as IngestError where error.code == .invalidHeader {
+            // How much an inflater hands out before it reports damage depends on its buffers, so a
+            // damaged gzip file could fail here or in the inflater. Damage is what the file has:
+            // report it, so that `on_corrupt_file: skip` treats the file the same way every time.
+            try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater).forEachChunk { _ in }
+            throw error
+        }
         var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
         let parser = CSVLogParser(header: reader.header)
         var record = LogRecord()

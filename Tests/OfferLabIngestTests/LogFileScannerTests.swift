@@ -216,3 +216,20 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         #expect(MalformedReason.invalidCSV < .lineTooLong)
     }
 }
+
+/// A damaged gzipped CSV log fails as a corrupt gzip file, whatever the inflater and its
+/// buffers hand out before noticing the damage (a header too long for the limit must not hide
+/// it: `on_corrupt_file: skip` depends on it).
+@Suite struct DamagedCSVLogTests {
+    @Test(arguments: testedInflaters, [1, 7, 4096, 1 << 16])
+    func gzipDamageWinsOverAnUnreadableHeader(inflater: Inflater, bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        var bytes = try gzipBytes("user_id,ts,event,product_id\nu1,1700000000000,paywall_view,\n", folder: folder)
+        bytes[bytes.count - 6] ^= 0xFF  // the CRC-32 in the trailer
+        let path = try folder.write("log.csv.gz", bytes: bytes)
+        var scanner = LogFileScanner(path: path, maxLineLength: 8, bufferSize: bufferSize)
+        scanner.inflater = inflater
+        let error = try #require(throws: IngestError.self) { _ = try scanner.scan(record: { _, _ in }, malformed: { _ in }) }
+        #expect(error.code == .corruptGzip)
+    }
+}
