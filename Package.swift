@@ -48,6 +48,6 @@ let package = Package(
         .testTarget(name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
         .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
-        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab"]),
+        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab"], exclude: ["Fixtures"]),
     ]
 )
