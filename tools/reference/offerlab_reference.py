@@ -1261,7 +1261,8 @@ def sample_ratio_mismatch(users: list[int], weights: list[float]) -> tuple[float
         chi2 += (count - expected) ** 2 / expected
         categories += 1
     if categories < 2:
-        return chi2, None, None
+        # A single group cannot mismatch: χ² is 0 on 0 degrees of freedom, P(χ² ≥ 0) = 1.
+        return chi2, 1.0, False
     p_value = float(_stats.chi2.sf(chi2, categories - 1))
     return chi2, p_value, p_value < 0.001
 

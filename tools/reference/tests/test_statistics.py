@@ -129,7 +129,7 @@ def test_srm():
     # a weight-0 group without users is left out; with users the mismatch is certain (D19)
     assert ref.sample_ratio_mismatch([5, 5, 0], [1, 1, 0])[:2] == (0.0, 1.0)
     assert ref.sample_ratio_mismatch([5, 5, 1], [1, 1, 0]) == (math.inf, 0.0, True)
-    assert ref.sample_ratio_mismatch([7], [1]) == (0.0, None, None)
+    assert ref.sample_ratio_mismatch([7], [1]) == (0.0, 1.0, False)
 
 
 def test_stats_command_matches_the_run(tmp_path: Path):
