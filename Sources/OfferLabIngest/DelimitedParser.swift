@@ -1,9 +1,11 @@
 /// Internal machinery: a resumable CSV (RFC 4180) / TSV (`mysql --batch`) record parser.
 ///
-/// Chunks go in; records come out as `TableRow`s borrowing the parser's buffers. Records may
-/// span chunks (and, in CSV, lines). Blank records (one unquoted field of only spaces, tabs
-/// and `\r`) are skipped. A record longer than `maxRecordLength` bytes keeps no field bytes
-/// beyond the limit: it is handed out with the `tooLong` problem.
+/// Chunks go in (`start`); records come out one at a time (`nextRecord`, then `finish` at the
+/// end of the stream) as `TableRow`s borrowing the parser's buffers and the chunk, valid until
+/// the parser is called again. Records may span chunks (and, in CSV, lines). Blank records (one
+/// unquoted field of only spaces, tabs and `\r`) are skipped. A record longer than
+/// `maxRecordLength` bytes keeps no field bytes beyond the limit: it is handed out with the
+/// `tooLong` problem.
 struct DelimitedParser {
     let format: TableFormat
     let maxRecordLength: Int
@@ -16,8 +18,15 @@ struct DelimitedParser {
     private var bytes = GrowableBuffer<UInt8>(capacity: 4096)
     private var spans = GrowableBuffer<FieldSpan>(capacity: 64)
     /// The current record's raw bytes from earlier chunks (when `keepRawBytes`).
-    private var rawCarry: [UInt8] = []
+    private var rawCarry = GrowableBuffer<UInt8>(capacity: 256)
     private var byteOrderMark = ByteOrderMarkSkipper()
+
+    /// The chunk being parsed, its length, the next byte to parse, and where the current
+    /// record's raw bytes start in it.
+    private var chunk: UnsafePointer<UInt8>?
+    private var chunkCount = 0
+    private var position = 0
+    private var rawStart = 0
 
     private enum State {
         case fieldStart
@@ -53,40 +62,61 @@ struct DelimitedParser {
         self.keepRawBytes = keepRawBytes
     }
 
-    /// Parses `chunk`, calling `body` per record while it returns true. Returns the bytes not
-    /// yet parsed when `body` returned false (nil when the whole chunk was parsed).
-    mutating func feed(
-        _ chunk: UnsafeRawBufferPointer, _ body: (TableRow) throws -> Bool
-    ) rethrows -> UnsafeRawBufferPointer? {
-        // Held-back bytes of a partial byte order mark never end a record.
+    /// Makes `chunk` the bytes to parse next, once `nextRecord` has returned nil for the
+    /// previous one. The chunk must stay valid until then.
+    mutating func start(_ chunk: UnsafeRawBufferPointer) {
         let (heldBack, rest) = byteOrderMark.filter(chunk)
-        _ = try feedCore(heldBack, body)
-        guard let stop = try feedCore(rest, body) else { return nil }
-        return UnsafeRawBufferPointer(rebasing: rest[stop...])
+        if !heldBack.isEmpty {
+            // Held-back bytes of a partial byte order mark never end a record.
+            load(heldBack)
+            _ = nextRecord()
+        }
+        load(rest)
     }
 
-    /// Ends the stream: hands out the last record when it lacks its line ending.
-    mutating func finish(_ body: (TableRow) throws -> Bool) rethrows {
-        _ = try feedCore(byteOrderMark.finish(), body)
-        guard recordInProgress else { return }
+    /// The next record of the chunk, or nil when the chunk is used up (a record it ends
+    /// without is carried to the next chunk).
+    mutating func nextRecord() -> TableRow? {
+        guard let p = chunk else { return nil }
+        while position < chunkCount {
+            if let row = parseRecord(p) { return row }
+        }
+        carry(p)
+        load(UnsafeRawBufferPointer(start: nil, count: 0))
+        return nil
+    }
+
+    /// Ends the stream: the last record when it lacks its line ending.
+    mutating func finish() -> TableRow? {
+        // The held-back bytes of a partial byte order mark (a stream of only `EF` or `EF BB`).
+        load(byteOrderMark.finish())
+        _ = nextRecord()
+        guard recordInProgress else { return nil }
         var unterminated = false
         switch state {
         case .quoted: unterminated = true
         case .escape: append(0x5C)  // a lone backslash at the very end is itself
         default: break
         }
-        _ = try endRecord(chunk: nil, rawStart: 0, end: 0, unterminated: unterminated, body)
+        return endRecord(chunk: nil, rawStart: 0, end: 0, unterminated: unterminated)
     }
 
     // MARK: - Parsing
 
-    private mutating func feedCore(_ chunk: UnsafeRawBufferPointer, _ body: (TableRow) throws -> Bool) rethrows -> Int? {
-        guard let base = chunk.baseAddress, chunk.count > 0 else { return nil }
-        let p = base.assumingMemoryBound(to: UInt8.self)
-        let n = chunk.count
+    private mutating func load(_ bytes: UnsafeRawBufferPointer) {
+        chunk = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        chunkCount = bytes.count
+        position = 0
+        rawStart = 0
+    }
+
+    /// The state machine: parses from `position` until a record ends (returning it, or nil
+    /// when it is blank) or the chunk does (nil).
+    private mutating func parseRecord(_ p: UnsafePointer<UInt8>) -> TableRow? {
+        let n = chunkCount
         let delimiter: UInt8 = format == .csv ? 0x2C : 0x09
-        var i = 0
-        var rawStart = 0
+        var i = position
+        defer { position = i }
         while i < n {
             recordInProgress = true
             switch state {
@@ -129,10 +159,10 @@ struct DelimitedParser {
                 guard j < n else { break }
                 let c = p[j]
                 if c == 0x0A {
-                    let keepGoing = try endRecord(chunk: p, rawStart: rawStart, end: j, body)
+                    let row = endRecord(chunk: p, rawStart: rawStart, end: j)
                     i = j + 1
                     rawStart = i
-                    if !keepGoing { return i }
+                    return row
                 } else if c == delimiter {
                     endField(atRecordEnd: false)
                     state = .fieldStart
@@ -190,23 +220,26 @@ struct DelimitedParser {
                 i += 1
             }
         }
-        // The end of the chunk: carry the current record's raw bytes.
-        if rawStart < n {
-            let length = n - rawStart
-            carriedLength += length
-            lastCarriedByte = p[n - 1]
-            if keepRawBytes {
-                let room = maxRecordLength + 1 - rawCarry.count
-                if room > 0 { rawCarry.append(contentsOf: UnsafeRawBufferPointer(start: p + rawStart, count: min(room, length))) }
-            }
-            if storing && carriedLength > maxRecordLength + 1 {
-                storing = false
-                bytes.removeAll()
-                spans.removeAll()
-                fieldStart = 0
-            }
-        }
         return nil
+    }
+
+    /// The end of the chunk: carries the current record's raw bytes.
+    private mutating func carry(_ p: UnsafePointer<UInt8>) {
+        let n = chunkCount
+        guard rawStart < n else { return }
+        let length = n - rawStart
+        carriedLength += length
+        lastCarriedByte = p[n - 1]
+        if keepRawBytes {
+            let room = maxRecordLength + 1 - rawCarry.count
+            if room > 0 { rawCarry.append(p + rawStart, count: min(room, length)) }
+        }
+        if storing && carriedLength > maxRecordLength + 1 {
+            storing = false
+            bytes.removeAll()
+            spans.removeAll()
+            fieldStart = 0
+        }
     }
 
     @inline(__always)
@@ -247,13 +280,13 @@ struct DelimitedParser {
     }
 
     /// Ends the record whose last raw byte in `chunk` is before `end` (the `\n`, or the end of
-    /// the stream when `chunk` is nil). Returns whether to go on.
+    /// the stream when `chunk` is nil). Returns it, or nil when it is blank.
     private mutating func endRecord(
-        chunk: UnsafePointer<UInt8>?, rawStart: Int, end: Int, unterminated: Bool = false,
-        _ body: (TableRow) throws -> Bool
-    ) rethrows -> Bool {
+        chunk: UnsafePointer<UInt8>?, rawStart: Int, end: Int, unterminated: Bool = false
+    ) -> TableRow? {
         endField(atRecordEnd: true)
         let recordStartLine = recordLine
+        // The row reads the buffers after the reset: nothing overwrites them before the next call.
         defer {
             if chunk != nil { line += 1 }
             recordLine = line
@@ -264,7 +297,7 @@ struct DelimitedParser {
         var rawLength = carriedLength + (end - rawStart)
         if lastRawByte == 0x0D && !unterminated { rawLength -= 1 }
         let tooLong = rawLength > maxRecordLength || !storing
-        if !tooLong && !unterminated && fieldCount == 1 && firstFieldBlank { return true }
+        if !tooLong && !unterminated && fieldCount == 1 && firstFieldBlank { return nil }
         let problem: TableRowProblem?
         if unterminated {
             problem = .unterminatedQuote
@@ -276,42 +309,28 @@ struct DelimitedParser {
             problem = nil
         }
         let rawKept = min(rawLength, maxRecordLength)
-        let count = fieldCount
-        let spanCount = tooLong ? 0 : spans.count
         // The raw bytes: in the chunk when the record did not span chunks, else carried.
-        var rawInChunk: UnsafeRawBufferPointer?
+        var raw = UnsafeRawBufferPointer(start: nil, count: 0)
         if keepRawBytes {
-            if rawCarry.isEmpty, let chunk {
-                rawInChunk = UnsafeRawBufferPointer(start: chunk + rawStart, count: rawKept)
-            } else if let chunk, end > rawStart {
-                let room = maxRecordLength + 1 - rawCarry.count
-                if room > 0 {
-                    rawCarry.append(contentsOf: UnsafeRawBufferPointer(start: chunk + rawStart, count: min(room, end - rawStart)))
+            if rawCarry.count == 0, let chunk {
+                raw = UnsafeRawBufferPointer(start: chunk + rawStart, count: rawKept)
+            } else {
+                if let chunk, end > rawStart {
+                    let room = maxRecordLength + 1 - rawCarry.count
+                    if room > 0 { rawCarry.append(chunk + rawStart, count: min(room, end - rawStart)) }
                 }
+                raw = UnsafeRawBufferPointer(start: rawCarry.base, count: min(rawKept, rawCarry.count))
             }
-        } else {
-            rawInChunk = UnsafeRawBufferPointer(start: nil, count: 0)
         }
-        let bytesBase = UnsafePointer(bytes.base)
-        let spansBase = UnsafePointer(spans.base)
-        if let rawInChunk {
-            return try body(
-                TableRow(
-                    lineNumber: recordStartLine, count: count, problem: problem, bytes: bytesBase, spans: spansBase,
-                    spanCount: spanCount, raw: rawInChunk))
-        }
-        return try rawCarry.withUnsafeBytes { carried in
-            try body(
-                TableRow(
-                    lineNumber: recordStartLine, count: count, problem: problem, bytes: bytesBase, spans: spansBase,
-                    spanCount: spanCount, raw: UnsafeRawBufferPointer(rebasing: carried[0..<min(rawKept, carried.count)])))
-        }
+        return TableRow(
+            lineNumber: recordStartLine, count: fieldCount, problem: problem, bytes: bytes.base, spans: spans.base,
+            spanCount: tooLong ? 0 : spans.count, raw: raw)
     }
 
     private mutating func resetRecord() {
         bytes.removeAll()
         spans.removeAll()
-        if !rawCarry.isEmpty { rawCarry.removeAll(keepingCapacity: true) }
+        rawCarry.removeAll()
         state = .fieldStart
         fieldStart = 0
         fieldQuoted = false
