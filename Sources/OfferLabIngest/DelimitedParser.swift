@@ -163,7 +163,8 @@ struct DelimitedParser {
                 }
                 guard stop == delimiter || stop == 0x0A else { return notSliceable() }
             } else {
-                let end = offerlab_find_any_of_three(p, i, n, 0x0A, delimiter, special)
+                // An empty field (a run of delimiters) needs no search.
+                let end = p[i] == delimiter ? i : offerlab_find_any_of_three(p, i, n, 0x0A, delimiter, special)
                 guard end < n else { return notSliceable() }
                 stop = p[end]
                 guard stop != 0x5C || isCSV else { return notSliceable() }
