@@ -24,7 +24,7 @@ let package = Package(
         // ISA-L's gzip inflater, optional: built against its header when present (libisal-dev),
         // loaded at run time (libisal.so.2); without either, zlib is used.
         .target(name: "CIsal"),
-        // SSE2 helpers for the JSON scanner (`static inline`, inlined into Swift).
+        // SSE2 helpers for the JSON scanner and the CSV/TSV parser (`static inline`, inlined into Swift).
         .target(name: "COfferLabSIMD"),
         // System calls Swift's Glibc module does not export (atomic folder exchange).
         .target(name: "COfferLabSystem"),

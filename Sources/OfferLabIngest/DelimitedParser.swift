@@ -1,9 +1,17 @@
+import COfferLabSIMD
+
 /// Internal machinery: a resumable CSV (RFC 4180) / TSV (`mysql --batch`) record parser.
 ///
-/// Chunks go in; records come out as `TableRow`s borrowing the parser's buffers. Records may
-/// span chunks (and, in CSV, lines). Blank records (one unquoted field of only spaces, tabs
-/// and `\r`) are skipped. A record longer than `maxRecordLength` bytes keeps no field bytes
-/// beyond the limit: it is handed out with the `tooLong` problem.
+/// Chunks go in (`start`); records come out one at a time (`nextRecord`, then `finish` at the
+/// end of the stream) as `TableRow`s borrowing the parser's buffers and the chunk, valid until
+/// the parser is called again. Records may span chunks (and, in CSV, lines). Blank records (one
+/// unquoted field of only spaces, tabs and `\r`) are skipped. A record longer than
+/// `maxRecordLength` bytes keeps no field bytes beyond the limit: it is handed out with the
+/// `tooLong` problem.
+///
+/// A record that lies in its chunk and whose fields are the chunk's bytes as they are (no `""`,
+/// escape or line break inside a field) is sliced from the chunk without copying
+/// (`sliceRecord`); any other goes through the byte-by-byte state machine from its start.
 struct DelimitedParser {
     let format: TableFormat
     let maxRecordLength: Int
@@ -12,12 +20,20 @@ struct DelimitedParser {
     /// `fieldCount` problem.
     var expectedFieldCount: Int?
 
-    /// Decoded bytes of the current record's fields.
+    /// Decoded bytes of the current record's fields (state machine).
     private var bytes = GrowableBuffer<UInt8>(capacity: 4096)
+    /// The current record's fields: in `bytes`, or in the chunk for a sliced record.
     private var spans = GrowableBuffer<FieldSpan>(capacity: 64)
     /// The current record's raw bytes from earlier chunks (when `keepRawBytes`).
-    private var rawCarry: [UInt8] = []
+    private var rawCarry = GrowableBuffer<UInt8>(capacity: 256)
     private var byteOrderMark = ByteOrderMarkSkipper()
+
+    /// The chunk being parsed, its length, the next byte to parse, and where the current
+    /// record's raw bytes start in it.
+    private var chunk: UnsafePointer<UInt8>?
+    private var chunkCount = 0
+    private var position = 0
+    private var rawStart = 0
 
     private enum State {
         case fieldStart
@@ -53,40 +69,157 @@ struct DelimitedParser {
         self.keepRawBytes = keepRawBytes
     }
 
-    /// Parses `chunk`, calling `body` per record while it returns true. Returns the bytes not
-    /// yet parsed when `body` returned false (nil when the whole chunk was parsed).
-    mutating func feed(
-        _ chunk: UnsafeRawBufferPointer, _ body: (TableRow) throws -> Bool
-    ) rethrows -> UnsafeRawBufferPointer? {
-        // Held-back bytes of a partial byte order mark never end a record.
+    /// Makes `chunk` the bytes to parse next, once `nextRecord` has returned nil for the
+    /// previous one. The chunk must stay valid until then.
+    mutating func start(_ chunk: UnsafeRawBufferPointer) {
         let (heldBack, rest) = byteOrderMark.filter(chunk)
-        _ = try feedCore(heldBack, body)
-        guard let stop = try feedCore(rest, body) else { return nil }
-        return UnsafeRawBufferPointer(rebasing: rest[stop...])
+        if !heldBack.isEmpty {
+            // Held-back bytes of a partial byte order mark never end a record.
+            load(heldBack)
+            _ = nextRecord()
+        }
+        load(rest)
     }
 
-    /// Ends the stream: hands out the last record when it lacks its line ending.
-    mutating func finish(_ body: (TableRow) throws -> Bool) rethrows {
-        _ = try feedCore(byteOrderMark.finish(), body)
-        guard recordInProgress else { return }
+    /// The next record of the chunk, or nil when the chunk is used up (a record it ends
+    /// without is carried to the next chunk).
+    mutating func nextRecord() -> TableRow? {
+        guard let p = chunk else { return nil }
+        while position < chunkCount {
+            if !recordInProgress {
+                switch sliceRecord(p) {
+                case .record(let row): return row
+                case .blank: continue
+                case .notSliceable: break
+                }
+            }
+            if let row = parseRecord(p) { return row }
+        }
+        carry(p)
+        load(UnsafeRawBufferPointer(start: nil, count: 0))
+        return nil
+    }
+
+    /// Ends the stream: the last record when it lacks its line ending.
+    mutating func finish() -> TableRow? {
+        // The held-back bytes of a partial byte order mark (a stream of only `EF` or `EF BB`).
+        load(byteOrderMark.finish())
+        _ = nextRecord()
+        guard recordInProgress else { return nil }
         var unterminated = false
         switch state {
         case .quoted: unterminated = true
         case .escape: append(0x5C)  // a lone backslash at the very end is itself
         default: break
         }
-        _ = try endRecord(chunk: nil, rawStart: 0, end: 0, unterminated: unterminated, body)
+        return endRecord(chunk: nil, rawStart: 0, end: 0, unterminated: unterminated)
     }
 
     // MARK: - Parsing
 
-    private mutating func feedCore(_ chunk: UnsafeRawBufferPointer, _ body: (TableRow) throws -> Bool) rethrows -> Int? {
-        guard let base = chunk.baseAddress, chunk.count > 0 else { return nil }
-        let p = base.assumingMemoryBound(to: UInt8.self)
-        let n = chunk.count
+    private mutating func load(_ bytes: UnsafeRawBufferPointer) {
+        chunk = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        chunkCount = bytes.count
+        position = 0
+        rawStart = 0
+    }
+
+    private enum SlicedRecord {
+        case record(TableRow)
+        /// A blank record, skipped.
+        case blank
+        /// The record is left to the state machine.
+        case notSliceable
+    }
+
+    /// The fast path, at the start of a record: when the record ends in the chunk, is not too
+    /// long, and each field is either unquoted (TSV: without a backslash) or, in CSV, quoted
+    /// without a `"` or a line feed inside and followed directly by the delimiter or the line
+    /// ending, its fields are the chunk's bytes as they are: they are found a block at a time
+    /// and handed out in place. Changes nothing when the record is not sliceable.
+    @inline(__always)
+    private mutating func sliceRecord(_ p: UnsafePointer<UInt8>) -> SlicedRecord {
+        let n = chunkCount
+        let recordStart = position
+        let isCSV = format == .csv
+        let delimiter: UInt8 = isCSV ? 0x2C : 0x09
+        // What ends an unquoted field: the delimiter, a line feed, and in TSV a backslash.
+        let special: UInt8 = isCSV ? 0x2C : 0x5C
+        var i = recordStart
+        while true {
+            guard i < n else { return notSliceable() }
+            var stop: UInt8
+            if isCSV && p[i] == 0x22 {
+                let close = offerlab_find_any_of_three(p, i + 1, n, 0x22, 0x0A, 0x22)
+                guard close < n, p[close] == 0x22 else { return notSliceable() }
+                spans.append(FieldSpan(start: i + 1, end: close, isNull: false))
+                i = close + 1
+                guard i < n else { return notSliceable() }
+                stop = p[i]
+                // The `\r` of a `\r\n` after the closing quote is not part of the field.
+                if stop == 0x0D && i + 1 < n && p[i + 1] == 0x0A {
+                    i += 1
+                    stop = 0x0A
+                }
+                guard stop == delimiter || stop == 0x0A else { return notSliceable() }
+            } else {
+                // An empty field (a run of delimiters) needs no search.
+                let end = p[i] == delimiter ? i : offerlab_find_any_of_three(p, i, n, 0x0A, delimiter, special)
+                guard end < n else { return notSliceable() }
+                stop = p[end]
+                guard stop != 0x5C || isCSV else { return notSliceable() }
+                var fieldEnd = end
+                if stop == 0x0A && fieldEnd > i && p[fieldEnd - 1] == 0x0D { fieldEnd -= 1 }
+                spans.append(FieldSpan(start: i, end: fieldEnd, isNull: isNullWord(p + i, fieldEnd - i)))
+                i = end
+            }
+            if stop == 0x0A { break }
+            i += 1
+        }
+        let lineFeed = i
+        let rawLength = lineFeed - recordStart - (lineFeed > recordStart && p[lineFeed - 1] == 0x0D ? 1 : 0)
+        guard rawLength <= maxRecordLength else { return notSliceable() }
+        position = lineFeed + 1
+        rawStart = position
+        let count = spans.count
+        let recordStartLine = line
+        line += 1
+        recordLine = line
+        spans.removeAll()  // the row still reads them: nothing overwrites them before the next call
+        if count == 1 && !(isCSV && p[recordStart] == 0x22) {
+            let field = spans.base[0]
+            if LineSplitter.isBlank(UnsafeRawBufferPointer(start: p + field.start, count: field.end - field.start)) {
+                return .blank
+            }
+        }
+        let problem: TableRowProblem? = expectedFieldCount.map { $0 != count } == true ? .fieldCount : nil
+        return .record(
+            TableRow(
+                lineNumber: recordStartLine, count: count, problem: problem, bytes: p, spans: spans.base, spanCount: count,
+                raw: UnsafeRawBufferPointer(start: keepRawBytes ? p + recordStart : nil, count: keepRawBytes ? rawLength : 0)))
+    }
+
+    private mutating func notSliceable() -> SlicedRecord {
+        spans.removeAll()
+        return .notSliceable
+    }
+
+    /// Whether an unquoted field without escapes is NULL: CSV nothing or `\N`, TSV `NULL`.
+    @inline(__always)
+    private func isNullWord(_ field: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        switch format {
+        case .csv: length == 0 || (length == 2 && field[0] == 0x5C && field[1] == 0x4E)
+        case .tsv: length == 4 && field[0] == 0x4E && field[1] == 0x55 && field[2] == 0x4C && field[3] == 0x4C
+        }
+    }
+
+    /// The state machine: parses from `position` until a record ends (returning it, or nil
+    /// when it is blank) or the chunk does (nil).
+    private mutating func parseRecord(_ p: UnsafePointer<UInt8>) -> TableRow? {
+        let n = chunkCount
         let delimiter: UInt8 = format == .csv ? 0x2C : 0x09
-        var i = 0
-        var rawStart = 0
+        var i = position
+        defer { position = i }
         while i < n {
             recordInProgress = true
             switch state {
@@ -129,10 +262,10 @@ struct DelimitedParser {
                 guard j < n else { break }
                 let c = p[j]
                 if c == 0x0A {
-                    let keepGoing = try endRecord(chunk: p, rawStart: rawStart, end: j, body)
+                    let row = endRecord(chunk: p, rawStart: rawStart, end: j)
                     i = j + 1
                     rawStart = i
-                    if !keepGoing { return i }
+                    return row
                 } else if c == delimiter {
                     endField(atRecordEnd: false)
                     state = .fieldStart
@@ -190,23 +323,26 @@ struct DelimitedParser {
                 i += 1
             }
         }
-        // The end of the chunk: carry the current record's raw bytes.
-        if rawStart < n {
-            let length = n - rawStart
-            carriedLength += length
-            lastCarriedByte = p[n - 1]
-            if keepRawBytes {
-                let room = maxRecordLength + 1 - rawCarry.count
-                if room > 0 { rawCarry.append(contentsOf: UnsafeRawBufferPointer(start: p + rawStart, count: min(room, length))) }
-            }
-            if storing && carriedLength > maxRecordLength + 1 {
-                storing = false
-                bytes.removeAll()
-                spans.removeAll()
-                fieldStart = 0
-            }
-        }
         return nil
+    }
+
+    /// The end of the chunk: carries the current record's raw bytes.
+    private mutating func carry(_ p: UnsafePointer<UInt8>) {
+        let n = chunkCount
+        guard rawStart < n else { return }
+        let length = n - rawStart
+        carriedLength += length
+        lastCarriedByte = p[n - 1]
+        if keepRawBytes {
+            let room = maxRecordLength + 1 - rawCarry.count
+            if room > 0 { rawCarry.append(p + rawStart, count: min(room, length)) }
+        }
+        if storing && carriedLength > maxRecordLength + 1 {
+            storing = false
+            bytes.removeAll()
+            spans.removeAll()
+            fieldStart = 0
+        }
     }
 
     @inline(__always)
@@ -247,13 +383,13 @@ struct DelimitedParser {
     }
 
     /// Ends the record whose last raw byte in `chunk` is before `end` (the `\n`, or the end of
-    /// the stream when `chunk` is nil). Returns whether to go on.
+    /// the stream when `chunk` is nil). Returns it, or nil when it is blank.
     private mutating func endRecord(
-        chunk: UnsafePointer<UInt8>?, rawStart: Int, end: Int, unterminated: Bool = false,
-        _ body: (TableRow) throws -> Bool
-    ) rethrows -> Bool {
+        chunk: UnsafePointer<UInt8>?, rawStart: Int, end: Int, unterminated: Bool = false
+    ) -> TableRow? {
         endField(atRecordEnd: true)
         let recordStartLine = recordLine
+        // The row reads the buffers after the reset: nothing overwrites them before the next call.
         defer {
             if chunk != nil { line += 1 }
             recordLine = line
@@ -264,7 +400,7 @@ struct DelimitedParser {
         var rawLength = carriedLength + (end - rawStart)
         if lastRawByte == 0x0D && !unterminated { rawLength -= 1 }
         let tooLong = rawLength > maxRecordLength || !storing
-        if !tooLong && !unterminated && fieldCount == 1 && firstFieldBlank { return true }
+        if !tooLong && !unterminated && fieldCount == 1 && firstFieldBlank { return nil }
         let problem: TableRowProblem?
         if unterminated {
             problem = .unterminatedQuote
@@ -276,42 +412,28 @@ struct DelimitedParser {
             problem = nil
         }
         let rawKept = min(rawLength, maxRecordLength)
-        let count = fieldCount
-        let spanCount = tooLong ? 0 : spans.count
         // The raw bytes: in the chunk when the record did not span chunks, else carried.
-        var rawInChunk: UnsafeRawBufferPointer?
+        var raw = UnsafeRawBufferPointer(start: nil, count: 0)
         if keepRawBytes {
-            if rawCarry.isEmpty, let chunk {
-                rawInChunk = UnsafeRawBufferPointer(start: chunk + rawStart, count: rawKept)
-            } else if let chunk, end > rawStart {
-                let room = maxRecordLength + 1 - rawCarry.count
-                if room > 0 {
-                    rawCarry.append(contentsOf: UnsafeRawBufferPointer(start: chunk + rawStart, count: min(room, end - rawStart)))
+            if rawCarry.count == 0, let chunk {
+                raw = UnsafeRawBufferPointer(start: chunk + rawStart, count: rawKept)
+            } else {
+                if let chunk, end > rawStart {
+                    let room = maxRecordLength + 1 - rawCarry.count
+                    if room > 0 { rawCarry.append(chunk + rawStart, count: min(room, end - rawStart)) }
                 }
+                raw = UnsafeRawBufferPointer(start: rawCarry.base, count: min(rawKept, rawCarry.count))
             }
-        } else {
-            rawInChunk = UnsafeRawBufferPointer(start: nil, count: 0)
         }
-        let bytesBase = UnsafePointer(bytes.base)
-        let spansBase = UnsafePointer(spans.base)
-        if let rawInChunk {
-            return try body(
-                TableRow(
-                    lineNumber: recordStartLine, count: count, problem: problem, bytes: bytesBase, spans: spansBase,
-                    spanCount: spanCount, raw: rawInChunk))
-        }
-        return try rawCarry.withUnsafeBytes { carried in
-            try body(
-                TableRow(
-                    lineNumber: recordStartLine, count: count, problem: problem, bytes: bytesBase, spans: spansBase,
-                    spanCount: spanCount, raw: UnsafeRawBufferPointer(rebasing: carried[0..<min(rawKept, carried.count)])))
-        }
+        return TableRow(
+            lineNumber: recordStartLine, count: fieldCount, problem: problem, bytes: bytes.base, spans: spans.base,
+            spanCount: tooLong ? 0 : spans.count, raw: raw)
     }
 
     private mutating func resetRecord() {
         bytes.removeAll()
         spans.removeAll()
-        if !rawCarry.isEmpty { rawCarry.removeAll(keepingCapacity: true) }
+        rawCarry.removeAll()
         state = .fieldStart
         fieldStart = 0
         fieldQuoted = false

@@ -176,8 +176,9 @@ public struct LogFileScanner: Sendable {
         var lines = 0
         var validRecords = 0
         var malformedCounts = MalformedCounts()
-        // The record is passed in and out, not captured (see `scanJSONLines`).
-        func handle(_ row: TableRow, _ record: inout LogRecord) throws {
+        // Rows are pulled, not pushed to a closure: a closure's captured state would be retained
+        // and released around every row.
+        while let row = try reader.nextRow() {
             lines += 1
             if let reason = parser.parse(row, into: &record) {
                 malformedCounts[reason] += 1
@@ -187,7 +188,6 @@ public struct LogFileScanner: Sendable {
                 try onRecord(record, row.lineNumber)
             }
         }
-        try reader.forEachRow { row in try handle(row, &record) }
         summary.nonBlankLines = lines
         summary.validRecords = validRecords
         summary.malformed = malformedCounts

@@ -32,9 +32,9 @@ public final class TableFileReader {
     public var uncompressedBytes: Int64 { input.uncompressedBytes }
 
     private let input: InputFileReader
-    private var parser: DelimitedParser
-    /// The part of the current chunk left after the header row.
-    private var pending: UnsafeRawBufferPointer?
+    /// Unchecked: only `nextRow` modifies it, and a reader is used by one task; a checked
+    /// access would cost a call into the runtime per row.
+    @exclusivity(unchecked) private var parser: DelimitedParser
     private var endOfInput = false
     private var done = false
 
@@ -61,19 +61,23 @@ public final class TableFileReader {
         var header: [String]?
         var headerLine = 0
         var headerProblem: TableRowProblem?
-        func takeHeader(_ row: TableRow) -> Bool {
+        while header == nil {
+            let row: TableRow
+            if let next = parser.nextRecord() {
+                row = next
+            } else if let chunk = try input.nextChunk() {
+                parser.start(chunk)
+                continue
+            } else {
+                // The file ends: its last record, if any, is the header.
+                endOfInput = true
+                done = true
+                guard let last = parser.finish() else { break }
+                row = last
+            }
             headerLine = row.lineNumber
             headerProblem = row.problem
             header = (0..<row.spanCount).map { String(decoding: row.decodedBytes(at: $0), as: UTF8.self) }
-            return false
-        }
-        while header == nil {
-            guard let chunk = try input.nextChunk() else {
-                parser.finish(takeHeader)
-                endOfInput = true
-                break
-            }
-            pending = parser.feed(chunk, takeHeader)
         }
         switch headerProblem {
         case .tooLong:
@@ -112,27 +116,33 @@ public final class TableFileReader {
         }
     }
 
+    /// The next record after the header, in file order, or nil at the end of the file (and
+    /// on every call after it). The row is only valid until the next call.
+    ///
+    /// - Throws: `IngestError` when the file cannot be read or decompressed (rows before the
+    ///   problem have been handed out).
+    public func nextRow() throws -> TableRow? {
+        while !done {
+            if let row = parser.nextRecord() { return row }
+            if endOfInput {
+                done = true
+                return parser.finish()
+            }
+            if let chunk = try input.nextChunk() {
+                parser.start(chunk)
+            } else {
+                endOfInput = true
+            }
+        }
+        return nil
+    }
+
     /// Calls `body` with every record after the header, in file order. The row is only valid
     /// during the call. Calling it again after the end does nothing.
     ///
     /// - Throws: `IngestError` when the file cannot be read or decompressed (rows before the
     ///   problem have been handed out), or what `body` throws.
     public func forEachRow(_ body: (TableRow) throws -> Void) throws {
-        guard !done else { return }
-        // Work on a local parser: no exclusivity checks on the class in the loop.
-        var parser = DelimitedParser(format: format, maxRecordLength: maxRecordLength, keepRawBytes: false)
-        swap(&parser, &self.parser)
-        defer { swap(&parser, &self.parser) }
-        if let rest = pending {
-            pending = nil
-            _ = try parser.feed(rest) { try body($0); return true }
-        }
-        if !endOfInput {
-            while let chunk = try input.nextChunk() {
-                _ = try parser.feed(chunk) { try body($0); return true }
-            }
-        }
-        try parser.finish { try body($0); return true }
-        done = true
+        while let row = try nextRow() { try body(row) }
     }
 }

@@ -297,6 +297,80 @@ func readTable(
         }
     }
 
+    /// Reads `text` with every buffer size from 1 byte to the whole text, so that every byte
+    /// (a quote, a delimiter, the `\r` of a `\r\n`) falls at a chunk boundary once, raw bytes
+    /// kept or not. Records that lie in one chunk are sliced from it (the fast path, blocks of
+    /// 16 bytes); the others go through the state machine: both must read the same.
+    static func expectAtEveryBoundary(_ text: String, format: TableFormat, header: [String], _ expected: [ReadRow]) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text: text)
+        for bufferSize in 1...text.utf8.count + 1 {
+            for keepRawBytes in [false, true] {
+                let (readHeader, rows) = try readTable(path, format: format, keepRawBytes: keepRawBytes, bufferSize: bufferSize)
+                #expect(readHeader == header, "buffer \(bufferSize)")
+                #expect(
+                    rows == expected.map { ReadRow($0.line, $0.fields, $0.problem, raw: keepRawBytes ? $0.raw : "") },
+                    "buffer \(bufferSize), raw bytes \(keepRawBytes)")
+            }
+        }
+    }
+
+    @Test func csvFieldsAcrossBlocksAndChunks() throws {
+        let text =
+            "id,text,note\n"
+            + "1,abcdefghijklmnopq,0123456789abcdef0123456789abcdef\n"
+            + "2,\"quoted field, past sixteen\",\\N\r\n"
+            + "3,x,\"quoted, then CR LF\"\r\n"
+            + "4,plain text before an escape,\"say \"\"hi\"\"\"\n"
+            + "5,\"two\nlines\",\"ab\"c\n"
+            + "6,bare\rcr,last field before CR LF\r\n"
+            + "   \r\n"
+            + "7,,\"\"\n"
+            + "8,abcdefghijklmnopqrstuvwxyz0123456789\n"
+            + "9,0123456789abcdef,0123456789abcdefg\n"
+            + "10,\\N,\"0123456789abcdef\""
+        try Self.expectAtEveryBoundary(
+            text, format: .csv, header: ["id", "text", "note"],
+            [
+                ReadRow(2, ["1", "abcdefghijklmnopq", "0123456789abcdef0123456789abcdef"], raw: "1,abcdefghijklmnopq,0123456789abcdef0123456789abcdef"),
+                ReadRow(3, ["2", "quoted field, past sixteen", nil], raw: "2,\"quoted field, past sixteen\",\\N"),
+                ReadRow(4, ["3", "x", "quoted, then CR LF"], raw: "3,x,\"quoted, then CR LF\""),
+                ReadRow(5, ["4", "plain text before an escape", "say \"hi\""], raw: "4,plain text before an escape,\"say \"\"hi\"\"\""),
+                ReadRow(6, ["5", "two\nlines", "abc"], raw: "5,\"two\nlines\",\"ab\"c"),
+                ReadRow(8, ["6", "bare\rcr", "last field before CR LF"], raw: "6,bare\rcr,last field before CR LF"),
+                ReadRow(10, ["7", nil, ""], raw: "7,,\"\""),
+                ReadRow(11, ["8", "abcdefghijklmnopqrstuvwxyz0123456789"], .fieldCount, raw: "8,abcdefghijklmnopqrstuvwxyz0123456789"),
+                ReadRow(12, ["9", "0123456789abcdef", "0123456789abcdefg"], raw: "9,0123456789abcdef,0123456789abcdefg"),
+                ReadRow(13, ["10", nil, "0123456789abcdef"], raw: "10,\\N,\"0123456789abcdef\""),
+            ])
+    }
+
+    @Test func tsvFieldsAcrossBlocksAndChunks() throws {
+        let text =
+            "id\ttext\n1\tabcdefghijklmnopqrstuvwxyz\n2\tplain text for 16+ bytes\\tthen escaped\r\n3\tNULL\n"
+            + "4\t\"quoted\" is plain, and so is \\N\n5\t0123456789abcdef\n6\t0123456789abcdefg\n"
+        try Self.expectAtEveryBoundary(
+            text, format: .tsv, header: ["id", "text"],
+            [
+                ReadRow(2, ["1", "abcdefghijklmnopqrstuvwxyz"], raw: "1\tabcdefghijklmnopqrstuvwxyz"),
+                ReadRow(3, ["2", "plain text for 16+ bytes\tthen escaped"], raw: "2\tplain text for 16+ bytes\\tthen escaped"),
+                ReadRow(4, ["3", nil], raw: "3\tNULL"),
+                ReadRow(5, ["4", "\"quoted\" is plain, and so is N"], raw: "4\t\"quoted\" is plain, and so is \\N"),
+                ReadRow(6, ["5", "0123456789abcdef"], raw: "5\t0123456789abcdef"),
+                ReadRow(7, ["6", "0123456789abcdefg"], raw: "6\t0123456789abcdefg"),
+            ])
+    }
+
+    @Test func nextRowPullsEveryRowThenNil() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("t.csv", text: "a,b\n1,2\n\"3\",4")
+        let reader = try TableFileReader(path: path, format: .csv)
+        var rows: [[String?]] = []
+        while let row = try reader.nextRow() { rows.append([row.string(at: 0), row.string(at: 1)]) }
+        #expect(rows == [["1", "2"], ["3", "4"]])
+        #expect(try reader.nextRow() == nil)
+    }
+
     @Test func manyRowsStreamInOrder() throws {
         let folder = try TemporaryFolder()
         var text = "user_id,subscription_offering_id,offering_group_id,assigned_at\n"
