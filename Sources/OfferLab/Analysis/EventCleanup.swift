@@ -104,8 +104,9 @@ enum EventCleanup {
         var removed = [Bool](repeating: false, count: store.count)
         var eventsPerBlock: [[Int]] = []
         removed.withUnsafeMutableBufferPointer { removed in
-            let lookup = RecordLookup(store)
-            counters.duplicateEvents += removeEventIDDuplicates(partitioning, surveys: surveys, lookup: lookup, removed: removed)
+            counters.duplicateEvents += RecordLookup.with(store) { lookup in
+                removeEventIDDuplicates(partitioning, surveys: surveys, lookup: lookup, removed: removed)
+            }
             counters.duplicateEvents += removeTransactionDuplicates(surveys, transactionCount: store.transactions.count, removed: removed)
             let uncounted = concurrently(parts.count) { part in
                 uncountDuplicates(store, part: parts.ranges[part], survey: surveys[part], userBlocks: userBlocks, removed: UnsafeBufferPointer(removed))
@@ -173,21 +174,31 @@ enum EventCleanup {
     /// The record at a run-wide position, for the few that are looked up out of file order.
     private struct RecordLookup {
         let store: EventStore
+        /// Every segment's records (valid during `RecordLookup.with`).
+        let records: [UnsafeBufferPointer<EventRecord>]
 
-        init(_ store: EventStore) { self.store = store }
+        /// Calls `body` with a lookup into `store`'s records.
+        static func with<T>(_ store: EventStore, _ body: (RecordLookup) -> T) -> T {
+            func withRecords(from segment: Int, _ records: [UnsafeBufferPointer<EventRecord>]) -> T {
+                guard segment < store.segments.count else { return body(RecordLookup(store: store, records: records)) }
+                return store.segments[segment].records.withUnsafeBufferPointer { withRecords(from: segment + 1, records + [$0]) }
+            }
+            return withRecords(from: 0, [])
+        }
 
         /// The record's `event_id` key, in the store's terms, and its timestamp.
         func eventID(at position: Int) -> (key: EventIDKey?, timestamp: Int64) {
             // The last segment starting at or before `position`.
             var low = 0
-            var high = store.segments.count - 1
+            var high = records.count - 1
             while low < high {
                 let middle = (low + high + 1) / 2
                 if store.segmentStarts[middle] <= position { low = middle } else { high = middle - 1 }
             }
-            let segment = store.segments[low]
-            let record = segment.records[position - store.segmentStarts[low]]
-            return (segment.eventID(record), record.timestamp)
+            let record = records[low][position - store.segmentStarts[low]]
+            // Only an interned id needs its segment's map (and a copy of the segment costs four
+            // reference counts).
+            return (record.eventIDForm == .interned ? store.segments[low].eventID(record) : record.eventID, record.timestamp)
         }
     }
 
