@@ -55,3 +55,28 @@ import Testing
         #expect(zip(oneEvents.events, manyEvents.events).allSatisfy { $0 == $1 })
     }
 }
+
+/// How clean-up shares out its work changes nothing: many small partitions or a single one,
+/// hashes so short that most ids that differ share one (told apart by their exact keys), blocks
+/// of one user or of all.
+@Suite struct CleanupTuningTests {
+    @Test(arguments: [
+        EventCleanup.Tuning(eventIDsPerPartition: 64, userBlocks: 1, hashMask: 0xFF),
+        EventCleanup.Tuning(eventIDsPerPartition: 1 << 30, userBlocks: 1 << 30, hashMask: 0xFFFF),
+    ])
+    func anyTuningGivesTheSameEvents(tuning: EventCleanup.Tuning) async throws {
+        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let source = try TableSource(path: job.tablesPath)
+        let catalog = try CatalogLoader.load(from: source)
+        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+        let store = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
+        var usual = store
+        var tuned = store
+        let (usualEvents, usualCounters) = EventCleanup.run(store: &usual, userCount: population.users.count, width: 1)
+        let (tunedEvents, tunedCounters) = EventCleanup.run(store: &tuned, userCount: population.users.count, width: 2, tuning: tuning)
+        #expect(usualCounters == tunedCounters)
+        #expect(usualEvents.userStart == tunedEvents.userStart)
+        #expect(usualEvents.events.count == tunedEvents.events.count)
+        #expect(zip(usualEvents.events, tunedEvents.events).allSatisfy { $0 == $1 })
+    }
+}

@@ -46,7 +46,7 @@ struct CurrencyAmounts {
     var isEmpty: Bool { entries.isEmpty }
 
     /// Empties the amounts, keeping their storage for the next user.
-    mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+    mutating func removeAll() { entries.removeAllKeepingCapacity() }
 
     /// (gross, refunded, net) in the report currency, converted once, currencies in code order.
     func converted(_ context: AttributionContext) -> (gross: Double, refunded: Double, net: Double) {
@@ -89,13 +89,15 @@ struct ProductContribution {
     var money: (currency: Int32, gross: Int64, refunded: Int64)?
 }
 
-/// Attribution of events to users of one offering and the per-group sums (§2.2–§2.4).
+/// Attribution of events to users of one offering and the per-group sums (§2.2–§2.4), with
+/// the daily series (§2.7).
 enum Attribution {
     static func analyse(
         offeringIndex: Int, catalog: OfferingCatalog, population: Population, events: UserEvents,
-        context: AttributionContext, preferredControl: String?
+        context: AttributionContext, preferredControl: String?, asOf: Int64
     ) throws -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
+        let members = population.members[offeringIndex]
         let labels = OfferingLabels(offering, labels: context.labels)
         var groups = [GroupTotals](repeating: GroupTotals(), count: offering.groups.count)
         var quality = OfferingQuality()
@@ -105,14 +107,18 @@ enum Attribution {
 
         // Members in user order: the same sums, bit for bit, on every run. The scratch and the
         // outcome live inside the closure: captured, they would be copied for every member.
-        try events.withView { events in
+        let series = try events.withView { events in
+            var series = DailySeries(members: members, groupCount: offering.groups.count, asOf: asOf)
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
-            for member in population.members[offeringIndex] where !member.membership.isExcluded {
+            for member in members {
+                // The series evaluates the member as of each day their contribution changes; the
+                // last evaluation counts all their events: it is their outcome for the night.
+                try series.add(
+                    member.membership, events: events.events(of: member.user), labels: labels, context: context, scratch: &scratch,
+                    outcome: &outcome)
+                guard !member.membership.isExcluded else { continue }
                 let group = Int(member.membership.group)
-                try evaluate(
-                    events: events.events(of: member.user), membership: member.membership, labels: labels, context: context,
-                    cutoff: nil, scratch: &scratch, into: &outcome)
                 groups[group].add(outcome, context: context)
                 quality.add(outcome.quality)
                 for contribution in outcome.products {
@@ -131,6 +137,7 @@ enum Attribution {
                     products[key] = entry
                 }
             }
+            return series
         }
 
         let productRows = products.values.map { entry -> ProductTotals in
@@ -141,15 +148,15 @@ enum Attribution {
 
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
-            groups: groups, products: productRows, quality: quality)
+            groups: groups, products: productRows, quality: quality, daily: series.days())
     }
 
     /// One member's values (§2.3) from their cleaned events (sorted by time), counting only
-    /// events before `cutoff` when one is given (the state "as of" a moment), into `outcome`
+    /// events before `cutoff` (the state "as of" a moment), into `outcome`
     /// (whatever it held before). `scratch` only lends its storage: nothing is allocated per
     /// member once the buffers have grown.
     static func evaluate(
-        events: UnsafeBufferPointer<UserEvent>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64?,
+        events: UnsafeBufferPointer<UserEvent>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64,
         scratch: inout EvaluationScratch, into outcome: inout UserOutcome
     ) throws {
         let group = Int(membership.group)
@@ -172,7 +179,7 @@ enum Attribution {
         }
 
         for record in events {
-            if let cutoff, record.timestamp >= cutoff { break }
+            if record.timestamp >= cutoff { break }
             guard let type = record.eventType, type != .refund else { continue }
             if record.timestamp < membership.assignedAt {
                 outcome.quality.preAssignmentEvents += 1
@@ -197,7 +204,7 @@ enum Attribution {
             }
         }
         for refund in events {
-            if let cutoff, refund.timestamp >= cutoff { break }
+            if refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }
             // The refunded transaction: a counted purchase, else a counted renewal, with that id.
             let refunded = scratch.countedTransactions.first { $0.transaction == refund.transaction && $0.eventType == .purchase }
@@ -237,9 +244,9 @@ struct EvaluationScratch {
     var purchases: [UserEvent] = []
 
     mutating func reset() {
-        countedTransactions.removeAll(keepingCapacity: true)
-        trials.removeAll(keepingCapacity: true)
-        purchases.removeAll(keepingCapacity: true)
+        countedTransactions.removeAllKeepingCapacity()
+        trials.removeAllKeepingCapacity()
+        purchases.removeAllKeepingCapacity()
     }
 }
 
@@ -268,7 +275,7 @@ struct UserOutcome {
         refunds = 0
         money.removeAll()
         quality = OfferingQuality()
-        products.removeAll(keepingCapacity: true)
+        products.removeAllKeepingCapacity()
     }
 }
 
@@ -287,5 +294,15 @@ extension GroupTotals {
         refunds += outcome.refunds
         grossRevenue += gross
         refundedRevenue += refunded
+    }
+}
+
+extension Array {
+    /// Empties the array, keeping its storage. `removeAll(keepingCapacity:)` goes through a
+    /// generic replacement of the elements even when there are none, and the buffers of
+    /// `evaluate`, mostly empty, are emptied for every member and day.
+    @inline(__always)
+    mutating func removeAllKeepingCapacity() {
+        if !isEmpty { removeAll(keepingCapacity: true) }
     }
 }

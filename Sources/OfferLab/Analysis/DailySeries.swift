@@ -9,7 +9,7 @@ public struct DailyTotals: Sendable {
     public var groups: [GroupTotals]
 }
 
-/// The §2.7 series for one offering, in one pass over its members' events.
+/// The §2.7 series for one offering, built member by member (`add`) in one pass over their events.
 ///
 /// A member's contribution changes only on the days of their assignment, of their events, and
 /// of a row that excludes them (another group). On each such day the member is evaluated as of
@@ -17,52 +17,63 @@ public struct DailyTotals: Sendable {
 /// is added to that day; running sums over the days then give each day's totals. Counts are
 /// exact; revenue sums are sums of per-user changes, so a day's revenue may differ from the
 /// same total added in one go in the last bits.
-enum DailySeries {
-    static func compute(
-        offeringIndex: Int, catalog: OfferingCatalog, population: Population, events: UserEvents, context: AttributionContext, asOf: Int64
-    ) throws -> [DailyTotals] {
-        let offering = catalog.offerings[offeringIndex]
-        let members = population.members[offeringIndex]
-        guard let firstAssignment = members.map(\.membership.assignedAt).min() else { return [] }
-        let day = Timestamp.microsecondsPerDay
-        let firstDay = Timestamp.startOfDay(firstAssignment)
-        let dayCount = Int((asOf - 1 - firstDay) / day) + 1
-        // Day by day, then group by group, in one array: `changes[day * groupCount + group]`.
-        let groupCount = offering.groups.count
-        var changes = [GroupTotals](repeating: GroupTotals(), count: dayCount * groupCount)
-        let labels = OfferingLabels(offering, labels: context.labels)
+struct DailySeries {
+    private let firstDay: Int64
+    private let dayCount: Int
+    private let groupCount: Int
+    private let asOf: Int64
+    /// Day by day, then group by group: `changes[day * groupCount + group]`.
+    private var changes: [GroupTotals]
+    /// The days of the member being added (kept for their storage).
+    private var checkpoints: [Int] = []
 
-        // The buffers live inside the closure: captured, they would be copied for every member.
-        try events.withView { events in
-            var scratch = EvaluationScratch()
-            var outcome = UserOutcome()
-            var checkpoints: [Int] = []
-            for member in members {
-                let membership = member.membership
-                let userEvents = events.events(of: member.user)
-                dayIndices(
-                    assignedAt: membership.assignedAt, events: userEvents, conflictingSince: membership.conflictingSince,
-                    firstDay: firstDay, into: &checkpoints)
-                var previous = GroupTotals()
-                for index in checkpoints where index < dayCount {
-                    let cutoff = min(firstDay + Int64(index + 1) * day, asOf)
-                    var current = GroupTotals()
-                    if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
-                        try Attribution.evaluate(
-                            events: userEvents, membership: membership, labels: labels, context: context, cutoff: cutoff,
-                            scratch: &scratch, into: &outcome)
-                        current.add(outcome, context: context)
-                    }
-                    changes[index * groupCount + Int(membership.group)].add(current, subtracting: previous)
-                    previous = current
-                }
-            }
+    /// An empty series for `members` (from the first one's assignment to `asOf`).
+    init(members: [Member], groupCount: Int, asOf: Int64) {
+        if let firstAssignment = members.map(\.membership.assignedAt).min() {
+            firstDay = Timestamp.startOfDay(firstAssignment)
+            dayCount = Int((asOf - 1 - firstDay) / Timestamp.microsecondsPerDay) + 1
+        } else {
+            firstDay = 0
+            dayCount = 0
         }
+        self.groupCount = groupCount
+        self.asOf = asOf
+        changes = Array(repeating: GroupTotals(), count: dayCount * groupCount)
+    }
 
-        var running = Array(repeating: GroupTotals(), count: offering.groups.count)
+    /// Adds the changes of one member's contribution. Leaves in `outcome` their last
+    /// evaluation: for a member who is not excluded, as of the end of the day of their last
+    /// event (or of their assignment), so it counts all their events.
+    mutating func add(
+        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, labels: OfferingLabels, context: AttributionContext,
+        scratch: inout EvaluationScratch, outcome: inout UserOutcome
+    ) throws {
+        Self.dayIndices(
+            assignedAt: membership.assignedAt, events: events, conflictingSince: membership.conflictingSince, firstDay: firstDay,
+            into: &checkpoints)
+        var previous = GroupTotals()
+        var cutoff = Int64.min
+        for index in checkpoints where index < dayCount {
+            cutoff = min(firstDay + Int64(index + 1) * Timestamp.microsecondsPerDay, asOf)
+            var current = GroupTotals()
+            if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
+                try Attribution.evaluate(
+                    events: events, membership: membership, labels: labels, context: context, cutoff: cutoff, scratch: &scratch,
+                    into: &outcome)
+                current.add(outcome, context: context)
+            }
+            changes[index * groupCount + Int(membership.group)].add(current, subtracting: previous)
+            previous = current
+        }
+        assert(membership.isExcluded || events.allSatisfy { $0.timestamp < cutoff }, "the last evaluation counts every event")
+    }
+
+    /// Every group's totals as of the end of each day.
+    func days() -> [DailyTotals] {
+        var running = Array(repeating: GroupTotals(), count: groupCount)
         return (0..<dayCount).map { index in
             for group in running.indices { running[group].add(changes[index * groupCount + group], subtracting: GroupTotals()) }
-            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(index) * day), groups: running)
+            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(index) * Timestamp.microsecondsPerDay), groups: running)
         }
     }
 

@@ -10,6 +10,17 @@ struct CleanupCounters: Sendable, Equatable {
     var unassignedEvents = 0
 }
 
+extension CleanupCounters {
+    /// Adds `delta` to the counter of records dropped for `drop`.
+    fileprivate mutating func add(_ drop: EventCleanup.Drop, _ delta: Int) {
+        switch drop {
+        case .unknownEventType: unknownEventTypes += delta
+        case .sandbox: sandboxEvents += delta
+        case .unassigned: unassignedEvents += delta
+        }
+    }
+}
+
 /// One event that survived clean-up, as attribution reads it (48 bytes).
 struct UserEvent: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
@@ -25,6 +36,9 @@ struct UserEvent: Sendable, Equatable {
     var loggedGroup: Int32
     /// `EventType.rawValue` (clean-up drops unknown types).
     var kind: UInt8
+    /// Index in the population's user table: what clean-up regroups the events by. (It takes
+    /// what would be padding: the event is still 48 bytes.)
+    var user: Int32 = -1
 
     var eventType: EventType? { EventType(rawValue: kind) }
 }
@@ -55,6 +69,19 @@ struct UserEvents: Sendable {
 }
 
 enum EventCleanup {
+    /// How clean-up shares out its work. No setting changes a result: tests use small sizes and
+    /// a hash with few bits, so that little data reaches every path.
+    struct Tuning: Sendable {
+        /// At most about this many `event_id`s per partition of deduplication (whose hash table
+        /// then stays in cache), with at most 2¹² partitions.
+        var eventIDsPerPartition = 16_384
+        /// At most this many blocks of users in the regrouping by user (see `groupByUser`).
+        var userBlocks = 512
+        /// The bits of an `event_id`'s hash kept for comparisons. Fewer bits make ids that differ
+        /// share a hash more often; they are told apart by their exact keys.
+        var hashMask: UInt32 = .max
+    }
+
     /// Applies §2.2 steps 2–5 (step 1, `ts >= as_of`, is applied while reading):
     /// deduplicate by `event_id`, then by (`event`, `transaction_id`); drop unknown types,
     /// sandbox events and unassigned users' events, counting each.
@@ -63,43 +90,35 @@ enum EventCleanup {
     /// The passes over the records run on `width` threads (default: one per core), each over a
     /// run of consecutive files; what they find is combined in file order, so the result does not
     /// depend on `width`.
-    static func run(store: inout EventStore, userCount: Int, width: Int? = nil) -> (UserEvents, CleanupCounters) {
+    static func run(store: inout EventStore, userCount: Int, width: Int? = nil, tuning: Tuning = Tuning()) -> (UserEvents, CleanupCounters) {
         let parts = Parts(store, width: width ?? ProcessInfo.processInfo.activeProcessorCount)
+        let partitioning = EventIDPartitioning(store, parts: parts, tuning: tuning)
+        let userBlocks = UserBlocks(userCount: userCount, tuning: tuning)
+        defer { partitioning.deallocate() }
+        // One pass over the records finds all that deduplication needs, and counts steps 3–5 as
+        // if nothing were a duplicate; the duplicates are then taken out of those counts.
+        let surveys = concurrently(parts.count) { part in
+            survey(store, part: parts.ranges[part], firstBlock: partitioning.firstBlocks[part], partitioning: partitioning, userBlocks: userBlocks)
+        }
         var counters = CleanupCounters()
         var removed = [Bool](repeating: false, count: store.count)
-        var eventsPerUser: [[Int32]] = []
+        var eventsPerBlock: [[Int]] = []
         removed.withUnsafeMutableBufferPointer { removed in
-            counters.duplicateEvents += removeEventIDDuplicates(store, parts: parts, removed: removed)
-            counters.duplicateEvents += removeTransactionDuplicates(store, parts: parts, removed: removed)
-            // Steps 3–5, counting each user's events.
-            let counted = parts.map { part -> (CleanupCounters, [Int32]) in
-                var partCounters = CleanupCounters()
-                var perUser = [Int32](repeating: 0, count: userCount)
-                store.forEachSegment(in: part) { start, _, records in
-                    for (index, record) in records.enumerated() where !removed[start + index] {
-                        if record.kind == EventRecord.unknownKind {
-                            partCounters.unknownEventTypes += 1
-                        } else if record.isSandbox {
-                            partCounters.sandboxEvents += 1
-                        } else if record.user < 0 {
-                            partCounters.unassignedEvents += 1
-                        } else {
-                            perUser[Int(record.user)] += 1
-                            continue
-                        }
-                        removed[start + index] = true
-                    }
-                }
-                return (partCounters, perUser)
+            counters.duplicateEvents += RecordLookup.with(store) { lookup in
+                removeEventIDDuplicates(partitioning, surveys: surveys, lookup: lookup, removed: removed)
             }
-            for (partCounters, perUser) in counted {
+            counters.duplicateEvents += removeTransactionDuplicates(surveys, transactionCount: store.transactions.count, removed: removed)
+            let uncounted = concurrently(parts.count) { part in
+                uncountDuplicates(store, part: parts.ranges[part], survey: surveys[part], userBlocks: userBlocks, removed: UnsafeBufferPointer(removed))
+            }
+            for (partCounters, perBlock) in uncounted {
                 counters.unknownEventTypes += partCounters.unknownEventTypes
                 counters.sandboxEvents += partCounters.sandboxEvents
                 counters.unassignedEvents += partCounters.unassignedEvents
-                eventsPerUser.append(perUser)
+                eventsPerBlock.append(perBlock)
             }
         }
-        return (groupByUser(&store, parts: parts, removed: removed, eventsPerUser: eventsPerUser), counters)
+        return (groupByUser(&store, parts: parts, removed: removed, userBlocks: userBlocks, eventsPerBlock: eventsPerBlock), counters)
     }
 
     // MARK: - Internal machinery
@@ -152,232 +171,421 @@ enum EventCleanup {
         let value: Value
     }
 
-    /// One record with an `event_id`, copied out so that a partition of them is compared in
-    /// cache, without reaching back into the records.
-    private struct KeyedRecord {
-        var high: UInt64
-        var low: UInt64
-        var timestamp: Int64
-        var position: Int32
-        var form: EventIDKey.Form
+    /// The record at a run-wide position, for the few that are looked up out of file order.
+    private struct RecordLookup {
+        let store: EventStore
+        /// Every segment's records (valid during `RecordLookup.with`).
+        let records: [UnsafeBufferPointer<EventRecord>]
 
-        @inline(__always) func sameKey(_ other: KeyedRecord) -> Bool {
-            high == other.high && low == other.low && form == other.form
+        /// Calls `body` with a lookup into `store`'s records.
+        static func with<T>(_ store: EventStore, _ body: (RecordLookup) -> T) -> T {
+            func withRecords(from segment: Int, _ records: [UnsafeBufferPointer<EventRecord>]) -> T {
+                guard segment < store.segments.count else { return body(RecordLookup(store: store, records: records)) }
+                return store.segments[segment].records.withUnsafeBufferPointer { withRecords(from: segment + 1, records + [$0]) }
+            }
+            return withRecords(from: 0, [])
         }
 
-        @inline(__always) var hash: UInt64 {
-            var mixed = (high ^ UInt64(form.rawValue) << 56) &* 0x9E37_79B9_7F4A_7C15 ^ low &* 0xC2B2_AE3D_27D4_EB4F
+        /// The record's `event_id` key, in the store's terms, and its timestamp.
+        func eventID(at position: Int) -> (key: EventIDKey?, timestamp: Int64) {
+            // The last segment starting at or before `position`.
+            var low = 0
+            var high = records.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if store.segmentStarts[middle] <= position { low = middle } else { high = middle - 1 }
+            }
+            let record = records[low][position - store.segmentStarts[low]]
+            // Only an interned id needs its segment's map (and a copy of the segment costs four
+            // reference counts).
+            return (record.eventIDForm == .interned ? store.segments[low].eventID(record) : record.eventID, record.timestamp)
+        }
+    }
+
+    /// One record with an `event_id`: its run-wide position and part of its key's hash. This
+    /// is all that deduplication reads in its partitions; records whose hashes agree are then
+    /// compared by their exact keys (`RecordLookup`).
+    private struct HashedEventID {
+        var hash: UInt32
+        var position: Int32
+    }
+
+    /// Where the survey writes each part's `HashedEventID`s: by partition (the top bits of the
+    /// hash), in blocks taken in turn from the part's share of one buffer, so that nothing has
+    /// to be counted first.
+    private struct EventIDPartitioning {
+        static let blockSize = 256
+        let partitionBits: Int
+        let hashMask: UInt32
+        let buffer: UnsafeMutableBufferPointer<HashedEventID>
+        /// The first block of each part's share, and one more entry: the number of blocks.
+        let firstBlocks: [Int]
+
+        init(_ store: EventStore, parts: Parts, tuning: Tuning) {
+            var bits = 0
+            while bits < 12 && (store.count >> bits) > tuning.eventIDsPerPartition { bits += 1 }
+            partitionBits = bits
+            hashMask = tuning.hashMask
+            // Every record of the part, and a partly filled block per partition.
+            var firstBlocks = [0]
+            for part in parts.ranges {
+                let records = store.segmentStarts[part.upperBound] - store.segmentStarts[part.lowerBound]
+                firstBlocks.append(firstBlocks[firstBlocks.count - 1] + (records + Self.blockSize - 1) / Self.blockSize + (1 << bits))
+            }
+            self.firstBlocks = firstBlocks
+            buffer = .allocate(capacity: firstBlocks[firstBlocks.count - 1] * Self.blockSize)
+            if let base = buffer.baseAddress { offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<HashedEventID>.stride) }
+        }
+
+        func deallocate() { buffer.deallocate() }
+
+        var partitionCount: Int { 1 << partitionBits }
+
+        @inline(__always)
+        func partition(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - partitionBits)) }
+
+        @inline(__always)
+        static func hash(_ key: EventIDKey) -> UInt64 {
+            var mixed = (key.high ^ UInt64(key.form.rawValue) << 56) &* 0x9E37_79B9_7F4A_7C15 ^ key.low &* 0xC2B2_AE3D_27D4_EB4F
             mixed ^= mixed >> 29
             return mixed &* 0xBF58_476D_1CE4_E5B9
         }
     }
 
-    /// Step 2, first part: among records with the same `event_id`, the earliest (then the
-    /// first in file order) stays. Records are split by key hash into partitions small enough
-    /// for their hash table to stay in cache; within a partition they stay in file order.
-    /// Returns the number removed.
-    private static func removeEventIDDuplicates(_ store: EventStore, parts: Parts, removed: UnsafeMutableBufferPointer<Bool>) -> Int {
-        // About 16k records per partition: a 32k-slot table of 4-byte entries.
-        var partitionBits = 0
-        while partitionBits < 12 && (store.count >> partitionBits) > 16_384 { partitionBits += 1 }
-        let partitionCount = 1 << partitionBits
-        @inline(__always) func partition(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - partitionBits)) & (partitionCount - 1) }
-        @inline(__always) func keyed(_ position: Int, _ record: EventRecord, _ segment: EventStore.Segment) -> KeyedRecord? {
-            guard let key = segment.eventID(record) else { return nil }
-            return KeyedRecord(high: key.high, low: key.low, timestamp: record.timestamp, position: Int32(position), form: key.form)
-        }
+    /// One part's blocks of each partition, in the order they were filled.
+    private struct PartitionBlocks {
+        /// Per partition: the blocks, and how many entries they hold (all full but the last).
+        var blocks: [[Int32]]
+        var counts: [Int]
 
-        // A counting sort by partition: each part counts its records per partition, then writes
-        // them after the earlier parts' records of the same partition.
-        let counts = parts.map { part -> [Int] in
-            var counts = [Int](repeating: 0, count: partitionCount)
-            store.forEachSegment(in: part) { start, segment, records in
-                for (index, record) in records.enumerated() {
-                    if let entry = keyed(start + index, record, segment) { counts[partition(entry.hash)] += 1 }
-                }
+        /// `body(index)` for the buffer index of every entry of `partition`, in order.
+        @inline(__always)
+        func forEachEntry(of partition: Int, _ body: (Int) -> Void) {
+            var remaining = counts[partition]
+            for block in blocks[partition] {
+                let start = Int(block) * EventIDPartitioning.blockSize
+                for index in start..<start + min(remaining, EventIDPartitioning.blockSize) { body(index) }
+                remaining -= EventIDPartitioning.blockSize
             }
-            return counts
         }
-        var starts = [Int](repeating: 0, count: partitionCount + 1)
-        var partOffsets = [[Int]](repeating: [], count: parts.count)
-        for target in 0..<partitionCount {
-            var offset = starts[target]
-            for part in 0..<parts.count {
-                partOffsets[part].append(offset)
-                offset += counts[part][target]
-            }
-            starts[target + 1] = offset
-        }
-        let total = starts[partitionCount]
-        // Every slot is written once, by the scatter below.
-        let keyedRecords = [KeyedRecord](unsafeUninitializedCapacity: total) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<KeyedRecord>.stride)
-            _ = parts.map { part in
-                guard let partIndex = parts.ranges.firstIndex(of: part) else { return }
-                var next = partOffsets[partIndex]
-                store.forEachSegment(in: part) { start, segment, records in
-                    for (index, record) in records.enumerated() {
-                        guard let entry = keyed(start + index, record, segment) else { continue }
-                        let target = partition(entry.hash)
-                        (base + next[target]).initialize(to: entry)
-                        next[target] += 1
-                    }
-                }
-            }
-            initialized = total
-        }
-
-        // The partitions, shared out among the threads.
-        let shares = (0..<parts.count).map { share in
-            partitionCount * share / parts.count..<partitionCount * (share + 1) / parts.count
-        }
-        return keyedRecords.withUnsafeBufferPointer { keyedRecords in
-            concurrently(shares.count) { deduplicate(keyedRecords, partitions: shares[$0], starts: starts, removed: removed) }
-        }.reduce(0, +)
     }
 
-    /// Deduplicates each of `partitions` with a hash table of its own; returns the copies removed.
-    private static func deduplicate(
-        _ keyedRecords: UnsafeBufferPointer<KeyedRecord>, partitions: Range<Int>, starts: [Int], removed: UnsafeMutableBufferPointer<Bool>
-    ) -> Int {
-        var duplicates = 0
-        var table: [Int32] = []
-        for part in partitions {
-            let range = starts[part]..<starts[part + 1]
-            guard !range.isEmpty else { continue }
-            var size = 16
-            while size < range.count * 2 { size *= 2 }
-            table.removeAll(keepingCapacity: true)
-            table.append(contentsOf: repeatElement(-1, count: size))
-            let mask = size - 1
-            for index in range {
-                let entry = keyedRecords[index]
-                var slot = Int(truncatingIfNeeded: entry.hash) & mask
-                while true {
-                    let held = table[slot]
-                    if held < 0 {
-                        table[slot] = Int32(index)
-                        break
-                    }
-                    let best = keyedRecords[Int(held)]
-                    if best.sameKey(entry) {
-                        // `best` comes earlier in file order: `entry` wins only with an earlier ts.
-                        duplicates += 1
-                        if entry.timestamp < best.timestamp {
-                            removed[Int(best.position)] = true
-                            table[slot] = Int32(index)
-                        } else {
-                            removed[Int(entry.position)] = true
+    /// A trial_start, purchase, renewal or refund record with a transaction (§2.2 step 2).
+    private struct TransactionCandidate {
+        var position: Int
+        /// Kind and transaction, as one index.
+        var key: Int
+        var timestamp: Int64
+    }
+
+    /// What one pass over a part's records finds.
+    private struct Survey {
+        var eventIDs: PartitionBlocks
+        var transactionCandidates: [TransactionCandidate]
+        /// Steps 3–5, counting every record (duplicates included), and the events that stay per
+        /// block of users.
+        var counters: CleanupCounters
+        var eventsPerBlock: [Int]
+    }
+
+    private static let transactionKinds: [EventType] = [.trialStart, .purchase, .renewal, .refund]
+
+    /// Steps 3–5: why a record is dropped.
+    fileprivate enum Drop {
+        case unknownEventType, sandbox, unassigned
+    }
+
+    /// Steps 3–5 for one record: why it is dropped, or nil when it stays (an event of an assigned user).
+    @inline(__always)
+    private static func drop(_ record: EventRecord) -> Drop? {
+        if record.kind == EventRecord.unknownKind { return .unknownEventType }
+        if record.isSandbox { return .sandbox }
+        if record.user < 0 { return .unassigned }
+        return nil
+    }
+
+    /// The one pass over a part's records: their `event_id`s hashed into partitions, their
+    /// candidates for the (`event`, `transaction_id`) duplicates, steps 3–5 counted.
+    private static func survey(
+        _ store: EventStore, part: Range<Int>, firstBlock: Int, partitioning: EventIDPartitioning, userBlocks: UserBlocks
+    ) -> Survey {
+        var kindSlot = [Int](repeating: -1, count: 256)
+        for (slot, kind) in transactionKinds.enumerated() { kindSlot[Int(kind.rawValue)] = slot }
+        let transactionCount = store.transactions.count
+        let partitionCount = partitioning.partitionCount
+        var blocks = [[Int32]](repeating: [], count: partitionCount)
+        var candidates: [TransactionCandidate] = []
+        var counters = CleanupCounters()
+        var perBlock = [Int](repeating: 0, count: userBlocks.count)
+        // The next free entry, and the end, of each partition's current block.
+        var next = [Int](repeating: 0, count: partitionCount)
+        var end = [Int](repeating: 0, count: partitionCount)
+        var nextBlock = firstBlock
+        let base = partitioning.buffer.baseAddress!
+        let hashMask = partitioning.hashMask
+        next.withUnsafeMutableBufferPointer { next in
+            end.withUnsafeMutableBufferPointer { end in
+                perBlock.withUnsafeMutableBufferPointer { perBlock in
+                    kindSlot.withUnsafeBufferPointer { kindSlot in
+                        store.forEachSegment(in: part) { start, segment, records in
+                            for (index, record) in records.enumerated() {
+                                let position = start + index
+                                if let key = segment.eventID(record) {
+                                    let hash = EventIDPartitioning.hash(key)
+                                    let partition = partitioning.partition(hash)
+                                    if next[partition] == end[partition] {
+                                        blocks[partition].append(Int32(nextBlock))
+                                        next[partition] = nextBlock * EventIDPartitioning.blockSize
+                                        end[partition] = next[partition] + EventIDPartitioning.blockSize
+                                        nextBlock += 1
+                                    }
+                                    (base + next[partition]).initialize(
+                                        to: HashedEventID(hash: UInt32(truncatingIfNeeded: hash) & hashMask, position: Int32(position)))
+                                    next[partition] += 1
+                                }
+                                if record.transaction >= 0 {
+                                    let slot = kindSlot[Int(record.kind)]
+                                    if slot >= 0 {
+                                        candidates.append(
+                                            TransactionCandidate(
+                                                position: position, key: slot * transactionCount + Int(segment.transaction(record)),
+                                                timestamp: record.timestamp))
+                                    }
+                                }
+                                if let drop = drop(record) {
+                                    counters.add(drop, 1)
+                                } else {
+                                    perBlock[userBlocks.block(of: record.user)] += 1
+                                }
+                            }
                         }
-                        break
                     }
-                    slot = (slot + 1) & mask
                 }
             }
         }
-        return duplicates
+        // Every block of a partition is full but its last, which is filled up to `next`.
+        let counts = (0..<partitionCount).map { partition -> Int in
+            guard let last = blocks[partition].last else { return 0 }
+            return (blocks[partition].count - 1) * EventIDPartitioning.blockSize + next[partition] - Int(last) * EventIDPartitioning.blockSize
+        }
+        return Survey(
+            eventIDs: PartitionBlocks(blocks: blocks, counts: counts), transactionCandidates: candidates, counters: counters,
+            eventsPerBlock: perBlock)
+    }
+
+    /// Step 2, first part: among records with the same `event_id`, the earliest (then the
+    /// first in file order) stays. Each partition is deduplicated with a hash table of its own,
+    /// in file order (part by part, block by block); the partitions are shared out among the
+    /// threads. Returns the number removed.
+    private static func removeEventIDDuplicates(
+        _ partitioning: EventIDPartitioning, surveys: [Survey], lookup: RecordLookup, removed: UnsafeMutableBufferPointer<Bool>
+    ) -> Int {
+        let shareCount = surveys.count
+        let partitionCount = partitioning.partitionCount
+        let entries = UnsafeBufferPointer(partitioning.buffer)
+        return concurrently(shareCount) { share in
+            var duplicates = 0
+            var table: [Int32] = []
+            for partition in partitionCount * share / shareCount..<partitionCount * (share + 1) / shareCount {
+                let count = surveys.reduce(0) { $0 + $1.eventIDs.counts[partition] }
+                guard count > 0 else { continue }
+                var size = 16
+                while size < count * 2 { size *= 2 }
+                table.removeAll(keepingCapacity: true)
+                table.append(contentsOf: repeatElement(-1, count: size))
+                let mask = size - 1
+                table.withUnsafeMutableBufferPointer { table in
+                    for survey in surveys {
+                        survey.eventIDs.forEachEntry(of: partition) { index in
+                            let entry = entries[index]
+                            var slot = Int(entry.hash) & mask
+                            while true {
+                                let held = table[slot]
+                                if held < 0 {
+                                    table[slot] = Int32(index)
+                                    return
+                                }
+                                let best = entries[Int(held)]
+                                if best.hash == entry.hash {
+                                    let (bestKey, bestTimestamp) = lookup.eventID(at: Int(best.position))
+                                    let (key, timestamp) = lookup.eventID(at: Int(entry.position))
+                                    if bestKey == key {
+                                        // `best` comes earlier in file order: `entry` wins only with an earlier ts.
+                                        duplicates += 1
+                                        if timestamp < bestTimestamp {
+                                            removed[Int(best.position)] = true
+                                            table[slot] = Int32(index)
+                                        } else {
+                                            removed[Int(entry.position)] = true
+                                        }
+                                        return
+                                    }
+                                }
+                                slot = (slot + 1) & mask
+                            }
+                        }
+                    }
+                }
+            }
+            return duplicates
+        }.reduce(0, +)
     }
 
     /// Step 2, second part: among surviving trial_start, purchase, renewal and refund events
     /// with the same (`event`, `transaction_id`), the earliest (then the first in file order)
-    /// stays. The few records with a transaction are found by the threads, then compared in file
-    /// order. Returns the number removed.
-    private static func removeTransactionDuplicates(_ store: EventStore, parts: Parts, removed: UnsafeMutableBufferPointer<Bool>) -> Int {
-        let transactionKinds: [EventType] = [.trialStart, .purchase, .renewal, .refund]
-        var kindSlot = [Int](repeating: -1, count: 256)
-        for (slot, kind) in transactionKinds.enumerated() { kindSlot[Int(kind.rawValue)] = slot }
-        let transactionCount = store.transactions.count
-        // Per part, in file order: (position, key, timestamp) of every surviving candidate.
-        let candidates = parts.map { part -> [(position: Int, key: Int, timestamp: Int64)] in
-            var found: [(position: Int, key: Int, timestamp: Int64)] = []
-            store.forEachSegment(in: part) { start, segment, records in
-                for (index, record) in records.enumerated() where record.transaction >= 0 && !removed[start + index] {
-                    let slot = kindSlot[Int(record.kind)]
-                    guard slot >= 0 else { continue }
-                    found.append((start + index, slot * transactionCount + Int(segment.transaction(record)), record.timestamp))
-                }
-            }
-            return found
-        }
+    /// stays. The few candidates, found by the survey, are compared in file order. Returns the
+    /// number removed.
+    private static func removeTransactionDuplicates(_ surveys: [Survey], transactionCount: Int, removed: UnsafeMutableBufferPointer<Bool>) -> Int {
         var best = [Int32](repeating: -1, count: transactionKinds.count * transactionCount)
         var bestTimestamp = [Int64](repeating: 0, count: best.count)
         var duplicates = 0
-        for (position, key, timestamp) in candidates.joined() {
+        for candidate in surveys.lazy.flatMap(\.transactionCandidates) where !removed[candidate.position] {
+            let key = candidate.key
             let current = best[key]
             if current < 0 {
-                best[key] = Int32(position)
-                bestTimestamp[key] = timestamp
+                best[key] = Int32(candidate.position)
+                bestTimestamp[key] = candidate.timestamp
                 continue
             }
             duplicates += 1
             // The current best comes earlier in file order.
-            if timestamp < bestTimestamp[key] {
+            if candidate.timestamp < bestTimestamp[key] {
                 removed[Int(current)] = true
-                best[key] = Int32(position)
-                bestTimestamp[key] = timestamp
+                best[key] = Int32(candidate.position)
+                bestTimestamp[key] = candidate.timestamp
             } else {
-                removed[position] = true
+                removed[candidate.position] = true
             }
         }
         return duplicates
     }
 
-    /// Copies the surviving records into one array grouped by user (a counting sort that keeps
-    /// file order: each part writes a user's events after the earlier parts'), releasing each
-    /// file's records once copied, then sorts each user's events by time; file order breaks
-    /// ties. `eventsPerUser[part][user]` counts the events each part keeps.
-    private static func groupByUser(_ store: inout EventStore, parts: Parts, removed: [Bool], eventsPerUser: [[Int32]]) -> UserEvents {
-        let userCount = eventsPerUser.first?.count ?? 0
-        var userStart = [Int32](repeating: 0, count: userCount + 1)
-        for user in 0..<userCount {
-            var total: Int32 = 0
-            for part in eventsPerUser.indices { total += eventsPerUser[part][user] }
-            userStart[user + 1] = userStart[user] + total
+    /// A part's counts of steps 3–5 without its duplicates, which count only as duplicates.
+    private static func uncountDuplicates(
+        _ store: EventStore, part: Range<Int>, survey: Survey, userBlocks: UserBlocks, removed: UnsafeBufferPointer<Bool>
+    ) -> (CleanupCounters, [Int]) {
+        var counters = survey.counters
+        var perBlock = survey.eventsPerBlock
+        store.forEachSegment(in: part) { start, _, records in
+            for index in records.indices where removed[start + index] {
+                let record = records[index]
+                if let drop = drop(record) {
+                    counters.add(drop, -1)
+                } else {
+                    perBlock[userBlocks.block(of: record.user)] -= 1
+                }
+            }
         }
-        // Where each part writes its next event of each user.
-        var partNext: [[Int32]] = []
-        var next = Array(userStart.dropLast())
-        for part in eventsPerUser.indices {
-            partNext.append(next)
-            if part + 1 < eventsPerUser.count { for user in 0..<userCount { next[user] += eventsPerUser[part][user] } }
+        return (counters, perBlock)
+    }
+
+    /// Consecutive users, in blocks of a power of two, for the regrouping by user.
+    struct UserBlocks {
+        let userCount: Int
+        let bits: Int
+
+        init(userCount: Int, tuning: Tuning) {
+            self.userCount = userCount
+            var bits = 0
+            while (userCount >> bits) > tuning.userBlocks { bits += 1 }
+            self.bits = bits
         }
-        let total = Int(userStart[userCount])
+
+        var count: Int { (userCount + (1 << bits) - 1) >> bits }
+
+        @inline(__always)
+        func block(of user: Int32) -> Int { Int(user) >> bits }
+
+        func users(of block: Int) -> Range<Int> { block << bits..<min(userCount, (block + 1) << bits) }
+    }
+
+    /// Copies the surviving records into one array grouped by user, releasing each file's
+    /// records once copied, then sorts each user's events by time; file order breaks ties.
+    /// `eventsPerBlock[part][block]` counts the events each part keeps of each block of users.
+    ///
+    /// A counting sort that keeps file order, in two steps so that writes go to few places at a
+    /// time: the parts first write each event after the earlier events of its block of users
+    /// (each part after the earlier parts), then each block, small enough for the cache, is
+    /// ordered by user and time in place.
+    private static func groupByUser(
+        _ store: inout EventStore, parts: Parts, removed: [Bool], userBlocks: UserBlocks, eventsPerBlock: [[Int]]
+    ) -> UserEvents {
+        // Where each block starts, and where each part writes its next event of each block.
+        var blockStart = [0]
+        var partNext = [[Int]](repeating: [], count: eventsPerBlock.count)
+        for block in 0..<userBlocks.count {
+            var next = blockStart[block]
+            for part in eventsPerBlock.indices {
+                partNext[part].append(next)
+                next += eventsPerBlock[part][block]
+            }
+            blockStart.append(next)
+        }
+        let total = blockStart[userBlocks.count]
         var segments: [EventStore.Segment] = []
         swap(&segments, &store.segments)
         let starts = store.segmentStarts
-        var events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
+        var userStart = [Int32](repeating: 0, count: userBlocks.userCount + 1)
+        let events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<UserEvent>.stride)
             removed.withUnsafeBufferPointer { removed in
                 segments.withUnsafeMutableBufferPointer { segments in
-                    _ = parts.map { part in
-                        guard let partIndex = parts.ranges.firstIndex(of: part) else { return }
-                        var next = partNext[partIndex]
-                        for segmentIndex in part {
-                            // Taken out, so that its records are released as soon as they are copied.
-                            var segment = EventStore.Segment(records: [], eventIDMap: [], transactionMap: [], labelMap: [])
-                            swap(&segment, &segments[segmentIndex])
-                            let start = starts[segmentIndex]
-                            for (index, record) in segment.records.enumerated() where !removed[start + index] {
-                                let user = Int(record.user)
-                                (base + Int(next[user])).initialize(to: segment.userEvent(record))
-                                next[user] += 1
+                    _ = concurrently(parts.count) { part in
+                        var next = partNext[part]
+                        next.withUnsafeMutableBufferPointer { next in
+                            for segmentIndex in parts.ranges[part] {
+                                // Taken out, so that its records are released as soon as they are copied.
+                                var segment = EventStore.Segment(records: [], eventIDMap: [], transactionMap: [], labelMap: [])
+                                swap(&segment, &segments[segmentIndex])
+                                let start = starts[segmentIndex]
+                                for (index, record) in segment.records.enumerated() where !removed[start + index] && drop(record) == nil {
+                                    var event = segment.userEvent(record)
+                                    event.user = record.user
+                                    let block = userBlocks.block(of: record.user)
+                                    (base + next[block]).initialize(to: event)
+                                    next[block] += 1
+                                }
                             }
                         }
                     }
                 }
             }
             initialized = total
-        }
-        let shares = (0..<parts.count).map { share in userCount * share / parts.count..<userCount * (share + 1) / parts.count }
-        events.withUnsafeMutableBufferPointer { events in
-            _ = concurrently(shares.count) { share in
-                for user in shares[share] where userStart[user + 1] - userStart[user] > 1 {
-                    sortByTime(UnsafeMutableBufferPointer(rebasing: events[Int(userStart[user])..<Int(userStart[user + 1])]))
+            let shares = (0..<parts.count).map { share in userBlocks.count * share / parts.count..<userBlocks.count * (share + 1) / parts.count }
+            userStart.withUnsafeMutableBufferPointer { userStart in
+                _ = concurrently(shares.count) { share in
+                    var copy: [UserEvent] = []
+                    var userNext: [Int32] = []
+                    for block in shares[share] {
+                        let users = userBlocks.users(of: block)
+                        let firstUser = users.lowerBound
+                        copy.removeAll(keepingCapacity: true)
+                        copy.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[blockStart[block]..<blockStart[block + 1]]))
+                        // Each user's first position: a count per user, then running sums.
+                        userNext.removeAll(keepingCapacity: true)
+                        userNext.append(contentsOf: repeatElement(0, count: users.count))
+                        for event in copy { userNext[Int(event.user) - firstUser] += 1 }
+                        var position = Int32(blockStart[block])
+                        for user in users {
+                            let count = userNext[user - firstUser]
+                            userStart[user] = position
+                            userNext[user - firstUser] = position
+                            position += count
+                        }
+                        for event in copy {
+                            buffer[Int(userNext[Int(event.user) - firstUser])] = event
+                            userNext[Int(event.user) - firstUser] += 1
+                        }
+                        for user in users {
+                            let end = user + 1 == users.upperBound ? position : userStart[user + 1]
+                            if end - userStart[user] > 1 { sortByTime(UnsafeMutableBufferPointer(rebasing: buffer[Int(userStart[user])..<Int(end)])) }
+                        }
+                    }
                 }
             }
         }
+        userStart[userBlocks.userCount] = Int32(total)
         return UserEvents(events: events, userStart: userStart)
     }
 

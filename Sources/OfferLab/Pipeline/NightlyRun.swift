@@ -93,11 +93,12 @@ public enum NightlyRun {
             windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
     }
 
-    /// §2.2 steps 2–5 and §2.2–§2.4 for the given offerings (catalog indices), on events already read.
-    /// The store is consumed: its records are released while clean-up regroups them by user.
+    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7 for the given offerings (catalog indices), on events
+    /// already read. The store is consumed: its records are released while clean-up regroups
+    /// them by user.
     ///
-    /// Each offering's totals and its daily series are computed concurrently (they only read
-    /// the events); each is a sum in user order, so the numbers do not depend on the threads.
+    /// The offerings are analysed concurrently (they only read the events); each is a sum in
+    /// user order, so the numbers do not depend on the threads.
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
         rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil
@@ -108,44 +109,21 @@ public enum NightlyRun {
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
-        enum Part: Sendable {
-            case totals(Int, OfferingResult)
-            case daily(Int, [DailyTotals])
-        }
         var results: [OfferingResult?] = Array(repeating: nil, count: ordered.count)
-        var daily: [[DailyTotals]] = Array(repeating: [], count: ordered.count)
-        try await withThrowingTaskGroup(of: Part.self) { group in
+        try await withThrowingTaskGroup(of: (Int, OfferingResult).self) { group in
             for (position, index) in ordered.enumerated() {
                 group.addTask {
-                    .totals(
-                        position,
-                        try Attribution.analyse(
-                            offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
-                            preferredControl: control))
-                }
-                group.addTask {
-                    .daily(
-                        position,
-                        try DailySeries.compute(
-                            offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
-                            asOf: asOf))
+                    let result = try Attribution.analyse(
+                        offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
+                        preferredControl: control, asOf: asOf)
+                    return (position, result)
                 }
             }
-            for try await part in group {
-                switch part {
-                case .totals(let position, let result): results[position] = result
-                case .daily(let position, let series): daily[position] = series
-                }
-            }
+            for try await (position, result) in group { results[position] = result }
         }
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
-        let analysedResults = zip(results, daily).compactMap { result, series -> OfferingResult? in
-            guard var result else { return nil }
-            result.daily = series
-            return result
-        }
         return NightResults(
-            offerings: analysedResults, ingest: store.counters, cleanup: cleanup,
+            offerings: results.compactMap { $0 }, ingest: store.counters, cleanup: cleanup,
             globalInvalidAssignments: population.globalInvalidAssignments)
     }
 
