@@ -9,7 +9,8 @@ import OfferLabIngest
 ///
 /// Files do not wait for the assignment table: a file's users are interned on their own and
 /// mapped to the population's when it is ready (`population`, loaded alongside), so the table
-/// and the first log files are read at the same time.
+/// and the first log files are read at the same time. Files read before it is ready wait
+/// unmerged, without holding up the files after them.
 ///
 /// With fewer files than cores, each file is decompressed on a thread of its own, ahead of its
 /// parsing (`readAhead`), so that even a single file keeps two cores busy.
@@ -20,12 +21,13 @@ enum LogIngest {
         let files = job.logFiles
         let readAhead = files.count < (width ?? ProcessInfo.processInfo.activeProcessorCount)
         var store = EventStore()
-        try await inFileOrder(count: files.count, width: width) { index in
-            var batch = try readFile(index: index, path: files[index], job: job, readAhead: readAhead)
-            batch.resolveUsers(try await population.value.users)
-            return batch
-        } merge: { (batch: consuming EventBatch) in
+        try await inFileOrder(count: files.count, width: width) {
+            try await population.value.users
+        } work: { index in
+            try readFile(index: index, path: files[index], job: job, readAhead: readAhead)
+        } merge: { (batch: consuming EventBatch, users: ByteStringInterner) in
             let file = batch.fileIndex
+            batch.resolveUsers(users)
             store.append(batch, keepRejects: job.rejectsPerReason)
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
@@ -70,29 +72,53 @@ enum LogIngest {
     }
 
     /// Runs `work` for every file index, at most `width` (default: the cores) at a time, and
-    /// hands the results to `merge` in index order, each as soon as its predecessors are merged.
-    static func inFileOrder<Result: Sendable>(
-        count: Int, width: Int?, work: @escaping @Sendable (Int) async throws -> Result, merge: (consuming Result) throws -> Void
+    /// hands the results to `merge` in index order, each as soon as its predecessors are merged
+    /// and `gate` has returned (its value is handed to every merge). Until then, finished results
+    /// wait and the work goes on: a slow `gate` does not hold up the files.
+    static func inFileOrder<Result: Sendable, Gate: Sendable>(
+        count: Int, width: Int?, gate: @escaping @Sendable () async throws -> Gate,
+        work: @escaping @Sendable (Int) async throws -> Result, merge: (consuming Result, Gate) throws -> Void
     ) async throws {
         let width = max(1, min(width ?? ProcessInfo.processInfo.activeProcessorCount, count))
         var finished: [Int: Result] = [:]
         var nextToMerge = 0
-        try await withThrowingTaskGroup(of: (Int, Result).self) { group in
+        var opened: Gate?
+        try await withThrowingTaskGroup(of: FileOrderArrival<Result, Gate>.self) { group in
+            group.addTask { .gate(try await gate()) }
             var nextToStart = 0
             func startNext() {
                 let index = nextToStart
-                group.addTask { (index, try await work(index)) }
+                group.addTask { .result(index, try await work(index)) }
                 nextToStart += 1
             }
             while nextToStart < width { startNext() }
-            while let (index, result) = try await group.next() {
-                finished[index] = result
+            while let arrival = try await group.next() {
+                switch arrival {
+                case .gate(let value):
+                    opened = value
+                case .result(let index, let result):
+                    finished[index] = result
+                    if nextToStart < count { startNext() }
+                }
+                guard let opened else { continue }
                 while let ready = finished.removeValue(forKey: nextToMerge) {
-                    try merge(ready)
+                    try merge(ready, opened)
                     nextToMerge += 1
                 }
-                if nextToStart < count { startNext() }
             }
         }
     }
+
+    /// `inFileOrder` with nothing to wait for.
+    static func inFileOrder<Result: Sendable>(
+        count: Int, width: Int?, work: @escaping @Sendable (Int) async throws -> Result, merge: (consuming Result) throws -> Void
+    ) async throws {
+        try await inFileOrder(count: count, width: width, gate: {}, work: work) { result, _ in try merge(result) }
+    }
+}
+
+/// What `LogIngest.inFileOrder`'s tasks hand back: the gate's value, or one file's result.
+private enum FileOrderArrival<Result: Sendable, Gate: Sendable>: Sendable {
+    case gate(Gate)
+    case result(Int, Result)
 }

@@ -1,0 +1,50 @@
+import Testing
+@testable import OfferLab
+
+/// Log files are read while the assignment table is: files finished before it wait, unmerged,
+/// and the files after them are read meanwhile.
+@Suite struct LogIngestTests {
+    /// The gate opens only once every file is done: with 12 files two at a time, an ingest that
+    /// held the files up behind the gate would never get there.
+    @Test(.timeLimit(.minutes(1)))
+    func filesGoOnWhileTheGateIsClosed() async throws {
+        let count = 12
+        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        var merged: [Int] = []
+        try await LogIngest.inFileOrder(count: count, width: 2) {
+            var done = 0
+            for await _ in finished {
+                done += 1
+                if done == count { break }
+            }
+            return "open"
+        } work: { index in
+            finishing.yield(index)
+            return index * 10
+        } merge: { (result: Int, gate: String) in
+            #expect(gate == "open")
+            merged.append(result)
+        }
+        #expect(merged == (0..<count).map { $0 * 10 })
+    }
+
+    /// The same events whether the table is ready before the first file or after the last.
+    @Test func aLateTableGivesTheSameEvents() async throws {
+        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let source = try TableSource(path: job.tablesPath)
+        let catalog = try CatalogLoader.load(from: source)
+        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+        let early = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
+        let late = try await LogIngest.read(
+            job: job,
+            population: Task {
+                try await Task.sleep(for: .milliseconds(300))
+                return population
+            }, progress: nil)
+        #expect(early.count == late.count)
+        #expect(early.count > 0)
+        for (earlySegment, lateSegment) in zip(early.segments, late.segments) {
+            #expect(earlySegment.records == lateSegment.records)
+        }
+    }
+}
