@@ -61,7 +61,11 @@ struct Population: Sendable {
     /// a row costs a user lookup and a short walk, never a dictionary per offering.
     static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64) throws -> Population {
         var population = Population(offeringCount: catalog.offerings.count)
-        if let rows = source.estimatedRowCount(of: "user_offering_assignments") { population.users = ByteStringInterner(capacity: rows) }
+        if let size = source.estimatedSize(of: "user_offering_assignments") {
+            // A user id is part of its row, so the table's text bounds the ids' bytes; room never
+            // used is never touched.
+            population.users = ByteStringInterner(capacity: size.rows, bytes: size.bytes)
+        }
         var offeringByKey = SortedKeys<Int>()
         var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
         for (offeringIndex, offering) in catalog.offerings.enumerated() {

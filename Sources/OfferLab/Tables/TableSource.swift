@@ -104,17 +104,18 @@ struct TableSource {
         return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0)) }
     }
 
-    /// About how many rows the file holding `table` has, from its size (nil for a SQLite source
-    /// or when unknown): enough to size tables for them in advance. A row takes about 40 bytes
-    /// of text, about 11 gzipped (`user_offering_assignments`).
-    func estimatedRowCount(of table: String) -> Int? {
+    /// About how many rows, and bytes of text, the file holding `table` has, from its size (nil
+    /// for a SQLite source or when unknown): enough to size tables for them in advance. A row
+    /// takes about 40 bytes of text, about 11 gzipped (`user_offering_assignments`).
+    func estimatedSize(of table: String) -> (rows: Int, bytes: Int)? {
         guard !isSQLite, let path = try? file(for: table).path,
             let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue,
             let handle = FileHandle(forReadingAtPath: path)
         else { return nil }
         defer { try? handle.close() }
         let magic = (try? handle.read(upToCount: 2)) ?? Data()
-        return size / (magic == Data([0x1f, 0x8b]) ? 11 : 40)
+        let rows = size / (magic == Data([0x1f, 0x8b]) ? 11 : 40)
+        return (rows, rows * 40)
     }
 
     /// Calls `body` for every row of `table`, with `columns` in the order given.
