@@ -1,3 +1,4 @@
+import Foundation
 import OfferLabIngest
 import Testing
 @testable import OfferLab
@@ -73,5 +74,150 @@ import Testing
         let results = try await analyse(TablesFixture(), [])
         #expect(results.offerings[0].groups.count == 2)
         #expect(results.offerings[0].groups.allSatisfy { $0.users == 0 })
+    }
+}
+
+/// The assignment table read from a CSV file, a gzipped TSV file and SQLite gives the population
+/// of a plain reading of §2.1, for users in one, two or three offerings, in one group or several,
+/// with repeated, invalid and late rows, and more rows than the file's size suggests.
+@Suite struct PopulationSourceTests {
+    typealias Row = (user: String?, offering: String, group: String, assignedAt: String)
+
+    static let asOf = "2026-03-20"
+    /// Offering ids 1, 2, 3 with groups 10/11, 20/21, 30/31/32.
+    static let tables = TablesFixture(
+        offerings: [(1, "test", "Test", true), (2, "other", "Other", false), (3, "third", "Third", true)],
+        groups: [(10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1), (30, 3, "x", 1), (31, 3, "y", 1), (32, 3, "z", 1)])
+
+    /// Rows whose kinds cycle with the row number: most users have one row, some are spread
+    /// over offerings and groups, out of time order, and a few rows are invalid or late.
+    static let rows: [Row] = {
+        let groups = [1: ["10", "11"], 2: ["20", "21"], 3: ["30", "31", "32"]]
+        var rows: [Row] = []
+        for index in 0..<600 {
+            let user = "u\(index % 230)"
+            let offering = 1 + (index * 7) % 3
+            let group = groups[offering]![(index / 3 + index % 5) % groups[offering]!.count]
+            let day = 1 + (index * 13) % 19
+            let time = String(format: "2026-03-%02d %02d:%02d:00", day, (index * 5) % 24, index % 60)
+            switch index % 41 {
+            case 7: rows.append((user, "9", group, time))  // unknown offering
+            case 11: rows.append((user, "\(offering)", "99", time))  // unknown group
+            case 13: rows.append((user, offering == 1 ? "2" : "1", group, time))  // group of another offering
+            case 17: rows.append((nil, "\(offering)", group, time))
+            case 19: rows.append(("", "\(offering)", group, time))
+            case 23: rows.append((user, "\(offering)", group, "2026-03-32 00:00:00"))
+            case 29: rows.append((user, "\(offering)", group, "2026-03-25 00:00:00"))  // after as_of
+            case 31: rows.append((user, "x", group, time))  // unreadable offering
+            default: rows.append((user, "\(offering)", group, index % 4 == 0 ? time.replacingOccurrences(of: " ", with: "T") + "Z" : time))
+            }
+            // The same user again, next row: another group of the same offering, or the same group earlier.
+            if index % 9 == 0 { rows.append((user, "\(offering)", index % 2 == 0 ? groups[offering]![0] : group, "2026-03-01 00:00:00")) }
+            if index % 10 == 3 { rows.append((user, "\(offering)", group, "2026-03-19 23:59:59")) }
+        }
+        return rows
+    }()
+
+    /// §2.1 read plainly: per offering, users' memberships as text, then the invalid counts.
+    static func expected(_ rows: [Row]) throws -> [String] {
+        let asOf = try #require(UTCTime.parseAsOf(asOf))
+        let groupsOf = Dictionary(grouping: tables.groups, by: \.offering).mapValues { $0.map(\.id).sorted() }
+        var users: [String] = []
+        var times: [Int: [String: [Int: Int64]]] = [:]
+        var invalid: [Int: Int] = [:]
+        var globalInvalid = 0
+        for row in rows {
+            let time = Timestamp.parse(row.assignedAt)
+            if let time, time >= asOf { continue }
+            guard let offering = Int(row.offering), let groups = groupsOf[offering] else {
+                globalInvalid += 1
+                continue
+            }
+            guard let time, let group = Int(row.group), groups.contains(group), let user = row.user, !user.isEmpty else {
+                invalid[offering, default: 0] += 1
+                continue
+            }
+            if !users.contains(user) { users.append(user) }
+            times[offering, default: [:]][user, default: [:]][group] = min(times[offering]?[user]?[group] ?? .max, time)
+        }
+        var lines: [String] = []
+        for offering in 1...3 {
+            for user in users {
+                guard let groupTimes = times[offering]?[user] else { continue }
+                let ordered = groupTimes.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+                let group = groupsOf[offering]!.firstIndex(of: ordered[0].key)!
+                let since = ordered.count > 1 ? Timestamp.format(ordered[1].value) : "-"
+                lines.append("\(offering) \(user) \(group) \(Timestamp.format(ordered[0].value)) \(since)")
+            }
+            lines.append("\(offering) invalid \(invalid[offering] ?? 0)")
+        }
+        lines.append("invalid \(globalInvalid) users \(users.joined(separator: ","))")
+        return lines
+    }
+
+    static func describe(_ population: Population) -> [String] {
+        var lines: [String] = []
+        for offering in 0..<3 {
+            for member in population.members[offering] {
+                let membership = member.membership
+                lines.append(
+                    "\(offering + 1) \(population.users.string(of: member.user)) \(membership.group) \(Timestamp.format(membership.assignedAt)) "
+                        + (membership.conflictingSince.map { Timestamp.format($0) } ?? "-"))
+            }
+            lines.append("\(offering + 1) invalid \(population.invalidAssignments[offering])")
+        }
+        let users = (0..<population.users.count).map { population.users.string(of: Int32($0)) }
+        lines.append("invalid \(population.globalInvalidAssignments) users \(users.joined(separator: ","))")
+        return lines
+    }
+
+    static func load(_ path: String) throws -> Population {
+        let source = try TableSource(path: path)
+        return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: try #require(UTCTime.parseAsOf(asOf)))
+    }
+
+    @Test func everySourceGivesThePopulationOfTheRules() throws {
+        let expected = try Self.expected(Self.rows)
+        // The rules are met by the data: users in three offerings, users in several groups.
+        #expect(expected.contains { $0.hasPrefix("3 u0 ") } && expected.contains { $0.hasPrefix("1 u0 ") } && expected.contains { $0.hasPrefix("2 u0 ") })
+        #expect(expected.filter { !$0.hasSuffix(" -") && !$0.contains("invalid") }.count > 5)
+
+        let folder = try TemporaryFolder()
+        var tables = Self.tables
+        tables.assignments = Self.rows
+        try tables.write(to: folder.file("tables.sqlite"))
+        #expect(Self.describe(try Self.load(folder.file("tables.sqlite"))) == expected)
+
+        // The same tables as files: the catalog as CSV, the assignments as CSV, then as gzipped TSV.
+        let database = try SQLiteDatabase(path: folder.file("tables.sqlite"), readOnly: true)
+        for table in ["subscription_offerings", "subscription_offering_groups"] {
+            var text = ""
+            try database.prepare("SELECT * FROM \(table)").forEachRow { row in
+                text += (0..<row.count).map { column -> String in
+                    switch row.value(at: column) {
+                    case .integer(let integer): String(integer)
+                    case .real(let real): String(real)
+                    case .text(let text): text
+                    case .null: ""
+                    }
+                }.joined(separator: ",") + "\n"
+            }
+            let header = table == "subscription_offerings" ? "id,offering_id,name,is_active" : "id,subscription_offering_id,group_name,weight"
+            try folder.write("files/\(table).csv", header + "\n" + text)
+        }
+        let csv = Self.rows.map { row in
+            [row.user.map { $0.isEmpty ? "\"\"" : $0 } ?? "", row.offering, row.group, row.assignedAt].joined(separator: ",") + "\r\n"
+        }
+        try folder.write("files/user_offering_assignments.csv", "user_id,subscription_offering_id,offering_group_id,assigned_at\r\n" + csv.joined())
+        #expect(Self.describe(try Self.load(folder.file("files"))) == expected)
+
+        try FileManager.default.removeItem(atPath: folder.file("files/user_offering_assignments.csv"))
+        let writer = try GzipWriter(path: folder.file("files/user_offering_assignments.tsv.gz"))
+        try writer.write("assigned_at\tid\tuser_id\toffering_group_id\tsubscription_offering_id\n")
+        for (index, row) in Self.rows.enumerated() {
+            try writer.write("\(row.assignedAt)\t\(index)\t\(row.user ?? "NULL")\t\(row.group)\t\(row.offering)\n")
+        }
+        try writer.finish()
+        #expect(Self.describe(try Self.load(folder.file("files"))) == expected)
     }
 }

@@ -31,6 +31,13 @@ struct ByteStringInterner: Sendable {
         starts.reserveCapacity(capacity)
     }
 
+    /// An empty interner sized for about `capacity` strings of `bytes` bytes in all, so that
+    /// neither its table nor its bytes are regrown and copied as it fills.
+    init(capacity: Int, bytes: Int) {
+        self.init(capacity: capacity)
+        arena.reserveCapacity(bytes + capacity * Self.headerSize)
+    }
+
     var count: Int { starts.count }
 
     /// The id of `bytes`, adding it when new.

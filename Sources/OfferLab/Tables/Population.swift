@@ -57,81 +57,145 @@ struct Population: Sendable {
 
     /// Reads the assignment table, applying the rules of §2.1 in order.
     ///
-    /// Memberships are kept in flat arrays, chained per user (almost every user has one), so
-    /// a row costs a user lookup and a short walk, never a dictionary per offering.
+    /// A user's membership in the offering of their first row is kept in the user's own record,
+    /// memberships in other offerings are chained after it: a row costs a user lookup and a
+    /// comparison, never a dictionary per offering, and a new user one append.
     static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64) throws -> Population {
-        var population = Population(offeringCount: catalog.offerings.count)
-        if let rows = source.estimatedRowCount(of: "user_offering_assignments") { population.users = ByteStringInterner(capacity: rows) }
-        var offeringByKey = SortedKeys<Int>()
-        var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
+        let table = "user_offering_assignments"
+        var rows = AssignmentRows(catalog: catalog, asOf: asOf, expectedSize: source.estimatedSize(of: table))
+        try source.forEachRow(of: table, columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"]) { row in
+            rows.add(row)
+        }
+        return rows.finished()
+    }
+}
+
+/// The assignment rows read so far (`Population.load`), as memberships per user.
+private struct AssignmentRows {
+    /// A membership while rows are read.
+    struct Entry {
+        /// The earliest `assigned_at` of the rows naming `group`.
+        var assignedAt: Int64
+        /// Index into the offering's groups; `severalGroups` once rows name different groups.
+        var group: Int32
+        var offering: Int32
+        /// The user's next membership, in `laterEntries`, or -1.
+        var next: Int32
+    }
+
+    /// `Entry.group` of a membership whose rows name several groups: see `groupTimes`.
+    static let severalGroups: Int32 = -1
+
+    struct MembershipKey: Hashable {
+        var user: Int32
+        var offering: Int32
+    }
+
+    let asOf: Int64
+    var population: Population
+    var offeringByKey = SortedKeys<Int>()
+    var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
+    /// Per user (index in `population.users`): the membership in the offering of their first row.
+    var firstEntries: [Entry] = []
+    /// Memberships in users' other offerings.
+    var laterEntries: [Entry] = []
+    /// Memberships whose rows name several groups: the earliest time of each group.
+    var groupTimes: [MembershipKey: [Int32: Int64]] = [:]
+    /// The user of the previous valid row: a user's rows often follow each other.
+    var recentUser: Int32 = -1
+
+    init(catalog: OfferingCatalog, asOf: Int64, expectedSize: (rows: Int, bytes: Int)?) {
+        self.asOf = asOf
+        population = Population(offeringCount: catalog.offerings.count)
         for (offeringIndex, offering) in catalog.offerings.enumerated() {
             offeringByKey.insert(offering.id, offeringIndex)
             for (groupIndex, group) in offering.groups.enumerated() {
                 groupByKey.insert(group.id, (offeringIndex, Int32(groupIndex)))
             }
         }
-        var memberships: [Membership] = []
-        var membershipOffering: [Int32] = []
-        /// The next membership of the same user, or -1.
-        var nextOfUser: [Int32] = []
-        /// Per user: their first membership.
-        var firstOfUser: [Int32] = []
-        /// Memberships whose rows name several groups: the earliest time of each group.
-        var groupTimes: [Int32: [Int32: Int64]] = [:]
-        try source.forEachRow(
-            of: "user_offering_assignments", columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"]
-        ) { row in
-            let assignedAt = row.timestamp(3)
-            if let assignedAt, assignedAt >= asOf { return }
-            guard let offeringKey = row.integer(1), let offering = offeringByKey[offeringKey] else {
-                population.globalInvalidAssignments += 1
-                return
-            }
-            population.hasRowsBeforeAsOf[offering] = true
-            guard let assignedAt,
-                let groupKey = row.integer(2), let group = groupByKey[groupKey], group.offering == offering,
-                let user = row.withBytes(0, { $0.isEmpty ? nil : population.users.intern($0) }) ?? nil
-            else {
-                population.invalidAssignments[offering] += 1
-                return
-            }
-            if Int(user) == firstOfUser.count { firstOfUser.append(-1) }
-            var index = firstOfUser[Int(user)]
-            while index >= 0 && membershipOffering[Int(index)] != Int32(offering) { index = nextOfUser[Int(index)] }
-            guard index >= 0 else {
-                memberships.append(Membership(group: group.group, assignedAt: assignedAt))
-                membershipOffering.append(Int32(offering))
-                nextOfUser.append(firstOfUser[Int(user)])
-                firstOfUser[Int(user)] = Int32(memberships.count - 1)
-                return
-            }
-            if var times = groupTimes[index] {
-                times[group.group] = min(times[group.group] ?? .max, assignedAt)
-                groupTimes[index] = times
-                return
-            }
-            let existing = memberships[Int(index)]
-            if existing.group == group.group {
-                memberships[Int(index)].assignedAt = min(existing.assignedAt, assignedAt)
-            } else {
-                groupTimes[index] = [existing.group: existing.assignedAt, group.group: assignedAt]
-            }
+        if let expectedSize {
+            // Room for every row, up front: a user id is part of its row, so the table's text
+            // bounds the ids' bytes too. Room never used is never touched.
+            population.users = ByteStringInterner(capacity: expectedSize.rows, bytes: expectedSize.bytes)
+            firstEntries.reserveCapacity(expectedSize.rows)
         }
-        for (index, times) in groupTimes {
-            // The earliest row's group is the user's; the next group to appear excludes them.
-            let ordered = times.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
-            memberships[Int(index)] = Membership(
-                group: ordered[0].key, assignedAt: ordered[0].value, conflictingSince: ordered.count > 1 ? ordered[1].value : nil)
+    }
+
+    mutating func add(_ row: TableRowValues) {
+        let assignedAt = row.timestamp(3)
+        if let assignedAt, assignedAt >= asOf { return }
+        guard let offeringKey = row.integer(1), let offering = offeringByKey[offeringKey] else {
+            population.globalInvalidAssignments += 1
+            return
         }
+        if !population.hasRowsBeforeAsOf[offering] { population.hasRowsBeforeAsOf[offering] = true }
+        guard let assignedAt,
+            let groupKey = row.integer(2), let group = groupByKey[groupKey], group.offering == offering,
+            let user = row.withBytes(0, { $0.isEmpty ? nil : population.users.intern($0, recent: &recentUser) }) ?? nil
+        else {
+            population.invalidAssignments[offering] += 1
+            return
+        }
+        let entry = Entry(assignedAt: assignedAt, group: group.group, offering: Int32(offering), next: -1)
+        let first = Int(user)
+        guard first < firstEntries.count else { return firstEntries.append(entry) }
+        if firstEntries[first].offering == entry.offering {
+            firstEntries[first] = merged(firstEntries[first], entry, user: user)
+            return
+        }
+        var index = firstEntries[first].next
+        while index >= 0 && laterEntries[Int(index)].offering != entry.offering { index = laterEntries[Int(index)].next }
+        if index >= 0 {
+            laterEntries[Int(index)] = merged(laterEntries[Int(index)], entry, user: user)
+        } else {
+            var later = entry
+            later.next = firstEntries[first].next
+            laterEntries.append(later)
+            firstEntries[first].next = Int32(laterEntries.count - 1)
+        }
+    }
+
+    /// `existing` with another valid row of the same user and offering: the earliest row of a
+    /// group counts; a second group makes the membership one of several groups.
+    private mutating func merged(_ existing: Entry, _ row: Entry, user: Int32) -> Entry {
+        var entry = existing
+        if entry.group == Self.severalGroups {
+            let key = MembershipKey(user: user, offering: row.offering)
+            var times = groupTimes[key] ?? [:]
+            times[row.group] = min(times[row.group] ?? .max, row.assignedAt)
+            groupTimes[key] = times
+        } else if entry.group == row.group {
+            entry.assignedAt = min(entry.assignedAt, row.assignedAt)
+        } else {
+            groupTimes[MembershipKey(user: user, offering: row.offering)] = [entry.group: entry.assignedAt, row.group: row.assignedAt]
+            entry.group = Self.severalGroups
+        }
+        return entry
+    }
+
+    /// The population, every offering's members sorted by user.
+    consuming func finished() -> Population {
+        var memberCounts = [Int](repeating: 0, count: population.members.count)
+        for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }
+        for entry in laterEntries { memberCounts[Int(entry.offering)] += 1 }
+        for (offering, count) in memberCounts.enumerated() { population.members[offering].reserveCapacity(count) }
         // Users in index order, so every offering's list comes out sorted by user.
-        for (user, first) in firstOfUser.enumerated() {
-            var index = first
-            while index >= 0 {
-                population.members[Int(membershipOffering[Int(index)])].append(Member(user: Int32(user), membership: memberships[Int(index)]))
-                index = nextOfUser[Int(index)]
+        for (user, first) in firstEntries.enumerated() {
+            var entry = first
+            while true {
+                population.members[Int(entry.offering)].append(Member(user: Int32(user), membership: membership(entry, user: Int32(user))))
+                guard entry.next >= 0 else { break }
+                entry = laterEntries[Int(entry.next)]
             }
         }
         return population
+    }
+
+    private func membership(_ entry: Entry, user: Int32) -> Membership {
+        guard entry.group == Self.severalGroups else { return Membership(group: entry.group, assignedAt: entry.assignedAt) }
+        // The earliest row's group is the user's; the next group to appear excludes them.
+        let ordered = (groupTimes[MembershipKey(user: user, offering: entry.offering)] ?? [:]).sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+        return Membership(group: ordered[0].key, assignedAt: ordered[0].value, conflictingSince: ordered[1].value)
     }
 }
 

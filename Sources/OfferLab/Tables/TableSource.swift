@@ -4,7 +4,8 @@ import OfferLabIngest
 /// The values of one table row, for the columns asked for, as bytes (`nil` field = NULL).
 ///
 /// A SQLite row's values are copied in; a table file's record is borrowed as it is (for the
-/// callback only): the assignment table has millions of rows.
+/// callback only) and read with `TableRow`'s non-generic accessors, as its generic `withBytes`
+/// is not specialized across modules: the assignment table has millions of rows.
 struct TableRowValues {
     /// From SQLite: the values' bytes, back to back.
     var bytes: [UInt8] = []
@@ -36,7 +37,7 @@ struct TableRowValues {
     func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
         if let fileRow {
             let index = fileColumns[column]
-            return fileRow.isNull(index) ? nil : try fileRow.withBytes(at: index, body)
+            return fileRow.isNull(index) ? nil : try body(fileRow.bytes(at: index))
         }
         guard let range = fields[column] else { return nil }
         return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
@@ -48,7 +49,8 @@ struct TableRowValues {
 
     /// A decimal integer (`-?digits`).
     func integer(_ column: Int) -> Int64? {
-        withBytes(column) { TableValue.int64($0) } ?? nil
+        if let fileRow { return fileRow.int64(at: fileColumns[column]) }
+        return withBytes(column) { TableValue.int64($0) } ?? nil
     }
 
     /// A finite decimal number.
@@ -65,7 +67,8 @@ struct TableRowValues {
 
     /// A timestamp of the log grammar; `YYYY-MM-DD HH:MM:SS` is UTC.
     func timestamp(_ column: Int) -> Int64? {
-        withBytes(column) { Timestamp.parse($0) } ?? nil
+        if let fileRow { return fileRow.timestamp(at: fileColumns[column]) }
+        return withBytes(column) { Timestamp.parse($0) } ?? nil
     }
 }
 
@@ -101,17 +104,18 @@ struct TableSource {
         return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0)) }
     }
 
-    /// About how many rows the file holding `table` has, from its size (nil for a SQLite source
-    /// or when unknown): enough to size tables for them in advance. A row takes about 40 bytes
-    /// of text, about 11 gzipped (`user_offering_assignments`).
-    func estimatedRowCount(of table: String) -> Int? {
+    /// About how many rows, and bytes of text, the file holding `table` has, from its size (nil
+    /// for a SQLite source or when unknown): enough to size tables for them in advance. A row
+    /// takes about 40 bytes of text, about 11 gzipped (`user_offering_assignments`).
+    func estimatedSize(of table: String) -> (rows: Int, bytes: Int)? {
         guard !isSQLite, let path = try? file(for: table).path,
             let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue,
             let handle = FileHandle(forReadingAtPath: path)
         else { return nil }
         defer { try? handle.close() }
         let magic = (try? handle.read(upToCount: 2)) ?? Data()
-        return size / (magic == Data([0x1f, 0x8b]) ? 11 : 40)
+        let rows = size / (magic == Data([0x1f, 0x8b]) ? 11 : 40)
+        return (rows, rows * 40)
     }
 
     /// Calls `body` for every row of `table`, with `columns` in the order given.
@@ -168,9 +172,8 @@ struct TableSource {
             let indices = try reader.requireColumns(columns)
             var values = TableRowValues()
             values.fileColumns = indices
-            // `values` is passed in and out, not captured: a captured value would be copied
-            // (its arrays retained and released) for every row.
-            func handle(_ row: TableRow, _ values: inout TableRowValues) throws {
+            // Pulled row by row: no closure between the reader and `body`.
+            while let row = try reader.nextRow() {
                 if let problem = row.problem {
                     let detail =
                         switch problem {
@@ -184,7 +187,6 @@ struct TableSource {
                 values.position = row.lineNumber
                 try body(values)
             }
-            try reader.forEachRow { row in try handle(row, &values) }
         } catch let error as IngestError {
             throw OfferLabError(.data, "tables: \(error)")
         }
