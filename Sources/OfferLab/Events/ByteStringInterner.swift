@@ -47,9 +47,16 @@ struct ByteStringInterner: Sendable {
         if let found { return found }
         let id = starts.count
         let offset = arena.count
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian) { arena.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: id).littleEndian) { arena.append(contentsOf: $0) }
-        arena.append(contentsOf: bytes)
+        // The entry is put together on the stack and appended at once: one append instead of
+        // three, each with its own uniqueness check and copy.
+        withUnsafeTemporaryAllocation(byteCount: Self.headerSize + bytes.count, alignment: 8) { entry in
+            entry.storeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            entry.storeBytes(of: UInt32(truncatingIfNeeded: id).littleEndian, toByteOffset: 4, as: UInt32.self)
+            if let source = bytes.baseAddress, let base = entry.baseAddress {
+                (base + Self.headerSize).copyMemory(from: source, byteCount: bytes.count)
+            }
+            arena.append(contentsOf: UnsafeRawBufferPointer(entry))
+        }
         starts.append(offset)
         slots[slot] = Self.slotValue(hash: hash, offset: offset)
         if starts.count * 4 > slots.count * 3 { grow() }
