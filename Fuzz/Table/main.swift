@@ -2,11 +2,18 @@
 // CSV logs).
 //
 // The first byte picks the format (bit 0: CSV or TSV), the read buffer size and the record
-// length limit; the rest is the file. Checks: no crash; a tiny buffer and a large one give the
-// same header, rows, problems and raw bytes; keeping raw bytes changes no field; line numbers
-// increase; a row without a problem has the header's field count; a too-long row keeps no
-// field and at most the limit of raw bytes; and a row whose raw text has no quote (CSV) or
-// backslash (TSV) has exactly the fields of a plain split of that text.
+// length limit; the rest is the file. Checks: no crash; with zlib, a tiny buffer and a large one
+// give the same header, rows, problems and raw bytes; keeping raw bytes changes no field; line
+// numbers increase; a row without a problem has the header's field count; a too-long row keeps
+// no field and at most the limit of raw bytes; a row whose raw text has no quote (CSV) or
+// backslash (TSV) has exactly the fields of a plain split of that text; and ISA-L, with either
+// buffer, reads what zlib reads, except in a damaged or cut gzip file, where it only has to fail
+// too (the `gzip` target compares the inflaters' endings).
+//
+// The buffer-size check uses zlib: it hands out every byte before the damage whatever its
+// buffers. How much ISA-L hands out before it reports damage depends on its buffers (it can
+// drop bytes it decoded, or copy a match from before the member's start), the accepted
+// behaviour of `LogFileScanner.scanCSV`: a damaged file fails whole, whatever came before.
 
 struct ReadRow: Equatable {
     var line: Int
@@ -24,11 +31,14 @@ struct Read: Equatable {
     var error: IngestError.Code?
 }
 
-func read(_ path: String, format: TableFormat, bufferSize: Int, maxRecordLength: Int, keepRawBytes: Bool) -> Read {
+func read(
+    _ path: String, format: TableFormat, bufferSize: Int, maxRecordLength: Int, keepRawBytes: Bool = true, inflater: Inflater = .zlib
+) -> Read {
     var result = Read()
     do {
         let reader = try TableFileReader(
-            path: path, format: format, maxRecordLength: maxRecordLength, keepRawBytes: keepRawBytes, bufferSize: bufferSize)
+            path: path, format: format, maxRecordLength: maxRecordLength, keepRawBytes: keepRawBytes, bufferSize: bufferSize,
+            inflater: inflater)
         result.header = reader.header
         result.headerLine = reader.headerLineNumber
         try reader.forEachRow { row in
@@ -41,6 +51,18 @@ func read(_ path: String, format: TableFormat, bufferSize: Int, maxRecordLength:
         require(false, "unexpected error \(error)")
     }
     return result
+}
+
+/// Whether zlib finds the file's gzip data damaged or cut short.
+func endsInBrokenGzip(_ path: String) -> Bool {
+    do {
+        try InputFileReader(path: path, inflater: .zlib).forEachChunk { _ in }
+        return false
+    } catch let error as IngestError {
+        return error.code == .corruptGzip || error.code == .truncatedGzip
+    } catch {
+        return false
+    }
 }
 
 /// The fields of a record with no quoting or escapes: split at the delimiter, NULL words applied.
@@ -63,13 +85,24 @@ public func fuzzTable(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let maxRecordLength = [4, 16, 64, 1 << 20][Int(parameters >> 4 & 3)]
     let path = ScratchFile.write(input.rest, name: format == .csv ? "table.csv" : "table.tsv")
 
-    let small = read(path, format: format, bufferSize: bufferSize, maxRecordLength: maxRecordLength, keepRawBytes: true)
-    let large = read(path, format: format, bufferSize: 1 << 16, maxRecordLength: maxRecordLength, keepRawBytes: true)
+    let small = read(path, format: format, bufferSize: bufferSize, maxRecordLength: maxRecordLength)
+    let large = read(path, format: format, bufferSize: 1 << 16, maxRecordLength: maxRecordLength)
     var withoutRaw = read(path, format: format, bufferSize: 1 << 16, maxRecordLength: maxRecordLength, keepRawBytes: false)
     require(small == large, "the buffer size changes what is read")
     require(withoutRaw.rows.allSatisfy { $0.raw.isEmpty }, "raw bytes handed out without keepRawBytes")
     for index in withoutRaw.rows.indices { withoutRaw.rows[index].raw = large.rows[index].raw }
     require(withoutRaw == large, "keeping raw bytes changes the fields")
+    if Inflater.isalAvailable {
+        let broken = endsInBrokenGzip(path)
+        for size in [bufferSize, 1 << 16] {
+            let isal = read(path, format: format, bufferSize: size, maxRecordLength: maxRecordLength, inflater: .isal)
+            if broken {
+                require(isal.error != nil, "ISA-L (buffer \(size)) reads a broken gzip file without an error")
+            } else {
+                require(isal == large, "ISA-L (buffer \(size)) reads differently from zlib")
+            }
+        }
+    }
     guard large.error == nil else { return 0 }
 
     var previousLine = large.headerLine

@@ -35,7 +35,12 @@ struct offerlab_isal_inflater {
 
 offerlab_isal_inflater *offerlab_isal_create(void) {
     if (!offerlab_isal_available()) return NULL;
-    offerlab_isal_inflater *inflater = malloc(sizeof *inflater);
+    // Zeroed: on damaged data ISA-L's decoder can copy a match that reaches back before the
+    // member's start out of the state's own memory (its input and output windows) before it
+    // reports the damage. Uninitialised, those bytes would be whatever the process freed
+    // there before (another file's data), so the bytes handed out before the error, and which
+    // error a caller then sees, would depend on what was read earlier.
+    offerlab_isal_inflater *inflater = calloc(1, sizeof *inflater);
     if (inflater == NULL) return NULL;
     inflate_init(&inflater->state);
     inflater->state.crc_flag = ISAL_GZIP;
@@ -45,6 +50,8 @@ offerlab_isal_inflater *offerlab_isal_create(void) {
 void offerlab_isal_destroy(offerlab_isal_inflater *inflater) { free(inflater); }
 
 void offerlab_isal_reset(offerlab_isal_inflater *inflater) {
+    // The state's memory is not cleared again: all a damaged member can copy from it is this
+    // file's earlier bytes, which are the same whatever the process read before.
     inflate_reset(&inflater->state);
     // Reset clears the wrapper state; the member is gzip again.
     inflater->state.crc_flag = ISAL_GZIP;
