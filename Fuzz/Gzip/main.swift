@@ -4,8 +4,9 @@
 // The first byte picks the read buffer size; the rest is the file. Checks, with each inflater
 // this machine has: no crash; with a tiny buffer and with a large one, the reader ends the same
 // way as the reference (complete, corrupt, truncated) and hands out exactly its bytes (ISA-L in
-// a damaged file excepted: how much it hands out before it reports the damage depends on its
-// buffers, see `LogFileScanner.scanCSV`); its byte counters add up.
+// a damaged or cut file excepted: it fails too, but how much it hands out before, and whether
+// it finds the file corrupt or cut, depend on its buffers, see `LogFileScanner.scanCSV`); its
+// byte counters add up.
 
 import CZlib
 
@@ -84,8 +85,13 @@ public func fuzzGzip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     for inflater in Inflater.allCases where inflater.isAvailable {
         for size in [bufferSize, 1 << 16] {
             let actual = read(path, bufferSize: size, inflater: inflater, fileSize: file.count)
+            // ISA-L in a damaged or cut file: it fails too, but how much it hands out first, and
+            // whether it finds the file corrupt or cut, depend on its buffers (docs/reliability.md).
+            if inflater == .isal && expected.ending != .complete {
+                require(actual.ending != .complete, "isal, buffer \(size): complete, reference: \(expected.ending)")
+                continue
+            }
             require(actual.ending == expected.ending, "\(inflater), buffer \(size): \(actual.ending), reference: \(expected.ending)")
-            if inflater == .isal && expected.ending == .failed(.corruptGzip) { continue }
             require(
                 actual.bytes == expected.bytes,
                 "\(inflater), buffer \(size): \(actual.bytes.count) bytes, reference: \(expected.bytes.count)")

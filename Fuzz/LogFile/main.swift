@@ -1,9 +1,11 @@
 // Fuzz target `log-file`: `LogFileScanner` over a whole log file, JSON Lines or CSV.
 //
 // The first byte picks the format (bit 0), the read buffer size and the line length limit;
-// the rest is the file. Checks: no crash; the same file read with a tiny buffer and with a
-// large one gives the same events, rejects and summary (chunk boundaries change nothing); line
-// numbers increase; counts add up; a rejected line's bytes are within the limit. For a plain
+// the rest is the file. Checks: no crash; with zlib, the same file read with a tiny buffer and
+// with a large one gives the same events, rejects and summary (chunk boundaries change nothing);
+// ISA-L, with either buffer, reads what zlib reads, except in a damaged or cut gzip file, where
+// it only has to fail too (see the `table` target); line numbers increase; counts add up; a
+// rejected line's bytes are within the limit. For a plain
 // JSON Lines file, the lines are also split independently (by `\n`, one `\r` dropped, blank
 // lines skipped) and each must reach the parser exactly, or be rejected as too long.
 
@@ -15,15 +17,15 @@ struct ScannedLine: Equatable {
     var rejected: [UInt8]?
 }
 
-struct Scan {
+struct Scan: Equatable {
     var lines: [ScannedLine] = []
     var summary: LogFileSummary?
     var error: IngestError.Code?
 }
 
-func scan(_ path: String, bufferSize: Int, maxLineLength: Int) -> Scan {
+func scan(_ path: String, bufferSize: Int, maxLineLength: Int, inflater: Inflater = .zlib) -> Scan {
     var result = Scan()
-    let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize)
+    let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize, inflater: inflater)
     do {
         result.summary = try scanner.scan(
             record: { record, number in result.lines.append(ScannedLine(number: number, record: RecordDigest(nil, record))) },
@@ -52,6 +54,17 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 
     let small = scan(path, bufferSize: bufferSize, maxLineLength: maxLineLength)
     let large = scan(path, bufferSize: 1 << 16, maxLineLength: maxLineLength)
+    if Inflater.isalAvailable {
+        let broken = endsInBrokenGzip(path)
+        for size in [bufferSize, 1 << 16] {
+            let isal = scan(path, bufferSize: size, maxLineLength: maxLineLength, inflater: .isal)
+            if broken {
+                require(isal.error != nil, "ISA-L (buffer \(size)) reads a broken gzip file without an error")
+            } else {
+                require(isal == large, "ISA-L (buffer \(size)) reads differently from zlib")
+            }
+        }
+    }
     require(small.error == large.error, "errors differ with the buffer size: \(String(describing: small.error)) / \(String(describing: large.error))")
     if small.error != nil {
         let shorter = min(small.lines.count, large.lines.count)

@@ -91,3 +91,15 @@ struct RecordDigest: Equatable {
         }
     }
 }
+
+/// Whether zlib finds the file's gzip data damaged or cut short.
+func endsInBrokenGzip(_ path: String) -> Bool {
+    do {
+        try InputFileReader(path: path, inflater: .zlib).forEachChunk { _ in }
+        return false
+    } catch let error as IngestError {
+        return error.code == .corruptGzip || error.code == .truncatedGzip
+    } catch {
+        return false
+    }
+}

@@ -53,18 +53,6 @@ func read(
     return result
 }
 
-/// Whether zlib finds the file's gzip data damaged or cut short.
-func endsInBrokenGzip(_ path: String) -> Bool {
-    do {
-        try InputFileReader(path: path, inflater: .zlib).forEachChunk { _ in }
-        return false
-    } catch let error as IngestError {
-        return error.code == .corruptGzip || error.code == .truncatedGzip
-    } catch {
-        return false
-    }
-}
-
 /// The fields of a record with no quoting or escapes: split at the delimiter, NULL words applied.
 func plainFields(_ raw: [UInt8], format: TableFormat) -> [[UInt8]?] {
     raw.split(separator: format == .csv ? 0x2C : 0x09, omittingEmptySubsequences: false).map { piece in

@@ -36,7 +36,8 @@ final class FileDecoder {
             throw IngestError(code: .cannotOpen, path: path, message: "cannot open: \(String(cString: strerror(errno)))")
         }
         self.descriptor = descriptor
-        inputCapacity = max(bufferSize, 2)
+        // Room for a member's first four bytes (magic, method, flags), checked before inflating.
+        inputCapacity = max(bufferSize, 4)
         input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 16)
         // Read until two bytes are there (or the file ends) so the magic bytes can be checked.
         do {
@@ -117,12 +118,17 @@ final class FileDecoder {
             if inputStart == inputEnd && !endOfFile { try refill() }
             if !inMember {
                 if inputStart == inputEnd { return nil }  // the file ends between members: done
-                if inputEnd - inputStart < 2 && !endOfFile { try refill(minimum: 2) }
+                if inputEnd - inputStart < 4 && !endOfFile { try refill(minimum: 4) }
                 guard inputEnd - inputStart >= 2,
                     input.load(fromByteOffset: inputStart, as: UInt8.self) == 0x1f,
                     input.load(fromByteOffset: inputStart + 1, as: UInt8.self) == 0x8b
                 else {
                     throw corrupt("data after the last member is not gzip")
+                }
+                // zlib rejects a header with reserved flag bits set; ISA-L ignores them. Checked
+                // here, so that both inflaters fail such a file the same way.
+                if inputEnd - inputStart >= 4 && input.load(fromByteOffset: inputStart + 3, as: UInt8.self) & 0xE0 != 0 {
+                    throw corrupt("unknown header flags set")
                 }
                 try startMember()
             }

@@ -168,6 +168,21 @@ import Testing
         #expect(error?.byteOffset != nil)
     }
 
+    /// Found by comparing the inflaters (`gzip` fuzz target): ISA-L ignores a header's reserved
+    /// flag bits, which zlib rejects; such a file is corrupt with both, whatever the buffer.
+    @Test(arguments: testedInflaters, [1, 3, 1 << 20])
+    func reservedHeaderFlagsAreCorrupt(inflater: Inflater, bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        for flag: UInt8 in [0x20, 0x40, 0x80] {
+            var bytes = try gzipBytes("some text\n", folder: folder)
+            bytes[3] |= flag
+            let path = try folder.write("reserved-flags.gz", bytes: bytes)
+            let error = #expect(throws: IngestError.self) { try readAll(path, bufferSize: bufferSize, inflater: inflater) }
+            #expect(error?.code == .corruptGzip)
+            #expect(error?.message.contains("unknown header flags set") == true)
+        }
+    }
+
     @Test(arguments: testedInflaters)
     func badDeflateDataIsCorrupt(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
