@@ -39,11 +39,7 @@ import Testing
 @Suite struct ParallelCleanupTests {
     @Test(arguments: [2, 3, 7])
     func anyWidthGivesTheSameEvents(width: Int) async throws {
-        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-        let source = try TableSource(path: job.tablesPath)
-        let catalog = try CatalogLoader.load(from: source)
-        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
-        let store = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
+        let (population, store) = try await sampleEvents()
         var one = store
         var many = store
         let (oneEvents, oneCounters) = EventCleanup.run(store: &one, userCount: population.users.count, width: 1)
@@ -65,11 +61,7 @@ import Testing
         EventCleanup.Tuning(eventIDsPerPartition: 1 << 30, userBlocks: 1 << 30, hashMask: 0xFFFF),
     ])
     func anyTuningGivesTheSameEvents(tuning: EventCleanup.Tuning) async throws {
-        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-        let source = try TableSource(path: job.tablesPath)
-        let catalog = try CatalogLoader.load(from: source)
-        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
-        let store = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
+        let (population, store) = try await sampleEvents()
         var usual = store
         var tuned = store
         let (usualEvents, usualCounters) = EventCleanup.run(store: &usual, userCount: population.users.count, width: 1)

@@ -30,17 +30,13 @@ import Testing
 
     /// The same events whether the table is ready before the first file or after the last.
     @Test func aLateTableGivesTheSameEvents() async throws {
-        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-        let source = try TableSource(path: job.tablesPath)
-        let catalog = try CatalogLoader.load(from: source)
-        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
-        let early = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
-        let late = try await LogIngest.read(
-            job: job,
-            population: Task {
+        let early = try await sampleEvents().store
+        let late = try await sampleEvents { population in
+            Task {
                 try await Task.sleep(for: .milliseconds(300))
                 return population
-            }, progress: nil)
+            }
+        }.store
         #expect(early.count == late.count)
         #expect(early.count > 0)
         for (earlySegment, lateSegment) in zip(early.segments, late.segments) {

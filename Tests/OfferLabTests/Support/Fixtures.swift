@@ -119,3 +119,16 @@ func analyse(
         catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
         control: control)
 }
+
+/// The sample data set (`jobs/sample.yaml`): its population, and its log files read into a store,
+/// the population handed over by `population` (default: at once).
+func sampleEvents(
+    population makeTask: (Population) -> Task<Population, Error> = { population in Task { population } }
+) async throws -> (population: Population, store: EventStore) {
+    let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+    let source = try TableSource(path: job.tablesPath)
+    let catalog = try CatalogLoader.load(from: source)
+    let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+    let store = try await LogIngest.read(job: job, population: makeTask(population), progress: nil)
+    return (population, store)
+}
