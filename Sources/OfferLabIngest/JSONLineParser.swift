@@ -1,3 +1,5 @@
+import COfferLabSIMD
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,13 +28,33 @@ import Darwin
 /// wins when both are there, the last of a repeated key wins. An empty string is absent for
 /// every optional field (all but `ts`, `user_id` and `event`).
 ///
+/// A line of plain ASCII (the common case: no backslash, no control character, no byte from
+/// 0x80, no nested value) is first scanned with its quote bitmap (`PlainLineStrings`): every
+/// quote of such a line delimits a string, so its strings need no scanning. Any other line, and
+/// any line that scan does not accept, is scanned byte by byte (`ValidatingStrings`), which
+/// decides; both capture the same values.
+///
 /// No allocation per line once the record's buffer has grown to the longest line; no
 /// Foundation. Not thread-safe: one parser (and one record) per task.
 public struct JSONLineParser {
-    /// Open containers while skipping a nested unknown value.
-    private var stack: [Bool] = []
+    /// The longest line tried with its quote bitmap (a bitmap on the stack: 32 words).
+    static let longestPlainLine = 32 * 64
 
-    public init() {}
+    private var validating = ValidatingStrings()
+    /// Whether plain lines are scanned with their quote bitmap (tests turn it off, to compare).
+    private let usesQuoteBitmap: Bool
+    /// Lines the quote-bitmap scan accepted: a line it fails falls back to the byte-by-byte
+    /// scan, so only this count tells tests that it is taken.
+    private(set) var linesAcceptedByQuoteBitmap = 0
+
+    public init() {
+        usesQuoteBitmap = true
+    }
+
+    /// - Parameter usesQuoteBitmap: false scans every line byte by byte.
+    init(usesQuoteBitmap: Bool) {
+        self.usesQuoteBitmap = usesQuoteBitmap
+    }
 
     /// Parses `line` (without its line ending) into `record`.
     ///
@@ -53,7 +75,25 @@ public struct JSONLineParser {
             return text.withUnsafeMutableBufferPointer { buffer -> MalformedReason? in
                 // A non-empty buffer always has a base address; an empty line is invalid anyway.
                 guard let out = buffer.baseAddress, count > 0 else { return .invalidJSON }
-                guard scanObject(JSONScanner(lineBase, count: count), out: out, written: &written, values: &values) else {
+                let json = JSONScanner(lineBase, count: count)
+                if usesQuoteBitmap && count <= Self.longestPlainLine {
+                    let accepted = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.longestPlainLine / 64) {
+                        words -> Bool in
+                        guard let wordBase = words.baseAddress,
+                            offerlab_json_plain_quotes(json.p, count, wordBase) != 0
+                        else { return false }
+                        var strings = PlainLineStrings(words: wordBase, count: (count + 63) / 64)
+                        return Self.scanObject(json, strings: &strings, out: out, written: &written, values: &values)
+                    }
+                    if accepted {
+                        linesAcceptedByQuoteBitmap += 1
+                        return values.resolve(text: out, csv: false, into: &record)
+                    }
+                    // Not plain, or not accepted as such: the byte-by-byte scan decides.
+                    written = 0
+                    values = LogFieldValues(slots: slotBase)
+                }
+                guard Self.scanObject(json, strings: &validating, out: out, written: &written, values: &values) else {
                     return .invalidJSON
                 }
                 return values.resolve(text: out, csv: false, into: &record)
@@ -67,10 +107,12 @@ public struct JSONLineParser {
     }
 
     /// Validates the line as one JSON object and captures the known keys' values, decoded, in
-    /// `out`. Returns false when the line is not a valid JSON object.
+    /// `out`. Returns false when the line is not a valid JSON object (or, with
+    /// `PlainLineStrings`, not one that it can tell).
     @inline(__always)
-    private mutating func scanObject(
-        _ json: JSONScanner, out: UnsafeMutablePointer<UInt8>, written: inout Int, values: inout LogFieldValues
+    private static func scanObject<Strings: JSONStringScanning>(
+        _ json: JSONScanner, strings: inout Strings, out: UnsafeMutablePointer<UInt8>, written: inout Int,
+        values: inout LogFieldValues
     ) -> Bool {
         let p = json.p
         var i = json.skipWhitespace(0)
@@ -84,7 +126,7 @@ public struct JSONLineParser {
                 guard json.peek(i) == 0x22 else { return false }
                 let keyStart = i + 1
                 var escaped = false
-                i = json.scanString(keyStart, &escaped)
+                i = strings.scanString(json, keyStart, &escaped)
                 if i < 0 { return false }
                 let slot: Int
                 if escaped {
@@ -99,7 +141,7 @@ public struct JSONLineParser {
                 i = json.skipWhitespace(i + 1)
                 // Value.
                 if slot < 0 {
-                    i = json.skipValue(i, &stack)
+                    i = strings.skipValue(json, i)
                     if i < 0 { return false }
                 } else {
                     let c = json.peek(i)
@@ -109,7 +151,7 @@ public struct JSONLineParser {
                     case 0x22:
                         let contentStart = i + 1
                         var valueEscaped = false
-                        i = json.scanString(contentStart, &valueEscaped)
+                        i = strings.scanString(json, contentStart, &valueEscaped)
                         if i < 0 { return false }
                         if valueEscaped {
                             written += json.decodeString(contentStart, i - 1, into: out + written)
@@ -128,7 +170,7 @@ public struct JSONLineParser {
                         if i < 0 { return false }
                         kind = .null
                     case 0x7B, 0x5B:  // { [
-                        i = json.skipValue(i, &stack)
+                        i = strings.skipValue(json, i)
                         if i < 0 { return false }
                         kind = .other
                     default:

@@ -310,3 +310,85 @@ struct JSONScanner {
         }
     }
 }
+
+/// How `JSONLineParser` finds the end of a string and skips the value of an unknown key.
+protocol JSONStringScanning {
+    /// The index after the closing quote of the string whose opening quote is just before
+    /// `start`, or -1; `escaped` is set when the string holds a backslash.
+    mutating func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int
+    /// The index after the value at `start`, or -1.
+    mutating func skipValue(_ json: JSONScanner, _ start: Int) -> Int
+}
+
+/// Any line: strings validated byte by byte (escapes, control characters, UTF-8), nested values
+/// skipped whole.
+struct ValidatingStrings: JSONStringScanning {
+    /// Open containers while skipping a nested value.
+    private var stack: [Bool] = []
+
+    @inline(__always)
+    func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
+        json.scanString(start, &escaped)
+    }
+
+    @inline(__always)
+    mutating func skipValue(_ json: JSONScanner, _ start: Int) -> Int {
+        json.skipValue(start, &stack)
+    }
+}
+
+/// A plain line (`offerlab_json_plain_quotes`: no backslash, no control character, no byte from
+/// 0x80): every quote opens or closes a string and every string is valid, so a string ends at
+/// the line's next quote, taken from the quote bitmap. The quotes are taken in order, one after
+/// the other: finding a string's end does not wait for the bytes before it to be scanned.
+/// Nested values are not skipped (-1): such a line is left to `ValidatingStrings`.
+struct PlainLineStrings: JSONStringScanning {
+    private let words: UnsafePointer<UInt64>
+    private let count: Int
+    /// The word being taken, and its quotes not yet taken.
+    private var word = 0
+    private var quotes: UInt64
+
+    init(words: UnsafePointer<UInt64>, count: Int) {
+        self.words = words
+        self.count = count
+        quotes = count > 0 ? words[0] : 0
+    }
+
+    /// The index of the next quote, or -1 when there is none.
+    @inline(__always)
+    private mutating func nextQuote() -> Int {
+        while quotes == 0 {
+            word += 1
+            guard word < count else { return -1 }
+            quotes = words[word]
+        }
+        let index = word << 6 | quotes.trailingZeroBitCount
+        quotes &= quotes &- 1
+        return index
+    }
+
+    @inline(__always)
+    mutating func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
+        // The opening quote is the next one whenever every string before it was taken.
+        guard nextQuote() == start - 1 else { return -1 }
+        let close = nextQuote()
+        return close < 0 ? -1 : close + 1
+    }
+
+    @inline(__always)
+    mutating func skipValue(_ json: JSONScanner, _ start: Int) -> Int {
+        switch json.peek(start) {
+        case 0x22:
+            var escaped = false
+            return scanString(json, start + 1, &escaped)
+        case 0x74, 0x66, 0x6E:
+            return json.scanLiteral(start)
+        case 0x7B, 0x5B:
+            return -1
+        default:
+            var isInteger = false
+            return json.scanNumber(start, &isInteger)
+        }
+    }
+}

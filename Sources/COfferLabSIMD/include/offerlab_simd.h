@@ -36,6 +36,69 @@ static inline long offerlab_json_string_stop(const uint8_t *bytes, long start, l
     return end;
 }
 
+/// Fills `words` with the quote bitmap of the `length` bytes at `bytes` (bit `k % 64` of
+/// `words[k / 64]` is set when byte `k` is `"`; no bit at or beyond `length`) and returns 1 when
+/// the bytes are plain ASCII: no backslash, no control character (below 0x20), no byte from
+/// 0x80. Returns 0 as soon as a block is not plain (the words are then incomplete). Writes
+/// `(length + 63) / 64` words. In a plain JSON line every quote delimits a string, so the bitmap
+/// tells where each string ends without scanning it.
+///
+/// Reads whole 16-byte blocks: the last one may extend past `length`, which is read from the
+/// bytes only when it stays within their memory page (it cannot fault), else from a copy. Those
+/// bytes are never used, hence no AddressSanitizer checks (the fuzz builds).
+__attribute__((no_sanitize_address))
+static inline int offerlab_json_plain_quotes(const uint8_t *bytes, long length, uint64_t *words) {
+    long offset = 0;
+    long word = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (offset < length) {
+        const uint8_t *block = bytes + offset;
+        uint8_t tail[64];
+        long remaining = length - offset;
+        if (remaining < 64 && ((uintptr_t)block & 4095) > 4096 - 64) {
+            __builtin_memset(tail, 0, sizeof tail);
+            __builtin_memcpy(tail, block, (size_t)remaining);
+            block = tail;
+        }
+        uint64_t quotes = 0;
+        uint64_t unusual = 0;
+        for (int part = 0; part < 4; part++) {
+            __m128i chunk = _mm_loadu_si128((const __m128i *)(block + 16 * part));
+            // A signed comparison with 0x20 flags the control characters and, being negative,
+            // every byte from 0x80.
+            __m128i odd = _mm_or_si128(_mm_cmpeq_epi8(chunk, backslash), _mm_cmplt_epi8(chunk, space));
+            quotes |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, quote)) << (16 * part);
+            unusual |= (uint64_t)(uint32_t)_mm_movemask_epi8(odd) << (16 * part);
+        }
+        if (remaining < 64) {
+            uint64_t inside = ((uint64_t)1 << remaining) - 1;
+            quotes &= inside;
+            unusual &= inside;
+        }
+        if (unusual != 0) return 0;
+        words[word++] = quotes;
+        offset += 64;
+    }
+    return 1;
+#else
+    while (offset < length) {
+        uint64_t quotes = 0;
+        long end = offset + 64 < length ? offset + 64 : length;
+        for (long index = offset; index < end; index++) {
+            uint8_t byte = bytes[index];
+            if (byte == '\\' || byte < 0x20 || byte >= 0x80) return 0;
+            if (byte == '"') quotes |= (uint64_t)1 << (index - offset);
+        }
+        words[word++] = quotes;
+        offset += 64;
+    }
+    return 1;
+#endif
+}
+
 /// The index of the first byte at or after `start` (and before `end`) equal to `first`, `second`
 /// or `third`; `end` when there is none. Sixteen bytes per step with SSE2: the CSV/TSV parser's
 /// search for the end of a plain field (a delimiter, a line feed, a quote or a backslash).
