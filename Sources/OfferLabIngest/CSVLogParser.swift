@@ -50,7 +50,7 @@ public struct CSVLogParser: Sendable {
         var text: [UInt8] = []
         swap(&text, &record.text)
         // One byte more than needed, so that the buffer always has an address.
-        text.resetToZeros(count: total + 1)
+        text.growWithZeros(to: total + 1)
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in
             guard let slotBase = slots.baseAddress else { return .invalidCSV }
@@ -69,7 +69,7 @@ public struct CSVLogParser: Sendable {
                 return values.resolve(text: out, csv: true, into: &record)
             }
         }
-        text.removeLast()
+        text.removeLast(text.count - total)
         swap(&text, &record.text)
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }

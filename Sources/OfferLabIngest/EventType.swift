@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The event taxonomy of the purchase logs.
 public enum EventType: UInt8, CaseIterable, Sendable {
     case paywallView
@@ -46,7 +40,7 @@ extension EventType {
         guard let base = bytes.baseAddress else { return nil }
         let p = base.assumingMemoryBound(to: UInt8.self)
         @inline(__always) func equals(_ name: StaticString) -> Bool {
-            memcmp(p, name.utf8Start, name.utf8CodeUnitCount) == 0
+            ShortBytes.equal(p, name.utf8Start, name.utf8CodeUnitCount)
         }
         switch bytes.count {
         case 6:

@@ -66,7 +66,7 @@ public struct JSONLineParser {
         // through a pointer, then trim it to what was written.
         var text: [UInt8] = []
         swap(&text, &record.text)
-        text.resetToZeros(count: count)
+        text.growWithZeros(to: count)
         var written = 0
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in

@@ -53,13 +53,13 @@ public struct LogRecord: Sendable {
 extension Array where Element == UInt8 {
     private static let zeros = [UInt8](repeating: 0, count: 4096)
 
-    /// Makes the array hold `count` zero bytes, keeping its capacity: the parsers' scratch
-    /// before they write decoded text through a pointer. Copies from a block of zeros, because
-    /// appending `repeatElement(0, count:)` goes byte by byte.
-    mutating func resetToZeros(count: Int) {
-        removeAll(keepingCapacity: true)
-        reserveCapacity(count)
-        var remaining = count
+    /// Makes the array hold at least `count` bytes, appending zeros to those it holds (the
+    /// previous line's text, overwritten): the parsers' scratch before they write decoded text
+    /// through a pointer, then trim it to what they wrote. Appends from a block of zeros,
+    /// because appending `repeatElement(0, count:)` goes byte by byte.
+    mutating func growWithZeros(to count: Int) {
+        var remaining = count - self.count
+        guard remaining > 0 else { return }
         Self.zeros.withUnsafeBytes { zeros in
             while remaining > 0 {
                 let piece = Swift.min(remaining, zeros.count)
