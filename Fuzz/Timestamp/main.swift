@@ -1,7 +1,8 @@
 // Fuzz target `timestamp`: `Timestamp.parse` (the text grammar), epoch milliseconds, and
 // formatting, against a plain reference.
 //
-// Checks: no crash; `parse` agrees with a reference that counts days year by year; a parsed
+// Checks: no crash; `parse` agrees with a reference that counts days year by year, also with
+// the date of earlier inputs in its day cache; a parsed
 // value formats to text that parses back to it (years 0000–9999); the epoch-millisecond reader
 // agrees with `Int64(String)` × 1000 (overflow: nil).
 
@@ -66,12 +67,17 @@ func referenceEpochMilliseconds(_ text: [UInt8], allowMinus: Bool) -> Int64? {
     return overflow ? nil : micros
 }
 
+/// Kept from input to input, as a parser keeps it from line to line.
+nonisolated(unsafe) private var dayCache = Timestamp.DayCache()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTimestamp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = FuzzInput(data, size).rest
     let text = Array(bytes)
     let parsed = Timestamp.parse(bytes)
     require(parsed == referenceParse(text), "parse: \(String(describing: parsed)), reference: \(String(describing: referenceParse(text)))")
+    // The cache holds the date of an earlier input: often the same ten bytes, then other ones.
+    require(Timestamp.parse(bytes, dayCache: &dayCache) == parsed, "parse with the previous inputs' date cached differs")
     if let parsed, parsed >= daysBeforeYear[0] * Timestamp.microsecondsPerDay,
         parsed < daysBeforeYear[10_000] * Timestamp.microsecondsPerDay
     {

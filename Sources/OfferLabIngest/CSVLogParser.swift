@@ -16,6 +16,7 @@ import Darwin
 public struct CSVLogParser: Sendable {
     /// (column index, field slot) for every column that names a known field.
     private let columns: [(column: Int, slot: Int)]
+    private var dayCache = Timestamp.DayCache()
 
     /// Maps the header's column names to the known fields; unknown columns are ignored.
     public init(header: [String]) {
@@ -31,7 +32,7 @@ public struct CSVLogParser: Sendable {
     ///
     /// - Returns: nil when the row is a valid event (the record is filled), otherwise the first
     ///   malformed reason (the record is then empty).
-    public func parse(_ row: TableRow, into record: inout LogRecord) -> MalformedReason? {
+    public mutating func parse(_ row: TableRow, into record: inout LogRecord) -> MalformedReason? {
         switch row.problem {
         case .tooLong: return .lineTooLong
         case .fieldCount, .unterminatedQuote: return .invalidCSV
@@ -39,11 +40,14 @@ public struct CSVLogParser: Sendable {
         }
         // The columns through a pointer: iterating the array itself retains and releases it,
         // twice per record.
-        return columns.withUnsafeBufferPointer { columns in parse(row, columns: columns, into: &record) }
+        return columns.withUnsafeBufferPointer { columns in
+            Self.parse(row, columns: columns, dayCache: &dayCache, into: &record)
+        }
     }
 
-    private func parse(
-        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, into record: inout LogRecord
+    private static func parse(
+        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, dayCache: inout Timestamp.DayCache,
+        into record: inout LogRecord
     ) -> MalformedReason? {
         var total = 0
         for (column, _) in columns where !row.isNull(column) { total += row.bytes(at: column).count }
@@ -66,7 +70,7 @@ public struct CSVLogParser: Sendable {
                     values.set(slot, FieldValue(kind: .string, start: written, end: written + cell.count))
                     written += cell.count
                 }
-                return values.resolve(text: out, csv: true, into: &record)
+                return values.resolve(text: out, csv: true, dayCache: &dayCache, into: &record)
             }
         }
         text.removeLast(text.count - total)

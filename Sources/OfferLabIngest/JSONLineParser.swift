@@ -41,6 +41,7 @@ public struct JSONLineParser {
     static let longestPlainLine = 32 * 64
 
     private var validating = ValidatingStrings()
+    private var dayCache = Timestamp.DayCache()
     /// Whether plain lines are scanned with their quote bitmap (tests turn it off, to compare).
     private let usesQuoteBitmap: Bool
     /// Lines the quote-bitmap scan accepted: a line it fails falls back to the byte-by-byte
@@ -87,7 +88,7 @@ public struct JSONLineParser {
                     }
                     if accepted {
                         linesAcceptedByQuoteBitmap += 1
-                        return values.resolve(text: out, csv: false, into: &record)
+                        return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
                     }
                     // Not plain, or not accepted as such: the byte-by-byte scan decides.
                     written = 0
@@ -96,7 +97,7 @@ public struct JSONLineParser {
                 guard Self.scanObject(json, strings: &validating, out: out, written: &written, values: &values) else {
                     return .invalidJSON
                 }
-                return values.resolve(text: out, csv: false, into: &record)
+                return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
             }
         }
         text.removeLast(text.count - written)

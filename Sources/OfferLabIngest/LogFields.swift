@@ -190,9 +190,13 @@ struct LogFieldValues {
     /// Checks the line in the malformed-reason order and fills `record` (whose `text` is
     /// `text`, handed back by the caller). Returns the first reason that applies, or nil.
     ///
-    /// - Parameter csv: CSV rules for `ts`: a cell of digits is epoch milliseconds.
+    /// - Parameters:
+    ///   - csv: CSV rules for `ts`: a cell of digits is epoch milliseconds.
+    ///   - dayCache: the parser's last date, for `Timestamp.parse`.
     @inline(__always)
-    func resolve(text: UnsafeMutablePointer<UInt8>, csv: Bool, into record: inout LogRecord) -> MalformedReason? {
+    func resolve(
+        text: UnsafeMutablePointer<UInt8>, csv: Bool, dayCache: inout Timestamp.DayCache, into record: inout LogRecord
+    ) -> MalformedReason? {
         @inline(__always) func bytes(_ value: FieldValue) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: text + value.start, count: value.count)
         }
@@ -232,7 +236,7 @@ struct LogFieldValues {
             if csv && Timestamp.isAllDigits(bytes(ts)) {
                 timestamp = Timestamp.parseEpochMilliseconds(bytes(ts), allowMinus: false)
             } else {
-                timestamp = Timestamp.parse(bytes(ts))
+                timestamp = Timestamp.parse(bytes(ts), dayCache: &dayCache)
             }
         case .integer:
             timestamp = Timestamp.parseEpochMilliseconds(bytes(ts))

@@ -171,7 +171,7 @@ public struct LogFileScanner: Sendable {
             throw error
         }
         var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
-        let parser = CSVLogParser(header: reader.header)
+        var parser = CSVLogParser(header: reader.header)
         var record = LogRecord()
         var lines = 0
         var validRecords = 0

@@ -6,7 +6,7 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
     let folder = try TemporaryFolder()
     let path = try folder.write("log.csv", text: text)
     let reader = try TableFileReader(path: path, format: .csv, maxRecordLength: maxLineLength)
-    let parser = CSVLogParser(header: reader.header)
+    var parser = CSVLogParser(header: reader.header)
     var record = LogRecord()
     var results: [(Int, MalformedReason?, LogRecord)] = []
     try reader.forEachRow { row in

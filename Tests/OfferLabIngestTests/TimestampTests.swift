@@ -75,6 +75,22 @@ import Testing
         #expect(Timestamp.parse(text) == nil)
     }
 
+    /// A parser's cached date gives what parsing it again gives, whatever follows it and
+    /// whatever came before: a date that failed is never cached.
+    @Test func aCachedDateGivesWhatParsingGives() {
+        let texts = [
+            "2026-03-01T12:00:00Z", "2026-03-01T23:59:59.999999Z", "2026-03-01 00:00:00", "2026-03-01T25:00:00Z",
+            "2026-03-01T12:00:00+01:00", "2026-03-01T12:00:00+24:00", "2026-03-01X12:00:00", "2026-03-01T12:00",
+            "2026-03-02T00:00:00Z", "2026-02-30T00:00:00Z", "2026-02-30T00:00:00Z", "2024-02-29T10:00:00Z",
+            "2023-02-29T10:00:00Z", "\0\0\0\0\0\0\0\0\0\0T00:00:00Z", "2026-03-0aT12:00:00Z", "1969-12-31T23:59:59.5Z",
+        ]
+        var dayCache = Timestamp.DayCache()
+        for text in texts + texts.reversed() + texts {
+            let cached = withBytes(text) { Timestamp.parse($0, dayCache: &dayCache) }
+            #expect(cached == Timestamp.parse(text), "\(text)")
+        }
+    }
+
     @Test func epochMilliseconds() {
         #expect(withBytes("1773664496000") { Timestamp.parseEpochMilliseconds($0) } == 1_773_664_496_000_000)
         #expect(withBytes("0") { Timestamp.parseEpochMilliseconds($0) } == 0)
