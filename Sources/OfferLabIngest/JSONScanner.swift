@@ -338,46 +338,35 @@ struct ValidatingStrings: JSONStringScanning {
 }
 
 /// A plain line (`offerlab_json_plain_quotes`: no backslash, no control character, no byte from
-/// 0x80): every quote opens or closes a string and every string is valid, so a string ends at
-/// the line's next quote, taken from the quote bitmap. The quotes are taken in order, one after
-/// the other: finding a string's end does not wait for the bytes before it to be scanned.
-/// Nested values are not skipped (-1): such a line is left to `ValidatingStrings`.
+/// 0x80): no quote is escaped and every string is valid, so a string ends at the first quote
+/// after its start, found in the quote bitmap from the start's position alone (a load, a mask,
+/// a bit count) instead of a scan of the string's bytes. Nested values are not skipped (-1):
+/// such a line is left to `ValidatingStrings`.
 struct PlainLineStrings: JSONStringScanning {
     private let words: UnsafePointer<UInt64>
     private let count: Int
-    /// The word being taken, and its quotes not yet taken.
-    private var word = 0
-    private var quotes: UInt64
 
     init(words: UnsafePointer<UInt64>, count: Int) {
         self.words = words
         self.count = count
-        quotes = count > 0 ? words[0] : 0
     }
 
-    /// The index of the next quote, or -1 when there is none.
     @inline(__always)
-    private mutating func nextQuote() -> Int {
+    func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
+        var word = start >> 6
+        guard word < count else { return -1 }
+        // The quotes at or after `start` in its word, then in the words after it.
+        var quotes = words[word] & (UInt64.max &<< UInt64(start & 63))
         while quotes == 0 {
             word += 1
             guard word < count else { return -1 }
             quotes = words[word]
         }
-        let index = word << 6 | quotes.trailingZeroBitCount
-        quotes &= quotes &- 1
-        return index
+        return (word << 6 | quotes.trailingZeroBitCount) + 1
     }
 
     @inline(__always)
-    mutating func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
-        // The opening quote is the next one whenever every string before it was taken.
-        guard nextQuote() == start - 1 else { return -1 }
-        let close = nextQuote()
-        return close < 0 ? -1 : close + 1
-    }
-
-    @inline(__always)
-    mutating func skipValue(_ json: JSONScanner, _ start: Int) -> Int {
+    func skipValue(_ json: JSONScanner, _ start: Int) -> Int {
         switch json.peek(start) {
         case 0x22:
             var escaped = false
