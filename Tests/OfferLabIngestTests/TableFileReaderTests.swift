@@ -299,8 +299,9 @@ func readTable(
 
     /// Reads `text` with every buffer size from 1 byte to the whole text, so that every byte
     /// (a quote, a delimiter, the `\r` of a `\r\n`) falls at a chunk boundary once, raw bytes
-    /// kept or not. Records that lie in one chunk are sliced from it (the fast path, blocks of
-    /// 16 bytes); the others go through the state machine: both must read the same.
+    /// kept or not. Records that lie in one chunk are sliced from it (the fast path, its stops
+    /// marked in blocks of 64 bytes from where it starts in the chunk); the others go through
+    /// the state machine: both must read the same.
     static func expectAtEveryBoundary(_ text: String, format: TableFormat, header: [String], _ expected: [ReadRow]) throws {
         let folder = try TemporaryFolder()
         let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text: text)
@@ -359,6 +360,107 @@ func readTable(
                 ReadRow(6, ["5", "0123456789abcdef"], raw: "5\t0123456789abcdef"),
                 ReadRow(7, ["6", "0123456789abcdefg"], raw: "6\t0123456789abcdefg"),
             ])
+    }
+
+    /// `count` bytes that stop no field.
+    static func filler(_ count: Int) -> String { String(repeating: "x", count: count) }
+
+    /// Expects `text` to hold `byte` at each offset: the layouts below put stops on the edges of
+    /// the fast path's 64-byte blocks, which start at 0 when the file is one chunk.
+    static func expectLayout(_ text: String, _ bytes: [(offset: Int, byte: Character)]) {
+        let utf8 = Array(text.utf8)
+        for (offset, byte) in bytes { #expect(utf8[offset] == byte.asciiValue, "offset \(offset)") }
+    }
+
+    @Test func csvStopsOnBlockEdges() throws {
+        let x = Self.filler
+        let text =
+            "id,text,note\n"
+            + "1,\(x(48)),note\n"  // a delimiter ends block 0, its field starts block 1
+            + "2,\(x(169)),\(x(14))\n"  // block 2 has no stop; the line feed ends block 3
+            + "3,\"\(x(30)),\(x(29))\",\(x(62))\r\n"  // a closing quote ends block 4; \r and \n on both sides of 384
+            + "4,\(x(60))\"\(x(61))\",\\N\n"  // quotes inside an unquoted field, the first ending block 6; \N across 512
+            + "5,\"\(x(58))\"\"\",z\n"  // `""` across 576: the state machine
+            + "6,last,\"quoted at the end\""
+        Self.expectLayout(text, [
+            (63, ","), (64, "n"), (255, "\n"), (256, "3"), (319, "\""), (320, ","), (383, "\r"), (384, "\n"), (447, "\""),
+            (509, "\""), (511, "\\"), (512, "N"), (575, "\""), (576, "\""),
+        ])
+        try Self.expectAtEveryBoundary(
+            text, format: .csv, header: ["id", "text", "note"],
+            [
+                ReadRow(2, ["1", x(48), "note"], raw: "1,\(x(48)),note"),
+                ReadRow(3, ["2", x(169), x(14)], raw: "2,\(x(169)),\(x(14))"),
+                ReadRow(4, ["3", "\(x(30)),\(x(29))", x(62)], raw: "3,\"\(x(30)),\(x(29))\",\(x(62))"),
+                ReadRow(5, ["4", "\(x(60))\"\(x(61))\"", nil], raw: "4,\(x(60))\"\(x(61))\",\\N"),
+                ReadRow(6, ["5", "\(x(58))\"", "z"], raw: "5,\"\(x(58))\"\"\",z"),
+                ReadRow(7, ["6", "last", "quoted at the end"], raw: "6,last,\"quoted at the end\""),
+            ])
+    }
+
+    @Test func tsvStopsOnBlockEdges() throws {
+        let x = Self.filler
+        let text =
+            "id\ttext\tnote\n"
+            + "1\t\(x(48))\tnote\n"  // a delimiter ends block 0, its field starts block 1
+            + "2\t\(x(169))\t\(x(14))\n"  // block 2 has no stop; the line feed ends block 3
+            + "3\t\(x(59))\tNULL\r\n"  // NULL across 320
+            + "4\t\(x(55))\tz\r\n"  // \r and \n on both sides of 384
+            + "5\t\(x(60))\\t\(x(60))\tNULL\n"  // an escape across 448: the state machine
+            + "6\tlast\tend"
+        Self.expectLayout(text, [
+            (63, "\t"), (64, "n"), (255, "\n"), (256, "3"), (319, "U"), (320, "L"), (383, "\r"), (384, "\n"), (447, "\\"),
+            (448, "t"),
+        ])
+        try Self.expectAtEveryBoundary(
+            text, format: .tsv, header: ["id", "text", "note"],
+            [
+                ReadRow(2, ["1", x(48), "note"], raw: "1\t\(x(48))\tnote"),
+                ReadRow(3, ["2", x(169), x(14)], raw: "2\t\(x(169))\t\(x(14))"),
+                ReadRow(4, ["3", x(59), nil], raw: "3\t\(x(59))\tNULL"),
+                ReadRow(5, ["4", x(55), "z"], raw: "4\t\(x(55))\tz"),
+                ReadRow(6, ["5", "\(x(60))\t\(x(60))", nil], raw: "5\t\(x(60))\\t\(x(60))\tNULL"),
+                ReadRow(7, ["6", "last", "end"], raw: "6\tlast\tend"),
+            ])
+    }
+
+    /// Random records of every kind of field, many longer than a block: read in one chunk (the
+    /// fast path wherever it applies) and in chunks of a few sizes, they must read as with
+    /// 1-byte chunks, where every record but an empty line goes through the state machine.
+    @Test(arguments: [TableFormat.csv, .tsv])
+    func fastPathReadsAsTheStateMachine(format: TableFormat) throws {
+        var random = JSONDifferentialTests.Random(state: format == .csv ? 1 : 2)
+        let delimiter = format == .csv ? "," : "\t"
+        let pieces =
+            format == .csv
+            ? ["a", " ", "\r", ",", "\"", "\"\"", "\n", "\\N"]
+            : ["a", " ", "\r", "\\", "\\t", "\\n", "\\\n", "NULL", "\""]
+        var text = ["id", "text", "note"].joined(separator: delimiter) + "\n"
+        for _ in 0..<300 {
+            let fieldCount = random.below(3) == 0 ? 1 + random.below(5) : 3
+            var fields: [String] = []
+            for _ in 0..<fieldCount {
+                // Mostly plain text of 0 to 99 bytes; now and then a piece that complicates it.
+                var field = ""
+                for _ in 0..<random.below(100) { field += random.below(40) == 0 ? pieces[random.below(pieces.count)] : "x" }
+                if format == .csv && random.below(4) == 0 {
+                    field = "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                }
+                fields.append(field)
+            }
+            text += fields.joined(separator: delimiter) + (random.below(4) == 0 ? "\r\n" : "\n")
+        }
+        let folder = try TemporaryFolder()
+        let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text: text)
+        for keepRawBytes in [false, true] {
+            let reference = try readTable(path, format: format, keepRawBytes: keepRawBytes, bufferSize: 1)
+            #expect(reference.rows.count > 250)
+            for bufferSize in [63, 64, 65, 1000, 1 << 20] {
+                let read = try readTable(path, format: format, keepRawBytes: keepRawBytes, bufferSize: bufferSize)
+                #expect(read.header == reference.header, "buffer \(bufferSize)")
+                #expect(read.rows == reference.rows, "buffer \(bufferSize), raw bytes \(keepRawBytes)")
+            }
+        }
     }
 
     @Test func nextRowPullsEveryRowThenNil() throws {
