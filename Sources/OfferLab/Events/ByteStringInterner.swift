@@ -216,24 +216,39 @@ struct ByteStringInterner: Sendable {
         slots = newSlots
     }
 
-    /// A fast non-cryptographic hash (64-bit multiply-mix over 8-byte words).
+    /// A fast non-cryptographic hash (64-bit multiply-mix over 8-byte words). A string's last
+    /// bytes are read as one overlapping word (or, below 8 bytes, two overlapping halves, or its
+    /// first, middle and last byte), never byte by byte.
     static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            state = (state ^ word) &* 0xBF58_476D_1CE4_E5B9
-            state ^= state >> 31
-            offset += 8
+        let count = bytes.count
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
+        guard let base = bytes.baseAddress, count > 0 else { return finish(state) }
+        @inline(__always) func word(_ offset: Int) -> UInt64 { base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        @inline(__always) func half(_ offset: Int) -> UInt64 { UInt64(base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        @inline(__always) func byte(_ offset: Int) -> UInt64 { UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
+        let tail: UInt64
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 <= count {
+                state = (state ^ word(offset)) &* 0xBF58_476D_1CE4_E5B9
+                state ^= state >> 31
+                offset += 8
+            }
+            guard offset < count else { return finish(state) }
+            tail = word(count - 8)
+        } else if count >= 4 {
+            tail = half(0) | half(count - 4) << 32
+        } else {
+            tail = byte(0) | byte(count / 2) << 8 | byte(count - 1) << 16
         }
-        if offset < bytes.count {
-            var tail: UInt64 = 0
-            for index in offset..<bytes.count { tail = (tail << 8) | UInt64(bytes[index]) }
-            state = (state ^ tail) &* 0x94D0_49BB_1331_11EB
-        }
-        state ^= state >> 29
+        state = (state ^ tail) &* 0x94D0_49BB_1331_11EB
+        return finish(state)
+    }
+
+    @inline(__always)
+    private static func finish(_ state: UInt64) -> UInt64 {
+        var state = state ^ state >> 29
         state = state &* 0xBF58_476D_1CE4_E5B9
-        state ^= state >> 32
-        return state
+        return state ^ state >> 32
     }
 }
