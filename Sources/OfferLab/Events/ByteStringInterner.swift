@@ -42,7 +42,21 @@ struct ByteStringInterner: Sendable {
 
     /// The id of `bytes`, adding it when new.
     mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        let hash = Self.hash(bytes)
+        intern(bytes, hash: Self.hash(bytes))
+    }
+
+    /// Starts loading the slot where the probe for a string of hash `hash` (`hash(_:)`) begins:
+    /// a caller that knows its next strings ahead interns them with `intern(_:hash:)` after
+    /// their slots have arrived (in a table larger than the cache, most of an insertion is that
+    /// wait).
+    func prefetchSlot(hash: UInt64) {
+        slots.withUnsafeBufferPointer { table in
+            offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hash) & (table.count - 1)) })
+        }
+    }
+
+    /// `intern(_:)` of `bytes` whose hash (`hash(_:)`) is `hash`.
+    mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int32 {
         let (found, slot) = probe(bytes, hash: hash)
         if let found { return found }
         let id = starts.count
@@ -126,12 +140,13 @@ struct ByteStringInterner: Sendable {
     /// The id of `bytes` when it is string `recent` (a caller's guess: the id it got last time),
     /// else what `intern` gives; `recent` becomes that id. Consecutive log lines mostly repeat
     /// their user, offering, group and product: one comparison instead of a hash and a probe.
-    mutating func intern(_ bytes: UnsafeRawBufferPointer, recent: inout Int32) -> Int32 {
+    /// `hash`, when given, is the string's `hash(_:)`.
+    mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64? = nil, recent: inout Int32) -> Int32 {
         if recent >= 0 && recent < starts.count {
             let same = arena.withUnsafeBytes { arena in Self.equal(Self.entryBytes(arena, at: starts[Int(recent)]), bytes) }
             if same { return recent }
         }
-        recent = intern(bytes)
+        recent = intern(bytes, hash: hash ?? Self.hash(bytes))
         return recent
     }
 

@@ -103,6 +103,19 @@ private struct AssignmentRows {
     var groupTimes: [MembershipKey: [Int32: Int64]] = [:]
     /// The user of the previous valid row: a user's rows often follow each other.
     var recentUser: Int32 = -1
+    /// Valid rows not yet given to their user, in table order, with their users' ids in
+    /// `pendingUserBytes`: their users' slots are prefetched as they arrive and interned a batch
+    /// at a time (`addPending`), so that the cache misses of a table larger than the cache (a few
+    /// million users) overlap instead of following each other.
+    var pending: [PendingRow] = []
+    var pendingUserBytes: [UInt8] = []
+    static let pendingBatch = 16
+
+    struct PendingRow {
+        var entry: Entry
+        var userBytes: Range<Int>
+        var userHash: UInt64
+    }
 
     init(catalog: OfferingCatalog, asOf: Int64, expectedSize: (rows: Int, bytes: Int)?) {
         self.asOf = asOf
@@ -119,6 +132,7 @@ private struct AssignmentRows {
             population.users = ByteStringInterner(capacity: expectedSize.rows, bytes: expectedSize.bytes)
             firstEntries.reserveCapacity(expectedSize.rows)
         }
+        pending.reserveCapacity(Self.pendingBatch)
     }
 
     mutating func add(_ row: TableRowValues) {
@@ -131,12 +145,37 @@ private struct AssignmentRows {
         if !population.hasRowsBeforeAsOf[offering] { population.hasRowsBeforeAsOf[offering] = true }
         guard let assignedAt,
             let groupKey = row.integer(2), let group = groupByKey[groupKey], group.offering == offering,
-            let user = row.withBytes(0, { $0.isEmpty ? nil : population.users.intern($0, recent: &recentUser) }) ?? nil
+            let userBytes = row.withBytes(0, { user -> Range<Int>? in
+                guard !user.isEmpty else { return nil }
+                let start = pendingUserBytes.count
+                pendingUserBytes.append(contentsOf: user)
+                return start..<pendingUserBytes.count
+            }) ?? nil
         else {
             population.invalidAssignments[offering] += 1
             return
         }
         let entry = Entry(assignedAt: assignedAt, group: group.group, offering: Int32(offering), next: -1)
+        let userHash = pendingUserBytes.withUnsafeBytes { ByteStringInterner.hash(UnsafeRawBufferPointer(rebasing: $0[userBytes])) }
+        population.users.prefetchSlot(hash: userHash)
+        pending.append(PendingRow(entry: entry, userBytes: userBytes, userHash: userHash))
+        if pending.count == Self.pendingBatch { addPending() }
+    }
+
+    /// Gives the pending rows to their users, in table order.
+    private mutating func addPending() {
+        for row in pending {
+            let user = pendingUserBytes.withUnsafeBytes {
+                population.users.intern(UnsafeRawBufferPointer(rebasing: $0[row.userBytes]), hash: row.userHash, recent: &recentUser)
+            }
+            add(row.entry, user: user)
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingUserBytes.removeAll(keepingCapacity: true)
+    }
+
+    /// A valid row's membership, to its user.
+    private mutating func add(_ entry: Entry, user: Int32) {
         let first = Int(user)
         guard first < firstEntries.count else { return firstEntries.append(entry) }
         if firstEntries[first].offering == entry.offering {
@@ -175,6 +214,7 @@ private struct AssignmentRows {
 
     /// The population, every offering's members sorted by user.
     consuming func finished() -> Population {
+        addPending()
         var memberCounts = [Int](repeating: 0, count: population.members.count)
         for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }
         for entry in laterEntries { memberCounts[Int(entry.offering)] += 1 }
