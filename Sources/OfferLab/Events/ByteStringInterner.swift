@@ -96,7 +96,7 @@ struct ByteStringInterner: Sendable {
     /// together (prefetched) so that their cache misses overlap: for a table larger than the
     /// cache, such as the population's users, most of a lookup is waiting for memory.
     func lookupAll(of other: ByteStringInterner) -> [Int32] {
-        let group = 16
+        let group = 64
         var ids = [Int32](repeating: -1, count: other.count)
         var hashes = [UInt64](repeating: 0, count: group)
         other.arena.withUnsafeBytes { otherArena in
