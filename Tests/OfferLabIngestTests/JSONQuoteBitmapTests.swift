@@ -6,17 +6,7 @@ import Testing
 /// The quote-bitmap scan of plain lines (`offerlab_json_plain_quotes`, `PlainLineStrings`)
 /// against the byte-by-byte scan, which decides every other line.
 @Suite struct JSONQuoteBitmapTests {
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    typealias Random = JSONDifferentialTests.Random
 
     /// What `offerlab_json_plain_quotes` must return: nil when the bytes are not plain.
     static func expectedQuoteWords(_ bytes: ArraySlice<UInt8>) -> [UInt64]? {
