@@ -99,15 +99,17 @@ enum Attribution {
         let offering = catalog.offerings[offeringIndex]
         let members = population.members[offeringIndex]
         let labels = OfferingLabels(offering, labels: context.labels)
-        var groups = [GroupTotals](repeating: GroupTotals(), count: offering.groups.count)
-        var quality = OfferingQuality()
-        quality.invalidAssignments = population.invalidAssignments[offeringIndex]
-        quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
-        var products: [ProductKey: (totals: ProductTotals, money: CurrencyAmounts)] = [:]
-
-        // Members in user order: the same sums, bit for bit, on every run. The scratch and the
-        // outcome live inside the closure: captured, they would be copied for every member.
-        let series = try events.withView { events in
+        // Members in user order: the same sums, bit for bit, on every run. Everything the loop
+        // writes lives inside the closure: captured, it would be retained and copied for every
+        // member.
+        let (groups, quality, products, series) = try events.withView { events in
+            var groups = [GroupTotals](repeating: GroupTotals(), count: offering.groups.count)
+            var quality = OfferingQuality()
+            quality.invalidAssignments = population.invalidAssignments[offeringIndex]
+            quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
+            // Per (group, product), updated in place: an index into `products`.
+            var productIndex: [ProductKey: Int] = [:]
+            var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
             var series = DailySeries(members: members, groupCount: offering.groups.count, asOf: asOf)
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
@@ -119,28 +121,32 @@ enum Attribution {
                     outcome: &outcome)
                 guard !member.membership.isExcluded else { continue }
                 let group = Int(member.membership.group)
-                groups[group].add(outcome, context: context)
+                groups[group].add(outcome)
                 quality.add(outcome.quality)
-                for contribution in outcome.products {
+                for contribution in scratch.products {
                     let key = ProductKey(group: group, product: contribution.product)
-                    var entry =
-                        products[key]
-                        ?? (ProductTotals(group: group, productID: context.labels.string(of: contribution.product)), CurrencyAmounts())
+                    let index: Int
+                    if let known = productIndex[key] {
+                        index = known
+                    } else {
+                        index = products.count
+                        productIndex[key] = index
+                        products.append((ProductTotals(group: group, productID: context.labels.string(of: contribution.product)), CurrencyAmounts()))
+                    }
                     switch contribution.kind {
-                    case .purchase: entry.totals.purchases += 1
-                    case .renewal: entry.totals.renewals += 1
-                    default: entry.totals.refunds += 1
+                    case .purchase: products[index].totals.purchases += 1
+                    case .renewal: products[index].totals.renewals += 1
+                    default: products[index].totals.refunds += 1
                     }
                     if let money = contribution.money {
-                        try entry.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
+                        try products[index].money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
                     }
-                    products[key] = entry
                 }
             }
-            return series
+            return (groups, quality, products, series)
         }
 
-        let productRows = products.values.map { entry -> ProductTotals in
+        let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals
             totals.netRevenue = entry.money.converted(context).net
             return totals
@@ -152,9 +158,9 @@ enum Attribution {
     }
 
     /// One member's values (§2.3) from their cleaned events (sorted by time), counting only
-    /// events before `cutoff` (the state "as of" a moment), into `outcome`
-    /// (whatever it held before). `scratch` only lends its storage: nothing is allocated per
-    /// member once the buffers have grown.
+    /// events before `cutoff` (the state "as of" a moment), into `outcome` (whatever it held
+    /// before) and, per product, into `scratch.products`. Otherwise `scratch` only lends its
+    /// storage: nothing is allocated per member once the buffers have grown.
     static func evaluate(
         events: UnsafeBufferPointer<UserEvent>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64,
         scratch: inout EvaluationScratch, into outcome: inout UserOutcome
@@ -174,7 +180,7 @@ enum Attribution {
                 outcome.quality.unknownCurrencyEvents += 1
                 return nil
             }
-            try outcome.money.add(currency: currency, gross: gross, refunded: refunded)
+            try scratch.money.add(currency: currency, gross: gross, refunded: refunded)
             return (currency, gross, refunded)
         }
 
@@ -199,7 +205,7 @@ enum Attribution {
                 }
                 scratch.countedTransactions.append(record)
                 let money = try knownMoney(currency: record.currency, gross: record.price)
-                outcome.products.append(ProductContribution(product: record.product, kind: type, money: money))
+                scratch.products.append(ProductContribution(product: record.product, kind: type, money: money))
             case .cancel, .expire, .refund: break
             }
         }
@@ -218,8 +224,9 @@ enum Attribution {
             let hasPrice = refund.price != EventRecord.noPrice
             let money = try knownMoney(
                 currency: hasPrice ? refund.currency : refunded.currency, refunded: hasPrice ? refund.price : refunded.price)
-            outcome.products.append(ProductContribution(product: refund.product, kind: .refund, money: money))
+            scratch.products.append(ProductContribution(product: refund.product, kind: .refund, money: money))
         }
+        (outcome.grossRevenue, outcome.refundedRevenue, outcome.netRevenue) = scratch.money.converted(context)
         outcome.converted = !scratch.purchases.isEmpty
         outcome.trialStarted = !scratch.trials.isEmpty
         outcome.trialConverted = scratch.trials.contains { trial in
@@ -237,20 +244,28 @@ private struct ProductKey: Hashable {
     var product: Int32
 }
 
-/// Buffers `Attribution.evaluate` reuses from one member to the next.
+/// What `Attribution.evaluate` reuses from one member to the next: its buffers, and the
+/// member's money and products, which the outcome leaves out so that it holds no array (an
+/// outcome with arrays was copied, and they retained and released, for every member and day).
 struct EvaluationScratch {
     var countedTransactions: [UserEvent] = []
     var trials: [UserEvent] = []
     var purchases: [UserEvent] = []
+    /// The member's counted money, per currency.
+    var money = CurrencyAmounts()
+    /// The member's counted money events, per product.
+    var products: [ProductContribution] = []
 
     mutating func reset() {
         countedTransactions.removeAllKeepingCapacity()
         trials.removeAllKeepingCapacity()
         purchases.removeAllKeepingCapacity()
+        money.removeAll()
+        products.removeAllKeepingCapacity()
     }
 }
 
-/// One user's values within an offering (§2.3).
+/// One user's values within an offering (§2.3), money in the report currency.
 struct UserOutcome {
     var converted = false
     var trialStarted = false
@@ -259,41 +274,30 @@ struct UserOutcome {
     var purchases = 0
     var renewals = 0
     var refunds = 0
-    var money = CurrencyAmounts()
+    var grossRevenue = 0.0
+    var refundedRevenue = 0.0
+    var netRevenue = 0.0
     /// The offering counters this user's events add.
     var quality = OfferingQuality()
-    var products: [ProductContribution] = []
 
-    /// Back to no events, keeping the storage.
-    mutating func reset() {
-        converted = false
-        trialStarted = false
-        trialConverted = false
-        viewedPaywall = false
-        purchases = 0
-        renewals = 0
-        refunds = 0
-        money.removeAll()
-        quality = OfferingQuality()
-        products.removeAllKeepingCapacity()
-    }
+    /// Back to no events.
+    mutating func reset() { self = UserOutcome() }
 }
 
 extension GroupTotals {
-    mutating func add(_ outcome: UserOutcome, context: AttributionContext) {
-        let (gross, refunded, net) = outcome.money.converted(context)
+    mutating func add(_ outcome: UserOutcome) {
         statistics.users += 1
         if outcome.converted { statistics.converters += 1 }
-        statistics.revenueSum += net
-        statistics.revenueSumSquares += net * net
+        statistics.revenueSum += outcome.netRevenue
+        statistics.revenueSumSquares += outcome.netRevenue * outcome.netRevenue
         if outcome.trialStarted { trialStarters += 1 }
         if outcome.trialConverted { trialConverters += 1 }
         if outcome.viewedPaywall { paywallViewers += 1 }
         purchases += outcome.purchases
         renewals += outcome.renewals
         refunds += outcome.refunds
-        grossRevenue += gross
-        refundedRevenue += refunded
+        grossRevenue += outcome.grossRevenue
+        refundedRevenue += outcome.refundedRevenue
     }
 }
 

@@ -41,8 +41,8 @@ struct DailySeries {
         changes = Array(repeating: GroupTotals(), count: dayCount * groupCount)
     }
 
-    /// Adds the changes of one member's contribution. Leaves in `outcome` their last
-    /// evaluation: for a member who is not excluded, as of the end of the day of their last
+    /// Adds the changes of one member's contribution. Leaves in `outcome` (and in
+    /// `scratch.products`) their last evaluation: for a member who is not excluded, as of the end of the day of their last
     /// event (or of their assignment), so it counts all their events.
     mutating func add(
         _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, labels: OfferingLabels, context: AttributionContext,
@@ -60,7 +60,7 @@ struct DailySeries {
                 try Attribution.evaluate(
                     events: events, membership: membership, labels: labels, context: context, cutoff: cutoff, scratch: &scratch,
                     into: &outcome)
-                current.add(outcome, context: context)
+                current.add(outcome)
             }
             changes[index * groupCount + Int(membership.group)].add(current, subtracting: previous)
             previous = current
