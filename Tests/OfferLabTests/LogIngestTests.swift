@@ -28,6 +28,24 @@ import Testing
         #expect(merged == (0..<count).map { $0 * 10 })
     }
 
+    /// A merge that writes to a result's array writes to the array the work made: the result
+    /// reaches it held once, not copied whole (a file's records are hundreds of megabytes in all).
+    @Test func aMergeWritesToTheWorksArrayWithoutCopyingIt() async throws {
+        var merged = 0
+        try await LogIngest.inFileOrder(count: 6, width: 2) { index in
+            let values = [Int](repeating: index, count: 1000)
+            return (values: values, address: values.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) })
+        } merge: { (result: consuming (values: [Int], address: Int)) in
+            let address = result.address
+            result.values.withUnsafeMutableBufferPointer { values in
+                #expect(Int(bitPattern: values.baseAddress) == address)
+                values[0] += 1
+            }
+            merged += result.values[0]
+        }
+        #expect(merged == (0..<6).reduce(6, +))
+    }
+
     /// The same events whether the table is ready before the first file or after the last.
     @Test func aLateTableGivesTheSameEvents() async throws {
         let early = try await sampleEvents().store

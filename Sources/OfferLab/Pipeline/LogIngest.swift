@@ -93,7 +93,10 @@ enum LogIngest {
             }
             while nextToStart < width { startNext() }
             while let arrival = try await group.next() {
-                switch arrival {
+                // The arrival and the result consumed, so that a result is held once only: a
+                // merge that writes to its arrays (`resolveUsers`) would otherwise copy them
+                // whole, every file's records.
+                switch consume arrival {
                 case .gate(let value):
                     opened = value
                 case .result(let index, let result):
@@ -102,7 +105,7 @@ enum LogIngest {
                 }
                 guard let opened else { continue }
                 while let ready = finished.removeValue(forKey: nextToMerge) {
-                    try merge(ready, opened)
+                    try merge(consume ready, opened)
                     nextToMerge += 1
                 }
             }
@@ -113,7 +116,7 @@ enum LogIngest {
     static func inFileOrder<Result: Sendable>(
         count: Int, width: Int?, work: @escaping @Sendable (Int) async throws -> Result, merge: (consuming Result) throws -> Void
     ) async throws {
-        try await inFileOrder(count: count, width: width, gate: {}, work: work) { result, _ in try merge(result) }
+        try await inFileOrder(count: count, width: width, gate: {}, work: work) { result, _ in try merge(consume result) }
     }
 }
 
