@@ -63,10 +63,10 @@ public struct JSONLineParser {
     ///   malformed reason (the record is then empty).
     public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
         let count = line.count
-        // Decoded text never exceeds the line: size the record's buffer to the line, write
-        // through a pointer, then trim it to what was written.
+        // Decoded text never exceeds the line: the record's buffer, at least as long as the
+        // line, is written through a pointer.
         var text: [UInt8] = []
-        swap(&text, &record.text)
+        swap(&text, &record.textBuffer)
         text.growWithZeros(to: count)
         var written = 0
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
@@ -100,8 +100,8 @@ public struct JSONLineParser {
                 return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
             }
         }
-        text.removeLast(text.count - written)
-        swap(&text, &record.text)
+        swap(&text, &record.textBuffer)
+        record.textCount = written
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }
         return reason

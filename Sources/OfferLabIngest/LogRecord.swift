@@ -4,8 +4,21 @@
 /// resolved, integer ids as decimal text). A parser reuses one record line after line, so
 /// the hot path allocates nothing per field.
 public struct LogRecord: Sendable {
-    /// Decoded bytes of every string field of the line, back to back.
-    public var text: [UInt8] = []
+    /// The parsers' buffer: `text`, then what earlier, longer lines left. It only grows, so that
+    /// a line costs no filling and no trimming: the parsers write through a pointer.
+    var textBuffer: [UInt8] = []
+    /// How many bytes of `textBuffer` are `text`.
+    var textCount = 0
+
+    /// Decoded bytes of every string field of the line, back to back (a copy: the hot path
+    /// borrows them with `withTextBytes`).
+    public var text: [UInt8] {
+        get { Array(textBuffer[0..<textCount]) }
+        set {
+            textBuffer = newValue
+            textCount = newValue.count
+        }
+    }
     public var eventID: Range<Int>?
     public var userID: Range<Int> = 0..<0
     /// The `event` value as written; `eventType` is nil when it is not in the taxonomy.
@@ -25,9 +38,14 @@ public struct LogRecord: Sendable {
 
     public init() {}
 
-    /// Clears the record for the next line, keeping the capacity of `text`.
+    /// Calls `body` with the bytes of `text`, borrowed.
+    public func withTextBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try textBuffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<textCount])) }
+    }
+
+    /// Clears the record for the next line, keeping its buffer.
     public mutating func reset() {
-        text.removeAll(keepingCapacity: true)
+        textCount = 0
         eventID = nil
         userID = 0..<0
         eventName = 0..<0
@@ -46,17 +64,17 @@ public struct LogRecord: Sendable {
     /// The text of a field, for the edges (tests, error messages); the hot path uses the bytes.
     public func string(_ range: Range<Int>?) -> String? {
         guard let range else { return nil }
-        return String(decoding: text[range], as: UTF8.self)
+        return String(decoding: textBuffer[0..<textCount][range], as: UTF8.self)
     }
 }
 
 extension Array where Element == UInt8 {
     private static let zeros = [UInt8](repeating: 0, count: 4096)
 
-    /// Makes the array hold at least `count` bytes, appending zeros to those it holds (the
-    /// previous line's text, overwritten): the parsers' scratch before they write decoded text
-    /// through a pointer, then trim it to what they wrote. Appends from a block of zeros,
-    /// because appending `repeatElement(0, count:)` goes byte by byte.
+    /// Makes the array hold at least `count` bytes, appending zeros to those it holds (earlier
+    /// lines' text, overwritten): the parsers' buffer before they write decoded text through a
+    /// pointer. Appends from a block of zeros, because appending `repeatElement(0, count:)` goes
+    /// byte by byte.
     mutating func growWithZeros(to count: Int) {
         var remaining = count - self.count
         guard remaining > 0 else { return }

@@ -74,7 +74,7 @@ struct EventBatch: Sendable {
     /// Keeps `record` unless it is at or after `asOf` (dropped without a counter).
     mutating func add(_ record: LogRecord, asOf: Int64) {
         guard record.timestamp < asOf else { return }
-        record.text.withUnsafeBytes { text in
+        record.withTextBytes { text in
             func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: text[range]) }
             func id(_ range: Range<Int>?, in interner: inout ByteStringInterner) -> Int32 {
                 guard let range else { return EventRecord.absent }
