@@ -226,7 +226,9 @@ enum Attribution {
                 currency: hasPrice ? refund.currency : refunded.currency, refunded: hasPrice ? refund.price : refunded.price)
             scratch.products.append(ProductContribution(product: refund.product, kind: .refund, money: money))
         }
-        (outcome.grossRevenue, outcome.refundedRevenue, outcome.netRevenue) = scratch.money.converted(context)
+        let (gross, refunded, net) = scratch.money.converted(context)
+        outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)
+        outcome.netRevenue = net
         outcome.converted = !scratch.purchases.isEmpty
         outcome.trialStarted = !scratch.trials.isEmpty
         outcome.trialConverted = scratch.trials.contains { trial in
@@ -274,8 +276,11 @@ struct UserOutcome {
     var purchases = 0
     var renewals = 0
     var refunds = 0
-    var grossRevenue = 0.0
-    var refundedRevenue = 0.0
+    /// One value, written whole: written as two numbers, they were read back (by
+    /// `GroupTotals.add`, right after `evaluate`) as one 16-byte load, which then waited for the
+    /// two stores to reach the cache (a store is forwarded to a load only whole), for every
+    /// member and day.
+    var grossAndRefundedRevenue = SIMD2<Double>()
     var netRevenue = 0.0
     /// The offering counters this user's events add.
     var quality = OfferingQuality()
@@ -296,8 +301,8 @@ extension GroupTotals {
         purchases += outcome.purchases
         renewals += outcome.renewals
         refunds += outcome.refunds
-        grossRevenue += outcome.grossRevenue
-        refundedRevenue += outcome.refundedRevenue
+        grossRevenue += outcome.grossAndRefundedRevenue.x
+        refundedRevenue += outcome.grossAndRefundedRevenue.y
     }
 }
 
