@@ -11,4 +11,14 @@ extension Array where Element: BitwiseCopyable {
             count = 0
         }
     }
+
+    /// `Array(repeating: value, count: count)`, its storage advised to huge pages before the
+    /// values are written (see `init(hugePageCapacity:)`).
+    init(hugePageRepeating value: Element, count: Int) {
+        self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress { offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<Element>.stride) }
+            buffer.initialize(repeating: value)
+            initialized = buffer.count
+        }
+    }
 }

@@ -27,15 +27,17 @@ struct ByteStringInterner: Sendable {
     init(capacity: Int) {
         var slotCount = 64
         while slotCount * 3 < capacity * 4 { slotCount *= 2 }
-        slots = Array(repeating: 0, count: slotCount)
-        starts.reserveCapacity(capacity)
+        // Huge pages (`Array+HugePages`) for the tables of millions of strings, such as the
+        // population's users.
+        slots = Array(hugePageRepeating: 0, count: slotCount)
+        starts = Array(hugePageCapacity: capacity)
     }
 
     /// An empty interner sized for about `capacity` strings of `bytes` bytes in all, so that
     /// neither its table nor its bytes are regrown and copied as it fills.
     init(capacity: Int, bytes: Int) {
         self.init(capacity: capacity)
-        arena.reserveCapacity(bytes + capacity * Self.headerSize)
+        arena = Array(hugePageCapacity: bytes + capacity * Self.headerSize)
     }
 
     var count: Int { starts.count }

@@ -130,7 +130,7 @@ private struct AssignmentRows {
             // Room for every row, up front: a user id is part of its row, so the table's text
             // bounds the ids' bytes too. Room never used is never touched.
             population.users = ByteStringInterner(capacity: expectedSize.rows, bytes: expectedSize.bytes)
-            firstEntries.reserveCapacity(expectedSize.rows)
+            firstEntries = Array(hugePageCapacity: expectedSize.rows)
         }
         pending.reserveCapacity(Self.pendingBatch)
     }
@@ -218,7 +218,7 @@ private struct AssignmentRows {
         var memberCounts = [Int](repeating: 0, count: population.members.count)
         for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }
         for entry in laterEntries { memberCounts[Int(entry.offering)] += 1 }
-        for (offering, count) in memberCounts.enumerated() { population.members[offering].reserveCapacity(count) }
+        for (offering, count) in memberCounts.enumerated() { population.members[offering] = Array(hugePageCapacity: count) }
         // Users in index order, so every offering's list comes out sorted by user.
         for (user, first) in firstEntries.enumerated() {
             var entry = first
