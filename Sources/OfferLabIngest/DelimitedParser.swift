@@ -28,6 +28,8 @@ struct DelimitedParser {
     private var spans = GrowableBuffer<FieldSpan>(capacity: 64)
     /// The current record's raw bytes from earlier chunks (when `keepRawBytes`).
     private var rawCarry = GrowableBuffer<UInt8>(capacity: 256)
+    /// The current record's `TableRowHeader`, in its first element.
+    private let rowHeader = GrowableBuffer<TableRowHeader>(capacity: 1)
     private var byteOrderMark = ByteOrderMarkSkipper()
 
     /// The chunk being parsed, its length, the next byte to parse, and where the current
@@ -211,9 +213,12 @@ struct DelimitedParser {
         }
         let problem: TableRowProblem? = expectedFieldCount.map { $0 != count } == true ? .fieldCount : nil
         return .record(
-            TableRow(
-                lineNumber: recordStartLine, count: count, problem: problem, bytes: p, spans: spans.base, spanCount: count,
-                raw: UnsafeRawBufferPointer(start: keepRawBytes ? p + recordStart : nil, count: keepRawBytes ? rawLength : 0)))
+            row(
+                TableRowHeader(
+                    lineNumber: recordStartLine, count: count, spanCount: count,
+                    raw: UnsafeRawBufferPointer(start: keepRawBytes ? p + recordStart : nil, count: keepRawBytes ? rawLength : 0),
+                    problem: problem),
+                bytes: p))
     }
 
     private mutating func notSliceable() -> SlicedRecord {
@@ -442,9 +447,16 @@ struct DelimitedParser {
                 raw = UnsafeRawBufferPointer(start: rawCarry.base, count: min(rawKept, rawCarry.count))
             }
         }
-        return TableRow(
-            lineNumber: recordStartLine, count: fieldCount, problem: problem, bytes: bytes.base, spans: spans.base,
-            spanCount: tooLong ? 0 : spans.count, raw: raw)
+        return row(
+            TableRowHeader(lineNumber: recordStartLine, count: fieldCount, spanCount: tooLong ? 0 : spans.count, raw: raw, problem: problem),
+            bytes: bytes.base)
+    }
+
+    /// A row of the current record's fields (`spans`) in `bytes`, described by `header`.
+    @inline(__always)
+    private func row(_ header: TableRowHeader, bytes: UnsafePointer<UInt8>) -> TableRow {
+        rowHeader.base.initialize(to: header)
+        return TableRow(header: rowHeader.base, bytes: bytes, spans: spans.base)
     }
 
     private mutating func resetRecord() {
