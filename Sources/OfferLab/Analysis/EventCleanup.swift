@@ -573,9 +573,15 @@ enum EventCleanup {
                             userNext[user - firstUser] = position
                             position += count
                         }
-                        for event in copy {
-                            buffer[Int(userNext[Int(event.user) - firstUser])] = event
-                            userNext[Int(event.user) - firstUser] += 1
+                        // Element to element: an event taken out as the loop's element was copied
+                        // through the stack with loads that straddle the stores that had just put
+                        // it there, each waiting for them.
+                        copy.withUnsafeBufferPointer { copy in
+                            for index in copy.indices {
+                                let user = Int(copy[index].user) - firstUser
+                                buffer[Int(userNext[user])] = copy[index]
+                                userNext[user] += 1
+                            }
                         }
                         for user in users {
                             let end = user + 1 == users.upperBound ? position : userStart[user + 1]
