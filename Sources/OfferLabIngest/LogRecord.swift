@@ -74,10 +74,14 @@ extension Array where Element == UInt8 {
     /// Makes the array hold at least `count` bytes, appending zeros to those it holds (earlier
     /// lines' text, overwritten): the parsers' buffer before they write decoded text through a
     /// pointer. Appends from a block of zeros, because appending `repeatElement(0, count:)` goes
-    /// byte by byte.
+    /// byte by byte. Inline: the buffer is mostly long enough already, every line.
+    @inline(__always)
     mutating func growWithZeros(to count: Int) {
-        var remaining = count - self.count
-        guard remaining > 0 else { return }
+        if count > self.count { appendZeros(count - self.count) }
+    }
+
+    private mutating func appendZeros(_ count: Int) {
+        var remaining = count
         Self.zeros.withUnsafeBytes { zeros in
             while remaining > 0 {
                 let piece = Swift.min(remaining, zeros.count)
