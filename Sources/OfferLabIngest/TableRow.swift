@@ -47,7 +47,7 @@ struct TableRowHeader {
 /// Three pointers, so that it is returned in registers: what describes the record besides its
 /// fields (`TableRowHeader`) is kept by the parser. (A row holding it all was returned through
 /// memory and copied there with wider loads than the stores that had just written it, which
-/// then wait for the stores to reach the cache: a fifth of the time spent on a table.)
+/// then waited for the stores to reach the cache: a fifth of the time spent parsing a table.)
 public struct TableRow {
     let header: UnsafePointer<TableRowHeader>
     let bytes: UnsafePointer<UInt8>

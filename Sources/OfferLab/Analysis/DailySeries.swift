@@ -42,8 +42,8 @@ struct DailySeries {
     }
 
     /// Adds the changes of one member's contribution. Leaves in `outcome` (and in
-    /// `scratch.products`) their last evaluation: for a member who is not excluded, as of the end of the day of their last
-    /// event (or of their assignment), so it counts all their events.
+    /// `scratch.products`) their last evaluation: for a member who is not excluded, as of the end
+    /// of the day of their last event (or of their assignment), so it counts all their events.
     mutating func add(
         _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, labels: OfferingLabels, context: AttributionContext,
         scratch: inout EvaluationScratch, outcome: inout UserOutcome
