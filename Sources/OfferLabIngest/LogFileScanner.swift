@@ -96,15 +96,13 @@ public struct LogFileScanner: Sendable {
     /// Streams the file: `record` is called for every valid event with its 1-based line
     /// number, `malformed` for every malformed line; both in file order, blank lines skipped.
     ///
-    /// The record (and a malformed line's bytes) are only valid during the call. It is handed
-    /// over `inout` only so that it is not copied: passed by value, it was copied whole (242
-    /// bytes, read right after the parser wrote them field by field) for every line.
+    /// The record (and a malformed line's bytes) are only valid during the call.
     ///
     /// - Throws: `IngestError` when the file cannot be opened, read or decompressed (lines
     ///   before the problem have already been handed out: a caller that skips corrupt files
     ///   must discard them), or what a callback throws.
     public func scan(
-        record: (_ record: inout LogRecord, _ lineNumber: Int) throws -> Void,
+        record: (_ record: LogRecord, _ lineNumber: Int) throws -> Void,
         malformed: (_ line: MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
         switch format {
@@ -114,7 +112,7 @@ public struct LogFileScanner: Sendable {
     }
 
     private func scanJSONLines(
-        record onRecord: (inout LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
+        record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
@@ -138,7 +136,7 @@ public struct LogFileScanner: Sendable {
                 try onMalformed(MalformedLine(reason: reason, lineNumber: line.number, bytes: line.bytes))
             } else {
                 validRecords += 1
-                try onRecord(&record, line.number)
+                try onRecord(record, line.number)
             }
         }
         func handle(_ line: Line) throws { try handle(line, &record) }
@@ -158,7 +156,7 @@ public struct LogFileScanner: Sendable {
     }
 
     private func scanCSV(
-        record onRecord: (inout LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
+        record onRecord: (LogRecord, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
         let reader: TableFileReader
         do {
@@ -187,7 +185,7 @@ public struct LogFileScanner: Sendable {
                 try onMalformed(MalformedLine(reason: reason, lineNumber: row.lineNumber, bytes: row.rawBytes))
             } else {
                 validRecords += 1
-                try onRecord(&record, row.lineNumber)
+                try onRecord(record, row.lineNumber)
             }
         }
         summary.nonBlankLines = lines
