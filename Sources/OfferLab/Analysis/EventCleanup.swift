@@ -527,8 +527,8 @@ enum EventCleanup {
         let starts = store.segmentStarts
         var userStart = [Int32](repeating: 0, count: userBlocks.userCount + 1)
         let events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
-            // Not advised to huge pages, unlike the records: faulted in by both threads while the
-            // records are released, 2 MiB pages made the run slower (measured at 1M and 4M users).
+            // Not advised to huge pages (see `Array(hugePageCapacity:)`): a run that follows a
+            // pause was 7 % faster without them at 1M users, back-to-back runs the same.
             guard let base = buffer.baseAddress else { return }
             removed.withUnsafeBufferPointer { removed in
                 segments.withUnsafeMutableBufferPointer { segments in

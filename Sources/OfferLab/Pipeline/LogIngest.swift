@@ -41,9 +41,10 @@ enum LogIngest {
         var batch = EventBatch(fileIndex: index)
         // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
         // the array is not regrown and copied (room never used is never touched), and for its
-        // users (one per 50 bytes or so: a few events each).
+        // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
+        // order, the events gain little from them, and a run after a pause paid for them.
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber {
-            batch.records = [EventRecord](hugePageCapacity: size.intValue / 32)
+            batch.records.reserveCapacity(size.intValue / 32)
             batch.users = ByteStringInterner(capacity: size.intValue / 48)
         }
         do {
