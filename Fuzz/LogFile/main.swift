@@ -28,7 +28,7 @@ func scan(_ path: String, bufferSize: Int, maxLineLength: Int, inflater: Inflate
     let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize, inflater: inflater)
     do {
         result.summary = try scanner.scan(
-            record: { record, number in result.lines.append(ScannedLine(number: number, record: RecordDigest(nil, record))) },
+            record: { record, number in result.lines.append(ScannedLine(number: number, record: RecordDigest(nil, record.pointee))) },
             malformed: { line in
                 require(line.bytes.count <= maxLineLength, "a rejected line of \(line.bytes.count) bytes, over the limit")
                 result.lines.append(

@@ -51,8 +51,7 @@ public struct CSVLogParser: Sendable {
     ) -> MalformedReason? {
         var total = 0
         for (column, _) in columns where !row.isNull(column) { total += row.bytes(at: column).count }
-        var text: [UInt8] = []
-        swap(&text, &record.textBuffer)
+        var text = record.takeTextBuffer()
         // One byte more than needed, so that the buffer always has an address.
         text.growWithZeros(to: total + 1)
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
@@ -73,8 +72,7 @@ public struct CSVLogParser: Sendable {
                 return values.resolve(text: out, csv: true, dayCache: &dayCache, into: &record)
             }
         }
-        swap(&text, &record.textBuffer)
-        record.textCount = total
+        record.setText(text, count: total)
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }
         return reason

@@ -65,8 +65,7 @@ public struct JSONLineParser {
         let count = line.count
         // Decoded text never exceeds the line: the record's buffer, at least as long as the
         // line, is written through a pointer.
-        var text: [UInt8] = []
-        swap(&text, &record.textBuffer)
+        var text = record.takeTextBuffer()
         text.growWithZeros(to: count)
         var written = 0
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
@@ -100,8 +99,7 @@ public struct JSONLineParser {
                 return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
             }
         }
-        swap(&text, &record.textBuffer)
-        record.textCount = written
+        record.setText(text, count: written)
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }
         return reason

@@ -3,21 +3,25 @@
 /// String fields are byte ranges into `text`, which holds their decoded UTF-8 (escapes
 /// resolved, integer ids as decimal text). A parser reuses one record line after line, so
 /// the hot path allocates nothing per field.
-public struct LogRecord: Sendable {
+///
+/// `@unchecked Sendable`: its only pointer addresses its own buffer, which a copy shares
+/// read-only (a parser writing to a shared buffer writes to a copy of it).
+public struct LogRecord: @unchecked Sendable {
     /// The parsers' buffer: `text`, then what earlier, longer lines left. It only grows, so that
     /// a line costs no filling and no trimming: the parsers write through a pointer.
-    var textBuffer: [UInt8] = []
+    private(set) var textBuffer: [UInt8] = []
     /// How many bytes of `textBuffer` are `text`.
-    var textCount = 0
+    private(set) var textCount = 0
+    /// Where `textBuffer`'s bytes are, while it is not changed: `withTextBytes` reads them
+    /// without the retain and release that borrowing the array costs when the record is lent by
+    /// pointer (`LogFileScanner.scan`).
+    private var textStart: UnsafeRawPointer?
 
     /// Decoded bytes of every string field of the line, back to back (a copy: the hot path
     /// borrows them with `withTextBytes`).
     public var text: [UInt8] {
         get { Array(textBuffer[0..<textCount]) }
-        set {
-            textBuffer = newValue
-            textCount = newValue.count
-        }
+        set { setText(newValue, count: newValue.count) }
     }
     public var eventID: Range<Int>?
     public var userID: Range<Int> = 0..<0
@@ -40,12 +44,31 @@ public struct LogRecord: Sendable {
 
     /// Calls `body` with the bytes of `text`, borrowed.
     public func withTextBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try textBuffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<textCount])) }
+        try body(UnsafeRawBufferPointer(start: textStart, count: textCount))
+    }
+
+    /// Makes `buffer` the record's buffer, its first `count` bytes the text (a parser hands its
+    /// buffer back, written).
+    mutating func setText(_ buffer: consuming [UInt8], count: Int) {
+        textBuffer = buffer
+        textCount = count
+        textStart = textBuffer.withUnsafeBytes { $0.baseAddress }
+    }
+
+    /// Takes the record's buffer out (for a parser to write the next text into), leaving the
+    /// record without text.
+    mutating func takeTextBuffer() -> [UInt8] {
+        textCount = 0
+        textStart = nil
+        var buffer: [UInt8] = []
+        swap(&buffer, &textBuffer)
+        return buffer
     }
 
     /// Clears the record for the next line, keeping its buffer.
     public mutating func reset() {
         textCount = 0
+        textStart = nil
         eventID = nil
         userID = 0..<0
         eventName = 0..<0

@@ -13,7 +13,8 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
     let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize)
     var result = ScanResult()
     result.summary = try scanner.scan(
-        record: { record, line in
+        record: { pointer, line in
+            let record = pointer.pointee
             result.records.append((line, record.string(record.userID) ?? "", record.eventType, record.timestamp))
         },
         malformed: { line in

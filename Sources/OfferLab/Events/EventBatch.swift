@@ -71,10 +71,11 @@ struct EventBatch: Sendable {
 
     init(fileIndex: Int) { self.fileIndex = fileIndex }
 
-    /// Keeps `record` unless it is at or after `asOf` (dropped without a counter).
-    mutating func add(_ record: LogRecord, asOf: Int64) {
-        guard record.timestamp < asOf else { return }
-        record.withTextBytes { text in
+    /// Keeps the record unless it is at or after `asOf` (dropped without a counter). The record
+    /// is read through its pointer, not copied (see `LogFileScanner.scan`).
+    mutating func add(_ record: UnsafePointer<LogRecord>, asOf: Int64) {
+        guard record.pointee.timestamp < asOf else { return }
+        record.pointee.withTextBytes { text in
             func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: text[range]) }
             func id(_ range: Range<Int>?, in interner: inout ByteStringInterner) -> Int32 {
                 guard let range else { return EventRecord.absent }
@@ -85,20 +86,20 @@ struct EventBatch: Sendable {
                 return labels.intern(slice(range), recent: &recent)
             }
             var event = EventRecord(
-                timestamp: record.timestamp,
-                price: record.price ?? EventRecord.noPrice,
+                timestamp: record.pointee.timestamp,
+                price: record.pointee.price ?? EventRecord.noPrice,
                 eventIDHigh: 0, eventIDLow: 0,
-                user: users.intern(slice(record.userID), recent: &recent.user),
-                transaction: id(record.transactionID, in: &transactions),
-                originalTransaction: id(record.originalTransactionID, in: &transactions),
-                product: label(record.productID, &recent.product),
-                currency: label(record.currency, &recent.currency),
-                loggedOffering: label(record.offeringID, &recent.offering),
-                loggedGroup: label(record.testGroupID, &recent.group),
-                kind: record.eventType?.rawValue ?? EventRecord.unknownKind,
-                isSandbox: record.isSandbox,
+                user: users.intern(slice(record.pointee.userID), recent: &recent.user),
+                transaction: id(record.pointee.transactionID, in: &transactions),
+                originalTransaction: id(record.pointee.originalTransactionID, in: &transactions),
+                product: label(record.pointee.productID, &recent.product),
+                currency: label(record.pointee.currency, &recent.currency),
+                loggedOffering: label(record.pointee.offeringID, &recent.offering),
+                loggedGroup: label(record.pointee.testGroupID, &recent.group),
+                kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind,
+                isSandbox: record.pointee.isSandbox,
                 eventIDForm: .absent)
-            if let range = record.eventID {
+            if let range = record.pointee.eventID {
                 let bytes = slice(range)
                 event.eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
             }

@@ -109,7 +109,7 @@ func analyse(
     let population = try Population.load(from: source, catalog: catalog, asOf: asOfMicros)
     var batch = EventBatch(fileIndex: 0)
     for record in events {
-        batch.add(record, asOf: asOfMicros)
+        withUnsafePointer(to: record) { batch.add($0, asOf: asOfMicros) }
     }
     batch.resolveUsers(population.users)
     var store = EventStore()

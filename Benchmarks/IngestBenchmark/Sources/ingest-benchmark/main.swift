@@ -33,7 +33,7 @@ func measureFile(_ path: String) throws {
     }
     var summary: LogFileSummary?
     try measure("\(path): LogFileScanner (read, inflate, split, parse)", bytes: { summary?.uncompressedBytes ?? 0 }) {
-        summary = try LogFileScanner(path: path).scan(record: { record, _ in checksum &+= record.timestamp }, malformed: { _ in })
+        summary = try LogFileScanner(path: path).scan(record: { record, _ in checksum &+= record.pointee.timestamp }, malformed: { _ in })
     }
     print("checksum \(checksum)")
 }
@@ -174,7 +174,7 @@ do {
     for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
         try measure("JSON Lines, plain file, LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
             lastSummary = try LogFileScanner(path: jsonPath, bufferSize: bufferSize).scan(
-                record: { record, _ in checksum &+= record.timestamp },
+                record: { record, _ in checksum &+= record.pointee.timestamp },
                 malformed: { _ in })
         }
     }
@@ -202,7 +202,7 @@ do {
     for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
         try measure("JSON Lines, gzip (level 1), LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
             lastSummary = try LogFileScanner(path: gzipPath, bufferSize: bufferSize).scan(
-                record: { record, _ in checksum &+= record.timestamp }, malformed: { _ in })
+                record: { record, _ in checksum &+= record.pointee.timestamp }, malformed: { _ in })
         }
     }
     var gunzipped: Int64 = 0
