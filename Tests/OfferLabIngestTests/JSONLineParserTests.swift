@@ -363,6 +363,23 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(record.string(record.testGroupID) == "treatment_a")
     }
 
+    /// A record keeps a pointer to its text (`withTextBytes`): a copy must keep reading its own
+    /// line after the parser has written the next one into the original.
+    @Test func aCopyKeepsItsTextWhenTheRecordIsReused() {
+        var parser = JSONLineParser()
+        var record = LogRecord()
+        #expect(Array(Self.full.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == nil)
+        let copy = record
+        let firstText = copy.withTextBytes { Array($0) }
+        #expect(Array(#"{"ts":0,"user_id":"vvvvvvvvvvvvvvvv","event":"cancel"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == nil)
+        #expect(copy.withTextBytes { Array($0) } == firstText)
+        #expect(copy.string(copy.userID) == "u1")
+        #expect(record.withTextBytes { Array($0) } == Array("0vvvvvvvvvvvvvvvvcancel".utf8))
+        var assigned = LogRecord()
+        assigned.text = Array("abc".utf8)
+        #expect(assigned.withTextBytes { Array($0) } == Array("abc".utf8))
+    }
+
     @Test func deeplyNestedUnknownValuesDoNotOverflowTheStack() {
         let depth = 100_000
         let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
