@@ -27,6 +27,8 @@ struct JSONScanner {
     @inline(__always)
     func skipWhitespace(_ start: Int) -> Int {
         var i = start
+        // Compact JSON: the byte is mostly not whitespace (every whitespace byte is 0x20 or below).
+        if i < n && p[i] > 0x20 { return i }
         while i < n {
             let c = p[i]
             guard c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A else { break }
