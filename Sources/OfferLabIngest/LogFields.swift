@@ -9,15 +9,16 @@ import Darwin
 
 /// Comparing and copying the short byte strings of a line (keys, ids) inline: overlapping
 /// word loads within the strings, never past them, instead of a `memcmp` or `memcpy` call.
-enum ShortBytes {
-    @inline(__always)
-    private static func load<T: FixedWidthInteger>(_ pointer: UnsafeRawPointer, _ offset: Int, as: T.Type) -> T {
+/// Public for the interners of the pipeline, which compare ids the same way.
+public enum ShortBytes {
+    @inlinable @inline(__always)
+    static func load<T: FixedWidthInteger>(_ pointer: UnsafeRawPointer, _ offset: Int, as: T.Type) -> T {
         pointer.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 
     /// Whether the `count` bytes at `left` and `right` are equal.
-    @inline(__always)
-    static func equal(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, _ count: Int) -> Bool {
+    @inlinable @inline(__always)
+    public static func equal(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, _ count: Int) -> Bool {
         if count >= 8 {
             var offset = 0
             while offset + 8 < count {

@@ -1,4 +1,5 @@
 import COfferLabSystem
+import OfferLabIngest
 
 /// Maps byte strings to dense ids `0, 1, 2, …` in order of first appearance, without creating
 /// a `String` per lookup.
@@ -198,24 +199,13 @@ struct ByteStringInterner: Sendable {
         }
     }
 
-    /// Whether two byte strings are equal: word by word, inline (the strings are short ids,
+    /// Whether two byte strings are equal, inline (`ShortBytes`: the strings are short ids,
     /// where a call to `memcmp` costs more than the comparison).
     @inline(__always)
     private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
-        let count = left.count
-        guard count == right.count else { return false }
-        var offset = 0
-        while offset + 8 <= count {
-            if left.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-                return false
-            }
-            offset += 8
-        }
-        while offset < count {
-            if left[offset] != right[offset] { return false }
-            offset += 1
-        }
-        return true
+        guard left.count == right.count else { return false }
+        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
+        return ShortBytes.equal(leftBase, rightBase, left.count)
     }
 
     /// Doubles the table, hashing every string again (the slots keep only part of the hash).

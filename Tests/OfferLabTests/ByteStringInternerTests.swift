@@ -1,0 +1,38 @@
+import Testing
+@testable import OfferLab
+
+@Suite struct ByteStringInternerTests {
+    /// Strings of every length up to 40, and for each the same string with one byte changed at
+    /// every position. The comparison reads words, halves and single bytes by length, and must
+    /// see a difference wherever it is: tested through `intern(_:recent:)` guessing the
+    /// unchanged string, which compares without a hash.
+    @Test func stringsDifferingInOneByteGetTheirOwnIds() {
+        var interner = ByteStringInterner()
+        var ids: [[UInt8]: Int32] = [:]
+        for length in 0...40 {
+            let base = (0..<length).map { UInt8(0x61 + $0 % 26) }
+            let baseID = base.withUnsafeBytes { interner.intern($0) }
+            #expect(Int(baseID) == ids.count)
+            ids[base] = baseID
+            for position in 0..<length {
+                var changed = base
+                changed[position] = 0x30
+                var recent = baseID
+                let id = changed.withUnsafeBytes { interner.intern($0, recent: &recent) }
+                #expect(id != baseID)
+                #expect(recent == id)
+                #expect(Int(id) == ids.count)
+                ids[changed] = id
+                var sameGuess = id
+                #expect(changed.withUnsafeBytes { interner.intern($0, recent: &sameGuess) } == id)
+            }
+        }
+        #expect(interner.count == ids.count)
+        for (string, id) in ids {
+            #expect(string.withUnsafeBytes { interner.lookup($0) } == id)
+            #expect(string.withUnsafeBytes { interner.intern($0) } == id)
+            #expect(interner.withBytes(of: id) { Array($0) } == string)
+        }
+        #expect([UInt8]("zzz".utf8).withUnsafeBytes { interner.lookup($0) } == nil)
+    }
+}
