@@ -72,7 +72,7 @@ public struct CSVLogParser: Sendable {
                 return values.resolve(text: out, csv: true, dayCache: &dayCache, into: &record)
             }
         }
-        record.setText(text, count: total)
+        record.returnTextBuffer(&text, textCount: total)
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }
         return reason

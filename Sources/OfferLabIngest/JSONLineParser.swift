@@ -99,7 +99,7 @@ public struct JSONLineParser {
                 return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
             }
         }
-        record.setText(text, count: written)
+        record.returnTextBuffer(&text, textCount: written)
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }
         return reason

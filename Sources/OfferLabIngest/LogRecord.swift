@@ -21,7 +21,10 @@ public struct LogRecord: @unchecked Sendable {
     /// borrows them with `withTextBytes`).
     public var text: [UInt8] {
         get { Array(textBuffer[0..<textCount]) }
-        set { setText(newValue, count: newValue.count) }
+        set {
+            var buffer = newValue
+            returnTextBuffer(&buffer, textCount: buffer.count)
+        }
     }
     public var eventID: Range<Int>?
     public var userID: Range<Int> = 0..<0
@@ -47,14 +50,6 @@ public struct LogRecord: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: textStart, count: textCount))
     }
 
-    /// Makes `buffer` the record's buffer, its first `count` bytes the text (a parser hands its
-    /// buffer back, written).
-    mutating func setText(_ buffer: consuming [UInt8], count: Int) {
-        textBuffer = buffer
-        textCount = count
-        textStart = textBuffer.withUnsafeBytes { $0.baseAddress }
-    }
-
     /// Takes the record's buffer out (for a parser to write the next text into), leaving the
     /// record without text.
     mutating func takeTextBuffer() -> [UInt8] {
@@ -63,6 +58,14 @@ public struct LogRecord: @unchecked Sendable {
         var buffer: [UInt8] = []
         swap(&buffer, &textBuffer)
         return buffer
+    }
+
+    /// Makes `buffer` the record's buffer again, its first `textCount` bytes the text (a parser
+    /// hands back the buffer it wrote). Swapped, not assigned: no retain and release per line.
+    mutating func returnTextBuffer(_ buffer: inout [UInt8], textCount: Int) {
+        swap(&buffer, &textBuffer)
+        self.textCount = textCount
+        textStart = textBuffer.withUnsafeBytes { $0.baseAddress }
     }
 
     /// Clears the record for the next line, keeping its buffer.
