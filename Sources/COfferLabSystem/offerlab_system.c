@@ -31,3 +31,18 @@ void offerlab_advise_huge_pages(void *start, size_t length) {
     (void)length;
 #endif
 }
+
+void offerlab_prefault(void *start, size_t length) {
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    const uintptr_t page = 4096;
+    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+#else
+    (void)start;
+    (void)length;
+#endif
+}
