@@ -5,6 +5,9 @@
 //     swift run -c release --scratch-path .build-ingest-bench ingest-benchmark [MEGABYTES]
 import PackageDescription
 
+// As the product's release builds (../../Package.swift): no run-time exclusivity checks.
+let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "IngestBenchmark",
     platforms: [.macOS(.v15)],
@@ -12,7 +15,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(name: "CIsal", path: "Sources/CIsal"),
         .target(name: "COfferLabSIMD", path: "Sources/COfferLabSIMD"),
-        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest"),
+        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
+            swiftSettings: releaseSpeed),
         .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest"], path: "Sources/ingest-benchmark"),
     ]
 )

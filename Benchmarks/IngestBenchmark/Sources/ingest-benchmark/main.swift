@@ -1,6 +1,7 @@
 // Generates synthetic purchase logs and tables, then measures how fast the ingest layer reads
 // them (single thread). Usage: ingest-benchmark [MEGABYTES] [FOLDER]
 //                          or: ingest-benchmark --file LOG.jsonl[.gz]  (the parser on real lines)
+//                          or: ingest-benchmark --parser LOG.jsonl[.gz] PASSES  (for perf stat)
 import OfferLabIngest
 
 #if canImport(Glibc)
@@ -9,9 +10,8 @@ import Glibc
 import Darwin
 #endif
 
-/// `--file PATH`: the JSON Lines parser alone (lines already in memory), then the whole scanner,
-/// on a real log file (for example one made by `offerlab generate`).
-func measureFile(_ path: String) throws {
+/// A log file's bytes, decompressed, and its lines' ranges.
+func loadLines(_ path: String) throws -> (bytes: [UInt8], lines: [Range<Int>]) {
     let reader = try InputFileReader(path: path)
     var all: [UInt8] = []
     try reader.forEachChunk { all.append(contentsOf: $0) }
@@ -21,15 +21,29 @@ func measureFile(_ path: String) throws {
         lineRanges.append(start..<index)
         start = index + 1
     }
+    return (all, lineRanges)
+}
+
+/// Parses every line once with `parser`; returns a checksum of the valid records' timestamps.
+func parseLines(_ bytes: [UInt8], _ lines: [Range<Int>], _ parser: inout JSONLineParser, _ record: inout LogRecord) -> Int64 {
+    var checksum: Int64 = 0
+    bytes.withUnsafeBytes { raw in
+        for range in lines where parser.parse(UnsafeRawBufferPointer(rebasing: raw[range]), into: &record) == nil {
+            checksum &+= record.timestamp
+        }
+    }
+    return checksum
+}
+
+/// `--file PATH`: the JSON Lines parser alone (lines already in memory), then the whole scanner,
+/// on a real log file (for example one made by `offerlab generate`).
+func measureFile(_ path: String) throws {
+    let (all, lineRanges) = try loadLines(path)
     var checksum: Int64 = 0
     measure("\(path): JSONLineParser only, \(lineRanges.count) lines in memory", bytes: { Int64(all.count) }) {
         var parser = JSONLineParser()
         var record = LogRecord()
-        all.withUnsafeBytes { raw in
-            for range in lineRanges where parser.parse(UnsafeRawBufferPointer(rebasing: raw[range]), into: &record) == nil {
-                checksum &+= record.timestamp
-            }
-        }
+        checksum &+= parseLines(all, lineRanges, &parser, &record)
     }
     var summary: LogFileSummary?
     try measure("\(path): LogFileScanner (read, inflate, split, parse)", bytes: { summary?.uncompressedBytes ?? 0 }) {
@@ -38,9 +52,30 @@ func measureFile(_ path: String) throws {
     print("checksum \(checksum)")
 }
 
-if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--file" {
+/// `--parser PATH PASSES`: the parser alone, PASSES times over the file's lines and nothing else
+/// once they are read, so that `perf stat` of two pass counts gives the parser's instructions and
+/// cycles per line: (count at 40 passes − count at 10) / 30 / lines.
+func parseRepeatedly(_ path: String, passes: Int) throws {
+    let (all, lineRanges) = try loadLines(path)
+    var parser = JSONLineParser()
+    var record = LogRecord()
+    var checksum: Int64 = 0
+    let clock = ContinuousClock()
+    let elapsed = clock.measure {
+        for _ in 0..<passes { checksum &+= parseLines(all, lineRanges, &parser, &record) }
+    }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let nanosecondsPerLine = seconds * 1e9 / Double(max(passes * lineRanges.count, 1))
+    print("\(path): \(lineRanges.count) lines, \(passes) passes, \((nanosecondsPerLine * 10).rounded() / 10) ns per line (checksum \(checksum))")
+}
+
+if CommandLine.arguments.count > 2 && (CommandLine.arguments[1] == "--file" || CommandLine.arguments[1] == "--parser") {
     do {
-        try measureFile(CommandLine.arguments[2])
+        if CommandLine.arguments[1] == "--file" {
+            try measureFile(CommandLine.arguments[2])
+        } else {
+            try parseRepeatedly(CommandLine.arguments[2], passes: CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 10 : 10)
+        }
     } catch {
         print("error: \(error)")
         exit(1)
@@ -181,23 +216,11 @@ do {
     if let lastSummary { print("  \(lastSummary.nonBlankLines) lines, \(lastSummary.validRecords) valid, \(lastSummary.malformed.total) malformed") }
 
     // The parser alone, on lines already in memory.
-    let reader = try InputFileReader(path: jsonPath)
-    var all: [UInt8] = []
-    try reader.forEachChunk { all.append(contentsOf: $0) }
-    var lineRanges: [Range<Int>] = []
-    var start = 0
-    for (index, byte) in all.enumerated() where byte == 0x0A {
-        lineRanges.append(start..<index)
-        start = index + 1
-    }
-    try measure("JSON Lines, in memory, JSONLineParser only", bytes: { Int64(all.count) }) {
+    let (all, lineRanges) = try loadLines(jsonPath)
+    measure("JSON Lines, in memory, JSONLineParser only", bytes: { Int64(all.count) }) {
         var parser = JSONLineParser()
         var record = LogRecord()
-        all.withUnsafeBytes { raw in
-            for range in lineRanges where parser.parse(UnsafeRawBufferPointer(rebasing: raw[range]), into: &record) == nil {
-                checksum &+= record.timestamp
-            }
-        }
+        checksum &+= parseLines(all, lineRanges, &parser, &record)
     }
     for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
         try measure("JSON Lines, gzip (level 1), LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
