@@ -20,12 +20,22 @@ int offerlab_exchange_paths(const char *first, const char *second) {
 #endif
 }
 
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/// `madvise(advice)` on the whole `page`-sized pages inside `[start, start + length)`.
+static void advise_whole_pages(void *start, size_t length, uintptr_t page, int advice) {
+    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
+    if (end > first) (void)madvise((void *)first, end - first, advice);
+}
+#endif
+
 void offerlab_advise_huge_pages(void *start, size_t length) {
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t first = ((uintptr_t)start + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)start + length) & ~(huge - 1);
-    if (end > first) (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
+#if defined(__linux__)
+    advise_whole_pages(start, length, (uintptr_t)2 << 20, MADV_HUGEPAGE);
 #else
     (void)start;
     (void)length;
@@ -34,13 +44,7 @@ void offerlab_advise_huge_pages(void *start, size_t length) {
 
 void offerlab_prefault(void *start, size_t length) {
 #if defined(__linux__)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-    const uintptr_t page = 4096;
-    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
-    uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
-    if (end > first) (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+    advise_whole_pages(start, length, 4096, MADV_POPULATE_WRITE);
 #else
     (void)start;
     (void)length;
