@@ -29,10 +29,10 @@ import Darwin
 /// every optional field (all but `ts`, `user_id` and `event`).
 ///
 /// A line of plain ASCII (the common case: no backslash, no control character, no byte from
-/// 0x80, no nested value) is first scanned with its quote bitmap (`PlainLineStrings`): every
-/// quote of such a line delimits a string, so its strings need no scanning. Any other line, and
-/// any line that scan does not accept, is scanned byte by byte (`ValidatingStrings`), which
-/// decides; both capture the same values.
+/// 0x80) is first scanned with its quote bitmap (`PlainLineStrings`): every quote of such a
+/// line delimits a string, so its strings need no scanning. Any other line, and any line that
+/// scan does not accept, is scanned byte by byte (`ValidatingStrings`), which decides; both
+/// capture the same values.
 ///
 /// No allocation per line once the record's buffer has grown to the longest line; no
 /// Foundation. Not thread-safe: one parser (and one record) per task.
@@ -125,7 +125,7 @@ public struct JSONLineParser {
                 guard json.peek(i) == 0x22 else { return false }
                 let keyStart = i + 1
                 var escaped = false
-                i = strings.scanString(json, keyStart, &escaped)
+                i = strings.stringEnd(json, keyStart, &escaped)
                 if i < 0 { return false }
                 let slot: Int
                 if escaped {
@@ -150,7 +150,7 @@ public struct JSONLineParser {
                     case 0x22:
                         let contentStart = i + 1
                         var valueEscaped = false
-                        i = strings.scanString(json, contentStart, &valueEscaped)
+                        i = strings.stringEnd(json, contentStart, &valueEscaped)
                         if i < 0 { return false }
                         if valueEscaped {
                             written += json.decodeString(contentStart, i - 1, into: out + written)

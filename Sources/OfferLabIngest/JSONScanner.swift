@@ -180,24 +180,27 @@ struct JSONScanner {
     }
 
     /// Validates and skips any value at `start` (whitespace already skipped), nested objects
-    /// and arrays included, without recursion: `stack` holds the open containers.
-    func skipValue(_ start: Int, _ stack: inout [Bool]) -> Int {
+    /// and arrays included, without recursion: `containers` holds the open ones. Strings end
+    /// where `strings` says. Returns -1 when the value is invalid, or nested deeper than
+    /// `containers` holds.
+    func skipValue<Strings: JSONStringEnds, Containers: OpenContainers>(
+        _ start: Int, strings: Strings, containers: inout Containers
+    ) -> Int {
         var i = start
-        // Empty after every value that was valid; clearing it costs a generic call per value.
-        if !stack.isEmpty { stack.removeAll(keepingCapacity: true) }
+        containers.closeAll()
         var escaped = false
         while true {
             // A value at i.
             switch peek(i) {
             case 0x22:
-                i = scanString(i + 1, &escaped)
+                i = strings.stringEnd(self, i + 1, &escaped)
             case 0x7B:  // {
                 i = skipWhitespace(i + 1)
                 if peek(i) == 0x7D {
                     i += 1
                 } else {
-                    stack.append(true)
-                    i = scanMemberStart(i)
+                    guard containers.push(isObject: true) else { return -1 }
+                    i = scanMemberStart(i, strings: strings)
                     if i < 0 { return -1 }
                     continue
                 }
@@ -206,7 +209,7 @@ struct JSONScanner {
                 if peek(i) == 0x5D {
                     i += 1
                 } else {
-                    stack.append(false)
+                    guard containers.push(isObject: false) else { return -1 }
                     continue
                 }
             case 0x74, 0x66, 0x6E:
@@ -218,19 +221,19 @@ struct JSONScanner {
             if i < 0 { return -1 }
             // After a value: close containers until one continues with a comma.
             while true {
-                guard let isObject = stack.last else { return i }
+                guard let isObject = containers.innermostIsObject else { return i }
                 i = skipWhitespace(i)
                 let c = peek(i)
                 if c == 0x2C {
                     i = skipWhitespace(i + 1)
                     if isObject {
-                        i = scanMemberStart(i)
+                        i = scanMemberStart(i, strings: strings)
                         if i < 0 { return -1 }
                     }
                     break
                 } else if c == (isObject ? 0x7D : 0x5D) {
                     i += 1
-                    stack.removeLast()
+                    containers.pop()
                 } else {
                     return -1
                 }
@@ -240,10 +243,10 @@ struct JSONScanner {
 
     /// Scans `"key" :` and the whitespace after it; returns the index of the value.
     @inline(__always)
-    private func scanMemberStart(_ start: Int) -> Int {
+    private func scanMemberStart<Strings: JSONStringEnds>(_ start: Int, strings: Strings) -> Int {
         guard peek(start) == 0x22 else { return -1 }
         var escaped = false
-        var i = scanString(start + 1, &escaped)
+        var i = strings.stringEnd(self, start + 1, &escaped)
         if i < 0 { return -1 }
         i = skipWhitespace(i)
         guard peek(i) == 0x3A else { return -1 }
@@ -313,11 +316,67 @@ struct JSONScanner {
     }
 }
 
+/// Where a string ends: the index after the closing quote of the string whose opening quote is
+/// just before `start`, or -1; `escaped` is set when the string holds a backslash.
+protocol JSONStringEnds {
+    func stringEnd(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int
+}
+
+/// Where `JSONScanner.skipValue` keeps the containers it has opened.
+protocol OpenContainers {
+    /// Whether the innermost open container is an object (an array otherwise); nil when none is.
+    var innermostIsObject: Bool? { get }
+    /// Opens a container; false when there is no room for it.
+    mutating func push(isObject: Bool) -> Bool
+    mutating func pop()
+    /// Forgets every open container (a value that was not valid may leave some).
+    mutating func closeAll()
+}
+
+/// Any number of containers, in an array that keeps its room from value to value.
+struct ContainerList: OpenContainers {
+    private var isObject: [Bool] = []
+
+    var innermostIsObject: Bool? { isObject.last }
+
+    mutating func push(isObject object: Bool) -> Bool {
+        isObject.append(object)
+        return true
+    }
+
+    mutating func pop() { isObject.removeLast() }
+
+    // Clearing an empty array still costs a call per value.
+    mutating func closeAll() { if !isObject.isEmpty { isObject.removeAll(keepingCapacity: true) } }
+}
+
+/// Up to 64 containers, one bit each, in registers: no allocation, no memory traffic.
+struct ContainerBits: OpenContainers {
+    private var bits: UInt64 = 0
+    private var depth = 0
+
+    var innermostIsObject: Bool? { depth == 0 ? nil : bits & 1 != 0 }
+
+    mutating func push(isObject: Bool) -> Bool {
+        guard depth < 64 else { return false }
+        bits = bits << 1 | (isObject ? 1 : 0)
+        depth += 1
+        return true
+    }
+
+    mutating func pop() {
+        bits >>= 1
+        depth -= 1
+    }
+
+    mutating func closeAll() {
+        bits = 0
+        depth = 0
+    }
+}
+
 /// How `JSONLineParser` finds the end of a string and skips the value of an unknown key.
-protocol JSONStringScanning {
-    /// The index after the closing quote of the string whose opening quote is just before
-    /// `start`, or -1; `escaped` is set when the string holds a backslash.
-    mutating func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int
+protocol JSONStringScanning: JSONStringEnds {
     /// The index after the value at `start`, or -1.
     mutating func skipValue(_ json: JSONScanner, _ start: Int) -> Int
 }
@@ -326,24 +385,32 @@ protocol JSONStringScanning {
 /// skipped whole.
 struct ValidatingStrings: JSONStringScanning {
     /// Open containers while skipping a nested value.
-    private var stack: [Bool] = []
+    private var containers = ContainerList()
 
     @inline(__always)
-    func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
-        json.scanString(start, &escaped)
+    func stringEnd(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
+        ByteByByte().stringEnd(json, start, &escaped)
     }
 
     @inline(__always)
     mutating func skipValue(_ json: JSONScanner, _ start: Int) -> Int {
-        json.skipValue(start, &stack)
+        json.skipValue(start, strings: ByteByByte(), containers: &containers)
+    }
+
+    /// The string ends without the containers, for `skipValue` to use while it changes them.
+    private struct ByteByByte: JSONStringEnds {
+        @inline(__always)
+        func stringEnd(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
+            json.scanString(start, &escaped)
+        }
     }
 }
 
 /// A plain line (`offerlab_json_plain_quotes`: no backslash, no control character, no byte from
 /// 0x80): no quote is escaped and every string is valid, so a string ends at the first quote
 /// after its start, found in the quote bitmap from the start's position alone (a load, a mask,
-/// a bit count) instead of a scan of the string's bytes. Nested values are not skipped (-1):
-/// such a line is left to `ValidatingStrings`.
+/// a bit count) instead of a scan of the string's bytes. Nested values are skipped the same way,
+/// up to 64 deep (`ContainerBits`); a line nested deeper is left to `ValidatingStrings`.
 struct PlainLineStrings: JSONStringScanning {
     private let words: UnsafePointer<UInt64>
     private let count: Int
@@ -354,7 +421,7 @@ struct PlainLineStrings: JSONStringScanning {
     }
 
     @inline(__always)
-    func scanString(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
+    func stringEnd(_ json: JSONScanner, _ start: Int, _ escaped: inout Bool) -> Int {
         var word = start >> 6
         guard word < count else { return -1 }
         // The quotes at or after `start` in its word, then in the words after it.
@@ -372,11 +439,12 @@ struct PlainLineStrings: JSONStringScanning {
         switch json.peek(start) {
         case 0x22:
             var escaped = false
-            return scanString(json, start + 1, &escaped)
+            return stringEnd(json, start + 1, &escaped)
         case 0x74, 0x66, 0x6E:
             return json.scanLiteral(start)
         case 0x7B, 0x5B:
-            return -1
+            var containers = ContainerBits()
+            return json.skipValue(start, strings: self, containers: &containers)
         default:
             var isInteger = false
             return json.scanNumber(start, &isInteger)

@@ -148,4 +148,33 @@ import Testing
         // Lines of every length up to 400 bytes, a good part of them valid and plain.
         #expect(withBitmap.linesAcceptedByQuoteBitmap > 3_000)
     }
+
+    /// A plain line's nested values are skipped with its quote bitmap up to 64 containers deep;
+    /// a deeper one is left to the byte-by-byte scan. Either way the line gets the same outcome.
+    @Test func nestedValuesOfPlainLinesUpToSixtyFourDeep() {
+        var withBitmap = JSONLineParser()
+        var byteByByte = JSONLineParser(usesQuoteBitmap: false)
+        func line(_ value: String) -> [UInt8] {
+            Array(#"{"ts":"2026-03-01T12:00:00Z","user_id":"u7","device":\#(value),"event":"purchase","product_id":"p","transaction_id":"t","price":1.5,"currency":"EUR"}"#.utf8)
+        }
+        for depth in 1...66 {
+            // Arrays and objects taking turns, a string and a number at every level.
+            var value = #""leaf""#
+            for level in 0..<depth {
+                value = level % 2 == 0 ? #"[1.5e3,"s\#(level)",\#(value),{}]"# : #"{"k":"v","n":\#(value),"e":[],"t":true}"#
+            }
+            let accepted = withBitmap.linesAcceptedByQuoteBitmap
+            let outcome = Self.outcome(&withBitmap, line(value))
+            #expect(outcome == Self.outcome(&byteByByte, line(value)), "depth \(depth)")
+            #expect(outcome[0] == "nil", "depth \(depth)")
+            // The known values around the nested one, decoded in order.
+            #expect(outcome[1] == "\(Array("2026-03-01T12:00:00Zu7purchasept1.5EUR".utf8))", "depth \(depth)")
+            #expect(withBitmap.linesAcceptedByQuoteBitmap == accepted + (depth <= 64 ? 1 : 0), "depth \(depth)")
+        }
+        for invalid in [#"[1,]"#, #"{"a"}"#, #"{"a":}"#, #"[tru]"#, #"{"a":1,}"#, #"[[1]"#, #"{"a":[1}}"#, #"[01]"#, #"{1:2}"#, "[1 2]"] {
+            let outcome = Self.outcome(&withBitmap, line(invalid))
+            #expect(outcome == Self.outcome(&byteByByte, line(invalid)), "\(invalid)")
+            #expect(outcome[0] == "Optional(OfferLabIngest.MalformedReason.invalidJSON)", "\(invalid)")
+        }
+    }
 }
