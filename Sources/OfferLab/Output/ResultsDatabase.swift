@@ -21,7 +21,11 @@ public struct RunRecord: Sendable {
 /// offerings it analysed (and the night's global rows, `offering_id = ''`), then inserts its
 /// own, so re-running a night replaces that night only.
 enum ResultsDatabase {
-    static func write(path: String, tables: [ResultTable], offeringIDs: [String], run: RunRecord) throws {
+    /// Writes the night's rows in one transaction. `beforeCommit` runs last inside it: when it
+    /// throws, nothing is committed.
+    static func write(
+        path: String, tables: [ResultTable], offeringIDs: [String], run: RunRecord, beforeCommit: () throws -> Void = {}
+    ) throws {
         try Folders.create((path as NSString).deletingLastPathComponent, context: "database")
         do {
             let database = try SQLiteDatabase(path: path, create: true)
@@ -43,6 +47,7 @@ enum ResultsDatabase {
                     }
                 }
                 TestPause.at(.inTransaction)
+                try beforeCommit()
             }
         } catch let error as SQLiteError {
             throw OfferLabError(.output, "database: \(error)")

@@ -35,21 +35,32 @@ public enum NightlyRun {
         let tables = try ResultTables.make(results, job: job)
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
-        do {
+        let run = RunRecord(
+            job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
+            startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
+            toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
+        // The CSV files are written on another core while the database transaction runs and
+        // the report is written; the transaction commits only once every file is staged, so a
+        // failure anywhere leaves the database and the folder unchanged.
+        let csvFiles = ConcurrentWork {
             for (index, table) in tables.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
                 if index == 0 { TestPause.at(.writingCSV) }
             }
-            let run = RunRecord(
-                job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
-                startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
-                toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
-            try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
+        }
+        do {
             try ResultsDatabase.write(
-                path: job.databasePath, tables: tables.database, offeringIDs: results.offerings.map(\.offering.offeringID), run: run)
+                path: job.databasePath, tables: tables.database, offeringIDs: results.offerings.map(\.offering.offeringID), run: run,
+                beforeCommit: {
+                    try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
+                    try csvFiles.wait()
+                })
             try folder.commit()
         } catch {
-            folder.discard()
+            // The staging folder goes once the CSV files are no longer being written. Their
+            // error, when they failed too, is the one reported: it is the earlier step.
+            defer { folder.discard() }
+            try csvFiles.wait()
             throw error
         }
         return RunReport(
