@@ -35,4 +35,28 @@ import Testing
         }
         #expect([UInt8]("zzz".utf8).withUnsafeBytes { interner.lookup($0) } == nil)
     }
+
+    /// `prefetch(_:unlessRecent:)` hands `intern(_:hash:recent:)` the string's own hash (a wrong
+    /// one would file it under another slot, and the same string could get two ids), or nil
+    /// when the guess is right.
+    @Test func prefetchGivesTheHashUnlessTheGuessIsRight() {
+        var interner = ByteStringInterner()
+        let first = [UInt8]("user-1".utf8)
+        let second = [UInt8]("user-2".utf8)
+        let firstID = first.withUnsafeBytes { interner.intern($0) }
+        first.withUnsafeBytes { bytes in
+            #expect(interner.prefetch(bytes, unlessRecent: firstID) == nil)
+            #expect(interner.prefetch(bytes, unlessRecent: -1) == ByteStringInterner.hash(bytes))
+            #expect(interner.prefetch(bytes, unlessRecent: 7) == ByteStringInterner.hash(bytes))
+        }
+        second.withUnsafeBytes { bytes in
+            var recent = firstID
+            let hash = interner.prefetch(bytes, unlessRecent: recent)
+            #expect(hash == ByteStringInterner.hash(bytes))
+            #expect(interner.intern(bytes, hash: hash, recent: &recent) == 1)
+            #expect(recent == 1)
+            #expect(interner.lookup(bytes) == 1)
+            #expect(interner.intern(bytes) == 1)
+        }
+    }
 }

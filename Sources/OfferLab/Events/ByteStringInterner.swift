@@ -145,12 +145,26 @@ struct ByteStringInterner: Sendable {
     /// their user, offering, group and product: one comparison instead of a hash and a probe.
     /// `hash`, when given, is the string's `hash(_:)`.
     mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64? = nil, recent: inout Int32) -> Int32 {
-        if recent >= 0 && recent < starts.count {
-            let same = arena.withUnsafeBytes { arena in Self.equal(Self.entryBytes(arena, at: starts[Int(recent)]), bytes) }
-            if same { return recent }
-        }
+        if isString(recent, bytes) { return recent }
         recent = intern(bytes, hash: hash ?? Self.hash(bytes))
         return recent
+    }
+
+    /// Prepares `intern(bytes, hash:, recent: &recent)`: nil when `bytes` is string `recent`
+    /// (nothing to look up), else their hash, the probe's slot already being loaded
+    /// (`prefetchSlot`) while the caller does other work.
+    func prefetch(_ bytes: UnsafeRawBufferPointer, unlessRecent recent: Int32) -> UInt64? {
+        if isString(recent, bytes) { return nil }
+        let hash = Self.hash(bytes)
+        prefetchSlot(hash: hash)
+        return hash
+    }
+
+    /// Whether `id` is a valid id whose string is `bytes`.
+    @inline(__always)
+    private func isString(_ id: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard id >= 0 && id < starts.count else { return false }
+        return arena.withUnsafeBytes { arena in Self.equal(Self.entryBytes(arena, at: starts[Int(id)]), bytes) }
     }
 
     /// Calls `body` with the bytes of string `id`.

@@ -85,11 +85,15 @@ struct EventBatch: Sendable {
                 guard let range else { return EventRecord.absent }
                 return labels.intern(slice(range), recent: &recent)
             }
+            // A file's user table outgrows the core's caches: a new user's probe would wait on
+            // memory, so its slot is loaded while the rest of the event is built.
+            let user = slice(record.pointee.userID)
+            let userHash = users.prefetch(user, unlessRecent: recent.user)
             var event = EventRecord(
                 timestamp: record.pointee.timestamp,
                 price: record.pointee.price ?? EventRecord.noPrice,
                 eventIDHigh: 0, eventIDLow: 0,
-                user: users.intern(slice(record.pointee.userID), recent: &recent.user),
+                user: EventRecord.absent,
                 transaction: id(record.pointee.transactionID, in: &transactions),
                 originalTransaction: id(record.pointee.originalTransactionID, in: &transactions),
                 product: label(record.pointee.productID, &recent.product),
@@ -103,6 +107,7 @@ struct EventBatch: Sendable {
                 let bytes = slice(range)
                 event.eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
             }
+            event.user = users.intern(user, hash: userHash, recent: &recent.user)
             records.append(event)
         }
     }
