@@ -4,26 +4,31 @@
 # same number of files at a time) and DuckDB running Benchmarks/DuckDB/baseline.sql. Then checks
 # that the run's outputs are byte-identical to a run with the zlib inflater.
 #
-#   scripts/benchmark.sh [--repeat R] [--no-single] [USERS...]      (default: 1000000)
+#   scripts/benchmark.sh [--repeat R] [--pause S] [--no-single] [USERS...]   (default: 1000000)
 #
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
 # not asked for), the JSON logs are also concatenated into one multi-member file
 # (Benchmarks/data/users-N/single/) to measure a single large file. Each measurement is repeated
 # R times (default 3), interleaved with its baselines; the best wall time counts (the machine may
-# be shared). Figures: docs/performance.md.
+# be shared). `--pause S` waits S seconds before each timed command: a nightly job starts on
+# memory that the VM has handed back to its host meanwhile, and fresh memory costs more then
+# (docs/performance.md, "fresh memory"); without it the runs follow each other and find their
+# memory warm. Figures: docs/performance.md.
 # Environment: SCRATCH_PATH (SwiftPM build folder, default .build), OFFERLAB_INFLATER.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 repeat=3
+pause=0
 single=1
 sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) repeat="$2"; shift 2 ;;
+    --pause) pause="$2"; shift 2 ;;
     --no-single) single=0; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -44,7 +49,7 @@ bin="$(pwd)/$scratch/release/offerlab"
 have_duckdb=1
 python3 -c 'import duckdb' 2>/dev/null || have_duckdb=0
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "offerlab inflater: ${OFFERLAB_INFLATER:-the fastest available}; repeats: $repeat (best wall counts)"
+echo "offerlab inflater: ${OFFERLAB_INFLATER:-the fastest available}; repeats: $repeat (best wall counts); pause before each command: ${pause} s"
 [ $have_duckdb -eq 1 ] && echo "duckdb $(python3 -c 'import duckdb; print(duckdb.__version__)')" \
   || echo "DuckDB baseline: skipped (the duckdb Python module is not installed: pip install duckdb)"
 echo
@@ -52,6 +57,7 @@ echo
 # timed NAME CMD...: runs CMD under GNU time; appends "wall user sys maxrss_kb" to $work/NAME.
 timed() {
   local name="$1"; shift
+  sleep "$pause"
   /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
     echo "failed: $*" >&2; cat "$work/err" >&2; exit 1; }
   cat "$work/time" >>"$work/$name"
@@ -65,6 +71,7 @@ best() { sort -n -k1,1 "$work/$1" | head -1; }
 
 # duckdb_run NAME DIR: the query's own wall and CPU time (the interpreter's start is left out).
 duckdb_run() {
+  sleep "$pause"
   python3 Benchmarks/DuckDB/baseline.py "$2" >"$work/out"
   awk '{print $2, $3, 0, 0}' "$work/out" >>"$work/$1"
 }
