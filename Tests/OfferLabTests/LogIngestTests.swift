@@ -58,7 +58,33 @@ import Testing
         #expect(early.count == late.count)
         #expect(early.count > 0)
         for (earlySegment, lateSegment) in zip(early.segments, late.segments) {
-            #expect(earlySegment.records == lateSegment.records)
+            #expect(earlySegment.records == lateSegment.records && earlySegment.details == lateSegment.details)
         }
+    }
+
+    /// A record is 48 bytes; the fields few events have are kept apart. Every event of the
+    /// sample with a price, a transaction, a product or a currency has details of its own, in
+    /// line order, and no other event has any.
+    @Test func onlyEventsWithMoneyTransactionsOrProductsHaveDetails() async throws {
+        #expect(MemoryLayout<EventRecord>.stride == 48)
+        let store = try await sampleEvents().store
+        var withDetails = 0
+        var purchases = 0
+        store.forEachSegment { _, segment, records in
+            var next: Int32 = 0
+            for record in records where record.details >= 0 {
+                #expect(record.details == next)
+                next += 1
+                #expect(segment.details(record) != .none)
+                if record.eventType == .purchase {
+                    purchases += 1
+                    #expect(segment.userEvent(record).transaction >= 0)
+                }
+            }
+            #expect(Int(next) == segment.details.count)
+            withDetails += Int(next)
+        }
+        #expect(purchases > 0)
+        #expect(withDetails > purchases && withDetails < store.count / 2)
     }
 }

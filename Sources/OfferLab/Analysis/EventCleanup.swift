@@ -343,12 +343,13 @@ enum EventCleanup {
                                         to: HashedEventID(hash: UInt32(truncatingIfNeeded: hash) & hashMask, position: Int32(position)))
                                     next[partition] += 1
                                 }
-                                if record.transaction >= 0 {
+                                if record.details >= 0 {
                                     let slot = kindSlot[Int(record.kind)]
-                                    if slot >= 0 {
+                                    let transaction = segment.transaction(segment.details(record).transaction)
+                                    if slot >= 0 && transaction >= 0 {
                                         candidates.append(
                                             TransactionCandidate(
-                                                position: position, key: slot * transactionCount + Int(segment.transaction(record)),
+                                                position: position, key: slot * transactionCount + Int(transaction),
                                                 timestamp: record.timestamp))
                                     }
                                 }
@@ -544,7 +545,7 @@ enum EventCleanup {
                         next.withUnsafeMutableBufferPointer { next in
                             for segmentIndex in parts.ranges[part] {
                                 // Taken out, so that its records are released as soon as they are copied.
-                                var segment = EventStore.Segment(records: [], eventIDMap: [], transactionMap: [], labelMap: [])
+                                var segment = EventStore.Segment(records: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
                                 swap(&segment, &segments[segmentIndex])
                                 let start = starts[segmentIndex]
                                 for (index, record) in segment.records.enumerated() where !removed[start + index] && drop(record) == nil {

@@ -58,6 +58,8 @@ struct IngestCounters: Sendable {
 struct EventBatch: Sendable {
     let fileIndex: Int
     var records: [EventRecord] = []
+    /// The details of the records that have any (`EventRecord.details`).
+    var details: [EventDetails] = []
     /// The file's user ids, until `resolveUsers`.
     var users = ByteStringInterner()
     /// Event ids that are not canonical UUIDs (see `EventIDKey`).
@@ -91,18 +93,26 @@ struct EventBatch: Sendable {
             let userHash = users.prefetch(user, unlessRecent: recent.user)
             var event = EventRecord(
                 timestamp: record.pointee.timestamp,
-                price: record.pointee.price ?? EventRecord.noPrice,
                 eventIDHigh: 0, eventIDLow: 0,
                 user: EventRecord.absent,
-                transaction: id(record.pointee.transactionID, in: &transactions),
-                originalTransaction: id(record.pointee.originalTransactionID, in: &transactions),
-                product: label(record.pointee.productID, &recent.product),
-                currency: label(record.pointee.currency, &recent.currency),
                 loggedOffering: label(record.pointee.offeringID, &recent.offering),
                 loggedGroup: label(record.pointee.testGroupID, &recent.group),
+                details: EventRecord.absent,
                 kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind,
                 isSandbox: record.pointee.isSandbox,
                 eventIDForm: .absent)
+            if record.pointee.price != nil || record.pointee.transactionID != nil || record.pointee.originalTransactionID != nil
+                || record.pointee.productID != nil || record.pointee.currency != nil
+            {
+                event.details = Int32(details.count)
+                details.append(
+                    EventDetails(
+                        price: record.pointee.price ?? EventRecord.noPrice,
+                        transaction: id(record.pointee.transactionID, in: &transactions),
+                        originalTransaction: id(record.pointee.originalTransactionID, in: &transactions),
+                        product: label(record.pointee.productID, &recent.product),
+                        currency: label(record.pointee.currency, &recent.currency)))
+            }
             if let range = record.pointee.eventID {
                 let bytes = slice(range)
                 event.eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
@@ -133,6 +143,7 @@ struct EventStore: Sendable {
     /// One file's records and the maps from its interners' ids to the store's.
     struct Segment: Sendable {
         var records: [EventRecord]
+        var details: [EventDetails]
         var eventIDMap: [Int32]
         var transactionMap: [Int32]
         var labelMap: [Int32]
@@ -145,21 +156,28 @@ struct EventStore: Sendable {
             return key
         }
 
-        /// The store's id of the record's transaction, -1 when absent.
+        /// The record's details, with the file's ids (`EventDetails.none` when it has none).
         @inline(__always)
-        func transaction(_ record: EventRecord) -> Int32 {
-            record.transaction < 0 ? record.transaction : transactionMap[Int(record.transaction)]
+        func details(_ record: EventRecord) -> EventDetails {
+            record.details < 0 ? .none : details[Int(record.details)]
+        }
+
+        /// The store's id of a transaction of the file, -1 when absent.
+        @inline(__always)
+        func transaction(_ id: Int32) -> Int32 {
+            id < 0 ? id : transactionMap[Int(id)]
         }
 
         /// The record as a cleaned event, with the store's ids.
         @inline(__always)
         func userEvent(_ record: EventRecord) -> UserEvent {
             @inline(__always) func label(_ id: Int32) -> Int32 { id < 0 ? id : labelMap[Int(id)] }
+            let details = details(record)
             return UserEvent(
-                timestamp: record.timestamp, price: record.price, transaction: transaction(record),
-                originalTransaction: record.originalTransaction < 0 ? record.originalTransaction : transactionMap[Int(record.originalTransaction)],
-                product: label(record.product), currency: label(record.currency), loggedOffering: label(record.loggedOffering),
-                loggedGroup: label(record.loggedGroup), kind: record.kind)
+                timestamp: record.timestamp, price: details.price, transaction: transaction(details.transaction),
+                originalTransaction: transaction(details.originalTransaction), product: label(details.product),
+                currency: label(details.currency), loggedOffering: label(record.loggedOffering), loggedGroup: label(record.loggedGroup),
+                kind: record.kind)
         }
     }
 
@@ -179,7 +197,7 @@ struct EventStore: Sendable {
     /// appended in file order.
     mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
         let segment = Segment(
-            records: batch.records, eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs),
+            records: batch.records, details: batch.details, eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs),
             transactionMap: Self.remap(batch.transactions, into: &transactions), labelMap: Self.remap(batch.labels, into: &labels))
         segmentStarts.append(count + segment.records.count)
         segments.append(segment)
