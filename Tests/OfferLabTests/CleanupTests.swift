@@ -49,6 +49,7 @@ import Testing
         #expect(oneEvents.userStart == manyEvents.userStart)
         #expect(oneEvents.events.count == manyEvents.events.count)
         #expect(zip(oneEvents.events, manyEvents.events).allSatisfy { $0 == $1 })
+        #expect(oneEvents.details == manyEvents.details)
     }
 }
 
@@ -70,5 +71,6 @@ import Testing
         #expect(usualEvents.userStart == tunedEvents.userStart)
         #expect(usualEvents.events.count == tunedEvents.events.count)
         #expect(zip(usualEvents.events, tunedEvents.events).allSatisfy { $0 == $1 })
+        #expect(usualEvents.details == tunedEvents.details)
     }
 }

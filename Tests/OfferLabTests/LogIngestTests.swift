@@ -78,7 +78,7 @@ import Testing
                 #expect(segment.details(record) != .none)
                 if record.eventType == .purchase {
                     purchases += 1
-                    #expect(segment.userEvent(record).transaction >= 0)
+                    #expect(segment.storeDetails(segment.details(record)).transaction >= 0)
                 }
             }
             #expect(Int(next) == segment.details.count)

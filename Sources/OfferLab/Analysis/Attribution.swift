@@ -117,8 +117,8 @@ enum Attribution {
                 // The series evaluates the member as of each day their contribution changes; the
                 // last evaluation counts all their events: it is their outcome for the night.
                 try series.add(
-                    member.membership, events: events.events(of: member.user), labels: labels, context: context, scratch: &scratch,
-                    outcome: &outcome)
+                    member.membership, events: events.events(of: member.user), details: events.details, labels: labels, context: context,
+                    scratch: &scratch, outcome: &outcome)
                 guard !member.membership.isExcluded else { continue }
                 let group = Int(member.membership.group)
                 groups[group].add(outcome)
@@ -157,18 +157,20 @@ enum Attribution {
             groups: groups, products: productRows, quality: quality, daily: series.days())
     }
 
-    /// One member's values (§2.3) from their cleaned events (sorted by time), counting only
-    /// events before `cutoff` (the state "as of" a moment), into `outcome` (whatever it held
-    /// before) and, per product, into `scratch.products`. Otherwise `scratch` only lends its
-    /// storage: nothing is allocated per member once the buffers have grown.
+    /// One member's values (§2.3) from their cleaned events (sorted by time; their details in
+    /// `details`), counting only events before `cutoff` (the state "as of" a moment), into
+    /// `outcome` (whatever it held before) and, per product, into `scratch.products`. Otherwise
+    /// `scratch` only lends its storage: nothing is allocated per member once the buffers have
+    /// grown.
     static func evaluate(
-        events: UnsafeBufferPointer<UserEvent>, membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64,
-        scratch: inout EvaluationScratch, into outcome: inout UserOutcome
+        events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, membership: Membership, labels: OfferingLabels,
+        context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch, into outcome: inout UserOutcome
     ) throws {
         let group = Int(membership.group)
         outcome.reset()
         scratch.reset()
 
+        @inline(__always) func detailsOf(_ event: UserEvent) -> EventDetails { event.details < 0 ? .none : details[Int(event.details)] }
         func countMismatch(_ record: UserEvent) {
             let offeringDiffers = record.loggedOffering >= 0 && record.loggedOffering != labels.offering
             let groupDiffers = record.loggedGroup >= 0 && record.loggedGroup != labels.groups[group]
@@ -195,36 +197,39 @@ enum Attribution {
             countMismatch(record)
             switch type {
             case .paywallView: outcome.viewedPaywall = true
-            case .trialStart: scratch.trials.append(record)
+            case .trialStart: scratch.trials.append(DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record)))
             case .purchase, .renewal:
+                let counted = DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record))
                 if type == .purchase {
-                    scratch.purchases.append(record)
+                    scratch.purchases.append(counted)
                     outcome.purchases += 1
                 } else {
                     outcome.renewals += 1
                 }
-                scratch.countedTransactions.append(record)
-                let money = try knownMoney(currency: record.currency, gross: record.price)
-                scratch.products.append(ProductContribution(product: record.product, kind: type, money: money))
+                scratch.countedTransactions.append(counted)
+                let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
+                scratch.products.append(ProductContribution(product: counted.details.product, kind: type, money: money))
             case .cancel, .expire, .refund: break
             }
         }
         for refund in events {
             if refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }
+            let refundDetails = detailsOf(refund)
             // The refunded transaction: a counted purchase, else a counted renewal, with that id.
-            let refunded = scratch.countedTransactions.first { $0.transaction == refund.transaction && $0.eventType == .purchase }
-                ?? scratch.countedTransactions.first { $0.transaction == refund.transaction }
+            let refunded = scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction && $0.type == .purchase }
+                ?? scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction }
             guard let refunded else {
                 outcome.quality.orphanRefunds += 1
                 continue
             }
             countMismatch(refund)
             outcome.refunds += 1
-            let hasPrice = refund.price != EventRecord.noPrice
+            let hasPrice = refundDetails.price != EventRecord.noPrice
             let money = try knownMoney(
-                currency: hasPrice ? refund.currency : refunded.currency, refunded: hasPrice ? refund.price : refunded.price)
-            scratch.products.append(ProductContribution(product: refund.product, kind: .refund, money: money))
+                currency: hasPrice ? refundDetails.currency : refunded.details.currency,
+                refunded: hasPrice ? refundDetails.price : refunded.details.price)
+            scratch.products.append(ProductContribution(product: refundDetails.product, kind: .refund, money: money))
         }
         let (gross, refunded, net) = scratch.money.converted(context)
         outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)
@@ -234,11 +239,20 @@ enum Attribution {
         outcome.trialConverted = scratch.trials.contains { trial in
             scratch.purchases.contains { purchase in
                 guard purchase.timestamp >= trial.timestamp else { return false }
-                if trial.originalTransaction >= 0 { return purchase.originalTransaction == trial.originalTransaction }
-                return purchase.product == trial.product
+                let original = trial.details.originalTransaction
+                if original >= 0 { return purchase.details.originalTransaction == original }
+                return purchase.details.product == trial.details.product
             }
         }
     }
+}
+
+/// A counted event with its details, as `Attribution.evaluate` keeps it for the matches that
+/// follow (refunds to their transactions, trials to purchases).
+struct DetailedEvent {
+    var timestamp: Int64
+    var type: EventType
+    var details: EventDetails
 }
 
 private struct ProductKey: Hashable {
@@ -250,9 +264,9 @@ private struct ProductKey: Hashable {
 /// member's money and products, which the outcome leaves out so that it holds no array (an
 /// outcome with arrays was copied, and they retained and released, for every member and day).
 struct EvaluationScratch {
-    var countedTransactions: [UserEvent] = []
-    var trials: [UserEvent] = []
-    var purchases: [UserEvent] = []
+    var countedTransactions: [DetailedEvent] = []
+    var trials: [DetailedEvent] = []
+    var purchases: [DetailedEvent] = []
     /// The member's counted money, per currency.
     var money = CurrencyAmounts()
     /// The member's counted money events, per product.

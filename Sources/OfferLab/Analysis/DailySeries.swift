@@ -45,8 +45,8 @@ struct DailySeries {
     /// `scratch.products`) their last evaluation: for a member who is not excluded, as of the end
     /// of the day of their last event (or of their assignment), so it counts all their events.
     mutating func add(
-        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, labels: OfferingLabels, context: AttributionContext,
-        scratch: inout EvaluationScratch, outcome: inout UserOutcome
+        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, labels: OfferingLabels,
+        context: AttributionContext, scratch: inout EvaluationScratch, outcome: inout UserOutcome
     ) throws {
         Self.dayIndices(
             assignedAt: membership.assignedAt, events: events, conflictingSince: membership.conflictingSince, firstDay: firstDay,
@@ -58,8 +58,8 @@ struct DailySeries {
             var current = GroupTotals()
             if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
                 try Attribution.evaluate(
-                    events: events, membership: membership, labels: labels, context: context, cutoff: cutoff, scratch: &scratch,
-                    into: &outcome)
+                    events: events, details: details, membership: membership, labels: labels, context: context, cutoff: cutoff,
+                    scratch: &scratch, into: &outcome)
                 current.add(outcome)
             }
             changes[index * groupCount + Int(membership.group)].add(current, subtracting: previous)

@@ -21,24 +21,20 @@ extension CleanupCounters {
     }
 }
 
-/// One event that survived clean-up, as attribution reads it (48 bytes).
+/// One event that survived clean-up, as attribution reads it (32 bytes).
 struct UserEvent: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
     var timestamp: Int64
-    /// Micro-units of `currency`; `EventRecord.noPrice` when absent.
-    var price: Int64
-    /// Ids in the store's interners; -1 when absent.
-    var transaction: Int32
-    var originalTransaction: Int32
-    var product: Int32
-    var currency: Int32
+    /// Ids in the store's label interner; -1 when absent.
     var loggedOffering: Int32
     var loggedGroup: Int32
+    /// Index of the event's details, with the store's ids, in `UserEvents.details`; -1 when it
+    /// has none (see `EventDetails`).
+    var details: Int32
+    /// Index in the population's user table: what clean-up regroups the events by.
+    var user: Int32 = -1
     /// `EventType.rawValue` (clean-up drops unknown types).
     var kind: UInt8
-    /// Index in the population's user table: what clean-up regroups the events by. (It takes
-    /// what would be padding: the event is still 48 bytes.)
-    var user: Int32 = -1
 
     var eventType: EventType? { EventType(rawValue: kind) }
 }
@@ -48,18 +44,23 @@ struct UserEvent: Sendable, Equatable {
 struct UserEvents: Sendable {
     var events: [UserEvent]
     var userStart: [Int32]
+    /// The events' details (`UserEvent.details`).
+    var details: [EventDetails]
 
     /// Calls `body` with a view that hands out each user's events without retaining the
     /// arrays per user (the loops over members run once per member and day).
     func withView<T>(_ body: (View) throws -> T) rethrows -> T {
         try events.withUnsafeBufferPointer { events in
-            try userStart.withUnsafeBufferPointer { starts in try body(View(events: events, userStart: starts)) }
+            try userStart.withUnsafeBufferPointer { starts in
+                try details.withUnsafeBufferPointer { details in try body(View(events: events, userStart: starts, details: details)) }
+            }
         }
     }
 
     struct View {
         let events: UnsafeBufferPointer<UserEvent>
         let userStart: UnsafeBufferPointer<Int32>
+        let details: UnsafeBufferPointer<EventDetails>
 
         @inline(__always)
         func events(of user: Int32) -> UnsafeBufferPointer<UserEvent> {
@@ -526,6 +527,14 @@ enum EventCleanup {
         var segments: [EventStore.Segment] = []
         swap(&segments, &store.segments)
         let starts = store.segmentStarts
+        // Every file's details with the store's ids, in file order (those of dropped events too:
+        // they are few).
+        var detailsStart: [Int32] = []
+        var details: [EventDetails] = []
+        for segment in segments {
+            detailsStart.append(Int32(details.count))
+            details.append(contentsOf: segment.details.lazy.map(segment.storeDetails))
+        }
         var userStart = [Int32](repeating: 0, count: userBlocks.userCount + 1)
         let events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
             // Not advised to huge pages (see `Array(hugePageCapacity:)`): a run that follows a
@@ -549,7 +558,7 @@ enum EventCleanup {
                                 swap(&segment, &segments[segmentIndex])
                                 let start = starts[segmentIndex]
                                 for (index, record) in segment.records.enumerated() where !removed[start + index] && drop(record) == nil {
-                                    var event = segment.userEvent(record)
+                                    var event = segment.userEvent(record, detailsStart: detailsStart[segmentIndex])
                                     event.user = record.user
                                     let block = userBlocks.block(of: record.user)
                                     (base + next[block]).initialize(to: event)
@@ -601,7 +610,7 @@ enum EventCleanup {
             }
         }
         userStart[userBlocks.userCount] = Int32(total)
-        return UserEvents(events: events, userStart: userStart)
+        return UserEvents(events: events, userStart: userStart, details: details)
     }
 
     /// A stable sort by timestamp: insertion sort for the usual handful of events, otherwise

@@ -168,17 +168,27 @@ struct EventStore: Sendable {
             id < 0 ? id : transactionMap[Int(id)]
         }
 
-        /// The record as a cleaned event, with the store's ids.
+        /// Details with the store's ids.
         @inline(__always)
-        func userEvent(_ record: EventRecord) -> UserEvent {
-            @inline(__always) func label(_ id: Int32) -> Int32 { id < 0 ? id : labelMap[Int(id)] }
-            let details = details(record)
-            return UserEvent(
-                timestamp: record.timestamp, price: details.price, transaction: transaction(details.transaction),
+        func storeDetails(_ details: EventDetails) -> EventDetails {
+            EventDetails(
+                price: details.price, transaction: transaction(details.transaction),
                 originalTransaction: transaction(details.originalTransaction), product: label(details.product),
-                currency: label(details.currency), loggedOffering: label(record.loggedOffering), loggedGroup: label(record.loggedGroup),
-                kind: record.kind)
+                currency: label(details.currency))
         }
+
+        /// The record as a cleaned event, with the store's ids. `detailsStart`: where the
+        /// segment's details begin in `UserEvents.details`.
+        @inline(__always)
+        func userEvent(_ record: EventRecord, detailsStart: Int32) -> UserEvent {
+            UserEvent(
+                timestamp: record.timestamp, loggedOffering: label(record.loggedOffering), loggedGroup: label(record.loggedGroup),
+                details: record.details < 0 ? record.details : detailsStart + record.details, kind: record.kind)
+        }
+
+        /// The store's id of a label of the file, -1 when absent.
+        @inline(__always)
+        private func label(_ id: Int32) -> Int32 { id < 0 ? id : labelMap[Int(id)] }
     }
 
     var segments: [Segment] = []
