@@ -95,7 +95,6 @@ enum EventCleanup {
         let parts = Parts(store, width: width ?? ProcessInfo.processInfo.activeProcessorCount)
         let partitioning = EventIDPartitioning(store, parts: parts, tuning: tuning)
         let userBlocks = UserBlocks(userCount: userCount, tuning: tuning)
-        defer { partitioning.deallocate() }
         // One pass over the records finds all that deduplication needs, and counts steps 3–5 as
         // if nothing were a duplicate; the duplicates are then taken out of those counts.
         let surveys = concurrently(parts.count) { part in
@@ -108,6 +107,9 @@ enum EventCleanup {
             counters.duplicateEvents += RecordLookup.with(store) { lookup in
                 removeEventIDDuplicates(partitioning, surveys: surveys, lookup: lookup, removed: removed)
             }
+            // Freed before the regrouped events are faulted in: a lower peak, and pages the
+            // kernel hands out again warm.
+            partitioning.deallocate()
             counters.duplicateEvents += removeTransactionDuplicates(surveys, transactionCount: store.transactions.count, removed: removed)
             let uncounted = concurrently(parts.count) { part in
                 uncountDuplicates(store, part: parts.ranges[part], survey: surveys[part], userBlocks: userBlocks, removed: UnsafeBufferPointer(removed))
