@@ -152,8 +152,11 @@ struct ByteStringInterner: Sendable {
 
     /// Prepares `intern(bytes, hash:, recent: &recent)`: nil when `bytes` is string `recent`
     /// (nothing to look up), else their hash, the probe's slot already being loaded
-    /// (`prefetchSlot`) while the caller does other work.
-    func prefetch(_ bytes: UnsafeRawBufferPointer, unlessRecent recent: Int32) -> UInt64? {
+    /// (`prefetchSlot`) while the caller does other work. (It changes nothing, but is mutating
+    /// so that a caller that holds the interner inout lends it without a copy: a copy of a
+    /// stored interner retains and releases its arrays, for every line.)
+    @inline(__always)
+    mutating func prefetch(_ bytes: UnsafeRawBufferPointer, unlessRecent recent: Int32) -> UInt64? {
         if isString(recent, bytes) { return nil }
         let hash = Self.hash(bytes)
         prefetchSlot(hash: hash)
