@@ -150,9 +150,9 @@ struct ByteStringInterner: Sendable {
         return recent
     }
 
-    /// Prepares `intern(bytes, hash:, recent: &recent)`: nil when `bytes` is string `recent`
-    /// (nothing to look up), else their hash, the probe's slot already being loaded
-    /// (`prefetchSlot`) while the caller does other work. (It changes nothing, but is mutating
+    /// Prepares a lookup of `bytes` guessed to be string `recent`: nil when the guess is right
+    /// (nothing to look up), else their hash for `intern(_:hash:)`, the probe's slot already
+    /// being loaded (`prefetchSlot`) while the caller does other work. (It changes nothing, but is mutating
     /// so that a caller that holds the interner inout lends it without a copy: a copy of a
     /// stored interner retains and releases its arrays, for every line.)
     @inline(__always)

@@ -117,7 +117,9 @@ struct EventBatch: Sendable {
                 let bytes = slice(range)
                 event.eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
             }
-            event.user = users.intern(user, hash: userHash, recent: &recent.user)
+            // nil: the user is the previous line's.
+            if let userHash { recent.user = users.intern(user, hash: userHash) }
+            event.user = recent.user
             records.append(event)
         }
     }
