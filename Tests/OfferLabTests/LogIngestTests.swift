@@ -11,7 +11,7 @@ import Testing
         let count = 12
         let (finished, finishing) = AsyncStream<Int>.makeStream()
         var merged: [Int] = []
-        try await LogIngest.inFileOrder(count: count, width: 2) {
+        try await InOrder.run(count: count, width: 2) {
             var done = 0
             for await _ in finished {
                 done += 1
@@ -32,7 +32,7 @@ import Testing
     /// reaches it held once, not copied whole (a file's records are hundreds of megabytes in all).
     @Test func aMergeWritesToTheWorksArrayWithoutCopyingIt() async throws {
         var merged = 0
-        try await LogIngest.inFileOrder(count: 6, width: 2) { index in
+        try await InOrder.run(count: 6, width: 2) { index in
             let values = [Int](repeating: index, count: 1000)
             return (values: values, address: values.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) })
         } merge: { (result: consuming (values: [Int], address: Int)) in
@@ -44,6 +44,18 @@ import Testing
             merged += result.values[0]
         }
         #expect(merged == (0..<6).reduce(6, +))
+    }
+
+    /// Nothing to do is nothing done (an analysis whose offerings have no members has no runs).
+    @Test func noIndicesMeansNoWork() async throws {
+        var calls = 0
+        try await InOrder.run(count: 0, width: 2) { index in
+            Issue.record("work for index \(index)")
+            return index
+        } merge: { (_: Int) in
+            calls += 1
+        }
+        #expect(calls == 0)
     }
 
     /// The same events whether the table is ready before the first file or after the last.

@@ -82,79 +82,123 @@ struct OfferingLabels {
 }
 
 /// A product's share of one user's counted money events.
-struct ProductContribution {
+struct ProductContribution: Sendable {
     var product: Int32
     var kind: EventType
     /// nil when the currency has no rate (the event counts, its money does not).
     var money: (currency: Int32, gross: Int64, refunded: Int64)?
 }
 
-/// Attribution of events to users of one offering and the per-group sums (§2.2–§2.4), with
-/// the daily series (§2.7).
-enum Attribution {
-    static func analyse(
-        offeringIndex: Int, catalog: OfferingCatalog, population: Population, events: UserEvents,
-        context: AttributionContext, preferredControl: String?, asOf: Int64
-    ) throws -> OfferingResult {
-        let offering = catalog.offerings[offeringIndex]
-        let members = population.members[offeringIndex]
-        let labels = OfferingLabels(offering, labels: context.labels)
-        // Members in user order: the same sums, bit for bit, on every run. Everything the loop
-        // writes lives inside the closure: captured, it would be retained and copied for every
-        // member.
-        let (groups, quality, products, series) = try events.withView { events in
-            var groups = [GroupTotals](repeating: GroupTotals(), count: offering.groups.count)
-            var quality = OfferingQuality()
-            quality.invalidAssignments = population.invalidAssignments[offeringIndex]
-            quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
-            // Per (group, product), updated in place: an index into `products`.
-            var productIndex: [ProductKey: Int] = [:]
-            var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
-            var series = DailySeries(members: members, groupCount: offering.groups.count, asOf: asOf)
-            var scratch = EvaluationScratch()
-            var outcome = UserOutcome()
-            for member in members {
-                // The series evaluates the member as of each day their contribution changes; the
-                // last evaluation counts all their events: it is their outcome for the night.
-                try series.add(
-                    member.membership, events: events.events(of: member.user), details: events.details, labels: labels, context: context,
-                    scratch: &scratch, outcome: &outcome)
-                guard !member.membership.isExcluded else { continue }
-                let group = Int(member.membership.group)
-                groups[group].add(outcome)
-                quality.add(outcome.quality)
-                for contribution in scratch.products {
-                    let key = ProductKey(group: group, product: contribution.product)
-                    let index: Int
-                    if let known = productIndex[key] {
-                        index = known
-                    } else {
-                        index = products.count
-                        productIndex[key] = index
-                        products.append((ProductTotals(group: group, productID: context.labels.string(of: contribution.product)), CurrencyAmounts()))
-                    }
-                    switch contribution.kind {
-                    case .purchase: products[index].totals.purchases += 1
-                    case .renewal: products[index].totals.renewals += 1
-                    default: products[index].totals.refunds += 1
-                    }
-                    if let money = contribution.money {
-                        try products[index].money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
-                    }
-                }
-            }
-            return (groups, quality, products, series)
-        }
+/// What a run of members of one offering contributes (`Attribution.evaluate`): the counts
+/// summed, the money (whose last bits depend on the order of the additions) member by member,
+/// in user order. Runs are evaluated on any thread, then added up in user order
+/// (`OfferingSums`).
+struct MemberContributions: Sendable {
+    /// Per group: the counts of its members who are not excluded.
+    var groupCounts: [GroupTotals]
+    /// The money of each member who is not excluded and has any, with their group's index.
+    var groupMoney: [(group: Int32, money: GroupTotals.Money)] = []
+    var quality = OfferingQuality()
+    var days: DailySeries.Changes
+    /// Each counted money event of a member who is not excluded, with the member's group.
+    var products: [(group: Int32, contribution: ProductContribution)] = []
+}
 
+/// One offering's per-group sums (§2.2–§2.4) and daily series (§2.7), added up from its
+/// members' contributions in user order: the same sums, bit for bit, whatever evaluated them.
+struct OfferingSums {
+    private let offeringIndex: Int
+    private var groups: [GroupTotals]
+    private var quality = OfferingQuality()
+    /// Per (group, product), updated in place: an index into `products`.
+    private var productIndex: [ProductKey: Int] = [:]
+    private var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
+    private(set) var series: DailySeries
+
+    init(offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64) {
+        self.offeringIndex = offeringIndex
+        let groupCount = catalog.offerings[offeringIndex].groups.count
+        groups = Array(repeating: GroupTotals(), count: groupCount)
+        quality.invalidAssignments = population.invalidAssignments[offeringIndex]
+        quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
+        series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
+    }
+
+    /// Adds the contributions of the next members in user order.
+    mutating func add(_ contributions: MemberContributions, labels: ByteStringInterner) throws {
+        series.add(contributions.days)
+        for group in groups.indices { groups[group].addCounts(contributions.groupCounts[group], subtracting: GroupTotals()) }
+        for (group, money) in contributions.groupMoney { groups[Int(group)].money += money }
+        quality.add(contributions.quality)
+        for (group, contribution) in contributions.products {
+            let key = ProductKey(group: Int(group), product: contribution.product)
+            let index: Int
+            if let known = productIndex[key] {
+                index = known
+            } else {
+                index = products.count
+                productIndex[key] = index
+                products.append((ProductTotals(group: Int(group), productID: labels.string(of: contribution.product)), CurrencyAmounts()))
+            }
+            switch contribution.kind {
+            case .purchase: products[index].totals.purchases += 1
+            case .renewal: products[index].totals.renewals += 1
+            default: products[index].totals.refunds += 1
+            }
+            if let money = contribution.money {
+                try products[index].money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
+            }
+        }
+    }
+
+    /// The offering's result, once every member's contributions are added.
+    func result(catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?) -> OfferingResult {
+        let offering = catalog.offerings[offeringIndex]
         let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals
             totals.netRevenue = entry.money.converted(context).net
             return totals
         }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
-
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
             groups: groups, products: productRows, quality: quality, daily: series.days())
+    }
+}
+
+/// Attribution of events to users of one offering (§2.2–§2.3), member by member.
+enum Attribution {
+    /// The contributions of `members` (a run of one offering's members, in user order).
+    /// Everything the loop writes lives inside the closure: captured, it would be retained and
+    /// copied for every member.
+    static func evaluate(
+        _ members: ArraySlice<Member>, offeringIndex: Int, catalog: OfferingCatalog, series: DailySeries, events: UserEvents,
+        context: AttributionContext
+    ) throws -> MemberContributions {
+        let offering = catalog.offerings[offeringIndex]
+        let labels = OfferingLabels(offering, labels: context.labels)
+        return try events.withView { events in
+            var contributions = MemberContributions(
+                groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count), days: series.noChanges())
+            var scratch = EvaluationScratch()
+            var outcome = UserOutcome()
+            var days: [Int] = []
+            for member in members {
+                // The series evaluates the member as of each day their contribution changes; the
+                // last evaluation counts all their events: it is their outcome for the night.
+                try series.evaluate(
+                    member.membership, events: events.events(of: member.user), details: events.details, labels: labels, context: context,
+                    scratch: &scratch, outcome: &outcome, days: &days, into: &contributions.days)
+                guard !member.membership.isExcluded else { continue }
+                let group = member.membership.group
+                var totals = GroupTotals()
+                totals.add(outcome)
+                contributions.groupCounts[Int(group)].addCounts(totals, subtracting: GroupTotals())
+                if !totals.money.isZero { contributions.groupMoney.append((group, totals.money)) }
+                contributions.quality.add(outcome.quality)
+                for contribution in scratch.products { contributions.products.append((group, contribution)) }
+            }
+            return contributions
+        }
     }
 
     /// One member's values (§2.3) from their cleaned events (sorted by time; their details in

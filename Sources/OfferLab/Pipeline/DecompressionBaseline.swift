@@ -17,7 +17,7 @@ public enum DecompressionBaseline {
         let start = clock.now
         var report = DecompressionReport(files: job.logFiles.count, compressedBytes: 0, uncompressedBytes: 0, seconds: 0)
         let files = job.logFiles
-        try await LogIngest.inFileOrder(count: files.count, width: job.threads) { index in
+        try await InOrder.run(count: files.count, width: job.threads) { index in
             do {
                 let reader = try InputFileReader(path: files[index], inflater: job.inflater)
                 while try reader.nextChunk() != nil {}

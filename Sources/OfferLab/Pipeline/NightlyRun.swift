@@ -108,11 +108,14 @@ public enum NightlyRun {
     /// already read. The store is consumed: its records are released while clean-up regroups
     /// them by user.
     ///
-    /// The offerings are analysed concurrently (they only read the events); each is a sum in
-    /// user order, so the numbers do not depend on the threads.
+    /// The members of all offerings are evaluated in runs of `membersPerRun`, on every core,
+    /// and each offering's contributions are added up in user order: so an offering's analysis
+    /// has both cores even when it is the only one, or the largest, and the numbers do not
+    /// depend on the threads.
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
-        rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil
+        rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil,
+        membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
@@ -120,23 +123,34 @@ public enum NightlyRun {
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
-        var results: [OfferingResult?] = Array(repeating: nil, count: ordered.count)
-        try await withThrowingTaskGroup(of: (Int, OfferingResult).self) { group in
-            for (position, index) in ordered.enumerated() {
-                group.addTask {
-                    let result = try Attribution.analyse(
-                        offeringIndex: index, catalog: catalog, population: population, events: events, context: context,
-                        preferredControl: control, asOf: asOf)
-                    return (position, result)
-                }
-            }
-            for try await (position, result) in group { results[position] = result }
+        var sums = ordered.map { OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf) }
+        let runs = ordered.indices.flatMap { position in
+            let count = population.members[ordered[position]].count
+            return stride(from: 0, to: count, by: membersPerRun).map { (position: position, members: $0..<min($0 + membersPerRun, count)) }
+        }
+        let series = sums.map(\.series)
+        try await InOrder.run(count: runs.count, width: threads) { index in
+            let run = runs[index]
+            let offering = ordered[run.position]
+            return (
+                run.position,
+                try Attribution.evaluate(
+                    population.members[offering][run.members], offeringIndex: offering, catalog: catalog, series: series[run.position],
+                    events: events, context: context)
+            )
+        } merge: { (evaluated: (position: Int, contributions: MemberContributions)) in
+            try sums[evaluated.position].add(evaluated.contributions, labels: context.labels)
         }
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
         return NightResults(
-            offerings: results.compactMap { $0 }, ingest: store.counters, cleanup: cleanup,
-            globalInvalidAssignments: population.globalInvalidAssignments)
+            offerings: sums.map { $0.result(catalog: catalog, context: context, preferredControl: control) }, ingest: store.counters,
+            cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }
+
+    /// Members evaluated by one task: enough that a run's contributions are added up far
+    /// faster than they are evaluated, few enough that the runs waiting to be added up take
+    /// little memory (a few MB each). No number depends on it (tests use small runs).
+    static let membersPerRun = 16_384
 
     /// The offerings the job names (nil when it names none: all with assignments are analysed).
     private static func analysedOfferings(job: Job, catalog: OfferingCatalog, source: TableSource) throws -> [Int]? {
