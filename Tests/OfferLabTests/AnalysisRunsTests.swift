@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import OfferLab
+
+/// The members are evaluated in runs on every thread and added up in user order: however they
+/// are cut into runs and whatever the threads, every number is the same, to the last bit.
+@Suite struct AnalysisRunsTests {
+    @Test(arguments: [(1, 1), (1, 2), (7, 2), (1000, 3)])
+    func anyRunsAndThreadsGiveTheSameResults(membersPerRun: Int, threads: Int) async throws {
+        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let catalog = try CatalogLoader.load(from: try TableSource(path: job.tablesPath))
+        let (population, store) = try await sampleEvents()
+        let offerings = Array(catalog.offerings.indices)
+        func analyse(membersPerRun: Int, threads: Int) async throws -> NightResults {
+            try await NightlyRun.analyse(
+                catalog: catalog, population: population, store: store, offerings: offerings, asOf: job.asOf, rates: job.rates,
+                windowDays: job.conversionWindowDays, control: job.control, threads: threads, membersPerRun: membersPerRun)
+        }
+        let usual = try await analyse(membersPerRun: NightlyRun.membersPerRun, threads: 1)
+        let cut = try await analyse(membersPerRun: membersPerRun, threads: threads)
+        // More members than runs of the largest cut: the runs are added up across.
+        #expect(population.members.map(\.count).max()! > 1000)
+        #expect(usual.offerings.count >= 2)
+        for (left, right) in zip(usual.offerings, cut.offerings) {
+            #expect(left.groups == right.groups)
+            #expect(left.products == right.products)
+            #expect(left.quality == right.quality)
+            #expect(left.daily.map(\.date) == right.daily.map(\.date))
+            #expect(left.daily.map(\.groups) == right.daily.map(\.groups))
+        }
+        #expect(usual.offerings.flatMap(\.groups).contains { $0.netRevenue != 0 })
+    }
+}
