@@ -12,7 +12,7 @@ enum InOrder {
         count: Int, width: Int?, gate: @escaping @Sendable () async throws -> Gate,
         work: @escaping @Sendable (Int) async throws -> Result, merge: (consuming Result, Gate) throws -> Void
     ) async throws {
-        let width = max(1, min(width ?? ProcessInfo.processInfo.activeProcessorCount, count))
+        let width = min(max(1, width ?? ProcessInfo.processInfo.activeProcessorCount), count)
         var finished: [Int: Result] = [:]
         var nextToMerge = 0
         var opened: Gate?
@@ -24,7 +24,7 @@ enum InOrder {
                 group.addTask { .result(index, try await work(index)) }
                 nextToStart += 1
             }
-            while nextToStart < min(width, count) { startNext() }
+            while nextToStart < width { startNext() }
             while let arrival = try await group.next() {
                 // The arrival and the result consumed, so that a result is held once only: a
                 // merge that writes to its arrays (`resolveUsers`) would otherwise copy them
