@@ -119,12 +119,33 @@ public struct LogFileScanner: Sendable {
     ) throws -> LogFileSummary {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
+        let lines = try Self.scanJSONLines(maxLineLength: maxLineLength, record: onRecord, malformed: onMalformed) { feed in
+            var byteOrderMark = ByteOrderMarkSkipper()
+            while let chunk = try reader.nextChunk() {
+                let (heldBack, rest) = byteOrderMark.filter(chunk)
+                try feed(heldBack)
+                try feed(rest)
+            }
+            try feed(byteOrderMark.finish())
+        }
+        summary.nonBlankLines = lines.nonBlankLines
+        summary.validRecords = lines.validRecords
+        summary.malformed = lines.malformed
+        summary.compressedBytes = reader.compressedBytesRead
+        summary.uncompressedBytes = reader.uncompressedBytes
+        return summary
+    }
+
+    /// Splits the bytes that `text` feeds into lines and parses them; lines are numbered from 1.
+    static func scanJSONLines(
+        maxLineLength: Int, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,
+        malformed onMalformed: (MalformedLine) throws -> Void,
+        text: (_ feed: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> LogPieceSummary {
         var splitter = LineSplitter(maxLineLength: maxLineLength)
         var parser = JSONLineParser()
         var record = LogRecord()
-        var byteOrderMark = ByteOrderMarkSkipper()
-        var validRecords = 0
-        var malformedCounts = MalformedCounts()
+        var lines = LogPieceSummary()
         // The record is passed in and out, not captured: a captured record would be copied (its
         // text retained and released) for every callback.
         func handle(_ line: Line, _ record: inout LogRecord) throws {
@@ -135,27 +156,22 @@ public struct LogFileScanner: Sendable {
                 reason = parser.parse(line.bytes, into: &record)
             }
             if let reason {
-                malformedCounts[reason] += 1
+                lines.malformed[reason] += 1
                 try onMalformed(MalformedLine(reason: reason, lineNumber: line.number, bytes: line.bytes))
             } else {
-                validRecords += 1
+                lines.validRecords += 1
                 try withUnsafePointer(to: &record) { try onRecord($0, line.number) }
             }
         }
         func handle(_ line: Line) throws { try handle(line, &record) }
-        while let chunk = try reader.nextChunk() {
-            let (heldBack, rest) = byteOrderMark.filter(chunk)
-            try splitter.feed(heldBack, handle)
-            try splitter.feed(rest, handle)
+        // `handle` does not escape: `text` reaches it only through `feed`, while it runs.
+        try withoutActuallyEscaping(handle) { handle in
+            try text { try splitter.feed($0, handle) }
         }
-        try splitter.feed(byteOrderMark.finish(), handle)
         try splitter.finish(handle)
-        summary.nonBlankLines = splitter.nonBlankLineCount
-        summary.validRecords = validRecords
-        summary.malformed = malformedCounts
-        summary.compressedBytes = reader.compressedBytesRead
-        summary.uncompressedBytes = reader.uncompressedBytes
-        return summary
+        lines.nonBlankLines = splitter.nonBlankLineCount
+        lines.lines = splitter.lineCount
+        return lines
     }
 
     private func scanCSV(

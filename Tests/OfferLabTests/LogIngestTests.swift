@@ -1,3 +1,5 @@
+import Foundation
+import OfferLabIngest
 import Testing
 @testable import OfferLab
 
@@ -98,5 +100,55 @@ import Testing
         }
         #expect(purchases > 0)
         #expect(withDetails > purchases && withDetails < store.count / 2)
+    }
+
+    /// One JSON Lines file read in pieces by two parsers (every JSON log of the sample, one after
+    /// the other: 9 MB, cut into pieces of a decompressed chunk, 1 MiB) gives the events, the counts and the rejects,
+    /// line numbers included, of the file read whole, and clean-up makes the same events of them.
+    @Test func aFileReadInPiecesGivesTheEventsOfTheFileReadWhole() async throws {
+        var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let folder = try TemporaryFolder()
+        let path = folder.file("all.jsonl.gz")
+        let writer = try GzipWriter(path: path)
+        for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
+            try InputFileReader(path: file).forEachChunk { try writer.write($0) }
+        }
+        try writer.finish()
+        job.logFiles = [path]
+        let source = try TableSource(path: job.tablesPath)
+        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        var whole = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 1)
+        var inPieces = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10)
+        #expect(whole.segments.count == 1)
+        #expect(inPieces.segments.count > 5)
+        #expect(whole.count > 30_000)
+        #expect(Self.events(of: whole) == Self.events(of: inPieces))
+        #expect(whole.counters.rejects.count > 3)
+        #expect(whole.counters.rejects.map(\.line) == inPieces.counters.rejects.map(\.line))
+        #expect(whole.counters.rejects == inPieces.counters.rejects)
+        #expect(whole.counters.malformed == inPieces.counters.malformed)
+        #expect(whole.counters.nonBlankLines == inPieces.counters.nonBlankLines)
+        #expect(whole.counters.filesRead == 1 && inPieces.counters.filesRead == 1)
+        #expect(whole.counters.compressedBytes == inPieces.counters.compressedBytes)
+        #expect(whole.counters.uncompressedBytes == inPieces.counters.uncompressedBytes)
+        let (wholeEvents, wholeCounters) = EventCleanup.run(store: &whole, userCount: population.users.count)
+        let (piecesEvents, piecesCounters) = EventCleanup.run(store: &inPieces, userCount: population.users.count)
+        #expect(wholeCounters == piecesCounters)
+        #expect(wholeEvents.events == piecesEvents.events)
+        #expect(wholeEvents.userStart == piecesEvents.userStart)
+        #expect(wholeEvents.details == piecesEvents.details)
+    }
+
+    /// Every record of the store in order, with the store's ids.
+    private static func events(of store: EventStore) -> [String] {
+        var events: [String] = []
+        store.forEachSegment { _, segment, records in
+            for record in records {
+                let event = segment.userEvent(record, detailsStart: 0)
+                let details = record.details < 0 ? nil : segment.storeDetails(segment.details(record))
+                events.append("\(record.timestamp) \(record.user) \(String(describing: segment.eventID(record))) \(event.loggedOffering) \(event.loggedGroup) \(record.kind) \(record.isSandbox) \(String(describing: details))")
+            }
+        }
+        return events
     }
 }

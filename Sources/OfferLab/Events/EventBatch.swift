@@ -62,6 +62,8 @@ struct EventBatch: Sendable {
     var details: [EventDetails] = []
     /// The file's user ids, until `resolveUsers`.
     var users = ByteStringInterner()
+    /// Whether `resolveUsers` has run: the records hold the population's users.
+    private(set) var usersResolved = false
     /// Event ids that are not canonical UUIDs (see `EventIDKey`).
     var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
@@ -125,13 +127,15 @@ struct EventBatch: Sendable {
     }
 
     /// Replaces the file's user ids by indices in the population's user table (`population`),
-    /// -1 for users it does not hold: one lookup per distinct user of the file.
+    /// -1 for users it does not hold: one lookup per distinct user of the file. Once only.
     mutating func resolveUsers(_ population: ByteStringInterner) {
+        precondition(!usersResolved, "a batch's users are resolved once")
         let map = population.lookupAll(of: users)
         records.withUnsafeMutableBufferPointer { records in
             for index in records.indices { records[index].user = map[Int(records[index].user)] }
         }
         users = ByteStringInterner()
+        usersResolved = true
     }
 }
 

@@ -1,10 +1,11 @@
 import Foundation
 import OfferLabIngest
+import Synchronization
 
 /// Reads every log file of a job into one `EventStore`.
 ///
 /// Files are parsed concurrently, at most `width` at a time, each task owning its file's
-/// `EventBatch`; batches are merged strictly in file order, so the store (and every number
+/// `EventBatch`es; batches are merged strictly in file order, so the store (and every number
 /// after it) is the same whatever order the files finish in.
 ///
 /// Files do not wait for the assignment table: a file's users are interned on their own and
@@ -12,63 +13,208 @@ import OfferLabIngest
 /// and the first log files are read at the same time. Files read before it is ready wait
 /// unmerged, without holding up the files after them.
 ///
-/// With fewer files than cores, each file is decompressed on a thread of its own, ahead of its
-/// parsing (`readAhead`), so that even a single file keeps two cores busy.
+/// With fewer files than cores, a file gets the cores left over: a JSON Lines file's text is
+/// cut into pieces of whole lines that several parsers read side by side, each piece a batch of
+/// its own, merged in order (`readInPieces`); a CSV file, whose quoted fields may span lines, is
+/// decompressed on a thread of its own, ahead of its parsing (`readAhead`). So even a single
+/// file keeps every core busy.
 enum LogIngest {
     static func read(
-        job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil
+        job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
+        pieceSize: Int = LogFileScanner.defaultPieceSize
     ) async throws -> EventStore {
         let files = job.logFiles
-        let readAhead = files.count < (width ?? ProcessInfo.processInfo.activeProcessorCount)
+        let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
+        let coresPerFile = files.isEmpty ? 1 : max(1, cores / files.count)
         var store = EventStore()
+        let readyUsers = ReadyUsers()
         try await InOrder.run(count: files.count, width: width) {
-            try await population.value.users
+            let users = try await population.value.users
+            readyUsers.set(users)
+            return users
         } work: { index in
-            try readFile(index: index, path: files[index], job: job, readAhead: readAhead)
-        } merge: { (batch: consuming EventBatch, users: ByteStringInterner) in
-            let file = batch.fileIndex
-            batch.resolveUsers(users)
-            store.append(batch, keepRejects: job.rejectsPerReason)
+            try readFile(index: index, path: files[index], job: job, cores: coresPerFile, pieceSize: pieceSize, readyUsers: readyUsers)
+        } merge: { (batches: consuming [EventBatch], users: ByteStringInterner) in
+            let file = batches[0].fileIndex
+            for index in batches.indices where !batches[index].usersResolved { batches[index].resolveUsers(users) }
+            for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         return store
     }
 
-    /// One file's events, its users not yet resolved; a corrupt gzip file is skipped whole
-    /// when the job says so.
-    static func readFile(index: Int, path: String, job: Job, readAhead: Bool) throws -> EventBatch {
-        var batch = EventBatch(fileIndex: index)
-        // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
-        // the array is not regrown and copied (room never used is never touched), and for its
-        // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
-        // order, the events gain little from them, and a run after a pause paid for them.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber {
-            batch.records.reserveCapacity(size.intValue / 32)
-            batch.users = ByteStringInterner(capacity: size.intValue / 48)
-        }
+    /// One file's events, in one batch or, read in pieces, in one batch per piece (in order),
+    /// its users not yet resolved; a corrupt gzip file is skipped whole when the job says so.
+    ///
+    /// - Parameter cores: the cores the file may use: more than one reads a JSON Lines file in
+    ///   pieces of `pieceSize` bytes, a CSV file with its decompression ahead of its parsing.
+    static func readFile(
+        index: Int, path: String, job: Job, cores: Int, pieceSize: Int = LogFileScanner.defaultPieceSize, readyUsers: ReadyUsers = ReadyUsers()
+    ) throws -> [EventBatch] {
+        var scanner = LogFileScanner(path: path, inflater: job.inflater)
         do {
-            var scanner = LogFileScanner(path: path, inflater: job.inflater)
-            scanner.readAhead = readAhead
-            let summary = try scanner.scan(
-                record: { record, _ in batch.add(record, asOf: job.asOf) },
-                malformed: { line in
-                    batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
-                })
-            batch.counters.filesRead = 1
-            batch.counters.nonBlankLines = summary.nonBlankLines
-            batch.counters.compressedBytes = summary.compressedBytes
-            batch.counters.uncompressedBytes = summary.uncompressedBytes
-            return batch
+            if cores > 1 && scanner.format == .jsonLines {
+                return try readInPieces(index: index, scanner: scanner, job: job, parsers: cores, pieceSize: pieceSize, readyUsers: readyUsers)
+            }
+            scanner.readAhead = cores > 1
+            return [try readWhole(index: index, scanner: scanner, job: job)]
         } catch let error as IngestError {
             if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
                 // Lines read before the damage are dropped with the rest of the file.
                 var skipped = EventBatch(fileIndex: index)
                 skipped.counters.filesSkipped = [SkippedFile(path: path, error: error.detail)]
-                return skipped
+                return [skipped]
             }
             let hint = error.code == .corruptGzip || error.code == .truncatedGzip ? " (on_corrupt_file: skip would skip it)" : ""
             throw OfferLabError(.data, "log file \(error)\(hint)")
+        }
+    }
+
+    private static func readWhole(index: Int, scanner: LogFileScanner, job: Job) throws -> EventBatch {
+        var batch = EventBatch(fileIndex: index)
+        // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
+        // the array is not regrown and copied (room never used is never touched), and for its
+        // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
+        // order, the events gain little from them, and a run after a pause paid for them.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: scanner.path))?[.size] as? NSNumber {
+            batch.records.reserveCapacity(size.intValue / 32)
+            batch.users = ByteStringInterner(capacity: size.intValue / 48)
+        }
+        let summary = try scanner.scan(
+            record: { record, _ in batch.add(record, asOf: job.asOf) },
+            malformed: { line in
+                batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
+            })
+        batch.counters.filesRead = 1
+        batch.counters.nonBlankLines = summary.nonBlankLines
+        batch.counters.compressedBytes = summary.compressedBytes
+        batch.counters.uncompressedBytes = summary.uncompressedBytes
+        return batch
+    }
+
+    /// A JSON Lines file whose text is cut into pieces as it is decompressed (on the calling
+    /// thread), the pieces parsed by `parsers` threads, one batch each. The batches, in file
+    /// order, hold the same records, counts and rejects as `readWhole`'s one.
+    private static func readInPieces(
+        index: Int, scanner: LogFileScanner, job: Job, parsers: Int, pieceSize: Int, readyUsers: ReadyUsers
+    ) throws -> [EventBatch] {
+        // Up to `parsers` pieces wait cut while as many are parsed: a parser that finishes finds
+        // its next piece ready, and memory stays a few pieces.
+        let queue = PieceQueue(depth: parsers)
+        let running = DispatchGroup()
+        // Threads of their own: Dispatch's workers are Swift's task pool too, which the table's
+        // loading and this very task keep busy, and a parser queued there waited for them.
+        for _ in 0..<parsers {
+            running.enter()
+            Thread {
+                defer { running.leave() }
+                while var piece = queue.take() {
+                    let index = piece.index
+                    queue.add(index, Result { try parse(&piece, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers) })
+                }
+            }.start()
+        }
+        let summary: LogFileSummary
+        do {
+            summary = try scanner.splitJSONLines(pieceSize: pieceSize) { queue.put($0) }
+        } catch {
+            queue.close(droppingWaiting: true)
+            running.wait()
+            throw error
+        }
+        queue.close(droppingWaiting: false)
+        running.wait()
+        var batches: [EventBatch] = []
+        var linesBefore = 0
+        for outcome in queue.outcomesInOrder() {
+            var (batch, lines) = try outcome.get()
+            // Rejects were numbered from the piece's first line.
+            for reject in batch.counters.rejects.indices { batch.counters.rejects[reject].line += linesBefore }
+            linesBefore += lines.lines
+            batch.counters.nonBlankLines = lines.nonBlankLines
+            batches.append(batch)
+        }
+        batches[0].counters.filesRead = 1
+        batches[0].counters.compressedBytes = summary.compressedBytes
+        batches[0].counters.uncompressedBytes = summary.uncompressedBytes
+        return batches
+    }
+
+    private static func parse(_ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers)
+        throws -> (EventBatch, LogPieceSummary)
+    {
+        var batch = EventBatch(fileIndex: fileIndex)
+        // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
+        batch.records.reserveCapacity(piece.count / 128)
+        batch.users = ByteStringInterner(capacity: piece.count / 256)
+        let lines = try scanner.scanPiece(
+            &piece, record: { record, _ in batch.add(record, asOf: job.asOf) },
+            malformed: { line in
+                batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
+            })
+        // Here, on the piece's thread, rather than one piece after another when the file is merged.
+        if let users = readyUsers.users { batch.resolveUsers(users) }
+        return (batch, lines)
+    }
+
+    /// The population's users once its table is loaded (nil before): a piece parsed after that
+    /// resolves its users as soon as it is parsed.
+    final class ReadyUsers: Sendable {
+        private let loaded = Mutex<ByteStringInterner?>(nil)
+
+        var users: ByteStringInterner? { loaded.withLock { $0 } }
+
+        func set(_ users: ByteStringInterner) { loaded.withLock { $0 = users } }
+    }
+
+    /// The pieces waiting for a parser, and what the parsers made of them (in any order).
+    private final class PieceQueue: @unchecked Sendable {
+        typealias Outcome = Result<(EventBatch, LogPieceSummary), Error>
+        private let depth: Int
+        // Guards every property below.
+        private let condition = NSCondition()
+        private var waiting: [LogTextPiece] = []
+        private var closed = false
+        private var outcomes: [Int: Outcome] = [:]
+
+        init(depth: Int) { self.depth = depth }
+
+        /// Adds a piece, once fewer than `depth` wait.
+        func put(_ piece: LogTextPiece) {
+            condition.withLock {
+                while waiting.count >= depth { condition.wait() }
+                waiting.append(piece)
+                condition.broadcast()
+            }
+        }
+
+        /// The next piece, or nil once the queue is closed and empty.
+        func take() -> LogTextPiece? {
+            condition.withLock {
+                while waiting.isEmpty && !closed { condition.wait() }
+                guard !waiting.isEmpty else { return nil }
+                condition.broadcast()
+                return waiting.removeFirst()
+            }
+        }
+
+        /// No more pieces; those still waiting are dropped when the file failed.
+        func close(droppingWaiting: Bool) {
+            condition.withLock {
+                closed = true
+                if droppingWaiting { waiting.removeAll() }
+                condition.broadcast()
+            }
+        }
+
+        func add(_ index: Int, _ outcome: Outcome) {
+            condition.withLock { outcomes[index] = outcome }
+        }
+
+        /// Every piece's outcome in file order (once the parsers are done).
+        func outcomesInOrder() -> [Outcome] {
+            condition.withLock { (0..<outcomes.count).compactMap { outcomes.removeValue(forKey: $0) } }
         }
     }
 }
