@@ -48,7 +48,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Override the job's SQLite database file.")
     var database: String?
 
-    @Option(help: "How many log files to read at once, and threads to clean the events up (default: one per core).")
+    @Option(help: "How many log files to read at once (fewer files: threads per file), and threads to clean the events up (default: one per core).")
     var threads: Int?
 
     @Flag(help: "Print no progress, even on a terminal.")
