@@ -139,6 +139,18 @@ import Testing
         #expect(wholeEvents.details == piecesEvents.details)
     }
 
+    /// The cores that files leave: parsers for a file's pieces when there are two per file (at
+    /// most four: one thread inflates for all of them), else decompression ahead of the parsing.
+    @Test(arguments: [
+        (cores: 2, files: 1, readAhead: true, parsers: 2), (2, 2, false, 1), (2, 60, false, 1), (4, 3, true, 1),
+        (4, 2, true, 2), (16, 1, true, 4), (1, 1, false, 1),
+    ])
+    func spareCoresGoToParsersOrReadAhead(cores: Int, files: Int, readAhead: Bool, parsers: Int) {
+        let spare = LogIngest.SpareCores(cores: cores, files: files)
+        #expect(spare.readAhead == readAhead)
+        #expect(spare.parsers == parsers)
+    }
+
     /// Every record of the store in order, with the store's ids.
     private static func events(of store: EventStore) -> [String] {
         var events: [String] = []

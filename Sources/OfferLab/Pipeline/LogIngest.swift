@@ -13,11 +13,11 @@ import Synchronization
 /// and the first log files are read at the same time. Files read before it is ready wait
 /// unmerged, without holding up the files after them.
 ///
-/// With fewer files than cores, a file gets the cores left over: a JSON Lines file's text is
-/// cut into pieces of whole lines that several parsers read side by side, each piece a batch of
-/// its own, merged in order (`readInPieces`); a CSV file, whose quoted fields may span lines, is
-/// decompressed on a thread of its own, ahead of its parsing (`readAhead`). So even a single
-/// file keeps every core busy.
+/// With fewer files than cores, files get the cores left over (`SpareCores`): with two or more
+/// per file, a JSON Lines file's text is cut into pieces of whole lines that several parsers read
+/// side by side, each piece a batch of its own, merged in order (`readInPieces`); otherwise, and
+/// for a CSV file, whose quoted fields may span lines, a file is decompressed on a thread of its
+/// own, ahead of its parsing (`readAhead`). So even a single file keeps every core busy.
 enum LogIngest {
     static func read(
         job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
@@ -25,7 +25,7 @@ enum LogIngest {
     ) async throws -> EventStore {
         let files = job.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
-        let coresPerFile = files.isEmpty ? 1 : max(1, cores / files.count)
+        let spareCores = SpareCores(cores: cores, files: files.count)
         var store = EventStore()
         let readyUsers = ReadyUsers()
         try await InOrder.run(count: files.count, width: width) {
@@ -33,7 +33,7 @@ enum LogIngest {
             readyUsers.set(users)
             return users
         } work: { index in
-            try readFile(index: index, path: files[index], job: job, cores: coresPerFile, pieceSize: pieceSize, readyUsers: readyUsers)
+            try readFile(index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: readyUsers)
         } merge: { (batches: consuming [EventBatch], users: ByteStringInterner) in
             let file = batches[0].fileIndex
             for index in batches.indices where !batches[index].usersResolved { batches[index].resolveUsers(users) }
@@ -44,20 +44,37 @@ enum LogIngest {
         return store
     }
 
+    /// What the cores that files do not take are used for.
+    struct SpareCores: Sendable {
+        /// Whether a file read whole is decompressed on a thread of its own (`readAhead`).
+        var readAhead = false
+        /// How many threads parse a JSON Lines file's pieces; 1: the file is read whole.
+        var parsers = 1
+
+        init() {}
+
+        init(cores: Int, files: Int) {
+            readAhead = files < cores
+            // One thread inflates and cuts: about as fast as four parsers, and more would wait.
+            parsers = files == 0 ? 1 : min(4, max(1, cores / files))
+        }
+    }
+
     /// One file's events, in one batch or, read in pieces, in one batch per piece (in order),
     /// its users not yet resolved; a corrupt gzip file is skipped whole when the job says so.
-    ///
-    /// - Parameter cores: the cores the file may use: more than one reads a JSON Lines file in
-    ///   pieces of `pieceSize` bytes, a CSV file with its decompression ahead of its parsing.
+    /// `spareCores`: with more than one parser, a JSON Lines file is read in pieces of
+    /// `pieceSize` bytes.
     static func readFile(
-        index: Int, path: String, job: Job, cores: Int, pieceSize: Int = LogFileScanner.defaultPieceSize, readyUsers: ReadyUsers = ReadyUsers()
+        index: Int, path: String, job: Job, spareCores: SpareCores = SpareCores(), pieceSize: Int = LogFileScanner.defaultPieceSize,
+        readyUsers: ReadyUsers = ReadyUsers()
     ) throws -> [EventBatch] {
         var scanner = LogFileScanner(path: path, inflater: job.inflater)
         do {
-            if cores > 1 && scanner.format == .jsonLines {
-                return try readInPieces(index: index, scanner: scanner, job: job, parsers: cores, pieceSize: pieceSize, readyUsers: readyUsers)
+            if spareCores.parsers > 1 && scanner.format == .jsonLines {
+                return try readInPieces(
+                    index: index, scanner: scanner, job: job, parsers: spareCores.parsers, pieceSize: pieceSize, readyUsers: readyUsers)
             }
-            scanner.readAhead = cores > 1
+            scanner.readAhead = spareCores.readAhead
             return [try readWhole(index: index, scanner: scanner, job: job)]
         } catch let error as IngestError {
             if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
