@@ -32,8 +32,8 @@ final class TextBuffers: Sendable {
         return buffer
     }
 
-    func give(_ buffer: consuming [UInt8]) {
-        let buffer = buffer
+    /// Takes back a buffer that nothing else holds.
+    func give(_ buffer: [UInt8]) {
         free.withLock { $0.append(buffer) }
     }
 }
@@ -120,7 +120,7 @@ struct LinePieceCutter {
 
     /// Bytes kept of a line that is too long: `LineSplitter` hands out its first `maxLineLength`
     /// bytes marked too long, or skips it when it is blank. Two bytes more than the limit keep
-    /// it too long even if the last kept one is a `\\r`, and that last byte, never handed out,
+    /// it too long even if the last kept one is a `\r`, and that last byte, never handed out,
     /// is made non-blank when a dropped byte is (`finishTruncation`).
     private var keptOfLongLine: Int { maxLineLength + 2 }
 

@@ -51,8 +51,6 @@ enum LogIngest {
         /// How many threads parse a JSON Lines file's pieces; 1: the file is read whole.
         var parsers = 1
 
-        init() {}
-
         init(cores: Int, files: Int) {
             readAhead = files < cores
             // One thread inflates and cuts: about as fast as four parsers, and more would wait.
@@ -65,8 +63,7 @@ enum LogIngest {
     /// `spareCores`: with more than one parser, a JSON Lines file is read in pieces of
     /// `pieceSize` bytes.
     static func readFile(
-        index: Int, path: String, job: Job, spareCores: SpareCores = SpareCores(), pieceSize: Int = LogFileScanner.defaultPieceSize,
-        readyUsers: ReadyUsers = ReadyUsers()
+        index: Int, path: String, job: Job, spareCores: SpareCores, pieceSize: Int, readyUsers: ReadyUsers
     ) throws -> [EventBatch] {
         var scanner = LogFileScanner(path: path, inflater: job.inflater)
         do {
