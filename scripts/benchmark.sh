@@ -69,10 +69,10 @@ calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
 # best NAME: the line of $work/NAME with the smallest wall time.
 best() { sort -n -k1,1 "$work/$1" | head -1; }
 
-# duckdb_run NAME DIR: the query's own wall and CPU time (the interpreter's start is left out).
+# duckdb_run NAME DIR JOB: the query's own wall and CPU time (the interpreter's start is left out).
 duckdb_run() {
   sleep "$pause"
-  python3 Benchmarks/DuckDB/baseline.py "$2" >"$work/out"
+  python3 Benchmarks/DuckDB/baseline.py "$2" "$3" >"$work/out"
   awk '{print $2, $3, 0, 0}' "$work/out" >>"$work/$1"
 }
 
@@ -88,7 +88,7 @@ measure() {
     rm -rf "$out"
     timed run "$bin" run "$dir/$job" --output "$out" --database "$out/results.sqlite" --quiet
     timed decompress "$bin" decompress "$dir/$job"
-    if [ $have_duckdb -eq 1 ] && [ "$job" = job.yaml ]; then duckdb_run duckdb "$dir"; fi
+    if [ $have_duckdb -eq 1 ]; then duckdb_run duckdb "$dir" "$job"; fi
   done
   local decompressed_line
   decompressed_line=$("$bin" decompress "$dir/$job")
@@ -171,7 +171,7 @@ echo
 echo "offerlab run: wall s, cpu s (user + system), c/w = cpu/wall, peak RSS, GB/s = uncompressed log bytes / wall."
 echo "decompression alone (offerlab decompress, same inflater and width): infl s, i cpu; r/i = run wall / its wall."
 echo "DuckDB (Benchmarks/DuckDB/baseline.sql on the same JSON and CSV logs): duck s, d cpu; d/r = its wall / run wall,"
-echo "dc/rc = its cpu / run cpu. The 1-file row has no DuckDB figure."
+echo "dc/rc = its cpu / run cpu."
 previous=""
 for users in "${sizes[@]}"; do
   if [ -n "$previous" ]; then

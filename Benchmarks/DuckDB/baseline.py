@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Runs Benchmarks/DuckDB/baseline.sql on a data set made by `offerlab generate`.
 
-usage: duckdb_baseline.py DATASET_FOLDER [--show]
+usage: baseline.py DATASET_FOLDER [JOB_FILE] [--show]
 
-Reads `as_of`, `report_currency` and `rates` from DATASET_FOLDER/job.yaml, runs the query from
-that folder (its paths are relative) with DuckDB's default threads (one per core), and prints
-one line: `duckdb <wall seconds> <cpu seconds> <rows> <threads>`. Exits with status 3 when the
-duckdb module is not installed (`pip install duckdb`). `--show` also prints the result rows.
+Reads `as_of`, `report_currency`, `rates` and the `logs` globs from DATASET_FOLDER/JOB_FILE
+(default: job.yaml; globs ending in `.csv.gz` or `.csv` are CSV logs, the others JSON Lines),
+runs the query from that folder (its paths are relative) with DuckDB's default threads (one per
+core), and prints one line: `duckdb <wall seconds> <cpu seconds> <rows> <threads>`. Exits with
+status 3 when the duckdb module is not installed (`pip install duckdb`), 2 when the job file is
+missing or lists no JSON Lines logs. `--show` also prints the result rows.
 """
 import os
 import re
@@ -15,8 +17,8 @@ import sys
 import time
 
 
-def job_settings(folder):
-    text = open(os.path.join(folder, "job.yaml"), encoding="utf-8").read()
+def job_settings(path):
+    text = open(path, encoding="utf-8").read()
     as_of = re.search(r"^as_of:\s*(\S+)", text, re.M).group(1).replace("T", " ").rstrip("Z")
     report = re.search(r"^report_currency:\s*(\S+)", text, re.M).group(1)
     rates = {report: 1.0}
@@ -24,7 +26,12 @@ def job_settings(folder):
     for pair in (found.group(1).split(",") if found else []):
         currency, rate = pair.split(":")
         rates[currency.strip()] = float(rate)
-    return as_of, rates
+    # The generated job files list their globs one per line: `  - "logs/*/*/*/*.jsonl.gz"`.
+    listed = re.search(r"^logs:\s*\n((?:\s+-\s*\S+.*\n)+)", text, re.M)
+    globs = re.findall(r"-\s*\"?([^\"\s]+)\"?", listed.group(1)) if listed else []
+    csv = [glob for glob in globs if re.search(r"\.csv(\.gz)?$", glob)]
+    json = [glob for glob in globs if glob not in csv]
+    return as_of, rates, json, csv
 
 
 def main():
@@ -33,13 +40,26 @@ def main():
     except ImportError:
         print("duckdb is not installed (pip install duckdb)", file=sys.stderr)
         sys.exit(3)
-    folder = sys.argv[1]
-    as_of, rates = job_settings(folder)
+    arguments = [argument for argument in sys.argv[1:] if argument != "--show"]
+    folder = arguments[0]
+    job = arguments[1] if len(arguments) > 1 else "job.yaml"
+    if not os.path.isfile(os.path.join(folder, job)):
+        print(f"{os.path.join(folder, job)}: no such job file", file=sys.stderr)
+        sys.exit(2)
+    as_of, rates, json_logs, csv_logs = job_settings(os.path.join(folder, job))
+    if not json_logs:
+        print(f"{job}: no JSON Lines logs", file=sys.stderr)
+        sys.exit(2)
     sql = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "baseline.sql"), encoding="utf-8").read()
+    if not csv_logs:
+        sql = re.sub(r"\n *-- CSV logs: begin\n.*?-- CSV logs: end\n", "\n", sql, flags=re.S)
     os.chdir(folder)
     connection = duckdb.connect()
     connection.execute("SET enable_progress_bar = false")
     connection.execute(f"SET VARIABLE as_of = TIMESTAMP '{as_of}'")
+    connection.execute("SET VARIABLE json_logs = $1::VARCHAR[]", [json_logs])
+    if csv_logs:
+        connection.execute("SET VARIABLE csv_logs = $1::VARCHAR[]", [csv_logs])
     connection.execute("CREATE TEMP TABLE rates (currency VARCHAR, rate DOUBLE)")
     connection.executemany("INSERT INTO rates VALUES (?, ?)", list(rates.items()))
     threads = connection.execute("SELECT current_setting('threads')").fetchone()[0]

@@ -1,19 +1,23 @@
 -- What an analyst would write in DuckDB instead of running OfferLab: the same log files and
 -- assignment table, per (offering, group): users, converters and net revenue in the report
 -- currency. Run by Benchmarks/DuckDB/baseline.py from the data set's folder, which sets the
--- variable `as_of` and the table `rates(currency, rate)` from the job file.
+-- variables `as_of`, `json_logs` and `csv_logs` (the job's log globs) and the table
+-- `rates(currency, rate)` from the job file, and leaves out the CSV logs' part, marked below,
+-- when the job has none (DuckDB's read_csv needs at least one file).
 --
 -- It does less than `offerlab run`: no deduplication, no conversion window, refunds are not
 -- matched to their transactions, users in several groups are not excluded, malformed lines are
 -- skipped without being counted, no daily series, no statistics, nothing written.
 WITH raw_events AS (
     SELECT coalesce(user_id, userId) AS user_id, event, ts, price, currency, environment
-    FROM read_json('logs/*/*/*/*.jsonl.gz', format = 'newline_delimited', ignore_errors = true,
+    FROM read_json(getvariable('json_logs'), format = 'newline_delimited', ignore_errors = true,
         columns = {user_id: 'VARCHAR', userId: 'VARCHAR', event: 'VARCHAR', ts: 'VARCHAR',
                    price: 'VARCHAR', currency: 'VARCHAR', environment: 'VARCHAR'})
+    -- CSV logs: begin
     UNION ALL BY NAME
     SELECT user_id, event, ts, price, currency, environment
-    FROM read_csv('logs/*/*/*/*.csv.gz', all_varchar = true, union_by_name = true, ignore_errors = true)
+    FROM read_csv(getvariable('csv_logs'), all_varchar = true, union_by_name = true, ignore_errors = true)
+    -- CSV logs: end
 ),
 events AS (
     SELECT user_id, event,
