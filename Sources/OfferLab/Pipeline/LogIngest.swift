@@ -126,6 +126,12 @@ enum LogIngest {
                 while var piece = queue.take() {
                     let index = piece.index
                     queue.add(index, Result { try parse(&piece, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers) })
+                    // Pieces parsed before the assignment table was loaded: resolved while the file
+                    // is read rather than one after another when it is merged.
+                    while let users = readyUsers.users, var earlier = queue.takeUnresolved() {
+                        earlier.batch.resolveUsers(users)
+                        queue.add(earlier.index, .success((earlier.batch, earlier.lines)))
+                    }
                 }
             }.start()
         }
@@ -191,6 +197,8 @@ enum LogIngest {
         private var waiting: [LogTextPiece] = []
         private var closed = false
         private var outcomes: [Int: Outcome] = [:]
+        /// Pieces among `outcomes` whose users are not resolved yet.
+        private var unresolved: [Int] = []
 
         init(depth: Int) { self.depth = depth }
 
@@ -223,7 +231,20 @@ enum LogIngest {
         }
 
         func add(_ index: Int, _ outcome: Outcome) {
-            condition.withLock { outcomes[index] = outcome }
+            condition.withLock {
+                if case .success(let (batch, _)) = outcome, !batch.usersResolved { unresolved.append(index) }
+                outcomes[index] = outcome
+            }
+        }
+
+        /// A parsed piece whose users are not resolved yet, taken out (until it is added back).
+        func takeUnresolved() -> (index: Int, batch: EventBatch, lines: LogPieceSummary)? {
+            condition.withLock {
+                guard let index = unresolved.popLast(), case .success(let (batch, lines)) = outcomes.removeValue(forKey: index) else {
+                    return nil
+                }
+                return (index, batch, lines)
+            }
         }
 
         /// Every piece's outcome in file order (once the parsers are done).
