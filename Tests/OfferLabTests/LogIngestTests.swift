@@ -149,6 +149,32 @@ import Testing
         #expect(wholeEvents.details == piecesEvents.details)
     }
 
+    /// A damaged file read in pieces is skipped whole (`on_corrupt_file: skip`), the pieces
+    /// parsed before the damage dropped with it, or fails the run naming it.
+    @Test func aDamagedFileReadInPiecesIsSkippedWholeOrFails() async throws {
+        var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let folder = try TemporaryFolder()
+        let path = folder.file("damaged.jsonl.gz")
+        let writer = try GzipWriter(path: path)
+        for user in 0..<20_000 { try writer.write(#"{"ts":"2026-03-05T00:00:00Z","user_id":"u\#(user)","event":"paywall_view"}"# + "\n") }
+        try writer.finish()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count - 8] ^= 0xFF  // the CRC-32
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        job.logFiles = [path]
+        let source = try TableSource(path: job.tablesPath)
+        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        job.onCorruptFile = .skip
+        let skipped = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
+        #expect(skipped.count == 0)
+        #expect(skipped.counters.filesSkipped.map(\.path) == [path])
+        #expect(skipped.counters.filesRead == 0 && skipped.counters.nonBlankLines == 0)
+        job.onCorruptFile = .fail
+        await #expect(throws: OfferLabError.self) {
+            _ = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
+        }
+    }
+
     /// The cores that files leave: parsers for a file's pieces when there are two per file (at
     /// most four: one thread inflates for all of them), else decompression ahead of the parsing.
     @Test(arguments: [
