@@ -53,8 +53,8 @@ extension LogFileScanner {
     /// The size a piece of text reaches before it is cut (`splitJSONLines`).
     public static let defaultPieceSize = 4 << 20
 
-    /// Decodes a JSON Lines file and cuts its text into pieces of whole lines, handed to `body`
-    /// in file order: a piece ends with the last whole line of the decoded chunk that brings it
+    /// Decodes a JSON Lines file and cuts its text into pieces of whole lines, lent to `body` in
+    /// file order (which may scan one in place, or keep it): a piece ends with the last whole line of the decoded chunk that brings it
     /// to `pieceSize` bytes. Scanning the pieces one after the other (`scanPiece`) sees the same
     /// lines, the same records and the same malformed lines as `scan`, numbered from 1 in each
     /// piece.
@@ -66,7 +66,7 @@ extension LogFileScanner {
     ///   scans of the pieces).
     /// - Throws: as `scan` (the pieces before the problem have already been handed out), or what
     ///   `body` throws.
-    public func splitJSONLines(pieceSize: Int = LogFileScanner.defaultPieceSize, _ body: (LogTextPiece) throws -> Void) throws
+    public func splitJSONLines(pieceSize: Int = LogFileScanner.defaultPieceSize, _ body: (inout LogTextPiece) throws -> Void) throws
         -> LogFileSummary
     {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
@@ -79,7 +79,8 @@ extension LogFileScanner {
             try cutter.append(rest, body)
         }
         try cutter.append(byteOrderMark.finish(), body)
-        try body(cutter.finish())
+        var last = cutter.finish()
+        try body(&last)
         summary.compressedBytes = reader.compressedBytesRead
         summary.uncompressedBytes = reader.uncompressedBytes
         return summary
@@ -133,7 +134,7 @@ struct LinePieceCutter {
     /// A piece's text: the piece, and the chunk that completed it.
     private var roomPerPiece: Int { pieceSize + (1 << 20) }
 
-    mutating func append(_ text: UnsafeRawBufferPointer, _ body: (LogTextPiece) throws -> Void) rethrows {
+    mutating func append(_ text: UnsafeRawBufferPointer, _ body: (inout LogTextPiece) throws -> Void) rethrows {
         guard let base = text.baseAddress, text.count > 0 else { return }
         var rest = text
         if isTruncated {
@@ -153,7 +154,10 @@ struct LinePieceCutter {
             bytes.removeLast(bytes.count - lineStart - keptOfLongLine)
             isTruncated = true
         }
-        if lineStart >= pieceSize { try body(cut()) }
+        if lineStart >= pieceSize {
+            var piece = cut()
+            try body(&piece)
+        }
     }
 
     /// The last piece: the rest of the text.

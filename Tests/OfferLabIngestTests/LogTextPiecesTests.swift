@@ -14,7 +14,6 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     var totals = LogPieceSummary()
     var summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
         pieces.append(piece)
-        var piece = piece
         let lines = try scanner.scanPiece(
             &piece,
             record: { pointer, line in

@@ -132,10 +132,10 @@ enum LogIngest {
         }
         let summary: LogFileSummary
         do {
+            // A piece parsed here is scanned in place: its text then goes back to the cutter
+            // held once, to be written again without a copy.
             summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
-                guard !queue.offer(piece) else { return }
-                var piece = piece
-                parse(&piece)
+                if !queue.offer(piece) { parse(&piece) }
             }
         } catch {
             queue.close(droppingWaiting: true)
