@@ -7,7 +7,9 @@
 // it only has to fail too (see the `table` target); line numbers increase; counts add up; a
 // rejected line's bytes are within the limit. For a plain
 // JSON Lines file, the lines are also split independently (by `\n`, one `\r` dropped, blank
-// lines skipped) and each must reach the parser exactly, or be rejected as too long.
+// lines skipped) and each must reach the parser exactly, or be rejected as too long. A JSON Lines
+// file cut into pieces (`splitJSONLines`, pieces of 1 to 300 bytes), the pieces scanned one after
+// the other, gives what the scan gives, line numbers included.
 
 /// What a scan handed out for one line.
 struct ScannedLine: Equatable {
@@ -42,6 +44,42 @@ func scan(_ path: String, bufferSize: Int, maxLineLength: Int, inflater: Inflate
     return result
 }
 
+/// `scan` (with zlib) through the pieces of `splitJSONLines`, each scanned on its own, line
+/// numbers carried on.
+func scanInPieces(_ path: String, bufferSize: Int, maxLineLength: Int, pieceSize: Int) -> Scan {
+    var result = Scan()
+    let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize, inflater: .zlib)
+    var linesBefore = 0
+    var totals = LogPieceSummary()
+    do {
+        var summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
+            let lines = try scanner.scanPiece(
+                &piece,
+                record: { record, number in
+                    result.lines.append(ScannedLine(number: linesBefore + number, record: RecordDigest(nil, record.pointee)))
+                },
+                malformed: { line in
+                    result.lines.append(
+                        ScannedLine(
+                            number: linesBefore + line.lineNumber, record: RecordDigest(line.reason, LogRecord()), rejected: Array(line.bytes)))
+                })
+            linesBefore += lines.lines
+            totals.nonBlankLines += lines.nonBlankLines
+            totals.validRecords += lines.validRecords
+            totals.malformed += lines.malformed
+        }
+        summary.nonBlankLines = totals.nonBlankLines
+        summary.validRecords = totals.validRecords
+        summary.malformed = totals.malformed
+        result.summary = summary
+    } catch let error as IngestError {
+        result.error = error.code
+    } catch {
+        require(false, "unexpected error \(error)")
+    }
+    return result
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLogFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
@@ -66,11 +104,18 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
     }
     require(small.error == large.error, "errors differ with the buffer size: \(String(describing: small.error)) / \(String(describing: large.error))")
+    let inPieces = isCSV ? nil : scanInPieces(path, bufferSize: bufferSize, maxLineLength: maxLineLength, pieceSize: [1, 16, 300][Int(parameters >> 6) % 3])
     if small.error != nil {
         let shorter = min(small.lines.count, large.lines.count)
         require(Array(small.lines.prefix(shorter)) == Array(large.lines.prefix(shorter)), "lines before the error differ")
+        if let inPieces {
+            require(inPieces.error == small.error, "read in pieces, another error: \(String(describing: inPieces.error))")
+            let shorter = min(small.lines.count, inPieces.lines.count)
+            require(Array(small.lines.prefix(shorter)) == Array(inPieces.lines.prefix(shorter)), "read in pieces, lines before the error differ")
+        }
         return 0
     }
+    if let inPieces { require(inPieces == small, "read in pieces, the lines or the summary differ") }
     require(small.lines == large.lines, "lines differ with the buffer size")
     require(small.summary == large.summary, "summaries differ with the buffer size")
     guard let summary = small.summary else { return 0 }
