@@ -49,28 +49,22 @@ func scan(_ path: String, bufferSize: Int, maxLineLength: Int, inflater: Inflate
 func scanInPieces(_ path: String, bufferSize: Int, maxLineLength: Int, pieceSize: Int) -> Scan {
     var result = Scan()
     let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize, inflater: .zlib)
-    var linesBefore = 0
     var totals = LogPieceSummary()
     do {
         var summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
             let lines = try scanner.scanPiece(
                 &piece,
                 record: { record, number in
-                    result.lines.append(ScannedLine(number: linesBefore + number, record: RecordDigest(nil, record.pointee)))
+                    result.lines.append(ScannedLine(number: totals.lines + number, record: RecordDigest(nil, record.pointee)))
                 },
                 malformed: { line in
                     result.lines.append(
                         ScannedLine(
-                            number: linesBefore + line.lineNumber, record: RecordDigest(line.reason, LogRecord()), rejected: Array(line.bytes)))
+                            number: totals.lines + line.lineNumber, record: RecordDigest(line.reason, LogRecord()), rejected: Array(line.bytes)))
                 })
-            linesBefore += lines.lines
-            totals.nonBlankLines += lines.nonBlankLines
-            totals.validRecords += lines.validRecords
-            totals.malformed += lines.malformed
+                totals += lines
         }
-        summary.nonBlankLines = totals.nonBlankLines
-        summary.validRecords = totals.validRecords
-        summary.malformed = totals.malformed
+        summary.count(totals)
         result.summary = summary
     } catch let error as IngestError {
         result.error = error.code

@@ -128,9 +128,7 @@ public struct LogFileScanner: Sendable {
             }
             try feed(byteOrderMark.finish())
         }
-        summary.nonBlankLines = lines.nonBlankLines
-        summary.validRecords = lines.validRecords
-        summary.malformed = lines.malformed
+        summary.count(lines)
         summary.compressedBytes = reader.compressedBytesRead
         summary.uncompressedBytes = reader.uncompressedBytes
         return summary

@@ -47,6 +47,23 @@ public struct LogPieceSummary: Sendable, Equatable {
     public var malformed = MalformedCounts()
 
     public init() {}
+
+    /// Adds the counts of the lines after these (the next piece's).
+    public static func += (lhs: inout LogPieceSummary, rhs: LogPieceSummary) {
+        lhs.lines += rhs.lines
+        lhs.nonBlankLines += rhs.nonBlankLines
+        lhs.validRecords += rhs.validRecords
+        lhs.malformed += rhs.malformed
+    }
+}
+
+extension LogFileSummary {
+    /// Takes the line counts of `lines`: all the file's lines (a scan's, or its pieces' added up).
+    public mutating func count(_ lines: LogPieceSummary) {
+        nonBlankLines = lines.nonBlankLines
+        validRecords = lines.validRecords
+        malformed = lines.malformed
+    }
 }
 
 extension LogFileScanner {

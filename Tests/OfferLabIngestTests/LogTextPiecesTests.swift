@@ -10,7 +10,6 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize)
     var result = ScanResult()
     var pieces: [LogTextPiece] = []
-    var linesBefore = 0
     var totals = LogPieceSummary()
     var summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
         pieces.append(piece)
@@ -18,17 +17,12 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
             &piece,
             record: { pointer, line in
                 let record = pointer.pointee
-                result.records.append((linesBefore + line, record.string(record.userID) ?? "", record.eventType, record.timestamp))
+                result.records.append((totals.lines + line, record.string(record.userID) ?? "", record.eventType, record.timestamp))
             },
-            malformed: { line in result.malformed.append((linesBefore + line.lineNumber, line.reason, String(line.bytes))) })
-        linesBefore += lines.lines
-        totals.nonBlankLines += lines.nonBlankLines
-        totals.validRecords += lines.validRecords
-        totals.malformed += lines.malformed
+            malformed: { line in result.malformed.append((totals.lines + line.lineNumber, line.reason, String(line.bytes))) })
+        totals += lines
     }
-    summary.nonBlankLines = totals.nonBlankLines
-    summary.validRecords = totals.validRecords
-    summary.malformed = totals.malformed
+    summary.count(totals)
     result.summary = summary
     return (result, pieces)
 }
