@@ -39,3 +39,17 @@ struct ByteOrderMarkSkipper {
         return UnsafeRawBufferPointer(start: Self.mark.utf8Start, count: count)
     }
 }
+
+extension InputFileReader {
+    /// Calls `body` with the file's bytes, chunk by chunk, without a byte order mark at the start
+    /// (bytes of a partial mark that turns out not to be one are handed out on their own).
+    func forEachTextChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var byteOrderMark = ByteOrderMarkSkipper()
+        while let chunk = try nextChunk() {
+            let (heldBack, rest) = byteOrderMark.filter(chunk)
+            try body(heldBack)
+            try body(rest)
+        }
+        try body(byteOrderMark.finish())
+    }
+}

@@ -120,13 +120,7 @@ public struct LogFileScanner: Sendable {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
         let lines = try Self.scanJSONLines(maxLineLength: maxLineLength, record: onRecord, malformed: onMalformed) { feed in
-            var byteOrderMark = ByteOrderMarkSkipper()
-            while let chunk = try reader.nextChunk() {
-                let (heldBack, rest) = byteOrderMark.filter(chunk)
-                try feed(heldBack)
-                try feed(rest)
-            }
-            try feed(byteOrderMark.finish())
+            try reader.forEachTextChunk(feed)
         }
         summary.count(lines)
         summary.compressedBytes = reader.compressedBytesRead

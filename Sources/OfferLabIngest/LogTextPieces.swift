@@ -71,10 +71,10 @@ extension LogFileScanner {
     public static let defaultPieceSize = 4 << 20
 
     /// Decodes a JSON Lines file and cuts its text into pieces of whole lines, lent to `body` in
-    /// file order (which may scan one in place, or keep it): a piece ends with the last whole line of the decoded chunk that brings it
-    /// to `pieceSize` bytes. Scanning the pieces one after the other (`scanPiece`) sees the same
-    /// lines, the same records and the same malformed lines as `scan`, numbered from 1 in each
-    /// piece.
+    /// file order (which may scan one in place, or keep it): a piece ends with the last whole line
+    /// of the decoded chunk that brings it to `pieceSize` bytes. Scanning the pieces one after the
+    /// other (`scanPiece`) sees the same lines, the same records and the same malformed lines as
+    /// `scan`, numbered from 1 in each piece.
     ///
     /// A line longer than `maxLineLength` is not kept whole, as `scan` does not keep it: its piece
     /// holds its first bytes, enough for `scan`'s verdict (too long, or blank).
@@ -89,13 +89,7 @@ extension LogFileScanner {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
         var cutter = LinePieceCutter(pieceSize: pieceSize, maxLineLength: maxLineLength)
-        var byteOrderMark = ByteOrderMarkSkipper()
-        while let chunk = try reader.nextChunk() {
-            let (heldBack, rest) = byteOrderMark.filter(chunk)
-            try cutter.append(heldBack, body)
-            try cutter.append(rest, body)
-        }
-        try cutter.append(byteOrderMark.finish(), body)
+        try reader.forEachTextChunk { try cutter.append($0, body) }
         var last = cutter.finish()
         try body(&last)
         summary.compressedBytes = reader.compressedBytesRead
