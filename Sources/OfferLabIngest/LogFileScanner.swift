@@ -81,6 +81,9 @@ public struct LogFileScanner: Sendable {
     /// Decompress on a thread of its own, ahead of the parsing (see `InputFileReader`): for a
     /// file that would otherwise have a core to itself while others sit idle.
     public var readAhead = false
+    /// Called as the file is read, on the reading thread, with the bytes read from the file so
+    /// far (compressed when gzip): about once per megabyte of text, for a progress display.
+    public var bytesRead: (@Sendable (_ fileBytes: Int64) -> Void)?
 
     public init(
         path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20,
@@ -120,7 +123,10 @@ public struct LogFileScanner: Sendable {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
         let lines = try Self.scanJSONLines(maxLineLength: maxLineLength, record: onRecord, malformed: onMalformed) { feed in
-            try reader.forEachTextChunk(feed)
+            try reader.forEachTextChunk { text in
+                try feed(text)
+                bytesRead?(reader.compressedBytesRead)
+            }
         }
         summary.count(lines)
         summary.compressedBytes = reader.compressedBytesRead
@@ -191,6 +197,8 @@ public struct LogFileScanner: Sendable {
         // and released around every row.
         while let row = try reader.nextRow() {
             lines += 1
+            // Every 4096 rows: about a megabyte of text.
+            if lines & 4095 == 0, let bytesRead { bytesRead(reader.compressedBytesRead) }
             if let reason = parser.parse(row, into: &record) {
                 malformedCounts[reason] += 1
                 try onMalformed(MalformedLine(reason: reason, lineNumber: row.lineNumber, bytes: row.rawBytes))

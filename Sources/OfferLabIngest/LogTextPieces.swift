@@ -89,7 +89,10 @@ extension LogFileScanner {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
         var cutter = LinePieceCutter(pieceSize: pieceSize, maxLineLength: maxLineLength)
-        try reader.forEachTextChunk { try cutter.append($0, body) }
+        try reader.forEachTextChunk { text in
+            try cutter.append(text, body)
+            bytesRead?(reader.compressedBytesRead)
+        }
         var last = cutter.finish()
         try body(&last)
         summary.compressedBytes = reader.compressedBytesRead

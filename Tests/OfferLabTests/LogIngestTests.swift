@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import Synchronization
 import Testing
 @testable import OfferLab
 
@@ -173,6 +174,43 @@ import Testing
         await #expect(throws: OfferLabError.self) {
             _ = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
         }
+    }
+
+    /// A file says how far it has got while it is read, whenever nothing was said for the
+    /// reporter's interval (here none, or an hour): read whole or in pieces, JSON Lines or CSV.
+    @Test(arguments: [(format: "jsonl", width: 1), ("jsonl", 2), ("csv", 1), ("csv", 2)])
+    func aFileBeingReadSaysHowFarItHasGot(format: String, width: Int) async throws {
+        var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let folder = try TemporaryFolder()
+        let path = folder.file("all.\(format).gz")
+        let writer = try GzipWriter(path: path)
+        if format == "csv" {
+            try writer.write("ts,user_id,event\n")
+            for user in 0..<30_000 { try writer.write("2026-03-05T00:00:00Z,u\(user),paywall_view\n") }
+        } else {
+            for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
+                try InputFileReader(path: file).forEachChunk { try writer.write($0) }
+            }
+        }
+        try writer.finish()
+        job.logFiles = [path]
+        let source = try TableSource(path: job.tablesPath)
+        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        func lines(quietInterval: TimeInterval) async throws -> [String] {
+            let said = Mutex<[String]>([])
+            let progress = ProgressReporter(quietInterval: quietInterval) { line in said.withLock { $0.append(line) } }
+            _ = try await LogIngest.read(job: job, population: Task { population }, progress: progress, width: width, pieceSize: 64 << 10)
+            return said.withLock { $0 }
+        }
+        let everyChunk = try await lines(quietInterval: 0)
+        let percents = everyChunk.compactMap { line -> Int? in
+            guard let match = line.firstMatch(of: /reading log file 1\/1 \(all\.\w+\.gz\): (\d+) % of \d+\.\d MB\n$/) else { return nil }
+            return Int(match.1)
+        }
+        #expect(percents.count >= 3)
+        #expect(percents == percents.sorted() && percents.allSatisfy { $0 <= 100 } && (percents.last ?? 0) >= 50)
+        #expect(everyChunk.last?.contains("read 1/1 log files") == true)
+        #expect(try await lines(quietInterval: 3600).allSatisfy { !$0.contains("reading") })
     }
 
     /// The cores that files leave: parsers for a file's pieces when there are two per file (at
