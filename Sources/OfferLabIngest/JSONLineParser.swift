@@ -83,7 +83,11 @@ public struct JSONLineParser {
                             offerlab_json_plain_quotes(json.p, count, wordBase) != 0
                         else { return false }
                         var strings = PlainLineStrings(words: wordBase, count: (count + 63) / 64)
-                        return Self.scanObject(json, strings: &strings, out: out, written: &written, values: &values)
+                        // Nothing to decode on a plain line: the record's text is the line, copied
+                        // once, and each value is its place in it.
+                        memcpy(out, json.p, count)
+                        written = count
+                        return Self.scanObject(json, strings: &strings, valuesInPlace: true, out: out, written: &written, values: &values)
                     }
                     if accepted {
                         linesAcceptedByQuoteBitmap += 1
@@ -93,7 +97,7 @@ public struct JSONLineParser {
                     written = 0
                     values = LogFieldValues(slots: slotBase)
                 }
-                guard Self.scanObject(json, strings: &validating, out: out, written: &written, values: &values) else {
+                guard Self.scanObject(json, strings: &validating, valuesInPlace: false, out: out, written: &written, values: &values) else {
                     return .invalidJSON
                 }
                 return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
@@ -105,46 +109,49 @@ public struct JSONLineParser {
         return reason
     }
 
-    /// Validates the line as one JSON object and captures the known keys' values, decoded, in
-    /// `out`. Returns false when the line is not a valid JSON object (or, with
-    /// `PlainLineStrings`, not one that it can tell).
+    /// Validates the line as one JSON object and captures the known keys' values: decoded into
+    /// `out`, or with `valuesInPlace` (the line is in `out` already) as their places in the line,
+    /// which then must need no decoding. Returns false when the line is not a valid JSON object
+    /// (or, with `PlainLineStrings`, not one that it can tell).
     @inline(__always)
     private static func scanObject<Strings: JSONStringScanning>(
-        _ json: JSONScanner, strings: inout Strings, out: UnsafeMutablePointer<UInt8>, written: inout Int,
+        _ json: JSONScanner, strings: inout Strings, valuesInPlace: Bool, out: UnsafeMutablePointer<UInt8>, written: inout Int,
         values: inout LogFieldValues
     ) -> Bool {
         let p = json.p
-        var i = json.skipWhitespace(0)
-        guard json.peek(i) == 0x7B else { return false }  // {
-        i = json.skipWhitespace(i + 1)
-        if json.peek(i) == 0x7D {
+        var i = 0
+        guard json.nextByte(&i) == 0x7B else { return false }  // {
+        i += 1
+        if json.nextByte(&i) == 0x7D {
             i += 1
         } else {
             while true {
                 // Key.
-                guard json.peek(i) == 0x22 else { return false }
+                guard json.nextByte(&i) == 0x22 else { return false }
                 let keyStart = i + 1
                 var escaped = false
                 i = strings.stringEnd(json, keyStart, &escaped)
                 if i < 0 { return false }
                 let slot: Int
                 if escaped {
+                    // The line's copy fills the output: a line with escapes is not plain anyway.
+                    if valuesInPlace { return false }
                     // Decode into the free part of the output, without keeping it.
                     let length = json.decodeString(keyStart, i - 1, into: out + written)
                     slot = LogFieldSlot.match(out + written, length)
                 } else {
                     slot = LogFieldSlot.match(p + keyStart, i - 1 - keyStart)
                 }
-                i = json.skipWhitespace(i)
-                guard json.peek(i) == 0x3A else { return false }  // :
-                i = json.skipWhitespace(i + 1)
+                guard json.nextByte(&i) == 0x3A else { return false }  // :
+                i += 1
                 // Value.
+                let c = json.nextByte(&i)
                 if slot < 0 {
                     i = strings.skipValue(json, i)
                     if i < 0 { return false }
                 } else {
-                    let c = json.peek(i)
-                    let start = written
+                    var start = written
+                    var end = written
                     let kind: FieldKind
                     switch c {
                     case 0x22:
@@ -152,12 +159,18 @@ public struct JSONLineParser {
                         var valueEscaped = false
                         i = strings.stringEnd(json, contentStart, &valueEscaped)
                         if i < 0 { return false }
-                        if valueEscaped {
+                        if valuesInPlace {
+                            if valueEscaped { return false }
+                            start = contentStart
+                            end = i - 1
+                        } else if valueEscaped {
                             written += json.decodeString(contentStart, i - 1, into: out + written)
+                            end = written
                         } else {
                             let length = i - 1 - contentStart
                             ShortBytes.copy(out + written, p + contentStart, length)
                             written += length
+                            end = written
                         }
                         kind = .string
                     case 0x74, 0x66:  // true false
@@ -177,17 +190,21 @@ public struct JSONLineParser {
                         var isInteger = false
                         i = json.scanNumber(i, &isInteger)
                         if i < 0 { return false }
-                        ShortBytes.copy(out + written, p + numberStart, i - numberStart)
-                        written += i - numberStart
+                        if valuesInPlace {
+                            start = numberStart
+                        } else {
+                            ShortBytes.copy(out + written, p + numberStart, i - numberStart)
+                            written += i - numberStart
+                        }
+                        end = start + (i - numberStart)
                         kind = isInteger ? .integer : .number
                     }
-                    values.set(slot, FieldValue(kind: kind, start: start, end: written))
+                    values.set(slot, FieldValue(kind: kind, start: start, end: end))
                 }
                 // Separator.
-                i = json.skipWhitespace(i)
-                let separator = json.peek(i)
+                let separator = json.nextByte(&i)
                 if separator == 0x2C {  // ,
-                    i = json.skipWhitespace(i + 1)
+                    i += 1
                 } else if separator == 0x7D {  // }
                     i += 1
                     break

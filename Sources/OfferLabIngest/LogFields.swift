@@ -164,13 +164,13 @@ struct LogFieldValues {
     @inline(__always)
     mutating func set(_ slot: Int, _ value: FieldValue) {
         slots[slot] = value
-        present |= 1 << UInt32(slot)
+        present |= 1 &<< UInt32(slot)
     }
 
     /// The value when the key appeared and is not `null`.
     @inline(__always)
     func value(_ slot: Int) -> FieldValue? {
-        guard present & (1 << UInt32(slot)) != 0 else { return nil }
+        guard present & (1 &<< UInt32(slot)) != 0 else { return nil }
         let value = slots[slot]
         return value.kind == .null ? nil : value
     }

@@ -1,8 +1,9 @@
 /// The decoded fields of one valid log line.
 ///
 /// String fields are byte ranges into `text`, which holds their decoded UTF-8 (escapes
-/// resolved, integer ids as decimal text). A parser reuses one record line after line, so
-/// the hot path allocates nothing per field.
+/// resolved, integer ids as decimal text): the values back to back or, for a JSON line with
+/// nothing to decode (no backslash), the line itself, copied whole rather than value by value.
+/// A parser reuses one record line after line, so the hot path allocates nothing per field.
 ///
 /// `@unchecked Sendable`: its only pointer addresses its own buffer, which a copy shares
 /// read-only (a parser writing to a shared buffer writes to a copy of it).
@@ -17,8 +18,8 @@ public struct LogRecord: @unchecked Sendable {
     /// pointer (`LogFileScanner.scan`).
     private var textStart: UnsafeRawPointer?
 
-    /// Decoded bytes of every string field of the line, back to back (a copy: the hot path
-    /// borrows them with `withTextBytes`).
+    /// The bytes the string fields' ranges index (a copy: the hot path borrows them with
+    /// `withTextBytes`).
     public var text: [UInt8] {
         get { Array(textBuffer[0..<textCount]) }
         set {

@@ -49,9 +49,7 @@ public enum Timestamp {
             dayCache.days = days
         }
         guard p[10] == 0x54 || p[10] == 0x20,  // T or space
-            let hour = digits(p, 11, 2), p[13] == 0x3A,  // :
-            let minute = digits(p, 14, 2), p[16] == 0x3A,
-            let second = digits(p, 17, 2),
+            let (hour, minute, second) = clock(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 11, as: UInt64.self))),
             hour <= 23, minute <= 59, second <= 59
         else { return nil }
         var index = 19
@@ -196,6 +194,22 @@ public enum Timestamp {
     }
 
     // MARK: - Internal machinery
+
+    /// `HH:MM:SS` in the eight bytes of `word` (first byte lowest), all at once: nil unless
+    /// the six digits are ASCII digits and the two colons are colons.
+    @inline(__always)
+    static func clock(_ word: UInt64) -> (hour: Int, minute: Int, second: Int)? {
+        // Digits become 0–9 (and any other byte of 0x30–0x3F 10–15), colons 0.
+        let values = word ^ 0x3030_3A30_303A_3030
+        // Each byte below 16, then below 10 (adding 0x76 sets its top bit from 10: no carry
+        // reaches the next byte), and the colons' bytes 0.
+        guard values & 0xF0F0_F0F0_F0F0_F0F0 == 0, (values &+ 0x7676_7676_7676_7676) & 0x8080_8080_8080_8080 == 0,
+            values & 0x0000_FF00_00FF_0000 == 0
+        else { return nil }
+        // Byte k becomes 10 × digit k + digit k + 1 (at most 99: no carry either).
+        let pairs = values &* 10 &+ (values >> 8)
+        return (Int(pairs & 0xFF), Int(pairs >> 24 & 0xFF), Int(pairs >> 48 & 0xFF))
+    }
 
     @inline(__always)
     private static func digits(_ p: UnsafePointer<UInt8>, _ start: Int, _ count: Int) -> Int? {

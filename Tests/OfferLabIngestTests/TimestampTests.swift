@@ -37,6 +37,27 @@ import Testing
         #expect(Timestamp.parse("1600-03-01T00:00:00Z") == Self.micros(1600, 3, 1))
     }
 
+    /// The time of day is read eight bytes at once: every byte of `HH:MM:SS` replaced by every
+    /// value gives the time, or nil, that reading it byte by byte gives.
+    @Test func everyByteOfTheTimeOfDay() {
+        let clock = Array("12:34:56".utf8)
+        for position in 0..<8 {
+            for value in 0...255 {
+                var bytes = clock
+                bytes[position] = UInt8(value)
+                let text = Array("2026-03-16T".utf8) + bytes + Array("Z".utf8)
+                var expected: Int64?
+                let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+                if bytes.indices.allSatisfy({ $0 == 2 || $0 == 5 ? bytes[$0] == 0x3A : isDigit(bytes[$0]) }) {
+                    let number = { (at: Int) in Int(bytes[at] - 0x30) * 10 + Int(bytes[at + 1] - 0x30) }
+                    let (hour, minute, second) = (number(0), number(3), number(6))
+                    if hour <= 23 && minute <= 59 && second <= 59 { expected = Self.micros(2026, 3, 16, hour, minute, second) }
+                }
+                #expect(text.withUnsafeBytes { Timestamp.parse($0) } == expected, "\(String(decoding: text, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test func fractionsAreKeptToTheMicrosecond() {
         let base = Self.micros(2026, 3, 16, 12, 34, 56)
         #expect(Timestamp.parse("2026-03-16T12:34:56.5Z") == base + 500_000)

@@ -40,7 +40,7 @@ static inline long offerlab_json_string_stop(const uint8_t *bytes, long start, l
 /// Fills `words` with the quote bitmap of the `length` bytes at `bytes` (bit `k % 64` of
 /// `words[k / 64]` is set when byte `k` is `"`; no bit at or beyond `length`) and returns 1 when
 /// the bytes are plain ASCII: no backslash, no control character (below 0x20), no byte from
-/// 0x80. Returns 0 as soon as a block is not plain (the words are then incomplete). Writes
+/// 0x80. Returns 0 when they are not (the words are then not to be used). Writes
 /// `(length + 63) / 64` words. In a plain JSON line every quote delimits a string, so the bitmap
 /// tells where each string ends without scanning it.
 ///
@@ -55,11 +55,26 @@ static inline int offerlab_json_plain_quotes(const uint8_t *bytes, long length, 
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i space = _mm_set1_epi8(0x20);
-    while (offset < length) {
+    // Whole blocks: whether any byte is not plain is gathered in a vector and tested once.
+    __m128i anyUnusual = _mm_setzero_si128();
+    for (; length - offset >= 64; offset += 64) {
+        uint64_t quotes = 0;
+        for (int part = 0; part < 4; part++) {
+            __m128i chunk = _mm_loadu_si128((const __m128i *)(bytes + offset + 16 * part));
+            // A signed comparison with 0x20 flags the control characters and, being negative,
+            // every byte from 0x80.
+            anyUnusual = _mm_or_si128(anyUnusual, _mm_or_si128(_mm_cmpeq_epi8(chunk, backslash), _mm_cmplt_epi8(chunk, space)));
+            quotes |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, quote)) << (16 * part);
+        }
+        words[word++] = quotes;
+    }
+    if (_mm_movemask_epi8(anyUnusual) != 0) return 0;
+    if (offset < length) {
+        // The last block, cut by `length`: the bits of the bytes after it are masked off.
         const uint8_t *block = bytes + offset;
         uint8_t tail[64];
         long remaining = length - offset;
-        if (remaining < 64 && ((uintptr_t)block & 4095) > 4096 - 64) {
+        if (((uintptr_t)block & 4095) > 4096 - 64) {
             __builtin_memset(tail, 0, sizeof tail);
             __builtin_memcpy(tail, block, (size_t)remaining);
             block = tail;
@@ -68,20 +83,13 @@ static inline int offerlab_json_plain_quotes(const uint8_t *bytes, long length, 
         uint64_t unusual = 0;
         for (int part = 0; part < 4; part++) {
             __m128i chunk = _mm_loadu_si128((const __m128i *)(block + 16 * part));
-            // A signed comparison with 0x20 flags the control characters and, being negative,
-            // every byte from 0x80.
             __m128i odd = _mm_or_si128(_mm_cmpeq_epi8(chunk, backslash), _mm_cmplt_epi8(chunk, space));
             quotes |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, quote)) << (16 * part);
             unusual |= (uint64_t)(uint32_t)_mm_movemask_epi8(odd) << (16 * part);
         }
-        if (remaining < 64) {
-            uint64_t inside = ((uint64_t)1 << remaining) - 1;
-            quotes &= inside;
-            unusual &= inside;
-        }
-        if (unusual != 0) return 0;
-        words[word++] = quotes;
-        offset += 64;
+        uint64_t inside = ((uint64_t)1 << remaining) - 1;
+        if ((unusual & inside) != 0) return 0;
+        words[word] = quotes & inside;
     }
     return 1;
 #else
