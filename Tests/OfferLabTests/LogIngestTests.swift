@@ -110,15 +110,8 @@ import Testing
     @Test func aFileReadInPiecesGivesTheEventsOfTheFileReadWhole() async throws {
         var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
         let folder = try TemporaryFolder()
-        let path = folder.file("all.jsonl.gz")
-        let writer = try GzipWriter(path: path)
-        for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
-            try InputFileReader(path: file).forEachChunk { try writer.write($0) }
-        }
-        try writer.finish()
-        job.logFiles = [path]
-        let source = try TableSource(path: job.tablesPath)
-        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        job.logFiles = [try Self.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]
+        let population = try Self.population(of: job)
         var whole = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 1)
         var inPieces = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10)
         // The table loaded while the pieces are read: some are parsed before it, their users
@@ -163,8 +156,7 @@ import Testing
         bytes[bytes.count - 8] ^= 0xFF  // the CRC-32
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         job.logFiles = [path]
-        let source = try TableSource(path: job.tablesPath)
-        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        let population = try Self.population(of: job)
         job.onCorruptFile = .skip
         let skipped = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
         #expect(skipped.count == 0)
@@ -183,19 +175,16 @@ import Testing
         var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
         let folder = try TemporaryFolder()
         let path = folder.file("all.\(format).gz")
-        let writer = try GzipWriter(path: path)
         if format == "csv" {
+            let writer = try GzipWriter(path: path)
             try writer.write("ts,user_id,event\n")
             for user in 0..<30_000 { try writer.write("2026-03-05T00:00:00Z,u\(user),paywall_view\n") }
+            try writer.finish()
         } else {
-            for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
-                try InputFileReader(path: file).forEachChunk { try writer.write($0) }
-            }
+            _ = try Self.sampleJSONLogsInOneFile(of: job, at: path)
         }
-        try writer.finish()
         job.logFiles = [path]
-        let source = try TableSource(path: job.tablesPath)
-        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        let population = try Self.population(of: job)
         func lines(quietInterval: TimeInterval) async throws -> [String] {
             let said = Mutex<[String]>([])
             let progress = ProgressReporter(quietInterval: quietInterval) { line in said.withLock { $0.append(line) } }
@@ -223,6 +212,23 @@ import Testing
         let spare = LogIngest.SpareCores(cores: cores, files: files)
         #expect(spare.readAhead == readAhead)
         #expect(spare.parsers == parsers)
+    }
+
+    /// The job's JSON logs (the sample's: 9 MB of text), one after the other in one gzip file at
+    /// `path`, which is returned.
+    private static func sampleJSONLogsInOneFile(of job: Job, at path: String) throws -> String {
+        let writer = try GzipWriter(path: path)
+        for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
+            try InputFileReader(path: file).forEachChunk { try writer.write($0) }
+        }
+        try writer.finish()
+        return path
+    }
+
+    /// The job's population, loaded before its logs are read.
+    private static func population(of job: Job) throws -> Population {
+        let source = try TableSource(path: job.tablesPath)
+        return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
     }
 
     /// Every record of the store in order, with the store's ids.
