@@ -83,7 +83,7 @@ public struct LogFileScanner: Sendable {
     public var readAhead = false
     /// Called as the file is read, on the reading thread, with the bytes read from the file so
     /// far (compressed when gzip): about once per megabyte of text, for a progress display.
-    public var bytesRead: (@Sendable (_ fileBytes: Int64) -> Void)?
+    public var onBytesRead: (@Sendable (_ fileBytes: Int64) -> Void)?
 
     public init(
         path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20,
@@ -125,7 +125,7 @@ public struct LogFileScanner: Sendable {
         let lines = try Self.scanJSONLines(maxLineLength: maxLineLength, record: onRecord, malformed: onMalformed) { feed in
             try reader.forEachTextChunk { text in
                 try feed(text)
-                bytesRead?(reader.compressedBytesRead)
+                onBytesRead?(reader.compressedBytesRead)
             }
         }
         summary.count(lines)
@@ -198,7 +198,7 @@ public struct LogFileScanner: Sendable {
         while let row = try reader.nextRow() {
             lines += 1
             // Every 4096 rows: about a megabyte of text.
-            if lines & 4095 == 0, let bytesRead { bytesRead(reader.compressedBytesRead) }
+            if lines & 4095 == 0, let onBytesRead { onBytesRead(reader.compressedBytesRead) }
             if let reason = parser.parse(row, into: &record) {
                 malformedCounts[reason] += 1
                 try onMalformed(MalformedLine(reason: reason, lineNumber: row.lineNumber, bytes: row.rawBytes))

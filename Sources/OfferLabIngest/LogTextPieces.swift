@@ -91,7 +91,7 @@ extension LogFileScanner {
         var cutter = LinePieceCutter(pieceSize: pieceSize, maxLineLength: maxLineLength)
         try reader.forEachTextChunk { text in
             try cutter.append(text, body)
-            bytesRead?(reader.compressedBytesRead)
+            onBytesRead?(reader.compressedBytesRead)
         }
         var last = cutter.finish()
         try body(&last)

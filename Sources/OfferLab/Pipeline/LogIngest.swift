@@ -35,7 +35,7 @@ enum LogIngest {
         } work: { index in
             try readFile(
                 index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: readyUsers,
-                bytesRead: progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)"))
+                onBytesRead: progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)"))
         } merge: { (batches: consuming [EventBatch], users: ByteStringInterner) in
             let file = batches[0].fileIndex
             for index in batches.indices where !batches[index].usersResolved { batches[index].resolveUsers(users) }
@@ -63,13 +63,13 @@ enum LogIngest {
     /// One file's events, in one batch or, read in pieces, in one batch per piece (in order),
     /// its users not yet resolved; a corrupt gzip file is skipped whole when the job says so.
     /// `spareCores`: with more than one parser, a JSON Lines file is read in pieces of
-    /// `pieceSize` bytes. `bytesRead`: the scanner's (for progress).
+    /// `pieceSize` bytes. `onBytesRead`: the scanner's (for progress).
     static func readFile(
         index: Int, path: String, job: Job, spareCores: SpareCores, pieceSize: Int, readyUsers: ReadyUsers,
-        bytesRead: (@Sendable (Int64) -> Void)?
+        onBytesRead: (@Sendable (Int64) -> Void)?
     ) throws -> [EventBatch] {
         var scanner = LogFileScanner(path: path, inflater: job.inflater)
-        scanner.bytesRead = bytesRead
+        scanner.onBytesRead = onBytesRead
         do {
             if spareCores.parsers > 1 && scanner.format == .jsonLines {
                 return try readInPieces(

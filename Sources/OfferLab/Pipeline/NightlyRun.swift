@@ -199,7 +199,7 @@ public final class ProgressReporter: @unchecked Sendable {
         }
     }
 
-    /// A file's `LogFileScanner.bytesRead`: how far the file has got, whenever nothing was said
+    /// A file's `LogFileScanner.onBytesRead`: how far the file has got, whenever nothing was said
     /// for `quietInterval`, so that a run of one large file is not silent until it is read.
     func readingFile(_ path: String, named name: String) -> @Sendable (_ fileBytes: Int64) -> Void {
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
