@@ -1,11 +1,34 @@
 import Foundation
 import OfferLabIngest
+import Synchronization
 import Testing
 @testable import OfferLab
 
 @Suite struct PopulationTests {
     /// §2.1: the earliest row of a group counts; different groups exclude the user; invalid rows
     /// are counted per named offering (unknown offering: globally); rows at or after as_of are ignored.
+    /// A large assignment table says how far it has got while it is read, whenever nothing was
+    /// said for the reporter's interval (here none, or an hour): the sample's, 10 441 rows.
+    @Test func theAssignmentTableSaysHowFarItHasGot() throws {
+        let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
+        let source = try TableSource(path: job.tablesPath)
+        let catalog = try CatalogLoader.load(from: source)
+        func lines(quietInterval: TimeInterval) throws -> [String] {
+            let said = Mutex<[String]>([])
+            let progress = ProgressReporter(quietInterval: quietInterval) { line in said.withLock { $0.append(line) } }
+            _ = try Population.load(from: source, catalog: catalog, asOf: job.asOf, progress: progress)
+            return said.withLock { $0 }
+        }
+        let percents = try lines(quietInterval: 0).compactMap { line -> Int? in
+            let pattern = /reading the assignment table \(user_offering_assignments\.csv\.gz\): (\d+) % of \d+\.\d MB\n$/
+            return line.firstMatch(of: pattern).flatMap { Int($0.1) }
+        }
+        // One line per 4096 rows.
+        #expect(percents.count == 2)
+        #expect(percents == percents.sorted() && percents.allSatisfy { $0 > 0 && $0 <= 100 })
+        #expect(try lines(quietInterval: 3600).isEmpty)
+    }
+
     @Test func assignmentRulesApplyInOrder() async throws {
         var tables = TablesFixture()
         tables.assignments = [

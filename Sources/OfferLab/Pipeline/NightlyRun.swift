@@ -74,10 +74,10 @@ public enum NightlyRun {
         let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
-        progress?.say("tables read")
+        progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
-            let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+            let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf, progress: progress)
             progress?.say("\(population.users.count) assigned users")
             return population
         }
@@ -199,8 +199,9 @@ public final class ProgressReporter: @unchecked Sendable {
         }
     }
 
-    /// A file's `LogFileScanner.onBytesRead`: how far the file has got, whenever nothing was said
-    /// for `quietInterval`, so that a run of one large file is not silent until it is read.
+    /// A file's `LogFileScanner.onBytesRead` (or a table file's): how far the file has got,
+    /// whenever nothing was said for `quietInterval`, so that a run of one large file, or a large
+    /// assignment table, is not silent until it is read.
     func readingFile(_ path: String, named name: String) -> @Sendable (_ fileBytes: Int64) -> Void {
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         let file = (path as NSString).lastPathComponent

@@ -60,10 +60,14 @@ struct Population: Sendable {
     /// A user's membership in the offering of their first row is kept in the user's own record,
     /// memberships in other offerings are chained after it: a row costs a user lookup and a
     /// comparison, never a dictionary per offering, and a new user one append.
-    static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64) throws -> Population {
+    /// `progress`: how far the table has got, when it takes long.
+    static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64, progress: ProgressReporter? = nil) throws -> Population {
         let table = "user_offering_assignments"
         var rows = AssignmentRows(catalog: catalog, asOf: asOf, expectedSize: source.estimatedSize(of: table))
-        try source.forEachRow(of: table, columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"]) { row in
+        try source.forEachRow(
+            of: table, columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"],
+            progress: progress.map { ($0, "the assignment table") }
+        ) { row in
             rows.add(row)
         }
         return rows.finished()

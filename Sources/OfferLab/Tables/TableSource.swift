@@ -118,13 +118,17 @@ struct TableSource {
         return (rows, rows * 40)
     }
 
-    /// Calls `body` for every row of `table`, with `columns` in the order given.
+    /// Calls `body` for every row of `table`, with `columns` in the order given. A table file that
+    /// takes long to read says how far it has got through `progress`, as `name`.
     /// - Throws: a `.data` error naming the file and the column when a column is missing.
-    func forEachRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
+    func forEachRow(
+        of table: String, columns: [String], progress: (reporter: ProgressReporter, name: String)? = nil,
+        _ body: (TableRowValues) throws -> Void
+    ) throws {
         if isSQLite {
             try forEachSQLiteRow(of: table, columns: columns, body)
         } else {
-            try forEachFileRow(of: table, columns: columns, body)
+            try forEachFileRow(of: table, columns: columns, progress: progress, body)
         }
     }
 
@@ -165,8 +169,13 @@ struct TableSource {
         }
     }
 
-    private func forEachFileRow(of table: String, columns: [String], _ body: (TableRowValues) throws -> Void) throws {
+    private func forEachFileRow(
+        of table: String, columns: [String], progress: (reporter: ProgressReporter, name: String)?,
+        _ body: (TableRowValues) throws -> Void
+    ) throws {
         let (file, format) = try file(for: table)
+        let onBytesRead = progress.map { $0.reporter.readingFile(file, named: $0.name) }
+        var rows = 0
         do {
             let reader = try TableFileReader(path: file, format: format, inflater: inflater)
             let indices = try reader.requireColumns(columns)
@@ -174,6 +183,9 @@ struct TableSource {
             values.fileColumns = indices
             // Pulled row by row: no closure between the reader and `body`.
             while let row = try reader.nextRow() {
+                rows += 1
+                // Every 4096 rows: a few hundred kilobytes of text.
+                if rows & 4095 == 0, let onBytesRead { onBytesRead(reader.compressedBytesRead) }
                 if let problem = row.problem {
                     let detail =
                         switch problem {
