@@ -58,6 +58,24 @@ import Testing
         }
     }
 
+    /// Thirteen digits of epoch milliseconds are read as two words: every byte replaced by every
+    /// value gives what `Int64` reads of the text (× 1000), or nil; a leading minus is still read.
+    @Test func everyByteOfThirteenDigitEpochMilliseconds() {
+        let digits = Array("1772366400123".utf8)
+        for position in 0..<13 {
+            for value in 0...255 {
+                var bytes = digits
+                bytes[position] = UInt8(value)
+                let text = String(decoding: bytes, as: UTF8.self)
+                let isPlainInteger = bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } || (bytes[0] == 0x2D && bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
+                let expected = isPlainInteger ? Int64(text).map { $0 * 1000 } : nil
+                #expect(bytes.withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == expected, "\(text)")
+            }
+        }
+        #expect(Array("9999999999999".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == 9_999_999_999_999_000)
+        #expect(Array("0000000000000".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == 0)
+    }
+
     @Test func fractionsAreKeptToTheMicrosecond() {
         let base = Self.micros(2026, 3, 16, 12, 34, 56)
         #expect(Timestamp.parse("2026-03-16T12:34:56.5Z") == base + 500_000)
@@ -69,6 +87,30 @@ import Testing
         #expect(Timestamp.parse("2026-03-16T12:34:56.1234567Z") == base + 123_456)
         #expect(Timestamp.parse("2026-03-16T12:34:56.999999999Z") == base + 999_999)
         #expect(Timestamp.parse("2026-03-16 12:34:56.25+01:00") == base + 250_000 - 3_600_000_000)
+        // Milliseconds then the end or `Z` are read at once: every byte of them, every value,
+        // against the grammar of a fraction and a `Z` read the long way.
+        func expected(_ suffix: [UInt8]) -> Int64? {
+            var rest = suffix[...]
+            var micros: Int64 = 0
+            if rest.first == 0x2E {
+                let digits = rest.dropFirst().prefix { $0 >= 0x30 && $0 <= 0x39 }
+                guard (1...9).contains(digits.count) else { return nil }
+                for (place, digit) in digits.prefix(6).enumerated() { micros += Int64(digit - 0x30) * [100_000, 10_000, 1000, 100, 10, 1][place] }
+                rest = rest.dropFirst(1 + digits.count)
+            }
+            guard rest.isEmpty || Array(rest) == [0x5A] else { return nil }
+            return base + micros
+        }
+        for suffix in [".789Z", ".789"] {
+            for position in 0..<suffix.utf8.count {
+                for value in 0...255 {
+                    var bytes = Array(suffix.utf8)
+                    bytes[position] = UInt8(value)
+                    let text = Array("2026-03-16T12:34:56".utf8) + bytes
+                    #expect(text.withUnsafeBytes { Timestamp.parse($0) } == expected(bytes), "\(String(decoding: text, as: UTF8.self))")
+                }
+            }
+        }
     }
 
     @Test func offsetsAreSubtracted() {
