@@ -37,40 +37,43 @@ import Testing
         #expect(Timestamp.parse("1600-03-01T00:00:00Z") == Self.micros(1600, 3, 1))
     }
 
+    /// Calls `body` with `text`'s bytes, one byte replaced, for every byte and every value: the
+    /// inputs of the parts read a word at a time.
+    static func everyByteReplaced(in text: String, _ body: ([UInt8]) -> Void) {
+        let original = Array(text.utf8)
+        for position in original.indices {
+            for value in 0...255 {
+                var bytes = original
+                bytes[position] = UInt8(value)
+                body(bytes)
+            }
+        }
+    }
+
     /// The time of day is read eight bytes at once: every byte of `HH:MM:SS` replaced by every
     /// value gives the time, or nil, that reading it byte by byte gives.
     @Test func everyByteOfTheTimeOfDay() {
-        let clock = Array("12:34:56".utf8)
-        for position in 0..<8 {
-            for value in 0...255 {
-                var bytes = clock
-                bytes[position] = UInt8(value)
-                let text = Array("2026-03-16T".utf8) + bytes + Array("Z".utf8)
-                var expected: Int64?
-                let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
-                if bytes.indices.allSatisfy({ $0 == 2 || $0 == 5 ? bytes[$0] == 0x3A : isDigit(bytes[$0]) }) {
-                    let number = { (at: Int) in Int(bytes[at] - 0x30) * 10 + Int(bytes[at + 1] - 0x30) }
-                    let (hour, minute, second) = (number(0), number(3), number(6))
-                    if hour <= 23 && minute <= 59 && second <= 59 { expected = Self.micros(2026, 3, 16, hour, minute, second) }
-                }
-                #expect(text.withUnsafeBytes { Timestamp.parse($0) } == expected, "\(String(decoding: text, as: UTF8.self))")
+        Self.everyByteReplaced(in: "12:34:56") { bytes in
+            let text = Array("2026-03-16T".utf8) + bytes + Array("Z".utf8)
+            var expected: Int64?
+            let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+            if bytes.indices.allSatisfy({ $0 == 2 || $0 == 5 ? bytes[$0] == 0x3A : isDigit(bytes[$0]) }) {
+                let number = { (at: Int) in Int(bytes[at] - 0x30) * 10 + Int(bytes[at + 1] - 0x30) }
+                let (hour, minute, second) = (number(0), number(3), number(6))
+                if hour <= 23 && minute <= 59 && second <= 59 { expected = Self.micros(2026, 3, 16, hour, minute, second) }
             }
+            #expect(text.withUnsafeBytes { Timestamp.parse($0) } == expected, "\(String(decoding: text, as: UTF8.self))")
         }
     }
 
     /// Thirteen digits of epoch milliseconds are read as two words: every byte replaced by every
     /// value gives what `Int64` reads of the text (× 1000), or nil; a leading minus is still read.
     @Test func everyByteOfThirteenDigitEpochMilliseconds() {
-        let digits = Array("1772366400123".utf8)
-        for position in 0..<13 {
-            for value in 0...255 {
-                var bytes = digits
-                bytes[position] = UInt8(value)
-                let text = String(decoding: bytes, as: UTF8.self)
-                let isPlainInteger = bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } || (bytes[0] == 0x2D && bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
-                let expected = isPlainInteger ? Int64(text).map { $0 * 1000 } : nil
-                #expect(bytes.withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == expected, "\(text)")
-            }
+        Self.everyByteReplaced(in: "1772366400123") { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            let isPlainInteger = bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } || (bytes[0] == 0x2D && bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
+            let expected = isPlainInteger ? Int64(text).map { $0 * 1000 } : nil
+            #expect(bytes.withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == expected, "\(text)")
         }
         #expect(Array("9999999999999".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == 9_999_999_999_999_000)
         #expect(Array("0000000000000".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == 0)
@@ -102,13 +105,9 @@ import Testing
             return base + micros
         }
         for suffix in [".789Z", ".789"] {
-            for position in 0..<suffix.utf8.count {
-                for value in 0...255 {
-                    var bytes = Array(suffix.utf8)
-                    bytes[position] = UInt8(value)
-                    let text = Array("2026-03-16T12:34:56".utf8) + bytes
-                    #expect(text.withUnsafeBytes { Timestamp.parse($0) } == expected(bytes), "\(String(decoding: text, as: UTF8.self))")
-                }
+            Self.everyByteReplaced(in: suffix) { bytes in
+                let text = Array("2026-03-16T12:34:56".utf8) + bytes
+                #expect(text.withUnsafeBytes { Timestamp.parse($0) } == expected(bytes), "\(String(decoding: text, as: UTF8.self))")
             }
         }
     }
