@@ -209,13 +209,22 @@ public enum Timestamp {
 
     // MARK: - Internal machinery
 
+    /// `word` (eight bytes, first byte lowest) XOR `pattern`, when that makes every byte 0–9:
+    /// the digits' values where `pattern` has `0x30`. A digit becomes 0–9 and any other byte of
+    /// 0x30–0x3F 10–15; so each byte must be below 16, then below 10 (adding 0x76 sets its top bit
+    /// from 10, and no carry reaches the next byte).
+    @inline(__always)
+    private static func digitValues(_ word: UInt64, xor pattern: UInt64) -> UInt64? {
+        let values = word ^ pattern
+        guard values & 0xF0F0_F0F0_F0F0_F0F0 == 0, (values &+ 0x7676_7676_7676_7676) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return values
+    }
+
     /// The number written by the eight ASCII digits of `word` (first byte lowest, most
     /// significant digit), or nil when a byte is not a digit.
     @inline(__always)
     static func eightDigits(_ word: UInt64) -> Int64? {
-        // Digits become 0–9: each byte below 16, then below 10 (as in `clock`).
-        let values = word ^ 0x3030_3030_3030_3030
-        guard values & 0xF0F0_F0F0_F0F0_F0F0 == 0, (values &+ 0x7676_7676_7676_7676) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        guard let values = digitValues(word, xor: 0x3030_3030_3030_3030) else { return nil }
         // Pairs of digits, then fours, then all eight, each step a multiply and a shift.
         let pairs = (values &* (10 << 8 + 1)) >> 8 & 0x00FF_00FF_00FF_00FF
         let fours = (pairs &* (100 << 16 + 1)) >> 16 & 0x0000_FFFF_0000_FFFF
@@ -226,14 +235,9 @@ public enum Timestamp {
     /// the six digits are ASCII digits and the two colons are colons.
     @inline(__always)
     static func clock(_ word: UInt64) -> (hour: Int, minute: Int, second: Int)? {
-        // Digits become 0–9 (and any other byte of 0x30–0x3F 10–15), colons 0.
-        let values = word ^ 0x3030_3A30_303A_3030
-        // Each byte below 16, then below 10 (adding 0x76 sets its top bit from 10: no carry
-        // reaches the next byte), and the colons' bytes 0.
-        guard values & 0xF0F0_F0F0_F0F0_F0F0 == 0, (values &+ 0x7676_7676_7676_7676) & 0x8080_8080_8080_8080 == 0,
-            values & 0x0000_FF00_00FF_0000 == 0
-        else { return nil }
-        // Byte k becomes 10 × digit k + digit k + 1 (at most 99: no carry either).
+        // Colons become 0 too.
+        guard let values = digitValues(word, xor: 0x3030_3A30_303A_3030), values & 0x0000_FF00_00FF_0000 == 0 else { return nil }
+        // Byte k becomes 10 × digit k + digit k + 1 (at most 99: no carry).
         let pairs = values &* 10 &+ (values >> 8)
         return (Int(pairs & 0xFF), Int(pairs >> 24 & 0xFF), Int(pairs >> 48 & 0xFF))
     }

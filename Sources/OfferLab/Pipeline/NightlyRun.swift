@@ -193,10 +193,13 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     public func say(_ message: String) {
-        lock.withLock {
-            lastSaid = Date()
-            write(String(format: "%6.1fs", lastSaid.timeIntervalSince(start)) + "  \(message)\n")
-        }
+        lock.withLock { writeLine(message) }
+    }
+
+    /// Writes a line with the time since the start; the lock must be held.
+    private func writeLine(_ message: String) {
+        lastSaid = Date()
+        write(String(format: "%6.1fs", lastSaid.timeIntervalSince(start)) + "  \(message)\n")
     }
 
     /// A file's `LogFileScanner.onBytesRead` (or a table file's): how far the file has got,
@@ -206,11 +209,12 @@ public final class ProgressReporter: @unchecked Sendable {
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         let file = (path as NSString).lastPathComponent
         return { [self] bytes in
-            let shouldSay = lock.withLock { Date().timeIntervalSince(lastSaid) >= quietInterval }
-            guard shouldSay else { return }
-            let megabytes = String(format: "%.1f MB", Double(size > 0 ? size : bytes) / 1e6)
-            let howFar = size > 0 ? "\(min(100, bytes * 100 / size)) % of \(megabytes)" : "\(megabytes) read"
-            say("reading \(name) (\(file)): \(howFar)")
+            lock.withLock {
+                guard Date().timeIntervalSince(lastSaid) >= quietInterval else { return }
+                let megabytes = String(format: "%.1f MB", Double(size > 0 ? size : bytes) / 1e6)
+                let howFar = size > 0 ? "\(min(100, bytes * 100 / size)) % of \(megabytes)" : "\(megabytes) read"
+                writeLine("reading \(name) (\(file)): \(howFar)")
+            }
         }
     }
 }
