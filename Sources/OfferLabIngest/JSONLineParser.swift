@@ -30,7 +30,8 @@ import Darwin
 ///
 /// A line of plain ASCII (the common case: no backslash, no control character, no byte from
 /// 0x80) is first scanned with its quote bitmap (`PlainLineStrings`): every quote of such a
-/// line delimits a string, so its strings need no scanning. Any other line, and any line that
+/// line delimits a string, so its strings need no scanning, and none needs decoding: the line
+/// is copied whole into the record's text, its values ranges of it. Any other line, and any line that
 /// scan does not accept, is scanned byte by byte (`ValidatingStrings`), which decides; both
 /// capture the same values.
 ///
