@@ -73,27 +73,31 @@ import Testing
         #expect(early.count == late.count)
         #expect(early.count > 0)
         for (earlySegment, lateSegment) in zip(early.segments, late.segments) {
-            #expect(earlySegment.records == lateSegment.records && earlySegment.details == lateSegment.details)
+            #expect(earlySegment.records == lateSegment.records && earlySegment.shapes == lateSegment.shapes && earlySegment.details == lateSegment.details)
         }
     }
 
-    /// A record is 48 bytes; the fields few events have are kept apart. Every event of the
+    /// A record is 32 bytes; the fields few events have are kept apart. Every event of the
     /// sample with a price, a transaction, a product or a currency has details of its own, in
     /// line order, and no other event has any.
     @Test func onlyEventsWithMoneyTransactionsOrProductsHaveDetails() async throws {
-        #expect(MemoryLayout<EventRecord>.stride == 48)
+        #expect(MemoryLayout<EventRecord>.stride == 32)
         let store = try await sampleEvents().store
         var withDetails = 0
         var purchases = 0
-        store.forEachSegment { _, segment, records in
+        store.forEachSegment { _, segment, _ in
             var next: Int32 = 0
-            for record in records where record.details >= 0 {
-                #expect(record.details == next)
+            segment.forEachRecord { _, _, shape, details in
+                guard shape.hasDetails else {
+                    #expect(details == EventRecord.absent)
+                    return
+                }
+                #expect(details == next)
                 next += 1
-                #expect(segment.details(record) != .none)
-                if record.eventType == .purchase {
+                #expect(segment.details[Int(details)] != .none)
+                if shape.eventType == .purchase {
                     purchases += 1
-                    #expect(segment.storeDetails(segment.details(record)).transaction >= 0)
+                    #expect(segment.storeDetails(segment.details[Int(details)]).transaction >= 0)
                 }
             }
             #expect(Int(next) == segment.details.count)
@@ -234,11 +238,10 @@ import Testing
     /// Every record of the store in order, with the store's ids.
     private static func events(of store: EventStore) -> [String] {
         var events: [String] = []
-        store.forEachSegment { _, segment, records in
-            for record in records {
-                let event = segment.userEvent(record, detailsStart: 0)
-                let details = record.details < 0 ? nil : segment.storeDetails(segment.details(record))
-                events.append("\(record.timestamp) \(record.user) \(String(describing: segment.eventID(record))) \(event.loggedOffering) \(event.loggedGroup) \(record.kind) \(record.isSandbox) \(String(describing: details))")
+        store.forEachSegment { _, segment, _ in
+            segment.forEachRecord { _, record, shape, details in
+                let details = details < 0 ? nil : segment.storeDetails(segment.details[Int(details)])
+                events.append("\(record.timestamp) \(record.user) \(String(describing: segment.eventID(record, shape))) \(shape.loggedOffering) \(shape.loggedGroup) \(shape.kind) \(shape.isSandbox) \(String(describing: details))")
             }
         }
         return events

@@ -177,16 +177,21 @@ enum EventCleanup {
     /// The record at a run-wide position, for the few that are looked up out of file order.
     private struct RecordLookup {
         let store: EventStore
-        /// Every segment's records (valid during `RecordLookup.with`).
+        /// Every segment's records and shapes (valid during `RecordLookup.with`).
         let records: [UnsafeBufferPointer<EventRecord>]
+        let shapes: [UnsafeBufferPointer<EventShape>]
 
         /// Calls `body` with a lookup into `store`'s records.
         static func with<T>(_ store: EventStore, _ body: (RecordLookup) -> T) -> T {
-            func withRecords(from segment: Int, _ records: [UnsafeBufferPointer<EventRecord>]) -> T {
-                guard segment < store.segments.count else { return body(RecordLookup(store: store, records: records)) }
-                return store.segments[segment].records.withUnsafeBufferPointer { withRecords(from: segment + 1, records + [$0]) }
+            func withRecords(from segment: Int, _ records: [UnsafeBufferPointer<EventRecord>], _ shapes: [UnsafeBufferPointer<EventShape>]) -> T {
+                guard segment < store.segments.count else { return body(RecordLookup(store: store, records: records, shapes: shapes)) }
+                return store.segments[segment].records.withUnsafeBufferPointer { segmentRecords in
+                    store.segments[segment].shapes.withUnsafeBufferPointer { segmentShapes in
+                        withRecords(from: segment + 1, records + [segmentRecords], shapes + [segmentShapes])
+                    }
+                }
             }
-            return withRecords(from: 0, [])
+            return withRecords(from: 0, [], [])
         }
 
         /// The record's `event_id` key, in the store's terms, and its timestamp.
@@ -199,9 +204,10 @@ enum EventCleanup {
                 if store.segmentStarts[middle] <= position { low = middle } else { high = middle - 1 }
             }
             let record = records[low][position - store.segmentStarts[low]]
-            // Only an interned id needs its segment's map (and a copy of the segment costs four
-            // reference counts).
-            return (record.eventIDForm == .interned ? store.segments[low].eventID(record) : record.eventID, record.timestamp)
+            let form = shapes[low][Int(record.shape)].eventIDForm
+            // Only an interned id needs its segment's map.
+            let map = form == .interned ? store.segments[low].eventIDMap : []
+            return (EventStore.Segment.eventID(record, form: form, eventIDMap: map), record.timestamp)
         }
     }
 
@@ -300,9 +306,9 @@ enum EventCleanup {
 
     /// Steps 3–5 for one record: why it is dropped, or nil when it stays (an event of an assigned user).
     @inline(__always)
-    private static func drop(_ record: EventRecord) -> Drop? {
-        if record.kind == EventRecord.unknownKind { return .unknownEventType }
-        if record.isSandbox { return .sandbox }
+    private static func drop(_ record: EventRecord, _ shape: EventShape) -> Drop? {
+        if shape.kind == EventRecord.unknownKind { return .unknownEventType }
+        if shape.isSandbox { return .sandbox }
         if record.user < 0 { return .unassigned }
         return nil
     }
@@ -330,10 +336,10 @@ enum EventCleanup {
             end.withUnsafeMutableBufferPointer { end in
                 perBlock.withUnsafeMutableBufferPointer { perBlock in
                     kindSlot.withUnsafeBufferPointer { kindSlot in
-                        store.forEachSegment(in: part) { start, segment, records in
-                            for (index, record) in records.enumerated() {
+                        store.forEachSegment(in: part) { start, segment, _ in
+                            segment.forEachRecord { index, record, shape, details in
                                 let position = start + index
-                                if let key = segment.eventID(record) {
+                                if let key = segment.eventID(record, shape) {
                                     let hash = EventIDPartitioning.hash(key)
                                     let partition = partitioning.partition(hash)
                                     if next[partition] == end[partition] {
@@ -346,9 +352,9 @@ enum EventCleanup {
                                         to: HashedEventID(hash: UInt32(truncatingIfNeeded: hash) & hashMask, position: Int32(position)))
                                     next[partition] += 1
                                 }
-                                if record.details >= 0 {
-                                    let slot = kindSlot[Int(record.kind)]
-                                    let transaction = segment.transaction(segment.details(record).transaction)
+                                if details >= 0 {
+                                    let slot = kindSlot[Int(shape.kind)]
+                                    let transaction = segment.transaction(segment.details[Int(details)].transaction)
                                     if slot >= 0 && transaction >= 0 {
                                         candidates.append(
                                             TransactionCandidate(
@@ -356,7 +362,7 @@ enum EventCleanup {
                                                 timestamp: record.timestamp))
                                     }
                                 }
-                                if let drop = drop(record) {
+                                if let drop = drop(record, shape) {
                                     counters.add(drop, 1)
                                 } else {
                                     perBlock[userBlocks.block(of: record.user)] += 1
@@ -470,10 +476,10 @@ enum EventCleanup {
     ) -> (CleanupCounters, [Int]) {
         var counters = survey.counters
         var perBlock = survey.eventsPerBlock
-        store.forEachSegment(in: part) { start, _, records in
+        store.forEachSegment(in: part) { start, segment, records in
             for index in records.indices where removed[start + index] {
                 let record = records[index]
-                if let drop = drop(record) {
+                if let drop = drop(record, segment.shapes[Int(record.shape)]) {
                     counters.add(drop, -1)
                 } else {
                     perBlock[userBlocks.block(of: record.user)] -= 1
@@ -556,11 +562,14 @@ enum EventCleanup {
                         next.withUnsafeMutableBufferPointer { next in
                             for segmentIndex in parts.ranges[part] {
                                 // Taken out, so that its records are released as soon as they are copied.
-                                var segment = EventStore.Segment(records: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
+                                var segment = EventStore.Segment(
+                                    records: [], shapes: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
                                 swap(&segment, &segments[segmentIndex])
                                 let start = starts[segmentIndex]
-                                for (index, record) in segment.records.enumerated() where !removed[start + index] && drop(record) == nil {
-                                    var event = segment.userEvent(record, detailsStart: detailsStart[segmentIndex])
+                                let firstDetails = detailsStart[segmentIndex]
+                                segment.forEachRecord { index, record, shape, details in
+                                    guard !removed[start + index] && drop(record, shape) == nil else { return }
+                                    var event = EventStore.Segment.userEvent(record, shape, details: details < 0 ? details : firstDetails + details)
                                     event.user = record.user
                                     let block = userBlocks.block(of: record.user)
                                     (base + next[block]).initialize(to: event)

@@ -58,7 +58,9 @@ struct IngestCounters: Sendable {
 struct EventBatch: Sendable {
     let fileIndex: Int
     var records: [EventRecord] = []
-    /// The details of the records that have any (`EventRecord.details`).
+    /// The records' shapes (`EventRecord.shape`).
+    var shapes = EventShapes()
+    /// The details of the records that have any, in their order (`EventShape.hasDetails`).
     var details: [EventDetails] = []
     /// The file's user ids, until `resolveUsers`.
     var users = ByteStringInterner()
@@ -93,20 +95,12 @@ struct EventBatch: Sendable {
             // memory, so its slot is loaded while the rest of the event is built.
             let user = slice(record.pointee.userID)
             let userHash = users.prefetch(user, unlessRecent: recent.user)
-            var event = EventRecord(
-                timestamp: record.pointee.timestamp,
-                eventIDHigh: 0, eventIDLow: 0,
-                user: EventRecord.absent,
-                loggedOffering: label(record.pointee.offeringID, &recent.offering),
-                loggedGroup: label(record.pointee.testGroupID, &recent.group),
-                details: EventRecord.absent,
-                kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind,
-                isSandbox: record.pointee.isSandbox,
-                eventIDForm: .absent)
-            if record.pointee.price != nil || record.pointee.transactionID != nil || record.pointee.originalTransactionID != nil
+            let loggedOffering = label(record.pointee.offeringID, &recent.offering)
+            let loggedGroup = label(record.pointee.testGroupID, &recent.group)
+            let hasDetails =
+                record.pointee.price != nil || record.pointee.transactionID != nil || record.pointee.originalTransactionID != nil
                 || record.pointee.productID != nil || record.pointee.currency != nil
-            {
-                event.details = Int32(details.count)
+            if hasDetails {
                 details.append(
                     EventDetails(
                         price: record.pointee.price ?? EventRecord.noPrice,
@@ -115,14 +109,19 @@ struct EventBatch: Sendable {
                         product: label(record.pointee.productID, &recent.product),
                         currency: label(record.pointee.currency, &recent.currency)))
             }
+            var eventID = EventIDKey(high: 0, low: 0, form: .absent)
             if let range = record.pointee.eventID {
                 let bytes = slice(range)
-                event.eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
+                eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
             }
+            let shape = shapes.id(
+                of: EventShape(
+                    loggedOffering: loggedOffering, loggedGroup: loggedGroup, kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind,
+                    isSandbox: record.pointee.isSandbox, eventIDForm: eventID.form, hasDetails: hasDetails))
             // nil: the user is the previous line's.
             if let userHash { recent.user = users.intern(user, hash: userHash) }
-            event.user = recent.user
-            records.append(event)
+            records.append(
+                EventRecord(timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low, user: recent.user, shape: shape))
         }
     }
 
@@ -146,26 +145,61 @@ struct EventBatch: Sendable {
 /// into the store's when clean-up reads them. Record `i` of the run is found through
 /// `segmentStarts`.
 struct EventStore: Sendable {
-    /// One file's records and the maps from its interners' ids to the store's.
+    /// One file's records, their shapes (with the store's label ids once merged), and the maps
+    /// from its interners' other ids to the store's.
     struct Segment: Sendable {
         var records: [EventRecord]
+        var shapes: [EventShape]
         var details: [EventDetails]
         var eventIDMap: [Int32]
         var transactionMap: [Int32]
         var labelMap: [Int32]
 
-        /// The record's `event_id` key in the store's terms.
-        @inline(__always)
-        func eventID(_ record: EventRecord) -> EventIDKey? {
-            guard var key = record.eventID else { return nil }
-            if key.form == .interned { key.low = UInt64(eventIDMap[Int(key.low)]) }
-            return key
+        /// Replaces the file's label ids in `shapes` by the store's (once, as the file is merged).
+        mutating func labelShapesWithStoreIDs() {
+            shapes = shapes.map { shape in
+                var shape = shape
+                shape.loggedOffering = label(shape.loggedOffering)
+                shape.loggedGroup = label(shape.loggedGroup)
+                return shape
+            }
         }
 
-        /// The record's details, with the file's ids (`EventDetails.none` when it has none).
+        /// Calls `body` with every record in order, its shape, and the index of its details in
+        /// `details` (-1 when it has none): a record finds its details by its order.
         @inline(__always)
-        func details(_ record: EventRecord) -> EventDetails {
-            record.details < 0 ? .none : details[Int(record.details)]
+        func forEachRecord(_ body: (_ index: Int, _ record: EventRecord, _ shape: EventShape, _ details: Int32) throws -> Void) rethrows {
+            try records.withUnsafeBufferPointer { records in
+                try shapes.withUnsafeBufferPointer { shapes in
+                    var nextDetails: Int32 = 0
+                    for index in records.indices {
+                        let record = records[index]
+                        let shape = shapes[Int(record.shape)]
+                        var details = EventRecord.absent
+                        if shape.hasDetails {
+                            details = nextDetails
+                            nextDetails += 1
+                        }
+                        try body(index, record, shape, details)
+                    }
+                }
+            }
+        }
+
+        /// The record's `event_id` key in the store's terms.
+        @inline(__always)
+        func eventID(_ record: EventRecord, _ shape: EventShape) -> EventIDKey? {
+            Self.eventID(record, form: shape.eventIDForm, eventIDMap: eventIDMap)
+        }
+
+        /// The `event_id` key, in the store's terms, of a record whose id has `form`.
+        @inline(__always)
+        static func eventID(_ record: EventRecord, form: EventIDKey.Form, eventIDMap: [Int32]) -> EventIDKey? {
+            switch form {
+            case .absent: return nil
+            case .interned: return EventIDKey(high: 0, low: UInt64(eventIDMap[Int(record.eventIDLow)]), form: .interned)
+            case .lowercaseUUID, .uppercaseUUID: return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
+            }
         }
 
         /// The store's id of a transaction of the file, -1 when absent.
@@ -183,13 +217,13 @@ struct EventStore: Sendable {
                 currency: label(details.currency))
         }
 
-        /// The record as a cleaned event, with the store's ids. `detailsStart`: where the
-        /// segment's details begin in `UserEvents.details`.
+        /// The record as a cleaned event, with the store's ids. `details`: the index of its
+        /// details in `UserEvents.details`, -1 when it has none.
         @inline(__always)
-        func userEvent(_ record: EventRecord, detailsStart: Int32) -> UserEvent {
+        static func userEvent(_ record: EventRecord, _ shape: EventShape, details: Int32) -> UserEvent {
             UserEvent(
-                timestamp: record.timestamp, loggedOffering: label(record.loggedOffering), loggedGroup: label(record.loggedGroup),
-                details: record.details < 0 ? record.details : detailsStart + record.details, kind: record.kind)
+                timestamp: record.timestamp, loggedOffering: shape.loggedOffering, loggedGroup: shape.loggedGroup, details: details,
+                kind: shape.kind)
         }
 
         /// The store's id of a label of the file, -1 when absent.
@@ -212,9 +246,10 @@ struct EventStore: Sendable {
     /// Appends a file's batch, adding its strings to the store's interners. Batches must be
     /// appended in file order.
     mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
-        let segment = Segment(
-            records: batch.records, details: batch.details, eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs),
+        var segment = Segment(
+            records: batch.records, shapes: batch.shapes.all, details: batch.details, eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs),
             transactionMap: Self.remap(batch.transactions, into: &transactions), labelMap: Self.remap(batch.labels, into: &labels))
+        segment.labelShapesWithStoreIDs()
         segmentStarts.append(count + segment.records.count)
         segments.append(segment)
         counters.add(batch.counters, keep: keepRejects)

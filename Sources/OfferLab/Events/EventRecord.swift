@@ -1,44 +1,92 @@
 import OfferLabIngest
 
-/// One event kept in memory: 48 bytes, every text field as an interned id or, for `event_id`,
-/// an exact 128-bit key (`EventIDKey`). The fields that few events have (price, transactions,
-/// product, currency: about 4 % of the lines) are kept apart, in their file's `EventDetails`:
-/// at 64 bytes with them inline, the records were a quarter larger, and every byte of them is
-/// fresh memory that the run faults in and that clean-up reads twice.
+/// One event kept in memory: 32 bytes. Its `event_id` is an exact 128-bit key (`EventIDKey`);
+/// what it has in common with many events of its file (the logged offering and group, the type,
+/// the flags) is its shape, an index into the file's few hundred `EventShape`s; the fields that
+/// few events have (price, transactions, product, currency: about 4 % of the lines) are kept
+/// apart, in their file's `EventDetails`, found by their order. Every byte of a record is fresh
+/// memory that the run faults in and that clean-up reads twice: at 48 bytes, with the shape's
+/// fields and a details index inline, a 4M-user run faulted in 285 MB more.
 ///
 /// Records are kept in file order, then line order: a record's position breaks ties between
 /// copies of an event (§2.2), so it carries no line number of its own.
 struct EventRecord: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
     var timestamp: Int64
-    /// `event_id` as `EventIDKey(high:low:form:)`; `form` is `EventIDKey.Form.absent` without one.
+    /// `event_id` as `EventIDKey(high:low:form:)`, its form in the shape.
     var eventIDHigh: UInt64
     var eventIDLow: UInt64
     /// Index in the population's user table; -1 for a user with no assignment row. (While its
     /// file is being read: the index in the file's own user table, see `EventBatch`.)
     var user: Int32
-    /// Ids in the file's label interner (`EventStore.Segment` maps them); -1 when absent.
-    var loggedOffering: Int32
-    var loggedGroup: Int32
-    /// Index of the event's details in its file's `details`; -1 when it has none.
-    var details: Int32
-    /// `EventType.rawValue`, or `EventRecord.unknownKind`.
-    var kind: UInt8
-    var isSandbox: Bool
-    var eventIDForm: EventIDKey.Form
+    /// Index of the record's `EventShape` in its file's shapes.
+    var shape: Int32
 
     static let noPrice = Int64.min
     static let unknownKind: UInt8 = 255
     static let absent: Int32 = -1
+}
+
+/// What an event has in common with many others of its file: every field of it but its time,
+/// its `event_id`, its user and its details. A file of tens of thousands of events has a few
+/// hundred shapes.
+struct EventShape: Hashable, Sendable {
+    /// Label ids, -1 when absent: the file's while it is read, the store's once it is merged
+    /// (`EventStore.append`).
+    var loggedOffering: Int32
+    var loggedGroup: Int32
+    /// `EventType.rawValue`, or `EventRecord.unknownKind`.
+    var kind: UInt8
+    var isSandbox: Bool
+    var eventIDForm: EventIDKey.Form
+    /// Whether the event has details: the file's n-th record that has any has `details[n]`.
+    var hasDetails: Bool
 
     var eventType: EventType? { EventType(rawValue: kind) }
+}
 
-    var eventID: EventIDKey? {
-        get { eventIDForm == .absent ? nil : EventIDKey(high: eventIDHigh, low: eventIDLow, form: eventIDForm) }
-        set {
-            eventIDHigh = newValue?.high ?? 0
-            eventIDLow = newValue?.low ?? 0
-            eventIDForm = newValue?.form ?? .absent
+/// A file's shapes (`EventShape`), each once, with their ids: found for every line, so in a small
+/// open-addressing table of its own rather than a `Dictionary`, whose hashing of the shape cost
+/// more than the rest of the lookup.
+struct EventShapes: Sendable {
+    private(set) var all: [EventShape] = []
+    /// Power-of-two table of ids into `all`, -1 = empty slot; at most half full.
+    private var slots = [Int32](repeating: -1, count: 64)
+
+    /// The id of `shape`, adding it when new.
+    @inline(__always)
+    mutating func id(of shape: EventShape) -> Int32 {
+        let mask = slots.count - 1
+        var slot = Self.hash(shape) & mask
+        while true {
+            let id = slots[slot]
+            if id < 0 { break }
+            if all[Int(id)] == shape { return id }
+            slot = (slot + 1) & mask
+        }
+        let id = Int32(all.count)
+        all.append(shape)
+        slots[slot] = id
+        if all.count * 2 > slots.count { grow() }
+        return id
+    }
+
+    @inline(__always)
+    private static func hash(_ shape: EventShape) -> Int {
+        let labels = UInt64(UInt32(bitPattern: shape.loggedOffering)) | UInt64(UInt32(bitPattern: shape.loggedGroup)) << 32
+        let flags = UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
+            | UInt64(shape.hasDetails ? 1 : 0) << 11
+        let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ (flags &* 0xC2B2_AE3D_27D4_EB4F)
+        return Int(truncatingIfNeeded: mixed >> 32)
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (id, shape) in all.enumerated() {
+            var slot = Self.hash(shape) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(id)
         }
     }
 }
