@@ -186,8 +186,8 @@ enum Attribution {
                 // The series evaluates the member as of each day their contribution changes; the
                 // last evaluation counts all their events: it is their outcome for the night.
                 try series.evaluate(
-                    member.membership, events: events.events(of: member.user), details: events.details, labels: labels, context: context,
-                    scratch: &scratch, outcome: &outcome, days: &days, into: &contributions.days)
+                    member.membership, events: events.events(of: member.user), details: events.details, shapes: events.shapes,
+                    labels: labels, context: context, scratch: &scratch, outcome: &outcome, days: &days, into: &contributions.days)
                 guard !member.membership.isExcluded else { continue }
                 let group = member.membership.group
                 var totals = GroupTotals()
@@ -202,13 +202,14 @@ enum Attribution {
     }
 
     /// One member's values (§2.3) from their cleaned events (sorted by time; their details in
-    /// `details`), counting only events before `cutoff` (the state "as of" a moment), into
-    /// `outcome` (whatever it held before) and, per product, into `scratch.products`. Otherwise
-    /// `scratch` only lends its storage: nothing is allocated per member once the buffers have
-    /// grown.
+    /// `details`, their shapes in `shapes`), counting only events before `cutoff` (the state "as
+    /// of" a moment), into `outcome` (whatever it held before) and, per product, into
+    /// `scratch.products`. Otherwise `scratch` only lends its storage: nothing is allocated per
+    /// member once the buffers have grown.
     static func evaluate(
-        events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, membership: Membership, labels: OfferingLabels,
-        context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch, into outcome: inout UserOutcome
+        events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, shapes: UnsafeBufferPointer<EventShape>,
+        membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
+        into outcome: inout UserOutcome
     ) throws {
         let group = Int(membership.group)
         outcome.reset()
@@ -216,8 +217,9 @@ enum Attribution {
 
         @inline(__always) func detailsOf(_ event: UserEvent) -> EventDetails { event.details < 0 ? .none : details[Int(event.details)] }
         func countMismatch(_ record: UserEvent) {
-            let offeringDiffers = record.loggedOffering >= 0 && record.loggedOffering != labels.offering
-            let groupDiffers = record.loggedGroup >= 0 && record.loggedGroup != labels.groups[group]
+            let shape = shapes[Int(record.shape)]
+            let offeringDiffers = shape.loggedOffering >= 0 && shape.loggedOffering != labels.offering
+            let groupDiffers = shape.loggedGroup >= 0 && shape.loggedGroup != labels.groups[group]
             if offeringDiffers || groupDiffers { outcome.quality.attributionMismatches += 1 }
         }
         /// The money of a counted money event, or nil (and counted) when its currency has no rate.

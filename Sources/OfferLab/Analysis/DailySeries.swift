@@ -66,9 +66,9 @@ struct DailySeries: Sendable {
     /// end of the day of their last event (or of their assignment), so it counts all their
     /// events. `days` only lends its storage.
     func evaluate(
-        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, labels: OfferingLabels,
-        context: AttributionContext, scratch: inout EvaluationScratch, outcome: inout UserOutcome, days: inout [Int],
-        into found: inout Changes
+        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
+        shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, scratch: inout EvaluationScratch,
+        outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
     ) throws {
         Self.dayIndices(
             assignedAt: membership.assignedAt, events: events, conflictingSince: membership.conflictingSince, firstDay: firstDay,
@@ -80,8 +80,8 @@ struct DailySeries: Sendable {
             var current = GroupTotals()
             if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
                 try Attribution.evaluate(
-                    events: events, details: details, membership: membership, labels: labels, context: context, cutoff: cutoff,
-                    scratch: &scratch, into: &outcome)
+                    events: events, details: details, shapes: shapes, membership: membership, labels: labels, context: context,
+                    cutoff: cutoff, scratch: &scratch, into: &outcome)
                 current.add(outcome)
             }
             let change = index * groupCount + Int(membership.group)

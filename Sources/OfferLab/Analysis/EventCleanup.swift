@@ -21,19 +21,20 @@ extension CleanupCounters {
     }
 }
 
-/// One event that survived clean-up, as attribution reads it (32 bytes).
+/// One event that survived clean-up, as attribution reads it (24 bytes: at 32, with its logged
+/// offering and group inline, a 4M-user run faulted in 131 MB more).
 struct UserEvent: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
     var timestamp: Int64
-    /// Ids in the store's label interner; -1 when absent.
-    var loggedOffering: Int32
-    var loggedGroup: Int32
+    /// Index of the event's shape, with the store's ids, in `UserEvents.shapes` (the logged
+    /// offering and group are read from it).
+    var shape: Int32
     /// Index of the event's details, with the store's ids, in `UserEvents.details`; -1 when it
     /// has none (see `EventDetails`).
     var details: Int32
     /// Index in the population's user table: what clean-up regroups the events by.
     var user: Int32 = -1
-    /// `EventType.rawValue` (clean-up drops unknown types).
+    /// `EventType.rawValue` (clean-up drops unknown types), as in its shape.
     var kind: UInt8
 
     var eventType: EventType? { EventType(rawValue: kind) }
@@ -46,13 +47,19 @@ struct UserEvents: Sendable {
     var userStart: [Int32]
     /// The events' details (`UserEvent.details`).
     var details: [EventDetails]
+    /// The events' shapes (`UserEvent.shape`).
+    var shapes: [EventShape]
 
     /// Calls `body` with a view that hands out each user's events without retaining the
     /// arrays per user (the loops over members run once per member and day).
     func withView<T>(_ body: (View) throws -> T) rethrows -> T {
         try events.withUnsafeBufferPointer { events in
             try userStart.withUnsafeBufferPointer { starts in
-                try details.withUnsafeBufferPointer { details in try body(View(events: events, userStart: starts, details: details)) }
+                try details.withUnsafeBufferPointer { details in
+                    try shapes.withUnsafeBufferPointer { shapes in
+                        try body(View(events: events, userStart: starts, details: details, shapes: shapes))
+                    }
+                }
             }
         }
     }
@@ -61,6 +68,7 @@ struct UserEvents: Sendable {
         let events: UnsafeBufferPointer<UserEvent>
         let userStart: UnsafeBufferPointer<Int32>
         let details: UnsafeBufferPointer<EventDetails>
+        let shapes: UnsafeBufferPointer<EventShape>
 
         @inline(__always)
         func events(of user: Int32) -> UnsafeBufferPointer<UserEvent> {
@@ -183,7 +191,9 @@ enum EventCleanup {
 
         /// Calls `body` with a lookup into `store`'s records.
         static func with<T>(_ store: EventStore, _ body: (RecordLookup) -> T) -> T {
-            func withRecords(from segment: Int, _ records: [UnsafeBufferPointer<EventRecord>], _ shapes: [UnsafeBufferPointer<EventShape>]) -> T {
+            func withRecords(
+                from segment: Int, _ records: [UnsafeBufferPointer<EventRecord>], _ shapes: [UnsafeBufferPointer<EventShape>]
+            ) -> T {
                 guard segment < store.segments.count else { return body(RecordLookup(store: store, records: records, shapes: shapes)) }
                 return store.segments[segment].records.withUnsafeBufferPointer { segmentRecords in
                     store.segments[segment].shapes.withUnsafeBufferPointer { segmentShapes in
@@ -563,13 +573,14 @@ enum EventCleanup {
                             for segmentIndex in parts.ranges[part] {
                                 // Taken out, so that its records are released as soon as they are copied.
                                 var segment = EventStore.Segment(
-                                    records: [], shapes: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
+                                    records: [], shapes: [], shapeMap: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
                                 swap(&segment, &segments[segmentIndex])
                                 let start = starts[segmentIndex]
                                 let firstDetails = detailsStart[segmentIndex]
                                 segment.forEachRecord { index, record, shape, details in
                                     guard !removed[start + index] && drop(record, shape) == nil else { return }
-                                    var event = EventStore.Segment.userEvent(record, shape, details: details < 0 ? details : firstDetails + details)
+                                    var event = segment.userEvent(
+                                        record, shape, details: details < 0 ? details : firstDetails + details)
                                     event.user = record.user
                                     let block = userBlocks.block(of: record.user)
                                     (base + next[block]).initialize(to: event)
@@ -621,7 +632,7 @@ enum EventCleanup {
             }
         }
         userStart[userBlocks.userCount] = Int32(total)
-        return UserEvents(events: events, userStart: userStart, details: details)
+        return UserEvents(events: events, userStart: userStart, details: details, shapes: store.shapes.all)
     }
 
     /// A stable sort by timestamp: insertion sort for the usual handful of events, otherwise

@@ -116,12 +116,14 @@ struct EventBatch: Sendable {
             }
             let shape = shapes.id(
                 of: EventShape(
-                    loggedOffering: loggedOffering, loggedGroup: loggedGroup, kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind,
-                    isSandbox: record.pointee.isSandbox, eventIDForm: eventID.form, hasDetails: hasDetails))
+                    loggedOffering: loggedOffering, loggedGroup: loggedGroup,
+                    kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind, isSandbox: record.pointee.isSandbox,
+                    eventIDForm: eventID.form, hasDetails: hasDetails))
             // nil: the user is the previous line's.
             if let userHash { recent.user = users.intern(user, hash: userHash) }
             records.append(
-                EventRecord(timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low, user: recent.user, shape: shape))
+                EventRecord(
+                    timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low, user: recent.user, shape: shape))
         }
     }
 
@@ -150,6 +152,8 @@ struct EventStore: Sendable {
     struct Segment: Sendable {
         var records: [EventRecord]
         var shapes: [EventShape]
+        /// The store's id of each of `shapes` (`EventStore.shapes`).
+        var shapeMap: [Int32]
         var details: [EventDetails]
         var eventIDMap: [Int32]
         var transactionMap: [Int32]
@@ -217,13 +221,11 @@ struct EventStore: Sendable {
                 currency: label(details.currency))
         }
 
-        /// The record as a cleaned event, with the store's ids. `details`: the index of its
-        /// details in `UserEvents.details`, -1 when it has none.
+        /// The record (of shape `shape`) as a cleaned event, with the store's ids. `details`: the
+        /// index of its details in `UserEvents.details`, -1 when it has none.
         @inline(__always)
-        static func userEvent(_ record: EventRecord, _ shape: EventShape, details: Int32) -> UserEvent {
-            UserEvent(
-                timestamp: record.timestamp, loggedOffering: shape.loggedOffering, loggedGroup: shape.loggedGroup, details: details,
-                kind: shape.kind)
+        func userEvent(_ record: EventRecord, _ shape: EventShape, details: Int32) -> UserEvent {
+            UserEvent(timestamp: record.timestamp, shape: shapeMap[Int(record.shape)], details: details, kind: shape.kind)
         }
 
         /// The store's id of a label of the file, -1 when absent.
@@ -238,6 +240,8 @@ struct EventStore: Sendable {
     var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
     var labels = ByteStringInterner()
+    /// Every file's shapes, with the store's label ids.
+    var shapes = EventShapes()
     var counters = IngestCounters()
 
     /// The number of records.
@@ -247,9 +251,11 @@ struct EventStore: Sendable {
     /// appended in file order.
     mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
         var segment = Segment(
-            records: batch.records, shapes: batch.shapes.all, details: batch.details, eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs),
-            transactionMap: Self.remap(batch.transactions, into: &transactions), labelMap: Self.remap(batch.labels, into: &labels))
+            records: batch.records, shapes: batch.shapes.all, shapeMap: [], details: batch.details,
+            eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs), transactionMap: Self.remap(batch.transactions, into: &transactions),
+            labelMap: Self.remap(batch.labels, into: &labels))
         segment.labelShapesWithStoreIDs()
+        segment.shapeMap = segment.shapes.map { shapes.id(of: $0) }
         segmentStarts.append(count + segment.records.count)
         segments.append(segment)
         counters.add(batch.counters, keep: keepRejects)
