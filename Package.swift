@@ -50,7 +50,8 @@ let package = Package(
             dependencies: ["OfferLab", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        .testTarget(name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
+        .testTarget(
+            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
         .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
         .testTarget(name: "OfferLabTests", dependencies: ["OfferLab"], exclude: ["Fixtures"]),

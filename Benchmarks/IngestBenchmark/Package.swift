@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "COfferLabSIMD", path: "Sources/COfferLabSIMD"),
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
             swiftSettings: releaseSpeed),
-        .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest"], path: "Sources/ingest-benchmark"),
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest"], path: "Sources/OfferLabGenerate"),
+        .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate"], path: "Sources/ingest-benchmark"),
     ]
 )

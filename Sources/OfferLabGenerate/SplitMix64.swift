@@ -2,11 +2,12 @@
 ///
 /// Every draw is integer arithmetic or an IEEE `Double` product, so a seed gives the same
 /// numbers on every platform and every Swift version (no `SystemRandomNumberGenerator`, no
-/// standard-library `random(in:)`, whose algorithm is not promised to stay the same).
-struct SplitMix64 {
+/// standard-library `random(in:)`, whose algorithm is not promised to stay the same). Visible to
+/// the package (`package`): the tests and the ingest benchmark draw their data from it too.
+package struct SplitMix64: RandomNumberGenerator {
     private(set) var state: UInt64
 
-    init(state: UInt64) {
+    package init(state: UInt64) {
         self.state = state
     }
 
@@ -24,7 +25,7 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)
     }
@@ -35,7 +36,7 @@ struct SplitMix64 {
     }
 
     /// A uniform integer in `0..<count` (`count` > 0), by the multiply-high method.
-    mutating func below(_ count: Int) -> Int {
+    package mutating func below(_ count: Int) -> Int {
         Int(truncatingIfNeeded: next().multipliedFullWidth(by: UInt64(count)).high)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import OfferLabGenerate
 import OfferLabStatistics
 
 @Suite("Holm–Bonferroni")
@@ -18,7 +19,7 @@ struct HolmBonferroniTests {
 
     @Test("Never below the raw p-value, never above 1, order-independent", arguments: [1, 2, 3, 5, 17])
     func properties(count: Int) {
-        var generator = SplitMix64(seed: UInt64(count))
+        var generator = SplitMix64(state: UInt64(count))
         for _ in 0..<200 {
             let p = (0..<count).map { _ in pow10Uniform(&generator) }
             let adjusted = holmBonferroni(p)
@@ -43,19 +44,6 @@ struct HolmBonferroniTests {
         #expect(holmBonferroni([0.03]) == [0.03])
         #expect(holmBonferroni([]) == [])
         #expect(holmBonferroni([0.01, 0.5, 0.2])[0] == 0.03)
-    }
-}
-
-/// A small deterministic generator for property tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -2,6 +2,7 @@
 // them (single thread). Usage: ingest-benchmark [MEGABYTES] [FOLDER]
 //                          or: ingest-benchmark --file LOG.jsonl[.gz]  (the parser on real lines)
 //                          or: ingest-benchmark --parser LOG.jsonl[.gz] PASSES  (for perf stat)
+import OfferLabGenerate
 import OfferLabIngest
 
 #if canImport(Glibc)
@@ -87,19 +88,6 @@ let megabytes = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) 
 let folder = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "/tmp"
 let targetBytes = megabytes * 1_000_000
 
-/// A small deterministic generator (SplitMix64).
-struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
-
 func writeFile(_ path: String, gzip: Bool, _ produce: (inout [UInt8]) -> Bool) throws {
     var buffer: [UInt8] = []
     buffer.reserveCapacity(1 << 20)
@@ -126,7 +114,7 @@ func writeFile(_ path: String, gzip: Bool, _ produce: (inout [UInt8]) -> Bool) t
 
 /// Realistic event lines: mostly snake_case, some camelCase, integer and text timestamps,
 /// prices as numbers and strings, a few escapes, unknown keys.
-func makeEventLines(into buffer: inout [UInt8], random: inout Random, written: inout Int) -> Bool {
+func makeEventLines(into buffer: inout [UInt8], random: inout SplitMix64, written: inout Int) -> Bool {
     let events = ["paywall_view", "paywall_view", "paywall_view", "trial_start", "purchase", "renewal", "refund", "cancel", "expire"]
     for _ in 0..<5_000 {
         let user = random.below(2_000_000)
@@ -164,7 +152,7 @@ func makeEventLines(into buffer: inout [UInt8], random: inout Random, written: i
     return written < targetBytes
 }
 
-func makeAssignmentRows(into buffer: inout [UInt8], random: inout Random, written: inout Int) -> Bool {
+func makeAssignmentRows(into buffer: inout [UInt8], random: inout SplitMix64, written: inout Int) -> Bool {
     if written == 0 { buffer.append(contentsOf: "id,user_id,subscription_offering_id,offering_group_id,assigned_at\n".utf8) }
     for _ in 0..<10_000 {
         let id = written / 60 + random.below(1000)
@@ -194,13 +182,13 @@ let jsonPath = "\(folder)/offerlab-bench-events.jsonl"
 let gzipPath = "\(folder)/offerlab-bench-events.jsonl.gz"
 let tablePath = "\(folder)/offerlab-bench-assignments.csv"
 do {
-    var random = Random(state: 42)
+    var random = SplitMix64(state: 42)
     var written = 0
     try writeFile(jsonPath, gzip: false) { makeEventLines(into: &$0, random: &random, written: &written) }
-    random = Random(state: 42)
+    random = SplitMix64(state: 42)
     written = 0
     try writeFile(gzipPath, gzip: true) { makeEventLines(into: &$0, random: &random, written: &written) }
-    random = Random(state: 7)
+    random = SplitMix64(state: 7)
     written = 0
     try writeFile(tablePath, gzip: false) { makeAssignmentRows(into: &$0, random: &random, written: &written) }
 
