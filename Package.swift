@@ -52,7 +52,7 @@ let package = Package(
 
         .testTarget(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
-        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest"]),
+        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
         .testTarget(name: "OfferLabTests", dependencies: ["OfferLab"], exclude: ["Fixtures"]),
     ]

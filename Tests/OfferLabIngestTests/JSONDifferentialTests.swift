@@ -1,22 +1,11 @@
 import Foundation
+import OfferLabGenerate
 import Testing
 @testable import OfferLabIngest
 
 /// Our validator against Foundation's `JSONSerialization` on mutated lines: both must agree on
 /// whether a line is a JSON object.
 @Suite struct JSONDifferentialTests {
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     static let seeds = [
         #"{"ts":"2026-03-01T12:00:00Z","user_id":"u1","event":"purchase","price":7.99,"x":[1,{"y":null},true,false,-0.5e+3]}"#,
         #"{"a":{"b":[[],{}]},"c":"d\n\"e","f":-12,"g":0.125,"h":1E9}"#,
@@ -44,7 +33,7 @@ import Testing
 
     @Test func mutatedLinesAgreeWithFoundation() {
         let alphabet = Array(#"{}[]":,0123456789.eE+-tfnlrua \/\bx"#.utf8)
-        var random = Random(state: 2026)
+        var random = SplitMix64(state: 2026)
         var disagreements: [String] = []
         for seed in Self.seeds {
             let original = Array(seed.utf8)

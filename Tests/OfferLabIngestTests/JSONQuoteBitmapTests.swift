@@ -1,13 +1,12 @@
 import COfferLabSIMD
 import Foundation
+import OfferLabGenerate
 import Testing
 @testable import OfferLabIngest
 
 /// The quote-bitmap scan of plain lines (`offerlab_json_plain_quotes`, `PlainLineStrings`)
 /// against the byte-by-byte scan, which decides every other line.
 @Suite struct JSONQuoteBitmapTests {
-    typealias Random = JSONDifferentialTests.Random
-
     /// What `offerlab_json_plain_quotes` must return: nil when the bytes are not plain.
     static func expectedQuoteWords(_ bytes: ArraySlice<UInt8>) -> [UInt64]? {
         var words = [UInt64](repeating: 0, count: (bytes.count + 63) / 64)
@@ -19,7 +18,7 @@ import Testing
     }
 
     @Test func quoteBitmapOfEveryLengthAndAlignment() {
-        var random = Random(state: 64)
+        var random = SplitMix64(state: 64)
         let plain = Array(#"ab"c:,{}[] 09"#.utf8)
         let unusual: [UInt8] = [0x5C, 0x00, 0x09, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         for length in 0...300 {
@@ -121,7 +120,7 @@ import Testing
         ]
         // No backslash: mutated lines stay plain as long as they can.
         let alphabet = Array(#"{}[]":,0123456789.eE+-tfnlrua x"#.utf8)
-        var random = Random(state: 2027)
+        var random = SplitMix64(state: 2027)
         var withBitmap = JSONLineParser()
         var byteByByte = JSONLineParser(usesQuoteBitmap: false)
         var disagreements: [String] = []

@@ -1,3 +1,4 @@
+import OfferLabGenerate
 import Testing
 @testable import OfferLabIngest
 
@@ -429,7 +430,7 @@ func readTable(
     /// 1-byte chunks, where every record but an empty line goes through the state machine.
     @Test(arguments: [TableFormat.csv, .tsv])
     func fastPathReadsAsTheStateMachine(format: TableFormat) throws {
-        var random = JSONDifferentialTests.Random(state: format == .csv ? 1 : 2)
+        var random = SplitMix64(state: format == .csv ? 1 : 2)
         let delimiter = format == .csv ? "," : "\t"
         let pieces =
             format == .csv
