@@ -2,9 +2,10 @@
 //
 // Checks, for every input: the parser never crashes; it calls the line a valid JSON object
 // exactly when the reference does; ranges stay inside the record's text; a parser and record
-// reused after another line give the same result as fresh ones; on a valid event, the user,
-// event name and optional id fields hold the reference's decoded values (snake_case over
-// camelCase, the last repeat wins, an empty string or null is absent).
+// reused after another line give the same result as fresh ones, and so does a parser that
+// borrows plain lines; on a valid event, the user, event name and optional id fields hold the
+// reference's decoded values (snake_case over camelCase, the last repeat wins, an empty string
+// or null is absent).
 
 /// Parsed before each input by the reused parser, so that state leaking from one line to the
 /// next would show.
@@ -25,6 +26,12 @@ public func fuzzJSONLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     warmUp.withUnsafeBytes { _ = reusedParser.parse($0, into: &reusedRecord) }
     let reusedReason = reusedParser.parse(line, into: &reusedRecord)
     require(RecordDigest(reusedReason, reusedRecord) == digest, "a reused parser disagrees with a fresh one")
+
+    // As `LogFileScanner` parses: plain lines borrowed, not copied (the line outlives the digest).
+    var borrowingParser = JSONLineParser(borrowsPlainLines: true)
+    warmUp.withUnsafeBytes { _ = borrowingParser.parse($0, into: &reusedRecord) }
+    let borrowedReason = borrowingParser.parse(line, into: &reusedRecord)
+    require(RecordDigest(borrowedReason, reusedRecord) == digest, "a parser that borrows plain lines disagrees with one that copies them")
 
     let members = ReferenceJSON.members(Array(line))
     require((members != nil) == (reason != .invalidJSON), "reference says valid=\(members != nil), parser says \(String(describing: reason))")

@@ -69,7 +69,7 @@ public struct CSVLogParser: Sendable {
                     values.set(slot, FieldValue(kind: .string, start: written, end: written + cell.count))
                     written += cell.count
                 }
-                return values.resolve(text: out, csv: true, dayCache: &dayCache, into: &record)
+                return values.resolve(text: UnsafePointer(out), csv: true, dayCache: &dayCache, into: &record)
             }
         }
         record.returnTextBuffer(&text, textCount: total)

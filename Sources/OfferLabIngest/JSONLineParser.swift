@@ -30,10 +30,11 @@ import Darwin
 ///
 /// A line of plain ASCII (the common case: no backslash, no control character, no byte from
 /// 0x80) is first scanned with its quote bitmap (`PlainLineStrings`): every quote of such a
-/// line delimits a string, so its strings need no scanning, and none needs decoding: the line
-/// is copied whole into the record's text, its values ranges of it. Any other line, and any line that
-/// scan does not accept, is scanned byte by byte (`ValidatingStrings`), which decides; both
-/// capture the same values.
+/// line delimits a string, so its strings need no scanning, and none needs decoding: the
+/// record's text is the line, its values ranges of it (copied whole into the record's buffer,
+/// or, with `borrowsPlainLines`, borrowed). Any other line, and any line that scan does not
+/// accept, is scanned byte by byte (`ValidatingStrings`), which decides; both capture the same
+/// values.
 ///
 /// No allocation per line once the record's buffer has grown to the longest line; no
 /// Foundation. Not thread-safe: one parser (and one record) per task.
@@ -45,20 +46,30 @@ public struct JSONLineParser {
     private var dayCache = Timestamp.DayCache()
     /// Whether plain lines are scanned with their quote bitmap (tests turn it off, to compare).
     private let usesQuoteBitmap: Bool
+    /// Whether the record filled from a plain line borrows the line as its text instead of a copy
+    /// of it: the record's strings are then valid only as long as the line's bytes.
+    private let borrowsPlainLines: Bool
     /// Lines the quote-bitmap scan accepted: a line it fails falls back to the byte-by-byte
     /// scan, so only this count tells tests that it is taken.
     private(set) var linesAcceptedByQuoteBitmap = 0
 
-    public init() {
+    /// - Parameter borrowsPlainLines: the record filled from a plain line keeps no copy of it:
+    ///   its strings are read from the line itself, so only while the line's bytes are valid (a
+    ///   caller that hands the record on only while the line is in memory saves a copy of every
+    ///   line, as `LogFileScanner` does).
+    public init(borrowsPlainLines: Bool = false) {
         usesQuoteBitmap = true
+        self.borrowsPlainLines = borrowsPlainLines
     }
 
     /// - Parameter usesQuoteBitmap: false scans every line byte by byte.
-    init(usesQuoteBitmap: Bool) {
+    init(usesQuoteBitmap: Bool, borrowsPlainLines: Bool = false) {
         self.usesQuoteBitmap = usesQuoteBitmap
+        self.borrowsPlainLines = borrowsPlainLines
     }
 
-    /// Parses `line` (without its line ending) into `record`.
+    /// Parses `line` (without its line ending) into `record`. With `borrowsPlainLines`, the
+    /// record's strings may be read from `line`: valid only while its bytes are.
     ///
     /// - Returns: nil when the line is a valid event (the record is filled), otherwise the first
     ///   malformed reason (the record is then empty).
@@ -69,6 +80,7 @@ public struct JSONLineParser {
         var text = record.takeTextBuffer()
         text.growWithZeros(to: count)
         var written = 0
+        var borrowed = false
         let reason: MalformedReason? = withUnsafeTemporaryAllocation(of: FieldValue.self, capacity: LogFieldSlot.count) {
             slots in
             guard let slotBase = slots.baseAddress, let lineBase = line.baseAddress else { return .invalidJSON }
@@ -84,15 +96,16 @@ public struct JSONLineParser {
                             offerlab_json_plain_quotes(json.p, count, wordBase) != 0
                         else { return false }
                         var strings = PlainLineStrings(words: wordBase, count: (count + 63) / 64)
-                        // Nothing to decode on a plain line: the record's text is the line, copied
-                        // once, and each value is its place in it.
-                        memcpy(out, json.p, count)
+                        // Nothing to decode on a plain line: the record's text is the line (borrowed,
+                        // or copied once), and each value is its place in it.
+                        if !borrowsPlainLines { memcpy(out, json.p, count) }
                         written = count
                         return Self.scanObject(json, strings: &strings, valuesInPlace: true, out: out, written: &written, values: &values)
                     }
                     if accepted {
                         linesAcceptedByQuoteBitmap += 1
-                        return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
+                        borrowed = borrowsPlainLines
+                        return values.resolve(text: borrowed ? json.p : UnsafePointer(out), csv: false, dayCache: &dayCache, into: &record)
                     }
                     // Not plain, or not accepted as such: the byte-by-byte scan decides.
                     written = 0
@@ -101,10 +114,11 @@ public struct JSONLineParser {
                 guard Self.scanObject(json, strings: &validating, valuesInPlace: false, out: out, written: &written, values: &values) else {
                     return .invalidJSON
                 }
-                return values.resolve(text: out, csv: false, dayCache: &dayCache, into: &record)
+                return values.resolve(text: UnsafePointer(out), csv: false, dayCache: &dayCache, into: &record)
             }
         }
         record.returnTextBuffer(&text, textCount: written)
+        if borrowed, let lineBase = line.baseAddress { record.borrowText(lineBase, count: count) }
         // A rejected line leaves an empty record, never ranges past its text.
         if reason != nil { record.reset() }
         return reason

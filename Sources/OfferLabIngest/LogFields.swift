@@ -199,7 +199,7 @@ struct LogFieldValues {
     ///   - dayCache: the parser's last date, for `Timestamp.parse`.
     @inline(__always)
     func resolve(
-        text: UnsafeMutablePointer<UInt8>, csv: Bool, dayCache: inout Timestamp.DayCache, into record: inout LogRecord
+        text: UnsafePointer<UInt8>, csv: Bool, dayCache: inout Timestamp.DayCache, into record: inout LogRecord
     ) -> MalformedReason? {
         @inline(__always) func bytes(_ value: FieldValue) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: text + value.start, count: value.count)

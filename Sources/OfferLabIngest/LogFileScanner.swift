@@ -99,10 +99,12 @@ public struct LogFileScanner: Sendable {
     /// Streams the file: `record` is called for every valid event with its 1-based line
     /// number, `malformed` for every malformed line; both in file order, blank lines skipped.
     ///
-    /// The record (and a malformed line's bytes) are only valid during the call. The record is
-    /// lent by pointer: a record passed by value is copied whole (about 250 bytes) for every
-    /// line, right after the parser wrote it field by field, which cost the run 2 % of its
-    /// cycles (`docs/performance-history.md`, the sixth round).
+    /// The record (and a malformed line's bytes) are only valid during the call: a plain JSON
+    /// line's record reads its strings from the line itself, which is not copied
+    /// (`JSONLineParser(borrowsPlainLines:)`). The record is lent by pointer: a record passed by
+    /// value is copied whole (about 250 bytes) for every line, right after the parser wrote it
+    /// field by field, which cost the run 2 % of its cycles (`docs/performance-history.md`, the
+    /// sixth round).
     ///
     /// - Throws: `IngestError` when the file cannot be opened, read or decompressed (lines
     ///   before the problem have already been handed out: a caller that skips corrupt files
@@ -141,7 +143,8 @@ public struct LogFileScanner: Sendable {
         text: (_ feed: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> LogPieceSummary {
         var splitter = LineSplitter(maxLineLength: maxLineLength)
-        var parser = JSONLineParser()
+        // The record is handed on only while its line is in memory: it borrows plain lines.
+        var parser = JSONLineParser(borrowsPlainLines: true)
         var record = LogRecord()
         var lines = LogPieceSummary()
         // The record is passed in and out, not captured: a captured record would be copied (its

@@ -2,11 +2,12 @@
 ///
 /// String fields are byte ranges into `text`, which holds their decoded UTF-8 (escapes
 /// resolved, integer ids as decimal text): the values back to back or, for a JSON line with
-/// nothing to decode (no backslash), the line itself, copied whole rather than value by value.
-/// A parser reuses one record line after line, so the hot path allocates nothing per field.
+/// nothing to decode (no backslash), the line itself, copied whole rather than value by value,
+/// or borrowed (`JSONLineParser(borrowsPlainLines:)`: then valid only while the line is). A
+/// parser reuses one record line after line, so the hot path allocates nothing per field.
 ///
 /// `@unchecked Sendable`: its only pointer addresses its own buffer, which a copy shares
-/// read-only (a parser writing to a shared buffer writes to a copy of it).
+/// read-only (a parser writing to a shared buffer writes to a copy of it), or a borrowed line.
 public struct LogRecord: @unchecked Sendable {
     /// The parsers' buffer: `text`, then what earlier, longer lines left. It only grows, so that
     /// a line costs no filling and no trimming: the parsers write through a pointer.
@@ -21,7 +22,7 @@ public struct LogRecord: @unchecked Sendable {
     /// The bytes the string fields' ranges index (a copy: the hot path borrows them with
     /// `withTextBytes`).
     public var text: [UInt8] {
-        get { Array(textBuffer[0..<textCount]) }
+        get { withTextBytes { Array($0) } }
         set {
             var buffer = newValue
             returnTextBuffer(&buffer, textCount: buffer.count)
@@ -69,6 +70,13 @@ public struct LogRecord: @unchecked Sendable {
         textStart = textBuffer.withUnsafeBytes { $0.baseAddress }
     }
 
+    /// Makes the `count` bytes at `line` the record's text, borrowed: the buffer stays the
+    /// record's, for the next line that needs one.
+    mutating func borrowText(_ line: UnsafeRawPointer, count: Int) {
+        textStart = line
+        textCount = count
+    }
+
     /// Clears the record for the next line, keeping its buffer.
     public mutating func reset() {
         textCount = 0
@@ -91,7 +99,7 @@ public struct LogRecord: @unchecked Sendable {
     /// The text of a field, for the edges (tests, error messages); the hot path uses the bytes.
     public func string(_ range: Range<Int>?) -> String? {
         guard let range else { return nil }
-        return String(decoding: textBuffer[0..<textCount][range], as: UTF8.self)
+        return withTextBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 }
 

@@ -361,6 +361,32 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(record.string(record.testGroupID) == "treatment_a")
     }
 
+    /// A parser that borrows plain lines (`LogFileScanner`'s) reads a plain line's strings from
+    /// the line itself, and still copies or decodes any other line: the same fields either way,
+    /// and a borrowed line followed by a decoded one leaves the record reading its own buffer.
+    @Test func aBorrowingParserReadsPlainLinesInPlace() {
+        var copying = JSONLineParser()
+        var borrowing = JSONLineParser(borrowsPlainLines: true)
+        let escaped = #"{"ts":0,"user_id":"u\u0031","event":"cancel","offering_id":"caf\u00e9"}"#
+        var borrowed = LogRecord()
+        for line in [Self.full, escaped, Self.full] {
+            let bytes = Array(line.utf8)
+            bytes.withUnsafeBytes { bytes in
+                var copied = LogRecord()
+                #expect(copying.parse(bytes, into: &copied) == nil)
+                #expect(borrowing.parse(bytes, into: &borrowed) == nil)
+                let readsTheLine = borrowed.withTextBytes { $0.baseAddress == bytes.baseAddress }
+                #expect(readsTheLine == (line == Self.full))
+                #expect(copied.withTextBytes { $0.baseAddress != bytes.baseAddress })
+                for field in [\LogRecord.eventID, \.productID, \.transactionID, \.currency, \.offeringID, \.testGroupID] {
+                    #expect(borrowed.string(borrowed[keyPath: field]) == copied.string(copied[keyPath: field]))
+                }
+                #expect(borrowed.string(borrowed.userID) == copied.string(copied.userID))
+                #expect(borrowed.timestamp == copied.timestamp && borrowed.price == copied.price)
+            }
+        }
+    }
+
     /// A record keeps a pointer to its text (`withTextBytes`): a copy must keep reading its own
     /// line after the parser has written the next one into the original.
     @Test func aCopyKeepsItsTextWhenTheRecordIsReused() {
