@@ -62,7 +62,9 @@ import Testing
     }
 
     /// A user is in the group of their earliest row until a row naming another group appears.
+    /// A member is 24 bytes (the population is held for the whole run).
     @Test func conflictingRowsRecordWhenTheUserBecameExcluded() throws {
+        #expect(MemoryLayout<Member>.stride == 24)
         let tables = TablesFixture(assignments: [
             ("a", "1", "10", "2026-03-05 00:00:00"), ("a", "1", "11", "2026-03-07 00:00:00"), ("a", "1", "10", "2026-03-03 00:00:00"),
             ("b", "1", "11", "2026-03-07 00:00:00"), ("b", "1", "10", "2026-03-05 00:00:00"), ("b", "1", "11", "2026-03-02 00:00:00"),
