@@ -34,7 +34,8 @@ struct UserEvent: Sendable, Equatable {
     var details: Int32
     /// Index in the population's user table: what clean-up regroups the events by.
     var user: Int32 = -1
-    /// `EventType.rawValue` (clean-up drops unknown types), as in its shape.
+    /// `EventType.rawValue` (clean-up drops unknown types), as in its shape: kept here too, in
+    /// bytes the layout pads anyway, because attribution reads it for every event.
     var kind: UInt8
 
     var eventType: EventType? { EventType(rawValue: kind) }
