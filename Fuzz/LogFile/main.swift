@@ -49,22 +49,22 @@ func scan(_ path: String, bufferSize: Int, maxLineLength: Int, inflater: Inflate
 func scanInPieces(_ path: String, bufferSize: Int, maxLineLength: Int, pieceSize: Int) -> Scan {
     var result = Scan()
     let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize, inflater: .zlib)
-    var totals = LogPieceSummary()
+    var totals = LineCounts()
     do {
         var summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
             let lines = try scanner.scanPiece(
                 &piece,
                 record: { record, number in
-                    result.lines.append(ScannedLine(number: totals.lines + number, record: RecordDigest(nil, record.pointee)))
+                    result.lines.append(ScannedLine(number: totals.physicalLines + number, record: RecordDigest(nil, record.pointee)))
                 },
                 malformed: { line in
                     result.lines.append(
                         ScannedLine(
-                            number: totals.lines + line.lineNumber, record: RecordDigest(line.reason, LogRecord()), rejected: Array(line.bytes)))
+                            number: totals.physicalLines + line.lineNumber, record: RecordDigest(line.reason, LogRecord()), rejected: Array(line.bytes)))
                 })
                 totals += lines
         }
-        summary.count(totals)
+        summary.lines = totals
         result.summary = summary
     } catch let error as IngestError {
         result.error = error.code
@@ -113,9 +113,9 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     require(small.lines == large.lines, "lines differ with the buffer size")
     require(small.summary == large.summary, "summaries differ with the buffer size")
     guard let summary = small.summary else { return 0 }
-    require(summary.nonBlankLines == summary.validRecords + summary.malformed.total, "counts do not add up")
-    require(summary.nonBlankLines == small.lines.count, "\(summary.nonBlankLines) lines counted, \(small.lines.count) handed out")
-    require(summary.validRecords == small.lines.count { $0.record.reason == nil }, "valid records miscounted")
+    require(summary.lines.nonBlankLines == summary.lines.validRecords + summary.lines.malformed.total, "counts do not add up")
+    require(summary.lines.nonBlankLines == small.lines.count, "\(summary.lines.nonBlankLines) lines counted, \(small.lines.count) handed out")
+    require(summary.lines.validRecords == small.lines.count { $0.record.reason == nil }, "valid records miscounted")
     require(zip(small.lines, small.lines.dropFirst()).allSatisfy { $0.number < $1.number }, "line numbers do not increase")
 
     guard !isCSV, !summary.isGzip else { return 0 }

@@ -46,12 +46,8 @@ public struct LogFileSummary: Sendable, Equatable {
     public var path: String
     public var format: LogFileFormat
     public var isGzip: Bool
-    /// Non-blank lines (`lines_read`): every line that is an event or malformed. For a CSV log,
-    /// its data records (the header is not a line).
-    public var nonBlankLines = 0
-    /// Lines handed out as valid records.
-    public var validRecords = 0
-    public var malformed = MalformedCounts()
+    /// The file's lines: counted by its scan, or its pieces' counts added up.
+    public var lines = LineCounts()
     /// Bytes of the file (compressed when gzip).
     public var compressedBytes: Int64 = 0
     /// Bytes after decompression.
@@ -130,7 +126,7 @@ public struct LogFileScanner: Sendable {
                 onBytesRead?(reader.compressedBytesRead)
             }
         }
-        summary.count(lines)
+        summary.lines = lines
         summary.compressedBytes = reader.compressedBytesRead
         summary.uncompressedBytes = reader.uncompressedBytes
         return summary
@@ -141,12 +137,12 @@ public struct LogFileScanner: Sendable {
         maxLineLength: Int, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,
         malformed onMalformed: (MalformedLine) throws -> Void,
         text: (_ feed: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
-    ) throws -> LogPieceSummary {
+    ) throws -> LineCounts {
         var splitter = LineSplitter(maxLineLength: maxLineLength)
         // The record is handed on only while its line is in memory: it borrows plain lines.
         var parser = JSONLineParser(borrowsPlainLines: true)
         var record = LogRecord()
-        var lines = LogPieceSummary()
+        var lines = LineCounts()
         // The record is passed in and out, not captured: a captured record would be copied (its
         // text retained and released) for every callback.
         func handle(_ line: Line, _ record: inout LogRecord) throws {
@@ -171,7 +167,7 @@ public struct LogFileScanner: Sendable {
         }
         try splitter.finish(handle)
         lines.nonBlankLines = splitter.nonBlankLineCount
-        lines.lines = splitter.lineCount
+        lines.physicalLines = splitter.lineCount
         return lines
     }
 
@@ -193,26 +189,22 @@ public struct LogFileScanner: Sendable {
         var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
         var parser = CSVLogParser(header: reader.header)
         var record = LogRecord()
-        var lines = 0
-        var validRecords = 0
-        var malformedCounts = MalformedCounts()
+        var lines = LineCounts()
         // Rows are pulled, not pushed to a closure: a closure's captured state would be retained
         // and released around every row.
         while let row = try reader.nextRow() {
-            lines += 1
+            lines.nonBlankLines += 1
             // Every 4096 rows: about a megabyte of text.
-            if lines & 4095 == 0, let onBytesRead { onBytesRead(reader.compressedBytesRead) }
+            if lines.nonBlankLines & 4095 == 0, let onBytesRead { onBytesRead(reader.compressedBytesRead) }
             if let reason = parser.parse(row, into: &record) {
-                malformedCounts[reason] += 1
+                lines.malformed[reason] += 1
                 try onMalformed(MalformedLine(reason: reason, lineNumber: row.lineNumber, bytes: row.rawBytes))
             } else {
-                validRecords += 1
+                lines.validRecords += 1
                 try withUnsafePointer(to: &record) { try onRecord($0, row.lineNumber) }
             }
         }
-        summary.nonBlankLines = lines
-        summary.validRecords = validRecords
-        summary.malformed = malformedCounts
+        summary.lines = lines
         summary.compressedBytes = reader.compressedBytesRead
         summary.uncompressedBytes = reader.uncompressedBytes
         return summary

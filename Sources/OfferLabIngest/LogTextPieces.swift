@@ -38,31 +38,26 @@ final class TextBuffers: Sendable {
     }
 }
 
-/// What a scan of some lines saw: of a whole file (`LogFileSummary`) or of a piece of it.
-public struct LogPieceSummary: Sendable, Equatable {
+/// What a scan of some lines saw: of a whole file (`LogFileSummary.lines`) or of a piece of one.
+public struct LineCounts: Sendable, Equatable {
     /// Physical lines, blank ones included: the next piece's lines are numbered after them.
-    public var lines = 0
+    /// (Counted for JSON Lines; a CSV log's records may span lines, and it is not read in pieces.)
+    public var physicalLines = 0
+    /// Non-blank lines (`lines_read`): every line that is an event or malformed. For a CSV log,
+    /// its data records (the header is not a line).
     public var nonBlankLines = 0
+    /// Lines handed out as valid records.
     public var validRecords = 0
     public var malformed = MalformedCounts()
 
     public init() {}
 
     /// Adds the counts of the lines after these (the next piece's).
-    public static func += (lhs: inout LogPieceSummary, rhs: LogPieceSummary) {
-        lhs.lines += rhs.lines
+    public static func += (lhs: inout LineCounts, rhs: LineCounts) {
+        lhs.physicalLines += rhs.physicalLines
         lhs.nonBlankLines += rhs.nonBlankLines
         lhs.validRecords += rhs.validRecords
         lhs.malformed += rhs.malformed
-    }
-}
-
-extension LogFileSummary {
-    /// Takes the line counts of `lines`: all the file's lines (a scan's, or its pieces' added up).
-    public mutating func count(_ lines: LogPieceSummary) {
-        nonBlankLines = lines.nonBlankLines
-        validRecords = lines.validRecords
-        malformed = lines.malformed
     }
 }
 
@@ -80,7 +75,7 @@ extension LogFileScanner {
     /// holds its first bytes, enough for `scan`'s verdict (too long, or blank).
     ///
     /// - Returns: the file's summary, with its byte counts only (the lines are counted by the
-    ///   scans of the pieces).
+    ///   scans of the pieces: their `LineCounts` added up are the file's).
     /// - Throws: as `scan` (the pieces before the problem have already been handed out), or what
     ///   `body` throws.
     public func splitJSONLines(pieceSize: Int = LogFileScanner.defaultPieceSize, _ body: (inout LogTextPiece) throws -> Void) throws
@@ -106,7 +101,7 @@ extension LogFileScanner {
     public func scanPiece(
         _ piece: inout LogTextPiece, record: (_ record: UnsafePointer<LogRecord>, _ lineNumber: Int) throws -> Void,
         malformed: (_ line: MalformedLine) throws -> Void
-    ) throws -> LogPieceSummary {
+    ) throws -> LineCounts {
         defer {
             var bytes: [UInt8] = []
             swap(&bytes, &piece.bytes)

@@ -47,13 +47,13 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         let summary = result.summary
         #expect(summary?.path == path)
         #expect(summary?.format == .jsonLines)
-        #expect(summary?.nonBlankLines == 6)
-        #expect(summary?.validRecords == 3)
-        #expect(summary?.malformed.total == 3)
-        #expect(summary?.malformed[.missingField] == 1)
-        #expect(summary?.malformed[.invalidJSON] == 1)
-        #expect(summary?.malformed[.negativePrice] == 1)
-        #expect(summary?.malformed[.badTimestamp] == 0)
+        #expect(summary?.lines.nonBlankLines == 6)
+        #expect(summary?.lines.validRecords == 3)
+        #expect(summary?.lines.malformed.total == 3)
+        #expect(summary?.lines.malformed[.missingField] == 1)
+        #expect(summary?.lines.malformed[.invalidJSON] == 1)
+        #expect(summary?.lines.malformed[.negativePrice] == 1)
+        #expect(summary?.lines.malformed[.badTimestamp] == 0)
         #expect(summary?.uncompressedBytes == Int64(jsonLines.utf8.count))
     }
 
@@ -89,8 +89,8 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         #expect(result.malformed.map(\.line) == [1])
         #expect(result.malformed.first?.bytes == String(long.prefix(64)))
         #expect(result.records.map(\.user) == ["v"])
-        #expect(result.summary?.nonBlankLines == 2)
-        #expect(result.summary?.malformed[.lineTooLong] == 1)
+        #expect(result.summary?.lines.nonBlankLines == 2)
+        #expect(result.summary?.lines.malformed[.lineTooLong] == 1)
     }
 
     @Test func byteOrderMarkAtTheStartIsDropped() throws {
@@ -113,8 +113,8 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         #expect(result.malformed.map(\.bytes) == ["2000,u2,purchase,-1,USD,p,t2", "3000,\"u\r\n3\",cancel"])
         #expect(result.summary?.format == .csv)
         #expect(result.summary?.isGzip == true)
-        #expect(result.summary?.nonBlankLines == 4)
-        #expect(result.summary?.validRecords == 2)
+        #expect(result.summary?.lines.nonBlankLines == 4)
+        #expect(result.summary?.lines.validRecords == 2)
         #expect(result.summary?.uncompressedBytes == Int64(text.utf8.count))
     }
 
@@ -132,10 +132,10 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
             let result = try scanLog(try folder.write(name, text: ""))
             #expect(result.records.isEmpty)
             #expect(result.malformed.isEmpty)
-            #expect(result.summary?.nonBlankLines == 0)
+            #expect(result.summary?.lines.nonBlankLines == 0)
         }
         let gzipEmpty = try scanLog(try folder.writeGzip("empty-member.jsonl.gz", members: [""]))
-        #expect(gzipEmpty.summary?.nonBlankLines == 0)
+        #expect(gzipEmpty.summary?.lines.nonBlankLines == 0)
         #expect(gzipEmpty.summary?.isGzip == true)
     }
 
@@ -200,9 +200,9 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
             return all
         }
         #expect(summaries.count == 4)
-        #expect(summaries.allSatisfy { $0.validRecords == 5_000 && $0.nonBlankLines == 5_000 })
+        #expect(summaries.allSatisfy { $0.lines.validRecords == 5_000 && $0.lines.nonBlankLines == 5_000 })
         var total = MalformedCounts()
-        for summary in summaries { total += summary.malformed }
+        for summary in summaries { total += summary.lines.malformed }
         #expect(total.total == 0)
     }
 }

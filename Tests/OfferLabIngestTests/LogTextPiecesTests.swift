@@ -10,19 +10,19 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     let scanner = LogFileScanner(path: path, maxLineLength: maxLineLength, bufferSize: bufferSize)
     var result = ScanResult()
     var pieces: [LogTextPiece] = []
-    var totals = LogPieceSummary()
+    var totals = LineCounts()
     var summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
         pieces.append(piece)
         let lines = try scanner.scanPiece(
             &piece,
             record: { pointer, line in
                 let record = pointer.pointee
-                result.records.append((totals.lines + line, record.string(record.userID) ?? "", record.eventType, record.timestamp))
+                result.records.append((totals.physicalLines + line, record.string(record.userID) ?? "", record.eventType, record.timestamp))
             },
-            malformed: { line in result.malformed.append((totals.lines + line.lineNumber, line.reason, String(line.bytes))) })
+            malformed: { line in result.malformed.append((totals.physicalLines + line.lineNumber, line.reason, String(line.bytes))) })
         totals += lines
     }
-    summary.count(totals)
+    summary.lines = totals
     result.summary = summary
     return (result, pieces)
 }

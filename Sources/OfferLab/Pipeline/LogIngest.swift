@@ -105,7 +105,7 @@ enum LogIngest {
                 batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
             })
         batch.counters.filesRead = 1
-        batch.counters.nonBlankLines = summary.nonBlankLines
+        batch.counters.nonBlankLines = summary.lines.nonBlankLines
         batch.counters.compressedBytes = summary.compressedBytes
         batch.counters.uncompressedBytes = summary.uncompressedBytes
         return batch
@@ -154,7 +154,7 @@ enum LogIngest {
             var (batch, lines) = try outcome.get()
             // Rejects were numbered from the piece's first line.
             for reject in batch.counters.rejects.indices { batch.counters.rejects[reject].line += linesBefore }
-            linesBefore += lines.lines
+            linesBefore += lines.physicalLines
             batch.counters.nonBlankLines = lines.nonBlankLines
             batches.append(batch)
         }
@@ -178,7 +178,7 @@ enum LogIngest {
     }
 
     private static func parse(_ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers)
-        throws -> (EventBatch, LogPieceSummary)
+        throws -> (EventBatch, LineCounts)
     {
         var batch = EventBatch(fileIndex: fileIndex)
         // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
@@ -206,7 +206,7 @@ enum LogIngest {
 
     /// The pieces waiting for a parser, and what the parsers made of them (in any order).
     private final class PieceQueue: @unchecked Sendable {
-        typealias Outcome = Result<(EventBatch, LogPieceSummary), Error>
+        typealias Outcome = Result<(EventBatch, LineCounts), Error>
         private let depth: Int
         // Guards every property below.
         private let condition = NSCondition()
@@ -255,7 +255,7 @@ enum LogIngest {
         }
 
         /// A parsed piece whose users are not resolved yet, taken out (until it is added back).
-        func takeUnresolved() -> (index: Int, batch: EventBatch, lines: LogPieceSummary)? {
+        func takeUnresolved() -> (index: Int, batch: EventBatch, lines: LineCounts)? {
             condition.withLock {
                 guard let index = unresolved.popLast(), case .success(let (batch, lines)) = outcomes.removeValue(forKey: index) else {
                     return nil

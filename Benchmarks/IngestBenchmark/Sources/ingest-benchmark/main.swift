@@ -201,7 +201,7 @@ do {
                 malformed: { _ in })
         }
     }
-    if let lastSummary { print("  \(lastSummary.nonBlankLines) lines, \(lastSummary.validRecords) valid, \(lastSummary.malformed.total) malformed") }
+    if let lastSummary { print("  \(lastSummary.lines.nonBlankLines) lines, \(lastSummary.lines.validRecords) valid, \(lastSummary.lines.malformed.total) malformed") }
 
     // The parser alone, on lines already in memory.
     let (all, lineRanges) = try loadLines(jsonPath)
