@@ -63,9 +63,9 @@ public struct JSONLineParser {
     }
 
     /// - Parameter usesQuoteBitmap: false scans every line byte by byte.
-    init(usesQuoteBitmap: Bool, borrowsPlainLines: Bool = false) {
+    init(usesQuoteBitmap: Bool) {
         self.usesQuoteBitmap = usesQuoteBitmap
-        self.borrowsPlainLines = borrowsPlainLines
+        borrowsPlainLines = false
     }
 
     /// Parses `line` (without its line ending) into `record`. With `borrowsPlainLines`, the
