@@ -24,7 +24,8 @@ let package = Package(
         // ISA-L's gzip inflater, optional: built against its header when present (libisal-dev),
         // loaded at run time (libisal.so.2); without either, zlib is used.
         .target(name: "CIsal"),
-        // SSE2 helpers for the JSON scanner and the CSV/TSV parser (`static inline`, inlined into Swift).
+        // SIMD helpers for the JSON scanner and the CSV/TSV parser: SSE2 (`static inline`, inlined
+        // into Swift), and the JSON quote bitmap with AVX2 where the CPU has it.
         .target(name: "COfferLabSIMD"),
         // System calls Swift's Glibc module does not export (atomic folder exchange).
         .target(name: "COfferLabSystem"),

@@ -38,12 +38,13 @@ build=Fuzz/.build
 export SWIFT_BACKTRACE=enable=no
 mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"
 # One module: the targets reach the parsers' internal machinery (DelimitedParser, JSONScanner).
-# The C targets it imports: CIsal (ISA-L, loaded at run time when installed; compiled here) and
-# COfferLabSIMD (inline functions only).
+# The C targets it imports, compiled here: CIsal (ISA-L, loaded at run time when installed) and
+# COfferLabSIMD (inline functions, and the AVX2 ones).
 clang -c -O2 -g -I Sources/CIsal/include Sources/CIsal/offerlab_isal.c -o "$build/offerlab_isal.o"
+clang -c -O2 -g -I Sources/COfferLabSIMD/include Sources/COfferLabSIMD/offerlab_simd.c -o "$build/offerlab_simd.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -module-name OfferLabIngest \
   -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -lz \
-  -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal.o" \
+  -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal.o" "$build/offerlab_simd.o" \
   Sources/OfferLabIngest/*.swift Fuzz/Support/*.swift "Fuzz/$folder"/*.swift -o "$build/$target"
 if [ "$seconds" -eq 0 ]; then
   # The seeds and the regression inputs of past findings, each run once (CI).

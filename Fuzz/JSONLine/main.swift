@@ -3,9 +3,12 @@
 // Checks, for every input: the parser never crashes; it calls the line a valid JSON object
 // exactly when the reference does; ranges stay inside the record's text; a parser and record
 // reused after another line give the same result as fresh ones, and so does a parser that
-// borrows plain lines; on a valid event, the user, event name and optional id fields hold the
+// borrows plain lines; the SSE2 and AVX2 quote bitmaps agree (where the CPU has AVX2, the parser
+// uses the latter only); on a valid event, the user, event name and optional id fields hold the
 // reference's decoded values (snake_case over camelCase, the last repeat wins, an empty string
 // or null is absent).
+
+import COfferLabSIMD
 
 /// Parsed before each input by the reused parser, so that state leaking from one line to the
 /// next would show.
@@ -32,6 +35,16 @@ public func fuzzJSONLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     warmUp.withUnsafeBytes { _ = borrowingParser.parse($0, into: &reusedRecord) }
     let borrowedReason = borrowingParser.parse(line, into: &reusedRecord)
     require(RecordDigest(borrowedReason, reusedRecord) == digest, "a parser that borrows plain lines disagrees with one that copies them")
+
+    #if arch(x86_64)
+    if offerlab_cpu_has_avx2() != 0, let bytes = line.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+        var sse2Words = [UInt64](repeating: 0, count: (line.count + 63) / 64)
+        var avx2Words = sse2Words
+        let sse2Plain = offerlab_json_plain_quotes_sse2(bytes, line.count, &sse2Words)
+        let avx2Plain = offerlab_json_plain_quotes_avx2(bytes, line.count, &avx2Words)
+        require(sse2Plain == avx2Plain && (sse2Plain == 0 || sse2Words == avx2Words), "the SSE2 and AVX2 quote bitmaps differ")
+    }
+    #endif
 
     let members = ReferenceJSON.members(Array(line))
     require((members != nil) == (reason != .invalidJSON), "reference says valid=\(members != nil), parser says \(String(describing: reason))")

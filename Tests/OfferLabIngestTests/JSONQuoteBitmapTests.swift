@@ -7,6 +7,9 @@ import Testing
 /// The quote-bitmap scan of plain lines (`offerlab_json_plain_quotes`, `PlainLineStrings`)
 /// against the byte-by-byte scan, which decides every other line.
 @Suite struct JSONQuoteBitmapTests {
+    /// An implementation of `offerlab_json_plain_quotes`: bytes, length, words.
+    typealias QuoteBitmap = (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt64>?) -> Int32
+
     /// What `offerlab_json_plain_quotes` must return: nil when the bytes are not plain.
     static func expectedQuoteWords(_ bytes: ArraySlice<UInt8>) -> [UInt64]? {
         var words = [UInt64](repeating: 0, count: (bytes.count + 63) / 64)
@@ -17,7 +20,18 @@ import Testing
         return words
     }
 
-    @Test func quoteBitmapOfEveryLengthAndAlignment() {
+    @Test func quoteBitmapOfEveryLengthAndAlignmentWithSSE2() {
+        Self.checkEveryLengthAndAlignment(offerlab_json_plain_quotes_sse2)
+    }
+
+    #if arch(x86_64)
+    @Test(.enabled(if: offerlab_cpu_has_avx2() != 0, "the CPU has no AVX2"))
+    func quoteBitmapOfEveryLengthAndAlignmentWithAVX2() {
+        Self.checkEveryLengthAndAlignment(offerlab_json_plain_quotes_avx2)
+    }
+    #endif
+
+    static func checkEveryLengthAndAlignment(_ quoteBitmap: QuoteBitmap) {
         var random = SplitMix64(state: 64)
         let plain = Array(#"ab"c:,{}[] 09"#.utf8)
         let unusual: [UInt8] = [0x5C, 0x00, 0x09, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
@@ -34,7 +48,7 @@ import Testing
                 let expected = Self.expectedQuoteWords(buffer[alignment..<(alignment + length)])
                 var words = [UInt64](repeating: 0xDEAD, count: (length + 63) / 64 + 1)
                 let isPlain = buffer.withUnsafeBufferPointer { bytes in
-                    words.withUnsafeMutableBufferPointer { offerlab_json_plain_quotes(bytes.baseAddress! + alignment, length, $0.baseAddress!) }
+                    words.withUnsafeMutableBufferPointer { quoteBitmap(bytes.baseAddress! + alignment, length, $0.baseAddress!) }
                 }
                 #expect((isPlain != 0) == (expected != nil), "length \(length), alignment \(alignment)")
                 if let expected, isPlain != 0 {
@@ -47,7 +61,19 @@ import Testing
 
     /// The last block of a line is read whole only within the line's memory page: a line that
     /// ends where readable memory ends must not fault.
-    @Test func linesEndingAtAnUnreadablePage() throws {
+    @Test func linesEndingAtAnUnreadablePageWithSSE2() {
+        Self.checkLinesEndingAtAnUnreadablePage(offerlab_json_plain_quotes_sse2)
+    }
+
+    #if arch(x86_64)
+    @Test(.enabled(if: offerlab_cpu_has_avx2() != 0, "the CPU has no AVX2"))
+    func linesEndingAtAnUnreadablePageWithAVX2() {
+        Self.checkLinesEndingAtAnUnreadablePage(offerlab_json_plain_quotes_avx2)
+    }
+    #endif
+
+    /// Also parses each line, with whichever implementation the parser uses.
+    static func checkLinesEndingAtAnUnreadablePage(_ quoteBitmap: QuoteBitmap) {
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard let memory = mmap(nil, 2 * pageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             memory != MAP_FAILED
@@ -65,7 +91,7 @@ import Testing
             let start = pageEnd - line.count
             line.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: line.count) }
             var words = [UInt64](repeating: 0, count: 4)
-            #expect(offerlab_json_plain_quotes(start, line.count, &words) == 1)
+            #expect(quoteBitmap(start, line.count, &words) == 1)
             #expect(parser.parse(UnsafeRawBufferPointer(start: start, count: line.count), into: &record) == nil)
             #expect(record.string(record.userID) == "u" + String(repeating: "x", count: padding))
         }

@@ -44,11 +44,35 @@ static inline long offerlab_json_string_stop(const uint8_t *bytes, long start, l
 /// `(length + 63) / 64` words. In a plain JSON line every quote delimits a string, so the bitmap
 /// tells where each string ends without scanning it.
 ///
-/// Reads whole 16-byte blocks: the last one may extend past `length`, which is read from the
+/// Reads whole blocks of 64 bytes: the last one may extend past `length`, which is read from the
 /// bytes only when it stays within their memory page (it cannot fault), else from a copy. Those
 /// bytes are never used, hence no AddressSanitizer checks (the fuzz builds).
-__attribute__((no_sanitize_address))
+///
+/// With AVX2 (checked once, at load: `offerlab_cpu_has_avx2()`), 32 bytes per step
+/// (`offerlab_json_plain_quotes_avx2`, a call: a function built for AVX2 is not inlined into code
+/// built without it); else 16 (`offerlab_json_plain_quotes_sse2`, inlined). The same bits either
+/// way (`JSONQuoteBitmapTests` runs both; the `json-line` fuzz target compares them).
+static inline int offerlab_json_plain_quotes_sse2(const uint8_t *bytes, long length, uint64_t *words);
+
+/// 1 when the CPU has AVX2; set before `main` runs (read it through `offerlab_cpu_has_avx2()`).
+extern int offerlab_avx2_detected;
+
+/// 1 when the CPU has AVX2.
+static inline int offerlab_cpu_has_avx2(void) { return offerlab_avx2_detected; }
+
+/// `offerlab_json_plain_quotes` 32 bytes per step; call only when `offerlab_cpu_has_avx2()`.
+int offerlab_json_plain_quotes_avx2(const uint8_t *bytes, long length, uint64_t *words);
+
 static inline int offerlab_json_plain_quotes(const uint8_t *bytes, long length, uint64_t *words) {
+#if defined(__x86_64__)
+    if (offerlab_avx2_detected) return offerlab_json_plain_quotes_avx2(bytes, length, words);
+#endif
+    return offerlab_json_plain_quotes_sse2(bytes, length, words);
+}
+
+/// `offerlab_json_plain_quotes` with SSE2, 16 bytes per step (or byte by byte without SSE2).
+__attribute__((no_sanitize_address))
+static inline int offerlab_json_plain_quotes_sse2(const uint8_t *bytes, long length, uint64_t *words) {
     long offset = 0;
     long word = 0;
 #if defined(__SSE2__)
