@@ -39,12 +39,13 @@ export SWIFT_BACKTRACE=enable=no
 mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"
 # One module: the targets reach the parsers' internal machinery (DelimitedParser, JSONScanner).
 # The C targets it imports, compiled here: CIsal (ISA-L, loaded at run time when installed) and
-# COfferLabSIMD (inline functions, and the AVX2 ones).
-clang -c -O2 -g -I Sources/CIsal/include Sources/CIsal/offerlab_isal.c -o "$build/offerlab_isal.o"
-clang -c -O2 -g -I Sources/COfferLabSIMD/include Sources/COfferLabSIMD/offerlab_simd.c -o "$build/offerlab_simd.o"
+# COfferLabSIMD (inline functions, and the AVX2 ones); an object per target, so that two targets
+# can be built at once.
+clang -c -O2 -g -I Sources/CIsal/include Sources/CIsal/offerlab_isal.c -o "$build/offerlab_isal-$target.o"
+clang -c -O2 -g -I Sources/COfferLabSIMD/include Sources/COfferLabSIMD/offerlab_simd.c -o "$build/offerlab_simd-$target.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -module-name OfferLabIngest \
   -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -lz \
-  -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal.o" "$build/offerlab_simd.o" \
+  -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal-$target.o" "$build/offerlab_simd-$target.o" \
   Sources/OfferLabIngest/*.swift Fuzz/Support/*.swift "Fuzz/$folder"/*.swift -o "$build/$target"
 if [ "$seconds" -eq 0 ]; then
   # The seeds and the regression inputs of past findings, each run once (CI).
