@@ -42,14 +42,9 @@ int offerlab_json_plain_quotes_avx2(const uint8_t *bytes, long length, uint64_t 
     if (!_mm256_testz_si256(anyUnusual, anyUnusual)) return 0;
     if (offset < length) {
         // The last block, cut by `length`: the bits of the bytes after it are masked off.
-        const uint8_t *block = bytes + offset;
-        uint8_t tail[64];
+        uint8_t copy[64];
         long remaining = length - offset;
-        if (((uintptr_t)block & 4095) > 4096 - 64) {
-            __builtin_memset(tail, 0, sizeof tail);
-            __builtin_memcpy(tail, block, (size_t)remaining);
-            block = tail;
-        }
+        const uint8_t *block = offerlab_readable_block(bytes + offset, remaining, copy);
         __m256i low = _mm256_loadu_si256((const __m256i *)block);
         __m256i high = _mm256_loadu_si256((const __m256i *)(block + 32));
         uint64_t inside = ((uint64_t)1 << remaining) - 1;

@@ -37,6 +37,16 @@ static inline long offerlab_json_string_stop(const uint8_t *bytes, long start, l
     return end;
 }
 
+/// The last block of a line, `remaining` (< 64) bytes at `block`, to be read whole: `block`
+/// itself when its 64 bytes stay within its memory page (they cannot fault), else a zero-padded
+/// copy of its bytes in `copy`.
+static inline const uint8_t *offerlab_readable_block(const uint8_t *block, long remaining, uint8_t copy[64]) {
+    if (((uintptr_t)block & 4095) <= 4096 - 64) return block;
+    __builtin_memset(copy, 0, 64);
+    __builtin_memcpy(copy, block, (size_t)remaining);
+    return copy;
+}
+
 /// Fills `words` with the quote bitmap of the `length` bytes at `bytes` (bit `k % 64` of
 /// `words[k / 64]` is set when byte `k` is `"`; no bit at or beyond `length`) and returns 1 when
 /// the bytes are plain ASCII: no backslash, no control character (below 0x20), no byte from
@@ -95,14 +105,9 @@ static inline int offerlab_json_plain_quotes_sse2(const uint8_t *bytes, long len
     if (_mm_movemask_epi8(anyUnusual) != 0) return 0;
     if (offset < length) {
         // The last block, cut by `length`: the bits of the bytes after it are masked off.
-        const uint8_t *block = bytes + offset;
-        uint8_t tail[64];
+        uint8_t copy[64];
         long remaining = length - offset;
-        if (((uintptr_t)block & 4095) > 4096 - 64) {
-            __builtin_memset(tail, 0, sizeof tail);
-            __builtin_memcpy(tail, block, (size_t)remaining);
-            block = tail;
-        }
+        const uint8_t *block = offerlab_readable_block(bytes + offset, remaining, copy);
         uint64_t quotes = 0;
         uint64_t unusual = 0;
         for (int part = 0; part < 4; part++) {
