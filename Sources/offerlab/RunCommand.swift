@@ -24,6 +24,7 @@ struct RunCommand: AsyncParsableCommand {
               rejects_per_reason  malformed lines kept per reason (default 20)
               lock_timeout_seconds  wait for a running run (default 60)
               threads             files read at once, clean-up threads (default: cores)
+              cache               folder of parsed log files kept for the next run (default: none)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
             products.csv, daily.csv, quality.csv, rejects.csv, skipped_files.csv, and report.html, the \
@@ -51,6 +52,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "How many log files to read at once (fewer files: threads per file), and threads to clean the events up (default: one per core).")
     var threads: Int?
 
+    @Flag(name: .customLong("no-cache"), help: "Parse every log file, neither reading nor writing the job's cache folder.")
+    var noCache = false
+
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
@@ -65,9 +69,19 @@ struct RunCommand: AsyncParsableCommand {
         try await runReportingErrors {
             var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)
             job.inflater = inflater
+            if noCache { job.cachePath = nil }
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
             let report = try await NightlyRun.run(job, progress: progress)
             print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
+            if let cache = report.cache {
+                var line = "cache \(cache.folder): \(cache.filesReused) log file(s) reused, \(cache.filesStored) parsed and kept"
+                if cache.entriesDiscarded > 0 { line += ", \(cache.entriesDiscarded) damaged entr(ies) parsed again" }
+                print(line)
+                if let failure = cache.firstWriteFailure {
+                    FileHandle.standardError.write(
+                        Data("warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n".utf8))
+                }
+            }
             if !report.skippedFiles.isEmpty {
                 let paths = report.skippedFiles.joined(separator: ", ")
                 FileHandle.standardError.write(

@@ -220,7 +220,7 @@ import Testing
 
     /// The job's JSON logs (the sample's: 9 MB of text), one after the other in one gzip file at
     /// `path`, which is returned.
-    private static func sampleJSONLogsInOneFile(of job: Job, at path: String) throws -> String {
+    static func sampleJSONLogsInOneFile(of job: Job, at path: String) throws -> String {
         let writer = try GzipWriter(path: path)
         for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
             try InputFileReader(path: file).forEachChunk { try writer.write($0) }
@@ -230,13 +230,13 @@ import Testing
     }
 
     /// The job's population, loaded before its logs are read.
-    private static func population(of job: Job) throws -> Population {
+    static func population(of job: Job) throws -> Population {
         let source = try TableSource(path: job.tablesPath)
         return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
     }
 
     /// Every record of the store in order, with the store's ids.
-    private static func events(of store: EventStore) -> [String] {
+    static func events(of store: EventStore) -> [String] {
         var events: [String] = []
         store.forEachSegment { _, segment, _ in
             segment.forEachRecord { _, record, shape, details in

@@ -72,15 +72,21 @@ struct EventBatch: Sendable {
     /// Products, currencies, logged offering ids and group names.
     var labels = ByteStringInterner()
     var counters = IngestCounters()
+    /// Valid events dropped for being at or after `as_of` (no counter reports them; the
+    /// parsed-log cache keeps no file that had any).
+    var eventsAtOrAfterAsOf = 0
     /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
     private var recent = (user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1))
 
     init(fileIndex: Int) { self.fileIndex = fileIndex }
 
-    /// Keeps the record unless it is at or after `asOf` (dropped without a counter). The record
+    /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache). The record
     /// is read through its pointer, not copied (see `LogFileScanner.scan`).
     mutating func add(_ record: UnsafePointer<LogRecord>, asOf: Int64) {
-        guard record.pointee.timestamp < asOf else { return }
+        guard record.pointee.timestamp < asOf else {
+            eventsAtOrAfterAsOf += 1
+            return
+        }
         record.pointee.withTextBytes { text in
             func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: text[range]) }
             func id(_ range: Range<Int>?, in interner: inout ByteStringInterner) -> Int32 {

@@ -45,6 +45,8 @@ public struct Job: Sendable {
     /// The library that inflates gzipped inputs (a property of the machine, not of the job
     /// file: the command line chooses it). Every number is the same whichever it is.
     public var inflater: Inflater = .fastestAvailable
+    /// The parsed-log cache's folder (`ParsedLogCache`); nil: every log file is parsed.
+    public var cachePath: String?
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }
@@ -55,7 +57,7 @@ public enum JobLoader {
     static let knownKeys: Set<String> = [
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
-        "database", "rejects_per_reason", "lock_timeout_seconds", "threads",
+        "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -170,13 +172,14 @@ public enum JobLoader {
 
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
+        let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
 
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, control: try reader.optionalText("control"),
             conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
-            lockTimeoutSeconds: lockTimeout, threads: threads)
+            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

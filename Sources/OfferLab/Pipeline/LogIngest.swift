@@ -18,10 +18,13 @@ import Synchronization
 /// side by side, each piece a batch of its own, merged in order (`readInPieces`); otherwise, and
 /// for a CSV file, whose quoted fields may span lines, a file is decompressed on a thread of its
 /// own, ahead of its parsing (`readAhead`). So even a single file keeps every core busy.
+///
+/// With a `cache`, a file parsed by an earlier run is read back from it instead, and a file
+/// parsed now is kept in it (`ParsedLogCache`).
 enum LogIngest {
     static func read(
         job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
-        pieceSize: Int = LogFileScanner.defaultPieceSize
+        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil
     ) async throws -> EventStore {
         let files = job.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
@@ -33,9 +36,19 @@ enum LogIngest {
             readyUsers.set(users)
             return users
         } work: { index in
-            try readFile(
-                index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: readyUsers,
-                onBytesRead: progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)"))
+            let onBytesRead = progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)")
+            guard let cache, let key = cache.key(forLogAt: files[index]) else {
+                return try readFile(
+                    index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: readyUsers,
+                    onBytesRead: onBytesRead)
+            }
+            if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: job.asOf) { return batches }
+            // Kept before their users are resolved: the entry must not depend on tonight's table.
+            let batches = try readFile(
+                index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: ReadyUsers(),
+                onBytesRead: onBytesRead)
+            if batches[0].counters.filesSkipped.isEmpty { cache.store(batches, key: key, path: files[index]) }
+            return batches
         } merge: { (batches: consuming [EventBatch], users: ByteStringInterner) in
             let file = batches[0].fileIndex
             for index in batches.indices where !batches[index].usersResolved { batches[index].resolveUsers(users) }

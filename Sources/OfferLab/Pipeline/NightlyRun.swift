@@ -11,6 +11,21 @@ public struct RunReport: Sendable {
     public var linesRead: Int
     public var malformedLines: Int
     public var skippedFiles: [String]
+    /// What the run did with the job's parsed-log cache; nil without one.
+    public var cache: CacheUsage?
+}
+
+/// What a run did with the job's parsed-log cache (`cache:` in the job file).
+public struct CacheUsage: Sendable, Equatable {
+    public var folder: String
+    /// Log files read back from the cache, and parsed and kept in it.
+    public var filesReused: Int
+    public var filesStored: Int
+    /// Entries found damaged or truncated (their files were parsed again).
+    public var entriesDiscarded: Int
+    /// Entries that could not be kept (a full disk), and the first one's problem.
+    public var failedWrites: Int
+    public var firstWriteFailure: String?
 }
 
 /// The results of one night, before they are written.
@@ -31,7 +46,8 @@ public enum NightlyRun {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
-        let results = try await compute(job, progress: progress)
+        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason) }
+        let results = try await compute(job, progress: progress, cache: cache)
         let tables = try ResultTables.make(results, job: job)
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
@@ -56,6 +72,7 @@ public enum NightlyRun {
                     try csvFiles.wait()
                 })
             try folder.commit()
+            cache?.removeUnusedEntries()
         } catch {
             // The staging folder goes once the CSV files are no longer being written. Their
             // error, when they failed too, is the one reported: it is the earlier step.
@@ -66,11 +83,18 @@ public enum NightlyRun {
         return RunReport(
             outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
-            skippedFiles: results.ingest.filesSkipped.map(\.path))
+            skippedFiles: results.ingest.filesSkipped.map(\.path),
+            cache: cache.map { cache in
+                let usage = cache.usageSoFar
+                return CacheUsage(
+                    folder: cache.folder, filesReused: usage.filesReused, filesStored: usage.filesStored,
+                    entriesDiscarded: usage.entriesDiscarded, failedWrites: usage.failedWrites,
+                    firstWriteFailure: usage.firstWriteFailure)
+            })
     }
 
     /// Reads the inputs and computes every number (no output is touched).
-    static func compute(_ job: Job, progress: ProgressReporter?) async throws -> NightResults {
+    static func compute(_ job: Job, progress: ProgressReporter?, cache: ParsedLogCache? = nil) async throws -> NightResults {
         let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
@@ -83,7 +107,7 @@ public enum NightlyRun {
         }
         let store: EventStore
         do {
-            store = try await LogIngest.read(job: job, population: populationTask, progress: progress, width: job.threads)
+            store = try await LogIngest.read(job: job, population: populationTask, progress: progress, width: job.threads, cache: cache)
         } catch {
             // A broken assignment table is reported before a broken log file, as when they
             // were read one after the other.

@@ -1,0 +1,350 @@
+import COfferLabSystem
+import Foundation
+import OfferLabIngest
+import Synchronization
+
+/// Log files parsed by earlier runs, kept in the job's `cache` folder so that a nightly run
+/// parses only the files that are new or changed: a 30-day test's run re-reads 29 days of logs
+/// that have not changed since the night before.
+///
+/// An entry holds one file's events exactly as `LogIngest` read them (its batches, before their
+/// users are mapped to the assignment table's, which changes every night), and is named after
+/// what they depend on: the file's bytes (XXH64 and size; the bytes are hashed at every run,
+/// so a file rewritten in place, copied or synced is recognised by its content, never by its
+/// name or time), its format (from its name), `rejects_per_reason`, and the program itself
+/// (the hash of its executable: a new build parses again). `as_of` is checked instead: an entry
+/// is only written for a file with no event at or after `as_of`, and only used when its last
+/// event is before the run's `as_of`.
+///
+/// An entry that cannot be read back whole and unchanged (its own XXH64 is checked) is a miss:
+/// the file is parsed again and the entry rewritten. Entries are written to a temporary name and
+/// renamed, so a run killed while writing leaves no half entry. A write that fails (a full disk)
+/// costs the next run time, never a number: the run goes on and says so once at the end. After a
+/// successful run, entries no file of the run used are removed, so the folder holds about one
+/// entry per log file (a parsed file takes about as much room as its gzip file).
+final class ParsedLogCache: Sendable {
+    let folder: String
+    private let rejectsPerReason: Int
+    private let codeIdentity: UInt64
+    private let usage = Mutex(Usage())
+
+    /// What the run did with the cache (`RunReport`).
+    struct Usage: Sendable, Equatable {
+        var filesReused = 0
+        var filesStored = 0
+        /// Entries found but damaged or for other bytes (parsed again).
+        var entriesDiscarded = 0
+        var failedWrites = 0
+        var firstWriteFailure: String?
+        /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
+        var entriesInUse: Set<String> = []
+    }
+
+    /// What an entry depends on besides `as_of`.
+    struct Key: Sendable, Equatable {
+        var contentHash: UInt64
+        var contentSize: UInt64
+        var format: LogFileFormat
+        /// The entry's file name in the folder.
+        var entryName: String
+    }
+
+    /// - Throws: `OfferLabError` (`.configuration`) when the folder cannot be made.
+    init(folder: String, rejectsPerReason: Int) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw OfferLabError(.configuration, "cache folder \(folder): cannot create it (\(error.localizedDescription))")
+        }
+        guard let identity = Self.executableIdentity else {
+            throw OfferLabError(.configuration, "cache folder \(folder): cannot read this program's executable to tell builds apart")
+        }
+        self.folder = folder
+        self.rejectsPerReason = rejectsPerReason
+        codeIdentity = identity
+    }
+
+    var usageSoFar: Usage { usage.withLock { $0 } }
+
+    /// The key of the log file at `path` as it is now; nil when it cannot be read (its parsing
+    /// then reports why).
+    func key(forLogAt path: String) -> Key? {
+        guard let (hash, size) = Self.contentHash(ofFileAt: path) else { return nil }
+        let format = LogFileFormat(fileName: path)
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 0)
+        var key = Key(contentHash: hash, contentSize: size, format: format, entryName: "")
+        for word in headerWords(key) + [Self.formatVersion] {
+            withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
+        }
+        let name = String(offerlab_xxh64_digest(&state), radix: 16)
+        key.entryName = String(repeating: "0", count: 16 - name.count) + name + ".parsed"
+        return key
+    }
+
+    /// The batches of the file with `key`, read back for file `fileIndex` at `path`, when its
+    /// entry exists, is whole, and holds events only before `asOf`; nil otherwise (a miss).
+    func load(_ key: Key, fileIndex: Int, path: String, asOf: Int64) -> [EventBatch]? {
+        let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
+        guard let data = FileManager.default.contents(atPath: entryPath) else { return nil }
+        let loaded: (batches: [EventBatch], latestTimestamp: Int64)
+        do {
+            loaded = try data.withUnsafeBytes { try decode($0, key: key, fileIndex: fileIndex, path: path) }
+        } catch {
+            usage.withLock { $0.entriesDiscarded += 1 }
+            return nil
+        }
+        guard loaded.latestTimestamp < asOf else { return nil }
+        usage.withLock {
+            $0.filesReused += 1
+            $0.entriesInUse.insert(key.entryName)
+        }
+        return loaded.batches
+    }
+
+    /// Keeps the batches just read from the file at `path` as the entry for `key`, unless the file
+    /// had events at or after `as_of` or its bytes changed while it was read.
+    func store(_ batches: [EventBatch], key: Key, path: String) {
+        usage.withLock { $0.entriesInUse.insert(key.entryName) }
+        guard batches.allSatisfy({ $0.eventsAtOrAfterAsOf == 0 }) else { return }
+        guard let (hash, size) = Self.contentHash(ofFileAt: path), hash == key.contentHash, size == key.contentSize else { return }
+        let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
+        let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
+        do {
+            try encode(batches, key: key).write(to: URL(fileURLWithPath: temporaryPath))
+            guard rename(temporaryPath, entryPath) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            usage.withLock { $0.filesStored += 1 }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            usage.withLock {
+                $0.failedWrites += 1
+                if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(error.localizedDescription)" }
+            }
+        }
+    }
+
+    /// Removes the entries that no file of this run used, and temporary files an hour old (left
+    /// by a run killed while writing; a younger one may be another run's, still being written):
+    /// after a successful run only, so that a failed run costs the next one no parsing.
+    func removeUnusedEntries() {
+        let inUse = usageSoFar.entriesInUse
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if name.hasSuffix(".parsed") && !inUse.contains(name) {
+                try? FileManager.default.removeItem(atPath: path)
+            } else if name.contains(".parsed.tmp-"),
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified < Date(timeIntervalSinceNow: -3600)
+            {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
+    // MARK: - Hashing
+
+    /// Bumped when the entry layout changes (the executable's hash covers the rest).
+    private static let formatVersion: UInt64 = 1
+    private static let magic = Array("OfferLab parsed log \(formatVersion)\n".utf8)
+
+    /// The hash of the running executable: entries written by another build are never read.
+    private static let executableIdentity: UInt64? = contentHash(ofFileAt: "/proc/self/exe")?.hash
+
+    /// XXH64 and size of a file's bytes, read 1 MiB at a time; nil when it cannot be read.
+    static func contentHash(ofFileAt path: String) -> (hash: UInt64, size: UInt64)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 0)
+        var size: UInt64 = 0
+        while true {
+            let count = read(descriptor, buffer, 1 << 20)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            offerlab_xxh64_update(&state, buffer, count)
+            size += UInt64(count)
+        }
+        return (offerlab_xxh64_digest(&state), size)
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 0)
+        offerlab_xxh64_update(&state, bytes.baseAddress, bytes.count)
+        return offerlab_xxh64_digest(&state)
+    }
+
+    // MARK: - Entry layout
+
+    /// An entry: the magic line, the key (content hash, size, format, rejects kept, executable
+    /// hash), the payload's length and XXH64, then the payload: the batches, each its counters
+    /// and rejects, its records, shapes and details as they are in memory (the same executable
+    /// reads them back), and its four interners' strings in id order.
+    func encode(_ batches: [EventBatch], key: Key) -> Data {
+        var payload = EntryWriter()
+        payload.append(Int64(batches.count))
+        for batch in batches {
+            let counters = batch.counters
+            payload.append(Int64(counters.filesRead))
+            payload.append(Int64(counters.nonBlankLines))
+            payload.append(counters.compressedBytes)
+            payload.append(counters.uncompressedBytes)
+            payload.appendArray(counters.malformed.map(Int64.init))
+            payload.append(Int64(counters.rejects.count))
+            for reject in counters.rejects {
+                payload.append(Int64(reject.line))
+                payload.append(Int64(reject.reason.rawValue))
+                payload.append(bytesOf: Array(reject.text.utf8))
+            }
+            payload.appendArray(batch.records)
+            payload.appendArray(batch.shapes.all)
+            payload.appendArray(batch.details)
+            for interner in [batch.users, batch.eventIDs, batch.transactions, batch.labels] {
+                payload.append(Int64(interner.count))
+                for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { payload.append(bytesOf: $0) } }
+            }
+        }
+        var entry = EntryWriter()
+        entry.bytes.append(contentsOf: Self.magic)
+        for word in headerWords(key) { entry.append(word) }
+        entry.append(UInt64(payload.bytes.count))
+        entry.append(payload.bytes.withUnsafeBytes { Self.hash($0) })
+        entry.bytes.append(contentsOf: payload.bytes)
+        return Data(entry.bytes)
+    }
+
+    /// The batches of an entry and their latest event's time.
+    /// - Throws: `EntryReader.Damaged` when the entry is not whole, not for `key`, or not this
+    ///   executable's.
+    func decode(_ bytes: UnsafeRawBufferPointer, key: Key, fileIndex: Int, path: String) throws
+        -> (batches: [EventBatch], latestTimestamp: Int64)
+    {
+        var header = EntryReader(bytes)
+        guard try header.bytes(count: Self.magic.count).elementsEqual(Self.magic) else { throw EntryReader.Damaged() }
+        for word in headerWords(key) {
+            guard try header.read(UInt64.self) == word else { throw EntryReader.Damaged() }
+        }
+        let length = try header.read(UInt64.self)
+        let payloadHash = try header.read(UInt64.self)
+        guard length == UInt64(header.remaining) else { throw EntryReader.Damaged() }
+        let payloadBytes = try header.bytes(count: Int(length))
+        guard Self.hash(payloadBytes) == payloadHash else { throw EntryReader.Damaged() }
+
+        var payload = EntryReader(payloadBytes)
+        var batches: [EventBatch] = []
+        var latestTimestamp = Int64.min
+        for _ in 0..<(try payload.count()) {
+            var batch = EventBatch(fileIndex: fileIndex)
+            batch.counters.filesRead = Int(try payload.read(Int64.self))
+            batch.counters.nonBlankLines = Int(try payload.read(Int64.self))
+            batch.counters.compressedBytes = try payload.read(Int64.self)
+            batch.counters.uncompressedBytes = try payload.read(Int64.self)
+            let malformed: [Int64] = try payload.readArray()
+            guard malformed.count == batch.counters.malformed.count else { throw EntryReader.Damaged() }
+            batch.counters.malformed = malformed.map { Int($0) }
+            for _ in 0..<(try payload.count()) {
+                let line = Int(try payload.read(Int64.self))
+                guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
+                    throw EntryReader.Damaged()
+                }
+                let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+                batch.counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
+            }
+            batch.records = try payload.readArray()
+            for (index, shape) in (try payload.readArray() as [EventShape]).enumerated() {
+                guard batch.shapes.id(of: shape) == Int32(index) else { throw EntryReader.Damaged() }
+            }
+            batch.details = try payload.readArray()
+            batch.users = try payload.interner()
+            batch.eventIDs = try payload.interner()
+            batch.transactions = try payload.interner()
+            batch.labels = try payload.interner()
+            for record in batch.records { latestTimestamp = max(latestTimestamp, record.timestamp) }
+            batches.append(batch)
+        }
+        guard payload.remaining == 0, !batches.isEmpty else { throw EntryReader.Damaged() }
+        return (batches, latestTimestamp)
+    }
+
+    /// What an entry's header must hold to be read for `key`.
+    private func headerWords(_ key: Key) -> [UInt64] {
+        [key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), codeIdentity]
+    }
+
+    private struct EntryWriter {
+        var bytes: [UInt8] = []
+
+        mutating func append<Word: FixedWidthInteger>(_ word: Word) {
+            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        /// The count, then the elements' bytes as they are in memory.
+        mutating func appendArray<Element>(_ array: [Element]) {
+            append(Int64(array.count))
+            array.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        }
+
+        mutating func append(bytesOf string: some Collection<UInt8>) {
+            append(Int64(string.count))
+            bytes.append(contentsOf: string)
+        }
+    }
+
+    /// Reads an entry, every read checked against its end.
+    private struct EntryReader {
+        struct Damaged: Error {}
+
+        private let bytes: UnsafeRawBufferPointer
+        private var offset = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        var remaining: Int { bytes.count - offset }
+
+        mutating func bytes(count: Int) throws -> UnsafeRawBufferPointer {
+            guard count >= 0, count <= remaining else { throw Damaged() }
+            defer { offset += count }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+        }
+
+        mutating func read<Word: FixedWidthInteger>(_: Word.Type) throws -> Word {
+            Word(littleEndian: try bytes(count: MemoryLayout<Word>.size).loadUnaligned(as: Word.self))
+        }
+
+        mutating func count() throws -> Int {
+            let count = try read(Int64.self)
+            guard count >= 0, count <= remaining else { throw Damaged() }
+            return Int(count)
+        }
+
+        mutating func readArray<Element>() throws -> [Element] {
+            let count = try count()
+            let source = try bytes(count: count * MemoryLayout<Element>.stride)
+            return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source.baseAddress!, byteCount: source.count) }
+                initialized = count
+            }
+        }
+
+        mutating func bytesWithLength() throws -> UnsafeRawBufferPointer {
+            try bytes(count: try count())
+        }
+
+        /// Strings in id order, interned again in that order (so they get the same ids).
+        mutating func interner() throws -> ByteStringInterner {
+            let count = try count()
+            var interner = ByteStringInterner(capacity: count)
+            for id in 0..<count {
+                guard try interner.intern(bytesWithLength()) == Int32(id) else { throw Damaged() }
+            }
+            return interner
+        }
+    }
+}
