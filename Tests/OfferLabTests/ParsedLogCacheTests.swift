@@ -165,11 +165,33 @@ extension String {
         #expect(left.count == 2 && left.isSubset(of: entries.union([(recent as NSString).lastPathComponent])))
     }
 
-    @Test func aCacheFolderThatCannotBeMadeIsAJobError() throws {
+    /// An entry that cannot be written (here, over a file size limit that the outputs fit in)
+    /// costs the next run time, not this run: it succeeds, says so in one line, and leaves no
+    /// half entry.
+    @Test func anEntryThatCannotBeWrittenIsAWarning() throws {
+        let views = (0..<100_000).map { event("paywall_view", user: "u\($0 % 4 + 1)", ts: "2026-03-05T10:00:00Z") }
+        let night = try NightFixture(events: views, job: ["cache": "cache/"])
+        #expect(try night.run().status == 0)
+        let entry = try #require(try FileManager.default.contentsOfDirectory(atPath: night.folder.file("cache")).first)
+        let entrySize = try #require(try FileManager.default.attributesOfItem(atPath: night.folder.file("cache/\(entry)"))[.size] as? Int)
+        #expect(entrySize > 3 << 20)
+        try FileManager.default.removeItem(atPath: night.folder.file("cache"))
+
+        let result = try night.run(fileSizeLimitKiB: 1024)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains(": 0 log file(s) reused, 0 parsed and kept\n"))
+        #expect(
+            result.standardError
+                == "warning: 1 cache entr(ies) not written, the next run parses those files again: \(night.folder.file("cache/\(entry)")): File too large\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: night.folder.file("cache")).isEmpty)
+        try expectOutputsOfAPlainRun(night)
+    }
+
+    @Test func aCacheFolderThatCannotBeMadeIsAnOutputError() throws {
         let night = try NightFixture(job: ["cache": "job.yaml/cache"])
         let result = try night.run()
-        #expect(result.status == 78)
-        #expect(result.standardError.hasPrefix("offerlab: error: cache folder \(night.folder.file("job.yaml/cache")): cannot create it ("))
+        #expect(result.status == 73)
+        #expect(result.standardError == "offerlab: error: cache: cannot create \(night.folder.file("job.yaml/cache")): Not a directory\n")
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 

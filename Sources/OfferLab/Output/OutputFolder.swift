@@ -30,15 +30,7 @@ struct OutputFolder {
         guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
         defer { close(descriptor) }
         var contents = contents
-        try contents.withUTF8 { bytes in
-            var offset = 0
-            while let base = bytes.baseAddress, offset < bytes.count {
-                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { throw Self.failure("cannot write \(path)") }
-                offset += written
-            }
-        }
+        guard contents.withUTF8({ writeAll(descriptor, UnsafeRawBufferPointer($0)) }) else { throw Self.failure("cannot write \(path)") }
         guard fsync(descriptor) == 0 else { throw Self.failure("cannot write \(path)") }
     }
 
@@ -90,7 +82,15 @@ struct OutputFolder {
     }
 }
 
-/// `write(2)`, out of reach of `OutputFolder.write` by its name.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
+/// Writes every byte of `bytes` with `write(2)` (a short write is continued, an interrupted
+/// one retried); false, with `errno` set, when a write fails.
+func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var offset = 0
+    while let base = bytes.baseAddress, offset < bytes.count {
+        let written = write(descriptor, base + offset, bytes.count - offset)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return false }
+        offset += written
+    }
+    return true
 }

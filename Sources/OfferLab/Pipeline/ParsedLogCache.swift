@@ -45,19 +45,18 @@ final class ParsedLogCache: Sendable {
         var contentHash: UInt64
         var contentSize: UInt64
         var format: LogFileFormat
+        /// The file's inode and times when it was hashed (not part of the name).
+        var file: FileIdentity
         /// The entry's file name in the folder.
         var entryName: String
     }
 
-    /// - Throws: `OfferLabError` (`.configuration`) when the folder cannot be made.
+    /// - Throws: `OfferLabError` (`.output`) when the folder cannot be made, or this program's
+    ///   executable cannot be read.
     init(folder: String, rejectsPerReason: Int) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw OfferLabError(.configuration, "cache folder \(folder): cannot create it (\(error.localizedDescription))")
-        }
+        try Folders.create(folder, context: "cache")
         guard let identity = Self.executableIdentity else {
-            throw OfferLabError(.configuration, "cache folder \(folder): cannot read this program's executable to tell builds apart")
+            throw OfferLabError(.output, "cache: cannot read this program's executable (/proc/self/exe) to tell its builds apart")
         }
         self.folder = folder
         self.rejectsPerReason = rejectsPerReason
@@ -69,11 +68,11 @@ final class ParsedLogCache: Sendable {
     /// The key of the log file at `path` as it is now; nil when it cannot be read (its parsing
     /// then reports why).
     func key(forLogAt path: String) -> Key? {
-        guard let (hash, size) = Self.contentHash(ofFileAt: path) else { return nil }
+        guard let (hash, size, file) = Self.contentHash(ofFileAt: path) else { return nil }
         let format = LogFileFormat(fileName: path)
         var state = offerlab_xxh64_state()
         offerlab_xxh64_reset(&state, 0)
-        var key = Key(contentHash: hash, contentSize: size, format: format, entryName: "")
+        var key = Key(contentHash: hash, contentSize: size, format: format, file: file, entryName: "")
         for word in headerWords(key) + [Self.formatVersion] {
             withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
         }
@@ -103,23 +102,27 @@ final class ParsedLogCache: Sendable {
     }
 
     /// Keeps the batches just read from the file at `path` as the entry for `key`, unless the file
-    /// had events at or after `as_of` or its bytes changed while it was read.
+    /// had events at or after `as_of` or was changed or replaced since it was hashed (its inode,
+    /// size or times differ: what was parsed may not be what was hashed).
     func store(_ batches: [EventBatch], key: Key, path: String) {
         usage.withLock { $0.entriesInUse.insert(key.entryName) }
-        guard batches.allSatisfy({ $0.eventsAtOrAfterAsOf == 0 }) else { return }
-        guard let (hash, size) = Self.contentHash(ofFileAt: path), hash == key.contentHash, size == key.contentSize else { return }
+        guard batches.allSatisfy({ $0.eventsAtOrAfterAsOf == 0 }), FileIdentity(path: path) == key.file else { return }
         let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
         let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
-        do {
-            try encode(batches, key: key).write(to: URL(fileURLWithPath: temporaryPath))
-            guard rename(temporaryPath, entryPath) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let entry = encode(batches, key: key)
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        var written = descriptor >= 0 && entry.withUnsafeBytes { writeAll(descriptor, $0) }
+        let failure = errno
+        if descriptor >= 0 { written = close(descriptor) == 0 && written }
+        if written && rename(temporaryPath, entryPath) == 0 {
             usage.withLock { $0.filesStored += 1 }
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporaryPath)
-            usage.withLock {
-                $0.failedWrites += 1
-                if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(error.localizedDescription)" }
-            }
+            return
+        }
+        let reason = String(cString: strerror(written ? errno : failure))
+        unlink(temporaryPath)
+        usage.withLock {
+            $0.failedWrites += 1
+            if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(reason)" }
         }
     }
 
@@ -151,11 +154,14 @@ final class ParsedLogCache: Sendable {
     /// The hash of the running executable: entries written by another build are never read.
     private static let executableIdentity: UInt64? = contentHash(ofFileAt: "/proc/self/exe")?.hash
 
-    /// XXH64 and size of a file's bytes, read 1 MiB at a time; nil when it cannot be read.
-    static func contentHash(ofFileAt path: String) -> (hash: UInt64, size: UInt64)? {
+    /// XXH64 and size of a file's bytes, read 1 MiB at a time, and the file's identity before
+    /// they were read; nil when it cannot be read.
+    static func contentHash(ofFileAt path: String) -> (hash: UInt64, size: UInt64, file: FileIdentity)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var state = offerlab_xxh64_state()
@@ -171,7 +177,38 @@ final class ParsedLogCache: Sendable {
             offerlab_xxh64_update(&state, buffer, count)
             size += UInt64(count)
         }
-        return (offerlab_xxh64_digest(&state), size)
+        return (offerlab_xxh64_digest(&state), size, FileIdentity(status))
+    }
+
+    /// What changes when a file is written to or replaced: its inode, size and times (`ctime`
+    /// cannot be set back by a program).
+    struct FileIdentity: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = status.st_mtim
+            changed = status.st_ctim
+        }
+
+        /// The identity of the file at `path` now; nil when it is gone.
+        init?(path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            self.init(status)
+        }
+
+        static func == (left: Self, right: Self) -> Bool {
+            left.device == right.device && left.inode == right.inode && left.size == right.size
+                && left.modified.tv_sec == right.modified.tv_sec && left.modified.tv_nsec == right.modified.tv_nsec
+                && left.changed.tv_sec == right.changed.tv_sec && left.changed.tv_nsec == right.changed.tv_nsec
+        }
     }
 
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
@@ -187,37 +224,49 @@ final class ParsedLogCache: Sendable {
     /// hash), the payload's length and XXH64, then the payload: the batches, each its counters
     /// and rejects, its records, shapes and details as they are in memory (the same executable
     /// reads them back), and its four interners' strings in id order.
-    func encode(_ batches: [EventBatch], key: Key) -> Data {
-        var payload = EntryWriter()
-        payload.append(Int64(batches.count))
-        for batch in batches {
-            let counters = batch.counters
-            payload.append(Int64(counters.filesRead))
-            payload.append(Int64(counters.nonBlankLines))
-            payload.append(counters.compressedBytes)
-            payload.append(counters.uncompressedBytes)
-            payload.appendArray(counters.malformed.map(Int64.init))
-            payload.append(Int64(counters.rejects.count))
-            for reject in counters.rejects {
-                payload.append(Int64(reject.line))
-                payload.append(Int64(reject.reason.rawValue))
-                payload.append(bytesOf: Array(reject.text.utf8))
-            }
-            payload.appendArray(batch.records)
-            payload.appendArray(batch.shapes.all)
-            payload.appendArray(batch.details)
-            for interner in [batch.users, batch.eventIDs, batch.transactions, batch.labels] {
-                payload.append(Int64(interner.count))
-                for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { payload.append(bytesOf: $0) } }
-            }
-        }
+    func encode(_ batches: [EventBatch], key: Key) -> [UInt8] {
         var entry = EntryWriter()
+        // Room for the arrays and about 32 bytes per string: the entry is not regrown and copied.
+        entry.bytes.reserveCapacity(
+            batches.reduce(4096) { size, batch in
+                size + batch.records.count * MemoryLayout<EventRecord>.stride + batch.details.count * MemoryLayout<EventDetails>.stride
+                    + (batch.users.count + batch.eventIDs.count + batch.transactions.count + batch.labels.count) * 32
+            })
         entry.bytes.append(contentsOf: Self.magic)
         for word in headerWords(key) { entry.append(word) }
-        entry.append(UInt64(payload.bytes.count))
-        entry.append(payload.bytes.withUnsafeBytes { Self.hash($0) })
-        entry.bytes.append(contentsOf: payload.bytes)
-        return Data(entry.bytes)
+        // The payload's length and hash go here once it is written.
+        let payloadHeader = entry.bytes.count
+        entry.append(UInt64(0))
+        entry.append(UInt64(0))
+        let payloadStart = entry.bytes.count
+        entry.append(Int64(batches.count))
+        for batch in batches {
+            let counters = batch.counters
+            entry.append(Int64(counters.filesRead))
+            entry.append(Int64(counters.nonBlankLines))
+            entry.append(counters.compressedBytes)
+            entry.append(counters.uncompressedBytes)
+            entry.appendArray(counters.malformed.map(Int64.init))
+            entry.append(Int64(counters.rejects.count))
+            for reject in counters.rejects {
+                entry.append(Int64(reject.line))
+                entry.append(Int64(reject.reason.rawValue))
+                entry.append(bytesOf: Array(reject.text.utf8))
+            }
+            entry.appendArray(batch.records)
+            entry.appendArray(batch.shapes.all)
+            entry.appendArray(batch.details)
+            for interner in [batch.users, batch.eventIDs, batch.transactions, batch.labels] {
+                entry.append(Int64(interner.count))
+                for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
+            }
+        }
+        entry.bytes.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: UInt64(bytes.count - payloadStart).littleEndian, toByteOffset: payloadHeader, as: UInt64.self)
+            let hash = Self.hash(UnsafeRawBufferPointer(rebasing: bytes[payloadStart...]))
+            bytes.storeBytes(of: hash.littleEndian, toByteOffset: payloadHeader + 8, as: UInt64.self)
+        }
+        return entry.bytes
     }
 
     /// The batches of an entry and their latest event's time.
