@@ -4,7 +4,8 @@
 # same number of files at a time) and DuckDB running Benchmarks/DuckDB/baseline.sql. Then checks
 # that the run's outputs are byte-identical to a run with the zlib inflater.
 #
-#   scripts/benchmark.sh [--repeat R] [--pause S] [--no-single] [USERS...]   (default: 1000000)
+#   scripts/benchmark.sh [--repeat R] [--pause S] [--no-single] [--no-cache] [USERS...]
+#   (default: 1000000)
 #
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
@@ -14,7 +15,8 @@
 # be shared). `--pause S` waits S seconds before each timed command: a nightly job starts on
 # memory that the VM has handed back to its host meanwhile, and fresh memory costs more then
 # (docs/performance.md, "fresh memory"); without it the runs follow each other and find their
-# memory warm. Figures: docs/performance.md.
+# memory warm. For the same size, the job is also run night after night with a parsed-log cache
+# (`cache:` in the job file; `--no-cache` leaves this out). Figures: docs/performance.md.
 # Environment: SCRATCH_PATH (SwiftPM build folder, default .build), OFFERLAB_INFLATER.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,13 +24,15 @@ cd "$(dirname "$0")/.."
 repeat=3
 pause=0
 single=1
+cache=1
 sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) repeat="$2"; shift 2 ;;
     --pause) pause="$2"; shift 2 ;;
     --no-single) single=0; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-cache) cache=0; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -143,6 +147,54 @@ measure() {
   fi
 }
 
+# nightly LABEL DIR: the job run on consecutive nights with a parsed-log cache (`cache:`): the
+# night before (`as_of` a day earlier: parses every file, keeps those with no later event), the
+# night (reads those back, parses the last day's files), the night again (every file it can
+# read back). Outputs compared with the run without the cache (`measure`, before).
+nightly() {
+  local label="$1" dir="$2"
+  local as_of before out cached="$work/cached"
+  as_of=$(sed -nE 's/^as_of: *([^ #]+).*/\1/p' "$dir/job.yaml")
+  before=$(date -u -d "${as_of%T*} - 1 day" +%Y-%m-%d)
+  out="$work/out-$label"
+  sed "s#^output: .*#cache: $work/cache\n&#" "$dir/job.yaml" >"$dir/job-cache.yaml"
+  rm -f "$work"/before "$work"/night "$work"/again
+  for ((i = 0; i < repeat; i++)); do
+    rm -rf "$work/cache" "$cached"
+    timed before "$bin" run "$dir/job-cache.yaml" --as-of "$before" --output "$cached" --database "$cached/results.sqlite" --quiet
+    local kept_before
+    kept_before=$(sed -nE 's/.*: 0 log file\(s\) reused, ([0-9]+) parsed and kept$/\1/p' "$work/out")
+    timed night "$bin" run "$dir/job-cache.yaml" --output "$cached" --database "$cached/results.sqlite" --quiet
+    local night_line
+    night_line=$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: //')
+    timed again "$bin" run "$dir/job-cache.yaml" --output "$cached" --database "$cached/results.sqlite" --quiet
+    local again_line
+    again_line=$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: //')
+  done
+  read -r bwall buser bsys _ < <(best before)
+  read -r nwall nuser nsys nkb < <(best night)
+  read -r awall auser asys _ < <(best again)
+  echo
+  printf '%s, nightly with the parsed-log cache (offerlab run without it: %.2f s wall, %.2f s cpu):\n' "$label" "${seconds[$label]}" "${cpus[$label]}"
+  printf '  the night before (as_of %s): %6.2f s wall, %6.2f s cpu; %s files parsed and kept\n' "$before" "$bwall" "$(calc "$buser + $bsys")" "$kept_before"
+  printf '  the night (as_of %s):        %6.2f s wall, %6.2f s cpu, peak RSS %.0f MiB; %s; %.2fx faster than without the cache\n' \
+    "${as_of%T*}" "$nwall" "$(calc "$nuser + $nsys")" "$(calc "$nkb / 1024")" "$night_line" "$(calc "${seconds[$label]} / $nwall")"
+  printf '  the same night again:                %6.2f s wall, %6.2f s cpu; %s\n' "$awall" "$(calc "$auser + $asys")" "$again_line"
+  printf '  cache folder: %s MB\n' "$(du -sm "$work/cache" | cut -f1)"
+  local night differing=()
+  night=$(ls "$out" | grep -E '^[0-9]{4}-' | head -1)
+  for file in "$out/$night"/*.csv; do
+    cmp -s "$file" "$cached/$night/$(basename "$file")" || differing+=("$(basename "$file")")
+  done
+  if [ ${#differing[@]} -eq 0 ]; then
+    checks+=("$label: outputs with the cache identical to the run without it ($(ls "$out/$night"/*.csv | wc -l) CSV files)")
+  else
+    checks+=("$label: OUTPUTS WITH THE CACHE DIFFER: ${differing[*]}")
+    failed=1
+  fi
+  rm -f "$dir/job-cache.yaml"
+}
+
 checks=()
 failed=0
 single_size="${sizes[0]}"
@@ -165,6 +217,7 @@ for users in "${sizes[@]}"; do
     sed -e 's#^  - "logs/\*/\*/\*/\*\.jsonl\.gz"#  - "single/all.jsonl.gz"#' -e '/\.csv\.gz"$/d' "$dir/job.yaml" >"$dir/job-single.yaml"
     measure "$users users, 1 file" "$dir" job-single.yaml
   fi
+  if [ "$users" = "$single_size" ] && [ $cache -eq 1 ]; then nightly "$users users" "$dir"; fi
 done
 
 echo
