@@ -187,6 +187,20 @@ extension String {
         try expectOutputsOfAPlainRun(night)
     }
 
+    /// A cache folder the log globs reach is a job error as soon as it holds a file they match
+    /// (the first run's entries), not a night of entries read as malformed logs.
+    @Test func aCacheFolderInsideTheLogGlobsIsAJobError() throws {
+        let night = try NightFixture(job: ["cache": "logs/cache", "logs": "[\"logs/**/*\"]"])
+        #expect(try night.run().status == 0)
+        let entry = try #require(try FileManager.default.contentsOfDirectory(atPath: night.folder.file("logs/cache")).first)
+        let result = try night.run()
+        #expect(result.status == 78)
+        #expect(
+            result.standardError
+                == "offerlab: error: job file \(night.jobPath): cache: \(night.folder.file("logs/cache")) holds \(night.folder.file("logs/cache/\(entry)")), which logs: matches; give the cache a folder the log globs do not reach\n"
+        )
+    }
+
     @Test func aCacheFolderThatCannotBeMadeIsAnOutputError() throws {
         let night = try NightFixture(job: ["cache": "job.yaml/cache"])
         let result = try night.run()

@@ -173,6 +173,11 @@ public enum JobLoader {
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
+        // Entries in a folder the globs reach would be read as logs by the next run.
+        if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
+            throw OfferLabError(
+                .configuration, "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
+        }
 
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
