@@ -80,8 +80,8 @@ struct EventBatch: Sendable {
 
     init(fileIndex: Int) { self.fileIndex = fileIndex }
 
-    /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache). The record
-    /// is read through its pointer, not copied (see `LogFileScanner.scan`).
+    /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache).
+    /// The record is read through its pointer, not copied (see `LogFileScanner.scan`).
     mutating func add(_ record: UnsafePointer<LogRecord>, asOf: Int64) {
         guard record.pointee.timestamp < asOf else {
             eventsAtOrAfterAsOf += 1

@@ -14,7 +14,8 @@ import Synchronization
 /// name or time), its format (from its name), `rejects_per_reason`, and the program itself
 /// (the hash of its executable: a new build parses again). `as_of` is checked instead: an entry
 /// is only written for a file with no event at or after `as_of`, and only used when its last
-/// event is before the run's `as_of`.
+/// event is before the run's `as_of`. A file changed while it was read (its inode, size or
+/// times) is not kept.
 ///
 /// An entry that cannot be read back whole and unchanged (its own XXH64 is checked) is a miss:
 /// the file is parsed again and the entry rewritten. Entries are written to a temporary name and
@@ -29,7 +30,7 @@ final class ParsedLogCache: Sendable {
     private let usage = Mutex(Usage())
 
     /// What the run did with the cache (`RunReport`).
-    struct Usage: Sendable, Equatable {
+    struct Usage: Sendable {
         var filesReused = 0
         var filesStored = 0
         /// Entries found but damaged or for other bytes (parsed again).
@@ -73,7 +74,7 @@ final class ParsedLogCache: Sendable {
         var state = offerlab_xxh64_state()
         offerlab_xxh64_reset(&state, 0)
         var key = Key(contentHash: hash, contentSize: size, format: format, file: file, entryName: "")
-        for word in headerWords(key) + [Self.formatVersion] {
+        for word in headerWords(key) {
             withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
         }
         let name = String(offerlab_xxh64_digest(&state), radix: 16)
@@ -110,19 +111,24 @@ final class ParsedLogCache: Sendable {
         let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
         let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
         let entry = encode(batches, key: key)
+        // The first failing call's errno.
+        var failure: Int32 = 0
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        var written = descriptor >= 0 && entry.withUnsafeBytes { writeAll(descriptor, $0) }
-        let failure = errno
-        if descriptor >= 0 { written = close(descriptor) == 0 && written }
-        if written && rename(temporaryPath, entryPath) == 0 {
+        if descriptor < 0 {
+            failure = errno
+        } else {
+            if !entry.withUnsafeBytes({ writeAll(descriptor, $0) }) { failure = errno }
+            if close(descriptor) != 0 && failure == 0 { failure = errno }
+        }
+        if failure == 0 && rename(temporaryPath, entryPath) != 0 { failure = errno }
+        guard failure != 0 else {
             usage.withLock { $0.filesStored += 1 }
             return
         }
-        let reason = String(cString: strerror(written ? errno : failure))
         unlink(temporaryPath)
         usage.withLock {
             $0.failedWrites += 1
-            if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(reason)" }
+            if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(String(cString: strerror(failure)))" }
         }
     }
 
@@ -147,9 +153,9 @@ final class ParsedLogCache: Sendable {
 
     // MARK: - Hashing
 
-    /// Bumped when the entry layout changes (the executable's hash covers the rest).
-    private static let formatVersion: UInt64 = 1
-    private static let magic = Array("OfferLab parsed log \(formatVersion)\n".utf8)
+    /// An entry's first bytes. No layout version: entries are only read by the build that wrote
+    /// them (`executableIdentity`).
+    private static let magic = Array("OfferLab parsed log\n".utf8)
 
     /// The hash of the running executable: entries written by another build are never read.
     private static let executableIdentity: UInt64? = contentHash(ofFileAt: "/proc/self/exe")?.hash
