@@ -27,7 +27,8 @@ let package = Package(
         // SIMD helpers for the JSON scanner and the CSV/TSV parser: SSE2 (`static inline`, inlined
         // into Swift), and the JSON quote bitmap with AVX2 where the CPU has it.
         .target(name: "COfferLabSIMD"),
-        // System calls Swift's Glibc module does not export (atomic folder exchange).
+        // System calls Swift's Glibc module does not export (atomic folder exchange), and XXH64
+        // (the parsed-log cache's hash).
         .target(name: "COfferLabSystem"),
 
         // Pure statistics on per-group sufficient statistics: no I/O.
