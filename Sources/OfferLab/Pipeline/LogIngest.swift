@@ -56,6 +56,7 @@ enum LogIngest {
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
+        cache?.releaseBuffers()
         return store
     }
 
