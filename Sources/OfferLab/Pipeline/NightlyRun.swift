@@ -84,13 +84,7 @@ public enum NightlyRun {
             outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
             skippedFiles: results.ingest.filesSkipped.map(\.path),
-            cache: cache.map { cache in
-                let usage = cache.usageSoFar
-                return CacheUsage(
-                    folder: cache.folder, filesReused: usage.filesReused, filesStored: usage.filesStored,
-                    entriesDiscarded: usage.entriesDiscarded, failedWrites: usage.failedWrites,
-                    firstWriteFailure: usage.firstWriteFailure)
-            })
+            cache: cache?.usageSoFar)
     }
 
     /// Reads the inputs and computes every number (no output is touched).

@@ -27,24 +27,14 @@ final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
     private let codeIdentity: UInt64
-    private let usage = Mutex(Usage())
+    private let usage: Mutex<CacheUsage>
+    /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
+    private let entriesInUse = Mutex<Set<String>>([])
     /// Buffers that entries are read into and built in, reused from file to file: a fresh
     /// buffer per entry was faulted in page by page (at 4M users, about a tenth of a run that
     /// reads every file back). One per file being read or written at a time; released with
     /// `releaseBuffers`.
     private let buffers = Mutex<[[UInt8]]>([])
-
-    /// What the run did with the cache (`RunReport`).
-    struct Usage: Sendable {
-        var filesReused = 0
-        var filesStored = 0
-        /// Entries found but damaged or for other bytes (parsed again).
-        var entriesDiscarded = 0
-        var failedWrites = 0
-        var firstWriteFailure: String?
-        /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
-        var entriesInUse: Set<String> = []
-    }
 
     /// What an entry depends on besides `as_of`.
     struct Key: Sendable, Equatable {
@@ -65,11 +55,13 @@ final class ParsedLogCache: Sendable {
             throw OfferLabError(.output, "cache: cannot read this program's executable (/proc/self/exe) to tell its builds apart")
         }
         self.folder = folder
+        usage = Mutex(CacheUsage(folder: folder, filesReused: 0, filesStored: 0, entriesDiscarded: 0, failedWrites: 0))
         self.rejectsPerReason = rejectsPerReason
         codeIdentity = identity
     }
 
-    var usageSoFar: Usage { usage.withLock { $0 } }
+    /// What the run did with the cache so far (`RunReport`).
+    var usageSoFar: CacheUsage { usage.withLock { $0 } }
 
     /// The key of the log file at `path` as it is now; nil when it cannot be read (its parsing
     /// then reports why).
@@ -104,10 +96,8 @@ final class ParsedLogCache: Sendable {
             return nil
         }
         guard loaded.latestTimestamp < asOf else { return nil }
-        usage.withLock {
-            $0.filesReused += 1
-            $0.entriesInUse.insert(key.entryName)
-        }
+        usage.withLock { $0.filesReused += 1 }
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
         return loaded.batches
     }
 
@@ -115,7 +105,7 @@ final class ParsedLogCache: Sendable {
     /// had events at or after `as_of` or was changed or replaced since it was hashed (its inode,
     /// size or times differ: what was parsed may not be what was hashed).
     func store(_ batches: [EventBatch], key: Key, path: String) {
-        usage.withLock { $0.entriesInUse.insert(key.entryName) }
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
         guard batches.allSatisfy({ $0.eventsAtOrAfterAsOf == 0 }), FileIdentity(path: path) == key.file else { return }
         let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
         let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
@@ -185,7 +175,7 @@ final class ParsedLogCache: Sendable {
     /// by a run killed while writing; a younger one may be another run's, still being written):
     /// after a successful run only, so that a failed run costs the next one no parsing.
     func removeUnusedEntries() {
-        let inUse = usageSoFar.entriesInUse
+        let inUse = entriesInUse.withLock { $0 }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names {
             let path = (folder as NSString).appendingPathComponent(name)
