@@ -7,6 +7,9 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -22,10 +25,6 @@ int offerlab_exchange_paths(const char *first, const char *second) {
 }
 
 #if defined(__linux__)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 /// `madvise(advice)` on the whole `page`-sized pages inside `[start, start + length)`.
 static void advise_whole_pages(void *start, size_t length, uintptr_t page, int advice) {
     uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
@@ -43,12 +42,9 @@ void offerlab_advise_huge_pages(void *start, size_t length) {
 #endif
 }
 
-void offerlab_prefault(void *start, size_t length) {
-#if defined(__linux__)
-    advise_whole_pages(start, length, 4096, MADV_POPULATE_WRITE);
-#else
-    (void)start;
-    (void)length;
+void offerlab_release_freed_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
 #endif
 }
 

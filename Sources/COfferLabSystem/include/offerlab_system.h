@@ -14,10 +14,10 @@ int offerlab_exchange_paths(const char *first, const char *second);
 /// not supported.
 void offerlab_advise_huge_pages(void *start, size_t length);
 
-/// Faults in the whole 4 KiB pages inside `[start, start + length)` for writing, in one call
-/// (Linux 5.14 `madvise(MADV_POPULATE_WRITE)`): cheaper than one page fault per page when every
-/// page will be written anyway. Only advice: nothing happens where it is not supported.
-void offerlab_prefault(void *start, size_t length);
+/// Hands the whole free pages the C allocator keeps back to the kernel (glibc `malloc_trim(0)`;
+/// nothing elsewhere). Arrays freed below glibc's mmap threshold stay with the allocator: their
+/// pages cannot back a new large array until they are handed back.
+void offerlab_release_freed_memory(void);
 
 /// Starts loading the cache line at `address` (a hint: never faults). Inlined into Swift.
 static inline void offerlab_prefetch(const void *address) { __builtin_prefetch(address); }

@@ -557,36 +557,37 @@ enum EventCleanup {
         var userStart = [Int32](repeating: 0, count: userBlocks.userCount + 1)
         let events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
             // Not advised to huge pages (see `Array(hugePageCapacity:)`): a run that follows a
-            // pause was 7 % faster without them at 1M users, back-to-back runs the same. Every
-            // page is written, so its pages are faulted in up front, a share on each thread: one
-            // call instead of a page fault per 4 KiB (about 1 % of the run's wall time).
+            // pause was 7 % faster without them at 1M users, back-to-back runs the same. Nor
+            // faulted in up front: its pages are faulted in as the files' records are copied
+            // and released, so that they are the records' own pages, handed back (below).
             guard let base = buffer.baseAddress else { return }
-            let bytes = total * MemoryLayout<UserEvent>.stride
-            _ = concurrently(parts.count) { share in
-                let start = bytes * share / parts.count
-                offerlab_prefault(UnsafeMutableRawPointer(base) + start, bytes * (share + 1) / parts.count - start)
-            }
             removed.withUnsafeBufferPointer { removed in
                 segments.withUnsafeMutableBufferPointer { segments in
                     _ = concurrently(parts.count) { part in
                         var next = partNext[part]
                         next.withUnsafeMutableBufferPointer { next in
                             for segmentIndex in parts.ranges[part] {
-                                // Taken out, so that its records are released as soon as they are copied.
-                                var segment = EventStore.Segment(
-                                    records: [], shapes: [], shapeMap: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
-                                swap(&segment, &segments[segmentIndex])
-                                let start = starts[segmentIndex]
-                                let firstDetails = detailsStart[segmentIndex]
-                                segment.forEachRecord { index, record, shape, details in
-                                    guard !removed[start + index] && drop(record, shape) == nil else { return }
-                                    var event = segment.userEvent(
-                                        record, shape, details: details < 0 ? details : firstDetails + details)
-                                    event.user = record.user
-                                    let block = userBlocks.block(of: record.user)
-                                    (base + next[block]).initialize(to: event)
-                                    next[block] += 1
+                                do {
+                                    // Taken out, so that its records are released as soon as they are copied.
+                                    var segment = EventStore.Segment(
+                                        records: [], shapes: [], shapeMap: [], details: [], eventIDMap: [], transactionMap: [], labelMap: [])
+                                    swap(&segment, &segments[segmentIndex])
+                                    let start = starts[segmentIndex]
+                                    let firstDetails = detailsStart[segmentIndex]
+                                    segment.forEachRecord { index, record, shape, details in
+                                        guard !removed[start + index] && drop(record, shape) == nil else { return }
+                                        var event = segment.userEvent(
+                                            record, shape, details: details < 0 ? details : firstDetails + details)
+                                        event.user = record.user
+                                        let block = userBlocks.block(of: record.user)
+                                        (base + next[block]).initialize(to: event)
+                                        next[block] += 1
+                                    }
                                 }
+                                // A file's records are mostly below glibc's mmap threshold: freed,
+                                // glibc keeps their pages, and the regrouped events would fault in
+                                // fresh ones (cold on this VM at 4M users: the peak of both arrays).
+                                offerlab_release_freed_memory()
                             }
                         }
                     }

@@ -117,8 +117,10 @@ public enum NightlyRun {
                 .data,
                 "\(store.counters.malformedLines) of \(store.counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); first rejects: \(store.counters.rejects.prefix(1).map { "\($0.file):\($0.line) \($0.reason.counterName)" }.joined())")
         }
+        // Consumed, not copied: a second reference would keep every file's records alive until
+        // the analysis is done, although clean-up releases them as it regroups them.
         return try await analyse(
-            catalog: catalog, population: population, store: store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
+            catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
     }
 
