@@ -49,6 +49,69 @@ import Testing
         #expect(merged == (0..<6).reduce(6, +))
     }
 
+    /// Results that finished before the gate opened are prepared side by side when it does: each
+    /// `prepare` here waits for a second one to be under way (the files that waited for the
+    /// assignment table have their users mapped on every core, not one after another).
+    @Test(.timeLimit(.minutes(1)))
+    func resultsThatWaitedForTheGateArePreparedSideBySide() async throws {
+        let count = 4
+        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        let underWay = Mutex((now: 0, most: 0))
+        var merged: [Int] = []
+        try await InOrder.run(count: count, width: 2) {
+            var done = 0
+            for await _ in finished {
+                done += 1
+                if done == count { break }
+            }
+            return 1
+        } work: { index in
+            finishing.yield(index)
+            return index * 10
+        } prepare: { (result: consuming Int, gate: Int) in
+            underWay.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while underWay.withLock({ $0.most }) < 2 && ContinuousClock.now < deadline { usleep(1000) }
+            underWay.withLock { $0.now -= 1 }
+            return result + gate
+        } merge: { (result: Int, _: Int) in
+            merged.append(result)
+        }
+        #expect(underWay.withLock { $0.most } >= 2)
+        #expect(merged == (0..<count).map { $0 * 10 + 1 })
+    }
+
+    /// `prepare` writes to the array the work made, before the gate opens and after: the result
+    /// reaches it held once, not copied whole.
+    @Test(.timeLimit(.minutes(1)))
+    func prepareWritesToTheWorksArrayWithoutCopyingIt() async throws {
+        let count = 6
+        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        var merged: [Int] = []
+        try await InOrder.run(count: count, width: 2) {
+            var done = 0
+            for await _ in finished {
+                done += 1
+                if done == count / 2 { break }
+            }
+            return 1
+        } work: { index in
+            let values = [Int](repeating: index, count: 1000)
+            finishing.yield(index)
+            return (values: values, address: values.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) })
+        } prepare: { (result: consuming (values: [Int], address: Int), gate: Int) in
+            let address = result.address
+            result.values.withUnsafeMutableBufferPointer { values in
+                #expect(Int(bitPattern: values.baseAddress) == address)
+                values[0] += gate
+            }
+            return result
+        } merge: { (result: (values: [Int], address: Int), _: Int) in
+            merged.append(result.values[0])
+        }
+        #expect(merged == (0..<count).map { $0 + 1 })
+    }
+
     /// Nothing to do is nothing done (an analysis whose offerings have no members has no runs).
     @Test func noIndicesMeansNoWork() async throws {
         var calls = 0

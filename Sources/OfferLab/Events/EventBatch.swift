@@ -254,8 +254,9 @@ struct EventStore: Sendable {
     var count: Int { segmentStarts[segmentStarts.count - 1] }
 
     /// Appends a file's batch, adding its strings to the store's interners. Batches must be
-    /// appended in file order.
+    /// appended in file order, their users resolved.
     mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
+        precondition(batch.usersResolved, "a batch's users are resolved before it is stored")
         var segment = Segment(
             records: batch.records, shapes: batch.shapes.all, shapeMap: [], details: batch.details,
             eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs), transactionMap: Self.remap(batch.transactions, into: &transactions),

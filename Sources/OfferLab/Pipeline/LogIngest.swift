@@ -11,7 +11,8 @@ import Synchronization
 /// Files do not wait for the assignment table: a file's users are interned on their own and
 /// mapped to the population's when it is ready (`population`, loaded alongside), so the table
 /// and the first log files are read at the same time. Files read before it is ready wait
-/// unmerged, without holding up the files after them.
+/// unmerged, without holding up the files after them; when it is, their users are mapped on
+/// every core, a file per task (`InOrder.run`'s `prepare`).
 ///
 /// With fewer files than cores, files get the cores left over (`SpareCores`): with two or more
 /// per file, a JSON Lines file's text is cut into pieces of whole lines that several parsers read
@@ -49,9 +50,11 @@ enum LogIngest {
                 onBytesRead: onBytesRead)
             if batches[0].counters.filesSkipped.isEmpty { cache.store(batches, key: key, path: files[index]) }
             return batches
-        } merge: { (batches: consuming [EventBatch], users: ByteStringInterner) in
-            let file = batches[0].fileIndex
+        } prepare: { (batches: consuming [EventBatch], users: ByteStringInterner) in
             for index in batches.indices where !batches[index].usersResolved { batches[index].resolveUsers(users) }
+            return batches
+        } merge: { (batches: consuming [EventBatch], _: ByteStringInterner) in
+            let file = batches[0].fileIndex
             for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
