@@ -12,17 +12,10 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func filesGoOnWhileTheGateIsClosed() async throws {
         let count = 12
-        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        let gate = Self.gate(openingAfter: count, with: "open")
         var merged: [Int] = []
-        try await InOrder.run(count: count, width: 2) {
-            var done = 0
-            for await _ in finished {
-                done += 1
-                if done == count { break }
-            }
-            return "open"
-        } work: { index in
-            finishing.yield(index)
+        try await InOrder.run(count: count, width: 2, gate: gate.open) { index in
+            gate.workDone.yield(index)
             return index * 10
         } merge: { (result: Int, gate: String) in
             #expect(gate == "open")
@@ -55,18 +48,11 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func resultsThatWaitedForTheGateArePreparedSideBySide() async throws {
         let count = 4
-        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        let gate = Self.gate(openingAfter: count, with: 1)
         let underWay = Mutex((now: 0, most: 0))
         var merged: [Int] = []
-        try await InOrder.run(count: count, width: 2) {
-            var done = 0
-            for await _ in finished {
-                done += 1
-                if done == count { break }
-            }
-            return 1
-        } work: { index in
-            finishing.yield(index)
+        try await InOrder.run(count: count, width: 2, gate: gate.open) { index in
+            gate.workDone.yield(index)
             return index * 10
         } prepare: { (result: consuming Int, gate: Int) in
             underWay.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
@@ -86,18 +72,11 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func prepareWritesToTheWorksArrayWithoutCopyingIt() async throws {
         let count = 6
-        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        let gate = Self.gate(openingAfter: count / 2, with: 1)
         var merged: [Int] = []
-        try await InOrder.run(count: count, width: 2) {
-            var done = 0
-            for await _ in finished {
-                done += 1
-                if done == count / 2 { break }
-            }
-            return 1
-        } work: { index in
+        try await InOrder.run(count: count, width: 2, gate: gate.open) { index in
             let values = [Int](repeating: index, count: 1000)
-            finishing.yield(index)
+            gate.workDone.yield(index)
             return (values: values, address: values.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) })
         } prepare: { (result: consuming (values: [Int], address: Int), gate: Int) in
             let address = result.address
@@ -110,6 +89,24 @@ import Testing
             merged.append(result.values[0])
         }
         #expect(merged == (0..<count).map { $0 + 1 })
+    }
+
+    /// A gate for `InOrder.run` that opens, with `value`, once `count` works have said they are
+    /// done (`workDone`).
+    static func gate<Value: Sendable>(openingAfter count: Int, with value: Value) -> (
+        open: @Sendable () async -> Value, workDone: AsyncStream<Int>.Continuation
+    ) {
+        let (finished, finishing) = AsyncStream<Int>.makeStream()
+        return (
+            {
+                var done = 0
+                for await _ in finished {
+                    done += 1
+                    if done == count { break }
+                }
+                return value
+            }, finishing
+        )
     }
 
     /// Nothing to do is nothing done (an analysis whose offerings have no members has no runs).
