@@ -99,40 +99,81 @@ struct ByteStringInterner: Sendable {
     /// together (prefetched) so that their cache misses overlap: for a table larger than the
     /// cache, such as the population's users, most of a lookup is waiting for memory.
     func lookupAll(of other: ByteStringInterner) -> [Int32] {
-        let group = 64
         var ids = [Int32](repeating: -1, count: other.count)
-        var hashes = [UInt64](repeating: 0, count: group)
+        var group = LookupGroup()
         other.arena.withUnsafeBytes { otherArena in
-            slots.withUnsafeBufferPointer { table in
-                arena.withUnsafeBytes { arena in
-                    let mask = table.count - 1
-                    var first = 0
-                    while first < other.count {
-                        let last = min(first + group, other.count)
-                        // Hash, and start loading each string's first slot.
-                        for id in first..<last {
-                            let hash = Self.hash(Self.entryBytes(otherArena, at: other.starts[id]))
-                            hashes[id - first] = hash
-                            offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hash) & mask) })
-                        }
-                        // Start loading the entry the slot points to, when its tag matches.
-                        for id in first..<last {
-                            let hash = hashes[id - first]
-                            let entry = table[Int(truncatingIfNeeded: hash) & mask]
-                            if entry != 0 && entry >> 40 == hash >> 40, let base = arena.baseAddress {
-                                offerlab_prefetch(base + Int(entry & Self.offsetMask) - 1)
-                            }
-                        }
-                        for id in first..<last {
-                            let bytes = Self.entryBytes(otherArena, at: other.starts[id])
-                            ids[id] = probe(bytes, hash: hashes[id - first]).id ?? -1
-                        }
-                        first = last
-                    }
+            for id in other.starts.indices {
+                let bytes = Self.entryBytes(otherArena, at: other.starts[id])
+                group.add(bytes, hash: Self.hash(bytes))
+                if group.isFull || id == other.count - 1 {
+                    lookUp(group, into: &ids, at: id + 1 - group.count)
+                    group.removeAll()
                 }
             }
         }
         return ids
+    }
+
+    /// Strings met one at a time, looked up a group at a time (`lookUp(_:into:at:)`) so that
+    /// their probes' cache misses overlap: for a caller that need not know a string's id at
+    /// once, such as each event's user as a log file is read. Each string is copied in.
+    struct LookupGroup: Sendable {
+        static let capacity = 64
+        /// The strings back to back.
+        private var bytes: [UInt8] = []
+        private var ends: [Int] = []
+        private(set) var hashes: [UInt64] = []
+
+        var count: Int { ends.count }
+        var isEmpty: Bool { ends.isEmpty }
+        var isFull: Bool { ends.count == Self.capacity }
+
+        /// Adds `string`, whose hash (`hash(_:)`) is `hash`, at index `count`; the group must not
+        /// be full.
+        mutating func add(_ string: UnsafeRawBufferPointer, hash: UInt64) {
+            bytes.append(contentsOf: string)
+            ends.append(bytes.count)
+            hashes.append(hash)
+        }
+
+        /// Whether the last string added is `string`.
+        @inline(__always)
+        func lastIs(_ string: UnsafeRawBufferPointer) -> Bool {
+            guard let end = ends.last else { return false }
+            let start = ends.count > 1 ? ends[ends.count - 2] : 0
+            return bytes.withUnsafeBytes { ByteStringInterner.equal(UnsafeRawBufferPointer(rebasing: $0[start..<end]), string) }
+        }
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            hashes.removeAll(keepingCapacity: true)
+        }
+
+        fileprivate func withString<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[(index > 0 ? ends[index - 1] : 0)..<ends[index]])) }
+        }
+    }
+
+    /// Writes the id of each string of `group` to `ids[first + index]`, -1 for those this
+    /// interner does not hold. The probes' first slots are loaded together, then the entries
+    /// they point to, before any is compared.
+    func lookUp(_ group: LookupGroup, into ids: inout [Int32], at first: Int) {
+        slots.withUnsafeBufferPointer { table in
+            arena.withUnsafeBytes { arena in
+                let mask = table.count - 1
+                for hash in group.hashes { offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hash) & mask) }) }
+                for hash in group.hashes {
+                    let entry = table[Int(truncatingIfNeeded: hash) & mask]
+                    if entry != 0 && entry >> 40 == hash >> 40, let base = arena.baseAddress {
+                        offerlab_prefetch(base + Int(entry & Self.offsetMask) - 1)
+                    }
+                }
+            }
+        }
+        for index in 0..<group.count {
+            ids[first + index] = group.withString(index) { probe($0, hash: group.hashes[index]).id } ?? -1
+        }
     }
 
     func lookup(_ text: String) -> Int32? {
@@ -219,7 +260,7 @@ struct ByteStringInterner: Sendable {
     /// Whether two byte strings are equal, inline (`ShortBytes`: the strings are short ids,
     /// where a call to `memcmp` costs more than the comparison).
     @inline(__always)
-    private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+    fileprivate static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
         guard left.count == right.count else { return false }
         guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
         return ShortBytes.equal(leftBase, rightBase, left.count)

@@ -54,7 +54,9 @@ struct IngestCounters: Sendable {
 /// parallel and merged afterwards (`EventStore.append`).
 ///
 /// Users too are interned per file, so that a file can be read before the assignment table is:
-/// `resolveUsers` then maps them to the population's users.
+/// `resolveUsers` then maps them to the population's users. A file read once the table is loaded
+/// looks its events' users up in the population's as it goes instead (`init(fileIndex:
+/// lookingUpUsersIn:)`), never interning them on its own.
 struct EventBatch: Sendable {
     let fileIndex: Int
     var records: [EventRecord] = []
@@ -62,10 +64,21 @@ struct EventBatch: Sendable {
     var shapes = EventShapes()
     /// The details of the records that have any, in their order (`EventShape.hasDetails`).
     var details: [EventDetails] = []
-    /// The file's user ids, until `resolveUsers`.
+    /// The file's user ids, until `resolveUsers` (none when they are looked up as they come).
     var users = ByteStringInterner()
-    /// Whether `resolveUsers` has run: the records hold the population's users.
+    /// Whether the records hold the population's users: `resolveUsers`, or
+    /// `finishLookingUpUsers`, has run.
     private(set) var usersResolved = false
+    /// Whether each event's user is looked up in `populationUsers` as the file is read.
+    let looksUpUsers: Bool
+    /// The population's users, when they are looked up as the file is read (empty otherwise).
+    private var populationUsers = ByteStringInterner()
+    /// Users waiting to be looked up in `populationUsers`, a group at a time, and where their
+    /// ids go: each record from `firstPendingRecord` holds `-2 - i` for the `i`th of them
+    /// (`lookUpPendingUsers`).
+    private var pendingUsers = ByteStringInterner.LookupGroup()
+    private var pendingUserIDs: [Int32] = []
+    private var firstPendingRecord = 0
     /// Event ids that are not canonical UUIDs (see `EventIDKey`).
     var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
@@ -78,7 +91,21 @@ struct EventBatch: Sendable {
     /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
     private var recent = (user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1))
 
-    init(fileIndex: Int) { self.fileIndex = fileIndex }
+    init(fileIndex: Int) {
+        self.fileIndex = fileIndex
+        looksUpUsers = false
+    }
+
+    /// A batch whose events' users are looked up in `populationUsers` (the population's) as the
+    /// file is read, a group at a time, their probes overlapped: each new user's slot in a file's
+    /// own table would wait on memory anyway, and `resolveUsers` would look them up again.
+    /// `finishLookingUpUsers` looks up the last ones, once the file is read.
+    init(fileIndex: Int, lookingUpUsersIn populationUsers: ByteStringInterner) {
+        self.fileIndex = fileIndex
+        looksUpUsers = true
+        self.populationUsers = populationUsers
+        pendingUserIDs = [Int32](repeating: -1, count: ByteStringInterner.LookupGroup.capacity)
+    }
 
     /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache).
     /// The record is read through its pointer, not copied (see `LogFileScanner.scan`).
@@ -100,7 +127,9 @@ struct EventBatch: Sendable {
             // A file's user table outgrows the core's caches: a new user's probe would wait on
             // memory, so its slot is loaded while the rest of the event is built.
             let user = slice(record.pointee.userID)
-            let userHash = users.prefetch(user, unlessRecent: recent.user)
+            // (Or, with the population's users at hand, it waits in a group of lookups.)
+            let userHash = looksUpUsers ? nil : users.prefetch(user, unlessRecent: recent.user)
+            let pendingUser = looksUpUsers ? self.pendingUser(user) : EventRecord.absent
             let loggedOffering = label(record.pointee.offeringID, &recent.offering)
             let loggedGroup = label(record.pointee.testGroupID, &recent.group)
             let hasDetails =
@@ -129,14 +158,48 @@ struct EventBatch: Sendable {
             if let userHash { recent.user = users.intern(user, hash: userHash) }
             records.append(
                 EventRecord(
-                    timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low, user: recent.user, shape: shape))
+                    timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low,
+                    user: looksUpUsers ? pendingUser : recent.user, shape: shape))
         }
+    }
+
+    /// The user field of a record of `user` while its users are looked up as they come: `-2 -
+    /// i` for the `i`th pending user, added unless it is the previous event's (the last one
+    /// added: the group is emptied only to add one).
+    @inline(__always)
+    private mutating func pendingUser(_ user: UnsafeRawBufferPointer) -> Int32 {
+        if !pendingUsers.lastIs(user) {
+            if pendingUsers.isFull { lookUpPendingUsers() }
+            pendingUsers.add(user, hash: ByteStringInterner.hash(user))
+        }
+        return -2 - Int32(pendingUsers.count - 1)
+    }
+
+    /// Looks up the pending users, and writes their ids to the records that wait for them.
+    private mutating func lookUpPendingUsers() {
+        populationUsers.lookUp(pendingUsers, into: &pendingUserIDs, at: 0)
+        pendingUserIDs.withUnsafeBufferPointer { ids in
+            records.withUnsafeMutableBufferPointer { records in
+                for index in firstPendingRecord..<records.count { records[index].user = ids[Int(-2 - records[index].user)] }
+            }
+        }
+        firstPendingRecord = records.count
+        pendingUsers.removeAll()
+    }
+
+    /// Looks up the users still pending once the file is read (a batch made with
+    /// `init(fileIndex:lookingUpUsersIn:)`): the records then hold the population's users.
+    mutating func finishLookingUpUsers() {
+        precondition(looksUpUsers && !usersResolved, "only a batch that looks up its users finishes looking them up, once")
+        if !pendingUsers.isEmpty { lookUpPendingUsers() }
+        populationUsers = ByteStringInterner()
+        usersResolved = true
     }
 
     /// Replaces the file's user ids by indices in the population's user table (`population`),
     /// -1 for users it does not hold: one lookup per distinct user of the file. Once only.
     mutating func resolveUsers(_ population: ByteStringInterner) {
-        precondition(!usersResolved, "a batch's users are resolved once")
+        precondition(!usersResolved && !looksUpUsers, "a batch's users are resolved once, unless it looks them up")
         let map = population.lookupAll(of: users)
         records.withUnsafeMutableBufferPointer { records in
             for index in records.indices { records[index].user = map[Int(records[index].user)] }

@@ -12,7 +12,9 @@ import Synchronization
 /// mapped to the population's when it is ready (`population`, loaded alongside), so the table
 /// and the first log files are read at the same time. Files read before it is ready wait
 /// unmerged, without holding up the files after them; when it is, their users are mapped on
-/// every core, a file per task (`InOrder.run`'s `prepare`).
+/// every core, a file per task (`InOrder.run`'s `prepare`). A file (or piece) started once it is
+/// ready looks its users up in the population's as it is read instead (`EventBatch.init(fileIndex:
+/// lookingUpUsersIn:)`).
 ///
 /// With fewer files than cores, files get the cores left over (`SpareCores`): with two or more
 /// per file, a JSON Lines file's text is cut into pieces of whole lines that several parsers read
@@ -93,7 +95,7 @@ enum LogIngest {
                     index: index, scanner: scanner, job: job, parsers: spareCores.parsers, pieceSize: pieceSize, readyUsers: readyUsers)
             }
             scanner.readAhead = spareCores.readAhead
-            return [try readWhole(index: index, scanner: scanner, job: job)]
+            return [try readWhole(index: index, scanner: scanner, job: job, readyUsers: readyUsers)]
         } catch let error as IngestError {
             if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
                 // Lines read before the damage are dropped with the rest of the file.
@@ -106,21 +108,22 @@ enum LogIngest {
         }
     }
 
-    private static func readWhole(index: Int, scanner: LogFileScanner, job: Job) throws -> EventBatch {
-        var batch = EventBatch(fileIndex: index)
+    private static func readWhole(index: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers) throws -> EventBatch {
+        var batch = newBatch(fileIndex: index, readyUsers: readyUsers)
         // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
         // the array is not regrown and copied (room never used is never touched), and for its
         // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
         // order, the events gain little from them, and a run after a pause paid for them.
         if let size = (try? FileManager.default.attributesOfItem(atPath: scanner.path))?[.size] as? NSNumber {
             batch.records.reserveCapacity(size.intValue / 32)
-            batch.users = ByteStringInterner(capacity: size.intValue / 48)
+            if !batch.looksUpUsers { batch.users = ByteStringInterner(capacity: size.intValue / 48) }
         }
         let summary = try scanner.scan(
             record: { record, _ in batch.add(record, asOf: job.asOf) },
             malformed: { line in
                 batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
             })
+        if batch.looksUpUsers { batch.finishLookingUpUsers() }
         batch.counters.filesRead = 1
         batch.counters.nonBlankLines = summary.lines.nonBlankLines
         batch.counters.compressedBytes = summary.compressedBytes
@@ -197,22 +200,34 @@ enum LogIngest {
     private static func parse(_ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers)
         throws -> (EventBatch, LineCounts)
     {
-        var batch = EventBatch(fileIndex: fileIndex)
+        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers)
         // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
         batch.records.reserveCapacity(piece.count / 128)
-        batch.users = ByteStringInterner(capacity: piece.count / 256)
+        if !batch.looksUpUsers { batch.users = ByteStringInterner(capacity: piece.count / 256) }
         let lines = try scanner.scanPiece(
             &piece, record: { record, _ in batch.add(record, asOf: job.asOf) },
             malformed: { line in
                 batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
             })
         // Here, on the piece's thread, rather than one piece after another when the file is merged.
-        if let users = readyUsers.users { batch.resolveUsers(users) }
+        if batch.looksUpUsers {
+            batch.finishLookingUpUsers()
+        } else if let users = readyUsers.users {
+            batch.resolveUsers(users)
+        }
         return (batch, lines)
     }
 
-    /// The population's users once its table is loaded (nil before): a piece parsed after that
-    /// resolves its users as soon as it is parsed.
+    /// A batch that looks its events' users up in the population's as it goes when the table is
+    /// loaded already, else one that interns them on its own.
+    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers) -> EventBatch {
+        guard let users = readyUsers.users else { return EventBatch(fileIndex: fileIndex) }
+        return EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
+    }
+
+    /// The population's users once its table is loaded (nil before): a file or piece started after
+    /// that looks its users up in them as it is read, and one parsed before resolves its users
+    /// as soon as it is parsed, when it can.
     final class ReadyUsers: Sendable {
         private let loaded = Mutex<ByteStringInterner?>(nil)
 
