@@ -100,15 +100,14 @@ struct ByteStringInterner: Sendable {
     /// cache, such as the population's users, most of a lookup is waiting for memory.
     func lookupAll(of other: ByteStringInterner) -> [Int32] {
         var ids = [Int32](repeating: -1, count: other.count)
-        var group = LookupGroup()
+        var hashes = [UInt64](repeating: 0, count: LookupGroup.capacity)
         other.arena.withUnsafeBytes { otherArena in
-            for id in other.starts.indices {
-                let bytes = Self.entryBytes(otherArena, at: other.starts[id])
-                group.add(bytes, hash: Self.hash(bytes))
-                if group.isFull || id == other.count - 1 {
-                    lookUp(group, into: &ids, at: id + 1 - group.count)
-                    group.removeAll()
-                }
+            var first = 0
+            while first < other.count {
+                let count = min(LookupGroup.capacity, other.count - first)
+                for index in 0..<count { hashes[index] = Self.hash(Self.entryBytes(otherArena, at: other.starts[first + index])) }
+                lookUp(count, hashes: hashes, into: &ids, at: first) { Self.entryBytes(otherArena, at: other.starts[first + $0]) }
+                first += count
             }
         }
         return ids
@@ -150,20 +149,33 @@ struct ByteStringInterner: Sendable {
             hashes.removeAll(keepingCapacity: true)
         }
 
-        fileprivate func withString<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
-            bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[(index > 0 ? ends[index - 1] : 0)..<ends[index]])) }
+        /// Calls `body` with a function that gives the `i`th string.
+        fileprivate func withStrings<T>(_ body: ((Int) -> UnsafeRawBufferPointer) -> T) -> T {
+            bytes.withUnsafeBytes { bytes in
+                body { index in UnsafeRawBufferPointer(rebasing: bytes[(index > 0 ? ends[index - 1] : 0)..<ends[index]]) }
+            }
         }
     }
 
     /// Writes the id of each string of `group` to `ids[first + index]`, -1 for those this
-    /// interner does not hold. The probes' first slots are loaded together, then the entries
-    /// they point to, before any is compared.
+    /// interner does not hold.
     func lookUp(_ group: LookupGroup, into ids: inout [Int32], at first: Int) {
+        group.withStrings { string in lookUp(group.count, hashes: group.hashes, into: &ids, at: first, string: string) }
+    }
+
+    /// Writes the id of `string(i)`, whose hash is `hashes[i]`, to `ids[first + i]` for each `i`
+    /// below `count`, -1 for those this interner does not hold. The probes' first slots are
+    /// loaded together, then the entries they point to, before any is compared.
+    @inline(__always)
+    private func lookUp(
+        _ count: Int, hashes: [UInt64], into ids: inout [Int32], at first: Int, string: (Int) -> UnsafeRawBufferPointer
+    ) {
         slots.withUnsafeBufferPointer { table in
             arena.withUnsafeBytes { arena in
                 let mask = table.count - 1
-                for hash in group.hashes { offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hash) & mask) }) }
-                for hash in group.hashes {
+                for index in 0..<count { offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hashes[index]) & mask) }) }
+                for index in 0..<count {
+                    let hash = hashes[index]
                     let entry = table[Int(truncatingIfNeeded: hash) & mask]
                     if entry != 0 && entry >> 40 == hash >> 40, let base = arena.baseAddress {
                         offerlab_prefetch(base + Int(entry & Self.offsetMask) - 1)
@@ -171,9 +183,7 @@ struct ByteStringInterner: Sendable {
                 }
             }
         }
-        for index in 0..<group.count {
-            ids[first + index] = group.withString(index) { probe($0, hash: group.hashes[index]).id } ?? -1
-        }
+        for index in 0..<count { ids[first + index] = probe(string(index), hash: hashes[index]).id ?? -1 }
     }
 
     func lookup(_ text: String) -> Int32? {
