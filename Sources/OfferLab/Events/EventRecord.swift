@@ -17,7 +17,8 @@ struct EventRecord: Sendable, Equatable {
     var eventIDHigh: UInt64
     var eventIDLow: UInt64
     /// Index in the population's user table; -1 for a user with no assignment row. (While its
-    /// file is being read: the index in the file's own user table, see `EventBatch`.)
+    /// file is being read: the index in the file's own user table, or, in a batch that looks its
+    /// users up as it goes, `-2 - i` until the group they wait in is looked up; see `EventBatch`.)
     var user: Int32
     /// Index of the record's `EventShape` in its file's shapes.
     var shape: Int32
