@@ -270,7 +270,7 @@ struct ByteStringInterner: Sendable {
     /// Whether two byte strings are equal, inline (`ShortBytes`: the strings are short ids,
     /// where a call to `memcmp` costs more than the comparison).
     @inline(__always)
-    fileprivate static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+    private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
         guard left.count == right.count else { return false }
         guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
         return ShortBytes.equal(leftBase, rightBase, left.count)

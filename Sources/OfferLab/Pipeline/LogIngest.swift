@@ -109,15 +109,13 @@ enum LogIngest {
     }
 
     private static func readWhole(index: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers) throws -> EventBatch {
-        var batch = newBatch(fileIndex: index, readyUsers: readyUsers)
         // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
         // the array is not regrown and copied (room never used is never touched), and for its
         // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
         // order, the events gain little from them, and a run after a pause paid for them.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: scanner.path))?[.size] as? NSNumber {
-            batch.records.reserveCapacity(size.intValue / 32)
-            if !batch.looksUpUsers { batch.users = ByteStringInterner(capacity: size.intValue / 48) }
-        }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: scanner.path))?[.size] as? NSNumber)?.intValue
+        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size.map { $0 / 48 })
+        if let size { batch.records.reserveCapacity(size / 32) }
         let summary = try scanner.scan(
             record: { record, _ in batch.add(record, asOf: job.asOf) },
             malformed: { line in
@@ -200,10 +198,9 @@ enum LogIngest {
     private static func parse(_ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers)
         throws -> (EventBatch, LineCounts)
     {
-        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers)
         // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
+        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256)
         batch.records.reserveCapacity(piece.count / 128)
-        if !batch.looksUpUsers { batch.users = ByteStringInterner(capacity: piece.count / 256) }
         let lines = try scanner.scanPiece(
             &piece, record: { record, _ in batch.add(record, asOf: job.asOf) },
             malformed: { line in
@@ -219,10 +216,13 @@ enum LogIngest {
     }
 
     /// A batch that looks its events' users up in the population's as it goes when the table is
-    /// loaded already, else one that interns them on its own.
-    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers) -> EventBatch {
-        guard let users = readyUsers.users else { return EventBatch(fileIndex: fileIndex) }
-        return EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
+    /// loaded already, else one that interns them on its own, in a table with room for about
+    /// `userCapacity` of them.
+    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int?) -> EventBatch {
+        if let users = readyUsers.users { return EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users) }
+        var batch = EventBatch(fileIndex: fileIndex)
+        if let userCapacity { batch.users = ByteStringInterner(capacity: userCapacity) }
+        return batch
     }
 
     /// The population's users once its table is loaded (nil before): a file or piece started after
