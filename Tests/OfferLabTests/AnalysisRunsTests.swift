@@ -3,8 +3,8 @@ import Testing
 
 @testable import OfferLab
 
-/// The members are evaluated in runs on every thread and added up in user order: however they
-/// are cut into runs and whatever the threads, every number is the same, to the last bit.
+/// The members are evaluated in runs on every thread and added up: however they are cut into
+/// runs and whatever the threads, every number is the same, to the last bit.
 @Suite struct AnalysisRunsTests {
     @Test(arguments: [(1, 1), (1, 2), (7, 2), (1000, 3)])
     func anyRunsAndThreadsGiveTheSameResults(membersPerRun: Int, threads: Int) async throws {

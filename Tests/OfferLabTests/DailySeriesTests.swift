@@ -38,8 +38,11 @@ import Testing
         for (day, night) in zip(last.groups, offering.groups) {
             #expect(day.users == night.users && day.converters == night.converters && day.refunds == night.refunds)
             #expect(day.trialConverters == night.trialConverters && day.purchases == night.purchases && day.renewals == night.renewals)
-            #expect(abs(day.netRevenue - night.netRevenue) < 1e-9)
-            #expect(abs(day.statistics.revenueSumSquares - night.statistics.revenueSumSquares) < 1e-9)
+            // Money to the last bit: both are the exact sums of the same values, rounded once.
+            #expect(day.netRevenue.bitPattern == night.netRevenue.bitPattern)
+            #expect(day.statistics.revenueSumSquares.bitPattern == night.statistics.revenueSumSquares.bitPattern)
+            #expect(day.grossRevenue.bitPattern == night.grossRevenue.bitPattern)
+            #expect(day.refundedRevenue.bitPattern == night.refundedRevenue.bitPattern)
         }
     }
 }

@@ -19,6 +19,8 @@ import Testing
         DataSet(job: "jobs/sample.yaml", night: "2026-03-15", expected: "Tests/OfferLabTests/Fixtures/sample-data-expected"),
     ]
 
+    static let moneyColumns: Set = ["gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arppu"]
+
     @Test(arguments: dataSets)
     func outputsMatchTheReference(dataSet: DataSet) throws {
         let folder = try TemporaryFolder()
@@ -30,10 +32,36 @@ import Testing
         for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv"] {
             let actual = try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8)
             let expected = try String(contentsOf: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)"), encoding: .utf8)
-            // Chance to beat control is exact to 1e-4 by contract; the rest to 1e-9.
-            let differences = csvDifferences(actual: actual, expected: expected, relativeTolerance: file == "comparisons.csv" ? 1e-6 : 1e-9)
+            // Chance to beat control is exact to 1e-4 by contract; money sums are exact, rounded
+            // once, on both sides; the rest to 1e-9.
+            let differences = csvDifferences(
+                actual: actual, expected: expected, relativeTolerance: file == "comparisons.csv" ? 1e-6 : 1e-9,
+                exactColumns: Self.moneyColumns)
             #expect(differences.isEmpty, "\(file):\n\(differences.prefix(20).joined(separator: "\n"))")
         }
+    }
+
+    /// The lift-over-time series ends at the night: its last day's rows hold the same text as
+    /// `summary.csv` in every column they share, money to the last digit.
+    @Test func theLastDayOfTheSeriesIsTheSummary() throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let result = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(result.status == 0, "\(result.standardError)")
+        let summary = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/summary.csv"), encoding: .utf8))
+        let daily = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/daily.csv"), encoding: .utf8))
+        let (summaryHeader, dailyHeader) = (summary[0], daily[0])
+        let lastDate = try #require(daily.dropFirst().map { $0[1] }.max())
+        let lastDay = daily.dropFirst().filter { $0[1] == lastDate }
+        #expect(lastDay.count == summary.count - 1)
+        for (day, night) in zip(lastDay, summary.dropFirst()) {
+            #expect(day[0] == night[0] && day[2] == night[1])
+            for (column, name) in summaryHeader.enumerated() {
+                guard let dailyColumn = dailyHeader.firstIndex(of: name) else { continue }
+                #expect(day[dailyColumn] == night[column], "\(night[0]) \(night[1]) \(name)")
+            }
+        }
+        #expect(Set(summaryHeader).intersection(dailyHeader).isSuperset(of: Self.moneyColumns.union(["arpu_sd"])))
     }
 
     /// The same inputs give the same bytes, whatever the number of threads reading the files.

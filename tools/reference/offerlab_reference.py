@@ -1505,17 +1505,15 @@ def run_job(job: Job) -> RunResult:
 
 def summarise_group(offering: Offering, group: Group, control: Group | None, users: list[UserResult],
                     alpha: float, rates: dict[str, float]) -> tuple[dict, SufficientStatistics]:
-    """One summary.csv row; `users` are in byte-wise user-id order, the order of every sum."""
+    """One summary.csv row. Money sums are exact, rounded once (Decision D1): `math.fsum`."""
     n = len(users)
     converters = sum(1 for u in users if u.converted)
     trial_starters = sum(1 for u in users if u.trial_started)
     trial_converters = sum(1 for u in users if u.trial_converted)
-    gross = refunded = net = net_squares = 0.0
-    for user in users:
-        gross += user.gross
-        refunded += user.refunded
-        net += user.net
-        net_squares += user.net * user.net
+    gross = math.fsum(u.gross for u in users)
+    refunded = math.fsum(u.refunded for u in users)
+    net = math.fsum(u.net for u in users)
+    net_squares = math.fsum(u.net * u.net for u in users)
     statistics = SufficientStatistics(n, converters, net, net_squares)
     row = {
         "offering_id": offering.offering_id, "group": group.name,

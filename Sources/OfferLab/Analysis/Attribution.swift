@@ -89,15 +89,13 @@ struct ProductContribution: Sendable {
     var money: (currency: Int32, gross: Int64, refunded: Int64)?
 }
 
-/// What a run of members of one offering contributes (`Attribution.evaluate`): the counts
-/// summed, the money (whose last bits depend on the order of the additions) member by member,
-/// in user order. Runs are evaluated on any thread, then added up in user order
-/// (`OfferingSums`).
+/// What a run of members of one offering contributes (`Attribution.evaluate`), summed. Runs
+/// are evaluated on any thread, then added up (`OfferingSums`).
 struct MemberContributions: Sendable {
-    /// Per group: the counts of its members who are not excluded.
+    /// Per group: the counts of its members who are not excluded (their money left at 0).
     var groupCounts: [GroupTotals]
-    /// The money of each member who is not excluded and has any, with their group's index.
-    var groupMoney: [(group: Int32, money: GroupTotals.Money)] = []
+    /// Per group: the money of its members who are not excluded.
+    var groupMoney: [ExactMoney]
     var quality = OfferingQuality()
     var days: DailySeries.Changes
     /// Each counted money event of a member who is not excluded, with the member's group.
@@ -105,10 +103,13 @@ struct MemberContributions: Sendable {
 }
 
 /// One offering's per-group sums (§2.2–§2.4) and daily series (§2.7), added up from its
-/// members' contributions in user order: the same sums, bit for bit, whatever evaluated them.
+/// members' contributions: the same sums, bit for bit, whatever evaluated them (counts are
+/// integers, money sums exact until rounded, products' money integers per currency).
 struct OfferingSums {
     private let offeringIndex: Int
+    /// Per group: the counts (their money left at 0), and the money.
     private var groups: [GroupTotals]
+    private var groupMoney: [ExactMoney]
     private var quality = OfferingQuality()
     /// Per (group, product), updated in place: an index into `products`.
     private var productIndex: [ProductKey: Int] = [:]
@@ -119,16 +120,19 @@ struct OfferingSums {
         self.offeringIndex = offeringIndex
         let groupCount = catalog.offerings[offeringIndex].groups.count
         groups = Array(repeating: GroupTotals(), count: groupCount)
+        groupMoney = Array(repeating: ExactMoney(), count: groupCount)
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
         series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
     }
 
-    /// Adds the contributions of the next members in user order.
+    /// Adds the contributions of the next members.
     mutating func add(_ contributions: MemberContributions, labels: ByteStringInterner) throws {
         series.add(contributions.days)
-        for group in groups.indices { groups[group].addCounts(contributions.groupCounts[group], subtracting: GroupTotals()) }
-        for (group, money) in contributions.groupMoney { groups[Int(group)].money += money }
+        for group in groups.indices {
+            groups[group].addCounts(contributions.groupCounts[group], subtracting: GroupTotals())
+            groupMoney[group].add(contributions.groupMoney[group])
+        }
         quality.add(contributions.quality)
         for (group, contribution) in contributions.products {
             let key = ProductKey(group: Int(group), product: contribution.product)
@@ -159,9 +163,11 @@ struct OfferingSums {
             totals.netRevenue = entry.money.converted(context).net
             return totals
         }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
+        var groupRows = groups
+        for group in groupRows.indices { groupRows[group].money = groupMoney[group].rounded }
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
-            groups: groups, products: productRows, quality: quality, daily: series.days())
+            groups: groupRows, products: productRows, quality: quality, daily: series.days())
     }
 }
 
@@ -178,7 +184,8 @@ enum Attribution {
         let labels = OfferingLabels(offering, labels: context.labels)
         return try events.withView { events in
             var contributions = MemberContributions(
-                groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count), days: series.noChanges())
+                groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
+                groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges())
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
             var days: [Int] = []
@@ -193,7 +200,7 @@ enum Attribution {
                 var totals = GroupTotals()
                 totals.add(outcome)
                 contributions.groupCounts[Int(group)].addCounts(totals, subtracting: GroupTotals())
-                if !totals.money.isZero { contributions.groupMoney.append((group, totals.money)) }
+                contributions.groupMoney[Int(group)].add(totals.money)
                 contributions.quality.add(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
             }

@@ -15,30 +15,33 @@ public struct DailyTotals: Sendable {
 /// of a row that excludes them (another group). On each such day the member is evaluated as of
 /// the end of the day (the run's `as_of` on the last day), and the change of their contribution
 /// is added to that day; running sums over the days then give each day's totals. Counts are
-/// exact; revenue sums are sums of per-user changes, so a day's revenue may differ from the
-/// same total added in one go in the last bits.
+/// exact, and so are the money sums until each day's is rounded (`ExactMoney`): every day's
+/// revenue is the double nearest to its users' total, and the last day's is the night's.
 ///
-/// Members are evaluated (`evaluate`, any number at once) apart from the adding up (`add`, in
-/// user order), so that the sums, and their last bits, do not depend on the threads.
+/// Members are evaluated (`evaluate`, any number at once) apart from the adding up (`add`).
 struct DailySeries: Sendable {
     private let firstDay: Int64
     private let dayCount: Int
     private let groupCount: Int
     private let asOf: Int64
-    /// Day by day, then group by group: `changes[day * groupCount + group]`.
-    private var changes: [GroupTotals]
+    /// Day by day, then group by group (`[day * groupCount + group]`): the changes of the counts
+    /// (their money left at 0), and of the money.
+    private var counts: [GroupTotals]
+    private var money: [ExactMoney]
 
-    /// The change of a member's money sums on one day (`changes[index]`), apart from the
-    /// counts: added up in user order, as the last bits of the sums depend on it.
+    /// A member's money on one day their contribution changes (`money[index]`): their new
+    /// values, to add, and their old ones, to subtract.
     struct MoneyChange: Sendable {
         var index: Int32
-        var change: GroupTotals.Money
+        var added: GroupTotals.Money
+        var removed: GroupTotals.Money
     }
 
-    /// Members' changes, as `evaluate` finds them: the counts summed, the money in order (but
-    /// the changes of nothing, `Money.isZero`).
+    /// Members' changes, as `evaluate` finds them: the counts summed, laid out as the series'
+    /// own; the money change by change (few members have any, and a grid of exact sums per run
+    /// would grow with the offering's days).
     struct Changes: Sendable {
-        var counts: [GroupTotals] = []
+        var counts: [GroupTotals]
         var money: [MoneyChange] = []
     }
 
@@ -53,12 +56,13 @@ struct DailySeries: Sendable {
         }
         self.groupCount = groupCount
         self.asOf = asOf
-        changes = Array(repeating: GroupTotals(), count: dayCount * groupCount)
+        counts = Array(repeating: GroupTotals(), count: dayCount * groupCount)
+        money = Array(repeating: ExactMoney(), count: dayCount * groupCount)
     }
 
     /// Empty changes, for `evaluate`.
     func noChanges() -> Changes {
-        Changes(counts: Array(repeating: GroupTotals(), count: changes.count))
+        Changes(counts: Array(repeating: GroupTotals(), count: counts.count))
     }
 
     /// Adds one member's changes, day by day, to `found`. Leaves in `outcome` (and in
@@ -86,25 +90,34 @@ struct DailySeries: Sendable {
             }
             let change = index * groupCount + Int(membership.group)
             found.counts[change].addCounts(current, subtracting: previous)
-            let money = current.money - previous.money
-            if !money.isZero { found.money.append(MoneyChange(index: Int32(change), change: money)) }
+            if !current.money.isZero || !previous.money.isZero {
+                found.money.append(MoneyChange(index: Int32(change), added: current.money, removed: previous.money))
+            }
             previous = current
         }
         assert(membership.isExcluded || events.allSatisfy { $0.timestamp < cutoff }, "the last evaluation counts every event")
     }
 
-    /// Adds members' changes (`evaluate`): the money in the order found.
+    /// Adds members' changes (`evaluate`).
     mutating func add(_ found: Changes) {
-        for index in changes.indices { changes[index].addCounts(found.counts[index], subtracting: GroupTotals()) }
-        for change in found.money { changes[Int(change.index)].money += change.change }
+        for index in counts.indices { counts[index].addCounts(found.counts[index], subtracting: GroupTotals()) }
+        for change in found.money {
+            money[Int(change.index)].add(change.added)
+            money[Int(change.index)].subtract(change.removed)
+        }
     }
 
     /// Every group's totals as of the end of each day.
     func days() -> [DailyTotals] {
         var running = Array(repeating: GroupTotals(), count: groupCount)
-        return (0..<dayCount).map { index in
-            for group in running.indices { running[group].add(changes[index * groupCount + group], subtracting: GroupTotals()) }
-            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(index) * Timestamp.microsecondsPerDay), groups: running)
+        var runningMoney = Array(repeating: ExactMoney(), count: groupCount)
+        return (0..<dayCount).map { day in
+            for group in running.indices {
+                running[group].addCounts(counts[day * groupCount + group], subtracting: GroupTotals())
+                runningMoney[group].add(money[day * groupCount + group])
+                running[group].money = runningMoney[group].rounded
+            }
+            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(day) * Timestamp.microsecondsPerDay), groups: running)
         }
     }
 
@@ -129,51 +142,6 @@ struct DailySeries: Sendable {
 }
 
 extension GroupTotals {
-    /// The sums of money, whose last bits depend on the order they are added in.
-    struct Money: Sendable {
-        var revenueSum = 0.0
-        var revenueSumSquares = 0.0
-        var grossRevenue = 0.0
-        var refundedRevenue = 0.0
-
-        static func - (left: Money, right: Money) -> Money {
-            Money(
-                revenueSum: left.revenueSum - right.revenueSum, revenueSumSquares: left.revenueSumSquares - right.revenueSumSquares,
-                grossRevenue: left.grossRevenue - right.grossRevenue, refundedRevenue: left.refundedRevenue - right.refundedRevenue)
-        }
-
-        /// Whether every sum is 0: adding it changes no sum (a sum that starts at +0 is never
-        /// −0, the only value that adding a zero changes), so it can be left out.
-        var isZero: Bool { revenueSum == 0 && revenueSumSquares == 0 && grossRevenue == 0 && refundedRevenue == 0 }
-
-        static func += (sums: inout Money, change: Money) {
-            sums.revenueSum += change.revenueSum
-            sums.revenueSumSquares += change.revenueSumSquares
-            sums.grossRevenue += change.grossRevenue
-            sums.refundedRevenue += change.refundedRevenue
-        }
-    }
-
-    var money: Money {
-        get {
-            Money(
-                revenueSum: statistics.revenueSum, revenueSumSquares: statistics.revenueSumSquares, grossRevenue: grossRevenue,
-                refundedRevenue: refundedRevenue)
-        }
-        set {
-            statistics.revenueSum = newValue.revenueSum
-            statistics.revenueSumSquares = newValue.revenueSumSquares
-            grossRevenue = newValue.grossRevenue
-            refundedRevenue = newValue.refundedRevenue
-        }
-    }
-
-    /// Adds `new − old`, field by field.
-    mutating func add(_ new: GroupTotals, subtracting old: GroupTotals) {
-        addCounts(new, subtracting: old)
-        money += new.money - old.money
-    }
-
     /// Adds `new − old`'s counts (the money is left as it is).
     mutating func addCounts(_ new: GroupTotals, subtracting old: GroupTotals) {
         statistics.users += new.statistics.users - old.statistics.users

@@ -129,9 +129,9 @@ public enum NightlyRun {
     /// them by user.
     ///
     /// The members of all offerings are evaluated in runs of `membersPerRun`, on every core,
-    /// and each offering's contributions are added up in user order: so an offering's analysis
-    /// has both cores even when it is the only one, or the largest, and the numbers do not
-    /// depend on the threads.
+    /// and each offering's contributions are added up: so an offering's analysis has both cores
+    /// even when it is the only one, or the largest. The numbers do not depend on the threads:
+    /// counts are integers and money sums exact (`ExactMoney`).
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
         rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil,

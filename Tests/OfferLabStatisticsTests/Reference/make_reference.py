@@ -22,6 +22,7 @@ import math
 import os
 import random
 import sys
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -783,6 +784,64 @@ def high_precision_analysis(groups, alpha):
     return value
 
 
+def exact_sum_of(values):
+    """The double nearest to the exact sum (ties to even), two ways that must agree: rational
+    arithmetic (`float` of a `Fraction` rounds correctly) and Shewchuk's partials (`math.fsum`)."""
+    exact = float(sum((Fraction(v) for v in values), Fraction(0)))
+    try:
+        partials = math.fsum(values)
+    except OverflowError:  # fsum gives up when a partial sum passes the largest double
+        return exact
+    if partials != exact:
+        raise SystemExit(f"fsum and Fraction disagree on {values[:4]}...")
+    return exact
+
+
+def exact_sum_vectors(rng):
+    """Lists of doubles and the double nearest to their exact sum: cancellations, ties, both ends
+    of the exponent range, and per-user revenues like the pipeline's (prices in micro-units
+    times rates, refunds negative) with their squares."""
+    maximum = sys.float_info.max
+    tiny = 5e-324
+    cases = [
+        ("cancellation", [1e16, 1.0, -1e16]),
+        ("a tie, to even", [2.0**53, 1.0]),
+        ("just above a tie", [2.0**53, 1.0, 2.0**-60]),
+        ("just below a tie", [2.0**53, 1.0, -(2.0**-60)]),
+        ("a tie far below the leading bit", [2.0**100, 2.0**47, 2.0**-900]),
+        ("tenths", [0.1, 0.2, -0.3]),
+        ("subnormals", [tiny, tiny, tiny]),
+        ("subnormals into normals", [2.2250738585072009e-308, tiny, tiny]),
+        ("the largest double cancelled", [maximum, 1.0, -maximum]),
+        ("past the largest double and back", [maximum, maximum, -maximum]),
+        ("both ends", [1e300, 1.0, -1e300, 1e-300]),
+        ("negative", [-4.99, -9.99, 1.0]),
+        ("zero", [0.0, -0.0, 3.5, -3.5]),
+    ]
+    spread = [rng.choice([-1, 1]) * rng.random() * 2.0 ** rng.randint(-1074, 1000) for _ in range(1000)]
+    cases.append(("random magnitudes and signs", spread))
+    pairs = [rng.uniform(-1e6, 1e6) for _ in range(500)]
+    cancelling = pairs + [-v for v in pairs] + [1e-20]
+    rng.shuffle(cancelling)
+    cases.append(("values and their negations, shuffled, and one tiny value", cancelling))
+    prices = [0.99, 4.99, 9.99, 49.99, 59.99, 119.99]
+    rates = [1.0, 1.08, 1.27, 0.0067, 0.013]
+    revenues = []
+    for _ in range(2000):
+        rate = rng.choice(rates)
+        micros = sum(round(rng.choice(prices) * 1_000_000) for _ in range(rng.randint(1, 4)))
+        if rng.random() < 0.05:
+            micros -= round(rng.choice(prices) * 1_000_000)
+        revenues.append(micros / 1_000_000 * rate)
+    cases.append(("per-user revenues", revenues))
+    cases.append(("their squares", [v * v for v in revenues]))
+    rows = [{"name": name, "values": encode(values), "sum": dump(exact_sum_of(values))} for name, values in cases]
+    with open(os.path.join(OUT, "exact_sum.json"), "w") as handle:
+        json.dump(rows, handle, indent=1)
+        handle.write("\n")
+    print(f"exact_sum.json: {len(rows)} lists")
+
+
 SECTIONS = {
     "normal": lambda rng: normal_vectors(rng),
     "normal_quantile": lambda rng: normal_quantile_vectors(rng),
@@ -796,6 +855,7 @@ SECTIONS = {
     "chance_to_beat": lambda rng: chance_to_beat_vectors(),
     "holm": lambda rng: holm_vectors(),
     "comparisons": lambda rng: comparison_vectors(),
+    "exact_sum": exact_sum_vectors,
 }
 
 

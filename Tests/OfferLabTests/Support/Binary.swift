@@ -152,9 +152,10 @@ func parseCSV(_ text: String) -> [[String]] {
     return rows
 }
 
-/// Compares two CSV files cell by cell: numbers within `relativeTolerance`, text exactly.
+/// Compares two CSV files cell by cell: numbers within `relativeTolerance` (those of
+/// `exactColumns` equal as doubles), text exactly.
 /// Returns one line per difference.
-func csvDifferences(actual: String, expected: String, relativeTolerance: Double = 1e-9) -> [String] {
+func csvDifferences(actual: String, expected: String, relativeTolerance: Double = 1e-9, exactColumns: Set<String> = []) -> [String] {
     let actualRows = parseCSV(actual)
     let expectedRows = parseCSV(expected)
     var differences: [String] = []
@@ -168,8 +169,9 @@ func csvDifferences(actual: String, expected: String, relativeTolerance: Double 
             continue
         }
         for (column, (a, e)) in zip(actualRow, expectedRow).enumerated() where a != e {
-            if let x = Double(a), let y = Double(e), abs(x - y) <= relativeTolerance * max(abs(x), abs(y), 1e-300) { continue }
             let name = column < header.count ? header[column] : "\(column)"
+            let tolerance = exactColumns.contains(name) ? 0 : relativeTolerance
+            if let x = Double(a), let y = Double(e), abs(x - y) <= tolerance * max(abs(x), abs(y), 1e-300) { continue }
             differences.append("row \(index) \(expectedRow.first ?? "") \(name): \(a) != \(e)")
         }
     }
