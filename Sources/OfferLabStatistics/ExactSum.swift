@@ -102,38 +102,26 @@ public struct ExactSum: Sendable {
         let low = significand << shift
         let high = shift == 0 ? 0 : significand >> (64 - shift)
         if (value.sign == .minus) != negated {
-            subtract(low: low, high: high, at: limb)
+            apply(low: low, high: high, at: limb) { $0.subtractingReportingOverflow($1) }
         } else {
-            add(low: low, high: high, at: limb)
+            apply(low: low, high: high, at: limb) { $0.addingReportingOverflow($1) }
         }
     }
 
-    /// Adds `high · 2⁶⁴ + low` at `limb`.
-    private mutating func add(low: UInt64, high: UInt64, at limb: Int) {
-        let (first, carryLow) = limbs[limb].addingReportingOverflow(low)
+    /// Adds (`operation` is addition with its carry) or subtracts (subtraction with its borrow)
+    /// `high · 2⁶⁴ + low` at `limb`, the carry or borrow going up as far as it must.
+    private mutating func apply(
+        low: UInt64, high: UInt64, at limb: Int, _ operation: (UInt64, UInt64) -> (partialValue: UInt64, overflow: Bool)
+    ) {
+        let (first, carryLow) = operation(limbs[limb], low)
         limbs[limb] = first
-        let (partial, carryHigh) = limbs[limb + 1].addingReportingOverflow(high)
-        let (second, carryBoth) = partial.addingReportingOverflow(carryLow ? 1 : 0)
+        let (partial, carryHigh) = operation(limbs[limb + 1], high)
+        let (second, carryBoth) = operation(partial, carryLow ? 1 : 0)
         limbs[limb + 1] = second
         var carry = carryHigh || carryBoth
         var index = limb + 2
         while carry && index < Self.limbCount {
-            (limbs[index], carry) = limbs[index].addingReportingOverflow(1)
-            index += 1
-        }
-    }
-
-    /// Subtracts `high · 2⁶⁴ + low` at `limb`.
-    private mutating func subtract(low: UInt64, high: UInt64, at limb: Int) {
-        let (first, borrowLow) = limbs[limb].subtractingReportingOverflow(low)
-        limbs[limb] = first
-        let (partial, borrowHigh) = limbs[limb + 1].subtractingReportingOverflow(high)
-        let (second, borrowBoth) = partial.subtractingReportingOverflow(borrowLow ? 1 : 0)
-        limbs[limb + 1] = second
-        var borrow = borrowHigh || borrowBoth
-        var index = limb + 2
-        while borrow && index < Self.limbCount {
-            (limbs[index], borrow) = limbs[index].subtractingReportingOverflow(1)
+            (limbs[index], carry) = operation(limbs[index], 1)
             index += 1
         }
     }
