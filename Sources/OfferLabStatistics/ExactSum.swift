@@ -10,8 +10,7 @@
 /// the largest magnitude. Infinities and NaNs are counted apart (a value subtracted cancels the
 /// same value added), so that a sum of finite values stays exact.
 public struct ExactSum: Sendable {
-    private static let limbCount = 34
-    /// Bit 0 of limb 0 is worth 2⁻¹⁰⁷⁴; limb 33's top bit is the sign.
+    /// Bit 0 of limb 0 is worth 2⁻¹⁰⁷⁴; the last limb's top bit is the sign.
     private var limbs = InlineArray<34, UInt64>(repeating: 0)
     /// How many times +∞, −∞ and NaN were added, less how many times they were subtracted.
     private var positiveInfinities = 0
@@ -34,7 +33,7 @@ public struct ExactSum: Sendable {
     /// Adds everything `other` holds.
     public mutating func add(_ other: ExactSum) {
         var carry = false
-        for index in 0..<Self.limbCount {
+        for index in limbs.indices {
             let (partial, first) = limbs[index].addingReportingOverflow(other.limbs[index])
             let (sum, second) = partial.addingReportingOverflow(carry ? 1 : 0)
             limbs[index] = sum
@@ -52,10 +51,10 @@ public struct ExactSum: Sendable {
         if notANumbers != 0 || (positiveInfinities != 0 && negativeInfinities != 0) { return .nan }
         if positiveInfinities != 0 { return positiveInfinities > 0 ? .infinity : -.infinity }
         if negativeInfinities != 0 { return negativeInfinities > 0 ? -.infinity : .infinity }
-        let negative = limbs[Self.limbCount - 1] >> 63 == 1
+        let negative = limbs[limbs.count - 1] >> 63 == 1
         var magnitude = limbs
         if negative { Self.negate(&magnitude) }
-        var top = Self.limbCount - 1
+        var top = limbs.count - 1
         while magnitude[top] == 0 {
             if top == 0 { return 0 }
             top -= 1
@@ -120,7 +119,7 @@ public struct ExactSum: Sendable {
         limbs[limb + 1] = second
         var carry = carryHigh || carryBoth
         var index = limb + 2
-        while carry && index < Self.limbCount {
+        while carry && index < limbs.count {
             (limbs[index], carry) = operation(limbs[index], 1)
             index += 1
         }
@@ -129,7 +128,7 @@ public struct ExactSum: Sendable {
     /// Two's complement: every bit flipped, plus one.
     private static func negate(_ limbs: inout InlineArray<34, UInt64>) {
         var carry = true
-        for index in 0..<limbCount {
+        for index in limbs.indices {
             (limbs[index], carry) = (~limbs[index]).addingReportingOverflow(carry ? 1 : 0)
         }
     }

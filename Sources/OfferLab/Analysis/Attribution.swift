@@ -107,7 +107,7 @@ struct MemberContributions: Sendable {
 /// integers, money sums exact until rounded, products' money integers per currency).
 struct OfferingSums {
     private let offeringIndex: Int
-    /// Per group: the counts (their money left at 0), and the money.
+    /// Per group: the counts (their money left at 0: `groupMoney` holds it).
     private var groups: [GroupTotals]
     private var groupMoney: [ExactMoney]
     private var quality = OfferingQuality()
