@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import OfferLab
 
 /// The database keeps every night: re-running a night through the binary replaces exactly that
 /// night (for the offerings it analyses) and leaves every other night alone.
@@ -44,5 +45,30 @@ import Testing
         let after = try night.resultRows(where: "offering_id = 'other'")
         #expect(after == before)
         #expect(try night.csv("summary").dropFirst().allSatisfy { $0[0] == "test" })
+    }
+
+    /// A database written by an earlier version, whose tables lack a column this version writes,
+    /// is migrated in place: its nights are kept, the new column is empty for them and filled for
+    /// the new night.
+    @Test func aDatabaseOfAnEarlierVersionGainsTheNewColumnsAndKeepsItsHistory() throws {
+        let night = try NightFixture()
+        #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
+        let database = try SQLiteDatabase(path: night.databasePath)
+        try database.execute("ALTER TABLE summary DROP COLUMN arppu")
+        let earlierNight = try night.resultRows(where: "as_of = '2026-03-15'")
+
+        let result = try night.run(["--as-of", "2026-03-16"])
+        try #require(result.status == 0, "\(result.standardError)")
+        var arppu: [(night: SQLiteValue, value: SQLiteValue)] = []
+        try database.prepare("SELECT as_of, arppu FROM summary WHERE converters > 0").forEachRow { row in
+            arppu.append((row.value(at: 0), row.value(at: 1)))
+        }
+        #expect(arppu.contains { $0.night == .text("2026-03-15") } && arppu.contains { $0.night == .text("2026-03-16") })
+        #expect(arppu.allSatisfy { ($0.night == .text("2026-03-15")) == ($0.value == .null) })
+        #expect(try night.databaseRows()["runs"]?.count == 2)
+        // Every other column of the earlier night is as it was.
+        let kept = try night.resultRows(where: "as_of = '2026-03-15'")
+        #expect(kept.keys.sorted() == earlierNight.keys.sorted())
+        #expect(kept["comparisons"] == earlierNight["comparisons"])
     }
 }

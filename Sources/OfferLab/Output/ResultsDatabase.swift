@@ -149,6 +149,20 @@ enum ResultsDatabase {
             let key = ["as_of"] + table.keys.map(quote)
             try database.execute(
                 "CREATE TABLE IF NOT EXISTS \(table.name) (as_of TEXT NOT NULL, \(columns.joined(separator: ", ")), run_id INTEGER NOT NULL, PRIMARY KEY (\(key.joined(separator: ", "))))")
+            try addMissingColumns(database, table: table)
+        }
+    }
+
+    /// Migrates a table written by an earlier version in place: a column this version writes and
+    /// the table lacks is added (empty for the nights already held), so history is never rebuilt.
+    /// Key columns cannot change this way; a new key column is a new table.
+    private static func addMissingColumns(_ database: SQLiteDatabase, table: ResultTable) throws {
+        var existing: Set<String> = []
+        try database.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(table.name)]) { row in
+            if case .text(let name) = row.value(at: 0) { existing.insert(name) }
+        }
+        for column in table.columns where !existing.contains(column.name) {
+            try database.execute("ALTER TABLE \(table.name) ADD COLUMN \(quote(column.name)) \(column.type.sqlType)")
         }
     }
 
