@@ -6,7 +6,7 @@ extension Array where Element: BitwiseCopyable {
     /// tables, looked up at random, 2 MiB pages save most of their page faults and TLB misses.
     /// Arrays written once in order (each file's events, the events regrouped by user) are not
     /// advised: on this VM a fresh 2 MiB page can cost several times its 4 KiB pages (see
-    /// docs/performance.md). Appending beyond the capacity regrows the array as usual, without
+    /// docs/performance-history.md, "Fresh memory"). Appending beyond the capacity regrows the array as usual, without
     /// the advice.
     init(hugePageCapacity capacity: Int) {
         self.init(unsafeUninitializedCapacity: capacity) { buffer, count in
