@@ -98,9 +98,8 @@ public struct LogFileScanner: Sendable {
     /// The record (and a malformed line's bytes) are only valid during the call: a plain JSON
     /// line's record reads its strings from the line itself, which is not copied
     /// (`JSONLineParser(borrowsPlainLines:)`). The record is lent by pointer: a record passed by
-    /// value is copied whole (about 250 bytes) for every line, right after the parser wrote it
-    /// field by field, which cost the run 2 % of its cycles (`docs/performance-history.md`, the
-    /// sixth round).
+    /// value would be copied whole (about 250 bytes) for every line, right after the parser wrote
+    /// it field by field.
     ///
     /// - Throws: `IngestError` when the file cannot be opened, read or decompressed (lines
     ///   before the problem have already been handed out: a caller that skips corrupt files

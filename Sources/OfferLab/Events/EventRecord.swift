@@ -5,8 +5,8 @@ import OfferLabIngest
 /// the flags) is its shape, an index into the file's few hundred `EventShape`s; the fields that
 /// few events have (price, transactions, product, currency: about 4 % of the lines) are kept
 /// apart, in their file's `EventDetails`, found by their order. Every byte of a record is fresh
-/// memory that the run faults in and that clean-up reads twice: at 48 bytes, with the shape's
-/// fields and a details index inline, a 4M-user run faulted in 285 MB more.
+/// memory that the run faults in and that clean-up reads twice, so what most events share is kept
+/// once per shape, not once per record.
 ///
 /// Records are kept in file order, then line order: a record's position breaks ties between
 /// copies of an event (§2.2), so it carries no line number of its own.

@@ -30,9 +30,9 @@ final class ParsedLogCache: Sendable {
     private let usage: Mutex<CacheUsage>
     /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
     private let entriesInUse = Mutex<Set<String>>([])
-    /// Buffers that entries are read into and built in, reused from file to file: a fresh
-    /// buffer per entry was faulted in page by page (at 4M users, about a tenth of a run that
-    /// reads every file back). One per file being read or written at a time; released with
+    /// Buffers that entries are read into and built in, reused from file to file, so that an
+    /// entry's bytes land in pages already faulted in rather than fresh ones. One per file being
+    /// read or written at a time; released with
     /// `releaseBuffers`.
     private let buffers = Mutex<[[UInt8]]>([])
 

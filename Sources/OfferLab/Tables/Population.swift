@@ -1,7 +1,6 @@
 /// A user's place in one offering. Laid out in 20 bytes (the conflict's absence a sentinel, not
 /// an optional's extra byte) so that a `Member` is 24: the members of every offering are held
-/// for the whole run, 1M of them at 1M users, and at 40 bytes each they were 16 MB more of fresh
-/// memory.
+/// for the whole run, one per user, and every byte of them is fresh memory the run faults in.
 struct Membership: Sendable {
     /// The earliest `assigned_at` of the user's rows for that group, in microseconds.
     var assignedAt: Int64
