@@ -2,82 +2,6 @@ import COfferLabSystem
 import Foundation
 import OfferLabIngest
 
-/// Counters of the clean-up steps of §2.2.
-struct CleanupCounters: Sendable, Equatable {
-    var duplicateEvents = 0
-    var unknownEventTypes = 0
-    var sandboxEvents = 0
-    var unassignedEvents = 0
-}
-
-extension CleanupCounters {
-    /// Adds `delta` to the counter of records dropped for `drop`.
-    fileprivate mutating func add(_ drop: EventCleanup.Drop, _ delta: Int) {
-        switch drop {
-        case .unknownEventType: unknownEventTypes += delta
-        case .sandbox: sandboxEvents += delta
-        case .unassigned: unassignedEvents += delta
-        }
-    }
-}
-
-/// One event that survived clean-up, as attribution reads it: 24 bytes, its logged offering and
-/// group kept in its shape rather than inline, since every byte is fresh memory per event kept.
-struct UserEvent: Sendable, Equatable {
-    /// Microseconds since the epoch, UTC.
-    var timestamp: Int64
-    /// Index of the event's shape, with the store's ids, in `UserEvents.shapes` (the logged
-    /// offering and group are read from it).
-    var shape: Int32
-    /// Index of the event's details, with the store's ids, in `UserEvents.details`; -1 when it
-    /// has none (see `EventDetails`).
-    var details: Int32
-    /// Index in the population's user table: what clean-up regroups the events by.
-    var user: Int32 = -1
-    /// `EventType.rawValue` (clean-up drops unknown types), as in its shape: kept here too, in
-    /// bytes the layout pads anyway, because attribution reads it for every event.
-    var kind: UInt8
-
-    var eventType: EventType? { EventType(rawValue: kind) }
-}
-
-/// The events that survive clean-up, grouped by user: `events[userStart[u]..<userStart[u+1]]`
-/// are user u's events, sorted by time, then file order.
-struct UserEvents: Sendable {
-    var events: [UserEvent]
-    var userStart: [Int32]
-    /// The events' details (`UserEvent.details`).
-    var details: [EventDetails]
-    /// The events' shapes (`UserEvent.shape`).
-    var shapes: [EventShape]
-
-    /// Calls `body` with a view that hands out each user's events without retaining the
-    /// arrays per user (the loops over members run once per member and day).
-    func withView<T>(_ body: (View) throws -> T) rethrows -> T {
-        try events.withUnsafeBufferPointer { events in
-            try userStart.withUnsafeBufferPointer { starts in
-                try details.withUnsafeBufferPointer { details in
-                    try shapes.withUnsafeBufferPointer { shapes in
-                        try body(View(events: events, userStart: starts, details: details, shapes: shapes))
-                    }
-                }
-            }
-        }
-    }
-
-    struct View {
-        let events: UnsafeBufferPointer<UserEvent>
-        let userStart: UnsafeBufferPointer<Int32>
-        let details: UnsafeBufferPointer<EventDetails>
-        let shapes: UnsafeBufferPointer<EventShape>
-
-        @inline(__always)
-        func events(of user: Int32) -> UnsafeBufferPointer<UserEvent> {
-            UnsafeBufferPointer(rebasing: events[Int(userStart[Int(user)])..<Int(userStart[Int(user) + 1])])
-        }
-    }
-}
-
 enum EventCleanup {
     /// How clean-up shares out its work. No setting changes a result: tests use small sizes and
     /// a hash with few bits, so that little data reaches every path.
@@ -92,7 +16,7 @@ enum EventCleanup {
         var hashMask: UInt32 = .max
     }
 
-    /// Applies §2.2 steps 2–5 (step 1, `ts >= as_of`, is applied while reading):
+    /// Applies `CleanupRules` to the store's records (the `as_of` rule is applied while reading):
     /// deduplicate by `event_id`, then by (`event`, `transaction_id`); drop unknown types,
     /// sandbox events and unassigned users' events, counting each.
     ///
@@ -308,20 +232,12 @@ enum EventCleanup {
         var eventsPerBlock: [Int]
     }
 
-    private static let transactionKinds: [EventType] = [.trialStart, .purchase, .renewal, .refund]
+    private static let transactionKinds = CleanupRules.transactionDeduplicatedTypes
 
-    /// Steps 3–5: why a record is dropped.
-    fileprivate enum Drop {
-        case unknownEventType, sandbox, unassigned
-    }
-
-    /// Steps 3–5 for one record: why it is dropped, or nil when it stays (an event of an assigned user).
+    /// `CleanupRules.drop` for one record (a record's user is negative when unassigned).
     @inline(__always)
-    private static func drop(_ record: EventRecord, _ shape: EventShape) -> Drop? {
-        if shape.kind == EventRecord.unknownKind { return .unknownEventType }
-        if shape.isSandbox { return .sandbox }
-        if record.user < 0 { return .unassigned }
-        return nil
+    private static func drop(_ record: EventRecord, _ shape: EventShape) -> CleanupRules.Drop? {
+        CleanupRules.drop(isKnownType: shape.kind != EventRecord.unknownKind, isSandbox: shape.isSandbox, isAssigned: record.user >= 0)
     }
 
     /// The one pass over a part's records: their `event_id`s hashed into partitions, their
@@ -394,8 +310,8 @@ enum EventCleanup {
             eventsPerBlock: perBlock)
     }
 
-    /// Step 2, first part: among records with the same `event_id`, the earliest (then the
-    /// first in file order) stays. Each partition is deduplicated with a hash table of its own,
+    /// Step 2, first part: among records with the same `event_id`, the one
+    /// `CleanupRules.laterCopySurvives` picks stays. Each partition is deduplicated with a hash table of its own,
     /// in file order (part by part, block by block); the partitions are shared out among the
     /// threads. Returns the number removed.
     private static func removeEventIDDuplicates(
@@ -431,9 +347,9 @@ enum EventCleanup {
                                     let (bestKey, bestTimestamp) = lookup.eventID(at: Int(best.position))
                                     let (key, timestamp) = lookup.eventID(at: Int(entry.position))
                                     if bestKey == key {
-                                        // `best` comes earlier in file order: `entry` wins only with an earlier ts.
+                                        // `best` comes earlier in file order.
                                         duplicates += 1
-                                        if timestamp < bestTimestamp {
+                                        if CleanupRules.laterCopySurvives(laterTimestamp: timestamp, earlierTimestamp: bestTimestamp) {
                                             removed[Int(best.position)] = true
                                             table[slot] = Int32(index)
                                         } else {
@@ -453,7 +369,7 @@ enum EventCleanup {
     }
 
     /// Step 2, second part: among surviving trial_start, purchase, renewal and refund events
-    /// with the same (`event`, `transaction_id`), the earliest (then the first in file order)
+    /// with the same (`event`, `transaction_id`), the one `CleanupRules.laterCopySurvives` picks
     /// stays. The few candidates, found by the survey, are compared in file order. Returns the
     /// number removed.
     private static func removeTransactionDuplicates(_ surveys: [Survey], transactionCount: Int, removed: UnsafeMutableBufferPointer<Bool>) -> Int {
@@ -470,7 +386,7 @@ enum EventCleanup {
             }
             duplicates += 1
             // The current best comes earlier in file order.
-            if candidate.timestamp < bestTimestamp[key] {
+            if CleanupRules.laterCopySurvives(laterTimestamp: candidate.timestamp, earlierTimestamp: bestTimestamp[key]) {
                 removed[Int(current)] = true
                 best[key] = Int32(candidate.position)
                 bestTimestamp[key] = candidate.timestamp
