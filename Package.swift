@@ -36,12 +36,12 @@ let package = Package(
         // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
         // Synthetic data sets in the input formats (`offerlab generate`).
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest"]),
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"]),
         // The pipeline: job file, tables, events, attribution, aggregation, writers.
         .target(
             name: "OfferLab",
             dependencies: [
-                "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "CSQLite", "COfferLabSystem",
+                "OfferLabIngest", "OfferLabStatistics", "CSQLite", "COfferLabSystem",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: releaseSpeed
@@ -49,13 +49,13 @@ let package = Package(
         // The command line: parses options and hands them to the library.
         .executableTarget(
             name: "offerlab",
-            dependencies: ["OfferLab", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["OfferLab", "OfferLabGenerate", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .testTarget(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
         .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
-        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab", "OfferLabGenerate"], exclude: ["Fixtures"]),
     ]
 )

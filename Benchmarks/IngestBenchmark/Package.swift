@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "COfferLabSIMD", path: "Sources/COfferLabSIMD"),
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
             swiftSettings: releaseSpeed),
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest"], path: "Sources/OfferLabGenerate"),
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"], path: "Sources/OfferLabGenerate"),
         .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate"], path: "Sources/ingest-benchmark"),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabGenerate
 import OfferLabIngest
 import Testing
 @testable import OfferLab

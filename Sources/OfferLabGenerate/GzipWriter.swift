@@ -1,4 +1,5 @@
 import CZlib
+import OfferLabIngest
 
 #if canImport(Glibc)
 import Glibc
