@@ -50,7 +50,7 @@ enum ResultsDatabase {
                 try beforeCommit()
             }
         } catch let error as SQLiteError {
-            throw OfferLabError(.output, "database: \(error)")
+            throw OfferLabError(.output, "database: \(error)", cause: error)
         }
     }
 
@@ -102,7 +102,7 @@ enum ResultsDatabase {
             }
             return (run, stored)
         } catch let error as SQLiteError {
-            throw OfferLabError(.data, "database: \(error)")
+            throw OfferLabError(.data, "database: \(error)", cause: error)
         }
     }
 

@@ -98,7 +98,7 @@ struct TableSource {
             do {
                 return try SQLiteDatabase(path: path, readOnly: true).tableNames().contains(table)
             } catch let error as SQLiteError {
-                throw OfferLabError(.data, "tables: \(error)")
+                throw OfferLabError(.data, "tables: \(error)", cause: error)
             }
         }
         return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0)) }
@@ -165,7 +165,7 @@ struct TableSource {
                 try body(values)
             }
         } catch let error as SQLiteError {
-            throw OfferLabError(.data, "tables: \(error)")
+            throw OfferLabError(.data, "tables: \(error)", cause: error)
         }
     }
 
@@ -193,14 +193,14 @@ struct TableSource {
                         case .tooLong: "it is longer than \(reader.maxRecordLength) bytes"
                         case .unterminatedQuote: "a quote is never closed"
                         }
-                    throw OfferLabError(.data, "tables: \(file) line \(row.lineNumber): \(detail)")
+                    throw OfferLabError(.data, "tables: \(file) line \(row.lineNumber): \(detail)", location: .init(path: file, line: row.lineNumber))
                 }
                 values.fileRow = row
                 values.position = row.lineNumber
                 try body(values)
             }
         } catch let error as IngestError {
-            throw OfferLabError(.data, "tables: \(error)")
+            throw OfferLabError(.data, context: "tables: ", error)
         }
     }
 
