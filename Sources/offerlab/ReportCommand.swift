@@ -22,6 +22,12 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to write the report; - for standard output.", valueName: "file"))
     var output: String?
 
+    func validate() throws {
+        guard UTCTime.parseAsOf(asOf) != nil else {
+            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
+        }
+    }
+
     func run() async throws {
         try await runReportingErrors {
             let night = try NightReport.night(asOf: asOf)

@@ -60,6 +60,13 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var inflaterOptions: InflaterOptions
 
+    func validate() throws {
+        if let asOf, UTCTime.parseAsOf(asOf) == nil {
+            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
+        }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+    }
+
     func run() async throws {
         let inflater = try inflaterOptions.resolved()
         // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as

@@ -23,6 +23,10 @@ struct StatsCommand: AsyncParsableCommand {
     @Option(help: "Significance level.")
     var alpha: Double = 0.05
 
+    func validate() throws {
+        guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must be greater than 0 and less than 1, got \(alpha)") }
+    }
+
     func run() async throws {
         try await runReportingErrors {
             let offerings = try AggregateStatistics.run(input: input, output: output, alpha: alpha)
