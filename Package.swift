@@ -52,10 +52,12 @@ let package = Package(
             dependencies: ["OfferLab", "OfferLabGenerate", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // What the test targets share: temporary folders and files.
+        .target(name: "OfferLabTestSupport", dependencies: ["OfferLabGenerate"], path: "Tests/OfferLabTestSupport"),
         .testTarget(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
-        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate"]),
+        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabTestSupport"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
-        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab", "OfferLabGenerate"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab", "OfferLabGenerate", "OfferLabTestSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -1,10 +1,11 @@
+import OfferLabTestSupport
 import Testing
 @testable import OfferLabIngest
 
 /// Parses every record of a CSV log text (header first) with `CSVLogParser`.
 func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line: Int, reason: MalformedReason?, record: LogRecord)] {
     let folder = try TemporaryFolder()
-    let path = try folder.write("log.csv", text: text)
+    let path = try folder.write("log.csv", text)
     let reader = try TableFileReader(path: path, format: .csv, maxRecordLength: maxLineLength)
     var parser = CSVLogParser(header: reader.header)
     var record = LogRecord()

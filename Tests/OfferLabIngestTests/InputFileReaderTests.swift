@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabGenerate
+import OfferLabTestSupport
 import Testing
 @testable import OfferLabIngest
 
@@ -16,7 +17,7 @@ import Testing
     func plainFileIsHandedOutAsItIs(bufferSize: Int) throws {
         let folder = try TemporaryFolder()
         let text = "first line\nsecond line\r\nno newline"
-        let path = try folder.write("plain.jsonl", text: text)
+        let path = try folder.write("plain.jsonl", text)
         let reader = try InputFileReader(path: path, bufferSize: bufferSize)
         var bytes: [UInt8] = []
         try reader.forEachChunk { bytes.append(contentsOf: $0) }
@@ -30,7 +31,7 @@ import Testing
     func gzipIsDetectedByMagicBytesNotByName(inflater: Inflater) throws {
         let folder = try TemporaryFolder()
         let gzipped = try folder.writeGzip("table.csv", members: ["id,name\n1,a\n"])
-        let plain = try folder.write("table.csv.gz", text: "id,name\n1,a\n")
+        let plain = try folder.write("table.csv.gz", "id,name\n1,a\n")
         let gzipReader = try InputFileReader(path: gzipped, inflater: inflater)
         #expect(gzipReader.isGzip)
         #expect(gzipReader.inflater == inflater)
@@ -121,7 +122,7 @@ import Testing
 
     @Test func missingFileIsAnErrorNamingIt() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("nowhere/missing.jsonl.gz")
+        let path = folder.file("nowhere/missing.jsonl.gz")
         let error = #expect(throws: IngestError.self) { try InputFileReader(path: path) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.path == path)
@@ -130,9 +131,9 @@ import Testing
 
     @Test func directoryIsAnErrorNamingIt() throws {
         let folder = try TemporaryFolder()
-        let error = #expect(throws: IngestError.self) { try readAll(folder.url.path) }
+        let error = #expect(throws: IngestError.self) { try readAll(folder.path) }
         #expect(error?.code == .readFailed || error?.code == .cannotOpen)
-        #expect(error?.path == folder.url.path)
+        #expect(error?.path == folder.path)
     }
 
     @Test(arguments: testedInflaters, [3, 1 << 20])
@@ -289,7 +290,7 @@ import Testing
 @Suite struct GzipWriterTests {
     @Test func everyWriteOverloadAndMembersRoundTrip() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("out.gz")
+        let path = folder.file("out.gz")
         let writer = try GzipWriter(path: path, level: 1)
         try writer.write("text,")
         try writer.write([0x62, 0x79, 0x74, 0x65, 0x73, 0x2C])  // bytes,
@@ -307,7 +308,7 @@ import Testing
 
     @Test func cannotCreateIsAnErrorNamingTheFile() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("missing-folder/out.gz")
+        let path = folder.file("missing-folder/out.gz")
         let error = #expect(throws: IngestError.self) { try GzipWriter(path: path) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.path == path)
@@ -342,7 +343,7 @@ import Testing
         badCRC[badCRC.count - 8] ^= 0xFF
         let paths = [
             try folder.writeGzip("members.gz", members: ["first line\nsecond ", "half\n", "", large, "last"]),
-            try folder.write("plain.jsonl", text: large),
+            try folder.write("plain.jsonl", large),
             try folder.write("empty.jsonl", bytes: []),
             try folder.write("cut.gz", bytes: Array(whole[0..<(whole.count - 3)])),
             try folder.write("crc.gz", bytes: badCRC),

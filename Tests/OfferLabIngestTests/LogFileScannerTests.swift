@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabTestSupport
 import Testing
 @testable import OfferLabIngest
 
@@ -60,7 +61,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
     @Test(arguments: [1, 7, 1 << 20])
     func plainJSONLines(bufferSize: Int) throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("events.jsonl", text: Self.jsonLines)
+        let path = try folder.write("events.jsonl", Self.jsonLines)
         let result = try scanLog(path, bufferSize: bufferSize)
         Self.expectJSONLinesResult(result, path: path)
         #expect(result.summary?.isGzip == false)
@@ -72,7 +73,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         let folder = try TemporaryFolder()
         let text = Self.jsonLines
         let cut = text.utf8.index(text.utf8.startIndex, offsetBy: 70)
-        try FileManager.default.createDirectory(atPath: folder.path("2026/03/01"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.file("2026/03/01"), withIntermediateDirectories: true)
         let path = try folder.writeGzip("2026/03/01/events.gz", members: [String(text[..<cut]), String(text[cut...])])
         let result = try scanLog(path, bufferSize: bufferSize)
         Self.expectJSONLinesResult(result, path: path)
@@ -83,7 +84,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
     @Test func aLongLineIsLineTooLongWithItsFirstBytes() throws {
         let folder = try TemporaryFolder()
         let long = #"{"ts":0,"user_id":"u","event":"x","pad":""# + String(repeating: "x", count: 100) + #""}"#
-        let path = try folder.write("long.jsonl", text: "\(long)\n{\"ts\":0,\"user_id\":\"v\",\"event\":\"x\"}\n")
+        let path = try folder.write("long.jsonl", "\(long)\n{\"ts\":0,\"user_id\":\"v\",\"event\":\"x\"}\n")
         let result = try scanLog(path, maxLineLength: 64, bufferSize: 16)
         #expect(result.malformed.map(\.reason) == [.lineTooLong])
         #expect(result.malformed.map(\.line) == [1])
@@ -95,7 +96,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
     @Test func byteOrderMarkAtTheStartIsDropped() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("bom.jsonl", text: "\u{FEFF}{\"ts\":0,\"user_id\":\"u\",\"event\":\"x\"}\n")
+        let path = try folder.write("bom.jsonl", "\u{FEFF}{\"ts\":0,\"user_id\":\"u\",\"event\":\"x\"}\n")
         for bufferSize in [1, 2, 1 << 20] {
             #expect(try scanLog(path, bufferSize: bufferSize).records.map(\.user) == ["u"])
         }
@@ -120,7 +121,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
     @Test func plainCSVLogWithAnUppercaseName() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("LOGS.CSV", text: "userId,ts,event\nu,2026-03-01T12:00:00Z,paywall_view\n")
+        let path = try folder.write("LOGS.CSV", "userId,ts,event\nu,2026-03-01T12:00:00Z,paywall_view\n")
         let result = try scanLog(path)
         #expect(result.records.map(\.timestamp) == [march1Noon])
         #expect(result.summary?.format == .csv)
@@ -129,7 +130,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
     @Test func emptyFiles() throws {
         let folder = try TemporaryFolder()
         for name in ["empty.jsonl", "empty.csv", "empty.gz"] {
-            let result = try scanLog(try folder.write(name, text: ""))
+            let result = try scanLog(try folder.write(name, ""))
             #expect(result.records.isEmpty)
             #expect(result.malformed.isEmpty)
             #expect(result.summary?.lines.nonBlankLines == 0)
@@ -145,7 +146,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         let truncated = try folder.write("truncated.jsonl.gz", bytes: Array(bytes.dropLast(3)))
         bytes[bytes.count - 6] ^= 0x55
         let badCRC = try folder.write("bad.csv.gz", bytes: bytes)
-        let missing = folder.path("missing.jsonl")
+        let missing = folder.file("missing.jsonl")
         for (path, code) in [(truncated, IngestError.Code.truncatedGzip), (badCRC, .corruptGzip), (missing, .cannotOpen)] {
             let error = #expect(throws: IngestError.self) { try scanLog(path) }
             #expect(error?.code == code)
@@ -157,7 +158,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
     @Test func callbackErrorsAreRethrown() throws {
         struct Stop: Error {}
         let folder = try TemporaryFolder()
-        let path = try folder.write("events.jsonl", text: Self.jsonLines)
+        let path = try folder.write("events.jsonl", Self.jsonLines)
         var seen = 0
         #expect(throws: Stop.self) {
             _ = try LogFileScanner(path: path).scan(record: { _, _ in

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabTestSupport
 import Testing
 @testable import OfferLabIngest
 
@@ -59,9 +60,9 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
         let text = LogFileScannerTests.jsonLines + "\n" + Self.longLines
         let cut = text.utf8.index(text.utf8.startIndex, offsetBy: 70)
         let paths = [
-            try folder.write("events.jsonl", text: text),
+            try folder.write("events.jsonl", text),
             try folder.writeGzip("events.jsonl.gz", members: [String(text[..<cut]), String(text[cut...])]),
-            try folder.write("bom.jsonl", text: "\u{FEFF}" + text + "\n"),
+            try folder.write("bom.jsonl", "\u{FEFF}" + text + "\n"),
         ]
         for path in paths {
             let whole = try scanLog(path, maxLineLength: Self.limit, bufferSize: bufferSize)
@@ -84,7 +85,7 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     @Test func aVeryLongLineIsNotKeptWhole() throws {
         let folder = try TemporaryFolder()
         let long = String(repeating: "x", count: 100_000)
-        let path = try folder.write("long.jsonl", text: "\(long)\n{\"ts\":0,\"user_id\":\"v\",\"event\":\"x\"}\n")
+        let path = try folder.write("long.jsonl", "\(long)\n{\"ts\":0,\"user_id\":\"v\",\"event\":\"x\"}\n")
         let (result, pieces) = try scanLogInPieces(path, maxLineLength: 64, bufferSize: 1000, pieceSize: 10)
         #expect(pieces.allSatisfy { $0.count < 2000 })
         #expect(result.malformed.map(\.reason) == [.lineTooLong])

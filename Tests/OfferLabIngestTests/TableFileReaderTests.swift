@@ -1,4 +1,5 @@
 import OfferLabGenerate
+import OfferLabTestSupport
 import Testing
 @testable import OfferLabIngest
 
@@ -41,7 +42,7 @@ func readTable(
         gzip: Bool = false
     ) throws {
         let folder = try TemporaryFolder()
-        let path = gzip ? try folder.writeGzip("t.csv", members: [text]) : try folder.write("t.csv", text: text)
+        let path = gzip ? try folder.writeGzip("t.csv", members: [text]) : try folder.write("t.csv", text)
         for bufferSize in [1, 2, 3, 5, 8, 13, 1 << 20] {
             let (readHeader, rows) = try readTable(path, format: format, maxRecordLength: maxRecordLength, bufferSize: bufferSize)
             #expect(readHeader == header, "buffer \(bufferSize)")
@@ -140,7 +141,7 @@ func readTable(
 
     @Test func rawBytesAreKeptOnRequest() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.csv", text: "id,v\r\n1,\"a\r\nb\"\r\n2,abcdefghijkl\r\n3,c")
+        let path = try folder.write("t.csv", "id,v\r\n1,\"a\r\nb\"\r\n2,abcdefghijkl\r\n3,c")
         for bufferSize in [1, 3, 1 << 20] {
             let (_, rows) = try readTable(path, format: .csv, maxRecordLength: 10, keepRawBytes: true, bufferSize: bufferSize)
             #expect(rows.map(\.raw) == ["1,\"a\r\nb\"", "2,abcdefgh", "3,c"])
@@ -154,7 +155,7 @@ func readTable(
 
     @Test func headerThatIsTooLongIsAnError() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.csv", text: "a_long_column,another\n1,2\n")
+        let path = try folder.write("t.csv", "a_long_column,another\n1,2\n")
         let error = #expect(throws: IngestError.self) { try TableFileReader(path: path, format: .csv, maxRecordLength: 10) }
         #expect(error?.code == .invalidHeader)
         #expect(error?.path == path)
@@ -163,17 +164,17 @@ func readTable(
 
     @Test func headerWithAnOpenQuoteIsAnError() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.csv", text: "a,\"b\n")
+        let path = try folder.write("t.csv", "a,\"b\n")
         let error = #expect(throws: IngestError.self) { try TableFileReader(path: path, format: .csv) }
         #expect(error?.code == .invalidHeader)
     }
 
     @Test func emptyFileAndHeaderOnly() throws {
         let folder = try TemporaryFolder()
-        let empty = try readTable(try folder.write("empty.csv", text: ""), format: .csv)
+        let empty = try readTable(try folder.write("empty.csv", ""), format: .csv)
         #expect(empty.header.isEmpty)
         #expect(empty.rows.isEmpty)
-        let headerOnly = try readTable(try folder.write("header.tsv", text: "a\tb"), format: .tsv)
+        let headerOnly = try readTable(try folder.write("header.tsv", "a\tb"), format: .tsv)
         #expect(headerOnly.header == ["a", "b"])
         #expect(headerOnly.rows.isEmpty)
     }
@@ -203,7 +204,7 @@ func readTable(
 
     @Test func rowAccessors() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.csv", text: "id,name,extra\n7,é,\n")
+        let path = try folder.write("t.csv", "id,name,extra\n7,é,\n")
         let reader = try TableFileReader(path: path, format: .csv)
         #expect(reader.columnIndex("name") == 1)
         #expect(reader.columnIndex("missing") == nil)
@@ -230,7 +231,7 @@ func readTable(
 
     @Test func typedAccessors() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.tsv", text: """
+        let path = try folder.write("t.tsv", """
             id\tactive\tweight\tassigned_at
             42\t1\t0.5\t2026-03-16 12:34:56
             -9223372036854775808\tTRUE\t2\t2026-03-16T12:34:56Z
@@ -261,7 +262,7 @@ func readTable(
 
     @Test func nullFieldsHaveNoBytes() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.csv", text: "a,b\n\\N,\n")
+        let path = try folder.write("t.csv", "a,b\n\\N,\n")
         let reader = try TableFileReader(path: path, format: .csv)
         try reader.forEachRow { row in
             #expect(row.isNull(0))
@@ -274,7 +275,7 @@ func readTable(
 
     @Test func requiredColumns() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("subscription_offerings.csv", text: "\nname,id,offering_id\n")
+        let path = try folder.write("subscription_offerings.csv", "\nname,id,offering_id\n")
         let reader = try TableFileReader(path: path, format: .csv)
         #expect(try reader.requireColumns(["id", "offering_id", "name"]) == [1, 2, 0])
         let error = #expect(throws: IngestError.self) { try reader.requireColumns(["id", "is_active"]) }
@@ -305,7 +306,7 @@ func readTable(
     /// the state machine: both must read the same.
     static func expectAtEveryBoundary(_ text: String, format: TableFormat, header: [String], _ expected: [ReadRow]) throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text: text)
+        let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text)
         for bufferSize in 1...text.utf8.count + 1 {
             for keepRawBytes in [false, true] {
                 let (readHeader, rows) = try readTable(path, format: format, keepRawBytes: keepRawBytes, bufferSize: bufferSize)
@@ -452,7 +453,7 @@ func readTable(
             text += fields.joined(separator: delimiter) + (random.below(4) == 0 ? "\r\n" : "\n")
         }
         let folder = try TemporaryFolder()
-        let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text: text)
+        let path = try folder.write(format == .csv ? "t.csv" : "t.tsv", text)
         for keepRawBytes in [false, true] {
             let reference = try readTable(path, format: format, keepRawBytes: keepRawBytes, bufferSize: 1)
             #expect(reference.rows.count > 250)
@@ -466,7 +467,7 @@ func readTable(
 
     @Test func nextRowPullsEveryRowThenNil() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.csv", text: "a,b\n1,2\n\"3\",4")
+        let path = try folder.write("t.csv", "a,b\n1,2\n\"3\",4")
         let reader = try TableFileReader(path: path, format: .csv)
         var rows: [[String?]] = []
         while let row = try reader.nextRow() { rows.append([row.string(at: 0), row.string(at: 1)]) }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabTestSupport
 import Testing
 
 /// Paths in a job file are relative to the job file, wherever the run starts; a missing one is

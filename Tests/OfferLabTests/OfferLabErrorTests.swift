@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import OfferLabTestSupport
 import Testing
 @testable import OfferLab
 

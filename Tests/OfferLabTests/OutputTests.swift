@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabTestSupport
 import Testing
 @testable import OfferLab
 

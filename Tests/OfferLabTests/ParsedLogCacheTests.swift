@@ -1,6 +1,7 @@
 import COfferLabSystem
 import Foundation
 import OfferLabIngest
+import OfferLabTestSupport
 import Testing
 @testable import OfferLab
 

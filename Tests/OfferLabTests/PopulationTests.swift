@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabGenerate
 import OfferLabIngest
+import OfferLabTestSupport
 import Synchronization
 import Testing
 @testable import OfferLab

@@ -1,3 +1,4 @@
+import OfferLabTestSupport
 import Testing
 @testable import OfferLab
 

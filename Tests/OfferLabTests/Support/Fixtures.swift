@@ -1,28 +1,7 @@
 import Foundation
 import OfferLabIngest
+import OfferLabTestSupport
 @testable import OfferLab
-
-/// A fresh temporary folder, removed when the test's value goes away.
-final class TemporaryFolder {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("offerlab-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
-
-    @discardableResult
-    func write(_ name: String, _ contents: String) throws -> String {
-        let target = file(name)
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try contents.write(toFile: target, atomically: false, encoding: .utf8)
-        return target
-    }
-}
 
 /// Offering tables written to a real SQLite file: by default one offering `test` (id 1) with
 /// groups `control` (id 10, weight 2) and `variant` (id 11, weight 1), and an offering `other`
