@@ -1,5 +1,6 @@
 import ArgumentParser
 import OfferLab
+import OfferLabStatistics
 
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,9 +24,14 @@ struct StatsCommand: AsyncParsableCommand {
     @Option(help: "Significance level.")
     var alpha: Double = 0.05
 
+    @Option(
+        name: .customLong("sequential-tuning"),
+        help: "N* of the sequential columns: the total users of two groups at which you expect to decide.")
+    var sequentialTuning: Double = SequentialInference.defaultTuning
+
     func run() async throws {
         try await runReportingErrors {
-            let offerings = try AggregateStatistics.run(input: input, output: output, alpha: alpha)
+            let offerings = try AggregateStatistics.run(input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning)
             print("wrote \(output)/comparisons.csv and srm.csv (\(offerings.joined(separator: ", ")))")
         }
     }
