@@ -102,5 +102,12 @@ import Testing
         }
         let kept = try night.resultRows(where: "as_of = '2026-03-15'")
         #expect(kept["summary"] == earlierNight["summary"])
+
+        // The earlier night's report still renders, its verdicts on the fixed-horizon test, saying so.
+        let report = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-15", "--output", "-"])
+        #expect(report.status == 0, "\(report.standardError)")
+        #expect(report.standardOutput.contains("This night was stored by an offerlab without the always-valid (sequential) test"))
+        let newNight = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
+        #expect(newNight.status == 0 && !newNight.standardOutput.contains("without the always-valid"))
     }
 }
