@@ -49,7 +49,7 @@ let package = Package(
         // The command line: parses options and hands them to the library.
         .executableTarget(
             name: "offerlab",
-            dependencies: ["OfferLab", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["OfferLab", "OfferLabStatistics", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .testTarget(

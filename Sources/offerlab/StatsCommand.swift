@@ -10,8 +10,8 @@ struct StatsCommand: AsyncParsableCommand {
             AGG.csv has a header row and one row per (offering, group): offering_id, group, is_control \
             (true on exactly one row per offering), weight, users, converters, revenue_sum (the sum of \
             per-user net revenue) and revenue_sum_squares (the sum of its squares). The statistics are \
-            computed exactly as `offerlab run` computes them. A malformed file gets one line naming the \
-            row and the problem (exit 65).
+            computed exactly as `offerlab run` computes them, the sequential (seq_…) columns at \
+            --sequential-tuning. A malformed file gets one line naming the row and the problem (exit 65).
             """
     )
 
