@@ -49,7 +49,9 @@ let package = Package(
         // The command line: parses options and hands them to the library.
         .executableTarget(
             name: "offerlab",
-            dependencies: ["OfferLab", "OfferLabGenerate", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "OfferLab", "OfferLabGenerate", "OfferLabStatistics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
 
         // What the test targets share: temporary folders and files.

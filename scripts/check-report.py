@@ -94,7 +94,7 @@ def check_dom(dom_path: Path, folder: Path, database: Path) -> tuple[list[str], 
                     expect(money(float(row[column]), currency), f"{where} {column}")
     with open(folder / "comparisons.csv", newline="", encoding="utf-8") as file:
         for row in csv.DictReader(file):
-            for column in ("rel_lift", "rel_lift_ci_low", "rel_lift_ci_high"):
+            for column in ("rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high"):
                 if row[column]:
                     expect(signed_percent(float(row[column])), f"comparisons.csv {row['offering_id']}/{row['group']}/{row['metric']} {column}")
     with open(folder / "srm.csv", newline="", encoding="utf-8") as file:

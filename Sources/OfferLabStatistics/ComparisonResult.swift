@@ -9,10 +9,11 @@ public enum Metric: String, Sendable, Hashable, CaseIterable {
     public var csvName: String { rawValue }
 }
 
-/// One row of `comparisons.csv`: a treatment group against control on one metric (contract §2.5).
+/// One row of `comparisons.csv`: a treatment group against control on one metric (contract §2.5,
+/// and the sequential values of §2.8).
 ///
 /// Every number is optional: nil is "no value" (an empty CSV field), per the rules of
-/// ``analyzeOffering(_:alpha:)``.
+/// ``analyzeOffering(_:alpha:sequentialTuning:)``.
 public struct ComparisonResult: Sendable, Equatable {
     /// The treatment group's name.
     public var group: String
@@ -46,8 +47,22 @@ public struct ComparisonResult: Sendable, Equatable {
     public var chanceToBeatControl: Double?
     /// Minimum detectable absolute effect at 80% power (conversion rows only).
     public var mdeAbs: Double?
+    /// Lower end of the always-valid confidence sequence of `absLift` (contract §2.8).
+    public var seqAbsLiftCILow: Double?
+    /// Upper end of the always-valid confidence sequence of `absLift`.
+    public var seqAbsLiftCIHigh: Double?
+    /// Lower end of the always-valid confidence sequence of `relLift`.
+    public var seqRelLiftCILow: Double?
+    /// Upper end of the always-valid confidence sequence of `relLift`.
+    public var seqRelLiftCIHigh: Double?
+    /// The always-valid p-value of `absLift`.
+    public var seqPValue: Double?
+    /// Holm–Bonferroni adjusted `seqPValue` over the same family as `pValueAdjusted`.
+    public var seqPValueAdjusted: Double?
+    /// seqPValueAdjusted < alpha.
+    public var seqSignificant: Bool?
 
-    /// A row; every value defaults to nil ("no value").
+    /// A row; every value defaults to nil ("no value"), the sequential ones set afterwards.
     public init(
         group: String, controlGroup: String, metric: Metric, controlValue: Double? = nil, value: Double? = nil,
         absLift: Double? = nil, absLiftCILow: Double? = nil, absLiftCIHigh: Double? = nil, relLift: Double? = nil,

@@ -32,6 +32,8 @@ public struct OfferingAnalysis: Sendable, Equatable {
 public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// alpha must lie strictly between 0 and 1.
     case invalidAlpha(Double)
+    /// N* (`sequential_tuning`) must be a finite number > 0.
+    case invalidSequentialTuning(Double)
     /// No group is marked as control.
     case noControl
     /// More than one group is marked as control.
@@ -46,6 +48,7 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         switch self {
         case .invalidAlpha(let alpha): "alpha must be between 0 and 1 (exclusive), got \(alpha)"
+        case .invalidSequentialTuning(let tuning): "sequential_tuning must be a positive number, got \(tuning)"
         case .noControl: "no group is marked as control"
         case .multipleControls(let names): "more than one control group: \(names.joined(separator: ", "))"
         case .invalidCounts(let group, let users, let converters):
@@ -57,8 +60,9 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
 }
 
 /// Analyses one offering from per-group sufficient statistics: the per-group summaries, every
-/// treatment against control on conversion and ARPU, Holm–Bonferroni per metric, and the
-/// sample-ratio-mismatch check (contract §2.4–§2.6; docs/statistics.md has every formula).
+/// treatment against control on conversion and ARPU with its fixed-horizon and sequential
+/// (always-valid) values, Holm–Bonferroni per metric for each, and the sample-ratio-mismatch
+/// check (contract §2.4–§2.6 and §2.8; docs/statistics.md has every formula).
 ///
 /// Empty ("nil") values, beyond the per-group rules of ``GroupSummary``:
 /// - `controlValue` and `value` are the groups' own rate or ARPU, nil only when that group has
@@ -70,14 +74,23 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
 ///   absolute-lift interval and the chance to beat control are nil (the relative-lift interval,
 ///   which uses z, is then zero-width);
 /// - `pValueAdjusted` is nil exactly when `pValue` is; `significant` is nil exactly when
-///   `pValueAdjusted` is; `mdeAbs` is nil on ARPU rows.
+///   `pValueAdjusted` is; `mdeAbs` is nil on ARPU rows;
+/// - sequential: each value is nil where its fixed-horizon counterpart is, and also where its
+///   standard error is 0 (the absolute interval and the p-value when v_t/n_t + v_c/n_c = 0, the
+///   relative interval when its delta-method se is 0); `seqPValueAdjusted` and `seqSignificant`
+///   follow `seqPValue` as their fixed counterparts follow `pValue`.
 ///
 /// - Parameters:
 ///   - groups: the offering's groups in output order; exactly one has `isControl`.
 ///   - alpha: the significance level, 0 < alpha < 1 (intervals are at 1 − alpha).
+///   - sequentialTuning: N* of §2.8, the total users of two groups at which the sequential
+///     interval is tightest; finite and > 0.
 /// - Throws: ``AnalysisInputError`` for input that is not a valid set of sufficient statistics.
-public func analyzeOffering(_ groups: [AnalysisGroup], alpha: Double) throws(AnalysisInputError) -> OfferingAnalysis {
+public func analyzeOffering(
+    _ groups: [AnalysisGroup], alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning
+) throws(AnalysisInputError) -> OfferingAnalysis {
     guard alpha > 0, alpha < 1 else { throw .invalidAlpha(alpha) }
+    guard sequentialTuning > 0, sequentialTuning.isFinite else { throw .invalidSequentialTuning(sequentialTuning) }
     for group in groups {
         let s = group.statistics
         guard s.users >= 0, s.converters >= 0, s.converters <= s.users else {
@@ -95,18 +108,16 @@ public func analyzeOffering(_ groups: [AnalysisGroup], alpha: Double) throws(Ana
     guard controls.count == 1 else { throw .multipleControls(controls.map(\.name)) }
 
     let z = twoSidedNormalQuantile(alpha: alpha)
+    let rho = sequentialRho(alpha: alpha, tuning: sequentialTuning)
     var comparisons: [ComparisonResult] = []
     for group in groups where !group.isControl {
-        comparisons.append(compareConversion(control: control, treatment: group, alpha: alpha, z: z))
-        comparisons.append(compareRevenue(control: control, treatment: group, alpha: alpha, z: z))
+        comparisons.append(compareConversion(control: control, treatment: group, alpha: alpha, z: z, rho: rho))
+        comparisons.append(compareRevenue(control: control, treatment: group, alpha: alpha, z: z, rho: rho))
     }
     for metric in Metric.allCases {
-        let indices = comparisons.indices.filter { comparisons[$0].metric == metric && comparisons[$0].pValue != nil }
-        let adjusted = holmBonferroni(indices.compactMap { comparisons[$0].pValue })
-        for (index, value) in zip(indices, adjusted) {
-            comparisons[index].pValueAdjusted = value
-            comparisons[index].significant = value < alpha
-        }
+        let family = comparisons.indices.filter { comparisons[$0].metric == metric }
+        adjustHolm(&comparisons, family, \.pValue, into: \.pValueAdjusted, \.significant, alpha: alpha)
+        adjustHolm(&comparisons, family, \.seqPValue, into: \.seqPValueAdjusted, \.seqSignificant, alpha: alpha)
     }
     return OfferingAnalysis(
         summaries: groups.map { GroupSummary($0.statistics, alpha: alpha) },
@@ -114,8 +125,45 @@ public func analyzeOffering(_ groups: [AnalysisGroup], alpha: Double) throws(Ana
         sampleRatioMismatch: sampleRatioMismatch(users: groups.map(\.statistics.users), weights: groups.map(\.weight)))
 }
 
+/// Holm–Bonferroni over the rows of `family` that have a p-value at `pValue`: the adjusted value
+/// and whether it is below alpha.
+private func adjustHolm(
+    _ comparisons: inout [ComparisonResult], _ family: [Int], _ pValue: KeyPath<ComparisonResult, Double?>,
+    into adjustedValue: WritableKeyPath<ComparisonResult, Double?>, _ significant: WritableKeyPath<ComparisonResult, Bool?>,
+    alpha: Double
+) {
+    let tested = family.filter { comparisons[$0][keyPath: pValue] != nil }
+    let adjusted = holmBonferroni(tested.compactMap { comparisons[$0][keyPath: pValue] })
+    for (index, value) in zip(tested, adjusted) {
+        comparisons[index][keyPath: adjustedValue] = value
+        comparisons[index][keyPath: significant] = value < alpha
+    }
+}
+
+/// Adds the sequential values (§2.8) to a row whose fixed-horizon values are set, from the same
+/// moments: each stays nil where its fixed counterpart is nil.
+private func addSequentialValues(
+    to row: inout ComparisonResult, control: SampleMoments, treatment: SampleMoments, alpha: Double, rho: Double
+) {
+    if row.absLiftCILow != nil,
+        let interval = sequentialAbsoluteLiftInterval(control: control, treatment: treatment, rho: rho, alpha: alpha)
+    {
+        row.seqAbsLiftCILow = interval.low
+        row.seqAbsLiftCIHigh = interval.high
+    }
+    if row.relLiftCILow != nil,
+        let interval = sequentialRelativeLiftInterval(control: control, treatment: treatment, rho: rho, alpha: alpha)
+    {
+        row.seqRelLiftCILow = interval.low
+        row.seqRelLiftCIHigh = interval.high
+    }
+    if row.pValue != nil {
+        row.seqPValue = sequentialLiftPValue(control: control, treatment: treatment, rho: rho)
+    }
+}
+
 /// The conversion row of one treatment (before Holm–Bonferroni).
-private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double) -> ComparisonResult {
+private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(
@@ -139,11 +187,12 @@ private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup,
         treatmentConverters: t.converters, treatmentUsers: t.users)
     row.mdeAbs = minimumDetectableEffect(
         controlConverters: c.converters, controlUsers: c.users, treatmentUsers: t.users, alpha: alpha)
+    addSequentialValues(to: &row, control: cm, treatment: tm, alpha: alpha, rho: rho)
     return row
 }
 
 /// The ARPU row of one treatment (before Holm–Bonferroni).
-private func compareRevenue(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double) -> ComparisonResult {
+private func compareRevenue(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(
@@ -164,5 +213,6 @@ private func compareRevenue(control: AnalysisGroup, treatment: AnalysisGroup, al
         row.absLiftCIHigh = absolute.high
         row.chanceToBeatControl = meanChanceToBeatControl(control: cm, treatment: tm)
     }
+    addSequentialValues(to: &row, control: cm, treatment: tm, alpha: alpha, rho: rho)
     return row
 }

@@ -15,6 +15,8 @@ struct RunCommand: AsyncParsableCommand {
               report_currency     e.g. USD
               rates | rates_file  {EUR: 1.08}, or a CSV file: currency,rate
               alpha               significance level (default 0.05)
+              sequential_tuning   N* of the sequential intervals: users at which you expect to decide (default 5000)
+              decision            sequential (default) or fixed: which inference the report's verdicts use
               control             control group (default: control, else lowest id)
               conversion_window_days  days after assignment that count (default: all)
               offerings           offering ids (default: all with assignments)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OfferLab
+import OfferLabStatistics
 
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,8 +10,8 @@ struct StatsCommand: AsyncParsableCommand {
             AGG.csv has a header row and one row per (offering, group): offering_id, group, is_control \
             (true on exactly one row per offering), weight, users, converters, revenue_sum (the sum of \
             per-user net revenue) and revenue_sum_squares (the sum of its squares). The statistics are \
-            computed exactly as `offerlab run` computes them. A malformed file gets one line naming the \
-            row and the problem (exit 65).
+            computed exactly as `offerlab run` computes them, the sequential (seq_…) columns at \
+            --sequential-tuning. A malformed file gets one line naming the row and the problem (exit 65).
             """
     )
 
@@ -23,13 +24,21 @@ struct StatsCommand: AsyncParsableCommand {
     @Option(help: "Significance level.")
     var alpha: Double = 0.05
 
+    @Option(
+        name: .customLong("sequential-tuning"),
+        help: "N* of the sequential columns: the total users of two groups at which you expect to decide.")
+    var sequentialTuning: Double = SequentialInference.defaultTuning
+
     func validate() throws {
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must be greater than 0 and less than 1, got \(alpha)") }
+        guard sequentialTuning.isFinite, sequentialTuning > 0 else {
+            throw ValidationError("--sequential-tuning \(sequentialTuning) must be a positive number of users")
+        }
     }
 
     func run() async throws {
         try await runReportingErrors {
-            let offerings = try AggregateStatistics.run(input: input, output: output, alpha: alpha)
+            let offerings = try AggregateStatistics.run(input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning)
             print("wrote \(output)/comparisons.csv and srm.csv (\(offerings.joined(separator: ", ")))")
         }
     }

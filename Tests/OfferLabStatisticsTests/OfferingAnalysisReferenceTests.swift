@@ -40,6 +40,13 @@ struct OfferingCase: Decodable, Sendable, CustomTestStringConvertible {
         let significant: Bool?
         let chanceToBeatControl: String?
         let mdeAbs: String?
+        let seqAbsLiftCiLow: String?
+        let seqAbsLiftCiHigh: String?
+        let seqRelLiftCiLow: String?
+        let seqRelLiftCiHigh: String?
+        let seqPValue: String?
+        let seqPValueAdjusted: String?
+        let seqSignificant: Bool?
     }
 
     struct SampleRatio: Decodable, Sendable {
@@ -57,6 +64,7 @@ struct OfferingCase: Decodable, Sendable, CustomTestStringConvertible {
 
     let name: String
     let alpha: String
+    let sequentialTuning: String
     let groups: [Group]
     let expected: Expected
 
@@ -90,13 +98,14 @@ struct OfferingAnalysisReferenceTests {
     @Test("The reference file holds every corner")
     func fileIsComplete() throws {
         let cases = try OfferingCase.load()
-        #expect(cases.count >= 20)
+        #expect(cases.count >= 25)
         #expect(OfferingCase.all.count == cases.count)
     }
 
     @Test("Summaries, comparisons and SRM: p-values and interval ends to 1e-9 absolute", arguments: OfferingCase.all)
     func offering(_ reference: OfferingCase) throws {
-        let analysis = try analyzeOffering(reference.analysisGroups(), alpha: number(reference.alpha))
+        let analysis = try analyzeOffering(
+            reference.analysisGroups(), alpha: number(reference.alpha), sequentialTuning: number(reference.sequentialTuning))
 
         #expect(analysis.summaries.count == reference.expected.summaries.count)
         for (summary, expected) in zip(analysis.summaries, reference.expected.summaries) {
@@ -127,6 +136,13 @@ struct OfferingAnalysisReferenceTests {
             #expect(row.significant == expected.significant, "\(label) significant")
             check(row.chanceToBeatControl, expected.chanceToBeatControl, "\(label) chance_to_beat_control", tolerance: 1e-8)
             check(row.mdeAbs, expected.mdeAbs, "\(label) mde_abs")
+            check(row.seqAbsLiftCILow, expected.seqAbsLiftCiLow, "\(label) seq_abs_lift_ci_low")
+            check(row.seqAbsLiftCIHigh, expected.seqAbsLiftCiHigh, "\(label) seq_abs_lift_ci_high")
+            check(row.seqRelLiftCILow, expected.seqRelLiftCiLow, "\(label) seq_rel_lift_ci_low")
+            check(row.seqRelLiftCIHigh, expected.seqRelLiftCiHigh, "\(label) seq_rel_lift_ci_high")
+            check(row.seqPValue, expected.seqPValue, "\(label) seq_p_value")
+            check(row.seqPValueAdjusted, expected.seqPValueAdjusted, "\(label) seq_p_value_adjusted")
+            #expect(row.seqSignificant == expected.seqSignificant, "\(label) seq_significant")
             // Tiny p-values are kept, not rounded to 0: relative agreement where they are small.
             if let p = row.pValue, let e = expected.pValue.map(number), e > 0, e < 1e-6 {
                 #expect(relativeError(p, e) <= 1e-9, "\(label) p_value relative")

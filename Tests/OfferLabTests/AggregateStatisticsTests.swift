@@ -36,6 +36,30 @@ import Testing
         #expect(error.message.contains("revenue_sum_squares"))
     }
 
+    @Test func sequentialTuningChangesOnlyTheSequentialColumns() throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", Self.header + "o,c,true,1,2000,100,998,9970\no,t,false,1,2000,140,1397,13950\n")
+        func comparisons(_ tuning: Double) throws -> [[String]] {
+            let output = folder.file("out-\(tuning)")
+            try AggregateStatistics.run(input: input, output: output, alpha: 0.05, sequentialTuning: tuning)
+            let text = try String(contentsOfFile: output + "/comparisons.csv", encoding: .utf8)
+            return text.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        }
+        let tight = try comparisons(4000), loose = try comparisons(1e6)
+        let header = try #require(tight.first)
+        let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
+        #expect(Array(header[firstSequential...]) == ResultTables.sequentialColumns().map(\.0))
+        #expect(header[firstSequential - 1] == "mde_abs")
+        for (a, b) in zip(tight.dropFirst(), loose.dropFirst()) {
+            #expect(a[..<firstSequential] == b[..<firstSequential])
+            #expect(a[firstSequential] != b[firstSequential])
+        }
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("bad"), alpha: 0.05, sequentialTuning: -1)
+        }
+        #expect(error.message == "--sequential-tuning -1.0 must be a positive number of users")
+    }
+
     /// `stats` on the sufficient statistics of a run gives that run's comparisons and SRM, byte
     /// for byte.
     @Test func aggregatesOfARunGiveTheRunsStatistics() async throws {

@@ -63,6 +63,19 @@ import Testing
             }
         }
         #expect(Set(summaryHeader).intersection(dailyHeader).isSuperset(of: Self.moneyColumns.union(["arpu_sd"])))
+
+        // … and its treatments' `conversion_…`/`arpu_…` columns are comparisons.csv's, the sequential ones included.
+        let comparisons = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/comparisons.csv"), encoding: .utf8))
+        var compared = 0
+        for row in comparisons.dropFirst() {
+            let day = try #require(lastDay.first { $0[0] == row[0] && $0[2] == row[1] })
+            for (column, name) in comparisons[0].enumerated() {
+                guard let dailyColumn = dailyHeader.firstIndex(of: "\(row[3])_\(name)") else { continue }
+                #expect(day[dailyColumn] == row[column], "\(row[0]) \(row[1]) \(row[3])_\(name)")
+                if name.hasPrefix("seq_") { compared += 1 }
+            }
+        }
+        #expect(compared == 7 * (comparisons.count - 1))
     }
 
     /// The same inputs give the same bytes, whatever the number of threads reading the files.

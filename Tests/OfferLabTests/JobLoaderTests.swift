@@ -32,6 +32,13 @@ import Testing
         #expect(loaded.rates == ["EUR": 1.08, "USD": 1])
         #expect(loaded.alpha == 0.05 && loaded.maxBadLineRatio == 0.01 && loaded.onCorruptFile == .fail)
         #expect(loaded.conversionWindowDays == nil && loaded.offerings == nil)
+        #expect(loaded.sequentialTuning == 5000 && loaded.decision == .sequential)
+    }
+
+    @Test func sequentialTuningAndDecisionAreRead() throws {
+        let fixture = try job("sequential_tuning: 120000\ndecision: fixed")
+        let loaded = try JobLoader.load(path: fixture.path)
+        #expect(loaded.sequentialTuning == 120_000 && loaded.decision == .fixed)
     }
 
     @Test func commandLineOverridesTheFile() throws {
@@ -54,6 +61,9 @@ import Testing
         ("on_corrupt_file: ignore", "on_corrupt_file"),
         ("conversion_window_days: -1", "conversion_window_days"),
         ("rates_file: rates.csv", "rates or rates_file"),
+        ("sequential_tuning: 0", "sequential_tuning: 0.0 must be a positive number of users"),
+        ("sequential_tuning: many", "sequential_tuning: 'many' is not a number"),
+        ("decision: bayesian", "decision: 'bayesian' must be sequential or fixed"),
     ])
     func badValuesAreNamed(extra: String, expected: String) throws {
         let fixture = try job(extra)

@@ -71,4 +71,43 @@ import Testing
         #expect(kept.keys.sorted() == earlierNight.keys.sorted())
         #expect(kept["comparisons"] == earlierNight["comparisons"])
     }
+
+    /// A database from before the sequential columns (§2.8): its comparisons, daily and offerings
+    /// tables gain them in place, empty for the nights it held, filled for the new night.
+    @Test func aDatabaseWithoutTheSequentialColumnsGainsThemAndKeepsItsNights() throws {
+        let night = try NightFixture()
+        #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
+        let database = try SQLiteDatabase(path: night.databasePath)
+        let added: [(table: String, columns: [String])] = [
+            ("comparisons", ResultTables.sequentialColumns().map(\.0)),
+            ("daily", ResultTables.sequentialColumns(prefix: "conversion_").map(\.0) + ResultTables.sequentialColumns(prefix: "arpu_").map(\.0)),
+            ("offerings", ["sequential_tuning", "decision"]),
+        ]
+        for (table, columns) in added {
+            for column in columns { try database.execute("ALTER TABLE \(table) DROP COLUMN \"\(column)\"") }
+        }
+        let earlierNight = try night.resultRows(where: "as_of = '2026-03-15'")
+
+        let result = try night.run(["--as-of", "2026-03-16"])
+        try #require(result.status == 0, "\(result.standardError)")
+        for (table, columns) in added {
+            for column in columns {
+                var values: [String: [SQLiteValue]] = [:]
+                try database.prepare("SELECT as_of, \"\(column)\" FROM \(table)").forEachRow { row in
+                    if case .text(let asOf) = row.value(at: 0) { values[asOf, default: []].append(row.value(at: 1)) }
+                }
+                #expect(values["2026-03-15"]?.allSatisfy { $0 == .null } == true, "\(table).\(column)")
+                #expect(values["2026-03-16"]?.contains { $0 != .null } == true, "\(table).\(column)")
+            }
+        }
+        let kept = try night.resultRows(where: "as_of = '2026-03-15'")
+        #expect(kept["summary"] == earlierNight["summary"])
+
+        // The earlier night's report still renders, its verdicts on the fixed-horizon test, saying so.
+        let report = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-15", "--output", "-"])
+        #expect(report.status == 0, "\(report.standardError)")
+        #expect(report.standardOutput.contains("This night was stored by an offerlab without the always-valid (sequential) test"))
+        let newNight = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
+        #expect(newNight.status == 0 && !newNight.standardOutput.contains("without the always-valid"))
+    }
 }

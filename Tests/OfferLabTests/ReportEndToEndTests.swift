@@ -14,7 +14,8 @@ import Testing
         #expect(written.contains("Spring 2026 price test: weekly, monthly, 3-day pass"))
         #expect(written.contains("onboarding_copy_test"))
         // The sample's own numbers, rounded for people (tools/reference computes the same).
-        #expect(written.contains("variant_b is winning on revenue per user: +97.1% vs control (95% CI +48.1% to +146.1%), &gt;99.9% chance to beat control."))
+        // The verdicts use the always-valid intervals (decision: sequential, the default).
+        #expect(written.contains("variant_b is winning on revenue per user: +97.1% vs control (95% always-valid CI +21.2% to +173.0%), &gt;99.9% chance to beat control."))
         #expect(written.contains("No winner yet: no variant beats control significantly."))
         #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))  // BRL has no rate in the sample job
         #expect(!written.contains("Sample ratio mismatch"))

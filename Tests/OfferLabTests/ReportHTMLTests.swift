@@ -211,6 +211,67 @@ import Testing
         #expect(!text(html).contains("No daily series"))
     }
 
+    /// The fixture as a night with the sequential values (§2.8): wider intervals, and variant_b's
+    /// conversion significant by the fixed-horizon test only.
+    func sequentialNight(_ decision: Decision) -> ReportData {
+        reportFixture().withOffering { offering in
+            offering.decision = decision
+            for index in offering.comparisons.indices {
+                let comparison = offering.comparisons[index]
+                let lift = comparison.relativeLift?.value ?? 0
+                let onlyFixed = comparison.group == "variant_b" && comparison.metric == .conversion
+                offering.comparisons[index].sequential = SequentialValues(
+                    absoluteLow: nil, absoluteHigh: nil, relativeLow: lift - 0.5, relativeHigh: lift + 0.5, pValue: onlyFixed ? 0.2 : comparison.pValue,
+                    pValueAdjusted: onlyFixed ? 0.4 : comparison.pValueAdjusted, significant: onlyFixed ? false : comparison.significant)
+            }
+            offering.daily = offering.daily.map { point in
+                var point = point
+                point.conversionSequentialLift = point.conversionLift.map { Estimate(value: $0.value, low: nil, high: nil) }
+                point.arpuSequentialLift = point.arpuLift.map { Estimate(value: $0.value, low: $0.value - 1, high: $0.value + 1) }
+                return point
+            }
+        }
+    }
+
+    @Test func verdictsFollowTheDecision() {
+        let sequential = sequentialNight(.sequential).offerings[0]
+        #expect(ReportFindings.headline(sequential, group: "variant_b").map(\.text) == [
+            "conversion +40.2% vs control (95% always-valid CI −9.8% to +90.2%), not significant",
+            "revenue per user +97.1% vs control (95% always-valid CI +47.1% to +147.1%), significant after correction",
+        ])
+        #expect(ReportFindings.inferenceNotes(sequential) == [
+            "variant_b on conversion: significant by the fixed-horizon test, not by the always-valid (sequential) one; the verdict uses the always-valid test (decision: sequential)."
+        ])
+        let page = text(HTMLReport.render(ReportData(run: reportFixture().run, quality: reportFixture().quality, offerings: [sequential])))
+        #expect(page.contains("the verdict uses the always-valid test (decision: sequential)."))
+        #expect(page.contains("always-valid verdicts"))
+        #expect(page.contains("+40.2%CI −9.8% to +90.2%not significant"))  // the results table's mark, spans joined
+        #expect(page.contains("−9.8% to +90.2% p = 0.40"))  // the details table: the always-valid columns
+
+        let fixed = sequentialNight(.fixed).offerings[0]
+        #expect(ReportFindings.headline(fixed, group: "variant_b")[0].text == "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction")
+        #expect(ReportFindings.inferenceNotes(fixed)[0].hasSuffix("the verdict uses the fixed-horizon test (decision: fixed)."))
+        #expect(ReportFindings.verdict(fixed).text.hasPrefix("variant_b is winning on revenue per user"))
+    }
+
+    @Test func aNightStoredWithoutTheSequentialValuesFallsBackToTheFixedOnes() {
+        let old = reportFixture().offerings[0]
+        #expect(old.decision == nil && old.verdictInference == .fixed)
+        #expect(ReportFindings.headline(old, group: "variant_b")[0].text.contains("(95% CI +13.3% to +67.1%), significant"))
+        let page = text(HTMLReport.render(reportFixture()))
+        #expect(page.contains("This night was stored by an offerlab without the always-valid (sequential) test, so its verdicts use the fixed-horizon test"))
+        #expect(page.contains("band: its 95% fixed-horizon interval (this night was stored without the always-valid one)"))
+    }
+
+    @Test func theLiftOverTimeChartDrawsTheSequentialBand() {
+        let html = HTMLReport.render(sequentialNight(.fixed))
+        let charts = html.components(separatedBy: "Lift over time")[1]
+        // Conversion's sequential band is absent in the fixture, arpu's present: only arpu's two bands are drawn.
+        #expect(charts.components(separatedBy: "<polyline").count - 1 == 4)
+        #expect(charts.components(separatedBy: "<polygon").count - 1 == 2)
+        #expect(text(charts).contains("band: its 95% always-valid interval, which holds on every day at once"))
+    }
+
     @Test func withoutTheDailySeriesANoteInsteadOfTheChart() {
         let html = HTMLReport.render(reportFixture().withOffering { $0.daily = [] })
         #expect(text(html).contains("No daily series in this night’s results, so no lift-over-time chart."))

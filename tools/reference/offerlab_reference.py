@@ -7,7 +7,7 @@ Swift pipeline's end-to-end tests can compare against files produced by an imple
 written separately from it.
 
     offerlab_reference.py JOB.yaml --out DIR [--as-of T]
-    offerlab_reference.py stats AGG.csv --out DIR [--alpha A]
+    offerlab_reference.py stats AGG.csv --out DIR [--alpha A] [--sequential-tuning N]
 
 Speed does not matter here; every step is written to be read next to the contract
 (`contract.md` §1-§3) and `docs/analysis.md`. Decisions taken where both are silent are
@@ -126,7 +126,10 @@ COMPARISONS_COLUMNS = (
     "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high",
     "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high",
     "p_value", "p_value_adjusted", "significant", "chance_to_beat_control", "mde_abs",
+    "seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high",
+    "seq_p_value", "seq_p_value_adjusted", "seq_significant",
 )
+DEFAULT_SEQUENTIAL_TUNING = 5000.0
 SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag")
 
 
@@ -1155,11 +1158,46 @@ def holm_adjust(p_values: list[float | None]) -> list[float | None]:
     return adjusted
 
 
+def sequential_rho(alpha: float, tuning: float) -> float:
+    """§2.8: ρ = √((−2 ln α + ln(1 − 2 ln α)) / N*)."""
+    return math.sqrt((-2 * math.log(alpha) + math.log(1 - 2 * math.log(alpha))) / tuning)
+
+
+def sequential_half_width(se: float, n: int, rho: float, alpha: float) -> float:
+    """§2.8: h = √s² · √(2(nρ²+1) ln(√(nρ²+1)/α) / (n²ρ²)), s² = se²·n."""
+    s2 = se * se * n
+    return math.sqrt(s2) * math.sqrt(2 * (n * rho ** 2 + 1) * math.log(math.sqrt(n * rho ** 2 + 1) / alpha)
+                                     / (n ** 2 * rho ** 2))
+
+
+def add_sequential(row: dict, m_c: float, v_c: float, n_c: int, m_t: float, v_t: float, n_t: int,
+                   alpha: float, tuning: float) -> None:
+    """§2.8's seq_… values of a row whose fixed-horizon values are set: empty where the fixed
+    value of the same row is empty, and the absolute-scale (relative) ones where their se is 0."""
+    rho = sequential_rho(alpha, tuning)
+    n = n_t + n_c
+    se_abs = math.sqrt(v_t / n_t + v_c / n_c)
+    diff = m_t - m_c
+    if row["abs_lift_ci_low"] is not None and se_abs > 0:
+        half = sequential_half_width(se_abs, n, rho, alpha)
+        row["seq_abs_lift_ci_low"], row["seq_abs_lift_ci_high"] = diff - half, diff + half
+    if row["rel_lift_ci_low"] is not None:
+        se_rel = math.sqrt(v_t / (n_t * m_c ** 2) + m_t ** 2 * v_c / (n_c * m_c ** 4))
+        if se_rel > 0:
+            half = sequential_half_width(se_rel, n, rho, alpha)
+            row["seq_rel_lift_ci_low"], row["seq_rel_lift_ci_high"] = row["rel_lift"] - half, row["rel_lift"] + half
+    if row["p_value"] is not None and se_abs > 0:
+        z2 = diff * diff / (se_abs * se_abs)
+        nr = n * rho ** 2
+        row["seq_p_value"] = min(1.0, math.sqrt(nr + 1) * math.exp(-rho ** 2 * n * z2 / (2 * (nr + 1))))
+
+
 def _empty_comparison() -> dict[str, object]:
     return {name: None for name in COMPARISONS_COLUMNS[4:]}
 
 
-def compare_conversion(control: SufficientStatistics, treatment: SufficientStatistics, alpha: float) -> dict:
+def compare_conversion(control: SufficientStatistics, treatment: SufficientStatistics, alpha: float,
+                       tuning: float = DEFAULT_SEQUENTIAL_TUNING) -> dict:
     row = _empty_comparison()
     n_c, n_t = control.users, treatment.users
     if n_c > 0:
@@ -1185,10 +1223,12 @@ def compare_conversion(control: SufficientStatistics, treatment: SufficientStati
     row["p_value"] = 1.0 if se == 0 else float(2 * _stats.norm.sf(abs(diff / se)))
     row["chance_to_beat_control"] = prob_beta_greater(1 + x_t, 1 + n_t - x_t, 1 + x_c, 1 + n_c - x_c)
     row["mde_abs"] = (z + normal_quantile(0.8)) * math.sqrt(m_c * (1 - m_c) * (1 / n_t + 1 / n_c))
+    add_sequential(row, m_c, v_c, n_c, m_t, v_t, n_t, alpha, tuning)
     return row
 
 
-def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics, alpha: float) -> dict:
+def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics, alpha: float,
+                 tuning: float = DEFAULT_SEQUENTIAL_TUNING) -> dict:
     row = _empty_comparison()
     n_c, n_t = control.users, treatment.users
     if n_c > 0:
@@ -1207,6 +1247,7 @@ def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics,
         rel_half = z * math.sqrt(v_t / (n_t * m_c ** 2) + m_t ** 2 * v_c / (n_c * m_c ** 4))
         row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = rel, rel - rel_half, rel + rel_half
     if v_c == 0 and v_t == 0:
+        add_sequential(row, m_c, v_c, n_c, m_t, v_t, n_t, alpha, tuning)
         return row  # p-value, abs_lift interval and chance undefined
     se_t, se_c = v_t / n_t, v_c / n_c
     se = math.sqrt(se_t + se_c)
@@ -1215,11 +1256,12 @@ def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics,
     half = float(_stats.t.ppf(1 - alpha / 2, df)) * se
     row["abs_lift_ci_low"], row["abs_lift_ci_high"] = diff - half, diff + half
     row["chance_to_beat_control"] = float(_stats.norm.cdf(diff / se))
+    add_sequential(row, m_c, v_c, n_c, m_t, v_t, n_t, alpha, tuning)
     return row
 
 
 def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], control_name: str,
-                     alpha: float) -> list[dict]:
+                     alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNING) -> list[dict]:
     """comparisons.csv rows (without offering_id) for one offering: each non-control group
     in the given order, conversion then arpu; Holm per metric over the offering."""
     control = dict(stats_by_group)[control_name]
@@ -1228,7 +1270,7 @@ def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], con
         if name == control_name:
             continue
         for metric, compare in (("conversion", compare_conversion), ("arpu", compare_arpu)):
-            row = compare(control, statistics, alpha)
+            row = compare(control, statistics, alpha, tuning)
             row.update({"group": name, "control_group": control_name, "metric": metric})
             rows[metric].append(row)
     for metric_rows in rows.values():
@@ -1236,6 +1278,10 @@ def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], con
         for row, p_adj in zip(metric_rows, adjusted):
             row["p_value_adjusted"] = p_adj
             row["significant"] = None if p_adj is None else p_adj < alpha
+        adjusted = holm_adjust([r["seq_p_value"] for r in metric_rows])
+        for row, p_adj in zip(metric_rows, adjusted):
+            row["seq_p_value_adjusted"] = p_adj
+            row["seq_significant"] = None if p_adj is None else p_adj < alpha
     ordered = []
     for conversion_row, arpu_row in zip(rows["conversion"], rows["arpu"]):
         ordered += [conversion_row, arpu_row]
@@ -1291,6 +1337,8 @@ class Job:
     report_currency: str
     rates: dict[str, float]
     alpha: float
+    sequential_tuning: float
+    decision: str
     control: str | None
     window_micros: int | None
     offerings: list[str] | None
@@ -1390,6 +1438,12 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
     if not 0 < alpha < 1:
         raise ReferenceError_(f"{path}: alpha must be between 0 and 1, got {alpha}")
     control = None if document.get("control") is None else _name(document["control"], "control")
+    sequential_tuning = _number(document.get("sequential_tuning", DEFAULT_SEQUENTIAL_TUNING), "sequential_tuning")
+    if not sequential_tuning > 0:
+        raise ReferenceError_(f"{path}: sequential_tuning must be a positive number, got {sequential_tuning}")
+    decision = document.get("decision", "sequential")
+    if decision not in ("sequential", "fixed"):
+        raise ReferenceError_(f"{path}: decision must be 'sequential' or 'fixed', got {decision!r}")
 
     window_micros = None
     if document.get("conversion_window_days") is not None:
@@ -1413,7 +1467,7 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
     if on_corrupt not in ("fail", "skip"):
         raise ReferenceError_(f"{path}: on_corrupt_file must be 'fail' or 'skip', got {on_corrupt!r}")
     output = None if document.get("output") is None else base / _name(document["output"], "output")
-    return Job(path, tables, logs, as_of, report_currency, rates, alpha, control, window_micros,
+    return Job(path, tables, logs, as_of, report_currency, rates, alpha, sequential_tuning, decision, control, window_micros,
                offerings, ratio, on_corrupt, output)
 
 
@@ -1486,7 +1540,7 @@ def run_job(job: Job) -> RunResult:
             group_statistics.append((group.name, statistics))
             products += product_rows(offering, group, users, job.rates)
         if control is not None:
-            for row in compare_offering(group_statistics, control.name, job.alpha):
+            for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning):
                 comparisons.append({"offering_id": offering.offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([s.users for _, s in group_statistics],
                                                     [g.weight for g in offering.groups])
@@ -1564,7 +1618,7 @@ def product_rows(offering: Offering, group: Group, users: list[UserResult], rate
 AGG_COLUMNS = ("offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares")
 
 
-def run_stats(path: Path, alpha: float) -> tuple[list[dict], list[dict]]:
+def run_stats(path: Path, alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNING) -> tuple[list[dict], list[dict]]:
     try:
         data = strip_bom(read_input_bytes(path))
     except CorruptGzip as error:
@@ -1605,7 +1659,7 @@ def run_stats(path: Path, alpha: float) -> tuple[list[dict], list[dict]]:
         controls = [r for r in rows if r[1]]
         if len(controls) != 1:
             raise ReferenceError_(f"{path}: offering {offering_id} must have exactly one is_control row, has {len(controls)}")
-        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha):
+        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha, tuning):
             comparisons.append({"offering_id": offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([r[3].users for r in rows], [r[2] for r in rows])
         srm.append({"offering_id": offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
@@ -1673,11 +1727,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("input", type=Path, help="AGG.csv")
         parser.add_argument("--out", type=Path, required=True, help="output folder (created if needed)")
         parser.add_argument("--alpha", type=float, default=0.05)
+        parser.add_argument("--sequential-tuning", dest="sequential_tuning", type=float,
+                            default=DEFAULT_SEQUENTIAL_TUNING)
         options = parser.parse_args(argv[1:])
         try:
             if not 0 < options.alpha < 1:
                 raise ReferenceError_(f"--alpha must be between 0 and 1, got {options.alpha}")
-            comparisons, srm = run_stats(options.input, options.alpha)
+            if not options.sequential_tuning > 0:
+                raise ReferenceError_(f"--sequential-tuning must be a positive number, got {options.sequential_tuning}")
+            comparisons, srm = run_stats(options.input, options.alpha, options.sequential_tuning)
             options.out.mkdir(parents=True, exist_ok=True)
             write_csv(options.out / "comparisons.csv", COMPARISONS_COLUMNS, comparisons)
             write_csv(options.out / "srm.csv", SRM_COLUMNS, srm)
@@ -1691,7 +1749,7 @@ def main(argv: list[str] | None = None) -> int:
         prog=PROGRAM,
         description="Reference implementation of the OfferLab analysis contract: writes summary.csv, "
                     "products.csv, quality.csv, comparisons.csv and srm.csv for a job file.",
-        epilog=f"Also: {PROGRAM} stats AGG.csv --out DIR [--alpha A]")
+        epilog=f"Also: {PROGRAM} stats AGG.csv --out DIR [--alpha A] [--sequential-tuning N]")
     parser.add_argument("job", type=Path, help="the job file (YAML)")
     parser.add_argument("--out", type=Path,
                         help="output folder (default: the job's output/<YYYY-MM-DD of as_of>/)")

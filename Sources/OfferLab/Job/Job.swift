@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import OfferLabStatistics
 import Yams
 
 /// What to do with a log file whose gzip stream is corrupt or truncated.
@@ -8,6 +9,15 @@ public enum CorruptFilePolicy: String, Sendable {
     case fail
     /// Skip the whole file and report it in `quality.csv`.
     case skip
+}
+
+/// Which inference the report's verdicts, headlines and "significant" marks use (contract §2.8);
+/// the CSV files and the database always carry both.
+public enum Decision: String, Sendable {
+    /// The always-valid (sequential) p-values and intervals: safe to read every night.
+    case sequential
+    /// The fixed-horizon ones: valid only when read once, at a size planned in advance.
+    case fixed
 }
 
 /// A validated job: every path resolved and checked, every value parsed.
@@ -26,6 +36,10 @@ public struct Job: Sendable {
     /// 1 unit of the currency = rate units of the report currency (the report currency is 1).
     public var rates: [String: Double]
     public var alpha: Double
+    /// N* of the sequential intervals (§2.8): the total users of two groups at which they are tightest.
+    public var sequentialTuning: Double = SequentialInference.defaultTuning
+    /// Which inference the report's verdicts use.
+    public var decision: Decision = .sequential
     public var control: String?
     public var conversionWindowDays: Double?
     /// Offering ids to analyse; nil: every offering with assignments before `asOf`.
@@ -57,7 +71,7 @@ public enum JobLoader {
     static let knownKeys: Set<String> = [
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
-        "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache",
+        "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "sequential_tuning", "decision",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -149,6 +163,12 @@ public enum JobLoader {
 
         let alpha = try reader.number("alpha", default: 0.05)
         guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be between 0 and 1") }
+        let tuning = try reader.number("sequential_tuning", default: SequentialInference.defaultTuning)
+        guard tuning > 0 else { throw OfferLabError(.configuration, "job file \(path): sequential_tuning: \(tuning) must be a positive number of users") }
+        let decisionText = try reader.optionalText("decision") ?? Decision.sequential.rawValue
+        guard let decision = Decision(rawValue: decisionText) else {
+            throw OfferLabError(.configuration, "job file \(path): decision: '\(decisionText)' must be sequential or fixed")
+        }
         let window = try reader.optionalNumber("conversion_window_days")
         if let window, !(window > 0) { throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive") }
         let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
@@ -181,7 +201,7 @@ public enum JobLoader {
 
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
-            reportCurrency: reportCurrency, rates: rates, alpha: alpha, control: try reader.optionalText("control"),
+            reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision, control: try reader.optionalText("control"),
             conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
             lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)

@@ -7,14 +7,14 @@ extension ResultTables {
             name: "offerings",
             columns: [
                 ("offering_id", .text), ("name", .text), ("is_active", .bool), ("control_group", .text), ("report_currency", .text),
-                ("alpha", .real), ("conversion_window_days", .real),
+                ("alpha", .real), ("conversion_window_days", .real), ("sequential_tuning", .real), ("decision", .text),
             ],
             keys: ["offering_id"])
         for result in offerings {
             table.rows.append([
                 .text(result.offering.offeringID), .text(result.offering.name), .bool(result.offering.isActive),
                 .text(result.offering.groups[result.controlGroup].name), .text(job.reportCurrency), .real(job.alpha),
-                .real(job.conversionWindowDays),
+                .real(job.conversionWindowDays), .real(job.sequentialTuning), .text(job.decision.rawValue),
             ])
         }
         return table

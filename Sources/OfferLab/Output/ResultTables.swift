@@ -7,14 +7,14 @@ enum ResultTables {
     /// `ResultTables+Report.swift`).
     static func make(_ results: NightResults, job: Job) throws -> (files: [ResultTable], database: [ResultTable]) {
         let analyses = try results.offerings.map { result in
-            (offeringID: result.offering.offeringID, statistics: try analyse(result, groups: result.groups, alpha: job.alpha))
+            (offeringID: result.offering.offeringID, statistics: try analyse(result, groups: result.groups, job: job))
         }
         let summary = summaryTable(results.offerings, alpha: job.alpha)
         let comparisons = comparisonsTable(analyses)
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
-        let daily = try dailyTable(results.offerings, alpha: job.alpha)
+        let daily = try dailyTable(results.offerings, job: job)
         let rejects = rejectsTable(results.ingest.rejects)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
@@ -32,13 +32,26 @@ enum ResultTables {
         ("refunded_revenue", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real), ("arppu", .real),
     ]
 
+    /// The §2.8 columns of a comparison: after `mde_abs` in `comparisons`, and with each metric's
+    /// prefix after every other column in `daily`.
+    static func sequentialColumns(prefix: String = "") -> [(String, ResultColumnType)] {
+        ["seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high", "seq_p_value", "seq_p_value_adjusted"]
+            .map { (prefix + $0, .real) } + [(prefix + "seq_significant", .bool)]
+    }
+
+    /// The values of ``sequentialColumns(prefix:)`` (all empty without a comparison).
+    static func sequentialValues(_ row: ComparisonResult?) -> [ResultValue] {
+        [row?.seqAbsLiftCILow, row?.seqAbsLiftCIHigh, row?.seqRelLiftCILow, row?.seqRelLiftCIHigh, row?.seqPValue, row?.seqPValueAdjusted]
+            .map { .real($0 ?? nil) } + [.bool(row?.seqSignificant ?? nil)]
+    }
+
     /// The statistics of an offering whose groups have `groups` totals (the night's or a day's).
-    static func analyse(_ result: OfferingResult, groups: [GroupTotals], alpha: Double) throws -> OfferingAnalysis {
+    static func analyse(_ result: OfferingResult, groups: [GroupTotals], job: Job) throws -> OfferingAnalysis {
         let inputs = result.offering.groups.enumerated().map { index, group in
             AnalysisGroup(name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
         }
         do {
-            return try analyzeOffering(inputs, alpha: alpha)
+            return try analyzeOffering(inputs, alpha: job.alpha, sequentialTuning: job.sequentialTuning)
         } catch {
             throw OfferLabError(.data, "offering \(result.offering.offeringID): \(error)")
         }
@@ -71,25 +84,29 @@ enum ResultTables {
     }
 
     /// One row per (offering, day, group): the group's metrics as of the end of the day and,
-    /// for treatments, both comparisons with the control as of then (`conversion_…`, `arpu_…`).
-    static func dailyTable(_ offerings: [OfferingResult], alpha: Double) throws -> ResultTable {
+    /// for treatments, both comparisons with the control as of then (`conversion_…`, `arpu_…`),
+    /// their sequential columns last.
+    static func dailyTable(_ offerings: [OfferingResult], job: Job) throws -> ResultTable {
+        let alpha = job.alpha
+        let metrics = ["conversion", "arpu"]
         let comparisonColumns = ["abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value", "p_value_adjusted"]
         var columns: [(String, ResultColumnType)] = [("offering_id", .text), ("date", .text), ("group", .text), ("is_control", .bool)] + groupMetricColumns
-        for metric in ["conversion", "arpu"] {
+        for metric in metrics {
             columns += comparisonColumns.map { ("\(metric)_\($0)", .real) }
             columns += [("\(metric)_significant", .bool), ("\(metric)_chance_to_beat_control", .real)]
         }
         columns.append(("conversion_mde_abs", .real))
+        for metric in metrics { columns += sequentialColumns(prefix: "\(metric)_") }
         var table = ResultTable(name: "daily", columns: columns, keys: ["offering_id", "date", "group"])
         for result in offerings {
             for day in result.daily {
-                let statistics = try analyse(result, groups: day.groups, alpha: alpha)
+                let statistics = try analyse(result, groups: day.groups, job: job)
                 for (index, group) in result.offering.groups.enumerated() {
                     var row: [ResultValue] = [.text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup)]
                     row += groupMetricValues(day.groups[index], alpha: alpha)
                     var mde: Double?
-                    for metric in ["conversion", "arpu"] {
-                        let comparison = statistics.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
+                    let comparisons = metrics.map { metric in statistics.comparisons.first { $0.group == group.name && $0.metric.csvName == metric } }
+                    for (metric, comparison) in zip(metrics, comparisons) {
                         row += [
                             comparison?.absLift, comparison?.absLiftCILow, comparison?.absLiftCIHigh, comparison?.relLift, comparison?.relLiftCILow,
                             comparison?.relLiftCIHigh, comparison?.pValue, comparison?.pValueAdjusted,
@@ -98,6 +115,7 @@ enum ResultTables {
                         if metric == "conversion" { mde = comparison?.mdeAbs ?? nil }
                     }
                     row.append(.real(mde))
+                    for comparison in comparisons { row += sequentialValues(comparison) }
                     table.rows.append(row)
                 }
             }
@@ -116,7 +134,7 @@ enum ResultTables {
                 ("value", .real), ("abs_lift", .real), ("abs_lift_ci_low", .real), ("abs_lift_ci_high", .real), ("rel_lift", .real),
                 ("rel_lift_ci_low", .real), ("rel_lift_ci_high", .real), ("p_value", .real), ("p_value_adjusted", .real),
                 ("significant", .bool), ("chance_to_beat_control", .real), ("mde_abs", .real),
-            ],
+            ] + sequentialColumns(),
             keys: ["offering_id", "group", "metric"])
         for (offeringID, analysis) in analyses {
             for row in analysis.comparisons {
@@ -125,7 +143,7 @@ enum ResultTables {
                     .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
                     .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
                     .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
-                ])
+                ] + sequentialValues(row))
             }
         }
         return table

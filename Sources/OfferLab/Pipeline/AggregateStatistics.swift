@@ -8,15 +8,20 @@ public enum AggregateStatistics {
     static let columns = ["offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares"]
 
     /// Reads `input` (CSV or TSV, see the README), writes `comparisons.csv` and `srm.csv` into
-    /// `output`. Returns the offering ids.
+    /// `output`, the sequential columns at N* = `sequentialTuning`. Returns the offering ids.
     /// - Throws: `OfferLabError` naming the file, the line and the problem.
     @discardableResult
-    public static func run(input: String, output: String, alpha: Double) throws -> [String] {
+    public static func run(
+        input: String, output: String, alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning
+    ) throws -> [String] {
         guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "--alpha \(alpha) must be between 0 and 1") }
+        guard sequentialTuning > 0, sequentialTuning.isFinite else {
+            throw OfferLabError(.configuration, "--sequential-tuning \(sequentialTuning) must be a positive number of users")
+        }
         let offerings = try read(input)
         let analyses = try offerings.map { offering in
             do {
-                return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha))
+                return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha, sequentialTuning: sequentialTuning))
             } catch {
                 throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
             }

@@ -47,7 +47,7 @@ struct OfferingSection {
         let users = offering.groups.reduce(0) { $0 + $1.users }
         var setup = [
             "\(offering.groups.count) groups", "control: \(offering.controlGroup)", "\(ReportFormat.count(users)) users",
-            "\(level) confidence",
+            "\(level) confidence", offering.verdictInference == .sequential ? "always-valid verdicts" : "fixed-horizon verdicts",
         ]
         if let window = offering.conversionWindowDays { setup.append("\(ReportFormat.days(window)) conversion window") }
         setup.append("revenue in \(currency)")
@@ -76,6 +76,7 @@ struct OfferingSection {
             }
             html += "</ul>\n"
         }
+        for note in ReportFindings.inferenceNotes(offering) { html += "<p class=\"note\">\(note.htmlEscaped)</p>\n" }
         return html + "</div>\n"
     }
 
@@ -119,7 +120,10 @@ struct OfferingSection {
         }
         html += "</tbody>\n</table>\n"
         html += "<p class=\"note\">Conversion: share of users with a purchase. Revenue per user: net revenue (after refunds) divided by "
-        html += "every assigned user, paying or not. “vs control”: relative change with its \(level) confidence interval; "
+        html += "every assigned user, paying or not. “vs control”: relative change with its \(ReportFindings.intervalName(offering)); "
+        html += offering.verdictInference == .sequential
+            ? "always-valid: it holds however often the report is read, every night included; "
+            : "fixed-horizon: it holds only when read once, at a size fixed in advance; "
         html += "“significant” after correcting for \(treatments.count) variant\(treatments.count == 1 ? "" : "s"); "
         html += "chance to beat control: how likely the variant is truly better than control.</p>\n"
         return html
@@ -199,6 +203,8 @@ struct OfferingSection {
         guard !dates.isEmpty, !treatments.isEmpty else {
             return html + "<p class=\"empty\">No daily series in this night’s results, so no lift-over-time chart.</p>\n"
         }
+        // The band valid at every day at once, when the night has it.
+        let sequential = offering.decision != nil
         let controlUsers = Dictionary(offering.daily.filter(\.isControl).map { ($0.date, $0.users) }, uniquingKeysWith: { first, _ in first })
         html += "<div class=\"charts\">\n"
         for metric in Metric.allCases {
@@ -210,7 +216,7 @@ struct OfferingSection {
                 let days = Dictionary(
                     offering.daily.filter { $0.group == group.name }.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
                 let estimates = dates.map { date -> Estimate? in
-                    guard let day = days[date], let lift = day.lift(metric) else { return nil }
+                    guard let day = days[date], let lift = day.lift(metric, sequential: sequential) else { return nil }
                     points.append(lift.value)
                     if day.users >= ReportFindings.minimumUsersPerGroup, (controlUsers[date] ?? 0) >= ReportFindings.minimumUsersPerGroup {
                         domain += [lift.value, lift.low, lift.high].compactMap { $0 }
@@ -236,8 +242,10 @@ struct OfferingSection {
             html += "</ul>\n</figure>\n"
         }
         html += "</div>\n"
-        html += "<p class=\"note\">Line: each variant’s change against control with all data up to the end of that day; band: its \(level) "
-        html += "interval. A band that has settled away from the control level is a stable result; early days swing widely.</p>\n"
+        html += "<p class=\"note\">Line: each variant’s change against control with all data up to the end of that day; band: "
+        html += sequential
+            ? "its \(level) always-valid interval, which holds on every day at once, so looking every night does not make chance look like a result.</p>\n"
+            : "its \(level) fixed-horizon interval (this night was stored without the always-valid one), which holds for one day read alone; early days swing widely.</p>\n"
         return html
     }
 
@@ -311,7 +319,8 @@ struct OfferingSection {
             <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num secondary">Control</th>\
             <th scope="col" class="num secondary">Variant</th><th scope="col" class="num">Difference (\(level) CI)</th>\
             <th scope="col" class="num">Relative (\(level) CI)</th><th scope="col" class="num">p-value</th>\
-            <th scope="col" class="num">Corrected p</th><th scope="col" class="num">Chance to beat control</th>\
+            <th scope="col" class="num">Corrected p</th><th scope="col" class="num">Always-valid relative CI</th>\
+            <th scope="col" class="num">Always-valid corrected p</th><th scope="col" class="num">Chance to beat control</th>\
             <th scope="col" class="num">Detectable difference</th></tr></thead>
             <tbody>
 
@@ -330,11 +339,15 @@ struct OfferingSection {
             html += plain(comparison.controlValue.map(value), secondary: true) + plain(comparison.value.map(value), secondary: true)
             html += estimate(comparison.absoluteLift, absolute) + estimate(comparison.relativeLift, ReportFormat.signedPercent)
             html += plain(comparison.pValue.map(ReportFormat.pValue)) + plain(comparison.pValueAdjusted.map(ReportFormat.pValue))
+            html += plain(interval(comparison.sequential.relativeLow, comparison.sequential.relativeHigh, ReportFormat.signedPercent))
+            html += plain(comparison.sequential.pValueAdjusted.map(ReportFormat.pValue))
             html += plain(comparison.chanceToBeatControl.map(ReportFormat.chance))
             html += plain(comparison.minimumDetectableEffect.map { "±" + ReportFormat.fixed($0 * 100, decimals: 1) + " pp" }) + "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
         html += "<p class=\"note\">Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
+        html += "The first interval and p-values are fixed-horizon, valid when read once; the always-valid ones hold however often "
+        html += "they are read, so they are wider. The verdicts use the \(offering.verdictInference == .sequential ? "always-valid" : "fixed-horizon") ones. "
         html += "Detectable difference: the conversion change this test can detect with 80% power at its current size.</p>\n"
         return html
     }

@@ -67,7 +67,8 @@ extension ReportData {
                         group: row.text("group") ?? "", productID: row.text("product_id") ?? "", purchases: row.int("purchases"),
                         renewals: row.int("renewals"), refunds: row.int("refunds"), netRevenue: row.double("net_revenue") ?? 0)
                 },
-                quality: of(quality).map(Row.qualityCounter), daily: of(daily).map(Row.dailyPoint))
+                quality: of(quality).map(Row.qualityCounter), daily: of(daily).map(Row.dailyPoint),
+                decision: offering.text("decision").flatMap(Decision.init(rawValue:)))
         }
     }
 
@@ -133,12 +134,28 @@ private struct Row {
             group: row.text("group") ?? "", metric: metric, controlValue: row.double("control_value"), value: row.double("value"),
             absoluteLift: row.estimate("abs_lift"), relativeLift: row.estimate("rel_lift"), pValue: row.double("p_value"),
             pValueAdjusted: row.double("p_value_adjusted"), significant: row.bool("significant"),
-            chanceToBeatControl: row.double("chance_to_beat_control"), minimumDetectableEffect: row.double("mde_abs"))
+            chanceToBeatControl: row.double("chance_to_beat_control"), minimumDetectableEffect: row.double("mde_abs"),
+            sequential: row.sequentialValues(prefix: ""))
+    }
+
+    func sequentialValues(prefix: String) -> SequentialValues {
+        SequentialValues(
+            absoluteLow: double(prefix + "seq_abs_lift_ci_low"), absoluteHigh: double(prefix + "seq_abs_lift_ci_high"),
+            relativeLow: double(prefix + "seq_rel_lift_ci_low"), relativeHigh: double(prefix + "seq_rel_lift_ci_high"),
+            pValue: double(prefix + "seq_p_value"), pValueAdjusted: double(prefix + "seq_p_value_adjusted"),
+            significant: bool(prefix + "seq_significant"))
+    }
+
+    /// The relative lift of `metric` (a daily row's prefix) with its sequential interval.
+    func sequentialLift(_ metric: String) -> Estimate? {
+        let band = sequentialValues(prefix: metric + "_")
+        return double(metric + "_rel_lift").map { Estimate(value: $0, low: band.relativeLow, high: band.relativeHigh) }
     }
 
     static func dailyPoint(_ row: Row) -> DailyPoint {
         DailyPoint(
             date: row.text("date") ?? "", group: row.text("group") ?? "", isControl: row.bool("is_control") ?? false,
-            users: row.int("users"), conversionLift: row.estimate("conversion_rel_lift"), arpuLift: row.estimate("arpu_rel_lift"))
+            users: row.int("users"), conversionLift: row.estimate("conversion_rel_lift"), arpuLift: row.estimate("arpu_rel_lift"),
+            conversionSequentialLift: row.sequentialLift("conversion"), arpuSequentialLift: row.sequentialLift("arpu"))
     }
 }

@@ -57,12 +57,19 @@ struct OfferingReport: Sendable, Equatable {
     var quality: [QualityCounter]
     /// The cumulative series per (day, group), oldest first; empty when the run has none.
     var daily: [DailyPoint]
+    /// The job's `decision` (§2.8); nil for a night stored by an offerlab without the sequential
+    /// values, whose verdicts fall back to the fixed-horizon ones.
+    var decision: Decision? = nil
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 
-    /// The comparison of `group` with control on `metric`.
+    /// The inference the verdicts, headlines and "significant" marks use.
+    var verdictInference: Decision { decision ?? .fixed }
+
+    /// The comparison of `group` with control on `metric`, as the verdicts use it: its intervals,
+    /// p-values and significance are the sequential ones when `verdictInference` is sequential.
     func comparison(_ group: String, _ metric: Metric) -> Comparison? {
-        comparisons.first { $0.group == group && $0.metric == metric }
+        comparisons.first { $0.group == group && $0.metric == metric }?.decided(by: verdictInference)
     }
 
     /// The count of a per-offering counter (0 when absent).
@@ -143,6 +150,32 @@ struct Comparison: Sendable, Equatable {
     var chanceToBeatControl: Double?
     /// Conversion only: the absolute difference detectable with 80% power.
     var minimumDetectableEffect: Double?
+    /// The always-valid values of the same comparison (all nil on a night stored without them).
+    var sequential = SequentialValues()
+
+    /// This comparison with the inference `decision` names: the fixed-horizon values as they
+    /// are, or the sequential interval ends, p-values and significance in their place.
+    func decided(by decision: Decision) -> Comparison {
+        guard decision == .sequential else { return self }
+        var decided = self
+        decided.absoluteLift = absoluteLift.map { Estimate(value: $0.value, low: sequential.absoluteLow, high: sequential.absoluteHigh) }
+        decided.relativeLift = relativeLift.map { Estimate(value: $0.value, low: sequential.relativeLow, high: sequential.relativeHigh) }
+        decided.pValue = sequential.pValue
+        decided.pValueAdjusted = sequential.pValueAdjusted
+        decided.significant = sequential.significant
+        return decided
+    }
+}
+
+/// The `seq_…` columns of a `comparisons.csv` row (§2.8).
+struct SequentialValues: Sendable, Equatable {
+    var absoluteLow: Double?
+    var absoluteHigh: Double?
+    var relativeLow: Double?
+    var relativeHigh: Double?
+    var pValue: Double?
+    var pValueAdjusted: Double?
+    var significant: Bool?
 }
 
 /// One row of `srm.csv`.
@@ -169,14 +202,20 @@ struct DailyPoint: Sendable, Equatable {
     var group: String
     var isControl: Bool
     var users: Int
-    /// Relative lift over control; nil on control rows and where undefined.
+    /// Relative lift over control with its fixed-horizon interval; nil on control rows and where undefined.
     var conversionLift: Estimate?
     var arpuLift: Estimate?
+    /// The same relative lift with its sequential interval (§2.8), valid at every day at once.
+    var conversionSequentialLift: Estimate? = nil
+    var arpuSequentialLift: Estimate? = nil
 
-    func lift(_ metric: Metric) -> Estimate? {
-        switch metric {
-        case .conversion: conversionLift
-        case .arpu: arpuLift
+    /// The relative lift of `metric` with its sequential interval, or its fixed-horizon one.
+    func lift(_ metric: Metric, sequential: Bool) -> Estimate? {
+        switch (metric, sequential) {
+        case (.conversion, false): conversionLift
+        case (.arpu, false): arpuLift
+        case (.conversion, true): conversionSequentialLift
+        case (.arpu, true): arpuSequentialLift
         }
     }
 }

@@ -185,6 +185,26 @@ enum ReportFindings {
         }
     }
 
+    /// `95% CI`, or `95% always-valid CI` when the verdicts use the sequential intervals.
+    static func intervalName(_ offering: OfferingReport) -> String {
+        "\(confidence(offering.alpha)) \(offering.verdictInference == .sequential ? "always-valid " : "")CI"
+    }
+
+    /// The sentences that say where the fixed-horizon and the sequential test disagree on
+    /// "significant" and which one the verdict used; for a night stored without the sequential
+    /// values, the one sentence that says the verdicts fall back to the fixed-horizon test.
+    static func inferenceNotes(_ offering: OfferingReport) -> [String] {
+        guard let decision = offering.decision else {
+            return ["This night was stored by an offerlab without the always-valid (sequential) test, so its verdicts use the fixed-horizon test, which holds only when the result is read once, at a size fixed in advance."]
+        }
+        return offering.comparisons.compactMap { comparison in
+            guard let fixed = comparison.significant, let sequential = comparison.sequential.significant, fixed != sequential else { return nil }
+            let (yes, no) = fixed ? ("fixed-horizon", "always-valid (sequential)") : ("always-valid (sequential)", "fixed-horizon")
+            let used = decision == .sequential ? "always-valid" : "fixed-horizon"
+            return "\(comparison.group) on \(name(comparison.metric)): significant by the \(yes) test, not by the \(no) one; the verdict uses the \(used) test (decision: \(decision.rawValue))."
+        }
+    }
+
     /// `95%` for alpha 0.05, `99.5%` for 0.005.
     static func confidence(_ alpha: Double) -> String {
         let percent = ((1 - alpha) * 1000).rounded() / 10
@@ -209,7 +229,7 @@ enum ReportFindings {
             return "not enough data"
         }
         var text = "\(format(lift.value)) vs \(offering.controlGroup)"
-        if let low = lift.low, let high = lift.high { text += " (\(confidence(offering.alpha)) CI \(format(low)) to \(format(high)))" }
+        if let low = lift.low, let high = lift.high { text += " (\(intervalName(offering)) \(format(low)) to \(format(high)))" }
         return text
     }
 }

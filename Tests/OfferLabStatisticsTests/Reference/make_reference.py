@@ -592,10 +592,92 @@ def mp_summary(g, alpha):
     }
 
 
+# ------------------------------------------------------------------------------------------
+# Sequential (always-valid) inference, contract §2.8, transcribed from its formulas
+# ------------------------------------------------------------------------------------------
+
+SEQUENTIAL_KEYS = ["seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high",
+                   "seq_p_value", "seq_p_value_adjusted", "seq_significant"]
+DEFAULT_TUNING = 5000
+
+
+def mp_seq_rho(alpha, tuning):
+    """ρ = √((−2 ln α + ln(1 − 2 ln α)) / N*)."""
+    alpha, tuning = mp.mpf(alpha), mp.mpf(tuning)
+    return mp.sqrt((-2 * mp.log(alpha) + mp.log(1 - 2 * mp.log(alpha))) / tuning)
+
+
+def mp_seq_half_width(se, n, rho, alpha):
+    """h = √s² · √(2(nρ²+1) ln(√(nρ²+1)/α) / (n²ρ²)), s² = se²·n: as the contract writes it."""
+    se, n, alpha = mp.mpf(se), mp.mpf(n), mp.mpf(alpha)
+    s2 = se ** 2 * n
+    return mp.sqrt(s2) * mp.sqrt(2 * (n * rho ** 2 + 1) * mp.log(mp.sqrt(n * rho ** 2 + 1) / alpha) / (n ** 2 * rho ** 2))
+
+
+def mp_seq_p_value(estimate, se, n, rho):
+    """p = min(1, √(nρ²+1) · exp(−ρ² n z² / (2(nρ²+1)))), z = estimate/se."""
+    estimate, se, n = mp.mpf(estimate), mp.mpf(se), mp.mpf(n)
+    z2 = (estimate / se) ** 2
+    return min(mp.mpf(1), mp.sqrt(n * rho ** 2 + 1) * mp.exp(-rho ** 2 * n * z2 / (2 * (n * rho ** 2 + 1))))
+
+
+def float_seq(estimate, se, n, alpha, tuning):
+    """The same three formulas in plain doubles (numpy), term by term: the second opinion."""
+    rho = np.sqrt((-2 * np.log(alpha) + np.log(1 - 2 * np.log(alpha))) / tuning)
+    nr = np.float64(n) * rho ** 2
+    half = np.sqrt(se ** 2 * n) * np.sqrt(2 * (nr + 1) * np.log(np.sqrt(nr + 1) / alpha) / (np.float64(n) ** 2 * rho ** 2))
+    p = min(1.0, np.sqrt(nr + 1) * np.exp(-nr * (estimate / se) ** 2 / (2 * (nr + 1))))
+    return rho, half, p
+
+
+def sequential_vectors():
+    """ρ, the half-width and the p-value over α ∈ {0.01, 0.05, 0.10}, N* from 100 to 10⁶, n from 1
+    to 2·10⁸ and z from 0 to 40 (p-values from 1 down to 1e-300), plus z at the boundary where
+    the p-value is α (0 exactly on the interval's edge)."""
+    rows = []
+    for alpha in [0.01, 0.05, 0.10]:
+        for tuning in [100.0, 5000.0, 123456.0, 1e6]:
+            for n in [1, 2, 3, 10, 1000, 5000, 1_000_000, 100_000_000, 200_000_000]:
+                for se in [1e-7, 0.0137, 2.5]:
+                    rho = high_precision(mp_seq_rho, alpha, tuning)
+                    half = high_precision(lambda se, n: mp_seq_half_width(se, n, mp_seq_rho(alpha, tuning), alpha), se, n)
+                    for z in [0.0, 0.5, 2.0, 4.0, 8.0, 40.0, "edge"]:
+                        estimate = float(half) if z == "edge" else z * se
+                        p = high_precision(lambda e, se, n: mp_seq_p_value(e, se, n, mp_seq_rho(alpha, tuning)), estimate, se, n)
+                        if p < TAIL_FLOOR:
+                            continue
+                        f_rho, f_half, f_p = float_seq(estimate, se, n, alpha, tuning)
+                        second_opinion(f"rho({alpha}, {tuning})", rho, f_rho, 1e-13)
+                        second_opinion(f"half width({alpha}, {tuning}, {n}, {se})", half, f_half, 1e-12)
+                        # A double's z² carries its rounding into the exponent: relative error about z²·ε.
+                        second_opinion(f"seq p({alpha}, {tuning}, {n}, {se}, {estimate})", p, f_p,
+                                       1e-9 * max(1.0, (estimate / se) ** 2))
+                        rows.append([alpha, tuning, n, se, estimate, rho, half, p])
+    write_csv("sequential.csv", ["alpha", "tuning", "n", "se", "estimate", "rho", "half_width", "p_value"], rows)
+
+
+def mp_sequential(row, mc, vc, nc, mt, vt, nt, alpha, tuning):
+    """The seq_… values of a comparison row whose fixed-horizon values are set (§2.8): each is
+    empty where its fixed counterpart is, or where its standard error is 0."""
+    rho = mp_seq_rho(alpha, tuning)
+    n = nc + nt
+    se_abs = mp.sqrt(vt / nt + vc / nc)
+    if row["abs_lift_ci_low"] is not None and se_abs > 0:
+        half = mp_seq_half_width(se_abs, n, rho, alpha)
+        row["seq_abs_lift_ci_low"], row["seq_abs_lift_ci_high"] = mt - mc - half, mt - mc + half
+    if row["rel_lift_ci_low"] is not None:
+        se_rel = mp.sqrt(vt / (nt * mc ** 2) + mt ** 2 * vc / (nc * mc ** 4))
+        if se_rel > 0:
+            half = mp_seq_half_width(se_rel, n, rho, alpha)
+            row["seq_rel_lift_ci_low"], row["seq_rel_lift_ci_high"] = row["rel_lift"] - half, row["rel_lift"] + half
+    if row["p_value"] is not None and se_abs > 0:
+        row["seq_p_value"] = mp_seq_p_value(mt - mc, se_abs, n, rho)
+
+
 def empty_row(group, control, metric):
     row = {key: None for key in ["control_value", "value", "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high",
                                   "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value", "p_value_adjusted",
-                                  "significant", "chance_to_beat_control", "mde_abs"]}
+                                  "significant", "chance_to_beat_control", "mde_abs"] + SEQUENTIAL_KEYS}
     row.update({"group": group["name"], "control_group": control["name"], "metric": metric})
     return row
 
@@ -608,7 +690,7 @@ def mp_relative(mc, vc, nc, mt, vt, nt, z):
     return rel, rel - z * se, rel + z * se
 
 
-def mp_conversion_row(control, treatment, alpha):
+def mp_conversion_row(control, treatment, alpha, tuning):
     row = empty_row(treatment, control, "conversion")
     nc, xc, nt, xt = control["users"], control["converters"], treatment["users"], treatment["converters"]
     row["control_value"] = mp.mpf(xc) / nc if nc > 0 else None
@@ -628,10 +710,11 @@ def mp_conversion_row(control, treatment, alpha):
     row["chance_to_beat_control"] = mp_chance_to_beat(xt, nt, xc, nc)
     z80 = -mp_normal_upper_quantile(mp.mpf("0.8"))
     row["mde_abs"] = (z + z80) * mp.sqrt(vc * (mp.mpf(1) / nt + mp.mpf(1) / nc))
+    mp_sequential(row, pc, vc, nc, pt, vt, nt, alpha, tuning)
     return row
 
 
-def mp_arpu_row(control, treatment, alpha):
+def mp_arpu_row(control, treatment, alpha, tuning):
     row = empty_row(treatment, control, "arpu")
     nc, nt = control["users"], treatment["users"]
     row["control_value"] = mp.mpf(control["revenue_sum"]) / nc if nc > 0 else None
@@ -645,6 +728,7 @@ def mp_arpu_row(control, treatment, alpha):
     row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = mp_relative(mc, vc, nc, mt, vt, nt, z)
     se2 = vt / nt + vc / nc
     if se2 == 0:
+        mp_sequential(row, mc, vc, nc, mt, vt, nt, alpha, tuning)
         return row
     df = se2 ** 2 / ((vt / nt) ** 2 / (nt - 1) + (vc / nc) ** 2 / (nc - 1))
     t = (mt - mc) / mp.sqrt(se2)
@@ -656,6 +740,7 @@ def mp_arpu_row(control, treatment, alpha):
     second_opinion(f"welch {treatment['name']}", row["p_value"], stats.ttest_ind_from_stats(
         float(mt), math.sqrt(float(vt)), nt, float(mc), math.sqrt(float(vc)), nc, equal_var=False).pvalue, 1e-6) \
         if row["p_value"] > 1e-250 else None
+    mp_sequential(row, mc, vc, nc, mt, vt, nt, alpha, tuning)
     return row
 
 
@@ -687,23 +772,29 @@ def mp_srm(groups):
     return {"chi2": chi2, "df": df, "p_value": p, "flag": p < mp.mpf("0.001")}
 
 
-def mp_analysis(groups, alpha):
+def mp_holm(rows, p_key, adjusted_key, significant_key, alpha):
+    rows = [r for r in rows if r[p_key] is not None]
+    m = len(rows)
+    order = sorted(range(m), key=lambda i: (rows[i][p_key], i))
+    running = mp.mpf(0)
+    for rank, i in enumerate(order):
+        running = max(running, min(mp.mpf(1), (m - rank) * rows[i][p_key]))
+        rows[i][adjusted_key] = running
+        rows[i][significant_key] = bool(running < mp.mpf(alpha))
+
+
+def mp_analysis(groups, alpha, tuning=DEFAULT_TUNING):
     control = next(g for g in groups if g["is_control"])
     comparisons = []
     for g in groups:
         if g["is_control"]:
             continue
-        comparisons.append(mp_conversion_row(control, g, alpha))
-        comparisons.append(mp_arpu_row(control, g, alpha))
+        comparisons.append(mp_conversion_row(control, g, alpha, tuning))
+        comparisons.append(mp_arpu_row(control, g, alpha, tuning))
     for metric in ["conversion", "arpu"]:
-        rows = [r for r in comparisons if r["metric"] == metric and r["p_value"] is not None]
-        m = len(rows)
-        order = sorted(range(m), key=lambda i: (rows[i]["p_value"], i))
-        running = mp.mpf(0)
-        for rank, i in enumerate(order):
-            running = max(running, min(mp.mpf(1), (m - rank) * rows[i]["p_value"]))
-            rows[i]["p_value_adjusted"] = running
-            rows[i]["significant"] = bool(running < mp.mpf(alpha))
+        family = [r for r in comparisons if r["metric"] == metric]
+        mp_holm(family, "p_value", "p_value_adjusted", "significant", alpha)
+        mp_holm(family, "seq_p_value", "seq_p_value_adjusted", "seq_significant", alpha)
     return {"summaries": [mp_summary(g, alpha) for g in groups], "comparisons": comparisons, "srm": mp_srm(groups)}
 
 
@@ -757,25 +848,40 @@ def offering_cases():
         ("sample ratio mismatch", 0.05, [g("control", 10000, {9.99: 500}, 50, True), g("t", 10600, {9.99: 530}, 50)]),
         ("all users converted", 0.05, [g("control", 50, {9.99: 40, 4.99: 10}, control=True),
                                        g("t", 60, {9.99: 60})]),
+        # §2.8: the sequential values at other alphas and tunings, and where they alone are empty.
+        ("alpha 0.10, three treatments, N* 20000", 0.10, [
+            g("control", 8000, {9.99: 400, 49.99: 40}, control=True), g("t1", 8000, {9.99: 470, 49.99: 45}),
+            g("t2", 8000, {9.99: 390, 49.99: 80}), g("t3", 8000, {9.99: 405})], 20000),
+        ("alpha 0.01, N* 100 (tight early, wide late)", 0.01, [
+            g("control", 30000, {9.99: 900}, control=True), g("t", 30000, {9.99: 1100})], 100),
+        ("no converters in either group: fixed p = 1, sequential empty", 0.05, [
+            g("control", 400, {}, control=True), g("t", 400, {})]),
+        ("every user converted in both groups", 0.05, [
+            g("control", 30, {9.99: 30}, control=True), g("t", 40, {4.99: 40})]),
+        ("huge n = 10^8, alpha 0.01, N* 10^6", 0.01, [
+            g("control", 100_000_000, {9.99: 4_000_000}, control=True),
+            g("t", 100_000_000, {9.99: 4_010_000})], 1_000_000),
     ]
 
 
 def comparison_vectors():
     cases = []
-    for name, alpha, groups in offering_cases():
-        expected = high_precision_analysis(groups, alpha)
-        cases.append({"name": name, "alpha": dump(alpha), "groups": encode(groups), "expected": encode(expected)})
+    for name, alpha, groups, *tuning in offering_cases():
+        tuning = tuning[0] if tuning else DEFAULT_TUNING
+        expected = high_precision_analysis(groups, alpha, tuning)
+        cases.append({"name": name, "alpha": dump(alpha), "sequential_tuning": dump(tuning), "groups": encode(groups),
+                      "expected": encode(expected)})
     with open(os.path.join(OUT, "comparisons.json"), "w") as handle:
         json.dump(cases, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
     print(f"comparisons.json: {len(cases)} offerings")
 
 
-def high_precision_analysis(groups, alpha):
+def high_precision_analysis(groups, alpha, tuning):
     with mp.workdps(DPS):
-        value = mp_analysis(groups, alpha)
+        value = mp_analysis(groups, alpha, tuning)
     with mp.workdps(CHECK_DPS):
-        check = mp_analysis(groups, alpha)
+        check = mp_analysis(groups, alpha, tuning)
     # Relative 1e-30, or absolute 1e-40 for differences of nearly equal means.
     for row, other in zip(value["comparisons"], check["comparisons"]):
         for key, v in row.items():
@@ -854,6 +960,7 @@ SECTIONS = {
     "wilson": lambda rng: wilson_vectors(),
     "chance_to_beat": lambda rng: chance_to_beat_vectors(),
     "holm": lambda rng: holm_vectors(),
+    "sequential": lambda rng: sequential_vectors(),
     "comparisons": lambda rng: comparison_vectors(),
     "exact_sum": exact_sum_vectors,
 }

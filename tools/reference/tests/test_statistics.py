@@ -119,6 +119,45 @@ def test_arpu_undefined_cases():
     assert row["p_value"] == pytest.approx(2 * stats.t.sf(t, 3), rel=1e-12)
 
 
+def test_sequential_values_worked_out():
+    # §2.8 at alpha 0.05, N* 5000: ρ² = (−2 ln 0.05 + ln(1 − 2 ln 0.05)) / 5000
+    #   = (5.991464547 + 1.944690055) / 5000 = 0.0015872309, so with n = 2100, nρ² = 3.333185.
+    c, t = S(1000, 100, 0, 0), S(1100, 143, 0, 0)
+    row = ref.compare_conversion(c, t, 0.05, 5000)
+    rho2 = (-2 * math.log(0.05) + math.log(1 - 2 * math.log(0.05))) / 5000
+    assert rho2 == pytest.approx(0.0015872309, rel=1e-7)
+    m_c, m_t, n = 0.1, 143 / 1100, 2100
+    se = math.sqrt(m_t * (1 - m_t) / 1100 + 0.09 / 1000)
+    # h = se·√(2(nρ²+1)·ln(√(nρ²+1)/α)/(nρ²)): √n cancels between √s² and n²ρ².
+    factor = math.sqrt(2 * (n * rho2 + 1) * math.log(math.sqrt(n * rho2 + 1) / 0.05) / (n * rho2))
+    assert factor == pytest.approx(3.113711, rel=1e-6)  # against z = 1.96 for one look
+    assert row["seq_abs_lift_ci_high"] == pytest.approx(m_t - m_c + factor * se, rel=1e-12)
+    assert row["seq_abs_lift_ci_low"] < row["abs_lift_ci_low"] and row["seq_abs_lift_ci_high"] > row["abs_lift_ci_high"]
+    z2 = ((m_t - m_c) / se) ** 2
+    expected_p = min(1, math.sqrt(n * rho2 + 1) * math.exp(-rho2 * n * z2 / (2 * (n * rho2 + 1))))
+    assert row["seq_p_value"] == pytest.approx(expected_p, rel=1e-12)
+    # fixed says significant (p ≈ 0.035), the always-valid test does not yet
+    assert row["p_value"] < 0.05 < row["seq_p_value"]
+    assert (row["seq_p_value"] < 0.05) == (row["seq_abs_lift_ci_low"] > 0)
+
+
+def test_sequential_empty_cases():
+    # no converters anywhere: fixed p = 1, but se = 0 leaves every sequential value empty
+    row = ref.compare_conversion(S(400, 0, 0, 0), S(400, 0, 0, 0), 0.05)
+    assert row["p_value"] == 1.0
+    assert [row[k] for k in ("seq_abs_lift_ci_low", "seq_rel_lift_ci_low", "seq_p_value")] == [None, None, None]
+    # both ARPU variances 0: the fixed p is empty and so is the sequential one
+    row = ref.compare_arpu(sufficient([2.0, 2.0]), sufficient([3.0, 3.0, 3.0]), 0.05)
+    assert (row["seq_p_value"], row["seq_abs_lift_ci_low"], row["seq_rel_lift_ci_low"]) == (None, None, None)
+    # Holm runs over the sequential p-values as over the fixed ones
+    rows = ref.compare_offering([("control", S(1000, 100, 0, 0)), ("a", S(1000, 160, 0, 0)), ("b", S(1000, 101, 0, 0))],
+                                "control", 0.05)
+    conversion = [r for r in rows if r["metric"] == "conversion"]
+    assert conversion[0]["seq_p_value_adjusted"] == pytest.approx(min(1, 2 * conversion[0]["seq_p_value"]))
+    assert conversion[1]["seq_p_value_adjusted"] == 1.0
+    assert conversion[0]["seq_significant"] is True
+
+
 def test_srm():
     chi2, p, flag = ref.sample_ratio_mismatch([520, 240, 240], [2, 1, 1])
     expected = stats.chisquare([520, 240, 240], [500, 250, 250])
