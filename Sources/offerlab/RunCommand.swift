@@ -91,10 +91,11 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-/// Turns a library error into one line on stderr and its exit code.
-func runReportingErrors(_ body: () async throws -> Void) async throws {
+/// `body`'s value; a library error becomes one line on stderr and its exit code.
+@discardableResult
+func runReportingErrors<Value>(_ body: () async throws -> Value) async throws -> Value {
     do {
-        try await body()
+        return try await body()
     } catch let error as OfferLabError {
         FileHandle.standardError.write(Data("offerlab: error: \(error.message)\n".utf8))
         throw ExitCode(error.exitCode)

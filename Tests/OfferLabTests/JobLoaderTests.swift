@@ -50,6 +50,7 @@ import Testing
     @Test(arguments: [
         ("colour: blue", "unknown key 'colour'"),
         ("alpha: 2", "alpha"),
+        ("alpha: 0", "alpha: 0.0 must be greater than 0 and less than 1"),
         ("on_corrupt_file: ignore", "on_corrupt_file"),
         ("conversion_window_days: -1", "conversion_window_days"),
         ("rates_file: rates.csv", "rates or rates_file"),
@@ -59,6 +60,18 @@ import Testing
         let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
         #expect(error.category == .configuration)
         #expect(error.message.contains(expected))
+    }
+
+    /// The problem and where it is, on one line (Yams's own text puts the problem after a line
+    /// break).
+    @Test(arguments: [
+        ("logs: [a, b\nalpha: 0.1", "not valid YAML: line 8, column 6: did not find expected ',' or ']' (while parsing a flow sequence at line 7, column 7)"),
+        ("  alpha: 0.1", "not valid YAML: line 7, column 8: mapping values are not allowed in this context"),
+    ])
+    func aYAMLErrorSaysWhatAndWhere(extra: String, expected: String) throws {
+        let fixture = try job(extra, omit: ["logs"])
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
+        #expect(error.message == "job file \(fixture.path): \(expected)")
     }
 
     @Test func aGlobThatMatchesNothingIsNamed() throws {

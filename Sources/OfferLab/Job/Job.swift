@@ -82,7 +82,7 @@ public enum JobLoader {
         } catch let error as OfferLabError {
             throw error
         } catch {
-            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
+            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(yamlProblem(error))")
         }
         guard let mapping = root.mapping else {
             throw OfferLabError(.configuration, "job file \(path): expected a mapping of keys (tables:, logs:, …)")
@@ -148,7 +148,7 @@ public enum JobLoader {
         rates[reportCurrency] = 1
 
         let alpha = try reader.number("alpha", default: 0.05)
-        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be between 0 and 1") }
+        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be greater than 0 and less than 1") }
         let window = try reader.optionalNumber("conversion_window_days")
         if let window, !(window > 0) { throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive") }
         let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
@@ -185,6 +185,21 @@ public enum JobLoader {
             conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
             lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)
+    }
+
+    /// A YAML error on one line: where, what, and what the parser was reading. (Yams's own
+    /// description puts the problem after the position and a line break, with a snippet.)
+    static func yamlProblem(_ error: Error) -> String {
+        let (context, problem, mark): (YamlError.Context?, String, Mark)
+        switch error as? YamlError {
+        case .scanner(let c, let p, let m, _), .parser(let c, let p, let m, _), .composer(let c, let p, let m, _): (context, problem, mark) = (c, p, m)
+        case .duplicatedKeysInMapping(let duplicates, let c):
+            return "line \(c.mark.line), column \(c.mark.column): duplicate key(s) \(duplicates.sorted().joined(separator: ", "))"
+        default:
+            return String(describing: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }
+        let reading = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+        return "line \(mark.line), column \(mark.column): \(problem)\(reading)"
     }
 
     static func resolve(_ path: String, against folder: String) -> String {
