@@ -12,10 +12,11 @@ struct RunCommand: AsyncParsableCommand {
               tables              folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db
               logs                one glob or a list; each must match a file
               as_of               2026-03-16[T00:00:00Z] (default: today 00:00 UTC)
-              report_currency     e.g. USD
+              report_currency     e.g. USD (upper-case ISO 4217 codes, here and in the rates)
               rates | rates_file  {EUR: 1.08}, or a CSV file: currency,rate
+              max_unconvertible_money_share  fail above this share of money events without a rate (default: warn only)
               alpha               significance level (default 0.05)
-              control             control group (default: control, else lowest id)
+              control             control group (default: control, else lowest id; a name no offering has is an error)
               conversion_window_days  days after assignment that count (default: all)
               offerings           offering ids (default: all with assignments)
               max_bad_line_ratio  fail above this malformed share (default 0.01)
@@ -81,6 +82,9 @@ struct RunCommand: AsyncParsableCommand {
                     FileHandle.standardError.write(
                         Data("warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n".utf8))
                 }
+            }
+            for warning in report.warnings {
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }
             if !report.skippedFiles.isEmpty {
                 let paths = report.skippedFiles.joined(separator: ", ")

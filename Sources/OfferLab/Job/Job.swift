@@ -31,6 +31,9 @@ public struct Job: Sendable {
     /// Offering ids to analyse; nil: every offering with assignments before `asOf`.
     public var offerings: [String]?
     public var maxBadLineRatio: Double
+    /// The run fails when an offering's counted money events without a rate are more than
+    /// this share of its money events; nil: never (a warning only).
+    public var maxUnconvertibleMoneyShare: Double?
     public var onCorruptFile: CorruptFilePolicy
     /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
     public var outputPath: String
@@ -57,7 +60,7 @@ public enum JobLoader {
     static let knownKeys: Set<String> = [
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
-        "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache",
+        "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "max_unconvertible_money_share",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -131,6 +134,7 @@ public enum JobLoader {
         }
 
         let reportCurrency = try reader.requiredText("report_currency")
+        if let problem = CurrencyCode.problem(reportCurrency) { throw reader.fail("report_currency", problem) }
         var rates: [String: Double] = [:]
         if values["rates"] != nil && values["rates_file"] != nil {
             throw OfferLabError(.configuration, "job file \(path): give rates or rates_file, not both")
@@ -139,6 +143,7 @@ public enum JobLoader {
             guard let rateMapping = node.mapping else { throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}") }
             for (currencyNode, rateNode) in rateMapping {
                 guard let currency = currencyNode.string, !currency.isEmpty else { throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text") }
+                if let problem = CurrencyCode.problem(currency) { throw reader.fail("rates", problem) }
                 rates[currency] = try reader.positiveRate(rateNode.string, currency: currency, source: "rates")
             }
         } else if let ratesFile = try reader.optionalText("rates_file") {
@@ -153,6 +158,10 @@ public enum JobLoader {
         if let window, !(window > 0) { throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive") }
         let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
         guard maxBad >= 0 && maxBad <= 1 else { throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1") }
+        let maxUnconvertible = try reader.optionalNumber("max_unconvertible_money_share")
+        if let maxUnconvertible, !(maxUnconvertible >= 0 && maxUnconvertible <= 1) {
+            throw reader.fail("max_unconvertible_money_share", "\(maxUnconvertible) must be from 0 to 1 (a share of the money events)")
+        }
         let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
         guard let policy = CorruptFilePolicy(rawValue: policyText) else {
             throw OfferLabError(.configuration, "job file \(path): on_corrupt_file: '\(policyText)' must be fail or skip")
@@ -182,7 +191,8 @@ public enum JobLoader {
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, control: try reader.optionalText("control"),
-            conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
+            conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
+            maxUnconvertibleMoneyShare: maxUnconvertible, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
             lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)
     }

@@ -13,6 +13,9 @@ public struct RunReport: Sendable {
     public var skippedFiles: [String]
     /// What the run did with the job's parsed-log cache; nil without one.
     public var cache: CacheUsage?
+    /// Warnings for the person or the cron job that runs it (without a `warning: ` prefix):
+    /// money left out for want of a rate, offerings whose control falls back.
+    public var warnings: [String] = []
 }
 
 /// What a run did with the job's parsed-log cache (`cache:` in the job file).
@@ -34,6 +37,8 @@ struct NightResults {
     var ingest: IngestCounters
     var cleanup: CleanupCounters
     var globalInvalidAssignments: Int
+    /// `RunReport.warnings`.
+    var warnings: [String] = []
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
@@ -84,7 +89,7 @@ public enum NightlyRun {
             outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
             skippedFiles: results.ingest.filesSkipped.map(\.path),
-            cache: cache?.usageSoFar)
+            cache: cache?.usageSoFar, warnings: results.warnings)
     }
 
     /// Reads the inputs and computes every number (no output is touched).
@@ -110,6 +115,7 @@ public enum NightlyRun {
         }
         let population = try await populationTask.value
         let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
+        let controlWarnings = try RunChecks.control(job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         let ratio = store.counters.nonBlankLines == 0 ? 0 : Double(store.counters.malformedLines) / Double(store.counters.nonBlankLines)
         if ratio > job.maxBadLineRatio {
@@ -119,9 +125,12 @@ public enum NightlyRun {
         }
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
-        return try await analyse(
+        var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
+        results.warnings = try controlWarnings
+            + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
+        return results
     }
 
     /// §2.2 steps 2–5 and §2.2–§2.4, §2.7 for the given offerings (catalog indices), on events
@@ -189,7 +198,7 @@ public enum NightlyRun {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    private static func percent(_ ratio: Double) -> String {
+    static func percent(_ ratio: Double) -> String {
         String(format: "%.2f%%", ratio * 100)
     }
 }
