@@ -124,21 +124,11 @@ extension HTMLReport {
         table.results tr,table.details tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
         table.results tbody th,table.details tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
         table.results td,table.details td{border:0;padding:4px 0;text-align:left;min-width:0}
-        table.results td::before,table.details td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
+        table.results td::before,table.details td::before,table.products td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
         table.results td:nth-of-type(1){grid-column:1/-1}
-        table.results td:nth-of-type(1)::before{content:"Users"}
-        table.results td:nth-of-type(2)::before{content:"Conversion"}
-        table.results td:nth-of-type(3)::before{content:"Conversion vs control"}
-        table.results td:nth-of-type(4)::before{content:"Revenue per user"}
-        table.results td:nth-of-type(5)::before{content:"Revenue per user vs control"}
+        \(cellLabels("results", ["Users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
         table.details td:nth-of-type(1){grid-column:1/-1}
-        table.details td:nth-of-type(1)::before{content:"Metric"}
-        table.details td:nth-of-type(4)::before{content:"Difference"}
-        table.details td:nth-of-type(5)::before{content:"Relative"}
-        table.details td:nth-of-type(6)::before{content:"p-value"}
-        table.details td:nth-of-type(7)::before{content:"Corrected p"}
-        table.details td:nth-of-type(8)::before{content:"Chance to beat control"}
-        table.details td:nth-of-type(9)::before{content:"Detectable difference"}
+        \(cellLabels("details", ["Metric", nil, nil, "Difference", "Relative", "p-value", "Corrected p", "Chance to beat control", "Detectable difference"]))
         td.num,td .main{white-space:normal}
         svg{overflow:visible}
         svg text{font-size:17px}
@@ -154,11 +144,7 @@ extension HTMLReport {
         table.products td{border:0;padding:2px 0;min-width:0;white-space:nowrap}
         table.products td:nth-of-type(-n+2){grid-column:span 2}
         table.products td:nth-of-type(n+3){text-align:left}
-        table.products td:nth-of-type(n+3)::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
-        table.products td:nth-of-type(3)::before{content:"Purchases"}
-        table.products td:nth-of-type(4)::before{content:"Renewals"}
-        table.products td:nth-of-type(5)::before{content:"Refunds"}
-        table.products td:nth-of-type(6)::before{content:"Net revenue"}
+        \(cellLabels("products", [nil, nil, "Purchases", "Renewals", "Refunds", "Net revenue"]))
         }
         @media print{
         @page{size:A4;margin:12mm}
@@ -184,4 +170,12 @@ extension HTMLReport {
         td .main,table.details td .main{font-size:9.5pt}
         }
         """
+
+    /// The phone layout's labels of a table's cells, `td`s in order (nil: no label), repeating
+    /// the column headings it hides.
+    private static func cellLabels(_ table: String, _ labels: [String?]) -> String {
+        labels.enumerated().compactMap { index, label in
+            label.map { "table.\(table) td:nth-of-type(\(index + 1))::before{content:\"\($0)\"}" }
+        }.joined(separator: "\n")
+    }
 }
