@@ -55,8 +55,10 @@ import Testing
         #expect(try String(contentsOfFile: log, encoding: .utf8).contains(Self.unconvertibleWarning))
     }
 
+    /// Before any log is read: a corrupt log file is not what the run reports.
     @Test func aControlNoAnalysedOfferingHasIsABadJob() throws {
         let night = try NightFixture(job: ["control": "contrl"])
+        try Data([0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF, 0xFF]).write(to: URL(fileURLWithPath: night.folder.file("logs/b.jsonl.gz")))
         let result = try night.run()
         #expect(result.status == 78)
         #expect(

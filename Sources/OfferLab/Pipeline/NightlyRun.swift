@@ -99,6 +99,9 @@ public enum NightlyRun {
         let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
+        // A control no offering has is a typo: the job is bad before any log is read (which
+        // offerings fall back is known once the assignments say which are analysed).
+        _ = try RunChecks.control(job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
