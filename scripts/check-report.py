@@ -3,11 +3,19 @@
 
 The expected numbers come from the run's own CSV files, formatted the way the report formats
 them for people (Sources/OfferLab/Report/ReportFormat.swift); the DOM must contain each of them.
-The screenshot must be a real rendering, not a blank page. Prints one line per problem.
+The screenshots must be real renderings, not blank pages. On a phone (390 CSS pixels wide)
+nothing may be cut at either edge, by the page or by a table scrolled sideways, and no chart
+text may be drawn smaller than 9 px. Prints one line per problem.
+
+`check-report.py --phone-page REPORT` prints the page that shows REPORT as a phone does
+(scripts/check-report-phone.js).
 """
 import argparse
 import csv
+import html
 import html.parser
+import json
+import re
 import sqlite3
 import struct
 import sys
@@ -170,16 +178,59 @@ def check_screenshot(path: Path) -> list[str]:
     return problems
 
 
+PHONE_WIDTH = 390
+SMALLEST_CHART_TEXT_PX = 9
+
+
+def phone_page(report: Path) -> str:
+    """The report in a frame PHONE_WIDTH pixels wide, with the script that measures it."""
+    script = (Path(__file__).parent / "check-report-phone.js").read_text(encoding="utf-8")
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><style>body{margin:0}'
+        f"iframe{{width:{PHONE_WIDTH}px;height:800px;border:0;display:block}}</style></head><body>"
+        f'<iframe srcdoc="{html.escape(report.read_text(encoding="utf-8"), quote=True)}"></iframe>'
+        f"<script>{script}</script></body></html>\n"
+    )
+
+
+def check_phone(dom_path: Path) -> list[str]:
+    dom = dom_path.read_text(encoding="utf-8") if dom_path.is_file() else ""
+    found = re.search(r'data-phone-probe="([^"]*)"', dom)
+    if not found:
+        return [f"{dom_path}: the phone page was not measured (no data-phone-probe)"]
+    probe = json.loads(html.unescape(found.group(1)))
+    problems = []
+    if probe["viewport"] != PHONE_WIDTH:
+        problems.append(f"the phone page is {probe['viewport']} px wide, not {PHONE_WIDTH}")
+    if probe["scrollWidth"] > probe["viewport"]:
+        problems.append(f"at {PHONE_WIDTH} px the page scrolls sideways: it is {probe['scrollWidth']} px wide")
+    for element in probe["overflowing"][:10]:
+        problems.append(f"at {PHONE_WIDTH} px cut at the edge: {element}")
+    if len(probe["overflowing"]) > 10:
+        problems.append(f"at {PHONE_WIDTH} px … and {len(probe['overflowing']) - 10} more elements cut at the edge")
+    smallest = probe["smallestChartText"]
+    if smallest["size"] is not None and smallest["size"] < SMALLEST_CHART_TEXT_PX:
+        problems.append(f"at {PHONE_WIDTH} px chart text is drawn at {smallest['size']:.1f} px ('{smallest['text']}'), under {SMALLEST_CHART_TEXT_PX} px")
+    return problems
+
+
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--phone-page":
+        sys.stdout.write(phone_page(Path(sys.argv[2])))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--folder", type=Path, required=True, help="the night's output folder (summary.csv, report.html)")
     parser.add_argument("--database", type=Path, required=True)
     parser.add_argument("--dom", type=Path, required=True)
     parser.add_argument("--screenshot", type=Path, required=True)
     parser.add_argument("--pdf", type=Path, required=True)
+    parser.add_argument("--phone-dom", type=Path, required=True, help="the DOM of the phone page after its script ran")
+    parser.add_argument("--phone-screenshot", type=Path, required=True)
     arguments = parser.parse_args()
     problems, checked = check_dom(arguments.dom, arguments.folder, arguments.database)
     problems += check_screenshot(arguments.screenshot)
+    problems += check_phone(arguments.phone_dom)
+    problems += check_screenshot(arguments.phone_screenshot)
     pdf = arguments.pdf.read_bytes() if arguments.pdf.is_file() else b""
     if not pdf.startswith(b"%PDF") or len(pdf) < 10_000:
         problems.append(f"the printed PDF {arguments.pdf} is missing or empty ({len(pdf)} bytes)")
@@ -189,7 +240,7 @@ def main() -> int:
         print(f"check-report: … and {len(problems) - 40} more", file=sys.stderr)
     if problems:
         return 1
-    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshot is a rendering")
+    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshots are renderings; nothing is cut at {PHONE_WIDTH} px")
     return 0
 
 

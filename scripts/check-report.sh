@@ -3,7 +3,9 @@
 # Chromium (screenshot, DOM, PDF through the print stylesheet) and fails, with one line saying
 # why, when the page does not render, when the numbers of the run's summary.csv and
 # comparisons.csv are not in the DOM as the report formats them, or when the screenshot is
-# missing or blank. Installs chromium (Debian package) when it is missing.
+# missing or blank. It renders the page again as a phone shows it, 390 CSS pixels wide
+# (screenshot report-390.png), and fails when anything is cut at an edge or chart text is
+# drawn under 9 px. Installs chromium (Debian package) when it is missing.
 #
 # SWIFT_SCRATCH_PATH=DIR builds in DIR instead of .build. Outputs: out/report-check/.
 set -euo pipefail
@@ -45,6 +47,16 @@ chrome=(timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scroll
 "${chrome[@]}" --no-pdf-header-footer --print-to-pdf="$checks/report.pdf" "$url" 2>>"$checks/chromium.log" \
   || fail "chromium could not print the page (see $checks/chromium.log)"
 
+# Headless Chromium's window is at least 500 px wide: the phone page shows the report in a
+# frame 390 px wide, grown to the report's height once laid out (hence the time budget).
+python3 scripts/check-report.py --phone-page "$folder/report.html" >"$checks/phone.html" || fail "cannot make the phone page"
+phone=(timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --window-size=500,20000 --virtual-time-budget=5000)
+"${phone[@]}" --screenshot="$checks/report-390.png" "file://$PWD/$checks/phone.html" 2>>"$checks/chromium.log" \
+  || fail "chromium could not take the phone screenshot (see $checks/chromium.log)"
+"${phone[@]}" --dump-dom "file://$PWD/$checks/phone.html" >"$checks/phone-dom.html" 2>>"$checks/chromium.log" \
+  || fail "chromium could not load the phone page (see $checks/chromium.log)"
+
 python3 scripts/check-report.py --folder "$folder" --database out/sample/results.sqlite --dom "$checks/dom.html" --screenshot "$checks/report.png" --pdf "$checks/report.pdf" \
+  --phone-dom "$checks/phone-dom.html" --phone-screenshot "$checks/report-390.png" \
   || fail "see the lines above"
-echo "check-report: ok ($folder/report.html; screenshot $checks/report.png)"
+echo "check-report: ok ($folder/report.html; screenshots $checks/report.png and, at 390 px, $checks/report-390.png)"

@@ -1,10 +1,12 @@
 import ArgumentParser
+import OfferLab
 
 @main
 struct OfferLabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offerlab",
         abstract: "Measures subscription-offering A/B tests from purchase logs and assignment tables.",
+        version: NightlyRun.toolVersion,
         subcommands: [RunCommand.self, ReportCommand.self, StatsCommand.self, GenerateCommand.self, DecompressCommand.self]
     )
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
+import OfferLab
 import OfferLabGenerate
 
 /// `offerlab generate`: writes a synthetic, deterministic data set (tables, logs, job file).
-struct GenerateCommand: ParsableCommand {
+struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Writes a synthetic, deterministic data set: offering tables, purchase logs and a job file.",
@@ -33,7 +34,7 @@ struct GenerateCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace tables/, logs/ and job.yaml left in the folder by an earlier run.")
     var force = false
 
-    func run() throws {
+    func run() async throws {
         guard let startDate = CivilDate(parsing: start) else {
             throw ValidationError("--start must be a date like 2026-03-01 (got '\(start)')")
         }
@@ -44,7 +45,15 @@ struct GenerateCommand: ParsableCommand {
         } catch let error as GeneratorError {
             throw ValidationError(error.description)
         }
-        let report = try DataSetGenerator.generate(configuration)
+        // A folder that already holds a data set, or files that cannot be written: the
+        // outputs cannot be written (73), in the same one-line form as every other command.
+        let report = try await runReportingErrors {
+            do {
+                return try DataSetGenerator.generate(configuration)
+            } catch let error as GeneratorError {
+                throw OfferLabError(.output, error.description)
+            }
+        }
         func megabytes(_ bytes: Int64) -> String {
             let tenths = (bytes + 50_000) / 100_000
             return "\(tenths / 10).\(tenths % 10) MB"

@@ -12,12 +12,13 @@ struct RunCommand: AsyncParsableCommand {
               tables              folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db
               logs                one glob or a list; each must match a file
               as_of               2026-03-16[T00:00:00Z] (default: today 00:00 UTC)
-              report_currency     e.g. USD
+              report_currency     e.g. USD (upper-case ISO 4217 codes, here and in the rates)
               rates | rates_file  {EUR: 1.08}, or a CSV file: currency,rate
+              max_unconvertible_money_share  fail above this share of money events without a rate (default: warn only)
               alpha               significance level (default 0.05)
               sequential_tuning   N* of the sequential intervals: users at which you expect to decide (default 5000)
               decision            sequential (default) or fixed: which inference the report's verdicts use
-              control             control group (default: control, else lowest id)
+              control             control group (default: control, else lowest id; a name no offering has is an error)
               conversion_window_days  days after assignment that count (default: all)
               offerings           offering ids (default: all with assignments)
               max_bad_line_ratio  fail above this malformed share (default 0.01)
@@ -91,6 +92,9 @@ struct RunCommand: AsyncParsableCommand {
                         Data("warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n".utf8))
                 }
             }
+            for warning in report.warnings {
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
             if !report.skippedFiles.isEmpty {
                 let paths = report.skippedFiles.joined(separator: ", ")
                 FileHandle.standardError.write(
@@ -100,10 +104,11 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-/// Turns a library error into one line on stderr and its exit code.
-func runReportingErrors(_ body: () async throws -> Void) async throws {
+/// `body`'s value; a library error becomes one line on stderr and its exit code.
+@discardableResult
+func runReportingErrors<Value>(_ body: () async throws -> Value) async throws -> Value {
     do {
-        try await body()
+        return try await body()
     } catch let error as OfferLabError {
         FileHandle.standardError.write(Data("offerlab: error: \(error.message)\n".utf8))
         throw ExitCode(error.exitCode)

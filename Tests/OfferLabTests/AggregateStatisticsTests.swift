@@ -16,6 +16,7 @@ import Testing
         ("o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
         ("o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
         ("o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
+        ("", "no rows after the header"),
     ])
     func malformedAggregatesAreNamed(body: String, problem: String) throws {
         let folder = try TemporaryFolder()

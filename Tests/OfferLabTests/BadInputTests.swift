@@ -74,7 +74,47 @@ import Testing
         #expect(failed.standardError.contains("over max_bad_line_ratio 0.25"))
         #expect(failed.standardError.split(separator: "\n").count == 1)
         #expect(try night.snapshot() == before)
-        #expect(try night.outputEntries().filter { !$0.hasPrefix("results.sqlite") } == ["2026-03-16"])
+        #expect(try night.outputEntries().filter { !$0.hasPrefix("results.sqlite") } == ["2026-03-16", "2026-03-17.failed-rejects.csv"])
+    }
+
+    /// A file of random bytes among healthy logs, after one with a single malformed line: the
+    /// error names the bad file first, with its count, and the failed run's rejects are kept
+    /// beside the night's folder, where the error says; the last good night is untouched. A
+    /// later success of the night removes them.
+    @Test func theErrorNamesTheFilesWithTheMostMalformedLinesAndKeepsTheirRejects() throws {
+        let night = try NightFixture(events: NightFixture.standardEvents + ["oops"], job: ["rejects_per_reason": "3"])
+        try night.writeJob(["max_bad_line_ratio": "1"])
+        #expect(try night.run().status == 0)
+        let before = try night.snapshot()
+
+        // 40 lines of 99 pseudo-random bytes (a fixed linear congruential sequence).
+        var state: UInt32 = 12_345
+        let noise = (0..<4000).map { index -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12_345
+            return index % 100 == 99 ? UInt8(ascii: "\n") : UInt8(0x20 + (state >> 16) % 0xE0)
+        }
+        let noisePath = night.folder.file("logs/b.bin")
+        try Data(noise).write(to: URL(fileURLWithPath: noisePath))
+        try night.writeLog("c.jsonl.gz", [event("paywall_view", user: "u2", ts: "2026-03-05T10:00:00Z")])
+        try night.writeJob(["max_bad_line_ratio": "0.1", "as_of": "2026-03-17"])
+        let failed = try night.run()
+        #expect(failed.status == 65)
+        let rejectsPath = night.folder.file("out/2026-03-17.failed-rejects.csv")
+        let aLog = night.folder.file("logs/a.jsonl.gz")
+        #expect(
+            failed.standardError.hasSuffix(
+                "over max_bad_line_ratio 0.1; most in \(noisePath) (40), \(aLog) (1); their first lines of each reason are in \(rejectsPath)\n"),
+            "\(failed.standardError)")
+        #expect(failed.standardError.hasPrefix("offerlab: error: 41 of 47 log lines are malformed"))
+        let rejects = parseCSV(try String(contentsOfFile: rejectsPath, encoding: .utf8))
+        #expect(rejects.first == ["file", "line", "reason", "text"])
+        #expect(rejects.dropFirst().map(\.[0]) == [aLog, noisePath, noisePath])
+        #expect(try night.snapshot() == before)
+
+        try FileManager.default.removeItem(atPath: noisePath)
+        try night.writeJob(["max_bad_line_ratio": "0.2"])
+        #expect(try night.run().status == 0)
+        #expect(!FileManager.default.fileExists(atPath: rejectsPath))
     }
 
     @Test func aRatioEqualToTheMaximumPasses() throws {

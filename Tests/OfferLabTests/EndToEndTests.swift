@@ -12,12 +12,24 @@ import Testing
         var job: String
         var night: String
         var expected: String
+        /// The run's stderr: its warnings (the counts are those of quality.csv and summary.csv).
+        var warnings: [String]
         var testDescription: String { job }
     }
 
     static let dataSets = [
-        DataSet(job: "tools/reference/tests/data/main/job.yaml", night: "2026-03-16", expected: "tools/reference/tests/data/main/expected"),
-        DataSet(job: "jobs/sample.yaml", night: "2026-03-15", expected: "Tests/OfferLabTests/Fixtures/sample-data-expected"),
+        DataSet(
+            job: "tools/reference/tests/data/main/job.yaml", night: "2026-03-16", expected: "tools/reference/tests/data/main/expected",
+            warnings: [
+                "control: offerings without a group named 'baseline' fall back to control, else their lowest group id: spring (control: control)",
+                "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates:, rates_file:)",
+            ]),
+        DataSet(
+            job: "jobs/sample.yaml", night: "2026-03-15", expected: "Tests/OfferLabTests/Fixtures/sample-data-expected",
+            warnings: [
+                "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates:, rates_file:)",
+                "offering spring_2026_price_test: the money of 32 of 564 money events (5.67%) is left out, for want of a rate to USD: BRL 5.67% (32); give their rates (rates:, rates_file:)",
+            ]),
     ]
 
     static let moneyColumns: Set = ["gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arppu"]
@@ -29,7 +41,7 @@ import Testing
             "run", repositoryRoot.appendingPathComponent(dataSet.job).path, "--output", folder.path, "--database", folder.file("results.sqlite"),
         ])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardError.isEmpty)
+        #expect(result.standardError == dataSet.warnings.map { "warning: \($0)\n" }.joined())
         for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv"] {
             let actual = try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8)
             let expected = try String(contentsOf: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)"), encoding: .utf8)

@@ -58,6 +58,7 @@ import Testing
     @Test(arguments: [
         ("colour: blue", "unknown key 'colour'"),
         ("alpha: 2", "alpha"),
+        ("alpha: 0", "alpha: 0.0 must be greater than 0 and less than 1"),
         ("on_corrupt_file: ignore", "on_corrupt_file"),
         ("conversion_window_days: -1", "conversion_window_days"),
         ("rates_file: rates.csv", "rates or rates_file"),
@@ -70,6 +71,44 @@ import Testing
         let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
         #expect(error.category == .configuration)
         #expect(error.message.contains(expected))
+    }
+
+    /// Currency codes are upper-case ISO 4217 codes (contract §1.5); `usd` would never match the
+    /// logs' `USD`, and its money would be left out.
+    @Test(arguments: [
+        ("report_currency: usd", "report_currency", "job file JOB: report_currency: 'usd': currency codes are upper-case ISO 4217 codes: did you mean USD?"),
+        ("rates: {eur: 1.08}", "rates", "job file JOB: rates: 'eur': currency codes are upper-case ISO 4217 codes: did you mean EUR?"),
+        ("rates: {EURO: 1.08}", "rates", "job file JOB: rates: 'EURO': currency codes are upper-case ISO 4217 codes (three letters, like USD)"),
+        ("rates_file: rates.csv", "rates", "rates_file: FOLDER/rates.csv line 3: 'gbp': currency codes are upper-case ISO 4217 codes: did you mean GBP?"),
+    ])
+    func aCurrencyCodeNotInISOFormIsABadJob(line: String, replacing key: String, expected: String) throws {
+        let fixture = try job(line, omit: [key])
+        try fixture.folder.write("rates.csv", "currency,rate\nEUR,1.08\ngbp,1.27\n")
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
+        #expect(error.category == .configuration)
+        #expect(error.message == expected.replacingOccurrences(of: "JOB", with: fixture.path).replacingOccurrences(of: "FOLDER", with: fixture.folder.path))
+    }
+
+    @Test func maxUnconvertibleMoneyShareIsOffByDefaultAndAShare() throws {
+        let plain = try job()
+        #expect(try JobLoader.load(path: plain.path).maxUnconvertibleMoneyShare == nil)
+        let fixture = try job("max_unconvertible_money_share: 0.05")
+        #expect(try JobLoader.load(path: fixture.path).maxUnconvertibleMoneyShare == 0.05)
+        let bad = try job("max_unconvertible_money_share: 5")
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: bad.path) }
+        #expect(error.message.hasSuffix("max_unconvertible_money_share: 5.0 must be from 0 to 1 (a share of the money events)"))
+    }
+
+    /// The problem and where it is, on one line (Yams's own text puts the problem after a line
+    /// break).
+    @Test(arguments: [
+        ("logs: [a, b\nalpha: 0.1", "not valid YAML: line 8, column 6: did not find expected ',' or ']' (while parsing a flow sequence at line 7, column 7)"),
+        ("  alpha: 0.1", "not valid YAML: line 7, column 8: mapping values are not allowed in this context"),
+    ])
+    func aYAMLErrorSaysWhatAndWhere(extra: String, expected: String) throws {
+        let fixture = try job(extra, omit: ["logs"])
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
+        #expect(error.message == "job file \(fixture.path): \(expected)")
     }
 
     @Test func aGlobThatMatchesNothingIsNamed() throws {

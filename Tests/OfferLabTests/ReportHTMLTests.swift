@@ -108,7 +108,7 @@ import Testing
                 offering.groups[0].purchases += 564 - offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
             }
         },
-        WarningCase(title: "App and server disagree", severity: .caution, expectedText: "2,163 counted events") {
+        WarningCase(title: "App and server disagree", severity: .caution, expectedText: "(34.5 such events per 100 users)") {
             reportFixture().withOffering { $0.setCounter("attribution_mismatches", 2163) }
         },
         WarningCase(title: "Users in several groups", severity: .caution, expectedText: "200 users were assigned to more than one group") {
@@ -270,6 +270,33 @@ import Testing
         #expect(charts.components(separatedBy: "<polyline").count - 1 == 4)
         #expect(charts.components(separatedBy: "<polygon").count - 1 == 2)
         #expect(text(charts).contains("band: its 95% always-valid interval, which holds on every day at once"))
+    }
+
+    /// The axis keeps the latest lifts and what lies near them: a first night of +8,000% on 500
+    /// users per group is off the scale, marked at its edge, and the chart says so.
+    @Test func aFirstNightsSwingIsClippedAndMarked() throws {
+        let html = HTMLReport.render(reportFixture().withOffering { offering in
+            for index in offering.daily.indices where offering.daily[index].date == "2026-03-12" && !offering.daily[index].isControl {
+                offering.daily[index].arpuLift = Estimate(value: 80, low: -40, high: 200)
+            }
+        })
+        let charts = html.components(separatedBy: "Lift over time")[1].components(separatedBy: "What each group saw")[0]
+        let revenue = try #require(charts.components(separatedBy: "<figure>").last)
+        #expect(revenue.components(separatedBy: "class=\"off-scale\"").count - 1 == 2)  // one per treatment
+        #expect(text(revenue).contains("▲▼ 2 days’ lifts are off the scale (early days on few users), marked at its edge."))
+        #expect(revenue.contains("<title>variant_a, Mar 12: +8,000.0%, off the scale</title>"))
+        // The axis follows the latest lifts (variant_b +97%, up to +146%), not the first night.
+        #expect(revenue.contains(">+150%<") && !revenue.contains(">+200%<"), "\(revenue)")
+        let conversion = try #require(charts.components(separatedBy: "<figure>").dropFirst().first)
+        #expect(!conversion.contains("off-scale") && !text(conversion).contains("off the scale"))
+    }
+
+    @Test func theAxisKeepsTheLatestLiftsAndWhatLiesNearThem() {
+        let latest = [Estimate(value: 0.05, low: -0.1, high: 0.2)]
+        // The latest span, 0 included, is −10%…+20%: values within 30 points of it stay.
+        #expect(SVGCharts.liftAxisDomain([-80, 0.5, 0.51, -0.4, -0.41, 0.1], latest: latest) == [0.05, -0.1, 0.2, 0, 0.5, -0.4, 0.1])
+        // A narrow span is widened by at least 10 points.
+        #expect(SVGCharts.liftAxisDomain([0.09, 0.11], latest: [Estimate(value: 0, low: nil, high: nil)]) == [0, 0, 0.09])
     }
 
     @Test func withoutTheDailySeriesANoteInsteadOfTheChart() {

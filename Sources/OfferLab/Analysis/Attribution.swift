@@ -100,6 +100,8 @@ struct MemberContributions: Sendable {
     var days: DailySeries.Changes
     /// Each counted money event of a member who is not excluded, with the member's group.
     var products: [(group: Int32, contribution: ProductContribution)] = []
+    /// Per currency label without a rate: the counted money events in it (`unknown_currency_events`).
+    var unconvertibleEvents: [Int32: Int] = [:]
 }
 
 /// One offering's per-group sums (§2.2–§2.4) and daily series (§2.7), added up from its
@@ -111,6 +113,7 @@ struct OfferingSums {
     private var groups: [GroupTotals]
     private var groupMoney: [ExactMoney]
     private var quality = OfferingQuality()
+    private var unconvertibleEvents: [Int32: Int] = [:]
     /// Per (group, product), updated in place: an index into `products`.
     private var productIndex: [ProductKey: Int] = [:]
     private var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
@@ -134,6 +137,7 @@ struct OfferingSums {
             groupMoney[group].add(contributions.groupMoney[group])
         }
         quality.add(contributions.quality)
+        unconvertibleEvents.merge(contributions.unconvertibleEvents, uniquingKeysWith: +)
         for (group, contribution) in contributions.products {
             let key = ProductKey(group: Int(group), product: contribution.product)
             let index: Int
@@ -167,7 +171,10 @@ struct OfferingSums {
         for group in groupRows.indices { groupRows[group].money = groupMoney[group].rounded }
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
-            groups: groupRows, products: productRows, quality: quality, daily: series.days())
+            groups: groupRows, products: productRows, quality: quality,
+            unconvertibleEvents: unconvertibleEvents.map { (context.labels.string(of: $0.key), $0.value) }.sorted {
+                $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8)
+            }, daily: series.days())
     }
 }
 
@@ -203,6 +210,7 @@ enum Attribution {
                 contributions.groupMoney[Int(group)].add(totals.money)
                 contributions.quality.add(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
+                for currency in scratch.unconvertibleCurrencies { contributions.unconvertibleEvents[currency, default: 0] += 1 }
             }
             return contributions
         }
@@ -233,6 +241,7 @@ enum Attribution {
         func knownMoney(currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) throws -> (Int32, Int64, Int64)? {
             guard context.rates[Int(currency)] != nil else {
                 outcome.quality.unknownCurrencyEvents += 1
+                scratch.unconvertibleCurrencies.append(currency)
                 return nil
             }
             try scratch.money.add(currency: currency, gross: gross, refunded: refunded)
@@ -324,6 +333,8 @@ struct EvaluationScratch {
     var money = CurrencyAmounts()
     /// The member's counted money events, per product.
     var products: [ProductContribution] = []
+    /// The currency of each of the member's counted money events that has no rate.
+    var unconvertibleCurrencies: [Int32] = []
 
     mutating func reset() {
         countedTransactions.removeAllKeepingCapacity()
@@ -331,6 +342,7 @@ struct EvaluationScratch {
         purchases.removeAllKeepingCapacity()
         money.removeAll()
         products.removeAllKeepingCapacity()
+        unconvertibleCurrencies.removeAllKeepingCapacity()
     }
 }
 

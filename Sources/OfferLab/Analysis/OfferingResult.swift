@@ -83,6 +83,9 @@ public struct OfferingResult: Sendable {
     /// Sorted by group, then product id.
     public var products: [ProductTotals]
     public var quality: OfferingQuality
+    /// Per currency without a rate, in code order: its counted money events, whose money is
+    /// left out (they add up to `quality.unknownCurrencyEvents`).
+    public var unconvertibleEvents: [(currency: String, events: Int)] = []
     /// Cumulative totals as of the end of each day, from the first assignment to `as_of`.
     public var daily: [DailyTotals] = []
 }

@@ -23,6 +23,9 @@ struct IngestCounters: Sendable {
     var nonBlankLines = 0
     var malformed = [Int](repeating: 0, count: MalformedReason.allCases.count)
     var rejects: [RejectedLine] = []
+    /// Each file with malformed lines, in file order, and how many it has (`LogIngest` fills it
+    /// in as files are merged: a file's batches do not know its path).
+    var malformedFiles: [(path: String, lines: Int)] = []
     var compressedBytes: Int64 = 0
     var uncompressedBytes: Int64 = 0
 

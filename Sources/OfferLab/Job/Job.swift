@@ -45,6 +45,9 @@ public struct Job: Sendable {
     /// Offering ids to analyse; nil: every offering with assignments before `asOf`.
     public var offerings: [String]?
     public var maxBadLineRatio: Double
+    /// The run fails when an offering's counted money events without a rate are more than
+    /// this share of its money events; nil: never (a warning only).
+    public var maxUnconvertibleMoneyShare: Double?
     public var onCorruptFile: CorruptFilePolicy
     /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
     public var outputPath: String
@@ -72,6 +75,7 @@ public enum JobLoader {
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
         "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "sequential_tuning", "decision",
+        "max_unconvertible_money_share",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -96,7 +100,7 @@ public enum JobLoader {
         } catch let error as OfferLabError {
             throw error
         } catch {
-            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
+            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(yamlProblem(error))")
         }
         guard let mapping = root.mapping else {
             throw OfferLabError(.configuration, "job file \(path): expected a mapping of keys (tables:, logs:, …)")
@@ -145,6 +149,7 @@ public enum JobLoader {
         }
 
         let reportCurrency = try reader.requiredText("report_currency")
+        if let problem = CurrencyCode.problem(reportCurrency) { throw reader.fail("report_currency", problem) }
         var rates: [String: Double] = [:]
         if values["rates"] != nil && values["rates_file"] != nil {
             throw OfferLabError(.configuration, "job file \(path): give rates or rates_file, not both")
@@ -153,6 +158,7 @@ public enum JobLoader {
             guard let rateMapping = node.mapping else { throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}") }
             for (currencyNode, rateNode) in rateMapping {
                 guard let currency = currencyNode.string, !currency.isEmpty else { throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text") }
+                if let problem = CurrencyCode.problem(currency) { throw reader.fail("rates", problem) }
                 rates[currency] = try reader.positiveRate(rateNode.string, currency: currency, source: "rates")
             }
         } else if let ratesFile = try reader.optionalText("rates_file") {
@@ -162,7 +168,7 @@ public enum JobLoader {
         rates[reportCurrency] = 1
 
         let alpha = try reader.number("alpha", default: 0.05)
-        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be between 0 and 1") }
+        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be greater than 0 and less than 1") }
         let tuning = try reader.number("sequential_tuning", default: SequentialInference.defaultTuning)
         guard tuning > 0 else { throw OfferLabError(.configuration, "job file \(path): sequential_tuning: \(tuning) must be a positive number of users") }
         let decisionText = try reader.optionalText("decision") ?? Decision.sequential.rawValue
@@ -173,6 +179,10 @@ public enum JobLoader {
         if let window, !(window > 0) { throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive") }
         let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
         guard maxBad >= 0 && maxBad <= 1 else { throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1") }
+        let maxUnconvertible = try reader.optionalNumber("max_unconvertible_money_share")
+        if let maxUnconvertible, !(maxUnconvertible >= 0 && maxUnconvertible <= 1) {
+            throw reader.fail("max_unconvertible_money_share", "\(maxUnconvertible) must be from 0 to 1 (a share of the money events)")
+        }
         let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
         guard let policy = CorruptFilePolicy(rawValue: policyText) else {
             throw OfferLabError(.configuration, "job file \(path): on_corrupt_file: '\(policyText)' must be fail or skip")
@@ -201,10 +211,26 @@ public enum JobLoader {
 
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
-            reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision, control: try reader.optionalText("control"),
-            conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
+            reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision,
+            control: try reader.optionalText("control"), conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
+            maxUnconvertibleMoneyShare: maxUnconvertible, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
             lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)
+    }
+
+    /// A YAML error on one line: where, what, and what the parser was reading. (Yams's own
+    /// description puts the problem after the position and a line break, with a snippet.)
+    static func yamlProblem(_ error: Error) -> String {
+        let (context, problem, mark): (YamlError.Context?, String, Mark)
+        switch error as? YamlError {
+        case .scanner(let c, let p, let m, _), .parser(let c, let p, let m, _), .composer(let c, let p, let m, _): (context, problem, mark) = (c, p, m)
+        case .duplicatedKeysInMapping(let duplicates, let c):
+            return "line \(c.mark.line), column \(c.mark.column): duplicate key(s) \(duplicates.sorted().joined(separator: ", "))"
+        default:
+            return String(describing: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }
+        let reading = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+        return "line \(mark.line), column \(mark.column): \(problem)\(reading)"
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

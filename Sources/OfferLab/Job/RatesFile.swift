@@ -16,6 +16,9 @@ enum RatesFile {
                 else {
                     throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): expected a currency and a positive rate")
                 }
+                if let problem = CurrencyCode.problem(currency) {
+                    throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): \(problem)")
+                }
                 guard rates.updateValue(rate, forKey: currency) == nil else {
                     throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): \(currency) appears twice")
                 }

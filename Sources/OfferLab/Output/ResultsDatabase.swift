@@ -54,6 +54,9 @@ enum ResultsDatabase {
         }
     }
 
+    /// How long a reader waits for a run writing the database (the default `lock_timeout_seconds`).
+    static let readerLockTimeoutSeconds = 60.0
+
     /// The latest successful run of `night` and the rows it wrote to each of `tables` (a table
     /// the database lacks is left out), in the order they were written. Column types come from
     /// the schema, so a `bool` column reads back as `integer`.
@@ -64,7 +67,12 @@ enum ResultsDatabase {
             throw OfferLabError(.configuration, "database \(path) does not exist")
         }
         do {
-            let database = try SQLiteDatabase(path: path, readOnly: true)
+            // No run writes while the lock is held shared, so a database without a `-wal` file
+            // (every run's own leaves none) is read as immutable: read-only, and leaving no
+            // `-wal` or `-shm` file beside it. A `-wal` file left by a killed run is read through.
+            let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
+            defer { withExtendedLifetime(lock) {} }
+            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
             let existing = try database.tableNames()
             guard existing.contains("runs"), existing.contains("run_inputs") else {
                 throw OfferLabError(.data, "\(path) is not an offerlab results database (it has no runs table)")

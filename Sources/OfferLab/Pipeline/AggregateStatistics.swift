@@ -14,11 +14,12 @@ public enum AggregateStatistics {
     public static func run(
         input: String, output: String, alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning
     ) throws -> [String] {
-        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "--alpha \(alpha) must be between 0 and 1") }
+        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "--alpha \(alpha) must be greater than 0 and less than 1") }
         guard sequentialTuning > 0, sequentialTuning.isFinite else {
             throw OfferLabError(.configuration, "--sequential-tuning \(sequentialTuning) must be a positive number of users")
         }
         let offerings = try read(input)
+        guard !offerings.isEmpty else { throw OfferLabError(.data, "\(input): no rows after the header, so no offering to compute") }
         let analyses = try offerings.map { offering in
             do {
                 return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha, sequentialTuning: sequentialTuning))

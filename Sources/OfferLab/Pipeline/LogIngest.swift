@@ -57,6 +57,8 @@ enum LogIngest {
             return batches
         } merge: { (batches: consuming [EventBatch], _: ByteStringInterner) in
             let file = batches[0].fileIndex
+            let malformed = batches.reduce(0) { $0 + $1.counters.malformedLines }
+            if malformed > 0 { store.counters.malformedFiles.append((files[file], malformed)) }
             for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")

@@ -13,6 +13,9 @@ public struct RunReport: Sendable {
     public var skippedFiles: [String]
     /// What the run did with the job's parsed-log cache; nil without one.
     public var cache: CacheUsage?
+    /// Warnings for the person or the cron job that runs it (without a `warning: ` prefix):
+    /// money left out for want of a rate, offerings whose control falls back.
+    public var warnings: [String] = []
 }
 
 /// What a run did with the job's parsed-log cache (`cache:` in the job file).
@@ -34,6 +37,8 @@ struct NightResults {
     var ingest: IngestCounters
     var cleanup: CleanupCounters
     var globalInvalidAssignments: Int
+    /// `RunReport.warnings`.
+    var warnings: [String] = []
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
@@ -72,6 +77,7 @@ public enum NightlyRun {
                     try csvFiles.wait()
                 })
             try folder.commit()
+            FailedRunRejects.remove(output: job.outputPath, night: job.night)
             cache?.removeUnusedEntries()
         } catch {
             // The staging folder goes once the CSV files are no longer being written. Their
@@ -84,14 +90,18 @@ public enum NightlyRun {
             outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
             skippedFiles: results.ingest.filesSkipped.map(\.path),
-            cache: cache?.usageSoFar)
+            cache: cache?.usageSoFar, warnings: results.warnings)
     }
 
-    /// Reads the inputs and computes every number (no output is touched).
+    /// Reads the inputs and computes every number (no output is touched, but for the rejects of
+    /// a run failing for too many malformed lines: `checkMalformedLines`).
     static func compute(_ job: Job, progress: ProgressReporter?, cache: ParsedLogCache? = nil) async throws -> NightResults {
         let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
+        // A control no offering has is a typo: the job is bad before any log is read (which
+        // offerings fall back is known once the assignments say which are analysed).
+        _ = try RunChecks.control(job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
@@ -110,18 +120,37 @@ public enum NightlyRun {
         }
         let population = try await populationTask.value
         let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
+        let controlWarnings = try RunChecks.control(job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
-        let ratio = store.counters.nonBlankLines == 0 ? 0 : Double(store.counters.malformedLines) / Double(store.counters.nonBlankLines)
-        if ratio > job.maxBadLineRatio {
-            throw OfferLabError(
-                .data,
-                "\(store.counters.malformedLines) of \(store.counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); first rejects: \(store.counters.rejects.prefix(1).map { "\($0.file):\($0.line) \($0.reason.counterName)" }.joined())")
-        }
+        try checkMalformedLines(store.counters, job: job)
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
-        return try await analyse(
+        var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
+        results.warnings = try controlWarnings
+            + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
+        return results
+    }
+
+    /// Fails the run when malformed lines are over `max_bad_line_ratio`, naming the files with
+    /// the most of them, and keeps the run's rejects where the error says (`FailedRunRejects`).
+    /// - Throws: `.data`.
+    static func checkMalformedLines(_ counters: IngestCounters, job: Job) throws {
+        let ratio = counters.nonBlankLines == 0 ? 0 : Double(counters.malformedLines) / Double(counters.nonBlankLines)
+        guard ratio > job.maxBadLineRatio else { return }
+        // Stable: among files with as many malformed lines, the first in path order comes first.
+        let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }.prefix(3)
+        let rejects: String
+        do {
+            rejects = "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
+        } catch let error as OfferLabError {
+            rejects = "their first lines could not be kept (\(error.message))"
+        }
+        throw OfferLabError(
+            .data,
+            "\(counters.malformedLines) of \(counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); "
+                + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
     }
 
     /// §2.2 steps 2–5 and §2.2–§2.4, §2.7 for the given offerings (catalog indices), on events
@@ -189,7 +218,7 @@ public enum NightlyRun {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    private static func percent(_ ratio: Double) -> String {
+    static func percent(_ ratio: Double) -> String {
         String(format: "%.2f%%", ratio * 100)
     }
 }

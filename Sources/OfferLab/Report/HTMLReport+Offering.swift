@@ -209,7 +209,8 @@ struct OfferingSection {
         html += "<div class=\"charts\">\n"
         for metric in Metric.allCases {
             // The first days swing wildly (+800% on a handful of users): the axis follows a day,
-            // point and band, only once both groups are big enough; earlier days are clipped.
+            // point and band, only once both groups are big enough, and only near the latest
+            // lifts (`SVGCharts.liftAxisDomain`); the rest is clipped.
             var points: [Double] = []
             var domain: [Double] = []
             let series = treatments.map { group in
@@ -232,8 +233,15 @@ struct OfferingSection {
                 html += "<p class=\"empty\">No day has a \(name) lift yet.</p>\n</figure>\n"
                 continue
             }
-            html += SVGCharts.liftOverTime(
-                dates: dates, series: series, domain: domain, label: "\(name) lift over time", clipID: "\(anchor)-\(metric.rawValue)")
+            let latest = series.compactMap { line in line.points.last { $0 != nil } ?? nil }
+            let chart = SVGCharts.liftOverTime(
+                dates: dates, series: series, domain: SVGCharts.liftAxisDomain(domain, latest: latest), label: "\(name) lift over time",
+                clipID: "\(anchor)-\(metric.rawValue)")
+            html += chart.svg
+            if chart.clippedPoints > 0 {
+                let days = chart.clippedPoints == 1 ? "1 day’s lift is" : "\(chart.clippedPoints) days’ lifts are"
+                html += "\n<p class=\"note clipped\">▲▼ \(days) off the scale (early days on few users), marked at its edge.</p>"
+            }
             html += "\n<ul class=\"legend\">"
             for (group, line) in zip(treatments, series) {
                 let last = line.points.last { $0 != nil }.flatMap { $0 }.map { " \(ReportFormat.signedPercent($0.value)) by \(SVGCharts.shortDate(dates.last ?? ""))" } ?? ""

@@ -2,6 +2,9 @@ extension HTMLReport {
     /// The page's only stylesheet: system fonts, colours with at least 4.5:1 contrast for
     /// text, and a print layout (A4, one offering per page, colours kept; the narrow-screen
     /// rules also match a printed page, so the print rules undo the ones paper cannot scroll).
+    /// On a phone (600 px and less) every table row becomes a block whose cells are labelled
+    /// (the labels repeat the column headings, which are hidden), so nothing is cut at the
+    /// right edge, and chart text is drawn larger than the charts' own scale would make it.
     static let stylesheet = """
         :root{--ink:#1a1a1a;--muted:#595959;--line:#d6d6d6;--soft:#f4f5f7;--better:#0a6b38;--better-bg:#e2f3e8;\
         --worse:#a3151a;--worse-bg:#fce8e8;--caution:#6b4400;--caution-bg:#fff3d1;--caution-line:#d99a00;--changed:#fff0a8}
@@ -110,6 +113,39 @@ extension HTMLReport {
         summary{cursor:pointer;color:#0b5394}
         @media (max-width:1100px){.secondary{display:none}table.details{display:block;overflow-x:auto}}
         @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}table.results,table.details{display:block;overflow-x:auto}.files{columns:1}}
+        @media screen and (max-width:600px){
+        main{padding:16px 12px 36px}
+        h1{font-size:24px}
+        h2{font-size:20px}
+        .verdict .sentence{font-size:18px}
+        code{overflow-wrap:break-word}
+        table.results,table.details,table.results tbody,table.details tbody{display:block;overflow:visible}
+        table.results thead,table.details thead{display:none}
+        table.results tr,table.details tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
+        table.results tbody th,table.details tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
+        table.results td,table.details td{border:0;padding:4px 0;text-align:left;min-width:0}
+        table.results td::before,table.details td::before,table.products td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
+        table.results td:nth-of-type(1){grid-column:1/-1}
+        \(cellLabels("results", ["Users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
+        table.details td:nth-of-type(1){grid-column:1/-1}
+        \(cellLabels("details", ["Metric", nil, nil, "Difference", "Relative", "p-value", "Corrected p", "Chance to beat control", "Detectable difference"]))
+        td.num,td .main{white-space:normal}
+        svg{overflow:visible}
+        svg text{font-size:17px}
+        svg text[font-size="11"]{font-size:15px}
+        th,td{padding:6px 5px}
+        tbody th{white-space:normal}
+        table.numbers tbody th code,table.quality code{display:block;margin:0}
+        table.numbers{font-size:13px}
+        table.numbers thead th{overflow-wrap:anywhere}
+        table.products,table.products tbody{display:block}
+        table.products thead{display:none}
+        table.products tr{display:grid;grid-template-columns:1fr 1fr 1fr 1.6fr;gap:0 8px;padding:6px 0;border-bottom:1px solid var(--line)}
+        table.products td{border:0;padding:2px 0;min-width:0;white-space:nowrap}
+        table.products td:nth-of-type(-n+2){grid-column:span 2}
+        table.products td:nth-of-type(n+3){text-align:left}
+        \(cellLabels("products", [nil, nil, "Purchases", "Renewals", "Refunds", "Net revenue"]))
+        }
         @media print{
         @page{size:A4;margin:12mm}
         *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
@@ -134,4 +170,12 @@ extension HTMLReport {
         td .main,table.details td .main{font-size:9.5pt}
         }
         """
+
+    /// The phone layout's labels of a table's cells, `td`s in order (nil: no label), repeating
+    /// the column headings it hides.
+    private static func cellLabels(_ table: String, _ labels: [String?]) -> String {
+        labels.enumerated().compactMap { index, label in
+            label.map { "table.\(table) td:nth-of-type(\(index + 1))::before{content:\"\($0)\"}" }
+        }.joined(separator: "\n")
+    }
 }

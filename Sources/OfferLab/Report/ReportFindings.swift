@@ -83,7 +83,7 @@ enum ReportFindings {
         if users > 0, Double(mismatches) / Double(users) > mismatchesPerUser {
             warnings.append(Warning(
                 severity: .caution, title: "App and server disagree",
-                detail: "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * Double(mismatches) / Double(users), decimals: 1)) per 100 users). Some users may have seen another paywall than their group's.",
+                detail: "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * Double(mismatches) / Double(users), decimals: 1)) such events per 100 users). Some users may have seen another paywall than their group's.",
                 counter: "attribution_mismatches"))
         }
         let multiGroup = offering.counter("multi_group_users")

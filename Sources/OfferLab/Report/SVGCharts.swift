@@ -60,10 +60,26 @@ enum SVGCharts {
         var points: [Estimate?]
     }
 
+    /// The values a lift-over-time axis shows, out of `values` (the days' lifts and intervals):
+    /// the latest lift of each series, point and interval, always; any other value only within
+    /// the span of those (and 0) widened by that span on each side, at least 10 percentage
+    /// points. So the current result takes at least a third of the height, and a first night's
+    /// ±8,000% on a handful of users cannot squash every night since into a line at 0.
+    static func liftAxisDomain(_ values: [Double], latest: [Estimate]) -> [Double] {
+        let anchors = latest.flatMap { estimate -> [Double] in [estimate.value, estimate.low, estimate.high].compactMap { $0 } } + [0]
+        guard let low = anchors.min(), let high = anchors.max() else { return values }
+        let margin = max(high - low, 0.1)
+        return anchors + values.filter { $0 >= low - margin && $0 <= high + margin }
+    }
+
     /// Cumulative relative lift per day with its interval band, one line per treatment, and
     /// the zero line (control's level). `domain`: the values the vertical axis must show;
-    /// anything beyond (the wide intervals of the first days) is clipped.
-    static func liftOverTime(dates: [String], series: [Series], domain: [Double], label: String, clipID: String) -> String {
+    /// anything beyond is clipped: bands are cut at the plot's edge, and a day whose lift is
+    /// off the scale gets a triangle at the edge, in its series' colour, pointing the way the
+    /// value lies (its date and value in a tooltip). `clippedPoints` counts those days.
+    static func liftOverTime(
+        dates: [String], series: [Series], domain: [Double], label: String, clipID: String
+    ) -> (svg: String, clippedPoints: Int) {
         let width = 560.0, left = 48.0, right = 54.0, top = 12.0, bottom = 28.0, height = 250.0
         let ticks = niceTicks(domain + [0])
         let y = Scale(lower: ticks.first ?? 0, upper: ticks.last ?? 1, start: height - bottom, end: top)
@@ -102,9 +118,20 @@ enum SVGCharts {
             }
         }
         svg += "</g>"
+        var clippedPoints = 0
+        let (lowest, highest) = (ticks.first ?? 0, ticks.last ?? 1)
+        for line in series {
+            for (index, point) in line.points.enumerated() {
+                guard let point, point.value < lowest || point.value > highest else { continue }
+                clippedPoints += 1
+                let (edge, tip) = point.value > highest ? (top + 8, top) : (height - bottom - 8, height - bottom)
+                svg += "<path class=\"off-scale\" d=\"M\(n(x(index) - 5)) \(n(edge))L\(n(x(index) + 5)) \(n(edge))L\(n(x(index))) \(n(tip))Z\" fill=\"\(line.color)\">"
+                svg += "<title>\(line.label.htmlEscaped), \(shortDate(dates[index])): \(ReportFormat.signedPercent(point.value)), off the scale</title></path>"
+            }
+        }
         // Outside the plot, at the end of the zero line, where no line can hide it.
         svg += text(plotRight + 5, y(0) + 4, "control", anchor: "start", size: 11, fill: "#4d4d4d", weight: "600")
-        return svg + "</svg>"
+        return (svg + "</svg>", clippedPoints)
     }
 
     // MARK: Pieces

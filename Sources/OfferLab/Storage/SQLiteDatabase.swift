@@ -39,12 +39,30 @@ public final class SQLiteDatabase {
 
     /// Opens (and with `create`, creates) the database at `path`.
     /// `busyTimeoutMilliseconds`: how long a statement waits for another writer's lock.
-    public init(path: String, readOnly: Bool = false, create: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+    /// `immutable` (read-only) promises SQLite that nothing changes the file while it is open:
+    /// it then takes no lock and creates no `-wal` or `-shm` file.
+    public init(path: String, readOnly: Bool = false, immutable: Bool = false, create: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws {
         self.path = path
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }
+        var name = path
+        if immutable {
+            // A URI: the characters that end or escape a URI path are percent-encoded, and an
+            // absolute path gets an empty authority (`//`) so that its own `//` is not one.
+            var escaped = path.hasPrefix("/") ? "//" : ""
+            for character in path {
+                switch character {
+                case "%": escaped += "%25"
+                case "?": escaped += "%3f"
+                case "#": escaped += "%23"
+                default: escaped.append(character)
+                }
+            }
+            name = "file:\(escaped)?immutable=1"
+            flags |= SQLITE_OPEN_URI
+        }
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let status = sqlite3_open_v2(name, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map(Self.message) ?? "cannot open"
             sqlite3_close(handle)

@@ -21,6 +21,13 @@ func runOfferLab(
     try OfferLabProcess(arguments, environment: environment, fileSizeLimitKiB: fileSizeLimitKiB, in: folder).wait()
 }
 
+/// The `offerlab` executable built next to the test bundle.
+func offerLabBinary() throws -> String {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("offerlab").path
+    try #require(FileManager.default.isExecutableFile(atPath: binary), "build the offerlab product first (swift build --build-tests)")
+    return binary
+}
+
 /// A running `offerlab`, for tests that stop it at a stage (`OFFERLAB_TEST_PAUSE_AT`), kill
 /// it or let it go on. It is killed, if still running, when the value goes away.
 final class OfferLabProcess: @unchecked Sendable {
@@ -32,16 +39,21 @@ final class OfferLabProcess: @unchecked Sendable {
 
     /// Starts the binary. `fileSizeLimitKiB` starts it under `ulimit -f` (through bash);
     /// `folder` is its working directory.
-    init(_ arguments: [String], environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil, in folder: String? = nil) throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("offerlab")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the offerlab product first (swift build --build-tests)")
+    convenience init(_ arguments: [String], environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil, in folder: String? = nil) throws {
+        let binary = try offerLabBinary()
         if let fileSizeLimitKiB {
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB) && exec \"$0\" \"$@\"", binary.path] + arguments
+            try self.init(
+                executable: "/bin/bash", ["-c", "ulimit -f \(fileSizeLimitKiB) && exec \"$0\" \"$@\"", binary] + arguments,
+                environment: environment, in: folder)
         } else {
-            process.executableURL = binary
-            process.arguments = arguments
+            try self.init(executable: binary, arguments, environment: environment, in: folder)
         }
+    }
+
+    /// Starts `executable` (a script that runs the binary, for example).
+    init(executable: String, _ arguments: [String], environment: [String: String] = [:], in folder: String? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let outputPipe = Pipe()
