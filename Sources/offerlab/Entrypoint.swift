@@ -5,6 +5,6 @@ struct OfferLabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offerlab",
         abstract: "Measures subscription-offering A/B tests from purchase logs and assignment tables.",
-        subcommands: [RunCommand.self, ReportCommand.self, StatsCommand.self, GenerateCommand.self, DecompressCommand.self]
+        subcommands: [RunCommand.self, ReportCommand.self, StatsCommand.self, SQLCommand.self, GenerateCommand.self, DecompressCommand.self]
     )
 }
