@@ -49,50 +49,73 @@ def statements(script):
     return [p.strip() for p in parts if p.strip() and not all(line.startswith("--") for line in p.strip().splitlines())]
 
 
-class DuckDB:
-    name = "duckdb"
+class Engine:
+    """Runs scripts; a script whose statements before the last are those of the previous one
+    (the three parts of one job) only runs its last statement."""
 
     def __init__(self):
+        self.setup = None
+
+    def run(self, script):
+        *setup, last = statements(script)
+        if setup != self.setup:
+            self.setup = None
+            self.start()
+            for statement in setup:
+                self.execute(statement)
+            self.setup = setup
+        return self.query(last)
+
+
+class DuckDB(Engine):
+    name = "duckdb"
+
+    def __init__(self, work):
+        super().__init__()
         import duckdb
 
         self.duckdb = duckdb
 
-    def run(self, script):
-        connection = self.duckdb.connect()
-        *setup, last = statements(script)
-        for statement in setup:
-            connection.execute(statement)
-        result = connection.execute(last)
+    def start(self):
+        self.connection = self.duckdb.connect()
+
+    def execute(self, statement):
+        self.connection.execute(statement)
+
+    def query(self, statement):
+        result = self.connection.execute(statement)
         columns = [d[0] for d in result.description]
         return columns, result.fetchall()
 
 
-class Spark:
+class Spark(Engine):
     name = "spark"
 
-    def __init__(self):
+    def __init__(self, work):
+        super().__init__()
         from pyspark.sql import SparkSession
 
         self.session = (
             SparkSession.builder.master("local[2]")
             .appName("offerlab-sql-test")
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.driver.memory", "2g")
+            .config("spark.sql.warehouse.dir", os.path.abspath(os.path.join(work, "spark-warehouse")))
             .getOrCreate()
         )
         self.session.sparkContext.setLogLevel("ERROR")
 
-    def run(self, script):
-        *setup, last = statements(script)
-        for statement in setup:
-            self.session.sql(statement)
-        frame = self.session.sql(last)
-        rows = [tuple(row) for row in frame.collect()]
-        for statement in setup:
-            if statement.upper().startswith("CACHE TABLE"):
-                self.session.sql("UN" + statement)
-        return frame.columns, rows
+    def start(self):
+        pass
+
+    def execute(self, statement):
+        self.session.sql(statement)
+
+    def query(self, statement):
+        frame = self.session.sql(statement)
+        return frame.columns, [tuple(row) for row in frame.collect()]
 
 
 def cell(value):
@@ -240,7 +263,7 @@ def main():
         refusals.setdefault(job, {})[engine] = pattern
     engines = []
     for name in arguments.engines.split(","):
-        engines.append({"duckdb": DuckDB, "spark": Spark}[name]())
+        engines.append({"duckdb": DuckDB, "spark": Spark}[name](arguments.work))
     problems = []
     for number, job in enumerate(arguments.jobs):
         problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}))

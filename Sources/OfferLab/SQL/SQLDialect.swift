@@ -40,7 +40,7 @@ public enum SQLDialect: String, Sendable, CaseIterable {
     func position(_ list: String, _ value: String) -> String {
         switch self {
         case .duckdb: "coalesce(list_position(\(list), \(value)), 0)"
-        case .spark: "array_position(\(list), \(value))"
+        case .spark: "CAST(array_position(\(list), \(value)) AS INT)"
         }
     }
 
@@ -78,12 +78,13 @@ public enum SQLDialect: String, Sendable, CaseIterable {
         }
     }
 
-    /// A temporary result reused by later statements: a table DuckDB keeps in memory, a view
-    /// Spark caches.
+    /// A result reused by later statements: a temporary table in DuckDB; in Spark a working
+    /// table (Parquet, in the current database), which also keeps later plans small: a view is
+    /// planned again, with everything under it, wherever it is used.
     func materialize(_ name: String, _ query: String) -> String {
         switch self {
         case .duckdb: "CREATE OR REPLACE TEMP TABLE \(name) AS\n\(query);\n"
-        case .spark: "CREATE OR REPLACE TEMP VIEW \(name) AS\n\(query);\nCACHE TABLE \(name);\n"
+        case .spark: "DROP TABLE IF EXISTS \(name);\nCREATE TABLE \(name) USING parquet AS\n\(query);\n"
         }
     }
 

@@ -41,12 +41,8 @@ extension ScriptBuilder {
         let present = { (field: String) in "(k_\(field) IS NOT NULL AND NOT (k_\(field) = 's' AND v_\(field) = ''))" }
         let pricePattern = #"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?"#
         let priceMicros = "TRY_CAST(\(dialect.roundHalfEven("TRY_CAST(v_price AS DECIMAL(38, 12)) * 1000000")) AS BIGINT)"
-        let priceValid =
-            "(k_price IN ('i', 'd') OR (k_price = 's' AND coalesce(\(dialect.fullMatch("v_price", pricePattern)), FALSE))) AND abs(\(priceMicros)) <= 1000000000000000000"
         let text = timestamp("v_ts")
         let epochMillis = "TRY_CAST(v_ts AS BIGINT)"
-        let tsMillis = "(k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+"))))"
-        let tsValid = "CASE WHEN \(tsMillis) THEN abs(\(epochMillis)) <= 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END"
         let idsInvalid = optional.map { "coalesce(k_\($0) NOT IN ('s', 'i'), FALSE)" }.joined(separator: " OR ")
         let reason = """
             CASE
@@ -55,24 +51,29 @@ extension ScriptBuilder {
               WHEN invalid_json THEN 'malformed_invalid_json'
               WHEN k_ts IS NULL OR k_user_id IS NULL OR k_event IS NULL THEN 'malformed_missing_field'
               WHEN NOT (k_user_id = 'i' OR (k_user_id = 's' AND v_user_id <> '')) OR k_event <> 's'
-                OR (k_price IS NOT NULL AND NOT coalesce(\(priceValid), FALSE)) OR \(idsInvalid) THEN 'malformed_invalid_field'
-              WHEN NOT coalesce(\(tsValid), FALSE) THEN 'malformed_bad_timestamp'
+                OR (k_price IS NOT NULL AND NOT coalesce(price_valid, FALSE)) OR \(idsInvalid) THEN 'malformed_invalid_field'
+              WHEN NOT coalesce(ts_valid, FALSE) THEN 'malformed_bad_timestamp'
               WHEN (v_event IN \(transactionEvents) AND NOT (\(present("product_id")) AND \(present("transaction_id"))))
                 OR (v_event IN ('purchase', 'renewal') AND k_price IS NULL)
                 OR (k_price IS NOT NULL AND NOT \(present("currency"))) THEN 'malformed_missing_field'
-              WHEN \(priceMicros) < 0 THEN 'malformed_negative_price'
+              WHEN price_value < 0 THEN 'malformed_negative_price'
             END
             """
         let fields = optional.map { "CASE WHEN \(present($0)) THEN v_\($0) END AS \($0)" }.joined(separator: ", ")
+        // In layers, so that each long expression is written (and planned) once.
         add(
             dialect.materialize(
                 "log_events",
                 """
-                SELECT file_index, line_number, reason,
-                  CASE WHEN reason IS NULL THEN CASE WHEN \(tsMillis) THEN \(epochMillis) * 1000 ELSE \(text.micros) END END AS ts,
-                  v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN \(priceMicros) END AS price_micros, \(fields)
+                SELECT file_index, line_number, reason, CASE WHEN reason IS NULL THEN ts_value END AS ts,
+                  v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields)
                 FROM (SELECT *, \(reason) AS reason
-                  FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) classified
+                  FROM (SELECT *,
+                      CASE WHEN ts_is_millis THEN abs(\(epochMillis)) <= 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END AS ts_valid,
+                      CASE WHEN ts_is_millis THEN \(epochMillis) * 1000 WHEN k_ts = 's' AND \(text.valid) THEN \(text.micros) END AS ts_value,
+                      (k_price IN ('i', 'd') OR (k_price = 's' AND coalesce(\(dialect.fullMatch("v_price", pricePattern)), FALSE))) AND abs(price_value) <= 1000000000000000000 AS price_valid
+                    FROM (SELECT *, \(priceMicros) AS price_value, (k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+")))) AS ts_is_millis
+                      FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) prepared) checked) classified
                 """))
     }
 

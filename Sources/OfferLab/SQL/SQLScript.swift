@@ -129,48 +129,46 @@ struct ScriptBuilder {
         readCSVLines()
     }
 
-    /// The kind of a JSON value: `s` string, `i` integer, `d` other number, `o` anything else;
-    /// NULL when absent or `null`.
-    func jsonKind(_ key: String) -> String {
-        switch dialect {
-        case .duckdb:
-            "CASE json_type(doc, \(t("$." + key))) WHEN 'VARCHAR' THEN 's' WHEN 'BIGINT' THEN 'i' WHEN 'UBIGINT' THEN 'i' WHEN 'HUGEINT' THEN 'i' WHEN 'DOUBLE' THEN 'd' WHEN 'NULL' THEN NULL WHEN 'BOOLEAN' THEN 'o' WHEN 'OBJECT' THEN 'o' WHEN 'ARRAY' THEN 'o' END"
-        case .spark:
-            """
-            CASE WHEN variant_get(doc, \(t("$." + key))) IS NULL OR is_variant_null(variant_get(doc, \(t("$." + key)))) THEN NULL
-              WHEN schema_of_variant(variant_get(doc, \(t("$." + key)))) = 'STRING' THEN 's'
-              WHEN schema_of_variant(variant_get(doc, \(t("$." + key)))) IN ('TINYINT', 'SMALLINT', 'INT', 'BIGINT') OR schema_of_variant(variant_get(doc, \(t("$." + key)))) LIKE 'DECIMAL(%,0)' THEN 'i'
-              WHEN schema_of_variant(variant_get(doc, \(t("$." + key)))) IN ('DOUBLE', 'FLOAT') OR schema_of_variant(variant_get(doc, \(t("$." + key)))) LIKE 'DECIMAL%' THEN 'd'
-              ELSE 'o' END
-            """
-        }
-    }
+    /// The keys a JSON line is looked up by, both spellings.
+    static let jsonKeys = logFields.flatMap { [$0.snake] + ($0.camel.map { [$0] } ?? []) }
 
-    func jsonText(_ key: String) -> String {
-        switch dialect {
-        case .duckdb: "json_extract_string(doc, \(t("$." + key)))"
-        case .spark: "variant_get(doc, \(t("$." + key)), 'string')"
-        }
-    }
-
-    /// `json_fields`: each JSON line's fields, as kind (`k_…`) and text (`v_…`), both
+    /// `json_fields`: each JSON line's fields, as kind (`k_…`: `s` string, `i` integer, `d`
+    /// other number, `o` anything else, NULL when absent or `null`) and text (`v_…`), both
     /// spellings resolved (snake_case wins unless it is absent or, for optional fields, "").
     mutating func readJSONLines() {
-        let parse: String
+        let typed: String
         switch dialect {
         case .duckdb:
-            parse = "SELECT file_index, line_number, line, CASE WHEN json_valid(line) AND json_type(line) = 'OBJECT' THEN line END AS doc FROM log_text WHERE NOT is_csv"
+            let columns = Self.jsonKeys.map { key in
+                "CASE json_type(doc, \(t("$." + key))) WHEN 'VARCHAR' THEN 's' WHEN 'BIGINT' THEN 'i' WHEN 'UBIGINT' THEN 'i' WHEN 'HUGEINT' THEN 'i' WHEN 'DOUBLE' THEN 'd' WHEN 'BOOLEAN' THEN 'o' WHEN 'OBJECT' THEN 'o' WHEN 'ARRAY' THEN 'o' END AS k_\(key), json_extract_string(doc, \(t("$." + key))) AS v_\(key)"
+            }
+            typed = """
+                SELECT file_index, line_number, line, doc, \(columns.joined(separator: ",\n  "))
+                FROM (SELECT file_index, line_number, line, CASE WHEN json_valid(line) AND json_type(line) = 'OBJECT' THEN line END AS doc FROM log_text WHERE NOT is_csv) parsed
+                """
         case .spark:
-            parse =
-                "SELECT file_index, line_number, line, CASE WHEN schema_of_variant(try_parse_json(line)) LIKE 'OBJECT%' THEN try_parse_json(line) END AS doc FROM log_text WHERE NOT is_csv"
+            // Each value is extracted once, and its type named once, in layers: Spark's plans
+            // grow with every repetition of an expression.
+            let values = Self.jsonKeys.map { "variant_get(doc, \(t("$." + $0))) AS j_\($0)" }
+            let schemas = Self.jsonKeys.map { "j_\($0), CASE WHEN j_\($0) IS NULL OR is_variant_null(j_\($0)) THEN NULL ELSE schema_of_variant(j_\($0)) END AS s_\($0)" }
+            let columns = Self.jsonKeys.map { key in
+                """
+                CASE WHEN s_\(key) IS NULL THEN NULL WHEN s_\(key) = 'STRING' THEN 's'
+                    WHEN s_\(key) IN ('TINYINT', 'SMALLINT', 'INT', 'BIGINT') OR s_\(key) LIKE 'DECIMAL(%,0)' THEN 'i'
+                    WHEN s_\(key) IN ('DOUBLE', 'FLOAT') OR s_\(key) LIKE 'DECIMAL%' THEN 'd' ELSE 'o' END AS k_\(key),
+                  variant_get(j_\(key), '$', 'string') AS v_\(key)
+                """
+            }
+            typed = """
+                SELECT file_index, line_number, line, doc, \(columns.joined(separator: ",\n  "))
+                FROM (SELECT file_index, line_number, line, doc, \(schemas.joined(separator: ",\n  "))
+                  FROM (SELECT file_index, line_number, line, doc, \(values.joined(separator: ", "))
+                    FROM (SELECT file_index, line_number, line, CASE WHEN schema_of_variant(parsed) LIKE 'OBJECT%' THEN parsed END AS doc
+                      FROM (SELECT file_index, line_number, line, try_parse_json(line) AS parsed FROM log_text WHERE NOT is_csv) parsed) objects) extracted) named
+                """
         }
-        var columns: [String] = []
         var resolved: [String] = []
         for field in Self.logFields {
-            for key in [field.snake] + (field.camel.map { [$0] } ?? []) {
-                columns.append("\(jsonKind(key)) AS k_\(key)")
-                columns.append("\(jsonText(key)) AS v_\(key)")
-            }
             if let camel = field.camel {
                 let required = field.snake == "user_id"
                 let snakePresent = required ? "k_\(field.snake) IS NOT NULL" : "k_\(field.snake) IS NOT NULL AND NOT (k_\(field.snake) = 's' AND v_\(field.snake) = '')"
@@ -186,9 +184,7 @@ struct ScriptBuilder {
                 """
                 SELECT file_index, line_number, line, FALSE AS from_csv, doc IS NULL AS invalid_json, FALSE AS invalid_csv,
                   \(resolved.joined(separator: ",\n  "))
-                FROM (SELECT file_index, line_number, line, doc,
-                  \(columns.joined(separator: ",\n  "))
-                  FROM (\(parse)) parsed) extracted
+                FROM (\(typed)) typed
                 """))
     }
 
