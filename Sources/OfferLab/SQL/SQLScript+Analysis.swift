@@ -340,7 +340,8 @@ extension ScriptBuilder {
                 JOIN catalog_groups g ON g.offering_key = a.offering_key
                 LEFT JOIN member_values v ON v.group_key = g.group_key
                 CROSS JOIN line_check
-                GROUP BY a.offering_id, g.group_name, g.is_control, g.weight, g.position, line_check.failure
+                WHERE line_check.failure IS NULL
+                GROUP BY a.offering_id, g.group_name, g.is_control, g.weight, g.position
                 ORDER BY a.offering_id, g.position;
                 """.replacingOccurrences(of: "\"group\"", with: dialect == .duckdb ? "\"group\"" : "`group`"))
         case .quality:
@@ -375,6 +376,7 @@ extension ScriptBuilder {
                 SELECT q.offering_id, q.counter, q.count FROM (
                 \((rows + offeringRows).joined(separator: "\nUNION ALL\n"))
                 ) q CROSS JOIN line_check
+                WHERE line_check.failure IS NULL
                 ORDER BY CASE WHEN q.offering_id = '' THEN 0 ELSE 1 END, q.offering_id, q.position;
                 """)
         case .products:
@@ -388,8 +390,8 @@ extension ScriptBuilder {
                 JOIN analysed_offerings a ON a.offering_key = x.offering_key
                 JOIN catalog_groups g ON g.group_key = x.group_key
                 CROSS JOIN line_check
-                WHERE x.counted AND x.event IN ('purchase', 'renewal', 'refund')
-                GROUP BY a.offering_id, g.group_name, g.position, x.product_id, line_check.failure
+                WHERE x.counted AND x.event IN ('purchase', 'renewal', 'refund') AND line_check.failure IS NULL
+                GROUP BY a.offering_id, g.group_name, g.position, x.product_id
                 ORDER BY a.offering_id, g.position, x.product_id;
                 """.replacingOccurrences(of: "\"group\"", with: dialect == .duckdb ? "\"group\"" : "`group`"))
         }
