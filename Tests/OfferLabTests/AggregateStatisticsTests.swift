@@ -65,5 +65,63 @@ import Testing
             #expect(fromRun.split(separator: "\r\n").count > 2, "\(file) has rows")
         }
     }
-}
 
+    /// With summary.csv's count and money columns (what `offerlab sql` returns), `stats` writes
+    /// the run's summary.csv byte for byte; run's quality.csv and products.csv, given back,
+    /// come out the same.
+    static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
+
+    @Test func summaryQualityAndProductsOfARun() async throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+
+        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
+        var aggregates = Self.summaryHeader
+        for offering in results.offerings {
+            for (index, group) in offering.offering.groups.enumerated() {
+                let totals = offering.groups[index]
+                let statistics = totals.statistics
+                let sufficient: [String] = [
+                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                ]
+                let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
+                let money = [totals.grossRevenue, totals.refundedRevenue]
+                aggregates += (sufficient + counts.map { String($0) } + money.map { "\($0)" }).joined(separator: ",") + "\n"
+            }
+        }
+        let input = try folder.write("agg.csv", aggregates)
+        let result = try runOfferLab([
+            "stats", "--input", input, "--output", folder.file("stats"), "--quality", folder.file("2026-03-15/quality.csv"),
+            "--products", folder.file("2026-03-15/products.csv"),
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        for file in ["summary.csv", "quality.csv", "products.csv", "comparisons.csv"] {
+            let fromRun = try String(contentsOfFile: folder.file("2026-03-15/\(file)"), encoding: .utf8)
+            let fromStats = try String(contentsOfFile: folder.file("stats/\(file)"), encoding: .utf8)
+            #expect(fromRun == fromStats, "\(file)")
+            #expect(fromRun.split(separator: "\r\n").count > 5, "\(file) has rows")
+        }
+    }
+
+    @Test func summaryColumnsComeAllOrNone() throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", String(Self.header.dropLast()) + ",purchases\no,c,true,1,10,2,5,10,3\n")
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
+        }
+        #expect(error.message.contains("trial_starters"), "\(error.message)")
+    }
+
+    @Test func productsOfAnUnknownGroupAreNamed() throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\n")
+        let products = try folder.write("products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
+        }
+        #expect(error.message.contains("products.csv line 2: group t of o is not in the aggregates"), "\(error.message)")
+    }
+}

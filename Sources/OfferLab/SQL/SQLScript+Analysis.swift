@@ -395,5 +395,6 @@ extension ScriptBuilder {
                 ORDER BY a.offering_id, g.position, x.product_id;
                 """.replacingOccurrences(of: "\"group\"", with: dialect == .duckdb ? "\"group\"" : "`group`"))
         }
+        script += "\n"
     }
 }
