@@ -6,14 +6,18 @@ that the SQL engines meet them (tools/sql/compare_engines.py):
   backslash escapes in user ids (`\\1` is `1`) and a `NULL` group;
 - a JSON log and a CSV log uncompressed (`.jsonl`, `.csv`), with a byte order mark and CRLF;
 - a copy of a log file under another name (every event a duplicate across files);
+- a log of events at the edges of a member's window: at its assignment and a millisecond
+  before, and at the end of its 2.5-day window and a millisecond before;
 - the job's globs extended to these files, and `offerings`, `control` and
   `conversion_window_days` set explicitly.
 
     python3 tools/sql/add_quirks.py DIR      # DIR: the folder `offerlab generate --out` wrote
 """
 
+import datetime
 import glob
 import gzip
+import json
 import os
 import re
 import shutil
@@ -49,6 +53,26 @@ def main(folder):
     copies = os.path.join(folder, "logs", "copies")
     os.makedirs(copies, exist_ok=True)
     shutil.copy(next(p for p in logs if p.endswith(".jsonl.gz") and p != json_log), os.path.join(copies, "again.jsonl.gz"))
+
+    # The first valid, single assignment row before as_of: its user's events at the edges.
+    counts = {}
+    for line in lines[1:]:
+        user = line.split(",")[1]
+        counts[user] = counts.get(user, 0) + 1
+    row = next(line.split(",") for line in lines[1:] if counts[line.split(",")[1]] == 1 and line.split(",")[4] < "2026-03-02")
+    assigned = datetime.datetime.strptime(row[4], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    millisecond = datetime.timedelta(milliseconds=1)
+    window_end = assigned + datetime.timedelta(days=2.5)
+    edges = [
+        ("paywall_view", assigned - millisecond), ("paywall_view", assigned),
+        ("purchase", window_end - millisecond), ("purchase", window_end),
+    ]
+    with open(os.path.join(folder, "logs", "copies", "edges.jsonl"), "w", encoding="utf-8") as file:
+        for number, (event, time) in enumerate(edges):
+            record = {"ts": int(time.timestamp() * 1000), "user_id": row[1], "event": event}
+            if event == "purchase":
+                record.update(product_id="weekly_799", transaction_id=f"edge-{number}", price="7.99", currency="USD")
+            file.write(json.dumps(record) + "\n")
 
     job = os.path.join(folder, "job.yaml")
     with open(job, encoding="utf-8") as file:
