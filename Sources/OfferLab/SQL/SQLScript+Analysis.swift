@@ -86,7 +86,7 @@ extension ScriptBuilder {
         let forbidden = #"regexp_matches(regexp_replace(\#(outsideStrings), '\b(true|false|null)\b', '0', 'g'), '(,\s*[}\]])|([\[{]\s*,)|(,\s*,)|[A-DF-Za-df-z/'']')"#
         let repeated = dialect.failWhen(
             "len(keys) <> len(list_distinct(keys))",
-            "'offerlab sql: ' || path || ' line ' || line_number || ' repeats a key; DuckDB reads its first value where offerlab run reads the last: remove the repetition or use --dialect spark'")
+            "'offerlab sql: ' || path || ': a line repeats a key; DuckDB reads its first value where offerlab run reads the last: remove the repetition or use --dialect spark: ' || substr(line, 1, 80)")
         return """
             SELECT file_index, line_number, line, from_csv, invalid_json OR \(forbidden) OR coalesce(\(repeated), FALSE) AS invalid_json, invalid_csv,
               \(Self.fieldColumns.joined(separator: ", "))

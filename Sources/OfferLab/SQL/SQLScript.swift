@@ -235,15 +235,23 @@ struct ScriptBuilder {
             columns.append("\(value) AS v_\(field.snake)")
         }
         let kinds = Self.logFields.map { "CASE WHEN v_\($0.snake) IS NULL THEN NULL ELSE 's' END AS k_\($0.snake)" }
+        // An odd number of quotes: a quoted field goes on past the line, which `run` reads as one
+        // record and the engines, reading lines, cannot.
+        let spansLines = dialect.failWhen(
+            "(length(line) - length(replace(line, '\"', ''))) % 2 = 1",
+            dialect.concat([
+                t("offerlab sql: "), "path", t(": a quoted field goes on past the line, which the SQL engines cannot read as one record: "), "substr(line, 1, 80)",
+            ]))
         add(
             dialect.view(
                 "csv_fields",
                 """
-                SELECT file_index, line_number, line, TRUE AS from_csv, FALSE AS invalid_json, cell_count <> header_count AS invalid_csv,
+                SELECT file_index, line_number, line, TRUE AS from_csv, FALSE AS invalid_json,
+                  cell_count <> header_count OR coalesce(\(spansLines), FALSE) AS invalid_csv,
                   \(zip(kinds, Self.logFields).map { "\($0.0), v_\($0.1.snake)" }.joined(separator: ",\n  "))
-                FROM (SELECT file_index, line_number, line, cell_count, header_count,
+                FROM (SELECT c.file_index, c.line_number, c.line, c.cell_count, c.header_count, f.path,
                   \(columns.joined(separator: ",\n  "))
-                  FROM csv_cells WHERE NOT is_header) cells
+                  FROM csv_cells c JOIN log_files f ON f.file_index = c.file_index WHERE NOT c.is_header) cells
                 """.replacingOccurrences(of: "'\\N'", with: dialect == .duckdb ? "'\\N'" : "'\\\\N'")))
     }
 }
