@@ -35,26 +35,40 @@ import Testing
         #expect(error.message.contains("revenue_sum_squares"))
     }
 
+    static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
+
+    /// Runs the sample job into `folder` and returns the sufficient statistics it used, at full
+    /// precision, as an aggregates file; with `summary`, with summary.csv's count and money
+    /// columns too.
+    func aggregatesOfTheSampleRun(in folder: TemporaryFolder, summary: Bool) async throws -> String {
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
+        var aggregates = summary ? Self.summaryHeader : Self.header
+        for offering in results.offerings {
+            for (index, group) in offering.offering.groups.enumerated() {
+                let totals = offering.groups[index]
+                let statistics = totals.statistics
+                var row: [String] = [
+                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                ]
+                if summary {
+                    let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
+                    row += counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
+                }
+                aggregates += row.joined(separator: ",") + "\n"
+            }
+        }
+        return aggregates
+    }
+
     /// `stats` on the sufficient statistics of a run gives that run's comparisons and SRM, byte
     /// for byte.
     @Test func aggregatesOfARunGiveTheRunsStatistics() async throws {
         let folder = try TemporaryFolder()
-        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
-        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
-        #expect(run.status == 0, "\(run.standardError)")
-
-        // The same sufficient statistics the run used, at full precision.
-        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        var aggregates = Self.header
-        for offering in results.offerings {
-            for (index, group) in offering.offering.groups.enumerated() {
-                let statistics = offering.groups[index].statistics
-                aggregates += [
-                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
-                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
-                ].joined(separator: ",") + "\n"
-            }
-        }
+        let aggregates = try await aggregatesOfTheSampleRun(in: folder, summary: false)
         let input = try folder.write("agg.csv", aggregates)
         let result = try runOfferLab(["stats", "--input", input, "--output", folder.file("stats")])
         #expect(result.status == 0, "\(result.standardError)")
@@ -69,29 +83,9 @@ import Testing
     /// With summary.csv's count and money columns (what `offerlab sql` returns), `stats` writes
     /// the run's summary.csv byte for byte; run's quality.csv and products.csv, given back,
     /// come out the same.
-    static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
-
     @Test func summaryQualityAndProductsOfARun() async throws {
         let folder = try TemporaryFolder()
-        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
-        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
-        #expect(run.status == 0, "\(run.standardError)")
-
-        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        var aggregates = Self.summaryHeader
-        for offering in results.offerings {
-            for (index, group) in offering.offering.groups.enumerated() {
-                let totals = offering.groups[index]
-                let statistics = totals.statistics
-                let sufficient: [String] = [
-                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
-                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
-                ]
-                let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
-                let money = [totals.grossRevenue, totals.refundedRevenue]
-                aggregates += (sufficient + counts.map { String($0) } + money.map { "\($0)" }).joined(separator: ",") + "\n"
-            }
-        }
+        let aggregates = try await aggregatesOfTheSampleRun(in: folder, summary: true)
         let input = try folder.write("agg.csv", aggregates)
         let result = try runOfferLab([
             "stats", "--input", input, "--output", folder.file("stats"), "--quality", folder.file("2026-03-15/quality.csv"),

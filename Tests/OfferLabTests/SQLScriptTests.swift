@@ -81,6 +81,14 @@ import Testing
         #expect(error.message.contains("not gzipped but has a .gz suffix"))
     }
 
+    @Test func aPathSparkWouldReadAsAGlobIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let jobPath = try job(in: folder, log: "logs/a[1].jsonl")
+        let error = try #require(throws: OfferLabError.self) { try script(jobPath, .spark) }
+        #expect(error.message.contains("a[1].jsonl: Spark reads a path as a glob, and this one has '[' in it"))
+        #expect(try script(jobPath, .duckdb).contains("a[1].jsonl"))
+    }
+
     /// The job is validated as `run` validates it: the same message.
     @Test func anUnknownOfferingIsRunsError() async throws {
         let folder = try TemporaryFolder()

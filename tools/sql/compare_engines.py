@@ -70,7 +70,7 @@ class Engine:
 class DuckDB(Engine):
     name = "duckdb"
 
-    def __init__(self, work):
+    def __init__(self, work, memory):
         super().__init__()
         import duckdb
 
@@ -91,7 +91,7 @@ class DuckDB(Engine):
 class Spark(Engine):
     name = "spark"
 
-    def __init__(self, work):
+    def __init__(self, work, memory):
         super().__init__()
         from pyspark.sql import SparkSession
 
@@ -101,7 +101,7 @@ class Spark(Engine):
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.driver.memory", "2g")
+            .config("spark.driver.memory", memory)
             .config("spark.sql.warehouse.dir", os.path.abspath(os.path.join(work, "spark-warehouse")))
             .getOrCreate()
         )
@@ -254,6 +254,7 @@ def main():
     parser.add_argument("--offerlab", required=True, help="the built offerlab binary")
     parser.add_argument("--work", required=True, help="a folder for the outputs (one subfolder per job)")
     parser.add_argument("--engines", default="duckdb,spark")
+    parser.add_argument("--spark-memory", default="2g", help="Spark's driver memory in local mode (the 1M-user set needs about 8g)")
     parser.add_argument("--expect-refusal", action="append", default=[], metavar="ENGINE=PATTERN",
                         help="the engine must refuse the next job with a message matching PATTERN (applies to the jobs after it, per job: JOB:ENGINE=PATTERN)")
     parser.add_argument("jobs", nargs="+")
@@ -265,7 +266,7 @@ def main():
         refusals.setdefault(job, {})[engine] = pattern
     engines = []
     for name in arguments.engines.split(","):
-        engines.append({"duckdb": DuckDB, "spark": Spark}[name](arguments.work))
+        engines.append({"duckdb": DuckDB, "spark": Spark}[name](arguments.work, arguments.spark_memory))
     problems = []
     for number, job in enumerate(arguments.jobs):
         problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}))

@@ -12,6 +12,14 @@ public enum SQLDialect: String, Sendable, CaseIterable {
         }
     }
 
+    /// A column name that is also a keyword.
+    func identifier(_ name: String) -> String {
+        switch self {
+        case .duckdb: "\"\(name)\""
+        case .spark: "`\(name)`"
+        }
+    }
+
     /// Integer division of two non-negative integers.
     func divide(_ a: String, _ b: String) -> String {
         switch self {

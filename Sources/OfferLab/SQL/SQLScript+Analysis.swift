@@ -108,11 +108,7 @@ extension ScriptBuilder {
             read =
                 "read_csv(\(t(path)), header = true, all_varchar = true, delim = '\t', quote = '', escape = '', allow_quoted_nulls = false, nullstr = 'NULL', compression = '\(gzip ? "gzip" : "none")')"
         case (.spark, _):
-            if gzip != path.hasSuffix(".gz") {
-                throw OfferLabError(
-                    .data,
-                    "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)")
-            }
+            try Self.checkSparkReads(path, gzip: gzip)
             let options =
                 format == .csv
                 ? "header 'true', sep ',', quote '\"', escape '\"', multiLine 'true', nullValue '\\\\N', emptyValue ''"
@@ -134,7 +130,7 @@ extension ScriptBuilder {
     func unescapeTSV(_ column: String) -> String {
         let backslash = "chr(1)"
         let reference = dialect == .duckdb ? "\\1" : "$1"
-        var value = "replace(\(column), '\\\\', \(backslash))".replacingOccurrences(of: "'\\\\'", with: dialect == .duckdb ? "'\\\\'" : "'\\\\\\\\'")
+        var value = "replace(\(column), \(t("\\\\")), \(backslash))"
         for (escape, character) in [("t", "chr(9)"), ("n", "chr(10)"), ("r", "chr(13)"), ("0", "chr(0)")] {
             value = "replace(\(value), \(t("\\" + escape)), \(character))"
         }
@@ -329,7 +325,7 @@ extension ScriptBuilder {
         case .aggregates:
             add(
                 """
-                SELECT a.offering_id, g.group_name AS "group", g.is_control, g.weight,
+                SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), g.is_control, g.weight,
                   count(v.user_id) AS users, coalesce(sum(v.converted), 0) AS converters,
                   coalesce(sum(v.net), 0) AS revenue_sum, coalesce(sum(v.net * v.net), 0) AS revenue_sum_squares,
                   coalesce(sum(v.trial_started), 0) AS trial_starters, coalesce(sum(v.trial_converted), 0) AS trial_converters,
@@ -343,7 +339,7 @@ extension ScriptBuilder {
                 WHERE line_check.failure IS NULL
                 GROUP BY a.offering_id, g.group_name, g.is_control, g.weight, g.position
                 ORDER BY a.offering_id, g.position;
-                """.replacingOccurrences(of: "\"group\"", with: dialect == .duckdb ? "\"group\"" : "`group`"))
+                """)
         case .quality:
             let reasons = MalformedReason.allCases.map(\.counterName)
             var global: [(String, String)] = [
@@ -382,7 +378,7 @@ extension ScriptBuilder {
         case .products:
             add(
                 """
-                SELECT a.offering_id, g.group_name AS "group", x.product_id,
+                SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), x.product_id,
                   sum(CASE WHEN x.event = 'purchase' THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = 'renewal' THEN 1 ELSE 0 END) AS renewals,
                   sum(CASE WHEN x.event = 'refund' THEN 1 ELSE 0 END) AS refunds,
                   coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = 'refund' THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue
@@ -393,7 +389,7 @@ extension ScriptBuilder {
                 WHERE x.counted AND x.event IN ('purchase', 'renewal', 'refund') AND line_check.failure IS NULL
                 GROUP BY a.offering_id, g.group_name, g.position, x.product_id
                 ORDER BY a.offering_id, g.position, x.product_id;
-                """.replacingOccurrences(of: "\"group\"", with: dialect == .duckdb ? "\"group\"" : "`group`"))
+                """)
         }
         script += "\n"
     }

@@ -32,15 +32,6 @@ public enum SQLScript {
     }
 }
 
-/// Whether a file starts with the gzip magic bytes (how `run` decides to inflate it).
-func isGzipFile(_ path: String) throws -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw OfferLabError(.configuration, "\(path): cannot open it")
-    }
-    defer { try? handle.close() }
-    return (try? handle.read(upToCount: 2)) == Data([0x1f, 0x8b])
-}
-
 /// Writes the statements of one script, in order.
 struct ScriptBuilder {
     let dialect: SQLDialect
@@ -67,6 +58,19 @@ struct ScriptBuilder {
     }
 
     mutating func add(_ statement: String) { script += "\n" + statement }
+
+    /// Refuses a file Spark would read differently from `run`: Spark inflates by the file's
+    /// name (`run` by its first bytes), and reads a path as a glob.
+    static func checkSparkReads(_ path: String, gzip: Bool) throws {
+        if gzip != path.hasSuffix(".gz") {
+            throw OfferLabError(
+                .data,
+                "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)")
+        }
+        if let character = path.first(where: { "*?[]{}\\".contains($0) }) {
+            throw OfferLabError(.data, "\(path): Spark reads a path as a glob, and this one has '\(character)' in it; rename it (or use --dialect duckdb)")
+        }
+    }
 
     var t: (String) -> String { dialect.text }
 
@@ -98,12 +102,7 @@ struct ScriptBuilder {
                     FROM read_csv(\(t(path)), columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, delim = '\u{1}\u{2}\u{3}\u{4}', quote = '', escape = '', new_line = '\\n', compression = '\(gzip ? "gzip" : "none")', strict_mode = false, null_padding = false)
                     """)
             case .spark:
-                // Spark inflates by the file's name, `run` by its first bytes.
-                if gzip != path.hasSuffix(".gz") {
-                    throw OfferLabError(
-                        .data,
-                        "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)")
-                }
+                try Self.checkSparkReads(path, gzip: gzip)
                 selects.append(
                     "SELECT \(index) AS file_index, \(isCSV) AS is_csv, monotonically_increasing_id() AS line_number, value AS line FROM text.`\(path.replacingOccurrences(of: "`", with: "``"))`"
                 )
@@ -122,9 +121,9 @@ struct ScriptBuilder {
                 """
                 SELECT file_index, is_csv, line_number,
                   CASE WHEN line_number = min(line_number) OVER (PARTITION BY file_index) AND substr(line, 1, 1) = '\u{FEFF}' THEN substr(line, 2) ELSE line END AS line
-                FROM (SELECT file_index, is_csv, line_number, CASE WHEN substr(line, -1, 1) = '\\r' THEN substr(line, 1, length(line) - 1) ELSE line END AS line FROM log_lines) stripped
+                FROM (SELECT file_index, is_csv, line_number, CASE WHEN substr(line, -1, 1) = chr(13) THEN substr(line, 1, length(line) - 1) ELSE line END AS line FROM log_lines) stripped
                 WHERE line IS NOT NULL AND \(dialect.fullMatch("line", "[ \\t\\r\u{FEFF}]*")) = false
-                """.replacingOccurrences(of: "'\\r'", with: dialect == .duckdb ? "chr(13)" : "'\\r'")))
+                """))
         readJSONLines()
         readCSVLines()
     }
@@ -228,7 +227,7 @@ struct ScriptBuilder {
         for field in Self.logFields {
             func cell(_ name: String) -> String {
                 let value = dialect.element("cells", dialect.position("header", t(name)))
-                return "CASE WHEN \(value) = '' OR \(value) = '\\N' THEN NULL ELSE \(value) END"
+                return "CASE WHEN \(value) = '' OR \(value) = \(t("\\N")) THEN NULL ELSE \(value) END"
             }
             var value = cell(field.snake)
             if let camel = field.camel { value = "coalesce(\(value), \(cell(camel)))" }
@@ -252,6 +251,6 @@ struct ScriptBuilder {
                 FROM (SELECT c.file_index, c.line_number, c.line, c.cell_count, c.header_count, f.path,
                   \(columns.joined(separator: ",\n  "))
                   FROM csv_cells c JOIN log_files f ON f.file_index = c.file_index WHERE NOT c.is_header) cells
-                """.replacingOccurrences(of: "'\\N'", with: dialect == .duckdb ? "'\\N'" : "'\\\\N'")))
+                """))
     }
 }
