@@ -11,7 +11,8 @@ texts exactly, other numbers to 1e-9 relative.
 
 A job that `run` refuses (too many malformed lines) must make every engine fail with the same
 message. A case may also expect one engine to refuse the job at generation time
-(`--expect-refusal spark=PATTERN`): files Spark would inflate differently from `run`.
+(`--expect-refusal JOB:spark=PATTERN`: files Spark would inflate differently from `run`), or
+every engine to fail on an input they cannot read as `run` does (`--expect-failure JOB:PATTERN`).
 
     python3 tools/sql/compare_engines.py --offerlab .build/debug/offerlab --work /tmp/sql-work \\
         --engines duckdb,spark JOB.yaml [JOB.yaml …]
@@ -187,7 +188,7 @@ def offerlab(binary, *arguments):
     return subprocess.run([binary, *arguments], capture_output=True, text=True)
 
 
-def check_job(binary, engines, job, work, refusals):
+def check_job(binary, engines, job, work, refusals, failure):
     problems = []
     os.makedirs(work, exist_ok=True)
     started = time.monotonic()
@@ -222,12 +223,19 @@ def check_job(binary, engines, job, work, refusals):
                 results[part] = engine.run(generated.stdout)
             except Exception as error:  # the engine's own error types
                 message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+                if failure and re.search(failure, message):
+                    print(f"{job}: {engine.name} --part {part}: failed as expected: {message[:200]}")
+                    continue
                 if run_error and "max_bad_line_ratio" in run_error and "max_bad_line_ratio" in message:
                     print(f"{job}: {engine.name} --part {part}: refused like run: {message[:200]}")
                     continue
                 problems.append(f"{job}: {engine.name} --part {part}: {message[:500]}")
                 break
         else:
+            if failure:
+                if results:
+                    problems.append(f"{job}: {engine.name} returned {sorted(results)} where every part should fail ({failure})")
+                continue
             if run_error:
                 if results:
                     problems.append(f"{job}: run refused the job ({run_error}) but {engine.name} returned {sorted(results)}")
@@ -256,7 +264,9 @@ def main():
     parser.add_argument("--engines", default="duckdb,spark")
     parser.add_argument("--spark-memory", default="2g", help="Spark's driver memory in local mode (the 1M-user set needs about 8g)")
     parser.add_argument("--expect-refusal", action="append", default=[], metavar="ENGINE=PATTERN",
-                        help="the engine must refuse the next job with a message matching PATTERN (applies to the jobs after it, per job: JOB:ENGINE=PATTERN)")
+                        help="offerlab sql --dialect ENGINE must refuse JOB with a message matching PATTERN (given as JOB:ENGINE=PATTERN)")
+    parser.add_argument("--expect-failure", action="append", default=[], metavar="JOB:PATTERN",
+                        help="every engine must fail every part of JOB with a message matching PATTERN (an input the engines cannot read as run does)")
     parser.add_argument("jobs", nargs="+")
     arguments = parser.parse_args()
     refusals = {}
@@ -264,12 +274,13 @@ def main():
         job, _, rest = item.partition(":")
         engine, _, pattern = rest.partition("=")
         refusals.setdefault(job, {})[engine] = pattern
+    failures = dict(item.split(":", 1) for item in arguments.expect_failure)
     engines = []
     for name in arguments.engines.split(","):
         engines.append({"duckdb": DuckDB, "spark": Spark}[name](arguments.work, arguments.spark_memory))
     problems = []
     for number, job in enumerate(arguments.jobs):
-        problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}))
+        problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}), failures.get(job))
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

@@ -235,7 +235,8 @@ struct ScriptBuilder {
         }
         let kinds = Self.logFields.map { "CASE WHEN v_\($0.snake) IS NULL THEN NULL ELSE 's' END AS k_\($0.snake)" }
         // An odd number of quotes: a quoted field goes on past the line, which `run` reads as one
-        // record and the engines, reading lines, cannot.
+        // record and the engines, reading lines, cannot. Checked first: Spark does not evaluate
+        // the right side of a true OR.
         let spansLines = dialect.failWhen(
             "(length(line) - length(replace(line, '\"', ''))) % 2 = 1",
             dialect.concat([
@@ -246,7 +247,7 @@ struct ScriptBuilder {
                 "csv_fields",
                 """
                 SELECT file_index, line_number, line, TRUE AS from_csv, FALSE AS invalid_json,
-                  cell_count <> header_count OR coalesce(\(spansLines), FALSE) AS invalid_csv,
+                  coalesce(\(spansLines), FALSE) OR cell_count <> header_count AS invalid_csv,
                   \(zip(kinds, Self.logFields).map { "\($0.0), v_\($0.1.snake)" }.joined(separator: ",\n  "))
                 FROM (SELECT c.file_index, c.line_number, c.line, c.cell_count, c.header_count, f.path,
                   \(columns.joined(separator: ",\n  "))
