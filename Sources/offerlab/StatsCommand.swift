@@ -5,13 +5,17 @@ import OfferLabStatistics
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Compute comparisons.csv and srm.csv from per-group sufficient statistics computed elsewhere.",
+        abstract: "Compute comparisons.csv and srm.csv (and summary.csv) from per-group sufficient statistics computed elsewhere.",
         discussion: """
             AGG.csv has a header row and one row per (offering, group): offering_id, group, is_control \
             (true on exactly one row per offering), weight, users, converters, revenue_sum (the sum of \
             per-user net revenue) and revenue_sum_squares (the sum of its squares). The statistics are \
             computed exactly as `offerlab run` computes them, the sequential (seq_…) columns at \
-            --sequential-tuning. A malformed file gets one line naming the row and the problem (exit 65).
+            --sequential-tuning. When AGG.csv also has the count and money \
+            columns of summary.csv (trial_starters, trial_converters, paywall_viewers, purchases, renewals, \
+            refunds, gross_revenue, refunded_revenue; `offerlab sql`'s aggregates have them), summary.csv is \
+            written too; --quality and --products turn the other results of `offerlab sql` into quality.csv \
+            and products.csv. A malformed file gets one line naming the row and the problem (exit 65).
             """
     )
 
@@ -29,6 +33,12 @@ struct StatsCommand: AsyncParsableCommand {
         help: "N* of the sequential columns: the total users of two groups at which you expect to decide.")
     var sequentialTuning: Double = SequentialInference.defaultTuning
 
+    @Option(help: "quality.csv's counters (offering_id, counter, count), e.g. from `offerlab sql --part quality`.")
+    var quality: String?
+
+    @Option(help: "products.csv's rows, e.g. from `offerlab sql --part products` (needs the summary columns in AGG.csv).")
+    var products: String?
+
     func validate() throws {
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must be greater than 0 and less than 1, got \(alpha)") }
         guard sequentialTuning.isFinite, sequentialTuning > 0 else {
@@ -38,8 +48,9 @@ struct StatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let offerings = try AggregateStatistics.run(input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning)
-            print("wrote \(output)/comparisons.csv and srm.csv (\(offerings.joined(separator: ", ")))")
+            let offerings = try AggregateStatistics.run(
+                input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning, quality: quality, products: products)
+            print("wrote the results into \(output) (\(offerings.joined(separator: ", ")))")
         }
     }
 }

@@ -61,26 +61,40 @@ import Testing
         #expect(error.message == "--sequential-tuning -1.0 must be a positive number of users")
     }
 
+    static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
+
+    /// Runs the sample job into `folder` and returns the sufficient statistics it used, at full
+    /// precision, as an aggregates file; with `summary`, with summary.csv's count and money
+    /// columns too.
+    func aggregatesOfTheSampleRun(in folder: TemporaryFolder, summary: Bool) async throws -> String {
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
+        var aggregates = summary ? Self.summaryHeader : Self.header
+        for offering in results.offerings {
+            for (index, group) in offering.offering.groups.enumerated() {
+                let totals = offering.groups[index]
+                let statistics = totals.statistics
+                var row: [String] = [
+                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                ]
+                if summary {
+                    let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
+                    row += counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
+                }
+                aggregates += row.joined(separator: ",") + "\n"
+            }
+        }
+        return aggregates
+    }
+
     /// `stats` on the sufficient statistics of a run gives that run's comparisons and SRM, byte
     /// for byte.
     @Test func aggregatesOfARunGiveTheRunsStatistics() async throws {
         let folder = try TemporaryFolder()
-        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
-        let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
-        #expect(run.status == 0, "\(run.standardError)")
-
-        // The same sufficient statistics the run used, at full precision.
-        let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        var aggregates = Self.header
-        for offering in results.offerings {
-            for (index, group) in offering.offering.groups.enumerated() {
-                let statistics = offering.groups[index].statistics
-                aggregates += [
-                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
-                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
-                ].joined(separator: ",") + "\n"
-            }
-        }
+        let aggregates = try await aggregatesOfTheSampleRun(in: folder, summary: false)
         let input = try folder.write("agg.csv", aggregates)
         let result = try runOfferLab(["stats", "--input", input, "--output", folder.file("stats")])
         #expect(result.status == 0, "\(result.standardError)")
@@ -91,5 +105,43 @@ import Testing
             #expect(fromRun.split(separator: "\r\n").count > 2, "\(file) has rows")
         }
     }
-}
 
+    /// With summary.csv's count and money columns (what `offerlab sql` returns), `stats` writes
+    /// the run's summary.csv byte for byte; run's quality.csv and products.csv, given back,
+    /// come out the same.
+    @Test func summaryQualityAndProductsOfARun() async throws {
+        let folder = try TemporaryFolder()
+        let aggregates = try await aggregatesOfTheSampleRun(in: folder, summary: true)
+        let input = try folder.write("agg.csv", aggregates)
+        let result = try runOfferLab([
+            "stats", "--input", input, "--output", folder.file("stats"), "--quality", folder.file("2026-03-15/quality.csv"),
+            "--products", folder.file("2026-03-15/products.csv"),
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        for file in ["summary.csv", "quality.csv", "products.csv", "comparisons.csv"] {
+            let fromRun = try String(contentsOfFile: folder.file("2026-03-15/\(file)"), encoding: .utf8)
+            let fromStats = try String(contentsOfFile: folder.file("stats/\(file)"), encoding: .utf8)
+            #expect(fromRun == fromStats, "\(file)")
+            #expect(fromRun.split(separator: "\r\n").count > 5, "\(file) has rows")
+        }
+    }
+
+    @Test func summaryColumnsComeAllOrNone() throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", String(Self.header.dropLast()) + ",purchases\no,c,true,1,10,2,5,10,3\n")
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
+        }
+        #expect(error.message.contains("trial_starters"), "\(error.message)")
+    }
+
+    @Test func productsOfAnUnknownGroupAreNamed() throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\n")
+        let products = try folder.write("products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
+        }
+        #expect(error.message.contains("products.csv line 2: group t of o is not in the aggregates"), "\(error.message)")
+    }
+}

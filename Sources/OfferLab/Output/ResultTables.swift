@@ -179,9 +179,13 @@ enum ResultTables {
         return table
     }
 
+    static func emptyQualityTable() -> ResultTable {
+        ResultTable(name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
+    }
+
     /// Global counters first (empty `offering_id`), then each offering's.
     static func qualityTable(_ results: NightResults) -> ResultTable {
-        var table = ResultTable(name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
+        var table = emptyQualityTable()
         let ingest = results.ingest
         var global: [(String, Int)] = [
             ("files_read", ingest.filesRead), ("files_skipped_corrupt", ingest.filesSkipped.count), ("lines_read", ingest.nonBlankLines),

@@ -98,7 +98,7 @@ public enum NightlyRun {
     static func compute(_ job: Job, progress: ProgressReporter?, cache: ParsedLogCache? = nil) async throws -> NightResults {
         let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
-        let analysed = try analysedOfferings(job: job, catalog: catalog, source: source)
+        let analysed = try analysedOfferings(job: job, catalog: catalog)
         // A control no offering has is a typo: the job is bad before any log is read (which
         // offerings fall back is known once the assignments say which are analysed).
         _ = try RunChecks.control(job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
@@ -202,7 +202,7 @@ public enum NightlyRun {
     static let membersPerRun = 16_384
 
     /// The offerings the job names (nil when it names none: all with assignments are analysed).
-    private static func analysedOfferings(job: Job, catalog: OfferingCatalog, source: TableSource) throws -> [Int]? {
+    static func analysedOfferings(job: Job, catalog: OfferingCatalog) throws -> [Int]? {
         guard let names = job.offerings else { return nil }
         return try names.map { name in
             guard let index = catalog.offerings.firstIndex(where: { $0.offeringID == name }) else {

@@ -110,11 +110,9 @@ struct TableSource {
     func estimatedSize(of table: String) -> (rows: Int, bytes: Int)? {
         guard !isSQLite, let path = try? file(for: table).path,
             let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue,
-            let handle = FileHandle(forReadingAtPath: path)
+            let gzip = try? isGzipFile(path)
         else { return nil }
-        defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 2)) ?? Data()
-        let rows = size / (magic == Data([0x1f, 0x8b]) ? 11 : 40)
+        let rows = size / (gzip ? 11 : 40)
         return (rows, rows * 40)
     }
 
@@ -230,4 +228,13 @@ struct TableSource {
         }
         return first
     }
+}
+
+/// Whether a file starts with the gzip magic bytes (how `run` decides to inflate it).
+func isGzipFile(_ path: String) throws -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw OfferLabError(.configuration, "\(path): cannot open it")
+    }
+    defer { try? handle.close() }
+    return (try? handle.read(upToCount: 2)) == Data([0x1f, 0x8b])
 }

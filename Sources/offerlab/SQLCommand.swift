@@ -1,0 +1,42 @@
+import ArgumentParser
+import OfferLab
+
+extension SQLDialect: ExpressibleByArgument {}
+extension SQLPart: ExpressibleByArgument {}
+
+struct SQLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sql",
+        abstract: "Write a SQL script that computes a job's aggregates in DuckDB or Spark, for `offerlab stats`.",
+        discussion: """
+            The script reads the job's log files and assignment table with the engine's own readers (the \
+            small catalog tables are written into it as values), applies the same rules as `offerlab run`, \
+            and ends with one result: `aggregates` (one row per offering and group: the columns \
+            `offerlab stats` reads plus every count and money column of summary.csv), `quality` \
+            (quality.csv's counters) or `products` (products.csv's rows). Statements end with `;` at the end \
+            of a line. See docs/warehouse.md.
+
+            Exit codes: 0 success; 64 bad command line; 65 a table or log file the engine cannot read as \
+            `offerlab run` does; 78 bad job file (or a SQLite tables file).
+            """
+    )
+
+    @Argument(help: "The job file (YAML).")
+    var job: String
+
+    @Option(help: "The engine: duckdb or spark.")
+    var dialect: SQLDialect
+
+    @Option(help: "The result the script ends with: aggregates, quality or products.")
+    var part: SQLPart = .aggregates
+
+    @Option(name: .customLong("as-of"), help: "Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).")
+    var asOf: String?
+
+    func run() async throws {
+        try await runReportingErrors {
+            let loaded = try JobLoader.load(path: job, asOf: asOf)
+            print(try SQLScript.generate(job: loaded, dialect: dialect, part: part), terminator: "")
+        }
+    }
+}

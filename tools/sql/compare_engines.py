@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Runs `offerlab sql` scripts on real engines and compares what `offerlab stats` makes of
+their results with what `offerlab run` writes for the same job (contract §3.2).
+
+For each job and engine: the three parts (aggregates, quality, products) are generated with the
+built binary, run on the engine (DuckDB in-process, Spark in local mode), written to CSV, and
+turned by `offerlab stats` into summary.csv, comparisons.csv, srm.csv, quality.csv and
+products.csv. Those are compared with `offerlab run`'s files by column name (columns only one
+side has are ignored, so new columns do not break the comparison): rows by key, counts and
+texts exactly, other numbers to 1e-9 relative.
+
+A job that `run` refuses (too many malformed lines) must make every engine fail with the same
+message. A case may also expect one engine to refuse the job at generation time
+(`--expect-refusal JOB:spark=PATTERN`: files Spark would inflate differently from `run`), or
+every engine to fail on an input they cannot read as `run` does (`--expect-failure JOB:PATTERN`).
+
+    python3 tools/sql/compare_engines.py --offerlab .build/debug/offerlab --work /tmp/sql-work \\
+        --engines duckdb,spark JOB.yaml [JOB.yaml …]
+
+Exit status 0 when every comparison holds; 1 with one line per difference otherwise.
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+PARTS = ["aggregates", "quality", "products"]
+KEYS = {
+    "summary": ["offering_id", "group"],
+    "comparisons": ["offering_id", "group", "metric"],
+    "srm": ["offering_id"],
+    "products": ["offering_id", "group", "product_id"],
+    "quality": ["offering_id", "counter"],
+}
+# Columns compared as exact integers; every other numeric column to RELATIVE.
+COUNTS = {
+    "users", "converters", "trial_starters", "trial_converters", "paywall_viewers", "purchases", "renewals", "refunds", "count",
+}
+RELATIVE = 1e-9
+
+
+def statements(script):
+    """The script's statements: each ends with `;` at the end of a line (contract §3.2)."""
+    parts = re.split(r";[ \t]*\n", script)
+    return [p.strip() for p in parts if p.strip() and not all(line.startswith("--") for line in p.strip().splitlines())]
+
+
+class Engine:
+    """Runs scripts; a script whose statements before the last are those of the previous one
+    (the three parts of one job) only runs its last statement."""
+
+    def __init__(self):
+        self.setup = None
+
+    def run(self, script):
+        *setup, last = statements(script)
+        if setup != self.setup:
+            self.setup = None
+            self.start()
+            for statement in setup:
+                self.execute(statement)
+            self.setup = setup
+        return self.query(last)
+
+
+class DuckDB(Engine):
+    name = "duckdb"
+
+    def __init__(self, work, memory):
+        super().__init__()
+        import duckdb
+
+        self.duckdb = duckdb
+
+    def start(self):
+        self.connection = self.duckdb.connect()
+
+    def execute(self, statement):
+        self.connection.execute(statement)
+
+    def query(self, statement):
+        result = self.connection.execute(statement)
+        columns = [d[0] for d in result.description]
+        return columns, result.fetchall()
+
+
+class Spark(Engine):
+    name = "spark"
+
+    def __init__(self, work, memory):
+        super().__init__()
+        from pyspark.sql import SparkSession
+
+        self.session = (
+            SparkSession.builder.master("local[2]")
+            .appName("offerlab-sql-test")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.memory", memory)
+            .config("spark.sql.warehouse.dir", os.path.abspath(os.path.join(work, "spark-warehouse")))
+            .getOrCreate()
+        )
+        # The failures a test expects (too many malformed lines) come back as exceptions; the
+        # executors' log lines would only repeat them with a Java stack.
+        self.session.sparkContext.setLogLevel("OFF")
+
+    def start(self):
+        pass
+
+    def execute(self, statement):
+        self.session.sql(statement)
+
+    def query(self, statement):
+        frame = self.session.sql(statement)
+        return frame.columns, [tuple(row) for row in frame.collect()]
+
+
+def cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def write_csv(path, columns, rows):
+    with open(path, "w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([cell(v) for v in row])
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as file:
+        return list(csv.DictReader(file))
+
+
+def same_value(column, a, b):
+    if a == b:
+        return True
+    if a == "" or b == "" or column in COUNTS:
+        return False
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    if math.isnan(x) or math.isnan(y):
+        return False
+    return abs(x - y) <= RELATIVE * max(abs(x), abs(y))
+
+
+def compare(name, expected_path, actual_path):
+    """Differences between two CSV files, by key and column name."""
+    expected, actual = read_csv(expected_path), read_csv(actual_path)
+    key = KEYS[name]
+    problems = []
+    index = {tuple(r[k] for k in key): r for r in actual}
+    if len(index) != len(actual):
+        problems.append(f"{name}.csv: repeated keys in {actual_path}")
+    expected_keys = [tuple(r[k] for k in key) for r in expected]
+    if sorted(expected_keys) != sorted(index):
+        missing = sorted(set(expected_keys) - set(index))[:3]
+        extra = sorted(set(index) - set(expected_keys))[:3]
+        problems.append(f"{name}.csv: rows differ: missing {missing}, extra {extra}")
+    if [tuple(r[k] for k in key) for r in actual] != expected_keys and not problems:
+        problems.append(f"{name}.csv: rows in a different order")
+    shared = [c for c in (expected[0].keys() if expected else []) if actual and c in actual[0]]
+    for row in expected:
+        other = index.get(tuple(row[k] for k in key))
+        if other is None:
+            continue
+        for column in shared:
+            if not same_value(column, row[column], other[column]):
+                problems.append(f"{name}.csv {tuple(row[k] for k in key)} {column}: run {row[column]!r}, sql {other[column]!r}")
+    return problems
+
+
+def offerlab(binary, *arguments):
+    return subprocess.run([binary, *arguments], capture_output=True, text=True)
+
+
+def check_job(binary, engines, job, work, refusals, failure):
+    problems = []
+    os.makedirs(work, exist_ok=True)
+    started = time.monotonic()
+    run = offerlab(binary, "run", job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet")
+    run_seconds = time.monotonic() - started
+    run_error = run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else ""
+    if run.returncode not in (0, 65):
+        return [f"{job}: offerlab run failed: {run.stderr.strip()}"]
+    night = None
+    if run.returncode == 0:
+        night = next(os.path.join(work, "run", d) for d in sorted(os.listdir(os.path.join(work, "run"))) if re.match(r"\d{4}-\d{2}-\d{2}$", d))
+    print(f"{job}: offerlab run {run_seconds:.1f} s" + (f" (refused: {run_error})" if run_error else ""))
+    for engine in engines:
+        folder = os.path.join(work, engine.name)
+        os.makedirs(folder, exist_ok=True)
+        started = time.monotonic()
+        results = {}
+        for part in PARTS:
+            generated = offerlab(binary, "sql", job, "--dialect", engine.name, "--part", part)
+            if engine.name in refusals:
+                if generated.returncode == 0 or not re.search(refusals[engine.name], generated.stderr):
+                    problems.append(f"{job}: {engine.name}: expected offerlab sql to refuse the job ({refusals[engine.name]}), got {generated.returncode}: {generated.stderr.strip()}")
+                else:
+                    print(f"{job}: {engine.name}: refused as expected: {generated.stderr.strip()}")
+                break
+            if generated.returncode != 0:
+                problems.append(f"{job}: offerlab sql --dialect {engine.name} --part {part} failed: {generated.stderr.strip()}")
+                break
+            with open(os.path.join(folder, f"{part}.sql"), "w", encoding="utf-8") as file:
+                file.write(generated.stdout)
+            try:
+                results[part] = engine.run(generated.stdout)
+            except Exception as error:  # the engine's own error types
+                message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+                if failure and re.search(failure, message):
+                    print(f"{job}: {engine.name} --part {part}: failed as expected: {message[:200]}")
+                    continue
+                if run_error and "max_bad_line_ratio" in run_error and "max_bad_line_ratio" in message:
+                    print(f"{job}: {engine.name} --part {part}: refused like run: {message[:200]}")
+                    continue
+                problems.append(f"{job}: {engine.name} --part {part}: {message[:500]}")
+                break
+        else:
+            if failure:
+                if results:
+                    problems.append(f"{job}: {engine.name} returned {sorted(results)} where every part should fail ({failure})")
+                continue
+            if run_error:
+                if results:
+                    problems.append(f"{job}: run refused the job ({run_error}) but {engine.name} returned {sorted(results)}")
+                continue
+            for part, (columns, rows) in results.items():
+                write_csv(os.path.join(folder, f"{part}.csv"), columns, rows)
+            engine_seconds = time.monotonic() - started
+            stats = offerlab(
+                binary, "stats", "--input", os.path.join(folder, "aggregates.csv"), "--quality", os.path.join(folder, "quality.csv"),
+                "--products", os.path.join(folder, "products.csv"), "--output", os.path.join(folder, "stats"))
+            if stats.returncode != 0:
+                problems.append(f"{job}: {engine.name}: offerlab stats failed: {stats.stderr.strip()}")
+                continue
+            found = []
+            for name in KEYS:
+                found += compare(name, os.path.join(night, f"{name}.csv"), os.path.join(folder, "stats", f"{name}.csv"))
+            problems += [f"{job}: {engine.name}: {p}" for p in found]
+            print(f"{job}: {engine.name} {engine_seconds:.1f} s for the three parts: " + ("same numbers as run" if not found else f"{len(found)} differences"))
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--offerlab", required=True, help="the built offerlab binary")
+    parser.add_argument("--work", required=True, help="a folder for the outputs (one subfolder per job)")
+    parser.add_argument("--engines", default="duckdb,spark")
+    parser.add_argument("--spark-memory", default="2g", help="Spark's driver memory in local mode (the 1M-user set needs about 8g)")
+    parser.add_argument("--expect-refusal", action="append", default=[], metavar="ENGINE=PATTERN",
+                        help="offerlab sql --dialect ENGINE must refuse JOB with a message matching PATTERN (given as JOB:ENGINE=PATTERN)")
+    parser.add_argument("--expect-failure", action="append", default=[], metavar="JOB:PATTERN",
+                        help="every engine must fail every part of JOB with a message matching PATTERN (an input the engines cannot read as run does)")
+    parser.add_argument("jobs", nargs="+")
+    arguments = parser.parse_args()
+    refusals = {}
+    for item in arguments.expect_refusal:
+        job, _, rest = item.partition(":")
+        engine, _, pattern = rest.partition("=")
+        refusals.setdefault(job, {})[engine] = pattern
+    failures = dict(item.split(":", 1) for item in arguments.expect_failure)
+    engines = []
+    for name in arguments.engines.split(","):
+        engines.append({"duckdb": DuckDB, "spark": Spark}[name](arguments.work, arguments.spark_memory))
+    problems = []
+    for number, job in enumerate(arguments.jobs):
+        problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}), failures.get(job))
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
