@@ -26,6 +26,49 @@ import Testing
         #expect(error.exitCode == 65)
     }
 
+    static let metricHeader = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares,metric\n"
+    static let ownRows = "o,c,true,1,10,2,5,10,\no,t,false,1,10,1,5,10,\n"
+
+    @Test(arguments: [
+        (ownRows + "o,c,true,1,10,2,5,10,capped\n", "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"),
+        (ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
+        (ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
+        (ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
+        (ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 5: group c of o appears twice with metric d7"),
+        (ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 4: is_control and weight must be those of group t's row"),
+        (ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
+        ("p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
+    ])
+    func malformedMetricRowsAreNamed(body: String, problem: String) throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write("agg.csv", Self.metricHeader + body)
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
+        }
+        #expect(error.message.contains(problem), "\(error.message)")
+        #expect(error.exitCode == 65)
+    }
+
+    /// Metric rows give their families' comparisons, capped first, then D ascending, whatever
+    /// their order in the file; the groups' own rows give the same comparisons as without them.
+    @Test func metricRowsAddTheirComparisons() throws {
+        let folder = try TemporaryFolder()
+        let body = Self.ownRows + "o,t,false,1,4,1,9,81,d14\no,c,true,1,4,2,6,18,d14\no,c,true,1,10,2,4,8,arpu_capped\n"
+            + "o,t,false,1,10,1,3,9,arpu_capped\n"
+        let plain = try folder.write("plain.csv", Self.header + "o,c,true,1,10,2,5,10\no,t,false,1,10,1,5,10\n")
+        let withMetrics = try folder.write("metrics.csv", Self.metricHeader + body)
+        try AggregateStatistics.run(input: plain, output: folder.file("plain"), alpha: 0.05)
+        try AggregateStatistics.run(input: withMetrics, output: folder.file("metrics"), alpha: 0.05)
+        let plainRows = parseCSV(try String(contentsOfFile: folder.file("plain/comparisons.csv"), encoding: .utf8))
+        let rows = parseCSV(try String(contentsOfFile: folder.file("metrics/comparisons.csv"), encoding: .utf8))
+        #expect(rows.map { $0[3] } == ["metric", "conversion", "arpu", "arpu_capped", "conversion_d14", "arpu_d14"])
+        #expect(Array(rows.prefix(3)) == plainRows)
+        // arpu_d14: control 6/4 = 1.5, treatment 9/4 = 2.25.
+        #expect(rows[5][4] == "1.5" && rows[5][5] == "2.25")
+        // arpu_capped: control 4/10, treatment 3/10.
+        #expect(rows[3][4] == "0.4" && rows[3][5] == "0.3")
+    }
+
     @Test func aMissingColumnIsNamed() throws {
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", "offering_id,group,is_control,weight,users,converters,revenue_sum\n")
@@ -43,16 +86,24 @@ import Testing
         let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
         #expect(run.status == 0, "\(run.standardError)")
 
-        // The same sufficient statistics the run used, at full precision.
+        // The same sufficient statistics the run used, at full precision: each group's own, its
+        // capped and its matured ones (the sample job sets revenue_cap and maturity_days).
         let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        var aggregates = Self.header
+        var aggregates = Self.metricHeader
         for offering in results.offerings {
-            for (index, group) in offering.offering.groups.enumerated() {
-                let statistics = offering.groups[index].statistics
-                aggregates += [
-                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
-                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
-                ].joined(separator: ",") + "\n"
+            let capped = try #require(offering.cappedRevenue)
+            #expect(!offering.matured.isEmpty)
+            let metrics = [("", offering.groups.map(\.statistics)), ("arpu_capped", capped.groups)]
+                + offering.matured.map { ("d\($0.days)", $0.groups) }
+            for (metric, groups) in metrics {
+                for (index, group) in offering.offering.groups.enumerated() {
+                    let statistics = groups[index]
+                    aggregates += [
+                        offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                        String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                        metric,
+                    ].joined(separator: ",") + "\n"
+                }
             }
         }
         let input = try folder.write("agg.csv", aggregates)
