@@ -1696,6 +1696,9 @@ def run_stats(path: Path, alpha: float) -> tuple[list[dict], list[dict]]:
         if column not in header:
             raise ReferenceError_(f"{path}: missing column '{column}'")
     offerings: dict[str, list[tuple[str, bool, float, SufficientStatistics]]] = {}
+    # Decision D31: an optional `metric` column; empty = the group's own sums, `arpu_capped` =
+    # its capped sums (§2.9), `d<D>` = its members matured after D days (§2.10).
+    metric_rows: dict[str, dict[str, list[tuple[str, bool, float, SufficientStatistics, str]]]] = {}
     for record in records[1:]:
         where = f"{path}:{record.line}"
         if not record.well_formed or len(record.fields) != len(header):
@@ -1713,18 +1716,50 @@ def run_stats(path: Path, alpha: float) -> tuple[list[dict], list[dict]]:
             raise ReferenceError_(f"{where}: weight, revenue_sum and revenue_sum_squares must be numbers")
         if cells["offering_id"] == "" or cells["group"] == "":
             raise ReferenceError_(f"{where}: offering_id and group must not be empty")
+        metric = cells.get("metric", "")
+        entry = (cells["group"], is_control in ("true", "1"), weight, SufficientStatistics(users, converters, total, squares))
+        if metric:
+            if not (metric == "arpu_capped" or (re.fullmatch(r"d[0-9]+", metric) and int(metric[1:]) > 0)):
+                raise ReferenceError_(f"{where}: metric must be empty, arpu_capped or d<days>")
+            rows = metric_rows.setdefault(cells["offering_id"], {}).setdefault(metric, [])
+            if any(r[0] == cells["group"] for r in rows):
+                raise ReferenceError_(f"{where}: group {cells['group']} given twice for {cells['offering_id']} {metric}")
+            rows.append((*entry, where))
+            continue
         rows = offerings.setdefault(cells["offering_id"], [])
         if any(r[0] == cells["group"] for r in rows):
             raise ReferenceError_(f"{where}: group {cells['group']} given twice for {cells['offering_id']}")
-        rows.append((cells["group"], is_control in ("true", "1"), weight,
-                     SufficientStatistics(users, converters, total, squares)))
+        rows.append(entry)
+    for offering_id in metric_rows:
+        if offering_id not in offerings:
+            raise ReferenceError_(f"{path}: offering {offering_id} has metric rows but no row with an empty metric")
     comparisons, srm = [], []
     for offering_id in sorted(offerings, key=byte_key):
         rows = offerings[offering_id]
         controls = [r for r in rows if r[1]]
         if len(controls) != 1:
             raise ReferenceError_(f"{path}: offering {offering_id} must have exactly one is_control row, has {len(controls)}")
-        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha):
+        families = []
+        by_metric = metric_rows.get(offering_id, {})
+        # capped first, then D ascending (as run writes them)
+        for metric in sorted(by_metric, key=lambda m: (0, 0) if m == "arpu_capped" else (1, int(m[1:]))):
+            given = {r[0]: r for r in by_metric[metric]}
+            for name, (_, is_control, weight, _, where) in given.items():
+                own = next((r for r in rows if r[0] == name), None)
+                if own is None:
+                    raise ReferenceError_(f"{where}: group {name} has no row with an empty metric")
+                if (own[1], own[2]) != (is_control, weight):
+                    raise ReferenceError_(f"{where}: is_control and weight must be those of the group's own row")
+            missing = [r[0] for r in rows if r[0] not in given]
+            if missing:
+                raise ReferenceError_(f"{path}: offering {offering_id}: group {missing[0]} has no row with metric {metric}")
+            statistics = [given[r[0]][3] for r in rows]
+            if metric == "arpu_capped":
+                families.append(([("arpu_capped", "arpu")], statistics))
+            else:
+                days = int(metric[1:])
+                families.append(([(f"conversion_d{days}", "conversion"), (f"arpu_d{days}", "arpu")], statistics))
+        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha, families):
             comparisons.append({"offering_id": offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([r[3].users for r in rows], [r[2] for r in rows])
         srm.append({"offering_id": offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
