@@ -5,43 +5,32 @@ import Testing
 @Suite struct AggregateStatisticsTests {
     static let header = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares\n"
 
-    @Test(arguments: [
-        ("o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
-        ("o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
-        ("o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
-        ("o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
-        ("o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
-        ("o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
-        ("o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
-        ("o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
-        ("o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
-    ])
-    func malformedAggregatesAreNamed(body: String, problem: String) throws {
-        let folder = try TemporaryFolder()
-        let input = try folder.write("agg.csv", Self.header + body)
-        let error = try #require(throws: OfferLabError.self) {
-            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
-        }
-        #expect(error.message.contains(problem), "\(error.message)")
-        #expect(error.exitCode == 65)
-    }
-
     static let metricHeader = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares,metric\n"
     static let ownRows = "o,c,true,1,10,2,5,10,\no,t,false,1,10,1,5,10,\n"
 
+    /// Rows of both forms, without a `metric` column and with one.
     @Test(arguments: [
-        (ownRows + "o,c,true,1,10,2,5,10,capped\n", "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"),
-        (ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
-        (ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
-        (ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
-        (ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 5: group c of o appears twice with metric d7"),
-        (ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 4: is_control and weight must be those of group t's row"),
-        (ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
-        ("p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
+        (header + "o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
+        (header + "o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
+        (header + "o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
+        (header + "o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
+        (header + "o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
+        (header + "o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
+        (header + "o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
+        (header + "o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
+        (header + "o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
+        (metricHeader + ownRows + "o,c,true,1,10,2,5,10,capped\n", "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"),
+        (metricHeader + ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
+        (metricHeader + ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
+        (metricHeader + ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
+        (metricHeader + ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 5: group c of o appears twice with metric d7"),
+        (metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 4: is_control and weight must be those of group t's row"),
+        (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
+        (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
     ])
-    func malformedMetricRowsAreNamed(body: String, problem: String) throws {
+    func malformedAggregatesAreNamed(file: String, problem: String) throws {
         let folder = try TemporaryFolder()
-        let input = try folder.write("agg.csv", Self.metricHeader + body)
+        let input = try folder.write("agg.csv", file)
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
         }
