@@ -27,6 +27,8 @@ import Testing
         (metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 4: is_control and weight must be those of group t's row"),
         (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
         (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
+        (metricHeader + ownRows + "o,c,true,1,9,2,4,8,arpu_capped\n", "line 4: users 9 of arpu_capped must be the 10 of group c's own row"),
+        (metricHeader + ownRows + "o,t,false,1,11,1,4,8,d7\n", "line 4: 11 matured users exceed the 10 of group t's own row"),
     ])
     func malformedAggregatesAreNamed(file: String, problem: String) throws {
         let folder = try TemporaryFolder()

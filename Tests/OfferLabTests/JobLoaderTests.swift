@@ -73,6 +73,7 @@ import Testing
         ("maturity_days: [7, 7]", "maturity_days: 7 is given twice"),
         ("maturity_days: [7.5]", "maturity_days: '7.5' is not a positive whole number"),
         ("maturity_days: 7", "maturity_days: expected a list of whole days"),
+        ("maturity_days: [99999999999999]", "maturity_days: 99999999999999 days is more than 100 years"),
     ])
     func badValuesAreNamed(extra: String, expected: String) throws {
         let fixture = try job(extra)

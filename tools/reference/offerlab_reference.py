@@ -1450,8 +1450,8 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
         if not isinstance(days_value, list):
             raise ReferenceError_(f"{path}: maturity_days must be a list of whole days")
         for day in days_value:
-            if isinstance(day, bool) or not isinstance(day, int) or day <= 0:
-                raise ReferenceError_(f"{path}: maturity_days: {day!r} is not a positive whole number")
+            if isinstance(day, bool) or not isinstance(day, int) or not 0 < day <= 36_500:
+                raise ReferenceError_(f"{path}: maturity_days: {day!r} is not a positive whole number up to 36500")
             if day in maturity_days:
                 raise ReferenceError_(f"{path}: maturity_days: {day} given twice")
             maturity_days.append(day)
@@ -1750,6 +1750,9 @@ def run_stats(path: Path, alpha: float) -> tuple[list[dict], list[dict]]:
                     raise ReferenceError_(f"{where}: group {name} has no row with an empty metric")
                 if (own[1], own[2]) != (is_control, weight):
                     raise ReferenceError_(f"{where}: is_control and weight must be those of the group's own row")
+                users = given[name][3].users
+                if metric == "arpu_capped" and users != own[3].users or metric != "arpu_capped" and users > own[3].users:
+                    raise ReferenceError_(f"{where}: users {users} do not fit the group's own {own[3].users}")
             missing = [r[0] for r in rows if r[0] not in given]
             if missing:
                 raise ReferenceError_(f"{path}: offering {offering_id}: group {missing[0]} has no row with metric {metric}")

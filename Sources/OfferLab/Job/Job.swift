@@ -270,7 +270,7 @@ private struct JobValues {
         }
     }
 
-    /// `maturity_days: [7, 14, 30]`: positive whole days, each once; ascending.
+    /// `maturity_days: [7, 14, 30]`: positive whole days up to 100 years, each once; ascending.
     func maturityDays() throws -> [Int] {
         guard let node = values["maturity_days"], node.null == nil else { return [] }
         guard let sequence = node.sequence else { throw fail("maturity_days", "expected a list of whole days, like [7, 14, 30]") }
@@ -278,6 +278,8 @@ private struct JobValues {
         for item in sequence {
             let text = item.scalar?.string ?? ""
             guard let day = Int(text), day > 0 else { throw fail("maturity_days", "'\(text)' is not a positive whole number of days") }
+            // Days as microseconds added to assignment times must not overflow.
+            guard day <= 36_500 else { throw fail("maturity_days", "\(day) days is more than 100 years") }
             guard !days.contains(day) else { throw fail("maturity_days", "\(day) is given twice") }
             days.append(day)
         }

@@ -186,6 +186,16 @@ public enum AggregateStatistics {
                 throw OfferLabError(
                     .data, "\(path) line \(row.line): is_control and weight must be those of group \(row.group.name)'s row with an empty metric")
             }
+            let users = row.group.statistics.users
+            switch metric {
+            case .capped where users != own.statistics.users:
+                throw OfferLabError(
+                    .data, "\(path) line \(row.line): users \(users) of arpu_capped must be the \(own.statistics.users) of group \(own.name)'s own row")
+            case .matured where users > own.statistics.users:
+                throw OfferLabError(
+                    .data, "\(path) line \(row.line): \(users) matured users exceed the \(own.statistics.users) of group \(own.name)'s own row")
+            default: break
+            }
         }
         let statistics = try groups.map { group in
             guard let row = rows.first(where: { $0.group.name == group.name }) else {

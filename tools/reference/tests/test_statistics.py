@@ -187,6 +187,8 @@ def test_stats_metric_rows_give_the_capped_and_matured_comparisons(tmp_path: Pat
     ("o,c,true,1,10,2,5,10,d0\n", "metric must be empty"),
     ("o,c,true,1,10,2,4,8,arpu_capped\n", "group t has no row with metric arpu_capped"),
     ("o,x,false,1,10,2,4,8,d7\n", "group x has no row with an empty metric"),
+    ("o,c,true,1,9,2,4,8,arpu_capped\no,t,false,1,10,1,4,8,arpu_capped\n", "users 9 do not fit the group's own 10"),
+    ("o,c,true,1,11,2,4,8,d7\no,t,false,1,10,1,4,8,d7\n", "users 11 do not fit"),
 ])
 def test_stats_metric_row_errors(tmp_path: Path, capsys, extra: str, message: str):
     agg = tmp_path / "agg.csv"
