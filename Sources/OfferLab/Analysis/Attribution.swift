@@ -12,14 +12,13 @@ struct AttributionContext {
     let windowMicroseconds: Int64?
     /// The run's `as_of`, for the matured metrics (§2.10).
     let asOf: Int64
-    /// D × 86 400 s of each of the job's `maturity_days`, ascending.
+    /// D × 86 400 s of each of the job's `maturity_days`.
     let maturityMicroseconds: [Int64]
     /// Whether members' positive revenues are kept for the revenue cap (§2.9).
     let keepsPositiveRevenues: Bool
 
     init(
-        labels: ByteStringInterner, rates: [String: Double], windowDays: Double?, asOf: Int64 = .max, maturityDays: [Int] = [],
-        keepsPositiveRevenues: Bool = false
+        labels: ByteStringInterner, rates: [String: Double], windowDays: Double?, asOf: Int64, maturityDays: [Int], keepsPositiveRevenues: Bool
     ) {
         self.labels = labels
         self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0)] }
@@ -142,7 +141,7 @@ struct MaturedSums: Sendable {
     }
 }
 
-/// One offering's per-group sums (§2.2–§2.4) and daily series (§2.7), added up from its
+/// One offering's per-group sums (§2.2–§2.4, §2.9–§2.10) and daily series (§2.7), added up from its
 /// members' contributions: the same sums, bit for bit, whatever evaluated them (counts are
 /// integers, money sums exact until rounded, products' money integers per currency).
 struct OfferingSums {
@@ -293,7 +292,7 @@ enum Attribution {
                 }
                 for (maturity, length) in context.maturityMicroseconds.enumerated() {
                     let end = member.membership.assignedAt + length
-                    guard end <= context.asOf else { break }
+                    guard end <= context.asOf else { continue }
                     try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
                 }
             }
@@ -304,7 +303,9 @@ enum Attribution {
     /// §2.10: a matured member's conversion and revenue before `end` (assignment + D days), from
     /// the counted events of their last evaluation (`scratch`): a purchase, and money events
     /// (a refund by its own time), before it. `scratch.money` only lends its storage.
-    static func addMatured(before end: Int64, scratch: inout EvaluationScratch, context: AttributionContext, into sums: inout MaturedSums) throws {
+    static func addMatured(
+        before end: Int64, scratch: inout EvaluationScratch, context: AttributionContext, into sums: inout MaturedSums
+    ) throws {
         sums.users += 1
         if scratch.purchases.contains(where: { $0.timestamp < end }) { sums.converters += 1 }
         scratch.money.removeAll()
@@ -370,7 +371,8 @@ enum Attribution {
                 }
                 scratch.countedTransactions.append(counted)
                 let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
-                scratch.products.append(ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
+                scratch.products.append(
+                    ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
             case .cancel, .expire, .refund: break
             }
         }
@@ -391,7 +393,8 @@ enum Attribution {
             let money = try knownMoney(
                 currency: hasPrice ? refundDetails.currency : refunded.details.currency,
                 refunded: hasPrice ? refundDetails.price : refunded.details.price)
-            scratch.products.append(ProductContribution(product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money))
+            scratch.products.append(
+                ProductContribution(product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money))
         }
         let (gross, refunded, net) = scratch.money.converted(context)
         outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)

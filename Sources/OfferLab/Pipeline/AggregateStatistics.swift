@@ -59,7 +59,9 @@ public enum AggregateStatistics {
         let offerings = try read(input)
         let analyses = try offerings.map { offering in
             do {
-                return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha, families: offering.families))
+                return (
+                    offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha, families: offering.families)
+                )
             } catch {
                 throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
             }
@@ -160,7 +162,8 @@ public enum AggregateStatistics {
         } catch let error as IngestError {
             throw OfferLabError(.data, "\(error)")
         }
-        if let orphan = metricRows.filter({ offerings[$0.key] == nil }).flatMap({ $0.value.values.flatMap { $0 } }).min(by: { $0.line < $1.line }) {
+        let orphans = metricRows.filter { offerings[$0.key] == nil }.flatMap { $0.value.values.flatMap { $0 } }
+        if let orphan = orphans.min(by: { $0.line < $1.line }) {
             throw OfferLabError(.data, "\(path) line \(orphan.line): group \(orphan.group.name) has no row with an empty metric")
         }
         if let missing = offerings.keys.sorted().first(where: { controlLine[$0] == nil }) {
@@ -177,23 +180,22 @@ public enum AggregateStatistics {
 
     /// The family of one offering's `metric` rows: one per group of its own rows, with the same
     /// `is_control` and `weight`.
-    private static func family(_ metric: FamilyMetric, rows: [Row], of groups: [AnalysisGroup], offering: String, path: String) throws -> ComparisonFamily {
+    private static func family(
+        _ metric: FamilyMetric, rows: [Row], of groups: [AnalysisGroup], offering: String, path: String
+    ) throws -> ComparisonFamily {
         for row in rows {
-            guard let own = groups.first(where: { $0.name == row.group.name }) else {
-                throw OfferLabError(.data, "\(path) line \(row.line): group \(row.group.name) of \(offering) has no row with an empty metric")
+            func fail(_ problem: String) -> OfferLabError { OfferLabError(.data, "\(path) line \(row.line): \(problem)") }
+            let name = row.group.name
+            guard let own = groups.first(where: { $0.name == name }) else {
+                throw fail("group \(name) of \(offering) has no row with an empty metric")
             }
             guard own.isControl == row.group.isControl, own.weight == row.group.weight else {
-                throw OfferLabError(
-                    .data, "\(path) line \(row.line): is_control and weight must be those of group \(row.group.name)'s row with an empty metric")
+                throw fail("is_control and weight must be those of group \(name)'s row with an empty metric")
             }
-            let users = row.group.statistics.users
+            let (users, ownUsers) = (row.group.statistics.users, own.statistics.users)
             switch metric {
-            case .capped where users != own.statistics.users:
-                throw OfferLabError(
-                    .data, "\(path) line \(row.line): users \(users) of arpu_capped must be the \(own.statistics.users) of group \(own.name)'s own row")
-            case .matured where users > own.statistics.users:
-                throw OfferLabError(
-                    .data, "\(path) line \(row.line): \(users) matured users exceed the \(own.statistics.users) of group \(own.name)'s own row")
+            case .capped where users != ownUsers: throw fail("users \(users) of arpu_capped must be the \(ownUsers) of group \(name)'s own row")
+            case .matured where users > ownUsers: throw fail("\(users) matured users exceed the \(ownUsers) of group \(name)'s own row")
             default: break
             }
         }
