@@ -97,9 +97,19 @@ def check_dom(dom_path: Path, folder: Path, database: Path) -> tuple[list[str], 
             for column in ("conversion_rate", "conversion_ci_low", "conversion_ci_high", "trial_conversion_rate"):
                 if row[column]:
                     expect(percent(float(row[column])), f"{where} {column}")
-            for column in ("arpu", "arppu", "gross_revenue"):
+            for column in ("arpu", "arppu", "gross_revenue", "revenue_cap", "arpu_capped"):
                 if row[column]:
                     expect(money(float(row[column]), currency), f"{where} {column}")
+    with open(folder / "maturity.csv", newline="", encoding="utf-8") as file:
+        for row in csv.DictReader(file):
+            offering = row["offering_id"]
+            where = f"maturity.csv {offering}/{row['group']}/{row['days']}"
+            expect(f"after {row['days']} days", where + " days")
+            expect(fixed(int(row["users"]), 0), where + " users")
+            if row["conversion_rate"]:
+                expect(percent(float(row["conversion_rate"])), where + " conversion_rate")
+            if row["arpu"]:
+                expect(money(float(row["arpu"]), currencies.get(offering, "")), where + " arpu")
     with open(folder / "comparisons.csv", newline="", encoding="utf-8") as file:
         for row in csv.DictReader(file):
             for column in ("rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high"):

@@ -1,12 +1,33 @@
-/// The two metrics every treatment is compared on.
-public enum Metric: String, Sendable, Hashable, CaseIterable {
-    /// Conversion rate: converters/users.
-    case conversion
-    /// Average revenue per user: Σ net revenue/users.
-    case arpu
+/// A metric a treatment is compared on: what kind of comparison it is, and the name written in
+/// the `metric` column of `comparisons.csv` (`conversion`, `arpu`, `arpu_capped`,
+/// `conversion_d7`, `arpu_d7`, …).
+public struct Metric: Sendable, Hashable, CustomStringConvertible {
+    /// How a metric's rows are computed (contract §2.5).
+    public enum Kind: Sendable, Hashable {
+        /// A rate of converters among users: pooled z-test, normal intervals, Beta posteriors,
+        /// minimum detectable effect.
+        case conversion
+        /// A mean of per-user revenue: Welch t-test, Student-t interval, normal chance.
+        case revenue
+    }
 
+    public let kind: Kind
     /// The name written in the `metric` column of `comparisons.csv`.
-    public var csvName: String { rawValue }
+    public let csvName: String
+
+    /// Conversion rate: converters/users.
+    public static let conversion = Metric(kind: .conversion, csvName: "conversion")
+    /// Average revenue per user: Σ net revenue/users.
+    public static let arpu = Metric(kind: .revenue, csvName: "arpu")
+    /// ARPU on revenue capped at the offering's cap (contract §2.9).
+    public static let arpuCapped = Metric(kind: .revenue, csvName: "arpu_capped")
+
+    /// Conversion within `days` of assignment, among users assigned at least `days` ago (§2.10).
+    public static func conversion(maturedDays days: Int) -> Metric { Metric(kind: .conversion, csvName: "conversion_d\(days)") }
+    /// ARPU within `days` of assignment, among users assigned at least `days` ago (§2.10).
+    public static func arpu(maturedDays days: Int) -> Metric { Metric(kind: .revenue, csvName: "arpu_d\(days)") }
+
+    public var description: String { csvName }
 }
 
 /// One row of `comparisons.csv`: a treatment group against control on one metric (contract §2.5,

@@ -18,11 +18,38 @@ public struct AnalysisGroup: Sendable, Equatable {
     }
 }
 
+/// Another set of per-group sufficient statistics of the same groups, compared like the
+/// offering's own: the capped revenue of §2.9 (`arpu_capped`), or the members matured after D
+/// days of §2.10 (`conversion_d<D>`, `arpu_d<D>`). Each metric is its own Holm family.
+public struct ComparisonFamily: Sendable, Equatable {
+    /// The metrics compared on these statistics, in row order.
+    public var metrics: [Metric]
+    /// Parallel to the offering's groups.
+    public var statistics: [GroupSufficientStatistics]
+
+    public init(metrics: [Metric], statistics: [GroupSufficientStatistics]) {
+        self.metrics = metrics
+        self.statistics = statistics
+    }
+
+    /// Per-user revenue capped at the offering's cap (`users` as the offering's; converters unused).
+    public static func cappedRevenue(_ statistics: [GroupSufficientStatistics]) -> Self {
+        Self(metrics: [.arpuCapped], statistics: statistics)
+    }
+
+    /// The members assigned at least `days` days before `as_of`, with their conversion and
+    /// revenue within `days` of assignment.
+    public static func matured(days: Int, _ statistics: [GroupSufficientStatistics]) -> Self {
+        Self(metrics: [.conversion(maturedDays: days), .arpu(maturedDays: days)], statistics: statistics)
+    }
+}
+
 /// Everything the statistics layer computes for one offering.
 public struct OfferingAnalysis: Sendable, Equatable {
     /// One summary per group, in input order (`summary.csv`'s statistical columns).
     public var summaries: [GroupSummary]
-    /// Each non-control group × {conversion, arpu}, in group input order, conversion first.
+    /// Each non-control group × {conversion, arpu}, in group input order, conversion first;
+    /// then each family's rows in the same order (group by group, its metrics in their order).
     public var comparisons: [ComparisonResult]
     /// The sample-ratio-mismatch check; nil when the offering has no users.
     public var sampleRatioMismatch: SampleRatioMismatchResult?
@@ -44,6 +71,8 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
     case invalidRevenue(group: String)
     /// A weight that is negative, NaN or infinite.
     case invalidWeight(group: String, weight: Double)
+    /// A family whose statistics are not one per group.
+    case familyGroupCount(metric: String, expected: Int, got: Int)
 
     public var description: String {
         switch self {
@@ -55,14 +84,16 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
             "group \(group): users (\(users)) and converters (\(converters)) must satisfy 0 ≤ converters ≤ users"
         case .invalidRevenue(let group): "group \(group): revenue sums must be finite and the sum of squares ≥ 0"
         case .invalidWeight(let group, let weight): "group \(group): weight must be a finite number ≥ 0, got \(weight)"
+        case .familyGroupCount(let metric, let expected, let got): "\(metric): \(got) groups of statistics for \(expected) groups"
         }
     }
 }
 
 /// Analyses one offering from per-group sufficient statistics: the per-group summaries, every
-/// treatment against control on conversion and ARPU with its fixed-horizon and sequential
-/// (always-valid) values, Holm–Bonferroni per metric for each, and the sample-ratio-mismatch
-/// check (contract §2.4–§2.6 and §2.8; docs/statistics.md has every formula).
+/// treatment against control on conversion and ARPU (and on each of `families`' metrics, the
+/// same way) with its fixed-horizon and sequential (always-valid) values, Holm–Bonferroni per
+/// metric for each, and the sample-ratio-mismatch check (contract §2.4–§2.6, §2.8–§2.10;
+/// docs/statistics.md has every formula).
 ///
 /// Empty ("nil") values, beyond the per-group rules of ``GroupSummary``:
 /// - `controlValue` and `value` are the groups' own rate or ARPU, nil only when that group has
@@ -85,36 +116,51 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
 ///   - alpha: the significance level, 0 < alpha < 1 (intervals are at 1 − alpha).
 ///   - sequentialTuning: N* of §2.8, the total users of two groups at which the sequential
 ///     interval is tightest; finite and > 0.
+///   - families: further statistics of the same groups to compare on (capped, matured).
 /// - Throws: ``AnalysisInputError`` for input that is not a valid set of sufficient statistics.
 public func analyzeOffering(
-    _ groups: [AnalysisGroup], alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning
+    _ groups: [AnalysisGroup], alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning,
+    families: [ComparisonFamily] = []
 ) throws(AnalysisInputError) -> OfferingAnalysis {
     guard alpha > 0, alpha < 1 else { throw .invalidAlpha(alpha) }
     guard sequentialTuning > 0, sequentialTuning.isFinite else { throw .invalidSequentialTuning(sequentialTuning) }
-    for group in groups {
-        let s = group.statistics
-        guard s.users >= 0, s.converters >= 0, s.converters <= s.users else {
-            throw .invalidCounts(group: group.name, users: s.users, converters: s.converters)
-        }
-        guard s.revenueSum.isFinite, s.revenueSumSquares.isFinite, s.revenueSumSquares >= 0 else {
-            throw .invalidRevenue(group: group.name)
-        }
+    for family in families where family.statistics.count != groups.count {
+        throw .familyGroupCount(metric: family.metrics.map(\.csvName).joined(separator: ", "), expected: groups.count, got: family.statistics.count)
+    }
+    for (index, group) in groups.enumerated() {
+        try validate(group.statistics, of: group)
         guard group.weight.isFinite, group.weight >= 0 else {
             throw .invalidWeight(group: group.name, weight: group.weight)
         }
+        for family in families { try validate(family.statistics[index], of: group) }
     }
-    let controls = groups.filter(\.isControl)
-    guard let control = controls.first else { throw .noControl }
-    guard controls.count == 1 else { throw .multipleControls(controls.map(\.name)) }
+    let controls = groups.indices.filter { groups[$0].isControl }
+    guard let controlIndex = controls.first else { throw .noControl }
+    guard controls.count == 1 else { throw .multipleControls(controls.map { groups[$0].name }) }
 
     let z = twoSidedNormalQuantile(alpha: alpha)
     let rho = sequentialRho(alpha: alpha, tuning: sequentialTuning)
     var comparisons: [ComparisonResult] = []
-    for group in groups where !group.isControl {
-        comparisons.append(compareConversion(control: control, treatment: group, alpha: alpha, z: z, rho: rho))
-        comparisons.append(compareRevenue(control: control, treatment: group, alpha: alpha, z: z, rho: rho))
+    /// Every treatment against control on `metrics`, with the groups' statistics `statistics(index)`.
+    func compare(_ metrics: [Metric], _ statistics: (Int) -> GroupSufficientStatistics) {
+        var control = groups[controlIndex]
+        control.statistics = statistics(controlIndex)
+        for index in groups.indices where index != controlIndex {
+            var treatment = groups[index]
+            treatment.statistics = statistics(index)
+            for metric in metrics {
+                switch metric.kind {
+                case .conversion: comparisons.append(compareConversion(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
+                case .revenue: comparisons.append(compareRevenue(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
+                }
+            }
+        }
     }
-    for metric in Metric.allCases {
+    compare([.conversion, .arpu]) { groups[$0].statistics }
+    for family in families { compare(family.metrics) { family.statistics[$0] } }
+    var metrics: [Metric] = []
+    for row in comparisons where !metrics.contains(row.metric) { metrics.append(row.metric) }
+    for metric in metrics {
         let family = comparisons.indices.filter { comparisons[$0].metric == metric }
         adjustHolm(&comparisons, family, \.pValue, into: \.pValueAdjusted, \.significant, alpha: alpha)
         adjustHolm(&comparisons, family, \.seqPValue, into: \.seqPValueAdjusted, \.seqSignificant, alpha: alpha)
@@ -162,12 +208,22 @@ private func addSequentialValues(
     }
 }
 
-/// The conversion row of one treatment (before Holm–Bonferroni).
-private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
+/// Checks that `s` can be the sufficient statistics of `group`'s users.
+private func validate(_ s: GroupSufficientStatistics, of group: AnalysisGroup) throws(AnalysisInputError) {
+    guard s.users >= 0, s.converters >= 0, s.converters <= s.users else {
+        throw .invalidCounts(group: group.name, users: s.users, converters: s.converters)
+    }
+    guard s.revenueSum.isFinite, s.revenueSumSquares.isFinite, s.revenueSumSquares >= 0 else {
+        throw .invalidRevenue(group: group.name)
+    }
+}
+
+/// The conversion row of one treatment on `metric` (before Holm–Bonferroni).
+private func compareConversion(_ metric: Metric, control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(
-        group: treatment.name, controlGroup: control.name, metric: .conversion,
+        group: treatment.name, controlGroup: control.name, metric: metric,
         controlValue: c.conversionRate, value: t.conversionRate)
     guard let cm = c.conversionMoments, let tm = t.conversionMoments else { return row }
     let absolute = absoluteLiftInterval(control: cm, treatment: tm, quantile: z)
@@ -191,12 +247,12 @@ private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup,
     return row
 }
 
-/// The ARPU row of one treatment (before Holm–Bonferroni).
-private func compareRevenue(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
+/// The ARPU row of one treatment on `metric` (before Holm–Bonferroni).
+private func compareRevenue(_ metric: Metric, control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(
-        group: treatment.name, controlGroup: control.name, metric: .arpu,
+        group: treatment.name, controlGroup: control.name, metric: metric,
         controlValue: c.revenueMean, value: t.revenueMean)
     guard let cm = c.revenueMoments, let tm = t.revenueMoments else { return row }
     row.absLift = tm.mean - cm.mean

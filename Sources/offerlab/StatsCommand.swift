@@ -9,9 +9,11 @@ struct StatsCommand: AsyncParsableCommand {
         discussion: """
             AGG.csv has a header row and one row per (offering, group): offering_id, group, is_control \
             (true on exactly one row per offering), weight, users, converters, revenue_sum (the sum of \
-            per-user net revenue) and revenue_sum_squares (the sum of its squares). The statistics are \
-            computed exactly as `offerlab run` computes them, the sequential (seq_…) columns at \
-            --sequential-tuning. When AGG.csv also has the count and money \
+            per-user net revenue) and revenue_sum_squares (the sum of its squares). An optional metric \
+            column adds rows of capped revenue (arpu_capped) and of users matured after D days (d7): \
+            the same columns, one row per (offering, group, metric); an empty metric is the group's own \
+            row. The statistics are computed exactly as `offerlab run` computes them, the sequential \
+            (seq_…) columns at --sequential-tuning. When AGG.csv also has the count and money \
             columns of summary.csv (trial_starters, trial_converters, paywall_viewers, purchases, renewals, \
             refunds, gross_revenue, refunded_revenue; `offerlab sql`'s aggregates have them), summary.csv is \
             written too; --quality and --products turn the other results of `offerlab sql` into quality.csv \

@@ -69,7 +69,7 @@ struct OfferingAnalysisTests {
         }
     }
 
-    @Test("Monotone in effect size: more treatment converters, lower p above control, higher chance", arguments: Metric.allCases)
+    @Test("Monotone in effect size: more treatment converters, lower p above control, higher chance", arguments: [Metric.conversion, .arpu])
     func monotone(metric: Metric) throws {
         var previousP = 1.0
         var previousChance = 0.0

@@ -6,26 +6,61 @@ import Testing
 @Suite struct AggregateStatisticsTests {
     static let header = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares\n"
 
+    static let metricHeader = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares,metric\n"
+    static let ownRows = "o,c,true,1,10,2,5,10,\no,t,false,1,10,1,5,10,\n"
+    static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
+
+    /// Rows of both forms, without a `metric` column and with one.
     @Test(arguments: [
-        ("o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
-        ("o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
-        ("o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
-        ("o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
-        ("o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
-        ("o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
-        ("o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
-        ("o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
-        ("o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
-        ("", "no rows after the header"),
-    ])
-    func malformedAggregatesAreNamed(body: String, problem: String) throws {
+        (header + "o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
+        (header + "o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
+        (header + "o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
+        (header + "o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
+        (header + "o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
+        (header + "o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
+        (header + "o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
+        (header + "o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
+        (header + "o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
+        (metricHeader + ownRows + "o,c,true,1,10,2,5,10,capped\n", "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"),
+        (metricHeader + ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
+        (metricHeader + ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
+        (metricHeader + ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
+        (metricHeader + ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 5: group c of o appears twice with metric d7"),
+        (metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 4: is_control and weight must be those of group t's row"),
+        (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
+        (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
+        (metricHeader + ownRows + "o,c,true,1,9,2,4,8,arpu_capped\n", "line 4: users 9 of arpu_capped must be the 10 of group c's own row"),
+        (metricHeader + ownRows + "o,t,false,1,11,1,4,8,d7\n", "line 4: 11 matured users exceed the 10 of group t's own row"),
+        (header, "no rows after the header"),
+    ] as [(String, String)])
+    func malformedAggregatesAreNamed(file: String, problem: String) throws {
         let folder = try TemporaryFolder()
-        let input = try folder.write("agg.csv", Self.header + body)
+        let input = try folder.write("agg.csv", file)
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
         }
         #expect(error.message.contains(problem), "\(error.message)")
         #expect(error.exitCode == 65)
+    }
+
+    /// Metric rows give their families' comparisons, capped first, then D ascending, whatever
+    /// their order in the file; the groups' own rows give the same comparisons as without them.
+    @Test func metricRowsAddTheirComparisons() throws {
+        let folder = try TemporaryFolder()
+        let body = Self.ownRows + "o,t,false,1,4,1,9,81,d14\no,c,true,1,4,2,6,18,d14\no,c,true,1,10,2,4,8,arpu_capped\n"
+            + "o,t,false,1,10,1,3,9,arpu_capped\n"
+        let plain = try folder.write("plain.csv", Self.header + "o,c,true,1,10,2,5,10\no,t,false,1,10,1,5,10\n")
+        let withMetrics = try folder.write("metrics.csv", Self.metricHeader + body)
+        try AggregateStatistics.run(input: plain, output: folder.file("plain"), alpha: 0.05)
+        try AggregateStatistics.run(input: withMetrics, output: folder.file("metrics"), alpha: 0.05)
+        let plainRows = parseCSV(try String(contentsOfFile: folder.file("plain/comparisons.csv"), encoding: .utf8))
+        let rows = parseCSV(try String(contentsOfFile: folder.file("metrics/comparisons.csv"), encoding: .utf8))
+        #expect(rows.map { $0[3] } == ["metric", "conversion", "arpu", "arpu_capped", "conversion_d14", "arpu_d14"])
+        #expect(Array(rows.prefix(3)) == plainRows)
+        // arpu_d14: control 6/4 = 1.5, treatment 9/4 = 2.25.
+        #expect(rows[5][4] == "1.5" && rows[5][5] == "2.25")
+        // arpu_capped: control 4/10, treatment 3/10.
+        #expect(rows[3][4] == "0.4" && rows[3][5] == "0.3")
     }
 
     @Test func aMissingColumnIsNamed() throws {
@@ -61,30 +96,37 @@ import Testing
         #expect(error.message == "--sequential-tuning -1.0 must be a positive number of users")
     }
 
-    static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
-
-    /// Runs the sample job into `folder` and returns the sufficient statistics it used, at full
-    /// precision, as an aggregates file; with `summary`, with summary.csv's count and money
-    /// columns too.
-    func aggregatesOfTheSampleRun(in folder: TemporaryFolder, summary: Bool) async throws -> String {
-        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+    /// Runs `job` (relative to the repository) into `folder` and returns the sufficient
+    /// statistics it used, at full precision, as an aggregates file with a `metric` column: each
+    /// group's own row, then its capped and matured rows when the job sets `revenue_cap` and
+    /// `maturity_days`; with `summary`, the own rows carry summary.csv's count and money columns.
+    func aggregatesOfARun(job: String, in folder: TemporaryFolder, summary: Bool) async throws -> String {
+        let job = repositoryRoot.appendingPathComponent(job).path
         let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
         #expect(run.status == 0, "\(run.standardError)")
         let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        var aggregates = summary ? Self.summaryHeader : Self.header
+        let summaryColumns = summary ? AggregateStatistics.summaryColumns : []
+        var aggregates = (AggregateStatistics.columns + ["metric"] + summaryColumns).joined(separator: ",") + "\n"
         for offering in results.offerings {
-            for (index, group) in offering.offering.groups.enumerated() {
-                let totals = offering.groups[index]
-                let statistics = totals.statistics
-                var row: [String] = [
-                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
-                    String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
-                ]
-                if summary {
-                    let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
-                    row += counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
+            let metrics = [("", offering.groups.map(\.statistics))] + (offering.cappedRevenue.map { [("arpu_capped", $0.groups)] } ?? [])
+                + offering.matured.map { ("d\($0.days)", $0.groups) }
+            for (metric, groups) in metrics {
+                for (index, group) in offering.offering.groups.enumerated() {
+                    let statistics = groups[index]
+                    var row: [String] = [
+                        offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                        String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                        metric,
+                    ]
+                    if summary {
+                        let totals = offering.groups[index]
+                        let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
+                        row += metric.isEmpty
+                            ? counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
+                            : Array(repeating: "", count: summaryColumns.count)
+                    }
+                    aggregates += row.joined(separator: ",") + "\n"
                 }
-                aggregates += row.joined(separator: ",") + "\n"
             }
         }
         return aggregates
@@ -94,7 +136,7 @@ import Testing
     /// for byte.
     @Test func aggregatesOfARunGiveTheRunsStatistics() async throws {
         let folder = try TemporaryFolder()
-        let aggregates = try await aggregatesOfTheSampleRun(in: folder, summary: false)
+        let aggregates = try await aggregatesOfARun(job: "jobs/sample.yaml", in: folder, summary: false)
         let input = try folder.write("agg.csv", aggregates)
         let result = try runOfferLab(["stats", "--input", input, "--output", folder.file("stats")])
         #expect(result.status == 0, "\(result.standardError)")
@@ -111,7 +153,7 @@ import Testing
     /// come out the same.
     @Test func summaryQualityAndProductsOfARun() async throws {
         let folder = try TemporaryFolder()
-        let aggregates = try await aggregatesOfTheSampleRun(in: folder, summary: true)
+        let aggregates = try await aggregatesOfARun(job: "sample-data/job.yaml", in: folder, summary: true)
         let input = try folder.write("agg.csv", aggregates)
         let result = try runOfferLab([
             "stats", "--input", input, "--output", folder.file("stats"), "--quality", folder.file("2026-03-15/quality.csv"),

@@ -41,6 +41,17 @@ import Testing
         #expect(loaded.sequentialTuning == 120_000 && loaded.decision == .fixed)
     }
 
+    @Test func revenueCapAndMaturityDays() throws {
+        let plain = try job()
+        let absent = try JobLoader.load(path: plain.path)
+        #expect(absent.revenueCap == nil && absent.maturityDays.isEmpty)
+        let both = try job("revenue_cap: {percentile: 0.99}\nmaturity_days: [30, 7, 14]")
+        let percentile = try JobLoader.load(path: both.path)
+        #expect(percentile.revenueCap == .percentile(0.99) && percentile.maturityDays == [7, 14, 30])
+        let value = try job("revenue_cap: {value: 500}")
+        #expect(try JobLoader.load(path: value.path).revenueCap == .value(500))
+    }
+
     @Test func commandLineOverridesTheFile() throws {
         let fixture = try job()
         let loaded = try JobLoader.load(path: fixture.path, asOf: "2026-04-01", output: "/tmp/elsewhere")
@@ -65,6 +76,16 @@ import Testing
         ("sequential_tuning: 0", "sequential_tuning: 0.0 must be a positive number of users"),
         ("sequential_tuning: many", "sequential_tuning: 'many' is not a number"),
         ("decision: bayesian", "decision: 'bayesian' must be sequential or fixed"),
+        ("revenue_cap: {percentile: 1.5}", "revenue_cap: percentile 1.5 must be between 0 and 1"),
+        ("revenue_cap: {value: -5}", "revenue_cap: value -5.0 must be a positive amount"),
+        ("revenue_cap: {percentile: 0.99, value: 500}", "revenue_cap: give percentile or value, not both"),
+        ("revenue_cap: 0.99", "revenue_cap: expected {percentile: 0.99} or {value: 500}"),
+        ("revenue_cap: {quantile: 0.99}", "revenue_cap: unknown key 'quantile'"),
+        ("maturity_days: [0]", "maturity_days: '0' is not a positive whole number of days"),
+        ("maturity_days: [7, 7]", "maturity_days: 7 is given twice"),
+        ("maturity_days: [7.5]", "maturity_days: '7.5' is not a positive whole number"),
+        ("maturity_days: 7", "maturity_days: expected a list of whole days"),
+        ("maturity_days: [99999999999999]", "maturity_days: 99999999999999 days is more than 100 years"),
     ])
     func badValuesAreNamed(extra: String, expected: String) throws {
         let fixture = try job(extra)

@@ -68,6 +68,50 @@ import Testing
         #expect(stored.run.finishedAt == "2026-03-06T02:31:00Z")
     }
 
+    /// The capped revenue and the matured users are stored and read back, and shown (§2.9, §2.10).
+    @Test func cappedRevenueAndMaturedUsersAreReadBackAndShown() async throws {
+        let folder = try TemporaryFolder()
+        // Cap of 10: u2's 19.99 is lowered. Maturity 3 days: all three members of `test` were
+        // assigned by 03-03 00:00; u1 bought 2 days after assignment, u2 1 day 15 hours after.
+        let results = try await analyse(
+            Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["test"], revenueCap: .value(10), maturityDays: [3])
+        let tables = try ResultTables.make(results, job: job(folder, offerings: ["test"])).database
+        let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
+        try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: tables, offeringIDs: ["test"], run: record)
+        let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")
+        #expect(stored == ReportData(tables: tables, run: record))
+
+        let test = try #require(stored.offerings.first)
+        #expect(test.groups.map(\.revenueCap) == [10, 10] && test.groups.map(\.cappedUsers) == [0, 1])
+        #expect(test.groups.map(\.arpuCapped) == [7.99 / 2, 10])
+        #expect(test.matured == [
+            MaturedGroup(days: 3, group: "control", users: 2, conversionRate: 0.5, arpu: 7.99 / 2),
+            MaturedGroup(days: 3, group: "variant", users: 1, conversionRate: 1, arpu: 19.99),
+        ])
+        #expect(test.comparison("variant", named: "arpu_capped")?.value == 10)
+        #expect(test.comparison("variant", named: "conversion_d3")?.metric == .conversion)
+        #expect(test.comparison("variant", named: "arpu_d3")?.value == 19.99)
+
+        let page = HTMLReport.render(stored)
+        for expected in ["Revenue per user, capped", "counted up to USD 10.00", "1 user was over it", "Matured users", "after 3 days", "USD 19.99"] {
+            #expect(page.contains(expected), "missing: \(expected)")
+        }
+        let plain = HTMLReport.render(ReportData(tables: try await databaseTables(folder, offerings: ["test"]), run: record))
+        #expect(!plain.contains("Revenue per user, capped") && !plain.contains("Matured users"))
+
+        // A capped or matured comparison is read with the night's decision, like the own ones.
+        var decided = test
+        decided.familyComparisons["arpu_capped"] = [
+            Comparison(group: "variant", metric: .arpu, pValue: 0.01, pValueAdjusted: 0.01, significant: true,
+                       sequential: SequentialValues(pValue: 0.2, pValueAdjusted: 0.2, significant: false))
+        ]
+        decided.decision = .sequential
+        #expect(decided.comparison("variant", named: "arpu_capped")?.significant == false)
+        #expect(decided.comparison("variant", named: "arpu_capped")?.pValueAdjusted == 0.2)
+        decided.decision = .fixed
+        #expect(decided.comparison("variant", named: "arpu_capped")?.significant == true)
+    }
+
     @Test func theLatestSuccessfulRunOfTheNightIsRead() async throws {
         let folder = try TemporaryFolder()
         let path = folder.file("results.sqlite")

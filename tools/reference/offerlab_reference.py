@@ -118,7 +118,9 @@ SUMMARY_COLUMNS = (
     "trial_starters", "trial_converters", "trial_conversion_rate", "paywall_viewers",
     "purchases", "renewals", "refunds",
     "gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arpu_sd", "arppu",
+    "revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users",
 )
+MATURITY_COLUMNS = ("offering_id", "group", "days", "users", "converters", "conversion_rate", "net_revenue", "arpu", "arpu_sd")
 PRODUCTS_COLUMNS = ("offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue")
 QUALITY_COLUMNS = ("offering_id", "counter", "count")
 COMPARISONS_COLUMNS = (
@@ -1007,6 +1009,12 @@ class UserResult:
     net: float = 0.0
     #: product id -> (purchases, renewals, refunds, {currency: net micros})
     products: dict[str, list] = field(default_factory=dict)
+    assigned_at: int = 0
+    #: (ts, currency, signed micros) of each counted money event with a known rate; a refund
+    #: at its own ts (§2.10)
+    money_events: list[tuple[int, str, int]] = field(default_factory=list)
+    #: ts of each counted purchase
+    purchase_times: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -1044,7 +1052,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             counters.orphan_refunds += 1
     counted.sort(key=lambda e: e.order)
 
-    result = UserResult(user_id, group)
+    result = UserResult(user_id, group, assigned_at=assigned_at)
     gross: dict[str, int] = {}
     refunded: dict[str, int] = {}
     for event in counted:
@@ -1069,6 +1077,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
         if event.event == "purchase":
             result.purchases += 1
             result.converted = True
+            result.purchase_times.append(event.ts)
         elif event.event == "renewal":
             result.renewals += 1
         else:
@@ -1079,6 +1088,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
         sign = -1 if event.event == "refund" else 1
         bucket = refunded if event.event == "refund" else gross
         bucket[money.currency] = bucket.get(money.currency, 0) + money.micros
+        result.money_events.append((event.ts, money.currency, sign * money.micros))
         product[3][money.currency] = product[3].get(money.currency, 0) + sign * money.micros
 
     trials = [e for e in counted if e.event == "trial_start"]
@@ -1261,19 +1271,27 @@ def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics,
 
 
 def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], control_name: str,
-                     alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNING) -> list[dict]:
+                     alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNING,
+                     families: list[tuple[list[tuple[str, str]], list[SufficientStatistics]]] = ()) -> list[dict]:
     """comparisons.csv rows (without offering_id) for one offering: each non-control group
-    in the given order, conversion then arpu; Holm per metric over the offering."""
-    control = dict(stats_by_group)[control_name]
-    rows: dict[str, list[dict]] = {"conversion": [], "arpu": []}
-    for name, statistics in stats_by_group:
-        if name == control_name:
-            continue
-        for metric, compare in (("conversion", compare_conversion), ("arpu", compare_arpu)):
-            row = compare(control, statistics, alpha, tuning)
-            row.update({"group": name, "control_group": control_name, "metric": metric})
-            rows[metric].append(row)
-    for metric_rows in rows.values():
+    in the given order, conversion then arpu; then each further family (§2.9, §2.10: a list of
+    (metric name, "conversion" or "arpu") and one statistics per group, in group order) the same
+    way. Holm per metric name over the offering."""
+    names = [name for name, _ in stats_by_group]
+    blocks = [([("conversion", "conversion"), ("arpu", "arpu")], [s for _, s in stats_by_group])] + list(families)
+    compare = {"conversion": compare_conversion, "arpu": compare_arpu}
+    ordered: list[dict] = []
+    for metrics, statistics in blocks:
+        control = statistics[names.index(control_name)]
+        for name, group_statistics in zip(names, statistics):
+            if name == control_name:
+                continue
+            for metric, kind in metrics:
+                row = compare[kind](control, group_statistics, alpha, tuning)
+                row.update({"group": name, "control_group": control_name, "metric": metric})
+                ordered.append(row)
+    for metric in dict.fromkeys(row["metric"] for row in ordered):
+        metric_rows = [row for row in ordered if row["metric"] == metric]
         adjusted = holm_adjust([r["p_value"] for r in metric_rows])
         for row, p_adj in zip(metric_rows, adjusted):
             row["p_value_adjusted"] = p_adj
@@ -1282,9 +1300,6 @@ def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], con
         for row, p_adj in zip(metric_rows, adjusted):
             row["seq_p_value_adjusted"] = p_adj
             row["seq_significant"] = None if p_adj is None else p_adj < alpha
-    ordered = []
-    for conversion_row, arpu_row in zip(rows["conversion"], rows["arpu"]):
-        ordered += [conversion_row, arpu_row]
     return ordered
 
 
@@ -1345,6 +1360,8 @@ class Job:
     max_bad_line_ratio: float
     on_corrupt_file: str
     output: Path | None
+    revenue_cap: tuple[str, float] | None = None  # ("percentile", p) or ("value", C)
+    maturity_days: list[int] = field(default_factory=list)  # ascending
 
 
 def _number(value: object, what: str) -> float:
@@ -1467,8 +1484,35 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
     if on_corrupt not in ("fail", "skip"):
         raise ReferenceError_(f"{path}: on_corrupt_file must be 'fail' or 'skip', got {on_corrupt!r}")
     output = None if document.get("output") is None else base / _name(document["output"], "output")
+
+    revenue_cap = None
+    cap = document.get("revenue_cap")
+    if cap is not None:
+        if not isinstance(cap, dict) or not cap or set(cap) - {"percentile", "value"}:
+            raise ReferenceError_(f"{path}: revenue_cap must be {{percentile: p}} or {{value: C}}")
+        if len(cap) == 2:
+            raise ReferenceError_(f"{path}: revenue_cap: give percentile or value, not both")
+        kind, number = next(iter(cap.items()))
+        number = _number(number, f"revenue_cap.{kind}")
+        if kind == "percentile" and not 0 < number < 1:
+            raise ReferenceError_(f"{path}: revenue_cap: percentile must be between 0 and 1, got {number}")
+        if kind == "value" and not number > 0:
+            raise ReferenceError_(f"{path}: revenue_cap: value must be > 0, got {number}")
+        revenue_cap = (kind, number)
+    maturity_days: list[int] = []
+    days_value = document.get("maturity_days")
+    if days_value is not None:
+        if not isinstance(days_value, list):
+            raise ReferenceError_(f"{path}: maturity_days must be a list of whole days")
+        for day in days_value:
+            if isinstance(day, bool) or not isinstance(day, int) or not 0 < day <= 36_500:
+                raise ReferenceError_(f"{path}: maturity_days: {day!r} is not a positive whole number up to 36500")
+            if day in maturity_days:
+                raise ReferenceError_(f"{path}: maturity_days: {day} given twice")
+            maturity_days.append(day)
+        maturity_days.sort()  # rows in ascending D (Decision D30)
     return Job(path, tables, logs, as_of, report_currency, rates, alpha, sequential_tuning, decision, control, window_micros,
-               offerings, ratio, on_corrupt, output)
+               offerings, ratio, on_corrupt, output, revenue_cap, maturity_days)
 
 
 # =============================================================================================
@@ -1482,6 +1526,7 @@ class RunResult:
     quality: list[dict]
     comparisons: list[dict]
     srm: list[dict]
+    maturity: list[dict] = field(default_factory=list)
 
 
 def run_job(job: Job) -> RunResult:
@@ -1522,7 +1567,7 @@ def run_job(job: Job) -> RunResult:
         {"offering_id": "", "counter": "unassigned_events", "count": clean.unassigned_events},
         {"offering_id": "", "counter": "invalid_assignments", "count": population.invalid_global},
     ]
-    summary, products, comparisons, srm = [], [], [], []
+    summary, products, comparisons, srm, maturity = [], [], [], [], []
     for offering in analysed:
         offering_counters = OfferingCounters()
         members = population.members.get(offering.db_id, {})
@@ -1533,14 +1578,30 @@ def run_job(job: Job) -> RunResult:
         ]
         control = control_group(offering, job.control)
         group_statistics = []
+        cap = revenue_cap(job.revenue_cap, results)
+        capped = []
         for group in offering.groups:
             users = [r for r in results if r.group is group]
             row, statistics = summarise_group(offering, group, control, users, job.alpha, job.rates)
+            if job.revenue_cap is not None:
+                capped_group, lowered = capped_statistics(users, cap)
+                capped.append(capped_group)
+                row.update({
+                    "revenue_cap": cap,
+                    "arpu_capped": capped_group.revenue_sum / capped_group.users if capped_group.users else None,
+                    "arpu_capped_sd": math.sqrt(sample_variance(capped_group)) if capped_group.users >= 2 else None,
+                    "capped_users": lowered,
+                })
             summary.append(row)
             group_statistics.append((group.name, statistics))
             products += product_rows(offering, group, users, job.rates)
+        families = [([("arpu_capped", "arpu")], capped)] if job.revenue_cap is not None else []
+        for days in job.maturity_days:
+            matured = [matured_statistics([r for r in results if r.group is g], days, job.as_of, job.rates) for g in offering.groups]
+            maturity += [maturity_row(offering, g, days, m) for g, m in zip(offering.groups, matured)]
+            families.append(([(f"conversion_d{days}", "conversion"), (f"arpu_d{days}", "arpu")], matured))
         if control is not None:
-            for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning):
+            for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning, families):
                 comparisons.append({"offering_id": offering.offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([s.users for _, s in group_statistics],
                                                     [g.weight for g in offering.groups])
@@ -1554,7 +1615,65 @@ def run_job(job: Job) -> RunResult:
             "unknown_currency_events": offering_counters.unknown_currency_events,
         }
         quality += [{"offering_id": offering.offering_id, "counter": n, "count": values[n]} for n in OFFERING_COUNTERS]
-    return RunResult(summary, products, quality, comparisons, srm)
+    return RunResult(summary, products, quality, comparisons, srm, maturity)
+
+
+def revenue_cap(rule: tuple[str, float] | None, users: list[UserResult]) -> float | None:
+    """§2.9: {value: C} is C; {percentile: p} is the p-quantile of the positive per-user net
+    revenues of every member (all groups pooled), linear interpolation between order
+    statistics; None when there is no positive value (or no rule)."""
+    if rule is None:
+        return None
+    kind, number = rule
+    if kind == "value":
+        return number
+    xs = sorted(u.net for u in users if u.net > 0)
+    if not xs:
+        return None
+    h = number * (len(xs) - 1)
+    low = math.floor(h)
+    high = min(low + 1, len(xs) - 1)
+    return xs[low] + (h - low) * (xs[high] - xs[low])
+
+
+def capped_statistics(users: list[UserResult], cap: float | None) -> tuple[SufficientStatistics, int]:
+    """Sufficient statistics of min(net, cap) (never raised), and how many users it lowered."""
+    values = [u.net if cap is None else min(u.net, cap) for u in users]
+    lowered = sum(1 for u in users if cap is not None and u.net > cap)
+    return SufficientStatistics(len(users), sum(1 for u in users if u.converted), math.fsum(values),
+                                math.fsum(v * v for v in values)), lowered
+
+
+def matured_statistics(users: list[UserResult], days: int, as_of: int, rates: dict[str, float]) -> SufficientStatistics:
+    """§2.10: members with assigned_at + D days <= as_of; converted_D = a counted purchase before
+    assigned_at + D days; revenue_D = counted money events (refunds by their own ts) before it,
+    converted once per user like the net revenue (Decision D1)."""
+    n, converters, values = 0, 0, []
+    for user in users:
+        end = user.assigned_at + days * MICROS_PER_DAY
+        if end > as_of:
+            continue
+        n += 1
+        if any(ts < end for ts in user.purchase_times):
+            converters += 1
+        net: dict[str, int] = {}
+        for ts, currency, micros in user.money_events:
+            if ts < end:
+                net[currency] = net.get(currency, 0) + micros
+        values.append(micros_to_report(net, rates))
+    return SufficientStatistics(n, converters, math.fsum(values), math.fsum(v * v for v in values))
+
+
+def maturity_row(offering: Offering, group: Group, days: int, statistics: SufficientStatistics) -> dict:
+    n = statistics.users
+    return {
+        "offering_id": offering.offering_id, "group": group.name, "days": days, "users": n,
+        "converters": statistics.converters,
+        "conversion_rate": statistics.converters / n if n else None,
+        "net_revenue": statistics.revenue_sum,
+        "arpu": statistics.revenue_sum / n if n else None,
+        "arpu_sd": math.sqrt(sample_variance(statistics)) if n >= 2 else None,
+    }
 
 
 def summarise_group(offering: Offering, group: Group, control: Group | None, users: list[UserResult],
@@ -1584,6 +1703,7 @@ def summarise_group(offering: Offering, group: Group, control: Group | None, use
         "arpu": net / n if n else None,
         "arpu_sd": math.sqrt(sample_variance(statistics)) if n >= 2 else None,
         "arppu": net / converters if converters else None,
+        "revenue_cap": None, "arpu_capped": None, "arpu_capped_sd": None, "capped_users": None,
     }
     if n:
         z = normal_quantile(1 - alpha / 2)
@@ -1631,6 +1751,9 @@ def run_stats(path: Path, alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNIN
         if column not in header:
             raise ReferenceError_(f"{path}: missing column '{column}'")
     offerings: dict[str, list[tuple[str, bool, float, SufficientStatistics]]] = {}
+    # Decision D31: an optional `metric` column; empty = the group's own sums, `arpu_capped` =
+    # its capped sums (§2.9), `d<D>` = its members matured after D days (§2.10).
+    metric_rows: dict[str, dict[str, list[tuple[str, bool, float, SufficientStatistics, str]]]] = {}
     for record in records[1:]:
         where = f"{path}:{record.line}"
         if not record.well_formed or len(record.fields) != len(header):
@@ -1648,18 +1771,53 @@ def run_stats(path: Path, alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNIN
             raise ReferenceError_(f"{where}: weight, revenue_sum and revenue_sum_squares must be numbers")
         if cells["offering_id"] == "" or cells["group"] == "":
             raise ReferenceError_(f"{where}: offering_id and group must not be empty")
+        metric = cells.get("metric", "")
+        entry = (cells["group"], is_control in ("true", "1"), weight, SufficientStatistics(users, converters, total, squares))
+        if metric:
+            if not (metric == "arpu_capped" or (re.fullmatch(r"d[0-9]+", metric) and int(metric[1:]) > 0)):
+                raise ReferenceError_(f"{where}: metric must be empty, arpu_capped or d<days>")
+            rows = metric_rows.setdefault(cells["offering_id"], {}).setdefault(metric, [])
+            if any(r[0] == cells["group"] for r in rows):
+                raise ReferenceError_(f"{where}: group {cells['group']} given twice for {cells['offering_id']} {metric}")
+            rows.append((*entry, where))
+            continue
         rows = offerings.setdefault(cells["offering_id"], [])
         if any(r[0] == cells["group"] for r in rows):
             raise ReferenceError_(f"{where}: group {cells['group']} given twice for {cells['offering_id']}")
-        rows.append((cells["group"], is_control in ("true", "1"), weight,
-                     SufficientStatistics(users, converters, total, squares)))
+        rows.append(entry)
+    for offering_id in metric_rows:
+        if offering_id not in offerings:
+            raise ReferenceError_(f"{path}: offering {offering_id} has metric rows but no row with an empty metric")
     comparisons, srm = [], []
     for offering_id in sorted(offerings, key=byte_key):
         rows = offerings[offering_id]
         controls = [r for r in rows if r[1]]
         if len(controls) != 1:
             raise ReferenceError_(f"{path}: offering {offering_id} must have exactly one is_control row, has {len(controls)}")
-        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha, tuning):
+        families = []
+        by_metric = metric_rows.get(offering_id, {})
+        # capped first, then D ascending (as run writes them)
+        for metric in sorted(by_metric, key=lambda m: (0, 0) if m == "arpu_capped" else (1, int(m[1:]))):
+            given = {r[0]: r for r in by_metric[metric]}
+            for name, (_, is_control, weight, _, where) in given.items():
+                own = next((r for r in rows if r[0] == name), None)
+                if own is None:
+                    raise ReferenceError_(f"{where}: group {name} has no row with an empty metric")
+                if (own[1], own[2]) != (is_control, weight):
+                    raise ReferenceError_(f"{where}: is_control and weight must be those of the group's own row")
+                users = given[name][3].users
+                if metric == "arpu_capped" and users != own[3].users or metric != "arpu_capped" and users > own[3].users:
+                    raise ReferenceError_(f"{where}: users {users} do not fit the group's own {own[3].users}")
+            missing = [r[0] for r in rows if r[0] not in given]
+            if missing:
+                raise ReferenceError_(f"{path}: offering {offering_id}: group {missing[0]} has no row with metric {metric}")
+            statistics = [given[r[0]][3] for r in rows]
+            if metric == "arpu_capped":
+                families.append(([("arpu_capped", "arpu")], statistics))
+            else:
+                days = int(metric[1:])
+                families.append(([(f"conversion_d{days}", "conversion"), (f"arpu_d{days}", "arpu")], statistics))
+        for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha, tuning, families):
             comparisons.append({"offering_id": offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([r[3].users for r in rows], [r[2] for r in rows])
         srm.append({"offering_id": offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
@@ -1772,6 +1930,7 @@ def main(argv: list[str] | None = None) -> int:
         write_csv(out / "quality.csv", QUALITY_COLUMNS, result.quality)
         write_csv(out / "comparisons.csv", COMPARISONS_COLUMNS, result.comparisons)
         write_csv(out / "srm.csv", SRM_COLUMNS, result.srm)
+        write_csv(out / "maturity.csv", MATURITY_COLUMNS, result.maturity)
     except ReferenceError_ as error:
         return _fail(str(error))
     except OSError as error:

@@ -10,8 +10,16 @@ struct AttributionContext {
     /// Rank of each label id in byte-wise order, so currencies are converted in code order.
     let labelRank: [Int32]
     let windowMicroseconds: Int64?
+    /// The run's `as_of`, for the matured metrics (§2.10).
+    let asOf: Int64
+    /// D × 86 400 s of each of the job's `maturity_days`.
+    let maturityMicroseconds: [Int64]
+    /// Whether members' positive revenues are kept for the revenue cap (§2.9).
+    let keepsPositiveRevenues: Bool
 
-    init(labels: ByteStringInterner, rates: [String: Double], windowDays: Double?) {
+    init(
+        labels: ByteStringInterner, rates: [String: Double], windowDays: Double?, asOf: Int64, maturityDays: [Int], keepsPositiveRevenues: Bool
+    ) {
         self.labels = labels
         self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0)] }
         let sorted = (0..<Int32(labels.count)).sorted { left, right in
@@ -21,6 +29,9 @@ struct AttributionContext {
         for (position, label) in sorted.enumerated() { rank[Int(label)] = Int32(position) }
         labelRank = rank
         windowMicroseconds = windowDays.map { Int64(($0 * 86_400 * 1_000_000).rounded()) }
+        self.asOf = asOf
+        maturityMicroseconds = maturityDays.map { Int64($0) * Timestamp.microsecondsPerDay }
+        self.keepsPositiveRevenues = keepsPositiveRevenues
     }
 }
 
@@ -85,6 +96,8 @@ struct OfferingLabels {
 struct ProductContribution: Sendable {
     var product: Int32
     var kind: EventType
+    /// The event's own time (a refund's, not its transaction's): the matured revenue counts it by it.
+    var timestamp: Int64
     /// nil when the currency has no rate (the event counts, its money does not).
     var money: (currency: Int32, gross: Int64, refunded: Int64)?
 }
@@ -102,9 +115,35 @@ struct MemberContributions: Sendable {
     var products: [(group: Int32, contribution: ProductContribution)] = []
     /// Per currency label without a rate: the counted money events in it (`unknown_currency_events`).
     var unconvertibleEvents: [Int32: Int] = [:]
+    /// The net revenue of each member who is not excluded and has a positive one, with the
+    /// member's group (kept only with a revenue cap: one value per paying member).
+    var positiveRevenues: [(group: Int32, revenue: Double)] = []
+    /// Per maturity (the context's order), per group: the matured members' sums.
+    var matured: [[MaturedSums]]
 }
 
-/// One offering's per-group sums (§2.2–§2.4) and daily series (§2.7), added up from its
+/// The §2.10 sums of one group's members matured after D days: counts exact, money exact until
+/// rounded (`ExactMoney`, its gross and refunded parts unused).
+struct MaturedSums: Sendable {
+    var users = 0
+    var converters = 0
+    var money = ExactMoney()
+
+    mutating func add(_ other: MaturedSums) {
+        users += other.users
+        converters += other.converters
+        money.add(other.money)
+    }
+
+    /// Users, converters, Σ revenue_D and Σ revenue_D², rounded once.
+    var statistics: GroupSufficientStatistics {
+        let rounded = money.rounded
+        return GroupSufficientStatistics(
+            users: users, converters: converters, revenueSum: rounded.revenueSum, revenueSumSquares: rounded.revenueSumSquares)
+    }
+}
+
+/// One offering's per-group sums (§2.2–§2.4, §2.9–§2.10) and daily series (§2.7), added up from its
 /// members' contributions: the same sums, bit for bit, whatever evaluated them (counts are
 /// integers, money sums exact until rounded, products' money integers per currency).
 struct OfferingSums {
@@ -117,13 +156,19 @@ struct OfferingSums {
     /// Per (group, product), updated in place: an index into `products`.
     private var productIndex: [ProductKey: Int] = [:]
     private var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
+    /// Per group: the positive net revenues of its members (with a revenue cap only).
+    private var positiveRevenues: [[Double]]
+    /// Per maturity, per group.
+    private var matured: [[MaturedSums]]
     private(set) var series: DailySeries
 
-    init(offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64) {
+    init(offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64, maturities: Int = 0) {
         self.offeringIndex = offeringIndex
         let groupCount = catalog.offerings[offeringIndex].groups.count
         groups = Array(repeating: GroupTotals(), count: groupCount)
         groupMoney = Array(repeating: ExactMoney(), count: groupCount)
+        positiveRevenues = Array(repeating: [], count: groupCount)
+        matured = Array(repeating: Array(repeating: MaturedSums(), count: groupCount), count: maturities)
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
         series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
@@ -138,6 +183,10 @@ struct OfferingSums {
         }
         quality.add(contributions.quality)
         unconvertibleEvents.merge(contributions.unconvertibleEvents, uniquingKeysWith: +)
+        for (group, revenue) in contributions.positiveRevenues { positiveRevenues[Int(group)].append(revenue) }
+        for maturity in matured.indices {
+            for group in groups.indices { matured[maturity][group].add(contributions.matured[maturity][group]) }
+        }
         for (group, contribution) in contributions.products {
             let key = ProductKey(group: Int(group), product: contribution.product)
             let index: Int
@@ -160,7 +209,10 @@ struct OfferingSums {
     }
 
     /// The offering's result, once every member's contributions are added.
-    func result(catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?) -> OfferingResult {
+    func result(
+        catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, revenueCap: RevenueCapRule? = nil,
+        maturityDays: [Int] = []
+    ) -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
         let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals
@@ -174,7 +226,37 @@ struct OfferingSums {
             groups: groupRows, products: productRows, quality: quality,
             unconvertibleEvents: unconvertibleEvents.map { (context.labels.string(of: $0.key), $0.value) }.sorted {
                 $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8)
-            }, daily: series.days())
+            }, daily: series.days(),
+            cappedRevenue: revenueCap.map(cappedRevenue),
+            matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) })
+    }
+
+    /// §2.9: the cap over every group's positive revenues, and each group's sums with every
+    /// member's revenue lowered to it: its exact sums, less each revenue over the cap, plus the
+    /// cap in its place (so exact, and the same whatever the order of the members).
+    private func cappedRevenue(_ rule: RevenueCapRule) -> CappedRevenue {
+        var pooled = positiveRevenues.flatMap { $0 }
+        let cap = rule.cap(positiveRevenues: &pooled)
+        var statistics: [GroupSufficientStatistics] = []
+        var cappedUsers: [Int] = []
+        for group in groups.indices {
+            var money = groupMoney[group]
+            var lowered = 0
+            if let cap {
+                for revenue in positiveRevenues[group] where revenue > cap {
+                    money.subtract(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
+                    money.add(GroupTotals.Money(revenueSum: cap, revenueSumSquares: cap * cap))
+                    lowered += 1
+                }
+            }
+            let rounded = money.rounded
+            statistics.append(
+                GroupSufficientStatistics(
+                    users: groups[group].users, converters: groups[group].converters, revenueSum: rounded.revenueSum,
+                    revenueSumSquares: rounded.revenueSumSquares))
+            cappedUsers.append(lowered)
+        }
+        return CappedRevenue(cap: cap, groups: statistics, cappedUsers: cappedUsers)
     }
 }
 
@@ -192,7 +274,9 @@ enum Attribution {
         return try events.withView { events in
             var contributions = MemberContributions(
                 groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
-                groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges())
+                groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
+                matured: Array(
+                    repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count))
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
             var days: [Int] = []
@@ -211,9 +295,35 @@ enum Attribution {
                 contributions.quality.add(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
                 for currency in scratch.unconvertibleCurrencies { contributions.unconvertibleEvents[currency, default: 0] += 1 }
+                if context.keepsPositiveRevenues && outcome.netRevenue > 0 {
+                    contributions.positiveRevenues.append((group, outcome.netRevenue))
+                }
+                for (maturity, length) in context.maturityMicroseconds.enumerated() {
+                    let end = member.membership.assignedAt + length
+                    guard end <= context.asOf else { continue }
+                    try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
+                }
             }
             return contributions
         }
+    }
+
+    /// §2.10: a matured member's conversion and revenue before `end` (assignment + D days), from
+    /// the counted events of their last evaluation (`scratch`): a purchase, and money events
+    /// (a refund by its own time), before it. `scratch.money` only lends its storage.
+    static func addMatured(
+        before end: Int64, scratch: inout EvaluationScratch, context: AttributionContext, into sums: inout MaturedSums
+    ) throws {
+        sums.users += 1
+        if scratch.purchases.contains(where: { $0.timestamp < end }) { sums.converters += 1 }
+        scratch.money.removeAll()
+        for contribution in scratch.products where contribution.timestamp < end {
+            guard let money = contribution.money else { continue }
+            try scratch.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
+        }
+        guard !scratch.money.isEmpty else { return }
+        let revenue = scratch.money.converted(context).net
+        sums.money.add(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
     }
 
     /// One member's values (§2.3) from their cleaned events (sorted by time; their details in
@@ -270,7 +380,8 @@ enum Attribution {
                 }
                 scratch.countedTransactions.append(counted)
                 let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
-                scratch.products.append(ProductContribution(product: counted.details.product, kind: type, money: money))
+                scratch.products.append(
+                    ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
             case .cancel, .expire, .refund: break
             }
         }
@@ -291,7 +402,8 @@ enum Attribution {
             let money = try knownMoney(
                 currency: hasPrice ? refundDetails.currency : refunded.details.currency,
                 refunded: hasPrice ? refundDetails.price : refunded.details.price)
-            scratch.products.append(ProductContribution(product: refundDetails.product, kind: .refund, money: money))
+            scratch.products.append(
+                ProductContribution(product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money))
         }
         let (gross, refunded, net) = scratch.money.converted(context)
         outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)

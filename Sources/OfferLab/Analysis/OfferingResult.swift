@@ -88,4 +88,30 @@ public struct OfferingResult: Sendable {
     public var unconvertibleEvents: [(currency: String, events: Int)] = []
     /// Cumulative totals as of the end of each day, from the first assignment to `as_of`.
     public var daily: [DailyTotals] = []
+    /// §2.9; nil when the job sets no `revenue_cap`.
+    public var cappedRevenue: CappedRevenue?
+    /// §2.10, one per `maturity_days` entry, ascending.
+    public var matured: [MaturedGroups] = []
+
+    /// The further comparisons of the night (§2.9, §2.10): capped revenue, then each maturity.
+    public var comparisonFamilies: [ComparisonFamily] {
+        (cappedRevenue.map { [.cappedRevenue($0.groups)] } ?? []) + matured.map { .matured(days: $0.days, $0.groups) }
+    }
+}
+
+/// An offering's revenue capped at its cap (§2.9).
+public struct CappedRevenue: Sendable, Equatable {
+    /// nil: no cap (a percentile with no positive revenue): the values are the uncapped ones.
+    public var cap: Double?
+    /// Parallel to the offering's groups: users, converters, Σ and Σ² of capped net revenue.
+    public var groups: [GroupSufficientStatistics]
+    /// Parallel to the offering's groups: members whose revenue the cap lowered.
+    public var cappedUsers: [Int]
+}
+
+/// An offering's members matured after `days` days (§2.10), per group: matured users,
+/// converters within the days, Σ and Σ² of revenue within the days.
+public struct MaturedGroups: Sendable, Equatable {
+    public var days: Int
+    public var groups: [GroupSufficientStatistics]
 }

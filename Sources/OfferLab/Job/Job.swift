@@ -64,6 +64,10 @@ public struct Job: Sendable {
     public var inflater: Inflater = .fastestAvailable
     /// The parsed-log cache's folder (`ParsedLogCache`); nil: every log file is parsed.
     public var cachePath: String?
+    /// How per-user revenue is capped for `arpu_capped` (§2.9); nil: no capping.
+    public var revenueCap: RevenueCapRule?
+    /// The D of the matured metrics (§2.10), ascending and distinct; empty: none.
+    public var maturityDays: [Int] = []
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }
@@ -75,7 +79,7 @@ public enum JobLoader {
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
         "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "sequential_tuning", "decision",
-        "max_unconvertible_money_share",
+        "max_unconvertible_money_share", "revenue_cap", "maturity_days",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -209,13 +213,16 @@ public enum JobLoader {
                 .configuration, "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
         }
 
+        let revenueCap = try reader.revenueCap()
+        let maturityDays = try reader.maturityDays()
+
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision,
             control: try reader.optionalText("control"), conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
             maxUnconvertibleMoneyShare: maxUnconvertible, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
-            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)
+            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath, revenueCap: revenueCap, maturityDays: maturityDays)
     }
 
     /// A YAML error on one line: where, what, and what the parser was reading. (Yams's own
@@ -279,6 +286,49 @@ private struct JobValues {
 
     func number(_ key: String, default defaultValue: Double) throws -> Double {
         try optionalNumber(key) ?? defaultValue
+    }
+
+    /// `revenue_cap: {percentile: p}` (0 < p < 1) or `{value: C}` (C > 0), or nil when absent.
+    func revenueCap() throws -> RevenueCapRule? {
+        guard let node = values["revenue_cap"], node.null == nil else { return nil }
+        let form = "expected {percentile: 0.99} or {value: 500}"
+        guard let mapping = node.mapping else { throw fail("revenue_cap", form) }
+        var given: [String: Double] = [:]
+        for (keyNode, valueNode) in mapping {
+            guard let key = keyNode.string, key == "percentile" || key == "value" else {
+                throw fail("revenue_cap", "unknown key '\(keyNode.string ?? "")': \(form)")
+            }
+            guard let text = valueNode.scalar?.string, let number = Double(text), number.isFinite else {
+                throw fail("revenue_cap", "\(key) '\(valueNode.scalar?.string ?? "")' is not a number")
+            }
+            given[key] = number
+        }
+        switch (given["percentile"], given["value"]) {
+        case (let p?, nil):
+            guard p > 0 && p < 1 else { throw fail("revenue_cap", "percentile \(p) must be between 0 and 1 (exclusive), e.g. 0.99") }
+            return .percentile(p)
+        case (nil, let amount?):
+            guard amount > 0 else { throw fail("revenue_cap", "value \(amount) must be a positive amount of the report currency") }
+            return .value(amount)
+        case (.some, .some): throw fail("revenue_cap", "give percentile or value, not both")
+        case (nil, nil): throw fail("revenue_cap", form)
+        }
+    }
+
+    /// `maturity_days: [7, 14, 30]`: positive whole days up to 100 years, each once; ascending.
+    func maturityDays() throws -> [Int] {
+        guard let node = values["maturity_days"], node.null == nil else { return [] }
+        guard let sequence = node.sequence else { throw fail("maturity_days", "expected a list of whole days, like [7, 14, 30]") }
+        var days: [Int] = []
+        for item in sequence {
+            let text = item.scalar?.string ?? ""
+            guard let day = Int(text), day > 0 else { throw fail("maturity_days", "'\(text)' is not a positive whole number of days") }
+            // Days as microseconds added to assignment times must not overflow.
+            guard day <= 36_500 else { throw fail("maturity_days", "\(day) days is more than 100 years") }
+            guard !days.contains(day) else { throw fail("maturity_days", "\(day) is given twice") }
+            days.append(day)
+        }
+        return days.sorted()
     }
 
     func positiveRate(_ text: String?, currency: String, source: String) throws -> Double {

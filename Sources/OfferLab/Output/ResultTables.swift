@@ -7,7 +7,10 @@ enum ResultTables {
     /// `ResultTables+Report.swift`).
     static func make(_ results: NightResults, job: Job) throws -> (files: [ResultTable], database: [ResultTable]) {
         let analyses = try results.offerings.map { result in
-            (offeringID: result.offering.offeringID, statistics: try analyse(result, groups: result.groups, job: job))
+            (
+                offeringID: result.offering.offeringID,
+                statistics: try analyse(result, groups: result.groups, job: job, families: result.comparisonFamilies)
+            )
         }
         let summary = summaryTable(results.offerings, alpha: job.alpha)
         let comparisons = comparisonsTable(analyses)
@@ -15,12 +18,13 @@ enum ResultTables {
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
         let daily = try dailyTable(results.offerings, job: job)
+        let maturity = maturityTable(results.offerings, alpha: job.alpha)
         let rejects = rejectsTable(results.ingest.rejects)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
         return (
-            [summary, comparisons, srm, products, quality, daily, rejects, skippedFiles],
-            [summary, comparisons, srm, products, quality, daily] + shown
+            [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles],
+            [summary, comparisons, srm, products, quality, daily, maturity] + shown
         )
     }
 
@@ -45,13 +49,16 @@ enum ResultTables {
             .map { .real($0 ?? nil) } + [.bool(row?.seqSignificant ?? nil)]
     }
 
-    /// The statistics of an offering whose groups have `groups` totals (the night's or a day's).
-    static func analyse(_ result: OfferingResult, groups: [GroupTotals], job: Job) throws -> OfferingAnalysis {
+    /// The statistics of an offering whose groups have `groups` totals (the night's or a day's),
+    /// with `families` compared too (the night's capped and matured metrics).
+    static func analyse(
+        _ result: OfferingResult, groups: [GroupTotals], job: Job, families: [ComparisonFamily] = []
+    ) throws -> OfferingAnalysis {
         let inputs = result.offering.groups.enumerated().map { index, group in
             AnalysisGroup(name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
         }
         do {
-            return try analyzeOffering(inputs, alpha: job.alpha, sequentialTuning: job.sequentialTuning)
+            return try analyzeOffering(inputs, alpha: job.alpha, sequentialTuning: job.sequentialTuning, families: families)
         } catch {
             throw OfferLabError(.data, "offering \(result.offering.offeringID): \(error)")
         }
@@ -69,15 +76,49 @@ enum ResultTables {
         ]
     }
 
+    /// §2.4's columns, then §2.9's (empty without a `revenue_cap`; `revenue_cap` also when the
+    /// offering has no positive revenue to take a percentile of).
     static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
         var table = ResultTable(
-            name: "summary", columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
+            name: "summary",
+            columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns
+                + [("revenue_cap", .real), ("arpu_capped", .real), ("arpu_capped_sd", .real), ("capped_users", .integer)],
             keys: ["offering_id", "group"])
         for result in offerings {
             for (index, group) in result.offering.groups.enumerated() {
+                let capped = result.cappedRevenue.map { GroupSummary($0.groups[index], alpha: alpha) }
                 table.rows.append(
                     [.text(result.offering.offeringID), .text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                        + groupMetricValues(result.groups[index], alpha: alpha))
+                        + groupMetricValues(result.groups[index], alpha: alpha)
+                        + [
+                            .real(result.cappedRevenue?.cap), .real(capped?.arpu ?? nil), .real(capped?.arpuSD ?? nil),
+                            .optionalInteger(result.cappedRevenue?.cappedUsers[index]),
+                        ])
+            }
+        }
+        return table
+    }
+
+    /// §2.10: one row per (offering, D, group), D ascending, groups in offering order.
+    static func maturityTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
+        var table = ResultTable(
+            name: "maturity",
+            columns: [
+                ("offering_id", .text), ("group", .text), ("days", .integer), ("users", .integer), ("converters", .integer),
+                ("conversion_rate", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real),
+            ],
+            keys: ["offering_id", "group", "days"])
+        for result in offerings {
+            for matured in result.matured {
+                for (index, group) in result.offering.groups.enumerated() {
+                    let statistics = matured.groups[index]
+                    let summary = GroupSummary(statistics, alpha: alpha)
+                    table.rows.append([
+                        .text(result.offering.offeringID), .text(group.name), .integer(matured.days), .integer(statistics.users),
+                        .integer(statistics.converters), .real(summary.conversionRate), .real(statistics.revenueSum), .real(summary.arpu),
+                        .real(summary.arpuSD),
+                    ])
+                }
             }
         }
         return table

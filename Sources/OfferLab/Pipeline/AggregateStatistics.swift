@@ -4,8 +4,51 @@ import OfferLabStatistics
 
 /// `offerlab stats`: comparisons and SRM from per-group sufficient statistics computed
 /// elsewhere, by the same code `run` uses.
+///
+/// An optional `metric` column adds the sums of §2.9 and §2.10: a row whose `metric` is
+/// `arpu_capped` holds a group's sums of capped revenue (the `arpu_capped` comparisons), one
+/// whose `metric` is `d<D>` (`d7`) the sums of its members matured after D days
+/// (`conversion_d<D>`, `arpu_d<D>`); an empty `metric` (or no such column) is the group's own
+/// row. Every group of an offering then needs a row for each metric the offering has.
 public enum AggregateStatistics {
     static let columns = ["offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares"]
+
+    /// What a row's non-empty `metric` names: a group's capped sums, or its matured ones.
+    enum FamilyMetric: Hashable, Comparable {
+        case capped
+        case matured(days: Int)
+
+        init?(_ text: String) {
+            if text == "arpu_capped" {
+                self = .capped
+            } else if text.hasPrefix("d"), text.dropFirst().allSatisfy(\.isASCII), let days = Int(text.dropFirst()), days > 0 {
+                self = .matured(days: days)
+            } else {
+                return nil
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .capped: "arpu_capped"
+            case .matured(let days): "d\(days)"
+            }
+        }
+
+        /// The family compared on these sums.
+        func family(_ statistics: [GroupSufficientStatistics]) -> ComparisonFamily {
+            switch self {
+            case .capped: .cappedRevenue(statistics)
+            case .matured(let days): .matured(days: days, statistics)
+            }
+        }
+    }
+
+    /// One row of an aggregates file, with the line it came from.
+    private struct Row {
+        var line: Int
+        var group: AnalysisGroup
+    }
 
     /// Reads `input` (CSV or TSV, see the README), writes `comparisons.csv` and `srm.csv` into
     /// `output`, the sequential columns at N* = `sequentialTuning`, and `summary.csv` when `input`
@@ -25,7 +68,10 @@ public enum AggregateStatistics {
         guard !offerings.isEmpty else { throw OfferLabError(.data, "\(input): no rows after the header, so no offering to compute") }
         let analyses = try offerings.map { offering in
             do {
-                return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha, sequentialTuning: sequentialTuning))
+                return (
+                    offeringID: offering.id,
+                    statistics: try analyzeOffering(offering.groups, alpha: alpha, sequentialTuning: sequentialTuning, families: offering.families)
+                )
             } catch {
                 throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
             }
@@ -60,16 +106,20 @@ public enum AggregateStatistics {
         return offerings.map(\.id)
     }
 
-    /// The offerings of an aggregates file, in byte order of `offering_id`, groups in file order.
-    static func read(_ path: String) throws -> [(id: String, groups: [AnalysisGroup])] {
+    /// The offerings of an aggregates file, in byte order of `offering_id`, groups in file order,
+    /// and the families their `metric` rows give (capped first, then D ascending).
+    static func read(_ path: String) throws -> [(id: String, groups: [AnalysisGroup], families: [ComparisonFamily])] {
         guard let format = TableFormat(fileName: path) else {
             throw OfferLabError(.configuration, "--input \(path): expected a .csv or .tsv file (gzipped or not)")
         }
         var offerings: [String: [AnalysisGroup]] = [:]
         var controlLine: [String: Int] = [:]
+        /// Per offering and non-empty metric: its rows in file order.
+        var metricRows: [String: [FamilyMetric: [Row]]] = [:]
         do {
             let reader = try TableFileReader(path: path, format: format)
             let index = try reader.requireColumns(columns)
+            let metricColumn = reader.header.firstIndex(of: "metric")
             try reader.forEachRow { row in
                 func fail(_ problem: String) -> OfferLabError {
                     OfferLabError(.data, "\(path) line \(row.lineNumber): \(problem)")
@@ -93,6 +143,11 @@ public enum AggregateStatistics {
                 }
                 let offering = try text(0)
                 let group = try text(1)
+                let metricText = metricColumn.flatMap { row.string(at: $0) } ?? ""
+                let metric = FamilyMetric(metricText)
+                guard metric != nil || metricText.isEmpty else {
+                    throw fail("metric '\(metricText)' is not empty, arpu_capped or d<days> (like d7)")
+                }
                 guard let isControl = row.bool(at: index[2]) else { throw fail("is_control must be true or false") }
                 let weight = try number(3)
                 guard weight >= 0 else { throw fail("weight \(weight) is negative") }
@@ -105,6 +160,16 @@ public enum AggregateStatistics {
                 guard squares >= 0, users > 0 || (sum == 0 && squares == 0),
                     users == 0 || squares * Double(users) >= sum * sum * (1 - 1e-9)
                 else { throw fail("revenue_sum \(sum) and revenue_sum_squares \(squares) cannot come from \(users) users") }
+                let parsed = AnalysisGroup(
+                    name: group, isControl: isControl, weight: weight,
+                    statistics: GroupSufficientStatistics(users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares))
+                if let metric {
+                    if metricRows[offering]?[metric]?.contains(where: { $0.group.name == group }) == true {
+                        throw fail("group \(group) of \(offering) appears twice with metric \(metric.text)")
+                    }
+                    metricRows[offering, default: [:]][metric, default: []].append(Row(line: row.lineNumber, group: parsed))
+                    return
+                }
                 if offerings[offering]?.contains(where: { $0.name == group }) == true {
                     throw fail("group \(group) of \(offering) appears twice")
                 }
@@ -112,18 +177,55 @@ public enum AggregateStatistics {
                     if let first = controlLine[offering] { throw fail("\(offering) has a second control group (the first is on line \(first))") }
                     controlLine[offering] = row.lineNumber
                 }
-                offerings[offering, default: []].append(
-                    AnalysisGroup(
-                        name: group, isControl: isControl, weight: weight,
-                        statistics: GroupSufficientStatistics(users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares)))
+                offerings[offering, default: []].append(parsed)
             }
         } catch let error as IngestError {
             throw OfferLabError(.data, "\(error)")
         }
+        let orphans = metricRows.filter { offerings[$0.key] == nil }.flatMap { $0.value.values.flatMap { $0 } }
+        if let orphan = orphans.min(by: { $0.line < $1.line }) {
+            throw OfferLabError(.data, "\(path) line \(orphan.line): group \(orphan.group.name) has no row with an empty metric")
+        }
         if let missing = offerings.keys.sorted().first(where: { controlLine[$0] == nil }) {
             throw OfferLabError(.data, "\(path): offering \(missing) has no row with is_control = true")
         }
-        return offerings.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { ($0, offerings[$0] ?? []) }
+        return try offerings.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
+            let groups = offerings[id] ?? []
+            let families = try (metricRows[id] ?? [:]).sorted { $0.key < $1.key }.map { metric, rows in
+                try family(metric, rows: rows, of: groups, offering: id, path: path)
+            }
+            return (id, groups, families)
+        }
+    }
+
+    /// The family of one offering's `metric` rows: one per group of its own rows, with the same
+    /// `is_control` and `weight`.
+    private static func family(
+        _ metric: FamilyMetric, rows: [Row], of groups: [AnalysisGroup], offering: String, path: String
+    ) throws -> ComparisonFamily {
+        for row in rows {
+            func fail(_ problem: String) -> OfferLabError { OfferLabError(.data, "\(path) line \(row.line): \(problem)") }
+            let name = row.group.name
+            guard let own = groups.first(where: { $0.name == name }) else {
+                throw fail("group \(name) of \(offering) has no row with an empty metric")
+            }
+            guard own.isControl == row.group.isControl, own.weight == row.group.weight else {
+                throw fail("is_control and weight must be those of group \(name)'s row with an empty metric")
+            }
+            let (users, ownUsers) = (row.group.statistics.users, own.statistics.users)
+            switch metric {
+            case .capped where users != ownUsers: throw fail("users \(users) of arpu_capped must be the \(ownUsers) of group \(name)'s own row")
+            case .matured where users > ownUsers: throw fail("\(users) matured users exceed the \(ownUsers) of group \(name)'s own row")
+            default: break
+            }
+        }
+        let statistics = try groups.map { group in
+            guard let row = rows.first(where: { $0.group.name == group.name }) else {
+                throw OfferLabError(.data, "\(path): offering \(offering): group \(group.name) has no row with metric \(metric.text)")
+            }
+            return row.group.statistics
+        }
+        return metric.family(statistics)
     }
 
     /// The count and money columns of `summary.csv` beyond the sufficient statistics (the
@@ -132,16 +234,20 @@ public enum AggregateStatistics {
         "trial_starters", "trial_converters", "paywall_viewers", "purchases", "renewals", "refunds", "gross_revenue", "refunded_revenue",
     ]
 
-    /// Every group's totals, when `path` has the summary columns (nil when it has none of them).
+    /// Every group's totals from its own row (empty `metric`), when `path` has the summary
+    /// columns (nil when it has none of them).
     /// Read in a second pass over the (small) file, after `read` has checked every row.
-    static func summaryResults(_ path: String, offerings: [(id: String, groups: [AnalysisGroup])]) throws -> [OfferingResult]? {
+    static func summaryResults(_ path: String, offerings: [(id: String, groups: [AnalysisGroup], families: [ComparisonFamily])]) throws -> [OfferingResult]? {
         var totals: [String: [String: GroupTotals]] = [:]
         do {
             let reader = try TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv)
             let present = summaryColumns.filter { reader.columnIndex($0) != nil }
             guard !present.isEmpty else { return nil }
             let index = try reader.requireColumns(summaryColumns + ["offering_id", "group"])
+            let metricColumn = reader.columnIndex("metric")
             try reader.forEachRow { row in
+                // A capped or matured row's sums are not the group's: its summary columns are not read.
+                guard (metricColumn.flatMap { row.string(at: $0) } ?? "").isEmpty else { return }
                 func count(_ column: Int) throws -> Int {
                     guard let value = row.int64(at: index[column]), value >= 0 else {
                         throw OfferLabError(

@@ -127,7 +127,8 @@ public enum NightlyRun {
         // the analysis is done, although clean-up releases them as it regroups them.
         var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
-            windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
+            windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
+            threads: job.threads, progress: progress)
         results.warnings = try controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
         return results
@@ -153,7 +154,7 @@ public enum NightlyRun {
                 + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
     }
 
-    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7 for the given offerings (catalog indices), on events
+    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7, §2.9–§2.10 for the given offerings (catalog indices), on events
     /// already read. The store is consumed: its records are released while clean-up regroups
     /// them by user.
     ///
@@ -163,16 +164,20 @@ public enum NightlyRun {
     /// counts are integers and money sums exact (`ExactMoney`).
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
-        rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil,
-        membersPerRun: Int = membersPerRun
+        rates: [String: Double], windowDays: Double?, control: String?, revenueCap: RevenueCapRule? = nil, maturityDays: [Int] = [],
+        threads: Int? = nil, progress: ProgressReporter? = nil, membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
-        let context = AttributionContext(labels: store.labels, rates: rates, windowDays: windowDays)
+        let context = AttributionContext(
+            labels: store.labels, rates: rates, windowDays: windowDays, asOf: asOf, maturityDays: maturityDays,
+            keepsPositiveRevenues: revenueCap != nil)
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
-        var sums = ordered.map { OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf) }
+        var sums = ordered.map {
+            OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, maturities: maturityDays.count)
+        }
         let runs = ordered.indices.flatMap { position in
             let count = population.members[ordered[position]].count
             return stride(from: 0, to: count, by: membersPerRun).map { (position: position, members: $0..<min($0 + membersPerRun, count)) }
@@ -192,7 +197,9 @@ public enum NightlyRun {
         }
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
         return NightResults(
-            offerings: sums.map { $0.result(catalog: catalog, context: context, preferredControl: control) }, ingest: store.counters,
+            offerings: sums.map {
+                $0.result(catalog: catalog, context: context, preferredControl: control, revenueCap: revenueCap, maturityDays: maturityDays)
+            }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }
 

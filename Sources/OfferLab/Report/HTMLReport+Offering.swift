@@ -29,6 +29,8 @@ struct OfferingSection {
         html += HTMLReport.banners(warnings, scope: nil)
         html += verdict(trusted: runIsTrusted && !warnings.contains { $0.severity == .critical })
         html += results
+        html += cappedRevenue
+        html += maturedMetrics
         html += groupCharts
         html += liftOverTime
         html += paywalls
@@ -139,8 +141,14 @@ struct OfferingSection {
 
     /// A treatment's change against control on `metric`; control's own row says it is the baseline.
     private func versus(_ group: GroupReport, _ metric: Metric) -> String {
+        versus(group, offering.comparison(group.name, metric), metric)
+    }
+
+    /// A treatment's change against control in `comparison`, a comparison of `metric`'s kind
+    /// (the offering's own, or a capped or matured one).
+    private func versus(_ group: GroupReport, _ comparison: Comparison?, _ metric: Metric) -> String {
         guard !group.isControl else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
-        guard let comparison = offering.comparison(group.name, metric), let lift = comparison.relativeLift ?? comparison.absoluteLift else {
+        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else {
             return cell("–", ["not enough data"])
         }
         let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
@@ -405,5 +413,66 @@ struct OfferingSection {
             html += "<td class=\"num\">\(ReportFormat.money(product.netRevenue, currency).htmlEscaped)</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
+    }
+
+    // MARK: Capped revenue and matured users
+
+    /// Revenue per user capped and uncapped (§2.9), when the job sets a revenue cap.
+    private var cappedRevenue: String {
+        guard offering.groups.contains(where: { $0.cappedUsers != nil }) else { return "" }
+        let money = ReportFormat.value(.arpu, currency: currency)
+        let over = offering.groups.reduce(0) { $0 + ($1.cappedUsers ?? 0) }
+        var html = """
+            <h3>Revenue per user, capped</h3>
+            <table class="capped">
+            <thead><tr><th scope="col">Group</th><th scope="col" class="num">Revenue per user</th>\
+            <th scope="col" class="num">Capped</th><th scope="col" class="num">Capped vs control</th>\
+            <th scope="col" class="num">Users over the cap</th></tr></thead>
+            <tbody>
+
+            """
+        for group in offering.groups {
+            html += "<tr><th scope=\"row\">\(swatch(group))\(group.name.htmlEscaped)</th>"
+            html += cell(group.arpu.map(money) ?? "–", []) + cell(group.arpuCapped.map(money) ?? "–", [])
+            html += versus(group, offering.comparison(group.name, named: "arpu_capped"), .arpu)
+            html += cell(ReportFormat.count(group.cappedUsers ?? 0), []) + "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        if let cap = offering.groups.lazy.compactMap(\.revenueCap).first {
+            html += "<p class=\"note\">Each user's net revenue counted up to \(money(cap).htmlEscaped) (the job's revenue_cap), so that a few "
+            html += "large spenders cannot decide the test on their own: \(ReportFormat.count(over)) user\(over == 1 ? " was" : "s were") over it.</p>\n"
+        } else {
+            html += "<p class=\"note\">Nobody paid yet: there is nothing to cap.</p>\n"
+        }
+        return html
+    }
+
+    /// Conversion and revenue within D days of assignment, of the users assigned at least D days
+    /// before the night (§2.10), when the job sets maturity days.
+    private var maturedMetrics: String {
+        guard !offering.matured.isEmpty else { return "" }
+        let money = ReportFormat.value(.arpu, currency: currency)
+        var html = """
+            <h3>Matured users</h3>
+            <table class="matured">
+            <thead><tr><th scope="col">Window</th><th scope="col">Group</th><th scope="col" class="num">Matured users</th>\
+            <th scope="col" class="num">Conversion</th><th scope="col" class="num">Conversion vs control</th>\
+            <th scope="col" class="num">Revenue per user</th><th scope="col" class="num">Revenue per user vs control</th></tr></thead>
+            <tbody>
+
+            """
+        for row in offering.matured {
+            guard let group = offering.groups.first(where: { $0.name == row.group }) else { continue }
+            html += "<tr><th scope=\"row\">after \(row.days) day\(row.days == 1 ? "" : "s")</th><td>\(swatch(group))\(group.name.htmlEscaped)</td>"
+            html += cell(ReportFormat.count(row.users), [])
+            html += cell(row.conversionRate.map(ReportFormat.percent) ?? "–", [])
+            html += versus(group, offering.comparison(group.name, named: "conversion_d\(row.days)"), .conversion)
+            html += cell(row.arpu.map(money) ?? "–", [])
+            html += versus(group, offering.comparison(group.name, named: "arpu_d\(row.days)"), .arpu) + "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        html += "<p class=\"note\">Only users assigned at least that many days before this night, with what they did in their first days: "
+        html += "every user counted had the same time to buy and renew. Early in a test few users have matured.</p>\n"
+        return html
     }
 }

@@ -1,8 +1,10 @@
 /// Reading a `ReportData` from the night's result tables, whether a run holds them in memory or
 /// the database returns them: one path for both, so both give the same report.
 extension ReportData {
-    /// The tables the report reads. `daily` may be absent (runs without the daily series).
-    static let tableNames = ["offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily"]
+    /// The tables the report reads. `daily` and `maturity` may be absent (runs before them).
+    static let tableNames = [
+        "offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily", "maturity",
+    ]
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
     init(tables: [ResultTable], run: RunRecord) {
@@ -19,6 +21,7 @@ extension ReportData {
         let shownProducts = rows("shown_products")
         let shownCopy = rows("shown_copy")
         let daily = rows("daily")
+        let maturity = rows("maturity")
 
         self.run = RunFacts(
             job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
@@ -39,6 +42,9 @@ extension ReportData {
                     grossRevenue: row.double("gross_revenue") ?? 0, refundedRevenue: row.double("refunded_revenue") ?? 0,
                     netRevenue: row.double("net_revenue") ?? 0, arpu: row.double("arpu"), arpuSD: row.double("arpu_sd"),
                     arppu: row.double("arppu"))
+                group.revenueCap = row.double("revenue_cap")
+                group.arpuCapped = row.double("arpu_capped")
+                group.cappedUsers = row.value("capped_users").flatMap { if case .integer(let count) = $0 { count } else { nil } }
                 group.shownProducts = of(shownProducts).filter { $0.text("group") == name }
                     .sorted { $0.int("position") < $1.int("position") }
                     .map { row in
@@ -54,7 +60,7 @@ extension ReportData {
                 }
                 return group
             }
-            return OfferingReport(
+            var report = OfferingReport(
                 offeringID: id, name: offering.text("name") ?? "", isActive: offering.bool("is_active") ?? false,
                 controlGroup: offering.text("control_group") ?? "", currency: offering.text("report_currency") ?? "",
                 alpha: offering.double("alpha") ?? 0.05, conversionWindowDays: offering.double("conversion_window_days"),
@@ -69,6 +75,16 @@ extension ReportData {
                 },
                 quality: of(quality).map(Row.qualityCounter), daily: of(daily).map(Row.dailyPoint),
                 decision: offering.text("decision").flatMap(Decision.init(rawValue:)))
+            for row in of(comparisons) {
+                guard let name = row.text("metric"), let comparison = Row.familyComparison(row) else { continue }
+                report.familyComparisons[name, default: []].append(comparison)
+            }
+            report.matured = of(maturity).map { row in
+                MaturedGroup(
+                    days: row.int("days"), group: row.text("group") ?? "", users: row.int("users"),
+                    conversionRate: row.double("conversion_rate"), arpu: row.double("arpu"))
+            }
+            return report
         }
     }
 
@@ -130,7 +146,20 @@ private struct Row {
 
     static func comparison(_ row: Row) -> Comparison? {
         guard let metric = row.text("metric").flatMap(Metric.init(rawValue:)) else { return nil }
-        return Comparison(
+        return comparison(row, metric)
+    }
+
+    /// A row of a capped or matured metric (`arpu_capped`, `conversion_d7`, `arpu_d7`), read
+    /// as a comparison of the metric it is a kind of.
+    static func familyComparison(_ row: Row) -> Comparison? {
+        guard let name = row.text("metric"), Metric(rawValue: name) == nil else { return nil }
+        if name.hasPrefix("conversion_") { return comparison(row, .conversion) }
+        if name.hasPrefix("arpu_") { return comparison(row, .arpu) }
+        return nil
+    }
+
+    private static func comparison(_ row: Row, _ metric: Metric) -> Comparison {
+        Comparison(
             group: row.text("group") ?? "", metric: metric, controlValue: row.double("control_value"), value: row.double("value"),
             absoluteLift: row.estimate("abs_lift"), relativeLift: row.estimate("rel_lift"), pValue: row.double("p_value"),
             pValueAdjusted: row.double("p_value_adjusted"), significant: row.bool("significant"),

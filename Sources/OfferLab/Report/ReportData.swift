@@ -60,6 +60,11 @@ struct OfferingReport: Sendable, Equatable {
     /// The job's `decision` (§2.8); nil for a night stored by an offerlab without the sequential
     /// values, whose verdicts fall back to the fixed-horizon ones.
     var decision: Decision? = nil
+    /// The comparisons of the capped and matured metrics (`arpu_capped`, `conversion_d7`, …),
+    /// by metric name, per treatment.
+    var familyComparisons: [String: [Comparison]] = [:]
+    /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
+    var matured: [MaturedGroup] = []
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 
@@ -70,6 +75,12 @@ struct OfferingReport: Sendable, Equatable {
     /// p-values and significance are the sequential ones when `verdictInference` is sequential.
     func comparison(_ group: String, _ metric: Metric) -> Comparison? {
         comparisons.first { $0.group == group && $0.metric == metric }?.decided(by: verdictInference)
+    }
+
+    /// The comparison of `group` with control on the capped or matured metric named `metric`,
+    /// as the verdicts use it (like ``comparison(_:_:)``).
+    func comparison(_ group: String, named metric: String) -> Comparison? {
+        familyComparisons[metric]?.first { $0.group == group }?.decided(by: verdictInference)
     }
 
     /// The count of a per-offering counter (0 when absent).
@@ -99,9 +110,24 @@ struct GroupReport: Sendable, Equatable {
     var arpu: Double?
     var arpuSD: Double?
     var arppu: Double?
+    /// The offering's revenue cap (nil: none set, or nobody paid).
+    var revenueCap: Double?
+    /// Revenue per user with each user's revenue capped; nil when no cap is set.
+    var arpuCapped: Double?
+    /// Users whose revenue the cap lowered; nil when no cap is set.
+    var cappedUsers: Int?
     /// In display order.
     var shownProducts: [ShownProduct] = []
     var shownCopy: ShownCopy?
+}
+
+/// One row of `maturity.csv`: a group's members assigned at least `days` days before the night.
+struct MaturedGroup: Sendable, Equatable {
+    var days: Int
+    var group: String
+    var users: Int
+    var conversionRate: Double?
+    var arpu: Double?
 }
 
 /// A product on a group's paywall (`subscription_offering_group_products`).

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import OfferLabStatistics
 import OfferLabTestSupport
 @testable import OfferLab
 
@@ -77,7 +78,8 @@ import Testing
 /// Runs the analysis on hand-made tables and events (events in one file, in the order given).
 func analyse(
     _ tables: TablesFixture, _ events: [LogRecord], asOf: String = "2026-03-20", rates: [String: Double] = ["USD": 1, "EUR": 2],
-    window: Double? = nil, offerings: [String] = ["test"], control: String? = nil
+    window: Double? = nil, offerings: [String] = ["test"], control: String? = nil, revenueCap: RevenueCapRule? = nil,
+    maturityDays: [Int] = []
 ) async throws -> NightResults {
     let folder = try TemporaryFolder()
     let path = folder.file("tables.sqlite")
@@ -96,7 +98,7 @@ func analyse(
     let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
     return try await NightlyRun.analyse(
         catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
-        control: control)
+        control: control, revenueCap: revenueCap, maturityDays: maturityDays)
 }
 
 /// The sample data set (`jobs/sample.yaml`): its population, and its log files read into a store,

@@ -27,7 +27,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 class Outputs:
-    """The five output files of a run, as lists of dicts of text."""
+    """The six output files of a run, as lists of dicts of text."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -36,6 +36,7 @@ class Outputs:
         self.quality = read_csv(folder / "quality.csv")
         self.comparisons = read_csv(folder / "comparisons.csv")
         self.srm = read_csv(folder / "srm.csv")
+        self.maturity = read_csv(folder / "maturity.csv")
 
     def group(self, offering: str, group: str) -> dict[str, str]:
         (row,) = [r for r in self.summary if r["offering_id"] == offering and r["group"] == group]
@@ -44,6 +45,10 @@ class Outputs:
     def counter(self, name: str, offering: str = "") -> int:
         (row,) = [r for r in self.quality if r["offering_id"] == offering and r["counter"] == name]
         return int(row["count"])
+
+    def matured(self, offering: str, group: str, days: int) -> dict[str, str]:
+        (row,) = [r for r in self.maturity if r["offering_id"] == offering and r["group"] == group and r["days"] == str(days)]
+        return row
 
     def comparison(self, offering: str, group: str, metric: str) -> dict[str, str]:
         (row,) = [r for r in self.comparisons

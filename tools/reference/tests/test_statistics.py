@@ -198,3 +198,39 @@ def test_stats_command_errors(tmp_path: Path, capsys):
                    "o,a,false,1,10,1,0,0\n")
     assert ref.main(["stats", str(agg), "--out", str(tmp_path / "out")]) == 1
     assert "exactly one is_control" in capsys.readouterr().err
+
+
+METRIC_HEADER = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares,metric\n"
+
+
+def test_stats_metric_rows_give_the_capped_and_matured_comparisons(tmp_path: Path):
+    """Metric rows (Decision D31) are compared like the own rows, capped first, then D ascending,
+    whatever their order in the file; the own rows' comparisons do not change."""
+    own = "o,c,true,1,10,2,5,10,\no,t,false,1,10,1,5,10,\n"
+    agg = tmp_path / "agg.csv"
+    agg.write_text(METRIC_HEADER + own + "o,t,false,1,4,1,9,81,d14\no,c,true,1,4,2,6,18,d14\n"
+                   "o,c,true,1,10,2,4,8,arpu_capped\no,t,false,1,10,1,3,9,arpu_capped\n")
+    assert ref.main(["stats", str(agg), "--out", str(tmp_path / "out")]) == 0
+    rows = read_csv(tmp_path / "out" / "comparisons.csv")
+    assert [r["metric"] for r in rows] == ["conversion", "arpu", "arpu_capped", "conversion_d14", "arpu_d14"]
+    assert (rows[2]["control_value"], rows[2]["value"]) == ("0.4", "0.3")
+    assert (rows[4]["control_value"], rows[4]["value"]) == ("1.5", "2.25")
+    plain = tmp_path / "plain.csv"
+    plain.write_text(METRIC_HEADER + own)
+    assert ref.main(["stats", str(plain), "--out", str(tmp_path / "plain")]) == 0
+    assert read_csv(tmp_path / "plain" / "comparisons.csv") == rows[:2]
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("o,c,true,1,10,2,5,10,capped\n", "metric must be empty, arpu_capped or d<days>"),
+    ("o,c,true,1,10,2,5,10,d0\n", "metric must be empty"),
+    ("o,c,true,1,10,2,4,8,arpu_capped\n", "group t has no row with metric arpu_capped"),
+    ("o,x,false,1,10,2,4,8,d7\n", "group x has no row with an empty metric"),
+    ("o,c,true,1,9,2,4,8,arpu_capped\no,t,false,1,10,1,4,8,arpu_capped\n", "users 9 do not fit the group's own 10"),
+    ("o,c,true,1,11,2,4,8,d7\no,t,false,1,10,1,4,8,d7\n", "users 11 do not fit"),
+])
+def test_stats_metric_row_errors(tmp_path: Path, capsys, extra: str, message: str):
+    agg = tmp_path / "agg.csv"
+    agg.write_text(METRIC_HEADER + "o,c,true,1,10,2,5,10,\no,t,false,1,10,1,5,10,\n" + extra)
+    assert ref.main(["stats", str(agg), "--out", str(tmp_path / "out")]) == 1
+    assert message in capsys.readouterr().err
