@@ -93,11 +93,16 @@ import Testing
         #expect(test.comparison("variant", named: "arpu_d3")?.value == 19.99)
 
         let page = HTMLReport.render(stored)
+        // The statistical details list every comparisons.csv row, the capped and matured ones after the own.
+        let details = try #require(page.components(separatedBy: "<table class=\"details\">").last?.components(separatedBy: "</table>").first)
+        #expect(details.components(separatedBy: "<tr><th scope=\"row\">variant</th><td>").dropFirst().map { $0.prefix { $0 != "<" } } == [
+            "conversion", "revenue per user", "revenue per user, capped", "conversion within 3 days", "revenue per user within 3 days",
+        ])
         for expected in ["Revenue per user, capped", "counted up to USD 10.00", "1 user was over it", "Matured users", "after 3 days", "USD 19.99"] {
             #expect(page.contains(expected), "missing: \(expected)")
         }
         let plain = HTMLReport.render(ReportData(tables: try await databaseTables(folder, offerings: ["test"]), run: record))
-        #expect(!plain.contains("Revenue per user, capped") && !plain.contains("Matured users"))
+        #expect(!plain.contains("<h3>Revenue per user, capped</h3>") && !plain.contains("<h3>Matured users</h3>"))
 
         // A capped or matured comparison is read with the night's decision, like the own ones.
         var decided = test

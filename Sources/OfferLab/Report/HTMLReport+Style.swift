@@ -119,16 +119,21 @@ extension HTMLReport {
         h2{font-size:20px}
         .verdict .sentence{font-size:18px}
         code{overflow-wrap:break-word}
-        table.results,table.details,table.results tbody,table.details tbody{display:block;overflow:visible}
-        table.results thead,table.details thead{display:none}
-        table.results tr,table.details tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
-        table.results tbody th,table.details tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
-        table.results td,table.details td{border:0;padding:4px 0;text-align:left;min-width:0}
-        table.results td::before,table.details td::before,table.products td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
-        table.results td:nth-of-type(1){grid-column:1/-1}
+        table.results,table.details,table.capped,table.matured,table.results tbody,table.details tbody,table.capped tbody,table.matured tbody{display:block;overflow:visible}
+        table.results thead,table.details thead,table.capped thead,table.matured thead{display:none}
+        table.results tr,table.details tr,table.capped tr,table.matured tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
+        table.results tbody th,table.details tbody th,table.capped tbody th,table.matured tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
+        table.results td,table.details td,table.capped td,table.matured td{border:0;padding:4px 0;text-align:left;min-width:0}
+        table.results td::before,table.details td::before,table.capped td::before,table.matured td::before,table.products td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
+        table.results td:nth-of-type(1),table.matured td:nth-of-type(1){grid-column:1/-1}
         \(cellLabels("results", ["Users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
         table.details td:nth-of-type(1){grid-column:1/-1}
-        \(cellLabels("details", ["Metric", nil, nil, "Difference", "Relative", "p-value", "Corrected p", "Chance to beat control", "Detectable difference"]))
+        \(cellLabels("details", [
+            "Metric", nil, nil, "Difference", "Relative", "p-value", "Corrected p", "Always-valid relative", "Always-valid corrected p",
+            "Chance to beat control", "Detectable difference",
+        ]))
+        \(cellLabels("capped", ["Revenue per user", "Capped", "Capped vs control", "Users over the cap"]))
+        \(cellLabels("matured", [nil, "Matured users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
         td.num,td .main{white-space:normal}
         svg{overflow:visible}
         svg text{font-size:17px}

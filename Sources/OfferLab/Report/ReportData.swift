@@ -83,6 +83,23 @@ struct OfferingReport: Sendable, Equatable {
         familyComparisons[metric]?.first { $0.group == group }?.decided(by: verdictInference)
     }
 
+    /// The capped and matured comparisons in `comparisons.csv`'s order (capped, then D
+    /// ascending, conversion before revenue per user, treatments in group order), each with
+    /// its metric's name in words ("revenue per user, capped", "conversion within 7 days").
+    var familyComparisonRows: [(name: String, comparison: Comparison)] {
+        func order(_ metric: String) -> (Int, Int, Int) {
+            guard metric != "arpu_capped", let underscore = metric.lastIndex(of: "_") else { return (0, 0, 0) }
+            return (1, Int(metric[metric.index(after: underscore)...].dropFirst()) ?? 0, metric.hasPrefix("conversion_") ? 0 : 1)
+        }
+        return familyComparisons.keys.sorted { order($0) < order($1) }.flatMap { metric in
+            let (_, days, _) = order(metric)
+            return (familyComparisons[metric] ?? []).map { comparison in
+                let base = ReportFindings.name(comparison.metric)
+                return (metric == "arpu_capped" ? base + ", capped" : "\(base) within \(days) day\(days == 1 ? "" : "s")", comparison)
+            }
+        }
+    }
+
     /// The count of a per-offering counter (0 when absent).
     func counter(_ name: String) -> Int { quality.first { $0.name == name }?.count ?? 0 }
 }
