@@ -101,7 +101,10 @@ enum LogFieldSlot {
     static let originalTransactionID = 11
     /// `userId` … `originalTransactionId`: the snake_case slot + `camelOffset`.
     static let camelOffset = 7
-    static let count = 19
+    /// The dimensions for slicing (after the camelCase slots 12–18).
+    static let country = 19
+    static let platform = 20
+    static let count = 21
 
     /// The slot of a key (its exact bytes), or -1 for an unknown key. No allocation.
     ///
@@ -121,11 +124,17 @@ enum LogFieldSlot {
             return equals("price") ? price : -1
         case 6: return equals("userId") ? userID + camelOffset : -1
         case 7:
-            if key[0] == 0x75 { return equals("user_id") ? userID : -1 }
-            return equals("eventId") ? eventID + camelOffset : -1
+            switch key[0] {
+            case 0x75: return equals("user_id") ? userID : -1
+            case 0x63: return equals("country") ? country : -1
+            default: return equals("eventId") ? eventID + camelOffset : -1
+            }
         case 8:
-            if key[0] == 0x65 { return equals("event_id") ? eventID : -1 }
-            return equals("currency") ? currency : -1
+            switch key[0] {
+            case 0x65: return equals("event_id") ? eventID : -1
+            case 0x70: return equals("platform") ? platform : -1
+            default: return equals("currency") ? currency : -1
+            }
         case 9: return equals("productId") ? productID + camelOffset : -1
         case 10:
             if key[0] == 0x6F { return equals("offeringId") ? offeringID + camelOffset : -1 }
@@ -271,7 +280,17 @@ struct LogFieldValues {
         record.offeringID = offeringID?.range
         record.testGroupID = testGroupID?.range
         record.isSandbox = environment.map { isSandbox(bytes($0)) } ?? false
+        record.country = sliceValue(LogFieldSlot.country)
+        record.platform = sliceValue(LogFieldSlot.platform)
         return nil
+    }
+
+    /// A dimension for slicing: a non-empty string, else absent (another kind of value is no
+    /// level, and does not make the line malformed).
+    @inline(__always)
+    private func sliceValue(_ slot: Int) -> Range<Int>? {
+        guard let value = optionalValue(slot), value.kind == .string else { return nil }
+        return value.range
     }
 
     /// `sandbox` in any case.

@@ -100,6 +100,8 @@ struct MemberContributions: Sendable {
     var days: DailySeries.Changes
     /// Each counted money event of a member who is not excluded, with the member's group.
     var products: [(group: Int32, contribution: ProductContribution)] = []
+    /// Per slice field and level (§2.11): the members who are not excluded.
+    var slices: SliceSums
 }
 
 /// One offering's per-group sums (§2.2–§2.4) and daily series (§2.7), added up from its
@@ -115,8 +117,9 @@ struct OfferingSums {
     private var productIndex: [ProductKey: Int] = [:]
     private var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
     private(set) var series: DailySeries
+    private var slices: SliceSums
 
-    init(offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64) {
+    init(offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64, slices: [SliceField] = []) {
         self.offeringIndex = offeringIndex
         let groupCount = catalog.offerings[offeringIndex].groups.count
         groups = Array(repeating: GroupTotals(), count: groupCount)
@@ -124,6 +127,7 @@ struct OfferingSums {
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
         series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
+        self.slices = SliceSums(fields: slices, groupCount: groupCount)
     }
 
     /// Adds the contributions of the next members.
@@ -134,6 +138,7 @@ struct OfferingSums {
             groupMoney[group].add(contributions.groupMoney[group])
         }
         quality.add(contributions.quality)
+        slices.add(contributions.slices)
         for (group, contribution) in contributions.products {
             let key = ProductKey(group: Int(group), product: contribution.product)
             let index: Int
@@ -156,7 +161,7 @@ struct OfferingSums {
     }
 
     /// The offering's result, once every member's contributions are added.
-    func result(catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?) -> OfferingResult {
+    func result(catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, maxSliceLevels: Int = 20) -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
         let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals
@@ -167,7 +172,8 @@ struct OfferingSums {
         for group in groupRows.indices { groupRows[group].money = groupMoney[group].rounded }
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
-            groups: groupRows, products: productRows, quality: quality, daily: series.days())
+            groups: groupRows, products: productRows, quality: quality, daily: series.days(),
+            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels))
     }
 }
 
@@ -178,14 +184,15 @@ enum Attribution {
     /// copied for every member.
     static func evaluate(
         _ members: ArraySlice<Member>, offeringIndex: Int, catalog: OfferingCatalog, series: DailySeries, events: UserEvents,
-        context: AttributionContext
+        context: AttributionContext, slices: [SliceField] = []
     ) throws -> MemberContributions {
         let offering = catalog.offerings[offeringIndex]
         let labels = OfferingLabels(offering, labels: context.labels)
         return try events.withView { events in
             var contributions = MemberContributions(
                 groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
-                groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges())
+                groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
+                slices: SliceSums(fields: slices, groupCount: offering.groups.count))
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
             var days: [Int] = []
@@ -203,6 +210,12 @@ enum Attribution {
                 contributions.groupMoney[Int(group)].add(totals.money)
                 contributions.quality.add(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
+                if !slices.isEmpty {
+                    SliceLevels.find(
+                        slices, events: events.events(of: member.user), shapes: events.shapes, membership: member.membership,
+                        windowMicroseconds: context.windowMicroseconds, into: &contributions.slices.memberLevels)
+                    contributions.slices.addMember(group: Int(group), totals: totals)
+                }
             }
             return contributions
         }

@@ -85,4 +85,6 @@ public struct OfferingResult: Sendable {
     public var quality: OfferingQuality
     /// Cumulative totals as of the end of each day, from the first assignment to `as_of`.
     public var daily: [DailyTotals] = []
+    /// Per slice field (in the job's order), its levels in output order (§2.11).
+    public var slices: [SliceResult] = []
 }

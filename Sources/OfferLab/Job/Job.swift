@@ -61,6 +61,13 @@ public struct Job: Sendable {
     public var inflater: Inflater = .fastestAvailable
     /// The parsed-log cache's folder (`ParsedLogCache`); nil: every log file is parsed.
     public var cachePath: String?
+    /// The log fields results are sliced by (§2.11), in the job's order; empty: no slices.
+    public var slices: [SliceField] = []
+    /// How many levels of a slice field are kept before the rest are merged into `(other)`.
+    public var maxSliceLevels = 20
+
+    /// The slice fields whose values the events keep.
+    var keptSliceFields: SliceFields { SliceFields(slices) }
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }
@@ -72,6 +79,7 @@ public enum JobLoader {
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
         "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "sequential_tuning", "decision",
+        "slices", "max_slice_levels",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -199,12 +207,29 @@ public enum JobLoader {
                 .configuration, "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
         }
 
+        let sliceNames = values["slices"] == nil ? [] : try reader.textList("slices")
+        let slices = try sliceNames.map { name -> SliceField in
+            guard let field = SliceField(rawValue: name) else {
+                throw OfferLabError(
+                    .configuration,
+                    "job file \(path): slices: '\(name)' is not a log field results can be sliced by (known: \(SliceField.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return field
+        }
+        if let repeated = slices.indices.first(where: { slices[..<$0].contains(slices[$0]) }) {
+            throw OfferLabError(.configuration, "job file \(path): slices: '\(slices[repeated].rawValue)' is named twice")
+        }
+        let maxSliceLevels = try reader.number("max_slice_levels", default: 20)
+        guard maxSliceLevels >= 1, maxSliceLevels == maxSliceLevels.rounded(), maxSliceLevels <= 10_000 else {
+            throw OfferLabError(.configuration, "job file \(path): max_slice_levels: \(maxSliceLevels) must be a whole number from 1 to 10000")
+        }
+
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision, control: try reader.optionalText("control"),
             conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
-            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath)
+            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath, slices: slices, maxSliceLevels: Int(maxSliceLevels))
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

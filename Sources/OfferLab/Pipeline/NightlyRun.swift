@@ -46,7 +46,7 @@ public enum NightlyRun {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
-        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason) }
+        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields) }
         let results = try await compute(job, progress: progress, cache: cache)
         let tables = try ResultTables.make(results, job: job)
 
@@ -121,10 +121,11 @@ public enum NightlyRun {
         // the analysis is done, although clean-up releases them as it regroups them.
         return try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
-            windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
+            windowDays: job.conversionWindowDays, control: job.control, slices: job.slices, maxSliceLevels: job.maxSliceLevels,
+            threads: job.threads, progress: progress)
     }
 
-    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7 for the given offerings (catalog indices), on events
+    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7 and the slices of §2.11 for the given offerings (catalog indices), on events
     /// already read. The store is consumed: its records are released while clean-up regroups
     /// them by user.
     ///
@@ -134,7 +135,8 @@ public enum NightlyRun {
     /// counts are integers and money sums exact (`ExactMoney`).
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
-        rates: [String: Double], windowDays: Double?, control: String?, threads: Int? = nil, progress: ProgressReporter? = nil,
+        rates: [String: Double], windowDays: Double?, control: String?, slices: [SliceField] = [], maxSliceLevels: Int = 20,
+        threads: Int? = nil, progress: ProgressReporter? = nil,
         membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
@@ -143,7 +145,7 @@ public enum NightlyRun {
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
-        var sums = ordered.map { OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf) }
+        var sums = ordered.map { OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, slices: slices) }
         let runs = ordered.indices.flatMap { position in
             let count = population.members[ordered[position]].count
             return stride(from: 0, to: count, by: membersPerRun).map { (position: position, members: $0..<min($0 + membersPerRun, count)) }
@@ -156,14 +158,14 @@ public enum NightlyRun {
                 run.position,
                 try Attribution.evaluate(
                     population.members[offering][run.members], offeringIndex: offering, catalog: catalog, series: series[run.position],
-                    events: events, context: context)
+                    events: events, context: context, slices: slices)
             )
         } merge: { (evaluated: (position: Int, contributions: MemberContributions)) in
             try sums[evaluated.position].add(evaluated.contributions, labels: context.labels)
         }
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
         return NightResults(
-            offerings: sums.map { $0.result(catalog: catalog, context: context, preferredControl: control) }, ingest: store.counters,
+            offerings: sums.map { $0.result(catalog: catalog, context: context, preferredControl: control, maxSliceLevels: maxSliceLevels) }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }
 
