@@ -285,11 +285,12 @@ struct LogFieldValues {
         return nil
     }
 
-    /// A dimension for slicing: a non-empty string, else absent (another kind of value is no
-    /// level, and does not make the line malformed).
+    /// A dimension for slicing: a non-empty string, or an integer as its digits (as the ids);
+    /// another kind of value is no level and, as before the fields were read, does not make the
+    /// line malformed.
     @inline(__always)
     private func sliceValue(_ slot: Int) -> Range<Int>? {
-        guard let value = optionalValue(slot), value.kind == .string else { return nil }
+        guard let value = optionalValue(slot), value.kind == .string || value.kind == .integer else { return nil }
         return value.range
     }
 

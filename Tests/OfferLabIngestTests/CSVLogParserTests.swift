@@ -41,6 +41,8 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
         #expect(record.string(record.offeringID) == "spring")
         #expect(record.string(record.testGroupID) == "control")
         #expect(record.isSandbox)
+        #expect(record.string(record.platform) == "ios")
+        #expect(record.country == nil)
         let second = results[1].record
         #expect(results[1].reason == nil)
         #expect(second.timestamp == march1Noon)
@@ -48,6 +50,7 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
         #expect(second.productID == nil)
         #expect(second.price == nil)
         #expect(second.offeringID == nil)
+        #expect(second.platform == nil)
         #expect(!second.isSandbox)
     }
 

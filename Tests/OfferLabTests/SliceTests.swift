@@ -105,7 +105,7 @@ import Testing
         let night = try NightFixture(events: [
             #"{"ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view","country":"C\u00f4te d\u2019Ivoire","platform":"ios"}"#,
             #"{"ts":"2026-03-02T10:00:00Z","user_id":"u3","event":"paywall_view","country":"Côte d’Ivoire","platform":null}"#,
-            #"{"ts":"2026-03-02T10:00:00Z","user_id":"u4","event":"paywall_view","country":7,"platform":""}"#,
+            #"{"ts":"2026-03-02T10:00:00Z","user_id":"u4","event":"paywall_view","country":null,"platform":""}"#,
         ], job: ["slices": "[country, platform]", "offerings": "[test]"])
         try night.writeLog(
             "b.csv",
