@@ -3,6 +3,7 @@
 extension ReportData {
     /// The tables the report reads. `daily` may be absent (runs without the daily series).
     static let tableNames = ["offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily"]
+        + sliceTableNames
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
     init(tables: [ResultTable], run: RunRecord) {
@@ -70,6 +71,8 @@ extension ReportData {
                 quality: of(quality).map(Row.qualityCounter), daily: of(daily).map(Row.dailyPoint),
                 decision: offering.text("decision").flatMap(Decision.init(rawValue:)))
         }
+        slices = Self.sliceReports(
+            summary: rows("slice_summary"), comparisons: rows("slice_comparisons"), srm: rows("slice_srm"), offeringIDs: offerings.map(\.offeringID))
     }
 
     /// The night `night` (`YYYY-MM-DD`) as the database at `path` holds it: the latest
@@ -89,7 +92,7 @@ extension ReportData {
 
 /// A row of a result table, read by column name. The getters accept both the values a run
 /// builds and what SQLite returns for them (`bool` as 0/1, NULL as `.real(nil)`).
-private struct Row {
+struct Row {
     var values: [ResultValue]
     var index: [String: Int]
 
