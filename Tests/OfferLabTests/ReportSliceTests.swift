@@ -41,10 +41,11 @@ import Testing
         #expect(html.contains("<h2>By country</h2>"))
         #expect(html.contains("Slices are for exploring, not for picking a winner after the fact: with 2 levels per offering"))
         #expect(html.contains("Users (control · variant_a · variant_b)"))
+        #expect(html.contains("variant_a: conversion (95% CI)"))
         #expect(html.contains("<td class=\"num\">1,200 · 600 · 610</td>"))
         // Fixed-horizon intervals: the fixture's decision is the fixed one.
-        #expect(html.contains("+12.5% (−5.0% to +30.0%)"))
-        #expect(html.contains("−2.0% (−20.0% to +16.0%)"))
+        #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−5.0% to +30.0%</span>"))
+        #expect(html.contains("<span class=\"main\">−2.0%</span><span class=\"detail\">−20.0% to +16.0%</span>"))
         // A level without comparisons: dashes; its text escaped; its SRM named.
         #expect(html.contains("<th scope=\"row\">JP &lt;b&gt;</th><td class=\"num\">10 · 0 · 40</td><td class=\"num\">–</td>"))
         #expect(html.contains("<strong>Sample ratio mismatch</strong> within JP &lt;b&gt;"))
@@ -54,8 +55,9 @@ import Testing
     @Test func theVerdictsInferenceChoosesTheIntervals() {
         let report = Self.report().withOffering { $0.decision = .sequential }
         let html = HTMLReport.render(report)
-        #expect(html.contains("+12.5% (−90.0% to +90.0%)"))
-        #expect(!html.contains("+12.5% (−5.0% to +30.0%)"))
+        #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−90.0% to +90.0%</span>"))
+        #expect(html.contains("variant_a: conversion (95% always-valid CI)"))
+        #expect(!html.contains("−5.0% to +30.0%"))
     }
 
     @Test func noSectionWithoutSlices() {

@@ -23,7 +23,7 @@ extension HTMLReport {
     private static func sliceTable(_ slice: SliceOfferingReport, offering: OfferingReport) -> String {
         let title = offering.name.isEmpty ? offering.offeringID : offering.name
         let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
-        let level = ReportFindings.confidence(offering.alpha)
+        let level = ReportFindings.confidence(offering.alpha) + (offering.verdictInference == .sequential ? " always-valid" : "")
         var html = "<h3>\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code></h3>\n"
         html += "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
         html += "<th scope=\"col\" class=\"num\">Users (\(offering.groups.map(\.name).joined(separator: " · ").htmlEscaped))</th>"
@@ -39,7 +39,7 @@ extension HTMLReport {
             for treatment in treatments {
                 for metric in Metric.allCases {
                     let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(by: offering.verdictInference)
-                    html += "<td class=\"num\">\(liftText(comparison, metric: metric, currency: offering.currency).htmlEscaped)</td>"
+                    html += liftCell(comparison, metric: metric, currency: offering.currency)
                 }
             }
             html += "</tr>\n"
@@ -55,12 +55,13 @@ extension HTMLReport {
         return html
     }
 
-    /// The relative lift with its interval (the absolute one when the control's value is 0), or
-    /// a dash when the level has too few users to compare.
-    private static func liftText(_ comparison: Comparison?, metric: Metric, currency: String) -> String {
-        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return "–" }
+    /// The relative lift with its interval under it (the absolute lift when the control's value
+    /// is 0), or a dash when the level has too few users to compare.
+    private static func liftCell(_ comparison: Comparison?, metric: Metric, currency: String) -> String {
+        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return "<td class=\"num\">–</td>" }
         let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
-        guard let low = lift.low, let high = lift.high else { return format(lift.value) }
-        return "\(format(lift.value)) (\(format(low)) to \(format(high)))"
+        var html = "<td class=\"num\"><span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
+        if let low = lift.low, let high = lift.high { html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>" }
+        return html + "</td>"
     }
 }
