@@ -142,6 +142,11 @@ import Testing
         #expect(try night.run().status == 0)
         let summary = try night.csv("slice_summary").dropFirst().filter { $0.count > 6 }.map { $0[2] + "=" + $0[6] }
         #expect(summary == ["(none)=1", "(none)=2", "JP=1", "JP=0"])
+        // The night again without slices: its slice rows go, as every row of a re-run night.
+        try night.writeJob(["slices": "[]"])
+        #expect(try night.run().status == 0)
+        #expect(try night.databaseRows()["slice_summary"] == [])
+        #expect(!FileManager.default.fileExists(atPath: night.folder.file("out/2026-03-16/slice_summary.csv")))
     }
 
     @Test(arguments: [

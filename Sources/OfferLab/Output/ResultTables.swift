@@ -18,10 +18,11 @@ enum ResultTables {
         let rejects = rejectsTable(results.ingest.rejects)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
-        // Only a job that slices has slice tables (and files).
-        let slices = job.slices.isEmpty ? [] : try sliceTables(results.offerings, job: job)
+        // Only a job that slices writes the slice files. The database always gets the slice
+        // tables, empty without slices, so that a night re-run without them drops its old rows.
+        let slices = try sliceTables(results.offerings, job: job)
         return (
-            [summary, comparisons, srm, products, quality, daily, rejects, skippedFiles] + slices,
+            [summary, comparisons, srm, products, quality, daily, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
             [summary, comparisons, srm, products, quality, daily] + shown + slices
         )
     }
