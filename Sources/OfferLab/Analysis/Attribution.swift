@@ -161,7 +161,7 @@ struct OfferingSums {
     }
 
     /// The offering's result, once every member's contributions are added.
-    func result(catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, maxSliceLevels: Int = 20) -> OfferingResult {
+    func result(catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, maxSliceLevels: Int = SliceField.defaultMaxLevels) -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
         let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals

@@ -78,8 +78,8 @@ struct EventShapes: Sendable {
     @inline(__always)
     private static func hash(_ shape: EventShape) -> Int {
         let labels = UInt64(UInt32(bitPattern: shape.loggedOffering)) | UInt64(UInt32(bitPattern: shape.loggedGroup)) << 32
-        // The slice fields, -1 unless the run slices: mixed into the flags' word (the run that
-        // does not slice hashes as before, but for a constant).
+        // The slice fields, mixed into the flags' word: -1 for every shape of a run that does
+        // not slice, so its shapes spread as they did before the fields were kept.
         let sliceLevels = UInt64(UInt32(bitPattern: shape.country)) ^ UInt64(UInt32(bitPattern: shape.platform)) << 29
         let flags = UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
             | UInt64(shape.hasDetails ? 1 : 0) << 11

@@ -64,7 +64,7 @@ public struct Job: Sendable {
     /// The log fields results are sliced by (§2.11), in the job's order; empty: no slices.
     public var slices: [SliceField] = []
     /// How many levels of a slice field are kept before the rest are merged into `(other)`.
-    public var maxSliceLevels = 20
+    public var maxSliceLevels = SliceField.defaultMaxLevels
 
     /// The slice fields whose values the events keep.
     var keptSliceFields: SliceFields { SliceFields(slices) }
@@ -219,7 +219,7 @@ public enum JobLoader {
         if let repeated = slices.indices.first(where: { slices[..<$0].contains(slices[$0]) }) {
             throw OfferLabError(.configuration, "job file \(path): slices: '\(slices[repeated].rawValue)' is named twice")
         }
-        let maxSliceLevels = try reader.number("max_slice_levels", default: 20)
+        let maxSliceLevels = try reader.number("max_slice_levels", default: Double(SliceField.defaultMaxLevels))
         guard maxSliceLevels >= 1, maxSliceLevels == maxSliceLevels.rounded(), maxSliceLevels <= 10_000 else {
             throw OfferLabError(.configuration, "job file \(path): max_slice_levels: \(maxSliceLevels) must be a whole number from 1 to 10000")
         }

@@ -3,6 +3,9 @@ public enum SliceField: String, Sendable, CaseIterable {
     case country
     case platform
 
+    /// Levels of a field kept before the rest are merged into `(other)`, unless the job says.
+    public static let defaultMaxLevels = 20
+
     /// Its bit in `SliceFields`.
     var bit: SliceFields {
         switch self {

@@ -135,7 +135,7 @@ public enum NightlyRun {
     /// counts are integers and money sums exact (`ExactMoney`).
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
-        rates: [String: Double], windowDays: Double?, control: String?, slices: [SliceField] = [], maxSliceLevels: Int = 20,
+        rates: [String: Double], windowDays: Double?, control: String?, slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels,
         threads: Int? = nil, progress: ProgressReporter? = nil,
         membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {

@@ -79,7 +79,7 @@ import Testing
 /// Runs the analysis on hand-made tables and events (events in one file, in the order given).
 func analyse(
     _ tables: TablesFixture, _ events: [LogRecord], asOf: String = "2026-03-20", rates: [String: Double] = ["USD": 1, "EUR": 2],
-    window: Double? = nil, offerings: [String] = ["test"], control: String? = nil, slices: [SliceField] = [], maxSliceLevels: Int = 20
+    window: Double? = nil, offerings: [String] = ["test"], control: String? = nil, slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels
 ) async throws -> NightResults {
     let folder = try TemporaryFolder()
     let path = folder.file("tables.sqlite")
