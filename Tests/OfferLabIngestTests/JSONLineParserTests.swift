@@ -261,10 +261,16 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test(arguments: sliceFieldLines)
     func sliceFields(line: String, country: String?, platform: String?) {
-        let (reason, record) = parseJSON(line)
+        var parser = JSONLineParser(keepsSliceFields: true)
+        var record = LogRecord()
+        let reason = Array(line.utf8).withUnsafeBytes { parser.parse($0, into: &record) }
         #expect(reason == nil)
         #expect(record.string(record.country) == country)
         #expect(record.string(record.platform) == platform)
+        // A parser that does not keep them reads the same line as if they were unknown keys.
+        let (plainReason, plain) = parseJSON(line)
+        #expect(plainReason == nil)
+        #expect(plain.country == nil && plain.platform == nil)
     }
 
     @Test(arguments: [

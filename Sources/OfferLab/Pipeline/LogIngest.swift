@@ -89,6 +89,7 @@ enum LogIngest {
     ) throws -> [EventBatch] {
         var scanner = LogFileScanner(path: path, inflater: job.inflater)
         scanner.onBytesRead = onBytesRead
+        scanner.keepsSliceFields = !job.keptSliceFields.isEmpty
         do {
             if spareCores.parsers > 1 && scanner.format == .jsonLines {
                 return try readInPieces(
