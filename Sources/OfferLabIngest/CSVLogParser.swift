@@ -16,16 +16,19 @@ import Darwin
 public struct CSVLogParser: Sendable {
     /// (column index, field slot) for every column that names a known field.
     private let columns: [(column: Int, slot: Int)]
+    private let keepsSliceFields: Bool
     private var dayCache = Timestamp.DayCache()
 
-    /// Maps the header's column names to the known fields; unknown columns are ignored.
-    public init(header: [String]) {
+    /// Maps the header's column names to the known fields; unknown columns are ignored, and so
+    /// are `country` and `platform` unless `keepsSliceFields`.
+    public init(header: [String], keepsSliceFields: Bool = false) {
         var columns: [(column: Int, slot: Int)] = []
         for (index, name) in header.enumerated() {
-            let slot = LogFieldSlot.match(name)
+            let slot = LogFieldSlot.match(name, slicing: keepsSliceFields)
             if slot >= 0 { columns.append((index, slot)) }
         }
         self.columns = columns
+        self.keepsSliceFields = keepsSliceFields
     }
 
     /// Parses `row` into `record`.
@@ -41,12 +44,12 @@ public struct CSVLogParser: Sendable {
         // The columns through a pointer: iterating the array itself retains and releases it,
         // twice per record.
         return columns.withUnsafeBufferPointer { columns in
-            Self.parse(row, columns: columns, dayCache: &dayCache, into: &record)
+            Self.parse(row, columns: columns, slicing: keepsSliceFields, dayCache: &dayCache, into: &record)
         }
     }
 
     private static func parse(
-        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, dayCache: inout Timestamp.DayCache,
+        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, slicing: Bool, dayCache: inout Timestamp.DayCache,
         into record: inout LogRecord
     ) -> MalformedReason? {
         var total = 0
@@ -69,7 +72,7 @@ public struct CSVLogParser: Sendable {
                     values.set(slot, FieldValue(kind: .string, start: written, end: written + cell.count))
                     written += cell.count
                 }
-                return values.resolve(text: UnsafePointer(out), csv: true, dayCache: &dayCache, into: &record)
+                return values.resolve(text: UnsafePointer(out), csv: true, slicing: slicing, dayCache: &dayCache, into: &record)
             }
         }
         record.returnTextBuffer(&text, textCount: total)

@@ -49,6 +49,9 @@ public struct JSONLineParser {
     /// Whether the record filled from a plain line borrows the line as its text instead of a copy
     /// of it: the record's strings are then valid only as long as the line's bytes.
     private let borrowsPlainLines: Bool
+    /// Whether `country` and `platform` are read (`LogFieldSlot.matchSliceField`); otherwise
+    /// they are unknown keys, skipped.
+    private let keepsSliceFields: Bool
     /// Lines the quote-bitmap scan accepted: a line it fails falls back to the byte-by-byte
     /// scan, so only this count tells tests that it is taken.
     private(set) var linesAcceptedByQuoteBitmap = 0
@@ -57,15 +60,18 @@ public struct JSONLineParser {
     ///   its strings are read from the line itself, so only while the line's bytes are valid (a
     ///   caller that hands the record on only while the line is in memory saves a copy of every
     ///   line, as `LogFileScanner` does).
-    public init(borrowsPlainLines: Bool = false) {
+    /// - Parameter keepsSliceFields: `country` and `platform` are read into the record.
+    public init(borrowsPlainLines: Bool = false, keepsSliceFields: Bool = false) {
         usesQuoteBitmap = true
         self.borrowsPlainLines = borrowsPlainLines
+        self.keepsSliceFields = keepsSliceFields
     }
 
     /// - Parameter usesQuoteBitmap: false scans every line byte by byte.
-    init(usesQuoteBitmap: Bool) {
+    init(usesQuoteBitmap: Bool, keepsSliceFields: Bool = false) {
         self.usesQuoteBitmap = usesQuoteBitmap
         borrowsPlainLines = false
+        self.keepsSliceFields = keepsSliceFields
     }
 
     /// Parses `line` (without its line ending) into `record`. With `borrowsPlainLines`, the
@@ -100,21 +106,28 @@ public struct JSONLineParser {
                         // or copied once), and each value is its place in it.
                         if !borrowsPlainLines { memcpy(out, json.p, count) }
                         written = count
-                        return Self.scanObject(json, strings: &strings, valuesInPlace: true, out: out, written: &written, values: &values)
+                        return Self.scanObject(
+                            json, strings: &strings, valuesInPlace: true, keepsSliceFields: keepsSliceFields, out: out, written: &written,
+                            values: &values)
                     }
                     if accepted {
                         linesAcceptedByQuoteBitmap += 1
                         borrowed = borrowsPlainLines
-                        return values.resolve(text: borrowed ? json.p : UnsafePointer(out), csv: false, dayCache: &dayCache, into: &record)
+                        return values.resolve(
+                            text: borrowed ? json.p : UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCache: &dayCache, into: &record)
                     }
                     // Not plain, or not accepted as such: the byte-by-byte scan decides.
                     written = 0
                     values = LogFieldValues(slots: slotBase)
                 }
-                guard Self.scanObject(json, strings: &validating, valuesInPlace: false, out: out, written: &written, values: &values) else {
+                guard
+                    Self.scanObject(
+                        json, strings: &validating, valuesInPlace: false, keepsSliceFields: keepsSliceFields, out: out, written: &written,
+                        values: &values)
+                else {
                     return .invalidJSON
                 }
-                return values.resolve(text: UnsafePointer(out), csv: false, dayCache: &dayCache, into: &record)
+                return values.resolve(text: UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCache: &dayCache, into: &record)
             }
         }
         record.returnTextBuffer(&text, textCount: written)
@@ -130,8 +143,8 @@ public struct JSONLineParser {
     /// (or, with `PlainLineStrings`, not one that it can tell).
     @inline(__always)
     private static func scanObject<Strings: JSONStringScanning>(
-        _ json: JSONScanner, strings: inout Strings, valuesInPlace: Bool, out: UnsafeMutablePointer<UInt8>, written: inout Int,
-        values: inout LogFieldValues
+        _ json: JSONScanner, strings: inout Strings, valuesInPlace: Bool, keepsSliceFields: Bool, out: UnsafeMutablePointer<UInt8>,
+        written: inout Int, values: inout LogFieldValues
     ) -> Bool {
         let p = json.p
         var i = 0
@@ -147,15 +160,17 @@ public struct JSONLineParser {
                 var escaped = false
                 i = strings.stringEnd(json, keyStart, &escaped)
                 if i < 0 { return false }
-                let slot: Int
+                var slot: Int
                 if escaped {
                     // The line's copy fills the output: a line with escapes is not plain anyway.
                     if valuesInPlace { return false }
                     // Decode into the free part of the output, without keeping it.
                     let length = json.decodeString(keyStart, i - 1, into: out + written)
                     slot = LogFieldSlot.match(out + written, length)
+                    if slot < 0 && keepsSliceFields { slot = LogFieldSlot.matchSliceField(out + written, length) }
                 } else {
                     slot = LogFieldSlot.match(p + keyStart, i - 1 - keyStart)
+                    if slot < 0 && keepsSliceFields { slot = LogFieldSlot.matchSliceField(p + keyStart, i - 1 - keyStart) }
                 }
                 guard json.nextByte(&i) == 0x3A else { return false }  // :
                 i += 1

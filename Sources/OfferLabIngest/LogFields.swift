@@ -101,7 +101,11 @@ enum LogFieldSlot {
     static let originalTransactionID = 11
     /// `userId` … `originalTransactionId`: the snake_case slot + `camelOffset`.
     static let camelOffset = 7
-    static let count = 19
+    /// The dimensions for slicing (after the camelCase slots 12–18), matched only by a parser
+    /// that keeps them (`matchSliceField`).
+    static let country = 19
+    static let platform = 20
+    static let count = 21
 
     /// The slot of a key (its exact bytes), or -1 for an unknown key. No allocation.
     ///
@@ -147,12 +151,25 @@ enum LogFieldSlot {
         }
     }
 
-    /// The slot of a header name, or -1.
-    static func match(_ name: String) -> Int {
+    /// The slot of a slice field's key (`country`, `platform`), or -1: looked up only for the
+    /// keys `match` does not know, and only by a parser that keeps the slice fields, so that one
+    /// that does not reads every line exactly as before.
+    @inline(__always)
+    static func matchSliceField(_ key: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        switch length {
+        case 7: return ShortBytes.equal(UnsafeRawPointer(key), UnsafeRawPointer(("country" as StaticString).utf8Start), 7) ? country : -1
+        case 8: return ShortBytes.equal(UnsafeRawPointer(key), UnsafeRawPointer(("platform" as StaticString).utf8Start), 8) ? platform : -1
+        default: return -1
+        }
+    }
+
+    /// The slot of a header name, or -1; the slice fields' only with `slicing`.
+    static func match(_ name: String, slicing: Bool) -> Int {
         var name = name
         return name.withUTF8 { buffer in
             guard let base = buffer.baseAddress else { return -1 }
-            return match(base, buffer.count)
+            let slot = match(base, buffer.count)
+            return slot < 0 && slicing ? matchSliceField(base, buffer.count) : slot
         }
     }
 }
@@ -196,10 +213,11 @@ struct LogFieldValues {
     ///
     /// - Parameters:
     ///   - csv: CSV rules for `ts`: a cell of digits is epoch milliseconds.
+    ///   - slicing: the parser reads `country` and `platform` (otherwise the record's stay nil).
     ///   - dayCache: the parser's last date, for `Timestamp.parse`.
     @inline(__always)
     func resolve(
-        text: UnsafePointer<UInt8>, csv: Bool, dayCache: inout Timestamp.DayCache, into record: inout LogRecord
+        text: UnsafePointer<UInt8>, csv: Bool, slicing: Bool, dayCache: inout Timestamp.DayCache, into record: inout LogRecord
     ) -> MalformedReason? {
         @inline(__always) func bytes(_ value: FieldValue) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: text + value.start, count: value.count)
@@ -271,7 +289,20 @@ struct LogFieldValues {
         record.offeringID = offeringID?.range
         record.testGroupID = testGroupID?.range
         record.isSandbox = environment.map { isSandbox(bytes($0)) } ?? false
+        if slicing {
+            record.country = sliceValue(LogFieldSlot.country)
+            record.platform = sliceValue(LogFieldSlot.platform)
+        }
         return nil
+    }
+
+    /// A dimension for slicing: a non-empty string, or an integer as its digits (as the ids);
+    /// another kind of value is no level and, as before the fields were read, does not make the
+    /// line malformed.
+    @inline(__always)
+    private func sliceValue(_ slot: Int) -> Range<Int>? {
+        guard let value = optionalValue(slot), value.kind == .string || value.kind == .integer else { return nil }
+        return value.range
     }
 
     /// `sandbox` in any case.

@@ -80,6 +80,8 @@ public struct LogFileScanner: Sendable {
     /// Called as the file is read, on the reading thread, with the bytes read from the file so
     /// far (compressed when gzip): about once per megabyte of text, for a progress display.
     public var onBytesRead: (@Sendable (_ fileBytes: Int64) -> Void)?
+    /// Whether the records carry `country` and `platform` (read only for a job that slices).
+    public var keepsSliceFields = false
 
     public init(
         path: String, maxLineLength: Int = LineSplitter.defaultMaxLineLength, bufferSize: Int = 1 << 20,
@@ -119,7 +121,9 @@ public struct LogFileScanner: Sendable {
     ) throws -> LogFileSummary {
         let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
         var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
-        let lines = try Self.scanJSONLines(maxLineLength: maxLineLength, record: onRecord, malformed: onMalformed) { feed in
+        let lines = try Self.scanJSONLines(
+            maxLineLength: maxLineLength, keepsSliceFields: keepsSliceFields, record: onRecord, malformed: onMalformed
+        ) { feed in
             try reader.forEachTextChunk { text in
                 try feed(text)
                 onBytesRead?(reader.compressedBytesRead)
@@ -133,13 +137,13 @@ public struct LogFileScanner: Sendable {
 
     /// Splits the bytes that `text` feeds into lines and parses them; lines are numbered from 1.
     static func scanJSONLines(
-        maxLineLength: Int, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,
+        maxLineLength: Int, keepsSliceFields: Bool, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,
         malformed onMalformed: (MalformedLine) throws -> Void,
         text: (_ feed: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> LineCounts {
         var splitter = LineSplitter(maxLineLength: maxLineLength)
         // The record is handed on only while its line is in memory: it borrows plain lines.
-        var parser = JSONLineParser(borrowsPlainLines: true)
+        var parser = JSONLineParser(borrowsPlainLines: true, keepsSliceFields: keepsSliceFields)
         var record = LogRecord()
         var lines = LineCounts()
         // The record is passed in and out, not captured: a captured record would be copied (its
@@ -186,7 +190,7 @@ public struct LogFileScanner: Sendable {
             throw error
         }
         var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
-        var parser = CSVLogParser(header: reader.header)
+        var parser = CSVLogParser(header: reader.header, keepsSliceFields: keepsSliceFields)
         var record = LogRecord()
         var lines = LineCounts()
         // Rows are pulled, not pushed to a closure: a closure's captured state would be retained

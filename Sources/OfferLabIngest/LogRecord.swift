@@ -44,6 +44,9 @@ public struct LogRecord: @unchecked Sendable {
     public var offeringID: Range<Int>?
     public var testGroupID: Range<Int>?
     public var isSandbox: Bool = false
+    /// The dimensions for slicing (§2.11), as the ids: nil when absent, `null` or empty.
+    public var country: Range<Int>?
+    public var platform: Range<Int>?
 
     public init() {}
 
@@ -94,6 +97,8 @@ public struct LogRecord: @unchecked Sendable {
         offeringID = nil
         testGroupID = nil
         isSandbox = false
+        country = nil
+        platform = nil
     }
 
     /// The text of a field, for the edges (tests, error messages); the hot path uses the bytes.

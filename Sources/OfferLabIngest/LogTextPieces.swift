@@ -107,7 +107,9 @@ extension LogFileScanner {
             swap(&bytes, &piece.bytes)
             piece.recycling.give(bytes)
         }
-        return try Self.scanJSONLines(maxLineLength: maxLineLength, record: record, malformed: malformed) { feed in
+        return try Self.scanJSONLines(
+            maxLineLength: maxLineLength, keepsSliceFields: keepsSliceFields, record: record, malformed: malformed
+        ) { feed in
             try piece.bytes.withUnsafeBytes { try feed($0) }
         }
     }

@@ -3,11 +3,13 @@ import Testing
 @testable import OfferLabIngest
 
 /// Parses every record of a CSV log text (header first) with `CSVLogParser`.
-func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line: Int, reason: MalformedReason?, record: LogRecord)] {
+func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20, keepsSliceFields: Bool = false) throws -> [(
+    line: Int, reason: MalformedReason?, record: LogRecord
+)] {
     let folder = try TemporaryFolder()
     let path = try folder.write("log.csv", text)
     let reader = try TableFileReader(path: path, format: .csv, maxRecordLength: maxLineLength)
-    var parser = CSVLogParser(header: reader.header)
+    var parser = CSVLogParser(header: reader.header, keepsSliceFields: keepsSliceFields)
     var record = LogRecord()
     var results: [(Int, MalformedReason?, LogRecord)] = []
     try reader.forEachRow { row in
@@ -41,6 +43,7 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
         #expect(record.string(record.offeringID) == "spring")
         #expect(record.string(record.testGroupID) == "control")
         #expect(record.isSandbox)
+        #expect(record.platform == nil)  // read only by a parser that keeps the slice fields
         let second = results[1].record
         #expect(results[1].reason == nil)
         #expect(second.timestamp == march1Noon)
@@ -49,6 +52,14 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
         #expect(second.price == nil)
         #expect(second.offeringID == nil)
         #expect(!second.isSandbox)
+    }
+
+    @Test func sliceFieldColumns() throws {
+        let text = "ts,user_id,event,country,platform\n2026-03-01T12:00:00Z,u1,paywall_view,Côte d’Ivoire,ios\n2026-03-01T12:00:00Z,u2,paywall_view,,\n"
+        let kept = try parseCSVLog(text, keepsSliceFields: true)
+        #expect(kept.map { [$0.record.string($0.record.country), $0.record.string($0.record.platform)] } == [["Côte d’Ivoire", "ios"], [nil, nil]])
+        let ignored = try parseCSVLog(text)
+        #expect(ignored.allSatisfy { $0.reason == nil && $0.record.country == nil && $0.record.platform == nil })
     }
 
     @Test func camelCaseHeaderAndQuotedValues() throws {

@@ -249,6 +249,30 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(parseJSON(line).reason == .invalidField)
     }
 
+    /// The dimensions for slicing: decoded like every text field, an integer as its digits,
+    /// empty, `null` or another kind of value absent (the line is not malformed).
+    static let sliceFieldLines: [(line: String, country: String?, platform: String?)] = [
+        (#"{"ts":0,"user_id":"u","event":"x","country":"C\u00f4te d\u2019Ivoire","platform":"ios"}"#, "Côte d’Ivoire", "ios"),
+        (#"{"ts":0,"user_id":"u","event":"x","country":"Côte d’Ivoire","platform":"iPad"}"#, "Côte d’Ivoire", "iPad"),
+        (#"{"ts":0,"user_id":"u","event":"x","country":250,"platform":null}"#, "250", nil),
+        (#"{"ts":0,"user_id":"u","event":"x","country":"","platform":"a\"b"}"#, nil, "a\"b"),
+        (#"{"ts":0,"user_id":"u","event":"x","country":true,"platform":1.5}"#, nil, nil),
+    ]
+
+    @Test(arguments: sliceFieldLines)
+    func sliceFields(line: String, country: String?, platform: String?) {
+        var parser = JSONLineParser(keepsSliceFields: true)
+        var record = LogRecord()
+        let reason = Array(line.utf8).withUnsafeBytes { parser.parse($0, into: &record) }
+        #expect(reason == nil)
+        #expect(record.string(record.country) == country)
+        #expect(record.string(record.platform) == platform)
+        // A parser that does not keep them reads the same line as if they were unknown keys.
+        let (plainReason, plain) = parseJSON(line)
+        #expect(plainReason == nil)
+        #expect(plain.country == nil && plain.platform == nil)
+    }
+
     @Test(arguments: [
         #"{"ts":"2026-02-30T00:00:00Z","user_id":"u","event":"x"}"#, #"{"ts":"1772366400000","user_id":"u","event":"x"}"#,
         #"{"ts":1772366400000.0,"user_id":"u","event":"x"}"#, #"{"ts":1.7723664e12,"user_id":"u","event":"x"}"#,

@@ -44,13 +44,18 @@ import Testing
         ])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError == dataSet.warnings.map { "warning: \($0)\n" }.joined())
-        for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv", "maturity.csv"] {
+        // The slice files where the job slices (the sample job does).
+        let sliceFiles = ["slice_summary.csv", "slice_comparisons.csv", "slice_srm.csv"].filter { file in
+            FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)").path)
+        }
+        #expect(dataSet.job != "jobs/sample.yaml" || sliceFiles.count == 3)
+        for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv", "maturity.csv"] + sliceFiles {
             let actual = try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8)
             let expected = try String(contentsOf: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)"), encoding: .utf8)
             // Chance to beat control is exact to 1e-4 by contract; money sums are exact, rounded
             // once, on both sides; the rest to 1e-9.
             let differences = csvDifferences(
-                actual: actual, expected: expected, relativeTolerance: file == "comparisons.csv" ? 1e-6 : 1e-9,
+                actual: actual, expected: expected, relativeTolerance: file.hasSuffix("comparisons.csv") ? 1e-6 : 1e-9,
                 exactColumns: Self.moneyColumns.union(Self.cappedColumns))
             #expect(differences.isEmpty, "\(file):\n\(differences.prefix(20).joined(separator: "\n"))")
         }

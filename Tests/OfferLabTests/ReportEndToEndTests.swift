@@ -19,6 +19,8 @@ import Testing
         #expect(written.contains("No winner yet: no variant beats control significantly."))
         #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))  // BRL has no rate in the sample job
         #expect(!written.contains("Sample ratio mismatch"))
+        // The sample job slices by country and platform: a section each, rebuilt from the database too.
+        #expect(written.contains("<h2>By country</h2>") && written.contains("<h2>By platform</h2>"))
 
         let rebuilt = try runOfferLab(["report", "--db", database, "--as-of", "2026-03-15", "--output", folder.file("rebuilt.html")])
         #expect(rebuilt.status == 0, "\(rebuilt.standardError)")

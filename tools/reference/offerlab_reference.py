@@ -118,8 +118,9 @@ SUMMARY_COLUMNS = (
     "trial_starters", "trial_converters", "trial_conversion_rate", "paywall_viewers",
     "purchases", "renewals", "refunds",
     "gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arpu_sd", "arppu",
-    "revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users",
 )
+#: §2.9's columns, after the others in summary.csv only: a slice has no cap of its own.
+CAPPED_COLUMNS = ("revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users")
 MATURITY_COLUMNS = ("offering_id", "group", "days", "users", "converters", "conversion_rate", "net_revenue", "arpu", "arpu_sd")
 PRODUCTS_COLUMNS = ("offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue")
 QUALITY_COLUMNS = ("offering_id", "counter", "count")
@@ -133,6 +134,15 @@ COMPARISONS_COLUMNS = (
 )
 DEFAULT_SEQUENTIAL_TUNING = 5000.0
 SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag")
+#: §2.11: the slice tables have the columns of summary (§2.4's, not the capped ones),
+#: comparisons and srm with these two after offering_id.
+SLICE_KEY = ("dimension", "level")
+SLICE_SUMMARY_COLUMNS = SUMMARY_COLUMNS[:1] + SLICE_KEY + SUMMARY_COLUMNS[1:]
+SLICE_COMPARISONS_COLUMNS = COMPARISONS_COLUMNS[:1] + SLICE_KEY + COMPARISONS_COLUMNS[1:]
+SLICE_SRM_COLUMNS = SRM_COLUMNS[:1] + SLICE_KEY + SRM_COLUMNS[1:]
+SLICE_FIELDS = ("country", "platform")
+NONE_LEVEL = "(none)"
+OTHER_LEVEL = "(other)"
 
 
 def byte_key(text: str) -> bytes:
@@ -713,6 +723,9 @@ class Event:
     offering_id: str | None = None
     test_group_id: str | None = None
     sandbox: bool = False
+    #: the dimensions for slicing (§2.11); "" is absent (D14)
+    platform: str | None = None
+    country: str | None = None
 
 
 class Malformed(Exception):
@@ -828,6 +841,8 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         offering_id=texts["offering_id"],
         test_group_id=texts["test_group_id"],
         sandbox=environment is not None and environment.isascii() and environment.lower() == "sandbox",
+        platform=texts["platform"],
+        country=texts["country"],
     )
 
 
@@ -1140,7 +1155,11 @@ def wilson_interval(successes: int, n: int, z: float) -> tuple[float, float]:
     denominator = 1 + z * z / n
     center = (p + z * z / (2 * n)) / denominator
     half_width = z / denominator * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, center - half_width), min(1.0, center + half_width)
+    # At 0 (or n) successes the bound is exactly 0 (or 1); the subtraction above can leave a
+    # rounding error of 1e-17 there, which no relative tolerance accepts against 0.
+    low = 0.0 if successes == 0 else max(0.0, center - half_width)
+    high = 1.0 if successes == n else min(1.0, center + half_width)
+    return low, high
 
 
 def prob_beta_greater(a_t: float, b_t: float, a_c: float, b_c: float) -> float:
@@ -1362,6 +1381,8 @@ class Job:
     output: Path | None
     revenue_cap: tuple[str, float] | None = None  # ("percentile", p) or ("value", C)
     maturity_days: list[int] = field(default_factory=list)  # ascending
+    slices: list[str] = field(default_factory=list)
+    max_slice_levels: int = 20
 
 
 def _number(value: object, what: str) -> float:
@@ -1511,8 +1532,18 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
                 raise ReferenceError_(f"{path}: maturity_days: {day} given twice")
             maturity_days.append(day)
         maturity_days.sort()  # rows in ascending D (Decision D30)
+    slices_value = document.get("slices")
+    slices = [] if slices_value is None else (slices_value if isinstance(slices_value, list) else [slices_value])
+    for name in slices:
+        if name not in SLICE_FIELDS:
+            raise ReferenceError_(f"{path}: slices: {name!r} is not one of {', '.join(SLICE_FIELDS)}")
+    if len(set(slices)) != len(slices):
+        raise ReferenceError_(f"{path}: slices: a field is named twice")
+    max_levels = document.get("max_slice_levels", 20)
+    if isinstance(max_levels, bool) or not isinstance(max_levels, int) or max_levels < 1:
+        raise ReferenceError_(f"{path}: max_slice_levels must be a whole number >= 1, got {max_levels!r}")
     return Job(path, tables, logs, as_of, report_currency, rates, alpha, sequential_tuning, decision, control, window_micros,
-               offerings, ratio, on_corrupt, output, revenue_cap, maturity_days)
+               offerings, ratio, on_corrupt, output, revenue_cap, maturity_days, slices, max_levels)
 
 
 # =============================================================================================
@@ -1527,6 +1558,49 @@ class RunResult:
     comparisons: list[dict]
     srm: list[dict]
     maturity: list[dict] = field(default_factory=list)
+    slice_summary: list[dict] = field(default_factory=list)
+    slice_comparisons: list[dict] = field(default_factory=list)
+    slice_srm: list[dict] = field(default_factory=list)
+
+
+def member_level(events: list[Event], assigned_at: int, window_micros: int | None, dimension: str) -> str:
+    """§2.11: the value of `dimension` on the member's earliest counted non-refund event that
+    carries it (earliest ts, ties in file order); (none) when no such event carries it."""
+    counted = [
+        e for e in events
+        if e.event != "refund" and e.ts >= assigned_at
+        and (window_micros is None or e.ts < assigned_at + window_micros)
+        and getattr(e, dimension) is not None
+    ]
+    if not counted:
+        return NONE_LEVEL
+    return getattr(min(counted, key=lambda e: (e.ts, e.order)), dimension)
+
+
+def ranked_levels(levels: dict[str, list[UserResult]], max_levels: int) -> list[tuple[str, list[UserResult]]]:
+    """§2.11: by users descending, ties by level text in byte order; past `max_levels`, one
+    level (other) holding the rest, last."""
+    ranked = sorted(levels.items(), key=lambda item: (-len(item[1]), byte_key(item[0])))
+    kept = ranked[:max_levels]
+    if len(ranked) > max_levels:
+        kept.append((OTHER_LEVEL, [user for _, users in ranked[max_levels:] for user in users]))
+    return kept
+
+
+def analyse_groups(offering: Offering, control: Group | None, results: list[UserResult], job: Job):
+    """§2.4-§2.6 and §2.8 for `results` (an offering's members, or one slice's): summary rows,
+    comparison rows and the SRM triple."""
+    summary, group_statistics = [], []
+    for group in offering.groups:
+        row, statistics = summarise_group(offering, group, control, [r for r in results if r.group is group], job.alpha, job.rates)
+        summary.append(row)
+        group_statistics.append((group.name, statistics))
+    comparisons = []
+    if control is not None:
+        comparisons = [{"offering_id": offering.offering_id, **row}
+                       for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning)]
+    srm = sample_ratio_mismatch([s.users for _, s in group_statistics], [g.weight for g in offering.groups])
+    return summary, comparisons, srm
 
 
 def run_job(job: Job) -> RunResult:
@@ -1568,6 +1642,7 @@ def run_job(job: Job) -> RunResult:
         {"offering_id": "", "counter": "invalid_assignments", "count": population.invalid_global},
     ]
     summary, products, comparisons, srm, maturity = [], [], [], [], []
+    slice_summary, slice_comparisons, slice_srm = [], [], []
     for offering in analysed:
         offering_counters = OfferingCounters()
         members = population.members.get(offering.db_id, {})
@@ -1606,6 +1681,18 @@ def run_job(job: Job) -> RunResult:
         chi2, p_value, flag = sample_ratio_mismatch([s.users for _, s in group_statistics],
                                                     [g.weight for g in offering.groups])
         srm.append({"offering_id": offering.offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
+        ordered_members = sorted(members.items(), key=lambda item: byte_key(item[0]))
+        for dimension in job.slices:
+            by_level: dict[str, list[UserResult]] = {}
+            for (user, (_, assigned_at)), result in zip(ordered_members, results):
+                level = member_level(events_by_user.get(user, []), assigned_at, job.window_micros, dimension)
+                by_level.setdefault(level, []).append(result)
+            for level, level_results in ranked_levels(by_level, job.max_slice_levels):
+                key = {"offering_id": offering.offering_id, "dimension": dimension, "level": level}
+                level_summary, level_comparisons, (chi2, p_value, flag) = analyse_groups(offering, control, level_results, job)
+                slice_summary += [{**key, **row} for row in level_summary]
+                slice_comparisons += [{**key, **row} for row in level_comparisons]
+                slice_srm.append({**key, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
         values = {
             "invalid_assignments": population.invalid_by_offering.get(offering.db_id, 0),
             "multi_group_users": population.multi_group_users.get(offering.db_id, 0),
@@ -1615,7 +1702,7 @@ def run_job(job: Job) -> RunResult:
             "unknown_currency_events": offering_counters.unknown_currency_events,
         }
         quality += [{"offering_id": offering.offering_id, "counter": n, "count": values[n]} for n in OFFERING_COUNTERS]
-    return RunResult(summary, products, quality, comparisons, srm, maturity)
+    return RunResult(summary, products, quality, comparisons, srm, maturity, slice_summary, slice_comparisons, slice_srm)
 
 
 def revenue_cap(rule: tuple[str, float] | None, users: list[UserResult]) -> float | None:
@@ -1925,12 +2012,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             raise ReferenceError_(f"{options.job}: no --out and no 'output' key")
         out.mkdir(parents=True, exist_ok=True)
-        write_csv(out / "summary.csv", SUMMARY_COLUMNS, result.summary)
+        write_csv(out / "summary.csv", SUMMARY_COLUMNS + CAPPED_COLUMNS, result.summary)
         write_csv(out / "products.csv", PRODUCTS_COLUMNS, result.products)
         write_csv(out / "quality.csv", QUALITY_COLUMNS, result.quality)
         write_csv(out / "comparisons.csv", COMPARISONS_COLUMNS, result.comparisons)
         write_csv(out / "srm.csv", SRM_COLUMNS, result.srm)
         write_csv(out / "maturity.csv", MATURITY_COLUMNS, result.maturity)
+        if job.slices:
+            write_csv(out / "slice_summary.csv", SLICE_SUMMARY_COLUMNS, result.slice_summary)
+            write_csv(out / "slice_comparisons.csv", SLICE_COMPARISONS_COLUMNS, result.slice_comparisons)
+            write_csv(out / "slice_srm.csv", SLICE_SRM_COLUMNS, result.slice_srm)
     except ReferenceError_ as error:
         return _fail(str(error))
     except OSError as error:

@@ -120,6 +120,8 @@ struct MemberContributions: Sendable {
     var positiveRevenues: [(group: Int32, revenue: Double)] = []
     /// Per maturity (the context's order), per group: the matured members' sums.
     var matured: [[MaturedSums]]
+    /// Per slice field and level (§2.11): the members who are not excluded.
+    var slices: SliceSums
 }
 
 /// The §2.10 sums of one group's members matured after D days: counts exact, money exact until
@@ -161,8 +163,11 @@ struct OfferingSums {
     /// Per maturity, per group.
     private var matured: [[MaturedSums]]
     private(set) var series: DailySeries
+    private var slices: SliceSums
 
-    init(offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64, maturities: Int = 0) {
+    init(
+        offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64, maturities: Int = 0, slices: [SliceField] = []
+    ) {
         self.offeringIndex = offeringIndex
         let groupCount = catalog.offerings[offeringIndex].groups.count
         groups = Array(repeating: GroupTotals(), count: groupCount)
@@ -172,6 +177,7 @@ struct OfferingSums {
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
         series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
+        self.slices = SliceSums(fields: slices, groupCount: groupCount)
     }
 
     /// Adds the contributions of the next members.
@@ -187,6 +193,7 @@ struct OfferingSums {
         for maturity in matured.indices {
             for group in groups.indices { matured[maturity][group].add(contributions.matured[maturity][group]) }
         }
+        slices.add(contributions.slices)
         for (group, contribution) in contributions.products {
             let key = ProductKey(group: Int(group), product: contribution.product)
             let index: Int
@@ -211,7 +218,7 @@ struct OfferingSums {
     /// The offering's result, once every member's contributions are added.
     func result(
         catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, revenueCap: RevenueCapRule? = nil,
-        maturityDays: [Int] = []
+        maturityDays: [Int] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels
     ) -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
         let productRows = products.map { entry -> ProductTotals in
@@ -228,7 +235,8 @@ struct OfferingSums {
                 $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8)
             }, daily: series.days(),
             cappedRevenue: revenueCap.map(cappedRevenue),
-            matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) })
+            matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) },
+            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels))
     }
 
     /// §2.9: the cap over every group's positive revenues, and each group's sums with every
@@ -267,7 +275,7 @@ enum Attribution {
     /// copied for every member.
     static func evaluate(
         _ members: ArraySlice<Member>, offeringIndex: Int, catalog: OfferingCatalog, series: DailySeries, events: UserEvents,
-        context: AttributionContext
+        context: AttributionContext, slices: [SliceField] = []
     ) throws -> MemberContributions {
         let offering = catalog.offerings[offeringIndex]
         let labels = OfferingLabels(offering, labels: context.labels)
@@ -276,7 +284,8 @@ enum Attribution {
                 groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
                 groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
                 matured: Array(
-                    repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count))
+                    repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count),
+                slices: SliceSums(fields: slices, groupCount: offering.groups.count))
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
             var days: [Int] = []
@@ -302,6 +311,12 @@ enum Attribution {
                     let end = member.membership.assignedAt + length
                     guard end <= context.asOf else { continue }
                     try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
+                }
+                if !slices.isEmpty {
+                    SliceLevels.find(
+                        slices, events: events.events(of: member.user), shapes: events.shapes, membership: member.membership,
+                        windowMicroseconds: context.windowMicroseconds, into: &contributions.slices.memberLevels)
+                    contributions.slices.addMember(group: Int(group), totals: totals)
                 }
             }
             return contributions

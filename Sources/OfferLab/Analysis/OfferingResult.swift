@@ -92,6 +92,8 @@ public struct OfferingResult: Sendable {
     public var cappedRevenue: CappedRevenue?
     /// §2.10, one per `maturity_days` entry, ascending.
     public var matured: [MaturedGroups] = []
+    /// Per slice field (in the job's order), its levels in output order (§2.11).
+    public var slices: [SliceResult] = []
 
     /// The further comparisons of the night (§2.9, §2.10): capped revenue, then each maturity.
     public var comparisonFamilies: [ComparisonFamily] {

@@ -11,7 +11,8 @@ import Synchronization
 /// users are mapped to the assignment table's, which changes every night), and is named after
 /// what they depend on: the file's bytes (XXH64 and size; the bytes are hashed at every run,
 /// so a file rewritten in place, copied or synced is recognised by its content, never by its
-/// name or time), its format (from its name), `rejects_per_reason`, and the program itself
+/// name or time), its format (from its name), `rejects_per_reason`, the slice fields its events
+/// keep (a run that slices and one that does not use entries of their own), and the program itself
 /// (the hash of its executable: a new build parses again). `as_of` is checked instead: an entry
 /// is only written for a file with no event at or after `as_of`, and only used when its last
 /// event is before the run's `as_of`. A file changed while it was read (its inode, size or
@@ -26,6 +27,7 @@ import Synchronization
 final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
+    private let keptSliceFields: SliceFields
     private let codeIdentity: UInt64
     private let usage: Mutex<CacheUsage>
     /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
@@ -49,7 +51,7 @@ final class ParsedLogCache: Sendable {
 
     /// - Throws: `OfferLabError` (`.output`) when the folder cannot be made, or this program's
     ///   executable cannot be read.
-    init(folder: String, rejectsPerReason: Int) throws {
+    init(folder: String, rejectsPerReason: Int, keptSliceFields: SliceFields = SliceFields()) throws {
         try Folders.create(folder, context: "cache")
         guard let identity = Self.executableIdentity else {
             throw OfferLabError(.output, "cache: cannot read this program's executable (/proc/self/exe) to tell its builds apart")
@@ -57,6 +59,7 @@ final class ParsedLogCache: Sendable {
         self.folder = folder
         usage = Mutex(CacheUsage(folder: folder, filesReused: 0, filesStored: 0, entriesDiscarded: 0, failedWrites: 0))
         self.rejectsPerReason = rejectsPerReason
+        self.keptSliceFields = keptSliceFields
         codeIdentity = identity
     }
 
@@ -265,8 +268,8 @@ final class ParsedLogCache: Sendable {
 
     // MARK: - Entry layout
 
-    /// An entry: the magic line, the key (content hash, size, format, rejects kept, executable
-    /// hash), the payload's length and XXH64, then the payload: the batches, each its counters
+    /// An entry: the magic line, the key (content hash, size, format, rejects kept, slice fields
+    /// kept, executable hash), the payload's length and XXH64, then the payload: the batches, each its counters
     /// and rejects, its records, shapes and details as they are in memory (the same executable
     /// reads them back), and its four interners' strings in id order.
     func encode(_ batches: [EventBatch], key: Key, into buffer: inout [UInt8]) {
@@ -371,7 +374,7 @@ final class ParsedLogCache: Sendable {
 
     /// What an entry's header must hold to be read for `key`.
     private func headerWords(_ key: Key) -> [UInt64] {
-        [key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), codeIdentity]
+        [key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue), codeIdentity]
     }
 
     private struct EntryWriter {

@@ -91,8 +91,13 @@ struct EventBatch: Sendable {
     /// Valid events dropped for being at or after `as_of` (no counter reports them; the
     /// parsed-log cache keeps no file that had any).
     var eventsAtOrAfterAsOf = 0
+    /// The slice fields whose values the events keep (none unless the job slices by them).
+    var keptSliceFields = SliceFields()
     /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
-    private var recent = (user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1))
+    private var recent = (
+        user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1), country: Int32(-1),
+        platform: Int32(-1)
+    )
 
     init(fileIndex: Int) {
         self.fileIndex = fileIndex
@@ -135,6 +140,12 @@ struct EventBatch: Sendable {
             let pendingUser = looksUpUsers ? self.pendingUser(user) : EventRecord.absent
             let loggedOffering = label(record.pointee.offeringID, &recent.offering)
             let loggedGroup = label(record.pointee.testGroupID, &recent.group)
+            var country = EventRecord.absent
+            var platform = EventRecord.absent
+            if !keptSliceFields.isEmpty {
+                if keptSliceFields.contains(.country) { country = label(record.pointee.country, &recent.country) }
+                if keptSliceFields.contains(.platform) { platform = label(record.pointee.platform, &recent.platform) }
+            }
             let hasDetails =
                 record.pointee.price != nil || record.pointee.transactionID != nil || record.pointee.originalTransactionID != nil
                 || record.pointee.productID != nil || record.pointee.currency != nil
@@ -154,7 +165,7 @@ struct EventBatch: Sendable {
             }
             let shape = shapes.id(
                 of: EventShape(
-                    loggedOffering: loggedOffering, loggedGroup: loggedGroup,
+                    loggedOffering: loggedOffering, loggedGroup: loggedGroup, country: country, platform: platform,
                     kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind, isSandbox: record.pointee.isSandbox,
                     eventIDForm: eventID.form, hasDetails: hasDetails))
             // nil: the user is the previous line's.
@@ -237,6 +248,8 @@ struct EventStore: Sendable {
                 var shape = shape
                 shape.loggedOffering = label(shape.loggedOffering)
                 shape.loggedGroup = label(shape.loggedGroup)
+                shape.country = label(shape.country)
+                shape.platform = label(shape.platform)
                 return shape
             }
         }

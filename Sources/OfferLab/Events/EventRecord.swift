@@ -36,6 +36,9 @@ struct EventShape: Hashable, Sendable {
     /// (`EventStore.append`).
     var loggedOffering: Int32
     var loggedGroup: Int32
+    /// The slice fields' values as label ids, -1 when absent or not kept (`SliceFields`).
+    var country: Int32 = EventRecord.absent
+    var platform: Int32 = EventRecord.absent
     /// `EventType.rawValue`, or `EventRecord.unknownKind`.
     var kind: UInt8
     var isSandbox: Bool
@@ -75,9 +78,12 @@ struct EventShapes: Sendable {
     @inline(__always)
     private static func hash(_ shape: EventShape) -> Int {
         let labels = UInt64(UInt32(bitPattern: shape.loggedOffering)) | UInt64(UInt32(bitPattern: shape.loggedGroup)) << 32
+        // The slice fields, mixed into the flags' word: -1 for every shape of a run that does
+        // not slice, so its shapes spread as they did before the fields were kept.
+        let sliceLevels = UInt64(UInt32(bitPattern: shape.country)) ^ UInt64(UInt32(bitPattern: shape.platform)) << 29
         let flags = UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
             | UInt64(shape.hasDetails ? 1 : 0) << 11
-        let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ (flags &* 0xC2B2_AE3D_27D4_EB4F)
+        let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ ((flags ^ sliceLevels << 12) &* 0xC2B2_AE3D_27D4_EB4F)
         return Int(truncatingIfNeeded: mixed >> 32)
     }
 

@@ -68,6 +68,13 @@ public struct Job: Sendable {
     public var revenueCap: RevenueCapRule?
     /// The D of the matured metrics (§2.10), ascending and distinct; empty: none.
     public var maturityDays: [Int] = []
+    /// The log fields results are sliced by (§2.11), in the job's order; empty: no slices.
+    public var slices: [SliceField] = []
+    /// How many levels of a slice field are kept before the rest are merged into `(other)`.
+    public var maxSliceLevels = SliceField.defaultMaxLevels
+
+    /// The slice fields whose values the events keep.
+    var keptSliceFields: SliceFields { SliceFields(slices) }
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }
@@ -79,7 +86,7 @@ public enum JobLoader {
         "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
         "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
         "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "sequential_tuning", "decision",
-        "max_unconvertible_money_share", "revenue_cap", "maturity_days",
+        "max_unconvertible_money_share", "revenue_cap", "maturity_days", "slices", "max_slice_levels",
     ]
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
@@ -215,6 +222,22 @@ public enum JobLoader {
 
         let revenueCap = try reader.revenueCap()
         let maturityDays = try reader.maturityDays()
+        let sliceNames = values["slices"] == nil ? [] : try reader.textList("slices")
+        let slices = try sliceNames.map { name -> SliceField in
+            guard let field = SliceField(rawValue: name) else {
+                throw OfferLabError(
+                    .configuration,
+                    "job file \(path): slices: '\(name)' is not a log field results can be sliced by (known: \(SliceField.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return field
+        }
+        if let repeated = slices.indices.first(where: { slices[..<$0].contains(slices[$0]) }) {
+            throw OfferLabError(.configuration, "job file \(path): slices: '\(slices[repeated].rawValue)' is named twice")
+        }
+        let maxSliceLevels = try reader.number("max_slice_levels", default: Double(SliceField.defaultMaxLevels))
+        guard maxSliceLevels >= 1, maxSliceLevels == maxSliceLevels.rounded(), maxSliceLevels <= 10_000 else {
+            throw OfferLabError(.configuration, "job file \(path): max_slice_levels: \(maxSliceLevels) must be a whole number from 1 to 10000")
+        }
 
         return Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
@@ -222,7 +245,8 @@ public enum JobLoader {
             control: try reader.optionalText("control"), conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
             maxUnconvertibleMoneyShare: maxUnconvertible, onCorruptFile: policy,
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
-            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath, revenueCap: revenueCap, maturityDays: maturityDays)
+            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath, revenueCap: revenueCap, maturityDays: maturityDays,
+            slices: slices, maxSliceLevels: Int(maxSliceLevels))
     }
 
     /// A YAML error on one line: where, what, and what the parser was reading. (Yams's own

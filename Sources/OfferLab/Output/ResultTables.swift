@@ -22,9 +22,12 @@ enum ResultTables {
         let rejects = rejectsTable(results.ingest.rejects)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
+        // Only a job that slices writes the slice files. The database always gets the slice
+        // tables, empty without slices, so that a night re-run without them drops its old rows.
+        let slices = try sliceTables(results.offerings, job: job)
         return (
-            [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles],
-            [summary, comparisons, srm, products, quality, daily, maturity] + shown
+            [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
+            [summary, comparisons, srm, products, quality, daily, maturity] + shown + slices
         )
     }
 
@@ -167,37 +170,43 @@ enum ResultTables {
     /// The statistics of each offering, by `offering_id`, in output order.
     typealias OfferingAnalyses = [(offeringID: String, statistics: OfferingAnalysis)]
 
+    /// The columns of `comparisons` after `offering_id` (`slice_comparisons` has them too).
+    static let comparisonColumns: [(String, ResultColumnType)] =
+        [
+            ("group", .text), ("control_group", .text), ("metric", .text), ("control_value", .real),
+            ("value", .real), ("abs_lift", .real), ("abs_lift_ci_low", .real), ("abs_lift_ci_high", .real), ("rel_lift", .real),
+            ("rel_lift_ci_low", .real), ("rel_lift_ci_high", .real), ("p_value", .real), ("p_value_adjusted", .real),
+            ("significant", .bool), ("chance_to_beat_control", .real), ("mde_abs", .real),
+        ] + sequentialColumns()
+
+    /// The values of ``comparisonColumns`` of one row.
+    static func comparisonValues(_ row: ComparisonResult) -> [ResultValue] {
+        [
+            .text(row.group), .text(row.controlGroup), .text(row.metric.csvName),
+            .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
+            .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
+            .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
+        ] + sequentialValues(row)
+    }
+
     static func comparisonsTable(_ analyses: OfferingAnalyses) -> ResultTable {
-        var table = ResultTable(
-            name: "comparisons",
-            columns: [
-                ("offering_id", .text), ("group", .text), ("control_group", .text), ("metric", .text), ("control_value", .real),
-                ("value", .real), ("abs_lift", .real), ("abs_lift_ci_low", .real), ("abs_lift_ci_high", .real), ("rel_lift", .real),
-                ("rel_lift_ci_low", .real), ("rel_lift_ci_high", .real), ("p_value", .real), ("p_value_adjusted", .real),
-                ("significant", .bool), ("chance_to_beat_control", .real), ("mde_abs", .real),
-            ] + sequentialColumns(),
-            keys: ["offering_id", "group", "metric"])
+        var table = ResultTable(name: "comparisons", columns: [("offering_id", .text)] + comparisonColumns, keys: ["offering_id", "group", "metric"])
         for (offeringID, analysis) in analyses {
-            for row in analysis.comparisons {
-                table.rows.append([
-                    .text(offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric.csvName),
-                    .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
-                    .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
-                    .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
-                ] + sequentialValues(row))
-            }
+            for row in analysis.comparisons { table.rows.append([.text(offeringID)] + comparisonValues(row)) }
         }
         return table
     }
 
+    /// The columns of `srm` after `offering_id` (`slice_srm` has them too).
+    static let srmColumns: [(String, ResultColumnType)] = [("chi2", .real), ("srm_p_value", .real), ("srm_flag", .bool)]
+
+    static func srmValues(_ srm: SampleRatioMismatchResult?) -> [ResultValue] {
+        [.real(srm?.chiSquared), .real(srm?.pValue), .bool(srm?.isFlagged)]
+    }
+
     static func srmTable(_ analyses: OfferingAnalyses) -> ResultTable {
-        var table = ResultTable(
-            name: "srm", columns: [("offering_id", .text), ("chi2", .real), ("srm_p_value", .real), ("srm_flag", .bool)],
-            keys: ["offering_id"])
-        for (offeringID, analysis) in analyses {
-            let srm = analysis.sampleRatioMismatch
-            table.rows.append([.text(offeringID), .real(srm?.chiSquared), .real(srm?.pValue), .bool(srm?.isFlagged)])
-        }
+        var table = ResultTable(name: "srm", columns: [("offering_id", .text)] + srmColumns, keys: ["offering_id"])
+        for (offeringID, analysis) in analyses { table.rows.append([.text(offeringID)] + srmValues(analysis.sampleRatioMismatch)) }
         return table
     }
 

@@ -91,6 +91,7 @@ enum LogIngest {
     ) throws -> [EventBatch] {
         var scanner = LogFileScanner(path: path, inflater: job.inflater)
         scanner.onBytesRead = onBytesRead
+        scanner.keepsSliceFields = !job.keptSliceFields.isEmpty
         do {
             if spareCores.parsers > 1 && scanner.format == .jsonLines {
                 return try readInPieces(
@@ -116,7 +117,7 @@ enum LogIngest {
         // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
         // order, the events gain little from them, and a run after a pause paid for them.
         let size = ((try? FileManager.default.attributesOfItem(atPath: scanner.path))?[.size] as? NSNumber)?.intValue
-        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size.map { $0 / 48 })
+        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size.map { $0 / 48 }, keeping: job.keptSliceFields)
         if let size { batch.records.reserveCapacity(size / 32) }
         let summary = try scanner.scan(
             record: { record, _ in batch.add(record, asOf: job.asOf) },
@@ -201,7 +202,7 @@ enum LogIngest {
         throws -> (EventBatch, LineCounts)
     {
         // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
-        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256)
+        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256, keeping: job.keptSliceFields)
         batch.records.reserveCapacity(piece.count / 128)
         let lines = try scanner.scanPiece(
             &piece, record: { record, _ in batch.add(record, asOf: job.asOf) },
@@ -219,11 +220,16 @@ enum LogIngest {
 
     /// A batch that looks its events' users up in the population's as it goes when the table is
     /// loaded already, else one that interns them on its own, in a table with room for about
-    /// `userCapacity` of them.
-    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int?) -> EventBatch {
-        if let users = readyUsers.users { return EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users) }
-        var batch = EventBatch(fileIndex: fileIndex)
-        if let userCapacity { batch.users = ByteStringInterner(capacity: userCapacity) }
+    /// `userCapacity` of them. Its events keep the values of the slice fields `keeping`.
+    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int?, keeping sliceFields: SliceFields) -> EventBatch {
+        var batch: EventBatch
+        if let users = readyUsers.users {
+            batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
+        } else {
+            batch = EventBatch(fileIndex: fileIndex)
+            if let userCapacity { batch.users = ByteStringInterner(capacity: userCapacity) }
+        }
+        batch.keptSliceFields = sliceFields
         return batch
     }
 

@@ -51,7 +51,7 @@ public enum NightlyRun {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
-        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason) }
+        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields) }
         let results = try await compute(job, progress: progress, cache: cache)
         let tables = try ResultTables.make(results, job: job)
 
@@ -128,7 +128,7 @@ public enum NightlyRun {
         var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
-            threads: job.threads, progress: progress)
+            slices: job.slices, maxSliceLevels: job.maxSliceLevels, threads: job.threads, progress: progress)
         results.warnings = try controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
         return results
@@ -154,7 +154,7 @@ public enum NightlyRun {
                 + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
     }
 
-    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7, §2.9–§2.10 for the given offerings (catalog indices), on events
+    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7, §2.9–§2.10 and the slices of §2.11 for the given offerings (catalog indices), on events
     /// already read. The store is consumed: its records are released while clean-up regroups
     /// them by user.
     ///
@@ -165,7 +165,8 @@ public enum NightlyRun {
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
         rates: [String: Double], windowDays: Double?, control: String?, revenueCap: RevenueCapRule? = nil, maturityDays: [Int] = [],
-        threads: Int? = nil, progress: ProgressReporter? = nil, membersPerRun: Int = membersPerRun
+        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, threads: Int? = nil, progress: ProgressReporter? = nil,
+        membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
@@ -176,7 +177,7 @@ public enum NightlyRun {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
         var sums = ordered.map {
-            OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, maturities: maturityDays.count)
+            OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, maturities: maturityDays.count, slices: slices)
         }
         let runs = ordered.indices.flatMap { position in
             let count = population.members[ordered[position]].count
@@ -190,7 +191,7 @@ public enum NightlyRun {
                 run.position,
                 try Attribution.evaluate(
                     population.members[offering][run.members], offeringIndex: offering, catalog: catalog, series: series[run.position],
-                    events: events, context: context)
+                    events: events, context: context, slices: slices)
             )
         } merge: { (evaluated: (position: Int, contributions: MemberContributions)) in
             try sums[evaluated.position].add(evaluated.contributions, labels: context.labels)
@@ -198,7 +199,9 @@ public enum NightlyRun {
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
         return NightResults(
             offerings: sums.map {
-                $0.result(catalog: catalog, context: context, preferredControl: control, revenueCap: revenueCap, maturityDays: maturityDays)
+                $0.result(
+                    catalog: catalog, context: context, preferredControl: control, revenueCap: revenueCap, maturityDays: maturityDays,
+                    maxSliceLevels: maxSliceLevels)
             }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }

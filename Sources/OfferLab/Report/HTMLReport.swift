@@ -28,6 +28,7 @@ enum HTMLReport {
         for (index, offering) in report.offerings.enumerated() {
             html += OfferingSection(offering: offering, anchor: anchor(index), runIsTrusted: runIsTrusted).html
         }
+        html += slices(report)
         html += runFacts(report)
         html += "</main>\n</body>\n</html>\n"
         return html

@@ -1,10 +1,11 @@
 /// Reading a `ReportData` from the night's result tables, whether a run holds them in memory or
 /// the database returns them: one path for both, so both give the same report.
 extension ReportData {
-    /// The tables the report reads. `daily` and `maturity` may be absent (runs before them).
+    /// The tables the report reads. `daily`, `maturity` and the slice tables may be absent (runs
+    /// before them, or without maturity days or slices).
     static let tableNames = [
         "offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily", "maturity",
-    ]
+    ] + sliceTableNames
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
     init(tables: [ResultTable], run: RunRecord) {
@@ -86,6 +87,8 @@ extension ReportData {
             }
             return report
         }
+        slices = Self.sliceReports(
+            summary: rows("slice_summary"), comparisons: rows("slice_comparisons"), srm: rows("slice_srm"), offeringIDs: offerings.map(\.offeringID))
     }
 
     /// The night `night` (`YYYY-MM-DD`) as the database at `path` holds it: the latest
@@ -105,7 +108,7 @@ extension ReportData {
 
 /// A row of a result table, read by column name. The getters accept both the values a run
 /// builds and what SQLite returns for them (`bool` as 0/1, NULL as `.real(nil)`).
-private struct Row {
+struct Row {
     var values: [ResultValue]
     var index: [String: Int]
 

@@ -10,6 +10,8 @@ struct ReportData: Sendable, Equatable {
     var quality: [QualityCounter]
     /// In output order (byte order of `offering_id`).
     var offerings: [OfferingReport]
+    /// Per slice field of the job (§2.11), in its order; empty when the job did not slice.
+    var slices: [SliceFieldReport] = []
 }
 
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).

@@ -48,7 +48,7 @@ struct TablesFixture {
 func logRecord(
     _ event: String, user: String, ts: String, id: String? = nil, transaction: String? = nil, original: String? = nil,
     product: String? = nil, price: String? = nil, currency: String? = nil, offering: String? = nil, group: String? = nil,
-    sandbox: Bool = false
+    sandbox: Bool = false, country: String? = nil, platform: String? = nil
 ) -> LogRecord {
     var record = LogRecord()
     func put(_ value: String?) -> Range<Int>? {
@@ -70,6 +70,8 @@ func logRecord(
     record.testGroupID = put(group)
     record.price = price.map { Int64((Double($0)! * 1_000_000).rounded()) }
     record.isSandbox = sandbox
+    record.country = put(country)
+    record.platform = put(platform)
     return record
 }
 
@@ -79,7 +81,7 @@ import Testing
 func analyse(
     _ tables: TablesFixture, _ events: [LogRecord], asOf: String = "2026-03-20", rates: [String: Double] = ["USD": 1, "EUR": 2],
     window: Double? = nil, offerings: [String] = ["test"], control: String? = nil, revenueCap: RevenueCapRule? = nil,
-    maturityDays: [Int] = []
+    maturityDays: [Int] = [], slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels
 ) async throws -> NightResults {
     let folder = try TemporaryFolder()
     let path = folder.file("tables.sqlite")
@@ -89,6 +91,7 @@ func analyse(
     let asOfMicros = try #require(UTCTime.parseAsOf(asOf))
     let population = try Population.load(from: source, catalog: catalog, asOf: asOfMicros)
     var batch = EventBatch(fileIndex: 0)
+    batch.keptSliceFields = SliceFields(slices)
     for record in events {
         withUnsafePointer(to: record) { batch.add($0, asOf: asOfMicros) }
     }
@@ -98,7 +101,7 @@ func analyse(
     let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
     return try await NightlyRun.analyse(
         catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
-        control: control, revenueCap: revenueCap, maturityDays: maturityDays)
+        control: control, revenueCap: revenueCap, maturityDays: maturityDays, slices: slices, maxSliceLevels: maxSliceLevels)
 }
 
 /// The sample data set (`jobs/sample.yaml`): its population, and its log files read into a store,

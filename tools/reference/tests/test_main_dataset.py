@@ -106,7 +106,7 @@ def test_quality_counters(main_outputs: Outputs):
 
 
 def test_output_order_and_columns(main_outputs: Outputs):
-    assert list(main_outputs.summary[0]) == list(ref.SUMMARY_COLUMNS)
+    assert list(main_outputs.summary[0]) == list(ref.SUMMARY_COLUMNS + ref.CAPPED_COLUMNS)
     # Offerings byte-wise ('-' < 's'); groups by table id (beta 20 before baseline 21).
     assert [(r["offering_id"], r["group"]) for r in main_outputs.summary] == [
         ("'-winter", "beta"), ("'-winter", "baseline"),

@@ -1,0 +1,67 @@
+extension HTMLReport {
+    /// One section per slice field (§2.11): per offering a compact table of its levels (users per
+    /// group, each variant's conversion and revenue-per-user lift with its interval), the levels
+    /// whose own sample-ratio check flags, and the caveat that slices are for exploring.
+    static func slices(_ report: ReportData) -> String {
+        var html = ""
+        for (index, field) in report.slices.enumerated() {
+            let levelCount = field.offerings.map(\.levels.count).max() ?? 0
+            html += "<section class=\"offering slices\" id=\"slices-\(index + 1)\">\n"
+            html += "<h2>By \(field.dimension.htmlEscaped)</h2>\n"
+            html += "<p class=\"note\">Slices are for exploring, not for picking a winner after the fact: with \(levelCount) level"
+            html += "\(levelCount == 1 ? "" : "s") per offering, some will differ by chance alone, and each level’s correction covers only its own variants. "
+            html += "A member’s level is the \(field.dimension.htmlEscaped) of their first counted event that has one; the smallest levels are merged into (other).</p>\n"
+            for slice in field.offerings {
+                guard let offering = report.offerings.first(where: { $0.offeringID == slice.offeringID }) else { continue }
+                html += sliceTable(slice, offering: offering)
+            }
+            html += "</section>\n"
+        }
+        return html
+    }
+
+    private static func sliceTable(_ slice: SliceOfferingReport, offering: OfferingReport) -> String {
+        let title = offering.name.isEmpty ? offering.offeringID : offering.name
+        let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
+        let level = ReportFindings.confidence(offering.alpha) + (offering.verdictInference == .sequential ? " always-valid" : "")
+        var html = "<h3>\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code></h3>\n"
+        html += "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
+        html += "<th scope=\"col\" class=\"num\">Users (\(offering.groups.map(\.name).joined(separator: " · ").htmlEscaped))</th>"
+        for treatment in treatments {
+            for metric in Metric.allCases {
+                html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(ReportFindings.name(metric)) (\(level) CI)</th>"
+            }
+        }
+        html += "</tr></thead>\n<tbody>\n"
+        for row in slice.levels {
+            html += "<tr><th scope=\"row\">\(row.level.htmlEscaped)</th>"
+            html += "<td class=\"num\">\(row.users.map { ReportFormat.count($0.count) }.joined(separator: " · "))</td>"
+            for treatment in treatments {
+                for metric in Metric.allCases {
+                    let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(by: offering.verdictInference)
+                    html += liftCell(comparison, metric: metric, currency: offering.currency)
+                }
+            }
+            html += "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        let flagged = slice.levels.filter { $0.sampleRatioFlagged == true }.map(\.level)
+        if flagged.isEmpty {
+            html += "<p class=\"note\">No level’s split of users between the groups differs from the weights.</p>\n"
+        } else {
+            html += "<p class=\"note\"><strong>Sample ratio mismatch</strong> within \(flagged.joined(separator: ", ").htmlEscaped): "
+            html += "these levels’ users are not split as the weights say, so their lifts cannot be trusted.</p>\n"
+        }
+        return html
+    }
+
+    /// The relative lift with its interval under it (the absolute lift when the control's value
+    /// is 0), or a dash when the level has too few users to compare.
+    private static func liftCell(_ comparison: Comparison?, metric: Metric, currency: String) -> String {
+        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return "<td class=\"num\">–</td>" }
+        let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
+        var html = "<td class=\"num\"><span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
+        if let low = lift.low, let high = lift.high { html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>" }
+        return html + "</td>"
+    }
+}
