@@ -45,9 +45,9 @@ extension EventType {
         switch bytes.count {
         case 6:
             switch p[1] {
-            case 0x65 /* e */ where equals("refund"): self = .refund
-            case 0x61 /* a */ where equals("cancel"): self = .cancel
-            case 0x78 /* x */ where equals("expire"): self = .expire
+            case 0x65 where equals("refund"): self = .refund  // e
+            case 0x61 where equals("cancel"): self = .cancel  // a
+            case 0x78 where equals("expire"): self = .expire  // x
             default: return nil
             }
         case 7 where equals("renewal"): self = .renewal

@@ -1,9 +1,9 @@
 import COfferLabSIMD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Parses one JSON Lines event into a reused `LogRecord`.
@@ -114,7 +114,8 @@ public struct JSONLineParser {
                         linesAcceptedByQuoteBitmap += 1
                         borrowed = borrowsPlainLines
                         return values.resolve(
-                            text: borrowed ? json.p : UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCache: &dayCache, into: &record)
+                            text: borrowed ? json.p : UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCache: &dayCache,
+                            into: &record)
                     }
                     // Not plain, or not accepted as such: the byte-by-byte scan decides.
                     written = 0

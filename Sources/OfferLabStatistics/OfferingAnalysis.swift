@@ -125,7 +125,8 @@ public func analyzeOffering(
     guard alpha > 0, alpha < 1 else { throw .invalidAlpha(alpha) }
     guard sequentialTuning > 0, sequentialTuning.isFinite else { throw .invalidSequentialTuning(sequentialTuning) }
     for family in families where family.statistics.count != groups.count {
-        throw .familyGroupCount(metric: family.metrics.map(\.csvName).joined(separator: ", "), expected: groups.count, got: family.statistics.count)
+        throw .familyGroupCount(
+            metric: family.metrics.map(\.csvName).joined(separator: ", "), expected: groups.count, got: family.statistics.count)
     }
     for (index, group) in groups.enumerated() {
         try validate(group.statistics, of: group)
@@ -150,8 +151,10 @@ public func analyzeOffering(
             treatment.statistics = statistics(index)
             for metric in metrics {
                 switch metric.kind {
-                case .conversion: comparisons.append(compareConversion(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
-                case .revenue: comparisons.append(compareRevenue(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
+                case .conversion:
+                    comparisons.append(compareConversion(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
+                case .revenue:
+                    comparisons.append(compareRevenue(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
                 }
             }
         }
@@ -219,7 +222,9 @@ private func validate(_ s: GroupSufficientStatistics, of group: AnalysisGroup) t
 }
 
 /// The conversion row of one treatment on `metric` (before Holm–Bonferroni).
-private func compareConversion(_ metric: Metric, control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
+private func compareConversion(_ metric: Metric, control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double)
+    -> ComparisonResult
+{
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(
@@ -235,9 +240,10 @@ private func compareConversion(_ metric: Metric, control: AnalysisGroup, treatme
         row.relLiftCILow = relative.low
         row.relLiftCIHigh = relative.high
     }
-    row.pValue = pooledProportionTest(
-        controlConverters: c.converters, controlUsers: c.users,
-        treatmentConverters: t.converters, treatmentUsers: t.users)?.pValue
+    row.pValue =
+        pooledProportionTest(
+            controlConverters: c.converters, controlUsers: c.users,
+            treatmentConverters: t.converters, treatmentUsers: t.users)?.pValue
     row.chanceToBeatControl = conversionChanceToBeatControl(
         controlConverters: c.converters, controlUsers: c.users,
         treatmentConverters: t.converters, treatmentUsers: t.users)
@@ -248,7 +254,9 @@ private func compareConversion(_ metric: Metric, control: AnalysisGroup, treatme
 }
 
 /// The ARPU row of one treatment on `metric` (before Holm–Bonferroni).
-private func compareRevenue(_ metric: Metric, control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
+private func compareRevenue(_ metric: Metric, control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double)
+    -> ComparisonResult
+{
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(

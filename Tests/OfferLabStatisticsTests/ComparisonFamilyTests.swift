@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 /// `n` users of whom `converters` paid `price` once.
 private func statistics(users: Int, converters: Int, price: Double) -> GroupSufficientStatistics {
@@ -39,9 +39,11 @@ struct ComparisonFamilyTests {
         let matured = groups.map { statistics(users: $0.statistics.users / 2, converters: $0.statistics.converters / 3, price: 9.99) }
         let analysis = try analyzeOffering(groups, alpha: 0.05, families: [.cappedRevenue(capped), .matured(days: 7, matured)])
         #expect(Array(analysis.comparisons.prefix(4)) == plain.comparisons)
-        #expect(analysis.comparisons.map(\.metric.csvName) == [
-            "conversion", "arpu", "conversion", "arpu", "arpu_capped", "arpu_capped", "conversion_d7", "arpu_d7", "conversion_d7", "arpu_d7",
-        ])
+        #expect(
+            analysis.comparisons.map(\.metric.csvName) == [
+                "conversion", "arpu", "conversion", "arpu", "arpu_capped", "arpu_capped", "conversion_d7", "arpu_d7", "conversion_d7",
+                "arpu_d7",
+            ])
         #expect(analysis.comparisons.map(\.group) == ["a", "a", "b", "b", "a", "b", "a", "a", "b", "b"])
         #expect(analysis.summaries == plain.summaries)
     }

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Revenue cap: linear quantile of the positive revenues (§2.9)")
 struct RevenueCapTests {

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 @Suite struct AggregateStatisticsTests {
@@ -11,28 +12,41 @@ import Testing
     static let summaryHeader = String(header.dropLast()) + "," + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
 
     /// Rows of both forms, without a `metric` column and with one.
-    @Test(arguments: [
-        (header + "o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
-        (header + "o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
-        (header + "o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
-        (header + "o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
-        (header + "o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
-        (header + "o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
-        (header + "o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
-        (header + "o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
-        (header + "o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
-        (metricHeader + ownRows + "o,c,true,1,10,2,5,10,capped\n", "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"),
-        (metricHeader + ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
-        (metricHeader + ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
-        (metricHeader + ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
-        (metricHeader + ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 5: group c of o appears twice with metric d7"),
-        (metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", "line 4: is_control and weight must be those of group t's row"),
-        (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
-        (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
-        (metricHeader + ownRows + "o,c,true,1,9,2,4,8,arpu_capped\n", "line 4: users 9 of arpu_capped must be the 10 of group c's own row"),
-        (metricHeader + ownRows + "o,t,false,1,11,1,4,8,d7\n", "line 4: 11 matured users exceed the 10 of group t's own row"),
-        (header, "no rows after the header"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            (header + "o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
+            (header + "o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
+            (header + "o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
+            (header + "o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
+            (header + "o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
+            (header + "o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
+            (header + "o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
+            (header + "o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
+            (header + "o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
+            (
+                metricHeader + ownRows + "o,c,true,1,10,2,5,10,capped\n",
+                "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"
+            ),
+            (metricHeader + ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
+            (metricHeader + ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
+            (metricHeader + ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
+            (
+                metricHeader + ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n",
+                "line 5: group c of o appears twice with metric d7"
+            ),
+            (
+                metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n",
+                "line 4: is_control and weight must be those of group t's row"
+            ),
+            (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
+            (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
+            (
+                metricHeader + ownRows + "o,c,true,1,9,2,4,8,arpu_capped\n",
+                "line 4: users 9 of arpu_capped must be the 10 of group c's own row"
+            ),
+            (metricHeader + ownRows + "o,t,false,1,11,1,4,8,d7\n", "line 4: 11 matured users exceed the 10 of group t's own row"),
+            (header, "no rows after the header"),
+        ] as [(String, String)])
     func malformedAggregatesAreNamed(file: String, problem: String) throws {
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", file)
@@ -47,7 +61,8 @@ import Testing
     /// their order in the file; the groups' own rows give the same comparisons as without them.
     @Test func metricRowsAddTheirComparisons() throws {
         let folder = try TemporaryFolder()
-        let body = Self.ownRows + "o,t,false,1,4,1,9,81,d14\no,c,true,1,4,2,6,18,d14\no,c,true,1,10,2,4,8,arpu_capped\n"
+        let body =
+            Self.ownRows + "o,t,false,1,4,1,9,81,d14\no,c,true,1,4,2,6,18,d14\no,c,true,1,10,2,4,8,arpu_capped\n"
             + "o,t,false,1,10,1,3,9,arpu_capped\n"
         let plain = try folder.write("plain.csv", Self.header + "o,c,true,1,10,2,5,10\no,t,false,1,10,1,5,10\n")
         let withMetrics = try folder.write("metrics.csv", Self.metricHeader + body)
@@ -81,7 +96,8 @@ import Testing
             let text = try String(contentsOfFile: output + "/comparisons.csv", encoding: .utf8)
             return text.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         }
-        let tight = try comparisons(4000), loose = try comparisons(1e6)
+        let tight = try comparisons(4000)
+        let loose = try comparisons(1e6)
         let header = try #require(tight.first)
         let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
         #expect(Array(header[firstSequential...]) == ResultTables.sequentialColumns().map(\.0))
@@ -108,20 +124,27 @@ import Testing
         let summaryColumns = summary ? AggregateStatistics.summaryColumns : []
         var aggregates = (AggregateStatistics.columns + ["metric"] + summaryColumns).joined(separator: ",") + "\n"
         for offering in results.offerings {
-            let metrics = [("", offering.groups.map(\.statistics))] + (offering.cappedRevenue.map { [("arpu_capped", $0.groups)] } ?? [])
+            let metrics =
+                [("", offering.groups.map(\.statistics))] + (offering.cappedRevenue.map { [("arpu_capped", $0.groups)] } ?? [])
                 + offering.matured.map { ("d\($0.days)", $0.groups) }
             for (metric, groups) in metrics {
                 for (index, group) in offering.offering.groups.enumerated() {
                     let statistics = groups[index]
                     var row: [String] = [
-                        offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
-                        String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
+                        offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false",
+                        CSVWriter.number(group.weight),
+                        String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)",
+                        "\(statistics.revenueSumSquares)",
                         metric,
                     ]
                     if summary {
                         let totals = offering.groups[index]
-                        let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
-                        row += metric.isEmpty
+                        let counts = [
+                            totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals,
+                            totals.refunds,
+                        ]
+                        row +=
+                            metric.isEmpty
                             ? counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
                             : Array(repeating: "", count: summaryColumns.count)
                     }
@@ -180,7 +203,8 @@ import Testing
     @Test func productsOfAnUnknownGroupAreNamed() throws {
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\n")
-        let products = try folder.write("products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
+        let products = try folder.write(
+            "products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
         }

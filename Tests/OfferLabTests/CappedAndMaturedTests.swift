@@ -1,6 +1,7 @@
 import OfferLabIngest
 import OfferLabStatistics
 import Testing
+
 @testable import OfferLab
 
 /// A purchase of `price` USD by `user` at `ts`.
@@ -52,7 +53,11 @@ private func purchase(_ user: String, _ ts: String, _ price: String, transaction
     @Test func aTieAtTheCapIsNotLowered() async throws {
         // c1 20, v2 20, a new payer 20 in control (c2), v1 100: [20, 20, 20, 100], p = 0.5:
         // h = 1.5, between 20 and 20: 20. Only v1 is over it.
-        let events = Array(Self.events[3...5]) + [purchase("c1", "2026-03-02T00:00:00Z", "20", transaction: "c1q"), purchase("c2", "2026-03-02T00:00:00Z", "20", transaction: "c2q")]
+        let events =
+            Array(Self.events[3...5]) + [
+                purchase("c1", "2026-03-02T00:00:00Z", "20", transaction: "c1q"),
+                purchase("c2", "2026-03-02T00:00:00Z", "20", transaction: "c2q"),
+            ]
         let result = try await capped(.percentile(0.5), events: events)
         #expect(result.cap == 20 && result.cappedUsers == [0, 1])
     }
@@ -79,7 +84,8 @@ private func purchase(_ user: String, _ ts: String, _ price: String, transaction
 
     @Test func assignedExactlyDDaysBeforeAsOfIsMatured() async throws {
         let tables = TablesFixture(assignments: [
-            ("exact", "1", "10", "2026-03-13 00:00:00"), ("late", "1", "10", "2026-03-13 00:00:01"), ("early", "1", "11", "2026-03-01 00:00:00"),
+            ("exact", "1", "10", "2026-03-13 00:00:00"), ("late", "1", "10", "2026-03-13 00:00:01"),
+            ("early", "1", "11", "2026-03-01 00:00:00"),
         ])
         let result = try await analyse(tables, [], asOf: Self.asOf, maturityDays: [7, 30]).offerings[0]
         #expect(result.matured.map(\.days) == [7, 30])
@@ -108,7 +114,8 @@ private func purchase(_ user: String, _ ts: String, _ price: String, transaction
         // w2's on day 2 counts, and its refund on day 6 (after the window, before D) too.
         let tables = TablesFixture(assignments: [("w1", "1", "10", "2026-03-01 00:00:00"), ("w2", "1", "10", "2026-03-01 00:00:00")])
         let events = [
-            purchase("w1", "2026-03-05T00:00:00Z", "9", transaction: "w1p"), purchase("w2", "2026-03-02T00:00:00Z", "9", transaction: "w2p"),
+            purchase("w1", "2026-03-05T00:00:00Z", "9", transaction: "w1p"),
+            purchase("w2", "2026-03-02T00:00:00Z", "9", transaction: "w2p"),
             logRecord("refund", user: "w2", ts: "2026-03-06T00:00:00Z", transaction: "w2p", product: "weekly", price: "4", currency: "USD"),
         ]
         let result = try await analyse(tables, events, asOf: Self.asOf, window: 3, maturityDays: [7]).offerings[0]

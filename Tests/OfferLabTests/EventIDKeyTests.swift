@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLab
 
 @Suite struct EventIDKeyTests {
@@ -17,8 +18,12 @@ import Testing
             }
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value.append(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value.append(byte - UInt8(ascii: "a") + 10); lower = true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value.append(byte - UInt8(ascii: "A") + 10); upper = true
+            case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                value.append(byte - UInt8(ascii: "a") + 10)
+                lower = true
+            case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                value.append(byte - UInt8(ascii: "A") + 10)
+                upper = true
             default: return nil
             }
         }
@@ -71,7 +76,9 @@ import Testing
                 var bytes = Array(text.utf8)
                 for position in 0..<36 {
                     let original = bytes[position]
-                    for byte: UInt8 in [0x00, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60, 0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xC1, 0xE6, 0xFF] {
+                    for byte: UInt8 in [
+                        0x00, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60, 0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xC1, 0xE6, 0xFF,
+                    ] {
                         bytes[position] = byte
                         let mutated = bytes.withUnsafeBytes { EventIDKey.uuid($0) }
                         let expected = String(bytes: bytes, encoding: .utf8).flatMap(Self.reference)

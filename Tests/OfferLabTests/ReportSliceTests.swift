@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// The report's slice sections (§2.11): a section per field, a compact table per offering, the
@@ -26,10 +27,14 @@ import Testing
                             SliceLevelReport(
                                 level: "US", users: zip(groups, [1200, 600, 610]).map { ($0, $1) },
                                 comparisons: groups.dropFirst().flatMap { group in
-                                    [comparison(group, .conversion, lift: 0.125, low: -0.05, high: 0.3), comparison(group, .arpu, lift: -0.02, low: -0.2, high: 0.16)]
+                                    [
+                                        comparison(group, .conversion, lift: 0.125, low: -0.05, high: 0.3),
+                                        comparison(group, .arpu, lift: -0.02, low: -0.2, high: 0.16),
+                                    ]
                                 }, sampleRatioFlagged: false),
                             SliceLevelReport(
-                                level: "JP <b>", users: zip(groups, [10, 0, 40]).map { ($0, $1) }, comparisons: [], sampleRatioFlagged: true),
+                                level: "JP <b>", users: zip(groups, [10, 0, 40]).map { ($0, $1) }, comparisons: [], sampleRatioFlagged: true
+                            ),
                         ])
                 ])
         ]
@@ -68,7 +73,9 @@ import Testing
 
     /// From the tables a run builds: the levels, users and SRM flag of a real slice analysis.
     @Test func readFromTheSliceTables() async throws {
-        let tables = TablesFixture(assignments: [("c1", "1", "10", "2026-03-01 09:00:00"), ("v1", "1", "11", "2026-03-01 09:00:00"), ("v2", "1", "11", "2026-03-01 09:00:00")])
+        let tables = TablesFixture(assignments: [
+            ("c1", "1", "10", "2026-03-01 09:00:00"), ("v1", "1", "11", "2026-03-01 09:00:00"), ("v2", "1", "11", "2026-03-01 09:00:00"),
+        ])
         let events = [
             logRecord("paywall_view", user: "c1", ts: "2026-03-02T00:00:00Z", platform: "ios"),
             logRecord("paywall_view", user: "v1", ts: "2026-03-02T00:00:00Z", platform: "ios"),
@@ -80,7 +87,8 @@ import Testing
         job.slices = [.platform]
         let sliceTables = try ResultTables.sliceTables(results.offerings, job: job)
         let run = RunRecord(
-            job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded", toolVersion: "0",
+            job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded",
+            toolVersion: "0",
             inputFiles: [])
         let offerings = ResultTables.offeringsTable(results.offerings, job: job)
         let report = ReportData(tables: [offerings] + sliceTables, run: run)

@@ -2,6 +2,7 @@ import Foundation
 import OfferLabIngest
 import OfferLabStatistics
 import Testing
+
 @testable import OfferLab
 
 /// Slices (§2.11), hand-worked: which level a member gets, the ranking and `(other)`, and the
@@ -9,10 +10,12 @@ import Testing
 @Suite struct SliceTests {
     /// `control`: c1…c3, `variant`: v1…v3, all assigned 2026-03-01 09:00.
     static let tables = TablesFixture(
-        assignments: ["c1", "c2", "c3"].map { ($0, "1", "10", "2026-03-01 09:00:00") } + ["v1", "v2", "v3"].map { ($0, "1", "11", "2026-03-01 09:00:00") })
+        assignments: ["c1", "c2", "c3"].map { ($0, "1", "10", "2026-03-01 09:00:00") }
+            + ["v1", "v2", "v3"].map { ($0, "1", "11", "2026-03-01 09:00:00") })
 
     static func levels(_ results: NightResults, _ field: SliceField) -> [String: [Int]] {
-        Dictionary(uniqueKeysWithValues: results.offerings[0].slices.filter { $0.field == field }.map { ($0.level, $0.groups.map(\.users)) })
+        Dictionary(
+            uniqueKeysWithValues: results.offerings[0].slices.filter { $0.field == field }.map { ($0.level, $0.groups.map(\.users)) })
     }
 
     @Test func aMembersLevelIsTheFieldOnTheirEarliestCountedEventThatCarriesIt() async throws {
@@ -37,20 +40,27 @@ import Testing
         #expect(Self.levels(results, .country) == ["JP": [1, 1], "BR": [1, 0], "DE": [0, 1], "(none)": [1, 1]])
         #expect(Self.levels(results, .platform) == ["ios": [1, 0], "(none)": [2, 3]])
         // Ranked by users, ties by text; fields in the job's order.
-        #expect(results.offerings[0].slices.map { "\($0.field.rawValue)=\($0.level)" } == [
-            "country=(none)", "country=JP", "country=BR", "country=DE", "platform=(none)", "platform=ios",
-        ])
+        #expect(
+            results.offerings[0].slices.map { "\($0.field.rawValue)=\($0.level)" } == [
+                "country=(none)", "country=JP", "country=BR", "country=DE", "platform=(none)", "platform=ios",
+            ])
     }
 
     @Test func levelsPastTheLimitAreMergedIntoOther() async throws {
         // 22 variant members: two in ZZ, one each in A01…A20; the limit keeps 20 levels.
         let names = (1...20).map { String(format: "A%02d", $0) }
         var assignments = [("c1", "1", "10", "2026-03-01 09:00:00")]
-        var events = [logRecord("purchase", user: "c1", ts: "2026-03-02T00:00:00Z", transaction: "tc", product: "weekly", price: "5", currency: "USD", country: "A20")]
+        var events = [
+            logRecord(
+                "purchase", user: "c1", ts: "2026-03-02T00:00:00Z", transaction: "tc", product: "weekly", price: "5", currency: "USD",
+                country: "A20")
+        ]
         for (index, name) in (names + ["ZZ", "ZZ"]).enumerated() {
             assignments.append(("v\(index)", "1", "11", "2026-03-01 09:00:00"))
             events.append(
-                logRecord("purchase", user: "v\(index)", ts: "2026-03-02T00:00:00Z", transaction: "t\(index)", product: "weekly", price: "\(index + 1)", currency: "USD", country: name))
+                logRecord(
+                    "purchase", user: "v\(index)", ts: "2026-03-02T00:00:00Z", transaction: "t\(index)", product: "weekly",
+                    price: "\(index + 1)", currency: "USD", country: name))
         }
         let results = try await analyse(TablesFixture(assignments: assignments), events, slices: [.country])
         let slices = results.offerings[0].slices
@@ -61,14 +71,20 @@ import Testing
         #expect(other.groups[1].netRevenue == 19)
         #expect(other.groups[1].converters == 1)
         // The levels add up to the offering.
-        #expect(slices.reduce(0) { $0 + $1.groups[1].statistics.revenueSumSquares } == results.offerings[0].groups[1].statistics.revenueSumSquares)
+        #expect(
+            slices.reduce(0) { $0 + $1.groups[1].statistics.revenueSumSquares }
+                == results.offerings[0].groups[1].statistics.revenueSumSquares)
     }
 
     @Test func aLevelWithoutControlUsersHasRowsButNoComparison() async throws {
         let events = [
-            logRecord("purchase", user: "c1", ts: "2026-03-02T00:00:00Z", transaction: "a", product: "weekly", price: "5", currency: "USD", country: "US"),
+            logRecord(
+                "purchase", user: "c1", ts: "2026-03-02T00:00:00Z", transaction: "a", product: "weekly", price: "5", currency: "USD",
+                country: "US"),
             logRecord("paywall_view", user: "v1", ts: "2026-03-02T00:00:00Z", country: "US"),
-            logRecord("purchase", user: "v2", ts: "2026-03-02T00:00:00Z", transaction: "b", product: "weekly", price: "5", currency: "USD", country: "JP"),
+            logRecord(
+                "purchase", user: "v2", ts: "2026-03-02T00:00:00Z", transaction: "b", product: "weekly", price: "5", currency: "USD",
+                country: "JP"),
             logRecord("paywall_view", user: "v3", ts: "2026-03-02T00:00:00Z", country: "JP"),
         ]
         var job = try sliceJob()
@@ -88,7 +104,8 @@ import Testing
                 AnalysisGroup(name: "control", isControl: true, weight: 2, statistics: us.groups[0].statistics),
                 AnalysisGroup(name: "variant", isControl: false, weight: 1, statistics: us.groups[1].statistics),
             ], alpha: 0.05)
-        #expect(tables[1].rows.filter { $0[2] == .text("US") }.map { Array($0[3...]) } == direct.comparisons.map(ResultTables.comparisonValues))
+        #expect(
+            tables[1].rows.filter { $0[2] == .text("US") }.map { Array($0[3...]) } == direct.comparisons.map(ResultTables.comparisonValues))
         let srm = try #require(tables[2].rows.first { $0[2] == .text("US") })
         #expect(srm[3] == .real(direct.sampleRatioMismatch?.chiSquared))
         // US: 1 and 1 users against weights 2:1: χ² = (1 − 4/3)²/(4/3) + (1 − 2/3)²/(2/3) = 0.25.
@@ -102,24 +119,30 @@ import Testing
     }
 
     @Test func aRunWritesTheSliceFilesFromJSONAndCSVLogs() throws {
-        let night = try NightFixture(events: [
-            #"{"ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view","country":"C\u00f4te d\u2019Ivoire","platform":"ios"}"#,
-            #"{"ts":"2026-03-02T10:00:00Z","user_id":"u3","event":"paywall_view","country":"Côte d’Ivoire","platform":null}"#,
-            #"{"ts":"2026-03-02T10:00:00Z","user_id":"u4","event":"paywall_view","country":null,"platform":""}"#,
-        ], job: ["slices": "[country, platform]", "offerings": "[test]"])
+        let night = try NightFixture(
+            events: [
+                #"{"ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view","country":"C\u00f4te d\u2019Ivoire","platform":"ios"}"#,
+                #"{"ts":"2026-03-02T10:00:00Z","user_id":"u3","event":"paywall_view","country":"Côte d’Ivoire","platform":null}"#,
+                #"{"ts":"2026-03-02T10:00:00Z","user_id":"u4","event":"paywall_view","country":null,"platform":""}"#,
+            ], job: ["slices": "[country, platform]", "offerings": "[test]"])
         try night.writeLog(
             "b.csv",
-            ["ts,user_id,event,country,platform", "2026-03-03T10:00:00Z,u2,paywall_view,Côte d’Ivoire,android", "2026-03-03T11:00:00Z,u4,paywall_view,,ipad"])
+            [
+                "ts,user_id,event,country,platform", "2026-03-03T10:00:00Z,u2,paywall_view,Côte d’Ivoire,android",
+                "2026-03-03T11:00:00Z,u4,paywall_view,,ipad",
+            ])
         let result = try night.run()
         #expect(result.status == 0, "\(result.standardError)")
         let summary = try night.csv("slice_summary")
         #expect(summary[0].prefix(6) == ["offering_id", "dimension", "level", "group", "is_control", "weight"])
-        #expect(summary.dropFirst().filter { $0.count > 6 }.map { $0[1...3].joined(separator: "/") + "=" + $0[6] } == [
-            "country/Côte d’Ivoire/control=2", "country/Côte d’Ivoire/variant=1", "country/(none)/control=0", "country/(none)/variant=1",
-            // One user each: in byte order, `(` before letters.
-            "platform/(none)/control=0", "platform/(none)/variant=1", "platform/android/control=1", "platform/android/variant=0",
-            "platform/ios/control=1", "platform/ios/variant=0", "platform/ipad/control=0", "platform/ipad/variant=1",
-        ])
+        #expect(
+            summary.dropFirst().filter { $0.count > 6 }.map { $0[1...3].joined(separator: "/") + "=" + $0[6] } == [
+                "country/Côte d’Ivoire/control=2", "country/Côte d’Ivoire/variant=1", "country/(none)/control=0",
+                "country/(none)/variant=1",
+                // One user each: in byte order, `(` before letters.
+                "platform/(none)/control=0", "platform/(none)/variant=1", "platform/android/control=1", "platform/android/variant=0",
+                "platform/ios/control=1", "platform/ios/variant=0", "platform/ipad/control=0", "platform/ipad/variant=1",
+            ])
         #expect(try night.csv("slice_comparisons")[0].prefix(5) == ["offering_id", "dimension", "level", "group", "control_group"])
         #expect(try night.csv("slice_srm").count == 7)
         let stored = try night.databaseRows()
@@ -136,7 +159,8 @@ import Testing
 
     @Test func theCacheKeepsEntriesApartWithAndWithoutSlices() throws {
         let night = try NightFixture(
-            events: [#"{"ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view","country":"JP"}"#], job: ["cache": "cache/", "offerings": "[test]"])
+            events: [#"{"ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view","country":"JP"}"#],
+            job: ["cache": "cache/", "offerings": "[test]"])
         #expect(try night.run().status == 0)
         try night.writeJob(["slices": "[country]"])
         #expect(try night.run().status == 0)

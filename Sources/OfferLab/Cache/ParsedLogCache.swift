@@ -374,7 +374,10 @@ final class ParsedLogCache: Sendable {
 
     /// What an entry's header must hold to be read for `key`.
     private func headerWords(_ key: Key) -> [UInt64] {
-        [key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue), codeIdentity]
+        [
+            key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue),
+            codeIdentity,
+        ]
     }
 
     private struct EntryWriter {

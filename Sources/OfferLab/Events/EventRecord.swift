@@ -81,7 +81,8 @@ struct EventShapes: Sendable {
         // The slice fields, mixed into the flags' word: -1 for every shape of a run that does
         // not slice, so its shapes spread as they did before the fields were kept.
         let sliceLevels = UInt64(UInt32(bitPattern: shape.country)) ^ UInt64(UInt32(bitPattern: shape.platform)) << 29
-        let flags = UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
+        let flags =
+            UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
             | UInt64(shape.hasDetails ? 1 : 0) << 11
         let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ ((flags ^ sliceLevels << 12) &* 0xC2B2_AE3D_27D4_EB4F)
         return Int(truncatingIfNeeded: mixed >> 32)

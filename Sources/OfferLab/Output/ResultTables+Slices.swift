@@ -10,7 +10,8 @@ extension ResultTables {
             name: "slice_summary", columns: sliceKey + [("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
             keys: ["offering_id", "dimension", "level", "group"])
         var comparisons = ResultTable(
-            name: "slice_comparisons", columns: sliceKey + comparisonColumns, keys: ["offering_id", "dimension", "level", "group", "metric"])
+            name: "slice_comparisons", columns: sliceKey + comparisonColumns,
+            keys: ["offering_id", "dimension", "level", "group", "metric"])
         var srm = ResultTable(name: "slice_srm", columns: sliceKey + srmColumns, keys: ["offering_id", "dimension", "level"])
         for result in offerings {
             for slice in result.slices {

@@ -221,7 +221,8 @@ enum LogIngest {
     /// A batch that looks its events' users up in the population's as it goes when the table is
     /// loaded already, else one that interns them on its own, in a table with room for about
     /// `userCapacity` of them. Its events keep the values of the slice fields `keeping`.
-    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int?, keeping sliceFields: SliceFields) -> EventBatch {
+    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int?, keeping sliceFields: SliceFields) -> EventBatch
+    {
         var batch: EventBatch
         if let users = readyUsers.users {
             batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)

@@ -51,7 +51,9 @@ public enum NightlyRun {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
-        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields) }
+        let cache = try job.cachePath.map {
+            try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
+        }
         let results = try await compute(job, progress: progress, cache: cache)
         let tables = try ResultTables.make(results, job: job)
 
@@ -101,7 +103,8 @@ public enum NightlyRun {
         let analysed = try analysedOfferings(job: job, catalog: catalog)
         // A control no offering has is a typo: the job is bad before any log is read (which
         // offerings fall back is known once the assignments say which are analysed).
-        _ = try RunChecks.control(job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        _ = try RunChecks.control(
+            job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
@@ -120,7 +123,8 @@ public enum NightlyRun {
         }
         let population = try await populationTask.value
         let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
-        let controlWarnings = try RunChecks.control(job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        let controlWarnings = try RunChecks.control(
+            job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         try checkMalformedLines(store.counters, job: job)
         // Consumed, not copied: a second reference would keep every file's records alive until
@@ -129,7 +133,8 @@ public enum NightlyRun {
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
             slices: job.slices, maxSliceLevels: job.maxSliceLevels, threads: job.threads, progress: progress)
-        results.warnings = try controlWarnings
+        results.warnings =
+            try controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
         return results
     }
@@ -144,7 +149,8 @@ public enum NightlyRun {
         let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }.prefix(3)
         let rejects: String
         do {
-            rejects = "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
+            rejects =
+                "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
         } catch let error as OfferLabError {
             rejects = "their first lines could not be kept (\(error.message))"
         }
@@ -165,7 +171,8 @@ public enum NightlyRun {
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
         rates: [String: Double], windowDays: Double?, control: String?, revenueCap: RevenueCapRule? = nil, maturityDays: [Int] = [],
-        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, threads: Int? = nil, progress: ProgressReporter? = nil,
+        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, threads: Int? = nil,
+        progress: ProgressReporter? = nil,
         membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
@@ -177,7 +184,8 @@ public enum NightlyRun {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
         var sums = ordered.map {
-            OfferingSums(offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, maturities: maturityDays.count, slices: slices)
+            OfferingSums(
+                offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, maturities: maturityDays.count, slices: slices)
         }
         let runs = ordered.indices.flatMap { position in
             let count = population.members[ordered[position]].count
@@ -218,7 +226,8 @@ public enum NightlyRun {
             guard let index = catalog.offerings.firstIndex(where: { $0.offeringID == name }) else {
                 throw OfferLabError(
                     .configuration,
-                    "job file \(job.jobPath): offerings: '\(name)' is not in subscription_offerings (known: \(catalog.offerings.map(\.offeringID).joined(separator: ", ")))")
+                    "job file \(job.jobPath): offerings: '\(name)' is not in subscription_offerings (known: \(catalog.offerings.map(\.offeringID).joined(separator: ", ")))"
+                )
             }
             return index
         }

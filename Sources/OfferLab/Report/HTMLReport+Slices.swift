@@ -9,8 +9,10 @@ extension HTMLReport {
             html += "<section class=\"offering slices\" id=\"slices-\(index + 1)\">\n"
             html += "<h2>By \(field.dimension.htmlEscaped)</h2>\n"
             html += "<p class=\"note\">Slices are for exploring, not for picking a winner after the fact: with \(levelCount) level"
-            html += "\(levelCount == 1 ? "" : "s") per offering, some will differ by chance alone, and each level’s correction covers only its own variants. "
-            html += "A member’s level is the \(field.dimension.htmlEscaped) of their first counted event that has one; the smallest levels are merged into (other).</p>\n"
+            html +=
+                "\(levelCount == 1 ? "" : "s") per offering, some will differ by chance alone, and each level’s correction covers only its own variants. "
+            html +=
+                "A member’s level is the \(field.dimension.htmlEscaped) of their first counted event that has one; the smallest levels are merged into (other).</p>\n"
             for slice in field.offerings {
                 guard let offering = report.offerings.first(where: { $0.offeringID == slice.offeringID }) else { continue }
                 html += sliceTable(slice, offering: offering)
@@ -38,7 +40,8 @@ extension HTMLReport {
             html += "<td class=\"num\">\(row.users.map { ReportFormat.count($0.count) }.joined(separator: " · "))</td>"
             for treatment in treatments {
                 for metric in Metric.allCases {
-                    let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(by: offering.verdictInference)
+                    let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(
+                        by: offering.verdictInference)
                     html += liftCell(comparison, metric: metric, currency: offering.currency)
                 }
             }
@@ -61,7 +64,9 @@ extension HTMLReport {
         guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return "<td class=\"num\">–</td>" }
         let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
         var html = "<td class=\"num\"><span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
-        if let low = lift.low, let high = lift.high { html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>" }
+        if let low = lift.low, let high = lift.high {
+            html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>"
+        }
         return html + "</td>"
     }
 }

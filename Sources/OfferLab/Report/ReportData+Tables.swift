@@ -3,9 +3,10 @@
 extension ReportData {
     /// The tables the report reads. `daily`, `maturity` and the slice tables may be absent (runs
     /// before them, or without maturity days or slices).
-    static let tableNames = [
-        "offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily", "maturity",
-    ] + sliceTableNames
+    static let tableNames =
+        [
+            "offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily", "maturity",
+        ] + sliceTableNames
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
     init(tables: [ResultTable], run: RunRecord) {
@@ -88,7 +89,8 @@ extension ReportData {
             return report
         }
         slices = Self.sliceReports(
-            summary: rows("slice_summary"), comparisons: rows("slice_comparisons"), srm: rows("slice_srm"), offeringIDs: offerings.map(\.offeringID))
+            summary: rows("slice_summary"), comparisons: rows("slice_comparisons"), srm: rows("slice_srm"),
+            offeringIDs: offerings.map(\.offeringID))
     }
 
     /// The night `night` (`YYYY-MM-DD`) as the database at `path` holds it: the latest
@@ -100,7 +102,8 @@ extension ReportData {
         func rows(_ name: String) -> Int { stored.tables.first { $0.name == name }?.rows.count ?? 0 }
         // A run before reports existed wrote summary rows but no offerings rows.
         guard rows("offerings") > 0 || rows("summary") == 0 else {
-            throw OfferLabError(.data, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one")
+            throw OfferLabError(
+                .data, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one")
         }
         return ReportData(tables: stored.tables, run: stored.run)
     }
