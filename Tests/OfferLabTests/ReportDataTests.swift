@@ -33,7 +33,8 @@ import Testing
     /// The database tables of a run of the fixture over `offerings`.
     func databaseTables(_ folder: TemporaryFolder, offerings: [String]) async throws -> [ResultTable] {
         let results = try await analyse(Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: offerings)
-        return try ResultTables.make(results, job: job(folder, offerings: offerings)).database
+        let job = job(folder, offerings: offerings)
+        return ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
     }
 
     @Test func theDatabaseGivesBackWhatTheRunHad() async throws {
@@ -81,7 +82,8 @@ import Testing
         // assigned by 03-03 00:00; u1 bought 2 days after assignment, u2 1 day 15 hours after.
         let results = try await analyse(
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["test"], revenueCap: .value(10), maturityDays: [3])
-        let tables = try ResultTables.make(results, job: job(folder, offerings: ["test"])).database
+        let job = job(folder, offerings: ["test"])
+        let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
         try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: tables, offeringIDs: ["test"], run: record)
         let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")

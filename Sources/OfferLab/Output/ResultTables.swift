@@ -1,30 +1,27 @@
 import OfferLabIngest
 import OfferLabStatistics
 
-/// Builds the output tables of a night from its results.
+/// Builds the output tables of a night from its results and their statistics: formatting only,
+/// every number is computed before (`NightlyRun`, `OfferingStatistics`).
 enum ResultTables {
     /// `files`: the CSV files; `database`: the tables stored in SQLite (the report's source, see
-    /// `ResultTables+Report.swift`).
-    static func make(_ results: NightResults, job: Job) throws -> (files: [ResultTable], database: [ResultTable]) {
-        let analyses = try results.offerings.map { result in
-            (
-                offeringID: result.offering.offeringID,
-                statistics: try analyse(result, groups: result.groups, job: job, families: result.comparisonFamilies)
-            )
-        }
-        let summary = summaryTable(results.offerings, alpha: job.alpha)
+    /// `ResultTables+Report.swift`). `statistics` is parallel to `results.offerings`.
+    static func make(_ results: NightResults, statistics: [OfferingStatistics], job: Job) -> (files: [ResultTable], database: [ResultTable])
+    {
+        let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
+        let summary = summaryTable(results.offerings, statistics: statistics)
         let comparisons = comparisonsTable(analyses)
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
-        let daily = try dailyTable(results.offerings, job: job)
-        let maturity = maturityTable(results.offerings, alpha: job.alpha)
+        let daily = dailyTable(results.offerings, statistics: statistics)
+        let maturity = maturityTable(results.offerings, statistics: statistics)
         let rejects = rejectsTable(results.ingest.rejects)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
         // Only a job that slices writes the slice files. The database always gets the slice
         // tables, empty without slices, so that a night re-run without them drops its old rows.
-        let slices = try sliceTables(results.offerings, job: job)
+        let slices = sliceTables(results.offerings, statistics: statistics)
         return (
             [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
             [summary, comparisons, srm, products, quality, daily, maturity] + shown + slices
@@ -55,48 +52,32 @@ enum ResultTables {
             .map { .real($0 ?? nil) } + [.bool(row?.seqSignificant ?? nil)]
     }
 
-    /// The statistics of an offering whose groups have `groups` totals (the night's or a day's),
-    /// with `families` compared too (the night's capped and matured metrics).
-    static func analyse(
-        _ result: OfferingResult, groups: [GroupTotals], job: Job, families: [ComparisonFamily] = []
-    ) throws -> OfferingAnalysis {
-        let inputs = result.offering.groups.enumerated().map { index, group in
-            AnalysisGroup(
-                name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
-        }
-        do {
-            return try analyzeOffering(inputs, alpha: job.alpha, sequentialTuning: job.sequentialTuning, families: families)
-        } catch {
-            throw OfferLabError(.data, "offering \(result.offering.offeringID): \(error)")
-        }
-    }
-
-    static func groupMetricValues(_ totals: GroupTotals, alpha: Double) -> [ResultValue] {
-        let metrics = GroupSummary(totals.statistics, alpha: alpha)
+    /// The values of ``groupMetricColumns``: a group's totals and their `summary`.
+    static func groupMetricValues(_ totals: GroupTotals, summary: GroupSummary) -> [ResultValue] {
         let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
         return [
-            .integer(totals.users), .integer(totals.converters), .real(metrics.conversionRate), .real(metrics.conversionCILow),
-            .real(metrics.conversionCIHigh), .integer(totals.trialStarters), .integer(totals.trialConverters), .real(trialRate),
+            .integer(totals.users), .integer(totals.converters), .real(summary.conversionRate), .real(summary.conversionCILow),
+            .real(summary.conversionCIHigh), .integer(totals.trialStarters), .integer(totals.trialConverters), .real(trialRate),
             .integer(totals.paywallViewers), .integer(totals.purchases), .integer(totals.renewals), .integer(totals.refunds),
-            .real(totals.grossRevenue), .real(totals.refundedRevenue), .real(totals.netRevenue), .real(metrics.arpu),
-            .real(metrics.arpuSD), .real(metrics.arppu),
+            .real(totals.grossRevenue), .real(totals.refundedRevenue), .real(totals.netRevenue), .real(summary.arpu),
+            .real(summary.arpuSD), .real(summary.arppu),
         ]
     }
 
     /// §2.4's columns, then §2.9's (empty without a `revenue_cap`; `revenue_cap` also when the
     /// offering has no positive revenue to take a percentile of).
-    static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
+    static func summaryTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
         var table = ResultTable(
             name: "summary",
             columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns
                 + [("revenue_cap", .real), ("arpu_capped", .real), ("arpu_capped_sd", .real), ("capped_users", .integer)],
             keys: ["offering_id", "group"])
-        for result in offerings {
+        for (result, statistics) in zip(offerings, statistics) {
             for (index, group) in result.offering.groups.enumerated() {
-                let capped = result.cappedRevenue.map { GroupSummary($0.groups[index], alpha: alpha) }
+                let capped = statistics.capped?[index]
                 table.rows.append(
                     [.text(result.offering.offeringID), .text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                        + groupMetricValues(result.groups[index], alpha: alpha)
+                        + groupMetricValues(result.groups[index], summary: statistics.night.summaries[index])
                         + [
                             .real(result.cappedRevenue?.cap), .real(capped?.arpu ?? nil), .real(capped?.arpuSD ?? nil),
                             .optionalInteger(result.cappedRevenue?.cappedUsers[index]),
@@ -107,7 +88,7 @@ enum ResultTables {
     }
 
     /// §2.10: one row per (offering, D, group), D ascending, groups in offering order.
-    static func maturityTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
+    static func maturityTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
         var table = ResultTable(
             name: "maturity",
             columns: [
@@ -115,11 +96,11 @@ enum ResultTables {
                 ("conversion_rate", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real),
             ],
             keys: ["offering_id", "group", "days"])
-        for result in offerings {
-            for matured in result.matured {
+        for (result, offeringStatistics) in zip(offerings, statistics) {
+            for (matured, summaries) in zip(result.matured, offeringStatistics.matured) {
                 for (index, group) in result.offering.groups.enumerated() {
                     let statistics = matured.groups[index]
-                    let summary = GroupSummary(statistics, alpha: alpha)
+                    let summary = summaries[index]
                     table.rows.append([
                         .text(result.offering.offeringID), .text(group.name), .integer(matured.days), .integer(statistics.users),
                         .integer(statistics.converters), .real(summary.conversionRate), .real(statistics.revenueSum), .real(summary.arpu),
@@ -134,8 +115,7 @@ enum ResultTables {
     /// One row per (offering, day, group): the group's metrics as of the end of the day and,
     /// for treatments, both comparisons with the control as of then (`conversion_…`, `arpu_…`),
     /// their sequential columns last.
-    static func dailyTable(_ offerings: [OfferingResult], job: Job) throws -> ResultTable {
-        let alpha = job.alpha
+    static func dailyTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
         let metrics = ["conversion", "arpu"]
         let comparisonColumns = [
             "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value",
@@ -150,17 +130,16 @@ enum ResultTables {
         columns.append(("conversion_mde_abs", .real))
         for metric in metrics { columns += sequentialColumns(prefix: "\(metric)_") }
         var table = ResultTable(name: "daily", columns: columns, keys: ["offering_id", "date", "group"])
-        for result in offerings {
-            for day in result.daily {
-                let statistics = try analyse(result, groups: day.groups, job: job)
+        for (result, statistics) in zip(offerings, statistics) {
+            for (day, analysis) in zip(result.daily, statistics.daily) {
                 for (index, group) in result.offering.groups.enumerated() {
                     var row: [ResultValue] = [
                         .text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup),
                     ]
-                    row += groupMetricValues(day.groups[index], alpha: alpha)
+                    row += groupMetricValues(day.groups[index], summary: analysis.summaries[index])
                     var mde: Double?
                     let comparisons = metrics.map { metric in
-                        statistics.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
+                        analysis.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
                     }
                     for (metric, comparison) in zip(metrics, comparisons) {
                         row += [

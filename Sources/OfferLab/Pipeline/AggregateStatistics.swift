@@ -79,7 +79,9 @@ public enum AggregateStatistics {
         }
         var tables = [ResultTables.comparisonsTable(analyses), ResultTables.srmTable(analyses)]
         let results = try summaryResults(input, offerings: offerings)
-        if let results { tables.append(ResultTables.summaryTable(results, alpha: alpha)) }
+        if let results {
+            tables.append(ResultTables.summaryTable(results, statistics: analyses.map { OfferingStatistics(night: $0.statistics) }))
+        }
         if let quality { tables.append(try qualityTable(quality)) }
         if let products {
             guard let results else {

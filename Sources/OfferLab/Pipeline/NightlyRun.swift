@@ -42,6 +42,11 @@ struct NightResults {
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
+///
+/// The stages, in the order data meets them: the offering and assignment tables and the log
+/// files (`compute`), clean-up, attribution and the per-group sufficient statistics
+/// (`analyse`), the statistics (`OfferingStatistics`), the result tables (`ResultTables`), and
+/// the writers (CSV, SQLite, the HTML report).
 public enum NightlyRun {
     public static let toolVersion = "0.1.0"
 
@@ -55,7 +60,8 @@ public enum NightlyRun {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
         let results = try await compute(job, progress: progress, cache: cache)
-        let tables = try ResultTables.make(results, job: job)
+        let analyses = try statistics(of: results, job: job)
+        let tables = ResultTables.make(results, statistics: analyses, job: job)
 
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         let run = RunRecord(
@@ -212,6 +218,12 @@ public enum NightlyRun {
                     maxSliceLevels: maxSliceLevels)
             }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
+    }
+
+    /// The statistics step: each offering's analyses, in the order of `results.offerings`.
+    /// - Throws: `OfferLabError` (`.data`) naming an offering whose totals the statistics reject.
+    static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
+        try results.offerings.map { try OfferingStatistics($0, alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far
