@@ -131,6 +131,34 @@ import Testing
         #expect(decided.comparison("variant", named: "arpu_capped")?.significant == true)
     }
 
+    /// The report reads only what a run writes: with every table filled (capped revenue,
+    /// maturity, slices, paywall copy), it finds every table and column it looks for, and a
+    /// column renamed in a table is named as missing instead of read as empty.
+    @Test func theReportReadsOnlyTheTablesAndColumnsARunWrites() async throws {
+        let folder = try TemporaryFolder()
+        let results = try await analyse(
+            Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["other", "test"], revenueCap: .value(10),
+            maturityDays: [3], slices: [.country])
+        let job = job(folder, offerings: ["other", "test"])
+        let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
+        var missing: [String] = []
+        let report = ReportData(tables: tables, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
+        #expect(missing.isEmpty, "\(missing)")
+        // Every reading path was taken.
+        let test = try #require(report.offerings.first { $0.offeringID == "test" })
+        #expect(!test.comparisons.isEmpty && !test.familyComparisons.isEmpty && !test.matured.isEmpty && !test.daily.isEmpty)
+        #expect(test.groups.contains { $0.shownCopy != nil && !$0.shownProducts.isEmpty } && test.sampleRatio != nil)
+        #expect(!test.products.isEmpty && !report.quality.isEmpty && !(report.slices.first?.offerings.isEmpty ?? true))
+
+        var renamed = tables
+        let summary = try #require(renamed.firstIndex { $0.name == ResultSchema.summary.name })
+        let arpu = try #require(renamed[summary].columns.firstIndex(of: .arpu))
+        renamed[summary].schema.columns[arpu].name = "arpu_per_user"
+        missing = []
+        _ = ReportData(tables: renamed, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
+        #expect(Set(missing) == ["summary.arpu"])
+    }
+
     @Test func theLatestSuccessfulRunOfTheNightIsRead() async throws {
         let folder = try TemporaryFolder()
         let path = folder.file("results.sqlite")

@@ -5,14 +5,9 @@ extension ResultTables {
     /// `comparisons` and `srm` with `dimension` and `level` after `offering_id`, one block per
     /// (offering, field, level), each level analysed as its offering is (`OfferingStatistics.slices`).
     static func sliceTables(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> [ResultTable] {
-        let sliceKey: [(String, ResultColumnType)] = [("offering_id", .text), ("dimension", .text), ("level", .text)]
-        var summary = ResultTable(
-            name: "slice_summary", columns: sliceKey + [("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
-            keys: ["offering_id", "dimension", "level", "group"])
-        var comparisons = ResultTable(
-            name: "slice_comparisons", columns: sliceKey + comparisonColumns,
-            keys: ["offering_id", "dimension", "level", "group", "metric"])
-        var srm = ResultTable(name: "slice_srm", columns: sliceKey + srmColumns, keys: ["offering_id", "dimension", "level"])
+        var summary = ResultTable(.sliceSummary)
+        var comparisons = ResultTable(.sliceComparisons)
+        var srm = ResultTable(.sliceSRM)
         for (result, statistics) in zip(offerings, statistics) {
             for (slice, analysis) in zip(result.slices, statistics.slices) {
                 let key: [ResultValue] = [.text(result.offering.offeringID), .text(slice.field.rawValue), .text(slice.level)]

@@ -28,31 +28,21 @@ enum ResultTables {
         )
     }
 
-    /// The §2.4 columns of a group, shared by `summary` and `daily`.
-    static let groupMetricColumns: [(String, ResultColumnType)] = [
-        ("users", .integer), ("converters", .integer), ("conversion_rate", .real), ("conversion_ci_low", .real),
-        ("conversion_ci_high", .real), ("trial_starters", .integer), ("trial_converters", .integer), ("trial_conversion_rate", .real),
-        ("paywall_viewers", .integer), ("purchases", .integer), ("renewals", .integer), ("refunds", .integer), ("gross_revenue", .real),
-        ("refunded_revenue", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real), ("arppu", .real),
-    ]
-
-    /// The §2.8 columns of a comparison: after `mde_abs` in `comparisons`, and with each metric's
-    /// prefix after every other column in `daily`.
-    static func sequentialColumns(prefix: String = "") -> [(String, ResultColumnType)] {
-        [
-            "seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high", "seq_p_value",
-            "seq_p_value_adjusted",
-        ]
-        .map { (prefix + $0, .real) } + [(prefix + "seq_significant", .bool)]
-    }
-
-    /// The values of ``sequentialColumns(prefix:)`` (all empty without a comparison).
+    /// The values of ``ResultColumn/sequential`` (all empty without a comparison).
     static func sequentialValues(_ row: ComparisonResult?) -> [ResultValue] {
         [row?.seqAbsLiftCILow, row?.seqAbsLiftCIHigh, row?.seqRelLiftCILow, row?.seqRelLiftCIHigh, row?.seqPValue, row?.seqPValueAdjusted]
             .map { .real($0 ?? nil) } + [.bool(row?.seqSignificant ?? nil)]
     }
 
-    /// The values of ``groupMetricColumns``: a group's totals and their `summary`.
+    /// The values of ``ResultColumn/lift`` (all empty without a comparison).
+    static func liftValues(_ row: ComparisonResult?) -> [ResultValue] {
+        [
+            row?.absLift, row?.absLiftCILow, row?.absLiftCIHigh, row?.relLift, row?.relLiftCILow, row?.relLiftCIHigh, row?.pValue,
+            row?.pValueAdjusted,
+        ].map { .real($0 ?? nil) } + [.bool(row?.significant ?? nil), .real(row?.chanceToBeatControl ?? nil)]
+    }
+
+    /// The values of ``ResultColumn/groupMetrics``: a group's totals and their `summary`.
     static func groupMetricValues(_ totals: GroupTotals, summary: GroupSummary) -> [ResultValue] {
         let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
         return [
@@ -67,11 +57,7 @@ enum ResultTables {
     /// §2.4's columns, then §2.9's (empty without a `revenue_cap`; `revenue_cap` also when the
     /// offering has no positive revenue to take a percentile of).
     static func summaryTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
-        var table = ResultTable(
-            name: "summary",
-            columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns
-                + [("revenue_cap", .real), ("arpu_capped", .real), ("arpu_capped_sd", .real), ("capped_users", .integer)],
-            keys: ["offering_id", "group"])
+        var table = ResultTable(.summary)
         for (result, statistics) in zip(offerings, statistics) {
             for (index, group) in result.offering.groups.enumerated() {
                 let capped = statistics.capped?[index]
@@ -89,13 +75,7 @@ enum ResultTables {
 
     /// §2.10: one row per (offering, D, group), D ascending, groups in offering order.
     static func maturityTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
-        var table = ResultTable(
-            name: "maturity",
-            columns: [
-                ("offering_id", .text), ("group", .text), ("days", .integer), ("users", .integer), ("converters", .integer),
-                ("conversion_rate", .real), ("net_revenue", .real), ("arpu", .real), ("arpu_sd", .real),
-            ],
-            keys: ["offering_id", "group", "days"])
+        var table = ResultTable(.maturity)
         for (result, offeringStatistics) in zip(offerings, statistics) {
             for (matured, summaries) in zip(result.matured, offeringStatistics.matured) {
                 for (index, group) in result.offering.groups.enumerated() {
@@ -116,20 +96,7 @@ enum ResultTables {
     /// for treatments, both comparisons with the control as of then (`conversion_…`, `arpu_…`),
     /// their sequential columns last.
     static func dailyTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
-        let metrics = ["conversion", "arpu"]
-        let comparisonColumns = [
-            "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value",
-            "p_value_adjusted",
-        ]
-        var columns: [(String, ResultColumnType)] =
-            [("offering_id", .text), ("date", .text), ("group", .text), ("is_control", .bool)] + groupMetricColumns
-        for metric in metrics {
-            columns += comparisonColumns.map { ("\(metric)_\($0)", .real) }
-            columns += [("\(metric)_significant", .bool), ("\(metric)_chance_to_beat_control", .real)]
-        }
-        columns.append(("conversion_mde_abs", .real))
-        for metric in metrics { columns += sequentialColumns(prefix: "\(metric)_") }
-        var table = ResultTable(name: "daily", columns: columns, keys: ["offering_id", "date", "group"])
+        var table = ResultTable(.daily)
         for (result, statistics) in zip(offerings, statistics) {
             for (day, analysis) in zip(result.daily, statistics.daily) {
                 for (index, group) in result.offering.groups.enumerated() {
@@ -137,20 +104,12 @@ enum ResultTables {
                         .text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup),
                     ]
                     row += groupMetricValues(day.groups[index], summary: analysis.summaries[index])
-                    var mde: Double?
-                    let comparisons = metrics.map { metric in
-                        analysis.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
+                    func comparison(_ metric: Metric) -> ComparisonResult? {
+                        analysis.comparisons.first { $0.group == group.name && $0.metric.csvName == metric.rawValue }
                     }
-                    for (metric, comparison) in zip(metrics, comparisons) {
-                        row += [
-                            comparison?.absLift, comparison?.absLiftCILow, comparison?.absLiftCIHigh, comparison?.relLift,
-                            comparison?.relLiftCILow,
-                            comparison?.relLiftCIHigh, comparison?.pValue, comparison?.pValueAdjusted,
-                        ].map { .real($0 ?? nil) }
-                        row += [.bool(comparison?.significant ?? nil), .real(comparison?.chanceToBeatControl ?? nil)]
-                        if metric == "conversion" { mde = comparison?.mdeAbs ?? nil }
-                    }
-                    row.append(.real(mde))
+                    let comparisons = Metric.allCases.map(comparison)
+                    for comparison in comparisons { row += liftValues(comparison) }
+                    row.append(.real(comparison(.conversion)?.mdeAbs ?? nil))
                     for comparison in comparisons { row += sequentialValues(comparison) }
                     table.rows.append(row)
                 }
@@ -162,55 +121,33 @@ enum ResultTables {
     /// The statistics of each offering, by `offering_id`, in output order.
     typealias OfferingAnalyses = [(offeringID: String, statistics: OfferingAnalysis)]
 
-    /// The columns of `comparisons` after `offering_id` (`slice_comparisons` has them too).
-    static let comparisonColumns: [(String, ResultColumnType)] =
-        [
-            ("group", .text), ("control_group", .text), ("metric", .text), ("control_value", .real),
-            ("value", .real), ("abs_lift", .real), ("abs_lift_ci_low", .real), ("abs_lift_ci_high", .real), ("rel_lift", .real),
-            ("rel_lift_ci_low", .real), ("rel_lift_ci_high", .real), ("p_value", .real), ("p_value_adjusted", .real),
-            ("significant", .bool), ("chance_to_beat_control", .real), ("mde_abs", .real),
-        ] + sequentialColumns()
-
-    /// The values of ``comparisonColumns`` of one row.
+    /// The values of ``ResultColumn/comparison`` of one row.
     static func comparisonValues(_ row: ComparisonResult) -> [ResultValue] {
-        [
-            .text(row.group), .text(row.controlGroup), .text(row.metric.csvName),
-            .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
-            .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
-            .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
-        ] + sequentialValues(row)
+        [.text(row.group), .text(row.controlGroup), .text(row.metric.csvName), .real(row.controlValue), .real(row.value)]
+            + liftValues(row) + [.real(row.mdeAbs)] + sequentialValues(row)
     }
 
     static func comparisonsTable(_ analyses: OfferingAnalyses) -> ResultTable {
-        var table = ResultTable(
-            name: "comparisons", columns: [("offering_id", .text)] + comparisonColumns, keys: ["offering_id", "group", "metric"])
+        var table = ResultTable(.comparisons)
         for (offeringID, analysis) in analyses {
             for row in analysis.comparisons { table.rows.append([.text(offeringID)] + comparisonValues(row)) }
         }
         return table
     }
 
-    /// The columns of `srm` after `offering_id` (`slice_srm` has them too).
-    static let srmColumns: [(String, ResultColumnType)] = [("chi2", .real), ("srm_p_value", .real), ("srm_flag", .bool)]
-
+    /// The values of ``ResultColumn/srm``.
     static func srmValues(_ srm: SampleRatioMismatchResult?) -> [ResultValue] {
         [.real(srm?.chiSquared), .real(srm?.pValue), .bool(srm?.isFlagged)]
     }
 
     static func srmTable(_ analyses: OfferingAnalyses) -> ResultTable {
-        var table = ResultTable(name: "srm", columns: [("offering_id", .text)] + srmColumns, keys: ["offering_id"])
+        var table = ResultTable(.srm)
         for (offeringID, analysis) in analyses { table.rows.append([.text(offeringID)] + srmValues(analysis.sampleRatioMismatch)) }
         return table
     }
 
     static func productsTable(_ offerings: [OfferingResult]) -> ResultTable {
-        var table = ResultTable(
-            name: "products",
-            columns: [
-                ("offering_id", .text), ("group", .text), ("product_id", .text), ("purchases", .integer), ("renewals", .integer),
-                ("refunds", .integer), ("net_revenue", .real),
-            ],
-            keys: ["offering_id", "group", "product_id"])
+        var table = ResultTable(.products)
         for result in offerings {
             for product in result.products {
                 table.rows.append([
@@ -222,14 +159,9 @@ enum ResultTables {
         return table
     }
 
-    static func emptyQualityTable() -> ResultTable {
-        ResultTable(
-            name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
-    }
-
     /// Global counters first (empty `offering_id`), then each offering's.
     static func qualityTable(_ results: NightResults) -> ResultTable {
-        var table = emptyQualityTable()
+        var table = ResultTable(.quality)
         let ingest = results.ingest
         var global: [(String, Int)] = [
             ("files_read", ingest.filesRead), ("files_skipped_corrupt", ingest.filesSkipped.count), ("lines_read", ingest.nonBlankLines),
@@ -252,15 +184,13 @@ enum ResultTables {
 
     /// The log files left out whole (`on_corrupt_file: skip`), with what is wrong with them.
     static func skippedFilesTable(_ files: [SkippedFile]) -> ResultTable {
-        var table = ResultTable(name: "skipped_files", columns: [("file", .text), ("error", .text)], keys: ["file"])
+        var table = ResultTable(.skippedFiles)
         table.rows = files.map { [.text($0.path), .text($0.error)] }
         return table
     }
 
     static func rejectsTable(_ rejects: [RejectedLine]) -> ResultTable {
-        var table = ResultTable(
-            name: "rejects", columns: [("file", .text), ("line", .integer), ("reason", .text), ("text", .text)],
-            keys: ["file", "line", "reason"])
+        var table = ResultTable(.rejects)
         table.rows = rejects.map { [.text($0.file), .integer($0.line), .text($0.reason.counterName), .text($0.text)] }
         return table
     }
