@@ -132,15 +132,29 @@ import Testing
     }
 
     /// The report reads only what a run writes: with every table filled (capped revenue,
-    /// maturity, slices, paywall copy), it finds every table and column it looks for, and a
-    /// column renamed in a table is named as missing instead of read as empty.
+    /// maturity, slices, paywall copy), each row fits its table's columns, the report finds every
+    /// table and column it looks for, and a column renamed in a table is named as missing
+    /// instead of read as empty.
     @Test func theReportReadsOnlyTheTablesAndColumnsARunWrites() async throws {
         let folder = try TemporaryFolder()
         let results = try await analyse(
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["other", "test"], revenueCap: .value(10),
             maturityDays: [3], slices: [.country])
         let job = job(folder, offerings: ["other", "test"])
-        let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
+        let made = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job)
+        let tables = made.database
+        // Each row has a value of its column's type in each column (or none).
+        func fits(_ value: ResultValue, _ type: ResultColumnType) -> Bool {
+            switch (value, type) {
+            case (.text, .text), (.integer, .integer), (.real, .real), (.bool, .bool), (.real(nil), _): true
+            default: false
+            }
+        }
+        for table in made.files + tables {
+            for row in table.rows {
+                #expect(row.count == table.columns.count && zip(row, table.columns).allSatisfy { fits($0, $1.type) }, "\(table.name)")
+            }
+        }
         var missing: [String] = []
         let report = ReportData(tables: tables, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
         #expect(missing.isEmpty, "\(missing)")
