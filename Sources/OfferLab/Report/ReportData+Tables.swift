@@ -17,7 +17,8 @@ extension ReportData {
                 return []
             }
             let index = Dictionary(table.columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-            return table.rows.map { Row(values: $0, index: index, missing: { missing("\(schema.name).\($0.name)") }) }
+            let missingColumn = { (column: ResultColumn) in missing("\(schema.name).\(column.name)") }
+            return table.rows.map { Row(values: $0, index: index, missing: missingColumn) }
         }
         let summary = rows(.summary)
         let comparisons = rows(.comparisons)
@@ -184,33 +185,26 @@ struct Row {
             relativeLift: row.estimate(.relLift, low: .relLiftCILow, high: .relLiftCIHigh), pValue: row.double(.pValue),
             pValueAdjusted: row.double(.pValueAdjusted), significant: row.bool(.significant),
             chanceToBeatControl: row.double(.chanceToBeatControl), minimumDetectableEffect: row.double(.mdeAbs),
-            sequential: row.sequentialValues { $0 })
+            sequential: row.sequentialValues())
     }
 
-    /// The sequential values, each read from `column(_:)` of its `comparisons` column (`daily`
-    /// names them after the metric).
-    func sequentialValues(_ column: (ResultColumn) -> ResultColumn) -> SequentialValues {
+    func sequentialValues() -> SequentialValues {
         SequentialValues(
-            absoluteLow: double(column(.seqAbsLiftCILow)), absoluteHigh: double(column(.seqAbsLiftCIHigh)),
-            relativeLow: double(column(.seqRelLiftCILow)), relativeHigh: double(column(.seqRelLiftCIHigh)),
-            pValue: double(column(.seqPValue)), pValueAdjusted: double(column(.seqPValueAdjusted)),
-            significant: bool(column(.seqSignificant)))
+            absoluteLow: double(.seqAbsLiftCILow), absoluteHigh: double(.seqAbsLiftCIHigh), relativeLow: double(.seqRelLiftCILow),
+            relativeHigh: double(.seqRelLiftCIHigh), pValue: double(.seqPValue), pValueAdjusted: double(.seqPValueAdjusted),
+            significant: bool(.seqSignificant))
     }
 
     static func dailyPoint(_ row: Row) -> DailyPoint {
-        /// The relative lift of `metric` with its fixed-horizon interval, and with its sequential one.
-        func lifts(_ metric: Metric) -> (fixed: Estimate?, sequential: Estimate?) {
-            let column = { ResultColumn.daily($0, of: metric) }
-            let band = row.sequentialValues(column)
-            return (
-                row.estimate(column(.relLift), low: column(.relLiftCILow), high: column(.relLiftCIHigh)),
-                row.double(column(.relLift)).map { Estimate(value: $0, low: band.relativeLow, high: band.relativeHigh) }
-            )
+        /// The relative lift of `metric` with the interval of `low` and `high` (fixed-horizon or sequential).
+        func lift(_ metric: Metric, low: ResultColumn, high: ResultColumn) -> Estimate? {
+            row.estimate(.daily(.relLift, of: metric), low: .daily(low, of: metric), high: .daily(high, of: metric))
         }
-        let (conversion, arpu) = (lifts(.conversion), lifts(.arpu))
         return DailyPoint(
             date: row.text(.date) ?? "", group: row.text(.group) ?? "", isControl: row.bool(.isControl) ?? false,
-            users: row.int(.users), conversionLift: conversion.fixed, arpuLift: arpu.fixed,
-            conversionSequentialLift: conversion.sequential, arpuSequentialLift: arpu.sequential)
+            users: row.int(.users), conversionLift: lift(.conversion, low: .relLiftCILow, high: .relLiftCIHigh),
+            arpuLift: lift(.arpu, low: .relLiftCILow, high: .relLiftCIHigh),
+            conversionSequentialLift: lift(.conversion, low: .seqRelLiftCILow, high: .seqRelLiftCIHigh),
+            arpuSequentialLift: lift(.arpu, low: .seqRelLiftCILow, high: .seqRelLiftCIHigh))
     }
 }
