@@ -100,7 +100,7 @@ import Testing
         let loose = try comparisons(1e6)
         let header = try #require(tight.first)
         let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
-        #expect(Array(header[firstSequential...]) == ResultTables.sequentialColumns().map(\.0))
+        #expect(Array(header[firstSequential...]) == ResultColumn.sequential.map(\.name))
         #expect(header[firstSequential - 1] == "mde_abs")
         for (a, b) in zip(tight.dropFirst(), loose.dropFirst()) {
             #expect(a[..<firstSequential] == b[..<firstSequential])

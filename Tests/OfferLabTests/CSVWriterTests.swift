@@ -13,7 +13,11 @@ import Testing
     }
 
     @Test func undefinedIsEmptyAndBooleansAreWords() {
-        var table = ResultTable(name: "t", columns: [("a", .real), ("b", .bool), ("c", .bool), ("d", .integer)], keys: ["a"])
+        var table = ResultTable(
+            ResultSchema(
+                name: "t",
+                columns: [ResultColumn("a", .real), ResultColumn("b", .bool), ResultColumn("c", .bool), ResultColumn("d", .integer)],
+                keys: [ResultColumn("a", .real)]))
         table.rows = [[.real(nil), .bool(true), .bool(false), .integer(-3)], [.real(.nan), .bool(nil), .bool(true), .integer(0)]]
         #expect(CSVWriter.csv(table) == "a,b,c,d\r\n,true,false,-3\r\n,,true,0\r\n")
     }

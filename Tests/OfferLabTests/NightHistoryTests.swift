@@ -80,11 +80,8 @@ import Testing
         #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
         let database = try SQLiteDatabase(path: night.databasePath)
         let added: [(table: String, columns: [String])] = [
-            ("comparisons", ResultTables.sequentialColumns().map(\.0)),
-            (
-                "daily",
-                ResultTables.sequentialColumns(prefix: "conversion_").map(\.0) + ResultTables.sequentialColumns(prefix: "arpu_").map(\.0)
-            ),
+            ("comparisons", ResultColumn.sequential.map(\.name)),
+            ("daily", Metric.allCases.flatMap { metric in ResultColumn.sequential.map { ResultColumn.daily($0, of: metric).name } }),
             ("offerings", ["sequential_tuning", "decision"]),
         ]
         for (table, columns) in added {

@@ -6,8 +6,7 @@ import Testing
 
 @Suite struct ResultsDatabaseTests {
     func table(_ offering: String, _ value: Int) -> ResultTable {
-        var table = ResultTable(
-            name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
+        var table = ResultTable(.quality)
         table.rows = [[.text(offering), .text("n"), .integer(value)], [.text(""), .text("lines_read"), .integer(value)]]
         return table
     }

@@ -33,7 +33,8 @@ import Testing
     /// The database tables of a run of the fixture over `offerings`.
     func databaseTables(_ folder: TemporaryFolder, offerings: [String]) async throws -> [ResultTable] {
         let results = try await analyse(Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: offerings)
-        return try ResultTables.make(results, job: job(folder, offerings: offerings)).database
+        let job = job(folder, offerings: offerings)
+        return ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
     }
 
     @Test func theDatabaseGivesBackWhatTheRunHad() async throws {
@@ -81,7 +82,8 @@ import Testing
         // assigned by 03-03 00:00; u1 bought 2 days after assignment, u2 1 day 15 hours after.
         let results = try await analyse(
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["test"], revenueCap: .value(10), maturityDays: [3])
-        let tables = try ResultTables.make(results, job: job(folder, offerings: ["test"])).database
+        let job = job(folder, offerings: ["test"])
+        let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
         try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: tables, offeringIDs: ["test"], run: record)
         let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")
@@ -127,6 +129,48 @@ import Testing
         #expect(decided.comparison("variant", named: "arpu_capped")?.pValueAdjusted == 0.2)
         decided.decision = .fixed
         #expect(decided.comparison("variant", named: "arpu_capped")?.significant == true)
+    }
+
+    /// The report reads only what a run writes: with every table filled (capped revenue,
+    /// maturity, slices, paywall copy), each row fits its table's columns, the report finds every
+    /// table and column it looks for, and a column renamed in a table is named as missing
+    /// instead of read as empty.
+    @Test func theReportReadsOnlyTheTablesAndColumnsARunWrites() async throws {
+        let folder = try TemporaryFolder()
+        let results = try await analyse(
+            Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["other", "test"], revenueCap: .value(10),
+            maturityDays: [3], slices: [.country])
+        let job = job(folder, offerings: ["other", "test"])
+        let made = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job)
+        let tables = made.database
+        // Each row has a value of its column's type in each column (or none).
+        func fits(_ value: ResultValue, _ type: ResultColumnType) -> Bool {
+            switch (value, type) {
+            case (.text, .text), (.integer, .integer), (.real, .real), (.bool, .bool), (.real(nil), _): true
+            default: false
+            }
+        }
+        for table in made.files + tables {
+            for row in table.rows {
+                #expect(row.count == table.columns.count && zip(row, table.columns).allSatisfy { fits($0, $1.type) }, "\(table.name)")
+            }
+        }
+        var missing: [String] = []
+        let report = ReportData(tables: tables, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
+        #expect(missing.isEmpty, "\(missing)")
+        // Every reading path was taken.
+        let test = try #require(report.offerings.first { $0.offeringID == "test" })
+        #expect(!test.comparisons.isEmpty && !test.familyComparisons.isEmpty && !test.matured.isEmpty && !test.daily.isEmpty)
+        #expect(test.groups.contains { $0.shownCopy != nil && !$0.shownProducts.isEmpty } && test.sampleRatio != nil)
+        #expect(!test.products.isEmpty && !report.quality.isEmpty && !(report.slices.first?.offerings.isEmpty ?? true))
+
+        var renamed = tables
+        let summary = try #require(renamed.firstIndex { $0.name == ResultSchema.summary.name })
+        let arpu = try #require(renamed[summary].columns.firstIndex(of: .arpu))
+        renamed[summary].schema.columns[arpu].name = "arpu_per_user"
+        missing = []
+        _ = ReportData(tables: renamed, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
+        #expect(Set(missing) == ["summary.arpu"])
     }
 
     @Test func theLatestSuccessfulRunOfTheNightIsRead() async throws {

@@ -90,7 +90,7 @@ import Testing
         var job = try sliceJob()
         job.slices = [.country]
         let results = try await analyse(Self.tables, events, slices: [.country])
-        let tables = try ResultTables.sliceTables(results.offerings, job: job)
+        let tables = ResultTables.sliceTables(results.offerings, statistics: try NightlyRun.statistics(of: results, job: job))
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }
         #expect(summary.map { [$0[3], $0[6]] } == [[.text("control"), .integer(0)], [.text("variant"), .integer(2)]])
         let comparisons = tables[1].rows.filter { $0[2] == .text("JP") }

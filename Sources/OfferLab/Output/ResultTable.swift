@@ -27,20 +27,45 @@ public enum ResultColumnType: Sendable {
     }
 }
 
-/// One output table, described once for both the CSV file and the SQLite table.
-public struct ResultTable: Sendable {
+/// A column of an output table: its name (the CSV header, the SQLite column) and its type. The
+/// columns of the night's tables are defined once (`ResultSchema+Night.swift`), for the builders
+/// that write them and the report that reads them.
+public struct ResultColumn: Sendable, Hashable {
+    public var name: String
+    public var type: ResultColumnType
+
+    public init(_ name: String, _ type: ResultColumnType) {
+        self.name = name
+        self.type = type
+    }
+}
+
+/// The name, columns and key of an output table.
+public struct ResultSchema: Sendable {
     /// The table name; the CSV file is `<name>.csv`.
     public var name: String
-    public var columns: [(name: String, type: ResultColumnType)]
+    public var columns: [ResultColumn]
     /// The columns that, with the night, identify a row.
-    public var keys: [String]
-    public var rows: [[ResultValue]] = []
+    public var keys: [ResultColumn]
 
-    public init(name: String, columns: [(String, ResultColumnType)], keys: [String]) {
+    public init(name: String, columns: [ResultColumn], keys: [ResultColumn]) {
         self.name = name
-        self.columns = columns.map { (name: $0.0, type: $0.1) }
+        self.columns = columns
         self.keys = keys
     }
+}
 
-    public var columnNames: [String] { columns.map(\.name) }
+/// One output table, described once for both the CSV file and the SQLite table: its schema and
+/// its rows, each a value per column in the schema's order.
+public struct ResultTable: Sendable {
+    public var schema: ResultSchema
+    public var rows: [[ResultValue]] = []
+
+    public init(_ schema: ResultSchema) {
+        self.schema = schema
+    }
+
+    public var name: String { schema.name }
+    public var columns: [ResultColumn] { schema.columns }
+    public var columnNames: [String] { schema.columns.map(\.name) }
 }

@@ -3,25 +3,19 @@ import OfferLabStatistics
 extension ResultTables {
     /// `slice_summary`, `slice_comparisons` and `slice_srm` (§2.11): the columns of `summary`,
     /// `comparisons` and `srm` with `dimension` and `level` after `offering_id`, one block per
-    /// (offering, field, level), each level analysed by the same `analyse` as its offering.
-    static func sliceTables(_ offerings: [OfferingResult], job: Job) throws -> [ResultTable] {
-        let sliceKey: [(String, ResultColumnType)] = [("offering_id", .text), ("dimension", .text), ("level", .text)]
-        var summary = ResultTable(
-            name: "slice_summary", columns: sliceKey + [("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
-            keys: ["offering_id", "dimension", "level", "group"])
-        var comparisons = ResultTable(
-            name: "slice_comparisons", columns: sliceKey + comparisonColumns,
-            keys: ["offering_id", "dimension", "level", "group", "metric"])
-        var srm = ResultTable(name: "slice_srm", columns: sliceKey + srmColumns, keys: ["offering_id", "dimension", "level"])
-        for result in offerings {
-            for slice in result.slices {
+    /// (offering, field, level), each level analysed as its offering is (`OfferingStatistics.slices`).
+    static func sliceTables(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> [ResultTable] {
+        var summary = ResultTable(.sliceSummary)
+        var comparisons = ResultTable(.sliceComparisons)
+        var srm = ResultTable(.sliceSRM)
+        for (result, statistics) in zip(offerings, statistics) {
+            for (slice, analysis) in zip(result.slices, statistics.slices) {
                 let key: [ResultValue] = [.text(result.offering.offeringID), .text(slice.field.rawValue), .text(slice.level)]
                 for (index, group) in result.offering.groups.enumerated() {
                     summary.rows.append(
                         key + [.text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                            + groupMetricValues(slice.groups[index], alpha: job.alpha))
+                            + groupMetricValues(slice.groups[index], summary: analysis.summaries[index]))
                 }
-                let analysis = try analyse(result, groups: slice.groups, job: job)
                 for row in analysis.comparisons { comparisons.rows.append(key + comparisonValues(row)) }
                 srm.rows.append(key + srmValues(analysis.sampleRatioMismatch))
             }

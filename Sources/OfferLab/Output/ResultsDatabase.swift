@@ -123,7 +123,7 @@ enum ResultsDatabase {
 
     /// The rows of `table` written by run `runID` for `night`, without the `as_of` and `run_id` columns.
     private static func readRows(_ database: SQLiteDatabase, table name: String, night: String, runID: Int64) throws -> ResultTable {
-        var columns: [(String, ResultColumnType)] = []
+        var columns: [ResultColumn] = []
         try database.prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid").forEachRow([.text(name)]) { row in
             guard case .text(let column) = row.value(at: 0), column != "as_of", column != "run_id" else { return }
             let type: ResultColumnType =
@@ -132,9 +132,9 @@ enum ResultsDatabase {
                 case .text("REAL"): .real
                 default: .text
                 }
-            columns.append((column, type))
+            columns.append(ResultColumn(column, type))
         }
-        var table = ResultTable(name: name, columns: columns, keys: [])
+        var table = ResultTable(ResultSchema(name: name, columns: columns, keys: []))
         let select = try database.prepare(
             "SELECT \(table.columnNames.map(quote).joined(separator: ", ")) FROM \(quote(name)) WHERE as_of = ? AND run_id = ? ORDER BY rowid"
         )
@@ -163,7 +163,7 @@ enum ResultsDatabase {
             """)
         for table in tables {
             let columns = table.columns.map { "\(quote($0.name)) \($0.type.sqlType)" }
-            let key = ["as_of"] + table.keys.map(quote)
+            let key = ["as_of"] + table.schema.keys.map { quote($0.name) }
             try database.execute(
                 "CREATE TABLE IF NOT EXISTS \(table.name) (as_of TEXT NOT NULL, \(columns.joined(separator: ", ")), run_id INTEGER NOT NULL, PRIMARY KEY (\(key.joined(separator: ", "))))"
             )

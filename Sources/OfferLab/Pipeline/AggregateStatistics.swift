@@ -79,7 +79,9 @@ public enum AggregateStatistics {
         }
         var tables = [ResultTables.comparisonsTable(analyses), ResultTables.srmTable(analyses)]
         let results = try summaryResults(input, offerings: offerings)
-        if let results { tables.append(ResultTables.summaryTable(results, alpha: alpha)) }
+        if let results {
+            tables.append(ResultTables.summaryTable(results, statistics: analyses.map { OfferingStatistics(night: $0.statistics) }))
+        }
         if let quality { tables.append(try qualityTable(quality)) }
         if let products {
             guard let results else {
@@ -303,7 +305,7 @@ public enum AggregateStatistics {
 
     /// `quality.csv` from a file with its columns (`offering_id`, `counter`, `count`), rows kept in order.
     static func qualityTable(_ path: String) throws -> ResultTable {
-        var table = ResultTables.emptyQualityTable()
+        var table = ResultTable(.quality)
         try forEachRow(of: path, columns: ["offering_id", "counter", "count"]) { row, index, fail in
             guard let counter = row.string(at: index[1]), !counter.isEmpty else { throw fail("counter is empty") }
             guard let count = row.int64(at: index[2]), count >= 0 else {

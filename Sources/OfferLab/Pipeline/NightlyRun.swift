@@ -42,6 +42,11 @@ struct NightResults {
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
+///
+/// The stages, in the order data meets them (`run` calls them): the offering and assignment
+/// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
+/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the result tables
+/// (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
 public enum NightlyRun {
     public static let toolVersion = "0.1.0"
 
@@ -55,13 +60,29 @@ public enum NightlyRun {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
         let results = try await compute(job, progress: progress, cache: cache)
-        let tables = try ResultTables.make(results, job: job)
-
-        let folder = try OutputFolder(output: job.outputPath, night: job.night)
+        let analyses = try statistics(of: results, job: job)
+        let tables = ResultTables.make(results, statistics: analyses, job: job)
+        let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
             job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
+        let outputFolder = try write(tables, offeringIDs: offeringIDs, run: run, job: job)
+        cache?.removeUnusedEntries()
+        return RunReport(
+            outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
+            linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
+            skippedFiles: results.ingest.filesSkipped.map(\.path),
+            cache: cache?.usageSoFar, warnings: results.warnings)
+    }
+
+    /// The writers: the night's CSV files and report into its output folder, its rows into the
+    /// database. Returns the folder.
+    /// - Throws: `OfferLabError`; the database and the folder are then as they were.
+    private static func write(
+        _ tables: (files: [ResultTable], database: [ResultTable]), offeringIDs: [String], run: RunRecord, job: Job
+    ) throws -> String {
+        let folder = try OutputFolder(output: job.outputPath, night: job.night)
         // The CSV files are written on another core while the database transaction runs and
         // the report is written; the transaction commits only once every file is staged, so a
         // failure anywhere leaves the database and the folder unchanged.
@@ -73,14 +94,13 @@ public enum NightlyRun {
         }
         do {
             try ResultsDatabase.write(
-                path: job.databasePath, tables: tables.database, offeringIDs: results.offerings.map(\.offering.offeringID), run: run,
+                path: job.databasePath, tables: tables.database, offeringIDs: offeringIDs, run: run,
                 beforeCommit: {
                     try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
                     try csvFiles.wait()
                 })
             try folder.commit()
             FailedRunRejects.remove(output: job.outputPath, night: job.night)
-            cache?.removeUnusedEntries()
         } catch {
             // The staging folder goes once the CSV files are no longer being written. Their
             // error, when they failed too, is the one reported: it is the earlier step.
@@ -88,11 +108,7 @@ public enum NightlyRun {
             try csvFiles.wait()
             throw error
         }
-        return RunReport(
-            outputFolder: folder.finalPath, databasePath: job.databasePath, offerings: results.offerings.map(\.offering.offeringID),
-            linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
-            skippedFiles: results.ingest.filesSkipped.map(\.path),
-            cache: cache?.usageSoFar, warnings: results.warnings)
+        return folder.finalPath
     }
 
     /// Reads the inputs and computes every number (no output is touched, but for the rejects of
@@ -212,6 +228,12 @@ public enum NightlyRun {
                     maxSliceLevels: maxSliceLevels)
             }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
+    }
+
+    /// The statistics step: each offering's analyses, in the order of `results.offerings`.
+    /// - Throws: `OfferLabError` (`.data`) naming an offering whose totals the statistics reject.
+    static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
+        try results.offerings.map { try OfferingStatistics($0, alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far

@@ -30,21 +30,21 @@ struct SliceLevelReport: Sendable, Equatable {
 
 extension ReportData {
     /// The tables of the slices (absent from a night that did not slice).
-    static let sliceTableNames = ["slice_summary", "slice_comparisons", "slice_srm"]
+    static let sliceTables: [ResultSchema] = [.sliceSummary, .sliceComparisons, .sliceSRM]
 
     /// The slice fields in the order of their first rows, from the rows of the slice tables.
     static func sliceReports(summary: [Row], comparisons: [Row], srm: [Row], offeringIDs: [String]) -> [SliceFieldReport] {
         var dimensions: [String] = []
         for row in summary {
-            if let dimension = row.text("dimension"), !dimensions.contains(dimension) { dimensions.append(dimension) }
+            if let dimension = row.text(.dimension), !dimensions.contains(dimension) { dimensions.append(dimension) }
         }
-        func key(_ row: Row) -> [String?] { [row.text("offering_id"), row.text("dimension"), row.text("level")] }
+        func key(_ row: Row) -> [String?] { [row.text(.offeringID), row.text(.dimension), row.text(.level)] }
         return dimensions.map { dimension in
             let offerings = offeringIDs.compactMap { offeringID -> SliceOfferingReport? in
-                let rows = summary.filter { $0.text("offering_id") == offeringID && $0.text("dimension") == dimension }
+                let rows = summary.filter { $0.text(.offeringID) == offeringID && $0.text(.dimension) == dimension }
                 var levels: [String] = []
                 for row in rows {
-                    if let level = row.text("level"), !levels.contains(level) { levels.append(level) }
+                    if let level = row.text(.level), !levels.contains(level) { levels.append(level) }
                 }
                 guard !levels.isEmpty else { return nil }
                 return SliceOfferingReport(
@@ -53,9 +53,9 @@ extension ReportData {
                         let levelKey = [offeringID, dimension, level]
                         return SliceLevelReport(
                             level: level,
-                            users: rows.filter { $0.text("level") == level }.map { ($0.text("group") ?? "", $0.int("users")) },
+                            users: rows.filter { $0.text(.level) == level }.map { ($0.text(.group) ?? "", $0.int(.users)) },
                             comparisons: comparisons.filter { key($0) == levelKey }.compactMap(Row.comparison),
-                            sampleRatioFlagged: srm.first { key($0) == levelKey }?.bool("srm_flag"))
+                            sampleRatioFlagged: srm.first { key($0) == levelKey }?.bool(.srmFlag))
                     })
             }
             return SliceFieldReport(dimension: dimension, offerings: offerings)

@@ -3,93 +3,98 @@
 extension ReportData {
     /// The tables the report reads. `daily`, `maturity` and the slice tables may be absent (runs
     /// before them, or without maturity days or slices).
-    static let tableNames =
-        [
-            "offerings", "summary", "comparisons", "srm", "products", "quality", "shown_products", "shown_copy", "daily", "maturity",
-        ] + sliceTableNames
+    static let sourceTables: [ResultSchema] =
+        [.offerings, .summary, .comparisons, .srm, .products, .quality, .shownProducts, .shownCopy, .daily, .maturity] + sliceTables
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
-    init(tables: [ResultTable], run: RunRecord) {
-        func rows(_ name: String) -> [Row] {
-            guard let table = tables.first(where: { $0.name == name }) else { return [] }
+    /// `missing` is told of each table the report looks for and `tables` lacks (`"summary"`), and
+    /// of each column it reads and a table lacks (`"summary.arpu"`): a night stored by an earlier
+    /// offerlab lacks some, a run's own tables none.
+    init(tables: [ResultTable], run: RunRecord, missing: @escaping (String) -> Void = { _ in }) {
+        func rows(_ schema: ResultSchema) -> [Row] {
+            guard let table = tables.first(where: { $0.name == schema.name }) else {
+                missing(schema.name)
+                return []
+            }
             let index = Dictionary(table.columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-            return table.rows.map { Row(values: $0, index: index) }
+            let missingColumn = { (column: ResultColumn) in missing("\(schema.name).\(column.name)") }
+            return table.rows.map { Row(values: $0, index: index, missing: missingColumn) }
         }
-        let summary = rows("summary")
-        let comparisons = rows("comparisons")
-        let srm = rows("srm")
-        let products = rows("products")
-        let quality = rows("quality")
-        let shownProducts = rows("shown_products")
-        let shownCopy = rows("shown_copy")
-        let daily = rows("daily")
-        let maturity = rows("maturity")
+        let summary = rows(.summary)
+        let comparisons = rows(.comparisons)
+        let srm = rows(.srm)
+        let products = rows(.products)
+        let quality = rows(.quality)
+        let shownProducts = rows(.shownProducts)
+        let shownCopy = rows(.shownCopy)
+        let daily = rows(.daily)
+        let maturity = rows(.maturity)
 
         self.run = RunFacts(
             job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
             toolVersion: run.toolVersion, inputFiles: run.inputFiles.map { InputFile(path: $0.path, bytes: $0.bytes) })
-        self.quality = quality.filter { $0.text("offering_id") == "" }.map(Row.qualityCounter)
-        offerings = rows("offerings").map { offering in
-            let id = offering.text("offering_id") ?? ""
-            func of(_ rows: [Row]) -> [Row] { rows.filter { $0.text("offering_id") == id } }
+        self.quality = quality.filter { $0.text(.offeringID) == "" }.map(Row.qualityCounter)
+        offerings = rows(.offerings).map { offering in
+            let id = offering.text(.offeringID) ?? ""
+            func of(_ rows: [Row]) -> [Row] { rows.filter { $0.text(.offeringID) == id } }
             let groups = of(summary).map { row in
-                let name = row.text("group") ?? ""
+                let name = row.text(.group) ?? ""
                 var group = GroupReport(
-                    name: name, isControl: row.bool("is_control") ?? false, weight: row.double("weight") ?? 0, users: row.int("users"),
-                    converters: row.int("converters"), conversionRate: row.double("conversion_rate"),
-                    conversionCILow: row.double("conversion_ci_low"), conversionCIHigh: row.double("conversion_ci_high"),
-                    trialStarters: row.int("trial_starters"), trialConverters: row.int("trial_converters"),
-                    trialConversionRate: row.double("trial_conversion_rate"), paywallViewers: row.int("paywall_viewers"),
-                    purchases: row.int("purchases"), renewals: row.int("renewals"), refunds: row.int("refunds"),
-                    grossRevenue: row.double("gross_revenue") ?? 0, refundedRevenue: row.double("refunded_revenue") ?? 0,
-                    netRevenue: row.double("net_revenue") ?? 0, arpu: row.double("arpu"), arpuSD: row.double("arpu_sd"),
-                    arppu: row.double("arppu"))
-                group.revenueCap = row.double("revenue_cap")
-                group.arpuCapped = row.double("arpu_capped")
-                group.cappedUsers = row.value("capped_users").flatMap { if case .integer(let count) = $0 { count } else { nil } }
-                group.shownProducts = of(shownProducts).filter { $0.text("group") == name }
-                    .sorted { $0.int("position") < $1.int("position") }
+                    name: name, isControl: row.bool(.isControl) ?? false, weight: row.double(.weight) ?? 0, users: row.int(.users),
+                    converters: row.int(.converters), conversionRate: row.double(.conversionRate),
+                    conversionCILow: row.double(.conversionCILow), conversionCIHigh: row.double(.conversionCIHigh),
+                    trialStarters: row.int(.trialStarters), trialConverters: row.int(.trialConverters),
+                    trialConversionRate: row.double(.trialConversionRate), paywallViewers: row.int(.paywallViewers),
+                    purchases: row.int(.purchases), renewals: row.int(.renewals), refunds: row.int(.refunds),
+                    grossRevenue: row.double(.grossRevenue) ?? 0, refundedRevenue: row.double(.refundedRevenue) ?? 0,
+                    netRevenue: row.double(.netRevenue) ?? 0, arpu: row.double(.arpu), arpuSD: row.double(.arpuSD),
+                    arppu: row.double(.arppu))
+                group.revenueCap = row.double(.revenueCap)
+                group.arpuCapped = row.double(.arpuCapped)
+                group.cappedUsers = row.value(.cappedUsers).flatMap { if case .integer(let count) = $0 { count } else { nil } }
+                group.shownProducts = of(shownProducts).filter { $0.text(.group) == name }
+                    .sorted { $0.int(.position) < $1.int(.position) }
                     .map { row in
                         ShownProduct(
-                            productID: row.text("product_id") ?? "", type: row.text("type"),
-                            fallbackDisplayPrice: row.text("fallback_display_price"), isDefault: row.bool("is_default") ?? false,
-                            badgeText: row.text("badge_text"), subtitleText: row.text("subtitle_text"))
+                            productID: row.text(.productID) ?? "", type: row.text(.productType),
+                            fallbackDisplayPrice: row.text(.fallbackDisplayPrice), isDefault: row.bool(.isDefault) ?? false,
+                            badgeText: row.text(.badgeText), subtitleText: row.text(.subtitleText))
                     }
-                group.shownCopy = of(shownCopy).first { $0.text("group") == name }.map { row in
+                group.shownCopy = of(shownCopy).first { $0.text(.group) == name }.map { row in
                     ShownCopy(
-                        headerTitle: row.text("header_title"), headerSubtitle: row.text("header_subtitle"),
-                        ctaButtonText: row.text("cta_button_text"), supportingText: row.text("supporting_text"))
+                        headerTitle: row.text(.headerTitle), headerSubtitle: row.text(.headerSubtitle),
+                        ctaButtonText: row.text(.ctaButtonText), supportingText: row.text(.supportingText))
                 }
                 return group
             }
             var report = OfferingReport(
-                offeringID: id, name: offering.text("name") ?? "", isActive: offering.bool("is_active") ?? false,
-                controlGroup: offering.text("control_group") ?? "", currency: offering.text("report_currency") ?? "",
-                alpha: offering.double("alpha") ?? 0.05, conversionWindowDays: offering.double("conversion_window_days"),
+                offeringID: id, name: offering.text(.offeringName) ?? "", isActive: offering.bool(.isActive) ?? false,
+                controlGroup: offering.text(.controlGroup) ?? "", currency: offering.text(.reportCurrency) ?? "",
+                alpha: offering.double(.alpha) ?? 0.05, conversionWindowDays: offering.double(.conversionWindowDays),
                 groups: groups, comparisons: of(comparisons).compactMap(Row.comparison),
                 sampleRatio: of(srm).first.flatMap { row in
-                    row.bool("srm_flag").map { SampleRatio(chi2: row.double("chi2"), pValue: row.double("srm_p_value"), flagged: $0) }
+                    row.bool(.srmFlag).map { SampleRatio(chi2: row.double(.chi2), pValue: row.double(.srmPValue), flagged: $0) }
                 },
                 products: of(products).map { row in
                     ProductSales(
-                        group: row.text("group") ?? "", productID: row.text("product_id") ?? "", purchases: row.int("purchases"),
-                        renewals: row.int("renewals"), refunds: row.int("refunds"), netRevenue: row.double("net_revenue") ?? 0)
+                        group: row.text(.group) ?? "", productID: row.text(.productID) ?? "", purchases: row.int(.purchases),
+                        renewals: row.int(.renewals), refunds: row.int(.refunds), netRevenue: row.double(.netRevenue) ?? 0)
                 },
                 quality: of(quality).map(Row.qualityCounter), daily: of(daily).map(Row.dailyPoint),
-                decision: offering.text("decision").flatMap(Decision.init(rawValue:)))
+                decision: offering.text(.decision).flatMap(Decision.init(rawValue:)))
             for row in of(comparisons) {
-                guard let name = row.text("metric"), let comparison = Row.familyComparison(row) else { continue }
+                guard let name = row.text(.metric), let comparison = Row.familyComparison(row) else { continue }
                 report.familyComparisons[name, default: []].append(comparison)
             }
             report.matured = of(maturity).map { row in
                 MaturedGroup(
-                    days: row.int("days"), group: row.text("group") ?? "", users: row.int("users"),
-                    conversionRate: row.double("conversion_rate"), arpu: row.double("arpu"))
+                    days: row.int(.days), group: row.text(.group) ?? "", users: row.int(.users),
+                    conversionRate: row.double(.conversionRate), arpu: row.double(.arpu))
             }
             return report
         }
         slices = Self.sliceReports(
-            summary: rows("slice_summary"), comparisons: rows("slice_comparisons"), srm: rows("slice_srm"),
+            summary: rows(.sliceSummary), comparisons: rows(.sliceComparisons), srm: rows(.sliceSRM),
             offeringIDs: offerings.map(\.offeringID))
     }
 
@@ -98,10 +103,10 @@ extension ReportData {
     /// - Throws: `OfferLabError` when the database is missing, has no such night, or was
     ///   written by an offerlab that did not store reports.
     static func load(databasePath path: String, night: String) throws -> ReportData {
-        let stored = try ResultsDatabase.readNight(path: path, night: night, tables: tableNames)
-        func rows(_ name: String) -> Int { stored.tables.first { $0.name == name }?.rows.count ?? 0 }
+        let stored = try ResultsDatabase.readNight(path: path, night: night, tables: sourceTables.map(\.name))
+        func rows(_ schema: ResultSchema) -> Int { stored.tables.first { $0.name == schema.name }?.rows.count ?? 0 }
         // A run before reports existed wrote summary rows but no offerings rows.
-        guard rows("offerings") > 0 || rows("summary") == 0 else {
+        guard rows(.offerings) > 0 || rows(.summary) == 0 else {
             throw OfferLabError(
                 .data, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one")
         }
@@ -109,19 +114,28 @@ extension ReportData {
     }
 }
 
-/// A row of a result table, read by column name. The getters accept both the values a run
-/// builds and what SQLite returns for them (`bool` as 0/1, NULL as `.real(nil)`).
+/// A row of a result table, read by column. The getters accept both the values a run builds
+/// and what SQLite returns for them (`bool` as 0/1, NULL as `.real(nil)`).
 struct Row {
     var values: [ResultValue]
+    /// The positions of the table's columns, by name.
     var index: [String: Int]
+    /// Told of a column the table lacks (read as no value).
+    var missing: (ResultColumn) -> Void
 
-    func value(_ column: String) -> ResultValue? { index[column].map { values[$0] } }
+    func value(_ column: ResultColumn) -> ResultValue? {
+        guard let position = index[column.name] else {
+            missing(column)
+            return nil
+        }
+        return values[position]
+    }
 
-    func text(_ column: String) -> String? {
+    func text(_ column: ResultColumn) -> String? {
         if case .text(let text) = value(column) { text } else { nil }
     }
 
-    func double(_ column: String) -> Double? {
+    func double(_ column: ResultColumn) -> Double? {
         switch value(column) {
         case .real(let real): real
         case .integer(let integer): Double(integer)
@@ -130,11 +144,11 @@ struct Row {
     }
 
     /// 0 when absent: counts are never undefined.
-    func int(_ column: String) -> Int {
+    func int(_ column: ResultColumn) -> Int {
         if case .integer(let integer) = value(column) { integer } else { 0 }
     }
 
-    func bool(_ column: String) -> Bool? {
+    func bool(_ column: ResultColumn) -> Bool? {
         switch value(column) {
         case .bool(let bool): bool
         case .integer(let integer): integer != 0
@@ -142,23 +156,23 @@ struct Row {
         }
     }
 
-    func estimate(_ prefix: String) -> Estimate? {
-        double(prefix).map { Estimate(value: $0, low: double(prefix + "_ci_low"), high: double(prefix + "_ci_high")) }
+    func estimate(_ value: ResultColumn, low: ResultColumn, high: ResultColumn) -> Estimate? {
+        double(value).map { Estimate(value: $0, low: double(low), high: double(high)) }
     }
 
     static func qualityCounter(_ row: Row) -> QualityCounter {
-        QualityCounter(name: row.text("counter") ?? "", count: row.int("count"))
+        QualityCounter(name: row.text(.counter) ?? "", count: row.int(.count))
     }
 
     static func comparison(_ row: Row) -> Comparison? {
-        guard let metric = row.text("metric").flatMap(Metric.init(rawValue:)) else { return nil }
+        guard let metric = row.text(.metric).flatMap(Metric.init(rawValue:)) else { return nil }
         return comparison(row, metric)
     }
 
     /// A row of a capped or matured metric (`arpu_capped`, `conversion_d7`, `arpu_d7`), read
     /// as a comparison of the metric it is a kind of.
     static func familyComparison(_ row: Row) -> Comparison? {
-        guard let name = row.text("metric"), Metric(rawValue: name) == nil else { return nil }
+        guard let name = row.text(.metric), Metric(rawValue: name) == nil else { return nil }
         if name.hasPrefix("conversion_") { return comparison(row, .conversion) }
         if name.hasPrefix("arpu_") { return comparison(row, .arpu) }
         return nil
@@ -166,31 +180,31 @@ struct Row {
 
     private static func comparison(_ row: Row, _ metric: Metric) -> Comparison {
         Comparison(
-            group: row.text("group") ?? "", metric: metric, controlValue: row.double("control_value"), value: row.double("value"),
-            absoluteLift: row.estimate("abs_lift"), relativeLift: row.estimate("rel_lift"), pValue: row.double("p_value"),
-            pValueAdjusted: row.double("p_value_adjusted"), significant: row.bool("significant"),
-            chanceToBeatControl: row.double("chance_to_beat_control"), minimumDetectableEffect: row.double("mde_abs"),
-            sequential: row.sequentialValues(prefix: ""))
+            group: row.text(.group) ?? "", metric: metric, controlValue: row.double(.controlValue), value: row.double(.value),
+            absoluteLift: row.estimate(.absLift, low: .absLiftCILow, high: .absLiftCIHigh),
+            relativeLift: row.estimate(.relLift, low: .relLiftCILow, high: .relLiftCIHigh), pValue: row.double(.pValue),
+            pValueAdjusted: row.double(.pValueAdjusted), significant: row.bool(.significant),
+            chanceToBeatControl: row.double(.chanceToBeatControl), minimumDetectableEffect: row.double(.mdeAbs),
+            sequential: row.sequentialValues())
     }
 
-    func sequentialValues(prefix: String) -> SequentialValues {
+    func sequentialValues() -> SequentialValues {
         SequentialValues(
-            absoluteLow: double(prefix + "seq_abs_lift_ci_low"), absoluteHigh: double(prefix + "seq_abs_lift_ci_high"),
-            relativeLow: double(prefix + "seq_rel_lift_ci_low"), relativeHigh: double(prefix + "seq_rel_lift_ci_high"),
-            pValue: double(prefix + "seq_p_value"), pValueAdjusted: double(prefix + "seq_p_value_adjusted"),
-            significant: bool(prefix + "seq_significant"))
-    }
-
-    /// The relative lift of `metric` (a daily row's prefix) with its sequential interval.
-    func sequentialLift(_ metric: String) -> Estimate? {
-        let band = sequentialValues(prefix: metric + "_")
-        return double(metric + "_rel_lift").map { Estimate(value: $0, low: band.relativeLow, high: band.relativeHigh) }
+            absoluteLow: double(.seqAbsLiftCILow), absoluteHigh: double(.seqAbsLiftCIHigh), relativeLow: double(.seqRelLiftCILow),
+            relativeHigh: double(.seqRelLiftCIHigh), pValue: double(.seqPValue), pValueAdjusted: double(.seqPValueAdjusted),
+            significant: bool(.seqSignificant))
     }
 
     static func dailyPoint(_ row: Row) -> DailyPoint {
-        DailyPoint(
-            date: row.text("date") ?? "", group: row.text("group") ?? "", isControl: row.bool("is_control") ?? false,
-            users: row.int("users"), conversionLift: row.estimate("conversion_rel_lift"), arpuLift: row.estimate("arpu_rel_lift"),
-            conversionSequentialLift: row.sequentialLift("conversion"), arpuSequentialLift: row.sequentialLift("arpu"))
+        /// The relative lift of `metric` with the interval of `low` and `high` (fixed-horizon or sequential).
+        func lift(_ metric: Metric, low: ResultColumn, high: ResultColumn) -> Estimate? {
+            row.estimate(.daily(.relLift, of: metric), low: .daily(low, of: metric), high: .daily(high, of: metric))
+        }
+        return DailyPoint(
+            date: row.text(.date) ?? "", group: row.text(.group) ?? "", isControl: row.bool(.isControl) ?? false,
+            users: row.int(.users), conversionLift: lift(.conversion, low: .relLiftCILow, high: .relLiftCIHigh),
+            arpuLift: lift(.arpu, low: .relLiftCILow, high: .relLiftCIHigh),
+            conversionSequentialLift: lift(.conversion, low: .seqRelLiftCILow, high: .seqRelLiftCIHigh),
+            arpuSequentialLift: lift(.arpu, low: .seqRelLiftCILow, high: .seqRelLiftCIHigh))
     }
 }

@@ -1,9 +1,9 @@
 /// Everything a night's report shows, and nothing else: rendering takes only this value, so a
 /// report built by `offerlab run` and one rebuilt by `offerlab report --db` are the same bytes.
 ///
-/// It is read from the night's result tables by column name, either as the run holds them in
-/// memory or as the database stores them (see `ResultTables+Report.swift` for the tables that
-/// exist only for the report).
+/// It is read from the night's result tables by the columns their builders write
+/// (`ResultSchema+Night.swift`), either as the run holds them in memory or as the database
+/// stores them (see `ResultTables+Report.swift` for the tables that exist only for the report).
 struct ReportData: Sendable, Equatable {
     var run: RunFacts
     /// The run-wide counters (`quality.csv` rows with an empty `offering_id`), in output order.
