@@ -271,7 +271,9 @@ struct OfferingSums {
     }
 }
 
-/// Attribution of events to users of one offering (§2.2–§2.3), member by member.
+/// Attribution of events to users of one offering (docs/analysis.md, "Attribution, per analysed
+/// offering O and member u", and "3. Per user"), member by member: the rules are
+/// `AttributionRules`; this is the loop that applies them to every member and day.
 enum Attribution {
     /// The contributions of `members` (a run of one offering's members, in user order).
     /// Everything the loop writes lives inside the closure: captured, it would be retained and
@@ -358,9 +360,8 @@ enum Attribution {
     /// One member's values (docs/analysis.md, "3. Per user") from their cleaned events (sorted by
     /// time; their details in `details`, their shapes in `shapes`), by `AttributionRules`, counting
     /// only events before `cutoff` (the state "as of" a moment), into `outcome` (whatever it held
-    /// before) and, per product, into
-    /// `scratch.products`. Otherwise `scratch` only lends its storage: nothing is allocated per
-    /// member once the buffers have grown.
+    /// before) and, per product, into `scratch.products`. Otherwise `scratch` only lends its
+    /// storage: nothing is allocated per member once the buffers have grown.
     static func evaluate(
         events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, shapes: UnsafeBufferPointer<EventShape>,
         membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
