@@ -58,8 +58,9 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let inflater = try inflaterOptions.resolved()
         // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as
-        // an output error (exit 73), not kill the run without a word. The worker threads that
-        // write block SIGXFSZ already; ignoring it keeps that true for a write on any thread.
+        // an output error (exit 73), not kill the run without a word. Dispatch's workers block
+        // SIGXFSZ, other threads do not (the CSV files are written on a thread of their own):
+        // ignored, it leaves every thread's write to fail with EFBIG.
         signal(SIGXFSZ, SIG_IGN)
         try await runReportingErrors {
             var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)
