@@ -9,25 +9,7 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             JOB is a YAML job file (see jobs/sample.yaml and jobs/production.example.yaml). Relative paths \
             in it are relative to the job file. Keys:
-              tables              folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db
-              logs                one glob or a list; each must match a file
-              as_of               2026-03-16[T00:00:00Z] (default: today 00:00 UTC)
-              report_currency     e.g. USD (upper-case ISO 4217 codes, here and in the rates)
-              rates | rates_file  {EUR: 1.08}, or a CSV file: currency,rate
-              max_unconvertible_money_share  fail above this share of money events without a rate (default: warn only)
-              alpha               significance level (default 0.05)
-              sequential_tuning   N* of the sequential intervals: users at which you expect to decide (default 5000)
-              decision            sequential (default) or fixed: which inference the report's verdicts use
-              control             control group (default: control, else lowest id; a name no offering has is an error)
-              conversion_window_days  days after assignment that count (default: all)
-              offerings           offering ids (default: all with assignments)
-              max_bad_line_ratio  fail above this malformed share (default 0.01)
-              on_corrupt_file     fail (default) or skip a corrupt gzip file
-              output, database    where results go
-              rejects_per_reason  malformed lines kept per reason (default 20)
-              lock_timeout_seconds  wait for a running run (default 60)
-              threads             files read at once, clean-up threads (default: cores)
-              cache               folder of parsed log files kept for the next run (default: none)
+            \(JobKey.helpText)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
             products.csv, daily.csv, quality.csv, rejects.csv, skipped_files.csv, and report.html, the \
@@ -76,8 +58,9 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let inflater = try inflaterOptions.resolved()
         // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as
-        // an output error (exit 73), not kill the run without a word. The worker threads that
-        // write block SIGXFSZ already; ignoring it keeps that true for a write on any thread.
+        // an output error (exit 73), not kill the run without a word. Dispatch's workers block
+        // SIGXFSZ, other threads do not (the CSV files are written on a thread of their own):
+        // ignored, it leaves every thread's write to fail with EFBIG.
         signal(SIGXFSZ, SIG_IGN)
         try await runReportingErrors {
             var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)

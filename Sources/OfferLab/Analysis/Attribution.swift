@@ -271,7 +271,9 @@ struct OfferingSums {
     }
 }
 
-/// Attribution of events to users of one offering (§2.2–§2.3), member by member.
+/// Attribution of events to users of one offering (docs/analysis.md, "Attribution, per analysed
+/// offering O and member u", and "3. Per user"), member by member: the rules are
+/// `AttributionRules`; this is the loop that applies them to every member and day.
 enum Attribution {
     /// The contributions of `members` (a run of one offering's members, in user order).
     /// Everything the loop writes lives inside the closure: captured, it would be retained and
@@ -289,19 +291,30 @@ enum Attribution {
                 matured: Array(
                     repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count),
                 slices: SliceSums(fields: slices, groupCount: offering.groups.count))
+            // The night's evaluation and its products, kept while the series evaluates the days.
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
+            var dayScratch = EvaluationScratch()
+            var dayOutcome = UserOutcome()
             var days: [Int] = []
             for member in members {
-                // The series evaluates the member as of each day their contribution changes; the
-                // last evaluation counts all their events: it is their outcome for the night.
+                let memberEvents = events.events(of: member.user)
+                // The night: the member as of `as_of`. An excluded member counts in no total of
+                // the night, only in the days before their exclusion.
+                var night: GroupTotals?
+                if !member.membership.isExcluded {
+                    try evaluate(
+                        events: memberEvents, details: events.details, shapes: events.shapes, membership: member.membership,
+                        labels: labels, context: context, cutoff: context.asOf, scratch: &scratch, into: &outcome)
+                    var totals = GroupTotals()
+                    totals.add(outcome)
+                    night = totals
+                }
                 try series.evaluate(
-                    member.membership, events: events.events(of: member.user), details: events.details, shapes: events.shapes,
-                    labels: labels, context: context, scratch: &scratch, outcome: &outcome, days: &days, into: &contributions.days)
-                guard !member.membership.isExcluded else { continue }
+                    member.membership, events: memberEvents, details: events.details, shapes: events.shapes, labels: labels,
+                    context: context, night: night, scratch: &dayScratch, outcome: &dayOutcome, days: &days, into: &contributions.days)
+                guard let totals = night else { continue }
                 let group = member.membership.group
-                var totals = GroupTotals()
-                totals.add(outcome)
                 contributions.groupCounts[Int(group)].addCounts(totals, subtracting: GroupTotals())
                 contributions.groupMoney[Int(group)].add(totals.money)
                 contributions.quality.add(outcome.quality)
@@ -317,7 +330,7 @@ enum Attribution {
                 }
                 if !slices.isEmpty {
                     SliceLevels.find(
-                        slices, events: events.events(of: member.user), shapes: events.shapes, membership: member.membership,
+                        slices, events: memberEvents, shapes: events.shapes, membership: member.membership,
                         windowMicroseconds: context.windowMicroseconds, into: &contributions.slices.memberLevels)
                     contributions.slices.addMember(group: Int(group), totals: totals)
                 }
@@ -327,7 +340,7 @@ enum Attribution {
     }
 
     /// §2.10: a matured member's conversion and revenue before `end` (assignment + D days), from
-    /// the counted events of their last evaluation (`scratch`): a purchase, and money events
+    /// the counted events of their night's evaluation (`scratch`): a purchase, and money events
     /// (a refund by its own time), before it. `scratch.money` only lends its storage.
     static func addMatured(
         before end: Int64, scratch: inout EvaluationScratch, context: AttributionContext, into sums: inout MaturedSums
@@ -344,11 +357,11 @@ enum Attribution {
         sums.money.add(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
     }
 
-    /// One member's values (§2.3) from their cleaned events (sorted by time; their details in
-    /// `details`, their shapes in `shapes`), counting only events before `cutoff` (the state "as
-    /// of" a moment), into `outcome` (whatever it held before) and, per product, into
-    /// `scratch.products`. Otherwise `scratch` only lends its storage: nothing is allocated per
-    /// member once the buffers have grown.
+    /// One member's values (docs/analysis.md, "3. Per user") from their cleaned events (sorted by
+    /// time; their details in `details`, their shapes in `shapes`), by `AttributionRules`, counting
+    /// only events before `cutoff` (the state "as of" a moment), into `outcome` (whatever it held
+    /// before) and, per product, into `scratch.products`. Otherwise `scratch` only lends its
+    /// storage: nothing is allocated per member once the buffers have grown.
     static func evaluate(
         events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, shapes: UnsafeBufferPointer<EventShape>,
         membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
@@ -361,9 +374,11 @@ enum Attribution {
         @inline(__always) func detailsOf(_ event: UserEvent) -> EventDetails { event.details < 0 ? .none : details[Int(event.details)] }
         func countMismatch(_ record: UserEvent) {
             let shape = shapes[Int(record.shape)]
-            let offeringDiffers = shape.loggedOffering >= 0 && shape.loggedOffering != labels.offering
-            let groupDiffers = shape.loggedGroup >= 0 && shape.loggedGroup != labels.groups[group]
-            if offeringDiffers || groupDiffers { outcome.quality.attributionMismatches += 1 }
+            if AttributionRules.disagrees(
+                loggedOffering: shape.loggedOffering, loggedGroup: shape.loggedGroup, offering: labels.offering, group: labels.groups[group]
+            ) {
+                outcome.quality.attributionMismatches += 1
+            }
         }
         /// The money of a counted money event, or nil (and counted) when its currency has no rate.
         func knownMoney(currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) throws -> (Int32, Int64, Int64)? {
@@ -379,11 +394,13 @@ enum Attribution {
         for record in events {
             if record.timestamp >= cutoff { break }
             guard let type = record.eventType, type != .refund else { continue }
-            if record.timestamp < membership.assignedAt {
+            switch AttributionRules.placement(of: record.timestamp, assignedAt: membership.assignedAt, window: context.windowMicroseconds) {
+            case .beforeAssignment:
                 outcome.quality.preAssignmentEvents += 1
                 continue
+            case .afterWindow: continue
+            case .counted: break
             }
-            if let window = context.windowMicroseconds, record.timestamp >= membership.assignedAt + window { continue }
             countMismatch(record)
             switch type {
             case .paywallView: outcome.viewedPaywall = true
@@ -396,31 +413,28 @@ enum Attribution {
                 } else {
                     outcome.renewals += 1
                 }
-                scratch.countedTransactions.append(counted)
                 let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
                 scratch.products.append(
                     ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
             case .cancel, .expire, .refund: break
+            }
+            if AttributionRules.isRefundable(type) {
+                scratch.countedTransactions.append(DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record)))
             }
         }
         for refund in events {
             if refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }
             let refundDetails = detailsOf(refund)
-            // The refunded transaction: a counted purchase, else a counted renewal, with that id.
-            let refunded =
-                scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction && $0.type == .purchase }
-                ?? scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction }
-            guard let refunded else {
+            guard let refunded = AttributionRules.refundedTransaction(of: refundDetails.transaction, among: scratch.countedTransactions)
+            else {
                 outcome.quality.orphanRefunds += 1
                 continue
             }
             countMismatch(refund)
             outcome.refunds += 1
-            let hasPrice = refundDetails.price != EventRecord.noPrice
-            let money = try knownMoney(
-                currency: hasPrice ? refundDetails.currency : refunded.details.currency,
-                refunded: hasPrice ? refundDetails.price : refunded.details.price)
+            let amount = AttributionRules.refundAmount(refund: refundDetails, refunded: refunded.details)
+            let money = try knownMoney(currency: amount.currency, refunded: amount.amount)
             scratch.products.append(
                 ProductContribution(product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money))
         }
@@ -430,12 +444,7 @@ enum Attribution {
         outcome.converted = !scratch.purchases.isEmpty
         outcome.trialStarted = !scratch.trials.isEmpty
         outcome.trialConverted = scratch.trials.contains { trial in
-            scratch.purchases.contains { purchase in
-                guard purchase.timestamp >= trial.timestamp else { return false }
-                let original = trial.details.originalTransaction
-                if original >= 0 { return purchase.details.originalTransaction == original }
-                return purchase.details.product == trial.details.product
-            }
+            scratch.purchases.contains { AttributionRules.convertsTrial(purchase: $0, trial: trial) }
         }
     }
 }
@@ -457,6 +466,7 @@ private struct ProductKey: Hashable {
 /// member's money and products, which the outcome leaves out so that it holds no array (an
 /// outcome with arrays was copied, and they retained and released, for every member and day).
 struct EvaluationScratch {
+    /// The counted events a refund can name (`AttributionRules.isRefundable`).
     var countedTransactions: [DetailedEvent] = []
     var trials: [DetailedEvent] = []
     var purchases: [DetailedEvent] = []

@@ -9,14 +9,16 @@ public struct DailyTotals: Sendable {
     public var groups: [GroupTotals]
 }
 
-/// The §2.7 series for one offering, built member by member in one pass over their events.
+/// The series of one offering (docs/analysis.md, "4a. Over time"), built member by member in
+/// one pass over their events.
 ///
 /// A member's contribution changes only on the days of their assignment, of their events, and
 /// of a row that excludes them (another group). On each such day the member is evaluated as of
 /// the end of the day (the run's `as_of` on the last day), and the change of their contribution
-/// is added to that day; running sums over the days then give each day's totals. Counts are
-/// exact, and so are the money sums until each day's is rounded (`ExactMoney`): every day's
-/// revenue is the double nearest to its users' total, and the last day's is the night's.
+/// is added to that day; running sums over the days then give each day's totals. The night's
+/// totals are evaluated first (`Attribution.evaluate`), and are the member's on their last day.
+/// Counts are exact, and so are the money sums until each day's is rounded (`ExactMoney`): every
+/// day's revenue is the double nearest to its users' total, and the last day's is the night's.
 ///
 /// Members are evaluated (`evaluate`, any number at once) apart from the adding up (`add`).
 struct DailySeries: Sendable {
@@ -65,24 +67,30 @@ struct DailySeries: Sendable {
         Changes(counts: Array(repeating: GroupTotals(), count: counts.count))
     }
 
-    /// Adds one member's changes, day by day, to `found`. Leaves in `outcome` (and in
-    /// `scratch.products`) their last evaluation: for a member who is not excluded, as of the
-    /// end of the day of their last event (or of their assignment), so it counts all their
-    /// events. `days` only lends its storage.
+    /// Adds one member's changes, day by day, to `found`. `scratch`, `outcome` and `days` only
+    /// lend their storage.
+    ///
+    /// - Parameter night: the member's totals as of `as_of` (nil for an excluded member). They
+    ///   are the last day's: that day ends after every event of the member, so the member is not
+    ///   evaluated again for it: the night costs no evaluation beyond the series' own
+    ///   (docs/performance-history.md, "The night's totals, evaluated directly").
     func evaluate(
         _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
-        shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, scratch: inout EvaluationScratch,
-        outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
+        shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,
+        scratch: inout EvaluationScratch, outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
     ) throws {
         Self.dayIndices(
             assignedAt: membership.assignedAt, events: events, conflictingSince: membership.conflictingSince, firstDay: firstDay,
             into: &days)
+        let lastDay = days.last { $0 < dayCount }
         var previous = GroupTotals()
         var cutoff = Int64.min
         for index in days where index < dayCount {
             cutoff = min(firstDay + Int64(index + 1) * Timestamp.microsecondsPerDay, asOf)
             var current = GroupTotals()
-            if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
+            if index == lastDay, let night {
+                current = night
+            } else if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
                 try Attribution.evaluate(
                     events: events, details: details, shapes: shapes, membership: membership, labels: labels, context: context,
                     cutoff: cutoff, scratch: &scratch, into: &outcome)
@@ -95,7 +103,7 @@ struct DailySeries: Sendable {
             }
             previous = current
         }
-        assert(membership.isExcluded || events.allSatisfy { $0.timestamp < cutoff }, "the last evaluation counts every event")
+        assert(night == nil || events.allSatisfy { $0.timestamp < cutoff }, "the last day counts every event, as the night does")
     }
 
     /// Adds members' changes (`evaluate`).

@@ -5,8 +5,8 @@ import OfferLabIngest
 /// file order), as a label id; `SliceSums.none` when no such event has it.
 enum SliceLevels {
     /// Writes the levels of `fields` (in order) into `levels`, which has one entry per field.
-    /// An event counts as in `Attribution.evaluate`: a known type other than refund, at or after
-    /// the assignment, inside the conversion window.
+    /// Only events that count are looked at: a known type other than refund, placed as
+    /// `AttributionRules.placement` says.
     static func find(
         _ fields: [SliceField], events: UnsafeBufferPointer<UserEvent>, shapes: UnsafeBufferPointer<EventShape>, membership: Membership,
         windowMicroseconds: Int64?, into levels: inout [Int32]
@@ -14,8 +14,13 @@ enum SliceLevels {
         for index in levels.indices { levels[index] = SliceSums.none }
         var missing = fields.count
         for event in events where missing > 0 {
-            guard let type = event.eventType, type != .refund, event.timestamp >= membership.assignedAt else { continue }
-            if let window = windowMicroseconds, event.timestamp >= membership.assignedAt + window { break }
+            guard let type = event.eventType, type != .refund else { continue }
+            switch AttributionRules.placement(of: event.timestamp, assignedAt: membership.assignedAt, window: windowMicroseconds) {
+            case .beforeAssignment: continue
+            // Events are in time order: none after this one counts.
+            case .afterWindow: return
+            case .counted: break
+            }
             let shape = shapes[Int(event.shape)]
             for (index, field) in fields.enumerated() where levels[index] == SliceSums.none {
                 let value = field == .country ? shape.country : shape.platform

@@ -1,10 +1,11 @@
-import Dispatch
+import Foundation
 
-/// Work started on a thread of its own while the caller goes on, then waited for.
+/// Work started on a thread of its own while the caller goes on, then waited for: for work that
+/// blocks, or is waited for from synchronous code (docs/concurrency.md).
 ///
-/// A Dispatch thread, not a task: the caller waits for it from inside synchronous code (the
-/// database transaction), and blocking a task on another task could starve Swift's pool of
-/// one thread per core.
+/// A thread of its own, not a task nor a Dispatch worker: on Linux, Dispatch's workers are
+/// Swift's task pool (one thread per core), so work queued there waits for the tasks in flight,
+/// and work that blocks, or a caller that blocks waiting for it, holds a thread of that pool.
 final class ConcurrentWork: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     // Written by the work before it signals `finished`, read only after `wait` saw the signal.
@@ -12,14 +13,14 @@ final class ConcurrentWork: @unchecked Sendable {
     private var waited = false
 
     init(_ work: @escaping @Sendable () throws -> Void) {
-        DispatchQueue.global().async { [self] in
+        Thread { [self] in
             do {
                 try work()
             } catch {
                 failure = error
             }
             finished.signal()
-        }
+        }.start()
     }
 
     /// Waits until the work is done (at once when already waited for) and rethrows its error.

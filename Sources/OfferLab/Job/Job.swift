@@ -82,12 +82,7 @@ public struct Job: Sendable {
 
 /// Reads and validates a job file (YAML), before any work starts.
 public enum JobLoader {
-    static let knownKeys: Set<String> = [
-        "tables", "logs", "as_of", "report_currency", "rates", "rates_file", "alpha", "control",
-        "conversion_window_days", "offerings", "max_bad_line_ratio", "on_corrupt_file", "output",
-        "database", "rejects_per_reason", "lock_timeout_seconds", "threads", "cache", "sequential_tuning", "decision",
-        "max_unconvertible_money_share", "revenue_cap", "maturity_days", "slices", "max_slice_levels",
-    ]
+    static let knownKeys = Set(JobKey.all.map(\.name))
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
     /// `now` gives the default `as_of` (today 00:00 UTC).

@@ -142,18 +142,15 @@ enum LogIngest {
         // `parsers` threads share as many cores, each always busy. With a thread more, the one that
         // cuts got a third of the two cores, and the parsers waited for it a tenth of the time.
         let queue = PieceQueue(depth: 2 * (parsers - 1))
-        let running = DispatchGroup()
         let parse: @Sendable (inout LogTextPiece) -> Void = { piece in
             parseAndResolve(&piece, queue: queue, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers)
         }
-        // Threads of their own: Dispatch's workers are Swift's task pool too, which the table's
-        // loading and this very task keep busy, and a parser queued there waited for them.
-        for _ in 1..<parsers {
-            running.enter()
-            Thread {
-                defer { running.leave() }
+        // Threads of their own: a parser queued on Swift's task pool waited for the table's
+        // loading and this very task, which keep it busy.
+        let running = (1..<parsers).map { _ in
+            ConcurrentWork {
                 while var piece = queue.take() { parse(&piece) }
-            }.start()
+            }
         }
         let summary: LogFileSummary
         do {
@@ -164,11 +161,11 @@ enum LogIngest {
             }
         } catch {
             queue.close(droppingWaiting: true)
-            running.wait()
+            for parser in running { try parser.wait() }
             throw error
         }
         queue.close(droppingWaiting: false)
-        running.wait()
+        for parser in running { try parser.wait() }
         var batches: [EventBatch] = []
         var linesBefore = 0
         for outcome in queue.outcomesInOrder() {

@@ -1,0 +1,188 @@
+import OfferLabIngest
+import Testing
+
+@testable import OfferLab
+
+/// One test per rule of attribution (docs/analysis.md, "Attribution, per analysed offering O and
+/// member u", and "3. Per user"): each rule alone, then through a whole analysis, so that a broken
+/// rule names itself.
+@Suite struct AttributionRulesTests {
+    /// u1 is in control from 2026-03-01 00:00 UTC.
+    static let tables = TablesFixture(assignments: [("u1", "1", "10", "2026-03-01 00:00:00")])
+    static let hour: Int64 = 3_600_000_000
+
+    static func details(
+        transaction: Int32 = -1, original: Int32 = -1, product: Int32 = -1, price: Int64 = EventRecord.noPrice, currency: Int32 = -1
+    )
+        -> EventDetails
+    {
+        EventDetails(price: price, transaction: transaction, originalTransaction: original, product: product, currency: currency)
+    }
+
+    // MARK: What counts: from the assignment on, inside the window
+
+    @Test func aNonRefundEventCountsFromTheAssignmentUntilTheWindowEnds() {
+        let assignedAt: Int64 = 100 * Self.hour
+        #expect(AttributionRules.placement(of: assignedAt - 1, assignedAt: assignedAt, window: nil) == .beforeAssignment)
+        #expect(AttributionRules.placement(of: assignedAt, assignedAt: assignedAt, window: nil) == .counted)
+        #expect(AttributionRules.placement(of: assignedAt + 1000 * Self.hour, assignedAt: assignedAt, window: nil) == .counted)
+        #expect(AttributionRules.placement(of: assignedAt + 24 * Self.hour - 1, assignedAt: assignedAt, window: 24 * Self.hour) == .counted)
+        #expect(AttributionRules.placement(of: assignedAt + 24 * Self.hour, assignedAt: assignedAt, window: 24 * Self.hour) == .afterWindow)
+    }
+
+    @Test func anEventBeforeTheAssignmentIsCountedAsPreAssignmentOnly() async throws {
+        let results = try await analyse(
+            Self.tables,
+            [
+                logRecord("paywall_view", user: "u1", ts: "2026-02-28T23:59:59Z", offering: "wrong"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-02-28T12:00:00Z", transaction: "p0", product: "weekly", price: "5", currency: "USD"),
+                logRecord("paywall_view", user: "u1", ts: "2026-03-01T00:00:00Z"),
+            ])
+        let offering = results.offerings[0]
+        #expect(offering.quality == OfferingQuality(preAssignmentEvents: 2))
+        #expect(offering.groups[0].paywallViewers == 1)
+        #expect(offering.groups[0].purchases == 0)
+        #expect(offering.groups[0].converters == 0)
+    }
+
+    @Test func anEventAtTheEndOfTheWindowCountsNowhere() async throws {
+        let results = try await analyse(
+            Self.tables,
+            [
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-02T23:59:59Z", transaction: "p1", product: "weekly", price: "5", currency: "USD"),
+                logRecord(
+                    "renewal", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "r1", product: "weekly", price: "5", currency: "USD",
+                    offering: "wrong"),
+            ], window: 2)
+        let offering = results.offerings[0]
+        #expect(offering.quality == OfferingQuality())
+        #expect(offering.groups[0].purchases == 1)
+        #expect(offering.groups[0].renewals == 0)
+        #expect(offering.groups[0].grossRevenue == 5)
+    }
+
+    // MARK: Refunds: what they refund, what is an orphan
+
+    @Test func onlyPurchasesAndRenewalsCanBeRefunded() {
+        let refundable = EventType.allCases.filter(AttributionRules.isRefundable)
+        #expect(refundable == [.purchase, .renewal])
+    }
+
+    @Test func aRefundOfATrialStartIsAnOrphan() async throws {
+        let results = try await analyse(
+            Self.tables,
+            [
+                logRecord("trial_start", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "t1", product: "weekly"),
+                logRecord(
+                    "refund", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "t1", product: "weekly", price: "0", currency: "USD"),
+            ])
+        let offering = results.offerings[0]
+        #expect(offering.quality == OfferingQuality(orphanRefunds: 1))
+        #expect(offering.groups[0].refunds == 0)
+        #expect(offering.groups[0].trialStarters == 1)
+        #expect(offering.products.isEmpty)
+    }
+
+    @Test func aRefundReturnsMoneyForThePurchaseBeforeARenewalOfTheSameTransaction() {
+        let renewal = DetailedEvent(timestamp: 1, type: .renewal, details: Self.details(transaction: 7, price: 1))
+        let purchase = DetailedEvent(timestamp: 2, type: .purchase, details: Self.details(transaction: 7, price: 2))
+        let other = DetailedEvent(timestamp: 0, type: .purchase, details: Self.details(transaction: 8, price: 3))
+        #expect(AttributionRules.refundedTransaction(of: 7, among: [other, renewal, purchase])?.details.price == 2)
+        #expect(AttributionRules.refundedTransaction(of: 7, among: [other, renewal])?.details.price == 1)
+        #expect(AttributionRules.refundedTransaction(of: 9, among: [other, renewal, purchase]) == nil)
+    }
+
+    @Test func aRefundAfterTheWindowCountsWithItsTransactionAndOneOfAnUncountedTransactionIsAnOrphan() async throws {
+        let results = try await analyse(
+            Self.tables,
+            [
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-02-28T00:00:00Z", transaction: "before", product: "weekly", price: "3",
+                    currency: "USD"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-01T12:00:00Z", transaction: "p1", product: "weekly", price: "5", currency: "USD"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "late", product: "weekly", price: "7", currency: "USD"),
+                logRecord(
+                    "refund", user: "u1", ts: "2026-03-10T00:00:00Z", transaction: "p1", product: "weekly", price: "5", currency: "USD"),
+                logRecord("refund", user: "u1", ts: "2026-03-10T00:00:00Z", transaction: "before", product: "weekly"),
+                logRecord("refund", user: "u1", ts: "2026-03-10T00:00:00Z", transaction: "late", product: "weekly"),
+            ], window: 1)
+        let offering = results.offerings[0]
+        #expect(offering.quality == OfferingQuality(preAssignmentEvents: 1, orphanRefunds: 2))
+        #expect(offering.groups[0].refunds == 1)
+        #expect(offering.groups[0].refundedRevenue == 5)
+        #expect(offering.groups[0].netRevenue == 0)
+    }
+
+    @Test func aRefundWithoutAPriceReturnsTheWholePriceInTheRefundedCurrency() {
+        let refunded = Self.details(transaction: 7, price: 5_000_000, currency: 2)
+        let withPrice = AttributionRules.refundAmount(
+            refund: Self.details(transaction: 7, price: 1_000_000, currency: 3), refunded: refunded)
+        #expect(withPrice.currency == 3 && withPrice.amount == 1_000_000)
+        let withoutPrice = AttributionRules.refundAmount(refund: Self.details(transaction: 7), refunded: refunded)
+        #expect(withoutPrice.currency == 2 && withoutPrice.amount == 5_000_000)
+    }
+
+    @Test func aRefundWithoutAPriceIsConvertedInTheCurrencyOfItsTransaction() async throws {
+        let results = try await analyse(
+            Self.tables,
+            [
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "p1", product: "weekly", price: "5", currency: "EUR"),
+                logRecord("refund", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "p1", product: "weekly"),
+            ])
+        #expect(results.offerings[0].groups[0].refundedRevenue == 10)
+    }
+
+    // MARK: Attribution mismatches
+
+    @Test func anEventDisagreesWhenALoggedFieldIsNotTheAssignedOne() {
+        let offering: Int32 = 1
+        let group: Int32 = 2
+        #expect(!AttributionRules.disagrees(loggedOffering: -1, loggedGroup: -1, offering: offering, group: group))
+        #expect(!AttributionRules.disagrees(loggedOffering: offering, loggedGroup: group, offering: offering, group: group))
+        #expect(AttributionRules.disagrees(loggedOffering: 5, loggedGroup: -1, offering: offering, group: group))
+        #expect(AttributionRules.disagrees(loggedOffering: -1, loggedGroup: 5, offering: offering, group: group))
+        #expect(AttributionRules.disagrees(loggedOffering: 5, loggedGroup: -1, offering: nil, group: group))
+    }
+
+    @Test func eachCountedEventThatDisagreesIsOneMismatch() async throws {
+        let results = try await analyse(
+            Self.tables,
+            [
+                // Both fields disagree: one mismatch.
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T00:00:00Z", offering: "other", group: "variant"),
+                // Absent fields, and the right ones: none.
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T01:00:00Z"),
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T02:00:00Z", offering: "test", group: "control"),
+                // A counted refund that disagrees: one.
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-02T03:00:00Z", transaction: "p1", product: "weekly", price: "5", currency: "USD"),
+                logRecord("refund", user: "u1", ts: "2026-03-02T04:00:00Z", transaction: "p1", product: "weekly", group: "variant"),
+                // An orphan that disagrees: none.
+                logRecord("refund", user: "u1", ts: "2026-03-02T05:00:00Z", transaction: "nothing", product: "weekly", group: "variant"),
+            ])
+        #expect(results.offerings[0].quality == OfferingQuality(orphanRefunds: 1, attributionMismatches: 2))
+    }
+
+    // MARK: Per user: trial conversion
+
+    @Test func aPurchaseConvertsATrialOfTheSameChainAtOrAfterIt() {
+        func event(_ type: EventType, at time: Int64, original: Int32 = -1, product: Int32) -> DetailedEvent {
+            DetailedEvent(timestamp: time, type: type, details: Self.details(original: original, product: product))
+        }
+        let trialInChain = event(.trialStart, at: 10, original: 1, product: 5)
+        #expect(AttributionRules.convertsTrial(purchase: event(.purchase, at: 10, original: 1, product: 6), trial: trialInChain))
+        #expect(!AttributionRules.convertsTrial(purchase: event(.purchase, at: 9, original: 1, product: 5), trial: trialInChain))
+        #expect(!AttributionRules.convertsTrial(purchase: event(.purchase, at: 11, original: 2, product: 5), trial: trialInChain))
+        // A purchase without a chain does not match a trial that has one, even of its product.
+        #expect(!AttributionRules.convertsTrial(purchase: event(.purchase, at: 11, product: 5), trial: trialInChain))
+        // A trial without a chain matches by product.
+        let trialWithoutChain = event(.trialStart, at: 10, product: 5)
+        #expect(AttributionRules.convertsTrial(purchase: event(.purchase, at: 11, original: 3, product: 5), trial: trialWithoutChain))
+        #expect(!AttributionRules.convertsTrial(purchase: event(.purchase, at: 11, product: 6), trial: trialWithoutChain))
+    }
+}
