@@ -1,7 +1,7 @@
 import OfferLabIngest
 
 /// A deliberately malformed line: how to break it, and the reason the contract's checks
-/// (§1.3, first that applies) must give.
+/// (docs/reliability.md, Broken log lines: the first that applies) must give.
 struct Malformation {
     enum Shape {
         /// Encode with `breakage`.
@@ -105,7 +105,7 @@ struct Malformation {
 }
 
 /// Fixed malformed lines written into every data set (whatever its size), so that each reason
-/// of contract §1.3 is present at least once. Written into the first day's files.
+/// (docs/reliability.md, Broken log lines) is present at least once. Written into the first day's files.
 enum Showcase {
     struct Line {
         var text: String

@@ -44,7 +44,7 @@ public struct LogRecord: @unchecked Sendable {
     public var offeringID: Range<Int>?
     public var testGroupID: Range<Int>?
     public var isSandbox: Bool = false
-    /// The dimensions for slicing (§2.11), as the ids: nil when absent, `null` or empty.
+    /// The dimensions for slicing (docs/analysis.md §7), as the ids: nil when absent, `null` or empty.
     public var country: Range<Int>?
     public var platform: Range<Int>?
 

@@ -2,7 +2,7 @@
 /// the `metric` column of `comparisons.csv` (`conversion`, `arpu`, `arpu_capped`,
 /// `conversion_d7`, `arpu_d7`, …).
 public struct Metric: Sendable, Hashable, CustomStringConvertible {
-    /// How a metric's rows are computed (contract §2.5).
+    /// How a metric's rows are computed (docs/statistics.md, Each treatment against control).
     public enum Kind: Sendable, Hashable {
         /// A rate of converters among users: pooled z-test, normal intervals, Beta posteriors,
         /// minimum detectable effect.
@@ -19,19 +19,19 @@ public struct Metric: Sendable, Hashable, CustomStringConvertible {
     public static let conversion = Metric(kind: .conversion, csvName: "conversion")
     /// Average revenue per user: Σ net revenue/users.
     public static let arpu = Metric(kind: .revenue, csvName: "arpu")
-    /// ARPU on revenue capped at the offering's cap (contract §2.9).
+    /// ARPU on revenue capped at the offering's cap (docs/analysis.md §4b).
     public static let arpuCapped = Metric(kind: .revenue, csvName: "arpu_capped")
 
-    /// Conversion within `days` of assignment, among users assigned at least `days` ago (§2.10).
+    /// Conversion within `days` of assignment, among users assigned at least `days` ago (docs/analysis.md §4c).
     public static func conversion(maturedDays days: Int) -> Metric { Metric(kind: .conversion, csvName: "conversion_d\(days)") }
-    /// ARPU within `days` of assignment, among users assigned at least `days` ago (§2.10).
+    /// ARPU within `days` of assignment, among users assigned at least `days` ago (docs/analysis.md §4c).
     public static func arpu(maturedDays days: Int) -> Metric { Metric(kind: .revenue, csvName: "arpu_d\(days)") }
 
     public var description: String { csvName }
 }
 
-/// One row of `comparisons.csv`: a treatment group against control on one metric (contract §2.5,
-/// and the sequential values of §2.8).
+/// One row of `comparisons.csv`: a treatment group against control on one metric (docs/statistics.md, Each treatment
+/// against control, and Sequential).
 ///
 /// Every number is optional: nil is "no value" (an empty CSV field), per the rules of
 /// ``analyzeOffering(_:alpha:sequentialTuning:)``.
@@ -68,7 +68,7 @@ public struct ComparisonResult: Sendable, Equatable {
     public var chanceToBeatControl: Double?
     /// Minimum detectable absolute effect at 80% power (conversion rows only).
     public var mdeAbs: Double?
-    /// Lower end of the always-valid confidence sequence of `absLift` (contract §2.8).
+    /// Lower end of the always-valid confidence sequence of `absLift` (docs/statistics.md, Sequential).
     public var seqAbsLiftCILow: Double?
     /// Upper end of the always-valid confidence sequence of `absLift`.
     public var seqAbsLiftCIHigh: Double?

@@ -1,4 +1,4 @@
-/// The per-group numbers of `summary.csv` that come from sufficient statistics (contract §2.4).
+/// The per-group numbers of `summary.csv` that come from sufficient statistics (docs/analysis.md §4).
 ///
 /// Every value is nil when it is undefined: the rate, its interval and ARPU when users = 0;
 /// `arpuSD` when users < 2; `arppu` when converters = 0.

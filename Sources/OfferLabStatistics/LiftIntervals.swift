@@ -1,7 +1,7 @@
 /// The absolute-lift interval m_t − m_c ± q·√(v_t/n_t + v_c/n_c).
 ///
 /// `quantile` is q: z = Φ⁻¹(1 − alpha/2) for conversion, the Student t quantile at the Welch
-/// degrees of freedom for ARPU (contract §2.5). Zero variances give a zero-width interval.
+/// degrees of freedom for ARPU (docs/statistics.md, Each treatment against control). Zero variances give a zero-width interval.
 public func absoluteLiftInterval(control: SampleMoments, treatment: SampleMoments, quantile: Double) -> ConfidenceInterval {
     ConfidenceInterval(
         center: treatment.mean - control.mean, halfWidth: quantile * absoluteLiftStandardError(control: control, treatment: treatment))

@@ -1,6 +1,6 @@
 /// The minimum detectable absolute difference in conversion rate at these sizes:
 /// (z + Φ⁻¹(power))·√(p_c(1 − p_c)(1/n_t + 1/n_c)), z = Φ⁻¹(1 − alpha/2), p_c = x_c/n_c
-/// (contract §2.5: power 0.8).
+/// (power 0.8; docs/statistics.md, Each treatment against control).
 ///
 /// - Returns: nil when a group has no users or the counts are invalid. A control rate of 0 or 1
 ///   gives 0.

@@ -19,8 +19,8 @@ public struct AnalysisGroup: Sendable, Equatable {
 }
 
 /// Another set of per-group sufficient statistics of the same groups, compared like the
-/// offering's own: the capped revenue of §2.9 (`arpu_capped`), or the members matured after D
-/// days of §2.10 (`conversion_d<D>`, `arpu_d<D>`). Each metric is its own Holm family.
+/// offering's own: the capped revenue of docs/analysis.md §4b (`arpu_capped`), or the members matured after D
+/// days of docs/analysis.md §4c (`conversion_d<D>`, `arpu_d<D>`). Each metric is its own Holm family.
 public struct ComparisonFamily: Sendable, Equatable {
     /// The metrics compared on these statistics, in row order.
     public var metrics: [Metric]
@@ -92,7 +92,7 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
 /// Analyses one offering from per-group sufficient statistics: the per-group summaries, every
 /// treatment against control on conversion and ARPU (and on each of `families`' metrics, the
 /// same way) with its fixed-horizon and sequential (always-valid) values, Holm–Bonferroni per
-/// metric for each, and the sample-ratio-mismatch check (contract §2.4–§2.6, §2.8–§2.10;
+/// metric for each, and the sample-ratio-mismatch check (docs/analysis.md §4, §4b, §4c;
 /// docs/statistics.md has every formula).
 ///
 /// Empty ("nil") values, beyond the per-group rules of ``GroupSummary``:
@@ -114,7 +114,7 @@ public enum AnalysisInputError: Error, Sendable, Equatable, CustomStringConverti
 /// - Parameters:
 ///   - groups: the offering's groups in output order; exactly one has `isControl`.
 ///   - alpha: the significance level, 0 < alpha < 1 (intervals are at 1 − alpha).
-///   - sequentialTuning: N* of §2.8, the total users of two groups at which the sequential
+///   - sequentialTuning: N* of the sequential intervals (docs/statistics.md, Sequential), the total users of two groups at which the sequential
 ///     interval is tightest; finite and > 0.
 ///   - families: further statistics of the same groups to compare on (capped, matured).
 /// - Throws: ``AnalysisInputError`` for input that is not a valid set of sufficient statistics.
@@ -189,7 +189,7 @@ private func adjustHolm(
     }
 }
 
-/// Adds the sequential values (§2.8) to a row whose fixed-horizon values are set, from the same
+/// Adds the sequential values (docs/statistics.md, Sequential) to a row whose fixed-horizon values are set, from the same
 /// moments: each stays nil where its fixed counterpart is nil.
 private func addSequentialValues(
     to row: inout ComparisonResult, control: SampleMoments, treatment: SampleMoments, alpha: Double, rho: Double

@@ -1,4 +1,4 @@
-/// The pooled two-proportion z-test of contract §2.5.
+/// The pooled two-proportion z-test (docs/statistics.md, Each treatment against control).
 public struct ProportionTestResult: Sendable, Equatable {
     /// (p_t − p_c)/se, 0 when se = 0.
     public var z: Double

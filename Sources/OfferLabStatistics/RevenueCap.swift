@@ -1,4 +1,4 @@
-/// How per-user revenue is capped (winsorised) before `arpu_capped` (contract §2.9).
+/// How per-user revenue is capped (winsorised) before `arpu_capped` (docs/analysis.md §4b).
 public enum RevenueCapRule: Sendable, Equatable {
     /// The p-quantile (0 < p < 1) of the offering's positive per-user revenues, all groups pooled.
     case percentile(Double)

@@ -1,4 +1,4 @@
-/// The sample-ratio-mismatch check of contract §2.6.
+/// The sample-ratio-mismatch check (docs/statistics.md, SRM).
 public struct SampleRatioMismatchResult: Sendable, Equatable {
     /// χ² = Σ (users − E)²/E over the groups with a positive weight, E = N·weight/Σ weights;
     /// +∞ when a group of weight 0 has users.
@@ -19,7 +19,7 @@ public struct SampleRatioMismatchResult: Sendable, Equatable {
     }
 }
 
-/// The p-value below which a sample ratio mismatch is flagged (contract §2.6).
+/// The p-value below which a sample ratio mismatch is flagged (docs/statistics.md, SRM).
 public let sampleRatioMismatchThreshold = 0.001
 
 /// The χ² goodness-of-fit test of the users per group against the shares their weights promise.

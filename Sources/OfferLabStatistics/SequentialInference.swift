@@ -6,7 +6,7 @@
     import Darwin
 #endif
 
-/// The asymptotic confidence sequence of contract §2.8 (Waudby-Smith et al. 2023, eq. 9; the
+/// The asymptotic confidence sequence (docs/statistics.md, Sequential; Waudby-Smith et al. 2023, eq. 9; the
 /// formulas of GrowthBook's sequential test): an interval and a p-value that stay valid however
 /// often the experiment is looked at, at the price of being wider than the fixed-horizon ones.
 public enum SequentialInference {

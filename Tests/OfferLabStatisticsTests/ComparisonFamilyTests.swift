@@ -22,7 +22,7 @@ private func rows(_ rows: [ComparisonResult], _ metric: Metric, renamedTo other:
     }
 }
 
-@Suite("Comparison families: capped and matured metrics (§2.9, §2.10)")
+@Suite("Comparison families: capped and matured metrics (docs/analysis.md §4b, §4c)")
 struct ComparisonFamilyTests {
     @Test("Names of the metrics in comparisons.csv")
     func names() {

@@ -1,7 +1,7 @@
 import OfferLabStatistics
 import Testing
 
-@Suite("Revenue cap: linear quantile of the positive revenues (§2.9)")
+@Suite("Revenue cap: linear quantile of the positive revenues (docs/analysis.md §4b)")
 struct RevenueCapTests {
     @Test("numpy's default quantile of small samples (Reference/make_linear_quantile.py)")
     func reference() throws {

@@ -2,7 +2,7 @@ import OfferLabGenerate
 import OfferLabStatistics
 import Testing
 
-/// The reason §2.8 exists, as a test: A/A experiments (no true difference) read every night.
+/// Why sequential inference exists (docs/statistics.md, Sequential), as a test: A/A experiments (no true difference) read every night.
 /// A small, seeded version of `scripts/aa-simulation.py` (docs/statistics.md has its table),
 /// through `analyzeOffering` itself: the fixed-horizon test calls far more than alpha of them
 /// significant on some night, the sequential one at most alpha (to Monte-Carlo error).

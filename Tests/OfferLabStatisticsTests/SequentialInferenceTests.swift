@@ -1,7 +1,7 @@
 import OfferLabStatistics
 import Testing
 
-@Suite("Sequential inference (contract §2.8) against the mpmath reference")
+@Suite("Sequential inference (docs/statistics.md, Sequential) against the mpmath reference")
 struct SequentialInferenceTests {
     static let rows: [ReferenceRow] = (try? Reference.rows("sequential.csv")) ?? []
 

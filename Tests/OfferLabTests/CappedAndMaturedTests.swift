@@ -9,7 +9,7 @@ private func purchase(_ user: String, _ ts: String, _ price: String, transaction
     logRecord("purchase", user: user, ts: ts, transaction: transaction, product: "weekly", price: price, currency: "USD")
 }
 
-/// §2.9, worked by hand: the cap is the linear quantile of the positive per-user revenues of
+/// docs/analysis.md §4b, worked by hand: the cap is the linear quantile of the positive per-user revenues of
 /// all groups pooled; each member's revenue is lowered to it, never raised.
 @Suite struct CappedRevenueTests {
     /// control: c1 pays 10, c2 nothing, c3 pays 5 and gets 8 back (net −3); variant: v1 pays
@@ -78,7 +78,7 @@ private func purchase(_ user: String, _ ts: String, _ price: String, transaction
     }
 }
 
-/// §2.10, worked by hand, as of 2026-03-20T00:00:00Z with D = 7.
+/// docs/analysis.md §4c, worked by hand, as of 2026-03-20T00:00:00Z with D = 7.
 @Suite struct MaturedMetricsTests {
     static let asOf = "2026-03-20T00:00:00Z"
 

@@ -7,7 +7,7 @@ import Testing
         ("u1", "1", "10", "2026-03-01 00:00:00"), ("u3", "1", "11", "2026-03-01 00:00:00"),
     ])
 
-    /// §2.2: as_of first (no counter), then event_id duplicates, then (event, transaction_id)
+    /// docs/analysis.md §2: as_of first (no counter), then event_id duplicates, then (event, transaction_id)
     /// duplicates, earliest ts winning and file order breaking ties; then unknown types,
     /// sandbox and unassigned events, each counted after deduplication.
     @Test func duplicatesAreRemovedBeforeTheOtherCounters() async throws {

@@ -95,7 +95,7 @@ import Testing
         #expect(error.message.contains(expected))
     }
 
-    /// Currency codes are upper-case ISO 4217 codes (contract §1.5); `usd` would never match the
+    /// Currency codes are upper-case ISO 4217 codes (README, The job file); `usd` would never match the
     /// logs' `USD`, and its money would be left out.
     @Test(arguments: [
         (

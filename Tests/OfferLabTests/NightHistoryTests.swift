@@ -73,7 +73,7 @@ import Testing
         #expect(kept["comparisons"] == earlierNight["comparisons"])
     }
 
-    /// A database from before the sequential columns (§2.8): its comparisons, daily and offerings
+    /// A database from before the sequential columns (docs/statistics.md, Sequential): its comparisons, daily and offerings
     /// tables gain them in place, empty for the nights it held, filled for the new night.
     @Test func aDatabaseWithoutTheSequentialColumnsGainsThemAndKeepsItsNights() throws {
         let night = try NightFixture()

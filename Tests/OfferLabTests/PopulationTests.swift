@@ -8,7 +8,7 @@ import Testing
 @testable import OfferLab
 
 @Suite struct PopulationTests {
-    /// §2.1: the earliest row of a group counts; different groups exclude the user; invalid rows
+    /// docs/analysis.md §1: the earliest row of a group counts; different groups exclude the user; invalid rows
     /// are counted per named offering (unknown offering: globally); rows at or after as_of are ignored.
     /// A large assignment table says how far it has got while it is read, whenever nothing was
     /// said for the reporter's interval (here none, or an hour): the sample's, 10 441 rows.
@@ -106,7 +106,7 @@ import Testing
 }
 
 /// The assignment table read from a CSV file, a gzipped TSV file and SQLite gives the population
-/// of a plain reading of §2.1, for users in one, two or three offerings, in one group or several,
+/// of a plain reading of docs/analysis.md §1, for users in one, two or three offerings, in one group or several,
 /// with repeated, invalid and late rows, and more rows than the file's size suggests.
 @Suite struct PopulationSourceTests {
     typealias Row = (user: String?, offering: String, group: String, assignedAt: String)
@@ -149,7 +149,7 @@ import Testing
         return rows
     }()
 
-    /// §2.1 read plainly: per offering, users' memberships as text, then the invalid counts.
+    /// docs/analysis.md §1 read plainly: per offering, users' memberships as text, then the invalid counts.
     static func expected(_ rows: [Row]) throws -> [String] {
         let asOf = try #require(UTCTime.parseAsOf(asOf))
         let groupsOf = Dictionary(grouping: tables.groups, by: \.offering).mapValues { $0.map(\.id).sorted() }

@@ -75,7 +75,7 @@ import Testing
         #expect(stored.run.finishedAt == "2026-03-06T02:31:00Z")
     }
 
-    /// The capped revenue and the matured users are stored and read back, and shown (§2.9, §2.10).
+    /// The capped revenue and the matured users are stored and read back, and shown (docs/analysis.md §4b, §4c).
     @Test func cappedRevenueAndMaturedUsersAreReadBackAndShown() async throws {
         let folder = try TemporaryFolder()
         // Cap of 10: u2's 19.99 is lowered. Maturity 3 days: all three members of `test` were

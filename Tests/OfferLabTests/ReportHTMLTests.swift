@@ -220,7 +220,7 @@ import Testing
         #expect(!text(html).contains("No daily series"))
     }
 
-    /// The fixture as a night with the sequential values (§2.8): wider intervals, and variant_b's
+    /// The fixture as a night with the sequential values (docs/statistics.md, Sequential): wider intervals, and variant_b's
     /// conversion significant by the fixed-horizon test only.
     func sequentialNight(_ decision: Decision) -> ReportData {
         reportFixture().withOffering { offering in

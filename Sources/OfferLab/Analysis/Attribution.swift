@@ -10,11 +10,11 @@ struct AttributionContext {
     /// Rank of each label id in byte-wise order, so currencies are converted in code order.
     let labelRank: [Int32]
     let windowMicroseconds: Int64?
-    /// The run's `as_of`, for the matured metrics (§2.10).
+    /// The run's `as_of`, for the matured metrics (docs/analysis.md §4c).
     let asOf: Int64
     /// D × 86 400 s of each of the job's `maturity_days`.
     let maturityMicroseconds: [Int64]
-    /// Whether members' positive revenues are kept for the revenue cap (§2.9).
+    /// Whether members' positive revenues are kept for the revenue cap (docs/analysis.md §4b).
     let keepsPositiveRevenues: Bool
 
     init(
@@ -123,11 +123,11 @@ struct MemberContributions: Sendable {
     var positiveRevenues: [(group: Int32, revenue: Double)] = []
     /// Per maturity (the context's order), per group: the matured members' sums.
     var matured: [[MaturedSums]]
-    /// Per slice field and level (§2.11): the members who are not excluded.
+    /// Per slice field and level (docs/analysis.md §7): the members who are not excluded.
     var slices: SliceSums
 }
 
-/// The §2.10 sums of one group's members matured after D days: counts exact, money exact until
+/// The sums (docs/analysis.md §4c) of one group's members matured after D days: counts exact, money exact until
 /// rounded (`ExactMoney`, its gross and refunded parts unused).
 struct MaturedSums: Sendable {
     var users = 0
@@ -148,7 +148,7 @@ struct MaturedSums: Sendable {
     }
 }
 
-/// One offering's per-group sums (§2.2–§2.4, §2.9–§2.10) and daily series (§2.7), added up from its
+/// One offering's per-group sums (docs/analysis.md §2–§4, §4b, §4c) and daily series (§4a), added up from its
 /// members' contributions: the same sums, bit for bit, whatever evaluated them (counts are
 /// integers, money sums exact until rounded, products' money integers per currency).
 struct OfferingSums {
@@ -242,7 +242,7 @@ struct OfferingSums {
             slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels))
     }
 
-    /// §2.9: the cap over every group's positive revenues, and each group's sums with every
+    /// docs/analysis.md §4b: the cap over every group's positive revenues, and each group's sums with every
     /// member's revenue lowered to it: its exact sums, less each revenue over the cap, plus the
     /// cap in its place (so exact, and the same whatever the order of the members).
     private func cappedRevenue(_ rule: RevenueCapRule) -> CappedRevenue {
@@ -339,7 +339,7 @@ enum Attribution {
         }
     }
 
-    /// §2.10: a matured member's conversion and revenue before `end` (assignment + D days), from
+    /// docs/analysis.md §4c: a matured member's conversion and revenue before `end` (assignment + D days), from
     /// the counted events of their night's evaluation (`scratch`): a purchase, and money events
     /// (a refund by its own time), before it. `scratch.money` only lends its storage.
     static func addMatured(
@@ -487,7 +487,7 @@ struct EvaluationScratch {
     }
 }
 
-/// One user's values within an offering (§2.3), money in the report currency.
+/// One user's values within an offering (docs/analysis.md §3), money in the report currency.
 struct UserOutcome {
     var converted = false
     var trialStarted = false

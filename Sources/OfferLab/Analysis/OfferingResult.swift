@@ -1,6 +1,6 @@
 import OfferLabStatistics
 
-/// Per-group totals of §2.4 (before the statistics are derived from them).
+/// Per-group totals of docs/analysis.md §4 (before the statistics are derived from them).
 public struct GroupTotals: Sendable, Equatable {
     /// Users, converters, Σ net revenue and Σ net revenue² (report currency).
     public var statistics = GroupSufficientStatistics()
@@ -88,20 +88,20 @@ public struct OfferingResult: Sendable {
     public var unconvertibleEvents: [(currency: String, events: Int)] = []
     /// Cumulative totals as of the end of each day, from the first assignment to `as_of`.
     public var daily: [DailyTotals] = []
-    /// §2.9; nil when the job sets no `revenue_cap`.
+    /// docs/analysis.md §4b; nil when the job sets no `revenue_cap`.
     public var cappedRevenue: CappedRevenue?
-    /// §2.10, one per `maturity_days` entry, ascending.
+    /// docs/analysis.md §4c, one per `maturity_days` entry, ascending.
     public var matured: [MaturedGroups] = []
-    /// Per slice field (in the job's order), its levels in output order (§2.11).
+    /// Per slice field (in the job's order), its levels in output order (docs/analysis.md §7).
     public var slices: [SliceResult] = []
 
-    /// The further comparisons of the night (§2.9, §2.10): capped revenue, then each maturity.
+    /// The further comparisons of the night (docs/analysis.md §4b, §4c): capped revenue, then each maturity.
     public var comparisonFamilies: [ComparisonFamily] {
         (cappedRevenue.map { [.cappedRevenue($0.groups)] } ?? []) + matured.map { .matured(days: $0.days, $0.groups) }
     }
 }
 
-/// An offering's revenue capped at its cap (§2.9).
+/// An offering's revenue capped at its cap (docs/analysis.md §4b).
 public struct CappedRevenue: Sendable, Equatable {
     /// nil: no cap (a percentile with no positive revenue): the values are the uncapped ones.
     public var cap: Double?
@@ -111,7 +111,7 @@ public struct CappedRevenue: Sendable, Equatable {
     public var cappedUsers: [Int]
 }
 
-/// An offering's members matured after `days` days (§2.10), per group: matured users,
+/// An offering's members matured after `days` days (docs/analysis.md §4c), per group: matured users,
 /// converters within the days, Σ and Σ² of revenue within the days.
 public struct MaturedGroups: Sendable, Equatable {
     public var days: Int

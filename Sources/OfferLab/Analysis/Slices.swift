@@ -1,6 +1,6 @@
 import OfferLabIngest
 
-/// One member's level of each slice field (§2.11): the field's value on the member's earliest
+/// One member's level of each slice field (docs/analysis.md §7): the field's value on the member's earliest
 /// counted non-refund event for the offering that has it (events are in time order, ties in
 /// file order), as a label id; `SliceSums.none` when no such event has it.
 enum SliceLevels {

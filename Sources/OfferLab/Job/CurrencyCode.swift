@@ -1,4 +1,4 @@
-/// The form of a currency code in a job (contract §1.5): three upper-case letters, as ISO 4217
+/// The form of a currency code in a job (README, The job file): three upper-case letters, as ISO 4217
 /// writes them. Log events are compared with the codes as given, so `usd` would never match
 /// the `USD` of the logs and its money would be left out.
 enum CurrencyCode {

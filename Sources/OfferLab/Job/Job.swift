@@ -11,7 +11,7 @@ public enum CorruptFilePolicy: String, Sendable {
     case skip
 }
 
-/// Which inference the report's verdicts, headlines and "significant" marks use (contract §2.8);
+/// Which inference the report's verdicts, headlines and "significant" marks use (docs/statistics.md, Sequential);
 /// the CSV files and the database always carry both.
 public enum Decision: String, Sendable {
     /// The always-valid (sequential) p-values and intervals: safe to read every night.
@@ -36,7 +36,7 @@ public struct Job: Sendable {
     /// 1 unit of the currency = rate units of the report currency (the report currency is 1).
     public var rates: [String: Double]
     public var alpha: Double
-    /// N* of the sequential intervals (§2.8): the total users of two groups at which they are tightest.
+    /// N* of the sequential intervals (docs/statistics.md, Sequential): the total users of two groups at which they are tightest.
     public var sequentialTuning: Double = SequentialInference.defaultTuning
     /// Which inference the report's verdicts use.
     public var decision: Decision = .sequential
@@ -64,11 +64,11 @@ public struct Job: Sendable {
     public var inflater: Inflater = .fastestAvailable
     /// The parsed-log cache's folder (`ParsedLogCache`); nil: every log file is parsed.
     public var cachePath: String?
-    /// How per-user revenue is capped for `arpu_capped` (§2.9); nil: no capping.
+    /// How per-user revenue is capped for `arpu_capped` (docs/analysis.md §4b); nil: no capping.
     public var revenueCap: RevenueCapRule?
-    /// The D of the matured metrics (§2.10), ascending and distinct; empty: none.
+    /// The D of the matured metrics (docs/analysis.md §4c), ascending and distinct; empty: none.
     public var maturityDays: [Int] = []
-    /// The log fields results are sliced by (§2.11), in the job's order; empty: no slices.
+    /// The log fields results are sliced by (docs/analysis.md §7), in the job's order; empty: no slices.
     public var slices: [SliceField] = []
     /// How many levels of a slice field are kept before the rest are merged into `(other)`.
     public var maxSliceLevels = SliceField.defaultMaxLevels

@@ -1,4 +1,4 @@
-/// A log field that results can be sliced by (`slices:` in the job file, §2.11).
+/// A log field that results can be sliced by (`slices:` in the job file, docs/analysis.md §7).
 public enum SliceField: String, Sendable, CaseIterable {
     case country
     case platform

@@ -176,7 +176,7 @@ public enum NightlyRun {
                 + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
     }
 
-    /// §2.2 steps 2–5 and §2.2–§2.4, §2.7, §2.9–§2.10 and the slices of §2.11 for the given offerings (catalog indices), on events
+    /// Clean-up, attribution and the per-group sums (docs/analysis.md §2–§4c, §7) for the given offerings (catalog indices), on events
     /// already read. The store is consumed: its records are released while clean-up regroups
     /// them by user.
     ///

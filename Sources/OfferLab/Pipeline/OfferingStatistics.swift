@@ -7,13 +7,13 @@ struct OfferingStatistics: Sendable {
     /// The night's: the groups' summaries, every comparison (capped and matured included) and
     /// the sample-ratio check.
     var night: OfferingAnalysis
-    /// The groups' summaries of capped revenue (§2.9); nil without a `revenue_cap`.
+    /// The groups' summaries of capped revenue (docs/analysis.md §4b); nil without a `revenue_cap`.
     var capped: [GroupSummary]? = nil
-    /// Parallel to `OfferingResult.matured`: the groups' summaries of each maturity (§2.10).
+    /// Parallel to `OfferingResult.matured`: the groups' summaries of each maturity (docs/analysis.md §4c).
     var matured: [[GroupSummary]] = []
-    /// Parallel to `OfferingResult.daily`: the analysis as of the end of each day (§2.7).
+    /// Parallel to `OfferingResult.daily`: the analysis as of the end of each day (docs/analysis.md §4a).
     var daily: [OfferingAnalysis] = []
-    /// Parallel to `OfferingResult.slices`: each slice level analysed as the offering is (§2.11).
+    /// Parallel to `OfferingResult.slices`: each slice level analysed as the offering is (docs/analysis.md §7).
     var slices: [OfferingAnalysis] = []
 }
 

@@ -22,7 +22,7 @@ enum RunChecks {
         ]
     }
 
-    /// Money left out for want of a rate (contract §4): per offering with any, one warning
+    /// Money left out for want of a rate (docs/reliability.md): per offering with any, one warning
     /// naming the currencies and their share of the offering's counted money events
     /// (purchases, renewals, refunds).
     /// - Throws: `.data` when an offering's share is over `maxShare`.

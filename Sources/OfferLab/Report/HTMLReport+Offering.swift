@@ -431,7 +431,7 @@ struct OfferingSection {
 
     // MARK: Capped revenue and matured users
 
-    /// Revenue per user capped and uncapped (§2.9), when the job sets a revenue cap.
+    /// Revenue per user capped and uncapped (docs/analysis.md §4b), when the job sets a revenue cap.
     private var cappedRevenue: String {
         guard offering.groups.contains(where: { $0.cappedUsers != nil }) else { return "" }
         let money = ReportFormat.value(.arpu, currency: currency)
@@ -464,7 +464,7 @@ struct OfferingSection {
     }
 
     /// Conversion and revenue within D days of assignment, of the users assigned at least D days
-    /// before the night (§2.10), when the job sets maturity days.
+    /// before the night (docs/analysis.md §4c), when the job sets maturity days.
     private var maturedMetrics: String {
         guard !offering.matured.isEmpty else { return "" }
         let money = ReportFormat.value(.arpu, currency: currency)

@@ -1,5 +1,5 @@
 extension HTMLReport {
-    /// One section per slice field (§2.11): per offering a compact table of its levels (users per
+    /// One section per slice field (docs/analysis.md §7): per offering a compact table of its levels (users per
     /// group, each variant's conversion and revenue-per-user lift with its interval), the levels
     /// whose own sample-ratio check flags, and the caveat that slices are for exploring.
     static func slices(_ report: ReportData) -> String {

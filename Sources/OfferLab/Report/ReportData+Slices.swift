@@ -1,4 +1,4 @@
-/// The slices of a night (§2.11) as the report shows them: per slice field, per offering, each
+/// The slices of a night (docs/analysis.md §7) as the report shows them: per slice field, per offering, each
 /// level's users per group, its comparisons and whether its own sample-ratio check flags.
 struct SliceFieldReport: Sendable, Equatable {
     /// The field (`country`, `platform`).

@@ -10,7 +10,7 @@ struct ReportData: Sendable, Equatable {
     var quality: [QualityCounter]
     /// In output order (byte order of `offering_id`).
     var offerings: [OfferingReport]
-    /// Per slice field of the job (§2.11), in its order; empty when the job did not slice.
+    /// Per slice field of the job (docs/analysis.md §7), in its order; empty when the job did not slice.
     var slices: [SliceFieldReport] = []
 }
 
@@ -59,7 +59,7 @@ struct OfferingReport: Sendable, Equatable {
     var quality: [QualityCounter]
     /// The cumulative series per (day, group), oldest first; empty when the run has none.
     var daily: [DailyPoint]
-    /// The job's `decision` (§2.8); nil for a night stored by an offerlab without the sequential
+    /// The job's `decision` (docs/statistics.md, Sequential); nil for a night stored by an offerlab without the sequential
     /// values, whose verdicts fall back to the fixed-horizon ones.
     var decision: Decision? = nil
     /// The comparisons of the capped and matured metrics (`arpu_capped`, `conversion_d7`, …),
@@ -212,7 +212,7 @@ struct Comparison: Sendable, Equatable {
     }
 }
 
-/// The `seq_…` columns of a `comparisons.csv` row (§2.8).
+/// The `seq_…` columns of a `comparisons.csv` row (docs/statistics.md, Sequential).
 struct SequentialValues: Sendable, Equatable {
     var absoluteLow: Double?
     var absoluteHigh: Double?
@@ -240,7 +240,7 @@ struct ProductSales: Sendable, Equatable {
     var netRevenue: Double
 }
 
-/// One row of the daily series (§2.7): a group as of the end of `date`.
+/// One row of the daily series (docs/analysis.md §4a): a group as of the end of `date`.
 struct DailyPoint: Sendable, Equatable {
     /// `YYYY-MM-DD`.
     var date: String
@@ -250,7 +250,7 @@ struct DailyPoint: Sendable, Equatable {
     /// Relative lift over control with its fixed-horizon interval; nil on control rows and where undefined.
     var conversionLift: Estimate?
     var arpuLift: Estimate?
-    /// The same relative lift with its sequential interval (§2.8), valid at every day at once.
+    /// The same relative lift with its sequential interval (docs/statistics.md, Sequential), valid at every day at once.
     var conversionSequentialLift: Estimate? = nil
     var arpuSequentialLift: Estimate? = nil
 

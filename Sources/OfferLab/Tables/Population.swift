@@ -35,7 +35,7 @@ struct Member: Sendable {
     }
 }
 
-/// Who is in which group (contract §2.1), from `user_offering_assignments`.
+/// Who is in which group (docs/analysis.md §1), from `user_offering_assignments`.
 struct Population: Sendable {
     /// Every user with at least one valid row before `as_of`, in order of first appearance;
     /// a user id not in it is unassigned.
@@ -72,7 +72,7 @@ struct Population: Sendable {
         return low < list.count && list[low].user == user ? list[low].membership : nil
     }
 
-    /// Reads the assignment table, applying the rules of §2.1 in order.
+    /// Reads the assignment table, applying the rules of docs/analysis.md §1 in order.
     ///
     /// A user's membership in the offering of their first row is kept in the user's own record,
     /// memberships in other offerings are chained after it: a row costs a user lookup and a

@@ -1,6 +1,6 @@
 import OfferLabIngest
 
-/// An independent reading of contract §1.2–1.3 for the tests: parses a generated line the way
+/// An independent reading of the log format (docs/analysis.md, Log fields; docs/reliability.md, Broken log lines) for the tests: parses a generated line the way
 /// the contract describes and says whether it is valid, or malformed and why.
 struct CheckedEvent {
     var eventID: String?
