@@ -25,7 +25,7 @@ struct InflaterTests {
         #expect(zlib.segments.count == isal.segments.count)
         for (zlibSegment, isalSegment) in zip(zlib.segments, isal.segments) {
             #expect(zlibSegment.records == isalSegment.records && zlibSegment.shapes == isalSegment.shapes && zlibSegment.details == isalSegment.details)
-            #expect(zlibSegment.eventIDMap == isalSegment.eventIDMap && zlibSegment.transactionMap == isalSegment.transactionMap)
+            #expect(zlibSegment.eventIDs.count == isalSegment.eventIDs.count && zlibSegment.transactionMap == isalSegment.transactionMap)
             #expect(zlibSegment.labelMap == isalSegment.labelMap)
         }
         #expect(zlib.counters.nonBlankLines == isal.counters.nonBlankLines)
@@ -33,7 +33,7 @@ struct InflaterTests {
         #expect(zlib.counters.rejects == isal.counters.rejects)
         #expect(zlib.counters.compressedBytes == isal.counters.compressedBytes)
         #expect(zlib.counters.uncompressedBytes == isal.counters.uncompressedBytes)
-        #expect(zlib.eventIDs.count == isal.eventIDs.count && zlib.transactions.count == isal.transactions.count)
+        #expect(zlib.transactions.count == isal.transactions.count)
         #expect((0..<Int32(zlib.labels.count)).map(zlib.labels.string) == (0..<Int32(isal.labels.count)).map(isal.labels.string))
     }
 

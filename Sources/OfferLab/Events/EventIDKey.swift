@@ -4,8 +4,11 @@
 /// otherwise keep. A canonical UUID (`8-4-4-4-12` hex digits) whose letters are all lowercase,
 /// or all uppercase, is its 128 bits plus that case: the text can be written back from the key,
 /// so two ids have the same key exactly when they are the same text. Any other id (another
-/// shape, mixed case, an integer) is interned as bytes and keyed by its interner id. No hash is
-/// involved: deduplication by key is exact.
+/// shape, mixed case, an integer) is kept as bytes in its file's interner and keyed by a 64-bit
+/// hash of them: two such keys are equal when the hashes are, so deduplication compares their
+/// texts too (`EventCleanup`), and two different ids are never merged. (Its first version
+/// interned every such id again in one interner for the whole run, which cost a sixth of a run on
+/// 32-hex-digit ids: docs/performance.md.)
 struct EventIDKey: Hashable, Sendable {
     enum Form: UInt8, Sendable {
         case absent = 0
@@ -13,7 +16,8 @@ struct EventIDKey: Hashable, Sendable {
         case lowercaseUUID = 1
         /// A UUID with an uppercase letter and no lowercase one.
         case uppercaseUUID = 2
-        /// `low` is the id's index in the store's (or a batch's) event id interner.
+        /// `high` is a hash of the text (`ByteStringInterner.hash`); in a record, `low` is the
+        /// text's id in its file's event id interner; in a key compared across files, 0.
         case interned = 3
     }
 
