@@ -63,13 +63,14 @@ struct LogShardWriter {
     private mutating func file(day: Int, part: Int) -> LogFile {
         let slot = day * configuration.layout.partsPerShard + part
         if let file = files[slot] { return file }
-        // The one-file layout's pieces are joined as they are: each ends its last line, and the
-        // CSV header is written once, before them.
+        // The one-file layout's pieces are joined as they are: each ends its last line, with the
+        // same line end (a CSV reader such as DuckDB's guesses the dialect from the first rows),
+        // and the CSV header is written once, before them.
         let joined = configuration.layout == .oneFile
         let file = LogFile(
             path: configuration.outputDirectory + "/" + Self.relativePath(day: day, shard: shard, part: part, configuration: configuration),
             format: Self.isCSV(day: day, shard: shard) ? .csv : .jsonLines,
-            usesCRLF: Self.usesCRLF(day: day, shard: shard),
+            usesCRLF: !joined && Self.usesCRLF(day: day, shard: shard),
             omitsFinalNewline: !joined && Self.omitsFinalNewline(day: day, shard: shard),
             memberSize: joined || Self.isMultiMember(day: day, shard: shard) ? Self.memberSize : nil,
             level: configuration.compressionLevel,
