@@ -11,7 +11,7 @@
 # --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
 # shape, each other event-id shape, user-id shape and file layout alone, and the three together
 # the way the speed issue found them (32-hex ids, long text user ids, 300 small files), at
-# USERS (default 1M; --quick: 100k users and one repeat, a few minutes). Per shape one row:
+# USERS (default 1M; --quick: 100k users and two repeats, a few minutes). Per shape one row:
 # offerlab's wall and CPU time, peak RSS, GB/s, `gzip -dc` of the same files (one core), DuckDB
 # on them and its ratio; then whether its outputs equal the default shape's
 # (scripts/compare-outputs.py). Those data sets are kept in DIR (default
@@ -43,7 +43,7 @@ sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --shapes) shapes=1; shift ;;
-    --quick) quick=1; repeat=1; shift ;;
+    --quick) quick=1; repeat=2; shift ;;
     --data) data="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --pause) pause="$2"; shift 2 ;;
