@@ -500,7 +500,7 @@ enum EventCleanup {
                                 do {
                                     // Taken out, so that its records are released as soon as they are copied.
                                     var segment = EventStore.Segment(
-                                        records: [], shapes: [], shapeMap: [], details: [], eventIDs: ByteStringInterner(), transactionMap: [],
+                                        records: [], shapes: [], shapeMap: [], details: [], eventIDs: EventIDTexts(), transactionMap: [],
                                         labelMap: [])
                                     swap(&segment, &segments[segmentIndex])
                                     let start = starts[segmentIndex]

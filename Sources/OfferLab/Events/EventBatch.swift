@@ -83,7 +83,7 @@ struct EventBatch: Sendable {
     private var pendingUserIDs: [Int32] = []
     private var firstPendingRecord = 0
     /// Event ids that are not canonical UUIDs (see `EventIDKey`).
-    var eventIDs = ByteStringInterner()
+    var eventIDs = EventIDTexts()
     /// The bits kept of those ids' hashes: all, but for tests that make different ids share
     /// one, to show that deduplication still tells them apart.
     let eventIDHashMask: UInt64
@@ -160,7 +160,7 @@ struct EventBatch: Sendable {
                 } else {
                     let hash = ByteStringInterner.hash(bytes)
                     eventID = EventIDKey(
-                        high: hash & eventIDHashMask, low: UInt64(eventIDs.intern(bytes, hash: hash)), form: .interned)
+                        high: hash & eventIDHashMask, low: UInt64(eventIDs.append(bytes)), form: .interned)
                 }
             }
             let shape = shapes.id(
@@ -240,7 +240,7 @@ struct EventStore: Sendable {
         var details: [EventDetails]
         /// The file's event ids that are not UUIDs (`EventIDKey.Form.interned`), kept per file:
         /// clean-up compares two of them only when their hashes agree.
-        var eventIDs: ByteStringInterner
+        var eventIDs: EventIDTexts
         var transactionMap: [Int32]
         var labelMap: [Int32]
 
@@ -294,7 +294,7 @@ struct EventStore: Sendable {
 
         /// Calls `body` with the text of a record's `interned` event id.
         func withEventIDText<T>(_ record: EventRecord, _ body: (UnsafeRawBufferPointer) -> T) -> T {
-            eventIDs.withBytes(of: Int32(truncatingIfNeeded: record.eventIDLow), body)
+            eventIDs.withText(at: Int(truncatingIfNeeded: record.eventIDLow), body)
         }
 
         /// The store's id of a transaction of the file, -1 when absent.

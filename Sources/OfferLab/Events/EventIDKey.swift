@@ -4,11 +4,11 @@
 /// otherwise keep. A canonical UUID (`8-4-4-4-12` hex digits) whose letters are all lowercase,
 /// or all uppercase, is its 128 bits plus that case: the text can be written back from the key,
 /// so two ids have the same key exactly when they are the same text. Any other id (another
-/// shape, mixed case, an integer) is kept as bytes in its file's interner and keyed by a 64-bit
-/// hash of them: two such keys are equal when the hashes are, so deduplication compares their
-/// texts too (`EventCleanup`), and two different ids are never merged. (Its first version
-/// interned every such id again in one interner for the whole run, which cost a sixth of a run on
-/// 32-hex-digit ids: docs/performance.md.)
+/// shape, mixed case, an integer) is kept as text in its file's `EventIDTexts` and keyed by a
+/// 64-bit hash of it: two such keys are equal when the hashes are, so deduplication compares
+/// their texts too (`EventCleanup`), and two different ids are never merged. (Such ids were
+/// interned once per file and again for the whole run until the data-shapes issue: a sixth of
+/// a run's cycles on 32-hex-digit ids; docs/performance.md.)
 struct EventIDKey: Hashable, Sendable {
     enum Form: UInt8, Sendable {
         case absent = 0
@@ -16,8 +16,8 @@ struct EventIDKey: Hashable, Sendable {
         case lowercaseUUID = 1
         /// A UUID with an uppercase letter and no lowercase one.
         case uppercaseUUID = 2
-        /// `high` is a hash of the text (`ByteStringInterner.hash`); in a record, `low` is the
-        /// text's id in its file's event id interner; in a key compared across files, 0.
+        /// `high` is a hash of the text (`ByteStringInterner.hash`); in a record, `low` is where
+        /// the text is in its file's `EventIDTexts`; in a key compared across files, 0.
         case interned = 3
     }
 
@@ -87,5 +87,43 @@ private struct HexDigits {
         nibbles = (nibbles | nibbles >> 4) & 0x00FF_00FF_00FF_00FF
         nibbles = (nibbles | nibbles >> 8) & 0x0000_FFFF_0000_FFFF
         return (nibbles | nibbles >> 16) & 0xFFFF_FFFF
+    }
+}
+
+/// The texts of a file's event ids that are not UUIDs (`EventIDKey.Form.interned`), back to
+/// back, each after its length (4 bytes): about the text's size per event, nothing to look up
+/// while the file is read. Clean-up reads two of them only when their hashes agree.
+struct EventIDTexts: Sendable, Equatable {
+    private(set) var bytes: [UInt8] = []
+
+    init() {}
+
+    /// Texts as `bytes` gave them (the parsed-log cache); nil when they do not end where a text does.
+    init?(bytes: [UInt8]) {
+        self.bytes = bytes
+        var offset = 0
+        while offset < bytes.count {
+            guard offset + 4 <= bytes.count else { return nil }
+            offset += 4 + length(at: offset)
+        }
+        guard offset == bytes.count else { return nil }
+    }
+
+    /// Adds `text`; returns where it is.
+    mutating func append(_ text: UnsafeRawBufferPointer) -> Int {
+        let offset = bytes.count
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: text.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: text)
+        return offset
+    }
+
+    /// Calls `body` with the text at `offset` (a value `append` returned).
+    func withText<T>(at offset: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let length = length(at: offset)
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset + 4..<offset + 4 + length])) }
+    }
+
+    private func length(at offset: Int) -> Int {
+        Int(UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }))
     }
 }
