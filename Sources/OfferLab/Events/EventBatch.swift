@@ -155,8 +155,8 @@ struct EventBatch: Sendable {
             var eventID = EventIDKey(high: 0, low: 0, form: .absent)
             if let range = record.pointee.eventID {
                 let bytes = slice(range)
-                if let uuid = EventIDKey.uuid(bytes) {
-                    eventID = uuid
+                if let exact = EventIDKey.exact(bytes) {
+                    eventID = exact
                 } else {
                     let hash = ByteStringInterner.hash(bytes)
                     eventID = EventIDKey(
@@ -288,7 +288,8 @@ struct EventStore: Sendable {
             switch form {
             case .absent: return nil
             case .interned: return EventIDKey(high: record.eventIDHigh, low: 0, form: .interned)
-            case .lowercaseUUID, .uppercaseUUID: return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
+            case .lowercaseUUID, .uppercaseUUID, .lowercaseHex32, .uppercaseHex32, .decimal:
+                return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
             }
         }
 

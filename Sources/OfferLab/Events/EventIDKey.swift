@@ -3,7 +3,9 @@
 /// Event ids are usually UUIDs: 36 bytes of text per event, the largest part of what a run would
 /// otherwise keep. A canonical UUID (`8-4-4-4-12` hex digits) whose letters are all lowercase,
 /// or all uppercase, is its 128 bits plus that case: the text can be written back from the key,
-/// so two ids have the same key exactly when they are the same text. Any other id (another
+/// so two ids have the same key exactly when they are the same text. So are 32 hex digits
+/// without dashes (the same 128 bits, in one case), and a decimal integer of up to 19 digits
+/// without a leading zero (Snowflake-style ids; a JSON number is its text). Any other id (another
 /// shape, mixed case, an integer) is kept as text in its file's `EventIDTexts` and keyed by a
 /// 64-bit hash of it: two such keys are equal when the hashes are, so deduplication compares
 /// their texts too (`EventCleanup`), and two different ids are never merged. (Such ids were
@@ -19,11 +21,28 @@ struct EventIDKey: Hashable, Sendable {
         /// `high` is a hash of the text (`ByteStringInterner.hash`); in a record, `low` is where
         /// the text is in its file's `EventIDTexts`; in a key compared across files, 0.
         case interned = 3
+        /// 32 hex digits without dashes, no uppercase letter / no lowercase one.
+        case lowercaseHex32 = 4
+        case uppercaseHex32 = 5
+        /// `low` is the value of 1 to 19 decimal digits, the first not 0 unless it is the only one.
+        case decimal = 6
     }
 
     var high: UInt64
     var low: UInt64
     var form: Form
+
+    /// The exact key of a UUID, 32 hex digits or a decimal integer (above), or nil for any
+    /// other text. The three take texts of different lengths, so equal keys are equal texts.
+    @inline(__always)
+    static func exact(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+        switch bytes.count {
+        case 36: return uuid(bytes)
+        case 32: return hex32(bytes)
+        case 1...19: return decimal(bytes)
+        default: return nil
+        }
+    }
 
     /// The key of a canonical UUID's text, or nil for any other text.
     ///
@@ -45,6 +64,38 @@ struct EventIDKey: Hashable, Sendable {
         case (false, true): return EventIDKey(high: high, low: low, form: .uppercaseUUID)
         case (true, true): return nil
         }
+    }
+}
+
+extension EventIDKey {
+    /// The key of 32 hex digits in one case, or nil for any other text.
+    @inline(__always)
+    static func hex32(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+        guard bytes.count == 32 else { return nil }
+        @inline(__always) func word(_ offset: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        var digits = HexDigits()
+        let high = digits.decode(word(0)) << 32 | digits.decode(word(8))
+        let low = digits.decode(word(16)) << 32 | digits.decode(word(24))
+        guard digits.allValid else { return nil }
+        switch (digits.sawLowercase, digits.sawUppercase) {
+        case (_, false): return EventIDKey(high: high, low: low, form: .lowercaseHex32)
+        case (false, true): return EventIDKey(high: high, low: low, form: .uppercaseHex32)
+        case (true, true): return nil
+        }
+    }
+
+    /// The key of 1 to 19 decimal digits without a leading zero (`0` itself included), or nil.
+    @inline(__always)
+    static func decimal(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+        guard (1...19).contains(bytes.count), bytes[0] != 0x30 || bytes.count == 1 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            let digit = byte &- 0x30
+            guard digit < 10 else { return nil }
+            // 19 digits stay below 2^64.
+            value = value &* 10 &+ UInt64(digit)
+        }
+        return EventIDKey(high: 0, low: value, form: .decimal)
     }
 }
 
