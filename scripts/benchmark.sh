@@ -237,8 +237,8 @@ shape_matrix() {
   local base="$data/generator-$generator/users-$users"
   mkdir -p "$base"
   echo "data sets: $base"
-  printf '%-22s %6s %7s | %6s %6s %5s %7s %5s | %6s | %6s %5s | %s\n' "shape" "gz MB" "text MB" \
-    "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" "gzip s" "duck s" "d/r" "outputs"
+  printf '%-22s %6s %7s | %6s %6s %5s %7s %5s | %6s | %6s %5s %6s %5s | %s\n' "shape" "gz MB" "text MB" \
+    "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" "gzip s" "duck s" "d/r" "d cpu" "dc/rc" "outputs"
   local entry label options dir out reference=""
   for entry in "${matrix[@]}"; do
     label="${entry%%|*}"
@@ -265,12 +265,13 @@ shape_matrix() {
     decompressed_line=$("$bin" decompress "$dir/job.yaml")
     compressed=$(echo "$decompressed_line" | sed -E 's/.*: ([0-9]+) compressed.*/\1/')
     uncompressed=$(echo "$decompressed_line" | sed -E 's/.* ([0-9]+) uncompressed.*/\1/')
-    local wall user sys kb gwall duck="-" duck_ratio="-"
+    local wall user sys kb gwall duck="-" duck_ratio="-" duck_cpu="-" duck_cpu_ratio="-"
     read -r wall user sys kb < <(best run)
     read -r gwall _ _ _ < <(best gzip)
     if [ -s "$work/duckdb" ]; then
-      read -r duck _ _ _ < <(best duckdb)
+      read -r duck duck_cpu _ _ < <(best duckdb)
       duck_ratio=$(printf '%.2f' "$(calc "$duck / $wall")")
+      duck_cpu_ratio=$(printf '%.2f' "$(calc "$duck_cpu / ($user + $sys)")")
     fi
     local night verdict
     night=$(ls "$out" | grep -E '^[0-9]{4}-' | head -1)
@@ -291,16 +292,17 @@ shape_matrix() {
         failed=1
       fi
     fi
-    printf '%-22s %6.1f %7.1f | %6.2f %6.2f %5.2f %7.0f %5.2f | %6.2f | %6s %5s | %s\n' "$label" \
+    printf '%-22s %6.1f %7.1f | %6.2f %6.2f %5.2f %7.0f %5.2f | %6.2f | %6s %5s %6s %5s | %s\n' "$label" \
       "$(calc "$compressed / 1000000")" "$(calc "$uncompressed / 1000000")" "$wall" "$(calc "$user + $sys")" \
       "$(calc "($user + $sys) / $wall")" "$(calc "$kb / 1024")" "$(calc "$uncompressed / $wall / 1000000000")" \
-      "$gwall" "$duck" "$duck_ratio" "$verdict"
+      "$gwall" "$duck" "$duck_ratio" "$duck_cpu" "$duck_cpu_ratio" "$verdict"
   done
   echo
   echo "wall s, cpu s, c/w, RSS: offerlab run (best of $repeat); GB/s: uncompressed log bytes / wall;"
   echo "gzip s: gzip -dc of the same files on one core; duck s: Benchmarks/DuckDB/baseline.sql (best of $repeat);"
-  echo "d/r: DuckDB's wall / offerlab's (target: at least 3). outputs: against the default shape's (only"
-  echo "rejects' files, lines and texts, and files_read, may differ)."
+  echo "d/r: DuckDB's wall / offerlab's (target: at least 3); d cpu, dc/rc: DuckDB's CPU seconds and their ratio to"
+  echo "offerlab's (steadier than wall time on a busy machine). outputs: against the default shape's (only"
+  echo "rejects' files, lines and texts, and files_read, may differ). Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
 }
 
 checks=()

@@ -105,12 +105,23 @@ import Testing
         }
     }
 
+    @Test func canonicalULIDsAreTheir128Bits() {
+        // The generator's ULID of 98ae6468-4b5e-4b43-b86c-ecb320d78363's bits.
+        #expect(Self.exact("4RNSJ6GJTY9D1VGV7CPCGDF0V3") == EventIDKey(high: 0x98ae_6468_4b5e_4b43, low: 0xb86c_ecb3_20d7_8363, form: .ulid))
+        #expect(Self.exact("7ZZZZZZZZZZZZZZZZZZZZZZZZZ") == EventIDKey(high: .max, low: .max, form: .ulid))
+        // Over 128 bits, lowercase, and the letters that are not canonical digits.
+        for text in ["8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "4rnsj6gjty9d1vgv7cpcgdf0v3", "4RNSJ6GJTY9D1VGV7CPCGDF0VI", "4RNSJ6GJTY9D1VGV7CPCGDF0VU"] {
+            #expect(Self.exact(text) == nil, "\(text)")
+        }
+    }
+
     /// Two texts have the same exact key only when they are the same text, whatever their shape.
     @Test func exactKeysAreEqualOnlyForEqualTexts() {
         let texts = [
             "683a856a-5a34-4da5-9f7d-ef4aee85b24a", "683A856A-5A34-4DA5-9F7D-EF4AEE85B24A", "683a856a5a344da59f7def4aee85b24a",
             "683A856A5A344DA59F7DEF4AEE85B24A", "12345678901234567890123456789012", "0", "1", "10", "1000000000000000000",
-            "00000000-0000-0000-0000-000000000000", "00000000000000000000000000000000",
+            "00000000-0000-0000-0000-000000000000", "00000000000000000000000000000000", "00000000000000000000000000",
+            "4RNSJ6GJTY9D1VGV7CPCGDF0V3",
         ]
         for first in texts {
             for second in texts {

@@ -288,7 +288,7 @@ struct EventStore: Sendable {
             switch form {
             case .absent: return nil
             case .interned: return EventIDKey(high: record.eventIDHigh, low: 0, form: .interned)
-            case .lowercaseUUID, .uppercaseUUID, .lowercaseHex32, .uppercaseHex32, .decimal:
+            case .lowercaseUUID, .uppercaseUUID, .lowercaseHex32, .uppercaseHex32, .decimal, .ulid:
                 return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
             }
         }

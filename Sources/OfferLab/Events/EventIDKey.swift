@@ -4,7 +4,8 @@
 /// otherwise keep. A canonical UUID (`8-4-4-4-12` hex digits) whose letters are all lowercase,
 /// or all uppercase, is its 128 bits plus that case: the text can be written back from the key,
 /// so two ids have the same key exactly when they are the same text. So are 32 hex digits
-/// without dashes (the same 128 bits, in one case), and a decimal integer of up to 19 digits
+/// without dashes (the same 128 bits, in one case), a canonical ULID (26 uppercase Crockford
+/// base-32 digits, the first at most 7: 128 bits), and a decimal integer of up to 19 digits
 /// without a leading zero (Snowflake-style ids; a JSON number is its text). Any other id (another
 /// shape, mixed case, an integer) is kept as text in its file's `EventIDTexts` and keyed by a
 /// 64-bit hash of it: two such keys are equal when the hashes are, so deduplication compares
@@ -26,19 +27,22 @@ struct EventIDKey: Hashable, Sendable {
         case uppercaseHex32 = 5
         /// `low` is the value of 1 to 19 decimal digits, the first not 0 unless it is the only one.
         case decimal = 6
+        /// A ULID in uppercase Crockford base 32 (`0`–`9`, `A`–`Z` without `I`, `L`, `O`, `U`).
+        case ulid = 7
     }
 
     var high: UInt64
     var low: UInt64
     var form: Form
 
-    /// The exact key of a UUID, 32 hex digits or a decimal integer (above), or nil for any
-    /// other text. The three take texts of different lengths, so equal keys are equal texts.
+    /// The exact key of a UUID, 32 hex digits, a ULID or a decimal integer (above), or nil for
+    /// any other text. Each takes texts of its own length, so equal keys are equal texts.
     @inline(__always)
     static func exact(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         switch bytes.count {
         case 36: return uuid(bytes)
         case 32: return hex32(bytes)
+        case 26: return ulid(bytes)
         case 1...19: return decimal(bytes)
         default: return nil
         }
@@ -83,6 +87,29 @@ extension EventIDKey {
         case (true, true): return nil
         }
     }
+
+    /// The key of a canonical ULID, or nil for any other text: lowercase letters and the
+    /// letters Crockford reads as digits (`I`, `L`, `O`) are other texts of the same value.
+    @inline(__always)
+    static func ulid(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+        guard bytes.count == 26, (0x30...0x37).contains(bytes[0]) else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for byte in bytes {
+            let value = crockfordValues[Int(byte)]
+            guard value < 32 else { return nil }
+            high = high << 5 | low >> 59
+            low = low << 5 | UInt64(value)
+        }
+        return EventIDKey(high: high, low: low, form: .ulid)
+    }
+
+    /// Each byte's Crockford base-32 value, 255 for a byte that is no canonical digit.
+    private static let crockfordValues: [UInt8] = {
+        var values = [UInt8](repeating: 255, count: 256)
+        for (value, digit) in "0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8.enumerated() { values[Int(digit)] = UInt8(value) }
+        return values
+    }()
 
     /// The key of 1 to 19 decimal digits without a leading zero (`0` itself included), or nil.
     @inline(__always)
