@@ -82,7 +82,7 @@ struct EventBatch: Sendable {
     private var pendingUsers = ByteStringInterner.LookupGroup()
     private var pendingUserIDs: [Int32] = []
     private var firstPendingRecord = 0
-    /// Event ids that are not canonical UUIDs (see `EventIDKey`).
+    /// Event ids that have no exact key (see `EventIDKey`).
     var eventIDs = EventIDTexts()
     /// The bits kept of those ids' hashes: all, but for tests that make different ids share
     /// one, to show that deduplication still tells them apart.
@@ -238,7 +238,7 @@ struct EventStore: Sendable {
         /// The store's id of each of `shapes` (`EventStore.shapes`).
         var shapeMap: [Int32]
         var details: [EventDetails]
-        /// The file's event ids that are not UUIDs (`EventIDKey.Form.interned`), kept per file:
+        /// The file's event ids that have no exact key (`EventIDKey.Form.interned`), kept per file:
         /// clean-up compares two of them only when their hashes agree.
         var eventIDs: EventIDTexts
         var transactionMap: [Int32]
@@ -276,7 +276,7 @@ struct EventStore: Sendable {
         }
 
         /// The record's `event_id` key as compared across files: for an `interned` id, its hash
-        /// alone (equal keys of that form are then told apart by `eventIDText`).
+        /// alone (equal keys of that form are then told apart by `withEventIDText`).
         @inline(__always)
         func eventID(_ record: EventRecord, _ shape: EventShape) -> EventIDKey? {
             Self.eventID(record, form: shape.eventIDForm)

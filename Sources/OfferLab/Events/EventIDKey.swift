@@ -10,8 +10,8 @@
 /// shape, mixed case, an integer) is kept as text in its file's `EventIDTexts` and keyed by a
 /// 64-bit hash of it: two such keys are equal when the hashes are, so deduplication compares
 /// their texts too (`EventCleanup`), and two different ids are never merged. (Such ids were
-/// interned once per file and again for the whole run until the data-shapes issue: a sixth of
-/// a run's cycles on 32-hex-digit ids; docs/performance.md.)
+/// interned once per file and again for the whole run until the data-shapes issue: about a
+/// quarter of a run's samples on 32-hex-digit ids; docs/performance.md.)
 struct EventIDKey: Hashable, Sendable {
     enum Form: UInt8, Sendable {
         case absent = 0
@@ -168,7 +168,7 @@ private struct HexDigits {
     }
 }
 
-/// The texts of a file's event ids that are not UUIDs (`EventIDKey.Form.interned`), back to
+/// The texts of a file's event ids that have no exact key (`EventIDKey.Form.interned`), back to
 /// back, each after its length (4 bytes): about the text's size per event, nothing to look up
 /// while the file is read. Clean-up reads two of them only when their hashes agree.
 struct EventIDTexts: Sendable, Equatable {
