@@ -13,7 +13,7 @@
 # the way the speed issue found them (32-hex ids, long text user ids, 300 small files), at
 # USERS (default 1M; --quick: 100k users and two repeats, a few minutes). Per shape one row:
 # offerlab's wall and CPU time, peak RSS, GB/s, `gzip -dc` of the same files (one core), DuckDB
-# on them and its ratio; then whether its outputs equal the default shape's
+# on them (wall and CPU time, and their ratios to offerlab's); then whether its outputs equal the default shape's
 # (scripts/compare-outputs.py). Those data sets are kept in DIR (default
 # ${XDG_CACHE_HOME:-~/.cache}/offerlab-benchmark), outside the repository, in a folder named
 # after the generator's sources, so a changed generator makes them anew.
@@ -49,7 +49,7 @@ while [ $# -gt 0 ]; do
     --pause) pause="$2"; shift 2 ;;
     --no-single) single=0; shift ;;
     --no-cache) cache=0; shift ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
