@@ -15,9 +15,11 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(name: "CIsal", path: "Sources/CIsal"),
         .target(name: "COfferLabSIMD", path: "Sources/COfferLabSIMD"),
-        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
+        .target(
+            name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
             swiftSettings: releaseSpeed),
         .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"], path: "Sources/OfferLabGenerate"),
-        .executableTarget(name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate"], path: "Sources/ingest-benchmark"),
+        .executableTarget(
+            name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate"], path: "Sources/ingest-benchmark"),
     ]
 )

@@ -37,17 +37,18 @@ public func fuzzJSONLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     require(RecordDigest(borrowedReason, reusedRecord) == digest, "a parser that borrows plain lines disagrees with one that copies them")
 
     #if arch(x86_64)
-    if offerlab_cpu_has_avx2() != 0, let bytes = line.baseAddress?.assumingMemoryBound(to: UInt8.self) {
-        var sse2Words = [UInt64](repeating: 0, count: (line.count + 63) / 64)
-        var avx2Words = sse2Words
-        let sse2Plain = offerlab_json_plain_quotes_sse2(bytes, line.count, &sse2Words)
-        let avx2Plain = offerlab_json_plain_quotes_avx2(bytes, line.count, &avx2Words)
-        require(sse2Plain == avx2Plain && (sse2Plain == 0 || sse2Words == avx2Words), "the SSE2 and AVX2 quote bitmaps differ")
-    }
+        if offerlab_cpu_has_avx2() != 0, let bytes = line.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+            var sse2Words = [UInt64](repeating: 0, count: (line.count + 63) / 64)
+            var avx2Words = sse2Words
+            let sse2Plain = offerlab_json_plain_quotes_sse2(bytes, line.count, &sse2Words)
+            let avx2Plain = offerlab_json_plain_quotes_avx2(bytes, line.count, &avx2Words)
+            require(sse2Plain == avx2Plain && (sse2Plain == 0 || sse2Words == avx2Words), "the SSE2 and AVX2 quote bitmaps differ")
+        }
     #endif
 
     let members = ReferenceJSON.members(Array(line))
-    require((members != nil) == (reason != .invalidJSON), "reference says valid=\(members != nil), parser says \(String(describing: reason))")
+    require(
+        (members != nil) == (reason != .invalidJSON), "reference says valid=\(members != nil), parser says \(String(describing: reason))")
     guard let members else { return 0 }
 
     func value(_ key: String) -> ReferenceJSON.Value? {

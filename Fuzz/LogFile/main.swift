@@ -60,9 +60,10 @@ func scanInPieces(_ path: String, bufferSize: Int, maxLineLength: Int, pieceSize
                 malformed: { line in
                     result.lines.append(
                         ScannedLine(
-                            number: totals.physicalLines + line.lineNumber, record: RecordDigest(line.reason, LogRecord()), rejected: Array(line.bytes)))
+                            number: totals.physicalLines + line.lineNumber, record: RecordDigest(line.reason, LogRecord()),
+                            rejected: Array(line.bytes)))
                 })
-                totals += lines
+            totals += lines
         }
         summary.lines = totals
         result.summary = summary
@@ -97,15 +98,21 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             }
         }
     }
-    require(small.error == large.error, "errors differ with the buffer size: \(String(describing: small.error)) / \(String(describing: large.error))")
-    let inPieces = isCSV ? nil : scanInPieces(path, bufferSize: bufferSize, maxLineLength: maxLineLength, pieceSize: [1, 16, 300][Int(parameters >> 6) % 3])
+    require(
+        small.error == large.error,
+        "errors differ with the buffer size: \(String(describing: small.error)) / \(String(describing: large.error))")
+    let inPieces =
+        isCSV
+        ? nil : scanInPieces(path, bufferSize: bufferSize, maxLineLength: maxLineLength, pieceSize: [1, 16, 300][Int(parameters >> 6) % 3])
     if small.error != nil {
         let shorter = min(small.lines.count, large.lines.count)
         require(Array(small.lines.prefix(shorter)) == Array(large.lines.prefix(shorter)), "lines before the error differ")
         if let inPieces {
             require(inPieces.error == small.error, "read in pieces, another error: \(String(describing: inPieces.error))")
             let shorter = min(small.lines.count, inPieces.lines.count)
-            require(Array(small.lines.prefix(shorter)) == Array(inPieces.lines.prefix(shorter)), "read in pieces, lines before the error differ")
+            require(
+                Array(small.lines.prefix(shorter)) == Array(inPieces.lines.prefix(shorter)), "read in pieces, lines before the error differ"
+            )
         }
         return 0
     }
@@ -114,7 +121,8 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     require(small.summary == large.summary, "summaries differ with the buffer size")
     guard let summary = small.summary else { return 0 }
     require(summary.lines.nonBlankLines == summary.lines.validRecords + summary.lines.malformed.total, "counts do not add up")
-    require(summary.lines.nonBlankLines == small.lines.count, "\(summary.lines.nonBlankLines) lines counted, \(small.lines.count) handed out")
+    require(
+        summary.lines.nonBlankLines == small.lines.count, "\(summary.lines.nonBlankLines) lines counted, \(small.lines.count) handed out")
     require(summary.lines.validRecords == small.lines.count { $0.record.reason == nil }, "valid records miscounted")
     require(zip(small.lines, small.lines.dropFirst()).allSatisfy { $0.number < $1.number }, "line numbers do not increase")
 

@@ -76,7 +76,9 @@ struct RecordDigest: Equatable {
         ]
         for range in ranges {
             guard let range else { continue }
-            require(range.lowerBound >= 0 && range.upperBound <= record.text.count, "range \(range) outside a text of \(record.text.count) bytes")
+            require(
+                range.lowerBound >= 0 && range.upperBound <= record.text.count,
+                "range \(range) outside a text of \(record.text.count) bytes")
         }
         fields = ranges.map { $0.map { Array(record.text[$0]) } }
         eventType = record.eventType

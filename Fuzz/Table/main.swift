@@ -43,7 +43,8 @@ func read(
         result.headerLine = reader.headerLineNumber
         try reader.forEachRow { row in
             let fields = (0..<row.count).map { row.isNull($0) ? nil : Array(row.bytes(at: $0)) }
-            result.rows.append(ReadRow(line: row.lineNumber, count: row.count, problem: row.problem, fields: fields, raw: Array(row.rawBytes)))
+            result.rows.append(
+                ReadRow(line: row.lineNumber, count: row.count, problem: row.problem, fields: fields, raw: Array(row.rawBytes)))
         }
     } catch let error as IngestError {
         result.error = error.code

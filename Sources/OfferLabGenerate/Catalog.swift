@@ -165,32 +165,39 @@ extension Catalog {
             tableID: 1, offering: springOffering, name: "control", nameBytes: "control".bytes, weightText: "2",
             weight: 2, description: nil,
             products: [
-                GroupProduct(product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
-                             subtitle: nil, pickWeight: 65),
-                GroupProduct(product: monthly1999, position: 1, isDefault: false, isDefaultText: "0", badge: nil,
-                             subtitle: "That's 40% Off Weekly!", pickWeight: 35),
+                GroupProduct(
+                    product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
+                    subtitle: nil, pickWeight: 65),
+                GroupProduct(
+                    product: monthly1999, position: 1, isDefault: false, isDefaultText: "0", badge: nil,
+                    subtitle: "That's 40% Off Weekly!", pickWeight: 35),
             ],
             copy: baseCopy, conversionMultiplier: 1.0),
         OfferingGroup(
             tableID: 2, offering: springOffering, name: "variant_a", nameBytes: "variant_a".bytes, weightText: "1",
             weight: 1, description: "Higher prices: weekly 9.99, monthly 24.99",
             products: [
-                GroupProduct(product: weekly999, position: 0, isDefault: true, isDefaultText: "TRUE", badge: nil,
-                             subtitle: nil, pickWeight: 65),
-                GroupProduct(product: monthly2499, position: 1, isDefault: false, isDefaultText: "FALSE",
-                             badge: nil, subtitle: "That's 42% Off Weekly!", pickWeight: 35),
+                GroupProduct(
+                    product: weekly999, position: 0, isDefault: true, isDefaultText: "TRUE", badge: nil,
+                    subtitle: nil, pickWeight: 65),
+                GroupProduct(
+                    product: monthly2499, position: 1, isDefault: false, isDefaultText: "FALSE",
+                    badge: nil, subtitle: "That's 42% Off Weekly!", pickWeight: 35),
             ],
             copy: baseCopy, conversionMultiplier: 0.85),
         OfferingGroup(
             tableID: 3, offering: springOffering, name: "variant_b", nameBytes: "variant_b".bytes, weightText: "1",
             weight: 1, description: "3-day pass + monthly + yearly\twith \"BEST VALUE\" badge",
             products: [
-                GroupProduct(product: pass3Day, position: 0, isDefault: false, isDefaultText: "false",
-                             badge: nil, subtitle: "3 days of full access, no renewal", pickWeight: 35),
-                GroupProduct(product: monthly1999, position: 1, isDefault: true, isDefaultText: "true",
-                             badge: nil, subtitle: "Most Popular Choice", pickWeight: 45),
-                GroupProduct(product: yearly5999, position: 2, isDefault: false, isDefaultText: "false",
-                             badge: "BEST VALUE", subtitle: "Only $1.15/week, \"billed yearly\"", pickWeight: 20),
+                GroupProduct(
+                    product: pass3Day, position: 0, isDefault: false, isDefaultText: "false",
+                    badge: nil, subtitle: "3 days of full access, no renewal", pickWeight: 35),
+                GroupProduct(
+                    product: monthly1999, position: 1, isDefault: true, isDefaultText: "true",
+                    badge: nil, subtitle: "Most Popular Choice", pickWeight: 45),
+                GroupProduct(
+                    product: yearly5999, position: 2, isDefault: false, isDefaultText: "false",
+                    badge: "BEST VALUE", subtitle: "Only $1.15/week, \"billed yearly\"", pickWeight: 20),
             ],
             copy: GroupCopy(
                 headerTitle: "Study AI", headerSubtitle: "Try it for 3 days.\nOr save with a plan.",
@@ -201,20 +208,24 @@ extension Catalog {
             tableID: 4, offering: copyOffering, name: "control", nameBytes: "control".bytes, weightText: "50",
             weight: 50, description: nil,
             products: [
-                GroupProduct(product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
-                             subtitle: nil, pickWeight: 65),
-                GroupProduct(product: monthly1999, position: 1, isDefault: false, isDefaultText: "0", badge: nil,
-                             subtitle: "That's 40% Off Weekly!", pickWeight: 35),
+                GroupProduct(
+                    product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
+                    subtitle: nil, pickWeight: 65),
+                GroupProduct(
+                    product: monthly1999, position: 1, isDefault: false, isDefaultText: "0", badge: nil,
+                    subtitle: "That's 40% Off Weekly!", pickWeight: 35),
             ],
             copy: baseCopy, conversionMultiplier: 1.0),
         OfferingGroup(
             tableID: 5, offering: copyOffering, name: "social_proof", nameBytes: "social_proof".bytes,
             weightText: "25", weight: 25, description: "Ratings and learner count in the header",
             products: [
-                GroupProduct(product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
-                             subtitle: nil, pickWeight: 65),
-                GroupProduct(product: monthly1999, position: 1, isDefault: false, isDefaultText: "0", badge: nil,
-                             subtitle: "Loved by 2,000,000 learners", pickWeight: 35),
+                GroupProduct(
+                    product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
+                    subtitle: nil, pickWeight: 65),
+                GroupProduct(
+                    product: monthly1999, position: 1, isDefault: false, isDefaultText: "0", badge: nil,
+                    subtitle: "Loved by 2,000,000 learners", pickWeight: 35),
             ],
             copy: GroupCopy(
                 headerTitle: "Study AI \u{2605} 4.8", headerSubtitle: "Join 2,000,000 learners.\nLearn anything.",
@@ -225,10 +236,12 @@ extension Catalog {
             tableID: 6, offering: copyOffering, name: "urgency", nameBytes: "urgency".bytes, weightText: "25",
             weight: 25, description: "Countdown copy",
             products: [
-                GroupProduct(product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
-                             subtitle: nil, pickWeight: 65),
-                GroupProduct(product: monthly1999, position: 1, isDefault: false, isDefaultText: "0",
-                             badge: "LIMITED TIME", subtitle: "Offer ends Sunday", pickWeight: 35),
+                GroupProduct(
+                    product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
+                    subtitle: nil, pickWeight: 65),
+                GroupProduct(
+                    product: monthly1999, position: 1, isDefault: false, isDefaultText: "0",
+                    badge: "LIMITED TIME", subtitle: "Offer ends Sunday", pickWeight: 35),
             ],
             copy: GroupCopy(
                 headerTitle: "Last chance \u{1F680}", headerSubtitle: "Prices go up on Sunday.",
@@ -239,16 +252,18 @@ extension Catalog {
             tableID: 7, offering: winterOffering, name: "control", nameBytes: "control".bytes, weightText: "0.5",
             weight: 0.5, description: nil,
             products: [
-                GroupProduct(product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
-                             subtitle: nil, pickWeight: 1),
+                GroupProduct(
+                    product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
+                    subtitle: nil, pickWeight: 1)
             ],
             copy: baseCopy, conversionMultiplier: 1.0),
         OfferingGroup(
             tableID: 8, offering: winterOffering, name: "long_trial", nameBytes: "long_trial".bytes,
             weightText: "0.5", weight: 0.5, description: "7-day trial instead of 3",
             products: [
-                GroupProduct(product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
-                             subtitle: "7 days free, then 7.99/week", pickWeight: 1),
+                GroupProduct(
+                    product: weekly799, position: 0, isDefault: true, isDefaultText: "1", badge: nil,
+                    subtitle: "7 days free, then 7.99/week", pickWeight: 1)
             ],
             copy: GroupCopy(
                 headerTitle: "Study AI", headerSubtitle: "A whole week, free.", ctaButtonText: "Start Free Trial",

@@ -2,9 +2,9 @@ import CZlib
 import OfferLabIngest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The C `write`, which `GzipWriter`'s own `write` methods would otherwise shadow.
@@ -86,9 +86,10 @@ public final class GzipWriter {
         guard !memberOpen else { return }
         stream.pointee = z_stream()
         // 16 + MAX_WBITS: write a gzip header and trailer.
-        guard deflateInit2_(
-            stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-            Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        guard
+            deflateInit2_(
+                stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else { throw IngestError(code: .writeFailed, path: path, message: "cannot initialise zlib") }
         memberOpen = true
     }

@@ -28,7 +28,8 @@ enum JobFile {
 
     /// The globs of the layout's log files.
     private static func logGlobs(_ layout: LogLayout) -> String {
-        let globs = layout == .oneFile
+        let globs =
+            layout == .oneFile
             ? [OneFileLayout.jsonPath, OneFileLayout.csvPath] : ["logs/*/*/*/*.jsonl.gz", "logs/*/*/*/*.csv.gz"]
         return globs.map { "  - \"\($0)\"" }.joined(separator: "\n")
     }

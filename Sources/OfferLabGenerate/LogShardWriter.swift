@@ -51,7 +51,8 @@ struct LogShardWriter {
     /// day's folder, `events-<shard>-<part>` in the `small-files` layout.
     static func relativePath(day: Int, shard: Int, part: Int, configuration: GeneratorConfiguration) -> String {
         let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
-        let folder = configuration.layout == .oneFile
+        let folder =
+            configuration.layout == .oneFile
             ? partsFolder + "/" + dayFolder(date).dropFirst("logs/".count) : dayFolder(date)
         let stem = configuration.layout == .smallFiles ? "events-\(shard)-\(part)" : "events-\(shard)"
         return folder + "/" + stem + (isCSV(day: day, shard: shard) ? ".csv.gz" : ".jsonl.gz")

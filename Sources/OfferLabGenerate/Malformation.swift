@@ -127,7 +127,8 @@ enum Showcase {
             Line(text: #"{"event_id":"showcase-06","ts":"\#(ts(6))","user_id":true,"event":"paywall_view"}"#, reason: .invalidField),
             Line(text: #"{"event_id":"showcase-07","ts":"\#(ts(7))","user_id":"","event":"paywall_view"}"#, reason: .invalidField),
             Line(
-                text: #"{"event_id":"showcase-08","ts":"\#(ts(8))",\#(user),\#(purchase),"transaction_id":"1999999999999908","price":"abc","currency":"USD"}"#,
+                text:
+                    #"{"event_id":"showcase-08","ts":"\#(ts(8))",\#(user),\#(purchase),"transaction_id":"1999999999999908","price":"abc","currency":"USD"}"#,
                 reason: .invalidField),
             Line(text: #"{"event_id":"showcase-09","ts":"2026-02-30T10:00:00Z",\#(user),"event":"paywall_view"}"#, reason: .badTimestamp),
             Line(text: #"{"event_id":"showcase-10","ts":"1700000000000",\#(user),"event":"paywall_view"}"#, reason: .badTimestamp),
@@ -136,10 +137,12 @@ enum Showcase {
                 text: #"{"event_id":"showcase-12","ts":"\#(ts(12))",\#(user),\#(purchase),"price":7.99,"currency":"USD"}"#,
                 reason: .missingField),
             Line(
-                text: #"{"event_id":"showcase-13","ts":"\#(ts(13))",\#(user),\#(purchase),"transaction_id":"1999999999999913","price":7.99}"#,
+                text:
+                    #"{"event_id":"showcase-13","ts":"\#(ts(13))",\#(user),\#(purchase),"transaction_id":"1999999999999913","price":7.99}"#,
                 reason: .missingField),
             Line(
-                text: #"{"event_id":"showcase-14","ts":"\#(ts(14))",\#(user),\#(purchase),"transaction_id":"1999999999999914","price":-7.99,"currency":"USD"}"#,
+                text:
+                    #"{"event_id":"showcase-14","ts":"\#(ts(14))",\#(user),\#(purchase),"transaction_id":"1999999999999914","price":-7.99,"currency":"USD"}"#,
                 reason: .negativePrice),
         ]
     }

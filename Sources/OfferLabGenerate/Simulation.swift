@@ -95,7 +95,8 @@ struct UserSimulator {
         viewTimes.append(time)
         while random.chance(0.8) && viewTimes.count < 30 {
             // A second look at the paywall in the same session, or a later session.
-            time += random.chance(0.2)
+            time +=
+                random.chance(0.2)
                 ? random.between(20 * Micros.second, 15 * Micros.minute)
                 : Self.gapBetweenSessions(&random)
             viewTimes.append(time)
@@ -157,13 +158,15 @@ struct UserSimulator {
         let product = Catalog.products[productIndex]
         if product.isOneTime {
             let transaction = nextTransaction()
-            charge(.purchase, product: productIndex, at: start, transaction: transaction,
-                   original: random.chance(0.5) ? transaction : 0, fromServer: false, random: &random)
+            charge(
+                .purchase, product: productIndex, at: start, transaction: transaction,
+                original: random.chance(0.5) ? transaction : 0, fromServer: false, random: &random)
             let end = start + Int64(product.accessDays) * Micros.day
             addChainEvent(.expire, product: productIndex, at: end, original: transaction, random: &random)
             if allowNudge && random.chance(0.3) {
                 // Day 3 nudge: the user subscribes before the pass runs out.
-                let monthly = group.products.first { Catalog.products[$0.product].renewalDays == 30 }?.product
+                let monthly =
+                    group.products.first { Catalog.products[$0.product].renewalDays == 30 }?.product
                     ?? Catalog.monthly1999
                 let when = end - random.between(0, 8 * Micros.hour)
                 startChain(product: monthly, group: group, at: when, allowNudge: false, random: &random)
@@ -197,14 +200,16 @@ struct UserSimulator {
                 return
             }
             chargeTime = end + random.between(0, 10 * Micros.minute)
-            charge(.purchase, product: productIndex, at: chargeTime, transaction: nextTransaction(), original: trial,
-                   fromServer: true, random: &random)
+            charge(
+                .purchase, product: productIndex, at: chargeTime, transaction: nextTransaction(), original: trial,
+                fromServer: true, random: &random)
             original = trial
         } else {
             let transaction = nextTransaction()
             chargeTime = start
-            charge(.purchase, product: productIndex, at: start, transaction: transaction, original: transaction,
-                   fromServer: false, random: &random)
+            charge(
+                .purchase, product: productIndex, at: start, transaction: transaction, original: transaction,
+                fromServer: false, random: &random)
             original = transaction
         }
         let period = Int64(product.renewalDays) * Micros.day
@@ -221,8 +226,9 @@ struct UserSimulator {
             if next >= configuration.horizonMicros { return }
             if random.chance(keepRenewing) {
                 chargeTime = next + random.between(0, Micros.hour)
-                charge(.renewal, product: productIndex, at: chargeTime, transaction: nextTransaction(),
-                       original: original, fromServer: true, random: &random)
+                charge(
+                    .renewal, product: productIndex, at: chargeTime, transaction: nextTransaction(),
+                    original: original, fromServer: true, random: &random)
             } else {
                 let cancelAt = chargeTime + random.between(period / 10, period * 95 / 100)
                 addChainEvent(.cancel, product: productIndex, at: cancelAt, original: original, random: &random)

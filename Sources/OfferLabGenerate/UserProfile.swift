@@ -99,7 +99,8 @@ struct UserProfile {
         let duplicateDelay = random.between(10 * Micros.minute, 3 * Micros.day)
         duplicateRowFirst = random.chance(0.5)
 
-        arrival = isLateArrival
+        arrival =
+            isLateArrival
             ? configuration.asOfMicros + lateDelay
             : configuration.startMicros + day * Micros.day + hour * Micros.hour + withinHour
 

@@ -394,7 +394,8 @@ struct DelimitedParser {
                 }
             }
             if fieldCount == 0 {
-                firstFieldBlank = !fieldQuoted && LineSplitter.isBlank(UnsafeRawBufferPointer(start: bytes.base + fieldStart, count: length))
+                firstFieldBlank =
+                    !fieldQuoted && LineSplitter.isBlank(UnsafeRawBufferPointer(start: bytes.base + fieldStart, count: length))
             }
             spans.append(FieldSpan(start: fieldStart, end: end, isNull: isNull))
             fieldStart = end
@@ -448,7 +449,8 @@ struct DelimitedParser {
             }
         }
         return row(
-            TableRowHeader(lineNumber: recordStartLine, count: fieldCount, spanCount: tooLong ? 0 : spans.count, raw: raw, problem: problem),
+            TableRowHeader(
+                lineNumber: recordStartLine, count: fieldCount, spanCount: tooLong ? 0 : spans.count, raw: raw, problem: problem),
             bytes: bytes.base)
     }
 

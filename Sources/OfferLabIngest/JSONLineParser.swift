@@ -1,9 +1,9 @@
 import COfferLabSIMD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Parses one JSON Lines event into a reused `LogRecord`.

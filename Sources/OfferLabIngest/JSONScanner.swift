@@ -1,9 +1,9 @@
 import COfferLabSIMD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Internal machinery: validating JSON (RFC 8259) scanning over borrowed bytes.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One non-blank line handed out by `LineSplitter`.
@@ -141,7 +141,8 @@ public struct LineSplitter {
         }
         carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<room]))
         partialTooLong = true
-        partialBlank = carry.withUnsafeBytes { Self.isBlank($0) }
+        partialBlank =
+            carry.withUnsafeBytes { Self.isBlank($0) }
             && Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[room...]))
     }
 }

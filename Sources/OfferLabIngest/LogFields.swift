@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Internal machinery shared by the JSON Lines and CSV log parsers: the known keys, one value
@@ -56,7 +56,9 @@ public enum ShortBytes {
             destination.storeBytes(of: head, as: UInt32.self)
             destination.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
         } else {
-            for offset in 0..<count { destination.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self) }
+            for offset in 0..<count {
+                destination.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
         }
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A run of whole lines of a JSON Lines file, cut by `LogFileScanner.splitJSONLines` so that
 /// several parsers can work on one file side by side (`LogFileScanner.scanPiece`).
@@ -159,7 +160,9 @@ struct LinePieceCutter {
         bytes.append(contentsOf: rest)
         if let lastNewline = rest.lastIndex(of: 0x0A) { lineStart = bytes.count - (rest.count - lastNewline - 1) }
         if bytes.count - lineStart > keptOfLongLine {
-            droppedNonBlank = bytes.withUnsafeBytes { !LineSplitter.isBlank(UnsafeRawBufferPointer(rebasing: $0[(lineStart + keptOfLongLine)...])) }
+            droppedNonBlank = bytes.withUnsafeBytes {
+                !LineSplitter.isBlank(UnsafeRawBufferPointer(rebasing: $0[(lineStart + keptOfLongLine)...]))
+            }
             bytes.removeLast(bytes.count - lineStart - keptOfLongLine)
             isTruncated = true
         }

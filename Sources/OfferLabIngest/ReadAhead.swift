@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Internal machinery of `InputFileReader(readAhead: true)`: a thread of its own decodes the
@@ -60,11 +60,11 @@ final class ReadAhead: @unchecked Sendable {
     func start() {
         let context = Unmanaged.passRetained(self).toOpaque()
         #if canImport(Darwin)
-        var handle: pthread_t?
-        let status = pthread_create(&handle, nil, { ReadAhead.run($0) }, context)
+            var handle: pthread_t?
+            let status = pthread_create(&handle, nil, { ReadAhead.run($0) }, context)
         #else
-        var handle = pthread_t()
-        let status = pthread_create(&handle, nil, { ReadAhead.run($0) }, context)
+            var handle = pthread_t()
+            let status = pthread_create(&handle, nil, { ReadAhead.run($0) }, context)
         #endif
         if status == 0 {
             thread = handle

@@ -56,7 +56,7 @@ public enum Timestamp {
         var micros: Int64 = 0
         // Milliseconds, then the end or `Z`: how most logs write it, read without the loop below.
         if count == 23 || (count == 24 && p[23] == 0x5A), p[19] == 0x2E,  // . Z
-            case let (a, b, c) = (p[20] &- 0x30, p[21] &- 0x30, p[22] &- 0x30), a < 10, b < 10, c < 10
+            case (let a, let b, let c) = (p[20] &- 0x30, p[21] &- 0x30, p[22] &- 0x30), a < 10, b < 10, c < 10
         {
             micros = (Int64(a) * 100 + Int64(b) * 10 + Int64(c)) * 1000
             index = count

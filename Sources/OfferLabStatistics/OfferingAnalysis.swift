@@ -163,7 +163,8 @@ private func addSequentialValues(
 }
 
 /// The conversion row of one treatment (before Holm–Bonferroni).
-private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult {
+private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup, alpha: Double, z: Double, rho: Double) -> ComparisonResult
+{
     let c = control.statistics
     let t = treatment.statistics
     var row = ComparisonResult(
@@ -179,9 +180,10 @@ private func compareConversion(control: AnalysisGroup, treatment: AnalysisGroup,
         row.relLiftCILow = relative.low
         row.relLiftCIHigh = relative.high
     }
-    row.pValue = pooledProportionTest(
-        controlConverters: c.converters, controlUsers: c.users,
-        treatmentConverters: t.converters, treatmentUsers: t.users)?.pValue
+    row.pValue =
+        pooledProportionTest(
+            controlConverters: c.converters, controlUsers: c.users,
+            treatmentConverters: t.converters, treatmentUsers: t.users)?.pValue
     row.chanceToBeatControl = conversionChanceToBeatControl(
         controlConverters: c.converters, controlUsers: c.users,
         treatmentConverters: t.converters, treatmentUsers: t.users)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Saddle-point terms (C. Loader, "Fast and accurate computation of binomial probabilities",
@@ -49,7 +49,11 @@ extension SpecialFunctions {
 
     /// The Stirling series of δ(n) for n > 15, to the 1/n¹¹ term (truncation error < 1e-18).
     private static func stirlingSeries(_ n: Double) -> Double {
-        let s0 = 1.0 / 12, s1 = 1.0 / 360, s2 = 1.0 / 1260, s3 = 1.0 / 1680, s4 = 1.0 / 1188
+        let s0 = 1.0 / 12
+        let s1 = 1.0 / 360
+        let s2 = 1.0 / 1260
+        let s3 = 1.0 / 1680
+        let s4 = 1.0 / 1188
         let s5 = 691.0 / 360_360
         let nn = n * n
         return (s0 - (s1 - (s2 - (s3 - (s4 - s5 / nn) / nn) / nn) / nn) / nn) / n
@@ -108,4 +112,3 @@ extension SpecialFunctions {
         return exp(-stirlingError(a) - deviance(a, n: x, p: 1)) / (2 * Double.pi * a).squareRoot()
     }
 }
-

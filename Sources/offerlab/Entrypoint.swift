@@ -7,6 +7,8 @@ struct OfferLabCommand: AsyncParsableCommand {
         commandName: "offerlab",
         abstract: "Measures subscription-offering A/B tests from purchase logs and assignment tables.",
         version: NightlyRun.toolVersion,
-        subcommands: [RunCommand.self, ReportCommand.self, StatsCommand.self, SQLCommand.self, GenerateCommand.self, DecompressCommand.self]
+        subcommands: [
+            RunCommand.self, ReportCommand.self, StatsCommand.self, SQLCommand.self, GenerateCommand.self, DecompressCommand.self,
+        ]
     )
 }

@@ -52,7 +52,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Override the job's SQLite database file.")
     var database: String?
 
-    @Option(help: "How many log files to read at once (fewer files: threads per file), and threads to clean the events up (default: one per core).")
+    @Option(
+        help:
+            "How many log files to read at once (fewer files: threads per file), and threads to clean the events up (default: one per core)."
+    )
     var threads: Int?
 
     @Flag(name: .customLong("no-cache"), help: "Parse every log file, neither reading nor writing the job's cache folder.")
@@ -89,7 +92,9 @@ struct RunCommand: AsyncParsableCommand {
                 print(line)
                 if let failure = cache.firstWriteFailure {
                     FileHandle.standardError.write(
-                        Data("warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n".utf8))
+                        Data(
+                            "warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n"
+                                .utf8))
                 }
             }
             for warning in report.warnings {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLabGenerate
 
 /// `--event-ids`, `--user-ids` and `--layout`: each shape writes its ids as it says, one to one

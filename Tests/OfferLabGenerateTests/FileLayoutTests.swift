@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLabGenerate
 
 @Suite struct FileLayoutTests {

@@ -1,5 +1,7 @@
 import Foundation
+import OfferLabIngest
 import Testing
+
 @testable import OfferLabGenerate
 
 @Suite struct LogFileTests {
@@ -50,8 +52,6 @@ import Testing
         #expect(text == "\(LogFile.csvHeader)\na,b\n")
     }
 }
-
-import OfferLabIngest
 
 enum InputFileReaderBytes {
     static func read(_ path: String) throws -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabIngest
 import Testing
+
 @testable import OfferLabGenerate
 
 /// Reads every log line of a generated set back through the product's gzip reader and checks

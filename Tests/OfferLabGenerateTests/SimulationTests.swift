@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLabGenerate
 
 /// The behaviour built into the simulation, measured on the simulated events directly.
@@ -60,7 +61,10 @@ import Testing
             #expect(events.allSatisfy { $0.time < configuration.horizonMicros })
             for event in events where event.kind == .renewal {
                 // A renewal follows a purchase of the same chain and product.
-                #expect(events.contains { $0.kind == .purchase && $0.original == event.original && $0.product == event.product && $0.time < event.time })
+                #expect(
+                    events.contains {
+                        $0.kind == .purchase && $0.original == event.original && $0.product == event.product && $0.time < event.time
+                    })
                 chains += 1
             }
             for event in events where event.kind == .purchase && Catalog.products[Int(event.product)].isOneTime {

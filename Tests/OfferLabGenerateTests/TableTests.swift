@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLabGenerate
 
 /// Reads a table file back: header and rows, CSV (RFC 4180, quoted line breaks) or TSV

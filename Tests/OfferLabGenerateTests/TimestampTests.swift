@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLabGenerate
 
 @Suite struct TimestampTests {

@@ -1,5 +1,6 @@
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLabIngest
 
 /// Parses every record of a CSV log text (header first) with `CSVLogParser`.
@@ -19,7 +20,8 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
 
 @Suite struct CSVLogParserTests {
     @Test func snakeCaseHeader() throws {
-        let results = try parseCSVLog("""
+        let results = try parseCSVLog(
+            """
             event_id,ts,user_id,event,product_id,transaction_id,original_transaction_id,price,currency,offering_id,test_group_id,environment,platform
             e1,1772366400000,00123,purchase,p,t1,o1,7.99,USD,spring,control,Sandbox,ios
             e2,2026-03-01T12:00:00Z,u2,paywall_view,,,,,,,,,
@@ -52,7 +54,8 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
     }
 
     @Test func camelCaseHeaderAndQuotedValues() throws {
-        let results = try parseCSVLog("""
+        let results = try parseCSVLog(
+            """
             userId,ts,event,productId,transactionId,price,currency,offeringId,testGroupId
             "user, with comma","2026-03-01 12:00:00",renewal,p,t2,"1200",JPY,o,"g ""quoted""\"
             """)
@@ -65,7 +68,8 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
     }
 
     @Test func snakeCaseColumnWinsWhenItHasAValue() throws {
-        let results = try parseCSVLog("""
+        let results = try parseCSVLog(
+            """
             userId,user_id,ts,event,offeringId,offering_id
             camel,snake,0,x,o-camel,o-snake
             camel,,0,x,o-camel,\\N
@@ -76,7 +80,8 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
     }
 
     @Test func emptyCellsAreAbsentAndTheRestIsChecked() throws {
-        let results = try parseCSVLog("""
+        let results = try parseCSVLog(
+            """
             ts,user_id,event,product_id,transaction_id,price,currency
             0,,purchase,p,t,1,USD
             0,"",purchase,p,t,1,USD
@@ -96,11 +101,12 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20) throws -> [(line:
             0,u,x,,,,,,
 
             """)
-        #expect(results.map(\.reason) == [
-            .missingField, .missingField, .missingField, .missingField, .invalidField, .badTimestamp, .badTimestamp,
-            .badTimestamp, .missingField, .missingField, .missingField, .negativePrice, nil, .invalidField, .invalidCSV,
-            .invalidCSV,
-        ])
+        #expect(
+            results.map(\.reason) == [
+                .missingField, .missingField, .missingField, .missingField, .invalidField, .badTimestamp, .badTimestamp,
+                .badTimestamp, .missingField, .missingField, .missingField, .negativePrice, nil, .invalidField, .invalidCSV,
+                .invalidCSV,
+            ])
         #expect(results.map(\.line) == Array(2...17))
         #expect(results[12].record.eventType == .refund)
         #expect(results[12].record.timestamp == 0)

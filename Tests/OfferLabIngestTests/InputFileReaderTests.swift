@@ -2,6 +2,7 @@ import Foundation
 import OfferLabGenerate
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLabIngest
 
 /// Every gzip test runs with each inflater this machine has (zlib always; ISA-L when
@@ -84,7 +85,9 @@ import Testing
         let folder = try TemporaryFolder()
         let first = try gzipBytes("{\"z\":0}\n{\"y\":", folder: folder)
         let path = try folder.write("cat.gz", bytes: first + Self.systemGzip)
-        #expect(String(decoding: try readAll(path, bufferSize: 3, inflater: inflater), as: UTF8.self) == "{\"z\":0}\n{\"y\":{\"a\":1}\n{\"b\":2}\n")
+        #expect(
+            String(decoding: try readAll(path, bufferSize: 3, inflater: inflater), as: UTF8.self)
+                == "{\"z\":0}\n{\"y\":{\"a\":1}\n{\"b\":2}\n")
     }
 
     @Test(arguments: testedInflaters, [16, 4096])
@@ -94,7 +97,9 @@ import Testing
         var expected = ""
         for member in 0..<5 {
             var text = ""
-            for line in 0..<2_000 { text += "{\"member\":\(member),\"line\":\(line),\"pad\":\"\(String(repeating: "x", count: line % 37))\"}\n" }
+            for line in 0..<2_000 {
+                text += "{\"member\":\(member),\"line\":\(line),\"pad\":\"\(String(repeating: "x", count: line % 37))\"}\n"
+            }
             members.append(text)
             expected += text
         }
@@ -201,7 +206,8 @@ import Testing
     @Test(arguments: [3, 1 << 20])
     func bytesBeforeTheDamageAreHandedOutWhateverTheBufferSize(bufferSize: Int) throws {
         // A stored block holding "hello\n", then a block of the reserved type 3.
-        let member: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03, 0x00, 0x06, 0x00, 0xf9, 0xff] + Array("hello\n".utf8) + [0x07]
+        let member: [UInt8] =
+            [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03, 0x00, 0x06, 0x00, 0xf9, 0xff] + Array("hello\n".utf8) + [0x07]
         let folder = try TemporaryFolder()
         let path = try folder.write("damaged.gz", bytes: member)
         let reader = try InputFileReader(path: path, bufferSize: bufferSize)

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabGenerate
 import Testing
+
 @testable import OfferLabIngest
 
 /// Our validator against Foundation's `JSONSerialization` on mutated lines: both must agree on

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLabIngest
 
 /// Parses one line with a fresh parser and record.
@@ -42,7 +43,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func camelCaseKeys() {
-        let (reason, record) = parseJSON("""
+        let (reason, record) = parseJSON(
+            """
             {"eventId":"e1","ts":1772366400000,"userId":"u1","event":"renewal","productId":"p","transactionId":"t2",\
             "originalTransactionId":"o1","price":"7.99","currency":"EUR","offeringId":"off","testGroupId":"g"}
             """)
@@ -80,8 +82,10 @@ let march1Noon: Int64 = 1_772_366_400_000_000
             let line = #"{"ts":0,"user_id":"u","event":"x","\#(camel)":"camel","\#(snake)":"snake","\#(camel)":"camel2"}"#
             let (reason, record) = parseJSON(line)
             #expect(reason == nil)
-            let values = [record.eventID, record.offeringID, record.testGroupID, record.productID, record.transactionID, record.originalTransactionID]
-                .compactMap { record.string($0) }
+            let values = [
+                record.eventID, record.offeringID, record.testGroupID, record.productID, record.transactionID, record.originalTransactionID,
+            ]
+            .compactMap { record.string($0) }
             #expect(values == ["snake"], "\(snake)")
         }
     }
@@ -94,7 +98,9 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func theLastOfARepeatedKeyWins() {
-        #expect(parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":"b"}"#).record.string(parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":"b"}"#).record.userID) == "b")
+        #expect(
+            parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":"b"}"#).record.string(
+                parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":"b"}"#).record.userID) == "b")
         let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":"a","offering_id":"o1","offering_id":"o2","ts":1000}"#)
         #expect(reason == nil)
         #expect(record.string(record.offeringID) == "o2")
@@ -105,7 +111,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test func integerIdsAreTheirDecimalText() {
         let (reason, record) = parseJSON(
-            #"{"ts":0,"user_id":123,"event":"refund","product_id":7,"transaction_id":1000000123456789012345,"event_id":-5,"currency":978,"price":1}"#)
+            #"{"ts":0,"user_id":123,"event":"refund","product_id":7,"transaction_id":1000000123456789012345,"event_id":-5,"currency":978,"price":1}"#
+        )
         #expect(reason == nil)
         #expect(record.string(record.userID) == "123")
         #expect(record.string(record.productID) == "7")
@@ -126,7 +133,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func escapedKeysAreMatchedOnTheirDecodedText() {
-        let (reason, record) = parseJSON(#"{"t\u0073":0,"\u0065vent":"purchase","user\u005fid":"u","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#)
+        let (reason, record) = parseJSON(
+            #"{"t\u0073":0,"\u0065vent":"purchase","user\u005fid":"u","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#)
         #expect(reason == nil)
         #expect(record.string(record.userID) == "u")
         #expect(record.eventType == .purchase)
@@ -158,13 +166,17 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test func everyEventName() {
         for type in EventType.allCases {
-            let (reason, record) = parseJSON(#"{"ts":0,"user_id":"u","event":"\#(type.logName)","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#)
+            let (reason, record) = parseJSON(
+                #"{"ts":0,"user_id":"u","event":"\#(type.logName)","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#)
             #expect(reason == nil)
             #expect(record.eventType == type)
         }
     }
 
-    @Test(arguments: [("sandbox", true), ("Sandbox", true), ("SANDBOX", true), ("sAnDbOx", true), ("Production", false), ("sandboxed", false), ("", false), ("sandbo", false)])
+    @Test(arguments: [
+        ("sandbox", true), ("Sandbox", true), ("SANDBOX", true), ("sAnDbOx", true), ("Production", false), ("sandboxed", false),
+        ("", false), ("sandbo", false),
+    ])
     func sandboxInAnyCase(environment: String, isSandbox: Bool) {
         let (reason, record) = parseJSON(#"{"ts":0,"user_id":"u","event":"x","environment":"\#(environment)"}"#)
         #expect(reason == nil)
@@ -188,10 +200,11 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(parseJSON(line).reason == .invalidJSON)
     }
 
-    @Test(arguments: [
-        [0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80],
-        [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xC3],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80],
+            [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xC3],
+        ] as [[UInt8]])
     func invalidUTF8IsInvalidJSON(bad: [UInt8]) {
         // Inside a known value, an unknown value, a key, and outside strings.
         for (prefix, suffix) in [
@@ -327,7 +340,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func emptyStringsOfOptionalFieldsAreAbsent() {
-        let (reason, record) = parseJSON(#"{"ts":0,"user_id":"u","event":"x","event_id":"","offering_id":"","offeringId":"camel","currency":"","environment":""}"#)
+        let (reason, record) = parseJSON(
+            #"{"ts":0,"user_id":"u","event":"x","event_id":"","offering_id":"","offeringId":"camel","currency":"","environment":""}"#)
         #expect(reason == nil)
         #expect(record.eventID == nil)
         #expect(record.string(record.offeringID) == "camel")
@@ -340,7 +354,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         let first = Array(Self.full.utf8)
         let second = Array(#"{"ts":0,"user_id":"v","event":"cancel"}"#.utf8)
         #expect(first.withUnsafeBytes { parser.parse($0, into: &record) } == nil)
-        #expect(Array(#"{"ts":0,"user_id":"w","event":"purchase"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == .missingField)
+        #expect(
+            Array(#"{"ts":0,"user_id":"w","event":"purchase"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == .missingField)
         #expect(record.text.isEmpty)
         #expect(record.productID == nil)
         #expect(record.string(record.userID) == "")
@@ -395,7 +410,9 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(Array(Self.full.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == nil)
         let copy = record
         let firstText = copy.withTextBytes { Array($0) }
-        #expect(Array(#"{"ts":0,"user_id":"vvvvvvvvvvvvvvvv","event":"cancel"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == nil)
+        #expect(
+            Array(#"{"ts":0,"user_id":"vvvvvvvvvvvvvvvv","event":"cancel"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) }
+                == nil)
         #expect(copy.withTextBytes { Array($0) } == firstText)
         #expect(copy.string(copy.userID) == "u1")
         #expect(record.string(record.userID) == "vvvvvvvvvvvvvvvv")
@@ -422,10 +439,13 @@ let march1Noon: Int64 = 1_772_366_400_000_000
                 let value = padding + special + padding
                 let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":"\#(value)"}"#)
                 #expect(reason == nil)
-                let decoded = padding + (special == #"\""# ? "\"" : special == #"\\"# ? "\\" : special == #"\u0041"# ? "A" : special) + padding
+                let decoded =
+                    padding + (special == #"\""# ? "\"" : special == #"\\"# ? "\\" : special == #"\u0041"# ? "A" : special) + padding
                 #expect(record.string(record.userID) == decoded)
             }
-            #expect(parseJSON(Array(#"{"ts":0,"event":"x","user_id":""#.utf8) + Array(padding.utf8) + [0x01] + Array(#""}"#.utf8)).reason == .invalidJSON)
+            #expect(
+                parseJSON(Array(#"{"ts":0,"event":"x","user_id":""#.utf8) + Array(padding.utf8) + [0x01] + Array(#""}"#.utf8)).reason
+                    == .invalidJSON)
         }
     }
 }

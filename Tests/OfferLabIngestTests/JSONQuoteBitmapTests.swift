@@ -2,6 +2,7 @@ import COfferLabSIMD
 import Foundation
 import OfferLabGenerate
 import Testing
+
 @testable import OfferLabIngest
 
 /// The quote-bitmap scan of plain lines (`offerlab_json_plain_quotes`, `PlainLineStrings`)
@@ -25,10 +26,10 @@ import Testing
     }
 
     #if arch(x86_64)
-    @Test(.enabled(if: offerlab_cpu_has_avx2() != 0, "the CPU has no AVX2"))
-    func quoteBitmapOfEveryLengthAndAlignmentWithAVX2() {
-        Self.checkEveryLengthAndAlignment(offerlab_json_plain_quotes_avx2)
-    }
+        @Test(.enabled(if: offerlab_cpu_has_avx2() != 0, "the CPU has no AVX2"))
+        func quoteBitmapOfEveryLengthAndAlignmentWithAVX2() {
+            Self.checkEveryLengthAndAlignment(offerlab_json_plain_quotes_avx2)
+        }
     #endif
 
     static func checkEveryLengthAndAlignment(_ quoteBitmap: QuoteBitmap) {
@@ -66,10 +67,10 @@ import Testing
     }
 
     #if arch(x86_64)
-    @Test(.enabled(if: offerlab_cpu_has_avx2() != 0, "the CPU has no AVX2"))
-    func linesEndingAtAnUnreadablePageWithAVX2() {
-        Self.checkLinesEndingAtAnUnreadablePage(offerlab_json_plain_quotes_avx2)
-    }
+        @Test(.enabled(if: offerlab_cpu_has_avx2() != 0, "the CPU has no AVX2"))
+        func linesEndingAtAnUnreadablePageWithAVX2() {
+            Self.checkLinesEndingAtAnUnreadablePage(offerlab_json_plain_quotes_avx2)
+        }
     #endif
 
     /// Also parses each line, with whichever implementation the parser uses.
@@ -106,8 +107,10 @@ import Testing
             record.eventID, record.userID, record.eventName, record.productID, record.transactionID,
             record.originalTransactionID, record.currency, record.offeringID, record.testGroupID,
         ]
-        return ["\(String(describing: reason))", "\(String(describing: record.eventType))", "\(record.timestamp)",
-            "\(String(describing: record.price))", "\(record.isSandbox)"] + ranges.map { record.string($0) ?? "-" }
+        return [
+            "\(String(describing: reason))", "\(String(describing: record.eventType))", "\(record.timestamp)",
+            "\(String(describing: record.price))", "\(record.isSandbox)",
+        ] + ranges.map { record.string($0) ?? "-" }
     }
 
     /// The JSON lines of the sample data set: every variation the generator writes (camelCase,
@@ -115,12 +118,15 @@ import Testing
     static func sampleLines() throws -> [[UInt8]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let logs = root.appendingPathComponent("sample-data/logs")
-        let files = FileManager.default.enumerator(atPath: logs.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".jsonl.gz") } ?? []
+        let files =
+            FileManager.default.enumerator(atPath: logs.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".jsonl.gz") } ?? []
         var lines: [[UInt8]] = []
         for file in files.sorted() {
             let bytes = try readAll(logs.appendingPathComponent(file).path)
             // As `LineSplitter` hands them out: without the `\r` of a `\r\n`.
-            lines += bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { $0.last == 0x0D ? Array($0.dropLast()) : Array($0) }
+            lines += bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map {
+                $0.last == 0x0D ? Array($0.dropLast()) : Array($0)
+            }
         }
         return lines
     }
@@ -183,7 +189,9 @@ import Testing
         var withBitmap = JSONLineParser()
         var byteByByte = JSONLineParser(usesQuoteBitmap: false)
         func line(_ value: String) -> [UInt8] {
-            Array(#"{"ts":"2026-03-01T12:00:00Z","user_id":"u7","device":\#(value),"event":"purchase","product_id":"p","transaction_id":"t","price":1.5,"currency":"EUR"}"#.utf8)
+            Array(
+                #"{"ts":"2026-03-01T12:00:00Z","user_id":"u7","device":\#(value),"event":"purchase","product_id":"p","transaction_id":"t","price":1.5,"currency":"EUR"}"#
+                    .utf8)
         }
         for depth in 1...66 {
             // Arrays and objects taking turns, a string and a number at every level.
@@ -196,8 +204,11 @@ import Testing
             #expect(outcome == Self.outcome(&byteByByte, line(value)), "depth \(depth)")
             #expect(outcome[0] == "nil", "depth \(depth)")
             // The known values around the nested one.
-            #expect(outcome.dropFirst() == ["Optional(OfferLabIngest.EventType.purchase)", "1772366400000000", "Optional(1500000)", "false",
-                "-", "u7", "purchase", "p", "t", "-", "EUR", "-", "-"], "depth \(depth)")
+            #expect(
+                outcome.dropFirst() == [
+                    "Optional(OfferLabIngest.EventType.purchase)", "1772366400000000", "Optional(1500000)", "false",
+                    "-", "u7", "purchase", "p", "t", "-", "EUR", "-", "-",
+                ], "depth \(depth)")
             #expect(withBitmap.linesAcceptedByQuoteBitmap == accepted + (depth <= 64 ? 1 : 0), "depth \(depth)")
         }
         for invalid in [#"[1,]"#, #"{"a"}"#, #"{"a":}"#, #"[tru]"#, #"{"a":1,}"#, #"[[1]"#, #"{"a":[1}}"#, #"[01]"#, #"{1:2}"#, "[1 2]"] {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLabIngest
 
 @Suite struct LineSplitterTests {
@@ -85,7 +86,8 @@ import Testing
     }
 
     @Test func aLongLastLineWithoutNewlineIsMarked() {
-        Self.expectSplit("ok\n1234567", maxLineLength: 5, [Split(number: 1, text: "ok", tooLong: false), Split(number: 2, text: "12345", tooLong: true)])
+        Self.expectSplit(
+            "ok\n1234567", maxLineLength: 5, [Split(number: 1, text: "ok", tooLong: false), Split(number: 2, text: "12345", tooLong: true)])
     }
 
     @Test func aLongBlankLineIsStillBlank() {
@@ -93,8 +95,10 @@ import Testing
     }
 
     @Test func extremeLimitsAreClamped() {
-        Self.expectSplit("ab\nc", maxLineLength: Int.max, [Split(number: 1, text: "ab", tooLong: false), Split(number: 2, text: "c", tooLong: false)])
-        Self.expectSplit("ab\nc", maxLineLength: 0, [Split(number: 1, text: "a", tooLong: true), Split(number: 2, text: "c", tooLong: false)])
+        Self.expectSplit(
+            "ab\nc", maxLineLength: Int.max, [Split(number: 1, text: "ab", tooLong: false), Split(number: 2, text: "c", tooLong: false)])
+        Self.expectSplit(
+            "ab\nc", maxLineLength: 0, [Split(number: 1, text: "a", tooLong: true), Split(number: 2, text: "c", tooLong: false)])
     }
 
     @Test func defaultLimitIsOneMebibyte() {

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLabIngest
 
 /// What a scan handed out, as plain values.
@@ -104,7 +105,8 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
     @Test func csvLogGzipped() throws {
         let folder = try TemporaryFolder()
-        let text = "ts,user_id,event,price,currency,product_id,transaction_id\r\n\r\n1000,u1,purchase,7.99,USD,p,t\r\n2000,u2,purchase,-1,USD,p,t2\r\n3000,\"u\r\n3\",cancel\r\n4000,u4,trial_start,,,p,t4"
+        let text =
+            "ts,user_id,event,price,currency,product_id,transaction_id\r\n\r\n1000,u1,purchase,7.99,USD,p,t\r\n2000,u2,purchase,-1,USD,p,t2\r\n3000,\"u\r\n3\",cancel\r\n4000,u4,trial_start,,,p,t4"
         let path = try folder.writeGzip("logs.csv.gz", members: [text])
         let result = try scanLog(path, bufferSize: 5)
         #expect(result.records.map(\.line) == [3, 7])
@@ -161,10 +163,11 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         let path = try folder.write("events.jsonl", Self.jsonLines)
         var seen = 0
         #expect(throws: Stop.self) {
-            _ = try LogFileScanner(path: path).scan(record: { _, _ in
-                seen += 1
-                throw Stop()
-            }, malformed: { _ in })
+            _ = try LogFileScanner(path: path).scan(
+                record: { _, _ in
+                    seen += 1
+                    throw Stop()
+                }, malformed: { _ in })
         }
         #expect(seen == 1)
     }
@@ -210,10 +213,11 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
 @Suite struct MalformedReasonTests {
     @Test func countersAndOrder() {
-        #expect(MalformedReason.allCases.map(\.counterName) == [
-            "malformed_invalid_json", "malformed_missing_field", "malformed_invalid_field", "malformed_bad_timestamp",
-            "malformed_negative_price", "malformed_invalid_csv", "malformed_line_too_long",
-        ])
+        #expect(
+            MalformedReason.allCases.map(\.counterName) == [
+                "malformed_invalid_json", "malformed_missing_field", "malformed_invalid_field", "malformed_bad_timestamp",
+                "malformed_negative_price", "malformed_invalid_csv", "malformed_line_too_long",
+            ])
         #expect(MalformedReason.invalidJSON < .missingField)
         #expect(MalformedReason.invalidCSV < .lineTooLong)
     }

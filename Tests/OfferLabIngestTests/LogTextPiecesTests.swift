@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLabIngest
 
 /// `scanLog`'s result from the pieces of `splitJSONLines`, each scanned on its own and its lines

@@ -1,6 +1,7 @@
 import OfferLabGenerate
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLabIngest
 
 /// One record as plain values (nil for NULL).
@@ -17,7 +18,9 @@ struct ReadRow: Equatable, CustomStringConvertible {
         self.raw = raw
     }
 
-    var description: String { "\(line): \(fields.map { $0.map { "\"\($0)\"" } ?? "NULL" }) \(problem.map { "\($0)" } ?? "") raw=\(raw.debugDescription)" }
+    var description: String {
+        "\(line): \(fields.map { $0.map { "\"\($0)\"" } ?? "NULL" }) \(problem.map { "\($0)" } ?? "") raw=\(raw.debugDescription)"
+    }
 }
 
 func readTable(
@@ -51,16 +54,17 @@ func readTable(
     }
 
     @Test func csvQuotingAndNulls() throws {
-        let text = [
-            "id,name,note",
-            "1,plain,\"with, comma\"",
-            "2,\"say \"\"hi\"\"\",\"\"",
-            "3,,\\N",
-            "4,\"\\N\",\"multi",
-            "line \"\"quoted\"\"",
-            "text\"",
-            "5, spaced ,x",
-        ].joined(separator: "\r\n") + "\r\n"
+        let text =
+            [
+                "id,name,note",
+                "1,plain,\"with, comma\"",
+                "2,\"say \"\"hi\"\"\",\"\"",
+                "3,,\\N",
+                "4,\"\\N\",\"multi",
+                "line \"\"quoted\"\"",
+                "text\"",
+                "5, spaced ,x",
+            ].joined(separator: "\r\n") + "\r\n"
         try Self.expectTable(
             text, format: .csv, header: ["id", "name", "note"],
             [
@@ -180,7 +184,8 @@ func readTable(
     }
 
     @Test func tsvEscapesAndNulls() throws {
-        let text = "id\tname\tnote\n1\ta\\tb\tline\\nbreak\n2\tNULL\t\n3\t\\NULL\tnull\n4\tback\\\\slash\tnul\\0 \\r \\x \\N\r\n5\t\"q\"\t,\n"
+        let text =
+            "id\tname\tnote\n1\ta\\tb\tline\\nbreak\n2\tNULL\t\n3\t\\NULL\tnull\n4\tback\\\\slash\tnul\\0 \\r \\x \\N\r\n5\t\"q\"\t,\n"
         try Self.expectTable(
             text, format: .tsv, header: ["id", "name", "note"],
             [
@@ -199,7 +204,8 @@ func readTable(
     }
 
     @Test func tsvEscapedNewlineContinuesTheRecord() throws {
-        try Self.expectTable("a\tb\nx\\\ny\tz\nq\tr\n", format: .tsv, header: ["a", "b"], [ReadRow(2, ["x\ny", "z"]), ReadRow(4, ["q", "r"])])
+        try Self.expectTable(
+            "a\tb\nx\\\ny\tz\nq\tr\n", format: .tsv, header: ["a", "b"], [ReadRow(2, ["x\ny", "z"]), ReadRow(4, ["q", "r"])])
     }
 
     @Test func rowAccessors() throws {
@@ -231,7 +237,9 @@ func readTable(
 
     @Test func typedAccessors() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("t.tsv", """
+        let path = try folder.write(
+            "t.tsv",
+            """
             id\tactive\tweight\tassigned_at
             42\t1\t0.5\t2026-03-16 12:34:56
             -9223372036854775808\tTRUE\t2\t2026-03-16T12:34:56Z
@@ -335,7 +343,9 @@ func readTable(
         try Self.expectAtEveryBoundary(
             text, format: .csv, header: ["id", "text", "note"],
             [
-                ReadRow(2, ["1", "abcdefghijklmnopq", "0123456789abcdef0123456789abcdef"], raw: "1,abcdefghijklmnopq,0123456789abcdef0123456789abcdef"),
+                ReadRow(
+                    2, ["1", "abcdefghijklmnopq", "0123456789abcdef0123456789abcdef"],
+                    raw: "1,abcdefghijklmnopq,0123456789abcdef0123456789abcdef"),
                 ReadRow(3, ["2", "quoted field, past sixteen", nil], raw: "2,\"quoted field, past sixteen\",\\N"),
                 ReadRow(4, ["3", "x", "quoted, then CR LF"], raw: "3,x,\"quoted, then CR LF\""),
                 ReadRow(5, ["4", "plain text before an escape", "say \"hi\""], raw: "4,plain text before an escape,\"say \"\"hi\"\"\""),
@@ -384,10 +394,12 @@ func readTable(
             + "4,\(x(60))\"\(x(61))\",\\N\n"  // quotes inside an unquoted field, the first ending block 6; \N across 512
             + "5,\"\(x(58))\"\"\",z\n"  // `""` across 576: the state machine
             + "6,last,\"quoted at the end\""
-        Self.expectLayout(text, [
-            (63, ","), (64, "n"), (255, "\n"), (256, "3"), (319, "\""), (320, ","), (383, "\r"), (384, "\n"), (447, "\""),
-            (509, "\""), (511, "\\"), (512, "N"), (575, "\""), (576, "\""),
-        ])
+        Self.expectLayout(
+            text,
+            [
+                (63, ","), (64, "n"), (255, "\n"), (256, "3"), (319, "\""), (320, ","), (383, "\r"), (384, "\n"), (447, "\""),
+                (509, "\""), (511, "\\"), (512, "N"), (575, "\""), (576, "\""),
+            ])
         try Self.expectAtEveryBoundary(
             text, format: .csv, header: ["id", "text", "note"],
             [
@@ -410,10 +422,12 @@ func readTable(
             + "4\t\(x(55))\tz\r\n"  // \r and \n on both sides of 384
             + "5\t\(x(60))\\t\(x(60))\tNULL\n"  // an escape across 448: the state machine
             + "6\tlast\tend"
-        Self.expectLayout(text, [
-            (63, "\t"), (64, "n"), (255, "\n"), (256, "3"), (319, "U"), (320, "L"), (383, "\r"), (384, "\n"), (447, "\\"),
-            (448, "t"),
-        ])
+        Self.expectLayout(
+            text,
+            [
+                (63, "\t"), (64, "n"), (255, "\n"), (256, "3"), (319, "U"), (320, "L"), (383, "\r"), (384, "\n"), (447, "\\"),
+                (448, "t"),
+            ])
         try Self.expectAtEveryBoundary(
             text, format: .tsv, header: ["id", "text", "note"],
             [

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLabIngest
 
 /// `gzip` of `text` as one member, in memory.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLabIngest
 
 @Suite struct TimestampTests {
@@ -71,7 +72,9 @@ import Testing
     @Test func everyByteOfThirteenDigitEpochMilliseconds() {
         Self.everyByteReplaced(in: "1772366400123") { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
-            let isPlainInteger = bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } || (bytes[0] == 0x2D && bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
+            let isPlainInteger =
+                bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+                || (bytes[0] == 0x2D && bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
             let expected = isPlainInteger ? Int64(text).map { $0 * 1000 } : nil
             #expect(bytes.withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == expected, "\(text)")
         }
@@ -98,7 +101,9 @@ import Testing
             if rest.first == 0x2E {
                 let digits = rest.dropFirst().prefix { $0 >= 0x30 && $0 <= 0x39 }
                 guard (1...9).contains(digits.count) else { return nil }
-                for (place, digit) in digits.prefix(6).enumerated() { micros += Int64(digit - 0x30) * [100_000, 10_000, 1000, 100, 10, 1][place] }
+                for (place, digit) in digits.prefix(6).enumerated() {
+                    micros += Int64(digit - 0x30) * [100_000, 10_000, 1000, 100, 10, 1][place]
+                }
                 rest = rest.dropFirst(1 + digits.count)
             }
             guard rest.isEmpty || Array(rest) == [0x5A] else { return nil }

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Chance to beat control")
 struct ChanceToBeatControlTests {
@@ -15,7 +15,9 @@ struct ChanceToBeatControlTests {
         }
     }
 
-    @Test("Swapping the groups gives 1 − P", arguments: [(3, 10, 5, 12), (500, 10_000, 560, 10_000), (0, 100, 1, 100), (999_000, 1_000_000, 999_100, 1_000_000)])
+    @Test(
+        "Swapping the groups gives 1 − P",
+        arguments: [(3, 10, 5, 12), (500, 10_000, 560, 10_000), (0, 100, 1, 100), (999_000, 1_000_000, 999_100, 1_000_000)])
     func swap(_ values: (Int, Int, Int, Int)) {
         let (xt, nt, xc, nc) = values
         let forward = conversionChanceToBeatControl(controlConverters: xc, controlUsers: nc, treatmentConverters: xt, treatmentUsers: nt)
@@ -35,7 +37,8 @@ struct ChanceToBeatControlTests {
     func monotone() {
         var previous = -1.0
         for x in stride(from: 400, through: 700, by: 20) {
-            let value = conversionChanceToBeatControl(controlConverters: 500, controlUsers: 10_000, treatmentConverters: x, treatmentUsers: 10_000)
+            let value = conversionChanceToBeatControl(
+                controlConverters: 500, controlUsers: 10_000, treatmentConverters: x, treatmentUsers: 10_000)
             #expect(value > previous)
             previous = value
         }
@@ -57,7 +60,9 @@ struct ChanceToBeatControlTests {
         let treatment = SampleMoments(count: 100, mean: 1.5, variance: 4)
         let value = try #require(meanChanceToBeatControl(control: control, treatment: treatment))
         #expect(abs(value - StandardNormal.cdf(0.5 / (0.08).squareRoot())) <= 1e-15)
-        #expect(meanChanceToBeatControl(control: SampleMoments(count: 5, mean: 1, variance: 0), treatment: SampleMoments(count: 5, mean: 2, variance: 0)) == nil)
+        #expect(
+            meanChanceToBeatControl(
+                control: SampleMoments(count: 5, mean: 1, variance: 0), treatment: SampleMoments(count: 5, mean: 2, variance: 0)) == nil)
         #expect(meanChanceToBeatControl(control: SampleMoments(count: 1, mean: 1, variance: 0), treatment: treatment) == nil)
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("χ² against mpmath")
 struct ChiSquaredTests {

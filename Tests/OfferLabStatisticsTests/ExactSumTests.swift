@@ -74,7 +74,10 @@ struct ExactSumTests {
     func edges() {
         #expect(ExactSum().value.bitPattern == (0.0).bitPattern)
         #expect(Self.sum([-0.0]).value.bitPattern == (0.0).bitPattern)
-        for value in [1.0, -2.5, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 2.2250738585072014e-308, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1] {
+        for value in [
+            1.0, -2.5, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 2.2250738585072014e-308, .greatestFiniteMagnitude,
+            -.greatestFiniteMagnitude, 0.1,
+        ] {
             #expect(Self.sum([value]).value.bitPattern == value.bitPattern, "\(value)")
         }
         #expect(Self.sum([.greatestFiniteMagnitude, .greatestFiniteMagnitude]).value == .infinity)

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Per-group summary")
 struct GroupSummaryTests {

@@ -1,6 +1,6 @@
-import Testing
 import OfferLabGenerate
 import OfferLabStatistics
+import Testing
 
 @Suite("Holm–Bonferroni")
 struct HolmBonferroniTests {

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Standard normal against mpmath")
 struct NormalTests {
@@ -54,8 +54,9 @@ struct NormalTests {
         #expect(StandardNormal.quantile(1.1).isNaN)
     }
 
-    @Test("Symmetry Φ(−x) = 1 − Φ(x), and the upper quantile inverts the survival function",
-          arguments: [0.3, 1.0, 2.5, 8.0, 30.0])
+    @Test(
+        "Symmetry Φ(−x) = 1 − Φ(x), and the upper quantile inverts the survival function",
+        arguments: [0.3, 1.0, 2.5, 8.0, 30.0])
     func symmetry(x: Double) {
         #expect(StandardNormal.cdf(-x) == StandardNormal.survival(x))
         #expect(StandardNormal.upperQuantile(StandardNormal.survival(x)).isApproximately(x, relative: 1e-12))

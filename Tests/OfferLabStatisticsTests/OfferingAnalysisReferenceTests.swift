@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OfferLabStatistics
+import Testing
 
 /// One offering of `Reference/comparisons.json`: input groups and the mpmath answer.
 struct OfferingCase: Decodable, Sendable, CustomTestStringConvertible {

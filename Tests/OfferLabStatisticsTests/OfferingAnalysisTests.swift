@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 /// A group whose converters each paid `price` (everybody else 0).
 private func group(
@@ -17,8 +17,10 @@ struct OfferingAnalysisTests {
     @Test("Rows: each treatment in input order, conversion before arpu; control rows absent")
     func order() throws {
         let analysis = try analyzeOffering(
-            [group("b", users: 100, converters: 5), group("control", users: 100, converters: 4, control: true),
-             group("a", users: 100, converters: 6)], alpha: 0.05)
+            [
+                group("b", users: 100, converters: 5), group("control", users: 100, converters: 4, control: true),
+                group("a", users: 100, converters: 6),
+            ], alpha: 0.05)
         #expect(analysis.comparisons.map(\.group) == ["b", "b", "a", "a"])
         #expect(analysis.comparisons.map(\.metric) == [.conversion, .arpu, .conversion, .arpu])
         #expect(analysis.comparisons.allSatisfy { $0.controlGroup == "control" })
@@ -29,9 +31,11 @@ struct OfferingAnalysisTests {
     @Test("Holm: adjusted ≥ raw, significant ⇔ adjusted < alpha, nil together")
     func holm() throws {
         let analysis = try analyzeOffering(
-            [group("control", users: 5000, converters: 250, control: true),
-             group("t1", users: 5000, converters: 320), group("t2", users: 5000, converters: 255),
-             group("t3", users: 5000, converters: 0), group("t4", users: 1, converters: 1)], alpha: 0.05)
+            [
+                group("control", users: 5000, converters: 250, control: true),
+                group("t1", users: 5000, converters: 320), group("t2", users: 5000, converters: 255),
+                group("t3", users: 5000, converters: 0), group("t4", users: 1, converters: 1),
+            ], alpha: 0.05)
         for row in analysis.comparisons {
             #expect((row.pValue == nil) == (row.pValueAdjusted == nil))
             #expect((row.pValueAdjusted == nil) == (row.significant == nil))
@@ -48,16 +52,23 @@ struct OfferingAnalysisTests {
         #expect(arpu.compactMap(\.pValueAdjusted) == holmBonferroni(withP))
     }
 
-    @Test("Swapping treatment and control: same p, lifts and intervals mirrored, chance 1 − P",
-          arguments: [(500, 10_000, 560, 10_000), (3, 20, 9, 25), (0, 50, 4, 60), (40, 40, 35, 45)])
+    @Test(
+        "Swapping treatment and control: same p, lifts and intervals mirrored, chance 1 − P",
+        arguments: [(500, 10_000, 560, 10_000), (3, 20, 9, 25), (0, 50, 4, 60), (40, 40, 35, 45)])
     func swapSymmetry(_ sizes: (Int, Int, Int, Int)) throws {
         let (xa, na, xb, nb) = sizes
         let forward = try analyzeOffering(
-            [group("a", users: na, converters: xa, price: 4.99, control: true),
-             group("b", users: nb, converters: xb, price: 7.49)], alpha: 0.05).comparisons
+            [
+                group("a", users: na, converters: xa, price: 4.99, control: true),
+                group("b", users: nb, converters: xb, price: 7.49),
+            ], alpha: 0.05
+        ).comparisons
         let backward = try analyzeOffering(
-            [group("b", users: nb, converters: xb, price: 7.49, control: true),
-             group("a", users: na, converters: xa, price: 4.99)], alpha: 0.05).comparisons
+            [
+                group("b", users: nb, converters: xb, price: 7.49, control: true),
+                group("a", users: na, converters: xa, price: 4.99),
+            ], alpha: 0.05
+        ).comparisons
         for (f, b) in zip(forward, backward) {
             #expect(f.metric == b.metric)
             #expect(f.controlValue == b.value && f.value == b.controlValue)
@@ -76,8 +87,11 @@ struct OfferingAnalysisTests {
         var previousLift = -Double.infinity
         for converters in stride(from: 500, through: 700, by: 25) {
             let rows = try analyzeOffering(
-                [group("control", users: 10_000, converters: 500, control: true),
-                 group("t", users: 10_000, converters: converters)], alpha: 0.05).comparisons
+                [
+                    group("control", users: 10_000, converters: 500, control: true),
+                    group("t", users: 10_000, converters: converters),
+                ], alpha: 0.05
+            ).comparisons
             let row = try #require(rows.first { $0.metric == metric })
             let p = try #require(row.pValue)
             let chance = try #require(row.chanceToBeatControl)
@@ -164,8 +178,10 @@ struct OfferingAnalysisTests {
     @Test("Huge n (10⁸ users per group) stays finite and exact enough")
     func huge() throws {
         let analysis = try analyzeOffering(
-            [group("control", users: 100_000_000, converters: 5_000_000, control: true),
-             group("t", users: 100_000_000, converters: 5_010_000)], alpha: 0.05)
+            [
+                group("control", users: 100_000_000, converters: 5_000_000, control: true),
+                group("t", users: 100_000_000, converters: 5_010_000),
+            ], alpha: 0.05)
         for row in analysis.comparisons {
             #expect(row.pValue.map { $0 > 0 && $0 < 1 } == true)
             #expect(row.chanceToBeatControl.map { $0 > 0.99 } == true)
@@ -180,7 +196,8 @@ struct OfferingAnalysisTests {
             try analyzeOffering([group("a", users: 1, converters: 0)], alpha: 0.05)
         }
         #expect(throws: AnalysisInputError.multipleControls(["a", "b"])) {
-            try analyzeOffering([group("a", users: 1, converters: 0, control: true), group("b", users: 1, converters: 0, control: true)], alpha: 0.05)
+            try analyzeOffering(
+                [group("a", users: 1, converters: 0, control: true), group("b", users: 1, converters: 0, control: true)], alpha: 0.05)
         }
         #expect(throws: AnalysisInputError.invalidCounts(group: "a", users: 1, converters: 2)) {
             try analyzeOffering([group("a", users: 1, converters: 2, control: true)], alpha: 0.05)
@@ -191,7 +208,9 @@ struct OfferingAnalysisTests {
         #expect(throws: AnalysisInputError.invalidWeight(group: "a", weight: -1)) {
             try analyzeOffering([group("a", users: 1, converters: 0, weight: -1, control: true)], alpha: 0.05)
         }
-        let nan = AnalysisGroup(name: "x", isControl: true, weight: 1, statistics: GroupSufficientStatistics(users: 2, converters: 0, revenueSum: .nan, revenueSumSquares: 0))
+        let nan = AnalysisGroup(
+            name: "x", isControl: true, weight: 1,
+            statistics: GroupSufficientStatistics(users: 2, converters: 0, revenueSum: .nan, revenueSumSquares: 0))
         #expect(throws: AnalysisInputError.invalidRevenue(group: "x")) { try analyzeOffering([nan], alpha: 0.05) }
         #expect(AnalysisInputError.noControl.description.contains("control"))
     }

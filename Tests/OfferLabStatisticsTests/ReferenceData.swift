@@ -28,8 +28,9 @@ enum ReferenceError: Error, CustomStringConvertible {
 /// The reference files, read from the test bundle (never generated at test time).
 enum Reference {
     static func url(_ name: String) throws -> URL {
-        guard let url = Bundle.module.url(forResource: "Reference/\(name)", withExtension: nil)
-            ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Reference")
+        guard
+            let url = Bundle.module.url(forResource: "Reference/\(name)", withExtension: nil)
+                ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Reference")
         else { throw ReferenceError.missing(name) }
         return url
     }

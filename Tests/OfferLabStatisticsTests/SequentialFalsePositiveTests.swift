@@ -1,6 +1,6 @@
-import Testing
 import OfferLabGenerate
 import OfferLabStatistics
+import Testing
 
 /// The reason §2.8 exists, as a test: A/A experiments (no true difference) read every night.
 /// A small, seeded version of `scripts/aa-simulation.py` (docs/statistics.md has its table),

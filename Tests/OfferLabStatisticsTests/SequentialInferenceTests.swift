@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Sequential inference (contract §2.8) against the mpmath reference")
 struct SequentialInferenceTests {
@@ -43,8 +43,12 @@ struct SequentialInferenceTests {
     @Test("N* must be a positive finite number")
     func tuningIsValidated() {
         let groups = [
-            AnalysisGroup(name: "control", isControl: true, weight: 1, statistics: GroupSufficientStatistics(users: 10, converters: 1, revenueSum: 9.99, revenueSumSquares: 99.8)),
-            AnalysisGroup(name: "t", isControl: false, weight: 1, statistics: GroupSufficientStatistics(users: 10, converters: 2, revenueSum: 19.98, revenueSumSquares: 199.6)),
+            AnalysisGroup(
+                name: "control", isControl: true, weight: 1,
+                statistics: GroupSufficientStatistics(users: 10, converters: 1, revenueSum: 9.99, revenueSumSquares: 99.8)),
+            AnalysisGroup(
+                name: "t", isControl: false, weight: 1,
+                statistics: GroupSufficientStatistics(users: 10, converters: 2, revenueSum: 19.98, revenueSumSquares: 199.6)),
         ]
         for tuning in [0, -5000, Double.infinity, Double.nan] {
             #expect(throws: AnalysisInputError.self) { try analyzeOffering(groups, alpha: 0.05, sequentialTuning: tuning) }
@@ -56,15 +60,20 @@ struct SequentialInferenceTests {
     func widerThanFixedAndNarrowing() throws {
         func row(users: Int) throws -> ComparisonResult {
             let groups = [
-                AnalysisGroup(name: "control", isControl: true, weight: 1, statistics: GroupSufficientStatistics(users: users, converters: users / 20, revenueSum: 0, revenueSumSquares: 0)),
-                AnalysisGroup(name: "t", isControl: false, weight: 1, statistics: GroupSufficientStatistics(users: users, converters: users / 16, revenueSum: 0, revenueSumSquares: 0)),
+                AnalysisGroup(
+                    name: "control", isControl: true, weight: 1,
+                    statistics: GroupSufficientStatistics(users: users, converters: users / 20, revenueSum: 0, revenueSumSquares: 0)),
+                AnalysisGroup(
+                    name: "t", isControl: false, weight: 1,
+                    statistics: GroupSufficientStatistics(users: users, converters: users / 16, revenueSum: 0, revenueSumSquares: 0)),
             ]
             return try #require(analyzeOffering(groups, alpha: 0.05).comparisons.first)
         }
         var previousWidth = Double.infinity
         for users in [400, 4000, 40000, 400_000] {
             let comparison = try row(users: users)
-            let low = try #require(comparison.seqAbsLiftCILow), high = try #require(comparison.seqAbsLiftCIHigh)
+            let low = try #require(comparison.seqAbsLiftCILow)
+            let high = try #require(comparison.seqAbsLiftCIHigh)
             #expect(low < (comparison.absLiftCILow ?? .nan) && high > (comparison.absLiftCIHigh ?? .nan))
             #expect(high - low < previousWidth)
             #expect((comparison.seqPValue ?? 0) >= (comparison.pValue ?? 1))

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Special functions against mpmath")
 struct SpecialFunctionTests {

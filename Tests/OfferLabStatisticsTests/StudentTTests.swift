@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Student t against mpmath")
 struct StudentTTests {

@@ -1,5 +1,5 @@
-import Testing
 import OfferLabStatistics
+import Testing
 
 @Suite("Wilson score interval")
 struct WilsonTests {

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 @Suite struct AggregateStatisticsTests {
@@ -46,7 +47,8 @@ import Testing
             let text = try String(contentsOfFile: output + "/comparisons.csv", encoding: .utf8)
             return text.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         }
-        let tight = try comparisons(4000), loose = try comparisons(1e6)
+        let tight = try comparisons(4000)
+        let loose = try comparisons(1e6)
         let header = try #require(tight.first)
         let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
         #expect(Array(header[firstSequential...]) == ResultTables.sequentialColumns().map(\.0))
@@ -77,11 +79,15 @@ import Testing
                 let totals = offering.groups[index]
                 let statistics = totals.statistics
                 var row: [String] = [
-                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false", CSVWriter.number(group.weight),
+                    offering.offering.offeringID, group.name, index == offering.controlGroup ? "true" : "false",
+                    CSVWriter.number(group.weight),
                     String(statistics.users), String(statistics.converters), "\(statistics.revenueSum)", "\(statistics.revenueSumSquares)",
                 ]
                 if summary {
-                    let counts = [totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals, totals.refunds]
+                    let counts = [
+                        totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals,
+                        totals.refunds,
+                    ]
                     row += counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
                 }
                 aggregates += row.joined(separator: ",") + "\n"
@@ -138,7 +144,8 @@ import Testing
     @Test func productsOfAnUnknownGroupAreNamed() throws {
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\n")
-        let products = try folder.write("products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
+        let products = try folder.write(
+            "products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
         }

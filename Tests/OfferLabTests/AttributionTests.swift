@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 @Suite struct AttributionTests {
@@ -12,8 +13,12 @@ import Testing
         logRecord("paywall_view", user: "u1", ts: "2026-02-28T00:00:00Z"),  // pre-assignment
         logRecord("paywall_view", user: "u1", ts: "2026-03-01T09:00:00Z"),  // at assignment: counts
         logRecord("trial_start", user: "u1", ts: "2026-03-01T10:00:00Z", transaction: "tr1", original: "o1", product: "weekly"),
-        logRecord("purchase", user: "u1", ts: "2026-03-04T00:00:00Z", transaction: "p1", original: "o1", product: "weekly", price: "7.99", currency: "USD", offering: "test", group: "variant"),
-        logRecord("renewal", user: "u1", ts: "2026-03-09T00:00:00Z", transaction: "r1", original: "o1", product: "weekly", price: "7.99", currency: "USD"),
+        logRecord(
+            "purchase", user: "u1", ts: "2026-03-04T00:00:00Z", transaction: "p1", original: "o1", product: "weekly", price: "7.99",
+            currency: "USD", offering: "test", group: "variant"),
+        logRecord(
+            "renewal", user: "u1", ts: "2026-03-09T00:00:00Z", transaction: "r1", original: "o1", product: "weekly", price: "7.99",
+            currency: "USD"),
         logRecord("refund", user: "u1", ts: "2026-03-12T00:00:00Z", transaction: "p1", product: "weekly"),  // after the window, no price
         logRecord("refund", user: "u1", ts: "2026-03-12T00:00:00Z", transaction: "r1", product: "weekly", price: "7.99", currency: "USD"),  // orphan
         logRecord("refund", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "tr1", product: "weekly"),  // refunds a trial: orphan
@@ -21,7 +26,9 @@ import Testing
         logRecord("refund", user: "u1", ts: "2026-03-06T00:00:00Z", transaction: "p2", product: "monthly", price: "4", currency: "BRL"),
         logRecord("cancel", user: "u1", ts: "2026-03-06T00:00:00Z", offering: "wrong", group: "control"),
         logRecord("trial_start", user: "u3", ts: "2026-03-05T12:00:00Z", transaction: "tr3", product: "monthly"),
-        logRecord("purchase", user: "u3", ts: "2026-03-06T00:00:00Z", transaction: "p3", original: "x9", product: "monthly", price: "19.99", currency: "EUR", offering: "test", group: "variant"),
+        logRecord(
+            "purchase", user: "u3", ts: "2026-03-06T00:00:00Z", transaction: "p3", original: "x9", product: "monthly", price: "19.99",
+            currency: "EUR", offering: "test", group: "variant"),
         logRecord("trial_start", user: "00123", ts: "2026-03-06T00:00:00Z", transaction: "tr4", original: "o5", product: "weekly"),
         logRecord("purchase", user: "00123", ts: "2026-03-07T00:00:00Z", transaction: "p4", product: "weekly", price: "1", currency: "USD"),
     ]
@@ -40,7 +47,8 @@ import Testing
         #expect(control.grossRevenue == 7.99)
         #expect(control.refundedRevenue == 7.99)  // whole price of p1; BRL left out
         #expect(control.netRevenue == 0)
-        #expect(result.quality == OfferingQuality(preAssignmentEvents: 1, orphanRefunds: 2, attributionMismatches: 2, unknownCurrencyEvents: 2))
+        #expect(
+            result.quality == OfferingQuality(preAssignmentEvents: 1, orphanRefunds: 2, attributionMismatches: 2, unknownCurrencyEvents: 2))
     }
 
     @Test func variantGroupValues() async throws {

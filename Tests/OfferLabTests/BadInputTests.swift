@@ -22,7 +22,8 @@ import Testing
         // The third line of a reason is counted but not kept (rejects_per_reason: 2).
         let tooLong = "{\"ts\":\"" + String(repeating: "x", count: LineSplitter.defaultMaxLineLength) + "\"}"
         let extra = [#"{"ts":"2026-03-05T00:00:00Z","user_id":"u1"}"#, tooLong, tooLong, tooLong]
-        let unknownCurrency = event("purchase", user: "u2", ts: "2026-03-05T00:00:00Z", product: "weekly", transaction: "x1", price: "5", currency: "XYZ")
+        let unknownCurrency = event(
+            "purchase", user: "u2", ts: "2026-03-05T00:00:00Z", product: "weekly", transaction: "x1", price: "5", currency: "XYZ")
         let night = try NightFixture(
             events: NightFixture.standardEvents + Self.malformedLines + extra + [unknownCurrency],
             job: ["rejects_per_reason": "2", "max_bad_line_ratio": "1"])
@@ -103,7 +104,8 @@ import Testing
         let aLog = night.folder.file("logs/a.jsonl.gz")
         #expect(
             failed.standardError.hasSuffix(
-                "over max_bad_line_ratio 0.1; most in \(noisePath) (40), \(aLog) (1); their first lines of each reason are in \(rejectsPath)\n"),
+                "over max_bad_line_ratio 0.1; most in \(noisePath) (40), \(aLog) (1); their first lines of each reason are in \(rejectsPath)\n"
+            ),
             "\(failed.standardError)")
         #expect(failed.standardError.hasPrefix("offerlab: error: 41 of 47 log lines are malformed"))
         let rejects = parseCSV(try String(contentsOfFile: rejectsPath, encoding: .utf8))
@@ -127,8 +129,22 @@ import Testing
 
     /// Corruptions of `logs/b.jsonl.gz`, a valid member of two events.
     static let corruptions: [(name: String, damage: @Sendable ([UInt8]) -> [UInt8])] = [
-        ("bad CRC", { bytes in var bytes = bytes; bytes[bytes.count - 8] ^= 0xFF; return bytes }),
-        ("bad header", { bytes in var bytes = bytes; bytes[2] = 0x07; return bytes }),
+        (
+            "bad CRC",
+            { bytes in
+                var bytes = bytes
+                bytes[bytes.count - 8] ^= 0xFF
+                return bytes
+            }
+        ),
+        (
+            "bad header",
+            { bytes in
+                var bytes = bytes
+                bytes[2] = 0x07
+                return bytes
+            }
+        ),
         ("cut inside the member", { bytes in Array(bytes.prefix(bytes.count - 12)) }),
     ]
 
@@ -184,7 +200,8 @@ import Testing
 
         let run = try night.start(pausingAt: "reading-logs")
         let status = try String(contentsOfFile: "/proc/\(run.pid)/status", encoding: .utf8)
-        let peakKiB = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) })
+        let peakKiB = try #require(
+            status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) })
         #expect(peakKiB < 64 * 1024, "peak resident size \(peakKiB) KiB")
         run.send(SIGCONT)
         let result = run.wait()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 @Suite struct ByteStringInternerTests {

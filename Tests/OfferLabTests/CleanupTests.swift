@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 @Suite struct CleanupTests {
@@ -13,16 +14,30 @@ import Testing
         let results = try await analyse(
             Self.tables,
             [
-                logRecord("purchase", user: "u1", ts: "2026-03-03T10:00:00Z", id: "a", transaction: "t1", product: "late", price: "10", currency: "USD"),
-                logRecord("purchase", user: "u1", ts: "2026-03-03T09:00:00Z", id: "a", transaction: "t1", product: "weekly", price: "10", currency: "USD"),
-                logRecord("purchase", user: "u1", ts: "2026-03-03T11:00:00Z", id: "b", transaction: "t1", product: "resent", price: "10", currency: "USD"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-03T10:00:00Z", id: "a", transaction: "t1", product: "late", price: "10",
+                    currency: "USD"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-03T09:00:00Z", id: "a", transaction: "t1", product: "weekly", price: "10",
+                    currency: "USD"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-03T11:00:00Z", id: "b", transaction: "t1", product: "resent", price: "10",
+                    currency: "USD"),
                 logRecord("upgrade", user: "u1", ts: "2026-03-03T11:00:00Z", id: "c"),
                 logRecord("upgrade", user: "u1", ts: "2026-03-03T11:00:00Z", id: "c"),
-                logRecord("purchase", user: "u3", ts: "2026-03-03T11:00:00Z", transaction: "t9", product: "weekly", price: "3", currency: "USD", sandbox: true),
-                logRecord("renewal", user: "u3", ts: "2026-03-06T00:00:00Z", id: "t", transaction: "r1", product: "p1", price: "5", currency: "EUR"),
-                logRecord("renewal", user: "u3", ts: "2026-03-06T00:00:00Z", id: "t", transaction: "r2", product: "p2", price: "5", currency: "EUR"),
+                logRecord(
+                    "purchase", user: "u3", ts: "2026-03-03T11:00:00Z", transaction: "t9", product: "weekly", price: "3", currency: "USD",
+                    sandbox: true),
+                logRecord(
+                    "renewal", user: "u3", ts: "2026-03-06T00:00:00Z", id: "t", transaction: "r1", product: "p1", price: "5",
+                    currency: "EUR"),
+                logRecord(
+                    "renewal", user: "u3", ts: "2026-03-06T00:00:00Z", id: "t", transaction: "r2", product: "p2", price: "5",
+                    currency: "EUR"),
                 logRecord("paywall_view", user: "nobody", ts: "2026-03-06T00:00:00Z"),
-                logRecord("purchase", user: "u1", ts: "2026-03-20T00:00:00Z", id: "a", transaction: "t7", product: "x", price: "1", currency: "USD"),
+                logRecord(
+                    "purchase", user: "u1", ts: "2026-03-20T00:00:00Z", id: "a", transaction: "t7", product: "x", price: "1",
+                    currency: "USD"),
             ])
         #expect(results.cleanup == CleanupCounters(duplicateEvents: 4, unknownEventTypes: 1, sandboxEvents: 1, unassignedEvents: 1))
         let test = results.offerings[0]

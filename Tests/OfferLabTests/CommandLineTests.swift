@@ -13,7 +13,9 @@ import Testing
     static let badValues = [
         BadValue(arguments: ["run", "JOB", "--threads", "0"], message: "--threads must be at least 1, got 0"),
         BadValue(arguments: ["run", "JOB", "--as-of", "yesterday"], message: "--as-of 'yesterday' is not a date"),
-        BadValue(arguments: ["stats", "--input", "agg.csv", "--output", "out", "--alpha", "2"], message: "--alpha must be greater than 0 and less than 1, got 2.0"),
+        BadValue(
+            arguments: ["stats", "--input", "agg.csv", "--output", "out", "--alpha", "2"],
+            message: "--alpha must be greater than 0 and less than 1, got 2.0"),
         BadValue(
             arguments: ["stats", "--input", "agg.csv", "--output", "out", "--sequential-tuning", "0"],
             message: "--sequential-tuning 0.0 must be a positive number of users"),

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// What the commands other than `run` say, through the real binary.
@@ -9,7 +10,9 @@ import Testing
         let night = try NightFixture()
         #expect(try night.run().status == 0)
         var recorded: [SQLiteValue] = []
-        try SQLiteDatabase(path: night.databasePath, readOnly: true).prepare("SELECT tool_version FROM runs").forEachRow { recorded.append($0.value(at: 0)) }
+        try SQLiteDatabase(path: night.databasePath, readOnly: true).prepare("SELECT tool_version FROM runs").forEachRow {
+            recorded.append($0.value(at: 0))
+        }
         let version = try runOfferLab(["--version"])
         #expect(version.status == 0)
         let printed = version.standardOutput.trimmingCharacters(in: .newlines)
@@ -25,6 +28,7 @@ import Testing
         #expect(again.status == 73)
         #expect(
             again.standardError
-                == "offerlab: error: \(folder.path): already holds a data set (tables); choose another folder or pass --force to replace it\n")
+                == "offerlab: error: \(folder.path): already holds a data set (tables); choose another folder or pass --force to replace it\n"
+        )
     }
 }

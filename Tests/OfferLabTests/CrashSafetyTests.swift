@@ -44,7 +44,8 @@ import Testing
         #expect(Date().timeIntervalSince(started) >= 0.5)
         #expect(
             second.standardError
-                == "offerlab: error: another run of this job holds \(night.databasePath).lock; waited 0.5 s (set lock_timeout_seconds to wait longer)\n")
+                == "offerlab: error: another run of this job holds \(night.databasePath).lock; waited 0.5 s (set lock_timeout_seconds to wait longer)\n"
+        )
         #expect(try night.snapshot() == before)
 
         first.send(SIGCONT)
@@ -123,7 +124,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         let result = try night.run(["--database", elsewhere])
         #expect(result.status == 73)
-        #expect(result.standardError == "offerlab: error: database: \(elsewhere): SQLite error 14: unable to open database file (Is a directory)\n")
+        #expect(
+            result.standardError
+                == "offerlab: error: database: \(elsewhere): SQLite error 14: unable to open database file (Is a directory)\n")
         #expect(try night.snapshot() == before)
         #expect(try night.outputEntries().filter { !$0.hasPrefix("results.sqlite") } == ["2026-03-16"])
     }

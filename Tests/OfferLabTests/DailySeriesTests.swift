@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 @Suite struct DailySeriesTests {
@@ -20,13 +21,14 @@ import Testing
             let (c, v) = (day.groups[0], day.groups[1])
             return "\(day.date) \(c.users) \(c.converters) \(c.netRevenue) \(c.refunds) | \(v.users) \(v.converters) \(v.netRevenue)"
         }
-        #expect(rows == [
-            "2026-03-01 2 0 0.0 0 | 0 0 0.0",
-            "2026-03-02 2 1 7.0 0 | 1 1 5.0",  // u2 (control until 03-03) buys
-            "2026-03-03 1 1 10.0 0 | 1 1 5.0",  // u2's second group appears: excluded
-            "2026-03-04 1 1 10.0 0 | 1 1 5.0",
-            "2026-03-05 1 1 0.0 1 | 1 1 5.0",  // the refund at 23:59:59 counts that day
-        ])
+        #expect(
+            rows == [
+                "2026-03-01 2 0 0.0 0 | 0 0 0.0",
+                "2026-03-02 2 1 7.0 0 | 1 1 5.0",  // u2 (control until 03-03) buys
+                "2026-03-03 1 1 10.0 0 | 1 1 5.0",  // u2's second group appears: excluded
+                "2026-03-04 1 1 10.0 0 | 1 1 5.0",
+                "2026-03-05 1 1 0.0 1 | 1 1 5.0",  // the refund at 23:59:59 counts that day
+            ])
     }
 
     @Test func theLastDayIsTheNight() async throws {

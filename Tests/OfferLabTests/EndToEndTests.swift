@@ -2,6 +2,7 @@ import Foundation
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// The real binary on real files, against the outputs of the independent Python reference
@@ -38,7 +39,8 @@ import Testing
     func outputsMatchTheReference(dataSet: DataSet) throws {
         let folder = try TemporaryFolder()
         let result = try runOfferLab([
-            "run", repositoryRoot.appendingPathComponent(dataSet.job).path, "--output", folder.path, "--database", folder.file("results.sqlite"),
+            "run", repositoryRoot.appendingPathComponent(dataSet.job).path, "--output", folder.path, "--database",
+            folder.file("results.sqlite"),
         ])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError == dataSet.warnings.map { "warning: \($0)\n" }.joined())
@@ -96,7 +98,9 @@ import Testing
         let second = try TemporaryFolder()
         let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
         for (folder, threads) in [(first, "1"), (second, "3")] {
-            let result = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite"), "--threads", threads])
+            let result = try runOfferLab([
+                "run", job, "--output", folder.path, "--database", folder.file("results.sqlite"), "--threads", threads,
+            ])
             #expect(result.status == 0, "\(result.standardError)")
         }
         for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv", "daily.csv", "rejects.csv"] {

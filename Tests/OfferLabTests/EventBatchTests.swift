@@ -1,5 +1,6 @@
 import OfferLabIngest
 import Testing
+
 @testable import OfferLab
 
 /// A file's users, looked up in the population's as the file is read (a group at a time), or

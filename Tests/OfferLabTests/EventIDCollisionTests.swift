@@ -1,6 +1,7 @@
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// Event ids that are not UUIDs are keyed by a 64-bit hash of their text (`EventIDKey`): two

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLab
 
 @Suite struct EventIDKeyTests {
@@ -17,8 +18,12 @@ import Testing
             }
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value.append(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value.append(byte - UInt8(ascii: "a") + 10); lower = true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value.append(byte - UInt8(ascii: "A") + 10); upper = true
+            case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                value.append(byte - UInt8(ascii: "a") + 10)
+                lower = true
+            case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                value.append(byte - UInt8(ascii: "A") + 10)
+                upper = true
             default: return nil
             }
         }
@@ -71,7 +76,9 @@ import Testing
                 var bytes = Array(text.utf8)
                 for position in 0..<36 {
                     let original = bytes[position]
-                    for byte: UInt8 in [0x00, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60, 0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xC1, 0xE6, 0xFF] {
+                    for byte: UInt8 in [
+                        0x00, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60, 0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xC1, 0xE6, 0xFF,
+                    ] {
                         bytes[position] = byte
                         let mutated = bytes.withUnsafeBytes { EventIDKey.uuid($0) }
                         let expected = String(bytes: bytes, encoding: .utf8).flatMap(Self.reference)
@@ -88,7 +95,9 @@ import Testing
     }
 
     @Test func hex32IsItsBitsAndCase() {
-        #expect(Self.exact("683a856a5a344da59f7def4aee85b24a") == EventIDKey(high: 0x683a_856a_5a34_4da5, low: 0x9f7d_ef4a_ee85_b24a, form: .lowercaseHex32))
+        #expect(
+            Self.exact("683a856a5a344da59f7def4aee85b24a")
+                == EventIDKey(high: 0x683a_856a_5a34_4da5, low: 0x9f7d_ef4a_ee85_b24a, form: .lowercaseHex32))
         #expect(Self.exact("683A856A5A344DA59F7DEF4AEE85B24A")?.form == .uppercaseHex32)
         for text in ["683a856a5a344da59f7def4aee85b24A", "683a856a5a344da59f7def4aee85b24g", "683a856a5a344da59f7def4aee85b24aa"] {
             #expect(Self.exact(text) == nil, "\(text)")
@@ -107,10 +116,13 @@ import Testing
 
     @Test func canonicalULIDsAreTheir128Bits() {
         // The generator's ULID of 98ae6468-4b5e-4b43-b86c-ecb320d78363's bits.
-        #expect(Self.exact("4RNSJ6GJTY9D1VGV7CPCGDF0V3") == EventIDKey(high: 0x98ae_6468_4b5e_4b43, low: 0xb86c_ecb3_20d7_8363, form: .ulid))
+        #expect(
+            Self.exact("4RNSJ6GJTY9D1VGV7CPCGDF0V3") == EventIDKey(high: 0x98ae_6468_4b5e_4b43, low: 0xb86c_ecb3_20d7_8363, form: .ulid))
         #expect(Self.exact("7ZZZZZZZZZZZZZZZZZZZZZZZZZ") == EventIDKey(high: .max, low: .max, form: .ulid))
         // Over 128 bits, lowercase, and the letters that are not canonical digits.
-        for text in ["8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "4rnsj6gjty9d1vgv7cpcgdf0v3", "4RNSJ6GJTY9D1VGV7CPCGDF0VI", "4RNSJ6GJTY9D1VGV7CPCGDF0VU"] {
+        for text in [
+            "8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "4rnsj6gjty9d1vgv7cpcgdf0v3", "4RNSJ6GJTY9D1VGV7CPCGDF0VI", "4RNSJ6GJTY9D1VGV7CPCGDF0VU",
+        ] {
             #expect(Self.exact(text) == nil, "\(text)")
         }
     }

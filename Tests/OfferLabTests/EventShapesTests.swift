@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 /// A file's shapes: each distinct shape once, ids dense in order of first appearance, every field
@@ -21,7 +22,8 @@ import Testing
         }
         // The same labels in the other order, and the other forms.
         shapes.append(EventShape(loggedOffering: 4, loggedGroup: 3, kind: 0, isSandbox: false, eventIDForm: .absent, hasDetails: false))
-        shapes.append(EventShape(loggedOffering: 3, loggedGroup: 4, kind: 0, isSandbox: false, eventIDForm: .uppercaseUUID, hasDetails: true))
+        shapes.append(
+            EventShape(loggedOffering: 3, loggedGroup: 4, kind: 0, isSandbox: false, eventIDForm: .uppercaseUUID, hasDetails: true))
         return shapes
     }
 

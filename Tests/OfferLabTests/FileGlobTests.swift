@@ -10,8 +10,10 @@ import Testing
     /// that only `*.csv.gz` names.
     private func logsFolder() throws -> TemporaryFolder {
         let folder = try TemporaryFolder()
-        for name in ["logs/top.jsonl.gz", "logs/2026/03/01/a.jsonl.gz", "logs/2026/03/02/b.jsonl.gz", "logs/late/c.jsonl.gz",
-                     "logs/late/d.csv.gz", "logs/.hidden/e.jsonl.gz"] {
+        for name in [
+            "logs/top.jsonl.gz", "logs/2026/03/01/a.jsonl.gz", "logs/2026/03/02/b.jsonl.gz", "logs/late/c.jsonl.gz",
+            "logs/late/d.csv.gz", "logs/.hidden/e.jsonl.gz",
+        ] {
             try folder.write(name, "")
         }
         try FileManager.default.createSymbolicLink(atPath: folder.file("logs/2026/loop"), withDestinationPath: folder.file("logs"))
@@ -27,7 +29,9 @@ import Testing
         let folder = try logsFolder()
         let matches = try FileGlob.matches(FileGlob.escaped(folder.path) + "/logs/**/*.jsonl.gz")
         #expect(
-            relative(matches, to: folder) == ["logs/2026/03/01/a.jsonl.gz", "logs/2026/03/02/b.jsonl.gz", "logs/late/c.jsonl.gz", "logs/top.jsonl.gz"])
+            relative(matches, to: folder) == [
+                "logs/2026/03/01/a.jsonl.gz", "logs/2026/03/02/b.jsonl.gz", "logs/late/c.jsonl.gz", "logs/top.jsonl.gz",
+            ])
     }
 
     /// What `glob(3)` alone gives: `**` as `*`, one folder deep.

@@ -1,6 +1,7 @@
 import OfferLabGenerate
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// The same generated data in other shapes of ids and files gives the same numbers: every output

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLab
 
 /// Names from the data are never executed: SQL binds them, CSV output neutralises formula
@@ -43,7 +44,8 @@ import Testing
         let database = try SQLiteDatabase(path: night.databasePath, readOnly: true)
         #expect(try database.tableNames().isSuperset(of: ["summary", "comparisons", "srm", "products", "quality", "runs", "run_inputs"]))
         var stored: [String] = []
-        try database.prepare("SELECT \"group\" FROM summary WHERE offering_id = ? ORDER BY rowid").forEachRow([.text(Self.offering)]) { row in
+        try database.prepare("SELECT \"group\" FROM summary WHERE offering_id = ? ORDER BY rowid").forEachRow([.text(Self.offering)]) {
+            row in
             if case .text(let name) = row.value(at: 0) { stored.append(name) }
         }
         #expect(stored == Self.groups)

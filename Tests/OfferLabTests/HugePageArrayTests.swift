@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 /// Arrays whose storage is advised to huge pages hold what the usual initializers give.

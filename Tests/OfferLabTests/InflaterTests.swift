@@ -2,6 +2,7 @@ import Foundation
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// zlib and ISA-L must be interchangeable: the same events from the same files, and the same
@@ -24,7 +25,9 @@ struct InflaterTests {
         #expect(zlib.count > 10_000)
         #expect(zlib.segments.count == isal.segments.count)
         for (zlibSegment, isalSegment) in zip(zlib.segments, isal.segments) {
-            #expect(zlibSegment.records == isalSegment.records && zlibSegment.shapes == isalSegment.shapes && zlibSegment.details == isalSegment.details)
+            #expect(
+                zlibSegment.records == isalSegment.records && zlibSegment.shapes == isalSegment.shapes
+                    && zlibSegment.details == isalSegment.details)
             #expect(zlibSegment.eventIDs == isalSegment.eventIDs && zlibSegment.transactionMap == isalSegment.transactionMap)
             #expect(zlibSegment.labelMap == isalSegment.labelMap)
         }
@@ -43,7 +46,9 @@ struct InflaterTests {
         let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
         let folders = try [TemporaryFolder(), TemporaryFolder()]
         for (folder, inflater) in zip(folders, ["zlib", "isal"]) {
-            let result = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite"), "--inflater", inflater])
+            let result = try runOfferLab([
+                "run", job, "--output", folder.path, "--database", folder.file("results.sqlite"), "--inflater", inflater,
+            ])
             #expect(result.status == 0, "\(result.standardError)")
         }
         func csvFiles(_ folder: TemporaryFolder) throws -> [String] {

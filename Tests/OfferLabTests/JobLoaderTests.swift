@@ -2,6 +2,7 @@ import Foundation
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 @Suite struct JobLoaderTests {
@@ -76,17 +77,29 @@ import Testing
     /// Currency codes are upper-case ISO 4217 codes (contract §1.5); `usd` would never match the
     /// logs' `USD`, and its money would be left out.
     @Test(arguments: [
-        ("report_currency: usd", "report_currency", "job file JOB: report_currency: 'usd': currency codes are upper-case ISO 4217 codes: did you mean USD?"),
+        (
+            "report_currency: usd", "report_currency",
+            "job file JOB: report_currency: 'usd': currency codes are upper-case ISO 4217 codes: did you mean USD?"
+        ),
         ("rates: {eur: 1.08}", "rates", "job file JOB: rates: 'eur': currency codes are upper-case ISO 4217 codes: did you mean EUR?"),
-        ("rates: {EURO: 1.08}", "rates", "job file JOB: rates: 'EURO': currency codes are upper-case ISO 4217 codes (three letters, like USD)"),
-        ("rates_file: rates.csv", "rates", "rates_file: FOLDER/rates.csv line 3: 'gbp': currency codes are upper-case ISO 4217 codes: did you mean GBP?"),
+        (
+            "rates: {EURO: 1.08}", "rates",
+            "job file JOB: rates: 'EURO': currency codes are upper-case ISO 4217 codes (three letters, like USD)"
+        ),
+        (
+            "rates_file: rates.csv", "rates",
+            "rates_file: FOLDER/rates.csv line 3: 'gbp': currency codes are upper-case ISO 4217 codes: did you mean GBP?"
+        ),
     ])
     func aCurrencyCodeNotInISOFormIsABadJob(line: String, replacing key: String, expected: String) throws {
         let fixture = try job(line, omit: [key])
         try fixture.folder.write("rates.csv", "currency,rate\nEUR,1.08\ngbp,1.27\n")
         let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: fixture.path) }
         #expect(error.category == .configuration)
-        #expect(error.message == expected.replacingOccurrences(of: "JOB", with: fixture.path).replacingOccurrences(of: "FOLDER", with: fixture.folder.path))
+        #expect(
+            error.message
+                == expected.replacingOccurrences(of: "JOB", with: fixture.path).replacingOccurrences(
+                    of: "FOLDER", with: fixture.folder.path))
     }
 
     @Test func maxUnconvertibleMoneyShareIsOffByDefaultAndAShare() throws {
@@ -102,7 +115,10 @@ import Testing
     /// The problem and where it is, on one line (Yams's own text puts the problem after a line
     /// break).
     @Test(arguments: [
-        ("logs: [a, b\nalpha: 0.1", "not valid YAML: line 8, column 6: did not find expected ',' or ']' (while parsing a flow sequence at line 7, column 7)"),
+        (
+            "logs: [a, b\nalpha: 0.1",
+            "not valid YAML: line 8, column 6: did not find expected ',' or ']' (while parsing a flow sequence at line 7, column 7)"
+        ),
         ("  alpha: 0.1", "not valid YAML: line 7, column 8: mapping values are not allowed in this context"),
     ])
     func aYAMLErrorSaysWhatAndWhere(extra: String, expected: String) throws {

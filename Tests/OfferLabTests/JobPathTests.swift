@@ -31,7 +31,9 @@ import Testing
         }
         let result = try night.run()
         #expect(result.status == 78)
-        #expect(result.standardError.contains(expected.replacingOccurrences(of: "{folder}", with: night.folder.path)), "\(result.standardError)")
+        #expect(
+            result.standardError.contains(expected.replacingOccurrences(of: "{folder}", with: night.folder.path)), "\(result.standardError)"
+        )
     }
 
     /// Glob characters in the job file's folder are that folder's name, not a pattern.

@@ -4,6 +4,7 @@ import OfferLabIngest
 import OfferLabTestSupport
 import Synchronization
 import Testing
+
 @testable import OfferLab
 
 /// Log files are read while the assignment table is: files finished before it wait, unmerged,
@@ -57,7 +58,10 @@ import Testing
             gate.workDone.yield(index)
             return index * 10
         } prepare: { (result: consuming Int, gate: Int) in
-            underWay.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            underWay.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
             let deadline = ContinuousClock.now + .seconds(5)
             while underWay.withLock({ $0.most }) < 2 && ContinuousClock.now < deadline { usleep(1000) }
             underWay.withLock { $0.now -= 1 }
@@ -135,7 +139,9 @@ import Testing
         #expect(early.count == late.count)
         #expect(early.count > 0)
         for (earlySegment, lateSegment) in zip(early.segments, late.segments) {
-            #expect(earlySegment.records == lateSegment.records && earlySegment.shapes == lateSegment.shapes && earlySegment.details == lateSegment.details)
+            #expect(
+                earlySegment.records == lateSegment.records && earlySegment.shapes == lateSegment.shapes
+                    && earlySegment.details == lateSegment.details)
         }
     }
 
@@ -303,7 +309,9 @@ import Testing
         store.forEachSegment { _, segment, _ in
             segment.forEachRecord { _, record, shape, details in
                 let details = details < 0 ? nil : segment.storeDetails(segment.details[Int(details)])
-                events.append("\(record.timestamp) \(record.user) \(String(describing: segment.eventID(record, shape))) \(shape.loggedOffering) \(shape.loggedGroup) \(shape.kind) \(shape.isSandbox) \(String(describing: details))")
+                events.append(
+                    "\(record.timestamp) \(record.user) \(String(describing: segment.eventID(record, shape))) \(shape.loggedOffering) \(shape.loggedGroup) \(shape.kind) \(shape.isSandbox) \(String(describing: details))"
+                )
             }
         }
         return events

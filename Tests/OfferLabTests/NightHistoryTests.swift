@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLab
 
 /// The database keeps every night: re-running a night through the binary replaces exactly that
@@ -80,7 +81,10 @@ import Testing
         let database = try SQLiteDatabase(path: night.databasePath)
         let added: [(table: String, columns: [String])] = [
             ("comparisons", ResultTables.sequentialColumns().map(\.0)),
-            ("daily", ResultTables.sequentialColumns(prefix: "conversion_").map(\.0) + ResultTables.sequentialColumns(prefix: "arpu_").map(\.0)),
+            (
+                "daily",
+                ResultTables.sequentialColumns(prefix: "conversion_").map(\.0) + ResultTables.sequentialColumns(prefix: "arpu_").map(\.0)
+            ),
             ("offerings", ["sequential_tuning", "decision"]),
         ]
         for (table, columns) in added {

@@ -7,7 +7,8 @@ import Testing
     static let wrapper = repositoryRoot.appendingPathComponent("jobs/offerlab-nightly.sh").path
 
     func runWrapper(_ night: NightFixture, log: String) throws -> ProcessResult {
-        try OfferLabProcess(executable: "/bin/bash", [Self.wrapper, night.jobPath, log], environment: ["OFFERLAB": try offerLabBinary()]).wait()
+        try OfferLabProcess(executable: "/bin/bash", [Self.wrapper, night.jobPath, log], environment: ["OFFERLAB": try offerLabBinary()])
+            .wait()
     }
 
     @Test func aSuccessPrintsNothingAndAppendsToTheLog() throws {

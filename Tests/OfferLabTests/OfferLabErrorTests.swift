@@ -2,6 +2,7 @@ import Foundation
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// Errors are values: where a failure was seen and what caused it are fields, not only text.

@@ -1,30 +1,35 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 @Suite struct ResultsDatabaseTests {
     func table(_ offering: String, _ value: Int) -> ResultTable {
-        var table = ResultTable(name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
+        var table = ResultTable(
+            name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
         table.rows = [[.text(offering), .text("n"), .integer(value)], [.text(""), .text("lines_read"), .integer(value)]]
         return table
     }
 
     func run(_ night: String) -> RunRecord {
-        RunRecord(job: "job.yaml", asOf: night + "T00:00:00Z", night: night, startedAt: "s", finishedAt: "f", status: "succeeded",
-                  toolVersion: "t", inputFiles: [("a.jsonl.gz", 10)])
+        RunRecord(
+            job: "job.yaml", asOf: night + "T00:00:00Z", night: night, startedAt: "s", finishedAt: "f", status: "succeeded",
+            toolVersion: "t", inputFiles: [("a.jsonl.gz", 10)])
     }
 
     func rows(_ path: String) throws -> [String] {
         var rows: [String] = []
-        try SQLiteDatabase(path: path).prepare("SELECT as_of, offering_id, count FROM quality ORDER BY as_of, offering_id").forEachRow { row in
-            rows.append((0..<3).map { column -> String in
-                switch row.value(at: column) {
-                case .text(let text): text
-                case .integer(let integer): String(integer)
-                default: "?"
-                }
-            }.joined(separator: " "))
+        try SQLiteDatabase(path: path).prepare("SELECT as_of, offering_id, count FROM quality ORDER BY as_of, offering_id").forEachRow {
+            row in
+            rows.append(
+                (0..<3).map { column -> String in
+                    switch row.value(at: column) {
+                    case .text(let text): text
+                    case .integer(let integer): String(integer)
+                    default: "?"
+                    }
+                }.joined(separator: " "))
         }
         return rows
     }

@@ -4,6 +4,7 @@ import OfferLabIngest
 import OfferLabTestSupport
 import Synchronization
 import Testing
+
 @testable import OfferLab
 
 @Suite struct PopulationTests {
@@ -114,7 +115,10 @@ import Testing
     /// Offering ids 1, 2, 3 with groups 10/11, 20/21, 30/31/32.
     static let tables = TablesFixture(
         offerings: [(1, "test", "Test", true), (2, "other", "Other", false), (3, "third", "Third", true)],
-        groups: [(10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1), (30, 3, "x", 1), (31, 3, "y", 1), (32, 3, "z", 1)])
+        groups: [
+            (10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1), (30, 3, "x", 1), (31, 3, "y", 1),
+            (32, 3, "z", 1),
+        ])
 
     /// Rows whose kinds cycle with the row number: most users have one row, some are spread
     /// over offerings and groups, out of time order, and a few rows are invalid or late.
@@ -206,7 +210,9 @@ import Testing
     @Test func everySourceGivesThePopulationOfTheRules() throws {
         let expected = try Self.expected(Self.rows)
         // The rules are met by the data: users in three offerings, users in several groups.
-        #expect(expected.contains { $0.hasPrefix("3 u0 ") } && expected.contains { $0.hasPrefix("1 u0 ") } && expected.contains { $0.hasPrefix("2 u0 ") })
+        #expect(
+            expected.contains { $0.hasPrefix("3 u0 ") } && expected.contains { $0.hasPrefix("1 u0 ") }
+                && expected.contains { $0.hasPrefix("2 u0 ") })
         #expect(expected.filter { !$0.hasSuffix(" -") && !$0.contains("invalid") }.count > 5)
 
         let folder = try TemporaryFolder()
@@ -220,22 +226,25 @@ import Testing
         for table in ["subscription_offerings", "subscription_offering_groups"] {
             var text = ""
             try database.prepare("SELECT * FROM \(table)").forEachRow { row in
-                text += (0..<row.count).map { column -> String in
-                    switch row.value(at: column) {
-                    case .integer(let integer): String(integer)
-                    case .real(let real): String(real)
-                    case .text(let text): text
-                    case .null: ""
-                    }
-                }.joined(separator: ",") + "\n"
+                text +=
+                    (0..<row.count).map { column -> String in
+                        switch row.value(at: column) {
+                        case .integer(let integer): String(integer)
+                        case .real(let real): String(real)
+                        case .text(let text): text
+                        case .null: ""
+                        }
+                    }.joined(separator: ",") + "\n"
             }
-            let header = table == "subscription_offerings" ? "id,offering_id,name,is_active" : "id,subscription_offering_id,group_name,weight"
+            let header =
+                table == "subscription_offerings" ? "id,offering_id,name,is_active" : "id,subscription_offering_id,group_name,weight"
             try folder.write("files/\(table).csv", header + "\n" + text)
         }
         let csv = Self.rows.map { row in
             [row.user.map { $0.isEmpty ? "\"\"" : $0 } ?? "", row.offering, row.group, row.assignedAt].joined(separator: ",") + "\r\n"
         }
-        try folder.write("files/user_offering_assignments.csv", "user_id,subscription_offering_id,offering_group_id,assigned_at\r\n" + csv.joined())
+        try folder.write(
+            "files/user_offering_assignments.csv", "user_id,subscription_offering_id,offering_group_id,assigned_at\r\n" + csv.joined())
         #expect(Self.describe(try Self.load(folder.file("files"))) == expected)
 
         try FileManager.default.removeItem(atPath: folder.file("files/user_offering_assignments.csv"))

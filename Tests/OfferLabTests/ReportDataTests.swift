@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// A night's report data read from a run's tables and read back from the database are the same.
@@ -11,7 +12,8 @@ import Testing
     ])
     static let events = [
         logRecord("purchase", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "p1", product: "weekly", price: "7.99", currency: "USD"),
-        logRecord("purchase", user: "u2", ts: "2026-03-04T00:00:00Z", transaction: "p2", product: "monthly", price: "19.99", currency: "USD"),
+        logRecord(
+            "purchase", user: "u2", ts: "2026-03-04T00:00:00Z", transaction: "p2", product: "monthly", price: "19.99", currency: "USD"),
     ]
 
     func job(_ folder: TemporaryFolder, offerings: [String]) -> Job {
@@ -53,11 +55,15 @@ import Testing
         #expect(test.groups.map(\.name) == ["control", "variant"])
         #expect(test.groups.map(\.users) == [2, 1])
         #expect(test.groups[0].isControl && !test.groups[1].isControl)
-        #expect(test.groups[0].shownProducts == [
-            ShownProduct(productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil, subtitleText: nil)
-        ])
+        #expect(
+            test.groups[0].shownProducts == [
+                ShownProduct(
+                    productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil, subtitleText: nil)
+            ])
         #expect(test.groups[1].shownProducts.first?.badgeText == "BEST VALUE")
-        #expect(test.groups[0].shownCopy == ShownCopy(headerTitle: "Title", headerSubtitle: "Sub", ctaButtonText: "Next", supportingText: "Cancel anytime"))
+        #expect(
+            test.groups[0].shownCopy
+                == ShownCopy(headerTitle: "Title", headerSubtitle: "Sub", ctaButtonText: "Next", supportingText: "Cancel anytime"))
         #expect(test.groups[1].shownCopy == nil)
         #expect(test.products.map(\.productID) == ["weekly", "monthly"])
         #expect(test.daily.map(\.date).first == "2026-03-01" && test.daily.map(\.date).last == "2026-03-05")
@@ -86,11 +92,15 @@ import Testing
 
     @Test func aMissingDatabaseOrNightIsNamed() async throws {
         let folder = try TemporaryFolder()
-        let missing = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: folder.file("none.sqlite"), night: "2026-03-06") }
+        let missing = try #require(throws: OfferLabError.self) {
+            try ReportData.load(databasePath: folder.file("none.sqlite"), night: "2026-03-06")
+        }
         #expect(missing.message.contains("none.sqlite does not exist") && missing.exitCode == 78)
 
         let path = folder.file("results.sqlite")
-        try ResultsDatabase.write(path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"], run: run("2026-03-05", finishedAt: "f"))
+        try ResultsDatabase.write(
+            path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"],
+            run: run("2026-03-05", finishedAt: "f"))
         let night = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
         #expect(night.message.contains("holds no successful run for 2026-03-06 (nights held: 2026-03-05)"), "\(night.message)")
         #expect(night.exitCode == 65)
@@ -99,13 +109,16 @@ import Testing
     @Test func aNightWrittenBeforeReportsExistedSaysSo() async throws {
         let folder = try TemporaryFolder()
         let path = folder.file("results.sqlite")
-        let tables = try await databaseTables(folder, offerings: ["test"]).filter { !["offerings", "shown_products", "shown_copy"].contains($0.name) }
+        let tables = try await databaseTables(folder, offerings: ["test"]).filter {
+            !["offerings", "shown_products", "shown_copy"].contains($0.name)
+        }
         try ResultsDatabase.write(path: path, tables: tables, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "f"))
         let error = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
         #expect(error.message.contains("run the night again"), "\(error.message)")
         // Also once a later night has created the report tables.
         try ResultsDatabase.write(
-            path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"], run: run("2026-03-07", finishedAt: "f"))
+            path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"],
+            run: run("2026-03-07", finishedAt: "f"))
         #expect(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
         #expect(try ReportData.load(databasePath: path, night: "2026-03-07").offerings.count == 1)
     }

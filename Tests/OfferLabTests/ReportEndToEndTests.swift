@@ -15,7 +15,10 @@ import Testing
         #expect(written.contains("onboarding_copy_test"))
         // The sample's own numbers, rounded for people (tools/reference computes the same).
         // The verdicts use the always-valid intervals (decision: sequential, the default).
-        #expect(written.contains("variant_b is winning on revenue per user: +97.1% vs control (95% always-valid CI +21.2% to +173.0%), &gt;99.9% chance to beat control."))
+        #expect(
+            written.contains(
+                "variant_b is winning on revenue per user: +97.1% vs control (95% always-valid CI +21.2% to +173.0%), &gt;99.9% chance to beat control."
+            ))
         #expect(written.contains("No winner yet: no variant beats control significantly."))
         #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))  // BRL has no rate in the sample job
         #expect(!written.contains("Sample ratio mismatch"))
@@ -72,7 +75,8 @@ import Testing
                 + "\n")
         let job = try folder.write(
             "job.yaml",
-            "tables: tables/\nlogs: [\"logs/*.jsonl\"]\nas_of: 2026-03-05\nreport_currency: USD\noutput: out/\ndatabase: out/results.sqlite\n")
+            "tables: tables/\nlogs: [\"logs/*.jsonl\"]\nas_of: 2026-03-05\nreport_currency: USD\noutput: out/\ndatabase: out/results.sqlite\n"
+        )
         let run = try runOfferLab(["run", job, "--quiet"])
         #expect(run.status == 0, "\(run.standardError)")
         let html = try String(contentsOfFile: folder.file("out/2026-03-05/report.html"), encoding: .utf8)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OfferLab
 
 @Suite struct ReportFormatTests {
@@ -17,7 +18,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (0.123, "+12.3%"), (-0.1058367071524966, "−10.6%"), (0.0, "0.0%"), (-0.0004, "0.0%"), (0.0004, "0.0%"), (1.460887953294308, "+146.1%"),
+        (0.123, "+12.3%"), (-0.1058367071524966, "−10.6%"), (0.0, "0.0%"), (-0.0004, "0.0%"), (0.0004, "0.0%"),
+        (1.460887953294308, "+146.1%"),
     ])
     func relativeChanges(value: Double, text: String) {
         #expect(ReportFormat.signedPercent(value) == text)

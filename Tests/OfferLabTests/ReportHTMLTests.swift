@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLab
 
 /// The page's content from hand-made nights: values, verdicts, warnings, charts, escaping.
@@ -18,7 +19,8 @@ import Testing
         let page = text(HTMLReport.render(reportFixture()))
         for expected in [
             "Offering tests, night of 2026-03-15", "data up to 2026-03-15 00:00:00 UTC", "Spring price test", "spring",
-            "3,118", "7.3%", "CI 6.5% to 8.3%", "USD 1.05", "USD 3,273.15", "+40.2%", "CI +13.3% to +67.1%", "+97.1%", ">99.9% chance to beat",
+            "3,118", "7.3%", "CI 6.5% to 8.3%", "USD 1.05", "USD 3,273.15", "+40.2%", "CI +13.3% to +67.1%", "+97.1%",
+            ">99.9% chance to beat",
             "p < 0.001", "p = 0.33", "±2.3 pp", "49.7% of users", "planned 50.0%", "14 days conversion window",
             "weekly_799", "7.99", "That's 40% Off Weekly!", "Study AI", "Join now. Learn anything.", "Start now", "Cancel Anytime",
             "BEST VALUE", "pre-selected", "USD 625.13", "/jobs/nightly.yaml", "0.1.0", "2026-03-15 02:30:00 UTC", "1.2 MB",
@@ -34,16 +36,20 @@ import Testing
         #expect(
             ReportFindings.verdict(offering).text
                 == "variant_b is winning on revenue per user: +97.1% vs control (95% CI +48.1% to +146.1%), >99.9% chance to beat control.")
-        #expect(ReportFindings.headline(offering, group: "variant_b").map(\.text) == [
-            "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction",
-            "revenue per user +97.1% vs control (95% CI +48.1% to +146.1%), significant after correction",
-        ])
-        #expect(ReportFindings.headline(offering, group: "variant_a").map(\.text) == [
-            "conversion −10.6% vs control (95% CI −30.7% to +9.6%), not significant",
-            "revenue per user +15.0% vs control (95% CI −13.5% to +43.6%), not significant",
-        ])
+        #expect(
+            ReportFindings.headline(offering, group: "variant_b").map(\.text) == [
+                "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction",
+                "revenue per user +97.1% vs control (95% CI +48.1% to +146.1%), significant after correction",
+            ])
+        #expect(
+            ReportFindings.headline(offering, group: "variant_a").map(\.text) == [
+                "conversion −10.6% vs control (95% CI −30.7% to +9.6%), not significant",
+                "revenue per user +15.0% vs control (95% CI −13.5% to +43.6%), not significant",
+            ])
         let page = text(HTMLReport.render(report))
-        #expect(page.contains("variant_b: conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction; revenue per user +97.1%"))
+        #expect(
+            page.contains(
+                "variant_b: conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction; revenue per user +97.1%"))
     }
 
     @Test func verdictWhenNothingIsSignificant() {
@@ -52,7 +58,8 @@ import Testing
         }.offerings[0]
         #expect(
             ReportFindings.verdict(offering).text
-                == "No winner yet: no variant beats control significantly. Most promising: variant_b (>99.9% chance to beat control on revenue per user).")
+                == "No winner yet: no variant beats control significantly. Most promising: variant_b (>99.9% chance to beat control on revenue per user)."
+        )
         #expect(ReportFindings.headline(offering, group: "variant_b")[0].text.hasSuffix(", not significant"))
     }
 
@@ -68,7 +75,9 @@ import Testing
                 offering.comparisons[index].relativeLift?.value = -0.1
             }
         }.offerings[0]
-        #expect(ReportFindings.verdict(controlWins) == ReportFindings.Verdict(tone: .worse, text: "control is winning: every variant does significantly worse."))
+        #expect(
+            ReportFindings.verdict(controlWins)
+                == ReportFindings.Verdict(tone: .worse, text: "control is winning: every variant does significantly worse."))
     }
 
     @Test func withoutStatisticsThereIsNoVerdictButTheGroupsShow() {
@@ -221,7 +230,8 @@ import Testing
                 let lift = comparison.relativeLift?.value ?? 0
                 let onlyFixed = comparison.group == "variant_b" && comparison.metric == .conversion
                 offering.comparisons[index].sequential = SequentialValues(
-                    absoluteLow: nil, absoluteHigh: nil, relativeLow: lift - 0.5, relativeHigh: lift + 0.5, pValue: onlyFixed ? 0.2 : comparison.pValue,
+                    absoluteLow: nil, absoluteHigh: nil, relativeLow: lift - 0.5, relativeHigh: lift + 0.5,
+                    pValue: onlyFixed ? 0.2 : comparison.pValue,
                     pValueAdjusted: onlyFixed ? 0.4 : comparison.pValueAdjusted, significant: onlyFixed ? false : comparison.significant)
             }
             offering.daily = offering.daily.map { point in
@@ -235,13 +245,15 @@ import Testing
 
     @Test func verdictsFollowTheDecision() {
         let sequential = sequentialNight(.sequential).offerings[0]
-        #expect(ReportFindings.headline(sequential, group: "variant_b").map(\.text) == [
-            "conversion +40.2% vs control (95% always-valid CI −9.8% to +90.2%), not significant",
-            "revenue per user +97.1% vs control (95% always-valid CI +47.1% to +147.1%), significant after correction",
-        ])
-        #expect(ReportFindings.inferenceNotes(sequential) == [
-            "variant_b on conversion: significant by the fixed-horizon test, not by the always-valid (sequential) one; the verdict uses the always-valid test (decision: sequential)."
-        ])
+        #expect(
+            ReportFindings.headline(sequential, group: "variant_b").map(\.text) == [
+                "conversion +40.2% vs control (95% always-valid CI −9.8% to +90.2%), not significant",
+                "revenue per user +97.1% vs control (95% always-valid CI +47.1% to +147.1%), significant after correction",
+            ])
+        #expect(
+            ReportFindings.inferenceNotes(sequential) == [
+                "variant_b on conversion: significant by the fixed-horizon test, not by the always-valid (sequential) one; the verdict uses the always-valid test (decision: sequential)."
+            ])
         let page = text(HTMLReport.render(ReportData(run: reportFixture().run, quality: reportFixture().quality, offerings: [sequential])))
         #expect(page.contains("the verdict uses the always-valid test (decision: sequential)."))
         #expect(page.contains("always-valid verdicts"))
@@ -249,7 +261,9 @@ import Testing
         #expect(page.contains("−9.8% to +90.2% p = 0.40"))  // the details table: the always-valid columns
 
         let fixed = sequentialNight(.fixed).offerings[0]
-        #expect(ReportFindings.headline(fixed, group: "variant_b")[0].text == "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction")
+        #expect(
+            ReportFindings.headline(fixed, group: "variant_b")[0].text
+                == "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction")
         #expect(ReportFindings.inferenceNotes(fixed)[0].hasSuffix("the verdict uses the fixed-horizon test (decision: fixed)."))
         #expect(ReportFindings.verdict(fixed).text.hasPrefix("variant_b is winning on revenue per user"))
     }
@@ -259,7 +273,10 @@ import Testing
         #expect(old.decision == nil && old.verdictInference == .fixed)
         #expect(ReportFindings.headline(old, group: "variant_b")[0].text.contains("(95% CI +13.3% to +67.1%), significant"))
         let page = text(HTMLReport.render(reportFixture()))
-        #expect(page.contains("This night was stored by an offerlab without the always-valid (sequential) test, so its verdicts use the fixed-horizon test"))
+        #expect(
+            page.contains(
+                "This night was stored by an offerlab without the always-valid (sequential) test, so its verdicts use the fixed-horizon test"
+            ))
         #expect(page.contains("band: its 95% fixed-horizon interval (this night was stored without the always-valid one)"))
     }
 
@@ -275,11 +292,12 @@ import Testing
     /// The axis keeps the latest lifts and what lies near them: a first night of +8,000% on 500
     /// users per group is off the scale, marked at its edge, and the chart says so.
     @Test func aFirstNightsSwingIsClippedAndMarked() throws {
-        let html = HTMLReport.render(reportFixture().withOffering { offering in
-            for index in offering.daily.indices where offering.daily[index].date == "2026-03-12" && !offering.daily[index].isControl {
-                offering.daily[index].arpuLift = Estimate(value: 80, low: -40, high: 200)
-            }
-        })
+        let html = HTMLReport.render(
+            reportFixture().withOffering { offering in
+                for index in offering.daily.indices where offering.daily[index].date == "2026-03-12" && !offering.daily[index].isControl {
+                    offering.daily[index].arpuLift = Estimate(value: 80, low: -40, high: 200)
+                }
+            })
         let charts = html.components(separatedBy: "Lift over time")[1].components(separatedBy: "What each group saw")[0]
         let revenue = try #require(charts.components(separatedBy: "<figure>").last)
         #expect(revenue.components(separatedBy: "class=\"off-scale\"").count - 1 == 2)  // one per treatment
@@ -303,13 +321,14 @@ import Testing
         let html = HTMLReport.render(reportFixture().withOffering { $0.daily = [] })
         #expect(text(html).contains("No daily series in this night’s results, so no lift-over-time chart."))
         #expect(!html.contains("<polyline"))
-        let noLifts = HTMLReport.render(reportFixture().withOffering { offering in
-            offering.daily = offering.daily.map { point in
-                var point = point
-                (point.conversionLift, point.arpuLift) = (nil, nil)
-                return point
-            }
-        })
+        let noLifts = HTMLReport.render(
+            reportFixture().withOffering { offering in
+                offering.daily = offering.daily.map { point in
+                    var point = point
+                    (point.conversionLift, point.arpuLift) = (nil, nil)
+                    return point
+                }
+            })
         #expect(text(noLifts).contains("No day has a conversion lift yet."))
     }
 

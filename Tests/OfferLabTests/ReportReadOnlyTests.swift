@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OfferLab
 
 /// Reading the results database. `offerlab report` only reads the database: it changes no byte of it and leaves no `-wal` or
@@ -11,11 +12,15 @@ import Testing
         let entries = try night.outputEntries()
         #expect(entries == ["2026-03-16", "results.sqlite", "results.sqlite.lock"])
         let before = try Data(contentsOf: URL(fileURLWithPath: night.databasePath))
-        let report = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", night.folder.file("report.html")])
+        let report = try runOfferLab([
+            "report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", night.folder.file("report.html"),
+        ])
         #expect(report.status == 0, "\(report.standardError)")
         #expect(try night.outputEntries() == entries)
         #expect(try Data(contentsOf: URL(fileURLWithPath: night.databasePath)) == before)
-        #expect(try String(contentsOfFile: night.folder.file("report.html"), encoding: .utf8) == String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8))
+        #expect(
+            try String(contentsOfFile: night.folder.file("report.html"), encoding: .utf8)
+                == String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8))
     }
 
     /// The README's `sqlite3` example, on a night where two offerings each have a `control`

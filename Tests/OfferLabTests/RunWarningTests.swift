@@ -10,7 +10,8 @@ import Testing
         try NightFixture(
             events: NightFixture.standardEvents + [
                 event("purchase", user: "u4", ts: "2026-03-05T09:00:00Z", product: "monthly", transaction: "t8", price: "19.99"),
-                event("purchase", user: "u2", ts: "2026-03-05T10:00:00Z", product: "weekly", transaction: "t9", price: "5", currency: "GBP"),
+                event(
+                    "purchase", user: "u2", ts: "2026-03-05T10:00:00Z", product: "weekly", transaction: "t9", price: "5", currency: "GBP"),
             ], job: job)
     }
 
@@ -73,7 +74,11 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardError
-                == "warning: control: offerings without a group named 'a' fall back to control, else their lowest group id: test (control: control)\n")
-        #expect(try night.csv("summary").filter { $0.count > 2 && $0[2] == "true" }.map { [$0[0], $0[1]] } == [["other", "a"], ["test", "control"]])
+                == "warning: control: offerings without a group named 'a' fall back to control, else their lowest group id: test (control: control)\n"
+        )
+        #expect(
+            try night.csv("summary").filter { $0.count > 2 && $0[2] == "true" }.map { [$0[0], $0[1]] } == [
+                ["other", "a"], ["test", "control"],
+            ])
     }
 }

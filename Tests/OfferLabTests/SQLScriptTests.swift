@@ -3,21 +3,27 @@ import OfferLabGenerate
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// What `offerlab sql` writes, checked without an engine (scripts/test-sql.sh runs the scripts
 /// on DuckDB and Spark and compares their numbers with `run`'s).
 @Suite struct SQLScriptTests {
     /// A job over a folder of CSV tables and one JSON log; `tables` and `log` name the files.
-    func job(in folder: TemporaryFolder, assignments: String = "user_offering_assignments.csv", log: String = "logs/a.jsonl", extra: String = "") throws
+    func job(
+        in folder: TemporaryFolder, assignments: String = "user_offering_assignments.csv", log: String = "logs/a.jsonl", extra: String = ""
+    ) throws
         -> String
     {
         try folder.write("tables/subscription_offerings.csv", "id,offering_id,name,is_active\n1,o'; DROP TABLE x; --,Name,1\n")
-        try folder.write("tables/subscription_offering_groups.csv", "id,subscription_offering_id,group_name,weight\n10,1,control,2\n11,1,it's,1\n")
-        try folder.write("tables/" + assignments, "user_id,subscription_offering_id,offering_group_id,assigned_at\nu1,1,10,2026-03-01 00:00:00\n")
+        try folder.write(
+            "tables/subscription_offering_groups.csv", "id,subscription_offering_id,group_name,weight\n10,1,control,2\n11,1,it's,1\n")
+        try folder.write(
+            "tables/" + assignments, "user_id,subscription_offering_id,offering_group_id,assigned_at\nu1,1,10,2026-03-01 00:00:00\n")
         try folder.write(log, #"{"ts":"2026-03-02T00:00:00Z","user_id":"u1","event":"paywall_view"}"# + "\n")
         return try folder.write(
-            "job.yaml", "tables: tables/\nlogs: [\"logs/*\"]\nas_of: 2026-03-15\nreport_currency: USD\noutput: out/\ndatabase: out/r.sqlite\n" + extra)
+            "job.yaml",
+            "tables: tables/\nlogs: [\"logs/*\"]\nas_of: 2026-03-15\nreport_currency: USD\noutput: out/\ndatabase: out/r.sqlite\n" + extra)
     }
 
     func script(_ jobPath: String, _ dialect: SQLDialect, _ part: SQLPart = .aggregates) throws -> String {
@@ -73,7 +79,10 @@ import Testing
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .spark) }
         #expect(error.message.contains(log) && error.message.contains("gzipped without a .gz suffix"))
         #expect(error.exitCode == 65)
-        #expect(try script(jobPath, .duckdb).contains("read_csv(\(SQLDialect.duckdb.text(log)), columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, delim = '\u{1}\u{2}\u{3}\u{4}', quote = '', escape = '', new_line = '\\n', compression = 'gzip'"))
+        #expect(
+            try script(jobPath, .duckdb).contains(
+                "read_csv(\(SQLDialect.duckdb.text(log)), columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, delim = '\u{1}\u{2}\u{3}\u{4}', quote = '', escape = '', new_line = '\\n', compression = 'gzip'"
+            ))
     }
 
     @Test func thePlainFileNamedGzIsRefusedBySpark() throws {

@@ -1,5 +1,6 @@
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 @Suite struct SQLiteDatabaseTests {

@@ -50,7 +50,9 @@ struct CurrencyAmounts {
 
     /// (gross, refunded, net) in the report currency, converted once, currencies in code order.
     func converted(_ context: AttributionContext) -> (gross: Double, refunded: Double, net: Double) {
-        var gross = 0.0, refunded = 0.0, net = 0.0
+        var gross = 0.0
+        var refunded = 0.0
+        var net = 0.0
         func add(_ entry: (currency: Int32, gross: Int64, refunded: Int64)) {
             guard let rate = context.rates[Int(entry.currency)] else { return }
             gross += Double(entry.gross) / 1_000_000 * rate
@@ -279,7 +281,8 @@ enum Attribution {
             guard refund.eventType == .refund else { continue }
             let refundDetails = detailsOf(refund)
             // The refunded transaction: a counted purchase, else a counted renewal, with that id.
-            let refunded = scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction && $0.type == .purchase }
+            let refunded =
+                scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction && $0.type == .purchase }
                 ?? scratch.countedTransactions.first { $0.details.transaction == refundDetails.transaction }
             guard let refunded else {
                 outcome.quality.orphanRefunds += 1

@@ -127,7 +127,9 @@ struct DailySeries: Sendable {
     private static func dayIndices(
         assignedAt: Int64, events: UnsafeBufferPointer<UserEvent>, conflictingSince: Int64?, firstDay: Int64, into days: inout [Int]
     ) {
-        @inline(__always) func dayIndex(_ time: Int64) -> Int { Int((Timestamp.startOfDay(time) - firstDay) / Timestamp.microsecondsPerDay) }
+        @inline(__always) func dayIndex(_ time: Int64) -> Int {
+            Int((Timestamp.startOfDay(time) - firstDay) / Timestamp.microsecondsPerDay)
+        }
         days.removeAll(keepingCapacity: true)
         days.append(dayIndex(assignedAt))
         for event in events where event.timestamp >= assignedAt {

@@ -24,14 +24,17 @@ enum EventCleanup {
     /// The passes over the records run on `width` threads (default: one per core), each over a
     /// run of consecutive files; what they find is combined in file order, so the result does not
     /// depend on `width`.
-    static func run(store: inout EventStore, userCount: Int, width: Int? = nil, tuning: Tuning = Tuning()) -> (UserEvents, CleanupCounters) {
+    static func run(store: inout EventStore, userCount: Int, width: Int? = nil, tuning: Tuning = Tuning()) -> (UserEvents, CleanupCounters)
+    {
         let parts = Parts(store, width: width ?? ProcessInfo.processInfo.activeProcessorCount)
         let partitioning = EventIDPartitioning(store, parts: parts, tuning: tuning)
         let userBlocks = UserBlocks(userCount: userCount, tuning: tuning)
         // One pass over the records finds all that deduplication needs, and counts steps 3–5 as
         // if nothing were a duplicate; the duplicates are then taken out of those counts.
         let surveys = concurrently(parts.count) { part in
-            survey(store, part: parts.ranges[part], firstBlock: partitioning.firstBlocks[part], partitioning: partitioning, userBlocks: userBlocks)
+            survey(
+                store, part: parts.ranges[part], firstBlock: partitioning.firstBlocks[part], partitioning: partitioning,
+                userBlocks: userBlocks)
         }
         var counters = CleanupCounters()
         var removed = [Bool](repeating: false, count: store.count)
@@ -45,7 +48,8 @@ enum EventCleanup {
             partitioning.deallocate()
             counters.duplicateEvents += removeTransactionDuplicates(surveys, transactionCount: store.transactions.count, removed: removed)
             let uncounted = concurrently(parts.count) { part in
-                uncountDuplicates(store, part: parts.ranges[part], survey: surveys[part], userBlocks: userBlocks, removed: UnsafeBufferPointer(removed))
+                uncountDuplicates(
+                    store, part: parts.ranges[part], survey: surveys[part], userBlocks: userBlocks, removed: UnsafeBufferPointer(removed))
             }
             for (partCounters, perBlock) in uncounted {
                 counters.unknownEventTypes += partCounters.unknownEventTypes
@@ -70,9 +74,12 @@ enum EventCleanup {
             var first = 0
             for part in 0..<count {
                 // The segments whose first record falls in this part's share of the records.
-                let end = part == count - 1 ? store.segments.count : (first..<store.segments.count).first {
-                    store.segmentStarts[$0] >= store.count * (part + 1) / count
-                } ?? store.segments.count
+                let end =
+                    part == count - 1
+                    ? store.segments.count
+                    : (first..<store.segments.count).first {
+                        store.segmentStarts[$0] >= store.count * (part + 1) / count
+                    } ?? store.segments.count
                 ranges.append(first..<max(first, end))
                 first = max(first, end)
             }
@@ -315,7 +322,8 @@ enum EventCleanup {
         // Every block of a partition is full but its last, which is filled up to `next`.
         let counts = (0..<partitionCount).map { partition -> Int in
             guard let last = blocks[partition].last else { return 0 }
-            return (blocks[partition].count - 1) * EventIDPartitioning.blockSize + next[partition] - Int(last) * EventIDPartitioning.blockSize
+            return (blocks[partition].count - 1) * EventIDPartitioning.blockSize + next[partition] - Int(last)
+                * EventIDPartitioning.blockSize
         }
         return Survey(
             eventIDs: PartitionBlocks(blocks: blocks, counts: counts), transactionCandidates: candidates, counters: counters,
@@ -386,7 +394,9 @@ enum EventCleanup {
     /// with the same (`event`, `transaction_id`), the one `CleanupRules.laterCopySurvives` picks
     /// stays. The few candidates, found by the survey, are compared in file order. Returns the
     /// number removed.
-    private static func removeTransactionDuplicates(_ surveys: [Survey], transactionCount: Int, removed: UnsafeMutableBufferPointer<Bool>) -> Int {
+    private static func removeTransactionDuplicates(_ surveys: [Survey], transactionCount: Int, removed: UnsafeMutableBufferPointer<Bool>)
+        -> Int
+    {
         var best = [Int32](repeating: -1, count: transactionKinds.count * transactionCount)
         var bestTimestamp = [Int64](repeating: 0, count: best.count)
         var duplicates = 0
@@ -525,7 +535,9 @@ enum EventCleanup {
                 }
             }
             initialized = total
-            let shares = (0..<parts.count).map { share in userBlocks.count * share / parts.count..<userBlocks.count * (share + 1) / parts.count }
+            let shares = (0..<parts.count).map { share in
+                userBlocks.count * share / parts.count..<userBlocks.count * (share + 1) / parts.count
+            }
             userStart.withUnsafeMutableBufferPointer { userStart in
                 _ = concurrently(shares.count) { share in
                     var copy: [UserEvent] = []
@@ -558,7 +570,9 @@ enum EventCleanup {
                         }
                         for user in users {
                             let end = user + 1 == users.upperBound ? position : userStart[user + 1]
-                            if end - userStart[user] > 1 { sortByTime(UnsafeMutableBufferPointer(rebasing: buffer[Int(userStart[user])..<Int(end)])) }
+                            if end - userStart[user] > 1 {
+                                sortByTime(UnsafeMutableBufferPointer(rebasing: buffer[Int(userStart[user])..<Int(end)]))
+                            }
                         }
                     }
                 }

@@ -75,7 +75,8 @@ struct EventShapes: Sendable {
     @inline(__always)
     private static func hash(_ shape: EventShape) -> Int {
         let labels = UInt64(UInt32(bitPattern: shape.loggedOffering)) | UInt64(UInt32(bitPattern: shape.loggedGroup)) << 32
-        let flags = UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
+        let flags =
+            UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
             | UInt64(shape.hasDetails ? 1 : 0) << 12
         let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ (flags &* 0xC2B2_AE3D_27D4_EB4F)
         return Int(truncatingIfNeeded: mixed >> 32)

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Shell-style globs (`*`, `?`, `[…]`) expanded with the C library's `glob(3)`, plus `**` as a

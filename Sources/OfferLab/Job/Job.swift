@@ -109,7 +109,8 @@ public enum JobLoader {
         for (keyNode, value) in mapping {
             guard let key = keyNode.string else { throw OfferLabError(.configuration, "job file \(path): a key is not text") }
             guard knownKeys.contains(key) else {
-                throw OfferLabError(.configuration, "job file \(path): unknown key '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))")
+                throw OfferLabError(
+                    .configuration, "job file \(path): unknown key '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))")
             }
             values[key] = value
         }
@@ -141,7 +142,8 @@ public enum JobLoader {
             asOf = parsed
         } else if let text = try reader.optionalText("as_of") {
             guard let parsed = UTCTime.parseAsOf(text) else {
-                throw OfferLabError(.configuration, "job file \(path): as_of: '\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+                throw OfferLabError(
+                    .configuration, "job file \(path): as_of: '\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
             }
             asOf = parsed
         } else {
@@ -155,9 +157,13 @@ public enum JobLoader {
             throw OfferLabError(.configuration, "job file \(path): give rates or rates_file, not both")
         }
         if let node = values["rates"] {
-            guard let rateMapping = node.mapping else { throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}") }
+            guard let rateMapping = node.mapping else {
+                throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}")
+            }
             for (currencyNode, rateNode) in rateMapping {
-                guard let currency = currencyNode.string, !currency.isEmpty else { throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text") }
+                guard let currency = currencyNode.string, !currency.isEmpty else {
+                    throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text")
+                }
                 if let problem = CurrencyCode.problem(currency) { throw reader.fail("rates", problem) }
                 rates[currency] = try reader.positiveRate(rateNode.string, currency: currency, source: "rates")
             }
@@ -168,17 +174,25 @@ public enum JobLoader {
         rates[reportCurrency] = 1
 
         let alpha = try reader.number("alpha", default: 0.05)
-        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be greater than 0 and less than 1") }
+        guard alpha > 0 && alpha < 1 else {
+            throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be greater than 0 and less than 1")
+        }
         let tuning = try reader.number("sequential_tuning", default: SequentialInference.defaultTuning)
-        guard tuning > 0 else { throw OfferLabError(.configuration, "job file \(path): sequential_tuning: \(tuning) must be a positive number of users") }
+        guard tuning > 0 else {
+            throw OfferLabError(.configuration, "job file \(path): sequential_tuning: \(tuning) must be a positive number of users")
+        }
         let decisionText = try reader.optionalText("decision") ?? Decision.sequential.rawValue
         guard let decision = Decision(rawValue: decisionText) else {
             throw OfferLabError(.configuration, "job file \(path): decision: '\(decisionText)' must be sequential or fixed")
         }
         let window = try reader.optionalNumber("conversion_window_days")
-        if let window, !(window > 0) { throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive") }
+        if let window, !(window > 0) {
+            throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive")
+        }
         let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
-        guard maxBad >= 0 && maxBad <= 1 else { throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1") }
+        guard maxBad >= 0 && maxBad <= 1 else {
+            throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1")
+        }
         let maxUnconvertible = try reader.optionalNumber("max_unconvertible_money_share")
         if let maxUnconvertible, !(maxUnconvertible >= 0 && maxUnconvertible <= 1) {
             throw reader.fail("max_unconvertible_money_share", "\(maxUnconvertible) must be from 0 to 1 (a share of the money events)")
@@ -189,15 +203,21 @@ public enum JobLoader {
         }
         let offerings = values["offerings"] == nil ? nil : try reader.textList("offerings")
         let rejects = try reader.number("rejects_per_reason", default: 20)
-        guard rejects >= 0, rejects == rejects.rounded() else { throw OfferLabError(.configuration, "job file \(path): rejects_per_reason must be a whole number") }
+        guard rejects >= 0, rejects == rejects.rounded() else {
+            throw OfferLabError(.configuration, "job file \(path): rejects_per_reason must be a whole number")
+        }
 
         let lockTimeout = try reader.number("lock_timeout_seconds", default: 60)
         guard lockTimeout >= 0 else { throw OfferLabError(.configuration, "job file \(path): lock_timeout_seconds must not be negative") }
 
-        let threads = try threadsOverride ?? reader.optionalNumber("threads").map { value -> Int in
-            guard value >= 1, value == value.rounded() else { throw OfferLabError(.configuration, "job file \(path): threads must be a whole number ≥ 1") }
-            return Int(value)
-        }
+        let threads =
+            try threadsOverride
+            ?? reader.optionalNumber("threads").map { value -> Int in
+                guard value >= 1, value == value.rounded() else {
+                    throw OfferLabError(.configuration, "job file \(path): threads must be a whole number ≥ 1")
+                }
+                return Int(value)
+            }
         if let threads, threads < 1 { throw OfferLabError(.configuration, "--threads \(threads) must be at least 1") }
 
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
@@ -206,7 +226,9 @@ public enum JobLoader {
         // Entries in a folder the globs reach would be read as logs by the next run.
         if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
             throw OfferLabError(
-                .configuration, "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
+                .configuration,
+                "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach"
+            )
         }
 
         return Job(
@@ -223,7 +245,8 @@ public enum JobLoader {
     static func yamlProblem(_ error: Error) -> String {
         let (context, problem, mark): (YamlError.Context?, String, Mark)
         switch error as? YamlError {
-        case .scanner(let c, let p, let m, _), .parser(let c, let p, let m, _), .composer(let c, let p, let m, _): (context, problem, mark) = (c, p, m)
+        case .scanner(let c, let p, let m, _), .parser(let c, let p, let m, _), .composer(let c, let p, let m, _):
+            (context, problem, mark) = (c, p, m)
         case .duplicatedKeysInMapping(let duplicates, let c):
             return "line \(c.mark.line), column \(c.mark.column): duplicate key(s) \(duplicates.sorted().joined(separator: ", "))"
         default:

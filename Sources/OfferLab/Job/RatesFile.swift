@@ -14,7 +14,8 @@ enum RatesFile {
                 guard row.problem == nil, let currency = row.string(at: columns[0]), !currency.isEmpty,
                     let rate = row.double(at: columns[1]), rate > 0
                 else {
-                    throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): expected a currency and a positive rate")
+                    throw OfferLabError(
+                        .configuration, "rates_file: \(path) line \(row.lineNumber): expected a currency and a positive rate")
                 }
                 if let problem = CurrencyCode.problem(currency) {
                     throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): \(problem)")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Formats output tables as CSV: RFC 4180 (CRLF between records), header row, `.` decimal point, the shortest text
 /// that reads back as the same double, `true`/`false`, an empty field for no value, and text
 /// that a spreadsheet would run as a formula prefixed with `'`.
@@ -45,5 +47,3 @@ public enum CSVWriter {
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
-
-import Foundation

@@ -57,7 +57,8 @@ extension ResultTables {
             for group in result.offering.groups {
                 guard let copy = group.copy else { continue }
                 table.rows.append([
-                    .text(result.offering.offeringID), .text(group.name), .optionalText(copy.headerTitle), .optionalText(copy.headerSubtitle),
+                    .text(result.offering.offeringID), .text(group.name), .optionalText(copy.headerTitle),
+                    .optionalText(copy.headerSubtitle),
                     .optionalText(copy.ctaButtonText), .optionalText(copy.supportingText),
                 ])
             }

@@ -35,8 +35,11 @@ enum ResultTables {
     /// The §2.8 columns of a comparison: after `mde_abs` in `comparisons`, and with each metric's
     /// prefix after every other column in `daily`.
     static func sequentialColumns(prefix: String = "") -> [(String, ResultColumnType)] {
-        ["seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high", "seq_p_value", "seq_p_value_adjusted"]
-            .map { (prefix + $0, .real) } + [(prefix + "seq_significant", .bool)]
+        [
+            "seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high", "seq_p_value",
+            "seq_p_value_adjusted",
+        ]
+        .map { (prefix + $0, .real) } + [(prefix + "seq_significant", .bool)]
     }
 
     /// The values of ``sequentialColumns(prefix:)`` (all empty without a comparison).
@@ -48,7 +51,8 @@ enum ResultTables {
     /// The statistics of an offering whose groups have `groups` totals (the night's or a day's).
     static func analyse(_ result: OfferingResult, groups: [GroupTotals], job: Job) throws -> OfferingAnalysis {
         let inputs = result.offering.groups.enumerated().map { index, group in
-            AnalysisGroup(name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
+            AnalysisGroup(
+                name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
         }
         do {
             return try analyzeOffering(inputs, alpha: job.alpha, sequentialTuning: job.sequentialTuning)
@@ -71,7 +75,8 @@ enum ResultTables {
 
     static func summaryTable(_ offerings: [OfferingResult], alpha: Double) -> ResultTable {
         var table = ResultTable(
-            name: "summary", columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
+            name: "summary",
+            columns: [("offering_id", .text), ("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
             keys: ["offering_id", "group"])
         for result in offerings {
             for (index, group) in result.offering.groups.enumerated() {
@@ -89,8 +94,12 @@ enum ResultTables {
     static func dailyTable(_ offerings: [OfferingResult], job: Job) throws -> ResultTable {
         let alpha = job.alpha
         let metrics = ["conversion", "arpu"]
-        let comparisonColumns = ["abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value", "p_value_adjusted"]
-        var columns: [(String, ResultColumnType)] = [("offering_id", .text), ("date", .text), ("group", .text), ("is_control", .bool)] + groupMetricColumns
+        let comparisonColumns = [
+            "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "p_value",
+            "p_value_adjusted",
+        ]
+        var columns: [(String, ResultColumnType)] =
+            [("offering_id", .text), ("date", .text), ("group", .text), ("is_control", .bool)] + groupMetricColumns
         for metric in metrics {
             columns += comparisonColumns.map { ("\(metric)_\($0)", .real) }
             columns += [("\(metric)_significant", .bool), ("\(metric)_chance_to_beat_control", .real)]
@@ -102,13 +111,18 @@ enum ResultTables {
             for day in result.daily {
                 let statistics = try analyse(result, groups: day.groups, job: job)
                 for (index, group) in result.offering.groups.enumerated() {
-                    var row: [ResultValue] = [.text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup)]
+                    var row: [ResultValue] = [
+                        .text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup),
+                    ]
                     row += groupMetricValues(day.groups[index], alpha: alpha)
                     var mde: Double?
-                    let comparisons = metrics.map { metric in statistics.comparisons.first { $0.group == group.name && $0.metric.csvName == metric } }
+                    let comparisons = metrics.map { metric in
+                        statistics.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
+                    }
                     for (metric, comparison) in zip(metrics, comparisons) {
                         row += [
-                            comparison?.absLift, comparison?.absLiftCILow, comparison?.absLiftCIHigh, comparison?.relLift, comparison?.relLiftCILow,
+                            comparison?.absLift, comparison?.absLiftCILow, comparison?.absLiftCIHigh, comparison?.relLift,
+                            comparison?.relLiftCILow,
                             comparison?.relLiftCIHigh, comparison?.pValue, comparison?.pValueAdjusted,
                         ].map { .real($0 ?? nil) }
                         row += [.bool(comparison?.significant ?? nil), .real(comparison?.chanceToBeatControl ?? nil)]
@@ -138,12 +152,13 @@ enum ResultTables {
             keys: ["offering_id", "group", "metric"])
         for (offeringID, analysis) in analyses {
             for row in analysis.comparisons {
-                table.rows.append([
-                    .text(offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric.csvName),
-                    .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
-                    .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
-                    .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
-                ] + sequentialValues(row))
+                table.rows.append(
+                    [
+                        .text(offeringID), .text(row.group), .text(row.controlGroup), .text(row.metric.csvName),
+                        .real(row.controlValue), .real(row.value), .real(row.absLift), .real(row.absLiftCILow), .real(row.absLiftCIHigh),
+                        .real(row.relLift), .real(row.relLiftCILow), .real(row.relLiftCIHigh), .real(row.pValue), .real(row.pValueAdjusted),
+                        .bool(row.significant), .real(row.chanceToBeatControl), .real(row.mdeAbs),
+                    ] + sequentialValues(row))
             }
         }
         return table
@@ -180,7 +195,8 @@ enum ResultTables {
     }
 
     static func emptyQualityTable() -> ResultTable {
-        ResultTable(name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
+        ResultTable(
+            name: "quality", columns: [("offering_id", .text), ("counter", .text), ("count", .integer)], keys: ["offering_id", "counter"])
     }
 
     /// Global counters first (empty `offering_id`), then each offering's.
@@ -214,7 +230,9 @@ enum ResultTables {
     }
 
     static func rejectsTable(_ rejects: [RejectedLine]) -> ResultTable {
-        var table = ResultTable(name: "rejects", columns: [("file", .text), ("line", .integer), ("reason", .text), ("text", .text)], keys: ["file", "line", "reason"])
+        var table = ResultTable(
+            name: "rejects", columns: [("file", .text), ("line", .integer), ("reason", .text), ("text", .text)],
+            keys: ["file", "line", "reason"])
         table.rows = rejects.map { [.text($0.file), .integer($0.line), .text($0.reason.counterName), .text($0.text)] }
         return table
     }

@@ -41,7 +41,8 @@ enum ResultsDatabase {
                         [.text(run.night)] + scope.map { .text($0) })
                     let columns = ["as_of"] + table.columnNames.map(quote) + ["run_id"]
                     let insert = try database.prepare(
-                        "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+                        "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+                    )
                     for row in table.rows {
                         try insert.run([.text(run.night)] + row.map(sqliteValue) + [.integer(runID)])
                     }
@@ -88,9 +89,12 @@ enum ResultsDatabase {
                 let text = (1..<8).map { column -> String in
                     if case .text(let value) = row.value(at: column) { value } else { "" }
                 }
-                latest = (id, RunRecord(
-                    job: text[0], asOf: text[1], night: text[2], startedAt: text[3], finishedAt: text[4], status: text[5],
-                    toolVersion: text[6], inputFiles: []))
+                latest = (
+                    id,
+                    RunRecord(
+                        job: text[0], asOf: text[1], night: text[2], startedAt: text[3], finishedAt: text[4], status: text[5],
+                        toolVersion: text[6], inputFiles: [])
+                )
             }
             guard let latest else {
                 var nights: [String] = []
@@ -102,8 +106,11 @@ enum ResultsDatabase {
             }
             let runID = latest.id
             var run = latest.run
-            try database.prepare("SELECT path, bytes FROM run_inputs WHERE run_id = ? ORDER BY rowid").forEachRow([.integer(runID)]) { row in
-                if case .text(let path) = row.value(at: 0), case .integer(let bytes) = row.value(at: 1) { run.inputFiles.append((path, bytes)) }
+            try database.prepare("SELECT path, bytes FROM run_inputs WHERE run_id = ? ORDER BY rowid").forEachRow([.integer(runID)]) {
+                row in
+                if case .text(let path) = row.value(at: 0), case .integer(let bytes) = row.value(at: 1) {
+                    run.inputFiles.append((path, bytes))
+                }
             }
             let stored = try tables.filter(existing.contains).map { name in
                 try readRows(database, table: name, night: night, runID: runID)
@@ -129,16 +136,18 @@ enum ResultsDatabase {
         }
         var table = ResultTable(name: name, columns: columns, keys: [])
         let select = try database.prepare(
-            "SELECT \(table.columnNames.map(quote).joined(separator: ", ")) FROM \(quote(name)) WHERE as_of = ? AND run_id = ? ORDER BY rowid")
+            "SELECT \(table.columnNames.map(quote).joined(separator: ", ")) FROM \(quote(name)) WHERE as_of = ? AND run_id = ? ORDER BY rowid"
+        )
         try select.forEachRow([.text(night), .integer(runID)]) { row in
-            table.rows.append((0..<row.count).map { column in
-                switch row.value(at: column) {
-                case .null: .real(nil)
-                case .integer(let integer): .integer(Int(integer))
-                case .real(let real): .real(real)
-                case .text(let text): .text(text)
-                }
-            })
+            table.rows.append(
+                (0..<row.count).map { column in
+                    switch row.value(at: column) {
+                    case .null: .real(nil)
+                    case .integer(let integer): .integer(Int(integer))
+                    case .real(let real): .real(real)
+                    case .text(let text): .text(text)
+                    }
+                })
         }
         return table
     }
@@ -156,7 +165,8 @@ enum ResultsDatabase {
             let columns = table.columns.map { "\(quote($0.name)) \($0.type.sqlType)" }
             let key = ["as_of"] + table.keys.map(quote)
             try database.execute(
-                "CREATE TABLE IF NOT EXISTS \(table.name) (as_of TEXT NOT NULL, \(columns.joined(separator: ", ")), run_id INTEGER NOT NULL, PRIMARY KEY (\(key.joined(separator: ", "))))")
+                "CREATE TABLE IF NOT EXISTS \(table.name) (as_of TEXT NOT NULL, \(columns.joined(separator: ", ")), run_id INTEGER NOT NULL, PRIMARY KEY (\(key.joined(separator: ", "))))"
+            )
             try addMissingColumns(database, table: table)
         }
     }
@@ -177,7 +187,10 @@ enum ResultsDatabase {
     private static func insertRun(_ database: SQLiteDatabase, _ run: RunRecord) throws -> Int64 {
         try database.run(
             "INSERT INTO runs (job, as_of, night, started_at, finished_at, status, tool_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(run.job), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt), .text(run.status), .text(run.toolVersion)])
+            [
+                .text(run.job), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt), .text(run.status),
+                .text(run.toolVersion),
+            ])
         var runID: Int64 = 0
         try database.prepare("SELECT last_insert_rowid()").forEachRow { row in
             if case .integer(let id) = row.value(at: 0) { runID = id }

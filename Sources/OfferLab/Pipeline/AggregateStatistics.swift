@@ -25,7 +25,10 @@ public enum AggregateStatistics {
         guard !offerings.isEmpty else { throw OfferLabError(.data, "\(input): no rows after the header, so no offering to compute") }
         let analyses = try offerings.map { offering in
             do {
-                return (offeringID: offering.id, statistics: try analyzeOffering(offering.groups, alpha: alpha, sequentialTuning: sequentialTuning))
+                return (
+                    offeringID: offering.id,
+                    statistics: try analyzeOffering(offering.groups, alpha: alpha, sequentialTuning: sequentialTuning)
+                )
             } catch {
                 throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
             }
@@ -36,7 +39,10 @@ public enum AggregateStatistics {
         if let quality { tables.append(try qualityTable(quality)) }
         if let products {
             guard let results else {
-                throw OfferLabError(.configuration, "--products \(products): \(input) lacks the summary columns that name its groups (\(summaryColumns.joined(separator: ", ")))")
+                throw OfferLabError(
+                    .configuration,
+                    "--products \(products): \(input) lacks the summary columns that name its groups (\(summaryColumns.joined(separator: ", ")))"
+                )
             }
             tables.append(try productsTable(products, results: results))
         }
@@ -50,7 +56,9 @@ public enum AggregateStatistics {
             let temporary = path + ".partial-\(getpid())"
             do {
                 try Data(CSVWriter.csv(table).utf8).write(to: URL(fileURLWithPath: temporary))
-                guard rename(temporary, path) == 0 else { throw OfferLabError(.output, "cannot write \(path): \(String(cString: strerror(errno)))") }
+                guard rename(temporary, path) == 0 else {
+                    throw OfferLabError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
+                }
             } catch let error as OfferLabError {
                 throw error
             } catch {
@@ -109,13 +117,16 @@ public enum AggregateStatistics {
                     throw fail("group \(group) of \(offering) appears twice")
                 }
                 if isControl {
-                    if let first = controlLine[offering] { throw fail("\(offering) has a second control group (the first is on line \(first))") }
+                    if let first = controlLine[offering] {
+                        throw fail("\(offering) has a second control group (the first is on line \(first))")
+                    }
                     controlLine[offering] = row.lineNumber
                 }
                 offerings[offering, default: []].append(
                     AnalysisGroup(
                         name: group, isControl: isControl, weight: weight,
-                        statistics: GroupSufficientStatistics(users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares)))
+                        statistics: GroupSufficientStatistics(
+                            users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares)))
             }
         } catch let error as IngestError {
             throw OfferLabError(.data, "\(error)")
@@ -145,13 +156,18 @@ public enum AggregateStatistics {
                 func count(_ column: Int) throws -> Int {
                     guard let value = row.int64(at: index[column]), value >= 0 else {
                         throw OfferLabError(
-                            .data, "\(path) line \(row.lineNumber): \(summaryColumns[column]) '\(row.string(at: index[column]) ?? "")' is not a whole number ≥ 0")
+                            .data,
+                            "\(path) line \(row.lineNumber): \(summaryColumns[column]) '\(row.string(at: index[column]) ?? "")' is not a whole number ≥ 0"
+                        )
                     }
                     return Int(value)
                 }
                 func money(_ column: Int) throws -> Double {
                     guard let value = row.double(at: index[column]), value >= 0 else {
-                        throw OfferLabError(.data, "\(path) line \(row.lineNumber): \(summaryColumns[column]) '\(row.string(at: index[column]) ?? "")' is not a number ≥ 0")
+                        throw OfferLabError(
+                            .data,
+                            "\(path) line \(row.lineNumber): \(summaryColumns[column]) '\(row.string(at: index[column]) ?? "")' is not a number ≥ 0"
+                        )
                     }
                     return value
                 }
@@ -183,7 +199,9 @@ public enum AggregateStatistics {
         var table = ResultTables.emptyQualityTable()
         try forEachRow(of: path, columns: ["offering_id", "counter", "count"]) { row, index, fail in
             guard let counter = row.string(at: index[1]), !counter.isEmpty else { throw fail("counter is empty") }
-            guard let count = row.int64(at: index[2]), count >= 0 else { throw fail("count '\(row.string(at: index[2]) ?? "")' is not a whole number ≥ 0") }
+            guard let count = row.int64(at: index[2]), count >= 0 else {
+                throw fail("count '\(row.string(at: index[2]) ?? "")' is not a whole number ≥ 0")
+            }
             table.rows.append([.text(row.string(at: index[0]) ?? ""), .text(counter), .integer(Int(count))])
         }
         return table
@@ -193,7 +211,8 @@ public enum AggregateStatistics {
     /// must be one of the aggregates'.
     static func productsTable(_ path: String, results: [OfferingResult]) throws -> ResultTable {
         var offerings = results
-        try forEachRow(of: path, columns: ["offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue"]) { row, index, fail in
+        try forEachRow(of: path, columns: ["offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue"]) {
+            row, index, fail in
             let offeringID = row.string(at: index[0]) ?? ""
             let groupName = row.string(at: index[1]) ?? ""
             guard let offering = offerings.firstIndex(where: { $0.offering.offeringID == offeringID }),
@@ -203,13 +222,16 @@ public enum AggregateStatistics {
             var counts: [Int] = []
             for column in 3...5 {
                 guard let value = row.int64(at: index[column]), value >= 0 else {
-                    throw fail("\(["purchases", "renewals", "refunds"][column - 3]) '\(row.string(at: index[column]) ?? "")' is not a whole number ≥ 0")
+                    throw fail(
+                        "\(["purchases", "renewals", "refunds"][column - 3]) '\(row.string(at: index[column]) ?? "")' is not a whole number ≥ 0"
+                    )
                 }
                 counts.append(Int(value))
             }
             guard let net = row.double(at: index[6]) else { throw fail("net_revenue '\(row.string(at: index[6]) ?? "")' is not a number") }
             offerings[offering].products.append(
-                ProductTotals(group: group, productID: productID, purchases: counts[0], renewals: counts[1], refunds: counts[2], netRevenue: net))
+                ProductTotals(
+                    group: group, productID: productID, purchases: counts[0], renewals: counts[1], refunds: counts[2], netRevenue: net))
         }
         return ResultTables.productsTable(offerings)
     }

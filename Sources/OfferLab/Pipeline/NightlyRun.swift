@@ -101,7 +101,8 @@ public enum NightlyRun {
         let analysed = try analysedOfferings(job: job, catalog: catalog)
         // A control no offering has is a typo: the job is bad before any log is read (which
         // offerings fall back is known once the assignments say which are analysed).
-        _ = try RunChecks.control(job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        _ = try RunChecks.control(
+            job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
@@ -120,7 +121,8 @@ public enum NightlyRun {
         }
         let population = try await populationTask.value
         let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
-        let controlWarnings = try RunChecks.control(job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        let controlWarnings = try RunChecks.control(
+            job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         try checkMalformedLines(store.counters, job: job)
         // Consumed, not copied: a second reference would keep every file's records alive until
@@ -128,7 +130,8 @@ public enum NightlyRun {
         var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, threads: job.threads, progress: progress)
-        results.warnings = try controlWarnings
+        results.warnings =
+            try controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
         return results
     }
@@ -143,7 +146,8 @@ public enum NightlyRun {
         let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }.prefix(3)
         let rejects: String
         do {
-            rejects = "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
+            rejects =
+                "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
         } catch let error as OfferLabError {
             rejects = "their first lines could not be kept (\(error.message))"
         }
@@ -208,7 +212,8 @@ public enum NightlyRun {
             guard let index = catalog.offerings.firstIndex(where: { $0.offeringID == name }) else {
                 throw OfferLabError(
                     .configuration,
-                    "job file \(job.jobPath): offerings: '\(name)' is not in subscription_offerings (known: \(catalog.offerings.map(\.offeringID).joined(separator: ", ")))")
+                    "job file \(job.jobPath): offerings: '\(name)' is not in subscription_offerings (known: \(catalog.offerings.map(\.offeringID).joined(separator: ", ")))"
+                )
             }
             return index
         }

@@ -10,13 +10,16 @@ enum RunChecks {
         let lacking = offerings.filter { offering in !offering.groups.contains { $0.name == name } }
         guard lacking.count < offerings.count else {
             let groups = offerings.map { "\($0.offeringID): \($0.groups.map(\.name).joined(separator: ", "))" }.joined(separator: "; ")
-            throw OfferLabError(.configuration, "job file \(jobPath): control: no analysed offering has a group named '\(name)' (groups: \(groups))")
+            throw OfferLabError(
+                .configuration, "job file \(jobPath): control: no analysed offering has a group named '\(name)' (groups: \(groups))")
         }
         guard !lacking.isEmpty else { return [] }
         let fallbacks = lacking.map { offering in
             "\(offering.offeringID) (control: \(offering.controlGroupIndex(preferred: nil).map { offering.groups[$0].name } ?? "none"))"
         }
-        return ["control: offerings without a group named '\(name)' fall back to control, else their lowest group id: \(fallbacks.joined(separator: ", "))"]
+        return [
+            "control: offerings without a group named '\(name)' fall back to control, else their lowest group id: \(fallbacks.joined(separator: ", "))"
+        ]
     }
 
     /// Money left out for want of a rate (contract §4): per offering with any, one warning
@@ -30,7 +33,8 @@ enum RunChecks {
             let leftOut = result.unconvertibleEvents.reduce(0) { $0 + $1.events }
             func share(_ events: Int) -> String { NightlyRun.percent(Double(events) / Double(moneyEvents)) }
             let currencies = result.unconvertibleEvents.map { "\($0.currency) \(share($0.events)) (\($0.events))" }.joined(separator: ", ")
-            let line = "offering \(result.offering.offeringID): the money of \(leftOut) of \(moneyEvents) money events (\(share(leftOut))) is left out, for want of a rate to \(reportCurrency): \(currencies); give their rates (rates:, rates_file:)"
+            let line =
+                "offering \(result.offering.offeringID): the money of \(leftOut) of \(moneyEvents) money events (\(share(leftOut))) is left out, for want of a rate to \(reportCurrency): \(currencies); give their rates (rates:, rates_file:)"
             if let maxShare, Double(leftOut) / Double(moneyEvents) > maxShare {
                 throw OfferLabError(.data, "\(line); over max_unconvertible_money_share \(CSVWriter.number(maxShare))")
             }

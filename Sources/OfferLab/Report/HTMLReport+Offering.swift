@@ -65,7 +65,9 @@ struct OfferingSection {
         let verdict = ReportFindings.verdict(offering)
         var html = "<div class=\"verdict \(HTMLReport.verdictClass(verdict.tone))\"><p class=\"label\">Verdict</p>"
         html += "<p class=\"sentence\">\(verdict.text.htmlEscaped)</p>\n"
-        if !trusted { html += "<p class=\"caveat\">Do not act on this yet: the red warning above says these numbers are likely wrong.</p>\n" }
+        if !trusted {
+            html += "<p class=\"caveat\">Do not act on this yet: the red warning above says these numbers are likely wrong.</p>\n"
+        }
         if !treatments.isEmpty {
             html += "<ul class=\"headlines\">\n"
             for group in treatments {
@@ -121,7 +123,8 @@ struct OfferingSection {
         html += "</tbody>\n</table>\n"
         html += "<p class=\"note\">Conversion: share of users with a purchase. Revenue per user: net revenue (after refunds) divided by "
         html += "every assigned user, paying or not. “vs control”: relative change with its \(ReportFindings.intervalName(offering)); "
-        html += offering.verdictInference == .sequential
+        html +=
+            offering.verdictInference == .sequential
             ? "always-valid: it holds however often the report is read, every night included; "
             : "fixed-horizon: it holds only when read once, at a size fixed in advance; "
         html += "“significant” after correcting for \(treatments.count) variant\(treatments.count == 1 ? "" : "s"); "
@@ -205,7 +208,8 @@ struct OfferingSection {
         }
         // The band valid at every day at once, when the night has it.
         let sequential = offering.decision != nil
-        let controlUsers = Dictionary(offering.daily.filter(\.isControl).map { ($0.date, $0.users) }, uniquingKeysWith: { first, _ in first })
+        let controlUsers = Dictionary(
+            offering.daily.filter(\.isControl).map { ($0.date, $0.users) }, uniquingKeysWith: { first, _ in first })
         html += "<div class=\"charts\">\n"
         for metric in Metric.allCases {
             // The first days swing wildly (+800% on a handful of users): the axis follows a day,
@@ -228,7 +232,8 @@ struct OfferingSection {
             }
             if domain.isEmpty { domain = points }
             let name = ReportFindings.name(metric)
-            html += "<figure><figcaption>\(name.prefix(1).uppercased() + name.dropFirst()): change vs control, cumulative to each day</figcaption>\n"
+            html +=
+                "<figure><figcaption>\(name.prefix(1).uppercased() + name.dropFirst()): change vs control, cumulative to each day</figcaption>\n"
             guard !domain.isEmpty else {
                 html += "<p class=\"empty\">No day has a \(name) lift yet.</p>\n</figure>\n"
                 continue
@@ -244,14 +249,18 @@ struct OfferingSection {
             }
             html += "\n<ul class=\"legend\">"
             for (group, line) in zip(treatments, series) {
-                let last = line.points.last { $0 != nil }.flatMap { $0 }.map { " \(ReportFormat.signedPercent($0.value)) by \(SVGCharts.shortDate(dates.last ?? ""))" } ?? ""
+                let last =
+                    line.points.last { $0 != nil }.flatMap { $0 }.map {
+                        " \(ReportFormat.signedPercent($0.value)) by \(SVGCharts.shortDate(dates.last ?? ""))"
+                    } ?? ""
                 html += "<li>\(swatch(group))\(group.name.htmlEscaped)<span class=\"muted\">\(last.htmlEscaped)</span></li>"
             }
             html += "</ul>\n</figure>\n"
         }
         html += "</div>\n"
         html += "<p class=\"note\">Line: each variant’s change against control with all data up to the end of that day; band: "
-        html += sequential
+        html +=
+            sequential
             ? "its \(level) always-valid interval, which holds on every day at once, so looking every night does not make chance look like a result.</p>\n"
             : "its \(level) fixed-horizon interval (this night was stored without the always-valid one), which holds for one day read alone; early days swing widely.</p>\n"
         return html
@@ -353,9 +362,11 @@ struct OfferingSection {
             html += plain(comparison.minimumDetectableEffect.map { "±" + ReportFormat.fixed($0 * 100, decimals: 1) + " pp" }) + "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
-        html += "<p class=\"note\">Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
+        html +=
+            "<p class=\"note\">Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
         html += "The first interval and p-values are fixed-horizon, valid when read once; the always-valid ones hold however often "
-        html += "they are read, so they are wider. The verdicts use the \(offering.verdictInference == .sequential ? "always-valid" : "fixed-horizon") ones. "
+        html +=
+            "they are read, so they are wider. The verdicts use the \(offering.verdictInference == .sequential ? "always-valid" : "fixed-horizon") ones. "
         html += "Detectable difference: the conversion change this test can detect with 80% power at its current size.</p>\n"
         return html
     }
@@ -396,11 +407,13 @@ struct OfferingSection {
         var html = "<h3>Revenue by product</h3>\n"
         guard !offering.products.isEmpty else { return html + "<p class=\"empty\">No purchase, renewal or refund was counted.</p>\n" }
         html += "<table class=\"products\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Product</th>"
-        html += "<th scope=\"col\" class=\"num\">Purchases</th><th scope=\"col\" class=\"num\">Renewals</th><th scope=\"col\" class=\"num\">Refunds</th>"
+        html +=
+            "<th scope=\"col\" class=\"num\">Purchases</th><th scope=\"col\" class=\"num\">Renewals</th><th scope=\"col\" class=\"num\">Refunds</th>"
         html += "<th scope=\"col\" class=\"num\">Net revenue</th></tr></thead>\n<tbody>\n"
         for product in offering.products {
             html += "<tr><td>\(product.group.htmlEscaped)</td><td><code>\(product.productID.htmlEscaped)</code></td>"
-            html += "<td class=\"num\">\(ReportFormat.count(product.purchases))</td><td class=\"num\">\(ReportFormat.count(product.renewals))</td>"
+            html +=
+                "<td class=\"num\">\(ReportFormat.count(product.purchases))</td><td class=\"num\">\(ReportFormat.count(product.renewals))</td>"
             html += "<td class=\"num\">\(ReportFormat.count(product.refunds))</td>"
             html += "<td class=\"num\">\(ReportFormat.money(product.netRevenue, currency).htmlEscaped)</td></tr>\n"
         }

@@ -61,7 +61,8 @@ enum HTMLReport {
         for warning in warnings {
             let (kind, word) = warning.severity == .critical ? ("critical", "Do not trust yet") : ("caution", "Caution")
             html += "<div class=\"banner \(kind)\"><span class=\"icon\" aria-hidden=\"true\">!</span><div><p class=\"banner-title\">"
-            html += "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p></div></div>\n"
+            html +=
+                "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p></div></div>\n"
         }
         if let scope { html += "<p class=\"warnings-scope\">\(scope.htmlEscaped)</p>\n" }
         return html + "</div>\n"
@@ -76,11 +77,13 @@ enum HTMLReport {
         for (index, offering) in report.offerings.enumerated() {
             let verdict = ReportFindings.verdict(offering)
             let warnings = ReportFindings.warnings(offering)
-            html += "<li><a href=\"#\(anchor(index))\"><span class=\"name\">\(offering.name.isEmpty ? offering.offeringID.htmlEscaped : offering.name.htmlEscaped)</span>"
+            html +=
+                "<li><a href=\"#\(anchor(index))\"><span class=\"name\">\(offering.name.isEmpty ? offering.offeringID.htmlEscaped : offering.name.htmlEscaped)</span>"
             html += " <code>\(offering.offeringID.htmlEscaped)</code></a>"
             if !warnings.isEmpty {
                 let critical = warnings.contains { $0.severity == .critical }
-                html += " <span class=\"pill \(critical ? "critical" : "caution")\">\(warnings.count) warning\(warnings.count == 1 ? "" : "s")</span>"
+                html +=
+                    " <span class=\"pill \(critical ? "critical" : "caution")\">\(warnings.count) warning\(warnings.count == 1 ? "" : "s")</span>"
                 html += " <span class=\"warning-titles\">\(warnings.map(\.title).joined(separator: " · ").htmlEscaped)</span>"
             }
             html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text.htmlEscaped)</p></li>\n"
@@ -103,11 +106,14 @@ enum HTMLReport {
         if !run.inputFiles.isEmpty {
             html += "<details><summary>Every log file read, with its size</summary>\n<ul class=\"files\">\n"
             for file in run.inputFiles {
-                html += "<li><code>\(file.path.htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
+                html +=
+                    "<li><code>\(file.path.htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
             }
             html += "</ul>\n</details>\n"
         }
-        html += "<h3>Log lines, all offerings</h3>\n" + qualityTable(report.quality, flagged: Set(ReportFindings.warnings(report).compactMap(\.counter)))
+        html +=
+            "<h3>Log lines, all offerings</h3>\n"
+            + qualityTable(report.quality, flagged: Set(ReportFindings.warnings(report).compactMap(\.counter)))
         html += """
             <p class="note">Every number in this report is rounded for reading. The same night's results in full precision are in the CSV \
             files next to this report and in the SQLite database; <code>offerlab report --db</code> rebuilds this page from the database.</p>
@@ -120,10 +126,12 @@ enum HTMLReport {
     /// The counters of `quality.csv`, those behind a warning marked.
     static func qualityTable(_ counters: [QualityCounter], flagged: Set<String>) -> String {
         guard !counters.isEmpty else { return "<p class=\"muted\">No counters.</p>\n" }
-        var html = "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
+        var html =
+            "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
         for counter in counters {
             let mark = flagged.contains(counter.name) ? " class=\"flagged\"" : ""
-            html += "<tr\(mark)><td><code>\(counter.name.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
+            html +=
+                "<tr\(mark)><td><code>\(counter.name.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

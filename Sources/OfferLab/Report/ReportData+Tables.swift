@@ -81,7 +81,8 @@ extension ReportData {
         func rows(_ name: String) -> Int { stored.tables.first { $0.name == name }?.rows.count ?? 0 }
         // A run before reports existed wrote summary rows but no offerings rows.
         guard rows("offerings") > 0 || rows("summary") == 0 else {
-            throw OfferLabError(.data, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one")
+            throw OfferLabError(
+                .data, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one")
         }
         return ReportData(tables: stored.tables, run: stored.run)
     }

@@ -30,18 +30,22 @@ enum ReportFindings {
         var warnings: [Warning] = []
         let skipped = counter("files_skipped_corrupt")
         if skipped > 0 {
-            warnings.append(Warning(
-                severity: .critical, title: "Log files skipped",
-                detail: "\(ReportFormat.count(skipped)) corrupt log \(skipped == 1 ? "file was" : "files were") skipped whole (on_corrupt_file: skip). Every number below misses their events; skipped_files.csv, next to this report, names them.",
-                counter: "files_skipped_corrupt"))
+            warnings.append(
+                Warning(
+                    severity: .critical, title: "Log files skipped",
+                    detail:
+                        "\(ReportFormat.count(skipped)) corrupt log \(skipped == 1 ? "file was" : "files were") skipped whole (on_corrupt_file: skip). Every number below misses their events; skipped_files.csv, next to this report, names them.",
+                    counter: "files_skipped_corrupt"))
         }
         let lines = counter("lines_read")
         let rejected = counter("malformed_lines")
         if lines > 0, Double(rejected) / Double(lines) > rejectedLineShare {
-            warnings.append(Warning(
-                severity: .caution, title: "Rejected log lines",
-                detail: "\(ReportFormat.percent(Double(rejected) / Double(lines))) of the log lines (\(ReportFormat.count(rejected)) of \(ReportFormat.count(lines))) could not be read and were left out; rejects.csv shows examples.",
-                counter: "malformed_lines"))
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "Rejected log lines",
+                    detail:
+                        "\(ReportFormat.percent(Double(rejected) / Double(lines))) of the log lines (\(ReportFormat.count(rejected)) of \(ReportFormat.count(lines))) could not be read and were left out; rejects.csv shows examples.",
+                    counter: "malformed_lines"))
         }
         return warnings
     }
@@ -54,44 +58,58 @@ enum ReportFindings {
             let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
             let split = offering.groups.map { group in
                 let planned = totalWeight > 0 ? group.weight / totalWeight : 0
-                return "\(group.name) \(ReportFormat.percent(Double(group.users) / Double(max(users, 1)))) (planned \(ReportFormat.percent(planned)))"
+                return
+                    "\(group.name) \(ReportFormat.percent(Double(group.users) / Double(max(users, 1)))) (planned \(ReportFormat.percent(planned)))"
             }
-            warnings.append(Warning(
-                severity: .critical, title: "Sample ratio mismatch",
-                detail: "The groups' sizes do not match the configured split (\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained."))
+            warnings.append(
+                Warning(
+                    severity: .critical, title: "Sample ratio mismatch",
+                    detail:
+                        "The groups' sizes do not match the configured split (\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained."
+                ))
         }
         if users == 0 {
-            warnings.append(Warning(severity: .caution, title: "No users yet", detail: "No user was assigned to this offering before as_of."))
+            warnings.append(
+                Warning(severity: .caution, title: "No users yet", detail: "No user was assigned to this offering before as_of."))
         } else {
             let small = offering.groups.filter { $0.users < minimumUsersPerGroup }
             if !small.isEmpty {
                 let list = small.map { "\($0.name) has \(ReportFormat.count($0.users))" }.joined(separator: ", ")
-                warnings.append(Warning(
-                    severity: .caution, title: "Too few users",
-                    detail: "\(list): at least \(minimumUsersPerGroup) users per group are needed before the numbers mean much. Keep the test running."))
+                warnings.append(
+                    Warning(
+                        severity: .caution, title: "Too few users",
+                        detail:
+                            "\(list): at least \(minimumUsersPerGroup) users per group are needed before the numbers mean much. Keep the test running."
+                    ))
             }
         }
         let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
         let unknownCurrency = offering.counter("unknown_currency_events")
         if moneyEvents > 0, Double(unknownCurrency) / Double(moneyEvents) > unknownCurrencyShare {
-            warnings.append(Warning(
-                severity: .caution, title: "Revenue incomplete",
-                detail: "\(ReportFormat.count(unknownCurrency)) of \(ReportFormat.count(moneyEvents)) purchases, renewals and refunds (\(ReportFormat.percent(Double(unknownCurrency) / Double(moneyEvents)))) are in currencies without a rate: their money is left out of every revenue number (they still count as conversions). Add the rates to the job.",
-                counter: "unknown_currency_events"))
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "Revenue incomplete",
+                    detail:
+                        "\(ReportFormat.count(unknownCurrency)) of \(ReportFormat.count(moneyEvents)) purchases, renewals and refunds (\(ReportFormat.percent(Double(unknownCurrency) / Double(moneyEvents)))) are in currencies without a rate: their money is left out of every revenue number (they still count as conversions). Add the rates to the job.",
+                    counter: "unknown_currency_events"))
         }
         let mismatches = offering.counter("attribution_mismatches")
         if users > 0, Double(mismatches) / Double(users) > mismatchesPerUser {
-            warnings.append(Warning(
-                severity: .caution, title: "App and server disagree",
-                detail: "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * Double(mismatches) / Double(users), decimals: 1)) such events per 100 users). Some users may have seen another paywall than their group's.",
-                counter: "attribution_mismatches"))
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "App and server disagree",
+                    detail:
+                        "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * Double(mismatches) / Double(users), decimals: 1)) such events per 100 users). Some users may have seen another paywall than their group's.",
+                    counter: "attribution_mismatches"))
         }
         let multiGroup = offering.counter("multi_group_users")
         if users + multiGroup > 0, Double(multiGroup) / Double(users + multiGroup) > multiGroupShare {
-            warnings.append(Warning(
-                severity: .caution, title: "Users in several groups",
-                detail: "\(ReportFormat.count(multiGroup)) users were assigned to more than one group and are left out of every number (\(ReportFormat.percent(Double(multiGroup) / Double(users + multiGroup))) of the offering's users).",
-                counter: "multi_group_users"))
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "Users in several groups",
+                    detail:
+                        "\(ReportFormat.count(multiGroup)) users were assigned to more than one group and are left out of every number (\(ReportFormat.percent(Double(multiGroup) / Double(users + multiGroup))) of the offering's users).",
+                    counter: "multi_group_users"))
         }
         return warnings
     }
@@ -138,7 +156,9 @@ enum ReportFindings {
         if let winner = best(.conversion, among: treatments.filter { tone($0, .conversion) == .better && tone($0, .arpu) != .worse }) {
             return Verdict(
                 tone: .better,
-                text: "\(winner.group) is winning on conversion: \(change(winner, in: offering)); its revenue per user is not significantly different yet.")
+                text:
+                    "\(winner.group) is winning on conversion: \(change(winner, in: offering)); its revenue per user is not significantly different yet."
+            )
         }
         if treatments.allSatisfy({ tone($0, .arpu) == .worse || (tone($0, .conversion) == .worse && tone($0, .arpu) != .better) }) {
             return Verdict(tone: .worse, text: "\(control.name) is winning: every variant does significantly worse.")
@@ -147,7 +167,8 @@ enum ReportFindings {
         let promising = treatments.compactMap { offering.comparison($0, .arpu) }.filter { $0.chanceToBeatControl != nil }
             .max { ($0.chanceToBeatControl ?? 0) < ($1.chanceToBeatControl ?? 0) }
         if let promising, let chance = promising.chanceToBeatControl, chance >= 0.5 {
-            text += " Most promising: \(promising.group) (\(ReportFormat.chance(chance)) chance to beat \(control.name) on revenue per user)."
+            text +=
+                " Most promising: \(promising.group) (\(ReportFormat.chance(chance)) chance to beat \(control.name) on revenue per user)."
         }
         return Verdict(tone: .unclear, text: text)
     }
@@ -195,13 +216,18 @@ enum ReportFindings {
     /// values, the one sentence that says the verdicts fall back to the fixed-horizon test.
     static func inferenceNotes(_ offering: OfferingReport) -> [String] {
         guard let decision = offering.decision else {
-            return ["This night was stored by an offerlab without the always-valid (sequential) test, so its verdicts use the fixed-horizon test, which holds only when the result is read once, at a size fixed in advance."]
+            return [
+                "This night was stored by an offerlab without the always-valid (sequential) test, so its verdicts use the fixed-horizon test, which holds only when the result is read once, at a size fixed in advance."
+            ]
         }
         return offering.comparisons.compactMap { comparison in
-            guard let fixed = comparison.significant, let sequential = comparison.sequential.significant, fixed != sequential else { return nil }
+            guard let fixed = comparison.significant, let sequential = comparison.sequential.significant, fixed != sequential else {
+                return nil
+            }
             let (yes, no) = fixed ? ("fixed-horizon", "always-valid (sequential)") : ("always-valid (sequential)", "fixed-horizon")
             let used = decision == .sequential ? "always-valid" : "fixed-horizon"
-            return "\(comparison.group) on \(name(comparison.metric)): significant by the \(yes) test, not by the \(no) one; the verdict uses the \(used) test (decision: \(decision.rawValue))."
+            return
+                "\(comparison.group) on \(name(comparison.metric)): significant by the \(yes) test, not by the \(no) one; the verdict uses the \(used) test (decision: \(decision.rawValue))."
         }
     }
 

@@ -18,7 +18,12 @@ enum SVGCharts {
     /// A point-and-interval chart, one row per group, with a dashed line at `reference`
     /// (control's value) so a reader sees at once which intervals leave it behind.
     static func intervals(_ rows: [IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> String {
-        let width = 560.0, labelWidth = 130.0, valueWidth = 96.0, rowHeight = 34.0, top = 8.0, axisHeight = 26.0
+        let width = 560.0
+        let labelWidth = 130.0
+        let valueWidth = 96.0
+        let rowHeight = 34.0
+        let top = 8.0
+        let axisHeight = 26.0
         let height = top + rowHeight * Double(rows.count) + axisHeight
         var values = rows.compactMap(\.estimate).flatMap { [$0.value, $0.low, $0.high].compactMap { $0 } }
         if let reference { values.append(reference) }
@@ -32,7 +37,8 @@ enum SVGCharts {
         }
         if let reference {
             let x = scale(reference)
-            svg += "<line x1=\"\(n(x))\" y1=\"\(n(top - 4))\" x2=\"\(n(x))\" y2=\"\(n(height - axisHeight))\" stroke=\"#4d4d4d\" stroke-dasharray=\"4 3\"/>"
+            svg +=
+                "<line x1=\"\(n(x))\" y1=\"\(n(top - 4))\" x2=\"\(n(x))\" y2=\"\(n(height - axisHeight))\" stroke=\"#4d4d4d\" stroke-dasharray=\"4 3\"/>"
         }
         for (index, row) in rows.enumerated() {
             let y = top + rowHeight * (Double(index) + 0.5)
@@ -80,7 +86,12 @@ enum SVGCharts {
     static func liftOverTime(
         dates: [String], series: [Series], domain: [Double], label: String, clipID: String
     ) -> (svg: String, clippedPoints: Int) {
-        let width = 560.0, left = 48.0, right = 54.0, top = 12.0, bottom = 28.0, height = 250.0
+        let width = 560.0
+        let left = 48.0
+        let right = 54.0
+        let top = 12.0
+        let bottom = 28.0
+        let height = 250.0
         let ticks = niceTicks(domain + [0])
         let y = Scale(lower: ticks.first ?? 0, upper: ticks.last ?? 1, start: height - bottom, end: top)
         let plotRight = width - right
@@ -88,7 +99,8 @@ enum SVGCharts {
             dates.count < 2 ? (left + plotRight) / 2 : left + (plotRight - left) * Double(index) / Double(dates.count - 1)
         }
         var svg = open(width: width, height: height, label: label)
-        svg += "<defs><clipPath id=\"\(clipID)\"><rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(plotRight - left))\" height=\"\(n(height - bottom - top))\"/></clipPath></defs>"
+        svg +=
+            "<defs><clipPath id=\"\(clipID)\"><rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(plotRight - left))\" height=\"\(n(height - bottom - top))\"/></clipPath></defs>"
         // Whole percents once ticks are at least 1% apart: "+50%" reads faster than "+50.0%".
         let decimals = ticks.count > 1 && (ticks[1] - ticks[0]) >= 0.01 ? 0 : 1
         for tick in ticks {
@@ -113,7 +125,8 @@ enum SVGCharts {
                 if segment.count == 1, let only = segment.first {
                     svg += "<circle cx=\"\(n(x(only.index)))\" cy=\"\(n(y(only.estimate.value)))\" r=\"3\" fill=\"\(line.color)\"/>"
                 } else {
-                    svg += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>"
+                    svg +=
+                        "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>"
                 }
             }
         }
@@ -125,8 +138,10 @@ enum SVGCharts {
                 guard let point, point.value < lowest || point.value > highest else { continue }
                 clippedPoints += 1
                 let (edge, tip) = point.value > highest ? (top + 8, top) : (height - bottom - 8, height - bottom)
-                svg += "<path class=\"off-scale\" d=\"M\(n(x(index) - 5)) \(n(edge))L\(n(x(index) + 5)) \(n(edge))L\(n(x(index))) \(n(tip))Z\" fill=\"\(line.color)\">"
-                svg += "<title>\(line.label.htmlEscaped), \(shortDate(dates[index])): \(ReportFormat.signedPercent(point.value)), off the scale</title></path>"
+                svg +=
+                    "<path class=\"off-scale\" d=\"M\(n(x(index) - 5)) \(n(edge))L\(n(x(index) + 5)) \(n(edge))L\(n(x(index))) \(n(tip))Z\" fill=\"\(line.color)\">"
+                svg +=
+                    "<title>\(line.label.htmlEscaped), \(shortDate(dates[index])): \(ReportFormat.signedPercent(point.value)), off the scale</title></path>"
             }
         }
         // Outside the plot, at the end of the zero line, where no line can hide it.

@@ -17,7 +17,8 @@ extension ScriptBuilder {
         let zoneSign = "CASE substr(\(zone), 1, 1) WHEN '+' THEN 1 WHEN '-' THEN -1 ELSE 0 END"
         let fraction = "coalesce(TRY_CAST(rpad(substr(regexp_extract(\(text), \(t(#"\.([0-9]+)"#)), 1), 1, 6), 6, '0') AS BIGINT), 0)"
         let leap = "((\(year)) % 4 = 0 AND ((\(year)) % 100 <> 0 OR (\(year)) % 400 = 0))"
-        let monthDays = "CASE \(month) WHEN 2 THEN CASE WHEN \(leap) THEN 29 ELSE 28 END WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END"
+        let monthDays =
+            "CASE \(month) WHEN 2 THEN CASE WHEN \(leap) THEN 29 ELSE 28 END WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END"
         let valid =
             "(coalesce(\(dialect.fullMatch(text, pattern)), FALSE) AND \(month) BETWEEN 1 AND 12 AND \(day) BETWEEN 1 AND \(monthDays) AND \(hour) <= 23 AND \(minute) <= 59 AND \(second) <= 59 AND \(zoneHours) <= 23 AND \(zoneMinutes) <= 59)"
         // Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil),
@@ -36,7 +37,10 @@ extension ScriptBuilder {
     /// `log_events`: every non-blank line with its malformed reason (NULL: a valid event) and
     /// its fields as the analysis uses them.
     mutating func classifyLines() {
-        let optional = ["event_id", "product_id", "transaction_id", "original_transaction_id", "currency", "offering_id", "test_group_id", "environment"]
+        let optional = [
+            "event_id", "product_id", "transaction_id", "original_transaction_id", "currency", "offering_id", "test_group_id",
+            "environment",
+        ]
         // An empty optional text is absent.
         let present = { (field: String) in "(k_\(field) IS NOT NULL AND NOT (k_\(field) = 's' AND v_\(field) = ''))" }
         let pricePattern = #"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?"#
@@ -83,10 +87,12 @@ extension ScriptBuilder {
     func strictJSON() -> String {
         guard dialect == .duckdb else { return "SELECT * FROM json_fields" }
         let outsideStrings = #"regexp_replace(line, '"(?:[^"\\]|\\.)*"', '""', 'g')"#
-        let forbidden = #"regexp_matches(regexp_replace(\#(outsideStrings), '\b(true|false|null)\b', '0', 'g'), '(,\s*[}\]])|([\[{]\s*,)|(,\s*,)|[A-DF-Za-df-z/'']')"#
+        let forbidden =
+            #"regexp_matches(regexp_replace(\#(outsideStrings), '\b(true|false|null)\b', '0', 'g'), '(,\s*[}\]])|([\[{]\s*,)|(,\s*,)|[A-DF-Za-df-z/'']')"#
         let repeated = dialect.failWhen(
             "len(keys) <> len(list_distinct(keys))",
-            "'offerlab sql: ' || path || ': a line repeats a key; DuckDB reads its first value where offerlab run reads the last: remove the repetition or use --dialect spark: ' || substr(line, 1, 80)")
+            "'offerlab sql: ' || path || ': a line repeats a key; DuckDB reads its first value where offerlab run reads the last: remove the repetition or use --dialect spark: ' || substr(line, 1, 80)"
+        )
         return """
             SELECT file_index, line_number, line, from_csv, invalid_json OR \(forbidden) OR coalesce(\(repeated), FALSE) AS invalid_json, invalid_csv,
               \(Self.fieldColumns.joined(separator: ", "))
@@ -123,7 +129,8 @@ extension ScriptBuilder {
         add(
             dialect.view(
                 "assignment_rows",
-                "SELECT \(values[0]) AS user_id, \(values[1]) AS offering_text, \(values[2]) AS group_text, \(values[3]) AS assigned_text FROM \(read)"))
+                "SELECT \(values[0]) AS user_id, \(values[1]) AS offering_text, \(values[2]) AS group_text, \(values[3]) AS assigned_text FROM \(read)"
+            ))
     }
 
     /// A `mysql --batch` field's text: `\t` `\n` `\r` `\\` `\0` decoded, any other `\x` is `x`.
@@ -155,13 +162,17 @@ extension ScriptBuilder {
                 groupRows.append("(\(group.id), \(offering.id), \(t(group.name)), \(double(group.weight)), \(index == control), \(index))")
             }
         }
-        add(dialect.view("catalog_offerings", "SELECT * FROM (VALUES \(offeringRows.joined(separator: ", "))) AS o(offering_key, offering_id, named_by_job)"))
+        add(
+            dialect.view(
+                "catalog_offerings",
+                "SELECT * FROM (VALUES \(offeringRows.joined(separator: ", "))) AS o(offering_key, offering_id, named_by_job)"))
         add(
             dialect.view(
                 "catalog_groups",
                 groupRows.isEmpty
                     ? "SELECT CAST(NULL AS BIGINT) AS group_key, CAST(NULL AS BIGINT) AS offering_key, CAST(NULL AS STRING) AS group_name, CAST(NULL AS DOUBLE) AS weight, FALSE AS is_control, 0 AS position WHERE FALSE"
-                    : "SELECT * FROM (VALUES \(groupRows.joined(separator: ", "))) AS g(group_key, offering_key, group_name, weight, is_control, position)"))
+                    : "SELECT * FROM (VALUES \(groupRows.joined(separator: ", "))) AS g(group_key, offering_key, group_name, weight, is_control, position)"
+            ))
         let rates = job.rates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
         add(dialect.view("rates", "SELECT * FROM (VALUES \(rates.joined(separator: ", "))) AS r(currency, rate)"))
 
@@ -184,7 +195,8 @@ extension ScriptBuilder {
                 LEFT JOIN catalog_groups g ON g.group_key = a.group_number
                 WHERE a.assigned_at IS NULL OR a.assigned_at < \(asOf)
                 """))
-        let namedByJob = analysed == nil ? "o.offering_key IN (SELECT offering_key FROM assignments WHERE offering_key IS NOT NULL)" : "o.named_by_job"
+        let namedByJob =
+            analysed == nil ? "o.offering_key IN (SELECT offering_key FROM assignments WHERE offering_key IS NOT NULL)" : "o.named_by_job"
         add(dialect.view("analysed_offerings", "SELECT o.offering_key, o.offering_id FROM catalog_offerings o WHERE \(namedByJob)"))
         add(
             dialect.materialize(
@@ -348,11 +360,18 @@ extension ScriptBuilder {
             ]
             global += reasons.map { ($0, "(SELECT count(*) FROM log_events WHERE reason = '\($0)')") }
             global += [
-                ("duplicate_events", "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.asOf)) - (SELECT count(*) FROM deduplicated)"),
+                (
+                    "duplicate_events",
+                    "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.asOf)) - (SELECT count(*) FROM deduplicated)"
+                )
             ]
-            global += ["unknown_event_types", "sandbox_events", "unassigned_events"].map { ($0, "(SELECT count(*) FROM cleanup_steps WHERE dropped_as = '\($0)')") }
+            global += ["unknown_event_types", "sandbox_events", "unassigned_events"].map {
+                ($0, "(SELECT count(*) FROM cleanup_steps WHERE dropped_as = '\($0)')")
+            }
             global.append(("invalid_assignments", "(SELECT count(*) FROM assignments WHERE offering_key IS NULL)"))
-            let rows = global.enumerated().map { "SELECT '' AS offering_id, \(t($0.element.0)) AS counter, \($0.element.1) AS count, \($0.offset) AS position" }
+            let rows = global.enumerated().map {
+                "SELECT '' AS offering_id, \(t($0.element.0)) AS counter, \($0.element.1) AS count, \($0.offset) AS position"
+            }
             let perOffering: [(String, String)] = [
                 ("invalid_assignments", "(SELECT count(*) FROM assignments x WHERE x.offering_key = a.offering_key AND NOT x.valid)"),
                 ("multi_group_users", "(SELECT count(*) FROM memberships x WHERE x.offering_key = a.offering_key AND x.group_count > 1)"),

@@ -18,7 +18,8 @@ public enum SQLScript {
         if source.isSQLite {
             throw OfferLabError(
                 .configuration,
-                "tables: \(job.tablesPath) is a SQLite file; SQL engines read CSV or TSV table files (in a warehouse, point the script at the existing tables instead: see docs/warehouse.md)")
+                "tables: \(job.tablesPath) is a SQLite file; SQL engines read CSV or TSV table files (in a warehouse, point the script at the existing tables instead: see docs/warehouse.md)"
+            )
         }
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try NightlyRun.analysedOfferings(job: job, catalog: catalog)
@@ -65,10 +66,12 @@ struct ScriptBuilder {
         if gzip != path.hasSuffix(".gz") {
             throw OfferLabError(
                 .data,
-                "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)")
+                "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)"
+            )
         }
         if let character = path.first(where: { "*?[]{}\\".contains($0) }) {
-            throw OfferLabError(.data, "\(path): Spark reads a path as a glob, and this one has '\(character)' in it; rename it (or use --dialect duckdb)")
+            throw OfferLabError(
+                .data, "\(path): Spark reads a path as a glob, and this one has '\(character)' in it; rename it (or use --dialect duckdb)")
         }
     }
 
@@ -149,7 +152,9 @@ struct ScriptBuilder {
             // Each value is extracted once, and its type named once, in layers: Spark's plans
             // grow with every repetition of an expression.
             let values = Self.jsonKeys.map { "variant_get(doc, \(t("$." + $0))) AS j_\($0)" }
-            let schemas = Self.jsonKeys.map { "j_\($0), CASE WHEN j_\($0) IS NULL OR is_variant_null(j_\($0)) THEN NULL ELSE schema_of_variant(j_\($0)) END AS s_\($0)" }
+            let schemas = Self.jsonKeys.map {
+                "j_\($0), CASE WHEN j_\($0) IS NULL OR is_variant_null(j_\($0)) THEN NULL ELSE schema_of_variant(j_\($0)) END AS s_\($0)"
+            }
             let columns = Self.jsonKeys.map { key in
                 """
                 CASE WHEN s_\(key) IS NULL THEN NULL WHEN s_\(key) = 'STRING' THEN 's'
@@ -170,7 +175,10 @@ struct ScriptBuilder {
         for field in Self.logFields {
             if let camel = field.camel {
                 let required = field.snake == "user_id"
-                let snakePresent = required ? "k_\(field.snake) IS NOT NULL" : "k_\(field.snake) IS NOT NULL AND NOT (k_\(field.snake) = 's' AND v_\(field.snake) = '')"
+                let snakePresent =
+                    required
+                    ? "k_\(field.snake) IS NOT NULL"
+                    : "k_\(field.snake) IS NOT NULL AND NOT (k_\(field.snake) = 's' AND v_\(field.snake) = '')"
                 resolved.append("CASE WHEN \(snakePresent) THEN k_\(field.snake) ELSE k_\(camel) END AS k_\(field.snake)")
                 resolved.append("CASE WHEN \(snakePresent) THEN v_\(field.snake) ELSE v_\(camel) END AS v_\(field.snake)")
             } else {
@@ -240,7 +248,8 @@ struct ScriptBuilder {
         let spansLines = dialect.failWhen(
             "(length(line) - length(replace(line, '\"', ''))) % 2 = 1",
             dialect.concat([
-                t("offerlab sql: "), "path", t(": a quoted field goes on past the line, which the SQL engines cannot read as one record: "), "substr(line, 1, 80)",
+                t("offerlab sql: "), "path", t(": a quoted field goes on past the line, which the SQL engines cannot read as one record: "),
+                "substr(line, 1, 80)",
             ]))
         add(
             dialect.view(

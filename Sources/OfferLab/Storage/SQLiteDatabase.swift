@@ -1,9 +1,9 @@
 import CSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text. The C macro does not import into Swift.
@@ -41,7 +41,9 @@ public final class SQLiteDatabase {
     /// `busyTimeoutMilliseconds`: how long a statement waits for another writer's lock.
     /// `immutable` (read-only) promises SQLite that nothing changes the file while it is open:
     /// it then takes no lock and creates no `-wal` or `-shm` file.
-    public init(path: String, readOnly: Bool = false, immutable: Bool = false, create: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+    public init(
+        path: String, readOnly: Bool = false, immutable: Bool = false, create: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000
+    ) throws {
         self.path = path
         var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }

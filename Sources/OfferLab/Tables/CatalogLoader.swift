@@ -18,7 +18,8 @@ enum CatalogLoader {
         var catalog = OfferingCatalog(offerings: offerings)
 
         var groupLocation: [Int64: (offering: Int, group: Int)] = [:]
-        try source.forEachRow(of: "subscription_offering_groups", columns: ["id", "subscription_offering_id", "group_name", "weight"]) { row in
+        try source.forEachRow(of: "subscription_offering_groups", columns: ["id", "subscription_offering_id", "group_name", "weight"]) {
+            row in
             let context = "subscription_offering_groups \(row.location)"
             guard let id = row.integer(0) else { throw unreadable(context, "id", row.text(0)) }
             guard let offeringKey = row.integer(1) else { throw unreadable(context, "subscription_offering_id", row.text(1)) }
@@ -29,7 +30,8 @@ enum CatalogLoader {
             }
             guard groupLocation[id] == nil else { throw OfferLabError(.data, "tables: \(context): group id \(id) appears twice") }
             guard !catalog.offerings[offering].groups.contains(where: { $0.name == name }) else {
-                throw OfferLabError(.data, "tables: \(context): offering \(catalog.offerings[offering].offeringID) has two groups named \(name)")
+                throw OfferLabError(
+                    .data, "tables: \(context): offering \(catalog.offerings[offering].offeringID) has two groups named \(name)")
             }
             catalog.offerings[offering].groups.append(OfferingGroup(id: id, name: name, weight: weight, products: [], copy: nil))
             groupLocation[id] = (offering, catalog.offerings[offering].groups.count - 1)
@@ -37,34 +39,39 @@ enum CatalogLoader {
 
         // What each group was shown only feeds reports: these two tables may be absent.
         if try source.hasTable("subscription_offering_group_products") {
-        try source.forEachRow(
-            of: "subscription_offering_group_products",
-            columns: ["offering_group_id", "product_id", "type", "fallback_display_price", "position", "is_default", "badge_text", "subtitle_text"]
-        ) { row in
-            let context = "subscription_offering_group_products \(row.location)"
-            guard let groupKey = row.integer(0), let location = groupLocation[groupKey] else {
-                throw OfferLabError(.data, "tables: \(context): offering_group_id \(row.text(0) ?? "NULL") is not in subscription_offering_groups")
+            try source.forEachRow(
+                of: "subscription_offering_group_products",
+                columns: [
+                    "offering_group_id", "product_id", "type", "fallback_display_price", "position", "is_default", "badge_text",
+                    "subtitle_text",
+                ]
+            ) { row in
+                let context = "subscription_offering_group_products \(row.location)"
+                guard let groupKey = row.integer(0), let location = groupLocation[groupKey] else {
+                    throw OfferLabError(
+                        .data, "tables: \(context): offering_group_id \(row.text(0) ?? "NULL") is not in subscription_offering_groups")
+                }
+                guard let productID = row.text(1), !productID.isEmpty else { throw unreadable(context, "product_id", row.text(1)) }
+                let product = GroupProduct(
+                    productID: productID, type: row.text(2), fallbackDisplayPrice: row.text(3), position: row.integer(4),
+                    isDefault: row.bool(5) ?? false, badgeText: row.text(6), subtitleText: row.text(7))
+                catalog.offerings[location.offering].groups[location.group].products.append(product)
             }
-            guard let productID = row.text(1), !productID.isEmpty else { throw unreadable(context, "product_id", row.text(1)) }
-            let product = GroupProduct(
-                productID: productID, type: row.text(2), fallbackDisplayPrice: row.text(3), position: row.integer(4),
-                isDefault: row.bool(5) ?? false, badgeText: row.text(6), subtitleText: row.text(7))
-            catalog.offerings[location.offering].groups[location.group].products.append(product)
-        }
         }
 
         if try source.hasTable("subscription_offering_group_copy") {
-        try source.forEachRow(
-            of: "subscription_offering_group_copy",
-            columns: ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"]
-        ) { row in
-            let context = "subscription_offering_group_copy \(row.location)"
-            guard let groupKey = row.integer(0), let location = groupLocation[groupKey] else {
-                throw OfferLabError(.data, "tables: \(context): offering_group_id \(row.text(0) ?? "NULL") is not in subscription_offering_groups")
+            try source.forEachRow(
+                of: "subscription_offering_group_copy",
+                columns: ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"]
+            ) { row in
+                let context = "subscription_offering_group_copy \(row.location)"
+                guard let groupKey = row.integer(0), let location = groupLocation[groupKey] else {
+                    throw OfferLabError(
+                        .data, "tables: \(context): offering_group_id \(row.text(0) ?? "NULL") is not in subscription_offering_groups")
+                }
+                catalog.offerings[location.offering].groups[location.group].copy = GroupCopy(
+                    headerTitle: row.text(1), headerSubtitle: row.text(2), ctaButtonText: row.text(3), supportingText: row.text(4))
             }
-            catalog.offerings[location.offering].groups[location.group].copy = GroupCopy(
-                headerTitle: row.text(1), headerSubtitle: row.text(2), ctaButtonText: row.text(3), supportingText: row.text(4))
-        }
         }
 
         for offering in catalog.offerings.indices {

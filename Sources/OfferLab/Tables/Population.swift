@@ -78,7 +78,9 @@ struct Population: Sendable {
     /// memberships in other offerings are chained after it: a row costs a user lookup and a
     /// comparison, never a dictionary per offering, and a new user one append.
     /// `progress`: how far the table has got, when it takes long.
-    static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64, progress: ProgressReporter? = nil) throws -> Population {
+    static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64, progress: ProgressReporter? = nil) throws
+        -> Population
+    {
         let table = "user_offering_assignments"
         var rows = AssignmentRows(catalog: catalog, asOf: asOf, expectedSize: source.estimatedSize(of: table))
         try source.forEachRow(
@@ -166,12 +168,14 @@ private struct AssignmentRows {
         if !population.hasRowsBeforeAsOf[offering] { population.hasRowsBeforeAsOf[offering] = true }
         guard let assignedAt,
             let groupKey = row.integer(2), let group = groupByKey[groupKey], group.offering == offering,
-            let userBytes = row.withBytes(0, { user -> Range<Int>? in
-                guard !user.isEmpty else { return nil }
-                let start = pendingUserBytes.count
-                pendingUserBytes.append(contentsOf: user)
-                return start..<pendingUserBytes.count
-            }) ?? nil
+            let userBytes = row.withBytes(
+                0,
+                { user -> Range<Int>? in
+                    guard !user.isEmpty else { return nil }
+                    let start = pendingUserBytes.count
+                    pendingUserBytes.append(contentsOf: user)
+                    return start..<pendingUserBytes.count
+                }) ?? nil
         else {
             population.invalidAssignments[offering] += 1
             return
@@ -255,7 +259,9 @@ private struct AssignmentRows {
     private func membership(_ entry: Entry, user: Int32) -> Membership {
         guard entry.group == Self.severalGroups else { return Membership(group: entry.group, assignedAt: entry.assignedAt) }
         // The earliest row's group is the user's; the next group to appear excludes them.
-        let ordered = (groupTimes[MembershipKey(user: user, offering: entry.offering)] ?? [:]).sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+        let ordered = (groupTimes[MembershipKey(user: user, offering: entry.offering)] ?? [:]).sorted {
+            ($0.value, $0.key) < ($1.value, $1.key)
+        }
         return Membership(group: ordered[0].key, assignedAt: ordered[0].value, conflictingSince: ordered[1].value)
     }
 }

@@ -101,7 +101,9 @@ struct TableSource {
                 throw OfferLabError(.data, "tables: \(error)", cause: error)
             }
         }
-        return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0)) }
+        return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains {
+            FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(table + $0))
+        }
     }
 
     /// About how many rows, and bytes of text, the file holding `table` has, from its size (nil
@@ -191,7 +193,8 @@ struct TableSource {
                         case .tooLong: "it is longer than \(reader.maxRecordLength) bytes"
                         case .unterminatedQuote: "a quote is never closed"
                         }
-                    throw OfferLabError(.data, "tables: \(file) line \(row.lineNumber): \(detail)", location: .init(path: file, line: row.lineNumber))
+                    throw OfferLabError(
+                        .data, "tables: \(file) line \(row.lineNumber): \(detail)", location: .init(path: file, line: row.lineNumber))
                 }
                 values.fileRow = row
                 values.position = row.lineNumber

@@ -153,7 +153,9 @@ enum ContractChecker {
             if quoted {
                 if character == "\"" {
                     if let next = iterator.next() {
-                        if next == "\"" { cell.append("\"") } else {
+                        if next == "\"" {
+                            cell.append("\"")
+                        } else {
                             quoted = false
                             pending = next
                         }

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+
 @testable import OfferLabGenerate
 
 /// A data set generated into a temporary folder for a test, and helpers to read it back.

@@ -39,7 +39,9 @@ final class OfferLabProcess: @unchecked Sendable {
 
     /// Starts the binary. `fileSizeLimitKiB` starts it under `ulimit -f` (through bash);
     /// `folder` is its working directory.
-    convenience init(_ arguments: [String], environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil, in folder: String? = nil) throws {
+    convenience init(_ arguments: [String], environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil, in folder: String? = nil)
+        throws
+    {
         let binary = try offerLabBinary()
         if let fileSizeLimitKiB {
             try self.init(
@@ -142,7 +144,12 @@ func parseCSV(_ text: String) -> [[String]] {
         if inQuotes {
             if character == "\"" {
                 let next = characters.next()
-                if next == "\"" { field.append("\"") } else { inQuotes = false; pending = next }
+                if next == "\"" {
+                    field.append("\"")
+                } else {
+                    inQuotes = false
+                    pending = next
+                }
             } else {
                 field.append(character)
             }
@@ -160,7 +167,10 @@ func parseCSV(_ text: String) -> [[String]] {
             field.append(character)
         }
     }
-    if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+    if !field.isEmpty || !row.isEmpty {
+        row.append(field)
+        rows.append(row)
+    }
     return rows
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import OfferLabIngest
 import OfferLabTestSupport
+import Testing
+
 @testable import OfferLab
 
 /// Offering tables written to a real SQLite file: by default one offering `test` (id 1) with
@@ -8,7 +10,9 @@ import OfferLabTestSupport
 /// (id 2) with groups `a` (id 20) and `b` (id 21).
 struct TablesFixture {
     var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
-    var offerings: [(id: Int, offeringID: String, name: String, isActive: Bool)] = [(1, "test", "Test", true), (2, "other", "Other", false)]
+    var offerings: [(id: Int, offeringID: String, name: String, isActive: Bool)] = [
+        (1, "test", "Test", true), (2, "other", "Other", false),
+    ]
     var groups: [(id: Int, offering: Int, name: String, weight: Double)] = [
         (10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1),
     ]
@@ -71,8 +75,6 @@ func logRecord(
     record.isSandbox = sandbox
     return record
 }
-
-import Testing
 
 /// Runs the analysis on hand-made tables and events (events in one file, in the order given).
 func analyse(

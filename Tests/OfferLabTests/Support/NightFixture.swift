@@ -3,6 +3,7 @@ import OfferLabGenerate
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing
+
 @testable import OfferLab
 
 /// A night on disk for tests that run the binary: the tables of a `TablesFixture` in
@@ -101,7 +102,8 @@ final class NightFixture {
         let root = URL(fileURLWithPath: outputPath)
         for night in try FileManager.default.contentsOfDirectory(atPath: outputPath) where !night.hasPrefix(".") {
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(night).path, isDirectory: &isFolder), isFolder.boolValue
+            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(night).path, isDirectory: &isFolder),
+                isFolder.boolValue
             else { continue }
             for name in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(night).path) {
                 files["\(night)/\(name)"] = try Data(contentsOf: root.appendingPathComponent(night).appendingPathComponent(name))

@@ -4,28 +4,38 @@
 /// (1,560, no significant change) and `variant_b` (1,590, significantly better on both metrics),
 /// clean data (no warning), and a three-day daily series. Tests change what they examine.
 func reportFixture() -> ReportData {
-    func group(_ name: String, control: Bool, weight: Double, users: Int, converters: Int, rate: Double, low: Double, high: Double, arpu: Double)
+    func group(
+        _ name: String, control: Bool, weight: Double, users: Int, converters: Int, rate: Double, low: Double, high: Double, arpu: Double
+    )
         -> GroupReport
     {
         GroupReport(
             name: name, isControl: control, weight: weight, users: users, converters: converters, conversionRate: rate,
             conversionCILow: low, conversionCIHigh: high, trialStarters: 100, trialConverters: 40, trialConversionRate: 0.4,
             paywallViewers: users, purchases: converters, renewals: 10, refunds: 2, grossRevenue: arpu * Double(users) + 10,
-            refundedRevenue: 10, netRevenue: arpu * Double(users), arpu: arpu, arpuSD: 4.2, arppu: arpu * Double(users) / Double(converters),
+            refundedRevenue: 10, netRevenue: arpu * Double(users), arpu: arpu, arpuSD: 4.2,
+            arppu: arpu * Double(users) / Double(converters),
             shownProducts: [
-                ShownProduct(productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil, subtitleText: nil),
                 ShownProduct(
-                    productID: "monthly_1999", type: "monthly", fallbackDisplayPrice: "19.99", isDefault: false, badgeText: control ? nil : "BEST VALUE",
+                    productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil,
+                    subtitleText: nil),
+                ShownProduct(
+                    productID: "monthly_1999", type: "monthly", fallbackDisplayPrice: "19.99", isDefault: false,
+                    badgeText: control ? nil : "BEST VALUE",
                     subtitleText: "That's 40% Off Weekly!"),
             ],
             shownCopy: ShownCopy(
                 headerTitle: "Study AI", headerSubtitle: "Join now. Learn anything.", ctaButtonText: control ? "Next" : "Start now",
                 supportingText: "Cancel Anytime"))
     }
-    func comparison(_ group: String, _ metric: Metric, lift: Double, low: Double, high: Double, significant: Bool, chance: Double) -> Comparison {
+    func comparison(_ group: String, _ metric: Metric, lift: Double, low: Double, high: Double, significant: Bool, chance: Double)
+        -> Comparison
+    {
         Comparison(
-            group: group, metric: metric, controlValue: 0.07, value: 0.07 * (1 + lift), absoluteLift: Estimate(value: 0.07 * lift, low: nil, high: nil),
-            relativeLift: Estimate(value: lift, low: low, high: high), pValue: significant ? 0.0005 : 0.33, pValueAdjusted: significant ? 0.001 : 0.33,
+            group: group, metric: metric, controlValue: 0.07, value: 0.07 * (1 + lift),
+            absoluteLift: Estimate(value: 0.07 * lift, low: nil, high: nil),
+            relativeLift: Estimate(value: lift, low: low, high: high), pValue: significant ? 0.0005 : 0.33,
+            pValueAdjusted: significant ? 0.001 : 0.33,
             significant: significant, chanceToBeatControl: chance, minimumDetectableEffect: metric == .conversion ? 0.0226 : nil)
     }
     let daily = ["2026-03-12", "2026-03-13", "2026-03-14"].enumerated().flatMap { day, date in
@@ -36,16 +46,21 @@ func reportFixture() -> ReportData {
                 conversionLift: Estimate(value: -0.1, low: -0.4, high: 0.2), arpuLift: Estimate(value: 0.15, low: -0.2, high: 0.5)),
             DailyPoint(
                 date: date, group: "variant_b", isControl: false, users: 500 * (day + 1),
-                conversionLift: Estimate(value: 0.4 + 0.001 * Double(day), low: 0.1, high: 0.7), arpuLift: Estimate(value: 0.97, low: 0.48, high: 1.46)),
+                conversionLift: Estimate(value: 0.4 + 0.001 * Double(day), low: 0.1, high: 0.7),
+                arpuLift: Estimate(value: 0.97, low: 0.48, high: 1.46)),
         ]
     }
     let offering = OfferingReport(
         offeringID: "spring", name: "Spring price test", isActive: true, controlGroup: "control", currency: "USD", alpha: 0.05,
         conversionWindowDays: 14,
         groups: [
-            group("control", control: true, weight: 2, users: 3118, converters: 228, rate: 0.07312379730596537, low: 0.0646, high: 0.0828, arpu: 1.0497600705580465),
-            group("variant_a", control: false, weight: 1, users: 1560, converters: 102, rate: 0.0654, low: 0.0542, high: 0.0788, arpu: 1.2074),
-            group("variant_b", control: false, weight: 1, users: 1590, converters: 163, rate: 0.1025, low: 0.0886, high: 0.1184, arpu: 2.0689),
+            group(
+                "control", control: true, weight: 2, users: 3118, converters: 228, rate: 0.07312379730596537, low: 0.0646, high: 0.0828,
+                arpu: 1.0497600705580465),
+            group(
+                "variant_a", control: false, weight: 1, users: 1560, converters: 102, rate: 0.0654, low: 0.0542, high: 0.0788, arpu: 1.2074),
+            group(
+                "variant_b", control: false, weight: 1, users: 1590, converters: 163, rate: 0.1025, low: 0.0886, high: 0.1184, arpu: 2.0689),
         ],
         comparisons: [
             comparison("variant_a", .conversion, lift: -0.1058, low: -0.3074, high: 0.0957, significant: false, chance: 0.17),
@@ -64,7 +79,8 @@ func reportFixture() -> ReportData {
     return ReportData(
         run: RunFacts(
             job: "/jobs/nightly.yaml", asOf: "2026-03-15T00:00:00Z", night: "2026-03-15", startedAt: "2026-03-15T02:30:00.123456Z",
-            finishedAt: "2026-03-15T02:31:10Z", toolVersion: "0.1.0", inputFiles: [InputFile(path: "/logs/2026/03/14/a.jsonl.gz", bytes: 1_234_567)]),
+            finishedAt: "2026-03-15T02:31:10Z", toolVersion: "0.1.0",
+            inputFiles: [InputFile(path: "/logs/2026/03/14/a.jsonl.gz", bytes: 1_234_567)]),
         quality: [
             QualityCounter(name: "files_read", count: 1), QualityCounter(name: "files_skipped_corrupt", count: 0),
             QualityCounter(name: "lines_read", count: 44_146), QualityCounter(name: "malformed_lines", count: 46),

@@ -6,9 +6,9 @@ import OfferLabGenerate
 import OfferLabIngest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A log file's bytes, decompressed, and its lines' ranges.
@@ -67,7 +67,9 @@ func parseRepeatedly(_ path: String, passes: Int) throws {
     }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let nanosecondsPerLine = seconds * 1e9 / Double(max(passes * lineRanges.count, 1))
-    print("\(path): \(lineRanges.count) lines, \(passes) passes, \((nanosecondsPerLine * 10).rounded() / 10) ns per line (checksum \(checksum))")
+    print(
+        "\(path): \(lineRanges.count) lines, \(passes) passes, \((nanosecondsPerLine * 10).rounded() / 10) ns per line (checksum \(checksum))"
+    )
 }
 
 if CommandLine.arguments.count > 2 && (CommandLine.arguments[1] == "--file" || CommandLine.arguments[1] == "--parser") {
@@ -75,7 +77,8 @@ if CommandLine.arguments.count > 2 && (CommandLine.arguments[1] == "--file" || C
         if CommandLine.arguments[1] == "--file" {
             try measureFile(CommandLine.arguments[2])
         } else {
-            try parseRepeatedly(CommandLine.arguments[2], passes: CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 10 : 10)
+            try parseRepeatedly(
+                CommandLine.arguments[2], passes: CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 10 : 10)
         }
     } catch {
         print("error: \(error)")
@@ -126,7 +129,9 @@ func makeEventLines(into buffer: inout [UInt8], random: inout SplitMix64, writte
             line += "\"ts\":\(1_772_323_200_000 + second * 1000 + random.below(1000)),"
         } else {
             let day = 1 + second / 86_400
-            let hour = second / 3600 % 24, minute = second / 60 % 60, sec = second % 60
+            let hour = second / 3600 % 24
+            let minute = second / 60 % 60
+            let sec = second % 60
             func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
             line += "\"ts\":\"2026-03-\(two(day))T\(two(hour)):\(two(minute)):\(two(sec)).\(100 + random.below(900))Z\","
         }
@@ -142,7 +147,8 @@ func makeEventLines(into buffer: inout [UInt8], random: inout SplitMix64, writte
                 line += "\"currency\":\"\(["USD", "EUR", "GBP", "JPY"][random.below(4)])\","
             }
         }
-        line += "\"offering_id\":\"spring_2026_price_test\",\"test_group_id\":\"\(["control", "treatment_a", "treatment_b"][random.below(3)])\","
+        line +=
+            "\"offering_id\":\"spring_2026_price_test\",\"test_group_id\":\"\(["control", "treatment_a", "treatment_b"][random.below(3)])\","
         line += "\"environment\":\"\(random.below(50) == 0 ? "Sandbox" : "Production")\","
         line += "\"platform\":\"ios\",\"country\":\"\(["US", "DE", "GB", "JP", "FR"][random.below(5)])\","
         line += random.below(20) == 0 ? "\"app_version\":\"3.2.1 \\\"beta\\\" \\u00e9\"}\n" : "\"app_version\":\"3.2.1\"}\n"
@@ -158,7 +164,8 @@ func makeAssignmentRows(into buffer: inout [UInt8], random: inout SplitMix64, wr
         let id = written / 60 + random.below(1000)
         let second = random.below(86_400 * 28)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let row = "\(id),user_\(random.below(20_000_000)),1,\(1 + random.below(3)),2026-03-\(two(1 + second / 86_400)) \(two(second / 3600 % 24)):\(two(second / 60 % 60)):\(two(second % 60))\n"
+        let row =
+            "\(id),user_\(random.below(20_000_000)),1,\(1 + random.below(3)),2026-03-\(two(1 + second / 86_400)) \(two(second / 3600 % 24)):\(two(second / 60 % 60)):\(two(second % 60))\n"
         buffer.append(contentsOf: row.utf8)
     }
     written += buffer.count
@@ -195,13 +202,19 @@ do {
     var lastSummary: LogFileSummary?
     var checksum: Int64 = 0
     for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
-        try measure("JSON Lines, plain file, LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
+        try measure(
+            "JSON Lines, plain file, LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }
+        ) {
             lastSummary = try LogFileScanner(path: jsonPath, bufferSize: bufferSize).scan(
                 record: { record, _ in checksum &+= record.pointee.timestamp },
                 malformed: { _ in })
         }
     }
-    if let lastSummary { print("  \(lastSummary.lines.nonBlankLines) lines, \(lastSummary.lines.validRecords) valid, \(lastSummary.lines.malformed.total) malformed") }
+    if let lastSummary {
+        print(
+            "  \(lastSummary.lines.nonBlankLines) lines, \(lastSummary.lines.validRecords) valid, \(lastSummary.lines.malformed.total) malformed"
+        )
+    }
 
     // The parser alone, on lines already in memory.
     let (all, lineRanges) = try loadLines(jsonPath)
@@ -211,7 +224,9 @@ do {
         checksum &+= parseLines(all, lineRanges, &parser, &record)
     }
     for bufferSize in [1 << 16, 1 << 18, 1 << 20] {
-        try measure("JSON Lines, gzip (level 1), LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }) {
+        try measure(
+            "JSON Lines, gzip (level 1), LogFileScanner, \(bufferSize >> 10) KiB buffers", bytes: { lastSummary?.uncompressedBytes ?? 0 }
+        ) {
             lastSummary = try LogFileScanner(path: gzipPath, bufferSize: bufferSize).scan(
                 record: { record, _ in checksum &+= record.pointee.timestamp }, malformed: { _ in })
         }
