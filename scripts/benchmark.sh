@@ -6,6 +6,17 @@
 #
 #   scripts/benchmark.sh [--repeat R] [--pause S] [--no-single] [--no-cache] [USERS...]
 #   (default: 1000000)
+#   scripts/benchmark.sh --shapes [--quick] [--data DIR] [--repeat R] [USERS]
+#
+# --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
+# shape, each other event-id shape, user-id shape and file layout alone, and the three together
+# the way the speed issue found them (32-hex ids, long text user ids, 300 small files), at
+# USERS (default 1M; --quick: 100k users and two repeats, a few minutes). Per shape one row:
+# offerlab's wall and CPU time, peak RSS, GB/s, `gzip -dc` of the same files (one core), DuckDB
+# on them (wall and CPU time, and their ratios to offerlab's); then whether its outputs equal the default shape's
+# (scripts/compare-outputs.py). Those data sets are kept in DIR (default
+# ${XDG_CACHE_HOME:-~/.cache}/offerlab-benchmark), outside the repository, in a folder named
+# after the generator's sources, so a changed generator makes them anew.
 #
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
@@ -25,18 +36,27 @@ repeat=3
 pause=0
 single=1
 cache=1
+shapes=0
+quick=0
+data="${XDG_CACHE_HOME:-$HOME/.cache}/offerlab-benchmark"
 sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --shapes) shapes=1; shift ;;
+    --quick) quick=1; repeat=2; shift ;;
+    --data) data="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --pause) pause="$2"; shift 2 ;;
     --no-single) single=0; shift ;;
     --no-cache) cache=0; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
-[ ${#sizes[@]} -gt 0 ] || sizes=(1000000)
+if [ ${#sizes[@]} -eq 0 ]; then
+  sizes=(1000000)
+  [ $shapes -eq 1 ] && [ $quick -eq 1 ] && sizes=(100000)
+fi
 
 scripts/install-deps.sh
 if [ ! -x /usr/bin/time ]; then
@@ -195,8 +215,102 @@ nightly() {
   rm -f "$dir/job-cache.yaml"
 }
 
+# shape_matrix USERS: one row per data shape, each against DuckDB and `gzip -dc` on its files,
+# and its outputs against the default shape's.
+shape_matrix() {
+  local users="$1"
+  local matrix=(
+    "default|"
+    "event ids hex32|--event-ids hex32"
+    "event ids ulid|--event-ids ulid"
+    "event ids integer|--event-ids integer"
+    "event ids prefixed|--event-ids prefixed"
+    "event ids none|--event-ids none"
+    "user ids short-text|--user-ids short-text"
+    "user ids long-text|--user-ids long-text"
+    "layout small-files|--layout small-files"
+    "layout one-file|--layout one-file"
+    "hex32+long-text+small|--event-ids hex32 --user-ids long-text --layout small-files"
+  )
+  local generator
+  generator=$(cat Sources/OfferLabGenerate/*.swift | sha1sum | cut -c1-10)
+  local base="$data/generator-$generator/users-$users"
+  mkdir -p "$base"
+  echo "data sets: $base"
+  printf '%-22s %6s %7s | %6s %6s %5s %7s %5s | %6s | %6s %5s %6s %5s | %s\n' "shape" "gz MB" "text MB" \
+    "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" "gzip s" "duck s" "d/r" "d cpu" "dc/rc" "outputs"
+  local entry label options dir out reference=""
+  for entry in "${matrix[@]}"; do
+    label="${entry%%|*}"
+    options="${entry#*|}"
+    dir="$base/$(echo "${options:-default}" | sed -e 's/--//g' -e 's/ /-/g')"
+    if [ ! -f "$dir/job.yaml" ]; then
+      # shellcheck disable=SC2086 # the options are words
+      "$bin" generate --out "$dir" --users "$users" --seed 1 --force $options >"$work/generate" 2>&1 || {
+        cat "$work/generate" >&2; exit 1; }
+    fi
+    out="$work/shape-$(basename "$dir")"
+    rm -f "$work"/run "$work"/duckdb "$work"/gzip
+    for ((i = 0; i < repeat; i++)); do
+      rm -rf "$out"
+      timed run "$bin" run "$dir/job.yaml" --output "$out" --database "$out/results.sqlite" --quiet
+      if [ $have_duckdb -eq 1 ]; then duckdb_run duckdb "$dir" job.yaml; fi
+    done
+    # `gzip -dc` once: a single core's baseline, far slower than the run's own inflating.
+    local logs
+    logs=$(find "$dir/logs" -name '*.gz' | sort)
+    # shellcheck disable=SC2086 # one word per file
+    timed gzip sh -c 'gzip -dc "$@" >/dev/null' gzip $logs
+    local decompressed_line compressed uncompressed
+    decompressed_line=$("$bin" decompress "$dir/job.yaml")
+    compressed=$(echo "$decompressed_line" | sed -E 's/.*: ([0-9]+) compressed.*/\1/')
+    uncompressed=$(echo "$decompressed_line" | sed -E 's/.* ([0-9]+) uncompressed.*/\1/')
+    local wall user sys kb gwall duck="-" duck_ratio="-" duck_cpu="-" duck_cpu_ratio="-"
+    read -r wall user sys kb < <(best run)
+    read -r gwall _ _ _ < <(best gzip)
+    if [ -s "$work/duckdb" ]; then
+      read -r duck duck_cpu _ _ < <(best duckdb)
+      duck_ratio=$(printf '%.2f' "$(calc "$duck / $wall")")
+      duck_cpu_ratio=$(printf '%.2f' "$(calc "$duck_cpu / ($user + $sys)")")
+    fi
+    local night verdict
+    night=$(ls "$out" | grep -E '^[0-9]{4}-' | head -1)
+    if [ -z "$reference" ]; then
+      reference="$work/shape-reference"
+      cp -r "$out/$night" "$reference"
+      verdict="reference"
+    else
+      local compare=()
+      [ "$options" = "--event-ids none" ] && compare=(--assignments-only)
+      [ "$options" = "--layout one-file" ] && compare=(--except-counter attribution_mismatches)
+      if python3 scripts/compare-outputs.py "$reference" "$out/$night" "${compare[@]}" >"$work/compare"; then
+        verdict="equal"
+        [ "${compare[0]:-}" = --assignments-only ] && verdict="users and SRM equal (no ids: duplicates differ)"
+        [ "${compare[0]:-}" = --except-counter ] && verdict="equal but attribution_mismatches (ties in file order)"
+      else
+        verdict="DIFFER: $(tr '\n' ' ' <"$work/compare")"
+        failed=1
+      fi
+    fi
+    printf '%-22s %6.1f %7.1f | %6.2f %6.2f %5.2f %7.0f %5.2f | %6.2f | %6s %5s %6s %5s | %s\n' "$label" \
+      "$(calc "$compressed / 1000000")" "$(calc "$uncompressed / 1000000")" "$wall" "$(calc "$user + $sys")" \
+      "$(calc "($user + $sys) / $wall")" "$(calc "$kb / 1024")" "$(calc "$uncompressed / $wall / 1000000000")" \
+      "$gwall" "$duck" "$duck_ratio" "$duck_cpu" "$duck_cpu_ratio" "$verdict"
+  done
+  echo
+  echo "wall s, cpu s, c/w, RSS: offerlab run (best of $repeat); GB/s: uncompressed log bytes / wall;"
+  echo "gzip s: gzip -dc of the same files on one core; duck s: Benchmarks/DuckDB/baseline.sql (best of $repeat);"
+  echo "d/r: DuckDB's wall / offerlab's (target: at least 3); d cpu, dc/rc: DuckDB's CPU seconds and their ratio to"
+  echo "offerlab's (steadier than wall time on a busy machine). outputs: against the default shape's (only"
+  echo "rejects' files, lines and texts, and files_read, may differ). Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
+}
+
 checks=()
 failed=0
+if [ $shapes -eq 1 ]; then
+  shape_matrix "${sizes[0]}"
+  exit $failed
+fi
 single_size="${sizes[0]}"
 for users in "${sizes[@]}"; do
   if [ "$users" = 1000000 ]; then single_size=1000000; fi

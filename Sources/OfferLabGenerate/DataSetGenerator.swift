@@ -77,8 +77,11 @@ public enum DataSetGenerator {
                 }
             }
         }
-        let (rows, logs, failure) = results.withLock { ($0.rows, $0.logs, $0.error) }
+        var (rows, logs, failure) = results.withLock { ($0.rows, $0.logs, $0.error) }
         if let failure { throw failure }
+        if configuration.layout == .oneFile {
+            try OneFileLayout.join(configuration: configuration, shardCount: shardCount, logs: &logs)
+        }
 
         let jobPath = out + "/" + JobFile.name
         guard FileManager.default.createFile(atPath: jobPath, contents: Data(JobFile.text(configuration: configuration).utf8))
@@ -88,13 +91,8 @@ public enum DataSetGenerator {
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        for day in 0...configuration.days {
-            for shard in 0..<shardCount {
-                let relative = LogShardWriter.relativePath(day: day, shard: shard, configuration: configuration)
-                if FileManager.default.fileExists(atPath: out + "/" + relative) {
-                    files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
-                }
-            }
+        for relative in try logFiles(in: out) {
+            files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         return GenerationReport(
@@ -122,13 +120,25 @@ public enum DataSetGenerator {
         do {
             try manager.createDirectory(atPath: out + "/" + TableWriter.folder, withIntermediateDirectories: true)
             for day in 0...configuration.days {
-                let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
+                let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
-                    atPath: out + "/" + LogShardWriter.dayFolder(date), withIntermediateDirectories: true)
+                    atPath: out + "/" + folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)], withIntermediateDirectories: true)
             }
         } catch {
             throw GeneratorError("cannot create the output folders: \(error.localizedDescription)", path: out)
         }
+    }
+
+    /// Every file under `logs/`, relative to `out`.
+    private static func logFiles(in out: String) throws -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: out + "/logs") else {
+            throw GeneratorError("cannot list the log files", path: out + "/logs")
+        }
+        var files: [String] = []
+        while let next = enumerator.nextObject() as? String {
+            if enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular { files.append("logs/" + next) }
+        }
+        return files
     }
 
     private static func size(of path: String) throws -> Int64 {

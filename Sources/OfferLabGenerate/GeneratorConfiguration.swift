@@ -16,12 +16,18 @@ public struct GeneratorConfiguration: Sendable {
     public var compressionLevel: Int32
     /// Replace `tables/`, `logs/` and `job.yaml` of an earlier run in `outputDirectory`.
     public var overwrite: Bool
+    /// How `event_id`, `user_id` and the log files are shaped; the same seed gives the same
+    /// users, events and quirks in every shape.
+    public var eventIDs: EventIDShape
+    public var userIDs: UserIDShape
+    public var layout: LogLayout
 
     public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
 
     public init(
         outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14,
-        jobs: Int = 2, compressionLevel: Int32 = 6, overwrite: Bool = false
+        jobs: Int = 2, compressionLevel: Int32 = 6, overwrite: Bool = false, eventIDs: EventIDShape = .uuid,
+        userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards
     ) {
         self.outputDirectory = outputDirectory
         self.users = users
@@ -31,6 +37,9 @@ public struct GeneratorConfiguration: Sendable {
         self.jobs = jobs
         self.compressionLevel = compressionLevel
         self.overwrite = overwrite
+        self.eventIDs = eventIDs
+        self.userIDs = userIDs
+        self.layout = layout
     }
 
     /// Checks the values; throws a `GeneratorError` a user can act on.

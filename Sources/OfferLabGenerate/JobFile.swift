@@ -7,12 +7,11 @@ enum JobFile {
         return """
             # OfferLab job for a synthetic data set made by
             #   offerlab generate --users \(configuration.users) --seed \(configuration.seed) \
-            --start \(configuration.start) --days \(configuration.days)
+            --start \(configuration.start) --days \(configuration.days)\(shapeOptions(configuration))
             # Paths are relative to this file. BRL has no rate on purpose (unknown_currency_events).
             tables: tables/
             logs:
-              - "logs/*/*/*/*.jsonl.gz"
-              - "logs/*/*/*/*.csv.gz"
+            \(logGlobs(configuration.layout))
             as_of: \(configuration.asOfText)   # end of the generated period (excluded)
             report_currency: USD
             rates: {\(rates)}
@@ -25,5 +24,22 @@ enum JobFile {
             database: out/results.sqlite
 
             """
+    }
+
+    /// The globs of the layout's log files.
+    private static func logGlobs(_ layout: LogLayout) -> String {
+        let globs =
+            layout == .oneFile
+            ? [OneFileLayout.jsonPath, OneFileLayout.csvPath] : ["logs/*/*/*/*.jsonl.gz", "logs/*/*/*/*.csv.gz"]
+        return globs.map { "  - \"\($0)\"" }.joined(separator: "\n")
+    }
+
+    /// The shape options that differ from the defaults, as the command line spells them.
+    private static func shapeOptions(_ configuration: GeneratorConfiguration) -> String {
+        var text = ""
+        if configuration.eventIDs != .uuid { text += " --event-ids \(configuration.eventIDs.rawValue)" }
+        if configuration.userIDs != .numeric { text += " --user-ids \(configuration.userIDs.rawValue)" }
+        if configuration.layout != .dailyShards { text += " --layout \(configuration.layout.rawValue)" }
+        return text
     }
 }

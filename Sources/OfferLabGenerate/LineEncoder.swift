@@ -33,6 +33,8 @@ struct LineSubject {
 ///
 /// Reused line after line; `line` holds the last encoded line.
 struct LineEncoder {
+    /// How `event_id` is written.
+    let eventIDs: EventIDShape
     private(set) var line: [UInt8] = []
     private var fields: [UInt8] = []
     private var ranges: [Range<Int>] = []
@@ -42,7 +44,8 @@ struct LineEncoder {
     var camelCaseLines = 0
     var bothSpellingLines = 0
 
-    init() {
+    init(eventIDs: EventIDShape) {
+        self.eventIDs = eventIDs
         line.reserveCapacity(1024)
         fields.reserveCapacity(1024)
         ranges.reserveCapacity(24)
@@ -116,12 +119,16 @@ struct LineEncoder {
         if both { bothSpellingLines += 1 }
         let useNull = random.chance(0.02)
 
-        // event_id
-        if random.chance(0.98) {
+        // event_id (the draw is made in every shape, so the rest of the line does not depend on it)
+        if random.chance(0.98) && eventIDs != .none {
             beginField(camel ? "eventId" : "event_id")
-            fields.append(UInt8(ascii: "\""))
-            fields.appendUUID(high: event.idHigh, low: event.idLow)
-            fields.append(UInt8(ascii: "\""))
+            if eventIDs == .integer {
+                fields.appendEventID(event, userIndex: user.index, shape: eventIDs)
+            } else {
+                fields.append(UInt8(ascii: "\""))
+                fields.appendEventID(event, userIndex: user.index, shape: eventIDs)
+                fields.append(UInt8(ascii: "\""))
+            }
             endField()
         }
         // ts
@@ -139,7 +146,7 @@ struct LineEncoder {
             beginField(camel ? "userId" : "user_id")
             if let literal = breakage.userIDLiteral {
                 fields.appendASCII(literal)
-            } else if user.idIsPlainInteger && random.chance(0.05) {
+            } else if user.leadingZeros == 0 && random.chance(0.05) && user.idIsPlainInteger {
                 user.appendID(to: &fields)
             } else {
                 fields.append(UInt8(ascii: "\""))
@@ -347,7 +354,7 @@ struct LineEncoder {
         }
         // event_id
         begin(&line)
-        line.appendUUID(high: event.idHigh, low: event.idLow)
+        line.appendEventID(event, userIndex: user.index, shape: eventIDs)
         end(&line)
         // ts: epoch milliseconds as digits, or text
         begin(&line)

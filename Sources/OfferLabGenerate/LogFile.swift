@@ -26,11 +26,17 @@ final class LogFile {
     private(set) var members = 0
     private(set) var lines = 0
     private(set) var blankLines = 0
-    private var headerWritten = false
+    /// Whether the CSV header row is written, or need not be: the one-file layout writes it
+    /// once, before its pieces.
+    private var headerWritten: Bool
 
     static let flushThreshold = 1 << 16
 
-    init(path: String, format: Format, usesCRLF: Bool, omitsFinalNewline: Bool, memberSize: Int?, level: Int32) {
+    init(
+        path: String, format: Format, usesCRLF: Bool, omitsFinalNewline: Bool, memberSize: Int?, level: Int32,
+        writesCSVHeader: Bool = true
+    ) {
+        headerWritten = !writesCSVHeader
         self.path = path
         self.format = format
         self.usesCRLF = usesCRLF

@@ -9,9 +9,10 @@ struct LogShardWriter {
     let configuration: GeneratorConfiguration
     let shard: Int
     let shardCount: Int
+    /// Files per (day, part of the shard): `days + 1` times `layout.partsPerShard`.
     private var files: [LogFile?]
     private var counts = LogCounts()
-    private var encoder = LineEncoder()
+    private var encoder: LineEncoder
     private var simulator: UserSimulator
 
     /// About one line in 1 250 is an extra malformed copy of an event (plus the fixed showcase).
@@ -24,7 +25,8 @@ struct LogShardWriter {
         self.configuration = configuration
         self.shard = shard
         self.shardCount = shardCount
-        files = Array(repeating: nil, count: configuration.days + 1)
+        files = Array(repeating: nil, count: (configuration.days + 1) * configuration.layout.partsPerShard)
+        encoder = LineEncoder(eventIDs: configuration.eventIDs)
         simulator = UserSimulator(configuration: configuration)
     }
 
@@ -34,29 +36,47 @@ struct LogShardWriter {
         return "logs/" + text.replacingOccurrences(of: "-", with: "/")
     }
 
+    /// Where the `one-file` layout writes each daily shard before `OneFileLayout` joins them.
+    static let partsFolder = "logs/parts"
+
     /// Whether the file of (day, shard) is a CSV log, and its other quirks: fixed patterns,
-    /// so that the first day already has one file of each kind.
+    /// so that the first day already has one file of each kind. Every layout keeps a line's
+    /// format, so the lines and their numbers do not depend on the layout.
     static func isCSV(day: Int, shard: Int) -> Bool { (day + shard) % 5 == 2 }
     static func usesCRLF(day: Int, shard: Int) -> Bool { (day + 2 * shard) % 3 == 0 }
     static func isMultiMember(day: Int, shard: Int) -> Bool { (3 * day + shard) % 4 == 1 }
     static func omitsFinalNewline(day: Int, shard: Int) -> Bool { (5 * day + shard) % 7 == 3 }
 
-    static func relativePath(day: Int, shard: Int, configuration: GeneratorConfiguration) -> String {
+    /// The file of (day, shard, part), relative to the output folder: `events-<shard>` in the
+    /// day's folder, `events-<shard>-<part>` in the `small-files` layout.
+    static func relativePath(day: Int, shard: Int, part: Int, configuration: GeneratorConfiguration) -> String {
         let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
-        let name = isCSV(day: day, shard: shard) ? "events-\(shard).csv.gz" : "events-\(shard).jsonl.gz"
-        return dayFolder(date) + "/" + name
+        let folder =
+            configuration.layout == .oneFile
+            ? partsFolder + "/" + dayFolder(date).dropFirst("logs/".count) : dayFolder(date)
+        let stem = configuration.layout == .smallFiles ? "events-\(shard)-\(part)" : "events-\(shard)"
+        return folder + "/" + stem + (isCSV(day: day, shard: shard) ? ".csv.gz" : ".jsonl.gz")
     }
 
-    private mutating func file(day: Int) -> LogFile {
-        if let file = files[day] { return file }
+    /// The part of its daily shard a user's lines go to.
+    private func part(ofUser index: Int) -> Int { (index / shardCount) % configuration.layout.partsPerShard }
+
+    private mutating func file(day: Int, part: Int) -> LogFile {
+        let slot = day * configuration.layout.partsPerShard + part
+        if let file = files[slot] { return file }
+        // The one-file layout's pieces are joined as they are: each ends its last line, with the
+        // same line end (a CSV reader such as DuckDB's guesses the dialect from the first rows),
+        // and the CSV header is written once, before them.
+        let joined = configuration.layout == .oneFile
         let file = LogFile(
-            path: configuration.outputDirectory + "/" + Self.relativePath(day: day, shard: shard, configuration: configuration),
+            path: configuration.outputDirectory + "/" + Self.relativePath(day: day, shard: shard, part: part, configuration: configuration),
             format: Self.isCSV(day: day, shard: shard) ? .csv : .jsonLines,
-            usesCRLF: Self.usesCRLF(day: day, shard: shard),
-            omitsFinalNewline: Self.omitsFinalNewline(day: day, shard: shard),
-            memberSize: Self.isMultiMember(day: day, shard: shard) ? Self.memberSize : nil,
-            level: configuration.compressionLevel)
-        files[day] = file
+            usesCRLF: !joined && Self.usesCRLF(day: day, shard: shard),
+            omitsFinalNewline: !joined && Self.omitsFinalNewline(day: day, shard: shard),
+            memberSize: joined || Self.isMultiMember(day: day, shard: shard) ? Self.memberSize : nil,
+            level: configuration.compressionLevel,
+            writesCSVHeader: !joined)
+        files[slot] = file
         return file
     }
 
@@ -65,6 +85,7 @@ struct LogShardWriter {
         let start = configuration.startMicros
         let asOf = configuration.asOfMicros
         for index in stride(from: shard, to: configuration.users, by: shardCount) {
+            let part = part(ofUser: index)
             var random = SplitMix64(seed: configuration.seed, stream: UInt64(index))
             let user = UserProfile(index: index, configuration: configuration, random: &random)
             simulator.simulate(user, random: &random)
@@ -72,7 +93,7 @@ struct LogShardWriter {
                 let received = event.time + event.receiveDelay
                 let day = max(0, Int((received - start) / Micros.day))
                 guard day <= configuration.days else { continue }
-                let file = file(day: day)
+                let file = file(day: day, part: part)
                 let subject = LineSubject(user: user, event: event)
                 if file.format == .jsonLines && random.chance(Self.blankLineChance) { file.appendBlankLine() }
                 try write(subject, to: file, random: &random)
@@ -155,7 +176,7 @@ struct LogShardWriter {
             lines += Showcase.csvLines(start: configuration.startMicros)
         }
         guard !lines.isEmpty else { return }
-        let file = file(day: 0)
+        let file = file(day: 0, part: 0)
         for line in lines {
             try file.appendLine(Array(line.text.utf8))
             counts.malformed[line.reason, default: 0] += 1

@@ -52,6 +52,9 @@ struct SimEvent {
     var fromServer = false
     var idHigh: UInt64 = 0
     var idLow: UInt64 = 0
+    /// The user's sequence number when the id was made (a redelivery keeps it): the
+    /// `integer` event-id shape's unique part.
+    var idSerial: Int32 = 0
     var delivery = Delivery.original
     /// Microseconds between `ts` and the moment the line reached the logs: decides the day
     /// folder of the line.
@@ -288,6 +291,7 @@ struct UserSimulator {
         var event = SimEvent(time: time, sequence: sequence, kind: kind)
         event.idHigh = random.next()
         event.idLow = random.next()
+        event.idSerial = sequence
         event.receiveDelay = Self.receiveDelay(&random)
         return event
     }
@@ -327,6 +331,7 @@ struct UserSimulator {
                 copy.delivery = .resend
                 copy.idHigh = random.next()
                 copy.idLow = random.next()
+                copy.idSerial = sequence
                 copy.time += random.between(Micros.second, 10 * Micros.minute)
                 copy.receiveDelay = Self.receiveDelay(&random)
                 append(copy)

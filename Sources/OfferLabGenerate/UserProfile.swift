@@ -15,6 +15,8 @@ struct UserProfile {
     let idNumber: UInt64
     /// Zeros written before `idNumber` (`"00" + …`: a different user from the one without).
     let leadingZeros: Int
+    /// How the id is written (`idNumber` in decimal, base 36 or hex).
+    let idShape: UserIDShape
     var country = 0
     var platform = 0
     /// When the user first opened the app (microseconds).
@@ -43,7 +45,8 @@ struct UserProfile {
     var primary: Assignment? { spring ?? copy }
 
     var currency: Int { Catalog.countries[country].currency }
-    var idIsPlainInteger: Bool { leadingZeros == 0 }
+    /// Whether lines may write the id as a JSON number: a numeric id without leading zeros.
+    var idIsPlainInteger: Bool { leadingZeros == 0 && idShape == .numeric }
 
     /// The chance that this user starts a trial or buys.
     var conversionChance: Double {
@@ -63,6 +66,7 @@ struct UserProfile {
 
     init(index: Int, configuration: GeneratorConfiguration, random: inout SplitMix64) {
         self.index = index
+        idShape = configuration.userIDs
         // Quirk users are chosen by index so that even a small data set has each of them.
         if index % 1000 == 7 {
             // "00" + the id of the previous user: equal as numbers, different as text.
@@ -128,6 +132,17 @@ struct UserProfile {
     /// Writes the user id text.
     func appendID(to bytes: inout [UInt8]) {
         for _ in 0..<leadingZeros { bytes.append(UInt8(ascii: "0")) }
-        bytes.appendDecimal(idNumber)
+        switch idShape {
+        case .numeric:
+            bytes.appendDecimal(idNumber)
+        case .shortText:
+            bytes.append(UInt8(ascii: "u"))
+            bytes.appendBase36(idNumber)
+        case .longText:
+            // The first half is a bijection of the number, so different users never share an id.
+            bytes.appendASCII("usr_")
+            bytes.appendHex(SplitMix64.mix(idNumber), digits: 16)
+            bytes.appendHex(SplitMix64.mix(idNumber ^ 0x5DEE_CE66_D1CE_4E5B), digits: 16)
+        }
     }
 }

@@ -9,7 +9,9 @@ struct GenerateCommand: AsyncParsableCommand {
         abstract: "Writes a synthetic, deterministic data set: offering tables, purchase logs and a job file.",
         discussion: """
             The same options give byte-identical files. The folder receives tables/, logs/YYYY/MM/DD/ \
-            and job.yaml; run it with `offerlab run DIR/job.yaml`.
+            and job.yaml; run it with `offerlab run DIR/job.yaml`. --event-ids, --user-ids and --layout \
+            change how ids and files are shaped, never the users, events and quirks: every shape but \
+            --event-ids none gives the same numbers.
             """
     )
 
@@ -31,6 +33,27 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Worker threads (the files do not depend on it).", valueName: "n"))
     var jobs: Int = 2
 
+    @Option(
+        name: .customLong("event-ids"),
+        help: ArgumentHelp(
+            "How event_id is written: a dashed UUID, 32 hex digits, a ULID, a 19-digit integer, a 40-byte evt_ key, or not at all.",
+            valueName: EventIDShape.allCases.map(\.rawValue).joined(separator: "|")))
+    var eventIDs: EventIDShape = .uuid
+
+    @Option(
+        name: .customLong("user-ids"),
+        help: ArgumentHelp(
+            "How user_id is written: 10000001 + index, u + base 36 (6 characters), or usr_ + 32 hex digits.",
+            valueName: UserIDShape.allCases.map(\.rawValue).joined(separator: "|")))
+    var userIDs: UserIDShape = .numeric
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log files: 4 a day, 20 a day (cut by user), or one JSON Lines file and one CSV log.",
+            valueName: LogLayout.allCases.map(\.rawValue).joined(separator: "|")))
+    var layout: LogLayout = .dailyShards
+
     @Flag(name: .long, help: "Replace tables/, logs/ and job.yaml left in the folder by an earlier run.")
     var force = false
 
@@ -39,7 +62,8 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError("--start must be a date like 2026-03-01 (got '\(start)')")
         }
         let configuration = GeneratorConfiguration(
-            outputDirectory: out, users: users, seed: seed, start: startDate, days: days, jobs: jobs, overwrite: force)
+            outputDirectory: out, users: users, seed: seed, start: startDate, days: days, jobs: jobs, overwrite: force,
+            eventIDs: eventIDs, userIDs: userIDs, layout: layout)
         do {
             try configuration.validate()
         } catch let error as GeneratorError {
@@ -65,3 +89,7 @@ struct GenerateCommand: AsyncParsableCommand {
         print("Job file: \(report.jobFile) (as_of \(report.asOf))")
     }
 }
+
+extension EventIDShape: ExpressibleByArgument {}
+extension UserIDShape: ExpressibleByArgument {}
+extension LogLayout: ExpressibleByArgument {}

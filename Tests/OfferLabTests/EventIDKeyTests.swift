@@ -89,4 +89,58 @@ import Testing
             }
         }
     }
+
+    static func exact(_ text: String) -> EventIDKey? {
+        Array(text.utf8).withUnsafeBytes { EventIDKey.exact($0) }
+    }
+
+    @Test func hex32IsItsBitsAndCase() {
+        #expect(
+            Self.exact("683a856a5a344da59f7def4aee85b24a")
+                == EventIDKey(high: 0x683a_856a_5a34_4da5, low: 0x9f7d_ef4a_ee85_b24a, form: .lowercaseHex32))
+        #expect(Self.exact("683A856A5A344DA59F7DEF4AEE85B24A")?.form == .uppercaseHex32)
+        for text in ["683a856a5a344da59f7def4aee85b24A", "683a856a5a344da59f7def4aee85b24g", "683a856a5a344da59f7def4aee85b24aa"] {
+            #expect(Self.exact(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func decimalsWithoutLeadingZerosAreTheirValue() {
+        #expect(Self.exact("1152921504619429889") == EventIDKey(high: 0, low: 1_152_921_504_619_429_889, form: .decimal))
+        #expect(Self.exact("9999999999999999999") == EventIDKey(high: 0, low: 9_999_999_999_999_999_999, form: .decimal))
+        #expect(Self.exact("0") == EventIDKey(high: 0, low: 0, form: .decimal))
+        // A leading zero, a 20th digit or another character: not the value's only text.
+        for text in ["0123", "00", "12345678901234567890", "12a", "-1", "1.5", " 1"] {
+            #expect(Self.exact(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func canonicalULIDsAreTheir128Bits() {
+        // The generator's ULID of 98ae6468-4b5e-4b43-b86c-ecb320d78363's bits.
+        #expect(
+            Self.exact("4RNSJ6GJTY9D1VGV7CPCGDF0V3") == EventIDKey(high: 0x98ae_6468_4b5e_4b43, low: 0xb86c_ecb3_20d7_8363, form: .ulid))
+        #expect(Self.exact("7ZZZZZZZZZZZZZZZZZZZZZZZZZ") == EventIDKey(high: .max, low: .max, form: .ulid))
+        // Over 128 bits, lowercase, and the letters that are not canonical digits.
+        for text in [
+            "8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "4rnsj6gjty9d1vgv7cpcgdf0v3", "4RNSJ6GJTY9D1VGV7CPCGDF0VI", "4RNSJ6GJTY9D1VGV7CPCGDF0VU",
+        ] {
+            #expect(Self.exact(text) == nil, "\(text)")
+        }
+    }
+
+    /// Two texts have the same exact key only when they are the same text, whatever their shape.
+    @Test func exactKeysAreEqualOnlyForEqualTexts() {
+        let texts = [
+            "683a856a-5a34-4da5-9f7d-ef4aee85b24a", "683A856A-5A34-4DA5-9F7D-EF4AEE85B24A", "683a856a5a344da59f7def4aee85b24a",
+            "683A856A5A344DA59F7DEF4AEE85B24A", "12345678901234567890123456789012", "0", "1", "10", "1000000000000000000",
+            "00000000-0000-0000-0000-000000000000", "00000000000000000000000000000000", "00000000000000000000000000",
+            "4RNSJ6GJTY9D1VGV7CPCGDF0V3",
+        ]
+        for first in texts {
+            for second in texts {
+                let (a, b) = (Self.exact(first), Self.exact(second))
+                #expect(a != nil && b != nil)
+                #expect((a == b) == (first == second), "\(first) and \(second)")
+            }
+        }
+    }
 }

@@ -28,7 +28,7 @@ struct InflaterTests {
             #expect(
                 zlibSegment.records == isalSegment.records && zlibSegment.shapes == isalSegment.shapes
                     && zlibSegment.details == isalSegment.details)
-            #expect(zlibSegment.eventIDMap == isalSegment.eventIDMap && zlibSegment.transactionMap == isalSegment.transactionMap)
+            #expect(zlibSegment.eventIDs == isalSegment.eventIDs && zlibSegment.transactionMap == isalSegment.transactionMap)
             #expect(zlibSegment.labelMap == isalSegment.labelMap)
         }
         #expect(zlib.counters.nonBlankLines == isal.counters.nonBlankLines)
@@ -36,7 +36,7 @@ struct InflaterTests {
         #expect(zlib.counters.rejects == isal.counters.rejects)
         #expect(zlib.counters.compressedBytes == isal.counters.compressedBytes)
         #expect(zlib.counters.uncompressedBytes == isal.counters.uncompressedBytes)
-        #expect(zlib.eventIDs.count == isal.eventIDs.count && zlib.transactions.count == isal.transactions.count)
+        #expect(zlib.transactions.count == isal.transactions.count)
         #expect((0..<Int32(zlib.labels.count)).map(zlib.labels.string) == (0..<Int32(isal.labels.count)).map(isal.labels.string))
     }
 

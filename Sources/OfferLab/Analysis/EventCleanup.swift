@@ -136,8 +136,8 @@ enum EventCleanup {
             return withRecords(from: 0, [], [])
         }
 
-        /// The record's `event_id` key, in the store's terms, and its timestamp.
-        func eventID(at position: Int) -> (key: EventIDKey?, timestamp: Int64) {
+        /// The segment of the record at `position`, and the record.
+        private func record(at position: Int) -> (segment: Int, record: EventRecord) {
             // The last segment starting at or before `position`.
             var low = 0
             var high = records.count - 1
@@ -145,11 +145,23 @@ enum EventCleanup {
                 let middle = (low + high + 1) / 2
                 if store.segmentStarts[middle] <= position { low = middle } else { high = middle - 1 }
             }
-            let record = records[low][position - store.segmentStarts[low]]
-            let form = shapes[low][Int(record.shape)].eventIDForm
-            // Only an interned id needs its segment's map.
-            let map = form == .interned ? store.segments[low].eventIDMap : []
-            return (EventStore.Segment.eventID(record, form: form, eventIDMap: map), record.timestamp)
+            return (low, records[low][position - store.segmentStarts[low]])
+        }
+
+        /// The record's `event_id` key, as compared across files, and its timestamp.
+        func eventID(at position: Int) -> (key: EventIDKey?, timestamp: Int64) {
+            let (segment, record) = record(at: position)
+            return (EventStore.Segment.eventID(record, form: shapes[segment][Int(record.shape)].eventIDForm), record.timestamp)
+        }
+
+        /// Whether the `interned` event ids of two records are the same text: their keys hold
+        /// only a hash (`EventIDKey`), which two different ids may share.
+        func sameEventIDText(at first: Int, _ second: Int) -> Bool {
+            let (firstSegment, firstRecord) = record(at: first)
+            let (secondSegment, secondRecord) = record(at: second)
+            return store.segments[firstSegment].withEventIDText(firstRecord) { firstText in
+                store.segments[secondSegment].withEventIDText(secondRecord) { secondText in firstText.elementsEqual(secondText) }
+            }
         }
     }
 
@@ -354,7 +366,9 @@ enum EventCleanup {
                                 if best.hash == entry.hash {
                                     let (bestKey, bestTimestamp) = lookup.eventID(at: Int(best.position))
                                     let (key, timestamp) = lookup.eventID(at: Int(entry.position))
-                                    if bestKey == key {
+                                    if bestKey == key,
+                                        key?.form != .interned || lookup.sameEventIDText(at: Int(best.position), Int(entry.position))
+                                    {
                                         // `best` comes earlier in file order.
                                         duplicates += 1
                                         if CleanupRules.laterCopySurvives(laterTimestamp: timestamp, earlierTimestamp: bestTimestamp) {
@@ -496,8 +510,8 @@ enum EventCleanup {
                                 do {
                                     // Taken out, so that its records are released as soon as they are copied.
                                     var segment = EventStore.Segment(
-                                        records: [], shapes: [], shapeMap: [], details: [], eventIDMap: [], transactionMap: [], labelMap: []
-                                    )
+                                        records: [], shapes: [], shapeMap: [], details: [], eventIDs: EventIDTexts(), transactionMap: [],
+                                        labelMap: [])
                                     swap(&segment, &segments[segmentIndex])
                                     let start = starts[segmentIndex]
                                     let firstDetails = detailsStart[segmentIndex]

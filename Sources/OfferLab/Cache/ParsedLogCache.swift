@@ -271,7 +271,7 @@ final class ParsedLogCache: Sendable {
     /// An entry: the magic line, the key (content hash, size, format, rejects kept, slice fields
     /// kept, executable hash), the payload's length and XXH64, then the payload: the batches, each its counters
     /// and rejects, its records, shapes and details as they are in memory (the same executable
-    /// reads them back), and its four interners' strings in id order.
+    /// reads them back), its three interners' strings in id order and its event id texts.
     func encode(_ batches: [EventBatch], key: Key, into buffer: inout [UInt8]) {
         var entry = EntryWriter(bytes: buffer)
         buffer = []
@@ -280,7 +280,7 @@ final class ParsedLogCache: Sendable {
         entry.bytes.reserveCapacity(
             batches.reduce(4096) { size, batch in
                 size + batch.records.count * MemoryLayout<EventRecord>.stride + batch.details.count * MemoryLayout<EventDetails>.stride
-                    + (batch.users.count + batch.eventIDs.count + batch.transactions.count + batch.labels.count) * 32
+                    + batch.eventIDs.bytes.count + (batch.users.count + batch.transactions.count + batch.labels.count) * 32
             })
         entry.bytes.append(contentsOf: Self.magic)
         for word in headerWords(key) { entry.append(word) }
@@ -306,10 +306,11 @@ final class ParsedLogCache: Sendable {
             entry.appendArray(batch.records)
             entry.appendArray(batch.shapes.all)
             entry.appendArray(batch.details)
-            for interner in [batch.users, batch.eventIDs, batch.transactions, batch.labels] {
+            for interner in [batch.users, batch.transactions, batch.labels] {
                 entry.append(Int64(interner.count))
                 for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
             }
+            entry.appendArray(batch.eventIDs.bytes)
         }
         entry.bytes.withUnsafeMutableBytes { bytes in
             bytes.storeBytes(of: UInt64(bytes.count - payloadStart).littleEndian, toByteOffset: payloadHeader, as: UInt64.self)
@@ -362,9 +363,10 @@ final class ParsedLogCache: Sendable {
             }
             batch.details = try payload.readArray()
             batch.users = try payload.interner()
-            batch.eventIDs = try payload.interner()
             batch.transactions = try payload.interner()
             batch.labels = try payload.interner()
+            guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw EntryReader.Damaged() }
+            batch.eventIDs = eventIDs
             for record in batch.records { latestTimestamp = max(latestTimestamp, record.timestamp) }
             batches.append(batch)
         }

@@ -82,8 +82,11 @@ struct EventBatch: Sendable {
     private var pendingUsers = ByteStringInterner.LookupGroup()
     private var pendingUserIDs: [Int32] = []
     private var firstPendingRecord = 0
-    /// Event ids that are not canonical UUIDs (see `EventIDKey`).
-    var eventIDs = ByteStringInterner()
+    /// Event ids that have no exact key (see `EventIDKey`).
+    var eventIDs = EventIDTexts()
+    /// The bits kept of those ids' hashes: all, but for tests that make different ids share
+    /// one, to show that deduplication still tells them apart.
+    let eventIDHashMask: UInt64
     var transactions = ByteStringInterner()
     /// Products, currencies, logged offering ids and group names.
     var labels = ByteStringInterner()
@@ -99,9 +102,10 @@ struct EventBatch: Sendable {
         platform: Int32(-1)
     )
 
-    init(fileIndex: Int) {
+    init(fileIndex: Int, eventIDHashMask: UInt64 = .max) {
         self.fileIndex = fileIndex
         looksUpUsers = false
+        self.eventIDHashMask = eventIDHashMask
     }
 
     /// A batch whose events' users are looked up in `populationUsers` (the population's) as the
@@ -111,6 +115,7 @@ struct EventBatch: Sendable {
     init(fileIndex: Int, lookingUpUsersIn populationUsers: ByteStringInterner) {
         self.fileIndex = fileIndex
         looksUpUsers = true
+        eventIDHashMask = .max
         self.populationUsers = populationUsers
         pendingUserIDs = [Int32](repeating: -1, count: ByteStringInterner.LookupGroup.capacity)
     }
@@ -161,7 +166,13 @@ struct EventBatch: Sendable {
             var eventID = EventIDKey(high: 0, low: 0, form: .absent)
             if let range = record.pointee.eventID {
                 let bytes = slice(range)
-                eventID = EventIDKey.uuid(bytes) ?? EventIDKey(high: 0, low: UInt64(eventIDs.intern(bytes)), form: .interned)
+                if let exact = EventIDKey.exact(bytes) {
+                    eventID = exact
+                } else {
+                    let hash = ByteStringInterner.hash(bytes)
+                    eventID = EventIDKey(
+                        high: hash & eventIDHashMask, low: UInt64(eventIDs.append(bytes)), form: .interned)
+                }
             }
             let shape = shapes.id(
                 of: EventShape(
@@ -230,15 +241,17 @@ struct EventBatch: Sendable {
 /// into the store's when clean-up reads them. Record `i` of the run is found through
 /// `segmentStarts`.
 struct EventStore: Sendable {
-    /// One file's records, their shapes (with the store's label ids once merged), and the maps
-    /// from its interners' other ids to the store's.
+    /// One file's records, their shapes (with the store's label ids once merged), the maps
+    /// from its interners' other ids to the store's, and its own event id texts.
     struct Segment: Sendable {
         var records: [EventRecord]
         var shapes: [EventShape]
         /// The store's id of each of `shapes` (`EventStore.shapes`).
         var shapeMap: [Int32]
         var details: [EventDetails]
-        var eventIDMap: [Int32]
+        /// The file's event ids that have no exact key (`EventIDKey.Form.interned`), kept per file:
+        /// clean-up compares two of them only when their hashes agree.
+        var eventIDs: EventIDTexts
         var transactionMap: [Int32]
         var labelMap: [Int32]
 
@@ -275,20 +288,27 @@ struct EventStore: Sendable {
             }
         }
 
-        /// The record's `event_id` key in the store's terms.
+        /// The record's `event_id` key as compared across files: for an `interned` id, its hash
+        /// alone (equal keys of that form are then told apart by `withEventIDText`).
         @inline(__always)
         func eventID(_ record: EventRecord, _ shape: EventShape) -> EventIDKey? {
-            Self.eventID(record, form: shape.eventIDForm, eventIDMap: eventIDMap)
+            Self.eventID(record, form: shape.eventIDForm)
         }
 
-        /// The `event_id` key, in the store's terms, of a record whose id has `form`.
+        /// The `event_id` key, as compared across files, of a record whose id has `form`.
         @inline(__always)
-        static func eventID(_ record: EventRecord, form: EventIDKey.Form, eventIDMap: [Int32]) -> EventIDKey? {
+        static func eventID(_ record: EventRecord, form: EventIDKey.Form) -> EventIDKey? {
             switch form {
             case .absent: return nil
-            case .interned: return EventIDKey(high: 0, low: UInt64(eventIDMap[Int(record.eventIDLow)]), form: .interned)
-            case .lowercaseUUID, .uppercaseUUID: return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
+            case .interned: return EventIDKey(high: record.eventIDHigh, low: 0, form: .interned)
+            case .lowercaseUUID, .uppercaseUUID, .lowercaseHex32, .uppercaseHex32, .decimal, .ulid:
+                return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
             }
+        }
+
+        /// Calls `body` with the text of a record's `interned` event id.
+        func withEventIDText<T>(_ record: EventRecord, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            eventIDs.withText(at: Int(truncatingIfNeeded: record.eventIDLow), body)
         }
 
         /// The store's id of a transaction of the file, -1 when absent.
@@ -322,7 +342,6 @@ struct EventStore: Sendable {
     /// `segmentStarts[s]` is the run-wide position of `segments[s].records[0]`; one more entry
     /// holds the number of records.
     var segmentStarts: [Int] = [0]
-    var eventIDs = ByteStringInterner()
     var transactions = ByteStringInterner()
     var labels = ByteStringInterner()
     /// Every file's shapes, with the store's label ids.
@@ -332,13 +351,13 @@ struct EventStore: Sendable {
     /// The number of records.
     var count: Int { segmentStarts[segmentStarts.count - 1] }
 
-    /// Appends a file's batch, adding its strings to the store's interners. Batches must be
+    /// Appends a file's batch, adding its transactions and labels to the store's interners. Batches must be
     /// appended in file order, their users resolved.
     mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
         precondition(batch.usersResolved, "a batch's users are resolved before it is stored")
         var segment = Segment(
             records: batch.records, shapes: batch.shapes.all, shapeMap: [], details: batch.details,
-            eventIDMap: Self.remap(batch.eventIDs, into: &eventIDs), transactionMap: Self.remap(batch.transactions, into: &transactions),
+            eventIDs: batch.eventIDs, transactionMap: Self.remap(batch.transactions, into: &transactions),
             labelMap: Self.remap(batch.labels, into: &labels))
         segment.labelShapesWithStoreIDs()
         segment.shapeMap = segment.shapes.map { shapes.id(of: $0) }

@@ -83,8 +83,8 @@ struct EventShapes: Sendable {
         let sliceLevels = UInt64(UInt32(bitPattern: shape.country)) ^ UInt64(UInt32(bitPattern: shape.platform)) << 29
         let flags =
             UInt64(shape.kind) | UInt64(shape.isSandbox ? 1 : 0) << 8 | UInt64(shape.eventIDForm.rawValue) << 9
-            | UInt64(shape.hasDetails ? 1 : 0) << 11
-        let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ ((flags ^ sliceLevels << 12) &* 0xC2B2_AE3D_27D4_EB4F)
+            | UInt64(shape.hasDetails ? 1 : 0) << 12
+        let mixed = (labels &* 0x9E37_79B9_7F4A_7C15) ^ ((flags ^ sliceLevels << 13) &* 0xC2B2_AE3D_27D4_EB4F)
         return Int(truncatingIfNeeded: mixed >> 32)
     }
 
