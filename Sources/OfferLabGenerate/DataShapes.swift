@@ -13,7 +13,7 @@ public enum EventIDShape: String, CaseIterable, Sendable {
     /// A 40-byte prefixed key, `evt_` then base-62 text, as payment APIs write them.
     case prefixed
     /// No `event_id` at all: duplicate deliveries can then only be told by their transaction,
-    /// so the numbers differ from the other shapes (contract §2.2).
+    /// so the numbers differ from the other shapes (docs/analysis.md §2).
     case none
 }
 

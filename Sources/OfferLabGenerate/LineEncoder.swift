@@ -1,6 +1,6 @@
 import OfferLabIngest
 
-/// Ways to break a line on purpose (contract §1.3), applied while it is written.
+/// Ways to break a line on purpose (docs/reliability.md, Broken log lines), applied while it is written.
 struct Breakage {
     var omitTimestamp = false
     var omitUserID = false

@@ -233,7 +233,7 @@ enum EventCleanup {
         }
     }
 
-    /// A trial_start, purchase, renewal or refund record with a transaction (§2.2 step 2).
+    /// A trial_start, purchase, renewal or refund record with a transaction (docs/analysis.md §2 step 2).
     private struct TransactionCandidate {
         var position: Int
         /// Kind and transaction, as one index.

@@ -9,7 +9,7 @@ import OfferLabIngest
 /// once per shape, not once per record.
 ///
 /// Records are kept in file order, then line order: a record's position breaks ties between
-/// copies of an event (§2.2), so it carries no line number of its own.
+/// copies of an event (docs/analysis.md §2), so it carries no line number of its own.
 struct EventRecord: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
     var timestamp: Int64
