@@ -46,8 +46,10 @@ cp -r tools/reference/tests/data/main "$work/spanning"
 mv "$work/spanning/tables/user_offering_assignments.csv" "$work/spanning/tables/user_offering_assignments.csv.gz"
 printf '\nE9,2026-03-06T00:00:00Z,u9,paywall_view,,,,,"a\nb"\n' >>"$work/spanning/logs/2026/03/c.csv"
 
+# jobs/sample.yaml is the sample night with a percentile cap, maturities and slices; the quirks
+# job has a fixed cap, maturities and slices with levels merged into (other).
 $python tools/sql/compare_engines.py --offerlab "$offerlab" --work "$work/results" --engines "$engines" \
   --expect-refusal "tools/reference/tests/data/main/job.yaml:spark=gzipped without a \.gz suffix" \
   --expect-failure "$work/spanning/job.yaml:a quoted field goes on past the line" \
-  sample-data/job.yaml "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
+  jobs/sample.yaml "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
   "$work/spanning/job.yaml"

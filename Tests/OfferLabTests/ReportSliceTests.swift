@@ -85,7 +85,7 @@ import Testing
         let night = try NightFixture()
         var job = try JobLoader.load(path: night.jobPath)
         job.slices = [.platform]
-        let sliceTables = try ResultTables.sliceTables(results.offerings, job: job)
+        let sliceTables = try ResultTables.sliceTables(results.offerings, alpha: job.alpha, sequentialTuning: job.sequentialTuning)
         let run = RunRecord(
             job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded",
             toolVersion: "0",

@@ -87,10 +87,9 @@ import Testing
                 country: "JP"),
             logRecord("paywall_view", user: "v3", ts: "2026-03-02T00:00:00Z", country: "JP"),
         ]
-        var job = try sliceJob()
-        job.slices = [.country]
+        let job = try sliceJob()
         let results = try await analyse(Self.tables, events, slices: [.country])
-        let tables = try ResultTables.sliceTables(results.offerings, job: job)
+        let tables = try ResultTables.sliceTables(results.offerings, alpha: job.alpha, sequentialTuning: job.sequentialTuning)
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }
         #expect(summary.map { [$0[3], $0[6]] } == [[.text("control"), .integer(0)], [.text("variant"), .integer(2)]])
         let comparisons = tables[1].rows.filter { $0[2] == .text("JP") }

@@ -4,7 +4,7 @@ extension ResultTables {
     /// `slice_summary`, `slice_comparisons` and `slice_srm` (§2.11): the columns of `summary`,
     /// `comparisons` and `srm` with `dimension` and `level` after `offering_id`, one block per
     /// (offering, field, level), each level analysed by the same `analyse` as its offering.
-    static func sliceTables(_ offerings: [OfferingResult], job: Job) throws -> [ResultTable] {
+    static func sliceTables(_ offerings: [OfferingResult], alpha: Double, sequentialTuning: Double) throws -> [ResultTable] {
         let sliceKey: [(String, ResultColumnType)] = [("offering_id", .text), ("dimension", .text), ("level", .text)]
         var summary = ResultTable(
             name: "slice_summary", columns: sliceKey + [("group", .text), ("is_control", .bool), ("weight", .real)] + groupMetricColumns,
@@ -19,9 +19,9 @@ extension ResultTables {
                 for (index, group) in result.offering.groups.enumerated() {
                     summary.rows.append(
                         key + [.text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                            + groupMetricValues(slice.groups[index], alpha: job.alpha))
+                            + groupMetricValues(slice.groups[index], alpha: alpha))
                 }
-                let analysis = try analyse(result, groups: slice.groups, job: job)
+                let analysis = try analyse(result, groups: slice.groups, alpha: alpha, sequentialTuning: sequentialTuning)
                 for row in analysis.comparisons { comparisons.rows.append(key + comparisonValues(row)) }
                 srm.rows.append(key + srmValues(analysis.sampleRatioMismatch))
             }

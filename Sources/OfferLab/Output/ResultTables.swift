@@ -9,7 +9,9 @@ enum ResultTables {
         let analyses = try results.offerings.map { result in
             (
                 offeringID: result.offering.offeringID,
-                statistics: try analyse(result, groups: result.groups, job: job, families: result.comparisonFamilies)
+                statistics: try analyse(
+                    result, groups: result.groups, alpha: job.alpha, sequentialTuning: job.sequentialTuning,
+                    families: result.comparisonFamilies)
             )
         }
         let summary = summaryTable(results.offerings, alpha: job.alpha)
@@ -24,7 +26,7 @@ enum ResultTables {
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
         // Only a job that slices writes the slice files. The database always gets the slice
         // tables, empty without slices, so that a night re-run without them drops its old rows.
-        let slices = try sliceTables(results.offerings, job: job)
+        let slices = try sliceTables(results.offerings, alpha: job.alpha, sequentialTuning: job.sequentialTuning)
         return (
             [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
             [summary, comparisons, srm, products, quality, daily, maturity] + shown + slices
@@ -58,14 +60,14 @@ enum ResultTables {
     /// The statistics of an offering whose groups have `groups` totals (the night's or a day's),
     /// with `families` compared too (the night's capped and matured metrics).
     static func analyse(
-        _ result: OfferingResult, groups: [GroupTotals], job: Job, families: [ComparisonFamily] = []
+        _ result: OfferingResult, groups: [GroupTotals], alpha: Double, sequentialTuning: Double, families: [ComparisonFamily] = []
     ) throws -> OfferingAnalysis {
         let inputs = result.offering.groups.enumerated().map { index, group in
             AnalysisGroup(
                 name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
         }
         do {
-            return try analyzeOffering(inputs, alpha: job.alpha, sequentialTuning: job.sequentialTuning, families: families)
+            return try analyzeOffering(inputs, alpha: alpha, sequentialTuning: sequentialTuning, families: families)
         } catch {
             throw OfferLabError(.data, "offering \(result.offering.offeringID): \(error)")
         }
@@ -152,7 +154,7 @@ enum ResultTables {
         var table = ResultTable(name: "daily", columns: columns, keys: ["offering_id", "date", "group"])
         for result in offerings {
             for day in result.daily {
-                let statistics = try analyse(result, groups: day.groups, job: job)
+                let statistics = try analyse(result, groups: day.groups, alpha: alpha, sequentialTuning: job.sequentialTuning)
                 for (index, group) in result.offering.groups.enumerated() {
                     var row: [ResultValue] = [
                         .text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup),
