@@ -45,6 +45,11 @@ sed -e 's/^max_bad_line_ratio: .*/max_bad_line_ratio: 0.0001/' -e "s|^tables: .*
 cp -r tools/reference/tests/data/main "$work/spanning"
 mv "$work/spanning/tables/user_offering_assignments.csv" "$work/spanning/tables/user_offering_assignments.csv.gz"
 printf '\nE9,2026-03-06T00:00:00Z,u9,paywall_view,,,,,"a\nb"\n' >>"$work/spanning/logs/2026/03/c.csv"
+# The same set with a limit on money without a rate that it breaks (3 of spring's 9 money
+# events are in JPY): every engine must refuse it as run does.
+cp -r tools/reference/tests/data/main "$work/unconvertible"
+mv "$work/unconvertible/tables/user_offering_assignments.csv" "$work/unconvertible/tables/user_offering_assignments.csv.gz"
+echo "max_unconvertible_money_share: 0.3" >>"$work/unconvertible/job.yaml"
 
 # jobs/sample.yaml is the sample night with a percentile cap, maturities and slices; the quirks
 # job has a fixed cap, maturities and slices with levels merged into (other).
@@ -52,4 +57,4 @@ $python tools/sql/compare_engines.py --offerlab "$offerlab" --work "$work/result
   --expect-refusal "tools/reference/tests/data/main/job.yaml:spark=gzipped without a \.gz suffix" \
   --expect-failure "$work/spanning/job.yaml:a quoted field goes on past the line" \
   jobs/sample.yaml "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
-  "$work/spanning/job.yaml"
+  "$work/spanning/job.yaml" "$work/unconvertible/job.yaml"

@@ -157,4 +157,17 @@ import Testing
         let value = try script(job(in: folder, extra: "revenue_cap: {value: 12.5}\n"), .spark)
         #expect(value.contains("SELECT offering_key, CAST('12.5' AS DOUBLE) AS cap FROM analysed_offerings"))
     }
+
+    /// With max_unconvertible_money_share, the check every part reads fails on an offering over
+    /// it; without, the check is the malformed lines' alone.
+    @Test(arguments: SQLDialect.allCases)
+    func moneyWithoutARateOverTheLimitFailsEveryPart(dialect: SQLDialect) throws {
+        let folder = try TemporaryFolder()
+        let limited = try script(job(in: folder, extra: "max_unconvertible_money_share: 0.25\n"), dialect, .quality)
+        #expect(limited.contains("CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > CAST('0.25' AS DOUBLE)"))
+        #expect(limited.contains("over max_unconvertible_money_share 0.25"))
+        #expect(limited.contains("coalesce(CASE WHEN lines > 0"))
+        let unlimited = try script(job(in: folder), dialect, .quality)
+        #expect(!unlimited.contains("max_unconvertible_money_share") && !unlimited.contains("money_events"))
+    }
 }

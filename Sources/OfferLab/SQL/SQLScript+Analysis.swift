@@ -307,22 +307,46 @@ extension ScriptBuilder {
                 WHERE m.group_count = 1
                 """))
 
+        if let rule = job.revenueCap { revenueCaps(rule) }
+        if !job.maturityDays.isEmpty { maturedValues(job.maturityDays) }
+        if !job.slices.isEmpty { sliceLevels() }
+
         // §1.3: the run fails when too many lines are malformed.
         let ratio = "CAST(malformed AS DOUBLE) / CAST(lines AS DOUBLE)"
         let message = dialect.concat([
             "CAST(malformed AS STRING)", "' of '", "CAST(lines AS STRING)",
             t(" log lines are malformed, over max_bad_line_ratio \(job.maxBadLineRatio)"),
         ])
+        let lineFailure = dialect.failWhen("lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))", message)
+        // Then, as `run` checks after the analysis: an offering whose counted money events without a
+        // rate are over max_unconvertible_money_share of them fails every part. In `failure` itself,
+        // which every part reads (a column no part reads is not computed).
+        let moneyCheck = job.maxUnconvertibleMoneyShare.map { maxShare in
+            let message = dialect.concat([
+                t("offering "), "offering_id", t(": the money of "), "CAST(left_out AS STRING)", t(" of "), "CAST(money_events AS STRING)",
+                t(
+                    " money events is left out, for want of a rate to \(job.reportCurrency); over max_unconvertible_money_share \(CSVWriter.number(maxShare))"
+                ),
+            ])
+            let failure = dialect.failWhen(
+                "left_out > 0 AND CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > \(double(maxShare))", message)
+            return """
+
+                CROSS JOIN (
+                  SELECT bool_or(coalesce(\(failure), FALSE)) AS failed
+                  FROM (SELECT a.offering_id, count(*) - count(x.rate) AS left_out, count(*) AS money_events
+                    FROM analysed_offerings a
+                    JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund')
+                    GROUP BY a.offering_id) per_offering) money
+                """
+        }
         add(
             dialect.view(
                 "line_check",
                 """
-                SELECT lines, malformed, \(dialect.failWhen("lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))", message)) AS failure
-                FROM (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events) counted
+                SELECT lines, malformed, \(moneyCheck == nil ? lineFailure : "coalesce(\(lineFailure), CASE WHEN money.failed THEN 'failed' END)") AS failure
+                FROM (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events) counted\(moneyCheck ?? "")
                 """))
-        if let rule = job.revenueCap { revenueCaps(rule) }
-        if !job.maturityDays.isEmpty { maturedValues(job.maturityDays) }
-        if !job.slices.isEmpty { sliceLevels() }
     }
 
     /// The last statement: the result `part` asks for.
