@@ -306,11 +306,7 @@ public enum AggregateStatistics {
         var groupTotals: [LevelKey: [Int: GroupTotals]] = [:]
         try forEachRow(of: path, columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns) {
             row, index, fail in
-            let offeringID = row.string(at: index[0]) ?? ""
-            let groupName = row.string(at: index[3]) ?? ""
-            guard let offering = results.firstIndex(where: { $0.offering.offeringID == offeringID }),
-                let group = results[offering].offering.groups.firstIndex(where: { $0.name == groupName })
-            else { throw fail("group \(groupName) of \(offeringID) is not in the aggregates") }
+            let (offering, group) = try groupIndex(row, offering: index[0], group: index[3], in: results, fail: fail)
             let dimension = row.string(at: index[1]) ?? ""
             guard let field = SliceField(rawValue: dimension) else {
                 throw fail("dimension '\(dimension)' is not one of \(SliceField.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -319,7 +315,8 @@ public enum AggregateStatistics {
             let key = LevelKey(offering: offering, field: field, level: level)
             if groupTotals[key] == nil { levels.append(key) }
             guard groupTotals[key]?[group] == nil else {
-                throw fail("group \(groupName) of \(offeringID) appears twice in \(dimension) \(level)")
+                throw fail(
+                    "group \(row.string(at: index[3]) ?? "") of \(row.string(at: index[0]) ?? "") appears twice in \(dimension) \(level)")
             }
             let cells = RowCells(row: row, path: path)
             var totals = try cells.totals(index[8...])
@@ -361,27 +358,30 @@ public enum AggregateStatistics {
         var offerings = results
         try forEachRow(of: path, columns: ["offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue"]) {
             row, index, fail in
-            let offeringID = row.string(at: index[0]) ?? ""
-            let groupName = row.string(at: index[1]) ?? ""
-            guard let offering = offerings.firstIndex(where: { $0.offering.offeringID == offeringID }),
-                let group = offerings[offering].offering.groups.firstIndex(where: { $0.name == groupName })
-            else { throw fail("group \(groupName) of \(offeringID) is not in the aggregates") }
+            let (offering, group) = try groupIndex(row, offering: index[0], group: index[1], in: offerings, fail: fail)
             guard let productID = row.string(at: index[2]), !productID.isEmpty else { throw fail("product_id is empty") }
-            var counts: [Int] = []
-            for column in 3...5 {
-                guard let value = row.int64(at: index[column]), value >= 0 else {
-                    throw fail(
-                        "\(["purchases", "renewals", "refunds"][column - 3]) '\(row.string(at: index[column]) ?? "")' is not a whole number ≥ 0"
-                    )
-                }
-                counts.append(Int(value))
-            }
-            guard let net = row.double(at: index[6]) else { throw fail("net_revenue '\(row.string(at: index[6]) ?? "")' is not a number") }
+            let cells = RowCells(row: row, path: path)
             offerings[offering].products.append(
                 ProductTotals(
-                    group: group, productID: productID, purchases: counts[0], renewals: counts[1], refunds: counts[2], netRevenue: net))
+                    group: group, productID: productID, purchases: try cells.count(index[3], "purchases"),
+                    renewals: try cells.count(index[4], "renewals"), refunds: try cells.count(index[5], "refunds"),
+                    netRevenue: try cells.number(index[6], "net_revenue")))
         }
         return ResultTables.productsTable(offerings)
+    }
+
+    /// The offering and group (indices into `results` and its groups) that a row's cells at
+    /// `offering` and `group` name.
+    /// - Throws: from `fail` when the aggregates have no such group.
+    private static func groupIndex(
+        _ row: TableRow, offering: Int, group: Int, in results: [OfferingResult], fail: (String) -> OfferLabError
+    ) throws -> (offering: Int, group: Int) {
+        let offeringID = row.string(at: offering) ?? ""
+        let groupName = row.string(at: group) ?? ""
+        guard let offering = results.firstIndex(where: { $0.offering.offeringID == offeringID }),
+            let group = results[offering].offering.groups.firstIndex(where: { $0.name == groupName })
+        else { throw fail("group \(groupName) of \(offeringID) is not in the aggregates") }
+        return (offering, group)
     }
 
     /// Calls `body` with each row of a CSV/TSV file that has `columns`, their indices, and a

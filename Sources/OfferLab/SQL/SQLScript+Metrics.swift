@@ -16,10 +16,7 @@ extension ScriptBuilder {
 
     /// The columns of `groupSums` after `revenue_sum_squares`: summary.csv's counts and money,
     /// NULL on the capped and matured rows (they are the group's own row's).
-    static let summaryOnlyColumns = [
-        "trial_starters", "trial_converters", "paywall_viewers", "purchases", "renewals", "refunds", "gross_revenue", "refunded_revenue",
-        "net_revenue",
-    ]
+    static let summaryOnlyColumns = AggregateStatistics.summaryColumns + ["net_revenue"]
 
     /// Each member's money from the money events of `source` (with `money_currency`, `rate`,
     /// `money_micros`, `event` and the `keys`), per `keys`: exact micro-units per currency,
