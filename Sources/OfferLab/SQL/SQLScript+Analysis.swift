@@ -317,10 +317,12 @@ extension ScriptBuilder {
             "CAST(malformed AS STRING)", "' of '", "CAST(lines AS STRING)",
             t(" log lines are malformed, over max_bad_line_ratio \(job.maxBadLineRatio)"),
         ])
-        let lineFailure = dialect.failWhen("lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))", message)
-        // Then, as `run` checks after the analysis: an offering whose counted money events without a
-        // rate are over max_unconvertible_money_share of them fails every part. In `failure` itself,
-        // which every part reads (a column no part reads is not computed).
+        let linesOver = "lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))"
+        let lineFailure = dialect.failWhen(linesOver, message)
+        // Then, as `run` checks after the analysis (so only when the lines pass): an offering whose
+        // counted money events without a rate are over max_unconvertible_money_share of them fails
+        // every part, naming the first such offering as `run` does. In `failure` itself, which every
+        // part reads (a column no part reads is not computed).
         let moneyCheck = job.maxUnconvertibleMoneyShare.map { maxShare in
             let message = dialect.concat([
                 t("offering "), "offering_id", t(": the money of "), "CAST(left_out AS STRING)", t(" of "), "CAST(money_events AS STRING)",
@@ -328,24 +330,26 @@ extension ScriptBuilder {
                     " money events is left out, for want of a rate to \(job.reportCurrency); over max_unconvertible_money_share \(CSVWriter.number(maxShare))"
                 ),
             ])
-            let failure = dialect.failWhen(
-                "left_out > 0 AND CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > \(double(maxShare))", message)
+            let failure = dialect.failWhen("NOT (\(linesOver)) AND offering_id = first_over", message)
+            let over = "left_out > 0 AND CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > \(double(maxShare))"
             return """
-
-                CROSS JOIN (
+                ,
+                money AS (
                   SELECT bool_or(coalesce(\(failure), FALSE)) AS failed
-                  FROM (SELECT a.offering_id, count(*) - count(x.rate) AS left_out, count(*) AS money_events
-                    FROM analysed_offerings a
-                    JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund')
-                    GROUP BY a.offering_id) per_offering) money
+                  FROM (SELECT *, min(CASE WHEN \(over) THEN offering_id END) OVER () AS first_over
+                    FROM (SELECT a.offering_id, count(*) - count(x.rate) AS left_out, count(*) AS money_events
+                      FROM analysed_offerings a
+                      JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund')
+                      GROUP BY a.offering_id) per_offering CROSS JOIN counted) judged)
                 """
         }
         add(
             dialect.view(
                 "line_check",
                 """
+                WITH counted AS (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events)\(moneyCheck ?? "")
                 SELECT lines, malformed, \(moneyCheck == nil ? lineFailure : "coalesce(\(lineFailure), CASE WHEN money.failed THEN 'failed' END)") AS failure
-                FROM (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events) counted\(moneyCheck ?? "")
+                FROM counted\(moneyCheck == nil ? "" : " CROSS JOIN money")
                 """))
     }
 
