@@ -36,18 +36,28 @@ trap 'rm -rf "$work"' EXIT
 # A generated set with every file quirk the generator does not make itself (add_quirks.py).
 "$offerlab" generate --out "$work/quirks" --users 2000 --seed 11 --days 4 >/dev/null
 $python tools/sql/add_quirks.py "$work/quirks"
-# The sample night with a malformed-line limit it breaks: every engine must refuse it as run does.
+# The sample night with a malformed-line limit it breaks: every engine must refuse it as run does
+# (and on that limit, although its money without a rate is over the other limit too: run checks
+# the lines first).
 sed -e 's/^max_bad_line_ratio: .*/max_bad_line_ratio: 0.0001/' -e "s|^tables: .*|tables: $PWD/sample-data/tables/|" \
   -e "s|\"logs/|\"$PWD/sample-data/logs/|" sample-data/job.yaml >"$work/too-many-malformed.yaml"
+echo "max_unconvertible_money_share: 0.05" >>"$work/too-many-malformed.yaml"
 
 # The reference's hand-made set with its assignment table named as Spark needs and a CSV log
 # record whose quoted field spans two lines: run reads it, every engine must fail naming it.
 cp -r tools/reference/tests/data/main "$work/spanning"
 mv "$work/spanning/tables/user_offering_assignments.csv" "$work/spanning/tables/user_offering_assignments.csv.gz"
 printf '\nE9,2026-03-06T00:00:00Z,u9,paywall_view,,,,,"a\nb"\n' >>"$work/spanning/logs/2026/03/c.csv"
+# The same set with a limit on money without a rate that it breaks (3 of spring's 9 money
+# events are in JPY): every engine must refuse it as run does.
+cp -r tools/reference/tests/data/main "$work/unconvertible"
+mv "$work/unconvertible/tables/user_offering_assignments.csv" "$work/unconvertible/tables/user_offering_assignments.csv.gz"
+echo "max_unconvertible_money_share: 0.3" >>"$work/unconvertible/job.yaml"
 
+# jobs/sample.yaml is the sample night with a percentile cap, maturities and slices; the quirks
+# job has a fixed cap, maturities and slices with levels merged into (other).
 $python tools/sql/compare_engines.py --offerlab "$offerlab" --work "$work/results" --engines "$engines" \
   --expect-refusal "tools/reference/tests/data/main/job.yaml:spark=gzipped without a \.gz suffix" \
   --expect-failure "$work/spanning/job.yaml:a quoted field goes on past the line" \
-  sample-data/job.yaml "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
-  "$work/spanning/job.yaml"
+  jobs/sample.yaml "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
+  "$work/spanning/job.yaml" "$work/unconvertible/job.yaml"

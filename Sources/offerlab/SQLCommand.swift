@@ -11,13 +11,15 @@ struct SQLCommand: AsyncParsableCommand {
         discussion: """
             The script reads the job's log files and assignment table with the engine's own readers (the \
             small catalog tables are written into it as values), applies the same rules as `offerlab run`, \
-            and ends with one result: `aggregates` (one row per offering and group: the columns \
-            `offerlab stats` reads plus every count and money column of summary.csv), `quality` \
-            (quality.csv's counters) or `products` (products.csv's rows). Statements end with `;` at the end \
-            of a line. See docs/warehouse.md.
+            and ends with one result: `aggregates` (one row per offering, group and metric: the columns \
+            `offerlab stats` reads plus every count and money column of summary.csv, with the capped and \
+            matured rows the job asks for), `quality` (quality.csv's counters), `products` (products.csv's \
+            rows) or `slices` (one row per offering, slice field, level and group, for a job with slices). \
+            Statements end with `;` at the end of a line. See docs/warehouse.md.
 
             Exit codes: 0 success; 64 bad command line; 65 a table or log file the engine cannot read as \
-            `offerlab run` does; 78 bad job file (or a SQLite tables file).
+            `offerlab run` does; 78 bad job file (or a SQLite tables file, or --part slices for a job \
+            without slices).
             """
     )
 
@@ -27,7 +29,7 @@ struct SQLCommand: AsyncParsableCommand {
     @Option(help: "The engine: duckdb or spark.")
     var dialect: SQLDialect
 
-    @Option(help: "The result the script ends with: aggregates, quality or products.")
+    @Option(help: "The result the script ends with: aggregates, quality, products or slices.")
     var part: SQLPart = .aggregates
 
     @Option(name: .customLong("as-of"), help: "Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).")

@@ -15,9 +15,12 @@ struct StatsCommand: AsyncParsableCommand {
             row. The statistics are computed exactly as `offerlab run` computes them, the sequential \
             (seq_…) columns at --sequential-tuning. When AGG.csv also has the count and money \
             columns of summary.csv (trial_starters, trial_converters, paywall_viewers, purchases, renewals, \
-            refunds, gross_revenue, refunded_revenue; `offerlab sql`'s aggregates have them), summary.csv is \
-            written too; --quality and --products turn the other results of `offerlab sql` into quality.csv \
-            and products.csv. A malformed file gets one line naming the row and the problem (exit 65).
+            refunds, gross_revenue, refunded_revenue; `offerlab sql`'s aggregates have them), summary.csv and \
+            maturity.csv are written too (summary.csv's capped columns from the arpu_capped rows' revenue_cap \
+            and capped_users columns, when AGG.csv has them); --quality, --products and --slices turn the \
+            other results of `offerlab sql` into quality.csv, products.csv and slice_summary.csv, \
+            slice_comparisons.csv and slice_srm.csv. A malformed file gets one line naming the row and the \
+            problem (exit 65).
             """
     )
 
@@ -41,6 +44,12 @@ struct StatsCommand: AsyncParsableCommand {
     @Option(help: "products.csv's rows, e.g. from `offerlab sql --part products` (needs the summary columns in AGG.csv).")
     var products: String?
 
+    @Option(
+        help:
+            "Per (offering, dimension, level, group) sums, e.g. from `offerlab sql --part slices`, for the slice files (needs the summary columns in AGG.csv)."
+    )
+    var slices: String?
+
     func validate() throws {
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must be greater than 0 and less than 1, got \(alpha)") }
         guard sequentialTuning.isFinite, sequentialTuning > 0 else {
@@ -51,7 +60,8 @@ struct StatsCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             let offerings = try AggregateStatistics.run(
-                input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning, quality: quality, products: products)
+                input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning, quality: quality, products: products,
+                slices: slices)
             print("wrote the results into \(output) (\(offerings.joined(separator: ", ")))")
         }
     }

@@ -115,13 +115,14 @@ import Testing
     /// Runs `job` (relative to the repository) into `folder` and returns the sufficient
     /// statistics it used, at full precision, as an aggregates file with a `metric` column: each
     /// group's own row, then its capped and matured rows when the job sets `revenue_cap` and
-    /// `maturity_days`; with `summary`, the own rows carry summary.csv's count and money columns.
+    /// `maturity_days`; with `summary`, the own rows carry summary.csv's count and money columns
+    /// and the capped rows the cap and the capped users.
     func aggregatesOfARun(job: String, in folder: TemporaryFolder, summary: Bool) async throws -> String {
         let job = repositoryRoot.appendingPathComponent(job).path
         let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
         #expect(run.status == 0, "\(run.standardError)")
         let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        let summaryColumns = summary ? AggregateStatistics.summaryColumns : []
+        let summaryColumns = summary ? AggregateStatistics.summaryColumns + AggregateStatistics.cappedColumns : []
         var aggregates = (AggregateStatistics.columns + ["metric"] + summaryColumns).joined(separator: ",") + "\n"
         for offering in results.offerings {
             let metrics =
@@ -143,10 +144,15 @@ import Testing
                             totals.trialStarters, totals.trialConverters, totals.paywallViewers, totals.purchases, totals.renewals,
                             totals.refunds,
                         ]
-                        row +=
-                            metric.isEmpty
-                            ? counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
-                            : Array(repeating: "", count: summaryColumns.count)
+                        let capped = offering.cappedRevenue
+                        switch metric {
+                        case "":
+                            row += counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" } + ["", ""]
+                        case "arpu_capped":
+                            row += Array(repeating: "", count: AggregateStatistics.summaryColumns.count)
+                            row += [capped?.cap.map { "\($0)" } ?? "", capped.map { String($0.cappedUsers[index]) } ?? ""]
+                        default: row += Array(repeating: "", count: summaryColumns.count)
+                        }
                     }
                     aggregates += row.joined(separator: ",") + "\n"
                 }
@@ -209,5 +215,92 @@ import Testing
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
         }
         #expect(error.message.contains("products.csv line 2: group t of o is not in the aggregates"), "\(error.message)")
+    }
+
+    /// A night with a revenue cap, maturities and slices: `stats` on its sums writes the run's
+    /// summary.csv (the capped columns included), maturity.csv and the three slice files byte
+    /// for byte.
+    @Test func cappedMaturedAndSlicedFilesOfARun() async throws {
+        let folder = try TemporaryFolder()
+        let aggregates = try await aggregatesOfARun(job: "jobs/sample.yaml", in: folder, summary: true)
+        let results = try await NightlyRun.compute(
+            JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path), progress: nil)
+        var slices =
+            (["offering_id", "dimension", "level", "group"] + AggregateStatistics.columns[4...] + AggregateStatistics.summaryColumns)
+            .joined(separator: ",") + "\n"
+        for offering in results.offerings {
+            for slice in offering.slices {
+                for (index, group) in offering.offering.groups.enumerated() {
+                    let totals = slice.groups[index]
+                    let counts = [
+                        totals.users, totals.converters, totals.trialStarters, totals.trialConverters, totals.paywallViewers,
+                        totals.purchases, totals.renewals, totals.refunds,
+                    ].map { String($0) }
+                    let row =
+                        [offering.offering.offeringID, slice.field.rawValue, slice.level, group.name] + counts[0..<2]
+                        + [totals.netRevenue, totals.statistics.revenueSumSquares].map { "\($0)" } + counts[2...]
+                        + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
+                    slices += row.joined(separator: ",") + "\n"
+                }
+            }
+        }
+        let result = try runOfferLab([
+            "stats", "--input", try folder.write("agg.csv", aggregates), "--output", folder.file("stats"), "--slices",
+            try folder.write("slices.csv", slices),
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        for file in ["summary.csv", "maturity.csv", "comparisons.csv", "slice_summary.csv", "slice_comparisons.csv", "slice_srm.csv"] {
+            let fromRun = try String(contentsOfFile: folder.file("2026-03-15/\(file)"), encoding: .utf8)
+            let fromStats = try String(contentsOfFile: folder.file("stats/\(file)"), encoding: .utf8)
+            #expect(fromRun == fromStats, "\(file)")
+        }
+        let summary = try String(contentsOfFile: folder.file("stats/summary.csv"), encoding: .utf8)
+        #expect(parseCSV(summary).dropFirst().allSatisfy { !$0[22].isEmpty && !$0[25].isEmpty }, "revenue_cap and capped_users are filled")
+    }
+
+    static let sliceHeader =
+        "offering_id,dimension,level,group,users,converters,revenue_sum,revenue_sum_squares,"
+        + AggregateStatistics.summaryColumns.joined(separator: ",") + "\n"
+
+    /// A slices file's rows must name the aggregates' groups, a known dimension, and every group
+    /// once in every level.
+    @Test(
+        arguments: [
+            (sliceHeader + "o,country,US,x,1,0,0,0,0,0,0,0,0,0,0,0\n", "slices.csv line 2: group x of o is not in the aggregates"),
+            (sliceHeader + "o,os,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", "line 2: dimension 'os' is not one of country, platform"),
+            (sliceHeader + "o,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", "offering o: group t has no row in country US"),
+            (
+                sliceHeader + "o,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\no,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n",
+                "line 3: group c of o appears twice in country US"
+            ),
+            (sliceHeader + "o,country,US,c,1,2,0,0,0,0,0,0,0,0,0,0\n", "line 2: converters 2 exceed users 1"),
+            (sliceHeader + "o,country,,c,1,0,0,0,0,0,0,0,0,0,0,0\n", "line 2: level is empty"),
+        ] as [(String, String)])
+    func malformedSlicesAreNamed(file: String, problem: String) throws {
+        let folder = try TemporaryFolder()
+        let input = try folder.write(
+            "agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\no,t,false,1,10,1,5,10,0,0,0,1,0,0,5,0\n")
+        let slices = try folder.write("slices.csv", file)
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, slices: slices)
+        }
+        #expect(error.message.contains(problem), "\(error.message)")
+        #expect(error.exitCode == 65)
+    }
+
+    /// The cap is the offering's: one value on all its arpu_capped rows.
+    @Test func aCapThatDiffersBetweenGroupsIsNamed() throws {
+        let folder = try TemporaryFolder()
+        let header = Self.summaryHeader.dropLast() + ",metric,revenue_cap,capped_users\n"
+        let input = try folder.write(
+            "agg.csv",
+            header + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0,,,\no,t,false,1,10,1,5,10,0,0,0,1,0,0,5,0,,,\n"
+                + "o,c,true,1,10,2,4,8,,,,,,,,,arpu_capped,2.5,1\no,t,false,1,10,1,4,8,,,,,,,,,arpu_capped,3,1\n")
+        let error = try #require(throws: OfferLabError.self) {
+            try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
+        }
+        #expect(
+            error.message.contains("agg.csv line 5: revenue_cap 3.0 differs from the offering's other arpu_capped rows"), "\(error.message)"
+        )
     }
 }

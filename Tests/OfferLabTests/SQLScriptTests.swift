@@ -33,7 +33,7 @@ import Testing
     @Test(arguments: SQLDialect.allCases)
     func everyStatementEndsWithASemicolonAtTheEndOfALineAndThePartsShareAllButTheLast(dialect: SQLDialect) throws {
         let folder = try TemporaryFolder()
-        let jobPath = try job(in: folder)
+        let jobPath = try job(in: folder, extra: "revenue_cap: {percentile: 0.9}\nmaturity_days: [7]\nslices: [country, platform]\n")
         let parts = try SQLPart.allCases.map { try script(jobPath, dialect, $0) }
         for text in parts {
             #expect(text.hasSuffix(";\n"))
@@ -42,8 +42,8 @@ import Testing
             #expect(statements.last?.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("SELECT") == true)
         }
         let setups = parts.map { $0.components(separatedBy: ";\n").dropLast(2) }
-        #expect(setups[0] == setups[1] && setups[1] == setups[2])
-        #expect(parts[0] != parts[1] && parts[1] != parts[2])
+        #expect(Set(setups).count == 1)
+        #expect(Set(parts).count == parts.count)
     }
 
     /// Names from the tables become quoted literals, never SQL (contract §4).
@@ -118,5 +118,56 @@ import Testing
         #expect(text.contains("ts < 1773532800000000"))
         #expect(text.contains("m.assigned_at + 216000000000"))
         #expect(text.contains("CAST('0.125' AS DOUBLE)"))
+    }
+
+    /// The slices part needs slices in the job: one line saying so, as a bad job (78).
+    @Test func theSlicesPartOfAJobWithoutSlicesIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let jobPath = try job(in: folder)
+        let error = try #require(throws: OfferLabError.self) { try script(jobPath, .duckdb, .slices) }
+        #expect(error.message == "job file \(jobPath): --part slices needs slices: in the job (e.g. slices: [country, platform])")
+        #expect(error.exitCode == 78)
+        let command = try runOfferLab(["sql", jobPath, "--dialect", "spark", "--part", "slices"])
+        #expect(command.status == 78 && command.standardError.split(separator: "\n").count == 1, "\(command.standardError)")
+    }
+
+    /// A job without capped, matured or sliced metrics gets the script it got before they were
+    /// added: no slice field is read and no working table is added.
+    @Test(arguments: SQLDialect.allCases)
+    func theNewMetricsCostNothingWhenTheJobDoesNotAskForThem(dialect: SQLDialect) throws {
+        let folder = try TemporaryFolder()
+        let text = try script(job(in: folder), dialect)
+        for name in ["country", "platform", "revenue_caps", "maturities", "matured_values", "slice_members", "slice_levels"] {
+            #expect(!text.contains(name), "\(name)")
+        }
+        // The aggregates have one shape whatever the job: the capped and matured columns are there, empty.
+        #expect(text.contains("'' AS metric") && text.contains("CAST(NULL AS DOUBLE) AS revenue_cap"))
+    }
+
+    /// The cap, the maturities and the slice limit become literals: the percentile, D in
+    /// microseconds and its metric name, the number of levels kept.
+    @Test func cappedMaturedAndSliceSettingsBecomeLiterals() throws {
+        let folder = try TemporaryFolder()
+        let extra = "revenue_cap: {percentile: 0.95}\nmaturity_days: [14, 7]\nslices: [platform]\nmax_slice_levels: 4\n"
+        let text = try script(job(in: folder, extra: extra), .duckdb)
+        #expect(text.contains("CAST('0.95' AS DOUBLE) * CAST(count(*) OVER (PARTITION BY offering_key) - 1 AS DOUBLE) AS h"))
+        #expect(text.contains("(7, 604800000000, 'd7', 2), (14, 1209600000000, 'd14', 3)"))
+        #expect(text.contains("WHEN level_rank <= 4 THEN level_rank ELSE 5 END"))
+        #expect(text.contains("json_extract_string(doc, '$.platform') AS v_platform") && !text.contains("country"))
+        let value = try script(job(in: folder, extra: "revenue_cap: {value: 12.5}\n"), .spark)
+        #expect(value.contains("SELECT offering_key, CAST('12.5' AS DOUBLE) AS cap FROM analysed_offerings"))
+    }
+
+    /// With max_unconvertible_money_share, the check every part reads fails on an offering over
+    /// it; without, the check is the malformed lines' alone.
+    @Test(arguments: SQLDialect.allCases)
+    func moneyWithoutARateOverTheLimitFailsEveryPart(dialect: SQLDialect) throws {
+        let folder = try TemporaryFolder()
+        let limited = try script(job(in: folder, extra: "max_unconvertible_money_share: 0.25\n"), dialect, .quality)
+        #expect(limited.contains("CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > CAST('0.25' AS DOUBLE)"))
+        #expect(limited.contains("over max_unconvertible_money_share 0.25"))
+        #expect(limited.contains("coalesce(CASE WHEN lines > 0"))
+        let unlimited = try script(job(in: folder), dialect, .quality)
+        #expect(!unlimited.contains("max_unconvertible_money_share") && !unlimited.contains("money_events"))
     }
 }

@@ -87,8 +87,7 @@ import Testing
                 country: "JP"),
             logRecord("paywall_view", user: "v3", ts: "2026-03-02T00:00:00Z", country: "JP"),
         ]
-        var job = try sliceJob()
-        job.slices = [.country]
+        let job = try sliceJob()
         let results = try await analyse(Self.tables, events, slices: [.country])
         let tables = ResultTables.sliceTables(results.offerings, statistics: try NightlyRun.statistics(of: results, job: job))
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }

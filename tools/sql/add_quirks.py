@@ -8,8 +8,13 @@ that the SQL engines meet them (tools/sql/compare_engines.py):
 - a copy of a log file under another name (every event a duplicate across files);
 - a log of events at the edges of a member's window: at its assignment and a millisecond
   before, and at the end of its 2.5-day window and a millisecond before;
+- slice fields of every kind on that user's events: an integer platform (its digits), a
+  boolean country (no level), an empty one (absent), a country before the assignment and one on
+  a refund (neither decides), an escaped one;
 - the job's globs extended to these files, and `offerings`, `control` and
-  `conversion_window_days` set explicitly.
+  `conversion_window_days` set explicitly; a fixed `revenue_cap`, `maturity_days` shorter and
+  longer than the window, and `slices` with few enough levels kept that some merge into
+  `(other)`.
 
     python3 tools/sql/add_quirks.py DIR      # DIR: the folder `offerlab generate --out` wrote
 """
@@ -64,15 +69,22 @@ def main(folder):
     millisecond = datetime.timedelta(milliseconds=1)
     window_end = assigned + datetime.timedelta(days=2.5)
     edges = [
-        ("paywall_view", assigned - millisecond), ("paywall_view", assigned),
-        ("purchase", window_end - millisecond), ("purchase", window_end),
+        ("paywall_view", assigned - millisecond, {"country": "XX"}),
+        ("paywall_view", assigned, {"country": True, "platform": 7}),
+        ("paywall_view", assigned, {"country": ""}),
+        ("refund", assigned + millisecond, {"country": "YY", "transaction_id": "edge-4"}),
+        ("purchase", window_end - millisecond, {"country": "C\u00f4te d\u2019Ivoire"}),
+        ("purchase", window_end, {}),
     ]
     with open(os.path.join(folder, "logs", "copies", "edges.jsonl"), "w", encoding="utf-8") as file:
-        for number, (event, time) in enumerate(edges):
+        for number, (event, time, fields) in enumerate(edges):
             record = {"ts": int(time.timestamp() * 1000), "user_id": row[1], "event": event}
             if event == "purchase":
                 record.update(product_id="weekly_799", transaction_id=f"edge-{number}", price="7.99", currency="USD")
-            file.write(json.dumps(record) + "\n")
+            if event == "refund":
+                record.update(product_id="weekly_799")
+            record.update(fields)
+            file.write(json.dumps(record, ensure_ascii=False).replace("\u00f4", "\\u00f4") + "\n")
 
     job = os.path.join(folder, "job.yaml")
     with open(job, encoding="utf-8") as file:
@@ -85,6 +97,7 @@ def main(folder):
     text = re.sub(r"conversion_window_days: .*\n", "conversion_window_days: 2.5\n", text)
     text = re.sub(r"control: .*\n", "control: variant_a\n", text)
     text += "offerings: [spring_2026_price_test, onboarding_copy_test, winter_2025_trial_test]\n"
+    text += "revenue_cap: {value: 20}\nmaturity_days: [1, 3]\nslices: [platform, country]\nmax_slice_levels: 5\n"
     with open(job, "w", encoding="utf-8") as file:
         file.write(text)
 

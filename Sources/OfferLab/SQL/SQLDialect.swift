@@ -103,11 +103,14 @@ public enum SQLDialect: String, Sendable, CaseIterable {
 
 /// Which result of §3.2 the script ends with.
 public enum SQLPart: String, Sendable, CaseIterable {
-    /// One row per (offering, group): the `stats` input columns and every count and money
-    /// column of `summary.csv`.
+    /// One row per (offering, group, metric): the `stats` input columns and every count and
+    /// money column of `summary.csv` (on the group's own row), with the capped and matured rows
+    /// the job asks for.
     case aggregates
     /// `quality.csv`'s counters.
     case quality
     /// `products.csv`'s rows.
     case products
+    /// One row per (offering, slice field, level, group): what `stats` turns into the slice files.
+    case slices
 }

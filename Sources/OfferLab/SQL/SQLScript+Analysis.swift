@@ -63,7 +63,10 @@ extension ScriptBuilder {
               WHEN price_value < 0 THEN 'malformed_negative_price'
             END
             """
-        let fields = optional.map { "CASE WHEN \(present($0)) THEN v_\($0) END AS \($0)" }.joined(separator: ", ")
+        // A slice field is a string or an integer's digits; another type is no level, not a malformed line.
+        let fields =
+            (optional.map { "CASE WHEN \(present($0)) THEN v_\($0) END AS \($0)" }
+            + sliceColumns.map { "CASE WHEN \(present($0)) AND k_\($0) IN ('s', 'i') THEN v_\($0) END AS \($0)" }).joined(separator: ", ")
         // In layers, so that each long expression is written (and planned) once.
         add(
             dialect.materialize(
@@ -95,7 +98,7 @@ extension ScriptBuilder {
         )
         return """
             SELECT file_index, line_number, line, from_csv, invalid_json OR \(forbidden) OR coalesce(\(repeated), FALSE) AS invalid_json, invalid_csv,
-              \(Self.fieldColumns.joined(separator: ", "))
+              \(fieldColumns.joined(separator: ", "))
             FROM (SELECT j.*, f.path, CASE WHEN NOT invalid_json THEN json_keys(line) END AS keys FROM json_fields j JOIN log_files f USING (file_index)) with_keys
             """
     }
@@ -218,7 +221,7 @@ extension ScriptBuilder {
                 by_transaction AS (
                   SELECT *, CASE WHEN event IN \(transactionEvents) THEN row_number() OVER (PARTITION BY event, transaction_id ORDER BY ts, file_index, line_number) ELSE 1 END AS transaction_copy
                   FROM by_id WHERE id_copy = 1)
-                SELECT file_index, line_number, ts, user_id, event, price_micros, event_id, product_id, transaction_id, original_transaction_id, currency, offering_id, test_group_id, environment
+                SELECT file_index, line_number, ts, user_id, event, price_micros, event_id, product_id, transaction_id, original_transaction_id, currency, offering_id, test_group_id, environment\(sliceColumns.map { ", " + $0 }.joined())
                 FROM by_transaction WHERE transaction_copy = 1
                 """))
         // Steps 3–5.
@@ -259,11 +262,11 @@ extension ScriptBuilder {
                     CASE WHEN event = 'refund' THEN refund_micros ELSE price_micros END AS money_micros,
                     CASE WHEN event = 'refund' THEN refund_currency ELSE currency END AS money_currency
                   FROM looked_at m)
-                SELECT j.offering_key, j.group_key, j.user_id, j.event, j.ts, j.product_id, j.original_transaction_id, j.counted,
+                SELECT j.offering_key, j.group_key, j.user_id, j.assigned_at, j.event, j.ts, j.file_index, j.line_number, j.product_id, j.original_transaction_id, j.counted,
                   j.event <> 'refund' AND j.ts < j.assigned_at AS pre_assignment,
                   j.event = 'refund' AND NOT j.counted AS orphan_refund,
                   j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
-                  j.money_micros, j.money_currency, x.rate
+                  j.money_micros, j.money_currency, x.rate\(sliceColumns.map { ", j." + $0 }.joined())
                 FROM judged j
                 LEFT JOIN rates x ON x.currency = j.money_currency AND j.event IN ('purchase', 'renewal', 'refund')
                 """))
@@ -271,19 +274,7 @@ extension ScriptBuilder {
         // §2.3: per member.
         add(
             dialect.view(
-                "member_money",
-                """
-                SELECT offering_key, user_id,
-                  sum(CAST(gross AS DOUBLE) / 1000000 * rate) AS gross, sum(CAST(refunded AS DOUBLE) / 1000000 * rate) AS refunded,
-                  sum(CAST(gross - refunded AS DOUBLE) / 1000000 * rate) AS net
-                FROM (
-                  SELECT offering_key, user_id, money_currency, rate,
-                    sum(CASE WHEN event IN ('purchase', 'renewal') THEN money_micros ELSE 0 END) AS gross,
-                    sum(CASE WHEN event = 'refund' THEN money_micros ELSE 0 END) AS refunded
-                  FROM attributed WHERE counted AND rate IS NOT NULL AND money_micros IS NOT NULL
-                  GROUP BY offering_key, user_id, money_currency, rate) per_currency
-                GROUP BY offering_key, user_id
-                """))
+                "member_money", memberMoney(of: "attributed", per: ["offering_key", "user_id"])))
         add(
             dialect.view(
                 "trial_converters",
@@ -297,7 +288,7 @@ extension ScriptBuilder {
             dialect.materialize(
                 "member_values",
                 """
-                SELECT m.offering_key, m.group_key, m.user_id,
+                SELECT m.offering_key, m.group_key, m.user_id, m.assigned_at,
                   coalesce(f.converted, 0) AS converted, coalesce(f.trial_started, 0) AS trial_started, coalesce(f.viewed, 0) AS viewed,
                   CASE WHEN c.user_id IS NULL THEN 0 ELSE 1 END AS trial_converted,
                   coalesce(f.purchases, 0) AS purchases, coalesce(f.renewals, 0) AS renewals, coalesce(f.refunds, 0) AS refunds,
@@ -316,42 +307,57 @@ extension ScriptBuilder {
                 WHERE m.group_count = 1
                 """))
 
+        if let rule = job.revenueCap { revenueCaps(rule) }
+        if !job.maturityDays.isEmpty { maturedValues(job.maturityDays) }
+        if !job.slices.isEmpty { sliceLevels() }
+
         // §1.3: the run fails when too many lines are malformed.
         let ratio = "CAST(malformed AS DOUBLE) / CAST(lines AS DOUBLE)"
         let message = dialect.concat([
             "CAST(malformed AS STRING)", "' of '", "CAST(lines AS STRING)",
             t(" log lines are malformed, over max_bad_line_ratio \(job.maxBadLineRatio)"),
         ])
+        let linesOver = "lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))"
+        let lineFailure = dialect.failWhen(linesOver, message)
+        // Then, as `run` checks after the analysis (so only when the lines pass): an offering whose
+        // counted money events without a rate are over max_unconvertible_money_share of them fails
+        // every part, naming the first such offering as `run` does. In `failure` itself, which every
+        // part reads (a column no part reads is not computed).
+        let moneyCheck = job.maxUnconvertibleMoneyShare.map { maxShare in
+            let message = dialect.concat([
+                t("offering "), "offering_id", t(": the money of "), "CAST(left_out AS STRING)", t(" of "), "CAST(money_events AS STRING)",
+                t(
+                    " money events is left out, for want of a rate to \(job.reportCurrency); over max_unconvertible_money_share \(CSVWriter.number(maxShare))"
+                ),
+            ])
+            let failure = dialect.failWhen("NOT (\(linesOver)) AND offering_id = first_over", message)
+            let over = "left_out > 0 AND CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > \(double(maxShare))"
+            return """
+                ,
+                money AS (
+                  SELECT bool_or(coalesce(\(failure), FALSE)) AS failed
+                  FROM (SELECT *, min(CASE WHEN \(over) THEN offering_id END) OVER () AS first_over
+                    FROM (SELECT a.offering_id, count(*) - count(x.rate) AS left_out, count(*) AS money_events
+                      FROM analysed_offerings a
+                      JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund')
+                      GROUP BY a.offering_id) per_offering CROSS JOIN counted) judged)
+                """
+        }
         add(
             dialect.view(
                 "line_check",
                 """
-                SELECT lines, malformed, \(dialect.failWhen("lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))", message)) AS failure
-                FROM (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events) counted
+                WITH counted AS (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events)\(moneyCheck ?? "")
+                SELECT lines, malformed, \(moneyCheck == nil ? lineFailure : "coalesce(\(lineFailure), CASE WHEN money.failed THEN 'failed' END)") AS failure
+                FROM counted\(moneyCheck == nil ? "" : " CROSS JOIN money")
                 """))
     }
 
     /// The last statement: the result `part` asks for.
     mutating func finish(_ part: SQLPart) {
         switch part {
-        case .aggregates:
-            add(
-                """
-                SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), g.is_control, g.weight,
-                  count(v.user_id) AS users, coalesce(sum(v.converted), 0) AS converters,
-                  coalesce(sum(v.net), 0) AS revenue_sum, coalesce(sum(v.net * v.net), 0) AS revenue_sum_squares,
-                  coalesce(sum(v.trial_started), 0) AS trial_starters, coalesce(sum(v.trial_converted), 0) AS trial_converters,
-                  coalesce(sum(v.viewed), 0) AS paywall_viewers, coalesce(sum(v.purchases), 0) AS purchases,
-                  coalesce(sum(v.renewals), 0) AS renewals, coalesce(sum(v.refunds), 0) AS refunds,
-                  coalesce(sum(v.gross), 0) AS gross_revenue, coalesce(sum(v.refunded), 0) AS refunded_revenue, coalesce(sum(v.net), 0) AS net_revenue
-                FROM analysed_offerings a
-                JOIN catalog_groups g ON g.offering_key = a.offering_key
-                LEFT JOIN member_values v ON v.group_key = g.group_key
-                CROSS JOIN line_check
-                WHERE line_check.failure IS NULL
-                GROUP BY a.offering_id, g.group_name, g.is_control, g.weight, g.position
-                ORDER BY a.offering_id, g.position;
-                """)
+        case .aggregates: add(aggregatesResult())
+        case .slices: add(slicesResult())
         case .quality:
             let reasons = MalformedReason.allCases.map(\.counterName)
             var global: [(String, String)] = [

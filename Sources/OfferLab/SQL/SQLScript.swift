@@ -21,6 +21,10 @@ public enum SQLScript {
                 "tables: \(job.tablesPath) is a SQLite file; SQL engines read CSV or TSV table files (in a warehouse, point the script at the existing tables instead: see docs/warehouse.md)"
             )
         }
+        if part == .slices && job.slices.isEmpty {
+            throw OfferLabError(
+                .configuration, "job file \(job.jobPath): --part slices needs slices: in the job (e.g. slices: [country, platform])")
+        }
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try NightlyRun.analysedOfferings(job: job, catalog: catalog)
         let assignments = try source.file(for: "user_offering_assignments")
@@ -85,8 +89,15 @@ struct ScriptBuilder {
         ("currency", nil), ("offering_id", "offeringId"), ("test_group_id", "testGroupId"), ("environment", nil),
     ]
 
-    /// `k_…` and `v_…` for every field, in the order of `logFields`.
-    static let fieldColumns = logFields.flatMap { ["k_\($0.snake)", "v_\($0.snake)"] }
+    /// The fields read from each line: `logFields`, then the job's slice fields (read only when
+    /// the job slices, as `run` reads them, so a script without slices reads no more).
+    var fields: [(snake: String, camel: String?)] { Self.logFields + sliceColumns.map { ($0, nil) } }
+
+    /// The job's slice fields, which are also the columns holding them.
+    var sliceColumns: [String] { job.slices.map(\.rawValue) }
+
+    /// `k_…` and `v_…` for every field, in the order of `fields`.
+    var fieldColumns: [String] { fields.flatMap { ["k_\($0.snake)", "v_\($0.snake)"] } }
 
     /// `log_lines(file_index, is_csv, line_number, line)`: every line of every log file,
     /// blank ones included, in the engine's own reader.
@@ -132,7 +143,7 @@ struct ScriptBuilder {
     }
 
     /// The keys a JSON line is looked up by, both spellings.
-    static let jsonKeys = logFields.flatMap { [$0.snake] + ($0.camel.map { [$0] } ?? []) }
+    var jsonKeys: [String] { fields.flatMap { [$0.snake] + ($0.camel.map { [$0] } ?? []) } }
 
     /// `json_fields`: each JSON line's fields, as kind (`k_…`: `s` string, `i` integer, `d`
     /// other number, `o` anything else, NULL when absent or `null`) and text (`v_…`), both
@@ -141,7 +152,7 @@ struct ScriptBuilder {
         let typed: String
         switch dialect {
         case .duckdb:
-            let columns = Self.jsonKeys.map { key in
+            let columns = jsonKeys.map { key in
                 "CASE json_type(doc, \(t("$." + key))) WHEN 'VARCHAR' THEN 's' WHEN 'BIGINT' THEN 'i' WHEN 'UBIGINT' THEN 'i' WHEN 'HUGEINT' THEN 'i' WHEN 'DOUBLE' THEN 'd' WHEN 'BOOLEAN' THEN 'o' WHEN 'OBJECT' THEN 'o' WHEN 'ARRAY' THEN 'o' END AS k_\(key), json_extract_string(doc, \(t("$." + key))) AS v_\(key)"
             }
             typed = """
@@ -151,11 +162,11 @@ struct ScriptBuilder {
         case .spark:
             // Each value is extracted once, and its type named once, in layers: Spark's plans
             // grow with every repetition of an expression.
-            let values = Self.jsonKeys.map { "variant_get(doc, \(t("$." + $0))) AS j_\($0)" }
-            let schemas = Self.jsonKeys.map {
+            let values = jsonKeys.map { "variant_get(doc, \(t("$." + $0))) AS j_\($0)" }
+            let schemas = jsonKeys.map {
                 "j_\($0), CASE WHEN j_\($0) IS NULL OR is_variant_null(j_\($0)) THEN NULL ELSE schema_of_variant(j_\($0)) END AS s_\($0)"
             }
-            let columns = Self.jsonKeys.map { key in
+            let columns = jsonKeys.map { key in
                 """
                 CASE WHEN s_\(key) IS NULL THEN NULL WHEN s_\(key) = 'STRING' THEN 's'
                     WHEN s_\(key) IN ('TINYINT', 'SMALLINT', 'INT', 'BIGINT') OR s_\(key) LIKE 'DECIMAL(%,0)' THEN 'i'
@@ -172,7 +183,7 @@ struct ScriptBuilder {
                 """
         }
         var resolved: [String] = []
-        for field in Self.logFields {
+        for field in fields {
             if let camel = field.camel {
                 let required = field.snake == "user_id"
                 let snakePresent =
@@ -232,7 +243,7 @@ struct ScriptBuilder {
                 JOIN (SELECT file_index, raw_cells, \(cells("raw_cells")) AS header FROM csv_records WHERE is_header) h ON h.file_index = r.file_index
                 """))
         var columns: [String] = []
-        for field in Self.logFields {
+        for field in fields {
             func cell(_ name: String) -> String {
                 let value = dialect.element("cells", dialect.position("header", t(name)))
                 return "CASE WHEN \(value) = '' OR \(value) = \(t("\\N")) THEN NULL ELSE \(value) END"
@@ -241,7 +252,7 @@ struct ScriptBuilder {
             if let camel = field.camel { value = "coalesce(\(value), \(cell(camel)))" }
             columns.append("\(value) AS v_\(field.snake)")
         }
-        let kinds = Self.logFields.map { "CASE WHEN v_\($0.snake) IS NULL THEN NULL ELSE 's' END AS k_\($0.snake)" }
+        let kinds = fields.map { "CASE WHEN v_\($0.snake) IS NULL THEN NULL ELSE 's' END AS k_\($0.snake)" }
         // An odd number of quotes: a quoted field goes on past the line, which `run` reads as one
         // record and the engines, reading lines, cannot. Checked first: Spark does not evaluate
         // the right side of a true OR.
@@ -257,7 +268,7 @@ struct ScriptBuilder {
                 """
                 SELECT file_index, line_number, line, TRUE AS from_csv, FALSE AS invalid_json,
                   coalesce(\(spansLines), FALSE) OR cell_count <> header_count AS invalid_csv,
-                  \(zip(kinds, Self.logFields).map { "\($0.0), v_\($0.1.snake)" }.joined(separator: ",\n  "))
+                  \(zip(kinds, fields).map { "\($0.0), v_\($0.1.snake)" }.joined(separator: ",\n  "))
                 FROM (SELECT c.file_index, c.line_number, c.line, c.cell_count, c.header_count, f.path,
                   \(columns.joined(separator: ",\n  "))
                   FROM csv_cells c JOIN log_files f ON f.file_index = c.file_index WHERE NOT c.is_header) cells
