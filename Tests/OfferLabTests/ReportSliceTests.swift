@@ -4,7 +4,7 @@ import Testing
 
 @testable import OfferLab
 
-/// The report's slice sections (§2.11): a section per field, a compact table per offering, the
+/// The report's slice sections (docs/analysis.md §7): a section per field, a compact table per offering, the
 /// levels whose own SRM flags, and the caveat.
 @Suite struct ReportSliceTests {
     static func report() -> ReportData {

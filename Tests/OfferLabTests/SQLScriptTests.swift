@@ -46,7 +46,7 @@ import Testing
         #expect(Set(parts).count == parts.count)
     }
 
-    /// Names from the tables become quoted literals, never SQL (contract §4).
+    /// Names from the tables become quoted literals, never SQL (docs/reliability.md).
     @Test func catalogTextIsQuoted() throws {
         let folder = try TemporaryFolder()
         let text = try script(job(in: folder), .duckdb)

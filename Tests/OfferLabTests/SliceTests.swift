@@ -5,7 +5,7 @@ import Testing
 
 @testable import OfferLab
 
-/// Slices (§2.11), hand-worked: which level a member gets, the ranking and `(other)`, and the
+/// Slices (docs/analysis.md §7), hand-worked: which level a member gets, the ranking and `(other)`, and the
 /// slice tables a run writes.
 @Suite struct SliceTests {
     /// `control`: c1…c3, `variant`: v1…v3, all assigned 2026-03-01 09:00.

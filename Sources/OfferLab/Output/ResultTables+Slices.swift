@@ -1,7 +1,7 @@
 import OfferLabStatistics
 
 extension ResultTables {
-    /// `slice_summary`, `slice_comparisons` and `slice_srm` (§2.11): the columns of `summary`,
+    /// `slice_summary`, `slice_comparisons` and `slice_srm` (docs/analysis.md §7): the columns of `summary`,
     /// `comparisons` and `srm` with `dimension` and `level` after `offering_id`, one block per
     /// (offering, field, level), each level analysed as its offering is (`OfferingStatistics.slices`).
     static func sliceTables(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> [ResultTable] {

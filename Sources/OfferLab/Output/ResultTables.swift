@@ -54,7 +54,7 @@ enum ResultTables {
         ]
     }
 
-    /// §2.4's columns, then §2.9's (empty without a `revenue_cap`; `revenue_cap` also when the
+    /// docs/analysis.md §4's columns, then §4b's (empty without a `revenue_cap`; `revenue_cap` also when the
     /// offering has no positive revenue to take a percentile of).
     static func summaryTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
         var table = ResultTable(.summary)
@@ -73,7 +73,7 @@ enum ResultTables {
         return table
     }
 
-    /// §2.10: one row per (offering, D, group), D ascending, groups in offering order.
+    /// docs/analysis.md §4c: one row per (offering, D, group), D ascending, groups in offering order.
     static func maturityTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
         var table = ResultTable(.maturity)
         for (result, offeringStatistics) in zip(offerings, statistics) {

@@ -5,7 +5,7 @@ import OfferLabStatistics
 /// `offerlab stats`: comparisons and SRM from per-group sufficient statistics computed
 /// elsewhere, by the same code `run` uses.
 ///
-/// An optional `metric` column adds the sums of §2.9 and §2.10: a row whose `metric` is
+/// An optional `metric` column adds the sums of docs/analysis.md §4b and §4c: a row whose `metric` is
 /// `arpu_capped` holds a group's sums of capped revenue (the `arpu_capped` comparisons), one
 /// whose `metric` is `d<D>` (`d7`) the sums of its members matured after D days
 /// (`conversion_d<D>`, `arpu_d<D>`); an empty `metric` (or no such column) is the group's own
@@ -296,7 +296,7 @@ public enum AggregateStatistics {
         }
     }
 
-    /// Each offering's slices (§2.11) from a file of `offerlab sql --part slices`: one row per
+    /// Each offering's slices (docs/analysis.md §7) from a file of `offerlab sql --part slices`: one row per
     /// (offering, dimension, level, group) with the statistics and summary columns; levels in
     /// the order of their first row, every group of the offering in every level.
     static func sliceResults(_ path: String, results: [OfferingResult]) throws -> [OfferingResult] {

@@ -101,7 +101,7 @@ public enum SQLDialect: String, Sendable, CaseIterable {
     }
 }
 
-/// Which result of §3.2 the script ends with.
+/// Which result (docs/warehouse.md, What each part returns) the script ends with.
 public enum SQLPart: String, Sendable, CaseIterable {
     /// One row per (offering, group, metric): the `stats` input columns and every count and
     /// money column of `summary.csv` (on the group's own row), with the capped and matured rows

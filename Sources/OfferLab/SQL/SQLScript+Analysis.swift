@@ -5,7 +5,7 @@ private let transactionEvents = "('trial_start', 'purchase', 'renewal', 'refund'
 private let knownEvents = "('paywall_view', 'trial_start', 'purchase', 'renewal', 'refund', 'cancel', 'expire')"
 
 extension ScriptBuilder {
-    /// SQL that is true when `text` follows the timestamp grammar of §1.2 (a real date and
+    /// SQL that is true when `text` follows the timestamp grammar (docs/analysis.md, Log fields: a real date and
     /// time), and its microseconds since the epoch.
     func timestamp(_ text: String) -> (valid: String, micros: String) {
         let pattern = #"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})?"#
@@ -148,7 +148,7 @@ extension ScriptBuilder {
         return "replace(\(value), \(backslash), \(t("\\")))"
     }
 
-    /// Every view from the clean-up (§2.1–§2.2) to the group, quality and product results.
+    /// Every view from the clean-up (docs/analysis.md §1–§2) to the group, quality and product results.
     mutating func analyse(analysed: [String]?) {
         classifyLines()
         let asOf = String(job.asOf)
@@ -179,7 +179,7 @@ extension ScriptBuilder {
         let rates = job.rates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
         add(dialect.view("rates", "SELECT * FROM (VALUES \(rates.joined(separator: ", "))) AS r(currency, rate)"))
 
-        // §2.1: rows at or after as_of go first; then a row is valid when every value reads and
+        // docs/analysis.md §1: rows at or after as_of go first; then a row is valid when every value reads and
         // its group belongs to its offering.
         let assigned = timestamp("assigned_text")
         let integer = { (column: String) in
@@ -209,7 +209,7 @@ extension ScriptBuilder {
                 FROM assignments WHERE valid GROUP BY user_id, offering_key
                 """))
 
-        // §2.2 steps 1–2: events at or after as_of go, then copies by event_id, then by
+        // docs/analysis.md §2, steps 1–2: events at or after as_of go, then copies by event_id, then by
         // (event, transaction_id): the earliest wins, ties in file order.
         add(
             dialect.materialize(
@@ -237,7 +237,7 @@ extension ScriptBuilder {
                 """))
         add(dialect.materialize("clean_events", "SELECT * FROM cleanup_steps WHERE dropped_as IS NULL"))
 
-        // §2.2 attribution: every event of a member of an analysed offering, looked at for it.
+        // Attribution (docs/analysis.md §2): every event of a member of an analysed offering, looked at for it.
         let counts = { (ts: String) in "(\(ts) >= m.assigned_at AND (\(window) IS NULL OR \(ts) < m.assigned_at + \(window)))" }
         add(
             dialect.materialize(
@@ -271,7 +271,7 @@ extension ScriptBuilder {
                 LEFT JOIN rates x ON x.currency = j.money_currency AND j.event IN ('purchase', 'renewal', 'refund')
                 """))
 
-        // §2.3: per member.
+        // docs/analysis.md §3: per member.
         add(
             dialect.view(
                 "member_money", memberMoney(of: "attributed", per: ["offering_key", "user_id"])))
@@ -311,7 +311,7 @@ extension ScriptBuilder {
         if !job.maturityDays.isEmpty { maturedValues(job.maturityDays) }
         if !job.slices.isEmpty { sliceLevels() }
 
-        // §1.3: the run fails when too many lines are malformed.
+        // docs/reliability.md, Broken log lines: the run fails when too many lines are malformed.
         let ratio = "CAST(malformed AS DOUBLE) / CAST(lines AS DOUBLE)"
         let message = dialect.concat([
             "CAST(malformed AS STRING)", "' of '", "CAST(lines AS STRING)",

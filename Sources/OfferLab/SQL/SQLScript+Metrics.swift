@@ -1,7 +1,7 @@
 import OfferLabIngest
 import OfferLabStatistics
 
-/// The capped (§2.9) and matured (§2.10) sums and the slices (§2.11), after `analyse`.
+/// The capped and matured sums and the slices (docs/analysis.md §4b, §4c, §7), after `analyse`.
 extension ScriptBuilder {
     /// The sums of summary.csv's columns over the members `v` of a group (rows of
     /// `member_values`, or NULL when the group has none), after `weight`.
@@ -20,7 +20,7 @@ extension ScriptBuilder {
 
     /// Each member's money from the money events of `source` (with `money_currency`, `rate`,
     /// `money_micros`, `event` and the `keys`), per `keys`: exact micro-units per currency,
-    /// converted once, as `run` converts a member's money (§2.3).
+    /// converted once, as `run` converts a member's money (docs/analysis.md §3).
     func memberMoney(of source: String, per keys: [String]) -> String {
         let keyList = keys.joined(separator: ", ")
         return """
@@ -37,7 +37,7 @@ extension ScriptBuilder {
             """
     }
 
-    /// `revenue_caps(offering_key, cap)` (§2.9): the job's value, or the percentile of the
+    /// `revenue_caps(offering_key, cap)` (docs/analysis.md §4b): the job's value, or the percentile of the
     /// positive member revenues of the offering, all groups pooled, interpolated as
     /// `linearQuantile` does (NULL: no positive revenue, no cap).
     mutating func revenueCaps(_ rule: RevenueCapRule) {
@@ -67,7 +67,7 @@ extension ScriptBuilder {
         }
     }
 
-    /// `maturities(days, micros, metric, metric_position)` and `matured_values` (§2.10): per
+    /// `maturities(days, micros, metric, metric_position)` and `matured_values` (docs/analysis.md §4c): per
     /// member and D, whether they have matured, their conversion and revenue before D days
     /// (a refund by its own time).
     mutating func maturedValues(_ days: [Int]) {
@@ -99,7 +99,7 @@ extension ScriptBuilder {
     /// `slice_members` (each member once per slice field, with their `member_values` and level:
     /// the field on their earliest counted non-refund event that has it, NULL for `(none)`) and
     /// `slice_levels` (the levels ranked by members, those past `max_slice_levels` merged into
-    /// `(other)`), §2.11.
+    /// `(other)`), docs/analysis.md §7.
     mutating func sliceLevels() {
         let perField = job.slices.enumerated().map { position, field in
             """

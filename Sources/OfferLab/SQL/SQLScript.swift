@@ -2,7 +2,7 @@ import Foundation
 import OfferLabIngest
 
 /// `offerlab sql`: a SQL script that computes, in DuckDB or Spark, what `run` computes from
-/// the same job (contract §3.2), for `offerlab stats` to turn into the same CSV files.
+/// the same job (docs/warehouse.md), for `offerlab stats` to turn into the same CSV files.
 ///
 /// The job is loaded and validated as `run` loads it; the small catalog tables are read here
 /// and written into the script as values; the assignment table and the logs are read by the
