@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
@@ -28,6 +29,28 @@ import Testing
         for row in try Self.readmeRows() {
             for key in row.keys { #expect(defaults[key] == row.defaultValue, "\(key)") }
         }
+    }
+
+    /// The production template shows every key, set or commented out (`# key:`), so a team
+    /// copying it sees each setting there is.
+    @Test func theProductionTemplateShowsEveryKey() throws {
+        let template = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("jobs/production.example.yaml"), encoding: .utf8)
+        let shown = Set(
+            template.split(separator: "\n").compactMap { line -> String? in
+                let text = line.drop { $0 == "#" || $0 == " " }
+                guard let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter || $0 == "_" }) else { return nil }
+                return String(text[..<colon])
+            })
+        let missing = JobKey.all.map(\.name).filter { !shown.contains($0) }
+        #expect(missing.isEmpty, "jobs/production.example.yaml does not show \(missing)")
+    }
+
+    @Test func anUnknownKeyIsAnsweredWithTheKeysInTheirOrder() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("job.yaml", "colour: blue\n")
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: path) }
+        #expect(error.message.hasSuffix("(known: \(JobKey.all.map(\.name).joined(separator: ", ")))"))
     }
 
     @Test func theHelpListsEveryKeyInOrderInLinesThatDoNotWrap() {

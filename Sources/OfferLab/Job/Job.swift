@@ -116,7 +116,7 @@ public enum JobLoader {
             guard let key = keyNode.string else { throw OfferLabError(.configuration, "job file \(path): a key is not text") }
             guard knownKeys.contains(key) else {
                 throw OfferLabError(
-                    .configuration, "job file \(path): unknown key '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))")
+                    .configuration, "job file \(path): unknown key '\(key)' (known: \(JobKey.all.map(\.name).joined(separator: ", ")))")
             }
             values[key] = value
         }
