@@ -342,10 +342,10 @@ public enum AggregateStatistics {
         return offerings
     }
 
-    /// `quality.csv` from a file with its columns (`offering_id`, `counter`, `count`), rows kept in order.
+    /// `quality.csv` from a file with its columns (`ResultSchema.quality`), rows kept in order.
     static func qualityTable(_ path: String) throws -> ResultTable {
         var table = ResultTable(.quality)
-        try forEachRow(of: path, columns: ["offering_id", "counter", "count"]) { row, index, fail in
+        try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { row, index, fail in
             guard let counter = row.string(at: index[1]), !counter.isEmpty else { throw fail("counter is empty") }
             guard let count = row.int64(at: index[2]), count >= 0 else {
                 throw fail("count '\(row.string(at: index[2]) ?? "")' is not a whole number ≥ 0")
@@ -359,7 +359,7 @@ public enum AggregateStatistics {
     /// must be one of the aggregates'.
     static func productsTable(_ path: String, results: [OfferingResult]) throws -> ResultTable {
         var offerings = results
-        try forEachRow(of: path, columns: ["offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue"]) {
+        try forEachRow(of: path, columns: ResultSchema.products.columns.map(\.name)) {
             row, index, fail in
             let (offering, group) = try groupIndex(row, offering: index[0], group: index[1], in: offerings, fail: fail)
             guard let productID = row.string(at: index[2]), !productID.isEmpty else { throw fail("product_id is empty") }
