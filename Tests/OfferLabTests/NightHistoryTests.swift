@@ -81,7 +81,7 @@ import Testing
         let database = try SQLiteDatabase(path: night.databasePath)
         let added: [(table: String, columns: [String])] = [
             ("comparisons", ResultColumn.sequential.map(\.name)),
-            ("daily", Metric.allCases.flatMap { metric in ResultColumn.sequential.map { ResultColumn.daily($0, of: metric).name } }),
+            ("daily", OwnMetric.allCases.flatMap { metric in ResultColumn.sequential.map { ResultColumn.daily($0, of: metric).name } }),
             ("offerings", ["sequential_tuning", "decision"]),
         ]
         for (table, columns) in added {

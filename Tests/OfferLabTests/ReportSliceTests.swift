@@ -9,7 +9,7 @@ import Testing
 @Suite struct ReportSliceTests {
     static func report() -> ReportData {
         var report = reportFixture()
-        func comparison(_ group: String, _ metric: Metric, lift: Double?, low: Double?, high: Double?) -> Comparison {
+        func comparison(_ group: String, _ metric: OwnMetric, lift: Double?, low: Double?, high: Double?) -> Comparison {
             Comparison(
                 group: group, metric: metric, controlValue: 0.1, value: 0.1, absoluteLift: Estimate(value: 0.01, low: -0.02, high: 0.04),
                 relativeLift: lift.map { Estimate(value: $0, low: low, high: high) }, pValue: 0.5, pValueAdjusted: 0.5, significant: false,

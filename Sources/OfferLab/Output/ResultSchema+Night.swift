@@ -84,7 +84,7 @@ extension ResultColumn {
 
     /// `daily`'s column of `column` for one compared metric: its name after the metric's
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).
-    static func daily(_ column: ResultColumn, of metric: Metric) -> ResultColumn {
+    static func daily(_ column: ResultColumn, of metric: OwnMetric) -> ResultColumn {
         ResultColumn("\(metric.rawValue)_\(column.name)", column.type)
     }
 
@@ -161,8 +161,8 @@ extension ResultSchema {
     static let daily = ResultSchema(
         name: "daily",
         columns: [.offeringID, .date, .group, .isControl] + ResultColumn.groupMetrics
-            + Metric.allCases.flatMap { metric in ResultColumn.lift.map { .daily($0, of: metric) } } + [.daily(.mdeAbs, of: .conversion)]
-            + Metric.allCases.flatMap { metric in ResultColumn.sequential.map { .daily($0, of: metric) } },
+            + OwnMetric.allCases.flatMap { metric in ResultColumn.lift.map { .daily($0, of: metric) } } + [.daily(.mdeAbs, of: .conversion)]
+            + OwnMetric.allCases.flatMap { metric in ResultColumn.sequential.map { .daily($0, of: metric) } },
         keys: [.offeringID, .date, .group])
 
     /// Per (offering, group, D): the members matured after D days.

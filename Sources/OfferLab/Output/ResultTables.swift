@@ -104,10 +104,10 @@ enum ResultTables {
                         .text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup),
                     ]
                     row += groupMetricValues(day.groups[index], summary: analysis.summaries[index])
-                    func comparison(_ metric: Metric) -> ComparisonResult? {
+                    func comparison(_ metric: OwnMetric) -> ComparisonResult? {
                         analysis.comparisons.first { $0.group == group.name && $0.metric.csvName == metric.rawValue }
                     }
-                    let comparisons = Metric.allCases.map(comparison)
+                    let comparisons = OwnMetric.allCases.map(comparison)
                     for comparison in comparisons { row += liftValues(comparison) }
                     row.append(.real(comparison(.conversion)?.mdeAbs ?? nil))
                     for comparison in comparisons { row += sequentialValues(comparison) }

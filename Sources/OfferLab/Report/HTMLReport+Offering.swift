@@ -143,13 +143,13 @@ struct OfferingSection {
     }
 
     /// A treatment's change against control on `metric`; control's own row says it is the baseline.
-    private func versus(_ group: GroupReport, _ metric: Metric) -> String {
+    private func versus(_ group: GroupReport, _ metric: OwnMetric) -> String {
         versus(group, offering.comparison(group.name, metric), metric)
     }
 
     /// A treatment's change against control in `comparison`, a comparison of `metric`'s kind
     /// (the offering's own, or a capped or matured one).
-    private func versus(_ group: GroupReport, _ comparison: Comparison?, _ metric: Metric) -> String {
+    private func versus(_ group: GroupReport, _ comparison: Comparison?, _ metric: OwnMetric) -> String {
         guard !group.isControl else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
         guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else {
             return cell("–", ["not enough data"])
@@ -219,7 +219,7 @@ struct OfferingSection {
         let controlUsers = Dictionary(
             offering.daily.filter(\.isControl).map { ($0.date, $0.users) }, uniquingKeysWith: { first, _ in first })
         html += "<div class=\"charts\">\n"
-        for metric in Metric.allCases {
+        for metric in OwnMetric.allCases {
             // The first days swing wildly (+800% on a handful of users): the axis follows a day,
             // point and band, only once both groups are big enough, and only near the latest
             // lifts (`SVGCharts.liftAxisDomain`); the rest is clipped.

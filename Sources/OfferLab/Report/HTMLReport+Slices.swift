@@ -30,7 +30,7 @@ extension HTMLReport {
         html += "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
         html += "<th scope=\"col\" class=\"num\">Users (\(offering.groups.map(\.name).joined(separator: " · ").htmlEscaped))</th>"
         for treatment in treatments {
-            for metric in Metric.allCases {
+            for metric in OwnMetric.allCases {
                 html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(ReportFindings.name(metric)) (\(level) CI)</th>"
             }
         }
@@ -39,7 +39,7 @@ extension HTMLReport {
             html += "<tr><th scope=\"row\">\(row.level.htmlEscaped)</th>"
             html += "<td class=\"num\">\(row.users.map { ReportFormat.count($0.count) }.joined(separator: " · "))</td>"
             for treatment in treatments {
-                for metric in Metric.allCases {
+                for metric in OwnMetric.allCases {
                     let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(
                         by: offering.verdictInference)
                     html += liftCell(comparison, metric: metric, currency: offering.currency)
@@ -60,7 +60,7 @@ extension HTMLReport {
 
     /// The relative lift with its interval under it (the absolute lift when the control's value
     /// is 0), or a dash when the level has too few users to compare.
-    private static func liftCell(_ comparison: Comparison?, metric: Metric, currency: String) -> String {
+    private static func liftCell(_ comparison: Comparison?, metric: OwnMetric, currency: String) -> String {
         guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return "<td class=\"num\">–</td>" }
         let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
         var html = "<td class=\"num\"><span class=\"main\">\(format(lift.value).htmlEscaped)</span>"

@@ -165,20 +165,20 @@ struct Row {
     }
 
     static func comparison(_ row: Row) -> Comparison? {
-        guard let metric = row.text(.metric).flatMap(Metric.init(rawValue:)) else { return nil }
+        guard let metric = row.text(.metric).flatMap(OwnMetric.init(rawValue:)) else { return nil }
         return comparison(row, metric)
     }
 
     /// A row of a capped or matured metric (`arpu_capped`, `conversion_d7`, `arpu_d7`), read
     /// as a comparison of the metric it is a kind of.
     static func familyComparison(_ row: Row) -> Comparison? {
-        guard let name = row.text(.metric), Metric(rawValue: name) == nil else { return nil }
+        guard let name = row.text(.metric), OwnMetric(rawValue: name) == nil else { return nil }
         if name.hasPrefix("conversion_") { return comparison(row, .conversion) }
         if name.hasPrefix("arpu_") { return comparison(row, .arpu) }
         return nil
     }
 
-    private static func comparison(_ row: Row, _ metric: Metric) -> Comparison {
+    private static func comparison(_ row: Row, _ metric: OwnMetric) -> Comparison {
         Comparison(
             group: row.text(.group) ?? "", metric: metric, controlValue: row.double(.controlValue), value: row.double(.value),
             absoluteLift: row.estimate(.absLift, low: .absLiftCILow, high: .absLiftCIHigh),
@@ -197,7 +197,7 @@ struct Row {
 
     static func dailyPoint(_ row: Row) -> DailyPoint {
         /// The relative lift of `metric` with the interval of `low` and `high` (fixed-horizon or sequential).
-        func lift(_ metric: Metric, low: ResultColumn, high: ResultColumn) -> Estimate? {
+        func lift(_ metric: OwnMetric, low: ResultColumn, high: ResultColumn) -> Estimate? {
             row.estimate(.daily(.relLift, of: metric), low: .daily(low, of: metric), high: .daily(high, of: metric))
         }
         return DailyPoint(

@@ -75,7 +75,7 @@ struct OfferingReport: Sendable, Equatable {
 
     /// The comparison of `group` with control on `metric`, as the verdicts use it: its intervals,
     /// p-values and significance are the sequential ones when `verdictInference` is sequential.
-    func comparison(_ group: String, _ metric: Metric) -> Comparison? {
+    func comparison(_ group: String, _ metric: OwnMetric) -> Comparison? {
         comparisons.first { $0.group == group && $0.metric == metric }?.decided(by: verdictInference)
     }
 
@@ -167,13 +167,6 @@ struct ShownCopy: Sendable, Equatable {
     var supportingText: String?
 }
 
-/// The two compared metrics.
-enum Metric: String, Sendable, CaseIterable {
-    case conversion
-    /// Net revenue per assigned user.
-    case arpu
-}
-
 /// An estimate with its interval; the interval may be undefined when the estimate is not.
 struct Estimate: Sendable, Equatable {
     var value: Double
@@ -184,7 +177,7 @@ struct Estimate: Sendable, Equatable {
 /// One row of `comparisons.csv`.
 struct Comparison: Sendable, Equatable {
     var group: String
-    var metric: Metric
+    var metric: OwnMetric
     var controlValue: Double?
     var value: Double?
     var absoluteLift: Estimate?
@@ -255,7 +248,7 @@ struct DailyPoint: Sendable, Equatable {
     var arpuSequentialLift: Estimate? = nil
 
     /// The relative lift of `metric` with its sequential interval, or its fixed-horizon one.
-    func lift(_ metric: Metric, sequential: Bool) -> Estimate? {
+    func lift(_ metric: OwnMetric, sequential: Bool) -> Estimate? {
         switch (metric, sequential) {
         case (.conversion, false): conversionLift
         case (.arpu, false): arpuLift

@@ -144,8 +144,8 @@ enum ReportFindings {
         guard !offering.comparisons.isEmpty else {
             return Verdict(tone: .unclear, text: "No verdict: this night has no comparisons with \(control.name).")
         }
-        func tone(_ group: String, _ metric: Metric) -> Tone { self.tone(offering.comparison(group, metric)) }
-        func best(_ metric: Metric, among groups: [String]) -> Comparison? {
+        func tone(_ group: String, _ metric: OwnMetric) -> Tone { self.tone(offering.comparison(group, metric)) }
+        func best(_ metric: OwnMetric, among groups: [String]) -> Comparison? {
             groups.compactMap { offering.comparison($0, metric) }.max { ($0.absoluteLift?.value ?? 0) < ($1.absoluteLift?.value ?? 0) }
         }
         if let winner = best(.arpu, among: treatments.filter { tone($0, .arpu) == .better }) {
@@ -175,7 +175,7 @@ enum ReportFindings {
 
     /// One metric of a treatment's headline.
     struct MetricHeadline: Sendable, Equatable {
-        var metric: Metric
+        var metric: OwnMetric
         var tone: Tone
         var text: String
     }
@@ -184,7 +184,7 @@ enum ReportFindings {
     /// and the same for revenue per user, for `group`.
     static func headline(_ offering: OfferingReport, group: String) -> [MetricHeadline] {
         let treatments = offering.groups.filter { !$0.isControl }.count
-        return Metric.allCases.map { metric in
+        return OwnMetric.allCases.map { metric in
             guard let comparison = offering.comparison(group, metric), comparison.absoluteLift != nil else {
                 return MetricHeadline(metric: metric, tone: .unclear, text: "\(name(metric)): not enough data")
             }
@@ -199,7 +199,7 @@ enum ReportFindings {
     }
 
     /// `revenue per user` / `conversion`.
-    static func name(_ metric: Metric) -> String {
+    static func name(_ metric: OwnMetric) -> String {
         switch metric {
         case .conversion: "conversion"
         case .arpu: "revenue per user"

@@ -45,7 +45,7 @@ enum ReportFormat {
     }
 
     /// How a value of `metric` reads: `7.3%`, `USD 1.05`.
-    static func value(_ metric: Metric, currency: String) -> (Double) -> String {
+    static func value(_ metric: OwnMetric, currency: String) -> (Double) -> String {
         switch metric {
         case .conversion: percent
         case .arpu: { money($0, currency) }
@@ -53,7 +53,7 @@ enum ReportFormat {
     }
 
     /// How a difference of two values of `metric` reads: `+2.9 pp`, `USD +0.16`.
-    static func difference(_ metric: Metric, currency: String) -> (Double) -> String {
+    static func difference(_ metric: OwnMetric, currency: String) -> (Double) -> String {
         switch metric {
         case .conversion: points
         case .arpu: { signedMoney($0, currency) }

@@ -28,7 +28,7 @@ func reportFixture() -> ReportData {
                 headerTitle: "Study AI", headerSubtitle: "Join now. Learn anything.", ctaButtonText: control ? "Next" : "Start now",
                 supportingText: "Cancel Anytime"))
     }
-    func comparison(_ group: String, _ metric: Metric, lift: Double, low: Double, high: Double, significant: Bool, chance: Double)
+    func comparison(_ group: String, _ metric: OwnMetric, lift: Double, low: Double, high: Double, significant: Bool, chance: Double)
         -> Comparison
     {
         Comparison(
