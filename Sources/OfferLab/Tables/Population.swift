@@ -237,8 +237,11 @@ private struct AssignmentRows {
         return entry
     }
 
-    /// The population, every offering's members sorted by user.
-    consuming func finished() -> Population {
+    /// The population, every offering's members sorted by user. Mutating, not consuming: `load`
+    /// captures the rows in its closure, so a consumed copy would share the users' arrays with
+    /// it, and the last pending rows would copy them whole (copy-on-write): 580 MiB more at the
+    /// peak with 10M users (docs/performance.md, "The assignment table at 10M rows").
+    mutating func finished() -> Population {
         addPending()
         var memberCounts = [Int](repeating: 0, count: population.members.count)
         for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }
