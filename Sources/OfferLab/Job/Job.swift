@@ -239,19 +239,7 @@ public enum JobLoader {
 
         let revenueCap = try reader.revenueCap()
         let maturityDays = try reader.maturityDays()
-        let sliceNames = values["slices"] == nil ? [] : try reader.textList("slices")
-        let slices = try sliceNames.map { name -> SliceField in
-            guard let field = SliceField(rawValue: name) else {
-                throw OfferLabError(
-                    .configuration,
-                    "job file \(path): slices: '\(name)' is not a log field results can be sliced by (known: \(SliceField.allCases.map(\.rawValue).joined(separator: ", ")))"
-                )
-            }
-            return field
-        }
-        if let repeated = slices.indices.first(where: { slices[..<$0].contains(slices[$0]) }) {
-            throw OfferLabError(.configuration, "job file \(path): slices: '\(slices[repeated].rawValue)' is named twice")
-        }
+        let slices = try reader.slices()
         let maxSliceLevels = try reader.number("max_slice_levels", default: Double(SliceField.defaultMaxLevels))
         guard maxSliceLevels >= 1, maxSliceLevels == maxSliceLevels.rounded(), maxSliceLevels <= 10_000 else {
             throw OfferLabError(
@@ -373,6 +361,21 @@ private struct JobValues {
             days.append(day)
         }
         return days.sorted()
+    }
+
+    /// `slices: [country, platform]`: log fields results can be sliced by, each once, in order.
+    func slices() throws -> [SliceField] {
+        guard values["slices"] != nil else { return [] }
+        var fields: [SliceField] = []
+        for name in try textList("slices") {
+            guard let field = SliceField(rawValue: name) else {
+                let known = SliceField.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("slices", "'\(name)' is not a log field results can be sliced by (known: \(known))")
+            }
+            guard !fields.contains(field) else { throw fail("slices", "'\(name)' is named twice") }
+            fields.append(field)
+        }
+        return fields
     }
 
     func positiveRate(_ text: String?, currency: String, source: String) throws -> Double {
