@@ -119,10 +119,10 @@ import Testing
 
         // A capped or matured comparison is read with the night's decision, like the own ones.
         var decided = test
-        decided.familyComparisons["arpu_capped"] = [
+        decided.familyComparisons = [
             Comparison(
                 group: "variant", metric: .arpu, pValue: 0.01, pValueAdjusted: 0.01, significant: true,
-                sequential: SequentialValues(pValue: 0.2, pValueAdjusted: 0.2, significant: false))
+                sequential: SequentialValues(pValue: 0.2, pValueAdjusted: 0.2, significant: false), familyMetric: "arpu_capped")
         ]
         decided.decision = .sequential
         #expect(decided.comparison("variant", named: "arpu_capped")?.significant == false)

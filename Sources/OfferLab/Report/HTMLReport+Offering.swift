@@ -350,8 +350,7 @@ struct OfferingSection {
             <tbody>
 
             """
-        let rows = offering.comparisons.map { (ReportFindings.name($0.metric), $0) } + offering.familyComparisonRows
-        for (metricName, comparison) in rows {
+        for comparison in offering.comparisons + offering.familyComparisons {
             let value = ReportFormat.value(comparison.metric, currency: currency)
             let absolute = ReportFormat.difference(comparison.metric, currency: currency)
             func estimate(_ estimate: Estimate?, _ format: (Double) -> String) -> String {
@@ -361,7 +360,7 @@ struct OfferingSection {
             func plain(_ text: String?, secondary: Bool = false) -> String {
                 "<td class=\"num\(secondary ? " secondary" : "")\">\((text ?? "–").htmlEscaped)</td>"
             }
-            html += "<tr><th scope=\"row\">\(comparison.group.htmlEscaped)</th><td>\(metricName.htmlEscaped)</td>"
+            html += "<tr><th scope=\"row\">\(comparison.group.htmlEscaped)</th><td>\(ReportFindings.name(comparison).htmlEscaped)</td>"
             html += plain(comparison.controlValue.map(value), secondary: true) + plain(comparison.value.map(value), secondary: true)
             html += estimate(comparison.absoluteLift, absolute) + estimate(comparison.relativeLift, ReportFormat.signedPercent)
             html += plain(comparison.pValue.map(ReportFormat.pValue)) + plain(comparison.pValueAdjusted.map(ReportFormat.pValue))

@@ -82,10 +82,7 @@ extension ReportData {
                 },
                 quality: of(quality).map(Row.qualityCounter), daily: of(daily).map(Row.dailyPoint),
                 decision: offering.text(.decision).flatMap(Decision.init(rawValue:)))
-            for row in of(comparisons) {
-                guard let name = row.text(.metric), let comparison = Row.familyComparison(row) else { continue }
-                report.familyComparisons[name, default: []].append(comparison)
-            }
+            report.familyComparisons = of(comparisons).compactMap(Row.familyComparison)
             report.matured = of(maturity).map { row in
                 MaturedGroup(
                     days: row.int(.days), group: row.text(.group) ?? "", users: row.int(.users),
@@ -173,9 +170,10 @@ struct Row {
     /// as a comparison of the metric it is a kind of.
     static func familyComparison(_ row: Row) -> Comparison? {
         guard let name = row.text(.metric), OwnMetric(rawValue: name) == nil else { return nil }
-        if name.hasPrefix("conversion_") { return comparison(row, .conversion) }
-        if name.hasPrefix("arpu_") { return comparison(row, .arpu) }
-        return nil
+        guard let kind = OwnMetric.allCases.first(where: { name.hasPrefix($0.rawValue + "_") }) else { return nil }
+        var comparison = comparison(row, kind)
+        comparison.familyMetric = name
+        return comparison
     }
 
     private static func comparison(_ row: Row, _ metric: OwnMetric) -> Comparison {

@@ -63,8 +63,8 @@ struct OfferingReport: Sendable, Equatable {
     /// values, whose verdicts fall back to the fixed-horizon ones.
     var decision: Decision? = nil
     /// The comparisons of the capped and matured metrics (`arpu_capped`, `conversion_d7`, …),
-    /// by metric name, per treatment.
-    var familyComparisons: [String: [Comparison]] = [:]
+    /// in `comparisons.csv`'s order.
+    var familyComparisons: [Comparison] = []
     /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
     var matured: [MaturedGroup] = []
 
@@ -82,24 +82,7 @@ struct OfferingReport: Sendable, Equatable {
     /// The comparison of `group` with control on the capped or matured metric named `metric`,
     /// as the verdicts use it (like ``comparison(_:_:)``).
     func comparison(_ group: String, named metric: String) -> Comparison? {
-        familyComparisons[metric]?.first { $0.group == group }?.decided(by: verdictInference)
-    }
-
-    /// The capped and matured comparisons in `comparisons.csv`'s order (capped, then D
-    /// ascending, conversion before revenue per user, treatments in group order), each with
-    /// its metric's name in words ("revenue per user, capped", "conversion within 7 days").
-    var familyComparisonRows: [(name: String, comparison: Comparison)] {
-        func order(_ metric: String) -> (Int, Int, Int) {
-            guard metric != "arpu_capped", let underscore = metric.lastIndex(of: "_") else { return (0, 0, 0) }
-            return (1, Int(metric[metric.index(after: underscore)...].dropFirst()) ?? 0, metric.hasPrefix("conversion_") ? 0 : 1)
-        }
-        return familyComparisons.keys.sorted { order($0) < order($1) }.flatMap { metric in
-            let (_, days, _) = order(metric)
-            return (familyComparisons[metric] ?? []).map { comparison in
-                let base = ReportFindings.name(comparison.metric)
-                return (metric == "arpu_capped" ? base + ", capped" : "\(base) within \(days) day\(days == 1 ? "" : "s")", comparison)
-            }
-        }
+        familyComparisons.first { $0.familyMetric == metric && $0.group == group }?.decided(by: verdictInference)
     }
 
     /// The count of a per-offering counter (0 when absent).
@@ -190,6 +173,9 @@ struct Comparison: Sendable, Equatable {
     var minimumDetectableEffect: Double?
     /// The always-valid values of the same comparison (all nil on a night stored without them).
     var sequential = SequentialValues()
+    /// The `comparisons.csv` metric of a capped or matured row (`arpu_capped`, `conversion_d7`),
+    /// of which `metric` is the kind; nil on the offering's own rows.
+    var familyMetric: String? = nil
 
     /// This comparison with the inference `decision` names: the fixed-horizon values as they
     /// are, or the sequential interval ends, p-values and significance in their place.

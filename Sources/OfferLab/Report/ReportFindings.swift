@@ -199,6 +199,16 @@ enum ReportFindings {
     }
 
     /// `revenue per user` / `conversion`.
+    /// A comparison's metric in words: its kind's name, and for a capped or matured row what
+    /// sets it apart ("revenue per user, capped", "conversion within 7 days").
+    static func name(_ comparison: Comparison) -> String {
+        let base = name(comparison.metric)
+        guard let family = comparison.familyMetric else { return base }
+        if family == "arpu_capped" { return base + ", capped" }
+        let days = family.split(separator: "_d").last.flatMap { Int($0) } ?? 0
+        return "\(base) within \(days) day\(days == 1 ? "" : "s")"
+    }
+
     static func name(_ metric: OwnMetric) -> String {
         switch metric {
         case .conversion: "conversion"
