@@ -148,19 +148,28 @@ enum EventCleanup {
             return (low, records[low][position - store.segmentStarts[low]])
         }
 
+        /// A record found by `eventID(at:)`: its `event_id` key, as compared across files, its
+        /// timestamp, and where it is (for `sameEventIDText`, without looking it up again).
+        struct FoundEventID {
+            var key: EventIDKey?
+            var timestamp: Int64
+            fileprivate var segment: Int
+            fileprivate var record: EventRecord
+        }
+
         /// The record's `event_id` key, as compared across files, and its timestamp.
-        func eventID(at position: Int) -> (key: EventIDKey?, timestamp: Int64) {
+        func eventID(at position: Int) -> FoundEventID {
             let (segment, record) = record(at: position)
-            return (EventStore.Segment.eventID(record, form: shapes[segment][Int(record.shape)].eventIDForm), record.timestamp)
+            return FoundEventID(
+                key: EventStore.Segment.eventID(record, form: shapes[segment][Int(record.shape)].eventIDForm), timestamp: record.timestamp,
+                segment: segment, record: record)
         }
 
         /// Whether the `interned` event ids of two records are the same text: their keys hold
         /// only a hash (`EventIDKey`), which two different ids may share.
-        func sameEventIDText(at first: Int, _ second: Int) -> Bool {
-            let (firstSegment, firstRecord) = record(at: first)
-            let (secondSegment, secondRecord) = record(at: second)
-            return store.segments[firstSegment].withEventIDText(firstRecord) { firstText in
-                store.segments[secondSegment].withEventIDText(secondRecord) { secondText in firstText.elementsEqual(secondText) }
+        func sameEventIDText(_ first: FoundEventID, _ second: FoundEventID) -> Bool {
+            store.segments[first.segment].withEventIDText(first.record) { firstText in
+                store.segments[second.segment].withEventIDText(second.record) { secondText in firstText.elementsEqual(secondText) }
             }
         }
     }
@@ -364,14 +373,15 @@ enum EventCleanup {
                                 }
                                 let best = entries[Int(held)]
                                 if best.hash == entry.hash {
-                                    let (bestKey, bestTimestamp) = lookup.eventID(at: Int(best.position))
-                                    let (key, timestamp) = lookup.eventID(at: Int(entry.position))
-                                    if bestKey == key,
-                                        key?.form != .interned || lookup.sameEventIDText(at: Int(best.position), Int(entry.position))
+                                    let bestID = lookup.eventID(at: Int(best.position))
+                                    let entryID = lookup.eventID(at: Int(entry.position))
+                                    if bestID.key == entryID.key, entryID.key?.form != .interned || lookup.sameEventIDText(bestID, entryID)
                                     {
                                         // `best` comes earlier in file order.
                                         duplicates += 1
-                                        if CleanupRules.laterCopySurvives(laterTimestamp: timestamp, earlierTimestamp: bestTimestamp) {
+                                        if CleanupRules.laterCopySurvives(
+                                            laterTimestamp: entryID.timestamp, earlierTimestamp: bestID.timestamp)
+                                        {
                                             removed[Int(best.position)] = true
                                             table[slot] = Int32(index)
                                         } else {
