@@ -61,8 +61,7 @@ extension Array where Element == UInt8 {
 
     /// A 128-bit value as a version-4 UUID (`xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`).
     mutating func appendUUID(high: UInt64, low: UInt64) {
-        let high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let (high, low) = Self.uuidV4Bits(high: high, low: low)
         appendHex(high >> 32, digits: 8)
         append(UInt8(ascii: "-"))
         appendHex(high >> 16, digits: 4)
@@ -72,6 +71,11 @@ extension Array where Element == UInt8 {
         appendHex(low >> 48, digits: 4)
         append(UInt8(ascii: "-"))
         appendHex(low, digits: 12)
+    }
+
+    /// 128 random bits with a version-4 UUID's version and variant bits set (122 stay random).
+    static func uuidV4Bits(high: UInt64, low: UInt64) -> (high: UInt64, low: UInt64) {
+        ((high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000, (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
     }
 
     /// The low `digits` hex digits of `value`, lowercase.

@@ -50,8 +50,7 @@ extension Array where Element == UInt8 {
     mutating func appendEventID(_ event: SimEvent, userIndex: Int, shape: EventIDShape) {
         // The UUID's version and variant bits, fixed in every 128-bit shape so that they all
         // carry the same 122 random bits.
-        let high = (event.idHigh & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let low = (event.idLow & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let (high, low) = Self.uuidV4Bits(high: event.idHigh, low: event.idLow)
         switch shape {
         case .uuid:
             appendUUID(high: event.idHigh, low: event.idLow)
