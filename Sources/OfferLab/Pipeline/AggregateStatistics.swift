@@ -231,12 +231,12 @@ public enum AggregateStatistics {
     /// The count and money columns of `summary.csv` beyond the sufficient statistics (the
     /// aggregates of `offerlab sql` have them); `net_revenue` is `revenue_sum`.
     static let summaryColumns = [
-        "trial_starters", "trial_converters", "paywall_viewers", "purchases", "renewals", "refunds", "gross_revenue", "refunded_revenue",
-    ]
+        ResultColumn.trialStarters, .trialConverters, .paywallViewers, .purchases, .renewals, .refunds, .grossRevenue, .refundedRevenue,
+    ].map(\.name)
 
     /// The columns of an `arpu_capped` row that summary.csv's capped columns take beyond its
     /// sums: the offering's cap (empty: none) and the group's members lowered to it.
-    static let cappedColumns = ["revenue_cap", "capped_users"]
+    static let cappedColumns = [ResultColumn.revenueCap, .cappedUsers].map(\.name)
 
     /// Every group's totals from its own row (empty `metric`), with the offering's capped (when
     /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
