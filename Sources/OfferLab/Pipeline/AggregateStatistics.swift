@@ -231,12 +231,12 @@ public enum AggregateStatistics {
     /// The count and money columns of `summary.csv` beyond the sufficient statistics (the
     /// aggregates of `offerlab sql` have them); `net_revenue` is `revenue_sum`.
     static let summaryColumns = [
-        "trial_starters", "trial_converters", "paywall_viewers", "purchases", "renewals", "refunds", "gross_revenue", "refunded_revenue",
-    ]
+        ResultColumn.trialStarters, .trialConverters, .paywallViewers, .purchases, .renewals, .refunds, .grossRevenue, .refundedRevenue,
+    ].map(\.name)
 
     /// The columns of an `arpu_capped` row that summary.csv's capped columns take beyond its
     /// sums: the offering's cap (empty: none) and the group's members lowered to it.
-    static let cappedColumns = ["revenue_cap", "capped_users"]
+    static let cappedColumns = [ResultColumn.revenueCap, .cappedUsers].map(\.name)
 
     /// Every group's totals from its own row (empty `metric`), with the offering's capped (when
     /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
@@ -308,7 +308,8 @@ public enum AggregateStatistics {
         var levels: [LevelKey] = []
         var groupTotals: [LevelKey: [Int: GroupTotals]] = [:]
         try forEachRow(of: path, columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns) {
-            row, index, fail in
+            cells, index in
+            let (row, fail) = (cells.row, cells.fail)
             let (offering, group) = try groupIndex(row, offering: index[0], group: index[3], in: results, fail: fail)
             let dimension = row.string(at: index[1]) ?? ""
             guard let field = SliceField(rawValue: dimension) else {
@@ -321,7 +322,6 @@ public enum AggregateStatistics {
                 throw fail(
                     "group \(row.string(at: index[3]) ?? "") of \(row.string(at: index[0]) ?? "") appears twice in \(dimension) \(level)")
             }
-            let cells = RowCells(row: row, path: path)
             var totals = try cells.totals(index[8...])
             totals.statistics = try cells.statistics(index[4...7])
             groupTotals[key, default: [:]][group] = totals
@@ -345,12 +345,10 @@ public enum AggregateStatistics {
     /// `quality.csv` from a file with its columns (`ResultSchema.quality`), rows kept in order.
     static func qualityTable(_ path: String) throws -> ResultTable {
         var table = ResultTable(.quality)
-        try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { row, index, fail in
-            guard let counter = row.string(at: index[1]), !counter.isEmpty else { throw fail("counter is empty") }
-            guard let count = row.int64(at: index[2]), count >= 0 else {
-                throw fail("count '\(row.string(at: index[2]) ?? "")' is not a whole number ≥ 0")
-            }
-            table.rows.append([.text(row.string(at: index[0]) ?? ""), .text(counter), .integer(Int(count))])
+        try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { cells, index in
+            guard let counter = cells.row.string(at: index[1]), !counter.isEmpty else { throw cells.fail("counter is empty") }
+            let count = try cells.count(index[2], "count")
+            table.rows.append([.text(cells.row.string(at: index[0]) ?? ""), .text(counter), .integer(count)])
         }
         return table
     }
@@ -359,11 +357,9 @@ public enum AggregateStatistics {
     /// must be one of the aggregates'.
     static func productsTable(_ path: String, results: [OfferingResult]) throws -> ResultTable {
         var offerings = results
-        try forEachRow(of: path, columns: ResultSchema.products.columns.map(\.name)) {
-            row, index, fail in
-            let (offering, group) = try groupIndex(row, offering: index[0], group: index[1], in: offerings, fail: fail)
-            guard let productID = row.string(at: index[2]), !productID.isEmpty else { throw fail("product_id is empty") }
-            let cells = RowCells(row: row, path: path)
+        try forEachRow(of: path, columns: ResultSchema.products.columns.map(\.name)) { cells, index in
+            let (offering, group) = try groupIndex(cells.row, offering: index[0], group: index[1], in: offerings, fail: cells.fail)
+            guard let productID = cells.row.string(at: index[2]), !productID.isEmpty else { throw cells.fail("product_id is empty") }
             offerings[offering].products.append(
                 ProductTotals(
                     group: group, productID: productID, purchases: try cells.count(index[3], "purchases"),
@@ -387,11 +383,9 @@ public enum AggregateStatistics {
         return (offering, group)
     }
 
-    /// Calls `body` with each row of a CSV/TSV file that has `columns`, their indices, and a
-    /// maker of errors naming the row.
-    private static func forEachRow(
-        of path: String, columns: [String], _ body: (TableRow, [Int], (String) -> OfferLabError) throws -> Void
-    ) throws {
+    /// Calls `body` with the cells of each row of a CSV/TSV file that has `columns` (they make
+    /// errors naming the row), and the columns' indices.
+    private static func forEachRow(of path: String, columns: [String], _ body: (RowCells, [Int]) throws -> Void) throws {
         guard let format = TableFormat(fileName: path) else {
             throw OfferLabError(.configuration, "\(path): expected a .csv or .tsv file (gzipped or not)")
         }
@@ -399,9 +393,9 @@ public enum AggregateStatistics {
             let reader = try TableFileReader(path: path, format: format)
             let index = try reader.requireColumns(columns)
             try reader.forEachRow { row in
-                let fail = { (problem: String) in OfferLabError(.data, "\(path) line \(row.lineNumber): \(problem)") }
-                guard row.problem == nil else { throw fail("it has \(row.count) fields where the header has \(reader.header.count)") }
-                try body(row, index, fail)
+                let cells = RowCells(row: row, path: path)
+                guard row.problem == nil else { throw cells.fail("it has \(row.count) fields where the header has \(reader.header.count)") }
+                try body(cells, index)
             }
         } catch let error as IngestError {
             throw OfferLabError(.data, "\(error)")

@@ -177,8 +177,8 @@ extension ScriptBuilder {
                 """)
         }
         let columns =
-            ["offering_id", group, "metric", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares"]
-            + Self.summaryOnlyColumns + ["revenue_cap", "capped_users"]
+            ["offering_id", group, "metric"] + AggregateStatistics.columns[2...] + Self.summaryOnlyColumns
+            + AggregateStatistics.cappedColumns
         return """
             SELECT \(columns.map { "r.\($0)" }.joined(separator: ", ")) FROM (
             \(blocks.joined(separator: "\nUNION ALL\n"))

@@ -105,9 +105,7 @@ struct ScriptBuilder {
         var selects: [String] = []
         for (index, path) in job.logFiles.enumerated() {
             let gzip = try isGzipFile(path)
-            var name = path.lowercased()
-            if name.hasSuffix(".gz") { name.removeLast(3) }
-            let isCSV = name.hasSuffix(".csv")
+            let isCSV = LogFileFormat(fileName: path) == .csv
             switch dialect {
             case .duckdb:
                 selects.append(
