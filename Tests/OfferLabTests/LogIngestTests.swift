@@ -274,14 +274,20 @@ import Testing
         #expect(try await lines(quietInterval: 3600).allSatisfy { !$0.contains("reading") })
     }
 
-    /// The cores that files leave: parsers for a file's pieces when there are two per file (at
-    /// most four: one thread inflates for all of them), else decompression ahead of the parsing.
+    /// The cores shared out by the files' sizes: parsers for a file's pieces when it has two
+    /// cores' worth of the bytes (at most four: one thread inflates for all of them), and
+    /// decompression ahead of the parsing when there are fewer files than cores.
     @Test(arguments: [
-        (cores: 2, files: 1, readAhead: true, parsers: 2), (2, 2, false, 1), (2, 60, false, 1), (4, 3, true, 1),
-        (4, 2, true, 2), (16, 1, true, 4), (1, 1, false, 1),
+        (cores: 2, sizes: [100], readAhead: true, parsers: [2]), (2, [100, 100], false, [1, 1]),
+        (2, Array(repeating: 100, count: 60), false, Array(repeating: 1, count: 60)), (4, [100, 100, 100], true, [1, 1, 1]),
+        (4, [100, 100], true, [2, 2]), (16, [100], true, [4]), (1, [100], false, [1]),
+        // One large file beside a small one: the large one gets both cores (one-file layout).
+        (2, [32, 158], false, [1, 2]), (2, [158, 32], false, [2, 1]), (4, [10, 10, 80], true, [1, 1, 3]),
+        // Sizes unknown: shared out evenly.
+        (2, [0, 0], false, [1, 1]), (2, [0], true, [2]),
     ])
-    func spareCoresGoToParsersOrReadAhead(cores: Int, files: Int, readAhead: Bool, parsers: Int) {
-        let spare = LogIngest.SpareCores(cores: cores, files: files)
+    func spareCoresGoToParsersOrReadAhead(cores: Int, sizes: [Int], readAhead: Bool, parsers: [Int]) {
+        let spare = LogIngest.SpareCores(cores: cores, fileSizes: sizes)
         #expect(spare.readAhead == readAhead)
         #expect(spare.parsers == parsers)
     }

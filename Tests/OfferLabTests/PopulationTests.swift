@@ -107,7 +107,8 @@ import Testing
 
 /// The assignment table read from a CSV file, a gzipped TSV file and SQLite gives the population
 /// of a plain reading of docs/analysis.md §1, for users in one, two or three offerings, in one group or several,
-/// with repeated, invalid and late rows, and more rows than the file's size suggests.
+/// with repeated, invalid and late rows, and more rows than the file's size suggests; a user's
+/// rows are thousands of rows apart, in different batches of the thread that checks them.
 @Suite struct PopulationSourceTests {
     typealias Row = (user: String?, offering: String, group: String, assignedAt: String)
 
@@ -125,8 +126,8 @@ import Testing
     static let rows: [Row] = {
         let groups = [1: ["10", "11"], 2: ["20", "21"], 3: ["30", "31", "32"]]
         var rows: [Row] = []
-        for index in 0..<600 {
-            let user = "u\(index % 230)"
+        for index in 0..<6000 {
+            let user = "u\(index % 1501)"
             let offering = 1 + (index * 7) % 3
             let group = groups[offering]![(index / 3 + index % 5) % groups[offering]!.count]
             let day = 1 + (index * 13) % 19
@@ -154,6 +155,7 @@ import Testing
         let asOf = try #require(UTCTime.parseAsOf(asOf))
         let groupsOf = Dictionary(grouping: tables.groups, by: \.offering).mapValues { $0.map(\.id).sorted() }
         var users: [String] = []
+        var seen: Set<String> = []
         var times: [Int: [String: [Int: Int64]]] = [:]
         var invalid: [Int: Int] = [:]
         var globalInvalid = 0
@@ -168,7 +170,7 @@ import Testing
                 invalid[offering, default: 0] += 1
                 continue
             }
-            if !users.contains(user) { users.append(user) }
+            if seen.insert(user).inserted { users.append(user) }
             times[offering, default: [:]][user, default: [:]][group] = min(times[offering]?[user]?[group] ?? .max, time)
         }
         var lines: [String] = []
@@ -205,6 +207,24 @@ import Testing
     static func load(_ path: String) throws -> Population {
         let source = try TableSource(path: path)
         return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: try #require(UTCTime.parseAsOf(asOf)))
+    }
+
+    /// A row the reader cannot split, thousands of rows in (after the checking thread has handed
+    /// on several batches), fails the load with its line, as the first row would.
+    @Test func aBrokenRowLateInTheTableFailsTheLoad() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("files/subscription_offerings.csv", "id,offering_id,name,is_active\n1,test,Test,1\n")
+        try folder.write(
+            "files/subscription_offering_groups.csv", "id,subscription_offering_id,group_name,weight\n10,1,control,1\n11,1,variant,1\n")
+        var csv = "user_id,subscription_offering_id,offering_group_id,assigned_at\n"
+        for index in 0..<9000 { csv += "u\(index),1,\(10 + index % 2),2026-03-01 00:00:00\n" }
+        csv += "u9000,1,10,2026-03-01 00:00:00,extra\n"
+        for index in 9001..<9100 { csv += "u\(index),1,10,2026-03-01 00:00:00\n" }
+        try folder.write("files/user_offering_assignments.csv", csv)
+        let error = try #require(throws: OfferLabError.self) { try Self.load(folder.file("files")) }
+        #expect(
+            error.message.hasSuffix("user_offering_assignments.csv line 9002: it has 5 fields where the header has 4"), "\(error.message)")
+        #expect(error.exitCode == 65)
     }
 
     @Test func everySourceGivesThePopulationOfTheRules() throws {

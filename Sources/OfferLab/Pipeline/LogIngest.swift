@@ -16,11 +16,12 @@ import Synchronization
 /// ready looks its users up in the population's as it is read instead (`EventBatch.init(fileIndex:
 /// lookingUpUsersIn:)`).
 ///
-/// With fewer files than cores, files get the cores left over (`SpareCores`): with two or more
-/// per file, a JSON Lines file's text is cut into pieces of whole lines that several parsers read
-/// side by side, each piece a batch of its own, merged in order (`readInPieces`); otherwise, and
-/// for a CSV file, whose quoted fields may span lines, a file is decompressed on a thread of its
-/// own, ahead of its parsing (`readAhead`). So even a single file keeps every core busy.
+/// Cores are shared out by the files' sizes (`SpareCores`): a JSON Lines file with two or more
+/// cores' worth of the bytes has its text cut into pieces of whole lines that several parsers
+/// read side by side, each piece a batch of its own, merged in order (`readInPieces`); with fewer
+/// files than cores, the other files, and a CSV file, whose quoted fields may span lines, are
+/// decompressed on a thread of their own, ahead of their parsing (`readAhead`). So even a single
+/// file, or one large file beside small ones, keeps every core busy.
 ///
 /// With a `cache`, a file parsed by an earlier run is read back from it instead, and a file
 /// parsed now is kept in it (`ParsedLogCache`).
@@ -31,7 +32,7 @@ enum LogIngest {
     ) async throws -> EventStore {
         let files = job.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
-        let spareCores = SpareCores(cores: cores, files: files.count)
+        let spareCores = SpareCores(cores: cores, fileSizes: files.map(compressedSize))
         var store = EventStore()
         let readyUsers = ReadyUsers()
         try await InOrder.run(count: files.count, width: width) {
@@ -42,13 +43,15 @@ enum LogIngest {
             let onBytesRead = progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)")
             guard let cache, let key = cache.key(forLogAt: files[index]) else {
                 return try readFile(
-                    index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: readyUsers,
+                    index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                    pieceSize: pieceSize, readyUsers: readyUsers,
                     onBytesRead: onBytesRead)
             }
             if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: job.asOf) { return batches }
             // Kept before their users are resolved: the entry must not depend on tonight's table.
             let batches = try readFile(
-                index: index, path: files[index], job: job, spareCores: spareCores, pieceSize: pieceSize, readyUsers: ReadyUsers(),
+                index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                pieceSize: pieceSize, readyUsers: ReadyUsers(),
                 onBytesRead: onBytesRead)
             if batches[0].counters.filesSkipped.isEmpty { cache.store(batches, key: key, path: files[index]) }
             return batches
@@ -67,37 +70,50 @@ enum LogIngest {
         return store
     }
 
-    /// What the cores that files do not take are used for.
+    /// What the cores are used for beside reading one file each.
     struct SpareCores: Sendable {
         /// Whether a file read whole is decompressed on a thread of its own (`readAhead`).
         var readAhead = false
-        /// How many threads parse a JSON Lines file's pieces; 1: the file is read whole.
-        var parsers = 1
+        /// Per file: how many threads parse a JSON Lines file's pieces; 1: the file is read whole.
+        var parsers: [Int]
 
-        init(cores: Int, files: Int) {
-            readAhead = files < cores
-            // One thread inflates and cuts: about as fast as four parsers, and more would wait.
-            parsers = files == 0 ? 1 : min(4, max(1, cores / files))
+        /// `fileSizes`: the files' sizes on disk (0 when unknown). A file's share of the cores is
+        /// its share of the bytes, rounded: with one file of 1 GB beside a small one, the large
+        /// one is read in pieces on two cores, where one core each would leave the second core
+        /// idle once the small file is read.
+        init(cores: Int, fileSizes: [Int]) {
+            readAhead = fileSizes.count < cores
+            let total = fileSizes.reduce(0, +)
+            parsers = fileSizes.map { size in
+                let share = total > 0 ? Double(size) / Double(total) : 1 / Double(fileSizes.count)
+                // One thread inflates and cuts: about as fast as four parsers, and more would wait.
+                return min(4, max(1, Int((Double(cores) * share).rounded())))
+            }
         }
+    }
+
+    private static func compressedSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
     /// One file's events, in one batch or, read in pieces, in one batch per piece (in order),
     /// its users not yet resolved; a corrupt gzip file is skipped whole when the job says so.
-    /// `spareCores`: with more than one parser, a JSON Lines file is read in pieces of
-    /// `pieceSize` bytes. `onBytesRead`: the scanner's (for progress).
+    /// With more than one of `parsers`, a JSON Lines file is read in pieces of `pieceSize` bytes;
+    /// else, with `readAhead`, decompressed ahead of its parsing. `onBytesRead`: the scanner's (for
+    /// progress).
     static func readFile(
-        index: Int, path: String, job: Job, spareCores: SpareCores, pieceSize: Int, readyUsers: ReadyUsers,
+        index: Int, path: String, job: Job, parsers: Int, readAhead: Bool, pieceSize: Int, readyUsers: ReadyUsers,
         onBytesRead: (@Sendable (Int64) -> Void)?
     ) throws -> [EventBatch] {
         var scanner = LogFileScanner(path: path, inflater: job.inflater)
         scanner.onBytesRead = onBytesRead
         scanner.keepsSliceFields = !job.keptSliceFields.isEmpty
         do {
-            if spareCores.parsers > 1 && scanner.format == .jsonLines {
+            if parsers > 1 && scanner.format == .jsonLines {
                 return try readInPieces(
-                    index: index, scanner: scanner, job: job, parsers: spareCores.parsers, pieceSize: pieceSize, readyUsers: readyUsers)
+                    index: index, scanner: scanner, job: job, parsers: parsers, pieceSize: pieceSize, readyUsers: readyUsers)
             }
-            scanner.readAhead = spareCores.readAhead
+            scanner.readAhead = readAhead
             return [try readWhole(index: index, scanner: scanner, job: job, readyUsers: readyUsers)]
         } catch let error as IngestError {
             if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
@@ -116,9 +132,9 @@ enum LogIngest {
         // the array is not regrown and copied (room never used is never touched), and for its
         // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
         // order, the events gain little from them, and a run after a pause paid for them.
-        let size = ((try? FileManager.default.attributesOfItem(atPath: scanner.path))?[.size] as? NSNumber)?.intValue
-        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size.map { $0 / 48 }, keeping: job.keptSliceFields)
-        if let size { batch.records.reserveCapacity(size / 32) }
+        let size = compressedSize(scanner.path)
+        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size / 48, keeping: job.keptSliceFields)
+        batch.records.reserveCapacity(size / 32)
         let summary = try scanner.scan(
             record: { record, _ in batch.add(record, asOf: job.asOf) },
             malformed: { line in

@@ -74,37 +74,141 @@ struct Population: Sendable {
 
     /// Reads the assignment table, applying the rules of docs/analysis.md §1 in order.
     ///
-    /// A user's membership in the offering of their first row is kept in the user's own record,
-    /// memberships in other offerings are chained after it: a row costs a user lookup and a
-    /// comparison, never a dictionary per offering, and a new user one append.
+    /// Two threads share the work: one reads the rows and checks them (`AssignmentRowChecks`),
+    /// this one gives the valid rows to their users in table order (`AssignmentRows`). The rows
+    /// cannot be cut into pieces read side by side: a quoted CSV field or an escaped TSV one may
+    /// hold a line break (docs/performance.md, "The assignment table at 10M rows").
     /// `progress`: how far the table has got, when it takes long.
     static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64, progress: ProgressReporter? = nil) throws
         -> Population
     {
         let table = "user_offering_assignments"
-        var rows = AssignmentRows(catalog: catalog, asOf: asOf, expectedSize: source.estimatedSize(of: table))
-        try source.forEachRow(
-            of: table, columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"],
-            progress: progress.map { ($0, "the assignment table") }
-        ) { row in
-            rows.add(row)
+        let handoff = BatchHandoff<CheckedAssignments>(depth: 4)
+        let reading = ConcurrentWork {
+            defer { handoff.close() }
+            let checks = AssignmentRowChecks(catalog: catalog, asOf: asOf)
+            var batch = CheckedAssignments(offeringCount: catalog.offerings.count)
+            try source.forEachRow(
+                of: table, columns: ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"],
+                progress: progress.map { ($0, "the assignment table") }
+            ) { row in
+                checks.check(row, into: &batch)
+                if batch.entries.count == CheckedAssignments.rowsPerBatch {
+                    handoff.put(batch)
+                    batch = handoff.reuse() ?? CheckedAssignments(offeringCount: catalog.offerings.count)
+                    batch.removeAll()
+                }
+            }
+            handoff.put(batch)
         }
+        var rows = AssignmentRows(offeringCount: catalog.offerings.count, expectedSize: source.estimatedSize(of: table))
+        while let batch = handoff.take() {
+            rows.add(batch)
+            handoff.giveBack(batch)
+        }
+        try reading.wait()
         return rows.finished()
     }
 }
 
-/// The assignment rows read so far (`Population.load`), as memberships per user.
-private struct AssignmentRows {
-    /// A membership while rows are read.
-    struct Entry {
-        /// The earliest `assigned_at` of the rows naming `group`.
-        var assignedAt: Int64
-        /// Index into the offering's groups; `severalGroups` once rows name different groups.
-        var group: Int32
-        var offering: Int32
-        /// The user's next membership, in `laterEntries`, or -1.
-        var next: Int32
+/// A membership while the assignment rows are read.
+private struct AssignmentEntry {
+    /// The earliest `assigned_at` of the rows naming `group`.
+    var assignedAt: Int64
+    /// Index into the offering's groups; `AssignmentRows.severalGroups` once rows name different
+    /// groups.
+    var group: Int32
+    var offering: Int32
+    /// The user's next membership, in `AssignmentRows.laterEntries`, or -1.
+    var next: Int32
+}
+
+/// Consecutive rows of the assignment table, checked: the valid ones in table order, and how
+/// many invalid ones there were among them.
+private struct CheckedAssignments {
+    static let rowsPerBatch = 4096
+
+    var entries: [AssignmentEntry] = []
+    /// The valid rows' user ids, back to back: row `i`'s ends at `userEnds[i]`.
+    var userBytes: [UInt8] = []
+    var userEnds: [Int] = []
+    var userHashes: [UInt64] = []
+    /// Per offering: invalid rows naming it.
+    var invalidAssignments: [Int]
+    /// Invalid rows naming an unknown (or unreadable) offering.
+    var globalInvalidAssignments = 0
+    /// Per offering: whether a row before `as_of` names it (readable or not).
+    var hasRowsBeforeAsOf: [Bool]
+
+    init(offeringCount: Int) {
+        invalidAssignments = Array(repeating: 0, count: offeringCount)
+        hasRowsBeforeAsOf = Array(repeating: false, count: offeringCount)
+        entries.reserveCapacity(Self.rowsPerBatch)
+        userEnds.reserveCapacity(Self.rowsPerBatch)
+        userHashes.reserveCapacity(Self.rowsPerBatch)
     }
+
+    mutating func removeAll() {
+        entries.removeAll(keepingCapacity: true)
+        userBytes.removeAll(keepingCapacity: true)
+        userEnds.removeAll(keepingCapacity: true)
+        userHashes.removeAll(keepingCapacity: true)
+        for offering in invalidAssignments.indices {
+            invalidAssignments[offering] = 0
+            hasRowsBeforeAsOf[offering] = false
+        }
+        globalInvalidAssignments = 0
+    }
+}
+
+/// The rules of docs/analysis.md §1 that a row meets alone: before `as_of`, a known offering, a
+/// group of that offering, a time and a user.
+private struct AssignmentRowChecks {
+    let asOf: Int64
+    var offeringByKey = SortedKeys<Int>()
+    var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
+
+    init(catalog: OfferingCatalog, asOf: Int64) {
+        self.asOf = asOf
+        for (offeringIndex, offering) in catalog.offerings.enumerated() {
+            offeringByKey.insert(offering.id, offeringIndex)
+            for (groupIndex, group) in offering.groups.enumerated() {
+                groupByKey.insert(group.id, (offeringIndex, Int32(groupIndex)))
+            }
+        }
+    }
+
+    /// Adds `row` to `batch`: to its valid rows, or to its counts.
+    func check(_ row: TableRowValues, into batch: inout CheckedAssignments) {
+        let assignedAt = row.timestamp(3)
+        if let assignedAt, assignedAt >= asOf { return }
+        guard let offeringKey = row.integer(1), let offering = offeringByKey[offeringKey] else {
+            batch.globalInvalidAssignments += 1
+            return
+        }
+        batch.hasRowsBeforeAsOf[offering] = true
+        guard let assignedAt,
+            let groupKey = row.integer(2), let group = groupByKey[groupKey], group.offering == offering,
+            row.withBytes(
+                0,
+                { user -> Bool in
+                    guard !user.isEmpty else { return false }
+                    batch.userBytes.append(contentsOf: user)
+                    batch.userEnds.append(batch.userBytes.count)
+                    batch.userHashes.append(ByteStringInterner.hash(user))
+                    return true
+                }) == true
+        else {
+            batch.invalidAssignments[offering] += 1
+            return
+        }
+        batch.entries.append(AssignmentEntry(assignedAt: assignedAt, group: group.group, offering: Int32(offering), next: -1))
+    }
+}
+
+/// The assignment rows given to their users so far (`Population.load`), as memberships per user.
+private struct AssignmentRows {
+    typealias Entry = AssignmentEntry
 
     /// `Entry.group` of a membership whose rows name several groups: see `groupTimes`.
     static let severalGroups: Int32 = -1
@@ -114,10 +218,7 @@ private struct AssignmentRows {
         var offering: Int32
     }
 
-    let asOf: Int64
     var population: Population
-    var offeringByKey = SortedKeys<Int>()
-    var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
     /// Per user (index in `population.users`): the membership in the offering of their first row.
     var firstEntries: [Entry] = []
     /// Memberships in users' other offerings.
@@ -126,77 +227,42 @@ private struct AssignmentRows {
     var groupTimes: [MembershipKey: [Int32: Int64]] = [:]
     /// The user of the previous valid row: a user's rows often follow each other.
     var recentUser: Int32 = -1
-    /// Valid rows not yet given to their user, in table order, with their users' ids in
-    /// `pendingUserBytes`: their users' slots are prefetched as they arrive and interned a batch
-    /// at a time (`addPending`), so that the cache misses of a table larger than the cache (a few
-    /// million users) overlap instead of following each other.
-    var pending: [PendingRow] = []
-    var pendingUserBytes: [UInt8] = []
-    static let pendingBatch = 16
+    /// How many rows ahead a user's slot is loaded (`prefetchSlot`) before it is interned, so
+    /// that the cache misses of a table larger than the cache (a few million users) overlap
+    /// instead of following each other.
+    static let prefetchDistance = 16
 
-    struct PendingRow {
-        var entry: Entry
-        var userBytes: Range<Int>
-        var userHash: UInt64
-    }
-
-    init(catalog: OfferingCatalog, asOf: Int64, expectedSize: (rows: Int, bytes: Int)?) {
-        self.asOf = asOf
-        population = Population(offeringCount: catalog.offerings.count)
-        for (offeringIndex, offering) in catalog.offerings.enumerated() {
-            offeringByKey.insert(offering.id, offeringIndex)
-            for (groupIndex, group) in offering.groups.enumerated() {
-                groupByKey.insert(group.id, (offeringIndex, Int32(groupIndex)))
-            }
-        }
+    init(offeringCount: Int, expectedSize: (rows: Int, bytes: Int)?) {
+        population = Population(offeringCount: offeringCount)
         if let expectedSize {
             // Room for every row, up front: a user id is part of its row, so the table's text
             // bounds the ids' bytes too. Room never used is never touched.
             population.users = ByteStringInterner(capacity: expectedSize.rows, bytes: expectedSize.bytes)
             firstEntries = Array(hugePageCapacity: expectedSize.rows)
         }
-        pending.reserveCapacity(Self.pendingBatch)
     }
 
-    mutating func add(_ row: TableRowValues) {
-        let assignedAt = row.timestamp(3)
-        if let assignedAt, assignedAt >= asOf { return }
-        guard let offeringKey = row.integer(1), let offering = offeringByKey[offeringKey] else {
-            population.globalInvalidAssignments += 1
-            return
+    /// Gives a batch's valid rows to their users, in table order, and adds up its counts.
+    mutating func add(_ batch: CheckedAssignments) {
+        for offering in batch.invalidAssignments.indices {
+            population.invalidAssignments[offering] += batch.invalidAssignments[offering]
+            if batch.hasRowsBeforeAsOf[offering] { population.hasRowsBeforeAsOf[offering] = true }
         }
-        if !population.hasRowsBeforeAsOf[offering] { population.hasRowsBeforeAsOf[offering] = true }
-        guard let assignedAt,
-            let groupKey = row.integer(2), let group = groupByKey[groupKey], group.offering == offering,
-            let userBytes = row.withBytes(
-                0,
-                { user -> Range<Int>? in
-                    guard !user.isEmpty else { return nil }
-                    let start = pendingUserBytes.count
-                    pendingUserBytes.append(contentsOf: user)
-                    return start..<pendingUserBytes.count
-                }) ?? nil
-        else {
-            population.invalidAssignments[offering] += 1
-            return
-        }
-        let entry = Entry(assignedAt: assignedAt, group: group.group, offering: Int32(offering), next: -1)
-        let userHash = pendingUserBytes.withUnsafeBytes { ByteStringInterner.hash(UnsafeRawBufferPointer(rebasing: $0[userBytes])) }
-        population.users.prefetchSlot(hash: userHash)
-        pending.append(PendingRow(entry: entry, userBytes: userBytes, userHash: userHash))
-        if pending.count == Self.pendingBatch { addPending() }
-    }
-
-    /// Gives the pending rows to their users, in table order.
-    private mutating func addPending() {
-        for row in pending {
-            let user = pendingUserBytes.withUnsafeBytes {
-                population.users.intern(UnsafeRawBufferPointer(rebasing: $0[row.userBytes]), hash: row.userHash, recent: &recentUser)
+        population.globalInvalidAssignments += batch.globalInvalidAssignments
+        let count = batch.entries.count
+        for row in 0..<min(count, Self.prefetchDistance) { population.users.prefetchSlot(hash: batch.userHashes[row]) }
+        batch.userBytes.withUnsafeBytes { userBytes in
+            for row in 0..<count {
+                if row + Self.prefetchDistance < count {
+                    population.users.prefetchSlot(hash: batch.userHashes[row + Self.prefetchDistance])
+                }
+                let start = row == 0 ? 0 : batch.userEnds[row - 1]
+                let user = population.users.intern(
+                    UnsafeRawBufferPointer(rebasing: userBytes[start..<batch.userEnds[row]]), hash: batch.userHashes[row],
+                    recent: &recentUser)
+                add(batch.entries[row], user: user)
             }
-            add(row.entry, user: user)
         }
-        pending.removeAll(keepingCapacity: true)
-        pendingUserBytes.removeAll(keepingCapacity: true)
     }
 
     /// A valid row's membership, to its user.
@@ -237,12 +303,10 @@ private struct AssignmentRows {
         return entry
     }
 
-    /// The population, every offering's members sorted by user. Mutating, not consuming: `load`
-    /// captures the rows in its closure, so a consumed copy would share the users' arrays with
-    /// it, and the last pending rows would copy them whole (copy-on-write): 580 MiB more at the
-    /// peak with 10M users (docs/performance.md, "The assignment table at 10M rows").
+    /// The population, every offering's members sorted by user. In place: the members are
+    /// built beside the users, which must not be copied (580 MiB at 10M users when they were:
+    /// docs/performance.md, "The assignment table at 10M rows").
     mutating func finished() -> Population {
-        addPending()
         var memberCounts = [Int](repeating: 0, count: population.members.count)
         for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }
         for entry in laterEntries { memberCounts[Int(entry.offering)] += 1 }

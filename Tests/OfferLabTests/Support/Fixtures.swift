@@ -41,10 +41,13 @@ struct TablesFixture {
         for row in groups {
             try group.run([.integer(Int64(row.id)), .integer(Int64(row.offering)), .text(row.name), .real(row.weight)])
         }
+        // One transaction: a commit per row would sync the file thousands of times.
+        try database.execute("BEGIN")
         let insert = try database.prepare("INSERT INTO user_offering_assignments VALUES (?, ?, ?, ?)")
         for row in assignments {
             try insert.run([row.user.map { .text($0) } ?? .null, .text(row.offering), .text(row.group), .text(row.assignedAt)])
         }
+        try database.execute("COMMIT")
     }
 }
 
