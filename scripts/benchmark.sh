@@ -6,7 +6,7 @@
 #
 #   scripts/benchmark.sh [--repeat R] [--pause S] [--no-single] [--no-cache] [USERS...]
 #   (default: 1000000)
-#   scripts/benchmark.sh --shapes [--quick] [--data DIR] [--repeat R] [USERS]
+#   scripts/benchmark.sh --shapes [--quick] [--data DIR] [--repeat R] [USERS...]
 #
 # --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
 # shape, each other event-id shape, user-id shape and file layout alone, and the three together
@@ -14,7 +14,9 @@
 # USERS (default 1M; --quick: 100k users and two repeats, a few minutes). Per shape one row:
 # offerlab's wall and CPU time, peak RSS, GB/s, `gzip -dc` of the same files (one core), DuckDB
 # on them (wall and CPU time, and their ratios to offerlab's); then whether its outputs equal the default shape's
-# (scripts/compare-outputs.py). Those data sets are kept in DIR (default
+# (scripts/compare-outputs.py). With several sizes (`--shapes 1000000 4000000`), one table per
+# size, then each shape's growth in wall time, CPU time and peak RSS from one size to the next
+# (target: at most 4.4 times for 4 times the users). Those data sets are kept in DIR (default
 # ${XDG_CACHE_HOME:-~/.cache}/offerlab-benchmark), outside the repository, in a folder named
 # after the generator's sources, so a changed generator makes them anew.
 #
@@ -240,8 +242,10 @@ shape_matrix() {
   printf '%-22s %6s %7s | %6s %6s %5s %7s %5s | %6s | %6s %5s %6s %5s | %s\n' "shape" "gz MB" "text MB" \
     "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" "gzip s" "duck s" "d/r" "d cpu" "dc/rc" "outputs"
   local entry label options dir out reference=""
+  shape_labels=()
   for entry in "${matrix[@]}"; do
     label="${entry%%|*}"
+    shape_labels+=("$label")
     options="${entry#*|}"
     dir="$base/$(echo "${options:-default}" | sed -e 's/--//g' -e 's/ /-/g')"
     if [ ! -f "$dir/job.yaml" ]; then
@@ -277,6 +281,7 @@ shape_matrix() {
     night=$(ls "$out" | grep -E '^[0-9]{4}-' | head -1)
     if [ -z "$reference" ]; then
       reference="$work/shape-reference"
+      rm -rf "$reference"
       cp -r "$out/$night" "$reference"
       verdict="reference"
     else
@@ -292,6 +297,7 @@ shape_matrix() {
         failed=1
       fi
     fi
+    shape_runs["$users|$label"]="$wall $(calc "$user + $sys") $kb"
     printf '%-22s %6.1f %7.1f | %6.2f %6.2f %5.2f %7.0f %5.2f | %6.2f | %6s %5s %6s %5s | %s\n' "$label" \
       "$(calc "$compressed / 1000000")" "$(calc "$uncompressed / 1000000")" "$wall" "$(calc "$user + $sys")" \
       "$(calc "($user + $sys) / $wall")" "$(calc "$kb / 1024")" "$(calc "$uncompressed / $wall / 1000000000")" \
@@ -305,10 +311,31 @@ shape_matrix() {
   echo "rejects' files, lines and texts, and files_read, may differ). Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
 }
 
+# shape_scaling: per shape, how wall time, CPU time and peak RSS grew from each size to the next.
+shape_scaling() {
+  echo
+  printf '%-22s %-18s | %6s %6s %6s\n' "shape" "users" "wall" "cpu" "RSS"
+  local index label from to
+  for ((index = 1; index < ${#sizes[@]}; index++)); do
+    from="${sizes[index - 1]}"
+    to="${sizes[index]}"
+    for label in "${shape_labels[@]}"; do
+      read -r fwall fcpu fkb <<<"${shape_runs["$from|$label"]}"
+      read -r twall tcpu tkb <<<"${shape_runs["$to|$label"]}"
+      printf '%-22s %-18s | %5.2fx %5.2fx %5.2fx\n' "$label" "$from -> $to" "$(calc "$twall / $fwall")" \
+        "$(calc "$tcpu / $fcpu")" "$(calc "$tkb / $fkb")"
+    done
+  done
+  echo "growth of offerlab's best wall time, its CPU time and peak RSS (target for 4x the users: at most 4.4x)"
+}
+
 checks=()
 failed=0
+declare -A shape_runs
+shape_labels=()
 if [ $shapes -eq 1 ]; then
-  shape_matrix "${sizes[0]}"
+  for users in "${sizes[@]}"; do shape_matrix "$users"; done
+  [ ${#sizes[@]} -gt 1 ] && shape_scaling
   exit $failed
 fi
 single_size="${sizes[0]}"
