@@ -32,7 +32,7 @@ enum LogIngest {
     ) async throws -> EventStore {
         let files = job.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
-        let spareCores = SpareCores(cores: cores, fileSizes: files.map(compressedSize))
+        let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
         var store = EventStore()
         let readyUsers = ReadyUsers()
         try await InOrder.run(count: files.count, width: width) {
@@ -92,10 +92,6 @@ enum LogIngest {
         }
     }
 
-    private static func compressedSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-    }
-
     /// One file's events, in one batch or, read in pieces, in one batch per piece (in order),
     /// its users not yet resolved; a corrupt gzip file is skipped whole when the job says so.
     /// With more than one of `parsers`, a JSON Lines file is read in pieces of `pieceSize` bytes;
@@ -132,7 +128,7 @@ enum LogIngest {
         // the array is not regrown and copied (room never used is never touched), and for its
         // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
         // order, the events gain little from them, and a run after a pause paid for them.
-        let size = compressedSize(scanner.path)
+        let size = fileSize(atPath: scanner.path) ?? 0
         var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size / 48, keeping: job.keptSliceFields)
         batch.records.reserveCapacity(size / 32)
         let summary = try scanner.scan(

@@ -66,7 +66,7 @@ public enum NightlyRun {
         let run = RunRecord(
             job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
-            toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, fileSize($0)) })
+            toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, Int64(fileSize(atPath: $0) ?? 0)) })
         let outputFolder = try write(tables, offeringIDs: offeringIDs, run: run, job: job)
         cache?.removeUnusedEntries()
         return RunReport(
@@ -255,10 +255,6 @@ public enum NightlyRun {
         }
     }
 
-    private static func fileSize(_ path: String) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
-    }
-
     static func percent(_ ratio: Double) -> String {
         String(format: "%.2f%%", ratio * 100)
     }
@@ -296,7 +292,7 @@ public final class ProgressReporter: @unchecked Sendable {
     /// whenever nothing was said for `quietInterval`, so that a run of one large file, or a large
     /// assignment table, is not silent until it is read.
     func readingFile(_ path: String, named name: String) -> @Sendable (_ fileBytes: Int64) -> Void {
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        let size = Int64(fileSize(atPath: path) ?? 0)
         let file = (path as NSString).lastPathComponent
         return { [self] bytes in
             lock.withLock {

@@ -208,9 +208,7 @@ private struct AssignmentRowChecks {
 
 /// The assignment rows given to their users so far (`Population.load`), as memberships per user.
 private struct AssignmentRows {
-    typealias Entry = AssignmentEntry
-
-    /// `Entry.group` of a membership whose rows name several groups: see `groupTimes`.
+    /// `AssignmentEntry.group` of a membership whose rows name several groups: see `groupTimes`.
     static let severalGroups: Int32 = -1
 
     struct MembershipKey: Hashable {
@@ -220,9 +218,9 @@ private struct AssignmentRows {
 
     var population: Population
     /// Per user (index in `population.users`): the membership in the offering of their first row.
-    var firstEntries: [Entry] = []
+    var firstEntries: [AssignmentEntry] = []
     /// Memberships in users' other offerings.
-    var laterEntries: [Entry] = []
+    var laterEntries: [AssignmentEntry] = []
     /// Memberships whose rows name several groups: the earliest time of each group.
     var groupTimes: [MembershipKey: [Int32: Int64]] = [:]
     /// The user of the previous valid row: a user's rows often follow each other.
@@ -266,7 +264,7 @@ private struct AssignmentRows {
     }
 
     /// A valid row's membership, to its user.
-    private mutating func add(_ entry: Entry, user: Int32) {
+    private mutating func add(_ entry: AssignmentEntry, user: Int32) {
         let first = Int(user)
         guard first < firstEntries.count else { return firstEntries.append(entry) }
         if firstEntries[first].offering == entry.offering {
@@ -287,7 +285,7 @@ private struct AssignmentRows {
 
     /// `existing` with another valid row of the same user and offering: the earliest row of a
     /// group counts; a second group makes the membership one of several groups.
-    private mutating func merged(_ existing: Entry, _ row: Entry, user: Int32) -> Entry {
+    private mutating func merged(_ existing: AssignmentEntry, _ row: AssignmentEntry, user: Int32) -> AssignmentEntry {
         var entry = existing
         if entry.group == Self.severalGroups {
             let key = MembershipKey(user: user, offering: row.offering)
@@ -323,7 +321,7 @@ private struct AssignmentRows {
         return population
     }
 
-    private func membership(_ entry: Entry, user: Int32) -> Membership {
+    private func membership(_ entry: AssignmentEntry, user: Int32) -> Membership {
         guard entry.group == Self.severalGroups else { return Membership(group: entry.group, assignedAt: entry.assignedAt) }
         // The earliest row's group is the user's; the next group to appear excludes them.
         let ordered = (groupTimes[MembershipKey(user: user, offering: entry.offering)] ?? [:]).sorted {

@@ -111,7 +111,7 @@ struct TableSource {
     /// takes about 40 bytes of text, about 11 gzipped (`user_offering_assignments`).
     func estimatedSize(of table: String) -> (rows: Int, bytes: Int)? {
         guard !isSQLite, let path = try? file(for: table).path,
-            let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue,
+            let size = fileSize(atPath: path),
             let gzip = try? isGzipFile(path)
         else { return nil }
         let rows = size / (gzip ? 11 : 40)
