@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
     --pause) pause="$2"; shift 2 ;;
     --no-single) single=0; shift ;;
     --no-cache) cache=0; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done

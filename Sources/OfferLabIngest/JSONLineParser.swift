@@ -68,10 +68,10 @@ public struct JSONLineParser {
     }
 
     /// - Parameter usesQuoteBitmap: false scans every line byte by byte.
-    init(usesQuoteBitmap: Bool, keepsSliceFields: Bool = false) {
+    init(usesQuoteBitmap: Bool) {
         self.usesQuoteBitmap = usesQuoteBitmap
         borrowsPlainLines = false
-        self.keepsSliceFields = keepsSliceFields
+        keepsSliceFields = false
     }
 
     /// Parses `line` (without its line ending) into `record`. With `borrowsPlainLines`, the

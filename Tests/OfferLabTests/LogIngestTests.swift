@@ -274,8 +274,8 @@ import Testing
         #expect(try await lines(quietInterval: 3600).allSatisfy { !$0.contains("reading") })
     }
 
-    /// The cores shared out by the files' sizes: parsers for a file's pieces when it has two
-    /// cores' worth of the bytes (at most four: one thread inflates for all of them), and
+    /// The cores shared out by the files' sizes: parsers for a file's pieces when its share of
+    /// the bytes is worth two cores, rounded (at most four: one thread inflates for all of them), and
     /// decompression ahead of the parsing when there are fewer files than cores.
     @Test(arguments: [
         (cores: 2, sizes: [100], readAhead: true, parsers: [2]), (2, [100, 100], false, [1, 1]),

@@ -56,8 +56,8 @@ public struct Job: Sendable {
     public var rejectsPerReason: Int
     /// How long a run waits for another run of the same job to finish.
     public var lockTimeoutSeconds: Double
-    /// How many log files are read at once (with fewer files, how many threads parse a JSON
-    /// log's pieces), and how many threads clean the events up; nil: one per core.
+    /// How many log files are read at once (and the cores shared out among their pieces,
+    /// `LogIngest.SpareCores`), and how many threads clean the events up; nil: one per core.
     public var threads: Int?
     /// The library that inflates gzipped inputs (a property of the machine, not of the job
     /// file: the command line chooses it). Every number is the same whichever it is.

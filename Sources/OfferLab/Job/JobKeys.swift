@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabStatistics
 
 /// One key of the job file: its name, what a run uses without it, and one line of help.
 public struct JobKey: Sendable {
@@ -27,7 +28,7 @@ extension JobKey {
             help: "fail above this share of money events without a rate"),
         JobKey(name: "alpha", defaultValue: "0.05", help: "significance level"),
         JobKey(
-            name: "sequential_tuning", defaultValue: "5000",
+            name: "sequential_tuning", defaultValue: "\(Int(SequentialInference.defaultTuning))",
             help: "N* of the sequential intervals: users to decide at"),
         JobKey(
             name: "decision", defaultValue: "`sequential`",
@@ -38,7 +39,9 @@ extension JobKey {
         JobKey(name: "conversion_window_days", defaultValue: "no window", help: "days after assignment that count"),
         JobKey(name: "offerings", defaultValue: "every offering with assignments", help: "offering ids to analyse"),
         JobKey(name: "slices", defaultValue: "no slices", help: "log fields to break results down by: country, platform"),
-        JobKey(name: "max_slice_levels", defaultValue: "20", help: "levels kept per slice field, the rest as (other)"),
+        JobKey(
+            name: "max_slice_levels", defaultValue: "\(SliceField.defaultMaxLevels)",
+            help: "levels kept per slice field, the rest as (other)"),
         JobKey(name: "max_bad_line_ratio", defaultValue: "0.01", help: "fail above this malformed share"),
         JobKey(name: "on_corrupt_file", defaultValue: "`fail`", help: "fail or skip a corrupt gzip file"),
         JobKey(name: "output", defaultValue: "required", help: "results go to <output>/<YYYY-MM-DD of as_of>/"),

@@ -16,8 +16,8 @@ import Synchronization
 /// ready looks its users up in the population's as it is read instead (`EventBatch.init(fileIndex:
 /// lookingUpUsersIn:)`).
 ///
-/// Cores are shared out by the files' sizes (`SpareCores`): a JSON Lines file with two or more
-/// cores' worth of the bytes has its text cut into pieces of whole lines that several parsers
+/// Cores are shared out by the files' sizes (`SpareCores`): a JSON Lines file whose share of the
+/// bytes is worth two cores or more (rounded: one and a half do) has its text cut into pieces of whole lines that several parsers
 /// read side by side, each piece a batch of its own, merged in order (`readInPieces`); with fewer
 /// files than cores, the other files, and a CSV file, whose quoted fields may span lines, are
 /// decompressed on a thread of their own, ahead of their parsing (`readAhead`). So even a single
@@ -230,14 +230,14 @@ enum LogIngest {
     /// A batch that looks its events' users up in the population's as it goes when the table is
     /// loaded already, else one that interns them on its own, in a table with room for about
     /// `userCapacity` of them. Its events keep the values of the slice fields `keeping`.
-    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int?, keeping sliceFields: SliceFields) -> EventBatch
+    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int, keeping sliceFields: SliceFields) -> EventBatch
     {
         var batch: EventBatch
         if let users = readyUsers.users {
             batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
         } else {
             batch = EventBatch(fileIndex: fileIndex)
-            if let userCapacity { batch.users = ByteStringInterner(capacity: userCapacity) }
+            batch.users = ByteStringInterner(capacity: userCapacity)
         }
         batch.keptSliceFields = sliceFields
         return batch
