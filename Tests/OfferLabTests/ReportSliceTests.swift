@@ -47,12 +47,18 @@ import Testing
         #expect(html.contains("Slices are for exploring, not for picking a winner after the fact: with 2 levels per offering"))
         #expect(html.contains("Users (control · variant_a · variant_b)"))
         #expect(html.contains("variant_a: conversion (95% CI)"))
-        #expect(html.contains("<td class=\"num\">1,200 · 600 · 610</td>"))
+        #expect(html.contains("<td class=\"num\" data-label=\"Users (control · variant_a · variant_b)\">1,200 · 600 · 610</td>"))
         // Fixed-horizon intervals: the fixture's decision is the fixed one.
         #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−5.0% to +30.0%</span>"))
         #expect(html.contains("<span class=\"main\">−2.0%</span><span class=\"detail\">−20.0% to +16.0%</span>"))
         // A level without comparisons: dashes; its text escaped; its SRM named.
-        #expect(html.contains("<th scope=\"row\">JP &lt;b&gt;</th><td class=\"num\">10 · 0 · 40</td><td class=\"num\">–</td>"))
+        #expect(
+            html.contains(
+                "<th scope=\"row\">JP &lt;b&gt;</th><td class=\"num\" data-label=\"Users (control · variant_a · variant_b)\">10 · 0 · 40</td>"
+                    + "<td class=\"num\" data-label=\"variant_a: conversion\">–</td>"))
+        // On a phone, where the headings are hidden, each cell shows its own heading: the
+        // columns vary with the groups, so the details table's fixed labels do not fit.
+        #expect(html.contains("table.details.slice td::before{content:attr(data-label)}"))
         #expect(html.contains("<strong>Sample ratio mismatch</strong> within JP &lt;b&gt;"))
         #expect(html.firstRange(of: "By country")!.lowerBound > html.firstRange(of: "Revenue by product")!.lowerBound)
     }

@@ -416,10 +416,10 @@ enum Attribution {
                 let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
                 scratch.products.append(
                     ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
+                // The refundable types are among these two (a trial is not one), so the event built
+                // here is the one kept.
+                if AttributionRules.isRefundable(type) { scratch.countedTransactions.append(counted) }
             case .cancel, .expire, .refund: break
-            }
-            if AttributionRules.isRefundable(type) {
-                scratch.countedTransactions.append(DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record)))
             }
         }
         for refund in events {

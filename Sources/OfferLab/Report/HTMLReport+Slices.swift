@@ -28,7 +28,8 @@ extension HTMLReport {
         let level = ReportFindings.confidence(offering.alpha) + (offering.verdictInference == .sequential ? " always-valid" : "")
         var html = "<h3>\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code></h3>\n"
         html += "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
-        html += "<th scope=\"col\" class=\"num\">Users (\(offering.groups.map(\.name).joined(separator: " · ").htmlEscaped))</th>"
+        let usersHeading = "Users (\(offering.groups.map(\.name).joined(separator: " · ")))"
+        html += "<th scope=\"col\" class=\"num\">\(usersHeading.htmlEscaped)</th>"
         for treatment in treatments {
             for metric in OwnMetric.allCases {
                 html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(ReportFindings.name(metric)) (\(level) CI)</th>"
@@ -37,12 +38,16 @@ extension HTMLReport {
         html += "</tr></thead>\n<tbody>\n"
         for row in slice.levels {
             html += "<tr><th scope=\"row\">\(row.level.htmlEscaped)</th>"
-            html += "<td class=\"num\">\(row.users.map { ReportFormat.count($0.count) }.joined(separator: " · "))</td>"
+            // Each cell carries its heading: the phone layout hides the headings and shows these
+            // (the columns vary with the groups, so no fixed list of labels fits).
+            html += "<td class=\"num\" data-label=\"\(usersHeading.htmlEscaped)\">"
+            html += "\(row.users.map { ReportFormat.count($0.count) }.joined(separator: " · "))</td>"
             for treatment in treatments {
                 for metric in OwnMetric.allCases {
                     let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(
                         by: offering.verdictInference)
-                    html += liftCell(comparison, metric: metric, currency: offering.currency)
+                    html += liftCell(
+                        comparison, metric: metric, currency: offering.currency, label: "\(treatment): \(ReportFindings.name(metric))")
                 }
             }
             html += "</tr>\n"
@@ -60,10 +65,11 @@ extension HTMLReport {
 
     /// The relative lift with its interval under it (the absolute lift when the control's value
     /// is 0), or a dash when the level has too few users to compare.
-    private static func liftCell(_ comparison: Comparison?, metric: OwnMetric, currency: String) -> String {
-        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return "<td class=\"num\">–</td>" }
+    private static func liftCell(_ comparison: Comparison?, metric: OwnMetric, currency: String, label: String) -> String {
+        let cell = "<td class=\"num\" data-label=\"\(label.htmlEscaped)\">"
+        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return cell + "–</td>" }
         let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
-        var html = "<td class=\"num\"><span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
+        var html = cell + "<span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
         if let low = lift.low, let high = lift.high {
             html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>"
         }

@@ -132,6 +132,7 @@ extension HTMLReport {
             "Metric", nil, nil, "Difference", "Relative", "p-value", "Corrected p", "Always-valid relative", "Always-valid corrected p",
             "Chance to beat control", "Detectable difference",
         ]))
+        table.details.slice td::before{content:attr(data-label)}
         \(cellLabels("capped", ["Revenue per user", "Capped", "Capped vs control", "Users over the cap"]))
         \(cellLabels("matured", [nil, "Matured users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
         td.num,td .main{white-space:normal}
