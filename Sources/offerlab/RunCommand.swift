@@ -12,8 +12,8 @@ struct RunCommand: AsyncParsableCommand {
             \(JobKey.helpText)
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
-            products.csv, daily.csv, quality.csv, rejects.csv, skipped_files.csv; maturity.csv with \
-            maturity_days; slice_summary.csv, slice_comparisons.csv and slice_srm.csv with slices; and \
+            products.csv, daily.csv, quality.csv, rejects.csv, skipped_files.csv, maturity.csv (rows with \
+            maturity_days); slice_summary.csv, slice_comparisons.csv and slice_srm.csv with slices; and \
             report.html, the page product leads read) and to the SQLite database, which keeps every \
             night. A failed run leaves earlier outputs untouched.
 

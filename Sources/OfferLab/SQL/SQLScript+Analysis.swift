@@ -154,7 +154,6 @@ extension ScriptBuilder {
         let asOf = String(job.asOf)
         let window = job.conversionWindowDays.map { String(Int64(($0 * 86_400 * 1_000_000).rounded())) } ?? "NULL"
         let dialect = self.dialect
-        let double = { (value: Double) in "CAST(\(dialect.text("\(value)")) AS DOUBLE)" }
         let names = Set(analysed ?? [])
         var offeringRows: [String] = []
         var groupRows: [String] = []

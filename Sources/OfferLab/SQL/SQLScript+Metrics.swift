@@ -41,8 +41,6 @@ extension ScriptBuilder {
     /// positive member revenues of the offering, all groups pooled, interpolated as
     /// `linearQuantile` does (NULL: no positive revenue, no cap).
     mutating func revenueCaps(_ rule: RevenueCapRule) {
-        let text = t
-        let double = { (value: Double) in "CAST(\(text("\(value)")) AS DOUBLE)" }
         switch rule {
         case .value(let amount):
             add(dialect.view("revenue_caps", "SELECT offering_key, \(double(amount)) AS cap FROM analysed_offerings"))

@@ -81,6 +81,9 @@ struct ScriptBuilder {
 
     var t: (String) -> String { dialect.text }
 
+    /// A number of the job (a rate, a cap) as a DOUBLE literal: its shortest decimal text, cast.
+    func double(_ value: Double) -> String { "CAST(\(t("\(value)")) AS DOUBLE)" }
+
     // MARK: Logs
 
     static let logFields: [(snake: String, camel: String?)] = [
