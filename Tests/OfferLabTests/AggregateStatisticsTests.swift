@@ -87,6 +87,25 @@ import Testing
         #expect(error.message.contains("revenue_sum_squares"))
     }
 
+    /// The job's `sequential_tuning` reaches `offerlab run`'s comparisons: only their sequential
+    /// columns change with it.
+    @Test func aRunsSequentialTuningChangesOnlyTheSequentialColumns() throws {
+        let night = try NightFixture(job: ["offerings": "[test]"])
+        func comparisons() throws -> [[String]] {
+            let result = try night.run()
+            #expect(result.status == 0, "\(result.standardError)")
+            return try night.csv("comparisons").filter { $0.count > 1 }
+        }
+        let byDefault = try comparisons()
+        try night.writeJob(["sequential_tuning": "50"])
+        let tuned = try comparisons()
+        let firstSequential = try #require(byDefault.first?.firstIndex(of: "seq_abs_lift_ci_low"))
+        #expect(byDefault.count == 3 && tuned.count == 3)
+        #expect(byDefault.map { $0[..<firstSequential] } == tuned.map { $0[..<firstSequential] })
+        #expect(byDefault.dropFirst().map { $0[firstSequential] } != tuned.dropFirst().map { $0[firstSequential] })
+        #expect(tuned.dropFirst().allSatisfy { !$0[firstSequential].isEmpty })
+    }
+
     @Test func sequentialTuningChangesOnlyTheSequentialColumns() throws {
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", Self.header + "o,c,true,1,2000,100,998,9970\no,t,false,1,2000,140,1397,13950\n")

@@ -150,6 +150,23 @@ import Testing
         #expect(stored["slice_srm"]?.count == 6)
     }
 
+    /// The job's `max_slice_levels` reaches the run: with 1, the most common country is kept and
+    /// the others are merged into `(other)` (with the default, all three are rows).
+    @Test func aRunKeepsTheJobsNumberOfLevels() throws {
+        let countries = [("u1", "US"), ("u2", "US"), ("u3", "JP"), ("u4", "DE")]
+        let night = try NightFixture(
+            events: countries.map { #"{"ts":"2026-03-02T10:00:00Z","user_id":"\#($0.0)","event":"paywall_view","country":"\#($0.1)"}"# },
+            job: ["slices": "[country]", "offerings": "[test]"])
+        func levels() throws -> Set<String> {
+            let result = try night.run()
+            #expect(result.status == 0, "\(result.standardError)")
+            return Set(try night.csv("slice_summary").dropFirst().filter { $0.count > 2 }.map { $0[2] })
+        }
+        #expect(try levels() == ["US", "JP", "DE"])
+        try night.writeJob(["max_slice_levels": "1"])
+        #expect(try levels() == ["US", "(other)"])
+    }
+
     @Test func aRunWithoutSlicesWritesNoSliceFiles() throws {
         let night = try NightFixture()
         #expect(try night.run().status == 0)
