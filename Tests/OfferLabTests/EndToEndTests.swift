@@ -64,37 +64,51 @@ import Testing
     }
 
     /// The lift-over-time series ends at the night: its last day's rows hold the same text as
-    /// `summary.csv` in every column they share, money to the last digit.
-    @Test func theLastDayOfTheSeriesIsTheSummary() throws {
+    /// `summary.csv` in every column they share, money to the last digit; and an earlier day's
+    /// rows are the night a run with `as_of` at that day's end gives.
+    @Test func eachDayOfTheSeriesIsTheNightAsOfItsEnd() throws {
         let folder = try TemporaryFolder()
         let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
         let result = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
         #expect(result.status == 0, "\(result.standardError)")
-        let summary = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/summary.csv"), encoding: .utf8))
         let daily = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/daily.csv"), encoding: .utf8))
-        let (summaryHeader, dailyHeader) = (summary[0], daily[0])
         let lastDate = try #require(daily.dropFirst().map { $0[1] }.max())
-        let lastDay = daily.dropFirst().filter { $0[1] == lastDate }
-        #expect(lastDay.count == summary.count - 1)
-        for (day, night) in zip(lastDay, summary.dropFirst()) {
-            #expect(day[0] == night[0] && day[2] == night[1])
+        try expectDay(lastDate, of: daily, equals: folder.file("2026-03-15"))
+
+        let earlier = try TemporaryFolder()
+        let early = try runOfferLab([
+            "run", job, "--as-of", "2026-03-10T00:00:00Z", "--output", earlier.path, "--database", earlier.file("results.sqlite"),
+        ])
+        #expect(early.status == 0, "\(early.standardError)")
+        try expectDay("2026-03-09", of: daily, equals: earlier.file("2026-03-10"))
+    }
+
+    /// The rows of `date` in `daily` against the night in `nightFolder`: the groups' columns are
+    /// `summary.csv`'s, the treatments' `conversion_…`/`arpu_…` columns `comparisons.csv`'s, the
+    /// sequential ones included.
+    private func expectDay(_ date: String, of daily: [[String]], equals nightFolder: String) throws {
+        let summary = parseCSV(try String(contentsOfFile: nightFolder + "/summary.csv", encoding: .utf8))
+        let (summaryHeader, dailyHeader) = (summary[0], daily[0])
+        let day = daily.dropFirst().filter { $0[1] == date }
+        #expect(day.count == summary.count - 1)
+        for (dayRow, night) in zip(day, summary.dropFirst()) {
+            #expect(dayRow[0] == night[0] && dayRow[2] == night[1])
             for (column, name) in summaryHeader.enumerated() {
                 guard let dailyColumn = dailyHeader.firstIndex(of: name) else { continue }
-                #expect(day[dailyColumn] == night[column], "\(night[0]) \(night[1]) \(name)")
+                #expect(dayRow[dailyColumn] == night[column], "\(date) \(night[0]) \(night[1]) \(name)")
             }
         }
         #expect(Set(summaryHeader).intersection(dailyHeader).isSuperset(of: Self.moneyColumns.union(["arpu_sd"])))
 
-        // … and its treatments' `conversion_…`/`arpu_…` columns are comparisons.csv's, the sequential ones included.
-        let comparisons = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/comparisons.csv"), encoding: .utf8))
+        let comparisons = parseCSV(try String(contentsOfFile: nightFolder + "/comparisons.csv", encoding: .utf8))
         // The capped and matured rows have no daily series (docs/analysis.md §4b–§4c).
         let ownComparisons = comparisons.dropFirst().filter { ["conversion", "arpu"].contains($0[3]) }
         var compared = 0
         for row in ownComparisons {
-            let day = try #require(lastDay.first { $0[0] == row[0] && $0[2] == row[1] })
+            let dayRow = try #require(day.first { $0[0] == row[0] && $0[2] == row[1] })
             for (column, name) in comparisons[0].enumerated() {
                 guard let dailyColumn = dailyHeader.firstIndex(of: "\(row[3])_\(name)") else { continue }
-                #expect(day[dailyColumn] == row[column], "\(row[0]) \(row[1]) \(row[3])_\(name)")
+                #expect(dayRow[dailyColumn] == row[column], "\(date) \(row[0]) \(row[1]) \(row[3])_\(name)")
                 if name.hasPrefix("seq_") { compared += 1 }
             }
         }
