@@ -161,17 +161,15 @@ public struct JSONLineParser {
                 var escaped = false
                 i = strings.stringEnd(json, keyStart, &escaped)
                 if i < 0 { return false }
-                var slot: Int
+                let slot: Int
                 if escaped {
                     // The line's copy fills the output: a line with escapes is not plain anyway.
                     if valuesInPlace { return false }
                     // Decode into the free part of the output, without keeping it.
                     let length = json.decodeString(keyStart, i - 1, into: out + written)
-                    slot = LogFieldSlot.match(out + written, length)
-                    if slot < 0 && keepsSliceFields { slot = LogFieldSlot.matchSliceField(out + written, length) }
+                    slot = LogFieldSlot.match(out + written, length, slicing: keepsSliceFields)
                 } else {
-                    slot = LogFieldSlot.match(p + keyStart, i - 1 - keyStart)
-                    if slot < 0 && keepsSliceFields { slot = LogFieldSlot.matchSliceField(p + keyStart, i - 1 - keyStart) }
+                    slot = LogFieldSlot.match(p + keyStart, i - 1 - keyStart, slicing: keepsSliceFields)
                 }
                 guard json.nextByte(&i) == 0x3A else { return false }  // :
                 i += 1

@@ -165,13 +165,19 @@ enum LogFieldSlot {
         }
     }
 
+    /// The slot of a key, or -1; the slice fields' only with `slicing`. Transparent, as `match`.
+    @_transparent
+    static func match(_ key: UnsafePointer<UInt8>, _ length: Int, slicing: Bool) -> Int {
+        let slot = match(key, length)
+        return slot < 0 && slicing ? matchSliceField(key, length) : slot
+    }
+
     /// The slot of a header name, or -1; the slice fields' only with `slicing`.
     static func match(_ name: String, slicing: Bool) -> Int {
         var name = name
         return name.withUTF8 { buffer in
             guard let base = buffer.baseAddress else { return -1 }
-            let slot = match(base, buffer.count)
-            return slot < 0 && slicing ? matchSliceField(base, buffer.count) : slot
+            return match(base, buffer.count, slicing: slicing)
         }
     }
 }

@@ -59,13 +59,20 @@ struct EventIDKey: Hashable, Sendable {
         @inline(__always) func half(_ offset: Int) -> UInt64 { UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
         // The 32 hex digits as four words of eight characters, in text order.
         let words = (word(0), half(9) | half(14) << 32, half(19) | half(24) << 32, word(28))
+        return hexDigits(words, lowercase: .lowercaseUUID, uppercase: .uppercaseUUID)
+    }
+
+    /// The key of 32 hex digits given as four words of eight characters, in text order: `lowercase`
+    /// or `uppercase` by their letters' case, nil for a non-digit or both cases.
+    @inline(__always)
+    private static func hexDigits(_ words: (UInt64, UInt64, UInt64, UInt64), lowercase: Form, uppercase: Form) -> EventIDKey? {
         var digits = HexDigits()
         let high = digits.decode(words.0) << 32 | digits.decode(words.1)
         let low = digits.decode(words.2) << 32 | digits.decode(words.3)
         guard digits.allValid else { return nil }
         switch (digits.sawLowercase, digits.sawUppercase) {
-        case (_, false): return EventIDKey(high: high, low: low, form: .lowercaseUUID)
-        case (false, true): return EventIDKey(high: high, low: low, form: .uppercaseUUID)
+        case (_, false): return EventIDKey(high: high, low: low, form: lowercase)
+        case (false, true): return EventIDKey(high: high, low: low, form: uppercase)
         case (true, true): return nil
         }
     }
@@ -77,15 +84,7 @@ extension EventIDKey {
     static func hex32(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         guard bytes.count == 32 else { return nil }
         @inline(__always) func word(_ offset: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
-        var digits = HexDigits()
-        let high = digits.decode(word(0)) << 32 | digits.decode(word(8))
-        let low = digits.decode(word(16)) << 32 | digits.decode(word(24))
-        guard digits.allValid else { return nil }
-        switch (digits.sawLowercase, digits.sawUppercase) {
-        case (_, false): return EventIDKey(high: high, low: low, form: .lowercaseHex32)
-        case (false, true): return EventIDKey(high: high, low: low, form: .uppercaseHex32)
-        case (true, true): return nil
-        }
+        return hexDigits((word(0), word(8), word(16), word(24)), lowercase: .lowercaseHex32, uppercase: .uppercaseHex32)
     }
 
     /// The key of a canonical ULID, or nil for any other text: lowercase letters and the

@@ -25,14 +25,14 @@ extension HTMLReport {
     private static func sliceTable(_ slice: SliceOfferingReport, offering: OfferingReport) -> String {
         let title = offering.name.isEmpty ? offering.offeringID : offering.name
         let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
-        let level = ReportFindings.confidence(offering.alpha) + (offering.verdictInference == .sequential ? " always-valid" : "")
+        let interval = ReportFindings.intervalName(offering)
         var html = "<h3>\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code></h3>\n"
         html += "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
         let usersHeading = "Users (\(offering.groups.map(\.name).joined(separator: " · ")))"
         html += "<th scope=\"col\" class=\"num\">\(usersHeading.htmlEscaped)</th>"
         for treatment in treatments {
             for metric in OwnMetric.allCases {
-                html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(ReportFindings.name(metric)) (\(level) CI)</th>"
+                html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(ReportFindings.name(metric)) (\(interval))</th>"
             }
         }
         html += "</tr></thead>\n<tbody>\n"
