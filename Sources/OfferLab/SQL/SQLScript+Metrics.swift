@@ -3,11 +3,20 @@ import OfferLabStatistics
 
 /// The capped and matured sums and the slices (docs/analysis.md §4b, §4c, §7), after `analyse`.
 extension ScriptBuilder {
+    /// The sufficient statistics over the members `v` of a group (NULL when it has none): users,
+    /// converters, Σ `revenue` and Σ `revenue`² (`revenue`: an expression of `v`), for the own,
+    /// capped and matured rows alike.
+    static func statisticSums(revenue: String) -> String {
+        """
+        count(v.user_id) AS users, coalesce(sum(v.converted), 0) AS converters,
+          coalesce(sum(\(revenue)), 0) AS revenue_sum, coalesce(sum((\(revenue)) * (\(revenue))), 0) AS revenue_sum_squares
+        """
+    }
+
     /// The sums of summary.csv's columns over the members `v` of a group (rows of
     /// `member_values`, or NULL when the group has none), after `weight`.
     static let groupSums = """
-        count(v.user_id) AS users, coalesce(sum(v.converted), 0) AS converters,
-          coalesce(sum(v.net), 0) AS revenue_sum, coalesce(sum(v.net * v.net), 0) AS revenue_sum_squares,
+        \(statisticSums(revenue: "v.net")),
           coalesce(sum(v.trial_started), 0) AS trial_starters, coalesce(sum(v.trial_converted), 0) AS trial_converters,
           coalesce(sum(v.viewed), 0) AS paywall_viewers, coalesce(sum(v.purchases), 0) AS purchases,
           coalesce(sum(v.renewals), 0) AS renewals, coalesce(sum(v.refunds), 0) AS refunds,
@@ -152,8 +161,7 @@ extension ScriptBuilder {
             blocks.append(
                 """
                 SELECT \(groupColumns), 'arpu_capped' AS metric, 1 AS metric_position,
-                  count(v.user_id) AS users, coalesce(sum(v.converted), 0) AS converters,
-                  coalesce(sum(\(capped)), 0) AS revenue_sum, coalesce(sum((\(capped)) * (\(capped))), 0) AS revenue_sum_squares, \(nulls),
+                  \(Self.statisticSums(revenue: capped)), \(nulls),
                   c.cap AS revenue_cap, coalesce(sum(CASE WHEN v.net > c.cap THEN 1 ELSE 0 END), 0) AS capped_users
                 \(groups)
                 JOIN revenue_caps c ON c.offering_key = a.offering_key
@@ -165,8 +173,7 @@ extension ScriptBuilder {
             blocks.append(
                 """
                 SELECT \(groupColumns), d.metric, d.metric_position,
-                  count(v.user_id) AS users, coalesce(sum(v.converted), 0) AS converters,
-                  coalesce(sum(v.net), 0) AS revenue_sum, coalesce(sum(v.net * v.net), 0) AS revenue_sum_squares, \(nulls),
+                  \(Self.statisticSums(revenue: "v.net")), \(nulls),
                   NULL AS revenue_cap, NULL AS capped_users
                 \(groups)
                 CROSS JOIN maturities d
