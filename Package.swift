@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "OfferLabStatistics"),
         // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
+        // The stores' formats (contract §1.6): App Store Server Notifications, RevenueCat's export
+        // and webhooks, read into the records that become the events of §1.2.
+        .target(name: "OfferLabStoreSources", dependencies: ["OfferLabIngest"]),
         // Synthetic data sets in the input formats (`offerlab generate`).
         .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"]),
         // The pipeline: job file, tables, events, attribution, aggregation, writers.

@@ -1,0 +1,130 @@
+import OfferLabIngest
+
+/// The input formats of a job's `logs` (contract §1.6): the project's own log format and the
+/// stores' formats, each read into the same events.
+public enum SourceFormat: String, CaseIterable, Sendable, Codable {
+    /// The JSON Lines and CSV logs of contract §1.2.
+    case offerlab
+    case appStoreNotifications = "app_store_notifications"
+    case revenueCatExport = "revenuecat_export"
+    case revenueCatWebhooks = "revenuecat_webhooks"
+}
+
+/// One distinct transaction of a store source (contract §1.6): however many notifications, rows
+/// or webhooks delivered it, a source reports it as one record.
+public struct StoreTransaction: Sendable, Equatable {
+    /// How the charge is classified.
+    public enum Kind: Sendable, Equatable {
+        /// A free trial (`trial_start`).
+        case trial
+        /// A paid charge the source itself marks as the first of its chain (`purchase`).
+        case firstCharge
+        /// A paid charge the source marks as a later one of its chain (`renewal`).
+        case laterCharge
+        /// A paid charge whose place in its chain the source does not say (App Store): the
+        /// earliest paid charge of its `originalTransactionID` among all records is the
+        /// `purchase`, the others `renewal`s.
+        case chargeByChainOrder
+    }
+
+    /// A refund of this transaction.
+    public struct Refund: Sendable, Equatable {
+        /// Microseconds since the epoch, UTC.
+        public var at: Int64
+        /// The amount returned in micro-units of the transaction's currency; nil: the whole price.
+        public var amountMicros: Int64?
+
+        public init(at: Int64, amountMicros: Int64?) {
+            self.at = at
+            self.amountMicros = amountMicros
+        }
+    }
+
+    public var format: SourceFormat
+    public var transactionID: String
+    public var originalTransactionID: String?
+    public var productID: String?
+    public var kind: Kind
+    /// When the trial began or the charge was made: microseconds since the epoch, UTC.
+    public var at: Int64
+    /// Micro-units of `currency`; nil for a trial, and for a paid charge without a price
+    /// (`unpriced_charges`).
+    public var priceMicros: Int64?
+    public var currency: String?
+    /// The user as the record names it (`appAccountToken`, RevenueCat's app user id); the
+    /// server's `user_transactions` table, when it names the chain, wins over it.
+    public var userID: String?
+    public var isSandbox: Bool
+    public var isFamilyShared: Bool
+    public var country: String?
+    public var platform: String?
+    public var store: String?
+    /// The end of the period the transaction gives (contract §2.13), microseconds since the epoch.
+    public var expiresAt: Int64?
+    /// RevenueCat's shares of the price (contract §2.12), as fractions (0.3 for 30 %).
+    public var taxShare: Double?
+    public var commissionShare: Double?
+    public var refund: Refund?
+
+    public init(
+        format: SourceFormat, transactionID: String, originalTransactionID: String?, productID: String?, kind: Kind, at: Int64,
+        priceMicros: Int64?, currency: String?, userID: String?, isSandbox: Bool = false, isFamilyShared: Bool = false,
+        country: String? = nil, platform: String? = nil, store: String? = nil, expiresAt: Int64? = nil, taxShare: Double? = nil,
+        commissionShare: Double? = nil, refund: Refund? = nil
+    ) {
+        self.format = format
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.kind = kind
+        self.at = at
+        self.priceMicros = priceMicros
+        self.currency = currency
+        self.userID = userID
+        self.isSandbox = isSandbox
+        self.isFamilyShared = isFamilyShared
+        self.country = country
+        self.platform = platform
+        self.store = store
+        self.expiresAt = expiresAt
+        self.taxShare = taxShare
+        self.commissionShare = commissionShare
+        self.refund = refund
+    }
+}
+
+/// A `cancel` or `expire` a store reported (one per notification or webhook, retries merged).
+public struct StoreStatusChange: Sendable, Equatable {
+    public var format: SourceFormat
+    /// The notification's or webhook's own id: the event id is `<format>:<id>`.
+    public var id: String
+    public var event: EventType
+    public var at: Int64
+    public var originalTransactionID: String?
+    public var transactionID: String?
+    public var productID: String?
+    public var userID: String?
+    public var isSandbox: Bool
+    public var country: String?
+    public var platform: String?
+    public var store: String?
+
+    public init(
+        format: SourceFormat, id: String, event: EventType, at: Int64, originalTransactionID: String?, transactionID: String?,
+        productID: String?, userID: String?, isSandbox: Bool = false, country: String? = nil, platform: String? = nil,
+        store: String? = nil
+    ) {
+        self.format = format
+        self.id = id
+        self.event = event
+        self.at = at
+        self.originalTransactionID = originalTransactionID
+        self.transactionID = transactionID
+        self.productID = productID
+        self.userID = userID
+        self.isSandbox = isSandbox
+        self.country = country
+        self.platform = platform
+        self.store = store
+    }
+}
