@@ -2,8 +2,11 @@
 import PackageDescription
 
 // Release builds leave out the run-time exclusivity checks (3.5 % of a run's instructions, in
-// the per-line paths); debug builds, which the tests use, keep them.
-let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+// the per-line paths) and inline across the pipeline's targets, as within one (the per-event
+// paths cross from the events to the analysis); debug builds, which the tests use, keep the checks.
+let releaseSpeed: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
+]
 
 let package = Package(
     name: "OfferLab",
@@ -40,12 +43,55 @@ let package = Package(
         .target(name: "OfferLabStoreSources", dependencies: ["OfferLabIngest"]),
         // Synthetic data sets in the input formats (`offerlab generate`).
         .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"]),
-        // The pipeline: job file, tables, events, attribution, aggregation, writers.
+        // The pipeline, one target per layer, each depending only on those before it (bytes to
+        // reports; docs/architecture.md, checked by LayerTests):
+        // What every layer shares: errors, concurrency, interning, folders, SQLite, progress.
+        .target(name: "OfferLabSupport", dependencies: ["OfferLabIngest", "CSQLite", "COfferLabSystem"], swiftSettings: releaseSpeed),
+        // The job file: its keys, defaults and checks.
+        .target(
+            name: "OfferLabJob",
+            dependencies: ["OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", .product(name: "Yams", package: "Yams")],
+            swiftSettings: releaseSpeed),
+        // The offering catalog and the assignment table.
+        .target(name: "OfferLabTables", dependencies: ["OfferLabJob", "OfferLabSupport", "OfferLabIngest"], swiftSettings: releaseSpeed),
+        // The log files read into event records (with the parsed-log cache).
+        .target(
+            name: "OfferLabEvents",
+            dependencies: ["OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem"],
+            swiftSettings: releaseSpeed),
+        // Clean-up, attribution, the daily series and slices: the per-group sufficient statistics.
+        .target(
+            name: "OfferLabAnalysis",
+            dependencies: ["OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics"],
+            swiftSettings: releaseSpeed),
+        // The typed night: the analysis's results and their statistics.
+        .target(
+            name: "OfferLabResults", dependencies: ["OfferLabAnalysis", "OfferLabEvents", "OfferLabSupport", "OfferLabStatistics"],
+            swiftSettings: releaseSpeed),
+        // The writers: result tables, CSV files, the results database, the HTML report.
+        .target(
+            name: "OfferLabWriters",
+            dependencies: [
+                "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport",
+                "OfferLabIngest",
+                "OfferLabStatistics",
+            ],
+            swiftSettings: releaseSpeed),
+        // The warehouse route: the SQL generator, and `offerlab stats` on the sums it computes.
+        .target(
+            name: "OfferLabWarehouse",
+            dependencies: [
+                "OfferLabWriters", "OfferLabAnalysis", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
+                "OfferLabStatistics",
+            ],
+            swiftSettings: releaseSpeed),
+        // The orchestration: `offerlab run`'s stages in order, and the decompression baseline.
         .target(
             name: "OfferLab",
             dependencies: [
-                "OfferLabIngest", "OfferLabStatistics", "CSQLite", "COfferLabSystem",
-                .product(name: "Yams", package: "Yams"),
+                "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables",
+                "OfferLabJob",
+                "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed
         ),
@@ -53,7 +99,9 @@ let package = Package(
         .executableTarget(
             name: "offerlab",
             dependencies: [
-                "OfferLab", "OfferLabGenerate", "OfferLabStatistics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
+                "OfferLabStatistics",
+                "OfferLabGenerate", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -63,6 +111,13 @@ let package = Package(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
         .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabTestSupport"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
-        .testTarget(name: "OfferLabTests", dependencies: ["OfferLab", "OfferLabGenerate", "OfferLabTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "OfferLabTests",
+            dependencies: [
+                "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents",
+                "OfferLabTables",
+                "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "OfferLabTestSupport",
+            ],
+            exclude: ["Fixtures"]),
     ]
 )

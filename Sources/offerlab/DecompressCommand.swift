@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OfferLab
+import OfferLabJob
 
 /// `offerlab decompress`: the benchmark's baseline (hidden: not a user task).
 struct DecompressCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OfferLab
 import OfferLabGenerate
+import OfferLabSupport
 
 /// `offerlab generate`: writes a synthetic, deterministic data set (tables, logs, job file).
 struct GenerateCommand: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import OfferLab
+import OfferLabJob
+import OfferLabWriters
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

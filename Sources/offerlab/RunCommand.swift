@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import OfferLab
+import OfferLabJob
+import OfferLabSupport
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

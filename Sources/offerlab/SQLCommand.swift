@@ -1,5 +1,7 @@
 import ArgumentParser
 import OfferLab
+import OfferLabJob
+import OfferLabWarehouse
 
 extension SQLDialect: ExpressibleByArgument {}
 extension SQLPart: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OfferLab
 import OfferLabStatistics
+import OfferLabWarehouse
 
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

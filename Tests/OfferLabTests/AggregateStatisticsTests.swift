@@ -3,6 +3,10 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabWarehouse
+@testable import OfferLabWriters
 
 @Suite struct AggregateStatisticsTests {
     static let header = "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares\n"

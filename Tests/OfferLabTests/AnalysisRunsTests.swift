@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabResults
+@testable import OfferLabTables
 
 /// The members are evaluated in runs on every thread and added up: however they are cut into
 /// runs and whatever the threads, every number is the same, to the last bit.

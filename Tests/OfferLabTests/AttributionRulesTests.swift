@@ -2,6 +2,8 @@ import OfferLabIngest
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabAnalysis
+@testable import OfferLabEvents
 
 /// One test per rule of attribution (docs/analysis.md, "Attribution, per analysed offering O and
 /// member u", and "3. Per user"): each rule alone, then through a whole analysis, so that a broken

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 @Suite struct ByteStringInternerTests {
     /// Strings of every length up to 40, and for each the same string with one byte changed at

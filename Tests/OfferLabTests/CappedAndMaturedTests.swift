@@ -3,6 +3,7 @@ import OfferLabStatistics
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabAnalysis
 
 /// A purchase of `price` USD by `user` at `ts`.
 private func purchase(_ user: String, _ ts: String, _ price: String, transaction: String) -> LogRecord {

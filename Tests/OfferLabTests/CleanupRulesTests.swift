@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabAnalysis
 
 /// One test per rule of clean-up (docs/analysis.md, "2. Events"): the rules alone, then each
 /// rule through the whole clean-up, so that a broken rule names itself.

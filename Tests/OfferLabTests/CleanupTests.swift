@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabAnalysis
 
 @Suite struct CleanupTests {
     static let tables = TablesFixture(assignments: [

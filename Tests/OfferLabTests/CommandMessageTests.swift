@@ -3,6 +3,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 /// What the commands other than `run` say, through the real binary.
 @Suite struct CommandMessageTests {

@@ -4,6 +4,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 /// The real binary on real files, against the outputs of the independent Python reference
 /// (tools/reference): its hand-made data set (every number worked out by hand there) and the

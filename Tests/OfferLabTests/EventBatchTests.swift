@@ -2,6 +2,8 @@ import OfferLabIngest
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
+@testable import OfferLabSupport
 
 /// A file's users, looked up in the population's as the file is read (a group at a time), or
 /// interned on their own and resolved afterwards: the same records either way.

@@ -3,6 +3,10 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabAnalysis
+@testable import OfferLabEvents
+@testable import OfferLabJob
+@testable import OfferLabTables
 
 /// Event ids that are not UUIDs are keyed by a 64-bit hash of their text (`EventIDKey`): two
 /// different ids that share a hash must stay two events. Here every such id gets the same hash

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
 
 @Suite struct EventIDKeyTests {
     /// The key as a plain loop computes it (the reference for the word-at-a-time decoder).

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
 
 /// A file's shapes: each distinct shape once, ids dense in order of first appearance, every field
 /// of a shape telling it apart, through the table's growth.

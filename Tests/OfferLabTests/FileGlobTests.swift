@@ -3,6 +3,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
 
 /// `**` in a job's log globs: every folder depth, never a silently shorter list.
 @Suite struct FileGlobTests {

@@ -3,6 +3,8 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabWriters
 
 /// The same generated data in other shapes of ids and files gives the same numbers: every output
 /// table but the rejects' file names, line numbers and texts, and the count of files read.

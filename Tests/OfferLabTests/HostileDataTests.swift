@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 /// Names from the data are never executed: SQL binds them, CSV output neutralises formula
 /// triggers (a leading `=`, `+`, `-`, `@`, tab or carriage return gets a `'`), the HTML report

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 /// Arrays whose storage is advised to huge pages hold what the usual initializers give.
 @Suite struct HugePageArrayTests {

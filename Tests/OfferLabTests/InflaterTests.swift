@@ -4,6 +4,9 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
+@testable import OfferLabJob
+@testable import OfferLabTables
 
 /// zlib and ISA-L must be interchangeable: the same events from the same files, and the same
 /// output bytes. (Where ISA-L is not installed only zlib runs, and these tests are skipped.)

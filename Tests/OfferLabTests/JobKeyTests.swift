@@ -3,6 +3,8 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
 
 /// The job's keys are listed once (`JobKey.all`): the README's table says the same.
 @Suite struct JobKeyTests {

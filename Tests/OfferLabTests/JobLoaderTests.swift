@@ -4,6 +4,8 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
 
 @Suite struct JobLoaderTests {
     /// A job folder with tables/ and two log files, and a job file with `extra` lines added.

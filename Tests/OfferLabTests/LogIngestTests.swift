@@ -6,6 +6,11 @@ import Synchronization
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabAnalysis
+@testable import OfferLabEvents
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabTables
 
 /// Log files are read while the assignment table is: files finished before it wait, unmerged,
 /// and the files after them are read meanwhile.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
+@testable import OfferLabWriters
 
 /// The database keeps every night: re-running a night through the binary replaces exactly that
 /// night (for the offerings it analyses) and leaves every other night alone.

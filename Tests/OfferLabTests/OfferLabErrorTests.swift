@@ -4,6 +4,10 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabTables
 
 /// Errors are values: where a failure was seen and what caused it are fields, not only text.
 @Suite struct OfferLabErrorTests {

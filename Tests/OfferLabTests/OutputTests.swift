@@ -3,6 +3,8 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
+@testable import OfferLabWriters
 
 @Suite struct ResultsDatabaseTests {
     func table(_ offering: String, _ value: Int) -> ResultTable {

@@ -5,6 +5,8 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
+@testable import OfferLabJob
 
 /// XXH64 against the values of xxHash's own library (`Fixtures/xxh64/make_vectors.py`), whole
 /// and fed in pieces of every shape.

@@ -6,6 +6,10 @@ import Synchronization
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabTables
+@testable import OfferLabWriters
 
 @Suite struct PopulationTests {
     /// docs/analysis.md §1: the earliest row of a group counts; different groups exclude the user; invalid rows

@@ -3,6 +3,9 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabWriters
 
 /// A night's report data read from a run's tables and read back from the database are the same.
 @Suite struct ReportDataTests {

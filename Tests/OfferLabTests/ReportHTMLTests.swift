@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabWriters
 
 /// The page's content from hand-made nights: values, verdicts, warnings, charts, escaping.
 @Suite struct ReportHTMLTests {

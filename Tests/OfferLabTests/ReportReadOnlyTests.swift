@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 /// Reading the results database. `offerlab report` only reads the database: it changes no byte of it and leaves no `-wal` or
 /// `-shm` file beside it.

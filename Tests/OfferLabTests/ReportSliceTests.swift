@@ -3,6 +3,8 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabWriters
 
 /// The report's slice sections (docs/analysis.md §7): a section per field, a compact table per offering, the
 /// levels whose own SRM flags, and the caveat.

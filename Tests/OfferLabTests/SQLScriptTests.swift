@@ -5,6 +5,9 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabWarehouse
 
 /// What `offerlab sql` writes, checked without an engine (scripts/test-sql.sh runs the scripts
 /// on DuckDB and Spark and compares their numbers with `run`'s).

@@ -2,6 +2,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 @Suite struct SQLiteDatabaseTests {
     /// Text is bound with its length: a NUL inside it (a TSV table's `\0`) is kept, and two

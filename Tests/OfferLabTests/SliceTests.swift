@@ -4,6 +4,10 @@ import OfferLabStatistics
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabResults
+@testable import OfferLabSupport
+@testable import OfferLabWriters
 
 /// Slices (docs/analysis.md §7), hand-worked: which level a member gets, the ranking and `(other)`, and the
 /// slice tables a run writes.

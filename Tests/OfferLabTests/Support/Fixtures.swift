@@ -5,6 +5,11 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
+@testable import OfferLabJob
+@testable import OfferLabResults
+@testable import OfferLabSupport
+@testable import OfferLabTables
 
 /// Offering tables written to a real SQLite file: by default one offering `test` (id 1) with
 /// groups `control` (id 10, weight 2) and `variant` (id 11, weight 1), and an offering `other`

@@ -5,6 +5,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabSupport
 
 /// A night on disk for tests that run the binary: the tables of a `TablesFixture` in
 /// `tables.sqlite`, log files under `logs/`, and `job.yaml`, whose paths are all relative to

@@ -1,4 +1,5 @@
 @testable import OfferLab
+@testable import OfferLabWriters
 
 /// A hand-made night for report tests: one offering `spring` with control (3,118 users), `variant_a`
 /// (1,560, no significant change) and `variant_b` (1,590, significantly better on both metrics),

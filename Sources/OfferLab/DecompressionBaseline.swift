@@ -1,0 +1,38 @@
+import Foundation
+import OfferLabIngest
+import OfferLabJob
+import OfferLabSupport
+
+/// What decompressing a job's log files, and nothing else, took.
+public struct DecompressionReport: Sendable {
+    public var files: Int
+    public var compressedBytes: Int64
+    public var uncompressedBytes: Int64
+    public var seconds: Double
+}
+
+/// The ceiling of `offerlab run`'s log reading: the same files, inflater and width, with the
+/// bytes thrown away instead of parsed (`offerlab decompress`, used by the benchmark).
+public enum DecompressionBaseline {
+    public static func run(_ job: Job) async throws -> DecompressionReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = DecompressionReport(files: job.logFiles.count, compressedBytes: 0, uncompressedBytes: 0, seconds: 0)
+        let files = job.logFiles
+        try await InOrder.run(count: files.count, width: job.threads) { index in
+            do {
+                let reader = try InputFileReader(path: files[index], inflater: job.inflater)
+                while try reader.nextChunk() != nil {}
+                return (reader.compressedBytesRead, reader.uncompressedBytes)
+            } catch let error as IngestError {
+                throw OfferLabError(.data, context: "log file ", error)
+            }
+        } merge: { compressed, uncompressed in
+            report.compressedBytes += compressed
+            report.uncompressedBytes += uncompressed
+        }
+        let elapsed = clock.now - start
+        report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return report
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import OfferLabAnalysis
+import OfferLabEvents
+import OfferLabIngest
+import OfferLabJob
+import OfferLabResults
+import OfferLabStatistics
+import OfferLabSupport
+import OfferLabTables
+import OfferLabWriters
+
+/// What a finished run reports back to the command line.
+public struct RunReport: Sendable {
+    /// The folder the outputs were written to.
+    public var outputFolder: String
+    public var databasePath: String
+    public var offerings: [String]
+    public var linesRead: Int
+    public var malformedLines: Int
+    public var skippedFiles: [String]
+    /// What the run did with the job's parsed-log cache; nil without one.
+    public var cache: CacheUsage?
+    /// Warnings for the person or the cron job that runs it (without a `warning: ` prefix):
+    /// money left out for want of a rate, offerings whose control falls back.
+    public var warnings: [String] = []
+}
+
+/// `offerlab run`: tables and logs in, outputs and database rows out.
+///
+/// The stages, in the order data meets them (`run` calls them): the offering and assignment
+/// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
+/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the result tables
+/// (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
+public enum NightlyRun {
+    public static let toolVersion = "0.1.0"
+
+    /// Runs `job`, reporting progress through `progress` (nil: quiet).
+    /// - Throws: `OfferLabError`; on any error the previous outputs are left as they were.
+    public static func run(_ job: Job, progress: ProgressReporter? = nil) async throws -> RunReport {
+        let startedAt = Date()
+        let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
+        defer { withExtendedLifetime(lock) {} }
+        let cache = try job.cachePath.map {
+            try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
+        }
+        let results = try await compute(job, progress: progress, cache: cache)
+        let analyses = try statistics(of: results, job: job)
+        let tables = ResultTables.make(results, statistics: analyses, job: job)
+        let offeringIDs = results.offerings.map(\.offering.offeringID)
+        let run = RunRecord(
+            job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
+            startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
+            toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, Int64(fileSize(atPath: $0) ?? 0)) })
+        let outputFolder = try write(tables, offeringIDs: offeringIDs, run: run, job: job)
+        cache?.removeUnusedEntries()
+        return RunReport(
+            outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
+            linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
+            skippedFiles: results.ingest.filesSkipped.map(\.path),
+            cache: cache?.usageSoFar, warnings: results.warnings)
+    }
+
+    /// The writers: the night's CSV files and report into its output folder, its rows into the
+    /// database. Returns the folder.
+    /// - Throws: `OfferLabError`; the database and the folder are then as they were.
+    private static func write(
+        _ tables: (files: [ResultTable], database: [ResultTable]), offeringIDs: [String], run: RunRecord, job: Job
+    ) throws -> String {
+        let folder = try OutputFolder(output: job.outputPath, night: job.night)
+        // The CSV files are written on another core while the database transaction runs and
+        // the report is written; the transaction commits only once every file is staged, so a
+        // failure anywhere leaves the database and the folder unchanged.
+        let csvFiles = ConcurrentWork {
+            for (index, table) in tables.files.enumerated() {
+                try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
+                if index == 0 { TestPause.at(.writingCSV) }
+            }
+        }
+        do {
+            try ResultsDatabase.write(
+                path: job.databasePath, tables: tables.database, offeringIDs: offeringIDs, run: run,
+                beforeCommit: {
+                    try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
+                    try csvFiles.wait()
+                })
+            try folder.commit()
+            FailedRunRejects.remove(output: job.outputPath, night: job.night)
+        } catch {
+            // The staging folder goes once the CSV files are no longer being written. Their
+            // error, when they failed too, is the one reported: it is the earlier step.
+            defer { folder.discard() }
+            try csvFiles.wait()
+            throw error
+        }
+        return folder.finalPath
+    }
+
+    /// Reads the inputs and computes every number (no output is touched, but for the rejects of
+    /// a run failing for too many malformed lines: `checkMalformedLines`).
+    static func compute(_ job: Job, progress: ProgressReporter?, cache: ParsedLogCache? = nil) async throws -> NightResults {
+        let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
+        let catalog = try CatalogLoader.load(from: source)
+        let analysed = try catalog.analysedOfferings(job: job)
+        // A control no offering has is a typo: the job is bad before any log is read (which
+        // offerings fall back is known once the assignments say which are analysed).
+        _ = try RunChecks.control(
+            job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        progress?.say("catalog tables read")
+        // The assignment table is read while the first log files are (see `LogIngest`).
+        let populationTask = Task {
+            let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf, progress: progress)
+            progress?.say("\(population.users.count) assigned users")
+            return population
+        }
+        let store: EventStore
+        do {
+            store = try await LogIngest.read(job: job, population: populationTask, progress: progress, width: job.threads, cache: cache)
+        } catch {
+            // A broken assignment table is reported before a broken log file, as when they
+            // were read one after the other.
+            _ = try await populationTask.value
+            throw error
+        }
+        let population = try await populationTask.value
+        let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
+        let controlWarnings = try RunChecks.control(
+            job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
+
+        try checkMalformedLines(store.counters, job: job)
+        // Consumed, not copied: a second reference would keep every file's records alive until
+        // the analysis is done, although clean-up releases them as it regroups them.
+        var results = try await analyse(
+            catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
+            windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
+            slices: job.slices, maxSliceLevels: job.maxSliceLevels, threads: job.threads, progress: progress)
+        results.warnings =
+            try controlWarnings
+            + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
+        return results
+    }
+
+    /// Fails the run when malformed lines are over `max_bad_line_ratio`, naming the files with
+    /// the most of them, and keeps the run's rejects where the error says (`FailedRunRejects`).
+    /// - Throws: `.data`.
+    static func checkMalformedLines(_ counters: IngestCounters, job: Job) throws {
+        let ratio = counters.nonBlankLines == 0 ? 0 : Double(counters.malformedLines) / Double(counters.nonBlankLines)
+        guard ratio > job.maxBadLineRatio else { return }
+        // Stable: among files with as many malformed lines, the first in path order comes first.
+        let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }.prefix(3)
+        let rejects: String
+        do {
+            rejects =
+                "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
+        } catch let error as OfferLabError {
+            rejects = "their first lines could not be kept (\(error.message))"
+        }
+        throw OfferLabError(
+            .data,
+            "\(counters.malformedLines) of \(counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); "
+                + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
+    }
+
+    /// Clean-up, attribution and the per-group sums (docs/analysis.md §2–§4c, §7) for the given offerings (catalog indices), on events
+    /// already read. The store is consumed: its records are released while clean-up regroups
+    /// them by user.
+    ///
+    /// The members of all offerings are evaluated in runs of `membersPerRun`, on every core,
+    /// and each offering's contributions are added up: so an offering's analysis has both cores
+    /// even when it is the only one, or the largest. The numbers do not depend on the threads:
+    /// counts are integers and money sums exact (`ExactMoney`).
+    static func analyse(
+        catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
+        rates: [String: Double], windowDays: Double?, control: String?, revenueCap: RevenueCapRule? = nil, maturityDays: [Int] = [],
+        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, threads: Int? = nil,
+        progress: ProgressReporter? = nil,
+        membersPerRun: Int = membersPerRun
+    ) async throws -> NightResults {
+        let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
+        progress?.say("\(events.events.count) events after clean-up")
+        let context = AttributionContext(
+            labels: store.labels, rates: rates, windowDays: windowDays, asOf: asOf, maturityDays: maturityDays,
+            keepsPositiveRevenues: revenueCap != nil)
+        let ordered = offerings.sorted {
+            catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
+        }
+        var sums = ordered.map {
+            OfferingSums(
+                offeringIndex: $0, catalog: catalog, population: population, asOf: asOf, maturities: maturityDays.count, slices: slices)
+        }
+        let runs = ordered.indices.flatMap { position in
+            let count = population.members[ordered[position]].count
+            return stride(from: 0, to: count, by: membersPerRun).map { (position: position, members: $0..<min($0 + membersPerRun, count)) }
+        }
+        let series = sums.map(\.series)
+        try await InOrder.run(count: runs.count, width: threads) { index in
+            let run = runs[index]
+            let offering = ordered[run.position]
+            return (
+                run.position,
+                try Attribution.evaluate(
+                    population.members[offering][run.members], offeringIndex: offering, catalog: catalog, series: series[run.position],
+                    events: events, context: context, slices: slices)
+            )
+        } merge: { (evaluated: (position: Int, contributions: MemberContributions)) in
+            try sums[evaluated.position].add(evaluated.contributions, labels: context.labels)
+        }
+        progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
+        return NightResults(
+            offerings: sums.map {
+                $0.result(
+                    catalog: catalog, context: context, preferredControl: control, revenueCap: revenueCap, maturityDays: maturityDays,
+                    maxSliceLevels: maxSliceLevels)
+            }, ingest: store.counters,
+            cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
+    }
+
+    /// The statistics step: each offering's analyses, in the order of `results.offerings`.
+    /// - Throws: `OfferLabError` (`.data`) naming an offering whose totals the statistics reject.
+    static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
+        try results.offerings.map { try OfferingStatistics($0, alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+    }
+
+    /// Members evaluated by one task: enough that a run's contributions are added up far
+    /// faster than they are evaluated, few enough that the runs waiting to be added up take
+    /// little memory (a few MB each). No number depends on it (tests use small runs).
+    static let membersPerRun = 16_384
+
+    static func percent(_ ratio: Double) -> String {
+        String(format: "%.2f%%", ratio * 100)
+    }
+}

@@ -1,0 +1,541 @@
+import OfferLabEvents
+import OfferLabIngest
+import OfferLabJob
+import OfferLabStatistics
+import OfferLabSupport
+import OfferLabTables
+
+/// What attribution needs to know about the run, by interned id.
+package struct AttributionContext {
+    /// The store's labels: products, currencies, logged offering ids and group names.
+    package let labels: ByteStringInterner
+    /// Rate per label id (for currency labels); nil: no rate.
+    let rates: [Double?]
+    /// Rank of each label id in byte-wise order, so currencies are converted in code order.
+    let labelRank: [Int32]
+    let windowMicroseconds: Int64?
+    /// The run's `as_of`, for the matured metrics (docs/analysis.md §4c).
+    let asOf: Int64
+    /// D × 86 400 s of each of the job's `maturity_days`.
+    let maturityMicroseconds: [Int64]
+    /// Whether members' positive revenues are kept for the revenue cap (docs/analysis.md §4b).
+    let keepsPositiveRevenues: Bool
+
+    package init(
+        labels: ByteStringInterner, rates: [String: Double], windowDays: Double?, asOf: Int64, maturityDays: [Int],
+        keepsPositiveRevenues: Bool
+    ) {
+        self.labels = labels
+        self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0)] }
+        let sorted = (0..<Int32(labels.count)).sorted { left, right in
+            labels.withBytes(of: left) { l in labels.withBytes(of: right) { r in l.lexicographicallyPrecedes(r) } }
+        }
+        var rank = [Int32](repeating: 0, count: sorted.count)
+        for (position, label) in sorted.enumerated() { rank[Int(label)] = Int32(position) }
+        labelRank = rank
+        windowMicroseconds = windowDays.map { Int64(($0 * 86_400 * 1_000_000).rounded()) }
+        self.asOf = asOf
+        maturityMicroseconds = maturityDays.map { Int64($0) * Timestamp.microsecondsPerDay }
+        self.keepsPositiveRevenues = keepsPositiveRevenues
+    }
+}
+
+/// Exact per-currency money of one user or product: micro-units, checked for overflow.
+struct CurrencyAmounts {
+    /// (currency label, gross, refunded)
+    private(set) var entries: [(currency: Int32, gross: Int64, refunded: Int64)] = []
+
+    mutating func add(currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) throws {
+        guard let index = entries.firstIndex(where: { $0.currency == currency }) else {
+            entries.append((currency, gross, refunded))
+            return
+        }
+        let (newGross, grossOverflow) = entries[index].gross.addingReportingOverflow(gross)
+        let (newRefunded, refundOverflow) = entries[index].refunded.addingReportingOverflow(refunded)
+        guard !grossOverflow && !refundOverflow else {
+            throw OfferLabError(.data, "money overflow: a sum of prices exceeds 9.2 trillion units of one currency")
+        }
+        entries[index].gross = newGross
+        entries[index].refunded = newRefunded
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Empties the amounts, keeping their storage for the next user.
+    mutating func removeAll() { entries.removeAllKeepingCapacity() }
+
+    /// (gross, refunded, net) in the report currency, converted once, currencies in code order.
+    func converted(_ context: AttributionContext) -> (gross: Double, refunded: Double, net: Double) {
+        var gross = 0.0
+        var refunded = 0.0
+        var net = 0.0
+        func add(_ entry: (currency: Int32, gross: Int64, refunded: Int64)) {
+            guard let rate = context.rates[Int(entry.currency)] else { return }
+            gross += Double(entry.gross) / 1_000_000 * rate
+            refunded += Double(entry.refunded) / 1_000_000 * rate
+            net += Double(entry.gross - entry.refunded) / 1_000_000 * rate
+        }
+        // Almost every user pays in one currency or none: nothing to order, and no copy of the
+        // entries (this runs for every member and day).
+        if entries.count < 2 {
+            if let only = entries.first { add(only) }
+        } else {
+            for entry in entries.sorted(by: { context.labelRank[Int($0.currency)] < context.labelRank[Int($1.currency)] }) { add(entry) }
+        }
+        return (gross, refunded, net)
+    }
+}
+
+/// One offering as seen by attribution: its names as label ids in the event store.
+struct OfferingLabels {
+    /// nil: no event ever logged this offering id, so any logged one disagrees.
+    let offering: Int32?
+    /// Per group (index into the offering's groups).
+    let groups: [Int32?]
+
+    init(_ offering: Offering, labels: ByteStringInterner) {
+        self.offering = labels.lookup(offering.offeringID)
+        groups = offering.groups.map { labels.lookup($0.name) }
+    }
+}
+
+/// A product's share of one user's counted money events.
+struct ProductContribution: Sendable {
+    var product: Int32
+    var kind: EventType
+    /// The event's own time (a refund's, not its transaction's): the matured revenue counts it by it.
+    var timestamp: Int64
+    /// nil when the currency has no rate (the event counts, its money does not).
+    var money: (currency: Int32, gross: Int64, refunded: Int64)?
+}
+
+/// What a run of members of one offering contributes (`Attribution.evaluate`), summed. Runs
+/// are evaluated on any thread, then added up (`OfferingSums`).
+package struct MemberContributions: Sendable {
+    /// Per group: the counts of its members who are not excluded (their money left at 0).
+    var groupCounts: [GroupTotals]
+    /// Per group: the money of its members who are not excluded.
+    var groupMoney: [ExactMoney]
+    var quality = OfferingQuality()
+    var days: DailySeries.Changes
+    /// Each counted money event of a member who is not excluded, with the member's group.
+    var products: [(group: Int32, contribution: ProductContribution)] = []
+    /// Per currency label without a rate: the counted money events in it (`unknown_currency_events`).
+    var unconvertibleEvents: [Int32: Int] = [:]
+    /// The net revenue of each member who is not excluded and has a positive one, with the
+    /// member's group (kept only with a revenue cap: one value per paying member).
+    var positiveRevenues: [(group: Int32, revenue: Double)] = []
+    /// Per maturity (the context's order), per group: the matured members' sums.
+    var matured: [[MaturedSums]]
+    /// Per slice field and level (docs/analysis.md §7): the members who are not excluded.
+    var slices: SliceSums
+}
+
+/// The sums (docs/analysis.md §4c) of one group's members matured after D days: counts exact, money exact until
+/// rounded (`ExactMoney`, its gross and refunded parts unused).
+struct MaturedSums: Sendable {
+    var users = 0
+    var converters = 0
+    var money = ExactMoney()
+
+    mutating func add(_ other: MaturedSums) {
+        users += other.users
+        converters += other.converters
+        money.add(other.money)
+    }
+
+    /// Users, converters, Σ revenue_D and Σ revenue_D², rounded once.
+    var statistics: GroupSufficientStatistics {
+        let rounded = money.rounded
+        return GroupSufficientStatistics(
+            users: users, converters: converters, revenueSum: rounded.revenueSum, revenueSumSquares: rounded.revenueSumSquares)
+    }
+}
+
+/// One offering's per-group sums (docs/analysis.md §2–§4, §4b, §4c) and daily series (§4a), added up from its
+/// members' contributions: the same sums, bit for bit, whatever evaluated them (counts are
+/// integers, money sums exact until rounded, products' money integers per currency).
+package struct OfferingSums {
+    private let offeringIndex: Int
+    /// Per group: the counts (their money left at 0: `groupMoney` holds it).
+    private var groups: [GroupTotals]
+    private var groupMoney: [ExactMoney]
+    private var quality = OfferingQuality()
+    private var unconvertibleEvents: [Int32: Int] = [:]
+    /// Per (group, product), updated in place: an index into `products`.
+    private var productIndex: [ProductKey: Int] = [:]
+    private var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
+    /// Per group: the positive net revenues of its members (with a revenue cap only).
+    private var positiveRevenues: [[Double]]
+    /// Per maturity, per group.
+    private var matured: [[MaturedSums]]
+    package private(set) var series: DailySeries
+    private var slices: SliceSums
+
+    package init(
+        offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64, maturities: Int = 0, slices: [SliceField] = []
+    ) {
+        self.offeringIndex = offeringIndex
+        let groupCount = catalog.offerings[offeringIndex].groups.count
+        groups = Array(repeating: GroupTotals(), count: groupCount)
+        groupMoney = Array(repeating: ExactMoney(), count: groupCount)
+        positiveRevenues = Array(repeating: [], count: groupCount)
+        matured = Array(repeating: Array(repeating: MaturedSums(), count: groupCount), count: maturities)
+        quality.invalidAssignments = population.invalidAssignments[offeringIndex]
+        quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
+        series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
+        self.slices = SliceSums(fields: slices, groupCount: groupCount)
+    }
+
+    /// Adds the contributions of the next members.
+    package mutating func add(_ contributions: MemberContributions, labels: ByteStringInterner) throws {
+        series.add(contributions.days)
+        for group in groups.indices {
+            groups[group].addCounts(contributions.groupCounts[group], subtracting: GroupTotals())
+            groupMoney[group].add(contributions.groupMoney[group])
+        }
+        quality.add(contributions.quality)
+        unconvertibleEvents.merge(contributions.unconvertibleEvents, uniquingKeysWith: +)
+        for (group, revenue) in contributions.positiveRevenues { positiveRevenues[Int(group)].append(revenue) }
+        for maturity in matured.indices {
+            for group in groups.indices { matured[maturity][group].add(contributions.matured[maturity][group]) }
+        }
+        slices.add(contributions.slices)
+        for (group, contribution) in contributions.products {
+            let key = ProductKey(group: Int(group), product: contribution.product)
+            let index: Int
+            if let known = productIndex[key] {
+                index = known
+            } else {
+                index = products.count
+                productIndex[key] = index
+                products.append((ProductTotals(group: Int(group), productID: labels.string(of: contribution.product)), CurrencyAmounts()))
+            }
+            switch contribution.kind {
+            case .purchase: products[index].totals.purchases += 1
+            case .renewal: products[index].totals.renewals += 1
+            default: products[index].totals.refunds += 1
+            }
+            if let money = contribution.money {
+                try products[index].money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
+            }
+        }
+    }
+
+    /// The offering's result, once every member's contributions are added.
+    package func result(
+        catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, revenueCap: RevenueCapRule? = nil,
+        maturityDays: [Int] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels
+    ) -> OfferingResult {
+        let offering = catalog.offerings[offeringIndex]
+        let productRows = products.map { entry -> ProductTotals in
+            var totals = entry.totals
+            totals.netRevenue = entry.money.converted(context).net
+            return totals
+        }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
+        var groupRows = groups
+        for group in groupRows.indices { groupRows[group].money = groupMoney[group].rounded }
+        return OfferingResult(
+            offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
+            groups: groupRows, products: productRows, quality: quality,
+            unconvertibleEvents: unconvertibleEvents.map { (context.labels.string(of: $0.key), $0.value) }.sorted {
+                $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8)
+            }, daily: series.days(),
+            cappedRevenue: revenueCap.map(cappedRevenue),
+            matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) },
+            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels))
+    }
+
+    /// docs/analysis.md §4b: the cap over every group's positive revenues, and each group's sums with every
+    /// member's revenue lowered to it: its exact sums, less each revenue over the cap, plus the
+    /// cap in its place (so exact, and the same whatever the order of the members).
+    private func cappedRevenue(_ rule: RevenueCapRule) -> CappedRevenue {
+        var pooled = positiveRevenues.flatMap { $0 }
+        let cap = rule.cap(positiveRevenues: &pooled)
+        var statistics: [GroupSufficientStatistics] = []
+        var cappedUsers: [Int] = []
+        for group in groups.indices {
+            var money = groupMoney[group]
+            var lowered = 0
+            if let cap {
+                for revenue in positiveRevenues[group] where revenue > cap {
+                    money.subtract(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
+                    money.add(GroupTotals.Money(revenueSum: cap, revenueSumSquares: cap * cap))
+                    lowered += 1
+                }
+            }
+            let rounded = money.rounded
+            statistics.append(
+                GroupSufficientStatistics(
+                    users: groups[group].users, converters: groups[group].converters, revenueSum: rounded.revenueSum,
+                    revenueSumSquares: rounded.revenueSumSquares))
+            cappedUsers.append(lowered)
+        }
+        return CappedRevenue(cap: cap, groups: statistics, cappedUsers: cappedUsers)
+    }
+}
+
+/// Attribution of events to users of one offering (docs/analysis.md, "Attribution, per analysed
+/// offering O and member u", and "3. Per user"), member by member: the rules are
+/// `AttributionRules`; this is the loop that applies them to every member and day.
+package enum Attribution {
+    /// The contributions of `members` (a run of one offering's members, in user order).
+    /// Everything the loop writes lives inside the closure: captured, it would be retained and
+    /// copied for every member.
+    package static func evaluate(
+        _ members: ArraySlice<Member>, offeringIndex: Int, catalog: OfferingCatalog, series: DailySeries, events: UserEvents,
+        context: AttributionContext, slices: [SliceField] = []
+    ) throws -> MemberContributions {
+        let offering = catalog.offerings[offeringIndex]
+        let labels = OfferingLabels(offering, labels: context.labels)
+        return try events.withView { events in
+            var contributions = MemberContributions(
+                groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
+                groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
+                matured: Array(
+                    repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count),
+                slices: SliceSums(fields: slices, groupCount: offering.groups.count))
+            // The night's evaluation and its products, kept while the series evaluates the days.
+            var scratch = EvaluationScratch()
+            var outcome = UserOutcome()
+            var dayScratch = EvaluationScratch()
+            var dayOutcome = UserOutcome()
+            var days: [Int] = []
+            for member in members {
+                let memberEvents = events.events(of: member.user)
+                // The night: the member as of `as_of`. An excluded member counts in no total of
+                // the night, only in the days before their exclusion.
+                var night: GroupTotals?
+                if !member.membership.isExcluded {
+                    try evaluate(
+                        events: memberEvents, details: events.details, shapes: events.shapes, membership: member.membership,
+                        labels: labels, context: context, cutoff: context.asOf, scratch: &scratch, into: &outcome)
+                    var totals = GroupTotals()
+                    totals.add(outcome)
+                    night = totals
+                }
+                try series.evaluate(
+                    member.membership, events: memberEvents, details: events.details, shapes: events.shapes, labels: labels,
+                    context: context, night: night, scratch: &dayScratch, outcome: &dayOutcome, days: &days, into: &contributions.days)
+                guard let totals = night else { continue }
+                let group = member.membership.group
+                contributions.groupCounts[Int(group)].addCounts(totals, subtracting: GroupTotals())
+                contributions.groupMoney[Int(group)].add(totals.money)
+                contributions.quality.add(outcome.quality)
+                for contribution in scratch.products { contributions.products.append((group, contribution)) }
+                for currency in scratch.unconvertibleCurrencies { contributions.unconvertibleEvents[currency, default: 0] += 1 }
+                if context.keepsPositiveRevenues && outcome.netRevenue > 0 {
+                    contributions.positiveRevenues.append((group, outcome.netRevenue))
+                }
+                for (maturity, length) in context.maturityMicroseconds.enumerated() {
+                    let end = member.membership.assignedAt + length
+                    guard end <= context.asOf else { continue }
+                    try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
+                }
+                if !slices.isEmpty {
+                    SliceLevels.find(
+                        slices, events: memberEvents, shapes: events.shapes, membership: member.membership,
+                        windowMicroseconds: context.windowMicroseconds, into: &contributions.slices.memberLevels)
+                    contributions.slices.addMember(group: Int(group), totals: totals)
+                }
+            }
+            return contributions
+        }
+    }
+
+    /// docs/analysis.md §4c: a matured member's conversion and revenue before `end` (assignment + D days), from
+    /// the counted events of their night's evaluation (`scratch`): a purchase, and money events
+    /// (a refund by its own time), before it. `scratch.money` only lends its storage.
+    static func addMatured(
+        before end: Int64, scratch: inout EvaluationScratch, context: AttributionContext, into sums: inout MaturedSums
+    ) throws {
+        sums.users += 1
+        if scratch.purchases.contains(where: { $0.timestamp < end }) { sums.converters += 1 }
+        scratch.money.removeAll()
+        for contribution in scratch.products where contribution.timestamp < end {
+            guard let money = contribution.money else { continue }
+            try scratch.money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
+        }
+        guard !scratch.money.isEmpty else { return }
+        let revenue = scratch.money.converted(context).net
+        sums.money.add(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
+    }
+
+    /// One member's values (docs/analysis.md, "3. Per user") from their cleaned events (sorted by
+    /// time; their details in `details`, their shapes in `shapes`), by `AttributionRules`, counting
+    /// only events before `cutoff` (the state "as of" a moment), into `outcome` (whatever it held
+    /// before) and, per product, into `scratch.products`. Otherwise `scratch` only lends its
+    /// storage: nothing is allocated per member once the buffers have grown.
+    static func evaluate(
+        events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, shapes: UnsafeBufferPointer<EventShape>,
+        membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
+        into outcome: inout UserOutcome
+    ) throws {
+        let group = Int(membership.group)
+        outcome.reset()
+        scratch.reset()
+
+        @inline(__always) func detailsOf(_ event: UserEvent) -> EventDetails { event.details < 0 ? .none : details[Int(event.details)] }
+        func countMismatch(_ record: UserEvent) {
+            let shape = shapes[Int(record.shape)]
+            if AttributionRules.disagrees(
+                loggedOffering: shape.loggedOffering, loggedGroup: shape.loggedGroup, offering: labels.offering, group: labels.groups[group]
+            ) {
+                outcome.quality.attributionMismatches += 1
+            }
+        }
+        /// The money of a counted money event, or nil (and counted) when its currency has no rate.
+        func knownMoney(currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) throws -> (Int32, Int64, Int64)? {
+            guard context.rates[Int(currency)] != nil else {
+                outcome.quality.unknownCurrencyEvents += 1
+                scratch.unconvertibleCurrencies.append(currency)
+                return nil
+            }
+            try scratch.money.add(currency: currency, gross: gross, refunded: refunded)
+            return (currency, gross, refunded)
+        }
+
+        for record in events {
+            if record.timestamp >= cutoff { break }
+            guard let type = record.eventType, type != .refund else { continue }
+            switch AttributionRules.placement(of: record.timestamp, assignedAt: membership.assignedAt, window: context.windowMicroseconds) {
+            case .beforeAssignment:
+                outcome.quality.preAssignmentEvents += 1
+                continue
+            case .afterWindow: continue
+            case .counted: break
+            }
+            countMismatch(record)
+            switch type {
+            case .paywallView: outcome.viewedPaywall = true
+            case .trialStart: scratch.trials.append(DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record)))
+            case .purchase, .renewal:
+                let counted = DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record))
+                if type == .purchase {
+                    scratch.purchases.append(counted)
+                    outcome.purchases += 1
+                } else {
+                    outcome.renewals += 1
+                }
+                let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
+                scratch.products.append(
+                    ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
+                // The refundable types are among these two (a trial is not one), so the event built
+                // here is the one kept.
+                if AttributionRules.isRefundable(type) { scratch.countedTransactions.append(counted) }
+            case .cancel, .expire, .refund: break
+            }
+        }
+        for refund in events {
+            if refund.timestamp >= cutoff { break }
+            guard refund.eventType == .refund else { continue }
+            let refundDetails = detailsOf(refund)
+            guard let refunded = AttributionRules.refundedTransaction(of: refundDetails.transaction, among: scratch.countedTransactions)
+            else {
+                outcome.quality.orphanRefunds += 1
+                continue
+            }
+            countMismatch(refund)
+            outcome.refunds += 1
+            let amount = AttributionRules.refundAmount(refund: refundDetails, refunded: refunded.details)
+            let money = try knownMoney(currency: amount.currency, refunded: amount.amount)
+            scratch.products.append(
+                ProductContribution(product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money))
+        }
+        let (gross, refunded, net) = scratch.money.converted(context)
+        outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)
+        outcome.netRevenue = net
+        outcome.converted = !scratch.purchases.isEmpty
+        outcome.trialStarted = !scratch.trials.isEmpty
+        outcome.trialConverted = scratch.trials.contains { trial in
+            scratch.purchases.contains { AttributionRules.convertsTrial(purchase: $0, trial: trial) }
+        }
+    }
+}
+
+/// A counted event with its details, as `Attribution.evaluate` keeps it for the matches that
+/// follow (refunds to their transactions, trials to purchases).
+struct DetailedEvent {
+    var timestamp: Int64
+    var type: EventType
+    var details: EventDetails
+}
+
+private struct ProductKey: Hashable {
+    var group: Int
+    var product: Int32
+}
+
+/// What `Attribution.evaluate` reuses from one member to the next: its buffers, and the
+/// member's money and products, which the outcome leaves out so that it holds no array (an
+/// outcome with arrays was copied, and they retained and released, for every member and day).
+struct EvaluationScratch {
+    /// The counted events a refund can name (`AttributionRules.isRefundable`).
+    var countedTransactions: [DetailedEvent] = []
+    var trials: [DetailedEvent] = []
+    var purchases: [DetailedEvent] = []
+    /// The member's counted money, per currency.
+    var money = CurrencyAmounts()
+    /// The member's counted money events, per product.
+    var products: [ProductContribution] = []
+    /// The currency of each of the member's counted money events that has no rate.
+    var unconvertibleCurrencies: [Int32] = []
+
+    mutating func reset() {
+        countedTransactions.removeAllKeepingCapacity()
+        trials.removeAllKeepingCapacity()
+        purchases.removeAllKeepingCapacity()
+        money.removeAll()
+        products.removeAllKeepingCapacity()
+        unconvertibleCurrencies.removeAllKeepingCapacity()
+    }
+}
+
+/// One user's values within an offering (docs/analysis.md §3), money in the report currency.
+struct UserOutcome {
+    var converted = false
+    var trialStarted = false
+    var trialConverted = false
+    var viewedPaywall = false
+    var purchases = 0
+    var renewals = 0
+    var refunds = 0
+    /// One value, written whole: written as two numbers, they were read back (by
+    /// `GroupTotals.add`, right after `evaluate`) as one 16-byte load, which then waited for the
+    /// two stores to reach the cache (a store is forwarded to a load only whole), for every
+    /// member and day.
+    var grossAndRefundedRevenue = SIMD2<Double>()
+    var netRevenue = 0.0
+    /// The offering counters this user's events add.
+    var quality = OfferingQuality()
+
+    /// Back to no events.
+    mutating func reset() { self = UserOutcome() }
+}
+
+extension GroupTotals {
+    mutating func add(_ outcome: UserOutcome) {
+        statistics.users += 1
+        if outcome.converted { statistics.converters += 1 }
+        statistics.revenueSum += outcome.netRevenue
+        statistics.revenueSumSquares += outcome.netRevenue * outcome.netRevenue
+        if outcome.trialStarted { trialStarters += 1 }
+        if outcome.trialConverted { trialConverters += 1 }
+        if outcome.viewedPaywall { paywallViewers += 1 }
+        purchases += outcome.purchases
+        renewals += outcome.renewals
+        refunds += outcome.refunds
+        grossRevenue += outcome.grossAndRefundedRevenue.x
+        refundedRevenue += outcome.grossAndRefundedRevenue.y
+    }
+}
+
+extension Array {
+    /// Empties the array, keeping its storage. `removeAll(keepingCapacity:)` goes through a
+    /// generic replacement of the elements even when there are none, and the buffers of
+    /// `evaluate`, mostly empty, are emptied for every member and day.
+    @inline(__always)
+    mutating func removeAllKeepingCapacity() {
+        if !isEmpty { removeAll(keepingCapacity: true) }
+    }
+}

@@ -1,0 +1,84 @@
+import OfferLabEvents
+import OfferLabIngest
+
+/// The rules of attribution (docs/analysis.md, "Attribution, per analysed offering O and member
+/// u", and "3. Per user"), stated apart from the loop that applies them to every member and day
+/// (`Attribution.evaluate`).
+///
+/// A non-refund event is placed by its own time (``placement(of:assignedAt:window:)``); a refund
+/// is not: it counts when the transaction it names is a counted purchase or renewal
+/// (``refundedTransaction(of:among:)``), even after the window, and is an orphan otherwise.
+enum AttributionRules {
+    /// Where a non-refund event falls for a member of an offering.
+    enum Placement: Equatable {
+        /// Before the assignment: counted in `pre_assignment_events`, nothing else.
+        case beforeAssignment
+        /// It counts for the member.
+        case counted
+        /// At or after the end of the conversion window: it counts nowhere.
+        case afterWindow
+    }
+
+    /// A non-refund event counts from the assignment on (`assigned_at <= ts`) and, with a
+    /// conversion window W, until `assigned_at + W` (excluded).
+    ///
+    /// - Parameters:
+    ///   - timestamp: the event's `ts`, in microseconds.
+    ///   - assignedAt: the member's `assigned_at`, in microseconds.
+    ///   - window: W in microseconds; nil: no window.
+    @inline(__always)
+    static func placement(of timestamp: Int64, assignedAt: Int64, window: Int64?) -> Placement {
+        if timestamp < assignedAt { return .beforeAssignment }
+        if let window, timestamp >= assignedAt + window { return .afterWindow }
+        return .counted
+    }
+
+    /// Whether a counted event of this type is a transaction a refund can return money for:
+    /// a purchase or a renewal. A refund naming any other one (a `trial_start`) is an orphan.
+    @inline(__always)
+    static func isRefundable(_ type: EventType) -> Bool {
+        type == .purchase || type == .renewal
+    }
+
+    /// The transaction a refund returns money for: among the member's counted refundable events
+    /// (``isRefundable(_:)``, in time order), the purchase with the refund's `transaction_id`,
+    /// else the first renewal with it. nil: the refund is an orphan (`orphan_refunds`) and
+    /// changes nothing.
+    static func refundedTransaction(of transaction: Int32, among counted: [DetailedEvent]) -> DetailedEvent? {
+        counted.first { $0.details.transaction == transaction && $0.type == .purchase }
+            ?? counted.first { $0.details.transaction == transaction }
+    }
+
+    /// What a counted refund returns: its own price in its own currency; without a price, the
+    /// whole price of the refunded transaction, in that one's currency.
+    @inline(__always)
+    static func refundAmount(refund: EventDetails, refunded: EventDetails) -> (currency: Int32, amount: Int64) {
+        refund.price != EventRecord.noPrice ? (refund.currency, refund.price) : (refunded.currency, refunded.price)
+    }
+
+    /// Whether a counted event disagrees with the member's assignment: its logged `offering_id`
+    /// is not the offering's, or its logged `test_group_id` is not the member's group name. An
+    /// absent field does not disagree. Each counted event that disagrees, refunds included,
+    /// counts once in `attribution_mismatches`, however many of its fields disagree.
+    ///
+    /// - Parameters:
+    ///   - loggedOffering, loggedGroup: the event's label ids; negative when absent.
+    ///   - offering, group: the offering's `offering_id` and the member's group name as label ids;
+    ///     nil when no event logged them (then any logged value disagrees).
+    @inline(__always)
+    static func disagrees(loggedOffering: Int32, loggedGroup: Int32, offering: Int32?, group: Int32?) -> Bool {
+        (loggedOffering >= 0 && loggedOffering != offering) || (loggedGroup >= 0 && loggedGroup != group)
+    }
+
+    /// Whether a counted purchase converts a counted trial (`trial_converted`): it comes at or
+    /// after the trial, in the same subscription chain: the same `original_transaction_id` when
+    /// the trial has one (a purchase without one does not match), otherwise the same
+    /// `product_id`.
+    @inline(__always)
+    static func convertsTrial(purchase: DetailedEvent, trial: DetailedEvent) -> Bool {
+        guard purchase.timestamp >= trial.timestamp else { return false }
+        let original = trial.details.originalTransaction
+        if original >= 0 { return purchase.details.originalTransaction == original }
+        return purchase.details.product == trial.details.product
+    }
+}

@@ -1,0 +1,168 @@
+import OfferLabEvents
+import OfferLabIngest
+import OfferLabStatistics
+import OfferLabTables
+
+/// One day of the lift-over-time series: every group's totals as of the end of `date`.
+public struct DailyTotals: Sendable {
+    /// `YYYY-MM-DD` (UTC).
+    public var date: String
+    /// Parallel to the offering's groups.
+    public var groups: [GroupTotals]
+}
+
+/// The series of one offering (docs/analysis.md, "4a. Over time"), built member by member in
+/// one pass over their events.
+///
+/// A member's contribution changes only on the days of their assignment, of their events, and
+/// of a row that excludes them (another group). On each such day the member is evaluated as of
+/// the end of the day (the run's `as_of` on the last day), and the change of their contribution
+/// is added to that day; running sums over the days then give each day's totals. The night's
+/// totals are evaluated first (`Attribution.evaluate`), and are the member's on their last day.
+/// Counts are exact, and so are the money sums until each day's is rounded (`ExactMoney`): every
+/// day's revenue is the double nearest to its users' total, and the last day's is the night's.
+///
+/// Members are evaluated (`evaluate`, any number at once) apart from the adding up (`add`).
+package struct DailySeries: Sendable {
+    private let firstDay: Int64
+    private let dayCount: Int
+    private let groupCount: Int
+    private let asOf: Int64
+    /// Day by day, then group by group (`[day * groupCount + group]`): the changes of the counts
+    /// (their money left at 0), and of the money.
+    private var counts: [GroupTotals]
+    private var money: [ExactMoney]
+
+    /// A member's money on one day their contribution changes (`money[index]`): their new
+    /// values, to add, and their old ones, to subtract.
+    package struct MoneyChange: Sendable {
+        package var index: Int32
+        var added: GroupTotals.Money
+        var removed: GroupTotals.Money
+    }
+
+    /// Members' changes, as `evaluate` finds them: the counts summed, laid out as the series'
+    /// own; the money change by change (few members have any, and a grid of exact sums per run
+    /// would grow with the offering's days).
+    package struct Changes: Sendable {
+        package var counts: [GroupTotals]
+        package var money: [MoneyChange] = []
+    }
+
+    /// An empty series for `members` (from the first one's assignment to `asOf`).
+    package init(members: [Member], groupCount: Int, asOf: Int64) {
+        if let firstAssignment = members.map(\.membership.assignedAt).min() {
+            firstDay = Timestamp.startOfDay(firstAssignment)
+            dayCount = Int((asOf - 1 - firstDay) / Timestamp.microsecondsPerDay) + 1
+        } else {
+            firstDay = 0
+            dayCount = 0
+        }
+        self.groupCount = groupCount
+        self.asOf = asOf
+        counts = Array(repeating: GroupTotals(), count: dayCount * groupCount)
+        money = Array(repeating: ExactMoney(), count: dayCount * groupCount)
+    }
+
+    /// Empty changes, for `evaluate`.
+    package func noChanges() -> Changes {
+        Changes(counts: Array(repeating: GroupTotals(), count: counts.count))
+    }
+
+    /// Adds one member's changes, day by day, to `found`. `scratch`, `outcome` and `days` only
+    /// lend their storage.
+    ///
+    /// - Parameter night: the member's totals as of `as_of` (nil for an excluded member). They
+    ///   are the last day's: that day ends after every event of the member, so the member is not
+    ///   evaluated again for it: the night costs no evaluation beyond the series' own
+    ///   (docs/performance-history.md, "The night's totals, evaluated directly").
+    func evaluate(
+        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
+        shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,
+        scratch: inout EvaluationScratch, outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
+    ) throws {
+        Self.dayIndices(
+            assignedAt: membership.assignedAt, events: events, conflictingSince: membership.conflictingSince, firstDay: firstDay,
+            into: &days)
+        let lastDay = days.last { $0 < dayCount }
+        var previous = GroupTotals()
+        var cutoff = Int64.min
+        for index in days where index < dayCount {
+            cutoff = min(firstDay + Int64(index + 1) * Timestamp.microsecondsPerDay, asOf)
+            var current = GroupTotals()
+            if index == lastDay, let night {
+                current = night
+            } else if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
+                try Attribution.evaluate(
+                    events: events, details: details, shapes: shapes, membership: membership, labels: labels, context: context,
+                    cutoff: cutoff, scratch: &scratch, into: &outcome)
+                current.add(outcome)
+            }
+            let change = index * groupCount + Int(membership.group)
+            found.counts[change].addCounts(current, subtracting: previous)
+            if !current.money.isZero || !previous.money.isZero {
+                found.money.append(MoneyChange(index: Int32(change), added: current.money, removed: previous.money))
+            }
+            previous = current
+        }
+        assert(night == nil || events.allSatisfy { $0.timestamp < cutoff }, "the last day counts every event, as the night does")
+    }
+
+    /// Adds members' changes (`evaluate`).
+    package mutating func add(_ found: Changes) {
+        for index in counts.indices { counts[index].addCounts(found.counts[index], subtracting: GroupTotals()) }
+        for change in found.money {
+            money[Int(change.index)].add(change.added)
+            money[Int(change.index)].subtract(change.removed)
+        }
+    }
+
+    /// Every group's totals as of the end of each day.
+    package func days() -> [DailyTotals] {
+        var running = Array(repeating: GroupTotals(), count: groupCount)
+        var runningMoney = Array(repeating: ExactMoney(), count: groupCount)
+        return (0..<dayCount).map { day in
+            for group in running.indices {
+                running[group].addCounts(counts[day * groupCount + group], subtracting: GroupTotals())
+                runningMoney[group].add(money[day * groupCount + group])
+                running[group].money = runningMoney[group].rounded
+            }
+            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(day) * Timestamp.microsecondsPerDay), groups: running)
+        }
+    }
+
+    /// The days (from `firstDay`) on which a member's contribution may change, ascending and
+    /// distinct: their assignment, each of their events from it on, and the row that excludes
+    /// them. `events` are sorted by time, so their days come in order.
+    private static func dayIndices(
+        assignedAt: Int64, events: UnsafeBufferPointer<UserEvent>, conflictingSince: Int64?, firstDay: Int64, into days: inout [Int]
+    ) {
+        @inline(__always) func dayIndex(_ time: Int64) -> Int {
+            Int((Timestamp.startOfDay(time) - firstDay) / Timestamp.microsecondsPerDay)
+        }
+        days.removeAll(keepingCapacity: true)
+        days.append(dayIndex(assignedAt))
+        for event in events where event.timestamp >= assignedAt {
+            let index = dayIndex(event.timestamp)
+            if index != days[days.count - 1] { days.append(index) }
+        }
+        guard let conflictingSince else { return }
+        let index = dayIndex(conflictingSince)
+        let position = days.firstIndex { $0 >= index } ?? days.count
+        if position == days.count || days[position] != index { days.insert(index, at: position) }
+    }
+}
+
+extension GroupTotals {
+    /// Adds `new − old`'s counts (the money is left as it is).
+    package mutating func addCounts(_ new: GroupTotals, subtracting old: GroupTotals) {
+        statistics.users += new.statistics.users - old.statistics.users
+        statistics.converters += new.statistics.converters - old.statistics.converters
+        trialStarters += new.trialStarters - old.trialStarters
+        trialConverters += new.trialConverters - old.trialConverters
+        paywallViewers += new.paywallViewers - old.paywallViewers
+        purchases += new.purchases - old.purchases
+        renewals += new.renewals - old.renewals
+        refunds += new.refunds - old.refunds
+    }
+}

@@ -1,0 +1,157 @@
+import OfferLabStatistics
+import OfferLabTables
+
+/// Per-group totals of docs/analysis.md §4 (before the statistics are derived from them).
+public struct GroupTotals: Sendable, Equatable {
+    /// Users, converters, Σ net revenue and Σ net revenue² (report currency).
+    public var statistics = GroupSufficientStatistics()
+    public var trialStarters = 0
+    public var trialConverters = 0
+    public var paywallViewers = 0
+    public var purchases = 0
+    public var renewals = 0
+    public var refunds = 0
+    /// Σ per-user gross revenue (≥ 0, known currencies only).
+    public var grossRevenue = 0.0
+    /// Σ per-user refunded amounts (≥ 0, known currencies only).
+    public var refundedRevenue = 0.0
+
+    public init() {}
+
+    public var users: Int { statistics.users }
+    public var converters: Int { statistics.converters }
+    public var netRevenue: Double { statistics.revenueSum }
+}
+
+/// One row of `products.csv`.
+public struct ProductTotals: Sendable, Equatable {
+    /// Index into the offering's groups.
+    public var group: Int
+    public var productID: String
+    public var purchases = 0
+    public var renewals = 0
+    public var refunds = 0
+    /// Report currency, known currencies only.
+    public var netRevenue = 0.0
+
+    package init(group: Int, productID: String, purchases: Int = 0, renewals: Int = 0, refunds: Int = 0, netRevenue: Double = 0.0) {
+        self.group = group
+        self.productID = productID
+        self.purchases = purchases
+        self.renewals = renewals
+        self.refunds = refunds
+        self.netRevenue = netRevenue
+    }
+}
+
+/// The per-offering counters of `quality.csv`.
+public struct OfferingQuality: Sendable, Equatable {
+    public var invalidAssignments = 0
+    public var multiGroupUsers = 0
+    public var preAssignmentEvents = 0
+    public var orphanRefunds = 0
+    public var attributionMismatches = 0
+    public var unknownCurrencyEvents = 0
+
+    public init(
+        invalidAssignments: Int = 0, multiGroupUsers: Int = 0, preAssignmentEvents: Int = 0, orphanRefunds: Int = 0,
+        attributionMismatches: Int = 0, unknownCurrencyEvents: Int = 0
+    ) {
+        self.invalidAssignments = invalidAssignments
+        self.multiGroupUsers = multiGroupUsers
+        self.preAssignmentEvents = preAssignmentEvents
+        self.orphanRefunds = orphanRefunds
+        self.attributionMismatches = attributionMismatches
+        self.unknownCurrencyEvents = unknownCurrencyEvents
+    }
+
+    /// Adds the event counters of one user (the assignment counters are per offering).
+    package mutating func add(_ user: OfferingQuality) {
+        preAssignmentEvents += user.preAssignmentEvents
+        orphanRefunds += user.orphanRefunds
+        attributionMismatches += user.attributionMismatches
+        unknownCurrencyEvents += user.unknownCurrencyEvents
+    }
+
+    /// Counter names and values, in the order of `quality.csv`.
+    public var counters: [(String, Int)] {
+        [
+            ("invalid_assignments", invalidAssignments), ("multi_group_users", multiGroupUsers),
+            ("pre_assignment_events", preAssignmentEvents), ("orphan_refunds", orphanRefunds),
+            ("attribution_mismatches", attributionMismatches), ("unknown_currency_events", unknownCurrencyEvents),
+        ]
+    }
+}
+
+/// Everything computed for one analysed offering.
+public struct OfferingResult: Sendable {
+    public var offering: Offering
+    /// Index into `offering.groups`.
+    public var controlGroup: Int
+    /// Parallel to `offering.groups`.
+    public var groups: [GroupTotals]
+    /// Sorted by group, then product id.
+    public var products: [ProductTotals]
+    public var quality: OfferingQuality
+    /// Per currency without a rate, in code order: its counted money events, whose money is
+    /// left out (they add up to `quality.unknownCurrencyEvents`).
+    public var unconvertibleEvents: [(currency: String, events: Int)] = []
+    /// Cumulative totals as of the end of each day, from the first assignment to `as_of`.
+    public var daily: [DailyTotals] = []
+    /// docs/analysis.md §4b; nil when the job sets no `revenue_cap`.
+    public var cappedRevenue: CappedRevenue?
+    /// docs/analysis.md §4c, one per `maturity_days` entry, ascending.
+    public var matured: [MaturedGroups] = []
+    /// Per slice field (in the job's order), its levels in output order (docs/analysis.md §7).
+    public var slices: [SliceResult] = []
+
+    package init(
+        offering: Offering, controlGroup: Int, groups: [GroupTotals], products: [ProductTotals], quality: OfferingQuality,
+        unconvertibleEvents: [(currency: String, events: Int)] = [], daily: [DailyTotals] = [], cappedRevenue: CappedRevenue? = nil,
+        matured: [MaturedGroups] = [], slices: [SliceResult] = []
+    ) {
+        self.offering = offering
+        self.controlGroup = controlGroup
+        self.groups = groups
+        self.products = products
+        self.quality = quality
+        self.unconvertibleEvents = unconvertibleEvents
+        self.daily = daily
+        self.cappedRevenue = cappedRevenue
+        self.matured = matured
+        self.slices = slices
+    }
+
+    /// The further comparisons of the night (docs/analysis.md §4b, §4c): capped revenue, then each maturity.
+    public var comparisonFamilies: [ComparisonFamily] {
+        (cappedRevenue.map { [.cappedRevenue($0.groups)] } ?? []) + matured.map { .matured(days: $0.days, $0.groups) }
+    }
+}
+
+/// An offering's revenue capped at its cap (docs/analysis.md §4b).
+public struct CappedRevenue: Sendable, Equatable {
+    /// nil: no cap (a percentile with no positive revenue): the values are the uncapped ones.
+    public var cap: Double?
+    /// Parallel to the offering's groups: users, converters, Σ and Σ² of capped net revenue.
+    public var groups: [GroupSufficientStatistics]
+    /// Parallel to the offering's groups: members whose revenue the cap lowered.
+    public var cappedUsers: [Int]
+
+    package init(cap: Double? = nil, groups: [GroupSufficientStatistics], cappedUsers: [Int]) {
+        self.cap = cap
+        self.groups = groups
+        self.cappedUsers = cappedUsers
+    }
+}
+
+/// An offering's members matured after `days` days (docs/analysis.md §4c), per group: matured users,
+/// converters within the days, Σ and Σ² of revenue within the days.
+public struct MaturedGroups: Sendable, Equatable {
+    public var days: Int
+    public var groups: [GroupSufficientStatistics]
+
+    package init(days: Int, groups: [GroupSufficientStatistics]) {
+        self.days = days
+        self.groups = groups
+    }
+}

@@ -1,0 +1,392 @@
+import OfferLabIngest
+import OfferLabJob
+import OfferLabSupport
+
+/// A line rejected as malformed, kept for the rejects file.
+public struct RejectedLine: Sendable, Equatable {
+    public var file: String
+    public var line: Int
+    public var reason: MalformedReason
+    /// The start of the line as text (invalid UTF-8 replaced).
+    public var text: String
+}
+
+/// A log file left out whole because its gzip data is corrupt (`on_corrupt_file: skip`).
+public struct SkippedFile: Sendable, Equatable {
+    public var path: String
+    /// What is wrong with it (the reader's message, with the compressed byte offset).
+    public var error: String
+}
+
+/// Per-file counters and rejects: added up across files.
+package struct IngestCounters: Sendable {
+    package var filesRead = 0
+    package var filesSkipped: [SkippedFile] = []
+    package var nonBlankLines = 0
+    package var malformed = [Int](repeating: 0, count: MalformedReason.allCases.count)
+    package var rejects: [RejectedLine] = []
+    /// Each file with malformed lines, in file order, and how many it has (`LogIngest` fills it
+    /// in as files are merged: a file's batches do not know its path).
+    package var malformedFiles: [(path: String, lines: Int)] = []
+    package var compressedBytes: Int64 = 0
+    package var uncompressedBytes: Int64 = 0
+
+    package var malformedLines: Int { malformed.reduce(0, +) }
+
+    /// Counts a malformed line, keeping its text when fewer than `keep` of its reason are kept.
+    package mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
+        malformed[Int(reason.rawValue)] += 1
+        guard malformed[Int(reason.rawValue)] <= keep else { return }
+        let shown = UnsafeRawBufferPointer(rebasing: bytes.prefix(500))
+        rejects.append(RejectedLine(file: file, line: line, reason: reason, text: String(decoding: shown, as: UTF8.self)))
+    }
+
+    /// Adds `other`, keeping at most `keep` rejects per reason (earlier files first).
+    package mutating func add(_ other: IngestCounters, keep: Int) {
+        filesRead += other.filesRead
+        filesSkipped += other.filesSkipped
+        nonBlankLines += other.nonBlankLines
+        compressedBytes += other.compressedBytes
+        uncompressedBytes += other.uncompressedBytes
+        for reject in other.rejects where rejects.count(where: { $0.reason == reject.reason }) < keep {
+            rejects.append(reject)
+        }
+        for index in malformed.indices { malformed[index] += other.malformed[index] }
+    }
+}
+
+/// The events of one log file, with interners of its own so that files can be read in
+/// parallel and merged afterwards (`EventStore.append`).
+///
+/// Users too are interned per file, so that a file can be read before the assignment table is:
+/// `resolveUsers` then maps them to the population's users. A file read once the table is loaded
+/// looks its events' users up in the population's as it goes instead (`init(fileIndex:
+/// lookingUpUsersIn:)`), never interning them on its own.
+package struct EventBatch: Sendable {
+    package let fileIndex: Int
+    package var records: [EventRecord] = []
+    /// The records' shapes (`EventRecord.shape`).
+    package var shapes = EventShapes()
+    /// The details of the records that have any, in their order (`EventShape.hasDetails`).
+    package var details: [EventDetails] = []
+    /// The file's user ids, until `resolveUsers` (none when they are looked up as they come).
+    package var users = ByteStringInterner()
+    /// Whether the records hold the population's users: `resolveUsers`, or
+    /// `finishLookingUpUsers`, has run.
+    private(set) var usersResolved = false
+    /// Whether each event's user is looked up in `populationUsers` as the file is read.
+    package let looksUpUsers: Bool
+    /// The population's users, when they are looked up as the file is read (empty otherwise).
+    private var populationUsers = ByteStringInterner()
+    /// Users waiting to be looked up in `populationUsers`, a group at a time, and where their
+    /// ids go: each record from `firstPendingRecord` holds `-2 - i` for the `i`th of them
+    /// (`lookUpPendingUsers`).
+    private var pendingUsers = ByteStringInterner.LookupGroup()
+    private var pendingUserIDs: [Int32] = []
+    private var firstPendingRecord = 0
+    /// Event ids that have no exact key (see `EventIDKey`).
+    package var eventIDs = EventIDTexts()
+    /// The bits kept of those ids' hashes: all, but for tests that make different ids share
+    /// one, to show that deduplication still tells them apart.
+    package let eventIDHashMask: UInt64
+    package var transactions = ByteStringInterner()
+    /// Products, currencies, logged offering ids and group names.
+    package var labels = ByteStringInterner()
+    package var counters = IngestCounters()
+    /// Valid events dropped for being at or after `as_of` (no counter reports them; the
+    /// parsed-log cache keeps no file that had any).
+    package var eventsAtOrAfterAsOf = 0
+    /// The slice fields whose values the events keep (none unless the job slices by them).
+    package var keptSliceFields = SliceFields()
+    /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
+    private var recent = (
+        user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1), country: Int32(-1),
+        platform: Int32(-1)
+    )
+
+    package init(fileIndex: Int, eventIDHashMask: UInt64 = .max) {
+        self.fileIndex = fileIndex
+        looksUpUsers = false
+        self.eventIDHashMask = eventIDHashMask
+    }
+
+    /// A batch whose events' users are looked up in `populationUsers` (the population's) as the
+    /// file is read, a group at a time, their probes overlapped: each new user's slot in a file's
+    /// own table would wait on memory anyway, and `resolveUsers` would look them up again.
+    /// `finishLookingUpUsers` looks up the last ones, once the file is read.
+    package init(fileIndex: Int, lookingUpUsersIn populationUsers: ByteStringInterner) {
+        self.fileIndex = fileIndex
+        looksUpUsers = true
+        eventIDHashMask = .max
+        self.populationUsers = populationUsers
+        pendingUserIDs = [Int32](repeating: -1, count: ByteStringInterner.LookupGroup.capacity)
+    }
+
+    /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache).
+    /// The record is read through its pointer, not copied (see `LogFileScanner.scan`).
+    package mutating func add(_ record: UnsafePointer<LogRecord>, asOf: Int64) {
+        guard record.pointee.timestamp < asOf else {
+            eventsAtOrAfterAsOf += 1
+            return
+        }
+        record.pointee.withTextBytes { text in
+            func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: text[range]) }
+            func id(_ range: Range<Int>?, in interner: inout ByteStringInterner) -> Int32 {
+                guard let range else { return EventRecord.absent }
+                return interner.intern(slice(range))
+            }
+            func label(_ range: Range<Int>?, _ recent: inout Int32) -> Int32 {
+                guard let range else { return EventRecord.absent }
+                return labels.intern(slice(range), recent: &recent)
+            }
+            // A file's user table outgrows the core's caches: a new user's probe would wait on
+            // memory, so its slot is loaded while the rest of the event is built.
+            let user = slice(record.pointee.userID)
+            // (Or, with the population's users at hand, it waits in a group of lookups.)
+            let userHash = looksUpUsers ? nil : users.prefetch(user, unlessRecent: recent.user)
+            let pendingUser = looksUpUsers ? self.pendingUser(user) : EventRecord.absent
+            let loggedOffering = label(record.pointee.offeringID, &recent.offering)
+            let loggedGroup = label(record.pointee.testGroupID, &recent.group)
+            var country = EventRecord.absent
+            var platform = EventRecord.absent
+            if !keptSliceFields.isEmpty {
+                if keptSliceFields.contains(.country) { country = label(record.pointee.country, &recent.country) }
+                if keptSliceFields.contains(.platform) { platform = label(record.pointee.platform, &recent.platform) }
+            }
+            let hasDetails =
+                record.pointee.price != nil || record.pointee.transactionID != nil || record.pointee.originalTransactionID != nil
+                || record.pointee.productID != nil || record.pointee.currency != nil
+            if hasDetails {
+                details.append(
+                    EventDetails(
+                        price: record.pointee.price ?? EventRecord.noPrice,
+                        transaction: id(record.pointee.transactionID, in: &transactions),
+                        originalTransaction: id(record.pointee.originalTransactionID, in: &transactions),
+                        product: label(record.pointee.productID, &recent.product),
+                        currency: label(record.pointee.currency, &recent.currency)))
+            }
+            var eventID = EventIDKey(high: 0, low: 0, form: .absent)
+            if let range = record.pointee.eventID {
+                let bytes = slice(range)
+                if let exact = EventIDKey.exact(bytes) {
+                    eventID = exact
+                } else {
+                    let hash = ByteStringInterner.hash(bytes)
+                    eventID = EventIDKey(
+                        high: hash & eventIDHashMask, low: UInt64(eventIDs.append(bytes)), form: .interned)
+                }
+            }
+            let shape = shapes.id(
+                of: EventShape(
+                    loggedOffering: loggedOffering, loggedGroup: loggedGroup, country: country, platform: platform,
+                    kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind, isSandbox: record.pointee.isSandbox,
+                    eventIDForm: eventID.form, hasDetails: hasDetails))
+            // nil: the user is the previous line's.
+            if let userHash { recent.user = users.intern(user, hash: userHash) }
+            records.append(
+                EventRecord(
+                    timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low,
+                    user: looksUpUsers ? pendingUser : recent.user, shape: shape))
+        }
+    }
+
+    /// The user field of a record of `user` while its users are looked up as they come: `-2 -
+    /// i` for the `i`th pending user, added unless it is the previous event's (the last one
+    /// added: the group is emptied only to add one).
+    @inline(__always)
+    private mutating func pendingUser(_ user: UnsafeRawBufferPointer) -> Int32 {
+        if !pendingUsers.lastIs(user) {
+            if pendingUsers.isFull { lookUpPendingUsers() }
+            pendingUsers.add(user, hash: ByteStringInterner.hash(user))
+        }
+        return -2 - Int32(pendingUsers.count - 1)
+    }
+
+    /// Looks up the pending users, and writes their ids to the records that wait for them.
+    private mutating func lookUpPendingUsers() {
+        populationUsers.lookUp(pendingUsers, into: &pendingUserIDs, at: 0)
+        pendingUserIDs.withUnsafeBufferPointer { ids in
+            records.withUnsafeMutableBufferPointer { records in
+                for index in firstPendingRecord..<records.count { records[index].user = ids[Int(-2 - records[index].user)] }
+            }
+        }
+        firstPendingRecord = records.count
+        pendingUsers.removeAll()
+    }
+
+    /// Looks up the users still pending once the file is read (a batch made with
+    /// `init(fileIndex:lookingUpUsersIn:)`): the records then hold the population's users.
+    package mutating func finishLookingUpUsers() {
+        precondition(looksUpUsers && !usersResolved, "only a batch that looks up its users finishes looking them up, once")
+        if !pendingUsers.isEmpty { lookUpPendingUsers() }
+        populationUsers = ByteStringInterner()
+        usersResolved = true
+    }
+
+    /// Replaces the file's user ids by indices in the population's user table (`population`),
+    /// -1 for users it does not hold: one lookup per distinct user of the file. Once only.
+    package mutating func resolveUsers(_ population: ByteStringInterner) {
+        precondition(!usersResolved && !looksUpUsers, "a batch's users are resolved once, unless it looks them up")
+        let map = population.lookupAll(of: users)
+        records.withUnsafeMutableBufferPointer { records in
+            for index in records.indices { records[index].user = map[Int(records[index].user)] }
+        }
+        users = ByteStringInterner()
+        usersResolved = true
+    }
+}
+
+/// Every event of the run, in file order, with interners shared by all files.
+///
+/// Each file's records stay as they were read, in their own array with their file's ids
+/// (`Segment`): merging a file copies nothing and rewrites nothing; its ids are translated
+/// into the store's when clean-up reads them. Record `i` of the run is found through
+/// `segmentStarts`.
+package struct EventStore: Sendable {
+    /// One file's records, their shapes (with the store's label ids once merged), the maps
+    /// from its interners' other ids to the store's, and its own event id texts.
+    package struct Segment: Sendable {
+        package var records: [EventRecord]
+        package var shapes: [EventShape]
+        /// The store's id of each of `shapes` (`EventStore.shapes`).
+        package var shapeMap: [Int32]
+        package var details: [EventDetails]
+        /// The file's event ids that have no exact key (`EventIDKey.Form.interned`), kept per file:
+        /// clean-up compares two of them only when their hashes agree.
+        package var eventIDs: EventIDTexts
+        package var transactionMap: [Int32]
+        package var labelMap: [Int32]
+
+        package init(
+            records: [EventRecord], shapes: [EventShape], shapeMap: [Int32], details: [EventDetails], eventIDs: EventIDTexts,
+            transactionMap: [Int32], labelMap: [Int32]
+        ) {
+            self.records = records
+            self.shapes = shapes
+            self.shapeMap = shapeMap
+            self.details = details
+            self.eventIDs = eventIDs
+            self.transactionMap = transactionMap
+            self.labelMap = labelMap
+        }
+
+        /// Replaces the file's label ids in `shapes` by the store's (once, as the file is merged).
+        package mutating func labelShapesWithStoreIDs() {
+            shapes = shapes.map { shape in
+                var shape = shape
+                shape.loggedOffering = label(shape.loggedOffering)
+                shape.loggedGroup = label(shape.loggedGroup)
+                shape.country = label(shape.country)
+                shape.platform = label(shape.platform)
+                return shape
+            }
+        }
+
+        /// Calls `body` with every record in order, its shape, and the index of its details in
+        /// `details` (-1 when it has none): a record finds its details by its order.
+        @inline(__always)
+        package func forEachRecord(_ body: (_ index: Int, _ record: EventRecord, _ shape: EventShape, _ details: Int32) throws -> Void)
+            rethrows
+        {
+            try records.withUnsafeBufferPointer { records in
+                try shapes.withUnsafeBufferPointer { shapes in
+                    var nextDetails: Int32 = 0
+                    for index in records.indices {
+                        let record = records[index]
+                        let shape = shapes[Int(record.shape)]
+                        var details = EventRecord.absent
+                        if shape.hasDetails {
+                            details = nextDetails
+                            nextDetails += 1
+                        }
+                        try body(index, record, shape, details)
+                    }
+                }
+            }
+        }
+
+        /// The record's `event_id` key as compared across files: for an `interned` id, its hash
+        /// alone (equal keys of that form are then told apart by `withEventIDText`).
+        @inline(__always)
+        package func eventID(_ record: EventRecord, _ shape: EventShape) -> EventIDKey? {
+            Self.eventID(record, form: shape.eventIDForm)
+        }
+
+        /// The `event_id` key, as compared across files, of a record whose id has `form`.
+        @inline(__always)
+        package static func eventID(_ record: EventRecord, form: EventIDKey.Form) -> EventIDKey? {
+            switch form {
+            case .absent: return nil
+            case .interned: return EventIDKey(high: record.eventIDHigh, low: 0, form: .interned)
+            case .lowercaseUUID, .uppercaseUUID, .lowercaseHex32, .uppercaseHex32, .decimal, .ulid:
+                return EventIDKey(high: record.eventIDHigh, low: record.eventIDLow, form: form)
+            }
+        }
+
+        /// Calls `body` with the text of a record's `interned` event id.
+        package func withEventIDText<T>(_ record: EventRecord, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            eventIDs.withText(at: Int(truncatingIfNeeded: record.eventIDLow), body)
+        }
+
+        /// The store's id of a transaction of the file, -1 when absent.
+        @inline(__always)
+        package func transaction(_ id: Int32) -> Int32 {
+            id < 0 ? id : transactionMap[Int(id)]
+        }
+
+        /// Details with the store's ids.
+        @inline(__always)
+        package func storeDetails(_ details: EventDetails) -> EventDetails {
+            EventDetails(
+                price: details.price, transaction: transaction(details.transaction),
+                originalTransaction: transaction(details.originalTransaction), product: label(details.product),
+                currency: label(details.currency))
+        }
+
+        /// The store's id of a label of the file, -1 when absent.
+        @inline(__always)
+        private func label(_ id: Int32) -> Int32 { id < 0 ? id : labelMap[Int(id)] }
+    }
+
+    package var segments: [Segment] = []
+    /// `segmentStarts[s]` is the run-wide position of `segments[s].records[0]`; one more entry
+    /// holds the number of records.
+    package var segmentStarts: [Int] = [0]
+    package var transactions = ByteStringInterner()
+    package var labels = ByteStringInterner()
+    /// Every file's shapes, with the store's label ids.
+    package var shapes = EventShapes()
+    package var counters = IngestCounters()
+
+    /// The number of records.
+    package var count: Int { segmentStarts[segmentStarts.count - 1] }
+
+    /// Appends a file's batch, adding its transactions and labels to the store's interners. Batches must be
+    /// appended in file order, their users resolved.
+    package mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
+        precondition(batch.usersResolved, "a batch's users are resolved before it is stored")
+        var segment = Segment(
+            records: batch.records, shapes: batch.shapes.all, shapeMap: [], details: batch.details,
+            eventIDs: batch.eventIDs, transactionMap: Self.remap(batch.transactions, into: &transactions),
+            labelMap: Self.remap(batch.labels, into: &labels))
+        segment.labelShapesWithStoreIDs()
+        segment.shapeMap = segment.shapes.map { shapes.id(of: $0) }
+        segmentStarts.append(count + segment.records.count)
+        segments.append(segment)
+        counters.add(batch.counters, keep: keepRejects)
+    }
+
+    /// Calls `body` with every segment of `range` (all by default), its records and the
+    /// run-wide position of its first record, in file order.
+    package func forEachSegment(
+        in range: Range<Int>? = nil, _ body: (_ start: Int, _ segment: Segment, _ records: UnsafeBufferPointer<EventRecord>) throws -> Void
+    ) rethrows {
+        for index in range ?? segments.indices {
+            try segments[index].records.withUnsafeBufferPointer { try body(segmentStarts[index], segments[index], $0) }
+        }
+    }
+
+    private static func remap(_ local: ByteStringInterner, into global: inout ByteStringInterner) -> [Int32] {
+        (0..<Int32(local.count)).map { id in local.withBytes(of: id) { global.intern($0) } }
+    }
+}

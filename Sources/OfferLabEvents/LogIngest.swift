@@ -1,0 +1,325 @@
+import Foundation
+import OfferLabIngest
+import OfferLabJob
+import OfferLabSupport
+import OfferLabTables
+import Synchronization
+
+/// Reads every log file of a job into one `EventStore`.
+///
+/// Files are parsed concurrently, at most `width` at a time, each task owning its file's
+/// `EventBatch`es; batches are merged strictly in file order, so the store (and every number
+/// after it) is the same whatever order the files finish in.
+///
+/// Files do not wait for the assignment table: a file's users are interned on their own and
+/// mapped to the population's when it is ready (`population`, loaded alongside), so the table
+/// and the first log files are read at the same time. Files read before it is ready wait
+/// unmerged, without holding up the files after them; when it is, their users are mapped on
+/// every core, a file per task (`InOrder.run`'s `prepare`). A file (or piece) started once it is
+/// ready looks its users up in the population's as it is read instead (`EventBatch.init(fileIndex:
+/// lookingUpUsersIn:)`).
+///
+/// Cores are shared out by the files' sizes (`SpareCores`): a JSON Lines file whose share of the
+/// bytes is worth two cores or more (rounded: one and a half do) has its text cut into pieces of whole lines that several parsers
+/// read side by side, each piece a batch of its own, merged in order (`readInPieces`); with fewer
+/// files than cores, the other files, and a CSV file, whose quoted fields may span lines, are
+/// decompressed on a thread of their own, ahead of their parsing (`readAhead`). So even a single
+/// file, or one large file beside small ones, keeps every core busy.
+///
+/// With a `cache`, a file parsed by an earlier run is read back from it instead, and a file
+/// parsed now is kept in it (`ParsedLogCache`).
+package enum LogIngest {
+    package static func read(
+        job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
+        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil
+    ) async throws -> EventStore {
+        let files = job.logFiles
+        let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
+        let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
+        var store = EventStore()
+        let readyUsers = ReadyUsers()
+        try await InOrder.run(count: files.count, width: width) {
+            let users = try await population.value.users
+            readyUsers.set(users)
+            return users
+        } work: { index in
+            let onBytesRead = progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)")
+            guard let cache, let key = cache.key(forLogAt: files[index]) else {
+                return try readFile(
+                    index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                    pieceSize: pieceSize, readyUsers: readyUsers,
+                    onBytesRead: onBytesRead)
+            }
+            if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: job.asOf) { return batches }
+            // Kept before their users are resolved: the entry must not depend on tonight's table.
+            let batches = try readFile(
+                index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                pieceSize: pieceSize, readyUsers: ReadyUsers(),
+                onBytesRead: onBytesRead)
+            if batches[0].counters.filesSkipped.isEmpty { cache.store(batches, key: key, path: files[index]) }
+            return batches
+        } prepare: { (batches: consuming [EventBatch], users: ByteStringInterner) in
+            for index in batches.indices where !batches[index].usersResolved { batches[index].resolveUsers(users) }
+            return batches
+        } merge: { (batches: consuming [EventBatch], _: ByteStringInterner) in
+            let file = batches[0].fileIndex
+            let malformed = batches.reduce(0) { $0 + $1.counters.malformedLines }
+            if malformed > 0 { store.counters.malformedFiles.append((files[file], malformed)) }
+            for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
+            if file == 0 { TestPause.at(.readingLogs) }
+            progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
+        }
+        cache?.releaseBuffers()
+        return store
+    }
+
+    /// What the cores are used for beside reading one file each.
+    struct SpareCores: Sendable {
+        /// Whether a file read whole is decompressed on a thread of its own (`readAhead`).
+        var readAhead = false
+        /// Per file: how many threads parse a JSON Lines file's pieces; 1: the file is read whole.
+        var parsers: [Int]
+
+        /// `fileSizes`: the files' sizes on disk (0 when unknown). A file's share of the cores is
+        /// its share of the bytes, rounded: with one file of 1 GB beside a small one, the large
+        /// one is read in pieces on two cores, where one core each would leave the second core
+        /// idle once the small file is read.
+        init(cores: Int, fileSizes: [Int]) {
+            readAhead = fileSizes.count < cores
+            let total = fileSizes.reduce(0, +)
+            parsers = fileSizes.map { size in
+                let share = total > 0 ? Double(size) / Double(total) : 1 / Double(fileSizes.count)
+                // One thread inflates and cuts: about as fast as four parsers, and more would wait.
+                return min(4, max(1, Int((Double(cores) * share).rounded())))
+            }
+        }
+    }
+
+    /// One file's events, in one batch or, read in pieces, in one batch per piece (in order),
+    /// its users not yet resolved; a corrupt gzip file is skipped whole when the job says so.
+    /// With more than one of `parsers`, a JSON Lines file is read in pieces of `pieceSize` bytes;
+    /// else, with `readAhead`, decompressed ahead of its parsing. `onBytesRead`: the scanner's (for
+    /// progress).
+    static func readFile(
+        index: Int, path: String, job: Job, parsers: Int, readAhead: Bool, pieceSize: Int, readyUsers: ReadyUsers,
+        onBytesRead: (@Sendable (Int64) -> Void)?
+    ) throws -> [EventBatch] {
+        var scanner = LogFileScanner(path: path, inflater: job.inflater)
+        scanner.onBytesRead = onBytesRead
+        scanner.keepsSliceFields = !job.keptSliceFields.isEmpty
+        do {
+            if parsers > 1 && scanner.format == .jsonLines {
+                return try readInPieces(
+                    index: index, scanner: scanner, job: job, parsers: parsers, pieceSize: pieceSize, readyUsers: readyUsers)
+            }
+            scanner.readAhead = readAhead
+            return [try readWhole(index: index, scanner: scanner, job: job, readyUsers: readyUsers)]
+        } catch let error as IngestError {
+            if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
+                // Lines read before the damage are dropped with the rest of the file.
+                var skipped = EventBatch(fileIndex: index)
+                skipped.counters.filesSkipped = [SkippedFile(path: path, error: error.detail)]
+                return [skipped]
+            }
+            let hint = error.code == .corruptGzip || error.code == .truncatedGzip ? " (on_corrupt_file: skip would skip it)" : ""
+            throw OfferLabError(.data, context: "log file ", error, hint: hint)
+        }
+    }
+
+    private static func readWhole(index: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers) throws -> EventBatch {
+        // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
+        // the array is not regrown and copied (room never used is never touched), and for its
+        // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
+        // order, the events gain little from them, and a run after a pause paid for them.
+        let size = fileSize(atPath: scanner.path) ?? 0
+        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size / 48, keeping: job.keptSliceFields)
+        batch.records.reserveCapacity(size / 32)
+        let summary = try scanner.scan(
+            record: { record, _ in batch.add(record, asOf: job.asOf) },
+            malformed: { line in
+                batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
+            })
+        if batch.looksUpUsers { batch.finishLookingUpUsers() }
+        batch.counters.filesRead = 1
+        batch.counters.nonBlankLines = summary.lines.nonBlankLines
+        batch.counters.compressedBytes = summary.compressedBytes
+        batch.counters.uncompressedBytes = summary.uncompressedBytes
+        return batch
+    }
+
+    /// A JSON Lines file whose text is cut into pieces as it is decompressed (on the calling
+    /// thread), the pieces parsed by `parsers` threads, the calling one included, one batch each.
+    /// The batches, in file order, hold the same records, counts and rejects as `readWhole`'s one.
+    private static func readInPieces(
+        index: Int, scanner: LogFileScanner, job: Job, parsers: Int, pieceSize: Int, readyUsers: ReadyUsers
+    ) throws -> [EventBatch] {
+        // The thread that cuts parses a piece itself whenever two per other parser wait: so that
+        // `parsers` threads share as many cores, each always busy. With a thread more, the one that
+        // cuts got a third of the two cores, and the parsers waited for it a tenth of the time.
+        let queue = PieceQueue(depth: 2 * (parsers - 1))
+        let parse: @Sendable (inout LogTextPiece) -> Void = { piece in
+            parseAndResolve(&piece, queue: queue, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers)
+        }
+        // Threads of their own: a parser queued on Swift's task pool waited for the table's
+        // loading and this very task, which keep it busy.
+        let running = (1..<parsers).map { _ in
+            ConcurrentWork {
+                while var piece = queue.take() { parse(&piece) }
+            }
+        }
+        let summary: LogFileSummary
+        do {
+            // A piece parsed here is scanned in place: its text then goes back to the cutter
+            // held once, to be written again without a copy.
+            summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
+                if !queue.offer(piece) { parse(&piece) }
+            }
+        } catch {
+            queue.close(droppingWaiting: true)
+            for parser in running { try parser.wait() }
+            throw error
+        }
+        queue.close(droppingWaiting: false)
+        for parser in running { try parser.wait() }
+        var batches: [EventBatch] = []
+        var linesBefore = 0
+        for outcome in queue.outcomesInOrder() {
+            var (batch, lines) = try outcome.get()
+            // Rejects were numbered from the piece's first line.
+            for reject in batch.counters.rejects.indices { batch.counters.rejects[reject].line += linesBefore }
+            linesBefore += lines.physicalLines
+            batch.counters.nonBlankLines = lines.nonBlankLines
+            batches.append(batch)
+        }
+        batches[0].counters.filesRead = 1
+        batches[0].counters.compressedBytes = summary.compressedBytes
+        batches[0].counters.uncompressedBytes = summary.uncompressedBytes
+        return batches
+    }
+
+    /// Parses a piece into the queue's outcomes, then resolves the users of pieces parsed before
+    /// the assignment table was loaded (while the file is read, rather than one after another
+    /// when it is merged).
+    private static func parseAndResolve(
+        _ piece: inout LogTextPiece, queue: PieceQueue, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers
+    ) {
+        queue.add(piece.index, Result { try parse(&piece, fileIndex: fileIndex, scanner: scanner, job: job, readyUsers: readyUsers) })
+        while let users = readyUsers.users, var earlier = queue.takeUnresolved() {
+            earlier.batch.resolveUsers(users)
+            queue.add(earlier.index, .success((earlier.batch, earlier.lines)))
+        }
+    }
+
+    private static func parse(_ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers)
+        throws -> (EventBatch, LineCounts)
+    {
+        // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
+        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256, keeping: job.keptSliceFields)
+        batch.records.reserveCapacity(piece.count / 128)
+        let lines = try scanner.scanPiece(
+            &piece, record: { record, _ in batch.add(record, asOf: job.asOf) },
+            malformed: { line in
+                batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
+            })
+        // Here, on the piece's thread, rather than one piece after another when the file is merged.
+        if batch.looksUpUsers {
+            batch.finishLookingUpUsers()
+        } else if let users = readyUsers.users {
+            batch.resolveUsers(users)
+        }
+        return (batch, lines)
+    }
+
+    /// A batch that looks its events' users up in the population's as it goes when the table is
+    /// loaded already, else one that interns them on its own, in a table with room for about
+    /// `userCapacity` of them. Its events keep the values of the slice fields `keeping`.
+    private static func newBatch(fileIndex: Int, readyUsers: ReadyUsers, userCapacity: Int, keeping sliceFields: SliceFields) -> EventBatch
+    {
+        var batch: EventBatch
+        if let users = readyUsers.users {
+            batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
+        } else {
+            batch = EventBatch(fileIndex: fileIndex)
+            batch.users = ByteStringInterner(capacity: userCapacity)
+        }
+        batch.keptSliceFields = sliceFields
+        return batch
+    }
+
+    /// The population's users once its table is loaded (nil before): a file or piece started after
+    /// that looks its users up in them as it is read, and one parsed before resolves its users
+    /// as soon as it is parsed, when it can.
+    final class ReadyUsers: Sendable {
+        private let loaded = Mutex<ByteStringInterner?>(nil)
+
+        var users: ByteStringInterner? { loaded.withLock { $0 } }
+
+        func set(_ users: ByteStringInterner) { loaded.withLock { $0 = users } }
+    }
+
+    /// The pieces waiting for a parser, and what the parsers made of them (in any order).
+    private final class PieceQueue: @unchecked Sendable {
+        typealias Outcome = Result<(EventBatch, LineCounts), Error>
+        private let depth: Int
+        // Guards every property below.
+        private let condition = NSCondition()
+        private var waiting: [LogTextPiece] = []
+        private var closed = false
+        private var outcomes: [Int: Outcome] = [:]
+        /// Pieces among `outcomes` whose users are not resolved yet.
+        private var unresolved: [Int] = []
+
+        init(depth: Int) { self.depth = depth }
+
+        /// Adds a piece when fewer than `depth` wait; false when the queue is full.
+        func offer(_ piece: LogTextPiece) -> Bool {
+            condition.withLock {
+                guard waiting.count < depth else { return false }
+                waiting.append(piece)
+                condition.broadcast()
+                return true
+            }
+        }
+
+        /// The next piece, or nil once the queue is closed and empty.
+        func take() -> LogTextPiece? {
+            condition.withLock {
+                while waiting.isEmpty && !closed { condition.wait() }
+                guard !waiting.isEmpty else { return nil }
+                condition.broadcast()
+                return waiting.removeFirst()
+            }
+        }
+
+        /// No more pieces; those still waiting are dropped when the file failed.
+        func close(droppingWaiting: Bool) {
+            condition.withLock {
+                closed = true
+                if droppingWaiting { waiting.removeAll() }
+                condition.broadcast()
+            }
+        }
+
+        func add(_ index: Int, _ outcome: Outcome) {
+            condition.withLock {
+                if case .success(let (batch, _)) = outcome, !batch.usersResolved { unresolved.append(index) }
+                outcomes[index] = outcome
+            }
+        }
+
+        /// A parsed piece whose users are not resolved yet, taken out (until it is added back).
+        func takeUnresolved() -> (index: Int, batch: EventBatch, lines: LineCounts)? {
+            condition.withLock {
+                guard let index = unresolved.popLast(), case .success(let (batch, lines)) = outcomes.removeValue(forKey: index) else {
+                    return nil
+                }
+                return (index, batch, lines)
+            }
+        }
+
+        /// Every piece's outcome in file order (once the parsers are done).
+        func outcomesInOrder() -> [Outcome] {
+            condition.withLock { (0..<outcomes.count).compactMap { outcomes.removeValue(forKey: $0) } }
+        }
+    }
+}

@@ -1,0 +1,469 @@
+import COfferLabSystem
+import Foundation
+import OfferLabIngest
+import OfferLabJob
+import OfferLabSupport
+import Synchronization
+
+/// What a run did with the job's parsed-log cache (`cache:` in the job file).
+public struct CacheUsage: Sendable, Equatable {
+    public var folder: String
+    /// Log files read back from the cache, and parsed and kept in it.
+    public var filesReused: Int
+    public var filesStored: Int
+    /// Entries found damaged or truncated (their files were parsed again).
+    public var entriesDiscarded: Int
+    /// Entries that could not be kept (a full disk), and the first one's problem.
+    public var failedWrites: Int
+    public var firstWriteFailure: String?
+}
+
+/// Log files parsed by earlier runs, kept in the job's `cache` folder so that a nightly run
+/// parses only the files that are new or changed: a 30-day test's run re-reads 29 days of logs
+/// that have not changed since the night before.
+///
+/// An entry holds one file's events exactly as `LogIngest` read them (its batches, before their
+/// users are mapped to the assignment table's, which changes every night), and is named after
+/// what they depend on: the file's bytes (XXH64 and size; the bytes are hashed at every run,
+/// so a file rewritten in place, copied or synced is recognised by its content, never by its
+/// name or time), its format (from its name), `rejects_per_reason`, the slice fields its events
+/// keep (a run that slices and one that does not use entries of their own), and the program itself
+/// (the hash of its executable: a new build parses again). `as_of` is checked instead: an entry
+/// is only written for a file with no event at or after `as_of`, and only used when its last
+/// event is before the run's `as_of`. A file changed while it was read (its inode, size or
+/// times) is not kept.
+///
+/// An entry that cannot be read back whole and unchanged (its own XXH64 is checked) is a miss:
+/// the file is parsed again and the entry rewritten. Entries are written to a temporary name and
+/// renamed, so a run killed while writing leaves no half entry. A write that fails (a full disk)
+/// costs the next run time, never a number: the run goes on and says so once at the end. After a
+/// successful run, entries no file of the run used are removed, so the folder holds about one
+/// entry per log file (a parsed file takes about as much room as its gzip file).
+package final class ParsedLogCache: Sendable {
+    let folder: String
+    private let rejectsPerReason: Int
+    private let keptSliceFields: SliceFields
+    private let codeIdentity: UInt64
+    private let usage: Mutex<CacheUsage>
+    /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
+    private let entriesInUse = Mutex<Set<String>>([])
+    /// Buffers that entries are read into and built in, reused from file to file, so that an
+    /// entry's bytes land in pages already faulted in rather than fresh ones. One per file being
+    /// read or written at a time; released with
+    /// `releaseBuffers`.
+    private let buffers = Mutex<[[UInt8]]>([])
+
+    /// What an entry depends on besides `as_of`.
+    struct Key: Sendable, Equatable {
+        var contentHash: UInt64
+        var contentSize: UInt64
+        var format: LogFileFormat
+        /// The file's inode and times when it was hashed (not part of the name).
+        var file: FileIdentity
+        /// The entry's file name in the folder.
+        var entryName: String
+    }
+
+    /// - Throws: `OfferLabError` (`.output`) when the folder cannot be made, or this program's
+    ///   executable cannot be read.
+    package init(folder: String, rejectsPerReason: Int, keptSliceFields: SliceFields = SliceFields()) throws {
+        try Folders.create(folder, context: "cache")
+        guard let identity = Self.executableIdentity else {
+            throw OfferLabError(.output, "cache: cannot read this program's executable (/proc/self/exe) to tell its builds apart")
+        }
+        self.folder = folder
+        usage = Mutex(CacheUsage(folder: folder, filesReused: 0, filesStored: 0, entriesDiscarded: 0, failedWrites: 0))
+        self.rejectsPerReason = rejectsPerReason
+        self.keptSliceFields = keptSliceFields
+        codeIdentity = identity
+    }
+
+    /// What the run did with the cache so far (`RunReport`).
+    package var usageSoFar: CacheUsage { usage.withLock { $0 } }
+
+    /// The key of the log file at `path` as it is now; nil when it cannot be read (its parsing
+    /// then reports why).
+    func key(forLogAt path: String) -> Key? {
+        guard let (hash, size, file) = Self.contentHash(ofFileAt: path) else { return nil }
+        let format = LogFileFormat(fileName: path)
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 0)
+        var key = Key(contentHash: hash, contentSize: size, format: format, file: file, entryName: "")
+        for word in headerWords(key) {
+            withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
+        }
+        let name = String(offerlab_xxh64_digest(&state), radix: 16)
+        key.entryName = String(repeating: "0", count: 16 - name.count) + name + ".parsed"
+        return key
+    }
+
+    /// The batches of the file with `key`, read back for file `fileIndex` at `path`, when its
+    /// entry exists, is whole, and holds events only before `asOf`; nil otherwise (a miss).
+    func load(_ key: Key, fileIndex: Int, path: String, asOf: Int64) -> [EventBatch]? {
+        let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
+        var buffer = takeBuffer()
+        defer { giveBack(buffer) }
+        guard let length = Self.readWhole(entryPath, into: &buffer) else { return nil }
+        let loaded: (batches: [EventBatch], latestTimestamp: Int64)
+        do {
+            loaded = try buffer.withUnsafeBytes {
+                try decode(UnsafeRawBufferPointer(rebasing: $0[..<length]), key: key, fileIndex: fileIndex, path: path)
+            }
+        } catch {
+            usage.withLock { $0.entriesDiscarded += 1 }
+            return nil
+        }
+        guard loaded.latestTimestamp < asOf else { return nil }
+        usage.withLock { $0.filesReused += 1 }
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        return loaded.batches
+    }
+
+    /// Keeps the batches just read from the file at `path` as the entry for `key`, unless the file
+    /// had events at or after `as_of` or was changed or replaced since it was hashed (its inode,
+    /// size or times differ: what was parsed may not be what was hashed).
+    func store(_ batches: [EventBatch], key: Key, path: String) {
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        guard batches.allSatisfy({ $0.eventsAtOrAfterAsOf == 0 }), FileIdentity(path: path) == key.file else { return }
+        let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
+        let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
+        var entry = takeBuffer()
+        defer { giveBack(entry) }
+        encode(batches, key: key, into: &entry)
+        // The first failing call's errno.
+        var failure: Int32 = 0
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0 {
+            failure = errno
+        } else {
+            if !entry.withUnsafeBytes({ writeAll(descriptor, $0) }) { failure = errno }
+            if close(descriptor) != 0 && failure == 0 { failure = errno }
+        }
+        if failure == 0 && rename(temporaryPath, entryPath) != 0 { failure = errno }
+        guard failure != 0 else {
+            usage.withLock { $0.filesStored += 1 }
+            return
+        }
+        unlink(temporaryPath)
+        usage.withLock {
+            $0.failedWrites += 1
+            if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(String(cString: strerror(failure)))" }
+        }
+    }
+
+    /// Frees the reused buffers (once every file is read).
+    func releaseBuffers() {
+        buffers.withLock { $0 = [] }
+    }
+
+    private func takeBuffer() -> [UInt8] {
+        buffers.withLock { $0.popLast() } ?? []
+    }
+
+    private func giveBack(_ buffer: [UInt8]) {
+        buffers.withLock { $0.append(buffer) }
+    }
+
+    /// Reads the whole file at `path` into the start of `buffer`, growing it when it is shorter
+    /// (never shrinking it: its memory stays faulted in); the file's length, nil when it cannot
+    /// be read.
+    private static func readWhole(_ path: String, into buffer: inout [UInt8]) -> Int? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let length = Int(status.st_size)
+        if buffer.count < length { buffer.append(contentsOf: repeatElement(0, count: length - buffer.count)) }
+        let complete = buffer.withUnsafeMutableBytes { bytes in
+            var offset = 0
+            while offset < length {
+                let count = read(descriptor, bytes.baseAddress! + offset, length - offset)
+                if count < 0 && errno == EINTR { continue }
+                // A file cut short while it is read is a damaged entry, found by `decode`.
+                guard count > 0 else { return offset }
+                offset += count
+            }
+            return offset
+        }
+        return complete
+    }
+
+    /// Removes the entries that no file of this run used, and temporary files an hour old (left
+    /// by a run killed while writing; a younger one may be another run's, still being written):
+    /// after a successful run only, so that a failed run costs the next one no parsing.
+    package func removeUnusedEntries() {
+        let inUse = entriesInUse.withLock { $0 }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if name.hasSuffix(".parsed") && !inUse.contains(name) {
+                try? FileManager.default.removeItem(atPath: path)
+            } else if name.contains(".parsed.tmp-"),
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified < Date(timeIntervalSinceNow: -3600)
+            {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
+    // MARK: - Hashing
+
+    /// An entry's first bytes. No layout version: entries are only read by the build that wrote
+    /// them (`executableIdentity`).
+    private static let magic = Array("OfferLab parsed log\n".utf8)
+
+    /// The hash of the running executable: entries written by another build are never read.
+    private static let executableIdentity: UInt64? = contentHash(ofFileAt: "/proc/self/exe")?.hash
+
+    /// XXH64 and size of a file's bytes, read 1 MiB at a time, and the file's identity before
+    /// they were read; nil when it cannot be read.
+    static func contentHash(ofFileAt path: String) -> (hash: UInt64, size: UInt64, file: FileIdentity)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 0)
+        var size: UInt64 = 0
+        while true {
+            let count = read(descriptor, buffer, 1 << 20)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            offerlab_xxh64_update(&state, buffer, count)
+            size += UInt64(count)
+        }
+        return (offerlab_xxh64_digest(&state), size, FileIdentity(status))
+    }
+
+    /// What changes when a file is written to or replaced: its inode, size and times (`ctime`
+    /// cannot be set back by a program).
+    struct FileIdentity: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = status.st_mtim
+            changed = status.st_ctim
+        }
+
+        /// The identity of the file at `path` now; nil when it is gone.
+        init?(path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            self.init(status)
+        }
+
+        static func == (left: Self, right: Self) -> Bool {
+            left.device == right.device && left.inode == right.inode && left.size == right.size
+                && left.modified.tv_sec == right.modified.tv_sec && left.modified.tv_nsec == right.modified.tv_nsec
+                && left.changed.tv_sec == right.changed.tv_sec && left.changed.tv_nsec == right.changed.tv_nsec
+        }
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 0)
+        offerlab_xxh64_update(&state, bytes.baseAddress, bytes.count)
+        return offerlab_xxh64_digest(&state)
+    }
+
+    // MARK: - Entry layout
+
+    /// An entry: the magic line, the key (content hash, size, format, rejects kept, slice fields
+    /// kept, executable hash), the payload's length and XXH64, then the payload: the batches, each its counters
+    /// and rejects, its records, shapes and details as they are in memory (the same executable
+    /// reads them back), its three interners' strings in id order and its event id texts.
+    func encode(_ batches: [EventBatch], key: Key, into buffer: inout [UInt8]) {
+        var entry = EntryWriter(bytes: buffer)
+        buffer = []
+        entry.bytes.removeAll(keepingCapacity: true)
+        // Room for the arrays and about 32 bytes per string: the entry is not regrown and copied.
+        entry.bytes.reserveCapacity(
+            batches.reduce(4096) { size, batch in
+                size + batch.records.count * MemoryLayout<EventRecord>.stride + batch.details.count * MemoryLayout<EventDetails>.stride
+                    + batch.eventIDs.bytes.count + (batch.users.count + batch.transactions.count + batch.labels.count) * 32
+            })
+        entry.bytes.append(contentsOf: Self.magic)
+        for word in headerWords(key) { entry.append(word) }
+        // The payload's length and hash go here once it is written.
+        let payloadHeader = entry.bytes.count
+        entry.append(UInt64(0))
+        entry.append(UInt64(0))
+        let payloadStart = entry.bytes.count
+        entry.append(Int64(batches.count))
+        for batch in batches {
+            let counters = batch.counters
+            entry.append(Int64(counters.filesRead))
+            entry.append(Int64(counters.nonBlankLines))
+            entry.append(counters.compressedBytes)
+            entry.append(counters.uncompressedBytes)
+            entry.appendArray(counters.malformed.map(Int64.init))
+            entry.append(Int64(counters.rejects.count))
+            for reject in counters.rejects {
+                entry.append(Int64(reject.line))
+                entry.append(Int64(reject.reason.rawValue))
+                entry.append(bytesOf: Array(reject.text.utf8))
+            }
+            entry.appendArray(batch.records)
+            entry.appendArray(batch.shapes.all)
+            entry.appendArray(batch.details)
+            for interner in [batch.users, batch.transactions, batch.labels] {
+                entry.append(Int64(interner.count))
+                for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
+            }
+            entry.appendArray(batch.eventIDs.bytes)
+        }
+        entry.bytes.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: UInt64(bytes.count - payloadStart).littleEndian, toByteOffset: payloadHeader, as: UInt64.self)
+            let hash = Self.hash(UnsafeRawBufferPointer(rebasing: bytes[payloadStart...]))
+            bytes.storeBytes(of: hash.littleEndian, toByteOffset: payloadHeader + 8, as: UInt64.self)
+        }
+        buffer = entry.bytes
+    }
+
+    /// The batches of an entry and their latest event's time.
+    /// - Throws: `EntryReader.Damaged` when the entry is not whole, not for `key`, or not this
+    ///   executable's.
+    func decode(_ bytes: UnsafeRawBufferPointer, key: Key, fileIndex: Int, path: String) throws
+        -> (batches: [EventBatch], latestTimestamp: Int64)
+    {
+        var header = EntryReader(bytes)
+        guard try header.bytes(count: Self.magic.count).elementsEqual(Self.magic) else { throw EntryReader.Damaged() }
+        for word in headerWords(key) {
+            guard try header.read(UInt64.self) == word else { throw EntryReader.Damaged() }
+        }
+        let length = try header.read(UInt64.self)
+        let payloadHash = try header.read(UInt64.self)
+        guard length == UInt64(header.remaining) else { throw EntryReader.Damaged() }
+        let payloadBytes = try header.bytes(count: Int(length))
+        guard Self.hash(payloadBytes) == payloadHash else { throw EntryReader.Damaged() }
+
+        var payload = EntryReader(payloadBytes)
+        var batches: [EventBatch] = []
+        var latestTimestamp = Int64.min
+        for _ in 0..<(try payload.count()) {
+            var batch = EventBatch(fileIndex: fileIndex)
+            batch.counters.filesRead = Int(try payload.read(Int64.self))
+            batch.counters.nonBlankLines = Int(try payload.read(Int64.self))
+            batch.counters.compressedBytes = try payload.read(Int64.self)
+            batch.counters.uncompressedBytes = try payload.read(Int64.self)
+            let malformed: [Int64] = try payload.readArray()
+            guard malformed.count == batch.counters.malformed.count else { throw EntryReader.Damaged() }
+            batch.counters.malformed = malformed.map { Int($0) }
+            for _ in 0..<(try payload.count()) {
+                let line = Int(try payload.read(Int64.self))
+                guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
+                    throw EntryReader.Damaged()
+                }
+                let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+                batch.counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
+            }
+            batch.records = try payload.readArray()
+            for (index, shape) in (try payload.readArray() as [EventShape]).enumerated() {
+                guard batch.shapes.id(of: shape) == Int32(index) else { throw EntryReader.Damaged() }
+            }
+            batch.details = try payload.readArray()
+            batch.users = try payload.interner()
+            batch.transactions = try payload.interner()
+            batch.labels = try payload.interner()
+            guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw EntryReader.Damaged() }
+            batch.eventIDs = eventIDs
+            for record in batch.records { latestTimestamp = max(latestTimestamp, record.timestamp) }
+            batches.append(batch)
+        }
+        guard payload.remaining == 0, !batches.isEmpty else { throw EntryReader.Damaged() }
+        return (batches, latestTimestamp)
+    }
+
+    /// What an entry's header must hold to be read for `key`.
+    private func headerWords(_ key: Key) -> [UInt64] {
+        [
+            key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue),
+            codeIdentity,
+        ]
+    }
+
+    private struct EntryWriter {
+        var bytes: [UInt8]
+
+        mutating func append<Word: FixedWidthInteger>(_ word: Word) {
+            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        /// The count, then the elements' bytes as they are in memory.
+        mutating func appendArray<Element>(_ array: [Element]) {
+            append(Int64(array.count))
+            array.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        }
+
+        mutating func append(bytesOf string: some Collection<UInt8>) {
+            append(Int64(string.count))
+            bytes.append(contentsOf: string)
+        }
+    }
+
+    /// Reads an entry, every read checked against its end.
+    private struct EntryReader {
+        struct Damaged: Error {}
+
+        private let bytes: UnsafeRawBufferPointer
+        private var offset = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        var remaining: Int { bytes.count - offset }
+
+        mutating func bytes(count: Int) throws -> UnsafeRawBufferPointer {
+            guard count >= 0, count <= remaining else { throw Damaged() }
+            defer { offset += count }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+        }
+
+        mutating func read<Word: FixedWidthInteger>(_: Word.Type) throws -> Word {
+            Word(littleEndian: try bytes(count: MemoryLayout<Word>.size).loadUnaligned(as: Word.self))
+        }
+
+        mutating func count() throws -> Int {
+            let count = try read(Int64.self)
+            guard count >= 0, count <= remaining else { throw Damaged() }
+            return Int(count)
+        }
+
+        mutating func readArray<Element>() throws -> [Element] {
+            let count = try count()
+            let source = try bytes(count: count * MemoryLayout<Element>.stride)
+            return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source.baseAddress!, byteCount: source.count) }
+                initialized = count
+            }
+        }
+
+        mutating func bytesWithLength() throws -> UnsafeRawBufferPointer {
+            try bytes(count: try count())
+        }
+
+        /// Strings in id order, interned again in that order (so they get the same ids).
+        mutating func interner() throws -> ByteStringInterner {
+            let count = try count()
+            var interner = ByteStringInterner(capacity: count)
+            for id in 0..<count {
+                guard try interner.intern(bytesWithLength()) == Int32(id) else { throw Damaged() }
+            }
+            return interner
+        }
+    }
+}

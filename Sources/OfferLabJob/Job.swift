@@ -1,0 +1,388 @@
+import Foundation
+import OfferLabIngest
+import OfferLabStatistics
+import OfferLabSupport
+import Yams
+
+/// What to do with a log file whose gzip stream is corrupt or truncated.
+public enum CorruptFilePolicy: String, Sendable {
+    /// Fail the run, naming the file.
+    case fail
+    /// Skip the whole file and report it in `quality.csv`.
+    case skip
+}
+
+/// Which inference the report's verdicts, headlines and "significant" marks use (docs/statistics.md, Sequential);
+/// the CSV files and the database always carry both.
+public enum Decision: String, Sendable {
+    /// The always-valid (sequential) p-values and intervals: safe to read every night.
+    case sequential
+    /// The fixed-horizon ones: valid only when read once, at a size planned in advance.
+    case fixed
+}
+
+/// A validated job: every path resolved and checked, every value parsed.
+public struct Job: Sendable {
+    /// The job file, as given.
+    public var jobPath: String
+    /// A folder of table files, or a `.sqlite`/`.db` file.
+    public var tablesPath: String
+    /// The log globs, resolved against the job file's folder.
+    public var logPatterns: [String]
+    /// Every file the globs match, in byte-wise sorted order, without repeats.
+    public var logFiles: [String]
+    /// Microseconds since the epoch; events and assignments at or after it are ignored.
+    public var asOf: Int64
+    public var reportCurrency: String
+    /// 1 unit of the currency = rate units of the report currency (the report currency is 1).
+    public var rates: [String: Double]
+    public var alpha: Double
+    /// N* of the sequential intervals (docs/statistics.md, Sequential): the total users of two groups at which they are tightest.
+    public var sequentialTuning: Double = SequentialInference.defaultTuning
+    /// Which inference the report's verdicts use.
+    public var decision: Decision = .sequential
+    public var control: String?
+    public var conversionWindowDays: Double?
+    /// Offering ids to analyse; nil: every offering with assignments before `asOf`.
+    public var offerings: [String]?
+    public var maxBadLineRatio: Double
+    /// The run fails when an offering's counted money events without a rate are more than
+    /// this share of its money events; nil: never (a warning only).
+    public var maxUnconvertibleMoneyShare: Double?
+    public var onCorruptFile: CorruptFilePolicy
+    /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
+    public var outputPath: String
+    public var databasePath: String
+    /// How many rejected lines of each reason the rejects file keeps.
+    public var rejectsPerReason: Int
+    /// How long a run waits for another run of the same job to finish.
+    public var lockTimeoutSeconds: Double
+    /// How many log files are read at once (and the cores shared out among their pieces,
+    /// `LogIngest.SpareCores`), and how many threads clean the events up; nil: one per core.
+    public var threads: Int?
+    /// The library that inflates gzipped inputs (a property of the machine, not of the job
+    /// file: the command line chooses it). Every number is the same whichever it is.
+    public var inflater: Inflater = .fastestAvailable
+    /// The parsed-log cache's folder (`ParsedLogCache`); nil: every log file is parsed.
+    public var cachePath: String?
+    /// How per-user revenue is capped for `arpu_capped` (docs/analysis.md §4b); nil: no capping.
+    public var revenueCap: RevenueCapRule?
+    /// The D of the matured metrics (docs/analysis.md §4c), ascending and distinct; empty: none.
+    public var maturityDays: [Int] = []
+    /// The log fields results are sliced by (docs/analysis.md §7), in the job's order; empty: no slices.
+    public var slices: [SliceField] = []
+    /// How many levels of a slice field are kept before the rest are merged into `(other)`.
+    public var maxSliceLevels = SliceField.defaultMaxLevels
+
+    /// The slice fields whose values the events keep.
+    package var keptSliceFields: SliceFields { SliceFields(slices) }
+
+    /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
+    public var night: String { Timestamp.formatDate(asOf) }
+}
+
+/// Reads and validates a job file (YAML), before any work starts.
+public enum JobLoader {
+    static let knownKeys = Set(JobKey.all.map(\.name))
+
+    /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
+    /// `now` gives the default `as_of` (today 00:00 UTC).
+    /// - Throws: `OfferLabError` (`.configuration`) with one line naming the problem.
+    public static func load(
+        path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, database databaseOverride: String? = nil,
+        threads threadsOverride: Int? = nil, now: Date = Date()
+    ) throws -> Job {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw OfferLabError(.configuration, "job file \(path): cannot read it (\(error.localizedDescription))")
+        }
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw OfferLabError(.configuration, "job file \(path): it is empty")
+            }
+            root = node
+        } catch let error as OfferLabError {
+            throw error
+        } catch {
+            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(yamlProblem(error))")
+        }
+        guard let mapping = root.mapping else {
+            throw OfferLabError(.configuration, "job file \(path): expected a mapping of keys (tables:, logs:, …)")
+        }
+        var values: [String: Node] = [:]
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string else { throw OfferLabError(.configuration, "job file \(path): a key is not text") }
+            guard knownKeys.contains(key) else {
+                throw OfferLabError(
+                    .configuration, "job file \(path): unknown key '\(key)' (known: \(JobKey.all.map(\.name).joined(separator: ", ")))")
+            }
+            values[key] = value
+        }
+        let reader = JobValues(path: path, values: values)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+
+        let tablesPath = resolve(try reader.requiredText("tables"), against: folder)
+        guard FileManager.default.fileExists(atPath: tablesPath) else {
+            throw OfferLabError(.configuration, "job file \(path): tables: \(tablesPath) does not exist")
+        }
+
+        let patterns = try reader.textList("logs").map { resolve($0, against: FileGlob.escaped(folder)) }
+        guard !patterns.isEmpty else { throw OfferLabError(.configuration, "job file \(path): logs: name at least one glob") }
+        var files = Set<String>()
+        for pattern in patterns {
+            let matches = try FileGlob.matches(pattern)
+            guard !matches.isEmpty else {
+                throw OfferLabError(.configuration, "job file \(path): logs: the glob \(pattern) matches no file")
+            }
+            files.formUnion(matches)
+        }
+        let logFiles = files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+
+        let asOf: Int64
+        if let asOfOverride {
+            guard let parsed = UTCTime.parseAsOf(asOfOverride) else {
+                throw OfferLabError(.configuration, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+            }
+            asOf = parsed
+        } else if let text = try reader.optionalText("as_of") {
+            guard let parsed = UTCTime.parseAsOf(text) else {
+                throw OfferLabError(
+                    .configuration, "job file \(path): as_of: '\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+            }
+            asOf = parsed
+        } else {
+            asOf = Timestamp.startOfDay(Int64(now.timeIntervalSince1970 * 1_000_000))
+        }
+
+        let reportCurrency = try reader.requiredText("report_currency")
+        if let problem = CurrencyCode.problem(reportCurrency) { throw reader.fail("report_currency", problem) }
+        var rates: [String: Double] = [:]
+        if values["rates"] != nil && values["rates_file"] != nil {
+            throw OfferLabError(.configuration, "job file \(path): give rates or rates_file, not both")
+        }
+        if let node = values["rates"] {
+            guard let rateMapping = node.mapping else {
+                throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}")
+            }
+            for (currencyNode, rateNode) in rateMapping {
+                guard let currency = currencyNode.string, !currency.isEmpty else {
+                    throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text")
+                }
+                if let problem = CurrencyCode.problem(currency) { throw reader.fail("rates", problem) }
+                rates[currency] = try reader.positiveRate(rateNode.string, currency: currency, source: "rates")
+            }
+        } else if let ratesFile = try reader.optionalText("rates_file") {
+            let ratesPath = resolve(ratesFile, against: folder)
+            rates = try RatesFile.read(path: ratesPath)
+        }
+        rates[reportCurrency] = 1
+
+        let alpha = try reader.number("alpha", default: 0.05)
+        guard alpha > 0 && alpha < 1 else {
+            throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be greater than 0 and less than 1")
+        }
+        let tuning = try reader.number("sequential_tuning", default: SequentialInference.defaultTuning)
+        guard tuning > 0 else {
+            throw OfferLabError(.configuration, "job file \(path): sequential_tuning: \(tuning) must be a positive number of users")
+        }
+        let decisionText = try reader.optionalText("decision") ?? Decision.sequential.rawValue
+        guard let decision = Decision(rawValue: decisionText) else {
+            throw OfferLabError(.configuration, "job file \(path): decision: '\(decisionText)' must be sequential or fixed")
+        }
+        let window = try reader.optionalNumber("conversion_window_days")
+        if let window, !(window > 0) {
+            throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive")
+        }
+        let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
+        guard maxBad >= 0 && maxBad <= 1 else {
+            throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1")
+        }
+        let maxUnconvertible = try reader.optionalNumber("max_unconvertible_money_share")
+        if let maxUnconvertible, !(maxUnconvertible >= 0 && maxUnconvertible <= 1) {
+            throw reader.fail("max_unconvertible_money_share", "\(maxUnconvertible) must be from 0 to 1 (a share of the money events)")
+        }
+        let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
+        guard let policy = CorruptFilePolicy(rawValue: policyText) else {
+            throw OfferLabError(.configuration, "job file \(path): on_corrupt_file: '\(policyText)' must be fail or skip")
+        }
+        let offerings = values["offerings"] == nil ? nil : try reader.textList("offerings")
+        let rejects = try reader.number("rejects_per_reason", default: 20)
+        guard rejects >= 0, rejects == rejects.rounded() else {
+            throw OfferLabError(.configuration, "job file \(path): rejects_per_reason must be a whole number")
+        }
+
+        let lockTimeout = try reader.number("lock_timeout_seconds", default: 60)
+        guard lockTimeout >= 0 else { throw OfferLabError(.configuration, "job file \(path): lock_timeout_seconds must not be negative") }
+
+        let threads =
+            try threadsOverride
+            ?? reader.optionalNumber("threads").map { value -> Int in
+                guard value >= 1, value == value.rounded() else {
+                    throw OfferLabError(.configuration, "job file \(path): threads must be a whole number ≥ 1")
+                }
+                return Int(value)
+            }
+        if let threads, threads < 1 { throw OfferLabError(.configuration, "--threads \(threads) must be at least 1") }
+
+        let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
+        let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
+        let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
+        // Entries in a folder the globs reach would be read as logs by the next run.
+        if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
+            throw OfferLabError(
+                .configuration,
+                "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach"
+            )
+        }
+
+        let revenueCap = try reader.revenueCap()
+        let maturityDays = try reader.maturityDays()
+        let slices = try reader.slices()
+        let maxSliceLevels = try reader.number("max_slice_levels", default: Double(SliceField.defaultMaxLevels))
+        guard maxSliceLevels >= 1, maxSliceLevels == maxSliceLevels.rounded(), maxSliceLevels <= 10_000 else {
+            throw OfferLabError(
+                .configuration, "job file \(path): max_slice_levels: \(maxSliceLevels) must be a whole number from 1 to 10000")
+        }
+
+        return Job(
+            jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
+            reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision,
+            control: try reader.optionalText("control"), conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
+            maxUnconvertibleMoneyShare: maxUnconvertible, onCorruptFile: policy,
+            outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
+            lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath, revenueCap: revenueCap, maturityDays: maturityDays,
+            slices: slices, maxSliceLevels: Int(maxSliceLevels))
+    }
+
+    /// A YAML error on one line: where, what, and what the parser was reading. (Yams's own
+    /// description puts the problem after the position and a line break, with a snippet.)
+    static func yamlProblem(_ error: Error) -> String {
+        let (context, problem, mark): (YamlError.Context?, String, Mark)
+        switch error as? YamlError {
+        case .scanner(let c, let p, let m, _), .parser(let c, let p, let m, _), .composer(let c, let p, let m, _):
+            (context, problem, mark) = (c, p, m)
+        case .duplicatedKeysInMapping(let duplicates, let c):
+            return "line \(c.mark.line), column \(c.mark.column): duplicate key(s) \(duplicates.sorted().joined(separator: ", "))"
+        default:
+            return String(describing: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }
+        let reading = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+        return "line \(mark.line), column \(mark.column): \(problem)\(reading)"
+    }
+
+    static func resolve(_ path: String, against folder: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+    }
+}
+
+/// Typed access to the job file's values, with errors naming the file and key.
+private struct JobValues {
+    let path: String
+    let values: [String: Node]
+
+    func fail(_ key: String, _ problem: String) -> OfferLabError {
+        OfferLabError(.configuration, "job file \(path): \(key): \(problem)")
+    }
+
+    func optionalText(_ key: String) throws -> String? {
+        guard let node = values[key], node.null == nil else { return nil }
+        guard let text = node.scalar?.string else { throw fail(key, "expected a single value") }
+        return text
+    }
+
+    func requiredText(_ key: String) throws -> String {
+        guard let text = try optionalText(key), !text.isEmpty else {
+            throw OfferLabError(.configuration, "job file \(path): the key '\(key)' is missing")
+        }
+        return text
+    }
+
+    /// One text or a list of texts.
+    func textList(_ key: String) throws -> [String] {
+        guard let node = values[key] else { throw OfferLabError(.configuration, "job file \(path): the key '\(key)' is missing") }
+        if let text = node.scalar?.string { return [text] }
+        guard let sequence = node.sequence else { throw fail(key, "expected a text or a list of texts") }
+        return try sequence.map { item in
+            guard let text = item.scalar?.string, !text.isEmpty else { throw fail(key, "every item must be a text") }
+            return text
+        }
+    }
+
+    func optionalNumber(_ key: String) throws -> Double? {
+        guard let text = try optionalText(key) else { return nil }
+        guard let number = Double(text), number.isFinite else { throw fail(key, "'\(text)' is not a number") }
+        return number
+    }
+
+    func number(_ key: String, default defaultValue: Double) throws -> Double {
+        try optionalNumber(key) ?? defaultValue
+    }
+
+    /// `revenue_cap: {percentile: p}` (0 < p < 1) or `{value: C}` (C > 0), or nil when absent.
+    func revenueCap() throws -> RevenueCapRule? {
+        guard let node = values["revenue_cap"], node.null == nil else { return nil }
+        let form = "expected {percentile: 0.99} or {value: 500}"
+        guard let mapping = node.mapping else { throw fail("revenue_cap", form) }
+        var given: [String: Double] = [:]
+        for (keyNode, valueNode) in mapping {
+            guard let key = keyNode.string, key == "percentile" || key == "value" else {
+                throw fail("revenue_cap", "unknown key '\(keyNode.string ?? "")': \(form)")
+            }
+            guard let text = valueNode.scalar?.string, let number = Double(text), number.isFinite else {
+                throw fail("revenue_cap", "\(key) '\(valueNode.scalar?.string ?? "")' is not a number")
+            }
+            given[key] = number
+        }
+        switch (given["percentile"], given["value"]) {
+        case (let p?, nil):
+            guard p > 0 && p < 1 else { throw fail("revenue_cap", "percentile \(p) must be between 0 and 1 (exclusive), e.g. 0.99") }
+            return .percentile(p)
+        case (nil, let amount?):
+            guard amount > 0 else { throw fail("revenue_cap", "value \(amount) must be a positive amount of the report currency") }
+            return .value(amount)
+        case (.some, .some): throw fail("revenue_cap", "give percentile or value, not both")
+        case (nil, nil): throw fail("revenue_cap", form)
+        }
+    }
+
+    /// `maturity_days: [7, 14, 30]`: positive whole days up to 100 years, each once; ascending.
+    func maturityDays() throws -> [Int] {
+        guard let node = values["maturity_days"], node.null == nil else { return [] }
+        guard let sequence = node.sequence else { throw fail("maturity_days", "expected a list of whole days, like [7, 14, 30]") }
+        var days: [Int] = []
+        for item in sequence {
+            let text = item.scalar?.string ?? ""
+            guard let day = Int(text), day > 0 else { throw fail("maturity_days", "'\(text)' is not a positive whole number of days") }
+            // Days as microseconds added to assignment times must not overflow.
+            guard day <= 36_500 else { throw fail("maturity_days", "\(day) days is more than 100 years") }
+            guard !days.contains(day) else { throw fail("maturity_days", "\(day) is given twice") }
+            days.append(day)
+        }
+        return days.sorted()
+    }
+
+    /// `slices: [country, platform]`: log fields results can be sliced by, each once, in order.
+    func slices() throws -> [SliceField] {
+        guard values["slices"] != nil else { return [] }
+        var fields: [SliceField] = []
+        for name in try textList("slices") {
+            guard let field = SliceField(rawValue: name) else {
+                let known = SliceField.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("slices", "'\(name)' is not a log field results can be sliced by (known: \(known))")
+            }
+            guard !fields.contains(field) else { throw fail("slices", "'\(name)' is named twice") }
+            fields.append(field)
+        }
+        return fields
+    }
+
+    func positiveRate(_ text: String?, currency: String, source: String) throws -> Double {
+        guard let text, let rate = Double(text), rate.isFinite, rate > 0 else {
+            throw fail(source, "the rate of \(currency) must be a positive number")
+        }
+        return rate
+    }
+}

@@ -1,0 +1,478 @@
+import Foundation
+import OfferLabAnalysis
+import OfferLabIngest
+import OfferLabJob
+import OfferLabResults
+import OfferLabStatistics
+import OfferLabSupport
+import OfferLabTables
+import OfferLabWriters
+
+/// `offerlab stats`: comparisons and SRM from per-group sufficient statistics computed
+/// elsewhere, by the same code `run` uses.
+///
+/// An optional `metric` column adds the sums of docs/analysis.md §4b and §4c: a row whose `metric` is
+/// `arpu_capped` holds a group's sums of capped revenue (the `arpu_capped` comparisons), one
+/// whose `metric` is `d<D>` (`d7`) the sums of its members matured after D days
+/// (`conversion_d<D>`, `arpu_d<D>`); an empty `metric` (or no such column) is the group's own
+/// row. Every group of an offering then needs a row for each metric the offering has.
+public enum AggregateStatistics {
+    static let columns = ["offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares"]
+
+    /// What a row's non-empty `metric` names: a group's capped sums, or its matured ones.
+    enum FamilyMetric: Hashable, Comparable {
+        case capped
+        case matured(days: Int)
+
+        init?(_ text: String) {
+            if text == "arpu_capped" {
+                self = .capped
+            } else if text.hasPrefix("d"), text.dropFirst().allSatisfy(\.isASCII), let days = Int(text.dropFirst()), days > 0 {
+                self = .matured(days: days)
+            } else {
+                return nil
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .capped: "arpu_capped"
+            case .matured(let days): "d\(days)"
+            }
+        }
+
+        /// The family compared on these sums.
+        func family(_ statistics: [GroupSufficientStatistics]) -> ComparisonFamily {
+            switch self {
+            case .capped: .cappedRevenue(statistics)
+            case .matured(let days): .matured(days: days, statistics)
+            }
+        }
+    }
+
+    /// One row of an aggregates file, with the line it came from.
+    private struct Row {
+        var line: Int
+        var group: AnalysisGroup
+    }
+
+    /// Reads `input` (CSV or TSV, see the README), writes `comparisons.csv` and `srm.csv` into
+    /// `output`, the sequential columns at N* = `sequentialTuning`, and `summary.csv` and
+    /// `maturity.csv` when `input` has every column of `summaryColumns` (summary.csv's capped
+    /// columns from the `arpu_capped` rows when it also has `cappedColumns`). With `quality`,
+    /// `products` and `slices` (the other results of `offerlab sql`), writes `quality.csv`,
+    /// `products.csv` and the three slice files from them. Returns the offering ids.
+    /// - Throws: `OfferLabError` naming the file, the line and the problem.
+    @discardableResult
+    public static func run(
+        input: String, output: String, alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning,
+        quality: String? = nil, products: String? = nil, slices: String? = nil
+    ) throws -> [String] {
+        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "--alpha \(alpha) must be greater than 0 and less than 1") }
+        guard sequentialTuning > 0, sequentialTuning.isFinite else {
+            throw OfferLabError(.configuration, "--sequential-tuning \(sequentialTuning) must be a positive number of users")
+        }
+        let offerings = try read(input)
+        guard !offerings.isEmpty else { throw OfferLabError(.data, "\(input): no rows after the header, so no offering to compute") }
+        let analyses = try offerings.map { offering in
+            do {
+                return (
+                    offeringID: offering.id,
+                    statistics: try analyzeOffering(
+                        offering.groups, alpha: alpha, sequentialTuning: sequentialTuning,
+                        families: offering.metrics.map { $0.metric.family($0.statistics) })
+                )
+            } catch {
+                throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
+            }
+        }
+        var tables = [ResultTables.comparisonsTable(analyses), ResultTables.srmTable(analyses)]
+        let results = try summaryResults(input, offerings: offerings)
+        if let results {
+            let statistics = try results.map { try OfferingStatistics($0, alpha: alpha, sequentialTuning: sequentialTuning) }
+            tables += [
+                ResultTables.summaryTable(results, statistics: statistics), ResultTables.maturityTable(results, statistics: statistics),
+            ]
+        }
+        if let quality { tables.append(try qualityTable(quality)) }
+        /// The results that products and slices name their groups in.
+        func groupsOfResults(option: String, path: String) throws -> [OfferingResult] {
+            guard let results else {
+                throw OfferLabError(
+                    .configuration,
+                    "--\(option) \(path): \(input) lacks the summary columns that name its groups (\(summaryColumns.joined(separator: ", ")))"
+                )
+            }
+            return results
+        }
+        if let products { tables.append(try productsTable(products, results: groupsOfResults(option: "products", path: products))) }
+        if let slices {
+            let sliced = try sliceResults(slices, results: groupsOfResults(option: "slices", path: slices))
+            tables += ResultTables.sliceTables(
+                sliced, statistics: try sliced.map { try OfferingStatistics($0, alpha: alpha, sequentialTuning: sequentialTuning) })
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw OfferLabError(.output, "cannot create \(output): \(error.localizedDescription)")
+        }
+        for table in tables {
+            let path = (output as NSString).appendingPathComponent("\(table.name).csv")
+            let temporary = path + ".partial-\(getpid())"
+            do {
+                try Data(CSVWriter.csv(table).utf8).write(to: URL(fileURLWithPath: temporary))
+                guard rename(temporary, path) == 0 else {
+                    throw OfferLabError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
+                }
+            } catch let error as OfferLabError {
+                throw error
+            } catch {
+                throw OfferLabError(.output, "cannot write \(path): \(error.localizedDescription)")
+            }
+        }
+        return offerings.map(\.id)
+    }
+
+    /// The offerings of an aggregates file, in byte order of `offering_id`, groups in file order,
+    /// with the sums of their `metric` rows (capped first, then D ascending).
+    static func read(_ path: String) throws -> [AggregateOffering] {
+        guard let format = TableFormat(fileName: path) else {
+            throw OfferLabError(.configuration, "--input \(path): expected a .csv or .tsv file (gzipped or not)")
+        }
+        var offerings: [String: [AnalysisGroup]] = [:]
+        var controlLine: [String: Int] = [:]
+        /// Per offering and non-empty metric: its rows in file order.
+        var metricRows: [String: [FamilyMetric: [Row]]] = [:]
+        do {
+            let reader = try TableFileReader(path: path, format: format)
+            let index = try reader.requireColumns(columns)
+            let metricColumn = reader.header.firstIndex(of: "metric")
+            try reader.forEachRow { row in
+                let cells = RowCells(row: row, path: path)
+                let fail = cells.fail
+                guard row.problem == nil else { throw fail("it has \(row.count) fields where the header has \(reader.header.count)") }
+                func text(_ column: Int) throws -> String {
+                    guard let value = row.string(at: index[column]), !value.isEmpty else { throw fail("\(columns[column]) is empty") }
+                    return value
+                }
+                let offering = try text(0)
+                let group = try text(1)
+                let metricText = metricColumn.flatMap { row.string(at: $0) } ?? ""
+                let metric = FamilyMetric(metricText)
+                guard metric != nil || metricText.isEmpty else {
+                    throw fail("metric '\(metricText)' is not empty, arpu_capped or d<days> (like d7)")
+                }
+                guard let isControl = row.bool(at: index[2]) else { throw fail("is_control must be true or false") }
+                let weight = try cells.number(index[3], columns[3])
+                guard weight >= 0 else { throw fail("weight \(weight) is negative") }
+                let parsed = AnalysisGroup(
+                    name: group, isControl: isControl, weight: weight, statistics: try cells.statistics(index[4...7]))
+                if let metric {
+                    if metricRows[offering]?[metric]?.contains(where: { $0.group.name == group }) == true {
+                        throw fail("group \(group) of \(offering) appears twice with metric \(metric.text)")
+                    }
+                    metricRows[offering, default: [:]][metric, default: []].append(Row(line: row.lineNumber, group: parsed))
+                    return
+                }
+                if offerings[offering]?.contains(where: { $0.name == group }) == true {
+                    throw fail("group \(group) of \(offering) appears twice")
+                }
+                if isControl {
+                    if let first = controlLine[offering] {
+                        throw fail("\(offering) has a second control group (the first is on line \(first))")
+                    }
+                    controlLine[offering] = row.lineNumber
+                }
+                offerings[offering, default: []].append(parsed)
+            }
+        } catch let error as IngestError {
+            throw OfferLabError(.data, "\(error)")
+        }
+        let orphans = metricRows.filter { offerings[$0.key] == nil }.flatMap { $0.value.values.flatMap { $0 } }
+        if let orphan = orphans.min(by: { $0.line < $1.line }) {
+            throw OfferLabError(.data, "\(path) line \(orphan.line): group \(orphan.group.name) has no row with an empty metric")
+        }
+        if let missing = offerings.keys.sorted().first(where: { controlLine[$0] == nil }) {
+            throw OfferLabError(.data, "\(path): offering \(missing) has no row with is_control = true")
+        }
+        return try offerings.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
+            let groups = offerings[id] ?? []
+            let metrics = try (metricRows[id] ?? [:]).sorted { $0.key < $1.key }.map { metric, rows in
+                (metric, try statistics(of: metric, rows: rows, of: groups, offering: id, path: path))
+            }
+            return AggregateOffering(id: id, groups: groups, metrics: metrics)
+        }
+    }
+
+    /// The sums of one offering's `metric` rows, parallel to its groups: one per group of its own
+    /// rows, with the same `is_control` and `weight`.
+    private static func statistics(
+        of metric: FamilyMetric, rows: [Row], of groups: [AnalysisGroup], offering: String, path: String
+    ) throws -> [GroupSufficientStatistics] {
+        for row in rows {
+            func fail(_ problem: String) -> OfferLabError { OfferLabError(.data, "\(path) line \(row.line): \(problem)") }
+            let name = row.group.name
+            guard let own = groups.first(where: { $0.name == name }) else {
+                throw fail("group \(name) of \(offering) has no row with an empty metric")
+            }
+            guard own.isControl == row.group.isControl, own.weight == row.group.weight else {
+                throw fail("is_control and weight must be those of group \(name)'s row with an empty metric")
+            }
+            let (users, ownUsers) = (row.group.statistics.users, own.statistics.users)
+            switch metric {
+            case .capped where users != ownUsers:
+                throw fail("users \(users) of arpu_capped must be the \(ownUsers) of group \(name)'s own row")
+            case .matured where users > ownUsers: throw fail("\(users) matured users exceed the \(ownUsers) of group \(name)'s own row")
+            default: break
+            }
+        }
+        return try groups.map { group in
+            guard let row = rows.first(where: { $0.group.name == group.name }) else {
+                throw OfferLabError(.data, "\(path): offering \(offering): group \(group.name) has no row with metric \(metric.text)")
+            }
+            return row.group.statistics
+        }
+    }
+
+    /// The count and money columns of `summary.csv` beyond the sufficient statistics (the
+    /// aggregates of `offerlab sql` have them); `net_revenue` is `revenue_sum`.
+    static let summaryColumns = [
+        ResultColumn.trialStarters, .trialConverters, .paywallViewers, .purchases, .renewals, .refunds, .grossRevenue, .refundedRevenue,
+    ].map(\.name)
+
+    /// The columns of an `arpu_capped` row that summary.csv's capped columns take beyond its
+    /// sums: the offering's cap (empty: none) and the group's members lowered to it.
+    static let cappedColumns = [ResultColumn.revenueCap, .cappedUsers].map(\.name)
+
+    /// Every group's totals from its own row (empty `metric`), with the offering's capped (when
+    /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
+    /// when it has none of them).
+    /// Read in a second pass over the (small) file, after `read` has checked every row.
+    static func summaryResults(_ path: String, offerings: [AggregateOffering]) throws -> [OfferingResult]? {
+        var totals: [String: [String: GroupTotals]] = [:]
+        /// Per offering: its cap, and per group its capped users.
+        var capped: [String: (cap: Double?, users: [String: Int])] = [:]
+        do {
+            let reader = try TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv)
+            let present = summaryColumns.filter { reader.columnIndex($0) != nil }
+            guard !present.isEmpty else { return nil }
+            let index = try reader.requireColumns(summaryColumns + ["offering_id", "group"])
+            let metricColumn = reader.columnIndex("metric")
+            let cappedIndex = cappedColumns.compactMap { reader.columnIndex($0) }
+            try reader.forEachRow { row in
+                let cells = RowCells(row: row, path: path)
+                let (offering, group) = (row.string(at: index[8]) ?? "", row.string(at: index[9]) ?? "")
+                switch metricColumn.flatMap({ row.string(at: $0) }) ?? "" {
+                case "": totals[offering, default: [:]][group] = try cells.totals(index[0..<8])
+                case FamilyMetric.capped.text where cappedIndex.count == cappedColumns.count:
+                    let cap = row.string(at: cappedIndex[0])?.isEmpty == false ? try cells.number(cappedIndex[0], cappedColumns[0]) : nil
+                    if let known = capped[offering], known.cap != cap {
+                        throw cells.fail(
+                            "revenue_cap \(cap.map { "\($0)" } ?? "(empty)") differs from the offering's other arpu_capped rows")
+                    }
+                    capped[offering, default: (cap, [:])].users[group] = try cells.count(cappedIndex[1], cappedColumns[1])
+                // A matured row's sums are its metric's; its summary columns are not the group's.
+                default: return
+                }
+            }
+        } catch let error as IngestError {
+            throw OfferLabError(.data, "\(error)")
+        }
+        return offerings.map { offering in
+            let groups = offering.groups.map { group in
+                var total = totals[offering.id]?[group.name] ?? GroupTotals()
+                total.statistics = group.statistics
+                return total
+            }
+            var result = OfferingResult(
+                offering: Offering(
+                    id: 0, offeringID: offering.id, name: offering.id, isActive: true,
+                    groups: offering.groups.map { OfferingGroup(id: 0, name: $0.name, weight: $0.weight, products: [], copy: nil) }),
+                controlGroup: offering.groups.firstIndex { $0.isControl } ?? 0, groups: groups, products: [], quality: OfferingQuality())
+            for (metric, statistics) in offering.metrics {
+                switch metric {
+                case .capped:
+                    guard let rows = capped[offering.id] else { continue }
+                    result.cappedRevenue = CappedRevenue(
+                        cap: rows.cap, groups: statistics, cappedUsers: offering.groups.map { rows.users[$0.name] ?? 0 })
+                case .matured(let days): result.matured.append(MaturedGroups(days: days, groups: statistics))
+                }
+            }
+            return result
+        }
+    }
+
+    /// Each offering's slices (docs/analysis.md §7) from a file of `offerlab sql --part slices`: one row per
+    /// (offering, dimension, level, group) with the statistics and summary columns; levels in
+    /// the order of their first row, every group of the offering in every level.
+    static func sliceResults(_ path: String, results: [OfferingResult]) throws -> [OfferingResult] {
+        struct LevelKey: Hashable {
+            var offering: Int
+            var field: SliceField
+            var level: String
+        }
+        var levels: [LevelKey] = []
+        var groupTotals: [LevelKey: [Int: GroupTotals]] = [:]
+        try forEachRow(of: path, columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns) {
+            cells, index in
+            let (row, fail) = (cells.row, cells.fail)
+            let (offering, group) = try groupIndex(row, offering: index[0], group: index[3], in: results, fail: fail)
+            let dimension = row.string(at: index[1]) ?? ""
+            guard let field = SliceField(rawValue: dimension) else {
+                throw fail("dimension '\(dimension)' is not one of \(SliceField.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let level = row.string(at: index[2]), !level.isEmpty else { throw fail("level is empty") }
+            let key = LevelKey(offering: offering, field: field, level: level)
+            if groupTotals[key] == nil { levels.append(key) }
+            guard groupTotals[key]?[group] == nil else {
+                throw fail(
+                    "group \(row.string(at: index[3]) ?? "") of \(row.string(at: index[0]) ?? "") appears twice in \(dimension) \(level)")
+            }
+            var totals = try cells.totals(index[8...])
+            totals.statistics = try cells.statistics(index[4...7])
+            groupTotals[key, default: [:]][group] = totals
+        }
+        var offerings = results
+        for key in levels {
+            let groups = try offerings[key.offering].offering.groups.indices.map { group in
+                guard let totals = groupTotals[key]?[group] else {
+                    throw OfferLabError(
+                        .data,
+                        "\(path): offering \(offerings[key.offering].offering.offeringID): group \(offerings[key.offering].offering.groups[group].name) has no row in \(key.field.rawValue) \(key.level)"
+                    )
+                }
+                return totals
+            }
+            offerings[key.offering].slices.append(SliceResult(field: key.field, level: key.level, groups: groups))
+        }
+        return offerings
+    }
+
+    /// `quality.csv` from a file with its columns (`ResultSchema.quality`), rows kept in order.
+    static func qualityTable(_ path: String) throws -> ResultTable {
+        var table = ResultTable(.quality)
+        try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { cells, index in
+            guard let counter = cells.row.string(at: index[1]), !counter.isEmpty else { throw cells.fail("counter is empty") }
+            let count = try cells.count(index[2], "count")
+            table.rows.append([.text(cells.row.string(at: index[0]) ?? ""), .text(counter), .integer(count)])
+        }
+        return table
+    }
+
+    /// `products.csv` from a file with its columns, rows kept in order; every (offering, group)
+    /// must be one of the aggregates'.
+    static func productsTable(_ path: String, results: [OfferingResult]) throws -> ResultTable {
+        var offerings = results
+        try forEachRow(of: path, columns: ResultSchema.products.columns.map(\.name)) { cells, index in
+            let (offering, group) = try groupIndex(cells.row, offering: index[0], group: index[1], in: offerings, fail: cells.fail)
+            guard let productID = cells.row.string(at: index[2]), !productID.isEmpty else { throw cells.fail("product_id is empty") }
+            offerings[offering].products.append(
+                ProductTotals(
+                    group: group, productID: productID, purchases: try cells.count(index[3], "purchases"),
+                    renewals: try cells.count(index[4], "renewals"), refunds: try cells.count(index[5], "refunds"),
+                    netRevenue: try cells.number(index[6], "net_revenue")))
+        }
+        return ResultTables.productsTable(offerings)
+    }
+
+    /// The offering and group (indices into `results` and its groups) that a row's cells at
+    /// `offering` and `group` name.
+    /// - Throws: from `fail` when the aggregates have no such group.
+    private static func groupIndex(
+        _ row: TableRow, offering: Int, group: Int, in results: [OfferingResult], fail: (String) -> OfferLabError
+    ) throws -> (offering: Int, group: Int) {
+        let offeringID = row.string(at: offering) ?? ""
+        let groupName = row.string(at: group) ?? ""
+        guard let offering = results.firstIndex(where: { $0.offering.offeringID == offeringID }),
+            let group = results[offering].offering.groups.firstIndex(where: { $0.name == groupName })
+        else { throw fail("group \(groupName) of \(offeringID) is not in the aggregates") }
+        return (offering, group)
+    }
+
+    /// Calls `body` with the cells of each row of a CSV/TSV file that has `columns` (they make
+    /// errors naming the row), and the columns' indices.
+    private static func forEachRow(of path: String, columns: [String], _ body: (RowCells, [Int]) throws -> Void) throws {
+        guard let format = TableFormat(fileName: path) else {
+            throw OfferLabError(.configuration, "\(path): expected a .csv or .tsv file (gzipped or not)")
+        }
+        do {
+            let reader = try TableFileReader(path: path, format: format)
+            let index = try reader.requireColumns(columns)
+            try reader.forEachRow { row in
+                let cells = RowCells(row: row, path: path)
+                guard row.problem == nil else { throw cells.fail("it has \(row.count) fields where the header has \(reader.header.count)") }
+                try body(cells, index)
+            }
+        } catch let error as IngestError {
+            throw OfferLabError(.data, "\(error)")
+        }
+    }
+}
+
+/// One offering of an aggregates file: its groups (their own rows) and the sums of each of its
+/// `metric` rows, parallel to the groups.
+struct AggregateOffering {
+    var id: String
+    var groups: [AnalysisGroup]
+    var metrics: [(metric: AggregateStatistics.FamilyMetric, statistics: [GroupSufficientStatistics])]
+}
+
+/// The cells of one row of an input file, read with errors naming the file, the line and the
+/// column.
+private struct RowCells {
+    let row: TableRow
+    let path: String
+
+    func fail(_ problem: String) -> OfferLabError { OfferLabError(.data, "\(path) line \(row.lineNumber): \(problem)") }
+
+    func count(_ column: Int, _ name: String) throws -> Int {
+        guard let value = row.int64(at: column), value >= 0 else {
+            throw fail("\(name) '\(row.string(at: column) ?? "")' is not a whole number ≥ 0")
+        }
+        return Int(value)
+    }
+
+    func number(_ column: Int, _ name: String) throws -> Double {
+        guard let value = row.double(at: column) else { throw fail("\(name) '\(row.string(at: column) ?? "")' is not a number") }
+        return value
+    }
+
+    func money(_ column: Int, _ name: String) throws -> Double {
+        guard let value = row.double(at: column), value >= 0 else {
+            throw fail("\(name) '\(row.string(at: column) ?? "")' is not a number ≥ 0")
+        }
+        return value
+    }
+
+    /// `users`, `converters`, `revenue_sum` and `revenue_sum_squares` at `columns`, checked to be
+    /// sums that some users' values can have.
+    func statistics(_ columns: ArraySlice<Int>) throws -> GroupSufficientStatistics {
+        let names = AggregateStatistics.columns[4...7]
+        let column = Array(columns)
+        let users = try count(column[0], names[4])
+        let converters = try count(column[1], names[5])
+        guard converters <= users else { throw fail("converters \(converters) exceed users \(users)") }
+        let sum = try number(column[2], names[6])
+        let squares = try number(column[3], names[7])
+        // Σx² ≥ (Σx)²/n for any real values: anything clearly below is not a sum of squares.
+        guard squares >= 0, users > 0 || (sum == 0 && squares == 0), users == 0 || squares * Double(users) >= sum * sum * (1 - 1e-9) else {
+            throw fail("revenue_sum \(sum) and revenue_sum_squares \(squares) cannot come from \(users) users")
+        }
+        return GroupSufficientStatistics(users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares)
+    }
+
+    /// summary.csv's counts and money (`AggregateStatistics.summaryColumns`) at `columns`.
+    func totals(_ columns: ArraySlice<Int>) throws -> GroupTotals {
+        let names = AggregateStatistics.summaryColumns
+        let column = Array(columns)
+        var group = GroupTotals()
+        (group.trialStarters, group.trialConverters, group.paywallViewers) = (
+            try count(column[0], names[0]), try count(column[1], names[1]), try count(column[2], names[2])
+        )
+        (group.purchases, group.renewals, group.refunds) = (
+            try count(column[3], names[3]), try count(column[4], names[4]), try count(column[5], names[5])
+        )
+        (group.grossRevenue, group.refundedRevenue) = (try money(column[6], names[6]), try money(column[7], names[7]))
+        return group
+    }
+}

@@ -1,0 +1,422 @@
+import OfferLabIngest
+import OfferLabTables
+import OfferLabWriters
+
+/// The event types whose copies are also recognised by (`event`, `transaction_id`).
+private let transactionEvents = "('trial_start', 'purchase', 'renewal', 'refund')"
+private let knownEvents = "('paywall_view', 'trial_start', 'purchase', 'renewal', 'refund', 'cancel', 'expire')"
+
+extension ScriptBuilder {
+    /// SQL that is true when `text` follows the timestamp grammar (docs/analysis.md, Log fields: a real date and
+    /// time), and its microseconds since the epoch.
+    func timestamp(_ text: String) -> (valid: String, micros: String) {
+        let pattern = #"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})?"#
+        func part(_ start: Int, _ length: Int) -> String { "TRY_CAST(substr(\(text), \(start), \(length)) AS BIGINT)" }
+        let (year, month, day, hour, minute, second) = (part(1, 4), part(6, 2), part(9, 2), part(12, 2), part(15, 2), part(18, 2))
+        let zone = "regexp_extract(\(text), \(t("([+-][0-9]{2}:[0-9]{2})$")), 1)"
+        let zoneHours = "coalesce(TRY_CAST(substr(\(zone), 2, 2) AS BIGINT), 0)"
+        let zoneMinutes = "coalesce(TRY_CAST(substr(\(zone), 5, 2) AS BIGINT), 0)"
+        let zoneSign = "CASE substr(\(zone), 1, 1) WHEN '+' THEN 1 WHEN '-' THEN -1 ELSE 0 END"
+        let fraction = "coalesce(TRY_CAST(rpad(substr(regexp_extract(\(text), \(t(#"\.([0-9]+)"#)), 1), 1, 6), 6, '0') AS BIGINT), 0)"
+        let leap = "((\(year)) % 4 = 0 AND ((\(year)) % 100 <> 0 OR (\(year)) % 400 = 0))"
+        let monthDays =
+            "CASE \(month) WHEN 2 THEN CASE WHEN \(leap) THEN 29 ELSE 28 END WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END"
+        let valid =
+            "(coalesce(\(dialect.fullMatch(text, pattern)), FALSE) AND \(month) BETWEEN 1 AND 12 AND \(day) BETWEEN 1 AND \(monthDays) AND \(hour) <= 23 AND \(minute) <= 59 AND \(second) <= 59 AND \(zoneHours) <= 23 AND \(zoneMinutes) <= 59)"
+        // Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil),
+        // shifted by 400 years so that every division is of non-negative numbers.
+        let shiftedYear = "(\(year) - CASE WHEN \(month) <= 2 THEN 1 ELSE 0 END + 400)"
+        let era = dialect.divide(shiftedYear, "400")
+        let yearOfEra = "(\(shiftedYear) - \(era) * 400)"
+        let dayOfYear = "(\(dialect.divide("153 * ((\(month) + 9) % 12) + 2", "5")) + \(day) - 1)"
+        let dayOfEra = "(\(yearOfEra) * 365 + \(dialect.divide(yearOfEra, "4")) - \(dialect.divide(yearOfEra, "100")) + \(dayOfYear))"
+        let days = "(\(era) * 146097 + \(dayOfEra) - 719468 - 146097)"
+        let micros =
+            "((\(days) * 86400 + \(hour) * 3600 + \(minute) * 60 + \(second) - \(zoneSign) * (\(zoneHours) * 3600 + \(zoneMinutes) * 60)) * 1000000 + \(fraction))"
+        return (valid, micros)
+    }
+
+    /// `log_events`: every non-blank line with its malformed reason (NULL: a valid event) and
+    /// its fields as the analysis uses them.
+    mutating func classifyLines() {
+        let optional = [
+            "event_id", "product_id", "transaction_id", "original_transaction_id", "currency", "offering_id", "test_group_id",
+            "environment",
+        ]
+        // An empty optional text is absent.
+        let present = { (field: String) in "(k_\(field) IS NOT NULL AND NOT (k_\(field) = 's' AND v_\(field) = ''))" }
+        let pricePattern = #"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?"#
+        let priceMicros = "TRY_CAST(\(dialect.roundHalfEven("TRY_CAST(v_price AS DECIMAL(38, 12)) * 1000000")) AS BIGINT)"
+        let text = timestamp("v_ts")
+        let epochMillis = "TRY_CAST(v_ts AS BIGINT)"
+        let idsInvalid = optional.map { "coalesce(k_\($0) NOT IN ('s', 'i'), FALSE)" }.joined(separator: " OR ")
+        let reason = """
+            CASE
+              WHEN \(dialect.byteLength("line")) > 1048576 THEN 'malformed_line_too_long'
+              WHEN invalid_csv THEN 'malformed_invalid_csv'
+              WHEN invalid_json THEN 'malformed_invalid_json'
+              WHEN k_ts IS NULL OR k_user_id IS NULL OR k_event IS NULL THEN 'malformed_missing_field'
+              WHEN NOT (k_user_id = 'i' OR (k_user_id = 's' AND v_user_id <> '')) OR k_event <> 's'
+                OR (k_price IS NOT NULL AND NOT coalesce(price_valid, FALSE)) OR \(idsInvalid) THEN 'malformed_invalid_field'
+              WHEN NOT coalesce(ts_valid, FALSE) THEN 'malformed_bad_timestamp'
+              WHEN (v_event IN \(transactionEvents) AND NOT (\(present("product_id")) AND \(present("transaction_id"))))
+                OR (v_event IN ('purchase', 'renewal') AND k_price IS NULL)
+                OR (k_price IS NOT NULL AND NOT \(present("currency"))) THEN 'malformed_missing_field'
+              WHEN price_value < 0 THEN 'malformed_negative_price'
+            END
+            """
+        // A slice field is a string or an integer's digits; another type is no level, not a malformed line.
+        let fields =
+            (optional.map { "CASE WHEN \(present($0)) THEN v_\($0) END AS \($0)" }
+            + sliceColumns.map { "CASE WHEN \(present($0)) AND k_\($0) IN ('s', 'i') THEN v_\($0) END AS \($0)" }).joined(separator: ", ")
+        // In layers, so that each long expression is written (and planned) once.
+        add(
+            dialect.materialize(
+                "log_events",
+                """
+                SELECT file_index, line_number, reason, CASE WHEN reason IS NULL THEN ts_value END AS ts,
+                  v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields)
+                FROM (SELECT *, \(reason) AS reason
+                  FROM (SELECT *,
+                      CASE WHEN ts_is_millis THEN abs(\(epochMillis)) <= 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END AS ts_valid,
+                      CASE WHEN ts_is_millis THEN \(epochMillis) * 1000 WHEN k_ts = 's' AND \(text.valid) THEN \(text.micros) END AS ts_value,
+                      (k_price IN ('i', 'd') OR (k_price = 's' AND coalesce(\(dialect.fullMatch("v_price", pricePattern)), FALSE))) AND abs(price_value) <= 1000000000000000000 AS price_valid
+                    FROM (SELECT *, \(priceMicros) AS price_value, (k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+")))) AS ts_is_millis
+                      FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) prepared) checked) classified
+                """))
+    }
+
+    /// `json_fields` with the lines DuckDB's lenient JSON reader accepts but JSON forbids
+    /// (trailing commas, `NaN`, comments) marked invalid, and a line with a repeated key, whose
+    /// value `run` takes from the last one and DuckDB from the first, failing the script.
+    func strictJSON() -> String {
+        guard dialect == .duckdb else { return "SELECT * FROM json_fields" }
+        let outsideStrings = #"regexp_replace(line, '"(?:[^"\\]|\\.)*"', '""', 'g')"#
+        let forbidden =
+            #"regexp_matches(regexp_replace(\#(outsideStrings), '\b(true|false|null)\b', '0', 'g'), '(,\s*[}\]])|([\[{]\s*,)|(,\s*,)|[A-DF-Za-df-z/'']')"#
+        let repeated = dialect.failWhen(
+            "len(keys) <> len(list_distinct(keys))",
+            "'offerlab sql: ' || path || ': a line repeats a key; DuckDB reads its first value where offerlab run reads the last: remove the repetition or use --dialect spark: ' || substr(line, 1, 80)"
+        )
+        return """
+            SELECT file_index, line_number, line, from_csv, invalid_json OR \(forbidden) OR coalesce(\(repeated), FALSE) AS invalid_json, invalid_csv,
+              \(fieldColumns.joined(separator: ", "))
+            FROM (SELECT j.*, f.path, CASE WHEN NOT invalid_json THEN json_keys(line) END AS keys FROM json_fields j JOIN log_files f USING (file_index)) with_keys
+            """
+    }
+
+    /// `assignment_rows(user_id, offering_text, group_text, assigned_text)`: the assignment
+    /// table as text, read by the engine (CSV or `mysql --batch` TSV, gzipped or not).
+    mutating func readAssignments(path: String, format: TableFormat) throws {
+        let gzip = try isGzipFile(path)
+        let columns = ["user_id", "subscription_offering_id", "offering_group_id", "assigned_at"]
+        let read: String
+        switch (dialect, format) {
+        case (.duckdb, .csv):
+            read =
+                "read_csv(\(t(path)), header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"', allow_quoted_nulls = false, nullstr = ['', '\\N'], compression = '\(gzip ? "gzip" : "none")')"
+        case (.duckdb, .tsv):
+            read =
+                "read_csv(\(t(path)), header = true, all_varchar = true, delim = '\t', quote = '', escape = '', allow_quoted_nulls = false, nullstr = 'NULL', compression = '\(gzip ? "gzip" : "none")')"
+        case (.spark, _):
+            try Self.checkSparkReads(path, gzip: gzip)
+            let options =
+                format == .csv
+                ? "header 'true', sep ',', quote '\"', escape '\"', multiLine 'true', nullValue '\\\\N', emptyValue ''"
+                : "header 'true', sep '\\t', quote '', escape '', nullValue 'NULL', emptyValue ''"
+            add("CREATE OR REPLACE TEMP VIEW assignment_file USING csv OPTIONS (path \(t(path)), \(options));\n")
+            read = "assignment_file"
+        }
+        let values = columns.map { column -> String in
+            let quoted = dialect == .duckdb ? "\"\(column)\"" : "`\(column)`"
+            return format == .tsv ? unescapeTSV(quoted) : quoted
+        }
+        add(
+            dialect.view(
+                "assignment_rows",
+                "SELECT \(values[0]) AS user_id, \(values[1]) AS offering_text, \(values[2]) AS group_text, \(values[3]) AS assigned_text FROM \(read)"
+            ))
+    }
+
+    /// A `mysql --batch` field's text: `\t` `\n` `\r` `\\` `\0` decoded, any other `\x` is `x`.
+    func unescapeTSV(_ column: String) -> String {
+        let backslash = "chr(1)"
+        let reference = dialect == .duckdb ? "\\1" : "$1"
+        var value = "replace(\(column), \(t("\\\\")), \(backslash))"
+        for (escape, character) in [("t", "chr(9)"), ("n", "chr(10)"), ("r", "chr(13)"), ("0", "chr(0)")] {
+            value = "replace(\(value), \(t("\\" + escape)), \(character))"
+        }
+        value = "regexp_replace(\(value), \(t("\\\\(.)")), \(t(reference)))"
+        return "replace(\(value), \(backslash), \(t("\\")))"
+    }
+
+    /// Every view from the clean-up (docs/analysis.md §1–§2) to the group, quality and product results.
+    mutating func analyse(analysed: [String]?) {
+        classifyLines()
+        let asOf = String(job.asOf)
+        let window = job.conversionWindowDays.map { String(Int64(($0 * 86_400 * 1_000_000).rounded())) } ?? "NULL"
+        let dialect = self.dialect
+        let names = Set(analysed ?? [])
+        var offeringRows: [String] = []
+        var groupRows: [String] = []
+        for offering in catalog.offerings {
+            offeringRows.append("(\(offering.id), \(t(offering.offeringID)), \(names.contains(offering.offeringID)))")
+            let control = offering.controlGroupIndex(preferred: job.control)
+            for (index, group) in offering.groups.enumerated() {
+                groupRows.append("(\(group.id), \(offering.id), \(t(group.name)), \(double(group.weight)), \(index == control), \(index))")
+            }
+        }
+        add(
+            dialect.view(
+                "catalog_offerings",
+                "SELECT * FROM (VALUES \(offeringRows.joined(separator: ", "))) AS o(offering_key, offering_id, named_by_job)"))
+        add(
+            dialect.view(
+                "catalog_groups",
+                groupRows.isEmpty
+                    ? "SELECT CAST(NULL AS BIGINT) AS group_key, CAST(NULL AS BIGINT) AS offering_key, CAST(NULL AS STRING) AS group_name, CAST(NULL AS DOUBLE) AS weight, FALSE AS is_control, 0 AS position WHERE FALSE"
+                    : "SELECT * FROM (VALUES \(groupRows.joined(separator: ", "))) AS g(group_key, offering_key, group_name, weight, is_control, position)"
+            ))
+        let rates = job.rates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
+        add(dialect.view("rates", "SELECT * FROM (VALUES \(rates.joined(separator: ", "))) AS r(currency, rate)"))
+
+        // docs/analysis.md §1: rows at or after as_of go first; then a row is valid when every value reads and
+        // its group belongs to its offering.
+        let assigned = timestamp("assigned_text")
+        let integer = { (column: String) in
+            "CASE WHEN coalesce(\(dialect.fullMatch(column, "-?[0-9]+")), FALSE) THEN TRY_CAST(\(column) AS BIGINT) END"
+        }
+        add(
+            dialect.materialize(
+                "assignments",
+                """
+                SELECT a.user_id, o.offering_key, a.assigned_at,
+                  coalesce(a.assigned_at IS NOT NULL AND a.user_id IS NOT NULL AND a.user_id <> '' AND g.offering_key = o.offering_key, FALSE) AS valid, g.group_key
+                FROM (SELECT user_id, \(integer("offering_text")) AS offering_number, \(integer("group_text")) AS group_number,
+                    CASE WHEN \(assigned.valid) THEN \(assigned.micros) END AS assigned_at
+                  FROM assignment_rows) a
+                LEFT JOIN catalog_offerings o ON o.offering_key = a.offering_number
+                LEFT JOIN catalog_groups g ON g.group_key = a.group_number
+                WHERE a.assigned_at IS NULL OR a.assigned_at < \(asOf)
+                """))
+        let namedByJob =
+            analysed == nil ? "o.offering_key IN (SELECT offering_key FROM assignments WHERE offering_key IS NOT NULL)" : "o.named_by_job"
+        add(dialect.view("analysed_offerings", "SELECT o.offering_key, o.offering_id FROM catalog_offerings o WHERE \(namedByJob)"))
+        add(
+            dialect.materialize(
+                "memberships",
+                """
+                SELECT user_id, offering_key, count(DISTINCT group_key) AS group_count, min(group_key) AS group_key, min(assigned_at) AS assigned_at
+                FROM assignments WHERE valid GROUP BY user_id, offering_key
+                """))
+
+        // docs/analysis.md §2, steps 1–2: events at or after as_of go, then copies by event_id, then by
+        // (event, transaction_id): the earliest wins, ties in file order.
+        add(
+            dialect.materialize(
+                "deduplicated",
+                """
+                WITH by_id AS (
+                  SELECT *, CASE WHEN event_id IS NULL THEN 1 ELSE row_number() OVER (PARTITION BY event_id ORDER BY ts, file_index, line_number) END AS id_copy
+                  FROM log_events WHERE reason IS NULL AND ts < \(asOf)),
+                by_transaction AS (
+                  SELECT *, CASE WHEN event IN \(transactionEvents) THEN row_number() OVER (PARTITION BY event, transaction_id ORDER BY ts, file_index, line_number) ELSE 1 END AS transaction_copy
+                  FROM by_id WHERE id_copy = 1)
+                SELECT file_index, line_number, ts, user_id, event, price_micros, event_id, product_id, transaction_id, original_transaction_id, currency, offering_id, test_group_id, environment\(sliceColumns.map { ", " + $0 }.joined())
+                FROM by_transaction WHERE transaction_copy = 1
+                """))
+        // Steps 3–5.
+        add(
+            dialect.view(
+                "cleanup_steps",
+                """
+                SELECT d.*,
+                  CASE WHEN event NOT IN \(knownEvents) THEN 'unknown_event_types'
+                    WHEN lower(coalesce(environment, '')) = 'sandbox' THEN 'sandbox_events'
+                    WHEN NOT EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = d.user_id) THEN 'unassigned_events' END AS dropped_as
+                FROM deduplicated d
+                """))
+        add(dialect.materialize("clean_events", "SELECT * FROM cleanup_steps WHERE dropped_as IS NULL"))
+
+        // Attribution (docs/analysis.md §2): every event of a member of an analysed offering, looked at for it.
+        let counts = { (ts: String) in "(\(ts) >= m.assigned_at AND (\(window) IS NULL OR \(ts) < m.assigned_at + \(window)))" }
+        add(
+            dialect.materialize(
+                "attributed",
+                """
+                WITH members AS (
+                  SELECT m.user_id, m.offering_key, m.group_key, m.assigned_at, a.offering_id, g.group_name
+                  FROM memberships m JOIN analysed_offerings a ON a.offering_key = m.offering_key JOIN catalog_groups g ON g.group_key = m.group_key
+                  WHERE m.group_count = 1),
+                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN ('purchase', 'renewal')),
+                looked_at AS (
+                  SELECT m.offering_key, m.group_key, m.offering_id AS offering_id_of_group, m.group_name, m.assigned_at, e.*,
+                    coalesce(p.ts, r.ts) AS target_ts,
+                    CASE WHEN e.price_micros IS NOT NULL THEN e.price_micros ELSE coalesce(p.price_micros, r.price_micros) END AS refund_micros,
+                    CASE WHEN e.price_micros IS NOT NULL THEN e.currency ELSE coalesce(p.currency, r.currency) END AS refund_currency
+                  FROM members m JOIN clean_events e ON e.user_id = m.user_id
+                  LEFT JOIN charges p ON e.event = 'refund' AND p.event = 'purchase' AND p.user_id = e.user_id AND p.transaction_id = e.transaction_id
+                  LEFT JOIN charges r ON e.event = 'refund' AND r.event = 'renewal' AND r.user_id = e.user_id AND r.transaction_id = e.transaction_id),
+                judged AS (
+                  SELECT *,
+                    CASE WHEN event = 'refund' THEN target_ts IS NOT NULL AND \(counts("target_ts")) ELSE \(counts("ts")) END AS counted,
+                    CASE WHEN event = 'refund' THEN refund_micros ELSE price_micros END AS money_micros,
+                    CASE WHEN event = 'refund' THEN refund_currency ELSE currency END AS money_currency
+                  FROM looked_at m)
+                SELECT j.offering_key, j.group_key, j.user_id, j.assigned_at, j.event, j.ts, j.file_index, j.line_number, j.product_id, j.original_transaction_id, j.counted,
+                  j.event <> 'refund' AND j.ts < j.assigned_at AS pre_assignment,
+                  j.event = 'refund' AND NOT j.counted AS orphan_refund,
+                  j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
+                  j.money_micros, j.money_currency, x.rate\(sliceColumns.map { ", j." + $0 }.joined())
+                FROM judged j
+                LEFT JOIN rates x ON x.currency = j.money_currency AND j.event IN ('purchase', 'renewal', 'refund')
+                """))
+
+        // docs/analysis.md §3: per member.
+        add(
+            dialect.view(
+                "member_money", memberMoney(of: "attributed", per: ["offering_key", "user_id"])))
+        add(
+            dialect.view(
+                "trial_converters",
+                """
+                SELECT DISTINCT t.offering_key, t.user_id
+                FROM attributed t JOIN attributed p ON p.offering_key = t.offering_key AND p.user_id = t.user_id
+                WHERE t.counted AND t.event = 'trial_start' AND p.counted AND p.event = 'purchase' AND p.ts >= t.ts
+                  AND CASE WHEN t.original_transaction_id IS NOT NULL THEN p.original_transaction_id = t.original_transaction_id ELSE p.product_id = t.product_id END
+                """))
+        add(
+            dialect.materialize(
+                "member_values",
+                """
+                SELECT m.offering_key, m.group_key, m.user_id, m.assigned_at,
+                  coalesce(f.converted, 0) AS converted, coalesce(f.trial_started, 0) AS trial_started, coalesce(f.viewed, 0) AS viewed,
+                  CASE WHEN c.user_id IS NULL THEN 0 ELSE 1 END AS trial_converted,
+                  coalesce(f.purchases, 0) AS purchases, coalesce(f.renewals, 0) AS renewals, coalesce(f.refunds, 0) AS refunds,
+                  coalesce(money.gross, 0) AS gross, coalesce(money.refunded, 0) AS refunded, coalesce(money.net, 0) AS net
+                FROM memberships m
+                JOIN analysed_offerings a ON a.offering_key = m.offering_key
+                LEFT JOIN (
+                  SELECT offering_key, user_id,
+                    max(CASE WHEN event = 'purchase' THEN 1 ELSE 0 END) AS converted, max(CASE WHEN event = 'trial_start' THEN 1 ELSE 0 END) AS trial_started,
+                    max(CASE WHEN event = 'paywall_view' THEN 1 ELSE 0 END) AS viewed,
+                    sum(CASE WHEN event = 'purchase' THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN event = 'renewal' THEN 1 ELSE 0 END) AS renewals,
+                    sum(CASE WHEN event = 'refund' THEN 1 ELSE 0 END) AS refunds
+                  FROM attributed WHERE counted GROUP BY offering_key, user_id) f ON f.offering_key = m.offering_key AND f.user_id = m.user_id
+                LEFT JOIN trial_converters c ON c.offering_key = m.offering_key AND c.user_id = m.user_id
+                LEFT JOIN member_money money ON money.offering_key = m.offering_key AND money.user_id = m.user_id
+                WHERE m.group_count = 1
+                """))
+
+        if let rule = job.revenueCap { revenueCaps(rule) }
+        if !job.maturityDays.isEmpty { maturedValues(job.maturityDays) }
+        if !job.slices.isEmpty { sliceLevels() }
+
+        // docs/reliability.md, Broken log lines: the run fails when too many lines are malformed.
+        let ratio = "CAST(malformed AS DOUBLE) / CAST(lines AS DOUBLE)"
+        let message = dialect.concat([
+            "CAST(malformed AS STRING)", "' of '", "CAST(lines AS STRING)",
+            t(" log lines are malformed, over max_bad_line_ratio \(job.maxBadLineRatio)"),
+        ])
+        let linesOver = "lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))"
+        let lineFailure = dialect.failWhen(linesOver, message)
+        // Then, as `run` checks after the analysis (so only when the lines pass): an offering whose
+        // counted money events without a rate are over max_unconvertible_money_share of them fails
+        // every part, naming the first such offering as `run` does. In `failure` itself, which every
+        // part reads (a column no part reads is not computed).
+        let moneyCheck = job.maxUnconvertibleMoneyShare.map { maxShare in
+            let message = dialect.concat([
+                t("offering "), "offering_id", t(": the money of "), "CAST(left_out AS STRING)", t(" of "), "CAST(money_events AS STRING)",
+                t(
+                    " money events is left out, for want of a rate to \(job.reportCurrency); over max_unconvertible_money_share \(CSVWriter.number(maxShare))"
+                ),
+            ])
+            let failure = dialect.failWhen("NOT (\(linesOver)) AND offering_id = first_over", message)
+            let over = "left_out > 0 AND CAST(left_out AS DOUBLE) / CAST(money_events AS DOUBLE) > \(double(maxShare))"
+            return """
+                ,
+                money AS (
+                  SELECT bool_or(coalesce(\(failure), FALSE)) AS failed
+                  FROM (SELECT *, min(CASE WHEN \(over) THEN offering_id END) OVER () AS first_over
+                    FROM (SELECT a.offering_id, count(*) - count(x.rate) AS left_out, count(*) AS money_events
+                      FROM analysed_offerings a
+                      JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund')
+                      GROUP BY a.offering_id) per_offering CROSS JOIN counted) judged)
+                """
+        }
+        add(
+            dialect.view(
+                "line_check",
+                """
+                WITH counted AS (SELECT count(*) AS lines, count(reason) AS malformed FROM log_events)\(moneyCheck ?? "")
+                SELECT lines, malformed, \(moneyCheck == nil ? lineFailure : "coalesce(\(lineFailure), CASE WHEN money.failed THEN 'failed' END)") AS failure
+                FROM counted\(moneyCheck == nil ? "" : " CROSS JOIN money")
+                """))
+    }
+
+    /// The last statement: the result `part` asks for.
+    mutating func finish(_ part: SQLPart) {
+        switch part {
+        case .aggregates: add(aggregatesResult())
+        case .slices: add(slicesResult())
+        case .quality:
+            let reasons = MalformedReason.allCases.map(\.counterName)
+            var global: [(String, String)] = [
+                ("files_read", "(SELECT count(*) FROM log_files)"), ("files_skipped_corrupt", "0"),
+                ("lines_read", "(SELECT count(*) FROM log_events)"), ("malformed_lines", "(SELECT count(reason) FROM log_events)"),
+            ]
+            global += reasons.map { ($0, "(SELECT count(*) FROM log_events WHERE reason = '\($0)')") }
+            global += [
+                (
+                    "duplicate_events",
+                    "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.asOf)) - (SELECT count(*) FROM deduplicated)"
+                )
+            ]
+            global += ["unknown_event_types", "sandbox_events", "unassigned_events"].map {
+                ($0, "(SELECT count(*) FROM cleanup_steps WHERE dropped_as = '\($0)')")
+            }
+            global.append(("invalid_assignments", "(SELECT count(*) FROM assignments WHERE offering_key IS NULL)"))
+            let rows = global.enumerated().map {
+                "SELECT '' AS offering_id, \(t($0.element.0)) AS counter, \($0.element.1) AS count, \($0.offset) AS position"
+            }
+            let perOffering: [(String, String)] = [
+                ("invalid_assignments", "(SELECT count(*) FROM assignments x WHERE x.offering_key = a.offering_key AND NOT x.valid)"),
+                ("multi_group_users", "(SELECT count(*) FROM memberships x WHERE x.offering_key = a.offering_key AND x.group_count > 1)"),
+                ("pre_assignment_events", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.pre_assignment)"),
+                ("orphan_refunds", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.orphan_refund)"),
+                ("attribution_mismatches", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.mismatch)"),
+                (
+                    "unknown_currency_events",
+                    "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund') AND x.rate IS NULL)"
+                ),
+            ]
+            let offeringRows = perOffering.enumerated().map {
+                "SELECT a.offering_id, \(t($0.element.0)) AS counter, \($0.element.1) AS count, \(100 + $0.offset) AS position FROM analysed_offerings a"
+            }
+            add(
+                """
+                SELECT q.offering_id, q.counter, q.count FROM (
+                \((rows + offeringRows).joined(separator: "\nUNION ALL\n"))
+                ) q CROSS JOIN line_check
+                WHERE line_check.failure IS NULL
+                ORDER BY CASE WHEN q.offering_id = '' THEN 0 ELSE 1 END, q.offering_id, q.position;
+                """)
+        case .products:
+            add(
+                """
+                SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), x.product_id,
+                  sum(CASE WHEN x.event = 'purchase' THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = 'renewal' THEN 1 ELSE 0 END) AS renewals,
+                  sum(CASE WHEN x.event = 'refund' THEN 1 ELSE 0 END) AS refunds,
+                  coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = 'refund' THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue
+                FROM attributed x
+                JOIN analysed_offerings a ON a.offering_key = x.offering_key
+                JOIN catalog_groups g ON g.group_key = x.group_key
+                CROSS JOIN line_check
+                WHERE x.counted AND x.event IN ('purchase', 'renewal', 'refund') AND line_check.failure IS NULL
+                GROUP BY a.offering_id, g.group_name, g.position, x.product_id
+                ORDER BY a.offering_id, g.position, x.product_id;
+                """)
+        }
+        script += "\n"
+    }
+}

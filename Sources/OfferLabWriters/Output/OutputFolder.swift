@@ -1,0 +1,84 @@
+import COfferLabSystem
+import Foundation
+import OfferLabSupport
+
+/// The night's output folder, written under a temporary name and swapped into place in one
+/// step, so a failed or killed run leaves the previous outputs exactly as they were.
+///
+/// Files are flushed to disk (`fsync`) before the swap, and the swap itself after, so that a
+/// power cut cannot leave a swapped-in folder of empty files.
+package struct OutputFolder {
+    /// `<output>/<night>`.
+    package let finalPath: String
+    /// `<output>/.<night>.partial-<pid>`: written first.
+    let stagingPath: String
+    private let outputPath: String
+
+    package init(output: String, night: String) throws {
+        outputPath = output
+        finalPath = (output as NSString).appendingPathComponent(night)
+        stagingPath = (output as NSString).appendingPathComponent(Self.stagingPrefix(night) + String(getpid()))
+        try Folders.create(output, context: "output")
+        Self.removeAbandonedStaging(output: output, night: night)
+        try? FileManager.default.removeItem(atPath: stagingPath)
+        guard mkdir(stagingPath, 0o755) == 0 else { throw Self.failure("cannot create \(stagingPath)") }
+    }
+
+    /// Writes `name` into the staging folder and flushes it to disk.
+    package func write(_ name: String, contents: String) throws {
+        let path = (stagingPath as NSString).appendingPathComponent(name)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
+        defer { close(descriptor) }
+        var contents = contents
+        guard contents.withUTF8({ writeAll(descriptor, UnsafeRawBufferPointer($0)) }) else { throw Self.failure("cannot write \(path)") }
+        guard fsync(descriptor) == 0 else { throw Self.failure("cannot write \(path)") }
+    }
+
+    /// Puts the staging folder in place of the final one (exchanging them atomically when the
+    /// final one exists), then removes the previous outputs.
+    package func commit() throws {
+        try Self.sync(folder: stagingPath)
+        if FileManager.default.fileExists(atPath: finalPath) {
+            guard offerlab_exchange_paths(stagingPath, finalPath) == 0 else {
+                throw Self.failure("cannot replace \(finalPath)")
+            }
+            try? FileManager.default.removeItem(atPath: stagingPath)
+        } else {
+            guard rename(stagingPath, finalPath) == 0 else {
+                throw Self.failure("cannot create \(finalPath)")
+            }
+        }
+        try Self.sync(folder: outputPath)
+    }
+
+    /// Removes the staging folder (after a failure).
+    package func discard() {
+        try? FileManager.default.removeItem(atPath: stagingPath)
+    }
+
+    private static func stagingPrefix(_ night: String) -> String { ".\(night).partial-" }
+
+    /// Removes the staging folders of `night` whose run is gone (killed before it could clean
+    /// up); a staging folder of a live process is left alone.
+    private static func removeAbandonedStaging(output: String, night: String) {
+        let prefix = stagingPrefix(night)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: (output as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// Makes the entries of `folder` (files created, renamed) durable.
+    private static func sync(folder: String) throws {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot open \(folder)") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("cannot flush \(folder)") }
+    }
+
+    /// An output error for the failed system call that just set `errno`.
+    private static func failure(_ what: String) -> OfferLabError {
+        OfferLabError(.output, "output: \(what): \(String(cString: strerror(errno)))")
+    }
+}

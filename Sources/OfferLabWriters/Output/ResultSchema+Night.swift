@@ -1,0 +1,209 @@
+/// The columns of a night's tables, each defined once: the table builders (`ResultTables`) write
+/// them in the order of each table's schema below, and the report (`ReportData`) reads them by
+/// the same values, so renaming one renames it for both.
+extension ResultColumn {
+    static let offeringID = ResultColumn("offering_id", .text)
+    static let group = ResultColumn("group", .text)
+    static let isControl = ResultColumn("is_control", .bool)
+    static let weight = ResultColumn("weight", .real)
+
+    // A group's metrics (docs/analysis.md, section 4).
+    static let users = ResultColumn("users", .integer)
+    static let converters = ResultColumn("converters", .integer)
+    static let conversionRate = ResultColumn("conversion_rate", .real)
+    static let conversionCILow = ResultColumn("conversion_ci_low", .real)
+    static let conversionCIHigh = ResultColumn("conversion_ci_high", .real)
+    package static let trialStarters = ResultColumn("trial_starters", .integer)
+    package static let trialConverters = ResultColumn("trial_converters", .integer)
+    static let trialConversionRate = ResultColumn("trial_conversion_rate", .real)
+    package static let paywallViewers = ResultColumn("paywall_viewers", .integer)
+    package static let purchases = ResultColumn("purchases", .integer)
+    package static let renewals = ResultColumn("renewals", .integer)
+    package static let refunds = ResultColumn("refunds", .integer)
+    package static let grossRevenue = ResultColumn("gross_revenue", .real)
+    package static let refundedRevenue = ResultColumn("refunded_revenue", .real)
+    static let netRevenue = ResultColumn("net_revenue", .real)
+    static let arpu = ResultColumn("arpu", .real)
+    static let arpuSD = ResultColumn("arpu_sd", .real)
+    static let arppu = ResultColumn("arppu", .real)
+
+    /// A group's metrics, in the order of `summary`, `daily` and `slice_summary`.
+    static let groupMetrics = [
+        users, converters, conversionRate, conversionCILow, conversionCIHigh, trialStarters, trialConverters, trialConversionRate,
+        paywallViewers, purchases, renewals, refunds, grossRevenue, refundedRevenue, netRevenue, arpu, arpuSD, arppu,
+    ]
+
+    // Capped revenue, in `summary`.
+    package static let revenueCap = ResultColumn("revenue_cap", .real)
+    static let arpuCapped = ResultColumn("arpu_capped", .real)
+    static let arpuCappedSD = ResultColumn("arpu_capped_sd", .real)
+    package static let cappedUsers = ResultColumn("capped_users", .integer)
+
+    // A comparison of a treatment with the control.
+    static let controlGroup = ResultColumn("control_group", .text)
+    static let metric = ResultColumn("metric", .text)
+    static let controlValue = ResultColumn("control_value", .real)
+    static let value = ResultColumn("value", .real)
+    static let absLift = ResultColumn("abs_lift", .real)
+    static let absLiftCILow = ResultColumn("abs_lift_ci_low", .real)
+    static let absLiftCIHigh = ResultColumn("abs_lift_ci_high", .real)
+    static let relLift = ResultColumn("rel_lift", .real)
+    static let relLiftCILow = ResultColumn("rel_lift_ci_low", .real)
+    static let relLiftCIHigh = ResultColumn("rel_lift_ci_high", .real)
+    static let pValue = ResultColumn("p_value", .real)
+    static let pValueAdjusted = ResultColumn("p_value_adjusted", .real)
+    static let significant = ResultColumn("significant", .bool)
+    static let chanceToBeatControl = ResultColumn("chance_to_beat_control", .real)
+    static let mdeAbs = ResultColumn("mde_abs", .real)
+
+    // The sequential values of a comparison (docs/statistics.md, "Sequential (always-valid) inference").
+    static let seqAbsLiftCILow = ResultColumn("seq_abs_lift_ci_low", .real)
+    static let seqAbsLiftCIHigh = ResultColumn("seq_abs_lift_ci_high", .real)
+    static let seqRelLiftCILow = ResultColumn("seq_rel_lift_ci_low", .real)
+    static let seqRelLiftCIHigh = ResultColumn("seq_rel_lift_ci_high", .real)
+    static let seqPValue = ResultColumn("seq_p_value", .real)
+    static let seqPValueAdjusted = ResultColumn("seq_p_value_adjusted", .real)
+    static let seqSignificant = ResultColumn("seq_significant", .bool)
+
+    /// The sequential columns, after `mde_abs` in `comparisons` and after every other column of
+    /// `daily` (once per metric there).
+    static let sequential = [
+        seqAbsLiftCILow, seqAbsLiftCIHigh, seqRelLiftCILow, seqRelLiftCIHigh, seqPValue, seqPValueAdjusted, seqSignificant,
+    ]
+
+    /// The fixed-horizon values of a comparison, from `abs_lift` to `chance_to_beat_control`:
+    /// in `comparisons`, and once per metric in `daily`.
+    static let lift = [
+        absLift, absLiftCILow, absLiftCIHigh, relLift, relLiftCILow, relLiftCIHigh, pValue, pValueAdjusted, significant,
+        chanceToBeatControl,
+    ]
+
+    /// The columns of a comparison after `offering_id` (and the slice's key), in `comparisons`
+    /// and `slice_comparisons`.
+    static let comparison = [group, controlGroup, metric, controlValue, value] + lift + [mdeAbs] + sequential
+
+    /// `daily`'s column of `column` for one compared metric: its name after the metric's
+    /// (`conversion_rel_lift`, `arpu_seq_p_value`).
+    static func daily(_ column: ResultColumn, of metric: OwnMetric) -> ResultColumn {
+        ResultColumn("\(metric.rawValue)_\(column.name)", column.type)
+    }
+
+    static let date = ResultColumn("date", .text)
+
+    // The sample-ratio check.
+    static let chi2 = ResultColumn("chi2", .real)
+    static let srmPValue = ResultColumn("srm_p_value", .real)
+    static let srmFlag = ResultColumn("srm_flag", .bool)
+    /// In `srm` and `slice_srm`.
+    static let srm = [chi2, srmPValue, srmFlag]
+
+    static let days = ResultColumn("days", .integer)
+    static let productID = ResultColumn("product_id", .text)
+    static let counter = ResultColumn("counter", .text)
+    static let count = ResultColumn("count", .integer)
+    static let file = ResultColumn("file", .text)
+    static let error = ResultColumn("error", .text)
+    static let line = ResultColumn("line", .integer)
+    static let reason = ResultColumn("reason", .text)
+    static let text = ResultColumn("text", .text)
+
+    // The analysed offerings and their settings.
+    static let offeringName = ResultColumn("name", .text)
+    static let isActive = ResultColumn("is_active", .bool)
+    static let reportCurrency = ResultColumn("report_currency", .text)
+    static let alpha = ResultColumn("alpha", .real)
+    static let conversionWindowDays = ResultColumn("conversion_window_days", .real)
+    static let sequentialTuning = ResultColumn("sequential_tuning", .real)
+    static let decision = ResultColumn("decision", .text)
+
+    // What each group was shown.
+    static let position = ResultColumn("position", .integer)
+    static let productType = ResultColumn("type", .text)
+    static let fallbackDisplayPrice = ResultColumn("fallback_display_price", .text)
+    static let isDefault = ResultColumn("is_default", .bool)
+    static let badgeText = ResultColumn("badge_text", .text)
+    static let subtitleText = ResultColumn("subtitle_text", .text)
+    static let headerTitle = ResultColumn("header_title", .text)
+    static let headerSubtitle = ResultColumn("header_subtitle", .text)
+    static let ctaButtonText = ResultColumn("cta_button_text", .text)
+    static let supportingText = ResultColumn("supporting_text", .text)
+
+    // A slice level's key after `offering_id`.
+    static let dimension = ResultColumn("dimension", .text)
+    static let level = ResultColumn("level", .text)
+}
+
+/// The tables of a night (docs/report.md lists them), in the order their columns are written.
+extension ResultSchema {
+    /// Per group: its metrics (docs/analysis.md, section 4), then its capped revenue (empty
+    /// without a `revenue_cap`).
+    static let summary = ResultSchema(
+        name: "summary",
+        columns: [.offeringID, .group, .isControl, .weight] + ResultColumn.groupMetrics + [
+            .revenueCap, .arpuCapped, .arpuCappedSD, .cappedUsers,
+        ],
+        keys: [.offeringID, .group])
+
+    static let comparisons = ResultSchema(
+        name: "comparisons", columns: [.offeringID] + ResultColumn.comparison, keys: [.offeringID, .group, .metric])
+
+    static let srm = ResultSchema(name: "srm", columns: [.offeringID] + ResultColumn.srm, keys: [.offeringID])
+
+    package static let products = ResultSchema(
+        name: "products", columns: [.offeringID, .group, .productID, .purchases, .renewals, .refunds, .netRevenue],
+        keys: [.offeringID, .group, .productID])
+
+    /// The run's counters (empty `offering_id`) and each offering's.
+    package static let quality = ResultSchema(name: "quality", columns: [.offeringID, .counter, .count], keys: [.offeringID, .counter])
+
+    /// Per (offering, day, group): the group's metrics, then each compared metric's fixed-horizon
+    /// values, conversion's minimum detectable effect, and each metric's sequential values.
+    static let daily = ResultSchema(
+        name: "daily",
+        columns: [.offeringID, .date, .group, .isControl] + ResultColumn.groupMetrics
+            + OwnMetric.allCases.flatMap { metric in ResultColumn.lift.map { .daily($0, of: metric) } } + [.daily(.mdeAbs, of: .conversion)]
+            + OwnMetric.allCases.flatMap { metric in ResultColumn.sequential.map { .daily($0, of: metric) } },
+        keys: [.offeringID, .date, .group])
+
+    /// Per (offering, group, D): the members matured after D days.
+    static let maturity = ResultSchema(
+        name: "maturity", columns: [.offeringID, .group, .days, .users, .converters, .conversionRate, .netRevenue, .arpu, .arpuSD],
+        keys: [.offeringID, .group, .days])
+
+    static let rejects = ResultSchema(name: "rejects", columns: [.file, .line, .reason, .text], keys: [.file, .line, .reason])
+
+    static let skippedFiles = ResultSchema(name: "skipped_files", columns: [.file, .error], keys: [.file])
+
+    /// The analysed offerings and the settings they were analysed with (database only).
+    static let offerings = ResultSchema(
+        name: "offerings",
+        columns: [
+            .offeringID, .offeringName, .isActive, .controlGroup, .reportCurrency, .alpha, .conversionWindowDays, .sequentialTuning,
+            .decision,
+        ],
+        keys: [.offeringID])
+
+    /// A group's products in display order (database only).
+    static let shownProducts = ResultSchema(
+        name: "shown_products",
+        columns: [.offeringID, .group, .position, .productID, .productType, .fallbackDisplayPrice, .isDefault, .badgeText, .subtitleText],
+        keys: [.offeringID, .group, .position])
+
+    /// A group's paywall copy (database only).
+    static let shownCopy = ResultSchema(
+        name: "shown_copy", columns: [.offeringID, .group, .headerTitle, .headerSubtitle, .ctaButtonText, .supportingText],
+        keys: [.offeringID, .group])
+
+    /// `summary`'s first columns and a group's metrics, per slice level.
+    static let sliceSummary = ResultSchema(
+        name: "slice_summary", columns: sliceKey + [.group, .isControl, .weight] + ResultColumn.groupMetrics,
+        keys: sliceKey + [.group])
+
+    static let sliceComparisons = ResultSchema(
+        name: "slice_comparisons", columns: sliceKey + ResultColumn.comparison, keys: sliceKey + [.group, .metric])
+
+    static let sliceSRM = ResultSchema(name: "slice_srm", columns: sliceKey + ResultColumn.srm, keys: sliceKey)
+
+    /// The columns before a slice level's values.
+    private static let sliceKey: [ResultColumn] = [.offeringID, .dimension, .level]
+}

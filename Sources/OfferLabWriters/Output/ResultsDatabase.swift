@@ -1,0 +1,231 @@
+import Foundation
+import OfferLabSupport
+
+/// Facts about one run, stored in the `runs` table.
+public struct RunRecord: Sendable {
+    public var job: String
+    /// The full `as_of` timestamp (ISO 8601, UTC).
+    public var asOf: String
+    /// `YYYY-MM-DD` of `as_of`: the key of the night's rows.
+    public var night: String
+    public var startedAt: String
+    public var finishedAt: String
+    public var status: String
+    public var toolVersion: String
+    public var inputFiles: [(path: String, bytes: Int64)]
+
+    package init(
+        job: String, asOf: String, night: String, startedAt: String, finishedAt: String, status: String, toolVersion: String,
+        inputFiles: [(path: String, bytes: Int64)]
+    ) {
+        self.job = job
+        self.asOf = asOf
+        self.night = night
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.status = status
+        self.toolVersion = toolVersion
+        self.inputFiles = inputFiles
+    }
+}
+
+/// The SQLite database that keeps every night's results.
+///
+/// Every table is keyed by (`as_of`, `offering_id`, …) where `as_of` is the night
+/// (`YYYY-MM-DD`). A run writes in one transaction: it deletes the rows of its night for the
+/// offerings it analysed (and the night's global rows, `offering_id = ''`), then inserts its
+/// own, so re-running a night replaces that night only.
+package enum ResultsDatabase {
+    /// Writes the night's rows in one transaction. `beforeCommit` runs last inside it: when it
+    /// throws, nothing is committed.
+    package static func write(
+        path: String, tables: [ResultTable], offeringIDs: [String], run: RunRecord, beforeCommit: () throws -> Void = {}
+    ) throws {
+        try Folders.create((path as NSString).deletingLastPathComponent, context: "database")
+        do {
+            let database = try SQLiteDatabase(path: path, create: true)
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.transaction {
+                try createSchema(database, tables: tables)
+                let runID = try insertRun(database, run)
+                let scope = offeringIDs + [""]
+                let placeholders = Array(repeating: "?", count: scope.count).joined(separator: ", ")
+                for table in tables {
+                    try database.run(
+                        "DELETE FROM \(table.name) WHERE as_of = ? AND offering_id IN (\(placeholders))",
+                        [.text(run.night)] + scope.map { .text($0) })
+                    let columns = ["as_of"] + table.columnNames.map(quote) + ["run_id"]
+                    let insert = try database.prepare(
+                        "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+                    )
+                    for row in table.rows {
+                        try insert.run([.text(run.night)] + row.map(sqliteValue) + [.integer(runID)])
+                    }
+                }
+                TestPause.at(.inTransaction)
+                try beforeCommit()
+            }
+        } catch let error as SQLiteError {
+            throw OfferLabError(.output, "database: \(error)", cause: error)
+        }
+    }
+
+    /// How long a reader waits for a run writing the database (the default `lock_timeout_seconds`).
+    static let readerLockTimeoutSeconds = 60.0
+
+    /// The latest successful run of `night` and the rows it wrote to each of `tables` (a table
+    /// the database lacks is left out), in the order they were written. Column types come from
+    /// the schema, so a `bool` column reads back as `integer`.
+    /// - Throws: `OfferLabError`: `.configuration` when the file is missing, `.data` when it holds
+    ///   no successful run of `night` (naming the nights it does hold).
+    static func readNight(path: String, night: String, tables: [String]) throws -> (run: RunRecord, tables: [ResultTable]) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw OfferLabError(.configuration, "database \(path) does not exist")
+        }
+        do {
+            // No run writes while the lock is held shared, so a database without a `-wal` file
+            // (every run's own leaves none) is read as immutable: read-only, and leaving no
+            // `-wal` or `-shm` file beside it. A `-wal` file left by a killed run is read through.
+            let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
+            defer { withExtendedLifetime(lock) {} }
+            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+            let existing = try database.tableNames()
+            guard existing.contains("runs"), existing.contains("run_inputs") else {
+                throw OfferLabError(.data, "\(path) is not an offerlab results database (it has no runs table)")
+            }
+            var latest: (id: Int64, run: RunRecord)?
+            try database.prepare(
+                """
+                SELECT run_id, job, as_of, night, started_at, finished_at, status, tool_version FROM runs
+                WHERE night = ? AND status = 'succeeded' ORDER BY run_id DESC LIMIT 1
+                """
+            ).forEachRow([.text(night)]) { row in
+                guard case .integer(let id) = row.value(at: 0) else { return }
+                let text = (1..<8).map { column -> String in
+                    if case .text(let value) = row.value(at: column) { value } else { "" }
+                }
+                latest = (
+                    id,
+                    RunRecord(
+                        job: text[0], asOf: text[1], night: text[2], startedAt: text[3], finishedAt: text[4], status: text[5],
+                        toolVersion: text[6], inputFiles: [])
+                )
+            }
+            guard let latest else {
+                var nights: [String] = []
+                try database.prepare("SELECT DISTINCT night FROM runs WHERE status = 'succeeded' ORDER BY night").forEachRow { row in
+                    if case .text(let night) = row.value(at: 0) { nights.append(night) }
+                }
+                let held = nights.isEmpty ? "none" : nights.suffix(10).joined(separator: ", ")
+                throw OfferLabError(.data, "\(path) holds no successful run for \(night) (nights held: \(held))")
+            }
+            let runID = latest.id
+            var run = latest.run
+            try database.prepare("SELECT path, bytes FROM run_inputs WHERE run_id = ? ORDER BY rowid").forEachRow([.integer(runID)]) {
+                row in
+                if case .text(let path) = row.value(at: 0), case .integer(let bytes) = row.value(at: 1) {
+                    run.inputFiles.append((path, bytes))
+                }
+            }
+            let stored = try tables.filter(existing.contains).map { name in
+                try readRows(database, table: name, night: night, runID: runID)
+            }
+            return (run, stored)
+        } catch let error as SQLiteError {
+            throw OfferLabError(.data, "database: \(error)", cause: error)
+        }
+    }
+
+    /// The rows of `table` written by run `runID` for `night`, without the `as_of` and `run_id` columns.
+    private static func readRows(_ database: SQLiteDatabase, table name: String, night: String, runID: Int64) throws -> ResultTable {
+        var columns: [ResultColumn] = []
+        try database.prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid").forEachRow([.text(name)]) { row in
+            guard case .text(let column) = row.value(at: 0), column != "as_of", column != "run_id" else { return }
+            let type: ResultColumnType =
+                switch row.value(at: 1) {
+                case .text("INTEGER"): .integer
+                case .text("REAL"): .real
+                default: .text
+                }
+            columns.append(ResultColumn(column, type))
+        }
+        var table = ResultTable(ResultSchema(name: name, columns: columns, keys: []))
+        let select = try database.prepare(
+            "SELECT \(table.columnNames.map(quote).joined(separator: ", ")) FROM \(quote(name)) WHERE as_of = ? AND run_id = ? ORDER BY rowid"
+        )
+        try select.forEachRow([.text(night), .integer(runID)]) { row in
+            table.rows.append(
+                (0..<row.count).map { column in
+                    switch row.value(at: column) {
+                    case .null: .real(nil)
+                    case .integer(let integer): .integer(Int(integer))
+                    case .real(let real): .real(real)
+                    case .text(let text): .text(text)
+                    }
+                })
+        }
+        return table
+    }
+
+    private static func createSchema(_ database: SQLiteDatabase, tables: [ResultTable]) throws {
+        try database.execute(
+            """
+            CREATE TABLE IF NOT EXISTS runs (
+                run_id INTEGER PRIMARY KEY, job TEXT NOT NULL, as_of TEXT NOT NULL, night TEXT NOT NULL,
+                started_at TEXT NOT NULL, finished_at TEXT NOT NULL, status TEXT NOT NULL, tool_version TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS run_inputs (
+                run_id INTEGER NOT NULL REFERENCES runs(run_id), path TEXT NOT NULL, bytes INTEGER NOT NULL);
+            """)
+        for table in tables {
+            let columns = table.columns.map { "\(quote($0.name)) \($0.type.sqlType)" }
+            let key = ["as_of"] + table.schema.keys.map { quote($0.name) }
+            try database.execute(
+                "CREATE TABLE IF NOT EXISTS \(table.name) (as_of TEXT NOT NULL, \(columns.joined(separator: ", ")), run_id INTEGER NOT NULL, PRIMARY KEY (\(key.joined(separator: ", "))))"
+            )
+            try addMissingColumns(database, table: table)
+        }
+    }
+
+    /// Migrates a table written by an earlier version in place: a column this version writes and
+    /// the table lacks is added (empty for the nights already held), so history is never rebuilt.
+    /// Key columns cannot change this way; a new key column is a new table.
+    private static func addMissingColumns(_ database: SQLiteDatabase, table: ResultTable) throws {
+        var existing: Set<String> = []
+        try database.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(table.name)]) { row in
+            if case .text(let name) = row.value(at: 0) { existing.insert(name) }
+        }
+        for column in table.columns where !existing.contains(column.name) {
+            try database.execute("ALTER TABLE \(table.name) ADD COLUMN \(quote(column.name)) \(column.type.sqlType)")
+        }
+    }
+
+    private static func insertRun(_ database: SQLiteDatabase, _ run: RunRecord) throws -> Int64 {
+        try database.run(
+            "INSERT INTO runs (job, as_of, night, started_at, finished_at, status, tool_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(run.job), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt), .text(run.status),
+                .text(run.toolVersion),
+            ])
+        var runID: Int64 = 0
+        try database.prepare("SELECT last_insert_rowid()").forEachRow { row in
+            if case .integer(let id) = row.value(at: 0) { runID = id }
+        }
+        let insertInput = try database.prepare("INSERT INTO run_inputs (run_id, path, bytes) VALUES (?, ?, ?)")
+        for input in run.inputFiles {
+            try insertInput.run([.integer(runID), .text(input.path), .integer(input.bytes)])
+        }
+        return runID
+    }
+
+    private static func sqliteValue(_ value: ResultValue) -> SQLiteValue {
+        switch value {
+        case .text(let text): .text(text)
+        case .integer(let integer): .integer(Int64(integer))
+        case .real(let real): real.map { .real($0) } ?? .null
+        case .bool(let bool): bool.map { .integer($0 ? 1 : 0) } ?? .null
+        }
+    }
+
+    /// Column names such as `group` are SQL keywords.
+    private static func quote(_ name: String) -> String { "\"\(name)\"" }
+}

@@ -1,0 +1,159 @@
+import OfferLabTables
+
+/// `report.html`: one self-contained page (inline CSS and SVG; no script, font or network
+/// request, which the page's Content-Security-Policy also forbids) that a product lead reads
+/// in the morning, on a laptop or on paper.
+///
+/// Rendering takes only a `ReportData` and is deterministic, so a run and a rebuild from the
+/// database give the same bytes. Every string from the data is escaped (`htmlEscaped`).
+package enum HTMLReport {
+    package static func render(_ report: ReportData) -> String {
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+            <title>Offering tests · \(report.run.night.htmlEscaped) · OfferLab</title>
+            <style>\(stylesheet)</style>
+            </head>
+            <body>
+            <main>
+
+            """
+        html += header(report)
+        let runWarnings = ReportFindings.warnings(report)
+        html += banners(runWarnings, scope: "These concern the whole run: every offering below is affected.")
+        html += overview(report)
+        let runIsTrusted = !runWarnings.contains { $0.severity == .critical }
+        for (index, offering) in report.offerings.enumerated() {
+            html += OfferingSection(offering: offering, anchor: anchor(index), runIsTrusted: runIsTrusted).html
+        }
+        html += slices(report)
+        html += runFacts(report)
+        html += "</main>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// Section ids come from positions, never from the data.
+    static func anchor(_ index: Int) -> String { "offering-\(index + 1)" }
+
+    private static func header(_ report: ReportData) -> String {
+        let currencies = Set(report.offerings.map(\.currency)).sorted()
+        var facts = ["data up to \(ReportFormat.timestamp(report.run.asOf))"]
+        facts.append(report.offerings.count == 1 ? "1 offering" : "\(report.offerings.count) offerings")
+        if !currencies.isEmpty { facts.append("revenue in \(currencies.joined(separator: ", "))") }
+        facts.append("computed \(ReportFormat.timestamp(report.run.finishedAt))")
+        return """
+            <header class="page">
+            <p class="kicker">OfferLab · offering test report</p>
+            <h1>Offering tests, night of \(report.run.night.htmlEscaped)</h1>
+            <p class="facts">\(facts.joined(separator: " · ").htmlEscaped)</p>
+            </header>
+
+            """
+    }
+
+    /// Warnings as banners nobody scrolls past: colour, an icon and a bold title, in the order
+    /// given (`ReportFindings` lists the most serious first).
+    /// `scope`: a line under the banners saying what they concern (nil: none).
+    static func banners(_ warnings: [ReportFindings.Warning], scope: String?) -> String {
+        guard !warnings.isEmpty else { return "" }
+        var html = "<div class=\"warnings\" role=\"alert\">\n"
+        for warning in warnings {
+            let (kind, word) = warning.severity == .critical ? ("critical", "Do not trust yet") : ("caution", "Caution")
+            html += "<div class=\"banner \(kind)\"><span class=\"icon\" aria-hidden=\"true\">!</span><div><p class=\"banner-title\">"
+            html +=
+                "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p></div></div>\n"
+        }
+        if let scope { html += "<p class=\"warnings-scope\">\(scope.htmlEscaped)</p>\n" }
+        return html + "</div>\n"
+    }
+
+    /// One line per offering: its verdict and how many warnings it has, linked to its section.
+    private static func overview(_ report: ReportData) -> String {
+        guard !report.offerings.isEmpty else {
+            return "<p class=\"empty\">This night analysed no offering.</p>\n"
+        }
+        var html = "<nav class=\"overview\" aria-label=\"Offerings\">\n<h2>At a glance</h2>\n<ul>\n"
+        for (index, offering) in report.offerings.enumerated() {
+            let verdict = ReportFindings.verdict(offering)
+            let warnings = ReportFindings.warnings(offering)
+            html +=
+                "<li><a href=\"#\(anchor(index))\"><span class=\"name\">\(offering.name.isEmpty ? offering.offeringID.htmlEscaped : offering.name.htmlEscaped)</span>"
+            html += " <code>\(offering.offeringID.htmlEscaped)</code></a>"
+            if !warnings.isEmpty {
+                let critical = warnings.contains { $0.severity == .critical }
+                html +=
+                    " <span class=\"pill \(critical ? "critical" : "caution")\">\(warnings.count) warning\(warnings.count == 1 ? "" : "s")</span>"
+                html += " <span class=\"warning-titles\">\(warnings.map(\.title).joined(separator: " · ").htmlEscaped)</span>"
+            }
+            html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text.htmlEscaped)</p></li>\n"
+        }
+        return html + "</ul>\n</nav>\n"
+    }
+
+    private static func runFacts(_ report: ReportData) -> String {
+        let run = report.run
+        let totalBytes = run.inputFiles.reduce(Int64(0)) { $0 + $1.bytes }
+        var html = "<footer class=\"run\">\n<h2>About this run</h2>\n<dl class=\"facts-list\">\n"
+        let facts: [(String, String)] = [
+            ("Night", run.night), ("Data up to (as_of)", ReportFormat.timestamp(run.asOf)), ("Job file", run.job),
+            ("Started", ReportFormat.timestamp(run.startedAt)), ("Results computed", ReportFormat.timestamp(run.finishedAt)),
+            ("offerlab version", run.toolVersion),
+            ("Log files", "\(ReportFormat.count(run.inputFiles.count)) (\(ReportFormat.bytes(totalBytes)))"),
+        ]
+        for (term, value) in facts { html += "<dt>\(term.htmlEscaped)</dt><dd>\(value.htmlEscaped)</dd>\n" }
+        html += "</dl>\n"
+        if !run.inputFiles.isEmpty {
+            html += "<details><summary>Every log file read, with its size</summary>\n<ul class=\"files\">\n"
+            for file in run.inputFiles {
+                html +=
+                    "<li><code>\(file.path.htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
+            }
+            html += "</ul>\n</details>\n"
+        }
+        html +=
+            "<h3>Log lines, all offerings</h3>\n"
+            + qualityTable(report.quality, flagged: Set(ReportFindings.warnings(report).compactMap(\.counter)))
+        html += """
+            <p class="note">Every number in this report is rounded for reading. The same night's results in full precision are in the CSV \
+            files next to this report and in the SQLite database; <code>offerlab report --db</code> rebuilds this page from the database.</p>
+            </footer>
+
+            """
+        return html
+    }
+
+    /// The counters of `quality.csv`, those behind a warning marked.
+    static func qualityTable(_ counters: [QualityCounter], flagged: Set<String>) -> String {
+        guard !counters.isEmpty else { return "<p class=\"muted\">No counters.</p>\n" }
+        var html =
+            "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
+        for counter in counters {
+            let mark = flagged.contains(counter.name) ? " class=\"flagged\"" : ""
+            html +=
+                "<tr\(mark)><td><code>\(counter.name.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+
+    /// The class of text in a tone (green, red, plain).
+    static func toneClass(_ tone: ReportFindings.Tone) -> String {
+        switch tone {
+        case .better: "better"
+        case .worse: "worse"
+        case .unclear: "unclear"
+        }
+    }
+
+    /// The class of a verdict box in a tone (its background and border).
+    static func verdictClass(_ tone: ReportFindings.Tone) -> String {
+        switch tone {
+        case .better: "win"
+        case .worse: "lose"
+        case .unclear: "open"
+        }
+    }
+}

@@ -1,0 +1,247 @@
+import OfferLabJob
+
+/// Everything a night's report shows, and nothing else: rendering takes only this value, so a
+/// report built by `offerlab run` and one rebuilt by `offerlab report --db` are the same bytes.
+///
+/// It is read from the night's result tables by the columns their builders write
+/// (`ResultSchema+Night.swift`), either as the run holds them in memory or as the database
+/// stores them (see `ResultTables+Report.swift` for the tables that exist only for the report).
+package struct ReportData: Sendable, Equatable {
+    var run: RunFacts
+    /// The run-wide counters (`quality.csv` rows with an empty `offering_id`), in output order.
+    var quality: [QualityCounter]
+    /// In output order (byte order of `offering_id`).
+    var offerings: [OfferingReport]
+    /// Per slice field of the job (docs/analysis.md §7), in its order; empty when the job did not slice.
+    var slices: [SliceFieldReport] = []
+}
+
+/// When and from what the night's results were computed (the `runs` and `run_inputs` tables).
+struct RunFacts: Sendable, Equatable {
+    var job: String
+    /// The full `as_of` timestamp (ISO 8601, UTC).
+    var asOf: String
+    /// `YYYY-MM-DD` of `as_of`.
+    var night: String
+    var startedAt: String
+    var finishedAt: String
+    var toolVersion: String
+    var inputFiles: [InputFile]
+}
+
+struct InputFile: Sendable, Equatable {
+    var path: String
+    var bytes: Int64
+}
+
+/// One row of `quality.csv`.
+struct QualityCounter: Sendable, Equatable {
+    var name: String
+    var count: Int
+}
+
+/// One analysed offering.
+struct OfferingReport: Sendable, Equatable {
+    var offeringID: String
+    /// The offering's name in `subscription_offerings`.
+    var name: String
+    var isActive: Bool
+    var controlGroup: String
+    /// The currency of every money amount.
+    var currency: String
+    var alpha: Double
+    var conversionWindowDays: Double?
+    /// In output order (by group id); the control group is one of them.
+    var groups: [GroupReport]
+    /// Per treatment, `conversion` before `arpu`.
+    var comparisons: [Comparison]
+    /// nil when the offering has no users.
+    var sampleRatio: SampleRatio?
+    var products: [ProductSales]
+    var quality: [QualityCounter]
+    /// The cumulative series per (day, group), oldest first; empty when the run has none.
+    var daily: [DailyPoint]
+    /// The job's `decision` (docs/statistics.md, Sequential); nil for a night stored by an offerlab without the sequential
+    /// values, whose verdicts fall back to the fixed-horizon ones.
+    var decision: Decision? = nil
+    /// The comparisons of the capped and matured metrics (`arpu_capped`, `conversion_d7`, …),
+    /// in `comparisons.csv`'s order.
+    var familyComparisons: [Comparison] = []
+    /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
+    var matured: [MaturedGroup] = []
+
+    var control: GroupReport? { groups.first(where: \.isControl) }
+
+    /// The inference the verdicts, headlines and "significant" marks use.
+    var verdictInference: Decision { decision ?? .fixed }
+
+    /// The comparison of `group` with control on `metric`, as the verdicts use it: its intervals,
+    /// p-values and significance are the sequential ones when `verdictInference` is sequential.
+    func comparison(_ group: String, _ metric: OwnMetric) -> Comparison? {
+        comparisons.first { $0.group == group && $0.metric == metric }?.decided(by: verdictInference)
+    }
+
+    /// The comparison of `group` with control on the capped or matured metric named `metric`,
+    /// as the verdicts use it (like ``comparison(_:_:)``).
+    func comparison(_ group: String, named metric: String) -> Comparison? {
+        familyComparisons.first { $0.familyMetric == metric && $0.group == group }?.decided(by: verdictInference)
+    }
+
+    /// The count of a per-offering counter (0 when absent).
+    func counter(_ name: String) -> Int { quality.first { $0.name == name }?.count ?? 0 }
+}
+
+/// One row of `summary.csv` with what the group was shown.
+struct GroupReport: Sendable, Equatable {
+    var name: String
+    var isControl: Bool
+    var weight: Double
+    var users: Int
+    var converters: Int
+    var conversionRate: Double?
+    var conversionCILow: Double?
+    var conversionCIHigh: Double?
+    var trialStarters = 0
+    var trialConverters = 0
+    var trialConversionRate: Double?
+    var paywallViewers = 0
+    var purchases = 0
+    var renewals = 0
+    var refunds = 0
+    var grossRevenue = 0.0
+    var refundedRevenue = 0.0
+    var netRevenue = 0.0
+    var arpu: Double?
+    var arpuSD: Double?
+    var arppu: Double?
+    /// The offering's revenue cap (nil: none set, or nobody paid).
+    var revenueCap: Double?
+    /// Revenue per user with each user's revenue capped; nil when no cap is set.
+    var arpuCapped: Double?
+    /// Users whose revenue the cap lowered; nil when no cap is set.
+    var cappedUsers: Int?
+    /// In display order.
+    var shownProducts: [ShownProduct] = []
+    var shownCopy: ShownCopy?
+}
+
+/// One row of `maturity.csv`: a group's members assigned at least `days` days before the night.
+struct MaturedGroup: Sendable, Equatable {
+    var days: Int
+    var group: String
+    var users: Int
+    var conversionRate: Double?
+    var arpu: Double?
+}
+
+/// A product on a group's paywall (`subscription_offering_group_products`).
+struct ShownProduct: Sendable, Equatable {
+    var productID: String
+    var type: String?
+    var fallbackDisplayPrice: String?
+    var isDefault: Bool
+    var badgeText: String?
+    var subtitleText: String?
+}
+
+/// A group's paywall copy (`subscription_offering_group_copy`).
+struct ShownCopy: Sendable, Equatable {
+    var headerTitle: String?
+    var headerSubtitle: String?
+    var ctaButtonText: String?
+    var supportingText: String?
+}
+
+/// An estimate with its interval; the interval may be undefined when the estimate is not.
+struct Estimate: Sendable, Equatable {
+    var value: Double
+    var low: Double?
+    var high: Double?
+}
+
+/// One row of `comparisons.csv`.
+struct Comparison: Sendable, Equatable {
+    var group: String
+    var metric: OwnMetric
+    var controlValue: Double?
+    var value: Double?
+    var absoluteLift: Estimate?
+    var relativeLift: Estimate?
+    var pValue: Double?
+    var pValueAdjusted: Double?
+    var significant: Bool?
+    var chanceToBeatControl: Double?
+    /// Conversion only: the absolute difference detectable with 80% power.
+    var minimumDetectableEffect: Double?
+    /// The always-valid values of the same comparison (all nil on a night stored without them).
+    var sequential = SequentialValues()
+    /// The `comparisons.csv` metric of a capped or matured row (`arpu_capped`, `conversion_d7`),
+    /// of which `metric` is the kind; nil on the offering's own rows.
+    var familyMetric: String? = nil
+
+    /// This comparison with the inference `decision` names: the fixed-horizon values as they
+    /// are, or the sequential interval ends, p-values and significance in their place.
+    func decided(by decision: Decision) -> Comparison {
+        guard decision == .sequential else { return self }
+        var decided = self
+        decided.absoluteLift = absoluteLift.map { Estimate(value: $0.value, low: sequential.absoluteLow, high: sequential.absoluteHigh) }
+        decided.relativeLift = relativeLift.map { Estimate(value: $0.value, low: sequential.relativeLow, high: sequential.relativeHigh) }
+        decided.pValue = sequential.pValue
+        decided.pValueAdjusted = sequential.pValueAdjusted
+        decided.significant = sequential.significant
+        return decided
+    }
+}
+
+/// The `seq_…` columns of a `comparisons.csv` row (docs/statistics.md, Sequential).
+struct SequentialValues: Sendable, Equatable {
+    var absoluteLow: Double?
+    var absoluteHigh: Double?
+    var relativeLow: Double?
+    var relativeHigh: Double?
+    var pValue: Double?
+    var pValueAdjusted: Double?
+    var significant: Bool?
+}
+
+/// One row of `srm.csv`.
+struct SampleRatio: Sendable, Equatable {
+    var chi2: Double?
+    var pValue: Double?
+    var flagged: Bool
+}
+
+/// One row of `products.csv`.
+struct ProductSales: Sendable, Equatable {
+    var group: String
+    var productID: String
+    var purchases: Int
+    var renewals: Int
+    var refunds: Int
+    var netRevenue: Double
+}
+
+/// One row of the daily series (docs/analysis.md §4a): a group as of the end of `date`.
+struct DailyPoint: Sendable, Equatable {
+    /// `YYYY-MM-DD`.
+    var date: String
+    var group: String
+    var isControl: Bool
+    var users: Int
+    /// Relative lift over control with its fixed-horizon interval; nil on control rows and where undefined.
+    var conversionLift: Estimate?
+    var arpuLift: Estimate?
+    /// The same relative lift with its sequential interval (docs/statistics.md, Sequential), valid at every day at once.
+    var conversionSequentialLift: Estimate? = nil
+    var arpuSequentialLift: Estimate? = nil
+
+    /// The relative lift of `metric` with its sequential interval, or its fixed-horizon one.
+    func lift(_ metric: OwnMetric, sequential: Bool) -> Estimate? {
+        switch (metric, sequential) {
+        case (.conversion, false): conversionLift
+        case (.arpu, false): arpuLift
+        case (.conversion, true): conversionSequentialLift
+        case (.arpu, true): arpuSequentialLift
+        }
+    }
+}
