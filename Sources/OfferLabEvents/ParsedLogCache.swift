@@ -392,7 +392,7 @@ package final class ParsedLogCache: Sendable {
     /// What an entry's header must hold to be read for `key`.
     private func headerWords(_ key: Key) -> [UInt64] {
         [
-            key.contentHash, key.contentSize, key.format == .csv ? 1 : 0, UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue),
+            key.contentHash, key.contentSize, UInt64(key.format.rawValue), UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue),
             codeIdentity,
         ]
     }

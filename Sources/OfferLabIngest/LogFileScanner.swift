@@ -1,16 +1,3 @@
-/// How a log file is encoded, by its name.
-public enum LogFileFormat: Sendable, Equatable {
-    case jsonLines
-    case csv
-
-    /// Strips one final `.gz`, then `.csv` → CSV; every other name is JSON Lines (any case).
-    public init(fileName: String) {
-        var name = fileName.lowercased()[...]
-        if name.hasSuffix(".gz") { name = name.dropLast(3) }
-        self = name.hasSuffix(".csv") ? .csv : .jsonLines
-    }
-}
-
 /// A malformed line handed out by `LogFileScanner`: borrowed, only valid during the callback.
 public struct MalformedLine {
     public let reason: MalformedReason
@@ -60,7 +47,8 @@ public struct LogFileSummary: Sendable, Equatable {
     }
 }
 
-/// Reads one purchase log file, JSON Lines or CSV by its name, gzip or not by its bytes.
+/// Reads one purchase log file, in the format its name says (`LogFileFormat`, whose `LogFormatReader`
+/// reads it), gzip or not by its bytes.
 ///
 /// A value: scanners of different files can run in parallel, each `scan` owning its reader,
 /// parser and record. The callbacks run on the calling task.
@@ -110,106 +98,6 @@ public struct LogFileScanner: Sendable {
         record: (_ record: UnsafePointer<LogRecord>, _ lineNumber: Int) throws -> Void,
         malformed: (_ line: MalformedLine) throws -> Void
     ) throws -> LogFileSummary {
-        switch format {
-        case .jsonLines: try scanJSONLines(record: record, malformed: malformed)
-        case .csv: try scanCSV(record: record, malformed: malformed)
-        }
-    }
-
-    private func scanJSONLines(
-        record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
-    ) throws -> LogFileSummary {
-        let reader = try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
-        var summary = LogFileSummary(path: path, format: .jsonLines, isGzip: reader.isGzip)
-        let lines = try Self.scanJSONLines(
-            maxLineLength: maxLineLength, keepsSliceFields: keepsSliceFields, record: onRecord, malformed: onMalformed
-        ) { feed in
-            try reader.forEachTextChunk { text in
-                try feed(text)
-                onBytesRead?(reader.compressedBytesRead)
-            }
-        }
-        summary.lines = lines
-        summary.compressedBytes = reader.compressedBytesRead
-        summary.uncompressedBytes = reader.uncompressedBytes
-        return summary
-    }
-
-    /// Splits the bytes that `text` feeds into lines and parses them; lines are numbered from 1.
-    static func scanJSONLines(
-        maxLineLength: Int, keepsSliceFields: Bool, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,
-        malformed onMalformed: (MalformedLine) throws -> Void,
-        text: (_ feed: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
-    ) throws -> LineCounts {
-        var splitter = LineSplitter(maxLineLength: maxLineLength)
-        // The record is handed on only while its line is in memory: it borrows plain lines.
-        var parser = JSONLineParser(borrowsPlainLines: true, keepsSliceFields: keepsSliceFields)
-        var record = LogRecord()
-        var lines = LineCounts()
-        // The record is passed in and out, not captured: a captured record would be copied (its
-        // text retained and released) for every callback.
-        func handle(_ line: Line, _ record: inout LogRecord) throws {
-            let reason: MalformedReason?
-            if line.isTooLong {
-                reason = .lineTooLong
-            } else {
-                reason = parser.parse(line.bytes, into: &record)
-            }
-            if let reason {
-                lines.malformed[reason] += 1
-                try onMalformed(MalformedLine(reason: reason, lineNumber: line.number, bytes: line.bytes))
-            } else {
-                lines.validRecords += 1
-                try withUnsafePointer(to: &record) { try onRecord($0, line.number) }
-            }
-        }
-        func handle(_ line: Line) throws { try handle(line, &record) }
-        // `handle` does not escape: `text` reaches it only through `feed`, while it runs.
-        try withoutActuallyEscaping(handle) { handle in
-            try text { try splitter.feed($0, handle) }
-        }
-        try splitter.finish(handle)
-        lines.nonBlankLines = splitter.nonBlankLineCount
-        lines.physicalLines = splitter.lineCount
-        return lines
-    }
-
-    private func scanCSV(
-        record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void, malformed onMalformed: (MalformedLine) throws -> Void
-    ) throws -> LogFileSummary {
-        let reader: TableFileReader
-        do {
-            reader = try TableFileReader(
-                path: path, format: .csv, maxRecordLength: maxLineLength, keepRawBytes: true, bufferSize: bufferSize,
-                inflater: inflater, readAhead: readAhead)
-        } catch let error as IngestError where error.code == .invalidHeader {
-            // How much an inflater hands out before it reports damage depends on its buffers, so a
-            // damaged gzip file could fail here or in the inflater. Damage is what the file has:
-            // report it, so that `on_corrupt_file: skip` treats the file the same way every time.
-            try InputFileReader(path: path, bufferSize: bufferSize, inflater: inflater).forEachChunk { _ in }
-            throw error
-        }
-        var summary = LogFileSummary(path: path, format: .csv, isGzip: reader.isGzip)
-        var parser = CSVLogParser(header: reader.header, keepsSliceFields: keepsSliceFields)
-        var record = LogRecord()
-        var lines = LineCounts()
-        // Rows are pulled, not pushed to a closure: a closure's captured state would be retained
-        // and released around every row.
-        while let row = try reader.nextRow() {
-            lines.nonBlankLines += 1
-            // Every 4096 rows: about a megabyte of text.
-            if lines.nonBlankLines & 4095 == 0, let onBytesRead { onBytesRead(reader.compressedBytesRead) }
-            if let reason = parser.parse(row, into: &record) {
-                lines.malformed[reason] += 1
-                try onMalformed(MalformedLine(reason: reason, lineNumber: row.lineNumber, bytes: row.rawBytes))
-            } else {
-                lines.validRecords += 1
-                try withUnsafePointer(to: &record) { try onRecord($0, row.lineNumber) }
-            }
-        }
-        summary.lines = lines
-        summary.compressedBytes = reader.compressedBytesRead
-        summary.uncompressedBytes = reader.uncompressedBytes
-        return summary
+        try format.reader.scan(self, record: record, malformed: malformed)
     }
 }

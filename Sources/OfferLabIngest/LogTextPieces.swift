@@ -108,7 +108,7 @@ extension LogFileScanner {
             swap(&bytes, &piece.bytes)
             piece.recycling.give(bytes)
         }
-        return try Self.scanJSONLines(
+        return try JSONLinesLog.scanLines(
             maxLineLength: maxLineLength, keepsSliceFields: keepsSliceFields, record: record, malformed: malformed
         ) { feed in
             try piece.bytes.withUnsafeBytes { try feed($0) }
