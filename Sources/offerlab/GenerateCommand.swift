@@ -75,7 +75,7 @@ struct GenerateCommand: AsyncParsableCommand {
             do {
                 return try DataSetGenerator.generate(configuration)
             } catch let error as GeneratorError {
-                throw OfferLabError(.output, error.description)
+                throw OfferLabError(.cannotWrite, error.description, cause: error)
             }
         }
         func megabytes(_ bytes: Int64) -> String {

@@ -49,7 +49,7 @@ struct CurrencyAmounts {
         let (newGross, grossOverflow) = entries[index].gross.addingReportingOverflow(gross)
         let (newRefunded, refundOverflow) = entries[index].refunded.addingReportingOverflow(refunded)
         guard !grossOverflow && !refundOverflow else {
-            throw OfferLabError(.data, "money overflow: a sum of prices exceeds 9.2 trillion units of one currency")
+            throw OfferLabError(.rejectedTotals, "money overflow: a sum of prices exceeds 9.2 trillion units of one currency")
         }
         entries[index].gross = newGross
         entries[index].refunded = newRefunded
