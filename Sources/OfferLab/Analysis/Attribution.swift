@@ -29,7 +29,7 @@ struct AttributionContext {
         var rank = [Int32](repeating: 0, count: sorted.count)
         for (position, label) in sorted.enumerated() { rank[Int(label)] = Int32(position) }
         labelRank = rank
-        windowMicroseconds = windowDays.map { Int64(($0 * 86_400 * 1_000_000).rounded()) }
+        windowMicroseconds = windowDays.map(AttributionRules.windowMicroseconds(days:))
         self.asOf = asOf
         maturityMicroseconds = maturityDays.map { Int64($0) * Timestamp.microsecondsPerDay }
         self.keepsPositiveRevenues = keepsPositiveRevenues

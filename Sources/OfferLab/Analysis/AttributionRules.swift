@@ -18,8 +18,14 @@ enum AttributionRules {
         case afterWindow
     }
 
+    /// The conversion window W of `conversion_window_days` in microseconds, to the nearest.
+    static func windowMicroseconds(days: Double) -> Int64 {
+        Int64((days * 86_400 * 1_000_000).rounded())
+    }
+
     /// A non-refund event counts from the assignment on (`assigned_at <= ts`) and, with a
-    /// conversion window W, until `assigned_at + W` (excluded).
+    /// conversion window W, until `assigned_at + W` (excluded). The SQL scripts state the same
+    /// rule (`ScriptBuilder.analyse`, `counts`).
     ///
     /// - Parameters:
     ///   - timestamp: the event's `ts`, in microseconds.

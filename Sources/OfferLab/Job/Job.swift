@@ -86,7 +86,7 @@ public enum JobLoader {
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
     /// `now` gives the default `as_of` (today 00:00 UTC).
-    /// - Throws: `OfferLabError` (`.configuration`) with one line naming the problem.
+    /// - Throws: `OfferLabError` (`.badJob`, `.missingInput` or `.badArgument`) with one line naming the problem.
     public static func load(
         path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, database databaseOverride: String? = nil,
         threads threadsOverride: Int? = nil, now: Date = Date()

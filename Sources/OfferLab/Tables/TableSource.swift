@@ -127,7 +127,7 @@ struct TableSource {
 
     /// Calls `body` for every row of `table`, with `columns` in the order given. A table file that
     /// takes long to read says how far it has got through `progress`, as `name`.
-    /// - Throws: a `.data` error naming the file and the column when a column is missing.
+    /// - Throws: a `.badTables` error naming the file and the column when a column is missing.
     func forEachRow(
         of table: String, columns: [String], progress: (reporter: ProgressReporter, name: String)? = nil,
         _ body: (TableRowValues) throws -> Void
