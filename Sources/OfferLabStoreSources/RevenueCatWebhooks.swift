@@ -227,7 +227,7 @@ struct RevenueCatWebhook: Sendable {
                     country: country, store: store))
         case .reversal:
             record = .reversal(
-                StoreRefundReversal(format: .revenueCatWebhooks, transactionID: transactionID, at: try time("event_timestamp_ms")))
+                StoreRefundReversal(format: .revenueCatWebhooks, id: id, transactionID: transactionID, at: try time("event_timestamp_ms")))
         case .status(let event):
             record = .statusChange(
                 StoreStatusChange(

@@ -113,7 +113,9 @@ import Testing
         let records = try records(ofSample: "sample-event-refund-reversed.json")
         #expect(
             records.reversals == [
-                StoreRefundReversal(format: .revenueCatWebhooks, transactionID: "123456789012345", at: Self.ms(1_697_451_462_232))
+                StoreRefundReversal(
+                    format: .revenueCatWebhooks, id: "12345678-1234-1234-1234-123456789012", transactionID: "123456789012345",
+                    at: Self.ms(1_697_451_462_232))
             ])
         #expect(records.transactions.isEmpty && records.refunds.isEmpty)
     }

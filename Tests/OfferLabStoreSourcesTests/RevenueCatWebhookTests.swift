@@ -120,7 +120,9 @@ import Testing
         #expect(records.refunds.map(\.currency) == ["EUR", nil])
         #expect(records.refunds.first?.at == 1_700_000_005 * Self.second)
         #expect(
-            records.reversals == [StoreRefundReversal(format: .revenueCatWebhooks, transactionID: "tx-1", at: 1_700_000_009 * Self.second)])
+            records.reversals == [
+                StoreRefundReversal(format: .revenueCatWebhooks, id: "rr", transactionID: "tx-1", at: 1_700_000_009 * Self.second)
+            ])
         #expect(records.statusChanges.map(\.event) == [.expire])
         #expect(records.statusChanges.first?.isSandbox == true)
         #expect(records.transactions.isEmpty)
