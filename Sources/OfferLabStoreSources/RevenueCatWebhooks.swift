@@ -21,8 +21,9 @@ import OfferLabIngest
 /// 2. `malformed_missing_field`: `event`, `event.id` or `event.type` absent; on a type that
 ///    makes a record, `transaction_id`, `product_id` (charges), `purchased_at_ms` (charges) or
 ///    `event_timestamp_ms` (the others) absent;
-/// 3. `malformed_invalid_field`: `event` not an object; an id or text field neither a string
-///    nor an integer; a price, `tax_percentage` or `commission_percentage` not a number; a flag
+/// 3. `malformed_invalid_field`: `event` not an object; an id or text field (`period_type` and
+///    `cancel_reason` included) neither a string nor an integer; a price, `tax_percentage` or
+///    `commission_percentage` not a number; a flag (`is_family_share`, `is_trial_conversion`)
 ///    not `true`/`false`;
 /// 4. `malformed_bad_timestamp`: a `*_ms` field not a JSON integer;
 /// 5. `malformed_missing_field`: a charge with a price but no `currency`;
@@ -133,17 +134,13 @@ struct RevenueCatWebhook: Sendable {
         guard let idValue = field("id"), let typeValue = field("type") else { throw RevenueCatRowRejection(.missingField) }
         guard let id = Self.text(idValue), let type = typeValue.string else { throw RevenueCatRowRejection(.invalidField) }
         enum Shape {
-            case charge(StoreTransaction.Kind)
-            case refund, reversal
-            case status(EventType)
+            case charge, cancellation, expiration, reversal
         }
         let shape: Shape
         switch type {
-        case "INITIAL_PURCHASE": shape = .charge(field("period_type")?.string == "TRIAL" ? .trial : .firstCharge)
-        case "NON_RENEWING_PURCHASE": shape = .charge(.firstCharge)
-        case "RENEWAL": shape = .charge(field("is_trial_conversion")?.bool == true ? .firstCharge : .laterCharge)
-        case "CANCELLATION": shape = field("cancel_reason")?.string == "CUSTOMER_SUPPORT" ? .refund : .status(.cancel)
-        case "EXPIRATION": shape = .status(.expire)
+        case "INITIAL_PURCHASE", "NON_RENEWING_PURCHASE", "RENEWAL": shape = .charge
+        case "CANCELLATION": shape = .cancellation
+        case "EXPIRATION": shape = .expiration
         case "REFUND_REVERSED": shape = .reversal
         default:
             eventID = id
@@ -151,7 +148,7 @@ struct RevenueCatWebhook: Sendable {
             return
         }
         var requiredKeys = ["transaction_id"]
-        if case .charge = shape {
+        if shape == .charge {
             requiredKeys += ["product_id", "purchased_at_ms"]
         } else {
             requiredKeys.append("event_timestamp_ms")
@@ -183,6 +180,9 @@ struct RevenueCatWebhook: Sendable {
         let country = try text("country_code")
         let store = try text("store")
         let familyShared = try flag("is_family_share")
+        let periodType = try text("period_type")
+        let trialConversion = try flag("is_trial_conversion")
+        let cancelReason = try text("cancel_reason")
         let priceText = try number("price_in_purchased_currency")
         let price: Int64?
         if let priceText {
@@ -205,7 +205,13 @@ struct RevenueCatWebhook: Sendable {
         }
         eventID = id
         switch shape {
-        case .charge(let kind):
+        case .charge:
+            let kind: StoreTransaction.Kind =
+                switch type {
+                case "INITIAL_PURCHASE": periodType == "TRIAL" ? .trial : .firstCharge
+                case "RENEWAL": trialConversion ? .firstCharge : .laterCharge
+                default: .firstCharge  // NON_RENEWING_PURCHASE
+                }
             let at = try time("purchased_at_ms")
             // 5. and 6. The money.
             if kind != .trial, price != nil, currency == nil { throw RevenueCatRowRejection(.missingField) }
@@ -217,7 +223,7 @@ struct RevenueCatWebhook: Sendable {
                     productID: productID, kind: kind, at: at, priceMicros: kind == .trial ? nil : price,
                     currency: kind == .trial ? nil : currency, userID: userID, isSandbox: isSandbox, isFamilyShared: familyShared,
                     country: country, store: store, expiresAt: expiresAt, taxShare: taxShare, commissionShare: commissionShare))
-        case .refund:
+        case .cancellation where cancelReason == "CUSTOMER_SUPPORT":
             // RevenueCat sends the refunded amount as a negative price.
             record = .refund(
                 StoreRefund(
@@ -228,10 +234,11 @@ struct RevenueCatWebhook: Sendable {
         case .reversal:
             record = .reversal(
                 StoreRefundReversal(format: .revenueCatWebhooks, id: id, transactionID: transactionID, at: try time("event_timestamp_ms")))
-        case .status(let event):
+        case .cancellation, .expiration:
             record = .statusChange(
                 StoreStatusChange(
-                    format: .revenueCatWebhooks, id: id, event: event, at: try time("event_timestamp_ms"),
+                    format: .revenueCatWebhooks, id: id, event: shape == .expiration ? .expire : .cancel,
+                    at: try time("event_timestamp_ms"),
                     originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID, userID: userID,
                     isSandbox: isSandbox, country: country, store: store))
         }

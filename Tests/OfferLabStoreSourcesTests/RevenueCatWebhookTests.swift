@@ -166,17 +166,19 @@ import Testing
             #"{"api_version":"1.0","event":"INITIAL_PURCHASE"}"#,  // 12 event not an object
             Self.body([("id", #""ok""#), ("transaction_id", #""fine""#)]),  // 13 valid
             Self.body([("type", #""CANCELLATION""#), ("event_timestamp_ms", "null")]),  // 14 cancel without time
+            Self.body([("type", #""RENEWAL""#), ("is_trial_conversion", #""true""#)]),  // 15 flag not a boolean
+            Self.body([("type", #""CANCELLATION""#), ("cancel_reason", "{}")]),  // 16 reason not text
         ]
         let (file, records) = try read(lines)
         let expected: [MalformedReason] = [
             .invalidJSON, .invalidJSON, .missingField, .missingField, .missingField, .invalidField, .invalidField, .badTimestamp,
-            .badTimestamp, .missingField, .negativePrice, .invalidField, .missingField,
+            .badTimestamp, .missingField, .negativePrice, .invalidField, .missingField, .invalidField, .invalidField,
         ]
         #expect(file.counts.rejectedLines.map(\.reason) == expected)
-        #expect(file.counts.rejectedLines.map(\.line) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14])
+        #expect(file.counts.rejectedLines.map(\.line) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16])
         #expect(file.counts.rejectedLines.allSatisfy { $0.path == file.path })
-        #expect(file.counts.malformed[.missingField] == 5 && file.counts.malformed.total == 13)
-        #expect(file.counts.linesRead == 14)
+        #expect(file.counts.malformed[.missingField] == 5 && file.counts.malformed.total == 15)
+        #expect(file.counts.linesRead == 16)
         #expect(records.transactions.map(\.transactionID) == ["fine"])
     }
 
