@@ -206,11 +206,12 @@ struct RevenueCatExportColumns {
             return row.string(at: column)
         }
         // 2. Required values.
-        for column in [storeTransactionID, renewalNumber, startTime, productID, isTrialPeriod, isTrialConversion, isSandbox]
-        where isEmpty(column) {
+        // (One test per column: an array of them would be allocated per row.)
+        if isEmpty(storeTransactionID) || isEmpty(renewalNumber) || isEmpty(startTime) || isEmpty(productID) || isEmpty(isTrialPeriod)
+            || isEmpty(isTrialConversion) || isEmpty(isSandbox) || updatedAt.map(isEmpty) == true
+        {
             throw RevenueCatRowRejection(.missingField)
         }
-        if let updatedAt, isEmpty(updatedAt) { throw RevenueCatRowRejection(.missingField) }
 
         // 3. Values that are not what their column holds.
         guard let renewal = row.int64(at: renewalNumber), renewal >= 1,

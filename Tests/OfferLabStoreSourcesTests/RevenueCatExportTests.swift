@@ -232,6 +232,16 @@ import Testing
         #expect(records.map(\.transactionID) == ["good"])
     }
 
+    @Test(arguments: [
+        "store_transaction_id", "renewal_number", "start_time", "product_identifier", "is_trial_period", "is_trial_conversion",
+        "is_sandbox", "updated_at",
+    ])
+    func anEmptyRequiredValueIsAMissingField(_ column: String) throws {
+        let (file, records) = try read(Self.export([[column: ""], ["store_transaction_id": "good"]]))
+        #expect(file.counts.rejectedLines == [RevenueCatRejectedLine(path: file.path, line: 2, reason: .missingField)])
+        #expect(records.map(\.transactionID) == ["good"])
+    }
+
     @Test func booleanSpellings() {
         func bool(_ text: String) -> Bool? {
             var text = text
