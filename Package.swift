@@ -110,6 +110,8 @@ let package = Package(
         .testTarget(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
         .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabTestSupport"]),
+        .testTarget(
+            name: "OfferLabStoreSourcesTests", dependencies: ["OfferLabStoreSources", "OfferLabGenerate", "OfferLabTestSupport"]),
         .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
         .testTarget(
             name: "OfferLabTests",

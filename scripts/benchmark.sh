@@ -27,7 +27,7 @@
 # R times (default 3), interleaved with its baselines; the best wall time counts (the machine may
 # be shared). `--pause S` waits S seconds before each timed command: a nightly job starts on
 # memory that the VM has handed back to its host meanwhile, and fresh memory costs more then
-# (docs/performance-history.md, "Fresh memory"); without it the runs follow each other and find their
+# (docs/performance.md, "What bounds a run"); without it the runs follow each other and find their
 # memory warm. For the same size, the job is also run night after night with a parsed-log cache
 # (`cache:` in the job file; `--no-cache` leaves this out). Figures: docs/performance.md.
 # Environment: SCRATCH_PATH (SwiftPM build folder, default .build), OFFERLAB_INFLATER.

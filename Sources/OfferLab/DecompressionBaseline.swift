@@ -25,7 +25,7 @@ public enum DecompressionBaseline {
                 while try reader.nextChunk() != nil {}
                 return (reader.compressedBytesRead, reader.uncompressedBytes)
             } catch let error as IngestError {
-                throw OfferLabError(.data, context: "log file ", error)
+                throw OfferLabError(.unreadableLog, context: "log file ", error)
             }
         } merge: { compressed, uncompressed in
             report.compressedBytes += compressed

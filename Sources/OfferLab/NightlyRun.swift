@@ -141,7 +141,7 @@ public enum NightlyRun {
 
     /// Fails the run when malformed lines are over `max_bad_line_ratio`, naming the files with
     /// the most of them, and keeps the run's rejects where the error says (`FailedRunRejects`).
-    /// - Throws: `.data`.
+    /// - Throws: `.tooManyMalformedLines`.
     static func checkMalformedLines(_ counters: IngestCounters, job: Job) throws {
         let ratio = counters.nonBlankLines == 0 ? 0 : Double(counters.malformedLines) / Double(counters.nonBlankLines)
         guard ratio > job.maxBadLineRatio else { return }
@@ -155,7 +155,7 @@ public enum NightlyRun {
             rejects = "their first lines could not be kept (\(error.message))"
         }
         throw OfferLabError(
-            .data,
+            .tooManyMalformedLines,
             "\(counters.malformedLines) of \(counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); "
                 + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
     }
@@ -215,7 +215,7 @@ public enum NightlyRun {
     }
 
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.
-    /// - Throws: `OfferLabError` (`.data`) naming an offering whose totals the statistics reject.
+    /// - Throws: `OfferLabError` (`.rejectedTotals`) naming an offering whose totals the statistics reject.
     static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
         try results.offerings.map { try OfferingStatistics($0, alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
     }

@@ -9,14 +9,13 @@ enum RunChecks {
     /// The job's `control` against the analysed offerings' groups: a name no analysed offering
     /// has is a typo, and the job is bad; offerings without it fall back (`control`, else the
     /// lowest group id), one warning naming them and the group each falls back to.
-    /// - Throws: `.configuration` when no analysed offering has a group of that name.
+    /// - Throws: `.badJob` when no analysed offering has a group of that name.
     static func control(_ name: String?, offerings: [Offering], jobPath: String) throws -> [String] {
         guard let name, !offerings.isEmpty else { return [] }
         let lacking = offerings.filter { offering in !offering.groups.contains { $0.name == name } }
         guard lacking.count < offerings.count else {
             let groups = offerings.map { "\($0.offeringID): \($0.groups.map(\.name).joined(separator: ", "))" }.joined(separator: "; ")
-            throw OfferLabError(
-                .configuration, "job file \(jobPath): control: no analysed offering has a group named '\(name)' (groups: \(groups))")
+            throw OfferLabError.job(jobPath, key: "control", "no analysed offering has a group named '\(name)' (groups: \(groups))")
         }
         guard !lacking.isEmpty else { return [] }
         let fallbacks = lacking.map { offering in
@@ -30,7 +29,7 @@ enum RunChecks {
     /// Money left out for want of a rate (docs/reliability.md): per offering with any, one warning
     /// naming the currencies and their share of the offering's counted money events
     /// (purchases, renewals, refunds).
-    /// - Throws: `.data` when an offering's share is over `maxShare`.
+    /// - Throws: `.unconvertibleMoney` when an offering's share is over `maxShare`.
     static func unconvertibleMoney(_ offerings: [OfferingResult], reportCurrency: String, maxShare: Double?) throws -> [String] {
         try offerings.compactMap { result -> String? in
             guard !result.unconvertibleEvents.isEmpty else { return nil }
@@ -41,7 +40,7 @@ enum RunChecks {
             let line =
                 "offering \(result.offering.offeringID): the money of \(leftOut) of \(moneyEvents) money events (\(share(leftOut))) is left out, for want of a rate to \(reportCurrency): \(currencies); give their rates (rates:, rates_file:)"
             if let maxShare, Double(leftOut) / Double(moneyEvents) > maxShare {
-                throw OfferLabError(.data, "\(line); over max_unconvertible_money_share \(CSVWriter.number(maxShare))")
+                throw OfferLabError(.unconvertibleMoney, "\(line); over max_unconvertible_money_share \(CSVWriter.number(maxShare))")
             }
             return line
         }

@@ -33,7 +33,7 @@ package struct AttributionContext {
         var rank = [Int32](repeating: 0, count: sorted.count)
         for (position, label) in sorted.enumerated() { rank[Int(label)] = Int32(position) }
         labelRank = rank
-        windowMicroseconds = windowDays.map { Int64(($0 * 86_400 * 1_000_000).rounded()) }
+        windowMicroseconds = windowDays.map(AttributionRules.windowMicroseconds(days:))
         self.asOf = asOf
         maturityMicroseconds = maturityDays.map { Int64($0) * Timestamp.microsecondsPerDay }
         self.keepsPositiveRevenues = keepsPositiveRevenues
@@ -53,7 +53,7 @@ struct CurrencyAmounts {
         let (newGross, grossOverflow) = entries[index].gross.addingReportingOverflow(gross)
         let (newRefunded, refundOverflow) = entries[index].refunded.addingReportingOverflow(refunded)
         guard !grossOverflow && !refundOverflow else {
-            throw OfferLabError(.data, "money overflow: a sum of prices exceeds 9.2 trillion units of one currency")
+            throw OfferLabError(.rejectedTotals, "money overflow: a sum of prices exceeds 9.2 trillion units of one currency")
         }
         entries[index].gross = newGross
         entries[index].refunded = newRefunded

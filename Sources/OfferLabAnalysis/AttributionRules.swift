@@ -8,7 +8,7 @@ import OfferLabIngest
 /// A non-refund event is placed by its own time (``placement(of:assignedAt:window:)``); a refund
 /// is not: it counts when the transaction it names is a counted purchase or renewal
 /// (``refundedTransaction(of:among:)``), even after the window, and is an orphan otherwise.
-enum AttributionRules {
+package enum AttributionRules {
     /// Where a non-refund event falls for a member of an offering.
     enum Placement: Equatable {
         /// Before the assignment: counted in `pre_assignment_events`, nothing else.
@@ -19,8 +19,14 @@ enum AttributionRules {
         case afterWindow
     }
 
+    /// The conversion window W of `conversion_window_days` in microseconds, to the nearest.
+    package static func windowMicroseconds(days: Double) -> Int64 {
+        Int64((days * 86_400 * 1_000_000).rounded())
+    }
+
     /// A non-refund event counts from the assignment on (`assigned_at <= ts`) and, with a
-    /// conversion window W, until `assigned_at + W` (excluded).
+    /// conversion window W, until `assigned_at + W` (excluded). The SQL scripts state the same
+    /// rule (`ScriptBuilder.analyse`, `counts`).
     ///
     /// - Parameters:
     ///   - timestamp: the event's `ts`, in microseconds.

@@ -20,7 +20,7 @@ package enum CleanupRules {
     }
 
     /// The event types also de-duplicated by (`event`, `transaction_id`), after `event_id`.
-    package static let transactionDeduplicatedTypes: [EventType] = [.trialStart, .purchase, .renewal, .refund]
+    package static let transactionDeduplicatedTypes = EventType.allCases.filter(\.isTransaction)
 
     /// Why an event that is not a duplicate is dropped, in the order the reasons are tried;
     /// each has its counter in `quality.csv`. Unknown types and sandbox events take part in

@@ -74,8 +74,7 @@ package struct DailySeries: Sendable {
     ///
     /// - Parameter night: the member's totals as of `as_of` (nil for an excluded member). They
     ///   are the last day's: that day ends after every event of the member, so the member is not
-    ///   evaluated again for it: the night costs no evaluation beyond the series' own
-    ///   (docs/performance-history.md, "The night's totals, evaluated directly").
+    ///   evaluated again for it: the night costs no evaluation beyond the series' own.
     func evaluate(
         _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
         shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,

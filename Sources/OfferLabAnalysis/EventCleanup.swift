@@ -508,8 +508,8 @@ package enum EventCleanup {
         }
         var userStart = [Int32](repeating: 0, count: userBlocks.userCount + 1)
         let events = [UserEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
-            // Not advised to huge pages (see `Array(hugePageCapacity:)`): a run that follows a
-            // pause was 7 % faster without them at 1M users, back-to-back runs the same. Nor
+            // Not advised to huge pages (see `Array(hugePageCapacity:)`): written once in order,
+            // it gains nothing from them, and fresh huge pages cost more to fault in. Nor
             // faulted in up front: its pages are faulted in as the files' records are copied
             // and released, so that they are the records' own pages, handed back (below).
             guard let base = buffer.baseAddress else { return }
@@ -539,7 +539,7 @@ package enum EventCleanup {
                                 }
                                 // A file's records are mostly below glibc's mmap threshold: freed,
                                 // glibc keeps their pages, and the regrouped events would fault in
-                                // fresh ones (cold on this VM at 4M users: the peak of both arrays).
+                                // fresh ones (and the peak would hold both arrays whole).
                                 offerlab_release_freed_memory()
                             }
                         }

@@ -9,9 +9,7 @@
 /// without a leading zero (Snowflake-style ids; a JSON number is its text). Any other id (another
 /// shape, mixed case, an integer) is kept as text in its file's `EventIDTexts` and keyed by a
 /// 64-bit hash of it: two such keys are equal when the hashes are, so deduplication compares
-/// their texts too (`EventCleanup`), and two different ids are never merged. (Such ids were
-/// interned once per file and again for the whole run until the data-shapes issue: about a
-/// quarter of a run's samples on 32-hex-digit ids; docs/performance.md.)
+/// their texts too (`EventCleanup`), and two different ids are never merged.
 package struct EventIDKey: Hashable, Sendable {
     package enum Form: UInt8, Sendable {
         case absent = 0

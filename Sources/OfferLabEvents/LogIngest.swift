@@ -122,7 +122,7 @@ package enum LogIngest {
                 return [skipped]
             }
             let hint = error.code == .corruptGzip || error.code == .truncatedGzip ? " (on_corrupt_file: skip would skip it)" : ""
-            throw OfferLabError(.data, context: "log file ", error, hint: hint)
+            throw OfferLabError(.unreadableLog, context: "log file ", error, hint: hint)
         }
     }
 

@@ -64,12 +64,14 @@ package final class ParsedLogCache: Sendable {
         var entryName: String
     }
 
-    /// - Throws: `OfferLabError` (`.output`) when the folder cannot be made, or this program's
+    /// - Throws: `OfferLabError` (`.cannotWrite`) when the folder cannot be made, or this program's
     ///   executable cannot be read.
     package init(folder: String, rejectsPerReason: Int, keptSliceFields: SliceFields = SliceFields()) throws {
         try Folders.create(folder, context: "cache")
         guard let identity = Self.executableIdentity else {
-            throw OfferLabError(.output, "cache: cannot read this program's executable (/proc/self/exe) to tell its builds apart")
+            throw OfferLabError(
+                .cannotWrite, "cache: cannot read this program's executable (/proc/self/exe) to tell its builds apart",
+                location: .init(path: folder, jobKey: "cache"))
         }
         self.folder = folder
         usage = Mutex(CacheUsage(folder: folder, filesReused: 0, filesStored: 0, entriesDiscarded: 0, failedWrites: 0))

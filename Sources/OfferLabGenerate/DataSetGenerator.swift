@@ -91,7 +91,7 @@ public enum DataSetGenerator {
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        for relative in try logFiles(in: out) {
+        for relative in try logFiles(in: out, folder: "logs") + (try logFiles(in: out, folder: RevenueCatWriter.folder)) {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
@@ -100,12 +100,12 @@ public enum DataSetGenerator {
             assignmentRows: rows, logs: logs, files: files)
     }
 
-    /// Creates the folders. An existing `tables/`, `logs/` or `job.yaml` is an error unless
-    /// `overwrite`, which removes exactly those three (nothing else in the folder).
+    /// Creates the folders. An existing `tables/`, `logs/`, `revenuecat/` or `job.yaml` is an
+    /// error unless `overwrite`, which removes exactly those (nothing else in the folder).
     private static func prepare(_ configuration: GeneratorConfiguration) throws {
         let manager = FileManager.default
         let out = configuration.outputDirectory
-        let owned = [TableWriter.folder, "logs", JobFile.name]
+        let owned = [TableWriter.folder, "logs", RevenueCatWriter.folder, JobFile.name]
         for name in owned where manager.fileExists(atPath: out + "/" + name) {
             guard configuration.overwrite else {
                 throw GeneratorError(
@@ -123,20 +123,28 @@ public enum DataSetGenerator {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
                     atPath: out + "/" + folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)], withIntermediateDirectories: true)
+                if configuration.sourceFormat != .offerlab {
+                    let storeFile = RevenueCatWriter.relativePath(day: day, shard: 0, configuration: configuration)
+                    try manager.createDirectory(
+                        atPath: out + "/" + storeFile[..<(storeFile.lastIndex(of: "/") ?? storeFile.endIndex)],
+                        withIntermediateDirectories: true)
+                }
             }
         } catch {
             throw GeneratorError("cannot create the output folders: \(error.localizedDescription)", path: out)
         }
     }
 
-    /// Every file under `logs/`, relative to `out`.
-    private static func logFiles(in out: String) throws -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: out + "/logs") else {
-            throw GeneratorError("cannot list the log files", path: out + "/logs")
+    /// Every file under `folder` (`logs`, `revenuecat`), relative to `out`; none when the folder
+    /// does not exist.
+    private static func logFiles(in out: String, folder: String) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: out + "/" + folder) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(atPath: out + "/" + folder) else {
+            throw GeneratorError("cannot list the log files", path: out + "/" + folder)
         }
         var files: [String] = []
         while let next = enumerator.nextObject() as? String {
-            if enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular { files.append("logs/" + next) }
+            if enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular { files.append(folder + "/" + next) }
         }
         return files
     }

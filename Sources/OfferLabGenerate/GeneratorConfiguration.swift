@@ -21,13 +21,15 @@ public struct GeneratorConfiguration: Sendable {
     public var eventIDs: EventIDShape
     public var userIDs: UserIDShape
     public var layout: LogLayout
+    /// The form of the store's facts: the logs of §1.2, or RevenueCat's export or webhooks.
+    public var sourceFormat: LogSourceFormat
 
     public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
 
     public init(
         outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14,
         jobs: Int = 2, compressionLevel: Int32 = 6, overwrite: Bool = false, eventIDs: EventIDShape = .uuid,
-        userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards
+        userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards, sourceFormat: LogSourceFormat = .offerlab
     ) {
         self.outputDirectory = outputDirectory
         self.users = users
@@ -40,6 +42,7 @@ public struct GeneratorConfiguration: Sendable {
         self.eventIDs = eventIDs
         self.userIDs = userIDs
         self.layout = layout
+        self.sourceFormat = sourceFormat
     }
 
     /// Checks the values; throws a `GeneratorError` a user can act on.

@@ -11,7 +11,7 @@ enum JobFile {
             # Paths are relative to this file. BRL has no rate on purpose (unknown_currency_events).
             tables: tables/
             logs:
-            \(logGlobs(configuration.layout))
+            \(logGlobs(configuration.layout))\(storeSource(configuration.sourceFormat))
             as_of: \(configuration.asOfText)   # end of the generated period (excluded)
             report_currency: USD
             rates: {\(rates)}
@@ -34,12 +34,19 @@ enum JobFile {
         return globs.map { "  - \"\($0)\"" }.joined(separator: "\n")
     }
 
+    /// The store's files, as a source of their format (contract §1.6).
+    private static func storeSource(_ format: LogSourceFormat) -> String {
+        guard let glob = format.glob else { return "" }
+        return "\n  - {path: \"\(glob)\", format: \(format.rawValue)}"
+    }
+
     /// The shape options that differ from the defaults, as the command line spells them.
     private static func shapeOptions(_ configuration: GeneratorConfiguration) -> String {
         var text = ""
         if configuration.eventIDs != .uuid { text += " --event-ids \(configuration.eventIDs.rawValue)" }
         if configuration.userIDs != .numeric { text += " --user-ids \(configuration.userIDs.rawValue)" }
         if configuration.layout != .dailyShards { text += " --layout \(configuration.layout.rawValue)" }
+        if configuration.sourceFormat != .offerlab { text += " --format \(configuration.sourceFormat.rawValue)" }
         return text
     }
 }

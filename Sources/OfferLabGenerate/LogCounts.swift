@@ -28,6 +28,13 @@ public struct LogCounts: Sendable, Equatable {
     public var malformed: [MalformedReason: Int] = [:]
     /// Uncompressed bytes of every log file.
     public var uncompressedBytes: Int64 = 0
+    /// The store's files (`--format` other than `offerlab`): files, export rows or webhook lines
+    /// (header rows excluded), and the records RevenueCat adds that become no event.
+    public var storeFiles = 0
+    public var storeLines = 0
+    public var storeUncompressedBytes: Int64 = 0
+    public var familySharedRecords = 0
+    public var ignoredStoreRecords = 0
 
     public init() {}
 
@@ -50,6 +57,11 @@ public struct LogCounts: Sendable, Equatable {
         sum.afterEndLines += rhs.afterEndLines
         sum.malformed.merge(rhs.malformed, uniquingKeysWith: +)
         sum.uncompressedBytes += rhs.uncompressedBytes
+        sum.storeFiles += rhs.storeFiles
+        sum.storeLines += rhs.storeLines
+        sum.storeUncompressedBytes += rhs.storeUncompressedBytes
+        sum.familySharedRecords += rhs.familySharedRecords
+        sum.ignoredStoreRecords += rhs.ignoredStoreRecords
         return sum
     }
 }

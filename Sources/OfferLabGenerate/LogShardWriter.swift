@@ -14,6 +14,8 @@ struct LogShardWriter {
     private var counts = LogCounts()
     private var encoder: LineEncoder
     private var simulator: UserSimulator
+    /// The store's files, when the data set writes its facts in a store's form.
+    private var store: RevenueCatWriter?
 
     /// About one line in 1 250 is an extra malformed copy of an event (plus the fixed showcase).
     static let malformedChance = 0.0008
@@ -28,6 +30,7 @@ struct LogShardWriter {
         files = Array(repeating: nil, count: (configuration.days + 1) * configuration.layout.partsPerShard)
         encoder = LineEncoder(eventIDs: configuration.eventIDs)
         simulator = UserSimulator(configuration: configuration)
+        store = configuration.sourceFormat == .offerlab ? nil : RevenueCatWriter(configuration: configuration, shard: shard)
     }
 
     /// The folder of a day, relative to the output folder: `logs/YYYY/MM/DD`.
@@ -89,6 +92,7 @@ struct LogShardWriter {
             var random = SplitMix64(seed: configuration.seed, stream: UInt64(index))
             let user = UserProfile(index: index, configuration: configuration, random: &random)
             simulator.simulate(user, random: &random)
+            store?.startUser()
             for event in simulator.events {
                 let received = event.time + event.receiveDelay
                 let day = max(0, Int((received - start) / Micros.day))
@@ -96,7 +100,12 @@ struct LogShardWriter {
                 let file = file(day: day, part: part)
                 let subject = LineSubject(user: user, event: event)
                 if file.format == .jsonLines && random.chance(Self.blankLineChance) { file.appendBlankLine() }
-                try write(subject, to: file, random: &random)
+                if configuration.sourceFormat.carries(event.kind) {
+                    encodeUnwritten(subject, format: file.format, random: &random)
+                    try store?.write(event, user: user, day: day)
+                } else {
+                    try write(subject, to: file, random: &random)
+                }
                 switch event.delivery {
                 case .original: counts.events += 1
                 case .redelivery: counts.redeliveries += 1
@@ -107,8 +116,17 @@ struct LogShardWriter {
                 if event.time >= asOf { counts.afterEndLines += 1 }
                 if random.chance(Self.malformedChance) { try writeMalformed(subject, to: file, random: &random) }
             }
+            try store?.writeExtras(of: user)
         }
         try writeShowcase()
+        if var store {
+            let written = try store.finish()
+            counts.storeFiles = written.files
+            counts.storeLines = written.lines
+            counts.storeUncompressedBytes = written.bytes
+            counts.familySharedRecords = store.familyRecords
+            counts.ignoredStoreRecords = store.ignoredRecords
+        }
         counts.camelCaseLines = encoder.camelCaseLines
         counts.bothSpellingLines = encoder.bothSpellingLines
         for file in files {
@@ -131,6 +149,19 @@ struct LogShardWriter {
         case .csv: encoder.encodeCSV(subject, breakage: .none, random: &random)
         }
         try file.appendLine(encoder.line)
+    }
+
+    /// Encodes the line the app's log would hold and drops it: the event went to the store's
+    /// files, and the same random draws keep every other line of the data set as it is.
+    private mutating func encodeUnwritten(_ subject: LineSubject, format: LogFile.Format, random: inout SplitMix64) {
+        let camel = encoder.camelCaseLines
+        let both = encoder.bothSpellingLines
+        switch format {
+        case .jsonLines: encoder.encodeJSON(subject, breakage: .none, random: &random)
+        case .csv: encoder.encodeCSV(subject, breakage: .none, random: &random)
+        }
+        encoder.camelCaseLines = camel
+        encoder.bothSpellingLines = both
     }
 
     private mutating func writeMalformed(_ subject: LineSubject, to file: LogFile, random: inout SplitMix64) throws {

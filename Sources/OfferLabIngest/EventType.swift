@@ -31,6 +31,9 @@ public enum EventType: UInt8, CaseIterable, Sendable {
 
     /// Events that must carry a price (a paid charge).
     public var requiresPrice: Bool { self == .purchase || self == .renewal }
+
+    /// Events whose money counts in the results: the paid charges and the refunds of them.
+    public var carriesMoney: Bool { requiresPrice || self == .refund }
 }
 
 extension EventType {

@@ -56,7 +56,8 @@ enum FileGlob {
         if status == GLOB_NOMATCH { return ([], []) }
         guard status == 0 else {
             let reason = status == GLOB_ABORTED ? "a folder it reaches cannot be read" : "glob error \(status)"
-            throw OfferLabError(.configuration, "cannot expand the glob \(pattern): \(reason)")
+            throw OfferLabError(
+                .missingInput, "cannot expand the glob \(pattern): \(reason)", location: .init(path: pattern, jobKey: "logs"))
         }
         var files: [String] = []
         var folders: [String] = []
@@ -75,7 +76,9 @@ enum FileGlob {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder)
         } catch {
-            throw OfferLabError(.configuration, "cannot list the folder \(folder) for a ** glob: \(error.localizedDescription)")
+            throw OfferLabError(
+                .missingInput, "cannot list the folder \(folder) for a ** glob: \(error.localizedDescription)",
+                location: .init(path: folder, jobKey: "logs"), cause: error)
         }
         var found: [String] = []
         for name in names.sorted() where !name.hasPrefix(".") {

@@ -87,7 +87,7 @@ public enum JobLoader {
 
     /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
     /// `now` gives the default `as_of` (today 00:00 UTC).
-    /// - Throws: `OfferLabError` (`.configuration`) with one line naming the problem.
+    /// - Throws: `OfferLabError` (`.badJob`, `.missingInput` or `.badArgument`) with one line naming the problem.
     public static func load(
         path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, database databaseOverride: String? = nil,
         threads threadsOverride: Int? = nil, now: Date = Date()
@@ -96,28 +96,32 @@ public enum JobLoader {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw OfferLabError(.configuration, "job file \(path): cannot read it (\(error.localizedDescription))")
+            throw OfferLabError(
+                .missingInput, "job file \(path): cannot read it (\(error.localizedDescription))", location: .init(path: path),
+                cause: error)
         }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
-                throw OfferLabError(.configuration, "job file \(path): it is empty")
+                throw OfferLabError.job(path, "it is empty")
             }
             root = node
         } catch let error as OfferLabError {
             throw error
         } catch {
-            throw OfferLabError(.configuration, "job file \(path): not valid YAML: \(yamlProblem(error))")
+            throw OfferLabError(
+                .badJob, "job file \(path): not valid YAML: \(yamlProblem(error))", location: .init(path: path), cause: error)
         }
         guard let mapping = root.mapping else {
-            throw OfferLabError(.configuration, "job file \(path): expected a mapping of keys (tables:, logs:, …)")
+            throw OfferLabError.job(path, "expected a mapping of keys (tables:, logs:, …)")
         }
         var values: [String: Node] = [:]
         for (keyNode, value) in mapping {
-            guard let key = keyNode.string else { throw OfferLabError(.configuration, "job file \(path): a key is not text") }
+            guard let key = keyNode.string else { throw OfferLabError.job(path, "a key is not text") }
             guard knownKeys.contains(key) else {
                 throw OfferLabError(
-                    .configuration, "job file \(path): unknown key '\(key)' (known: \(JobKey.all.map(\.name).joined(separator: ", ")))")
+                    .badJob, "job file \(path): unknown key '\(key)' (known: \(JobKey.all.map(\.name).joined(separator: ", ")))",
+                    location: .init(path: path, jobKey: key))
             }
             values[key] = value
         }
@@ -126,16 +130,16 @@ public enum JobLoader {
 
         let tablesPath = resolve(try reader.requiredText("tables"), against: folder)
         guard FileManager.default.fileExists(atPath: tablesPath) else {
-            throw OfferLabError(.configuration, "job file \(path): tables: \(tablesPath) does not exist")
+            throw OfferLabError.job(path, key: "tables", "\(tablesPath) does not exist", code: .missingInput)
         }
 
         let patterns = try reader.textList("logs").map { resolve($0, against: FileGlob.escaped(folder)) }
-        guard !patterns.isEmpty else { throw OfferLabError(.configuration, "job file \(path): logs: name at least one glob") }
+        guard !patterns.isEmpty else { throw reader.fail("logs", "name at least one glob") }
         var files = Set<String>()
         for pattern in patterns {
             let matches = try FileGlob.matches(pattern)
             guard !matches.isEmpty else {
-                throw OfferLabError(.configuration, "job file \(path): logs: the glob \(pattern) matches no file")
+                throw OfferLabError.job(path, key: "logs", "the glob \(pattern) matches no file", code: .missingInput)
             }
             files.formUnion(matches)
         }
@@ -144,13 +148,12 @@ public enum JobLoader {
         let asOf: Int64
         if let asOfOverride {
             guard let parsed = UTCTime.parseAsOf(asOfOverride) else {
-                throw OfferLabError(.configuration, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+                throw OfferLabError(.badArgument, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
             }
             asOf = parsed
         } else if let text = try reader.optionalText("as_of") {
             guard let parsed = UTCTime.parseAsOf(text) else {
-                throw OfferLabError(
-                    .configuration, "job file \(path): as_of: '\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
+                throw reader.fail("as_of", "'\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
             }
             asOf = parsed
         } else {
@@ -161,15 +164,16 @@ public enum JobLoader {
         if let problem = CurrencyCode.problem(reportCurrency) { throw reader.fail("report_currency", problem) }
         var rates: [String: Double] = [:]
         if values["rates"] != nil && values["rates_file"] != nil {
-            throw OfferLabError(.configuration, "job file \(path): give rates or rates_file, not both")
+            throw OfferLabError(
+                .badJob, "job file \(path): give rates or rates_file, not both", location: .init(path: path, jobKey: "rates_file"))
         }
         if let node = values["rates"] {
             guard let rateMapping = node.mapping else {
-                throw OfferLabError(.configuration, "job file \(path): rates: expected a mapping like {EUR: 1.08}")
+                throw reader.fail("rates", "expected a mapping like {EUR: 1.08}")
             }
             for (currencyNode, rateNode) in rateMapping {
                 guard let currency = currencyNode.string, !currency.isEmpty else {
-                    throw OfferLabError(.configuration, "job file \(path): rates: a currency is not text")
+                    throw reader.fail("rates", "a currency is not text")
                 }
                 if let problem = CurrencyCode.problem(currency) { throw reader.fail("rates", problem) }
                 rates[currency] = try reader.positiveRate(rateNode.string, currency: currency, source: "rates")
@@ -182,23 +186,23 @@ public enum JobLoader {
 
         let alpha = try reader.number("alpha", default: 0.05)
         guard alpha > 0 && alpha < 1 else {
-            throw OfferLabError(.configuration, "job file \(path): alpha: \(alpha) must be greater than 0 and less than 1")
+            throw reader.fail("alpha", "\(alpha) must be greater than 0 and less than 1")
         }
         let tuning = try reader.number("sequential_tuning", default: SequentialInference.defaultTuning)
         guard tuning > 0 else {
-            throw OfferLabError(.configuration, "job file \(path): sequential_tuning: \(tuning) must be a positive number of users")
+            throw reader.fail("sequential_tuning", "\(tuning) must be a positive number of users")
         }
         let decisionText = try reader.optionalText("decision") ?? Decision.sequential.rawValue
         guard let decision = Decision(rawValue: decisionText) else {
-            throw OfferLabError(.configuration, "job file \(path): decision: '\(decisionText)' must be sequential or fixed")
+            throw reader.fail("decision", "'\(decisionText)' must be sequential or fixed")
         }
         let window = try reader.optionalNumber("conversion_window_days")
         if let window, !(window > 0) {
-            throw OfferLabError(.configuration, "job file \(path): conversion_window_days: \(window) must be positive")
+            throw reader.fail("conversion_window_days", "\(window) must be positive")
         }
         let maxBad = try reader.number("max_bad_line_ratio", default: 0.01)
         guard maxBad >= 0 && maxBad <= 1 else {
-            throw OfferLabError(.configuration, "job file \(path): max_bad_line_ratio: \(maxBad) must be between 0 and 1")
+            throw reader.fail("max_bad_line_ratio", "\(maxBad) must be between 0 and 1")
         }
         let maxUnconvertible = try reader.optionalNumber("max_unconvertible_money_share")
         if let maxUnconvertible, !(maxUnconvertible >= 0 && maxUnconvertible <= 1) {
@@ -206,36 +210,41 @@ public enum JobLoader {
         }
         let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
         guard let policy = CorruptFilePolicy(rawValue: policyText) else {
-            throw OfferLabError(.configuration, "job file \(path): on_corrupt_file: '\(policyText)' must be fail or skip")
+            throw reader.fail("on_corrupt_file", "'\(policyText)' must be fail or skip")
         }
         let offerings = values["offerings"] == nil ? nil : try reader.textList("offerings")
         let rejects = try reader.number("rejects_per_reason", default: 20)
         guard rejects >= 0, rejects == rejects.rounded() else {
-            throw OfferLabError(.configuration, "job file \(path): rejects_per_reason must be a whole number")
+            throw OfferLabError(
+                .badJob, "job file \(path): rejects_per_reason must be a whole number",
+                location: .init(path: path, jobKey: "rejects_per_reason"))
         }
 
         let lockTimeout = try reader.number("lock_timeout_seconds", default: 60)
-        guard lockTimeout >= 0 else { throw OfferLabError(.configuration, "job file \(path): lock_timeout_seconds must not be negative") }
+        guard lockTimeout >= 0 else {
+            throw OfferLabError(
+                .badJob, "job file \(path): lock_timeout_seconds must not be negative",
+                location: .init(path: path, jobKey: "lock_timeout_seconds"))
+        }
 
         let threads =
             try threadsOverride
             ?? reader.optionalNumber("threads").map { value -> Int in
                 guard value >= 1, value == value.rounded() else {
-                    throw OfferLabError(.configuration, "job file \(path): threads must be a whole number ≥ 1")
+                    throw OfferLabError(
+                        .badJob, "job file \(path): threads must be a whole number ≥ 1", location: .init(path: path, jobKey: "threads"))
                 }
                 return Int(value)
             }
-        if let threads, threads < 1 { throw OfferLabError(.configuration, "--threads \(threads) must be at least 1") }
+        if let threads, threads < 1 { throw OfferLabError(.badArgument, "--threads \(threads) must be at least 1") }
 
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
         // Entries in a folder the globs reach would be read as logs by the next run.
         if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
-            throw OfferLabError(
-                .configuration,
-                "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach"
-            )
+            throw reader.fail(
+                "cache", "\(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
         }
 
         let revenueCap = try reader.revenueCap()
@@ -243,8 +252,7 @@ public enum JobLoader {
         let slices = try reader.slices()
         let maxSliceLevels = try reader.number("max_slice_levels", default: Double(SliceField.defaultMaxLevels))
         guard maxSliceLevels >= 1, maxSliceLevels == maxSliceLevels.rounded(), maxSliceLevels <= 10_000 else {
-            throw OfferLabError(
-                .configuration, "job file \(path): max_slice_levels: \(maxSliceLevels) must be a whole number from 1 to 10000")
+            throw reader.fail("max_slice_levels", "\(maxSliceLevels) must be a whole number from 1 to 10000")
         }
 
         return Job(
@@ -284,7 +292,11 @@ private struct JobValues {
     let values: [String: Node]
 
     func fail(_ key: String, _ problem: String) -> OfferLabError {
-        OfferLabError(.configuration, "job file \(path): \(key): \(problem)")
+        OfferLabError.job(path, key: key, problem)
+    }
+
+    func missing(_ key: String) -> OfferLabError {
+        OfferLabError(.badJob, "job file \(path): the key '\(key)' is missing", location: .init(path: path, jobKey: key))
     }
 
     func optionalText(_ key: String) throws -> String? {
@@ -295,14 +307,14 @@ private struct JobValues {
 
     func requiredText(_ key: String) throws -> String {
         guard let text = try optionalText(key), !text.isEmpty else {
-            throw OfferLabError(.configuration, "job file \(path): the key '\(key)' is missing")
+            throw missing(key)
         }
         return text
     }
 
     /// One text or a list of texts.
     func textList(_ key: String) throws -> [String] {
-        guard let node = values[key] else { throw OfferLabError(.configuration, "job file \(path): the key '\(key)' is missing") }
+        guard let node = values[key] else { throw missing(key) }
         if let text = node.scalar?.string { return [text] }
         guard let sequence = node.sequence else { throw fail(key, "expected a text or a list of texts") }
         return try sequence.map { item in

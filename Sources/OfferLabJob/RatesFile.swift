@@ -5,7 +5,13 @@ import OfferLabSupport
 enum RatesFile {
     static func read(path: String) throws -> [String: Double] {
         guard let format = TableFormat(fileName: path) else {
-            throw OfferLabError(.configuration, "rates_file: \(path) must be a .csv or .tsv file (gzipped or not)")
+            throw OfferLabError(
+                .badJob, "rates_file: \(path) must be a .csv or .tsv file (gzipped or not)",
+                location: .init(path: path, jobKey: "rates_file"))
+        }
+        func lineFailure(_ line: Int, _ problem: String) -> OfferLabError {
+            OfferLabError(
+                .badJob, "rates_file: \(path) line \(line): \(problem)", location: .init(path: path, line: line, jobKey: "rates_file"))
         }
         var rates: [String: Double] = [:]
         do {
@@ -15,18 +21,17 @@ enum RatesFile {
                 guard row.problem == nil, let currency = row.string(at: columns[0]), !currency.isEmpty,
                     let rate = row.double(at: columns[1]), rate > 0
                 else {
-                    throw OfferLabError(
-                        .configuration, "rates_file: \(path) line \(row.lineNumber): expected a currency and a positive rate")
+                    throw lineFailure(row.lineNumber, "expected a currency and a positive rate")
                 }
                 if let problem = CurrencyCode.problem(currency) {
-                    throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): \(problem)")
+                    throw lineFailure(row.lineNumber, problem)
                 }
                 guard rates.updateValue(rate, forKey: currency) == nil else {
-                    throw OfferLabError(.configuration, "rates_file: \(path) line \(row.lineNumber): \(currency) appears twice")
+                    throw lineFailure(row.lineNumber, "\(currency) appears twice")
                 }
             }
         } catch let error as IngestError {
-            throw OfferLabError(.configuration, "rates_file: \(error)")
+            throw OfferLabError(.badJob, context: "rates_file: ", error, jobKey: "rates_file")
         }
         return rates
     }

@@ -22,7 +22,7 @@ package struct OfferingStatistics: Sendable {
 extension OfferingStatistics {
     /// Analyses `result`: the night with its capped and matured comparisons, each day and each
     /// slice level (their groups as the offering's, with their own totals).
-    /// - Throws: `OfferLabError` (`.data`) naming the offering, for totals the statistics reject.
+    /// - Throws: `OfferLabError` (`.rejectedTotals`) naming the offering, for totals the statistics reject.
     package init(_ result: OfferingResult, alpha: Double, sequentialTuning: Double) throws {
         func analyse(_ groups: [GroupTotals], families: [ComparisonFamily] = []) throws -> OfferingAnalysis {
             let inputs = result.offering.groups.enumerated().map { index, group in
@@ -32,7 +32,7 @@ extension OfferingStatistics {
             do {
                 return try analyzeOffering(inputs, alpha: alpha, sequentialTuning: sequentialTuning, families: families)
             } catch {
-                throw OfferLabError(.data, "offering \(result.offering.offeringID): \(error)")
+                throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): \(error)", cause: error)
             }
         }
         self.init(night: try analyse(result.groups, families: result.comparisonFamilies))

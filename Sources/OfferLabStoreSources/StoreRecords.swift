@@ -128,3 +128,65 @@ public struct StoreStatusChange: Sendable, Equatable {
         self.store = store
     }
 }
+
+/// A store's word that the refund of a transaction was reversed (App Store `REFUND_REVERSED`,
+/// RevenueCat's `REFUND_REVERSED`): when it was said before `as_of`, the refund does not count,
+/// whatever source reported it.
+public struct StoreRefundReversal: Sendable, Equatable {
+    public var format: SourceFormat
+    /// The notification's or webhook's own id (retries merged).
+    public var id: String
+    public var transactionID: String
+    /// When the store said so: microseconds since the epoch, UTC.
+    public var at: Int64
+
+    public init(format: SourceFormat, id: String, transactionID: String, at: Int64) {
+        self.format = format
+        self.id = id
+        self.transactionID = transactionID
+        self.at = at
+    }
+}
+
+/// A refund a store reported on its own, apart from the charge it refunds (a RevenueCat
+/// `CANCELLATION` webhook with `cancel_reason` `CUSTOMER_SUPPORT`): the charge may come from
+/// another delivery or source, so the refund is its own record, `refund` of `transactionID`.
+public struct StoreRefund: Sendable, Equatable {
+    public var format: SourceFormat
+    /// The refunded transaction.
+    public var transactionID: String
+    public var originalTransactionID: String?
+    public var productID: String?
+    /// When the refund was made: microseconds since the epoch, UTC.
+    public var at: Int64
+    /// The amount returned in micro-units of `currency`; nil: the whole price of the refunded
+    /// transaction.
+    public var amountMicros: Int64?
+    public var currency: String?
+    public var userID: String?
+    public var isSandbox: Bool
+    public var isFamilyShared: Bool
+    public var country: String?
+    public var platform: String?
+    public var store: String?
+
+    public init(
+        format: SourceFormat, transactionID: String, originalTransactionID: String?, productID: String?, at: Int64,
+        amountMicros: Int64?, currency: String?, userID: String?, isSandbox: Bool = false, isFamilyShared: Bool = false,
+        country: String? = nil, platform: String? = nil, store: String? = nil
+    ) {
+        self.format = format
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.at = at
+        self.amountMicros = amountMicros
+        self.currency = currency
+        self.userID = userID
+        self.isSandbox = isSandbox
+        self.isFamilyShared = isFamilyShared
+        self.country = country
+        self.platform = platform
+        self.store = store
+    }
+}

@@ -5,9 +5,9 @@ extension Array where Element: BitwiseCopyable {
     /// before anything is written to it (`offerlab_advise_huge_pages`): for the population's
     /// tables, looked up at random, 2 MiB pages save most of their page faults and TLB misses.
     /// Arrays written once in order (each file's events, the events regrouped by user) are not
-    /// advised: on this VM a fresh 2 MiB page can cost several times its 4 KiB pages (see
-    /// docs/performance-history.md, "Fresh memory"). Appending beyond the capacity regrows the array as usual, without
-    /// the advice.
+    /// advised: a fresh 2 MiB page can cost several times its 4 KiB pages when the host has taken
+    /// the memory back (docs/performance.md, "What bounds a run"). Appending beyond the capacity
+    /// regrows the array as usual, without the advice.
     package init(hugePageCapacity capacity: Int) {
         self.init(unsafeUninitializedCapacity: capacity) { buffer, count in
             if let base = buffer.baseAddress { offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<Element>.stride) }

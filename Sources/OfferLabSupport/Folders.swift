@@ -5,7 +5,7 @@ import Foundation
 package enum Folders {
     /// Creates `path` and its missing parents (`mkdir -p`); an existing folder, or an empty
     /// path (the working directory), is fine.
-    /// - Throws: `OfferLabError` (`.output`): "`context`: cannot create `folder`: `reason`".
+    /// - Throws: `OfferLabError` (`.cannotWrite`): "`context`: cannot create `folder`: `reason`".
     package static func create(_ path: String, context: String) throws {
         if path.isEmpty || mkdir(path, 0o755) == 0 { return }
         let error = errno
@@ -13,11 +13,13 @@ package enum Folders {
         if error == EEXIST, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return }
         let parent = (path as NSString).deletingLastPathComponent
         guard error == ENOENT, !parent.isEmpty, parent != path else {
-            throw OfferLabError(.output, "\(context): cannot create \(path): \(String(cString: strerror(error)))")
+            throw OfferLabError(
+                .cannotWrite, "\(context): cannot create \(path): \(String(cString: strerror(error)))", location: .init(path: path))
         }
         try create(parent, context: context)
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
-            throw OfferLabError(.output, "\(context): cannot create \(path): \(String(cString: strerror(errno)))")
+            throw OfferLabError(
+                .cannotWrite, "\(context): cannot create \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
         }
     }
 }

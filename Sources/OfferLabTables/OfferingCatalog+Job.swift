@@ -7,10 +7,9 @@ extension OfferingCatalog {
         guard let names = job.offerings else { return nil }
         return try names.map { name in
             guard let index = offerings.firstIndex(where: { $0.offeringID == name }) else {
-                throw OfferLabError(
-                    .configuration,
-                    "job file \(job.jobPath): offerings: '\(name)' is not in subscription_offerings (known: \(offerings.map(\.offeringID).joined(separator: ", ")))"
-                )
+                throw OfferLabError.job(
+                    job.jobPath, key: "offerings",
+                    "'\(name)' is not in subscription_offerings (known: \(offerings.map(\.offeringID).joined(separator: ", ")))")
             }
             return index
         }

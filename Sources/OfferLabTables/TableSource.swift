@@ -18,8 +18,13 @@ package struct TableRowValues {
     package var position = 0
     package var positionKind = "line"
 
+    /// The table file, or the SQLite file, the row comes from.
+    package var sourcePath = ""
+
     /// `line 12` or `row 12`.
     package var location: String { "\(positionKind) \(position)" }
+    /// Where the row is, for an error: the file and, in a table file, the line.
+    package var errorLocation: OfferLabError.Location { .init(path: sourcePath, line: fileRow == nil ? nil : position) }
     /// SQLite stores booleans as integers: any non-zero integer is true.
     package var integersAreBooleans = false
 
@@ -83,13 +88,15 @@ package struct TableSource {
     package init(path: String, inflater: Inflater = .fastestAvailable) throws {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw OfferLabError(.configuration, "tables: \(path) does not exist")
+            throw OfferLabError(.missingInput, "tables: \(path) does not exist", location: .init(path: path, jobKey: "tables"))
         }
         self.path = path
         self.inflater = inflater
         isSQLite = !isFolder.boolValue
         if isSQLite && !(path.hasSuffix(".sqlite") || path.hasSuffix(".db")) {
-            throw OfferLabError(.configuration, "tables: \(path) must be a folder of table files or a .sqlite/.db file")
+            throw OfferLabError(
+                .badJob, "tables: \(path) must be a folder of table files or a .sqlite/.db file",
+                location: .init(path: path, jobKey: "tables"))
         }
     }
 
@@ -99,7 +106,7 @@ package struct TableSource {
             do {
                 return try SQLiteDatabase(path: path, readOnly: true).tableNames().contains(table)
             } catch let error as SQLiteError {
-                throw OfferLabError(.data, "tables: \(error)", cause: error)
+                throw OfferLabError(.badTables, "tables: \(error)", location: .init(path: path), cause: error)
             }
         }
         return [".csv", ".csv.gz", ".tsv", ".tsv.gz"].contains {
@@ -121,7 +128,7 @@ package struct TableSource {
 
     /// Calls `body` for every row of `table`, with `columns` in the order given. A table file that
     /// takes long to read says how far it has got through `progress`, as `name`.
-    /// - Throws: a `.data` error naming the file and the column when a column is missing.
+    /// - Throws: a `.badTables` error naming the file and the column when a column is missing.
     package func forEachRow(
         of table: String, columns: [String], progress: (reporter: ProgressReporter, name: String)? = nil,
         _ body: (TableRowValues) throws -> Void
@@ -138,20 +145,21 @@ package struct TableSource {
         do {
             database = try SQLiteDatabase(path: path, readOnly: true)
         } catch {
-            throw OfferLabError(.data, "tables: cannot open \(path) as SQLite: \(error)")
+            throw OfferLabError(.badTables, "tables: cannot open \(path) as SQLite: \(error)", location: .init(path: path), cause: error)
         }
         do {
             guard try database.tableNames().contains(table) else {
-                throw OfferLabError(.data, "tables: \(path) has no table \(table)")
+                throw OfferLabError(.badTables, "tables: \(path) has no table \(table)", location: .init(path: path))
             }
             let present = Set(try database.prepare("SELECT * FROM \(quoteIdentifier(table)) LIMIT 0").columnNames)
             if let missing = columns.first(where: { !present.contains($0) }) {
-                throw OfferLabError(.data, "tables: \(path): table \(table) has no column \(missing)")
+                throw OfferLabError(.badTables, "tables: \(path): table \(table) has no column \(missing)", location: .init(path: path))
             }
             let sql = "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
             var values = TableRowValues()
             values.integersAreBooleans = true
             values.positionKind = "row"
+            values.sourcePath = path
             try database.prepare(sql).forEachRow { row in
                 values.reset()
                 values.position += 1
@@ -166,7 +174,7 @@ package struct TableSource {
                 try body(values)
             }
         } catch let error as SQLiteError {
-            throw OfferLabError(.data, "tables: \(error)", cause: error)
+            throw OfferLabError(.badTables, "tables: \(error)", location: .init(path: path), cause: error)
         }
     }
 
@@ -182,6 +190,7 @@ package struct TableSource {
             let indices = try reader.requireColumns(columns)
             var values = TableRowValues()
             values.fileColumns = indices
+            values.sourcePath = file
             // Pulled row by row: no closure between the reader and `body`.
             while let row = try reader.nextRow() {
                 rows += 1
@@ -195,14 +204,14 @@ package struct TableSource {
                         case .unterminatedQuote: "a quote is never closed"
                         }
                     throw OfferLabError(
-                        .data, "tables: \(file) line \(row.lineNumber): \(detail)", location: .init(path: file, line: row.lineNumber))
+                        .badTables, "tables: \(file) line \(row.lineNumber): \(detail)", location: .init(path: file, line: row.lineNumber))
                 }
                 values.fileRow = row
                 values.position = row.lineNumber
                 try body(values)
             }
         } catch let error as IngestError {
-            throw OfferLabError(.data, context: "tables: ", error)
+            throw OfferLabError(.badTables, context: "tables: ", error)
         }
     }
 
@@ -225,10 +234,14 @@ package struct TableSource {
             return FileManager.default.fileExists(atPath: file) ? (file, format) : nil
         }
         guard let first = found.first else {
-            throw OfferLabError(.data, "tables: \(path) has no file for table \(table) (\(table).csv, .csv.gz, .tsv or .tsv.gz)")
+            throw OfferLabError(
+                .badTables, "tables: \(path) has no file for table \(table) (\(table).csv, .csv.gz, .tsv or .tsv.gz)",
+                location: .init(path: path))
         }
         guard found.count == 1 else {
-            throw OfferLabError(.data, "tables: \(path) has several files for table \(table): \(found.map(\.0).joined(separator: ", "))")
+            throw OfferLabError(
+                .badTables, "tables: \(path) has several files for table \(table): \(found.map(\.0).joined(separator: ", "))",
+                location: .init(path: path))
         }
         return first
     }
@@ -237,7 +250,7 @@ package struct TableSource {
 /// Whether a file starts with the gzip magic bytes (how `run` decides to inflate it).
 package func isGzipFile(_ path: String) throws -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw OfferLabError(.configuration, "\(path): cannot open it")
+        throw OfferLabError(.missingInput, "\(path): cannot open it", location: .init(path: path))
     }
     defer { try? handle.close() }
     return (try? handle.read(upToCount: 2)) == Data([0x1f, 0x8b])

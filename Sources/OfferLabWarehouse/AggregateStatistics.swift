@@ -68,12 +68,15 @@ public enum AggregateStatistics {
         input: String, output: String, alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning,
         quality: String? = nil, products: String? = nil, slices: String? = nil
     ) throws -> [String] {
-        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.configuration, "--alpha \(alpha) must be greater than 0 and less than 1") }
+        guard alpha > 0 && alpha < 1 else { throw OfferLabError(.badArgument, "--alpha \(alpha) must be greater than 0 and less than 1") }
         guard sequentialTuning > 0, sequentialTuning.isFinite else {
-            throw OfferLabError(.configuration, "--sequential-tuning \(sequentialTuning) must be a positive number of users")
+            throw OfferLabError(.badArgument, "--sequential-tuning \(sequentialTuning) must be a positive number of users")
         }
         let offerings = try read(input)
-        guard !offerings.isEmpty else { throw OfferLabError(.data, "\(input): no rows after the header, so no offering to compute") }
+        guard !offerings.isEmpty else {
+            throw OfferLabError(
+                .badAggregates, "\(input): no rows after the header, so no offering to compute", location: .init(path: input))
+        }
         let analyses = try offerings.map { offering in
             do {
                 return (
@@ -83,7 +86,8 @@ public enum AggregateStatistics {
                         families: offering.metrics.map { $0.metric.family($0.statistics) })
                 )
             } catch {
-                throw OfferLabError(.data, "\(input): offering \(offering.id): \(error)")
+                throw OfferLabError(
+                    .rejectedTotals, "\(input): offering \(offering.id): \(error)", location: .init(path: input), cause: error)
             }
         }
         var tables = [ResultTables.comparisonsTable(analyses), ResultTables.srmTable(analyses)]
@@ -99,8 +103,9 @@ public enum AggregateStatistics {
         func groupsOfResults(option: String, path: String) throws -> [OfferingResult] {
             guard let results else {
                 throw OfferLabError(
-                    .configuration,
-                    "--\(option) \(path): \(input) lacks the summary columns that name its groups (\(summaryColumns.joined(separator: ", ")))"
+                    .badArgument,
+                    "--\(option) \(path): \(input) lacks the summary columns that name its groups (\(summaryColumns.joined(separator: ", ")))",
+                    location: .init(path: input)
                 )
             }
             return results
@@ -114,7 +119,8 @@ public enum AggregateStatistics {
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         } catch {
-            throw OfferLabError(.output, "cannot create \(output): \(error.localizedDescription)")
+            throw OfferLabError(
+                .cannotWrite, "cannot create \(output): \(error.localizedDescription)", location: .init(path: output), cause: error)
         }
         for table in tables {
             let path = (output as NSString).appendingPathComponent("\(table.name).csv")
@@ -122,12 +128,14 @@ public enum AggregateStatistics {
             do {
                 try Data(CSVWriter.csv(table).utf8).write(to: URL(fileURLWithPath: temporary))
                 guard rename(temporary, path) == 0 else {
-                    throw OfferLabError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
+                    throw OfferLabError(
+                        .cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
                 }
             } catch let error as OfferLabError {
                 throw error
             } catch {
-                throw OfferLabError(.output, "cannot write \(path): \(error.localizedDescription)")
+                throw OfferLabError(
+                    .cannotWrite, "cannot write \(path): \(error.localizedDescription)", location: .init(path: path), cause: error)
             }
         }
         return offerings.map(\.id)
@@ -137,7 +145,7 @@ public enum AggregateStatistics {
     /// with the sums of their `metric` rows (capped first, then D ascending).
     static func read(_ path: String) throws -> [AggregateOffering] {
         guard let format = TableFormat(fileName: path) else {
-            throw OfferLabError(.configuration, "--input \(path): expected a .csv or .tsv file (gzipped or not)")
+            throw OfferLabError(.badArgument, "--input \(path): expected a .csv or .tsv file (gzipped or not)")
         }
         var offerings: [String: [AnalysisGroup]] = [:]
         var controlLine: [String: Int] = [:]
@@ -186,14 +194,17 @@ public enum AggregateStatistics {
                 offerings[offering, default: []].append(parsed)
             }
         } catch let error as IngestError {
-            throw OfferLabError(.data, "\(error)")
+            throw OfferLabError(.badAggregates, context: "", error)
         }
         let orphans = metricRows.filter { offerings[$0.key] == nil }.flatMap { $0.value.values.flatMap { $0 } }
         if let orphan = orphans.min(by: { $0.line < $1.line }) {
-            throw OfferLabError(.data, "\(path) line \(orphan.line): group \(orphan.group.name) has no row with an empty metric")
+            throw OfferLabError(
+                .badAggregates, "\(path) line \(orphan.line): group \(orphan.group.name) has no row with an empty metric",
+                location: .init(path: path, line: orphan.line))
         }
         if let missing = offerings.keys.sorted().first(where: { controlLine[$0] == nil }) {
-            throw OfferLabError(.data, "\(path): offering \(missing) has no row with is_control = true")
+            throw OfferLabError(
+                .badAggregates, "\(path): offering \(missing) has no row with is_control = true", location: .init(path: path))
         }
         return try offerings.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
             let groups = offerings[id] ?? []
@@ -210,7 +221,9 @@ public enum AggregateStatistics {
         of metric: FamilyMetric, rows: [Row], of groups: [AnalysisGroup], offering: String, path: String
     ) throws -> [GroupSufficientStatistics] {
         for row in rows {
-            func fail(_ problem: String) -> OfferLabError { OfferLabError(.data, "\(path) line \(row.line): \(problem)") }
+            func fail(_ problem: String) -> OfferLabError {
+                OfferLabError(.badAggregates, "\(path) line \(row.line): \(problem)", location: .init(path: path, line: row.line))
+            }
             let name = row.group.name
             guard let own = groups.first(where: { $0.name == name }) else {
                 throw fail("group \(name) of \(offering) has no row with an empty metric")
@@ -228,7 +241,9 @@ public enum AggregateStatistics {
         }
         return try groups.map { group in
             guard let row = rows.first(where: { $0.group.name == group.name }) else {
-                throw OfferLabError(.data, "\(path): offering \(offering): group \(group.name) has no row with metric \(metric.text)")
+                throw OfferLabError(
+                    .badAggregates, "\(path): offering \(offering): group \(group.name) has no row with metric \(metric.text)",
+                    location: .init(path: path))
             }
             return row.group.statistics
         }
@@ -276,7 +291,7 @@ public enum AggregateStatistics {
                 }
             }
         } catch let error as IngestError {
-            throw OfferLabError(.data, "\(error)")
+            throw OfferLabError(.badAggregates, context: "", error)
         }
         return offerings.map { offering in
             let groups = offering.groups.map { group in
@@ -337,8 +352,9 @@ public enum AggregateStatistics {
             let groups = try offerings[key.offering].offering.groups.indices.map { group in
                 guard let totals = groupTotals[key]?[group] else {
                     throw OfferLabError(
-                        .data,
-                        "\(path): offering \(offerings[key.offering].offering.offeringID): group \(offerings[key.offering].offering.groups[group].name) has no row in \(key.field.rawValue) \(key.level)"
+                        .badAggregates,
+                        "\(path): offering \(offerings[key.offering].offering.offeringID): group \(offerings[key.offering].offering.groups[group].name) has no row in \(key.field.rawValue) \(key.level)",
+                        location: .init(path: path)
                     )
                 }
                 return totals
@@ -393,7 +409,7 @@ public enum AggregateStatistics {
     /// errors naming the row), and the columns' indices.
     private static func forEachRow(of path: String, columns: [String], _ body: (RowCells, [Int]) throws -> Void) throws {
         guard let format = TableFormat(fileName: path) else {
-            throw OfferLabError(.configuration, "\(path): expected a .csv or .tsv file (gzipped or not)")
+            throw OfferLabError(.badArgument, "\(path): expected a .csv or .tsv file (gzipped or not)", location: .init(path: path))
         }
         do {
             let reader = try TableFileReader(path: path, format: format)
@@ -404,7 +420,7 @@ public enum AggregateStatistics {
                 try body(cells, index)
             }
         } catch let error as IngestError {
-            throw OfferLabError(.data, "\(error)")
+            throw OfferLabError(.badAggregates, context: "", error)
         }
     }
 }
@@ -423,7 +439,9 @@ private struct RowCells {
     let row: TableRow
     let path: String
 
-    func fail(_ problem: String) -> OfferLabError { OfferLabError(.data, "\(path) line \(row.lineNumber): \(problem)") }
+    func fail(_ problem: String) -> OfferLabError {
+        OfferLabError(.badAggregates, "\(path) line \(row.lineNumber): \(problem)", location: .init(path: path, line: row.lineNumber))
+    }
 
     func count(_ column: Int, _ name: String) throws -> Int {
         guard let value = row.int64(at: column), value >= 0 else {

@@ -1,10 +1,22 @@
+import OfferLabAnalysis
 import OfferLabIngest
 import OfferLabTables
 import OfferLabWriters
 
+/// The log names of the event types `includes` selects, in `EventType` order, as a SQL list:
+/// `('purchase', 'renewal')`. The scripts take the taxonomy from `EventType`, as `run` does.
+private func eventList(_ includes: (EventType) -> Bool) -> String {
+    "(" + EventType.allCases.filter(includes).map { "'\($0.logName)'" }.joined(separator: ", ") + ")"
+}
+
+/// Every event type of the taxonomy; any other `event` is dropped as unknown.
+private let knownEvents = eventList { _ in true }
 /// The event types whose copies are also recognised by (`event`, `transaction_id`).
-private let transactionEvents = "('trial_start', 'purchase', 'renewal', 'refund')"
-private let knownEvents = "('paywall_view', 'trial_start', 'purchase', 'renewal', 'refund', 'cancel', 'expire')"
+private let transactionEvents = eventList(\.isTransaction)
+/// The paid charges, which must carry a price and which a refund can return.
+let chargeEvents = eventList(\.requiresPrice)
+/// The events whose money counts: the charges and their refunds.
+let moneyEvents = eventList(\.carriesMoney)
 
 extension ScriptBuilder {
     /// SQL that is true when `text` follows the timestamp grammar (docs/analysis.md, Log fields: a real date and
@@ -60,7 +72,7 @@ extension ScriptBuilder {
                 OR (k_price IS NOT NULL AND NOT coalesce(price_valid, FALSE)) OR \(idsInvalid) THEN 'malformed_invalid_field'
               WHEN NOT coalesce(ts_valid, FALSE) THEN 'malformed_bad_timestamp'
               WHEN (v_event IN \(transactionEvents) AND NOT (\(present("product_id")) AND \(present("transaction_id"))))
-                OR (v_event IN ('purchase', 'renewal') AND k_price IS NULL)
+                OR (v_event IN \(chargeEvents) AND k_price IS NULL)
                 OR (k_price IS NOT NULL AND NOT \(present("currency"))) THEN 'malformed_missing_field'
               WHEN price_value < 0 THEN 'malformed_negative_price'
             END
@@ -154,7 +166,7 @@ extension ScriptBuilder {
     mutating func analyse(analysed: [String]?) {
         classifyLines()
         let asOf = String(job.asOf)
-        let window = job.conversionWindowDays.map { String(Int64(($0 * 86_400 * 1_000_000).rounded())) } ?? "NULL"
+        let window = job.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) } ?? "NULL"
         let dialect = self.dialect
         let names = Set(analysed ?? [])
         var offeringRows: [String] = []
@@ -239,6 +251,7 @@ extension ScriptBuilder {
         add(dialect.materialize("clean_events", "SELECT * FROM cleanup_steps WHERE dropped_as IS NULL"))
 
         // Attribution (docs/analysis.md §2): every event of a member of an analysed offering, looked at for it.
+        // An event at `ts` counts as `AttributionRules.placement` says: from the assignment, before its end.
         let counts = { (ts: String) in "(\(ts) >= m.assigned_at AND (\(window) IS NULL OR \(ts) < m.assigned_at + \(window)))" }
         add(
             dialect.materialize(
@@ -248,7 +261,7 @@ extension ScriptBuilder {
                   SELECT m.user_id, m.offering_key, m.group_key, m.assigned_at, a.offering_id, g.group_name
                   FROM memberships m JOIN analysed_offerings a ON a.offering_key = m.offering_key JOIN catalog_groups g ON g.group_key = m.group_key
                   WHERE m.group_count = 1),
-                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN ('purchase', 'renewal')),
+                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(chargeEvents)),
                 looked_at AS (
                   SELECT m.offering_key, m.group_key, m.offering_id AS offering_id_of_group, m.group_name, m.assigned_at, e.*,
                     coalesce(p.ts, r.ts) AS target_ts,
@@ -269,7 +282,7 @@ extension ScriptBuilder {
                   j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
                   j.money_micros, j.money_currency, x.rate\(sliceColumns.map { ", j." + $0 }.joined())
                 FROM judged j
-                LEFT JOIN rates x ON x.currency = j.money_currency AND j.event IN ('purchase', 'renewal', 'refund')
+                LEFT JOIN rates x ON x.currency = j.money_currency AND j.event IN \(moneyEvents)
                 """))
 
         // docs/analysis.md §3: per member.
@@ -340,7 +353,7 @@ extension ScriptBuilder {
                   FROM (SELECT *, min(CASE WHEN \(over) THEN offering_id END) OVER () AS first_over
                     FROM (SELECT a.offering_id, count(*) - count(x.rate) AS left_out, count(*) AS money_events
                       FROM analysed_offerings a
-                      JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund')
+                      JOIN attributed x ON x.offering_key = a.offering_key AND x.counted AND x.event IN \(moneyEvents)
                       GROUP BY a.offering_id) per_offering CROSS JOIN counted) judged)
                 """
         }
@@ -387,7 +400,7 @@ extension ScriptBuilder {
                 ("attribution_mismatches", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.mismatch)"),
                 (
                     "unknown_currency_events",
-                    "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.counted AND x.event IN ('purchase', 'renewal', 'refund') AND x.rate IS NULL)"
+                    "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.counted AND x.event IN \(moneyEvents) AND x.rate IS NULL)"
                 ),
             ]
             let offeringRows = perOffering.enumerated().map {
@@ -412,7 +425,7 @@ extension ScriptBuilder {
                 JOIN analysed_offerings a ON a.offering_key = x.offering_key
                 JOIN catalog_groups g ON g.group_key = x.group_key
                 CROSS JOIN line_check
-                WHERE x.counted AND x.event IN ('purchase', 'renewal', 'refund') AND line_check.failure IS NULL
+                WHERE x.counted AND x.event IN \(moneyEvents) AND line_check.failure IS NULL
                 GROUP BY a.offering_id, g.group_name, g.position, x.product_id
                 ORDER BY a.offering_id, g.position, x.product_id;
                 """)

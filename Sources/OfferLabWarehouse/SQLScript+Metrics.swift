@@ -39,7 +39,7 @@ extension ScriptBuilder {
               sum(CAST(gross - refunded AS DOUBLE) / 1000000 * rate) AS net
             FROM (
               SELECT \(keyList), money_currency, rate,
-                sum(CASE WHEN event IN ('purchase', 'renewal') THEN money_micros ELSE 0 END) AS gross,
+                sum(CASE WHEN event IN \(chargeEvents) THEN money_micros ELSE 0 END) AS gross,
                 sum(CASE WHEN event = 'refund' THEN money_micros ELSE 0 END) AS refunded
               FROM \(source) WHERE counted AND rate IS NOT NULL AND money_micros IS NOT NULL
               GROUP BY \(keyList), money_currency, rate) per_currency

@@ -20,13 +20,14 @@ public enum SQLScript {
         let source = try TableSource(path: job.tablesPath)
         if source.isSQLite {
             throw OfferLabError(
-                .configuration,
-                "tables: \(job.tablesPath) is a SQLite file; SQL engines read CSV or TSV table files (in a warehouse, point the script at the existing tables instead: see docs/warehouse.md)"
+                .badJob,
+                "tables: \(job.tablesPath) is a SQLite file; SQL engines read CSV or TSV table files (in a warehouse, point the script at the existing tables instead: see docs/warehouse.md)",
+                location: .init(path: job.tablesPath, jobKey: "tables")
             )
         }
         if part == .slices && job.slices.isEmpty {
-            throw OfferLabError(
-                .configuration, "job file \(job.jobPath): --part slices needs slices: in the job (e.g. slices: [country, platform])")
+            throw OfferLabError.job(
+                job.jobPath, "--part slices needs slices: in the job (e.g. slices: [country, platform])", code: .badArgument)
         }
         let catalog = try CatalogLoader.load(from: source)
         let analysed = try catalog.analysedOfferings(job: job)
@@ -72,13 +73,16 @@ struct ScriptBuilder {
     static func checkSparkReads(_ path: String, gzip: Bool) throws {
         if gzip != path.hasSuffix(".gz") {
             throw OfferLabError(
-                .data,
-                "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)"
+                .engineCannotRead,
+                "\(path): Spark decides by the name whether to inflate a file, and this one is \(gzip ? "gzipped without" : "not gzipped but has") a .gz suffix; rename it (or use --dialect duckdb)",
+                location: .init(path: path)
             )
         }
         if let character = path.first(where: { "*?[]{}\\".contains($0) }) {
             throw OfferLabError(
-                .data, "\(path): Spark reads a path as a glob, and this one has '\(character)' in it; rename it (or use --dialect duckdb)")
+                .engineCannotRead,
+                "\(path): Spark reads a path as a glob, and this one has '\(character)' in it; rename it (or use --dialect duckdb)",
+                location: .init(path: path))
         }
     }
 

@@ -55,7 +55,14 @@ struct GenerateCommand: AsyncParsableCommand {
             valueName: LogLayout.allCases.map(\.rawValue).joined(separator: "|")))
     var layout: LogLayout = .dailyShards
 
-    @Flag(name: .long, help: "Replace tables/, logs/ and job.yaml left in the folder by an earlier run.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The form of the store's facts (trials, charges, refunds; with webhooks also cancels and expires): the logs, or RevenueCat's export or webhooks in revenuecat/ beside the app's logs.",
+            valueName: LogSourceFormat.allCases.map(\.rawValue).joined(separator: "|")))
+    var format: LogSourceFormat = .offerlab
+
+    @Flag(name: .long, help: "Replace tables/, logs/, revenuecat/ and job.yaml left in the folder by an earlier run.")
     var force = false
 
     func run() async throws {
@@ -64,7 +71,7 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         let configuration = GeneratorConfiguration(
             outputDirectory: out, users: users, seed: seed, start: startDate, days: days, jobs: jobs, overwrite: force,
-            eventIDs: eventIDs, userIDs: userIDs, layout: layout)
+            eventIDs: eventIDs, userIDs: userIDs, layout: layout, sourceFormat: format)
         do {
             try configuration.validate()
         } catch let error as GeneratorError {
@@ -76,7 +83,7 @@ struct GenerateCommand: AsyncParsableCommand {
             do {
                 return try DataSetGenerator.generate(configuration)
             } catch let error as GeneratorError {
-                throw OfferLabError(.output, error.description)
+                throw OfferLabError(.cannotWrite, error.description, cause: error)
             }
         }
         func megabytes(_ bytes: Int64) -> String {
@@ -87,6 +94,11 @@ struct GenerateCommand: AsyncParsableCommand {
         let otherFiles = report.files.count - report.logs.files
         print("Wrote \(report.users) users, \(report.assignmentRows) assignment rows and \(report.logs.lines) log lines")
         print("  in \(report.logs.files) log files + \(otherFiles) other files (\(size)) to \(report.outputDirectory)/")
+        if report.logs.storeFiles > 0 {
+            print(
+                "  and \(report.logs.storeLines) \(format.rawValue) lines in \(report.logs.storeFiles) files "
+                    + "(\(megabytes(report.logs.storeUncompressedBytes)) uncompressed)")
+        }
         print("Job file: \(report.jobFile) (as_of \(report.asOf))")
     }
 }
@@ -94,3 +106,4 @@ struct GenerateCommand: AsyncParsableCommand {
 extension EventIDShape: ExpressibleByArgument {}
 extension UserIDShape: ExpressibleByArgument {}
 extension LogLayout: ExpressibleByArgument {}
+extension LogSourceFormat: ExpressibleByArgument {}

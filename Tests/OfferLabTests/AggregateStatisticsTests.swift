@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 import OfferLabTestSupport
 import Testing
 
@@ -18,46 +19,55 @@ import Testing
     /// Rows of both forms, without a `metric` column and with one.
     @Test(
         arguments: [
-            (header + "o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", "line 3: converters 11 exceed users 10"),
-            (header + "o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", "line 3: o has a second control group (the first is on line 2)"),
-            (header + "o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", "offering o has no row with is_control = true"),
-            (header + "o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", "line 3: group c of o appears twice"),
-            (header + "o,c,yes,1,10,2,5,10\n", "line 2: is_control must be true or false"),
-            (header + "o,c,true,1,-4,2,5,10\n", "line 2: users '-4' is not a whole number ≥ 0"),
-            (header + "o,c,true,1,10,2,abc,10\n", "line 2: revenue_sum 'abc' is not a number"),
-            (header + "o,c,true,1,10,2,10,1\n", "cannot come from 10 users"),
-            (header + "o,c,true,1,10,2,5\n", "line 2: it has 7 fields"),
-            (
-                metricHeader + ownRows + "o,c,true,1,10,2,5,10,capped\n",
-                "line 4: metric 'capped' is not empty, arpu_capped or d<days> (like d7)"
-            ),
-            (metricHeader + ownRows + "o,c,true,1,10,2,5,10,d0\n", "line 4: metric 'd0' is not empty"),
-            (metricHeader + ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", "offering o: group t has no row with metric arpu_capped"),
-            (metricHeader + ownRows + "o,x,false,1,10,2,4,8,d7\n", "line 4: group x of o has no row with an empty metric"),
-            (
-                metricHeader + ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n",
-                "line 5: group c of o appears twice with metric d7"
-            ),
-            (
-                metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n",
-                "line 4: is_control and weight must be those of group t's row"
-            ),
-            (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", "line 4: converters 6 exceed users 5"),
-            (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, "line 2: group c has no row with an empty metric"),
-            (
-                metricHeader + ownRows + "o,c,true,1,9,2,4,8,arpu_capped\n",
-                "line 4: users 9 of arpu_capped must be the 10 of group c's own row"
-            ),
-            (metricHeader + ownRows + "o,t,false,1,11,1,4,8,d7\n", "line 4: 11 matured users exceed the 10 of group t's own row"),
-            (header, "no rows after the header"),
-        ] as [(String, String)])
-    func malformedAggregatesAreNamed(file: String, problem: String) throws {
+            // converters 11 exceed users 10
+            (header + "o,c,true,1,10,2,5,10\no,t,false,1,10,11,5,10\n", .badAggregates, 3),
+            // o has a second control group (the first is on line 2)
+            (header + "o,c,true,1,10,2,5,10\no,t,true,1,10,1,5,10\n", .badAggregates, 3),
+            // offering o has no row with is_control = true
+            (header + "o,c,false,1,10,2,5,10\no,t,false,1,10,1,5,10\n", .badAggregates, nil),
+            // group c of o appears twice
+            (header + "o,c,true,1,10,2,5,10\no,c,false,1,10,1,5,10\n", .badAggregates, 3),
+            // is_control must be true or false
+            (header + "o,c,yes,1,10,2,5,10\n", .badAggregates, 2),
+            // users '-4' is not a whole number ≥ 0
+            (header + "o,c,true,1,-4,2,5,10\n", .badAggregates, 2),
+            // revenue_sum 'abc' is not a number
+            (header + "o,c,true,1,10,2,abc,10\n", .badAggregates, 2),
+            // cannot come from 10 users
+            (header + "o,c,true,1,10,2,10,1\n", .badAggregates, 2),
+            // it has 7 fields
+            (header + "o,c,true,1,10,2,5\n", .badAggregates, 2),
+            // metric 'capped' is not empty, arpu_capped or d<days> (like d7)
+            (metricHeader + ownRows + "o,c,true,1,10,2,5,10,capped\n", .badAggregates, 4),
+            // metric 'd0' is not empty
+            (metricHeader + ownRows + "o,c,true,1,10,2,5,10,d0\n", .badAggregates, 4),
+            // group t has no row with metric arpu_capped
+            (metricHeader + ownRows + "o,c,true,1,10,2,4,8,arpu_capped\n", .badAggregates, nil),
+            // group x of o has no row with an empty metric
+            (metricHeader + ownRows + "o,x,false,1,10,2,4,8,d7\n", .badAggregates, 4),
+            // group c of o appears twice with metric d7
+            (metricHeader + ownRows + "o,c,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", .badAggregates, 5),
+            // is_control and weight must be those of group t's row
+            (metricHeader + ownRows + "o,t,true,1,5,1,4,8,d7\no,c,true,1,5,1,4,8,d7\n", .badAggregates, 4),
+            // converters 6 exceed users 5
+            (metricHeader + ownRows + "o,t,false,1,5,6,4,8,d7\n", .badAggregates, 4),
+            // group c has no row with an empty metric
+            (metricHeader + "p,c,true,1,5,1,4,8,d7\n" + ownRows, .badAggregates, 2),
+            // users 9 of arpu_capped must be the 10 of group c's own row
+            (metricHeader + ownRows + "o,c,true,1,9,2,4,8,arpu_capped\n", .badAggregates, 4),
+            // 11 matured users exceed the 10 of group t's own row
+            (metricHeader + ownRows + "o,t,false,1,11,1,4,8,d7\n", .badAggregates, 4),
+            // no rows after the header
+            (header, .badAggregates, nil),
+        ] as [(String, OfferLabError.Code, Int?)])
+    func malformedAggregatesAreNamed(file: String, code: OfferLabError.Code, line: Int?) throws {
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", file)
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
         }
-        #expect(error.message.contains(problem), "\(error.message)")
+        #expect(error.code == code, "\(error)")
+        #expect(error.location == .init(path: input, line: line), "\(error)")
         #expect(error.exitCode == 65)
     }
 
@@ -88,7 +98,9 @@ import Testing
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
         }
-        #expect(error.message.contains("revenue_sum_squares"))
+        #expect(error.code == .badAggregates)
+        let missing = try #require(error.cause as? IngestError)
+        #expect(missing.code == .missingColumn && missing.path == input)
     }
 
     /// The job's `sequential_tuning` reaches `offerlab run`'s comparisons: only their sequential
@@ -132,7 +144,7 @@ import Testing
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("bad"), alpha: 0.05, sequentialTuning: -1)
         }
-        #expect(error.message == "--sequential-tuning -1.0 must be a positive number of users")
+        #expect(error.code == .badArgument)
     }
 
     /// Runs `job` (relative to the repository) into `folder` and returns the sufficient
@@ -226,7 +238,9 @@ import Testing
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
         }
-        #expect(error.message.contains("trial_starters"), "\(error.message)")
+        // The first of the summary columns it lacks.
+        #expect(error.code == .badAggregates && error.location == .init(path: input, line: 1), "\(error)")
+        #expect((error.cause as? IngestError)?.code == .missingColumn)
     }
 
     @Test func productsOfAnUnknownGroupAreNamed() throws {
@@ -237,7 +251,7 @@ import Testing
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
         }
-        #expect(error.message.contains("products.csv line 2: group t of o is not in the aggregates"), "\(error.message)")
+        #expect(error.code == .badAggregates && error.location == .init(path: products, line: 2), "\(error)")
     }
 
     /// A night with a revenue cap, maturities and slices: `stats` on its sums writes the run's
@@ -289,17 +303,20 @@ import Testing
     /// once in every level.
     @Test(
         arguments: [
-            (sliceHeader + "o,country,US,x,1,0,0,0,0,0,0,0,0,0,0,0\n", "slices.csv line 2: group x of o is not in the aggregates"),
-            (sliceHeader + "o,os,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", "line 2: dimension 'os' is not one of country, platform"),
-            (sliceHeader + "o,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", "offering o: group t has no row in country US"),
-            (
-                sliceHeader + "o,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\no,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n",
-                "line 3: group c of o appears twice in country US"
-            ),
-            (sliceHeader + "o,country,US,c,1,2,0,0,0,0,0,0,0,0,0,0\n", "line 2: converters 2 exceed users 1"),
-            (sliceHeader + "o,country,,c,1,0,0,0,0,0,0,0,0,0,0,0\n", "line 2: level is empty"),
-        ] as [(String, String)])
-    func malformedSlicesAreNamed(file: String, problem: String) throws {
+            // group x of o is not in the aggregates
+            (sliceHeader + "o,country,US,x,1,0,0,0,0,0,0,0,0,0,0,0\n", .badAggregates, 2),
+            // dimension 'os' is not one of country, platform
+            (sliceHeader + "o,os,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", .badAggregates, 2),
+            // group t has no row in country US
+            (sliceHeader + "o,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", .badAggregates, nil),
+            // group c of o appears twice in country US
+            (sliceHeader + "o,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\no,country,US,c,1,0,0,0,0,0,0,0,0,0,0,0\n", .badAggregates, 3),
+            // converters 2 exceed users 1
+            (sliceHeader + "o,country,US,c,1,2,0,0,0,0,0,0,0,0,0,0\n", .badAggregates, 2),
+            // level is empty
+            (sliceHeader + "o,country,,c,1,0,0,0,0,0,0,0,0,0,0,0\n", .badAggregates, 2),
+        ] as [(String, OfferLabError.Code, Int?)])
+    func malformedSlicesAreNamed(file: String, code: OfferLabError.Code, line: Int?) throws {
         let folder = try TemporaryFolder()
         let input = try folder.write(
             "agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\no,t,false,1,10,1,5,10,0,0,0,1,0,0,5,0\n")
@@ -307,7 +324,8 @@ import Testing
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, slices: slices)
         }
-        #expect(error.message.contains(problem), "\(error.message)")
+        #expect(error.code == code, "\(error)")
+        #expect(error.location == .init(path: slices, line: line), "\(error)")
         #expect(error.exitCode == 65)
     }
 
@@ -322,8 +340,6 @@ import Testing
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05)
         }
-        #expect(
-            error.message.contains("agg.csv line 5: revenue_cap 3.0 differs from the offering's other arpu_capped rows"), "\(error.message)"
-        )
+        #expect(error.code == .badAggregates && error.location == .init(path: input, line: 5), "\(error)")
     }
 }

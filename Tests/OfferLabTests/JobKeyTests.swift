@@ -33,6 +33,26 @@ import Testing
         }
     }
 
+    /// The defaults the table states (for the README and the help) are the ones `JobLoader` gives a
+    /// job without the key: every key whose default is a number or a value in backticks is checked.
+    @Test func theLoaderAppliesTheStatedDefaults() throws {
+        let fixture = try JobLoaderTests().job()
+        let job = try JobLoader.load(path: fixture.path)
+        let applied: [String: String] = [
+            "alpha": "\(job.alpha)", "sequential_tuning": "\(job.sequentialTuning)", "decision": job.decision.rawValue,
+            "max_slice_levels": "\(job.maxSliceLevels)", "max_bad_line_ratio": "\(job.maxBadLineRatio)",
+            "on_corrupt_file": job.onCorruptFile.rawValue, "rejects_per_reason": "\(job.rejectsPerReason)",
+            "lock_timeout_seconds": "\(job.lockTimeoutSeconds)",
+        ]
+        for key in JobKey.all {
+            let stated = key.defaultValue.filter { $0 != "`" }
+            let isValue = key.defaultValue.hasPrefix("`") && key.defaultValue.hasSuffix("`") && stated.count == key.defaultValue.count - 2
+            guard Double(stated) != nil || isValue else { continue }
+            let value = try #require(applied[key.name], "\(key.name): default '\(stated)' is not checked")
+            #expect(value == stated || Double(value) == Double(stated), "\(key.name)")
+        }
+    }
+
     /// The production template shows every key, set or commented out (`# key:`), so a team
     /// copying it sees each setting there is.
     @Test func theProductionTemplateShowsEveryKey() throws {

@@ -240,9 +240,11 @@ import Testing
         #expect(skipped.counters.filesSkipped.map(\.path) == [path])
         #expect(skipped.counters.filesRead == 0 && skipped.counters.nonBlankLines == 0)
         job.onCorruptFile = .fail
-        await #expect(throws: OfferLabError.self) {
+        let error = await #expect(throws: OfferLabError.self) {
             _ = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
         }
+        #expect(error?.code == .unreadableLog && error?.location.path == path)
+        #expect((error?.cause as? IngestError)?.code == .corruptGzip)
     }
 
     /// A file says how far it has got while it is read, whenever nothing was said for the

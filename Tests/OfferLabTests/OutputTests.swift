@@ -94,7 +94,8 @@ import Testing
         let path = folder.file("results.sqlite.lock")
         let first = try RunLock(path: path, timeoutSeconds: 0)
         // flock locks belong to the open file description, so a second open in-process conflicts.
-        #expect(throws: OfferLabError.self) { try RunLock(path: path, timeoutSeconds: 0.2) }
+        let error = #expect(throws: OfferLabError.self) { try RunLock(path: path, timeoutSeconds: 0.2) }
+        #expect(error?.code == .locked && error?.exitCode == 75)
         withExtendedLifetime(first) {}
     }
 

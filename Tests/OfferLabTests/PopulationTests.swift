@@ -226,8 +226,8 @@ import Testing
         for index in 9001..<9100 { csv += "u\(index),1,10,2026-03-01 00:00:00\n" }
         try folder.write("files/user_offering_assignments.csv", csv)
         let error = try #require(throws: OfferLabError.self) { try Self.load(folder.file("files")) }
-        #expect(
-            error.message.hasSuffix("user_offering_assignments.csv line 9002: it has 5 fields where the header has 4"), "\(error.message)")
+        #expect(error.code == .badTables, "\(error)")
+        #expect(error.location == .init(path: folder.file("files/user_offering_assignments.csv"), line: 9002), "\(error)")
         #expect(error.exitCode == 65)
     }
 

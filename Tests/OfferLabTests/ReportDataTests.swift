@@ -197,15 +197,18 @@ import Testing
         let missing = try #require(throws: OfferLabError.self) {
             try ReportData.load(databasePath: folder.file("none.sqlite"), night: "2026-03-06")
         }
-        #expect(missing.message.contains("none.sqlite does not exist") && missing.exitCode == 78)
+        #expect(missing.code == .missingInput && missing.location == .init(path: folder.file("none.sqlite")), "\(missing)")
+        #expect(missing.exitCode == 78)
 
         let path = folder.file("results.sqlite")
         try ResultsDatabase.write(
             path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"],
             run: run("2026-03-05", finishedAt: "f"))
         let night = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
-        #expect(night.message.contains("holds no successful run for 2026-03-06 (nights held: 2026-03-05)"), "\(night.message)")
+        #expect(night.code == .nightNotFound && night.location == .init(path: path), "\(night)")
         #expect(night.exitCode == 65)
+        // What the person can ask for instead.
+        #expect(night.message.hasSuffix("(nights held: 2026-03-05)"), "\(night)")
     }
 
     @Test func aNightWrittenBeforeReportsExistedSaysSo() async throws {
@@ -216,7 +219,7 @@ import Testing
         }
         try ResultsDatabase.write(path: path, tables: tables, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "f"))
         let error = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
-        #expect(error.message.contains("run the night again"), "\(error.message)")
+        #expect(error.code == .nightNotFound && error.location == .init(path: path), "\(error)")
         // Also once a later night has created the report tables.
         try ResultsDatabase.write(
             path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"],

@@ -3,6 +3,7 @@ import Testing
 
 @testable import OfferLab
 @testable import OfferLabJob
+@testable import OfferLabWarehouse
 @testable import OfferLabWriters
 
 /// The page's content from hand-made nights: values, verdicts, warnings, charts, escaping.

@@ -66,7 +66,7 @@ import Testing
         let jobPath = try folder.write(
             "job.yaml", "tables: tables.sqlite\nlogs: [\"logs/*\"]\nreport_currency: USD\noutput: out/\ndatabase: out/r.sqlite\n")
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .duckdb) }
-        #expect(error.message.contains("is a SQLite file"))
+        #expect(error.code == .badJob && error.location.jobKey == "tables", "\(error)")
         #expect(error.exitCode == 78)
     }
 
@@ -80,7 +80,7 @@ import Testing
         try writer.write(#"{"ts":"2026-03-02T00:00:00Z","user_id":"u1","event":"paywall_view"}"# + "\n")
         try writer.finish()
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .spark) }
-        #expect(error.message.contains(log) && error.message.contains("gzipped without a .gz suffix"))
+        #expect(error.code == .engineCannotRead && error.location == .init(path: log), "\(error)")
         #expect(error.exitCode == 65)
         #expect(
             try script(jobPath, .duckdb).contains(
@@ -92,14 +92,14 @@ import Testing
         let folder = try TemporaryFolder()
         let jobPath = try job(in: folder, log: "logs/a.jsonl.gz")
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .spark) }
-        #expect(error.message.contains("not gzipped but has a .gz suffix"))
+        #expect(error.code == .engineCannotRead && error.location == .init(path: folder.file("logs/a.jsonl.gz")), "\(error)")
     }
 
     @Test func aPathSparkWouldReadAsAGlobIsRefused() throws {
         let folder = try TemporaryFolder()
         let jobPath = try job(in: folder, log: "logs/a[1].jsonl")
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .spark) }
-        #expect(error.message.contains("a[1].jsonl: Spark reads a path as a glob, and this one has '[' in it"))
+        #expect(error.code == .engineCannotRead && error.location == .init(path: folder.file("logs/a[1].jsonl")), "\(error)")
         #expect(try script(jobPath, .duckdb).contains("a[1].jsonl"))
     }
 
@@ -110,7 +110,7 @@ import Testing
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .duckdb) }
         let run = try runOfferLab(["run", jobPath])
         #expect(run.standardError.contains(error.message))
-        #expect(error.message.contains("'nope' is not in subscription_offerings"))
+        #expect(error.code == .badJob && error.location == .init(path: jobPath, jobKey: "offerings"), "\(error)")
     }
 
     /// The job's settings become literals: as_of in microseconds, the window in microseconds,
@@ -128,7 +128,7 @@ import Testing
         let folder = try TemporaryFolder()
         let jobPath = try job(in: folder)
         let error = try #require(throws: OfferLabError.self) { try script(jobPath, .duckdb, .slices) }
-        #expect(error.message == "job file \(jobPath): --part slices needs slices: in the job (e.g. slices: [country, platform])")
+        #expect(error.code == .badArgument && error.location == .init(path: jobPath), "\(error)")
         #expect(error.exitCode == 78)
         let command = try runOfferLab(["sql", jobPath, "--dialect", "spark", "--part", "slices"])
         #expect(command.status == 78 && command.standardError.split(separator: "\n").count == 1, "\(command.standardError)")

@@ -21,18 +21,18 @@ package struct OutputFolder {
         try Folders.create(output, context: "output")
         Self.removeAbandonedStaging(output: output, night: night)
         try? FileManager.default.removeItem(atPath: stagingPath)
-        guard mkdir(stagingPath, 0o755) == 0 else { throw Self.failure("cannot create \(stagingPath)") }
+        guard mkdir(stagingPath, 0o755) == 0 else { throw Self.failure("cannot create", stagingPath) }
     }
 
     /// Writes `name` into the staging folder and flushes it to disk.
     package func write(_ name: String, contents: String) throws {
         let path = (stagingPath as NSString).appendingPathComponent(name)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
+        guard descriptor >= 0 else { throw Self.failure("cannot create", path) }
         defer { close(descriptor) }
         var contents = contents
-        guard contents.withUTF8({ writeAll(descriptor, UnsafeRawBufferPointer($0)) }) else { throw Self.failure("cannot write \(path)") }
-        guard fsync(descriptor) == 0 else { throw Self.failure("cannot write \(path)") }
+        guard contents.withUTF8({ writeAll(descriptor, UnsafeRawBufferPointer($0)) }) else { throw Self.failure("cannot write", path) }
+        guard fsync(descriptor) == 0 else { throw Self.failure("cannot write", path) }
     }
 
     /// Puts the staging folder in place of the final one (exchanging them atomically when the
@@ -41,12 +41,12 @@ package struct OutputFolder {
         try Self.sync(folder: stagingPath)
         if FileManager.default.fileExists(atPath: finalPath) {
             guard offerlab_exchange_paths(stagingPath, finalPath) == 0 else {
-                throw Self.failure("cannot replace \(finalPath)")
+                throw Self.failure("cannot replace", finalPath)
             }
             try? FileManager.default.removeItem(atPath: stagingPath)
         } else {
             guard rename(stagingPath, finalPath) == 0 else {
-                throw Self.failure("cannot create \(finalPath)")
+                throw Self.failure("cannot create", finalPath)
             }
         }
         try Self.sync(folder: outputPath)
@@ -72,13 +72,13 @@ package struct OutputFolder {
     /// Makes the entries of `folder` (files created, renamed) durable.
     private static func sync(folder: String) throws {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot open \(folder)") }
+        guard descriptor >= 0 else { throw failure("cannot open", folder) }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("cannot flush \(folder)") }
+        guard fsync(descriptor) == 0 else { throw failure("cannot flush", folder) }
     }
 
-    /// An output error for the failed system call that just set `errno`.
-    private static func failure(_ what: String) -> OfferLabError {
-        OfferLabError(.output, "output: \(what): \(String(cString: strerror(errno)))")
+    /// An output error for the failed system call on `path` that just set `errno`: "output: `what` `path`: reason".
+    private static func failure(_ what: String, _ path: String) -> OfferLabError {
+        OfferLabError(.cannotWrite, "output: \(what) \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
     }
 }

@@ -66,7 +66,7 @@ package enum ResultsDatabase {
                 try beforeCommit()
             }
         } catch let error as SQLiteError {
-            throw OfferLabError(.output, "database: \(error)", cause: error)
+            throw OfferLabError(.cannotWrite, "database: \(error)", location: .init(path: path), cause: error)
         }
     }
 
@@ -76,11 +76,11 @@ package enum ResultsDatabase {
     /// The latest successful run of `night` and the rows it wrote to each of `tables` (a table
     /// the database lacks is left out), in the order they were written. Column types come from
     /// the schema, so a `bool` column reads back as `integer`.
-    /// - Throws: `OfferLabError`: `.configuration` when the file is missing, `.data` when it holds
-    ///   no successful run of `night` (naming the nights it does hold).
+    /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.nightNotFound` when it
+    ///   holds no successful run of `night` (naming the nights it does hold).
     static func readNight(path: String, night: String, tables: [String]) throws -> (run: RunRecord, tables: [ResultTable]) {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw OfferLabError(.configuration, "database \(path) does not exist")
+            throw OfferLabError(.missingInput, "database \(path) does not exist", location: .init(path: path))
         }
         do {
             // No run writes while the lock is held shared, so a database without a `-wal` file
@@ -91,7 +91,8 @@ package enum ResultsDatabase {
             let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
             let existing = try database.tableNames()
             guard existing.contains("runs"), existing.contains("run_inputs") else {
-                throw OfferLabError(.data, "\(path) is not an offerlab results database (it has no runs table)")
+                throw OfferLabError(
+                    .badResultsDatabase, "\(path) is not an offerlab results database (it has no runs table)", location: .init(path: path))
             }
             var latest: (id: Int64, run: RunRecord)?
             try database.prepare(
@@ -117,7 +118,8 @@ package enum ResultsDatabase {
                     if case .text(let night) = row.value(at: 0) { nights.append(night) }
                 }
                 let held = nights.isEmpty ? "none" : nights.suffix(10).joined(separator: ", ")
-                throw OfferLabError(.data, "\(path) holds no successful run for \(night) (nights held: \(held))")
+                throw OfferLabError(
+                    .nightNotFound, "\(path) holds no successful run for \(night) (nights held: \(held))", location: .init(path: path))
             }
             let runID = latest.id
             var run = latest.run
@@ -132,7 +134,7 @@ package enum ResultsDatabase {
             }
             return (run, stored)
         } catch let error as SQLiteError {
-            throw OfferLabError(.data, "database: \(error)", cause: error)
+            throw OfferLabError(.badResultsDatabase, "database: \(error)", location: .init(path: path), cause: error)
         }
     }
 

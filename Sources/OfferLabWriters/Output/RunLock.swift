@@ -10,12 +10,13 @@ package final class RunLock {
     private let descriptor: Int32
 
     /// Waits up to `timeoutSeconds` for the exclusive lock.
-    /// - Throws: `.busy` when another run still holds it, `.output` when the file cannot be made.
+    /// - Throws: `.locked` when another run still holds it, `.cannotWrite` when the file cannot be made.
     package init(path: String, timeoutSeconds: Double) throws {
         try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw OfferLabError(.output, "cannot create the lock file \(path): \(String(cString: strerror(errno)))")
+            throw OfferLabError(
+                .cannotWrite, "cannot create the lock file \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
         }
         try Self.wait(descriptor, LOCK_EX, timeoutSeconds: timeoutSeconds) {
             "another run of this job holds \(path); waited \(CSVWriter.number(timeoutSeconds)) s (set lock_timeout_seconds to wait longer)"
@@ -24,7 +25,7 @@ package final class RunLock {
 
     /// Waits up to `timeoutSeconds` for the shared lock, without writing anything: nil when
     /// the lock file does not exist (no run ever wrote beside it).
-    /// - Throws: `.busy` when a run still holds the lock.
+    /// - Throws: `.locked` when a run still holds the lock.
     static func shared(path: String, timeoutSeconds: Double) throws -> RunLock? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -44,7 +45,7 @@ package final class RunLock {
         while flock(descriptor, operation | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
                 close(descriptor)
-                throw OfferLabError(.busy, busy())
+                throw OfferLabError(.locked, busy())
             }
             usleep(100_000)
         }

@@ -7,10 +7,10 @@ import OfferLabSupport
 /// same bytes the run wrote (for the latest successful run of that night).
 public enum NightReport {
     /// The night (`YYYY-MM-DD`) of `asOf`: a date, or a timestamp of the log grammar (its UTC date).
-    /// - Throws: `OfferLabError` (`.configuration`) when `asOf` is neither.
+    /// - Throws: `OfferLabError` (`.badArgument`) when `asOf` is neither.
     public static func night(asOf: String) throws -> String {
         guard let micros = UTCTime.parseAsOf(asOf) else {
-            throw OfferLabError(.configuration, "--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
+            throw OfferLabError(.badArgument, "--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
         }
         return Timestamp.formatDate(micros)
     }
@@ -29,7 +29,8 @@ public enum NightReport {
         do {
             try Data(html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw OfferLabError(.output, "cannot write \(path): \(error.localizedDescription)")
+            throw OfferLabError(
+                .cannotWrite, "cannot write \(path): \(error.localizedDescription)", location: .init(path: path), cause: error)
         }
     }
 }

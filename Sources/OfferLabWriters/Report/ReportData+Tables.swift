@@ -108,7 +108,8 @@ extension ReportData {
         // A run before reports existed wrote summary rows but no offerings rows.
         guard rows(.offerings) > 0 || rows(.summary) == 0 else {
             throw OfferLabError(
-                .data, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one")
+                .nightNotFound, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one",
+                location: .init(path: path))
         }
         return ReportData(tables: stored.tables, run: stored.run)
     }

@@ -1,0 +1,307 @@
+import OfferLabIngest
+
+/// One file of RevenueCat's Scheduled Data Export (`revenuecat_export`, contract §1.6), read
+/// into rows; `RevenueCatExport.records` merges the files of a source into its records.
+///
+/// The file is CSV (gzip or not, by its bytes), read by `TableFileReader`; columns are found by
+/// their header name, in any order. Versions 4 and 5 price a charge with
+/// `purchase_price_in_purchased_currency`; a file without that column is read as version 3,
+/// whose charge price is `price_in_purchased_currency` and which has no `updated_at`.
+///
+/// A row becomes no record, counted with its line, for the first reason that applies:
+/// 1. `malformed_line_too_long`, `malformed_invalid_csv` (a field count other than the header's,
+///    or a quote never closed);
+/// 2. `malformed_missing_field`: `store_transaction_id`, `renewal_number`, `start_time`,
+///    `product_identifier`, `is_trial_period`, `is_trial_conversion`, `is_sandbox` or (version
+///    4 and later) `updated_at` empty;
+/// 3. `malformed_invalid_field`: `renewal_number` not a whole number from 1; a boolean other
+///    than `true`/`false` in any case (`t`/`f` of version 3, `1`/`0`); a price, `tax_percentage`
+///    or `commission_percentage` not a number; a current price above the purchase price;
+/// 4. `malformed_bad_timestamp`: `start_time`, `refunded_at` or `updated_at` breaks the grammar
+///    of §1.2, hours unpadded or not (`2023-12-12 1:35:31`);
+/// 5. `malformed_missing_field`: a paid charge with a price but no `purchased_currency`;
+/// 6. `malformed_negative_price`.
+///
+/// A price left empty (RevenueCat had not collected it) makes an unpriced charge; an `end_time`
+/// that breaks the grammar is read as absent (§2.13); an empty user id makes an unattributed
+/// record. Neither is malformed.
+public struct RevenueCatExportFile: Sendable {
+    public private(set) var counts: RevenueCatFileCounts
+    /// The usable rows, in file order.
+    var rows: [RevenueCatExportRow] = []
+
+    public var path: String { counts.path }
+
+    /// Reads the file whole.
+    ///
+    /// - Throws: `IngestError`: the file cannot be read or decompressed, or its header lacks a
+    ///   required column (`missingColumn`, naming the file and the column).
+    public init(path: String, userIDField: RevenueCatUserIDField = .originalAppUserID, inflater: Inflater = .fastestAvailable) throws {
+        let reader = try TableFileReader(path: path, format: .csv, inflater: inflater)
+        var columns = try RevenueCatExportColumns(reader: reader, userIDField: userIDField)
+        var counts = RevenueCatFileCounts(path: path)
+        var rows: [RevenueCatExportRow] = []
+        try reader.forEachRow { row in
+            counts.linesRead += 1
+            do throws(RevenueCatRowRejection) {
+                rows.append(try columns.parse(row))
+            } catch {
+                counts.reject(line: row.lineNumber, error.reason)
+            }
+        }
+        self.counts = counts
+        self.rows = rows
+    }
+
+    /// Reads the header alone: a job checks every file of the source this way before any work.
+    ///
+    /// - Throws: `IngestError`, as `init(path:userIDField:inflater:)` for the header.
+    public static func checkColumns(
+        path: String, userIDField: RevenueCatUserIDField = .originalAppUserID, inflater: Inflater = .fastestAvailable
+    ) throws {
+        let reader = try TableFileReader(path: path, format: .csv, inflater: inflater)
+        _ = try RevenueCatExportColumns(reader: reader, userIDField: userIDField)
+    }
+}
+
+/// The records of a `revenuecat_export` source.
+public enum RevenueCatExport {
+    /// One record per (`store_transaction_id`, `renewal_number`) over all the files, given in
+    /// file order (sorted paths): a row sent again with a later `updated_at` replaces the
+    /// earlier one; on a tie, and in version 3 files (no `updated_at`), the later in file order
+    /// wins. Records come in the order their first row appears.
+    ///
+    /// Stripe reuses `store_transaction_id` for the renewals of a subscription: when several
+    /// records share one, the record with the lowest `renewal_number` keeps it as its
+    /// `transactionID` and the others become `<store_transaction_id>:<renewal_number>`, so that
+    /// each stays its own event.
+    public static func records(_ files: [RevenueCatExportFile]) -> [StoreTransaction] {
+        struct Key: Hashable {
+            var storeTransactionID: String
+            var renewalNumber: Int64
+        }
+        var slots: [Key: Int] = [:]
+        var chosen: [RevenueCatExportRow] = []
+        for file in files {
+            for row in file.rows {
+                let key = Key(storeTransactionID: row.storeTransactionID, renewalNumber: row.renewalNumber)
+                guard let slot = slots[key] else {
+                    slots[key] = chosen.count
+                    chosen.append(row)
+                    continue
+                }
+                let earlier = chosen[slot]
+                if (row.updatedAt ?? .min) >= (earlier.updatedAt ?? .min) { chosen[slot] = row.replacing(earlier) }
+            }
+        }
+        var lowestRenewal: [String: Int64] = [:]
+        for row in chosen { lowestRenewal[row.storeTransactionID] = min(lowestRenewal[row.storeTransactionID] ?? .max, row.renewalNumber) }
+        return chosen.map { row in
+            var transaction = row.transaction
+            if row.renewalNumber != lowestRenewal[row.storeTransactionID] {
+                transaction.transactionID = "\(row.storeTransactionID):\(row.renewalNumber)"
+            }
+            return transaction
+        }
+    }
+}
+
+/// One usable export row.
+struct RevenueCatExportRow: Sendable {
+    var storeTransactionID: String
+    var renewalNumber: Int64
+    var updatedAt: Int64?
+    var transaction: StoreTransaction
+    /// A refunded version 3 row: its price after the refund. Its gross price is unknown (version 3
+    /// sets the price to what is left), so the row is unpriced unless it replaces an earlier row
+    /// of the transaction, whose price is the gross one.
+    var version3PriceAfterRefund: Int64?
+
+    /// This row in place of `earlier`, the same transaction sent before.
+    func replacing(_ earlier: RevenueCatExportRow) -> RevenueCatExportRow {
+        guard let priceAfterRefund = version3PriceAfterRefund, let grossPrice = earlier.transaction.priceMicros,
+            priceAfterRefund <= grossPrice, var refund = transaction.refund
+        else { return self }
+        var row = self
+        row.transaction.priceMicros = grossPrice
+        row.transaction.currency = transaction.currency ?? earlier.transaction.currency
+        refund.amountMicros = priceAfterRefund == 0 ? nil : grossPrice - priceAfterRefund
+        row.transaction.refund = refund
+        return row
+    }
+}
+
+/// Why an export row became no record.
+struct RevenueCatRowRejection: Error {
+    var reason: MalformedReason
+
+    init(_ reason: MalformedReason) { self.reason = reason }
+}
+
+/// The export's columns, found in a file's header, and the reading of a row through them.
+struct RevenueCatExportColumns {
+    let userID: Int
+    let productID: Int
+    let startTime: Int
+    let storeTransactionID: Int
+    let renewalNumber: Int
+    let isTrialPeriod: Int
+    let isTrialConversion: Int
+    let isSandbox: Int
+    let ownershipType: Int
+    let purchasedCurrency: Int
+    /// `price_in_purchased_currency`: what is left of the price after refunds.
+    let priceAfterRefunds: Int
+    let refundedAt: Int
+    /// `purchase_price_in_purchased_currency` (version 4 and later); nil in version 3.
+    let purchasePrice: Int?
+    /// `updated_at` (version 4 and later); nil in version 3.
+    let updatedAt: Int?
+    let originalStoreTransactionID: Int?
+    let country: Int?
+    let platform: Int?
+    let store: Int?
+    let endTime: Int?
+    let taxPercentage: Int?
+    let commissionPercentage: Int?
+    private var dayCache = Timestamp.DayCache()
+
+    /// - Throws: `IngestError` (`missingColumn`) naming the file and the first missing column.
+    init(reader: TableFileReader, userIDField: RevenueCatUserIDField) throws {
+        let userColumn =
+            switch userIDField {
+            case .originalAppUserID: "rc_original_app_user_id"
+            case .lastSeenAppUserID: "rc_last_seen_app_user_id_alias"
+            }
+        let required = try reader.requireColumns([
+            userColumn, "product_identifier", "start_time", "store_transaction_id", "renewal_number", "is_trial_period",
+            "is_trial_conversion", "is_sandbox", "ownership_type", "purchased_currency", "price_in_purchased_currency", "refunded_at",
+        ])
+        (userID, productID, startTime, storeTransactionID, renewalNumber, isTrialPeriod) =
+            (required[0], required[1], required[2], required[3], required[4], required[5])
+        (isTrialConversion, isSandbox, ownershipType, purchasedCurrency, priceAfterRefunds, refundedAt) =
+            (required[6], required[7], required[8], required[9], required[10], required[11])
+        purchasePrice = reader.columnIndex("purchase_price_in_purchased_currency")
+        // Version 4 introduced the purchase price and `updated_at` together.
+        updatedAt = purchasePrice == nil ? nil : try reader.requireColumns(["updated_at"])[0]
+        originalStoreTransactionID = reader.columnIndex("original_store_transaction_id")
+        country = reader.columnIndex("country")
+        platform = reader.columnIndex("platform")
+        store = reader.columnIndex("store")
+        endTime = reader.columnIndex("end_time")
+        taxPercentage = reader.columnIndex("tax_percentage")
+        commissionPercentage = reader.columnIndex("commission_percentage")
+    }
+
+    /// The row's record, or the first reason it has none (see `RevenueCatExportFile`).
+    mutating func parse(_ row: TableRow) throws(RevenueCatRowRejection) -> RevenueCatExportRow {
+        switch row.problem {
+        case .tooLong: throw RevenueCatRowRejection(.lineTooLong)
+        case .fieldCount, .unterminatedQuote: throw RevenueCatRowRejection(.invalidCSV)
+        case nil: break
+        }
+        func isEmpty(_ column: Int) -> Bool { row.bytes(at: column).isEmpty }
+        func text(_ column: Int?) -> String? {
+            guard let column, !isEmpty(column) else { return nil }
+            return row.string(at: column)
+        }
+        // 2. Required values.
+        // (One test per column: an array of them would be allocated per row.)
+        if isEmpty(storeTransactionID) || isEmpty(renewalNumber) || isEmpty(startTime) || isEmpty(productID) || isEmpty(isTrialPeriod)
+            || isEmpty(isTrialConversion) || isEmpty(isSandbox) || updatedAt.map(isEmpty) == true
+        {
+            throw RevenueCatRowRejection(.missingField)
+        }
+
+        // 3. Values that are not what their column holds.
+        guard let renewal = row.int64(at: renewalNumber), renewal >= 1,
+            let trialPeriod = Self.bool(row.bytes(at: isTrialPeriod)),
+            let trialConversion = Self.bool(row.bytes(at: isTrialConversion)),
+            let sandbox = Self.bool(row.bytes(at: isSandbox))
+        else { throw RevenueCatRowRejection(.invalidField) }
+        func price(_ column: Int?) throws(RevenueCatRowRejection) -> Int64? {
+            guard let column, !isEmpty(column) else { return nil }
+            guard let micros = Price.parseMicros(row.bytes(at: column)) else { throw RevenueCatRowRejection(.invalidField) }
+            return micros
+        }
+        func share(_ column: Int?) throws(RevenueCatRowRejection) -> Double? {
+            guard let column, !isEmpty(column) else { return nil }
+            guard let value = row.double(at: column) else { throw RevenueCatRowRejection(.invalidField) }
+            return value
+        }
+        let leftPrice = try price(priceAfterRefunds)
+        // Version 3 has no purchase price: its charge is priced by what is left after refunds.
+        let grossPrice = try purchasePrice.map { column throws(RevenueCatRowRejection) in try price(column) } ?? leftPrice
+        let taxShare = try share(taxPercentage)
+        let commissionShare = try share(commissionPercentage)
+
+        // 4. Timestamps.
+        func timestamp(_ column: Int) throws(RevenueCatRowRejection) -> Int64? {
+            guard !isEmpty(column) else { return nil }
+            guard let micros = Self.timestamp(row.bytes(at: column), dayCache: &dayCache) else {
+                throw RevenueCatRowRejection(.badTimestamp)
+            }
+            return micros
+        }
+        guard let start = try timestamp(startTime) else { throw RevenueCatRowRejection(.missingField) }
+        let refunded = try timestamp(refundedAt)
+        let updated = try updatedAt.flatMap { column throws(RevenueCatRowRejection) in try timestamp(column) }
+        let expires = endTime.flatMap { isEmpty($0) ? nil : Self.timestamp(row.bytes(at: $0), dayCache: &dayCache) }
+
+        // 5. and 6. The money.
+        let currency = text(purchasedCurrency)
+        if !trialPeriod, grossPrice != nil, currency == nil { throw RevenueCatRowRejection(.missingField) }
+        if (grossPrice ?? 0) < 0 || (leftPrice ?? 0) < 0 { throw RevenueCatRowRejection(.negativePrice) }
+
+        let kind: StoreTransaction.Kind = trialPeriod ? .trial : (renewal == 1 || trialConversion ? .firstCharge : .laterCharge)
+        // Version 3 sets a refunded row's price to what is left: its gross price is not in it.
+        let isVersion3Refund = self.purchasePrice == nil && refunded != nil && !trialPeriod
+        var refund: StoreTransaction.Refund?
+        if let refunded {
+            var amount: Int64?
+            if !isVersion3Refund, let grossPrice, let leftPrice, leftPrice != 0 {
+                guard leftPrice <= grossPrice else { throw RevenueCatRowRejection(.invalidField) }
+                amount = grossPrice - leftPrice
+            }
+            refund = StoreTransaction.Refund(at: refunded, amountMicros: amount)
+        }
+        let storeTransaction = row.string(at: storeTransactionID) ?? ""
+        let ownership = text(ownershipType)
+        let transaction = StoreTransaction(
+            format: .revenueCatExport, transactionID: storeTransaction, originalTransactionID: text(originalStoreTransactionID),
+            productID: text(productID), kind: kind, at: start, priceMicros: trialPeriod || isVersion3Refund ? nil : grossPrice,
+            currency: trialPeriod ? nil : currency, userID: text(userID), isSandbox: sandbox,
+            isFamilyShared: ownership?.uppercased() == "FAMILY_SHARED", country: text(country), platform: text(platform),
+            store: text(store),
+            expiresAt: expires, taxShare: taxShare, commissionShare: commissionShare, refund: refund)
+        return RevenueCatExportRow(
+            storeTransactionID: storeTransaction, renewalNumber: renewal, updatedAt: updated, transaction: transaction,
+            version3PriceAfterRefund: isVersion3Refund ? (leftPrice ?? 0) : nil)
+    }
+
+    /// `true`/`false` in any case (versions 4 and later), `t`/`f` (version 3), `1`/`0`.
+    static func bool(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        if bytes.count == 1 {
+            switch bytes[0] | 0x20 {
+            case 0x74: return true  // t
+            case 0x66: return false  // f
+            default: break
+            }
+        }
+        return TableValue.bool(bytes)
+    }
+
+    /// The timestamp grammar of §1.2, the hour also written with one digit (`2023-12-12 1:35:31`).
+    static func timestamp(_ bytes: UnsafeRawBufferPointer, dayCache: inout Timestamp.DayCache) -> Int64? {
+        guard bytes.count >= 13, bytes[10] == 0x20 || bytes[10] == 0x54, bytes[12] == 0x3A else {
+            return Timestamp.parse(bytes, dayCache: &dayCache)
+        }
+        // One digit of hour: the same text with a leading zero.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { padded in
+            for index in 0..<11 { padded[index] = bytes[index] }
+            padded[11] = 0x30
+            for index in 11..<bytes.count { padded[index + 1] = bytes[index] }
+            return Timestamp.parse(UnsafeRawBufferPointer(padded), dayCache: &dayCache)
+        }
+    }
+}

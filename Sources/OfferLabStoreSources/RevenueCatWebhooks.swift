@@ -1,0 +1,273 @@
+import OfferLabIngest
+
+/// One file of RevenueCat webhooks (`revenuecat_webhooks`, contract §1.6): each non-blank line
+/// is one POST body `{"api_version": …, "event": {…}}` (gzip or not, by its bytes; `\r\n`,
+/// several gzip members and a last line without its newline as in §1.2).
+/// `RevenueCatWebhooks.records` merges the files of a source into its records.
+///
+/// By `event.type`:
+/// - `INITIAL_PURCHASE`: a trial when `period_type` is `TRIAL`, else a first charge;
+///   `NON_RENEWING_PURCHASE`: a first charge; `RENEWAL`: a first charge when
+///   `is_trial_conversion` is true, else a later one. Charged at `purchased_at_ms`,
+///   `price_in_purchased_currency` in `currency` (never `price`, which is USD).
+/// - `CANCELLATION` with `cancel_reason` `CUSTOMER_SUPPORT`: a refund of `transaction_id` at
+///   `event_timestamp_ms` of |`price_in_purchased_currency`| (absent: the whole price); any other
+///   `CANCELLATION`: a cancel; `EXPIRATION`: an expire, both at `event_timestamp_ms`.
+/// - `REFUND_REVERSED`: a reversal of the refund of `transaction_id`, at `event_timestamp_ms`.
+/// - Any other type (`TEST`, `BILLING_ISSUE`, `TRANSFER`, …): ignored, counted.
+///
+/// A line becomes no record, counted with its line, for the first reason that applies:
+/// 1. `malformed_line_too_long`; `malformed_invalid_json`: not JSON, or not an object;
+/// 2. `malformed_missing_field`: `event`, `event.id` or `event.type` absent; on a type that
+///    makes a record, `transaction_id`, `product_id` (charges), `purchased_at_ms` (charges) or
+///    `event_timestamp_ms` (the others) absent;
+/// 3. `malformed_invalid_field`: `event` not an object; an id or text field (`period_type` and
+///    `cancel_reason` included) neither a string nor an integer; a price, `tax_percentage` or
+///    `commission_percentage` not a number; a flag (`is_family_share`, `is_trial_conversion`)
+///    not `true`/`false`;
+/// 4. `malformed_bad_timestamp`: a `*_ms` field not a JSON integer;
+/// 5. `malformed_missing_field`: a charge with a price but no `currency`;
+/// 6. `malformed_negative_price`: a charge with a negative price.
+///
+/// `null` is absent. A charge without a price is an unpriced charge; a record without the user
+/// id is unattributed; an `expiration_at_ms` that is not an integer is read as absent (§2.13).
+/// Neither is malformed.
+public struct RevenueCatWebhookFile: Sendable {
+    public private(set) var counts: RevenueCatFileCounts
+    /// The usable webhooks, in file order.
+    var deliveries: [RevenueCatWebhook] = []
+
+    public var path: String { counts.path }
+
+    /// Reads the file whole.
+    ///
+    /// - Throws: `IngestError`: the file cannot be read or decompressed.
+    public init(path: String, userIDField: RevenueCatUserIDField = .originalAppUserID, inflater: Inflater = .fastestAvailable) throws {
+        let input = try InputFileReader(path: path, inflater: inflater)
+        var splitter = LineSplitter()
+        var counts = RevenueCatFileCounts(path: path)
+        var deliveries: [RevenueCatWebhook] = []
+        func read(_ line: Line) {
+            counts.linesRead += 1
+            guard !line.isTooLong else { return counts.reject(line: line.number, .lineTooLong) }
+            do throws(RevenueCatRowRejection) {
+                deliveries.append(try RevenueCatWebhook(body: line.bytes, userIDField: userIDField))
+            } catch {
+                counts.reject(line: line.number, error.reason)
+            }
+        }
+        try input.forEachChunk { chunk in splitter.feed(chunk, read) }
+        splitter.finish(read)
+        self.counts = counts
+        self.deliveries = deliveries
+    }
+}
+
+/// The records of a `revenuecat_webhooks` source (contract §1.6).
+public struct RevenueCatWebhookRecords: Sendable, Equatable {
+    /// One per distinct `transaction_id` of a charge.
+    public var transactions: [StoreTransaction] = []
+    /// One per distinct `transaction_id` of a `CUSTOMER_SUPPORT` cancellation.
+    public var refunds: [StoreRefund] = []
+    /// One per `REFUND_REVERSED` webhook.
+    public var reversals: [StoreRefundReversal] = []
+    /// One per cancel or expire webhook.
+    public var statusChanges: [StoreStatusChange] = []
+    /// Webhooks of a type that carries no purchase fact (`ignored_store_records`).
+    public var ignoredRecords = 0
+
+    public init() {}
+}
+
+/// The records of a `revenuecat_webhooks` source.
+public enum RevenueCatWebhooks {
+    /// The records of all the files, given in file order (sorted paths). A webhook RevenueCat
+    /// retried (the same `event.id`) is one: the first in file order. Two webhooks charging or
+    /// refunding the same `transaction_id` are one record: the first in file order.
+    public static func records(_ files: [RevenueCatWebhookFile]) -> RevenueCatWebhookRecords {
+        var records = RevenueCatWebhookRecords()
+        var seenEvents: Set<String> = []
+        var chargedTransactions: Set<String> = []
+        var refundedTransactions: Set<String> = []
+        for file in files {
+            for delivery in file.deliveries where seenEvents.insert(delivery.eventID).inserted {
+                switch delivery.record {
+                case .charge(let transaction):
+                    if chargedTransactions.insert(transaction.transactionID).inserted { records.transactions.append(transaction) }
+                case .refund(let refund):
+                    if refundedTransactions.insert(refund.transactionID).inserted { records.refunds.append(refund) }
+                case .reversal(let reversal):
+                    records.reversals.append(reversal)
+                case .statusChange(let change):
+                    records.statusChanges.append(change)
+                case .ignored:
+                    records.ignoredRecords += 1
+                }
+            }
+        }
+        return records
+    }
+}
+
+/// One usable webhook body.
+struct RevenueCatWebhook: Sendable {
+    enum Record: Sendable {
+        case charge(StoreTransaction)
+        case refund(StoreRefund)
+        case reversal(StoreRefundReversal)
+        case statusChange(StoreStatusChange)
+        case ignored
+    }
+
+    /// `event.id`: the same for every retry of the webhook.
+    var eventID: String
+    var record: Record
+
+    /// The body's record, or the first reason it has none (see `RevenueCatWebhookFile`).
+    init(body: UnsafeRawBufferPointer, userIDField: RevenueCatUserIDField) throws(RevenueCatRowRejection) {
+        guard let body = JSONValue(parsing: body), case .object = body else { throw RevenueCatRowRejection(.invalidJSON) }
+        guard let event = Self.present(body["event"]) else { throw RevenueCatRowRejection(.missingField) }
+        guard case .object = event else { throw RevenueCatRowRejection(.invalidField) }
+        func field(_ key: String) -> JSONValue? { Self.present(event[key]) }
+
+        // 2. What every record needs.
+        guard let idValue = field("id"), let typeValue = field("type") else { throw RevenueCatRowRejection(.missingField) }
+        guard let id = Self.text(idValue), let type = typeValue.string else { throw RevenueCatRowRejection(.invalidField) }
+        enum Shape {
+            case charge, cancellation, expiration, reversal
+        }
+        let shape: Shape
+        switch type {
+        case "INITIAL_PURCHASE", "NON_RENEWING_PURCHASE", "RENEWAL": shape = .charge
+        case "CANCELLATION": shape = .cancellation
+        case "EXPIRATION": shape = .expiration
+        case "REFUND_REVERSED": shape = .reversal
+        default:
+            eventID = id
+            record = .ignored
+            return
+        }
+        var requiredKeys = ["transaction_id"]
+        if shape == .charge {
+            requiredKeys += ["product_id", "purchased_at_ms"]
+        } else {
+            requiredKeys.append("event_timestamp_ms")
+        }
+        for key in requiredKeys where field(key) == nil { throw RevenueCatRowRejection(.missingField) }
+
+        // 3. Values that are not what their key holds.
+        func text(_ key: String) throws(RevenueCatRowRejection) -> String? {
+            guard let value = field(key) else { return nil }
+            guard let text = Self.text(value) else { throw RevenueCatRowRejection(.invalidField) }
+            return text.isEmpty ? nil : text
+        }
+        func flag(_ key: String) throws(RevenueCatRowRejection) -> Bool {
+            guard let value = field(key) else { return false }
+            guard let flag = value.bool else { throw RevenueCatRowRejection(.invalidField) }
+            return flag
+        }
+        func number(_ key: String) throws(RevenueCatRowRejection) -> String? {
+            guard let value = field(key) else { return nil }
+            guard let number = value.numberText else { throw RevenueCatRowRejection(.invalidField) }
+            return number
+        }
+        let transactionID = try text("transaction_id")
+        let originalTransactionID = try text("original_transaction_id")
+        let productID = try text("product_id")
+        let userID = try text(userIDField == .originalAppUserID ? "original_app_user_id" : "app_user_id")
+        let currency = try text("currency")
+        let environment = try text("environment")
+        let country = try text("country_code")
+        let store = try text("store")
+        let familyShared = try flag("is_family_share")
+        let periodType = try text("period_type")
+        let trialConversion = try flag("is_trial_conversion")
+        let cancelReason = try text("cancel_reason")
+        let priceText = try number("price_in_purchased_currency")
+        let price: Int64?
+        if let priceText {
+            guard let micros = Price.parseMicros(priceText) else { throw RevenueCatRowRejection(.invalidField) }
+            price = micros
+        } else {
+            price = nil
+        }
+        let taxShare = try number("tax_percentage").map { text throws(RevenueCatRowRejection) in try Self.share(text) }
+        let commissionShare = try number("commission_percentage").map { text throws(RevenueCatRowRejection) in try Self.share(text) }
+        let isSandbox = environment?.uppercased() == "SANDBOX"
+        guard let transactionID else { throw RevenueCatRowRejection(.missingField) }
+
+        // 4. Times.
+        func time(_ key: String) throws(RevenueCatRowRejection) -> Int64 {
+            guard let micros = field(key)?.numberText.flatMap(Self.epochMilliseconds) else {
+                throw RevenueCatRowRejection(.badTimestamp)
+            }
+            return micros
+        }
+        eventID = id
+        switch shape {
+        case .charge:
+            let kind: StoreTransaction.Kind =
+                switch type {
+                case "INITIAL_PURCHASE": periodType == "TRIAL" ? .trial : .firstCharge
+                case "RENEWAL": trialConversion ? .firstCharge : .laterCharge
+                default: .firstCharge  // NON_RENEWING_PURCHASE
+                }
+            let at = try time("purchased_at_ms")
+            // 5. and 6. The money.
+            if kind != .trial, price != nil, currency == nil { throw RevenueCatRowRejection(.missingField) }
+            if kind != .trial, let price, price < 0 { throw RevenueCatRowRejection(.negativePrice) }
+            let expiresAt = field("expiration_at_ms")?.numberText.flatMap(Self.epochMilliseconds)
+            record = .charge(
+                StoreTransaction(
+                    format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
+                    productID: productID, kind: kind, at: at, priceMicros: kind == .trial ? nil : price,
+                    currency: kind == .trial ? nil : currency, userID: userID, isSandbox: isSandbox, isFamilyShared: familyShared,
+                    country: country, store: store, expiresAt: expiresAt, taxShare: taxShare, commissionShare: commissionShare))
+        case .cancellation where cancelReason == "CUSTOMER_SUPPORT":
+            // RevenueCat sends the refunded amount as a negative price.
+            record = .refund(
+                StoreRefund(
+                    format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
+                    productID: productID, at: try time("event_timestamp_ms"), amountMicros: price.map { abs($0) },
+                    currency: price == nil ? nil : currency, userID: userID, isSandbox: isSandbox, isFamilyShared: familyShared,
+                    country: country, store: store))
+        case .reversal:
+            record = .reversal(
+                StoreRefundReversal(format: .revenueCatWebhooks, id: id, transactionID: transactionID, at: try time("event_timestamp_ms")))
+        case .cancellation, .expiration:
+            record = .statusChange(
+                StoreStatusChange(
+                    format: .revenueCatWebhooks, id: id, event: shape == .expiration ? .expire : .cancel,
+                    at: try time("event_timestamp_ms"),
+                    originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID, userID: userID,
+                    isSandbox: isSandbox, country: country, store: store))
+        }
+    }
+
+    /// The value unless it is absent or `null`.
+    private static func present(_ value: JSONValue?) -> JSONValue? {
+        guard let value, value != .null else { return nil }
+        return value
+    }
+
+    /// A string, or an integer as its decimal text (ids written as JSON integers, as in §1.2).
+    private static func text(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): return text
+        case .number(let text) where !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }): return text
+        default: return nil
+        }
+    }
+
+    /// A share such as `0.3`; not a finite number: invalid.
+    private static func share(_ text: String) throws(RevenueCatRowRejection) -> Double {
+        guard let value = Double(text), value.isFinite else { throw RevenueCatRowRejection(.invalidField) }
+        return value
+    }
+
+    /// Epoch milliseconds written as a JSON integer → microseconds; nil for anything else.
+    private static func epochMilliseconds(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { Timestamp.parseEpochMilliseconds(UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import OfferLabGenerate
+import OfferLabIngest
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLabStoreSources
+
+/// `offerlab generate --format revenuecat_export|revenuecat_webhooks` read back by the readers:
+/// every row and line is read, the quirks are there, and the two forms tell the same facts.
+@Suite struct GeneratedRevenueCatTests {
+    struct Generated {
+        var report: GenerationReport
+        /// The non-blank lines of the app's logs.
+        var appLines: [String: Int]
+        var counts: [RevenueCatFileCounts]
+        var export: [StoreTransaction] = []
+        var webhooks = RevenueCatWebhookRecords()
+    }
+
+    static let start = Timestamp.parse("2026-03-01T00:00:00Z")!
+
+    static func generate(_ format: LogSourceFormat) throws -> Generated {
+        let folder = try TemporaryFolder()
+        let report = try DataSetGenerator.generate(
+            GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
+        let paths = report.files.map(\.path).filter { $0.hasPrefix("revenuecat/") }.sorted().map { folder.path + "/" + $0 }
+        var appLines: [String: Int] = [:]
+        for file in report.files where file.path.hasPrefix("logs/") {
+            let input = try InputFileReader(path: folder.path + "/" + file.path)
+            var splitter = LineSplitter()
+            func count(_ line: Line) { appLines[String(decoding: line.bytes, as: UTF8.self), default: 0] += 1 }
+            try input.forEachChunk { splitter.feed($0, count) }
+            splitter.finish(count)
+        }
+        switch format {
+        case .revenueCatExport:
+            let files = try paths.map { try RevenueCatExportFile(path: $0) }
+            return Generated(report: report, appLines: appLines, counts: files.map(\.counts), export: RevenueCatExport.records(files))
+        case .revenueCatWebhooks:
+            let files = try paths.map { try RevenueCatWebhookFile(path: $0) }
+            return Generated(report: report, appLines: appLines, counts: files.map(\.counts), webhooks: RevenueCatWebhooks.records(files))
+        case .offerlab:
+            return Generated(report: report, appLines: appLines, counts: [])
+        }
+    }
+
+    static let logs = Result { try generate(.offerlab) }
+    static let export = Result { try generate(.revenueCatExport) }
+    static let webhooks = Result { try generate(.revenueCatWebhooks) }
+
+    @Test func everyRowAndLineIsRead() throws {
+        for generated in [try Self.export.get(), try Self.webhooks.get()] {
+            #expect(generated.counts.count == generated.report.logs.storeFiles && !generated.counts.isEmpty)
+            #expect(generated.counts.reduce(0) { $0 + $1.linesRead } == generated.report.logs.storeLines)
+            #expect(generated.counts.allSatisfy { $0.malformed.total == 0 }, "\(generated.counts.flatMap(\.rejectedLines).prefix(3))")
+        }
+        #expect(try Self.export.get().report.files.contains { $0.path.hasPrefix("revenuecat/export/2026-03-01/transactions_") })
+    }
+
+    /// The app's logs are those of the same data set in the logs' form, less the lines the store
+    /// now sends: one for every row or webhook but the records RevenueCat adds (family-shared
+    /// purchases, webhooks of other types).
+    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func theAppLogsLoseOnlyTheStoresLines(_ format: LogSourceFormat) throws {
+        let logs = try Self.logs.get().appLines
+        let generated = try format == .revenueCatExport ? Self.export.get() : Self.webhooks.get()
+        var moved: [String] = []
+        for (line, count) in logs {
+            let left = generated.appLines[line] ?? 0
+            #expect(left <= count)
+            moved += Array(repeating: line, count: count - left)
+        }
+        #expect(generated.appLines.keys.allSatisfy { logs[$0] != nil })
+        let report = generated.report.logs
+        #expect(moved.count == report.storeLines - report.familySharedRecords - report.ignoredStoreRecords)
+        let names = ["trial_start", "purchase", "renewal", "refund"] + (format == .revenueCatWebhooks ? ["cancel", "expire"] : [])
+        #expect(moved.allSatisfy { line in names.contains { line.contains($0) } })
+    }
+
+    @Test func theExportHasTheQuirks() throws {
+        let generated = try Self.export.get()
+        let records = generated.export
+        #expect(records.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
+        #expect(generated.report.logs.familySharedRecords > 0)
+        #expect(records.contains { $0.isSandbox })
+        #expect(records.contains { $0.kind == .trial })
+        // A trial's conversion (renewal 2) and a Play Store renewal's `..0` order id.
+        #expect(records.contains { $0.kind == .firstCharge && $0.transactionID != $0.originalTransactionID })
+        #expect(records.contains { $0.transactionID.hasPrefix("GPA.") && $0.transactionID.hasSuffix("..0") })
+        #expect(records.contains { $0.kind == .laterCharge })
+        // Refunds whole (nil) and partial, re-sent rows replacing the charge.
+        #expect(records.contains { $0.refund != nil && $0.refund?.amountMicros == nil })
+        #expect(records.contains { ($0.refund?.amountMicros ?? 0) > 0 })
+        #expect(records.allSatisfy { $0.refund == nil || $0.refund!.at > $0.at })
+        #expect(records.allSatisfy { $0.taxShare == 0 && $0.commissionShare == 0.3 })
+        // Rows sent more than once: duplicates and refunds.
+        #expect(generated.report.logs.storeLines > records.count)
+    }
+
+    @Test func theWebhooksHaveTheQuirks() throws {
+        let generated = try Self.webhooks.get()
+        let records = generated.webhooks
+        #expect(records.ignoredRecords == generated.report.logs.ignoredStoreRecords && records.ignoredRecords > 0)
+        #expect(records.transactions.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
+        #expect(records.statusChanges.contains { $0.event == .cancel } && records.statusChanges.contains { $0.event == .expire })
+        #expect(!records.refunds.isEmpty && records.refunds.allSatisfy { ($0.amountMicros ?? 0) >= 0 })
+        // Retried webhooks (the same id) are one record.
+        let charges = records.transactions.count + records.refunds.count + records.statusChanges.count + records.ignoredRecords
+        #expect(generated.report.logs.storeLines > charges)
+    }
+
+    /// The export and the webhooks of one data set name the same charges and refunds: the same
+    /// transactions, kinds, times, prices and amounts refunded.
+    @Test func bothFormsTellTheSameFacts() throws {
+        struct Fact: Hashable {
+            var transactionID: String
+            var kind: StoreTransaction.Kind
+            var at: Int64
+            var price: Int64?
+            var currency: String?
+            var userID: String?
+            var isSandbox: Bool
+            var isFamilyShared: Bool
+        }
+        func fact(_ record: StoreTransaction) -> Fact {
+            Fact(
+                transactionID: record.transactionID, kind: record.kind, at: record.at, price: record.priceMicros, currency: record.currency,
+                userID: record.userID, isSandbox: record.isSandbox, isFamilyShared: record.isFamilyShared)
+        }
+        let export = try Self.export.get().export
+        let webhooks = try Self.webhooks.get().webhooks
+        // A refund of a transaction from before the data re-sends that old charge in the export only.
+        let exportCharges = export.filter { $0.at >= Self.start }
+        #expect(Set(exportCharges.map(fact)) == Set(webhooks.transactions.map(fact)))
+        #expect(exportCharges.count == webhooks.transactions.count)
+
+        let prices = Dictionary(export.map { ($0.transactionID, $0.priceMicros) }, uniquingKeysWith: { a, _ in a })
+        let exportRefunds = export.compactMap { record in
+            record.refund.map { "\(record.transactionID) \($0.at) \($0.amountMicros ?? record.priceMicros ?? 0)" }
+        }
+        let webhookRefunds = webhooks.refunds.map {
+            "\($0.transactionID) \($0.at) \($0.amountMicros ?? (prices[$0.transactionID] ?? 0) ?? 0)"
+        }
+        #expect(Set(exportRefunds) == Set(webhookRefunds))
+        #expect(!exportRefunds.isEmpty)
+    }
+}
