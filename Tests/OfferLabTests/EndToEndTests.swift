@@ -23,13 +23,13 @@ import Testing
             job: "tools/reference/tests/data/main/job.yaml", night: "2026-03-16", expected: "tools/reference/tests/data/main/expected",
             warnings: [
                 "control: offerings without a group named 'baseline' fall back to control, else their lowest group id: spring (control: control)",
-                "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates:, rates_file:)",
+                "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates: {JPY: …}, or rates_file:)",
             ]),
         DataSet(
             job: "jobs/sample.yaml", night: "2026-03-15", expected: "Tests/OfferLabTests/Fixtures/sample-data-expected",
             warnings: [
-                "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates:, rates_file:)",
-                "offering spring_2026_price_test: the money of 32 of 564 money events (5.67%) is left out, for want of a rate to USD: BRL 5.67% (32); give their rates (rates:, rates_file:)",
+                "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates: {BRL: …}, or rates_file:)",
+                "offering spring_2026_price_test: the money of 32 of 564 money events (5.67%) is left out, for want of a rate to USD: BRL 5.67% (32); give their rates (rates: {BRL: …}, or rates_file:)",
             ]),
     ]
 

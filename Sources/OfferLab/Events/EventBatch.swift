@@ -26,6 +26,9 @@ struct IngestCounters: Sendable {
     /// Each file with malformed lines, in file order, and how many it has (`LogIngest` fills it
     /// in as files are merged: a file's batches do not know its path).
     var malformedFiles: [(path: String, lines: Int)] = []
+    /// Each file read whole that yielded no valid line, in file order, and its non-blank lines
+    /// (all malformed; 0: the file is empty). Filled in by `LogIngest` as `malformedFiles`.
+    var filesWithoutValidLines: [(path: String, lines: Int)] = []
     var compressedBytes: Int64 = 0
     var uncompressedBytes: Int64 = 0
 
@@ -350,6 +353,18 @@ struct EventStore: Sendable {
 
     /// The number of records.
     var count: Int { segmentStarts[segmentStarts.count - 1] }
+
+    /// The latest event's time; nil without events. A pass over every record (once a night).
+    var latestTimestamp: Int64? {
+        guard count > 0 else { return nil }
+        var latest = Int64.min
+        for segment in segments {
+            segment.records.withUnsafeBufferPointer { records in
+                for record in records { latest = max(latest, record.timestamp) }
+            }
+        }
+        return latest
+    }
 
     /// Appends a file's batch, adding its transactions and labels to the store's interners. Batches must be
     /// appended in file order, their users resolved.
