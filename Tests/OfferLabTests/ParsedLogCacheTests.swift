@@ -60,8 +60,8 @@ extension String {
             let result = try runOfferLab(
                 ["run", job, "--output", folder.file(name), "--database", folder.file("\(name).sqlite")] + arguments)
             #expect(result.status == 0, "\(result.standardError)")
-            // The sample's warnings (BRL has no rate), and none about the cache.
-            #expect(result.standardError == EndToEndTests.dataSets[1].warnings.map { "warning: \($0)\n" }.joined())
+            // The sample's warnings, and none about the cache.
+            #expect(result.standardError == EndToEndTests.standardError(EndToEndTests.dataSets[1].warnings, output: folder.file(name)))
             return result
         }
         let plain = try run("plain", ["--no-cache"])
@@ -236,6 +236,7 @@ extension String {
         #expect(LogIngestTests.events(of: readBack) == LogIngestTests.events(of: parsed))
         #expect(readBack.counters.rejects.count > 3 && readBack.counters.rejects == parsed.counters.rejects)
         #expect(readBack.counters.malformed == parsed.counters.malformed)
+        #expect(!parsed.counters.rejectedMoney.isEmpty && readBack.counters.rejectedMoney == parsed.counters.rejectedMoney)
         #expect(readBack.counters.nonBlankLines == parsed.counters.nonBlankLines)
         #expect(readBack.counters.filesRead == 1)
         #expect(readBack.counters.compressedBytes == parsed.counters.compressedBytes)

@@ -31,12 +31,15 @@ struct IngestCounters: Sendable {
     var filesWithoutValidLines: [(path: String, lines: Int)] = []
     var compressedBytes: Int64 = 0
     var uncompressedBytes: Int64 = 0
+    /// What the malformed lines that named money named.
+    var rejectedMoney = RejectedMoney()
 
     var malformedLines: Int { malformed.reduce(0, +) }
 
     /// Counts a malformed line, keeping its text when fewer than `keep` of its reason are kept.
     mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
         malformed[Int(reason.rawValue)] += 1
+        rejectedMoney.count(bytes)
         guard malformed[Int(reason.rawValue)] <= keep else { return }
         let shown = UnsafeRawBufferPointer(rebasing: bytes.prefix(500))
         rejects.append(RejectedLine(file: file, line: line, reason: reason, text: String(decoding: shown, as: UTF8.self)))
@@ -49,6 +52,7 @@ struct IngestCounters: Sendable {
         nonBlankLines += other.nonBlankLines
         compressedBytes += other.compressedBytes
         uncompressedBytes += other.uncompressedBytes
+        rejectedMoney.add(other.rejectedMoney)
         for reject in other.rejects where rejects.count(where: { $0.reason == reject.reason }) < keep {
             rejects.append(reject)
         }

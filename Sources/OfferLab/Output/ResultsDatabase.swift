@@ -44,8 +44,9 @@ enum ResultsDatabase {
                     let insert = try database.prepare(
                         "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
                     )
+                    let types = table.columns.map(\.type)
                     for row in table.rows {
-                        try insert.run([.text(run.night)] + row.map(sqliteValue) + [.integer(runID)])
+                        try insert.run([.text(run.night)] + zip(row, types).map { sqliteValue($1.written($0)) } + [.integer(runID)])
                     }
                 }
                 TestPause.at(.inTransaction)
@@ -220,8 +221,10 @@ extension ResultsDatabase {
     /// The latest successful night of `job`'s job file before its night (`PreviousNight`), from
     /// the database at `path`; nil when there is none (or no database yet). Job files are
     /// compared as absolute paths, so a cron line and a person's shell name the same job.
-    /// - Throws: `OfferLabError` (`.data`) when the database cannot be read.
-    static func previousNight(path: String, of job: Job) throws -> PreviousNight? {
+    ///
+    /// A database that cannot be read gives nil: the run's own write then fails on it with
+    /// the database's error (exit 73), as it would without these checks.
+    static func previousNight(path: String, of job: Job) -> PreviousNight? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
         do {
@@ -256,8 +259,8 @@ extension ResultsDatabase {
                     }
             }
             return found
-        } catch let error as SQLiteError {
-            throw OfferLabError(.data, "database: \(error)", cause: error)
+        } catch {
+            return nil
         }
     }
 }

@@ -157,8 +157,10 @@ public enum NightlyRun {
             slices: job.slices, maxSliceLevels: job.maxSliceLevels, threads: job.threads, progress: progress)
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
+        let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night) as NSString).appendingPathComponent("rejects.csv")
         results.warnings =
-            try RunChecks.filesWithoutValidLines(results.ingest) + controlWarnings
+            try RunChecks.filesWithoutValidLines(results.ingest)
+            + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
         return results
     }

@@ -33,6 +33,28 @@ enum RunChecks {
         return ["\(count) log file\(count == 1 ? "" : "s") yielded no valid line: \(files.joined(separator: ", "))"]
     }
 
+    /// Malformed lines that named money (`RejectedMoney`): one warning saying how many, how much
+    /// they named, and where the first lines of each reason are listed.
+    static func rejectedMoney(_ money: RejectedMoney, rejectsFile: String) -> [String] {
+        guard !money.isEmpty else { return [] }
+        return ["\(describe(money)); left out like every malformed line, the first of each reason are listed in \(rejectsFile)"]
+    }
+
+    /// "3 malformed log lines named money: USD 1007.99, EUR 20 (1 more whose amount cannot be
+    /// read)": the warning's and the report's words.
+    static func describe(_ money: RejectedMoney) -> String {
+        let amounts = money.amounts.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { currency, amount in
+            "\(currency) \(CSVWriter.number(Double(amount.micros) / 1_000_000))"
+        }
+        let lines = "\(money.lines) malformed log line\(money.lines == 1 ? "" : "s") named a price or a money event"
+        switch (amounts.isEmpty, money.unreadable) {
+        case (true, _): return "\(lines), of amounts that cannot be read"
+        case (false, 0): return "\(lines): \(amounts.joined(separator: ", "))"
+        case (false, let unreadable):
+            return "\(lines): \(amounts.joined(separator: ", ")), and \(unreadable) of an amount that cannot be read"
+        }
+    }
+
     /// Money left out for want of a rate (docs/reliability.md): per offering with any, one warning
     /// naming the currencies and their share of the offering's counted money events
     /// (purchases, renewals, refunds).
