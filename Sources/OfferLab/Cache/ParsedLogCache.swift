@@ -78,9 +78,13 @@ final class ParsedLogCache: Sendable {
             withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
         }
         let name = String(offerlab_xxh64_digest(&state), radix: 16)
-        key.entryName = String(repeating: "0", count: 16 - name.count) + name + ".parsed"
+        key.entryName = String(repeating: "0", count: 16 - name.count) + name + Self.entrySuffix
         return key
     }
+
+    private static let entrySuffix = ".parsed"
+    /// An entry's name as the cache writes them: what the job checks its log globs against.
+    static let entryNameExample = String(repeating: "0", count: 16) + entrySuffix
 
     /// The batches of the file with `key`, read back for file `fileIndex` at `path`, when its
     /// entry exists, is whole, and holds events only before `asOf`; nil otherwise (a miss).

@@ -241,11 +241,19 @@ public enum JobLoader {
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
-        // Entries in a folder the globs reach would be read as logs by the next run.
+        // Entries in a folder the globs reach would be read as logs by the next run: a bad job
+        // from the first night, when the folder may not even exist yet.
         if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
             throw OfferLabError(
                 .configuration,
                 "job file \(path): cache: \(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach"
+            )
+        }
+        let entry = (cachePath.map { $0 + "/" } ?? "") + ParsedLogCache.entryNameExample
+        if let cachePath, let pattern = patterns.first(where: { FileGlob.wouldMatch($0, entry) }) {
+            throw OfferLabError(
+                .configuration,
+                "job file \(path): cache: the log glob \(pattern) would match the entries the cache keeps in \(cachePath) (\(entry)); give the cache a folder the log globs do not reach"
             )
         }
 
