@@ -26,14 +26,20 @@ struct IngestCounters: Sendable {
     /// Each file with malformed lines, in file order, and how many it has (`LogIngest` fills it
     /// in as files are merged: a file's batches do not know its path).
     var malformedFiles: [(path: String, lines: Int)] = []
+    /// Each file read whole that yielded no valid line, in file order, and its non-blank lines
+    /// (all malformed; 0: the file is empty). Filled in by `LogIngest` as `malformedFiles`.
+    var filesWithoutValidLines: [(path: String, lines: Int)] = []
     var compressedBytes: Int64 = 0
     var uncompressedBytes: Int64 = 0
+    /// What the malformed lines that named money named.
+    var rejectedMoney = RejectedMoney()
 
     var malformedLines: Int { malformed.reduce(0, +) }
 
     /// Counts a malformed line, keeping its text when fewer than `keep` of its reason are kept.
     mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
         malformed[Int(reason.rawValue)] += 1
+        rejectedMoney.count(bytes)
         guard malformed[Int(reason.rawValue)] <= keep else { return }
         let shown = UnsafeRawBufferPointer(rebasing: bytes.prefix(500))
         rejects.append(RejectedLine(file: file, line: line, reason: reason, text: String(decoding: shown, as: UTF8.self)))
@@ -46,6 +52,7 @@ struct IngestCounters: Sendable {
         nonBlankLines += other.nonBlankLines
         compressedBytes += other.compressedBytes
         uncompressedBytes += other.uncompressedBytes
+        rejectedMoney.add(other.rejectedMoney)
         for reject in other.rejects where rejects.count(where: { $0.reason == reject.reason }) < keep {
             rejects.append(reject)
         }
@@ -350,6 +357,18 @@ struct EventStore: Sendable {
 
     /// The number of records.
     var count: Int { segmentStarts[segmentStarts.count - 1] }
+
+    /// The latest event's time; nil without events. A pass over every record (once a night).
+    var latestTimestamp: Int64? {
+        guard count > 0 else { return nil }
+        var latest = Int64.min
+        for segment in segments {
+            segment.records.withUnsafeBufferPointer { records in
+                for record in records { latest = max(latest, record.timestamp) }
+            }
+        }
+        return latest
+    }
 
     /// Appends a file's batch, adding its transactions and labels to the store's interners. Batches must be
     /// appended in file order, their users resolved.

@@ -62,6 +62,10 @@ enum LogIngest {
             let file = batches[0].fileIndex
             let malformed = batches.reduce(0) { $0 + $1.counters.malformedLines }
             if malformed > 0 { store.counters.malformedFiles.append((files[file], malformed)) }
+            let lines = batches.reduce(0) { $0 + $1.counters.nonBlankLines }
+            if lines == malformed && batches[0].counters.filesSkipped.isEmpty {
+                store.counters.filesWithoutValidLines.append((files[file], lines))
+            }
             for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
