@@ -260,9 +260,9 @@ public enum JobLoader {
         }
         let entry = (cachePath.map { $0 + "/" } ?? "") + ParsedLogCache.entryNameExample
         if let cachePath, let pattern = patterns.first(where: { FileGlob.wouldMatch($0, entry) }) {
-            throw OfferLabError(
-                .configuration,
-                "job file \(path): cache: the log glob \(pattern) would match the entries the cache keeps in \(cachePath) (\(entry)); give the cache a folder the log globs do not reach"
+            throw reader.fail(
+                "cache",
+                "the log glob \(pattern) would match the entries the cache keeps in \(cachePath) (\(entry)); give the cache a folder the log globs do not reach"
             )
         }
 
