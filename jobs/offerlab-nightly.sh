@@ -4,17 +4,32 @@
 #   offerlab-nightly.sh JOB.yaml [LOG_FILE]
 #
 # Runs `offerlab run JOB.yaml` with as_of = today 00:00 UTC (the job file's default), appends
-# everything it prints to LOG_FILE (default: <job folder>/offerlab-nightly.log) with a time
-# stamp, and exits with offerlab's exit code, so cron's mail or a monitor sees failures:
-# 0 success, 65 bad data, 73 outputs not writable, 75 another run holds the lock, 78 bad job.
+# everything it prints to LOG_FILE with a time stamp, and exits with offerlab's exit code, so
+# cron's mail or a monitor sees failures: 0 success, 65 bad data, 73 outputs not writable,
+# 75 another run holds the lock, 78 bad job. LOG_FILE defaults to offerlab-nightly.log in the
+# job's output folder (its `output:` key), next to the nights it writes, never in the folder of
+# the job file (which may be a repository).
 # A clean success prints nothing; a success with warnings (money without a rate, corrupt files
 # skipped, …) prints offerlab's `warning:` lines on stderr; a failure prints one line on stderr
-# naming the exit code and the log. Cron mails whatever is printed.
+# with the exit code, offerlab's own error text and the log.
 set -uo pipefail
 
 job=${1:?usage: offerlab-nightly.sh JOB.yaml [LOG_FILE]}
-log=${2:-$(dirname "$job")/offerlab-nightly.log}
 offerlab=${OFFERLAB:-$(command -v offerlab || echo "$(dirname "$0")/../.build/release/offerlab")}
+if [ $# -ge 2 ]; then
+  log=$2
+else
+  # The job's `output:` value (a comment, quotes and spaces around it removed), relative to the
+  # job file's folder unless absolute; the job's folder when the key cannot be read.
+  output=$(sed -n 's/^output:[[:space:]]*//p' "$job" 2>/dev/null | head -n 1 | sed 's/[[:space:]]#.*$//; s/[[:space:]]*$//; s/^["'\'']//; s/["'\'']$//')
+  case $output in
+    '') output=$(dirname "$job") ;;
+    /*) ;;
+    *) output=$(dirname "$job")/$output ;;
+  esac
+  mkdir -p "$output" 2>/dev/null
+  log=${output%/}/offerlab-nightly.log
+fi
 
 errors=$(mktemp) || { echo "offerlab nightly job $job: cannot create a temporary file" >&2; exit 73; }
 trap 'rm -f "$errors"' EXIT
@@ -30,8 +45,12 @@ trap 'rm -f "$errors"' EXIT
 } >>"$log" 2>&1
 status=$?
 if [ $status -ne 0 ]; then
-  # One line on stderr for cron's mail; the details are in the log.
-  echo "offerlab nightly job $job failed with exit code $status; see $log" >&2
+  # One line on stderr for cron's mail: offerlab's own error line (the last, if several), else
+  # whatever it printed last (a crash), and where the rest is.
+  reason=$(grep '^offerlab: error: ' "$errors" | tail -n 1 | sed 's/^offerlab: error: //')
+  [ -n "$reason" ] || reason=$(grep -v '^[[:space:]]*$' "$errors" | tail -n 1)
+  [ -n "$reason" ] || reason="it printed no error"
+  echo "offerlab nightly job $job failed with exit code $status: $reason (log: $log)" >&2
 else
   grep '^warning: ' "$errors" >&2
 fi

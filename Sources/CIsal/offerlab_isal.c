@@ -29,6 +29,8 @@ int offerlab_isal_available(void) {
     return loaded;
 }
 
+int offerlab_isal_built_in(void) { return 1; }
+
 struct offerlab_isal_inflater {
     struct inflate_state state;
 };
@@ -79,6 +81,7 @@ int offerlab_isal_inflate(
 
 // Built without ISA-L's header: never available, so callers use zlib.
 int offerlab_isal_available(void) { return 0; }
+int offerlab_isal_built_in(void) { return 0; }
 offerlab_isal_inflater *offerlab_isal_create(void) { return NULL; }
 void offerlab_isal_destroy(offerlab_isal_inflater *inflater) { (void)inflater; }
 void offerlab_isal_reset(offerlab_isal_inflater *inflater) { (void)inflater; }

@@ -44,6 +44,7 @@ public enum NightlyRun {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
         let results = try await compute(job, progress: progress, cache: cache)
+        try RunChecks.brokenNight(results, previous: ResultsDatabase.previousNight(path: job.databasePath, of: job), job: job)
         let analyses = try statistics(of: results, job: job)
         let tables = ResultTables.make(results, statistics: analyses, job: job)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
@@ -127,14 +128,19 @@ public enum NightlyRun {
             job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         try checkMalformedLines(store.counters, job: job)
+        let (eventsBeforeAsOf, latestEvent) = (store.count, store.latestTimestamp)
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
         var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
             slices: job.slices, maxSliceLevels: job.maxSliceLevels, threads: job.threads, progress: progress)
+        results.eventsBeforeAsOf = eventsBeforeAsOf
+        results.latestEvent = latestEvent
+        let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night) as NSString).appendingPathComponent("rejects.csv")
         results.warnings =
-            try controlWarnings
+            try RunChecks.filesWithoutValidLines(results.ingest)
+            + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
         return results
     }

@@ -1,4 +1,8 @@
 import OfferLabAnalysis
+import OfferLabEvents
+import OfferLabIngest
+import OfferLabJob
+import OfferLabResults
 import OfferLabSupport
 import OfferLabTables
 import OfferLabWriters
@@ -26,6 +30,22 @@ enum RunChecks {
         ]
     }
 
+    /// Log files that yielded no valid line (a file of junk bytes, a CSV file with a foreign
+    /// header, an empty file): one warning naming them, as the night may well pass without them.
+    static func filesWithoutValidLines(_ ingest: IngestCounters) -> [String] {
+        guard !ingest.filesWithoutValidLines.isEmpty else { return [] }
+        let files = ingest.filesWithoutValidLines.map { "\($0.path) (\($0.lines == 0 ? "empty" : "\($0.lines) lines, all malformed"))" }
+        let count = files.count
+        return ["\(count) log file\(count == 1 ? "" : "s") yielded no valid line: \(files.joined(separator: ", "))"]
+    }
+
+    /// Malformed lines that named money (`RejectedMoney`): one warning saying how many, how much
+    /// they named, and where the first lines of each reason are listed.
+    static func rejectedMoney(_ money: RejectedMoney, rejectsFile: String) -> [String] {
+        guard !money.isEmpty else { return [] }
+        return ["\(money.summary); left out like every malformed line, the first of each reason are listed in \(rejectsFile)"]
+    }
+
     /// Money left out for want of a rate (docs/reliability.md): per offering with any, one warning
     /// naming the currencies and their share of the offering's counted money events
     /// (purchases, renewals, refunds).
@@ -37,12 +57,76 @@ enum RunChecks {
             let leftOut = result.unconvertibleEvents.reduce(0) { $0 + $1.events }
             func share(_ events: Int) -> String { NightlyRun.percent(Double(events) / Double(moneyEvents)) }
             let currencies = result.unconvertibleEvents.map { "\($0.currency) \(share($0.events)) (\($0.events))" }.joined(separator: ", ")
+            // Advice that can be followed: a rate for each ISO 4217 code (the codes are upper-case
+            // already), and for any other text the logs to be fixed, as no rate can name it.
+            let codes = result.unconvertibleEvents.map(\.currency).filter { CurrencyCode.problem($0) == nil }
+            let others = result.unconvertibleEvents.map(\.currency).filter { CurrencyCode.problem($0) != nil }
+            var advice: [String] = []
+            if !codes.isEmpty {
+                advice.append("give their rates (rates: {\(codes.map { "\($0): …" }.joined(separator: ", "))}, or rates_file:)")
+            }
+            if !others.isEmpty {
+                advice.append(
+                    "\(others.map { "'\($0)'" }.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") no ISO 4217 code, so no rate can be given: fix the logs"
+                )
+            }
             let line =
-                "offering \(result.offering.offeringID): the money of \(leftOut) of \(moneyEvents) money events (\(share(leftOut))) is left out, for want of a rate to \(reportCurrency): \(currencies); give their rates (rates:, rates_file:)"
+                "offering \(result.offering.offeringID): the money of \(leftOut) of \(moneyEvents) money events (\(share(leftOut))) is left out, for want of a rate to \(reportCurrency): \(currencies); \(advice.joined(separator: "; "))"
             if let maxShare, Double(leftOut) / Double(moneyEvents) > maxShare {
                 throw OfferLabError(.unconvertibleMoney, "\(line); over max_unconvertible_money_share \(CSVWriter.number(maxShare))")
             }
             return line
+        }
+    }
+}
+
+extension RunChecks {
+    /// A night whose inputs look broken never looks like a normal night (docs/reliability.md,
+    /// A broken night): no valid log line before `as_of`; an analysed offering without users; no
+    /// event at or after the previous night's `as_of`; lines read or an offering's users down by
+    /// more than `max_volume_drop` since the previous night. Each names the key that allows it.
+    /// - Throws: `.brokenNight`, for the first that applies, in that order.
+    static func brokenNight(_ results: NightResults, previous: PreviousNight?, job: Job) throws {
+        let ingest = results.ingest
+        if results.eventsBeforeAsOf == 0 && !job.allowEmptyNight {
+            let what =
+                ingest.nonBlankLines == 0
+                ? "the logs hold no line (\(ingest.filesRead) log file\(ingest.filesRead == 1 ? "" : "s") read)"
+                : "no valid log line is before as_of \(Timestamp.format(job.asOf)) (\(ingest.nonBlankLines) lines read, \(ingest.malformedLines) malformed, \(ingest.nonBlankLines - ingest.malformedLines) at or after as_of)"
+            throw OfferLabError(
+                .brokenNight, "\(what): the logs look empty, or as_of is before them; allow_empty_night: true allows it",
+                location: .init(jobKey: "allow_empty_night"))
+        }
+        if !job.allowEmptyOfferings, let empty = results.offerings.first(where: { $0.groups.allSatisfy { $0.users == 0 } }) {
+            let invalid = empty.quality.invalidAssignments
+            let why =
+                invalid > 0
+                ? "its \(invalid) assignment row\(invalid == 1 ? " is" : "s are") invalid (invalid_assignments)"
+                : "it has no assignment before as_of \(Timestamp.format(job.asOf))"
+            throw OfferLabError(
+                .brokenNight, "offering \(empty.offering.offeringID) has no users: \(why); allow_empty_offerings: true allows it",
+                location: .init(jobKey: "allow_empty_offerings"))
+        }
+        guard let previous else { return }
+        if !job.allowStaleLogs, results.latestEvent.map({ $0 < previous.asOf }) ?? false {
+            throw OfferLabError(
+                .brokenNight,
+                "no log event is at or after the previous night's as_of \(Timestamp.format(previous.asOf)) (\(previous.night)); the latest is \(Timestamp.format(results.latestEvent ?? 0)): the logs look stale; allow_stale_logs: true allows it",
+                location: .init(jobKey: "allow_stale_logs")
+            )
+        }
+        func checkDrop(_ what: String, from before: Int, to now: Int) throws {
+            guard before > 0, Double(now) < Double(before) * (1 - job.maxVolumeDrop) else { return }
+            throw OfferLabError(
+                .brokenNight,
+                "\(what) fell from \(before) on the previous night (\(previous.night)) to \(now), by \(NightlyRun.percent(1 - Double(now) / Double(before))), more than max_volume_drop \(CSVWriter.number(job.maxVolumeDrop)); a larger max_volume_drop (up to 1) allows it",
+                location: .init(jobKey: "max_volume_drop")
+            )
+        }
+        if let lines = previous.linesRead { try checkDrop("log lines read", from: lines, to: ingest.nonBlankLines) }
+        for result in results.offerings {
+            guard let before = previous.users[result.offering.offeringID] else { continue }
+            try checkDrop("offering \(result.offering.offeringID)'s users", from: before, to: result.groups.reduce(0) { $0 + $1.users })
         }
     }
 }

@@ -26,7 +26,8 @@ package struct AttributionContext {
         keepsPositiveRevenues: Bool
     ) {
         self.labels = labels
-        self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0)] }
+        // Codes in the logs are matched in any case (`usd` is USD); the job's are upper-case.
+        self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0).uppercased()] }
         let sorted = (0..<Int32(labels.count)).sorted { left, right in
             labels.withBytes(of: left) { l in labels.withBytes(of: right) { r in l.lexicographicallyPrecedes(r) } }
         }
@@ -238,9 +239,11 @@ package struct OfferingSums {
         return OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
             groups: groupRows, products: productRows, quality: quality,
-            unconvertibleEvents: unconvertibleEvents.map { (context.labels.string(of: $0.key), $0.value) }.sorted {
-                $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8)
-            }, daily: series.days(),
+            // By upper-case code, as rates are looked up: `brl` and `BRL` want one rate.
+            unconvertibleEvents: Dictionary(
+                unconvertibleEvents.map { (context.labels.string(of: $0.key).uppercased(), $0.value) }, uniquingKeysWith: +
+            ).map { (currency: $0.key, events: $0.value) }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) },
+            daily: series.days(),
             cappedRevenue: revenueCap.map(cappedRevenue),
             matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) },
             slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels))

@@ -2,6 +2,7 @@ import COfferLabSystem
 import Foundation
 import OfferLabEvents
 import OfferLabIngest
+import OfferLabSupport
 
 package enum EventCleanup {
     /// How clean-up shares out its work. No setting changes a result: tests use small sizes and
@@ -96,22 +97,27 @@ package enum EventCleanup {
         }
     }
 
-    /// `body(0) … body(count - 1)` on `count` threads at once; the results in order. `body` only
-    /// reads what the threads share, and writes memory no other call writes (its own results,
-    /// or disjoint positions of a shared buffer): that is what makes the unchecked sharing sound.
+    /// `body(0) … body(count - 1)` at once, `body(0)` on this thread and each other on a thread of
+    /// its own (`ConcurrentWork`: clean-up is synchronous code that lends buffers borrowed for a
+    /// scope, which tasks cannot take); the results in order.
     static func concurrently<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
-        withoutActuallyEscaping(body) { body in
+        guard count > 1 else { return (0..<count).map(body) }
+        return withoutActuallyEscaping(body) { body in
             let work = Shared(value: body)
             return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
                 guard let base = buffer.baseAddress else { return }
                 let results = Shared(value: base)
-                DispatchQueue.concurrentPerform(iterations: count) { index in (results.value + index).initialize(to: work.value(index)) }
+                let others = (1..<count).map { index in ConcurrentWork { (results.value + index).initialize(to: work.value(index)) } }
+                base.initialize(to: body(0))
+                for other in others { other.wait() }
                 initialized = count
             }
         }
     }
 
-    /// A value handed to the threads of `concurrently`.
+    /// A value handed to the threads of `concurrently`. `@unchecked Sendable`: `body` only reads
+    /// what the threads share, and writes memory no other call writes (its own result, or
+    /// disjoint positions of a shared buffer).
     private struct Shared<Value>: @unchecked Sendable {
         let value: Value
     }

@@ -28,14 +28,20 @@ package struct IngestCounters: Sendable {
     /// Each file with malformed lines, in file order, and how many it has (`LogIngest` fills it
     /// in as files are merged: a file's batches do not know its path).
     package var malformedFiles: [(path: String, lines: Int)] = []
+    /// Each file read whole that yielded no valid line, in file order, and its non-blank lines
+    /// (all malformed; 0: the file is empty). Filled in by `LogIngest` as `malformedFiles`.
+    package var filesWithoutValidLines: [(path: String, lines: Int)] = []
     package var compressedBytes: Int64 = 0
     package var uncompressedBytes: Int64 = 0
+    /// What the malformed lines that named money named.
+    package var rejectedMoney = RejectedMoney()
 
     package var malformedLines: Int { malformed.reduce(0, +) }
 
     /// Counts a malformed line, keeping its text when fewer than `keep` of its reason are kept.
     package mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
         malformed[Int(reason.rawValue)] += 1
+        rejectedMoney.count(bytes)
         guard malformed[Int(reason.rawValue)] <= keep else { return }
         let shown = UnsafeRawBufferPointer(rebasing: bytes.prefix(500))
         rejects.append(RejectedLine(file: file, line: line, reason: reason, text: String(decoding: shown, as: UTF8.self)))
@@ -48,6 +54,7 @@ package struct IngestCounters: Sendable {
         nonBlankLines += other.nonBlankLines
         compressedBytes += other.compressedBytes
         uncompressedBytes += other.uncompressedBytes
+        rejectedMoney.add(other.rejectedMoney)
         for reject in other.rejects where rejects.count(where: { $0.reason == reject.reason }) < keep {
             rejects.append(reject)
         }
@@ -360,6 +367,18 @@ package struct EventStore: Sendable {
 
     /// The number of records.
     package var count: Int { segmentStarts[segmentStarts.count - 1] }
+
+    /// The latest event's time; nil without events. A pass over every record (once a night).
+    package var latestTimestamp: Int64? {
+        guard count > 0 else { return nil }
+        var latest = Int64.min
+        for segment in segments {
+            segment.records.withUnsafeBufferPointer { records in
+                for record in records { latest = max(latest, record.timestamp) }
+            }
+        }
+        return latest
+    }
 
     /// Appends a file's batch, adding its transactions and labels to the store's interners. Batches must be
     /// appended in file order, their users resolved.

@@ -65,6 +65,10 @@ package enum LogIngest {
             let file = batches[0].fileIndex
             let malformed = batches.reduce(0) { $0 + $1.counters.malformedLines }
             if malformed > 0 { store.counters.malformedFiles.append((files[file], malformed)) }
+            let lines = batches.reduce(0) { $0 + $1.counters.nonBlankLines }
+            if lines == malformed && batches[0].counters.filesSkipped.isEmpty {
+                store.counters.filesWithoutValidLines.append((files[file], lines))
+            }
             for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
@@ -156,15 +160,16 @@ package enum LogIngest {
         // The thread that cuts parses a piece itself whenever two per other parser wait: so that
         // `parsers` threads share as many cores, each always busy. With a thread more, the one that
         // cuts got a third of the two cores, and the parsers waited for it a tenth of the time.
-        let queue = PieceQueue(depth: 2 * (parsers - 1))
+        let pieces = BlockingQueue<LogTextPiece>(capacity: 2 * (parsers - 1))
+        let outcomes = PieceOutcomes()
         let parse: @Sendable (inout LogTextPiece) -> Void = { piece in
-            parseAndResolve(&piece, queue: queue, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers)
+            parseAndResolve(&piece, into: outcomes, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers)
         }
         // Threads of their own: a parser queued on Swift's task pool waited for the table's
         // loading and this very task, which keep it busy.
         let running = (1..<parsers).map { _ in
             ConcurrentWork {
-                while var piece = queue.take() { parse(&piece) }
+                while var piece = pieces.take() { parse(&piece) }
             }
         }
         let summary: LogFileSummary
@@ -172,18 +177,18 @@ package enum LogIngest {
             // A piece parsed here is scanned in place: its text then goes back to the cutter
             // held once, to be written again without a copy.
             summary = try scanner.splitJSONLines(pieceSize: pieceSize) { piece in
-                if !queue.offer(piece) { parse(&piece) }
+                if !pieces.offer(piece) { parse(&piece) }
             }
         } catch {
-            queue.close(droppingWaiting: true)
-            for parser in running { try parser.wait() }
+            pieces.close(droppingWaiting: true)
+            for parser in running { parser.wait() }
             throw error
         }
-        queue.close(droppingWaiting: false)
-        for parser in running { try parser.wait() }
+        pieces.close()
+        for parser in running { parser.wait() }
         var batches: [EventBatch] = []
         var linesBefore = 0
-        for outcome in queue.outcomesInOrder() {
+        for outcome in outcomes.inOrder() {
             var (batch, lines) = try outcome.get()
             // Rejects were numbered from the piece's first line.
             for reject in batch.counters.rejects.indices { batch.counters.rejects[reject].line += linesBefore }
@@ -197,16 +202,17 @@ package enum LogIngest {
         return batches
     }
 
-    /// Parses a piece into the queue's outcomes, then resolves the users of pieces parsed before
-    /// the assignment table was loaded (while the file is read, rather than one after another
-    /// when it is merged).
+    /// Parses a piece into `outcomes`, then resolves the users of pieces parsed before the
+    /// assignment table was loaded (while the file is read, rather than one after another when
+    /// it is merged).
     private static func parseAndResolve(
-        _ piece: inout LogTextPiece, queue: PieceQueue, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers
+        _ piece: inout LogTextPiece, into outcomes: PieceOutcomes, fileIndex: Int, scanner: LogFileScanner, job: Job,
+        readyUsers: ReadyUsers
     ) {
-        queue.add(piece.index, Result { try parse(&piece, fileIndex: fileIndex, scanner: scanner, job: job, readyUsers: readyUsers) })
-        while let users = readyUsers.users, var earlier = queue.takeUnresolved() {
+        outcomes.add(piece.index, Result { try parse(&piece, fileIndex: fileIndex, scanner: scanner, job: job, readyUsers: readyUsers) })
+        while let users = readyUsers.users, var earlier = outcomes.takeUnresolved() {
             earlier.batch.resolveUsers(users)
-            queue.add(earlier.index, .success((earlier.batch, earlier.lines)))
+            outcomes.add(earlier.index, .success((earlier.batch, earlier.lines)))
         }
     }
 
@@ -257,69 +263,31 @@ package enum LogIngest {
         func set(_ users: ByteStringInterner) { loaded.withLock { $0 = users } }
     }
 
-    /// The pieces waiting for a parser, and what the parsers made of them (in any order).
-    private final class PieceQueue: @unchecked Sendable {
+    /// What the parsers made of a file's pieces (in any order), and which of them still wait for
+    /// their users.
+    private final class PieceOutcomes: Sendable {
         typealias Outcome = Result<(EventBatch, LineCounts), Error>
-        private let depth: Int
-        // Guards every property below.
-        private let condition = NSCondition()
-        private var waiting: [LogTextPiece] = []
-        private var closed = false
-        private var outcomes: [Int: Outcome] = [:]
-        /// Pieces among `outcomes` whose users are not resolved yet.
-        private var unresolved: [Int] = []
-
-        init(depth: Int) { self.depth = depth }
-
-        /// Adds a piece when fewer than `depth` wait; false when the queue is full.
-        func offer(_ piece: LogTextPiece) -> Bool {
-            condition.withLock {
-                guard waiting.count < depth else { return false }
-                waiting.append(piece)
-                condition.broadcast()
-                return true
-            }
-        }
-
-        /// The next piece, or nil once the queue is closed and empty.
-        func take() -> LogTextPiece? {
-            condition.withLock {
-                while waiting.isEmpty && !closed { condition.wait() }
-                guard !waiting.isEmpty else { return nil }
-                condition.broadcast()
-                return waiting.removeFirst()
-            }
-        }
-
-        /// No more pieces; those still waiting are dropped when the file failed.
-        func close(droppingWaiting: Bool) {
-            condition.withLock {
-                closed = true
-                if droppingWaiting { waiting.removeAll() }
-                condition.broadcast()
-            }
-        }
+        private let state = Mutex<(outcomes: [Int: Outcome], unresolved: [Int])>(([:], []))
 
         func add(_ index: Int, _ outcome: Outcome) {
-            condition.withLock {
-                if case .success(let (batch, _)) = outcome, !batch.usersResolved { unresolved.append(index) }
-                outcomes[index] = outcome
+            state.withLock { state in
+                if case .success(let (batch, _)) = outcome, !batch.usersResolved { state.unresolved.append(index) }
+                state.outcomes[index] = outcome
             }
         }
 
         /// A parsed piece whose users are not resolved yet, taken out (until it is added back).
         func takeUnresolved() -> (index: Int, batch: EventBatch, lines: LineCounts)? {
-            condition.withLock {
-                guard let index = unresolved.popLast(), case .success(let (batch, lines)) = outcomes.removeValue(forKey: index) else {
-                    return nil
-                }
+            state.withLock { state in
+                guard let index = state.unresolved.popLast(), case .success(let (batch, lines)) = state.outcomes.removeValue(forKey: index)
+                else { return nil }
                 return (index, batch, lines)
             }
         }
 
         /// Every piece's outcome in file order (once the parsers are done).
-        func outcomesInOrder() -> [Outcome] {
-            condition.withLock { (0..<outcomes.count).compactMap { outcomes.removeValue(forKey: $0) } }
+        func inOrder() -> [Outcome] {
+            state.withLock { state in (0..<state.outcomes.count).compactMap { state.outcomes.removeValue(forKey: $0) } }
         }
     }
 }

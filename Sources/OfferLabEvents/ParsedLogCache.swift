@@ -95,9 +95,11 @@ package final class ParsedLogCache: Sendable {
             withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
         }
         let name = String(offerlab_xxh64_digest(&state), radix: 16)
-        key.entryName = String(repeating: "0", count: 16 - name.count) + name + ".parsed"
+        key.entryName = String(repeating: "0", count: 16 - name.count) + name + Self.entrySuffix
         return key
     }
+
+    private static let entrySuffix = CacheEntryName.suffix
 
     /// The batches of the file with `key`, read back for file `fileIndex` at `path`, when its
     /// entry exists, is whole, and holds events only before `asOf`; nil otherwise (a miss).
@@ -314,6 +316,14 @@ package final class ParsedLogCache: Sendable {
             entry.append(counters.compressedBytes)
             entry.append(counters.uncompressedBytes)
             entry.appendArray(counters.malformed.map(Int64.init))
+            let money = counters.rejectedMoney.amounts.sorted { $0.key < $1.key }
+            entry.append(Int64(counters.rejectedMoney.unreadable))
+            entry.append(Int64(money.count))
+            for (currency, amount) in money {
+                entry.append(bytesOf: Array(currency.utf8))
+                entry.append(Int64(amount.lines))
+                entry.append(amount.micros)
+            }
             entry.append(Int64(counters.rejects.count))
             for reject in counters.rejects {
                 entry.append(Int64(reject.line))
@@ -366,6 +376,12 @@ package final class ParsedLogCache: Sendable {
             let malformed: [Int64] = try payload.readArray()
             guard malformed.count == batch.counters.malformed.count else { throw EntryReader.Damaged() }
             batch.counters.malformed = malformed.map { Int($0) }
+            batch.counters.rejectedMoney.unreadable = Int(try payload.read(Int64.self))
+            for _ in 0..<(try payload.count()) {
+                let currency = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+                batch.counters.rejectedMoney.amounts[currency] = RejectedMoney.Amount(
+                    lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self))
+            }
             for _ in 0..<(try payload.count()) {
                 let line = Int(try payload.read(Int64.self))
                 guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {

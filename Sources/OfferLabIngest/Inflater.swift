@@ -10,6 +10,21 @@ public enum Inflater: String, Sendable, CaseIterable, CustomStringConvertible {
     /// `libisal.so.2` loads.
     public static var isalAvailable: Bool { offerlab_isal_available() != 0 }
 
+    /// Why ISA-L cannot be used here and how to get it; nil when it can.
+    public static var isalUnavailableReason: String? {
+        if offerlab_isal_built_in() == 0 {
+            return
+                "this offerlab was built without ISA-L's header: install libisal-dev (scripts/install-deps.sh does), then rebuild offerlab (swift build -c release)"
+        }
+        if !isalAvailable { return "libisal.so.2 does not load: install libisal2 (scripts/install-deps.sh does)" }
+        return nil
+    }
+
+    /// Which inflaters this binary can use, for `offerlab --version`.
+    public static var availabilityText: String {
+        isalUnavailableReason.map { "gzip: zlib only; ISA-L unavailable, \($0)" } ?? "gzip: zlib, ISA-L (isal, the default)"
+    }
+
     /// ISA-L when available, else zlib.
     public static var fastestAvailable: Inflater { isalAvailable ? .isal : .zlib }
 

@@ -264,7 +264,7 @@ struct LogFieldValues {
         switch ts.kind {
         case .string:
             if csv && Timestamp.isAllDigits(bytes(ts)) {
-                timestamp = Timestamp.parseEpochMilliseconds(bytes(ts), allowMinus: false)
+                timestamp = Timestamp.parseEpochMilliseconds(bytes(ts))
             } else {
                 timestamp = Timestamp.parse(bytes(ts), dayCache: &dayCache)
             }

@@ -9,28 +9,29 @@
 /// one file keep two cores busy.
 ///
 /// The chunks are the ones the file decoder produces, in the same order; an error reaches the
-/// reader after every chunk decoded before it. The thread owns the `FileDecoder`; the shared
-/// state below is only touched under `mutex`.
+/// reader after every chunk decoded before it. The buffers go round through two queues: free
+/// ones to the thread, decoded ones to the reader, which gives each back at its next call.
+/// `@unchecked Sendable`: the thread owns the decoder, and a buffer is used by one side at a time,
+/// handed over through the queues; the reader's state is the reader's alone.
 final class ReadAhead: @unchecked Sendable {
+    /// What the thread hands the reader: a decoded chunk (its buffer, its size, the decoder's
+    /// `compressedBytesRead` after it), then the end or an error.
+    private enum Decoded: Sendable {
+        case chunk(buffer: Int, size: Int, compressedBytesRead: Int64)
+        case end(compressedBytesRead: Int64)
+        case failure(IngestError)
+    }
+
     private let decoder: FileDecoder
     private let buffers: [UnsafeMutableRawPointer]
     private let bufferSize: Int
-    private var sizes: [Int]
-    /// `compressedBytesRead` of the decoder after each buffered chunk.
-    private var compressedAfter: [Int64]
-
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// Chunks decoded, and chunks the reader has given back: `produced - released` buffers
-    /// are in use.
-    private var produced = 0
-    private var released = 0
-    /// Chunks handed to the reader.
-    private var consumed = 0
-    private var finished = false
-    private var finalCompressedBytesRead: Int64 = 0
-    private var failure: IngestError?
-    private var stopping = false
+    /// Buffers the thread may decode into (their indices).
+    private let free: BlockingQueue<Int>
+    /// Decoded chunks in file order, then the end or the error.
+    private let decoded: BlockingQueue<Decoded>
+    /// The reader's: the buffer it holds, and the end or error once seen.
+    private var held: Int?
+    private var last: Decoded?
     private var thread: pthread_t?
 
     /// - Parameters:
@@ -41,17 +42,13 @@ final class ReadAhead: @unchecked Sendable {
         self.bufferSize = max(bufferSize, 2)
         let depth = max(depth, 2)
         buffers = (0..<depth).map { [size = self.bufferSize] _ in UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16) }
-        sizes = Array(repeating: 0, count: depth)
-        compressedAfter = Array(repeating: 0, count: depth)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
+        free = BlockingQueue(capacity: depth)
+        for buffer in 0..<depth { free.put(buffer) }
+        // Every buffer, and the end after them: the thread never waits to hand a chunk over.
+        decoded = BlockingQueue(capacity: depth + 1)
     }
 
     deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        changed.deallocate()
         for buffer in buffers { buffer.deallocate() }
     }
 
@@ -77,10 +74,7 @@ final class ReadAhead: @unchecked Sendable {
     /// Ends the decoding thread (at the end of the file, or as soon as its current chunk is
     /// decoded) and waits for it.
     func stop() {
-        pthread_mutex_lock(mutex)
-        stopping = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        free.close(droppingWaiting: true)
         if let thread { pthread_join(thread, nil) }
         thread = nil
     }
@@ -97,20 +91,20 @@ final class ReadAhead: @unchecked Sendable {
     /// back to the decoding thread.
     func nextChunk() throws -> (chunk: UnsafeRawBufferPointer?, compressedBytesRead: Int64) {
         if thread == nil { return try decodeInline() }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if consumed > released {
-            released += 1
-            pthread_cond_broadcast(changed)
+        if let buffer = held.take() { free.put(buffer) }
+        // Not closed, so `take` waits until the thread hands something over.
+        guard let next = last ?? decoded.take() else { return (nil, decoder.compressedBytesRead) }
+        switch next {
+        case .chunk(let buffer, let size, let compressedBytesRead):
+            held = buffer
+            return (UnsafeRawBufferPointer(start: buffers[buffer], count: size), compressedBytesRead)
+        case .end(let compressedBytesRead):
+            last = next
+            return (nil, compressedBytesRead)
+        case .failure(let error):
+            last = next
+            throw error
         }
-        while consumed == produced && !finished && failure == nil { pthread_cond_wait(changed, mutex) }
-        if consumed < produced {
-            let slot = consumed % buffers.count
-            consumed += 1
-            return (UnsafeRawBufferPointer(start: buffers[slot], count: sizes[slot]), compressedAfter[slot])
-        }
-        if let failure { throw failure }
-        return (nil, finalCompressedBytesRead)
     }
 
     // MARK: - Internal machinery
@@ -118,37 +112,21 @@ final class ReadAhead: @unchecked Sendable {
     /// The thread's loop: decode into the next free buffer until the end, an error, or the
     /// reader going away.
     private func produce() {
-        while true {
-            pthread_mutex_lock(mutex)
-            while produced - released == buffers.count && !stopping { pthread_cond_wait(changed, mutex) }
-            let slot = produced % buffers.count
-            let stop = stopping
-            pthread_mutex_unlock(mutex)
-            if stop { return }
-            let outcome: Result<Int?, IngestError>
+        while let buffer = free.take() {
+            let outcome: Decoded
             do {
-                outcome = .success(try decode(into: buffers[slot]))
+                if let size = try decode(into: buffers[buffer]) {
+                    outcome = .chunk(buffer: buffer, size: size, compressedBytesRead: decoder.compressedBytesRead)
+                } else {
+                    outcome = .end(compressedBytesRead: decoder.compressedBytesRead)
+                }
             } catch let error as IngestError {
                 outcome = .failure(error)
             } catch {
                 outcome = .failure(IngestError(code: .readFailed, path: decoder.path, message: "\(error)"))
             }
-            pthread_mutex_lock(mutex)
-            switch outcome {
-            case .success(let size?):
-                sizes[slot] = size
-                compressedAfter[slot] = decoder.compressedBytesRead
-                produced += 1
-            case .success(nil):
-                finished = true
-                finalCompressedBytesRead = decoder.compressedBytesRead
-            case .failure(let error):
-                failure = error
-            }
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(mutex)
-            if case .success(let size) = outcome, size != nil { continue }
-            return
+            decoded.put(outcome)
+            guard case .chunk = outcome else { return }
         }
     }
 

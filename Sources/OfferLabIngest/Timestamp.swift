@@ -98,35 +98,37 @@ public enum Timestamp {
         return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Epoch milliseconds written as an optional `-` and ASCII digits (a JSON integer) →
-    /// microseconds; nil when it is not that or does not fit.
-    public static func parseEpochMilliseconds(_ bytes: UnsafeRawBufferPointer, allowMinus: Bool = true) -> Int64? {
+    /// 2000-01-01T00:00:00Z: epoch milliseconds before it are no log's events but epoch
+    /// *seconds* read as milliseconds (a day of 2026 in seconds is January 1970 in milliseconds),
+    /// so they break the grammar rather than count as events of 1970.
+    public static let earliestEpochMilliseconds: Int64 = 946_684_800_000_000
+
+    /// Epoch milliseconds written as ASCII digits (a JSON integer, a CSV cell) → microseconds;
+    /// nil when it is not that, does not fit, or is before `earliestEpochMilliseconds` (a `-`
+    /// sign, always before it, is not read).
+    public static func parseEpochMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         // Thirteen digits (every millisecond from 2001-09-09 to 2286-11-20), read as two words.
         if bytes.count == 13, let base = bytes.baseAddress,
             let first = eightDigits(UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))),
             let last = eightDigits(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 5, as: UInt64.self)))
         {
             // The two words overlap by three digits: the last five are those of the second.
-            return (first * 100_000 + last % 100_000) * 1000
+            let micros = (first * 100_000 + last % 100_000) * 1000
+            // Below only with leading zeros.
+            return micros >= earliestEpochMilliseconds ? micros : nil
         }
-        var index = 0
-        var negative = false
-        if allowMinus, bytes.first == 0x2D {
-            negative = true
-            index = 1
-        }
-        guard index < bytes.count else { return nil }
+        guard !bytes.isEmpty else { return nil }
         var value: Int64 = 0
-        while index < bytes.count {
-            let digit = bytes[index] &- 0x30
+        for byte in bytes {
+            let digit = byte &- 0x30
             guard digit < 10 else { return nil }
             let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit))
             guard !overflow1, !overflow2 else { return nil }
             value = sum
-            index += 1
         }
-        return fromEpochMilliseconds(negative ? -value : value)
+        guard let micros = fromEpochMilliseconds(value), micros >= earliestEpochMilliseconds else { return nil }
+        return micros
     }
 
     /// Milliseconds → microseconds; nil on overflow.

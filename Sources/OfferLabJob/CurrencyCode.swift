@@ -1,10 +1,10 @@
 /// The form of a currency code in a job (README, The job file): three upper-case letters, as ISO 4217
 /// writes them. Log events are compared with the codes as given, so `usd` would never match
 /// the `USD` of the logs and its money would be left out.
-enum CurrencyCode {
+package enum CurrencyCode {
     /// What is wrong with `code`, with a hint when its upper-case form would do; nil when it is
     /// well formed.
-    static func problem(_ code: String) -> String? {
+    package static func problem(_ code: String) -> String? {
         func isLetters(_ text: String, in range: ClosedRange<UInt8>) -> Bool {
             text.utf8.count == 3 && text.utf8.allSatisfy { range.contains($0) }
         }

@@ -46,6 +46,26 @@ enum FileGlob {
         return files
     }
 
+    /// Whether `pattern` would match `path`, a file that need not exist: `*`, `?` and `[…]` within
+    /// a path segment, a leading `.` only when the pattern spells it (as `glob(3)` lists files),
+    /// and `**` as zero or more segments not starting with `.` (as `matches` walks them).
+    static func wouldMatch(_ pattern: String, _ path: String) -> Bool {
+        func match(_ patterns: ArraySlice<Substring>, _ names: ArraySlice<Substring>) -> Bool {
+            guard let first = patterns.first else { return names.isEmpty }
+            if first == "**" {
+                // Zero segments, or one more (not hidden) and `**` again.
+                if match(patterns.dropFirst(), names) { return true }
+                guard let name = names.first, !name.hasPrefix(".") else { return false }
+                return match(patterns, names.dropFirst())
+            }
+            guard let name = names.first, fnmatch(String(first), String(name), FNM_PERIOD) == 0 else { return false }
+            return match(patterns.dropFirst(), names.dropFirst())
+        }
+        let patterns = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        let names = path.split(separator: "/", omittingEmptySubsequences: true)
+        return match(patterns[...], names[...])
+    }
+
     /// What `pattern` (without `**`) matches: files, and folders (without their final `/`).
     private static func expand(_ pattern: String) throws -> (files: [String], folders: [String]) {
         var result = glob_t()

@@ -50,6 +50,13 @@ public struct Job: Sendable {
     /// this share of its money events; nil: never (a warning only).
     public var maxUnconvertibleMoneyShare: Double?
     public var onCorruptFile: CorruptFilePolicy
+    /// The checks of a night whose inputs look broken (docs/reliability.md, A broken night):
+    /// the largest share by which lines read, or an offering's users, may fall since the
+    /// previous successful night of the job; and which of the other checks are waived.
+    public var maxVolumeDrop = 0.5
+    public var allowEmptyNight = false
+    public var allowStaleLogs = false
+    public var allowEmptyOfferings = false
     /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
     public var outputPath: String
     public var databasePath: String
@@ -208,6 +215,11 @@ public enum JobLoader {
         if let maxUnconvertible, !(maxUnconvertible >= 0 && maxUnconvertible <= 1) {
             throw reader.fail("max_unconvertible_money_share", "\(maxUnconvertible) must be from 0 to 1 (a share of the money events)")
         }
+        let maxVolumeDrop = try reader.number("max_volume_drop", default: 0.5)
+        guard maxVolumeDrop >= 0 && maxVolumeDrop <= 1 else {
+            throw reader.fail(
+                "max_volume_drop", "\(maxVolumeDrop) must be from 0 to 1 (a share of the previous night's volume; 1 allows any drop)")
+        }
         let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
         guard let policy = CorruptFilePolicy(rawValue: policyText) else {
             throw reader.fail("on_corrupt_file", "'\(policyText)' must be fail or skip")
@@ -241,10 +253,18 @@ public enum JobLoader {
         let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
         let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
-        // Entries in a folder the globs reach would be read as logs by the next run.
+        // Entries in a folder the globs reach would be read as logs by the next run: a bad job
+        // from the first night, when the folder may not even exist yet.
         if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
             throw reader.fail(
                 "cache", "\(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
+        }
+        let entry = (cachePath.map { $0 + "/" } ?? "") + CacheEntryName.example
+        if let cachePath, let pattern = patterns.first(where: { FileGlob.wouldMatch($0, entry) }) {
+            throw reader.fail(
+                "cache",
+                "the log glob \(pattern) would match the entries the cache keeps in \(cachePath) (\(entry)); give the cache a folder the log globs do not reach"
+            )
         }
 
         let revenueCap = try reader.revenueCap()
@@ -255,7 +275,7 @@ public enum JobLoader {
             throw reader.fail("max_slice_levels", "\(maxSliceLevels) must be a whole number from 1 to 10000")
         }
 
-        return Job(
+        var job = Job(
             jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision,
             control: try reader.optionalText("control"), conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
@@ -263,6 +283,11 @@ public enum JobLoader {
             outputPath: outputPath, databasePath: databasePath, rejectsPerReason: Int(rejects),
             lockTimeoutSeconds: lockTimeout, threads: threads, cachePath: cachePath, revenueCap: revenueCap, maturityDays: maturityDays,
             slices: slices, maxSliceLevels: Int(maxSliceLevels))
+        job.maxVolumeDrop = maxVolumeDrop
+        job.allowEmptyNight = try reader.flag("allow_empty_night")
+        job.allowStaleLogs = try reader.flag("allow_stale_logs")
+        job.allowEmptyOfferings = try reader.flag("allow_empty_offerings")
+        return job
     }
 
     /// A YAML error on one line: where, what, and what the parser was reading. (Yams's own
@@ -331,6 +356,16 @@ private struct JobValues {
 
     func number(_ key: String, default defaultValue: Double) throws -> Double {
         try optionalNumber(key) ?? defaultValue
+    }
+
+    /// `true` or `false`; false when absent.
+    func flag(_ key: String) throws -> Bool {
+        guard let text = try optionalText(key) else { return false }
+        switch text {
+        case "true": return true
+        case "false": return false
+        default: throw fail(key, "'\(text)' must be true or false")
+        }
     }
 
     /// `revenue_cap: {percentile: p}` (0 < p < 1) or `{value: C}` (C > 0), or nil when absent.

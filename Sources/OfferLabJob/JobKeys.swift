@@ -44,6 +44,14 @@ extension JobKey {
             help: "levels kept per slice field, the rest as (other)"),
         JobKey(name: "max_bad_line_ratio", defaultValue: "0.01", help: "fail above this malformed share"),
         JobKey(name: "on_corrupt_file", defaultValue: "`fail`", help: "fail or skip a corrupt gzip file"),
+        JobKey(
+            name: "max_volume_drop", defaultValue: "0.5",
+            help: "fail above this fall of lines or users since last night"),
+        JobKey(name: "allow_empty_night", defaultValue: "`false`", help: "true: a night with no log event before as_of passes"),
+        JobKey(
+            name: "allow_stale_logs", defaultValue: "`false`",
+            help: "true: logs with nothing since last night's as_of pass"),
+        JobKey(name: "allow_empty_offerings", defaultValue: "`false`", help: "true: an analysed offering without users passes"),
         JobKey(name: "output", defaultValue: "required", help: "results go to <output>/<YYYY-MM-DD of as_of>/"),
         JobKey(name: "database", defaultValue: "required", help: "the SQLite file that keeps every night"),
         JobKey(name: "rejects_per_reason", defaultValue: "20", help: "malformed lines kept per reason"),

@@ -7,17 +7,23 @@ package struct NightResults {
     package var ingest: IngestCounters
     package var cleanup: CleanupCounters
     package var globalInvalidAssignments: Int
+    /// Valid log events before `as_of`, and the latest one's time (nil without any): for the
+    /// checks of a broken night (`RunChecks.brokenNight`).
+    package var eventsBeforeAsOf = 0
+    package var latestEvent: Int64?
     /// `RunReport.warnings`.
     package var warnings: [String] = []
 
     package init(
         offerings: [OfferingResult], ingest: IngestCounters, cleanup: CleanupCounters, globalInvalidAssignments: Int,
-        warnings: [String] = []
+        eventsBeforeAsOf: Int = 0, latestEvent: Int64? = nil, warnings: [String] = []
     ) {
         self.offerings = offerings
         self.ingest = ingest
         self.cleanup = cleanup
         self.globalInvalidAssignments = globalInvalidAssignments
+        self.eventsBeforeAsOf = eventsBeforeAsOf
+        self.latestEvent = latestEvent
         self.warnings = warnings
     }
 }

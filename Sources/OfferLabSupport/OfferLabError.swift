@@ -30,6 +30,10 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
         /// An offering's totals are outside what the statistics accept (a money sum overflows,
         /// counts contradict each other).
         case rejectedTotals
+        /// The night's inputs look broken (no log line, stale logs, an offering without users, a
+        /// drop in volume against the previous night): contract §4; the location names the job
+        /// key that allows it.
+        case brokenNight
         /// The aggregates or products file given to `offerlab stats` is unusable.
         case badAggregates
         /// A SQL engine would read an input file differently from `offerlab run`.
@@ -47,7 +51,7 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
         public var category: Category {
             switch self {
             case .badJob, .missingInput, .badArgument: .configuration
-            case .badTables, .unreadableLog, .tooManyMalformedLines, .unconvertibleMoney, .rejectedTotals, .badAggregates,
+            case .badTables, .unreadableLog, .tooManyMalformedLines, .unconvertibleMoney, .rejectedTotals, .brokenNight, .badAggregates,
                 .engineCannotRead, .badResultsDatabase, .nightNotFound:
                 .data
             case .cannotWrite: .output

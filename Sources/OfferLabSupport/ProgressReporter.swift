@@ -1,11 +1,11 @@
 import Foundation
+import Synchronization
 
 /// Progress lines for a person at a terminal; a run under cron passes none.
-public final class ProgressReporter: @unchecked Sendable {
-    // Guards `lastSaid` and the writing.
-    private let lock = NSLock()
+public final class ProgressReporter: Sendable {
     private let start = Date()
-    private var lastSaid = Date()
+    /// When the last line was said; held while a line is written, so that lines never interleave.
+    private let lastSaid = Mutex(Date())
     /// How long a file being read goes without a line before it says how far it has got.
     private let quietInterval: TimeInterval
     private let write: @Sendable (String) -> Void
@@ -19,11 +19,11 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     public func say(_ message: String) {
-        lock.withLock { writeLine(message) }
+        lastSaid.withLock { writeLine(message, lastSaid: &$0) }
     }
 
-    /// Writes a line with the time since the start; the lock must be held.
-    private func writeLine(_ message: String) {
+    /// Writes a line with the time since the start (`lastSaid`'s lock held).
+    private func writeLine(_ message: String, lastSaid: inout Date) {
         lastSaid = Date()
         write(String(format: "%6.1fs", lastSaid.timeIntervalSince(start)) + "  \(message)\n")
     }
@@ -35,11 +35,11 @@ public final class ProgressReporter: @unchecked Sendable {
         let size = Int64(fileSize(atPath: path) ?? 0)
         let file = (path as NSString).lastPathComponent
         return { [self] bytes in
-            lock.withLock {
+            lastSaid.withLock { lastSaid in
                 guard Date().timeIntervalSince(lastSaid) >= quietInterval else { return }
                 let megabytes = String(format: "%.1f MB", Double(size > 0 ? size : bytes) / 1e6)
                 let howFar = size > 0 ? "\(min(100, bytes * 100 / size)) % of \(megabytes)" : "\(megabytes) read"
-                writeLine("reading \(name) (\(file)): \(howFar)")
+                writeLine("reading \(name) (\(file)): \(howFar)", lastSaid: &lastSaid)
             }
         }
     }

@@ -1,3 +1,4 @@
+import OfferLabIngest
 import OfferLabSupport
 
 /// A user's place in one offering. Laid out in 20 bytes (the conflict's absence a sentinel, not
@@ -79,15 +80,18 @@ package struct Population: Sendable {
     /// Two threads share the work: one reads the rows and checks them (`AssignmentRowChecks`),
     /// this one gives the valid rows to their users in table order (`AssignmentRows`). The rows
     /// cannot be cut into pieces read side by side: a quoted CSV field or an escaped TSV one may
-    /// hold a line break (docs/performance.md, "The assignment table at 10M rows").
+    /// hold a line break (docs/concurrency.md).
     /// `progress`: how far the table has got, when it takes long.
     package static func load(from source: TableSource, catalog: OfferingCatalog, asOf: Int64, progress: ProgressReporter? = nil) throws
         -> Population
     {
         let table = "user_offering_assignments"
-        let handoff = BatchHandoff<CheckedAssignments>(depth: 4)
+        let checked = BlockingQueue<CheckedAssignments>(capacity: 4)
+        // The batches given their users, back to be refilled: so that 10M rows reuse a few
+        // buffers instead of faulting in fresh memory for each.
+        let used = BlockingQueue<CheckedAssignments>(capacity: 6)
         let reading = ConcurrentWork {
-            defer { handoff.close() }
+            defer { checked.close() }
             let checks = AssignmentRowChecks(catalog: catalog, asOf: asOf)
             var batch = CheckedAssignments(offeringCount: catalog.offerings.count)
             try source.forEachRow(
@@ -96,17 +100,17 @@ package struct Population: Sendable {
             ) { row in
                 checks.check(row, into: &batch)
                 if batch.entries.count == CheckedAssignments.rowsPerBatch {
-                    handoff.put(batch)
-                    batch = handoff.reuse() ?? CheckedAssignments(offeringCount: catalog.offerings.count)
+                    checked.put(batch)
+                    batch = used.poll() ?? CheckedAssignments(offeringCount: catalog.offerings.count)
                     batch.removeAll()
                 }
             }
-            handoff.put(batch)
+            checked.put(batch)
         }
         var rows = AssignmentRows(offeringCount: catalog.offerings.count, expectedSize: source.estimatedSize(of: table))
-        while let batch = handoff.take() {
+        while let batch = checked.take() {
             rows.add(batch)
-            handoff.giveBack(batch)
+            _ = used.offer(batch)
         }
         try reading.wait()
         return rows.finished()
@@ -304,8 +308,7 @@ private struct AssignmentRows {
     }
 
     /// The population, every offering's members sorted by user. In place: the members are
-    /// built beside the users, which must not be copied (580 MiB at 10M users when they were:
-    /// docs/performance.md, "The assignment table at 10M rows").
+    /// built beside the users, which must not be copied (a copy would double the table's peak).
     package mutating func finished() -> Population {
         var memberCounts = [Int](repeating: 0, count: population.members.count)
         for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }

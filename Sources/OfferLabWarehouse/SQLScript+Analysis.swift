@@ -90,7 +90,7 @@ extension ScriptBuilder {
                   v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields)
                 FROM (SELECT *, \(reason) AS reason
                   FROM (SELECT *,
-                      CASE WHEN ts_is_millis THEN abs(\(epochMillis)) <= 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END AS ts_valid,
+                      CASE WHEN ts_is_millis THEN \(epochMillis) BETWEEN \(Timestamp.earliestEpochMilliseconds / 1000) AND 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END AS ts_valid,
                       CASE WHEN ts_is_millis THEN \(epochMillis) * 1000 WHEN k_ts = 's' AND \(text.valid) THEN \(text.micros) END AS ts_value,
                       (k_price IN ('i', 'd') OR (k_price = 's' AND coalesce(\(dialect.fullMatch("v_price", pricePattern)), FALSE))) AND abs(price_value) <= 1000000000000000000 AS price_valid
                     FROM (SELECT *, \(priceMicros) AS price_value, (k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+")))) AS ts_is_millis
@@ -282,7 +282,7 @@ extension ScriptBuilder {
                   j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
                   j.money_micros, j.money_currency, x.rate\(sliceColumns.map { ", j." + $0 }.joined())
                 FROM judged j
-                LEFT JOIN rates x ON x.currency = j.money_currency AND j.event IN \(moneyEvents)
+                LEFT JOIN rates x ON x.currency = upper(j.money_currency) AND j.event IN \(moneyEvents)
                 """))
 
         // docs/analysis.md §3: per member.

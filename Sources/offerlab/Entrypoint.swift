@@ -1,14 +1,39 @@
 import ArgumentParser
+import Foundation
 import OfferLab
+import OfferLabIngest
 
 @main
 struct OfferLabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offerlab",
         abstract: "Measures subscription-offering A/B tests from purchase logs and assignment tables.",
-        version: NightlyRun.toolVersion,
+        // The version the runs table records, then which inflaters this build can use.
+        version: "\(NightlyRun.toolVersion)\n\(Inflater.availabilityText)",
         subcommands: [
             RunCommand.self, ReportCommand.self, StatsCommand.self, SQLCommand.self, GenerateCommand.self, DecompressCommand.self,
         ]
     )
+
+    /// ArgumentParser's own errors (a bad command line) as every other error of offerlab: one
+    /// `offerlab: error:` line on stderr, exit 64 (its usage and help stay behind `--help`).
+    /// Help, `--version` and the commands' exit codes are as ArgumentParser has them.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            exit(withError: code)
+        } catch {
+            guard exitCode(for: error) != .success else { exit(withError: error) }
+            let message = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }.joined(separator: "; ")
+            FileHandle.standardError.write(Data("offerlab: error: \(message)\n".utf8))
+            exit(withError: ExitCode(exitCode(for: error).rawValue))
+        }
+    }
 }

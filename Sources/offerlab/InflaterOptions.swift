@@ -8,7 +8,7 @@ extension Inflater: ExpressibleByArgument {}
 struct InflaterOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The gzip library: zlib, or isal (ISA-L, when libisal2 is installed). Default: $OFFERLAB_INFLATER, else the fastest available.",
+            "The gzip library: zlib, or isal (ISA-L: offerlab --version says whether it can). Default: $OFFERLAB_INFLATER, else the fastest available.",
             valueName: "name"))
     var inflater: Inflater?
 
@@ -22,8 +22,8 @@ struct InflaterOptions: ParsableArguments {
             }
             chosen = named
         }
-        guard chosen.isAvailable else {
-            throw ValidationError("the isal inflater needs ISA-L (libisal2; scripts/install-deps.sh installs it)")
+        if let reason = chosen == .isal ? Inflater.isalUnavailableReason : nil {
+            throw ValidationError("the isal inflater cannot be used: \(reason)")
         }
         return chosen
     }

@@ -86,8 +86,8 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20, keepsSliceFields:
         let results = try parseCSVLog(
             """
             userId,user_id,ts,event,offeringId,offering_id
-            camel,snake,0,x,o-camel,o-snake
-            camel,,0,x,o-camel,\\N
+            camel,snake,1772366400000,x,o-camel,o-snake
+            camel,,1772366400000,x,o-camel,\\N
 
             """)
         #expect(results.map { $0.record.string($0.record.userID) } == ["snake", "camel"])
@@ -98,22 +98,22 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20, keepsSliceFields:
         let results = try parseCSVLog(
             """
             ts,user_id,event,product_id,transaction_id,price,currency
-            0,,purchase,p,t,1,USD
-            0,"",purchase,p,t,1,USD
+            1772366400000,,purchase,p,t,1,USD
+            1772366400000,"",purchase,p,t,1,USD
             ,u,cancel,,,,
-            0,u,,,,,
-            0,u,x,,,abc,USD
+            1772366400000,u,,,,,
+            1772366400000,u,x,,,abc,USD
             1772366400000.5,u,x,,,,
             -1000,u,x,,,,
             2026-02-30T00:00:00Z,u,x,,,,
-            0,u,purchase,p,t,,USD
-            0,u,purchase,,t,1,USD
-            0,u,cancel,,,1,
-            0,u,refund,p,t,-1,USD
-            0,u,refund,p,t,,
-            0,u,x,,,1e13,USD
+            1772366400000,u,purchase,p,t,,USD
+            1772366400000,u,purchase,,t,1,USD
+            1772366400000,u,cancel,,,1,
+            1772366400000,u,refund,p,t,-1,USD
+            1772366400000,u,refund,p,t,,
+            1772366400000,u,x,,,1e13,USD
             1,2
-            0,u,x,,,,,,
+            1772366400000,u,x,,,,,,
 
             """)
         #expect(
@@ -124,16 +124,20 @@ func parseCSVLog(_ text: String, maxLineLength: Int = 1 << 20, keepsSliceFields:
             ])
         #expect(results.map(\.line) == Array(2...17))
         #expect(results[12].record.eventType == .refund)
-        #expect(results[12].record.timestamp == 0)
+        #expect(results[12].record.timestamp == march1Noon)
     }
 
     @Test func tsOfDigitsIsEpochMilliseconds() throws {
-        let results = try parseCSVLog("ts,user_id,event\n1772366400123,u,x\n0001,u,x\n")
-        #expect(results.map(\.record.timestamp) == [march1Noon + 123_000, 1000])
+        let results = try parseCSVLog("ts,user_id,event\n1772366400123,u,x\n01772366400000,u,x\n1772366400,u,x\n946684799999,u,x\n")
+        #expect(results.prefix(2).map(\.record.timestamp) == [march1Noon + 123_000, march1Noon])
+        // Epoch seconds read as milliseconds (1970), and anything before 2000: a bad timestamp.
+        #expect(results.map(\.reason) == [nil, nil, .badTimestamp, .badTimestamp])
     }
 
     @Test func tooLongRecordIsLineTooLong() throws {
-        let results = try parseCSVLog("ts,user_id,event\n0,u,cancel\n0,a-very-long-user-id,cancel\n0,v,cancel\n", maxLineLength: 16)
+        let results = try parseCSVLog(
+            "ts,user_id,event\n1772366400000,u,cancel\n1772366400000,a-very-long-user-id,cancel\n1772366400000,v,cancel\n",
+            maxLineLength: 28)
         #expect(results.map(\.reason) == [nil, .lineTooLong, nil])
     }
 

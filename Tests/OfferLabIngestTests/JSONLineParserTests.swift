@@ -63,8 +63,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test(arguments: [
-        #"{"ts":0,"event":"cancel","userId":"camel","user_id":"snake"}"#,
-        #"{"ts":0,"event":"cancel","user_id":"snake","userId":"camel"}"#,
+        #"{"ts":1772366400000,"event":"cancel","userId":"camel","user_id":"snake"}"#,
+        #"{"ts":1772366400000,"event":"cancel","user_id":"snake","userId":"camel"}"#,
     ])
     func snakeCaseWinsWhateverTheOrder(line: String) {
         let (reason, record) = parseJSON(line)
@@ -79,7 +79,7 @@ let march1Noon: Int64 = 1_772_366_400_000_000
             ("original_transaction_id", "originalTransactionId"),
         ]
         for (snake, camel) in pairs {
-            let line = #"{"ts":0,"user_id":"u","event":"x","\#(camel)":"camel","\#(snake)":"snake","\#(camel)":"camel2"}"#
+            let line = #"{"ts":1772366400000,"user_id":"u","event":"x","\#(camel)":"camel","\#(snake)":"snake","\#(camel)":"camel2"}"#
             let (reason, record) = parseJSON(line)
             #expect(reason == nil)
             let values = [
@@ -91,7 +91,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func nullIsAbsentSoTheOtherSpellingCounts() {
-        let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":null,"userId":"camel","offering_id":null,"offeringId":"o"}"#)
+        let (reason, record) = parseJSON(
+            #"{"ts":1772366400000,"event":"x","user_id":null,"userId":"camel","offering_id":null,"offeringId":"o"}"#)
         #expect(reason == nil)
         #expect(record.string(record.userID) == "camel")
         #expect(record.string(record.offeringID) == "o")
@@ -99,19 +100,20 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test func theLastOfARepeatedKeyWins() {
         #expect(
-            parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":"b"}"#).record.string(
-                parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":"b"}"#).record.userID) == "b")
-        let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":"a","offering_id":"o1","offering_id":"o2","ts":1000}"#)
+            parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"a","user_id":"b"}"#).record.string(
+                parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"a","user_id":"b"}"#).record.userID) == "b")
+        let (reason, record) = parseJSON(
+            #"{"ts":1772366400000,"event":"x","user_id":"a","offering_id":"o1","offering_id":"o2","ts":1772366401000}"#)
         #expect(reason == nil)
         #expect(record.string(record.offeringID) == "o2")
-        #expect(record.timestamp == 1_000_000)
+        #expect(record.timestamp == march1Noon + 1_000_000)
         // The last is null: absent.
-        #expect(parseJSON(#"{"ts":0,"event":"x","user_id":"a","user_id":null}"#).reason == .missingField)
+        #expect(parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"a","user_id":null}"#).reason == .missingField)
     }
 
     @Test func integerIdsAreTheirDecimalText() {
         let (reason, record) = parseJSON(
-            #"{"ts":0,"user_id":123,"event":"refund","product_id":7,"transaction_id":1000000123456789012345,"event_id":-5,"currency":978,"price":1}"#
+            #"{"ts":1772366400000,"user_id":123,"event":"refund","product_id":7,"transaction_id":1000000123456789012345,"event_id":-5,"currency":978,"price":1}"#
         )
         #expect(reason == nil)
         #expect(record.string(record.userID) == "123")
@@ -123,18 +125,19 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func stringEscapesAreDecoded() {
-        let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":"a\"b\\c\/d\u00e9\ud83d\ude00\n\t\b\f\r\u0041"}"#)
+        let (reason, record) = parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"a\"b\\c\/d\u00e9\ud83d\ude00\n\t\b\f\r\u0041"}"#)
         #expect(reason == nil)
         #expect(record.string(record.userID) == "a\"b\\c/d\u{e9}\u{1F600}\n\t\u{8}\u{c}\rA")
         // Raw UTF-8 is kept as it is.
-        let raw = parseJSON(#"{"ts":0,"event":"x","user_id":"ü€😀"}"#)
+        let raw = parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"ü€😀"}"#)
         #expect(raw.reason == nil)
         #expect(raw.record.string(raw.record.userID) == "ü€😀")
     }
 
     @Test func escapedKeysAreMatchedOnTheirDecodedText() {
         let (reason, record) = parseJSON(
-            #"{"t\u0073":0,"\u0065vent":"purchase","user\u005fid":"u","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#)
+            #"{"t\u0073":1772366400000,"\u0065vent":"purchase","user\u005fid":"u","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#
+        )
         #expect(reason == nil)
         #expect(record.string(record.userID) == "u")
         #expect(record.eventType == .purchase)
@@ -142,7 +145,7 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test func unknownKeysAreIgnoredWhateverTheirValue() {
         let line = """
-            {"a":{"b":[1,2.5e-3,{"c":null,"d":[[],{}]}],"e":"\\u00e9"},"ts":0,"platform":{},"country":[true,false],\
+            {"a":{"b":[1,2.5e-3,{"c":null,"d":[[],{}]}],"e":"\\u00e9"},"ts":1772366400000,"platform":{},"country":[true,false],\
             "x":-0,"y":"","z":null,"user_id":"u","event":"expire","w":1E+2}
             """
         let (reason, record) = parseJSON(line)
@@ -151,23 +154,24 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test func whitespaceAroundTokens() {
-        let (reason, record) = parseJSON(" \t{ \"ts\" : 0 ,\r\"user_id\":\t\"u\" , \"event\" : \"cancel\" } \t")
+        let (reason, record) = parseJSON(" \t{ \"ts\" : 1772366400000 ,\r\"user_id\":\t\"u\" , \"event\" : \"cancel\" } \t")
         #expect(reason == nil)
         #expect(record.eventType == .cancel)
     }
 
     @Test func unknownEventNameIsNotMalformed() {
-        let (reason, record) = parseJSON(#"{"ts":0,"user_id":"u","event":"Purchase"}"#)
+        let (reason, record) = parseJSON(#"{"ts":1772366400000,"user_id":"u","event":"Purchase"}"#)
         #expect(reason == nil)
         #expect(record.eventType == nil)
         #expect(record.string(record.eventName) == "Purchase")
-        #expect(parseJSON(#"{"ts":0,"user_id":"u","event":""}"#).record.eventType == nil)
+        #expect(parseJSON(#"{"ts":1772366400000,"user_id":"u","event":""}"#).record.eventType == nil)
     }
 
     @Test func everyEventName() {
         for type in EventType.allCases {
             let (reason, record) = parseJSON(
-                #"{"ts":0,"user_id":"u","event":"\#(type.logName)","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#)
+                #"{"ts":1772366400000,"user_id":"u","event":"\#(type.logName)","product_id":"p","transaction_id":"t","price":1,"currency":"USD"}"#
+            )
             #expect(reason == nil)
             #expect(record.eventType == type)
         }
@@ -178,10 +182,10 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         ("", false), ("sandbo", false),
     ])
     func sandboxInAnyCase(environment: String, isSandbox: Bool) {
-        let (reason, record) = parseJSON(#"{"ts":0,"user_id":"u","event":"x","environment":"\#(environment)"}"#)
+        let (reason, record) = parseJSON(#"{"ts":1772366400000,"user_id":"u","event":"x","environment":"\#(environment)"}"#)
         #expect(reason == nil)
         #expect(record.isSandbox == isSandbox)
-        #expect(!parseJSON(#"{"ts":0,"user_id":"u","event":"x"}"#).record.isSandbox)
+        #expect(!parseJSON(#"{"ts":1772366400000,"user_id":"u","event":"x"}"#).record.isSandbox)
     }
 
     @Test(arguments: [
@@ -208,8 +212,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     func invalidUTF8IsInvalidJSON(bad: [UInt8]) {
         // Inside a known value, an unknown value, a key, and outside strings.
         for (prefix, suffix) in [
-            (#"{"ts":0,"event":"x","user_id":"a"#, #""}"#), (#"{"ts":0,"event":"x","user_id":"u","q":"a"#, #""}"#),
-            (#"{"ts":0,"event":"x","user_id":"u",""#, #"":1}"#), (#"{"ts":0,"event":"x","user_id":"u"}"#, ""),
+            (#"{"ts":1772366400000,"event":"x","user_id":"a"#, #""}"#), (#"{"ts":1772366400000,"event":"x","user_id":"u","q":"a"#, #""}"#),
+            (#"{"ts":1772366400000,"event":"x","user_id":"u",""#, #"":1}"#), (#"{"ts":1772366400000,"event":"x","user_id":"u"}"#, ""),
         ] {
             #expect(parseJSON(Array(prefix.utf8) + bad + Array(suffix.utf8)).reason == .invalidJSON)
         }
@@ -217,17 +221,17 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test func validUTF8EdgesAreAccepted() {
         for scalar in ["\u{80}", "\u{7FF}", "\u{800}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}", "\u{D7FF}", "\u{E000}"] {
-            let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":"\#(scalar)"}"#)
+            let (reason, record) = parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"\#(scalar)"}"#)
             #expect(reason == nil)
             #expect(record.string(record.userID) == scalar)
         }
     }
 
     @Test(arguments: [
-        "{}", #"{"user_id":"u","event":"x"}"#, #"{"ts":0,"event":"x"}"#, #"{"ts":0,"user_id":"u"}"#,
-        #"{"ts":null,"user_id":"u","event":"x"}"#, #"{"ts":0,"user_id":null,"event":"x"}"#,
-        #"{"ts":0,"user_id":"u","event":null}"#, #"{"ts":0,"userid":"u","event":"x"}"#,
-        #"{"ts":0,"User_Id":"u","event":"x"}"#, #"{"TS":0,"user_id":"u","event":"x"}"#,
+        "{}", #"{"user_id":"u","event":"x"}"#, #"{"ts":1772366400000,"event":"x"}"#, #"{"ts":1772366400000,"user_id":"u"}"#,
+        #"{"ts":null,"user_id":"u","event":"x"}"#, #"{"ts":1772366400000,"user_id":null,"event":"x"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":null}"#, #"{"ts":1772366400000,"userid":"u","event":"x"}"#,
+        #"{"ts":1772366400000,"User_Id":"u","event":"x"}"#, #"{"TS":0,"user_id":"u","event":"x"}"#,
         // A missing required key wins over an invalid one.
         #"{"user_id":true,"event":5}"#,
     ])
@@ -236,25 +240,30 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test(arguments: [
-        #"{"ts":0,"user_id":"","event":"x"}"#, #"{"ts":0,"user_id":true,"event":"x"}"#,
-        #"{"ts":0,"user_id":1.5,"event":"x"}"#, #"{"ts":0,"user_id":1e3,"event":"x"}"#,
-        #"{"ts":0,"user_id":{},"event":"x"}"#, #"{"ts":0,"user_id":["u"],"event":"x"}"#,
-        #"{"ts":0,"userId":"","event":"x"}"#, #"{"ts":0,"user_id":"","userId":"u","event":"x"}"#,
-        #"{"ts":0,"user_id":"u","event":5}"#, #"{"ts":0,"user_id":"u","event":true}"#, #"{"ts":0,"user_id":"u","event":["purchase"]}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":"abc","currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":true,"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":[1],"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":{"amount":1},"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":"7.99 USD","currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":1e13,"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","price":"1e13","currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"x","product_id":true}"#, #"{"ts":0,"user_id":"u","event":"x","productId":1.5}"#,
-        #"{"ts":0,"user_id":"u","event":"x","transaction_id":{}}"#, #"{"ts":0,"user_id":"u","event":"x","original_transaction_id":[]}"#,
-        #"{"ts":0,"user_id":"u","event":"x","event_id":false}"#, #"{"ts":0,"user_id":"u","event":"x","currency":1.0}"#,
-        #"{"ts":0,"user_id":"u","event":"x","offering_id":{"id":1}}"#, #"{"ts":0,"user_id":"u","event":"x","testGroupId":true}"#,
-        #"{"ts":0,"user_id":"u","event":"x","environment":true}"#,
+        #"{"ts":1772366400000,"user_id":"","event":"x"}"#, #"{"ts":1772366400000,"user_id":true,"event":"x"}"#,
+        #"{"ts":1772366400000,"user_id":1.5,"event":"x"}"#, #"{"ts":1772366400000,"user_id":1e3,"event":"x"}"#,
+        #"{"ts":1772366400000,"user_id":{},"event":"x"}"#, #"{"ts":1772366400000,"user_id":["u"],"event":"x"}"#,
+        #"{"ts":1772366400000,"userId":"","event":"x"}"#, #"{"ts":1772366400000,"user_id":"","userId":"u","event":"x"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":5}"#, #"{"ts":1772366400000,"user_id":"u","event":true}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":["purchase"]}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":"abc","currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":true,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":[1],"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":{"amount":1},"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":"7.99 USD","currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":1e13,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","price":"1e13","currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","product_id":true}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","productId":1.5}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","transaction_id":{}}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","original_transaction_id":[]}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","event_id":false}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","currency":1.0}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","offering_id":{"id":1}}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","testGroupId":true}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","environment":true}"#,
         // The snake_case spelling wins even when it is the invalid one.
-        #"{"ts":0,"user_id":"u","event":"x","offering_id":true,"offeringId":"o"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"x","offering_id":true,"offeringId":"o"}"#,
         // An invalid field wins over a bad timestamp.
         #"{"ts":"bad","user_id":true,"event":"x"}"#,
     ])
@@ -265,11 +274,11 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     /// The dimensions for slicing: decoded like every text field, an integer as its digits,
     /// empty, `null` or another kind of value absent (the line is not malformed).
     static let sliceFieldLines: [(line: String, country: String?, platform: String?)] = [
-        (#"{"ts":0,"user_id":"u","event":"x","country":"C\u00f4te d\u2019Ivoire","platform":"ios"}"#, "Côte d’Ivoire", "ios"),
-        (#"{"ts":0,"user_id":"u","event":"x","country":"Côte d’Ivoire","platform":"iPad"}"#, "Côte d’Ivoire", "iPad"),
-        (#"{"ts":0,"user_id":"u","event":"x","country":250,"platform":null}"#, "250", nil),
-        (#"{"ts":0,"user_id":"u","event":"x","country":"","platform":"a\"b"}"#, nil, "a\"b"),
-        (#"{"ts":0,"user_id":"u","event":"x","country":true,"platform":1.5}"#, nil, nil),
+        (#"{"ts":1772366400000,"user_id":"u","event":"x","country":"C\u00f4te d\u2019Ivoire","platform":"ios"}"#, "Côte d’Ivoire", "ios"),
+        (#"{"ts":1772366400000,"user_id":"u","event":"x","country":"Côte d’Ivoire","platform":"iPad"}"#, "Côte d’Ivoire", "iPad"),
+        (#"{"ts":1772366400000,"user_id":"u","event":"x","country":250,"platform":null}"#, "250", nil),
+        (#"{"ts":1772366400000,"user_id":"u","event":"x","country":"","platform":"a\"b"}"#, nil, "a\"b"),
+        (#"{"ts":1772366400000,"user_id":"u","event":"x","country":true,"platform":1.5}"#, nil, nil),
     ]
 
     @Test(arguments: sliceFieldLines)
@@ -292,6 +301,9 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #"{"ts":true,"user_id":"u","event":"x"}"#, #"{"ts":{},"user_id":"u","event":"x"}"#,
         #"{"ts":"","user_id":"u","event":"x"}"#, #"{"ts":"2026-03-01","user_id":"u","event":"x"}"#,
         #"{"ts":99999999999999999999,"user_id":"u","event":"x"}"#,
+        // Epoch seconds read as milliseconds would be 1970: anything before 2000 is no timestamp.
+        #"{"ts":1772366400,"user_id":"u","event":"x"}"#, #"{"ts":946684799999,"user_id":"u","event":"x"}"#,
+        #"{"ts":0,"user_id":"u","event":"x"}"#, #"{"ts":-1500,"user_id":"u","event":"x"}"#,
         // A bad timestamp wins over a field the event type requires.
         #"{"ts":"bad","user_id":"u","event":"purchase"}"#,
     ])
@@ -303,26 +315,26 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(parseJSON(#"{"ts":"2026-03-01 12:00:00","user_id":"u","event":"x"}"#).record.timestamp == march1Noon)
         #expect(parseJSON(#"{"ts":"2026-03-01T13:00:00.5+01:00","user_id":"u","event":"x"}"#).record.timestamp == march1Noon + 500_000)
         #expect(parseJSON(#"{"ts":1772366400123,"user_id":"u","event":"x"}"#).record.timestamp == march1Noon + 123_000)
-        #expect(parseJSON(#"{"ts":-1,"user_id":"u","event":"x"}"#).record.timestamp == -1000)
+        #expect(parseJSON(#"{"ts":-1,"user_id":"u","event":"x"}"#).reason == .badTimestamp)
         #expect(parseJSON(#"{"ts":"2026-03-01T12:00:00\u005a","user_id":"u","event":"x"}"#).record.timestamp == march1Noon)
     }
 
     @Test(arguments: [
-        #"{"ts":0,"user_id":"u","event":"trial_start","transaction_id":"t"}"#,
-        #"{"ts":0,"user_id":"u","event":"trial_start","product_id":"p"}"#,
-        #"{"ts":0,"user_id":"u","event":"refund","product_id":"p"}"#,
-        #"{"ts":0,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t"}"#,
-        #"{"ts":0,"user_id":"u","event":"renewal","product_id":"p","transaction_id":"t","price":null,"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":"","currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":1}"#,
-        #"{"ts":0,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":1,"currency":""}"#,
-        #"{"ts":0,"user_id":"u","event":"refund","product_id":"p","transaction_id":"t","price":1}"#,
-        #"{"ts":0,"user_id":"u","event":"paywall_view","price":1}"#,
-        #"{"ts":0,"user_id":"u","event":"purchase","product_id":"","transaction_id":"t","price":1,"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"purchase","productId":"p","transaction_id":null,"price":1,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"trial_start","transaction_id":"t"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"trial_start","product_id":"p"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"refund","product_id":"p"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"renewal","product_id":"p","transaction_id":"t","price":null,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":"","currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":1}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":1,"currency":""}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"refund","product_id":"p","transaction_id":"t","price":1}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"paywall_view","price":1}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"","transaction_id":"t","price":1,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","productId":"p","transaction_id":null,"price":1,"currency":"USD"}"#,
         // A field the event type requires wins over a negative price.
-        #"{"ts":0,"user_id":"u","event":"purchase","transaction_id":"t","price":-1,"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"cancel","price":-1}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","transaction_id":"t","price":-1,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"cancel","price":-1}"#,
     ])
     func missingFieldTheEventTypeRequires(line: String) {
         #expect(parseJSON(line).reason == .missingField)
@@ -331,10 +343,10 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     @Test func fieldsNotRequiredByTheEventType() {
         // No product or transaction on a view; no price on a trial or a refund; an unknown type requires nothing.
         for line in [
-            #"{"ts":0,"user_id":"u","event":"paywall_view"}"#, #"{"ts":0,"user_id":"u","event":"cancel"}"#,
-            #"{"ts":0,"user_id":"u","event":"trial_start","product_id":"p","transaction_id":"t"}"#,
-            #"{"ts":0,"user_id":"u","event":"refund","product_id":"p","transaction_id":"t"}"#,
-            #"{"ts":0,"user_id":"u","event":"something_else"}"#,
+            #"{"ts":1772366400000,"user_id":"u","event":"paywall_view"}"#, #"{"ts":1772366400000,"user_id":"u","event":"cancel"}"#,
+            #"{"ts":1772366400000,"user_id":"u","event":"trial_start","product_id":"p","transaction_id":"t"}"#,
+            #"{"ts":1772366400000,"user_id":"u","event":"refund","product_id":"p","transaction_id":"t"}"#,
+            #"{"ts":1772366400000,"user_id":"u","event":"something_else"}"#,
         ] {
             let (reason, record) = parseJSON(line)
             #expect(reason == nil, "\(line)")
@@ -344,16 +356,16 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     }
 
     @Test(arguments: [
-        #"{"ts":0,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":-7.99,"currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"refund","product_id":"p","transaction_id":"t","price":"-1","currency":"USD"}"#,
-        #"{"ts":0,"user_id":"u","event":"paywall_view","price":-0.000001,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":-7.99,"currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"refund","product_id":"p","transaction_id":"t","price":"-1","currency":"USD"}"#,
+        #"{"ts":1772366400000,"user_id":"u","event":"paywall_view","price":-0.000001,"currency":"USD"}"#,
     ])
     func negativePrice(line: String) {
         #expect(parseJSON(line).reason == .negativePrice)
     }
 
     @Test func pricesAsNumbersAndNumericStrings() {
-        let base = #"{"ts":0,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","currency":"JPY","price":"#
+        let base = #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","currency":"JPY","price":"#
         #expect(parseJSON(base + "1200}").record.price == 1_200_000_000)
         #expect(parseJSON(base + "\"1200\"}").record.price == 1_200_000_000)
         #expect(parseJSON(base + "0}").record.price == 0)
@@ -365,7 +377,8 @@ let march1Noon: Int64 = 1_772_366_400_000_000
 
     @Test func emptyStringsOfOptionalFieldsAreAbsent() {
         let (reason, record) = parseJSON(
-            #"{"ts":0,"user_id":"u","event":"x","event_id":"","offering_id":"","offeringId":"camel","currency":"","environment":""}"#)
+            #"{"ts":1772366400000,"user_id":"u","event":"x","event_id":"","offering_id":"","offeringId":"camel","currency":"","environment":""}"#
+        )
         #expect(reason == nil)
         #expect(record.eventID == nil)
         #expect(record.string(record.offeringID) == "camel")
@@ -376,10 +389,11 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         var parser = JSONLineParser()
         var record = LogRecord()
         let first = Array(Self.full.utf8)
-        let second = Array(#"{"ts":0,"user_id":"v","event":"cancel"}"#.utf8)
+        let second = Array(#"{"ts":1772366400000,"user_id":"v","event":"cancel"}"#.utf8)
         #expect(first.withUnsafeBytes { parser.parse($0, into: &record) } == nil)
         #expect(
-            Array(#"{"ts":0,"user_id":"w","event":"purchase"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) } == .missingField)
+            Array(#"{"ts":1772366400000,"user_id":"w","event":"purchase"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) }
+                == .missingField)
         #expect(record.text.isEmpty)
         #expect(record.productID == nil)
         #expect(record.string(record.userID) == "")
@@ -406,7 +420,7 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     @Test func aBorrowingParserReadsPlainLinesInPlace() {
         var copying = JSONLineParser()
         var borrowing = JSONLineParser(borrowsPlainLines: true)
-        let escaped = #"{"ts":0,"user_id":"u\u0031","event":"cancel","offering_id":"caf\u00e9"}"#
+        let escaped = #"{"ts":1772366400000,"user_id":"u\u0031","event":"cancel","offering_id":"caf\u00e9"}"#
         var borrowed = LogRecord()
         for line in [Self.full, escaped, Self.full] {
             let bytes = Array(line.utf8)
@@ -435,7 +449,9 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         let copy = record
         let firstText = copy.withTextBytes { Array($0) }
         #expect(
-            Array(#"{"ts":0,"user_id":"vvvvvvvvvvvvvvvv","event":"cancel"}"#.utf8).withUnsafeBytes { parser.parse($0, into: &record) }
+            Array(#"{"ts":1772366400000,"user_id":"vvvvvvvvvvvvvvvv","event":"cancel"}"#.utf8).withUnsafeBytes {
+                parser.parse($0, into: &record)
+            }
                 == nil)
         #expect(copy.withTextBytes { Array($0) } == firstText)
         #expect(copy.string(copy.userID) == "u1")
@@ -448,11 +464,11 @@ let march1Noon: Int64 = 1_772_366_400_000_000
     @Test func deeplyNestedUnknownValuesDoNotOverflowTheStack() {
         let depth = 100_000
         let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
-        #expect(parseJSON(#"{"ts":0,"user_id":"u","event":"x","deep":\#(nested)}"#).reason == nil)
+        #expect(parseJSON(#"{"ts":1772366400000,"user_id":"u","event":"x","deep":\#(nested)}"#).reason == nil)
         let objects = String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
-        #expect(parseJSON(#"{"ts":0,"user_id":"u","event":"x","deep":\#(objects)}"#).reason == nil)
+        #expect(parseJSON(#"{"ts":1772366400000,"user_id":"u","event":"x","deep":\#(objects)}"#).reason == nil)
         let unbalanced = String(repeating: "[", count: depth) + String(repeating: "]", count: depth - 1)
-        #expect(parseJSON(#"{"ts":0,"user_id":"u","event":"x","deep":\#(unbalanced)}"#).reason == .invalidJSON)
+        #expect(parseJSON(#"{"ts":1772366400000,"user_id":"u","event":"x","deep":\#(unbalanced)}"#).reason == .invalidJSON)
     }
 
     @Test func longStringsCrossTheWordScanner() {
@@ -461,14 +477,15 @@ let march1Noon: Int64 = 1_772_366_400_000_000
             let padding = String(repeating: "x", count: length)
             for special in [#"\""#, #"\\"#, "é", "\u{1F600}", #"\u0041"#] {
                 let value = padding + special + padding
-                let (reason, record) = parseJSON(#"{"ts":0,"event":"x","user_id":"\#(value)"}"#)
+                let (reason, record) = parseJSON(#"{"ts":1772366400000,"event":"x","user_id":"\#(value)"}"#)
                 #expect(reason == nil)
                 let decoded =
                     padding + (special == #"\""# ? "\"" : special == #"\\"# ? "\\" : special == #"\u0041"# ? "A" : special) + padding
                 #expect(record.string(record.userID) == decoded)
             }
             #expect(
-                parseJSON(Array(#"{"ts":0,"event":"x","user_id":""#.utf8) + Array(padding.utf8) + [0x01] + Array(#""}"#.utf8)).reason
+                parseJSON(Array(#"{"ts":1772366400000,"event":"x","user_id":""#.utf8) + Array(padding.utf8) + [0x01] + Array(#""}"#.utf8))
+                    .reason
                     == .invalidJSON)
         }
     }

@@ -27,25 +27,25 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
 @Suite struct LogFileScannerTests {
     static let jsonLines = """
-        {"ts":1000,"user_id":"a","event":"paywall_view"}\r
+        {"ts":1772366401000,"user_id":"a","event":"paywall_view"}\r
 
-        {"ts":2000,"user_id":"b","event":"purchase"}
+        {"ts":1772366402000,"user_id":"b","event":"purchase"}
         not json
            \t
         {"ts":"2026-03-01T12:00:00Z","userId":42,"event":"cancel"}\r
-        {"ts":3000,"user_id":"c","event":"refund","product_id":"p","transaction_id":"t","price":-1,"currency":"USD"}
-        {"ts":4000,"user_id":"d","event":"mystery"}
+        {"ts":1772366403000,"user_id":"c","event":"refund","product_id":"p","transaction_id":"t","price":-1,"currency":"USD"}
+        {"ts":1772366404000,"user_id":"d","event":"mystery"}
         """
 
     static func expectJSONLinesResult(_ result: ScanResult, path: String) {
         #expect(result.records.map(\.line) == [1, 6, 8])
         #expect(result.records.map(\.user) == ["a", "42", "d"])
         #expect(result.records.map(\.type) == [.paywallView, .cancel, nil])
-        #expect(result.records.map(\.timestamp) == [1_000_000, march1Noon, 4_000_000])
+        #expect(result.records.map(\.timestamp) == [march1Noon + 1_000_000, march1Noon, march1Noon + 4_000_000])
         #expect(result.malformed.map(\.line) == [3, 4, 7])
         #expect(result.malformed.map(\.reason) == [.missingField, .invalidJSON, .negativePrice])
         #expect(result.malformed[1].bytes == "not json")
-        #expect(result.malformed[0].bytes == #"{"ts":2000,"user_id":"b","event":"purchase"}"#)
+        #expect(result.malformed[0].bytes == #"{"ts":1772366402000,"user_id":"b","event":"purchase"}"#)
         let summary = result.summary
         #expect(summary?.path == path)
         #expect(summary?.format == .jsonLines)
@@ -84,8 +84,8 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
     @Test func aLongLineIsLineTooLongWithItsFirstBytes() throws {
         let folder = try TemporaryFolder()
-        let long = #"{"ts":0,"user_id":"u","event":"x","pad":""# + String(repeating: "x", count: 100) + #""}"#
-        let path = try folder.write("long.jsonl", "\(long)\n{\"ts\":0,\"user_id\":\"v\",\"event\":\"x\"}\n")
+        let long = #"{"ts":1772366400000,"user_id":"u","event":"x","pad":""# + String(repeating: "x", count: 100) + #""}"#
+        let path = try folder.write("long.jsonl", "\(long)\n{\"ts\":1772366400000,\"user_id\":\"v\",\"event\":\"x\"}\n")
         let result = try scanLog(path, maxLineLength: 64, bufferSize: 16)
         #expect(result.malformed.map(\.reason) == [.lineTooLong])
         #expect(result.malformed.map(\.line) == [1])
@@ -97,7 +97,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
     @Test func byteOrderMarkAtTheStartIsDropped() throws {
         let folder = try TemporaryFolder()
-        let path = try folder.write("bom.jsonl", "\u{FEFF}{\"ts\":0,\"user_id\":\"u\",\"event\":\"x\"}\n")
+        let path = try folder.write("bom.jsonl", "\u{FEFF}{\"ts\":1772366400000,\"user_id\":\"u\",\"event\":\"x\"}\n")
         for bufferSize in [1, 2, 1 << 20] {
             #expect(try scanLog(path, bufferSize: bufferSize).records.map(\.user) == ["u"])
         }
@@ -106,14 +106,14 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
     @Test func csvLogGzipped() throws {
         let folder = try TemporaryFolder()
         let text =
-            "ts,user_id,event,price,currency,product_id,transaction_id\r\n\r\n1000,u1,purchase,7.99,USD,p,t\r\n2000,u2,purchase,-1,USD,p,t2\r\n3000,\"u\r\n3\",cancel\r\n4000,u4,trial_start,,,p,t4"
+            "ts,user_id,event,price,currency,product_id,transaction_id\r\n\r\n1772366401000,u1,purchase,7.99,USD,p,t\r\n1772366402000,u2,purchase,-1,USD,p,t2\r\n1772366403000,\"u\r\n3\",cancel\r\n1772366404000,u4,trial_start,,,p,t4"
         let path = try folder.writeGzip("logs.csv.gz", members: [text])
         let result = try scanLog(path, bufferSize: 5)
         #expect(result.records.map(\.line) == [3, 7])
         #expect(result.records.map(\.user) == ["u1", "u4"])
         #expect(result.malformed.map(\.line) == [4, 5])
         #expect(result.malformed.map(\.reason) == [.negativePrice, .invalidCSV])
-        #expect(result.malformed.map(\.bytes) == ["2000,u2,purchase,-1,USD,p,t2", "3000,\"u\r\n3\",cancel"])
+        #expect(result.malformed.map(\.bytes) == ["1772366402000,u2,purchase,-1,USD,p,t2", "1772366403000,\"u\r\n3\",cancel"])
         #expect(result.summary?.format == .csv)
         #expect(result.summary?.isGzip == true)
         #expect(result.summary?.lines.nonBlankLines == 4)
@@ -144,7 +144,7 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
 
     @Test func corruptAndMissingFilesThrowErrorsNamingThem() throws {
         let folder = try TemporaryFolder()
-        var bytes = try gzipBytes(#"{"ts":0,"user_id":"u","event":"x"}"# + "\n", folder: folder)
+        var bytes = try gzipBytes(#"{"ts":1772366400000,"user_id":"u","event":"x"}"# + "\n", folder: folder)
         let truncated = try folder.write("truncated.jsonl.gz", bytes: Array(bytes.dropLast(3)))
         bytes[bytes.count - 6] ^= 0x55
         let badCRC = try folder.write("bad.csv.gz", bytes: bytes)
@@ -187,7 +187,9 @@ func scanLog(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: Int = 1 <
         var paths: [String] = []
         for file in 0..<4 {
             var text = ""
-            for line in 0..<5_000 { text += #"{"ts":\#(line),"user_id":"f\#(file)-\#(line)","event":"paywall_view"}"# + "\n" }
+            for line in 0..<5_000 {
+                text += #"{"ts":\#(1_772_366_400_000 + line),"user_id":"f\#(file)-\#(line)","event":"paywall_view"}"# + "\n"
+            }
             paths.append(try folder.writeGzip("part-\(file).jsonl.gz", members: [text]))
         }
         let summaries = try await withThrowingTaskGroup(of: LogFileSummary.self) { group in

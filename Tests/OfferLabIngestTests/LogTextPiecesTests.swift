@@ -39,16 +39,16 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     /// line (blank in those bytes, and not), a long blank one of that kind, and a long last line
     /// without `\n`: five lines too long, two skipped.
     static let longLines = [
-        #"{"ts":1000,"user_id":"a","event":"paywall_view"}"#,
+        #"{"ts":1772366401000,"user_id":"a","event":"paywall_view"}"#,
         String(repeating: " ", count: limit + 24),
         String(repeating: " ", count: limit + 14) + "x",
-        #"{"ts":2000,"user_id":"b","event":"x"}"#,
+        #"{"ts":1772366402000,"user_id":"b","event":"x"}"#,
         String(repeating: "a", count: limit) + "\r",
         String(repeating: "a", count: limit + 1) + "\r",
         String(repeating: "y", count: limit + 1) + "\r" + String(repeating: " ", count: 20),
         String(repeating: " ", count: limit + 1) + "\r" + String(repeating: " ", count: 20) + "z",
         String(repeating: " ", count: limit + 1) + "\r" + String(repeating: " ", count: 20),
-        #"{"ts":4000,"user_id":"c","event":"x"}"#,
+        #"{"ts":1772366404000,"user_id":"c","event":"x"}"#,
         "",
         String(repeating: "w", count: limit + 36),
     ].joined(separator: "\n")
@@ -86,7 +86,7 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     @Test func aVeryLongLineIsNotKeptWhole() throws {
         let folder = try TemporaryFolder()
         let long = String(repeating: "x", count: 100_000)
-        let path = try folder.write("long.jsonl", "\(long)\n{\"ts\":0,\"user_id\":\"v\",\"event\":\"x\"}\n")
+        let path = try folder.write("long.jsonl", "\(long)\n{\"ts\":1772366400000,\"user_id\":\"v\",\"event\":\"x\"}\n")
         let (result, pieces) = try scanLogInPieces(path, maxLineLength: 64, bufferSize: 1000, pieceSize: 10)
         #expect(pieces.allSatisfy { $0.count < 2000 })
         #expect(result.malformed.map(\.reason) == [.lineTooLong])
@@ -98,7 +98,7 @@ func scanLogInPieces(_ path: String, maxLineLength: Int = 1 << 20, bufferSize: I
     /// A damaged gzip file fails as it does when scanned whole, after the pieces before the damage.
     @Test func aDamagedFileFailsTheSameWay() throws {
         let folder = try TemporaryFolder()
-        let text = String(repeating: #"{"ts":1000,"user_id":"a","event":"paywall_view"}"# + "\n", count: 2000)
+        let text = String(repeating: #"{"ts":1772366401000,"user_id":"a","event":"paywall_view"}"# + "\n", count: 2000)
         var bytes = try gzipBytes(text, folder: folder)
         bytes[bytes.count - 6] ^= 0xFF  // the CRC-32
         let corrupt = try folder.write("corrupt.jsonl.gz", bytes: bytes)

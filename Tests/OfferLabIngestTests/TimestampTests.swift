@@ -68,18 +68,17 @@ import Testing
     }
 
     /// Thirteen digits of epoch milliseconds are read as two words: every byte replaced by every
-    /// value gives what `Int64` reads of the text (× 1000), or nil; a leading minus is still read.
+    /// value gives what `Int64` reads of the text (× 1000) when it is digits from 2000 on, or nil.
     @Test func everyByteOfThirteenDigitEpochMilliseconds() {
         Self.everyByteReplaced(in: "1772366400123") { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
-            let isPlainInteger =
-                bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-                || (bytes[0] == 0x2D && bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
-            let expected = isPlainInteger ? Int64(text).map { $0 * 1000 } : nil
+            let isDigits = bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            let expected = isDigits ? Int64(text).map { $0 * 1000 }.flatMap { $0 >= 946_684_800_000_000 ? $0 : nil } : nil
             #expect(bytes.withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == expected, "\(text)")
         }
         #expect(Array("9999999999999".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == 9_999_999_999_999_000)
-        #expect(Array("0000000000000".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == 0)
+        // Leading zeros: 1970.
+        #expect(Array("0000000000000".utf8).withUnsafeBytes { Timestamp.parseEpochMilliseconds($0) } == nil)
     }
 
     @Test func fractionsAreKeptToTheMicrosecond() {
@@ -160,9 +159,13 @@ import Testing
 
     @Test func epochMilliseconds() {
         #expect(withBytes("1773664496000") { Timestamp.parseEpochMilliseconds($0) } == 1_773_664_496_000_000)
-        #expect(withBytes("0") { Timestamp.parseEpochMilliseconds($0) } == 0)
-        #expect(withBytes("-1500") { Timestamp.parseEpochMilliseconds($0) } == -1_500_000)
-        #expect(withBytes("-1500") { Timestamp.parseEpochMilliseconds($0, allowMinus: false) } == nil)
+        // 2000-01-01T00:00:00Z is the earliest; before it, epoch seconds read as milliseconds
+        // (1773664496: a day of 2026 in seconds) are no timestamp.
+        #expect(withBytes("946684800000") { Timestamp.parseEpochMilliseconds($0) } == 946_684_800_000_000)
+        for early in ["946684799999", "1773664496", "0", "1000", "-1500", "0000946684799"] {
+            #expect(withBytes(early) { Timestamp.parseEpochMilliseconds($0) } == nil, "\(early)")
+        }
+        #expect(withBytes("0946684800000") { Timestamp.parseEpochMilliseconds($0) } == 946_684_800_000_000)
         // Fits in Int64 as milliseconds, not as microseconds.
         #expect(withBytes("9223372036854775") { Timestamp.parseEpochMilliseconds($0) } == 9_223_372_036_854_775_000)
         #expect(withBytes("9223372036854776") { Timestamp.parseEpochMilliseconds($0) } == nil)

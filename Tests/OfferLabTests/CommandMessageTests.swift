@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 import OfferLabTestSupport
 import Testing
 
@@ -16,9 +17,41 @@ import Testing
         }
         let version = try runOfferLab(["--version"])
         #expect(version.status == 0)
-        let printed = version.standardOutput.trimmingCharacters(in: .newlines)
-        #expect(!printed.isEmpty)
-        #expect(recorded == [.text(printed)])
+        let lines = version.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(!(lines.first ?? "").isEmpty)
+        #expect(recorded == [.text(lines.first ?? "")])
+        // Then which inflaters the binary can use, and how to get ISA-L when it cannot.
+        #expect(lines.last == Inflater.availabilityText)
+        #expect(
+            Inflater.isalAvailable
+                ? lines.last == "gzip: zlib, ISA-L (isal, the default)"
+                : lines.last?.hasPrefix("gzip: zlib only; ISA-L unavailable, ") == true)
+    }
+
+    /// `--inflater isal` where ISA-L cannot be used says why, and how to get it.
+    @Test(.enabled(if: !Inflater.isalAvailable, "ISA-L is available here")) func isalWhereItCannotBeUsedSaysHowToGetIt() throws {
+        let night = try NightFixture()
+        let result = try runOfferLab(["run", night.jobPath, "--inflater", "isal"])
+        #expect(result.status == 64)
+        #expect(result.standardError == "offerlab: error: the isal inflater cannot be used: \(Inflater.isalUnavailableReason ?? "")\n")
+        #expect(result.standardError.contains("install libisal"))
+    }
+
+    /// A bad command line is one `offerlab: error:` line and exit 64, as every other error is one
+    /// line (ArgumentParser's usage and help lines stay behind `--help`).
+    @Test(arguments: [
+        (["run"], "Missing expected argument '<job>'"), (["run", "job.yaml", "--colour", "blue"], "Unknown option '--colour'"),
+        (["frobnicate"], "Unexpected argument 'frobnicate'"),
+        (["run", "job.yaml", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (["run", "job.yaml", "--inflater", "gzip"], "The value 'gzip' is invalid for '--inflater <name>'"),
+    ])
+    func aBadCommandLineIsOneErrorLine(arguments: [String], message: String) throws {
+        let result = try runOfferLab(arguments)
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("offerlab: error: \(message)"), "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
     }
 
     @Test func generateIntoAFolderHoldingADataSetIsOneErrorLine() throws {

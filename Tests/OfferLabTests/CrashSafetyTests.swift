@@ -76,7 +76,7 @@ import Testing
         killed.send(SIGKILL)
         _ = killed.wait()
         #expect(FileManager.default.fileExists(atPath: night.databasePath + ".lock"))
-        try night.writeJob(["lock_timeout_seconds": "0"])
+        try night.writeJob(["lock_timeout_seconds": "0", "allow_stale_logs": "true"])
         let next = try night.run(["--as-of", "2026-03-17"])
         #expect(next.status == 0, "\(next.standardError)")
     }

@@ -14,7 +14,8 @@ import Testing
         var job: String
         var night: String
         var expected: String
-        /// The run's stderr: its warnings (the counts are those of quality.csv and summary.csv).
+        /// The run's stderr: its warnings (the counts are those of quality.csv and summary.csv);
+        /// `OUTPUT` stands for the run's output folder.
         var warnings: [String]
         var testDescription: String { job }
     }
@@ -23,16 +24,53 @@ import Testing
         DataSet(
             job: "tools/reference/tests/data/main/job.yaml", night: "2026-03-16", expected: "tools/reference/tests/data/main/expected",
             warnings: [
+                "2 malformed log lines named a price or a money event: USD 1, and 1 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-16/rejects.csv",
                 "control: offerings without a group named 'baseline' fall back to control, else their lowest group id: spring (control: control)",
-                "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates:, rates_file:)",
+                "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates: {JPY: …}, or rates_file:)",
             ]),
         DataSet(
             job: "jobs/sample.yaml", night: "2026-03-15", expected: "Tests/OfferLabTests/Fixtures/sample-data-expected",
-            warnings: [
-                "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates:, rates_file:)",
-                "offering spring_2026_price_test: the money of 32 of 564 money events (5.67%) is left out, for want of a rate to USD: BRL 5.67% (32); give their rates (rates:, rates_file:)",
-            ]),
+            warnings: [Self.sampleRejectedMoney]),
     ]
+
+    /// The sample data's broken purchase lines (its showcase of malformed lines, docs/generator.md).
+    static let sampleRejectedMoney =
+        "5 malformed log lines named a price or a money event: USD 15.98, and 3 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-15/rejects.csv"
+
+    /// The run's stderr for `warnings` written to `output`.
+    static func standardError(_ warnings: [String], output: String) -> String {
+        warnings.map { "warning: \($0.replacingOccurrences(of: "OUTPUT", with: output))\n" }.joined()
+    }
+
+    /// jobs/sample-with-warnings.yaml: the sample data with the warnings on purpose (README).
+    @Test func theSampleWithWarningsShowsThem() throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample-with-warnings.yaml").path
+        let result = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardError
+                == Self.standardError(
+                    [
+                        Self.sampleRejectedMoney,
+                        "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates: {BRL: …}, or rates_file:)",
+                        "offering spring_2026_price_test: the money of 32 of 564 money events (5.67%) is left out, for want of a rate to USD: BRL 5.67% (32); give their rates (rates: {BRL: …}, or rates_file:)",
+                    ], output: folder.path))
+        // maturity_days: 30 is longer than the data: no user has matured.
+        let maturity = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/maturity.csv"), encoding: .utf8))
+        let thirty = maturity.dropFirst().filter { $0.count > 3 && $0[2] == "30" }
+        #expect(thirty.count == 6 && thirty.allSatisfy { $0[3] == "0" })
+    }
+
+    /// The sample job's matured windows are ones its data fills: every group has matured users.
+    @Test func theSampleJobsMaturedWindowsAreFilled() throws {
+        let maturity = parseCSV(
+            try String(
+                contentsOf: repositoryRoot.appendingPathComponent("Tests/OfferLabTests/Fixtures/sample-data-expected/maturity.csv"),
+                encoding: .utf8))
+        #expect(maturity.count > 1)
+        #expect(maturity.dropFirst().allSatisfy { $0.count > 3 && (Int($0[3]) ?? 0) > 100 })
+    }
 
     static let moneyColumns: Set = ["gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arppu"]
     /// Money too, on both sides: the cap is the same interpolation of the same exact per-user values.
@@ -46,7 +84,7 @@ import Testing
             folder.file("results.sqlite"),
         ])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardError == dataSet.warnings.map { "warning: \($0)\n" }.joined())
+        #expect(result.standardError == Self.standardError(dataSet.warnings, output: folder.path))
         // The slice files where the job slices (the sample job does).
         let sliceFiles = ["slice_summary.csv", "slice_comparisons.csv", "slice_srm.csv"].filter { file in
             FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)").path)

@@ -42,7 +42,9 @@ import Testing
             "alpha": "\(job.alpha)", "sequential_tuning": "\(job.sequentialTuning)", "decision": job.decision.rawValue,
             "max_slice_levels": "\(job.maxSliceLevels)", "max_bad_line_ratio": "\(job.maxBadLineRatio)",
             "on_corrupt_file": job.onCorruptFile.rawValue, "rejects_per_reason": "\(job.rejectsPerReason)",
-            "lock_timeout_seconds": "\(job.lockTimeoutSeconds)",
+            "lock_timeout_seconds": "\(job.lockTimeoutSeconds)", "max_volume_drop": "\(job.maxVolumeDrop)",
+            "allow_empty_night": "\(job.allowEmptyNight)", "allow_stale_logs": "\(job.allowStaleLogs)",
+            "allow_empty_offerings": "\(job.allowEmptyOfferings)",
         ]
         for key in JobKey.all {
             let stated = key.defaultValue.filter { $0 != "`" }

@@ -9,7 +9,8 @@ import Testing
 /// night (for the offerings it analyses) and leaves every other night alone.
 @Suite struct NightHistoryTests {
     @Test func rerunningANightReplacesThatNightOnly() throws {
-        let night = try NightFixture()
+        // The same logs every night: nothing since the previous night.
+        let night = try NightFixture(job: ["allow_stale_logs": "true"])
         for asOf in ["2026-03-15", "2026-03-16", "2026-03-17"] {
             let result = try night.run(["--as-of", asOf])
             try #require(result.status == 0, "\(result.standardError)")
@@ -38,7 +39,8 @@ import Testing
     }
 
     @Test func rerunningOneOfferingLeavesTheOtherOfferingsOfTheNight() throws {
-        let night = try NightFixture()
+        // The same logs every night: nothing since the previous night.
+        let night = try NightFixture(job: ["allow_stale_logs": "true"])
         #expect(try night.run().status == 0)
         let before = try night.resultRows(where: "offering_id = 'other'")
         try night.writeLog(
@@ -54,7 +56,8 @@ import Testing
     /// is migrated in place: its nights are kept, the new column is empty for them and filled for
     /// the new night.
     @Test func aDatabaseOfAnEarlierVersionGainsTheNewColumnsAndKeepsItsHistory() throws {
-        let night = try NightFixture()
+        // The same logs every night: nothing since the previous night.
+        let night = try NightFixture(job: ["allow_stale_logs": "true"])
         #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
         let database = try SQLiteDatabase(path: night.databasePath)
         try database.execute("ALTER TABLE summary DROP COLUMN arppu")
@@ -78,7 +81,8 @@ import Testing
     /// A database from before the sequential columns (docs/statistics.md, Sequential): its comparisons, daily and offerings
     /// tables gain them in place, empty for the nights it held, filled for the new night.
     @Test func aDatabaseWithoutTheSequentialColumnsGainsThemAndKeepsItsNights() throws {
-        let night = try NightFixture()
+        // The same logs every night: nothing since the previous night.
+        let night = try NightFixture(job: ["allow_stale_logs": "true"])
         #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
         let database = try SQLiteDatabase(path: night.databasePath)
         let added: [(table: String, columns: [String])] = [

@@ -31,9 +31,39 @@ import Testing
         let result = try runWrapper(night, log: log)
         #expect(result.status == 78)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.standardError == "offerlab nightly job \(night.jobPath) failed with exit code 78; see \(log)\n")
+        // offerlab's own error and exit code, on one line.
+        #expect(
+            result.standardError.hasPrefix(
+                "offerlab nightly job \(night.jobPath) failed with exit code 78: job file \(night.jobPath): unknown key 'colour' (known: tables, "
+            ))
+        #expect(result.standardError.hasSuffix(") (log: \(log))\n"))
+        #expect(result.standardError.split(separator: "\n").count == 1)
         let text = try String(contentsOfFile: log, encoding: .utf8)
         #expect(text.contains("offerlab: error: job file \(night.jobPath): unknown key 'colour'"))
         #expect(text.hasSuffix("=== exit 78\n"))
+    }
+
+    /// Without a log file the log goes next to the job's outputs (its `output:` folder), never
+    /// beside the job file, which may be in a repository.
+    @Test func theDefaultLogIsInTheOutputFolder() throws {
+        let night = try NightFixture(job: ["output": "\"results/nightly/\"   # a comment"])
+        let result = try OfferLabProcess(
+            executable: "/bin/bash", [Self.wrapper, night.jobPath], environment: ["OFFERLAB": try offerLabBinary()]
+        )
+        .wait()
+        #expect(result.status == 0, "\(result.standardError)")
+        let text = try String(contentsOfFile: night.folder.file("results/nightly/offerlab-nightly.log"), encoding: .utf8)
+        #expect(text.contains("=== exit 0\n"))
+        #expect(!FileManager.default.fileExists(atPath: night.folder.file("offerlab-nightly.log")))
+
+        // A failure before the folder exists still has its log there.
+        let failing = try NightFixture(job: ["output": "\(night.folder.file("elsewhere"))/", "colour": "blue"])
+        let failed = try OfferLabProcess(
+            executable: "/bin/bash", [Self.wrapper, failing.jobPath], environment: ["OFFERLAB": try offerLabBinary()]
+        )
+        .wait()
+        #expect(failed.status == 78)
+        #expect(
+            failed.standardError.hasSuffix(" (log: \(night.folder.file("elsewhere"))/offerlab-nightly.log)\n"), "\(failed.standardError)")
     }
 }

@@ -18,7 +18,7 @@ import Testing
     @Test func eachCodeHasItsExitCode() {
         let expected: [OfferLabError.Code: Int32] = [
             .badJob: 78, .missingInput: 78, .badArgument: 78,
-            .badTables: 65, .unreadableLog: 65, .tooManyMalformedLines: 65, .unconvertibleMoney: 65, .rejectedTotals: 65,
+            .badTables: 65, .unreadableLog: 65, .tooManyMalformedLines: 65, .unconvertibleMoney: 65, .rejectedTotals: 65, .brokenNight: 65,
             .badAggregates: 65, .engineCannotRead: 65, .badResultsDatabase: 65, .nightNotFound: 65,
             .cannotWrite: 73,
             .locked: 75,

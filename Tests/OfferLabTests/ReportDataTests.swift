@@ -149,7 +149,7 @@ import Testing
         // Each row has a value of its column's type in each column (or none).
         func fits(_ value: ResultValue, _ type: ResultColumnType) -> Bool {
             switch (value, type) {
-            case (.text, .text), (.integer, .integer), (.real, .real), (.bool, .bool), (.real(nil), _): true
+            case (.text, .text), (.integer, .integer), (.real, .real), (.real, .money), (.bool, .bool), (.real(nil), _): true
             default: false
             }
         }

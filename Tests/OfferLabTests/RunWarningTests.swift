@@ -16,7 +16,7 @@ import Testing
     }
 
     static let unconvertibleWarning =
-        "warning: offering test: the money of 1 of 4 money events (25.00%) is left out, for want of a rate to USD: GBP 25.00% (1); give their rates (rates:, rates_file:)\n"
+        "warning: offering test: the money of 1 of 4 money events (25.00%) is left out, for want of a rate to USD: GBP 25.00% (1); give their rates (rates: {GBP: …}, or rates_file:)\n"
 
     @Test func moneyWithoutARateIsAWarningNamingTheCurrencyAndItsShare() throws {
         let night = try Self.nightWithUnconvertibleMoney()
@@ -24,6 +24,33 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError == Self.unconvertibleWarning)
         #expect(try night.quality("unknown_currency_events", offering: "test") == 1)
+    }
+
+    /// Currency codes in the logs are matched in any case (`eur` is EUR, whose rate the job
+    /// gives); one without a rate is named once, upper-case, whatever its case in the logs, so
+    /// that the advice can be followed; a text that is no code is told apart.
+    @Test func currencyCodesAreMatchedInAnyCase() throws {
+        let night = try NightFixture(
+            events: NightFixture.standardEvents + [
+                event(
+                    "purchase", user: "u4", ts: "2026-03-05T09:00:00Z", product: "monthly", transaction: "t8", price: "10", currency: "eur"),
+                event(
+                    "purchase", user: "u2", ts: "2026-03-05T10:00:00Z", product: "weekly", transaction: "t9", price: "5", currency: "gbp"),
+                event(
+                    "purchase", user: "u2", ts: "2026-03-06T10:00:00Z", product: "weekly", transaction: "t10", price: "5", currency: "GBP"),
+                event(
+                    "purchase", user: "u1", ts: "2026-03-06T11:00:00Z", product: "weekly", transaction: "t11", price: "5", currency: "R$"),
+            ])
+        let result = try night.run()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardError
+                == "warning: offering test: the money of 3 of 6 money events (50.00%) is left out, for want of a rate to USD: GBP 33.33% (2), R$ 16.67% (1); give their rates (rates: {GBP: …}, or rates_file:); 'R$' is no ISO 4217 code, so no rate can be given: fix the logs\n"
+        )
+        // u3's 19.99 EUR and u4's 10 eur, at 2 USD each.
+        let variant = try #require(try night.csv("summary").first { $0.first == "test" && $0[1] == "variant" })
+        let header = try night.csv("summary")[0]
+        #expect(variant[try #require(header.firstIndex(of: "net_revenue"))] == "59.98")
     }
 
     @Test func aShareEqualToTheMaximumPassesWithTheWarning() throws {
@@ -39,7 +66,7 @@ import Testing
         #expect(result.status == 65)
         #expect(
             result.standardError
-                == "offerlab: error: offering test: the money of 1 of 4 money events (25.00%) is left out, for want of a rate to USD: GBP 25.00% (1); give their rates (rates:, rates_file:); over max_unconvertible_money_share 0.2499\n"
+                == "offerlab: error: offering test: the money of 1 of 4 money events (25.00%) is left out, for want of a rate to USD: GBP 25.00% (1); give their rates (rates: {GBP: …}, or rates_file:); over max_unconvertible_money_share 0.2499\n"
         )
         #expect(try night.outputEntries() == ["results.sqlite.lock"])
     }

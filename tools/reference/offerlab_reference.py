@@ -212,8 +212,16 @@ def parse_timestamp_text(text: str) -> int | None:
     return (seconds - offset_seconds) * 1_000_000 + micros
 
 
+# 2000-01-01T00:00:00Z in epoch milliseconds: an integer timestamp before it is epoch seconds
+# read as milliseconds (1970), not an event, and breaks the grammar (contract §4).
+EARLIEST_EPOCH_MILLIS = 946_684_800_000
+
+
 def epoch_millis_to_micros(millis: int) -> int | None:
-    """A JSON-integer timestamp (epoch milliseconds) as microseconds; None outside Int64."""
+    """A JSON-integer timestamp (epoch milliseconds) as microseconds; None outside Int64 or
+    before 2000-01-01."""
+    if millis < EARLIEST_EPOCH_MILLIS:
+        return None
     micros = millis * 1000
     return micros if -_INT64_MAX <= micros <= _INT64_MAX else None
 
@@ -266,7 +274,7 @@ def micros_to_report(micros_by_currency: dict[str, int], rates: dict[str, float]
     `Double(micros) / 1_000_000` for |micros| < 2^53."""
     total = 0.0
     for currency in sorted(micros_by_currency, key=byte_key):
-        total += (micros_by_currency[currency] / 1_000_000) * rates[currency]
+        total += (micros_by_currency[currency] / 1_000_000) * rates[currency.upper()]
     return total
 
 
@@ -1097,7 +1105,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             result.renewals += 1
         else:
             result.refunds += 1
-        if money.currency not in rates:
+        if money.currency.upper() not in rates:  # codes in the logs match in any case (§4)
             counters.unknown_currency_events += 1
             continue
         sign = -1 if event.event == "refund" else 1
@@ -1945,11 +1953,29 @@ def format_cell(value: object) -> str:
     return text
 
 
+# Money amounts, written rounded to the micro-unit (§3); per-user means and statistics are not.
+MONEY_AMOUNT_COLUMNS = frozenset({"gross_revenue", "refunded_revenue", "net_revenue", "revenue_cap"})
+
+
+def micro_units(value: float) -> float:
+    """`value` rounded to 6 decimals, halves away from zero (as Swift's `rounded()`)."""
+    if not math.isfinite(value):
+        return value
+    return math.copysign(math.floor(abs(value) * 1_000_000 + 0.5), value) / 1_000_000
+
+
 def write_csv(path: Path, columns: Iterable[str], rows: list[dict]) -> None:
     """RFC 4180: header row, CRLF line endings (Decision D20), UTF-8."""
     columns = list(columns)
     lines = [",".join(columns)]
-    lines += [",".join(format_cell(row[c]) for c in columns) for row in rows]
+
+    def cell(row: dict, column: str) -> str:
+        value = row[column]
+        if column in MONEY_AMOUNT_COLUMNS and isinstance(value, float):
+            value = micro_units(value)
+        return format_cell(value)
+
+    lines += [",".join(cell(row, c) for c in columns) for row in rows]
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-8"))
     os.replace(temporary, path)

@@ -12,6 +12,10 @@ typedef struct offerlab_isal_inflater offerlab_isal_inflater;
 /// Thread-safe; the library is loaded once.
 int offerlab_isal_available(void);
 
+/// 1 when this build saw <isa-l/igzip_lib.h> (libisal-dev), so that it can use ISA-L where
+/// libisal.so.2 loads; 0 when it was built without it and never can.
+int offerlab_isal_built_in(void);
+
 /// A new inflater for gzip members (header, deflate data, CRC-32 and length checked), or NULL
 /// when ISA-L is not available or memory is short.
 offerlab_isal_inflater *offerlab_isal_create(void);

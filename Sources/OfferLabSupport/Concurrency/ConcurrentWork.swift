@@ -1,4 +1,6 @@
 import Foundation
+import OfferLabIngest
+import Synchronization
 
 /// Work started on a thread of its own while the caller goes on, then waited for: for work that
 /// blocks, or is waited for from synchronous code (docs/concurrency.md).
@@ -6,30 +8,39 @@ import Foundation
 /// A thread of its own, not a task nor a Dispatch worker: on Linux, Dispatch's workers are
 /// Swift's task pool (one thread per core), so work queued there waits for the tasks in flight,
 /// and work that blocks, or a caller that blocks waiting for it, holds a thread of that pool.
-package final class ConcurrentWork: @unchecked Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-    // Written by the work before it signals `finished`, read only after `wait` saw the signal.
-    private var failure: (any Error)?
-    private var waited = false
+package final class ConcurrentWork<Failure: Error>: Sendable {
+    /// The work, until its thread takes it: released before it is reported done, so that what it
+    /// captured is no longer held once `wait` returns (`withoutActuallyEscaping` checks that).
+    private let work: Mutex<(@Sendable () throws(Failure) -> Void)?>
+    /// The work's outcome, put once it is done.
+    private let done = BlockingQueue<Result<Void, Failure>>(capacity: 1)
+    /// The outcome once waited for, for a second `wait`.
+    private let outcome = Mutex<Result<Void, Failure>?>(nil)
 
-    package init(_ work: @escaping @Sendable () throws -> Void) {
-        Thread { [self] in
-            do {
-                try work()
-            } catch {
-                failure = error
-            }
-            finished.signal()
-        }.start()
+    package init(_ work: @escaping @Sendable () throws(Failure) -> Void) {
+        self.work = Mutex(work)
+        Thread { [self] in run() }.start()
     }
 
     /// Waits until the work is done (at once when already waited for) and rethrows its error.
-    /// Called from one thread only.
-    package func wait() throws {
-        if !waited {
-            finished.wait()
-            waited = true
+    package func wait() throws(Failure) {
+        try outcome.withLock { outcome in
+            if outcome == nil { outcome = done.take() }
+            return outcome!
+        }.get()
+    }
+
+    private func run() {
+        let result: Result<Void, Failure>
+        do {
+            let body = work.withLock { $0.take()! }
+            do throws(Failure) {
+                try body()
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
         }
-        if let failure { throw failure }
+        done.put(result)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Work on many indices, on every core, whose results are used strictly in index order: so
 /// that what they add up to does not depend on which finishes first.
@@ -83,11 +84,10 @@ private enum OrderedArrival<Result: Sendable, Gate: Sendable>: Sendable {
 
 /// A result handed to the task that prepares it: taken out there, so that the task holds it
 /// alone (a value captured by the task's closure would be shared with it, and written to, copied).
-private final class Handoff<Value: Sendable>: @unchecked Sendable {
-    // Written by `init`, then taken once by the one task that holds this handoff.
-    private var value: Value?
+private final class Handoff<Value: Sendable>: Sendable {
+    private let value: Mutex<Value?>
 
-    package init(_ value: consuming Value) { self.value = consume value }
+    init(_ value: consuming Value) { self.value = Mutex(consume value) }
 
-    package func take() -> Value { value.take()! }
+    func take() -> Value { value.withLock { $0.take()! } }
 }

@@ -1,13 +1,14 @@
 import Foundation
 
 /// Formats output tables as CSV: RFC 4180 (CRLF between records), header row, `.` decimal point, the shortest text
-/// that reads back as the same double, `true`/`false`, an empty field for no value, and text
+/// that reads back as the same double (a money amount rounded to the micro-unit first), `true`/`false`, an empty field for no value, and text
 /// that a spreadsheet would run as a formula prefixed with `'`.
 public enum CSVWriter {
     public static func csv(_ table: ResultTable) -> String {
         var output = table.columnNames.map(quoted).joined(separator: ",") + "\r\n"
+        let types = table.columns.map(\.type)
         for row in table.rows {
-            output += row.map(field).joined(separator: ",")
+            output += zip(row, types).map { field($1.written($0)) }.joined(separator: ",")
             output += "\r\n"
         }
         return output

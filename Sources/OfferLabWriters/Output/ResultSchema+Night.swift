@@ -20,9 +20,9 @@ extension ResultColumn {
     package static let purchases = ResultColumn("purchases", .integer)
     package static let renewals = ResultColumn("renewals", .integer)
     package static let refunds = ResultColumn("refunds", .integer)
-    package static let grossRevenue = ResultColumn("gross_revenue", .real)
-    package static let refundedRevenue = ResultColumn("refunded_revenue", .real)
-    static let netRevenue = ResultColumn("net_revenue", .real)
+    package static let grossRevenue = ResultColumn("gross_revenue", .money)
+    package static let refundedRevenue = ResultColumn("refunded_revenue", .money)
+    static let netRevenue = ResultColumn("net_revenue", .money)
     static let arpu = ResultColumn("arpu", .real)
     static let arpuSD = ResultColumn("arpu_sd", .real)
     static let arppu = ResultColumn("arppu", .real)
@@ -34,7 +34,7 @@ extension ResultColumn {
     ]
 
     // Capped revenue, in `summary`.
-    package static let revenueCap = ResultColumn("revenue_cap", .real)
+    package static let revenueCap = ResultColumn("revenue_cap", .money)
     static let arpuCapped = ResultColumn("arpu_capped", .real)
     static let arpuCappedSD = ResultColumn("arpu_capped_sd", .real)
     package static let cappedUsers = ResultColumn("capped_users", .integer)
@@ -100,6 +100,10 @@ extension ResultColumn {
     static let days = ResultColumn("days", .integer)
     static let productID = ResultColumn("product_id", .text)
     static let counter = ResultColumn("counter", .text)
+    // Money named by malformed lines (`rejected_money`).
+    static let currency = ResultColumn("currency", .text)
+    static let lines = ResultColumn("lines", .integer)
+    static let amount = ResultColumn("amount", .money)
     static let count = ResultColumn("count", .integer)
     static let file = ResultColumn("file", .text)
     static let error = ResultColumn("error", .text)
@@ -171,6 +175,12 @@ extension ResultSchema {
         keys: [.offeringID, .group, .days])
 
     static let rejects = ResultSchema(name: "rejects", columns: [.file, .line, .reason, .text], keys: [.file, .line, .reason])
+
+    /// The money malformed lines named (`RejectedMoney`), for the report's banner (database
+    /// only): per currency its lines and their amounts' sum; `currency` empty for the lines whose
+    /// amount cannot be read (`amount` empty). Run-wide: `offering_id` is empty.
+    static let rejectedMoney = ResultSchema(
+        name: "rejected_money", columns: [.offeringID, .currency, .lines, .amount], keys: [.offeringID, .currency])
 
     static let skippedFiles = ResultSchema(name: "skipped_files", columns: [.file, .error], keys: [.file])
 

@@ -15,6 +15,11 @@ public enum ResultColumnType: Sendable {
     case text
     case integer
     case real
+    /// A money amount (revenue, refunds, a cap): a `real` written, to the CSV files and the
+    /// database alike, rounded to the micro-unit (`microUnits`), so that no float noise of its
+    /// sum shows (`22.98`, not `22.979999999999997`). Per-user means (`arpu`) and every statistic
+    /// keep full precision.
+    case money
     /// Stored as 0/1 in SQLite, `true`/`false` in CSV.
     case bool
 
@@ -22,8 +27,21 @@ public enum ResultColumnType: Sendable {
         switch self {
         case .text: "TEXT"
         case .integer, .bool: "INTEGER"
-        case .real: "REAL"
+        case .real, .money: "REAL"
         }
+    }
+
+    /// `value` as written to a column of this type: a money amount rounded to the micro-unit.
+    func written(_ value: ResultValue) -> ResultValue {
+        guard self == .money, case .real(let amount?) = value else { return value }
+        return .real(Self.microUnits(amount))
+    }
+
+    /// `amount` rounded to 6 decimals: the double nearest to a decimal of at most 6 decimals,
+    /// whose shortest text is that decimal (for amounts below 10⁹).
+    static func microUnits(_ amount: Double) -> Double {
+        guard amount.isFinite else { return amount }
+        return (amount * 1_000_000).rounded() / 1_000_000
     }
 }
 

@@ -29,7 +29,8 @@ package enum ResultTables {
         let slices = sliceTables(results.offerings, statistics: statistics)
         return (
             [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
-            [summary, comparisons, srm, products, quality, daily, maturity] + shown + slices
+            [summary, comparisons, srm, products, quality, daily, maturity, rejectedMoneyTable(results.ingest.rejectedMoney)] + shown
+                + slices
         )
     }
 
@@ -191,6 +192,15 @@ package enum ResultTables {
     static func skippedFilesTable(_ files: [SkippedFile]) -> ResultTable {
         var table = ResultTable(.skippedFiles)
         table.rows = files.map { [.text($0.path), .text($0.error)] }
+        return table
+    }
+
+    static func rejectedMoneyTable(_ money: RejectedMoney) -> ResultTable {
+        var table = ResultTable(.rejectedMoney)
+        table.rows = money.amounts.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { currency, amount in
+            [.text(""), .text(currency), .integer(amount.lines), .real(Double(amount.micros) / 1_000_000)]
+        }
+        if money.unreadable > 0 { table.rows.append([.text(""), .text(""), .integer(money.unreadable), .real(nil)]) }
         return table
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import OfferLabIngest
+import OfferLabJob
 import OfferLabSupport
 
 /// Facts about one run, stored in the `runs` table.
@@ -58,8 +60,9 @@ package enum ResultsDatabase {
                     let insert = try database.prepare(
                         "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
                     )
+                    let types = table.columns.map(\.type)
                     for row in table.rows {
-                        try insert.run([.text(run.night)] + row.map(sqliteValue) + [.integer(runID)])
+                        try insert.run([.text(run.night)] + zip(row, types).map { sqliteValue($1.written($0)) } + [.integer(runID)])
                     }
                 }
                 TestPause.at(.inTransaction)
@@ -230,4 +233,72 @@ package enum ResultsDatabase {
 
     /// Column names such as `group` are SQL keywords.
     private static func quote(_ name: String) -> String { "\"\(name)\"" }
+}
+
+extension ResultsDatabase {
+    /// The latest successful night of `job`'s job file before its night (`PreviousNight`), from
+    /// the database at `path`; nil when there is none (or no database yet). Job files are
+    /// compared as absolute paths, so a cron line and a person's shell name the same job.
+    ///
+    /// A database that cannot be read gives nil: the run's own write then fails on it with
+    /// the database's error (exit 73), as it would without these checks.
+    package static func previousNight(path: String, of job: Job) -> PreviousNight? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        do {
+            // The run holds the job's lock: no other run writes. Read as `readNight` does, so that
+            // no `-wal` or `-shm` file is left beside a database that had none.
+            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+            let tables = try database.tableNames()
+            guard tables.contains("runs") else { return nil }
+            var previous: PreviousNight?
+            try database.prepare(
+                "SELECT job, as_of, night FROM runs WHERE status = 'succeeded' AND night < ? ORDER BY night DESC, run_id DESC"
+            ).forEachRow([.text(job.night)]) { row in
+                guard previous == nil, case .text(let jobPath) = row.value(at: 0), absolute(jobPath) == absolute(job.jobPath),
+                    case .text(let asOf) = row.value(at: 1), let asOfTime = Timestamp.parse(asOf), case .text(let night) = row.value(at: 2)
+                else { return }
+                previous = PreviousNight(night: night, asOf: asOfTime, linesRead: nil, users: [:])
+            }
+            guard var found = previous else { return nil }
+            // The night's rows as they stand (a re-run of that night replaced its own).
+            if tables.contains("quality") {
+                try database.prepare("SELECT count FROM quality WHERE as_of = ? AND offering_id = '' AND counter = 'lines_read'")
+                    .forEachRow([.text(found.night)]) { row in
+                        if case .integer(let lines) = row.value(at: 0) { found.linesRead = Int(lines) }
+                    }
+            }
+            if tables.contains("summary") {
+                try database.prepare("SELECT offering_id, sum(users) FROM summary WHERE as_of = ? GROUP BY offering_id")
+                    .forEachRow([.text(found.night)]) { row in
+                        if case .text(let offering) = row.value(at: 0), case .integer(let users) = row.value(at: 1) {
+                            found.users[offering] = Int(users)
+                        }
+                    }
+            }
+            return found
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// What the checks of a broken night compare tonight with: the latest successful night of the
+/// same job file before tonight's, from the results database.
+package struct PreviousNight: Equatable {
+    /// `YYYY-MM-DD`.
+    package var night: String
+    /// Microseconds since the epoch.
+    package var asOf: Int64
+    /// Its `lines_read`; nil when the database has none for it.
+    package var linesRead: Int?
+    /// Each of its offerings' users.
+    package var users: [String: Int]
+
+    package init(night: String, asOf: Int64, linesRead: Int?, users: [String: Int]) {
+        self.night = night
+        self.asOf = asOf
+        self.linesRead = linesRead
+        self.users = users
+    }
 }

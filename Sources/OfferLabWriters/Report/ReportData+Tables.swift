@@ -1,3 +1,4 @@
+import OfferLabEvents
 import OfferLabJob
 import OfferLabSupport
 
@@ -7,7 +8,8 @@ extension ReportData {
     /// The tables the report reads. `daily`, `maturity` and the slice tables may be absent (runs
     /// before them, or without maturity days or slices).
     static let sourceTables: [ResultSchema] =
-        [.offerings, .summary, .comparisons, .srm, .products, .quality, .shownProducts, .shownCopy, .daily, .maturity] + sliceTables
+        [.offerings, .summary, .comparisons, .srm, .products, .quality, .shownProducts, .shownCopy, .daily, .maturity, .rejectedMoney]
+        + sliceTables
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
     /// `missing` is told of each table the report looks for and `tables` lacks (`"summary"`), and
@@ -37,6 +39,15 @@ extension ReportData {
             job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
             toolVersion: run.toolVersion, inputFiles: run.inputFiles.map { InputFile(path: $0.path, bytes: $0.bytes) })
         self.quality = quality.filter { $0.text(.offeringID) == "" }.map(Row.qualityCounter)
+        for row in rows(.rejectedMoney) {
+            let currency = row.text(.currency) ?? ""
+            if currency.isEmpty {
+                rejectedMoney.unreadable += row.int(.lines)
+            } else {
+                let micros = Int64(exactly: ((row.double(.amount) ?? 0) * 1_000_000).rounded()) ?? .max
+                rejectedMoney.amounts[currency] = RejectedMoney.Amount(lines: row.int(.lines), micros: micros)
+            }
+        }
         offerings = rows(.offerings).map { offering in
             let id = offering.text(.offeringID) ?? ""
             func of(_ rows: [Row]) -> [Row] { rows.filter { $0.text(.offeringID) == id } }

@@ -1,3 +1,4 @@
+import OfferLabEvents
 import OfferLabJob
 
 /// Everything a night's report shows, and nothing else: rendering takes only this value, so a
@@ -14,6 +15,8 @@ package struct ReportData: Sendable, Equatable {
     var offerings: [OfferingReport]
     /// Per slice field of the job (docs/analysis.md §7), in its order; empty when the job did not slice.
     var slices: [SliceFieldReport] = []
+    /// The money malformed lines named (`rejected_money`; none for a night stored without it).
+    var rejectedMoney = RejectedMoney()
 }
 
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).

@@ -47,6 +47,14 @@ enum ReportFindings {
                         "\(ReportFormat.percent(Double(rejected) / Double(lines))) of the log lines (\(ReportFormat.count(rejected)) of \(ReportFormat.count(lines))) could not be read and were left out; rejects.csv shows examples.",
                     counter: "malformed_lines"))
         }
+        if !report.rejectedMoney.isEmpty {
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "Money in rejected log lines",
+                    detail:
+                        "\(report.rejectedMoney.summary); none of it is counted below. rejects.csv, next to this report, lists the first lines of each reason."
+                ))
+        }
         return warnings
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// The repository's root folder.
@@ -30,11 +31,11 @@ func offerLabBinary() throws -> String {
 
 /// A running `offerlab`, for tests that stop it at a stage (`OFFERLAB_TEST_PAUSE_AT`), kill
 /// it or let it go on. It is killed, if still running, when the value goes away.
+/// `@unchecked Sendable`: Foundation's `Process` is not `Sendable`; it is only started, read
+/// and signalled, and what it writes is behind `written`.
 final class OfferLabProcess: @unchecked Sendable {
     private let process = Process()
-    private let lock = NSLock()
-    private var output = Data()
-    private var errors = Data()
+    private let written = Mutex((output: Data(), errors: Data()))
     private let readers = DispatchGroup()
 
     /// Starts the binary. `fileSizeLimitKiB` starts it under `ulimit -f` (through bash);
@@ -75,7 +76,7 @@ final class OfferLabProcess: @unchecked Sendable {
     }
 
     /// What the process wrote to stderr so far.
-    var standardError: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+    var standardError: String { written.withLock { String(decoding: $0.errors, as: UTF8.self) } }
 
     var isRunning: Bool { process.isRunning }
 
@@ -100,10 +101,10 @@ final class OfferLabProcess: @unchecked Sendable {
     func wait() -> ProcessResult {
         process.waitUntilExit()
         readers.wait()
-        return lock.withLock {
+        return written.withLock { written in
             ProcessResult(
-                status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
-                standardError: String(decoding: errors, as: UTF8.self), wasKilled: process.terminationReason == .uncaughtSignal)
+                status: process.terminationStatus, standardOutput: String(decoding: written.output, as: UTF8.self),
+                standardError: String(decoding: written.errors, as: UTF8.self), wasKilled: process.terminationReason == .uncaughtSignal)
         }
     }
 
@@ -122,8 +123,8 @@ final class OfferLabProcess: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             let handle = pipe.fileHandleForReading
             while case let data = handle.availableData, !data.isEmpty {
-                lock.withLock {
-                    if isStandardError { errors.append(data) } else { output.append(data) }
+                written.withLock { written in
+                    if isStandardError { written.errors.append(data) } else { written.output.append(data) }
                 }
             }
             readers.leave()
