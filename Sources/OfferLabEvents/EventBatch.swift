@@ -19,27 +19,27 @@ public struct SkippedFile: Sendable, Equatable {
 }
 
 /// Per-file counters and rejects: added up across files.
-package struct IngestCounters: Sendable {
-    package var filesRead = 0
-    package var filesSkipped: [SkippedFile] = []
-    package var nonBlankLines = 0
-    package var malformed = [Int](repeating: 0, count: MalformedReason.allCases.count)
-    package var rejects: [RejectedLine] = []
+public struct IngestCounters: Sendable {
+    public var filesRead = 0
+    public var filesSkipped: [SkippedFile] = []
+    public var nonBlankLines = 0
+    public var malformed = [Int](repeating: 0, count: MalformedReason.allCases.count)
+    public var rejects: [RejectedLine] = []
     /// Each file with malformed lines, in file order, and how many it has (`LogIngest` fills it
     /// in as files are merged: a file's batches do not know its path).
-    package var malformedFiles: [(path: String, lines: Int)] = []
+    public var malformedFiles: [(path: String, lines: Int)] = []
     /// Each file read whole that yielded no valid line, in file order, and its non-blank lines
     /// (all malformed; 0: the file is empty). Filled in by `LogIngest` as `malformedFiles`.
-    package var filesWithoutValidLines: [(path: String, lines: Int)] = []
-    package var compressedBytes: Int64 = 0
-    package var uncompressedBytes: Int64 = 0
+    public var filesWithoutValidLines: [(path: String, lines: Int)] = []
+    public var compressedBytes: Int64 = 0
+    public var uncompressedBytes: Int64 = 0
     /// What the malformed lines that named money named.
     package var rejectedMoney = RejectedMoney()
 
-    package var malformedLines: Int { malformed.reduce(0, +) }
+    public var malformedLines: Int { malformed.reduce(0, +) }
 
     /// Counts a malformed line, keeping its text when fewer than `keep` of its reason are kept.
-    package mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
+    public mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
         malformed[Int(reason.rawValue)] += 1
         rejectedMoney.count(bytes)
         guard malformed[Int(reason.rawValue)] <= keep else { return }
@@ -48,7 +48,7 @@ package struct IngestCounters: Sendable {
     }
 
     /// Adds `other`, keeping at most `keep` rejects per reason (earlier files first).
-    package mutating func add(_ other: IngestCounters, keep: Int) {
+    public mutating func add(_ other: IngestCounters, keep: Int) {
         filesRead += other.filesRead
         filesSkipped += other.filesSkipped
         nonBlankLines += other.nonBlankLines
@@ -69,20 +69,20 @@ package struct IngestCounters: Sendable {
 /// `resolveUsers` then maps them to the population's users. A file read once the table is loaded
 /// looks its events' users up in the population's as it goes instead (`init(fileIndex:
 /// lookingUpUsersIn:)`), never interning them on its own.
-package struct EventBatch: Sendable {
-    package let fileIndex: Int
-    package var records: [EventRecord] = []
+public struct EventBatch: Sendable {
+    public let fileIndex: Int
+    public var records: [EventRecord] = []
     /// The records' shapes (`EventRecord.shape`).
-    package var shapes = EventShapes()
+    public var shapes = EventShapes()
     /// The details of the records that have any, in their order (`EventShape.hasDetails`).
-    package var details: [EventDetails] = []
+    public var details: [EventDetails] = []
     /// The file's user ids, until `resolveUsers` (none when they are looked up as they come).
-    package var users = ByteStringInterner()
+    public var users = ByteStringInterner()
     /// Whether the records hold the population's users: `resolveUsers`, or
     /// `finishLookingUpUsers`, has run.
     private(set) var usersResolved = false
     /// Whether each event's user is looked up in `populationUsers` as the file is read.
-    package let looksUpUsers: Bool
+    public let looksUpUsers: Bool
     /// The population's users, when they are looked up as the file is read (empty otherwise).
     private var populationUsers = ByteStringInterner()
     /// Users waiting to be looked up in `populationUsers`, a group at a time, and where their
@@ -92,26 +92,26 @@ package struct EventBatch: Sendable {
     private var pendingUserIDs: [Int32] = []
     private var firstPendingRecord = 0
     /// Event ids that have no exact key (see `EventIDKey`).
-    package var eventIDs = EventIDTexts()
+    public var eventIDs = EventIDTexts()
     /// The bits kept of those ids' hashes: all, but for tests that make different ids share
     /// one, to show that deduplication still tells them apart.
-    package let eventIDHashMask: UInt64
-    package var transactions = ByteStringInterner()
+    public let eventIDHashMask: UInt64
+    public var transactions = ByteStringInterner()
     /// Products, currencies, logged offering ids and group names.
-    package var labels = ByteStringInterner()
-    package var counters = IngestCounters()
+    public var labels = ByteStringInterner()
+    public var counters = IngestCounters()
     /// Valid events dropped for being at or after `as_of` (no counter reports them; the
     /// parsed-log cache keeps no file that had any).
-    package var eventsAtOrAfterAsOf = 0
+    public var eventsAtOrAfterAsOf = 0
     /// The slice fields whose values the events keep (none unless the job slices by them).
-    package var keptSliceFields = SliceFields()
+    public var keptSliceFields = SliceFields()
     /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
     private var recent = (
         user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1), country: Int32(-1),
         platform: Int32(-1)
     )
 
-    package init(fileIndex: Int, eventIDHashMask: UInt64 = .max) {
+    public init(fileIndex: Int, eventIDHashMask: UInt64 = .max) {
         self.fileIndex = fileIndex
         looksUpUsers = false
         self.eventIDHashMask = eventIDHashMask
@@ -121,7 +121,7 @@ package struct EventBatch: Sendable {
     /// file is read, a group at a time, their probes overlapped: each new user's slot in a file's
     /// own table would wait on memory anyway, and `resolveUsers` would look them up again.
     /// `finishLookingUpUsers` looks up the last ones, once the file is read.
-    package init(fileIndex: Int, lookingUpUsersIn populationUsers: ByteStringInterner) {
+    public init(fileIndex: Int, lookingUpUsersIn populationUsers: ByteStringInterner) {
         self.fileIndex = fileIndex
         looksUpUsers = true
         eventIDHashMask = .max
@@ -131,7 +131,7 @@ package struct EventBatch: Sendable {
 
     /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache).
     /// The record is read through its pointer, not copied (see `LogFileScanner.scan`).
-    package mutating func add(_ record: UnsafePointer<LogRecord>, asOf: Int64) {
+    public mutating func add(_ record: UnsafePointer<LogRecord>, asOf: Int64) {
         guard record.pointee.timestamp < asOf else {
             eventsAtOrAfterAsOf += 1
             return
@@ -223,7 +223,7 @@ package struct EventBatch: Sendable {
 
     /// Looks up the users still pending once the file is read (a batch made with
     /// `init(fileIndex:lookingUpUsersIn:)`): the records then hold the population's users.
-    package mutating func finishLookingUpUsers() {
+    public mutating func finishLookingUpUsers() {
         precondition(looksUpUsers && !usersResolved, "only a batch that looks up its users finishes looking them up, once")
         if !pendingUsers.isEmpty { lookUpPendingUsers() }
         populationUsers = ByteStringInterner()
@@ -232,7 +232,7 @@ package struct EventBatch: Sendable {
 
     /// Replaces the file's user ids by indices in the population's user table (`population`),
     /// -1 for users it does not hold: one lookup per distinct user of the file. Once only.
-    package mutating func resolveUsers(_ population: ByteStringInterner) {
+    public mutating func resolveUsers(_ population: ByteStringInterner) {
         precondition(!usersResolved && !looksUpUsers, "a batch's users are resolved once, unless it looks them up")
         let map = population.lookupAll(of: users)
         records.withUnsafeMutableBufferPointer { records in
@@ -249,22 +249,22 @@ package struct EventBatch: Sendable {
 /// (`Segment`): merging a file copies nothing and rewrites nothing; its ids are translated
 /// into the store's when clean-up reads them. Record `i` of the run is found through
 /// `segmentStarts`.
-package struct EventStore: Sendable {
+public struct EventStore: Sendable {
     /// One file's records, their shapes (with the store's label ids once merged), the maps
     /// from its interners' other ids to the store's, and its own event id texts.
-    package struct Segment: Sendable {
-        package var records: [EventRecord]
-        package var shapes: [EventShape]
+    public struct Segment: Sendable {
+        public var records: [EventRecord]
+        public var shapes: [EventShape]
         /// The store's id of each of `shapes` (`EventStore.shapes`).
-        package var shapeMap: [Int32]
-        package var details: [EventDetails]
+        public var shapeMap: [Int32]
+        public var details: [EventDetails]
         /// The file's event ids that have no exact key (`EventIDKey.Form.interned`), kept per file:
         /// clean-up compares two of them only when their hashes agree.
-        package var eventIDs: EventIDTexts
-        package var transactionMap: [Int32]
-        package var labelMap: [Int32]
+        public var eventIDs: EventIDTexts
+        public var transactionMap: [Int32]
+        public var labelMap: [Int32]
 
-        package init(
+        public init(
             records: [EventRecord], shapes: [EventShape], shapeMap: [Int32], details: [EventDetails], eventIDs: EventIDTexts,
             transactionMap: [Int32], labelMap: [Int32]
         ) {
@@ -278,7 +278,7 @@ package struct EventStore: Sendable {
         }
 
         /// Replaces the file's label ids in `shapes` by the store's (once, as the file is merged).
-        package mutating func labelShapesWithStoreIDs() {
+        public mutating func labelShapesWithStoreIDs() {
             shapes = shapes.map { shape in
                 var shape = shape
                 shape.loggedOffering = label(shape.loggedOffering)
@@ -292,7 +292,7 @@ package struct EventStore: Sendable {
         /// Calls `body` with every record in order, its shape, and the index of its details in
         /// `details` (-1 when it has none): a record finds its details by its order.
         @inline(__always)
-        package func forEachRecord(_ body: (_ index: Int, _ record: EventRecord, _ shape: EventShape, _ details: Int32) throws -> Void)
+        public func forEachRecord(_ body: (_ index: Int, _ record: EventRecord, _ shape: EventShape, _ details: Int32) throws -> Void)
             rethrows
         {
             try records.withUnsafeBufferPointer { records in
@@ -315,13 +315,13 @@ package struct EventStore: Sendable {
         /// The record's `event_id` key as compared across files: for an `interned` id, its hash
         /// alone (equal keys of that form are then told apart by `withEventIDText`).
         @inline(__always)
-        package func eventID(_ record: EventRecord, _ shape: EventShape) -> EventIDKey? {
+        public func eventID(_ record: EventRecord, _ shape: EventShape) -> EventIDKey? {
             Self.eventID(record, form: shape.eventIDForm)
         }
 
         /// The `event_id` key, as compared across files, of a record whose id has `form`.
         @inline(__always)
-        package static func eventID(_ record: EventRecord, form: EventIDKey.Form) -> EventIDKey? {
+        public static func eventID(_ record: EventRecord, form: EventIDKey.Form) -> EventIDKey? {
             switch form {
             case .absent: return nil
             case .interned: return EventIDKey(high: record.eventIDHigh, low: 0, form: .interned)
@@ -331,19 +331,19 @@ package struct EventStore: Sendable {
         }
 
         /// Calls `body` with the text of a record's `interned` event id.
-        package func withEventIDText<T>(_ record: EventRecord, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        public func withEventIDText<T>(_ record: EventRecord, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             eventIDs.withText(at: Int(truncatingIfNeeded: record.eventIDLow), body)
         }
 
         /// The store's id of a transaction of the file, -1 when absent.
         @inline(__always)
-        package func transaction(_ id: Int32) -> Int32 {
+        public func transaction(_ id: Int32) -> Int32 {
             id < 0 ? id : transactionMap[Int(id)]
         }
 
         /// Details with the store's ids.
         @inline(__always)
-        package func storeDetails(_ details: EventDetails) -> EventDetails {
+        public func storeDetails(_ details: EventDetails) -> EventDetails {
             EventDetails(
                 price: details.price, transaction: transaction(details.transaction),
                 originalTransaction: transaction(details.originalTransaction), product: label(details.product),
@@ -355,21 +355,21 @@ package struct EventStore: Sendable {
         private func label(_ id: Int32) -> Int32 { id < 0 ? id : labelMap[Int(id)] }
     }
 
-    package var segments: [Segment] = []
+    public var segments: [Segment] = []
     /// `segmentStarts[s]` is the run-wide position of `segments[s].records[0]`; one more entry
     /// holds the number of records.
-    package var segmentStarts: [Int] = [0]
-    package var transactions = ByteStringInterner()
-    package var labels = ByteStringInterner()
+    public var segmentStarts: [Int] = [0]
+    public var transactions = ByteStringInterner()
+    public var labels = ByteStringInterner()
     /// Every file's shapes, with the store's label ids.
-    package var shapes = EventShapes()
-    package var counters = IngestCounters()
+    public var shapes = EventShapes()
+    public var counters = IngestCounters()
 
     /// The number of records.
-    package var count: Int { segmentStarts[segmentStarts.count - 1] }
+    public var count: Int { segmentStarts[segmentStarts.count - 1] }
 
     /// The latest event's time; nil without events. A pass over every record (once a night).
-    package var latestTimestamp: Int64? {
+    public var latestTimestamp: Int64? {
         guard count > 0 else { return nil }
         var latest = Int64.min
         for segment in segments {
@@ -382,7 +382,7 @@ package struct EventStore: Sendable {
 
     /// Appends a file's batch, adding its transactions and labels to the store's interners. Batches must be
     /// appended in file order, their users resolved.
-    package mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
+    public mutating func append(_ batch: consuming EventBatch, keepRejects: Int) {
         precondition(batch.usersResolved, "a batch's users are resolved before it is stored")
         var segment = Segment(
             records: batch.records, shapes: batch.shapes.all, shapeMap: [], details: batch.details,
@@ -397,7 +397,7 @@ package struct EventStore: Sendable {
 
     /// Calls `body` with every segment of `range` (all by default), its records and the
     /// run-wide position of its first record, in file order.
-    package func forEachSegment(
+    public func forEachSegment(
         in range: Range<Int>? = nil, _ body: (_ start: Int, _ segment: Segment, _ records: UnsafeBufferPointer<EventRecord>) throws -> Void
     ) rethrows {
         for index in range ?? segments.indices {

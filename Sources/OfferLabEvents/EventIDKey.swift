@@ -10,8 +10,8 @@
 /// shape, mixed case, an integer) is kept as text in its file's `EventIDTexts` and keyed by a
 /// 64-bit hash of it: two such keys are equal when the hashes are, so deduplication compares
 /// their texts too (`EventCleanup`), and two different ids are never merged.
-package struct EventIDKey: Hashable, Sendable {
-    package enum Form: UInt8, Sendable {
+public struct EventIDKey: Hashable, Sendable {
+    public enum Form: UInt8, Sendable {
         case absent = 0
         /// A UUID with no uppercase letter (digits only included).
         case lowercaseUUID = 1
@@ -29,14 +29,14 @@ package struct EventIDKey: Hashable, Sendable {
         case ulid = 7
     }
 
-    package var high: UInt64
-    package var low: UInt64
-    package var form: Form
+    public var high: UInt64
+    public var low: UInt64
+    public var form: Form
 
     /// The exact key of a UUID, 32 hex digits, a ULID or a decimal integer (above), or nil for
     /// any other text. Each takes texts of its own length, so equal keys are equal texts.
     @inline(__always)
-    package static func exact(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+    public static func exact(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         switch bytes.count {
         case 36: return uuid(bytes)
         case 32: return hex32(bytes)
@@ -51,7 +51,7 @@ package struct EventIDKey: Hashable, Sendable {
     /// Eight characters at a time (SWAR): a per-byte range check and nibble packing in 64-bit
     /// words, with no branch per character.
     @inline(__always)
-    package static func uuid(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+    public static func uuid(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         guard bytes.count == 36, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else { return nil }
         @inline(__always) func word(_ offset: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
         @inline(__always) func half(_ offset: Int) -> UInt64 { UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
@@ -79,7 +79,7 @@ package struct EventIDKey: Hashable, Sendable {
 extension EventIDKey {
     /// The key of 32 hex digits in one case, or nil for any other text.
     @inline(__always)
-    package static func hex32(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+    public static func hex32(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         guard bytes.count == 32 else { return nil }
         @inline(__always) func word(_ offset: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
         return hexDigits((word(0), word(8), word(16), word(24)), lowercase: .lowercaseHex32, uppercase: .uppercaseHex32)
@@ -88,7 +88,7 @@ extension EventIDKey {
     /// The key of a canonical ULID, or nil for any other text: lowercase letters and the
     /// letters Crockford reads as digits (`I`, `L`, `O`) are other texts of the same value.
     @inline(__always)
-    package static func ulid(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+    public static func ulid(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         guard bytes.count == 26, (0x30...0x37).contains(bytes[0]) else { return nil }
         // The table borrowed once: read by name in the loop, its lazy initialization was checked
         // for every character (`swift_once`, 5 % of a run on ULIDs).
@@ -114,7 +114,7 @@ extension EventIDKey {
 
     /// The key of 1 to 19 decimal digits without a leading zero (`0` itself included), or nil.
     @inline(__always)
-    package static func decimal(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
+    public static func decimal(_ bytes: UnsafeRawBufferPointer) -> EventIDKey? {
         guard (1...19).contains(bytes.count), bytes[0] != 0x30 || bytes.count == 1 else { return nil }
         var value: UInt64 = 0
         for byte in bytes {
@@ -136,9 +136,9 @@ private struct HexDigits {
     private var lowercase: UInt64 = 0
     private var uppercase: UInt64 = 0
 
-    package var allValid: Bool { invalid == 0 }
-    package var sawLowercase: Bool { lowercase != 0 }
-    package var sawUppercase: Bool { uppercase != 0 }
+    public var allValid: Bool { invalid == 0 }
+    public var sawLowercase: Bool { lowercase != 0 }
+    public var sawUppercase: Bool { uppercase != 0 }
 
     /// The high bit of each byte of `word` (all below 0x80) set when the byte is at least `bound`.
     @inline(__always)
@@ -148,7 +148,7 @@ private struct HexDigits {
 
     /// The 32-bit value of the eight digits, the first character most significant.
     @inline(__always)
-    package mutating func decode(_ word: UInt64) -> UInt64 {
+    public mutating func decode(_ word: UInt64) -> UInt64 {
         let ascii = word & Self.highBits == 0
         let folded = word | Self.ones &* 0x20
         let digit = Self.atLeast(word, 0x30) & ~Self.atLeast(word, 0x3A)
@@ -172,13 +172,13 @@ private struct HexDigits {
 /// The texts of a file's event ids that have no exact key (`EventIDKey.Form.interned`), back to
 /// back, each after its length (4 bytes): about the text's size per event, nothing to look up
 /// while the file is read. Clean-up reads two of them only when their hashes agree.
-package struct EventIDTexts: Sendable, Equatable {
+public struct EventIDTexts: Sendable, Equatable {
     private(set) var bytes: [UInt8] = []
 
-    package init() {}
+    public init() {}
 
     /// Texts as `bytes` gave them (the parsed-log cache); nil when they do not end where a text does.
-    package init?(bytes: [UInt8]) {
+    public init?(bytes: [UInt8]) {
         self.bytes = bytes
         var offset = 0
         while offset < bytes.count {
@@ -189,7 +189,7 @@ package struct EventIDTexts: Sendable, Equatable {
     }
 
     /// Adds `text`; returns where it is.
-    package mutating func append(_ text: UnsafeRawBufferPointer) -> Int {
+    public mutating func append(_ text: UnsafeRawBufferPointer) -> Int {
         let offset = bytes.count
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: text.count).littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: text)
@@ -197,7 +197,7 @@ package struct EventIDTexts: Sendable, Equatable {
     }
 
     /// Calls `body` with the text at `offset` (a value `append` returned).
-    package func withText<T>(at offset: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+    public func withText<T>(at offset: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
         let length = length(at: offset)
         return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset + 4..<offset + 4 + length])) }
     }

@@ -10,56 +10,56 @@ import OfferLabIngest
 ///
 /// Records are kept in file order, then line order: a record's position breaks ties between
 /// copies of an event (docs/analysis.md §2), so it carries no line number of its own.
-package struct EventRecord: Sendable, Equatable {
+public struct EventRecord: Sendable, Equatable {
     /// Microseconds since the epoch, UTC.
-    package var timestamp: Int64
+    public var timestamp: Int64
     /// `event_id` as `EventIDKey(high:low:form:)`, its form in the shape.
-    package var eventIDHigh: UInt64
-    package var eventIDLow: UInt64
+    public var eventIDHigh: UInt64
+    public var eventIDLow: UInt64
     /// Index in the population's user table; -1 for a user with no assignment row. (While its
     /// file is being read: the index in the file's own user table, or, in a batch that looks its
     /// users up as it goes, `-2 - i` until the group they wait in is looked up; see `EventBatch`.)
-    package var user: Int32
+    public var user: Int32
     /// Index of the record's `EventShape` in its file's shapes.
-    package var shape: Int32
+    public var shape: Int32
 
-    package static let noPrice = Int64.min
-    package static let unknownKind: UInt8 = 255
-    package static let absent: Int32 = -1
+    public static let noPrice = Int64.min
+    public static let unknownKind: UInt8 = 255
+    public static let absent: Int32 = -1
 }
 
 /// What an event has in common with many others of its file: every field of it but its time,
 /// its `event_id`, its user and its details. A file of tens of thousands of events has a few
 /// hundred shapes.
-package struct EventShape: Hashable, Sendable {
+public struct EventShape: Hashable, Sendable {
     /// Label ids, -1 when absent: the file's while it is read, the store's once it is merged
     /// (`EventStore.append`).
-    package var loggedOffering: Int32
-    package var loggedGroup: Int32
+    public var loggedOffering: Int32
+    public var loggedGroup: Int32
     /// The slice fields' values as label ids, -1 when absent or not kept (`SliceFields`).
-    package var country: Int32 = EventRecord.absent
-    package var platform: Int32 = EventRecord.absent
+    public var country: Int32 = EventRecord.absent
+    public var platform: Int32 = EventRecord.absent
     /// `EventType.rawValue`, or `EventRecord.unknownKind`.
-    package var kind: UInt8
-    package var isSandbox: Bool
-    package var eventIDForm: EventIDKey.Form
+    public var kind: UInt8
+    public var isSandbox: Bool
+    public var eventIDForm: EventIDKey.Form
     /// Whether the event has details: the file's n-th record that has any has `details[n]`.
-    package var hasDetails: Bool
+    public var hasDetails: Bool
 
-    package var eventType: EventType? { EventType(rawValue: kind) }
+    public var eventType: EventType? { EventType(rawValue: kind) }
 }
 
 /// A file's shapes (`EventShape`), each once, with their ids: found for every line, so in a small
 /// open-addressing table of its own rather than a `Dictionary`, whose hashing of the shape cost
 /// more than the rest of the lookup.
-package struct EventShapes: Sendable {
-    package private(set) var all: [EventShape] = []
+public struct EventShapes: Sendable {
+    public private(set) var all: [EventShape] = []
     /// Power-of-two table of ids into `all`, -1 = empty slot; at most half full.
     private var slots = [Int32](repeating: -1, count: 64)
 
     /// The id of `shape`, adding it when new.
     @inline(__always)
-    package mutating func id(of shape: EventShape) -> Int32 {
+    public mutating func id(of shape: EventShape) -> Int32 {
         let mask = slots.count - 1
         var slot = Self.hash(shape) & mask
         while true {
@@ -100,17 +100,17 @@ package struct EventShapes: Sendable {
 }
 
 /// The fields of an event that has a price, a transaction, a product or a currency.
-package struct EventDetails: Sendable, Equatable {
+public struct EventDetails: Sendable, Equatable {
     /// Micro-units of `currency`; `EventRecord.noPrice` when absent.
-    package var price: Int64
+    public var price: Int64
     /// Ids in the file's interners (`EventStore.Segment` maps them); -1 when absent.
-    package var transaction: Int32
-    package var originalTransaction: Int32
-    package var product: Int32
-    package var currency: Int32
+    public var transaction: Int32
+    public var originalTransaction: Int32
+    public var product: Int32
+    public var currency: Int32
 
     /// What an event without details has.
-    package static let none = EventDetails(
+    public static let none = EventDetails(
         price: EventRecord.noPrice, transaction: EventRecord.absent, originalTransaction: EventRecord.absent, product: EventRecord.absent,
         currency: EventRecord.absent)
 }

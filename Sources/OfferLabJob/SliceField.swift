@@ -17,13 +17,13 @@ public enum SliceField: String, Sendable, CaseIterable {
 
 /// The slice fields whose values the events keep: none unless the job slices by them, so that
 /// a run that does not slice keeps the files' shapes as few as before (`EventShape`).
-package struct SliceFields: OptionSet, Sendable, Hashable {
-    package let rawValue: UInt8
+public struct SliceFields: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
 
-    package static let country = SliceFields(rawValue: 1)
-    package static let platform = SliceFields(rawValue: 2)
+    public static let country = SliceFields(rawValue: 1)
+    public static let platform = SliceFields(rawValue: 2)
 
-    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     init(_ fields: [SliceField]) {
         self = SliceFields(fields.map(\.bit))

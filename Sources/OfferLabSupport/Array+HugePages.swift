@@ -8,7 +8,7 @@ extension Array where Element: BitwiseCopyable {
     /// advised: a fresh 2 MiB page can cost several times its 4 KiB pages when the host has taken
     /// the memory back (docs/performance.md, "What bounds a run"). Appending beyond the capacity
     /// regrows the array as usual, without the advice.
-    package init(hugePageCapacity capacity: Int) {
+    public init(hugePageCapacity capacity: Int) {
         self.init(unsafeUninitializedCapacity: capacity) { buffer, count in
             if let base = buffer.baseAddress { offerlab_advise_huge_pages(base, buffer.count * MemoryLayout<Element>.stride) }
             count = 0

@@ -10,7 +10,7 @@ import OfferLabIngest
 /// population's users), where a separate id and end table would cost a third.
 /// `intern` and `lookup` are O(length) expected time; memory is the bytes plus about 32 bytes
 /// per distinct string.
-package struct ByteStringInterner: Sendable {
+public struct ByteStringInterner: Sendable {
     /// Entries back to back: length (UInt32), id (UInt32), then the bytes.
     private var arena: [UInt8] = []
     /// `starts[id]`: where entry `id` begins in `arena`.
@@ -21,11 +21,11 @@ package struct ByteStringInterner: Sendable {
     private static let headerSize = 8
     private static let offsetMask: UInt64 = (1 << 40) - 1
 
-    package init() {}
+    public init() {}
 
     /// An empty interner sized for about `capacity` strings, so that it does not rehash as it
     /// fills (a guess too small only costs the usual regrowth).
-    package init(capacity: Int) {
+    public init(capacity: Int) {
         var slotCount = 64
         while slotCount * 3 < capacity * 4 { slotCount *= 2 }
         // Huge pages (`Array+HugePages`) for the tables of millions of strings, such as the
@@ -36,15 +36,15 @@ package struct ByteStringInterner: Sendable {
 
     /// An empty interner sized for about `capacity` strings of `bytes` bytes in all, so that
     /// neither its table nor its bytes are regrown and copied as it fills.
-    package init(capacity: Int, bytes: Int) {
+    public init(capacity: Int, bytes: Int) {
         self.init(capacity: capacity)
         arena = Array(hugePageCapacity: bytes + capacity * Self.headerSize)
     }
 
-    package var count: Int { starts.count }
+    public var count: Int { starts.count }
 
     /// The id of `bytes`, adding it when new.
-    package mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+    public mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         intern(bytes, hash: Self.hash(bytes))
     }
 
@@ -52,14 +52,14 @@ package struct ByteStringInterner: Sendable {
     /// a caller that knows its next strings ahead interns them with `intern(_:hash:)` after
     /// their slots have arrived (in a table larger than the cache, most of an insertion is that
     /// wait).
-    package func prefetchSlot(hash: UInt64) {
+    public func prefetchSlot(hash: UInt64) {
         slots.withUnsafeBufferPointer { table in
             offerlab_prefetch(table.baseAddress.map { $0 + (Int(truncatingIfNeeded: hash) & (table.count - 1)) })
         }
     }
 
     /// `intern(_:)` of `bytes` whose hash (`hash(_:)`) is `hash`.
-    package mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int32 {
+    public mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int32 {
         let (found, slot) = probe(bytes, hash: hash)
         if let found { return found }
         let id = starts.count
@@ -80,17 +80,17 @@ package struct ByteStringInterner: Sendable {
         return Int32(id)
     }
 
-    package mutating func intern(_ bytes: ArraySlice<UInt8>) -> Int32 {
+    public mutating func intern(_ bytes: ArraySlice<UInt8>) -> Int32 {
         bytes.withUnsafeBytes { intern($0) }
     }
 
-    package mutating func intern(_ text: String) -> Int32 {
+    public mutating func intern(_ text: String) -> Int32 {
         var text = text
         return text.withUTF8 { intern(UnsafeRawBufferPointer($0)) }
     }
 
     /// The id of `bytes`, or nil when it was never interned.
-    package func lookup(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+    public func lookup(_ bytes: UnsafeRawBufferPointer) -> Int32? {
         probe(bytes, hash: Self.hash(bytes)).id
     }
 
@@ -98,7 +98,7 @@ package struct ByteStringInterner: Sendable {
     /// not hold. Equivalent to `lookup` of each, but the probes of a few strings are started
     /// together (prefetched) so that their cache misses overlap: for a table larger than the
     /// cache, such as the population's users, most of a lookup is waiting for memory.
-    package func lookupAll(of other: ByteStringInterner) -> [Int32] {
+    public func lookupAll(of other: ByteStringInterner) -> [Int32] {
         var ids = [Int32](repeating: -1, count: other.count)
         var hashes = [UInt64](repeating: 0, count: LookupGroup.capacity)
         other.arena.withUnsafeBytes { otherArena in
@@ -116,22 +116,22 @@ package struct ByteStringInterner: Sendable {
     /// Strings met one at a time, looked up a group at a time (`lookUp(_:into:at:)`) so that
     /// their probes' cache misses overlap: for a caller that need not know a string's id at
     /// once, such as each event's user as a log file is read. Each string is copied in.
-    package struct LookupGroup: Sendable {
-        package static let capacity = 64
+    public struct LookupGroup: Sendable {
+        public static let capacity = 64
         /// The strings back to back.
         private var bytes: [UInt8] = []
         private var ends: [Int] = []
         private(set) var hashes: [UInt64] = []
 
-        package init() {}
+        public init() {}
 
-        package var count: Int { ends.count }
-        package var isEmpty: Bool { ends.isEmpty }
-        package var isFull: Bool { ends.count == Self.capacity }
+        public var count: Int { ends.count }
+        public var isEmpty: Bool { ends.isEmpty }
+        public var isFull: Bool { ends.count == Self.capacity }
 
         /// Adds `string`, whose hash (`hash(_:)`) is `hash`, at index `count`; the group must not
         /// be full.
-        package mutating func add(_ string: UnsafeRawBufferPointer, hash: UInt64) {
+        public mutating func add(_ string: UnsafeRawBufferPointer, hash: UInt64) {
             bytes.append(contentsOf: string)
             ends.append(bytes.count)
             hashes.append(hash)
@@ -139,13 +139,13 @@ package struct ByteStringInterner: Sendable {
 
         /// Whether the last string added is `string`.
         @inline(__always)
-        package func lastIs(_ string: UnsafeRawBufferPointer) -> Bool {
+        public func lastIs(_ string: UnsafeRawBufferPointer) -> Bool {
             guard let end = ends.last else { return false }
             let start = ends.count > 1 ? ends[ends.count - 2] : 0
             return bytes.withUnsafeBytes { ByteStringInterner.equal(UnsafeRawBufferPointer(rebasing: $0[start..<end]), string) }
         }
 
-        package mutating func removeAll() {
+        public mutating func removeAll() {
             bytes.removeAll(keepingCapacity: true)
             ends.removeAll(keepingCapacity: true)
             hashes.removeAll(keepingCapacity: true)
@@ -161,7 +161,7 @@ package struct ByteStringInterner: Sendable {
 
     /// Writes the id of each string of `group` to `ids[first + index]`, -1 for those this
     /// interner does not hold.
-    package func lookUp(_ group: LookupGroup, into ids: inout [Int32], at first: Int) {
+    public func lookUp(_ group: LookupGroup, into ids: inout [Int32], at first: Int) {
         group.withStrings { string in lookUp(group.count, hashes: group.hashes, into: &ids, at: first, string: string) }
     }
 
@@ -188,7 +188,7 @@ package struct ByteStringInterner: Sendable {
         for index in 0..<count { ids[first + index] = probe(string(index), hash: hashes[index]).id ?? -1 }
     }
 
-    package func lookup(_ text: String) -> Int32? {
+    public func lookup(_ text: String) -> Int32? {
         var text = text
         return text.withUTF8 { lookup(UnsafeRawBufferPointer($0)) }
     }
@@ -197,7 +197,7 @@ package struct ByteStringInterner: Sendable {
     /// else what `intern` gives; `recent` becomes that id. Consecutive log lines mostly repeat
     /// their user, offering, group and product: one comparison instead of a hash and a probe.
     /// `hash`, when given, is the string's `hash(_:)`.
-    package mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64? = nil, recent: inout Int32) -> Int32 {
+    public mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64? = nil, recent: inout Int32) -> Int32 {
         if isString(recent, bytes) { return recent }
         recent = intern(bytes, hash: hash ?? Self.hash(bytes))
         return recent
@@ -209,7 +209,7 @@ package struct ByteStringInterner: Sendable {
     /// so that a caller that holds the interner inout lends it without a copy: a copy of a
     /// stored interner retains and releases its arrays, for every line.)
     @inline(__always)
-    package mutating func prefetch(_ bytes: UnsafeRawBufferPointer, unlessRecent recent: Int32) -> UInt64? {
+    public mutating func prefetch(_ bytes: UnsafeRawBufferPointer, unlessRecent recent: Int32) -> UInt64? {
         if isString(recent, bytes) { return nil }
         let hash = Self.hash(bytes)
         prefetchSlot(hash: hash)
@@ -224,11 +224,11 @@ package struct ByteStringInterner: Sendable {
     }
 
     /// Calls `body` with the bytes of string `id`.
-    package func withBytes<T>(of id: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    public func withBytes<T>(of id: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try arena.withUnsafeBytes { arena in try body(Self.entryBytes(arena, at: starts[Int(id)])) }
     }
 
-    package func string(of id: Int32) -> String {
+    public func string(of id: Int32) -> String {
         withBytes(of: id) { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -296,7 +296,7 @@ package struct ByteStringInterner: Sendable {
     /// A fast non-cryptographic hash (64-bit multiply-mix over 8-byte words). A string's last
     /// bytes are read as one overlapping word (or, below 8 bytes, two overlapping halves, or its
     /// first, middle and last byte), never byte by byte.
-    package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let count = bytes.count
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
         guard let base = bytes.baseAddress, count > 0 else { return finish(state) }

@@ -4,15 +4,15 @@ import OfferLabSupport
 /// A user's place in one offering. Laid out in 20 bytes (the conflict's absence a sentinel, not
 /// an optional's extra byte) so that a `Member` is 24: the members of every offering are held
 /// for the whole run, one per user, and every byte of them is fresh memory the run faults in.
-package struct Membership: Sendable, BitwiseCopyable {
+public struct Membership: Sendable, BitwiseCopyable {
     /// The earliest `assigned_at` of the user's rows for that group, in microseconds.
-    package var assignedAt: Int64
+    public var assignedAt: Int64
     /// `conflictingSince`, or `Int64.max` for none.
     private var conflictStart: Int64
     /// Index into the offering's `groups`: the group of the user's earliest valid row.
-    package var group: Int32
+    public var group: Int32
 
-    package init(group: Int32, assignedAt: Int64, conflictingSince: Int64? = nil) {
+    public init(group: Int32, assignedAt: Int64, conflictingSince: Int64? = nil) {
         self.assignedAt = assignedAt
         conflictStart = conflictingSince ?? .max
         self.group = group
@@ -21,50 +21,50 @@ package struct Membership: Sendable, BitwiseCopyable {
     /// When valid rows name different groups: the earliest `assigned_at` of a row naming
     /// another group. From then on the user is excluded (and counted in `multi_group_users`).
     /// (`Int64.max` is no time a membership can have: rows at or after `as_of` are left out.)
-    package var conflictingSince: Int64? { conflictStart == .max ? nil : conflictStart }
+    public var conflictingSince: Int64? { conflictStart == .max ? nil : conflictStart }
 
-    package var isExcluded: Bool { conflictStart != .max }
+    public var isExcluded: Bool { conflictStart != .max }
 }
 
 /// A member of one offering (24 bytes: the user in the membership's tail padding).
-package struct Member: Sendable, BitwiseCopyable {
-    package var membership: Membership
+public struct Member: Sendable, BitwiseCopyable {
+    public var membership: Membership
     /// Index in the population's user table.
-    package var user: Int32
+    public var user: Int32
 
-    package init(user: Int32, membership: Membership) {
+    public init(user: Int32, membership: Membership) {
         self.membership = membership
         self.user = user
     }
 }
 
 /// Who is in which group (docs/analysis.md §1), from `user_offering_assignments`.
-package struct Population: Sendable {
+public struct Population: Sendable {
     /// Every user with at least one valid row before `as_of`, in order of first appearance;
     /// a user id not in it is unassigned.
-    package var users = ByteStringInterner()
+    public var users = ByteStringInterner()
     /// Per offering (catalog index): its members, sorted by user index.
-    package var members: [[Member]]
+    public var members: [[Member]]
     /// Per offering: invalid rows naming it.
-    package var invalidAssignments: [Int]
+    public var invalidAssignments: [Int]
     /// Invalid rows naming an unknown (or unreadable) offering.
-    package var globalInvalidAssignments = 0
+    public var globalInvalidAssignments = 0
     /// Per offering: whether any row before `as_of` names it (readable or not).
-    package var hasRowsBeforeAsOf: [Bool]
+    public var hasRowsBeforeAsOf: [Bool]
 
-    package init(offeringCount: Int) {
+    public init(offeringCount: Int) {
         members = Array(repeating: [], count: offeringCount)
         invalidAssignments = Array(repeating: 0, count: offeringCount)
         hasRowsBeforeAsOf = Array(repeating: false, count: offeringCount)
     }
 
     /// Users excluded from offering `offering` for naming several groups.
-    package func multiGroupUsers(offering: Int) -> Int {
+    public func multiGroupUsers(offering: Int) -> Int {
         members[offering].count(where: \.membership.isExcluded)
     }
 
     /// The membership of user `user` in offering `offering`, if any (binary search).
-    package func membership(offering: Int, user: Int32) -> Membership? {
+    public func membership(offering: Int, user: Int32) -> Membership? {
         let list = members[offering]
         var low = 0
         var high = list.count
@@ -120,33 +120,33 @@ package struct Population: Sendable {
 /// A membership while the assignment rows are read.
 private struct AssignmentEntry {
     /// The earliest `assigned_at` of the rows naming `group`.
-    package var assignedAt: Int64
+    public var assignedAt: Int64
     /// Index into the offering's groups; `AssignmentRows.severalGroups` once rows name different
     /// groups.
-    package var group: Int32
-    package var offering: Int32
+    public var group: Int32
+    public var offering: Int32
     /// The user's next membership, in `AssignmentRows.laterEntries`, or -1.
-    package var next: Int32
+    public var next: Int32
 }
 
 /// Consecutive rows of the assignment table, checked: the valid ones in table order, and how
 /// many invalid ones there were among them.
 private struct CheckedAssignments {
-    package static let rowsPerBatch = 4096
+    public static let rowsPerBatch = 4096
 
-    package var entries: [AssignmentEntry] = []
+    public var entries: [AssignmentEntry] = []
     /// The valid rows' user ids, back to back: row `i`'s ends at `userEnds[i]`.
-    package var userBytes: [UInt8] = []
-    package var userEnds: [Int] = []
-    package var userHashes: [UInt64] = []
+    public var userBytes: [UInt8] = []
+    public var userEnds: [Int] = []
+    public var userHashes: [UInt64] = []
     /// Per offering: invalid rows naming it.
-    package var invalidAssignments: [Int]
+    public var invalidAssignments: [Int]
     /// Invalid rows naming an unknown (or unreadable) offering.
-    package var globalInvalidAssignments = 0
+    public var globalInvalidAssignments = 0
     /// Per offering: whether a row before `as_of` names it (readable or not).
-    package var hasRowsBeforeAsOf: [Bool]
+    public var hasRowsBeforeAsOf: [Bool]
 
-    package init(offeringCount: Int) {
+    public init(offeringCount: Int) {
         invalidAssignments = Array(repeating: 0, count: offeringCount)
         hasRowsBeforeAsOf = Array(repeating: false, count: offeringCount)
         entries.reserveCapacity(Self.rowsPerBatch)
@@ -154,7 +154,7 @@ private struct CheckedAssignments {
         userHashes.reserveCapacity(Self.rowsPerBatch)
     }
 
-    package mutating func removeAll() {
+    public mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         userBytes.removeAll(keepingCapacity: true)
         userEnds.removeAll(keepingCapacity: true)
@@ -170,11 +170,11 @@ private struct CheckedAssignments {
 /// The rules of docs/analysis.md §1 that a row meets alone: before `as_of`, a known offering, a
 /// group of that offering, a time and a user.
 private struct AssignmentRowChecks {
-    package let asOf: Int64
-    package var offeringByKey = SortedKeys<Int>()
-    package var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
+    public let asOf: Int64
+    public var offeringByKey = SortedKeys<Int>()
+    public var groupByKey = SortedKeys<(offering: Int, group: Int32)>()
 
-    package init(catalog: OfferingCatalog, asOf: Int64) {
+    public init(catalog: OfferingCatalog, asOf: Int64) {
         self.asOf = asOf
         for (offeringIndex, offering) in catalog.offerings.enumerated() {
             offeringByKey.insert(offering.id, offeringIndex)
@@ -185,7 +185,7 @@ private struct AssignmentRowChecks {
     }
 
     /// Adds `row` to `batch`: to its valid rows, or to its counts.
-    package func check(_ row: TableRowValues, into batch: inout CheckedAssignments) {
+    public func check(_ row: TableRowValues, into batch: inout CheckedAssignments) {
         let assignedAt = row.timestamp(3)
         if let assignedAt, assignedAt >= asOf { return }
         guard let offeringKey = row.integer(1), let offering = offeringByKey[offeringKey] else {
@@ -215,28 +215,28 @@ private struct AssignmentRowChecks {
 /// The assignment rows given to their users so far (`Population.load`), as memberships per user.
 private struct AssignmentRows {
     /// `AssignmentEntry.group` of a membership whose rows name several groups: see `groupTimes`.
-    package static let severalGroups: Int32 = -1
+    public static let severalGroups: Int32 = -1
 
-    package struct MembershipKey: Hashable {
-        package var user: Int32
-        package var offering: Int32
+    public struct MembershipKey: Hashable {
+        public var user: Int32
+        public var offering: Int32
     }
 
-    package var population: Population
+    public var population: Population
     /// Per user (index in `population.users`): the membership in the offering of their first row.
-    package var firstEntries: [AssignmentEntry] = []
+    public var firstEntries: [AssignmentEntry] = []
     /// Memberships in users' other offerings.
-    package var laterEntries: [AssignmentEntry] = []
+    public var laterEntries: [AssignmentEntry] = []
     /// Memberships whose rows name several groups: the earliest time of each group.
-    package var groupTimes: [MembershipKey: [Int32: Int64]] = [:]
+    public var groupTimes: [MembershipKey: [Int32: Int64]] = [:]
     /// The user of the previous valid row: a user's rows often follow each other.
-    package var recentUser: Int32 = -1
+    public var recentUser: Int32 = -1
     /// How many rows ahead a user's slot is loaded (`prefetchSlot`) before it is interned, so
     /// that the cache misses of a table larger than the cache (a few million users) overlap
     /// instead of following each other.
-    package static let prefetchDistance = 16
+    public static let prefetchDistance = 16
 
-    package init(offeringCount: Int, expectedSize: (rows: Int, bytes: Int)?) {
+    public init(offeringCount: Int, expectedSize: (rows: Int, bytes: Int)?) {
         population = Population(offeringCount: offeringCount)
         if let expectedSize {
             // Room for every row, up front: a user id is part of its row, so the table's text
@@ -247,7 +247,7 @@ private struct AssignmentRows {
     }
 
     /// Gives a batch's valid rows to their users, in table order, and adds up its counts.
-    package mutating func add(_ batch: CheckedAssignments) {
+    public mutating func add(_ batch: CheckedAssignments) {
         for offering in batch.invalidAssignments.indices {
             population.invalidAssignments[offering] += batch.invalidAssignments[offering]
             if batch.hasRowsBeforeAsOf[offering] { population.hasRowsBeforeAsOf[offering] = true }
@@ -309,7 +309,7 @@ private struct AssignmentRows {
 
     /// The population, every offering's members sorted by user. In place: the members are
     /// built beside the users, which must not be copied (a copy would double the table's peak).
-    package mutating func finished() -> Population {
+    public mutating func finished() -> Population {
         var memberCounts = [Int](repeating: 0, count: population.members.count)
         for entry in firstEntries { memberCounts[Int(entry.offering)] += 1 }
         for entry in laterEntries { memberCounts[Int(entry.offering)] += 1 }
@@ -343,7 +343,7 @@ private struct SortedKeys<Value> {
     private var keys: [Int64] = []
     private var values: [Value] = []
 
-    package mutating func insert(_ key: Int64, _ value: Value) {
+    public mutating func insert(_ key: Int64, _ value: Value) {
         let position = lowerBound(key)
         if position < keys.count && keys[position] == key {
             values[position] = value
