@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Release builds leave out the run-time exclusivity checks (3.5 % of a run's instructions, in
-// the per-line paths) and inline across the pipeline's targets, as within one (the per-event
-// paths cross from the events to the analysis); debug builds, which the tests use, keep the checks.
+// the per-line paths) and inline across the pipeline's targets, as within one (public
+// declarations only: docs/architecture.md); debug builds, which the tests use, keep the checks.
 let releaseSpeed: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
 ]
