@@ -17,9 +17,32 @@ import Testing
         // The verdicts use the always-valid intervals (decision: sequential, the default).
         #expect(
             written.contains(
-                "variant_b is winning on revenue per user: +97.1% vs control (95% always-valid CI +21.2% to +173.0%), &gt;99.9% chance to beat control."
+                "variant_b is winning on revenue per user: +97.1% vs control (corrected 95% always-valid CI +23.4% to +194.0%), &gt;99.9% chance to beat control."
             ))
-        #expect(written.contains("No winner yet: no variant beats control significantly."))
+        // Issue 41: the interval quoted next to "significant" excludes 0 (it was −1.4% to +81.8%).
+        #expect(
+            written.contains(
+                "conversion +40.2% vs control (corrected 95% always-valid CI +0.1% to +93.1%), significant after correction"))
+        #expect(!written.contains("−1.4% to +81.8%"))
+        // No relative interval below −100% (a slice's was −478.2% to +684.5%).
+        let percents = written.matches(of: /−([0-9,]+\.[0-9])%/).compactMap { Double($0.1.replacingOccurrences(of: ",", with: "")) }
+        #expect(!percents.isEmpty && percents.allSatisfy { $0 <= 100 }, "\(percents.filter { $0 > 100 })")
+        // Brazil, whose money is all in BRL (no rate), says so instead of "USD 0.00".
+        let brazil = written.components(separatedBy: "<th scope=\"row\">BR</th>").dropFirst().map { $0.prefix { $0 != "\n" } }
+        #expect(brazil.count == 2)  // one row per offering
+        for row in brazil {
+            #expect(row.contains("revenue unknown: no rate for its currency") && !row.contains("USD"), "\(row)")
+        }
+        // Each caution says whether the verdict stands; onboarding's 54 mismatched events per 100 users withhold it.
+        #expect(
+            written.contains(
+                "Verdict withheld: 54.3 events per 100 users were logged with another offering or group than the server assigned (more than 20)."
+            ))
+        #expect(written.contains("The verdict is withheld: above 20 such events per 100 users"))
+        #expect(written.contains("The verdict stands: under 20 such events per 100 users"))
+        #expect(
+            written.components(separatedBy: "<p class=\"effect\">").count - 1 == written.components(separatedBy: "class=\"banner ").count
+                - 1)
         #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))  // BRL has no rate in the sample job
         #expect(!written.contains("Sample ratio mismatch"))
         // The sample job slices by country and platform: a section each, rebuilt from the database too.
