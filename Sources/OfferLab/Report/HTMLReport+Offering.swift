@@ -157,8 +157,7 @@ struct OfferingSection {
             return cell("–", ["not enough data"])
         }
         if metric == .arpu,
-            ReportFindings.moneyIsMissing(
-                offering, groups: [offering.controlGroup, group.name], withoutMoney: ReportFindings.groupsWithoutMoney(offering))
+            ReportFindings.moneyIsMissing(offering, group: group.name)
         {
             return cell("–", [ReportFindings.missingMoney])
         }
@@ -382,8 +381,7 @@ struct OfferingSection {
             html += plain(
                 "\(comparison.controlValue.map(value) ?? "–") → \(comparison.value.map(value) ?? "–")", secondary: true)
             if comparison.metric == .arpu,
-                ReportFindings.moneyIsMissing(
-                    offering, groups: [offering.controlGroup, comparison.group], withoutMoney: ReportFindings.groupsWithoutMoney(offering))
+                ReportFindings.moneyIsMissing(offering, group: comparison.group)
             {
                 html += plain("–", details: [ReportFindings.missingMoney]) + plain("–")
             } else {

@@ -26,7 +26,6 @@ extension HTMLReport {
         let title = offering.name.isEmpty ? offering.offeringID : offering.name
         let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
         let interval = ReportFindings.intervalName(offering)
-        let withoutRate = offering.counter("unknown_currency_events") > 0
         var html = "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
         let usersHeading = "Users (\(offering.groups.map(\.name).joined(separator: " · ")))"
         html += "<th scope=\"col\" class=\"num\">\(usersHeading.htmlEscaped)</th>"
@@ -47,8 +46,9 @@ extension HTMLReport {
                     let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(
                         by: offering.verdictInference)
                     let moneyMissing =
-                        metric == .arpu && withoutRate
-                        && !row.groupsWithoutMoney.isDisjoint(with: [offering.controlGroup, treatment])
+                        metric == .arpu
+                        && ReportFindings.moneyIsMissing(
+                            offering, groups: [offering.controlGroup, treatment], withoutMoney: row.groupsWithoutMoney)
                     html += liftCell(
                         comparison, metric: metric, currency: offering.currency, label: "\(treatment): \(ReportFindings.name(metric))",
                         moneyMissing: moneyMissing)

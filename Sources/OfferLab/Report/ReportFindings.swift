@@ -172,9 +172,11 @@ enum ReportFindings {
         offering.counter("unknown_currency_events") > 0 && groups.contains { withoutMoney.contains($0) }
     }
 
-    /// The offering's groups whose counted purchases and renewals carry no money at all.
-    static func groupsWithoutMoney(_ offering: OfferingReport) -> Set<String> {
-        Set(offering.groups.filter { $0.purchases + $0.renewals > 0 && $0.grossRevenue == 0 }.map(\.name))
+    /// Whether the revenue comparison of `group` with the offering's control lacks money: one of
+    /// the two groups' counted purchases and renewals carry none at all, for want of a rate.
+    static func moneyIsMissing(_ offering: OfferingReport, group: String) -> Bool {
+        let withoutMoney = Set(offering.groups.filter { $0.purchases + $0.renewals > 0 && $0.grossRevenue == 0 }.map(\.name))
+        return moneyIsMissing(offering, groups: [offering.controlGroup, group], withoutMoney: withoutMoney)
     }
 
     /// What a revenue lift without its money says instead of a number.
@@ -256,7 +258,7 @@ enum ReportFindings {
                 return MetricHeadline(metric: metric, tone: .unclear, text: "\(name(metric)): not enough data")
             }
             if metric == .arpu,
-                moneyIsMissing(offering, groups: [offering.controlGroup, group], withoutMoney: groupsWithoutMoney(offering))
+                moneyIsMissing(offering, group: group)
             {
                 return MetricHeadline(metric: metric, tone: .unclear, text: "\(name(metric)): \(missingMoney)")
             }
