@@ -1,16 +1,16 @@
-/// The intervals that agree with a row's verdict (docs/statistics.md, Intervals that agree with the
-/// verdict): the `…_adjusted` columns of `comparisons.csv`.
-///
-/// The verdict is `p_value_adjusted < alpha` (or its sequential twin): Holm–Bonferroni over the
-/// family, on the absolute scale, with the test the contract names (for conversion the pooled
-/// z-test, which the unpooled interval does not invert). An interval agrees with it when 0 is
-/// outside exactly when the verdict says significant.
-///
-/// Every interval used here belongs to a nested family I(γ) whose own test of 0 gives a p-value
-/// p_I: 0 ∉ I(γ) ⟺ p_I < γ. Taken at γ = alpha·p_I/p̃ (p̃ the Holm-adjusted p-value), it
-/// excludes 0 ⟺ p_I < alpha·p_I/p̃ ⟺ p̃ < alpha. Where the interval inverts the verdict's own
-/// test (Welch, sequential), p_I = p and γ = alpha/k with k = p̃/p, the multiplier of the row's
-/// Holm step (m − i + 1 at step i, more when an earlier step's value carries over).
+// The intervals that agree with a row's verdict (docs/statistics.md, Intervals that agree with the
+// verdict): the `…_adjusted` columns of `comparisons.csv`.
+//
+// The verdict is `p_value_adjusted < alpha` (or its sequential twin): Holm–Bonferroni over the
+// family, on the absolute scale, with the test the contract names (for conversion the pooled
+// z-test, which the unpooled interval does not invert). An interval agrees with it when 0 is
+// outside exactly when the verdict says significant.
+//
+// Every interval used here belongs to a nested family I(γ) whose own test of 0 gives a p-value
+// p_I: 0 ∉ I(γ) ⟺ p_I < γ. Taken at γ = alpha·p_I/p̃ (p̃ the Holm-adjusted p-value), it
+// excludes 0 ⟺ p_I < alpha·p_I/p̃ ⟺ p̃ < alpha. Where the interval inverts the verdict's own
+// test (Welch, sequential), p_I = p and γ = alpha/k with k = p̃/p, the multiplier of the row's
+// Holm step (m − i + 1 at step i, more when an earlier step's value carries over).
 
 /// γ = alpha·p_I/p̃, the level at which an interval whose own test of 0 gives `intervalPValue`
 /// excludes 0 exactly when `adjustedPValue` < alpha.
