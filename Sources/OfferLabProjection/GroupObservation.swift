@@ -55,20 +55,14 @@ struct ProductObservation: Sendable {
     /// charges still due before the member's horizon m), key k << 16 | m.
     var pendingChains: [Int: Int] = [:]
 
-    /// Mature charges (at least the refund lag old): count, Σ net, Σ net², net = price − refunds.
-    var matureCharges = 0
-    var matureNet = 0.0
-    var matureNetSquared = 0.0
-    /// Σ price of mature charges, mature charges refunded, Σ refunded share of those.
-    var maturePrice = 0.0
-    var matureRefunded = 0
+    /// Mature charges (at least the refund lag old): their net values, kept and refunded apart.
+    var mature = ChargeValues()
+    /// Σ refunded share of the price over mature charges refunded.
     var matureRefundedShare = 0.0
     /// Days from a mature charge to its first refund.
     var refundDelays: [Double] = []
-    /// Every charge (the fallback when none is mature yet): count, Σ net, Σ net².
-    var charges = 0
-    var net = 0.0
-    var netSquared = 0.0
+    /// Every charge (the fallback when none is mature yet).
+    var all = ChargeValues()
     /// Charges younger than the lag not refunded yet, by age in whole days: Σ price, Σ price².
     var youngPrice: [Double] = []
     var youngPriceSquared: [Double] = []
@@ -80,6 +74,31 @@ struct ProductObservation: Sendable {
         }
         renewalAtRisk[index] += 1
         if didRenew { renewed[index] += 1 }
+    }
+}
+
+/// Net values (price − refunds) of charges, those kept and those refunded apart: a refund ends
+/// its chain, so the model needs to know which.
+struct ChargeValues: Sendable {
+    var kept = 0
+    var keptNet = 0.0
+    var keptNetSquared = 0.0
+    var refunded = 0
+    var refundedNet = 0.0
+    var refundedNetSquared = 0.0
+
+    var count: Int { kept + refunded }
+
+    mutating func add(net: Double, refunded isRefunded: Bool) {
+        if isRefunded {
+            refunded += 1
+            refundedNet += net
+            refundedNetSquared += net * net
+        } else {
+            kept += 1
+            keptNet += net
+            keptNetSquared += net * net
+        }
     }
 }
 
@@ -191,16 +210,10 @@ extension GroupObservation {
                     let charge = charges[chargeIndex]
                     let net = charge.price - charge.refunded
                     let ageDays = Double(asOf - charge.time) / microsecondsPerDay
-                    products[product].charges += 1
-                    products[product].net += net
-                    products[product].netSquared += net * net
+                    products[product].all.add(net: net, refunded: charge.firstRefundTime != nil)
                     if ageDays >= lagDays {
-                        products[product].matureCharges += 1
-                        products[product].matureNet += net
-                        products[product].matureNetSquared += net * net
-                        products[product].maturePrice += charge.price
+                        products[product].mature.add(net: net, refunded: charge.firstRefundTime != nil)
                         if let refundTime = charge.firstRefundTime {
-                            products[product].matureRefunded += 1
                             if charge.price > 0 { products[product].matureRefundedShare += charge.refunded / charge.price }
                             products[product].refundDelays.append(Double(refundTime - charge.time) / microsecondsPerDay)
                         }
@@ -212,10 +225,12 @@ extension GroupObservation {
                 }
                 guard let period = productList[product].renewalPeriodDays, let last = chain.charges.last else { continue }
                 let periodMicroseconds = period * microsecondsPerDay
-                // Renewals 1 … k were due and happened (the k-th charge is renewal k).
+                // Renewals 1 … k were due and happened (the k-th charge is renewal k). A refunded
+                // charge ends its chain: the next renewal is not at risk.
                 for index in chain.charges.indices.dropFirst() {
                     products[product].countRenewal(index: index, renewed: true)
                 }
+                guard charges[last].firstRefundTime == nil else { continue }
                 let nextIndex = chain.charges.count
                 let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
                 guard due < chargeEnd else { continue }

@@ -20,9 +20,13 @@ struct ProjectionParameters: Sendable {
     var hazard: [Double]
     /// The share of each product among first purchases.
     var productShare: [Double]
-    /// Per product: mean and second moment of a charge's net value (price − refunds).
+    /// Per product: mean and second moment of a charge's net value N (price − refunds).
     var chargeMean: [Double]
     var chargeSecondMoment: [Double]
+    /// Per product: the probability that a charge is kept (not refunded: a refund ends the
+    /// chain), and E[N·kept].
+    var keptShare: [Double]
+    var keptMean: [Double]
     /// Per product: r(k), the probability of renewal k given renewal k − 1 (slot 0 unused); empty
     /// for a one-time product.
     var renewal: [[Double]]
@@ -64,10 +68,8 @@ struct FittedGroup: Sendable {
     /// Expected refunds still to come on charges younger than the lag, and their variance (both fixed).
     let pendingRefundMean: Double
     let pendingRefundVariance: Double
-    /// Per product: the charges its net value is estimated from (mature ones when there are any).
-    let chargeCount: [Int]
-    let chargeMean: [Double]
-    let chargeVariance: [Double]
+    /// Per product: the charges a charge's value is estimated from (mature ones when there are any).
+    let chargeValues: [ChargeValues]
 
     init(_ observation: GroupObservation, products: [ProjectionProduct], horizonDays: Double) {
         self.observation = observation
@@ -88,23 +90,14 @@ struct FittedGroup: Sendable {
 
         var refundMean = 0.0
         var refundVariance = 0.0
-        var counts: [Int] = []
-        var means: [Double] = []
-        var variances: [Double] = []
+        var values: [ChargeValues] = []
         for product in observation.products {
-            let mature = product.matureCharges > 0
-            let count = mature ? product.matureCharges : product.charges
-            let sum = mature ? product.matureNet : product.net
-            let squares = mature ? product.matureNetSquared : product.netSquared
-            let mean = count > 0 ? sum / Double(count) : 0
-            counts.append(count)
-            means.append(mean)
-            variances.append(count > 1 ? max(0, (squares - Double(count) * mean * mean) / Double(count - 1)) : 0)
-            guard product.matureRefunded > 0 else { continue }
+            values.append(product.mature.count > 0 ? product.mature : product.all)
+            guard product.mature.refunded > 0 else { continue }
             // A young charge not refunded yet may still be: P = π(1 − F(age))/(1 − π F(age)), with
             // π the mature charges' refund rate and F the empirical CDF of their refund delays.
-            let rate = Double(product.matureRefunded) / Double(product.matureCharges)
-            let share = product.matureRefundedShare / Double(product.matureRefunded)
+            let rate = Double(product.mature.refunded) / Double(product.mature.count)
+            let share = product.matureRefundedShare / Double(product.mature.refunded)
             let delays = product.refundDelays.sorted()
             for age in product.youngPrice.indices where product.youngPrice[age] > 0 {
                 let midAge = Double(age) + 0.5
@@ -116,9 +109,7 @@ struct FittedGroup: Sendable {
         }
         pendingRefundMean = refundMean
         pendingRefundVariance = refundVariance
-        chargeCount = counts
-        chargeMean = means
-        chargeVariance = variances
+        chargeValues = values
 
         let waitingFrom = observation.waitingByDay.firstIndex { $0.count > 0 }
         plans = zip(products, observation.products).enumerated().map { productIndex, pair in
@@ -184,13 +175,37 @@ struct FittedGroup: Sendable {
         let shareTotal = shares.reduce(0, +)
         if shareTotal > 0 { shares = shares.map { $0 / shareTotal } }
 
-        var means = chargeMean
+        // A charge's value: kept with probability κ (binomial draw), the kept and the refunded
+        // charges' mean values each normal around their own with their standard errors.
+        var means: [Double] = []
         var secondMoments: [Double] = []
-        for product in means.indices {
-            if generator != nil && chargeCount[product] > 1 {
-                means[product] += (chargeVariance[product] / Double(chargeCount[product])).squareRoot() * generator!.standardNormal()
+        var keptShares: [Double] = []
+        var keptMeans: [Double] = []
+        for values in chargeValues {
+            guard values.count > 0 else {
+                means.append(0)
+                secondMoments.append(0)
+                keptShares.append(1)
+                keptMeans.append(0)
+                continue
             }
-            secondMoments.append(chargeVariance[product] + means[product] * means[product])
+            let kept =
+                generator == nil
+                ? values.kept : generator!.binomial(trials: values.count, probability: Double(values.kept) / Double(values.count))
+            let keptShare = Double(kept) / Double(values.count)
+            func drawn(count: Int, sum: Double, squares: Double) -> (mean: Double, second: Double) {
+                guard count > 0 else { return (0, 0) }
+                let mean = sum / Double(count)
+                let variance = count > 1 ? max(0, (squares - Double(count) * mean * mean) / Double(count - 1)) : 0
+                let shifted = generator == nil ? mean : mean + (variance / Double(count)).squareRoot() * generator!.standardNormal()
+                return (shifted, variance + shifted * shifted)
+            }
+            let keptValue = drawn(count: values.kept, sum: values.keptNet, squares: values.keptNetSquared)
+            let refundedValue = drawn(count: values.refunded, sum: values.refundedNet, squares: values.refundedNetSquared)
+            means.append(keptShare * keptValue.mean + (1 - keptShare) * refundedValue.mean)
+            secondMoments.append(keptShare * keptValue.second + (1 - keptShare) * refundedValue.second)
+            keptShares.append(keptShare)
+            keptMeans.append(keptShare * keptValue.mean)
         }
 
         var renewal: [[Double]] = []
@@ -222,7 +237,8 @@ struct FittedGroup: Sendable {
             renewal.append(rates)
         }
         return ProjectionParameters(
-            hazard: hazard, productShare: shares, chargeMean: means, chargeSecondMoment: secondMoments, renewal: renewal)
+            hazard: hazard, productShare: shares, chargeMean: means, chargeSecondMoment: secondMoments, keptShare: keptShares,
+            keptMean: keptMeans, renewal: renewal)
     }
 
     /// The expected value and variance of the group's revenue still to come before each member's
@@ -248,15 +264,17 @@ struct FittedGroup: Sendable {
             var valueFirst = 0.0
             var valueSecond = 0.0
             for (product, share) in parameters.productShare.enumerated() where share > 0 {
-                let chargeMean = parameters.chargeMean[product]
-                let chargeSecond = parameters.chargeSecondMoment[product]
                 var renewals = (0.0, 0.0)
                 if let period = plans[product].periodDays {
                     let due = Self.renewalsDue(conversionDay: day, periodDays: period, horizonDays: horizonDays)
                     renewals = tables[product].moments(firstIndex: 1, charges: due)
                 }
-                valueFirst += share * (chargeMean + renewals.0)
-                valueSecond += share * (chargeSecond + 2 * chargeMean * renewals.0 + renewals.1)
+                // The first charge N, then the renewals if it is kept: N + kept·W(1, m).
+                valueFirst += share * (parameters.chargeMean[product] + parameters.keptShare[product] * renewals.0)
+                valueSecond +=
+                    share
+                    * (parameters.chargeSecondMoment[product] + 2 * parameters.keptMean[product] * renewals.0
+                        + parameters.keptShare[product] * renewals.1)
             }
             let hazard = parameters.hazard[day]
             let waiting = observation.waitingByDay[day]
@@ -281,8 +299,9 @@ struct FittedGroup: Sendable {
 }
 
 /// The first two moments of a running chain's charges still to come, for every (next renewal
-/// index k, charges due m): W(k, m) = I_k·(N + W(k + 1, m − 1)), I_k ~ Bernoulli(r(k)) and N a
-/// charge's net value, so E W = r(μ + E W'), E W² = r(E N² + 2μ E W' + E W'²). One table per
+/// index k, charges due m): W(k, m) = I_k·(N + K·W(k + 1, m − 1)), I_k ~ Bernoulli(r(k)), N a
+/// charge's net value and K = 1 when it is kept (a refund ends the chain), so
+/// E W = r(μ + κ E W′), E W² = r(E N² + 2 E[NK] E W′ + κ E W′²), κ = P(K = 1). One table per
 /// product and draw, slots² entries (55² for a weekly plan).
 struct ChainMoments {
     private let slots: Int
@@ -297,6 +316,8 @@ struct ChainMoments {
         guard slots > 1 else { return }
         let chargeMean = parameters.chargeMean[product]
         let chargeSecond = parameters.chargeSecondMoment[product]
+        let keptShare = parameters.keptShare[product]
+        let keptMean = parameters.keptMean[product]
         for charges in 1...slots {
             for index in 1..<slots where index + charges - 1 < slots {
                 let rate = rates[index]
@@ -304,8 +325,8 @@ struct ChainMoments {
                 let later = (index + 1) * (slots + 1) + charges - 1
                 let laterFirst = charges == 1 ? 0 : first[later]
                 let laterSecond = charges == 1 ? 0 : second[later]
-                first[index * (slots + 1) + charges] = rate * (chargeMean + laterFirst)
-                second[index * (slots + 1) + charges] = rate * (chargeSecond + 2 * chargeMean * laterFirst + laterSecond)
+                first[index * (slots + 1) + charges] = rate * (chargeMean + keptShare * laterFirst)
+                second[index * (slots + 1) + charges] = rate * (chargeSecond + 2 * keptMean * laterFirst + keptShare * laterSecond)
             }
         }
     }

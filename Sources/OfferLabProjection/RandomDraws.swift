@@ -6,17 +6,18 @@
     import Darwin
 #endif
 
-/// The draws the parameter uncertainty needs, from any seedable generator. Written out (not the
+/// The draws the parameter uncertainty needs, from any seedable generator (visible to the package:
+/// the calibration study simulates with them). Written out (not the
 /// standard library's `random(in:)`, whose algorithm may change) so a seed gives the same
 /// intervals on every Swift version.
 extension RandomNumberGenerator {
     /// Uniform in (0, 1): never 0, so its logarithm is finite.
-    mutating func unitOpen() -> Double {
+    package mutating func unitOpen() -> Double {
         (Double(next() >> 11) + 0.5) * 0x1p-53
     }
 
     /// A standard normal (Box–Muller; the second value is dropped for simplicity).
-    mutating func standardNormal() -> Double {
+    package mutating func standardNormal() -> Double {
         let radius = (-2 * log(unitOpen())).squareRoot()
         return radius * cos(2 * Double.pi * unitOpen())
     }
@@ -57,7 +58,7 @@ extension RandomNumberGenerator {
     }
 
     /// A Gamma(shape, 1) variate (Marsaglia and Tsang, 2000; shape < 1 by the boost U^(1/shape)).
-    mutating func gamma(shape: Double) -> Double {
+    package mutating func gamma(shape: Double) -> Double {
         if shape < 1 {
             return gamma(shape: shape + 1) * pow(unitOpen(), 1 / shape)
         }

@@ -21,13 +21,25 @@ struct ProjectionMethodTests {
     func chainMoments() {
         // Nothing (1/2), one charge (1/2 · 0.2), two charges (1/2 · 0.8): E = 1 + 8, E² = 10 + 160.
         let parameters = ProjectionParameters(
-            hazard: [], productShare: [1], chargeMean: [10], chargeSecondMoment: [100], renewal: [[0, 0.5, 0.8]])
+            hazard: [], productShare: [1], chargeMean: [10], chargeSecondMoment: [100], keptShare: [1], keptMean: [10],
+            renewal: [[0, 0.5, 0.8]])
         let table = ChainMoments(parameters, product: 0)
         let (first, second) = table.moments(firstIndex: 1, charges: 2)
         #expect(abs(first - 9) < 1e-12)
         #expect(abs(second - 170) < 1e-12)
         #expect(table.moments(firstIndex: 2, charges: 1) == (8, 80))
         #expect(table.moments(firstIndex: 1, charges: 0) == (0, 0))
+    }
+
+    @Test("A refund ends its chain: charges of 10 refunded in full half the time, renewals certain")
+    func chainMomentsWithRefunds() {
+        // Refunded first (1/2): 0; kept then refunded (1/4): 10; both kept (1/4): 20. E = 7.5, E² = 125.
+        let parameters = ProjectionParameters(
+            hazard: [], productShare: [1], chargeMean: [5], chargeSecondMoment: [50], keptShare: [0.5], keptMean: [5],
+            renewal: [[0, 1, 1]])
+        let (first, second) = ChainMoments(parameters, product: 0).moments(firstIndex: 1, charges: 2)
+        #expect(abs(first - 7.5) < 1e-12)
+        #expect(abs(second - 125) < 1e-12)
     }
 
     @Test("Catalog types: weekly 7 days, monthly a twelfth of a year, yearly, a pass never renews, an unknown type is refused")
