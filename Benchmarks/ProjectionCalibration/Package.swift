@@ -4,7 +4,7 @@
 //
 //     cd Benchmarks/ProjectionCalibration
 //     swift run -c release --scratch-path .build-calibration projection-calibration study [TESTS] [USERS_PER_DAY]
-//     swift run -c release --scratch-path .build-calibration projection-calibration speed [MEMBERS]
+//     swift run -c release --scratch-path .build-calibration projection-calibration speed [MEMBERS] [REPLICATES] [--input-only]
 import PackageDescription
 
 let package = Package(

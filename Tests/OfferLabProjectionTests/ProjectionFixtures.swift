@@ -34,7 +34,7 @@ func refund(_ time: Int64, _ product: Int, _ amount: Double, member: Int) -> Pro
 }
 
 /// Projects the groups (the first is control) as of `asOf` with a fixed seed.
-func project(_ groups: [ProjectionGroupInput], asOf: Int64, replicates: Int = 1000) throws -> OfferingProjection {
+func project(_ groups: [ProjectionGroupInput], asOf: Int64, replicates: Int = 400) throws -> OfferingProjection {
     var generator = SplitMix64(state: 2026)
     return try projectOffering(
         groups: groups, control: 0, products: FixtureProduct.all,

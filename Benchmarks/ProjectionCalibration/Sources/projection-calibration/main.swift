@@ -176,7 +176,7 @@ func study(tests: Int, usersPerDay: Int, replicates: Int) throws {
 /// The projection alone on `members` synthetic members (two groups of the A/A weekly-and-yearly
 /// setting, read on day 60), with its time; `projection: false` builds the input only (for a
 /// whole-process comparison).
-func speed(members: Int, projection: Bool) throws {
+func speed(members: Int, replicates: Int, projection: Bool) throws {
     var generator = SplitMix64(state: 1)
     let setting = settings[2]
     let asOf = testStart + Int64(60 * day)
@@ -191,7 +191,8 @@ func speed(members: Int, projection: Bool) throws {
     }
     let started = ContinuousClock.now
     let result = try projectOffering(
-        groups: groups, control: 0, products: setting.products, configuration: ProjectionConfiguration(asOf: asOf), using: &generator)
+        groups: groups, control: 0, products: setting.products, configuration: ProjectionConfiguration(asOf: asOf, replicates: replicates),
+        using: &generator)
     let elapsed = started.duration(to: .now)
     print("projected \(members) members, \(events) events in \(elapsed)")
     for group in result.groups {
@@ -207,9 +208,10 @@ case "study":
     let values = arguments.dropFirst().compactMap { Int($0) }
     try study(tests: values.first ?? 200, usersPerDay: values.dropFirst().first ?? 40, replicates: 1000)
 case "speed":
-    let members = arguments.dropFirst().compactMap { Int($0) }.first ?? 1_000_000
-    try speed(members: members, projection: !arguments.contains("--input-only"))
+    let numbers = arguments.dropFirst().compactMap { Int($0) }
+    try speed(
+        members: numbers.first ?? 1_000_000, replicates: numbers.dropFirst().first ?? 2000, projection: !arguments.contains("--input-only"))
 default:
-    print("usage: projection-calibration study [TESTS] [USERS_PER_DAY] | speed [MEMBERS] [--input-only]")
+    print("usage: projection-calibration study [TESTS] [USERS_PER_DAY] | speed [MEMBERS] [REPLICATES] [--input-only]")
     exit(2)
 }
