@@ -18,7 +18,7 @@ let settings: [SimulatedSetting] = [
         name: "weekly-vs-annual",
         summary:
             "control: yearly 59.99 after a 14-day trial (8 % start it, 60 % of trials convert); treatment: weekly 7.99, "
-            + "no trial, 15 % buy, churn Beta(2, 1) (renewal 1/3, 1/2, 3/5, …: the weekly plan wins early, loses at 365 days)",
+            + "no trial, 20 % buy, churn Beta(2, 1) (renewal 1/3, 1/2, 3/5, …: the weekly plan wins early, loses at 365 days)",
         products: Product.all,
         groups: [
             SimulatedGroup(
@@ -33,7 +33,7 @@ let settings: [SimulatedSetting] = [
                 plans: [
                     SimulatedPlan(product: Product.weekly, price: 7.99, share: 1, churnA: 2, churnB: 1, refundProbability: 0.03)
                 ],
-                paywallConversion: 0.15, lateHazard: 0.0001),
+                paywallConversion: 0.20, lateHazard: 0.0001),
         ],
         isAA: false),
     SimulatedSetting(

@@ -35,13 +35,22 @@ func observed(_ members: [SimulatedMember], name: String, asOf: Int64) -> (Proje
 /// One cell's tally: a group of a setting read on a day.
 struct CellTally {
     var tests = 0
-    var withValue = 0
-    var withInterval = 0
-    var covered = 0
     var truthSum = 0.0
     var realizedSum = 0.0
+    /// Tests with a projection: its interval's coverage and width, the projection's error.
+    var withValue = 0
+    var covered = 0
     var errorSum = 0.0
     var relativeWidths: [Double] = []
+    /// Tests whose renewals are not identified: the bounded interval's coverage and width.
+    var bounded = 0
+    var boundedCovered = 0
+    var boundedRelativeWidths: [Double] = []
+}
+
+/// The median of unsorted values, "–" for none.
+func median(_ values: [Double]) -> String {
+    values.isEmpty ? "–" : fixed(values.sorted()[values.count / 2], 2)
 }
 
 /// One setting and read day's comparison tally.
@@ -75,8 +84,10 @@ func percent(_ part: Int, _ whole: Int) -> String {
 }
 
 func study(tests: Int, usersPerDay: Int, replicates: Int) throws {
-    print("| setting | day | group | tests | true ARPU₃₆₅ | realised | with value | coverage | median width / truth | bias |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| setting | day | group | tests | true ARPU₃₆₅ | realised | with value | coverage | median width / truth | bias "
+            + "| bounded | bounded coverage | bounded width / truth |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     var pooledIdentified = (covered: 0, total: 0)
     var pooledBounded = (covered: 0, total: 0)
     var comparisonLines: [String] = []
@@ -99,14 +110,18 @@ func study(tests: Int, usersPerDay: Int, replicates: Int) throws {
                     cells[readIndex][groupIndex].tests += 1
                     cells[readIndex][groupIndex].truthSum += truth
                     cells[readIndex][groupIndex].realizedSum += projection.realizedARPU ?? 0
+                    guard let interval = projection.interval else { continue }
+                    let isCovered = interval.low <= truth && truth <= interval.high
+                    let relativeWidth = (interval.high - interval.low) / truth
                     if let value = projection.projectedARPU365 {
                         cells[readIndex][groupIndex].withValue += 1
                         cells[readIndex][groupIndex].errorSum += value - truth
-                    }
-                    if let interval = projection.interval {
-                        cells[readIndex][groupIndex].withInterval += 1
-                        if interval.low <= truth && truth <= interval.high { cells[readIndex][groupIndex].covered += 1 }
-                        cells[readIndex][groupIndex].relativeWidths.append((interval.high - interval.low) / truth)
+                        cells[readIndex][groupIndex].covered += isCovered ? 1 : 0
+                        cells[readIndex][groupIndex].relativeWidths.append(relativeWidth)
+                    } else {
+                        cells[readIndex][groupIndex].bounded += 1
+                        cells[readIndex][groupIndex].boundedCovered += isCovered ? 1 : 0
+                        cells[readIndex][groupIndex].boundedRelativeWidths.append(relativeWidth)
                     }
                 }
                 var tally = comparisons[readIndex]
@@ -127,22 +142,18 @@ func study(tests: Int, usersPerDay: Int, replicates: Int) throws {
             for (groupIndex, group) in setting.groups.enumerated() {
                 let cell = cells[readIndex][groupIndex]
                 let meanTruth = cell.truthSum / Double(cell.tests)
-                let widths = cell.relativeWidths.sorted()
-                let width = widths.isEmpty ? "–" : fixed(widths[widths.count / 2], 2)
                 let meanError = cell.withValue == 0 ? 0 : cell.errorSum / Double(cell.withValue)
                 let bias = cell.withValue == 0 ? "–" : fixed(100 * meanError / meanTruth, 1, signed: true) + " %"
-                let bounded = cell.withValue < cell.withInterval
                 print(
                     "| \(setting.name) | \(read) | \(group.name) | \(cell.tests) | \(fixed(meanTruth, 3)) | "
                         + "\(fixed(cell.realizedSum / Double(cell.tests), 3)) | \(percent(cell.withValue, cell.tests)) | "
-                        + "\(percent(cell.covered, cell.withInterval))\(bounded ? " (bounded)" : "") | \(width) | \(bias) |")
-                if cell.withValue == cell.tests {
-                    pooledIdentified.covered += cell.covered
-                    pooledIdentified.total += cell.withInterval
-                } else {
-                    pooledBounded.covered += cell.covered
-                    pooledBounded.total += cell.withInterval
-                }
+                        + "\(percent(cell.covered, cell.withValue)) | \(median(cell.relativeWidths)) | \(bias) | "
+                        + "\(percent(cell.bounded, cell.tests)) | \(percent(cell.boundedCovered, cell.bounded)) | "
+                        + "\(median(cell.boundedRelativeWidths)) |")
+                pooledIdentified.covered += cell.covered
+                pooledIdentified.total += cell.withValue
+                pooledBounded.covered += cell.boundedCovered
+                pooledBounded.total += cell.bounded
             }
             let tally = comparisons[readIndex]
             if setting.isAA {
@@ -167,8 +178,8 @@ func study(tests: Int, usersPerDay: Int, replicates: Int) throws {
     for line in comparisonLines { print(line) }
     print("")
     print(
-        "Pooled coverage, cells with a value: \(percent(pooledIdentified.covered, pooledIdentified.total)) of "
-            + "\(pooledIdentified.total) intervals; bounded cells (renewals not yet observed): "
+        "Pooled coverage of the tests with a projection: \(percent(pooledIdentified.covered, pooledIdentified.total)) of "
+            + "\(pooledIdentified.total) intervals; of the bounded intervals (renewals not yet observed): "
             + "\(percent(pooledBounded.covered, pooledBounded.total)) of \(pooledBounded.total).")
     print("Run time: \(started.duration(to: .now)).")
 }
