@@ -56,9 +56,9 @@ public struct ProjectionProduct: Sendable, Equatable {
         switch type {
         case "weekly": renewalPeriodDays = 7
         case "monthly": renewalPeriodDays = 365.25 / 12
-        case "yearly", "annual": renewalPeriodDays = 365.25
+        case "yearly": renewalPeriodDays = 365.25
         default:
-            guard type.hasSuffix("_pass") || type == "lifetime" else { return nil }
+            guard type.hasSuffix("_pass") else { return nil }
             renewalPeriodDays = nil
         }
     }

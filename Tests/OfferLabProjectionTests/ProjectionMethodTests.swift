@@ -91,6 +91,31 @@ struct ProjectionMethodTests {
         #expect(abs(try #require(result.projectedARPU365) - 88.0 / 11) < 1e-9)
     }
 
+    @Test("A comparison with a group without a projection: bounded renewals give the difference's bounds only; no payers gives nothing")
+    func comparisonWithoutProjection() throws {
+        var annual = ProjectionGroupInput(name: "annual")
+        var monthly = ProjectionGroupInput(name: "monthly")
+        var nobody = ProjectionGroupInput(name: "nobody")
+        for member in 0..<2 {
+            annual.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.yearly, 50, member: member)])
+            monthly.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.monthly, 10, member: member)])
+            nobody.appendMember(assignedAt: 0, events: [])
+        }
+        let result = try project([annual, monthly, nobody], asOf: 30 * day)
+        // Every member paid: control is exactly 50, monthly anything from 10 to 120.
+        let bounded = result.comparisons[0]
+        #expect(bounded.group == "monthly")
+        #expect(bounded.difference == nil && bounded.pValue == nil && bounded.chanceToBeatControl == nil)
+        #expect(bounded.relativeDifference == nil && bounded.relativeInterval == nil)
+        let interval = try #require(bounded.differenceInterval)
+        #expect(abs(interval.low + 40) < 1e-9 && abs(interval.high - 70) < 1e-9)
+        #expect(bounded.gap == .renewalsNotObserved(product: FixtureProduct.monthly, renewalsObserved: 0, renewalsNeeded: 11))
+        let empty = result.comparisons[1]
+        #expect(empty.group == "nobody")
+        #expect(empty.differenceInterval == nil && empty.difference == nil && empty.pValue == nil)
+        #expect(empty.gap == .groupWithoutProjection)
+    }
+
     @Test("A treatment against control: the difference and relative difference of the projections, a p-value and a chance")
     func comparison() throws {
         func passGroup(_ name: String, price: Double) -> ProjectionGroupInput {
