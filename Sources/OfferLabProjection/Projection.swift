@@ -19,7 +19,8 @@ public func projectOffering(
     guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
     guard groups.indices.contains(control) else { throw .controlOutOfRange(control) }
     for (index, product) in products.enumerated() {
-        if let period = product.renewalPeriodDays, !(period > 0 && period.isFinite) { throw .periodNotPositive(product: index) }
+        // Under a day the per-draw tables (periods in a year, squared) would outgrow any use.
+        if let period = product.renewalPeriodDays, !(period >= 1 && period.isFinite) { throw .periodTooShort(product: index) }
     }
     for group in groups {
         for event in group.events {

@@ -83,7 +83,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
     case tooFewReplicates(Int)
     case controlOutOfRange(Int)
     case productOutOfRange(group: String, product: Int)
-    case periodNotPositive(product: Int)
+    case periodTooShort(product: Int)
     case amountNotFinite(group: String)
 
     public var description: String {
@@ -94,7 +94,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
         case .controlOutOfRange(let index): "control group index \(index) is not a group"
         case .productOutOfRange(let group, let product):
             "group \(group): an event names product \(product), which is not in the product list"
-        case .periodNotPositive(let product): "product \(product): the renewal period must be a positive number of days"
+        case .periodTooShort(let product): "product \(product): the renewal period must be a number of days, at least 1"
         case .amountNotFinite(let group): "group \(group): an event's amount is not a finite number"
         }
     }

@@ -66,6 +66,12 @@ struct ProjectionMethodTests {
                 groups: [group], control: 0, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day, alpha: 1),
                 using: &generator)
         }
+        #expect(throws: ProjectionInputError.periodTooShort(product: 1)) {
+            try projectOffering(
+                groups: [group], control: 0,
+                products: [ProjectionProduct(renewalPeriodDays: 7), ProjectionProduct(renewalPeriodDays: 0.5)],
+                configuration: ProjectionConfiguration(asOf: day), using: &generator)
+        }
         #expect(throws: ProjectionInputError.controlOutOfRange(2)) {
             try projectOffering(
                 groups: [group], control: 2, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day),

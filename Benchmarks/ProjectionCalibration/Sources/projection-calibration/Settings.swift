@@ -91,4 +91,20 @@ let settings: [SimulatedSetting] = [
                 paywallConversion: 0.15, lateHazard: 0.0001)
         },
         isAA: true),
+    SimulatedSetting(
+        name: "misspecified-weekly-cliff",
+        summary:
+            "A/A outside the assumptions: weekly 6.99 at an introductory price for 8 weeks, no trial, 12 % buy, churn "
+            + "Beta(1, 2), and at renewal 8 (day 56) half of the subscribers leave: a cliff the fitted curve cannot foresee",
+        products: Product.all,
+        groups: ["a", "b"].map { name in
+            SimulatedGroup(
+                name: name,
+                plans: [
+                    SimulatedPlan(
+                        product: Product.weekly, price: 6.99, share: 1, churnA: 1, churnB: 2, refundProbability: 0.03, cliff: (8, 0.5))
+                ],
+                paywallConversion: 0.12, lateHazard: 0.0001)
+        },
+        isAA: true, isMisspecified: true),
 ]

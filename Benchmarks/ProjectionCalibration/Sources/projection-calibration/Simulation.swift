@@ -24,6 +24,9 @@ struct SimulatedPlan {
     /// later, and a refund ends the subscription.
     var refundProbability: Double = 0
     var refundShare: Double = 1
+    /// A cliff the projection's renewal curve cannot foresee (an introductory price ending):
+    /// at this renewal index every subscriber churns with this extra probability.
+    var cliff: (renewal: Int, churn: Double)?
 }
 
 /// A simulated group: who converts, when, and to what.
@@ -44,6 +47,8 @@ struct SimulatedSetting {
     var groups: [SimulatedGroup]
     /// Same behaviour in every group: the comparison's false positives are counted.
     var isAA: Bool
+    /// Behaviour outside the projection's assumptions: shown, not part of the pooled coverage.
+    var isMisspecified = false
 }
 
 /// A simulated member: assignment time, its whole first year and more of events, and its true revenue_365.
@@ -83,6 +88,7 @@ extension SimulatedGroup {
         let period = products[plan.product].renewalPeriodDays
         var time = start
         var kind = ProjectionEventKind.purchase
+        var renewals = 0
         while time < horizon {
             let expiresAt = period.map { time + Int64($0 * day) }
             events.append(
@@ -96,6 +102,8 @@ extension SimulatedGroup {
                 break
             }
             guard let next = expiresAt, !generator.chance(churn) else { break }
+            renewals += 1
+            if let cliff = plan.cliff, cliff.renewal == renewals, generator.chance(cliff.churn) { break }
             time = next
             kind = .renewal
         }
