@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "offerlab", targets: ["offerlab"]),
         .library(name: "OfferLab", targets: ["OfferLab"]),
         .library(name: "OfferLabStatistics", targets: ["OfferLabStatistics"]),
+        .library(name: "OfferLabProjection", targets: ["OfferLabProjection"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -36,6 +37,8 @@ let package = Package(
 
         // Pure statistics on per-group sufficient statistics: no I/O.
         .target(name: "OfferLabStatistics"),
+        // Projected revenue per user after 365 days (contract §2.14), on the members' money events: no I/O.
+        .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics"]),
         // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
         // The stores' formats (contract §1.6): App Store Server Notifications, RevenueCat's export
@@ -109,6 +112,7 @@ let package = Package(
         .target(name: "OfferLabTestSupport", dependencies: ["OfferLabGenerate"], path: "Tests/OfferLabTestSupport"),
         .testTarget(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
+        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabGenerate"]),
         .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabTestSupport"]),
         .testTarget(
             name: "OfferLabStoreSourcesTests", dependencies: ["OfferLabStoreSources", "OfferLabGenerate", "OfferLabTestSupport"]),

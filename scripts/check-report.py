@@ -101,18 +101,27 @@ def check_dom(dom_path: Path, folder: Path, database: Path) -> tuple[list[str], 
                 if row[column]:
                     expect(money(float(row[column]), currency), f"{where} {column}")
     with open(folder / "maturity.csv", newline="", encoding="utf-8") as file:
-        for row in csv.DictReader(file):
-            offering = row["offering_id"]
-            where = f"maturity.csv {offering}/{row['group']}/{row['days']}"
-            expect(f"after {row['days']} days", where + " days")
-            expect(fixed(int(row["users"]), 0), where + " users")
-            if row["conversion_rate"]:
-                expect(percent(float(row["conversion_rate"])), where + " conversion_rate")
-            if row["arpu"]:
-                expect(money(float(row["arpu"]), currencies.get(offering, "")), where + " arpu")
+        maturity = list(csv.DictReader(file))
+    # A window no group has a user in is one line ("After 14 and 30 days: …"), not rows.
+    reached = {(row["offering_id"], row["days"]) for row in maturity if int(row["users"]) > 0}
+    for offering, days in sorted({(row["offering_id"], row["days"]) for row in maturity} - reached):
+        checked += 1
+        if not re.search(rf"After [0-9, and]*\b{days}\b[0-9, and]* days: no user", text):
+            problems.append(f"maturity.csv {offering}/{days}: the empty window is not named in one line")
+    for row in (row for row in maturity if (row["offering_id"], row["days"]) in reached):
+        offering = row["offering_id"]
+        where = f"maturity.csv {offering}/{row['group']}/{row['days']}"
+        expect(f"after {row['days']} days", where + " days")
+        expect(fixed(int(row["users"]), 0), where + " users")
+        if row["conversion_rate"]:
+            expect(percent(float(row["conversion_rate"])), where + " conversion_rate")
+        if row["arpu"]:
+            expect(money(float(row["arpu"]), currencies.get(offering, "")), where + " arpu")
     with open(folder / "comparisons.csv", newline="", encoding="utf-8") as file:
         for row in csv.DictReader(file):
-            for column in ("rel_lift", "rel_lift_ci_low", "rel_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high"):
+            # The report quotes the intervals that agree with the verdicts (the …_adjusted columns).
+            for column in ("rel_lift", "rel_lift_ci_low_adjusted", "rel_lift_ci_high_adjusted", "seq_rel_lift_ci_low_adjusted",
+                           "seq_rel_lift_ci_high_adjusted"):
                 if row[column]:
                     expect(signed_percent(float(row[column])), f"comparisons.csv {row['offering_id']}/{row['group']}/{row['metric']} {column}")
     with open(folder / "srm.csv", newline="", encoding="utf-8") as file:
@@ -189,44 +198,57 @@ def check_screenshot(path: Path) -> list[str]:
 
 
 PHONE_WIDTH = 390
+#: The widths at which the page must not scroll sideways (a phone, a tablet, laptops, a desktop).
+WIDTHS = (390, 768, 1024, 1280, 1366, 1440, 1920)
 SMALLEST_CHART_TEXT_PX = 9
+#: The sample night's page at 390 px before issue 41 (measured 2026-11-23 with this script's
+#: frame: 38,767 px, about 45 phone screens); it must now be at most half of that.
+PHONE_HEIGHT_BEFORE = 38767
 
 
-def phone_page(report: Path) -> str:
-    """The report in a frame PHONE_WIDTH pixels wide, with the script that measures it."""
+def phone_page(report: Path, widths: list[int]) -> str:
+    """The report in one frame per width, with the script that measures them."""
     script = (Path(__file__).parent / "check-report-phone.js").read_text(encoding="utf-8")
+    source = html.escape(report.read_text(encoding="utf-8"), quote=True)
+    frames = "".join(f'<iframe style="width:{width}px" srcdoc="{source}"></iframe>' for width in widths)
     return (
         '<!DOCTYPE html><html><head><meta charset="utf-8"><style>body{margin:0}'
-        f"iframe{{width:{PHONE_WIDTH}px;height:800px;border:0;display:block}}</style></head><body>"
-        f'<iframe srcdoc="{html.escape(report.read_text(encoding="utf-8"), quote=True)}"></iframe>'
-        f"<script>{script}</script></body></html>\n"
+        "iframe{height:800px;border:0;display:block}</style></head><body>"
+        f"{frames}<script>{script}</script></body></html>\n"
     )
 
 
-def check_phone(dom_path: Path) -> list[str]:
+def check_widths(dom_path: Path, widths: list[int]) -> list[str]:
     dom = dom_path.read_text(encoding="utf-8") if dom_path.is_file() else ""
     found = re.search(r'data-phone-probe="([^"]*)"', dom)
     if not found:
-        return [f"{dom_path}: the phone page was not measured (no data-phone-probe)"]
-    probe = json.loads(html.unescape(found.group(1)))
+        return [f"{dom_path}: the page was not measured (no data-phone-probe)"]
+    probes = json.loads(html.unescape(found.group(1)))
+    if len(probes) != len(widths):
+        return [f"{dom_path}: {len(probes)} frames measured, not {len(widths)}"]
     problems = []
-    if probe["viewport"] != PHONE_WIDTH:
-        problems.append(f"the phone page is {probe['viewport']} px wide, not {PHONE_WIDTH}")
-    if probe["scrollWidth"] > probe["viewport"]:
-        problems.append(f"at {PHONE_WIDTH} px the page scrolls sideways: it is {probe['scrollWidth']} px wide")
-    for element in probe["overflowing"][:10]:
-        problems.append(f"at {PHONE_WIDTH} px cut at the edge: {element}")
-    if len(probe["overflowing"]) > 10:
-        problems.append(f"at {PHONE_WIDTH} px … and {len(probe['overflowing']) - 10} more elements cut at the edge")
-    smallest = probe["smallestChartText"]
-    if smallest["size"] is not None and smallest["size"] < SMALLEST_CHART_TEXT_PX:
-        problems.append(f"at {PHONE_WIDTH} px chart text is drawn at {smallest['size']:.1f} px ('{smallest['text']}'), under {SMALLEST_CHART_TEXT_PX} px")
+    for width, probe in zip(widths, probes):
+        if probe["viewport"] != width:
+            problems.append(f"the page is {probe['viewport']} px wide, not {width}")
+        if probe["scrollWidth"] > probe["viewport"]:
+            problems.append(f"at {width} px the page scrolls sideways: it is {probe['scrollWidth']} px wide")
+        for element in probe["overflowing"][:10]:
+            problems.append(f"at {width} px cut at the edge: {element}")
+        if len(probe["overflowing"]) > 10:
+            problems.append(f"at {width} px … and {len(probe['overflowing']) - 10} more elements cut at the edge")
+        if width == PHONE_WIDTH:
+            smallest = probe["smallestChartText"]
+            if smallest["size"] is not None and smallest["size"] < SMALLEST_CHART_TEXT_PX:
+                problems.append(f"at {width} px chart text is drawn at {smallest['size']:.1f} px ('{smallest['text']}'), under {SMALLEST_CHART_TEXT_PX} px")
+            if probe["height"] > PHONE_HEIGHT_BEFORE / 2:
+                problems.append(f"at {width} px the page is {probe['height']} px high, more than half of the {PHONE_HEIGHT_BEFORE} px it was before issue 41")
     return problems
 
 
 def main() -> int:
-    if len(sys.argv) == 3 and sys.argv[1] == "--phone-page":
-        sys.stdout.write(phone_page(Path(sys.argv[2])))
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--phone-page":
+        widths = [int(w) for w in sys.argv[3].split(",")] if len(sys.argv) == 4 else [PHONE_WIDTH]
+        sys.stdout.write(phone_page(Path(sys.argv[2]), widths))
         return 0
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--folder", type=Path, required=True, help="the night's output folder (summary.csv, report.html)")
@@ -236,10 +258,12 @@ def main() -> int:
     parser.add_argument("--pdf", type=Path, required=True)
     parser.add_argument("--phone-dom", type=Path, required=True, help="the DOM of the phone page after its script ran")
     parser.add_argument("--phone-screenshot", type=Path, required=True)
+    parser.add_argument("--widths-dom", type=Path, required=True, help="the DOM of the page of every width after its script ran")
     arguments = parser.parse_args()
     problems, checked = check_dom(arguments.dom, arguments.folder, arguments.database)
     problems += check_screenshot(arguments.screenshot)
-    problems += check_phone(arguments.phone_dom)
+    problems += check_widths(arguments.phone_dom, [PHONE_WIDTH])
+    problems += check_widths(arguments.widths_dom, list(WIDTHS))
     problems += check_screenshot(arguments.phone_screenshot)
     pdf = arguments.pdf.read_bytes() if arguments.pdf.is_file() else b""
     if not pdf.startswith(b"%PDF") or len(pdf) < 10_000:
@@ -250,7 +274,7 @@ def main() -> int:
         print(f"check-report: … and {len(problems) - 40} more", file=sys.stderr)
     if problems:
         return 1
-    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshots are renderings; nothing is cut at {PHONE_WIDTH} px")
+    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshots are renderings; nothing is cut at {', '.join(map(str, WIDTHS))} px")
     return 0
 
 

@@ -4,8 +4,10 @@
 # why, when the page does not render, when the numbers of the run's summary.csv and
 # comparisons.csv are not in the DOM as the report formats them, or when the screenshot is
 # missing or blank. It renders the page again as a phone shows it, 390 CSS pixels wide
-# (screenshot report-390.png), and fails when anything is cut at an edge or chart text is
-# drawn under 9 px. Installs chromium (Debian package) when it is missing.
+# (screenshot report-390.png), and at 768, 1024, 1280, 1366, 1440 and 1920 px, and fails when
+# the page scrolls sideways or anything is cut at an edge at any of them, when chart text is
+# drawn under 9 px on the phone, or when the phone page is more than half as high as it was
+# before issue 41 (check-report.py). Installs chromium (Debian package) when it is missing.
 #
 # SWIFT_SCRATCH_PATH=DIR builds in DIR instead of .build. Outputs: out/report-check/.
 set -euo pipefail
@@ -56,7 +58,12 @@ phone=(timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollb
 "${phone[@]}" --dump-dom "file://$PWD/$checks/phone.html" >"$checks/phone-dom.html" 2>>"$checks/chromium.log" \
   || fail "chromium could not load the phone page (see $checks/chromium.log)"
 
+# Every width a reader may have, one frame each, measured in one page (no screenshot).
+python3 scripts/check-report.py --phone-page "$folder/report.html" 390,768,1024,1280,1366,1440,1920 >"$checks/widths.html" || fail "cannot make the widths page"
+"${phone[@]}" --dump-dom "file://$PWD/$checks/widths.html" >"$checks/widths-dom.html" 2>>"$checks/chromium.log" \
+  || fail "chromium could not load the widths page (see $checks/chromium.log)"
+
 python3 scripts/check-report.py --folder "$folder" --database out/sample/results.sqlite --dom "$checks/dom.html" --screenshot "$checks/report.png" --pdf "$checks/report.pdf" \
-  --phone-dom "$checks/phone-dom.html" --phone-screenshot "$checks/report-390.png" \
+  --phone-dom "$checks/phone-dom.html" --phone-screenshot "$checks/report-390.png" --widths-dom "$checks/widths-dom.html" \
   || fail "see the lines above"
 echo "check-report: ok ($folder/report.html; screenshots $checks/report.png and, at 390 px, $checks/report-390.png)"

@@ -82,8 +82,25 @@ public struct ComparisonResult: Sendable, Equatable {
     public var seqPValueAdjusted: Double?
     /// seqPValueAdjusted < alpha.
     public var seqSignificant: Bool?
+    /// Lower end of the interval of `absLift` that agrees with `significant`: 0 is outside it
+    /// exactly when pValueAdjusted < alpha (docs/statistics.md, Intervals that agree with the verdict).
+    public var absLiftCILowAdjusted: Double?
+    /// Upper end of the interval of `absLift` that agrees with `significant`.
+    public var absLiftCIHighAdjusted: Double?
+    /// Lower end of Fieller's interval of `relLift` at the adjusted absolute interval's quantile (≥ −1).
+    public var relLiftCILowAdjusted: Double?
+    /// Upper end of Fieller's interval of `relLift` at the adjusted absolute interval's quantile.
+    public var relLiftCIHighAdjusted: Double?
+    /// Lower end of the confidence sequence of `absLift` that agrees with `seqSignificant`.
+    public var seqAbsLiftCILowAdjusted: Double?
+    /// Upper end of the confidence sequence of `absLift` that agrees with `seqSignificant`.
+    public var seqAbsLiftCIHighAdjusted: Double?
+    /// Lower end of Fieller's interval of `relLift` at the adjusted sequence's multiplier (≥ −1).
+    public var seqRelLiftCILowAdjusted: Double?
+    /// Upper end of Fieller's interval of `relLift` at the adjusted sequence's multiplier.
+    public var seqRelLiftCIHighAdjusted: Double?
 
-    /// A row; every value defaults to nil ("no value"), the sequential ones set afterwards.
+    /// A row; every value defaults to nil ("no value"), the sequential and adjusted ones set afterwards.
     public init(
         group: String, controlGroup: String, metric: Metric, controlValue: Double? = nil, value: Double? = nil,
         absLift: Double? = nil, absLiftCILow: Double? = nil, absLiftCIHigh: Double? = nil, relLift: Double? = nil,

@@ -142,6 +142,8 @@ public func analyzeOffering(
     let z = twoSidedNormalQuantile(alpha: alpha)
     let rho = sequentialRho(alpha: alpha, tuning: sequentialTuning)
     var comparisons: [ComparisonResult] = []
+    /// Parallel to `comparisons`: the moments each row was computed from (nil where a group lacks them).
+    var moments: [(control: SampleMoments, treatment: SampleMoments)?] = []
     /// Every treatment against control on `metrics`, with the groups' statistics `statistics(index)`.
     func compare(_ metrics: [Metric], _ statistics: (Int) -> GroupSufficientStatistics) {
         var control = groups[controlIndex]
@@ -153,8 +155,11 @@ public func analyzeOffering(
                 switch metric.kind {
                 case .conversion:
                     comparisons.append(compareConversion(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
+                    moments.append(
+                        control.statistics.conversionMoments.flatMap { c in treatment.statistics.conversionMoments.map { (c, $0) } })
                 case .revenue:
                     comparisons.append(compareRevenue(metric, control: control, treatment: treatment, alpha: alpha, z: z, rho: rho))
+                    moments.append(control.statistics.revenueMoments.flatMap { c in treatment.statistics.revenueMoments.map { (c, $0) } })
                 }
             }
         }
@@ -167,6 +172,14 @@ public func analyzeOffering(
         let family = comparisons.indices.filter { comparisons[$0].metric == metric }
         adjustHolm(&comparisons, family, \.pValue, into: \.pValueAdjusted, \.significant, alpha: alpha)
         adjustHolm(&comparisons, family, \.seqPValue, into: \.seqPValueAdjusted, \.seqSignificant, alpha: alpha)
+        let fixedFamily = family.filter { comparisons[$0].pValue != nil }.count
+        let sequentialFamily = family.filter { comparisons[$0].seqPValue != nil }.count
+        for index in family {
+            guard let (control, treatment) = moments[index] else { continue }
+            addAdjustedIntervals(
+                to: &comparisons[index], control: control, treatment: treatment, alpha: alpha, rho: rho,
+                familySizes: (fixedFamily, sequentialFamily))
+        }
     }
     return OfferingAnalysis(
         summaries: groups.map { GroupSummary($0.statistics, alpha: alpha) },
@@ -208,6 +221,41 @@ private func addSequentialValues(
     }
     if row.pValue != nil {
         row.seqPValue = sequentialLiftPValue(control: control, treatment: treatment, rho: rho)
+    }
+}
+
+/// Adds the intervals that agree with the row's verdicts (docs/statistics.md, Intervals that agree with the verdict),
+/// once Holm–Bonferroni has set its adjusted p-values; each stays nil where its unadjusted
+/// counterpart is, and the relative ones also where Fieller's set is unbounded.
+private func addAdjustedIntervals(
+    to row: inout ComparisonResult, control: SampleMoments, treatment: SampleMoments, alpha: Double, rho: Double,
+    familySizes: (fixed: Int, sequential: Int)
+) {
+    if row.absLiftCILow != nil, let adjustedPValue = row.pValueAdjusted,
+        let intervals = adjustedFixedLiftIntervals(
+            control: control, treatment: treatment,
+            studentDegreesOfFreedom: row.metric.kind == .revenue
+                ? welchTest(control: control, treatment: treatment)?.degreesOfFreedom : nil,
+            alpha: alpha, adjustedPValue: adjustedPValue, familySize: familySizes.fixed)
+    {
+        row.absLiftCILowAdjusted = intervals.absolute.low
+        row.absLiftCIHighAdjusted = intervals.absolute.high
+        if row.relLift != nil, let relative = intervals.relative {
+            row.relLiftCILowAdjusted = relative.low
+            row.relLiftCIHighAdjusted = relative.high
+        }
+    }
+    if row.seqAbsLiftCILow != nil, let adjustedPValue = row.seqPValueAdjusted,
+        let intervals = adjustedSequentialLiftIntervals(
+            control: control, treatment: treatment, rho: rho, alpha: alpha, adjustedPValue: adjustedPValue,
+            familySize: familySizes.sequential)
+    {
+        row.seqAbsLiftCILowAdjusted = intervals.absolute.low
+        row.seqAbsLiftCIHighAdjusted = intervals.absolute.high
+        if row.relLift != nil, let relative = intervals.relative {
+            row.seqRelLiftCILowAdjusted = relative.low
+            row.seqRelLiftCIHighAdjusted = relative.high
+        }
     }
 }
 

@@ -135,11 +135,16 @@ import Testing
         let loose = try comparisons(1e6)
         let header = try #require(tight.first)
         let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
-        #expect(Array(header[firstSequential...]) == ResultColumn.sequential.map(\.name))
+        #expect(Array(header[firstSequential...]) == (ResultColumn.sequential + ResultColumn.adjusted).map(\.name))
         #expect(header[firstSequential - 1] == "mde_abs")
+        // The fixed-horizon adjusted intervals do not depend on N* either; the sequential ones do.
+        let fixedAdjusted = try #require(header.firstIndex(of: "abs_lift_ci_low_adjusted"))
+        let sequentialAdjusted = try #require(header.firstIndex(of: "seq_abs_lift_ci_low_adjusted"))
         for (a, b) in zip(tight.dropFirst(), loose.dropFirst()) {
             #expect(a[..<firstSequential] == b[..<firstSequential])
             #expect(a[firstSequential] != b[firstSequential])
+            #expect(a[fixedAdjusted..<sequentialAdjusted] == b[fixedAdjusted..<sequentialAdjusted])
+            #expect(a[sequentialAdjusted] != b[sequentialAdjusted])
         }
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("bad"), alpha: 0.05, sequentialTuning: -1)

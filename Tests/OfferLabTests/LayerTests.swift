@@ -8,8 +8,8 @@ import Testing
     static let layers: [[String]] = [
         // The system libraries and the pure statistics depend on nothing: any layer may use them.
         ["CZlib", "CIsal", "COfferLabSIMD", "COfferLabSystem", "CSQLite", "OfferLabStatistics"],
-        // Bytes in, fields out.
-        ["OfferLabIngest"],
+        // Bytes in, fields out; the revenue projection (pure, on the statistics).
+        ["OfferLabIngest", "OfferLabProjection"],
         // The stores' formats, the generator of data sets, and what the pipeline's layers share.
         ["OfferLabStoreSources", "OfferLabGenerate", "OfferLabSupport"],
         ["OfferLabJob"],

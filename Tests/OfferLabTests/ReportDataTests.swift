@@ -105,13 +105,18 @@ import Testing
         #expect(test.comparison("variant", named: "arpu_d3")?.value == 19.99)
 
         let page = HTMLReport.render(stored)
-        // The statistical details list every comparisons.csv row, the capped and matured ones after the own.
+        // The statistical details list every comparisons.csv row, the capped and matured ones after the own: those with
+        // values in the table, those without (a group of 1 user has no revenue comparison) in one line under it.
         let details = try #require(
             page.components(separatedBy: "<table class=\"details\">").last?.components(separatedBy: "</table>").first)
         #expect(
             details.components(separatedBy: "<tr><th scope=\"row\">variant</th><td>").dropFirst().map { $0.prefix { $0 != "<" } } == [
-                "conversion", "revenue per user", "revenue per user, capped", "conversion within 3 days", "revenue per user within 3 days",
+                "conversion", "conversion within 3 days",
             ])
+        #expect(
+            page.contains(
+                "No value yet (a group has too few users): variant: revenue per user; variant: revenue per user, capped; variant: revenue per user within 3 days."
+            ))
         for expected in [
             "Revenue per user, capped", "counted up to USD 10.00", "1 user was over it", "Matured users", "after 3 days", "USD 19.99",
         ] {

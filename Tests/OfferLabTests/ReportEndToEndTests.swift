@@ -17,9 +17,25 @@ import Testing
         // The verdicts use the always-valid intervals (decision: sequential, the default).
         #expect(
             written.contains(
-                "variant_b is winning on revenue per user: +93.6% vs control (95% always-valid CI +21.4% to +165.9%), &gt;99.9% chance to beat control."
+                "variant_b is winning on revenue per user: +93.6% vs control (corrected 95% always-valid CI +23.2% to +185.2%), &gt;99.9% chance to beat control."
             ))
-        #expect(written.contains("No winner yet: no variant beats control significantly."))
+        // Issue 41: the interval quoted next to "significant" excludes 0 (it was −1.4% to +81.8%).
+        #expect(
+            written.contains(
+                "conversion +40.2% vs control (corrected 95% always-valid CI +0.1% to +93.1%), significant after correction"))
+        #expect(!written.contains("−1.4% to +81.8%"))
+        // No relative interval below −100% (a slice's was −478.2% to +684.5%).
+        let percents = written.matches(of: /−([0-9,]+\.[0-9])%/).compactMap { Double($0.1.replacingOccurrences(of: ",", with: "")) }
+        #expect(!percents.isEmpty && percents.allSatisfy { $0 <= 100 }, "\(percents.filter { $0 > 100 })")
+        // Each caution says whether the verdict stands; onboarding's 54 mismatched events per 100 users withhold it.
+        #expect(
+            written.contains(
+                "Verdict withheld: 54.3 events per 100 users were logged with another offering or group than the server assigned (more than 20)."
+            ))
+        #expect(written.contains("The verdict is withheld: above 20 such events per 100 users"))
+        #expect(
+            written.components(separatedBy: "<p class=\"effect\">").count - 1 == written.components(separatedBy: "class=\"banner ").count
+                - 1)
         // Every currency has a rate in the sample job; its broken purchase lines are named.
         #expect(!written.contains("purchases, renewals and refunds ("))
         #expect(
@@ -42,6 +58,23 @@ import Testing
         let here = try runOfferLab(["report", "--db", database, "--as-of", "2026-03-15"], in: folder.path)
         #expect(here.status == 0, "\(here.standardError)")
         #expect(try String(contentsOfFile: folder.file("report-2026-03-15.html"), encoding: .utf8) == written)
+    }
+
+    /// The sample data with BRL left without a rate (jobs/sample-with-warnings.yaml): Brazil's
+    /// revenue lifts say their money is unknown instead of showing "USD 0.00".
+    @Test func aLiftWithoutItsMoneySaysSo() throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample-with-warnings.yaml").path
+        let run = try runOfferLab(["run", job, "--quiet", "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+        let written = try String(contentsOfFile: folder.file("2026-03-15/report.html"), encoding: .utf8)
+        let brazil = written.components(separatedBy: "<th scope=\"row\">BR</th>").dropFirst().map { $0.prefix { $0 != "\n" } }
+        #expect(brazil.count == 2)  // one row per offering
+        for row in brazil {
+            #expect(row.contains("revenue unknown: no rate for its currency") && !row.contains("USD"), "\(row)")
+        }
+        #expect(written.contains("The verdict stands: under 20 such events per 100 users"))
+        #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))
     }
 
     @Test func errorsAreOneLineWithTheirExitCode() throws {

@@ -38,21 +38,23 @@ import Testing
         let offering = report.offerings[0]
         #expect(
             ReportFindings.verdict(offering).text
-                == "variant_b is winning on revenue per user: +97.1% vs control (95% CI +48.1% to +146.1%), >99.9% chance to beat control.")
+                == "variant_b is winning on revenue per user: +97.1% vs control (corrected 95% CI +48.1% to +146.1%), >99.9% chance to beat control."
+        )
         #expect(
             ReportFindings.headline(offering, group: "variant_b").map(\.text) == [
-                "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction",
-                "revenue per user +97.1% vs control (95% CI +48.1% to +146.1%), significant after correction",
+                "conversion +40.2% vs control (corrected 95% CI +13.3% to +67.1%), significant after correction",
+                "revenue per user +97.1% vs control (corrected 95% CI +48.1% to +146.1%), significant after correction",
             ])
         #expect(
             ReportFindings.headline(offering, group: "variant_a").map(\.text) == [
-                "conversion −10.6% vs control (95% CI −30.7% to +9.6%), not significant",
-                "revenue per user +15.0% vs control (95% CI −13.5% to +43.6%), not significant",
+                "conversion −10.6% vs control (corrected 95% CI −30.7% to +9.6%), not significant",
+                "revenue per user +15.0% vs control (corrected 95% CI −13.5% to +43.6%), not significant",
             ])
         let page = text(HTMLReport.render(report))
         #expect(
             page.contains(
-                "variant_b: conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction; revenue per user +97.1%"))
+                "variant_b: conversion +40.2% vs control (corrected 95% CI +13.3% to +67.1%), significant after correction; revenue per user +97.1%"
+            ))
     }
 
     @Test func verdictWhenNothingIsSignificant() {
@@ -146,6 +148,10 @@ import Testing
         #expect(html.contains("<div class=\"banner \(kind)\">"))
         #expect(text(html).contains(warning.title))
         #expect(text(html).contains(warning.expectedText), "\(found.detail)")
+        // Issue 41: every banner says whether the verdict stands.
+        let effect = try #require(found.verdictEffect)
+        #expect(effect.hasPrefix("The verdict") || effect.hasPrefix("The verdicts"))
+        #expect(html.contains("<p class=\"effect\">\(effect.htmlEscaped)</p>"))
         // The overview names the offering's warnings too; a red one puts the verdict in doubt.
         if report.offerings[0] != reportFixture().offerings[0] { #expect(html.contains("1 warning</span>")) }
         #expect(text(html).contains("Do not act on this yet") == (warning.severity == .critical))
@@ -162,6 +168,59 @@ import Testing
         }
         #expect(ReportFindings.warnings(report).isEmpty)
         #expect(ReportFindings.warnings(report.offerings[0]).isEmpty)
+    }
+
+    /// Issue 41: past 20 mismatched events per 100 users, or 10% of the money events without a
+    /// rate, the verdict is withheld with its reason; at the level exactly, it stands and says so.
+    @Test func pastTheirLevelsMismatchesAndMissingMoneyWithholdTheVerdict() throws {
+        let users = reportFixture().offerings[0].groups.reduce(0) { $0 + $1.users }  // 6,268
+        func mismatched(_ count: Int) -> OfferingReport {
+            reportFixture().withOffering { $0.setCounter("attribution_mismatches", count) }.offerings[0]
+        }
+        let atLevel = mismatched(users / 5 - 1)
+        #expect(ReportFindings.verdict(atLevel).text.hasPrefix("variant_b is winning"))
+        #expect(ReportFindings.warnings(atLevel).first?.verdictEffect?.hasPrefix("The verdict stands: under 20 such events") == true)
+        let past = mismatched(users / 5 + 1)
+        #expect(
+            ReportFindings.verdict(past)
+                == ReportFindings.Verdict(
+                    tone: .unclear,
+                    text:
+                        "Verdict withheld: 20.0 events per 100 users were logged with another offering or group than the server assigned (more than 20)."
+                ))
+        #expect(ReportFindings.warnings(past).first?.verdictEffect?.hasPrefix("The verdict is withheld: above 20 such events") == true)
+
+        func unrated(_ count: Int) -> OfferingReport {
+            reportFixture().withOffering { offering in
+                offering.groups[0].purchases += 1000 - offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
+                offering.setCounter("unknown_currency_events", count)
+            }.offerings[0]
+        }
+        #expect(ReportFindings.verdict(unrated(100)).text.hasPrefix("variant_b is winning"))
+        #expect(ReportFindings.warnings(unrated(100)).first?.verdictEffect?.hasPrefix("The verdict stands") == true)
+        #expect(
+            ReportFindings.verdict(unrated(101)).text
+                == "Verdict withheld: 10.1% of the purchases, renewals and refunds are in currencies without a rate (more than 10.0%): add their rates to the job."
+        )
+        let page = text(HTMLReport.render(ReportData(run: reportFixture().run, quality: reportFixture().quality, offerings: [past])))
+        #expect(page.contains("At a glance Spring price test spring 1 warning App and server disagree Verdict withheld: 20.0 events"))
+    }
+
+    /// Issue 41: a revenue lift whose groups' charges carry no money (a currency without a rate)
+    /// says so instead of a 0.00 change.
+    @Test func aRevenueLiftWithoutItsMoneySaysSo() {
+        let report = reportFixture().withOffering { offering in
+            offering.groups[2].grossRevenue = 0
+            offering.setCounter("unknown_currency_events", 1)
+        }
+        let offering = report.offerings[0]
+        #expect(
+            ReportFindings.headline(offering, group: "variant_b")[1].text == "revenue per user: revenue unknown: no rate for its currency")
+        #expect(ReportFindings.headline(offering, group: "variant_a")[1].text.hasPrefix("revenue per user +15.0%"))
+        #expect(text(HTMLReport.render(report)).contains("–revenue unknown: no rate for its currency"))
+        // Money left out for another reason than a missing rate (a product priced 0) is no such case.
+        let free = reportFixture().withOffering { $0.groups[2].grossRevenue = 0 }.offerings[0]
+        #expect(ReportFindings.headline(free, group: "variant_b")[1].text.hasPrefix("revenue per user +97.1%"))
     }
 
     @Test func hostileTextFromTheDataIsShownAsText() {
@@ -198,7 +257,7 @@ import Testing
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(html.contains("x&quot; onmouseover=&quot;alert(2)"))
         #expect(html.contains("&lt;b&gt;&#39;BEST&#39;&lt;/b&gt; &amp; more"))
-        #expect(text(html).contains("vs \(script) (95% CI"))
+        #expect(text(html).contains("vs \(script) (corrected 95% CI"))
         // Inline SVG labels are escaped too.
         #expect(html.contains("<title>\(attribute.htmlEscaped)</title>") || html.contains(">\(attribute.htmlEscaped)</text>"))
     }
@@ -236,6 +295,7 @@ import Testing
                     absoluteLow: nil, absoluteHigh: nil, relativeLow: lift - 0.5, relativeHigh: lift + 0.5,
                     pValue: onlyFixed ? 0.2 : comparison.pValue,
                     pValueAdjusted: onlyFixed ? 0.4 : comparison.pValueAdjusted, significant: onlyFixed ? false : comparison.significant)
+                offering.comparisons[index].adjusted.sequential = .init(relativeLow: lift - 0.5, relativeHigh: lift + 0.5)
             }
             offering.daily = offering.daily.map { point in
                 var point = point
@@ -250,8 +310,8 @@ import Testing
         let sequential = sequentialNight(.sequential).offerings[0]
         #expect(
             ReportFindings.headline(sequential, group: "variant_b").map(\.text) == [
-                "conversion +40.2% vs control (95% always-valid CI −9.8% to +90.2%), not significant",
-                "revenue per user +97.1% vs control (95% always-valid CI +47.1% to +147.1%), significant after correction",
+                "conversion +40.2% vs control (corrected 95% always-valid CI −9.8% to +90.2%), not significant",
+                "revenue per user +97.1% vs control (corrected 95% always-valid CI +47.1% to +147.1%), significant after correction",
             ])
         #expect(
             ReportFindings.inferenceNotes(sequential) == [
@@ -266,7 +326,7 @@ import Testing
         let fixed = sequentialNight(.fixed).offerings[0]
         #expect(
             ReportFindings.headline(fixed, group: "variant_b")[0].text
-                == "conversion +40.2% vs control (95% CI +13.3% to +67.1%), significant after correction")
+                == "conversion +40.2% vs control (corrected 95% CI +13.3% to +67.1%), significant after correction")
         #expect(ReportFindings.inferenceNotes(fixed)[0].hasSuffix("the verdict uses the fixed-horizon test (decision: fixed)."))
         #expect(ReportFindings.verdict(fixed).text.hasPrefix("variant_b is winning on revenue per user"))
     }
@@ -274,7 +334,7 @@ import Testing
     @Test func aNightStoredWithoutTheSequentialValuesFallsBackToTheFixedOnes() {
         let old = reportFixture().offerings[0]
         #expect(old.decision == nil && old.verdictInference == .fixed)
-        #expect(ReportFindings.headline(old, group: "variant_b")[0].text.contains("(95% CI +13.3% to +67.1%), significant"))
+        #expect(ReportFindings.headline(old, group: "variant_b")[0].text.contains("(corrected 95% CI +13.3% to +67.1%), significant"))
         let page = text(HTMLReport.render(reportFixture()))
         #expect(
             page.contains(

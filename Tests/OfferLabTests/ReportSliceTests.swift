@@ -16,7 +16,10 @@ import Testing
                 group: group, metric: metric, controlValue: 0.1, value: 0.1, absoluteLift: Estimate(value: 0.01, low: -0.02, high: 0.04),
                 relativeLift: lift.map { Estimate(value: $0, low: low, high: high) }, pValue: 0.5, pValueAdjusted: 0.5, significant: false,
                 chanceToBeatControl: 0.6, minimumDetectableEffect: nil,
-                sequential: SequentialValues(relativeLow: -0.9, relativeHigh: 0.9))
+                sequential: SequentialValues(relativeLow: -0.9, relativeHigh: 0.9),
+                adjusted: AdjustedIntervals(
+                    fixed: .init(absoluteLow: -0.02, absoluteHigh: 0.04, relativeLow: low, relativeHigh: high),
+                    sequential: .init(absoluteLow: -0.05, absoluteHigh: 0.07, relativeLow: -0.9, relativeHigh: 0.9)))
         }
         let groups = ["control", "variant_a", "variant_b"]
         report.slices = [
@@ -48,7 +51,7 @@ import Testing
         #expect(html.contains("<h2>By country</h2>"))
         #expect(html.contains("Slices are for exploring, not for picking a winner after the fact: with 2 levels per offering"))
         #expect(html.contains("Users (control · variant_a · variant_b)"))
-        #expect(html.contains("variant_a: conversion (95% CI)"))
+        #expect(html.contains("variant_a: conversion (corrected 95% CI)"))
         #expect(html.contains("<td class=\"num\" data-label=\"Users (control · variant_a · variant_b)\">1,200 · 600 · 610</td>"))
         // Fixed-horizon intervals: the fixture's decision is the fixed one.
         #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−5.0% to +30.0%</span>"))
@@ -69,7 +72,7 @@ import Testing
         let report = Self.report().withOffering { $0.decision = .sequential }
         let html = HTMLReport.render(report)
         #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−90.0% to +90.0%</span>"))
-        #expect(html.contains("variant_a: conversion (95% always-valid CI)"))
+        #expect(html.contains("variant_a: conversion (corrected 95% always-valid CI)"))
         #expect(!html.contains("−5.0% to +30.0%"))
     }
 

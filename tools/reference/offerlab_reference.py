@@ -131,6 +131,10 @@ COMPARISONS_COLUMNS = (
     "p_value", "p_value_adjusted", "significant", "chance_to_beat_control", "mde_abs",
     "seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high",
     "seq_p_value", "seq_p_value_adjusted", "seq_significant",
+    # The intervals that agree with the verdicts (the project's docs/statistics.md).
+    "abs_lift_ci_low_adjusted", "abs_lift_ci_high_adjusted", "rel_lift_ci_low_adjusted", "rel_lift_ci_high_adjusted",
+    "seq_abs_lift_ci_low_adjusted", "seq_abs_lift_ci_high_adjusted", "seq_rel_lift_ci_low_adjusted",
+    "seq_rel_lift_ci_high_adjusted",
 )
 DEFAULT_SEQUENTIAL_TUNING = 5000.0
 SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag")
@@ -1261,6 +1265,7 @@ def compare_conversion(control: SufficientStatistics, treatment: SufficientStati
     row["chance_to_beat_control"] = prob_beta_greater(1 + x_t, 1 + n_t - x_t, 1 + x_c, 1 + n_c - x_c)
     row["mde_abs"] = (z + normal_quantile(0.8)) * math.sqrt(m_c * (1 - m_c) * (1 / n_t + 1 / n_c))
     add_sequential(row, m_c, v_c, n_c, m_t, v_t, n_t, alpha, tuning)
+    row["_moments"] = (m_c, v_c, n_c, m_t, v_t, n_t, None)
     return row
 
 
@@ -1283,6 +1288,7 @@ def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics,
         rel = m_t / m_c - 1
         rel_half = z * math.sqrt(v_t / (n_t * m_c ** 2) + m_t ** 2 * v_c / (n_c * m_c ** 4))
         row["rel_lift"], row["rel_lift_ci_low"], row["rel_lift_ci_high"] = rel, rel - rel_half, rel + rel_half
+    row["_moments"] = (m_c, v_c, n_c, m_t, v_t, n_t, None)
     if v_c == 0 and v_t == 0:
         add_sequential(row, m_c, v_c, n_c, m_t, v_t, n_t, alpha, tuning)
         return row  # p-value, abs_lift interval and chance undefined
@@ -1294,7 +1300,58 @@ def compare_arpu(control: SufficientStatistics, treatment: SufficientStatistics,
     row["abs_lift_ci_low"], row["abs_lift_ci_high"] = diff - half, diff + half
     row["chance_to_beat_control"] = float(_stats.norm.cdf(diff / se))
     add_sequential(row, m_c, v_c, n_c, m_t, v_t, n_t, alpha, tuning)
+    row["_moments"] = (m_c, v_c, n_c, m_t, v_t, n_t, df)
     return row
+
+
+def fieller_ratio(m_c: float, a: float, m_t: float, b: float, q: float) -> tuple[float, float] | None:
+    """The ratios R with (m_t − R m_c)² ≤ q²(b + R² a), cut at 0 when m_t ≥ 0; None when the set
+    is unbounded (m_c² ≤ q² a) or m_c ≤ 0."""
+    big_a = m_c * m_c - q * q * a
+    if m_c <= 0 or big_a <= 0:
+        return None
+    big_b, big_c = m_t * m_c, m_t * m_t - q * q * b
+    root = math.sqrt(max(0.0, big_b * big_b - big_a * big_c))
+    low, high = (big_b - root) / big_a, (big_b + root) / big_a
+    return (max(low, 0.0) if m_t >= 0 else low), high
+
+
+def add_adjusted(rows: list[dict], alpha: float, tuning: float) -> None:
+    """The intervals that agree with each row's verdict: the interval of the row's own kind at the
+    level γ = α·p_I/p̃ (p_I: the p-value of 0 under the interval's own formula, p̃: the adjusted
+    p-value), and Fieller's ratio interval at the same quantile."""
+    rho = sequential_rho(alpha, tuning)
+    for prefix, p_key, family in (("", "p_value", "p_value"), ("seq_", "seq_p_value", "seq_p_value")):
+        size = sum(1 for r in rows if r[family] is not None)
+        for row in rows:
+            adjusted = row[p_key + "_adjusted"]
+            if adjusted is None or row[prefix + "abs_lift_ci_low"] is None or "_moments" not in row:
+                continue
+            m_c, v_c, n_c, m_t, v_t, n_t, df = row["_moments"]
+            se = math.sqrt(v_t / n_t + v_c / n_c)
+            diff = m_t - m_c
+            if prefix:
+                p_interval = row["seq_p_value"]
+                nr = (n_t + n_c) * rho ** 2
+                quantile = lambda g: math.sqrt(2 * (nr + 1) * math.log(math.sqrt(nr + 1) / g) / nr)
+            elif df is not None:
+                p_interval = row["p_value"]
+                quantile = lambda g: float(_stats.t.isf(g / 2, df))
+            else:
+                p_interval = (1.0 if diff == 0 else 0.0) if se == 0 else min(1.0, float(2 * _stats.norm.sf(abs(diff) / se)))
+                quantile = lambda g: float(_stats.norm.isf(g / 2))
+            if adjusted == 0:
+                level = alpha / max(size, 1) if p_interval == 0 else None
+            else:
+                level = alpha * p_interval / adjusted
+                level = level if 0 < level < 1 else None
+            if level is None:
+                continue
+            q = quantile(level)
+            row[prefix + "abs_lift_ci_low_adjusted"], row[prefix + "abs_lift_ci_high_adjusted"] = diff - q * se, diff + q * se
+            ratio = fieller_ratio(m_c, v_c / n_c, m_t, v_t / n_t, q) if row["rel_lift"] is not None else None
+            if ratio is not None:
+                row[prefix + "rel_lift_ci_low_adjusted"], row[prefix + "rel_lift_ci_high_adjusted"] = ratio[0] - 1, ratio[1] - 1
 
 
 def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], control_name: str,
@@ -1327,6 +1384,7 @@ def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], con
         for row, p_adj in zip(metric_rows, adjusted):
             row["seq_p_value_adjusted"] = p_adj
             row["seq_significant"] = None if p_adj is None else p_adj < alpha
+        add_adjusted(metric_rows, alpha, tuning)
     return ordered
 
 

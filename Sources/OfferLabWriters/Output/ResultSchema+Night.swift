@@ -71,6 +71,23 @@ extension ResultColumn {
         seqAbsLiftCILow, seqAbsLiftCIHigh, seqRelLiftCILow, seqRelLiftCIHigh, seqPValue, seqPValueAdjusted, seqSignificant,
     ]
 
+    // The intervals that agree with the verdicts (docs/statistics.md, "Intervals that agree with the verdict"): the
+    // report quotes these; the contract's columns above stay as they are.
+    static let absLiftCILowAdjusted = ResultColumn("abs_lift_ci_low_adjusted", .real)
+    static let absLiftCIHighAdjusted = ResultColumn("abs_lift_ci_high_adjusted", .real)
+    static let relLiftCILowAdjusted = ResultColumn("rel_lift_ci_low_adjusted", .real)
+    static let relLiftCIHighAdjusted = ResultColumn("rel_lift_ci_high_adjusted", .real)
+    static let seqAbsLiftCILowAdjusted = ResultColumn("seq_abs_lift_ci_low_adjusted", .real)
+    static let seqAbsLiftCIHighAdjusted = ResultColumn("seq_abs_lift_ci_high_adjusted", .real)
+    static let seqRelLiftCILowAdjusted = ResultColumn("seq_rel_lift_ci_low_adjusted", .real)
+    static let seqRelLiftCIHighAdjusted = ResultColumn("seq_rel_lift_ci_high_adjusted", .real)
+
+    /// The adjusted intervals, after the sequential columns in `comparisons` and `slice_comparisons`.
+    static let adjusted = [
+        absLiftCILowAdjusted, absLiftCIHighAdjusted, relLiftCILowAdjusted, relLiftCIHighAdjusted, seqAbsLiftCILowAdjusted,
+        seqAbsLiftCIHighAdjusted, seqRelLiftCILowAdjusted, seqRelLiftCIHighAdjusted,
+    ]
+
     /// The fixed-horizon values of a comparison, from `abs_lift` to `chance_to_beat_control`:
     /// in `comparisons`, and once per metric in `daily`.
     static let lift = [
@@ -80,7 +97,7 @@ extension ResultColumn {
 
     /// The columns of a comparison after `offering_id` (and the slice's key), in `comparisons`
     /// and `slice_comparisons`.
-    static let comparison = [group, controlGroup, metric, controlValue, value] + lift + [mdeAbs] + sequential
+    static let comparison = [group, controlGroup, metric, controlValue, value] + lift + [mdeAbs] + sequential + adjusted
 
     /// `daily`'s column of `column` for one compared metric: its name after the metric's
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).

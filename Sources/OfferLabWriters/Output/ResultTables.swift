@@ -131,6 +131,10 @@ package enum ResultTables {
     static func comparisonValues(_ row: ComparisonResult) -> [ResultValue] {
         [.text(row.group), .text(row.controlGroup), .text(row.metric.csvName), .real(row.controlValue), .real(row.value)]
             + liftValues(row) + [.real(row.mdeAbs)] + sequentialValues(row)
+            + [
+                row.absLiftCILowAdjusted, row.absLiftCIHighAdjusted, row.relLiftCILowAdjusted, row.relLiftCIHighAdjusted,
+                row.seqAbsLiftCILowAdjusted, row.seqAbsLiftCIHighAdjusted, row.seqRelLiftCILowAdjusted, row.seqRelLiftCIHighAdjusted,
+            ].map { .real($0) }
     }
 
     package static func comparisonsTable(_ analyses: OfferingAnalyses) -> ResultTable {

@@ -37,9 +37,10 @@ struct OfferingSection {
         html += statistics
         html += allNumbers
         html += productSales
-        html += "<h3>Data quality</h3>\n"
-        html += "<p class=\"note\">Counters of this offering, as in quality.csv; a marked row is behind a warning above.</p>\n"
-        html += HTMLReport.qualityTable(offering.quality, flagged: Set(warnings.compactMap(\.counter)))
+        html += HTMLReport.reference(
+            "Data quality",
+            "<p class=\"note\">Counters of this offering, as in quality.csv; a marked row is behind a warning above.</p>\n"
+                + HTMLReport.qualityTable(offering.quality, flagged: Set(warnings.compactMap(\.counter))))
         return html + "</section>\n"
     }
 
@@ -124,7 +125,8 @@ struct OfferingSection {
         }
         html += "</tbody>\n</table>\n"
         html += "<p class=\"note\">Conversion: share of users with a purchase. Revenue per user: net revenue (after refunds) divided by "
-        html += "every assigned user, paying or not. “vs control”: relative change with its \(ReportFindings.intervalName(offering)); "
+        html += "every assigned user, paying or not. “vs control”: relative change with its \(ReportFindings.intervalName(offering)) "
+        html += "(the absolute one where the relative change cannot be bounded), which excludes 0 exactly when it says significant; "
         html +=
             offering.verdictInference == .sequential
             ? "always-valid: it holds however often the report is read, every night included; "
@@ -151,10 +153,15 @@ struct OfferingSection {
     /// (the offering's own, or a capped or matured one).
     private func versus(_ group: GroupReport, _ comparison: Comparison?, _ metric: OwnMetric) -> String {
         guard !group.isControl else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
-        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else {
+        guard let comparison, let (lift, isRelative) = comparison.quotedLift else {
             return cell("–", ["not enough data"])
         }
-        let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
+        if metric == .arpu,
+            ReportFindings.moneyIsMissing(offering, group: group.name)
+        {
+            return cell("–", [ReportFindings.missingMoney])
+        }
+        let format = isRelative ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
         var details: [String] = []
         if let text = interval(lift.low, lift.high, format) { details.append("CI \(text)") }
         switch comparison.significant {
@@ -336,47 +343,77 @@ struct OfferingSection {
 
     // MARK: Detail tables
 
+    /// Every comparison row rounded, both inferences side by side, with the intervals that agree
+    /// with each one's corrected p-value; rows without any value yet are named in one line.
     private var statistics: String {
-        guard !offering.comparisons.isEmpty else { return "" }
+        let rows = offering.comparisons + offering.familyComparisons
+        guard !rows.isEmpty else { return "" }
+        let corrected = treatments.count > 1 ? "corrected " : ""
         var html = """
-            <h3>Statistical details</h3>
             <table class="details">
-            <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num secondary">Control</th>\
-            <th scope="col" class="num secondary">Variant</th><th scope="col" class="num">Difference (\(level) CI)</th>\
-            <th scope="col" class="num">Relative (\(level) CI)</th><th scope="col" class="num">p-value</th>\
-            <th scope="col" class="num">Corrected p</th><th scope="col" class="num">Always-valid relative CI</th>\
+            <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num secondary">Control → variant</th>\
+            <th scope="col" class="num">Difference (\(corrected)\(level) CI)</th><th scope="col" class="num">Relative (\(corrected)\(level) CI)</th>\
+            <th scope="col" class="num">Corrected p</th><th scope="col" class="num">Always-valid change (\(corrected)CI)</th>\
             <th scope="col" class="num">Always-valid corrected p</th><th scope="col" class="num">Chance to beat control</th>\
             <th scope="col" class="num">Detectable difference</th></tr></thead>
             <tbody>
 
             """
-        for comparison in offering.comparisons + offering.familyComparisons {
+        var empty: [String] = []
+        for comparison in rows {
+            guard comparison.absoluteLift != nil else {
+                let name = "\(comparison.group): \(ReportFindings.name(comparison))"
+                if !empty.contains(name) { empty.append(name) }
+                continue
+            }
             let value = ReportFormat.value(comparison.metric, currency: currency)
             let absolute = ReportFormat.difference(comparison.metric, currency: currency)
+            let fixed = comparison.decided(by: .fixed)
+            let sequential = comparison.decided(by: .sequential)
             func estimate(_ estimate: Estimate?, _ format: (Double) -> String) -> String {
                 guard let estimate else { return cell("–", []) }
                 return cell(format(estimate.value), [interval(estimate.low, estimate.high, format) ?? ""])
             }
-            func plain(_ text: String?, secondary: Bool = false) -> String {
-                "<td class=\"num\(secondary ? " secondary" : "")\">\((text ?? "–").htmlEscaped)</td>"
+            func plain(_ text: String?, details: [String] = [], secondary: Bool = false) -> String {
+                cell(text ?? "–", details, secondary: secondary)
             }
             html += "<tr><th scope=\"row\">\(comparison.group.htmlEscaped)</th><td>\(ReportFindings.name(comparison).htmlEscaped)</td>"
-            html += plain(comparison.controlValue.map(value), secondary: true) + plain(comparison.value.map(value), secondary: true)
-            html += estimate(comparison.absoluteLift, absolute) + estimate(comparison.relativeLift, ReportFormat.signedPercent)
-            html += plain(comparison.pValue.map(ReportFormat.pValue)) + plain(comparison.pValueAdjusted.map(ReportFormat.pValue))
-            html += plain(interval(comparison.sequential.relativeLow, comparison.sequential.relativeHigh, ReportFormat.signedPercent))
+            html += plain(
+                "\(comparison.controlValue.map(value) ?? "–") → \(comparison.value.map(value) ?? "–")", secondary: true)
+            if comparison.metric == .arpu,
+                ReportFindings.moneyIsMissing(offering, group: comparison.group)
+            {
+                html += plain("–", details: [ReportFindings.missingMoney]) + plain("–")
+            } else {
+                html += estimate(fixed.absoluteLift, absolute) + estimate(fixed.relativeLift, ReportFormat.signedPercent)
+            }
+            html += plain(
+                comparison.pValueAdjusted.map(ReportFormat.pValue),
+                details: [comparison.pValue.map { "uncorrected " + ReportFormat.pValue($0) } ?? ""])
+            if let (lift, isRelative) = sequential.quotedLift {
+                html += estimate(lift, isRelative ? ReportFormat.signedPercent : absolute)
+            } else {
+                html += plain(nil)
+            }
             html += plain(comparison.sequential.pValueAdjusted.map(ReportFormat.pValue))
             html += plain(comparison.chanceToBeatControl.map(ReportFormat.chance))
             html += plain(comparison.minimumDetectableEffect.map { "±" + ReportFormat.fixed($0 * 100, decimals: 1) + " pp" }) + "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
+        if !empty.isEmpty {
+            html +=
+                "<p class=\"note empty-rows\">No value yet (a group has too few users): \(empty.joined(separator: "; ").htmlEscaped).</p>\n"
+        }
         html +=
             "<p class=\"note\">Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
-        html += "The first interval and p-values are fixed-horizon, valid when read once; the always-valid ones hold however often "
+        html += "Each interval is the one that agrees with its corrected p: it excludes 0 exactly when that p is below "
+        html += "\(ReportFormat.fixed(offering.alpha, decimals: 3)) (docs/statistics.md); the relative one is the ratio’s own interval "
+        html += "(Fieller’s), never below −100%, and the absolute difference stands in where the ratio cannot be bounded. "
+        html += "Fixed-horizon values are valid when read once; the always-valid ones hold however often "
         html +=
             "they are read, so they are wider. The verdicts use the \(offering.verdictInference == .sequential ? "always-valid" : "fixed-horizon") ones. "
         html += "Detectable difference: the conversion change this test can detect with 80% power at its current size.</p>\n"
-        return html
+        return HTMLReport.reference("Statistical details", html)
     }
 
     private var allNumbers: String {
@@ -401,20 +438,21 @@ struct OfferingSection {
             ("Revenue per user, std. dev.", "arpu_sd", { $0.arpuSD.map(money) ?? "–" }),
             ("Revenue per paying user", "arppu", { $0.arppu.map(money) ?? "–" }),
         ]
-        var html = "<h3>All numbers by group</h3>\n<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
+        var html = "<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
         for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name.htmlEscaped)</th>" }
         html += "</tr></thead>\n<tbody>\n"
         for (label, column, value) in rows {
             html += "<tr><th scope=\"row\">\(label) <code>\(column)</code></th>"
             html += offering.groups.map { "<td class=\"num\">\(value($0).htmlEscaped)</td>" }.joined() + "</tr>\n"
         }
-        return html + "</tbody>\n</table>\n"
+        return HTMLReport.reference("All numbers by group", html + "</tbody>\n</table>\n")
     }
 
     private var productSales: String {
-        var html = "<h3>Revenue by product</h3>\n"
-        guard !offering.products.isEmpty else { return html + "<p class=\"empty\">No purchase, renewal or refund was counted.</p>\n" }
-        html += "<table class=\"products\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Product</th>"
+        guard !offering.products.isEmpty else {
+            return "<h3>Revenue by product</h3>\n<p class=\"empty\">No purchase, renewal or refund was counted.</p>\n"
+        }
+        var html = "<table class=\"products\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Product</th>"
         html +=
             "<th scope=\"col\" class=\"num\">Purchases</th><th scope=\"col\" class=\"num\">Renewals</th><th scope=\"col\" class=\"num\">Refunds</th>"
         html += "<th scope=\"col\" class=\"num\">Net revenue</th></tr></thead>\n<tbody>\n"
@@ -425,7 +463,7 @@ struct OfferingSection {
             html += "<td class=\"num\">\(ReportFormat.count(product.refunds))</td>"
             html += "<td class=\"num\">\(ReportFormat.money(product.netRevenue, currency).htmlEscaped)</td></tr>\n"
         }
-        return html + "</tbody>\n</table>\n"
+        return HTMLReport.reference("Revenue by product", html + "</tbody>\n</table>\n")
     }
 
     // MARK: Capped revenue and matured users
@@ -467,8 +505,27 @@ struct OfferingSection {
     private var maturedMetrics: String {
         guard !offering.matured.isEmpty else { return "" }
         let money = ReportFormat.value(.arpu, currency: currency)
+        // A window nobody has reached yet is one line under the table, not a row per group.
+        let emptyWindows = Set(offering.matured.map(\.days)).filter { days in
+            offering.matured.allSatisfy { $0.days != days || $0.users == 0 }
+        }
+        var html = "<h3>Matured users</h3>\n"
+        if emptyWindows.count < Set(offering.matured.map(\.days)).count {
+            html += matured(emptyWindows, money)
+        }
+        if !emptyWindows.isEmpty {
+            let days = emptyWindows.sorted().map(String.init)
+            let list = days.count == 1 ? days[0] : days.dropLast().joined(separator: ", ") + " and " + days[days.count - 1]
+            html += "<p class=\"note empty-rows\">After \(list) days: no user was assigned that long before this night yet.</p>\n"
+        }
+        html += "<p class=\"note\">Only users assigned at least that many days before this night, with what they did in their first days: "
+        html += "every user counted had the same time to buy and renew. Early in a test few users have matured.</p>\n"
+        return html
+    }
+
+    /// The matured users' table, the windows of `emptyWindows` left out.
+    private func matured(_ emptyWindows: Set<Int>, _ money: (Double) -> String) -> String {
         var html = """
-            <h3>Matured users</h3>
             <table class="matured">
             <thead><tr><th scope="col">Window</th><th scope="col">Group</th><th scope="col" class="num">Matured users</th>\
             <th scope="col" class="num">Conversion</th><th scope="col" class="num">Conversion vs control</th>\
@@ -476,7 +533,7 @@ struct OfferingSection {
             <tbody>
 
             """
-        for row in offering.matured {
+        for row in offering.matured where !emptyWindows.contains(row.days) {
             guard let group = offering.groups.first(where: { $0.name == row.group }) else { continue }
             html +=
                 "<tr><th scope=\"row\">after \(row.days) day\(row.days == 1 ? "" : "s")</th><td>\(swatch(group))\(group.name.htmlEscaped)</td>"
@@ -486,9 +543,6 @@ struct OfferingSection {
             html += cell(row.arpu.map(money) ?? "–", [])
             html += versus(group, offering.comparison(group.name, named: "arpu_d\(row.days)"), .arpu) + "</tr>\n"
         }
-        html += "</tbody>\n</table>\n"
-        html += "<p class=\"note\">Only users assigned at least that many days before this night, with what they did in their first days: "
-        html += "every user counted had the same time to buy and renew. Early in a test few users have matured.</p>\n"
-        return html
+        return html + "</tbody>\n</table>\n"
     }
 }

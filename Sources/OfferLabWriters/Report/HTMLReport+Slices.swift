@@ -26,8 +26,7 @@ extension HTMLReport {
         let title = offering.name.isEmpty ? offering.offeringID : offering.name
         let treatments = offering.groups.filter { !$0.isControl }.map(\.name)
         let interval = ReportFindings.intervalName(offering)
-        var html = "<h3>\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code></h3>\n"
-        html += "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
+        var html = "<table class=\"details slice\">\n<thead><tr><th scope=\"col\">Level</th>"
         let usersHeading = "Users (\(offering.groups.map(\.name).joined(separator: " · ")))"
         html += "<th scope=\"col\" class=\"num\">\(usersHeading.htmlEscaped)</th>"
         for treatment in treatments {
@@ -46,8 +45,13 @@ extension HTMLReport {
                 for metric in OwnMetric.allCases {
                     let comparison = row.comparisons.first { $0.group == treatment && $0.metric == metric }?.decided(
                         by: offering.verdictInference)
+                    let moneyMissing =
+                        metric == .arpu
+                        && ReportFindings.moneyIsMissing(
+                            offering, groups: [offering.controlGroup, treatment], withoutMoney: row.groupsWithoutMoney)
                     html += liftCell(
-                        comparison, metric: metric, currency: offering.currency, label: "\(treatment): \(ReportFindings.name(metric))")
+                        comparison, metric: metric, currency: offering.currency, label: "\(treatment): \(ReportFindings.name(metric))",
+                        moneyMissing: moneyMissing)
                 }
             }
             html += "</tr>\n"
@@ -60,15 +64,20 @@ extension HTMLReport {
             html += "<p class=\"note\"><strong>Sample ratio mismatch</strong> within \(flagged.joined(separator: ", ").htmlEscaped): "
             html += "these levels’ users are not split as the weights say, so their lifts cannot be trusted.</p>\n"
         }
-        return html
+        return reference(
+            titleHTML: "\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code>", html)
     }
 
-    /// The relative lift with its interval under it (the absolute lift when the control's value
-    /// is 0), or a dash when the level has too few users to compare.
-    private static func liftCell(_ comparison: Comparison?, metric: OwnMetric, currency: String, label: String) -> String {
+    /// The relative lift with the interval that agrees with its significance under it (the
+    /// absolute lift when the control's value is 0 or the ratio cannot be bounded), a dash when
+    /// the level has too few users to compare, or what is missing when its money is.
+    private static func liftCell(_ comparison: Comparison?, metric: OwnMetric, currency: String, label: String, moneyMissing: Bool)
+        -> String
+    {
         let cell = "<td class=\"num\" data-label=\"\(label.htmlEscaped)\">"
-        guard let comparison, let lift = comparison.relativeLift ?? comparison.absoluteLift else { return cell + "–</td>" }
-        let format = comparison.relativeLift != nil ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
+        if moneyMissing { return cell + "–<span class=\"detail\">\(ReportFindings.missingMoney.htmlEscaped)</span></td>" }
+        guard let comparison, let (lift, isRelative) = comparison.quotedLift else { return cell + "–</td>" }
+        let format = isRelative ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
         var html = cell + "<span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
         if let low = lift.low, let high = lift.high {
             html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>"

@@ -31,6 +31,7 @@ extension HTMLReport {
         .banner.critical .icon{background:var(--worse)}
         .banner.caution .icon{background:var(--caution)}
         .banner-title{font-weight:700;font-size:16px}
+        .banner .effect{font-weight:600}
         .banner.critical .severity{color:var(--worse)}
         .banner.caution .severity{color:var(--caution)}
         .warnings-scope{font-size:13px;margin-top:-2px}
@@ -111,14 +112,23 @@ extension HTMLReport {
         .files{columns:2;font-size:12px}
         details{margin:8px 0}
         summary{cursor:pointer;color:#0b5394}
-        @media (max-width:1100px){.secondary{display:none}table.details{display:block;overflow-x:auto}}
-        @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}table.results,table.details{display:block;overflow-x:auto}.files{columns:1}}
+        details.reference{margin:0}
+        details.reference>summary{list-style:none;color:inherit}
+        details.reference>summary::-webkit-details-marker{display:none}
+        table.details td.num,table.details td .main{white-space:normal}
+        @media screen and (min-width:601px){details.reference::details-content{content-visibility:visible}details.reference>summary{pointer-events:none;cursor:auto}}
+        @media (max-width:1100px){.secondary{display:none}}
+        @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}td.num{white-space:normal}.files{columns:1}\
+        table.details{font-size:13px}table.details th,table.details td{padding:6px 4px}table.details tbody th{white-space:normal;overflow-wrap:anywhere}}
         @media screen and (max-width:600px){
         main{padding:16px 12px 36px}
         h1{font-size:24px}
         h2{font-size:20px}
         .verdict .sentence{font-size:18px}
         code{overflow-wrap:break-word}
+        details.reference>summary h3{margin:14px 0 4px}
+        details.reference>summary h3::after{content:" ▸ show";font-size:13px;font-weight:400;color:#0b5394}
+        details.reference[open]>summary h3::after{content:" ▾ hide"}
         table.results,table.details,table.capped,table.matured,table.results tbody,table.details tbody,table.capped tbody,table.matured tbody{display:block;overflow:visible}
         table.results thead,table.details thead,table.capped thead,table.matured thead{display:none}
         table.results tr,table.details tr,table.capped tr,table.matured tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
@@ -129,7 +139,7 @@ extension HTMLReport {
         \(cellLabels("results", ["Users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
         table.details td:nth-of-type(1){grid-column:1/-1}
         \(cellLabels("details", [
-            "Metric", nil, nil, "Difference", "Relative", "p-value", "Corrected p", "Always-valid relative", "Always-valid corrected p",
+            "Metric", nil, "Difference", "Relative", "Corrected p", "Always-valid change", "Always-valid corrected p",
             "Chance to beat control", "Detectable difference",
         ]))
         table.details.slice td::before{content:attr(data-label)}
@@ -172,7 +182,8 @@ extension HTMLReport {
         table.details td.num{white-space:normal}
         a{color:inherit;text-decoration:none}
         .screen{box-shadow:none}
-        details{display:none}
+        details:not(.reference){display:none}
+        details.reference::details-content{content-visibility:visible}
         td .main,table.details td .main{font-size:9.5pt}
         }
         """

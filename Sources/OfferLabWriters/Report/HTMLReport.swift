@@ -65,7 +65,9 @@ package enum HTMLReport {
             let (kind, word) = warning.severity == .critical ? ("critical", "Do not trust yet") : ("caution", "Caution")
             html += "<div class=\"banner \(kind)\"><span class=\"icon\" aria-hidden=\"true\">!</span><div><p class=\"banner-title\">"
             html +=
-                "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p></div></div>\n"
+                "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p>"
+            if let effect = warning.verdictEffect { html += "<p class=\"effect\">\(effect.htmlEscaped)</p>" }
+            html += "</div></div>\n"
         }
         if let scope { html += "<p class=\"warnings-scope\">\(scope.htmlEscaped)</p>\n" }
         return html + "</div>\n"
@@ -114,9 +116,8 @@ package enum HTMLReport {
             }
             html += "</ul>\n</details>\n"
         }
-        html +=
-            "<h3>Log lines, all offerings</h3>\n"
-            + qualityTable(report.quality, flagged: Set(ReportFindings.warnings(report).compactMap(\.counter)))
+        html += reference(
+            "Log lines, all offerings", qualityTable(report.quality, flagged: Set(ReportFindings.warnings(report).compactMap(\.counter))))
         html += """
             <p class="note">Every number in this report is rounded for reading. The same night's results in full precision are in the CSV \
             files next to this report and in the SQLite database; <code>offerlab report --db</code> rebuilds this page from the database.</p>
@@ -124,6 +125,17 @@ package enum HTMLReport {
 
             """
         return html
+    }
+
+    /// A reference section (detail tables): open on a wide screen and on paper, one line on a
+    /// phone until tapped (the stylesheet opens it with `::details-content`; no script).
+    static func reference(_ title: String, _ content: String) -> String {
+        reference(titleHTML: title.htmlEscaped, content)
+    }
+
+    /// ``reference(_:_:)`` with a title already in HTML.
+    static func reference(titleHTML: String, _ content: String) -> String {
+        "<details class=\"reference\"><summary><h3>\(titleHTML)</h3></summary>\n\(content)</details>\n"
     }
 
     /// The counters of `quality.csv`, those behind a warning marked.

@@ -21,10 +21,14 @@ struct SliceLevelReport: Sendable, Equatable {
     var comparisons: [Comparison]
     /// nil when the level has no users.
     var sampleRatioFlagged: Bool?
+    /// The groups whose counted purchases and renewals in this level carry no money at all
+    /// (every one in a currency without a rate, or priced 0).
+    var groupsWithoutMoney: Set<String> = []
 
     static func == (left: SliceLevelReport, right: SliceLevelReport) -> Bool {
         left.level == right.level && left.users.elementsEqual(right.users) { $0.group == $1.group && $0.count == $1.count }
             && left.comparisons == right.comparisons && left.sampleRatioFlagged == right.sampleRatioFlagged
+            && left.groupsWithoutMoney == right.groupsWithoutMoney
     }
 }
 
@@ -55,7 +59,11 @@ extension ReportData {
                             level: level,
                             users: rows.filter { $0.text(.level) == level }.map { ($0.text(.group) ?? "", $0.int(.users)) },
                             comparisons: comparisons.filter { key($0) == levelKey }.compactMap(Row.comparison),
-                            sampleRatioFlagged: srm.first { key($0) == levelKey }?.bool(.srmFlag))
+                            sampleRatioFlagged: srm.first { key($0) == levelKey }?.bool(.srmFlag),
+                            groupsWithoutMoney: Set(
+                                rows.filter {
+                                    $0.text(.level) == level && $0.int(.purchases) + $0.int(.renewals) > 0 && $0.double(.grossRevenue) == 0
+                                }.compactMap { $0.text(.group) }))
                     })
             }
             return SliceFieldReport(dimension: dimension, offerings: offerings)

@@ -198,7 +198,14 @@ struct Row {
             relativeLift: row.estimate(.relLift, low: .relLiftCILow, high: .relLiftCIHigh), pValue: row.double(.pValue),
             pValueAdjusted: row.double(.pValueAdjusted), significant: row.bool(.significant),
             chanceToBeatControl: row.double(.chanceToBeatControl), minimumDetectableEffect: row.double(.mdeAbs),
-            sequential: row.sequentialValues())
+            sequential: row.sequentialValues(),
+            adjusted: AdjustedIntervals(
+                fixed: .init(
+                    absoluteLow: row.double(.absLiftCILowAdjusted), absoluteHigh: row.double(.absLiftCIHighAdjusted),
+                    relativeLow: row.double(.relLiftCILowAdjusted), relativeHigh: row.double(.relLiftCIHighAdjusted)),
+                sequential: .init(
+                    absoluteLow: row.double(.seqAbsLiftCILowAdjusted), absoluteHigh: row.double(.seqAbsLiftCIHighAdjusted),
+                    relativeLow: row.double(.seqRelLiftCILowAdjusted), relativeHigh: row.double(.seqRelLiftCIHighAdjusted))))
     }
 
     func sequentialValues() -> SequentialValues {

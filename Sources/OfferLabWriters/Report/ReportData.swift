@@ -178,22 +178,50 @@ struct Comparison: Sendable, Equatable {
     var minimumDetectableEffect: Double?
     /// The always-valid values of the same comparison (all nil on a night stored without them).
     var sequential = SequentialValues()
+    /// The intervals that agree with `significant` and `sequential.significant` (the `…_adjusted`
+    /// columns; all nil on a night stored without them).
+    var adjusted = AdjustedIntervals()
     /// The `comparisons.csv` metric of a capped or matured row (`arpu_capped`, `conversion_d7`),
     /// of which `metric` is the kind; nil on the offering's own rows.
     var familyMetric: String? = nil
 
-    /// This comparison with the inference `decision` names: the fixed-horizon values as they
-    /// are, or the sequential interval ends, p-values and significance in their place.
+    /// This comparison as the verdicts read it with the inference `decision` names: the
+    /// fixed-horizon or the sequential p-values and significance, and with them the intervals
+    /// that agree with that significance (docs/statistics.md, Intervals that agree with the verdict): 0 is outside
+    /// them exactly when it says significant. A night stored without those intervals quotes none.
     func decided(by decision: Decision) -> Comparison {
-        guard decision == .sequential else { return self }
         var decided = self
-        decided.absoluteLift = absoluteLift.map { Estimate(value: $0.value, low: sequential.absoluteLow, high: sequential.absoluteHigh) }
-        decided.relativeLift = relativeLift.map { Estimate(value: $0.value, low: sequential.relativeLow, high: sequential.relativeHigh) }
+        let intervals = decision == .sequential ? adjusted.sequential : adjusted.fixed
+        decided.absoluteLift = absoluteLift.map { Estimate(value: $0.value, low: intervals.absoluteLow, high: intervals.absoluteHigh) }
+        decided.relativeLift = relativeLift.map { Estimate(value: $0.value, low: intervals.relativeLow, high: intervals.relativeHigh) }
+        guard decision == .sequential else { return decided }
         decided.pValue = sequential.pValue
         decided.pValueAdjusted = sequential.pValueAdjusted
         decided.significant = sequential.significant
         return decided
     }
+
+    /// The change the report quotes: the relative one when control's value is not 0 and its
+    /// interval is bounded (or neither has an interval), otherwise the absolute one.
+    var quotedLift: (estimate: Estimate, isRelative: Bool)? {
+        if let relative = relativeLift, relative.low != nil || absoluteLift?.low == nil { return (relative, true) }
+        return absoluteLift.map { ($0, false) }
+    }
+}
+
+/// The `…_adjusted` columns of a `comparisons.csv` row.
+struct AdjustedIntervals: Sendable, Equatable {
+    struct Ends: Sendable, Equatable {
+        var absoluteLow: Double?
+        var absoluteHigh: Double?
+        var relativeLow: Double?
+        var relativeHigh: Double?
+    }
+
+    /// `abs_lift_ci_*_adjusted`, `rel_lift_ci_*_adjusted`: agree with `significant`.
+    var fixed = Ends()
+    /// `seq_abs_lift_ci_*_adjusted`, `seq_rel_lift_ci_*_adjusted`: agree with `seq_significant`.
+    var sequential = Ends()
 }
 
 /// The `seq_…` columns of a `comparisons.csv` row (docs/statistics.md, Sequential).

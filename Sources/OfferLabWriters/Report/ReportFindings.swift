@@ -12,6 +12,12 @@ enum ReportFindings {
     static let mismatchesPerUser = 0.01
     /// Users excluded for being in several groups, per user assigned to the offering (kept or excluded).
     static let multiGroupShare = 0.01
+    /// Attribution mismatches per analysed user above which the verdict is withheld: the groups
+    /// may not have seen the paywalls they are named after.
+    static let withheldMismatchesPerUser = 0.2
+    /// Share of money events in a currency without a rate above which the verdict is withheld:
+    /// too much revenue is missing to say which group earns more.
+    static let withheldUnknownCurrencyShare = 0.1
 
     // MARK: Warnings
 
@@ -22,6 +28,8 @@ enum ReportFindings {
         var detail: String
         /// The `quality.csv` counter behind the warning, if one is.
         var counter: String? = nil
+        /// Whether the verdict stands despite it, and why (nil: the warning concerns no verdict).
+        var verdictEffect: String? = nil
     }
 
     /// Problems of the whole run (every offering is affected).
@@ -35,7 +43,9 @@ enum ReportFindings {
                     severity: .critical, title: "Log files skipped",
                     detail:
                         "\(ReportFormat.count(skipped)) corrupt log \(skipped == 1 ? "file was" : "files were") skipped whole (on_corrupt_file: skip). Every number below misses their events; skipped_files.csv, next to this report, names them.",
-                    counter: "files_skipped_corrupt"))
+                    counter: "files_skipped_corrupt",
+                    verdictEffect: "The verdicts are shown but must not be acted on: the skipped files' events may all belong to one group."
+                ))
         }
         let lines = counter("lines_read")
         let rejected = counter("malformed_lines")
@@ -45,14 +55,19 @@ enum ReportFindings {
                     severity: .caution, title: "Rejected log lines",
                     detail:
                         "\(ReportFormat.percent(Double(rejected) / Double(lines))) of the log lines (\(ReportFormat.count(rejected)) of \(ReportFormat.count(lines))) could not be read and were left out; rejects.csv shows examples.",
-                    counter: "malformed_lines"))
+                    counter: "malformed_lines",
+                    verdictEffect:
+                        "The verdicts stand: the run stops when more than the job's max_bad_line_ratio of the lines is rejected, and below that the rejected lines are as likely to come from any group."
+                ))
         }
         if !report.rejectedMoney.isEmpty {
             warnings.append(
                 Warning(
                     severity: .caution, title: "Money in rejected log lines",
                     detail:
-                        "\(report.rejectedMoney.summary); none of it is counted below. rejects.csv, next to this report, lists the first lines of each reason."
+                        "\(report.rejectedMoney.summary); none of it is counted below. rejects.csv, next to this report, lists the first lines of each reason.",
+                    verdictEffect:
+                        "The verdicts stand: the rejected lines are as likely to come from any group, and the run stops when more than the job's max_bad_line_ratio of the lines is rejected. Fix what writes them if the amounts matter."
                 ))
         }
         return warnings
@@ -73,8 +88,8 @@ enum ReportFindings {
                 Warning(
                     severity: .critical, title: "Sample ratio mismatch",
                     detail:
-                        "The groups' sizes do not match the configured split (\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained."
-                ))
+                        "The groups' sizes do not match the configured split (\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained.",
+                    verdictEffect: "The verdict is shown but must not be acted on: the groups are not the ones the test planned."))
         }
         if users == 0 {
             warnings.append(
@@ -87,28 +102,39 @@ enum ReportFindings {
                     Warning(
                         severity: .caution, title: "Too few users",
                         detail:
-                            "\(list): at least \(minimumUsersPerGroup) users per group are needed before the numbers mean much. Keep the test running."
+                            "\(list): at least \(minimumUsersPerGroup) users per group are needed before the numbers mean much. Keep the test running.",
+                        verdictEffect:
+                            "The verdict stands: its intervals already account for the small groups (they are wide), so it rarely names a winner this early."
                     ))
             }
         }
-        let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
-        let unknownCurrency = offering.counter("unknown_currency_events")
-        if moneyEvents > 0, Double(unknownCurrency) / Double(moneyEvents) > unknownCurrencyShare {
+        if let share = unknownCurrencyShare(offering), share > unknownCurrencyShare {
+            let unknownCurrency = offering.counter("unknown_currency_events")
+            let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
             warnings.append(
                 Warning(
                     severity: .caution, title: "Revenue incomplete",
                     detail:
-                        "\(ReportFormat.count(unknownCurrency)) of \(ReportFormat.count(moneyEvents)) purchases, renewals and refunds (\(ReportFormat.percent(Double(unknownCurrency) / Double(moneyEvents)))) are in currencies without a rate: their money is left out of every revenue number (they still count as conversions). Add the rates to the job.",
-                    counter: "unknown_currency_events"))
+                        "\(ReportFormat.count(unknownCurrency)) of \(ReportFormat.count(moneyEvents)) purchases, renewals and refunds (\(ReportFormat.percent(share))) are in currencies without a rate: their money is left out of every revenue number (they still count as conversions). Add the rates to the job.",
+                    counter: "unknown_currency_events",
+                    verdictEffect: share > withheldUnknownCurrencyShare
+                        ? "The verdict is withheld: with more than \(ReportFormat.percent(withheldUnknownCurrencyShare)) of the money left out, revenue per user cannot say which group earns more."
+                        : "The verdict stands: under \(ReportFormat.percent(withheldUnknownCurrencyShare)) of the money events are left out (above that it is withheld), and revenue per user is understated in every group alike unless one group sells more in those currencies."
+                ))
         }
-        let mismatches = offering.counter("attribution_mismatches")
-        if users > 0, Double(mismatches) / Double(users) > mismatchesPerUser {
+        if let perUser = mismatchesPerUser(offering), perUser > mismatchesPerUser {
+            let mismatches = offering.counter("attribution_mismatches")
+            let per100 = ReportFormat.fixed(100 * withheldMismatchesPerUser, decimals: 0)
             warnings.append(
                 Warning(
                     severity: .caution, title: "App and server disagree",
                     detail:
-                        "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * Double(mismatches) / Double(users), decimals: 1)) such events per 100 users). Some users may have seen another paywall than their group's.",
-                    counter: "attribution_mismatches"))
+                        "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * perUser, decimals: 1)) such events per 100 users). Some users may have seen another paywall than their group's.",
+                    counter: "attribution_mismatches",
+                    verdictEffect: perUser > withheldMismatchesPerUser
+                        ? "The verdict is withheld: above \(per100) such events per 100 users, too many users may have seen another group's paywall for a difference to be this paywall's. Find out why the app logs other ids (two tests sharing users log each other's) before reading this test."
+                        : "The verdict stands: under \(per100) such events per 100 users (above that it is withheld), a few users who saw another paywall only blur the difference."
+                ))
         }
         let multiGroup = offering.counter("multi_group_users")
         if users + multiGroup > 0, Double(multiGroup) / Double(users + multiGroup) > multiGroupShare {
@@ -117,10 +143,54 @@ enum ReportFindings {
                     severity: .caution, title: "Users in several groups",
                     detail:
                         "\(ReportFormat.count(multiGroup)) users were assigned to more than one group and are left out of every number (\(ReportFormat.percent(Double(multiGroup) / Double(users + multiGroup))) of the offering's users).",
-                    counter: "multi_group_users"))
+                    counter: "multi_group_users",
+                    verdictEffect: "The verdict stands: these users are left out of every group alike."))
         }
         return warnings
     }
+
+    /// Counted purchases, renewals and refunds in a currency without a rate, per such event of
+    /// the offering; nil without any.
+    static func unknownCurrencyShare(_ offering: OfferingReport) -> Double? {
+        let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
+        return moneyEvents > 0 ? Double(offering.counter("unknown_currency_events")) / Double(moneyEvents) : nil
+    }
+
+    /// Attribution mismatches per analysed user; nil without users.
+    static func mismatchesPerUser(_ offering: OfferingReport) -> Double? {
+        let users = offering.groups.reduce(0) { $0 + $1.users }
+        return users > 0 ? Double(offering.counter("attribution_mismatches")) / Double(users) : nil
+    }
+
+    /// Why no verdict is given although the numbers allow one: past the documented levels of
+    /// mismatched events or missing money (docs/report.md, Warnings).
+    static func withheldReason(_ offering: OfferingReport) -> String? {
+        if let perUser = mismatchesPerUser(offering), perUser > withheldMismatchesPerUser {
+            return
+                "\(ReportFormat.fixed(100 * perUser, decimals: 1)) events per 100 users were logged with another offering or group than the server assigned (more than \(ReportFormat.fixed(100 * withheldMismatchesPerUser, decimals: 0)))."
+        }
+        if let share = unknownCurrencyShare(offering), share > withheldUnknownCurrencyShare {
+            return
+                "\(ReportFormat.percent(share)) of the purchases, renewals and refunds are in currencies without a rate (more than \(ReportFormat.percent(withheldUnknownCurrencyShare))): add their rates to the job."
+        }
+        return nil
+    }
+
+    /// Whether a revenue comparison of `groups` lacks money: some of them had counted purchases or
+    /// renewals that carry no money at all, and the offering left money out for want of a rate.
+    static func moneyIsMissing(_ offering: OfferingReport, groups: [String], withoutMoney: Set<String>) -> Bool {
+        offering.counter("unknown_currency_events") > 0 && groups.contains { withoutMoney.contains($0) }
+    }
+
+    /// Whether the revenue comparison of `group` with the offering's control lacks money: one of
+    /// the two groups' counted purchases and renewals carry none at all, for want of a rate.
+    static func moneyIsMissing(_ offering: OfferingReport, group: String) -> Bool {
+        let withoutMoney = Set(offering.groups.filter { $0.purchases + $0.renewals > 0 && $0.grossRevenue == 0 }.map(\.name))
+        return moneyIsMissing(offering, groups: [offering.controlGroup, group], withoutMoney: withoutMoney)
+    }
+
+    /// What a revenue lift without its money says instead of a number.
+    static let missingMoney = "revenue unknown: no rate for its currency"
 
     // MARK: Verdict and headlines
 
@@ -152,6 +222,7 @@ enum ReportFindings {
         guard !offering.comparisons.isEmpty else {
             return Verdict(tone: .unclear, text: "No verdict: this night has no comparisons with \(control.name).")
         }
+        if let reason = withheldReason(offering) { return Verdict(tone: .unclear, text: "Verdict withheld: \(reason)") }
         func tone(_ group: String, _ metric: OwnMetric) -> Tone { self.tone(offering.comparison(group, metric)) }
         func best(_ metric: OwnMetric, among groups: [String]) -> Comparison? {
             groups.compactMap { offering.comparison($0, metric) }.max { ($0.absoluteLift?.value ?? 0) < ($1.absoluteLift?.value ?? 0) }
@@ -196,6 +267,11 @@ enum ReportFindings {
             guard let comparison = offering.comparison(group, metric), comparison.absoluteLift != nil else {
                 return MetricHeadline(metric: metric, tone: .unclear, text: "\(name(metric)): not enough data")
             }
+            if metric == .arpu,
+                moneyIsMissing(offering, group: group)
+            {
+                return MetricHeadline(metric: metric, tone: .unclear, text: "\(name(metric)): \(missingMoney)")
+            }
             var text = "\(name(metric)) \(change(comparison, in: offering)), "
             switch comparison.significant {
             case true?: text += treatments > 1 ? "significant after correction" : "significant"
@@ -224,9 +300,11 @@ enum ReportFindings {
         }
     }
 
-    /// `95% CI`, or `95% always-valid CI` when the verdicts use the sequential intervals.
+    /// `95% CI`, or `95% always-valid CI` when the verdicts use the sequential intervals;
+    /// `corrected 95% CI` with several variants (Holm's correction widens it as it raises p).
     static func intervalName(_ offering: OfferingReport) -> String {
-        "\(confidence(offering.alpha)) \(offering.verdictInference == .sequential ? "always-valid " : "")CI"
+        let corrected = offering.groups.filter { !$0.isControl }.count > 1 ? "corrected " : ""
+        return "\(corrected)\(confidence(offering.alpha)) \(offering.verdictInference == .sequential ? "always-valid " : "")CI"
     }
 
     /// The sentences that say where the fixed-horizon and the sequential test disagree on
@@ -260,18 +338,13 @@ enum ReportFindings {
         return lift > 0 ? .better : .worse
     }
 
-    /// `+12.3% vs control (95% CI +4.1% to +20.5%)`: relative when control's value is not 0,
-    /// otherwise absolute (points for conversion, money for revenue per user).
+    /// `+12.3% vs control (95% CI +4.1% to +20.5%)`: relative when control's value is not 0 and
+    /// the ratio's interval is bounded, otherwise absolute (points for conversion, money for
+    /// revenue per user). `comparison` is as the verdicts read it, so its interval agrees with
+    /// its significance.
     static func change(_ comparison: Comparison, in offering: OfferingReport) -> String {
-        let lift: Estimate
-        let format: (Double) -> String
-        if let relative = comparison.relativeLift {
-            (lift, format) = (relative, ReportFormat.signedPercent)
-        } else if let absolute = comparison.absoluteLift {
-            (lift, format) = (absolute, ReportFormat.difference(comparison.metric, currency: offering.currency))
-        } else {
-            return "not enough data"
-        }
+        guard let (lift, isRelative) = comparison.quotedLift else { return "not enough data" }
+        let format = isRelative ? ReportFormat.signedPercent : ReportFormat.difference(comparison.metric, currency: offering.currency)
         var text = "\(format(lift.value)) vs \(offering.controlGroup)"
         if let low = lift.low, let high = lift.high { text += " (\(intervalName(offering)) \(format(low)) to \(format(high)))" }
         return text

@@ -37,7 +37,8 @@ func reportFixture() -> ReportData {
             absoluteLift: Estimate(value: 0.07 * lift, low: nil, high: nil),
             relativeLift: Estimate(value: lift, low: low, high: high), pValue: significant ? 0.0005 : 0.33,
             pValueAdjusted: significant ? 0.001 : 0.33,
-            significant: significant, chanceToBeatControl: chance, minimumDetectableEffect: metric == .conversion ? 0.0226 : nil)
+            significant: significant, chanceToBeatControl: chance, minimumDetectableEffect: metric == .conversion ? 0.0226 : nil,
+            adjusted: AdjustedIntervals(fixed: .init(relativeLow: low, relativeHigh: high)))
     }
     let daily = ["2026-03-12", "2026-03-13", "2026-03-14"].enumerated().flatMap { day, date in
         [

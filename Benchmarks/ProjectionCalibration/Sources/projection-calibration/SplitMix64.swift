@@ -1,0 +1,1 @@
+../../../../Sources/OfferLabGenerate/SplitMix64.swift

@@ -1,0 +1,251 @@
+/// What one group's members show at `as_of`, reduced to the counts the model is fitted on and
+/// the states its members are in. One pass over the events; everything after it works on these
+/// counts, whose size does not grow with the number of members.
+struct GroupObservation: Sendable {
+    /// Members.
+    var users = 0
+    /// Σ of the members' revenue_365 so far (charges before the horizon, refunds before day 365).
+    var observedRevenue = 0.0
+    /// Σ min(as_of − assigned_at, 365 days), in days.
+    var observedDays = 0.0
+    /// Members who have made at least one counted purchase.
+    var payers = 0
+
+    /// `atRiskByDay[d]`: members not converted before tenure day d who were observed through all of day d.
+    var atRiskByDay: [Int]
+    /// `conversionsByDay[d]`: those of them whose first purchase fell on day d.
+    var conversionsByDay: [Int]
+    /// First purchases by product (the product mix of a conversion).
+    var firstPurchasesByProduct: [Int]
+    /// Members not converted yet, by their current tenure day d (floor of the tenure in days):
+    /// count, Σ (1 − f) and Σ (1 − f)², f the part of day d already observed.
+    var waitingByDay: [WaitingMembers]
+
+    /// Per product: its renewals and charges.
+    var products: [ProductObservation]
+
+    init(horizonDays: Int, productCount: Int) {
+        atRiskByDay = Array(repeating: 0, count: horizonDays)
+        conversionsByDay = Array(repeating: 0, count: horizonDays)
+        waitingByDay = Array(repeating: WaitingMembers(), count: horizonDays)
+        firstPurchasesByProduct = Array(repeating: 0, count: productCount)
+        products = Array(repeating: ProductObservation(), count: productCount)
+    }
+
+    /// The last tenure day with at least one member at risk (−1: no member has a full day yet).
+    var lastObservedDay: Int {
+        atRiskByDay.lastIndex { $0 > 0 } ?? -1
+    }
+}
+
+/// Members waiting on one tenure day: the sums the expected value and variance need.
+struct WaitingMembers: Sendable {
+    var count = 0
+    var remainingFraction = 0.0
+    var remainingFractionSquared = 0.0
+}
+
+/// One product's renewal counts, charge values and pending chains.
+struct ProductObservation: Sendable {
+    /// `renewalAtRisk[k]`: chains whose k-th renewal was due before `as_of` (k ≥ 1; slot 0 unused).
+    var renewalAtRisk: [Int] = [0]
+    /// `renewed[k]`: those of them that renewed.
+    var renewed: [Int] = [0]
+    /// Chains still running at `as_of` (next charge not yet due): count by (next renewal index k,
+    /// charges still due before the member's horizon m), key k << 16 | m.
+    var pendingChains: [Int: Int] = [:]
+
+    /// Mature charges (at least the refund lag old): their net values, kept and refunded apart.
+    var mature = ChargeValues()
+    /// Σ refunded share of the price over mature charges refunded.
+    var matureRefundedShare = 0.0
+    /// Days from a mature charge to its first refund.
+    var refundDelays: [Double] = []
+    /// Every charge (the fallback when none is mature yet).
+    var all = ChargeValues()
+    /// Charges younger than the lag not refunded yet, by age in whole days: Σ price, Σ price².
+    var youngPrice: [Double] = []
+    var youngPriceSquared: [Double] = []
+
+    mutating func countRenewal(index: Int, renewed didRenew: Bool) {
+        while renewalAtRisk.count <= index {
+            renewalAtRisk.append(0)
+            renewed.append(0)
+        }
+        renewalAtRisk[index] += 1
+        if didRenew { renewed[index] += 1 }
+    }
+}
+
+/// Net values (price − refunds) of charges, those kept and those refunded apart: a refund ends
+/// its chain, so the model needs to know which.
+struct ChargeValues: Sendable {
+    var kept = 0
+    var keptNet = 0.0
+    var keptNetSquared = 0.0
+    var refunded = 0
+    var refundedNet = 0.0
+    var refundedNetSquared = 0.0
+
+    var count: Int { kept + refunded }
+
+    mutating func add(net: Double, refunded isRefunded: Bool) {
+        if isRefunded {
+            refunded += 1
+            refundedNet += net
+            refundedNetSquared += net * net
+        } else {
+            kept += 1
+            keptNet += net
+            keptNetSquared += net * net
+        }
+    }
+}
+
+/// A charge of the member being read.
+private struct Charge {
+    var time: Int64
+    var price: Double
+    var refunded = 0.0
+    var firstRefundTime: Int64?
+}
+
+/// A chain of the member being read: its product, charges (indices into the member's charges).
+private struct Chain {
+    var key: Int64
+    var product: Int
+    var charges: [Int] = []
+    var lastExpiresAt: Int64?
+}
+
+extension GroupObservation {
+    /// Reads a group's members. Events at or after `as_of` are ignored (the caller should not
+    /// pass them); a product index outside `products` is a caller's bug and traps.
+    init(_ group: ProjectionGroupInput, products productList: [ProjectionProduct], configuration: ProjectionConfiguration) {
+        let horizon = configuration.horizonDays
+        let horizonDayCount = Int(horizon.rounded(.up))
+        self.init(horizonDays: horizonDayCount, productCount: productList.count)
+        let asOf = configuration.asOf
+        let lagDays = configuration.refundLagDays
+        let youngSlots = Int(lagDays.rounded(.up)) + 1
+        for index in products.indices {
+            products[index].youngPrice = Array(repeating: 0, count: youngSlots)
+            products[index].youngPriceSquared = Array(repeating: 0, count: youngSlots)
+        }
+        var exitsByDay = Array(repeating: 0, count: horizonDayCount + 1)
+        var sortedEvents: [ProjectionEvent] = []
+        var charges: [Charge] = []
+        var chains: [Chain] = []
+        var start = 0
+        for member in group.assignedAt.indices {
+            let assignedAt = group.assignedAt[member]
+            let end = group.eventEnds[member]
+            sortedEvents.removeAll(keepingCapacity: true)
+            sortedEvents.append(contentsOf: group.events[start..<end])
+            start = end
+            if zip(sortedEvents, sortedEvents.dropFirst()).contains(where: { $0.time > $1.time }) {
+                sortedEvents.sort { $0.time < $1.time }
+            }
+            charges.removeAll(keepingCapacity: true)
+            chains.removeAll(keepingCapacity: true)
+
+            users += 1
+            let tenureDays = min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
+            observedDays += min(Double(asOf - assignedAt) / microsecondsPerDay, 365)
+            let fullDays = max(Int(tenureDays.rounded(.down)), 0)
+            let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
+            let refundEnd = assignedAt + Int64(365 * microsecondsPerDay)
+            var firstPurchaseDay: Int?
+            var revenue = 0.0
+            for event in sortedEvents where event.time < asOf && event.time >= assignedAt {
+                let key = event.chain ?? -1 - Int64(event.product)
+                switch event.kind {
+                case .trialStart:
+                    continue
+                case .purchase, .renewal:
+                    guard event.time < chargeEnd else { continue }
+                    revenue += event.amount
+                    if event.kind == .purchase && firstPurchaseDay == nil {
+                        let day = Int(Double(event.time - assignedAt) / microsecondsPerDay)
+                        firstPurchaseDay = day
+                        payers += 1
+                        firstPurchasesByProduct[event.product] += 1
+                        if day < fullDays { conversionsByDay[day] += 1 }
+                    }
+                    charges.append(Charge(time: event.time, price: event.amount))
+                    if let chain = chains.firstIndex(where: { $0.key == key }) {
+                        chains[chain].charges.append(charges.count - 1)
+                        chains[chain].lastExpiresAt = event.expiresAt
+                    } else {
+                        chains.append(Chain(key: key, product: event.product, charges: [charges.count - 1], lastExpiresAt: event.expiresAt))
+                    }
+                case .refund:
+                    if event.time < refundEnd { revenue -= event.amount }
+                    guard let chain = chains.firstIndex(where: { $0.key == key }),
+                        let charge = chains[chain].charges.last(where: { charges[$0].time <= event.time })
+                    else { continue }
+                    charges[charge].refunded += event.amount
+                    if charges[charge].firstRefundTime == nil { charges[charge].firstRefundTime = event.time }
+                }
+            }
+            observedRevenue += revenue
+
+            // The conversion curve: at risk through the day of the first purchase, or through the
+            // last full day observed.
+            if let day = firstPurchaseDay, day < fullDays {
+                exitsByDay[day + 1] += 1
+            } else {
+                exitsByDay[fullDays] += 1
+            }
+            if firstPurchaseDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
+                let remaining = 1 - (tenureDays - Double(fullDays))
+                waitingByDay[fullDays].count += 1
+                waitingByDay[fullDays].remainingFraction += remaining
+                waitingByDay[fullDays].remainingFractionSquared += remaining * remaining
+            }
+
+            for chain in chains {
+                let product = chain.product
+                for chargeIndex in chain.charges {
+                    let charge = charges[chargeIndex]
+                    let net = charge.price - charge.refunded
+                    let ageDays = Double(asOf - charge.time) / microsecondsPerDay
+                    products[product].all.add(net: net, refunded: charge.firstRefundTime != nil)
+                    if ageDays >= lagDays {
+                        products[product].mature.add(net: net, refunded: charge.firstRefundTime != nil)
+                        if let refundTime = charge.firstRefundTime {
+                            if charge.price > 0 { products[product].matureRefundedShare += charge.refunded / charge.price }
+                            products[product].refundDelays.append(Double(refundTime - charge.time) / microsecondsPerDay)
+                        }
+                    } else if charge.firstRefundTime == nil {
+                        let slot = min(Int(ageDays), youngSlots - 1)
+                        products[product].youngPrice[slot] += charge.price
+                        products[product].youngPriceSquared[slot] += charge.price * charge.price
+                    }
+                }
+                guard let period = productList[product].renewalPeriodDays, let last = chain.charges.last else { continue }
+                let periodMicroseconds = period * microsecondsPerDay
+                // Renewals 1 … k were due and happened (the k-th charge is renewal k). A refunded
+                // charge ends its chain: the next renewal is not at risk.
+                for index in chain.charges.indices.dropFirst() {
+                    products[product].countRenewal(index: index, renewed: true)
+                }
+                guard charges[last].firstRefundTime == nil else { continue }
+                let nextIndex = chain.charges.count
+                let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
+                guard due < chargeEnd else { continue }
+                if due <= asOf {
+                    products[product].countRenewal(index: nextIndex, renewed: false)
+                } else {
+                    let remaining = Int((Double(chargeEnd - due) / periodMicroseconds).rounded(.up))
+                    products[product].pendingChains[nextIndex << 16 | remaining, default: 0] += 1
+                }
+            }
+        }
+        var atRisk = users
+        for day in 0..<horizonDayCount {
+            atRisk -= exitsByDay[day]
+            atRiskByDay[day] = atRisk
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import OfferLabStatistics
+
+/// Projected revenue per user after 365 days (contract §2.14) for each group of an offering, and
+/// each treatment against control. docs/statistics.md describes the method.
+///
+/// - Parameters:
+///   - groups: each group's members and counted money events (events at or after `as_of` are ignored).
+///   - control: the index of the control group in `groups`.
+///   - products: the offering's products; events name them by index.
+///   - generator: the draws of the intervals (a seeded generator gives reproducible intervals).
+/// - Complexity: one pass over the events, then `replicates` evaluations per group whose cost
+///   depends on the horizon and the products, not on the members.
+public func projectOffering(
+    groups: [ProjectionGroupInput], control: Int, products: [ProjectionProduct], configuration: ProjectionConfiguration,
+    using generator: inout some RandomNumberGenerator
+) throws(ProjectionInputError) -> OfferingProjection {
+    guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
+    guard configuration.horizonDays > 0 && configuration.horizonDays <= 365 else { throw .horizonOutOfRange(configuration.horizonDays) }
+    guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
+    guard groups.indices.contains(control) else { throw .controlOutOfRange(control) }
+    for (index, product) in products.enumerated() {
+        // Under a day the per-draw tables (periods in a year, squared) would outgrow any use.
+        if let period = product.renewalPeriodDays, !(period >= 1 && period.isFinite) { throw .periodTooShort(product: index) }
+    }
+    for group in groups {
+        for event in group.events {
+            guard products.indices.contains(event.product) else { throw .productOutOfRange(group: group.name, product: event.product) }
+            guard event.amount.isFinite else { throw .amountNotFinite(group: group.name) }
+        }
+    }
+
+    let draws = groups.map { group in
+        GroupDraws(group, products: products, configuration: configuration, generator: &generator)
+    }
+    let comparisons = groups.indices.filter { $0 != control }.map { treatment in
+        compare(draws[treatment], with: draws[control], alpha: configuration.alpha)
+    }
+    return OfferingProjection(groups: draws.map(\.projection), comparisons: comparisons)
+}
+
+/// A group's projection and the draws of its members' mean revenue_365, in the order drawn (two
+/// series, lower and upper, when renewals are bounded; the same series twice otherwise).
+struct GroupDraws {
+    var projection: GroupProjection
+    var lower: [Double] = []
+    var upper: [Double] = []
+
+    init<Generator: RandomNumberGenerator>(
+        _ group: ProjectionGroupInput, products: [ProjectionProduct], configuration: ProjectionConfiguration,
+        generator: inout Generator
+    ) {
+        projection = GroupProjection(group: group.name, users: group.users)
+        guard group.users > 0 else {
+            projection.gap = .noMembers
+            return
+        }
+        let observation = GroupObservation(group, products: products, configuration: configuration)
+        let users = Double(observation.users)
+        projection.realizedARPU = observation.observedRevenue / users
+        projection.observedDaysMean = observation.observedDays / users
+        guard observation.payers > 0 else {
+            projection.gap = .noPayers
+            return
+        }
+        guard observation.lastObservedDay >= 0 else {
+            projection.gap = .noFullDay
+            return
+        }
+        let fitted = FittedGroup(observation, products: products, horizonDays: configuration.horizonDays)
+        let bounds: [RenewalBound?] = fitted.isIdentified ? [nil] : [.lower, .upper]
+        if fitted.isIdentified {
+            projection.projectedARPU365 =
+                (observation.observedRevenue + fitted.futureRevenue(fitted.pointParameters(bound: nil)).mean) / users
+        } else if let (product, plan) = fitted.plans.enumerated().first(where: { !$0.element.isIdentified }) {
+            projection.gap = .renewalsNotObserved(
+                product: product, renewalsObserved: plan.empiricalThrough, renewalsNeeded: plan.neededThrough)
+        }
+        var optionalGenerator: Generator? = generator
+        for bound in bounds {
+            var series: [Double] = []
+            series.reserveCapacity(configuration.replicates)
+            for _ in 0..<configuration.replicates {
+                let future = fitted.futureRevenue(fitted.parameters(bound: bound, generator: &optionalGenerator))
+                // The members' own remaining year: normal given the parameters (a sum over members).
+                let noise = future.variance.squareRoot() * optionalGenerator!.standardNormal()
+                series.append((observation.observedRevenue + future.mean + noise) / users)
+            }
+            if bound == .upper { upper = series } else { lower = series }
+        }
+        generator = optionalGenerator!
+        if upper.isEmpty { upper = lower }
+        if let low = linearQuantile(sorted: lower.sorted(), configuration.alpha / 2),
+            let high = linearQuantile(sorted: upper.sorted(), 1 - configuration.alpha / 2)
+        {
+            projection.interval = ConfidenceInterval(low: low, high: high)
+        }
+    }
+}
+
+/// A treatment's draws against control's: percentiles of the differences of draw i with draw i
+/// (independent: the groups' draws come from different stretches of the generator).
+func compare(_ treatment: GroupDraws, with control: GroupDraws, alpha: Double) -> ProjectionComparison {
+    var result = ProjectionComparison(group: treatment.projection.group, controlGroup: control.projection.group)
+    guard !treatment.lower.isEmpty, !control.lower.isEmpty else {
+        result.gap = .groupWithoutProjection
+        return result
+    }
+    let count = min(treatment.lower.count, control.lower.count)
+    func differences(_ left: [Double], _ right: [Double]) -> [Double] {
+        (0..<count).map { left[$0] - right[$0] }.sorted()
+    }
+    let lowDifferences = differences(treatment.lower, control.upper)
+    let highDifferences = differences(treatment.upper, control.lower)
+    if let low = linearQuantile(sorted: lowDifferences, alpha / 2), let high = linearQuantile(sorted: highDifferences, 1 - alpha / 2) {
+        result.differenceInterval = ConfidenceInterval(low: low, high: high)
+    }
+    guard let treatmentValue = treatment.projection.projectedARPU365, let controlValue = control.projection.projectedARPU365 else {
+        result.gap = treatment.projection.gap ?? control.projection.gap
+        return result
+    }
+    result.difference = treatmentValue - controlValue
+    let below = lowDifferences.prefixCount { $0 < 0 }
+    let atOrBelow = lowDifferences.prefixCount { $0 <= 0 }
+    let above = count - atOrBelow
+    result.chanceToBeatControl = Double(above) / Double(count)
+    result.pValue = min(1, 2 * Double(min(atOrBelow, count - below) + 1) / Double(count + 1))
+    if controlValue > 0 {
+        result.relativeDifference = treatmentValue / controlValue - 1
+        if control.lower.allSatisfy({ $0 > 0 }) {
+            let ratios = (0..<count).map { treatment.lower[$0] / control.lower[$0] - 1 }.sorted()
+            if let low = linearQuantile(sorted: ratios, alpha / 2), let high = linearQuantile(sorted: ratios, 1 - alpha / 2) {
+                result.relativeInterval = ConfidenceInterval(low: low, high: high)
+            }
+        }
+    }
+    return result
+}

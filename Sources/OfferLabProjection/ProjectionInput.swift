@@ -1,0 +1,125 @@
+/// Microseconds in a day of 86 400 s: timestamps are µs since the epoch, tenures are in days.
+let microsecondsPerDay = 86_400_000_000.0
+
+/// What a counted money event of contract §2.2 is, for the projection.
+public enum ProjectionEventKind: UInt8, Sendable {
+    /// A `trial_start`: no money; the conversion curve by tenure already carries what trials do.
+    case trialStart
+    /// A `purchase`: the first charge of a subscription chain (or a one-time pass).
+    case purchase
+    /// A `renewal`: the next charge of its chain.
+    case renewal
+    /// A `refund`: takes money back from the latest charge of its chain at or before it.
+    case refund
+}
+
+/// One counted money event of a member (contract §2.2), in the report currency.
+public struct ProjectionEvent: Sendable, Equatable {
+    /// `ts`, µs since the epoch.
+    public var time: Int64
+    /// The event type.
+    public var kind: ProjectionEventKind
+    /// The product, as an index into the `products` handed to `projectOffering`.
+    public var product: Int
+    /// The `original_transaction_id`, interned by the caller to a number; `nil` when absent
+    /// (the chain is then the member's product).
+    public var chain: Int64?
+    /// The price (purchase, renewal) or refunded amount (refund), report currency; 0 for a trial.
+    public var amount: Double
+    /// `expires_at` (§2.13), µs since the epoch, when the record carries it: the next charge's due time.
+    public var expiresAt: Int64?
+
+    public init(time: Int64, kind: ProjectionEventKind, product: Int, chain: Int64? = nil, amount: Double, expiresAt: Int64? = nil) {
+        self.time = time
+        self.kind = kind
+        self.product = product
+        self.chain = chain
+        self.amount = amount
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A product of the offering: how often it charges.
+public struct ProjectionProduct: Sendable, Equatable {
+    /// Days between two charges; `nil` for a one-time product (a pass), which never renews.
+    public var renewalPeriodDays: Double?
+
+    public init(renewalPeriodDays: Double?) {
+        self.renewalPeriodDays = renewalPeriodDays
+    }
+
+    /// The product of a catalog `type` (`subscription_offering_group_products.csv`): `weekly`
+    /// 7 days, `monthly` 365.25/12 days (a calendar month on average, so a year holds 12
+    /// charges, as the stores bill), `yearly` 365.25 days, a `…_pass` one-time; `nil` for a type
+    /// it does not know.
+    public init?(catalogType type: String) {
+        switch type {
+        case "weekly": renewalPeriodDays = 7
+        case "monthly": renewalPeriodDays = 365.25 / 12
+        case "yearly": renewalPeriodDays = 365.25
+        default:
+            guard type.hasSuffix("_pass") else { return nil }
+            renewalPeriodDays = nil
+        }
+    }
+}
+
+/// One group's members and their counted money events, laid out flat (no array per member) so
+/// that a million members cost three arrays.
+public struct ProjectionGroupInput: Sendable {
+    /// The group's name.
+    public var name: String
+    /// Each member's `assigned_at`, µs since the epoch.
+    public private(set) var assignedAt: [Int64] = []
+    /// Member i's events are `events[eventEnds[i − 1] ..< eventEnds[i]]` (from 0 for i = 0).
+    public private(set) var eventEnds: [Int] = []
+    /// Every member's events, member after member.
+    public private(set) var events: [ProjectionEvent] = []
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// The number of members.
+    public var users: Int { assignedAt.count }
+
+    /// Adds a member and its counted money events (any order).
+    public mutating func appendMember(assignedAt time: Int64, events memberEvents: some Sequence<ProjectionEvent>) {
+        assignedAt.append(time)
+        events.append(contentsOf: memberEvents)
+        eventEnds.append(events.count)
+    }
+
+    /// Reserves room for `members` members and `events` events.
+    public mutating func reserveCapacity(members: Int, events eventCount: Int) {
+        assignedAt.reserveCapacity(members)
+        eventEnds.reserveCapacity(members)
+        events.reserveCapacity(eventCount)
+    }
+}
+
+/// The night and the method's settings.
+public struct ProjectionConfiguration: Sendable {
+    /// `as_of`, µs since the epoch: what happened before it is known.
+    public var asOf: Int64
+    /// The intervals are (1 − alpha).
+    public var alpha: Double
+    /// The horizon in days: 365, or the job's conversion window when shorter (a charge after the
+    /// window never counts, contract §2.2).
+    public var horizonDays: Double
+    /// Parameter draws per group (the intervals' quantiles come from them).
+    public var replicates: Int
+    /// A charge at least this old is "mature": its refund, if any, has been seen; the refund
+    /// rate, share and delay come from mature charges only.
+    public var refundLagDays: Double
+
+    public init(
+        asOf: Int64, alpha: Double = 0.05, horizonDays: Double = 365, replicates: Int = 2000, refundLagDays: Double = 14
+    ) {
+        self.asOf = asOf
+        self.alpha = alpha
+        self.horizonDays = horizonDays
+        self.replicates = replicates
+        self.refundLagDays = refundLagDays
+    }
+}

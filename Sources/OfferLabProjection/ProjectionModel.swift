@@ -1,0 +1,346 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Which value an unidentified renewal probability takes in a draw.
+enum RenewalBound: Sendable {
+    /// Every renewal the data cannot identify fails: the lowest year the data allow.
+    case lower
+    /// Every renewal the data cannot identify happens: the highest.
+    case upper
+}
+
+/// One set of the model's parameters: a point estimate or a draw.
+struct ProjectionParameters: Sendable {
+    /// P(first purchase on tenure day d | none before), d in 0 ..< horizon days.
+    var hazard: [Double]
+    /// The share of each product among first purchases.
+    var productShare: [Double]
+    /// Per product: mean and second moment of a charge's net value N (price − refunds).
+    var chargeMean: [Double]
+    var chargeSecondMoment: [Double]
+    /// Per product: the probability that a charge is kept (not refunded: a refund ends the
+    /// chain), and E[N·kept].
+    var keptShare: [Double]
+    var keptMean: [Double]
+    /// Per product: r(k), the probability of renewal k given renewal k − 1 (slot 0 unused); empty
+    /// for a one-time product.
+    var renewal: [[Double]]
+}
+
+/// How a product's renewal probabilities are estimated.
+struct RenewalPlan: Sendable {
+    /// Days between charges; nil for a one-time product.
+    var periodDays: Double?
+    /// Renewals 1 … empiricalThrough each have at least `empiricalMinimum` chains at risk: their
+    /// own rate is used.
+    var empiricalThrough = 0
+    /// Renewals 1 … seenThrough have at least one chain at risk.
+    var seenThrough = 0
+    /// The highest renewal index the projection needs.
+    var neededThrough = 0
+    /// Whether the renewal curve (RenewalCurve) is fitted for the indices past `empiricalThrough`:
+    /// at least two renewal indices with `curveMinimum` chains at risk.
+    var curveIdentified = false
+
+    /// Renewals past `seenThrough` are needed and no curve can reach them: bounded by [0, 1].
+    var isIdentified: Bool { periodDays == nil || neededThrough <= empiricalThrough || curveIdentified }
+
+    static let empiricalMinimum = 50
+    static let curveMinimum = 10
+}
+
+/// A group's observation with what the model derives from it once: the estimation plan, the
+/// fixed parts (the young charges' expected late refunds), and the moments of a draw.
+struct FittedGroup: Sendable {
+    let observation: GroupObservation
+    let plans: [RenewalPlan]
+    let horizonDays: Double
+    /// The first tenure day whose hazard is the pooled tail rate (the last third of the observed days and after).
+    let tailStart: Int
+    /// First purchases and member-days at risk from `tailStart` on.
+    let tailConversions: Int
+    let tailExposure: Int
+    /// Expected refunds still to come on charges younger than the lag, and their variance (both fixed).
+    let pendingRefundMean: Double
+    let pendingRefundVariance: Double
+    /// Per product: the charges a charge's value is estimated from (mature ones when there are any).
+    let chargeValues: [ChargeValues]
+
+    init(_ observation: GroupObservation, products: [ProjectionProduct], horizonDays: Double) {
+        self.observation = observation
+        self.horizonDays = horizonDays
+        let lastDay = observation.lastObservedDay
+        let start = max(0, (2 * (lastDay + 1)) / 3)
+        tailStart = start
+        var conversions = 0
+        var exposure = 0
+        if lastDay >= start {
+            for day in start...lastDay {
+                conversions += observation.conversionsByDay[day]
+                exposure += observation.atRiskByDay[day]
+            }
+        }
+        tailConversions = conversions
+        tailExposure = exposure
+
+        var refundMean = 0.0
+        var refundVariance = 0.0
+        var values: [ChargeValues] = []
+        for product in observation.products {
+            values.append(product.mature.count > 0 ? product.mature : product.all)
+            guard product.mature.refunded > 0 else { continue }
+            // A young charge not refunded yet may still be: P = π(1 − F(age))/(1 − π F(age)), with
+            // π the mature charges' refund rate and F the empirical CDF of their refund delays.
+            let rate = Double(product.mature.refunded) / Double(product.mature.count)
+            let share = product.matureRefundedShare / Double(product.mature.refunded)
+            let delays = product.refundDelays.sorted()
+            for age in product.youngPrice.indices where product.youngPrice[age] > 0 {
+                let midAge = Double(age) + 0.5
+                let seen = Double(delays.prefixCount { $0 <= midAge }) / Double(delays.count)
+                let probability = rate * (1 - seen) / (1 - rate * seen)
+                refundMean -= share * probability * product.youngPrice[age]
+                refundVariance += share * share * probability * (1 - probability) * product.youngPriceSquared[age]
+            }
+        }
+        pendingRefundMean = refundMean
+        pendingRefundVariance = refundVariance
+        chargeValues = values
+
+        let waitingFrom = observation.waitingByDay.firstIndex { $0.count > 0 }
+        plans = zip(products, observation.products).enumerated().map { productIndex, pair in
+            let (product, seen) = pair
+            var plan = RenewalPlan(periodDays: product.renewalPeriodDays)
+            guard let period = product.renewalPeriodDays else { return plan }
+            let atRisk = seen.renewalAtRisk
+            plan.seenThrough = atRisk.lastIndex { $0 > 0 } ?? 0
+            while plan.empiricalThrough + 1 < atRisk.count && atRisk[plan.empiricalThrough + 1] >= RenewalPlan.empiricalMinimum {
+                plan.empiricalThrough += 1
+            }
+            plan.curveIdentified = atRisk.dropFirst().filter { $0 >= RenewalPlan.curveMinimum }.count >= 2
+            var needed = 0
+            for key in seen.pendingChains.keys {
+                needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
+            }
+            if let day = waitingFrom, observation.firstPurchasesByProduct[productIndex] > 0 {
+                needed = max(needed, Self.renewalsDue(conversionDay: day, periodDays: period, horizonDays: horizonDays))
+            }
+            plan.neededThrough = needed
+            return plan
+        }
+    }
+
+    /// Renewals due before the horizon for a chain bought in the middle of tenure day `day`.
+    static func renewalsDue(conversionDay day: Int, periodDays: Double, horizonDays: Double) -> Int {
+        max(0, Int(((horizonDays - Double(day) - 0.5) / periodDays).rounded(.up)) - 1)
+    }
+
+    /// Whether every product's needed renewals are identified.
+    var isIdentified: Bool { plans.allSatisfy(\.isIdentified) }
+
+    /// The point estimate (bound: nil) or the bounds' parameters, without drawing.
+    func pointParameters(bound: RenewalBound?) -> ProjectionParameters {
+        var none: PointEstimate? = nil
+        return parameters(bound: bound, generator: &none)
+    }
+
+    /// One draw of the parameters (a parametric bootstrap of the counts they are estimated from:
+    /// binomial renewals, Poisson conversions and product choices, a Gamma posterior for the tail
+    /// rate, a normal mean charge), or the point estimate when `generator` is nil.
+    func parameters<Generator: RandomNumberGenerator>(bound: RenewalBound?, generator: inout Generator?) -> ProjectionParameters {
+        let observation = observation
+        let days = observation.atRiskByDay.count
+        var hazard = Array(repeating: 0.0, count: days)
+        for day in 0..<min(tailStart, days) where observation.atRiskByDay[day] > 0 {
+            let conversions = observation.conversionsByDay[day]
+            let drawn = generator == nil ? conversions : generator!.poisson(mean: Double(conversions))
+            hazard[day] = min(1, Double(drawn) / Double(observation.atRiskByDay[day]))
+        }
+        var tailRate = tailExposure > 0 ? Double(tailConversions) / Double(tailExposure) : 0
+        if generator != nil && tailExposure > 0 {
+            tailRate = generator!.gamma(shape: Double(tailConversions) + 0.5) / Double(tailExposure)
+        }
+        let tailHazard = -expm1(-tailRate)
+        for day in tailStart..<days { hazard[day] = tailHazard }
+
+        var shares = observation.firstPurchasesByProduct.map { Double($0) }
+        if generator != nil {
+            let drawn = shares.map { Double(generator!.poisson(mean: $0)) }
+            if drawn.contains(where: { $0 > 0 }) { shares = drawn }
+        }
+        let shareTotal = shares.reduce(0, +)
+        if shareTotal > 0 { shares = shares.map { $0 / shareTotal } }
+
+        // A charge's value: kept with probability κ (binomial draw), the kept and the refunded
+        // charges' mean values each normal around their own with their standard errors.
+        var means: [Double] = []
+        var secondMoments: [Double] = []
+        var keptShares: [Double] = []
+        var keptMeans: [Double] = []
+        for values in chargeValues {
+            guard values.count > 0 else {
+                means.append(0)
+                secondMoments.append(0)
+                keptShares.append(1)
+                keptMeans.append(0)
+                continue
+            }
+            let kept =
+                generator == nil
+                ? values.kept : generator!.binomial(trials: values.count, probability: Double(values.kept) / Double(values.count))
+            let keptShare = Double(kept) / Double(values.count)
+            func drawn(count: Int, sum: Double, squares: Double) -> (mean: Double, second: Double) {
+                guard count > 0 else { return (0, 0) }
+                let mean = sum / Double(count)
+                let variance = count > 1 ? max(0, (squares - Double(count) * mean * mean) / Double(count - 1)) : 0
+                let shifted = generator == nil ? mean : mean + (variance / Double(count)).squareRoot() * generator!.standardNormal()
+                return (shifted, variance + shifted * shifted)
+            }
+            let keptValue = drawn(count: values.kept, sum: values.keptNet, squares: values.keptNetSquared)
+            let refundedValue = drawn(count: values.refunded, sum: values.refundedNet, squares: values.refundedNetSquared)
+            means.append(keptShare * keptValue.mean + (1 - keptShare) * refundedValue.mean)
+            secondMoments.append(keptShare * keptValue.second + (1 - keptShare) * refundedValue.second)
+            keptShares.append(keptShare)
+            keptMeans.append(keptShare * keptValue.mean)
+        }
+
+        var renewal: [[Double]] = []
+        for (product, plan) in plans.enumerated() {
+            guard let period = plan.periodDays else {
+                renewal.append([])
+                continue
+            }
+            let seen = observation.products[product]
+            let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.renewalAtRisk.count)
+            var renewed = Array(repeating: 0.0, count: seen.renewalAtRisk.count)
+            for index in seen.renewalAtRisk.indices.dropFirst() where seen.renewalAtRisk[index] > 0 {
+                let atRisk = seen.renewalAtRisk[index]
+                let count = seen.renewed[index]
+                renewed[index] = Double(
+                    generator == nil ? count : generator!.binomial(trials: atRisk, probability: Double(count) / Double(atRisk)))
+            }
+            var rates = Array(repeating: 0.0, count: slots)
+            let curve = plan.curveIdentified ? RenewalCurve.fitted(atRisk: seen.renewalAtRisk, renewed: renewed) : nil
+            for index in 1..<slots {
+                if index <= plan.empiricalThrough || (curve == nil && index <= plan.seenThrough) {
+                    rates[index] = renewed[index] / Double(seen.renewalAtRisk[index])
+                } else if let curve {
+                    rates[index] = curve.renewalProbability(index)
+                } else {
+                    rates[index] = bound == .upper ? 1 : 0
+                }
+            }
+            renewal.append(rates)
+        }
+        return ProjectionParameters(
+            hazard: hazard, productShare: shares, chargeMean: means, chargeSecondMoment: secondMoments, keptShare: keptShares,
+            keptMean: keptMeans, renewal: renewal)
+    }
+
+    /// The expected value and variance of the group's revenue still to come before each member's
+    /// horizon (summed over members), given the parameters: members are independent given them.
+    func futureRevenue(_ parameters: ProjectionParameters) -> (mean: Double, variance: Double) {
+        var mean = pendingRefundMean
+        var variance = pendingRefundVariance
+
+        let tables = parameters.renewal.indices.map { ChainMoments(parameters, product: $0) }
+        for (product, seen) in observation.products.enumerated() where !seen.pendingChains.isEmpty {
+            for (key, count) in seen.pendingChains {
+                let (first, second) = tables[product].moments(firstIndex: key >> 16, charges: key & 0xFFFF)
+                mean += Double(count) * first
+                variance += Double(count) * (second - first * first)
+            }
+        }
+
+        let days = observation.atRiskByDay.count
+        var laterFirst = 0.0
+        var laterSecond = 0.0
+        for day in stride(from: days - 1, through: 0, by: -1) {
+            // A conversion on this day: the first charge, then the renewals due before the horizon.
+            var valueFirst = 0.0
+            var valueSecond = 0.0
+            for (product, share) in parameters.productShare.enumerated() where share > 0 {
+                var renewals = (0.0, 0.0)
+                if let period = plans[product].periodDays {
+                    let due = Self.renewalsDue(conversionDay: day, periodDays: period, horizonDays: horizonDays)
+                    renewals = tables[product].moments(firstIndex: 1, charges: due)
+                }
+                // The first charge N, then the renewals if it is kept: N + kept·W(1, m).
+                valueFirst += share * (parameters.chargeMean[product] + parameters.keptShare[product] * renewals.0)
+                valueSecond +=
+                    share
+                    * (parameters.chargeSecondMoment[product] + 2 * parameters.keptMean[product] * renewals.0
+                        + parameters.keptShare[product] * renewals.1)
+            }
+            let hazard = parameters.hazard[day]
+            let waiting = observation.waitingByDay[day]
+            if waiting.count > 0 {
+                // A member observed for part of this day converts in its rest with h·(1 − f).
+                let count = Double(waiting.count)
+                let deltaFirst = valueFirst - laterFirst
+                let deltaSecond = valueSecond - laterSecond
+                let sumFirst = count * laterFirst + hazard * waiting.remainingFraction * deltaFirst
+                let sumSecond = count * laterSecond + hazard * waiting.remainingFraction * deltaSecond
+                let sumFirstSquared =
+                    count * laterFirst * laterFirst + 2 * laterFirst * hazard * waiting.remainingFraction * deltaFirst
+                    + hazard * hazard * waiting.remainingFractionSquared * deltaFirst * deltaFirst
+                mean += sumFirst
+                variance += sumSecond - sumFirstSquared
+            }
+            laterFirst = hazard * valueFirst + (1 - hazard) * laterFirst
+            laterSecond = hazard * valueSecond + (1 - hazard) * laterSecond
+        }
+        return (mean, max(0, variance))
+    }
+}
+
+/// The first two moments of a running chain's charges still to come, for every (next renewal
+/// index k, charges due m): W(k, m) = I_k·(N + K·W(k + 1, m − 1)), I_k ~ Bernoulli(r(k)), N a
+/// charge's net value and K = 1 when it is kept (a refund ends the chain), so
+/// E W = r(μ + κ E W′), E W² = r(E N² + 2 E[NK] E W′ + κ E W′²), κ = P(K = 1). One table per
+/// product and draw, slots² entries (55² for a weekly plan).
+struct ChainMoments {
+    private let slots: Int
+    private var first: [Double]
+    private var second: [Double]
+
+    init(_ parameters: ProjectionParameters, product: Int) {
+        let rates = parameters.renewal[product]
+        slots = rates.count
+        first = Array(repeating: 0, count: slots * (slots + 1))
+        second = first
+        guard slots > 1 else { return }
+        let chargeMean = parameters.chargeMean[product]
+        let chargeSecond = parameters.chargeSecondMoment[product]
+        let keptShare = parameters.keptShare[product]
+        let keptMean = parameters.keptMean[product]
+        for charges in 1...slots {
+            for index in 1..<slots where index + charges - 1 < slots {
+                let rate = rates[index]
+                // index + charges − 1 < slots, so the later state is in the table (or empty).
+                let later = (index + 1) * (slots + 1) + charges - 1
+                let laterFirst = charges == 1 ? 0 : first[later]
+                let laterSecond = charges == 1 ? 0 : second[later]
+                first[index * (slots + 1) + charges] = rate * (chargeMean + keptShare * laterFirst)
+                second[index * (slots + 1) + charges] = rate * (chargeSecond + 2 * keptMean * laterFirst + keptShare * laterSecond)
+            }
+        }
+    }
+
+    /// E W and E W² of the chain whose next renewal is `firstIndex` with `charges` still due.
+    func moments(firstIndex: Int, charges: Int) -> (Double, Double) {
+        guard charges > 0 else { return (0, 0) }
+        let slot = firstIndex * (slots + 1) + charges
+        return (first[slot], second[slot])
+    }
+}
+
+/// The generator type of the point estimate: `parameters(bound:generator:)` draws nothing when
+/// handed nil of it.
+struct PointEstimate: RandomNumberGenerator {
+    mutating func next() -> UInt64 { 0 }
+}

@@ -1,0 +1,121 @@
+import OfferLabProjection
+import OfferLabStatistics
+import Testing
+
+@Suite("Projection: hand-worked edge cases (contract §2.14)")
+struct ProjectionEdgeCaseTests {
+    @Test("A group with no payers: realised 0, the days observed, no projection and why")
+    func noPayers() throws {
+        var group = ProjectionGroupInput(name: "control")
+        group.appendMember(assignedAt: 0, events: [ProjectionEvent(time: hour, kind: .trialStart, product: 0, amount: 0)])
+        group.appendMember(assignedAt: 10 * day, events: [])
+        group.appendMember(assignedAt: 20 * day, events: [])
+        let result = try project([group], asOf: 30 * day).groups[0]
+        #expect(result.users == 3)
+        #expect(result.realizedARPU == 0)
+        #expect(result.observedDaysMean == 20)  // (30 + 20 + 10) / 3
+        #expect(result.projectedARPU365 == nil)
+        #expect(result.interval == nil)
+        #expect(result.gap == .noPayers)
+    }
+
+    @Test("A group with no members: every value empty")
+    func noMembers() throws {
+        let result = try project([ProjectionGroupInput(name: "empty")], asOf: 30 * day).groups[0]
+        #expect(result.users == 0)
+        #expect(result.realizedARPU == nil)
+        #expect(result.observedDaysMean == nil)
+        #expect(result.projectedARPU365 == nil)
+        #expect(result.gap == .noMembers)
+    }
+
+    @Test("An annual plan read on day 30: its renewal falls after day 365, so the year is what was paid")
+    func annualPlanOnDay30() throws {
+        // 4 members assigned on day 0; 2 buy the yearly plan at 50 an hour later. Nobody else
+        // converts in 30 days: the tail hazard is 0, the renewal is due on day 365.25.
+        var group = ProjectionGroupInput(name: "annual")
+        for member in 0..<4 {
+            group.appendMember(assignedAt: 0, events: member < 2 ? [purchase(hour, FixtureProduct.yearly, 50, member: member)] : [])
+        }
+        let result = try project([group], asOf: 30 * day).groups[0]
+        #expect(result.realizedARPU == 25)
+        #expect(result.observedDaysMean == 30)
+        #expect(result.gap == nil)
+        let projected = try #require(result.projectedARPU365)
+        #expect(abs(projected - 25) < 1e-12)
+        let interval = try #require(result.interval)
+        // Only the late conversions of 2 members watched for 10 tail days are uncertain: up to
+        // two more yearly plans (50 each, spread over 4 members), and 20 member-days without a
+        // conversion cannot rule that out; the remaining year's noise is normal (rough for 4).
+        #expect(interval.low <= 25 && interval.low > 15)
+        #expect(interval.high > 45 && interval.high < 70)
+    }
+
+    @Test("A monthly plan read on day 30: no renewal is due yet, so the value is empty and the interval spans 1 to 12 charges")
+    func monthlyPlanBeforeItsFirstRenewal() throws {
+        var group = ProjectionGroupInput(name: "monthly")
+        for member in 0..<2 {
+            group.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.monthly, 10, member: member)])
+        }
+        let result = try project([group], asOf: 30 * day).groups[0]
+        #expect(result.realizedARPU == 10)
+        #expect(result.projectedARPU365 == nil)
+        // Renewals due on days 30.4 … 334.8: 11, none observed.
+        #expect(result.gap == .renewalsNotObserved(product: FixtureProduct.monthly, renewalsObserved: 0, renewalsNeeded: 11))
+        let interval = try #require(result.interval)
+        #expect(abs(interval.low - 10) < 1e-9)  // none renews: the first charge only
+        #expect(abs(interval.high - 120) < 1e-9)  // all renew: 12 charges of 10
+    }
+
+    @Test("All members assigned on the same day: weekly renewals 1/2 and 1/2 observed, the rest of the year at 1/2 too")
+    func sameDayAssignment() throws {
+        // 200 members assigned on day 0, read on day 15. 100 buy weekly at 10 an hour in; 50 renew
+        // on day 7, 25 of them on day 14. The renewal curve fitted to 1/2, 1/2 is the constant 1/2,
+        // so each of the 25 running chains adds 10·(1/2 + 1/4 + … + 1/2⁵⁰) ≈ 10 more.
+        var group = ProjectionGroupInput(name: "weekly")
+        for member in 0..<200 {
+            var events: [ProjectionEvent] = []
+            if member < 100 { events.append(purchase(hour, FixtureProduct.weekly, 10, member: member)) }
+            if member < 50 { events.append(renewal(7 * day + hour, FixtureProduct.weekly, 10, member: member)) }
+            if member < 25 { events.append(renewal(14 * day + hour, FixtureProduct.weekly, 10, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        let result = try project([group], asOf: 15 * day).groups[0]
+        #expect(result.realizedARPU == 8.75)  // (1000 + 500 + 250) / 200
+        #expect(result.observedDaysMean == 15)
+        let projected = try #require(result.projectedARPU365)
+        #expect(abs(projected - 10) < 1e-3)  // (1750 + 25 · 10) / 200
+        let interval = try #require(result.interval)
+        #expect(interval.low < projected && projected < interval.high)
+    }
+
+    @Test("Refunds larger than their charges: the net goes below zero and the projection follows")
+    func refundsLargerThanCharges() throws {
+        // Two members buy the pass at 5; both are refunded 8. Nobody is left to convert.
+        var group = ProjectionGroupInput(name: "refunded")
+        for member in 0..<2 {
+            group.appendMember(
+                assignedAt: 0,
+                events: [purchase(hour, FixtureProduct.pass, 5, member: member), refund(day, FixtureProduct.pass, 8, member: member)])
+        }
+        let result = try project([group], asOf: 30 * day).groups[0]
+        #expect(result.realizedARPU == -3)
+        #expect(result.projectedARPU365 == -3)
+        #expect(result.interval == ConfidenceInterval(low: -3, high: -3))
+    }
+
+    @Test("A refund on or after day 365 does not reduce revenue_365; a charge after the horizon does not count")
+    func horizonCutoffs() throws {
+        var group = ProjectionGroupInput(name: "old")
+        group.appendMember(
+            assignedAt: 0,
+            events: [
+                purchase(hour, FixtureProduct.yearly, 40, member: 0), refund(365 * day, FixtureProduct.yearly, 40, member: 0),
+                renewal(366 * day, FixtureProduct.yearly, 40, member: 0),
+            ])
+        let result = try project([group], asOf: 400 * day).groups[0]
+        #expect(result.realizedARPU == 40)
+        #expect(result.observedDaysMean == 365)
+        #expect(result.projectedARPU365 == 40)
+    }
+}

@@ -1,0 +1,148 @@
+import OfferLabGenerate
+import OfferLabStatistics
+import Testing
+
+@testable import OfferLabProjection
+
+@Suite("Projection: the model's parts")
+struct ProjectionMethodTests {
+    @Test("The renewal curve fitted to counts that follow a known curve gives that curve back")
+    func renewalCurveRecoversItsParameters() {
+        let truth = RenewalCurve(meanChurn: 0.4, concentration: 2)  // r = 0.6, 0.733, 0.8, 0.84
+        let atRisk = [0, 10_000, 10_000, 10_000, 10_000]
+        let renewed = atRisk.indices.map { $0 == 0 ? 0 : 10_000 * truth.renewalProbability($0) }
+        let fitted = RenewalCurve.fitted(atRisk: atRisk, renewed: renewed)
+        #expect(abs(fitted.meanChurn - 0.4) < 1e-4)
+        #expect(abs(fitted.concentration - 2) < 1e-3)
+        #expect(abs(truth.renewalProbability(2) - 11.0 / 15) < 1e-15)
+    }
+
+    @Test("A running chain's moments: renewal 1 at 1/2, renewal 2 at 0.8, charges of 10")
+    func chainMoments() {
+        // Nothing (1/2), one charge (1/2 · 0.2), two charges (1/2 · 0.8): E = 1 + 8, E² = 10 + 160.
+        let parameters = ProjectionParameters(
+            hazard: [], productShare: [1], chargeMean: [10], chargeSecondMoment: [100], keptShare: [1], keptMean: [10],
+            renewal: [[0, 0.5, 0.8]])
+        let table = ChainMoments(parameters, product: 0)
+        let (first, second) = table.moments(firstIndex: 1, charges: 2)
+        #expect(abs(first - 9) < 1e-12)
+        #expect(abs(second - 170) < 1e-12)
+        #expect(table.moments(firstIndex: 2, charges: 1) == (8, 80))
+        #expect(table.moments(firstIndex: 1, charges: 0) == (0, 0))
+    }
+
+    @Test("A refund ends its chain: charges of 10 refunded in full half the time, renewals certain")
+    func chainMomentsWithRefunds() {
+        // Refunded first (1/2): 0; kept then refunded (1/4): 10; both kept (1/4): 20. E = 7.5, E² = 125.
+        let parameters = ProjectionParameters(
+            hazard: [], productShare: [1], chargeMean: [5], chargeSecondMoment: [50], keptShare: [0.5], keptMean: [5],
+            renewal: [[0, 1, 1]])
+        let (first, second) = ChainMoments(parameters, product: 0).moments(firstIndex: 1, charges: 2)
+        #expect(abs(first - 7.5) < 1e-12)
+        #expect(abs(second - 125) < 1e-12)
+    }
+
+    @Test("Catalog types: weekly 7 days, monthly a twelfth of a year, yearly, a pass never renews, an unknown type is refused")
+    func catalogTypes() {
+        #expect(ProjectionProduct(catalogType: "weekly")?.renewalPeriodDays == 7)
+        #expect(ProjectionProduct(catalogType: "monthly")?.renewalPeriodDays == 30.4375)
+        #expect(ProjectionProduct(catalogType: "yearly")?.renewalPeriodDays == 365.25)
+        #expect(ProjectionProduct(catalogType: "3_day_pass") == ProjectionProduct(renewalPeriodDays: nil))
+        #expect(ProjectionProduct(catalogType: "quarterly") == nil)
+    }
+
+    @Test("Bad settings and events are refused with the reason")
+    func badInput() {
+        var group = ProjectionGroupInput(name: "a")
+        group.appendMember(assignedAt: 0, events: [purchase(hour, 9, 1, member: 0)])
+        var generator = SplitMix64(state: 1)
+        #expect(throws: ProjectionInputError.productOutOfRange(group: "a", product: 9)) {
+            try projectOffering(
+                groups: [group], control: 0, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day),
+                using: &generator)
+        }
+        #expect(throws: ProjectionInputError.alphaOutOfRange(1)) {
+            try projectOffering(
+                groups: [group], control: 0, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day, alpha: 1),
+                using: &generator)
+        }
+        #expect(throws: ProjectionInputError.periodTooShort(product: 1)) {
+            try projectOffering(
+                groups: [group], control: 0,
+                products: [ProjectionProduct(renewalPeriodDays: 7), ProjectionProduct(renewalPeriodDays: 0.5)],
+                configuration: ProjectionConfiguration(asOf: day), using: &generator)
+        }
+        #expect(throws: ProjectionInputError.controlOutOfRange(2)) {
+            try projectOffering(
+                groups: [group], control: 2, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day),
+                using: &generator)
+        }
+    }
+
+    @Test("A pending refund: a young charge not refunded yet carries the mature charges' late-refund chance")
+    func pendingRefunds() throws {
+        // 10 passes at 10 bought on day 0 (mature on day 30), 2 refunded in full after 3 days; one
+        // more bought on day 29.5 (age 0.5 days). Refund rate 1/5, all delays 3 days, so at age
+        // 0.5 it is still 1/5: the young charge is worth 10 − 2 = 8 in expectation.
+        var group = ProjectionGroupInput(name: "passes")
+        for member in 0..<10 {
+            var events = [purchase(hour, FixtureProduct.pass, 10, member: member)]
+            if member < 2 { events.append(refund(3 * day + hour, FixtureProduct.pass, 10, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        group.appendMember(assignedAt: 29 * day, events: [purchase(29 * day + 12 * hour, FixtureProduct.pass, 10, member: 10)])
+        let result = try project([group], asOf: 30 * day).groups[0]
+        #expect(abs(try #require(result.realizedARPU) - 90.0 / 11) < 1e-12)
+        // The late member converted in its first (partial) day; nobody waits. (80 + 10 − 2)/11.
+        #expect(abs(try #require(result.projectedARPU365) - 88.0 / 11) < 1e-9)
+    }
+
+    @Test("A comparison with a group without a projection: bounded renewals give the difference's bounds only; no payers gives nothing")
+    func comparisonWithoutProjection() throws {
+        var annual = ProjectionGroupInput(name: "annual")
+        var monthly = ProjectionGroupInput(name: "monthly")
+        var nobody = ProjectionGroupInput(name: "nobody")
+        for member in 0..<2 {
+            annual.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.yearly, 50, member: member)])
+            monthly.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.monthly, 10, member: member)])
+            nobody.appendMember(assignedAt: 0, events: [])
+        }
+        let result = try project([annual, monthly, nobody], asOf: 30 * day)
+        // Every member paid: control is exactly 50, monthly anything from 10 to 120.
+        let bounded = result.comparisons[0]
+        #expect(bounded.group == "monthly")
+        #expect(bounded.difference == nil && bounded.pValue == nil && bounded.chanceToBeatControl == nil)
+        #expect(bounded.relativeDifference == nil && bounded.relativeInterval == nil)
+        let interval = try #require(bounded.differenceInterval)
+        #expect(abs(interval.low + 40) < 1e-9 && abs(interval.high - 70) < 1e-9)
+        #expect(bounded.gap == .renewalsNotObserved(product: FixtureProduct.monthly, renewalsObserved: 0, renewalsNeeded: 11))
+        let empty = result.comparisons[1]
+        #expect(empty.group == "nobody")
+        #expect(empty.differenceInterval == nil && empty.difference == nil && empty.pValue == nil)
+        #expect(empty.gap == .groupWithoutProjection)
+    }
+
+    @Test("A treatment against control: the difference and relative difference of the projections, a p-value and a chance")
+    func comparison() throws {
+        func passGroup(_ name: String, price: Double) -> ProjectionGroupInput {
+            var group = ProjectionGroupInput(name: name)
+            for member in 0..<4000 {
+                group.appendMember(
+                    assignedAt: Int64(member % 20) * day,
+                    events: member % 4 == 0 ? [purchase(Int64(member % 20) * day + hour, FixtureProduct.pass, price, member: member)] : [])
+            }
+            return group
+        }
+        let result = try project([passGroup("control", price: 4), passGroup("cheaper", price: 2)], asOf: 30 * day)
+        let control = try #require(result.groups[0].projectedARPU365)
+        let treatment = try #require(result.groups[1].projectedARPU365)
+        let row = try #require(result.comparisons.first)
+        #expect(row.group == "cheaper" && row.controlGroup == "control")
+        #expect(row.difference == treatment - control)
+        #expect(abs(try #require(row.relativeDifference) + 0.5) < 1e-12)  // the same members at half the price
+        let interval = try #require(row.differenceInterval)
+        #expect(interval.high < 0)
+        #expect(try #require(row.pValue) < 0.01)
+        #expect(try #require(row.chanceToBeatControl) < 0.01)
+    }
+}
