@@ -88,9 +88,7 @@ struct LogShardWriter {
         case .notAnObject: eventUnreadable = false
         case .broken: eventUnreadable = malformation.breakage.omitEvent
         }
-        let key = Array(#""price""#.utf8)
-        return eventUnreadable && line.count >= key.count
-            && (0...(line.count - key.count)).contains { line[$0..<($0 + key.count)].elementsEqual(key) }
+        return eventUnreadable && line.firstRange(of: Array(#""price""#.utf8)) != nil
     }
 
     /// The part of its daily shard a user's lines go to.
