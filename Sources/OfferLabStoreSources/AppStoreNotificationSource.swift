@@ -55,6 +55,41 @@ public enum AppStoreNotificationFile {
     }
 }
 
+extension AppStoreNotificationFile {
+    /// Reads `paths` (sorted, as the job lists them) on up to `width` tasks at once and collects
+    /// their records in path order.
+    /// - Throws: the first file's `IngestError` (cannot open, corrupt gzip).
+    public static func readAll(paths: [String], decoder: AppStoreNotificationDecoder, width: Int) async throws -> StoreSourceRecords {
+        var readings = [AppStoreFileReading?](repeating: nil, count: paths.count)
+        try await withThrowingTaskGroup(of: (Int, AppStoreFileReading).self) { group in
+            var next = 0
+            func start() {
+                guard next < paths.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, try await read(path: paths[index], decoder: decoder)) }
+            }
+            for _ in 0..<max(1, width) { start() }
+            while let (index, reading) = try await group.next() {
+                readings[index] = reading
+                start()
+            }
+        }
+        var collector = AppStoreRecordCollector()
+        var records = StoreSourceRecords(format: .appStoreNotifications)
+        for case let reading? in readings {
+            collector.add(reading)
+            records.counts += reading.counts
+            records.notes += reading.notes
+        }
+        records.transactions = collector.transactions
+        records.statusChanges = collector.statusChanges
+        records.refundReversals = collector.refundReversals
+        records.counts += collector.counts
+        return records
+    }
+}
+
 /// The records of an App Store source: every distinct transaction once, however many
 /// notifications carried it; one status change and one reversal per notification, retries merged.
 public struct AppStoreRecordCollector: Sendable {

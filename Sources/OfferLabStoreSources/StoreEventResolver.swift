@@ -60,9 +60,32 @@ public struct StoreEventResolution: Sendable, Equatable {
     public var counts: [SourceFormat: StoreCounts] = [:]
 }
 
+/// What the files of one store source format hold: its records, its counters and the lines
+/// rejected or noted.
+public struct StoreSourceRecords: Sendable {
+    public var format: SourceFormat
+    public var transactions: [StoreTransaction] = []
+    public var statusChanges: [StoreStatusChange] = []
+    public var refundReversals: [StoreRefundReversal] = []
+    public var counts = StoreCounts()
+    public var notes: [StoreLineNote] = []
+
+    public init(format: SourceFormat) { self.format = format }
+}
+
 /// Turns the records of all store sources of a job into the events of §1.2 (contract §1.6),
 /// whatever format reported them: the rules that need every source at once live here.
 public enum StoreEventResolver {
+    /// The events of every source; each format's counters are its source's plus what resolving
+    /// its records counted.
+    public static func resolve(sources: [StoreSourceRecords], userTransactions: [String: String], asOf: Int64) -> StoreEventResolution {
+        var resolution = resolve(
+            transactions: sources.flatMap(\.transactions), statusChanges: sources.flatMap(\.statusChanges),
+            refundReversals: sources.flatMap(\.refundReversals), userTransactions: userTransactions, asOf: asOf)
+        for source in sources { resolution.counts[source.format, default: .init()] += source.counts }
+        return resolution
+    }
+
     /// - Parameters:
     ///   - userTransactions: the server's `user_transactions` table, original transaction id →
     ///     user id; it wins over the user a record names.

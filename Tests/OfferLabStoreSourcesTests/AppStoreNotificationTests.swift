@@ -293,6 +293,36 @@ enum LocalNotification {
         #expect(reading.notes.map(\.counter) == [.malformedBadSignature, .unknownNotificationTypes, .malformedInvalidJSON])
     }
 
+    @Test func filesAreReadTogetherInPathOrder() async throws {
+        let folder = try TemporaryFolder()
+        func text(_ lines: [[UInt8]]) -> String { lines.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined() }
+        // The transaction's first delivery (day 1) names the user; a later one (day 2) its refund.
+        let day1 = try folder.write(
+            "2026/03/01.jsonl",
+            text([
+                LocalNotification.line(type: "SUBSCRIBED", uuid: "a", transaction: LocalNotification.transaction(id: "1", original: "1")),
+                LocalNotification.line(type: "TEST", uuid: "t"),
+            ]))
+        let day2 = try folder.write(
+            "2026/03/02.jsonl",
+            text([
+                LocalNotification.line(
+                    type: "REFUND", uuid: "b",
+                    transaction: LocalNotification.transaction(id: "1", original: "1", token: nil, revocation: 1_700_000_500_000)),
+                Array("oops".utf8),
+            ]))
+        let decoder = AppStoreNotificationDecoder(bundleID: LocalNotification.bundleID, verifier: nil)
+        let records = try await AppStoreNotificationFile.readAll(paths: [day1, day2], decoder: decoder, width: 2)
+        #expect(records.transactions.count == 1)
+        #expect(records.transactions.first?.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(records.counts[.linesRead] == 4 && records.counts[.ignoredStoreRecords] == 1 && records.counts[.malformedInvalidJSON] == 1)
+        #expect(records.notes.map(\.path) == [day2])
+
+        let resolution = StoreEventResolver.resolve(sources: [records], userTransactions: [:], asOf: .max)
+        #expect(resolution.events.map(\.eventID) == ["app_store_notifications:1", "app_store_notifications:1:refund"])
+        #expect(resolution.counts[.appStoreNotifications]?[.linesRead] == 4)
+    }
+
     @Test func aMissingFileIsAnError() async {
         let decoder = AppStoreNotificationDecoder(bundleID: LocalNotification.bundleID, verifier: nil)
         await #expect(throws: IngestError.self) { try await AppStoreNotificationFile.read(path: "/nonexistent/x.jsonl", decoder: decoder) }
