@@ -92,8 +92,9 @@ import Testing
         }
     }
 
-    @Test func appleRealChainLeadsToAppleRootG3() async throws {
-        let verifier = try AppStoreSignatureVerifier(rootCertificates: [RealData.bytes(RealData.appleRootG3)])
+    @Test func appleRealChainLeadsToTheCompiledInAppleRootG3() async throws {
+        #expect(AppStoreSignatureVerifier.appleRootCAG3DER == (try RealData.bytes(RealData.appleRootG3)))
+        let verifier = try AppStoreSignatureVerifier(rootCertificates: [AppStoreSignatureVerifier.appleRootCAG3DER])
         let x5c = try ["ProdECCReceiptSigning-2025.cer", "AppleWWDRCAG6.cer", "AppleRootCA-G3.cer"].map {
             Data(try RealData.bytes("real-apple-chain/\($0)")).base64EncodedString()
         }
