@@ -40,6 +40,19 @@ import Testing
         }
     }
 
+    @Test func aNotificationSignedAfterItsLeafExpiredIsABadSignature() async throws {
+        // The chain is valid until 2030-03-17; signed in 2031.
+        let line = try signer.line(
+            signedTransaction: try signer.signer.sign(LocalNotification.transaction(id: "7", environment: "Production")),
+            signedDate: 1_924_992_000_000)
+        do {
+            _ = try await signer.decoder.decode(line)
+            Issue.record("a notification signed by an expired chain passed")
+        } catch {
+            #expect(error.counter == .malformedBadSignature && error.detail.contains("not valid at signedDate"), "\(error.detail)")
+        }
+    }
+
     @Test func chainsWithoutApplesOIDsAreRefused() async throws {
         for options in [AppStoreTestSigner.Options.withoutLeafOID, .withoutIntermediateOID] {
             let other = try AppStoreSignerFixture(try AppStoreTestSigner(validFrom: Self.from, validUntil: Self.until, options: options))
