@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "offerlab", targets: ["offerlab"]),
         .library(name: "OfferLab", targets: ["OfferLab"]),
         .library(name: "OfferLabStatistics", targets: ["OfferLabStatistics"]),
+        .library(name: "OfferLabStoreSources", targets: ["OfferLabStoreSources"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),

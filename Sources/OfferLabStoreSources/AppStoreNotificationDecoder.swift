@@ -38,6 +38,7 @@ public struct AppStoreNotificationDecoder: Sendable {
     public var bundleID: String
     /// Nil when the job says `app_store.verify: false` (a receiver that verified at receipt).
     public var verifier: AppStoreSignatureVerifier?
+    private let headers = JWSHeaderCache()
 
     public init(bundleID: String, verifier: AppStoreSignatureVerifier?) {
         self.bundleID = bundleID
@@ -111,7 +112,7 @@ public struct AppStoreNotificationDecoder: Sendable {
         check: (Payload) throws(StoreLineRejection) -> Void = { _ in }
     ) async throws(StoreLineRejection) -> Payload {
         let jws: CompactJWS
-        do { jws = try CompactJWS(text.utf8[...]) } catch { throw .init(.malformedBadSignature, "\(what): \(error)") }
+        do { jws = try CompactJWS(text, headers: headers) } catch { throw .init(.malformedBadSignature, "\(what): \(error)") }
         let payload = try Self.json(type, jws.payload, what: "the \(what) payload")
         try check(payload)
         guard let verifier, !unsigned, !Self.isUnsigned(payload.environment) else { return payload }

@@ -147,7 +147,7 @@ public final class AppStoreSignatureVerifier: Sendable {
     }
 
     private static func certificate(_ base64: String) -> Certificate? {
-        guard let der = Base64.decode(base64.utf8, urlSafe: false) else { return nil }
+        guard let der = Base64.decode(base64, urlSafe: false) else { return nil }
         return try? Certificate(derEncoded: der)
     }
 

@@ -4,7 +4,7 @@
 /// DER 63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179. It is compiled in rather
 /// than shipped as a resource file so that the tool is one file that cannot lose its default root.
 extension AppStoreSignatureVerifier {
-    public static let appleRootCAG3DER: [UInt8] = Base64.decode(appleRootCAG3Base64.utf8, urlSafe: false)!
+    public static let appleRootCAG3DER: [UInt8] = Base64.decode(appleRootCAG3Base64, urlSafe: false)!
 
     private static let appleRootCAG3Base64 =
         "MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwSQXBwbGUgUm9vdCBDQSAtIEczMSYwJAYD"

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A compact JWS (`header.payload.signature`, each base64url) as App Store Server Notifications
 /// V2 carry it: the outer `signedPayload` and the nested `signedTransactionInfo` and
 /// `signedRenewalInfo` (contract §1.6).
@@ -23,10 +25,19 @@ public struct CompactJWS: Sendable {
         }
     }
 
+    /// The header fields that matter.
+    public struct Header: Sendable, Equatable {
+        /// `alg`.
+        public var algorithm: String?
+        /// `x5c`: base64 (not base64url) DER certificates, leaf first.
+        public var certificateChain: [String]?
+    }
+
+    public var header: Header
     /// The header's `alg`.
-    public var algorithm: String?
-    /// The header's `x5c`: base64 (not base64url) DER certificates, leaf first.
-    public var certificateChain: [String]?
+    public var algorithm: String? { header.algorithm }
+    /// The header's `x5c`.
+    public var certificateChain: [String]? { header.certificateChain }
     /// The decoded payload (JSON, not yet looked at).
     public var payload: [UInt8]
     /// The bytes the signature covers: `header.payload` as written.
@@ -34,22 +45,37 @@ public struct CompactJWS: Sendable {
     /// The raw signature (for ES256: r||s).
     public var signature: [UInt8]
 
-    /// Splits and decodes `text`; the header is read, the payload left as bytes.
-    public init(_ text: Substring.UTF8View) throws(FormatError) {
-        let dots = text.indices.filter { text[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2 else { throw .segmentCount(dots.count + 1) }
-        let headerText = text[text.startIndex..<dots[0]]
-        let payloadText = text[text.index(after: dots[0])..<dots[1]]
-        let signatureText = text[text.index(after: dots[1])...]
-        guard let header = Base64.decode(headerText, urlSafe: true) else { throw .badBase64(segment: "header") }
-        guard let payload = Base64.decode(payloadText, urlSafe: true) else { throw .badBase64(segment: "payload") }
-        guard let signature = Base64.decode(signatureText, urlSafe: true) else { throw .badBase64(segment: "signature") }
-        guard let fields = JSONHeader(header) else { throw .headerNotJSON }
-        self.algorithm = fields.algorithm
-        self.certificateChain = fields.certificateChain
+    /// Splits and decodes `text`; the header is read (or found in `headers`), the payload left as
+    /// bytes.
+    public init(_ text: String, headers: JWSHeaderCache? = nil) throws(FormatError) {
+        var text = text
+        let parsed = text.withUTF8 { bytes in Result { () throws(FormatError) in try CompactJWS(bytes, headers: headers) } }
+        self = try parsed.get()
+    }
+
+    private init(_ text: UnsafeBufferPointer<UInt8>, headers: JWSHeaderCache?) throws(FormatError) {
+        let dot = UInt8(ascii: ".")
+        guard let first = text.firstIndex(of: dot) else { throw .segmentCount(1) }
+        guard let second = text[(first + 1)...].firstIndex(of: dot) else { throw .segmentCount(2) }
+        if text[(second + 1)...].contains(dot) { throw .segmentCount(3 + text[(second + 1)...].lazy.filter { $0 == dot }.count) }
+        let headerText = UnsafeBufferPointer(rebasing: text[..<first])
+        guard let payload = Base64.decode(UnsafeBufferPointer(rebasing: text[(first + 1)..<second]), urlSafe: true) else {
+            throw .badBase64(segment: "payload")
+        }
+        guard let signature = Base64.decode(UnsafeBufferPointer(rebasing: text[(second + 1)...]), urlSafe: true) else {
+            throw .badBase64(segment: "signature")
+        }
+        if let headers { header = try headers.header(headerText) } else { header = try Self.header(headerText) }
         self.payload = payload
-        self.signingInput = Array(text[text.startIndex..<dots[1]])
+        signingInput = Array(text[..<second])
         self.signature = signature
+    }
+
+    /// Decodes and reads a header segment.
+    fileprivate static func header(_ text: UnsafeBufferPointer<UInt8>) throws(FormatError) -> Header {
+        guard let json = Base64.decode(text, urlSafe: true) else { throw .badBase64(segment: "header") }
+        guard let fields = try? StoreJSON.decode(JSONHeader.self, from: json) else { throw .headerNotJSON }
+        return Header(algorithm: fields.algorithm, certificateChain: fields.certificateChain)
     }
 
     /// The checks of Apple's libraries before the chain: ES256, exactly three certificates,
@@ -61,6 +87,27 @@ public struct CompactJWS: Sendable {
     }
 }
 
+/// The headers of JWS already read, by their base64url text: Apple signs a month of data with a
+/// few chains, so nearly every header (two thirds of a notification's bytes, the `x5c`
+/// certificates) is one seen before, and is looked up instead of decoded. Safe to share between
+/// tasks; it keeps at most `capacity` headers, so that data with ever new headers costs no memory.
+public final class JWSHeaderCache: Sendable {
+    private let headers = Mutex<[[UInt8]: CompactJWS.Header]>([:])
+    private let capacity: Int
+
+    public init(capacity: Int = 256) { self.capacity = capacity }
+
+    fileprivate func header(_ text: UnsafeBufferPointer<UInt8>) throws(CompactJWS.FormatError) -> CompactJWS.Header {
+        let key = Array(text)
+        if let known = headers.withLock({ $0[key] }) { return known }
+        let header = try CompactJWS.header(text)
+        headers.withLock { table in
+            if table.count < capacity { table[key] = header }
+        }
+        return header
+    }
+}
+
 /// The two header fields that matter, read with Foundation's JSON parser.
 private struct JSONHeader: Decodable {
     var algorithm: String?
@@ -69,10 +116,5 @@ private struct JSONHeader: Decodable {
     enum CodingKeys: String, CodingKey {
         case algorithm = "alg"
         case certificateChain = "x5c"
-    }
-
-    init?(_ bytes: [UInt8]) {
-        guard let decoded = try? StoreJSON.decode(JSONHeader.self, from: bytes) else { return nil }
-        self = decoded
     }
 }

@@ -15,7 +15,7 @@ import Testing
     /// The JWS of a mock file and its payload's `signedDate` in microseconds.
     func mock(_ name: String) throws -> (jws: CompactJWS, signedAt: Int64) {
         let text = try RealData.text("app-store-server-library/mock_signed_data/\(name)")
-        return (try CompactJWS(text.utf8[...]), try signedDate(TestJWS.payload(text)))
+        return (try CompactJWS(text), try signedDate(TestJWS.payload(text)))
     }
 
     /// The payload's `signedDate`; `wrongBundleId` has none (Apple's library then checks at the
@@ -55,14 +55,14 @@ import Testing
         let text = try RealData.text("app-store-server-library/mock_signed_data/testNotification")
         let changed = TestJWS.replacingPayload(
             text, with: TestJWS.payload(text).replacingOccurrences(of: "com.example", with: "com.example.other"))
-        let jws = try CompactJWS(changed.utf8[...])
+        let jws = try CompactJWS(changed)
         #expect(await failure(testCAVerifier, jws, at: 1_681_314_324_000_000) == .signatureMismatch)
     }
 
     /// A JWS with a zero signature over the given chain: the chain is judged before the signature.
     func zeroSigned(_ pemFiles: [String]) throws -> CompactJWS {
         let x5c = try pemFiles.map { try RealData.pemBody("app-store-server-library/certs/\($0)") }
-        return try CompactJWS(TestJWS.unsigned(header: TestJWS.header(x5c: x5c), payload: "{}").utf8[...])
+        return try CompactJWS(TestJWS.unsigned(header: TestJWS.header(x5c: x5c), payload: "{}"))
     }
 
     @Test func appleTestCertificatesWithTheWrongOIDsAreRefused() async throws {
@@ -98,7 +98,7 @@ import Testing
         let x5c = try ["ProdECCReceiptSigning-2025.cer", "AppleWWDRCAG6.cer", "AppleRootCA-G3.cer"].map {
             Data(try RealData.bytes("real-apple-chain/\($0)")).base64EncodedString()
         }
-        let jws = try CompactJWS(TestJWS.unsigned(header: TestJWS.header(x5c: x5c), payload: "{}").utf8[...])
+        let jws = try CompactJWS(TestJWS.unsigned(header: TestJWS.header(x5c: x5c), payload: "{}"))
         // The date Apple's own test uses: the chain holds, so only the (zero) signature fails.
         #expect(await failure(verifier, jws, at: 1_761_962_975_000_000) == .signatureMismatch)
         // Before the 2025 leaf was issued.
@@ -119,12 +119,12 @@ import Testing
             (try RealData.text("app-store-server-library/mock_signed_data/missingX5CHeaderClaim"), .certificateCount(nil)),
         ]
         for (text, expected) in cases {
-            let jws = try CompactJWS(text.utf8[...])
+            let jws = try CompactJWS(text)
             #expect(await failure(testCAVerifier, jws, at: 1_681_314_324_000_000) == .format(expected))
         }
-        #expect(throws: CompactJWS.FormatError.segmentCount(2)) { try CompactJWS("abc.def".utf8[...]) }
-        #expect(throws: CompactJWS.FormatError.badBase64(segment: "payload")) { try CompactJWS("e30.e$0.AA".utf8[...]) }
-        #expect(throws: CompactJWS.FormatError.headerNotJSON) { try CompactJWS("bm90.e30.AA".utf8[...]) }
+        #expect(throws: CompactJWS.FormatError.segmentCount(2)) { try CompactJWS("abc.def") }
+        #expect(throws: CompactJWS.FormatError.badBase64(segment: "payload")) { try CompactJWS("e30.e$0.AA") }
+        #expect(throws: CompactJWS.FormatError.headerNotJSON) { try CompactJWS("bm90.e30.AA") }
     }
 
     @Test func aRootCertificateThatIsNoCertificateIsNamedByPosition() throws {
@@ -145,7 +145,7 @@ import Testing
     @Test func manyTasksShareOneVerifier() async throws {
         let (jws, signedAt) = try mock("testNotification")
         let text = try RealData.text("app-store-server-library/mock_signed_data/testNotification")
-        let tampered = try CompactJWS(TestJWS.replacingPayload(text, with: "{}").utf8[...])
+        let tampered = try CompactJWS(TestJWS.replacingPayload(text, with: "{}"))
         let verifier = testCAVerifier
         let outcomes = await withTaskGroup(of: (Bool, Bool).self) { group in
             for index in 0..<64 {
