@@ -78,7 +78,9 @@ public struct AppStoreNotificationDecoder: Sendable {
             renewal = try await open(text, as: RenewalPayload.self, what: "signedRenewalInfo", unsigned: unsigned)
         }
 
-        let isSandbox = Self.isSandbox(transaction?.environment ?? environment)
+        // Either environment makes a sandbox record: an unsigned Xcode notification cannot carry
+        // a production transaction.
+        let isSandbox = Self.isSandbox(environment) || Self.isSandbox(transaction?.environment)
         var notification = AppStoreNotification(
             id: id, type: type, subtype: payload.subtype, signedAt: signedAt, isKnownType: Self.knownTypes.contains(type))
         if let transaction {

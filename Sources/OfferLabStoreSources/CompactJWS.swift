@@ -92,13 +92,14 @@ public struct CompactJWS: Sendable {
 /// certificates) is one seen before, and is looked up instead of decoded. Safe to share between
 /// tasks; it keeps at most `capacity` headers, so that data with ever new headers costs no memory.
 public final class JWSHeaderCache: Sendable {
-    private let headers = Mutex<[[UInt8]: CompactJWS.Header]>([:])
+    /// By the header's text (a `String` hashes its bytes in bulk, an array byte by byte).
+    private let headers = Mutex<[String: CompactJWS.Header]>([:])
     private let capacity: Int
 
     public init(capacity: Int = 256) { self.capacity = capacity }
 
     fileprivate func header(_ text: UnsafeBufferPointer<UInt8>) throws(CompactJWS.FormatError) -> CompactJWS.Header {
-        let key = Array(text)
+        let key = String(decoding: text, as: UTF8.self)
         if let known = headers.withLock({ $0[key] }) { return known }
         let header = try CompactJWS.header(text)
         headers.withLock { table in

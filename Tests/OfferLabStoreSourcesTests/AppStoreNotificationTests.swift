@@ -172,6 +172,13 @@ enum LocalNotification {
         #expect(decoded.signedAt == 1_697_679_936_056_485)
     }
 
+    @Test func anUnsignedXcodeNotificationCannotCarryAProductionTransaction() async throws {
+        let line = LocalNotification.line(
+            type: "DID_RENEW", uuid: "x", transaction: LocalNotification.transaction(id: "1", environment: "Production"),
+            environment: "Xcode")
+        #expect(try await decoder.decode(line).transaction?.isSandbox == true)
+    }
+
     @Test func storefrontsBecomeAlpha2Countries() async throws {
         for (storefront, country) in [("USA", "US"), ("DEU", "DE"), ("JPN", "JP"), ("GBR", "GB"), ("XKS", "XK"), ("ZZZ", nil)] {
             let line = LocalNotification.line(
