@@ -133,7 +133,8 @@ public struct AppStoreRecordCollector: Sendable {
     }
 
     /// A later delivery of a known transaction: the first delivery's facts stay; what it lacked,
-    /// a refund, and a later end of period (a renewal extension) come from the later one.
+    /// a later refund (a refund again after a reversal), and a later end of period (a renewal
+    /// extension) come from the later one.
     private static func merge(_ delivered: StoreTransaction, into record: inout StoreTransaction) {
         record.originalTransactionID = record.originalTransactionID ?? delivered.originalTransactionID
         if record.priceMicros == nil, delivered.priceMicros != nil {
@@ -142,7 +143,7 @@ public struct AppStoreRecordCollector: Sendable {
         }
         record.userID = record.userID ?? delivered.userID
         record.country = record.country ?? delivered.country
-        record.refund = record.refund ?? delivered.refund
+        if let refund = delivered.refund, refund.at > record.refund?.at ?? .min { record.refund = refund }
         if let expiresAt = delivered.expiresAt { record.expiresAt = max(record.expiresAt ?? expiresAt, expiresAt) }
     }
 }

@@ -276,6 +276,14 @@ enum LocalNotification {
         #expect(collector.statusChanges.map(\.id) == ["n2"])
         #expect(collector.refundReversals.map(\.id) == ["n6"])
         #expect(collector.counts[.ignoredStoreRecords] == 1)
+
+        // Refunded again after the reversal: the later refund is the record's.
+        collector.add(
+            try await decoder.decode(
+                LocalNotification.line(
+                    type: "REFUND", uuid: "n7",
+                    transaction: LocalNotification.transaction(id: "10", original: "10", revocation: 1_704_000_000_000))))
+        #expect(collector.transactions.first?.refund == .init(at: 1_704_000_000_000_000, amountMicros: nil))
     }
 }
 
