@@ -13,7 +13,8 @@ import Synchronization
 /// A month of notifications is signed by a handful of certificate chains, so each distinct chain
 /// (the `x5c` text of leaf and intermediate) is built and checked once per verifier and kept with
 /// the time window in which all its certificates are valid; a signature then costs one P-256
-/// verification. The verifier is safe to use from many tasks at once.
+/// verification, and a signature seen again over the same bytes (a notification Apple delivered
+/// again) costs none. The verifier is safe to use from many tasks at once.
 public final class AppStoreSignatureVerifier: Sendable {
     /// Why signed data was refused: every case is `malformed_bad_signature` in the counters.
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -44,6 +45,10 @@ public final class AppStoreSignatureVerifier: Sendable {
 
     private let roots: CertificateStore
     private let chains = Mutex<[ChainKey: ChainEntry]>([:])
+    /// Signatures that verified, each by a digest of the signed bytes' digest and the signature;
+    /// emptied when it reaches `verifiedSignatureCapacity` (retries come within days).
+    private let verifiedSignatures = Mutex<Set<SHA256Digest>>([])
+    private static let verifiedSignatureCapacity = 1 << 20
 
     /// - Parameter rootCertificates: the trusted roots, each DER or PEM (for Apple: Apple Root
     ///   CA - G3).
@@ -82,9 +87,16 @@ public final class AppStoreSignatureVerifier: Sendable {
             // name and key but other dates may still make it valid, so build it again at that time.
             key = try await Self.validate(chain.leaf, chain.intermediate, roots: roots, at: signedAt)
         }
+        let digest = SHA256.hash(data: jws.signingInput)
+        let seen = SHA256.hash(data: Array(digest) + jws.signature)
+        if verifiedSignatures.withLock({ $0.contains(seen) }) { return }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-            key.isValidSignature(signature, for: jws.signingInput)
+            key.isValidSignature(signature, for: digest)
         else { throw .signatureMismatch }
+        verifiedSignatures.withLock { verified in
+            if verified.count >= Self.verifiedSignatureCapacity { verified.removeAll(keepingCapacity: true) }
+            verified.insert(seen)
+        }
     }
 
     /// The settled trust of a chain: built once, by the first task that asks; the others wait for it.

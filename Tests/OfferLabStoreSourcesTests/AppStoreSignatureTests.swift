@@ -51,6 +51,16 @@ import Testing
         }
     }
 
+    @Test func aSignatureVerifiedBeforeDoesNotVouchForAnother() async throws {
+        let (jws, signedAt) = try mock("testNotification")
+        #expect(await failure(testCAVerifier, jws, at: signedAt) == nil)
+        #expect(await failure(testCAVerifier, jws, at: signedAt) == nil)
+        // The same signed bytes with another signature.
+        var forged = jws
+        forged.signature[10] ^= 1
+        #expect(await failure(testCAVerifier, forged, at: signedAt) == .signatureMismatch)
+    }
+
     @Test func aChangedPayloadFailsTheSignature() async throws {
         let text = try RealData.text("app-store-server-library/mock_signed_data/testNotification")
         let changed = TestJWS.replacingPayload(
