@@ -140,7 +140,8 @@ public enum StoreEventResolver {
         }
 
         for change in statusChanges {
-            guard let userID = change.originalTransactionID.flatMap({ userTransactions[$0] }) ?? change.userID else {
+            let chain = change.originalTransactionID ?? change.transactionID
+            guard let userID = chain.flatMap({ userTransactions[$0] }) ?? change.userID else {
                 resolution.counts[change.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }

@@ -79,13 +79,17 @@ import Testing
                 StoreStatusChange(
                     format: .appStoreNotifications, id: "n2", event: .expire, at: 6, originalTransactionID: "Z", transactionID: nil,
                     productID: nil, userID: nil),
+                // No original transaction id: the transaction is its own chain.
+                StoreStatusChange(
+                    format: .appStoreNotifications, id: "n3", event: .expire, at: 7, originalTransactionID: nil, transactionID: "E",
+                    productID: nil, userID: nil),
             ],
             users: ["A": "server-user", "E": "server-e"])
         let users = Dictionary(uniqueKeysWithValues: resolution.events.map { ($0.eventID, $0.userID) })
         #expect(
             users == [
                 "app_store_notifications:1": "server-user", "app_store_notifications:2": "token-b", "app_store_notifications:3": "server-e",
-                "app_store_notifications:n1": "server-user",
+                "app_store_notifications:n1": "server-user", "app_store_notifications:n3": "server-e",
             ])
         #expect(resolution.counts[.appStoreNotifications]?[.unattributedStoreRecords] == 1)
         #expect(resolution.counts[.revenueCatWebhooks]?[.unattributedStoreRecords] == 1)
