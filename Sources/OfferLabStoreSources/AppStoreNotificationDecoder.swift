@@ -36,8 +36,8 @@ public struct AppStoreNotificationDecoder: Sendable {
 
     /// The notification `line` holds, or why it is rejected.
     public func decode(_ line: [UInt8]) async throws(StoreLineRejection) -> AppStoreNotification {
-        let body = try Self.json(WebhookBody.self, line, what: "the line")
-        guard let signedPayload = body.signedPayload else { throw .init(.malformedMissingField, "no signedPayload") }
+        let body = try StoreJSONObject(line, what: "the line")
+        guard let signedPayload = try body.string("signedPayload") else { throw .init(.malformedMissingField, "no signedPayload") }
         // Another app's notification is refused before its signature costs anything: whether
         // signed or not, it says nothing about this app.
         let payload = try await open(signedPayload, as: NotificationPayload.self, what: "signedPayload", unsigned: false) {
@@ -104,7 +104,7 @@ public struct AppStoreNotificationDecoder: Sendable {
     ) async throws(StoreLineRejection) -> Payload {
         let jws: CompactJWS
         do { jws = try CompactJWS(text, headers: headers) } catch { throw .init(.malformedBadSignature, "\(what): \(error)") }
-        let payload = try Self.json(type, jws.payload, what: "the \(what) payload")
+        let payload = try Payload(StoreJSONObject(jws.payload, what: "the \(what) payload"))
         try check(payload)
         guard let verifier, !unsigned, !Self.isUnsigned(payload.environment) else { return payload }
         do { try jws.checkAppleHeader() } catch { throw .init(.malformedBadSignature, "\(what): \(error)") }
@@ -168,17 +168,6 @@ public struct AppStoreNotificationDecoder: Sendable {
         return Int64((milliseconds * 1000).rounded(.down))
     }
 
-    private static func json<Value: Decodable>(_ type: Value.Type, _ bytes: [UInt8], what: String) throws(StoreLineRejection) -> Value {
-        do {
-            return try StoreJSON.decode(type, from: bytes)
-        } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw .init(.malformedInvalidField, "\(what): \(field) has the wrong type")
-        } catch {
-            throw .init(.malformedInvalidJSON, "\(what) is not a JSON object")
-        }
-    }
-
     private static func isUnsigned(_ environment: String?) -> Bool {
         switch environment?.lowercased() {
         case "xcode", "localtesting": true
@@ -200,12 +189,4 @@ public struct AppStoreNotificationDecoder: Sendable {
         "PRICE_CHANGE", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION",
         "RESCIND_CONSENT", "REVOKE", "SUBSCRIBED", "TEST",
     ]
-}
-
-private struct WebhookBody: Decodable {
-    var signedPayload: String?
-}
-
-extension NotificationPayload: SignedPayload {
-    var environment: String? { data?.environment }
 }

@@ -3,7 +3,7 @@
 /// `JWSRenewalInfoDecodedPayload`). Dates are epoch milliseconds, fractional in Xcode's files.
 
 /// The outer `signedPayload`.
-struct NotificationPayload: Decodable {
+struct NotificationPayload {
     var notificationType: String?
     var subtype: String?
     var notificationUUID: String?
@@ -18,19 +18,30 @@ struct NotificationPayload: Decodable {
     var bundleID: String? { data?.bundleId ?? summary?.bundleId ?? externalPurchaseToken?.bundleId }
 }
 
-struct NotificationData: Decodable {
+struct NotificationData {
     var bundleId: String?
     var environment: String?
     var signedTransactionInfo: String?
     var signedRenewalInfo: String?
+
+    init(_ json: StoreJSONObject) throws(StoreLineRejection) {
+        bundleId = try json.string("bundleId")
+        environment = try json.string("environment")
+        signedTransactionInfo = try json.string("signedTransactionInfo")
+        signedRenewalInfo = try json.string("signedRenewalInfo")
+    }
 }
 
-struct AppOnly: Decodable {
+struct AppOnly {
     var bundleId: String?
+
+    init(_ json: StoreJSONObject) throws(StoreLineRejection) {
+        bundleId = try json.string("bundleId")
+    }
 }
 
 /// A decoded `signedTransactionInfo`.
-struct TransactionPayload: Decodable {
+struct TransactionPayload {
     var transactionId: String?
     var originalTransactionId: String?
     var bundleId: String?
@@ -52,7 +63,7 @@ struct TransactionPayload: Decodable {
 }
 
 /// A decoded `signedRenewalInfo`: only what ties a status change to its chain.
-struct RenewalPayload: Decodable {
+struct RenewalPayload {
     var originalTransactionId: String?
     var productId: String?
     var appAccountToken: String?
@@ -60,11 +71,58 @@ struct RenewalPayload: Decodable {
     var environment: String?
 }
 
-/// The payloads' own decoded parts that signature checks need: when each was signed.
-protocol SignedPayload: Decodable {
+/// A payload of a JWS: read from its JSON object, and when it was signed, which its signature
+/// check needs.
+protocol SignedPayload {
     var signedDate: Double? { get }
     var environment: String? { get }
+
+    init(_ json: StoreJSONObject) throws(StoreLineRejection)
 }
 
-extension TransactionPayload: SignedPayload {}
-extension RenewalPayload: SignedPayload {}
+extension NotificationPayload: SignedPayload {
+    var environment: String? { data?.environment }
+
+    init(_ json: StoreJSONObject) throws(StoreLineRejection) {
+        notificationType = try json.string("notificationType")
+        subtype = try json.string("subtype")
+        notificationUUID = try json.string("notificationUUID")
+        signedDate = try json.double("signedDate")
+        data = try json.object("data").map { (data) throws(StoreLineRejection) in try NotificationData(data) }
+        summary = try json.object("summary").map { (summary) throws(StoreLineRejection) in try AppOnly(summary) }
+        externalPurchaseToken = try json.object("externalPurchaseToken").map { (token) throws(StoreLineRejection) in
+            try AppOnly(token)
+        }
+    }
+}
+
+extension TransactionPayload: SignedPayload {
+    init(_ json: StoreJSONObject) throws(StoreLineRejection) {
+        transactionId = try json.string("transactionId")
+        originalTransactionId = try json.string("originalTransactionId")
+        bundleId = try json.string("bundleId")
+        productId = try json.string("productId")
+        purchaseDate = try json.double("purchaseDate")
+        expiresDate = try json.double("expiresDate")
+        signedDate = try json.double("signedDate")
+        price = try json.int64("price")
+        currency = try json.string("currency")
+        offerDiscountType = try json.string("offerDiscountType")
+        storefront = try json.string("storefront")
+        inAppOwnershipType = try json.string("inAppOwnershipType")
+        revocationDate = try json.double("revocationDate")
+        revocationPercentage = try json.int64("revocationPercentage")
+        appAccountToken = try json.string("appAccountToken")
+        environment = try json.string("environment")
+    }
+}
+
+extension RenewalPayload: SignedPayload {
+    init(_ json: StoreJSONObject) throws(StoreLineRejection) {
+        originalTransactionId = try json.string("originalTransactionId")
+        productId = try json.string("productId")
+        appAccountToken = try json.string("appAccountToken")
+        signedDate = try json.double("signedDate")
+        environment = try json.string("environment")
+    }
+}

@@ -1,3 +1,4 @@
+import OfferLabIngest
 import Synchronization
 
 /// A compact JWS (`header.payload.signature`, each base64url) as App Store Server Notifications
@@ -74,8 +75,22 @@ public struct CompactJWS: Sendable {
     /// Decodes and reads a header segment.
     fileprivate static func header(_ text: UnsafeBufferPointer<UInt8>) throws(FormatError) -> Header {
         guard let json = Base64.decode(text, urlSafe: true) else { throw .badBase64(segment: "header") }
-        guard let fields = try? StoreJSON.decode(JSONHeader.self, from: json) else { throw .headerNotJSON }
-        return Header(algorithm: fields.algorithm, certificateChain: fields.certificateChain)
+        // As a decoder of typed fields would: a field of another type makes the header unreadable.
+        guard let fields = StoreJSONObject.members(json) else { throw .headerNotJSON }
+        var algorithm: String?
+        if let value = fields["alg"], value != .null {
+            guard let text = value.string else { throw .headerNotJSON }
+            algorithm = text
+        }
+        var certificateChain: [String]?
+        if let value = fields["x5c"], value != .null {
+            guard case .array(let items) = value else { throw .headerNotJSON }
+            certificateChain = try items.map { (item) throws(FormatError) in
+                guard let text = item.string else { throw .headerNotJSON }
+                return text
+            }
+        }
+        return Header(algorithm: algorithm, certificateChain: certificateChain)
     }
 
     /// The checks of Apple's libraries before the chain: ES256, exactly three certificates,
@@ -106,16 +121,5 @@ public final class JWSHeaderCache: Sendable {
             if table.count < capacity { table[key] = header }
         }
         return header
-    }
-}
-
-/// The two header fields that matter, read with Foundation's JSON parser.
-private struct JSONHeader: Decodable {
-    var algorithm: String?
-    var certificateChain: [String]?
-
-    enum CodingKeys: String, CodingKey {
-        case algorithm = "alg"
-        case certificateChain = "x5c"
     }
 }
