@@ -16,10 +16,16 @@ let package = Package(
         .library(name: "OfferLab", targets: ["OfferLab"]),
         .library(name: "OfferLabStatistics", targets: ["OfferLabStatistics"]),
         .library(name: "OfferLabProjection", targets: ["OfferLabProjection"]),
+        .library(name: "OfferLabStoreSources", targets: ["OfferLabStoreSources"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // X.509 chain building and P-256 ECDSA: what Apple's App Store Server Library verifies
+        // signed notifications with (contract §1.6).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // System libraries (Debian: zlib1g-dev, libsqlite3-dev), each wrapped by one Swift type.
@@ -43,7 +49,13 @@ let package = Package(
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
         // The stores' formats (contract §1.6): App Store Server Notifications, RevenueCat's export
         // and webhooks, read into the records that become the events of §1.2.
-        .target(name: "OfferLabStoreSources", dependencies: ["OfferLabIngest"]),
+        .target(
+            name: "OfferLabStoreSources",
+            dependencies: [
+                "OfferLabIngest", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         // Synthetic data sets in the input formats (`offerlab generate`).
         .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"]),
         // The pipeline, one target per layer, each depending only on those before it (bytes to

@@ -38,9 +38,10 @@ trap 'rm -rf "$work"' EXIT
 $python tools/sql/add_quirks.py "$work/quirks"
 # The sample night with a malformed-line limit it breaks: every engine must refuse it as run does
 # (and on that limit, although its money without a rate is over the other limit too: run checks
-# the lines first).
+# the lines first). The data set's own job reads showcase/ too: 46 of 44146 lines are malformed.
 sed -e 's/^max_bad_line_ratio: .*/max_bad_line_ratio: 0.0001/' -e "s|^tables: .*|tables: $PWD/sample-data/tables/|" \
-  -e "s|\"logs/|\"$PWD/sample-data/logs/|" sample-data/job.yaml >"$work/too-many-malformed.yaml"
+  -e "s|\"logs/|\"$PWD/sample-data/logs/|" -e "s|\"showcase/|\"$PWD/sample-data/showcase/|" sample-data/job.yaml \
+  >"$work/too-many-malformed.yaml"
 echo "max_unconvertible_money_share: 0.05" >>"$work/too-many-malformed.yaml"
 
 # The reference's hand-made set with its assignment table named as Spark needs and a CSV log

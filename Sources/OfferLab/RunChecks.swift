@@ -34,7 +34,9 @@ enum RunChecks {
     /// header, an empty file): one warning naming them, as the night may well pass without them.
     static func filesWithoutValidLines(_ ingest: IngestCounters) -> [String] {
         guard !ingest.filesWithoutValidLines.isEmpty else { return [] }
-        let files = ingest.filesWithoutValidLines.map { "\($0.path) (\($0.lines == 0 ? "empty" : "\($0.lines) lines, all malformed"))" }
+        let files = ingest.filesWithoutValidLines.map { file in
+            "\(file.path) (\(file.lines == 0 ? "empty" : "\(file.lines) line\(file.lines == 1 ? "" : "s"), all malformed"))"
+        }
         let count = files.count
         return ["\(count) log file\(count == 1 ? "" : "s") yielded no valid line: \(files.joined(separator: ", "))"]
     }

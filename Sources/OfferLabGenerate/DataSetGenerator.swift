@@ -91,7 +91,8 @@ public enum DataSetGenerator {
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        for relative in try logFiles(in: out, folder: "logs") + (try logFiles(in: out, folder: RevenueCatWriter.folder)) {
+        let logFolders = ["logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder]
+        for relative in try logFolders.flatMap({ try logFiles(in: out, folder: $0) }) {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
@@ -100,12 +101,12 @@ public enum DataSetGenerator {
             assignmentRows: rows, logs: logs, files: files)
     }
 
-    /// Creates the folders. An existing `tables/`, `logs/`, `revenuecat/` or `job.yaml` is an
-    /// error unless `overwrite`, which removes exactly those (nothing else in the folder).
+    /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `revenuecat/` or `job.yaml`
+    /// is an error unless `overwrite`, which removes exactly those (nothing else in the folder).
     private static func prepare(_ configuration: GeneratorConfiguration) throws {
         let manager = FileManager.default
         let out = configuration.outputDirectory
-        let owned = [TableWriter.folder, "logs", RevenueCatWriter.folder, JobFile.name]
+        let owned = [TableWriter.folder, "logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder, JobFile.name]
         for name in owned where manager.fileExists(atPath: out + "/" + name) {
             guard configuration.overwrite else {
                 throw GeneratorError(
@@ -119,6 +120,7 @@ public enum DataSetGenerator {
         }
         do {
             try manager.createDirectory(atPath: out + "/" + TableWriter.folder, withIntermediateDirectories: true)
+            try manager.createDirectory(atPath: out + "/" + LogShardWriter.showcaseFolder, withIntermediateDirectories: true)
             for day in 0...configuration.days {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
@@ -135,7 +137,7 @@ public enum DataSetGenerator {
         }
     }
 
-    /// Every file under `folder` (`logs`, `revenuecat`), relative to `out`; none when the folder
+    /// Every file under `folder` (`logs`, `showcase`, `revenuecat`), relative to `out`; none when the folder
     /// does not exist.
     private static func logFiles(in out: String, folder: String) throws -> [String] {
         guard FileManager.default.fileExists(atPath: out + "/" + folder) else { return [] }

@@ -9,6 +9,8 @@ enum JobFile {
             #   offerlab generate --users \(configuration.users) --seed \(configuration.seed) \
             --start \(configuration.start) --days \(configuration.days)\(shapeOptions(configuration))
             # Paths are relative to this file. BRL has no rate on purpose (unknown_currency_events).
+            # showcase/ holds the fixed malformed lines and every malformed line that names money:
+            # without its globs, a job reads no malformed line that names money.
             tables: tables/
             logs:
             \(logGlobs(configuration.layout))\(storeSource(configuration.sourceFormat))
@@ -26,12 +28,13 @@ enum JobFile {
             """
     }
 
-    /// The globs of the layout's log files.
+    /// The globs of the layout's log files, and of the showcase's.
     private static func logGlobs(_ layout: LogLayout) -> String {
         let globs =
             layout == .oneFile
             ? [OneFileLayout.jsonPath, OneFileLayout.csvPath] : ["logs/*/*/*/*.jsonl.gz", "logs/*/*/*/*.csv.gz"]
-        return globs.map { "  - \"\($0)\"" }.joined(separator: "\n")
+        let showcase = ["*.jsonl.gz", "*.csv.gz"].map { LogShardWriter.showcaseFolder + "/" + $0 }
+        return (globs + showcase).map { "  - \"\($0)\"" }.joined(separator: "\n")
     }
 
     /// The store's files, as a source of their format (contract §1.6).

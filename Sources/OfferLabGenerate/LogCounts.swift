@@ -26,6 +26,10 @@ public struct LogCounts: Sendable, Equatable {
     public var afterEndLines = 0
     /// Malformed lines by the reason the contract's checks give.
     public var malformed: [MalformedReason: Int] = [:]
+    /// Of `files` and `lines`: the files in `showcase/` and their lines, every one malformed (the
+    /// fixed showcase and the malformed copies that may name money).
+    public var showcaseFiles = 0
+    public var showcaseLines = 0
     /// Uncompressed bytes of every log file.
     public var uncompressedBytes: Int64 = 0
     /// The store's files (`--format` other than `offerlab`): files, export rows or webhook lines
@@ -56,6 +60,8 @@ public struct LogCounts: Sendable, Equatable {
         sum.unknownTypeLines += rhs.unknownTypeLines
         sum.afterEndLines += rhs.afterEndLines
         sum.malformed.merge(rhs.malformed, uniquingKeysWith: +)
+        sum.showcaseFiles += rhs.showcaseFiles
+        sum.showcaseLines += rhs.showcaseLines
         sum.uncompressedBytes += rhs.uncompressedBytes
         sum.storeFiles += rhs.storeFiles
         sum.storeLines += rhs.storeLines

@@ -1,7 +1,9 @@
 import OfferLabIngest
 
 /// Writes the log files of one shard of users (user index ≡ shard mod `shardCount`) for every
-/// day of the period: `logs/YYYY/MM/DD/events-<shard>.jsonl.gz` (or `.csv.gz` on some days).
+/// day of the period: `logs/YYYY/MM/DD/events-<shard>.jsonl.gz` (or `.csv.gz` on some days);
+/// and the shard's malformed lines that name money, with the fixed showcase, in
+/// `showcase/malformed-<shard>.jsonl.gz` / `.csv.gz` (`showcaseFolder`).
 ///
 /// A shard's files depend only on its users, so shards can be written in parallel and the
 /// bytes do not depend on the number of threads. Memory: one `LogFile` per day.
@@ -11,6 +13,8 @@ struct LogShardWriter {
     let shardCount: Int
     /// Files per (day, part of the shard): `days + 1` times `layout.partsPerShard`.
     private var files: [LogFile?]
+    /// The shard's showcase files: JSON Lines, then CSV.
+    private var showcaseFiles: [LogFile?] = [nil, nil]
     private var counts = LogCounts()
     private var encoder: LineEncoder
     private var simulator: UserSimulator
@@ -61,6 +65,32 @@ struct LogShardWriter {
         return folder + "/" + stem + (isCSV(day: day, shard: shard) ? ".csv.gz" : ".jsonl.gz")
     }
 
+    /// The folder of the malformed lines a job reads only when it lists it (beside `logs/`, outside
+    /// a `logs/…` glob): the fixed showcase and every malformed copy of an event that names money,
+    /// so that a job on `logs/` alone runs without the warning such lines raise (contract §4), and
+    /// a job that adds this folder shows it.
+    static let showcaseFolder = "showcase"
+
+    /// The showcase file of a shard, relative to the output folder.
+    static func showcasePath(shard: Int, format: LogFile.Format) -> String {
+        showcaseFolder + "/malformed-\(shard)" + (format == .csv ? ".csv.gz" : ".jsonl.gz")
+    }
+
+    /// Whether a malformed copy of `event` may name money as the run reads a broken line: a money
+    /// event, or a price when the event cannot be read (docs/reliability.md, Money in rejected
+    /// lines). Such a copy goes to the showcase; a cut line with a price goes too, wherever the
+    /// cut fell.
+    static func mayNameMoney(_ event: SimEvent, malformation: Malformation, line: [UInt8]) -> Bool {
+        if event.kind == .purchase || event.kind == .renewal || event.kind == .refund { return true }
+        let eventUnreadable: Bool
+        switch malformation.shape {
+        case .truncated: eventUnreadable = true
+        case .notAnObject: eventUnreadable = false
+        case .broken: eventUnreadable = malformation.breakage.omitEvent
+        }
+        return eventUnreadable && line.firstRange(of: Array(#""price""#.utf8)) != nil
+    }
+
     /// The part of its daily shard a user's lines go to.
     private func part(ofUser index: Int) -> Int { (index / shardCount) % configuration.layout.partsPerShard }
 
@@ -80,6 +110,17 @@ struct LogShardWriter {
             level: configuration.compressionLevel,
             writesCSVHeader: !joined)
         files[slot] = file
+        return file
+    }
+
+    /// The showcase file of `format`: plain (LF, one member, a final newline).
+    private mutating func showcaseFile(_ format: LogFile.Format) -> LogFile {
+        let slot = format == .csv ? 1 : 0
+        if let file = showcaseFiles[slot] { return file }
+        let file = LogFile(
+            path: configuration.outputDirectory + "/" + Self.showcasePath(shard: shard, format: format), format: format, usesCRLF: false,
+            omitsFinalNewline: false, memberSize: nil, level: configuration.compressionLevel)
+        showcaseFiles[slot] = file
         return file
     }
 
@@ -129,15 +170,17 @@ struct LogShardWriter {
         }
         counts.camelCaseLines = encoder.camelCaseLines
         counts.bothSpellingLines = encoder.bothSpellingLines
-        for file in files {
-            guard let file else { continue }
-            if try file.finish() {
-                counts.files += 1
-                if file.members > 1 { counts.multiMemberFiles += 1 }
-                counts.lines += file.lines
-                counts.blankLines += file.blankLines
-                if file.format == .csv { counts.csvRows += file.lines }
-                counts.uncompressedBytes += Int64(file.uncompressedBytes)
+        for (file, isShowcase) in files.map({ ($0, false) }) + showcaseFiles.map({ ($0, true) }) {
+            guard let file, try file.finish() else { continue }
+            counts.files += 1
+            if file.members > 1 { counts.multiMemberFiles += 1 }
+            counts.lines += file.lines
+            counts.blankLines += file.blankLines
+            if file.format == .csv { counts.csvRows += file.lines }
+            counts.uncompressedBytes += Int64(file.uncompressedBytes)
+            if isShowcase {
+                counts.showcaseFiles += 1
+                counts.showcaseLines += file.lines
             }
         }
         return counts
@@ -177,15 +220,14 @@ struct LogShardWriter {
             encoder.camelCaseLines = camel
             encoder.bothSpellingLines = both
         }
+        var line: [UInt8] = []
         switch malformation.shape {
         case .notAnObject(let literal):
-            var line: [UInt8] = []
             line.appendASCII(literal)
-            try file.appendLine(line)
         case .truncated:
             encoder.encodeJSON(subject, breakage: .none, random: &random)
             let cut = 1 + random.below(encoder.line.count - 1)
-            try file.appendLine(Array(encoder.line[..<cut]))
+            line = Array(encoder.line[..<cut])
         case .broken:
             switch file.format {
             case .jsonLines:
@@ -193,24 +235,23 @@ struct LogShardWriter {
             case .csv:
                 encoder.encodeCSV(subject, breakage: malformation.breakage, random: &random)
             }
-            try file.appendLine(encoder.line)
+            line = encoder.line
         }
+        let destination = Self.mayNameMoney(subject.event, malformation: malformation, line: line) ? showcaseFile(file.format) : file
+        try destination.appendLine(line)
         counts.malformed[malformation.reason, default: 0] += 1
     }
 
-    /// The fixed malformed lines: JSON ones in shard 0's first file, CSV ones in shard 2's
-    /// (a CSV log on the first day).
+    /// The fixed malformed lines, in shard 0's showcase files.
     private mutating func writeShowcase() throws {
-        var lines: [Showcase.Line] = []
-        if shard == 0 { lines += Showcase.jsonLines(start: configuration.startMicros) }
-        if shard == 2 % shardCount && Self.isCSV(day: 0, shard: shard) {
-            lines += Showcase.csvLines(start: configuration.startMicros)
-        }
-        guard !lines.isEmpty else { return }
-        let file = file(day: 0, part: 0)
-        for line in lines {
-            try file.appendLine(Array(line.text.utf8))
-            counts.malformed[line.reason, default: 0] += 1
+        guard shard == 0 else { return }
+        let start = configuration.startMicros
+        for (format, lines) in [(LogFile.Format.jsonLines, Showcase.jsonLines(start: start)), (.csv, Showcase.csvLines(start: start))] {
+            let file = showcaseFile(format)
+            for line in lines {
+                try file.appendLine(Array(line.text.utf8))
+                counts.malformed[line.reason, default: 0] += 1
+            }
         }
     }
 }

@@ -22,7 +22,8 @@ enum OneFileLayout {
                 if LogShardWriter.isCSV(day: day, shard: shard) { csv.append(relative) } else { json.append(relative) }
             }
         }
-        logs.files = 0
+        // The showcase files stay as they are.
+        logs.files = logs.showcaseFiles
         if !json.isEmpty {
             try append(json, to: jsonPath, out: out)
             logs.files += 1
@@ -39,7 +40,7 @@ enum OneFileLayout {
             try append([header] + csv, to: csvPath, out: out)
             logs.files += 1
         }
-        logs.multiMemberFiles = logs.files
+        logs.multiMemberFiles = logs.files - logs.showcaseFiles
         do {
             try FileManager.default.removeItem(atPath: out + "/" + LogShardWriter.partsFolder)
         } catch {

@@ -26,11 +26,13 @@ import OfferLabIngest
 /// that breaks the grammar is read as absent (§2.13); an empty user id makes an unattributed
 /// record. Neither is malformed.
 public struct RevenueCatExportFile: Sendable {
-    public private(set) var counts: RevenueCatFileCounts
+    public let path: String
+    /// `lines_read` (the rows after the header) and the malformed rows by reason.
+    public private(set) var counts = StoreCounts()
+    /// The rejected rows, each at the line on which it starts.
+    public private(set) var notes: [StoreLineNote] = []
     /// The usable rows, in file order.
     var rows: [RevenueCatExportRow] = []
-
-    public var path: String { counts.path }
 
     /// Reads the file whole.
     ///
@@ -39,17 +41,21 @@ public struct RevenueCatExportFile: Sendable {
     public init(path: String, userIDField: RevenueCatUserIDField = .originalAppUserID, inflater: Inflater = .fastestAvailable) throws {
         let reader = try TableFileReader(path: path, format: .csv, inflater: inflater)
         var columns = try RevenueCatExportColumns(reader: reader, userIDField: userIDField)
-        var counts = RevenueCatFileCounts(path: path)
+        var counts = StoreCounts()
+        var notes: [StoreLineNote] = []
         var rows: [RevenueCatExportRow] = []
         try reader.forEachRow { row in
-            counts.linesRead += 1
-            do throws(RevenueCatRowRejection) {
+            counts[.linesRead] += 1
+            do throws(StoreLineRejection) {
                 rows.append(try columns.parse(row))
             } catch {
-                counts.reject(line: row.lineNumber, error.reason)
+                counts[error.counter] += 1
+                notes.append(StoreLineNote(path: path, line: row.lineNumber, counter: error.counter, detail: error.detail))
             }
         }
+        self.path = path
         self.counts = counts
+        self.notes = notes
         self.rows = rows
     }
 
@@ -69,20 +75,24 @@ public enum RevenueCatExport {
     /// One record per (`store_transaction_id`, `renewal_number`) over all the files, given in
     /// file order (sorted paths): a row sent again with a later `updated_at` replaces the
     /// earlier one; on a tie, and in version 3 files (no `updated_at`), the later in file order
-    /// wins. Records come in the order their first row appears.
+    /// wins. Records come in the order their first row appears; the counters and notes are the
+    /// files'.
     ///
     /// Stripe reuses `store_transaction_id` for the renewals of a subscription: when several
     /// records share one, the record with the lowest `renewal_number` keeps it as its
     /// `transactionID` and the others become `<store_transaction_id>:<renewal_number>`, so that
     /// each stays its own event.
-    public static func records(_ files: [RevenueCatExportFile]) -> [StoreTransaction] {
+    public static func records(_ files: [RevenueCatExportFile]) -> StoreSourceRecords {
         struct Key: Hashable {
             var storeTransactionID: String
             var renewalNumber: Int64
         }
         var slots: [Key: Int] = [:]
         var chosen: [RevenueCatExportRow] = []
+        var records = StoreSourceRecords(format: .revenueCatExport)
         for file in files {
+            records.counts += file.counts
+            records.notes += file.notes
             for row in file.rows {
                 let key = Key(storeTransactionID: row.storeTransactionID, renewalNumber: row.renewalNumber)
                 guard let slot = slots[key] else {
@@ -96,13 +106,14 @@ public enum RevenueCatExport {
         }
         var lowestRenewal: [String: Int64] = [:]
         for row in chosen { lowestRenewal[row.storeTransactionID] = min(lowestRenewal[row.storeTransactionID] ?? .max, row.renewalNumber) }
-        return chosen.map { row in
+        records.transactions = chosen.map { row in
             var transaction = row.transaction
             if row.renewalNumber != lowestRenewal[row.storeTransactionID] {
                 transaction.transactionID = "\(row.storeTransactionID):\(row.renewalNumber)"
             }
             return transaction
         }
+        return records
     }
 }
 
@@ -129,13 +140,6 @@ struct RevenueCatExportRow: Sendable {
         row.transaction.refund = refund
         return row
     }
-}
-
-/// Why an export row became no record.
-struct RevenueCatRowRejection: Error {
-    var reason: MalformedReason
-
-    init(_ reason: MalformedReason) { self.reason = reason }
 }
 
 /// The export's columns, found in a file's header, and the reading of a row through them.
@@ -194,10 +198,11 @@ struct RevenueCatExportColumns {
     }
 
     /// The row's record, or the first reason it has none (see `RevenueCatExportFile`).
-    mutating func parse(_ row: TableRow) throws(RevenueCatRowRejection) -> RevenueCatExportRow {
+    mutating func parse(_ row: TableRow) throws(StoreLineRejection) -> RevenueCatExportRow {
         switch row.problem {
-        case .tooLong: throw RevenueCatRowRejection(.lineTooLong)
-        case .fieldCount, .unterminatedQuote: throw RevenueCatRowRejection(.invalidCSV)
+        case .tooLong: throw StoreLineRejection(.lineTooLong, "row longer than the line length limit")
+        case .fieldCount: throw StoreLineRejection(.invalidCSV, "a field count other than the header's")
+        case .unterminatedQuote: throw StoreLineRejection(.invalidCSV, "a quote never closed")
         case nil: break
         }
         func isEmpty(_ column: Int) -> Bool { row.bytes(at: column).isEmpty }
@@ -210,7 +215,7 @@ struct RevenueCatExportColumns {
         if isEmpty(storeTransactionID) || isEmpty(renewalNumber) || isEmpty(startTime) || isEmpty(productID) || isEmpty(isTrialPeriod)
             || isEmpty(isTrialConversion) || isEmpty(isSandbox) || updatedAt.map(isEmpty) == true
         {
-            throw RevenueCatRowRejection(.missingField)
+            throw StoreLineRejection(.missingField, "a required column is empty")
         }
 
         // 3. Values that are not what their column holds.
@@ -218,40 +223,44 @@ struct RevenueCatExportColumns {
             let trialPeriod = Self.bool(row.bytes(at: isTrialPeriod)),
             let trialConversion = Self.bool(row.bytes(at: isTrialConversion)),
             let sandbox = Self.bool(row.bytes(at: isSandbox))
-        else { throw RevenueCatRowRejection(.invalidField) }
-        func price(_ column: Int?) throws(RevenueCatRowRejection) -> Int64? {
+        else { throw StoreLineRejection(.invalidField, "renewal_number or a boolean column is not what it holds") }
+        func price(_ column: Int?) throws(StoreLineRejection) -> Int64? {
             guard let column, !isEmpty(column) else { return nil }
-            guard let micros = Price.parseMicros(row.bytes(at: column)) else { throw RevenueCatRowRejection(.invalidField) }
+            guard let micros = Price.parseMicros(row.bytes(at: column)) else {
+                throw StoreLineRejection(.invalidField, "a price that is not a number")
+            }
             return micros
         }
-        func share(_ column: Int?) throws(RevenueCatRowRejection) -> Double? {
+        func share(_ column: Int?) throws(StoreLineRejection) -> Double? {
             guard let column, !isEmpty(column) else { return nil }
-            guard let value = row.double(at: column) else { throw RevenueCatRowRejection(.invalidField) }
+            guard let value = row.double(at: column) else { throw StoreLineRejection(.invalidField, "a share that is not a number") }
             return value
         }
         let leftPrice = try price(priceAfterRefunds)
         // Version 3 has no purchase price: its charge is priced by what is left after refunds.
-        let grossPrice = try purchasePrice.map { column throws(RevenueCatRowRejection) in try price(column) } ?? leftPrice
+        let grossPrice = try purchasePrice.map { column throws(StoreLineRejection) in try price(column) } ?? leftPrice
         let taxShare = try share(taxPercentage)
         let commissionShare = try share(commissionPercentage)
 
         // 4. Timestamps.
-        func timestamp(_ column: Int) throws(RevenueCatRowRejection) -> Int64? {
+        func timestamp(_ column: Int) throws(StoreLineRejection) -> Int64? {
             guard !isEmpty(column) else { return nil }
             guard let micros = Self.timestamp(row.bytes(at: column), dayCache: &dayCache) else {
-                throw RevenueCatRowRejection(.badTimestamp)
+                throw StoreLineRejection(.badTimestamp, "a timestamp that breaks the grammar of §1.2")
             }
             return micros
         }
-        guard let start = try timestamp(startTime) else { throw RevenueCatRowRejection(.missingField) }
+        guard let start = try timestamp(startTime) else { throw StoreLineRejection(.missingField, "no start_time") }
         let refunded = try timestamp(refundedAt)
-        let updated = try updatedAt.flatMap { column throws(RevenueCatRowRejection) in try timestamp(column) }
+        let updated = try updatedAt.flatMap { column throws(StoreLineRejection) in try timestamp(column) }
         let expires = endTime.flatMap { isEmpty($0) ? nil : Self.timestamp(row.bytes(at: $0), dayCache: &dayCache) }
 
         // 5. and 6. The money.
         let currency = text(purchasedCurrency)
-        if !trialPeriod, grossPrice != nil, currency == nil { throw RevenueCatRowRejection(.missingField) }
-        if (grossPrice ?? 0) < 0 || (leftPrice ?? 0) < 0 { throw RevenueCatRowRejection(.negativePrice) }
+        if !trialPeriod, grossPrice != nil, currency == nil {
+            throw StoreLineRejection(.missingField, "a price without purchased_currency")
+        }
+        if (grossPrice ?? 0) < 0 || (leftPrice ?? 0) < 0 { throw StoreLineRejection(.negativePrice, "a negative price") }
 
         let kind: StoreTransaction.Kind = trialPeriod ? .trial : (renewal == 1 || trialConversion ? .firstCharge : .laterCharge)
         // Version 3 sets a refunded row's price to what is left: its gross price is not in it.
@@ -260,7 +269,9 @@ struct RevenueCatExportColumns {
         if let refunded {
             var amount: Int64?
             if !isVersion3Refund, let grossPrice, let leftPrice, leftPrice != 0 {
-                guard leftPrice <= grossPrice else { throw RevenueCatRowRejection(.invalidField) }
+                guard leftPrice <= grossPrice else {
+                    throw StoreLineRejection(.invalidField, "price_in_purchased_currency above the purchase price")
+                }
                 amount = grossPrice - leftPrice
             }
             refund = StoreTransaction.Refund(at: refunded, amountMicros: amount)

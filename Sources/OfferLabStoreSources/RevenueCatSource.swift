@@ -21,36 +21,3 @@ public enum RevenueCatUserIDField: String, Sendable, CaseIterable {
         }
     }
 }
-
-/// A row or line of a RevenueCat file that became no record, for the rejects report: the
-/// counted reason and where it is.
-public struct RevenueCatRejectedLine: Sendable, Equatable {
-    public var path: String
-    /// 1-based line (for an export row, the line on which it starts).
-    public var line: Int
-    public var reason: MalformedReason
-
-    public init(path: String, line: Int, reason: MalformedReason) {
-        self.path = path
-        self.line = line
-        self.reason = reason
-    }
-}
-
-/// What reading one file of a RevenueCat source saw besides its records: the non-blank lines
-/// (rows after the header, for the export) for `lines_read`, and the malformed ones.
-public struct RevenueCatFileCounts: Sendable, Equatable {
-    public var path: String
-    public var linesRead = 0
-    public var malformed = MalformedCounts()
-    public var rejectedLines: [RevenueCatRejectedLine] = []
-
-    public init(path: String) {
-        self.path = path
-    }
-
-    mutating func reject(line: Int, _ reason: MalformedReason) {
-        malformed[reason] += 1
-        rejectedLines.append(RevenueCatRejectedLine(path: path, line: line, reason: reason))
-    }
-}

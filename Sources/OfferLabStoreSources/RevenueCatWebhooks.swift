@@ -33,11 +33,13 @@ import OfferLabIngest
 /// id is unattributed; an `expiration_at_ms` that is not an integer is read as absent (§2.13).
 /// Neither is malformed.
 public struct RevenueCatWebhookFile: Sendable {
-    public private(set) var counts: RevenueCatFileCounts
+    public let path: String
+    /// `lines_read` (the non-blank lines) and the malformed lines by reason.
+    public private(set) var counts = StoreCounts()
+    /// The rejected lines.
+    public private(set) var notes: [StoreLineNote] = []
     /// The usable webhooks, in file order.
     var deliveries: [RevenueCatWebhook] = []
-
-    public var path: String { counts.path }
 
     /// Reads the file whole.
     ///
@@ -45,51 +47,44 @@ public struct RevenueCatWebhookFile: Sendable {
     public init(path: String, userIDField: RevenueCatUserIDField = .originalAppUserID, inflater: Inflater = .fastestAvailable) throws {
         let input = try InputFileReader(path: path, inflater: inflater)
         var splitter = LineSplitter()
-        var counts = RevenueCatFileCounts(path: path)
+        var counts = StoreCounts()
+        var notes: [StoreLineNote] = []
         var deliveries: [RevenueCatWebhook] = []
         func read(_ line: Line) {
-            counts.linesRead += 1
-            guard !line.isTooLong else { return counts.reject(line: line.number, .lineTooLong) }
-            do throws(RevenueCatRowRejection) {
+            counts[.linesRead] += 1
+            do throws(StoreLineRejection) {
+                if line.isTooLong { throw StoreLineRejection(.lineTooLong, "longer than the line length limit") }
                 deliveries.append(try RevenueCatWebhook(body: line.bytes, userIDField: userIDField))
             } catch {
-                counts.reject(line: line.number, error.reason)
+                counts[error.counter] += 1
+                notes.append(StoreLineNote(path: path, line: line.number, counter: error.counter, detail: error.detail))
             }
         }
         try input.forEachChunk { chunk in splitter.feed(chunk, read) }
         splitter.finish(read)
+        self.path = path
         self.counts = counts
+        self.notes = notes
         self.deliveries = deliveries
     }
-}
-
-/// The records of a `revenuecat_webhooks` source (contract §1.6).
-public struct RevenueCatWebhookRecords: Sendable, Equatable {
-    /// One per distinct `transaction_id` of a charge.
-    public var transactions: [StoreTransaction] = []
-    /// One per distinct `transaction_id` of a `CUSTOMER_SUPPORT` cancellation.
-    public var refunds: [StoreRefund] = []
-    /// One per `REFUND_REVERSED` webhook.
-    public var reversals: [StoreRefundReversal] = []
-    /// One per cancel or expire webhook.
-    public var statusChanges: [StoreStatusChange] = []
-    /// Webhooks of a type that carries no purchase fact (`ignored_store_records`).
-    public var ignoredRecords = 0
-
-    public init() {}
 }
 
 /// The records of a `revenuecat_webhooks` source.
 public enum RevenueCatWebhooks {
     /// The records of all the files, given in file order (sorted paths). A webhook RevenueCat
     /// retried (the same `event.id`) is one: the first in file order. Two webhooks charging or
-    /// refunding the same `transaction_id` are one record: the first in file order.
-    public static func records(_ files: [RevenueCatWebhookFile]) -> RevenueCatWebhookRecords {
-        var records = RevenueCatWebhookRecords()
+    /// refunding the same `transaction_id` are one record: the first in file order. Records:
+    /// one transaction per charged `transaction_id`, one refund per `CUSTOMER_SUPPORT`-cancelled
+    /// one, one reversal per `REFUND_REVERSED` webhook, one status change per cancel or expire;
+    /// the other types count in `ignored_store_records`. The files' counters and notes come along.
+    public static func records(_ files: [RevenueCatWebhookFile]) -> StoreSourceRecords {
+        var records = StoreSourceRecords(format: .revenueCatWebhooks)
         var seenEvents: Set<String> = []
         var chargedTransactions: Set<String> = []
         var refundedTransactions: Set<String> = []
         for file in files {
+            records.counts += file.counts
+            records.notes += file.notes
             for delivery in file.deliveries where seenEvents.insert(delivery.eventID).inserted {
                 switch delivery.record {
                 case .charge(let transaction):
@@ -97,11 +92,11 @@ public enum RevenueCatWebhooks {
                 case .refund(let refund):
                     if refundedTransactions.insert(refund.transactionID).inserted { records.refunds.append(refund) }
                 case .reversal(let reversal):
-                    records.reversals.append(reversal)
+                    records.refundReversals.append(reversal)
                 case .statusChange(let change):
                     records.statusChanges.append(change)
                 case .ignored:
-                    records.ignoredRecords += 1
+                    records.counts[.ignoredStoreRecords] += 1
                 }
             }
         }
@@ -124,15 +119,17 @@ struct RevenueCatWebhook: Sendable {
     var record: Record
 
     /// The body's record, or the first reason it has none (see `RevenueCatWebhookFile`).
-    init(body: UnsafeRawBufferPointer, userIDField: RevenueCatUserIDField) throws(RevenueCatRowRejection) {
-        guard let body = JSONValue(parsing: body), case .object = body else { throw RevenueCatRowRejection(.invalidJSON) }
-        guard let event = Self.present(body["event"]) else { throw RevenueCatRowRejection(.missingField) }
-        guard case .object = event else { throw RevenueCatRowRejection(.invalidField) }
+    init(body: UnsafeRawBufferPointer, userIDField: RevenueCatUserIDField) throws(StoreLineRejection) {
+        guard let body = JSONValue(parsing: body), case .object = body else { throw StoreLineRejection(.invalidJSON, "not a JSON object") }
+        guard let event = Self.present(body["event"]) else { throw StoreLineRejection(.missingField, "no event") }
+        guard case .object = event else { throw StoreLineRejection(.invalidField, "event is not an object") }
         func field(_ key: String) -> JSONValue? { Self.present(event[key]) }
 
         // 2. What every record needs.
-        guard let idValue = field("id"), let typeValue = field("type") else { throw RevenueCatRowRejection(.missingField) }
-        guard let id = Self.text(idValue), let type = typeValue.string else { throw RevenueCatRowRejection(.invalidField) }
+        guard let idValue = field("id") else { throw StoreLineRejection(.missingField, "no event.id") }
+        guard let typeValue = field("type") else { throw StoreLineRejection(.missingField, "no event.type") }
+        guard let id = Self.text(idValue) else { throw StoreLineRejection(.invalidField, "event.id is not a string or integer") }
+        guard let type = typeValue.string else { throw StoreLineRejection(.invalidField, "event.type is not a string") }
         enum Shape {
             case charge, cancellation, expiration, reversal
         }
@@ -153,22 +150,22 @@ struct RevenueCatWebhook: Sendable {
         } else {
             requiredKeys.append("event_timestamp_ms")
         }
-        for key in requiredKeys where field(key) == nil { throw RevenueCatRowRejection(.missingField) }
+        for key in requiredKeys where field(key) == nil { throw StoreLineRejection(.missingField, "no \(key)") }
 
         // 3. Values that are not what their key holds.
-        func text(_ key: String) throws(RevenueCatRowRejection) -> String? {
+        func text(_ key: String) throws(StoreLineRejection) -> String? {
             guard let value = field(key) else { return nil }
-            guard let text = Self.text(value) else { throw RevenueCatRowRejection(.invalidField) }
+            guard let text = Self.text(value) else { throw StoreLineRejection(.invalidField, "\(key) is not a string or integer") }
             return text.isEmpty ? nil : text
         }
-        func flag(_ key: String) throws(RevenueCatRowRejection) -> Bool {
+        func flag(_ key: String) throws(StoreLineRejection) -> Bool {
             guard let value = field(key) else { return false }
-            guard let flag = value.bool else { throw RevenueCatRowRejection(.invalidField) }
+            guard let flag = value.bool else { throw StoreLineRejection(.invalidField, "\(key) is not true or false") }
             return flag
         }
-        func number(_ key: String) throws(RevenueCatRowRejection) -> String? {
+        func number(_ key: String) throws(StoreLineRejection) -> String? {
             guard let value = field(key) else { return nil }
-            guard let number = value.numberText else { throw RevenueCatRowRejection(.invalidField) }
+            guard let number = value.numberText else { throw StoreLineRejection(.invalidField, "\(key) is not a number") }
             return number
         }
         let transactionID = try text("transaction_id")
@@ -186,20 +183,24 @@ struct RevenueCatWebhook: Sendable {
         let priceText = try number("price_in_purchased_currency")
         let price: Int64?
         if let priceText {
-            guard let micros = Price.parseMicros(priceText) else { throw RevenueCatRowRejection(.invalidField) }
+            guard let micros = Price.parseMicros(priceText) else {
+                throw StoreLineRejection(.invalidField, "price_in_purchased_currency is not a price")
+            }
             price = micros
         } else {
             price = nil
         }
-        let taxShare = try number("tax_percentage").map { text throws(RevenueCatRowRejection) in try Self.share(text) }
-        let commissionShare = try number("commission_percentage").map { text throws(RevenueCatRowRejection) in try Self.share(text) }
+        let taxShare = try number("tax_percentage").map { text throws(StoreLineRejection) in try Self.share(text, "tax_percentage") }
+        let commissionShare = try number("commission_percentage").map { text throws(StoreLineRejection) in
+            try Self.share(text, "commission_percentage")
+        }
         let isSandbox = environment?.uppercased() == "SANDBOX"
-        guard let transactionID else { throw RevenueCatRowRejection(.missingField) }
+        guard let transactionID else { throw StoreLineRejection(.missingField, "transaction_id is empty") }
 
         // 4. Times.
-        func time(_ key: String) throws(RevenueCatRowRejection) -> Int64 {
+        func time(_ key: String) throws(StoreLineRejection) -> Int64 {
             guard let micros = field(key)?.numberText.flatMap(Self.epochMilliseconds) else {
-                throw RevenueCatRowRejection(.badTimestamp)
+                throw StoreLineRejection(.badTimestamp, "\(key) is not epoch milliseconds as a JSON integer")
             }
             return micros
         }
@@ -214,8 +215,8 @@ struct RevenueCatWebhook: Sendable {
                 }
             let at = try time("purchased_at_ms")
             // 5. and 6. The money.
-            if kind != .trial, price != nil, currency == nil { throw RevenueCatRowRejection(.missingField) }
-            if kind != .trial, let price, price < 0 { throw RevenueCatRowRejection(.negativePrice) }
+            if kind != .trial, price != nil, currency == nil { throw StoreLineRejection(.missingField, "a price without currency") }
+            if kind != .trial, let price, price < 0 { throw StoreLineRejection(.negativePrice, "a negative price") }
             let expiresAt = field("expiration_at_ms")?.numberText.flatMap(Self.epochMilliseconds)
             record = .charge(
                 StoreTransaction(
@@ -260,8 +261,8 @@ struct RevenueCatWebhook: Sendable {
     }
 
     /// A share such as `0.3`; not a finite number: invalid.
-    private static func share(_ text: String) throws(RevenueCatRowRejection) -> Double {
-        guard let value = Double(text), value.isFinite else { throw RevenueCatRowRejection(.invalidField) }
+    private static func share(_ text: String, _ key: String) throws(StoreLineRejection) -> Double {
+        guard let value = Double(text), value.isFinite else { throw StoreLineRejection(.invalidField, "\(key) is not finite") }
         return value
     }
 

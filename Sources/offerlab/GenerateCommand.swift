@@ -94,6 +94,9 @@ struct GenerateCommand: AsyncParsableCommand {
         let otherFiles = report.files.count - report.logs.files
         print("Wrote \(report.users) users, \(report.assignmentRows) assignment rows and \(report.logs.lines) log lines")
         print("  in \(report.logs.files) log files + \(otherFiles) other files (\(size)) to \(report.outputDirectory)/")
+        print(
+            "  of which \(report.logs.showcaseLines) malformed lines in \(report.logs.showcaseFiles) files of showcase/ "
+                + "(a job reads them when it lists them: the fixed showcase and every malformed line that names money)")
         if report.logs.storeFiles > 0 {
             print(
                 "  and \(report.logs.storeLines) \(format.rawValue) lines in \(report.logs.storeFiles) files "

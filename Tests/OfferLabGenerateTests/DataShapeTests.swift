@@ -115,8 +115,12 @@ import Testing
         #expect(logs.rawValidLines.sorted() == expected.rawValidLines.sorted())
         #expect(logs.malformed == expected.malformed)
         #expect(logs.blankLines == expected.blankLines)
-        let files = set.logFiles
-        #expect(set.report.logs.files == files.count)
+        #expect(set.report.logs.files == set.logFiles.count)
+        // The showcase files are beside the logs in every layout.
+        let showcase = set.logFiles.filter { $0.hasPrefix("showcase/") }
+        #expect(showcase.contains("showcase/malformed-0.jsonl.gz") && showcase.contains("showcase/malformed-0.csv.gz"))
+        #expect(set.report.logs.showcaseFiles == showcase.count)
+        let files = set.logFiles.filter { $0.hasPrefix("logs/") }
         switch layout {
         case .smallFiles:
             // Twenty files a day, for the three days and the as_of day.

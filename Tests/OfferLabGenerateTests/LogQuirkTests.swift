@@ -13,8 +13,8 @@ struct CheckedLogs {
     var nonBlankLines = 0
     var blankLines = 0
 
-    init(_ set: GeneratedSet) throws {
-        for file in set.logFiles {
+    init(_ set: GeneratedSet, files: [String]? = nil) throws {
+        for file in files ?? set.logFiles {
             let (lines, blank) = GeneratedSet.lines(try set.readBytes(file))
             blankLines += blank
             var header: [String]?
@@ -65,6 +65,25 @@ struct CheckedLogs {
         #expect(logs.blankLines >= 1)
         let counts = set.report.logs
         #expect(counts.lines == counts.events + counts.redeliveries + counts.resends + counts.malformedLines)
+    }
+
+    /// showcase/ holds malformed lines only: the fixed ones (one or more of every reason but
+    /// `line_too_long`) and the malformed copies that may name money; logs/ keeps the others.
+    @Test func theShowcaseHoldsMalformedLinesOnly() throws {
+        let (set, logs) = try loaded()
+        let showcaseFiles = set.logFiles.filter { $0.hasPrefix(LogShardWriter.showcaseFolder + "/") }
+        let showcase = try CheckedLogs(set, files: showcaseFiles)
+        #expect(showcaseFiles.count == set.report.logs.showcaseFiles)
+        #expect(showcase.valid.isEmpty)
+        #expect(showcase.nonBlankLines == set.report.logs.showcaseLines)
+        let fixed = Showcase.jsonLines(start: set.configuration.startMicros) + Showcase.csvLines(start: set.configuration.startMicros)
+        #expect(showcase.nonBlankLines > fixed.count)  // and some of the random copies (a purchase's, a price's)
+        for reason in MalformedReason.allCases where reason != .lineTooLong {
+            #expect((showcase.malformed[reason] ?? 0) >= 1, "no \(reason.counterName) line in the showcase")
+        }
+        // The logs keep malformed lines of their own.
+        let inLogs = logs.malformed.values.reduce(0, +) - showcase.nonBlankLines
+        #expect(inLogs > 0)
     }
 
     @Test func keysComeInBothSpellings() throws {

@@ -13,9 +13,11 @@ import Testing
         var report: GenerationReport
         /// The non-blank lines of the app's logs.
         var appLines: [String: Int]
-        var counts: [RevenueCatFileCounts]
+        /// Each file's counters.
+        var counts: [StoreCounts]
+        var notes: [StoreLineNote] = []
         var export: [StoreTransaction] = []
-        var webhooks = RevenueCatWebhookRecords()
+        var webhooks = StoreSourceRecords(format: .revenueCatWebhooks)
     }
 
     static let start = Timestamp.parse("2026-03-01T00:00:00Z")!
@@ -36,10 +38,14 @@ import Testing
         switch format {
         case .revenueCatExport:
             let files = try paths.map { try RevenueCatExportFile(path: $0) }
-            return Generated(report: report, appLines: appLines, counts: files.map(\.counts), export: RevenueCatExport.records(files))
+            return Generated(
+                report: report, appLines: appLines, counts: files.map(\.counts), notes: files.flatMap(\.notes),
+                export: RevenueCatExport.records(files).transactions)
         case .revenueCatWebhooks:
             let files = try paths.map { try RevenueCatWebhookFile(path: $0) }
-            return Generated(report: report, appLines: appLines, counts: files.map(\.counts), webhooks: RevenueCatWebhooks.records(files))
+            return Generated(
+                report: report, appLines: appLines, counts: files.map(\.counts), notes: files.flatMap(\.notes),
+                webhooks: RevenueCatWebhooks.records(files))
         case .offerlab:
             return Generated(report: report, appLines: appLines, counts: [])
         }
@@ -52,8 +58,8 @@ import Testing
     @Test func everyRowAndLineIsRead() throws {
         for generated in [try Self.export.get(), try Self.webhooks.get()] {
             #expect(generated.counts.count == generated.report.logs.storeFiles && !generated.counts.isEmpty)
-            #expect(generated.counts.reduce(0) { $0 + $1.linesRead } == generated.report.logs.storeLines)
-            #expect(generated.counts.allSatisfy { $0.malformed.total == 0 }, "\(generated.counts.flatMap(\.rejectedLines).prefix(3))")
+            #expect(generated.counts.reduce(0) { $0 + $1[.linesRead] } == generated.report.logs.storeLines)
+            #expect(generated.counts.allSatisfy { $0.malformedLines == 0 }, "\(generated.notes.prefix(3))")
         }
         #expect(try Self.export.get().report.files.contains { $0.path.hasPrefix("revenuecat/export/2026-03-01/transactions_") })
     }
@@ -101,12 +107,13 @@ import Testing
     @Test func theWebhooksHaveTheQuirks() throws {
         let generated = try Self.webhooks.get()
         let records = generated.webhooks
-        #expect(records.ignoredRecords == generated.report.logs.ignoredStoreRecords && records.ignoredRecords > 0)
+        let ignored = records.counts[.ignoredStoreRecords]
+        #expect(ignored == generated.report.logs.ignoredStoreRecords && ignored > 0)
         #expect(records.transactions.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
         #expect(records.statusChanges.contains { $0.event == .cancel } && records.statusChanges.contains { $0.event == .expire })
         #expect(!records.refunds.isEmpty && records.refunds.allSatisfy { ($0.amountMicros ?? 0) >= 0 })
         // Retried webhooks (the same id) are one record.
-        let charges = records.transactions.count + records.refunds.count + records.statusChanges.count + records.ignoredRecords
+        let charges = records.transactions.count + records.refunds.count + records.statusChanges.count + ignored
         #expect(generated.report.logs.storeLines > charges)
     }
 

@@ -45,12 +45,12 @@ import Testing
     {
         let folder = try TemporaryFolder()
         let file = try RevenueCatExportFile(path: folder.write("export.csv", text), userIDField: userIDField)
-        return (file, RevenueCatExport.records([file]))
+        return (file, RevenueCatExport.records([file]).transactions)
     }
 
     @Test func aPaidRowKeepsEveryColumn() throws {
         let (file, records) = try read(Self.export([[:]]))
-        #expect(file.counts.linesRead == 1 && file.counts.malformed.total == 0)
+        #expect(file.counts[.linesRead] == 1 && file.counts.malformedLines == 0)
         #expect(
             records == [
                 StoreTransaction(
@@ -86,7 +86,7 @@ import Testing
                     "price_in_purchased_currency": "0", "updated_at": "2023-12-13 2:00:01",
                 ]
             ]))
-        #expect(file.counts.malformed.total == 0)
+        #expect(file.counts.malformedLines == 0)
         let record = try #require(records.first)
         #expect(record.at == Self.at("2023-12-12T01:35:31Z"))
         #expect(
@@ -115,7 +115,7 @@ import Testing
         let second = try RevenueCatExportFile(
             path: folder.write(
                 "2024-03-07.csv", Self.export([refunded, ["updated_at": "2024-03-02 00:00:00", "product_identifier": "stale"]])))
-        let records = RevenueCatExport.records([first, second])
+        let records = RevenueCatExport.records([first, second]).transactions
         #expect(records.map(\.transactionID) == ["tx-1", "tx-2"])
         #expect(records[0].productID == "monthly")
         #expect(records[0].priceMicros == 9_990_000)
@@ -161,7 +161,7 @@ import Testing
                     "end_time": "not a time", "rc_original_app_user_id": "", "tax_percentage": "", "country": "",
                 ]
             ]))
-        #expect(file.counts.malformed.total == 0)
+        #expect(file.counts.malformedLines == 0)
         let record = try #require(records.first)
         #expect(record.priceMicros == nil && record.currency == nil, "an unpriced charge")
         #expect(record.expiresAt == nil && record.userID == nil && record.taxShare == nil && record.country == nil)
@@ -197,7 +197,7 @@ import Testing
                     ["store_transaction_id": "partial"],
                     ["store_transaction_id": "partial", "refunded_at": "2024-03-06 07:59:00", "price_in_purchased_currency": "2.99"],
                 ], header: header))
-        #expect(file.counts.malformed.total == 0)
+        #expect(file.counts.malformedLines == 0)
         #expect(records.map(\.transactionID) == ["tx-1", "alone", "partial"])
         #expect(records[0].priceMicros == 9_990_000 && records[0].refund?.amountMicros == nil)
         #expect(records[1].priceMicros == nil && records[1].refund?.amountMicros == nil, "the gross price is not in the row")
@@ -226,9 +226,10 @@ import Testing
             .missingField, .invalidField, .invalidField, .invalidField, .badTimestamp, .badTimestamp, .badTimestamp, .missingField,
             .negativePrice, .invalidField, .invalidField, .invalidCSV,
         ]
-        #expect(file.counts.rejectedLines.map(\.reason) == expected)
-        #expect(file.counts.rejectedLines.map(\.line) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14])
-        #expect(file.counts.malformed.total == 12 && file.counts.linesRead == 13)
+        #expect(file.notes.map(\.counter) == expected.map(StoreCounter.init))
+        #expect(file.notes.map(\.line) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14])
+        #expect(file.counts.malformedLines == 12 && file.counts[.linesRead] == 13)
+        #expect(file.counts[.malformedBadTimestamp] == 3 && file.notes.allSatisfy { $0.path == file.path && !$0.detail.isEmpty })
         #expect(records.map(\.transactionID) == ["good"])
     }
 
@@ -238,7 +239,7 @@ import Testing
     ])
     func anEmptyRequiredValueIsAMissingField(_ column: String) throws {
         let (file, records) = try read(Self.export([[column: ""], ["store_transaction_id": "good"]]))
-        #expect(file.counts.rejectedLines == [RevenueCatRejectedLine(path: file.path, line: 2, reason: .missingField)])
+        #expect(file.notes.map(\.line) == [2] && file.notes.map(\.counter) == [.malformedMissingField])
         #expect(records.map(\.transactionID) == ["good"])
     }
 

@@ -26,14 +26,14 @@ import Testing
         try #require(RealData.folder("revenuecat/webhooks"), "shared/realdata/revenuecat/webhooks not found (set OFFERLAB_REALDATA)")
     }
 
-    func records(ofSample name: String, userIDField: RevenueCatUserIDField = .originalAppUserID) throws -> RevenueCatWebhookRecords {
+    func records(ofSample name: String, userIDField: RevenueCatUserIDField = .originalAppUserID) throws -> StoreSourceRecords {
         let text = try String(contentsOfFile: Self.folder() + "/" + name, encoding: .utf8)
         // A JSON string holds no raw line break: the pretty-printed body on one line is the same body.
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         let temporary = try TemporaryFolder()
         let file = try RevenueCatWebhookFile(path: temporary.write("webhooks.jsonl", line + "\n"), userIDField: userIDField)
-        #expect(file.counts.linesRead == 1)
-        #expect(file.counts.malformed.total == 0, "\(name): \(file.counts.rejectedLines)")
+        #expect(file.counts[.linesRead] == 1)
+        #expect(file.counts.malformedLines == 0, "\(name): \(file.notes)")
         return RevenueCatWebhooks.records([file])
     }
 
@@ -55,7 +55,9 @@ import Testing
                     currency: "USD", userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "US", store: "APP_STORE",
                     expiresAt: Self.ms(1_659_331_174_000), taxShare: 0, commissionShare: 0.3)
             ])
-        #expect(records.refunds.isEmpty && records.statusChanges.isEmpty && records.reversals.isEmpty && records.ignoredRecords == 0)
+        #expect(
+            records.refunds.isEmpty && records.statusChanges.isEmpty && records.refundReversals.isEmpty
+                && records.counts[.ignoredStoreRecords] == 0)
     }
 
     @Test func renewalIsPricedInEurosNotByItsUSDPrice() throws {
@@ -112,7 +114,7 @@ import Testing
     @Test func refundReversedIsAReversalOfItsTransaction() throws {
         let records = try records(ofSample: "sample-event-refund-reversed.json")
         #expect(
-            records.reversals == [
+            records.refundReversals == [
                 StoreRefundReversal(
                     format: .revenueCatWebhooks, id: "12345678-1234-1234-1234-123456789012", transactionID: "123456789012345",
                     at: Self.ms(1_697_451_462_232))
@@ -144,7 +146,7 @@ import Testing
     @Test(arguments: ignoredSamples.sorted())
     func typesWithoutAPurchaseFactAreIgnoredAndCounted(_ name: String) throws {
         let records = try records(ofSample: name)
-        #expect(records.ignoredRecords == 1)
-        #expect(records.transactions.isEmpty && records.refunds.isEmpty && records.reversals.isEmpty && records.statusChanges.isEmpty)
+        #expect(records.counts[.ignoredStoreRecords] == 1)
+        #expect(records.transactions.isEmpty && records.refunds.isEmpty && records.refundReversals.isEmpty && records.statusChanges.isEmpty)
     }
 }

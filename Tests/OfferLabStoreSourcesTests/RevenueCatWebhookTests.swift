@@ -27,7 +27,7 @@ import Testing
     static let second: Int64 = 1_000_000
 
     func read(_ lines: [String], userIDField: RevenueCatUserIDField = .originalAppUserID) throws -> (
-        RevenueCatWebhookFile, RevenueCatWebhookRecords
+        RevenueCatWebhookFile, StoreSourceRecords
     ) {
         let folder = try TemporaryFolder()
         let file = try RevenueCatWebhookFile(
@@ -37,7 +37,7 @@ import Testing
 
     @Test func purchaseKeepsEveryField() throws {
         let (file, records) = try read([Self.body([])])
-        #expect(file.counts.linesRead == 1 && file.counts.malformed.total == 0)
+        #expect(file.counts[.linesRead] == 1 && file.counts.malformedLines == 0)
         #expect(
             records.transactions == [
                 StoreTransaction(
@@ -96,7 +96,7 @@ import Testing
         #expect(records.transactions.count == 1)
         #expect(records.statusChanges.map(\.id) == ["evt-cancel"])
         #expect(records.statusChanges.first?.at == 1_700_000_005 * Self.second, "at event_timestamp_ms")
-        #expect(records.ignoredRecords == 1)
+        #expect(records.counts[.ignoredStoreRecords] == 1)
         // Another webhook (its own id) charging the same transaction is still the one record.
         let again = try RevenueCatWebhookFile(
             path: folder.write("c.jsonl", Self.body([("id", #""evt-2""#), ("purchased_at_ms", "1700000001000")])))
@@ -120,7 +120,7 @@ import Testing
         #expect(records.refunds.map(\.currency) == ["EUR", nil])
         #expect(records.refunds.first?.at == 1_700_000_005 * Self.second)
         #expect(
-            records.reversals == [
+            records.refundReversals == [
                 StoreRefundReversal(format: .revenueCatWebhooks, id: "rr", transactionID: "tx-1", at: 1_700_000_009 * Self.second)
             ])
         #expect(records.statusChanges.map(\.event) == [.expire])
@@ -133,7 +133,7 @@ import Testing
             Self.body([("id", #""a""#), ("transaction_id", #""t1""#), ("price_in_purchased_currency", "null")]),
             Self.body([("id", #""b""#), ("transaction_id", #""t2""#), ("expiration_at_ms", #""soon""#)]),
         ])
-        #expect(file.counts.malformed.total == 0)
+        #expect(file.counts.malformedLines == 0)
         #expect(records.transactions.map(\.priceMicros) == [nil, 9_990_000])
         #expect(records.transactions[1].expiresAt == nil, "an unreadable expiration is absent (§2.13)")
     }
@@ -146,7 +146,7 @@ import Testing
         let cut = text.index(text.startIndex, offsetBy: one.count / 2)
         let path = try folder.writeGzip("hooks.jsonl.gz", members: [String(text[..<cut]), String(text[cut...])])
         let file = try RevenueCatWebhookFile(path: path)
-        #expect(file.counts.linesRead == 2 && file.counts.malformed.total == 0)
+        #expect(file.counts[.linesRead] == 2 && file.counts.malformedLines == 0)
         #expect(RevenueCatWebhooks.records([file]).transactions.map(\.transactionID) == ["t1", "t2"])
     }
 
@@ -174,11 +174,12 @@ import Testing
             .invalidJSON, .invalidJSON, .missingField, .missingField, .missingField, .invalidField, .invalidField, .badTimestamp,
             .badTimestamp, .missingField, .negativePrice, .invalidField, .missingField, .invalidField, .invalidField,
         ]
-        #expect(file.counts.rejectedLines.map(\.reason) == expected)
-        #expect(file.counts.rejectedLines.map(\.line) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16])
-        #expect(file.counts.rejectedLines.allSatisfy { $0.path == file.path })
-        #expect(file.counts.malformed[.missingField] == 5 && file.counts.malformed.total == 15)
-        #expect(file.counts.linesRead == 16)
+        #expect(file.notes.map(\.counter) == expected.map(StoreCounter.init))
+        #expect(file.notes.map(\.line) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16])
+        #expect(file.notes.allSatisfy { $0.path == file.path && !$0.detail.isEmpty })
+        #expect(file.counts[.malformedMissingField] == 5 && file.counts.malformedLines == 15)
+        #expect(file.counts[.linesRead] == 16)
+        #expect(file.notes[3].detail == "no event.id")
         #expect(records.transactions.map(\.transactionID) == ["fine"])
     }
 
@@ -186,7 +187,7 @@ import Testing
         let folder = try TemporaryFolder()
         let long = Self.body([("product_id", "\"" + String(repeating: "p", count: LineSplitter.defaultMaxLineLength) + "\"")])
         let file = try RevenueCatWebhookFile(path: folder.write("hooks.jsonl", long + "\n" + Self.body([])))
-        #expect(file.counts.rejectedLines == [RevenueCatRejectedLine(path: file.path, line: 1, reason: .lineTooLong)])
+        #expect(file.notes.map(\.line) == [1] && file.notes.map(\.counter) == [.malformedLineTooLong])
         #expect(RevenueCatWebhooks.records([file]).transactions.count == 1)
     }
 }

@@ -57,7 +57,9 @@ struct GeneratedSet {
         Array(try Data(contentsOf: URL(fileURLWithPath: path(relative))))
     }
 
-    var logFiles: [String] { allFiles().filter { $0.hasPrefix("logs/") } }
+    /// The log files: `logs/` and `showcase/` (the malformed lines that name money, and the
+    /// fixed ones).
+    var logFiles: [String] { allFiles().filter { $0.hasPrefix("logs/") || $0.hasPrefix(LogShardWriter.showcaseFolder + "/") } }
 
     /// The non-blank lines of a file (line ends `\n` or `\r\n`).
     static func lines(_ bytes: [UInt8]) -> (lines: [[UInt8]], blank: Int) {

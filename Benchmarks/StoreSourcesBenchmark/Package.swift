@@ -1,0 +1,19 @@
+// swift-tools-version: 6.2
+// Speed of reading App Store Server Notifications: ES256 verification and decoding, kept out of
+// the product's package.
+//
+//     cd Benchmarks/StoreSourcesBenchmark
+//     swift build -c release --scratch-path .build-store-bench
+//     ./.build-store-bench/release/store-sources-benchmark [NOTIFICATIONS]
+import PackageDescription
+
+let package = Package(
+    name: "StoreSourcesBenchmark",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "OfferLab", path: "../..")],
+    targets: [
+        .executableTarget(
+            name: "store-sources-benchmark", dependencies: [.product(name: "OfferLabStoreSources", package: "OfferLab")],
+            path: "Sources/store-sources-benchmark")
+    ]
+)

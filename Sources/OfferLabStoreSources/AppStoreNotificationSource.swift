@@ -1,0 +1,149 @@
+import OfferLabIngest
+
+/// What one file of stored webhook bodies holds: its notifications in line order, the lines
+/// rejected or noted, and the counters.
+public struct AppStoreFileReading: Sendable {
+    public var path: String
+    public var notifications: [AppStoreNotification] = []
+    public var notes: [StoreLineNote] = []
+    public var counts = StoreCounts()
+}
+
+/// Reads the files of an `app_store_notifications` source (contract §1.6).
+public enum AppStoreNotificationFile {
+    /// Reads `path` (gzip or not, several members, CRLF and blank lines as in §1.2), verifying
+    /// and decoding each line with `decoder`.
+    /// - Throws: `IngestError` when the file cannot be opened or its gzip is corrupt.
+    public static func read(
+        path: String, decoder: AppStoreNotificationDecoder, maxLineLength: Int = LineSplitter.defaultMaxLineLength
+    ) async throws -> AppStoreFileReading {
+        let reader = try InputFileReader(path: path)
+        var splitter = LineSplitter(maxLineLength: maxLineLength)
+        var reading = AppStoreFileReading(path: path)
+        // Lines are copied out of each chunk so that their checks, which may wait for a
+        // certificate chain being built by another task, run outside the splitter's callback.
+        var lines: [(number: Int, bytes: [UInt8], isTooLong: Bool)] = []
+        var finished = false
+        while !finished {
+            lines.removeAll(keepingCapacity: true)
+            if let chunk = try reader.nextChunk() {
+                splitter.feed(chunk) { lines.append(($0.number, Array($0.bytes), $0.isTooLong)) }
+            } else {
+                splitter.finish { lines.append(($0.number, Array($0.bytes), $0.isTooLong)) }
+                finished = true
+            }
+            for line in lines {
+                reading.counts[.linesRead] += 1
+                do throws(StoreLineRejection) {
+                    if line.isTooLong { throw .init(.malformedLineTooLong, "longer than \(maxLineLength) bytes") }
+                    let notification = try await decoder.decode(line.bytes)
+                    if !notification.isKnownType {
+                        reading.counts[.unknownNotificationTypes] += 1
+                        reading.notes.append(
+                            .init(
+                                path: path, line: line.number, counter: .unknownNotificationTypes,
+                                detail: "notificationType '\(notification.type)'"))
+                    }
+                    reading.notifications.append(notification)
+                } catch {
+                    reading.counts[error.counter] += 1
+                    reading.notes.append(.init(path: path, line: line.number, counter: error.counter, detail: error.detail))
+                }
+            }
+        }
+        return reading
+    }
+}
+
+extension AppStoreNotificationFile {
+    /// Reads `paths` (sorted, as the job lists them) on up to `width` tasks at once and collects
+    /// their records in path order.
+    /// - Throws: the first file's `IngestError` (cannot open, corrupt gzip).
+    public static func readAll(paths: [String], decoder: AppStoreNotificationDecoder, width: Int) async throws -> StoreSourceRecords {
+        var readings = [AppStoreFileReading?](repeating: nil, count: paths.count)
+        try await withThrowingTaskGroup(of: (Int, AppStoreFileReading).self) { group in
+            var next = 0
+            func start() {
+                guard next < paths.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, try await read(path: paths[index], decoder: decoder)) }
+            }
+            for _ in 0..<max(1, width) { start() }
+            while let (index, reading) = try await group.next() {
+                readings[index] = reading
+                start()
+            }
+        }
+        var collector = AppStoreRecordCollector()
+        var records = StoreSourceRecords(format: .appStoreNotifications)
+        for case let reading? in readings {
+            collector.add(reading)
+            records.counts += reading.counts
+            records.notes += reading.notes
+        }
+        records.transactions = collector.transactions
+        records.statusChanges = collector.statusChanges
+        records.refundReversals = collector.refundReversals
+        records.counts += collector.counts
+        return records
+    }
+}
+
+/// The records of an App Store source: every distinct transaction once, however many
+/// notifications carried it; one status change and one reversal per notification, retries merged.
+public struct AppStoreRecordCollector: Sendable {
+    public private(set) var transactions: [StoreTransaction] = []
+    public private(set) var statusChanges: [StoreStatusChange] = []
+    public private(set) var refundReversals: [StoreRefundReversal] = []
+    /// `ignored_store_records`: notifications that carry no purchase fact (`TEST`, summaries, …).
+    public private(set) var counts = StoreCounts()
+
+    private var transactionIndex: [String: Int] = [:]
+    private var statusChangeIDs: Set<String> = []
+    private var reversalIDs: Set<String> = []
+    private var ignoredIDs: Set<String> = []
+
+    public init() {}
+
+    /// Adds the files' notifications; call in the order of the files (sorted paths), so that the
+    /// first delivery of a transaction is the one kept.
+    public mutating func add(_ reading: AppStoreFileReading) {
+        for notification in reading.notifications { add(notification) }
+    }
+
+    public mutating func add(_ notification: AppStoreNotification) {
+        if let delivered = notification.transaction {
+            if let index = transactionIndex[delivered.transactionID] {
+                Self.merge(delivered, into: &transactions[index])
+            } else {
+                transactionIndex[delivered.transactionID] = transactions.count
+                transactions.append(delivered)
+            }
+        }
+        if let change = notification.statusChange, statusChangeIDs.insert(change.id).inserted {
+            statusChanges.append(change)
+        }
+        if let reversal = notification.refundReversal, reversalIDs.insert(reversal.id).inserted {
+            refundReversals.append(reversal)
+        }
+        if notification.transaction == nil, notification.statusChange == nil, ignoredIDs.insert(notification.id).inserted {
+            counts[.ignoredStoreRecords] += 1
+        }
+    }
+
+    /// A later delivery of a known transaction: the first delivery's facts stay; what it lacked,
+    /// a later refund (a refund again after a reversal), and a later end of period (a renewal
+    /// extension) come from the later one.
+    private static func merge(_ delivered: StoreTransaction, into record: inout StoreTransaction) {
+        record.originalTransactionID = record.originalTransactionID ?? delivered.originalTransactionID
+        if record.priceMicros == nil, delivered.priceMicros != nil {
+            record.priceMicros = delivered.priceMicros
+            record.currency = delivered.currency
+        }
+        record.userID = record.userID ?? delivered.userID
+        record.country = record.country ?? delivered.country
+        if let refund = delivered.refund, refund.at > record.refund?.at ?? .min { record.refund = refund }
+        if let expiresAt = delivered.expiresAt { record.expiresAt = max(record.expiresAt ?? expiresAt, expiresAt) }
+    }
+}

@@ -1,0 +1,215 @@
+import OfferLabIngest
+
+/// An event of contract §1.2 made from a store record, with the fields the stores add
+/// (`store`, `expires_at`, RevenueCat's tax and commission shares).
+public struct StoreEvent: Sendable, Equatable {
+    /// The source format of the record it was made from.
+    public var format: SourceFormat
+    /// `<format>:<transaction id>[:refund]`, or `<format>:<notification id>` for a cancel or expire.
+    public var eventID: String
+    /// Microseconds since the epoch, UTC.
+    public var at: Int64
+    public var userID: String
+    public var event: EventType
+    public var productID: String?
+    /// For a refund: the refunded transaction.
+    public var transactionID: String?
+    public var originalTransactionID: String?
+    /// Micro-units of `currency`; for a refund nil means the whole price of the refunded
+    /// transaction; for a paid charge nil means its money is left out (`unpriced_charges`).
+    public var priceMicros: Int64?
+    public var currency: String?
+    public var isSandbox: Bool
+    public var platform: String?
+    public var country: String?
+    public var store: String?
+    public var expiresAt: Int64?
+    public var taxShare: Double?
+    public var commissionShare: Double?
+
+    public init(
+        format: SourceFormat, eventID: String, at: Int64, userID: String, event: EventType, productID: String? = nil,
+        transactionID: String? = nil, originalTransactionID: String? = nil, priceMicros: Int64? = nil, currency: String? = nil,
+        isSandbox: Bool = false, platform: String? = nil, country: String? = nil, store: String? = nil, expiresAt: Int64? = nil,
+        taxShare: Double? = nil, commissionShare: Double? = nil
+    ) {
+        self.format = format
+        self.eventID = eventID
+        self.at = at
+        self.userID = userID
+        self.event = event
+        self.productID = productID
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.priceMicros = priceMicros
+        self.currency = currency
+        self.isSandbox = isSandbox
+        self.platform = platform
+        self.country = country
+        self.store = store
+        self.expiresAt = expiresAt
+        self.taxShare = taxShare
+        self.commissionShare = commissionShare
+    }
+}
+
+/// The records of every store source of a job, and what they become.
+public struct StoreEventResolution: Sendable, Equatable {
+    public var events: [StoreEvent] = []
+    /// `unattributed_store_records`, `family_shared_records`, `unpriced_charges` per source format.
+    public var counts: [SourceFormat: StoreCounts] = [:]
+}
+
+/// What the files of one store source format hold: its records, its counters and the lines
+/// rejected or noted.
+public struct StoreSourceRecords: Sendable, Equatable {
+    public var format: SourceFormat
+    public var transactions: [StoreTransaction] = []
+    /// Refunds reported apart from their charge (RevenueCat's webhooks).
+    public var refunds: [StoreRefund] = []
+    public var statusChanges: [StoreStatusChange] = []
+    public var refundReversals: [StoreRefundReversal] = []
+    public var counts = StoreCounts()
+    public var notes: [StoreLineNote] = []
+
+    public init(format: SourceFormat) { self.format = format }
+}
+
+/// Turns the records of all store sources of a job into the events of §1.2 (contract §1.6),
+/// whatever format reported them: the rules that need every source at once live here.
+public enum StoreEventResolver {
+    /// The events of every source; each format's counters are its source's plus what resolving
+    /// its records counted.
+    public static func resolve(sources: [StoreSourceRecords], userTransactions: [String: String], asOf: Int64) -> StoreEventResolution {
+        var resolution = resolve(
+            transactions: sources.flatMap(\.transactions), refunds: sources.flatMap(\.refunds),
+            statusChanges: sources.flatMap(\.statusChanges), refundReversals: sources.flatMap(\.refundReversals),
+            userTransactions: userTransactions, asOf: asOf)
+        for source in sources { resolution.counts[source.format, default: .init()] += source.counts }
+        return resolution
+    }
+
+    /// - Parameters:
+    ///   - userTransactions: the server's `user_transactions` table, original transaction id →
+    ///     user id; it wins over the user a record names.
+    ///   - refunds: refunds reported apart from their charge; the charge may come from any source.
+    ///   - asOf: a refund reversal said at or after it does not count yet.
+    public static func resolve(
+        transactions: [StoreTransaction], refunds: [StoreRefund] = [], statusChanges: [StoreStatusChange],
+        refundReversals: [StoreRefundReversal], userTransactions: [String: String], asOf: Int64
+    ) -> StoreEventResolution {
+        var resolution = StoreEventResolution()
+        let firstCharges = firstPaidCharges(transactions)
+        var reversals: [String: [Int64]] = [:]
+        for reversal in refundReversals where reversal.at < asOf { reversals[reversal.transactionID, default: []].append(reversal.at) }
+        // A reversal said after the refund cancels it; a refund again after the reversal counts.
+        func isReversed(_ transactionID: String, refundedAt: Int64) -> Bool {
+            (reversals[transactionID] ?? []).contains { $0 >= refundedAt }
+        }
+        var chargeEvents: [String: StoreEvent] = [:]
+
+        for record in transactions {
+            if record.isFamilyShared {
+                resolution.counts[record.format, default: .init()][.familySharedRecords] += 1
+                continue
+            }
+            let chain = record.originalTransactionID ?? record.transactionID
+            guard let userID = userTransactions[chain] ?? record.userID else {
+                resolution.counts[record.format, default: .init()][.unattributedStoreRecords] += 1
+                continue
+            }
+            let event: EventType
+            switch record.kind {
+            case .trial: event = .trialStart
+            case .firstCharge: event = .purchase
+            case .laterCharge: event = .renewal
+            case .chargeByChainOrder: event = firstCharges[chain] == ChargeOrder(record) ? .purchase : .renewal
+            }
+            if event != .trialStart, record.priceMicros == nil, !record.isSandbox {
+                resolution.counts[record.format, default: .init()][.unpricedCharges] += 1
+            }
+            var charge = StoreEvent(
+                format: record.format, eventID: "\(record.format.rawValue):\(record.transactionID)", at: record.at, userID: userID,
+                event: event, productID: record.productID, transactionID: record.transactionID,
+                originalTransactionID: record.originalTransactionID, priceMicros: record.priceMicros,
+                currency: record.currency, isSandbox: record.isSandbox, platform: record.platform, country: record.country,
+                store: record.store, expiresAt: record.expiresAt, taxShare: record.taxShare, commissionShare: record.commissionShare)
+            resolution.events.append(charge)
+            if chargeEvents[record.transactionID] == nil { chargeEvents[record.transactionID] = charge }
+            guard let refund = record.refund, !isReversed(record.transactionID, refundedAt: refund.at) else { continue }
+            charge.eventID += ":refund"
+            charge.event = .refund
+            charge.at = refund.at
+            charge.priceMicros = refund.amountMicros
+            charge.currency = refund.amountMicros == nil ? nil : record.currency
+            charge.expiresAt = nil
+            resolution.events.append(charge)
+        }
+
+        for refund in refunds {
+            if refund.isFamilyShared {
+                resolution.counts[refund.format, default: .init()][.familySharedRecords] += 1
+                continue
+            }
+            let refunded = chargeEvents[refund.transactionID]
+            let chain = refund.originalTransactionID ?? refunded?.originalTransactionID ?? refund.transactionID
+            guard let userID = userTransactions[chain] ?? refund.userID ?? refunded?.userID else {
+                resolution.counts[refund.format, default: .init()][.unattributedStoreRecords] += 1
+                continue
+            }
+            guard !isReversed(refund.transactionID, refundedAt: refund.at) else { continue }
+            // The amount is in the charge's currency: a refund that does not name it takes the charge's.
+            resolution.events.append(
+                StoreEvent(
+                    format: refund.format, eventID: "\(refund.format.rawValue):\(refund.transactionID):refund", at: refund.at,
+                    userID: userID, event: .refund, productID: refund.productID ?? refunded?.productID,
+                    transactionID: refund.transactionID,
+                    originalTransactionID: refund.originalTransactionID ?? refunded?.originalTransactionID,
+                    priceMicros: refund.amountMicros,
+                    currency: refund.amountMicros == nil ? nil : refund.currency ?? refunded?.currency, isSandbox: refund.isSandbox,
+                    platform: refund.platform ?? refunded?.platform, country: refund.country ?? refunded?.country,
+                    store: refund.store ?? refunded?.store))
+        }
+
+        for change in statusChanges {
+            let chain = change.originalTransactionID ?? change.transactionID
+            guard let userID = chain.flatMap({ userTransactions[$0] }) ?? change.userID else {
+                resolution.counts[change.format, default: .init()][.unattributedStoreRecords] += 1
+                continue
+            }
+            resolution.events.append(
+                StoreEvent(
+                    format: change.format, eventID: "\(change.format.rawValue):\(change.id)", at: change.at, userID: userID,
+                    event: change.event, productID: change.productID, transactionID: change.transactionID,
+                    originalTransactionID: change.originalTransactionID, isSandbox: change.isSandbox, platform: change.platform,
+                    country: change.country, store: change.store))
+        }
+        return resolution
+    }
+
+    /// The earliest paid charge of each chain among all records, counted for a test or not (ties:
+    /// the lower transaction id).
+    private static func firstPaidCharges(_ transactions: [StoreTransaction]) -> [String: ChargeOrder] {
+        var first: [String: ChargeOrder] = [:]
+        for record in transactions where record.kind != .trial {
+            let chain = record.originalTransactionID ?? record.transactionID
+            let order = ChargeOrder(record)
+            if let known = first[chain], known <= order { continue }
+            first[chain] = order
+        }
+        return first
+    }
+}
+
+/// Where a paid charge stands in its chain: by time, then by transaction id.
+private struct ChargeOrder: Comparable {
+    var at: Int64
+    var transactionID: String
+
+    init(_ record: StoreTransaction) {
+        at = record.at
+        transactionID = record.transactionID
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.at, lhs.transactionID) < (rhs.at, rhs.transactionID) }
+}
