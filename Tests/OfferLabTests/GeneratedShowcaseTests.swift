@@ -4,6 +4,9 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
+@testable import OfferLabJob
+@testable import OfferLabTables
 
 /// A generated data set keeps every malformed line that names money in showcase/ (docs/generator.md,
 /// Malformed lines): a job on its logs/ alone, as jobs/sample.yaml is, reads malformed lines but
@@ -24,7 +27,7 @@ import Testing
         job.logFiles = job.logFiles.filter { !showcase.contains($0) }
         let logs = try await LogIngest.read(job: job, population: Task { population }, progress: nil).counters
         #expect(logs.malformedLines > 0)
-        #expect(logs.rejectedMoney.isEmpty, "\(RunChecks.describe(logs.rejectedMoney))")
+        #expect(logs.rejectedMoney.isEmpty, "\(logs.rejectedMoney.summary)")
 
         job.logFiles = showcase
         let moved = try await LogIngest.read(job: job, population: Task { population }, progress: nil).counters
