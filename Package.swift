@@ -65,7 +65,9 @@ let package = Package(
         // The job file: its keys, defaults and checks.
         .target(
             name: "OfferLabJob",
-            dependencies: ["OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabStoreSources", .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: releaseSpeed),
         // The offering catalog and the assignment table.
         .target(name: "OfferLabTables", dependencies: ["OfferLabJob", "OfferLabSupport", "OfferLabIngest"], swiftSettings: releaseSpeed),

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabIngest
 import OfferLabStatistics
+import OfferLabStoreSources
 import OfferLabSupport
 import Yams
 
@@ -140,7 +141,7 @@ public enum JobLoader {
             throw OfferLabError.job(path, key: "tables", "\(tablesPath) does not exist", code: .missingInput)
         }
 
-        let patterns = try reader.textList("logs").map { resolve($0, against: FileGlob.escaped(folder)) }
+        let patterns = try reader.logGlobs().map { resolve($0, against: FileGlob.escaped(folder)) }
         guard !patterns.isEmpty else { throw reader.fail("logs", "name at least one glob") }
         var files = Set<String>()
         for pattern in patterns {
@@ -345,6 +346,43 @@ private struct JobValues {
         return try sequence.map { item in
             guard let text = item.scalar?.string, !text.isEmpty else { throw fail(key, "every item must be a text") }
             return text
+        }
+    }
+
+    /// `logs`: one glob or a list, each item a glob or `{path: glob, format: name}` (contract
+    /// §1.6). A store format is refused by name: its reader exists (`OfferLabStoreSources`), but
+    /// a run cannot yet read it, and a job naming it must not pass as if its money were counted.
+    func logGlobs() throws -> [String] {
+        guard let node = values["logs"] else { throw missing("logs") }
+        if let text = node.scalar?.string { return [text] }
+        guard let sequence = node.sequence else { throw fail("logs", "expected a glob or a list of globs") }
+        let form = "every item must be a glob, or {path: glob, format: name}"
+        return try sequence.map { item in
+            if let text = item.scalar?.string, !text.isEmpty { return text }
+            guard let mapping = item.mapping else { throw fail("logs", form) }
+            var glob: String?
+            var format = SourceFormat.offerlab
+            for (keyNode, valueNode) in mapping {
+                let text = valueNode.scalar?.string ?? ""
+                switch keyNode.string {
+                case "path" where !text.isEmpty: glob = text
+                case "format":
+                    guard let named = SourceFormat(rawValue: text) else {
+                        let known = SourceFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw fail("logs", "unknown format '\(text)' (known: \(known))")
+                    }
+                    format = named
+                default: throw fail("logs", form)
+                }
+            }
+            guard let glob else { throw fail("logs", form) }
+            guard format == .offerlab else {
+                throw fail(
+                    "logs",
+                    "\(glob): format \(format.rawValue) cannot be run by this version of offerlab yet (docs/input-formats.md); remove the entry to run the other logs"
+                )
+            }
+            return glob
         }
     }
 
