@@ -98,9 +98,10 @@ public enum Timestamp {
         return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
     }
 
-    /// 2000-01-01T00:00:00Z: epoch milliseconds before it are no log's events but epoch
-    /// *seconds* read as milliseconds (a day of 2026 in seconds is January 1970 in milliseconds),
-    /// so they break the grammar rather than count as events of 1970.
+    /// 2000-01-01T00:00:00Z in microseconds, like every timestamp here: epoch milliseconds before
+    /// it are no log's events but epoch *seconds* read as milliseconds (a day of 2026 in seconds
+    /// is January 1970 in milliseconds), so they break the grammar rather than count as events
+    /// of 1970.
     public static let earliestEpochMilliseconds: Int64 = 946_684_800_000_000
 
     /// Epoch milliseconds written as ASCII digits (a JSON integer, a CSV cell) → microseconds;
