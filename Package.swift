@@ -56,8 +56,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // Synthetic data sets in the input formats (`offerlab generate`).
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"]),
+        // Synthetic data sets in the input formats (`offerlab generate`); the App Store's form is
+        // signed with the stores' test signer.
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabStoreSources", "OfferLabIngest", "CZlib"]),
         // The pipeline, one target per layer, each depending only on those before it (bytes to
         // reports; docs/architecture.md, checked by LayerTests):
         // What every layer shares: errors, concurrency, interning, folders, SQLite, progress.

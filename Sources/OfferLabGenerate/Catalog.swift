@@ -25,6 +25,8 @@ struct Country: Sendable {
     let weight: Double
     /// UTC offsets (minutes) the country's clients write local timestamps in.
     let offsets: [Int]
+    /// The App Store's `storefront`: the ISO 3166 alpha-3 code.
+    let storefront: String
 }
 
 struct Product: Sendable {
@@ -106,12 +108,12 @@ extension Catalog {
     static let rates: [(code: String, rate: String)] = [("EUR", "1.08"), ("GBP", "1.27"), ("JPY", "0.0067")]
 
     static let countries = [
-        Country(code: "US", codeBytes: "US".bytes, currency: usd, weight: 58, offsets: [-300, -480]),
-        Country(code: "GB", codeBytes: "GB".bytes, currency: gbp, weight: 10, offsets: [0]),
-        Country(code: "DE", codeBytes: "DE".bytes, currency: eur, weight: 10, offsets: [60, 120]),
-        Country(code: "FR", codeBytes: "FR".bytes, currency: eur, weight: 8, offsets: [60]),
-        Country(code: "JP", codeBytes: "JP".bytes, currency: jpy, weight: 8, offsets: [540]),
-        Country(code: "BR", codeBytes: "BR".bytes, currency: brl, weight: 6, offsets: [-180]),
+        Country(code: "US", codeBytes: "US".bytes, currency: usd, weight: 58, offsets: [-300, -480], storefront: "USA"),
+        Country(code: "GB", codeBytes: "GB".bytes, currency: gbp, weight: 10, offsets: [0], storefront: "GBR"),
+        Country(code: "DE", codeBytes: "DE".bytes, currency: eur, weight: 10, offsets: [60, 120], storefront: "DEU"),
+        Country(code: "FR", codeBytes: "FR".bytes, currency: eur, weight: 8, offsets: [60], storefront: "FRA"),
+        Country(code: "JP", codeBytes: "JP".bytes, currency: jpy, weight: 8, offsets: [540], storefront: "JPN"),
+        Country(code: "BR", codeBytes: "BR".bytes, currency: brl, weight: 6, offsets: [-180], storefront: "BRA"),
     ]
     static let countryWeights = countries.map(\.weight)
 

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabStoreSources
 import Synchronization
 
 /// One file of a generated data set.
@@ -44,7 +45,19 @@ public enum DataSetGenerator {
         let out = configuration.outputDirectory
         try prepare(configuration)
 
-        let tableFiles = try TableWriter.writeOfferingTables(into: out)
+        var tableFiles = try TableWriter.writeOfferingTables(into: out)
+        // The App Store's form is signed by a test chain of the data set's own, made like
+        // Apple's and valid well around the period, whose root the job trusts.
+        let signer: AppStoreTestSigner?
+        if configuration.sourceFormat == .appStoreNotifications {
+            let day = 86_400.0
+            let start = Double(configuration.startMicros) / 1e6
+            signer = try AppStoreTestSigner(
+                validFrom: Date(timeIntervalSince1970: start - 400 * day),
+                validUntil: Date(timeIntervalSince1970: start + Double(configuration.days + 400) * day))
+        } else {
+            signer = nil
+        }
 
         // The assignments table and the log shards, on `jobs` threads.
         enum Work: Sendable {
@@ -52,7 +65,8 @@ public enum DataSetGenerator {
             case shard(Int)
         }
         let work: [Work] = (0..<shardCount).map { .shard($0) } + [.assignments]
-        let results = Mutex<(next: Int, rows: Int, logs: LogCounts, error: (any Error)?)>((0, 0, LogCounts(), nil))
+        let results = Mutex<(next: Int, rows: Int, logs: LogCounts, userTransactions: [Int: [UInt8]], error: (any Error)?)>(
+            (0, 0, LogCounts(), [:], nil))
         let width = min(configuration.jobs, work.count)
         DispatchQueue.concurrentPerform(iterations: width) { _ in
             while true {
@@ -68,17 +82,32 @@ public enum DataSetGenerator {
                         let rows = try TableWriter.writeAssignments(configuration: configuration)
                         results.withLock { $0.rows = rows }
                     case .shard(let shard):
-                        var writer = LogShardWriter(configuration: configuration, shard: shard, shardCount: shardCount)
+                        var writer = LogShardWriter(
+                            configuration: configuration, shard: shard, shardCount: shardCount,
+                            store: storeWriter(configuration: configuration, shard: shard, signer: signer))
                         let counts = try writer.run()
-                        results.withLock { $0.logs = $0.logs + counts }
+                        let rows = writer.userTransactionRows
+                        results.withLock {
+                            $0.logs = $0.logs + counts
+                            $0.userTransactions[shard] = rows
+                        }
                     }
                 } catch {
                     results.withLock { if $0.error == nil { $0.error = error } }
                 }
             }
         }
-        var (rows, logs, failure) = results.withLock { ($0.rows, $0.logs, $0.error) }
+        var (rows, logs, userTransactions, failure) = results.withLock { ($0.rows, $0.logs, $0.userTransactions, $0.error) }
         if let failure { throw failure }
+        if let signer {
+            tableFiles.append(
+                try TableWriter.writeUserTransactions(
+                    into: out, rows: (0..<shardCount).flatMap { userTransactions[$0] ?? [] }))
+            let root = out + "/" + AppStoreNotificationWriter.rootCertificatePath
+            guard FileManager.default.createFile(atPath: root, contents: Data(signer.rootCertificateDER)) else {
+                throw GeneratorError("cannot write the test root certificate", path: root)
+            }
+        }
         if configuration.layout == .oneFile {
             try OneFileLayout.join(configuration: configuration, shardCount: shardCount, logs: &logs)
         }
@@ -91,7 +120,7 @@ public enum DataSetGenerator {
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        let logFolders = ["logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder]
+        let logFolders = ["logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder, AppStoreNotificationWriter.folder]
         for relative in try logFolders.flatMap({ try logFiles(in: out, folder: $0) }) {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
@@ -101,12 +130,27 @@ public enum DataSetGenerator {
             assignmentRows: rows, logs: logs, files: files)
     }
 
-    /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `revenuecat/` or `job.yaml`
-    /// is an error unless `overwrite`, which removes exactly those (nothing else in the folder).
+    /// The writer of a shard's store files in the data set's store form, if it has one.
+    private static func storeWriter(
+        configuration: GeneratorConfiguration, shard: Int, signer: AppStoreTestSigner?
+    ) -> (any StoreFactWriter)? {
+        switch configuration.sourceFormat {
+        case .offerlab: nil
+        case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter(configuration: configuration, shard: shard)
+        case .appStoreNotifications: signer.map { AppStoreNotificationWriter(configuration: configuration, shard: shard, signer: $0) }
+        }
+    }
+
+    /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `revenuecat/`,
+    /// `appstore/` or `job.yaml` is an error unless `overwrite`, which removes exactly those
+    /// (nothing else in the folder).
     private static func prepare(_ configuration: GeneratorConfiguration) throws {
         let manager = FileManager.default
         let out = configuration.outputDirectory
-        let owned = [TableWriter.folder, "logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder, JobFile.name]
+        let owned = [
+            TableWriter.folder, "logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder, AppStoreNotificationWriter.folder,
+            JobFile.name,
+        ]
         for name in owned where manager.fileExists(atPath: out + "/" + name) {
             guard configuration.overwrite else {
                 throw GeneratorError(
@@ -125,8 +169,7 @@ public enum DataSetGenerator {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
                     atPath: out + "/" + folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)], withIntermediateDirectories: true)
-                if configuration.sourceFormat != .offerlab {
-                    let storeFile = RevenueCatWriter.relativePath(day: day, shard: 0, configuration: configuration)
+                if let storeFile = configuration.sourceFormat.relativePath(day: day, shard: 0, configuration: configuration) {
                     try manager.createDirectory(
                         atPath: out + "/" + storeFile[..<(storeFile.lastIndex(of: "/") ?? storeFile.endIndex)],
                         withIntermediateDirectories: true)
@@ -137,7 +180,7 @@ public enum DataSetGenerator {
         }
     }
 
-    /// Every file under `folder` (`logs`, `showcase`, `revenuecat`), relative to `out`; none when the folder
+    /// Every file under `folder` (`logs`, `showcase`, `revenuecat`, `appstore`), relative to `out`; none when the folder
     /// does not exist.
     private static func logFiles(in out: String, folder: String) throws -> [String] {
         guard FileManager.default.fileExists(atPath: out + "/" + folder) else { return [] }

@@ -26,6 +26,9 @@ public enum UserIDShape: String, CaseIterable, Sendable {
     case shortText = "short-text"
     /// 36 characters: `usr_` then 32 hex digits.
     case longText = "long-text"
+    /// A lower-case UUID, as an app that sets the App Store's `appAccountToken` to its user id
+    /// writes it (`--format app_store_notifications` then finds most users by the token).
+    case uuid
 }
 
 /// How the generated logs are cut into files. Every layout holds the same lines, each written

@@ -37,10 +37,21 @@ enum JobFile {
         return (globs + showcase).map { "  - \"\($0)\"" }.joined(separator: "\n")
     }
 
-    /// The store's files, as a source of their format (contract §1.6).
+    /// The store's files, as a source of their format (contract §1.6); for the App Store, the
+    /// app and the data set's own test root certificate.
     private static func storeSource(_ format: LogSourceFormat) -> String {
         guard let glob = format.glob else { return "" }
-        return "\n  - {path: \"\(glob)\", format: \(format.rawValue)}"
+        var text = "\n  - {path: \"\(glob)\", format: \(format.rawValue)}"
+        if format == .appStoreNotifications {
+            text += """
+
+                app_store:
+                  bundle_id: \(AppStoreNotificationWriter.bundleID)
+                  # The data set's own test CA, made like Apple's: its notifications are not signed by Apple.
+                  root_certificates: [\(AppStoreNotificationWriter.rootCertificatePath)]
+                """
+        }
+        return text
     }
 
     /// The shape options that differ from the defaults, as the command line spells them.

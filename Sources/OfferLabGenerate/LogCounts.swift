@@ -39,6 +39,13 @@ public struct LogCounts: Sendable, Equatable {
     public var storeUncompressedBytes: Int64 = 0
     public var familySharedRecords = 0
     public var ignoredStoreRecords = 0
+    /// App Store notifications (of `storeLines`): the line whose signature does not verify, the
+    /// line about another app, the refunds reversed (`REFUND` then `REFUND_REVERSED`), and the
+    /// rows of the `user_transactions` table.
+    public var badSignatureLines = 0
+    public var otherAppLines = 0
+    public var reversedRefunds = 0
+    public var userTransactionRows = 0
 
     public init() {}
 
@@ -68,6 +75,10 @@ public struct LogCounts: Sendable, Equatable {
         sum.storeUncompressedBytes += rhs.storeUncompressedBytes
         sum.familySharedRecords += rhs.familySharedRecords
         sum.ignoredStoreRecords += rhs.ignoredStoreRecords
+        sum.badSignatureLines += rhs.badSignatureLines
+        sum.otherAppLines += rhs.otherAppLines
+        sum.reversedRefunds += rhs.reversedRefunds
+        sum.userTransactionRows += rhs.userTransactionRows
         return sum
     }
 }

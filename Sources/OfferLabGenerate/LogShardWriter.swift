@@ -19,7 +19,9 @@ struct LogShardWriter {
     private var encoder: LineEncoder
     private var simulator: UserSimulator
     /// The store's files, when the data set writes its facts in a store's form.
-    private var store: RevenueCatWriter?
+    private var store: (any StoreFactWriter)?
+    /// Rows of the server's `user_transactions` table the store's form needs (App Store).
+    private(set) var userTransactionRows: [UInt8] = []
 
     /// About one line in 1 250 is an extra malformed copy of an event (plus the fixed showcase).
     static let malformedChance = 0.0008
@@ -27,14 +29,16 @@ struct LogShardWriter {
     /// Uncompressed bytes per gzip member in multi-member files.
     static let memberSize = 4 << 20
 
-    init(configuration: GeneratorConfiguration, shard: Int, shardCount: Int) {
+    /// - Parameter store: the writer of the store's files, when the data set writes its facts in
+    ///   a store's form.
+    init(configuration: GeneratorConfiguration, shard: Int, shardCount: Int, store: (any StoreFactWriter)?) {
         self.configuration = configuration
         self.shard = shard
         self.shardCount = shardCount
         files = Array(repeating: nil, count: (configuration.days + 1) * configuration.layout.partsPerShard)
         encoder = LineEncoder(eventIDs: configuration.eventIDs)
         simulator = UserSimulator(configuration: configuration)
-        store = configuration.sourceFormat == .offerlab ? nil : RevenueCatWriter(configuration: configuration, shard: shard)
+        self.store = store
     }
 
     /// The folder of a day, relative to the output folder: `logs/YYYY/MM/DD`.
@@ -161,12 +165,8 @@ struct LogShardWriter {
         }
         try writeShowcase()
         if var store {
-            let written = try store.finish()
-            counts.storeFiles = written.files
-            counts.storeLines = written.lines
-            counts.storeUncompressedBytes = written.bytes
-            counts.familySharedRecords = store.familyRecords
-            counts.ignoredStoreRecords = store.ignoredRecords
+            try store.finish(into: &counts)
+            userTransactionRows = store.userTransactionRows
         }
         counts.camelCaseLines = encoder.camelCaseLines
         counts.bothSpellingLines = encoder.bothSpellingLines

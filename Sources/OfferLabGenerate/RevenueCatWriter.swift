@@ -1,35 +1,5 @@
 import OfferLabIngest
 
-/// The form in which a generated data set writes the store's facts (`offerlab generate
-/// --format`): the logs of contract §1.2 alone, or RevenueCat's export or webhooks beside the
-/// app's logs (contract §1.6).
-public enum LogSourceFormat: String, CaseIterable, Sendable {
-    /// Every event in the logs of §1.2.
-    case offerlab
-    /// Trials, charges and refunds as RevenueCat Scheduled Data Export rows.
-    case revenueCatExport = "revenuecat_export"
-    /// Trials, charges, refunds, cancels and expires as RevenueCat webhook bodies.
-    case revenueCatWebhooks = "revenuecat_webhooks"
-
-    /// Whether an event of `kind` goes to the store's files rather than to the app's logs.
-    func carries(_ kind: EventKind) -> Bool {
-        switch self {
-        case .offerlab: false
-        case .revenueCatExport: kind.isTransaction
-        case .revenueCatWebhooks: kind.isTransaction || kind == .cancel || kind == .expire
-        }
-    }
-
-    /// The glob of the store's files in the job, relative to the output folder.
-    var glob: String? {
-        switch self {
-        case .offerlab: nil
-        case .revenueCatExport: "revenuecat/export/*/transactions_*.csv.gz"
-        case .revenueCatWebhooks: "revenuecat/webhooks/*/*/*/webhooks-*.jsonl.gz"
-        }
-    }
-}
-
 /// Writes one shard's store facts in RevenueCat's forms, a file per day of delivery:
 /// `revenuecat/export/YYYY-MM-DD/transactions_<shard>.csv.gz` (version 5, every column, CRLF)
 /// or `revenuecat/webhooks/YYYY/MM/DD/webhooks-<shard>.jsonl.gz` (one POST body a line).
@@ -48,7 +18,7 @@ public enum LogSourceFormat: String, CaseIterable, Sendable {
 /// purchase fact (i mod 250 = 17).
 ///
 /// Draws nothing from the users' random streams: the app's logs stay the same lines.
-struct RevenueCatWriter {
+struct RevenueCatWriter: StoreFactWriter {
     let configuration: GeneratorConfiguration
     let shard: Int
     private var files: [LogFile?]
@@ -57,8 +27,8 @@ struct RevenueCatWriter {
     private var rows: [UInt64: Row] = [:]
     /// The last renewal number of each of the current user's chains.
     private var chainRenewals: [UInt64: Int] = [:]
-    private(set) var familyRecords = 0
-    private(set) var ignoredRecords = 0
+    private var familyRecords = 0
+    private var ignoredRecords = 0
 
     /// The folder of the store's files, in the output folder.
     static let folder = "revenuecat"
@@ -116,13 +86,11 @@ struct RevenueCatWriter {
         return file
     }
 
-    /// Forgets the previous user's transactions.
     mutating func startUser() {
         rows.removeAll(keepingCapacity: true)
         chainRenewals.removeAll(keepingCapacity: true)
     }
 
-    /// Writes a store fact of `user` into the file of `day` (where the app's line would go).
     mutating func write(_ event: SimEvent, user: UserProfile, day: Int) throws {
         let millis = Self.floorMillis(event.time)
         let received = Self.floorMillis(event.time + event.receiveDelay)
@@ -152,8 +120,7 @@ struct RevenueCatWriter {
         }
     }
 
-    /// What RevenueCat sends of a user besides the app's events: a family-shared purchase, a
-    /// webhook of a type without a purchase fact.
+    /// A family-shared purchase, a webhook of a type without a purchase fact.
     mutating func writeExtras(of user: UserProfile) throws {
         let time = user.arrival + Micros.day
         let day = Int((time - configuration.startMicros) / Micros.day)
@@ -182,17 +149,16 @@ struct RevenueCatWriter {
         }
     }
 
-    /// Closes the files; returns (files written, lines written, uncompressed bytes).
-    mutating func finish() throws -> (files: Int, lines: Int, bytes: Int64) {
-        var written = (files: 0, lines: 0, bytes: Int64(0))
+    mutating func finish(into counts: inout LogCounts) throws {
         for file in files {
             guard let file, try file.finish() else { continue }
-            written.files += 1
+            counts.storeFiles += 1
             // The export's header row is no record.
-            written.lines += file.lines - (configuration.sourceFormat == .revenueCatExport ? 1 : 0)
-            written.bytes += Int64(file.uncompressedBytes)
+            counts.storeLines += file.lines - (configuration.sourceFormat == .revenueCatExport ? 1 : 0)
+            counts.storeUncompressedBytes += Int64(file.uncompressedBytes)
         }
-        return written
+        counts.familySharedRecords += familyRecords
+        counts.ignoredStoreRecords += ignoredRecords
     }
 
     // MARK: - Rows
@@ -273,7 +239,7 @@ struct RevenueCatWriter {
         switch configuration.sourceFormat {
         case .revenueCatExport: try emitExportRow(row, user: user, day: day)
         case .revenueCatWebhooks: try emitChargeWebhook(row, kind: kind, event: event, user: user, day: day)
-        case .offerlab: return
+        case .offerlab, .appStoreNotifications: return
         }
     }
 

@@ -94,6 +94,18 @@ enum TableWriter {
 
     static let assignmentsName = "user_offering_assignments.csv.gz"
 
+    /// Writes `user_transactions.csv` (`user_id,original_transaction_id`: the chains the app
+    /// registered with the server, contract §1.6) from `rows`, lines without the header.
+    /// Returns its relative path.
+    static func writeUserTransactions(into directory: String, rows: [UInt8]) throws -> String {
+        let relative = folder + "/user_transactions.csv"
+        let path = directory + "/" + relative
+        guard FileManager.default.createFile(atPath: path, contents: Data(Array("user_id,original_transaction_id\n".utf8) + rows)) else {
+            throw GeneratorError("cannot write the table file", path: path)
+        }
+        return relative
+    }
+
     /// Streams `user_offering_assignments.csv.gz`: one pass over the users, recomputing each
     /// profile from its seed (nothing is kept). Returns the number of rows.
     static func writeAssignments(configuration: GeneratorConfiguration) throws -> Int {

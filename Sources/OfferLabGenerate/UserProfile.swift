@@ -143,6 +143,11 @@ struct UserProfile {
             bytes.appendASCII("usr_")
             bytes.appendHex(SplitMix64.mix(idNumber), digits: 16)
             bytes.appendHex(SplitMix64.mix(idNumber ^ 0x5DEE_CE66_D1CE_4E5B), digits: 16)
+        case .uuid:
+            // The number itself in the low bits the version-4 form keeps: different users never
+            // share an id.
+            let low = (SplitMix64.mix(idNumber) & ~0xFFFF_FFFF) | (idNumber & 0xFFFF_FFFF)
+            bytes.appendUUID(high: SplitMix64.mix(idNumber ^ 0x5DEE_CE66_D1CE_4E5B), low: low)
         }
     }
 }

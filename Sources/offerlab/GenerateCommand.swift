@@ -58,11 +58,11 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The form of the store's facts (trials, charges, refunds; with webhooks also cancels and expires): the logs, or RevenueCat's export or webhooks in revenuecat/ beside the app's logs.",
+            "The form of the store's facts (trials, charges, refunds; with webhooks and notifications also cancels and expires): the logs, RevenueCat's export or webhooks in revenuecat/, or signed App Store Server Notifications in appstore/ (with a test CA and tables/user_transactions.csv; best with --user-ids uuid), beside the app's logs.",
             valueName: LogSourceFormat.allCases.map(\.rawValue).joined(separator: "|")))
     var format: LogSourceFormat = .offerlab
 
-    @Flag(name: .long, help: "Replace tables/, logs/, revenuecat/ and job.yaml left in the folder by an earlier run.")
+    @Flag(name: .long, help: "Replace tables/, logs/, showcase/, revenuecat/, appstore/ and job.yaml left in the folder by an earlier run.")
     var force = false
 
     func run() async throws {

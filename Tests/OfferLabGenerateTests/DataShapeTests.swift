@@ -58,6 +58,7 @@ import Testing
         case .numeric: /[0-9]{8,10}/
         case .shortText: /(?:00)?u[0-9a-z]{5,7}/
         case .longText: /(?:00)?usr_[0-9a-f]{32}/
+        case .uuid: /(?:00)?[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
         }
     }
 

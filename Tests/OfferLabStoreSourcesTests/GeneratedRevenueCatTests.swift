@@ -46,7 +46,7 @@ import Testing
             return Generated(
                 report: report, appLines: appLines, counts: files.map(\.counts), notes: files.flatMap(\.notes),
                 webhooks: RevenueCatWebhooks.records(files))
-        case .offerlab:
+        case .offerlab, .appStoreNotifications:
             return Generated(report: report, appLines: appLines, counts: [])
         }
     }

@@ -10,8 +10,10 @@ import Testing
         ["CZlib", "CIsal", "COfferLabSIMD", "COfferLabSystem", "CSQLite", "OfferLabStatistics"],
         // Bytes in, fields out; the revenue projection (pure, on the statistics).
         ["OfferLabIngest", "OfferLabProjection"],
-        // The stores' formats, the generator of data sets, and what the pipeline's layers share.
-        ["OfferLabStoreSources", "OfferLabGenerate", "OfferLabSupport"],
+        // The stores' formats, and what the pipeline's layers share.
+        ["OfferLabStoreSources", "OfferLabSupport"],
+        // The generator of data sets (it signs the App Store's form with the stores' test signer).
+        ["OfferLabGenerate"],
         ["OfferLabJob"],
         ["OfferLabTables"],
         ["OfferLabEvents"],

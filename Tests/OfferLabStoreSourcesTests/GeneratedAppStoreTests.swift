@@ -1,0 +1,217 @@
+import Foundation
+import OfferLabGenerate
+import OfferLabIngest
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLabStoreSources
+
+/// `offerlab generate --format app_store_notifications` read back as a run reads it: the
+/// notifications verified against the data set's own test CA (the job's root certificate) and
+/// resolved with its `user_transactions` table give the events the same data set holds in the
+/// logs of §1.2, and the counters what the generator wrote.
+@Suite struct GeneratedAppStoreTests {
+    static let users = 3000
+
+    /// A generated data set, kept on disk while the suite runs (its folder is only read).
+    struct Generated: @unchecked Sendable {
+        let folder: TemporaryFolder
+        let report: GenerationReport
+    }
+
+    static func generate(_ format: LogSourceFormat) throws -> Generated {
+        let folder = try TemporaryFolder()
+        let report = try DataSetGenerator.generate(
+            GeneratorConfiguration(
+                outputDirectory: folder.path, users: users, seed: 11, days: 12, jobs: 2, userIDs: .uuid, sourceFormat: format))
+        return Generated(folder: folder, report: report)
+    }
+
+    static let logs = Result { try generate(.offerlab) }
+    static let notifications = Result { try generate(.appStoreNotifications) }
+
+    /// What the run's numbers depend on in a store event (its id aside: contract §1.6 gives store
+    /// events ids of their own).
+    struct Fact: Equatable, CustomStringConvertible {
+        var user: String
+        var event: EventType
+        var at: Int64
+        var product: String?
+        var transaction: String?
+        var original: String?
+        /// Micro-units; for a refund nil means the whole price.
+        var price: Int64?
+        var currency: String?
+        var isSandbox: Bool
+
+        var description: String {
+            "\(event) \(user) \(at) \(product ?? "-") \(transaction ?? "-")/\(original ?? "-") \(price.map(String.init) ?? "-") \(currency ?? "")"
+        }
+
+        /// Charges, trials and refunds by (event, transaction); cancels and expires by (user,
+        /// event, chain): each is one event of the data set.
+        var key: String {
+            switch event {
+            case .cancel, .expire: "\(event) \(user) \(original ?? "")"
+            default: "\(event) \(transaction ?? "")"
+            }
+        }
+    }
+
+    static let storeEvents: Set<EventType> = [.trialStart, .purchase, .renewal, .refund, .cancel, .expire]
+
+    /// The §1.2 data set's store events before `as_of`, copies removed as §2.2 removes them (the
+    /// earliest delivery stays).
+    static func logFacts(_ folder: String, report: GenerationReport, asOf: Int64) throws -> [String: Fact] {
+        var facts: [String: Fact] = [:]
+        for file in report.files where file.path.hasPrefix("logs/") {
+            _ = try LogFileScanner(path: folder + "/" + file.path).scan(
+                record: { pointer, _ in
+                    let record = pointer.pointee
+                    guard let event = record.eventType, storeEvents.contains(event), record.timestamp < asOf else { return }
+                    let fact = Fact(
+                        user: record.string(record.userID) ?? "", event: event, at: record.timestamp,
+                        product: record.string(record.productID), transaction: record.string(record.transactionID),
+                        original: record.string(record.originalTransactionID), price: record.price,
+                        currency: record.string(record.currency), isSandbox: record.isSandbox)
+                    if let known = facts[fact.key], known.at <= fact.at { return }
+                    facts[fact.key] = fact
+                }, malformed: { _ in })
+        }
+        return facts
+    }
+
+    /// The job's `app_store` entry: its bundle id and root certificate paths.
+    static func appStoreEntry(_ folder: String) throws -> (bundleID: String, roots: [String]) {
+        let job = try String(contentsOfFile: folder + "/job.yaml", encoding: .utf8)
+        let bundle = try #require(job.firstMatch(of: /bundle_id: (\S+)/)?.output.1)
+        let roots = try #require(job.firstMatch(of: /root_certificates: \[([^\]]*)\]/)?.output.1)
+        return (String(bundle), roots.split(separator: ",").map { folder + "/" + $0.trimmingCharacters(in: .whitespaces) })
+    }
+
+    /// `tables/user_transactions.csv`: original transaction id → user id.
+    static func userTransactions(_ folder: String) throws -> [String: String] {
+        let text = try String(contentsOfFile: folder + "/tables/user_transactions.csv", encoding: .utf8)
+        var table: [String: String] = [:]
+        for row in text.split(separator: "\n").dropFirst() {
+            let fields = row.split(separator: ",")
+            table[String(fields[1])] = String(fields[0])
+        }
+        return table
+    }
+
+    /// The notifications read and resolved as a run reads them.
+    static func read(
+        _ folder: String, report: GenerationReport, table: [String: String]? = nil
+    ) async throws -> (records: StoreSourceRecords, resolution: StoreEventResolution) {
+        let entry = try appStoreEntry(folder)
+        let roots = try entry.roots.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let decoder = AppStoreNotificationDecoder(
+            bundleID: entry.bundleID, verifier: try AppStoreSignatureVerifier(rootCertificates: roots))
+        let paths = report.files.map(\.path).filter { $0.hasPrefix("appstore/notifications/") }.map { folder + "/" + $0 }
+        let records = try await AppStoreNotificationFile.readAll(paths: paths, decoder: decoder, width: 2)
+        let asOf = try #require(Timestamp.parse(report.asOf))
+        let resolution = StoreEventResolver.resolve(
+            sources: [records], userTransactions: try table ?? userTransactions(folder), asOf: asOf)
+        return (records, resolution)
+    }
+
+    @Test func theNotificationsResolveToTheEventsOfTheLogs() async throws {
+        let logs = try Self.logs.get()
+        let generated = try Self.notifications.get()
+        let (folder, report) = (generated.folder, generated.report)
+        let asOf = try #require(Timestamp.parse(report.asOf))
+        let start = try #require(Timestamp.parse("2026-03-01T00:00:00Z"))
+        let expected = try Self.logFacts(logs.folder.path, report: logs.report, asOf: asOf)
+        let (_, resolution) = try await Self.read(folder.path, report: report)
+        var actual: [String: Fact] = [:]
+        for event in resolution.events where event.at < asOf {
+            let fact = Fact(
+                user: event.userID, event: event.event, at: event.at, product: event.productID,
+                transaction: event.event == .cancel || event.event == .expire ? nil : event.transactionID,
+                original: event.originalTransactionID, price: event.priceMicros, currency: event.currency, isSandbox: event.isSandbox)
+            #expect(actual[fact.key] == nil, "two events \(fact)")
+            actual[fact.key] = fact
+        }
+        // A refund without an amount takes the whole price of its charge.
+        func wholePrice(_ facts: [String: Fact], _ refund: Fact) -> (Int64?, String?) {
+            guard refund.price == nil else { return (refund.price, refund.currency) }
+            let charge = [EventType.purchase, .renewal].lazy.compactMap { facts["\($0) \(refund.transaction ?? "")"] }.first
+            return (charge?.price, charge?.currency)
+        }
+
+        #expect(Set(expected.keys).subtracting(actual.keys).sorted().prefix(5) == [])
+        // The store says more only of a refund of a transaction from before the data: that earlier
+        // period's charge (the refund itself may come after `as_of`).
+        let refunded = Set(resolution.events.filter { $0.event == .refund }.compactMap(\.transactionID))
+        let extra = Set(actual.keys).subtracting(expected.keys).compactMap { actual[$0] }
+        #expect(extra.allSatisfy { $0.event == .purchase && $0.at < start && refunded.contains($0.transaction ?? "") })
+        #expect(!extra.isEmpty)
+        var prorated = 0
+        for (key, log) in expected {
+            guard let store = actual[key] else { continue }
+            #expect(store.user == log.user && store.product == log.product && store.isSandbox == log.isSandbox, "\(store) ≠ \(log)")
+            // Times: the store's to the millisecond, the log's as each line writes them.
+            #expect(abs(store.at - log.at) < 1_000_000, "\(store) ≠ \(log)")
+            if log.original != nil { #expect(store.original == log.original, "\(store) ≠ \(log)") }
+            let (storeMoney, storeCurrency) = wholePrice(actual, store)
+            let (logMoney, logCurrency) = wholePrice(expected, log)
+            #expect(storeCurrency == logCurrency, "\(store) ≠ \(log)")
+            let chargePrice = [EventType.purchase, .renewal].lazy.compactMap { expected["\($0) \(log.transaction ?? "")"]?.price }.first
+            if log.event == .refund, store.price != nil, let price = chargePrice, let storeMoney, let logMoney {
+                // Apple says a partial refund in thousandths of a percent of the price: to the nearest one.
+                #expect(abs(storeMoney - logMoney) <= price / 200_000 + 1, "\(store) ≠ \(log)")
+                prorated += 1
+            } else {
+                #expect(storeMoney == logMoney, "\(store) ≠ \(log)")
+            }
+        }
+        #expect(prorated > 0)
+        // Every kind of event, the sandbox's too, was compared.
+        #expect(Set(expected.values.map(\.event)) == Self.storeEvents)
+        #expect(expected.values.contains { $0.isSandbox })
+    }
+
+    @Test func theCountersAreWhatWasWritten() async throws {
+        let generated = try Self.notifications.get()
+        let (folder, report) = (generated.folder, generated.report)
+        let (records, resolution) = try await Self.read(folder.path, report: report)
+        let counts = try #require(resolution.counts[.appStoreNotifications])
+        #expect(counts[.linesRead] == report.logs.storeLines)
+        #expect(counts[.malformedBadSignature] == 1 && report.logs.badSignatureLines == 1)
+        #expect(counts[.malformedOtherApp] == 1 && report.logs.otherAppLines == 1)
+        #expect(counts.malformedLines == 2, "\(records.notes.prefix(3))")
+        #expect(records.notes.map(\.counter).sorted() == [.malformedBadSignature, .malformedOtherApp])
+        #expect(records.notes.allSatisfy { $0.path.contains("/2026/03/01/notifications-0") && $0.line > 0 })
+        #expect(counts[.familySharedRecords] == report.logs.familySharedRecords && counts[.familySharedRecords] > 0)
+        #expect(counts[.ignoredStoreRecords] == report.logs.ignoredStoreRecords && counts[.ignoredStoreRecords] > 0)
+        #expect(counts[.unattributedStoreRecords] == 0 && counts[.unpricedCharges] == 0 && counts[.unknownNotificationTypes] == 0)
+        // Refunds reversed: the refund does not count.
+        #expect(records.refundReversals.count == report.logs.reversedRefunds && report.logs.reversedRefunds > 0)
+        let refunded = Set(resolution.events.filter { $0.event == .refund }.compactMap(\.transactionID))
+        #expect(records.refundReversals.allSatisfy { !refunded.contains($0.transactionID) })
+        // Each transaction in several notifications; cancels and expires carry old transactions.
+        #expect(report.logs.storeLines > records.transactions.count + records.statusChanges.count)
+        let purchasedAt = Dictionary(records.transactions.map { ($0.transactionID, $0.at) }, uniquingKeysWith: min)
+        #expect(
+            records.statusChanges.contains { change in change.transactionID.flatMap { purchasedAt[$0] }.map { $0 < change.at } == true })
+        #expect(records.transactions.contains { $0.refund?.amountMicros != nil } && records.transactions.contains { $0.isSandbox })
+    }
+
+    /// Most users are found by `appAccountToken`, some only by the server's table, which wins.
+    @Test func usersAreFoundByTokenOrByTheTable() async throws {
+        let generated = try Self.notifications.get()
+        let (folder, report) = (generated.folder, generated.report)
+        let table = try Self.userTransactions(folder.path)
+        #expect(table.count == report.logs.userTransactionRows && !table.isEmpty)
+        let (_, withTable) = try await Self.read(folder.path, report: report)
+        let (_, withoutTable) = try await Self.read(folder.path, report: report, table: [:])
+        let unattributed = withoutTable.counts[.appStoreNotifications]?[.unattributedStoreRecords] ?? 0
+        #expect(unattributed > 0)
+        let byToken = withoutTable.events.count
+        #expect(byToken > withTable.events.count / 2, "most events found by the token")
+        // A token the table overrides names another user: the events differ in their user only.
+        let users = Set(withTable.events.map(\.userID))
+        #expect(withoutTable.events.contains { !users.contains($0.userID) })
+    }
+}
