@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "OfferLabStatistics", targets: ["OfferLabStatistics"]),
         .library(name: "OfferLabProjection", targets: ["OfferLabProjection"]),
         .library(name: "OfferLabStoreSources", targets: ["OfferLabStoreSources"]),
+        .library(name: "OfferLabGenerate", targets: ["OfferLabGenerate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),

@@ -5,6 +5,11 @@
 //     cd Benchmarks/StoreSourcesBenchmark
 //     swift build -c release --scratch-path .build-store-bench
 //     ./.build-store-bench/release/store-sources-benchmark [NOTIFICATIONS]
+//
+// and on a generated data set (`offerlab generate --format app_store_notifications`):
+//
+//     ./.build-store-bench/release/store-sources-benchmark generate DIR USERS
+//     ./.build-store-bench/release/store-sources-benchmark read DIR
 import PackageDescription
 
 let package = Package(
@@ -13,7 +18,9 @@ let package = Package(
     dependencies: [.package(name: "OfferLab", path: "../..")],
     targets: [
         .executableTarget(
-            name: "store-sources-benchmark", dependencies: [.product(name: "OfferLabStoreSources", package: "OfferLab")],
+            name: "store-sources-benchmark", dependencies: [
+                .product(name: "OfferLabStoreSources", package: "OfferLab"), .product(name: "OfferLabGenerate", package: "OfferLab"),
+            ],
             path: "Sources/store-sources-benchmark")
     ]
 )

@@ -5,6 +5,12 @@
 import Foundation
 import OfferLabStoreSources
 
+// `generate DIR USERS` and `read DIR`: a generated data set's notifications (GeneratedSet.swift).
+if let mode = CommandLine.arguments.dropFirst().first, mode == "generate" || mode == "read" {
+    try await GeneratedSet.run(Array(CommandLine.arguments.dropFirst()))
+    exit(0)
+}
+
 let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let signer = try AppStoreTestSigner(
