@@ -74,7 +74,7 @@ let package = Package(
         // The log files read into event records (with the parsed-log cache).
         .target(
             name: "OfferLabEvents",
-            dependencies: ["OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem"],
+            dependencies: ["OfferLabTables", "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem"],
             swiftSettings: releaseSpeed),
         // Clean-up, attribution, the daily series and slices: the per-group sufficient statistics.
         .target(
@@ -89,8 +89,8 @@ let package = Package(
         .target(
             name: "OfferLabWriters",
             dependencies: [
-                "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport",
-                "OfferLabIngest",
+                "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabStoreSources",
+                "OfferLabSupport", "OfferLabIngest",
                 "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed),
@@ -107,7 +107,7 @@ let package = Package(
             name: "OfferLab",
             dependencies: [
                 "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables",
-                "OfferLabJob",
+                "OfferLabJob", "OfferLabStoreSources",
                 "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed

@@ -156,7 +156,7 @@ public enum NightlyRun {
         let rejects: String
         do {
             rejects =
-                "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
+                "their first lines of each reason are in \(try FailedRunRejects.write(counters, output: job.outputPath, night: job.night))"
         } catch let error as OfferLabError {
             rejects = "their first lines could not be kept (\(error.message))"
         }
