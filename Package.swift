@@ -74,7 +74,9 @@ let package = Package(
         // The log files read into event records (with the parsed-log cache).
         .target(
             name: "OfferLabEvents",
-            dependencies: ["OfferLabTables", "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem"],
+            dependencies: [
+                "OfferLabTables", "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem",
+            ],
             swiftSettings: releaseSpeed),
         // Clean-up, attribution, the daily series and slices: the per-group sufficient statistics.
         .target(
@@ -89,8 +91,8 @@ let package = Package(
         .target(
             name: "OfferLabWriters",
             dependencies: [
-                "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabStoreSources",
-                "OfferLabSupport", "OfferLabIngest",
+                "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport",
+                "OfferLabIngest",
                 "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed),
@@ -107,7 +109,7 @@ let package = Package(
             name: "OfferLab",
             dependencies: [
                 "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables",
-                "OfferLabJob", "OfferLabStoreSources",
+                "OfferLabJob", "OfferLabStoreSources", "OfferLabGenerate",
                 "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed
@@ -136,7 +138,8 @@ let package = Package(
             dependencies: [
                 "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents",
                 "OfferLabTables",
-                "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "OfferLabTestSupport",
+                "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate",
+                "OfferLabTestSupport",
             ],
             exclude: ["Fixtures"]),
     ]
