@@ -39,32 +39,29 @@ package enum StoreEventBatches {
 }
 
 extension IngestCounters {
-    /// Adds what the store sources read: each format's counters (its lines to `lines_read`, its
-    /// malformed lines to their reason of §1.3, or to its own), `files` files read, and the first
+    /// Adds what the store sources read (`night`): each format's counters (its lines to
+    /// `lines_read`, its malformed lines to their reason of §1.3, or to its own), its files read
+    /// or skipped, each file with malformed lines (or none valid) as a §1.2 file's, and the first
     /// `keep` notes of each counter (the rejects, at their original file and line). `formats`:
     /// every store format the job reads, so that one with nothing to count is still listed.
-    package mutating func addStoreSources(
-        formats: [SourceFormat], counts: [SourceFormat: StoreCounts], notes: [StoreLineNote], files: Int, keep: Int
-    ) {
+    package mutating func addStoreSources(_ night: StoreNight, formats: [SourceFormat], keep: Int) {
         for format in formats { storeCounts[format, default: StoreCounts()] += StoreCounts() }
-        for (format, formatCounts) in counts {
+        for (format, formatCounts) in night.counts {
             storeCounts[format, default: StoreCounts()] += formatCounts
             nonBlankLines += formatCounts[.linesRead]
             for (counter, count) in formatCounts.nonZero {
                 if let reason = counter.malformedReason { malformed[Int(reason.rawValue)] += count }
             }
         }
-        filesRead += files
-        var malformedByFile: [String: Int] = [:]
-        var filesInOrder: [String] = []
-        for note in notes {
-            if note.counter.isMalformed {
-                if malformedByFile[note.path] == nil { filesInOrder.append(note.path) }
-                malformedByFile[note.path, default: 0] += 1
-            }
-            if storeNotes.count(where: { $0.counter == note.counter }) < keep { storeNotes.append(note) }
+        let skipped = Set(night.skippedFiles.map(\.path))
+        filesSkipped += night.skippedFiles
+        for file in night.files where !skipped.contains(file.path) {
+            filesRead += 1
+            let counts = night.fileCounts[file.path] ?? StoreCounts()
+            if counts.malformedLines > 0 { malformedFiles.append((file.path, counts.malformedLines)) }
+            if counts.malformedLines == counts[.linesRead] { filesWithoutValidLines.append((file.path, counts[.linesRead])) }
         }
-        malformedFiles += filesInOrder.map { ($0, malformedByFile[$0] ?? 0) }
+        for note in night.notes where storeNotes.count(where: { $0.counter == note.counter }) < keep { storeNotes.append(note) }
     }
 
     /// Per source format read, its counters: the §1.2 logs' (`offerlab`, when the job has any)
@@ -83,31 +80,26 @@ extension IngestCounters {
 
 extension LogIngest {
     /// Appends the store files' events to `store`, a batch per file after the §1.2 files (in the
-    /// order of `files`: the ties of §2.2 fall to the app's logs), their users looked up in
+    /// order of `night.files`: the ties of §2.2 fall to the app's logs), their users looked up in
     /// `users` (the population's), on up to `width` tasks; and adds the store sources' counters
     /// and notes (`IngestCounters.addStoreSources`).
-    package static func appendStoreFiles(
-        _ files: [(path: String, format: SourceFormat, events: [StoreEvent])], counts: [SourceFormat: StoreCounts],
-        notes: [StoreLineNote], formats: [SourceFormat], to store: inout EventStore, users: ByteStringInterner, job: Job, width: Int?
-    ) async throws {
-        var counts = counts
-        var notes = notes
+    package static func appendStoreFiles(_ night: StoreNight, to store: inout EventStore, users: ByteStringInterner, job: Job, width: Int?)
+        async throws
+    {
+        var night = night
+        let files = night.files
         let firstIndex = job.logFiles.count
-        guard !files.isEmpty else {
-            store.counters.addStoreSources(formats: formats, counts: counts, notes: notes, files: 0, keep: job.rejectsPerReason)
-            return
-        }
         try await InOrder.run(count: files.count, width: width) { index in
             StoreEventBatches.batch(
                 files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: job.asOf,
                 keptSliceFields: job.keptSliceFields)
         } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)])) in
             for (format, note) in made.rejected {
-                counts[format, default: StoreCounts()][note.counter] += 1
-                notes.append(note)
+                night.counts[format, default: StoreCounts()][note.counter] += 1
+                night.notes.append(note)
             }
             store.append(made.batch, keepRejects: job.rejectsPerReason)
         }
-        store.counters.addStoreSources(formats: formats, counts: counts, notes: notes, files: files.count, keep: job.rejectsPerReason)
+        store.counters.addStoreSources(night, formats: job.storeSources.map(\.format), keep: job.rejectsPerReason)
     }
 }
