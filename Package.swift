@@ -76,7 +76,9 @@ let package = Package(
         // The log files read into event records (with the parsed-log cache).
         .target(
             name: "OfferLabEvents",
-            dependencies: ["OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem"],
+            dependencies: [
+                "OfferLabTables", "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "COfferLabSystem",
+            ],
             swiftSettings: releaseSpeed),
         // Clean-up, attribution, the daily series and slices: the per-group sufficient statistics.
         .target(
@@ -109,7 +111,7 @@ let package = Package(
             name: "OfferLab",
             dependencies: [
                 "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables",
-                "OfferLabJob",
+                "OfferLabJob", "OfferLabStoreSources", "OfferLabGenerate",
                 "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed
@@ -138,7 +140,8 @@ let package = Package(
             dependencies: [
                 "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents",
                 "OfferLabTables",
-                "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate", "OfferLabTestSupport",
+                "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate",
+                "OfferLabTestSupport",
             ],
             exclude: ["Fixtures"]),
     ]

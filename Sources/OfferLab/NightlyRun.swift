@@ -51,7 +51,9 @@ public enum NightlyRun {
         let run = RunRecord(
             job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
-            toolVersion: toolVersion, inputFiles: job.logFiles.map { ($0, Int64(fileSize(atPath: $0) ?? 0)) })
+            toolVersion: toolVersion,
+            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
+            signaturesVerified: job.storeSources.contains { $0.format == .appStoreNotifications } ? job.appStore.verify : nil)
         let outputFolder = try write(tables, offeringIDs: offeringIDs, run: run, job: job)
         cache?.removeUnusedEntries()
         return RunReport(
@@ -113,9 +115,20 @@ public enum NightlyRun {
             progress?.say("\(population.users.count) assigned users")
             return population
         }
+        // The store sources are read, verified and resolved while the logs are (`LogIngest` appends
+        // their events after the logs').
+        let storeNight =
+            job.storeSources.isEmpty
+            ? nil
+            : Task {
+                let night = try await StoreSourceIngest.read(job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads)
+                progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
+                return night
+            }
         let store: EventStore
         do {
-            store = try await LogIngest.read(job: job, population: populationTask, progress: progress, width: job.threads, cache: cache)
+            store = try await LogIngest.read(
+                job: job, population: populationTask, progress: progress, width: job.threads, cache: cache, storeNight: storeNight)
         } catch {
             // A broken assignment table is reported before a broken log file, as when they
             // were read one after the other.
@@ -156,7 +169,7 @@ public enum NightlyRun {
         let rejects: String
         do {
             rejects =
-                "their first lines of each reason are in \(try FailedRunRejects.write(counters.rejects, output: job.outputPath, night: job.night))"
+                "their first lines of each reason are in \(try FailedRunRejects.write(counters, output: job.outputPath, night: job.night))"
         } catch let error as OfferLabError {
             rejects = "their first lines could not be kept (\(error.message))"
         }

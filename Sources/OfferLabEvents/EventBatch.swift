@@ -1,5 +1,6 @@
 import OfferLabIngest
 import OfferLabJob
+import OfferLabStoreSources
 import OfferLabSupport
 
 /// A line rejected as malformed, kept for the rejects file.
@@ -35,8 +36,24 @@ public struct IngestCounters: Sendable {
     public var uncompressedBytes: Int64 = 0
     /// What the malformed lines that named money named.
     package var rejectedMoney = RejectedMoney()
+    /// Per store source format the job reads (contract §1.6): the lines of its own files, its
+    /// malformed lines by reason and its own counters. Its lines and malformed lines are in the
+    /// totals above as well (`addStoreSources`); the events made from its records are no lines.
+    public var storeCounts: [SourceFormat: StoreCounts] = [:]
+    /// The store sources' rejected or noted lines, at their original file and line: the first
+    /// `keep` of each counter (`addStoreSources`).
+    public var storeNotes: [StoreLineNote] = []
 
-    public var malformedLines: Int { malformed.reduce(0, +) }
+    /// Every malformed line: those of §1.3's reasons (any source) and the store's own
+    /// (`malformed_bad_signature`, `malformed_other_app`).
+    public var malformedLines: Int { malformed.reduce(0, +) + storeOwnMalformedLines }
+
+    /// The store sources' malformed lines of a reason §1.3 does not have.
+    var storeOwnMalformedLines: Int {
+        storeCounts.values.reduce(0) { total, counts in
+            total + counts.nonZero.reduce(0) { $0 + ($1.counter.isMalformed && $1.counter.malformedReason == nil ? $1.count : 0) }
+        }
+    }
 
     /// Counts a malformed line, keeping its text when fewer than `keep` of its reason are kept.
     public mutating func reject(_ reason: MalformedReason, file: String, line: Int, bytes: UnsafeRawBufferPointer, keep: Int) {
@@ -59,6 +76,8 @@ public struct IngestCounters: Sendable {
             rejects.append(reject)
         }
         for index in malformed.indices { malformed[index] += other.malformed[index] }
+        for (format, counts) in other.storeCounts { storeCounts[format, default: StoreCounts()] += counts }
+        for note in other.storeNotes where storeNotes.count(where: { $0.counter == note.counter }) < keep { storeNotes.append(note) }
     }
 }
 

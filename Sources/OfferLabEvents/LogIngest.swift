@@ -29,9 +29,11 @@ import Synchronization
 /// With a `cache`, a file parsed by an earlier run is read back from it instead, and a file
 /// parsed now is kept in it (`ParsedLogCache`).
 package enum LogIngest {
+    /// `storeNight`: the events of the job's store sources (`StoreSourceIngest`, read alongside),
+    /// appended after the §1.2 files (`appendStoreFiles`).
     package static func read(
         job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
-        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil
+        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil
     ) async throws -> EventStore {
         let files = job.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
@@ -74,6 +76,11 @@ package enum LogIngest {
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         cache?.releaseBuffers()
+        if let storeNight {
+            let night = try await storeNight.value
+            try await appendStoreFiles(night, to: &store, users: try await population.value.users, job: job, width: width)
+            progress?.say("read \(night.files.count) store files, \(store.counters.nonBlankLines) lines, \(store.count) events")
+        }
         return store
     }
 

@@ -15,7 +15,7 @@ import OfferLabSupport
 /// The folders `**` walks leave out hidden ones (as `*` does) and symbolic links to folders
 /// (which could loop). A folder that cannot be read stops the expansion with an error, never a
 /// shorter list.
-enum FileGlob {
+package enum FileGlob {
     /// `path` with `*`, `?`, `[` and `\` escaped, so that it matches itself only (the job
     /// file's folder, put in front of a relative glob, may hold such characters).
     static func escaped(_ path: String) -> String {
@@ -49,7 +49,7 @@ enum FileGlob {
     /// Whether `pattern` would match `path`, a file that need not exist: `*`, `?` and `[…]` within
     /// a path segment, a leading `.` only when the pattern spells it (as `glob(3)` lists files),
     /// and `**` as zero or more segments not starting with `.` (as `matches` walks them).
-    static func wouldMatch(_ pattern: String, _ path: String) -> Bool {
+    package static func wouldMatch(_ pattern: String, _ path: String) -> Bool {
         func match(_ patterns: ArraySlice<Substring>, _ names: ArraySlice<Substring>) -> Bool {
             guard let first = patterns.first else { return names.isEmpty }
             if first == "**" {

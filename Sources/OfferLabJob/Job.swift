@@ -28,10 +28,17 @@ public struct Job: Sendable {
     public var jobPath: String
     /// A folder of table files, or a `.sqlite`/`.db` file.
     public var tablesPath: String
-    /// The log globs, resolved against the job file's folder.
+    /// The log globs of the format of contract §1.2, resolved against the job file's folder.
     public var logPatterns: [String]
-    /// Every file the globs match, in byte-wise sorted order, without repeats.
+    /// Every file those globs match, in byte-wise sorted order, without repeats.
     public var logFiles: [String]
+    /// The `logs` items of the stores' formats (contract §1.6), one per format named, in the
+    /// order of `SourceFormat`; empty for a job of §1.2 logs only.
+    public var storeSources: [StoreSourceFiles] = []
+    /// `app_store`: how `app_store_notifications` sources are verified.
+    public var appStore = AppStoreSettings()
+    /// `revenuecat`: which RevenueCat id is the user.
+    public var revenueCat = RevenueCatSettings()
     /// Microseconds since the epoch; events and assignments at or after it are ignored.
     public var asOf: Int64
     public var reportCurrency: String
@@ -141,17 +148,38 @@ public enum JobLoader {
             throw OfferLabError.job(path, key: "tables", "\(tablesPath) does not exist", code: .missingInput)
         }
 
-        let patterns = try reader.logGlobs().map { resolve($0, against: FileGlob.escaped(folder)) }
-        guard !patterns.isEmpty else { throw reader.fail("logs", "name at least one glob") }
-        var files = Set<String>()
-        for pattern in patterns {
-            let matches = try FileGlob.matches(pattern)
+        let items = try reader.logItems().map { (pattern: resolve($0.glob, against: FileGlob.escaped(folder)), format: $0.format) }
+        guard !items.isEmpty else { throw reader.fail("logs", "name at least one glob") }
+        var patternsByFormat: [SourceFormat: [String]] = [:]
+        var filesByFormat: [SourceFormat: Set<String>] = [:]
+        for item in items {
+            let matches = try FileGlob.matches(item.pattern)
             guard !matches.isEmpty else {
-                throw OfferLabError.job(path, key: "logs", "the glob \(pattern) matches no file", code: .missingInput)
+                throw OfferLabError.job(path, key: "logs", "the glob \(item.pattern) matches no file", code: .missingInput)
             }
-            files.formUnion(matches)
+            patternsByFormat[item.format, default: []].append(item.pattern)
+            filesByFormat[item.format, default: []].formUnion(matches)
         }
-        let logFiles = files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // A file read in two formats would be counted twice, or fail as one of them.
+        var formatOfFile: [String: SourceFormat] = [:]
+        for format in SourceFormat.allCases {
+            for file in filesByFormat[format] ?? [] {
+                if let other = formatOfFile.updateValue(format, forKey: file) {
+                    throw reader.fail(
+                        "logs", "\(file) is matched as format \(other.rawValue) and as \(format.rawValue); give each file one format")
+                }
+            }
+        }
+        func sortedFiles(_ format: SourceFormat) -> [String] {
+            (filesByFormat[format] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+        let patterns = patternsByFormat[.offerlab] ?? []
+        let logFiles = sortedFiles(.offerlab)
+        let storeSources = SourceFormat.allCases.filter { $0 != .offerlab && filesByFormat[$0] != nil }.map { format in
+            StoreSourceFiles(format: format, patterns: patternsByFormat[format] ?? [], files: sortedFiles(format))
+        }
+        let appStore = try reader.appStoreSettings(folder: folder, required: storeSources.contains { $0.format == .appStoreNotifications })
+        let revenueCat = try reader.revenueCatSettings()
 
         let asOf: Int64
         if let asOfOverride {
@@ -256,12 +284,14 @@ public enum JobLoader {
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
         // Entries in a folder the globs reach would be read as logs by the next run: a bad job
         // from the first night, when the folder may not even exist yet.
-        if let cachePath, let entry = logFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
+        let allInputFiles = logFiles + storeSources.flatMap(\.files)
+        let allPatterns = patterns + storeSources.flatMap(\.patterns)
+        if let cachePath, let entry = allInputFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
             throw reader.fail(
                 "cache", "\(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
         }
         let entry = (cachePath.map { $0 + "/" } ?? "") + CacheEntryName.example
-        if let cachePath, let pattern = patterns.first(where: { FileGlob.wouldMatch($0, entry) }) {
+        if let cachePath, let pattern = allPatterns.first(where: { FileGlob.wouldMatch($0, entry) }) {
             throw reader.fail(
                 "cache",
                 "the log glob \(pattern) would match the entries the cache keeps in \(cachePath) (\(entry)); give the cache a folder the log globs do not reach"
@@ -288,6 +318,9 @@ public enum JobLoader {
         job.allowEmptyNight = try reader.flag("allow_empty_night")
         job.allowStaleLogs = try reader.flag("allow_stale_logs")
         job.allowEmptyOfferings = try reader.flag("allow_empty_offerings")
+        job.storeSources = storeSources
+        job.appStore = appStore
+        job.revenueCat = revenueCat
         return job
     }
 
@@ -307,13 +340,13 @@ public enum JobLoader {
         return "line \(mark.line), column \(mark.column): \(problem)\(reading)"
     }
 
-    static func resolve(_ path: String, against folder: String) -> String {
+    package static func resolve(_ path: String, against folder: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
 }
 
 /// Typed access to the job file's values, with errors naming the file and key.
-private struct JobValues {
+struct JobValues {
     let path: String
     let values: [String: Node]
 
@@ -349,16 +382,15 @@ private struct JobValues {
         }
     }
 
-    /// `logs`: one glob or a list, each item a glob or `{path: glob, format: name}` (contract
-    /// §1.6). A store format is refused by name: its reader exists (`OfferLabStoreSources`), but
-    /// a run cannot yet read it, and a job naming it must not pass as if its money were counted.
-    func logGlobs() throws -> [String] {
+    /// `logs`: one glob or a list, each item a glob (the format of §1.2) or `{path: glob,
+    /// format: name}` (contract §1.6).
+    func logItems() throws -> [(glob: String, format: SourceFormat)] {
         guard let node = values["logs"] else { throw missing("logs") }
-        if let text = node.scalar?.string { return [text] }
+        if let text = node.scalar?.string { return [(text, .offerlab)] }
         guard let sequence = node.sequence else { throw fail("logs", "expected a glob or a list of globs") }
         let form = "every item must be a glob, or {path: glob, format: name}"
         return try sequence.map { item in
-            if let text = item.scalar?.string, !text.isEmpty { return text }
+            if let text = item.scalar?.string, !text.isEmpty { return (text, .offerlab) }
             guard let mapping = item.mapping else { throw fail("logs", form) }
             var glob: String?
             var format = SourceFormat.offerlab
@@ -376,13 +408,7 @@ private struct JobValues {
                 }
             }
             guard let glob else { throw fail("logs", form) }
-            guard format == .offerlab else {
-                throw fail(
-                    "logs",
-                    "\(glob): format \(format.rawValue) cannot be run by this version of offerlab yet (docs/input-formats.md); remove the entry to run the other logs"
-                )
-            }
-            return glob
+            return (glob, format)
         }
     }
 

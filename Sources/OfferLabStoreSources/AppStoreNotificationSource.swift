@@ -109,7 +109,11 @@ public struct AppStoreRecordCollector: Sendable {
     /// Adds the files' notifications; call in the order of the files (sorted paths), so that the
     /// first delivery of a transaction is the one kept.
     public mutating func add(_ reading: AppStoreFileReading) {
-        for notification in reading.notifications { add(notification) }
+        for var notification in reading.notifications {
+            notification.transaction?.sourcePath = reading.path
+            notification.statusChange?.sourcePath = reading.path
+            add(notification)
+        }
     }
 
     public mutating func add(_ notification: AppStoreNotification) {

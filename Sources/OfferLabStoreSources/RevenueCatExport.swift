@@ -97,11 +97,16 @@ public enum RevenueCatExport {
                 let key = Key(storeTransactionID: row.storeTransactionID, renewalNumber: row.renewalNumber)
                 guard let slot = slots[key] else {
                     slots[key] = chosen.count
-                    chosen.append(row)
+                    var first = row
+                    first.transaction.sourcePath = file.path
+                    chosen.append(first)
                     continue
                 }
                 let earlier = chosen[slot]
-                if (row.updatedAt ?? .min) >= (earlier.updatedAt ?? .min) { chosen[slot] = row.replacing(earlier) }
+                if (row.updatedAt ?? .min) >= (earlier.updatedAt ?? .min) {
+                    chosen[slot] = row.replacing(earlier)
+                    chosen[slot].transaction.sourcePath = earlier.transaction.sourcePath
+                }
             }
         }
         var lowestRenewal: [String: Int64] = [:]

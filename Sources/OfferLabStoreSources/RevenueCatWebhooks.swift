@@ -87,13 +87,16 @@ public enum RevenueCatWebhooks {
             records.notes += file.notes
             for delivery in file.deliveries where seenEvents.insert(delivery.eventID).inserted {
                 switch delivery.record {
-                case .charge(let transaction):
+                case .charge(var transaction):
+                    transaction.sourcePath = file.path
                     if chargedTransactions.insert(transaction.transactionID).inserted { records.transactions.append(transaction) }
-                case .refund(let refund):
+                case .refund(var refund):
+                    refund.sourcePath = file.path
                     if refundedTransactions.insert(refund.transactionID).inserted { records.refunds.append(refund) }
                 case .reversal(let reversal):
                     records.refundReversals.append(reversal)
-                case .statusChange(let change):
+                case .statusChange(var change):
+                    change.sourcePath = file.path
                     records.statusChanges.append(change)
                 case .ignored:
                     records.counts[.ignoredStoreRecords] += 1

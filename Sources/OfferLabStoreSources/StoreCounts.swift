@@ -42,6 +42,12 @@ public enum StoreCounter: String, CaseIterable, Sendable, Comparable {
         }
     }
 
+    /// The reason of §1.3 this counter is, when it is one (a §1.2 log counts it too); nil for
+    /// the store's own counters (`malformed_bad_signature`, `malformed_other_app`, …).
+    public var malformedReason: MalformedReason? {
+        MalformedReason.allCases.first { StoreCounter($0) == self }
+    }
+
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

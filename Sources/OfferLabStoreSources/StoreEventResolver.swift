@@ -26,6 +26,9 @@ public struct StoreEvent: Sendable, Equatable {
     public var expiresAt: Int64?
     public var taxShare: Double?
     public var commissionShare: Double?
+    /// The input file that first delivered the record the event was made from (nil for a record
+    /// made in memory): `offerlab events` writes the event to that file's output.
+    public var sourcePath: String?
 
     public init(
         format: SourceFormat, eventID: String, at: Int64, userID: String, event: EventType, productID: String? = nil,
@@ -134,6 +137,7 @@ public enum StoreEventResolver {
                 originalTransactionID: record.originalTransactionID, priceMicros: record.priceMicros,
                 currency: record.currency, isSandbox: record.isSandbox, platform: record.platform, country: record.country,
                 store: record.store, expiresAt: record.expiresAt, taxShare: record.taxShare, commissionShare: record.commissionShare)
+            charge.sourcePath = record.sourcePath
             resolution.events.append(charge)
             if chargeEvents[record.transactionID] == nil { chargeEvents[record.transactionID] = charge }
             guard let refund = record.refund, !isReversed(record.transactionID, refundedAt: refund.at) else { continue }
@@ -159,16 +163,17 @@ public enum StoreEventResolver {
             }
             guard !isReversed(refund.transactionID, refundedAt: refund.at) else { continue }
             // The amount is in the charge's currency: a refund that does not name it takes the charge's.
-            resolution.events.append(
-                StoreEvent(
-                    format: refund.format, eventID: "\(refund.format.rawValue):\(refund.transactionID):refund", at: refund.at,
-                    userID: userID, event: .refund, productID: refund.productID ?? refunded?.productID,
-                    transactionID: refund.transactionID,
-                    originalTransactionID: refund.originalTransactionID ?? refunded?.originalTransactionID,
-                    priceMicros: refund.amountMicros,
-                    currency: refund.amountMicros == nil ? nil : refund.currency ?? refunded?.currency, isSandbox: refund.isSandbox,
-                    platform: refund.platform ?? refunded?.platform, country: refund.country ?? refunded?.country,
-                    store: refund.store ?? refunded?.store))
+            var event = StoreEvent(
+                format: refund.format, eventID: "\(refund.format.rawValue):\(refund.transactionID):refund", at: refund.at,
+                userID: userID, event: .refund, productID: refund.productID ?? refunded?.productID,
+                transactionID: refund.transactionID,
+                originalTransactionID: refund.originalTransactionID ?? refunded?.originalTransactionID,
+                priceMicros: refund.amountMicros,
+                currency: refund.amountMicros == nil ? nil : refund.currency ?? refunded?.currency, isSandbox: refund.isSandbox,
+                platform: refund.platform ?? refunded?.platform, country: refund.country ?? refunded?.country,
+                store: refund.store ?? refunded?.store)
+            event.sourcePath = refund.sourcePath
+            resolution.events.append(event)
         }
 
         for change in statusChanges {
@@ -177,12 +182,13 @@ public enum StoreEventResolver {
                 resolution.counts[change.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
-            resolution.events.append(
-                StoreEvent(
-                    format: change.format, eventID: "\(change.format.rawValue):\(change.id)", at: change.at, userID: userID,
-                    event: change.event, productID: change.productID, transactionID: change.transactionID,
-                    originalTransactionID: change.originalTransactionID, isSandbox: change.isSandbox, platform: change.platform,
-                    country: change.country, store: change.store))
+            var event = StoreEvent(
+                format: change.format, eventID: "\(change.format.rawValue):\(change.id)", at: change.at, userID: userID,
+                event: change.event, productID: change.productID, transactionID: change.transactionID,
+                originalTransactionID: change.originalTransactionID, isSandbox: change.isSandbox, platform: change.platform,
+                country: change.country, store: change.store)
+            event.sourcePath = change.sourcePath
+            resolution.events.append(event)
         }
         return resolution
     }

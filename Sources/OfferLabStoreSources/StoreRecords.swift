@@ -65,6 +65,9 @@ public struct StoreTransaction: Sendable, Equatable {
     public var taxShare: Double?
     public var commissionShare: Double?
     public var refund: Refund?
+    /// The input file that first delivered the record (file order: sorted paths); nil for a
+    /// record made in memory. `offerlab events` writes its events to that file's output.
+    public var sourcePath: String?
 
     public init(
         format: SourceFormat, transactionID: String, originalTransactionID: String?, productID: String?, kind: Kind, at: Int64,
@@ -108,6 +111,9 @@ public struct StoreStatusChange: Sendable, Equatable {
     public var country: String?
     public var platform: String?
     public var store: String?
+    /// The input file that first delivered the record (file order: sorted paths); nil for a
+    /// record made in memory. `offerlab events` writes its events to that file's output.
+    public var sourcePath: String?
 
     public init(
         format: SourceFormat, id: String, event: EventType, at: Int64, originalTransactionID: String?, transactionID: String?,
@@ -150,6 +156,9 @@ public struct StoreRefund: Sendable, Equatable {
     public var country: String?
     public var platform: String?
     public var store: String?
+    /// The input file that first delivered the record (file order: sorted paths); nil for a
+    /// record made in memory. `offerlab events` writes its events to that file's output.
+    public var sourcePath: String?
 
     public init(
         format: SourceFormat, transactionID: String, originalTransactionID: String?, productID: String?, at: Int64,

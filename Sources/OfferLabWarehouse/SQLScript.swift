@@ -17,6 +17,14 @@ public enum SQLScript {
     ///   engine as `run` reads them (a SQLite table file, a file the engine would decompress
     ///   differently).
     public static func generate(job: Job, dialect: SQLDialect, part: SQLPart) throws -> String {
+        // An engine cannot verify or decode the stores' formats (contract §1.6): it reads their
+        // events once `offerlab events` has written them in the log format.
+        if let store = job.storeSources.first {
+            throw OfferLabError.job(
+                job.jobPath, key: "logs",
+                "format \(store.format.rawValue): SQL engines read only the log format; run `offerlab events \(job.jobPath) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz (with its other logs) and write the SQL for that job (docs/input-formats.md)"
+            )
+        }
         let source = try TableSource(path: job.tablesPath)
         if source.isSQLite {
             throw OfferLabError(

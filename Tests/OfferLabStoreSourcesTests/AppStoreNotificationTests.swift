@@ -335,6 +335,8 @@ enum LocalNotification {
 
         let resolution = StoreEventResolver.resolve(sources: [records], userTransactions: [:], asOf: .max)
         #expect(resolution.events.map(\.eventID) == ["app_store_notifications:1", "app_store_notifications:1:refund"])
+        // The refund day 2 told goes with its transaction, which day 1 delivered first.
+        #expect(resolution.events.map(\.sourcePath) == [day1, day1])
         #expect(resolution.counts[.appStoreNotifications]?[.linesRead] == 4)
     }
 

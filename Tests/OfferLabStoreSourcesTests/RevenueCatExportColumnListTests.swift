@@ -36,7 +36,7 @@ import Testing
             columns.map { RevenueCatExportTests.field($0.name) }.joined(separator: ",") + "\r\n"
             + columns.map { RevenueCatExportTests.field($0.example) }.joined(separator: ",") + "\r\n"
         let file = try RevenueCatExportFile(path: folder.write("export.csv", text))
-        return (file, RevenueCatExport.records([file]).transactions)
+        return (file, RevenueCatExport.records([file]).withoutSourcePath(expecting: file.path).transactions)
     }
 
     /// The example row: renewal 2 with `is_trial_conversion` true, 3.99 GBP refunded whole

@@ -34,7 +34,7 @@ import Testing
         let file = try RevenueCatWebhookFile(path: temporary.write("webhooks.jsonl", line + "\n"), userIDField: userIDField)
         #expect(file.counts[.linesRead] == 1)
         #expect(file.counts.malformedLines == 0, "\(name): \(file.notes)")
-        return RevenueCatWebhooks.records([file])
+        return RevenueCatWebhooks.records([file]).withoutSourcePath(expecting: file.path)
     }
 
     /// Milliseconds since the epoch → microseconds.

@@ -32,7 +32,7 @@ import Testing
         let folder = try TemporaryFolder()
         let file = try RevenueCatWebhookFile(
             path: folder.write("hooks.jsonl", lines.joined(separator: "\n") + "\n"), userIDField: userIDField)
-        return (file, RevenueCatWebhooks.records([file]))
+        return (file, RevenueCatWebhooks.records([file]).withoutSourcePath(expecting: file.path))
     }
 
     @Test func purchaseKeepsEveryField() throws {
@@ -97,6 +97,7 @@ import Testing
         #expect(records.statusChanges.map(\.id) == ["evt-cancel"])
         #expect(records.statusChanges.first?.at == 1_700_000_005 * Self.second, "at event_timestamp_ms")
         #expect(records.counts[.ignoredStoreRecords] == 1)
+        #expect(records.transactions.map(\.sourcePath) == [first.path] && records.statusChanges.map(\.sourcePath) == [first.path])
         // Another webhook (its own id) charging the same transaction is still the one record.
         let again = try RevenueCatWebhookFile(
             path: folder.write("c.jsonl", Self.body([("id", #""evt-2""#), ("purchased_at_ms", "1700000001000")])))

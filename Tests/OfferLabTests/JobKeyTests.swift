@@ -44,7 +44,7 @@ import Testing
             "on_corrupt_file": job.onCorruptFile.rawValue, "rejects_per_reason": "\(job.rejectsPerReason)",
             "lock_timeout_seconds": "\(job.lockTimeoutSeconds)", "max_volume_drop": "\(job.maxVolumeDrop)",
             "allow_empty_night": "\(job.allowEmptyNight)", "allow_stale_logs": "\(job.allowStaleLogs)",
-            "allow_empty_offerings": "\(job.allowEmptyOfferings)",
+            "allow_empty_offerings": "\(job.allowEmptyOfferings)", "revenuecat": job.revenueCat.userIDField.rawValue,
         ]
         for key in JobKey.all {
             let stated = key.defaultValue.filter { $0 != "`" }

@@ -152,17 +152,13 @@ import Testing
         #expect(error.message == "job file \(fixture.path): \(expected)")
     }
 
-    /// Contract §1.6: `{path:, format: offerlab}` is a glob like a plain one; a store format is
-    /// refused by name until a run reads it, and an unknown one lists the known names.
+    /// Contract §1.6: `{path:, format: offerlab}` is a glob like a plain one (the store formats:
+    /// StoreSourceJobTests), and an unknown format lists the known names.
     @Test func logEntriesNameTheirFormat() throws {
         let fixture = try job(#"logs: ["logs/2026/03/01/*", {path: "logs/2026/03/02/*", format: offerlab}]"#, omit: ["logs"])
         let loaded = try JobLoader.load(path: fixture.path)
         #expect(loaded.logFiles == [fixture.folder.file("logs/2026/03/01/a.jsonl.gz"), fixture.folder.file("logs/2026/03/02/b.jsonl")])
-
-        let store = try job(#"logs: [{path: "logs/*/*/*/*", format: revenuecat_export}]"#, omit: ["logs"])
-        let refused = try #require(throws: OfferLabError.self) { try JobLoader.load(path: store.path) }
-        #expect(refused.code == .badJob && refused.location.jobKey == "logs")
-        #expect(refused.message.contains("format revenuecat_export cannot be run by this version of offerlab yet"))
+        #expect(loaded.storeSources.isEmpty)
 
         let unknown = try job(#"logs: [{path: "logs/*/*/*/*", format: parquet}]"#, omit: ["logs"])
         let unknownError = try #require(throws: OfferLabError.self) { try JobLoader.load(path: unknown.path) }

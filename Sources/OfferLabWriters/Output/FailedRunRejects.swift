@@ -13,11 +13,11 @@ package enum FailedRunRejects {
 
     /// Writes the file whole or not at all (a temporary file renamed).
     /// - Throws: `.cannotWrite` naming the path and the system's reason.
-    package static func write(_ rejects: [RejectedLine], output: String, night: String) throws -> String {
+    package static func write(_ counters: IngestCounters, output: String, night: String) throws -> String {
         let target = path(output: output, night: night)
         try Folders.create(output, context: "output")
         do {
-            try Data(CSVWriter.csv(ResultTables.rejectsTable(rejects)).utf8).write(to: URL(fileURLWithPath: target), options: .atomic)
+            try Data(CSVWriter.csv(ResultTables.rejectsTable(counters.rejects, storeNotes: counters.storeNotes)).utf8).write(to: URL(fileURLWithPath: target), options: .atomic)
         } catch {
             throw OfferLabError(
                 .cannotWrite, "cannot write \(target): \(error.localizedDescription)", location: .init(path: target), cause: error)

@@ -117,6 +117,8 @@ extension ResultColumn {
     static let days = ResultColumn("days", .integer)
     static let productID = ResultColumn("product_id", .text)
     static let counter = ResultColumn("counter", .text)
+    /// A source format of the job's `logs` (contract §1.6), in `sources`.
+    static let source = ResultColumn("source", .text)
     // Money named by malformed lines (`rejected_money`).
     static let currency = ResultColumn("currency", .text)
     static let lines = ResultColumn("lines", .integer)
@@ -190,6 +192,11 @@ extension ResultSchema {
     static let maturity = ResultSchema(
         name: "maturity", columns: [.offeringID, .group, .days, .users, .converters, .conversionRate, .netRevenue, .arpu, .arpuSD],
         keys: [.offeringID, .group, .days])
+
+    /// Per source format the job reads: its lines, malformed lines by reason and the store's
+    /// counters (contract §1.6). Run-wide, without `offering_id`: a re-run of the night replaces
+    /// all of its rows.
+    static let sources = ResultSchema(name: "sources", columns: [.source, .counter, .count], keys: [.source, .counter])
 
     static let rejects = ResultSchema(name: "rejects", columns: [.file, .line, .reason, .text], keys: [.file, .line, .reason])
 

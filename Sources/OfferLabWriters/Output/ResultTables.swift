@@ -4,6 +4,7 @@ import OfferLabIngest
 import OfferLabJob
 import OfferLabResults
 import OfferLabStatistics
+import OfferLabStoreSources
 
 /// Builds the output tables of a night from its results and their statistics: formatting only,
 /// every number is computed before (`NightlyRun`, `OfferingStatistics`).
@@ -19,18 +20,20 @@ package enum ResultTables {
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
+        let sources = sourcesTable(results.ingest, hasLogFiles: !job.logFiles.isEmpty)
         let daily = dailyTable(results.offerings, statistics: statistics)
         let maturity = maturityTable(results.offerings, statistics: statistics)
-        let rejects = rejectsTable(results.ingest.rejects)
+        let rejects = rejectsTable(results.ingest.rejects, storeNotes: results.ingest.storeNotes)
         let skippedFiles = skippedFilesTable(results.ingest.filesSkipped)
         let shown = [offeringsTable(results.offerings, job: job), shownProductsTable(results.offerings), shownCopyTable(results.offerings)]
         // Only a job that slices writes the slice files. The database always gets the slice
         // tables, empty without slices, so that a night re-run without them drops its old rows.
         let slices = sliceTables(results.offerings, statistics: statistics)
         return (
-            [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
-            [summary, comparisons, srm, products, quality, daily, maturity, rejectedMoneyTable(results.ingest.rejectedMoney)] + shown
-                + slices
+            [summary, comparisons, srm, products, quality, sources, daily, maturity, rejects, skippedFiles]
+                + (job.slices.isEmpty ? [] : slices),
+            [summary, comparisons, srm, products, quality, sources, daily, maturity, rejectedMoneyTable(results.ingest.rejectedMoney)]
+                + shown + slices
         )
     }
 
@@ -169,7 +172,10 @@ package enum ResultTables {
         return table
     }
 
-    /// Global counters first (empty `offering_id`), then each offering's.
+    /// Global counters first (empty `offering_id`), then each offering's. A job that reads a
+    /// store source also gets the store's counters (contract §1.6), totalled over its formats:
+    /// its own malformed reasons after those of §1.3, the others last; other jobs' files are as
+    /// they were.
     static func qualityTable(_ results: NightResults) -> ResultTable {
         var table = ResultTable(.quality)
         let ingest = results.ingest
@@ -178,16 +184,35 @@ package enum ResultTables {
             ("malformed_lines", ingest.malformedLines),
         ]
         global += MalformedReason.allCases.map { ($0.counterName, ingest.malformed[Int($0.rawValue)]) }
+        let storeCounters = ingest.storeCounts.isEmpty ? [] : StoreCounter.allCases.filter { $0.malformedReason == nil }
+        func storeTotal(_ counter: StoreCounter) -> (String, Int) {
+            (counter.rawValue, ingest.storeCounts.values.reduce(0) { $0 + $1[counter] })
+        }
+        global += storeCounters.filter(\.isMalformed).map(storeTotal)
         global += [
             ("duplicate_events", results.cleanup.duplicateEvents), ("unknown_event_types", results.cleanup.unknownEventTypes),
             ("sandbox_events", results.cleanup.sandboxEvents), ("unassigned_events", results.cleanup.unassignedEvents),
             ("invalid_assignments", results.globalInvalidAssignments),
         ]
+        global += storeCounters.filter { !$0.isMalformed && $0 != .linesRead }.map(storeTotal)
         for (counter, count) in global { table.rows.append([.text(""), .text(counter), .integer(count)]) }
         for result in results.offerings {
             for (counter, count) in result.quality.counters {
                 table.rows.append([.text(result.offering.offeringID), .text(counter), .integer(count)])
             }
+        }
+        return table
+    }
+
+    /// `sources.csv` (contract §1.6): per source format the job reads, in the order of
+    /// `SourceFormat`, `lines_read` and each counter that applies to it, zeros included: for the
+    /// §1.2 logs (`offerlab`, when the job has any) the reasons of §1.3, for a store format every
+    /// store counter.
+    static func sourcesTable(_ ingest: IngestCounters, hasLogFiles: Bool) -> ResultTable {
+        var table = ResultTable(.sources)
+        for (format, counts) in ingest.sourceCounts(hasLogFiles: hasLogFiles) {
+            let counters = format == .offerlab ? StoreCounter.allCases.filter { $0 == .linesRead || $0.malformedReason != nil } : StoreCounter.allCases
+            for counter in counters { table.rows.append([.text(format.rawValue), .text(counter.rawValue), .integer(counts[counter])]) }
         }
         return table
     }
@@ -208,9 +233,12 @@ package enum ResultTables {
         return table
     }
 
-    static func rejectsTable(_ rejects: [RejectedLine]) -> ResultTable {
+    /// The §1.2 logs' rejected lines (their text), then the store sources' rejected or noted
+    /// lines at their original file and line (what was wrong).
+    static func rejectsTable(_ rejects: [RejectedLine], storeNotes: [StoreLineNote] = []) -> ResultTable {
         var table = ResultTable(.rejects)
         table.rows = rejects.map { [.text($0.file), .integer($0.line), .text($0.reason.counterName), .text($0.text)] }
+        table.rows += storeNotes.map { [.text($0.path), .integer($0.line), .text($0.counter.rawValue), .text($0.detail)] }
         return table
     }
 }

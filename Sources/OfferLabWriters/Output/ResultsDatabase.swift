@@ -15,10 +15,13 @@ public struct RunRecord: Sendable {
     public var status: String
     public var toolVersion: String
     public var inputFiles: [(path: String, bytes: Int64)]
+    /// Whether the App Store notifications' signatures were verified: false when the job said
+    /// `app_store.verify: false`; nil without an `app_store_notifications` source.
+    public var signaturesVerified: Bool?
 
     package init(
         job: String, asOf: String, night: String, startedAt: String, finishedAt: String, status: String, toolVersion: String,
-        inputFiles: [(path: String, bytes: Int64)]
+        inputFiles: [(path: String, bytes: Int64)], signaturesVerified: Bool? = nil
     ) {
         self.job = job
         self.asOf = asOf
@@ -28,15 +31,17 @@ public struct RunRecord: Sendable {
         self.status = status
         self.toolVersion = toolVersion
         self.inputFiles = inputFiles
+        self.signaturesVerified = signaturesVerified
     }
 }
 
 /// The SQLite database that keeps every night's results.
 ///
 /// Every table is keyed by (`as_of`, `offering_id`, …) where `as_of` is the night
-/// (`YYYY-MM-DD`). A run writes in one transaction: it deletes the rows of its night for the
-/// offerings it analysed (and the night's global rows, `offering_id = ''`), then inserts its
-/// own, so re-running a night replaces that night only.
+/// (`YYYY-MM-DD`), or, for a run-wide table without `offering_id` (`sources`), by the night
+/// alone. A run writes in one transaction: it deletes the rows of its night for the offerings it
+/// analysed (and the night's global rows, `offering_id = ''`, and those of the run-wide tables),
+/// then inserts its own, so re-running a night replaces that night only.
 package enum ResultsDatabase {
     /// Writes the night's rows in one transaction. `beforeCommit` runs last inside it: when it
     /// throws, nothing is committed.
@@ -53,9 +58,13 @@ package enum ResultsDatabase {
                 let scope = offeringIDs + [""]
                 let placeholders = Array(repeating: "?", count: scope.count).joined(separator: ", ")
                 for table in tables {
-                    try database.run(
-                        "DELETE FROM \(table.name) WHERE as_of = ? AND offering_id IN (\(placeholders))",
-                        [.text(run.night)] + scope.map { .text($0) })
+                    if table.columns.contains(where: { $0.name == "offering_id" }) {
+                        try database.run(
+                            "DELETE FROM \(table.name) WHERE as_of = ? AND offering_id IN (\(placeholders))",
+                            [.text(run.night)] + scope.map { .text($0) })
+                    } else {
+                        try database.run("DELETE FROM \(table.name) WHERE as_of = ?", [.text(run.night)])
+                    }
                     let columns = ["as_of"] + table.columnNames.map(quote) + ["run_id"]
                     let insert = try database.prepare(
                         "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
@@ -98,9 +107,15 @@ package enum ResultsDatabase {
                     .badResultsDatabase, "\(path) is not an offerlab results database (it has no runs table)", location: .init(path: path))
             }
             var latest: (id: Int64, run: RunRecord)?
+            // A database written before the column was added lacks it: its runs read no App Store source.
+            var runColumns: Set<String> = []
+            try database.prepare("SELECT name FROM pragma_table_info('runs')").forEachRow { row in
+                if case .text(let name) = row.value(at: 0) { runColumns.insert(name) }
+            }
+            let signatures = runColumns.contains("signatures_verified") ? "signatures_verified" : "NULL"
             try database.prepare(
                 """
-                SELECT run_id, job, as_of, night, started_at, finished_at, status, tool_version FROM runs
+                SELECT run_id, job, as_of, night, started_at, finished_at, status, tool_version, \(signatures) FROM runs
                 WHERE night = ? AND status = 'succeeded' ORDER BY run_id DESC LIMIT 1
                 """
             ).forEachRow([.text(night)]) { row in
@@ -112,7 +127,8 @@ package enum ResultsDatabase {
                     id,
                     RunRecord(
                         job: text[0], asOf: text[1], night: text[2], startedAt: text[3], finishedAt: text[4], status: text[5],
-                        toolVersion: text[6], inputFiles: [])
+                        toolVersion: text[6], inputFiles: [],
+                        signaturesVerified: { if case .integer(let verified) = row.value(at: 8) { verified != 0 } else { nil } }())
                 )
             }
             guard let latest else {
@@ -181,35 +197,36 @@ package enum ResultsDatabase {
             CREATE TABLE IF NOT EXISTS run_inputs (
                 run_id INTEGER NOT NULL REFERENCES runs(run_id), path TEXT NOT NULL, bytes INTEGER NOT NULL);
             """)
+        try addMissingColumns(database, table: "runs", columns: [ResultColumn("signatures_verified", .integer)])
         for table in tables {
             let columns = table.columns.map { "\(quote($0.name)) \($0.type.sqlType)" }
             let key = ["as_of"] + table.schema.keys.map { quote($0.name) }
             try database.execute(
                 "CREATE TABLE IF NOT EXISTS \(table.name) (as_of TEXT NOT NULL, \(columns.joined(separator: ", ")), run_id INTEGER NOT NULL, PRIMARY KEY (\(key.joined(separator: ", "))))"
             )
-            try addMissingColumns(database, table: table)
+            try addMissingColumns(database, table: table.name, columns: table.columns)
         }
     }
 
     /// Migrates a table written by an earlier version in place: a column this version writes and
     /// the table lacks is added (empty for the nights already held), so history is never rebuilt.
     /// Key columns cannot change this way; a new key column is a new table.
-    private static func addMissingColumns(_ database: SQLiteDatabase, table: ResultTable) throws {
+    private static func addMissingColumns(_ database: SQLiteDatabase, table: String, columns: [ResultColumn]) throws {
         var existing: Set<String> = []
-        try database.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(table.name)]) { row in
+        try database.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(table)]) { row in
             if case .text(let name) = row.value(at: 0) { existing.insert(name) }
         }
-        for column in table.columns where !existing.contains(column.name) {
-            try database.execute("ALTER TABLE \(table.name) ADD COLUMN \(quote(column.name)) \(column.type.sqlType)")
+        for column in columns where !existing.contains(column.name) {
+            try database.execute("ALTER TABLE \(table) ADD COLUMN \(quote(column.name)) \(column.type.sqlType)")
         }
     }
 
     private static func insertRun(_ database: SQLiteDatabase, _ run: RunRecord) throws -> Int64 {
         try database.run(
-            "INSERT INTO runs (job, as_of, night, started_at, finished_at, status, tool_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs (job, as_of, night, started_at, finished_at, status, tool_version, signatures_verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(run.job), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt), .text(run.status),
-                .text(run.toolVersion),
+                .text(run.toolVersion), sqliteValue(.bool(run.signaturesVerified)),
             ])
         var runID: Int64 = 0
         try database.prepare("SELECT last_insert_rowid()").forEachRow { row in

@@ -105,7 +105,7 @@ package enum HTMLReport {
             ("Started", ReportFormat.timestamp(run.startedAt)), ("Results computed", ReportFormat.timestamp(run.finishedAt)),
             ("offerlab version", run.toolVersion),
             ("Log files", "\(ReportFormat.count(run.inputFiles.count)) (\(ReportFormat.bytes(totalBytes)))"),
-        ]
+        ] + (run.signaturesVerified.map { [("App Store signatures", $0 ? "verified" : "not verified (app_store.verify: false)")] } ?? [])
         for (term, value) in facts { html += "<dt>\(term.htmlEscaped)</dt><dd>\(value.htmlEscaped)</dd>\n" }
         html += "</dl>\n"
         if !run.inputFiles.isEmpty {
@@ -118,6 +118,7 @@ package enum HTMLReport {
         }
         html += reference(
             "Log lines, all offerings", qualityTable(report.quality, flagged: Set(ReportFindings.warnings(report).compactMap(\.counter))))
+        if !report.sources.isEmpty || run.signaturesVerified != nil { html += reference("Sources", sourcesSection(report)) }
         html += """
             <p class="note">Every number in this report is rounded for reading. The same night's results in full precision are in the CSV \
             files next to this report and in the SQLite database; <code>offerlab report --db</code> rebuilds this page from the database.</p>
@@ -147,6 +148,28 @@ package enum HTMLReport {
             let mark = flagged.contains(counter.name) ? " class=\"flagged\"" : ""
             html +=
                 "<tr\(mark)><td><code>\(counter.name.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+
+    /// The source formats read and their counters (`sources.csv`: `lines_read` always, the
+    /// others when not 0), and whether the App Store signatures were verified.
+    static func sourcesSection(_ report: ReportData) -> String {
+        var html = ""
+        if report.run.signaturesVerified == false {
+            html +=
+                "<p class=\"note\">App Store notifications were <strong>not verified</strong>: the job says <code>app_store.verify: false</code> "
+                + "(their receiver is trusted to have verified each one at receipt).</p>\n"
+        } else if report.run.signaturesVerified == true {
+            html += "<p class=\"note\">Every App Store notification's signature was verified.</p>\n"
+        }
+        let shown = report.sources.filter { $0.counter == "lines_read" || $0.count != 0 }
+        guard !shown.isEmpty else { return html }
+        html +=
+            "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Source</th><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
+        for row in shown {
+            html +=
+                "<tr><td><code>\(row.source.htmlEscaped)</code></td><td><code>\(row.counter.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(row.count))</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

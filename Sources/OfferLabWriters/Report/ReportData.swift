@@ -17,6 +17,16 @@ package struct ReportData: Sendable, Equatable {
     var slices: [SliceFieldReport] = []
     /// The money malformed lines named (`rejected_money`; none for a night stored without it).
     var rejectedMoney = RejectedMoney()
+    /// `sources.csv`'s rows: per source format read, its counters (none for a night stored
+    /// without them).
+    var sources: [SourceCounter] = []
+}
+
+/// One row of `sources.csv`.
+struct SourceCounter: Sendable, Equatable {
+    var source: String
+    var counter: String
+    var count: Int
 }
 
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).
@@ -30,6 +40,9 @@ struct RunFacts: Sendable, Equatable {
     var finishedAt: String
     var toolVersion: String
     var inputFiles: [InputFile]
+    /// `RunRecord.signaturesVerified`: false when `app_store.verify: false` skipped the App Store
+    /// signatures; nil without an App Store source.
+    var signaturesVerified: Bool? = nil
 }
 
 struct InputFile: Sendable, Equatable {

@@ -1,0 +1,105 @@
+import OfferLabIngest
+import OfferLabJob
+import OfferLabStoreSources
+import OfferLabSupport
+
+/// The events of the job's store sources (contract §1.6) inside a run: each written as a line of
+/// §1.2 (`StoreEventJSONLines`) and read back by the §1.2 parser, one batch per store file after
+/// the §1.2 files, so that every rule after §1.2 (de-duplication, clean-up, attribution) applies
+/// to them as to log lines, by construction.
+package enum StoreEventBatches {
+    /// One store file's events as a batch of `fileIndex`, its users looked up in the
+    /// population's (`users`). The lines are the tool's own, not the file's: they count in no
+    /// counter (the file's lines are counted by `IngestCounters.addStoreSources`). An event the
+    /// parser rejects is a defect of the reader that made it, but still never silently dropped:
+    /// it is returned as a note of its file (line 0: it is no line of the file) under the
+    /// parser's reason, for the caller to count.
+    package static func batch(
+        _ events: [StoreEvent], fileIndex: Int, path: String, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
+    ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)]) {
+        var batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
+        batch.keptSliceFields = keptSliceFields
+        batch.records.reserveCapacity(events.count)
+        var parser = JSONLineParser(keepsSliceFields: !keptSliceFields.isEmpty)
+        var record = LogRecord()
+        var rejected: [(SourceFormat, StoreLineNote)] = []
+        for event in events {
+            var line = StoreEventJSONLines.line(event)
+            let reason = line.withUTF8 { parser.parse(UnsafeRawBufferPointer($0), into: &record) }
+            if let reason {
+                let detail = "the event \(event.eventID) made from this file is not a valid log line (\(reason.counterName)): \(line)"
+                rejected.append((event.format, StoreLineNote(path: path, line: 0, counter: StoreCounter(reason), detail: detail)))
+                continue
+            }
+            withUnsafePointer(to: &record) { batch.add($0, asOf: asOf) }
+        }
+        batch.finishLookingUpUsers()
+        return (batch, rejected)
+    }
+}
+
+extension IngestCounters {
+    /// Adds what the store sources read (`night`): each format's counters (its lines to
+    /// `lines_read`, its malformed lines to their reason of §1.3, or to its own), its files read
+    /// or skipped, each file with malformed lines (or none valid) as a §1.2 file's, and the first
+    /// `keep` notes of each counter (the rejects, at their original file and line). `formats`:
+    /// every store format the job reads, so that one with nothing to count is still listed.
+    package mutating func addStoreSources(_ night: StoreNight, formats: [SourceFormat], keep: Int) {
+        for format in formats { storeCounts[format, default: StoreCounts()] += StoreCounts() }
+        for (format, formatCounts) in night.counts {
+            storeCounts[format, default: StoreCounts()] += formatCounts
+            nonBlankLines += formatCounts[.linesRead]
+            for (counter, count) in formatCounts.nonZero {
+                if let reason = counter.malformedReason { malformed[Int(reason.rawValue)] += count }
+            }
+        }
+        let skipped = Set(night.skippedFiles.map(\.path))
+        filesSkipped += night.skippedFiles
+        for file in night.files where !skipped.contains(file.path) {
+            filesRead += 1
+            let counts = night.fileCounts[file.path] ?? StoreCounts()
+            if counts.malformedLines > 0 { malformedFiles.append((file.path, counts.malformedLines)) }
+            if counts.malformedLines == counts[.linesRead] { filesWithoutValidLines.append((file.path, counts[.linesRead])) }
+        }
+        for note in night.notes where storeNotes.count(where: { $0.counter == note.counter }) < keep { storeNotes.append(note) }
+    }
+
+    /// Per source format read, its counters: the §1.2 logs' (`offerlab`, when the job has any)
+    /// first, then each store format's, in the order of `SourceFormat`.
+    package func sourceCounts(hasLogFiles: Bool) -> [(format: SourceFormat, counts: StoreCounts)] {
+        var offerlab = StoreCounts()
+        offerlab[.linesRead] = nonBlankLines - storeCounts.values.reduce(0) { $0 + $1[.linesRead] }
+        for reason in MalformedReason.allCases {
+            let counter = StoreCounter(reason)
+            offerlab[counter] = malformed[Int(reason.rawValue)] - storeCounts.values.reduce(0) { $0 + $1[counter] }
+        }
+        let stores = SourceFormat.allCases.compactMap { format in storeCounts[format].map { (format, $0) } }
+        return (hasLogFiles ? [(.offerlab, offerlab)] : []) + stores
+    }
+}
+
+extension LogIngest {
+    /// Appends the store files' events to `store`, a batch per file after the §1.2 files (in the
+    /// order of `night.files`: the ties of §2.2 fall to the app's logs), their users looked up in
+    /// `users` (the population's), on up to `width` tasks; and adds the store sources' counters
+    /// and notes (`IngestCounters.addStoreSources`).
+    package static func appendStoreFiles(_ night: StoreNight, to store: inout EventStore, users: ByteStringInterner, job: Job, width: Int?)
+        async throws
+    {
+        var night = night
+        let files = night.files
+        let firstIndex = job.logFiles.count
+        try await InOrder.run(count: files.count, width: width) { index in
+            StoreEventBatches.batch(
+                files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: job.asOf,
+                keptSliceFields: job.keptSliceFields)
+        } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)])) in
+            for (format, note) in made.rejected {
+                night.counts[format, default: StoreCounts()][note.counter] += 1
+                night.notes.append(note)
+            }
+            store.append(made.batch, keepRejects: job.rejectsPerReason)
+        }
+        store.counters.addStoreSources(night, formats: job.storeSources.map(\.format), keep: job.rejectsPerReason)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import OfferLabIngest
+import OfferLabJob
+import OfferLabStoreSources
+import OfferLabSupport
+
+/// The night's events of a job's store sources (contract §1.6), before they meet the §1.2 logs.
+package struct StoreNight: Sendable {
+    /// Every input file of the store sources, in the order of `Job.storeSources` (formats in
+    /// `SourceFormat` order, paths sorted), each with the events made from the records it was the
+    /// first to deliver; a file that gives no event (re-deliveries only, every line rejected,
+    /// skipped) is listed with none.
+    package var files: [(path: String, format: SourceFormat, events: [StoreEvent])] = []
+    /// Per format: its files' counters (`lines_read`, malformed lines by reason, …) and what
+    /// resolving its records counted (`unattributed_store_records`, `family_shared_records`,
+    /// `unpriced_charges`).
+    package var counts: [SourceFormat: StoreCounts] = [:]
+    /// Per file path: the file's own counters (`lines_read`, its malformed lines by reason);
+    /// what resolving the records counts is per format only.
+    package var fileCounts: [String: StoreCounts] = [:]
+    /// The lines rejected or noted, with their original file and line, in file order.
+    package var notes: [StoreLineNote] = []
+    /// The files skipped whole as corrupt gzip (`on_corrupt_file: skip`): listed in `files`
+    /// without events, their lines uncounted, as a skipped §1.2 log.
+    package var skippedFiles: [SkippedFile] = []
+    /// False when an App Store source was read with `app_store.verify: false`: its signatures
+    /// were not checked.
+    package var signaturesVerified = true
+
+    /// The events of every file, in the order of `files`.
+    package var events: [StoreEvent] { files.flatMap(\.events) }
+}
+
+/// Reads a job's store sources into the night's store events.
+package enum StoreSourceIngest {
+    /// Reads every file of `job.storeSources`, at most `width` (default: the cores) at a time,
+    /// and resolves their records together (`StoreEventResolver`): a transaction delivered by
+    /// several files or sources is one event.
+    ///
+    /// Every `revenuecat_export` file's header is checked before any file is read, so that a
+    /// missing column fails at once.
+    ///
+    /// - Parameter userTransactions: the server's `user_transactions` table (`UserTransactions`).
+    /// - Throws: `OfferLabError`: `.unreadableLog` for a file that cannot be read or (under
+    ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column.
+    package static func read(job: Job, userTransactions: [String: String], width: Int? = nil) async throws -> StoreNight {
+        var night = StoreNight()
+        var sources: [StoreSourceRecords] = []
+        for source in job.storeSources {
+            let read: FormatReading
+            switch source.format {
+            case .offerlab: continue
+            case .appStoreNotifications:
+                read = try await readAppStore(source.files, job: job, width: width)
+                night.signaturesVerified = job.appStore.verify
+            case .revenueCatExport: read = try await readRevenueCatExport(source.files, job: job, width: width)
+            case .revenueCatWebhooks: read = try await readRevenueCatWebhooks(source.files, job: job, width: width)
+            }
+            sources.append(read.records)
+            night.notes += read.records.notes
+            night.skippedFiles += read.skippedFiles
+            night.fileCounts.merge(read.fileCounts) { $1 }
+        }
+        let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: job.asOf)
+        night.counts = resolution.counts
+
+        var fileIndex: [String: Int] = [:]
+        for source in job.storeSources {
+            for path in source.files {
+                fileIndex[path] = night.files.count
+                night.files.append((path, source.format, []))
+            }
+        }
+        for event in resolution.events {
+            // Every record read from a file names it (`sourcePath`), and that file is one of the job's.
+            night.files[fileIndex[event.sourcePath!]!].events.append(event)
+        }
+        return night
+    }
+
+    /// One format's records, with what its files counted and which were skipped.
+    private struct FormatReading {
+        var records: StoreSourceRecords
+        var fileCounts: [String: StoreCounts] = [:]
+        var skippedFiles: [SkippedFile] = []
+    }
+
+    /// A file read whole, or skipped as corrupt.
+    private enum FileOutcome<Reading: Sendable>: Sendable {
+        case read(Reading)
+        case skipped(SkippedFile)
+    }
+
+    /// Reads `paths` with `read`, at most `width` at a time, and hands the outcomes to `collect`
+    /// in path order. A corrupt gzip file is skipped under `on_corrupt_file: skip`, else fails the
+    /// night, as a §1.2 log does.
+    private static func readFiles<Reading: Sendable>(
+        _ paths: [String], format: SourceFormat, job: Job, width: Int?, read: @escaping @Sendable (String) async throws -> Reading,
+        collect: (FileOutcome<Reading>) -> Void
+    ) async throws {
+        let policy = job.onCorruptFile
+        try await InOrder.run(count: paths.count, width: width) { index -> FileOutcome<Reading> in
+            do {
+                return .read(try await read(paths[index]))
+            } catch let error as IngestError {
+                let corrupt = error.code == .corruptGzip || error.code == .truncatedGzip
+                if corrupt && policy == .skip { return .skipped(SkippedFile(path: paths[index], error: error.detail)) }
+                let hint = corrupt ? " (on_corrupt_file: skip would skip it)" : ""
+                throw OfferLabError(.unreadableLog, context: "\(format.rawValue) file ", error, hint: hint)
+            }
+        } merge: { outcome in
+            collect(outcome)
+        }
+    }
+
+    private static func readAppStore(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
+        guard let bundleID = job.appStore.bundleID else {
+            throw OfferLabError.job(job.jobPath, key: "app_store.bundle_id", "required with a logs item of format app_store_notifications")
+        }
+        var verifier: AppStoreSignatureVerifier?
+        if job.appStore.verify {
+            do {
+                verifier = try AppStoreSignatureVerifier(rootCertificates: job.appStore.rootCertificates)
+            } catch {
+                throw OfferLabError.job(job.jobPath, key: "app_store.root_certificates", "certificate \(error.index + 1): \(error.reason)")
+            }
+        }
+        let decoder = AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier)
+        var collector = AppStoreRecordCollector()
+        var reading = FormatReading(records: StoreSourceRecords(format: .appStoreNotifications))
+        try await readFiles(paths, format: .appStoreNotifications, job: job, width: width) { path in
+            try await AppStoreNotificationFile.read(path: path, decoder: decoder)
+        } collect: { outcome in
+            switch outcome {
+            case .read(let file):
+                collector.add(file)
+                reading.records.counts += file.counts
+                reading.records.notes += file.notes
+                reading.fileCounts[file.path] = file.counts
+            case .skipped(let skipped): reading.skippedFiles.append(skipped)
+            }
+        }
+        reading.records.transactions = collector.transactions
+        reading.records.statusChanges = collector.statusChanges
+        reading.records.refundReversals = collector.refundReversals
+        reading.records.counts += collector.counts
+        return reading
+    }
+
+    private static func readRevenueCatExport(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
+        let userIDField = job.revenueCat.userIDField
+        let inflater = job.inflater
+        for path in paths {
+            do {
+                try RevenueCatExportFile.checkColumns(path: path, userIDField: userIDField, inflater: inflater)
+            } catch let error as IngestError where error.code == .missingColumn || error.code == .invalidHeader {
+                throw OfferLabError(.unreadableLog, context: "revenuecat_export file ", error)
+            } catch {
+                // A file that cannot be opened or inflated fails (or is skipped) when it is read.
+            }
+        }
+        var files: [RevenueCatExportFile] = []
+        var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatExport))
+        try await readFiles(paths, format: .revenueCatExport, job: job, width: width) { path in
+            try RevenueCatExportFile(path: path, userIDField: userIDField, inflater: inflater)
+        } collect: { outcome in
+            switch outcome {
+            case .read(let file):
+                files.append(file)
+                reading.fileCounts[file.path] = file.counts
+            case .skipped(let skipped): reading.skippedFiles.append(skipped)
+            }
+        }
+        reading.records = RevenueCatExport.records(files)
+        return reading
+    }
+
+    private static func readRevenueCatWebhooks(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
+        let userIDField = job.revenueCat.userIDField
+        let inflater = job.inflater
+        var files: [RevenueCatWebhookFile] = []
+        var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatWebhooks))
+        try await readFiles(paths, format: .revenueCatWebhooks, job: job, width: width) { path in
+            try RevenueCatWebhookFile(path: path, userIDField: userIDField, inflater: inflater)
+        } collect: { outcome in
+            switch outcome {
+            case .read(let file):
+                files.append(file)
+                reading.fileCounts[file.path] = file.counts
+            case .skipped(let skipped): reading.skippedFiles.append(skipped)
+            }
+        }
+        reading.records = RevenueCatWebhooks.records(files)
+        return reading
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import OfferLabGenerate
+import OfferLabIngest
+import OfferLabStoreSources
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabSupport
+@testable import OfferLabWarehouse
+
+/// `offerlab events` (`StoreEventExport`): a job's store events written in the log format of
+/// contract §1.2, one file per input file, read back by the §1.2 parser as the same events.
+@Suite struct StoreEventExportTests {
+    /// One event as the §1.2 parser reads it, its id left out: every field a number is made of.
+    struct LoggedEvent: Hashable, CustomStringConvertible {
+        var event: String
+        var at: Int64
+        var userID: String
+        var productID: String?
+        var transactionID: String?
+        var price: Int64?
+        var currency: String?
+        var isSandbox: Bool
+
+        var description: String {
+            "\(event) \(Timestamp.format(at)) \(userID) \(productID ?? "-") \(transactionID ?? "-") \(price.map(String.init) ?? "-") \(currency ?? "-")\(isSandbox ? " sandbox" : "")"
+        }
+    }
+
+    /// The valid lines of a log file through the §1.2 parser: their events and their event ids.
+    static func readLog(_ path: String) throws -> (events: [LoggedEvent], ids: [String], malformed: Int) {
+        var events: [LoggedEvent] = []
+        var ids: [String] = []
+        var malformed = 0
+        _ = try LogFileScanner(path: path).scan(
+            record: { pointer, _ in
+                let record = pointer.pointee
+                let text = record.text
+                func string(_ range: Range<Int>?) -> String? { range.map { String(decoding: text[$0], as: UTF8.self) } }
+                events.append(
+                    LoggedEvent(
+                        event: string(record.eventName)!, at: record.timestamp, userID: string(record.userID)!,
+                        productID: string(record.productID), transactionID: string(record.transactionID), price: record.price,
+                        currency: string(record.currency), isSandbox: record.isSandbox))
+                ids.append(string(record.eventID) ?? "")
+            }, malformed: { _ in malformed += 1 })
+        return (events, ids, malformed)
+    }
+
+    static func webhook(id: String, transaction: String, type: String = "INITIAL_PURCHASE") -> String {
+        StoreSourceJobTests.webhook(id: id, type: type, transaction: transaction)
+    }
+
+    // MARK: - The files written
+
+    @Test func eachInputFileGetsItsOwnFileOfEvents() async throws {
+        let fixture = try StoreSourceJobTests().job(
+            logs: #"["logs/*", {path: "hooks/*/*.jsonl", format: revenuecat_webhooks}]"#,
+            files: [
+                "hooks/03-01/a.jsonl": Self.webhook(id: "e1", transaction: "t1") + "\n",
+                "hooks/03-02/a.jsonl": Self.webhook(id: "e1", transaction: "t1") + "\n"
+                    + Self.webhook(id: "e2", transaction: "t2", type: "RENEWAL") + "\n",
+            ])
+        let job = try JobLoader.load(path: fixture.path)
+        let out = fixture.folder.file("events")
+        let untouched = try fixture.folder.write("events/app/own.jsonl.gz", "kept")
+
+        let summary = try await StoreEventExport.run(job: job, folder: out)
+        let first = out + "/revenuecat_webhooks/hooks/03-01/a.jsonl.jsonl.gz"
+        let second = out + "/revenuecat_webhooks/hooks/03-02/a.jsonl.jsonl.gz"
+        #expect(summary.files.map(\.path) == [first, second] && summary.files.map(\.events) == [1, 1])
+        #expect(
+            summary.line
+                == "wrote 2 events to 2 file(s) in \(out) from 2 store file(s): 3 lines read, 0 malformed")
+        #expect(try Self.readLog(first).ids == ["revenuecat_webhooks:t1"])
+        let renewal = try Self.readLog(second)
+        #expect(renewal.ids == ["revenuecat_webhooks:t2"] && renewal.malformed == 0)
+        #expect(
+            renewal.events == [
+                LoggedEvent(
+                    event: "renewal", at: 1_773_000_000_000_000, userID: "rc-t2", productID: "monthly", transactionID: "t2",
+                    price: 9_990_000, currency: "EUR", isSandbox: false)
+            ])
+        #expect(try String(contentsOfFile: untouched, encoding: .utf8) == "kept")
+        // No temporary file is left beside them.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/revenuecat_webhooks/hooks/03-02") == ["a.jsonl.jsonl.gz"])
+
+        // Again, after the second day's file lost its renewal: the first file is replaced, the
+        // second, without an event now, removed; the other file of the folder stays.
+        try fixture.folder.write("hooks/03-02/a.jsonl", Self.webhook(id: "e1", transaction: "t1") + "\n")
+        let again = try await StoreEventExport.run(job: job, folder: out)
+        #expect(again.files.map(\.path) == [first] && again.inputFiles == 2)
+        #expect(!FileManager.default.fileExists(atPath: second))
+        #expect(try Self.readLog(first).ids == ["revenuecat_webhooks:t1"])
+        #expect(try String(contentsOfFile: untouched, encoding: .utf8) == "kept")
+    }
+
+    @Test func aJobWithoutAStoreSourceIsABadJob() async throws {
+        let fixture = try StoreSourceJobTests().job(logs: #"["logs/*"]"#)
+        let job = try JobLoader.load(path: fixture.path)
+        let error = try await #require(throws: OfferLabError.self) {
+            try await StoreEventExport.run(job: job, folder: fixture.folder.file("events"))
+        }
+        #expect(error.code == .badJob && error.exitCode == 78 && error.location.jobKey == "logs")
+        #expect(
+            error.message
+                == "job file \(fixture.path): logs: names no store source (app_store_notifications, revenuecat_export, revenuecat_webhooks): its logs are in the log format already"
+        )
+    }
+
+    @Test func aFolderTheJobsGlobsReachIsRefused() async throws {
+        let fixture = try StoreSourceJobTests().job(
+            logs: #"[{path: "hooks/**/*.gz", format: revenuecat_webhooks}]"#,
+            files: ["hooks/a.jsonl.gz": Self.webhook(id: "e1", transaction: "t1") + "\n"])
+        let job = try JobLoader.load(path: fixture.path)
+        let out = fixture.folder.file("hooks/events")
+        let error = try await #require(throws: OfferLabError.self) { try await StoreEventExport.run(job: job, folder: out) }
+        #expect(error.code == .badJob && error.exitCode == 78)
+        #expect(
+            error.message
+                == "--out \(out): the job's glob \(fixture.folder.file("hooks/**/*.gz")) would read \(out)/revenuecat_webhooks/hooks/a.jsonl.gz.jsonl.gz; write the events to a folder the job's logs do not reach"
+        )
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func tooManyMalformedStoreLinesWriteNothing() async throws {
+        let fixture = try StoreSourceJobTests().job(
+            logs: #"[{path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#,
+            files: ["hooks/a.jsonl": Self.webhook(id: "e1", transaction: "t1") + "\n{\"event\": 1}\n"])
+        let job = try JobLoader.load(path: fixture.path)
+        let out = fixture.folder.file("events")
+        let error = try await #require(throws: OfferLabError.self) { try await StoreEventExport.run(job: job, folder: out) }
+        #expect(error.code == .tooManyMalformedLines && error.exitCode == 65)
+        #expect(
+            error.message
+                == "1 of 2 store lines are malformed, over max_bad_line_ratio 0.01; the first: \(fixture.folder.file("hooks/a.jsonl")) line 2: malformed_invalid_field (event is not an object)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// The command: one line of what it wrote on stdout; a store job refused by `sql` and `run`
+    /// with one line on stderr that names the command.
+    @Test func theCommandLine() throws {
+        let fixture = try StoreSourceJobTests().job(
+            logs: #"["logs/*", {path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#,
+            files: ["hooks/a.jsonl": Self.webhook(id: "e1", transaction: "t1") + "\n"])
+        let written = try runOfferLab(["events", fixture.path, "--out", "events"], in: fixture.folder.path)
+        let out = fixture.folder.file("events")
+        #expect(written.status == 0, "\(written.standardError)")
+        #expect(
+            written.standardOutput == "wrote 1 events to 1 file(s) in \(out) from 1 store file(s): 1 lines read, 0 malformed\n")
+        #expect(try Self.readLog(out + "/revenuecat_webhooks/hooks/a.jsonl.jsonl.gz").ids == ["revenuecat_webhooks:t1"])
+
+        for command in [["sql", fixture.path, "--dialect", "duckdb"], ["run", fixture.path]] {
+            let refused = try runOfferLab(command, in: fixture.folder.path)
+            #expect(refused.status == 78 && refused.standardOutput.isEmpty, "\(command)")
+            let lines = refused.standardError.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("offerlab events \(fixture.path) --out DIR"), "\(refused.standardError)")
+        }
+        let badAsOf = try runOfferLab(["events", fixture.path, "--out", "events", "--as-of", "soon"], in: fixture.folder.path)
+        #expect(badAsOf.status == 64 && badAsOf.standardError.contains("--as-of 'soon' is not a date"))
+    }
+
+    // MARK: - Refusals until the stores' events are read
+
+    @Test func sqlOnAStoreSourceNamesTheCommandToRun() throws {
+        let fixture = try StoreSourceJobTests().job(
+            logs: #"["logs/*", {path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#, files: ["hooks/a.jsonl": ""])
+        let job = try JobLoader.load(path: fixture.path)
+        let error = try #require(throws: OfferLabError.self) { try SQLScript.generate(job: job, dialect: .duckdb, part: .aggregates) }
+        #expect(error.code == .badJob && error.exitCode == 78 && error.location.jobKey == "logs")
+        #expect(
+            error.message
+                == "job file \(fixture.path): logs: format revenuecat_webhooks: SQL engines read only the log format; run `offerlab events \(fixture.path) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz (with its other logs) and write the SQL for that job (docs/input-formats.md)"
+        )
+    }
+}
