@@ -18,7 +18,8 @@ let package = Package(
     dependencies: [.package(name: "OfferLab", path: "../..")],
     targets: [
         .executableTarget(
-            name: "store-sources-benchmark", dependencies: [
+            name: "store-sources-benchmark",
+            dependencies: [
                 .product(name: "OfferLabStoreSources", package: "OfferLab"), .product(name: "OfferLabGenerate", package: "OfferLab"),
             ],
             path: "Sources/store-sources-benchmark")

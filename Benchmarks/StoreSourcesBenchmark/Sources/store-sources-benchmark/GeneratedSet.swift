@@ -37,7 +37,9 @@ enum GeneratedSet {
         else { throw Usage() }
         let decoder = AppStoreNotificationDecoder(
             bundleID: String(bundleID),
-            verifier: try AppStoreSignatureVerifier(rootCertificates: [Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + root)))]))
+            verifier: try AppStoreSignatureVerifier(rootCertificates: [
+                Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + root)))
+            ]))
         let notifications = folder + "/appstore/notifications"
         let paths = (FileManager.default.subpaths(atPath: notifications) ?? []).filter { $0.hasSuffix(".jsonl.gz") }
             .map { notifications + "/" + $0 }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
