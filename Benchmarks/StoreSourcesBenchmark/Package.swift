@@ -8,7 +8,7 @@
 //
 // and on a generated data set (`offerlab generate --format app_store_notifications`):
 //
-//     ./.build-store-bench/release/store-sources-benchmark generate DIR USERS
+//     ./.build-store-bench/release/store-sources-benchmark generate DIR USERS [FORMAT]
 //     ./.build-store-bench/release/store-sources-benchmark read DIR
 import PackageDescription
 

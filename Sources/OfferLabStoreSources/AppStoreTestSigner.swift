@@ -12,6 +12,8 @@ public struct AppStoreTestSigner: Sendable {
     /// `x5c` as the JWS header carries it: leaf, intermediate, root, each base64 DER.
     public let certificateChain: [String]
     private let leafKey: P256.Signing.PrivateKey
+    /// The JWS header, base64url: the same for every signature of the chain.
+    private let encodedHeader: String
 
     /// Which of Apple's OIDs the chain carries (tests leave one out to see it refused).
     public struct Options: Sendable {
@@ -74,20 +76,29 @@ public struct AppStoreTestSigner: Sendable {
         }
         rootCertificateDER = try der(root)
         certificateChain = try [leaf, intermediate, root].map { Data(try der($0)).base64EncodedString() }
+        let header = #"{"alg":"ES256","x5c":["# + certificateChain.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        encodedHeader = Self.base64URL(Array(header.utf8))
     }
 
     /// `payload` (JSON) as a compact JWS signed ES256 by the leaf, the chain in its header.
     public func sign(_ payload: String) throws -> String {
-        let header = #"{"alg":"ES256","x5c":["# + certificateChain.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
-        let signingInput = Self.base64URL(Array(header.utf8)) + "." + Self.base64URL(Array(payload.utf8))
+        let signingInput = encodedHeader + "." + Self.base64URL(Array(payload.utf8))
         let signature = try leafKey.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Self.base64URL(Array(signature.rawRepresentation))
     }
 
+    /// Base64url without padding, byte by byte (Foundation's string replacing is most of the cost
+    /// of signing a generated data set's notifications, whose payloads hold the nested JWS).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        var encoded = Array(Data(bytes).base64EncodedData())
+        while encoded.last == UInt8(ascii: "=") { encoded.removeLast() }
+        for index in encoded.indices {
+            if encoded[index] == UInt8(ascii: "+") {
+                encoded[index] = UInt8(ascii: "-")
+            } else if encoded[index] == UInt8(ascii: "/") {
+                encoded[index] = UInt8(ascii: "_")
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 }

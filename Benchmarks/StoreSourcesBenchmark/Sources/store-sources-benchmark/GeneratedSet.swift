@@ -2,8 +2,9 @@ import Foundation
 import OfferLabGenerate
 import OfferLabStoreSources
 
-/// A generated data set in the App Store's form: `generate DIR USERS` writes one (seed 42, 14
-/// days, `--user-ids uuid`, one thread per core); `read DIR` reads its notifications as a run
+/// A generated data set in the App Store's form: `generate DIR USERS [FORMAT]` writes one (seed
+/// 42, 14 days, `--user-ids uuid`, one thread per core; FORMAT `offerlab` writes the same data
+/// set in the logs' form, to compare); `read DIR` reads its notifications as a run
 /// does (verified against the job's root certificate on one task per core, resolved with its
 /// `user_transactions` table) and prints what it found and the notifications per CPU second.
 enum GeneratedSet {
@@ -13,11 +14,13 @@ enum GeneratedSet {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         switch arguments[0] {
         case "generate":
-            guard arguments.count == 3, let users = Int(arguments[2]) else { throw Usage() }
+            guard arguments.count >= 3, let users = Int(arguments[2]),
+                let format = LogSourceFormat(rawValue: arguments.count > 3 ? arguments[3] : "app_store_notifications")
+            else { throw Usage() }
             let report = try DataSetGenerator.generate(
                 GeneratorConfiguration(
                     outputDirectory: folder, users: users, seed: 42, jobs: cores, overwrite: true, userIDs: .uuid,
-                    sourceFormat: .appStoreNotifications))
+                    sourceFormat: format))
             print(
                 "\(report.users) users: \(report.logs.storeLines) notifications in \(report.logs.storeFiles) files, "
                     + "\(report.logs.lines) app log lines, \(report.logs.userTransactionRows) user_transactions rows")
@@ -27,7 +30,7 @@ enum GeneratedSet {
     }
 
     struct Usage: Error, CustomStringConvertible {
-        var description: String { "usage: store-sources-benchmark generate DIR USERS | read DIR" }
+        var description: String { "usage: store-sources-benchmark generate DIR USERS [FORMAT] | read DIR" }
     }
 
     static func read(_ folder: String, width: Int) async throws {
