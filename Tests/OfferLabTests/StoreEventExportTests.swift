@@ -140,8 +140,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
-    /// The command: one line of what it wrote on stdout; a store job refused by `sql` and `run`
-    /// with one line on stderr that names the command.
+    /// The command: one line of what it wrote on stdout; a store job refused by `sql` with one
+    /// line on stderr that names the command (`run` reads it: StoreSourceRunTests).
     @Test func theCommandLine() throws {
         let fixture = try StoreSourceJobTests().job(
             logs: #"["logs/*", {path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#,
@@ -153,7 +153,7 @@ import Testing
             written.standardOutput == "wrote 1 events to 1 file(s) in \(out) from 1 store file(s): 1 lines read, 0 malformed\n")
         #expect(try Self.readLog(out + "/revenuecat_webhooks/hooks/a.jsonl.jsonl.gz").ids == ["revenuecat_webhooks:t1"])
 
-        for command in [["sql", fixture.path, "--dialect", "duckdb"], ["run", fixture.path]] {
+        for command in [["sql", fixture.path, "--dialect", "duckdb"]] {
             let refused = try runOfferLab(command, in: fixture.folder.path)
             #expect(refused.status == 78 && refused.standardOutput.isEmpty, "\(command)")
             let lines = refused.standardError.split(separator: "\n")

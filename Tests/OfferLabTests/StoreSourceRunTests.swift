@@ -2,6 +2,7 @@ import Foundation
 import OfferLabGenerate
 import OfferLabIngest
 import OfferLabStoreSources
+import OfferLabSupport
 import OfferLabTestSupport
 import Testing
 
@@ -104,4 +105,161 @@ import Testing
 /// The text of a text cell ("" for any other).
 func cellText(_ value: ResultValue) -> String {
     if case .text(let text) = value { text } else { "" }
+}
+
+/// A hand-made job of the app's own log beside a RevenueCat export and App Store notifications:
+/// the app's paywall views and purchase line meet the store's facts, a transaction in both is one
+/// event, and each malformed store line is counted and rejected at its own file and line.
+@Suite struct MixedStoreSourceRunTests {
+    static let exportHeader =
+        "rc_original_app_user_id,product_identifier,start_time,store_transaction_id,original_store_transaction_id,renewal_number,"
+        + "is_trial_period,is_trial_conversion,is_sandbox,ownership_type,purchased_currency,price_in_purchased_currency,"
+        + "purchase_price_in_purchased_currency,updated_at,refunded_at,store"
+
+    /// A JWS with `payload`, an ES256 header without certificates and a signature of zeros:
+    /// well-formed, never verifiable.
+    static func unverifiableNotification(bundleID: String) -> String {
+        func base64URL(_ text: String) -> String { base64URL(Data(text.utf8)) }
+        func base64URL(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let payload =
+            #"{"notificationType":"DID_RENEW","notificationUUID":"n-\#(bundleID)","signedDate":1772445600000,"data":{"bundleId":"\#(bundleID)","environment":"Production"}}"#
+        let jws = [base64URL(#"{"alg":"ES256"}"#), base64URL(payload), base64URL(Data(count: 64))].joined(separator: ".")
+        return #"{"signedPayload":"\#(jws)"}"#
+    }
+
+    /// Writes the job (`verify`: its `app_store.verify`) and runs it; returns the folder and the
+    /// night's output folder.
+    static func run(verify: Bool = true) async throws -> (folder: TemporaryFolder, night: String, job: Job) {
+        let folder = try TemporaryFolder()
+        var tables = TablesFixture()
+        tables.assignments = [
+            ("u1", "1", "10", "2026-03-01T00:00:00Z"), ("u2", "1", "11", "2026-03-01T00:00:00Z"), ("u3", "1", "10", "2026-03-01T00:00:00Z"),
+        ]
+        try tables.write(to: folder.file("tables.sqlite"))
+        try folder.write(
+            "logs/app.jsonl",
+            """
+            {"event_id":"a1","ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view"}
+            {"event_id":"a2","ts":"2026-03-02T11:00:00Z","user_id":"u2","event":"paywall_view"}
+            {"event_id":"a3","ts":"2026-03-02T10:05:00Z","user_id":"u1","event":"purchase","product_id":"weekly","transaction_id":"T1","price":7.99,"currency":"USD"}
+
+            """)
+        try folder.write(
+            "revenuecat/export.csv",
+            [
+                exportHeader,
+                "u1,weekly,2026-03-02 10:05:00,T1,T1,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-02 10:05:00,,app_store",
+                "u2,monthly,2026-03-03 9:00:00,T2,T2,1,FALSE,FALSE,FALSE,PURCHASED,USD,19.99,19.99,2026-03-03 09:00:00,,app_store",
+                "u3,weekly,2026-03-04 09:00:00,T3,T3,1,false,false,false,PURCHASED,USD,abc,abc,2026-03-04 09:00:00,,app_store",
+            ].joined(separator: "\n") + "\n")
+        try folder.write(
+            "apple/notifications.jsonl",
+            unverifiableNotification(bundleID: "com.example.app") + "\n\n" + unverifiableNotification(bundleID: "com.other.app") + "\n")
+        let path = try folder.write(
+            "job.yaml",
+            """
+            tables: tables.sqlite
+            logs: ["logs/app.jsonl", {path: "revenuecat/*.csv", format: revenuecat_export}, {path: "apple/*.jsonl", format: app_store_notifications}]
+            app_store: {bundle_id: com.example.app, verify: \(verify)}
+            as_of: 2026-03-20T00:00:00Z
+            report_currency: USD
+            max_bad_line_ratio: 0.5
+            output: out/
+            database: out/results.sqlite
+
+            """)
+        let job = try JobLoader.load(path: path)
+        let report = try await NightlyRun.run(job)
+        return (folder, report.outputFolder, job)
+    }
+
+    static func csv(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
+    @Test func theAppLogAndTheStoresMakeOneNight() async throws {
+        let (folder, night, _) = try await Self.run()
+        // T1 is in the app's log and in the export: one purchase, its money once.
+        let summary = try Self.csv(night + "/summary.csv")
+        let columns = summary[0].split(separator: ",").map(String.init)
+        func value(_ group: String, _ column: String) throws -> String {
+            let row = try #require(summary.first { $0.hasPrefix("test,\(group),") }).split(separator: ",", omittingEmptySubsequences: false)
+            return String(row[try #require(columns.firstIndex(of: column))])
+        }
+        #expect(try value("control", "users") == "2" && value("control", "converters") == "1" && value("control", "purchases") == "1")
+        #expect(try value("control", "gross_revenue") == "7.99" && value("control", "paywall_viewers") == "1")
+        #expect(try value("variant", "purchases") == "1" && value("variant", "gross_revenue") == "19.99")
+        #expect(try value("variant", "paywall_viewers") == "1")
+
+        let quality = Set(try Self.csv(night + "/quality.csv"))
+        for row in [
+            ",files_read,3", ",lines_read,8", ",malformed_lines,3", ",malformed_invalid_field,1", ",malformed_bad_signature,1",
+            ",malformed_other_app,1", ",duplicate_events,1", ",family_shared_records,0",
+        ] {
+            #expect(quality.contains(row), "\(row)")
+        }
+
+        // Every (source, counter) of the formats read; these are the rows that are not 0.
+        let sources = try Self.csv(night + "/sources.csv")
+        #expect(sources[0] == "source,counter,count")
+        #expect(sources.count == 1 + 8 + 2 * StoreCounter.allCases.count)
+        #expect(
+            sources.filter { !$0.hasSuffix(",0") }
+                == [
+                    "source,counter,count", "offerlab,lines_read,3", "app_store_notifications,lines_read,2",
+                    "app_store_notifications,malformed_bad_signature,1", "app_store_notifications,malformed_other_app,1",
+                    "revenuecat_export,lines_read,3", "revenuecat_export,malformed_invalid_field,1",
+                ])
+
+        // The store's malformed lines at their own file and line (the blank line 2 counted as a line).
+        let rejects = try Self.csv(night + "/rejects.csv").dropFirst()
+        #expect(rejects.count == 3)
+        for prefix in [
+            folder.file("revenuecat/export.csv") + ",4,malformed_invalid_field,",
+            folder.file("apple/notifications.jsonl") + ",1,malformed_bad_signature,",
+            folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,",
+        ] {
+            #expect(rejects.contains { $0.hasPrefix(prefix) }, "\(prefix)")
+        }
+
+        let report = try String(contentsOfFile: night + "/report.html", encoding: .utf8)
+        #expect(report.contains("Every App Store notification's signature was verified."))
+        #expect(report.contains("<td><code>app_store_notifications</code></td><td><code>malformed_other_app</code></td><td class=\"num\">1</td>"))
+        #expect(!report.contains("not verified"))
+    }
+
+    /// The `sources` table holds the night's rows of sources.csv, replaced by a re-run of the
+    /// night; the run's record says whether the App Store signatures were verified.
+    @Test func theDatabaseKeepsTheSourcesAndTheVerification() async throws {
+        let (folder, night, job) = try await Self.run()
+        _ = try await NightlyRun.run(job)
+        let database = try SQLiteDatabase(path: folder.file("out/results.sqlite"), readOnly: true)
+        var rows: [String] = []
+        try database.prepare("SELECT as_of, source, counter, count FROM sources ORDER BY rowid").forEachRow { row in
+            rows.append((0..<4).map { column in
+                switch row.value(at: column) {
+                case .text(let text): text
+                case .integer(let integer): "\(integer)"
+                default: "?"
+                }
+            }.joined(separator: ","))
+        }
+        let csv = try Self.csv(night + "/sources.csv").dropFirst().map { "2026-03-20," + $0 }
+        #expect(rows == Array(csv))
+        var verified: [Int64] = []
+        try database.prepare("SELECT signatures_verified FROM runs ORDER BY run_id").forEachRow { row in
+            if case .integer(let value) = row.value(at: 0) { verified.append(value) }
+        }
+        #expect(verified == [1, 1])
+
+        let unverified = try await Self.run(verify: false)
+        let report = try String(contentsOfFile: unverified.night + "/report.html", encoding: .utf8)
+        #expect(report.contains("<dt>App Store signatures</dt><dd>not verified (app_store.verify: false)</dd>"))
+        #expect(report.contains("App Store notifications were <strong>not verified</strong>"))
+        let stored = try ResultsDatabase.readNight(path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: [])
+        #expect(stored.run.signaturesVerified == false)
+    }
 }
