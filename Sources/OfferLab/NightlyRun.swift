@@ -121,7 +121,8 @@ public enum NightlyRun {
             job.storeSources.isEmpty
             ? nil
             : Task {
-                let night = try await StoreSourceIngest.read(job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads)
+                let night = try await StoreSourceIngest.read(
+                    job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads)
                 progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
                 return night
             }

@@ -227,7 +227,9 @@ func cellText(_ value: ResultValue) -> String {
 
         let report = try String(contentsOfFile: night + "/report.html", encoding: .utf8)
         #expect(report.contains("Every App Store notification's signature was verified."))
-        #expect(report.contains("<td><code>app_store_notifications</code></td><td><code>malformed_other_app</code></td><td class=\"num\">1</td>"))
+        #expect(
+            report.contains(
+                "<td><code>app_store_notifications</code></td><td><code>malformed_other_app</code></td><td class=\"num\">1</td>"))
         #expect(!report.contains("not verified"))
     }
 
@@ -239,13 +241,14 @@ func cellText(_ value: ResultValue) -> String {
         let database = try SQLiteDatabase(path: folder.file("out/results.sqlite"), readOnly: true)
         var rows: [String] = []
         try database.prepare("SELECT as_of, source, counter, count FROM sources ORDER BY rowid").forEachRow { row in
-            rows.append((0..<4).map { column in
-                switch row.value(at: column) {
-                case .text(let text): text
-                case .integer(let integer): "\(integer)"
-                default: "?"
-                }
-            }.joined(separator: ","))
+            rows.append(
+                (0..<4).map { column in
+                    switch row.value(at: column) {
+                    case .text(let text): text
+                    case .integer(let integer): "\(integer)"
+                    default: "?"
+                    }
+                }.joined(separator: ","))
         }
         let csv = try Self.csv(night + "/sources.csv").dropFirst().map { "2026-03-20," + $0 }
         #expect(rows == Array(csv))

@@ -211,7 +211,8 @@ package enum ResultTables {
     static func sourcesTable(_ ingest: IngestCounters, hasLogFiles: Bool) -> ResultTable {
         var table = ResultTable(.sources)
         for (format, counts) in ingest.sourceCounts(hasLogFiles: hasLogFiles) {
-            let counters = format == .offerlab ? StoreCounter.allCases.filter { $0 == .linesRead || $0.malformedReason != nil } : StoreCounter.allCases
+            let counters =
+                format == .offerlab ? StoreCounter.allCases.filter { $0 == .linesRead || $0.malformedReason != nil } : StoreCounter.allCases
             for counter in counters { table.rows.append([.text(format.rawValue), .text(counter.rawValue), .integer(counts[counter])]) }
         }
         return table

@@ -100,12 +100,14 @@ package enum HTMLReport {
         let run = report.run
         let totalBytes = run.inputFiles.reduce(Int64(0)) { $0 + $1.bytes }
         var html = "<footer class=\"run\">\n<h2>About this run</h2>\n<dl class=\"facts-list\">\n"
-        let facts: [(String, String)] = [
-            ("Night", run.night), ("Data up to (as_of)", ReportFormat.timestamp(run.asOf)), ("Job file", run.job),
-            ("Started", ReportFormat.timestamp(run.startedAt)), ("Results computed", ReportFormat.timestamp(run.finishedAt)),
-            ("offerlab version", run.toolVersion),
-            ("Log files", "\(ReportFormat.count(run.inputFiles.count)) (\(ReportFormat.bytes(totalBytes)))"),
-        ] + (run.signaturesVerified.map { [("App Store signatures", $0 ? "verified" : "not verified (app_store.verify: false)")] } ?? [])
+        let facts: [(String, String)] =
+            [
+                ("Night", run.night), ("Data up to (as_of)", ReportFormat.timestamp(run.asOf)), ("Job file", run.job),
+                ("Started", ReportFormat.timestamp(run.startedAt)), ("Results computed", ReportFormat.timestamp(run.finishedAt)),
+                ("offerlab version", run.toolVersion),
+                ("Log files", "\(ReportFormat.count(run.inputFiles.count)) (\(ReportFormat.bytes(totalBytes)))"),
+            ]
+            + (run.signaturesVerified.map { [("App Store signatures", $0 ? "verified" : "not verified (app_store.verify: false)")] } ?? [])
         for (term, value) in facts { html += "<dt>\(term.htmlEscaped)</dt><dd>\(value.htmlEscaped)</dd>\n" }
         html += "</dl>\n"
         if !run.inputFiles.isEmpty {

@@ -8,7 +8,10 @@ extension ReportData {
     /// The tables the report reads. `daily`, `maturity` and the slice tables may be absent (runs
     /// before them, or without maturity days or slices).
     static let sourceTables: [ResultSchema] =
-        [.offerings, .summary, .comparisons, .srm, .products, .quality, .shownProducts, .shownCopy, .daily, .maturity, .rejectedMoney, .sources]
+        [
+            .offerings, .summary, .comparisons, .srm, .products, .quality, .shownProducts, .shownCopy, .daily, .maturity, .rejectedMoney,
+            .sources,
+        ]
         + sliceTables
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
@@ -39,7 +42,9 @@ extension ReportData {
             job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
             toolVersion: run.toolVersion, inputFiles: run.inputFiles.map { InputFile(path: $0.path, bytes: $0.bytes) },
             signaturesVerified: run.signaturesVerified)
-        sources = rows(.sources).map { SourceCounter(source: $0.text(.source) ?? "", counter: $0.text(.counter) ?? "", count: $0.int(.count)) }
+        sources = rows(.sources).map {
+            SourceCounter(source: $0.text(.source) ?? "", counter: $0.text(.counter) ?? "", count: $0.int(.count))
+        }
         self.quality = quality.filter { $0.text(.offeringID) == "" }.map(Row.qualityCounter)
         for row in rows(.rejectedMoney) {
             let currency = row.text(.currency) ?? ""
