@@ -130,15 +130,18 @@ func cellText(_ value: ResultValue) -> String {
         return #"{"signedPayload":"\#(jws)"}"#
     }
 
-    /// Writes the job (`verify`: its `app_store.verify`) and runs it; returns the folder and the
-    /// night's output folder.
-    static func run(verify: Bool = true) async throws -> (folder: TemporaryFolder, night: String, job: Job) {
+    /// Writes the job (`verify`: its `app_store.verify`) and its files; returns the folder and the job.
+    static func job(verify: Bool = true, maxBadLineRatio: Double = 0.5) throws -> (folder: TemporaryFolder, job: Job) {
         let folder = try TemporaryFolder()
         var tables = TablesFixture()
         tables.assignments = [
             ("u1", "1", "10", "2026-03-01T00:00:00Z"), ("u2", "1", "11", "2026-03-01T00:00:00Z"), ("u3", "1", "10", "2026-03-01T00:00:00Z"),
         ]
         try tables.write(to: folder.file("tables.sqlite"))
+        // The server registered chain T5 for u3, whatever RevenueCat calls its user.
+        try SQLiteDatabase(path: folder.file("tables.sqlite")).execute(
+            "CREATE TABLE user_transactions (user_id TEXT, original_transaction_id TEXT); INSERT INTO user_transactions VALUES ('u3', 'T5');"
+        )
         try folder.write(
             "logs/app.jsonl",
             """
@@ -154,6 +157,8 @@ func cellText(_ value: ResultValue) -> String {
                 "u1,weekly,2026-03-02 10:05:00,T1,T1,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-02 10:05:00,,app_store",
                 "u2,monthly,2026-03-03 9:00:00,T2,T2,1,FALSE,FALSE,FALSE,PURCHASED,USD,19.99,19.99,2026-03-03 09:00:00,,app_store",
                 "u3,weekly,2026-03-04 09:00:00,T3,T3,1,false,false,false,PURCHASED,USD,abc,abc,2026-03-04 09:00:00,,app_store",
+                ",weekly,2026-03-04 10:00:00,T4,T4,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-04 10:00:00,,app_store",
+                "rc-alias-9,weekly,2026-03-05 09:00:00,T5,T5,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-05 09:00:00,,app_store",
             ].joined(separator: "\n") + "\n")
         try folder.write(
             "apple/notifications.jsonl",
@@ -166,14 +171,19 @@ func cellText(_ value: ResultValue) -> String {
             app_store: {bundle_id: com.example.app, verify: \(verify)}
             as_of: 2026-03-20T00:00:00Z
             report_currency: USD
-            max_bad_line_ratio: 0.5
+            max_bad_line_ratio: \(maxBadLineRatio)
             output: out/
             database: out/results.sqlite
 
             """)
-        let job = try JobLoader.load(path: path)
+        return (folder, try JobLoader.load(path: path))
+    }
+
+    /// Runs the job of `job(verify:)`; returns the folder, the night's output folder, the job and the run's report.
+    static func run(verify: Bool = true) async throws -> (folder: TemporaryFolder, night: String, job: Job, report: RunReport) {
+        let (folder, job) = try job(verify: verify)
         let report = try await NightlyRun.run(job)
-        return (folder, report.outputFolder, job)
+        return (folder, report.outputFolder, job, report)
     }
 
     static func csv(_ path: String) throws -> [String] {
@@ -181,23 +191,24 @@ func cellText(_ value: ResultValue) -> String {
     }
 
     @Test func theAppLogAndTheStoresMakeOneNight() async throws {
-        let (folder, night, _) = try await Self.run()
-        // T1 is in the app's log and in the export: one purchase, its money once.
+        let (folder, night, _, run) = try await Self.run()
+        // T1 is in the app's log and in the export: one purchase, its money once. T5 is u3's by
+        // the server's user_transactions; T4 names no user.
         let summary = try Self.csv(night + "/summary.csv")
         let columns = summary[0].split(separator: ",").map(String.init)
         func value(_ group: String, _ column: String) throws -> String {
             let row = try #require(summary.first { $0.hasPrefix("test,\(group),") }).split(separator: ",", omittingEmptySubsequences: false)
             return String(row[try #require(columns.firstIndex(of: column))])
         }
-        #expect(try value("control", "users") == "2" && value("control", "converters") == "1" && value("control", "purchases") == "1")
-        #expect(try value("control", "gross_revenue") == "7.99" && value("control", "paywall_viewers") == "1")
+        #expect(try value("control", "users") == "2" && value("control", "converters") == "2" && value("control", "purchases") == "2")
+        #expect(try value("control", "gross_revenue") == "15.98" && value("control", "paywall_viewers") == "1")
         #expect(try value("variant", "purchases") == "1" && value("variant", "gross_revenue") == "19.99")
         #expect(try value("variant", "paywall_viewers") == "1")
 
         let quality = Set(try Self.csv(night + "/quality.csv"))
         for row in [
-            ",files_read,3", ",lines_read,8", ",malformed_lines,3", ",malformed_invalid_field,1", ",malformed_bad_signature,1",
-            ",malformed_other_app,1", ",duplicate_events,1", ",family_shared_records,0",
+            ",files_read,3", ",lines_read,10", ",malformed_lines,3", ",malformed_invalid_field,1", ",malformed_bad_signature,1",
+            ",malformed_other_app,1", ",duplicate_events,1", ",unattributed_store_records,1", ",family_shared_records,0",
         ] {
             #expect(quality.contains(row), "\(row)")
         }
@@ -211,7 +222,8 @@ func cellText(_ value: ResultValue) -> String {
                 == [
                     "source,counter,count", "offerlab,lines_read,3", "app_store_notifications,lines_read,2",
                     "app_store_notifications,malformed_bad_signature,1", "app_store_notifications,malformed_other_app,1",
-                    "revenuecat_export,lines_read,3", "revenuecat_export,malformed_invalid_field,1",
+                    "revenuecat_export,lines_read,5", "revenuecat_export,malformed_invalid_field,1",
+                    "revenuecat_export,unattributed_store_records,1",
                 ])
 
         // The store's malformed lines at their own file and line (the blank line 2 counted as a line).
@@ -225,6 +237,10 @@ func cellText(_ value: ResultValue) -> String {
             #expect(rejects.contains { $0.hasPrefix(prefix) }, "\(prefix)")
         }
 
+        // A store file of malformed lines only is named as a §1.2 log file would be.
+        #expect(
+            run.warnings.contains("1 log file yielded no valid line: \(folder.file("apple/notifications.jsonl")) (2 lines, all malformed)"))
+
         let report = try String(contentsOfFile: night + "/report.html", encoding: .utf8)
         #expect(report.contains("Every App Store notification's signature was verified."))
         #expect(
@@ -236,7 +252,7 @@ func cellText(_ value: ResultValue) -> String {
     /// The `sources` table holds the night's rows of sources.csv, replaced by a re-run of the
     /// night; the run's record says whether the App Store signatures were verified.
     @Test func theDatabaseKeepsTheSourcesAndTheVerification() async throws {
-        let (folder, night, job) = try await Self.run()
+        let (folder, night, job, _) = try await Self.run()
         _ = try await NightlyRun.run(job)
         let database = try SQLiteDatabase(path: folder.file("out/results.sqlite"), readOnly: true)
         var rows: [String] = []
@@ -264,5 +280,20 @@ func cellText(_ value: ResultValue) -> String {
         #expect(report.contains("App Store notifications were <strong>not verified</strong>"))
         let stored = try ResultsDatabase.readNight(path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: [])
         #expect(stored.run.signaturesVerified == false)
+    }
+
+    /// Over `max_bad_line_ratio` with the store's malformed lines: the error names the store
+    /// files with the most, and the failed run's rejects hold their lines.
+    @Test func theStoresMalformedLinesCountInTheRatio() async throws {
+        let (folder, job) = try Self.job(maxBadLineRatio: 0.2)
+        let error = try await #require(throws: OfferLabError.self) { try await NightlyRun.run(job) }
+        #expect(error.code == .tooManyMalformedLines)
+        #expect(error.message.hasPrefix("3 of 10 log lines are malformed (30.00%), over max_bad_line_ratio 0.2"))
+        #expect(
+            error.message.contains(
+                "most in \(folder.file("apple/notifications.jsonl")) (2), \(folder.file("revenuecat/export.csv")) (1)"))
+        let rejects = try Self.csv(folder.file("out/2026-03-20.failed-rejects.csv"))
+        #expect(
+            rejects.count == 4 && rejects.contains { $0.hasPrefix(folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,") })
     }
 }
