@@ -19,6 +19,9 @@ import Testing
         var job: Job
         /// The output tables, by name.
         var tables: [String: ResultTable]
+        /// With a store source: the output tables of the job's §1.2 logs beside what `offerlab
+        /// events` wrote of its store sources, by name.
+        var eventsTables: [String: ResultTable] = [:]
 
         /// The global `quality.csv` counter `name`; nil when the file has no such row.
         func global(_ name: String) -> Int? { counter(name, offering: "") }
@@ -42,9 +45,22 @@ import Testing
         let report = try DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
         let job = try JobLoader.load(path: report.jobFile)
+        var night = Night(report: report, job: job, tables: try await tables(job))
+        guard !job.storeSources.isEmpty else { return night }
+        let events = folder.file("events")
+        _ = try await StoreEventExport.run(job: job, folder: events)
+        var eventsJob = job
+        eventsJob.storeSources = []
+        let written = try FileManager.default.subpathsOfDirectory(atPath: events).filter { $0.hasSuffix(".jsonl.gz") }
+        eventsJob.logFiles = (job.logFiles + written.map { events + "/" + $0 }).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        night.eventsTables = try await tables(eventsJob)
+        return night
+    }
+
+    static func tables(_ job: Job) async throws -> [String: ResultTable] {
         let results = try await NightlyRun.compute(job, progress: nil)
         let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).files
-        return Night(report: report, job: job, tables: Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) }))
+        return Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
     }
 
     static let logs = Task { try await night(.offerlab) }
@@ -66,8 +82,10 @@ import Testing
         let source = try #require(SourceFormat(rawValue: format.rawValue))
         #expect(store.job.storeSources.map(\.format) == [source])
 
+        // And so does a run on what `offerlab events` wrote of the store's files.
         for name in ["summary", "comparisons", "srm", "products", "daily", "maturity"] {
             #expect(store.tables[name]?.rows == logs.tables[name]?.rows, "\(name) differs")
+            #expect(store.eventsTables[name]?.rows == logs.tables[name]?.rows, "\(name) differs through offerlab events")
         }
         let agreeing = { (night: Night) in night.tables["quality"]?.rows.filter { !Self.formCounters.contains(cellText($0[1])) } }
         #expect(agreeing(store) == agreeing(logs))
@@ -278,8 +296,11 @@ func cellText(_ value: ResultValue) -> String {
         let report = try String(contentsOfFile: unverified.night + "/report.html", encoding: .utf8)
         #expect(report.contains("<dt>App Store signatures</dt><dd>not verified (app_store.verify: false)</dd>"))
         #expect(report.contains("App Store notifications were <strong>not verified</strong>"))
-        let stored = try ResultsDatabase.readNight(path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: [])
+        // `offerlab report --db` rebuilds the same page from the database: sources and verification included.
+        let stored = try ResultsDatabase.readNight(
+            path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: ReportData.sourceTables.map(\.name))
         #expect(stored.run.signaturesVerified == false)
+        #expect(HTMLReport.render(ReportData(tables: stored.tables, run: stored.run)) == report)
     }
 
     /// Over `max_bad_line_ratio` with the store's malformed lines: the error names the store
