@@ -131,6 +131,7 @@ public enum NightlyRun {
             store = try await LogIngest.read(
                 job: job, population: populationTask, progress: progress, width: job.threads, cache: cache, storeNight: storeNight)
         } catch {
+            storeNight?.cancel()
             // A broken assignment table is reported before a broken log file, as when they
             // were read one after the other.
             _ = try await populationTask.value

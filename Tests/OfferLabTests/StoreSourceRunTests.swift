@@ -7,6 +7,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
 @testable import OfferLabJob
 @testable import OfferLabWriters
 
@@ -316,5 +317,31 @@ func cellText(_ value: ResultValue) -> String {
         let rejects = try Self.csv(folder.file("out/2026-03-20.failed-rejects.csv"))
         #expect(
             rejects.count == 4 && rejects.contains { $0.hasPrefix(folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,") })
+    }
+}
+
+@Suite struct StoreEventBatchTests {
+    /// An event the §1.2 parser would reject (here: an empty user) is returned as a note of its
+    /// file, under the parser's reason, never dropped unseen; the others become the batch's
+    /// records, with the population's users and the event's money.
+    @Test func aStoreEventTheParserRejectsIsReturnedAsANote() throws {
+        var users = ByteStringInterner()
+        _ = users.intern("someone")
+        let u1 = users.intern("u1")
+        let at = try #require(Timestamp.parse("2026-03-02T10:05:00Z"))
+        let purchase = StoreEvent(
+            format: .revenueCatExport, eventID: "revenuecat_export:T1", at: at, userID: "u1", event: .purchase, productID: "weekly",
+            transactionID: "T1", priceMicros: 7_990_000, currency: "USD")
+        var anonymous = purchase
+        anonymous.eventID = "revenuecat_export:T2"
+        anonymous.userID = ""
+        let made = StoreEventBatches.batch(
+            [purchase, anonymous], fileIndex: 3, path: "/data/export.csv", users: users, asOf: at + 1, keptSliceFields: [])
+        #expect(made.batch.records.map(\.user) == [u1] && made.batch.records.map(\.timestamp) == [at])
+        #expect(made.batch.details.map(\.price) == [7_990_000])
+        #expect(made.rejected.count == 1)
+        let note = try #require(made.rejected.first)
+        #expect(note.format == .revenueCatExport && note.note.path == "/data/export.csv" && note.note.line == 0)
+        #expect(note.note.counter == .malformedInvalidField && note.note.detail.contains("revenuecat_export:T2"))
     }
 }
