@@ -1,8 +1,9 @@
 import OfferLabIngest
 
 /// What one file of stored webhook bodies holds: its notifications in line order, the lines
-/// rejected or noted, and the counters.
-public struct AppStoreFileReading: Sendable {
+/// rejected or noted, and the counters. `Codable`: the parsed-log cache keeps it, verified and
+/// decoded, so that a later night verifies only new files.
+public struct AppStoreFileReading: Sendable, Codable {
     public var path: String
     public var notifications: [AppStoreNotification] = []
     public var notes: [StoreLineNote] = []
