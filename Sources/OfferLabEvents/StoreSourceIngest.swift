@@ -132,7 +132,7 @@ package enum StoreSourceIngest {
             }
         }
         let decoder = AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier)
-        var collector = AppStoreRecordCollector()
+        var files: [AppStoreFileReading] = []
         var reading = FormatReading(records: StoreSourceRecords(format: .appStoreNotifications))
         let settings = cacheSettings(job.appStore)
         try await readFiles(paths, format: .appStoreNotifications, job: job, width: width) { path in
@@ -151,17 +151,12 @@ package enum StoreSourceIngest {
         } collect: { outcome in
             switch outcome {
             case .read(let file):
-                collector.add(file)
-                reading.records.counts += file.counts
-                reading.records.notes += file.notes
+                files.append(file)
                 reading.fileCounts[file.path] = file.counts
             case .skipped(let skipped): reading.skippedFiles.append(skipped)
             }
         }
-        reading.records.transactions = collector.transactions
-        reading.records.statusChanges = collector.statusChanges
-        reading.records.refundReversals = collector.refundReversals
-        reading.records.counts += collector.counts
+        reading.records = AppStoreNotificationFile.records(files)
         return reading
     }
 
