@@ -193,6 +193,7 @@ func cellText(_ value: ResultValue) -> String {
             max_bad_line_ratio: \(maxBadLineRatio)
             output: out/
             database: out/results.sqlite
+            cache: cache/
 
             """)
         return (folder, try JobLoader.load(path: path))
@@ -271,8 +272,13 @@ func cellText(_ value: ResultValue) -> String {
     /// The `sources` table holds the night's rows of sources.csv, replaced by a re-run of the
     /// night; the run's record says whether the App Store signatures were verified.
     @Test func theDatabaseKeepsTheSourcesAndTheVerification() async throws {
-        let (folder, night, job, _) = try await Self.run()
-        _ = try await NightlyRun.run(job)
+        let (folder, night, job, first) = try await Self.run()
+        let sourcesCSV = try Self.csv(night + "/sources.csv")
+        // The night again: the App Store file's reading comes from the cache, the same counters.
+        let again = try await NightlyRun.run(job)
+        #expect(first.cache?.filesReused == 0 && again.cache?.filesStored == 0, "\(String(describing: first.cache)) \(String(describing: again.cache))")
+        #expect(again.cache?.filesReused == 2, "the app log and the App Store file")
+        #expect(try Self.csv(night + "/sources.csv") == sourcesCSV)
         let database = try SQLiteDatabase(path: folder.file("out/results.sqlite"), readOnly: true)
         var rows: [String] = []
         try database.prepare("SELECT as_of, source, counter, count FROM sources ORDER BY rowid").forEachRow { row in
