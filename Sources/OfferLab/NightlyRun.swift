@@ -115,14 +115,14 @@ public enum NightlyRun {
             progress?.say("\(population.users.count) assigned users")
             return population
         }
-        // The store sources are read, verified and resolved while the logs are (`LogIngest` appends
-        // their events after the logs').
+        // The store sources are read, verified (App Store files kept in the cache) and resolved
+        // while the logs are (`LogIngest` appends their events after the logs').
         let storeNight =
             job.storeSources.isEmpty
             ? nil
             : Task {
                 let night = try await StoreSourceIngest.read(
-                    job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads)
+                    job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads, cache: cache)
                 progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
                 return night
             }
@@ -131,6 +131,7 @@ public enum NightlyRun {
             store = try await LogIngest.read(
                 job: job, population: populationTask, progress: progress, width: job.threads, cache: cache, storeNight: storeNight)
         } catch {
+            storeNight?.cancel()
             // A broken assignment table is reported before a broken log file, as when they
             // were read one after the other.
             _ = try await populationTask.value

@@ -34,6 +34,8 @@ public enum StoreEventExport {
         public var otherCounts: [(counter: StoreCounter, count: Int)]
         public var skippedFiles: [String]
         public var signaturesVerified: Bool
+        /// What was done with the job's cache (App Store files read back or kept); nil without one.
+        public var cache: CacheUsage?
 
         public var events: Int { files.reduce(0) { $0 + $1.events } }
 
@@ -44,11 +46,16 @@ public enum StoreEventExport {
             for (counter, count) in otherCounts { text += ", \(count) \(counter.rawValue)" }
             if !skippedFiles.isEmpty { text += ", \(skippedFiles.count) corrupt file(s) skipped" }
             if !signaturesVerified { text += "; App Store signatures not verified (app_store.verify: false)" }
+            if let cache, cache.filesReused + cache.filesStored > 0 {
+                text += "; cache \(cache.folder): \(cache.filesReused) store file(s) reused, \(cache.filesStored) read and kept"
+            }
             return text
         }
     }
 
-    /// Reads `job`'s store sources and writes their events into `folder`.
+    /// Reads `job`'s store sources and writes their events into `folder`. With the job's `cache`,
+    /// App Store files read before are read back from it, verified and decoded
+    /// (`StoreSourceIngest`); the cache's other entries are left for `run`.
     /// - Throws: `OfferLabError`: `.badJob` for a job without a store source, or whose globs
     ///   would read the files written; what reading the sources throws (`StoreSourceIngest`);
     ///   `.tooManyMalformedLines` over `max_bad_line_ratio`; `.cannotWrite`.
@@ -74,7 +81,8 @@ public enum StoreEventExport {
             }
         }
         let userTransactions = try UserTransactions.load(job: job)
-        let night = try await StoreSourceIngest.read(job: job, userTransactions: userTransactions, width: width)
+        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason) }
+        let night = try await StoreSourceIngest.read(job: job, userTransactions: userTransactions, width: width, cache: cache)
 
         var total = StoreCounts()
         for counts in night.counts.values { total += counts }
@@ -100,7 +108,7 @@ public enum StoreEventExport {
             inputFiles: files.count, linesRead: total[.linesRead],
             malformedLines: total.malformedLines,
             otherCounts: total.nonZero.filter { $0.counter != .linesRead && !$0.counter.isMalformed },
-            skippedFiles: night.skippedFiles.map(\.path), signaturesVerified: night.signaturesVerified)
+            skippedFiles: night.skippedFiles.map(\.path), signaturesVerified: night.signaturesVerified, cache: cache?.usageSoFar)
     }
 
     /// Where the events of the input file `path` go.

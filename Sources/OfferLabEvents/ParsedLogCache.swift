@@ -39,6 +39,10 @@ public struct CacheUsage: Sendable, Equatable {
 /// costs the next run time, never a number: the run goes on and says so once at the end. After a
 /// successful run, entries no file of the run used are removed, so the folder holds about one
 /// entry per log file (a parsed file takes about as much room as its gzip file).
+///
+/// An App Store store file (contract §1.6) is kept too, verified and decoded (`StoreSourceIngest`):
+/// its entry holds an opaque payload, named after the file's bytes, the settings its reading
+/// depends on and the program, checked whole like the others.
 package final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
@@ -129,11 +133,17 @@ package final class ParsedLogCache: Sendable {
     func store(_ batches: [EventBatch], key: Key, path: String) {
         entriesInUse.withLock { _ = $0.insert(key.entryName) }
         guard batches.allSatisfy({ $0.eventsAtOrAfterAsOf == 0 }), FileIdentity(path: path) == key.file else { return }
-        let entryPath = (folder as NSString).appendingPathComponent(key.entryName)
-        let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
         var entry = takeBuffer()
         defer { giveBack(entry) }
         encode(batches, key: key, into: &entry)
+        write(entry, named: key.entryName)
+    }
+
+    /// Writes `entry` as the entry `name`: to a temporary file renamed over it; a failure is
+    /// counted (the run goes on).
+    private func write(_ entry: [UInt8], named name: String) {
+        let entryPath = (folder as NSString).appendingPathComponent(name)
+        let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
         // The first failing call's errno.
         var failure: Int32 = 0
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -153,6 +163,72 @@ package final class ParsedLogCache: Sendable {
             $0.failedWrites += 1
             if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(String(cString: strerror(failure)))" }
         }
+    }
+
+    // MARK: - Store files
+
+    /// What the entry of a store file (contract §1.6) depends on: the file's bytes (XXH64 and
+    /// size), what its reading depends on beside them (its format and the job's settings for it,
+    /// `settings`), and the program itself. Nothing of `as_of`: a store file's reading does not
+    /// depend on it (the resolution of its records does, every run).
+    struct StoreFileKey: Sendable, Equatable {
+        var words: [UInt64]
+        /// The file's inode and times when it was hashed (not part of the name).
+        var file: FileIdentity
+        var entryName: String
+    }
+
+    private static let storeFileMagic = Array("OfferLab store file\n".utf8)
+
+    /// The key of the store file at `path` as it is now, read with `settings`; nil when it
+    /// cannot be read (its reading then reports why).
+    func key(forStoreFileAt path: String, settings: [UInt8]) -> StoreFileKey? {
+        guard let (hash, size, file) = Self.contentHash(ofFileAt: path) else { return nil }
+        let words = [hash, size, settings.withUnsafeBytes { Self.hash($0) }, UInt64(settings.count), codeIdentity]
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 1)
+        for word in words { withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) } }
+        let name = String(offerlab_xxh64_digest(&state), radix: 16)
+        return StoreFileKey(words: words, file: file, entryName: String(repeating: "0", count: 16 - name.count) + name + Self.entrySuffix)
+    }
+
+    /// The payload kept for the store file with `key`, when its entry exists and is whole; nil
+    /// otherwise (a miss).
+    func load(_ key: StoreFileKey) -> [UInt8]? {
+        var buffer = takeBuffer()
+        defer { giveBack(buffer) }
+        guard let length = Self.readWhole((folder as NSString).appendingPathComponent(key.entryName), into: &buffer) else { return nil }
+        let payload: [UInt8]? = buffer.withUnsafeBytes { whole in
+            var entry = EntryReader(UnsafeRawBufferPointer(rebasing: whole[..<length]))
+            do {
+                guard try entry.bytes(count: Self.storeFileMagic.count).elementsEqual(Self.storeFileMagic) else { return nil }
+                for word in key.words { guard try entry.read(UInt64.self) == word else { return nil } }
+                let payloadHash = try entry.read(UInt64.self)
+                let bytes = try entry.bytes(count: entry.remaining)
+                return Self.hash(bytes) == payloadHash ? Array(bytes) : nil
+            } catch {
+                return nil
+            }
+        }
+        guard let payload else {
+            usage.withLock { $0.entriesDiscarded += 1 }
+            return nil
+        }
+        usage.withLock { $0.filesReused += 1 }
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        return payload
+    }
+
+    /// Keeps `payload`, what reading the store file at `path` gave, as the entry for `key`,
+    /// unless the file was changed or replaced since it was hashed.
+    func store(_ payload: [UInt8], key: StoreFileKey, path: String) {
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        guard FileIdentity(path: path) == key.file else { return }
+        var entry = EntryWriter(bytes: Self.storeFileMagic)
+        for word in key.words { entry.append(word) }
+        entry.append(payload.withUnsafeBytes { Self.hash($0) })
+        entry.bytes += payload
+        write(entry.bytes, named: key.entryName)
     }
 
     /// Frees the reused buffers (once every file is read).

@@ -45,7 +45,7 @@ extension IngestCounters {
     /// `keep` notes of each counter (the rejects, at their original file and line). `formats`:
     /// every store format the job reads, so that one with nothing to count is still listed.
     package mutating func addStoreSources(_ night: StoreNight, formats: [SourceFormat], keep: Int) {
-        for format in formats { storeCounts[format, default: StoreCounts()] += StoreCounts() }
+        for format in formats where storeCounts[format] == nil { storeCounts[format] = StoreCounts() }
         for (format, formatCounts) in night.counts {
             storeCounts[format, default: StoreCounts()] += formatCounts
             nonBlankLines += formatCounts[.linesRead]

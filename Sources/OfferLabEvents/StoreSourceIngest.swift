@@ -40,10 +40,16 @@ package enum StoreSourceIngest {
     /// Every `revenuecat_export` file's header is checked before any file is read, so that a
     /// missing column fails at once.
     ///
+    /// With a `cache`, an App Store file read by an earlier run with the same settings is read
+    /// back from it, verified and decoded, instead of being verified again (its signatures are
+    /// most of a night's work); a file read now is kept in it.
+    ///
     /// - Parameter userTransactions: the server's `user_transactions` table (`UserTransactions`).
     /// - Throws: `OfferLabError`: `.unreadableLog` for a file that cannot be read or (under
     ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column.
-    package static func read(job: Job, userTransactions: [String: String], width: Int? = nil) async throws -> StoreNight {
+    package static func read(
+        job: Job, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil
+    ) async throws -> StoreNight {
         var night = StoreNight()
         var sources: [StoreSourceRecords] = []
         for source in job.storeSources {
@@ -51,7 +57,7 @@ package enum StoreSourceIngest {
             switch source.format {
             case .offerlab: continue
             case .appStoreNotifications:
-                read = try await readAppStore(source.files, job: job, width: width)
+                read = try await readAppStore(source.files, job: job, width: width, cache: cache)
                 night.signaturesVerified = job.appStore.verify
             case .revenueCatExport: read = try await readRevenueCatExport(source.files, job: job, width: width)
             case .revenueCatWebhooks: read = try await readRevenueCatWebhooks(source.files, job: job, width: width)
@@ -113,7 +119,7 @@ package enum StoreSourceIngest {
         }
     }
 
-    private static func readAppStore(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
+    private static func readAppStore(_ paths: [String], job: Job, width: Int?, cache: ParsedLogCache?) async throws -> FormatReading {
         guard let bundleID = job.appStore.bundleID else {
             throw OfferLabError.job(job.jobPath, key: "app_store.bundle_id", "required with a logs item of format app_store_notifications")
         }
@@ -126,25 +132,42 @@ package enum StoreSourceIngest {
             }
         }
         let decoder = AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier)
-        var collector = AppStoreRecordCollector()
+        var files: [AppStoreFileReading] = []
         var reading = FormatReading(records: StoreSourceRecords(format: .appStoreNotifications))
+        let settings = cacheSettings(job.appStore)
         try await readFiles(paths, format: .appStoreNotifications, job: job, width: width) { path in
-            try await AppStoreNotificationFile.read(path: path, decoder: decoder)
+            guard let cache, let key = cache.key(forStoreFileAt: path, settings: settings) else {
+                return try await AppStoreNotificationFile.read(path: path, decoder: decoder)
+            }
+            // Kept without its path: the same bytes under another name are the same reading.
+            if let payload = cache.load(key), var kept = try? JSONDecoder().decode(AppStoreFileReading.self, from: Data(payload)) {
+                kept.path = path
+                for index in kept.notes.indices { kept.notes[index].path = path }
+                return kept
+            }
+            let reading = try await AppStoreNotificationFile.read(path: path, decoder: decoder)
+            if let payload = try? JSONEncoder().encode(reading) { cache.store([UInt8](payload), key: key, path: path) }
+            return reading
         } collect: { outcome in
             switch outcome {
             case .read(let file):
-                collector.add(file)
-                reading.records.counts += file.counts
-                reading.records.notes += file.notes
+                files.append(file)
                 reading.fileCounts[file.path] = file.counts
             case .skipped(let skipped): reading.skippedFiles.append(skipped)
             }
         }
-        reading.records.transactions = collector.transactions
-        reading.records.statusChanges = collector.statusChanges
-        reading.records.refundReversals = collector.refundReversals
-        reading.records.counts += collector.counts
+        reading.records = AppStoreNotificationFile.records(files)
         return reading
+    }
+
+    /// What reading an App Store file depends on beside its bytes: the job's bundle id, whether
+    /// it verifies, and the roots it trusts.
+    private static func cacheSettings(_ settings: AppStoreSettings) -> [UInt8] {
+        var bytes = Array("\(SourceFormat.appStoreNotifications.rawValue)\n\(settings.bundleID ?? "")\n\(settings.verify)\n".utf8)
+        for root in settings.rootCertificates {
+            bytes += Array("\(root.count)\n".utf8) + root
+        }
+        return bytes
     }
 
     private static func readRevenueCatExport(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {

@@ -1,5 +1,5 @@
 /// The event taxonomy of the purchase logs.
-public enum EventType: UInt8, CaseIterable, Sendable {
+public enum EventType: UInt8, CaseIterable, Sendable, Codable {
     case paywallView
     case trialStart
     case purchase

@@ -2,7 +2,7 @@ import Foundation
 
 /// What one stored webhook body of App Store Server Notifications V2 says, verified and decoded
 /// (contract §1.6).
-public struct AppStoreNotification: Sendable, Equatable {
+public struct AppStoreNotification: Sendable, Equatable, Codable {
     /// `notificationUUID`: the same for every retry of the notification.
     public var id: String
     public var type: String

@@ -1,8 +1,9 @@
 import OfferLabIngest
 
 /// What one file of stored webhook bodies holds: its notifications in line order, the lines
-/// rejected or noted, and the counters.
-public struct AppStoreFileReading: Sendable {
+/// rejected or noted, and the counters. `Codable`: the parsed-log cache keeps it, verified and
+/// decoded, so that a later night verifies only new files.
+public struct AppStoreFileReading: Sendable, Codable {
     public var path: String
     public var notifications: [AppStoreNotification] = []
     public var notes: [StoreLineNote] = []
@@ -56,28 +57,13 @@ public enum AppStoreNotificationFile {
 }
 
 extension AppStoreNotificationFile {
-    /// Reads `paths` (sorted, as the job lists them) on up to `width` tasks at once and collects
-    /// their records in path order.
-    /// - Throws: the first file's `IngestError` (cannot open, corrupt gzip).
-    public static func readAll(paths: [String], decoder: AppStoreNotificationDecoder, width: Int) async throws -> StoreSourceRecords {
-        var readings = [AppStoreFileReading?](repeating: nil, count: paths.count)
-        try await withThrowingTaskGroup(of: (Int, AppStoreFileReading).self) { group in
-            var next = 0
-            func start() {
-                guard next < paths.count else { return }
-                let index = next
-                next += 1
-                group.addTask { (index, try await read(path: paths[index], decoder: decoder)) }
-            }
-            for _ in 0..<max(1, width) { start() }
-            while let (index, reading) = try await group.next() {
-                readings[index] = reading
-                start()
-            }
-        }
+    /// The records of a source's files, their readings given in file order (sorted paths): the
+    /// first delivery of a transaction is the one kept (`AppStoreRecordCollector`); the counters
+    /// and notes are the files' and the collector's.
+    public static func records(_ readings: [AppStoreFileReading]) -> StoreSourceRecords {
         var collector = AppStoreRecordCollector()
         var records = StoreSourceRecords(format: .appStoreNotifications)
-        for case let reading? in readings {
+        for reading in readings {
             collector.add(reading)
             records.counts += reading.counts
             records.notes += reading.notes

@@ -12,9 +12,9 @@ public enum SourceFormat: String, CaseIterable, Sendable, Codable {
 
 /// One distinct transaction of a store source (contract §1.6): however many notifications, rows
 /// or webhooks delivered it, a source reports it as one record.
-public struct StoreTransaction: Sendable, Equatable {
+public struct StoreTransaction: Sendable, Equatable, Codable {
     /// How the charge is classified.
-    public enum Kind: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable, Codable {
         /// A free trial (`trial_start`).
         case trial
         /// A paid charge the source itself marks as the first of its chain (`purchase`).
@@ -28,7 +28,7 @@ public struct StoreTransaction: Sendable, Equatable {
     }
 
     /// A refund of this transaction.
-    public struct Refund: Sendable, Equatable {
+    public struct Refund: Sendable, Equatable, Codable {
         /// Microseconds since the epoch, UTC.
         public var at: Int64
         /// The amount returned in micro-units of the transaction's currency; nil: the whole price.
@@ -97,7 +97,7 @@ public struct StoreTransaction: Sendable, Equatable {
 }
 
 /// A `cancel` or `expire` a store reported (one per notification or webhook, retries merged).
-public struct StoreStatusChange: Sendable, Equatable {
+public struct StoreStatusChange: Sendable, Equatable, Codable {
     public var format: SourceFormat
     /// The notification's or webhook's own id: the event id is `<format>:<id>`.
     public var id: String
@@ -138,7 +138,7 @@ public struct StoreStatusChange: Sendable, Equatable {
 /// A refund a store reported on its own, apart from the charge it refunds (a RevenueCat
 /// `CANCELLATION` webhook with `cancel_reason` `CUSTOMER_SUPPORT`): the charge may come from
 /// another delivery or source, so the refund is its own record, `refund` of `transactionID`.
-public struct StoreRefund: Sendable, Equatable {
+public struct StoreRefund: Sendable, Equatable, Codable {
     public var format: SourceFormat
     /// The refunded transaction.
     public var transactionID: String

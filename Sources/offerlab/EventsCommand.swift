@@ -12,7 +12,8 @@ struct EventsCommand: AsyncParsableCommand {
             as gzip JSON Lines in the log format: one file per input file, \
             DIR/<format>/<input path relative to the job file>.jsonl.gz, each replaced whole by a run again. \
             A job whose logs name DIR/**/*.jsonl.gz beside the app's own logs has the same night; \
-            `offerlab sql` needs such a job. See docs/input-formats.md.
+            `offerlab sql` needs such a job. With the job's `cache`, App Store files read before are read \
+            back verified and decoded rather than verified again. See docs/input-formats.md.
 
             Exit codes: 0 success; 64 bad command line; 65 a store file cannot be read (a corrupt gzip \
             file, an export without a required column) or too many malformed lines; 73 the files cannot be \
@@ -29,6 +30,9 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(name: .customLong("as-of"), help: "Override the job's as_of (a refund reversal from it on does not count yet).")
     var asOf: String?
 
+    @Flag(name: .customLong("no-cache"), help: "Read every store file, neither reading nor writing the job's cache folder.")
+    var noCache = false
+
     @OptionGroup var inflaterOptions: InflaterOptions
 
     func validate() throws {
@@ -42,6 +46,7 @@ struct EventsCommand: AsyncParsableCommand {
         try await runReportingErrors {
             var loaded = try JobLoader.load(path: job, asOf: asOf)
             loaded.inflater = inflater
+            if noCache { loaded.cachePath = nil }
             print(try await StoreEventExport.run(job: loaded, folder: out).line)
         }
     }

@@ -327,7 +327,9 @@ enum LocalNotification {
                 Array("oops".utf8),
             ]))
         let decoder = AppStoreNotificationDecoder(bundleID: LocalNotification.bundleID, verifier: nil)
-        let records = try await AppStoreNotificationFile.readAll(paths: [day1, day2], decoder: decoder, width: 2)
+        var readings: [AppStoreFileReading] = []
+        for day in [day1, day2] { readings.append(try await AppStoreNotificationFile.read(path: day, decoder: decoder)) }
+        let records = AppStoreNotificationFile.records(readings)
         #expect(records.transactions.count == 1)
         #expect(records.transactions.first?.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(records.counts[.linesRead] == 4 && records.counts[.ignoredStoreRecords] == 1 && records.counts[.malformedInvalidJSON] == 1)

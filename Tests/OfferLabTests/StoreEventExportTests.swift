@@ -140,8 +140,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
-    /// The command: one line of what it wrote on stdout; a store job refused by `sql` and `run`
-    /// with one line on stderr that names the command.
+    /// The command: one line of what it wrote on stdout; a store job refused by `sql` with one
+    /// line on stderr that names the command (`run` reads it: StoreSourceRunTests).
     @Test func theCommandLine() throws {
         let fixture = try StoreSourceJobTests().job(
             logs: #"["logs/*", {path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#,
@@ -153,7 +153,7 @@ import Testing
             written.standardOutput == "wrote 1 events to 1 file(s) in \(out) from 1 store file(s): 1 lines read, 0 malformed\n")
         #expect(try Self.readLog(out + "/revenuecat_webhooks/hooks/a.jsonl.jsonl.gz").ids == ["revenuecat_webhooks:t1"])
 
-        for command in [["sql", fixture.path, "--dialect", "duckdb"], ["run", fixture.path]] {
+        for command in [["sql", fixture.path, "--dialect", "duckdb"]] {
             let refused = try runOfferLab(command, in: fixture.folder.path)
             #expect(refused.status == 78 && refused.standardOutput.isEmpty, "\(command)")
             let lines = refused.standardError.split(separator: "\n")
@@ -175,5 +175,117 @@ import Testing
             error.message
                 == "job file \(fixture.path): logs: format revenuecat_webhooks: SQL engines read only the log format; run `offerlab events \(fixture.path) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz (with its other logs) and write the SQL for that job (docs/input-formats.md)"
         )
+    }
+}
+
+/// `offerlab events` on the data sets `offerlab generate --format revenuecat_export|revenuecat_webhooks`
+/// writes: the events it writes, read back by the §1.2 parser, are the events the same data set
+/// holds in the log format (`--format offerlab`): the lines its app logs lose to the store.
+@Suite struct GeneratedStoreEventsTests {
+    typealias LoggedEvent = StoreEventExportTests.LoggedEvent
+
+    static func generate(_ format: LogSourceFormat, into folder: TemporaryFolder) throws -> GenerationReport {
+        try DataSetGenerator.generate(
+            GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
+    }
+
+    /// The events of every log-format file the data set's job names, without the copies §2.2
+    /// removes (the same `event_id`, then the same `event` and `transaction_id`: the earliest
+    /// stays), as `comparable` has them.
+    static func appEvents(_ folder: TemporaryFolder) throws -> (events: [LoggedEvent: Int], transactionIDs: Set<String>) {
+        let job = try JobLoader.load(path: folder.file("job.yaml"))
+        var byID: [String: LoggedEvent] = [:]
+        var withoutID: [LoggedEvent] = []
+        for file in job.logFiles {
+            let read = try StoreEventExportTests.readLog(file)
+            for (id, event) in zip(read.ids, read.events) {
+                if id.isEmpty {
+                    withoutID.append(event)
+                } else if event.at < byID[id]?.at ?? .max {
+                    byID[id] = event
+                }
+            }
+        }
+        var byTransaction: [String: LoggedEvent] = [:]
+        var events: [LoggedEvent: Int] = [:]
+        for event in Array(byID.values) + withoutID {
+            guard ["trial_start", "purchase", "renewal", "refund"].contains(event.event), let transaction = event.transactionID else {
+                events[comparable(event), default: 0] += 1
+                continue
+            }
+            let key = event.event + " " + transaction
+            if event.at < byTransaction[key]?.at ?? .max { byTransaction[key] = event }
+        }
+        for event in byTransaction.values { events[comparable(event), default: 0] += 1 }
+        return (events, Set(byTransaction.values.compactMap(\.transactionID)))
+    }
+
+    /// What an event of the logs and its store form share: its time to the second (the logs
+    /// write some times to the second or the tenth, the stores to the millisecond), and no
+    /// transaction id (the store form gives Play Store charges order ids of their own; the logs'
+    /// cancels and expires name none).
+    static func comparable(_ event: LoggedEvent) -> LoggedEvent {
+        var event = event
+        event.at -= event.at % 1_000_000
+        event.transactionID = nil
+        return event
+    }
+
+    /// The data set in the log format: its events, and the transaction ids they name.
+    static let logData = Result { () throws -> ([LoggedEvent: Int], Set<String>) in
+        let folder = try TemporaryFolder()
+        _ = try generate(.offerlab, into: folder)
+        return try appEvents(folder)
+    }
+    static var logs: Result<[LoggedEvent: Int], Error> { logData.map(\.0) }
+    static var logTransactionIDs: Result<Set<String>, Error> { logData.map(\.1) }
+
+    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func theWrittenEventsAreTheDataSetsOwn(_ format: LogSourceFormat) async throws {
+        let folder = try TemporaryFolder()
+        let report = try Self.generate(format, into: folder)
+        let job = try JobLoader.load(path: folder.file("job.yaml"))
+        let summary = try await StoreEventExport.run(job: job, folder: folder.file("events"))
+        #expect(summary.malformedLines == 0 && summary.linesRead == report.logs.storeLines)
+
+        var written: [LoggedEvent: Int] = [:]
+        var ids: Set<String> = []
+        var transactionIDs: Set<String> = []
+        var events: [LoggedEvent] = []
+        for file in summary.files {
+            let read = try StoreEventExportTests.readLog(file.path)
+            #expect(read.malformed == 0 && read.events.count == file.events, "\(file.path)")
+            events += read.events
+            ids.formUnion(read.ids)
+        }
+        // A refund without a price returns the whole price of its charge (the logs name it).
+        var charges: [String: LoggedEvent] = [:]
+        for event in events where event.event == "purchase" || event.event == "renewal" { charges[event.transactionID!] = event }
+        for var event in events {
+            if event.event == "refund", event.price == nil, let charge = charges[event.transactionID!] {
+                (event.price, event.currency) = (charge.price, charge.currency)
+            }
+            written[Self.comparable(event), default: 0] += 1
+            if event.event != "cancel" && event.event != "expire" { transactionIDs.insert(event.transactionID ?? "") }
+        }
+        #expect(ids.allSatisfy { $0.hasPrefix(format.rawValue + ":") } && ids.count == summary.events, "event ids are unique")
+        #expect(written.values.reduce(0, +) == summary.events && summary.events > 300, "\(summary.events)")
+        // App Store transactions keep their ids (Play Store ones become order ids).
+        let logTransactionIDs = try Self.logTransactionIDs.get()
+        let appStoreIDs = transactionIDs.filter { !$0.hasPrefix("GPA.") }
+        #expect(!appStoreIDs.isEmpty && appStoreIDs.isSubset(of: logTransactionIDs))
+
+        // The data set's log-format events that its store form took out of the app's logs.
+        let remaining = try Self.appEvents(folder).events
+        var moved: [LoggedEvent: Int] = [:]
+        for (event, count) in try Self.logs.get() where count > remaining[event, default: 0] {
+            moved[event] = count - remaining[event, default: 0]
+        }
+        // A refund of a charge from before the data re-sends that charge's row in the export.
+        let start = Timestamp.parse("2026-03-01T00:00:00Z")!
+        written = written.filter { $0.key.at >= start || $0.key.event == "refund" }
+        let missing = moved.filter { written[$0.key, default: 0] < $0.value }.keys.map(\.description).sorted()
+        let extra = written.filter { moved[$0.key, default: 0] < $0.value }.keys.map(\.description).sorted()
+        #expect(missing.isEmpty && extra.isEmpty, "missing \(missing.prefix(5)), extra \(extra.prefix(5))")
     }
 }

@@ -228,21 +228,29 @@ import Testing
         #expect(night.events.map(\.userID) == ["alias-t1"])
     }
 
+    /// A stored webhook body: a `SUBSCRIBED` notification of `transaction`, signed by `signer`.
+    static func signedLine(_ signer: AppStoreTestSigner, transaction: String) throws -> String {
+        let info = try signer.sign(
+            #"{"transactionId":"\#(transaction)","originalTransactionId":"\#(transaction)","productId":"monthly","bundleId":"\#(bundleID)","purchaseDate":1773000000000,"signedDate":1773000000000,"price":9990,"currency":"EUR","storefront":"DEU","inAppOwnershipType":"PURCHASED","environment":"Production","appAccountToken":"7E3FB20B-4CDB-47CC-936D-99D65F608138"}"#
+        )
+        let payload = try signer.sign(
+            #"{"notificationType":"SUBSCRIBED","notificationUUID":"n-\#(transaction)","signedDate":1773000001000,"data":{"bundleId":"\#(bundleID)","environment":"Production","signedTransactionInfo":"\#(info)"}}"#
+        )
+        return #"{"signedPayload":"\#(payload)"}"#
+    }
+
+    static func testSigner() throws -> AppStoreTestSigner {
+        try AppStoreTestSigner(
+            validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 1_900_000_000))
+    }
+
     /// Notifications signed by a test CA the job trusts through `root_certificates`; one signed
     /// by another CA is a bad signature with its file and line; `verify: false` takes it.
     @Test func appStoreNotificationsAreVerifiedWithTheJobsRoots() async throws {
-        let from = Date(timeIntervalSince1970: 1_600_000_000)
-        let until = Date(timeIntervalSince1970: 1_900_000_000)
-        let trusted = try AppStoreTestSigner(validFrom: from, validUntil: until)
-        let stranger = try AppStoreTestSigner(validFrom: from, validUntil: until)
+        let trusted = try Self.testSigner()
+        let stranger = try Self.testSigner()
         func line(_ signer: AppStoreTestSigner, transaction: String) throws -> String {
-            let info = try signer.sign(
-                #"{"transactionId":"\#(transaction)","originalTransactionId":"\#(transaction)","productId":"monthly","bundleId":"\#(Self.bundleID)","purchaseDate":1773000000000,"signedDate":1773000000000,"price":9990,"currency":"EUR","storefront":"DEU","inAppOwnershipType":"PURCHASED","environment":"Production","appAccountToken":"7E3FB20B-4CDB-47CC-936D-99D65F608138"}"#
-            )
-            let payload = try signer.sign(
-                #"{"notificationType":"SUBSCRIBED","notificationUUID":"n-\#(transaction)","signedDate":1773000001000,"data":{"bundleId":"\#(Self.bundleID)","environment":"Production","signedTransactionInfo":"\#(info)"}}"#
-            )
-            return #"{"signedPayload":"\#(payload)"}"#
+            try Self.signedLine(signer, transaction: transaction)
         }
         let files = ["apple/a.jsonl": try line(trusted, transaction: "1") + "\n" + line(stranger, transaction: "2") + "\n"]
         let logs = #"[{path: "apple/*.jsonl", format: app_store_notifications}]"#
@@ -296,5 +304,58 @@ import Testing
                 #expect(night.counts[.revenueCatWebhooks]?[.linesRead] == 1)
             }
         }
+    }
+
+    /// With the job's cache, an App Store file is verified and decoded once: a later night reads
+    /// it back (the same night comes out) and verifies only its new files; an entry depends on the
+    /// settings and is checked whole.
+    @Test func keptAppStoreFilesAreNotVerifiedAgain() async throws {
+        let signer = try Self.testSigner()
+        let files = [
+            "apple/a.jsonl": try Self.signedLine(signer, transaction: "1") + "\nnot json\n",
+            "apple/b.jsonl": try Self.signedLine(signer, transaction: "2") + "\n" + Self.signedLine(signer, transaction: "1") + "\n",
+        ]
+        let logs = #"[{path: "apple/*.jsonl", format: app_store_notifications}]"#
+        let settings = "app_store: {bundle_id: \(Self.bundleID), root_certificates: [root.der]"
+        let fixture = try job(logs: logs, settings + "}\ncache: cache/", files: files)
+        try fixture.folder.write("root.der", bytes: signer.rootCertificateDER)
+        let loaded = try JobLoader.load(path: fixture.path)
+        func night() async throws -> (StoreNight, CacheUsage) {
+            let cache = try ParsedLogCache(folder: try #require(loaded.cachePath), rejectsPerReason: loaded.rejectsPerReason)
+            return (try await StoreSourceIngest.read(job: loaded, userTransactions: [:], cache: cache), cache.usageSoFar)
+        }
+        let (first, stored) = try await night()
+        #expect(stored.filesStored == 2 && stored.filesReused == 0)
+        let (second, reused) = try await night()
+        #expect(reused.filesReused == 2 && reused.filesStored == 0)
+        #expect(second.events == first.events && first.events.map(\.eventID).count == 2)
+        #expect(second.notes == first.notes && second.fileCounts == first.fileCounts && second.counts == first.counts)
+        #expect(second.notes.map(\.path) == [fixture.folder.file("apple/a.jsonl")])
+
+        // A new day: only its file is read.
+        try fixture.folder.write("apple/c.jsonl", try Self.signedLine(signer, transaction: "3") + "\n")
+        let withNewDay = try JobLoader.load(path: fixture.path)
+        let cache = try ParsedLogCache(folder: try #require(withNewDay.cachePath), rejectsPerReason: withNewDay.rejectsPerReason)
+        let third = try await StoreSourceIngest.read(job: withNewDay, userTransactions: [:], cache: cache)
+        #expect(cache.usageSoFar.filesReused == 2 && cache.usageSoFar.filesStored == 1)
+        #expect(third.events.map(\.eventID) == ["1", "2", "3"].map { "app_store_notifications:\($0)" })
+
+        // Another setting is another entry; a damaged entry is read again.
+        let unverified = try job(logs: logs, settings + ", verify: false}\ncache: \(try #require(loaded.cachePath))", files: files)
+        try unverified.folder.write("root.der", bytes: signer.rootCertificateDER)
+        let otherSettings = try JobLoader.load(path: unverified.path)
+        let otherCache = try ParsedLogCache(folder: try #require(otherSettings.cachePath), rejectsPerReason: 20)
+        _ = try await StoreSourceIngest.read(job: otherSettings, userTransactions: [:], cache: otherCache)
+        #expect(otherCache.usageSoFar.filesReused == 0 && otherCache.usageSoFar.filesStored == 2)
+
+        let cacheFolder = try #require(loaded.cachePath)
+        for name in try FileManager.default.contentsOfDirectory(atPath: cacheFolder) {
+            var bytes = try fileBytes(cacheFolder + "/" + name)
+            bytes[bytes.count - 2] ^= 0xff
+            try Data(bytes).write(to: URL(fileURLWithPath: cacheFolder + "/" + name))
+        }
+        let (damaged, discarded) = try await night()
+        #expect(discarded.entriesDiscarded == 2 && discarded.filesStored == 2 && discarded.filesReused == 0)
+        #expect(damaged.events == first.events)
     }
 }

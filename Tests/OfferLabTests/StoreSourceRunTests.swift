@@ -2,10 +2,12 @@ import Foundation
 import OfferLabGenerate
 import OfferLabIngest
 import OfferLabStoreSources
+import OfferLabSupport
 import OfferLabTestSupport
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabEvents
 @testable import OfferLabJob
 @testable import OfferLabWriters
 
@@ -18,6 +20,9 @@ import Testing
         var job: Job
         /// The output tables, by name.
         var tables: [String: ResultTable]
+        /// With a store source: the output tables of the job's §1.2 logs beside what `offerlab
+        /// events` wrote of its store sources, by name.
+        var eventsTables: [String: ResultTable] = [:]
 
         /// The global `quality.csv` counter `name`; nil when the file has no such row.
         func global(_ name: String) -> Int? { counter(name, offering: "") }
@@ -41,9 +46,22 @@ import Testing
         let report = try DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
         let job = try JobLoader.load(path: report.jobFile)
+        var night = Night(report: report, job: job, tables: try await tables(job))
+        guard !job.storeSources.isEmpty else { return night }
+        let events = folder.file("events")
+        _ = try await StoreEventExport.run(job: job, folder: events)
+        var eventsJob = job
+        eventsJob.storeSources = []
+        let written = try FileManager.default.subpathsOfDirectory(atPath: events).filter { $0.hasSuffix(".jsonl.gz") }
+        eventsJob.logFiles = (job.logFiles + written.map { events + "/" + $0 }).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        night.eventsTables = try await tables(eventsJob)
+        return night
+    }
+
+    static func tables(_ job: Job) async throws -> [String: ResultTable] {
         let results = try await NightlyRun.compute(job, progress: nil)
         let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).files
-        return Night(report: report, job: job, tables: Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) }))
+        return Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
     }
 
     static let logs = Task { try await night(.offerlab) }
@@ -65,8 +83,10 @@ import Testing
         let source = try #require(SourceFormat(rawValue: format.rawValue))
         #expect(store.job.storeSources.map(\.format) == [source])
 
+        // And so does a run on what `offerlab events` wrote of the store's files.
         for name in ["summary", "comparisons", "srm", "products", "daily", "maturity"] {
             #expect(store.tables[name]?.rows == logs.tables[name]?.rows, "\(name) differs")
+            #expect(store.eventsTables[name]?.rows == logs.tables[name]?.rows, "\(name) differs through offerlab events")
         }
         let agreeing = { (night: Night) in night.tables["quality"]?.rows.filter { !Self.formCounters.contains(cellText($0[1])) } }
         #expect(agreeing(store) == agreeing(logs))
@@ -104,4 +124,230 @@ import Testing
 /// The text of a text cell ("" for any other).
 func cellText(_ value: ResultValue) -> String {
     if case .text(let text) = value { text } else { "" }
+}
+
+/// A hand-made job of the app's own log beside a RevenueCat export and App Store notifications:
+/// the app's paywall views and purchase line meet the store's facts, a transaction in both is one
+/// event, and each malformed store line is counted and rejected at its own file and line.
+@Suite struct MixedStoreSourceRunTests {
+    static let exportHeader =
+        "rc_original_app_user_id,product_identifier,start_time,store_transaction_id,original_store_transaction_id,renewal_number,"
+        + "is_trial_period,is_trial_conversion,is_sandbox,ownership_type,purchased_currency,price_in_purchased_currency,"
+        + "purchase_price_in_purchased_currency,updated_at,refunded_at,store"
+
+    /// A JWS with `payload`, an ES256 header without certificates and a signature of zeros:
+    /// well-formed, never verifiable.
+    static func unverifiableNotification(bundleID: String) -> String {
+        func base64URL(_ text: String) -> String { base64URL(Data(text.utf8)) }
+        func base64URL(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let payload =
+            #"{"notificationType":"DID_RENEW","notificationUUID":"n-\#(bundleID)","signedDate":1772445600000,"data":{"bundleId":"\#(bundleID)","environment":"Production"}}"#
+        let jws = [base64URL(#"{"alg":"ES256"}"#), base64URL(payload), base64URL(Data(count: 64))].joined(separator: ".")
+        return #"{"signedPayload":"\#(jws)"}"#
+    }
+
+    /// Writes the job (`verify`: its `app_store.verify`) and its files; returns the folder and the job.
+    static func job(verify: Bool = true, maxBadLineRatio: Double = 0.5) throws -> (folder: TemporaryFolder, job: Job) {
+        let folder = try TemporaryFolder()
+        var tables = TablesFixture()
+        tables.assignments = [
+            ("u1", "1", "10", "2026-03-01T00:00:00Z"), ("u2", "1", "11", "2026-03-01T00:00:00Z"), ("u3", "1", "10", "2026-03-01T00:00:00Z"),
+        ]
+        try tables.write(to: folder.file("tables.sqlite"))
+        // The server registered chain T5 for u3, whatever RevenueCat calls its user.
+        try SQLiteDatabase(path: folder.file("tables.sqlite")).execute(
+            "CREATE TABLE user_transactions (user_id TEXT, original_transaction_id TEXT); INSERT INTO user_transactions VALUES ('u3', 'T5');"
+        )
+        try folder.write(
+            "logs/app.jsonl",
+            """
+            {"event_id":"a1","ts":"2026-03-02T10:00:00Z","user_id":"u1","event":"paywall_view"}
+            {"event_id":"a2","ts":"2026-03-02T11:00:00Z","user_id":"u2","event":"paywall_view"}
+            {"event_id":"a3","ts":"2026-03-02T10:05:00Z","user_id":"u1","event":"purchase","product_id":"weekly","transaction_id":"T1","price":7.99,"currency":"USD"}
+
+            """)
+        try folder.write(
+            "revenuecat/export.csv",
+            [
+                exportHeader,
+                "u1,weekly,2026-03-02 10:05:00,T1,T1,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-02 10:05:00,,app_store",
+                "u2,monthly,2026-03-03 9:00:00,T2,T2,1,FALSE,FALSE,FALSE,PURCHASED,USD,19.99,19.99,2026-03-03 09:00:00,,app_store",
+                "u3,weekly,2026-03-04 09:00:00,T3,T3,1,false,false,false,PURCHASED,USD,abc,abc,2026-03-04 09:00:00,,app_store",
+                ",weekly,2026-03-04 10:00:00,T4,T4,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-04 10:00:00,,app_store",
+                "rc-alias-9,weekly,2026-03-05 09:00:00,T5,T5,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-05 09:00:00,,app_store",
+            ].joined(separator: "\n") + "\n")
+        try folder.write(
+            "apple/notifications.jsonl",
+            unverifiableNotification(bundleID: "com.example.app") + "\n\n" + unverifiableNotification(bundleID: "com.other.app") + "\n")
+        let path = try folder.write(
+            "job.yaml",
+            """
+            tables: tables.sqlite
+            logs: ["logs/app.jsonl", {path: "revenuecat/*.csv", format: revenuecat_export}, {path: "apple/*.jsonl", format: app_store_notifications}]
+            app_store: {bundle_id: com.example.app, verify: \(verify)}
+            as_of: 2026-03-20T00:00:00Z
+            report_currency: USD
+            max_bad_line_ratio: \(maxBadLineRatio)
+            output: out/
+            database: out/results.sqlite
+            cache: cache/
+
+            """)
+        return (folder, try JobLoader.load(path: path))
+    }
+
+    /// Runs the job of `job(verify:)`; returns the folder, the night's output folder, the job and the run's report.
+    static func run(verify: Bool = true) async throws -> (folder: TemporaryFolder, night: String, job: Job, report: RunReport) {
+        let (folder, job) = try job(verify: verify)
+        let report = try await NightlyRun.run(job)
+        return (folder, report.outputFolder, job, report)
+    }
+
+    static func csv(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
+    @Test func theAppLogAndTheStoresMakeOneNight() async throws {
+        let (folder, night, _, run) = try await Self.run()
+        // T1 is in the app's log and in the export: one purchase, its money once. T5 is u3's by
+        // the server's user_transactions; T4 names no user.
+        let summary = try Self.csv(night + "/summary.csv")
+        let columns = summary[0].split(separator: ",").map(String.init)
+        func value(_ group: String, _ column: String) throws -> String {
+            let row = try #require(summary.first { $0.hasPrefix("test,\(group),") }).split(separator: ",", omittingEmptySubsequences: false)
+            return String(row[try #require(columns.firstIndex(of: column))])
+        }
+        #expect(try value("control", "users") == "2" && value("control", "converters") == "2" && value("control", "purchases") == "2")
+        #expect(try value("control", "gross_revenue") == "15.98" && value("control", "paywall_viewers") == "1")
+        #expect(try value("variant", "purchases") == "1" && value("variant", "gross_revenue") == "19.99")
+        #expect(try value("variant", "paywall_viewers") == "1")
+
+        let quality = Set(try Self.csv(night + "/quality.csv"))
+        for row in [
+            ",files_read,3", ",lines_read,10", ",malformed_lines,3", ",malformed_invalid_field,1", ",malformed_bad_signature,1",
+            ",malformed_other_app,1", ",duplicate_events,1", ",unattributed_store_records,1", ",family_shared_records,0",
+        ] {
+            #expect(quality.contains(row), "\(row)")
+        }
+
+        // Every (source, counter) of the formats read; these are the rows that are not 0.
+        let sources = try Self.csv(night + "/sources.csv")
+        #expect(sources[0] == "source,counter,count")
+        #expect(sources.count == 1 + 8 + 2 * StoreCounter.allCases.count)
+        #expect(
+            sources.filter { !$0.hasSuffix(",0") }
+                == [
+                    "source,counter,count", "offerlab,lines_read,3", "app_store_notifications,lines_read,2",
+                    "app_store_notifications,malformed_bad_signature,1", "app_store_notifications,malformed_other_app,1",
+                    "revenuecat_export,lines_read,5", "revenuecat_export,malformed_invalid_field,1",
+                    "revenuecat_export,unattributed_store_records,1",
+                ])
+
+        // The store's malformed lines at their own file and line (the blank line 2 counted as a line).
+        let rejects = try Self.csv(night + "/rejects.csv").dropFirst()
+        #expect(rejects.count == 3)
+        for prefix in [
+            folder.file("revenuecat/export.csv") + ",4,malformed_invalid_field,",
+            folder.file("apple/notifications.jsonl") + ",1,malformed_bad_signature,",
+            folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,",
+        ] {
+            #expect(rejects.contains { $0.hasPrefix(prefix) }, "\(prefix)")
+        }
+
+        // A store file of malformed lines only is named as a §1.2 log file would be.
+        #expect(
+            run.warnings.contains("1 log file yielded no valid line: \(folder.file("apple/notifications.jsonl")) (2 lines, all malformed)"))
+
+        let report = try String(contentsOfFile: night + "/report.html", encoding: .utf8)
+        #expect(report.contains("Every App Store notification's signature was verified."))
+        #expect(
+            report.contains(
+                "<td><code>app_store_notifications</code></td><td><code>malformed_other_app</code></td><td class=\"num\">1</td>"))
+        #expect(!report.contains("not verified"))
+    }
+
+    /// The `sources` table holds the night's rows of sources.csv, replaced by a re-run of the
+    /// night; the run's record says whether the App Store signatures were verified.
+    @Test func theDatabaseKeepsTheSourcesAndTheVerification() async throws {
+        let (folder, night, job, first) = try await Self.run()
+        let sourcesCSV = try Self.csv(night + "/sources.csv")
+        // The night again: the App Store file's reading comes from the cache, the same counters.
+        let again = try await NightlyRun.run(job)
+        #expect(first.cache?.filesReused == 0 && again.cache?.filesStored == 0)
+        #expect(again.cache?.filesReused == 2, "the app log and the App Store file")
+        #expect(try Self.csv(night + "/sources.csv") == sourcesCSV)
+        let database = try SQLiteDatabase(path: folder.file("out/results.sqlite"), readOnly: true)
+        var rows: [String] = []
+        try database.prepare("SELECT as_of, source, counter, count FROM sources ORDER BY rowid").forEachRow { row in
+            rows.append(
+                (0..<4).map { column in
+                    switch row.value(at: column) {
+                    case .text(let text): text
+                    case .integer(let integer): "\(integer)"
+                    default: "?"
+                    }
+                }.joined(separator: ","))
+        }
+        let csv = try Self.csv(night + "/sources.csv").dropFirst().map { "2026-03-20," + $0 }
+        #expect(rows == Array(csv))
+        var verified: [Int64] = []
+        try database.prepare("SELECT signatures_verified FROM runs ORDER BY run_id").forEachRow { row in
+            if case .integer(let value) = row.value(at: 0) { verified.append(value) }
+        }
+        #expect(verified == [1, 1])
+
+        let unverified = try await Self.run(verify: false)
+        let report = try String(contentsOfFile: unverified.night + "/report.html", encoding: .utf8)
+        #expect(report.contains("<dt>App Store signatures</dt><dd>not verified (app_store.verify: false)</dd>"))
+        #expect(report.contains("App Store notifications were <strong>not verified</strong>"))
+        // `offerlab report --db` rebuilds the same page from the database: sources and verification included.
+        let stored = try ResultsDatabase.readNight(
+            path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: ReportData.sourceTables.map(\.name))
+        #expect(stored.run.signaturesVerified == false)
+        #expect(HTMLReport.render(ReportData(tables: stored.tables, run: stored.run)) == report)
+    }
+
+    /// Over `max_bad_line_ratio` with the store's malformed lines: the error names the store
+    /// files with the most, and the failed run's rejects hold their lines.
+    @Test func theStoresMalformedLinesCountInTheRatio() async throws {
+        let (folder, job) = try Self.job(maxBadLineRatio: 0.2)
+        let error = try await #require(throws: OfferLabError.self) { try await NightlyRun.run(job) }
+        #expect(error.code == .tooManyMalformedLines)
+        #expect(error.message.hasPrefix("3 of 10 log lines are malformed (30.00%), over max_bad_line_ratio 0.2"))
+        #expect(
+            error.message.contains(
+                "most in \(folder.file("apple/notifications.jsonl")) (2), \(folder.file("revenuecat/export.csv")) (1)"))
+        let rejects = try Self.csv(folder.file("out/2026-03-20.failed-rejects.csv"))
+        #expect(
+            rejects.count == 4 && rejects.contains { $0.hasPrefix(folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,") })
+    }
+}
+
+@Suite struct StoreEventBatchTests {
+    /// An event the §1.2 parser would reject (here: an empty user) is returned as a note of its
+    /// file, under the parser's reason, never dropped unseen; the others become the batch's
+    /// records, with the population's users and the event's money.
+    @Test func aStoreEventTheParserRejectsIsReturnedAsANote() throws {
+        var users = ByteStringInterner()
+        _ = users.intern("someone")
+        let u1 = users.intern("u1")
+        let at = try #require(Timestamp.parse("2026-03-02T10:05:00Z"))
+        let purchase = StoreEvent(
+            format: .revenueCatExport, eventID: "revenuecat_export:T1", at: at, userID: "u1", event: .purchase, productID: "weekly",
+            transactionID: "T1", priceMicros: 7_990_000, currency: "USD")
+        var anonymous = purchase
+        anonymous.eventID = "revenuecat_export:T2"
+        anonymous.userID = ""
+        let made = StoreEventBatches.batch(
+            [purchase, anonymous], fileIndex: 3, path: "/data/export.csv", users: users, asOf: at + 1, keptSliceFields: [])
+        #expect(made.batch.records.map(\.user) == [u1] && made.batch.records.map(\.timestamp) == [at])
+        #expect(made.batch.details.map(\.price) == [7_990_000])
+        #expect(made.rejected.count == 1)
+        let note = try #require(made.rejected.first)
+        #expect(note.format == .revenueCatExport && note.note.path == "/data/export.csv" && note.note.line == 0)
+        #expect(note.note.counter == .malformedInvalidField && note.note.detail.contains("revenuecat_export:T2"))
+    }
 }

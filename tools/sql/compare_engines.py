@@ -10,6 +10,11 @@ srm.csv, maturity.csv, quality.csv, products.csv and the slice files. Those are 
 not break the comparison): rows by key, counts and texts exactly, other numbers to 1e-9
 relative.
 
+A job may be compared with another job's `run` (`--reference JOB=RUN_JOB`): the job that reads
+what `offerlab events` wrote for a store source, with the job of the same data set in the log
+format; `quality.csv`, whose line counters differ between the two forms by design, is then left
+out.
+
 A job that `run` refuses (too many malformed lines, too much money without a rate) must make
 every engine fail over the same limit. A case may also expect one engine to refuse the job at generation time
 (`--expect-refusal JOB:spark=PATTERN`: files Spark would inflate differently from `run`), or
@@ -194,11 +199,11 @@ def offerlab(binary, *arguments):
     return subprocess.run([binary, *arguments], capture_output=True, text=True)
 
 
-def check_job(binary, engines, job, work, refusals, failure):
+def check_job(binary, engines, job, work, refusals, failure, reference=None):
     problems = []
     os.makedirs(work, exist_ok=True)
     started = time.monotonic()
-    run = offerlab(binary, "run", job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet")
+    run = offerlab(binary, "run", reference or job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet")
     run_seconds = time.monotonic() - started
     run_error = run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else ""
     if run.returncode not in (0, 65):
@@ -206,7 +211,7 @@ def check_job(binary, engines, job, work, refusals, failure):
     night = None
     if run.returncode == 0:
         night = next(os.path.join(work, "run", d) for d in sorted(os.listdir(os.path.join(work, "run"))) if re.match(r"\d{4}-\d{2}-\d{2}$", d))
-    print(f"{job}: offerlab run {run_seconds:.1f} s" + (f" (refused: {run_error})" if run_error else ""))
+    print(f"{job}: offerlab run {'of ' + reference + ' ' if reference else ''}{run_seconds:.1f} s" + (f" (refused: {run_error})" if run_error else ""))
     # A job that slices (run wrote the slice files) has a fourth part.
     parts = PARTS + (["slices"] if night and os.path.exists(os.path.join(night, "slice_summary.csv")) else [])
     for engine in engines:
@@ -262,6 +267,8 @@ def check_job(binary, engines, job, work, refusals, failure):
                 continue
             found = []
             for name in KEYS:
+                if reference and name == "quality":
+                    continue
                 expected, actual = os.path.join(night, f"{name}.csv"), os.path.join(folder, "stats", f"{name}.csv")
                 if not os.path.exists(expected):
                     continue
@@ -284,6 +291,8 @@ def main():
                         help="offerlab sql --dialect ENGINE must refuse JOB with a message matching PATTERN (given as JOB:ENGINE=PATTERN)")
     parser.add_argument("--expect-failure", action="append", default=[], metavar="JOB:PATTERN",
                         help="every engine must fail every part of JOB with a message matching PATTERN (an input the engines cannot read as run does)")
+    parser.add_argument("--reference", action="append", default=[], metavar="JOB=RUN_JOB",
+                        help="compare JOB's SQL results with offerlab run of RUN_JOB (quality.csv left out)")
     parser.add_argument("jobs", nargs="+")
     arguments = parser.parse_args()
     refusals = {}
@@ -292,12 +301,14 @@ def main():
         engine, _, pattern = rest.partition("=")
         refusals.setdefault(job, {})[engine] = pattern
     failures = dict(item.split(":", 1) for item in arguments.expect_failure)
+    references = dict(item.split("=", 1) for item in arguments.reference)
     engines = []
     for name in arguments.engines.split(","):
         engines.append({"duckdb": DuckDB, "spark": Spark}[name](arguments.work, arguments.spark_memory))
     problems = []
     for number, job in enumerate(arguments.jobs):
-        problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}), failures.get(job))
+        problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}), failures.get(job),
+                              references.get(job))
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0
