@@ -6,7 +6,7 @@ import Testing
 
 @testable import OfferLabStoreSources
 
-/// `offerlab generate --format app_store_notifications` read back as a run reads it: the
+/// `offerlab generate --format app_store_notifications` read back by the store readers: the
 /// notifications verified against the data set's own test CA (the job's root certificate) and
 /// resolved with its `user_transactions` table give the events the same data set holds in the
 /// logs of §1.2, and the counters what the generator wrote.
@@ -100,6 +100,19 @@ import Testing
         return table
     }
 
+    /// Reads every file at once (the tasks share the cores) and merges them in path order.
+    static func readNotifications(_ paths: [String], decoder: AppStoreNotificationDecoder) async throws -> StoreSourceRecords {
+        let readings = try await withThrowingTaskGroup(of: (Int, AppStoreFileReading).self) { group in
+            for (index, path) in paths.enumerated() {
+                group.addTask { (index, try await AppStoreNotificationFile.read(path: path, decoder: decoder)) }
+            }
+            var readings = [AppStoreFileReading?](repeating: nil, count: paths.count)
+            for try await (index, reading) in group { readings[index] = reading }
+            return readings.compactMap { $0 }
+        }
+        return AppStoreNotificationFile.records(readings)
+    }
+
     /// The notifications read and resolved as a run reads them.
     static func read(
         _ folder: String, report: GenerationReport, table: [String: String]? = nil
@@ -109,7 +122,7 @@ import Testing
         let decoder = AppStoreNotificationDecoder(
             bundleID: entry.bundleID, verifier: try AppStoreSignatureVerifier(rootCertificates: roots))
         let paths = report.files.map(\.path).filter { $0.hasPrefix("appstore/notifications/") }.map { folder + "/" + $0 }
-        let records = try await AppStoreNotificationFile.readAll(paths: paths, decoder: decoder, width: 2)
+        let records = try await readNotifications(paths, decoder: decoder)
         let asOf = try #require(Timestamp.parse(report.asOf))
         let resolution = StoreEventResolver.resolve(
             sources: [records], userTransactions: try table ?? userTransactions(folder), asOf: asOf)

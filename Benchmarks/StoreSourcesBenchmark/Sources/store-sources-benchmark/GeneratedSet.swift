@@ -5,7 +5,7 @@ import OfferLabStoreSources
 /// A generated data set in the App Store's form: `generate DIR USERS [FORMAT]` writes one (seed
 /// 42, 14 days, `--user-ids uuid`, one thread per core; FORMAT `offerlab` writes the same data
 /// set in the logs' form, to compare); `read DIR` reads its notifications as a run
-/// does (verified against the job's root certificate on one task per core, resolved with its
+/// does (verified against the job's root certificate, the files read as tasks on every core, resolved with its
 /// `user_transactions` table) and prints what it found and the notifications per CPU second.
 enum GeneratedSet {
     static func run(_ arguments: [String]) async throws {
@@ -25,7 +25,7 @@ enum GeneratedSet {
                 "\(report.users) users: \(report.logs.storeLines) notifications in \(report.logs.storeFiles) files, "
                     + "\(report.logs.lines) app log lines, \(report.logs.userTransactionRows) user_transactions rows")
         default:
-            try await read(folder, width: cores)
+            try await read(folder, cores: cores)
         }
     }
 
@@ -33,7 +33,7 @@ enum GeneratedSet {
         var description: String { "usage: store-sources-benchmark generate DIR USERS [FORMAT] | read DIR" }
     }
 
-    static func read(_ folder: String, width: Int) async throws {
+    static func read(_ folder: String, cores: Int) async throws {
         let job = try String(contentsOfFile: folder + "/job.yaml", encoding: .utf8)
         guard let bundleID = job.firstMatch(of: /bundle_id: (\S+)/)?.output.1,
             let root = job.firstMatch(of: /root_certificates: \[([^\],]*)\]/)?.output.1
@@ -55,7 +55,16 @@ enum GeneratedSet {
 
         let cpuStart = processCPUSeconds()
         let start = ContinuousClock.now
-        let records = try await AppStoreNotificationFile.readAll(paths: paths, decoder: decoder, width: width)
+        // Every file at once, as tasks sharing the cores, merged in path order.
+        let readings = try await withThrowingTaskGroup(of: (Int, AppStoreFileReading).self) { group in
+            for (index, path) in paths.enumerated() {
+                group.addTask { (index, try await AppStoreNotificationFile.read(path: path, decoder: decoder)) }
+            }
+            var readings = [AppStoreFileReading?](repeating: nil, count: paths.count)
+            for try await (index, reading) in group { readings[index] = reading }
+            return readings.compactMap { $0 }
+        }
+        let records = AppStoreNotificationFile.records(readings)
         let resolution = StoreEventResolver.resolve(sources: [records], userTransactions: table, asOf: .max)
         let elapsed = ContinuousClock.now - start
         let cpu = processCPUSeconds() - cpuStart
@@ -66,7 +75,7 @@ enum GeneratedSet {
                 + "\(records.transactions.count) transactions, \(resolution.events.count) events")
         print(
             String(
-                format: "read on %d task(s): %.2f s wall, %.2f s CPU; per core: %.0f notifications/s", width, wall, cpu,
+                format: "read on %d cores: %.2f s wall, %.2f s CPU; per core: %.0f notifications/s", cores, wall, cpu,
                 Double(lines) / cpu))
     }
 }
