@@ -44,7 +44,8 @@ import Testing
             "on_corrupt_file": job.onCorruptFile.rawValue, "rejects_per_reason": "\(job.rejectsPerReason)",
             "lock_timeout_seconds": "\(job.lockTimeoutSeconds)", "max_volume_drop": "\(job.maxVolumeDrop)",
             "allow_empty_night": "\(job.allowEmptyNight)", "allow_stale_logs": "\(job.allowStaleLogs)",
-            "allow_empty_offerings": "\(job.allowEmptyOfferings)",
+            "allow_empty_offerings": "\(job.allowEmptyOfferings)", "default_store": job.proceeds.defaultStore,
+            "app_store_small_business": "\(job.proceeds.appStoreSmallBusiness)",
         ]
         for key in JobKey.all {
             let stated = key.defaultValue.filter { $0 != "`" }
