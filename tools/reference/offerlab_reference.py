@@ -1181,8 +1181,13 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
     result = UserResult(user_id, group, assigned_at=assigned_at)
     gross: dict[str, int] = {}
     refunded: dict[str, int] = {}
-    #: id(charge) -> (its price in the report currency, its proceeds), for charges whose money counts
+    #: id(charge) -> (its price in the report currency, its proceeds), for charges whose money
+    #: counts: first, since a refund may come before its charge in file order
     charge_proceeds: dict[int, tuple[float, float]] = {}
+    for charge in counted:
+        if charge.event in ("purchase", "renewal") and charge.currency.upper() in rates:
+            report_price = charge.price_micros / 1_000_000 * rates[charge.currency.upper()]
+            charge_proceeds[id(charge)] = (report_price, proceeds.of_charge(charge, report_price))
     refunded_charges: set[int] = set()
     for event in counted:
         if ((event.offering_id is not None and event.offering_id != offering.offering_id)
@@ -1222,8 +1227,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             result.proceeds -= taken_back
             product[4].append(-taken_back)
         else:
-            kept = proceeds.of_charge(event, report_amount)
-            charge_proceeds[id(event)] = (report_amount, kept)
+            kept = charge_proceeds[id(event)][1]
             result.proceeds += kept
             product[4].append(kept)
         sign = -1 if event.event == "refund" else 1
