@@ -84,6 +84,28 @@ import Testing
         #expect(maturity.dropFirst().allSatisfy { $0.count > 3 && (Int($0[3]) ?? 0) > 100 })
     }
 
+    /// The sample data shows proceeds and subscription state (docs/generator.md): Google Play users
+    /// keep their revenue's proceeds above the App Store's 70 %, trials still run at `as_of` and
+    /// others have lapsed, and some payers are still subscribed.
+    @Test func theSampleDataShowsProceedsTrialsAndSubscribers() throws {
+        let rows = parseCSV(
+            try String(
+                contentsOf: repositoryRoot.appendingPathComponent("Tests/OfferLabTests/Fixtures/sample-data-expected/summary.csv"),
+                encoding: .utf8))
+        let header = try #require(rows.first)
+        func column(_ name: String) throws -> Int { try #require(header.firstIndex(of: name)) }
+        let (revenue, proceeds) = (try column("net_revenue"), try column("net_proceeds"))
+        let (pending, lapsed, active) = (try column("trials_pending"), try column("trials_lapsed"), try column("active_subscribers"))
+        let groups = rows.dropFirst().filter { $0.count == header.count && (Double($0[revenue]) ?? 0) > 0 }
+        #expect(groups.count >= 6)
+        for row in groups {
+            let share = (Double(row[proceeds]) ?? 0) / (Double(row[revenue]) ?? 1)
+            #expect(share > 0.7 && share < 0.85, "\(row[0]) \(row[1]): proceeds \(share) of revenue")
+            #expect((Int(row[lapsed]) ?? 0) > 0 && (Int(row[active]) ?? 0) > 0, "\(row[0]) \(row[1])")
+        }
+        #expect(groups.contains { (Int($0[pending]) ?? 0) > 0 })
+    }
+
     static let moneyColumns: Set = ["gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arppu"]
     /// Money too, on both sides: the cap is the same interpolation of the same exact per-user values.
     static let cappedColumns: Set = ["revenue_cap", "arpu_capped"]
