@@ -66,7 +66,7 @@ import Testing
                         // The showcase's broken purchases (USD 15.98 = 7.99 twice) and a purchase without its event.
                         "5 malformed log lines named a price or a money event: USD 15.98, and 3 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-15/rejects.csv",
                         "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates: {BRL: …}, or rates_file:)",
-                        "offering spring_2026_price_test: the money of 32 of 564 money events (5.67%) is left out, for want of a rate to USD: BRL 5.67% (32); give their rates (rates: {BRL: …}, or rates_file:)",
+                        "offering spring_2026_price_test: the money of 32 of 565 money events (5.66%) is left out, for want of a rate to USD: BRL 5.66% (32); give their rates (rates: {BRL: …}, or rates_file:)",
                     ], output: folder.path))
         // maturity_days: 30 is longer than the data: no user has matured.
         let maturity = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/maturity.csv"), encoding: .utf8))
