@@ -149,7 +149,7 @@ public enum NightlyRun {
         var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
             windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
-            slices: job.slices, maxSliceLevels: job.maxSliceLevels, threads: job.threads, progress: progress)
+            slices: job.slices, maxSliceLevels: job.maxSliceLevels, proceeds: job.proceeds, threads: job.threads, progress: progress)
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
         let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night) as NSString).appendingPathComponent("rejects.csv")
@@ -192,15 +192,16 @@ public enum NightlyRun {
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
         rates: [String: Double], windowDays: Double?, control: String?, revenueCap: RevenueCapRule? = nil, maturityDays: [Int] = [],
-        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, threads: Int? = nil,
-        progress: ProgressReporter? = nil,
+        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, proceeds: ProceedsSettings = ProceedsSettings(),
+        threads: Int? = nil, progress: ProgressReporter? = nil,
         membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
         let context = AttributionContext(
             labels: store.labels, rates: rates, windowDays: windowDays, asOf: asOf, maturityDays: maturityDays,
-            keepsPositiveRevenues: revenueCap != nil)
+            keepsPositiveRevenues: revenueCap != nil, proceeds: proceeds,
+            chainStarts: events.chainStarts(transactionCount: store.transactions.count))
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }

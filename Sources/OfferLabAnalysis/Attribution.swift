@@ -20,11 +20,28 @@ package struct AttributionContext {
     let maturityMicroseconds: [Int64]
     /// Whether members' positive revenues are kept for the revenue cap (docs/analysis.md §4b).
     let keepsPositiveRevenues: Bool
+    /// docs/analysis.md §8: per label, the VAT share t of a price paid in that country (0 for other labels).
+    let taxShares: [Double]
+    /// Per label, the commission of a charge by that store, in the chain's first year and after
+    /// it; `unnamedStore` for an event without `store`.
+    let storeCommissions: [(firstYear: Double, later: Double)]
+    let unnamedStore: (firstYear: Double, later: Double)
+    /// Per transaction id: the time of the earliest purchase or renewal that survived clean-up
+    /// with that `original_transaction_id` (`Int64.max`: none): its chain's first paid charge.
+    let chainStarts: [Int64]
 
     package init(
         labels: ByteStringInterner, rates: [String: Double], windowDays: Double?, asOf: Int64, maturityDays: [Int],
-        keepsPositiveRevenues: Bool
+        keepsPositiveRevenues: Bool, proceeds: ProceedsSettings = ProceedsSettings(), chainStarts: [Int64] = []
     ) {
+        let names = (0..<Int32(labels.count)).map { labels.string(of: $0) }
+        taxShares = names.map { proceeds.taxShare(country: $0) }
+        func commissions(_ store: String?) -> (firstYear: Double, later: Double) {
+            (proceeds.commission(store: store, pastFirstYear: false), proceeds.commission(store: store, pastFirstYear: true))
+        }
+        storeCommissions = names.map(commissions)
+        unnamedStore = commissions(nil)
+        self.chainStarts = chainStarts
         self.labels = labels
         // Codes in the logs are matched in any case (`usd` is USD); the job's are upper-case.
         self.rates = (0..<Int32(labels.count)).map { rates[labels.string(of: $0).uppercased()] }
@@ -108,6 +125,8 @@ struct ProductContribution: Sendable {
     var timestamp: Int64
     /// nil when the currency has no rate (the event counts, its money does not).
     var money: (currency: Int32, gross: Int64, refunded: Int64)?
+    /// What the app keeps of a charge, or (negative) what a refund takes back (docs/analysis.md §8).
+    var proceeds = 0.0
 }
 
 /// What a run of members of one offering contributes (`Attribution.evaluate`), summed. Runs
@@ -165,7 +184,7 @@ package struct OfferingSums {
     private var unconvertibleEvents: [Int32: Int] = [:]
     /// Per (group, product), updated in place: an index into `products`.
     private var productIndex: [ProductKey: Int] = [:]
-    private var products: [(totals: ProductTotals, money: CurrencyAmounts)] = []
+    private var products: [(totals: ProductTotals, money: CurrencyAmounts, proceeds: ExactSum)] = []
     /// Per group: the positive net revenues of its members (with a revenue cap only).
     private var positiveRevenues: [[Double]]
     /// Per maturity, per group.
@@ -210,7 +229,8 @@ package struct OfferingSums {
             } else {
                 index = products.count
                 productIndex[key] = index
-                products.append((ProductTotals(group: Int(group), productID: labels.string(of: contribution.product)), CurrencyAmounts()))
+                products.append(
+                    (ProductTotals(group: Int(group), productID: labels.string(of: contribution.product)), CurrencyAmounts(), ExactSum()))
             }
             switch contribution.kind {
             case .purchase: products[index].totals.purchases += 1
@@ -220,6 +240,7 @@ package struct OfferingSums {
             if let money = contribution.money {
                 try products[index].money.add(currency: money.currency, gross: money.gross, refunded: money.refunded)
             }
+            products[index].proceeds.add(contribution.proceeds)
         }
     }
 
@@ -232,6 +253,7 @@ package struct OfferingSums {
         let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals
             totals.netRevenue = entry.money.converted(context).net
+            totals.netProceeds = entry.proceeds.value
             return totals
         }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
         var groupRows = groups
@@ -413,7 +435,7 @@ package enum Attribution {
             case .paywallView: outcome.viewedPaywall = true
             case .trialStart: scratch.trials.append(DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record)))
             case .purchase, .renewal:
-                let counted = DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record))
+                var counted = DetailedEvent(timestamp: record.timestamp, type: type, details: detailsOf(record))
                 if type == .purchase {
                     scratch.purchases.append(counted)
                     outcome.purchases += 1
@@ -421,8 +443,15 @@ package enum Attribution {
                     outcome.renewals += 1
                 }
                 let money = try knownMoney(currency: counted.details.currency, gross: counted.details.price)
+                if money != nil {
+                    counted.reportPrice = context.reportAmount(counted.details.price, currency: counted.details.currency)
+                    counted.proceeds = context.proceeds(of: counted, country: shapes[Int(record.shape)].country)
+                    outcome.netProceeds += counted.proceeds
+                }
                 scratch.products.append(
-                    ProductContribution(product: counted.details.product, kind: type, timestamp: record.timestamp, money: money))
+                    ProductContribution(
+                        product: counted.details.product, kind: type, timestamp: record.timestamp, money: money, proceeds: counted.proceeds)
+                )
                 // The refundable types are among these two (a trial is not one), so the event built
                 // here is the one kept.
                 if AttributionRules.isRefundable(type) { scratch.countedTransactions.append(counted) }
@@ -433,17 +462,28 @@ package enum Attribution {
             if refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }
             let refundDetails = detailsOf(refund)
-            guard let refunded = AttributionRules.refundedTransaction(of: refundDetails.transaction, among: scratch.countedTransactions)
+            guard
+                let refundedIndex = AttributionRules.refundedTransactionIndex(
+                    of: refundDetails.transaction, among: scratch.countedTransactions)
             else {
                 outcome.quality.orphanRefunds += 1
                 continue
             }
+            let refunded = scratch.countedTransactions[refundedIndex]
+            scratch.countedTransactions[refundedIndex].isRefunded = true
             countMismatch(refund)
             outcome.refunds += 1
             let amount = AttributionRules.refundAmount(refund: refundDetails, refunded: refunded.details)
             let money = try knownMoney(currency: amount.currency, refunded: amount.amount)
+            // docs/analysis.md §8: the refund takes back the charge's proceeds in proportion to the amount.
+            var takenBack = 0.0
+            if money != nil, let chargePrice = refunded.reportPrice, chargePrice != 0 {
+                takenBack = refunded.proceeds * (context.reportAmount(amount.amount, currency: amount.currency) / chargePrice)
+                outcome.netProceeds -= takenBack
+            }
             scratch.products.append(
-                ProductContribution(product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money))
+                ProductContribution(
+                    product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money, proceeds: -takenBack))
         }
         let (gross, refunded, net) = scratch.money.converted(context)
         outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)
@@ -453,6 +493,61 @@ package enum Attribution {
         outcome.trialConverted = scratch.trials.contains { trial in
             scratch.purchases.contains { AttributionRules.convertsTrial(purchase: $0, trial: trial) }
         }
+        // docs/analysis.md §9: the state of the earliest trial, and of the subscription, as of the cutoff.
+        if let trial = scratch.trials.first {
+            if outcome.trialConverted {
+                outcome.trial = .converted
+            } else if trial.details.expiresAt == EventRecord.noTime {
+                outcome.trial = .unknown
+            } else {
+                outcome.trial = trial.details.expiresAt > cutoff ? .pending : .lapsed
+            }
+        }
+        outcome.isActiveSubscriber = scratch.countedTransactions.contains { !$0.isRefunded && $0.details.expiresAt > cutoff }
+    }
+}
+
+extension AttributionContext {
+    /// `micros` of `currency` in the report currency (the currency has a rate).
+    @inline(__always)
+    func reportAmount(_ micros: Int64, currency: Int32) -> Double {
+        Double(micros) / 1_000_000 * (rates[Int(currency)] ?? 0)
+    }
+
+    /// docs/analysis.md §8: what the app keeps of a counted charge whose money counts (its `reportPrice`
+    /// set), paid in the country of label `country` (-1: none).
+    func proceeds(of charge: DetailedEvent, country: Int32) -> Double {
+        let price = charge.reportPrice ?? 0
+        let details = charge.details
+        if details.taxShare >= 0 && details.commissionShare >= 0 {
+            return price * (1 - Double(Int64(details.taxShare) + Int64(details.commissionShare)) / Double(LogRecord.wholeShare))
+        }
+        let tax = country >= 0 ? taxShares[Int(country)] : 0
+        let commissions = details.store >= 0 ? storeCommissions[Int(details.store)] : unnamedStore
+        return price * (1 - tax) * (1 - (isPastFirstYear(charge) ? commissions.later : commissions.firstYear))
+    }
+
+    /// A renewal whose chain's first paid charge is at least 365 days before it.
+    @inline(__always)
+    func isPastFirstYear(_ charge: DetailedEvent) -> Bool {
+        let chain = charge.details.originalTransaction
+        guard charge.type == .renewal, chain >= 0, Int(chain) < chainStarts.count else { return false }
+        let start = chainStarts[Int(chain)]
+        return start != Int64.max && charge.timestamp - start >= 365 * Timestamp.microsecondsPerDay
+    }
+}
+
+extension UserEvents {
+    /// Per transaction id (of `transactionCount`), the earliest time of a purchase or renewal
+    /// with that `original_transaction_id`, `Int64.max` for none: the first paid charge of each
+    /// chain, whoever's and whether it counts for a test or not (docs/analysis.md §8).
+    package func chainStarts(transactionCount: Int) -> [Int64] {
+        var starts = [Int64](repeating: Int64.max, count: transactionCount)
+        for event in events where event.details >= 0 && (event.eventType == .purchase || event.eventType == .renewal) {
+            let chain = details[Int(event.details)].originalTransaction
+            if chain >= 0 && event.timestamp < starts[Int(chain)] { starts[Int(chain)] = event.timestamp }
+        }
+        return starts
     }
 }
 
@@ -462,6 +557,12 @@ struct DetailedEvent {
     var timestamp: Int64
     var type: EventType
     var details: EventDetails
+    /// A charge's price in the report currency; nil until known (nil: no rate).
+    var reportPrice: Double? = nil
+    /// What the app keeps of a charge (docs/analysis.md §8); 0 without a rate.
+    var proceeds = 0.0
+    /// A charge that a counted refund names.
+    var isRefunded = false
 }
 
 private struct ProductKey: Hashable {
@@ -509,6 +610,10 @@ struct UserOutcome {
     /// member and day.
     var grossAndRefundedRevenue = SIMD2<Double>()
     var netRevenue = 0.0
+    var netProceeds = 0.0
+    /// docs/analysis.md §9: the state of the member's trial (nil: no trial), and of their subscription.
+    var trial: TrialState?
+    var isActiveSubscriber = false
     /// The offering counters this user's events add.
     var quality = OfferingQuality()
 
@@ -530,7 +635,33 @@ extension GroupTotals {
         refunds += outcome.refunds
         grossRevenue += outcome.grossAndRefundedRevenue.x
         refundedRevenue += outcome.grossAndRefundedRevenue.y
+        proceedsSum += outcome.netProceeds
+        proceedsSumSquares += outcome.netProceeds * outcome.netProceeds
+        switch outcome.trial {
+        case .converted: trialsConverted += 1
+        case .pending: trialsPending += 1
+        case .lapsed: trialsLapsed += 1
+        case .unknown: trialsUnknown += 1
+        case nil: break
+        }
+        if outcome.isActiveSubscriber {
+            activeSubscribers += 1
+        } else if outcome.converted {
+            churnedSubscribers += 1
+        }
     }
+}
+
+/// Where a member's earliest trial stands (docs/analysis.md §9).
+enum TrialState {
+    /// The member is `trial_converted`.
+    case converted
+    /// Not converted, and its `expires_at` is after the cutoff.
+    case pending
+    /// Not converted, and its `expires_at` is at or before the cutoff.
+    case lapsed
+    /// Not converted, and without `expires_at`.
+    case unknown
 }
 
 extension Array {

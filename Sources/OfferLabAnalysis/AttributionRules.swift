@@ -51,8 +51,13 @@ package enum AttributionRules {
     /// else the first renewal with it. nil: the refund is an orphan (`orphan_refunds`) and
     /// changes nothing.
     static func refundedTransaction(of transaction: Int32, among counted: [DetailedEvent]) -> DetailedEvent? {
-        counted.first { $0.details.transaction == transaction && $0.type == .purchase }
-            ?? counted.first { $0.details.transaction == transaction }
+        refundedTransactionIndex(of: transaction, among: counted).map { counted[$0] }
+    }
+
+    /// The index in `counted` of `refundedTransaction(of:among:)`'s event.
+    static func refundedTransactionIndex(of transaction: Int32, among counted: [DetailedEvent]) -> Int? {
+        counted.firstIndex { $0.details.transaction == transaction && $0.type == .purchase }
+            ?? counted.firstIndex { $0.details.transaction == transaction }
     }
 
     /// What a counted refund returns: its own price in its own currency; without a price, the

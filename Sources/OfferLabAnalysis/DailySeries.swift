@@ -81,8 +81,8 @@ package struct DailySeries: Sendable {
         scratch: inout EvaluationScratch, outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
     ) throws {
         Self.dayIndices(
-            assignedAt: membership.assignedAt, events: events, conflictingSince: membership.conflictingSince, firstDay: firstDay,
-            into: &days)
+            assignedAt: membership.assignedAt, events: events, details: details, conflictingSince: membership.conflictingSince,
+            firstDay: firstDay, asOf: asOf, into: &days)
         let lastDay = days.last { $0 < dayCount }
         var previous = GroupTotals()
         var cutoff = Int64.min
@@ -131,19 +131,40 @@ package struct DailySeries: Sendable {
     }
 
     /// The days (from `firstDay`) on which a member's contribution may change, ascending and
-    /// distinct: their assignment, each of their events from it on, and the row that excludes
-    /// them. `events` are sorted by time, so their days come in order.
+    /// distinct: their assignment, each of their events from it on, the day each `expires_at`
+    /// up to `asOf` passes (a trial lapses, a subscription ends: docs/analysis.md §9; the night's values, given
+    /// for the last of these days, hold from it on), and the row that
+    /// excludes them. `events` are sorted by time, so their days come in order.
     private static func dayIndices(
-        assignedAt: Int64, events: UnsafeBufferPointer<UserEvent>, conflictingSince: Int64?, firstDay: Int64, into days: inout [Int]
+        assignedAt: Int64, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, conflictingSince: Int64?,
+        firstDay: Int64, asOf: Int64, into days: inout [Int]
     ) {
         @inline(__always) func dayIndex(_ time: Int64) -> Int {
             Int((Timestamp.startOfDay(time) - firstDay) / Timestamp.microsecondsPerDay)
         }
         days.removeAll(keepingCapacity: true)
-        days.append(dayIndex(assignedAt))
+        let assignmentDay = dayIndex(assignedAt)
+        days.append(assignmentDay)
+        var expiryDays = false
         for event in events where event.timestamp >= assignedAt {
             let index = dayIndex(event.timestamp)
             if index != days[days.count - 1] { days.append(index) }
+            // `expires_at > cutoff` turns false on the day that ends at or after it.
+            if event.details >= 0 {
+                let expiresAt = details[Int(event.details)].expiresAt
+                if expiresAt != EventRecord.noTime && expiresAt > event.timestamp && expiresAt <= asOf {
+                    days.append(max(dayIndex(expiresAt - 1), assignmentDay))
+                    expiryDays = true
+                }
+            }
+        }
+        if expiryDays {
+            days.sort()
+            var previous = -1
+            days.removeAll { day in
+                defer { previous = day }
+                return day == previous
+            }
         }
         guard let conflictingSince else { return }
         let index = dayIndex(conflictingSince)
@@ -163,5 +184,11 @@ extension GroupTotals {
         purchases += new.purchases - old.purchases
         renewals += new.renewals - old.renewals
         refunds += new.refunds - old.refunds
+        trialsConverted += new.trialsConverted - old.trialsConverted
+        trialsPending += new.trialsPending - old.trialsPending
+        trialsLapsed += new.trialsLapsed - old.trialsLapsed
+        trialsUnknown += new.trialsUnknown - old.trialsUnknown
+        activeSubscribers += new.activeSubscribers - old.activeSubscribers
+        churnedSubscribers += new.churnedSubscribers - old.churnedSubscribers
     }
 }

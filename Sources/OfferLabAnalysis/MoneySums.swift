@@ -7,22 +7,29 @@ extension GroupTotals {
         var revenueSumSquares = 0.0
         var grossRevenue = 0.0
         var refundedRevenue = 0.0
+        var proceedsSum = 0.0
+        var proceedsSumSquares = 0.0
 
         /// Whether every value is 0: adding it changes no sum.
-        var isZero: Bool { revenueSum == 0 && revenueSumSquares == 0 && grossRevenue == 0 && refundedRevenue == 0 }
+        var isZero: Bool {
+            revenueSum == 0 && revenueSumSquares == 0 && grossRevenue == 0 && refundedRevenue == 0 && proceedsSum == 0
+                && proceedsSumSquares == 0
+        }
     }
 
     var money: Money {
         get {
             Money(
                 revenueSum: statistics.revenueSum, revenueSumSquares: statistics.revenueSumSquares, grossRevenue: grossRevenue,
-                refundedRevenue: refundedRevenue)
+                refundedRevenue: refundedRevenue, proceedsSum: proceedsSum, proceedsSumSquares: proceedsSumSquares)
         }
         set {
             statistics.revenueSum = newValue.revenueSum
             statistics.revenueSumSquares = newValue.revenueSumSquares
             grossRevenue = newValue.grossRevenue
             refundedRevenue = newValue.refundedRevenue
+            proceedsSum = newValue.proceedsSum
+            proceedsSumSquares = newValue.proceedsSumSquares
         }
     }
 }
@@ -36,12 +43,16 @@ struct ExactMoney: Sendable {
     private var revenueSumSquares = ExactSum()
     private var grossRevenue = ExactSum()
     private var refundedRevenue = ExactSum()
+    private var proceedsSum = ExactSum()
+    private var proceedsSumSquares = ExactSum()
 
     mutating func add(_ money: GroupTotals.Money) {
         revenueSum.add(money.revenueSum)
         revenueSumSquares.add(money.revenueSumSquares)
         grossRevenue.add(money.grossRevenue)
         refundedRevenue.add(money.refundedRevenue)
+        proceedsSum.add(money.proceedsSum)
+        proceedsSumSquares.add(money.proceedsSumSquares)
     }
 
     mutating func subtract(_ money: GroupTotals.Money) {
@@ -49,6 +60,8 @@ struct ExactMoney: Sendable {
         revenueSumSquares.subtract(money.revenueSumSquares)
         grossRevenue.subtract(money.grossRevenue)
         refundedRevenue.subtract(money.refundedRevenue)
+        proceedsSum.subtract(money.proceedsSum)
+        proceedsSumSquares.subtract(money.proceedsSumSquares)
     }
 
     mutating func add(_ other: ExactMoney) {
@@ -56,11 +69,13 @@ struct ExactMoney: Sendable {
         revenueSumSquares.add(other.revenueSumSquares)
         grossRevenue.add(other.grossRevenue)
         refundedRevenue.add(other.refundedRevenue)
+        proceedsSum.add(other.proceedsSum)
+        proceedsSumSquares.add(other.proceedsSumSquares)
     }
 
     var rounded: GroupTotals.Money {
         GroupTotals.Money(
             revenueSum: revenueSum.value, revenueSumSquares: revenueSumSquares.value, grossRevenue: grossRevenue.value,
-            refundedRevenue: refundedRevenue.value)
+            refundedRevenue: refundedRevenue.value, proceedsSum: proceedsSum.value, proceedsSumSquares: proceedsSumSquares.value)
     }
 }

@@ -15,8 +15,35 @@ public struct GroupTotals: Sendable, Equatable {
     public var grossRevenue = 0.0
     /// Σ per-user refunded amounts (≥ 0, known currencies only).
     public var refundedRevenue = 0.0
+    /// Σ per-user net proceeds and Σ their squares (docs/analysis.md §8, report currency).
+    public var proceedsSum = 0.0
+    public var proceedsSumSquares = 0.0
+    /// docs/analysis.md §9: members by the state of their trial as of the night, and by their subscription.
+    public var trialsConverted = 0
+    public var trialsPending = 0
+    public var trialsLapsed = 0
+    public var trialsUnknown = 0
+    public var activeSubscribers = 0
+    public var churnedSubscribers = 0
 
     public init() {}
+
+    /// Users, converters, Σ and Σ² of per-user net proceeds: the `proceeds_per_user` statistics.
+    public var proceedsStatistics: GroupSufficientStatistics {
+        GroupSufficientStatistics(users: users, converters: converters, revenueSum: proceedsSum, revenueSumSquares: proceedsSumSquares)
+    }
+
+    /// The members whose trial has ended (converted or lapsed), and those converted: the
+    /// `trial_completed_conversion` statistics.
+    public var trialCompletedStatistics: GroupSufficientStatistics {
+        GroupSufficientStatistics(users: trialsConverted + trialsLapsed, converters: trialsConverted, revenueSum: 0, revenueSumSquares: 0)
+    }
+
+    /// converted / (converted + lapsed); nil when no trial has ended.
+    public var trialCompletedConversionRate: Double? {
+        let ended = trialsConverted + trialsLapsed
+        return ended == 0 ? nil : Double(trialsConverted) / Double(ended)
+    }
 
     public var users: Int { statistics.users }
     public var converters: Int { statistics.converters }
@@ -33,14 +60,21 @@ public struct ProductTotals: Sendable, Equatable {
     public var refunds = 0
     /// Report currency, known currencies only.
     public var netRevenue = 0.0
+    /// docs/analysis.md §8: what the app keeps of the product's charges, less what its refunds take back
+    /// (nil: not computed, for `stats` given products without it).
+    public var netProceeds: Double? = 0.0
 
-    package init(group: Int, productID: String, purchases: Int = 0, renewals: Int = 0, refunds: Int = 0, netRevenue: Double = 0.0) {
+    package init(
+        group: Int, productID: String, purchases: Int = 0, renewals: Int = 0, refunds: Int = 0, netRevenue: Double = 0.0,
+        netProceeds: Double? = 0.0
+    ) {
         self.group = group
         self.productID = productID
         self.purchases = purchases
         self.renewals = renewals
         self.refunds = refunds
         self.netRevenue = netRevenue
+        self.netProceeds = netProceeds
     }
 }
 
@@ -104,6 +138,9 @@ public struct OfferingResult: Sendable {
     public var matured: [MaturedGroups] = []
     /// Per slice field (in the job's order), its levels in output order (docs/analysis.md §7).
     public var slices: [SliceResult] = []
+    /// Whether the groups' proceeds and trial counts were computed (docs/analysis.md §8–§9): always by
+    /// `run`; by `stats` only from aggregates that carry them (otherwise their columns are empty).
+    public var hasProceedsAndTrials = true
 
     package init(
         offering: Offering, controlGroup: Int, groups: [GroupTotals], products: [ProductTotals], quality: OfferingQuality,
@@ -122,9 +159,17 @@ public struct OfferingResult: Sendable {
         self.slices = slices
     }
 
-    /// The further comparisons of the night (docs/analysis.md §4b, §4c): capped revenue, then each maturity.
+    /// The further comparisons of the night (docs/analysis.md §4b, §4c, §8, §9): capped revenue, each
+    /// maturity, then proceeds and completed trials.
     public var comparisonFamilies: [ComparisonFamily] {
         (cappedRevenue.map { [.cappedRevenue($0.groups)] } ?? []) + matured.map { .matured(days: $0.days, $0.groups) }
+            + (hasProceedsAndTrials ? Self.ownFamilies(groups) : [])
+    }
+
+    /// The comparisons every set of groups gets beside conversion and ARPU (the night's, each
+    /// slice level's): proceeds per user and completed trials' conversion.
+    public static func ownFamilies(_ groups: [GroupTotals]) -> [ComparisonFamily] {
+        [.proceedsPerUser(groups.map(\.proceedsStatistics)), .trialCompletedConversion(groups.map(\.trialCompletedStatistics))]
     }
 }
 

@@ -135,10 +135,13 @@ public struct SliceResult: Sendable {
     public var level: String
     /// Parallel to the offering's groups.
     public var groups: [GroupTotals]
+    /// As `OfferingResult.hasProceedsAndTrials`, for the level.
+    public var hasProceedsAndTrials = true
 
-    package init(field: SliceField, level: String, groups: [GroupTotals]) {
+    package init(field: SliceField, level: String, groups: [GroupTotals], hasProceedsAndTrials: Bool = true) {
         self.field = field
         self.level = level
         self.groups = groups
+        self.hasProceedsAndTrials = hasProceedsAndTrials
     }
 }

@@ -127,7 +127,7 @@ public struct EventBatch: Sendable {
     /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
     private var recent = (
         user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1), country: Int32(-1),
-        platform: Int32(-1)
+        platform: Int32(-1), store: Int32(-1)
     )
 
     public init(fileIndex: Int, eventIDHashMask: UInt64 = .max) {
@@ -181,7 +181,8 @@ public struct EventBatch: Sendable {
             }
             let hasDetails =
                 record.pointee.price != nil || record.pointee.transactionID != nil || record.pointee.originalTransactionID != nil
-                || record.pointee.productID != nil || record.pointee.currency != nil
+                || record.pointee.productID != nil || record.pointee.currency != nil || record.pointee.expiresAt != nil
+                || record.pointee.store != nil || record.pointee.taxShare != nil || record.pointee.commissionShare != nil
             if hasDetails {
                 details.append(
                     EventDetails(
@@ -189,7 +190,10 @@ public struct EventBatch: Sendable {
                         transaction: id(record.pointee.transactionID, in: &transactions),
                         originalTransaction: id(record.pointee.originalTransactionID, in: &transactions),
                         product: label(record.pointee.productID, &recent.product),
-                        currency: label(record.pointee.currency, &recent.currency)))
+                        currency: label(record.pointee.currency, &recent.currency),
+                        expiresAt: record.pointee.expiresAt ?? EventRecord.noTime, store: label(record.pointee.store, &recent.store),
+                        taxShare: record.pointee.taxShare ?? EventRecord.absent,
+                        commissionShare: record.pointee.commissionShare ?? EventRecord.absent))
             }
             var eventID = EventIDKey(high: 0, low: 0, form: .absent)
             if let range = record.pointee.eventID {
@@ -366,7 +370,8 @@ public struct EventStore: Sendable {
             EventDetails(
                 price: details.price, transaction: transaction(details.transaction),
                 originalTransaction: transaction(details.originalTransaction), product: label(details.product),
-                currency: label(details.currency))
+                currency: label(details.currency), expiresAt: details.expiresAt, store: label(details.store), taxShare: details.taxShare,
+                commissionShare: details.commissionShare)
         }
 
         /// The store's id of a label of the file, -1 when absent.

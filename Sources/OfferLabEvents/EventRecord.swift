@@ -24,6 +24,7 @@ public struct EventRecord: Sendable, Equatable {
     public var shape: Int32
 
     public static let noPrice = Int64.min
+    public static let noTime = Int64.min
     public static let unknownKind: UInt8 = 255
     public static let absent: Int32 = -1
 }
@@ -99,7 +100,8 @@ public struct EventShapes: Sendable {
     }
 }
 
-/// The fields of an event that has a price, a transaction, a product or a currency.
+/// The fields of an event that has a price, a transaction, a product, a currency, an
+/// `expires_at`, a `store` or fee shares.
 public struct EventDetails: Sendable, Equatable {
     /// Micro-units of `currency`; `EventRecord.noPrice` when absent.
     public var price: Int64
@@ -108,6 +110,29 @@ public struct EventDetails: Sendable, Equatable {
     public var originalTransaction: Int32
     public var product: Int32
     public var currency: Int32
+    /// `expires_at`, microseconds since the epoch; `EventRecord.noTime` when absent.
+    public var expiresAt: Int64
+    /// The `store` label; -1 when absent.
+    public var store: Int32
+    /// RevenueCat's `tax_percentage` and `commission_percentage` in millionths; -1 when absent.
+    public var taxShare: Int32
+    public var commissionShare: Int32
+
+    public init(
+        price: Int64, transaction: Int32, originalTransaction: Int32, product: Int32, currency: Int32,
+        expiresAt: Int64 = EventRecord.noTime, store: Int32 = EventRecord.absent, taxShare: Int32 = EventRecord.absent,
+        commissionShare: Int32 = EventRecord.absent
+    ) {
+        self.price = price
+        self.transaction = transaction
+        self.originalTransaction = originalTransaction
+        self.product = product
+        self.currency = currency
+        self.expiresAt = expiresAt
+        self.store = store
+        self.taxShare = taxShare
+        self.commissionShare = commissionShare
+    }
 
     /// What an event without details has.
     public static let none = EventDetails(

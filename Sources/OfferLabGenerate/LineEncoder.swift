@@ -244,6 +244,16 @@ struct LineEncoder {
         if random.chance(0.95) { stringField("platform", Catalog.platforms[user.platform]) }
         if random.chance(0.95) { stringField("country", Catalog.countries[user.country].codeBytes) }
         if random.chance(0.9) { literalField("app_version", random.chance(0.7) ? "\"5.12.1\"" : "\"5.13.0\"") }
+        // expires_at and store (docs/generator.md): no random draw, so every other value of the set
+        // is what it was without them.
+        if event.expiresAt != 0 {
+            beginField(camel ? "expiresAt" : "expires_at")
+            fields.append(UInt8(ascii: "\""))
+            fields.appendTimestamp(event.expiresAt, style: TimestampStyle())
+            fields.append(UInt8(ascii: "\""))
+            endField()
+        }
+        if event.kind.isTransaction, let store = user.store { stringField("store", store) }
         if random.chance(0.12) {
             rawField(Self.unknownFields[random.below(Self.unknownFields.count)])
         }
@@ -434,6 +444,13 @@ struct LineEncoder {
             line.appendASCII("5.12.1")
             end(&line)
         }
+        // expires_at, store
+        begin(&line)
+        if event.expiresAt != 0 { line.appendTimestamp(event.expiresAt, style: TimestampStyle()) }
+        end(&line)
+        begin(&line)
+        if event.kind.isTransaction, let store = user.store { line.append(contentsOf: store) }
+        end(&line)
         if breakage.wrongFieldCount {
             if random.chance(0.5) {
                 line.appendASCII(",extra")

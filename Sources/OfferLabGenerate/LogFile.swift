@@ -50,7 +50,7 @@ final class LogFile {
 
     /// The CSV header row, written once before the first row.
     static let csvHeader: StaticString =
-        "event_id,ts,user_id,event,product_id,transaction_id,original_transaction_id,price,currency,offering_id,test_group_id,environment,platform,country,app_version"
+        "event_id,ts,user_id,event,product_id,transaction_id,original_transaction_id,price,currency,offering_id,test_group_id,environment,platform,country,app_version,expires_at,store"
 
     /// Appends one line (without its terminator).
     func appendLine(_ line: [UInt8]) throws {

@@ -163,6 +163,7 @@ struct LogShardWriter {
             }
             try store?.writeExtras(of: user)
         }
+        try writeLongTimeSubscriber()
         try writeShowcase()
         if var store {
             try store.finish(into: &counts)
@@ -240,6 +241,49 @@ struct LogShardWriter {
         let destination = Self.mayNameMoney(subject.event, malformation: malformation, line: line) ? showcaseFile(file.format) : file
         try destination.appendLine(line)
         counts.malformed[malformation.reason, default: 0] += 1
+    }
+
+    /// A subscriber past the chain's first year (docs/analysis.md §8): the first member in the
+    /// spring test (an ordinary one: no QA account, no second or repeated row, paying in USD,
+    /// assigned in the first days) gets a monthly chain whose first charge was 380 days before
+    /// the assignment, and its renewal an hour after it, which the App Store takes 15 % of. Its
+    /// own random stream and ids: every other line of the data set is as it was. In the app's logs
+    /// whatever the store format (it is no store record).
+    private mutating func writeLongTimeSubscriber() throws {
+        let start = configuration.startMicros
+        // The same user however many shards write the set: the shard that holds them writes them.
+        for index in 0..<configuration.users {
+            var profileRandom = SplitMix64(seed: configuration.seed, stream: UInt64(index))
+            let user = UserProfile(index: index, configuration: configuration, random: &profileRandom)
+            guard let spring = user.spring, user.copy == nil, !user.isSandboxTester, !user.isLateArrival, user.secondSpringRow == nil,
+                user.duplicateRow == nil, user.invalidRowKind == nil, !user.hasStaleGroup, user.currency == Catalog.usd,
+                spring.assignedAt < start + 3 * Micros.day
+            else { continue }
+            guard index % shardCount == shard else { return }
+            var random = SplitMix64(seed: configuration.seed, stream: UInt64.max)
+            let product = Catalog.monthly1999
+            let period = Int64(Catalog.products[product].renewalDays) * Micros.day
+            let chain = UserSimulator.oldTransactionBase + 950_000_000_000_001
+            let firstCharge = spring.assignedAt - 380 * Micros.day
+            for (kind, time, transaction) in [
+                (EventKind.purchase, firstCharge, chain), (.renewal, spring.assignedAt + Micros.hour, chain + 1),
+            ] {
+                var event = SimEvent(time: time, sequence: Int32(1_000 + transaction - chain), kind: kind)
+                event.product = Int8(product)
+                event.transaction = transaction
+                event.original = chain
+                event.amount = Catalog.products[product].prices[Catalog.usd]
+                event.currency = Int8(Catalog.usd)
+                event.fromServer = true
+                event.expiresAt = time + period
+                event.idHigh = chain
+                event.idLow = transaction
+                event.idSerial = event.sequence
+                try write(LineSubject(user: user, event: event), to: file(day: 0, part: part(ofUser: index)), random: &random)
+                counts.events += 1
+            }
+            return
+        }
     }
 
     /// The fixed malformed lines, in shard 0's showcase files.

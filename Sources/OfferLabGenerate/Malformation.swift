@@ -151,7 +151,7 @@ enum Showcase {
         let millis = (start + Micros.hour) / 1000
         return [
             Line(text: "showcase-15,\(millis),10000001,paywall_view,,,,,,,,,ios,US", reason: .invalidCSV),
-            Line(text: "showcase-16,2026-02-30 10:00:00,10000001,paywall_view,,,,,,,,,ios,US,5.12.1", reason: .badTimestamp),
+            Line(text: "showcase-16,2026-02-30 10:00:00,10000001,paywall_view,,,,,,,,,ios,US,5.12.1,,", reason: .badTimestamp),
         ]
     }
 }

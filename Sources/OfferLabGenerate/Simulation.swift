@@ -59,6 +59,8 @@ struct SimEvent {
     /// Microseconds between `ts` and the moment the line reached the logs: decides the day
     /// folder of the line.
     var receiveDelay: Int64 = 0
+    /// The end of the period the transaction gives (a trial's end on `trial_start`); 0: none.
+    var expiresAt: Int64 = 0
 }
 
 /// Simulates one user's events. Reused from user to user: its buffers keep their capacity.
@@ -158,10 +160,10 @@ struct UserSimulator {
         let product = Catalog.products[productIndex]
         if product.isOneTime {
             let transaction = nextTransaction()
+            let end = start + Int64(product.accessDays) * Micros.day
             charge(
                 .purchase, product: productIndex, at: start, transaction: transaction,
-                original: random.chance(0.5) ? transaction : 0, fromServer: false, random: &random)
-            let end = start + Int64(product.accessDays) * Micros.day
+                original: random.chance(0.5) ? transaction : 0, fromServer: false, expiresAt: end, random: &random)
             addChainEvent(.expire, product: productIndex, at: end, original: transaction, random: &random)
             if allowNudge && random.chance(0.3) {
                 // Day 3 nudge: the user subscribes before the pass runs out.
@@ -182,8 +184,9 @@ struct UserSimulator {
             event.transaction = trial
             // One trial line in ten omits the chain id: the purchase is then matched by product.
             event.original = random.chance(0.9) ? trial : 0
-            append(event)
             let end = start + Int64(product.trialDays) * Micros.day
+            event.expiresAt = end
+            append(event)
             guard random.chance(0.5) else {
                 let cancelAt = start + random.between(Micros.hour, Int64(product.trialDays) * Micros.day * 9 / 10)
                 addChainEvent(.cancel, product: productIndex, at: cancelAt, original: trial, random: &random)
@@ -202,14 +205,14 @@ struct UserSimulator {
             chargeTime = end + random.between(0, 10 * Micros.minute)
             charge(
                 .purchase, product: productIndex, at: chargeTime, transaction: nextTransaction(), original: trial,
-                fromServer: true, random: &random)
+                fromServer: true, expiresAt: chargeTime + Int64(product.renewalDays) * Micros.day, random: &random)
             original = trial
         } else {
             let transaction = nextTransaction()
             chargeTime = start
             charge(
                 .purchase, product: productIndex, at: start, transaction: transaction, original: transaction,
-                fromServer: false, random: &random)
+                fromServer: false, expiresAt: start + Int64(product.renewalDays) * Micros.day, random: &random)
             original = transaction
         }
         let period = Int64(product.renewalDays) * Micros.day
@@ -228,7 +231,7 @@ struct UserSimulator {
                 chargeTime = next + random.between(0, Micros.hour)
                 charge(
                     .renewal, product: productIndex, at: chargeTime, transaction: nextTransaction(),
-                    original: original, fromServer: true, random: &random)
+                    original: original, fromServer: true, expiresAt: chargeTime + period, random: &random)
             } else {
                 let cancelAt = chargeTime + random.between(period / 10, period * 95 / 100)
                 addChainEvent(.cancel, product: productIndex, at: cancelAt, original: original, random: &random)
@@ -239,11 +242,14 @@ struct UserSimulator {
     }
 
     /// A paid charge, and perhaps its refund: whole (no price), partial, or whole with the price.
+    /// `expiresAt`: the end of the period it pays for (no random draw: the rest of the data set
+    /// is the same with or without it).
     private mutating func charge(
-        _ kind: EventKind, product: Int, at time: Int64, transaction: UInt64, original: UInt64, fromServer: Bool,
+        _ kind: EventKind, product: Int, at time: Int64, transaction: UInt64, original: UInt64, fromServer: Bool, expiresAt: Int64,
         random: inout SplitMix64
     ) {
         var event = makeEvent(kind, at: time, random: &random)
+        event.expiresAt = expiresAt
         event.product = Int8(product)
         event.transaction = transaction
         event.original = original

@@ -11,6 +11,19 @@ struct Assignment {
 /// the assignments pass and the events pass see the same user without storing anything.
 struct UserProfile {
     let index: Int
+
+    /// The store the user pays through, written on transaction lines: Google Play for one user in
+    /// five, the App Store named for another (the others' lines name none: the job's
+    /// `default_store`, the App Store). From the index, not a random draw.
+    var store: [UInt8]? {
+        switch index % 5 {
+        case 2: Self.playStore
+        case 3: Self.appStore
+        default: nil
+        }
+    }
+    static let playStore = Array("play_store".utf8)
+    static let appStore = Array("app_store".utf8)
     /// The numeric part of the user id.
     let idNumber: UInt64
     /// Zeros written before `idNumber` (`"00" + …`: a different user from the one without).

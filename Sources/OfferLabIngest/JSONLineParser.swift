@@ -17,7 +17,8 @@ import COfferLabSIMD
 /// 3. `invalidField`: `user_id` not a string or an integer, or empty; `event` not a string;
 ///    `price` not a number or a numeric string (or above 10¹² units); an id or text field
 ///    (`event_id`, `product_id`, `transaction_id`, `original_transaction_id`, `currency`,
-///    `offering_id`, `test_group_id`, `environment`) not a string or an integer;
+///    `offering_id`, `test_group_id`, `environment`) not a string or an integer; RevenueCat's
+///    `tax_percentage` or `commission_percentage` not a number in [0, 1), or the two 1 or more;
 /// 4. `badTimestamp`: `ts` neither the text grammar (`Timestamp`) nor a JSON integer (epoch ms);
 /// 5. `missingField`: `product_id`/`transaction_id` absent on `trial_start`, `purchase`,
 ///    `renewal`, `refund`; `price` absent on `purchase`, `renewal`; `currency` absent when
@@ -26,7 +27,9 @@ import COfferLabSIMD
 ///
 /// Keys are matched on their decoded bytes: snake_case or camelCase, the snake_case spelling
 /// wins when both are there, the last of a repeated key wins. An empty string is absent for
-/// every optional field (all but `ts`, `user_id` and `event`).
+/// every optional field (all but `ts`, `user_id` and `event`). `expires_at` (`expiresAt`) that
+/// breaks the timestamp grammar, and a `store` that is no string or integer, are absent: the
+/// line stays valid.
 ///
 /// A line of plain ASCII (the common case: no backslash, no control character, no byte from
 /// 0x80) is first scanned with its quote bitmap (`PlainLineStrings`): every quote of such a

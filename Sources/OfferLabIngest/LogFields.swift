@@ -107,7 +107,14 @@ enum LogFieldSlot {
     /// that keeps them (`matchSliceField`).
     static let country = 19
     static let platform = 20
-    static let count = 21
+    /// docs/analysis.md §8–§9: the end of the period the transaction gives, in either spelling
+    /// (`expiresAt` is the slot after), the store that charged, and RevenueCat's fee shares.
+    static let expiresAt = 21
+    static let expiresAtCamel = 22
+    static let store = 23
+    static let taxPercentage = 24
+    static let commissionPercentage = 25
+    static let count = 26
 
     /// The slot of a key (its exact bytes), or -1 for an unknown key. No allocation.
     ///
@@ -124,6 +131,7 @@ enum LogFieldSlot {
         case 2: return key[0] == 0x74 && key[1] == 0x73 ? ts : -1  // ts
         case 5:
             if key[0] == 0x65 { return equals("event") ? event : -1 }
+            if key[0] == 0x73 { return equals("store") ? store : -1 }
             return equals("price") ? price : -1
         case 6: return equals("userId") ? userID + camelOffset : -1
         case 7:
@@ -132,9 +140,12 @@ enum LogFieldSlot {
         case 8:
             if key[0] == 0x65 { return equals("event_id") ? eventID : -1 }
             return equals("currency") ? currency : -1
-        case 9: return equals("productId") ? productID + camelOffset : -1
+        case 9:
+            if key[0] == 0x65 { return equals("expiresAt") ? expiresAtCamel : -1 }
+            return equals("productId") ? productID + camelOffset : -1
         case 10:
             if key[0] == 0x6F { return equals("offeringId") ? offeringID + camelOffset : -1 }
+            if key[0] == 0x65 { return equals("expires_at") ? expiresAt : -1 }
             return equals("product_id") ? productID : -1
         case 11:
             switch key[0] {
@@ -146,8 +157,12 @@ enum LogFieldSlot {
         case 13:
             if key[0] == 0x74 && key[1] == 0x65 { return equals("test_group_id") ? testGroupID : -1 }
             return equals("transactionId") ? transactionID + camelOffset : -1
-        case 14: return equals("transaction_id") ? transactionID : -1
-        case 21: return equals("originalTransactionId") ? originalTransactionID + camelOffset : -1
+        case 14:
+            if key[1] == 0x61 { return equals("tax_percentage") ? taxPercentage : -1 }
+            return equals("transaction_id") ? transactionID : -1
+        case 21:
+            if key[0] == 0x63 { return equals("commission_percentage") ? commissionPercentage : -1 }
+            return equals("originalTransactionId") ? originalTransactionID + camelOffset : -1
         case 23: return equals("original_transaction_id") ? originalTransactionID : -1
         default: return -1
         }
@@ -259,6 +274,20 @@ struct LogFieldValues {
         guard isText(eventID), isText(productID), isText(transactionID), isText(originalTransactionID),
             isText(offeringID), isText(testGroupID), isText(currency), isText(environment)
         else { return .invalidField }
+        // RevenueCat's fee shares: each a number in [0, 1), together below 1, or the record is
+        // an invalid field (its proceeds would be negative or nonsense).
+        /// A share in micro-units; nil when absent; `.some(nil)` when it is no share at all.
+        func share(_ slot: Int) -> Int32?? {
+            guard let value = optionalValue(slot) else { return .some(nil) }
+            guard value.kind != .other, let micros = Price.parseMicros(bytes(value)), micros >= 0, micros < LogRecord.wholeShare else {
+                return nil
+            }
+            return .some(Int32(micros))
+        }
+        guard let taxShare = share(LogFieldSlot.taxPercentage), let commissionShare = share(LogFieldSlot.commissionPercentage) else {
+            return .invalidField
+        }
+        if let taxShare, let commissionShare, Int64(taxShare) + Int64(commissionShare) >= LogRecord.wholeShare { return .invalidField }
         // (4) Timestamp.
         let timestamp: Int64?
         switch ts.kind {
@@ -274,6 +303,18 @@ struct LogFieldValues {
             timestamp = nil
         }
         guard let timestamp else { return .badTimestamp }
+        // docs/analysis.md §9: a value that breaks the grammar is read as absent, the line stays valid.
+        var expiresAt: Int64?
+        if let value = optionalValue(LogFieldSlot.expiresAt) ?? optionalValue(LogFieldSlot.expiresAtCamel) {
+            switch value.kind {
+            case .string:
+                expiresAt =
+                    csv && Timestamp.isAllDigits(bytes(value))
+                    ? Timestamp.parseEpochMilliseconds(bytes(value)) : Timestamp.parse(bytes(value), dayCache: &dayCache)
+            case .integer: expiresAt = Timestamp.parseEpochMilliseconds(bytes(value))
+            default: break
+            }
+        }
         // (5) Keys required by the event type.
         let eventType = EventType(logName: bytes(event))
         if let eventType {
@@ -297,6 +338,10 @@ struct LogFieldValues {
         record.offeringID = offeringID?.range
         record.testGroupID = testGroupID?.range
         record.isSandbox = environment.map { isSandbox(bytes($0)) } ?? false
+        record.expiresAt = expiresAt
+        record.store = sliceValue(LogFieldSlot.store)
+        record.taxShare = taxShare
+        record.commissionShare = commissionShare
         if slicing {
             record.country = sliceValue(LogFieldSlot.country)
             record.platform = sliceValue(LogFieldSlot.platform)
@@ -304,7 +349,7 @@ struct LogFieldValues {
         return nil
     }
 
-    /// A dimension for slicing: a non-empty string, or an integer as its digits (as the ids);
+    /// A dimension for slicing (or the `store`): a non-empty string, or an integer as its digits (as the ids);
     /// another kind of value is no level and, as before the fields were read, does not make the
     /// line malformed.
     @inline(__always)

@@ -47,6 +47,17 @@ public struct LogRecord: @unchecked Sendable {
     /// The dimensions for slicing (docs/analysis.md §7), as the ids: nil when absent, `null` or empty.
     public var country: Range<Int>?
     public var platform: Range<Int>?
+    /// `expires_at` (microseconds since the epoch): nil when absent or not a timestamp.
+    public var expiresAt: Int64?
+    /// The store that charged (`app_store`, `play_store`, …), as written.
+    public var store: Range<Int>?
+    /// RevenueCat's `tax_percentage` and `commission_percentage`, in millionths of the price
+    /// (each below `wholeShare`, together too).
+    public var taxShare: Int32?
+    public var commissionShare: Int32?
+
+    /// A share of the whole price, in millionths.
+    public static let wholeShare: Int64 = 1_000_000
 
     public init() {}
 
@@ -99,6 +110,10 @@ public struct LogRecord: @unchecked Sendable {
         isSandbox = false
         country = nil
         platform = nil
+        expiresAt = nil
+        store = nil
+        taxShare = nil
+        commissionShare = nil
     }
 
     /// The text of a field, for the edges (tests, error messages); the hot path uses the bytes.

@@ -89,8 +89,14 @@ public struct Job: Sendable {
     /// How many levels of a slice field are kept before the rest are merged into `(other)`.
     public var maxSliceLevels = SliceField.defaultMaxLevels
 
-    /// The slice fields whose values the events keep.
-    package var keptSliceFields: SliceFields { SliceFields(slices) }
+    /// VAT rates, stores and commissions for proceeds (docs/analysis.md §8).
+    public var proceeds = ProceedsSettings()
+
+    /// The slice fields whose values the events keep: the job's, and `country` when a VAT rate
+    /// depends on it.
+    package var keptSliceFields: SliceFields {
+        SliceFields(proceeds.taxRates.isEmpty || slices.contains(.country) ? slices : slices + [.country])
+    }
 
     /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
     public var night: String { Timestamp.formatDate(asOf) }
@@ -321,6 +327,7 @@ public enum JobLoader {
         job.storeSources = storeSources
         job.appStore = appStore
         job.revenueCat = revenueCat
+        job.proceeds = try reader.proceeds(folder: folder)
         return job
     }
 
@@ -488,6 +495,54 @@ struct JobValues {
             fields.append(field)
         }
         return fields
+    }
+
+    /// `tax_rates` or `tax_rates_file`, `default_store`, `app_store_small_business`, `commission`.
+    func proceeds(folder: String) throws -> ProceedsSettings {
+        var settings = ProceedsSettings()
+        if values["tax_rates"] != nil && values["tax_rates_file"] != nil {
+            throw fail("tax_rates_file", "give tax_rates or tax_rates_file, not both")
+        }
+        if let node = values["tax_rates"], node.null == nil {
+            guard let mapping = node.mapping else { throw fail("tax_rates", "expected a mapping like {DE: 0.19, FR: 0.2}") }
+            for (countryNode, rateNode) in mapping {
+                let country = countryNode.string ?? ""
+                if let problem = ProceedsSettings.countryProblem(country) { throw fail("tax_rates", problem) }
+                let text = rateNode.scalar?.string ?? ""
+                guard let rate = Double(text) else { throw fail("tax_rates", "the rate of \(country) '\(text)' is not a number") }
+                if let problem = ProceedsSettings.rateProblem(rate) {
+                    throw fail("tax_rates", "the rate of \(country) (\(text)) \(problem)")
+                }
+                settings.taxRates[country] = rate
+            }
+        } else if let file = try optionalText("tax_rates_file") {
+            settings.taxRates = try TaxRatesFile.read(path: JobLoader.resolve(file, against: folder))
+        }
+        if let store = try optionalText("default_store") {
+            guard !store.isEmpty else { throw fail("default_store", "name a store: app_store, play_store or one of commission:") }
+            settings.defaultStore = store
+        }
+        settings.appStoreSmallBusiness = try flag("app_store_small_business")
+        if let node = values["commission"], node.null == nil {
+            guard let mapping = node.mapping else { throw fail("commission", "expected a mapping like {amazon: 0.2}") }
+            for (storeNode, rateNode) in mapping {
+                let store = storeNode.string ?? ""
+                guard !store.isEmpty else { throw fail("commission", "a store is not text") }
+                guard store != ProceedsSettings.appStore && store != ProceedsSettings.playStore else {
+                    throw fail(
+                        "commission",
+                        "\(store)'s commission is the store's own (app_store 30 %, 15 % with app_store_small_business: true or after a year; play_store 15 %)"
+                    )
+                }
+                let text = rateNode.scalar?.string ?? ""
+                guard let rate = Double(text) else { throw fail("commission", "the commission of \(store) '\(text)' is not a number") }
+                if let problem = ProceedsSettings.rateProblem(rate) {
+                    throw fail("commission", "the commission of \(store) (\(text)) \(problem)")
+                }
+                settings.commissions[store] = rate
+            }
+        }
+        return settings
     }
 
     func positiveRate(_ text: String?, currency: String, source: String) throws -> Double {

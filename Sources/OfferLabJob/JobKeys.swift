@@ -68,6 +68,13 @@ extension JobKey {
             name: "revenue_cap", defaultValue: "no capping",
             help: "{percentile: 0.99} or {value: 500}: arpu_capped's cap"),
         JobKey(name: "maturity_days", defaultValue: "none", help: "e.g. [7, 14, 30]: conversion and revenue in D days"),
+        JobKey(name: "tax_rates", defaultValue: "no VAT", help: "{DE: 0.19}: VAT in the prices paid in a country"),
+        JobKey(name: "tax_rates_file", defaultValue: "no VAT", help: "or a CSV file of VAT rates: country,rate"),
+        JobKey(name: "default_store", defaultValue: "`app_store`", help: "the store of an event without store"),
+        JobKey(
+            name: "app_store_small_business", defaultValue: "`false`",
+            help: "true: the App Store takes 15 % (Small Business Program)"),
+        JobKey(name: "commission", defaultValue: "none", help: "{amazon: 0.2}: other stores' commissions"),
     ]
 
     /// The keys as `offerlab run --help` lists them: each with its help and its default, in

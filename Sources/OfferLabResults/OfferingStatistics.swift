@@ -38,7 +38,12 @@ extension OfferingStatistics {
         self.init(night: try analyse(result.groups, families: result.comparisonFamilies))
         capped = result.cappedRevenue.map { $0.groups.map { GroupSummary($0, alpha: alpha) } }
         matured = result.matured.map { $0.groups.map { GroupSummary($0, alpha: alpha) } }
-        daily = try result.daily.map { try analyse($0.groups) }
-        slices = try result.slices.map { try analyse($0.groups) }
+        // The days compare proceeds beside ARPU (daily.csv); each slice level every metric of its own groups.
+        daily = try result.daily.map { day in
+            try analyse(day.groups, families: result.hasProceedsAndTrials ? [.proceedsPerUser(day.groups.map(\.proceedsStatistics))] : [])
+        }
+        slices = try result.slices.map { slice in
+            try analyse(slice.groups, families: slice.hasProceedsAndTrials ? OfferingResult.ownFamilies(slice.groups) : [])
+        }
     }
 }

@@ -22,6 +22,11 @@ public struct Metric: Sendable, Hashable, CustomStringConvertible {
     /// ARPU on revenue capped at the offering's cap (docs/analysis.md §4b).
     public static let arpuCapped = Metric(kind: .revenue, csvName: "arpu_capped")
 
+    /// Net proceeds (what the app keeps) per user (docs/analysis.md §8).
+    public static let proceedsPerUser = Metric(kind: .revenue, csvName: "proceeds_per_user")
+    /// Conversion among the members whose trial has ended, converted or lapsed (docs/analysis.md §9).
+    public static let trialCompletedConversion = Metric(kind: .conversion, csvName: "trial_completed_conversion")
+
     /// Conversion within `days` of assignment, among users assigned at least `days` ago (docs/analysis.md §4c).
     public static func conversion(maturedDays days: Int) -> Metric { Metric(kind: .conversion, csvName: "conversion_d\(days)") }
     /// ARPU within `days` of assignment, among users assigned at least `days` ago (docs/analysis.md §4c).

@@ -37,6 +37,16 @@ public struct ComparisonFamily: Sendable, Equatable {
         Self(metrics: [.arpuCapped], statistics: statistics)
     }
 
+    /// Per-user net proceeds (`users` as the offering's; converters unused).
+    public static func proceedsPerUser(_ statistics: [GroupSufficientStatistics]) -> Self {
+        Self(metrics: [.proceedsPerUser], statistics: statistics)
+    }
+
+    /// The members whose trial has ended (`users`) and those of them converted (`converters`).
+    public static func trialCompletedConversion(_ statistics: [GroupSufficientStatistics]) -> Self {
+        Self(metrics: [.trialCompletedConversion], statistics: statistics)
+    }
+
     /// The members assigned at least `days` days before `as_of`, with their conversion and
     /// revenue within `days` of assignment.
     public static func matured(days: Int, _ statistics: [GroupSufficientStatistics]) -> Self {

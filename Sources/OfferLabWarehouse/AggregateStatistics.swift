@@ -23,10 +23,18 @@ public enum AggregateStatistics {
     enum FamilyMetric: Hashable, Comparable {
         case capped
         case matured(days: Int)
+        /// Σ and Σ² of per-user net proceeds (docs/analysis.md §8), users and converters as the group's.
+        case proceeds
+        /// The members whose trial has ended (users) and those converted (converters) (docs/analysis.md §9).
+        case trialCompleted
 
         init?(_ text: String) {
             if text == "arpu_capped" {
                 self = .capped
+            } else if text == Metric.proceedsPerUser.csvName {
+                self = .proceeds
+            } else if text == Metric.trialCompletedConversion.csvName {
+                self = .trialCompleted
             } else if text.hasPrefix("d"), text.dropFirst().allSatisfy(\.isASCII), let days = Int(text.dropFirst()), days > 0 {
                 self = .matured(days: days)
             } else {
@@ -38,6 +46,8 @@ public enum AggregateStatistics {
             switch self {
             case .capped: "arpu_capped"
             case .matured(let days): "d\(days)"
+            case .proceeds: Metric.proceedsPerUser.csvName
+            case .trialCompleted: Metric.trialCompletedConversion.csvName
             }
         }
 
@@ -46,6 +56,8 @@ public enum AggregateStatistics {
             switch self {
             case .capped: .cappedRevenue(statistics)
             case .matured(let days): .matured(days: days, statistics)
+            case .proceeds: .proceedsPerUser(statistics)
+            case .trialCompleted: .trialCompletedConversion(statistics)
             }
         }
     }
@@ -168,7 +180,9 @@ public enum AggregateStatistics {
                 let metricText = metricColumn.flatMap { row.string(at: $0) } ?? ""
                 let metric = FamilyMetric(metricText)
                 guard metric != nil || metricText.isEmpty else {
-                    throw fail("metric '\(metricText)' is not empty, arpu_capped or d<days> (like d7)")
+                    throw fail(
+                        "metric '\(metricText)' is not empty, arpu_capped, d<days> (like d7), proceeds_per_user or trial_completed_conversion"
+                    )
                 }
                 guard let isControl = row.bool(at: index[2]) else { throw fail("is_control must be true or false") }
                 let weight = try cells.number(index[3], columns[3])
@@ -233,9 +247,11 @@ public enum AggregateStatistics {
             }
             let (users, ownUsers) = (row.group.statistics.users, own.statistics.users)
             switch metric {
-            case .capped where users != ownUsers:
-                throw fail("users \(users) of arpu_capped must be the \(ownUsers) of group \(name)'s own row")
+            case .capped where users != ownUsers, .proceeds where users != ownUsers:
+                throw fail("users \(users) of \(metric.text) must be the \(ownUsers) of group \(name)'s own row")
             case .matured where users > ownUsers: throw fail("\(users) matured users exceed the \(ownUsers) of group \(name)'s own row")
+            case .trialCompleted where users > ownUsers:
+                throw fail("\(users) users whose trial ended exceed the \(ownUsers) of group \(name)'s own row")
             default: break
             }
         }
@@ -259,6 +275,17 @@ public enum AggregateStatistics {
     /// sums: the offering's cap (empty: none) and the group's members lowered to it.
     static let cappedColumns = [ResultColumn.revenueCap, .cappedUsers].map(\.name)
 
+    /// The counts of docs/analysis.md §9 in a group's own row: with them (all or none) and the offering's
+    /// `proceeds_per_user` rows, summary.csv's proceeds and trial columns are written; without,
+    /// they are empty (never zeros that were not counted).
+    static let trialColumns = [
+        ResultColumn.trialsConverted, .trialsPending, .trialsLapsed, .trialsUnknown, .activeSubscribers, .churnedSubscribers,
+    ].map(\.name)
+
+    /// The optional columns of a slices file beyond the summary columns: Σ and Σ² of per-user
+    /// net proceeds, then `trialColumns`.
+    static let sliceProceedsColumns = ["proceeds_sum", "proceeds_sum_squares"] + trialColumns
+
     /// Every group's totals from its own row (empty `metric`), with the offering's capped (when
     /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
     /// when it has none of them).
@@ -267,6 +294,7 @@ public enum AggregateStatistics {
         var totals: [String: [String: GroupTotals]] = [:]
         /// Per offering: its cap, and per group its capped users.
         var capped: [String: (cap: Double?, users: [String: Int])] = [:]
+        var hasTrialColumns = false
         do {
             let reader = try TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv)
             let present = summaryColumns.filter { reader.columnIndex($0) != nil }
@@ -274,11 +302,20 @@ public enum AggregateStatistics {
             let index = try reader.requireColumns(summaryColumns + ["offering_id", "group"])
             let metricColumn = reader.columnIndex("metric")
             let cappedIndex = cappedColumns.compactMap { reader.columnIndex($0) }
+            hasTrialColumns = trialColumns.contains { reader.columnIndex($0) != nil }
+            let trialIndex = hasTrialColumns ? try reader.requireColumns(trialColumns) : []
             try reader.forEachRow { row in
                 let cells = RowCells(row: row, path: path)
                 let (offering, group) = (row.string(at: index[8]) ?? "", row.string(at: index[9]) ?? "")
                 switch metricColumn.flatMap({ row.string(at: $0) }) ?? "" {
-                case "": totals[offering, default: [:]][group] = try cells.totals(index[0..<8])
+                case "":
+                    var total = try cells.totals(index[0..<8])
+                    if hasTrialColumns {
+                        let counts = try zip(trialIndex, trialColumns).map { try cells.count($0, $1) }
+                        (total.trialsConverted, total.trialsPending, total.trialsLapsed) = (counts[0], counts[1], counts[2])
+                        (total.trialsUnknown, total.activeSubscribers, total.churnedSubscribers) = (counts[3], counts[4], counts[5])
+                    }
+                    totals[offering, default: [:]][group] = total
                 case FamilyMetric.capped.text where cappedIndex.count == cappedColumns.count:
                     let cap = row.string(at: cappedIndex[0])?.isEmpty == false ? try cells.number(cappedIndex[0], cappedColumns[0]) : nil
                     if let known = capped[offering], known.cap != cap {
@@ -304,6 +341,7 @@ public enum AggregateStatistics {
                     id: 0, offeringID: offering.id, name: offering.id, isActive: true,
                     groups: offering.groups.map { OfferingGroup(id: 0, name: $0.name, weight: $0.weight, products: [], copy: nil) }),
                 controlGroup: offering.groups.firstIndex { $0.isControl } ?? 0, groups: groups, products: [], quality: OfferingQuality())
+            var hasProceeds = false
             for (metric, statistics) in offering.metrics {
                 switch metric {
                 case .capped:
@@ -311,8 +349,17 @@ public enum AggregateStatistics {
                     result.cappedRevenue = CappedRevenue(
                         cap: rows.cap, groups: statistics, cappedUsers: offering.groups.map { rows.users[$0.name] ?? 0 })
                 case .matured(let days): result.matured.append(MaturedGroups(days: days, groups: statistics))
+                case .proceeds:
+                    hasProceeds = true
+                    for index in result.groups.indices {
+                        (result.groups[index].proceedsSum, result.groups[index].proceedsSumSquares) = (
+                            statistics[index].revenueSum, statistics[index].revenueSumSquares
+                        )
+                    }
+                case .trialCompleted: break
                 }
             }
+            result.hasProceedsAndTrials = hasProceeds && hasTrialColumns
             return result
         }
     }
@@ -328,7 +375,14 @@ public enum AggregateStatistics {
         }
         var levels: [LevelKey] = []
         var groupTotals: [LevelKey: [Int: GroupTotals]] = [:]
-        try forEachRow(of: path, columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns) {
+        // The proceeds sums and trial counts of docs/analysis.md §8–§9 are optional (all or none).
+        let header = (try? TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv))?.header ?? []
+        let hasProceedsAndTrials = sliceProceedsColumns.contains(where: header.contains)
+        try forEachRow(
+            of: path,
+            columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns
+                + (hasProceedsAndTrials ? sliceProceedsColumns : [])
+        ) {
             cells, index in
             let (row, fail) = (cells.row, cells.fail)
             let (offering, group) = try groupIndex(row, offering: index[0], group: index[3], in: results, fail: fail)
@@ -343,8 +397,17 @@ public enum AggregateStatistics {
                 throw fail(
                     "group \(row.string(at: index[3]) ?? "") of \(row.string(at: index[0]) ?? "") appears twice in \(dimension) \(level)")
             }
-            var totals = try cells.totals(index[8...])
+            var totals = try cells.totals(index[8..<16])
             totals.statistics = try cells.statistics(index[4...7])
+            if hasProceedsAndTrials {
+                let proceeds = index[16...]
+                (totals.proceedsSum, totals.proceedsSumSquares) = (
+                    try cells.number(proceeds[16], sliceProceedsColumns[0]), try cells.number(proceeds[17], sliceProceedsColumns[1])
+                )
+                let counts = try zip(proceeds.dropFirst(2), trialColumns).map { try cells.count($0, $1) }
+                (totals.trialsConverted, totals.trialsPending, totals.trialsLapsed) = (counts[0], counts[1], counts[2])
+                (totals.trialsUnknown, totals.activeSubscribers, totals.churnedSubscribers) = (counts[3], counts[4], counts[5])
+            }
             groupTotals[key, default: [:]][group] = totals
         }
         var offerings = results
@@ -359,7 +422,8 @@ public enum AggregateStatistics {
                 }
                 return totals
             }
-            offerings[key.offering].slices.append(SliceResult(field: key.field, level: key.level, groups: groups))
+            offerings[key.offering].slices.append(
+                SliceResult(field: key.field, level: key.level, groups: groups, hasProceedsAndTrials: hasProceedsAndTrials))
         }
         return offerings
     }
@@ -379,14 +443,19 @@ public enum AggregateStatistics {
     /// must be one of the aggregates'.
     static func productsTable(_ path: String, results: [OfferingResult]) throws -> ResultTable {
         var offerings = results
-        try forEachRow(of: path, columns: ResultSchema.products.columns.map(\.name)) { cells, index in
+        // net_proceeds is optional: products from aggregates that lack it leave it empty.
+        let columns = ResultSchema.products.columns.map(\.name).filter { $0 != ResultColumn.netProceeds.name }
+        let proceedsColumn = (try? TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv))?.columnIndex(
+            ResultColumn.netProceeds.name)
+        try forEachRow(of: path, columns: columns) { cells, index in
             let (offering, group) = try groupIndex(cells.row, offering: index[0], group: index[1], in: offerings, fail: cells.fail)
             guard let productID = cells.row.string(at: index[2]), !productID.isEmpty else { throw cells.fail("product_id is empty") }
             offerings[offering].products.append(
                 ProductTotals(
                     group: group, productID: productID, purchases: try cells.count(index[3], "purchases"),
                     renewals: try cells.count(index[4], "renewals"), refunds: try cells.count(index[5], "refunds"),
-                    netRevenue: try cells.number(index[6], "net_revenue")))
+                    netRevenue: try cells.number(index[6], "net_revenue"),
+                    netProceeds: try proceedsColumn.map { try cells.number($0, ResultColumn.netProceeds.name) }))
         }
         return ResultTables.productsTable(offerings)
     }

@@ -1,5 +1,6 @@
 import OfferLabAnalysis
 import OfferLabIngest
+import OfferLabJob
 import OfferLabTables
 import OfferLabWriters
 
@@ -62,6 +63,26 @@ extension ScriptBuilder {
         let text = timestamp("v_ts")
         let epochMillis = "TRY_CAST(v_ts AS BIGINT)"
         let idsInvalid = optional.map { "coalesce(k_\($0) NOT IN ('s', 'i'), FALSE)" }.joined(separator: " OR ")
+        // docs/analysis.md §8: RevenueCat's fee shares, in millionths: each a number in [0, 1), together below 1.
+        let shares = ["tax_percentage", "commission_percentage"]
+        let dialect = self.dialect
+        let shareMicros = { (field: String) in
+            "CASE WHEN \(present(field)) THEN TRY_CAST(\(dialect.roundHalfEven("TRY_CAST(v_\(field) AS DECIMAL(38, 12)) * 1000000")) AS BIGINT) END"
+        }
+        let shareInvalid =
+            shares.map { field in
+                let numeric =
+                    "(k_\(field) IN ('i', 'd') OR (k_\(field) = 's' AND coalesce(\(dialect.fullMatch("v_\(field)", pricePattern)), FALSE)))"
+                return "(\(present(field)) AND NOT (\(numeric) AND coalesce(\(field)_micros BETWEEN 0 AND 999999, FALSE)))"
+            }.joined(separator: " OR ") + " OR coalesce(tax_percentage_micros + commission_percentage_micros >= 1000000, FALSE)"
+        // docs/analysis.md §9: `expires_at` in the grammar of `ts`; any other value is absent.
+        let expiresText = timestamp("v_expires_at")
+        let expiresMillis = "TRY_CAST(v_expires_at AS BIGINT)"
+        let expiresIsMillis = "(k_expires_at = 'i' OR (from_csv AND coalesce(\(dialect.fullMatch("v_expires_at", "[0-9]+")), FALSE)))"
+        let expiresAt = """
+            CASE WHEN \(expiresIsMillis) THEN CASE WHEN \(expiresMillis) BETWEEN \(Timestamp.earliestEpochMilliseconds / 1000) AND 9223372036854775 THEN \(expiresMillis) * 1000 END
+              WHEN k_expires_at = 's' AND \(expiresText.valid) THEN \(expiresText.micros) END
+            """
         let reason = """
             CASE
               WHEN \(dialect.byteLength("line")) > 1048576 THEN 'malformed_line_too_long'
@@ -69,7 +90,7 @@ extension ScriptBuilder {
               WHEN invalid_json THEN 'malformed_invalid_json'
               WHEN k_ts IS NULL OR k_user_id IS NULL OR k_event IS NULL THEN 'malformed_missing_field'
               WHEN NOT (k_user_id = 'i' OR (k_user_id = 's' AND v_user_id <> '')) OR k_event <> 's'
-                OR (k_price IS NOT NULL AND NOT coalesce(price_valid, FALSE)) OR \(idsInvalid) THEN 'malformed_invalid_field'
+                OR (k_price IS NOT NULL AND NOT coalesce(price_valid, FALSE)) OR \(idsInvalid) OR \(shareInvalid) THEN 'malformed_invalid_field'
               WHEN NOT coalesce(ts_valid, FALSE) THEN 'malformed_bad_timestamp'
               WHEN (v_event IN \(transactionEvents) AND NOT (\(present("product_id")) AND \(present("transaction_id"))))
                 OR (v_event IN \(chargeEvents) AND k_price IS NULL)
@@ -80,20 +101,25 @@ extension ScriptBuilder {
         // A slice field is a string or an integer's digits; another type is no level, not a malformed line.
         let fields =
             (optional.map { "CASE WHEN \(present($0)) THEN v_\($0) END AS \($0)" }
-            + sliceColumns.map { "CASE WHEN \(present($0)) AND k_\($0) IN ('s', 'i') THEN v_\($0) END AS \($0)" }).joined(separator: ", ")
+            + (keptColumns + ["store"]).map { "CASE WHEN \(present($0)) AND k_\($0) IN ('s', 'i') THEN v_\($0) END AS \($0)" })
+            .joined(separator: ", ")
         // In layers, so that each long expression is written (and planned) once.
         add(
             dialect.materialize(
                 "log_events",
                 """
                 SELECT file_index, line_number, reason, CASE WHEN reason IS NULL THEN ts_value END AS ts,
-                  v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields)
+                  v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields),
+                  CASE WHEN reason IS NULL THEN \(expiresAt) END AS expires_at,
+                  CASE WHEN reason IS NULL THEN tax_percentage_micros END AS tax_micros,
+                  CASE WHEN reason IS NULL THEN commission_percentage_micros END AS commission_micros
                 FROM (SELECT *, \(reason) AS reason
                   FROM (SELECT *,
                       CASE WHEN ts_is_millis THEN \(epochMillis) BETWEEN \(Timestamp.earliestEpochMilliseconds / 1000) AND 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END AS ts_valid,
                       CASE WHEN ts_is_millis THEN \(epochMillis) * 1000 WHEN k_ts = 's' AND \(text.valid) THEN \(text.micros) END AS ts_value,
                       (k_price IN ('i', 'd') OR (k_price = 's' AND coalesce(\(dialect.fullMatch("v_price", pricePattern)), FALSE))) AND abs(price_value) <= 1000000000000000000 AS price_valid
-                    FROM (SELECT *, \(priceMicros) AS price_value, (k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+")))) AS ts_is_millis
+                    FROM (SELECT *, \(priceMicros) AS price_value, (k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+")))) AS ts_is_millis,
+                        \(shares.map { "\(shareMicros($0)) AS \($0)_micros" }.joined(separator: ", "))
                       FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) prepared) checked) classified
                 """))
     }
@@ -234,7 +260,8 @@ extension ScriptBuilder {
                 by_transaction AS (
                   SELECT *, CASE WHEN event IN \(transactionEvents) THEN row_number() OVER (PARTITION BY event, transaction_id ORDER BY ts, file_index, line_number) ELSE 1 END AS transaction_copy
                   FROM by_id WHERE id_copy = 1)
-                SELECT file_index, line_number, ts, user_id, event, price_micros, event_id, product_id, transaction_id, original_transaction_id, currency, offering_id, test_group_id, environment\(sliceColumns.map { ", " + $0 }.joined())
+                SELECT file_index, line_number, ts, user_id, event, price_micros, event_id, product_id, transaction_id, original_transaction_id, currency, offering_id, test_group_id, environment,
+                  expires_at, store, tax_micros, commission_micros\(keptColumns.map { ", " + $0 }.joined())
                 FROM by_transaction WHERE transaction_copy = 1
                 """))
         // Steps 3–5.
@@ -249,6 +276,7 @@ extension ScriptBuilder {
                 FROM deduplicated d
                 """))
         add(dialect.materialize("clean_events", "SELECT * FROM cleanup_steps WHERE dropped_as IS NULL"))
+        chargeProceeds()
 
         // Attribution (docs/analysis.md §2): every event of a member of an analysed offering, looked at for it.
         // An event at `ts` counts as `AttributionRules.placement` says: from the assignment, before its end.
@@ -264,7 +292,7 @@ extension ScriptBuilder {
                 charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(chargeEvents)),
                 looked_at AS (
                   SELECT m.offering_key, m.group_key, m.offering_id AS offering_id_of_group, m.group_name, m.assigned_at, e.*,
-                    coalesce(p.ts, r.ts) AS target_ts,
+                    coalesce(p.ts, r.ts) AS target_ts, CASE WHEN p.ts IS NOT NULL THEN 'purchase' WHEN r.ts IS NOT NULL THEN 'renewal' END AS target_event,
                     CASE WHEN e.price_micros IS NOT NULL THEN e.price_micros ELSE coalesce(p.price_micros, r.price_micros) END AS refund_micros,
                     CASE WHEN e.price_micros IS NOT NULL THEN e.currency ELSE coalesce(p.currency, r.currency) END AS refund_currency
                   FROM members m JOIN clean_events e ON e.user_id = m.user_id
@@ -280,12 +308,19 @@ extension ScriptBuilder {
                   j.event <> 'refund' AND j.ts < j.assigned_at AS pre_assignment,
                   j.event = 'refund' AND NOT j.counted AS orphan_refund,
                   j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
-                  j.money_micros, j.money_currency, x.rate\(sliceColumns.map { ", j." + $0 }.joined())
+                  j.money_micros, j.money_currency, x.rate\(keptColumns.map { ", j." + $0 }.joined()),
+                  j.transaction_id, j.target_event, j.expires_at,
+                  CASE WHEN NOT j.counted OR x.rate IS NULL THEN NULL
+                    WHEN j.event IN \(chargeEvents) THEN own.proceeds
+                    WHEN target.report_price <> 0 THEN -(target.proceeds * ((CAST(j.money_micros AS DOUBLE) / 1000000 * x.rate) / target.report_price)) END AS proceeds_amount
                 FROM judged j
                 LEFT JOIN rates x ON x.currency = upper(j.money_currency) AND j.event IN \(moneyEvents)
+                LEFT JOIN charge_proceeds own ON j.event IN \(chargeEvents) AND own.event = j.event AND own.transaction_id = j.transaction_id
+                LEFT JOIN charge_proceeds target ON j.event = 'refund' AND target.event = j.target_event AND target.transaction_id = j.transaction_id
                 """))
 
         // docs/analysis.md §3: per member.
+        memberSubscriptions()
         add(
             dialect.view(
                 "member_money", memberMoney(of: "attributed", per: ["offering_key", "user_id"])))
@@ -306,7 +341,12 @@ extension ScriptBuilder {
                   coalesce(f.converted, 0) AS converted, coalesce(f.trial_started, 0) AS trial_started, coalesce(f.viewed, 0) AS viewed,
                   CASE WHEN c.user_id IS NULL THEN 0 ELSE 1 END AS trial_converted,
                   coalesce(f.purchases, 0) AS purchases, coalesce(f.renewals, 0) AS renewals, coalesce(f.refunds, 0) AS refunds,
-                  coalesce(money.gross, 0) AS gross, coalesce(money.refunded, 0) AS refunded, coalesce(money.net, 0) AS net
+                  coalesce(money.gross, 0) AS gross, coalesce(money.refunded, 0) AS refunded, coalesce(money.net, 0) AS net,
+                  coalesce(s.net_proceeds, 0) AS net_proceeds,
+                  CASE WHEN c.user_id IS NOT NULL THEN 'converted' WHEN coalesce(s.has_trial, 0) = 0 THEN NULL
+                    WHEN s.trial_expires_at IS NULL THEN 'unknown' WHEN s.trial_expires_at > \(asOf) THEN 'pending' ELSE 'lapsed' END AS trial_state,
+                  coalesce(s.active, 0) AS active,
+                  CASE WHEN coalesce(s.active, 0) = 0 AND coalesce(f.converted, 0) = 1 THEN 1 ELSE 0 END AS churned
                 FROM memberships m
                 JOIN analysed_offerings a ON a.offering_key = m.offering_key
                 LEFT JOIN (
@@ -318,6 +358,7 @@ extension ScriptBuilder {
                   FROM attributed WHERE counted GROUP BY offering_key, user_id) f ON f.offering_key = m.offering_key AND f.user_id = m.user_id
                 LEFT JOIN trial_converters c ON c.offering_key = m.offering_key AND c.user_id = m.user_id
                 LEFT JOIN member_money money ON money.offering_key = m.offering_key AND money.user_id = m.user_id
+                LEFT JOIN member_subscriptions s ON s.offering_key = m.offering_key AND s.user_id = m.user_id
                 WHERE m.group_count = 1
                 """))
 
@@ -420,7 +461,8 @@ extension ScriptBuilder {
                 SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), x.product_id,
                   sum(CASE WHEN x.event = 'purchase' THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = 'renewal' THEN 1 ELSE 0 END) AS renewals,
                   sum(CASE WHEN x.event = 'refund' THEN 1 ELSE 0 END) AS refunds,
-                  coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = 'refund' THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue
+                  coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = 'refund' THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue,
+                  coalesce(sum(x.proceeds_amount), 0) AS net_proceeds
                 FROM attributed x
                 JOIN analysed_offerings a ON a.offering_key = x.offering_key
                 JOIN catalog_groups g ON g.group_key = x.group_key
@@ -431,5 +473,84 @@ extension ScriptBuilder {
                 """)
         }
         script += "\n"
+    }
+}
+
+extension ScriptBuilder {
+    /// `charge_proceeds(event, transaction_id, report_price, proceeds)` (docs/analysis.md §8): each clean
+    /// purchase and renewal, its price in the report currency and what the app keeps of it (NULL
+    /// without a rate), computed as `AttributionContext.proceeds` computes it.
+    mutating func chargeProceeds() {
+        let settings = job.proceeds
+        let taxRows = settings.taxRates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
+        add(
+            dialect.view(
+                "vat_rates",
+                taxRows.isEmpty
+                    ? "SELECT CAST(NULL AS STRING) AS vat_area, CAST(NULL AS DOUBLE) AS rate WHERE FALSE"
+                    : "SELECT * FROM (VALUES \(taxRows.joined(separator: ", "))) AS r(vat_area, rate)"))
+        let commissionRows = settings.commissions.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
+        add(
+            dialect.view(
+                "store_commissions",
+                commissionRows.isEmpty
+                    ? "SELECT CAST(NULL AS STRING) AS store, CAST(NULL AS DOUBLE) AS commission WHERE FALSE"
+                    : "SELECT * FROM (VALUES \(commissionRows.joined(separator: ", "))) AS c(store, commission)"))
+        // The chain's first paid charge: every clean purchase and renewal, counted for a test or not.
+        add(
+            dialect.view(
+                "chain_starts",
+                """
+                SELECT original_transaction_id, min(ts) AS first_charge FROM clean_events
+                WHERE event IN \(chargeEvents) AND original_transaction_id IS NOT NULL GROUP BY original_transaction_id
+                """))
+        let year = 365 * Timestamp.microsecondsPerDay
+        let store = "coalesce(e.store, \(t(settings.defaultStore)))"
+        let reduced =
+            settings.appStoreSmallBusiness
+            ? "TRUE" : "(e.event = 'renewal' AND s.first_charge IS NOT NULL AND e.ts - s.first_charge >= \(year))"
+        let commission = """
+            CASE \(store) WHEN \(t(ProceedsSettings.appStore)) THEN CASE WHEN \(reduced) THEN \(double(ProceedsSettings.reducedCommission)) ELSE \(double(ProceedsSettings.appStoreCommission)) END
+              WHEN \(t(ProceedsSettings.playStore)) THEN \(double(ProceedsSettings.playStoreCommission)) ELSE coalesce(c.commission, \(double(0))) END
+            """
+        let area = keptColumns.contains("country") ? "e.country" : "CAST(NULL AS STRING)"
+        add(
+            dialect.materialize(
+                "charge_proceeds",
+                """
+                SELECT event, transaction_id, report_price,
+                  CASE WHEN report_price IS NULL THEN NULL
+                    WHEN tax_micros IS NOT NULL AND commission_micros IS NOT NULL THEN report_price * (1 - CAST(tax_micros + commission_micros AS DOUBLE) / 1000000)
+                    ELSE report_price * (1 - tax_share) * (1 - commission) END AS proceeds
+                FROM (SELECT e.event, e.transaction_id, e.tax_micros, e.commission_micros,
+                    CAST(e.price_micros AS DOUBLE) / 1000000 * x.rate AS report_price,
+                    coalesce(t.rate / (1 + t.rate), \(double(0))) AS tax_share, \(commission) AS commission
+                  FROM clean_events e
+                  LEFT JOIN rates x ON x.currency = upper(e.currency)
+                  LEFT JOIN chain_starts s ON s.original_transaction_id = e.original_transaction_id
+                  LEFT JOIN vat_rates t ON t.vat_area = \(area)
+                  LEFT JOIN store_commissions c ON c.store = \(store)
+                  WHERE e.event IN \(chargeEvents)) priced
+                """))
+    }
+
+    /// `member_subscriptions` (docs/analysis.md §8–§9), per member of an analysed offering with counted
+    /// events: net proceeds, whether they have a counted trial and its earliest one's `expires_at`,
+    /// and whether a counted charge no counted refund names runs past `as_of` (active).
+    mutating func memberSubscriptions() {
+        add(
+            dialect.view(
+                "member_subscriptions",
+                """
+                SELECT a.offering_key, a.user_id, sum(a.proceeds_amount) AS net_proceeds,
+                  max(CASE WHEN a.event = 'trial_start' THEN 1 ELSE 0 END) AS has_trial,
+                  max(CASE WHEN a.trial_order = 1 THEN a.expires_at END) AS trial_expires_at,
+                  max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.asOf) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active
+                FROM (SELECT *, CASE WHEN event = 'trial_start' THEN row_number() OVER (PARTITION BY offering_key, user_id, event ORDER BY ts, file_index, line_number) END AS trial_order
+                  FROM attributed WHERE counted) a
+                LEFT JOIN (SELECT DISTINCT offering_key, user_id, target_event, transaction_id FROM attributed WHERE counted AND event = 'refund') f
+                  ON f.offering_key = a.offering_key AND f.user_id = a.user_id AND f.target_event = a.event AND f.transaction_id = a.transaction_id
+                GROUP BY a.offering_key, a.user_id
+                """))
     }
 }

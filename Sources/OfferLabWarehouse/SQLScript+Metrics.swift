@@ -21,12 +21,21 @@ extension ScriptBuilder {
           coalesce(sum(v.trial_started), 0) AS trial_starters, coalesce(sum(v.trial_converted), 0) AS trial_converters,
           coalesce(sum(v.viewed), 0) AS paywall_viewers, coalesce(sum(v.purchases), 0) AS purchases,
           coalesce(sum(v.renewals), 0) AS renewals, coalesce(sum(v.refunds), 0) AS refunds,
-          coalesce(sum(v.gross), 0) AS gross_revenue, coalesce(sum(v.refunded), 0) AS refunded_revenue, coalesce(sum(v.net), 0) AS net_revenue
+          coalesce(sum(v.gross), 0) AS gross_revenue, coalesce(sum(v.refunded), 0) AS refunded_revenue, coalesce(sum(v.net), 0) AS net_revenue,
+          coalesce(sum(v.net_proceeds), 0) AS proceeds_sum, coalesce(sum(v.net_proceeds * v.net_proceeds), 0) AS proceeds_sum_squares,
+          \(trialSums)
         """
+
+    /// docs/analysis.md §9's counts over the members `v` of a group.
+    static let trialSums =
+        (["converted", "pending", "lapsed", "unknown"].map {
+            "coalesce(sum(CASE WHEN v.trial_state = '\($0)' THEN 1 ELSE 0 END), 0) AS trials_\($0)"
+        } + ["coalesce(sum(v.active), 0) AS active_subscribers", "coalesce(sum(v.churned), 0) AS churned_subscribers"]).joined(
+            separator: ", ")
 
     /// The columns of `groupSums` after `revenue_sum_squares`: summary.csv's counts and money,
     /// NULL on the capped and matured rows (they are the group's own row's).
-    static let summaryOnlyColumns = AggregateStatistics.summaryColumns + ["net_revenue"]
+    static let summaryOnlyColumns = AggregateStatistics.summaryColumns + ["net_revenue"] + AggregateStatistics.sliceProceedsColumns
 
     /// Each member's money from the money events of `source` (with `money_currency`, `rate`,
     /// `money_micros`, `event` and the `keys`), per `keys`: exact micro-units per currency,
@@ -182,9 +191,28 @@ extension ScriptBuilder {
                 GROUP BY \(groupKey), d.metric, d.metric_position
                 """)
         }
+        // docs/analysis.md §8–§9: proceeds per user and completed trials, compared as arpu and conversion.
+        blocks.append(
+            """
+            SELECT \(groupColumns), 'proceeds_per_user' AS metric, 1000000 AS metric_position,
+              \(Self.statisticSums(revenue: "v.net_proceeds")), \(nulls),
+              NULL AS revenue_cap, NULL AS capped_users
+            \(groups)
+            LEFT JOIN member_values v ON v.group_key = g.group_key
+            GROUP BY \(groupKey)
+            UNION ALL
+            SELECT \(groupColumns), 'trial_completed_conversion' AS metric, 1000001 AS metric_position,
+              coalesce(sum(CASE WHEN v.trial_state IN ('converted', 'lapsed') THEN 1 ELSE 0 END), 0) AS users,
+              coalesce(sum(CASE WHEN v.trial_state = 'converted' THEN 1 ELSE 0 END), 0) AS converters,
+              \(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares, \(nulls),
+              NULL AS revenue_cap, NULL AS capped_users
+            \(groups)
+            LEFT JOIN member_values v ON v.group_key = g.group_key
+            GROUP BY \(groupKey)
+            """)
         let columns =
-            ["offering_id", group, "metric"] + AggregateStatistics.columns[2...] + Self.summaryOnlyColumns
-            + AggregateStatistics.cappedColumns
+            ["offering_id", group, "metric"] + AggregateStatistics.columns[2...] + AggregateStatistics.summaryColumns + ["net_revenue"]
+            + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns
         return """
             SELECT \(columns.map { "r.\($0)" }.joined(separator: ", ")) FROM (
             \(blocks.joined(separator: "\nUNION ALL\n"))

@@ -105,14 +105,22 @@ struct ScriptBuilder {
         ("event_id", "eventId"), ("ts", nil), ("user_id", "userId"), ("event", nil), ("product_id", "productId"),
         ("transaction_id", "transactionId"), ("original_transaction_id", "originalTransactionId"), ("price", nil),
         ("currency", nil), ("offering_id", "offeringId"), ("test_group_id", "testGroupId"), ("environment", nil),
+        // docs/analysis.md §8–§9.
+        ("expires_at", "expiresAt"), ("store", nil), ("tax_percentage", nil), ("commission_percentage", nil),
     ]
 
     /// The fields read from each line: `logFields`, then the job's slice fields (read only when
     /// the job slices, as `run` reads them, so a script without slices reads no more).
-    var fields: [(snake: String, camel: String?)] { Self.logFields + sliceColumns.map { ($0, nil) } }
+    var fields: [(snake: String, camel: String?)] { Self.logFields + keptColumns.map { ($0, nil) } }
 
     /// The job's slice fields, which are also the columns holding them.
     var sliceColumns: [String] { job.slices.map(\.rawValue) }
+
+    /// The dimensions the events keep: the slice fields, and `country` when a VAT rate depends
+    /// on it (docs/analysis.md §8), as `run` keeps them.
+    var keptColumns: [String] {
+        job.keptSliceFields.contains(.country) && !job.slices.contains(.country) ? sliceColumns + ["country"] : sliceColumns
+    }
 
     /// `k_…` and `v_…` for every field, in the order of `fields`.
     var fieldColumns: [String] { fields.flatMap { ["k_\($0.snake)", "v_\($0.snake)"] } }

@@ -110,13 +110,15 @@ import Testing
         func comparisons() throws -> [[String]] {
             let result = try night.run()
             #expect(result.status == 0, "\(result.standardError)")
-            return try night.csv("comparisons").filter { $0.count > 1 }
+            // The night has no trial, so trial_completed_conversion rows are empty whatever N*.
+            return try night.csv("comparisons").filter { $0.count > 3 && $0[3] != "trial_completed_conversion" }
         }
         let byDefault = try comparisons()
         try night.writeJob(["sequential_tuning": "50"])
         let tuned = try comparisons()
         let firstSequential = try #require(byDefault.first?.firstIndex(of: "seq_abs_lift_ci_low"))
-        #expect(byDefault.count == 3 && tuned.count == 3)
+        // The header, then conversion, arpu and proceeds_per_user.
+        #expect(byDefault.count == 4 && tuned.count == 4)
         #expect(byDefault.map { $0[..<firstSequential] } == tuned.map { $0[..<firstSequential] })
         #expect(byDefault.dropFirst().map { $0[firstSequential] } != tuned.dropFirst().map { $0[firstSequential] })
         #expect(tuned.dropFirst().allSatisfy { !$0[firstSequential].isEmpty })
@@ -162,12 +164,17 @@ import Testing
         let run = try runOfferLab(["run", job, "--output", folder.path, "--database", folder.file("results.sqlite")])
         #expect(run.status == 0, "\(run.standardError)")
         let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
-        let summaryColumns = summary ? AggregateStatistics.summaryColumns + AggregateStatistics.cappedColumns : []
+        let summaryColumns =
+            summary ? AggregateStatistics.summaryColumns + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns : []
         var aggregates = (AggregateStatistics.columns + ["metric"] + summaryColumns).joined(separator: ",") + "\n"
         for offering in results.offerings {
             let metrics =
                 [("", offering.groups.map(\.statistics))] + (offering.cappedRevenue.map { [("arpu_capped", $0.groups)] } ?? [])
                 + offering.matured.map { ("d\($0.days)", $0.groups) }
+                + [
+                    ("proceeds_per_user", offering.groups.map(\.proceedsStatistics)),
+                    ("trial_completed_conversion", offering.groups.map(\.trialCompletedStatistics)),
+                ]
             for (metric, groups) in metrics {
                 for (index, group) in offering.offering.groups.enumerated() {
                     let statistics = groups[index]
@@ -185,12 +192,20 @@ import Testing
                             totals.refunds,
                         ]
                         let capped = offering.cappedRevenue
+                        let trials = [
+                            totals.trialsConverted, totals.trialsPending, totals.trialsLapsed, totals.trialsUnknown,
+                            totals.activeSubscribers,
+                            totals.churnedSubscribers,
+                        ].map { String($0) }
                         switch metric {
                         case "":
-                            row += counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" } + ["", ""]
+                            row +=
+                                counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" } + ["", ""]
+                                + trials
                         case "arpu_capped":
                             row += Array(repeating: "", count: AggregateStatistics.summaryColumns.count)
                             row += [capped?.cap.map { "\($0)" } ?? "", capped.map { String($0.cappedUsers[index]) } ?? ""]
+                            row += Array(repeating: "", count: AggregateStatistics.trialColumns.count)
                         default: row += Array(repeating: "", count: summaryColumns.count)
                         }
                     }
@@ -252,7 +267,7 @@ import Testing
         let folder = try TemporaryFolder()
         let input = try folder.write("agg.csv", Self.summaryHeader + "o,c,true,1,10,2,5,10,0,0,0,2,0,0,5,0\n")
         let products = try folder.write(
-            "products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue\no,t,p,1,0,0,2.5\n")
+            "products.csv", "offering_id,group,product_id,purchases,renewals,refunds,net_revenue,net_proceeds\no,t,p,1,0,0,2.5,1.75\n")
         let error = try #require(throws: OfferLabError.self) {
             try AggregateStatistics.run(input: input, output: folder.file("out"), alpha: 0.05, products: products)
         }
@@ -268,7 +283,8 @@ import Testing
         let results = try await NightlyRun.compute(
             JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path), progress: nil)
         var slices =
-            (["offering_id", "dimension", "level", "group"] + AggregateStatistics.columns[4...] + AggregateStatistics.summaryColumns)
+            (["offering_id", "dimension", "level", "group"] + AggregateStatistics.columns[4...] + AggregateStatistics.summaryColumns
+            + AggregateStatistics.sliceProceedsColumns)
             .joined(separator: ",") + "\n"
         for offering in results.offerings {
             for slice in offering.slices {
@@ -281,7 +297,11 @@ import Testing
                     let row =
                         [offering.offering.offeringID, slice.field.rawValue, slice.level, group.name] + counts[0..<2]
                         + [totals.netRevenue, totals.statistics.revenueSumSquares].map { "\($0)" } + counts[2...]
-                        + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" }
+                        + [totals.grossRevenue, totals.refundedRevenue, totals.proceedsSum, totals.proceedsSumSquares].map { "\($0)" }
+                        + [
+                            totals.trialsConverted, totals.trialsPending, totals.trialsLapsed, totals.trialsUnknown,
+                            totals.activeSubscribers, totals.churnedSubscribers,
+                        ].map { String($0) }
                     slices += row.joined(separator: ",") + "\n"
                 }
             }
@@ -297,7 +317,11 @@ import Testing
             #expect(fromRun == fromStats, "\(file)")
         }
         let summary = try String(contentsOfFile: folder.file("stats/summary.csv"), encoding: .utf8)
-        #expect(parseCSV(summary).dropFirst().allSatisfy { !$0[22].isEmpty && !$0[25].isEmpty }, "revenue_cap and capped_users are filled")
+        let header = try #require(parseCSV(summary).first)
+        let (cap, cappedUsers) = (try #require(header.firstIndex(of: "revenue_cap")), try #require(header.firstIndex(of: "capped_users")))
+        #expect(
+            parseCSV(summary).dropFirst().allSatisfy { !$0[cap].isEmpty && !$0[cappedUsers].isEmpty },
+            "revenue_cap and capped_users are filled")
     }
 
     static let sliceHeader =

@@ -45,6 +45,7 @@ import Testing
             "lock_timeout_seconds": "\(job.lockTimeoutSeconds)", "max_volume_drop": "\(job.maxVolumeDrop)",
             "allow_empty_night": "\(job.allowEmptyNight)", "allow_stale_logs": "\(job.allowStaleLogs)",
             "allow_empty_offerings": "\(job.allowEmptyOfferings)", "revenuecat": job.revenueCat.userIDField.rawValue,
+            "default_store": job.proceeds.defaultStore, "app_store_small_business": "\(job.proceeds.appStoreSmallBusiness)",
         ]
         for key in JobKey.all {
             let stated = key.defaultValue.filter { $0 != "`" }

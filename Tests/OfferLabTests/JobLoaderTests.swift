@@ -89,6 +89,16 @@ import Testing
         ("maturity_days: [7.5]", "maturity_days"),
         ("maturity_days: 7", "maturity_days"),
         ("maturity_days: [99999999999999]", "maturity_days"),
+        ("tax_rates: {DE: 1.2}", "tax_rates"),
+        ("tax_rates: {DE: -0.1}", "tax_rates"),
+        ("tax_rates: {XX: 0.2}", "tax_rates"),
+        ("tax_rates: {de: 0.19}", "tax_rates"),
+        ("tax_rates: 0.19", "tax_rates"),
+        ("commission: {amazon: 1}", "commission"),
+        ("commission: {amazon: -0.2}", "commission"),
+        ("commission: {app_store: 0.1}", "commission"),
+        ("default_store: \"\"", "default_store"),
+        ("app_store_small_business: yes", "app_store_small_business"),
     ])
     func badValuesAreNamed(extra: String, key: String) throws {
         let fixture = try job(extra)
@@ -121,6 +131,41 @@ import Testing
     }
 
     /// The problem with a currency code says what would do, when its upper-case form would.
+    /// docs/analysis.md §8: the VAT rates, stores and commissions; a bad one names the key and the
+    /// country, store or line.
+    @Test func proceedsSettingsAreReadAndBadOnesNamed() throws {
+        let fixture = try job(
+            "tax_rates: {DE: 0.19, FR: 0.2}\ndefault_store: play_store\napp_store_small_business: true\ncommission: {amazon: 0.2}")
+        let proceeds = try JobLoader.load(path: fixture.path).proceeds
+        #expect(proceeds.taxRates == ["DE": 0.19, "FR": 0.2] && proceeds.defaultStore == "play_store")
+        #expect(proceeds.appStoreSmallBusiness && proceeds.commissions == ["amazon": 0.2])
+        #expect(proceeds.commission(store: nil, pastFirstYear: false) == 0.15)
+        #expect(proceeds.commission(store: "app_store", pastFirstYear: false) == 0.15)
+        #expect(proceeds.commission(store: "web", pastFirstYear: false) == 0)
+        expectMessage(try job("tax_rates: {DE: 1.2}"), contains: "the rate of DE (1.2) must be from 0 to less than 1")
+        expectMessage(try job("tax_rates: {XX: 0.2}"), contains: "'XX' is not an ISO 3166-1 alpha-2 country code")
+
+        let file = try job("tax_rates_file: vat.csv")
+        try file.folder.write("vat.csv", "country,rate\nDE,0.19\nZZ,0.2\n")
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: file.path) }
+        #expect(error.code == .badJob && error.location.line == 3 && error.message.contains("'ZZ'"), "\(error)")
+        try file.folder.write("vat.csv", "country,rate\nDE,0.19\nFR,1\n")
+        let rate = try #require(throws: OfferLabError.self) { try JobLoader.load(path: file.path) }
+        #expect(rate.location.line == 3 && rate.message.contains("the rate of FR (1.0)"), "\(rate)")
+        try file.folder.write("vat.csv", "country,rate\nDE,0.19\n")
+        #expect(try JobLoader.load(path: file.path).proceeds.taxRates == ["DE": 0.19])
+        // A VAT rate needs the events' country, kept without slicing by it.
+        #expect(try JobLoader.load(path: file.path).keptSliceFields.contains(.country))
+    }
+
+    private func expectMessage(
+        _ fixture: (folder: TemporaryFolder, path: String), contains text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let error = #expect(throws: OfferLabError.self, sourceLocation: sourceLocation) { try JobLoader.load(path: fixture.path) }
+        #expect(
+            error?.code == .badJob && error?.message.contains(text) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
+    }
+
     @Test func aCurrencyCodeProblemSuggestsTheUpperCaseForm() {
         #expect(CurrencyCode.problem("USD") == nil)
         #expect(CurrencyCode.problem("usd") == "'usd': currency codes are upper-case ISO 4217 codes: did you mean USD?")

@@ -40,6 +40,33 @@ import Testing
         return ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
     }
 
+    /// docs/analysis.md §8–§9 in the report: proceeds per user beside revenue per user in the results
+    /// table, and how many trials ended and how many still run.
+    @Test func proceedsAndRunningTrialsAreShown() async throws {
+        let folder = try TemporaryFolder()
+        let users = ["t1", "t2", "t3", "v1"]
+        let tables = TablesFixture(assignments: users.map { ($0, "1", $0 == "v1" ? "11" : "10", "2026-03-01 00:00:00") })
+        let events = [
+            logRecord(
+                "trial_start", user: "t1", ts: "2026-03-02T00:00:00Z", transaction: "a", product: "weekly", expires: "2026-03-05T00:00:00Z"),
+            logRecord(
+                "trial_start", user: "t2", ts: "2026-03-04T00:00:00Z", transaction: "b", product: "weekly", expires: "2026-03-07T00:00:00Z"),
+            logRecord(
+                "trial_start", user: "t3", ts: "2026-03-04T00:00:00Z", transaction: "c", product: "weekly", expires: "2026-03-08T00:00:00Z"),
+            logRecord(
+                "purchase", user: "v1", ts: "2026-03-02T00:00:00Z", transaction: "d", product: "weekly", price: "10", currency: "USD",
+                expires: "2026-03-09T00:00:00Z"),
+        ]
+        let results = try await analyse(tables, events, asOf: "2026-03-06", offerings: ["test"])
+        let job = job(folder, offerings: ["test"])
+        let made = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).database
+        let page = HTMLReport.render(ReportData(tables: made, run: run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")))
+        #expect(page.contains("<th scope=\"col\" class=\"num\">Proceeds per user</th>"))
+        #expect(page.contains("kept USD 7.00"))
+        #expect(page.contains("Trials: 1 trial ended (converted or lapsed), 2 trials still running."))
+        #expect(page.contains("Active subscribers tonight: control 0, variant 1."))
+    }
+
     @Test func theDatabaseGivesBackWhatTheRunHad() async throws {
         let folder = try TemporaryFolder()
         let tables = try await databaseTables(folder, offerings: ["other", "test"])
@@ -115,7 +142,8 @@ import Testing
             ])
         #expect(
             page.contains(
-                "No value yet (a group has too few users): variant: revenue per user; variant: revenue per user, capped; variant: revenue per user within 3 days."
+                "No value yet (a group has too few users): variant: revenue per user; variant: revenue per user, capped; variant: revenue per user within 3 days; "
+                    + "variant: proceeds per user; variant: conversion of ended trials."
             ))
         for expected in [
             "Revenue per user, capped", "counted up to USD 10.00", "1 user was over it", "Matured users", "after 3 days", "USD 19.99",

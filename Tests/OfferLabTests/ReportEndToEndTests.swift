@@ -18,7 +18,7 @@ import Testing
         // The verdicts use the always-valid intervals (decision: sequential, the default).
         #expect(
             written.contains(
-                "variant_b is winning on revenue per user: +93.6% vs control (corrected 95% always-valid CI +23.2% to +185.2%), &gt;99.9% chance to beat control."
+                "variant_b is winning on revenue per user: +92.5% vs control (corrected 95% always-valid CI +22.5% to +183.4%), &gt;99.9% chance to beat control."
             ))
         // Issue 41: the interval quoted next to "significant" excludes 0 (it was −1.4% to +81.8%).
         #expect(
@@ -74,7 +74,7 @@ import Testing
             #expect(row.contains("revenue unknown: no rate for its currency") && !row.contains("USD"), "\(row)")
         }
         #expect(written.contains("The verdict stands: under 20 such events per 100 users"))
-        #expect(written.contains("32 of 564 purchases, renewals and refunds (5.7%)"))
+        #expect(written.contains("32 of 565 purchases, renewals and refunds (5.7%)"))
         // The showcase/ it reads too: its broken purchase lines are named.
         #expect(
             written.contains(

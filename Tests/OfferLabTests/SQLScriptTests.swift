@@ -147,6 +147,20 @@ import Testing
         #expect(text.contains("'' AS metric") && text.contains("CAST(NULL AS DOUBLE) AS revenue_cap"))
     }
 
+    /// docs/analysis.md §8's settings become literals: the VAT rates (and the events' country is read for
+    /// them, slicing or not), the commissions, the default store, the Small Business Program.
+    @Test func proceedsSettingsBecomeLiterals() throws {
+        let folder = try TemporaryFolder()
+        let extra = "tax_rates: {DE: 0.19}\ncommission: {amazon: 0.2}\ndefault_store: play_store\napp_store_small_business: true\n"
+        let text = try script(job(in: folder, extra: extra), .duckdb)
+        #expect(text.contains("SELECT * FROM (VALUES ('DE', CAST('0.19' AS DOUBLE))) AS r(vat_area, rate)"))
+        #expect(text.contains("SELECT * FROM (VALUES ('amazon', CAST('0.2' AS DOUBLE))) AS c(store, commission)"))
+        #expect(text.contains("json_extract_string(doc, '$.country') AS v_country") && text.contains("coalesce(e.store, 'play_store')"))
+        #expect(text.contains("CASE WHEN TRUE THEN CAST('0.15' AS DOUBLE)"))
+        let plain = try script(job(in: folder), .duckdb)
+        #expect(plain.contains("e.ts - s.first_charge >= 31536000000000") && plain.contains("coalesce(e.store, 'app_store')"))
+    }
+
     /// The cap, the maturities and the slice limit become literals: the percentile, D in
     /// microseconds and its metric name, the number of levels kept.
     @Test func cappedMaturedAndSliceSettingsBecomeLiterals() throws {

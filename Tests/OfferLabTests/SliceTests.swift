@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabAnalysis
 import OfferLabIngest
 import OfferLabStatistics
 import Testing
@@ -96,8 +97,9 @@ import Testing
         let tables = ResultTables.sliceTables(results.offerings, statistics: try NightlyRun.statistics(of: results, job: job))
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }
         #expect(summary.map { [$0[3], $0[6]] } == [[.text("control"), .integer(0)], [.text("variant"), .integer(2)]])
-        let comparisons = tables[1].rows.filter { $0[2] == .text("JP") }
-        #expect(comparisons.count == 2)
+        // conversion, arpu, proceeds_per_user, trial_completed_conversion.
+        let comparisons = tables[1].rows.filter { $0[2] == .text("JP") }.prefix(2)
+        #expect(tables[1].rows.filter { $0[2] == .text("JP") }.count == 4)
         // control_value, value, abs_lift: the control has no users.
         #expect(comparisons.map { Array($0[6...8]) } == [[.real(nil), .real(0.5), .real(nil)], [.real(nil), .real(2.5), .real(nil)]])
         // US: one user per group, the same values as `analyzeOffering` on the level's totals.
@@ -106,7 +108,7 @@ import Testing
             [
                 AnalysisGroup(name: "control", isControl: true, weight: 2, statistics: us.groups[0].statistics),
                 AnalysisGroup(name: "variant", isControl: false, weight: 1, statistics: us.groups[1].statistics),
-            ], alpha: 0.05)
+            ], alpha: 0.05, families: OfferingResult.ownFamilies(us.groups))
         #expect(
             tables[1].rows.filter { $0[2] == .text("US") }.map { Array($0[3...]) } == direct.comparisons.map(ResultTables.comparisonValues))
         let srm = try #require(tables[2].rows.first { $0[2] == .text("US") })
@@ -150,7 +152,8 @@ import Testing
         #expect(try night.csv("slice_srm").count == 7)
         let stored = try night.databaseRows()
         #expect(stored["slice_summary"]?.count == 12)
-        #expect(stored["slice_comparisons"]?.count == 12)
+        // 6 levels × 4 metrics (conversion, arpu, proceeds_per_user, trial_completed_conversion).
+        #expect(stored["slice_comparisons"]?.count == 24)
         #expect(stored["slice_srm"]?.count == 6)
     }
 

@@ -118,11 +118,15 @@ SUMMARY_COLUMNS = (
     "trial_starters", "trial_converters", "trial_conversion_rate", "paywall_viewers",
     "purchases", "renewals", "refunds",
     "gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arpu_sd", "arppu",
+    # §2.12 and §2.13.
+    "net_proceeds", "proceeds_per_user", "proceeds_per_user_sd",
+    "trials_converted", "trials_pending", "trials_lapsed", "trials_unknown", "trial_completed_conversion_rate",
+    "active_subscribers", "churned_subscribers",
 )
 #: §2.9's columns, after the others in summary.csv only: a slice has no cap of its own.
 CAPPED_COLUMNS = ("revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users")
 MATURITY_COLUMNS = ("offering_id", "group", "days", "users", "converters", "conversion_rate", "net_revenue", "arpu", "arpu_sd")
-PRODUCTS_COLUMNS = ("offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue")
+PRODUCTS_COLUMNS = ("offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue", "net_proceeds")
 QUALITY_COLUMNS = ("offering_id", "counter", "count")
 COMPARISONS_COLUMNS = (
     "offering_id", "group", "control_group", "metric", "control_value", "value",
@@ -738,6 +742,12 @@ class Event:
     #: the dimensions for slicing (§2.11); "" is absent (D14)
     platform: str | None = None
     country: str | None = None
+    #: §2.13: the end of the period the transaction gives; None when absent or not a timestamp
+    expires_at: int | None = None
+    #: §2.12: the store that charged, and RevenueCat's fee shares in millionths
+    store: str | None = None
+    tax_share: int | None = None
+    commission_share: int | None = None
 
 
 class Malformed(Exception):
@@ -811,6 +821,30 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
     price_micros = None if price is None else decimal_to_micros(price)
     if price is not None and price_micros is None:
         raise Malformed("malformed_invalid_field")
+    # §2.12: RevenueCat's fee shares, each in [0, 1) and together below 1, else an invalid field.
+    shares = {}
+    for name in ("tax_percentage", "commission_percentage"):
+        value = obj.get(name)
+        if value is None or value == "":
+            shares[name] = None
+            continue
+        if isinstance(value, bool):
+            raise Malformed("malformed_invalid_field")
+        if isinstance(value, int):
+            number = Decimal(value)
+        elif isinstance(value, Decimal):
+            number = value
+        elif isinstance(value, str) and _NUMERIC_STRING_RE.fullmatch(value):
+            number = Decimal(value)
+        else:
+            raise Malformed("malformed_invalid_field")
+        micros = decimal_to_micros(number)
+        if micros is None or not 0 <= micros < 1_000_000:
+            raise Malformed("malformed_invalid_field")
+        shares[name] = micros
+    if (shares["tax_percentage"] is not None and shares["commission_percentage"] is not None
+            and shares["tax_percentage"] + shares["commission_percentage"] >= 1_000_000):
+        raise Malformed("malformed_invalid_field")
     # 4. timestamp
     ts: int | None
     if isinstance(ts_value, bool):
@@ -823,6 +857,21 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         ts = None
     if ts is None:
         raise Malformed("malformed_bad_timestamp")
+    # §2.13: expires_at in the timestamp grammar; any other value is absent, the line stays valid.
+    expires_value = _pick(obj, "expires_at", "expiresAt")
+    expires_at = None
+    if isinstance(expires_value, bool):
+        expires_at = None
+    elif isinstance(expires_value, int):
+        expires_at = epoch_millis_to_micros(expires_value)
+    elif isinstance(expires_value, str):
+        expires_at = parse_timestamp_text(expires_value)
+    store_value = obj.get("store")
+    store = None
+    if isinstance(store_value, str) and store_value != "" and not _has_lone_surrogate(store_value):
+        store = store_value
+    elif isinstance(store_value, int) and not isinstance(store_value, bool):
+        store = str(store_value)
     # Empty optional ids are absent (Decision D14); an empty user_id was rejected above.
     for name in texts:
         if name != "user_id" and texts[name] == "":
@@ -855,6 +904,10 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         sandbox=environment is not None and environment.isascii() and environment.lower() == "sandbox",
         platform=texts["platform"],
         country=texts["country"],
+        expires_at=expires_at,
+        store=store,
+        tax_share=shares["tax_percentage"],
+        commission_share=shares["commission_percentage"],
     )
 
 
@@ -883,9 +936,10 @@ def parse_csv_log_record(header: list[str], record: CsvRecord, order: int, sourc
             obj[name] = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise Malformed("malformed_invalid_csv") from error
-    ts = obj.get("ts")
-    if isinstance(ts, str) and _DIGITS_RE.fullmatch(ts):
-        obj["ts"] = int(ts)  # a ts of digits is epoch milliseconds
+    for name in ("ts", "expires_at", "expiresAt"):
+        value = obj.get(name)
+        if isinstance(value, str) and _DIGITS_RE.fullmatch(value):
+            obj[name] = int(value)  # a ts (or expires_at) of digits is epoch milliseconds
     return validate_event(obj, order, source)
 
 
@@ -1034,7 +1088,7 @@ class UserResult:
     gross: float = 0.0
     refunded: float = 0.0
     net: float = 0.0
-    #: product id -> (purchases, renewals, refunds, {currency: net micros})
+    #: product id -> (purchases, renewals, refunds, {currency: net micros}, [proceeds of each money event])
     products: dict[str, list] = field(default_factory=dict)
     assigned_at: int = 0
     #: (ts, currency, signed micros) of each counted money event with a known rate; a refund
@@ -1042,6 +1096,11 @@ class UserResult:
     money_events: list[tuple[int, str, int]] = field(default_factory=list)
     #: ts of each counted purchase
     purchase_times: list[int] = field(default_factory=list)
+    #: §2.12: net proceeds (report currency)
+    proceeds: float = 0.0
+    #: §2.13: "converted", "pending", "lapsed", "unknown", or None without a trial
+    trial_state: str | None = None
+    active: bool = False
 
 
 @dataclass
@@ -1052,9 +1111,49 @@ class OfferingCounters:
     unknown_currency_events: int = 0
 
 
+@dataclass
+class Proceeds:
+    """§2.12's settings, and each chain's first paid charge (original_transaction_id -> ts)."""
+
+    tax_rates: dict[str, float] = field(default_factory=dict)
+    default_store: str = "app_store"
+    app_store_small_business: bool = False
+    commissions: dict[str, float] = field(default_factory=dict)
+    chain_starts: dict[str, int] = field(default_factory=dict)
+
+    def commission(self, event: Event) -> float:
+        store = event.store if event.store is not None else self.default_store
+        if store == "app_store":
+            start = self.chain_starts.get(event.original_transaction_id) if event.original_transaction_id is not None else None
+            past_first_year = (event.event == "renewal" and start is not None and event.ts - start >= 365 * MICROS_PER_DAY)
+            return 0.15 if self.app_store_small_business or past_first_year else 0.30
+        if store == "play_store":
+            return 0.15
+        return self.commissions.get(store, 0.0)
+
+    def of_charge(self, event: Event, report_price: float) -> float:
+        if event.tax_share is not None and event.commission_share is not None:
+            return report_price * (1 - (event.tax_share + event.commission_share) / 1_000_000)
+        rate = self.tax_rates.get(event.country) if event.country is not None else None
+        tax = 0.0 if rate is None else rate / (1 + rate)
+        return report_price * (1 - tax) * (1 - self.commission(event))
+
+
+def chain_starts(events: list[Event]) -> dict[str, int]:
+    """§2.12: per original_transaction_id, the earliest purchase or renewal after clean-up."""
+    starts: dict[str, int] = {}
+    for event in events:
+        if event.event in ("purchase", "renewal") and event.original_transaction_id is not None:
+            chain = event.original_transaction_id
+            starts[chain] = min(starts.get(chain, event.ts), event.ts)
+    return starts
+
+
 def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offering, events: list[Event],
-                 window_micros: int | None, rates: dict[str, float], counters: OfferingCounters) -> UserResult:
+                 window_micros: int | None, rates: dict[str, float], counters: OfferingCounters,
+                 proceeds: Proceeds | None = None, as_of: int = 0) -> UserResult:
     """Attribution of one member's events to (u, O) and the per-user values."""
+    proceeds = proceeds or Proceeds()
     counted: list[Event] = []
     for event in events:
         if event.event == "refund":
@@ -1082,6 +1181,14 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
     result = UserResult(user_id, group, assigned_at=assigned_at)
     gross: dict[str, int] = {}
     refunded: dict[str, int] = {}
+    #: id(charge) -> (its price in the report currency, its proceeds), for charges whose money
+    #: counts: first, since a refund may come before its charge in file order
+    charge_proceeds: dict[int, tuple[float, float]] = {}
+    for charge in counted:
+        if charge.event in ("purchase", "renewal") and charge.currency.upper() in rates:
+            report_price = charge.price_micros / 1_000_000 * rates[charge.currency.upper()]
+            charge_proceeds[id(charge)] = (report_price, proceeds.of_charge(charge, report_price))
+    refunded_charges: set[int] = set()
     for event in counted:
         if ((event.offering_id is not None and event.offering_id != offering.offering_id)
                 or (event.test_group_id is not None and event.test_group_id != group.name)):
@@ -1098,7 +1205,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
                      else CountedMoney(event, target.price_micros, target.currency))  # type: ignore[arg-type]
         else:
             money = CountedMoney(event, event.price_micros, event.currency)  # type: ignore[arg-type]
-        product = result.products.setdefault(event.product_id, [0, 0, 0, {}])
+        product = result.products.setdefault(event.product_id, [0, 0, 0, {}, []])
         slot = {"purchase": 0, "renewal": 1, "refund": 2}[event.event]
         product[slot] += 1
         if event.event == "purchase":
@@ -1109,9 +1216,20 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             result.renewals += 1
         else:
             result.refunds += 1
+            refunded_charges.add(id(refunded_by[id(event)]))
         if money.currency.upper() not in rates:  # codes in the logs match in any case (§4)
             counters.unknown_currency_events += 1
             continue
+        report_amount = money.micros / 1_000_000 * rates[money.currency.upper()]
+        if event.event == "refund":
+            charge = charge_proceeds.get(id(refunded_by[id(event)]))
+            taken_back = charge[1] * (report_amount / charge[0]) if charge is not None and charge[0] != 0 else 0.0
+            result.proceeds -= taken_back
+            product[4].append(-taken_back)
+        else:
+            kept = charge_proceeds[id(event)][1]
+            result.proceeds += kept
+            product[4].append(kept)
         sign = -1 if event.event == "refund" else 1
         bucket = refunded if event.event == "refund" else gross
         bucket[money.currency] = bucket.get(money.currency, 0) + money.micros
@@ -1130,6 +1248,18 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
                 same_chain = purchase.product_id == trial.product_id
             if same_chain:
                 result.trial_converted = True
+    # §2.13: the earliest trial's state, and the subscription's, as of the night.
+    if trials:
+        trial = min(trials, key=lambda e: (e.ts, e.order))
+        if result.trial_converted:
+            result.trial_state = "converted"
+        elif trial.expires_at is None:
+            result.trial_state = "unknown"
+        else:
+            result.trial_state = "pending" if trial.expires_at > as_of else "lapsed"
+    result.active = any(
+        e.event in ("purchase", "renewal") and id(e) not in refunded_charges and e.expires_at is not None and e.expires_at > as_of
+        for e in counted)
 
     # Net per currency, exact; each of gross, refunded and net converted once (Decision D1).
     net = {c: gross.get(c, 0) - refunded.get(c, 0) for c in set(gross) | set(refunded)}
@@ -1449,6 +1579,7 @@ class Job:
     maturity_days: list[int] = field(default_factory=list)  # ascending
     slices: list[str] = field(default_factory=list)
     max_slice_levels: int = 20
+    proceeds: Proceeds = field(default_factory=Proceeds)
 
 
 def _number(value: object, what: str) -> float:
@@ -1609,7 +1740,53 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
     if isinstance(max_levels, bool) or not isinstance(max_levels, int) or max_levels < 1:
         raise ReferenceError_(f"{path}: max_slice_levels must be a whole number >= 1, got {max_levels!r}")
     return Job(path, tables, logs, as_of, report_currency, rates, alpha, sequential_tuning, decision, control, window_micros,
-               offerings, ratio, on_corrupt, output, revenue_cap, maturity_days, slices, max_levels)
+               offerings, ratio, on_corrupt, output, revenue_cap, maturity_days, slices, max_levels,
+               _proceeds_settings(document, base, path))
+
+
+def _fee_rate(value: object, what: str) -> float:
+    rate = _number(value, what)
+    if not 0 <= rate < 1:
+        raise ReferenceError_(f"{what}: {rate} must be from 0 to less than 1")
+    return rate
+
+
+def _proceeds_settings(document: dict, base: Path, path: Path) -> Proceeds:
+    """§2.12's keys: tax_rates or tax_rates_file (country,rate), default_store,
+    app_store_small_business, commission."""
+    settings = Proceeds()
+    if document.get("tax_rates") is not None and document.get("tax_rates_file") is not None:
+        raise ReferenceError_(f"{path}: give 'tax_rates' or 'tax_rates_file', not both")
+    if document.get("tax_rates") is not None:
+        if not isinstance(document["tax_rates"], dict):
+            raise ReferenceError_(f"{path}: 'tax_rates' must be a mapping of country to rate")
+        for country, rate in document["tax_rates"].items():
+            settings.tax_rates[_name(country, "tax_rates")] = _fee_rate(rate, f"tax_rates.{country}")
+    elif document.get("tax_rates_file") is not None:
+        file = base / _name(document["tax_rates_file"], "tax_rates_file")
+        data = strip_bom(read_input_bytes(file))
+        for index, record in enumerate(iter_csv_records(data)):
+            cells = [raw.decode("utf-8", "replace").strip() for raw, _ in record.fields]
+            if index == 0 and [c.lower() for c in cells] == ["country", "rate"]:
+                continue
+            if not record.well_formed or len(cells) != 2 or cells[0] == "" or cells[0] in settings.tax_rates:
+                raise ReferenceError_(f"{file}:{record.line}: expected 'country,rate', each country once")
+            settings.tax_rates[cells[0]] = _fee_rate(cells[1], f"{file}:{record.line}: rate")
+    if document.get("default_store") is not None:
+        settings.default_store = _name(document["default_store"], "default_store")
+    small = document.get("app_store_small_business", False)
+    if not isinstance(small, bool):
+        raise ReferenceError_(f"{path}: app_store_small_business must be true or false")
+    settings.app_store_small_business = small
+    commission = document.get("commission")
+    if commission is not None:
+        if not isinstance(commission, dict):
+            raise ReferenceError_(f"{path}: 'commission' must be a mapping of store to commission")
+        for store, rate in commission.items():
+            if store in ("app_store", "play_store"):
+                raise ReferenceError_(f"{path}: commission: {store}'s commission is the store's own")
+            settings.commissions[_name(store, "commission")] = _fee_rate(rate, f"commission.{store}")
+    return settings
 
 
 # =============================================================================================
@@ -1663,8 +1840,9 @@ def analyse_groups(offering: Offering, control: Group | None, results: list[User
         group_statistics.append((group.name, statistics))
     comparisons = []
     if control is not None:
+        families = own_families([[r for r in results if r.group is g] for g in offering.groups])
         comparisons = [{"offering_id": offering.offering_id, **row}
-                       for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning)]
+                       for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning, families)]
     srm = sample_ratio_mismatch([s.users for _, s in group_statistics], [g.weight for g in offering.groups])
     return summary, comparisons, srm
 
@@ -1695,6 +1873,7 @@ def run_job(job: Job) -> RunResult:
             f"{counters['malformed_lines']} malformed lines of {counters['lines_read']} is over "
             f"max_bad_line_ratio {job.max_bad_line_ratio}")
     clean = clean_events(logs.events, job.as_of, population.assigned_users)
+    job.proceeds.chain_starts = chain_starts(clean.events)
     events_by_user: dict[str, list[Event]] = {}
     for event in clean.events:
         events_by_user.setdefault(event.user_id, []).append(event)
@@ -1714,7 +1893,7 @@ def run_job(job: Job) -> RunResult:
         members = population.members.get(offering.db_id, {})
         results = [
             analyse_user(user, group, assigned_at, offering, events_by_user.get(user, []),
-                         job.window_micros, job.rates, offering_counters)
+                         job.window_micros, job.rates, offering_counters, job.proceeds, job.as_of)
             for user, (group, assigned_at) in sorted(members.items(), key=lambda item: byte_key(item[0]))
         ]
         control = control_group(offering, job.control)
@@ -1741,6 +1920,7 @@ def run_job(job: Job) -> RunResult:
             matured = [matured_statistics([r for r in results if r.group is g], days, job.as_of, job.rates) for g in offering.groups]
             maturity += [maturity_row(offering, g, days, m) for g, m in zip(offering.groups, matured)]
             families.append(([(f"conversion_d{days}", "conversion"), (f"arpu_d{days}", "arpu")], matured))
+        families += own_families([[r for r in results if r.group is g] for g in offering.groups])
         if control is not None:
             for row in compare_offering(group_statistics, control.name, job.alpha, job.sequential_tuning, families):
                 comparisons.append({"offering_id": offering.offering_id, **row})
@@ -1769,6 +1949,18 @@ def run_job(job: Job) -> RunResult:
         }
         quality += [{"offering_id": offering.offering_id, "counter": n, "count": values[n]} for n in OFFERING_COUNTERS]
     return RunResult(summary, products, quality, comparisons, srm, maturity, slice_summary, slice_comparisons, slice_srm)
+
+
+def own_families(groups: list[list[UserResult]]) -> list:
+    """§2.12-§2.13: proceeds per user (as arpu) and completed trials' conversion, per group."""
+    proceeds = [SufficientStatistics(len(users), sum(1 for u in users if u.converted), math.fsum(u.proceeds for u in users),
+                                     math.fsum(u.proceeds * u.proceeds for u in users)) for users in groups]
+    trials = []
+    for users in groups:
+        converted = sum(1 for u in users if u.trial_state == "converted")
+        lapsed = sum(1 for u in users if u.trial_state == "lapsed")
+        trials.append(SufficientStatistics(converted + lapsed, converted, 0.0, 0.0))
+    return [([("proceeds_per_user", "arpu")], proceeds), ([("trial_completed_conversion", "conversion")], trials)]
 
 
 def revenue_cap(rule: tuple[str, float] | None, users: list[UserResult]) -> float | None:
@@ -1858,6 +2050,20 @@ def summarise_group(offering: Offering, group: Group, control: Group | None, use
         "arppu": net / converters if converters else None,
         "revenue_cap": None, "arpu_capped": None, "arpu_capped_sd": None, "capped_users": None,
     }
+    proceeds = SufficientStatistics(n, converters, math.fsum(u.proceeds for u in users), math.fsum(u.proceeds * u.proceeds for u in users))
+    states = [u.trial_state for u in users]
+    ended = states.count("converted") + states.count("lapsed")
+    active = sum(1 for u in users if u.active)
+    row.update({
+        "net_proceeds": proceeds.revenue_sum,
+        "proceeds_per_user": proceeds.revenue_sum / n if n else None,
+        "proceeds_per_user_sd": math.sqrt(sample_variance(proceeds)) if n >= 2 else None,
+        "trials_converted": states.count("converted"), "trials_pending": states.count("pending"),
+        "trials_lapsed": states.count("lapsed"), "trials_unknown": states.count("unknown"),
+        "trial_completed_conversion_rate": states.count("converted") / ended if ended else None,
+        "active_subscribers": active,
+        "churned_subscribers": sum(1 for u in users if u.converted and not u.active),
+    })
     if n:
         z = normal_quantile(1 - alpha / 2)
         row["conversion_rate"] = converters / n
@@ -1870,16 +2076,18 @@ def product_rows(offering: Offering, group: Group, users: list[UserResult], rate
     per (group, product, currency)."""
     totals: dict[str, list] = {}
     for user in users:
-        for product_id, (purchases, renewals, refunds, micros) in user.products.items():
-            total = totals.setdefault(product_id, [0, 0, 0, {}])
+        for product_id, (purchases, renewals, refunds, micros, proceeds) in user.products.items():
+            total = totals.setdefault(product_id, [0, 0, 0, {}, []])
             total[0] += purchases
             total[1] += renewals
             total[2] += refunds
+            total[4] += proceeds
             for currency, amount in micros.items():
                 total[3][currency] = total[3].get(currency, 0) + amount
     return [
         {"offering_id": offering.offering_id, "group": group.name, "product_id": product_id,
-         "purchases": t[0], "renewals": t[1], "refunds": t[2], "net_revenue": micros_to_report(t[3], rates)}
+         "purchases": t[0], "renewals": t[1], "refunds": t[2], "net_revenue": micros_to_report(t[3], rates),
+         "net_proceeds": math.fsum(t[4])}
         for product_id, t in sorted(totals.items(), key=lambda item: byte_key(item[0]))
     ]
 
@@ -2012,7 +2220,7 @@ def format_cell(value: object) -> str:
 
 
 # Money amounts, written rounded to the micro-unit (§3); per-user means and statistics are not.
-MONEY_AMOUNT_COLUMNS = frozenset({"gross_revenue", "refunded_revenue", "net_revenue", "revenue_cap"})
+MONEY_AMOUNT_COLUMNS = frozenset({"gross_revenue", "refunded_revenue", "net_revenue", "revenue_cap", "net_proceeds"})
 
 
 def micro_units(value: float) -> float:

@@ -14,7 +14,10 @@ that the SQL engines meet them (tools/sql/compare_engines.py):
 - the job's globs extended to these files, and `offerings` (with `allow_empty_offerings`, for
   the one without users), `control` and `conversion_window_days` set explicitly; a fixed `revenue_cap`, `maturity_days` shorter and
   longer than the window, and `slices` with few enough levels kept that some merge into
-  `(other)`.
+  `(other)`;
+- proceeds and subscription state on another member (its own log): stores, VAT (`tax_rates` in
+  the job), RevenueCat's shares, a chain past its first year, a prorated refund, trials and
+  periods that end before and after `as_of`, a bad `expires_at` and a bad share.
 
     python3 tools/sql/add_quirks.py DIR      # DIR: the folder `offerlab generate --out` wrote
 """
@@ -86,6 +89,29 @@ def main(folder):
             record.update(fields)
             file.write(json.dumps(record, ensure_ascii=False).replace("\u00f4", "\\u00f4") + "\n")
 
+    # Proceeds and subscription state (docs/analysis.md §8–§9) on another member: stores, VAT, RevenueCat's
+    # shares, a chain past its first year (its first charge 400 days before, outside the test), a
+    # prorated refund, trials and periods that end before and after as_of, bad values.
+    single = [line.split(",") for line in lines[1:] if counts[line.split(",")[1]] == 1 and line.split(",")[4] < "2026-03-02"]
+    other = next(r for r in single if r[1] != row[1])
+    start = datetime.datetime.strptime(other[4], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    hour = datetime.timedelta(hours=1)
+    iso = lambda time: time.strftime("%Y-%m-%dT%H:%M:%SZ")
+    charge = {"product_id": "monthly_1999", "price": "19.99", "currency": "USD"}
+    proceeds = [
+        ("trial_start", start + hour, {"product_id": "annual_4999", "transaction_id": "q-trial", "expires_at": iso(start + 3 * hour)}),
+        ("purchase", start + 2 * hour, {**charge, "transaction_id": "q-play", "store": "play_store", "country": "DE", "expires_at": "2030-01-01T00:00:00Z"}),
+        ("refund", start + 3 * hour, {"product_id": "monthly_1999", "transaction_id": "q-play", "price": "3", "currency": "USD"}),
+        ("purchase", start + 4 * hour, {**charge, "transaction_id": "q-rc", "tax_percentage": 0.2, "commission_percentage": "0.15", "expiresAt": int((start + 40 * hour).timestamp() * 1000)}),
+        ("purchase", start - datetime.timedelta(days=400), {**charge, "transaction_id": "q-old", "original_transaction_id": "q-chain"}),
+        ("renewal", start + 5 * hour, {**charge, "transaction_id": "q-renewal", "original_transaction_id": "q-chain", "country": "DE", "expires_at": "not a time"}),
+        ("purchase", start + 6 * hour, {**charge, "transaction_id": "q-amazon", "store": "amazon", "expires_at": "2030-06-01T00:00:00+02:00"}),
+        ("purchase", start + 7 * hour, {**charge, "transaction_id": "q-bad", "tax_percentage": 1.5, "commission_percentage": 0}),
+    ]
+    with open(os.path.join(folder, "logs", "copies", "proceeds.jsonl"), "w", encoding="utf-8") as file:
+        for event, time, fields in proceeds:
+            file.write(json.dumps({"ts": int(time.timestamp() * 1000), "user_id": other[1], "event": event, **fields}) + "\n")
+
     job = os.path.join(folder, "job.yaml")
     with open(job, encoding="utf-8") as file:
         text = file.read()
@@ -101,6 +127,7 @@ def main(folder):
     # the job allows what a nightly run would otherwise refuse as a broken night.
     text += "allow_empty_offerings: true\n"
     text += "revenue_cap: {value: 20}\nmaturity_days: [1, 3]\nslices: [platform, country]\nmax_slice_levels: 5\n"
+    text += "tax_rates: {DE: 0.19, FR: 0.2}\ncommission: {amazon: 0.2}\n"
     with open(job, "w", encoding="utf-8") as file:
         file.write(text)
 

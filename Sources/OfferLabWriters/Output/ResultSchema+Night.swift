@@ -27,10 +27,24 @@ extension ResultColumn {
     static let arpuSD = ResultColumn("arpu_sd", .real)
     static let arppu = ResultColumn("arppu", .real)
 
+    // What the app keeps (docs/analysis.md §8), and trials and subscriptions as of the night (§9).
+    package static let netProceeds = ResultColumn("net_proceeds", .money)
+    static let proceedsPerUser = ResultColumn("proceeds_per_user", .real)
+    static let proceedsPerUserSD = ResultColumn("proceeds_per_user_sd", .real)
+    package static let trialsConverted = ResultColumn("trials_converted", .integer)
+    package static let trialsPending = ResultColumn("trials_pending", .integer)
+    package static let trialsLapsed = ResultColumn("trials_lapsed", .integer)
+    package static let trialsUnknown = ResultColumn("trials_unknown", .integer)
+    static let trialCompletedConversionRate = ResultColumn("trial_completed_conversion_rate", .real)
+    package static let activeSubscribers = ResultColumn("active_subscribers", .integer)
+    package static let churnedSubscribers = ResultColumn("churned_subscribers", .integer)
+
     /// A group's metrics, in the order of `summary`, `daily` and `slice_summary`.
     static let groupMetrics = [
         users, converters, conversionRate, conversionCILow, conversionCIHigh, trialStarters, trialConverters, trialConversionRate,
         paywallViewers, purchases, renewals, refunds, grossRevenue, refundedRevenue, netRevenue, arpu, arpuSD, arppu,
+        netProceeds, proceedsPerUser, proceedsPerUserSD, trialsConverted, trialsPending, trialsLapsed, trialsUnknown,
+        trialCompletedConversionRate, activeSubscribers, churnedSubscribers,
     ]
 
     // Capped revenue, in `summary`.
@@ -102,8 +116,17 @@ extension ResultColumn {
     /// `daily`'s column of `column` for one compared metric: its name after the metric's
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).
     static func daily(_ column: ResultColumn, of metric: OwnMetric) -> ResultColumn {
-        ResultColumn("\(metric.rawValue)_\(column.name)", column.type)
+        daily(column, of: metric.rawValue)
     }
+
+    /// `daily`'s column of `column` for the compared metric named `metric`.
+    static func daily(_ column: ResultColumn, of metric: String) -> ResultColumn {
+        ResultColumn("\(metric)_\(column.name)", column.type)
+    }
+
+    /// The metrics `daily` compares, by their `comparisons.csv` names: the offering's own two,
+    /// and proceeds per user beside ARPU (docs/analysis.md §8).
+    static let dailyComparedMetrics = OwnMetric.allCases.map(\.rawValue) + ["proceeds_per_user"]
 
     static let date = ResultColumn("date", .text)
 
@@ -173,7 +196,7 @@ extension ResultSchema {
     static let srm = ResultSchema(name: "srm", columns: [.offeringID] + ResultColumn.srm, keys: [.offeringID])
 
     package static let products = ResultSchema(
-        name: "products", columns: [.offeringID, .group, .productID, .purchases, .renewals, .refunds, .netRevenue],
+        name: "products", columns: [.offeringID, .group, .productID, .purchases, .renewals, .refunds, .netRevenue, .netProceeds],
         keys: [.offeringID, .group, .productID])
 
     /// The run's counters (empty `offering_id`) and each offering's.
@@ -184,8 +207,9 @@ extension ResultSchema {
     static let daily = ResultSchema(
         name: "daily",
         columns: [.offeringID, .date, .group, .isControl] + ResultColumn.groupMetrics
-            + OwnMetric.allCases.flatMap { metric in ResultColumn.lift.map { .daily($0, of: metric) } } + [.daily(.mdeAbs, of: .conversion)]
-            + OwnMetric.allCases.flatMap { metric in ResultColumn.sequential.map { .daily($0, of: metric) } },
+            + ResultColumn.dailyComparedMetrics.flatMap { metric in ResultColumn.lift.map { .daily($0, of: metric) } }
+            + [.daily(.mdeAbs, of: .conversion)]
+            + ResultColumn.dailyComparedMetrics.flatMap { metric in ResultColumn.sequential.map { .daily($0, of: metric) } },
         keys: [.offeringID, .date, .group])
 
     /// Per (offering, group, D): the members matured after D days.

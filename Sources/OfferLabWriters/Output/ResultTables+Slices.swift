@@ -16,7 +16,8 @@ extension ResultTables {
                 for (index, group) in result.offering.groups.enumerated() {
                     summary.rows.append(
                         key + [.text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                            + groupMetricValues(slice.groups[index], summary: analysis.summaries[index]))
+                            + groupMetricValues(
+                                slice.groups[index], summary: analysis.summaries[index], hasProceedsAndTrials: slice.hasProceedsAndTrials))
                 }
                 for row in analysis.comparisons { comparisons.rows.append(key + comparisonValues(row)) }
                 srm.rows.append(key + srmValues(analysis.sampleRatioMismatch))

@@ -52,7 +52,7 @@ package enum ResultTables {
     }
 
     /// The values of ``ResultColumn/groupMetrics``: a group's totals and their `summary`.
-    static func groupMetricValues(_ totals: GroupTotals, summary: GroupSummary) -> [ResultValue] {
+    static func groupMetricValues(_ totals: GroupTotals, summary: GroupSummary, hasProceedsAndTrials: Bool = true) -> [ResultValue] {
         let trialRate = totals.trialStarters == 0 ? nil : Double(totals.trialConverters) / Double(totals.trialStarters)
         return [
             .integer(totals.users), .integer(totals.converters), .real(summary.conversionRate), .real(summary.conversionCILow),
@@ -60,6 +60,20 @@ package enum ResultTables {
             .integer(totals.paywallViewers), .integer(totals.purchases), .integer(totals.renewals), .integer(totals.refunds),
             .real(totals.grossRevenue), .real(totals.refundedRevenue), .real(totals.netRevenue), .real(summary.arpu),
             .real(summary.arpuSD), .real(summary.arppu),
+        ]
+            + (hasProceedsAndTrials
+                ? proceedsAndTrialValues(totals) : Array(repeating: .real(nil), count: proceedsAndTrialValues(totals).count))
+    }
+
+    /// docs/analysis.md §8–§9's columns of ``ResultColumn/groupMetrics``: proceeds, per user with its
+    /// standard deviation (the rules of arpu and arpu_sd), then trials and subscribers.
+    static func proceedsAndTrialValues(_ totals: GroupTotals) -> [ResultValue] {
+        let proceeds = totals.proceedsStatistics
+        return [
+            .real(totals.proceedsSum), .real(proceeds.revenueMean), .real(proceeds.revenueVariance.map { $0.squareRoot() }),
+            .integer(totals.trialsConverted),
+            .integer(totals.trialsPending), .integer(totals.trialsLapsed), .integer(totals.trialsUnknown),
+            .real(totals.trialCompletedConversionRate), .integer(totals.activeSubscribers), .integer(totals.churnedSubscribers),
         ]
     }
 
@@ -72,7 +86,9 @@ package enum ResultTables {
                 let capped = statistics.capped?[index]
                 table.rows.append(
                     [.text(result.offering.offeringID), .text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                        + groupMetricValues(result.groups[index], summary: statistics.night.summaries[index])
+                        + groupMetricValues(
+                            result.groups[index], summary: statistics.night.summaries[index],
+                            hasProceedsAndTrials: result.hasProceedsAndTrials)
                         + [
                             .real(result.cappedRevenue?.cap), .real(capped?.arpu ?? nil), .real(capped?.arpuSD ?? nil),
                             .optionalInteger(result.cappedRevenue?.cappedUsers[index]),
@@ -113,12 +129,12 @@ package enum ResultTables {
                         .text(result.offering.offeringID), .text(day.date), .text(group.name), .bool(index == result.controlGroup),
                     ]
                     row += groupMetricValues(day.groups[index], summary: analysis.summaries[index])
-                    func comparison(_ metric: OwnMetric) -> ComparisonResult? {
-                        analysis.comparisons.first { $0.group == group.name && $0.metric.csvName == metric.rawValue }
+                    func comparison(_ metric: String) -> ComparisonResult? {
+                        analysis.comparisons.first { $0.group == group.name && $0.metric.csvName == metric }
                     }
-                    let comparisons = OwnMetric.allCases.map(comparison)
+                    let comparisons = ResultColumn.dailyComparedMetrics.map(comparison)
                     for comparison in comparisons { row += liftValues(comparison) }
-                    row.append(.real(comparison(.conversion)?.mdeAbs ?? nil))
+                    row.append(.real(comparison(OwnMetric.conversion.rawValue)?.mdeAbs ?? nil))
                     for comparison in comparisons { row += sequentialValues(comparison) }
                     table.rows.append(row)
                 }
@@ -166,6 +182,7 @@ package enum ResultTables {
                 table.rows.append([
                     .text(result.offering.offeringID), .text(result.offering.groups[product.group].name), .text(product.productID),
                     .integer(product.purchases), .integer(product.renewals), .integer(product.refunds), .real(product.netRevenue),
+                    .real(product.netProceeds),
                 ])
             }
         }

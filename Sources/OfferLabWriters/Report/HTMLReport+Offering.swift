@@ -95,7 +95,8 @@ struct OfferingSection {
             <table class="results">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Conversion</th>\
             <th scope="col" class="num">Conversion vs control</th><th scope="col" class="num">Revenue per user</th>\
-            <th scope="col" class="num">Revenue per user vs control</th><th scope="col" class="num secondary">Revenue per paying user</th>\
+            <th scope="col" class="num">Revenue per user vs control</th><th scope="col" class="num">Proceeds per user</th>\
+            <th scope="col" class="num">Proceeds per user vs control</th><th scope="col" class="num secondary">Revenue per paying user</th>\
             <th scope="col" class="num secondary">Net revenue</th></tr></thead>
             <tbody>
 
@@ -116,6 +117,10 @@ struct OfferingSection {
             html += versus(group, .conversion)
             html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
             html += versus(group, .arpu)
+            html += cell(
+                group.proceedsPerUser.map { ReportFormat.money($0, currency) } ?? "–",
+                group.netProceeds.map { ["kept \(ReportFormat.money($0, currency))"] } ?? [])
+            html += versus(group, offering.comparison(group.name, named: "proceeds_per_user"), .arpu)
             // Also in "All numbers by group": narrow screens and paper leave these two out to fit.
             html += cell(
                 group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"],
@@ -132,8 +137,32 @@ struct OfferingSection {
             ? "always-valid: it holds however often the report is read, every night included; "
             : "fixed-horizon: it holds only when read once, at a size fixed in advance; "
         html += "“significant” after correcting for \(treatments.count) variant\(treatments.count == 1 ? "" : "s"); "
-        html += "chance to beat control: how likely the variant is truly better than control.</p>\n"
+        html += "chance to beat control: how likely the variant is truly better than control. "
+        html += "Proceeds per user: what the app keeps of it, after the store's commission and VAT.</p>\n"
+        html += trialsNote
         return html
+    }
+
+    /// How many trials have ended and how many still run: a trial conversion difference read
+    /// while many trials run can still change (docs/analysis.md §9).
+    private var trialsNote: String {
+        let groups = offering.groups
+        let pending = groups.reduce(0) { $0 + $1.trialsPending }
+        let ended = groups.reduce(0) { $0 + $1.trialsConverted + $1.trialsLapsed }
+        let unknown = groups.reduce(0) { $0 + $1.trialsUnknown }
+        guard pending + ended + unknown > 0 else { return "" }
+        var parts = ["\(ReportFormat.count(ended)) trial\(ended == 1 ? "" : "s") ended (converted or lapsed)"]
+        if pending > 0 { parts.append("\(ReportFormat.count(pending)) trial\(pending == 1 ? "" : "s") still running") }
+        if unknown > 0 { parts.append("\(ReportFormat.count(unknown)) without an end date") }
+        let rates = groups.compactMap { group in
+            group.trialCompletedConversionRate.map { "\(group.name): \(ReportFormat.percent($0))" }
+        }
+        var text = "Trials: " + parts.joined(separator: ", ") + "."
+        if !rates.isEmpty { text += " Conversion of the ended trials: " + rates.joined(separator: ", ") + "." }
+        if pending > 0 { text += " Trials still running can change these numbers." }
+        let active = groups.map { "\($0.name) \(ReportFormat.count($0.activeSubscribers))" }
+        text += " Active subscribers tonight: " + active.joined(separator: ", ") + "."
+        return "<p class=\"note\">\(text.htmlEscaped)</p>\n"
     }
 
     /// A number with lines of small print under it.
@@ -437,6 +466,18 @@ struct OfferingSection {
             ("Revenue per user", "arpu", { $0.arpu.map(money) ?? "–" }),
             ("Revenue per user, std. dev.", "arpu_sd", { $0.arpuSD.map(money) ?? "–" }),
             ("Revenue per paying user", "arppu", { $0.arppu.map(money) ?? "–" }),
+            ("Net proceeds", "net_proceeds", { $0.netProceeds.map(money) ?? "–" }),
+            ("Proceeds per user", "proceeds_per_user", { $0.proceedsPerUser.map(money) ?? "–" }),
+            ("Trials converted", "trials_converted", { ReportFormat.count($0.trialsConverted) }),
+            ("Trials still running", "trials_pending", { ReportFormat.count($0.trialsPending) }),
+            ("Trials lapsed", "trials_lapsed", { ReportFormat.count($0.trialsLapsed) }),
+            ("Trials without an end date", "trials_unknown", { ReportFormat.count($0.trialsUnknown) }),
+            (
+                "Conversion of ended trials", "trial_completed_conversion_rate",
+                { $0.trialCompletedConversionRate.map(ReportFormat.percent) ?? "–" }
+            ),
+            ("Active subscribers", "active_subscribers", { ReportFormat.count($0.activeSubscribers) }),
+            ("Churned subscribers", "churned_subscribers", { ReportFormat.count($0.churnedSubscribers) }),
         ]
         var html = "<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
         for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name.htmlEscaped)</th>" }

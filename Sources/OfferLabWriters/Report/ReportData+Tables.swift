@@ -73,6 +73,13 @@ extension ReportData {
                 group.revenueCap = row.double(.revenueCap)
                 group.arpuCapped = row.double(.arpuCapped)
                 group.cappedUsers = row.value(.cappedUsers).flatMap { if case .integer(let count) = $0 { count } else { nil } }
+                group.netProceeds = row.double(.netProceeds)
+                group.proceedsPerUser = row.double(.proceedsPerUser)
+                (group.trialsConverted, group.trialsPending, group.trialsLapsed, group.trialsUnknown) = (
+                    row.int(.trialsConverted), row.int(.trialsPending), row.int(.trialsLapsed), row.int(.trialsUnknown)
+                )
+                group.trialCompletedConversionRate = row.double(.trialCompletedConversionRate)
+                (group.activeSubscribers, group.churnedSubscribers) = (row.int(.activeSubscribers), row.int(.churnedSubscribers))
                 group.shownProducts = of(shownProducts).filter { $0.text(.group) == name }
                     .sorted { $0.int(.position) < $1.int(.position) }
                     .map { row in
@@ -147,7 +154,8 @@ struct Row {
             missing(column)
             return nil
         }
-        return values[position]
+        // As the database gives it back: money rounded to the micro-unit.
+        return column.type.written(values[position])
     }
 
     func text(_ column: ResultColumn) -> String? {
@@ -192,7 +200,9 @@ struct Row {
     /// as a comparison of the metric it is a kind of.
     static func familyComparison(_ row: Row) -> Comparison? {
         guard let name = row.text(.metric), OwnMetric(rawValue: name) == nil else { return nil }
-        guard let kind = OwnMetric.allCases.first(where: { name.hasPrefix($0.rawValue + "_") }) else { return nil }
+        // Proceeds per user reads as ARPU does, completed trials' conversion as conversion.
+        let ownKinds: [String: OwnMetric] = ["proceeds_per_user": .arpu, "trial_completed_conversion": .conversion]
+        guard let kind = ownKinds[name] ?? OwnMetric.allCases.first(where: { name.hasPrefix($0.rawValue + "_") }) else { return nil }
         var comparison = comparison(row, kind)
         comparison.familyMetric = name
         return comparison

@@ -136,6 +136,16 @@ struct GroupReport: Sendable, Equatable {
     var arpuCapped: Double?
     /// Users whose revenue the cap lowered; nil when no cap is set.
     var cappedUsers: Int?
+    /// docs/analysis.md §8–§9 (nil/0 from a database written before them).
+    var netProceeds: Double?
+    var proceedsPerUser: Double?
+    var trialsConverted = 0
+    var trialsPending = 0
+    var trialsLapsed = 0
+    var trialsUnknown = 0
+    var trialCompletedConversionRate: Double?
+    var activeSubscribers = 0
+    var churnedSubscribers = 0
     /// In display order.
     var shownProducts: [ShownProduct] = []
     var shownCopy: ShownCopy?

@@ -289,6 +289,8 @@ enum ReportFindings {
         let base = name(comparison.metric)
         guard let family = comparison.familyMetric else { return base }
         if family == "arpu_capped" { return base + ", capped" }
+        if family == "proceeds_per_user" { return "proceeds per user" }
+        if family == "trial_completed_conversion" { return "conversion of ended trials" }
         let days = family.split(separator: "_d").last.flatMap { Int($0) } ?? 0
         return "\(base) within \(days) day\(days == 1 ? "" : "s")"
     }

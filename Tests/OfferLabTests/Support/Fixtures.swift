@@ -60,7 +60,8 @@ struct TablesFixture {
 func logRecord(
     _ event: String, user: String, ts: String, id: String? = nil, transaction: String? = nil, original: String? = nil,
     product: String? = nil, price: String? = nil, currency: String? = nil, offering: String? = nil, group: String? = nil,
-    sandbox: Bool = false, country: String? = nil, platform: String? = nil
+    sandbox: Bool = false, country: String? = nil, platform: String? = nil, expires: String? = nil, store: String? = nil,
+    taxShare: Int32? = nil, commissionShare: Int32? = nil
 ) -> LogRecord {
     var record = LogRecord()
     func put(_ value: String?) -> Range<Int>? {
@@ -84,6 +85,10 @@ func logRecord(
     record.isSandbox = sandbox
     record.country = put(country)
     record.platform = put(platform)
+    record.expiresAt = expires.map { try! #require(UTCTime.parseAsOf($0)) }
+    record.store = put(store)
+    record.taxShare = taxShare
+    record.commissionShare = commissionShare
     return record
 }
 
@@ -91,7 +96,8 @@ func logRecord(
 func analyse(
     _ tables: TablesFixture, _ events: [LogRecord], asOf: String = "2026-03-20", rates: [String: Double] = ["USD": 1, "EUR": 2],
     window: Double? = nil, offerings: [String] = ["test"], control: String? = nil, revenueCap: RevenueCapRule? = nil,
-    maturityDays: [Int] = [], slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels
+    maturityDays: [Int] = [], slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels,
+    proceeds: ProceedsSettings = ProceedsSettings()
 ) async throws -> NightResults {
     let folder = try TemporaryFolder()
     let path = folder.file("tables.sqlite")
@@ -101,7 +107,7 @@ func analyse(
     let asOfMicros = try #require(UTCTime.parseAsOf(asOf))
     let population = try Population.load(from: source, catalog: catalog, asOf: asOfMicros)
     var batch = EventBatch(fileIndex: 0)
-    batch.keptSliceFields = SliceFields(slices)
+    batch.keptSliceFields = SliceFields(proceeds.taxRates.isEmpty || slices.contains(.country) ? slices : slices + [.country])
     for record in events {
         withUnsafePointer(to: record) { batch.add($0, asOf: asOfMicros) }
     }
@@ -111,7 +117,8 @@ func analyse(
     let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
     return try await NightlyRun.analyse(
         catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
-        control: control, revenueCap: revenueCap, maturityDays: maturityDays, slices: slices, maxSliceLevels: maxSliceLevels)
+        control: control, revenueCap: revenueCap, maturityDays: maturityDays, slices: slices, maxSliceLevels: maxSliceLevels,
+        proceeds: proceeds)
 }
 
 /// The sample data set (`jobs/sample.yaml`): its population, and its log files read into a store,

@@ -1,0 +1,91 @@
+import OfferLabIngest
+import OfferLabStoreSources
+import OfferLabSupport
+
+/// What the stores and the states keep of a charge (docs/analysis.md §8): the job's VAT rates
+/// per country, the store an event without `store` was charged by, and the commissions.
+public struct ProceedsSettings: Sendable, Equatable {
+    /// The VAT rate r per country code (as the logs write it); a country not named: 0.
+    public var taxRates: [String: Double] = [:]
+    /// The store of an event without `store`.
+    public var defaultStore = ProceedsSettings.appStore
+    /// The App Store Small Business Program: 15 % on every charge.
+    public var appStoreSmallBusiness = false
+    /// The commission of every store but `app_store` and `play_store`; a store not named: 0.
+    public var commissions: [String: Double] = [:]
+
+    public static let appStore = "app_store"
+    public static let playStore = "play_store"
+    /// The App Store's commission, its reduced one (Small Business Program, and a renewal after
+    /// the chain's first year of paid service), and Google Play's.
+    public static let appStoreCommission = 0.30
+    public static let reducedCommission = 0.15
+    public static let playStoreCommission = 0.15
+
+    public init() {}
+
+    /// The commission of a charge by `store` (nil: `defaultStore`); `pastFirstYear`: a renewal
+    /// whose chain's first paid charge is at least 365 days before it.
+    public func commission(store: String?, pastFirstYear: Bool) -> Double {
+        switch store ?? defaultStore {
+        case Self.appStore: appStoreSmallBusiness || pastFirstYear ? Self.reducedCommission : Self.appStoreCommission
+        case Self.playStore: Self.playStoreCommission
+        case let other: commissions[other] ?? 0
+        }
+    }
+
+    /// The VAT share t = r/(1+r) of a VAT-inclusive price paid in `country` (nil: 0).
+    public func taxShare(country: String?) -> Double {
+        guard let country, let rate = taxRates[country] else { return 0 }
+        return rate / (1 + rate)
+    }
+
+    /// Why `rate` cannot be a VAT rate or a commission, or nil.
+    static func rateProblem(_ rate: Double) -> String? {
+        rate.isFinite && rate >= 0 && rate < 1 ? nil : "must be from 0 to less than 1 (0.2 for 20 %)"
+    }
+
+    /// Why `country` cannot be a country of `tax_rates`, or nil.
+    static func countryProblem(_ country: String) -> String? {
+        CountryCode.alpha2.contains(country)
+            ? nil : "'\(country)' is not an ISO 3166-1 alpha-2 country code (as the logs' country: US, DE, JP)"
+    }
+}
+
+/// A tax rates file: CSV or TSV with the columns `country` and `rate` (a header row).
+enum TaxRatesFile {
+    static func read(path: String) throws -> [String: Double] {
+        guard let format = TableFormat(fileName: path) else {
+            throw OfferLabError(
+                .badJob, "tax_rates_file: \(path) must be a .csv or .tsv file (gzipped or not)",
+                location: .init(path: path, jobKey: "tax_rates_file"))
+        }
+        func lineFailure(_ line: Int, _ problem: String) -> OfferLabError {
+            OfferLabError(
+                .badJob, "tax_rates_file: \(path) line \(line): \(problem)",
+                location: .init(path: path, line: line, jobKey: "tax_rates_file"))
+        }
+        var rates: [String: Double] = [:]
+        do {
+            let reader = try TableFileReader(path: path, format: format)
+            let columns = try reader.requireColumns(["country", "rate"])
+            try reader.forEachRow { row in
+                guard row.problem == nil, let country = row.string(at: columns[0]), !country.isEmpty,
+                    let rate = row.double(at: columns[1])
+                else {
+                    throw lineFailure(row.lineNumber, "expected a country code and a rate")
+                }
+                if let problem = ProceedsSettings.countryProblem(country) { throw lineFailure(row.lineNumber, problem) }
+                if let problem = ProceedsSettings.rateProblem(rate) {
+                    throw lineFailure(row.lineNumber, "the rate of \(country) (\(rate)) \(problem)")
+                }
+                guard rates.updateValue(rate, forKey: country) == nil else {
+                    throw lineFailure(row.lineNumber, "\(country) appears twice")
+                }
+            }
+        } catch let error as IngestError {
+            throw OfferLabError(.badJob, context: "tax_rates_file: ", error, jobKey: "tax_rates_file")
+        }
+        return rates
+    }
+}

@@ -1,0 +1,84 @@
+"""§2.12 (proceeds) and §2.13 (trials and subscriptions), worked by hand.
+
+One offering `test` with groups control (10) and treatment (11); as_of 2026-03-16T00:00:00Z;
+USD report currency.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from conftest import event, make_dataset, purchase, run
+
+HEADER = "user_id,subscription_offering_id,offering_group_id,assigned_at\n"
+A = "2026-03-01T00:00:00Z"
+AS_OF = "2026-03-16T00:00:00Z"
+
+
+def assign(*users: str, at: str = A) -> str:
+    return HEADER + "".join(f"{user},1,10,{at}\n" for user in users)
+
+
+def close(text: str, value: float) -> bool:
+    return math.isclose(float(text), value, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_a_chain_crossing_its_first_year(tmp_path: Path, tmp_out: Path):
+    # The chain's first charge is before the assignment (not counted, but the store's year
+    # starts there): 364 days later 30 %, 365 days later 15 %; without original id 30 %.
+    events = [
+        purchase("u1", "2025-03-01T00:00:00Z", "p1", price=100, original_transaction_id="o1"),
+        event("u1", "renewal", "2026-02-28T00:00:00Z", product_id="p1", transaction_id="r1", original_transaction_id="o1", price=100, currency="USD"),
+        event("u1", "renewal", "2026-03-01T00:00:00Z", product_id="p1", transaction_id="r2", original_transaction_id="o1", price=100, currency="USD"),
+        event("u1", "renewal", "2026-03-02T00:00:00Z", product_id="p1", transaction_id="r3", price=100, currency="USD"),
+    ]
+    out = run(make_dataset(tmp_path, assignments=assign("u1", at="2025-06-01T00:00:00Z"), events=events), tmp_out)
+    row = out.group("test", "control")
+    assert row["net_revenue"] == "300"
+    assert close(row["net_proceeds"], 70 + 85 + 70)
+
+
+def test_a_prorated_refund_and_vat(tmp_path: Path, tmp_out: Path):
+    # c1 on Play: 10 -> 8.5, a refund of 4 takes back 8.5 x 4/10 = 3.4: 5.1. d1 in DE (19 %):
+    # 11.9 / 1.19 x 0.7 = 7. f1 in FR (no rate): 7. r1 with RevenueCat's shares: 10 x 0.75.
+    events = [
+        purchase("c1", "2026-03-02T00:00:00Z", "a", store="play_store"),
+        event("c1", "refund", "2026-03-03T00:00:00Z", product_id="p1", transaction_id="a", price=4, currency="USD"),
+        purchase("d1", "2026-03-02T00:00:00Z", "b", price="11.9", country="DE"),
+        purchase("f1", "2026-03-02T00:00:00Z", "c", country="FR"),
+        purchase("r1", "2026-03-02T00:00:00Z", "d", country="DE", tax_percentage=0.1, commission_percentage="0.15"),
+    ]
+    job = make_dataset(tmp_path, assignments=assign("c1", "d1", "f1", "r1"), events=events, job="tax_rates: {DE: 0.19}")
+    row = run(job, tmp_out).group("test", "control")
+    assert close(row["net_proceeds"], 5.1 + 7 + 7 + 7.5)
+    assert close(row["proceeds_per_user"], (5.1 + 7 + 7 + 7.5) / 4)
+
+
+def test_trials_and_subscribers_as_of_the_night(tmp_path: Path, tmp_out: Path):
+    trial = lambda user, ts, txn, **fields: event(user, "trial_start", ts, product_id="p1", transaction_id=txn, **fields)
+    events = [
+        trial("t1", "2026-03-09T00:00:00Z", "t1t", expires_at=AS_OF),  # ends exactly at as_of: lapsed
+        trial("t2", "2026-03-14T00:00:00Z", "t2t", expires_at="2026-03-21T00:00:00Z"),  # pending
+        trial("t3", "2026-03-10T00:00:00Z", "t3t"),  # no end: unknown
+        trial("t4", "2026-03-02T00:00:00Z", "t4t"),  # converted without expires_at: churned
+        purchase("t4", "2026-03-09T00:00:00Z", "t4p"),
+        purchase("s1", "2026-03-10T00:00:00Z", "s1p", expires_at="2026-04-10T00:00:00Z"),  # refunded: churned
+        event("s1", "refund", "2026-03-11T00:00:00Z", product_id="p1", transaction_id="s1p", price=1, currency="USD"),
+        purchase("s2", "2026-03-10T00:00:00Z", "s2p", expiresAt="2026-04-10T00:00:00Z"),  # active
+    ]
+    row = run(make_dataset(tmp_path, assignments=assign("t1", "t2", "t3", "t4", "s1", "s2"), events=events), tmp_out).group("test", "control")
+    assert [row[c] for c in ("trials_converted", "trials_pending", "trials_lapsed", "trials_unknown")] == ["1", "1", "1", "1"]
+    assert row["trial_completed_conversion_rate"] == "0.5"
+    assert (row["active_subscribers"], row["churned_subscribers"]) == ("1", "2")
+
+
+def test_a_bad_fee_share_is_an_invalid_field(tmp_path: Path, tmp_out: Path):
+    events = [
+        purchase("u1", "2026-03-02T00:00:00Z", "a", tax_percentage=0.6, commission_percentage=0.4),
+        purchase("u1", "2026-03-02T00:00:00Z", "b", tax_percentage=-0.1, commission_percentage=0.3),
+        purchase("u1", "2026-03-02T00:00:00Z", "c", expires_at="2026-02-30T00:00:00Z"),  # valid, no expires_at
+    ]
+    out = run(make_dataset(tmp_path, assignments=assign("u1"), events=events), tmp_out)
+    assert out.counter("malformed_invalid_field") == 2
+    assert out.group("test", "control")["purchases"] == "1"
