@@ -520,13 +520,13 @@ struct JobValues {
         }
         if let store = try optionalText("default_store") {
             guard !store.isEmpty else { throw fail("default_store", "name a store: app_store, play_store or one of commission:") }
-            settings.defaultStore = store
+            settings.defaultStore = store.lowercased()
         }
         settings.appStoreSmallBusiness = try flag("app_store_small_business")
         if let node = values["commission"], node.null == nil {
             guard let mapping = node.mapping else { throw fail("commission", "expected a mapping like {amazon: 0.2}") }
             for (storeNode, rateNode) in mapping {
-                let store = storeNode.string ?? ""
+                let store = (storeNode.string ?? "").lowercased()
                 guard !store.isEmpty else { throw fail("commission", "a store is not text") }
                 guard store != ProceedsSettings.appStore && store != ProceedsSettings.playStore else {
                     throw fail(

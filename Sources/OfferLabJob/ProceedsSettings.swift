@@ -7,11 +7,12 @@ import OfferLabSupport
 public struct ProceedsSettings: Sendable, Equatable {
     /// The VAT rate r per country code (as the logs write it); a country not named: 0.
     public var taxRates: [String: Double] = [:]
-    /// The store of an event without `store`.
+    /// The store of an event without `store` (lower-case).
     public var defaultStore = ProceedsSettings.appStore
     /// The App Store Small Business Program: 15 % on every charge.
     public var appStoreSmallBusiness = false
-    /// The commission of every store but `app_store` and `play_store`; a store not named: 0.
+    /// The commission of every store but `app_store` and `play_store` (lower-case names); a
+    /// store not named: 0.
     public var commissions: [String: Double] = [:]
 
     public static let appStore = "app_store"
@@ -25,9 +26,11 @@ public struct ProceedsSettings: Sendable, Equatable {
     public init() {}
 
     /// The commission of a charge by `store` (nil: `defaultStore`); `pastFirstYear`: a renewal
-    /// whose chain's first paid charge is at least 365 days before it.
+    /// whose chain's first paid charge is at least 365 days before it. Stores are matched in any
+    /// case (contract §1.6: RevenueCat's `PLAY_STORE` is `play_store`); the job's names are
+    /// kept lower-case.
     public func commission(store: String?, pastFirstYear: Bool) -> Double {
-        switch store ?? defaultStore {
+        switch store?.lowercased() ?? defaultStore {
         case Self.appStore: appStoreSmallBusiness || pastFirstYear ? Self.reducedCommission : Self.appStoreCommission
         case Self.playStore: Self.playStoreCommission
         case let other: commissions[other] ?? 0

@@ -505,7 +505,8 @@ extension ScriptBuilder {
                 WHERE event IN \(chargeEvents) AND original_transaction_id IS NOT NULL GROUP BY original_transaction_id
                 """))
         let year = 365 * Timestamp.microsecondsPerDay
-        let store = "coalesce(e.store, \(t(settings.defaultStore)))"
+        // Stores are matched in any case (contract §1.6); the job's names are lower-case.
+        let store = "coalesce(lower(e.store), \(t(settings.defaultStore)))"
         let reduced =
             settings.appStoreSmallBusiness
             ? "TRUE" : "(e.event = 'renewal' AND s.first_charge IS NOT NULL AND e.ts - s.first_charge >= \(year))"

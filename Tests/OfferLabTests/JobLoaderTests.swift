@@ -97,6 +97,7 @@ import Testing
         ("commission: {amazon: 1}", "commission"),
         ("commission: {amazon: -0.2}", "commission"),
         ("commission: {app_store: 0.1}", "commission"),
+        ("commission: {Play_Store: 0.1}", "commission"),
         ("default_store: \"\"", "default_store"),
         ("app_store_small_business: yes", "app_store_small_business"),
     ])

@@ -98,6 +98,20 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
         expectClose(play.offerings[0].groups[0].proceedsSum, 8.5)
     }
 
+    /// Stores are matched in any case (contract §1.6): RevenueCat's `PLAY_STORE` pays Google Play's
+    /// 15 %, `App_Store` the App Store's 30 %, and a job's `Amazon` commission applies to `amazon`.
+    @Test func storesAreMatchedInAnyCase() async throws {
+        var settings = ProceedsSettings()
+        settings.commissions = ["amazon": 0.2]
+        let events = [
+            charge("p", "2026-03-02T00:00:00Z", "10", transaction: "a", store: "PLAY_STORE"),  // 8.5
+            charge("a", "2026-03-02T00:00:00Z", "10", transaction: "b", store: "App_Store"),  // 7
+            charge("m", "2026-03-02T00:00:00Z", "10", transaction: "c", store: "AMAZON"),  // 8
+        ]
+        let results = try await analyse(assigned(["p", "a", "m"]), events, proceeds: settings)
+        expectClose(results.offerings[0].groups[0].proceedsSum, 8.5 + 7 + 8)
+    }
+
     /// Proceeds per user are compared as ARPU is: the same row computed on the proceeds' sums.
     @Test func proceedsPerUserRowsAreARPURowsOnProceeds() async throws {
         let events = [

@@ -1122,14 +1122,15 @@ class Proceeds:
     chain_starts: dict[str, int] = field(default_factory=dict)
 
     def commission(self, event: Event) -> float:
-        store = event.store if event.store is not None else self.default_store
+        # Stores are matched in any case (contract 1.6: RevenueCat's PLAY_STORE is play_store).
+        store = event.store.lower() if event.store is not None else self.default_store.lower()
         if store == "app_store":
             start = self.chain_starts.get(event.original_transaction_id) if event.original_transaction_id is not None else None
             past_first_year = (event.event == "renewal" and start is not None and event.ts - start >= 365 * MICROS_PER_DAY)
             return 0.15 if self.app_store_small_business or past_first_year else 0.30
         if store == "play_store":
             return 0.15
-        return self.commissions.get(store, 0.0)
+        return {name.lower(): rate for name, rate in self.commissions.items()}.get(store, 0.0)
 
     def of_charge(self, event: Event, report_price: float) -> float:
         if event.tax_share is not None and event.commission_share is not None:
