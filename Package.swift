@@ -57,7 +57,7 @@ let package = Package(
             ]
         ),
         // Synthetic data sets in the input formats (`offerlab generate`).
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"]),
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "OfferLabStatistics", "CZlib"]),
         // The pipeline, one target per layer, each depending only on those before it (bytes to
         // reports; docs/architecture.md, checked by LayerTests):
         // What every layer shares: errors, concurrency, interning, folders, SQLite, progress.
@@ -125,12 +125,13 @@ let package = Package(
         // What the test targets share: temporary folders and files.
         .target(name: "OfferLabTestSupport", dependencies: ["OfferLabGenerate"], path: "Tests/OfferLabTestSupport"),
         .testTarget(
-            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
-        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabGenerate"]),
-        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabTestSupport"]),
+            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
+        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabStatistics"]),
+        .testTarget(
+            name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabStatistics", "OfferLabTestSupport"]),
         .testTarget(
             name: "OfferLabStoreSourcesTests", dependencies: ["OfferLabStoreSources", "OfferLabGenerate", "OfferLabTestSupport"]),
-        .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
+        .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest", "OfferLabStatistics"]),
         .testTarget(
             name: "OfferLabTests",
             dependencies: [
