@@ -79,11 +79,15 @@ let package = Package(
         // Clean-up, attribution, the daily series and slices: the per-group sufficient statistics.
         .target(
             name: "OfferLabAnalysis",
-            dependencies: ["OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics"],
+            dependencies: [
+                "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
+                "OfferLabProjection",
+            ],
             swiftSettings: releaseSpeed),
         // The typed night: the analysis's results and their statistics.
         .target(
-            name: "OfferLabResults", dependencies: ["OfferLabAnalysis", "OfferLabEvents", "OfferLabSupport", "OfferLabStatistics"],
+            name: "OfferLabResults",
+            dependencies: ["OfferLabAnalysis", "OfferLabEvents", "OfferLabSupport", "OfferLabStatistics", "OfferLabProjection"],
             swiftSettings: releaseSpeed),
         // The writers: result tables, CSV files, the results database, the HTML report.
         .target(
@@ -91,7 +95,7 @@ let package = Package(
             dependencies: [
                 "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport",
                 "OfferLabIngest",
-                "OfferLabStatistics",
+                "OfferLabStatistics", "OfferLabProjection",
             ],
             swiftSettings: releaseSpeed),
         // The warehouse route: the SQL generator, and `offerlab stats` on the sums it computes.

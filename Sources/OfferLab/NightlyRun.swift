@@ -142,6 +142,7 @@ public enum NightlyRun {
             try RunChecks.filesWithoutValidLines(results.ingest)
             + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
+            + RunChecks.projectionWithoutPeriods(results.offerings)
         return results
     }
 
@@ -183,9 +184,11 @@ public enum NightlyRun {
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
-        let context = AttributionContext(
+        var attribution = AttributionContext(
             labels: store.labels, rates: rates, windowDays: windowDays, asOf: asOf, maturityDays: maturityDays,
             keepsPositiveRevenues: revenueCap != nil)
+        attribution.projection = ProjectionCatalog(catalog, labels: store.labels)
+        let context = attribution
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }

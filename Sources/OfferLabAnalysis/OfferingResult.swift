@@ -104,11 +104,14 @@ public struct OfferingResult: Sendable {
     public var matured: [MaturedGroups] = []
     /// Per slice field (in the job's order), its levels in output order (docs/analysis.md §7).
     public var slices: [SliceResult] = []
+    /// The members as the 365-day projection reads them (contract §2.14); nil when the
+    /// members are not known (`offerlab stats` on sums).
+    public var projection: ProjectionInputs?
 
     package init(
         offering: Offering, controlGroup: Int, groups: [GroupTotals], products: [ProductTotals], quality: OfferingQuality,
         unconvertibleEvents: [(currency: String, events: Int)] = [], daily: [DailyTotals] = [], cappedRevenue: CappedRevenue? = nil,
-        matured: [MaturedGroups] = [], slices: [SliceResult] = []
+        matured: [MaturedGroups] = [], slices: [SliceResult] = [], projection: ProjectionInputs? = nil
     ) {
         self.offering = offering
         self.controlGroup = controlGroup
@@ -120,6 +123,7 @@ public struct OfferingResult: Sendable {
         self.cappedRevenue = cappedRevenue
         self.matured = matured
         self.slices = slices
+        self.projection = projection
     }
 
     /// The further comparisons of the night (docs/analysis.md §4b, §4c): capped revenue, then each maturity.

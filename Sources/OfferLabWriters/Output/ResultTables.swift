@@ -15,7 +15,8 @@ package enum ResultTables {
     ) {
         let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
         let summary = summaryTable(results.offerings, statistics: statistics)
-        let comparisons = comparisonsTable(analyses)
+        let comparisons = withProjectedRows(
+            comparisonsTable(analyses), offerings: results.offerings, statistics: statistics, alpha: job.alpha)
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
@@ -27,10 +28,12 @@ package enum ResultTables {
         // Only a job that slices writes the slice files. The database always gets the slice
         // tables, empty without slices, so that a night re-run without them drops its old rows.
         let slices = sliceTables(results.offerings, statistics: statistics)
+        let projection = projectionTable(results.offerings, statistics: statistics)
         return (
-            [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices),
+            [summary, comparisons, srm, products, quality, daily, maturity, rejects, skippedFiles] + (job.slices.isEmpty ? [] : slices)
+                + [projection],
             [summary, comparisons, srm, products, quality, daily, maturity, rejectedMoneyTable(results.ingest.rejectedMoney)] + shown
-                + slices
+                + slices + [projection]
         )
     }
 
