@@ -8,6 +8,7 @@ import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
 import OfferLabWriters
+import Synchronization
 
 /// What a finished run reports back to the command line.
 public struct RunReport: Sendable {
@@ -226,7 +227,15 @@ public enum NightlyRun {
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming an offering whose totals the statistics reject.
     static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
-        try results.offerings.map { try OfferingStatistics($0, alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+        // The offerings side by side, on every core: the projection's draws are most of this
+        // step, and each offering draws from its own seed, so nothing depends on the order.
+        let offerings = results.offerings
+        let computed = Mutex([Int: Result<OfferingStatistics, any Error>]())
+        DispatchQueue.concurrentPerform(iterations: offerings.count) { index in
+            let statistics = Result { try OfferingStatistics(offerings[index], alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+            computed.withLock { $0[index] = statistics }
+        }
+        return try computed.withLock { all in try offerings.indices.map { try all[$0]!.get() } }
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far

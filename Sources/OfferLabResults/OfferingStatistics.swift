@@ -49,13 +49,18 @@ extension OfferingStatistics {
             do {
                 return try projectOffering(
                     groups: inputs.groups, control: result.controlGroup, products: inputs.products,
-                    configuration: ProjectionConfiguration(asOf: inputs.asOf, alpha: alpha, horizonDays: inputs.horizonDays),
+                    configuration: ProjectionConfiguration(
+                        asOf: inputs.asOf, alpha: alpha, horizonDays: inputs.horizonDays, replicates: Self.projectionReplicates),
                     using: &generator)
             } catch {
                 throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): projection: \(error)", cause: error)
             }
         }
     }
+
+    /// Draws per group: the calibration study's (docs/projection-calibration.md), at half the
+    /// cost of the method's default 2 000 (docs/performance.md).
+    package static let projectionReplicates = 1000
 
     /// The seed of an offering's projection draws (docs/statistics.md, "The night's seed"): from
     /// the night's `as_of` and the `offering_id` alone, so the same inputs give the same
