@@ -143,7 +143,7 @@ import Testing
         #expect(report.contains(OfferingSection.projectionAssumes.htmlEscaped))
         #expect(report.contains("projected from 10 of 365 days"))
         #expect(report.contains("not estimated: somewhere in USD 19.99 to"))
-        #expect(report.contains("no member has paid yet"))
+        #expect(report.contains("Not estimated for control: no member has paid yet."))
         // `offerlab report --db` rebuilds the same page from the database alone.
         let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
         #expect(rebuilt.status == 0 && rebuilt.standardOutput == report)

@@ -32,12 +32,25 @@ extension OfferingSection {
             if let value = row.projectedARPU365 {
                 html += cell(money(value), [bounds.map { "interval \($0)" } ?? "", observed])
             } else {
-                html += forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "", row.reason, observed])
+                html += forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "not estimated", observed])
             }
             html += versusControl(row, group: group, money: money)
             html += "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
+        // Why a value is empty, once per reason, with the groups it holds for.
+        var reasons: [(reason: String, groups: [String])] = []
+        for row in offering.projection where !row.reason.isEmpty {
+            if let index = reasons.firstIndex(where: { $0.reason == row.reason }) {
+                reasons[index].groups.append(row.group)
+            } else {
+                reasons.append((row.reason, [row.group]))
+            }
+        }
+        for (reason, groups) in reasons {
+            html +=
+                "<p class=\"note empty-rows\">Not estimated for \(groups.joined(separator: ", ").htmlEscaped): \(reason.htmlEscaped).</p>\n"
+        }
         html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
         html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
         html += "the remaining year would fall in \(level) of the time if the assumptions hold; "
