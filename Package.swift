@@ -59,7 +59,7 @@ let package = Package(
         ),
         // Synthetic data sets in the input formats (`offerlab generate`); the App Store's form is
         // signed with the stores' test signer.
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabStoreSources", "OfferLabIngest", "CZlib"]),
+        .target(name: "OfferLabGenerate", dependencies: ["OfferLabStoreSources", "OfferLabIngest", "OfferLabStatistics", "CZlib"]),
         // The pipeline, one target per layer, each depending only on those before it (bytes to
         // reports; docs/architecture.md, checked by LayerTests):
         // What every layer shares: errors, concurrency, interning, folders, SQLite, progress.
@@ -83,11 +83,15 @@ let package = Package(
         // Clean-up, attribution, the daily series and slices: the per-group sufficient statistics.
         .target(
             name: "OfferLabAnalysis",
-            dependencies: ["OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics"],
+            dependencies: [
+                "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
+                "OfferLabProjection",
+            ],
             swiftSettings: releaseSpeed),
         // The typed night: the analysis's results and their statistics.
         .target(
-            name: "OfferLabResults", dependencies: ["OfferLabAnalysis", "OfferLabEvents", "OfferLabSupport", "OfferLabStatistics"],
+            name: "OfferLabResults",
+            dependencies: ["OfferLabAnalysis", "OfferLabEvents", "OfferLabSupport", "OfferLabStatistics", "OfferLabProjection"],
             swiftSettings: releaseSpeed),
         // The writers: result tables, CSV files, the results database, the HTML report.
         .target(
@@ -95,7 +99,7 @@ let package = Package(
             dependencies: [
                 "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport",
                 "OfferLabIngest",
-                "OfferLabStatistics",
+                "OfferLabStatistics", "OfferLabProjection",
             ],
             swiftSettings: releaseSpeed),
         // The warehouse route: the SQL generator, and `offerlab stats` on the sums it computes.
@@ -129,12 +133,13 @@ let package = Package(
         // What the test targets share: temporary folders and files.
         .target(name: "OfferLabTestSupport", dependencies: ["OfferLabGenerate"], path: "Tests/OfferLabTestSupport"),
         .testTarget(
-            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabGenerate"], resources: [.copy("Reference")]),
-        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabGenerate"]),
-        .testTarget(name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabTestSupport"]),
+            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
+        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabStatistics"]),
+        .testTarget(
+            name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabStatistics", "OfferLabTestSupport"]),
         .testTarget(
             name: "OfferLabStoreSourcesTests", dependencies: ["OfferLabStoreSources", "OfferLabGenerate", "OfferLabTestSupport"]),
-        .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest"]),
+        .testTarget(name: "OfferLabGenerateTests", dependencies: ["OfferLabGenerate", "OfferLabIngest", "OfferLabStatistics"]),
         .testTarget(
             name: "OfferLabTests",
             dependencies: [

@@ -18,8 +18,11 @@ let package = Package(
         .target(
             name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
             swiftSettings: releaseSpeed),
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "CZlib"], path: "Sources/OfferLabGenerate"),
+        .target(name: "OfferLabStatistics", path: "Sources/OfferLabStatistics"),
+        .target(
+            name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "OfferLabStatistics", "CZlib"], path: "Sources/OfferLabGenerate"),
         .executableTarget(
-            name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate"], path: "Sources/ingest-benchmark"),
+            name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabStatistics"],
+            path: "Sources/ingest-benchmark"),
     ]
 )

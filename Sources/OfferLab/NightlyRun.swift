@@ -8,6 +8,7 @@ import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
 import OfferLabWriters
+import Synchronization
 
 /// What a finished run reports back to the command line.
 public struct RunReport: Sendable {
@@ -157,6 +158,7 @@ public enum NightlyRun {
             try RunChecks.filesWithoutValidLines(results.ingest)
             + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
+            + RunChecks.projectionWithoutPeriods(results.offerings)
         return results
     }
 
@@ -198,10 +200,12 @@ public enum NightlyRun {
     ) async throws -> NightResults {
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
         progress?.say("\(events.events.count) events after clean-up")
-        let context = AttributionContext(
+        var attribution = AttributionContext(
             labels: store.labels, rates: rates, windowDays: windowDays, asOf: asOf, maturityDays: maturityDays,
             keepsPositiveRevenues: revenueCap != nil, proceeds: proceeds,
             chainStarts: events.chainStarts(transactionCount: store.transactions.count))
+        attribution.projection = ProjectionCatalog(catalog, labels: store.labels)
+        let context = attribution
         let ordered = offerings.sorted {
             catalog.offerings[$0].offeringID.utf8.lexicographicallyPrecedes(catalog.offerings[$1].offeringID.utf8)
         }
@@ -239,7 +243,15 @@ public enum NightlyRun {
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming an offering whose totals the statistics reject.
     static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
-        try results.offerings.map { try OfferingStatistics($0, alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+        // The offerings side by side, on every core: the projection's draws are most of this
+        // step, and each offering draws from its own seed, so nothing depends on the order.
+        let offerings = results.offerings
+        let computed = Mutex([Int: Result<OfferingStatistics, any Error>]())
+        DispatchQueue.concurrentPerform(iterations: offerings.count) { index in
+            let statistics = Result { try OfferingStatistics(offerings[index], alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+            computed.withLock { $0[index] = statistics }
+        }
+        return try computed.withLock { all in try offerings.indices.map { try all[$0]!.get() } }
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far

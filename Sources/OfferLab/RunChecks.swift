@@ -30,6 +30,19 @@ enum RunChecks {
         ]
     }
 
+    /// Products that renewed although the catalog gives them no billing period (no `type`, one
+    /// the projection does not know, or no group lists them): the projection predicts no renewal
+    /// of them (docs/statistics.md, "The projection in a run"), one warning per offering.
+    static func projectionWithoutPeriods(_ offerings: [OfferingResult]) -> [String] {
+        offerings.compactMap { result in
+            guard let renewed = result.projection?.renewalsWithoutPeriod, !renewed.isEmpty else { return nil }
+            let products = renewed.map { "\($0.productID.isEmpty ? "products no group lists" : $0.productID) (\($0.renewals))" }
+            return "offering \(result.offering.offeringID): renewals of products without a billing period in the catalog "
+                + "(type weekly, monthly, yearly or …_pass): \(products.joined(separator: ", ")); the 365-day projection predicts no "
+                + "further renewal of them: give them a type"
+        }
+    }
+
     /// Log files that yielded no valid line (a file of junk bytes, a CSV file with a foreign
     /// header, an empty file): one warning naming them, as the night may well pass without them.
     static func filesWithoutValidLines(_ ingest: IngestCounters) -> [String] {

@@ -29,6 +29,8 @@ package struct AttributionContext {
     /// Per transaction id: the time of the earliest purchase or renewal that survived clean-up
     /// with that `original_transaction_id` (`Int64.max`: none): its chain's first paid charge.
     let chainStarts: [Int64]
+    /// The products' billing periods, for the projection's inputs (`ProjectionMembers`).
+    package var projection = ProjectionCatalog.none
 
     package init(
         labels: ByteStringInterner, rates: [String: Double], windowDays: Double?, asOf: Int64, maturityDays: [Int],
@@ -127,6 +129,11 @@ struct ProductContribution: Sendable {
     var money: (currency: Int32, gross: Int64, refunded: Int64)?
     /// What the app keeps of a charge, or (negative) what a refund takes back (docs/analysis.md §8).
     var proceeds = 0.0
+    /// The charge's subscription chain and product, for the projection (`ProjectionMembers`):
+    /// its `original_transaction_id` (-1 when absent) and `product_id`; a refund's are those of
+    /// the charge it refunds.
+    var chain: Int32
+    var chargeProduct: Int32
 }
 
 /// What a run of members of one offering contributes (`Attribution.evaluate`), summed. Runs
@@ -149,6 +156,8 @@ package struct MemberContributions: Sendable {
     var matured: [[MaturedSums]]
     /// Per slice field and level (docs/analysis.md §7): the members who are not excluded.
     var slices: SliceSums
+    /// The projection's inputs (contract §2.14): the members who are not excluded, in user order.
+    var projection: ProjectionMembers
 }
 
 /// The sums (docs/analysis.md §4c) of one group's members matured after D days: counts exact, money exact until
@@ -191,6 +200,7 @@ package struct OfferingSums {
     private var matured: [[MaturedSums]]
     package private(set) var series: DailySeries
     private var slices: SliceSums
+    private var projection: ProjectionMembers
 
     package init(
         offeringIndex: Int, catalog: OfferingCatalog, population: Population, asOf: Int64, maturities: Int = 0, slices: [SliceField] = []
@@ -205,6 +215,8 @@ package struct OfferingSums {
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
         series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
         self.slices = SliceSums(fields: slices, groupCount: groupCount)
+        projection = ProjectionMembers(groups: catalog.offerings[offeringIndex].groups.map(\.name))
+        projection.reserveMembers(population.members[offeringIndex].count)
     }
 
     /// Adds the contributions of the next members.
@@ -221,6 +233,7 @@ package struct OfferingSums {
             for group in groups.indices { matured[maturity][group].add(contributions.matured[maturity][group]) }
         }
         slices.add(contributions.slices)
+        projection.add(contributions.projection)
         for (group, contribution) in contributions.products {
             let key = ProductKey(group: Int(group), product: contribution.product)
             let index: Int
@@ -268,7 +281,8 @@ package struct OfferingSums {
             daily: series.days(),
             cappedRevenue: revenueCap.map(cappedRevenue),
             matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) },
-            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels))
+            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels),
+            projection: projection.inputs(context: context))
     }
 
     /// docs/analysis.md §4b: the cap over every group's positive revenues, and each group's sums with every
@@ -319,7 +333,8 @@ package enum Attribution {
                 groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
                 matured: Array(
                     repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count),
-                slices: SliceSums(fields: slices, groupCount: offering.groups.count))
+                slices: SliceSums(fields: slices, groupCount: offering.groups.count),
+                projection: ProjectionMembers(groups: offering.groups.map(\.name)))
             // The night's evaluation and its products, kept while the series evaluates the days.
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
@@ -357,6 +372,8 @@ package enum Attribution {
                     guard end <= context.asOf else { continue }
                     try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
                 }
+                contributions.projection.addMember(
+                    group: Int(group), assignedAt: member.membership.assignedAt, events: scratch.products, context: context)
                 if !slices.isEmpty {
                     SliceLevels.find(
                         slices, events: memberEvents, shapes: events.shapes, membership: member.membership,
@@ -450,8 +467,8 @@ package enum Attribution {
                 }
                 scratch.products.append(
                     ProductContribution(
-                        product: counted.details.product, kind: type, timestamp: record.timestamp, money: money, proceeds: counted.proceeds)
-                )
+                        product: counted.details.product, kind: type, timestamp: record.timestamp, money: money, proceeds: counted.proceeds,
+                        chain: counted.details.originalTransaction, chargeProduct: counted.details.product))
                 // The refundable types are among these two (a trial is not one), so the event built
                 // here is the one kept.
                 if AttributionRules.isRefundable(type) { scratch.countedTransactions.append(counted) }
@@ -483,7 +500,8 @@ package enum Attribution {
             }
             scratch.products.append(
                 ProductContribution(
-                    product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money, proceeds: -takenBack))
+                    product: refundDetails.product, kind: .refund, timestamp: refund.timestamp, money: money, proceeds: -takenBack,
+                    chain: refunded.details.originalTransaction, chargeProduct: refunded.details.product))
         }
         let (gross, refunded, net) = scratch.money.converted(context)
         outcome.grossAndRefundedRevenue = SIMD2(gross, refunded)

@@ -141,11 +141,14 @@ public struct OfferingResult: Sendable {
     /// Whether the groups' proceeds and trial counts were computed (docs/analysis.md §8–§9): always by
     /// `run`; by `stats` only from aggregates that carry them (otherwise their columns are empty).
     public var hasProceedsAndTrials = true
+    /// The members as the 365-day projection reads them (contract §2.14); nil when the
+    /// members are not known (`offerlab stats` on sums).
+    public var projection: ProjectionInputs?
 
     package init(
         offering: Offering, controlGroup: Int, groups: [GroupTotals], products: [ProductTotals], quality: OfferingQuality,
         unconvertibleEvents: [(currency: String, events: Int)] = [], daily: [DailyTotals] = [], cappedRevenue: CappedRevenue? = nil,
-        matured: [MaturedGroups] = [], slices: [SliceResult] = []
+        matured: [MaturedGroups] = [], slices: [SliceResult] = [], projection: ProjectionInputs? = nil
     ) {
         self.offering = offering
         self.controlGroup = controlGroup
@@ -157,6 +160,7 @@ public struct OfferingResult: Sendable {
         self.cappedRevenue = cappedRevenue
         self.matured = matured
         self.slices = slices
+        self.projection = projection
     }
 
     /// The further comparisons of the night (docs/analysis.md §4b, §4c, §8, §9): capped revenue, each

@@ -1,3 +1,5 @@
+import OfferLabStatistics
+
 /// How the generated logs write `event_id`. Every shape writes the same events: an event's id
 /// is a one-to-one function of the event, so duplicates stay duplicates and distinct events stay
 /// distinct, and a data set gives the same numbers in every shape.

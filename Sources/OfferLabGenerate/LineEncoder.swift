@@ -1,4 +1,5 @@
 import OfferLabIngest
+import OfferLabStatistics
 
 /// Ways to break a line on purpose (docs/reliability.md, Broken log lines), applied while it is written.
 struct Breakage {

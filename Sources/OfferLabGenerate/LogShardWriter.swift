@@ -1,4 +1,5 @@
 import OfferLabIngest
+import OfferLabStatistics
 
 /// Writes the log files of one shard of users (user index ≡ shard mod `shardCount`) for every
 /// day of the period: `logs/YYYY/MM/DD/events-<shard>.jsonl.gz` (or `.csv.gz` on some days);

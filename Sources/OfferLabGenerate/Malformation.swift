@@ -1,4 +1,5 @@
 import OfferLabIngest
+import OfferLabStatistics
 
 /// A deliberately malformed line: how to break it, and the reason the contract's checks
 /// (docs/reliability.md, Broken log lines: the first that applies) must give.

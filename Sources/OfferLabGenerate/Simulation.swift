@@ -1,3 +1,5 @@
+import OfferLabStatistics
+
 /// The event types the generator writes: the contract's taxonomy plus two types the analysis
 /// does not know (they must be counted as unknown types).
 enum EventKind: UInt8 {

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import OfferLabStatistics
 
 /// Writes the five offering tables of the server database export, each in a different
 /// encoding so that every reader is exercised:

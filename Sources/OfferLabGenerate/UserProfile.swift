@@ -1,3 +1,5 @@
+import OfferLabStatistics
+
 /// One user's assignment to one offering.
 struct Assignment {
     /// Index in `Catalog.groups`.

@@ -90,6 +90,15 @@ public struct ProjectionGroupInput: Sendable {
         eventEnds.append(events.count)
     }
 
+    /// Adds `other`'s members after this group's, in their order (runs of members read apart,
+    /// joined in member order).
+    public mutating func append(_ other: ProjectionGroupInput) {
+        let offset = events.count
+        assignedAt.append(contentsOf: other.assignedAt)
+        eventEnds.append(contentsOf: other.eventEnds.lazy.map { $0 + offset })
+        events.append(contentsOf: other.events)
+    }
+
     /// Reserves room for `members` members and `events` events.
     public mutating func reserveCapacity(members: Int, events eventCount: Int) {
         assignedAt.reserveCapacity(members)

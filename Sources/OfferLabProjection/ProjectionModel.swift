@@ -70,10 +70,19 @@ struct FittedGroup: Sendable {
     let pendingRefundVariance: Double
     /// Per product: the charges a charge's value is estimated from (mature ones when there are any).
     let chargeValues: [ChargeValues]
+    /// Per product, per tenure day: the renewals due before the horizon after a conversion that
+    /// day (`renewalsDue`; empty for a one-time product), the same for every draw.
+    let renewalsDueByDay: [[Int]]
 
     init(_ observation: GroupObservation, products: [ProjectionProduct], horizonDays: Double) {
         self.observation = observation
         self.horizonDays = horizonDays
+        renewalsDueByDay = products.map { product in
+            guard let period = product.renewalPeriodDays else { return [] }
+            return observation.atRiskByDay.indices.map {
+                Self.renewalsDue(conversionDay: $0, periodDays: period, horizonDays: horizonDays)
+            }
+        }
         let lastDay = observation.lastObservedDay
         let start = max(0, (2 * (lastDay + 1)) / 3)
         tailStart = start
@@ -247,7 +256,13 @@ struct FittedGroup: Sendable {
         var mean = pendingRefundMean
         var variance = pendingRefundVariance
 
-        let tables = parameters.renewal.indices.map { ChainMoments(parameters, product: $0) }
+        // Tables only for the products a member can still be charged for (a running chain, or a
+        // share of the conversions to come): the others are never read, and the tables are most
+        // of a draw's cost.
+        let tables = parameters.renewal.indices.map { product in
+            observation.products[product].pendingChains.isEmpty && !(parameters.productShare[product] > 0)
+                ? ChainMoments() : ChainMoments(parameters, product: product)
+        }
         for (product, seen) in observation.products.enumerated() where !seen.pendingChains.isEmpty {
             for (key, count) in seen.pendingChains {
                 let (first, second) = tables[product].moments(firstIndex: key >> 16, charges: key & 0xFFFF)
@@ -265,9 +280,8 @@ struct FittedGroup: Sendable {
             var valueSecond = 0.0
             for (product, share) in parameters.productShare.enumerated() where share > 0 {
                 var renewals = (0.0, 0.0)
-                if let period = plans[product].periodDays {
-                    let due = Self.renewalsDue(conversionDay: day, periodDays: period, horizonDays: horizonDays)
-                    renewals = tables[product].moments(firstIndex: 1, charges: due)
+                if plans[product].periodDays != nil {
+                    renewals = tables[product].moments(firstIndex: 1, charges: renewalsDueByDay[product][day])
                 }
                 // The first charge N, then the renewals if it is kept: N + kept·W(1, m).
                 valueFirst += share * (parameters.chargeMean[product] + parameters.keptShare[product] * renewals.0)
@@ -307,6 +321,13 @@ struct ChainMoments {
     private let slots: Int
     private var first: [Double]
     private var second: [Double]
+
+    /// No table: for a product nobody can be charged for.
+    init() {
+        slots = 0
+        first = []
+        second = []
+    }
 
     init(_ parameters: ProjectionParameters, product: Int) {
         let rates = parameters.renewal[product]

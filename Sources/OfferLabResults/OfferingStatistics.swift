@@ -1,4 +1,5 @@
 import OfferLabAnalysis
+import OfferLabProjection
 import OfferLabStatistics
 import OfferLabSupport
 
@@ -17,6 +18,9 @@ package struct OfferingStatistics: Sendable {
     package var daily: [OfferingAnalysis] = []
     /// Parallel to `OfferingResult.slices`: each slice level analysed as the offering is (docs/analysis.md §7).
     package var slices: [OfferingAnalysis] = []
+    /// The 365-day projection of each group and its comparisons (contract §2.14); nil when the
+    /// members are not known (`OfferingResult.projection`).
+    package var projection: OfferingProjection? = nil
 }
 
 extension OfferingStatistics {
@@ -45,5 +49,31 @@ extension OfferingStatistics {
         slices = try result.slices.map { slice in
             try analyse(slice.groups, families: slice.hasProceedsAndTrials ? OfferingResult.ownFamilies(slice.groups) : [])
         }
+        projection = try result.projection.map { inputs in
+            var generator = SplitMix64(state: Self.projectionSeed(asOf: inputs.asOf, offeringID: result.offering.offeringID))
+            do {
+                return try projectOffering(
+                    groups: inputs.groups, control: result.controlGroup, products: inputs.products,
+                    configuration: ProjectionConfiguration(
+                        asOf: inputs.asOf, alpha: alpha, horizonDays: inputs.horizonDays, replicates: Self.projectionReplicates),
+                    using: &generator)
+            } catch {
+                throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): projection: \(error)", cause: error)
+            }
+        }
+    }
+
+    /// Draws per group: the calibration study's (docs/projection-calibration.md), at half the
+    /// cost of the method's default 2 000 (docs/performance.md).
+    package static let projectionReplicates = 1000
+
+    /// The seed of an offering's projection draws (docs/statistics.md, "The night's seed"): from
+    /// the night's `as_of` and the `offering_id` alone, so the same inputs give the same
+    /// intervals on every run and machine, and each night and offering draws its own.
+    package static func projectionSeed(asOf: Int64, offeringID: String) -> UInt64 {
+        // FNV-1a over the id's bytes, then SplitMix64's finaliser to spread both.
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in offeringID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return SplitMix64.mix(hash ^ SplitMix64.mix(UInt64(bitPattern: asOf)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabStatistics
 import Testing
 
 @testable import OfferLabGenerate

@@ -1,3 +1,4 @@
+import OfferLabStatistics
 import Testing
 
 @testable import OfferLabGenerate

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabGenerate
+import OfferLabStatistics
 import Testing
 
 @testable import OfferLabIngest

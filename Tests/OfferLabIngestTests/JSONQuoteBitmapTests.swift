@@ -1,6 +1,7 @@
 import COfferLabSIMD
 import Foundation
 import OfferLabGenerate
+import OfferLabStatistics
 import Testing
 
 @testable import OfferLabIngest

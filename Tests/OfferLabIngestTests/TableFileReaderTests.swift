@@ -1,4 +1,5 @@
 import OfferLabGenerate
+import OfferLabStatistics
 import OfferLabTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
-import OfferLabGenerate
 import OfferLabProjection
+import OfferLabStatistics
 
 /// µs in a day, for building timestamps by hand.
 let day: Int64 = 86_400_000_000

@@ -1,4 +1,3 @@
-import OfferLabGenerate
 import OfferLabStatistics
 import Testing
 

@@ -27,6 +27,9 @@ import Testing
                 "2 malformed log lines named a price or a money event: USD 1, and 1 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-16/rejects.csv",
                 "control: offerings without a group named 'baseline' fall back to control, else their lowest group id: spring (control: control)",
                 "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates: {JPY: …}, or rates_file:)",
+                // Its tables list no products: the renewal in its logs has no billing period.
+                "offering -winter: renewals of products without a billing period in the catalog (type weekly, monthly, yearly or …_pass): products no group lists (1); the 365-day projection predicts no further renewal of them: give them a type",
+                "offering spring: renewals of products without a billing period in the catalog (type weekly, monthly, yearly or …_pass): products no group lists (1); the 365-day projection predicts no further renewal of them: give them a type",
             ]),
         // The sample job runs clean (issue 41): exit 0 and nothing on stderr.
         DataSet(
@@ -125,7 +128,8 @@ import Testing
         }
         #expect(dataSet.job != "jobs/sample.yaml" || sliceFiles.count == 3)
         for file in ["summary.csv", "products.csv", "quality.csv", "comparisons.csv", "srm.csv", "maturity.csv"] + sliceFiles {
-            let actual = try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8)
+            // The projection's rows are a model's draws the reference does not make (ProjectionRunTests checks them).
+            let actual = withoutProjectedRows(try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8))
             let expected = try String(contentsOf: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)"), encoding: .utf8)
             // Chance to beat control is exact to 1e-4 by contract; money sums are exact, rounded
             // once, on both sides; the rest to 1e-9.

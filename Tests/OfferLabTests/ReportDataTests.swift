@@ -199,6 +199,7 @@ import Testing
         #expect(!test.comparisons.isEmpty && !test.familyComparisons.isEmpty && !test.matured.isEmpty && !test.daily.isEmpty)
         #expect(test.groups.contains { $0.shownCopy != nil && !$0.shownProducts.isEmpty } && test.sampleRatio != nil)
         #expect(!test.products.isEmpty && !report.quality.isEmpty && !(report.slices.first?.offerings.isEmpty ?? true))
+        #expect(!test.projection.isEmpty && !test.projectedComparisons.isEmpty)
 
         var renamed = tables
         let summary = try #require(renamed.firstIndex { $0.name == ResultSchema.summary.name })

@@ -16,7 +16,8 @@ package enum ResultTables {
     ) {
         let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
         let summary = summaryTable(results.offerings, statistics: statistics)
-        let comparisons = comparisonsTable(analyses)
+        let comparisons = withProjectedRows(
+            comparisonsTable(analyses), offerings: results.offerings, statistics: statistics, alpha: job.alpha)
         let srm = srmTable(analyses)
         let products = productsTable(results.offerings)
         let quality = qualityTable(results)
@@ -29,11 +30,12 @@ package enum ResultTables {
         // Only a job that slices writes the slice files. The database always gets the slice
         // tables, empty without slices, so that a night re-run without them drops its old rows.
         let slices = sliceTables(results.offerings, statistics: statistics)
+        let projection = projectionTable(results.offerings, statistics: statistics)
         return (
             [summary, comparisons, srm, products, quality, sources, daily, maturity, rejects, skippedFiles]
-                + (job.slices.isEmpty ? [] : slices),
+                + (job.slices.isEmpty ? [] : slices) + [projection],
             [summary, comparisons, srm, products, quality, sources, daily, maturity, rejectedMoneyTable(results.ingest.rejectedMoney)]
-                + shown + slices
+                + shown + slices + [projection]
         )
     }
 

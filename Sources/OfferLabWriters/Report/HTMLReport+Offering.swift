@@ -8,7 +8,7 @@ struct OfferingSection {
     /// False when a red run-wide warning (skipped log files) puts every offering in doubt.
     var runIsTrusted: Bool
 
-    private var currency: String { offering.currency }
+    var currency: String { offering.currency }
     private var level: String { ReportFindings.confidence(offering.alpha) }
     private var treatments: [GroupReport] { offering.groups.filter { !$0.isControl } }
 
@@ -18,7 +18,7 @@ struct OfferingSection {
         return SVGCharts.treatmentColors[index % SVGCharts.treatmentColors.count]
     }
 
-    private func swatch(_ group: GroupReport) -> String {
+    func swatch(_ group: GroupReport) -> String {
         "<span class=\"swatch\" style=\"background:\(color(group))\" aria-hidden=\"true\"></span>"
     }
 
@@ -31,6 +31,7 @@ struct OfferingSection {
         html += results
         html += cappedRevenue
         html += maturedMetrics
+        html += projection
         html += groupCharts
         html += liftOverTime
         html += paywalls
@@ -166,7 +167,7 @@ struct OfferingSection {
     }
 
     /// A number with lines of small print under it.
-    private func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil, secondary: Bool = false) -> String {
+    func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil, secondary: Bool = false) -> String {
         let toneClass = tone.map { " \(HTMLReport.toneClass($0))" } ?? ""
         var html = "<td class=\"num\(secondary ? " secondary" : "")\"><span class=\"main\(toneClass)\">\(main.htmlEscaped)</span>"
         for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail.htmlEscaped)</span>" }
@@ -202,7 +203,7 @@ struct OfferingSection {
         return cell(format(lift.value), details, tone: ReportFindings.tone(comparison))
     }
 
-    private func interval(_ low: Double?, _ high: Double?, _ format: (Double) -> String) -> String? {
+    func interval(_ low: Double?, _ high: Double?, _ format: (Double) -> String) -> String? {
         guard let low, let high else { return nil }
         return "\(format(low)) to \(format(high))"
     }

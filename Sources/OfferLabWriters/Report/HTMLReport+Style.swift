@@ -73,6 +73,7 @@ extension HTMLReport {
         td .main{display:block;font-size:16px;font-weight:600;white-space:nowrap}
         td .detail{display:block;font-size:12px;color:var(--muted)}
         table.details td .main{font-size:14px;font-weight:400}
+        table.projection td.num{white-space:normal}
         table.numbers tbody th,table.quality td{font-weight:400}
         table.numbers tbody th code,table.quality code{color:var(--muted);font-size:11px;margin-left:4px}
         table.quality{width:auto;min-width:340px}

@@ -5,14 +5,14 @@ import OfferLabSupport
 /// Reading a `ReportData` from the night's result tables, whether a run holds them in memory or
 /// the database returns them: one path for both, so both give the same report.
 extension ReportData {
-    /// The tables the report reads. `daily`, `maturity` and the slice tables may be absent (runs
-    /// before them, or without maturity days or slices).
+    /// The tables the report reads. `daily`, `maturity`, the slice tables and `projection` may be
+    /// absent (runs before them, or without maturity days or slices).
     static let sourceTables: [ResultSchema] =
         [
             .offerings, .summary, .comparisons, .srm, .products, .quality, .shownProducts, .shownCopy, .daily, .maturity, .rejectedMoney,
             .sources,
         ]
-        + sliceTables
+        + sliceTables + [.projection]
 
     /// The night of `run` from its tables (looked up by name; extra tables are ignored).
     /// `missing` is told of each table the report looks for and `tables` lacks (`"summary"`), and
@@ -37,6 +37,7 @@ extension ReportData {
         let shownCopy = rows(.shownCopy)
         let daily = rows(.daily)
         let maturity = rows(.maturity)
+        let projection = rows(.projection)
 
         self.run = RunFacts(
             job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
@@ -116,6 +117,8 @@ extension ReportData {
                     days: row.int(.days), group: row.text(.group) ?? "", users: row.int(.users),
                     conversionRate: row.double(.conversionRate), arpu: row.double(.arpu))
             }
+            (report.projection, report.projectedComparisons) = Self.projection(
+                offeringID: id, projection: projection, comparisons: comparisons)
             return report
         }
         slices = Self.sliceReports(

@@ -85,6 +85,10 @@ struct OfferingReport: Sendable, Equatable {
     var familyComparisons: [Comparison] = []
     /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
     var matured: [MaturedGroup] = []
+    /// `projection.csv`'s rows, groups in output order (contract §2.14); empty for a night stored without them.
+    var projection: [ProjectedGroup] = []
+    /// The `projected_arpu_365` comparisons, per treatment.
+    var projectedComparisons: [ProjectedComparison] = []
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 

@@ -4,6 +4,7 @@
 //                          or: ingest-benchmark --parser LOG.jsonl[.gz] PASSES  (for perf stat)
 import OfferLabGenerate
 import OfferLabIngest
+import OfferLabStatistics
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import OfferLabProjection
+import OfferLabStatistics
 
 #if canImport(Glibc)
     import Glibc

@@ -1,1 +1,0 @@
-../../../../Sources/OfferLabGenerate/SplitMix64.swift

@@ -1,0 +1,150 @@
+import OfferLabEvents
+import OfferLabIngest
+import OfferLabProjection
+import OfferLabSupport
+import OfferLabTables
+
+/// The products the projection knows (contract §2.14): how often each charges, from the catalog.
+package struct ProjectionCatalog: Sendable {
+    /// Every product of the catalog (all offerings), by `product_id` in byte order, then one for
+    /// every product the catalog does not list.
+    package let products: [ProjectionProduct]
+    /// Parallel to `products`: the `product_id` (empty for the last, unlisted, one).
+    package let productIDs: [String]
+    /// Parallel to `products`: false when the catalog names no billing period for it (no
+    /// `type`, or one the projection does not know; and the unlisted products). Such a product
+    /// is projected as one-time: its charges count, no renewal is predicted (a run warning says
+    /// so when such a product renewed).
+    package let hasPeriod: [Bool]
+    /// Per label id of the event store: its product's index (the unlisted one for any other label).
+    let indexByLabel: [Int32]
+
+    /// No product: every charge is the unlisted product's (the catalog is not known).
+    static let none = ProjectionCatalog(products: [ProjectionProduct(renewalPeriodDays: nil)], productIDs: [""], hasPeriod: [false])
+
+    private init(products: [ProjectionProduct], productIDs: [String], hasPeriod: [Bool]) {
+        self.products = products
+        self.productIDs = productIDs
+        self.hasPeriod = hasPeriod
+        indexByLabel = []
+    }
+
+    /// A product listed with different types keeps the first type the projection knows, in
+    /// table order (offerings, groups by id, products by position).
+    package init(_ catalog: OfferingCatalog, labels: ByteStringInterner) {
+        var period: [String: ProjectionProduct] = [:]
+        var listed: Set<String> = []
+        for offering in catalog.offerings {
+            for group in offering.groups {
+                for product in group.products {
+                    listed.insert(product.productID)
+                    if period[product.productID] == nil, let known = product.type.flatMap(ProjectionProduct.init(catalogType:)) {
+                        period[product.productID] = known
+                    }
+                }
+            }
+        }
+        let ids = listed.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        products = ids.map { period[$0] ?? ProjectionProduct(renewalPeriodDays: nil) } + [ProjectionProduct(renewalPeriodDays: nil)]
+        productIDs = ids + [""]
+        hasPeriod = ids.map { period[$0] != nil } + [false]
+        var index = [Int32](repeating: Int32(ids.count), count: labels.count)
+        for (position, id) in ids.enumerated() {
+            if let label = labels.lookup(id) { index[Int(label)] = Int32(position) }
+        }
+        indexByLabel = index
+    }
+
+    /// The product index of a label id (-1: an event without `product_id`).
+    func index(ofLabel label: Int32) -> Int {
+        label >= 0 && Int(label) < indexByLabel.count ? Int(indexByLabel[Int(label)]) : products.count - 1
+    }
+}
+
+/// What the projection reads of one offering's members (contract §2.14): each member's
+/// `assigned_at` and counted purchases, renewals and refunds, gathered while attribution
+/// evaluates the night (`Attribution.evaluate`), per group, members in user order.
+package struct ProjectionMembers: Sendable {
+    /// Parallel to the offering's groups.
+    private(set) var groups: [ProjectionGroupInput]
+    /// Per product without a billing period (`ProjectionCatalog.hasPeriod`): its counted renewals.
+    private(set) var renewalsWithoutPeriod: [Int: Int] = [:]
+    /// The member being added (its storage reused).
+    private var memberEvents: [ProjectionEvent] = []
+
+    init(groups names: [String]) {
+        groups = names.map(ProjectionGroupInput.init(name:))
+    }
+
+    mutating func reserveMembers(_ count: Int) {
+        // Most members are in one group of a few; the arrays grow from there.
+        let perGroup = groups.isEmpty ? 0 : count / groups.count
+        for index in groups.indices { groups[index].reserveCapacity(members: perGroup, events: perGroup / 4) }
+    }
+
+    /// Adds a member of `group` with its counted money events of the night (`EvaluationScratch.products`):
+    /// money in the report currency, left at 0 when its currency has no rate (as in `net_revenue`).
+    mutating func addMember(group: Int, assignedAt: Int64, events: [ProductContribution], context: AttributionContext) {
+        memberEvents.removeAll(keepingCapacity: true)
+        for event in events {
+            let kind: ProjectionEventKind
+            var amount = 0.0
+            switch event.kind {
+            case .purchase, .renewal:
+                kind = event.kind == .purchase ? .purchase : .renewal
+                if let money = event.money, let rate = context.rates[Int(money.currency)] {
+                    amount = Double(money.gross) / 1_000_000 * rate
+                }
+            case .refund:
+                kind = .refund
+                if let money = event.money, let rate = context.rates[Int(money.currency)] {
+                    amount = Double(money.refunded) / 1_000_000 * rate
+                }
+            default: continue
+            }
+            let product = context.projection.index(ofLabel: event.chargeProduct)
+            if kind == .renewal && !context.projection.hasPeriod[product] { renewalsWithoutPeriod[product, default: 0] += 1 }
+            memberEvents.append(
+                ProjectionEvent(
+                    time: event.timestamp, kind: kind, product: product, chain: event.chain >= 0 ? Int64(event.chain) : nil,
+                    amount: amount))
+        }
+        groups[group].appendMember(assignedAt: assignedAt, events: memberEvents)
+    }
+
+    /// Adds the next run of members (`MemberContributions.projection`).
+    mutating func add(_ other: ProjectionMembers) {
+        for index in groups.indices { groups[index].append(other.groups[index]) }
+        renewalsWithoutPeriod.merge(other.renewalsWithoutPeriod, uniquingKeysWith: +)
+    }
+
+    /// The offering's projection inputs, as `OfferingResult.projection` holds them.
+    func inputs(context: AttributionContext) -> ProjectionInputs {
+        // A charge after the conversion window never counts (contract §2.2): a shorter window is the horizon.
+        let windowDays = context.windowMicroseconds.map { Double($0) / Double(Timestamp.microsecondsPerDay) }
+        return ProjectionInputs(
+            groups: groups, products: context.projection.products, productIDs: context.projection.productIDs, asOf: context.asOf,
+            horizonDays: min(365, windowDays ?? 365),
+            renewalsWithoutPeriod: renewalsWithoutPeriod.sorted { $0.key < $1.key }.map {
+                (productID: context.projection.productIDs[$0.key], renewals: $0.value)
+            })
+    }
+}
+
+/// One offering's members as the projection reads them (contract §2.14), with the night's
+/// settings; `OfferingStatistics` projects them.
+public struct ProjectionInputs: Sendable {
+    /// Parallel to the offering's groups.
+    public var groups: [ProjectionGroupInput]
+    public var products: [ProjectionProduct]
+    /// Parallel to `products`: each one's `product_id` (empty for the products the catalog does not list).
+    public var productIDs: [String]
+    /// `as_of`, µs since the epoch.
+    public var asOf: Int64
+    /// 365, or the job's conversion window when shorter.
+    public var horizonDays: Double
+    /// The products the catalog gives no billing period although they renewed: projected as
+    /// one-time all the same (`product_id` empty: products the catalog does not list), with their
+    /// counted renewals, in product order.
+    public var renewalsWithoutPeriod: [(productID: String, renewals: Int)]
+}

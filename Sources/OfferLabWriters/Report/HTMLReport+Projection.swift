@@ -1,0 +1,94 @@
+/// The 365-day projection (contract §2.14) in an offering's section: a forecast beside what was
+/// realised, never styled as a result (no better/worse colours, no "significant"), and plainly
+/// empty where the data cannot say.
+extension OfferingSection {
+    /// What the projection assumes, in one sentence the report always shows with it.
+    static let projectionAssumes =
+        "A forecast, not a result: it assumes that the users who joined later will buy, renew and ask for refunds as those "
+        + "who joined earlier did, that renewals keep following the curve seen so far, and that late purchases go on at the "
+        + "recent rate; a change of audience, a promotion ending or a price rise breaks it (docs/statistics.md)."
+
+    var projection: String {
+        guard !offering.projection.isEmpty else { return "" }
+        let money = { (amount: Double) in ReportFormat.money(amount, currency) }
+        let level = ReportFindings.confidence(offering.alpha)
+        var html = "<p class=\"note projection-assumes\">\(Self.projectionAssumes.htmlEscaped)</p>\n"
+        html += """
+            <table class="projection">
+            <thead><tr><th scope="col">Group</th><th scope="col" class="num">Revenue per user so far</th>\
+            <th scope="col" class="num">Projected after 365 days (\(level) interval)</th>\
+            <th scope="col" class="num">Projected vs control</th></tr></thead>
+            <tbody>
+
+            """
+        for row in offering.projection {
+            let group = offering.groups.first { $0.name == row.group }
+            html += "<tr><th scope=\"row\">\(group.map(swatch) ?? "")\(row.group.htmlEscaped)"
+            if group?.isControl == true { html += " <span class=\"tag\">control</span>" }
+            html += "</th>"
+            html += cell(row.realizedARPU.map(money) ?? "–", ["realised"])
+            let observed = row.observedDaysMean.map { "projected from \(ReportFormat.fixed($0, decimals: 0)) of 365 days" } ?? ""
+            let bounds = interval(row.low, row.high, money)
+            if let value = row.projectedARPU365 {
+                html += cell(money(value), [bounds.map { "interval \($0)" } ?? "", observed])
+            } else {
+                html += forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "not estimated", observed])
+            }
+            html += versusControl(row, group: group, money: money)
+            html += "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        // Why a value is empty, once per reason, with the groups it holds for.
+        var reasons: [(reason: String, groups: [String])] = []
+        for row in offering.projection where !row.reason.isEmpty {
+            if let index = reasons.firstIndex(where: { $0.reason == row.reason }) {
+                reasons[index].groups.append(row.group)
+            } else {
+                reasons.append((row.reason, [row.group]))
+            }
+        }
+        for (reason, groups) in reasons {
+            html +=
+                "<p class=\"note empty-rows\">Not estimated for \(groups.joined(separator: ", ").htmlEscaped): \(reason.htmlEscaped).</p>\n"
+        }
+        html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
+        html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
+        html += "the remaining year would fall in \(level) of the time if the assumptions hold; "
+        html += "“projected from N of 365 days”: the users' mean time in the test so far. As in projection.csv."
+        if let window = offering.conversionWindowDays, window < 365 {
+            html += " With a conversion window of \(ReportFormat.days(window)), only what a user pays in its first "
+            html += "\(ReportFormat.days(window)) counts, so the projection covers those days.</p>\n"
+        } else {
+            html += "</p>\n"
+        }
+        return HTMLReport.reference("Revenue per user after a year, projected", html)
+    }
+
+    /// A treatment's projected change against control: the relative one where control's
+    /// projection is positive, else the difference; bounded ends where renewals are not observed.
+    private func versusControl(_ row: ProjectedGroup, group: GroupReport?, money: (Double) -> String) -> String {
+        guard group?.isControl != true else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
+        guard let comparison = offering.projectedComparisons.first(where: { $0.group == row.group }) else { return forecastGap([]) }
+        let signedMoney = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
+        var details: [String] = []
+        if let chance = comparison.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead") }
+        if let relative = comparison.relative {
+            let difference = comparison.difference.map { signedMoney($0.value) }
+            let range = interval(relative.low, relative.high, ReportFormat.signedPercent).map { "interval \($0)" }
+            return cell(ReportFormat.signedPercent(relative.value), [difference ?? "", range ?? ""] + details)
+        }
+        if let difference = comparison.difference {
+            let range = interval(difference.low, difference.high, signedMoney).map { "interval \($0)" }
+            return cell(signedMoney(difference.value), [range ?? ""] + details)
+        }
+        let bounds = interval(comparison.differenceLow, comparison.differenceHigh, signedMoney)
+        return forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "no projection to compare"])
+    }
+
+    /// A cell without a value: a muted dash, never a number styled as a result.
+    private func forecastGap(_ details: [String]) -> String {
+        var html = "<td class=\"num\"><span class=\"main muted\">–</span>"
+        for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail.htmlEscaped)</span>" }
+        return html + "</td>"
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLabResults
+@testable import OfferLabSupport
+@testable import OfferLabWriters
+
+/// The 365-day projection inside `offerlab run` (contract §2.14): `projection.csv`, the
+/// `projected_arpu_365` rows of `comparisons.csv`, the database and the report, on hand-made
+/// nights whose projection is known.
+@Suite struct ProjectionRunTests {
+    /// `test`'s users u1, u2 (control, shown `weekly`) and u3, u4 (variant, shown `monthly`), all
+    /// assigned at `assignedAt`.
+    static func tables(assignedAt: String) -> TablesFixture {
+        TablesFixture(assignments: [
+            ("u1", "1", "10", assignedAt), ("u2", "1", "10", assignedAt), ("u3", "1", "11", assignedAt), ("u4", "1", "11", assignedAt),
+        ])
+    }
+
+    /// A JSON Lines event with the fields the projection reads.
+    static func line(
+        _ name: String, user: String, ts: String, product: String, transaction: String, original: String? = nil, price: String? = nil
+    ) -> String {
+        var fields = [
+            "\"ts\":\"\(ts)\"", "\"user_id\":\"\(user)\"", "\"event\":\"\(name)\"", "\"product_id\":\"\(product)\"",
+            "\"transaction_id\":\"\(transaction)\"",
+        ]
+        if let original { fields.append("\"original_transaction_id\":\"\(original)\"") }
+        if let price { fields += ["\"price\":\(price)", "\"currency\":\"USD\""] }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// Everyone assigned 439 days before the night: the whole year is observed, so the projection
+    /// is the realised `revenue_365`: u1 paid 7.99 twice in the year (a third charge on day 369
+    /// is after it), u2's charge was refunded, u3 paid 19.99 and was refunded 5 on day 396 (after
+    /// the year: it does not count), u4 paid nothing.
+    static let yearOld: [String] = [
+        line("purchase", user: "u1", ts: "2025-01-02T10:00:00Z", product: "weekly", transaction: "t1", original: "t1", price: "7.99"),
+        line("renewal", user: "u1", ts: "2025-01-09T10:00:00Z", product: "weekly", transaction: "t1b", original: "t1", price: "7.99"),
+        line("renewal", user: "u1", ts: "2026-01-05T10:00:00Z", product: "weekly", transaction: "t1c", original: "t1", price: "7.99"),
+        line("purchase", user: "u2", ts: "2025-01-03T10:00:00Z", product: "weekly", transaction: "t2", original: "t2", price: "7.99"),
+        line("refund", user: "u2", ts: "2025-01-04T10:00:00Z", product: "weekly", transaction: "t2"),
+        line("purchase", user: "u3", ts: "2025-01-02T12:00:00Z", product: "monthly", transaction: "t3", original: "t3", price: "19.99"),
+        line("refund", user: "u3", ts: "2026-02-01T10:00:00Z", product: "monthly", transaction: "t3", price: "5"),
+    ]
+
+    /// Ten days of test: nobody in control has paid; u3 and u4 bought the monthly plan, whose
+    /// first renewal nobody has reached.
+    static let tenDaysOld: [String] = [
+        line("purchase", user: "u3", ts: "2026-03-07T10:00:00Z", product: "monthly", transaction: "t3", original: "t3", price: "19.99"),
+        line("purchase", user: "u4", ts: "2026-03-08T10:00:00Z", product: "monthly", transaction: "t4", original: "t4", price: "19.99"),
+    ]
+
+    /// `rows` (header first) as dictionaries by column name.
+    static func records(_ rows: [[String]]) -> [[String: String]] {
+        guard let header = rows.first else { return [] }
+        return rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+    }
+
+    static func number(_ text: String?) throws -> Double { try #require(text.flatMap(Double.init)) }
+
+    @Test func aYearObservedIsProjectedAsRealised() throws {
+        let night = try NightFixture(tables: Self.tables(assignedAt: "2025-01-01 00:00:00"), events: Self.yearOld)
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let rows = try night.csv("projection")
+        #expect(
+            rows.first == [
+                "offering_id", "group", "users", "observed_days_mean", "realized_arpu", "projected_arpu_365", "projected_arpu_365_ci_low",
+                "projected_arpu_365_ci_high", "reason",
+            ])
+        let groups = Self.records(rows)
+        #expect(groups.map { $0["group"] } == ["control", "variant"])
+        for (group, expected) in zip(groups, [7.99, 9.995]) {
+            #expect(group["offering_id"] == "test" && group["users"] == "2" && group["observed_days_mean"] == "365")
+            #expect(abs(try Self.number(group["realized_arpu"]) - expected) < 1e-9)
+            #expect(abs(try Self.number(group["projected_arpu_365"]) - expected) < 1e-9)
+            // Nothing is left to happen: the interval is the value.
+            #expect(abs(try Self.number(group["projected_arpu_365_ci_low"]) - expected) < 1e-9)
+            #expect(abs(try Self.number(group["projected_arpu_365_ci_high"]) - expected) < 1e-9)
+            #expect(group["reason"] == "")
+        }
+        // summary.csv's net revenue counts the charge and the refund after the year.
+        let summary = Self.records(try night.csv("summary"))
+        #expect(summary.map { $0["net_revenue"] } == ["23.97", "14.99"])
+
+        let comparison = try #require(Self.records(try night.csv("comparisons")).first { $0["metric"] == "projected_arpu_365" })
+        #expect(comparison["group"] == "variant" && comparison["control_group"] == "control")
+        #expect(abs(try Self.number(comparison["control_value"]) - 7.99) < 1e-9)
+        #expect(abs(try Self.number(comparison["value"]) - 9.995) < 1e-9)
+        for column in ["abs_lift", "abs_lift_ci_low", "abs_lift_ci_high"] {
+            #expect(abs(try Self.number(comparison[column]) - 2.005) < 1e-9, "\(column)")
+        }
+        #expect(abs(try Self.number(comparison["rel_lift"]) - (9.995 / 7.99 - 1)) < 1e-9)
+        // Every one of the 1 000 draws is ahead: p = 2·(0 + 1)/1 001, adjusted over one treatment.
+        #expect(try Self.number(comparison["p_value"]) == 2.0 / 1001)
+        #expect(try Self.number(comparison["p_value_adjusted"]) == 2.0 / 1001)
+        #expect(comparison["significant"] == "true" && comparison["chance_to_beat_control"] == "1")
+        let empty = [
+            "mde_abs", "seq_abs_lift_ci_low", "seq_p_value", "seq_significant", "abs_lift_ci_low_adjusted", "seq_rel_lift_ci_high_adjusted",
+        ]
+        #expect(empty.allSatisfy { comparison[$0] == "" })
+
+        // The database holds the same values.
+        let database = try SQLiteDatabase(path: night.databasePath, readOnly: true)
+        var stored: [String] = []
+        try database.prepare(
+            "SELECT as_of, \"group\", users, observed_days_mean, realized_arpu, projected_arpu_365, reason FROM projection ORDER BY \"group\""
+        ).forEachRow { row in stored.append((0..<row.count).map { "\(row.value(at: $0))" }.joined(separator: "|")) }
+        #expect(stored.count == 2 && stored.allSatisfy { $0.hasPrefix("text(\"2026-03-16\")|") })
+        var storedComparison: Double?
+        try database.prepare("SELECT abs_lift FROM comparisons WHERE metric = 'projected_arpu_365'").forEachRow { row in
+            if case .real(let value) = row.value(at: 0) { storedComparison = value }
+        }
+        #expect(abs(try #require(storedComparison) - 2.005) < 1e-9)
+    }
+
+    @Test func tooLittleTenureLeavesTheValueEmptyWithTheReason() throws {
+        let night = try NightFixture(tables: Self.tables(assignedAt: "2026-03-06 00:00:00"), events: Self.tenDaysOld)
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let groups = Self.records(try night.csv("projection"))
+        let control = try #require(groups.first { $0["group"] == "control" })
+        #expect(control["observed_days_mean"] == "10" && control["realized_arpu"] == "0")
+        #expect(
+            control["projected_arpu_365"] == "" && control["projected_arpu_365_ci_low"] == ""
+                && control["reason"] == "no member has paid yet")
+        let variant = try #require(groups.first { $0["group"] == "variant" })
+        #expect(variant["realized_arpu"] == "19.99" && variant["projected_arpu_365"] == "")
+        #expect(
+            variant["reason"]
+                == "monthly: renewals 1 to 11 are needed, the test has enough subscribers due for none; "
+                + "the interval assumes anything from none to all renewing")
+        // The unknown renewals bounded by none and all: from the charge paid to twelve of them (and late buyers).
+        let low = try Self.number(variant["projected_arpu_365_ci_low"])
+        let high = try Self.number(variant["projected_arpu_365_ci_high"])
+        #expect(low >= 19.99 - 1e-9 && low < 25 && high >= 12 * 19.99 - 1e-9, "\(low) \(high)")
+        let comparison = try #require(Self.records(try night.csv("comparisons")).first { $0["metric"] == "projected_arpu_365" })
+        #expect(comparison["value"] == "" && comparison["abs_lift"] == "" && comparison["p_value"] == "" && comparison["significant"] == "")
+
+        let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
+        #expect(report.contains(OfferingSection.projectionAssumes.htmlEscaped))
+        #expect(report.contains("projected from 10 of 365 days"))
+        #expect(report.contains("not estimated: somewhere in USD 19.99 to"))
+        #expect(report.contains("Not estimated for control: no member has paid yet."))
+        // `offerlab report --db` rebuilds the same page from the database alone.
+        let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
+        #expect(rebuilt.status == 0 && rebuilt.standardOutput == report)
+    }
+
+    @Test func theSameInputsGiveTheSameProjection() throws {
+        var outputs: [[[String]]] = []
+        for _ in 0..<2 {
+            let night = try NightFixture(tables: Self.tables(assignedAt: "2026-03-06 00:00:00"), events: Self.tenDaysOld)
+            #expect(try night.run().status == 0)
+            outputs.append(try night.csv("projection") + (try night.csv("comparisons")).filter { $0.contains("projected_arpu_365") })
+        }
+        #expect(outputs[0] == outputs[1])
+        // The draws matter here (the bounded interval is a quantile of them), so equal files mean equal seeds.
+        let variant = try #require(Self.records(outputs[0]).first { $0["group"] == "variant" })
+        #expect(try Self.number(variant["projected_arpu_365_ci_low"]) < (try Self.number(variant["projected_arpu_365_ci_high"])))
+    }
+
+    @Test func theSeedDependsOnTheNightAndTheOfferingOnly() {
+        let seed = OfferingStatistics.projectionSeed(asOf: 1_773_619_200_000_000, offeringID: "test")
+        #expect(seed == OfferingStatistics.projectionSeed(asOf: 1_773_619_200_000_000, offeringID: "test"))
+        #expect(seed != OfferingStatistics.projectionSeed(asOf: 1_773_619_200_000_001, offeringID: "test"))
+        #expect(seed != OfferingStatistics.projectionSeed(asOf: 1_773_619_200_000_000, offeringID: "tesu"))
+    }
+}
+
+/// A CSV file's text without its `projected_arpu_365` rows: for comparing a run's
+/// `comparisons.csv` with outputs that have no projection (the reference, `offerlab stats`).
+func withoutProjectedRows(_ csv: String) -> String {
+    csv.components(separatedBy: "\r\n").filter { !$0.contains(",projected_arpu_365,") }.joined(separator: "\r\n")
+}
