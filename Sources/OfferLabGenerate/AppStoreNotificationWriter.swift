@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import OfferLabStatistics
 import OfferLabStoreSources
 
 /// Writes one shard's store facts as a webhook receiver stores App Store Server Notifications
