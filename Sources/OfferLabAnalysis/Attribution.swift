@@ -134,6 +134,9 @@ struct ProductContribution: Sendable {
     /// the charge it refunds.
     var chain: Int32
     var chargeProduct: Int32
+    /// A charge's `expires_at` (§2.13; `EventRecord.noTime` when absent or a refund), the due
+    /// time of the chain's next charge for the projection.
+    var expiresAt = EventRecord.noTime
 }
 
 /// What a run of members of one offering contributes (`Attribution.evaluate`), summed. Runs
@@ -468,7 +471,8 @@ package enum Attribution {
                 scratch.products.append(
                     ProductContribution(
                         product: counted.details.product, kind: type, timestamp: record.timestamp, money: money, proceeds: counted.proceeds,
-                        chain: counted.details.originalTransaction, chargeProduct: counted.details.product))
+                        chain: counted.details.originalTransaction, chargeProduct: counted.details.product,
+                        expiresAt: counted.details.expiresAt))
                 // The refundable types are among these two (a trial is not one), so the event built
                 // here is the one kept.
                 if AttributionRules.isRefundable(type) { scratch.countedTransactions.append(counted) }

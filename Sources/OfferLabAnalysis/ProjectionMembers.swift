@@ -107,7 +107,7 @@ package struct ProjectionMembers: Sendable {
             memberEvents.append(
                 ProjectionEvent(
                     time: event.timestamp, kind: kind, product: product, chain: event.chain >= 0 ? Int64(event.chain) : nil,
-                    amount: amount))
+                    amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt))
         }
         groups[group].appendMember(assignedAt: assignedAt, events: memberEvents)
     }

@@ -166,6 +166,15 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
         #expect(control.activeSubscribers == 1 && control.churnedSubscribers == 3)
     }
 
+    /// The projection (contract §2.14) reads a charge's `expires_at` as its chain's next due time:
+    /// each purchase's own, none for the charge without one, none for a refund.
+    @Test func theProjectionReadsEachChargesExpiry() async throws {
+        let results = try await analyse(assigned(["t4", "s1", "s3"]), Self.events)
+        let events = try #require(results.offerings[0].projection).groups[0].events
+        let april10 = try #require(UTCTime.parseAsOf("2026-04-10"))
+        #expect(events.map(\.expiresAt) == [nil, april10, nil, april10], "\(events)")
+    }
+
     /// Each day is the night as of its end: s2 is active through the day that ends before its
     /// period does (the 16th ends at 17T00:00, which is not before expires_at), t1's trial pending
     /// until the last day, t2's from the 15th.
