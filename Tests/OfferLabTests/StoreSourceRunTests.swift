@@ -13,7 +13,9 @@ import Testing
 
 /// `run` on a data set whose store facts come as RevenueCat sends them (`offerlab generate
 /// --format revenuecat_export|revenuecat_webhooks`) gives exactly the numbers of `run` on the same
-/// data set in the format of §1.2 (contract §1.6: everything after §1.2 is unchanged).
+/// data set in the format of §1.2 (contract §1.6: everything after §1.2 is unchanged), proceeds,
+/// trial states and subscribers included: the store's rows carry its `store`, the period's end and
+/// the commission §2.12 gives the logs' event (Google Play's, the App Store's second year).
 @Suite struct GeneratedStoreSourceRunTests {
     struct Night {
         var report: GenerationReport
