@@ -64,6 +64,7 @@ import Testing
         #expect(differences.isEmpty, "\(differences.count): \(differences.prefix(8).joined(separator: "\n"))")
         // The prorated refunds do move the money (else this test would not need its tolerance).
         #expect(inexact > 0)
+        #expect(store.feedsTheStoreColumns())
 
         // Counters: those the forms share are equal; the store's own say what was written.
         // The two rejected notifications are malformed lines of their own.

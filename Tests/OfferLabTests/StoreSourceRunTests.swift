@@ -120,6 +120,25 @@ import Testing
         let products = store.tables["products"]?.rows ?? []
         #expect(products.contains { $0[4] != .integer(0) } && products.contains { $0[5] != .integer(0) })
         #expect(store.tables["summary"]?.rows.contains { $0[9] != .integer(0) } == true, "trial starters")
+        #expect(store.feedsTheStoreColumns())
+    }
+}
+
+extension GeneratedStoreSourceRunTests.Night {
+    /// Whether some offering of `summary.csv` has trials still running, active subscribers and
+    /// proceeds: the columns the store's `store`, period ends and commissions feed (§2.12–§2.13).
+    func feedsTheStoreColumns() -> Bool {
+        guard let summary = tables["summary"] else { return false }
+        return ["trials_pending", "active_subscribers", "net_proceeds"].allSatisfy { name in
+            guard let column = summary.columnNames.firstIndex(of: name) else { return false }
+            return summary.rows.contains { row in
+                switch row[column] {
+                case .integer(let count): count > 0
+                case .real(let value?): value > 0
+                default: false
+                }
+            }
+        }
     }
 }
 
