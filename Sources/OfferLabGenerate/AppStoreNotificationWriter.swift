@@ -19,11 +19,13 @@ import OfferLabStoreSources
 /// a transaction from before the data carries that earlier period's transaction. Extras by
 /// fixed patterns of the user index: a `FAMILY_SHARED` purchase (i mod 997 = 5), a `TEST`
 /// notification (i mod 250 = 17), a refund reversed a day later (`REFUND` then
-/// `REFUND_REVERSED`, i mod 50 = 7); and in shard 0 one line about another app and one whose
-/// signature does not verify. No `expiresDate`: the logs carry no `expires_at`.
+/// `REFUND_REVERSED`, i mod 50 = 8); and in shard 0 one line about another app and one whose
+/// signature does not verify. `expiresDate` is the logs' `expires_at`. The Play Store's users
+/// are not here: Apple does not send Google Play's purchases, so their facts stay in the app's
+/// logs (`LogSourceFormat.carries`).
 ///
 /// The user: `appAccountToken` carries the user id when it is a UUID (`--user-ids uuid`),
-/// except for users i mod 5 = 2 (no token) and i mod 5 = 3 (a token of the device's own, which
+/// except for users i mod 5 = 4 (no token) and i mod 5 = 3 (a token of the device's own, which
 /// the table overrides); their chains, the "00"-prefixed users' and every chain of a data set
 /// whose ids are not UUIDs are rows of the server's `user_transactions` table.
 ///
@@ -74,6 +76,8 @@ struct AppStoreNotificationWriter: StoreFactWriter {
         var revocationMillis: Int64?
         /// Thousandths of a percent of the price refunded; nil for the whole price.
         var revocationPercentage: Int64?
+        /// `expiresDate`: the end of the period the transaction gives.
+        var expiresMillis: Int64?
     }
 
     /// An event by its id: the retries of one notification.
@@ -180,7 +184,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
             id: event.transaction, chain: chain, product: Int(event.product), purchaseMillis: Self.floorMillis(event.time),
             priceMinor: event.kind == .trialStart ? 0 : max(0, event.amount),
             currency: event.kind == .trialStart ? user.currency : Int(event.currency), isTrial: event.kind == .trialStart,
-            isRenewal: isContinuation)
+            isRenewal: isContinuation, expiresMillis: event.expiresAt == 0 ? nil : Self.floorMillis(event.expiresAt))
         remember(transaction, user: user)
         return transaction
     }
@@ -191,7 +195,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
         let transaction = Transaction(
             id: event.transaction, chain: event.original != 0 ? event.original : event.transaction, product: max(0, Int(event.product)),
             purchaseMillis: Self.floorMillis(event.time - 30 * Micros.day), priceMinor: max(0, event.amount),
-            currency: Int(event.currency))
+            currency: Int(event.currency), expiresMillis: Self.floorMillis(event.time))
         remember(transaction, user: user)
         return transaction
     }
@@ -218,7 +222,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
     private static func attribution(of user: UserProfile) -> Attribution {
         guard user.idShape == .uuid, user.leadingZeros == 0 else { return .table }
         switch user.index % 5 {
-        case 2: return .table
+        case 4: return .table
         case 3: return .tableOverToken
         default: return .token
         }
@@ -255,7 +259,8 @@ struct AppStoreNotificationWriter: StoreFactWriter {
                 let id = Self.familyTransactionBase + UInt64(user.index)
                 var transaction = Transaction(
                     id: id, chain: id, product: product, purchaseMillis: Self.floorMillis(time),
-                    priceMinor: Catalog.products[product].prices[user.currency], currency: user.currency)
+                    priceMinor: Catalog.products[product].prices[user.currency], currency: user.currency,
+                    expiresMillis: Self.floorMillis(time + Int64(Catalog.products[product].renewalDays) * Micros.day))
                 transaction.isFamilyShared = true
                 try extra(
                     type: "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: (id, 0xFA17), at: time, transaction: transaction, user: user)
@@ -266,7 +271,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
                 written.ignoredStoreRecords += 1
             }
         }
-        if user.index % 50 == 7 {
+        if user.index % 50 == 8 {
             // A refund reversed a day later, of the user's first paid charge that stays unrefunded.
             let charges = transactions.values.filter {
                 !$0.isTrial && !$0.isFamilyShared && $0.revocationMillis == nil && $0.priceMinor > 0
@@ -400,6 +405,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
         json += #""transactionReason":"\#(transaction.isRenewal ? "RENEWAL" : "PURCHASE")","#
         json += #""storefront":"\#(Catalog.countries[user.country].storefront)","#
         json += #""price":\#(transaction.priceMinor * scale),"currency":"\#(currency.code)""#
+        if let expires = transaction.expiresMillis { json += #","expiresDate":\#(expires)"# }
         if transaction.isTrial { json += #","offerType":1,"offerDiscountType":"FREE_TRIAL""# }
         if let token = Self.accountToken(of: user) { json += #","appAccountToken":"\#(token)""# }
         if let revoked = transaction.revocationMillis {

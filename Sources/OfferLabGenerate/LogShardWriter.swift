@@ -146,7 +146,7 @@ struct LogShardWriter {
                 let file = file(day: day, part: part)
                 let subject = LineSubject(user: user, event: event)
                 if file.format == .jsonLines && random.chance(Self.blankLineChance) { file.appendBlankLine() }
-                if configuration.sourceFormat.carries(event.kind) {
+                if configuration.sourceFormat.carries(event.kind, of: user) {
                     encodeUnwritten(subject, format: file.format, random: &random)
                     try store?.write(event, user: user, day: day)
                 } else {
@@ -248,8 +248,8 @@ struct LogShardWriter {
     /// spring test (an ordinary one: no QA account, no second or repeated row, paying in USD,
     /// assigned in the first days) gets a monthly chain whose first charge was 380 days before
     /// the assignment, and its renewal an hour after it, which the App Store takes 15 % of. Its
-    /// own random stream and ids: every other line of the data set is as it was. In the app's logs
-    /// whatever the store format (it is no store record).
+    /// own random stream and ids: every other line of the data set is as it was. In a store's form
+    /// the store sends the two charges, as it sends the user's others.
     private mutating func writeLongTimeSubscriber() throws {
         let start = configuration.startMicros
         // The same user however many shards write the set: the shard that holds them writes them.
@@ -262,6 +262,7 @@ struct LogShardWriter {
             else { continue }
             guard index % shardCount == shard else { return }
             var random = SplitMix64(seed: configuration.seed, stream: UInt64.max)
+            store?.startUser()
             let product = Catalog.monthly1999
             let period = Int64(Catalog.products[product].renewalDays) * Micros.day
             let chain = UserSimulator.oldTransactionBase + 950_000_000_000_001
@@ -280,7 +281,14 @@ struct LogShardWriter {
                 event.idHigh = chain
                 event.idLow = transaction
                 event.idSerial = event.sequence
-                try write(LineSubject(user: user, event: event), to: file(day: 0, part: part(ofUser: index)), random: &random)
+                let subject = LineSubject(user: user, event: event)
+                let file = file(day: 0, part: part(ofUser: index))
+                if configuration.sourceFormat.carries(kind, of: user) {
+                    encodeUnwritten(subject, format: file.format, random: &random)
+                    try store?.write(event, user: user, day: 0)
+                } else {
+                    try write(subject, to: file, random: &random)
+                }
                 counts.events += 1
             }
             return

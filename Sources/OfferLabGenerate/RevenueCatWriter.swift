@@ -5,15 +5,18 @@ import OfferLabIngest
 /// or `revenuecat/webhooks/YYYY/MM/DD/webhooks-<shard>.jsonl.gz` (one POST body a line).
 ///
 /// The same events as the logs of §1.2 would hold, so that a run on them gives the same numbers:
-/// times to the millisecond; money in the purchased currency; `tax_percentage` 0 and
-/// `commission_percentage` 0.3, the proceeds §2.12 gives an App Store event; no `end_time` /
-/// `expiration_at_ms` (the logs carry no `expires_at`). What RevenueCat adds is shaped as it
+/// times to the millisecond; money in the purchased currency; the store the logs name
+/// (`store`: the App Store where they name none, the job's `default_store`); `end_time` /
+/// `expiration_at_ms` from the logs' `expires_at`; `tax_percentage` 0 (the job has no
+/// `tax_rates`) and `commission_percentage` the store's share §2.12 gives the event (Google
+/// Play 0.15, the App Store 0.3, 0.15 on a renewal a year or more after its chain's first
+/// charge), so the proceeds are the logs'. What RevenueCat adds is shaped as it
 /// sends it: a trial conversion is renewal 2 (`is_trial_conversion`), a refund re-sends the
 /// charge's row with `refunded_at` and what is left of the price (and a later `updated_at`),
 /// a duplicate delivery is an exact duplicate row or a retried webhook (the same `id`), a
 /// refund of a transaction from before the data re-sends that old charge. Quirks by fixed
 /// patterns of the user index or transaction: Play Store order ids with `..0`, `..1` renewal
-/// suffixes (users i mod 10 = 9), `TRUE`/`FALSE` and unpadded hours on some rows, a
+/// suffixes (the Play Store's users), `TRUE`/`FALSE` and unpadded hours on some rows, a
 /// `FAMILY_SHARED` purchase of its own (i mod 997 = 5), and webhooks of types that carry no
 /// purchase fact (i mod 250 = 17).
 ///
@@ -27,6 +30,8 @@ struct RevenueCatWriter: StoreFactWriter {
     private var rows: [UInt64: Row] = [:]
     /// The last renewal number of each of the current user's chains.
     private var chainRenewals: [UInt64: Int] = [:]
+    /// The time of the first paid charge of each of the current user's chains (microseconds).
+    private var chainFirstCharges: [UInt64: Int64] = [:]
     private var familyRecords = 0
     private var ignoredRecords = 0
 
@@ -51,7 +56,15 @@ struct RevenueCatWriter: StoreFactWriter {
         var isFamilyShared = false
         var refundedMillis: Int64?
         var leftMinor: Int64
+        /// `end_time` / `expiration_at_ms`: the end of the period the transaction gives.
+        var expiresMillis: Int64?
+        /// `commission_percentage`: the store's share of the price.
+        var commission = RevenueCatWriter.appStoreCommission
     }
+
+    /// The stores' shares of a price (contract §2.12); the job has no `tax_rates`, so no tax.
+    static let appStoreCommission = 0.3
+    static let reducedCommission = 0.15
 
     init(configuration: GeneratorConfiguration, shard: Int) {
         self.configuration = configuration
@@ -89,6 +102,7 @@ struct RevenueCatWriter: StoreFactWriter {
     mutating func startUser() {
         rows.removeAll(keepingCapacity: true)
         chainRenewals.removeAll(keepingCapacity: true)
+        chainFirstCharges.removeAll(keepingCapacity: true)
     }
 
     mutating func write(_ event: SimEvent, user: UserProfile, day: Int) throws {
@@ -101,11 +115,12 @@ struct RevenueCatWriter: StoreFactWriter {
                 return try emit(row, kind: event.kind, event: event, user: user, day: day)
             }
             let row = makeRow(
-                event, currency: event.kind == .trialStart ? user.currency : Int(event.currency), millis: millis, updated: received)
+                event, user: user, currency: event.kind == .trialStart ? user.currency : Int(event.currency), millis: millis,
+                updated: received)
             rows[event.transaction] = row
             try emit(row, kind: event.kind, event: event, user: user, day: day)
         case .refund:
-            var row = rows[event.transaction] ?? oldCharge(event, millis: millis)
+            var row = rows[event.transaction] ?? oldCharge(event, user: user, millis: millis)
             if row.refundedMillis == nil {
                 row.refundedMillis = millis
                 row.updatedMillis = received
@@ -132,7 +147,9 @@ struct RevenueCatWriter: StoreFactWriter {
             let row = Row(
                 transaction: transaction, chain: transaction, product: product, startMillis: millis, updatedMillis: millis,
                 priceMinor: Catalog.products[product].prices[user.currency], currency: user.currency, renewal: 1, isTrial: false,
-                isConversion: false, isFamilyShared: true, leftMinor: Catalog.products[product].prices[user.currency])
+                isConversion: false, isFamilyShared: true, leftMinor: Catalog.products[product].prices[user.currency],
+                expiresMillis: Self.floorMillis(time + Int64(Catalog.products[product].renewalDays) * Micros.day),
+                commission: Self.commission(of: user))
             var event = SimEvent(time: time, sequence: 0, kind: .purchase)
             event.idHigh = transaction
             event.idLow = UInt64(user.index)
@@ -163,7 +180,7 @@ struct RevenueCatWriter: StoreFactWriter {
 
     // MARK: - Rows
 
-    private mutating func makeRow(_ event: SimEvent, currency: Int, millis: Int64, updated: Int64) -> Row {
+    private mutating func makeRow(_ event: SimEvent, user: UserProfile, currency: Int, millis: Int64, updated: Int64) -> Row {
         var chain = event.transaction
         var renewal = 1
         var isConversion = false
@@ -180,26 +197,40 @@ struct RevenueCatWriter: StoreFactWriter {
             break
         }
         chainRenewals[chain] = renewal
+        var commission = Self.commission(of: user)
+        if event.kind != .trialStart {
+            let firstCharge = chainFirstCharges[chain] ?? event.time
+            chainFirstCharges[chain] = min(firstCharge, event.time)
+            // The App Store's second year: 15 % of a renewal a year or more after the chain's first charge.
+            if event.kind == .renewal && event.time - firstCharge >= 365 * Micros.day { commission = Self.reducedCommission }
+        }
         let price = event.kind == .trialStart ? 0 : max(0, event.amount)
         return Row(
             transaction: event.transaction, chain: chain, product: Int(event.product), startMillis: millis, updatedMillis: updated,
             priceMinor: price, currency: currency, renewal: renewal, isTrial: event.kind == .trialStart,
-            isConversion: isConversion, leftMinor: price)
+            isConversion: isConversion, leftMinor: price, expiresMillis: event.expiresAt == 0 ? nil : Self.floorMillis(event.expiresAt),
+            commission: commission)
+    }
+
+    /// The store's share of the user's charges: Google Play's 15 %, else the App Store's 30 %.
+    private static func commission(of user: UserProfile) -> Double {
+        isPlayStore(user) ? reducedCommission : appStoreCommission
     }
 
     /// The charge a refund of a transaction from before the data refunds: re-sent with it.
-    private func oldCharge(_ event: SimEvent, millis: Int64) -> Row {
+    private func oldCharge(_ event: SimEvent, user: UserProfile, millis: Int64) -> Row {
         let price = max(0, event.amount)
         let start = millis - 30 * Micros.day / 1000
         return Row(
             transaction: event.transaction, chain: event.transaction, product: max(0, Int(event.product)), startMillis: start,
             updatedMillis: start, priceMinor: price, currency: Int(event.currency), renewal: 1, isTrial: false, isConversion: false,
-            leftMinor: price)
+            leftMinor: price, expiresMillis: millis, commission: Self.commission(of: user))
     }
 
     private static func floorMillis(_ micros: Int64) -> Int64 { micros >= 0 ? micros / 1000 : (micros - 999) / 1000 }
 
-    private static func isPlayStore(_ user: UserProfile) -> Bool { user.index % 10 == 9 }
+    /// Whether the user pays through Google Play: the logs' `store` (docs/generator.md).
+    private static func isPlayStore(_ user: UserProfile) -> Bool { user.store == UserProfile.playStore }
 
     /// The store's id of a transaction: the Apple-style number, or for Play Store users the
     /// chain's order id `GPA.dddd-dddd-dddd-ddddd`, with `..0`, `..1`… from the second charge on.
@@ -278,7 +309,8 @@ struct RevenueCatWriter: StoreFactWriter {
         if !product.isOneTime { line.appendASCII(product.renewalDays >= 365 ? "P1Y" : product.renewalDays >= 28 ? "P1M" : "P1W") }
         comma()
         time(row.startMillis)
-        comma()  // end_time: the logs carry no expires_at
+        comma()
+        if let expires = row.expiresMillis { time(expires) }  // end_time
         comma()  // grace_period_end_time
         comma()  // effective_end_time
         comma()
@@ -297,7 +329,7 @@ struct RevenueCatWriter: StoreFactWriter {
         comma()
         line.appendMoney(minorUnits: row.priceMinor * 11 / 10, exponent: currency.exponent)
         comma()
-        line.appendASCII("0.7,0.0,0.3,")
+        line.append(contentsOf: "\(1 - row.commission),0.0,\(row.commission),".utf8)
         Self.appendTransactionID(row, user: user, original: false, to: &line)
         comma()
         Self.appendTransactionID(row, user: user, original: true, to: &line)
@@ -355,7 +387,9 @@ struct RevenueCatWriter: StoreFactWriter {
             line.appendASCII(row.isTrial ? "TRIAL" : "NORMAL")
             line.appendASCII(#"","purchased_at_ms":"#)
             line.appendDecimal(row.startMillis)
-            line.appendASCII(#","expiration_at_ms":null,"transaction_id":""#)
+            line.appendASCII(#","expiration_at_ms":"#)
+            if let expires = row.expiresMillis { line.appendDecimal(expires) } else { line.appendASCII("null") }
+            line.appendASCII(#","transaction_id":""#)
             Self.appendTransactionID(row, user: user, original: false, to: &line)
             line.appendASCII(#"","original_transaction_id":""#)
             Self.appendTransactionID(row, user: user, original: true, to: &line)
@@ -369,7 +403,10 @@ struct RevenueCatWriter: StoreFactWriter {
             line.appendMoney(minorUnits: amount, exponent: currency.exponent)
             line.appendASCII(#","is_family_share":"#)
             line.appendASCII(row.isFamilyShared ? "true" : "false")
-            line.appendASCII(#","takehome_percentage":0.7,"tax_percentage":0.0,"commission_percentage":0.3"#)
+            line.append(
+                contentsOf:
+                    #","takehome_percentage":\#(1 - row.commission),"tax_percentage":0.0,"commission_percentage":\#(row.commission)"#
+                    .utf8)
             if kind == .refund { line.appendASCII(#","cancel_reason":"CUSTOMER_SUPPORT""#) }
             if isRenewal {
                 line.appendASCII(#","is_trial_conversion":"#)

@@ -13,12 +13,16 @@ public enum LogSourceFormat: String, CaseIterable, Sendable {
     /// Trials, charges, refunds, cancels and expires as signed App Store Server Notifications V2.
     case appStoreNotifications = "app_store_notifications"
 
-    /// Whether an event of `kind` goes to the store's files rather than to the app's logs.
-    func carries(_ kind: EventKind) -> Bool {
+    /// Whether an event of `kind` of `user` goes to the store's files rather than to the app's
+    /// logs. Apple sends nothing of a Google Play purchase: in the App Store's form, the Play
+    /// Store's users keep their facts in the app's logs (docs/generator.md).
+    func carries(_ kind: EventKind, of user: UserProfile) -> Bool {
         switch self {
         case .offerlab: false
         case .revenueCatExport: kind.isTransaction
-        case .revenueCatWebhooks, .appStoreNotifications: kind.isTransaction || kind == .cancel || kind == .expire
+        case .revenueCatWebhooks: kind.isTransaction || kind == .cancel || kind == .expire
+        case .appStoreNotifications:
+            user.store != UserProfile.playStore && (kind.isTransaction || kind == .cancel || kind == .expire)
         }
     }
 

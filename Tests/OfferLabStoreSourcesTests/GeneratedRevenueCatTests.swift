@@ -99,7 +99,18 @@ import Testing
         #expect(records.contains { $0.refund != nil && $0.refund?.amountMicros == nil })
         #expect(records.contains { ($0.refund?.amountMicros ?? 0) > 0 })
         #expect(records.allSatisfy { $0.refund == nil || $0.refund!.at > $0.at })
-        #expect(records.allSatisfy { $0.taxShare == 0 && $0.commissionShare == 0.3 })
+        // The store the logs name and its share (§2.12): Google Play's 15 %, the App Store's 30 %,
+        // and 15 % of the one renewal a year after its chain's first charge; the period's end.
+        let playStore = records.filter { $0.store == "play_store" }
+        #expect(!playStore.isEmpty && records.allSatisfy { $0.store == "play_store" || $0.store == "app_store" })
+        let longTime = try #require(records.first { $0.at < Self.start - 300 * 86_400_000_000 })
+        func isSecondYear(_ record: StoreTransaction) -> Bool {
+            record.originalTransactionID == longTime.originalTransactionID && record.kind == .laterCharge
+        }
+        #expect(records.filter(isSecondYear).count == 1)
+        #expect(
+            records.allSatisfy { $0.taxShare == 0 && $0.commissionShare == ($0.store == "play_store" || isSecondYear($0) ? 0.15 : 0.3) })
+        #expect(records.allSatisfy { ($0.expiresAt ?? 0) > $0.at })
         // Rows sent more than once: duplicates and refunds.
         #expect(generated.report.logs.storeLines > records.count)
     }
@@ -129,16 +140,22 @@ import Testing
             var userID: String?
             var isSandbox: Bool
             var isFamilyShared: Bool
+            var store: String?
+            var expiresAt: Int64?
+            var commissionShare: Double?
         }
         func fact(_ record: StoreTransaction) -> Fact {
             Fact(
                 transactionID: record.transactionID, kind: record.kind, at: record.at, price: record.priceMicros, currency: record.currency,
-                userID: record.userID, isSandbox: record.isSandbox, isFamilyShared: record.isFamilyShared)
+                userID: record.userID, isSandbox: record.isSandbox, isFamilyShared: record.isFamilyShared,
+                store: record.store?.lowercased(), expiresAt: record.expiresAt, commissionShare: record.commissionShare)
         }
         let export = try Self.export.get().export
         let webhooks = try Self.webhooks.get().webhooks
-        // A refund of a transaction from before the data re-sends that old charge in the export only.
-        let exportCharges = export.filter { $0.at >= Self.start }
+        // A refund of a transaction from before the data re-sends that old charge in the export only
+        // (the subscriber past the first year's charge before the data is in both: no refund).
+        let exportCharges = export.filter { $0.at >= Self.start || $0.refund == nil }
+        #expect(exportCharges.contains { $0.at < Self.start })
         #expect(Set(exportCharges.map(fact)) == Set(webhooks.transactions.map(fact)))
         #expect(exportCharges.count == webhooks.transactions.count)
 

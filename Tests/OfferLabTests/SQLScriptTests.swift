@@ -155,7 +155,8 @@ import Testing
         let text = try script(job(in: folder, extra: extra), .duckdb)
         #expect(text.contains("SELECT * FROM (VALUES ('DE', CAST('0.19' AS DOUBLE))) AS r(vat_area, rate)"))
         #expect(text.contains("SELECT * FROM (VALUES ('amazon', CAST('0.2' AS DOUBLE))) AS c(store, commission)"))
-        #expect(text.contains("json_extract_string(doc, '$.country') AS v_country") && text.contains("coalesce(lower(e.store), 'play_store')"))
+        #expect(
+            text.contains("json_extract_string(doc, '$.country') AS v_country") && text.contains("coalesce(lower(e.store), 'play_store')"))
         #expect(text.contains("CASE WHEN TRUE THEN CAST('0.15' AS DOUBLE)"))
         let plain = try script(job(in: folder), .duckdb)
         #expect(plain.contains("e.ts - s.first_charge >= 31536000000000") && plain.contains("coalesce(lower(e.store), 'app_store')"))

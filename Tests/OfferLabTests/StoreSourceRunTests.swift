@@ -13,7 +13,9 @@ import Testing
 
 /// `run` on a data set whose store facts come as RevenueCat sends them (`offerlab generate
 /// --format revenuecat_export|revenuecat_webhooks`) gives exactly the numbers of `run` on the same
-/// data set in the format of §1.2 (contract §1.6: everything after §1.2 is unchanged).
+/// data set in the format of §1.2 (contract §1.6: everything after §1.2 is unchanged), proceeds,
+/// trial states and subscribers included: the store's rows carry its `store`, the period's end and
+/// the commission §2.12 gives the logs' event (Google Play's, the App Store's second year).
 @Suite struct GeneratedStoreSourceRunTests {
     struct Night {
         var report: GenerationReport
@@ -118,6 +120,25 @@ import Testing
         let products = store.tables["products"]?.rows ?? []
         #expect(products.contains { $0[4] != .integer(0) } && products.contains { $0[5] != .integer(0) })
         #expect(store.tables["summary"]?.rows.contains { $0[9] != .integer(0) } == true, "trial starters")
+        #expect(store.feedsTheStoreColumns())
+    }
+}
+
+extension GeneratedStoreSourceRunTests.Night {
+    /// Whether some offering of `summary.csv` has trials still running, active subscribers and
+    /// proceeds: the columns the store's `store`, period ends and commissions feed (§2.12–§2.13).
+    func feedsTheStoreColumns() -> Bool {
+        guard let summary = tables["summary"] else { return false }
+        return ["trials_pending", "active_subscribers", "net_proceeds"].allSatisfy { name in
+            guard let column = summary.columnNames.firstIndex(of: name) else { return false }
+            return summary.rows.contains { row in
+                switch row[column] {
+                case .integer(let count): count > 0
+                case .real(let value?): value > 0
+                default: false
+                }
+            }
+        }
     }
 }
 
