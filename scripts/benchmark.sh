@@ -7,6 +7,7 @@
 #   scripts/benchmark.sh [--repeat R] [--pause S] [--no-single] [--no-cache] [USERS...]
 #   (default: 1000000)
 #   scripts/benchmark.sh --shapes [--quick] [--data DIR] [--repeat R] [USERS...]
+#   scripts/benchmark.sh --stores [--data DIR] [--repeat R] [USERS]
 #
 # --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
 # shape, each other event-id shape, user-id shape and file layout alone, and the three together
@@ -19,6 +20,15 @@
 # (target: at most 4.4 times for 4 times the users). Those data sets are kept in DIR (default
 # ${XDG_CACHE_HOME:-~/.cache}/offerlab-benchmark), outside the repository, in a folder named
 # after the generator's sources, so a changed generator makes them anew.
+#
+# --stores measures the store sources (contract §1.6, docs/generator.md, "Store forms") at USERS
+# (default 1M), a 30-day month (`--days 30 --seed 1`): `offerlab run` on the RevenueCat export,
+# on the RevenueCat webhooks and on App Store Server Notifications (`--user-ids uuid`, every
+# signature verified), each against `offerlab run` on the same events in the §1.2 form,
+# alternated, R runs each (default 3): medians of wall and CPU time, and the median of the
+# pairs' ratios. Then the App Store month night after night with the cache (the night before
+# parses every file, the night reads them back and reads the last day's files), against the
+# §1.2 form's same night. Data sets in DIR as for --shapes.
 #
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
@@ -39,12 +49,14 @@ pause=0
 single=1
 cache=1
 shapes=0
+stores=0
 quick=0
 data="${XDG_CACHE_HOME:-$HOME/.cache}/offerlab-benchmark"
 sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --shapes) shapes=1; shift ;;
+    --stores) stores=1; shift ;;
     --quick) quick=1; repeat=2; shift ;;
     --data) data="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
@@ -329,10 +341,104 @@ shape_scaling() {
   echo "growth of offerlab's best wall time, its CPU time and peak RSS (target for 4x the users: at most 4.4x)"
 }
 
+# median NAME FIELD: the median of column FIELD of $work/NAME (1 wall, 2 user, 3 system; 5 cpu).
+median() {
+  awk -v f="$2" '{ print (f == 5 ? $2 + $3 : $f) }' "$work/$1" | sort -g |
+    awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# pair_ratios A B: the median over the runs of A's wall / B's wall, and of A's cpu / B's cpu.
+pair_ratios() {
+  paste -d' ' "$work/$1" "$work/$2" | awk '{ print $1 / $5, ($2 + $3) / ($6 + $7) }' >"$work/ratios"
+  printf '%s %s\n' "$(awk '{ print $1 }' "$work/ratios" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
+    "$(awk '{ print $2 }' "$work/ratios" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
+}
+
+# store_pair LABEL STORE_DIR LOGS_DIR: `offerlab run` on each, alternated, $repeat times.
+store_pair() {
+  local label="$1" store="$2" logs="$3"
+  rm -f "$work"/store "$work"/logs
+  for ((i = 0; i < repeat; i++)); do
+    rm -rf "$work/out-store" "$work/out-logs"
+    timed store "$bin" run "$store/job.yaml" --output "$work/out-store" --database "$work/out-store/results.sqlite" --quiet
+    timed logs "$bin" run "$logs/job.yaml" --output "$work/out-logs" --database "$work/out-logs/results.sqlite" --quiet
+  done
+  read -r wall_ratio cpu_ratio < <(pair_ratios store logs)
+  printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "$label" "$(median store 1)" "$(median store 5)" \
+    "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
+}
+
+# store_nights DIR: the night before (as_of a day earlier, fills the cache), then the night
+# (reads the cache back, reads the last day's files); the night's new entries are removed before
+# each repeat, so every repeat is the same night.
+store_nights() {
+  local dir="$1" as_of before
+  as_of=$(sed -nE 's/^as_of: *([^ #]+).*/\1/p' "$dir/job.yaml")
+  before=$(date -u -d "${as_of%T*} - 1 day" +%Y-%m-%d)
+  sed "s#^output: .*#cache: $work/cache-$(basename "$dir")\n&#" "$dir/job.yaml" >"$dir/job-cache.yaml"
+  rm -rf "$work/cache-$(basename "$dir")" "$work/nights"
+  "$bin" run "$dir/job-cache.yaml" --as-of "$before" --output "$work/nights" --database "$work/nights/results.sqlite" \
+    --quiet >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  ls "$work/cache-$(basename "$dir")" >"$work/before-$(basename "$dir")"
+}
+
+store_night() {
+  local name="$1" dir="$2" cache="$work/cache-$(basename "$2")"
+  (cd "$cache" && ls | { grep -vxFf "$work/before-$(basename "$dir")" || true; } | xargs -r rm -f)
+  rm -rf "$work/nights"
+  timed "$name" "$bin" run "$dir/job-cache.yaml" --output "$work/nights" --database "$work/nights/results.sqlite" --quiet
+}
+
+stores_benchmark() {
+  local users="$1" generator base
+  generator=$(cat Sources/OfferLabGenerate/*.swift | sha1sum | cut -c1-10)
+  base="$data/generator-$generator/stores-$users"
+  mkdir -p "$base"
+  echo "data sets: $base ($users users, 30 days, seed 1)"
+  local entry name options
+  for entry in "logs|" "revenuecat_export|--format revenuecat_export" "revenuecat_webhooks|--format revenuecat_webhooks" \
+    "logs-uuid|--user-ids uuid" "app_store_notifications|--user-ids uuid --format app_store_notifications"; do
+    name="${entry%%|*}"
+    options="${entry#*|}"
+    if [ ! -f "$base/$name/job.yaml" ]; then
+      # shellcheck disable=SC2086 # the options are words
+      "$bin" generate --out "$base/$name" --users "$users" --seed 1 --days 30 --force $options >"$work/generate" 2>&1 || {
+        cat "$work/generate" >&2; exit 1; }
+    fi
+  done
+  local notifications
+  notifications=$(find "$base/app_store_notifications/appstore" -name '*.gz' -exec gzip -dc {} + | wc -l)
+  printf '%-34s | %13s | %13s | %11s\n' "" "store form" "§1.2 form" "store/§1.2"
+  printf '%-34s | %6s %6s | %6s %6s | %5s %5s\n' "offerlab run (medians of $repeat)" "wall s" "cpu s" "wall s" "cpu s" "wall" "cpu"
+  store_pair "RevenueCat export" "$base/revenuecat_export" "$base/logs"
+  store_pair "RevenueCat webhooks" "$base/revenuecat_webhooks" "$base/logs"
+  store_pair "App Store, first night (no cache)" "$base/app_store_notifications" "$base/logs-uuid"
+  printf '%-34s   %s notifications: %.0f per CPU second\n' "" "$notifications" \
+    "$(calc "$notifications / ($(median store 5) - $(median logs 5))")"
+  store_nights "$base/app_store_notifications"
+  store_nights "$base/logs-uuid"
+  rm -f "$work"/store "$work"/logs
+  for ((i = 0; i < repeat; i++)); do
+    store_night store "$base/app_store_notifications"
+    store_night logs "$base/logs-uuid"
+  done
+  read -r wall_ratio cpu_ratio < <(pair_ratios store logs)
+  printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "App Store, a later night (cache)" "$(median store 1)" "$(median store 5)" \
+    "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
+  printf '%-34s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /the §1.2 form: /')"
+  echo "goals (issues 37, 38): the export within 1.5x; the first night within 120 s wall; a later night within 1.10x."
+  echo "notifications per CPU second: the notifications over the CPU the App Store form adds to the §1.2 form's."
+  echo "Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
+}
+
 checks=()
 failed=0
 declare -A shape_runs
 shape_labels=()
+if [ $stores -eq 1 ]; then
+  stores_benchmark "${sizes[0]}"
+  exit 0
+fi
 if [ $shapes -eq 1 ]; then
   for users in "${sizes[@]}"; do shape_matrix "$users"; done
   [ ${#sizes[@]} -gt 1 ] && shape_scaling

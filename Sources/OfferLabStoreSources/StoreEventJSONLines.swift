@@ -11,28 +11,42 @@ public enum StoreEventJSONLines {
     /// no money, as the contract says of it. Its currency is the record's, else `XXX` (ISO 4217's
     /// "no currency").
     public static func line(_ event: StoreEvent) -> String {
-        var fields: [(String, String)] = [
-            ("event_id", quoted(event.eventID)), ("ts", quoted(Timestamp.format(event.at))), ("user_id", quoted(event.userID)),
-            ("event", quoted(event.event.logName)),
-        ]
-        if let productID = event.productID { fields.append(("product_id", quoted(productID))) }
-        if let transactionID = event.transactionID { fields.append(("transaction_id", quoted(transactionID))) }
-        if let original = event.originalTransactionID { fields.append(("original_transaction_id", quoted(original))) }
-        if let price = event.priceMicros {
-            fields.append(("price", majorUnits(price)))
-            fields.append(("currency", quoted(event.currency ?? "XXX")))
-        } else if event.event.requiresPrice {
-            fields.append(("price", "0"))
-            fields.append(("currency", quoted(event.currency ?? "XXX")))
+        // Built in one string: a run writes and reads back every store event this way, and
+        // an array of fields joined cost a sixth of a 1M-user run on the RevenueCat export.
+        var line = "{"
+        line.reserveCapacity(400)
+        func field(_ key: String, _ value: String) {
+            if line.utf8.count > 1 { line += "," }
+            line += "\"" + key + "\":" + value
         }
-        if event.isSandbox { fields.append(("environment", quoted("Sandbox"))) }
-        if let platform = event.platform { fields.append(("platform", quoted(platform))) }
-        if let country = event.country { fields.append(("country", quoted(country))) }
-        if let store = event.store { fields.append(("store", quoted(store))) }
-        if let expiresAt = event.expiresAt { fields.append(("expires_at", quoted(Timestamp.format(expiresAt)))) }
-        if let tax = event.taxShare, tax.isFinite { fields.append(("tax_percentage", "\(tax)")) }
-        if let commission = event.commissionShare, commission.isFinite { fields.append(("commission_percentage", "\(commission)")) }
-        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        func text(_ key: String, _ value: String) {
+            if line.utf8.count > 1 { line += "," }
+            line += "\"" + key + "\":"
+            appendQuoted(value, to: &line)
+        }
+        text("event_id", event.eventID)
+        text("ts", Timestamp.format(event.at))
+        text("user_id", event.userID)
+        text("event", event.event.logName)
+        if let productID = event.productID { text("product_id", productID) }
+        if let transactionID = event.transactionID { text("transaction_id", transactionID) }
+        if let original = event.originalTransactionID { text("original_transaction_id", original) }
+        if let price = event.priceMicros {
+            field("price", majorUnits(price))
+            text("currency", event.currency ?? "XXX")
+        } else if event.event.requiresPrice {
+            field("price", "0")
+            text("currency", event.currency ?? "XXX")
+        }
+        if event.isSandbox { text("environment", "Sandbox") }
+        if let platform = event.platform { text("platform", platform) }
+        if let country = event.country { text("country", country) }
+        if let store = event.store { text("store", store) }
+        if let expiresAt = event.expiresAt { text("expires_at", Timestamp.format(expiresAt)) }
+        if let tax = event.taxShare, tax.isFinite { field("tax_percentage", "\(tax)") }
+        if let commission = event.commissionShare, commission.isFinite { field("commission_percentage", "\(commission)") }
+        line += "}"
+        return line
     }
 
     /// All events, one line each, each ended by a newline.
@@ -52,9 +66,14 @@ public enum StoreEventJSONLines {
         return "\(sign)\(whole).\(fraction)"
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
+    /// Appends `text` as a JSON string; text with nothing to escape (nearly all) is copied whole.
+    static func appendQuoted(_ text: String, to out: inout String) {
+        out += "\""
+        defer { out += "\"" }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            out += text
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -68,6 +87,5 @@ public enum StoreEventJSONLines {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        return out + "\""
     }
 }
