@@ -97,14 +97,15 @@ package enum StoreSourceIngest {
         case skipped(SkippedFile)
     }
 
-    /// Reads `paths` with `read`, at most `width` at a time, and hands the outcomes to `collect`
-    /// in path order. A corrupt gzip file is skipped under `on_corrupt_file: skip`, else fails the
-    /// night, as a §1.2 log does.
-    private static func readFiles<Reading: Sendable>(
-        _ paths: [String], format: SourceFormat, job: Job, width: Int?, read: @escaping @Sendable (String) async throws -> Reading,
-        collect: (FileOutcome<Reading>) -> Void
-    ) async throws {
+    /// Reads `paths` with `read`, at most `width` at a time, and returns the files read in path
+    /// order, their counts and the skipped ones kept in `reading`. A corrupt gzip file is skipped
+    /// under `on_corrupt_file: skip`, else fails the night, as a §1.2 log does.
+    private static func readFiles<Reading: StoreFileReading>(
+        _ paths: [String], format: SourceFormat, job: Job, width: Int?, into reading: inout FormatReading,
+        read: @escaping @Sendable (String) async throws -> Reading
+    ) async throws -> [Reading] {
         let policy = job.onCorruptFile
+        var files: [Reading] = []
         try await InOrder.run(count: paths.count, width: width) { index -> FileOutcome<Reading> in
             do {
                 return .read(try await read(paths[index]))
@@ -115,8 +116,14 @@ package enum StoreSourceIngest {
                 throw OfferLabError(.unreadableLog, context: "\(format.rawValue) file ", error, hint: hint)
             }
         } merge: { outcome in
-            collect(outcome)
+            switch outcome {
+            case .read(let file):
+                files.append(file)
+                reading.fileCounts[file.path] = file.counts
+            case .skipped(let skipped): reading.skippedFiles.append(skipped)
+            }
         }
+        return files
     }
 
     private static func readAppStore(_ paths: [String], job: Job, width: Int?, cache: ParsedLogCache?) async throws -> FormatReading {
@@ -132,10 +139,9 @@ package enum StoreSourceIngest {
             }
         }
         let decoder = AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier)
-        var files: [AppStoreFileReading] = []
         var reading = FormatReading(records: StoreSourceRecords(format: .appStoreNotifications))
         let settings = cacheSettings(job.appStore)
-        try await readFiles(paths, format: .appStoreNotifications, job: job, width: width) { path in
+        let files = try await readFiles(paths, format: .appStoreNotifications, job: job, width: width, into: &reading) { path in
             guard let cache, let key = cache.key(forStoreFileAt: path, settings: settings) else {
                 return try await AppStoreNotificationFile.read(path: path, decoder: decoder)
             }
@@ -148,13 +154,6 @@ package enum StoreSourceIngest {
             let reading = try await AppStoreNotificationFile.read(path: path, decoder: decoder)
             if let payload = try? JSONEncoder().encode(reading) { cache.store([UInt8](payload), key: key, path: path) }
             return reading
-        } collect: { outcome in
-            switch outcome {
-            case .read(let file):
-                files.append(file)
-                reading.fileCounts[file.path] = file.counts
-            case .skipped(let skipped): reading.skippedFiles.append(skipped)
-            }
         }
         reading.records = AppStoreNotificationFile.records(files)
         return reading
@@ -182,17 +181,9 @@ package enum StoreSourceIngest {
                 // A file that cannot be opened or inflated fails (or is skipped) when it is read.
             }
         }
-        var files: [RevenueCatExportFile] = []
         var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatExport))
-        try await readFiles(paths, format: .revenueCatExport, job: job, width: width) { path in
+        let files = try await readFiles(paths, format: .revenueCatExport, job: job, width: width, into: &reading) { path in
             try RevenueCatExportFile(path: path, userIDField: userIDField, inflater: inflater)
-        } collect: { outcome in
-            switch outcome {
-            case .read(let file):
-                files.append(file)
-                reading.fileCounts[file.path] = file.counts
-            case .skipped(let skipped): reading.skippedFiles.append(skipped)
-            }
         }
         reading.records = RevenueCatExport.records(files)
         return reading
@@ -201,17 +192,9 @@ package enum StoreSourceIngest {
     private static func readRevenueCatWebhooks(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
         let userIDField = job.revenueCat.userIDField
         let inflater = job.inflater
-        var files: [RevenueCatWebhookFile] = []
         var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatWebhooks))
-        try await readFiles(paths, format: .revenueCatWebhooks, job: job, width: width) { path in
+        let files = try await readFiles(paths, format: .revenueCatWebhooks, job: job, width: width, into: &reading) { path in
             try RevenueCatWebhookFile(path: path, userIDField: userIDField, inflater: inflater)
-        } collect: { outcome in
-            switch outcome {
-            case .read(let file):
-                files.append(file)
-                reading.fileCounts[file.path] = file.counts
-            case .skipped(let skipped): reading.skippedFiles.append(skipped)
-            }
         }
         reading.records = RevenueCatWebhooks.records(files)
         return reading

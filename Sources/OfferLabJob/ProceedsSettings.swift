@@ -55,40 +55,11 @@ public struct ProceedsSettings: Sendable, Equatable {
     }
 }
 
-/// A tax rates file: CSV or TSV with the columns `country` and `rate` (a header row).
+/// A tax rates file: the columns `country` (ISO 3166-1 alpha-2) and `rate` (the VAT rate r).
 enum TaxRatesFile {
     static func read(path: String) throws -> [String: Double] {
-        guard let format = TableFormat(fileName: path) else {
-            throw OfferLabError(
-                .badJob, "tax_rates_file: \(path) must be a .csv or .tsv file (gzipped or not)",
-                location: .init(path: path, jobKey: "tax_rates_file"))
+        try KeyedRatesFile.read(path: path, jobKey: "tax_rates_file", keyColumn: "country", keyName: "country code") { country, rate in
+            ProceedsSettings.countryProblem(country) ?? ProceedsSettings.rateProblem(rate).map { "the rate of \(country) (\(rate)) \($0)" }
         }
-        func lineFailure(_ line: Int, _ problem: String) -> OfferLabError {
-            OfferLabError(
-                .badJob, "tax_rates_file: \(path) line \(line): \(problem)",
-                location: .init(path: path, line: line, jobKey: "tax_rates_file"))
-        }
-        var rates: [String: Double] = [:]
-        do {
-            let reader = try TableFileReader(path: path, format: format)
-            let columns = try reader.requireColumns(["country", "rate"])
-            try reader.forEachRow { row in
-                guard row.problem == nil, let country = row.string(at: columns[0]), !country.isEmpty,
-                    let rate = row.double(at: columns[1])
-                else {
-                    throw lineFailure(row.lineNumber, "expected a country code and a rate")
-                }
-                if let problem = ProceedsSettings.countryProblem(country) { throw lineFailure(row.lineNumber, problem) }
-                if let problem = ProceedsSettings.rateProblem(rate) {
-                    throw lineFailure(row.lineNumber, "the rate of \(country) (\(rate)) \(problem)")
-                }
-                guard rates.updateValue(rate, forKey: country) == nil else {
-                    throw lineFailure(row.lineNumber, "\(country) appears twice")
-                }
-            }
-        } catch let error as IngestError {
-            throw OfferLabError(.badJob, context: "tax_rates_file: ", error, jobKey: "tax_rates_file")
-        }
-        return rates
     }
 }
