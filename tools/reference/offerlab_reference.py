@@ -784,6 +784,19 @@ def _text_value(value: object) -> str:
     raise Malformed("malformed_invalid_field")
 
 
+def _json_number(value) -> Decimal:
+    """A JSON number, or a string holding one (section 1.2's price and fee shares); else malformed."""
+    if isinstance(value, bool):
+        raise Malformed("malformed_invalid_field")
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, str) and _NUMERIC_STRING_RE.fullmatch(value):
+        return Decimal(value)
+    raise Malformed("malformed_invalid_field")
+
+
 def validate_event(obj: dict, order: int, source: str) -> Event:
     """A decoded log object as an Event, or Malformed with the first reason of §1.3.
 
@@ -806,18 +819,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
     if not isinstance(event_value, str) or _has_lone_surrogate(event_value):
         raise Malformed("malformed_invalid_field")
     price_value = obj.get("price")
-    price: Decimal | None = None
-    if price_value is not None:
-        if isinstance(price_value, bool):
-            raise Malformed("malformed_invalid_field")
-        if isinstance(price_value, int):
-            price = Decimal(price_value)
-        elif isinstance(price_value, Decimal):
-            price = price_value
-        elif isinstance(price_value, str) and _NUMERIC_STRING_RE.fullmatch(price_value):
-            price = Decimal(price_value)
-        else:
-            raise Malformed("malformed_invalid_field")
+    price = None if price_value is None else _json_number(price_value)
     price_micros = None if price is None else decimal_to_micros(price)
     if price is not None and price_micros is None:
         raise Malformed("malformed_invalid_field")
@@ -828,17 +830,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         if value is None or value == "":
             shares[name] = None
             continue
-        if isinstance(value, bool):
-            raise Malformed("malformed_invalid_field")
-        if isinstance(value, int):
-            number = Decimal(value)
-        elif isinstance(value, Decimal):
-            number = value
-        elif isinstance(value, str) and _NUMERIC_STRING_RE.fullmatch(value):
-            number = Decimal(value)
-        else:
-            raise Malformed("malformed_invalid_field")
-        micros = decimal_to_micros(number)
+        micros = decimal_to_micros(_json_number(value))
         if micros is None or not 0 <= micros < 1_000_000:
             raise Malformed("malformed_invalid_field")
         shares[name] = micros
