@@ -122,7 +122,7 @@ struct OfferingSection {
                 group.proceedsPerUser.map { ReportFormat.money($0, currency) } ?? "–",
                 group.netProceeds.map { ["kept \(ReportFormat.money($0, currency))"] } ?? [])
             html += versus(group, offering.comparison(group.name, named: "proceeds_per_user"), .arpu)
-            // Also in "All numbers by group": narrow screens and paper leave these two out to fit.
+            // Also in "All numbers by group": screens under 1600 px and paper leave these two out to fit.
             html += cell(
                 group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"],
                 secondary: true)

@@ -119,8 +119,22 @@ extension HTMLReport {
         table.details td.num,table.details td .main{white-space:normal}
         @media screen and (min-width:601px){details.reference::details-content{content-visibility:visible}details.reference>summary{pointer-events:none;cursor:auto}}
         @media (max-width:1100px){.secondary{display:none}}
+        @media (max-width:1600px){table.results .secondary{display:none}}
         @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}td.num{white-space:normal}.files{columns:1}\
         table.details{font-size:13px}table.details th,table.details td{padding:6px 4px}table.details tbody th{white-space:normal;overflow-wrap:anywhere}}
+        @media screen and (max-width:1100px){
+        table.results,table.results tbody{display:block;overflow:visible}
+        table.results thead{display:none}
+        table.results tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
+        table.results tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
+        table.results td{border:0;padding:4px 0;text-align:left;min-width:0}
+        table.results td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
+        table.results td:nth-of-type(1){grid-column:1/-1}
+        \(cellLabels("results", [
+            "Users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control", "Proceeds per user",
+            "Proceeds per user vs control",
+        ]))
+        }
         @media screen and (max-width:600px){
         main{padding:16px 12px 36px}
         h1{font-size:24px}
@@ -130,14 +144,13 @@ extension HTMLReport {
         details.reference>summary h3{margin:14px 0 4px}
         details.reference>summary h3::after{content:" ▸ show";font-size:13px;font-weight:400;color:#0b5394}
         details.reference[open]>summary h3::after{content:" ▾ hide"}
-        table.results,table.details,table.capped,table.matured,table.results tbody,table.details tbody,table.capped tbody,table.matured tbody{display:block;overflow:visible}
-        table.results thead,table.details thead,table.capped thead,table.matured thead{display:none}
-        table.results tr,table.details tr,table.capped tr,table.matured tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
-        table.results tbody th,table.details tbody th,table.capped tbody th,table.matured tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
-        table.results td,table.details td,table.capped td,table.matured td{border:0;padding:4px 0;text-align:left;min-width:0}
-        table.results td::before,table.details td::before,table.capped td::before,table.matured td::before,table.products td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
-        table.results td:nth-of-type(1),table.matured td:nth-of-type(1){grid-column:1/-1}
-        \(cellLabels("results", ["Users", "Conversion", "Conversion vs control", "Revenue per user", "Revenue per user vs control"]))
+        table.details,table.capped,table.matured,table.details tbody,table.capped tbody,table.matured tbody{display:block;overflow:visible}
+        table.details thead,table.capped thead,table.matured thead{display:none}
+        table.details tr,table.capped tr,table.matured tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}
+        table.details tbody th,table.capped tbody th,table.matured tbody th{grid-column:1/-1;border:0;padding:2px 0 4px;white-space:normal;overflow-wrap:anywhere}
+        table.details td,table.capped td,table.matured td{border:0;padding:4px 0;text-align:left;min-width:0}
+        table.details td::before,table.capped td::before,table.matured td::before,table.products td::before{display:block;font-size:11px;font-weight:600;color:var(--muted)}
+        table.matured td:nth-of-type(1){grid-column:1/-1}
         table.details td:nth-of-type(1){grid-column:1/-1}
         \(cellLabels("details", [
             "Metric", nil, "Difference", "Relative", "Corrected p", "Always-valid change", "Always-valid corrected p",
@@ -152,7 +165,7 @@ extension HTMLReport {
         svg text[font-size="11"]{font-size:15px}
         th,td{padding:6px 5px}
         tbody th{white-space:normal}
-        table.numbers tbody th code,table.quality code{display:block;margin:0}
+        table.numbers tbody th code,table.quality code{display:block;margin:0;overflow-wrap:anywhere}
         table.numbers{font-size:13px}
         table.numbers thead th{overflow-wrap:anywhere}
         table.products,table.products tbody{display:block}
