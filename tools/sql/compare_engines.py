@@ -172,6 +172,9 @@ def same_value(column, a, b):
 def compare(name, expected_path, actual_path):
     """Differences between two CSV files, by key and column name."""
     expected, actual = read_csv(expected_path), read_csv(actual_path)
+    # The 365-day projection needs every member's charges, which sufficient statistics do not
+    # carry: `offerlab stats` cannot make its rows (docs/statistics.md, "The projection in a run").
+    expected = [r for r in expected if r.get("metric") != "projected_arpu_365"]
     key = KEYS[name]
     problems = []
     index = {tuple(r[k] for k in key): r for r in actual}
