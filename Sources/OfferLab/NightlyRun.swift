@@ -109,6 +109,9 @@ public enum NightlyRun {
         // offerings fall back is known once the assignments say which are analysed).
         _ = try RunChecks.control(
             job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        // The store sources' user_transactions table too: a broken one fails the run before any
+        // log is read, as a broken catalog does.
+        let userTransactions = job.storeSources.isEmpty ? [:] : try UserTransactions.load(from: source)
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
@@ -123,7 +126,7 @@ public enum NightlyRun {
             ? nil
             : Task {
                 let night = try await StoreSourceIngest.read(
-                    job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads, cache: cache)
+                    job: job, userTransactions: userTransactions, width: job.threads, cache: cache)
                 progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
                 return night
             }

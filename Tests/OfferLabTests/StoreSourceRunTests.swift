@@ -345,6 +345,32 @@ func cellText(_ value: ResultValue) -> String {
         #expect(
             rejects.count == 4 && rejects.contains { $0.hasPrefix(folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,") })
     }
+
+    /// A broken `user_transactions` table fails the run before any log is read, as a broken
+    /// catalog does: its own one line and exit code, not the error of the corrupt log file that
+    /// would be read first, and the night's earlier outputs stay as they were.
+    @Test func aBrokenUserTransactionsTableFailsBeforeAnyLogIsRead() throws {
+        let night = try NightFixture(job: ["logs": #"["logs/*", {path: "revenuecat/*.csv", format: revenuecat_export}]"#])
+        try night.folder.write(
+            "revenuecat/export.csv",
+            Self.exportHeader
+                + "\nu1,weekly,2026-03-05 09:00:00,T9,T9,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-05 09:00:00,,app_store\n")
+        let first = try night.run()
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = try night.snapshot()
+
+        try SQLiteDatabase(path: night.folder.file("tables.sqlite")).execute(
+            "CREATE TABLE user_transactions (user_id TEXT, original_transaction_id TEXT); INSERT INTO user_transactions VALUES ('', 'T9');")
+        let log = try night.writeLog("b.jsonl.gz", [event("paywall_view", user: "u2", ts: "2026-03-05T00:00:00Z")])
+        try Data(try fileBytes(log).dropLast(12)).write(to: URL(fileURLWithPath: log))
+        let result = try night.run()
+        #expect(result.status == 65)
+        #expect(
+            result.standardError.hasPrefix("offerlab: error: tables: \(night.folder.file("tables.sqlite")): user_transactions ")
+                && result.standardError.hasSuffix(": user_id is empty\n"), "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(try night.snapshot() == before)
+    }
 }
 
 @Suite struct StoreEventBatchTests {
