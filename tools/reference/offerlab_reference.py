@@ -96,7 +96,7 @@ OFFERING_COUNTERS = (
 #: A log line (or CSV log record) longer than this many bytes is `malformed_line_too_long`.
 MAX_LINE_BYTES = 1 << 20
 
-#: Log fields that hold text (ids and dimensions), with their camelCase spelling.
+#: Log fields that hold ids and text, with their camelCase spelling.
 #: A JSON integer in any of them is its decimal text; any other non-string type is invalid.
 TEXT_FIELDS = {
     "event_id": "eventId",
@@ -108,9 +108,11 @@ TEXT_FIELDS = {
     "test_group_id": "testGroupId",
     "currency": None,
     "environment": None,
-    "platform": None,
-    "country": None,
 }
+#: Log fields that only describe an event (dimensions for slicing, the store that charged): a
+#: string or an integer as its decimal text; any other type is absent and the line stays valid
+#: (Decision D16), as offerlab reads them.
+DIMENSION_FIELDS = ("platform", "country", "store")
 
 SUMMARY_COLUMNS = (
     "offering_id", "group", "is_control", "weight",
@@ -765,9 +767,10 @@ def _has_lone_surrogate(text: str) -> bool:
 
 
 def _pick(obj: dict, snake: str, camel: str | None) -> object:
-    """A field by its snake_case key, else its camelCase key; JSON null is absent (D13)."""
+    """A field by its snake_case key, else its camelCase key; JSON null is absent (D13), and so
+    is the empty string of an optional field (D14): only `user_id` is required."""
     value = obj.get(snake)
-    if value is None and camel is not None:
+    if camel is not None and (value is None or (value == "" and snake != "user_id")):
         value = obj.get(camel)
     return value
 
@@ -782,6 +785,16 @@ def _text_value(value: object) -> str:
     if isinstance(value, str) and not _has_lone_surrogate(value):
         return value
     raise Malformed("malformed_invalid_field")
+
+
+def _dimension_value(value: object) -> str | None:
+    """A dimension's value (DIMENSION_FIELDS): a non-empty string, or a JSON integer as its
+    decimal text; any other value is absent, the line stays valid (Decision D16)."""
+    if isinstance(value, str) and value != "" and not _has_lone_surrogate(value):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
 
 
 def _json_number(value) -> Decimal:
@@ -858,12 +871,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         expires_at = epoch_millis_to_micros(expires_value)
     elif isinstance(expires_value, str):
         expires_at = parse_timestamp_text(expires_value)
-    store_value = obj.get("store")
-    store = None
-    if isinstance(store_value, str) and store_value != "" and not _has_lone_surrogate(store_value):
-        store = store_value
-    elif isinstance(store_value, int) and not isinstance(store_value, bool):
-        store = str(store_value)
+    dimensions = {name: _dimension_value(obj.get(name)) for name in DIMENSION_FIELDS}
     # Empty optional ids are absent (Decision D14); an empty user_id was rejected above.
     for name in texts:
         if name != "user_id" and texts[name] == "":
@@ -894,10 +902,10 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         offering_id=texts["offering_id"],
         test_group_id=texts["test_group_id"],
         sandbox=environment is not None and environment.isascii() and environment.lower() == "sandbox",
-        platform=texts["platform"],
-        country=texts["country"],
+        platform=dimensions["platform"],
+        country=dimensions["country"],
         expires_at=expires_at,
-        store=store,
+        store=dimensions["store"],
         tax_share=shares["tax_percentage"],
         commission_share=shares["commission_percentage"],
     )
