@@ -317,6 +317,14 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
         Self.expect(comparisons.first { $0["metric"] == "proceeds_per_user" }, values, [7, 6.8, -0.2], "proceeds_per_user row")
         Self.expect(comparisons.first { $0["metric"] == "trial_completed_conversion" }, values, [1, 0, -1], "trial row")
 
+        // products.csv: u1's two weekly charges; u3's annual charge less its refund.
+        let products = ProjectionRunTests.records(try night.csv("products"))
+        func product(_ group: String, _ id: String) -> [String: String]? {
+            products.first { $0["group"] == group && $0["product_id"] == id }
+        }
+        Self.expect(product("control", "weekly"), ["net_revenue", "net_proceeds"], [20, 14], "control weekly")
+        Self.expect(product("variant", "annual"), ["net_revenue", "net_proceeds"], [16, 13.6], "variant annual")
+
         // Slices by country: DE (u1, u3), then (none) (u4) and US (u2), one user each, in byte order.
         let slices = ProjectionRunTests.records(try night.csv("slice_summary"))
         #expect(slices.map { $0["level"] ?? "" } == ["DE", "DE", "(none)", "(none)", "US", "US"])
