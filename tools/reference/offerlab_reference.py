@@ -762,8 +762,16 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+def _holds_lone_surrogate(value: object) -> bool:
+    """Whether a decoded JSON value holds an unpaired surrogate escape (`"\\ud800"`) in any string,
+    key or value: text no UTF-8 can carry, so the line is not valid JSON (Decision D16)."""
+    if isinstance(value, str):
+        return any(0xD800 <= ord(char) <= 0xDFFF for char in value)
+    if isinstance(value, dict):
+        return any(_holds_lone_surrogate(key) or _holds_lone_surrogate(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_lone_surrogate(item) for item in value)
+    return False
 
 
 def _pick(obj: dict, snake: str, camel: str | None) -> object:
@@ -777,12 +785,12 @@ def _pick(obj: dict, snake: str, camel: str | None) -> object:
 
 def _text_value(value: object) -> str:
     """A text field's value: a string, or a JSON integer as its decimal text; anything else
-    (boolean, float, object, array, lone surrogate) is an invalid field (Decision D16)."""
+    (boolean, float, object, array) is an invalid field (Decision D16)."""
     if isinstance(value, bool):
         raise Malformed("malformed_invalid_field")
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str) and not _has_lone_surrogate(value):
+    if isinstance(value, str):
         return value
     raise Malformed("malformed_invalid_field")
 
@@ -790,7 +798,7 @@ def _text_value(value: object) -> str:
 def _dimension_value(value: object) -> str | None:
     """A dimension's value (DIMENSION_FIELDS): a non-empty string, or a JSON integer as its
     decimal text; any other value is absent, the line stays valid (Decision D16)."""
-    if isinstance(value, str) and value != "" and not _has_lone_surrogate(value):
+    if isinstance(value, str) and value != "":
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
@@ -829,7 +837,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         texts[snake] = None if value is None else _text_value(value)
     if texts["user_id"] == "":
         raise Malformed("malformed_invalid_field")
-    if not isinstance(event_value, str) or _has_lone_surrogate(event_value):
+    if not isinstance(event_value, str):
         raise Malformed("malformed_invalid_field")
     price_value = obj.get("price")
     price = None if price_value is None else _json_number(price_value)
@@ -915,9 +923,11 @@ def parse_json_line(line: bytes, order: int, source: str) -> Event:
     try:
         text = line.decode("utf-8")
         obj = json.loads(text, parse_float=Decimal, parse_int=int, parse_constant=_reject_constant)
+        # Only an escape (`\\u`) can make an unpaired surrogate: UTF-8 cannot carry one.
+        lone_surrogate = "\\u" in text and _holds_lone_surrogate(obj)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise Malformed("malformed_invalid_json") from error
-    if not isinstance(obj, dict):
+    if not isinstance(obj, dict) or lone_surrogate:
         raise Malformed("malformed_invalid_json")
     return validate_event(obj, order, source)
 

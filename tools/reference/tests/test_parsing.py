@@ -103,7 +103,11 @@ BUY = {**BASE, "event": "purchase", "product_id": "p", "transaction_id": "t", "p
     # a dimension of another type is absent, the line valid (D16), as offerlab reads it
     ({**BASE, "country": False, "platform": 1.5, "store": {"a": 1}}, None),
     ({**BASE, "ts": "bad", "user_id": 1.5}, "malformed_invalid_field"),  # 3 before 4
-    ('{"ts":"2026-03-02T00:00:00Z","user_id":"\\ud800","event":"paywall_view"}', "malformed_invalid_field"),
+    # an unpaired surrogate escape is text no UTF-8 carries: not JSON, in any key or value (D16)
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"\\ud800","event":"paywall_view"}', "malformed_invalid_json"),
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"u1","event":"paywall_view","note":["\\udc00"]}', "malformed_invalid_json"),
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"u1","event":"paywall_view","\\ud800x":1}', "malformed_invalid_json"),
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"\\ud83d\\ude00","event":"paywall_view"}', None),
     ({**BASE, "unknown": [1, {"a": None}], "Ts": 1.5}, None),  # unknown keys ignored whatever their value
     # 4. timestamps
     ({**BASE, "ts": "2026-02-30T00:00:00Z"}, "malformed_bad_timestamp"),
