@@ -77,9 +77,13 @@ package enum StoreSourceIngest {
                 night.files.append((path, source.format, []))
             }
         }
+        // Events come a file's at a time: its path, the same string, is hashed once a run of them.
+        var last: (path: String, index: Int)?
         for event in resolution.events {
             // Every record read from a file names it (`sourcePath`), and that file is one of the job's.
-            night.files[fileIndex[event.sourcePath!]!].events.append(event)
+            let path = event.sourcePath!
+            if last?.path != path { last = (path, fileIndex[path]!) }
+            night.files[last!.index].events.append(event)
         }
         return night
     }
