@@ -86,9 +86,13 @@ public enum RevenueCatExport {
         // Per store transaction id, the slot in `chosen` of its first record; the others of the
         // same id (other renewal numbers: Stripe's) follow it through `nextSlot` (-1: none).
         // One hashing of the id per row.
-        var firstSlots: [String: Int] = [:]
+        // Sized for every row at once: a table grown as it fills hashes its ids again each time.
+        let rowCount = files.reduce(0) { $0 + $1.rows.count }
+        var firstSlots = [String: Int](minimumCapacity: rowCount)
         var nextSlot: [Int] = []
+        nextSlot.reserveCapacity(rowCount)
         var chosen: [RevenueCatExportRow] = []
+        chosen.reserveCapacity(rowCount)
         var records = StoreSourceRecords(format: .revenueCatExport)
         for file in files {
             records.counts += file.counts

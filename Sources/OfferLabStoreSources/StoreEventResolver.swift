@@ -96,10 +96,13 @@ public enum StoreEventResolver {
     /// The events of every source; each format's counters are its source's plus what resolving
     /// its records counted.
     public static func resolve(sources: [StoreSourceRecords], userTransactions: [String: String], asOf: Int64) -> StoreEventResolution {
+        // One source's records are passed as they are, not copied into new arrays.
+        func all<Record>(_ records: KeyPath<StoreSourceRecords, [Record]>) -> [Record] {
+            sources.count == 1 ? sources[0][keyPath: records] : sources.flatMap { $0[keyPath: records] }
+        }
         var resolution = resolve(
-            transactions: sources.flatMap(\.transactions), refunds: sources.flatMap(\.refunds),
-            statusChanges: sources.flatMap(\.statusChanges), refundReversals: sources.flatMap(\.refundReversals),
-            userTransactions: userTransactions, asOf: asOf)
+            transactions: all(\.transactions), refunds: all(\.refunds), statusChanges: all(\.statusChanges),
+            refundReversals: all(\.refundReversals), userTransactions: userTransactions, asOf: asOf)
         for source in sources { resolution.counts[source.format, default: .init()] += source.counts }
         return resolution
     }
