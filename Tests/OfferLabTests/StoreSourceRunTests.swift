@@ -452,7 +452,7 @@ func cellText(_ value: ResultValue) -> String {
         anonymous.userID = ""
         let made = StoreEventBatches.batch(
             [purchase, anonymous], fileIndex: 3, path: "/data/export.csv", users: users, asOf: at + 1, keptSliceFields: [])
-        #expect(made.batch.records.map(\.user) == [u1] && made.batch.records.map(\.timestamp) == [at])
+        #expect(made.batch.records.map(\.user.populationIndex) == [u1] && made.batch.records.map(\.timestamp) == [at])
         #expect(made.batch.details.map(\.price) == [7_990_000])
         #expect(made.rejected.count == 1)
         let note = try #require(made.rejected.first)
