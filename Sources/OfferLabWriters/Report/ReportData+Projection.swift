@@ -26,25 +26,12 @@ struct ProjectedComparison: Sendable, Equatable {
     var chanceToBeatControl: Double?
 }
 
-extension ReportData {
-    /// The projection of the offering `offeringID` from the `projection` rows and the
-    /// `projected_arpu_365` rows of `comparisons` (none for a night stored without them).
-    static func projection(offeringID: String, projection: [Row], comparisons: [Row]) -> (
-        groups: [ProjectedGroup], comparisons: [ProjectedComparison]
-    ) {
-        let groups = projection.filter { $0.text(.offeringID) == offeringID }.map { row in
-            ProjectedGroup(
-                group: row.text(.group) ?? "", users: row.int(.users), observedDaysMean: row.double(.observedDaysMean),
-                realizedARPU: row.double(.realizedARPU), projectedARPU365: row.double(.projectedARPU365),
-                low: row.double(.projectedARPU365CILow), high: row.double(.projectedARPU365CIHigh), reason: row.text(.reason) ?? "")
-        }
-        let compared = comparisons.filter { $0.text(.offeringID) == offeringID && $0.text(.metric) == projectedMetric }.map { row in
-            ProjectedComparison(
-                group: row.text(.group) ?? "", difference: row.estimate(.absLift, low: .absLiftCILow, high: .absLiftCIHigh),
-                differenceLow: row.double(.absLiftCILow), differenceHigh: row.double(.absLiftCIHigh),
-                relative: row.estimate(.relLift, low: .relLiftCILow, high: .relLiftCIHigh), pValueAdjusted: row.double(.pValueAdjusted),
-                significant: row.bool(.significant), chanceToBeatControl: row.double(.chanceToBeatControl))
-        }
-        return (groups, compared)
+extension ProjectedComparison {
+    /// A `projected_arpu_365` comparison.
+    init(_ values: ComparisonValues) {
+        self.init(
+            group: values.group, difference: values.lift.absolute, differenceLow: values.lift.absLiftCILow,
+            differenceHigh: values.lift.absLiftCIHigh, relative: values.lift.relative, pValueAdjusted: values.lift.pValueAdjusted,
+            significant: values.lift.significant, chanceToBeatControl: values.lift.chanceToBeatControl)
     }
 }

@@ -4,9 +4,8 @@ import OfferLabJob
 /// Everything a night's report shows, and nothing else: rendering takes only this value, so a
 /// report built by `offerlab run` and one rebuilt by `offerlab report --db` are the same bytes.
 ///
-/// It is read from the night's result tables by the columns their builders write
-/// (`ResultSchema+Night.swift`), either as the run holds them in memory or as the database
-/// stores them (see `ResultTables+Report.swift` for the tables that exist only for the report).
+/// It is made from the typed night (`NightTables`), as the run made it or as the database gave
+/// it back (`ReportData+Tables.swift`); it never reads a table's rows by column name.
 package struct ReportData: Sendable, Equatable {
     var run: RunFacts
     /// The run-wide counters (`quality.csv` rows with an empty `offering_id`), in output order.
@@ -234,32 +233,6 @@ struct Comparison: Sendable, Equatable {
         if let relative = relativeLift, relative.low != nil || absoluteLift?.low == nil { return (relative, true) }
         return absoluteLift.map { ($0, false) }
     }
-}
-
-/// The `…_adjusted` columns of a `comparisons.csv` row.
-struct AdjustedIntervals: Sendable, Equatable {
-    struct Ends: Sendable, Equatable {
-        var absoluteLow: Double?
-        var absoluteHigh: Double?
-        var relativeLow: Double?
-        var relativeHigh: Double?
-    }
-
-    /// `abs_lift_ci_*_adjusted`, `rel_lift_ci_*_adjusted`: agree with `significant`.
-    var fixed = Ends()
-    /// `seq_abs_lift_ci_*_adjusted`, `seq_rel_lift_ci_*_adjusted`: agree with `seq_significant`.
-    var sequential = Ends()
-}
-
-/// The `seq_…` columns of a `comparisons.csv` row (docs/statistics.md, Sequential).
-struct SequentialValues: Sendable, Equatable {
-    var absoluteLow: Double?
-    var absoluteHigh: Double?
-    var relativeLow: Double?
-    var relativeHigh: Double?
-    var pValue: Double?
-    var pValueAdjusted: Double?
-    var significant: Bool?
 }
 
 /// One row of `srm.csv`.
