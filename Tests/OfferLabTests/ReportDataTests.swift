@@ -94,19 +94,22 @@ import Testing
         #expect(test.groups[0].isControl && !test.groups[1].isControl)
         #expect(
             test.groups[0].shownProducts == [
-                ShownProduct(
-                    productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil, subtitleText: nil)
+                ShownProductRow(
+                    offeringID: "test", group: "control", productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99",
+                    isDefault: true, badgeText: nil, subtitleText: nil)
             ])
         #expect(test.groups[1].shownProducts.first?.badgeText == "BEST VALUE")
         #expect(
             test.groups[0].shownCopy
-                == ShownCopy(headerTitle: "Title", headerSubtitle: "Sub", ctaButtonText: "Next", supportingText: "Cancel anytime"))
+                == ShownCopyRow(
+                    offeringID: "test", group: "control", headerTitle: "Title", headerSubtitle: "Sub", ctaButtonText: "Next",
+                    supportingText: "Cancel anytime"))
         #expect(test.groups[1].shownCopy == nil)
         #expect(test.products.map(\.productID) == ["weekly", "monthly"])
         #expect(test.daily.map(\.date).first == "2026-03-01" && test.daily.map(\.date).last == "2026-03-05")
         #expect(test.daily.count == 5 * 2)
         #expect(test.counter("invalid_assignments") == 0)
-        #expect(stored.quality.first?.name == "files_read")
+        #expect(stored.quality.first?.counter == "files_read")
         #expect(stored.run.inputFiles == [InputFile(path: "a.jsonl", bytes: 120), InputFile(path: "b.jsonl", bytes: 0)])
         #expect(stored.run.finishedAt == "2026-03-06T02:31:00Z")
     }
@@ -128,11 +131,9 @@ import Testing
         let test = try #require(stored.offerings.first)
         #expect(test.groups.map(\.revenueCap) == [10, 10] && test.groups.map(\.cappedUsers) == [0, 1])
         #expect(test.groups.map(\.arpuCapped) == [7.99 / 2, 10])
-        #expect(
-            test.matured == [
-                MaturedGroup(days: 3, group: "control", users: 2, conversionRate: 0.5, arpu: 7.99 / 2),
-                MaturedGroup(days: 3, group: "variant", users: 1, conversionRate: 1, arpu: 19.99),
-            ])
+        #expect(test.matured.map(\.days) == [3, 3] && test.matured.map(\.group) == ["control", "variant"])
+        #expect(test.matured.map(\.users) == [2, 1] && test.matured.map(\.conversionRate) == [0.5, 1])
+        #expect(test.matured.map(\.arpu) == [7.99 / 2, 19.99])
         #expect(test.comparison("variant", named: "arpu_capped")?.value == 10)
         #expect(test.comparison("variant", named: "conversion_d3")?.metric == .conversion)
         #expect(test.comparison("variant", named: "arpu_d3")?.value == 19.99)

@@ -66,7 +66,7 @@ extension OfferingSection {
 
     /// A treatment's projected change against control: the relative one where control's
     /// projection is positive, else the difference; bounded ends where renewals are not observed.
-    private func versusControl(_ row: ProjectedGroup, group: GroupReport?, money: (Double) -> String) -> String {
+    private func versusControl(_ row: ProjectionRow, group: GroupReport?, money: (Double) -> String) -> String {
         guard group?.isControl != true else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
         guard let comparison = offering.projectedComparisons.first(where: { $0.group == row.group }) else { return forecastGap([]) }
         let signedMoney = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }

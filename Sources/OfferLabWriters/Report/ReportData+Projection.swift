@@ -1,18 +1,3 @@
-/// One row of `projection.csv` (contract §2.14).
-struct ProjectedGroup: Sendable, Equatable {
-    var group: String
-    var users: Int
-    /// The members' mean of min(as_of − assigned_at, 365 days), in days.
-    var observedDaysMean: Double?
-    var realizedARPU: Double?
-    var projectedARPU365: Double?
-    /// Present without a projection when the renewals are bounded, not estimated.
-    var low: Double?
-    var high: Double?
-    /// Why `projectedARPU365` is empty ("" when it has a value).
-    var reason: String
-}
-
 /// A `comparisons.csv` row of metric `projected_arpu_365`.
 struct ProjectedComparison: Sendable, Equatable {
     var group: String

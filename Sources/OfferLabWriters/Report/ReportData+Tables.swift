@@ -11,8 +11,8 @@ extension ReportData {
             job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
             toolVersion: run.toolVersion, inputFiles: run.inputFiles.map { InputFile(path: $0.path, bytes: $0.bytes) },
             signaturesVerified: run.signaturesVerified)
-        sources = night.sources.map { SourceCounter(source: $0.source, counter: $0.counter, count: $0.count) }
-        quality = night.quality.filter { $0.offeringID.isEmpty }.map { QualityCounter(name: $0.counter, count: $0.count) }
+        sources = night.sources
+        quality = night.quality.filter { $0.offeringID.isEmpty }
         for row in night.rejectedMoney {
             if row.currency.isEmpty {
                 rejectedMoney.unreadable += row.lines
@@ -61,23 +61,12 @@ extension OfferingReport {
             sampleRatio: night.sampleRatios.first { $0.offeringID == id }.flatMap { row in
                 row.check.flagged.map { SampleRatio(chi2: row.check.chi2, pValue: row.check.pValue, flagged: $0) }
             },
-            products: night.products.filter { $0.offeringID == id }.map { row in
-                ProductSales(
-                    group: row.group, productID: row.productID, purchases: row.purchases, renewals: row.renewals, refunds: row.refunds,
-                    netRevenue: row.netRevenue)
-            },
-            quality: night.quality.filter { $0.offeringID == id }.map { QualityCounter(name: $0.counter, count: $0.count) },
+            products: night.products.filter { $0.offeringID == id }, quality: night.quality.filter { $0.offeringID == id },
             daily: night.daily.filter { $0.offeringID == id }.map(DailyPoint.init),
             decision: row.decision.flatMap(Decision.init(rawValue:)))
         familyComparisons = comparisons.compactMap(Comparison.init(family:))
-        matured = night.maturity.filter { $0.offeringID == id }.map { row in
-            MaturedGroup(days: row.days, group: row.group, users: row.users, conversionRate: row.conversionRate, arpu: row.arpu)
-        }
-        projection = night.projection.filter { $0.offeringID == id }.map { row in
-            ProjectedGroup(
-                group: row.group, users: row.users, observedDaysMean: row.observedDaysMean, realizedARPU: row.realizedARPU,
-                projectedARPU365: row.projectedARPU365, low: row.low, high: row.high, reason: row.reason)
-        }
+        matured = night.maturity.filter { $0.offeringID == id }
+        projection = night.projection.filter { $0.offeringID == id }
         projectedComparisons = comparisons.filter { $0.metric == projectedMetric }.map(ProjectedComparison.init)
     }
 }
@@ -98,16 +87,7 @@ extension GroupReport {
             trialsPending: metrics.trialsPending ?? 0, trialsLapsed: metrics.trialsLapsed ?? 0, trialsUnknown: metrics.trialsUnknown ?? 0,
             trialCompletedConversionRate: metrics.trialCompletedConversionRate, activeSubscribers: metrics.activeSubscribers ?? 0,
             churnedSubscribers: metrics.churnedSubscribers ?? 0,
-            shownProducts: shownProducts.map { product in
-                ShownProduct(
-                    productID: product.productID, type: product.type, fallbackDisplayPrice: product.fallbackDisplayPrice,
-                    isDefault: product.isDefault, badgeText: product.badgeText, subtitleText: product.subtitleText)
-            },
-            shownCopy: shownCopy.map { copy in
-                ShownCopy(
-                    headerTitle: copy.headerTitle, headerSubtitle: copy.headerSubtitle, ctaButtonText: copy.ctaButtonText,
-                    supportingText: copy.supportingText)
-            })
+            shownProducts: shownProducts, shownCopy: shownCopy)
     }
 }
 

@@ -9,7 +9,7 @@ import OfferLabJob
 package struct ReportData: Sendable, Equatable {
     var run: RunFacts
     /// The run-wide counters (`quality.csv` rows with an empty `offering_id`), in output order.
-    var quality: [QualityCounter]
+    var quality: [QualityRow]
     /// In output order (byte order of `offering_id`).
     var offerings: [OfferingReport]
     /// Per slice field of the job (docs/analysis.md §7), in its order; empty when the job did not slice.
@@ -18,14 +18,7 @@ package struct ReportData: Sendable, Equatable {
     var rejectedMoney = RejectedMoney()
     /// `sources.csv`'s rows: per source format read, its counters (none for a night stored
     /// without them).
-    var sources: [SourceCounter] = []
-}
-
-/// One row of `sources.csv`.
-struct SourceCounter: Sendable, Equatable {
-    var source: String
-    var counter: String
-    var count: Int
+    var sources: [SourceRow] = []
 }
 
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).
@@ -49,12 +42,6 @@ struct InputFile: Sendable, Equatable {
     var bytes: Int64
 }
 
-/// One row of `quality.csv`.
-struct QualityCounter: Sendable, Equatable {
-    var name: String
-    var count: Int
-}
-
 /// One analysed offering.
 struct OfferingReport: Sendable, Equatable {
     var offeringID: String
@@ -72,8 +59,8 @@ struct OfferingReport: Sendable, Equatable {
     var comparisons: [Comparison]
     /// nil when the offering has no users.
     var sampleRatio: SampleRatio?
-    var products: [ProductSales]
-    var quality: [QualityCounter]
+    var products: [ProductRow]
+    var quality: [QualityRow]
     /// The cumulative series per (day, group), oldest first; empty when the run has none.
     var daily: [DailyPoint]
     /// The job's `decision` (docs/statistics.md, Sequential); nil for a night stored by an offerlab without the sequential
@@ -83,9 +70,9 @@ struct OfferingReport: Sendable, Equatable {
     /// in `comparisons.csv`'s order.
     var familyComparisons: [Comparison] = []
     /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
-    var matured: [MaturedGroup] = []
+    var matured: [MaturityRow] = []
     /// `projection.csv`'s rows, groups in output order (contract §2.14); empty for a night stored without them.
-    var projection: [ProjectedGroup] = []
+    var projection: [ProjectionRow] = []
     /// The `projected_arpu_365` comparisons, per treatment.
     var projectedComparisons: [ProjectedComparison] = []
 
@@ -107,7 +94,7 @@ struct OfferingReport: Sendable, Equatable {
     }
 
     /// The count of a per-offering counter (0 when absent).
-    func counter(_ name: String) -> Int { quality.first { $0.name == name }?.count ?? 0 }
+    func counter(_ name: String) -> Int { quality.first { $0.counter == name }?.count ?? 0 }
 }
 
 /// One row of `summary.csv` with what the group was shown.
@@ -150,35 +137,8 @@ struct GroupReport: Sendable, Equatable {
     var activeSubscribers = 0
     var churnedSubscribers = 0
     /// In display order.
-    var shownProducts: [ShownProduct] = []
-    var shownCopy: ShownCopy?
-}
-
-/// One row of `maturity.csv`: a group's members assigned at least `days` days before the night.
-struct MaturedGroup: Sendable, Equatable {
-    var days: Int
-    var group: String
-    var users: Int
-    var conversionRate: Double?
-    var arpu: Double?
-}
-
-/// A product on a group's paywall (`subscription_offering_group_products`).
-struct ShownProduct: Sendable, Equatable {
-    var productID: String
-    var type: String?
-    var fallbackDisplayPrice: String?
-    var isDefault: Bool
-    var badgeText: String?
-    var subtitleText: String?
-}
-
-/// A group's paywall copy (`subscription_offering_group_copy`).
-struct ShownCopy: Sendable, Equatable {
-    var headerTitle: String?
-    var headerSubtitle: String?
-    var ctaButtonText: String?
-    var supportingText: String?
+    var shownProducts: [ShownProductRow] = []
+    var shownCopy: ShownCopyRow?
 }
 
 /// An estimate with its interval; the interval may be undefined when the estimate is not.
@@ -240,16 +200,6 @@ struct SampleRatio: Sendable, Equatable {
     var chi2: Double?
     var pValue: Double?
     var flagged: Bool
-}
-
-/// One row of `products.csv`.
-struct ProductSales: Sendable, Equatable {
-    var group: String
-    var productID: String
-    var purchases: Int
-    var renewals: Int
-    var refunds: Int
-    var netRevenue: Double
 }
 
 /// One row of the daily series (docs/analysis.md §4a): a group as of the end of `date`.

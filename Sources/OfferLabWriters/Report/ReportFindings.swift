@@ -34,7 +34,7 @@ enum ReportFindings {
 
     /// Problems of the whole run (every offering is affected).
     static func warnings(_ report: ReportData) -> [Warning] {
-        func counter(_ name: String) -> Int { report.quality.first { $0.name == name }?.count ?? 0 }
+        func counter(_ name: String) -> Int { report.quality.first { $0.counter == name }?.count ?? 0 }
         var warnings: [Warning] = []
         let skipped = counter("files_skipped_corrupt")
         if skipped > 0 {
