@@ -54,7 +54,8 @@ extension OfferingReport {
             alpha: row.alpha ?? 0.05, conversionWindowDays: row.conversionWindowDays,
             groups: night.summary.filter { $0.offeringID == id }.map { summary in
                 GroupReport(
-                    summary, shownProducts: shownProducts.filter { $0.group == summary.group }.sorted { $0.position < $1.position },
+                    summary: summary,
+                    shownProducts: shownProducts.filter { $0.group == summary.group }.sorted { $0.position < $1.position },
                     shownCopy: shownCopy.first { $0.group == summary.group })
             },
             comparisons: comparisons.compactMap(Comparison.init(own:)),
@@ -68,26 +69,6 @@ extension OfferingReport {
         matured = night.maturity.filter { $0.offeringID == id }
         projection = night.projection.filter { $0.offeringID == id }
         projectedComparisons = comparisons.filter { $0.metric == projectedMetric }.map(ProjectedComparison.init)
-    }
-}
-
-extension GroupReport {
-    /// A group's `summary` row with what it was shown (in display order).
-    init(_ row: SummaryRow, shownProducts: [ShownProductRow], shownCopy: ShownCopyRow?) {
-        let metrics = row.metrics
-        self.init(
-            name: row.group, isControl: row.isControl, weight: row.weight, users: metrics.users, converters: metrics.converters,
-            conversionRate: metrics.conversionRate, conversionCILow: metrics.conversionCILow, conversionCIHigh: metrics.conversionCIHigh,
-            trialStarters: metrics.trialStarters, trialConverters: metrics.trialConverters,
-            trialConversionRate: metrics.trialConversionRate, paywallViewers: metrics.paywallViewers, purchases: metrics.purchases,
-            renewals: metrics.renewals, refunds: metrics.refunds, grossRevenue: metrics.grossRevenue,
-            refundedRevenue: metrics.refundedRevenue, netRevenue: metrics.netRevenue, arpu: metrics.arpu, arpuSD: metrics.arpuSD,
-            arppu: metrics.arppu, revenueCap: row.revenueCap, arpuCapped: row.arpuCapped, cappedUsers: row.cappedUsers,
-            netProceeds: metrics.netProceeds, proceedsPerUser: metrics.proceedsPerUser, trialsConverted: metrics.trialsConverted ?? 0,
-            trialsPending: metrics.trialsPending ?? 0, trialsLapsed: metrics.trialsLapsed ?? 0, trialsUnknown: metrics.trialsUnknown ?? 0,
-            trialCompletedConversionRate: metrics.trialCompletedConversionRate, activeSubscribers: metrics.activeSubscribers ?? 0,
-            churnedSubscribers: metrics.churnedSubscribers ?? 0,
-            shownProducts: shownProducts, shownCopy: shownCopy)
     }
 }
 

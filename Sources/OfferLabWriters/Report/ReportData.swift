@@ -97,48 +97,29 @@ struct OfferingReport: Sendable, Equatable {
     func counter(_ name: String) -> Int { quality.first { $0.counter == name }?.count ?? 0 }
 }
 
-/// One row of `summary.csv` with what the group was shown.
+/// A group as the report shows it: its `summary` row, whose fields and metrics read through
+/// (`group.users`, `group.revenueCap`), and what it was shown.
+@dynamicMemberLookup
 struct GroupReport: Sendable, Equatable {
-    var name: String
-    var isControl: Bool
-    var weight: Double
-    var users: Int
-    var converters: Int
-    var conversionRate: Double?
-    var conversionCILow: Double?
-    var conversionCIHigh: Double?
-    var trialStarters = 0
-    var trialConverters = 0
-    var trialConversionRate: Double?
-    var paywallViewers = 0
-    var purchases = 0
-    var renewals = 0
-    var refunds = 0
-    var grossRevenue = 0.0
-    var refundedRevenue = 0.0
-    var netRevenue = 0.0
-    var arpu: Double?
-    var arpuSD: Double?
-    var arppu: Double?
-    /// The offering's revenue cap (nil: none set, or nobody paid).
-    var revenueCap: Double?
-    /// Revenue per user with each user's revenue capped; nil when no cap is set.
-    var arpuCapped: Double?
-    /// Users whose revenue the cap lowered; nil when no cap is set.
-    var cappedUsers: Int?
-    /// docs/analysis.md §8–§9 (nil/0 from a database written before them).
-    var netProceeds: Double?
-    var proceedsPerUser: Double?
-    var trialsConverted = 0
-    var trialsPending = 0
-    var trialsLapsed = 0
-    var trialsUnknown = 0
-    var trialCompletedConversionRate: Double?
-    var activeSubscribers = 0
-    var churnedSubscribers = 0
+    var summary: SummaryRow
     /// In display order.
     var shownProducts: [ShownProductRow] = []
     var shownCopy: ShownCopyRow?
+
+    var name: String {
+        get { summary.group }
+        set { summary.group = newValue }
+    }
+
+    subscript<Value>(dynamicMember field: WritableKeyPath<SummaryRow, Value>) -> Value {
+        get { summary[keyPath: field] }
+        set { summary[keyPath: field] = newValue }
+    }
+
+    subscript<Value>(dynamicMember field: WritableKeyPath<GroupMetrics, Value>) -> Value {
+        get { summary.metrics[keyPath: field] }
+        set { summary.metrics[keyPath: field] = newValue }
+    }
 }
 
 /// An estimate with its interval; the interval may be undefined when the estimate is not.

@@ -11,11 +11,14 @@ func reportFixture() -> ReportData {
         -> GroupReport
     {
         GroupReport(
-            name: name, isControl: control, weight: weight, users: users, converters: converters, conversionRate: rate,
-            conversionCILow: low, conversionCIHigh: high, trialStarters: 100, trialConverters: 40, trialConversionRate: 0.4,
-            paywallViewers: users, purchases: converters, renewals: 10, refunds: 2, grossRevenue: arpu * Double(users) + 10,
-            refundedRevenue: 10, netRevenue: arpu * Double(users), arpu: arpu, arpuSD: 4.2,
-            arppu: arpu * Double(users) / Double(converters),
+            summary: SummaryRow(
+                group: name, isControl: control, weight: weight,
+                metrics: GroupMetrics(
+                    users: users, converters: converters, conversionRate: rate, conversionCILow: low, conversionCIHigh: high,
+                    trialStarters: 100, trialConverters: 40, trialConversionRate: 0.4, paywallViewers: users, purchases: converters,
+                    renewals: 10, refunds: 2, grossRevenue: arpu * Double(users) + 10, refundedRevenue: 10,
+                    netRevenue: arpu * Double(users),
+                    arpu: arpu, arpuSD: 4.2, arppu: arpu * Double(users) / Double(converters))),
             shownProducts: [
                 ShownProductRow(
                     productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil,
