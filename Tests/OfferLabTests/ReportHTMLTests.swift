@@ -111,7 +111,7 @@ import Testing
 
     static let warningCases = [
         WarningCase(title: "Sample ratio mismatch", severity: .critical, expectedText: "control 49.7% (planned 50.0%)") {
-            reportFixture().withOffering { $0.sampleRatio = SampleRatio(chi2: 20, pValue: 0.0002, flagged: true) }
+            reportFixture().withOffering { $0.sampleRatio = SampleRatioValues(chi2: 20, pValue: 0.0002, flagged: true) }
         },
         WarningCase(title: "Too few users", severity: .caution, expectedText: "variant_a has 99: at least 100 users per group") {
             reportFixture().withOffering { $0.groups[1].users = 99 }

@@ -59,16 +59,14 @@ extension OfferingReport {
                     shownCopy: shownCopy.first { $0.group == summary.group })
             },
             comparisons: comparisons.compactMap(Comparison.init(own:)),
-            sampleRatio: night.sampleRatios.first { $0.offeringID == id }.flatMap { row in
-                row.check.flagged.map { SampleRatio(chi2: row.check.chi2, pValue: row.check.pValue, flagged: $0) }
-            },
+            sampleRatio: night.sampleRatios.first { $0.offeringID == id }?.check,
             products: night.products.filter { $0.offeringID == id }, quality: night.quality.filter { $0.offeringID == id },
             daily: night.daily.filter { $0.offeringID == id }.map(DailyPoint.init),
             decision: row.decision.flatMap(Decision.init(rawValue:)))
         familyComparisons = comparisons.compactMap(Comparison.init(family:))
         matured = night.maturity.filter { $0.offeringID == id }
         projection = night.projection.filter { $0.offeringID == id }
-        projectedComparisons = comparisons.filter { $0.metric == projectedMetric }.map(ProjectedComparison.init)
+        projectedComparisons = comparisons.filter { $0.metric == projectedMetric }
     }
 }
 

@@ -57,8 +57,8 @@ struct OfferingReport: Sendable, Equatable {
     var groups: [GroupReport]
     /// Per treatment, `conversion` before `arpu`.
     var comparisons: [Comparison]
-    /// nil when the offering has no users.
-    var sampleRatio: SampleRatio?
+    /// `srm`'s row (its values nil when the offering has no users); nil for a night stored without it.
+    var sampleRatio: SampleRatioValues?
     var products: [ProductRow]
     var quality: [QualityRow]
     /// The cumulative series per (day, group), oldest first; empty when the run has none.
@@ -74,7 +74,7 @@ struct OfferingReport: Sendable, Equatable {
     /// `projection.csv`'s rows, groups in output order (contract §2.14); empty for a night stored without them.
     var projection: [ProjectionRow] = []
     /// The `projected_arpu_365` comparisons, per treatment.
-    var projectedComparisons: [ProjectedComparison] = []
+    var projectedComparisons: [ComparisonValues] = []
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 
@@ -174,13 +174,6 @@ struct Comparison: Sendable, Equatable {
         if let relative = relativeLift, relative.low != nil || absoluteLift?.low == nil { return (relative, true) }
         return absoluteLift.map { ($0, false) }
     }
-}
-
-/// One row of `srm.csv`.
-struct SampleRatio: Sendable, Equatable {
-    var chi2: Double?
-    var pValue: Double?
-    var flagged: Bool
 }
 
 /// One row of the daily series (docs/analysis.md §4a): a group as of the end of `date`.

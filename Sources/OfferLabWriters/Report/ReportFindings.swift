@@ -77,7 +77,7 @@ enum ReportFindings {
     static func warnings(_ offering: OfferingReport) -> [Warning] {
         var warnings: [Warning] = []
         let users = offering.groups.reduce(0) { $0 + $1.users }
-        if let srm = offering.sampleRatio, srm.flagged {
+        if let srm = offering.sampleRatio, srm.flagged == true {
             let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
             let split = offering.groups.map { group in
                 let planned = totalWeight > 0 ? group.weight / totalWeight : 0

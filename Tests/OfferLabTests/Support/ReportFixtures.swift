@@ -73,7 +73,7 @@ func reportFixture() -> ReportData {
             comparison("variant_b", .conversion, lift: 0.4019, low: 0.1331, high: 0.6708, significant: true, chance: 0.99969),
             comparison("variant_b", .arpu, lift: 0.9708, low: 0.4807, high: 1.4609, significant: true, chance: 0.999996),
         ],
-        sampleRatio: SampleRatio(chi2: 0.45, pValue: 0.798, flagged: false),
+        sampleRatio: SampleRatioValues(chi2: 0.45, pValue: 0.798, flagged: false),
         products: [ProductRow(group: "control", productID: "weekly_799", purchases: 61, renewals: 18, refunds: 0, netRevenue: 625.13)],
         quality: [
             QualityRow(counter: "invalid_assignments", count: 0), QualityRow(counter: "multi_group_users", count: 0),
