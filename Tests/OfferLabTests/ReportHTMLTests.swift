@@ -223,6 +223,17 @@ import Testing
         #expect(ReportFindings.headline(free, group: "variant_b")[1].text.hasPrefix("revenue per user +97.1%"))
     }
 
+    /// What each group was shown: a product a treatment shows as control does is not
+    /// highlighted, whatever group and position its row has; one that differs is.
+    @Test func onlyWhatDiffersFromControlIsHighlighted() {
+        let html = HTMLReport.render(reportFixture())
+        // Per group: weekly_799 as control shows it, monthly_1999 with a badge control's lacks.
+        #expect(html.components(separatedBy: "<li class=\"option default\">").count - 1 == 3)
+        #expect(!html.contains("<li class=\"option default changed\">"))
+        #expect(html.components(separatedBy: "<li class=\"option changed\">").count - 1 == 2)
+        #expect(html.components(separatedBy: "<li class=\"option\">").count - 1 == 1)
+    }
+
     @Test func hostileTextFromTheDataIsShownAsText() {
         let script = "<script>alert(1)</script>"
         let attribute = "x\" onmouseover=\"alert(2)"

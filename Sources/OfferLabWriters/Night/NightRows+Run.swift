@@ -102,6 +102,12 @@ struct ShownProductRow: TypedRow, Equatable {
             .init(.productType, \.type), .init(.fallbackDisplayPrice, \.fallbackDisplayPrice), .init(.isDefault, \.isDefault),
             .init(.badgeText, \.badgeText), .init(.subtitleText, \.subtitleText),
         ])
+
+    /// Whether `other` shows the same product the same way, wherever and in whichever group.
+    func showsTheSame(as other: ShownProductRow) -> Bool {
+        productID == other.productID && type == other.type && fallbackDisplayPrice == other.fallbackDisplayPrice
+            && isDefault == other.isDefault && badgeText == other.badgeText && subtitleText == other.subtitleText
+    }
 }
 
 /// A row of `shown_copy` (database only): a group's paywall copy.

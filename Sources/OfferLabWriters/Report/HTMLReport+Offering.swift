@@ -336,7 +336,7 @@ struct OfferingSection {
             } else {
                 html += "<ul class=\"options\">\n"
                 for product in group.shownProducts {
-                    let isNew = !group.isControl && control.map { !$0.shownProducts.contains(product) } == true
+                    let isNew = !group.isControl && control.map { !$0.shownProducts.contains { $0.showsTheSame(as: product) } } == true
                     html += "<li class=\"option\(product.isDefault ? " default" : "")\(isNew ? " changed" : "")\">"
                     html += "<span class=\"radio\" aria-hidden=\"true\"></span><span class=\"what\">"
                     html += "<span class=\"type\">\((nonEmpty(product.type) ?? product.productID).htmlEscaped)</span>"

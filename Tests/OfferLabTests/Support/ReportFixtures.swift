@@ -12,7 +12,7 @@ func reportFixture() -> ReportData {
     {
         GroupReport(
             summary: SummaryRow(
-                group: name, isControl: control, weight: weight,
+                offeringID: "spring", group: name, isControl: control, weight: weight,
                 metrics: GroupMetrics(
                     users: users, converters: converters, conversionRate: rate, conversionCILow: low, conversionCIHigh: high,
                     trialStarters: 100, trialConverters: 40, trialConversionRate: 0.4, paywallViewers: users, purchases: converters,
@@ -21,15 +21,18 @@ func reportFixture() -> ReportData {
                     arpu: arpu, arpuSD: 4.2, arppu: arpu * Double(users) / Double(converters))),
             shownProducts: [
                 ShownProductRow(
-                    productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil,
+                    offeringID: "spring", group: name, position: 0, productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99",
+                    isDefault: true, badgeText: nil,
                     subtitleText: nil),
                 ShownProductRow(
-                    productID: "monthly_1999", type: "monthly", fallbackDisplayPrice: "19.99", isDefault: false,
+                    offeringID: "spring", group: name, position: 1, productID: "monthly_1999", type: "monthly",
+                    fallbackDisplayPrice: "19.99", isDefault: false,
                     badgeText: control ? nil : "BEST VALUE",
                     subtitleText: "That's 40% Off Weekly!"),
             ],
             shownCopy: ShownCopyRow(
-                headerTitle: "Study AI", headerSubtitle: "Join now. Learn anything.", ctaButtonText: control ? "Next" : "Start now",
+                offeringID: "spring", group: name, headerTitle: "Study AI", headerSubtitle: "Join now. Learn anything.",
+                ctaButtonText: control ? "Next" : "Start now",
                 supportingText: "Cancel Anytime"))
     }
     func comparison(_ group: String, _ metric: OwnMetric, lift: Double, low: Double, high: Double, significant: Bool, chance: Double)
