@@ -30,8 +30,8 @@ public struct RunReport: Sendable {
 ///
 /// The stages, in the order data meets them (`run` calls them): the offering and assignment
 /// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
-/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the result tables
-/// (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
+/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the typed night of result
+/// tables (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
 public enum NightlyRun {
     public static let toolVersion = "0.1.0"
 
@@ -47,7 +47,7 @@ public enum NightlyRun {
         let results = try await compute(job, progress: progress, cache: cache)
         try RunChecks.brokenNight(results, previous: ResultsDatabase.previousNight(path: job.databasePath, of: job), job: job)
         let analyses = try statistics(of: results, job: job)
-        let tables = ResultTables.make(results, statistics: analyses, job: job)
+        let night = ResultTables.make(results, statistics: analyses, job: job)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
             job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
@@ -55,7 +55,7 @@ public enum NightlyRun {
             toolVersion: toolVersion,
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
             signaturesVerified: job.storeSources.contains { $0.format == .appStoreNotifications } ? job.appStore.verify : nil)
-        let outputFolder = try write(tables, offeringIDs: offeringIDs, run: run, job: job)
+        let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, job: job)
         cache?.removeUnusedEntries()
         return RunReport(
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
@@ -68,23 +68,23 @@ public enum NightlyRun {
     /// database. Returns the folder.
     /// - Throws: `OfferLabError`; the database and the folder are then as they were.
     private static func write(
-        _ tables: (files: [ResultTable], database: [ResultTable]), offeringIDs: [String], run: RunRecord, job: Job
+        _ night: NightTables, offeringIDs: [String], run: RunRecord, job: Job
     ) throws -> String {
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         // The CSV files are written on another core while the database transaction runs and
         // the report is written; the transaction commits only once every file is staged, so a
         // failure anywhere leaves the database and the folder unchanged.
         let csvFiles = ConcurrentWork {
-            for (index, table) in tables.files.enumerated() {
+            for (index, table) in night.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
                 if index == 0 { TestPause.at(.writingCSV) }
             }
         }
         do {
             try ResultsDatabase.write(
-                path: job.databasePath, tables: tables.database, offeringIDs: offeringIDs, run: run,
+                path: job.databasePath, tables: night.databaseTables, offeringIDs: offeringIDs, run: run,
                 beforeCommit: {
-                    try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
+                    try folder.write("report.html", contents: HTMLReport.render(ReportData(night: night, run: run)))
                     try csvFiles.wait()
                 })
             try folder.commit()

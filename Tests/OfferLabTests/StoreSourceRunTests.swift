@@ -326,9 +326,9 @@ func cellText(_ value: ResultValue) -> String {
         #expect(report.contains("App Store notifications were <strong>not verified</strong>"))
         // `offerlab report --db` rebuilds the same page from the database: sources and verification included.
         let stored = try ResultsDatabase.readNight(
-            path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: ReportData.sourceTables.map(\.name))
+            path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: NightTables.stored.map(\.schema.name))
         #expect(stored.run.signaturesVerified == false)
-        #expect(HTMLReport.render(ReportData(tables: stored.tables, run: stored.run)) == report)
+        #expect(HTMLReport.render(ReportData(night: NightTables(database: stored.tables), run: stored.run)) == report)
     }
 
     /// Over `max_bad_line_ratio` with the store's malformed lines: the error names the store
