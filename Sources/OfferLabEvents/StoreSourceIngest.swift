@@ -145,16 +145,19 @@ package enum StoreSourceIngest {
             guard let cache, let key = cache.key(forStoreFileAt: path, settings: settings) else {
                 return try await AppStoreNotificationFile.read(path: path, decoder: decoder)
             }
-            // Kept without its path: the same bytes under another name are the same reading.
-            if let payload = cache.load(key), var kept = try? JSONDecoder().decode(AppStoreFileReading.self, from: Data(payload)) {
-                kept.path = path
-                for index in kept.notes.indices { kept.notes[index].path = path }
+            if let kept = cache.load(
+                key,
+                decode: { (entry: inout ParsedLogCache.EntryReader) in
+                    try AppStoreFileReading(entry: &entry, path: path)
+                })
+            {
                 return kept
             }
             let reading = try await AppStoreNotificationFile.read(path: path, decoder: decoder)
-            if let payload = try? JSONEncoder().encode(reading) { cache.store([UInt8](payload), key: key, path: path) }
+            cache.store(key, path: path) { reading.encode(into: &$0) }
             return reading
         }
+        cache?.releaseBuffers()
         reading.records = AppStoreNotificationFile.records(files)
         return reading
     }

@@ -1,13 +1,15 @@
 import OfferLabIngest
 
 /// What one file of stored webhook bodies holds: its notifications in line order, the lines
-/// rejected or noted, and the counters. `Codable`: the parsed-log cache keeps it, verified and
-/// decoded, so that a later night verifies only new files.
-public struct AppStoreFileReading: Sendable, Codable {
+/// rejected or noted, and the counters. The parsed-log cache keeps it, verified and decoded, so
+/// that a later night verifies only new files.
+public struct AppStoreFileReading: Sendable {
     public var path: String
     public var notifications: [AppStoreNotification] = []
     public var notes: [StoreLineNote] = []
     public var counts = StoreCounts()
+
+    public init(path: String) { self.path = path }
 }
 
 /// Reads the files of an `app_store_notifications` source (contract §1.6).
