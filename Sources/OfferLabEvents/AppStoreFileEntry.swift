@@ -172,10 +172,17 @@ private struct Reader {
     }
 
     /// `count` flags of one byte, the unused bits clear.
-    mutating func flags(count: Int) throws -> [Bool] {
+    mutating func flags(count: Int) throws -> Flags {
         let byte = try entry.read(UInt8.self)
         guard byte >> count == 0 else { throw ParsedLogCache.EntryReader.Damaged() }
-        return (0..<count).map { byte & (1 << $0) != 0 }
+        return Flags(byte: byte)
+    }
+
+    /// The flags of a record, read without an array (a month of notifications is read back).
+    struct Flags {
+        let byte: UInt8
+
+        subscript(index: Int) -> Bool { byte & (1 << index) != 0 }
     }
 
     mutating func counter() throws -> StoreCounter {
