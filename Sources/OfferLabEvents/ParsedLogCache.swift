@@ -41,8 +41,9 @@ public struct CacheUsage: Sendable, Equatable {
 /// entry per log file (a parsed file takes about as much room as its gzip file).
 ///
 /// An App Store store file (contract §1.6) is kept too, verified and decoded (`StoreSourceIngest`):
-/// its entry holds an opaque payload, named after the file's bytes, the settings its reading
-/// depends on and the program, checked whole like the others.
+/// its entry holds the reading in its own layout (`AppStoreFileReading.encode`), named after the
+/// layout's version, the file's bytes, the settings its reading depends on and the program,
+/// checked whole like the others.
 package final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
@@ -180,11 +181,17 @@ package final class ParsedLogCache: Sendable {
 
     private static let storeFileMagic = Array("OfferLab store file\n".utf8)
 
+    /// The layout of a store file's payload, in its entry's header and name: an entry of another
+    /// layout (the JSON of earlier builds) is never read as this one.
+    private static let storeFileLayout: UInt64 = 2
+
     /// The key of the store file at `path` as it is now, read with `settings`; nil when it
     /// cannot be read (its reading then reports why).
     func key(forStoreFileAt path: String, settings: [UInt8]) -> StoreFileKey? {
         guard let (hash, size, file) = Self.contentHash(ofFileAt: path) else { return nil }
-        let words = [hash, size, settings.withUnsafeBytes { Self.hash($0) }, UInt64(settings.count), codeIdentity]
+        let words = [
+            Self.storeFileLayout, hash, size, settings.withUnsafeBytes { Self.hash($0) }, UInt64(settings.count), codeIdentity,
+        ]
         var state = offerlab_xxh64_state()
         offerlab_xxh64_reset(&state, 1)
         for word in words { withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) } }
@@ -192,42 +199,55 @@ package final class ParsedLogCache: Sendable {
         return StoreFileKey(words: words, file: file, entryName: String(repeating: "0", count: 16 - name.count) + name + Self.entrySuffix)
     }
 
-    /// The payload kept for the store file with `key`, when its entry exists and is whole; nil
-    /// otherwise (a miss).
-    func load(_ key: StoreFileKey) -> [UInt8]? {
+    /// What `decode` makes of the payload kept for the store file with `key`, when its entry
+    /// exists, is whole, and `decode` reads its payload to the end without throwing; nil
+    /// otherwise (a miss; a damaged entry is counted).
+    func load<Reading>(_ key: StoreFileKey, decode: (inout EntryReader) throws -> Reading) -> Reading? {
         var buffer = takeBuffer()
         defer { giveBack(buffer) }
         guard let length = Self.readWhole((folder as NSString).appendingPathComponent(key.entryName), into: &buffer) else { return nil }
-        let payload: [UInt8]? = buffer.withUnsafeBytes { whole in
+        let reading: Reading? = buffer.withUnsafeBytes { whole in
             var entry = EntryReader(UnsafeRawBufferPointer(rebasing: whole[..<length]))
             do {
                 guard try entry.bytes(count: Self.storeFileMagic.count).elementsEqual(Self.storeFileMagic) else { return nil }
                 for word in key.words { guard try entry.read(UInt64.self) == word else { return nil } }
                 let payloadHash = try entry.read(UInt64.self)
                 let bytes = try entry.bytes(count: entry.remaining)
-                return Self.hash(bytes) == payloadHash ? Array(bytes) : nil
+                guard Self.hash(bytes) == payloadHash else { return nil }
+                var payload = EntryReader(bytes)
+                let reading = try decode(&payload)
+                return payload.remaining == 0 ? reading : nil
             } catch {
                 return nil
             }
         }
-        guard let payload else {
+        guard let reading else {
             usage.withLock { $0.entriesDiscarded += 1 }
             return nil
         }
         usage.withLock { $0.filesReused += 1 }
         entriesInUse.withLock { _ = $0.insert(key.entryName) }
-        return payload
+        return reading
     }
 
-    /// Keeps `payload`, what reading the store file at `path` gave, as the entry for `key`,
-    /// unless the file was changed or replaced since it was hashed.
-    func store(_ payload: [UInt8], key: StoreFileKey, path: String) {
+    /// Keeps what reading the store file at `path` gave, written by `encode`, as the entry for
+    /// `key`, unless the file was changed or replaced since it was hashed.
+    func store(_ key: StoreFileKey, path: String, encode: (inout EntryWriter) -> Void) {
         entriesInUse.withLock { _ = $0.insert(key.entryName) }
         guard FileIdentity(path: path) == key.file else { return }
-        var entry = EntryWriter(bytes: Self.storeFileMagic)
+        var entry = EntryWriter(bytes: takeBuffer())
+        defer { giveBack(entry.bytes) }
+        entry.bytes.removeAll(keepingCapacity: true)
+        entry.bytes.append(contentsOf: Self.storeFileMagic)
         for word in key.words { entry.append(word) }
-        entry.append(payload.withUnsafeBytes { Self.hash($0) })
-        entry.bytes += payload
+        // The payload's hash goes here once it is written.
+        let hashOffset = entry.bytes.count
+        entry.append(UInt64(0))
+        encode(&entry)
+        entry.bytes.withUnsafeMutableBytes { bytes in
+            let hash = Self.hash(UnsafeRawBufferPointer(rebasing: bytes[(hashOffset + 8)...]))
+            bytes.storeBytes(of: hash.littleEndian, toByteOffset: hashOffset, as: UInt64.self)
+        }
         write(entry.bytes, named: key.entryName)
     }
 
@@ -491,7 +511,9 @@ package final class ParsedLogCache: Sendable {
         ]
     }
 
-    private struct EntryWriter {
+    /// Writes an entry's words, arrays and byte strings (little-endian, each array and string
+    /// after its count).
+    struct EntryWriter {
         var bytes: [UInt8]
 
         mutating func append<Word: FixedWidthInteger>(_ word: Word) {
@@ -511,7 +533,7 @@ package final class ParsedLogCache: Sendable {
     }
 
     /// Reads an entry, every read checked against its end.
-    private struct EntryReader {
+    struct EntryReader {
         struct Damaged: Error {}
 
         private let bytes: UnsafeRawBufferPointer

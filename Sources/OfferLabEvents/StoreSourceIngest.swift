@@ -106,15 +106,15 @@ package enum StoreSourceIngest {
         case skipped(SkippedFile)
     }
 
-    /// Reads `paths` with `read`, at most `width` at a time, and returns the files read in path
-    /// order, their counts and the skipped ones kept in `reading`. A corrupt gzip file is skipped
-    /// under `on_corrupt_file: skip`, else fails the night, as a §1.2 log does.
+    /// Reads `paths` with `read`, at most `width` at a time, and gives the files read to `collect`
+    /// in path order, as soon as each one's turn comes; their counts and the skipped ones are kept
+    /// in `reading`. A corrupt gzip file is skipped under `on_corrupt_file: skip`, else fails the
+    /// night, as a §1.2 log does.
     private static func readFiles<Reading: StoreFileReading>(
         _ paths: [String], format: SourceFormat, job: Job, width: Int?, into reading: inout FormatReading,
-        read: @escaping @Sendable (String) async throws -> Reading
-    ) async throws -> [Reading] {
+        read: @escaping @Sendable (String) async throws -> Reading, collect: (Reading) -> Void
+    ) async throws {
         let policy = job.onCorruptFile
-        var files: [Reading] = []
         try await InOrder.run(count: paths.count, width: width) { index -> FileOutcome<Reading> in
             do {
                 return .read(try await read(paths[index]))
@@ -127,12 +127,11 @@ package enum StoreSourceIngest {
         } merge: { outcome in
             switch outcome {
             case .read(let file):
-                files.append(file)
                 reading.fileCounts[file.path] = file.counts
+                collect(file)
             case .skipped(let skipped): reading.skippedFiles.append(skipped)
             }
         }
-        return files
     }
 
     private static func readAppStore(_ paths: [String], job: Job, width: Int?, cache: ParsedLogCache?) async throws -> FormatReading {
@@ -150,21 +149,27 @@ package enum StoreSourceIngest {
         let decoder = AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier)
         var reading = FormatReading(records: StoreSourceRecords(format: .appStoreNotifications))
         let settings = cacheSettings(job.appStore)
-        let files = try await readFiles(paths, format: .appStoreNotifications, job: job, width: width, into: &reading) { path in
+        var collector = AppStoreRecordCollector()
+        try await readFiles(paths, format: .appStoreNotifications, job: job, width: width, into: &reading) { path in
             guard let cache, let key = cache.key(forStoreFileAt: path, settings: settings) else {
                 return try await AppStoreNotificationFile.read(path: path, decoder: decoder)
             }
-            // Kept without its path: the same bytes under another name are the same reading.
-            if let payload = cache.load(key), var kept = try? JSONDecoder().decode(AppStoreFileReading.self, from: Data(payload)) {
-                kept.path = path
-                for index in kept.notes.indices { kept.notes[index].path = path }
+            if let kept = cache.load(
+                key,
+                decode: { (entry: inout ParsedLogCache.EntryReader) in
+                    try AppStoreFileReading(entry: &entry, path: path)
+                })
+            {
                 return kept
             }
             let reading = try await AppStoreNotificationFile.read(path: path, decoder: decoder)
-            if let payload = try? JSONEncoder().encode(reading) { cache.store([UInt8](payload), key: key, path: path) }
+            cache.store(key, path: path) { reading.encode(into: &$0) }
             return reading
+        } collect: {
+            collector.add($0)
         }
-        reading.records = AppStoreNotificationFile.records(files)
+        cache?.releaseBuffers()
+        reading.records = collector.records
         return reading
     }
 
@@ -191,8 +196,11 @@ package enum StoreSourceIngest {
             }
         }
         var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatExport))
-        let files = try await readFiles(paths, format: .revenueCatExport, job: job, width: width, into: &reading) { path in
+        var files: [RevenueCatExportFile] = []
+        try await readFiles(paths, format: .revenueCatExport, job: job, width: width, into: &reading) { path in
             try RevenueCatExportFile(path: path, userIDField: userIDField, inflater: inflater)
+        } collect: {
+            files.append($0)
         }
         reading.records = RevenueCatExport.records(files)
         return reading
@@ -202,8 +210,11 @@ package enum StoreSourceIngest {
         let userIDField = job.revenueCat.userIDField
         let inflater = job.inflater
         var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatWebhooks))
-        let files = try await readFiles(paths, format: .revenueCatWebhooks, job: job, width: width, into: &reading) { path in
+        var files: [RevenueCatWebhookFile] = []
+        try await readFiles(paths, format: .revenueCatWebhooks, job: job, width: width, into: &reading) { path in
             try RevenueCatWebhookFile(path: path, userIDField: userIDField, inflater: inflater)
+        } collect: {
+            files.append($0)
         }
         reading.records = RevenueCatWebhooks.records(files)
         return reading

@@ -2,7 +2,7 @@ import Foundation
 
 /// What one stored webhook body of App Store Server Notifications V2 says, verified and decoded
 /// (contract §1.6).
-public struct AppStoreNotification: Sendable, Equatable, Codable {
+public struct AppStoreNotification: Sendable, Equatable {
     /// `notificationUUID`: the same for every retry of the notification.
     public var id: String
     public var type: String
@@ -17,6 +17,20 @@ public struct AppStoreNotification: Sendable, Equatable, Codable {
     public var statusChange: StoreStatusChange?
     /// `REFUND_REVERSED`.
     public var refundReversal: StoreRefundReversal?
+
+    public init(
+        id: String, type: String, subtype: String?, signedAt: Int64, isKnownType: Bool, transaction: StoreTransaction? = nil,
+        statusChange: StoreStatusChange? = nil, refundReversal: StoreRefundReversal? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.subtype = subtype
+        self.signedAt = signedAt
+        self.isKnownType = isKnownType
+        self.transaction = transaction
+        self.statusChange = statusChange
+        self.refundReversal = refundReversal
+    }
 }
 
 /// Reads one line of a webhook receiver's store, `{"signedPayload": "<JWS>"}`: verifies the JWS

@@ -1,13 +1,15 @@
 import OfferLabIngest
 
 /// What one file of stored webhook bodies holds: its notifications in line order, the lines
-/// rejected or noted, and the counters. `Codable`: the parsed-log cache keeps it, verified and
-/// decoded, so that a later night verifies only new files.
-public struct AppStoreFileReading: Sendable, Codable {
+/// rejected or noted, and the counters. The parsed-log cache keeps it, verified and decoded, so
+/// that a later night verifies only new files.
+public struct AppStoreFileReading: Sendable {
     public var path: String
     public var notifications: [AppStoreNotification] = []
     public var notes: [StoreLineNote] = []
     public var counts = StoreCounts()
+
+    public init(path: String) { self.path = path }
 }
 
 /// Reads the files of an `app_store_notifications` source (contract §1.6).
@@ -62,17 +64,8 @@ extension AppStoreNotificationFile {
     /// and notes are the files' and the collector's.
     public static func records(_ readings: [AppStoreFileReading]) -> StoreSourceRecords {
         var collector = AppStoreRecordCollector()
-        var records = StoreSourceRecords(format: .appStoreNotifications)
-        for reading in readings {
-            collector.add(reading)
-            records.counts += reading.counts
-            records.notes += reading.notes
-        }
-        records.transactions = collector.transactions
-        records.statusChanges = collector.statusChanges
-        records.refundReversals = collector.refundReversals
-        records.counts += collector.counts
-        return records
+        for reading in readings { collector.add(reading) }
+        return collector.records
     }
 }
 
@@ -84,6 +77,9 @@ public struct AppStoreRecordCollector: Sendable {
     public private(set) var refundReversals: [StoreRefundReversal] = []
     /// `ignored_store_records`: notifications that carry no purchase fact (`TEST`, summaries, …).
     public private(set) var counts = StoreCounts()
+    /// The counters and notes of the files added (`add(_: AppStoreFileReading)`).
+    private var fileCounts = StoreCounts()
+    private var notes: [StoreLineNote] = []
 
     private var transactionIndex: [String: Int] = [:]
     private var statusChangeIDs: Set<String> = []
@@ -92,14 +88,29 @@ public struct AppStoreRecordCollector: Sendable {
 
     public init() {}
 
-    /// Adds the files' notifications; call in the order of the files (sorted paths), so that the
-    /// first delivery of a transaction is the one kept.
+    /// Adds a file's notifications, counters and notes; call in the order of the files (sorted
+    /// paths), so that the first delivery of a transaction is the one kept. A night adds each
+    /// file as soon as it is read, so that only the records, not every reading, stay in memory.
     public mutating func add(_ reading: AppStoreFileReading) {
         for var notification in reading.notifications {
             notification.transaction?.sourcePath = reading.path
             notification.statusChange?.sourcePath = reading.path
             add(notification)
         }
+        fileCounts += reading.counts
+        notes += reading.notes
+    }
+
+    /// The source's records: the distinct ones, the files' counters and notes and the collector's.
+    public var records: StoreSourceRecords {
+        var records = StoreSourceRecords(format: .appStoreNotifications)
+        records.transactions = transactions
+        records.statusChanges = statusChanges
+        records.refundReversals = refundReversals
+        records.counts = fileCounts
+        records.counts += counts
+        records.notes = notes
+        return records
     }
 
     public mutating func add(_ notification: AppStoreNotification) {

@@ -49,6 +49,9 @@ public final class AppStoreSignatureVerifier: Sendable {
     /// emptied when it reaches `verifiedSignatureCapacity` (retries come within days).
     private let verifiedSignatures = Mutex<Set<SHA256Digest>>([])
     private static let verifiedSignatureCapacity = 1 << 20
+    /// The chains built and checked (`establish`, `validate`) and the P-256 verifications made so
+    /// far: what tests count to see that each is done once.
+    let workDone = Mutex<(chains: Int, signatures: Int)>((0, 0))
 
     /// - Parameter rootCertificates: the trusted roots, each DER or PEM (for Apple: Apple Root
     ///   CA - G3).
@@ -85,11 +88,13 @@ public final class AppStoreSignatureVerifier: Sendable {
         case .trusted(let chain):
             // Outside the window of the chain found first: another root of the job with the same
             // name and key but other dates may still make it valid, so build it again at that time.
+            workDone.withLock { $0.chains += 1 }
             key = try await Self.validate(chain.leaf, chain.intermediate, roots: roots, at: signedAt)
         }
         let digest = SHA256.hash(data: jws.signingInput)
         let seen = SHA256.hash(data: Array(digest) + jws.signature)
         if verifiedSignatures.withLock({ $0.contains(seen) }) { return }
+        workDone.withLock { $0.signatures += 1 }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
             key.isValidSignature(signature, for: digest)
         else { throw .signatureMismatch }
@@ -104,6 +109,7 @@ public final class AppStoreSignatureVerifier: Sendable {
         let entry = chains.withLock { table -> ChainEntry in
             if let entry = table[key] { return entry }
             let roots = roots
+            workDone.withLock { $0.chains += 1 }
             let task = Task { await Self.establish(key, roots: roots) }
             table[key] = .pending(task)
             return .pending(task)

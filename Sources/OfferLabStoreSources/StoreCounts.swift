@@ -2,7 +2,7 @@ import OfferLabIngest
 
 /// The counters of a store source (contract §1.6: `quality.csv` totals, `sources.csv` per
 /// source format).
-public enum StoreCounter: String, CaseIterable, Sendable, Comparable, Codable {
+public enum StoreCounter: String, CaseIterable, Sendable, Comparable {
     case linesRead = "lines_read"
     case malformedInvalidJSON = "malformed_invalid_json"
     case malformedMissingField = "malformed_missing_field"
@@ -54,7 +54,7 @@ public enum StoreCounter: String, CaseIterable, Sendable, Comparable, Codable {
 }
 
 /// How many times each counter was hit.
-public struct StoreCounts: Sendable, Equatable, Codable {
+public struct StoreCounts: Sendable, Equatable {
     private var values: [StoreCounter: Int] = [:]
 
     public init() {}
@@ -78,7 +78,7 @@ public struct StoreCounts: Sendable, Equatable, Codable {
 }
 
 /// A line of a store source that was rejected or needs a note: where, and why.
-public struct StoreLineNote: Sendable, Equatable, Codable {
+public struct StoreLineNote: Sendable, Equatable {
     public var path: String
     /// 1-based, blank lines included.
     public var line: Int

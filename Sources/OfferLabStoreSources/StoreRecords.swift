@@ -2,7 +2,7 @@ import OfferLabIngest
 
 /// The input formats of a job's `logs` (contract §1.6): the project's own log format and the
 /// stores' formats, each read into the same events.
-public enum SourceFormat: String, CaseIterable, Sendable, Codable {
+public enum SourceFormat: String, CaseIterable, Sendable {
     /// The JSON Lines and CSV logs of contract §1.2.
     case offerlab
     case appStoreNotifications = "app_store_notifications"
@@ -12,9 +12,9 @@ public enum SourceFormat: String, CaseIterable, Sendable, Codable {
 
 /// One distinct transaction of a store source (contract §1.6): however many notifications, rows
 /// or webhooks delivered it, a source reports it as one record.
-public struct StoreTransaction: Sendable, Equatable, Codable {
+public struct StoreTransaction: Sendable, Equatable {
     /// How the charge is classified.
-    public enum Kind: Sendable, Equatable, Codable {
+    public enum Kind: Sendable, Equatable {
         /// A free trial (`trial_start`).
         case trial
         /// A paid charge the source itself marks as the first of its chain (`purchase`).
@@ -28,7 +28,7 @@ public struct StoreTransaction: Sendable, Equatable, Codable {
     }
 
     /// A refund of this transaction.
-    public struct Refund: Sendable, Equatable, Codable {
+    public struct Refund: Sendable, Equatable {
         /// Microseconds since the epoch, UTC.
         public var at: Int64
         /// The amount returned in micro-units of the transaction's currency; nil: the whole price.
@@ -97,7 +97,7 @@ public struct StoreTransaction: Sendable, Equatable, Codable {
 }
 
 /// A `cancel` or `expire` a store reported (one per notification or webhook, retries merged).
-public struct StoreStatusChange: Sendable, Equatable, Codable {
+public struct StoreStatusChange: Sendable, Equatable {
     public var format: SourceFormat
     /// The notification's or webhook's own id: the event id is `<format>:<id>`.
     public var id: String
@@ -138,7 +138,7 @@ public struct StoreStatusChange: Sendable, Equatable, Codable {
 /// A refund a store reported on its own, apart from the charge it refunds (a RevenueCat
 /// `CANCELLATION` webhook with `cancel_reason` `CUSTOMER_SUPPORT`): the charge may come from
 /// another delivery or source, so the refund is its own record, `refund` of `transactionID`.
-public struct StoreRefund: Sendable, Equatable, Codable {
+public struct StoreRefund: Sendable, Equatable {
     public var format: SourceFormat
     /// The refunded transaction.
     public var transactionID: String

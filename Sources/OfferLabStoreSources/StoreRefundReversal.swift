@@ -1,7 +1,7 @@
 /// A store's word that the refund of a transaction was reversed (App Store `REFUND_REVERSED`,
 /// RevenueCat's `REFUND_REVERSED`): when it was said before `as_of`, the refund does not count,
 /// whatever source reported it.
-public struct StoreRefundReversal: Sendable, Equatable, Codable {
+public struct StoreRefundReversal: Sendable, Equatable {
     public var format: SourceFormat
     /// The notification's or webhook's own id (retries merged).
     public var id: String

@@ -19,6 +19,27 @@ import Testing
         #expect(notification.transaction?.priceMicros == 9_990_000 && notification.transaction?.country == "DE")
     }
 
+    /// Each distinct chain is built and checked once per verifier, however many tasks ask for it
+    /// at once, and each signature is checked once, however often the notification is delivered.
+    @Test func eachChainAndEachSignatureIsVerifiedOnce() async throws {
+        // Three signatures a line (the notification, its transaction, its renewal info).
+        let lines = try (0..<8).map { index in
+            try signer.line(transaction: LocalNotification.transaction(id: "\(index)", environment: "Production"), uuid: "n-\(index)")
+        }
+        let decoder = signer.decoder
+        func decodeAll(_ lines: [[UInt8]]) async -> Int {
+            await withTaskGroup(of: Bool.self) { group in
+                for line in lines { group.addTask { (try? await decoder.decode(line)) != nil } }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        #expect(await decodeAll(lines) == 8)
+        // Delivered again, four times each.
+        #expect(await decodeAll(Array(repeating: lines, count: 4).flatMap { $0 }) == 32)
+        let work = try #require(decoder.verifier).workDone.withLock { $0 }
+        #expect(work.chains == 1 && work.signatures == 24)
+    }
+
     @Test func aForgedNestedTransactionIsABadSignature() async throws {
         let signed = try signer.signer.sign(LocalNotification.transaction(id: "7", price: 9990, environment: "Production"))
         // The price changed after signing: the outer signature holds, the nested one does not.
@@ -103,7 +124,9 @@ struct AppStoreSignerFixture {
             bundleID: LocalNotification.bundleID, verifier: try AppStoreSignatureVerifier(rootCertificates: [signer.rootCertificateDER]))
     }
 
-    func line(transaction: String) throws -> [UInt8] { try line(signedTransaction: try signer.sign(transaction)) }
+    func line(transaction: String, uuid: String = "n-1") throws -> [UInt8] {
+        try line(signedTransaction: try signer.sign(transaction), uuid: uuid)
+    }
 
     func line(signedTransaction: String, type: String = "DID_RENEW", uuid: String = "n-1", signedDate: Int64 = 1_700_000_100_000) throws
         -> [UInt8]

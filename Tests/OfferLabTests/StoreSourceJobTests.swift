@@ -1,3 +1,4 @@
+import COfferLabSystem
 import Foundation
 import OfferLabIngest
 import OfferLabStoreSources
@@ -357,5 +358,46 @@ import Testing
         let (damaged, discarded) = try await night()
         #expect(discarded.entriesDiscarded == 2 && discarded.filesStored == 2 && discarded.filesReused == 0)
         #expect(damaged.events == first.events)
+    }
+}
+
+extension StoreSourceJobTests {
+    /// A kept App Store entry cut short, or holding another layout's payload (the JSON of earlier
+    /// builds) with a whole header and hash, is discarded: the file is verified again and the night
+    /// is the same.
+    @Test(arguments: ["truncate", "other layout"])
+    func aDamagedAppStoreEntryIsReadAgain(damage: String) async throws {
+        let signer = try Self.testSigner()
+        let files = ["apple/a.jsonl": try Self.signedLine(signer, transaction: "1") + "\nnot json\n"]
+        let logs = #"[{path: "apple/*.jsonl", format: app_store_notifications}]"#
+        let fixture = try job(
+            logs: logs, "app_store: {bundle_id: \(Self.bundleID), root_certificates: [root.der]}\ncache: cache/", files: files)
+        try fixture.folder.write("root.der", bytes: signer.rootCertificateDER)
+        let loaded = try JobLoader.load(path: fixture.path)
+        let folder = try #require(loaded.cachePath)
+        func night() async throws -> (StoreNight, CacheUsage) {
+            let cache = try ParsedLogCache(folder: folder, rejectsPerReason: loaded.rejectsPerReason)
+            return (try await StoreSourceIngest.read(job: loaded, userTransactions: [:], cache: cache), cache.usageSoFar)
+        }
+        let (first, _) = try await night()
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first)
+        var bytes = try fileBytes(folder + "/" + name)
+        // The store file entry's header: its magic line, six words, then the payload's XXH64.
+        let payloadStart = "OfferLab store file\n".utf8.count + 7 * 8
+        if damage == "truncate" {
+            bytes.removeLast(1)
+        } else {
+            let payload = Array(#"{"path":"","notifications":[],"notes":[],"counts":{}}"#.utf8)
+            var state = offerlab_xxh64_state()
+            offerlab_xxh64_reset(&state, 0)
+            offerlab_xxh64_update(&state, payload, payload.count)
+            bytes =
+                Array(bytes[..<(payloadStart - 8)]) + withUnsafeBytes(of: offerlab_xxh64_digest(&state).littleEndian, Array.init) + payload
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
+        let (again, usage) = try await night()
+        #expect(usage.entriesDiscarded == 1 && usage.filesStored == 1 && usage.filesReused == 0)
+        #expect(again.events == first.events && again.notes == first.notes && again.counts == first.counts)
+        #expect(first.events.count == 1 && first.counts[.appStoreNotifications]?[.malformedInvalidJSON] == 1)
     }
 }

@@ -1,0 +1,238 @@
+import OfferLabIngest
+import OfferLabStoreSources
+
+/// An App Store file's reading as the parsed-log cache keeps it (`ParsedLogCache.store`): a later
+/// night reads a month of verified, decoded notifications back, so the layout is made to be read
+/// fast. Its strings come first, each distinct one once (products, currencies, countries and most
+/// users repeat from notification to notification), and the records name them by index; then the
+/// counters, the notes and the notifications, field by field. The file's path is not kept: the
+/// same bytes under another name are the same reading.
+///
+/// Every index, count, flag and enum value read is checked: a payload of another layout that got
+/// past the entry's checks is refused (`EntryReader.Damaged`), never misread.
+extension AppStoreFileReading {
+    func encode(into entry: inout ParsedLogCache.EntryWriter) {
+        var strings = StringTable()
+        var body = ParsedLogCache.EntryWriter(bytes: [])
+        let counts = counts.nonZero
+        body.append(Int64(counts.count))
+        for (counter, count) in counts {
+            body.append(UInt8(StoreCounter.allCases.firstIndex(of: counter)!))
+            body.append(Int64(count))
+        }
+        body.append(Int64(notes.count))
+        for note in notes {
+            body.append(Int64(note.line))
+            body.append(UInt8(StoreCounter.allCases.firstIndex(of: note.counter)!))
+            body.append(strings.index(note.detail))
+        }
+        body.append(Int64(notifications.count))
+        for notification in notifications {
+            body.append(strings.index(notification.id))
+            body.append(strings.index(notification.type))
+            body.append(strings.index(notification.subtype))
+            body.append(notification.signedAt)
+            body.append(
+                Self.flags(
+                    notification.isKnownType, notification.transaction != nil, notification.statusChange != nil,
+                    notification.refundReversal != nil))
+            if let transaction = notification.transaction { encode(transaction, into: &body, strings: &strings) }
+            if let change = notification.statusChange { encode(change, into: &body, strings: &strings) }
+            if let reversal = notification.refundReversal {
+                body.append(Self.formatCode(reversal.format))
+                body.append(strings.index(reversal.id))
+                body.append(strings.index(reversal.transactionID))
+                body.append(reversal.at)
+            }
+        }
+        entry.append(Int64(strings.texts.count))
+        for text in strings.texts { entry.append(bytesOf: text.utf8) }
+        entry.bytes += body.bytes
+    }
+
+    private func encode(_ record: StoreTransaction, into body: inout ParsedLogCache.EntryWriter, strings: inout StringTable) {
+        body.append(Self.formatCode(record.format))
+        let kind: UInt8 =
+            switch record.kind {
+            case .trial: 0
+            case .firstCharge: 1
+            case .laterCharge: 2
+            case .chargeByChainOrder: 3
+            }
+        body.append(kind)
+        body.append(
+            Self.flags(
+                record.isSandbox, record.isFamilyShared, record.priceMicros != nil, record.expiresAt != nil, record.taxShare != nil,
+                record.commissionShare != nil, record.refund != nil, record.refund?.amountMicros != nil))
+        body.append(record.at)
+        for text in [
+            record.transactionID, record.originalTransactionID, record.productID, record.currency, record.userID, record.country,
+            record.platform, record.store, record.sourcePath,
+        ] {
+            body.append(strings.index(text))
+        }
+        if let price = record.priceMicros { body.append(price) }
+        if let expiresAt = record.expiresAt { body.append(expiresAt) }
+        if let share = record.taxShare { body.append(share.bitPattern) }
+        if let share = record.commissionShare { body.append(share.bitPattern) }
+        if let refund = record.refund {
+            body.append(refund.at)
+            if let amount = refund.amountMicros { body.append(amount) }
+        }
+    }
+
+    private func encode(_ change: StoreStatusChange, into body: inout ParsedLogCache.EntryWriter, strings: inout StringTable) {
+        body.append(Self.formatCode(change.format))
+        body.append(change.event.rawValue)
+        body.append(Self.flags(change.isSandbox))
+        body.append(change.at)
+        for text in [
+            change.id, change.originalTransactionID, change.transactionID, change.productID, change.userID, change.country,
+            change.platform, change.store, change.sourcePath,
+        ] {
+            body.append(strings.index(text))
+        }
+    }
+
+    /// The reading kept in `entry`, as the reading of the file at `path`.
+    /// - Throws: `EntryReader.Damaged` when the payload is not one `encode` wrote.
+    init(entry: inout ParsedLogCache.EntryReader, path: String) throws {
+        self.init(path: path)
+        let stringCount = try entry.count()
+        var strings: [String] = []
+        strings.reserveCapacity(stringCount)
+        for _ in 0..<stringCount { strings.append(String(decoding: try entry.bytesWithLength(), as: UTF8.self)) }
+        var reader = Reader(entry: entry, strings: strings)
+        defer { entry = reader.entry }
+
+        for _ in 0..<(try reader.entry.count()) {
+            let counter = try reader.counter()
+            counts[counter] = Int(try reader.entry.read(Int64.self))
+        }
+        for _ in 0..<(try reader.entry.count()) {
+            let line = Int(try reader.entry.read(Int64.self))
+            notes.append(StoreLineNote(path: path, line: line, counter: try reader.counter(), detail: try reader.string()))
+        }
+        let count = try reader.entry.count()
+        notifications.reserveCapacity(count)
+        for _ in 0..<count {
+            let id = try reader.string()
+            let type = try reader.string()
+            let subtype = try reader.optionalString()
+            let signedAt = try reader.entry.read(Int64.self)
+            let flags = try reader.flags(count: 4)
+            var notification = AppStoreNotification(id: id, type: type, subtype: subtype, signedAt: signedAt, isKnownType: flags[0])
+            if flags[1] { notification.transaction = try reader.transaction() }
+            if flags[2] { notification.statusChange = try reader.statusChange() }
+            if flags[3] {
+                notification.refundReversal = StoreRefundReversal(
+                    format: try reader.format(), id: try reader.string(), transactionID: try reader.string(),
+                    at: try reader.entry.read(Int64.self))
+            }
+            notifications.append(notification)
+        }
+    }
+
+    fileprivate static func formatCode(_ format: SourceFormat) -> UInt8 { UInt8(SourceFormat.allCases.firstIndex(of: format)!) }
+
+    private static func flags(_ values: Bool...) -> UInt8 {
+        values.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) }
+    }
+}
+
+/// The distinct strings of an entry in the order first used; index -1 is nil.
+private struct StringTable {
+    private(set) var texts: [String] = []
+    private var indices: [String: Int32] = [:]
+
+    mutating func index(_ text: String?) -> Int32 {
+        guard let text else { return -1 }
+        if let index = indices[text] { return index }
+        indices[text] = Int32(texts.count)
+        texts.append(text)
+        return Int32(texts.count - 1)
+    }
+}
+
+/// Reads the records of an entry, each value checked.
+private struct Reader {
+    var entry: ParsedLogCache.EntryReader
+    let strings: [String]
+
+    mutating func optionalString() throws -> String? {
+        let index = try entry.read(Int32.self)
+        if index == -1 { return nil }
+        guard index >= 0, Int(index) < strings.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        return strings[Int(index)]
+    }
+
+    mutating func string() throws -> String {
+        guard let text = try optionalString() else { throw ParsedLogCache.EntryReader.Damaged() }
+        return text
+    }
+
+    /// `count` flags of one byte, the unused bits clear.
+    mutating func flags(count: Int) throws -> Flags {
+        let byte = try entry.read(UInt8.self)
+        guard byte >> count == 0 else { throw ParsedLogCache.EntryReader.Damaged() }
+        return Flags(byte: byte)
+    }
+
+    /// The flags of a record, read without an array (a month of notifications is read back).
+    struct Flags {
+        let byte: UInt8
+
+        subscript(index: Int) -> Bool { byte & (1 << index) != 0 }
+    }
+
+    mutating func counter() throws -> StoreCounter {
+        let index = Int(try entry.read(UInt8.self))
+        guard index < StoreCounter.allCases.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        return StoreCounter.allCases[index]
+    }
+
+    mutating func format() throws -> SourceFormat {
+        let index = Int(try entry.read(UInt8.self))
+        guard index < SourceFormat.allCases.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        return SourceFormat.allCases[index]
+    }
+
+    mutating func transaction() throws -> StoreTransaction {
+        let format = try format()
+        let kinds: [StoreTransaction.Kind] = [.trial, .firstCharge, .laterCharge, .chargeByChainOrder]
+        let kindIndex = Int(try entry.read(UInt8.self))
+        guard kindIndex < kinds.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        let flags = try flags(count: 8)
+        let at = try entry.read(Int64.self)
+        var record = StoreTransaction(
+            format: format, transactionID: try string(), originalTransactionID: try optionalString(), productID: try optionalString(),
+            kind: kinds[kindIndex], at: at, priceMicros: nil, currency: try optionalString(), userID: try optionalString(),
+            isSandbox: flags[0], isFamilyShared: flags[1], country: try optionalString(), platform: try optionalString(),
+            store: try optionalString())
+        record.sourcePath = try optionalString()
+        if flags[2] { record.priceMicros = try entry.read(Int64.self) }
+        if flags[3] { record.expiresAt = try entry.read(Int64.self) }
+        if flags[4] { record.taxShare = Double(bitPattern: try entry.read(UInt64.self)) }
+        if flags[5] { record.commissionShare = Double(bitPattern: try entry.read(UInt64.self)) }
+        if flags[6] {
+            let at = try entry.read(Int64.self)
+            record.refund = .init(at: at, amountMicros: flags[7] ? try entry.read(Int64.self) : nil)
+        } else if flags[7] {
+            throw ParsedLogCache.EntryReader.Damaged()
+        }
+        return record
+    }
+
+    mutating func statusChange() throws -> StoreStatusChange {
+        let format = try format()
+        guard let event = EventType(rawValue: try entry.read(UInt8.self)) else { throw ParsedLogCache.EntryReader.Damaged() }
+        let isSandbox = try flags(count: 1)[0]
+        let at = try entry.read(Int64.self)
+        var change = StoreStatusChange(
+            format: format, id: try string(), event: event, at: at, originalTransactionID: try optionalString(),
+            transactionID: try optionalString(), productID: try optionalString(), userID: try optionalString(), isSandbox: isSandbox,
+            country: try optionalString(), platform: try optionalString(), store: try optionalString())
+        change.sourcePath = try optionalString()
+        return change
+    }
+}
