@@ -140,7 +140,9 @@ import Testing
         let loose = try comparisons(1e6)
         let header = try #require(tight.first)
         let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
-        #expect(Array(header[firstSequential...]) == (ResultColumn.sequential + ResultColumn.adjusted).map(\.name))
+        #expect(
+            Array(header[firstSequential...]) == OfferLabWriters.SequentialValues.columns.map(\.column.name)
+                + OfferLabWriters.AdjustedIntervals.columns.map(\.column.name))
         #expect(header[firstSequential - 1] == "mde_abs")
         // The fixed-horizon adjusted intervals do not depend on N* either; the sequential ones do.
         let fixedAdjusted = try #require(header.firstIndex(of: "abs_lift_ci_low_adjusted"))

@@ -86,8 +86,13 @@ import Testing
         #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
         let database = try SQLiteDatabase(path: night.databasePath)
         let added: [(table: String, columns: [String])] = [
-            ("comparisons", ResultColumn.sequential.map(\.name)),
-            ("daily", OwnMetric.allCases.flatMap { metric in ResultColumn.sequential.map { ResultColumn.daily($0, of: metric).name } }),
+            ("comparisons", OfferLabWriters.SequentialValues.columns.map(\.column.name)),
+            (
+                "daily",
+                OwnMetric.allCases.flatMap { metric in
+                    OfferLabWriters.SequentialValues.columns.map(\.column).map { ResultColumn.daily($0, of: metric).name }
+                }
+            ),
             ("offerings", ["sequential_tuning", "decision"]),
         ]
         for (table, columns) in added {

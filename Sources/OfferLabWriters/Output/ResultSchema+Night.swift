@@ -71,9 +71,6 @@ extension ResultColumn {
     static let seqPValueAdjusted = ResultColumn("seq_p_value_adjusted", .real)
     static let seqSignificant = ResultColumn("seq_significant", .bool)
 
-    /// The sequential columns, in their order (`SequentialValues`).
-    static var sequential: [ResultColumn] { SequentialValues.columns.map(\.column) }
-
     // The intervals that agree with the verdicts (docs/statistics.md, "Intervals that agree with the verdict"): the
     // report quotes these; the contract's columns above stay as they are.
     static let absLiftCILowAdjusted = ResultColumn("abs_lift_ci_low_adjusted", .real)
@@ -84,9 +81,6 @@ extension ResultColumn {
     static let seqAbsLiftCIHighAdjusted = ResultColumn("seq_abs_lift_ci_high_adjusted", .real)
     static let seqRelLiftCILowAdjusted = ResultColumn("seq_rel_lift_ci_low_adjusted", .real)
     static let seqRelLiftCIHighAdjusted = ResultColumn("seq_rel_lift_ci_high_adjusted", .real)
-
-    /// The adjusted intervals, in their order (`AdjustedIntervals`).
-    static var adjusted: [ResultColumn] { AdjustedIntervals.columns.map(\.column) }
 
     /// `daily`'s column of `column` for one compared metric: its name after the metric's
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).
