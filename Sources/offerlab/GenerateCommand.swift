@@ -81,7 +81,7 @@ struct GenerateCommand: AsyncParsableCommand {
         // outputs cannot be written (73), in the same one-line form as every other command.
         let report = try await runReportingErrors {
             do {
-                return try DataSetGenerator.generate(configuration)
+                return try await DataSetGenerator.generate(configuration)
             } catch let error as GeneratorError {
                 throw OfferLabError(.cannotWrite, error.description, cause: error)
             }

@@ -96,7 +96,7 @@ import Testing
         let night = try NightFixture()
         var job = try JobLoader.load(path: night.jobPath)
         job.slices = [.platform]
-        let sliceTables = ResultTables.sliceTables(results.offerings, statistics: try NightlyRun.statistics(of: results, job: job))
+        let sliceTables = ResultTables.sliceTables(results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
         let run = RunRecord(
             job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded",
             toolVersion: "0",
