@@ -14,8 +14,10 @@ private func eventList(_ includes: (EventType) -> Bool) -> String {
 private let knownEvents = eventList { _ in true }
 /// The event types whose copies are also recognised by (`event`, `transaction_id`).
 private let transactionEvents = eventList(\.isTransaction)
-/// The paid charges, which must carry a price and which a refund can return.
+/// The paid charges, which must carry a price.
 let chargeEvents = eventList(\.requiresPrice)
+/// The events a refund can return money for.
+private let refundableEvents = eventList(\.isRefundable)
 /// The events whose money counts: the charges and their refunds.
 let moneyEvents = eventList(\.carriesMoney)
 
@@ -289,7 +291,7 @@ extension ScriptBuilder {
                   SELECT m.user_id, m.offering_key, m.group_key, m.assigned_at, a.offering_id, g.group_name
                   FROM memberships m JOIN analysed_offerings a ON a.offering_key = m.offering_key JOIN catalog_groups g ON g.group_key = m.group_key
                   WHERE m.group_count = 1),
-                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(chargeEvents)),
+                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(refundableEvents)),
                 looked_at AS (
                   SELECT m.offering_key, m.group_key, m.offering_id AS offering_id_of_group, m.group_name, m.assigned_at, e.*,
                     coalesce(p.ts, r.ts) AS target_ts, CASE WHEN p.ts IS NOT NULL THEN 'purchase' WHEN r.ts IS NOT NULL THEN 'renewal' END AS target_event,
