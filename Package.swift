@@ -55,8 +55,8 @@ let package = Package(
             dependencies: [
                 "OfferLabIngest", .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
-        ),
+            ],
+            swiftSettings: releaseSpeed),
         // Synthetic data sets in the input formats (`offerlab generate`); the App Store's form is
         // signed with the stores' test signer.
         .target(

@@ -29,8 +29,8 @@ public struct RunReport: Sendable {
 ///
 /// The stages, in the order data meets them (`run` calls them): the offering and assignment
 /// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
-/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the result tables
-/// (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
+/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the typed night of result
+/// tables (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
 public enum NightlyRun {
     public static let toolVersion = "0.1.0"
 
@@ -46,7 +46,7 @@ public enum NightlyRun {
         let results = try await compute(job, progress: progress, cache: cache)
         try RunChecks.brokenNight(results, previous: ResultsDatabase.previousNight(path: job.databasePath, of: job), job: job)
         let analyses = try await statistics(of: results, job: job)
-        let tables = ResultTables.make(results, statistics: analyses, job: job)
+        let night = ResultTables.make(results, statistics: analyses, job: job)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
             job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
@@ -54,7 +54,7 @@ public enum NightlyRun {
             toolVersion: toolVersion,
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
             signaturesVerified: job.storeSources.contains { $0.format == .appStoreNotifications } ? job.appStore.verify : nil)
-        let outputFolder = try write(tables, offeringIDs: offeringIDs, run: run, job: job)
+        let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, job: job)
         cache?.removeUnusedEntries()
         return RunReport(
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
@@ -67,23 +67,23 @@ public enum NightlyRun {
     /// database. Returns the folder.
     /// - Throws: `OfferLabError`; the database and the folder are then as they were.
     private static func write(
-        _ tables: (files: [ResultTable], database: [ResultTable]), offeringIDs: [String], run: RunRecord, job: Job
+        _ night: NightTables, offeringIDs: [String], run: RunRecord, job: Job
     ) throws -> String {
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         // The CSV files are written on another core while the database transaction runs and
         // the report is written; the transaction commits only once every file is staged, so a
         // failure anywhere leaves the database and the folder unchanged.
         let csvFiles = ConcurrentWork {
-            for (index, table) in tables.files.enumerated() {
+            for (index, table) in night.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
                 if index == 0 { TestPause.at(.writingCSV) }
             }
         }
         do {
             try ResultsDatabase.write(
-                path: job.databasePath, tables: tables.database, offeringIDs: offeringIDs, run: run,
+                path: job.databasePath, tables: night.databaseTables, offeringIDs: offeringIDs, run: run,
                 beforeCommit: {
-                    try folder.write("report.html", contents: HTMLReport.render(ReportData(tables: tables.database, run: run)))
+                    try folder.write("report.html", contents: HTMLReport.render(ReportData(night: night, run: run)))
                     try csvFiles.wait()
                 })
             try folder.commit()
@@ -108,6 +108,9 @@ public enum NightlyRun {
         // offerings fall back is known once the assignments say which are analysed).
         _ = try RunChecks.control(
             job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
+        // The store sources' user_transactions table too: a broken one fails the run before any
+        // log is read, as a broken catalog does.
+        let userTransactions = job.storeSources.isEmpty ? [:] : try UserTransactions.load(from: source)
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
@@ -122,7 +125,7 @@ public enum NightlyRun {
             ? nil
             : Task {
                 let night = try await StoreSourceIngest.read(
-                    job: job, userTransactions: try UserTransactions.load(from: source), width: job.threads, cache: cache)
+                    job: job, userTransactions: userTransactions, width: job.threads, cache: cache)
                 progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
                 return night
             }

@@ -270,10 +270,11 @@ package enum EventCleanup {
 
     private static let transactionKinds = CleanupRules.transactionDeduplicatedTypes
 
-    /// `CleanupRules.drop` for one record (a record's user is negative when unassigned).
+    /// `CleanupRules.drop` for one record.
     @inline(__always)
     private static func drop(_ record: EventRecord, _ shape: EventShape) -> CleanupRules.Drop? {
-        CleanupRules.drop(isKnownType: shape.kind != EventRecord.unknownKind, isSandbox: shape.isSandbox, isAssigned: record.user >= 0)
+        CleanupRules.drop(
+            isKnownType: shape.kind != EventRecord.unknownKind, isSandbox: shape.isSandbox, isAssigned: record.user.populationIndex != nil)
     }
 
     /// The one pass over a part's records: their `event_id`s hashed into partitions, their
@@ -475,6 +476,11 @@ package enum EventCleanup {
         @inline(__always)
         func block(of user: Int32) -> Int { Int(user) >> bits }
 
+        /// The block of a kept record's user: clean-up keeps the records of assigned users only
+        /// (`drop`).
+        @inline(__always)
+        func block(of user: UserReference) -> Int { block(of: user.populationIndex!) }
+
         func users(of block: Int) -> Range<Int> { block << bits..<min(userCount, (block + 1) << bits) }
     }
 
@@ -535,10 +541,9 @@ package enum EventCleanup {
                                     let firstDetails = detailsStart[segmentIndex]
                                     segment.forEachRecord { index, record, shape, details in
                                         guard !removed[start + index] && drop(record, shape) == nil else { return }
-                                        var event = segment.userEvent(
+                                        let event = segment.userEvent(
                                             record, shape, details: details < 0 ? details : firstDetails + details)
-                                        event.user = record.user
-                                        let block = userBlocks.block(of: record.user)
+                                        let block = userBlocks.block(of: event.user)
                                         (base + next[block]).initialize(to: event)
                                         next[block] += 1
                                     }

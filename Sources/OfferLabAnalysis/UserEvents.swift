@@ -13,7 +13,7 @@ package struct UserEvent: Sendable, Equatable {
     /// has none (see `EventDetails`).
     package var details: Int32
     /// Index in the population's user table: what clean-up regroups the events by.
-    package var user: Int32 = -1
+    package var user: Int32
     /// `EventType.rawValue` (clean-up drops unknown types), as in its shape: kept here too, in
     /// bytes the layout pads anyway, because attribution reads it for every event.
     package var kind: UInt8
@@ -59,10 +59,13 @@ package struct UserEvents: Sendable {
 }
 
 extension EventStore.Segment {
-    /// The record (of shape `shape`) as a cleaned event, with the store's ids. `details`: the
-    /// index of its details in `UserEvents.details`, -1 when it has none.
+    /// The record (of shape `shape`, its user assigned: clean-up keeps no other) as a cleaned
+    /// event, with the store's ids. `details`: the index of its details in `UserEvents.details`,
+    /// -1 when it has none.
     @inline(__always)
     package func userEvent(_ record: EventRecord, _ shape: EventShape, details: Int32) -> UserEvent {
-        UserEvent(timestamp: record.timestamp, shape: shapeMap[Int(record.shape)], details: details, kind: shape.kind)
+        UserEvent(
+            timestamp: record.timestamp, shape: shapeMap[Int(record.shape)], details: details, user: record.user.populationIndex!,
+            kind: shape.kind)
     }
 }

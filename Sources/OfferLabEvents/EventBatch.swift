@@ -87,7 +87,7 @@ public struct IngestCounters: Sendable {
 /// Users too are interned per file, so that a file can be read before the assignment table is:
 /// `resolveUsers` then maps them to the population's users. A file read once the table is loaded
 /// looks its events' users up in the population's as it goes instead (`init(fileIndex:
-/// lookingUpUsersIn:)`), never interning them on its own.
+/// lookingUpUsersIn:)`), never interning them on its own. `UserResolver` does either.
 public struct EventBatch: Sendable {
     public let fileIndex: Int
     public var records: [EventRecord] = []
@@ -95,21 +95,13 @@ public struct EventBatch: Sendable {
     public var shapes = EventShapes()
     /// The details of the records that have any, in their order (`EventShape.hasDetails`).
     public var details: [EventDetails] = []
-    /// The file's user ids, until `resolveUsers` (none when they are looked up as they come).
-    public var users = ByteStringInterner()
+    /// How the records get their users, and the file's own users until they are resolved.
+    var users: UserResolver
     /// Whether the records hold the population's users: `resolveUsers`, or
     /// `finishLookingUpUsers`, has run.
-    private(set) var usersResolved = false
-    /// Whether each event's user is looked up in `populationUsers` as the file is read.
-    public let looksUpUsers: Bool
-    /// The population's users, when they are looked up as the file is read (empty otherwise).
-    private var populationUsers = ByteStringInterner()
-    /// Users waiting to be looked up in `populationUsers`, a group at a time, and where their
-    /// ids go: each record from `firstPendingRecord` holds `-2 - i` for the `i`th of them
-    /// (`lookUpPendingUsers`).
-    private var pendingUsers = ByteStringInterner.LookupGroup()
-    private var pendingUserIDs: [Int32] = []
-    private var firstPendingRecord = 0
+    var usersResolved: Bool { users.isResolved }
+    /// Whether each event's user is looked up in the population's as the file is read.
+    public var looksUpUsers: Bool { users.looksUp }
     /// Event ids that have no exact key (see `EventIDKey`).
     public var eventIDs = EventIDTexts()
     /// The bits kept of those ids' hashes: all, but for tests that make different ids share
@@ -126,26 +118,25 @@ public struct EventBatch: Sendable {
     public var keptSliceFields = SliceFields()
     /// Per field, the id the previous line got (see `ByteStringInterner.intern(_:recent:)`).
     private var recent = (
-        user: Int32(-1), product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1), country: Int32(-1),
-        platform: Int32(-1), store: Int32(-1)
+        product: Int32(-1), currency: Int32(-1), offering: Int32(-1), group: Int32(-1), country: Int32(-1), platform: Int32(-1),
+        store: Int32(-1)
     )
 
-    public init(fileIndex: Int, eventIDHashMask: UInt64 = .max) {
+    /// A batch that interns its events' users on its own, in a table with room for about
+    /// `userCapacity` of them (when given), until `resolveUsers`.
+    public init(fileIndex: Int, eventIDHashMask: UInt64 = .max, userCapacity: Int? = nil) {
         self.fileIndex = fileIndex
-        looksUpUsers = false
+        users = userCapacity.map { UserResolver(capacity: $0) } ?? UserResolver()
         self.eventIDHashMask = eventIDHashMask
     }
 
     /// A batch whose events' users are looked up in `populationUsers` (the population's) as the
-    /// file is read, a group at a time, their probes overlapped: each new user's slot in a file's
-    /// own table would wait on memory anyway, and `resolveUsers` would look them up again.
+    /// file is read, a group at a time, their probes overlapped (`UserResolver`).
     /// `finishLookingUpUsers` looks up the last ones, once the file is read.
     public init(fileIndex: Int, lookingUpUsersIn populationUsers: ByteStringInterner) {
         self.fileIndex = fileIndex
-        looksUpUsers = true
+        users = UserResolver(lookingUpIn: populationUsers)
         eventIDHashMask = .max
-        self.populationUsers = populationUsers
-        pendingUserIDs = [Int32](repeating: -1, count: ByteStringInterner.LookupGroup.capacity)
     }
 
     /// Keeps the record unless it is at or after `asOf` (dropped, only counted for the cache).
@@ -165,12 +156,9 @@ public struct EventBatch: Sendable {
                 guard let range else { return EventRecord.absent }
                 return labels.intern(slice(range), recent: &recent)
             }
-            // A file's user table outgrows the core's caches: a new user's probe would wait on
-            // memory, so its slot is loaded while the rest of the event is built.
+            // The user's probe is started first, and finished once the rest of the event is built.
             let user = slice(record.pointee.userID)
-            // (Or, with the population's users at hand, it waits in a group of lookups.)
-            let userHash = looksUpUsers ? nil : users.prefetch(user, unlessRecent: recent.user)
-            let pendingUser = looksUpUsers ? self.pendingUser(user) : EventRecord.absent
+            let startedUser = users.start(user, records: &records)
             let loggedOffering = label(record.pointee.offeringID, &recent.offering)
             let loggedGroup = label(record.pointee.testGroupID, &recent.group)
             var country = EventRecord.absent
@@ -211,58 +199,24 @@ public struct EventBatch: Sendable {
                     loggedOffering: loggedOffering, loggedGroup: loggedGroup, country: country, platform: platform,
                     kind: record.pointee.eventType?.rawValue ?? EventRecord.unknownKind, isSandbox: record.pointee.isSandbox,
                     eventIDForm: eventID.form, hasDetails: hasDetails))
-            // nil: the user is the previous line's.
-            if let userHash { recent.user = users.intern(user, hash: userHash) }
             records.append(
                 EventRecord(
                     timestamp: record.pointee.timestamp, eventIDHigh: eventID.high, eventIDLow: eventID.low,
-                    user: looksUpUsers ? pendingUser : recent.user, shape: shape))
+                    user: users.finish(user, startedUser), shape: shape))
         }
-    }
-
-    /// The user field of a record of `user` while its users are looked up as they come: `-2 -
-    /// i` for the `i`th pending user, added unless it is the previous event's (the last one
-    /// added: the group is emptied only to add one).
-    @inline(__always)
-    private mutating func pendingUser(_ user: UnsafeRawBufferPointer) -> Int32 {
-        if !pendingUsers.lastIs(user) {
-            if pendingUsers.isFull { lookUpPendingUsers() }
-            pendingUsers.add(user, hash: ByteStringInterner.hash(user))
-        }
-        return -2 - Int32(pendingUsers.count - 1)
-    }
-
-    /// Looks up the pending users, and writes their ids to the records that wait for them.
-    private mutating func lookUpPendingUsers() {
-        populationUsers.lookUp(pendingUsers, into: &pendingUserIDs, at: 0)
-        pendingUserIDs.withUnsafeBufferPointer { ids in
-            records.withUnsafeMutableBufferPointer { records in
-                for index in firstPendingRecord..<records.count { records[index].user = ids[Int(-2 - records[index].user)] }
-            }
-        }
-        firstPendingRecord = records.count
-        pendingUsers.removeAll()
     }
 
     /// Looks up the users still pending once the file is read (a batch made with
     /// `init(fileIndex:lookingUpUsersIn:)`): the records then hold the population's users.
     public mutating func finishLookingUpUsers() {
-        precondition(looksUpUsers && !usersResolved, "only a batch that looks up its users finishes looking them up, once")
-        if !pendingUsers.isEmpty { lookUpPendingUsers() }
-        populationUsers = ByteStringInterner()
-        usersResolved = true
+        users.finishLookingUp(&records)
     }
 
-    /// Replaces the file's user ids by indices in the population's user table (`population`),
-    /// -1 for users it does not hold: one lookup per distinct user of the file. Once only.
+    /// Replaces the file's own users in the records by the population's (`population`'s
+    /// users), `UserReference.unassigned` for users it does not hold: one lookup per distinct
+    /// user of the file. Once only.
     public mutating func resolveUsers(_ population: ByteStringInterner) {
-        precondition(!usersResolved && !looksUpUsers, "a batch's users are resolved once, unless it looks them up")
-        let map = population.lookupAll(of: users)
-        records.withUnsafeMutableBufferPointer { records in
-            for index in records.indices { records[index].user = map[Int(records[index].user)] }
-        }
-        users = ByteStringInterner()
-        usersResolved = true
+        users.resolve(&records, in: population)
     }
 }
 

@@ -16,10 +16,9 @@ public struct EventRecord: Sendable, Equatable {
     /// `event_id` as `EventIDKey(high:low:form:)`, its form in the shape.
     public var eventIDHigh: UInt64
     public var eventIDLow: UInt64
-    /// Index in the population's user table; -1 for a user with no assignment row. (While its
-    /// file is being read: the index in the file's own user table, or, in a batch that looks its
-    /// users up as it goes, `-2 - i` until the group they wait in is looked up; see `EventBatch`.)
-    public var user: Int32
+    /// The user: its index in the population's user table, or none (read once its batch's users
+    /// are resolved: `EventBatch`, `UserResolver`).
+    public var user: UserReference
     /// Index of the record's `EventShape` in its file's shapes.
     public var shape: Int32
 

@@ -258,8 +258,7 @@ package enum LogIngest {
         if let users = readyUsers.users {
             batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
         } else {
-            batch = EventBatch(fileIndex: fileIndex)
-            batch.users = ByteStringInterner(capacity: userCapacity)
+            batch = EventBatch(fileIndex: fileIndex, userCapacity: userCapacity)
         }
         batch.keptSliceFields = sliceFields
         return batch

@@ -375,7 +375,7 @@ package final class ParsedLogCache: Sendable {
         entry.bytes.reserveCapacity(
             batches.reduce(4096) { size, batch in
                 size + batch.records.count * MemoryLayout<EventRecord>.stride + batch.details.count * MemoryLayout<EventDetails>.stride
-                    + batch.eventIDs.bytes.count + (batch.users.count + batch.transactions.count + batch.labels.count) * 32
+                    + batch.eventIDs.bytes.count + (batch.users.fileUsers.count + batch.transactions.count + batch.labels.count) * 32
             })
         entry.bytes.append(contentsOf: Self.magic)
         for word in headerWords(key) { entry.append(word) }
@@ -409,7 +409,7 @@ package final class ParsedLogCache: Sendable {
             entry.appendArray(batch.records)
             entry.appendArray(batch.shapes.all)
             entry.appendArray(batch.details)
-            for interner in [batch.users, batch.transactions, batch.labels] {
+            for interner in [batch.users.fileUsers, batch.transactions, batch.labels] {
                 entry.append(Int64(interner.count))
                 for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
             }
@@ -471,7 +471,7 @@ package final class ParsedLogCache: Sendable {
                 guard batch.shapes.id(of: shape) == Int32(index) else { throw EntryReader.Damaged() }
             }
             batch.details = try payload.readArray()
-            batch.users = try payload.interner()
+            batch.users.fileUsers = try payload.interner()
             batch.transactions = try payload.interner()
             batch.labels = try payload.interner()
             guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw EntryReader.Damaged() }

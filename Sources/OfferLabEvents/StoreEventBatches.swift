@@ -3,30 +3,29 @@ import OfferLabJob
 import OfferLabStoreSources
 import OfferLabSupport
 
-/// The events of the job's store sources (contract §1.6) inside a run: each written as a line of
-/// §1.2 (`StoreEventJSONLines`) and read back by the §1.2 parser, one batch per store file after
-/// the §1.2 files, so that every rule after §1.2 (de-duplication, clean-up, attribution) applies
-/// to them as to log lines, by construction.
+/// The events of the job's store sources (contract §1.6) inside a run: each made into the record
+/// the §1.2 parser would read from its line (`StoreEvent.fillLogRecord`, without the line's text),
+/// one batch per store file after the §1.2 files, so that every rule after §1.2 (de-duplication,
+/// clean-up, attribution) applies to them as to log lines.
 package enum StoreEventBatches {
     /// One store file's events as a batch of `fileIndex`, its users looked up in the
-    /// population's (`users`). The lines are the tool's own, not the file's: they count in no
-    /// counter (the file's lines are counted by `IngestCounters.addStoreSources`). An event the
-    /// parser rejects is a defect of the reader that made it, but still never silently dropped:
-    /// it is returned as a note of its file (line 0: it is no line of the file) under the
-    /// parser's reason, for the caller to count.
+    /// population's (`users`). The records are the tool's own, not the file's lines: they count
+    /// in no counter (the file's lines are counted by `IngestCounters.addStoreSources`). An event
+    /// the parser would reject is a defect of the reader that made it, but still never silently
+    /// dropped: it is returned as a note of its file (line 0: it is no line of the file) under
+    /// the parser's reason, with its §1.2 line, for the caller to count.
     package static func batch(
         _ events: [StoreEvent], fileIndex: Int, path: String, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
     ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)]) {
         var batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
         batch.keptSliceFields = keptSliceFields
         batch.records.reserveCapacity(events.count)
-        var parser = JSONLineParser(keepsSliceFields: !keptSliceFields.isEmpty)
+        let keepsSliceFields = !keptSliceFields.isEmpty
         var record = LogRecord()
         var rejected: [(SourceFormat, StoreLineNote)] = []
         for event in events {
-            var line = StoreEventJSONLines.line(event)
-            let reason = line.withUTF8 { parser.parse(UnsafeRawBufferPointer($0), into: &record) }
-            if let reason {
+            if let reason = event.fillLogRecord(&record, keepsSliceFields: keepsSliceFields) {
+                let line = StoreEventJSONLines.line(event)
                 let detail = "the event \(event.eventID) made from this file is not a valid log line (\(reason.counterName)): \(line)"
                 rejected.append((event.format, StoreLineNote(path: path, line: 0, counter: StoreCounter(reason), detail: detail)))
                 continue

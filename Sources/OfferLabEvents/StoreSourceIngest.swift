@@ -77,10 +77,19 @@ package enum StoreSourceIngest {
                 night.files.append((path, source.format, []))
             }
         }
-        for event in resolution.events {
-            // Every record read from a file names it (`sourcePath`), and that file is one of the job's.
-            night.files[fileIndex[event.sourcePath!]!].events.append(event)
+        // Events come a file's at a time: its path, the same string, is hashed once a run of them.
+        // Every record read from a file names it (`sourcePath`), and that file is one of the job's.
+        var last: (path: String, index: Int)?
+        let eventFiles = resolution.events.map { event in
+            let path = event.sourcePath!
+            if last?.path != path { last = (path, fileIndex[path]!) }
+            return last!.index
         }
+        // Each file's events in an array of their size, not one regrown as they come.
+        var eventCounts = [Int](repeating: 0, count: night.files.count)
+        for file in eventFiles { eventCounts[file] += 1 }
+        for (file, count) in eventCounts.enumerated() { night.files[file].events.reserveCapacity(count) }
+        for (event, file) in zip(resolution.events, eventFiles) { night.files[file].events.append(event) }
         return night
     }
 

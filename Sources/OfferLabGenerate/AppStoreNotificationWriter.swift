@@ -17,9 +17,9 @@ import OfferLabStoreSources
 /// an old one; a refund is `REFUND` carrying the refunded transaction with its
 /// `revocationDate` (a partial one with `revocationPercentage`, `REFUND_PRORATED`), a refund of
 /// a transaction from before the data carries that earlier period's transaction. Extras by
-/// fixed patterns of the user index: a `FAMILY_SHARED` purchase (i mod 997 = 5), a `TEST`
-/// notification (i mod 250 = 17), a refund reversed a day later (`REFUND` then
-/// `REFUND_REVERSED`, i mod 50 = 8); and in shard 0 one line about another app and one whose
+/// fixed patterns of the user index, App Store users only: a `FAMILY_SHARED` purchase
+/// (i mod 997 = 5), a `TEST` notification (i mod 250 = 18), a refund reversed a day later
+/// (`REFUND` then `REFUND_REVERSED`, i mod 50 = 8); and in shard 0 one line about another app and one whose
 /// signature does not verify. `expiresDate` is the logs' `expires_at`. The Play Store's users
 /// are not here: Apple does not send Google Play's purchases, so their facts stay in the app's
 /// logs (`LogSourceFormat.carries`).
@@ -253,7 +253,8 @@ struct AppStoreNotificationWriter: StoreFactWriter {
     mutating func writeExtras(of user: UserProfile) throws {
         let time = user.arrival + Micros.day
         let day = Int((time - configuration.startMicros) / Micros.day)
-        if day >= 0, day < configuration.days {
+        // Apple sends nothing about a Google Play user: the extras below are App Store users'.
+        if day >= 0, day < configuration.days, !user.paysThroughPlayStore {
             if user.index % 997 == 5 {
                 let product = Catalog.monthly1999
                 let id = Self.familyTransactionBase + UInt64(user.index)
@@ -266,7 +267,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
                     type: "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: (id, 0xFA17), at: time, transaction: transaction, user: user)
                 written.familySharedRecords += 1
             }
-            if user.index % 250 == 17 {
+            if user.index % 250 == 18 {
                 try extra(type: "TEST", subtype: nil, uuid: (UInt64(user.index), 0x7E57), at: time, transaction: nil, user: user)
                 written.ignoredStoreRecords += 1
             }

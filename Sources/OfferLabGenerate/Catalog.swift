@@ -117,8 +117,10 @@ extension Catalog {
     ]
     static let countryWeights = countries.map(\.weight)
 
+    /// The Apple platforms a user's `platform` draws from; Google Play's users are on `android`.
     static let platforms: [[UInt8]] = ["ios".bytes, "ipados".bytes, "macos".bytes]
     static let platformWeights: [Double] = [85, 11, 4]
+    static let android = "android".bytes
 
     static let weekly799 = 0, monthly1999 = 1, weekly999 = 2, monthly2499 = 3, yearly5999 = 4, pass3Day = 5
     static let products = [

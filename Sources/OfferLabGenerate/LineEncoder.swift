@@ -258,7 +258,7 @@ struct LineEncoder {
             default: break
             }
         }
-        if random.chance(0.95) { stringField("platform", Catalog.platforms[user.platform]) }
+        if random.chance(0.95) { stringField("platform", user.platformName) }
         if random.chance(0.95) { stringField("country", Catalog.countries[user.country].codeBytes) }
         if random.chance(0.9) { literalField("app_version", random.chance(0.7) ? "\"5.12.1\"" : "\"5.13.0\"") }
         // expires_at and store (docs/generator.md): no random draw, so every other value of the set
@@ -447,7 +447,7 @@ struct LineEncoder {
         if user.isSandboxTester { line.appendASCII(random.chance(0.5) ? "Sandbox" : "sandbox") }
         end(&line)
         begin(&line)
-        line.append(contentsOf: Catalog.platforms[user.platform])
+        line.append(contentsOf: user.platformName)
         end(&line)
         begin(&line)
         line.append(contentsOf: Catalog.countries[user.country].codeBytes)

@@ -135,12 +135,13 @@ struct RevenueCatWriter: StoreFactWriter {
         }
     }
 
-    /// A family-shared purchase, a webhook of a type without a purchase fact.
+    /// A family-shared purchase (Family Sharing is the App Store's: never a Google Play user's),
+    /// a webhook of a type without a purchase fact.
     mutating func writeExtras(of user: UserProfile) throws {
         let time = user.arrival + Micros.day
         let day = Int((time - configuration.startMicros) / Micros.day)
         guard day >= 0, day < configuration.days else { return }
-        if user.index % 997 == 5 {
+        if user.index % 997 == 5 && !user.paysThroughPlayStore {
             let transaction = Self.familyTransactionBase + UInt64(user.index)
             let millis = Self.floorMillis(time)
             let product = Catalog.monthly1999
@@ -214,7 +215,7 @@ struct RevenueCatWriter: StoreFactWriter {
 
     /// The store's share of the user's charges: Google Play's 15 %, else the App Store's 30 %.
     private static func commission(of user: UserProfile) -> Double {
-        isPlayStore(user) ? reducedCommission : appStoreCommission
+        user.paysThroughPlayStore ? reducedCommission : appStoreCommission
     }
 
     /// The charge a refund of a transaction from before the data refunds: re-sent with it.
@@ -229,13 +230,10 @@ struct RevenueCatWriter: StoreFactWriter {
 
     private static func floorMillis(_ micros: Int64) -> Int64 { micros >= 0 ? micros / 1000 : (micros - 999) / 1000 }
 
-    /// Whether the user pays through Google Play: the logs' `store` (docs/generator.md).
-    private static func isPlayStore(_ user: UserProfile) -> Bool { user.store == UserProfile.playStore }
-
     /// The store's id of a transaction: the Apple-style number, or for Play Store users the
     /// chain's order id `GPA.dddd-dddd-dddd-ddddd`, with `..0`, `..1`… from the second charge on.
     private static func appendTransactionID(_ row: Row, user: UserProfile, original: Bool, to bytes: inout [UInt8]) {
-        guard isPlayStore(user) else {
+        guard user.paysThroughPlayStore else {
             bytes.appendDecimal(original ? row.chain : row.transaction)
             return
         }
@@ -314,7 +312,7 @@ struct RevenueCatWriter: StoreFactWriter {
         comma()  // grace_period_end_time
         comma()  // effective_end_time
         comma()
-        line.appendASCII(Self.isPlayStore(user) ? "play_store" : "app_store")
+        line.appendASCII(user.paysThroughPlayStore ? "play_store" : "app_store")
         comma()
         flag(!product.isOneTime)
         comma()
@@ -355,7 +353,7 @@ struct RevenueCatWriter: StoreFactWriter {
         comma()  // reserved_subscriber_attributes
         comma()  // custom_subscriber_attributes
         comma()
-        line.append(contentsOf: Catalog.platforms[user.platform])
+        line.append(contentsOf: user.platformName)
         comma()  // experiment_id
         comma()  // experiment_variant
         comma()
@@ -461,7 +459,7 @@ struct RevenueCatWriter: StoreFactWriter {
         line.appendASCII(#"","aliases":[],"environment":""#)
         line.appendASCII(user.isSandboxTester ? "SANDBOX" : "PRODUCTION")
         line.appendASCII(#"","store":""#)
-        line.appendASCII(Self.isPlayStore(user) ? "PLAY_STORE" : "APP_STORE")
+        line.appendASCII(user.paysThroughPlayStore ? "PLAY_STORE" : "APP_STORE")
         line.appendASCII(#"","country_code":""#)
         line.append(contentsOf: Catalog.countries[user.country].codeBytes)
         line.appendASCII(#"","subscriber_attributes":{}}}"#)

@@ -22,7 +22,7 @@ public enum LogSourceFormat: String, CaseIterable, Sendable {
         case .revenueCatExport: kind.isTransaction
         case .revenueCatWebhooks: kind.isTransaction || kind == .cancel || kind == .expire
         case .appStoreNotifications:
-            user.store != UserProfile.playStore && (kind.isTransaction || kind == .cancel || kind == .expire)
+            !user.paysThroughPlayStore && (kind.isTransaction || kind == .cancel || kind == .expire)
         }
     }
 

@@ -26,6 +26,11 @@ struct UserProfile {
     }
     static let playStore = Array("play_store".utf8)
     static let appStore = Array("app_store".utf8)
+    /// Whether the user pays through Google Play: on Android, out of Apple's notifications.
+    var paysThroughPlayStore: Bool { store == Self.playStore }
+    /// The platform the user's events name: `android` for Google Play's users, else the Apple
+    /// platform drawn (`platform`, drawn for every user, so that the random stream is the same).
+    var platformName: [UInt8] { paysThroughPlayStore ? Catalog.android : Catalog.platforms[platform] }
     /// The numeric part of the user id.
     let idNumber: UInt64
     /// Zeros written before `idNumber` (`"00" + …`: a different user from the one without).

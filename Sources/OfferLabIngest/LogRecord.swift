@@ -91,6 +91,16 @@ public struct LogRecord: @unchecked Sendable {
         textCount = count
     }
 
+    /// Makes the record's text the bytes `write` appends to the record's buffer, emptied first
+    /// (its capacity kept: no allocation once it is long enough): for a record made from values
+    /// rather than parsed from a line (`StoreEvent.fillLogRecord`), which sets the ranges.
+    public mutating func writeText(_ write: (inout [UInt8]) -> Void) {
+        var buffer = takeTextBuffer()
+        buffer.removeAll(keepingCapacity: true)
+        write(&buffer)
+        returnTextBuffer(&buffer, textCount: buffer.count)
+    }
+
     /// Clears the record for the next line, keeping its buffer.
     public mutating func reset() {
         textCount = 0

@@ -83,23 +83,32 @@ public enum RevenueCatExport {
     /// `transactionID` and the others become `<store_transaction_id>:<renewal_number>`, so that
     /// each stays its own event.
     public static func records(_ files: [RevenueCatExportFile]) -> StoreSourceRecords {
-        struct Key: Hashable {
-            var storeTransactionID: String
-            var renewalNumber: Int64
-        }
-        var slots: [Key: Int] = [:]
+        // Per store transaction id, the slot in `chosen` of its first record; the others of the
+        // same id (other renewal numbers: Stripe's) follow it through `nextSlot` (-1: none).
+        // One hashing of the id per row.
+        // Sized for every row at once: a table grown as it fills hashes its ids again each time.
+        let rowCount = files.reduce(0) { $0 + $1.rows.count }
+        var firstSlots = [String: Int](minimumCapacity: rowCount)
+        var nextSlot: [Int] = []
+        nextSlot.reserveCapacity(rowCount)
         var chosen: [RevenueCatExportRow] = []
+        chosen.reserveCapacity(rowCount)
         var records = StoreSourceRecords(format: .revenueCatExport)
         for file in files {
             records.counts += file.counts
             records.notes += file.notes
             for row in file.rows {
-                let key = Key(storeTransactionID: row.storeTransactionID, renewalNumber: row.renewalNumber)
-                guard let slot = slots[key] else {
-                    slots[key] = chosen.count
+                let newSlot = chosen.count
+                var slot = Self.firstSlot(of: row.storeTransactionID, in: &firstSlots, else: newSlot)
+                while slot != newSlot && chosen[slot].renewalNumber != row.renewalNumber {
+                    if nextSlot[slot] < 0 { nextSlot[slot] = newSlot }
+                    slot = nextSlot[slot]
+                }
+                guard slot != newSlot else {
                     var first = row
                     first.transaction.sourcePath = file.path
                     chosen.append(first)
+                    nextSlot.append(-1)
                     continue
                 }
                 let earlier = chosen[slot]
@@ -109,16 +118,34 @@ public enum RevenueCatExport {
                 }
             }
         }
-        var lowestRenewal: [String: Int64] = [:]
-        for row in chosen { lowestRenewal[row.storeTransactionID] = min(lowestRenewal[row.storeTransactionID] ?? .max, row.renewalNumber) }
-        records.transactions = chosen.map { row in
-            var transaction = row.transaction
-            if row.renewalNumber != lowestRenewal[row.storeTransactionID] {
-                transaction.transactionID = "\(row.storeTransactionID):\(row.renewalNumber)"
+        // The record with the lowest renewal number of each store transaction id keeps the id.
+        var keepsID = [Bool](repeating: false, count: chosen.count)
+        for first in firstSlots.values {
+            var lowest = first
+            var slot = nextSlot[first]
+            while slot >= 0 {
+                if chosen[slot].renewalNumber < chosen[lowest].renewalNumber { lowest = slot }
+                slot = nextSlot[slot]
             }
-            return transaction
+            keepsID[lowest] = true
+        }
+        records.transactions.reserveCapacity(chosen.count)
+        for (slot, row) in chosen.enumerated() {
+            var transaction = row.transaction
+            if !keepsID[slot] { transaction.transactionID = "\(row.storeTransactionID):\(row.renewalNumber)" }
+            records.transactions.append(transaction)
         }
         return records
+    }
+
+    /// The slot of the first record of `storeTransactionID`, or `newSlot`, then recorded as its
+    /// first: one lookup (the `default:` subscript's in-place access), not a lookup and an insert.
+    private static func firstSlot(of storeTransactionID: String, in firstSlots: inout [String: Int], else newSlot: Int) -> Int {
+        func slot(_ first: inout Int) -> Int {
+            if first < 0 { first = newSlot }
+            return first
+        }
+        return slot(&firstSlots[storeTransactionID, default: -1])
     }
 }
 
@@ -282,17 +309,35 @@ struct RevenueCatExportColumns {
             refund = StoreTransaction.Refund(at: refunded, amountMicros: amount)
         }
         let storeTransaction = row.string(at: storeTransactionID) ?? ""
-        let ownership = text(ownershipType)
+        // A chain's first transaction is its own original: the id's string is shared, not made again.
+        let originalTransaction =
+            originalStoreTransactionID.map { column in row.bytes(at: column).elementsEqual(storeTransaction.utf8) } == true
+            ? storeTransaction : text(originalStoreTransactionID)
         let transaction = StoreTransaction(
-            format: .revenueCatExport, transactionID: storeTransaction, originalTransactionID: text(originalStoreTransactionID),
+            format: .revenueCatExport, transactionID: storeTransaction, originalTransactionID: originalTransaction,
             productID: text(productID), kind: kind, at: start, priceMicros: trialPeriod || isVersion3Refund ? nil : grossPrice,
             currency: trialPeriod ? nil : currency, userID: text(userID), isSandbox: sandbox,
-            isFamilyShared: ownership?.uppercased() == "FAMILY_SHARED", country: text(country), platform: text(platform),
+            isFamilyShared: Self.isFamilyShared(row.bytes(at: ownershipType)), country: text(country), platform: text(platform),
             store: text(store),
             expiresAt: expires, taxShare: taxShare, commissionShare: commissionShare, refund: refund)
         return RevenueCatExportRow(
             storeTransactionID: storeTransaction, renewalNumber: renewal, updatedAt: updated, transaction: transaction,
             version3PriceAfterRefund: isVersion3Refund ? (leftPrice ?? 0) : nil)
+    }
+
+    /// `FAMILY_SHARED` in any case (Unicode's: `ı` is an `I` too), without a `String` for an
+    /// ASCII value.
+    static func isFamilyShared(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).uppercased() == "FAMILY_SHARED" }
+        let name: StaticString = "FAMILY_SHARED"
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        // Clearing bit 5 uppercases a letter; `_` is compared as it is.
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            let expected = name.utf8Start[index]
+            if byte != expected && (expected == 0x5F || byte & ~0x20 != expected) { return false }
+        }
+        return true
     }
 
     /// `true`/`false` in any case (versions 4 and later), `t`/`f` (version 3), `1`/`0`.

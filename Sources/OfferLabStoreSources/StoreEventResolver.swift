@@ -78,16 +78,31 @@ public struct StoreSourceRecords: Sendable, Equatable {
     public init(format: SourceFormat) { self.format = format }
 }
 
+extension SourceFormat {
+    /// What its events' ids start with: `<format>:` (literals, made once, not per event).
+    var eventIDPrefix: String {
+        switch self {
+        case .offerlab: "offerlab:"
+        case .appStoreNotifications: "app_store_notifications:"
+        case .revenueCatExport: "revenuecat_export:"
+        case .revenueCatWebhooks: "revenuecat_webhooks:"
+        }
+    }
+}
+
 /// Turns the records of all store sources of a job into the events of §1.2 (contract §1.6),
 /// whatever format reported them: the rules that need every source at once live here.
 public enum StoreEventResolver {
     /// The events of every source; each format's counters are its source's plus what resolving
     /// its records counted.
     public static func resolve(sources: [StoreSourceRecords], userTransactions: [String: String], asOf: Int64) -> StoreEventResolution {
+        // One source's records are passed as they are, not copied into new arrays.
+        func all<Record>(_ records: KeyPath<StoreSourceRecords, [Record]>) -> [Record] {
+            sources.count == 1 ? sources[0][keyPath: records] : sources.flatMap { $0[keyPath: records] }
+        }
         var resolution = resolve(
-            transactions: sources.flatMap(\.transactions), refunds: sources.flatMap(\.refunds),
-            statusChanges: sources.flatMap(\.statusChanges), refundReversals: sources.flatMap(\.refundReversals),
-            userTransactions: userTransactions, asOf: asOf)
+            transactions: all(\.transactions), refunds: all(\.refunds), statusChanges: all(\.statusChanges),
+            refundReversals: all(\.refundReversals), userTransactions: userTransactions, asOf: asOf)
         for source in sources { resolution.counts[source.format, default: .init()] += source.counts }
         return resolution
     }
@@ -102,6 +117,7 @@ public enum StoreEventResolver {
         refundReversals: [StoreRefundReversal], userTransactions: [String: String], asOf: Int64
     ) -> StoreEventResolution {
         var resolution = StoreEventResolution()
+        resolution.events.reserveCapacity(transactions.count + refunds.count + statusChanges.count)
         let firstCharges = firstPaidCharges(transactions)
         var reversals: [String: [Int64]] = [:]
         for reversal in refundReversals where reversal.at < asOf { reversals[reversal.transactionID, default: []].append(reversal.at) }
@@ -109,7 +125,11 @@ public enum StoreEventResolver {
         func isReversed(_ transactionID: String, refundedAt: Int64) -> Bool {
             (reversals[transactionID] ?? []).contains { $0 >= refundedAt }
         }
-        var chargeEvents: [String: StoreEvent] = [:]
+        // The server's user of a chain: the table is mostly absent, and then no key is hashed.
+        func tableUser(_ chain: String) -> String? { userTransactions.isEmpty ? nil : userTransactions[chain] }
+        // Where each transaction's charge event is, for the refunds reported apart (only the
+        // webhooks report any).
+        var chargeEvents: [String: Int] = [:]
 
         for record in transactions {
             if record.isFamilyShared {
@@ -117,7 +137,7 @@ public enum StoreEventResolver {
                 continue
             }
             let chain = record.originalTransactionID ?? record.transactionID
-            guard let userID = userTransactions[chain] ?? record.userID else {
+            guard let userID = tableUser(chain) ?? record.userID else {
                 resolution.counts[record.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
@@ -132,14 +152,16 @@ public enum StoreEventResolver {
                 resolution.counts[record.format, default: .init()][.unpricedCharges] += 1
             }
             var charge = StoreEvent(
-                format: record.format, eventID: "\(record.format.rawValue):\(record.transactionID)", at: record.at, userID: userID,
+                format: record.format, eventID: record.format.eventIDPrefix + record.transactionID, at: record.at, userID: userID,
                 event: event, productID: record.productID, transactionID: record.transactionID,
                 originalTransactionID: record.originalTransactionID, priceMicros: record.priceMicros,
                 currency: record.currency, isSandbox: record.isSandbox, platform: record.platform, country: record.country,
                 store: record.store, expiresAt: record.expiresAt, taxShare: record.taxShare, commissionShare: record.commissionShare)
             charge.sourcePath = record.sourcePath
+            if !refunds.isEmpty && chargeEvents[record.transactionID] == nil {
+                chargeEvents[record.transactionID] = resolution.events.count
+            }
             resolution.events.append(charge)
-            if chargeEvents[record.transactionID] == nil { chargeEvents[record.transactionID] = charge }
             guard let refund = record.refund, !isReversed(record.transactionID, refundedAt: refund.at) else { continue }
             charge.eventID += ":refund"
             charge.event = .refund
@@ -155,16 +177,16 @@ public enum StoreEventResolver {
                 resolution.counts[refund.format, default: .init()][.familySharedRecords] += 1
                 continue
             }
-            let refunded = chargeEvents[refund.transactionID]
+            let refunded = chargeEvents[refund.transactionID].map { resolution.events[$0] }
             let chain = refund.originalTransactionID ?? refunded?.originalTransactionID ?? refund.transactionID
-            guard let userID = userTransactions[chain] ?? refund.userID ?? refunded?.userID else {
+            guard let userID = tableUser(chain) ?? refund.userID ?? refunded?.userID else {
                 resolution.counts[refund.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
             guard !isReversed(refund.transactionID, refundedAt: refund.at) else { continue }
             // The amount is in the charge's currency: a refund that does not name it takes the charge's.
             var event = StoreEvent(
-                format: refund.format, eventID: "\(refund.format.rawValue):\(refund.transactionID):refund", at: refund.at,
+                format: refund.format, eventID: refund.format.eventIDPrefix + refund.transactionID + ":refund", at: refund.at,
                 userID: userID, event: .refund, productID: refund.productID ?? refunded?.productID,
                 transactionID: refund.transactionID,
                 originalTransactionID: refund.originalTransactionID ?? refunded?.originalTransactionID,
@@ -178,12 +200,12 @@ public enum StoreEventResolver {
 
         for change in statusChanges {
             let chain = change.originalTransactionID ?? change.transactionID
-            guard let userID = chain.flatMap({ userTransactions[$0] }) ?? change.userID else {
+            guard let userID = chain.flatMap(tableUser) ?? change.userID else {
                 resolution.counts[change.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
             var event = StoreEvent(
-                format: change.format, eventID: "\(change.format.rawValue):\(change.id)", at: change.at, userID: userID,
+                format: change.format, eventID: change.format.eventIDPrefix + change.id, at: change.at, userID: userID,
                 event: change.event, productID: change.productID, transactionID: change.transactionID,
                 originalTransactionID: change.originalTransactionID, isSandbox: change.isSandbox, platform: change.platform,
                 country: change.country, store: change.store)
@@ -194,9 +216,10 @@ public enum StoreEventResolver {
     }
 
     /// The earliest paid charge of each chain among all records, counted for a test or not (ties:
-    /// the lower transaction id).
+    /// the lower transaction id); none when no record's type depends on it (no App Store source).
     private static func firstPaidCharges(_ transactions: [StoreTransaction]) -> [String: ChargeOrder] {
         var first: [String: ChargeOrder] = [:]
+        guard transactions.contains(where: { $0.kind == .chargeByChainOrder }) else { return first }
         for record in transactions where record.kind != .trial {
             let chain = record.originalTransactionID ?? record.transactionID
             let order = ChargeOrder(record)

@@ -385,6 +385,36 @@ let march1Noon: Int64 = 1_772_366_400_000_000
         #expect(record.currency == nil)
     }
 
+    /// An empty snake_case spelling of an optional field is absent, so the camelCase one is read
+    /// (the reference reads it the same way: tools/reference/tests/test_parsing.py).
+    @Test func anEmptySnakeCaseSpellingGivesWayToCamelCase() {
+        let (reason, record) = parseJSON(
+            #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"","productId":"p","transaction_id":"t","price":1,"currency":"USD","expires_at":"","expiresAt":"2026-04-02T00:00:00Z"}"#
+        )
+        #expect(reason == nil)
+        #expect(record.string(record.productID) == "p")
+        #expect(record.expiresAt == Timestamp.parse("2026-04-02T00:00:00Z"))
+    }
+
+    /// The fields that only describe an event (`country`, `platform`, `store`, `expires_at`) are
+    /// absent when of another JSON type, and the line stays valid, whether the parser keeps the
+    /// slice fields or not: slicing a job never changes which lines count (the reference reads
+    /// them the same way: tools/reference/tests/test_parsing.py).
+    @Test(arguments: ["true", "1.5", #"{"code":"DE"}"#, #"["DE"]"#])
+    func aDescribingFieldOfAnotherTypeIsAbsent(value: String) {
+        let line =
+            #"{"ts":1772366400000,"user_id":"u","event":"purchase","product_id":"p","transaction_id":"t","price":1,"currency":"USD","#
+            + #""country":\#(value),"platform":\#(value),"store":\#(value),"expires_at":\#(value)}"#
+        for keepsSliceFields in [true, false] {
+            var parser = JSONLineParser(keepsSliceFields: keepsSliceFields)
+            var record = LogRecord()
+            let reason = Array(line.utf8).withUnsafeBytes { parser.parse($0, into: &record) }
+            #expect(reason == nil)
+            #expect(record.country == nil && record.platform == nil && record.store == nil && record.expiresAt == nil)
+            #expect(record.price == 1_000_000)
+        }
+    }
+
     @Test func aReusedRecordHoldsOnlyTheLastLine() {
         var parser = JSONLineParser()
         var record = LogRecord()

@@ -1,9 +1,10 @@
 import Foundation
-import OfferLabGenerate
 import OfferLabIngest
+import OfferLabStatistics
 import OfferLabTestSupport
 import Testing
 
+@testable import OfferLabGenerate
 @testable import OfferLabStoreSources
 
 /// `offerlab generate --format app_store_notifications` read back by the store readers: the
@@ -66,30 +67,40 @@ import Testing
 
     static let storeEvents: Set<EventType> = [.trialStart, .purchase, .renewal, .refund, .cancel, .expire]
 
+    /// Reads every valid line of the §1.2 data set's logs, `country` and `platform` included.
+    static func scanLogs(_ folder: String, report: GenerationReport, _ read: (LogRecord) -> Void) throws {
+        for file in report.files where file.path.hasPrefix("logs/") {
+            var scanner = LogFileScanner(path: folder + "/" + file.path)
+            scanner.keepsSliceFields = true
+            _ = try scanner.scan(record: { pointer, _ in read(pointer.pointee) }, malformed: { _ in })
+        }
+    }
+
+    /// The users whose transactions name the Play Store (cancels and expires name no store).
+    static func playStoreUsers(_ folder: String, report: GenerationReport) throws -> Set<String> {
+        var users: Set<String> = []
+        try scanLogs(folder, report: report) { record in
+            if record.string(record.store)?.lowercased() == "play_store" { users.insert(record.string(record.userID) ?? "") }
+        }
+        #expect(!users.isEmpty)
+        return users
+    }
+
     /// The §1.2 data set's store events before `as_of` of the users the App Store knows (not the
     /// Play Store's), copies removed as §2.2 removes them (the earliest delivery stays).
     static func logFacts(_ folder: String, report: GenerationReport, asOf: Int64) throws -> [String: Fact] {
         var facts: [String: Fact] = [:]
-        // Cancels and expires name no store: the user's transactions do.
-        var playStoreUsers: Set<String> = []
-        for file in report.files where file.path.hasPrefix("logs/") {
-            _ = try LogFileScanner(path: folder + "/" + file.path).scan(
-                record: { pointer, _ in
-                    let record = pointer.pointee
-                    if record.string(record.store)?.lowercased() == "play_store" {
-                        playStoreUsers.insert(record.string(record.userID) ?? "")
-                    }
-                    guard let event = record.eventType, storeEvents.contains(event), record.timestamp < asOf else { return }
-                    let fact = Fact(
-                        user: record.string(record.userID) ?? "", event: event, at: record.timestamp,
-                        product: record.string(record.productID), transaction: record.string(record.transactionID),
-                        original: record.string(record.originalTransactionID), price: record.price,
-                        currency: record.string(record.currency), isSandbox: record.isSandbox, expiresAt: record.expiresAt)
-                    if let known = facts[fact.key], known.at <= fact.at { return }
-                    facts[fact.key] = fact
-                }, malformed: { _ in })
+        let playStoreUsers = try playStoreUsers(folder, report: report)
+        try scanLogs(folder, report: report) { record in
+            guard let event = record.eventType, storeEvents.contains(event), record.timestamp < asOf else { return }
+            let fact = Fact(
+                user: record.string(record.userID) ?? "", event: event, at: record.timestamp,
+                product: record.string(record.productID), transaction: record.string(record.transactionID),
+                original: record.string(record.originalTransactionID), price: record.price,
+                currency: record.string(record.currency), isSandbox: record.isSandbox, expiresAt: record.expiresAt)
+            if let known = facts[fact.key], known.at <= fact.at { return }
+            facts[fact.key] = fact
         }
-        #expect(!playStoreUsers.isEmpty)
         return facts.filter { !playStoreUsers.contains($0.value.user) }
     }
 
@@ -229,6 +240,38 @@ import Testing
         #expect(
             records.statusChanges.contains { change in change.transactionID.flatMap { purchasedAt[$0] }.map { $0 < change.at } == true })
         #expect(records.transactions.contains { $0.refund?.amountMicros != nil } && records.transactions.contains { $0.isSandbox })
+    }
+
+    /// Apple sends nothing about a Google Play user: the family-shared purchases are App Store
+    /// users', and the Play Store's users are on Android in the app's logs, every other user on an
+    /// Apple platform.
+    @Test func playStoreUsersAreOnAndroidAndOutOfApplesNotifications() async throws {
+        let logs = try await Self.logs.value
+        let playStoreUsers = try Self.playStoreUsers(logs.folder.path, report: logs.report)
+        // Of the users with a transaction (which names the Play Store when it is theirs).
+        var platformsByUser: [String: Set<String>] = [:]
+        var transacting: Set<String> = []
+        try Self.scanLogs(logs.folder.path, report: logs.report) { record in
+            let user = record.string(record.userID) ?? ""
+            if record.eventType?.isTransaction == true { transacting.insert(user) }
+            if let platform = record.string(record.platform) { platformsByUser[user, default: []].insert(platform) }
+        }
+        var platforms: [Bool: Set<String>] = [:]
+        for user in transacting { platforms[playStoreUsers.contains(user), default: []].formUnion(platformsByUser[user] ?? []) }
+        #expect(platforms == [true: ["android"], false: ["ios", "ipados", "macos"]])
+
+        // A family-shared purchase's transaction is the user's index over a base (not every such
+        // user is found by token or table): no index is a Play Store user's.
+        let generated = try await Self.notifications.value
+        let (records, _) = try await Self.read(generated.folder.path, report: generated.report)
+        let configuration = GeneratorConfiguration(outputDirectory: "", users: Self.users, seed: 11)
+        let familyUsers = try records.transactions.filter(\.isFamilyShared).map { transaction in
+            let id = try #require(UInt64(transaction.transactionID))
+            var random = SplitMix64(state: 0)
+            return UserProfile(
+                index: Int(id - AppStoreNotificationWriter.familyTransactionBase), configuration: configuration, random: &random)
+        }
+        #expect(!familyUsers.isEmpty && familyUsers.allSatisfy { !$0.paysThroughPlayStore }, "\(familyUsers.map(\.index))")
     }
 
     /// Most users are found by `appAccountToken`, some only by the server's table, which wins.

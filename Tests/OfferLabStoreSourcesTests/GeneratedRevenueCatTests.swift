@@ -89,6 +89,8 @@ import Testing
         let records = generated.export
         #expect(records.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
         #expect(generated.report.logs.familySharedRecords > 0)
+        // Family Sharing is the App Store's: never a Google Play user's purchase.
+        #expect(records.filter(\.isFamilyShared).allSatisfy { $0.store == "app_store" })
         #expect(records.contains { $0.isSandbox })
         #expect(records.contains { $0.kind == .trial })
         // A trial's conversion (renewal 2) and a Play Store renewal's `..0` order id.

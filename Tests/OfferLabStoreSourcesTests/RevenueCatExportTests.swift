@@ -254,4 +254,16 @@ import Testing
         #expect(["false", "FALSE", "False", "f", "F", "0"].map(bool) == Array(repeating: false, count: 6))
         #expect(["yes", "no", "", "tr", "2"].map(bool) == Array(repeating: nil, count: 5))
     }
+
+    /// `ownership_type` FAMILY_SHARED in any case, as Unicode uppercases it; nothing near it.
+    @Test func familySharedSpellings() {
+        func isFamilyShared(_ text: String) -> Bool {
+            var text = text
+            return text.withUTF8 { RevenueCatExportColumns.isFamilyShared(UnsafeRawBufferPointer($0)) }
+        }
+        #expect(["FAMILY_SHARED", "family_shared", "Family_Shared", "FAMıLY_SHARED"].allSatisfy(isFamilyShared))
+        #expect(
+            !["PURCHASED", "FAMILY SHARED", "FAMILY\u{7F}SHARED", "FAMILY_SHARE", "FAMILY_SHAREDS", "", "FAMILY_SHARÉD"].contains(
+                where: isFamilyShared))
+    }
 }

@@ -17,8 +17,8 @@ import Testing
     }()
 
     /// The users of 500 events: runs of the same user (the previous event's, not looked up
-    /// again), users coming back after others, users the population does not hold (-1), alone
-    /// and in runs, and a run that goes on across the end of a group of lookups.
+    /// again), users coming back after others, users the population does not hold, alone and in
+    /// runs, and a run that goes on across the end of a group of lookups.
     static let eventUsers: [String] = {
         var users: [String] = []
         var state: UInt64 = 7
@@ -48,14 +48,14 @@ import Testing
         #expect(lookedUp.looksUpUsers && !lookedUp.usersResolved)
         lookedUp.finishLookingUpUsers()
         #expect(lookedUp.usersResolved)
-        #expect(lookedUp.users.count == 0)
-        let expected = Self.eventUsers.map { Self.population.lookup($0) ?? -1 }
-        #expect(resolvedAfter.records.map(\.user) == expected)
-        #expect(lookedUp.records.map(\.user) == expected)
+        #expect(lookedUp.users.fileUsers.count == 0)
+        let expected = Self.eventUsers.map { Self.population.lookup($0) }
+        #expect(resolvedAfter.records.map(\.user.populationIndex) == expected)
+        #expect(lookedUp.records.map(\.user.populationIndex) == expected)
         #expect(lookedUp.records == resolvedAfter.records)
         // What the test relies on: a run that crosses a group's end, and both kinds of users.
         #expect(Set(expected).count > 3 * ByteStringInterner.LookupGroup.capacity / 2)
-        #expect(expected.contains(-1))
+        #expect(expected.contains(nil))
     }
 
     /// A file with a single event, and one whose events all have the same user: the group is
@@ -65,7 +65,7 @@ import Testing
         for users in [["user-xxxxxxx7"], Array(repeating: "user-xxx28", count: 300), ["unknown"]] {
             var batch = Self.batch(EventBatch(fileIndex: 0, lookingUpUsersIn: Self.population), adding: users)
             batch.finishLookingUpUsers()
-            #expect(batch.records.map(\.user) == users.map { Self.population.lookup($0) ?? -1 })
+            #expect(batch.records.map(\.user.populationIndex) == users.map { Self.population.lookup($0) })
         }
     }
 }

@@ -323,7 +323,7 @@ import Testing
             segment.forEachRecord { _, record, shape, details in
                 let details = details < 0 ? nil : segment.storeDetails(segment.details[Int(details)])
                 events.append(
-                    "\(record.timestamp) \(record.user) \(String(describing: segment.eventID(record, shape))) \(shape.loggedOffering) \(shape.loggedGroup) \(shape.kind) \(shape.isSandbox) \(String(describing: details))"
+                    "\(record.timestamp) \(String(describing: record.user.populationIndex)) \(String(describing: segment.eventID(record, shape))) \(shape.loggedOffering) \(shape.loggedGroup) \(shape.kind) \(shape.isSandbox) \(String(describing: details))"
                 )
             }
         }

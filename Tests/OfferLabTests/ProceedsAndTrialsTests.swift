@@ -194,3 +194,154 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
         #expect(last.trialsPending == 1 && last.trialsLapsed == 1 && last.activeSubscribers == 1)
     }
 }
+
+/// The proceeds, trial and subscriber columns of `daily.csv`, `slice_summary.csv`,
+/// `slice_comparisons.csv`, `summary.csv` and `comparisons.csv` as a run writes them, worked by
+/// hand, day by day (docs/analysis.md §4a, §7–§9): a wrong value in any one of them fails here,
+/// not only in the comparison with the reference.
+///
+/// As of 2026-03-16, everyone assigned 2026-03-01 (control u1, u2; variant u3, u4); prices in USD,
+/// the App Store keeping 30 % (no `store`), Google Play 15 %:
+/// - u1 (DE): a weekly trial 03-02 ending 03-05; its first charge 10 at 03-05 (proceeds 7, its
+///   period ending 03-12), renewed 10 at 03-12 (7, ending 03-19): converted, active;
+/// - u2 (US): a trial 03-10 ending 03-17: pending;
+/// - u3 (DE): a monthly trial 03-03 ending 03-06, then an annual plan of another chain at 03-08
+///   on Google Play, 20 (proceeds 17, ending 03-15), 4 of it refunded at 03-09 (takes back
+///   4/20 × 17 = 3.4): the trial lapsed; converted, churned;
+/// - u4 (no country): a trial 03-04 without an end: unknown.
+@Suite struct ProceedsAndTrialsColumnsTests {
+    /// A JSON Lines event with the fields proceeds and subscription state read (`price` in USD).
+    static func line(
+        _ event: String, _ user: String, _ ts: String, product: String, transaction: String, original: String? = nil,
+        price: Int? = nil, expires: String? = nil, store: String? = nil, country: String? = nil
+    ) -> String {
+        var fields = [
+            "\"ts\":\"\(ts)\"", "\"user_id\":\"\(user)\"", "\"event\":\"\(event)\"", "\"product_id\":\"\(product)\"",
+            "\"transaction_id\":\"\(transaction)\"",
+        ]
+        if let original { fields.append("\"original_transaction_id\":\"\(original)\"") }
+        if let price { fields += ["\"price\":\(price)", "\"currency\":\"USD\""] }
+        if let expires { fields.append("\"expires_at\":\"\(expires)\"") }
+        if let store { fields.append("\"store\":\"\(store)\"") }
+        if let country { fields.append("\"country\":\"\(country)\"") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    static let events = [
+        line(
+            "trial_start", "u1", "2026-03-02T00:00:00Z", product: "weekly", transaction: "u1t", original: "u1t",
+            expires: "2026-03-05T00:00:00Z", country: "DE"),
+        line(
+            "purchase", "u1", "2026-03-05T00:00:00Z", product: "weekly", transaction: "u1p", original: "u1t", price: 10,
+            expires: "2026-03-12T00:00:00Z", country: "DE"),
+        line(
+            "renewal", "u1", "2026-03-12T00:00:00Z", product: "weekly", transaction: "u1r", original: "u1t", price: 10,
+            expires: "2026-03-19T00:00:00Z", country: "DE"),
+        line(
+            "trial_start", "u2", "2026-03-10T00:00:00Z", product: "weekly", transaction: "u2t", expires: "2026-03-17T00:00:00Z",
+            country: "US"),
+        line(
+            "trial_start", "u3", "2026-03-03T00:00:00Z", product: "monthly", transaction: "u3t", expires: "2026-03-06T00:00:00Z",
+            country: "DE"),
+        line(
+            "purchase", "u3", "2026-03-08T00:00:00Z", product: "annual", transaction: "u3p", price: 20, expires: "2026-03-15T00:00:00Z",
+            store: "play_store", country: "DE"),
+        line("refund", "u3", "2026-03-09T00:00:00Z", product: "annual", transaction: "u3p", price: 4, country: "DE"),
+        line("trial_start", "u4", "2026-03-04T00:00:00Z", product: "weekly", transaction: "u4t"),
+    ]
+
+    /// The columns checked, in this order, in every expected row below.
+    static let columns = [
+        "net_proceeds", "proceeds_per_user", "proceeds_per_user_sd", "trials_converted", "trials_pending", "trials_lapsed",
+        "trials_unknown", "trial_completed_conversion_rate", "active_subscribers", "churned_subscribers",
+    ]
+
+    /// Expects `row`'s `columns` to be `expected` (nil: empty), numbers to 1e-9.
+    static func expect(
+        _ row: [String: String]?, _ columns: [String], _ expected: [Double?], _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard let row else {
+            Issue.record("no row: \(what)", sourceLocation: sourceLocation)
+            return
+        }
+        for (column, value) in zip(columns, expected) {
+            let text = row[column]
+            if let value {
+                let number = text.flatMap(Double.init)
+                #expect(
+                    number.map { abs($0 - value) <= 1e-9 * max(1, abs(value)) } == true,
+                    "\(what) \(column): \(text ?? "no column") != \(value)",
+                    sourceLocation: sourceLocation)
+            } else {
+                #expect(text == "", "\(what) \(column): \(text ?? "no column") is not empty", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    static let sqrt2 = 2.0.squareRoot()
+
+    @Test func dailySummaryAndComparisonsCarryTheHandWorkedValues() throws {
+        let night = try NightFixture(events: Self.events, job: ["offerings": "[test]", "slices": "[country]"])
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let daily = ProjectionRunTests.records(try night.csv("daily"))
+        func day(_ date: String, _ group: String) -> [String: String]? {
+            daily.first { $0["offering_id"] == "test" && $0["date"] == date && $0["group"] == group }
+        }
+        // 03-04 ends at u1's trial's end (lapsed, its charge not yet made); u3's trial runs, u4's has no end.
+        Self.expect(day("2026-03-04", "control"), Self.columns, [0, 0, 0, 0, 0, 1, 0, 0, 0, 0], "03-04 control")
+        Self.expect(day("2026-03-04", "variant"), Self.columns, [0, 0, 0, 0, 1, 0, 1, nil, 0, 0], "03-04 variant")
+        // 03-08: u1 converted (7; sd of 7 and 0 is 3.5√2), u3's charge counts (17), its trial lapsed.
+        Self.expect(day("2026-03-08", "control"), Self.columns, [7, 3.5, 3.5 * Self.sqrt2, 1, 0, 0, 0, 1, 1, 0], "03-08 control")
+        Self.expect(day("2026-03-08", "variant"), Self.columns, [17, 8.5, 8.5 * Self.sqrt2, 0, 0, 1, 1, 0, 1, 0], "03-08 variant")
+        let lift = ["proceeds_per_user_abs_lift", "proceeds_per_user_rel_lift"]
+        Self.expect(day("2026-03-08", "variant"), lift, [5, 5 / 3.5], "03-08 variant lift")
+        // 03-09: u3's refund takes back 3.4 and ends u3's subscription.
+        Self.expect(day("2026-03-09", "variant"), Self.columns, [13.6, 6.8, 6.8 * Self.sqrt2, 0, 0, 1, 1, 0, 0, 1], "03-09 variant")
+        // 03-11 ends at u1's period's end, before its renewal: churned; u2's trial runs.
+        Self.expect(day("2026-03-11", "control"), Self.columns, [7, 3.5, 3.5 * Self.sqrt2, 1, 1, 0, 0, 1, 0, 1], "03-11 control")
+        // The last day, and the night's summary.csv.
+        let control: [Double?] = [14, 7, 7 * Self.sqrt2, 1, 1, 0, 0, 1, 1, 0]
+        let variant: [Double?] = [13.6, 6.8, 6.8 * Self.sqrt2, 0, 0, 1, 1, 0, 0, 1]
+        Self.expect(day("2026-03-15", "control"), Self.columns, control, "03-15 control")
+        Self.expect(day("2026-03-15", "variant"), Self.columns, variant, "03-15 variant")
+        Self.expect(day("2026-03-15", "variant"), lift, [-0.2, -0.2 / 7], "03-15 variant lift")
+        let summary = ProjectionRunTests.records(try night.csv("summary"))
+        Self.expect(summary.first { $0["group"] == "control" }, Self.columns, control, "summary control")
+        Self.expect(summary.first { $0["group"] == "variant" }, Self.columns, variant, "summary variant")
+
+        // comparisons.csv: proceeds per user 7 → 6.8; completed trials 1 of 1 → 0 of 1.
+        let comparisons = ProjectionRunTests.records(try night.csv("comparisons"))
+        let values = ["control_value", "value", "abs_lift"]
+        Self.expect(comparisons.first { $0["metric"] == "proceeds_per_user" }, values, [7, 6.8, -0.2], "proceeds_per_user row")
+        Self.expect(comparisons.first { $0["metric"] == "trial_completed_conversion" }, values, [1, 0, -1], "trial row")
+
+        // products.csv: u1's two weekly charges; u3's annual charge less its refund.
+        let products = ProjectionRunTests.records(try night.csv("products"))
+        func product(_ group: String, _ id: String) -> [String: String]? {
+            products.first { $0["group"] == group && $0["product_id"] == id }
+        }
+        Self.expect(product("control", "weekly"), ["net_revenue", "net_proceeds"], [20, 14], "control weekly")
+        Self.expect(product("variant", "annual"), ["net_revenue", "net_proceeds"], [16, 13.6], "variant annual")
+
+        // Slices by country: DE (u1, u3), then (none) (u4) and US (u2), one user each, in byte order.
+        let slices = ProjectionRunTests.records(try night.csv("slice_summary"))
+        #expect(slices.map { $0["level"] ?? "" } == ["DE", "DE", "(none)", "(none)", "US", "US"])
+        func slice(_ level: String, _ group: String) -> [String: String]? {
+            slices.first { $0["dimension"] == "country" && $0["level"] == level && $0["group"] == group }
+        }
+        Self.expect(slice("DE", "control"), Self.columns, [14, 14, nil, 1, 0, 0, 0, 1, 1, 0], "DE control")
+        Self.expect(slice("DE", "variant"), Self.columns, [13.6, 13.6, nil, 0, 0, 1, 0, 0, 0, 1], "DE variant")
+        Self.expect(slice("US", "control"), Self.columns, [0, 0, nil, 0, 1, 0, 0, nil, 0, 0], "US control")
+        Self.expect(slice("US", "variant"), Self.columns, [0, nil, nil, 0, 0, 0, 0, nil, 0, 0], "US variant")
+        Self.expect(slice("(none)", "variant"), Self.columns, [0, 0, nil, 0, 0, 0, 1, nil, 0, 0], "(none) variant")
+        let sliceComparisons = ProjectionRunTests.records(try night.csv("slice_comparisons"))
+        func sliceRow(_ metric: String) -> [String: String]? {
+            sliceComparisons.first { $0["level"] == "DE" && $0["metric"] == metric }
+        }
+        // One user a group: the means, but no difference (an arpu row's rule for fewer than 2 users).
+        Self.expect(sliceRow("proceeds_per_user"), values, [14, 13.6, nil], "DE proceeds_per_user row")
+        Self.expect(sliceRow("trial_completed_conversion"), values, [1, 0, -1], "DE trial row")
+    }
+}

@@ -33,11 +33,16 @@ import Testing
             status: "succeeded", toolVersion: NightlyRun.toolVersion, inputFiles: [("a.jsonl", 120), ("b.jsonl", 0)])
     }
 
-    /// The database tables of a run of the fixture over `offerings`.
-    func databaseTables(_ folder: TemporaryFolder, offerings: [String]) async throws -> [ResultTable] {
+    /// The typed night of a run of the fixture over `offerings`.
+    func typedNight(_ folder: TemporaryFolder, offerings: [String]) async throws -> NightTables {
         let results = try await analyse(Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: offerings)
         let job = job(folder, offerings: offerings)
-        return ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).database
+        return ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
+    }
+
+    /// The database tables of a run of the fixture over `offerings`.
+    func databaseTables(_ folder: TemporaryFolder, offerings: [String]) async throws -> [ResultTable] {
+        try await typedNight(folder, offerings: offerings).databaseTables
     }
 
     /// docs/analysis.md §8–§9 in the report: proceeds per user beside revenue per user in the results
@@ -59,8 +64,8 @@ import Testing
         ]
         let results = try await analyse(tables, events, asOf: "2026-03-06", offerings: ["test"])
         let job = job(folder, offerings: ["test"])
-        let made = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).database
-        let page = HTMLReport.render(ReportData(tables: made, run: run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")))
+        let made = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
+        let page = HTMLReport.render(ReportData(night: made, run: run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")))
         #expect(page.contains("<th scope=\"col\" class=\"num\">Proceeds per user</th>"))
         #expect(page.contains("kept USD 7.00"))
         #expect(page.contains("Trials: 1 trial ended (converted or lapsed), 2 trials still running."))
@@ -69,11 +74,12 @@ import Testing
 
     @Test func theDatabaseGivesBackWhatTheRunHad() async throws {
         let folder = try TemporaryFolder()
-        let tables = try await databaseTables(folder, offerings: ["other", "test"])
+        let night = try await typedNight(folder, offerings: ["other", "test"])
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
-        try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: tables, offeringIDs: ["other", "test"], run: record)
+        try ResultsDatabase.write(
+            path: folder.file("results.sqlite"), tables: night.databaseTables, offeringIDs: ["other", "test"], run: record)
 
-        let inMemory = ReportData(tables: tables, run: record)
+        let inMemory = ReportData(night: night, run: record)
         let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")
         #expect(stored == inMemory)
         #expect(HTMLReport.render(stored) == HTMLReport.render(inMemory))
@@ -88,19 +94,22 @@ import Testing
         #expect(test.groups[0].isControl && !test.groups[1].isControl)
         #expect(
             test.groups[0].shownProducts == [
-                ShownProduct(
-                    productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil, subtitleText: nil)
+                ShownProductRow(
+                    offeringID: "test", group: "control", productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99",
+                    isDefault: true, badgeText: nil, subtitleText: nil)
             ])
         #expect(test.groups[1].shownProducts.first?.badgeText == "BEST VALUE")
         #expect(
             test.groups[0].shownCopy
-                == ShownCopy(headerTitle: "Title", headerSubtitle: "Sub", ctaButtonText: "Next", supportingText: "Cancel anytime"))
+                == ShownCopyRow(
+                    offeringID: "test", group: "control", headerTitle: "Title", headerSubtitle: "Sub", ctaButtonText: "Next",
+                    supportingText: "Cancel anytime"))
         #expect(test.groups[1].shownCopy == nil)
         #expect(test.products.map(\.productID) == ["weekly", "monthly"])
         #expect(test.daily.map(\.date).first == "2026-03-01" && test.daily.map(\.date).last == "2026-03-05")
         #expect(test.daily.count == 5 * 2)
         #expect(test.counter("invalid_assignments") == 0)
-        #expect(stored.quality.first?.name == "files_read")
+        #expect(stored.quality.first?.counter == "files_read")
         #expect(stored.run.inputFiles == [InputFile(path: "a.jsonl", bytes: 120), InputFile(path: "b.jsonl", bytes: 0)])
         #expect(stored.run.finishedAt == "2026-03-06T02:31:00Z")
     }
@@ -113,20 +122,18 @@ import Testing
         let results = try await analyse(
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["test"], revenueCap: .value(10), maturityDays: [3])
         let job = job(folder, offerings: ["test"])
-        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).database
+        let night = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
-        try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: tables, offeringIDs: ["test"], run: record)
+        try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: night.databaseTables, offeringIDs: ["test"], run: record)
         let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")
-        #expect(stored == ReportData(tables: tables, run: record))
+        #expect(stored == ReportData(night: night, run: record))
 
         let test = try #require(stored.offerings.first)
         #expect(test.groups.map(\.revenueCap) == [10, 10] && test.groups.map(\.cappedUsers) == [0, 1])
         #expect(test.groups.map(\.arpuCapped) == [7.99 / 2, 10])
-        #expect(
-            test.matured == [
-                MaturedGroup(days: 3, group: "control", users: 2, conversionRate: 0.5, arpu: 7.99 / 2),
-                MaturedGroup(days: 3, group: "variant", users: 1, conversionRate: 1, arpu: 19.99),
-            ])
+        #expect(test.matured.map(\.days) == [3, 3] && test.matured.map(\.group) == ["control", "variant"])
+        #expect(test.matured.map(\.users) == [2, 1] && test.matured.map(\.conversionRate) == [0.5, 1])
+        #expect(test.matured.map(\.arpu) == [7.99 / 2, 19.99])
         #expect(test.comparison("variant", named: "arpu_capped")?.value == 10)
         #expect(test.comparison("variant", named: "conversion_d3")?.metric == .conversion)
         #expect(test.comparison("variant", named: "arpu_d3")?.value == 19.99)
@@ -150,7 +157,7 @@ import Testing
         ] {
             #expect(page.contains(expected), "missing: \(expected)")
         }
-        let plain = HTMLReport.render(ReportData(tables: try await databaseTables(folder, offerings: ["test"]), run: record))
+        let plain = HTMLReport.render(ReportData(night: try await typedNight(folder, offerings: ["test"]), run: record))
         #expect(!plain.contains("<h3>Revenue per user, capped</h3>") && !plain.contains("<h3>Matured users</h3>"))
 
         // A capped or matured comparison is read with the night's decision, like the own ones.
@@ -167,10 +174,10 @@ import Testing
         #expect(decided.comparison("variant", named: "arpu_capped")?.significant == true)
     }
 
-    /// The report reads only what a run writes: with every table filled (capped revenue,
-    /// maturity, slices, paywall copy), each row fits its table's columns, the report finds every
-    /// table and column it looks for, and a column renamed in a table is named as missing
-    /// instead of read as empty.
+    /// The typed night reads back only what a run writes: with every table filled (capped
+    /// revenue, maturity, slices, paywall copy), each row fits its table's columns, reading the
+    /// database's tables back finds every table and column and gives the night the run made, and
+    /// a column renamed in a table is named as missing instead of read as empty.
     @Test func theReportReadsOnlyTheTablesAndColumnsARunWrites() async throws {
         let folder = try TemporaryFolder()
         let results = try await analyse(
@@ -178,7 +185,7 @@ import Testing
             maturityDays: [3], slices: [.country])
         let job = job(folder, offerings: ["other", "test"])
         let made = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
-        let tables = made.database
+        let tables = made.databaseTables
         // Each row has a value of its column's type in each column (or none).
         func fits(_ value: ResultValue, _ type: ResultColumnType) -> Bool {
             switch (value, type) {
@@ -192,8 +199,12 @@ import Testing
             }
         }
         var missing: [String] = []
-        let report = ReportData(tables: tables, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
+        let readBack = NightTables(database: tables, missing: { missing.append($0) })
         #expect(missing.isEmpty, "\(missing)")
+        var stored = made
+        (stored.rejects, stored.skippedFiles, stored.writesSliceFiles) = ([], [], false)
+        #expect(readBack == stored)
+        let report = ReportData(night: readBack, run: run("2026-03-06", finishedAt: "f"))
         // Every reading path was taken.
         let test = try #require(report.offerings.first { $0.offeringID == "test" })
         #expect(!test.comparisons.isEmpty && !test.familyComparisons.isEmpty && !test.matured.isEmpty && !test.daily.isEmpty)
@@ -202,11 +213,11 @@ import Testing
         #expect(!test.projection.isEmpty && !test.projectedComparisons.isEmpty)
 
         var renamed = tables
-        let summary = try #require(renamed.firstIndex { $0.name == ResultSchema.summary.name })
+        let summary = try #require(renamed.firstIndex { $0.name == SummaryRow.table.schema.name })
         let arpu = try #require(renamed[summary].columns.firstIndex(of: .arpu))
         renamed[summary].schema.columns[arpu].name = "arpu_per_user"
         missing = []
-        _ = ReportData(tables: renamed, run: run("2026-03-06", finishedAt: "f"), missing: { missing.append($0) })
+        _ = NightTables(database: renamed, missing: { missing.append($0) })
         #expect(Set(missing) == ["summary.arpu"])
     }
 
@@ -214,14 +225,15 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.file("results.sqlite")
         let both = try await databaseTables(folder, offerings: ["other", "test"])
-        let testOnly = try await databaseTables(folder, offerings: ["test"])
+        let testOnly = try await typedNight(folder, offerings: ["test"])
         try ResultsDatabase.write(path: path, tables: both, offeringIDs: ["other", "test"], run: run("2026-03-05", finishedAt: "first"))
         try ResultsDatabase.write(path: path, tables: both, offeringIDs: ["other", "test"], run: run("2026-03-06", finishedAt: "second"))
-        try ResultsDatabase.write(path: path, tables: testOnly, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "third"))
+        try ResultsDatabase.write(
+            path: path, tables: testOnly.databaseTables, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "third"))
 
         let latest = try ReportData.load(databasePath: path, night: "2026-03-06")
         #expect(latest.run.finishedAt == "third")
-        #expect(latest == ReportData(tables: testOnly, run: run("2026-03-06", finishedAt: "third")))
+        #expect(latest == ReportData(night: testOnly, run: run("2026-03-06", finishedAt: "third")))
         #expect(latest.offerings.map(\.offeringID) == ["test"])
         #expect(try ReportData.load(databasePath: path, night: "2026-03-05").run.finishedAt == "first")
     }

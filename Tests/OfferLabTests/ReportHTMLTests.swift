@@ -111,7 +111,7 @@ import Testing
 
     static let warningCases = [
         WarningCase(title: "Sample ratio mismatch", severity: .critical, expectedText: "control 49.7% (planned 50.0%)") {
-            reportFixture().withOffering { $0.sampleRatio = SampleRatio(chi2: 20, pValue: 0.0002, flagged: true) }
+            reportFixture().withOffering { $0.sampleRatio = SampleRatioValues(chi2: 20, pValue: 0.0002, flagged: true) }
         },
         WarningCase(title: "Too few users", severity: .caution, expectedText: "variant_a has 99: at least 100 users per group") {
             reportFixture().withOffering { $0.groups[1].users = 99 }
@@ -221,6 +221,17 @@ import Testing
         // Money left out for another reason than a missing rate (a product priced 0) is no such case.
         let free = reportFixture().withOffering { $0.groups[2].grossRevenue = 0 }.offerings[0]
         #expect(ReportFindings.headline(free, group: "variant_b")[1].text.hasPrefix("revenue per user +97.1%"))
+    }
+
+    /// What each group was shown: a product a treatment shows as control does is not
+    /// highlighted, whatever group and position its row has; one that differs is.
+    @Test func onlyWhatDiffersFromControlIsHighlighted() {
+        let html = HTMLReport.render(reportFixture())
+        // Per group: weekly_799 as control shows it, monthly_1999 with a badge control's lacks.
+        #expect(html.components(separatedBy: "<li class=\"option default\">").count - 1 == 3)
+        #expect(!html.contains("<li class=\"option default changed\">"))
+        #expect(html.components(separatedBy: "<li class=\"option changed\">").count - 1 == 2)
+        #expect(html.components(separatedBy: "<li class=\"option\">").count - 1 == 1)
     }
 
     @Test func hostileTextFromTheDataIsShownAsText() {

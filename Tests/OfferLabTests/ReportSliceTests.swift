@@ -96,13 +96,15 @@ import Testing
         let night = try NightFixture()
         var job = try JobLoader.load(path: night.jobPath)
         job.slices = [.platform]
-        let sliceTables = ResultTables.sliceTables(results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
+        var sliced = NightTables()
+        (sliced.sliceSummary, sliced.sliceComparisons, sliced.sliceSampleRatios) = ResultTables.slices(
+            results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
+        sliced.offerings = ResultTables.offerings(results.offerings, job: job)
         let run = RunRecord(
             job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded",
             toolVersion: "0",
             inputFiles: [])
-        let offerings = ResultTables.offeringsTable(results.offerings, job: job)
-        let report = ReportData(tables: [offerings] + sliceTables, run: run)
+        let report = ReportData(night: sliced, run: run)
         #expect(report.slices.count == 1)
         let levels = try #require(report.slices.first?.offerings.first?.levels)
         #expect(levels.map(\.level) == ["ios", "android"])

@@ -110,7 +110,8 @@ import Testing
                 AnalysisGroup(name: "variant", isControl: false, weight: 1, statistics: us.groups[1].statistics),
             ], alpha: 0.05, families: OfferingResult.ownFamilies(us.groups))
         #expect(
-            tables[1].rows.filter { $0[2] == .text("US") }.map { Array($0[3...]) } == direct.comparisons.map(ResultTables.comparisonValues))
+            tables[1].rows.filter { $0[2] == .text("US") }.map { Array($0[3...]) }
+                == direct.comparisons.map { result in ComparisonValues.columns.map { $0.value(ComparisonValues(result)) } })
         let srm = try #require(tables[2].rows.first { $0[2] == .text("US") })
         #expect(srm[3] == .real(direct.sampleRatioMismatch?.chiSquared))
         // US: 1 and 1 users against weights 2:1: χ² = (1 − 4/3)²/(4/3) + (1 − 2/3)²/(2/3) = 0.25.

@@ -326,9 +326,9 @@ func cellText(_ value: ResultValue) -> String {
         #expect(report.contains("App Store notifications were <strong>not verified</strong>"))
         // `offerlab report --db` rebuilds the same page from the database: sources and verification included.
         let stored = try ResultsDatabase.readNight(
-            path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: ReportData.sourceTables.map(\.name))
+            path: unverified.folder.file("out/results.sqlite"), night: "2026-03-20", tables: NightTables.stored.map(\.schema.name))
         #expect(stored.run.signaturesVerified == false)
-        #expect(HTMLReport.render(ReportData(tables: stored.tables, run: stored.run)) == report)
+        #expect(HTMLReport.render(ReportData(night: NightTables(database: stored.tables), run: stored.run)) == report)
     }
 
     /// Over `max_bad_line_ratio` with the store's malformed lines: the error names the store
@@ -344,6 +344,94 @@ func cellText(_ value: ResultValue) -> String {
         let rejects = try Self.csv(folder.file("out/2026-03-20.failed-rejects.csv"))
         #expect(
             rejects.count == 4 && rejects.contains { $0.hasPrefix(folder.file("apple/notifications.jsonl") + ",3,malformed_other_app,") })
+    }
+
+    /// An App Store notification body of `type` carrying `transaction` (a payload's JSON), signed
+    /// by nobody: read with `app_store.verify: false`.
+    static func notification(type: String, uuid: String, transaction: String? = nil) -> String {
+        func jws(_ payload: String) -> String {
+            func base64URL(_ data: Data) -> String {
+                data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "")
+            }
+            return [base64URL(Data(#"{"alg":"ES256"}"#.utf8)), base64URL(Data(payload.utf8)), base64URL(Data(count: 64))].joined(
+                separator: ".")
+        }
+        let data =
+            #""bundleId":"com.example.app","environment":"Production""#
+            + (transaction.map { #","signedTransactionInfo":"\#(jws($0))""# } ?? "")
+        let payload = #"{"notificationType":"\#(type)","notificationUUID":"\#(uuid)","signedDate":1772668800000,"data":{\#(data)}}"#
+        return #"{"signedPayload":"\#(jws(payload))"}"#
+    }
+
+    /// The store's own counters, each hit once by hand, in `sources.csv` and the global rows of
+    /// `quality.csv`: a notification of a type Apple does not document carrying u1's charge
+    /// without a price (`unknown_notification_types`, `unpriced_charges`: the charge still
+    /// converts u1, with no money), its re-delivery by `DID_RENEW` (the same record), a `TEST`
+    /// notification (`ignored_store_records`) and u3's family-shared purchase
+    /// (`family_shared_records`: no event).
+    @Test func theStoresOwnCountersAreCountedOnceEach() throws {
+        let night = try NightFixture(job: [
+            "logs": #"["logs/*", {path: "apple/*.jsonl", format: app_store_notifications}]"#,
+            "app_store": "{bundle_id: com.example.app, verify: false}",
+        ])
+        func transaction(_ id: String, user: String, price: String, ownership: String = "PURCHASED") -> String {
+            #"{"transactionId":"\#(id)","originalTransactionId":"\#(id)","productId":"weekly","bundleId":"com.example.app","#
+                + #""purchaseDate":1772668800000,"signedDate":1772668800000,"currency":"USD","storefront":"USA","#
+                + #""inAppOwnershipType":"\#(ownership)","environment":"Production","appAccountToken":"\#(user)"\#(price)}"#
+        }
+        try night.folder.write(
+            "apple/notifications.jsonl",
+            [
+                Self.notification(type: "A_TYPE_APPLE_ADDS_LATER", uuid: "n1", transaction: transaction("A1", user: "u1", price: "")),
+                Self.notification(type: "DID_RENEW", uuid: "n2", transaction: transaction("A1", user: "u1", price: "")),
+                Self.notification(type: "TEST", uuid: "n3"),
+                Self.notification(
+                    type: "SUBSCRIBED", uuid: "n4",
+                    transaction: transaction("A2", user: "u3", price: #","price":9990"#, ownership: "FAMILY_SHARED")),
+            ].joined(separator: "\n") + "\n")
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let sources = Set(try night.csv("sources").map { $0.joined(separator: ",") })
+        let expected = [
+            "lines_read": 4, "unknown_notification_types": 1, "unpriced_charges": 1, "ignored_store_records": 1,
+            "family_shared_records": 1, "unattributed_store_records": 0, "malformed_bad_signature": 0,
+        ]
+        for (counter, count) in expected {
+            #expect(sources.contains("app_store_notifications,\(counter),\(count)"), "sources.csv \(counter)")
+            if counter != "lines_read" {
+                #expect(try night.quality(counter) == count, "quality.csv \(counter)")
+            }
+        }
+        // u1's logged purchase (7.99) and A1 (no money): 2 purchases; u3's family purchase is no event.
+        let summary = ProjectionRunTests.records(try night.csv("summary")).filter { $0["offering_id"] == "test" }
+        #expect(summary.map { $0["purchases"] } == ["2", "1"] && summary.map { $0["gross_revenue"] } == ["7.99", "39.98"])
+    }
+
+    /// A broken `user_transactions` table fails the run before any log is read, as a broken
+    /// catalog does: its own one line and exit code, not the error of the corrupt log file that
+    /// would be read first, and the night's earlier outputs stay as they were.
+    @Test func aBrokenUserTransactionsTableFailsBeforeAnyLogIsRead() throws {
+        let night = try NightFixture(job: ["logs": #"["logs/*", {path: "revenuecat/*.csv", format: revenuecat_export}]"#])
+        try night.folder.write(
+            "revenuecat/export.csv",
+            Self.exportHeader
+                + "\nu1,weekly,2026-03-05 09:00:00,T9,T9,1,false,false,false,PURCHASED,USD,7.99,7.99,2026-03-05 09:00:00,,app_store\n")
+        let first = try night.run()
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = try night.snapshot()
+
+        try SQLiteDatabase(path: night.folder.file("tables.sqlite")).execute(
+            "CREATE TABLE user_transactions (user_id TEXT, original_transaction_id TEXT); INSERT INTO user_transactions VALUES ('', 'T9');")
+        let log = try night.writeLog("b.jsonl.gz", [event("paywall_view", user: "u2", ts: "2026-03-05T00:00:00Z")])
+        try Data(try fileBytes(log).dropLast(12)).write(to: URL(fileURLWithPath: log))
+        let result = try night.run()
+        #expect(result.status == 65)
+        #expect(
+            result.standardError.hasPrefix("offerlab: error: tables: \(night.folder.file("tables.sqlite")): user_transactions ")
+                && result.standardError.hasSuffix(": user_id is empty\n"), "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(try night.snapshot() == before)
     }
 }
 
@@ -364,7 +452,7 @@ func cellText(_ value: ResultValue) -> String {
         anonymous.userID = ""
         let made = StoreEventBatches.batch(
             [purchase, anonymous], fileIndex: 3, path: "/data/export.csv", users: users, asOf: at + 1, keptSliceFields: [])
-        #expect(made.batch.records.map(\.user) == [u1] && made.batch.records.map(\.timestamp) == [at])
+        #expect(made.batch.records.map(\.user.populationIndex) == [u1] && made.batch.records.map(\.timestamp) == [at])
         #expect(made.batch.details.map(\.price) == [7_990_000])
         #expect(made.rejected.count == 1)
         let note = try #require(made.rejected.first)

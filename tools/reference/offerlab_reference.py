@@ -96,7 +96,7 @@ OFFERING_COUNTERS = (
 #: A log line (or CSV log record) longer than this many bytes is `malformed_line_too_long`.
 MAX_LINE_BYTES = 1 << 20
 
-#: Log fields that hold text (ids and dimensions), with their camelCase spelling.
+#: Log fields that hold ids and text, with their camelCase spelling.
 #: A JSON integer in any of them is its decimal text; any other non-string type is invalid.
 TEXT_FIELDS = {
     "event_id": "eventId",
@@ -108,9 +108,11 @@ TEXT_FIELDS = {
     "test_group_id": "testGroupId",
     "currency": None,
     "environment": None,
-    "platform": None,
-    "country": None,
 }
+#: Log fields that only describe an event (dimensions for slicing, the store that charged): a
+#: string or an integer as its decimal text; any other type is absent and the line stays valid
+#: (Decision D16), as offerlab reads them.
+DIMENSION_FIELDS = ("platform", "country", "store")
 
 SUMMARY_COLUMNS = (
     "offering_id", "group", "is_control", "weight",
@@ -760,28 +762,47 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+def _holds_lone_surrogate(value: object) -> bool:
+    """Whether a decoded JSON value holds an unpaired surrogate escape (`"\\ud800"`) in any string,
+    key or value: text no UTF-8 can carry, so the line is not valid JSON (Decision D16)."""
+    if isinstance(value, str):
+        return any(0xD800 <= ord(char) <= 0xDFFF for char in value)
+    if isinstance(value, dict):
+        return any(_holds_lone_surrogate(key) or _holds_lone_surrogate(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_lone_surrogate(item) for item in value)
+    return False
 
 
 def _pick(obj: dict, snake: str, camel: str | None) -> object:
-    """A field by its snake_case key, else its camelCase key; JSON null is absent (D13)."""
+    """A field by its snake_case key, else its camelCase key; JSON null is absent (D13), and so
+    is the empty string of an optional field (D14): only `user_id` is required."""
     value = obj.get(snake)
-    if value is None and camel is not None:
+    if camel is not None and (value is None or (value == "" and snake != "user_id")):
         value = obj.get(camel)
     return value
 
 
 def _text_value(value: object) -> str:
     """A text field's value: a string, or a JSON integer as its decimal text; anything else
-    (boolean, float, object, array, lone surrogate) is an invalid field (Decision D16)."""
+    (boolean, float, object, array) is an invalid field (Decision D16)."""
     if isinstance(value, bool):
         raise Malformed("malformed_invalid_field")
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str) and not _has_lone_surrogate(value):
+    if isinstance(value, str):
         return value
     raise Malformed("malformed_invalid_field")
+
+
+def _dimension_value(value: object) -> str | None:
+    """A dimension's value (DIMENSION_FIELDS): a non-empty string, or a JSON integer as its
+    decimal text; any other value is absent, the line stays valid (Decision D16)."""
+    if isinstance(value, str) and value != "":
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
 
 
 def _json_number(value) -> Decimal:
@@ -816,7 +837,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         texts[snake] = None if value is None else _text_value(value)
     if texts["user_id"] == "":
         raise Malformed("malformed_invalid_field")
-    if not isinstance(event_value, str) or _has_lone_surrogate(event_value):
+    if not isinstance(event_value, str):
         raise Malformed("malformed_invalid_field")
     price_value = obj.get("price")
     price = None if price_value is None else _json_number(price_value)
@@ -858,12 +879,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         expires_at = epoch_millis_to_micros(expires_value)
     elif isinstance(expires_value, str):
         expires_at = parse_timestamp_text(expires_value)
-    store_value = obj.get("store")
-    store = None
-    if isinstance(store_value, str) and store_value != "" and not _has_lone_surrogate(store_value):
-        store = store_value
-    elif isinstance(store_value, int) and not isinstance(store_value, bool):
-        store = str(store_value)
+    dimensions = {name: _dimension_value(obj.get(name)) for name in DIMENSION_FIELDS}
     # Empty optional ids are absent (Decision D14); an empty user_id was rejected above.
     for name in texts:
         if name != "user_id" and texts[name] == "":
@@ -894,10 +910,10 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         offering_id=texts["offering_id"],
         test_group_id=texts["test_group_id"],
         sandbox=environment is not None and environment.isascii() and environment.lower() == "sandbox",
-        platform=texts["platform"],
-        country=texts["country"],
+        platform=dimensions["platform"],
+        country=dimensions["country"],
         expires_at=expires_at,
-        store=store,
+        store=dimensions["store"],
         tax_share=shares["tax_percentage"],
         commission_share=shares["commission_percentage"],
     )
@@ -907,9 +923,11 @@ def parse_json_line(line: bytes, order: int, source: str) -> Event:
     try:
         text = line.decode("utf-8")
         obj = json.loads(text, parse_float=Decimal, parse_int=int, parse_constant=_reject_constant)
+        # Only an escape (`\\u`) can make an unpaired surrogate: UTF-8 cannot carry one.
+        lone_surrogate = "\\u" in text and _holds_lone_surrogate(obj)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise Malformed("malformed_invalid_json") from error
-    if not isinstance(obj, dict):
+    if not isinstance(obj, dict) or lone_surrogate:
         raise Malformed("malformed_invalid_json")
     return validate_event(obj, order, source)
 

@@ -17,8 +17,9 @@ package enum FailedRunRejects {
         let target = path(output: output, night: night)
         try Folders.create(output, context: "output")
         do {
-            try Data(CSVWriter.csv(ResultTables.rejectsTable(counters.rejects, storeNotes: counters.storeNotes)).utf8).write(
-                to: URL(fileURLWithPath: target), options: .atomic)
+            try Data(CSVWriter.csv(RejectRow.table.table(ResultTables.rejects(counters.rejects, storeNotes: counters.storeNotes))).utf8)
+                .write(
+                    to: URL(fileURLWithPath: target), options: .atomic)
         } catch {
             throw OfferLabError(
                 .cannotWrite, "cannot write \(target): \(error.localizedDescription)", location: .init(path: target), cause: error)

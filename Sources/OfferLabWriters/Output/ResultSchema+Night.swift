@@ -1,6 +1,6 @@
-/// The columns of a night's tables, each defined once: the table builders (`ResultTables`) write
-/// them in the order of each table's schema below, and the report (`ReportData`) reads them by
-/// the same values, so renaming one renames it for both.
+/// The columns of a night's tables, each named and typed once: the typed rows (`NightTables`)
+/// bind each to a field in their table's declaration (`TypedTable`), which writes it to the CSV
+/// file and the database and reads it back, so renaming one renames it everywhere.
 extension ResultColumn {
     static let offeringID = ResultColumn("offering_id", .text)
     static let group = ResultColumn("group", .text)
@@ -39,14 +39,6 @@ extension ResultColumn {
     package static let activeSubscribers = ResultColumn("active_subscribers", .integer)
     package static let churnedSubscribers = ResultColumn("churned_subscribers", .integer)
 
-    /// A group's metrics, in the order of `summary`, `daily` and `slice_summary`.
-    static let groupMetrics = [
-        users, converters, conversionRate, conversionCILow, conversionCIHigh, trialStarters, trialConverters, trialConversionRate,
-        paywallViewers, purchases, renewals, refunds, grossRevenue, refundedRevenue, netRevenue, arpu, arpuSD, arppu,
-        netProceeds, proceedsPerUser, proceedsPerUserSD, trialsConverted, trialsPending, trialsLapsed, trialsUnknown,
-        trialCompletedConversionRate, activeSubscribers, churnedSubscribers,
-    ]
-
     // Capped revenue, in `summary`.
     package static let revenueCap = ResultColumn("revenue_cap", .money)
     static let arpuCapped = ResultColumn("arpu_capped", .real)
@@ -79,11 +71,8 @@ extension ResultColumn {
     static let seqPValueAdjusted = ResultColumn("seq_p_value_adjusted", .real)
     static let seqSignificant = ResultColumn("seq_significant", .bool)
 
-    /// The sequential columns, after `mde_abs` in `comparisons` and after every other column of
-    /// `daily` (once per metric there).
-    static let sequential = [
-        seqAbsLiftCILow, seqAbsLiftCIHigh, seqRelLiftCILow, seqRelLiftCIHigh, seqPValue, seqPValueAdjusted, seqSignificant,
-    ]
+    /// The sequential columns, in their order (`SequentialValues`).
+    static var sequential: [ResultColumn] { SequentialValues.columns.map(\.column) }
 
     // The intervals that agree with the verdicts (docs/statistics.md, "Intervals that agree with the verdict"): the
     // report quotes these; the contract's columns above stay as they are.
@@ -96,22 +85,8 @@ extension ResultColumn {
     static let seqRelLiftCILowAdjusted = ResultColumn("seq_rel_lift_ci_low_adjusted", .real)
     static let seqRelLiftCIHighAdjusted = ResultColumn("seq_rel_lift_ci_high_adjusted", .real)
 
-    /// The adjusted intervals, after the sequential columns in `comparisons` and `slice_comparisons`.
-    static let adjusted = [
-        absLiftCILowAdjusted, absLiftCIHighAdjusted, relLiftCILowAdjusted, relLiftCIHighAdjusted, seqAbsLiftCILowAdjusted,
-        seqAbsLiftCIHighAdjusted, seqRelLiftCILowAdjusted, seqRelLiftCIHighAdjusted,
-    ]
-
-    /// The fixed-horizon values of a comparison, from `abs_lift` to `chance_to_beat_control`:
-    /// in `comparisons`, and once per metric in `daily`.
-    static let lift = [
-        absLift, absLiftCILow, absLiftCIHigh, relLift, relLiftCILow, relLiftCIHigh, pValue, pValueAdjusted, significant,
-        chanceToBeatControl,
-    ]
-
-    /// The columns of a comparison after `offering_id` (and the slice's key), in `comparisons`
-    /// and `slice_comparisons`.
-    static let comparison = [group, controlGroup, metric, controlValue, value] + lift + [mdeAbs] + sequential + adjusted
+    /// The adjusted intervals, in their order (`AdjustedIntervals`).
+    static var adjusted: [ResultColumn] { AdjustedIntervals.columns.map(\.column) }
 
     /// `daily`'s column of `column` for one compared metric: its name after the metric's
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).
@@ -124,18 +99,12 @@ extension ResultColumn {
         ResultColumn("\(metric)_\(column.name)", column.type)
     }
 
-    /// The metrics `daily` compares, by their `comparisons.csv` names: the offering's own two,
-    /// and proceeds per user beside ARPU (docs/analysis.md §8).
-    static let dailyComparedMetrics = OwnMetric.allCases.map(\.rawValue) + ["proceeds_per_user"]
-
     static let date = ResultColumn("date", .text)
 
     // The sample-ratio check.
     static let chi2 = ResultColumn("chi2", .real)
     static let srmPValue = ResultColumn("srm_p_value", .real)
     static let srmFlag = ResultColumn("srm_flag", .bool)
-    /// In `srm` and `slice_srm`.
-    static let srm = [chi2, srmPValue, srmFlag]
 
     static let days = ResultColumn("days", .integer)
     static let productID = ResultColumn("product_id", .text)
@@ -179,89 +148,8 @@ extension ResultColumn {
     static let level = ResultColumn("level", .text)
 }
 
-/// The tables of a night (docs/report.md lists them), in the order their columns are written.
+/// The schemas of the tables `offerlab stats` reads its optional inputs by.
 extension ResultSchema {
-    /// Per group: its metrics (docs/analysis.md, section 4), then its capped revenue (empty
-    /// without a `revenue_cap`).
-    static let summary = ResultSchema(
-        name: "summary",
-        columns: [.offeringID, .group, .isControl, .weight] + ResultColumn.groupMetrics + [
-            .revenueCap, .arpuCapped, .arpuCappedSD, .cappedUsers,
-        ],
-        keys: [.offeringID, .group])
-
-    static let comparisons = ResultSchema(
-        name: "comparisons", columns: [.offeringID] + ResultColumn.comparison, keys: [.offeringID, .group, .metric])
-
-    static let srm = ResultSchema(name: "srm", columns: [.offeringID] + ResultColumn.srm, keys: [.offeringID])
-
-    package static let products = ResultSchema(
-        name: "products", columns: [.offeringID, .group, .productID, .purchases, .renewals, .refunds, .netRevenue, .netProceeds],
-        keys: [.offeringID, .group, .productID])
-
-    /// The run's counters (empty `offering_id`) and each offering's.
-    package static let quality = ResultSchema(name: "quality", columns: [.offeringID, .counter, .count], keys: [.offeringID, .counter])
-
-    /// Per (offering, day, group): the group's metrics, then each compared metric's fixed-horizon
-    /// values, conversion's minimum detectable effect, and each metric's sequential values.
-    static let daily = ResultSchema(
-        name: "daily",
-        columns: [.offeringID, .date, .group, .isControl] + ResultColumn.groupMetrics
-            + ResultColumn.dailyComparedMetrics.flatMap { metric in ResultColumn.lift.map { .daily($0, of: metric) } }
-            + [.daily(.mdeAbs, of: .conversion)]
-            + ResultColumn.dailyComparedMetrics.flatMap { metric in ResultColumn.sequential.map { .daily($0, of: metric) } },
-        keys: [.offeringID, .date, .group])
-
-    /// Per (offering, group, D): the members matured after D days.
-    static let maturity = ResultSchema(
-        name: "maturity", columns: [.offeringID, .group, .days, .users, .converters, .conversionRate, .netRevenue, .arpu, .arpuSD],
-        keys: [.offeringID, .group, .days])
-
-    /// Per source format the job reads: its lines, malformed lines by reason and the store's
-    /// counters (contract §1.6). Run-wide, without `offering_id`: a re-run of the night replaces
-    /// all of its rows.
-    static let sources = ResultSchema(name: "sources", columns: [.source, .counter, .count], keys: [.source, .counter])
-
-    static let rejects = ResultSchema(name: "rejects", columns: [.file, .line, .reason, .text], keys: [.file, .line, .reason])
-
-    /// The money malformed lines named (`RejectedMoney`), for the report's banner (database
-    /// only): per currency its lines and their amounts' sum; `currency` empty for the lines whose
-    /// amount cannot be read (`amount` empty). Run-wide: `offering_id` is empty.
-    static let rejectedMoney = ResultSchema(
-        name: "rejected_money", columns: [.offeringID, .currency, .lines, .amount], keys: [.offeringID, .currency])
-
-    static let skippedFiles = ResultSchema(name: "skipped_files", columns: [.file, .error], keys: [.file])
-
-    /// The analysed offerings and the settings they were analysed with (database only).
-    static let offerings = ResultSchema(
-        name: "offerings",
-        columns: [
-            .offeringID, .offeringName, .isActive, .controlGroup, .reportCurrency, .alpha, .conversionWindowDays, .sequentialTuning,
-            .decision,
-        ],
-        keys: [.offeringID])
-
-    /// A group's products in display order (database only).
-    static let shownProducts = ResultSchema(
-        name: "shown_products",
-        columns: [.offeringID, .group, .position, .productID, .productType, .fallbackDisplayPrice, .isDefault, .badgeText, .subtitleText],
-        keys: [.offeringID, .group, .position])
-
-    /// A group's paywall copy (database only).
-    static let shownCopy = ResultSchema(
-        name: "shown_copy", columns: [.offeringID, .group, .headerTitle, .headerSubtitle, .ctaButtonText, .supportingText],
-        keys: [.offeringID, .group])
-
-    /// `summary`'s first columns and a group's metrics, per slice level.
-    static let sliceSummary = ResultSchema(
-        name: "slice_summary", columns: sliceKey + [.group, .isControl, .weight] + ResultColumn.groupMetrics,
-        keys: sliceKey + [.group])
-
-    static let sliceComparisons = ResultSchema(
-        name: "slice_comparisons", columns: sliceKey + ResultColumn.comparison, keys: sliceKey + [.group, .metric])
-
-    static let sliceSRM = ResultSchema(name: "slice_srm", columns: sliceKey + ResultColumn.srm, keys: sliceKey)
-
-    /// The columns before a slice level's values.
-    private static let sliceKey: [ResultColumn] = [.offeringID, .dimension, .level]
+    package static var quality: ResultSchema { QualityRow.table.schema }
+    package static var products: ResultSchema { ProductRow.table.schema }
 }

@@ -5,9 +5,6 @@ public enum ResultValue: Sendable, Equatable {
     /// nil: no value (undefined), written as an empty field / SQL NULL.
     case real(Double?)
     case bool(Bool?)
-
-    static func optionalInteger(_ value: Int?) -> ResultValue { value.map { .integer($0) } ?? .real(nil) }
-    static func optionalText(_ value: String?) -> ResultValue { value.map { .text($0) } ?? .real(nil) }
 }
 
 /// The SQL type of an output column.
@@ -46,8 +43,8 @@ public enum ResultColumnType: Sendable {
 }
 
 /// A column of an output table: its name (the CSV header, the SQLite column) and its type. The
-/// columns of the night's tables are defined once (`ResultSchema+Night.swift`), for the builders
-/// that write them and the report that reads them.
+/// columns of the night's tables are named once (`ResultSchema+Night.swift`) and bound to the
+/// typed rows' fields in their tables' declarations (`TypedTable`, `NightTables`).
 public struct ResultColumn: Sendable, Hashable {
     public var name: String
     public var type: ResultColumnType
@@ -73,8 +70,9 @@ public struct ResultSchema: Sendable {
     }
 }
 
-/// One output table, described once for both the CSV file and the SQLite table: its schema and
-/// its rows, each a value per column in the schema's order.
+/// One output table as the CSV file and the SQLite table hold it: its schema and its rows, each
+/// a value per column in the schema's order (encoded from the typed night, or read from the
+/// database).
 public struct ResultTable: Sendable {
     public var schema: ResultSchema
     public var rows: [[ResultValue]] = []

@@ -12,36 +12,21 @@ extension ResultColumn {
     static let projectedARPU365CIHigh = ResultColumn("projected_arpu_365_ci_high", .real)
 }
 
-extension ResultSchema {
-    /// Per (offering, group): the projection of contract §2.14, then `reason`: why
-    /// `projected_arpu_365` is empty (empty when it has a value).
-    static let projection = ResultSchema(
-        name: "projection",
-        columns: [
-            .offeringID, .group, .users, .observedDaysMean, .realizedARPU, .projectedARPU365, .projectedARPU365CILow,
-            .projectedARPU365CIHigh, .reason,
-        ],
-        keys: [.offeringID, .group])
-}
-
 /// The `comparisons.csv` metric of the projection's rows.
 let projectedMetric = "projected_arpu_365"
 
 extension ResultTables {
     /// `projection.csv`: one row per (offering, group) of the offerings whose members were read.
-    static func projectionTable(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> ResultTable {
-        var table = ResultTable(.projection)
-        for (result, statistics) in zip(offerings, statistics) {
-            guard let projection = statistics.projection else { continue }
-            for group in projection.groups {
-                table.rows.append([
-                    .text(result.offering.offeringID), .text(group.group), .integer(group.users), .real(group.observedDaysMean),
-                    .real(group.realizedARPU), .real(group.projectedARPU365), .real(group.interval?.low), .real(group.interval?.high),
-                    .text(group.gap.map { reason($0, productIDs: result.projection?.productIDs ?? []) } ?? ""),
-                ])
+    static func projection(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> [ProjectionRow] {
+        zip(offerings, statistics).flatMap { result, statistics in
+            (statistics.projection?.groups ?? []).map { group in
+                ProjectionRow(
+                    offeringID: result.offering.offeringID, group: group.group, users: group.users,
+                    observedDaysMean: group.observedDaysMean, realizedARPU: group.realizedARPU, projectedARPU365: group.projectedARPU365,
+                    low: group.interval?.low, high: group.interval?.high,
+                    reason: group.gap.map { reason($0, productIDs: result.projection?.productIDs ?? []) } ?? "")
             }
         }
-        return table
     }
 
     /// Why a group's projection is empty, naming products by `product_id`.
@@ -60,38 +45,35 @@ extension ResultTables {
     /// `significant` below alpha; `mde_abs`, the sequential and the `…_adjusted` columns are empty
     /// (docs/statistics.md, "The projection in a run").
     static func withProjectedRows(
-        _ comparisons: ResultTable, offerings: [OfferingResult], statistics: [OfferingStatistics], alpha: Double
-    ) -> ResultTable {
-        var table = ResultTable(comparisons.schema)
-        var remaining = comparisons.rows[...]
+        _ comparisons: [ComparisonRow], offerings: [OfferingResult], statistics: [OfferingStatistics], alpha: Double
+    ) -> [ComparisonRow] {
+        var rows: [ComparisonRow] = []
+        var remaining = comparisons[...]
         for (result, statistics) in zip(offerings, statistics) {
             let offeringID = result.offering.offeringID
-            let own = remaining.prefix { $0.first == .text(offeringID) }
-            table.rows += own
+            let own = remaining.prefix { $0.offeringID == offeringID }
+            rows += own
             remaining = remaining.dropFirst(own.count)
             guard let projection = statistics.projection else { continue }
             let adjusted = holmBonferroni(projection.comparisons.compactMap(\.pValue))
             var next = adjusted.makeIterator()
             for comparison in projection.comparisons {
-                let controlValue = projection.groups.first { $0.group == comparison.controlGroup }?.projectedARPU365
-                let value = projection.groups.first { $0.group == comparison.group }?.projectedARPU365
                 let pAdjusted = comparison.pValue == nil ? nil : next.next()
-                let lift: [ResultValue] =
-                    [
-                        comparison.difference, comparison.differenceInterval?.low, comparison.differenceInterval?.high,
-                        comparison.relativeDifference, comparison.relativeInterval?.low, comparison.relativeInterval?.high,
-                        comparison.pValue,
-                        pAdjusted,
-                    ].map { .real($0) } + [.bool(pAdjusted.map { $0 < alpha }), .real(comparison.chanceToBeatControl)]
-                table.rows.append(
-                    [
-                        .text(offeringID), .text(comparison.group), .text(comparison.controlGroup), .text(projectedMetric),
-                        .real(controlValue),
-                        .real(value),
-                    ] + lift + [.real(nil)] + sequentialValues(nil) + ResultColumn.adjusted.map { _ in .real(nil) })
+                let lift = LiftValues(
+                    absLift: comparison.difference, absLiftCILow: comparison.differenceInterval?.low,
+                    absLiftCIHigh: comparison.differenceInterval?.high, relLift: comparison.relativeDifference,
+                    relLiftCILow: comparison.relativeInterval?.low, relLiftCIHigh: comparison.relativeInterval?.high,
+                    pValue: comparison.pValue, pValueAdjusted: pAdjusted, significant: pAdjusted.map { $0 < alpha },
+                    chanceToBeatControl: comparison.chanceToBeatControl)
+                rows.append(
+                    ComparisonRow(
+                        offeringID: offeringID,
+                        comparison: ComparisonValues(
+                            group: comparison.group, controlGroup: comparison.controlGroup, metric: projectedMetric,
+                            controlValue: projection.groups.first { $0.group == comparison.controlGroup }?.projectedARPU365,
+                            value: projection.groups.first { $0.group == comparison.group }?.projectedARPU365, lift: lift)))
             }
         }
-        table.rows += remaining
-        return table
+        return rows + remaining
     }
 }

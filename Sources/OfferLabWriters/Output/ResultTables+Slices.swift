@@ -3,26 +3,37 @@ import OfferLabResults
 import OfferLabStatistics
 
 extension ResultTables {
-    /// `slice_summary`, `slice_comparisons` and `slice_srm` (docs/analysis.md §7): the columns of `summary`,
-    /// `comparisons` and `srm` with `dimension` and `level` after `offering_id`, one block per
+    /// `slice_summary`, `slice_comparisons` and `slice_srm` (docs/analysis.md §7): one block per
     /// (offering, field, level), each level analysed as its offering is (`OfferingStatistics.slices`).
-    package static func sliceTables(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> [ResultTable] {
-        var summary = ResultTable(.sliceSummary)
-        var comparisons = ResultTable(.sliceComparisons)
-        var srm = ResultTable(.sliceSRM)
+    static func slices(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> (
+        summary: [SliceSummaryRow], comparisons: [SliceComparisonRow], sampleRatios: [SliceSampleRatioRow]
+    ) {
+        var summary: [SliceSummaryRow] = []
+        var comparisons: [SliceComparisonRow] = []
+        var sampleRatios: [SliceSampleRatioRow] = []
         for (result, statistics) in zip(offerings, statistics) {
             for (slice, analysis) in zip(result.slices, statistics.slices) {
-                let key: [ResultValue] = [.text(result.offering.offeringID), .text(slice.field.rawValue), .text(slice.level)]
+                let key = SliceKey(offeringID: result.offering.offeringID, dimension: slice.field.rawValue, level: slice.level)
                 for (index, group) in result.offering.groups.enumerated() {
-                    summary.rows.append(
-                        key + [.text(group.name), .bool(index == result.controlGroup), .real(group.weight)]
-                            + groupMetricValues(
-                                slice.groups[index], summary: analysis.summaries[index], hasProceedsAndTrials: slice.hasProceedsAndTrials))
+                    summary.append(
+                        SliceSummaryRow(
+                            slice: key, group: group.name, isControl: index == result.controlGroup, weight: group.weight,
+                            metrics: groupMetrics(
+                                slice.groups[index], summary: analysis.summaries[index], hasProceedsAndTrials: slice.hasProceedsAndTrials)))
                 }
-                for row in analysis.comparisons { comparisons.rows.append(key + comparisonValues(row)) }
-                srm.rows.append(key + srmValues(analysis.sampleRatioMismatch))
+                comparisons += analysis.comparisons.map { SliceComparisonRow(slice: key, comparison: ComparisonValues($0)) }
+                sampleRatios.append(SliceSampleRatioRow(slice: key, check: SampleRatioValues(analysis.sampleRatioMismatch)))
             }
         }
-        return [summary, comparisons, srm]
+        return (summary, comparisons, sampleRatios)
+    }
+
+    /// The slice tables as `offerlab stats --slices` writes them.
+    package static func sliceTables(_ offerings: [OfferingResult], statistics: [OfferingStatistics]) -> [ResultTable] {
+        let tables = slices(offerings, statistics: statistics)
+        return [
+            SliceSummaryRow.table.table(tables.summary), SliceComparisonRow.table.table(tables.comparisons),
+            SliceSampleRatioRow.table.table(tables.sampleRatios),
+        ]
     }
 }

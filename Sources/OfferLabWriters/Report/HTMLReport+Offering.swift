@@ -148,9 +148,9 @@ struct OfferingSection {
     /// while many trials run can still change (docs/analysis.md §9).
     private var trialsNote: String {
         let groups = offering.groups
-        let pending = groups.reduce(0) { $0 + $1.trialsPending }
-        let ended = groups.reduce(0) { $0 + $1.trialsConverted + $1.trialsLapsed }
-        let unknown = groups.reduce(0) { $0 + $1.trialsUnknown }
+        let pending = groups.reduce(0) { $0 + ($1.trialsPending ?? 0) }
+        let ended = groups.reduce(0) { $0 + ($1.trialsConverted ?? 0) + ($1.trialsLapsed ?? 0) }
+        let unknown = groups.reduce(0) { $0 + ($1.trialsUnknown ?? 0) }
         guard pending + ended + unknown > 0 else { return "" }
         var parts = ["\(ReportFormat.count(ended)) trial\(ended == 1 ? "" : "s") ended (converted or lapsed)"]
         if pending > 0 { parts.append("\(ReportFormat.count(pending)) trial\(pending == 1 ? "" : "s") still running") }
@@ -161,7 +161,7 @@ struct OfferingSection {
         var text = "Trials: " + parts.joined(separator: ", ") + "."
         if !rates.isEmpty { text += " Conversion of the ended trials: " + rates.joined(separator: ", ") + "." }
         if pending > 0 { text += " Trials still running can change these numbers." }
-        let active = groups.map { "\($0.name) \(ReportFormat.count($0.activeSubscribers))" }
+        let active = groups.map { "\($0.name) \(ReportFormat.count($0.activeSubscribers ?? 0))" }
         text += " Active subscribers tonight: " + active.joined(separator: ", ") + "."
         return "<p class=\"note\">\(text.htmlEscaped)</p>\n"
     }
@@ -336,7 +336,7 @@ struct OfferingSection {
             } else {
                 html += "<ul class=\"options\">\n"
                 for product in group.shownProducts {
-                    let isNew = !group.isControl && control.map { !$0.shownProducts.contains(product) } == true
+                    let isNew = !group.isControl && control.map { !$0.shownProducts.contains { $0.showsTheSame(as: product) } } == true
                     html += "<li class=\"option\(product.isDefault ? " default" : "")\(isNew ? " changed" : "")\">"
                     html += "<span class=\"radio\" aria-hidden=\"true\"></span><span class=\"what\">"
                     html += "<span class=\"type\">\((nonEmpty(product.type) ?? product.productID).htmlEscaped)</span>"
@@ -469,16 +469,16 @@ struct OfferingSection {
             ("Revenue per paying user", "arppu", { $0.arppu.map(money) ?? "–" }),
             ("Net proceeds", "net_proceeds", { $0.netProceeds.map(money) ?? "–" }),
             ("Proceeds per user", "proceeds_per_user", { $0.proceedsPerUser.map(money) ?? "–" }),
-            ("Trials converted", "trials_converted", { ReportFormat.count($0.trialsConverted) }),
-            ("Trials still running", "trials_pending", { ReportFormat.count($0.trialsPending) }),
-            ("Trials lapsed", "trials_lapsed", { ReportFormat.count($0.trialsLapsed) }),
-            ("Trials without an end date", "trials_unknown", { ReportFormat.count($0.trialsUnknown) }),
+            ("Trials converted", "trials_converted", { ReportFormat.count($0.trialsConverted ?? 0) }),
+            ("Trials still running", "trials_pending", { ReportFormat.count($0.trialsPending ?? 0) }),
+            ("Trials lapsed", "trials_lapsed", { ReportFormat.count($0.trialsLapsed ?? 0) }),
+            ("Trials without an end date", "trials_unknown", { ReportFormat.count($0.trialsUnknown ?? 0) }),
             (
                 "Conversion of ended trials", "trial_completed_conversion_rate",
                 { $0.trialCompletedConversionRate.map(ReportFormat.percent) ?? "–" }
             ),
-            ("Active subscribers", "active_subscribers", { ReportFormat.count($0.activeSubscribers) }),
-            ("Churned subscribers", "churned_subscribers", { ReportFormat.count($0.churnedSubscribers) }),
+            ("Active subscribers", "active_subscribers", { ReportFormat.count($0.activeSubscribers ?? 0) }),
+            ("Churned subscribers", "churned_subscribers", { ReportFormat.count($0.churnedSubscribers ?? 0) }),
         ]
         var html = "<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
         for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name.htmlEscaped)</th>" }

@@ -66,22 +66,24 @@ extension OfferingSection {
 
     /// A treatment's projected change against control: the relative one where control's
     /// projection is positive, else the difference; bounded ends where renewals are not observed.
-    private func versusControl(_ row: ProjectedGroup, group: GroupReport?, money: (Double) -> String) -> String {
+    private func versusControl(_ row: ProjectionRow, group: GroupReport?, money: (Double) -> String) -> String {
         guard group?.isControl != true else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
         guard let comparison = offering.projectedComparisons.first(where: { $0.group == row.group }) else { return forecastGap([]) }
         let signedMoney = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
         var details: [String] = []
-        if let chance = comparison.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead") }
-        if let relative = comparison.relative {
-            let difference = comparison.difference.map { signedMoney($0.value) }
+        let lift = comparison.lift
+        if let chance = lift.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead") }
+        if let relative = lift.relative {
+            let difference = lift.absolute.map { signedMoney($0.value) }
             let range = interval(relative.low, relative.high, ReportFormat.signedPercent).map { "interval \($0)" }
             return cell(ReportFormat.signedPercent(relative.value), [difference ?? "", range ?? ""] + details)
         }
-        if let difference = comparison.difference {
+        if let difference = lift.absolute {
             let range = interval(difference.low, difference.high, signedMoney).map { "interval \($0)" }
             return cell(signedMoney(difference.value), [range ?? ""] + details)
         }
-        let bounds = interval(comparison.differenceLow, comparison.differenceHigh, signedMoney)
+        // Without a difference, the interval of the bounded renewals (not observed).
+        let bounds = interval(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
         return forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "no projection to compare"])
     }
 

@@ -142,14 +142,14 @@ package enum HTMLReport {
     }
 
     /// The counters of `quality.csv`, those behind a warning marked.
-    static func qualityTable(_ counters: [QualityCounter], flagged: Set<String>) -> String {
+    static func qualityTable(_ counters: [QualityRow], flagged: Set<String>) -> String {
         guard !counters.isEmpty else { return "<p class=\"muted\">No counters.</p>\n" }
         var html =
             "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
         for counter in counters {
-            let mark = flagged.contains(counter.name) ? " class=\"flagged\"" : ""
+            let mark = flagged.contains(counter.counter) ? " class=\"flagged\"" : ""
             html +=
-                "<tr\(mark)><td><code>\(counter.name.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
+                "<tr\(mark)><td><code>\(counter.counter.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

@@ -33,37 +33,29 @@ struct SliceLevelReport: Sendable, Equatable {
 }
 
 extension ReportData {
-    /// The tables of the slices (absent from a night that did not slice).
-    static let sliceTables: [ResultSchema] = [.sliceSummary, .sliceComparisons, .sliceSRM]
-
-    /// The slice fields in the order of their first rows, from the rows of the slice tables.
-    static func sliceReports(summary: [Row], comparisons: [Row], srm: [Row], offeringIDs: [String]) -> [SliceFieldReport] {
+    /// The slice fields in the order of their first `slice_summary` rows.
+    static func sliceReports(_ night: NightTables, offeringIDs: [String]) -> [SliceFieldReport] {
         var dimensions: [String] = []
-        for row in summary {
-            if let dimension = row.text(.dimension), !dimensions.contains(dimension) { dimensions.append(dimension) }
-        }
-        func key(_ row: Row) -> [String?] { [row.text(.offeringID), row.text(.dimension), row.text(.level)] }
+        for row in night.sliceSummary where !dimensions.contains(row.slice.dimension) { dimensions.append(row.slice.dimension) }
         return dimensions.map { dimension in
             let offerings = offeringIDs.compactMap { offeringID -> SliceOfferingReport? in
-                let rows = summary.filter { $0.text(.offeringID) == offeringID && $0.text(.dimension) == dimension }
+                let rows = night.sliceSummary.filter { $0.slice.offeringID == offeringID && $0.slice.dimension == dimension }
                 var levels: [String] = []
-                for row in rows {
-                    if let level = row.text(.level), !levels.contains(level) { levels.append(level) }
-                }
+                for row in rows where !levels.contains(row.slice.level) { levels.append(row.slice.level) }
                 guard !levels.isEmpty else { return nil }
                 return SliceOfferingReport(
                     offeringID: offeringID,
                     levels: levels.map { level in
-                        let levelKey = [offeringID, dimension, level]
+                        let key = SliceKey(offeringID: offeringID, dimension: dimension, level: level)
+                        let groups = rows.filter { $0.slice.level == level }
                         return SliceLevelReport(
-                            level: level,
-                            users: rows.filter { $0.text(.level) == level }.map { ($0.text(.group) ?? "", $0.int(.users)) },
-                            comparisons: comparisons.filter { key($0) == levelKey }.compactMap(Row.comparison),
-                            sampleRatioFlagged: srm.first { key($0) == levelKey }?.bool(.srmFlag),
+                            level: level, users: groups.map { ($0.group, $0.metrics.users) },
+                            comparisons: night.sliceComparisons.filter { $0.slice == key }.compactMap { Comparison(own: $0.comparison) },
+                            sampleRatioFlagged: night.sliceSampleRatios.first { $0.slice == key }?.check.flagged,
                             groupsWithoutMoney: Set(
-                                rows.filter {
-                                    $0.text(.level) == level && $0.int(.purchases) + $0.int(.renewals) > 0 && $0.double(.grossRevenue) == 0
-                                }.compactMap { $0.text(.group) }))
+                                groups.filter { $0.metrics.purchases + $0.metrics.renewals > 0 && $0.metrics.grossRevenue == 0 }.map(
+                                    \.group)
+                            ))
                     })
             }
             return SliceFieldReport(dimension: dimension, offerings: offerings)

@@ -4,13 +4,12 @@ import OfferLabJob
 /// Everything a night's report shows, and nothing else: rendering takes only this value, so a
 /// report built by `offerlab run` and one rebuilt by `offerlab report --db` are the same bytes.
 ///
-/// It is read from the night's result tables by the columns their builders write
-/// (`ResultSchema+Night.swift`), either as the run holds them in memory or as the database
-/// stores them (see `ResultTables+Report.swift` for the tables that exist only for the report).
+/// It is made from the typed night (`NightTables`), as the run made it or as the database gave
+/// it back (`ReportData+Tables.swift`); it never reads a table's rows by column name.
 package struct ReportData: Sendable, Equatable {
     var run: RunFacts
     /// The run-wide counters (`quality.csv` rows with an empty `offering_id`), in output order.
-    var quality: [QualityCounter]
+    var quality: [QualityRow]
     /// In output order (byte order of `offering_id`).
     var offerings: [OfferingReport]
     /// Per slice field of the job (docs/analysis.md §7), in its order; empty when the job did not slice.
@@ -19,14 +18,7 @@ package struct ReportData: Sendable, Equatable {
     var rejectedMoney = RejectedMoney()
     /// `sources.csv`'s rows: per source format read, its counters (none for a night stored
     /// without them).
-    var sources: [SourceCounter] = []
-}
-
-/// One row of `sources.csv`.
-struct SourceCounter: Sendable, Equatable {
-    var source: String
-    var counter: String
-    var count: Int
+    var sources: [SourceRow] = []
 }
 
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).
@@ -50,12 +42,6 @@ struct InputFile: Sendable, Equatable {
     var bytes: Int64
 }
 
-/// One row of `quality.csv`.
-struct QualityCounter: Sendable, Equatable {
-    var name: String
-    var count: Int
-}
-
 /// One analysed offering.
 struct OfferingReport: Sendable, Equatable {
     var offeringID: String
@@ -71,10 +57,10 @@ struct OfferingReport: Sendable, Equatable {
     var groups: [GroupReport]
     /// Per treatment, `conversion` before `arpu`.
     var comparisons: [Comparison]
-    /// nil when the offering has no users.
-    var sampleRatio: SampleRatio?
-    var products: [ProductSales]
-    var quality: [QualityCounter]
+    /// `srm`'s row (its values nil when the offering has no users); nil for a night stored without it.
+    var sampleRatio: SampleRatioValues?
+    var products: [ProductRow]
+    var quality: [QualityRow]
     /// The cumulative series per (day, group), oldest first; empty when the run has none.
     var daily: [DailyPoint]
     /// The job's `decision` (docs/statistics.md, Sequential); nil for a night stored by an offerlab without the sequential
@@ -84,11 +70,11 @@ struct OfferingReport: Sendable, Equatable {
     /// in `comparisons.csv`'s order.
     var familyComparisons: [Comparison] = []
     /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
-    var matured: [MaturedGroup] = []
+    var matured: [MaturityRow] = []
     /// `projection.csv`'s rows, groups in output order (contract §2.14); empty for a night stored without them.
-    var projection: [ProjectedGroup] = []
+    var projection: [ProjectionRow] = []
     /// The `projected_arpu_365` comparisons, per treatment.
-    var projectedComparisons: [ProjectedComparison] = []
+    var projectedComparisons: [ComparisonValues] = []
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 
@@ -108,78 +94,32 @@ struct OfferingReport: Sendable, Equatable {
     }
 
     /// The count of a per-offering counter (0 when absent).
-    func counter(_ name: String) -> Int { quality.first { $0.name == name }?.count ?? 0 }
+    func counter(_ name: String) -> Int { quality.first { $0.counter == name }?.count ?? 0 }
 }
 
-/// One row of `summary.csv` with what the group was shown.
+/// A group as the report shows it: its `summary` row, whose fields and metrics read through
+/// (`group.users`, `group.revenueCap`), and what it was shown.
+@dynamicMemberLookup
 struct GroupReport: Sendable, Equatable {
-    var name: String
-    var isControl: Bool
-    var weight: Double
-    var users: Int
-    var converters: Int
-    var conversionRate: Double?
-    var conversionCILow: Double?
-    var conversionCIHigh: Double?
-    var trialStarters = 0
-    var trialConverters = 0
-    var trialConversionRate: Double?
-    var paywallViewers = 0
-    var purchases = 0
-    var renewals = 0
-    var refunds = 0
-    var grossRevenue = 0.0
-    var refundedRevenue = 0.0
-    var netRevenue = 0.0
-    var arpu: Double?
-    var arpuSD: Double?
-    var arppu: Double?
-    /// The offering's revenue cap (nil: none set, or nobody paid).
-    var revenueCap: Double?
-    /// Revenue per user with each user's revenue capped; nil when no cap is set.
-    var arpuCapped: Double?
-    /// Users whose revenue the cap lowered; nil when no cap is set.
-    var cappedUsers: Int?
-    /// docs/analysis.md §8–§9 (nil/0 from a database written before them).
-    var netProceeds: Double?
-    var proceedsPerUser: Double?
-    var trialsConverted = 0
-    var trialsPending = 0
-    var trialsLapsed = 0
-    var trialsUnknown = 0
-    var trialCompletedConversionRate: Double?
-    var activeSubscribers = 0
-    var churnedSubscribers = 0
+    var summary: SummaryRow
     /// In display order.
-    var shownProducts: [ShownProduct] = []
-    var shownCopy: ShownCopy?
-}
+    var shownProducts: [ShownProductRow] = []
+    var shownCopy: ShownCopyRow?
 
-/// One row of `maturity.csv`: a group's members assigned at least `days` days before the night.
-struct MaturedGroup: Sendable, Equatable {
-    var days: Int
-    var group: String
-    var users: Int
-    var conversionRate: Double?
-    var arpu: Double?
-}
+    var name: String {
+        get { summary.group }
+        set { summary.group = newValue }
+    }
 
-/// A product on a group's paywall (`subscription_offering_group_products`).
-struct ShownProduct: Sendable, Equatable {
-    var productID: String
-    var type: String?
-    var fallbackDisplayPrice: String?
-    var isDefault: Bool
-    var badgeText: String?
-    var subtitleText: String?
-}
+    subscript<Value>(dynamicMember field: WritableKeyPath<SummaryRow, Value>) -> Value {
+        get { summary[keyPath: field] }
+        set { summary[keyPath: field] = newValue }
+    }
 
-/// A group's paywall copy (`subscription_offering_group_copy`).
-struct ShownCopy: Sendable, Equatable {
-    var headerTitle: String?
-    var headerSubtitle: String?
-    var ctaButtonText: String?
-    var supportingText: String?
+    subscript<Value>(dynamicMember field: WritableKeyPath<GroupMetrics, Value>) -> Value {
+        get { summary.metrics[keyPath: field] }
+        set { summary.metrics[keyPath: field] = newValue }
+    }
 }
 
 /// An estimate with its interval; the interval may be undefined when the estimate is not.
@@ -234,49 +174,6 @@ struct Comparison: Sendable, Equatable {
         if let relative = relativeLift, relative.low != nil || absoluteLift?.low == nil { return (relative, true) }
         return absoluteLift.map { ($0, false) }
     }
-}
-
-/// The `…_adjusted` columns of a `comparisons.csv` row.
-struct AdjustedIntervals: Sendable, Equatable {
-    struct Ends: Sendable, Equatable {
-        var absoluteLow: Double?
-        var absoluteHigh: Double?
-        var relativeLow: Double?
-        var relativeHigh: Double?
-    }
-
-    /// `abs_lift_ci_*_adjusted`, `rel_lift_ci_*_adjusted`: agree with `significant`.
-    var fixed = Ends()
-    /// `seq_abs_lift_ci_*_adjusted`, `seq_rel_lift_ci_*_adjusted`: agree with `seq_significant`.
-    var sequential = Ends()
-}
-
-/// The `seq_…` columns of a `comparisons.csv` row (docs/statistics.md, Sequential).
-struct SequentialValues: Sendable, Equatable {
-    var absoluteLow: Double?
-    var absoluteHigh: Double?
-    var relativeLow: Double?
-    var relativeHigh: Double?
-    var pValue: Double?
-    var pValueAdjusted: Double?
-    var significant: Bool?
-}
-
-/// One row of `srm.csv`.
-struct SampleRatio: Sendable, Equatable {
-    var chi2: Double?
-    var pValue: Double?
-    var flagged: Bool
-}
-
-/// One row of `products.csv`.
-struct ProductSales: Sendable, Equatable {
-    var group: String
-    var productID: String
-    var purchases: Int
-    var renewals: Int
-    var refunds: Int
-    var netRevenue: Double
 }
 
 /// One row of the daily series (docs/analysis.md §4a): a group as of the end of `date`.

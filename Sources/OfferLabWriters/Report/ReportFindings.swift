@@ -34,7 +34,7 @@ enum ReportFindings {
 
     /// Problems of the whole run (every offering is affected).
     static func warnings(_ report: ReportData) -> [Warning] {
-        func counter(_ name: String) -> Int { report.quality.first { $0.name == name }?.count ?? 0 }
+        func counter(_ name: String) -> Int { report.quality.first { $0.counter == name }?.count ?? 0 }
         var warnings: [Warning] = []
         let skipped = counter("files_skipped_corrupt")
         if skipped > 0 {
@@ -77,7 +77,7 @@ enum ReportFindings {
     static func warnings(_ offering: OfferingReport) -> [Warning] {
         var warnings: [Warning] = []
         let users = offering.groups.reduce(0) { $0 + $1.users }
-        if let srm = offering.sampleRatio, srm.flagged {
+        if let srm = offering.sampleRatio, srm.flagged == true {
             let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
             let split = offering.groups.map { group in
                 let planned = totalWeight > 0 ? group.weight / totalWeight : 0

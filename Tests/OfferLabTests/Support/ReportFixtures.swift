@@ -11,22 +11,28 @@ func reportFixture() -> ReportData {
         -> GroupReport
     {
         GroupReport(
-            name: name, isControl: control, weight: weight, users: users, converters: converters, conversionRate: rate,
-            conversionCILow: low, conversionCIHigh: high, trialStarters: 100, trialConverters: 40, trialConversionRate: 0.4,
-            paywallViewers: users, purchases: converters, renewals: 10, refunds: 2, grossRevenue: arpu * Double(users) + 10,
-            refundedRevenue: 10, netRevenue: arpu * Double(users), arpu: arpu, arpuSD: 4.2,
-            arppu: arpu * Double(users) / Double(converters),
+            summary: SummaryRow(
+                offeringID: "spring", group: name, isControl: control, weight: weight,
+                metrics: GroupMetrics(
+                    users: users, converters: converters, conversionRate: rate, conversionCILow: low, conversionCIHigh: high,
+                    trialStarters: 100, trialConverters: 40, trialConversionRate: 0.4, paywallViewers: users, purchases: converters,
+                    renewals: 10, refunds: 2, grossRevenue: arpu * Double(users) + 10, refundedRevenue: 10,
+                    netRevenue: arpu * Double(users),
+                    arpu: arpu, arpuSD: 4.2, arppu: arpu * Double(users) / Double(converters))),
             shownProducts: [
-                ShownProduct(
-                    productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99", isDefault: true, badgeText: nil,
+                ShownProductRow(
+                    offeringID: "spring", group: name, position: 0, productID: "weekly_799", type: "weekly", fallbackDisplayPrice: "7.99",
+                    isDefault: true, badgeText: nil,
                     subtitleText: nil),
-                ShownProduct(
-                    productID: "monthly_1999", type: "monthly", fallbackDisplayPrice: "19.99", isDefault: false,
+                ShownProductRow(
+                    offeringID: "spring", group: name, position: 1, productID: "monthly_1999", type: "monthly",
+                    fallbackDisplayPrice: "19.99", isDefault: false,
                     badgeText: control ? nil : "BEST VALUE",
                     subtitleText: "That's 40% Off Weekly!"),
             ],
-            shownCopy: ShownCopy(
-                headerTitle: "Study AI", headerSubtitle: "Join now. Learn anything.", ctaButtonText: control ? "Next" : "Start now",
+            shownCopy: ShownCopyRow(
+                offeringID: "spring", group: name, headerTitle: "Study AI", headerSubtitle: "Join now. Learn anything.",
+                ctaButtonText: control ? "Next" : "Start now",
                 supportingText: "Cancel Anytime"))
     }
     func comparison(_ group: String, _ metric: OwnMetric, lift: Double, low: Double, high: Double, significant: Bool, chance: Double)
@@ -70,12 +76,12 @@ func reportFixture() -> ReportData {
             comparison("variant_b", .conversion, lift: 0.4019, low: 0.1331, high: 0.6708, significant: true, chance: 0.99969),
             comparison("variant_b", .arpu, lift: 0.9708, low: 0.4807, high: 1.4609, significant: true, chance: 0.999996),
         ],
-        sampleRatio: SampleRatio(chi2: 0.45, pValue: 0.798, flagged: false),
-        products: [ProductSales(group: "control", productID: "weekly_799", purchases: 61, renewals: 18, refunds: 0, netRevenue: 625.13)],
+        sampleRatio: SampleRatioValues(chi2: 0.45, pValue: 0.798, flagged: false),
+        products: [ProductRow(group: "control", productID: "weekly_799", purchases: 61, renewals: 18, refunds: 0, netRevenue: 625.13)],
         quality: [
-            QualityCounter(name: "invalid_assignments", count: 0), QualityCounter(name: "multi_group_users", count: 0),
-            QualityCounter(name: "pre_assignment_events", count: 3), QualityCounter(name: "orphan_refunds", count: 1),
-            QualityCounter(name: "attribution_mismatches", count: 10), QualityCounter(name: "unknown_currency_events", count: 0),
+            QualityRow(counter: "invalid_assignments", count: 0), QualityRow(counter: "multi_group_users", count: 0),
+            QualityRow(counter: "pre_assignment_events", count: 3), QualityRow(counter: "orphan_refunds", count: 1),
+            QualityRow(counter: "attribution_mismatches", count: 10), QualityRow(counter: "unknown_currency_events", count: 0),
         ],
         daily: daily)
     return ReportData(
@@ -84,8 +90,8 @@ func reportFixture() -> ReportData {
             finishedAt: "2026-03-15T02:31:10Z", toolVersion: "0.1.0",
             inputFiles: [InputFile(path: "/logs/2026/03/14/a.jsonl.gz", bytes: 1_234_567)]),
         quality: [
-            QualityCounter(name: "files_read", count: 1), QualityCounter(name: "files_skipped_corrupt", count: 0),
-            QualityCounter(name: "lines_read", count: 44_146), QualityCounter(name: "malformed_lines", count: 46),
+            QualityRow(counter: "files_read", count: 1), QualityRow(counter: "files_skipped_corrupt", count: 0),
+            QualityRow(counter: "lines_read", count: 44_146), QualityRow(counter: "malformed_lines", count: 46),
         ],
         offerings: [offering])
 }
@@ -101,10 +107,10 @@ extension ReportData {
     /// A run-wide counter set to `count`.
     func withCounter(_ name: String, _ count: Int) -> ReportData {
         var copy = self
-        if let index = copy.quality.firstIndex(where: { $0.name == name }) {
+        if let index = copy.quality.firstIndex(where: { $0.counter == name }) {
             copy.quality[index].count = count
         } else {
-            copy.quality.append(QualityCounter(name: name, count: count))
+            copy.quality.append(QualityRow(counter: name, count: count))
         }
         return copy
     }
@@ -112,6 +118,6 @@ extension ReportData {
 
 extension OfferingReport {
     mutating func setCounter(_ name: String, _ count: Int) {
-        if let index = quality.firstIndex(where: { $0.name == name }) { quality[index].count = count }
+        if let index = quality.firstIndex(where: { $0.counter == name }) { quality[index].count = count }
     }
 }

@@ -100,9 +100,14 @@ BUY = {**BASE, "event": "purchase", "product_id": "p", "transaction_id": "t", "p
     ({**BASE, "price": " 1", "currency": "USD"}, "malformed_invalid_field"),
     ({**BASE, "price": "1e400", "currency": "USD"}, "malformed_invalid_field"),  # beyond Int64 micro-units
     ({**BASE, "product_id": 1.5}, "malformed_invalid_field"),
-    ({**BASE, "country": False}, "malformed_invalid_field"),
+    # a dimension of another type is absent, the line valid (D16), as offerlab reads it
+    ({**BASE, "country": False, "platform": 1.5, "store": {"a": 1}}, None),
     ({**BASE, "ts": "bad", "user_id": 1.5}, "malformed_invalid_field"),  # 3 before 4
-    ('{"ts":"2026-03-02T00:00:00Z","user_id":"\\ud800","event":"paywall_view"}', "malformed_invalid_field"),
+    # an unpaired surrogate escape is text no UTF-8 carries: not JSON, in any key or value (D16)
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"\\ud800","event":"paywall_view"}', "malformed_invalid_json"),
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"u1","event":"paywall_view","note":["\\udc00"]}', "malformed_invalid_json"),
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"u1","event":"paywall_view","\\ud800x":1}', "malformed_invalid_json"),
+    ('{"ts":"2026-03-02T00:00:00Z","user_id":"\\ud83d\\ude00","event":"paywall_view"}', None),
     ({**BASE, "unknown": [1, {"a": None}], "Ts": 1.5}, None),  # unknown keys ignored whatever their value
     # 4. timestamps
     ({**BASE, "ts": "2026-02-30T00:00:00Z"}, "malformed_bad_timestamp"),
@@ -150,6 +155,27 @@ def test_snake_case_wins_and_null_is_absent():
     assert (e.user_id, e.event_id) == ("snake", "E")
     # the losing spelling is not looked at, whatever its type
     assert reason({**BASE, "userId": {"x": 1}}) is None
+
+
+@pytest.mark.parametrize("value, expected", [
+    (5, "5"), ("DE", "DE"), ("", None), (False, None), (1.5, None), ({"code": "DE"}, None),
+    (["DE"], None),
+])
+def test_a_dimension_of_another_type_is_absent(value, expected):
+    """country, platform and store: a string or an integer's digits; any other JSON type is no
+    value and the line stays valid (D16), so slicing a job never changes which lines count."""
+    for name in ("country", "platform", "store"):
+        e = ref.parse_json_line(line({**BUY, name: value}), 0, "")
+        assert getattr(e, name) == expected, name
+
+
+def test_an_empty_snake_case_optional_field_gives_way_to_camel_case():
+    """An empty string is absent for every optional field (D14), so its camelCase spelling is
+    read (D13), as offerlab does; an empty user_id stays an invalid field."""
+    e = ref.parse_json_line(line({**BUY, "product_id": "", "productId": "p", "expires_at": "",
+                                  "expiresAt": "2026-04-02T00:00:00Z", "offering_id": "", "offeringId": "camel"}), 0, "")
+    assert (e.product_id, e.offering_id, e.expires_at) == ("p", "camel", EPOCH_2026_03_02 + 31 * 86_400_000_000)
+    assert reason({**BASE, "user_id": "", "userId": "u"}) == "malformed_invalid_field"
 
 
 @pytest.mark.parametrize("price, micros", [

@@ -1,0 +1,96 @@
+import OfferLabIngest
+
+extension StoreEvent {
+    /// Fills `record` with exactly what the §1.2 parser makes of `StoreEventJSONLines.line(self)`
+    /// (`JSONLineParser(keepsSliceFields:)`), without writing the line and parsing it back: the
+    /// same field bytes (so the same interning), the same values, and for an event the parser
+    /// would reject, the same malformed reason (the record is then empty). A run makes every
+    /// store event's record this way; `StoreEventRecordTests` holds the two paths together.
+    ///
+    /// What the line's text decides: an empty optional string is absent, a price is exact
+    /// unless its magnitude is above `Price.maximumMicros`, a timestamp survives its text only
+    /// from year 0 to 9999, a fee share is read from its `Double` description.
+    ///
+    /// - Returns: nil when the event is a valid log record, otherwise the parser's reason.
+    public func fillLogRecord(_ record: inout LogRecord, keepsSliceFields: Bool) -> MalformedReason? {
+        record.reset()
+        // (3) Types: the user is a non-empty string, the price and the shares numbers in range.
+        guard !userID.isEmpty else { return .invalidField }
+        // A charge without its money is written with price 0 (`StoreEventJSONLines.line`).
+        let price = priceMicros ?? (event.requiresPrice ? 0 : nil)
+        if let price, price.magnitude > Price.maximumMicros.magnitude { return .invalidField }
+        guard let taxShare = Self.share(taxShare), let commissionShare = Self.share(commissionShare) else { return .invalidField }
+        if let taxShare, let commissionShare, Int64(taxShare) + Int64(commissionShare) >= LogRecord.wholeShare { return .invalidField }
+        // (4) The timestamp.
+        guard Self.textTimestamps.contains(at) else { return .badTimestamp }
+        // (5) Keys required by the event type; a price's currency (`XXX` when it has none).
+        let currency = price == nil ? nil : (self.currency ?? "XXX")
+        if event.isTransaction && (productID?.isEmpty ?? true || transactionID?.isEmpty ?? true) { return .missingField }
+        if price != nil && currency?.isEmpty ?? true { return .missingField }
+        // (6) Negative price.
+        if let price, price < 0 { return .negativePrice }
+
+        var ranges = (
+            eventID: Range<Int>?.none, userID: 0..<0, eventName: 0..<0, productID: Range<Int>?.none, transactionID: Range<Int>?.none,
+            originalTransactionID: Range<Int>?.none, currency: Range<Int>?.none, country: Range<Int>?.none,
+            platform: Range<Int>?.none, store: Range<Int>?.none
+        )
+        record.writeText { text in
+            func append(_ value: String) -> Range<Int> {
+                let start = text.count
+                text.append(contentsOf: value.utf8)
+                return start..<text.count
+            }
+            func appendOptional(_ value: String?) -> Range<Int>? {
+                guard let value, !value.isEmpty else { return nil }
+                return append(value)
+            }
+            ranges.eventID = appendOptional(eventID)
+            ranges.userID = append(userID)
+            ranges.eventName = append(event.logName)
+            ranges.productID = appendOptional(productID)
+            ranges.transactionID = appendOptional(transactionID)
+            ranges.originalTransactionID = appendOptional(originalTransactionID)
+            ranges.currency = appendOptional(currency)
+            if keepsSliceFields {
+                ranges.country = appendOptional(country)
+                ranges.platform = appendOptional(platform)
+            }
+            ranges.store = appendOptional(store)
+        }
+        record.eventID = ranges.eventID
+        record.userID = ranges.userID
+        record.eventName = ranges.eventName
+        record.eventType = event
+        record.timestamp = at
+        record.productID = ranges.productID
+        record.transactionID = ranges.transactionID
+        record.originalTransactionID = ranges.originalTransactionID
+        record.price = price
+        record.currency = ranges.currency
+        record.isSandbox = isSandbox
+        record.country = ranges.country
+        record.platform = ranges.platform
+        record.expiresAt = expiresAt.flatMap { Self.textTimestamps.contains($0) ? $0 : nil }
+        record.store = ranges.store
+        record.taxShare = taxShare
+        record.commissionShare = commissionShare
+        return nil
+    }
+
+    /// The timestamps whose text (`Timestamp.format`) the grammar reads back: years 0 to 9999.
+    static let textTimestamps: Range<Int64> =
+        Timestamp.daysFromCivil(year: 0, month: 1, day: 1) * Timestamp.microsecondsPerDay..<Timestamp.daysFromCivil(
+            year: 10_000, month: 1, day: 1) * Timestamp.microsecondsPerDay
+
+    /// A fee share in millionths, as the parser reads the line's: `.some(nil)` when the line has
+    /// none (absent or not finite), nil when it is no share (the record is an invalid field).
+    private static func share(_ share: Double?) -> Int32?? {
+        guard let share, share.isFinite else { return .some(nil) }
+        // The line holds the description; read back as the parser reads any number.
+        var text = share.description
+        guard let micros = text.withUTF8({ Price.parseMicros(UnsafeRawBufferPointer($0)) }), micros >= 0, micros < LogRecord.wholeShare
+        else { return nil }
+        return .some(Int32(micros))
+    }
+}

@@ -1,0 +1,217 @@
+import OfferLabStatistics
+
+/// The fixed-horizon values of a comparison, from `abs_lift` to `chance_to_beat_control`: in
+/// `comparisons`, and once per compared metric in `daily`.
+struct LiftValues: Sendable, Equatable {
+    var absLift: Double?
+    var absLiftCILow: Double?
+    var absLiftCIHigh: Double?
+    var relLift: Double?
+    var relLiftCILow: Double?
+    var relLiftCIHigh: Double?
+    var pValue: Double?
+    var pValueAdjusted: Double?
+    var significant: Bool?
+    var chanceToBeatControl: Double?
+
+    static let columns: [TableColumn<LiftValues>] = [
+        .init(.absLift, \.absLift), .init(.absLiftCILow, \.absLiftCILow), .init(.absLiftCIHigh, \.absLiftCIHigh),
+        .init(.relLift, \.relLift), .init(.relLiftCILow, \.relLiftCILow), .init(.relLiftCIHigh, \.relLiftCIHigh),
+        .init(.pValue, \.pValue), .init(.pValueAdjusted, \.pValueAdjusted), .init(.significant, \.significant),
+        .init(.chanceToBeatControl, \.chanceToBeatControl),
+    ]
+
+    /// The absolute lift with its interval, nil without one.
+    var absolute: Estimate? { absLift.map { Estimate(value: $0, low: absLiftCILow, high: absLiftCIHigh) } }
+    /// The relative lift with its interval, nil without one.
+    var relative: Estimate? { relLift.map { Estimate(value: $0, low: relLiftCILow, high: relLiftCIHigh) } }
+}
+
+extension LiftValues {
+    init(_ result: ComparisonResult) {
+        self.init(
+            absLift: result.absLift, absLiftCILow: result.absLiftCILow, absLiftCIHigh: result.absLiftCIHigh, relLift: result.relLift,
+            relLiftCILow: result.relLiftCILow, relLiftCIHigh: result.relLiftCIHigh, pValue: result.pValue,
+            pValueAdjusted: result.pValueAdjusted, significant: result.significant, chanceToBeatControl: result.chanceToBeatControl)
+    }
+}
+
+/// The `seq_…` values of a comparison (docs/statistics.md, Sequential): after `mde_abs` in
+/// `comparisons` and after every other column of `daily` (once per metric there). All nil on a
+/// night stored without them.
+struct SequentialValues: Sendable, Equatable {
+    var absoluteLow: Double?
+    var absoluteHigh: Double?
+    var relativeLow: Double?
+    var relativeHigh: Double?
+    var pValue: Double?
+    var pValueAdjusted: Double?
+    var significant: Bool?
+
+    static let columns: [TableColumn<SequentialValues>] = [
+        .init(.seqAbsLiftCILow, \.absoluteLow), .init(.seqAbsLiftCIHigh, \.absoluteHigh), .init(.seqRelLiftCILow, \.relativeLow),
+        .init(.seqRelLiftCIHigh, \.relativeHigh), .init(.seqPValue, \.pValue), .init(.seqPValueAdjusted, \.pValueAdjusted),
+        .init(.seqSignificant, \.significant),
+    ]
+}
+
+extension SequentialValues {
+    init(_ result: ComparisonResult) {
+        self.init(
+            absoluteLow: result.seqAbsLiftCILow, absoluteHigh: result.seqAbsLiftCIHigh, relativeLow: result.seqRelLiftCILow,
+            relativeHigh: result.seqRelLiftCIHigh, pValue: result.seqPValue, pValueAdjusted: result.seqPValueAdjusted,
+            significant: result.seqSignificant)
+    }
+}
+
+/// The `…_adjusted` values of a comparison (docs/statistics.md, "Intervals that agree with the
+/// verdict"): the intervals the report quotes, after the sequential columns in `comparisons`
+/// and `slice_comparisons`. All nil on a night stored without them.
+struct AdjustedIntervals: Sendable, Equatable {
+    struct Ends: Sendable, Equatable {
+        var absoluteLow: Double?
+        var absoluteHigh: Double?
+        var relativeLow: Double?
+        var relativeHigh: Double?
+    }
+
+    /// `abs_lift_ci_*_adjusted`, `rel_lift_ci_*_adjusted`: agree with `significant`.
+    var fixed = Ends()
+    /// `seq_abs_lift_ci_*_adjusted`, `seq_rel_lift_ci_*_adjusted`: agree with `seq_significant`.
+    var sequential = Ends()
+
+    static let columns: [TableColumn<AdjustedIntervals>] = [
+        .init(.absLiftCILowAdjusted, \.fixed.absoluteLow), .init(.absLiftCIHighAdjusted, \.fixed.absoluteHigh),
+        .init(.relLiftCILowAdjusted, \.fixed.relativeLow), .init(.relLiftCIHighAdjusted, \.fixed.relativeHigh),
+        .init(.seqAbsLiftCILowAdjusted, \.sequential.absoluteLow), .init(.seqAbsLiftCIHighAdjusted, \.sequential.absoluteHigh),
+        .init(.seqRelLiftCILowAdjusted, \.sequential.relativeLow), .init(.seqRelLiftCIHighAdjusted, \.sequential.relativeHigh),
+    ]
+}
+
+extension AdjustedIntervals {
+    init(_ result: ComparisonResult) {
+        self.init(
+            fixed: Ends(
+                absoluteLow: result.absLiftCILowAdjusted, absoluteHigh: result.absLiftCIHighAdjusted,
+                relativeLow: result.relLiftCILowAdjusted, relativeHigh: result.relLiftCIHighAdjusted),
+            sequential: Ends(
+                absoluteLow: result.seqAbsLiftCILowAdjusted, absoluteHigh: result.seqAbsLiftCIHighAdjusted,
+                relativeLow: result.seqRelLiftCILowAdjusted, relativeHigh: result.seqRelLiftCIHighAdjusted))
+    }
+}
+
+/// A comparison of a treatment with the control on one metric: the columns after
+/// `offering_id` (and the slice's level) in `comparisons` and `slice_comparisons`.
+struct ComparisonValues: Sendable, Equatable {
+    var group = ""
+    var controlGroup = ""
+    /// The `comparisons.csv` metric name (`conversion`, `arpu_capped`, `projected_arpu_365`).
+    var metric = ""
+    var controlValue: Double?
+    var value: Double?
+    var lift = LiftValues()
+    /// The absolute difference detectable with 80% power (conversion only).
+    var mdeAbs: Double?
+    var sequential = SequentialValues()
+    var adjusted = AdjustedIntervals()
+
+    static let columns: [TableColumn<ComparisonValues>] =
+        [
+            .init(.group, \.group), .init(.controlGroup, \.controlGroup), .init(.metric, \.metric),
+            .init(.controlValue, \.controlValue), .init(.value, \.value),
+        ] + LiftValues.columns.map { $0.of(\.lift) } + [.init(.mdeAbs, \.mdeAbs)]
+        + SequentialValues.columns.map { $0.of(\.sequential) } + AdjustedIntervals.columns.map { $0.of(\.adjusted) }
+}
+
+extension ComparisonValues {
+    init(_ result: ComparisonResult) {
+        self.init(
+            group: result.group, controlGroup: result.controlGroup, metric: result.metric.csvName, controlValue: result.controlValue,
+            value: result.value, lift: LiftValues(result), mdeAbs: result.mdeAbs, sequential: SequentialValues(result),
+            adjusted: AdjustedIntervals(result))
+    }
+}
+
+/// A row of `comparisons`.
+struct ComparisonRow: TypedRow, Equatable {
+    var offeringID = ""
+    var comparison = ComparisonValues()
+
+    static let table = TypedTable<ComparisonRow>(
+        name: "comparisons", keys: [.offeringID, .group, .metric],
+        columns: [.init(.offeringID, \.offeringID)] + ComparisonValues.columns.map { $0.of(\.comparison) })
+}
+
+/// The sample-ratio check of an offering or a slice level; all nil when it has no users.
+struct SampleRatioValues: Sendable, Equatable {
+    var chi2: Double?
+    var pValue: Double?
+    var flagged: Bool?
+
+    static let columns: [TableColumn<SampleRatioValues>] = [
+        .init(.chi2, \.chi2), .init(.srmPValue, \.pValue), .init(.srmFlag, \.flagged),
+    ]
+}
+
+extension SampleRatioValues {
+    init(_ result: SampleRatioMismatchResult?) {
+        self.init(chi2: result?.chiSquared, pValue: result?.pValue, flagged: result?.isFlagged)
+    }
+}
+
+/// A row of `srm`.
+struct SampleRatioRow: TypedRow, Equatable {
+    var offeringID = ""
+    var check = SampleRatioValues()
+
+    static let table = TypedTable<SampleRatioRow>(
+        name: "srm", keys: [.offeringID], columns: [.init(.offeringID, \.offeringID)] + SampleRatioValues.columns.map { $0.of(\.check) })
+}
+
+/// The columns before a slice level's values: `offering_id`, `dimension`, `level`.
+struct SliceKey: Sendable, Equatable {
+    var offeringID = ""
+    /// The slice field (`country`, `platform`).
+    var dimension = ""
+    var level = ""
+
+    static let columns: [TableColumn<SliceKey>] = [
+        .init(.offeringID, \.offeringID), .init(.dimension, \.dimension), .init(.level, \.level),
+    ]
+}
+
+/// A row of `slice_summary` (docs/analysis.md §7): `summary`'s first columns and a group's
+/// metrics, per slice level.
+struct SliceSummaryRow: TypedRow, Equatable {
+    var slice = SliceKey()
+    var group = ""
+    var isControl = false
+    var weight = 0.0
+    var metrics = GroupMetrics()
+
+    static let table = TypedTable<SliceSummaryRow>(
+        name: "slice_summary", keys: SliceKey.columns.map(\.column) + [.group],
+        columns: SliceKey.columns.map { $0.of(\.slice) }
+            + [.init(.group, \.group), .init(.isControl, \.isControl), .init(.weight, \.weight)]
+            + GroupMetrics.columns.map { $0.of(\.metrics) })
+}
+
+/// A row of `slice_comparisons`.
+struct SliceComparisonRow: TypedRow, Equatable {
+    var slice = SliceKey()
+    var comparison = ComparisonValues()
+
+    static let table = TypedTable<SliceComparisonRow>(
+        name: "slice_comparisons", keys: SliceKey.columns.map(\.column) + [.group, .metric],
+        columns: SliceKey.columns.map { $0.of(\.slice) } + ComparisonValues.columns.map { $0.of(\.comparison) })
+}
+
+/// A row of `slice_srm`.
+struct SliceSampleRatioRow: TypedRow, Equatable {
+    var slice = SliceKey()
+    var check = SampleRatioValues()
+
+    static let table = TypedTable<SliceSampleRatioRow>(
+        name: "slice_srm", keys: SliceKey.columns.map(\.column),
+        columns: SliceKey.columns.map { $0.of(\.slice) } + SampleRatioValues.columns.map { $0.of(\.check) })
+}

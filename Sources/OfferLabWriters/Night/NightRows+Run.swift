@@ -1,0 +1,129 @@
+/// A row of `quality`: a run-wide counter (empty `offering_id`) or an offering's.
+struct QualityRow: TypedRow, Equatable {
+    var offeringID = ""
+    var counter = ""
+    var count = 0
+
+    static let table = TypedTable<QualityRow>(
+        name: "quality", keys: [.offeringID, .counter],
+        columns: [.init(.offeringID, \.offeringID), .init(.counter, \.counter), .init(.count, \.count)])
+}
+
+/// A row of `sources` (contract §1.6): a counter of one source format the job reads. Run-wide,
+/// without `offering_id`: a re-run of the night replaces all of its rows.
+struct SourceRow: TypedRow, Equatable {
+    var source = ""
+    var counter = ""
+    var count = 0
+
+    static let table = TypedTable<SourceRow>(
+        name: "sources", keys: [.source, .counter],
+        columns: [.init(.source, \.source), .init(.counter, \.counter), .init(.count, \.count)])
+}
+
+/// A row of `rejects` (CSV only): a rejected or noted line and why.
+struct RejectRow: TypedRow, Equatable {
+    var file = ""
+    var line = 0
+    var reason = ""
+    var text = ""
+
+    static let table = TypedTable<RejectRow>(
+        name: "rejects", keys: [.file, .line, .reason],
+        columns: [.init(.file, \.file), .init(.line, \.line), .init(.reason, \.reason), .init(.text, \.text)])
+}
+
+/// A row of `skipped_files` (CSV only): a log file left out whole (`on_corrupt_file: skip`).
+struct SkippedFileRow: TypedRow, Equatable {
+    var file = ""
+    var error = ""
+
+    static let table = TypedTable<SkippedFileRow>(
+        name: "skipped_files", keys: [.file], columns: [.init(.file, \.file), .init(.error, \.error)])
+}
+
+/// A row of `rejected_money` (database only, for the report's banner): the money malformed
+/// lines named in one currency, its lines and their amounts' sum; `currency` empty for the
+/// lines whose amount cannot be read (`amount` empty). Run-wide: `offering_id` is empty.
+struct RejectedMoneyRow: TypedRow, Equatable {
+    var offeringID = ""
+    var currency = ""
+    var lines = 0
+    var amount: Double?
+
+    static let table = TypedTable<RejectedMoneyRow>(
+        name: "rejected_money", keys: [.offeringID, .currency],
+        columns: [.init(.offeringID, \.offeringID), .init(.currency, \.currency), .init(.lines, \.lines), .init(.amount, \.amount)])
+}
+
+/// A row of `offerings` (database only): an analysed offering and the settings it was analysed
+/// with.
+struct OfferingRow: TypedRow, Equatable {
+    var offeringID = ""
+    /// The offering's name in `subscription_offerings`.
+    var name = ""
+    var isActive = false
+    var controlGroup = ""
+    /// The currency of every money amount.
+    var reportCurrency = ""
+    var alpha: Double?
+    var conversionWindowDays: Double?
+    var sequentialTuning: Double?
+    /// The job's `decision` (`Decision`'s raw value).
+    var decision: String?
+
+    static let table = TypedTable<OfferingRow>(
+        name: "offerings", keys: [.offeringID],
+        columns: [
+            .init(.offeringID, \.offeringID), .init(.offeringName, \.name), .init(.isActive, \.isActive),
+            .init(.controlGroup, \.controlGroup), .init(.reportCurrency, \.reportCurrency), .init(.alpha, \.alpha),
+            .init(.conversionWindowDays, \.conversionWindowDays), .init(.sequentialTuning, \.sequentialTuning),
+            .init(.decision, \.decision),
+        ])
+}
+
+/// A row of `shown_products` (database only): a product on a group's paywall, `position` its
+/// 0-based rank in display order.
+struct ShownProductRow: TypedRow, Equatable {
+    var offeringID = ""
+    var group = ""
+    var position = 0
+    var productID = ""
+    var type: String?
+    var fallbackDisplayPrice: String?
+    var isDefault = false
+    var badgeText: String?
+    var subtitleText: String?
+
+    static let table = TypedTable<ShownProductRow>(
+        name: "shown_products", keys: [.offeringID, .group, .position],
+        columns: [
+            .init(.offeringID, \.offeringID), .init(.group, \.group), .init(.position, \.position), .init(.productID, \.productID),
+            .init(.productType, \.type), .init(.fallbackDisplayPrice, \.fallbackDisplayPrice), .init(.isDefault, \.isDefault),
+            .init(.badgeText, \.badgeText), .init(.subtitleText, \.subtitleText),
+        ])
+
+    /// Whether `other` shows the same product the same way, wherever and in whichever group.
+    func showsTheSame(as other: ShownProductRow) -> Bool {
+        productID == other.productID && type == other.type && fallbackDisplayPrice == other.fallbackDisplayPrice
+            && isDefault == other.isDefault && badgeText == other.badgeText && subtitleText == other.subtitleText
+    }
+}
+
+/// A row of `shown_copy` (database only): a group's paywall copy.
+struct ShownCopyRow: TypedRow, Equatable {
+    var offeringID = ""
+    var group = ""
+    var headerTitle: String?
+    var headerSubtitle: String?
+    var ctaButtonText: String?
+    var supportingText: String?
+
+    static let table = TypedTable<ShownCopyRow>(
+        name: "shown_copy", keys: [.offeringID, .group],
+        columns: [
+            .init(.offeringID, \.offeringID), .init(.group, \.group), .init(.headerTitle, \.headerTitle),
+            .init(.headerSubtitle, \.headerSubtitle), .init(.ctaButtonText, \.ctaButtonText),
+            .init(.supportingText, \.supportingText),
+        ])
+}

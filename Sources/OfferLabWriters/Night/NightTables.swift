@@ -1,0 +1,117 @@
+/// A night's results as typed rows, one array per output table: the one value the CSV files,
+/// the database's rows and the report are all derived from. A run makes it from its results
+/// (`ResultTables.make`); `offerlab report --db` reads it back from the database through the same
+/// column declarations (`init(database:missing:)`), so both give the same report.
+///
+/// Money amounts are held as they are written (rounded to the micro-unit), so the report a run
+/// writes reads the amounts the database gives back.
+package struct NightTables: Sendable, Equatable {
+    var summary: [SummaryRow] = []
+    /// The offerings' own comparisons, capped and matured ones, then `projected_arpu_365`'s, per offering.
+    var comparisons: [ComparisonRow] = []
+    var sampleRatios: [SampleRatioRow] = []
+    var products: [ProductRow] = []
+    var quality: [QualityRow] = []
+    var sources: [SourceRow] = []
+    var daily: [DailyRow] = []
+    var maturity: [MaturityRow] = []
+    var rejects: [RejectRow] = []
+    var skippedFiles: [SkippedFileRow] = []
+    var rejectedMoney: [RejectedMoneyRow] = []
+    var offerings: [OfferingRow] = []
+    var shownProducts: [ShownProductRow] = []
+    var shownCopy: [ShownCopyRow] = []
+    var sliceSummary: [SliceSummaryRow] = []
+    var sliceComparisons: [SliceComparisonRow] = []
+    var sliceSampleRatios: [SliceSampleRatioRow] = []
+    var projection: [ProjectionRow] = []
+
+    /// Whether the job sliced: only then are the slice tables written as CSV files.
+    var writesSliceFiles = false
+
+    init() {}
+
+    /// The CSV files, in the order they are written.
+    package var files: [ResultTable] {
+        Self.csvTables.map { $0.encode(self) } + (writesSliceFiles ? Self.sliceTables.map { $0.encode(self) } : [])
+            + [Self.projectionTable.encode(self)]
+    }
+
+    /// The tables the database keeps. The slice tables are always among them, empty without
+    /// slices, so that a night re-run without them drops its old rows.
+    package var databaseTables: [ResultTable] { Self.stored.map { $0.encode(self) } }
+
+    /// The night as the database's `tables` hold it (tables looked up by name, extra ones
+    /// ignored). `missing` is told of each table it lacks (`"summary"`) and each column a table
+    /// lacks (`"summary.arpu"`): a night stored by an earlier offerlab lacks some, a run's own
+    /// tables none. What is missing reads as empty.
+    package init(database tables: [ResultTable], missing: (String) -> Void = { _ in }) {
+        for stored in Self.stored {
+            guard let table = tables.first(where: { $0.name == stored.schema.name }) else {
+                missing(stored.schema.name)
+                continue
+            }
+            stored.decode(&self, table, missing)
+        }
+    }
+
+    /// The night with each money amount as the CSV files and the database write it.
+    func asWritten() -> NightTables {
+        var night = self
+        for table in Self.stored + [Self.rejectsTable, Self.skippedFilesTable] { table.round(&night) }
+        return night
+    }
+}
+
+/// One table of the night: its declaration and where its rows are in `NightTables`.
+struct NightTable: Sendable {
+    var schema: ResultSchema
+    let encode: @Sendable (NightTables) -> ResultTable
+    let decode: @Sendable (inout NightTables, ResultTable, (String) -> Void) -> Void
+    let round: @Sendable (inout NightTables) -> Void
+
+    init<Row>(_ table: TypedTable<Row>, _ rows: WritableKeyPath<NightTables, [Row]> & Sendable) {
+        schema = table.schema
+        encode = { table.table($0[keyPath: rows]) }
+        decode = { night, stored, missing in night[keyPath: rows] = table.rows(stored, missing: missing) }
+        round = { $0[keyPath: rows] = table.asWritten($0[keyPath: rows]) }
+    }
+}
+
+extension NightTables {
+    static let summaryTable = NightTable(SummaryRow.table, \.summary)
+    static let comparisonsTable = NightTable(ComparisonRow.table, \.comparisons)
+    static let sampleRatioTable = NightTable(SampleRatioRow.table, \.sampleRatios)
+    static let productsTable = NightTable(ProductRow.table, \.products)
+    static let qualityTable = NightTable(QualityRow.table, \.quality)
+    static let sourcesTable = NightTable(SourceRow.table, \.sources)
+    static let dailyTable = NightTable(DailyRow.table, \.daily)
+    static let maturityTable = NightTable(MaturityRow.table, \.maturity)
+    static let rejectsTable = NightTable(RejectRow.table, \.rejects)
+    static let skippedFilesTable = NightTable(SkippedFileRow.table, \.skippedFiles)
+    static let projectionTable = NightTable(ProjectionRow.table, \.projection)
+
+    /// The CSV files before the slices' and the projection's.
+    static let csvTables = [
+        summaryTable, comparisonsTable, sampleRatioTable, productsTable, qualityTable, sourcesTable, dailyTable, maturityTable,
+        rejectsTable, skippedFilesTable,
+    ]
+
+    /// docs/analysis.md §7: the columns of `summary`, `comparisons` and `srm` with `dimension`
+    /// and `level` after `offering_id`.
+    static let sliceTables = [
+        NightTable(SliceSummaryRow.table, \.sliceSummary), NightTable(SliceComparisonRow.table, \.sliceComparisons),
+        NightTable(SliceSampleRatioRow.table, \.sliceSampleRatios),
+    ]
+
+    /// What the database keeps: the CSV tables but the rejects and skipped files, and the
+    /// tables that exist for `offerlab report --db` alone (the rejected money, the offerings
+    /// with their settings, what each group was shown), so it can rebuild the report without the
+    /// job file or the offering tables.
+    static let stored =
+        [
+            summaryTable, comparisonsTable, sampleRatioTable, productsTable, qualityTable, sourcesTable, dailyTable, maturityTable,
+            NightTable(RejectedMoneyRow.table, \.rejectedMoney), NightTable(OfferingRow.table, \.offerings),
+            NightTable(ShownProductRow.table, \.shownProducts), NightTable(ShownCopyRow.table, \.shownCopy),
+        ] + sliceTables + [projectionTable]
+}
