@@ -59,7 +59,9 @@ let package = Package(
             swiftSettings: releaseSpeed),
         // Synthetic data sets in the input formats (`offerlab generate`); the App Store's form is
         // signed with the stores' test signer.
-        .target(name: "OfferLabGenerate", dependencies: ["OfferLabStoreSources", "OfferLabIngest", "OfferLabStatistics", "CZlib"]),
+        .target(
+            name: "OfferLabGenerate",
+            dependencies: ["OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "CZlib"]),
         // The pipeline, one target per layer, each depending only on those before it (bytes to
         // reports; docs/architecture.md, checked by LayerTests):
         // What every layer shares: errors, concurrency, interning, folders, SQLite, progress.

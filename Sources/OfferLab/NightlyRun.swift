@@ -8,7 +8,6 @@ import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
 import OfferLabWriters
-import Synchronization
 
 /// What a finished run reports back to the command line.
 public struct RunReport: Sendable {
@@ -46,7 +45,7 @@ public enum NightlyRun {
         }
         let results = try await compute(job, progress: progress, cache: cache)
         try RunChecks.brokenNight(results, previous: ResultsDatabase.previousNight(path: job.databasePath, of: job), job: job)
-        let analyses = try statistics(of: results, job: job)
+        let analyses = try await statistics(of: results, job: job)
         let night = ResultTables.make(results, statistics: analyses, job: job)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
@@ -245,16 +244,18 @@ public enum NightlyRun {
 
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming an offering whose totals the statistics reject.
-    static func statistics(of results: NightResults, job: Job) throws -> [OfferingStatistics] {
-        // The offerings side by side, on every core: the projection's draws are most of this
-        // step, and each offering draws from its own seed, so nothing depends on the order.
+    static func statistics(of results: NightResults, job: Job) async throws -> [OfferingStatistics] {
+        // The offerings side by side, `threads` at a time: the projection's draws are most of
+        // this step, and each offering draws from its own seed, so nothing depends on the order.
+        // Each outcome is taken in offering order, so that of two rejected the first is named.
         let offerings = results.offerings
-        let computed = Mutex([Int: Result<OfferingStatistics, any Error>]())
-        DispatchQueue.concurrentPerform(iterations: offerings.count) { index in
-            let statistics = Result { try OfferingStatistics(offerings[index], alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
-            computed.withLock { $0[index] = statistics }
+        var statistics: [OfferingStatistics] = []
+        try await InOrder.run(count: offerings.count, width: job.threads) { index in
+            Result { try OfferingStatistics(offerings[index], alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+        } merge: { outcome in
+            statistics.append(try outcome.get())
         }
-        return try computed.withLock { all in try offerings.indices.map { try all[$0]!.get() } }
+        return statistics
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far

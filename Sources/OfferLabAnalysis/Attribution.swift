@@ -475,7 +475,7 @@ package enum Attribution {
                         expiresAt: counted.details.expiresAt))
                 // The refundable types are among these two (a trial is not one), so the event built
                 // here is the one kept.
-                if AttributionRules.isRefundable(type) { scratch.countedTransactions.append(counted) }
+                if type.isRefundable { scratch.countedTransactions.append(counted) }
             case .cancel, .expire, .refund: break
             }
         }
@@ -596,7 +596,7 @@ private struct ProductKey: Hashable {
 /// member's money and products, which the outcome leaves out so that it holds no array (an
 /// outcome with arrays was copied, and they retained and released, for every member and day).
 struct EvaluationScratch {
-    /// The counted events a refund can name (`AttributionRules.isRefundable`).
+    /// The counted events a refund can name (`EventType.isRefundable`).
     var countedTransactions: [DetailedEvent] = []
     var trials: [DetailedEvent] = []
     var purchases: [DetailedEvent] = []

@@ -39,15 +39,8 @@ package enum AttributionRules {
         return .counted
     }
 
-    /// Whether a counted event of this type is a transaction a refund can return money for:
-    /// a purchase or a renewal. A refund naming any other one (a `trial_start`) is an orphan.
-    @inline(__always)
-    static func isRefundable(_ type: EventType) -> Bool {
-        type == .purchase || type == .renewal
-    }
-
     /// The transaction a refund returns money for: among the member's counted refundable events
-    /// (``isRefundable(_:)``, in time order), the purchase with the refund's `transaction_id`,
+    /// (`EventType.isRefundable`, in time order), the purchase with the refund's `transaction_id`,
     /// else the first renewal with it. nil: the refund is an orphan (`orphan_refunds`) and
     /// changes nothing.
     static func refundedTransaction(of transaction: Int32, among counted: [DetailedEvent]) -> DetailedEvent? {

@@ -145,11 +145,7 @@ package enum LogIngest {
         let size = fileSize(atPath: scanner.path) ?? 0
         var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size / 48, keeping: job.keptSliceFields)
         batch.records.reserveCapacity(size / 32)
-        let summary = try scanner.scan(
-            record: { record, _ in batch.add(record, asOf: job.asOf) },
-            malformed: { line in
-                batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
-            })
+        let summary = try scan(into: &batch, path: scanner.path, job: job) { try scanner.scan(record: $0, malformed: $1) }
         if batch.looksUpUsers { batch.finishLookingUpUsers() }
         batch.counters.filesRead = 1
         batch.counters.nonBlankLines = summary.lines.nonBlankLines
@@ -229,11 +225,7 @@ package enum LogIngest {
         // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
         var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256, keeping: job.keptSliceFields)
         batch.records.reserveCapacity(piece.count / 128)
-        let lines = try scanner.scanPiece(
-            &piece, record: { record, _ in batch.add(record, asOf: job.asOf) },
-            malformed: { line in
-                batch.counters.reject(line.reason, file: scanner.path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
-            })
+        let lines = try scan(into: &batch, path: scanner.path, job: job) { try scanner.scanPiece(&piece, record: $0, malformed: $1) }
         // Here, on the piece's thread, rather than one piece after another when the file is merged.
         if batch.looksUpUsers {
             batch.finishLookingUpUsers()
@@ -241,6 +233,20 @@ package enum LogIngest {
             batch.resolveUsers(users)
         }
         return (batch, lines)
+    }
+
+    /// `scan` (a file's or a piece's) with what every line does: each record added to `batch`, each
+    /// malformed line counted in its counters (and kept, up to the job's `rejects_per_reason`).
+    private static func scan<Lines>(
+        into batch: inout EventBatch, path: String, job: Job,
+        _ scan: (
+            _ record: (_ record: UnsafePointer<LogRecord>, _ lineNumber: Int) throws -> Void,
+            _ malformed: (_ line: MalformedLine) throws -> Void
+        ) throws -> Lines
+    ) throws -> Lines {
+        try scan({ record, _ in batch.add(record, asOf: job.asOf) }) { line in
+            batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
+        }
     }
 
     /// A batch that looks its events' users up in the population's as it goes when the table is

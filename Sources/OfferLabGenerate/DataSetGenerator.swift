@@ -1,6 +1,6 @@
 import Foundation
 import OfferLabStoreSources
-import Synchronization
+import OfferLabSupport
 
 /// One file of a generated data set.
 public struct GeneratedFile: Sendable, Hashable {
@@ -40,7 +40,7 @@ public enum DataSetGenerator {
     /// Generates the data set. Throws a `GeneratorError` for a bad setting or an output folder
     /// that already holds a data set (unless `overwrite`), and the writer's error when a file
     /// cannot be written.
-    public static func generate(_ configuration: GeneratorConfiguration) throws -> GenerationReport {
+    public static func generate(_ configuration: GeneratorConfiguration) async throws -> GenerationReport {
         try configuration.validate()
         let out = configuration.outputDirectory
         try prepare(configuration)
@@ -59,50 +59,33 @@ public enum DataSetGenerator {
             signer = nil
         }
 
-        // The assignments table and the log shards, on `jobs` threads.
-        enum Work: Sendable {
-            case assignments
-            case shard(Int)
+        // The log shards, then the assignments table, `jobs` at a time: each writes files of its
+        // own, and what they report is added up in that order.
+        enum Written: Sendable {
+            case shard(LogCounts, userTransactionRows: [UInt8])
+            case assignments(rows: Int)
         }
-        let work: [Work] = (0..<shardCount).map { .shard($0) } + [.assignments]
-        let results = Mutex<(next: Int, rows: Int, logs: LogCounts, userTransactions: [Int: [UInt8]], error: (any Error)?)>(
-            (0, 0, LogCounts(), [:], nil))
-        let width = min(configuration.jobs, work.count)
-        DispatchQueue.concurrentPerform(iterations: width) { _ in
-            while true {
-                let item: Work? = results.withLock { state in
-                    guard state.error == nil, state.next < work.count else { return nil }
-                    state.next += 1
-                    return work[state.next - 1]
-                }
-                guard let item else { return }
-                do {
-                    switch item {
-                    case .assignments:
-                        let rows = try TableWriter.writeAssignments(configuration: configuration)
-                        results.withLock { $0.rows = rows }
-                    case .shard(let shard):
-                        var writer = LogShardWriter(
-                            configuration: configuration, shard: shard, shardCount: shardCount,
-                            store: storeWriter(configuration: configuration, shard: shard, signer: signer))
-                        let counts = try writer.run()
-                        let rows = writer.userTransactionRows
-                        results.withLock {
-                            $0.logs = $0.logs + counts
-                            $0.userTransactions[shard] = rows
-                        }
-                    }
-                } catch {
-                    results.withLock { if $0.error == nil { $0.error = error } }
-                }
+        var rows = 0
+        var logs = LogCounts()
+        var userTransactionRows: [UInt8] = []
+        try await InOrder.run(count: shardCount + 1, width: configuration.jobs) { index -> Written in
+            guard index < shardCount else { return .assignments(rows: try TableWriter.writeAssignments(configuration: configuration)) }
+            var writer = LogShardWriter(
+                configuration: configuration, shard: index, shardCount: shardCount,
+                store: storeWriter(configuration: configuration, shard: index, signer: signer))
+            let counts = try writer.run()
+            return .shard(counts, userTransactionRows: writer.userTransactionRows)
+        } merge: { written in
+            switch written {
+            case .shard(let counts, let shardRows):
+                logs = logs + counts
+                userTransactionRows += shardRows
+            case .assignments(let assignmentRows):
+                rows = assignmentRows
             }
         }
-        var (rows, logs, userTransactions, failure) = results.withLock { ($0.rows, $0.logs, $0.userTransactions, $0.error) }
-        if let failure { throw failure }
         if let signer {
-            tableFiles.append(
-                try TableWriter.writeUserTransactions(
-                    into: out, rows: (0..<shardCount).flatMap { userTransactions[$0] ?? [] }))
+            tableFiles.append(try TableWriter.writeUserTransactions(into: out, rows: userTransactionRows))
             let root = out + "/" + AppStoreNotificationWriter.rootCertificatePath
             guard FileManager.default.createFile(atPath: root, contents: Data(signer.rootCertificateDER)) else {
                 throw GeneratorError("cannot write the test root certificate", path: root)

@@ -52,6 +52,22 @@ struct LineEncoder {
         ranges.reserveCapacity(24)
     }
 
+    /// Encodes one event into `line` as a line of `format`.
+    mutating func encode(_ subject: LineSubject, as format: LogFile.Format, breakage: Breakage, random: inout SplitMix64) {
+        switch format {
+        case .jsonLines: encodeJSON(subject, breakage: breakage, random: &random)
+        case .csv: encodeCSV(subject, breakage: breakage, random: &random)
+        }
+    }
+
+    /// `body` on this encoder, the lines it encodes left out of `camelCaseLines` and
+    /// `bothSpellingLines` (lines that are not written as the app's, or are malformed).
+    mutating func uncounted<Result>(_ body: (inout LineEncoder) throws -> Result) rethrows -> Result {
+        let (camel, both) = (camelCaseLines, bothSpellingLines)
+        defer { (camelCaseLines, bothSpellingLines) = (camel, both) }
+        return try body(&self)
+    }
+
     // MARK: JSON Lines
 
     /// Unknown keys, one of which some lines carry: every JSON value type, nesting, escapes

@@ -146,12 +146,7 @@ struct LogShardWriter {
                 let file = file(day: day, part: part)
                 let subject = LineSubject(user: user, event: event)
                 if file.format == .jsonLines && random.chance(Self.blankLineChance) { file.appendBlankLine() }
-                if configuration.sourceFormat.carries(event.kind, of: user) {
-                    encodeUnwritten(subject, format: file.format, random: &random)
-                    try store?.write(event, user: user, day: day)
-                } else {
-                    try write(subject, to: file, random: &random)
-                }
+                try write(subject, day: day, to: file, random: &random)
                 switch event.delivery {
                 case .original: counts.events += 1
                 case .redelivery: counts.redeliveries += 1
@@ -188,25 +183,17 @@ struct LogShardWriter {
         return counts
     }
 
-    private mutating func write(_ subject: LineSubject, to file: LogFile, random: inout SplitMix64) throws {
-        switch file.format {
-        case .jsonLines: encoder.encodeJSON(subject, breakage: .none, random: &random)
-        case .csv: encoder.encodeCSV(subject, breakage: .none, random: &random)
+    /// Writes an event of `day` as a line of `file`, or to the store's files when the data set's
+    /// store form carries it: then the line the app's log would hold is encoded and dropped
+    /// (uncounted), so that the same random draws keep every other line of the data set as it is.
+    private mutating func write(_ subject: LineSubject, day: Int, to file: LogFile, random: inout SplitMix64) throws {
+        if configuration.sourceFormat.carries(subject.event.kind, of: subject.user) {
+            encoder.uncounted { $0.encode(subject, as: file.format, breakage: .none, random: &random) }
+            try store?.write(subject.event, user: subject.user, day: day)
+        } else {
+            encoder.encode(subject, as: file.format, breakage: .none, random: &random)
+            try file.appendLine(encoder.line)
         }
-        try file.appendLine(encoder.line)
-    }
-
-    /// Encodes the line the app's log would hold and drops it: the event went to the store's
-    /// files, and the same random draws keep every other line of the data set as it is.
-    private mutating func encodeUnwritten(_ subject: LineSubject, format: LogFile.Format, random: inout SplitMix64) {
-        let camel = encoder.camelCaseLines
-        let both = encoder.bothSpellingLines
-        switch format {
-        case .jsonLines: encoder.encodeJSON(subject, breakage: .none, random: &random)
-        case .csv: encoder.encodeCSV(subject, breakage: .none, random: &random)
-        }
-        encoder.camelCaseLines = camel
-        encoder.bothSpellingLines = both
     }
 
     private mutating func writeMalformed(_ subject: LineSubject, to file: LogFile, random: inout SplitMix64) throws {
@@ -216,28 +203,20 @@ struct LogShardWriter {
         case .csv: malformation = Malformation.csv(for: subject.event, random: &random)
         }
         // Malformed lines are not counted as camelCase/both-spelling lines.
-        let camel = encoder.camelCaseLines
-        let both = encoder.bothSpellingLines
-        defer {
-            encoder.camelCaseLines = camel
-            encoder.bothSpellingLines = both
-        }
-        var line: [UInt8] = []
-        switch malformation.shape {
-        case .notAnObject(let literal):
-            line.appendASCII(literal)
-        case .truncated:
-            encoder.encodeJSON(subject, breakage: .none, random: &random)
-            let cut = 1 + random.below(encoder.line.count - 1)
-            line = Array(encoder.line[..<cut])
-        case .broken:
-            switch file.format {
-            case .jsonLines:
-                encoder.encodeJSON(subject, breakage: malformation.breakage, random: &random)
-            case .csv:
-                encoder.encodeCSV(subject, breakage: malformation.breakage, random: &random)
+        let line = encoder.uncounted { encoder in
+            switch malformation.shape {
+            case .notAnObject(let literal):
+                var bytes: [UInt8] = []
+                bytes.appendASCII(literal)
+                return bytes
+            case .truncated:
+                encoder.encodeJSON(subject, breakage: .none, random: &random)
+                let cut = 1 + random.below(encoder.line.count - 1)
+                return Array(encoder.line[..<cut])
+            case .broken:
+                encoder.encode(subject, as: file.format, breakage: malformation.breakage, random: &random)
+                return encoder.line
             }
-            line = encoder.line
         }
         let destination = Self.mayNameMoney(subject.event, malformation: malformation, line: line) ? showcaseFile(file.format) : file
         try destination.appendLine(line)
@@ -283,12 +262,7 @@ struct LogShardWriter {
                 event.idSerial = event.sequence
                 let subject = LineSubject(user: user, event: event)
                 let file = file(day: 0, part: part(ofUser: index))
-                if configuration.sourceFormat.carries(kind, of: user) {
-                    encodeUnwritten(subject, format: file.format, random: &random)
-                    try store?.write(event, user: user, day: 0)
-                } else {
-                    try write(subject, to: file, random: &random)
-                }
+                try write(subject, day: 0, to: file, random: &random)
                 counts.events += 1
             }
             return

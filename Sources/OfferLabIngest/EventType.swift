@@ -32,6 +32,10 @@ public enum EventType: UInt8, CaseIterable, Sendable, Codable {
     /// Events that must carry a price (a paid charge).
     public var requiresPrice: Bool { self == .purchase || self == .renewal }
 
+    /// Events a refund can return money for: the paid charges. A refund naming any other
+    /// transaction (a `trial_start`) is an orphan.
+    public var isRefundable: Bool { requiresPrice }
+
     /// Events whose money counts in the results: the paid charges and the refunds of them.
     public var carriesMoney: Bool { requiresPrice || self == .refund }
 }

@@ -245,7 +245,7 @@ private func addAdjustedIntervals(
         let intervals = adjustedFixedLiftIntervals(
             control: control, treatment: treatment,
             studentDegreesOfFreedom: row.metric.kind == .revenue
-                ? welchTest(control: control, treatment: treatment)?.degreesOfFreedom : nil,
+                ? welchVariance(control: control, treatment: treatment)?.degreesOfFreedom : nil,
             alpha: alpha, adjustedPValue: adjustedPValue, familySize: familySizes.fixed)
     {
         row.absLiftCILowAdjusted = intervals.absolute.low

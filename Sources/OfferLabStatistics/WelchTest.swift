@@ -16,6 +16,17 @@ public struct WelchTestResult: Sendable, Equatable {
 /// - Returns: nil when a group has fewer than 2 users or both variances are 0 (se = 0: the
 ///   statistic and its degrees of freedom are 0/0).
 public func welchTest(control: SampleMoments, treatment: SampleMoments) -> WelchTestResult? {
+    guard let (variance, df) = welchVariance(control: control, treatment: treatment) else { return nil }
+    let se = variance.squareRoot()
+    let t = (treatment.mean - control.mean) / se
+    let p = min(1, 2 * StudentT(degreesOfFreedom: df).survival(abs(t)))
+    return WelchTestResult(t: t, degreesOfFreedom: df, standardError: se, pValue: p)
+}
+
+/// The variance of the difference of the means (se²) and its Welch–Satterthwaite degrees of
+/// freedom ν: the test's, and the Student quantile's of the intervals that agree with its
+/// verdict. nil where `welchTest` is nil.
+func welchVariance(control: SampleMoments, treatment: SampleMoments) -> (variance: Double, degreesOfFreedom: Double)? {
     guard control.count >= 2, treatment.count >= 2 else { return nil }
     let vc = control.varianceOfMean
     let vt = treatment.varianceOfMean
@@ -24,9 +35,5 @@ public func welchTest(control: SampleMoments, treatment: SampleMoments) -> Welch
     // Shares of the variance, so that tiny or huge variances neither underflow nor overflow.
     let shareC = vc / sum
     let shareT = vt / sum
-    let df = 1 / (shareT * shareT / Double(treatment.count - 1) + shareC * shareC / Double(control.count - 1))
-    let se = sum.squareRoot()
-    let t = (treatment.mean - control.mean) / se
-    let p = min(1, 2 * StudentT(degreesOfFreedom: df).survival(abs(t)))
-    return WelchTestResult(t: t, degreesOfFreedom: df, standardError: se, pValue: p)
+    return (sum, 1 / (shareT * shareT / Double(treatment.count - 1) + shareC * shareC / Double(control.count - 1)))
 }

@@ -4,18 +4,24 @@ import OfferLabJob
 import OfferLabTables
 import OfferLabWriters
 
+/// An event type's log name as a SQL string literal: `'refund'`. The scripts take the taxonomy from
+/// `EventType`, as `run` does.
+func eventName(_ type: EventType) -> String { "'\(type.logName)'" }
+
 /// The log names of the event types `includes` selects, in `EventType` order, as a SQL list:
-/// `('purchase', 'renewal')`. The scripts take the taxonomy from `EventType`, as `run` does.
+/// `('purchase', 'renewal')`.
 private func eventList(_ includes: (EventType) -> Bool) -> String {
-    "(" + EventType.allCases.filter(includes).map { "'\($0.logName)'" }.joined(separator: ", ") + ")"
+    "(" + EventType.allCases.filter(includes).map(eventName).joined(separator: ", ") + ")"
 }
 
 /// Every event type of the taxonomy; any other `event` is dropped as unknown.
 private let knownEvents = eventList { _ in true }
 /// The event types whose copies are also recognised by (`event`, `transaction_id`).
 private let transactionEvents = eventList(\.isTransaction)
-/// The paid charges, which must carry a price and which a refund can return.
+/// The paid charges, which must carry a price.
 let chargeEvents = eventList(\.requiresPrice)
+/// The events a refund can return money for.
+private let refundableEvents = eventList(\.isRefundable)
 /// The events whose money counts: the charges and their refunds.
 let moneyEvents = eventList(\.carriesMoney)
 
@@ -289,24 +295,24 @@ extension ScriptBuilder {
                   SELECT m.user_id, m.offering_key, m.group_key, m.assigned_at, a.offering_id, g.group_name
                   FROM memberships m JOIN analysed_offerings a ON a.offering_key = m.offering_key JOIN catalog_groups g ON g.group_key = m.group_key
                   WHERE m.group_count = 1),
-                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(chargeEvents)),
+                charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(refundableEvents)),
                 looked_at AS (
                   SELECT m.offering_key, m.group_key, m.offering_id AS offering_id_of_group, m.group_name, m.assigned_at, e.*,
-                    coalesce(p.ts, r.ts) AS target_ts, CASE WHEN p.ts IS NOT NULL THEN 'purchase' WHEN r.ts IS NOT NULL THEN 'renewal' END AS target_event,
+                    coalesce(p.ts, r.ts) AS target_ts, CASE WHEN p.ts IS NOT NULL THEN \(eventName(.purchase)) WHEN r.ts IS NOT NULL THEN \(eventName(.renewal)) END AS target_event,
                     CASE WHEN e.price_micros IS NOT NULL THEN e.price_micros ELSE coalesce(p.price_micros, r.price_micros) END AS refund_micros,
                     CASE WHEN e.price_micros IS NOT NULL THEN e.currency ELSE coalesce(p.currency, r.currency) END AS refund_currency
                   FROM members m JOIN clean_events e ON e.user_id = m.user_id
-                  LEFT JOIN charges p ON e.event = 'refund' AND p.event = 'purchase' AND p.user_id = e.user_id AND p.transaction_id = e.transaction_id
-                  LEFT JOIN charges r ON e.event = 'refund' AND r.event = 'renewal' AND r.user_id = e.user_id AND r.transaction_id = e.transaction_id),
+                  LEFT JOIN charges p ON e.event = \(eventName(.refund)) AND p.event = \(eventName(.purchase)) AND p.user_id = e.user_id AND p.transaction_id = e.transaction_id
+                  LEFT JOIN charges r ON e.event = \(eventName(.refund)) AND r.event = \(eventName(.renewal)) AND r.user_id = e.user_id AND r.transaction_id = e.transaction_id),
                 judged AS (
                   SELECT *,
-                    CASE WHEN event = 'refund' THEN target_ts IS NOT NULL AND \(counts("target_ts")) ELSE \(counts("ts")) END AS counted,
-                    CASE WHEN event = 'refund' THEN refund_micros ELSE price_micros END AS money_micros,
-                    CASE WHEN event = 'refund' THEN refund_currency ELSE currency END AS money_currency
+                    CASE WHEN event = \(eventName(.refund)) THEN target_ts IS NOT NULL AND \(counts("target_ts")) ELSE \(counts("ts")) END AS counted,
+                    CASE WHEN event = \(eventName(.refund)) THEN refund_micros ELSE price_micros END AS money_micros,
+                    CASE WHEN event = \(eventName(.refund)) THEN refund_currency ELSE currency END AS money_currency
                   FROM looked_at m)
                 SELECT j.offering_key, j.group_key, j.user_id, j.assigned_at, j.event, j.ts, j.file_index, j.line_number, j.product_id, j.original_transaction_id, j.counted,
-                  j.event <> 'refund' AND j.ts < j.assigned_at AS pre_assignment,
-                  j.event = 'refund' AND NOT j.counted AS orphan_refund,
+                  j.event <> \(eventName(.refund)) AND j.ts < j.assigned_at AS pre_assignment,
+                  j.event = \(eventName(.refund)) AND NOT j.counted AS orphan_refund,
                   j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
                   j.money_micros, j.money_currency, x.rate\(keptColumns.map { ", j." + $0 }.joined()),
                   j.transaction_id, j.target_event, j.expires_at,
@@ -316,7 +322,7 @@ extension ScriptBuilder {
                 FROM judged j
                 LEFT JOIN rates x ON x.currency = upper(j.money_currency) AND j.event IN \(moneyEvents)
                 LEFT JOIN charge_proceeds own ON j.event IN \(chargeEvents) AND own.event = j.event AND own.transaction_id = j.transaction_id
-                LEFT JOIN charge_proceeds target ON j.event = 'refund' AND target.event = j.target_event AND target.transaction_id = j.transaction_id
+                LEFT JOIN charge_proceeds target ON j.event = \(eventName(.refund)) AND target.event = j.target_event AND target.transaction_id = j.transaction_id
                 """))
 
         // docs/analysis.md §3: per member.
@@ -330,7 +336,7 @@ extension ScriptBuilder {
                 """
                 SELECT DISTINCT t.offering_key, t.user_id
                 FROM attributed t JOIN attributed p ON p.offering_key = t.offering_key AND p.user_id = t.user_id
-                WHERE t.counted AND t.event = 'trial_start' AND p.counted AND p.event = 'purchase' AND p.ts >= t.ts
+                WHERE t.counted AND t.event = \(eventName(.trialStart)) AND p.counted AND p.event = \(eventName(.purchase)) AND p.ts >= t.ts
                   AND CASE WHEN t.original_transaction_id IS NOT NULL THEN p.original_transaction_id = t.original_transaction_id ELSE p.product_id = t.product_id END
                 """))
         add(
@@ -351,10 +357,10 @@ extension ScriptBuilder {
                 JOIN analysed_offerings a ON a.offering_key = m.offering_key
                 LEFT JOIN (
                   SELECT offering_key, user_id,
-                    max(CASE WHEN event = 'purchase' THEN 1 ELSE 0 END) AS converted, max(CASE WHEN event = 'trial_start' THEN 1 ELSE 0 END) AS trial_started,
-                    max(CASE WHEN event = 'paywall_view' THEN 1 ELSE 0 END) AS viewed,
-                    sum(CASE WHEN event = 'purchase' THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN event = 'renewal' THEN 1 ELSE 0 END) AS renewals,
-                    sum(CASE WHEN event = 'refund' THEN 1 ELSE 0 END) AS refunds
+                    max(CASE WHEN event = \(eventName(.purchase)) THEN 1 ELSE 0 END) AS converted, max(CASE WHEN event = \(eventName(.trialStart)) THEN 1 ELSE 0 END) AS trial_started,
+                    max(CASE WHEN event = \(eventName(.paywallView)) THEN 1 ELSE 0 END) AS viewed,
+                    sum(CASE WHEN event = \(eventName(.purchase)) THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN event = \(eventName(.renewal)) THEN 1 ELSE 0 END) AS renewals,
+                    sum(CASE WHEN event = \(eventName(.refund)) THEN 1 ELSE 0 END) AS refunds
                   FROM attributed WHERE counted GROUP BY offering_key, user_id) f ON f.offering_key = m.offering_key AND f.user_id = m.user_id
                 LEFT JOIN trial_converters c ON c.offering_key = m.offering_key AND c.user_id = m.user_id
                 LEFT JOIN member_money money ON money.offering_key = m.offering_key AND money.user_id = m.user_id
@@ -459,9 +465,9 @@ extension ScriptBuilder {
             add(
                 """
                 SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), x.product_id,
-                  sum(CASE WHEN x.event = 'purchase' THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = 'renewal' THEN 1 ELSE 0 END) AS renewals,
-                  sum(CASE WHEN x.event = 'refund' THEN 1 ELSE 0 END) AS refunds,
-                  coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = 'refund' THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue,
+                  sum(CASE WHEN x.event = \(eventName(.purchase)) THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = \(eventName(.renewal)) THEN 1 ELSE 0 END) AS renewals,
+                  sum(CASE WHEN x.event = \(eventName(.refund)) THEN 1 ELSE 0 END) AS refunds,
+                  coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = \(eventName(.refund)) THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue,
                   coalesce(sum(x.proceeds_amount), 0) AS net_proceeds
                 FROM attributed x
                 JOIN analysed_offerings a ON a.offering_key = x.offering_key
@@ -509,7 +515,7 @@ extension ScriptBuilder {
         let store = "coalesce(lower(e.store), \(t(settings.defaultStore)))"
         let reduced =
             settings.appStoreSmallBusiness
-            ? "TRUE" : "(e.event = 'renewal' AND s.first_charge IS NOT NULL AND e.ts - s.first_charge >= \(year))"
+            ? "TRUE" : "(e.event = \(eventName(.renewal)) AND s.first_charge IS NOT NULL AND e.ts - s.first_charge >= \(year))"
         let commission = """
             CASE \(store) WHEN \(t(ProceedsSettings.appStore)) THEN CASE WHEN \(reduced) THEN \(double(ProceedsSettings.reducedCommission)) ELSE \(double(ProceedsSettings.appStoreCommission)) END
               WHEN \(t(ProceedsSettings.playStore)) THEN \(double(ProceedsSettings.playStoreCommission)) ELSE coalesce(c.commission, \(double(0))) END
@@ -544,12 +550,12 @@ extension ScriptBuilder {
                 "member_subscriptions",
                 """
                 SELECT a.offering_key, a.user_id, sum(a.proceeds_amount) AS net_proceeds,
-                  max(CASE WHEN a.event = 'trial_start' THEN 1 ELSE 0 END) AS has_trial,
+                  max(CASE WHEN a.event = \(eventName(.trialStart)) THEN 1 ELSE 0 END) AS has_trial,
                   max(CASE WHEN a.trial_order = 1 THEN a.expires_at END) AS trial_expires_at,
                   max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.asOf) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active
-                FROM (SELECT *, CASE WHEN event = 'trial_start' THEN row_number() OVER (PARTITION BY offering_key, user_id, event ORDER BY ts, file_index, line_number) END AS trial_order
+                FROM (SELECT *, CASE WHEN event = \(eventName(.trialStart)) THEN row_number() OVER (PARTITION BY offering_key, user_id, event ORDER BY ts, file_index, line_number) END AS trial_order
                   FROM attributed WHERE counted) a
-                LEFT JOIN (SELECT DISTINCT offering_key, user_id, target_event, transaction_id FROM attributed WHERE counted AND event = 'refund') f
+                LEFT JOIN (SELECT DISTINCT offering_key, user_id, target_event, transaction_id FROM attributed WHERE counted AND event = \(eventName(.refund))) f
                   ON f.offering_key = a.offering_key AND f.user_id = a.user_id AND f.target_event = a.event AND f.transaction_id = a.transaction_id
                 GROUP BY a.offering_key, a.user_id
                 """))

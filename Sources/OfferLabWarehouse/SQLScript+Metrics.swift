@@ -49,7 +49,7 @@ extension ScriptBuilder {
             FROM (
               SELECT \(keyList), money_currency, rate,
                 sum(CASE WHEN event IN \(chargeEvents) THEN money_micros ELSE 0 END) AS gross,
-                sum(CASE WHEN event = 'refund' THEN money_micros ELSE 0 END) AS refunded
+                sum(CASE WHEN event = \(eventName(.refund)) THEN money_micros ELSE 0 END) AS refunded
               FROM \(source) WHERE counted AND rate IS NOT NULL AND money_micros IS NOT NULL
               GROUP BY \(keyList), money_currency, rate) per_currency
             GROUP BY \(keyList)
@@ -106,7 +106,7 @@ extension ScriptBuilder {
                 SELECT v.offering_key, v.group_key, v.user_id, d.days, coalesce(c.converted, 0) AS converted, coalesce(money.net, 0) AS net
                 FROM member_values v
                 JOIN maturities d ON v.assigned_at + d.micros <= \(job.asOf)
-                LEFT JOIN (SELECT DISTINCT offering_key, user_id, days, 1 AS converted FROM \(maturedEvents) WHERE counted AND event = 'purchase') c
+                LEFT JOIN (SELECT DISTINCT offering_key, user_id, days, 1 AS converted FROM \(maturedEvents) WHERE counted AND event = \(eventName(.purchase))) c
                   ON c.offering_key = v.offering_key AND c.user_id = v.user_id AND c.days = d.days
                 LEFT JOIN (\(memberMoney(of: maturedEvents, per: ["offering_key", "user_id", "days"]))) money
                   ON money.offering_key = v.offering_key AND money.user_id = v.user_id AND money.days = d.days
@@ -124,7 +124,7 @@ extension ScriptBuilder {
             FROM member_values v
             LEFT JOIN (SELECT offering_key, user_id, \(field.rawValue) AS level,
                 row_number() OVER (PARTITION BY offering_key, user_id ORDER BY ts, file_index, line_number) AS earliest
-              FROM attributed WHERE counted AND event <> 'refund' AND \(field.rawValue) IS NOT NULL) l
+              FROM attributed WHERE counted AND event <> \(eventName(.refund)) AND \(field.rawValue) IS NOT NULL) l
               ON l.offering_key = v.offering_key AND l.user_id = v.user_id AND l.earliest = 1
             """
         }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import OfferLab
 import OfferLabGenerate
 import OfferLabSupport
 
@@ -81,7 +80,7 @@ struct GenerateCommand: AsyncParsableCommand {
         // outputs cannot be written (73), in the same one-line form as every other command.
         let report = try await runReportingErrors {
             do {
-                return try DataSetGenerator.generate(configuration)
+                return try await DataSetGenerator.generate(configuration)
             } catch let error as GeneratorError {
                 throw OfferLabError(.cannotWrite, error.description, cause: error)
             }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import OfferLab
 import OfferLabJob
 import OfferLabWriters
 

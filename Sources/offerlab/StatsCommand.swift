@@ -1,5 +1,4 @@
 import ArgumentParser
-import OfferLab
 import OfferLabStatistics
 import OfferLabWarehouse
 

@@ -9,16 +9,16 @@ import Testing
     static let users = 1200
 
     /// The default shape, read once for every test.
-    static let defaultSet: Result<CheckedLogs, any Error> = Result {
-        let set = try GeneratedSet.make(users: users, seed: 5, fixedName: "offerlab-generate-default-shape")
+    static let defaultSet = Task {
+        let set = try await GeneratedSet.make(users: users, seed: 5, fixedName: "offerlab-generate-default-shape")
         defer { set.remove() }
         return try CheckedLogs(set)
     }
 
-    static func checked(eventIDs: EventIDShape = .uuid, userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards) throws
+    static func checked(eventIDs: EventIDShape = .uuid, userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards) async throws
         -> (set: GeneratedSet, logs: CheckedLogs)
     {
-        let set = try GeneratedSet.make(users: users, seed: 5, eventIDs: eventIDs, userIDs: userIDs, layout: layout)
+        let set = try await GeneratedSet.make(users: users, seed: 5, eventIDs: eventIDs, userIDs: userIDs, layout: layout)
         return (set, try CheckedLogs(set))
     }
 
@@ -63,9 +63,9 @@ import Testing
     }
 
     @Test(arguments: EventIDShape.allCases)
-    func eventIDsAreWrittenInTheirShapeOneToOneWithTheDefaults(shape: EventIDShape) throws {
-        let expected = try Self.defaultSet.get()
-        let (set, logs) = try Self.checked(eventIDs: shape)
+    func eventIDsAreWrittenInTheirShapeOneToOneWithTheDefaults(shape: EventIDShape) async throws {
+        let expected = try await Self.defaultSet.value
+        let (set, logs) = try await Self.checked(eventIDs: shape)
         defer { set.remove() }
         #expect(logs.valid.count == expected.valid.count)
         #expect(logs.malformed == expected.malformed)
@@ -89,9 +89,9 @@ import Testing
     }
 
     @Test(arguments: UserIDShape.allCases)
-    func userIDsAreWrittenInTheirShapeOneToOneWithTheDefaults(shape: UserIDShape) throws {
-        let expected = try Self.defaultSet.get()
-        let (set, logs) = try Self.checked(userIDs: shape)
+    func userIDsAreWrittenInTheirShapeOneToOneWithTheDefaults(shape: UserIDShape) async throws {
+        let expected = try await Self.defaultSet.value
+        let (set, logs) = try await Self.checked(userIDs: shape)
         defer { set.remove() }
         #expect(logs.valid.count == expected.valid.count)
         #expect(logs.malformed == expected.malformed)
@@ -109,9 +109,9 @@ import Testing
     }
 
     @Test(arguments: [LogLayout.smallFiles, .oneFile])
-    func layoutsHoldTheSameLinesInOtherFiles(layout: LogLayout) throws {
-        let expected = try Self.defaultSet.get()
-        let (set, logs) = try Self.checked(layout: layout)
+    func layoutsHoldTheSameLinesInOtherFiles(layout: LogLayout) async throws {
+        let expected = try await Self.defaultSet.value
+        let (set, logs) = try await Self.checked(layout: layout)
         defer { set.remove() }
         #expect(logs.rawValidLines.sorted() == expected.rawValidLines.sorted())
         #expect(logs.malformed == expected.malformed)

@@ -5,9 +5,9 @@ import Testing
 @testable import OfferLabGenerate
 
 @Suite struct DeterminismTests {
-    @Test func sameSeedGivesIdenticalBytesWhateverTheThreadCount() throws {
-        let first = try GeneratedSet.make(users: 900, seed: 9, days: 3, jobs: 1)
-        let second = try GeneratedSet.make(users: 900, seed: 9, days: 3, jobs: 4)
+    @Test func sameSeedGivesIdenticalBytesWhateverTheThreadCount() async throws {
+        let first = try await GeneratedSet.make(users: 900, seed: 9, days: 3, jobs: 1)
+        let second = try await GeneratedSet.make(users: 900, seed: 9, days: 3, jobs: 4)
         defer {
             first.remove()
             second.remove()
@@ -22,9 +22,9 @@ import Testing
         #expect(first.report.files == second.report.files)
     }
 
-    @Test func anotherSeedGivesOtherData() throws {
-        let first = try GeneratedSet.make(users: 300, seed: 1, days: 2)
-        let second = try GeneratedSet.make(users: 300, seed: 2, days: 2)
+    @Test func anotherSeedGivesOtherData() async throws {
+        let first = try await GeneratedSet.make(users: 300, seed: 1, days: 2)
+        let second = try await GeneratedSet.make(users: 300, seed: 2, days: 2)
         defer {
             first.remove()
             second.remove()
@@ -48,14 +48,14 @@ import Testing
         #expect(Set(drawsA).isDisjoint(with: drawsN))
     }
 
-    @Test func refusesToOverwriteUnlessAsked() throws {
-        let set = try GeneratedSet.make(users: 20, days: 1)
+    @Test func refusesToOverwriteUnlessAsked() async throws {
+        let set = try await GeneratedSet.make(users: 20, days: 1)
         defer { set.remove() }
         var configuration = set.configuration
-        #expect(throws: GeneratorError.self) { try DataSetGenerator.generate(configuration) }
+        await #expect(throws: GeneratorError.self) { try await DataSetGenerator.generate(configuration) }
         configuration.overwrite = true
         configuration.users = 10
-        let report = try DataSetGenerator.generate(configuration)
+        let report = try await DataSetGenerator.generate(configuration)
         #expect(report.users == 10)
     }
 

@@ -4,8 +4,8 @@ import Testing
 @testable import OfferLabGenerate
 
 @Suite struct FileLayoutTests {
-    @Test func writesTheTablesTheLogsPerDayAndTheJob() throws {
-        let set = try GeneratedSet.make(users: 400, days: 3)
+    @Test func writesTheTablesTheLogsPerDayAndTheJob() async throws {
+        let set = try await GeneratedSet.make(users: 400, days: 3)
         defer { set.remove() }
         let files = set.allFiles()
         for table in [
@@ -35,8 +35,8 @@ import Testing
         #expect(set.report.logs.files == set.logFiles.count)
     }
 
-    @Test func gzipIsDetectedByContentAndEveryGzipFileReadsBack() throws {
-        let set = try GeneratedSet.make(users: 600, days: 2)
+    @Test func gzipIsDetectedByContentAndEveryGzipFileReadsBack() async throws {
+        let set = try await GeneratedSet.make(users: 600, days: 2)
         defer { set.remove() }
         var uncompressed: Int64 = 0
         for file in set.allFiles() {
@@ -55,8 +55,8 @@ import Testing
         #expect(uncompressed == set.report.logs.uncompressedBytes)
     }
 
-    @Test func someLogFilesHaveSeveralMembersWithABoundaryInsideALine() throws {
-        let set = try GeneratedSet.make(users: 1500, days: 2)
+    @Test func someLogFilesHaveSeveralMembersWithABoundaryInsideALine() async throws {
+        let set = try await GeneratedSet.make(users: 1500, days: 2)
         defer { set.remove() }
         var multiMember = 0
         var boundaryInsideLine = 0
@@ -76,8 +76,8 @@ import Testing
         #expect(boundaryInsideLine >= 2)
     }
 
-    @Test func lineEndingsAndFinalNewlinesVary() throws {
-        let set = try GeneratedSet.make(users: 800, days: 3)
+    @Test func lineEndingsAndFinalNewlinesVary() async throws {
+        let set = try await GeneratedSet.make(users: 800, days: 3)
         defer { set.remove() }
         var crlf = 0
         var lf = 0

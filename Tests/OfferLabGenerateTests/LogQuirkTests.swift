@@ -44,15 +44,15 @@ struct CheckedLogs {
 }
 
 @Suite(.serialized) struct LogQuirkTests {
-    static let shared: Result<(GeneratedSet, CheckedLogs), any Error> = Result {
-        let set = try GeneratedSet.make(users: 2500, seed: 3, days: 14, fixedName: "offerlab-generate-log-quirks")
+    static let shared = Task {
+        let set = try await GeneratedSet.make(users: 2500, seed: 3, days: 14, fixedName: "offerlab-generate-log-quirks")
         return (set, try CheckedLogs(set))
     }
 
-    func loaded() throws -> (GeneratedSet, CheckedLogs) { try Self.shared.get() }
+    func loaded() async throws -> (GeneratedSet, CheckedLogs) { try await Self.shared.value }
 
-    @Test func malformedLinesOfEveryReasonAsReported() throws {
-        let (set, logs) = try loaded()
+    @Test func malformedLinesOfEveryReasonAsReported() async throws {
+        let (set, logs) = try await loaded()
         #expect(logs.malformed == set.report.logs.malformed)
         // The generator writes no line over the 1 MiB limit (the ingest tests cover that reason).
         for reason in MalformedReason.allCases where reason != .lineTooLong {
@@ -69,8 +69,8 @@ struct CheckedLogs {
 
     /// showcase/ holds malformed lines only: the fixed ones (one or more of every reason but
     /// `line_too_long`) and the malformed copies that may name money; logs/ keeps the others.
-    @Test func theShowcaseHoldsMalformedLinesOnly() throws {
-        let (set, logs) = try loaded()
+    @Test func theShowcaseHoldsMalformedLinesOnly() async throws {
+        let (set, logs) = try await loaded()
         let showcaseFiles = set.logFiles.filter { $0.hasPrefix(LogShardWriter.showcaseFolder + "/") }
         let showcase = try CheckedLogs(set, files: showcaseFiles)
         #expect(showcaseFiles.count == set.report.logs.showcaseFiles)
@@ -86,8 +86,8 @@ struct CheckedLogs {
         #expect(inLogs > 0)
     }
 
-    @Test func keysComeInBothSpellings() throws {
-        let (set, logs) = try loaded()
+    @Test func keysComeInBothSpellings() async throws {
+        let (set, logs) = try await loaded()
         let camel = logs.valid.filter(\.usedCamelCase).count
         #expect(camel == set.report.logs.camelCaseLines)
         #expect(camel > logs.valid.count / 50)
@@ -98,8 +98,8 @@ struct CheckedLogs {
         #expect(logs.valid.allSatisfy { $0.testGroupID != "legacy_group" })
     }
 
-    @Test func everyTimestampFormIsPresent() throws {
-        let (_, logs) = try loaded()
+    @Test func everyTimestampFormIsPresent() async throws {
+        let (_, logs) = try await loaded()
         let lines = logs.rawValidLines
         #expect(logs.valid.contains { $0.timestampWasInteger })
         let tsTexts = lines.compactMap { line -> String? in
@@ -119,8 +119,8 @@ struct CheckedLogs {
         #expect(fractionLengths == Set(1...9))
     }
 
-    @Test func idsPricesAndEscapesVary() throws {
-        let (_, logs) = try loaded()
+    @Test func idsPricesAndEscapesVary() async throws {
+        let (_, logs) = try await loaded()
         let lines = logs.rawValidLines
         #expect(logs.valid.contains { $0.userIDWasInteger })
         #expect(logs.valid.contains { $0.transactionIDWasInteger })
@@ -140,8 +140,8 @@ struct CheckedLogs {
         #expect(products.isSubset(of: Set(Catalog.products.map(\.id))))
     }
 
-    @Test func environmentsAndEventTypes() throws {
-        let (set, logs) = try loaded()
+    @Test func environmentsAndEventTypes() async throws {
+        let (set, logs) = try await loaded()
         let sandbox = logs.valid.filter(\.isSandbox)
         #expect(sandbox.count == set.report.logs.sandboxLines)
         #expect(!sandbox.isEmpty)
@@ -159,8 +159,8 @@ struct CheckedLogs {
         #expect(perUser > 3.5 && perUser < 6)
     }
 
-    @Test func duplicatesAndEventsAfterTheEnd() throws {
-        let (set, logs) = try loaded()
+    @Test func duplicatesAndEventsAfterTheEnd() async throws {
+        let (set, logs) = try await loaded()
         var seen: [String: Int] = [:]
         for event in logs.valid {
             if let id = event.eventID { seen[id, default: 0] += 1 }
@@ -178,8 +178,8 @@ struct CheckedLogs {
         #expect(set.report.logs.afterEndLines > 0)
     }
 
-    @Test func refundsChainsAndAttribution() throws {
-        let (set, logs) = try loaded()
+    @Test func refundsChainsAndAttribution() async throws {
+        let (set, logs) = try await loaded()
         let refunds = logs.valid.filter { $0.event == "refund" }
         #expect(refunds.contains { $0.price == nil })
         #expect(refunds.contains { $0.price != nil })
@@ -225,8 +225,8 @@ struct CheckedLogs {
         #expect(beforeAssignment > 0)
     }
 
-    @Test func pricesMatchTheProductsOfTheUsersGroup() throws {
-        let (set, logs) = try loaded()
+    @Test func pricesMatchTheProductsOfTheUsersGroup() async throws {
+        let (set, logs) = try await loaded()
         let assignments = try assignmentTable(set)
         var checked = 0
         for event in logs.valid where event.event == "purchase" || event.event == "renewal" {

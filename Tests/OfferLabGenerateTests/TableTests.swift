@@ -114,8 +114,8 @@ struct TableText {
         return file.contains(".tsv") ? TableText.tsv(text) : TableText.csv(text)
     }
 
-    @Test func everyTableHasTheContractColumns() throws {
-        let set = try GeneratedSet.make(users: 50, days: 1)
+    @Test func everyTableHasTheContractColumns() async throws {
+        let set = try await GeneratedSet.make(users: 50, days: 1)
         defer { set.remove() }
         for (file, columns) in Self.required {
             let table = try Self.table(set, file)
@@ -127,8 +127,8 @@ struct TableText {
         }
     }
 
-    @Test func offeringTablesHoldTheTwoTestsWithTheirWeightsProductsAndCopy() throws {
-        let set = try GeneratedSet.make(users: 50, days: 1)
+    @Test func offeringTablesHoldTheTwoTestsWithTheirWeightsProductsAndCopy() async throws {
+        let set = try await GeneratedSet.make(users: 50, days: 1)
         defer { set.remove() }
         let offerings = try Self.table(set, "subscription_offerings.csv")
         #expect(offerings.column("offering_id").contains("spring_2026_price_test"))
@@ -160,8 +160,8 @@ struct TableText {
         #expect(copy.column("locale").contains { $0 == nil })
     }
 
-    @Test func assignmentsCarryTheirQuirks() throws {
-        let set = try GeneratedSet.make(users: 3000, days: 3)
+    @Test func assignmentsCarryTheirQuirks() async throws {
+        let set = try await GeneratedSet.make(users: 3000, days: 3)
         defer { set.remove() }
         let table = try Self.table(set, "user_offering_assignments.csv.gz")
         let asOf = "2026-03-04 00:00:00"
@@ -202,8 +202,8 @@ struct TableText {
         // Users in neither test exist in the logs only (checked in the log tests).
     }
 
-    @Test func assignmentsFollowTheGroupWeights() throws {
-        let set = try GeneratedSet.make(users: 20000, days: 2)
+    @Test func assignmentsFollowTheGroupWeights() async throws {
+        let set = try await GeneratedSet.make(users: 20000, days: 2)
         defer { set.remove() }
         let table = try Self.table(set, "user_offering_assignments.csv.gz")
         var counts: [String: Int] = [:]
@@ -216,8 +216,8 @@ struct TableText {
 }
 
 @Suite struct JobFileTests {
-    @Test func jobFileHasTheContractKeys() throws {
-        let set = try GeneratedSet.make(users: 20, days: 3)
+    @Test func jobFileHasTheContractKeys() async throws {
+        let set = try await GeneratedSet.make(users: 20, days: 3)
         defer { set.remove() }
         let text = String(decoding: try set.rawBytes("job.yaml"), as: UTF8.self)
         let keys = text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix(" ") }

@@ -23,16 +23,16 @@ import Testing
         let report: GenerationReport
     }
 
-    static func generate(_ format: LogSourceFormat) throws -> Generated {
+    static func generate(_ format: LogSourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
-        let report = try DataSetGenerator.generate(
+        let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
                 outputDirectory: folder.path, users: users, seed: 11, days: 12, jobs: 2, userIDs: .uuid, sourceFormat: format))
         return Generated(folder: folder, report: report)
     }
 
-    static let logs = Result { try generate(.offerlab) }
-    static let notifications = Result { try generate(.appStoreNotifications) }
+    static let logs = Task { try await generate(.offerlab) }
+    static let notifications = Task { try await generate(.appStoreNotifications) }
 
     /// What the run's numbers depend on in a store event (its id aside: contract §1.6 gives store
     /// events ids of their own).
@@ -153,8 +153,8 @@ import Testing
     }
 
     @Test func theNotificationsResolveToTheEventsOfTheLogs() async throws {
-        let logs = try Self.logs.get()
-        let generated = try Self.notifications.get()
+        let logs = try await Self.logs.value
+        let generated = try await Self.notifications.value
         let (folder, report) = (generated.folder, generated.report)
         let asOf = try #require(Timestamp.parse(report.asOf))
         let start = try #require(Timestamp.parse("2026-03-01T00:00:00Z"))
@@ -217,7 +217,7 @@ import Testing
     }
 
     @Test func theCountersAreWhatWasWritten() async throws {
-        let generated = try Self.notifications.get()
+        let generated = try await Self.notifications.value
         let (folder, report) = (generated.folder, generated.report)
         let (records, resolution) = try await Self.read(folder.path, report: report)
         let counts = try #require(resolution.counts[.appStoreNotifications])
@@ -246,7 +246,7 @@ import Testing
     /// users', and the Play Store's users are on Android in the app's logs, every other user on an
     /// Apple platform.
     @Test func playStoreUsersAreOnAndroidAndOutOfApplesNotifications() async throws {
-        let logs = try Self.logs.get()
+        let logs = try await Self.logs.value
         let playStoreUsers = try Self.playStoreUsers(logs.folder.path, report: logs.report)
         // Of the users with a transaction (which names the Play Store when it is theirs).
         var platformsByUser: [String: Set<String>] = [:]
@@ -262,7 +262,7 @@ import Testing
 
         // A family-shared purchase's transaction is the user's index over a base (not every such
         // user is found by token or table): no index is a Play Store user's.
-        let generated = try Self.notifications.get()
+        let generated = try await Self.notifications.value
         let (records, _) = try await Self.read(generated.folder.path, report: generated.report)
         let configuration = GeneratorConfiguration(outputDirectory: "", users: Self.users, seed: 11)
         let familyUsers = try records.transactions.filter(\.isFamilyShared).map { transaction in
@@ -276,7 +276,7 @@ import Testing
 
     /// Most users are found by `appAccountToken`, some only by the server's table, which wins.
     @Test func usersAreFoundByTokenOrByTheTable() async throws {
-        let generated = try Self.notifications.get()
+        let generated = try await Self.notifications.value
         let (folder, report) = (generated.folder, generated.report)
         let table = try Self.userTransactions(folder.path)
         #expect(table.count == report.logs.userTransactionRows && !table.isEmpty)

@@ -22,9 +22,9 @@ import Testing
 
     static let start = Timestamp.parse("2026-03-01T00:00:00Z")!
 
-    static func generate(_ format: LogSourceFormat) throws -> Generated {
+    static func generate(_ format: LogSourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
-        let report = try DataSetGenerator.generate(
+        let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
         let paths = report.files.map(\.path).filter { $0.hasPrefix("revenuecat/") }.sorted().map { folder.path + "/" + $0 }
         var appLines: [String: Int] = [:]
@@ -51,26 +51,26 @@ import Testing
         }
     }
 
-    static let logs = Result { try generate(.offerlab) }
-    static let export = Result { try generate(.revenueCatExport) }
-    static let webhooks = Result { try generate(.revenueCatWebhooks) }
+    static let logs = Task { try await generate(.offerlab) }
+    static let export = Task { try await generate(.revenueCatExport) }
+    static let webhooks = Task { try await generate(.revenueCatWebhooks) }
 
-    @Test func everyRowAndLineIsRead() throws {
-        for generated in [try Self.export.get(), try Self.webhooks.get()] {
+    @Test func everyRowAndLineIsRead() async throws {
+        for generated in [try await Self.export.value, try await Self.webhooks.value] {
             #expect(generated.counts.count == generated.report.logs.storeFiles && !generated.counts.isEmpty)
             #expect(generated.counts.reduce(0) { $0 + $1[.linesRead] } == generated.report.logs.storeLines)
             #expect(generated.counts.allSatisfy { $0.malformedLines == 0 }, "\(generated.notes.prefix(3))")
         }
-        #expect(try Self.export.get().report.files.contains { $0.path.hasPrefix("revenuecat/export/2026-03-01/transactions_") })
+        #expect(try await Self.export.value.report.files.contains { $0.path.hasPrefix("revenuecat/export/2026-03-01/transactions_") })
     }
 
     /// The app's logs are those of the same data set in the logs' form, less the lines the store
     /// now sends: one for every row or webhook but the records RevenueCat adds (family-shared
     /// purchases, webhooks of other types).
     @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
-    func theAppLogsLoseOnlyTheStoresLines(_ format: LogSourceFormat) throws {
-        let logs = try Self.logs.get().appLines
-        let generated = try format == .revenueCatExport ? Self.export.get() : Self.webhooks.get()
+    func theAppLogsLoseOnlyTheStoresLines(_ format: LogSourceFormat) async throws {
+        let logs = try await Self.logs.value.appLines
+        let generated = try await (format == .revenueCatExport ? Self.export : Self.webhooks).value
         var moved: [String] = []
         for (line, count) in logs {
             let left = generated.appLines[line] ?? 0
@@ -84,8 +84,8 @@ import Testing
         #expect(moved.allSatisfy { line in names.contains { line.contains($0) } })
     }
 
-    @Test func theExportHasTheQuirks() throws {
-        let generated = try Self.export.get()
+    @Test func theExportHasTheQuirks() async throws {
+        let generated = try await Self.export.value
         let records = generated.export
         #expect(records.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
         #expect(generated.report.logs.familySharedRecords > 0)
@@ -117,8 +117,8 @@ import Testing
         #expect(generated.report.logs.storeLines > records.count)
     }
 
-    @Test func theWebhooksHaveTheQuirks() throws {
-        let generated = try Self.webhooks.get()
+    @Test func theWebhooksHaveTheQuirks() async throws {
+        let generated = try await Self.webhooks.value
         let records = generated.webhooks
         let ignored = records.counts[.ignoredStoreRecords]
         #expect(ignored == generated.report.logs.ignoredStoreRecords && ignored > 0)
@@ -132,7 +132,7 @@ import Testing
 
     /// The export and the webhooks of one data set name the same charges and refunds: the same
     /// transactions, kinds, times, prices and amounts refunded.
-    @Test func bothFormsTellTheSameFacts() throws {
+    @Test func bothFormsTellTheSameFacts() async throws {
         struct Fact: Hashable {
             var transactionID: String
             var kind: StoreTransaction.Kind
@@ -152,8 +152,8 @@ import Testing
                 userID: record.userID, isSandbox: record.isSandbox, isFamilyShared: record.isFamilyShared,
                 store: record.store?.lowercased(), expiresAt: record.expiresAt, commissionShare: record.commissionShare)
         }
-        let export = try Self.export.get().export
-        let webhooks = try Self.webhooks.get().webhooks
+        let export = try await Self.export.value.export
+        let webhooks = try await Self.webhooks.value.webhooks
         // A refund of a transaction from before the data re-sends that old charge in the export only
         // (the subscriber past the first year's charge before the data is in both: no refund).
         let exportCharges = export.filter { $0.at >= Self.start || $0.refund == nil }

@@ -124,11 +124,11 @@ import Testing
 
     /// The events of generated RevenueCat data sets (export and webhooks): trials, purchases,
     /// renewals, refunds, cancels and expirations as the resolver makes them.
-    @Test func theGeneratedEventsRecordsAreWhatTheParserReads() throws {
-        let export = try GeneratedRevenueCatTests.export.get()
+    @Test func theGeneratedEventsRecordsAreWhatTheParserReads() async throws {
+        let export = try await GeneratedRevenueCatTests.export.value
         var exportRecords = StoreSourceRecords(format: .revenueCatExport)
         exportRecords.transactions = export.export
-        let webhooks = try GeneratedRevenueCatTests.webhooks.get().webhooks
+        let webhooks = try await GeneratedRevenueCatTests.webhooks.value.webhooks
         let events = StoreEventResolver.resolve(sources: [exportRecords, webhooks], userTransactions: [:], asOf: .max).events
         #expect(Set(events.map(\.event)) == [.trialStart, .purchase, .renewal, .refund, .cancel, .expire])
         for event in events where Self.expectSameRecord(event) != nil {

@@ -68,7 +68,7 @@ import Testing
     // MARK: Refunds: what they refund, what is an orphan
 
     @Test func onlyPurchasesAndRenewalsCanBeRefunded() {
-        let refundable = EventType.allCases.filter(AttributionRules.isRefundable)
+        let refundable = EventType.allCases.filter(\.isRefundable)
         #expect(refundable == [.purchase, .renewal])
     }
 

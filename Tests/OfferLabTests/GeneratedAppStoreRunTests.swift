@@ -23,12 +23,12 @@ import Testing
 
     static func night(_ format: LogSourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
-        let report = try DataSetGenerator.generate(
+        let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
                 outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 2, userIDs: .uuid, sourceFormat: format))
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)
-        let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).files
+        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files
         return Night(report: report, job: job, tables: Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) }))
     }
 

@@ -15,7 +15,7 @@ import Testing
     @Test(arguments: [UInt64(2), 9])
     func onlyTheShowcaseNamesMoney(seed: UInt64) async throws {
         let folder = try TemporaryFolder()
-        let report = try DataSetGenerator.generate(
+        let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 4000, seed: seed, days: 7))
         var job = try JobLoader.load(path: report.jobFile)
         let source = try TableSource(path: job.tablesPath)

@@ -98,7 +98,7 @@ import Testing
         job.slices = [.platform]
         var sliced = NightTables()
         (sliced.sliceSummary, sliced.sliceComparisons, sliced.sliceSampleRatios) = ResultTables.slices(
-            results.offerings, statistics: try NightlyRun.statistics(of: results, job: job))
+            results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
         sliced.offerings = ResultTables.offerings(results.offerings, job: job)
         let run = RunRecord(
             job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded",

@@ -184,8 +184,8 @@ import Testing
 @Suite struct GeneratedStoreEventsTests {
     typealias LoggedEvent = StoreEventExportTests.LoggedEvent
 
-    static func generate(_ format: LogSourceFormat, into folder: TemporaryFolder) throws -> GenerationReport {
-        try DataSetGenerator.generate(
+    static func generate(_ format: LogSourceFormat, into folder: TemporaryFolder) async throws -> GenerationReport {
+        try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
     }
 
@@ -232,18 +232,16 @@ import Testing
     }
 
     /// The data set in the log format: its events, and the transaction ids they name.
-    static let logData = Result { () throws -> ([LoggedEvent: Int], Set<String>) in
+    static let logData = Task { () async throws -> (events: [LoggedEvent: Int], transactionIDs: Set<String>) in
         let folder = try TemporaryFolder()
-        _ = try generate(.offerlab, into: folder)
+        _ = try await generate(.offerlab, into: folder)
         return try appEvents(folder)
     }
-    static var logs: Result<[LoggedEvent: Int], Error> { logData.map(\.0) }
-    static var logTransactionIDs: Result<Set<String>, Error> { logData.map(\.1) }
 
     @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
     func theWrittenEventsAreTheDataSetsOwn(_ format: LogSourceFormat) async throws {
         let folder = try TemporaryFolder()
-        let report = try Self.generate(format, into: folder)
+        let report = try await Self.generate(format, into: folder)
         let job = try JobLoader.load(path: folder.file("job.yaml"))
         let summary = try await StoreEventExport.run(job: job, folder: folder.file("events"))
         #expect(summary.malformedLines == 0 && summary.linesRead == report.logs.storeLines)
@@ -271,14 +269,14 @@ import Testing
         #expect(ids.allSatisfy { $0.hasPrefix(format.rawValue + ":") } && ids.count == summary.events, "event ids are unique")
         #expect(written.values.reduce(0, +) == summary.events && summary.events > 300, "\(summary.events)")
         // App Store transactions keep their ids (Play Store ones become order ids).
-        let logTransactionIDs = try Self.logTransactionIDs.get()
+        let logTransactionIDs = try await Self.logData.value.transactionIDs
         let appStoreIDs = transactionIDs.filter { !$0.hasPrefix("GPA.") }
         #expect(!appStoreIDs.isEmpty && appStoreIDs.isSubset(of: logTransactionIDs))
 
         // The data set's log-format events that its store form took out of the app's logs.
         let remaining = try Self.appEvents(folder).events
         var moved: [LoggedEvent: Int] = [:]
-        for (event, count) in try Self.logs.get() where count > remaining[event, default: 0] {
+        for (event, count) in try await Self.logData.value.events where count > remaining[event, default: 0] {
             moved[event] = count - remaining[event, default: 0]
         }
         // A refund of a charge from before the data re-sends that charge's row in the export (the

@@ -45,7 +45,7 @@ import Testing
 
     static func night(_ format: LogSourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
-        let report = try DataSetGenerator.generate(
+        let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
         let job = try JobLoader.load(path: report.jobFile)
         var night = Night(report: report, job: job, tables: try await tables(job))
@@ -62,7 +62,7 @@ import Testing
 
     static func tables(_ job: Job) async throws -> [String: ResultTable] {
         let results = try await NightlyRun.compute(job, progress: nil)
-        let tables = ResultTables.make(results, statistics: try NightlyRun.statistics(of: results, job: job), job: job).files
+        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files
         return Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
     }
 

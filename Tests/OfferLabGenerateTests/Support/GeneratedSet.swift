@@ -15,14 +15,14 @@ struct GeneratedSet {
     static func make(
         users: Int, seed: UInt64 = 1, days: Int = 3, jobs: Int = 2, fixedName: String? = nil, eventIDs: EventIDShape = .uuid,
         userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards
-    ) throws -> GeneratedSet {
+    ) async throws -> GeneratedSet {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent(fixedName.map { "\($0)-\(getpid())" } ?? "offerlab-generate-\(UUID().uuidString)").path
         if fixedName != nil { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = GeneratorConfiguration(
             outputDirectory: directory, users: users, seed: seed, days: days, jobs: jobs, eventIDs: eventIDs, userIDs: userIDs,
             layout: layout)
-        let report = try DataSetGenerator.generate(configuration)
+        let report = try await DataSetGenerator.generate(configuration)
         return GeneratedSet(directory: directory, configuration: configuration, report: report)
     }
 

@@ -17,7 +17,7 @@ enum GeneratedSet {
             guard arguments.count >= 3, let users = Int(arguments[2]),
                 let format = LogSourceFormat(rawValue: arguments.count > 3 ? arguments[3] : "app_store_notifications")
             else { throw Usage() }
-            let report = try DataSetGenerator.generate(
+            let report = try await DataSetGenerator.generate(
                 GeneratorConfiguration(
                     outputDirectory: folder, users: users, seed: 42, jobs: cores, overwrite: true, userIDs: .uuid,
                     sourceFormat: format))
