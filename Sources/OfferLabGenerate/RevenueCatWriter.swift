@@ -123,7 +123,9 @@ struct RevenueCatWriter: StoreFactWriter {
             var row = rows[event.transaction] ?? oldCharge(event, user: user, millis: millis)
             if row.refundedMillis == nil {
                 row.refundedMillis = millis
-                row.updatedMillis = received
+                // Later than the charge row's: a charge received after its refund (a late log
+                // line) would otherwise replace the refund's row (the latest `updated_at` wins).
+                row.updatedMillis = max(received, row.updatedMillis + 1)
                 row.leftMinor = event.amount < 0 ? 0 : max(0, row.priceMinor - event.amount)
                 rows[event.transaction] = row
             }

@@ -8,4 +8,12 @@ public struct StoreRefundReversal: Sendable, Equatable {
     public var transactionID: String
     /// When the store said so: microseconds since the epoch, UTC.
     public var at: Int64
+
+    // Written out because the cache (OfferLabEvents) makes one, and the synthesized init is internal.
+    public init(format: SourceFormat, id: String, transactionID: String, at: Int64) {
+        self.format = format
+        self.id = id
+        self.transactionID = transactionID
+        self.at = at
+    }
 }

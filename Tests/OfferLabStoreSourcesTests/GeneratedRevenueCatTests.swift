@@ -1,9 +1,10 @@
 import Foundation
-import OfferLabGenerate
 import OfferLabIngest
+import OfferLabStatistics
 import OfferLabTestSupport
 import Testing
 
+@testable import OfferLabGenerate
 @testable import OfferLabStoreSources
 
 /// `offerlab generate --format revenuecat_export|revenuecat_webhooks` read back by the readers:
@@ -115,6 +116,41 @@ import Testing
         #expect(records.allSatisfy { ($0.expiresAt ?? 0) > $0.at })
         // Rows sent more than once: duplicates and refunds.
         #expect(generated.report.logs.storeLines > records.count)
+    }
+
+    /// A charge whose log line arrives hours late, refunded before it arrives: the refund's row is
+    /// the one read (its `updated_at` later than the charge row's), as the logs have the refund.
+    @Test func aRefundBeforeItsChargeIsReceivedIsKept() throws {
+        let folder = try TemporaryFolder()
+        let configuration = GeneratorConfiguration(
+            outputDirectory: folder.path, users: 1, seed: 1, days: 2, jobs: 1, sourceFormat: .revenueCatExport)
+        let path = RevenueCatWriter.relativePath(day: 0, shard: 0, configuration: configuration)
+        try FileManager.default.createDirectory(
+            atPath: folder.path + "/" + path[..<path.lastIndex(of: "/")!], withIntermediateDirectories: true)
+        var random = SplitMix64(state: 0)
+        let user = UserProfile(index: 0, configuration: configuration, random: &random)
+        let transaction = UserSimulator.transactionBase + 1
+        let hour = Micros.hour
+        var purchase = SimEvent(time: configuration.startMicros + hour, sequence: 0, kind: .purchase)
+        purchase.product = Int8(Catalog.monthly1999)
+        (purchase.transaction, purchase.original, purchase.amount) = (transaction, transaction, 1999)
+        purchase.receiveDelay = 9 * hour
+        var refund = SimEvent(time: configuration.startMicros + 4 * hour, sequence: 1, kind: .refund)
+        refund.product = purchase.product
+        (refund.transaction, refund.original, refund.amount) = (transaction, transaction, 1000)
+        refund.receiveDelay = 1000
+        var writer = RevenueCatWriter(configuration: configuration, shard: 0)
+        writer.startUser()
+        try writer.write(purchase, user: user, day: 0)
+        try writer.write(refund, user: user, day: 0)
+        var counts = LogCounts()
+        try writer.finish(into: &counts)
+
+        let file = try RevenueCatExportFile(path: folder.path + "/" + path)
+        #expect(file.counts[.linesRead] == 2)
+        let records = RevenueCatExport.records([file]).transactions
+        #expect(records.count == 1)
+        #expect(records.first?.refund == StoreTransaction.Refund(at: refund.time, amountMicros: 10_000_000))
     }
 
     @Test func theWebhooksHaveTheQuirks() async throws {
