@@ -14,10 +14,13 @@ import Testing
 
 /// Log files are read while the assignment table is: files finished before it wait, unmerged,
 /// and the files after them are read meanwhile.
+///
+/// The time limits only turn a deadlock into a failure: they are generous because these tests
+/// share the cooperative pool's threads (one per core) with other suites' data generation.
 @Suite struct LogIngestTests {
     /// The gate opens only once every file is done: with 12 files two at a time, an ingest that
     /// held the files up behind the gate would never get there.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(15)))
     func filesGoOnWhileTheGateIsClosed() async throws {
         let count = 12
         let gate = Self.gate(openingAfter: count, with: "open")
@@ -53,7 +56,7 @@ import Testing
     /// Results that finished before the gate opened are prepared side by side when it does: each
     /// `prepare` here waits for a second one to be under way (the files that waited for the
     /// assignment table have their users mapped on every core, not one after another).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(15)))
     func resultsThatWaitedForTheGateArePreparedSideBySide() async throws {
         let count = 4
         let gate = Self.gate(openingAfter: count, with: 1)
@@ -80,7 +83,7 @@ import Testing
 
     /// `prepare` writes to the array the work made, before the gate opens and after: the result
     /// reaches it held once, not copied whole.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(15)))
     func prepareWritesToTheWorksArrayWithoutCopyingIt() async throws {
         let count = 6
         let gate = Self.gate(openingAfter: count / 2, with: 1)
