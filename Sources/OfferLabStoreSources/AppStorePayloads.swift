@@ -108,7 +108,7 @@ extension TransactionPayload: SignedPayload {
         price = try json.int64("price")
         currency = try json.string("currency")
         offerDiscountType = try json.string("offerDiscountType")
-        storefront = try json.string("storefront")
+        storefront = json.descriptiveString("storefront")
         inAppOwnershipType = try json.string("inAppOwnershipType")
         revocationDate = try json.double("revocationDate")
         revocationPercentage = try json.int64("revocationPercentage")

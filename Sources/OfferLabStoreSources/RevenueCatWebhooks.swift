@@ -22,7 +22,7 @@ import OfferLabIngest
 ///    makes a record, `transaction_id`, `product_id` (charges), `purchased_at_ms` (charges) or
 ///    `event_timestamp_ms` (the others) absent;
 /// 3. `malformed_invalid_field`: `event` not an object; an id or text field (`period_type` and
-///    `cancel_reason` included) neither a string nor an integer; a price, `tax_percentage` or
+///    `cancel_reason` included; not `country_code` or `store`) neither a string nor an integer; a price, `tax_percentage` or
 ///    `commission_percentage` not a number; a flag (`is_family_share`, `is_trial_conversion`)
 ///    not `true`/`false`;
 /// 4. `malformed_bad_timestamp`: a `*_ms` field not a JSON integer;
@@ -30,8 +30,9 @@ import OfferLabIngest
 /// 6. `malformed_negative_price`: a charge with a negative price.
 ///
 /// `null` is absent. A charge without a price is an unpriced charge; a record without the user
-/// id is unattributed; an `expiration_at_ms` that is not an integer is read as absent (§2.13).
-/// Neither is malformed.
+/// id is unattributed; an `expiration_at_ms` that is not an integer is read as absent (§2.13);
+/// a `country_code` or `store` neither a string nor an integer is absent, as §1.2's `country`
+/// and `store`. None of these is malformed.
 public struct RevenueCatWebhookFile: Sendable {
     public let path: String
     /// `lines_read` (the non-blank lines) and the malformed lines by reason.
@@ -161,6 +162,11 @@ struct RevenueCatWebhook: Sendable {
             guard let text = Self.text(value) else { throw StoreLineRejection(.invalidField, "\(key) is not a string or integer") }
             return text.isEmpty ? nil : text
         }
+        // Fields that only describe a record, as §1.2's `country` and `store`: another JSON type is
+        // absent and the line stays valid.
+        func descriptive(_ key: String) -> String? {
+            field(key).flatMap(Self.text).flatMap { $0.isEmpty ? nil : $0 }
+        }
         func flag(_ key: String) throws(StoreLineRejection) -> Bool {
             guard let value = field(key) else { return false }
             guard let flag = value.bool else { throw StoreLineRejection(.invalidField, "\(key) is not true or false") }
@@ -177,8 +183,8 @@ struct RevenueCatWebhook: Sendable {
         let userID = try text(userIDField == .originalAppUserID ? "original_app_user_id" : "app_user_id")
         let currency = try text("currency")
         let environment = try text("environment")
-        let country = try text("country_code")
-        let store = try text("store")
+        let country = descriptive("country_code")
+        let store = descriptive("store")
         let familyShared = try flag("is_family_share")
         let periodType = try text("period_type")
         let trialConversion = try flag("is_trial_conversion")

@@ -2,7 +2,8 @@ import OfferLabIngest
 
 /// A JSON object of a store's payload, read with the project's `JSONValue` (the validation the
 /// logs get: escapes, surrogates, UTF-8, the number grammar). An absent or `null` member is nil;
-/// a member of another JSON type than the field's is `malformed_invalid_field`.
+/// a member of another JSON type than the field's is `malformed_invalid_field`, except a field
+/// that only describes a record (`descriptiveString`).
 struct StoreJSONObject {
     private let members: [String: JSONValue]
     /// What the document is, for a rejection's detail (`the signedPayload payload`).
@@ -32,6 +33,12 @@ struct StoreJSONObject {
         guard let value = member(key) else { return nil }
         guard let text = value.string else { throw wrongType(key) }
         return text
+    }
+
+    /// A field that only describes a record (`storefront`), as §1.2's `country`: a value of
+    /// another JSON type is absent and the line stays valid.
+    func descriptiveString(_ key: String) -> String? {
+        member(key)?.string
     }
 
     /// A number of any form (Xcode writes dates with a fraction).

@@ -188,6 +188,16 @@ enum LocalNotification {
         #expect(CountryCodes.alpha2ByAlpha3.count == 250)
     }
 
+    @Test func aStorefrontOfAnotherTypeLeavesTheCountryAbsent() async throws {
+        for storefront in ["276", "true", #"{"code":"DEU"}"#] {
+            let transaction = LocalNotification.transaction(id: "1").replacingOccurrences(
+                of: #""storefront":"DEU""#, with: #""storefront":\#(storefront)"#)
+            let decoded = try await decoder.decode(LocalNotification.line(type: "DID_RENEW", uuid: "a", transaction: transaction))
+            #expect(decoded.transaction?.transactionID == "1", "the line stays valid, as §1.2's country: \(storefront)")
+            #expect(decoded.transaction?.country == nil, "\(storefront)")
+        }
+    }
+
     @Test func freeTrialsFamilySharingAndStatusChanges() async throws {
         let trial = try await decoder.decode(
             LocalNotification.line(

@@ -139,6 +139,24 @@ import Testing
         #expect(records.transactions[1].expiresAt == nil, "an unreadable expiration is absent (§2.13)")
     }
 
+    @Test func aCountryOrStoreOfAnotherTypeIsAbsentAndTheLineKept() throws {
+        let (file, records) = try read([
+            Self.body([("id", #""a""#), ("transaction_id", #""t1""#), ("country_code", "250"), ("store", "7")]),
+            Self.body([("id", #""b""#), ("transaction_id", #""t2""#), ("country_code", "1.5"), ("store", "{}")]),
+            Self.body([("id", #""c""#), ("transaction_id", #""t3""#), ("country_code", "true"), ("store", #"["APP_STORE"]"#)]),
+            Self.body([
+                ("id", #""d""#), ("type", #""CANCELLATION""#), ("cancel_reason", #""CUSTOMER_SUPPORT""#), ("country_code", "{}"),
+                ("store", "false"),
+            ]),
+            Self.body([("id", #""e""#), ("type", #""EXPIRATION""#), ("country_code", "[]"), ("store", "2.5")]),
+        ])
+        #expect(file.counts[.linesRead] == 5 && file.counts.malformedLines == 0, "as §1.2's country and store")
+        #expect(records.transactions.map(\.country) == ["250", nil, nil], "an integer is read as its digits, as in §1.2")
+        #expect(records.transactions.map(\.store) == ["7", nil, nil])
+        #expect(records.refunds.map(\.country) == [nil] && records.refunds.map(\.store) == [nil])
+        #expect(records.statusChanges.map(\.country) == [nil] && records.statusChanges.map(\.store) == [nil])
+    }
+
     @Test func gzipMembersCRLFAndBlankLines() throws {
         let folder = try TemporaryFolder()
         let one = Self.body([("id", #""a""#), ("transaction_id", #""t1""#)])
