@@ -18,7 +18,7 @@ import OfferLabStoreSources
 /// `revocationDate` (a partial one with `revocationPercentage`, `REFUND_PRORATED`), a refund of
 /// a transaction from before the data carries that earlier period's transaction. Extras by
 /// fixed patterns of the user index, App Store users only: a `FAMILY_SHARED` purchase
-/// (i mod 997 = 5), a `TEST` notification (i mod 250 = 18), a refund reversed a day later
+/// (i mod 997 = 5), a `TEST` notification (i mod 250 = 18), a refund reversed the same day
 /// (`REFUND` then `REFUND_REVERSED`, i mod 50 = 8); and in shard 0 one line about another app and one whose
 /// signature does not verify. `expiresDate` is the logs' `expires_at`. The Play Store's users
 /// are not here: Apple does not send Google Play's purchases, so their facts stay in the app's
@@ -273,18 +273,22 @@ struct AppStoreNotificationWriter: StoreFactWriter {
             }
         }
         if user.index % 50 == 8 {
-            // A refund reversed a day later, of the user's first paid charge that stays unrefunded.
+            // A refund reversed the same day, of the user's first paid charge that stays unrefunded.
+            // The reversal comes half-way to the refund's midnight: a night's `as_of` between them
+            // would count the refund, which the logs' form cannot hold (§1.2 has no reversal), so
+            // that night's numbers would differ between the two forms.
             let charges = transactions.values.filter {
                 !$0.isTrial && !$0.isFamilyShared && $0.revocationMillis == nil && $0.priceMinor > 0
             }
             if let charge = charges.min(by: { ($0.purchaseMillis, $0.id) < ($1.purchaseMillis, $1.id) }) {
                 let refundAt = charge.purchaseMillis * 1000 + Micros.day
-                guard refundAt + Micros.day < configuration.asOfMicros else { return }
+                let reversalAt = refundAt + (Micros.day - refundAt % Micros.day) / 2
+                guard reversalAt < configuration.asOfMicros else { return }
                 var refunded = charge
                 refunded.revocationMillis = Self.floorMillis(refundAt)
                 try extra(type: "REFUND", subtype: nil, uuid: (charge.id, 0x8EF), at: refundAt, transaction: refunded, user: user)
                 try extra(
-                    type: "REFUND_REVERSED", subtype: nil, uuid: (charge.id, 0x8EF8), at: refundAt + Micros.day, transaction: charge,
+                    type: "REFUND_REVERSED", subtype: nil, uuid: (charge.id, 0x8EF8), at: reversalAt, transaction: charge,
                     user: user)
                 written.reversedRefunds += 1
             }

@@ -216,6 +216,33 @@ import Testing
         #expect(expected.values.contains { $0.isSandbox })
     }
 
+    /// Not only at the set's `as_of`: every night of the period, at midnight, has the refunds of
+    /// the logs' form. A reversed refund, which the logs do not hold, is reversed the same day, so
+    /// no night counts it (docs/generator.md, "Refunds"; docs/input-formats.md, "Reversals").
+    @Test func everyNightHasTheRefundsOfTheLogs() async throws {
+        let logs = try await Self.logs.value
+        let generated = try await Self.notifications.value
+        let (folder, report) = (generated.folder, generated.report)
+        let asOf = try #require(Timestamp.parse(report.asOf))
+        let start = try #require(Timestamp.parse("2026-03-01T00:00:00Z"))
+        let logRefunds = try Self.logFacts(logs.folder.path, report: logs.report, asOf: asOf).values.filter { $0.event == .refund }
+        let (records, _) = try await Self.read(folder.path, report: report)
+        let table = try Self.userTransactions(folder.path)
+        #expect(!records.refundReversals.isEmpty)
+        let day: Int64 = 86_400_000_000
+        let nights = (1...(asOf - start) / day).map { start + $0 * day }
+        #expect(nights.last == asOf)
+        for night in nights {
+            let resolution = StoreEventResolver.resolve(sources: [records], userTransactions: table, asOf: night)
+            let refunds = resolution.events.filter { $0.event == .refund && $0.at < night }.compactMap(\.transactionID)
+            let expected = logRefunds.filter { $0.at < night }.compactMap(\.transaction)
+            #expect(refunds.count == Set(refunds).count)
+            let extra = Set(refunds).subtracting(expected).sorted()
+            let missing = Set(expected).subtracting(refunds).sorted()
+            #expect(extra.isEmpty && missing.isEmpty, "night \(night): refunds \(extra.prefix(5)) more, \(missing.prefix(5)) fewer")
+        }
+    }
+
     @Test func theCountersAreWhatWasWritten() async throws {
         let generated = try await Self.notifications.value
         let (folder, report) = (generated.folder, generated.report)
