@@ -38,12 +38,16 @@ public func projectOffering(
     return OfferingProjection(groups: draws.map(\.projection), comparisons: comparisons)
 }
 
-/// A group's projection and the draws of its members' mean revenue_365, in the order drawn (two
-/// series, lower and upper, when renewals are bounded; the same series twice otherwise).
+/// A group's projection and the draws of its members' mean revenue_365, in the order drawn: two
+/// series, with what the data cannot identify at its lower and at its upper bound.
 struct GroupDraws {
     var projection: GroupProjection
     var lower: [Double] = []
     var upper: [Double] = []
+
+    /// The value is given only when what the data cannot identify (the distance between the
+    /// bounds' expected years) is at most this share of the projected year.
+    static let identifiedUnseenShare = 0.25
 
     init<Generator: RandomNumberGenerator>(
         _ group: ProjectionGroupInput, products: [ProjectionProduct], configuration: ProjectionConfiguration,
@@ -67,20 +71,26 @@ struct GroupDraws {
             return
         }
         let fitted = FittedGroup(observation, products: products, horizonDays: configuration.horizonDays)
-        let bounds: [RenewalBound?] = fitted.isIdentified ? [nil] : [.lower, .upper]
-        if fitted.isIdentified {
-            projection.projectedARPU365 =
-                (observation.observedRevenue + fitted.futureRevenue(fitted.pointParameters(bound: nil)).mean) / users
-        } else if let (product, plan) = fitted.plans.enumerated().first(where: { !$0.element.isIdentified }) {
-            projection.gap = .renewalsNotObserved(
-                product: product, renewalsObserved: plan.empiricalThrough, renewalsNeeded: plan.neededThrough)
+        func expected(renewals: UnseenBound?, conversions: UnseenBound?) -> Double {
+            observation.observedRevenue + fitted.futureRevenue(fitted.pointParameters(renewals: renewals, conversions: conversions)).mean
+        }
+        let point = expected(renewals: nil, conversions: nil)
+        let lowest = expected(renewals: .lower, conversions: .lower)
+        let highest = expected(renewals: .upper, conversions: .upper)
+        let unseen = highest - lowest
+        if unseen <= Self.identifiedUnseenShare * abs(point) {
+            projection.projectedARPU365 = point / users
+        } else {
+            projection.gap = .yearNotIdentified(
+                Self.unseenPart(
+                    fitted, unseen: unseen, point: point, renewalsOnly: expected(renewals: .upper, conversions: .lower) - lowest))
         }
         var optionalGenerator: Generator? = generator
-        for bound in bounds {
+        for bound in [UnseenBound.lower, .upper] {
             var series: [Double] = []
             series.reserveCapacity(configuration.replicates)
             for _ in 0..<configuration.replicates {
-                let future = fitted.futureRevenue(fitted.parameters(bound: bound, generator: &optionalGenerator))
+                let future = fitted.futureRevenue(fitted.parameters(renewals: bound, conversions: bound, generator: &optionalGenerator))
                 // The members' own remaining year: normal given the parameters (a sum over members).
                 let noise = future.variance.squareRoot() * optionalGenerator!.standardNormal()
                 series.append((observation.observedRevenue + future.mean + noise) / users)
@@ -88,12 +98,29 @@ struct GroupDraws {
             if bound == .upper { upper = series } else { lower = series }
         }
         generator = optionalGenerator!
-        if upper.isEmpty { upper = lower }
         if let low = linearQuantile(sorted: lower.sorted(), configuration.alpha / 2),
             let high = linearQuantile(sorted: upper.sorted(), 1 - configuration.alpha / 2)
         {
             projection.interval = ConfidenceInterval(low: low, high: high)
         }
+    }
+
+    /// What the year rests on that the test has not seen: the share of the projected year between
+    /// the bounds, the product whose unseen renewals weigh most when renewals are at least a
+    /// tenth of it, and the last observed tenure day when late purchases are.
+    private static func unseenPart(_ fitted: FittedGroup, unseen: Double, point: Double, renewalsOnly: Double) -> UnseenPart {
+        let renewalsMatter = renewalsOnly >= unseen / 10
+        let purchasesMatter = unseen - renewalsOnly >= unseen / 10
+        var product: Int?
+        if renewalsMatter {
+            product = fitted.plans.indices.filter { fitted.plans[$0].neededThrough > fitted.plans[$0].identifiedThrough }
+                .max { fitted.observation.firstPurchasesByProduct[$0] < fitted.observation.firstPurchasesByProduct[$1] }
+        }
+        return UnseenPart(
+            share: point > 0 ? unseen / point : .infinity, product: product,
+            renewalsIdentified: product.map { fitted.plans[$0].identifiedThrough } ?? 0,
+            renewalsNeeded: product.map { fitted.plans[$0].neededThrough } ?? 0,
+            lastObservedDay: purchasesMatter ? fitted.observation.lastObservedDay : nil)
     }
 }
 
@@ -119,16 +146,21 @@ func compare(_ treatment: GroupDraws, with control: GroupDraws, alpha: Double) -
         return result
     }
     result.difference = treatmentValue - controlValue
-    let below = lowDifferences.prefixCount { $0 < 0 }
-    let atOrBelow = lowDifferences.prefixCount { $0 <= 0 }
-    let above = count - atOrBelow
-    result.chanceToBeatControl = Double(above) / Double(count)
-    result.pValue = min(1, 2 * Double(min(atOrBelow, count - below) + 1) / Double(count + 1))
+    // Two-sided against the bounds: treatment ahead even at its lowest against control's highest,
+    // or behind even at its highest; the chance compares the middles of the two bounds.
+    let aheadAtLowest = count - lowDifferences.prefixCount { $0 <= 0 }
+    let behindAtHighest = highDifferences.prefixCount { $0 < 0 }
+    result.pValue = min(1, 2 * Double(count - max(aheadAtLowest, behindAtHighest) + 1) / Double(count + 1))
+    let middleAhead = (0..<count).count {
+        treatment.lower[$0] + treatment.upper[$0] > control.lower[$0] + control.upper[$0]
+    }
+    result.chanceToBeatControl = Double(middleAhead) / Double(count)
     if controlValue > 0 {
         result.relativeDifference = treatmentValue / controlValue - 1
         if control.lower.allSatisfy({ $0 > 0 }) {
-            let ratios = (0..<count).map { treatment.lower[$0] / control.lower[$0] - 1 }.sorted()
-            if let low = linearQuantile(sorted: ratios, alpha / 2), let high = linearQuantile(sorted: ratios, 1 - alpha / 2) {
+            let lowRatios = (0..<count).map { treatment.lower[$0] / control.upper[$0] - 1 }.sorted()
+            let highRatios = (0..<count).map { treatment.upper[$0] / control.lower[$0] - 1 }.sorted()
+            if let low = linearQuantile(sorted: lowRatios, alpha / 2), let high = linearQuantile(sorted: highRatios, 1 - alpha / 2) {
                 result.relativeInterval = ConfidenceInterval(low: low, high: high)
             }
         }

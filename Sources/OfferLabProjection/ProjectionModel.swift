@@ -6,11 +6,13 @@
     import Darwin
 #endif
 
-/// Which value an unidentified renewal probability takes in a draw.
-enum RenewalBound: Sendable {
-    /// Every renewal the data cannot identify fails: the lowest year the data allow.
+/// What the parts of the year the data cannot identify take in a set of parameters: renewals past
+/// the last one seen often enough, and purchases on tenure days past the last one observed.
+enum UnseenBound: Sendable {
+    /// None of it happens: the lowest year the data allow.
     case lower
-    /// Every renewal the data cannot identify happens: the highest.
+    /// As much as the data allow: renewals at `RenewalPlan.ceiling`, purchases at the latest
+    /// observed rate (a hazard that does not rise with tenure never exceeds it).
     case upper
 }
 
@@ -32,26 +34,29 @@ struct ProjectionParameters: Sendable {
     var renewal: [[Double]]
 }
 
-/// How a product's renewal probabilities are estimated.
+/// How a product's renewal probabilities are estimated: each renewal index on its own while
+/// enough chains were due for it, no curve beyond (a curve fitted to two or three renewals would
+/// decide fifty).
 struct RenewalPlan: Sendable {
     /// Days between charges; nil for a one-time product.
     var periodDays: Double?
-    /// Renewals 1 … empiricalThrough each have at least `empiricalMinimum` chains at risk: their
-    /// own rate is used.
-    var empiricalThrough = 0
-    /// Renewals 1 … seenThrough have at least one chain at risk.
-    var seenThrough = 0
+    /// Renewals 1 … identifiedThrough each had at least `identifiedMinimum` chains due: their own
+    /// rate is used; later ones are unseen.
+    var identifiedThrough = 0
     /// The highest renewal index the projection needs.
     var neededThrough = 0
-    /// Whether the renewal curve (RenewalCurve) is fitted for the indices past `empiricalThrough`:
-    /// at least two renewal indices with `curveMinimum` chains at risk.
-    var curveIdentified = false
+    /// The point's rate for the unseen renewals: the pooled rate of the identified renewals after
+    /// the first (the first is its own step: it holds the trial and first-charge regrets), the
+    /// first's when it is the only one, capped at `continuationCap`.
+    var continuation = 0.0
 
-    /// Renewals past `seenThrough` are needed and no curve can reach them: bounded by [0, 1].
-    var isIdentified: Bool { periodDays == nil || neededThrough <= empiricalThrough || curveIdentified }
-
-    static let empiricalMinimum = 50
-    static let curveMinimum = 10
+    static let identifiedMinimum = 30
+    /// The point never continues above this rate: a rate near 1 carried over dozens of periods
+    /// would turn a few loyal subscribers into most of the year.
+    static let continuationCap = 0.95
+    /// The upper bound's rate for unseen renewals: the data bound nothing below 1; a product that
+    /// keeps 98 % of its subscribers at every renewal is the most this interval admits.
+    static let ceiling = 0.98
 }
 
 /// A group's observation with what the model derives from it once: the estimation plan, the
@@ -126,11 +131,13 @@ struct FittedGroup: Sendable {
             var plan = RenewalPlan(periodDays: product.renewalPeriodDays)
             guard let period = product.renewalPeriodDays else { return plan }
             let atRisk = seen.renewalAtRisk
-            plan.seenThrough = atRisk.lastIndex { $0 > 0 } ?? 0
-            while plan.empiricalThrough + 1 < atRisk.count && atRisk[plan.empiricalThrough + 1] >= RenewalPlan.empiricalMinimum {
-                plan.empiricalThrough += 1
+            while plan.identifiedThrough + 1 < atRisk.count && atRisk[plan.identifiedThrough + 1] >= RenewalPlan.identifiedMinimum {
+                plan.identifiedThrough += 1
             }
-            plan.curveIdentified = atRisk.dropFirst().filter { $0 >= RenewalPlan.curveMinimum }.count >= 2
+            let later = plan.identifiedThrough >= 2 ? 2...plan.identifiedThrough : 1...max(1, plan.identifiedThrough)
+            let due = later.reduce(0) { $0 + (atRisk.indices.contains($1) ? atRisk[$1] : 0) }
+            let renewed = later.reduce(0) { $0 + (seen.renewed.indices.contains($1) ? seen.renewed[$1] : 0) }
+            plan.continuation = due > 0 ? min(RenewalPlan.continuationCap, Double(renewed) / Double(due)) : RenewalPlan.ceiling / 2
             var needed = 0
             for key in seen.pendingChains.keys {
                 needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
@@ -148,19 +155,21 @@ struct FittedGroup: Sendable {
         max(0, Int(((horizonDays - Double(day) - 0.5) / periodDays).rounded(.up)) - 1)
     }
 
-    /// Whether every product's needed renewals are identified.
-    var isIdentified: Bool { plans.allSatisfy(\.isIdentified) }
-
-    /// The point estimate (bound: nil) or the bounds' parameters, without drawing.
-    func pointParameters(bound: RenewalBound?) -> ProjectionParameters {
+    /// The point estimate (nil, nil) or a bound's parameters, without drawing.
+    func pointParameters(renewals: UnseenBound?, conversions: UnseenBound?) -> ProjectionParameters {
         var none: PointEstimate? = nil
-        return parameters(bound: bound, generator: &none)
+        return parameters(renewals: renewals, conversions: conversions, generator: &none)
     }
 
     /// One draw of the parameters (a parametric bootstrap of the counts they are estimated from:
     /// binomial renewals, Poisson conversions and product choices, a Gamma posterior for the tail
     /// rate, a normal mean charge), or the point estimate when `generator` is nil.
-    func parameters<Generator: RandomNumberGenerator>(bound: RenewalBound?, generator: inout Generator?) -> ProjectionParameters {
+    /// `renewals` and `conversions` say what the unseen renewals and the purchases past the last
+    /// observed tenure day take (nil: the point's continuation, the pooled later renewal rate and
+    /// half the latest purchase rate, the middle of what the data allow).
+    func parameters<Generator: RandomNumberGenerator>(
+        renewals: UnseenBound?, conversions: UnseenBound?, generator: inout Generator?
+    ) -> ProjectionParameters {
         let observation = observation
         let days = observation.atRiskByDay.count
         var hazard = Array(repeating: 0.0, count: days)
@@ -174,7 +183,19 @@ struct FittedGroup: Sendable {
             tailRate = generator!.gamma(shape: Double(tailConversions) + 0.5) / Double(tailExposure)
         }
         let tailHazard = -expm1(-tailRate)
+        let lastDay = observation.lastObservedDay
         for day in tailStart..<days { hazard[day] = tailHazard }
+        if lastDay + 1 < days {
+            // Past the last observed tenure day a rate that falls with tenure cannot be seen: from
+            // none to the latest rate.
+            let unseenHazard =
+                switch conversions {
+                case .lower: 0.0
+                case .upper: tailHazard
+                case nil: -expm1(-tailRate / 2)
+                }
+            for day in (lastDay + 1)..<days { hazard[day] = unseenHazard }
+        }
 
         var shares = observation.firstPurchasesByProduct.map { Double($0) }
         if generator != nil {
@@ -225,22 +246,20 @@ struct FittedGroup: Sendable {
             }
             let seen = observation.products[product]
             let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.renewalAtRisk.count)
-            var renewed = Array(repeating: 0.0, count: seen.renewalAtRisk.count)
-            for index in seen.renewalAtRisk.indices.dropFirst() where seen.renewalAtRisk[index] > 0 {
-                let atRisk = seen.renewalAtRisk[index]
-                let count = seen.renewed[index]
-                renewed[index] = Double(
-                    generator == nil ? count : generator!.binomial(trials: atRisk, probability: Double(count) / Double(atRisk)))
-            }
             var rates = Array(repeating: 0.0, count: slots)
-            let curve = plan.curveIdentified ? RenewalCurve.fitted(atRisk: seen.renewalAtRisk, renewed: renewed) : nil
             for index in 1..<slots {
-                if index <= plan.empiricalThrough || (curve == nil && index <= plan.seenThrough) {
-                    rates[index] = renewed[index] / Double(seen.renewalAtRisk[index])
-                } else if let curve {
-                    rates[index] = curve.renewalProbability(index)
+                if index <= plan.identifiedThrough {
+                    let atRisk = seen.renewalAtRisk[index]
+                    let count = seen.renewed[index]
+                    let drawn = generator == nil ? count : generator!.binomial(trials: atRisk, probability: Double(count) / Double(atRisk))
+                    rates[index] = Double(drawn) / Double(atRisk)
                 } else {
-                    rates[index] = bound == .upper ? 1 : 0
+                    rates[index] =
+                        switch renewals {
+                        case .lower: 0
+                        case .upper: RenewalPlan.ceiling
+                        case nil: plan.continuation
+                        }
                 }
             }
             renewal.append(rates)
@@ -360,7 +379,7 @@ struct ChainMoments {
     }
 }
 
-/// The generator type of the point estimate: `parameters(bound:generator:)` draws nothing when
+/// The generator type of the point estimate: `parameters(renewals:conversions:generator:)` draws nothing when
 /// handed nil of it.
 struct PointEstimate: RandomNumberGenerator {
     mutating func next() -> UInt64 { 0 }

@@ -8,9 +8,10 @@ public enum ProjectionGap: Sendable, Equatable, CustomStringConvertible {
     case noPayers
     /// No member has been in the test for a full day: the conversion curve has no day to start from.
     case noFullDay
-    /// A product's renewals that the year needs are beyond what the test has seen (a monthly plan
-    /// read on day 30): the interval bounds them by "none renews" and "all renew".
-    case renewalsNotObserved(product: Int, renewalsObserved: Int, renewalsNeeded: Int)
+    /// Too much of the year rests on what the test has not seen (renewals past those seen often
+    /// enough, purchases past the longest observed tenure): the interval spans from none of it to
+    /// the most the data allow.
+    case yearNotIdentified(UnseenPart)
     /// Comparison only: a side has no value.
     case groupWithoutProjection
 
@@ -19,11 +20,45 @@ public enum ProjectionGap: Sendable, Equatable, CustomStringConvertible {
         case .noMembers: "the group has no members"
         case .noPayers: "no member has paid yet"
         case .noFullDay: "no member has been in the test for a full day"
-        case .renewalsNotObserved(let product, let observed, let needed):
-            "product \(product): the year needs \(needed) renewals, the test has seen \(observed) with enough subscribers due "
-                + "(the interval assumes anything from none to all renewing)"
+        case .yearNotIdentified(let part): part.description(productName: { "product \($0)" })
         case .groupWithoutProjection: "a group has no projection"
         }
+    }
+}
+
+/// What a year that cannot be projected rests on.
+public struct UnseenPart: Sendable, Equatable {
+    /// (upper − lower expected year) / the point's year: the part the data cannot identify.
+    public var share: Double
+    /// The product whose renewals past those seen weigh most, when renewals are a tenth of it or more.
+    public var product: Int?
+    /// That product's renewals seen often enough (1 … this), and the renewals the year needs.
+    public var renewalsIdentified: Int
+    public var renewalsNeeded: Int
+    /// The longest tenure day observed (from 0), when purchases after it are a tenth of it or more.
+    public var lastObservedDay: Int?
+
+    public init(share: Double, product: Int?, renewalsIdentified: Int, renewalsNeeded: Int, lastObservedDay: Int?) {
+        self.share = share
+        self.product = product
+        self.renewalsIdentified = renewalsIdentified
+        self.renewalsNeeded = renewalsNeeded
+        self.lastObservedDay = lastObservedDay
+    }
+
+    /// One clause a product lead reads: what is unseen and how much of the year it is.
+    public func description(productName: (Int) -> String) -> String {
+        var parts: [String] = []
+        if let product {
+            let seen = renewalsIdentified == 0 ? "none of them" : "renewals 1 to \(renewalsIdentified)"
+            parts.append("\(productName(product)) needs \(renewalsNeeded) renewals and the test has seen \(seen) often enough")
+        }
+        if let day = lastObservedDay {
+            parts.append("purchases after day \(day + 1) in the test have not been seen yet")
+        }
+        let size = share.isFinite ? "\(Int((100 * share).rounded()))% of the projected year" : "more than the projected year"
+        return parts.joined(separator: "; ")
+            + "; the part not seen is \(size) (the interval runs from none of it to the most the data allow)"
     }
 }
 
@@ -41,8 +76,8 @@ public struct GroupProjection: Sendable, Equatable {
     /// The expected mean revenue_365 of the members; nil when `gap` says why.
     public var projectedARPU365: Double?
     /// The (1 − alpha) interval for the members' realised mean revenue_365 (remaining year's
-    /// randomness included). With `renewalsNotObserved` it is present and bounds the unknown
-    /// renewals by [0, 1]; nil with the other gaps.
+    /// randomness included), always from the unseen part's lower to its upper bound. With
+    /// `yearNotIdentified` it is present; nil with the other gaps.
     public var interval: ConfidenceInterval?
     /// Why `projectedARPU365` is empty.
     public var gap: ProjectionGap?

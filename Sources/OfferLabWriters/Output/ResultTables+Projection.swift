@@ -31,13 +31,11 @@ extension ResultTables {
 
     /// Why a group's projection is empty, naming products by `product_id`.
     static func reason(_ gap: ProjectionGap, productIDs: [String]) -> String {
-        guard case .renewalsNotObserved(let product, let observed, let needed) = gap else { return gap.description }
-        let id =
+        guard case .yearNotIdentified(let part) = gap else { return gap.description }
+        return part.description { product in
             productIDs.indices.contains(product) && !productIDs[product].isEmpty
-            ? productIDs[product] : "a product the catalog does not list"
-        let renewals = needed == 1 ? "renewal 1 is" : "renewals 1 to \(needed) are"
-        return "\(id): \(renewals) needed, the test has enough subscribers due for \(observed == 0 ? "none" : "the first \(observed)"); "
-            + "the interval assumes anything from none to all renewing"
+                ? productIDs[product] : "a product the catalog does not list"
+        }
     }
 
     /// `comparisons` with each offering's `projected_arpu_365` rows after its own: the columns of
