@@ -141,11 +141,25 @@ import Testing
         let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
         #expect(report.contains(OfferingSection.projectionAssumes.htmlEscaped))
         #expect(report.contains("projected from 10 of 365 days"))
-        #expect(report.contains("not estimated: somewhere in USD 19.99 to"))
-        #expect(report.contains("Not estimated for control: no member has paid yet."))
+        #expect(report.contains("cannot be projected yet") && report.contains("somewhere in USD 19.99 to"))
+        #expect(report.contains("The year cannot be projected yet for control: no member has paid yet."))
         // `offerlab report --db` rebuilds the same page from the database alone.
         let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
         #expect(rebuilt.status == 0 && rebuilt.standardOutput == report)
+    }
+
+    @Test("The report projects a year only when its value is given and its interval within a factor of 3")
+    func aWideIntervalIsNotAProjection() {
+        let settled = ProjectionRow(group: "a", projectedARPU365: 10, low: 6, high: 17.9)
+        #expect(OfferingSection.unprojectableReason(settled) == nil)
+        var wide = settled
+        wide.high = 18.1
+        #expect(OfferingSection.unprojectableReason(wide) == "its interval spans more than a factor of 3, too wide to decide on")
+        wide.high = 12
+        wide.low = 0
+        #expect(OfferingSection.unprojectableReason(wide) != nil)
+        let empty = ProjectionRow(group: "b", low: 1, high: 2, reason: "no member has paid yet")
+        #expect(OfferingSection.unprojectableReason(empty) == "no member has paid yet")
     }
 
     @Test func theSameInputsGiveTheSameProjection() throws {

@@ -5,8 +5,23 @@ extension OfferingSection {
     /// What the projection assumes, in one sentence the report always shows with it.
     static let projectionAssumes =
         "A forecast, not a result: it assumes that the users who joined later will buy, renew and ask for refunds as those "
-        + "who joined earlier did, that renewals keep following the curve seen so far, and that late purchases go on at the "
-        + "recent rate; a change of audience, a promotion ending or a price rise breaks it (docs/statistics.md)."
+        + "who joined earlier did; what no user has reached yet (later renewals, purchases after the longest time in the test) "
+        + "is taken anywhere from none of it to the most the data allow, and a year that rests on much of it is not "
+        + "projected; a change of audience, a promotion ending or a price rise breaks it (docs/statistics.md)."
+
+    /// An interval wider than this factor (high / low) says too little to project the year on.
+    static let projectableIntervalFactor = 3.0
+
+    /// Why the year of a group cannot be projected yet: the value is empty (its reason), or its
+    /// interval spans more than `projectableIntervalFactor`; nil when it can.
+    static func unprojectableReason(_ row: ProjectionRow) -> String? {
+        guard row.projectedARPU365 != nil else { return row.reason.isEmpty ? "no projection" : row.reason }
+        guard let low = row.low, let high = row.high else { return nil }
+        guard low > 0, high <= projectableIntervalFactor * low else {
+            return "its interval spans more than a factor of \(Int(projectableIntervalFactor)), too wide to decide on"
+        }
+        return nil
+    }
 
     var projection: String {
         guard !offering.projection.isEmpty else { return "" }
@@ -29,27 +44,29 @@ extension OfferingSection {
             html += cell(row.realizedARPU.map(money) ?? "–", ["realised"])
             let observed = row.observedDaysMean.map { "projected from \(ReportFormat.fixed($0, decimals: 0)) of 365 days" } ?? ""
             let bounds = interval(row.low, row.high, money)
-            if let value = row.projectedARPU365 {
+            if let value = row.projectedARPU365, Self.unprojectableReason(row) == nil {
                 html += cell(money(value), [bounds.map { "interval \($0)" } ?? "", observed])
             } else {
-                html += forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "not estimated", observed])
+                html += forecastGap(["cannot be projected yet", bounds.map { "somewhere in \($0)" } ?? "", observed])
             }
             html += versusControl(row, group: group, money: money)
             html += "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
-        // Why a value is empty, once per reason, with the groups it holds for.
+        // Why a year cannot be projected yet, once per reason, with the groups it holds for.
         var reasons: [(reason: String, groups: [String])] = []
-        for row in offering.projection where !row.reason.isEmpty {
-            if let index = reasons.firstIndex(where: { $0.reason == row.reason }) {
+        for row in offering.projection {
+            guard let reason = Self.unprojectableReason(row) else { continue }
+            if let index = reasons.firstIndex(where: { $0.reason == reason }) {
                 reasons[index].groups.append(row.group)
             } else {
-                reasons.append((row.reason, [row.group]))
+                reasons.append((reason, [row.group]))
             }
         }
         for (reason, groups) in reasons {
             html +=
-                "<p class=\"note empty-rows\">Not estimated for \(groups.joined(separator: ", ").htmlEscaped): \(reason.htmlEscaped).</p>\n"
+                "<p class=\"note empty-rows\">The year cannot be projected yet for \(groups.joined(separator: ", ").htmlEscaped): "
+                + "\(reason.htmlEscaped).</p>\n"
         }
         html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
         html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
@@ -70,8 +87,13 @@ extension OfferingSection {
         guard group?.isControl != true else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
         guard let comparison = offering.projectedComparisons.first(where: { $0.group == row.group }) else { return forecastGap([]) }
         let signedMoney = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
-        var details: [String] = []
         let lift = comparison.lift
+        let controlRow = offering.projection.first { $0.group == comparison.controlGroup }
+        guard Self.unprojectableReason(row) == nil, let controlRow, Self.unprojectableReason(controlRow) == nil else {
+            let bounds = interval(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
+            return forecastGap(["cannot be compared yet", bounds.map { "somewhere in \($0)" } ?? ""])
+        }
+        var details: [String] = []
         if let chance = lift.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead") }
         if let relative = lift.relative {
             let difference = lift.absolute.map { signedMoney($0.value) }
