@@ -376,7 +376,8 @@ package enum Attribution {
                     try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
                 }
                 contributions.projection.addMember(
-                    group: Int(group), assignedAt: member.membership.assignedAt, events: scratch.products, context: context)
+                    group: Int(group), assignedAt: member.membership.assignedAt, events: scratch.products, trial: scratch.trials.first,
+                    context: context)
                 if !slices.isEmpty {
                     SliceLevels.find(
                         slices, events: memberEvents, shapes: events.shapes, membership: member.membership,

@@ -83,9 +83,18 @@ package struct ProjectionMembers: Sendable {
     }
 
     /// Adds a member of `group` with its counted money events of the night (`EvaluationScratch.products`):
-    /// money in the report currency, left at 0 when its currency has no rate (as in `net_revenue`).
-    mutating func addMember(group: Int, assignedAt: Int64, events: [ProductContribution], context: AttributionContext) {
+    /// money in the report currency, left at 0 when its currency has no rate (as in `net_revenue`),
+    /// and its earliest counted trial (the projection tells the decision to start one from its outcome).
+    mutating func addMember(
+        group: Int, assignedAt: Int64, events: [ProductContribution], trial: DetailedEvent?, context: AttributionContext
+    ) {
         memberEvents.removeAll(keepingCapacity: true)
+        if let trial {
+            memberEvents.append(
+                ProjectionEvent(
+                    time: trial.timestamp, kind: .trialStart, product: context.projection.index(ofLabel: trial.details.product), amount: 0,
+                    expiresAt: trial.details.expiresAt == EventRecord.noTime ? nil : trial.details.expiresAt))
+        }
         for event in events {
             let kind: ProjectionEventKind
             var amount = 0.0

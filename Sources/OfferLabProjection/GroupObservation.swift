@@ -24,12 +24,26 @@ struct GroupObservation: Sendable {
     /// Per product: its renewals and charges.
     var products: [ProductObservation]
 
+    /// Entries (a member's first trial start or purchase) that were a trial, and that were a purchase.
+    var trialEntries = 0
+    var purchaseEntries = 0
+    /// Trials that ended: converted (a purchase after the trial start) or lapsed (none by the
+    /// trial's end and a day of grace).
+    var trialsConverted = 0
+    var trialsLapsed = 0
+    /// A trial's length in whole days (the median of `expires_at` − start, else of the
+    /// conversions' delays, else 7).
+    var trialDays = 7
+    /// Members in a trial at `as_of`, by the tenure day their trial ends (they convert then or not).
+    var pendingTrialsByDay: [Int]
+
     init(horizonDays: Int, productCount: Int) {
         atRiskByDay = Array(repeating: 0, count: horizonDays)
         conversionsByDay = Array(repeating: 0, count: horizonDays)
         waitingByDay = Array(repeating: WaitingMembers(), count: horizonDays)
         firstPurchasesByProduct = Array(repeating: 0, count: productCount)
         products = Array(repeating: ProductObservation(), count: productCount)
+        pendingTrialsByDay = Array(repeating: 0, count: horizonDays)
     }
 
     /// The last tenure day with at least one member at risk (−1: no member has a full day yet).
@@ -110,6 +124,14 @@ private struct Charge {
     var firstRefundTime: Int64?
 }
 
+/// A member's trial that has not converted: resolved once the trial's length is known.
+private struct OpenTrial {
+    /// Tenure days at the trial's start, at its `expires_at` (when the record has it), and at `as_of`.
+    var startDay: Double
+    var endDay: Double?
+    var tenureDays: Double
+}
+
 /// A chain of the member being read: its product, charges (indices into the member's charges).
 private struct Chain {
     var key: Int64
@@ -134,6 +156,9 @@ extension GroupObservation {
         }
         var exitsByDay = Array(repeating: 0, count: horizonDayCount + 1)
         var sortedEvents: [ProjectionEvent] = []
+        var openTrials: [OpenTrial] = []
+        var trialDurations: [Double] = []
+        var trialConversionDelays: [Double] = []
         var charges: [Charge] = []
         var chains: [Chain] = []
         var start = 0
@@ -156,12 +181,13 @@ extension GroupObservation {
             let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
             let refundEnd = assignedAt + Int64(365 * microsecondsPerDay)
             var firstPurchaseDay: Int?
+            var trialStart: ProjectionEvent?
             var revenue = 0.0
             for event in sortedEvents where event.time < asOf && event.time >= assignedAt {
                 let key = event.chain ?? -1 - Int64(event.product)
                 switch event.kind {
                 case .trialStart:
-                    continue
+                    if trialStart == nil && firstPurchaseDay == nil { trialStart = event }
                 case .purchase, .renewal:
                     guard event.time < chargeEnd else { continue }
                     revenue += event.amount
@@ -170,7 +196,10 @@ extension GroupObservation {
                         firstPurchaseDay = day
                         payers += 1
                         firstPurchasesByProduct[event.product] += 1
-                        if day < fullDays { conversionsByDay[day] += 1 }
+                        if let trial = trialStart {
+                            trialsConverted += 1
+                            trialConversionDelays.append(Double(event.time - trial.time) / microsecondsPerDay)
+                        }
                     }
                     charges.append(Charge(time: event.time, price: event.amount))
                     if let chain = chains.firstIndex(where: { $0.key == key }) {
@@ -190,14 +219,29 @@ extension GroupObservation {
             }
             observedRevenue += revenue
 
-            // The conversion curve: at risk through the day of the first purchase, or through the
-            // last full day observed.
-            if let day = firstPurchaseDay, day < fullDays {
+            // The entry curve: at risk through the day of the entry (a trial start or a first
+            // purchase), or through the last full day observed.
+            let entryDay = trialStart.map { Int(Double($0.time - assignedAt) / microsecondsPerDay) } ?? firstPurchaseDay
+            if let day = entryDay {
+                if trialStart != nil { trialEntries += 1 } else { purchaseEntries += 1 }
+                if day < fullDays { conversionsByDay[day] += 1 }
+            }
+            if let day = entryDay, day < fullDays {
                 exitsByDay[day + 1] += 1
             } else {
                 exitsByDay[fullDays] += 1
             }
-            if firstPurchaseDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
+            if let trial = trialStart, firstPurchaseDay == nil {
+                openTrials.append(
+                    OpenTrial(
+                        startDay: Double(trial.time - assignedAt) / microsecondsPerDay,
+                        endDay: trial.expiresAt.map { Double($0 - assignedAt) / microsecondsPerDay },
+                        tenureDays: Double(asOf - assignedAt) / microsecondsPerDay))
+            }
+            if let trial = trialStart, let end = trial.expiresAt, end > trial.time {
+                trialDurations.append(Double(end - trial.time) / microsecondsPerDay)
+            }
+            if entryDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
                 let remaining = 1 - (tenureDays - Double(fullDays))
                 waitingByDay[fullDays].count += 1
                 waitingByDay[fullDays].remainingFraction += remaining
@@ -246,6 +290,21 @@ extension GroupObservation {
         for day in 0..<horizonDayCount {
             atRisk -= exitsByDay[day]
             atRiskByDay[day] = atRisk
+        }
+        let lengths = trialDurations.isEmpty ? trialConversionDelays : trialDurations
+        if !lengths.isEmpty {
+            trialDays = max(0, Int(lengths.sorted()[lengths.count / 2].rounded()))
+        }
+        // A trial not converted is open while its end (and a day of grace for the store's
+        // charge) is after as_of; it converts, or not, on its last day.
+        for trial in openTrials {
+            let end = trial.endDay ?? trial.startDay + Double(trialDays)
+            if end + 1 > trial.tenureDays {
+                let day = max(Int(end), Int(trial.tenureDays))
+                if day < horizonDayCount { pendingTrialsByDay[day] += 1 }
+            } else {
+                trialsLapsed += 1
+            }
         }
     }
 }

@@ -32,6 +32,10 @@ struct ProjectionParameters: Sendable {
     /// Per product: r(k), the probability of renewal k given renewal k − 1 (slot 0 unused); empty
     /// for a one-time product.
     var renewal: [[Double]]
+    /// The share of entries that start a trial, and the probability that a trial converts (on
+    /// its last day, `GroupObservation.trialDays` after its start).
+    var trialShare = 0.0
+    var trialConversion = 0.0
 }
 
 /// How a product's renewal probabilities are estimated: each renewal index on its own while
@@ -264,9 +268,31 @@ struct FittedGroup: Sendable {
             }
             renewal.append(rates)
         }
+        // Whether an entry is a trial, and whether a trial converts: binomial draws of their
+        // counts; before any trial has ended, its conversion runs from none to all.
+        let entries = observation.trialEntries + observation.purchaseEntries
+        var trialShare = entries > 0 ? Double(observation.trialEntries) / Double(entries) : 0
+        if generator != nil && entries > 0 {
+            trialShare = Double(generator!.binomial(trials: entries, probability: trialShare)) / Double(entries)
+        }
+        let endedTrials = observation.trialsConverted + observation.trialsLapsed
+        var trialConversion: Double
+        if endedTrials > 0 {
+            trialConversion = Double(observation.trialsConverted) / Double(endedTrials)
+            if generator != nil {
+                trialConversion = Double(generator!.binomial(trials: endedTrials, probability: trialConversion)) / Double(endedTrials)
+            }
+        } else {
+            trialConversion =
+                switch conversions {
+                case .lower: 0
+                case .upper: 1
+                case nil: 0.5
+                }
+        }
         return ProjectionParameters(
             hazard: hazard, productShare: shares, chargeMean: means, chargeSecondMoment: secondMoments, keptShare: keptShares,
-            keptMean: keptMeans, renewal: renewal)
+            keptMean: keptMeans, renewal: renewal, trialShare: trialShare, trialConversion: trialConversion)
     }
 
     /// The expected value and variance of the group's revenue still to come before each member's
@@ -291,24 +317,41 @@ struct FittedGroup: Sendable {
         }
 
         let days = observation.atRiskByDay.count
-        var laterFirst = 0.0
-        var laterSecond = 0.0
-        for day in stride(from: days - 1, through: 0, by: -1) {
-            // A conversion on this day: the first charge, then the renewals due before the horizon.
-            var valueFirst = 0.0
-            var valueSecond = 0.0
+        // A purchase on tenure day d: the first charge, then the renewals due before the horizon
+        // if it is kept: N + kept·W(1, m).
+        var purchaseFirst = Array(repeating: 0.0, count: days)
+        var purchaseSecond = Array(repeating: 0.0, count: days)
+        for day in 0..<days {
             for (product, share) in parameters.productShare.enumerated() where share > 0 {
                 var renewals = (0.0, 0.0)
                 if plans[product].periodDays != nil {
                     renewals = tables[product].moments(firstIndex: 1, charges: renewalsDueByDay[product][day])
                 }
-                // The first charge N, then the renewals if it is kept: N + kept·W(1, m).
-                valueFirst += share * (parameters.chargeMean[product] + parameters.keptShare[product] * renewals.0)
-                valueSecond +=
+                purchaseFirst[day] += share * (parameters.chargeMean[product] + parameters.keptShare[product] * renewals.0)
+                purchaseSecond[day] +=
                     share
                     * (parameters.chargeSecondMoment[product] + 2 * parameters.keptMean[product] * renewals.0
                         + parameters.keptShare[product] * renewals.1)
             }
+        }
+        // A trial ending on day d converts with probability p: its value is a Bernoulli(p) times a purchase's.
+        let trialDays = observation.trialDays
+        let conversion = parameters.trialConversion
+        for (day, count) in observation.pendingTrialsByDay.enumerated() where count > 0 {
+            let first = conversion * purchaseFirst[day]
+            mean += Double(count) * first
+            variance += Double(count) * (conversion * purchaseSecond[day] - first * first)
+        }
+
+        var laterFirst = 0.0
+        var laterSecond = 0.0
+        for day in stride(from: days - 1, through: 0, by: -1) {
+            // An entry on this day: a purchase, or a trial that converts `trialDays` later.
+            let trialEnd = day + trialDays
+            let trialFirst = trialEnd < days ? conversion * purchaseFirst[trialEnd] : 0
+            let trialSecond = trialEnd < days ? conversion * purchaseSecond[trialEnd] : 0
+            let valueFirst = (1 - parameters.trialShare) * purchaseFirst[day] + parameters.trialShare * trialFirst
+            let valueSecond = (1 - parameters.trialShare) * purchaseSecond[day] + parameters.trialShare * trialSecond
             let hazard = parameters.hazard[day]
             let waiting = observation.waitingByDay[day]
             if waiting.count > 0 {

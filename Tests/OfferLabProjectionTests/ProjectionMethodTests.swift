@@ -69,6 +69,29 @@ struct ProjectionMethodTests {
         #expect(point[30...].allSatisfy { abs($0 - -expm1(-Double(model.tailConversions) / Double(model.tailExposure) / 2)) < 1e-15 })
     }
 
+    @Test("A trial still running at as_of converts on its last day with the ended trials' rate")
+    func openTrialsConvertAtTheEndedTrialsRate() throws {
+        // 100 members assigned on day 0 start a 7-day trial an hour in; 50 buy the pass at 10 when
+        // it ends, 50 lapse. 10 members assigned on day 8 start theirs an hour in: open on day 10,
+        // each worth 1/2 · 10. Nobody is left to enter: (500 + 10 · 5) / 110 = 5.
+        func trial(_ time: Int64) -> ProjectionEvent {
+            ProjectionEvent(time: time, kind: .trialStart, product: FixtureProduct.pass, amount: 0, expiresAt: time + 7 * day)
+        }
+        var group = ProjectionGroupInput(name: "trials")
+        for member in 0..<100 {
+            var events = [trial(hour)]
+            if member < 50 { events.append(purchase(7 * day + hour, FixtureProduct.pass, 10, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        for _ in 0..<10 { group.appendMember(assignedAt: 8 * day, events: [trial(8 * day + hour)]) }
+        let model = fitted(group, asOf: 10 * day)
+        #expect(model.observation.trialsConverted == 50 && model.observation.trialsLapsed == 50)
+        #expect(model.observation.trialDays == 7 && model.observation.pendingTrialsByDay[7] == 10)
+        #expect(model.observation.trialEntries == 110 && model.observation.purchaseEntries == 0)
+        let result = try project([group], asOf: 10 * day).groups[0]
+        #expect(abs(try #require(result.projectedARPU365) - 5) < 1e-9)
+    }
+
     @Test("A running chain's moments: renewal 1 at 1/2, renewal 2 at 0.8, charges of 10")
     func chainMoments() {
         // Nothing (1/2), one charge (1/2 · 0.2), two charges (1/2 · 0.8): E = 1 + 8, E² = 10 + 160.

@@ -1,5 +1,6 @@
 import OfferLabIngest
 import OfferLabJob
+import OfferLabProjection
 import OfferLabStatistics
 import Testing
 
@@ -167,12 +168,14 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
     }
 
     /// The projection (contract §2.14) reads a charge's `expires_at` as its chain's next due time:
-    /// each purchase's own, none for the charge without one, none for a refund.
+    /// each purchase's own, none for the charge without one, none for a refund; a member's
+    /// earliest trial comes with its own (t4's has none).
     @Test func theProjectionReadsEachChargesExpiry() async throws {
         let results = try await analyse(assigned(["t4", "s1", "s3"]), Self.events)
         let events = try #require(results.offerings[0].projection).groups[0].events
         let april10 = try #require(UTCTime.parseAsOf("2026-04-10"))
-        #expect(events.map(\.expiresAt) == [nil, april10, nil, april10], "\(events)")
+        #expect(events.map(\.kind) == [.trialStart, .purchase, .purchase, .refund, .purchase])
+        #expect(events.map(\.expiresAt) == [nil, nil, april10, nil, april10], "\(events)")
     }
 
     /// Each day is the night as of its end: s2 is active through the day that ends before its
