@@ -36,7 +36,13 @@ public func sequentialRho(alpha: Double, tuning: Double) -> Double {
 ///   - rho: ``sequentialRho(alpha:tuning:)`` for the same alpha.
 ///   - alpha: 0 < alpha < 1.
 public func sequentialHalfWidth(standardError: Double, totalUsers: Int, rho: Double, alpha: Double) -> Double {
-    let nRhoSquared = Double(totalUsers) * rho * rho
+    sequentialHalfWidth(standardError: standardError, users: Double(totalUsers), rho: rho, alpha: alpha)
+}
+
+/// ``sequentialHalfWidth(standardError:totalUsers:rho:alpha:)`` for a number of users that need
+/// not be whole (the users a test would have after s·n more, for planning).
+public func sequentialHalfWidth(standardError: Double, users: Double, rho: Double, alpha: Double) -> Double {
+    let nRhoSquared = users * rho * rho
     let logTerm = 0.5 * log1p(nRhoSquared) - log(alpha)  // ln(√(nρ²+1)/α), without overflow
     return standardError * (2 * (nRhoSquared + 1) * logTerm / nRhoSquared).squareRoot()
 }
