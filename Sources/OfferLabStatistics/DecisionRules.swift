@@ -1,0 +1,126 @@
+/// What to do with a treatment tonight (docs/statistics.md, "The decision"): the rules in their
+/// order, and the days a test still needs. Pure: the caller gathers the intervals, the power plan
+/// and the enrolment; the words a product lead reads are the report's.
+public enum DecisionStatus: String, Sendable, CaseIterable {
+    /// The verdict is withheld (a sample ratio mismatch, the app and the server disagreeing, …).
+    case unhealthy
+    /// The goal or a guardrail loses.
+    case rollBack = "roll_back"
+    /// Under `min_runtime_days`.
+    case tooEarly = "too_early"
+    /// The goal wins and no guardrail loses.
+    case ship
+    /// Powered for `target_mde` and still not significant: the lift is smaller than worth finding.
+    case inconclusive
+    /// Not yet powered: keep the test running.
+    case keepRunning = "keep_running"
+}
+
+/// Where a metric's adjusted interval of the absolute lift lies.
+public enum MetricOutcome: Sendable, Equatable {
+    /// Entirely on the good side of 0.
+    case wins
+    /// Entirely on the harmful side.
+    case loses
+    /// It holds 0, or there is no interval.
+    case undecided
+
+    /// The outcome of `interval` for a metric whose harmful direction is up (`refund_user_rate`)
+    /// or down (every other).
+    public init(_ interval: ConfidenceInterval?, harmfulWhenUp: Bool) {
+        guard let interval else {
+            self = .undecided
+            return
+        }
+        let above = interval.low > 0
+        let below = interval.high < 0
+        if above {
+            self = harmfulWhenUp ? .loses : .wins
+        } else if below {
+            self = harmfulWhenUp ? .wins : .loses
+        } else {
+            self = .undecided
+        }
+    }
+}
+
+public enum DecisionRules {
+    /// The first status that holds: unhealthy, roll back, too early, ship, inconclusive, keep running.
+    ///
+    /// - Parameters:
+    ///   - withheld: whether the offering's verdict is withheld.
+    ///   - power: power(0) of the goal, nil when no power plan could be made.
+    public static func status(
+        withheld: Bool, goal: MetricOutcome, guardrails: [MetricOutcome], runtimeDays: Double, minRuntimeDays: Double, power: Double?,
+        targetPower: Double
+    ) -> DecisionStatus {
+        if withheld { return .unhealthy }
+        if goal == .loses || guardrails.contains(.loses) { return .rollBack }
+        if runtimeDays < minRuntimeDays { return .tooEarly }
+        if goal == .wins { return .ship }
+        if let power, power >= targetPower { return .inconclusive }
+        return .keepRunning
+    }
+
+    /// Days until the test has `usersNeeded` more users at `enrolmentPerDay`: ⌈needed / r⌉, 0 when
+    /// none are needed, never below the days left of `min_runtime_days`; nil when r = 0 and users
+    /// are still needed (enrolment has stopped).
+    public static func daysLeft(usersNeeded: Int, enrolmentPerDay: Double, runtimeDays: Double, minRuntimeDays: Double) -> Int? {
+        let runtimeLeft = minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: minRuntimeDays)
+        guard usersNeeded > 0 else { return runtimeLeft }
+        guard enrolmentPerDay > 0 else { return nil }
+        return max(runtimeLeft, Int((Double(usersNeeded) / enrolmentPerDay).rounded(.up)))
+    }
+
+    /// Days left for a matured goal (`…_d<D>`): the smallest whole d ≥ 0 at which the members with
+    /// `assigned_at` ≤ as_of + d days − D days, plus r·max(0, d − D) newcomers, reach `target`
+    /// (= n(1 + s*), n the matured members now); never below the days left of `min_runtime_days`;
+    /// nil when no d ever reaches it (enrolment has stopped and too few members are waiting).
+    ///
+    /// - Parameters:
+    ///   - assignedAt: the members' `assigned_at` (µs), sorted ascending.
+    public static func maturedDaysLeft(
+        assignedAt: [Int64], asOf: Int64, maturityDays: Int, target: Double, enrolmentPerDay: Double, runtimeDays: Double,
+        minRuntimeDays: Double
+    ) -> Int? {
+        let day: Int64 = 86_400_000_000
+        func reached(_ d: Int) -> Bool {
+            let cutoff = asOf + Int64(d - maturityDays) * day
+            let matured = assignedAt.partitioningIndex { $0 > cutoff }
+            return Double(matured) + enrolmentPerDay * Double(max(0, d - maturityDays)) >= target
+        }
+        let runtimeLeft = minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: minRuntimeDays)
+        if reached(0) { return runtimeLeft }
+        // Every member now matures by d = D; past it only newcomers count, at r a day.
+        if !reached(maturityDays) {
+            guard enrolmentPerDay > 0 else { return nil }
+            let missing = target - Double(assignedAt.count)
+            return max(runtimeLeft, maturityDays + Int((missing / enrolmentPerDay).rounded(.up)))
+        }
+        var low = 0
+        var high = maturityDays
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if reached(middle) { high = middle } else { low = middle }
+        }
+        return max(runtimeLeft, high)
+    }
+
+    /// ⌈min_runtime_days − runtime_days⌉, at least 0.
+    static func minimumDaysLeft(runtimeDays: Double, minRuntimeDays: Double) -> Int {
+        max(0, Int((minRuntimeDays - runtimeDays).rounded(.up)))
+    }
+}
+
+extension Array where Element == Int64 {
+    /// The first index whose element satisfies `belongs` (the elements that do form a suffix).
+    fileprivate func partitioningIndex(where belongs: (Int64) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

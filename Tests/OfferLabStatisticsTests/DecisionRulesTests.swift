@@ -1,0 +1,64 @@
+import OfferLabStatistics
+import Testing
+
+@Suite("The decision's rules in their order and the days left, worked by hand")
+struct DecisionRulesTests {
+    @Test("An interval above 0 wins, below loses; for a metric harmful when up, the other way round")
+    func outcomes() {
+        let above = ConfidenceInterval(low: 0.01, high: 0.2)
+        let below = ConfidenceInterval(low: -0.2, high: -0.01)
+        let across = ConfidenceInterval(low: -0.1, high: 0.1)
+        #expect(MetricOutcome(above, harmfulWhenUp: false) == .wins && MetricOutcome(below, harmfulWhenUp: false) == .loses)
+        #expect(MetricOutcome(above, harmfulWhenUp: true) == .loses && MetricOutcome(below, harmfulWhenUp: true) == .wins)
+        #expect(MetricOutcome(across, harmfulWhenUp: false) == .undecided && MetricOutcome(nil, harmfulWhenUp: true) == .undecided)
+        #expect(MetricOutcome(ConfidenceInterval(low: 0, high: 0.3), harmfulWhenUp: false) == .undecided)
+    }
+
+    @Test("The first rule that holds decides")
+    func order() {
+        func status(
+            withheld: Bool = false, goal: MetricOutcome = .undecided, guardrails: [MetricOutcome] = [], runtime: Double = 10,
+            power: Double? = 0.3
+        ) -> DecisionStatus {
+            DecisionRules.status(
+                withheld: withheld, goal: goal, guardrails: guardrails, runtimeDays: runtime, minRuntimeDays: 7, power: power,
+                targetPower: 0.8)
+        }
+        #expect(status(withheld: true, goal: .loses) == .unhealthy)
+        #expect(status(goal: .loses, runtime: 1) == .rollBack)
+        #expect(status(goal: .wins, guardrails: [.undecided, .loses]) == .rollBack)
+        #expect(status(goal: .wins, runtime: 6.9) == .tooEarly)
+        #expect(status(goal: .wins, guardrails: [.wins, .undecided]) == .ship)
+        #expect(status(power: 0.8) == .inconclusive)
+        #expect(status(power: 0.79) == .keepRunning)
+        #expect(status(power: nil) == .keepRunning)
+    }
+
+    @Test("Days left: users needed over the enrolment rate, never below the minimum runtime; none when enrolment stopped")
+    func daysLeft() {
+        #expect(DecisionRules.daysLeft(usersNeeded: 1000, enrolmentPerDay: 300, runtimeDays: 10, minRuntimeDays: 7) == 4)
+        #expect(DecisionRules.daysLeft(usersNeeded: 900, enrolmentPerDay: 300, runtimeDays: 10, minRuntimeDays: 7) == 3)
+        #expect(DecisionRules.daysLeft(usersNeeded: 10, enrolmentPerDay: 300, runtimeDays: 2.5, minRuntimeDays: 7) == 5)
+        #expect(DecisionRules.daysLeft(usersNeeded: 0, enrolmentPerDay: 0, runtimeDays: 10, minRuntimeDays: 7) == 0)
+        #expect(DecisionRules.daysLeft(usersNeeded: 1, enrolmentPerDay: 0, runtimeDays: 10, minRuntimeDays: 7) == nil)
+    }
+
+    @Test("A matured goal waits for its members to age: D = 7, ten members a day for 20 days")
+    func maturedDaysLeft() {
+        // Members assigned at noon of days 0 … 19, ten a day; as_of = day 20. Matured now (≤ day 13):
+        // days 0 … 12, 130 members. On night d, those assigned by day 13 + d are matured.
+        let day: Int64 = 86_400_000_000
+        let assignedAt = (0..<20).flatMap { d in Array(repeating: Int64(d) * day + day / 2, count: 10) }
+        func daysLeft(target: Double, rate: Double = 10, runtime: Double = 20) -> Int? {
+            DecisionRules.maturedDaysLeft(
+                assignedAt: assignedAt, asOf: 20 * day, maturityDays: 7, target: target, enrolmentPerDay: rate, runtimeDays: runtime,
+                minRuntimeDays: 7)
+        }
+        #expect(daysLeft(target: 130) == 0)
+        #expect(daysLeft(target: 131) == 1)  // day 13's members mature on night 1
+        #expect(daysLeft(target: 200) == 7)  // everyone now, by night 7
+        #expect(daysLeft(target: 235) == 11)  // then 10 newcomers a day: 200 + 10 · 4 ≥ 235
+        #expect(daysLeft(target: 235, rate: 0) == nil)
+        #expect(daysLeft(target: 131, runtime: 2) == 5)
+    }
+}
