@@ -185,6 +185,10 @@ struct FittedGroup: Sendable {
         var tailRate = tailExposure > 0 ? Double(tailConversions) / Double(tailExposure) : 0
         if generator != nil && tailExposure > 0 {
             tailRate = generator!.gamma(shape: Double(tailConversions) + 0.5) / Double(tailExposure)
+        } else if conversions == .upper && tailExposure > 0 {
+            // The upper year without draws: the latest rate's posterior mean (x + ½)/member-days,
+            // so a window without an entry does not rule some out.
+            tailRate = (Double(tailConversions) + 0.5) / Double(tailExposure)
         }
         let tailHazard = -expm1(-tailRate)
         let lastDay = observation.lastObservedDay

@@ -50,7 +50,12 @@ public struct UnseenPart: Sendable, Equatable {
     public func description(productName: (Int) -> String) -> String {
         var parts: [String] = []
         if let product {
-            let seen = renewalsIdentified == 0 ? "none of them" : "renewals 1 to \(renewalsIdentified)"
+            let seen =
+                switch renewalsIdentified {
+                case 0: "none of them"
+                case 1: "renewal 1"
+                default: "renewals 1 to \(renewalsIdentified)"
+                }
             parts.append("\(productName(product)) needs \(renewalsNeeded) renewals and the test has seen \(seen) often enough")
         }
         if let day = lastObservedDay {

@@ -29,13 +29,14 @@ struct ProjectionEdgeCaseTests {
         #expect(result.gap == .noMembers)
     }
 
-    @Test("An annual plan read on day 30: its renewal falls after day 365, so the year is what was paid")
+    @Test("An annual plan read on day 30: its renewal falls after day 365, so the year is what was paid when late buyers are ruled out")
     func annualPlanOnDay30() throws {
-        // 4 members assigned on day 0; 2 buy the yearly plan at 50 an hour later. Nobody else
-        // converts in 30 days: the tail hazard is 0, the renewal is due on day 365.25.
+        // 4 000 members assigned on day 0; 2 000 buy the yearly plan at 50 an hour later; nobody
+        // else in 30 days. The renewal is due on day 365.25; 20 000 member-days without a late buyer
+        // (days 20 … 29) bound late entries by ½/20 000 a day, under a tenth of the year: projected 25.
         var group = ProjectionGroupInput(name: "annual")
-        for member in 0..<4 {
-            group.appendMember(assignedAt: 0, events: member < 2 ? [purchase(hour, FixtureProduct.yearly, 50, member: member)] : [])
+        for member in 0..<4000 {
+            group.appendMember(assignedAt: 0, events: member < 2000 ? [purchase(hour, FixtureProduct.yearly, 50, member: member)] : [])
         }
         let result = try project([group], asOf: 30 * day).groups[0]
         #expect(result.realizedARPU == 25)
@@ -44,11 +45,26 @@ struct ProjectionEdgeCaseTests {
         let projected = try #require(result.projectedARPU365)
         #expect(abs(projected - 25) < 1e-12)
         let interval = try #require(result.interval)
-        // Only the late conversions of 2 members watched for 10 tail days are uncertain: up to
-        // two more yearly plans (50 each, spread over 4 members), and 20 member-days without a
-        // conversion cannot rule that out; the remaining year's noise is normal (rough for 4).
-        #expect(interval.low <= 25 && interval.low > 15)
-        #expect(interval.high > 45 && interval.high < 70)
+        #expect(abs(interval.low - 25) < 1e-9)  // no late buyer
+        #expect(interval.high > 25 && interval.high < 27.5)
+    }
+
+    @Test("Four members read on day 30: 20 member-days without a late buyer cannot rule them out, so the year is not projected")
+    func fewMembersCannotRuleOutLateBuyers() throws {
+        var group = ProjectionGroupInput(name: "annual")
+        for member in 0..<4 {
+            group.appendMember(assignedAt: 0, events: member < 2 ? [purchase(hour, FixtureProduct.yearly, 50, member: member)] : [])
+        }
+        let result = try project([group], asOf: 30 * day).groups[0]
+        #expect(result.realizedARPU == 25 && result.projectedARPU365 == nil)
+        guard case .yearNotIdentified(let part) = try #require(result.gap) else {
+            Issue.record("expected an unidentified year, got \(String(describing: result.gap))")
+            return
+        }
+        #expect(part.product == nil && part.lastObservedDay == 29)
+        let interval = try #require(result.interval)
+        #expect(abs(interval.low - 25) < 1e-9)  // no late buyer: what was paid
+        #expect(interval.high > 45)  // up to both others buying
     }
 
     @Test("A monthly plan read on day 30: no renewal is due yet, so the value is empty and the interval spans 1 charge to the ceiling's 12")

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The projection's calibration study (docs/projection-calibration.md): simulate every setting with
+# simulate.py, run `offerlab run` on it as of day 30 and day 60, and print the table (analyse.py).
+#   tools/projection-calibration/run-study.sh [--tests N] [--data DIR] [SETTING...]
+# OFFERLAB names the binary (default: a release build of this checkout). Two settings run side by
+# side. Fixed seeds: the same binary gives the same table.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+tests=200
+data="${TMPDIR:-/tmp}/offerlab-projection-calibration"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tests) tests="$2"; shift 2 ;;
+    --data) data="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+if [ -z "${OFFERLAB:-}" ]; then
+  (cd "$root" && swift build -c release --product offerlab >/dev/null)
+  OFFERLAB="$root/.build/release/offerlab"
+fi
+settings=("$@")
+if [ ${#settings[@]} -eq 0 ]; then
+  mapfile -t settings < <(python3 -c "import sys; sys.path.insert(0, '$root/tools/projection-calibration'); import simulate; print('\n'.join(sorted(simulate.SETTINGS)))")
+fi
+mkdir -p "$data"
+one() {
+  local setting="$1" dir="$data/$1"
+  rm -rf "$dir"
+  python3 "$root/tools/projection-calibration/simulate.py" --setting "$setting" --tests "$tests" --out "$dir" 2>/dev/null
+  for day in 30 60; do
+    (cd "$dir" && "$OFFERLAB" run "job-day$day.yaml" --quiet >/dev/null)
+  done
+  echo "$setting done" >&2
+}
+export -f one
+export root data tests OFFERLAB
+printf '%s\n' "${settings[@]}" | xargs -P 2 -I{} bash -c 'one {}'
+python3 "$root/tools/projection-calibration/analyse.py" --data "$data" --csv "$data/calibration.csv"
