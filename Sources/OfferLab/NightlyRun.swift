@@ -147,6 +147,7 @@ public enum NightlyRun {
 
         try checkMalformedLines(store.counters, job: job)
         let (eventsBeforeAsOf, latestEvent) = (store.count, store.latestTimestamp)
+        try RunChecks.boundedAsOf(job, latestEvent: latestEvent, nowMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
         var results = try await analyse(

@@ -97,6 +97,30 @@ enum RunChecks {
 
 extension RunChecks {
     /// A night whose inputs look broken never looks like a normal night (docs/reliability.md,
+    /// Work bounded by the data, never by the calendar (docs/reliability.md, A broken night): an
+    /// `as_of` more than a day after now unless `allow_future_as_of`, or more than
+    /// `max_days_after_last_event` days after the latest event read, fails before the night's
+    /// per-day work is sized by it.
+    /// - Throws: `.brokenNight` naming the key that allows it.
+    static func boundedAsOf(_ job: Job, latestEvent: Int64?, nowMicroseconds: Int64) throws {
+        let day: Int64 = 86_400_000_000
+        if !job.allowFutureAsOf && job.asOf > nowMicroseconds + day {
+            throw OfferLabError(
+                .brokenNight,
+                "as_of \(Timestamp.format(job.asOf)) is more than a day after the current time \(Timestamp.format(nowMicroseconds)); "
+                    + "allow_future_as_of: true allows it", location: .init(jobKey: "allow_future_as_of"))
+        }
+        guard let latestEvent else { return }
+        let daysAfter = Double(job.asOf - latestEvent) / Double(day)
+        if daysAfter > job.maxDaysAfterLastEvent {
+            throw OfferLabError(
+                .brokenNight,
+                "as_of \(Timestamp.format(job.asOf)) is \(CSVWriter.number((daysAfter * 10).rounded(.down) / 10)) days after the latest event read "
+                    + "(\(Timestamp.format(latestEvent))), more than max_days_after_last_event \(CSVWriter.number(job.maxDaysAfterLastEvent)); "
+                    + "a larger max_days_after_last_event allows it", location: .init(jobKey: "max_days_after_last_event"))
+        }
+    }
+
     /// A broken night): no valid log line before `as_of`; an analysed offering without users; no
     /// event at or after the previous night's `as_of`; lines read or an offering's users down by
     /// more than `max_volume_drop` since the previous night. Each names the key that allows it.

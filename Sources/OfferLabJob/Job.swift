@@ -65,6 +65,10 @@ public struct Job: Sendable {
     public var allowEmptyNight = false
     public var allowStaleLogs = false
     public var allowEmptyOfferings = false
+    /// Work is bounded by the data (docs/reliability.md, A broken night): `as_of` may be at most
+    /// this many days after the latest event read, and at most a day in the future unless allowed.
+    public var maxDaysAfterLastEvent = 31.0
+    public var allowFutureAsOf = false
     /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
     public var outputPath: String
     public var databasePath: String
@@ -255,6 +259,10 @@ public enum JobLoader {
             throw reader.fail(
                 "max_volume_drop", "\(maxVolumeDrop) must be from 0 to 1 (a share of the previous night's volume; 1 allows any drop)")
         }
+        let maxDaysAfterLastEvent = try reader.number("max_days_after_last_event", default: 31)
+        guard maxDaysAfterLastEvent >= 0 && maxDaysAfterLastEvent.isFinite else {
+            throw reader.fail("max_days_after_last_event", "\(maxDaysAfterLastEvent) must be a number of days, 0 or more")
+        }
         let policyText = try reader.optionalText("on_corrupt_file") ?? "fail"
         guard let policy = CorruptFilePolicy(rawValue: policyText) else {
             throw reader.fail("on_corrupt_file", "'\(policyText)' must be fail or skip")
@@ -324,6 +332,8 @@ public enum JobLoader {
         job.allowEmptyNight = try reader.flag("allow_empty_night")
         job.allowStaleLogs = try reader.flag("allow_stale_logs")
         job.allowEmptyOfferings = try reader.flag("allow_empty_offerings")
+        job.maxDaysAfterLastEvent = maxDaysAfterLastEvent
+        job.allowFutureAsOf = try reader.flag("allow_future_as_of")
         job.storeSources = storeSources
         job.appStore = appStore
         job.revenueCat = revenueCat

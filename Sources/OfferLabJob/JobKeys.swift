@@ -58,6 +58,10 @@ extension JobKey {
             name: "allow_stale_logs", defaultValue: "`false`",
             help: "true: logs with nothing since last night's as_of pass"),
         JobKey(name: "allow_empty_offerings", defaultValue: "`false`", help: "true: an analysed offering without users passes"),
+        JobKey(
+            name: "max_days_after_last_event", defaultValue: "31",
+            help: "fail when as_of is more days than this after the latest event read"),
+        JobKey(name: "allow_future_as_of", defaultValue: "`false`", help: "true: an as_of more than a day after now passes"),
         JobKey(name: "output", defaultValue: "required", help: "results go to <output>/<YYYY-MM-DD of as_of>/"),
         JobKey(name: "database", defaultValue: "required", help: "the SQLite file that keeps every night"),
         JobKey(name: "rejects_per_reason", defaultValue: "20", help: "malformed lines kept per reason"),
