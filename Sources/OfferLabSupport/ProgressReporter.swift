@@ -12,7 +12,7 @@ public final class ProgressReporter: Sendable {
 
     /// - Parameter write: where each line goes, its `\n` included (tests keep them).
     public init(
-        quietInterval: TimeInterval = 1, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        quietInterval: TimeInterval = 1, write: @escaping @Sendable (String) -> Void = { StandardStreams.writeError($0) }
     ) {
         self.quietInterval = quietInterval
         self.write = write

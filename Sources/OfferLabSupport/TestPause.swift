@@ -22,7 +22,7 @@ package enum TestPause {
 
     package static func at(_ stage: Stage) {
         guard let requested, requested == stage.rawValue else { return }
-        FileHandle.standardError.write(Data("offerlab-test-pause: \(stage.rawValue)\n".utf8))
+        StandardStreams.writeError("offerlab-test-pause: \(stage.rawValue)\n")
         raise(SIGSTOP)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfferLab
 import OfferLabJob
+import OfferLabSupport
 
 /// `offerlab decompress`: the benchmark's baseline (hidden: not a user task).
 struct DecompressCommand: AsyncParsableCommand {
@@ -26,7 +27,7 @@ struct DecompressCommand: AsyncParsableCommand {
             var job = try JobLoader.load(path: job)
             job.inflater = inflater
             let report = try await DecompressionBaseline.run(job)
-            print(
+            try StandardStreams.writeLine(
                 "decompressed \(report.files) files with \(inflater): \(report.compressedBytes) compressed bytes, "
                     + "\(report.uncompressedBytes) uncompressed bytes in \(String(format: "%.3f", report.seconds)) s")
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfferLab
 import OfferLabIngest
+import OfferLabSupport
 
 @main
 struct OfferLabCommand: AsyncParsableCommand {
@@ -20,6 +21,7 @@ struct OfferLabCommand: AsyncParsableCommand {
     /// `offerlab: error:` line on stderr, exit 64 (its usage and help stay behind `--help`).
     /// Help, `--version` and the commands' exit codes are as ArgumentParser has them.
     static func main() async {
+        StandardStreams.ignoreBrokenPipe()
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? AsyncParsableCommand {
@@ -33,7 +35,7 @@ struct OfferLabCommand: AsyncParsableCommand {
             guard exitCode(for: error) != .success else { exit(withError: error) }
             let message = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }.joined(separator: "; ")
-            FileHandle.standardError.write(Data("offerlab: error: \(message)\n".utf8))
+            StandardStreams.writeError("offerlab: error: \(message)\n")
             exit(withError: ExitCode(exitCode(for: error).rawValue))
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OfferLab
 import OfferLabJob
+import OfferLabSupport
 
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +48,7 @@ struct EventsCommand: AsyncParsableCommand {
             var loaded = try JobLoader.load(path: job, asOf: asOf)
             loaded.inflater = inflater
             if noCache { loaded.cachePath = nil }
-            print(try await StoreEventExport.run(job: loaded, folder: out).line)
+            try StandardStreams.writeLine(try await StoreEventExport.run(job: loaded, folder: out).line)
         }
     }
 }

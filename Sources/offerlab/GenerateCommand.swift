@@ -91,17 +91,19 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         let size = "\(megabytes(report.totalBytes)); logs \(megabytes(report.logs.uncompressedBytes)) uncompressed"
         let otherFiles = report.files.count - report.logs.files
-        print("Wrote \(report.users) users, \(report.assignmentRows) assignment rows and \(report.logs.lines) log lines")
-        print("  in \(report.logs.files) log files + \(otherFiles) other files (\(size)) to \(report.outputDirectory)/")
-        print(
+        try StandardStreams.writeLine(
+            "Wrote \(report.users) users, \(report.assignmentRows) assignment rows and \(report.logs.lines) log lines")
+        try StandardStreams.writeLine(
+            "  in \(report.logs.files) log files + \(otherFiles) other files (\(size)) to \(report.outputDirectory)/")
+        try StandardStreams.writeLine(
             "  of which \(report.logs.showcaseLines) malformed lines in \(report.logs.showcaseFiles) files of showcase/ "
                 + "(a job reads them when it lists them: the fixed showcase and every malformed line that names money)")
         if report.logs.storeFiles > 0 {
-            print(
+            try StandardStreams.writeLine(
                 "  and \(report.logs.storeLines) \(format.rawValue) lines in \(report.logs.storeFiles) files "
                     + "(\(megabytes(report.logs.storeUncompressedBytes)) uncompressed)")
         }
-        print("Job file: \(report.jobFile) (as_of \(report.asOf))")
+        try StandardStreams.writeLine("Job file: \(report.jobFile) (as_of \(report.asOf))")
     }
 }
 

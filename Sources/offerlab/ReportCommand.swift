@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OfferLabJob
+import OfferLabSupport
 import OfferLabWriters
 
 struct ReportCommand: AsyncParsableCommand {
@@ -34,11 +35,11 @@ struct ReportCommand: AsyncParsableCommand {
             let night = try NightReport.night(asOf: asOf)
             let html = try NightReport.html(databasePath: database, night: night)
             if output == "-" {
-                FileHandle.standardOutput.write(Data(html.utf8))
+                try StandardStreams.write(html)
             } else {
                 let path = output ?? NightReport.defaultFileName(night: night)
                 try NightReport.write(html, to: path)
-                print("wrote \(path)")
+                try StandardStreams.writeLine("wrote \(path)")
             }
         }
     }

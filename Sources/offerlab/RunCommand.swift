@@ -71,25 +71,24 @@ struct RunCommand: AsyncParsableCommand {
             if noCache { job.cachePath = nil }
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
             let report = try await NightlyRun.run(job, progress: progress)
-            print("wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
+            try StandardStreams.writeLine(
+                "wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
             if let cache = report.cache {
                 var line = "cache \(cache.folder): \(cache.filesReused) log file(s) reused, \(cache.filesStored) parsed and kept"
                 if cache.entriesDiscarded > 0 { line += ", \(cache.entriesDiscarded) damaged entr(ies) parsed again" }
-                print(line)
+                try StandardStreams.writeLine(line)
                 if let failure = cache.firstWriteFailure {
-                    FileHandle.standardError.write(
-                        Data(
-                            "warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n"
-                                .utf8))
+                    StandardStreams.writeError(
+                        "warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n")
                 }
             }
             for warning in report.warnings {
-                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+                StandardStreams.writeError("warning: \(warning)\n")
             }
             if !report.skippedFiles.isEmpty {
                 let paths = report.skippedFiles.joined(separator: ", ")
-                FileHandle.standardError.write(
-                    Data("warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n".utf8))
+                StandardStreams.writeError(
+                    "warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n")
             }
         }
     }
@@ -101,7 +100,7 @@ func runReportingErrors<Value>(_ body: () async throws -> Value) async throws ->
     do {
         return try await body()
     } catch let error as OfferLabError {
-        FileHandle.standardError.write(Data("offerlab: error: \(error.message)\n".utf8))
+        StandardStreams.writeError("offerlab: error: \(error.message)\n")
         throw ExitCode(error.exitCode)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OfferLabJob
+import OfferLabSupport
 import OfferLabWarehouse
 
 extension SQLDialect: ExpressibleByArgument {}
@@ -39,7 +40,7 @@ struct SQLCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             let loaded = try JobLoader.load(path: job, asOf: asOf)
-            print(try SQLScript.generate(job: loaded, dialect: dialect, part: part), terminator: "")
+            try StandardStreams.write(try SQLScript.generate(job: loaded, dialect: dialect, part: part))
         }
     }
 }

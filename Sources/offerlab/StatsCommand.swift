@@ -1,5 +1,6 @@
 import ArgumentParser
 import OfferLabStatistics
+import OfferLabSupport
 import OfferLabWarehouse
 
 struct StatsCommand: AsyncParsableCommand {
@@ -62,7 +63,7 @@ struct StatsCommand: AsyncParsableCommand {
             let offerings = try AggregateStatistics.run(
                 input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning, quality: quality, products: products,
                 slices: slices)
-            print("wrote the results into \(output) (\(offerings.joined(separator: ", ")))")
+            try StandardStreams.writeLine("wrote the results into \(output) (\(offerings.joined(separator: ", ")))")
         }
     }
 }

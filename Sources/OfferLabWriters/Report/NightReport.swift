@@ -25,12 +25,7 @@ public enum NightReport {
     public static func defaultFileName(night: String) -> String { "report-\(night).html" }
 
     /// Writes `html` to `path` atomically (a reader never sees half a report).
-    public static func write(_ html: String, to path: String) throws {
-        do {
-            try Data(html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw OfferLabError(
-                .cannotWrite, "cannot write \(path): \(error.localizedDescription)", location: .init(path: path), cause: error)
-        }
+    public static func write(_ html: String, to path: String) throws(OfferLabError) {
+        try writeFileWhole(Data(html.utf8), to: path)
     }
 }
