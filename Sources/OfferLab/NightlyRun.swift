@@ -221,6 +221,7 @@ public enum NightlyRun {
             return stride(from: 0, to: count, by: membersPerRun).map { (position: position, members: $0..<min($0 + membersPerRun, count)) }
         }
         let series = sums.map(\.series)
+        let affiliations = Affiliations(catalog: catalog, population: population, labels: context.labels)
         try await InOrder.run(count: runs.count, width: threads) { index in
             let run = runs[index]
             let offering = ordered[run.position]
@@ -228,7 +229,7 @@ public enum NightlyRun {
                 run.position,
                 try Attribution.evaluate(
                     population.members[offering][run.members], offeringIndex: offering, catalog: catalog, series: series[run.position],
-                    events: events, context: context, slices: slices)
+                    events: events, context: context, affiliations: affiliations, slices: slices)
             )
         } merge: { (evaluated: (position: Int, contributions: MemberContributions)) in
             try sums[evaluated.position].add(evaluated.contributions, labels: context.labels)

@@ -112,10 +112,44 @@ struct OfferingLabels {
     let offering: Int32?
     /// Per group (index into the offering's groups).
     let groups: [Int32?]
+    /// Every offering's labels and members: an event naming another test the user is in is that
+    /// test's event (tests overlap), not a disagreement.
+    let affiliations: Affiliations
 
-    init(_ offering: Offering, labels: ByteStringInterner) {
+    init(_ offering: Offering, labels: ByteStringInterner, affiliations: Affiliations) {
         self.offering = labels.lookup(offering.offeringID)
         groups = offering.groups.map { labels.lookup($0.name) }
+        self.affiliations = affiliations
+    }
+}
+
+/// Which offerings and groups a user belongs to (docs/analysis.md, "Attribution": overlapping
+/// tests), read only for an event whose logged offering or group is not the member's own.
+package struct Affiliations: Sendable {
+    /// Per catalog offering: its `offering_id` and its groups' names as label ids (nil: never logged).
+    let offeringLabels: [Int32?]
+    let groupLabels: [[Int32?]]
+    let population: Population
+
+    package init(catalog: OfferingCatalog, population: Population, labels: ByteStringInterner) {
+        offeringLabels = catalog.offerings.map { labels.lookup($0.offeringID) }
+        groupLabels = catalog.offerings.map { $0.groups.map { labels.lookup($0.name) } }
+        self.population = population
+    }
+
+    /// Whether `user` is a member (not excluded) of an offering whose `offering_id` is `offering`.
+    func belongs(user: Int32, offering: Int32) -> Bool {
+        offeringLabels.indices.contains { index in
+            offeringLabels[index] == offering && population.membership(offering: index, user: user).map { !$0.isExcluded } == true
+        }
+    }
+
+    /// Whether `group` is the name of `user`'s group in any offering it is a member of.
+    func hasGroup(user: Int32, group: Int32) -> Bool {
+        offeringLabels.indices.contains { index in
+            guard let membership = population.membership(offering: index, user: user), !membership.isExcluded else { return false }
+            return groupLabels[index][Int(membership.group)] == group
+        }
     }
 }
 
@@ -326,10 +360,10 @@ package enum Attribution {
     /// copied for every member.
     package static func evaluate(
         _ members: ArraySlice<Member>, offeringIndex: Int, catalog: OfferingCatalog, series: DailySeries, events: UserEvents,
-        context: AttributionContext, slices: [SliceField] = []
+        context: AttributionContext, affiliations: Affiliations, slices: [SliceField] = []
     ) throws -> MemberContributions {
         let offering = catalog.offerings[offeringIndex]
-        let labels = OfferingLabels(offering, labels: context.labels)
+        let labels = OfferingLabels(offering, labels: context.labels, affiliations: affiliations)
         return try events.withView { events in
             var contributions = MemberContributions(
                 groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
@@ -351,20 +385,20 @@ package enum Attribution {
                 var night: GroupTotals?
                 if !member.membership.isExcluded {
                     try evaluate(
-                        events: memberEvents, details: events.details, shapes: events.shapes, membership: member.membership,
+                        events: memberEvents, details: events.details, shapes: events.shapes, member: member,
                         labels: labels, context: context, cutoff: context.asOf, scratch: &scratch, into: &outcome)
                     var totals = GroupTotals()
                     totals.add(outcome)
                     night = totals
                 }
                 try series.evaluate(
-                    member.membership, events: memberEvents, details: events.details, shapes: events.shapes, labels: labels,
+                    member, events: memberEvents, details: events.details, shapes: events.shapes, labels: labels,
                     context: context, night: night, scratch: &dayScratch, outcome: &dayOutcome, days: &days, into: &contributions.days)
                 guard let totals = night else { continue }
                 let group = member.membership.group
                 contributions.groupCounts[Int(group)].addCounts(totals, subtracting: GroupTotals())
                 contributions.groupMoney[Int(group)].add(totals.money)
-                contributions.quality.add(outcome.quality)
+                contributions.quality.addUser(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
                 for currency in scratch.unconvertibleCurrencies { contributions.unconvertibleEvents[currency, default: 0] += 1 }
                 if context.keepsPositiveRevenues && outcome.netRevenue > 0 {
@@ -414,9 +448,10 @@ package enum Attribution {
     /// storage: nothing is allocated per member once the buffers have grown.
     static func evaluate(
         events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, shapes: UnsafeBufferPointer<EventShape>,
-        membership: Membership, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
+        member: Member, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
         into outcome: inout UserOutcome
     ) throws {
+        let membership = member.membership
         let group = Int(membership.group)
         outcome.reset()
         scratch.reset()
@@ -425,8 +460,10 @@ package enum Attribution {
         func countMismatch(_ record: UserEvent) {
             let shape = shapes[Int(record.shape)]
             if AttributionRules.disagrees(
-                loggedOffering: shape.loggedOffering, loggedGroup: shape.loggedGroup, offering: labels.offering, group: labels.groups[group]
-            ) {
+                loggedOffering: shape.loggedOffering, loggedGroup: shape.loggedGroup, offering: labels.offering,
+                group: labels.groups[group],
+                user: member.user, affiliations: labels.affiliations)
+            {
                 outcome.quality.attributionMismatches += 1
             }
         }

@@ -60,18 +60,30 @@ package enum AttributionRules {
         refund.price != EventRecord.noPrice ? (refund.currency, refund.price) : (refunded.currency, refunded.price)
     }
 
-    /// Whether a counted event disagrees with the member's assignment: its logged `offering_id`
-    /// is not the offering's, or its logged `test_group_id` is not the member's group name. An
-    /// absent field does not disagree. Each counted event that disagrees, refunds included,
-    /// counts once in `attribution_mismatches`, however many of its fields disagree.
+    /// Whether a counted event disagrees with the server's assignment (docs/analysis.md,
+    /// "Attribution"): it names the offering and another group than the member's; or it names an
+    /// offering the user does not belong to; or it names no offering and a group that is none of
+    /// the user's groups in any offering. An event naming another offering the user belongs to is
+    /// that test's event (tests overlap: the app logs the test whose paywall it showed). An absent
+    /// field does not disagree. Each counted event that disagrees, refunds included, counts once
+    /// in `attribution_mismatches`, however many of its fields disagree.
     ///
     /// - Parameters:
     ///   - loggedOffering, loggedGroup: the event's label ids; negative when absent.
     ///   - offering, group: the offering's `offering_id` and the member's group name as label ids;
-    ///     nil when no event logged them (then any logged value disagrees).
+    ///     nil when no event logged them.
+    ///   - affiliations: the user's other memberships, read only when the event names another
+    ///     offering or no offering and another group.
     @inline(__always)
-    static func disagrees(loggedOffering: Int32, loggedGroup: Int32, offering: Int32?, group: Int32?) -> Bool {
-        (loggedOffering >= 0 && loggedOffering != offering) || (loggedGroup >= 0 && loggedGroup != group)
+    static func disagrees(
+        loggedOffering: Int32, loggedGroup: Int32, offering: Int32?, group: Int32?, user: Int32, affiliations: Affiliations
+    ) -> Bool {
+        if loggedOffering >= 0 {
+            if loggedOffering == offering { return loggedGroup >= 0 && loggedGroup != group }
+            return !affiliations.belongs(user: user, offering: loggedOffering)
+        }
+        guard loggedGroup >= 0, loggedGroup != group else { return false }
+        return !affiliations.hasGroup(user: user, group: loggedGroup)
     }
 
     /// Whether a counted purchase converts a counted trial (`trial_converted`): it comes at or

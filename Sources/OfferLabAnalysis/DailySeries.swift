@@ -76,10 +76,11 @@ package struct DailySeries: Sendable {
     ///   are the last day's: that day ends after every event of the member, so the member is not
     ///   evaluated again for it: the night costs no evaluation beyond the series' own.
     func evaluate(
-        _ membership: Membership, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
+        _ member: Member, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
         shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,
         scratch: inout EvaluationScratch, outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
     ) throws {
+        let membership = member.membership
         Self.dayIndices(
             assignedAt: membership.assignedAt, events: events, details: details, conflictingSince: membership.conflictingSince,
             firstDay: firstDay, asOf: asOf, into: &days)
@@ -93,7 +94,7 @@ package struct DailySeries: Sendable {
                 current = night
             } else if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
                 try Attribution.evaluate(
-                    events: events, details: details, shapes: shapes, membership: membership, labels: labels, context: context,
+                    events: events, details: details, shapes: shapes, member: member, labels: labels, context: context,
                     cutoff: cutoff, scratch: &scratch, into: &outcome)
                 current.add(outcome)
             }

@@ -85,26 +85,37 @@ public struct OfferingQuality: Sendable, Equatable {
     public var preAssignmentEvents = 0
     public var orphanRefunds = 0
     public var attributionMismatches = 0
+    /// Members with at least one counted event that disagrees (the share the report's limit is on).
+    public var attributionMismatchUsers = 0
     public var unknownCurrencyEvents = 0
 
     public init(
         invalidAssignments: Int = 0, multiGroupUsers: Int = 0, preAssignmentEvents: Int = 0, orphanRefunds: Int = 0,
-        attributionMismatches: Int = 0, unknownCurrencyEvents: Int = 0
+        attributionMismatches: Int = 0, attributionMismatchUsers: Int = 0, unknownCurrencyEvents: Int = 0
     ) {
         self.invalidAssignments = invalidAssignments
         self.multiGroupUsers = multiGroupUsers
         self.preAssignmentEvents = preAssignmentEvents
         self.orphanRefunds = orphanRefunds
         self.attributionMismatches = attributionMismatches
+        self.attributionMismatchUsers = attributionMismatchUsers
         self.unknownCurrencyEvents = unknownCurrencyEvents
     }
 
-    /// Adds the event counters of one user (the assignment counters are per offering).
-    package mutating func add(_ user: OfferingQuality) {
-        preAssignmentEvents += user.preAssignmentEvents
-        orphanRefunds += user.orphanRefunds
-        attributionMismatches += user.attributionMismatches
-        unknownCurrencyEvents += user.unknownCurrencyEvents
+    /// Adds the event counters of a run of users (the assignment counters are per offering).
+    package mutating func add(_ other: OfferingQuality) {
+        preAssignmentEvents += other.preAssignmentEvents
+        orphanRefunds += other.orphanRefunds
+        attributionMismatches += other.attributionMismatches
+        attributionMismatchUsers += other.attributionMismatchUsers
+        unknownCurrencyEvents += other.unknownCurrencyEvents
+    }
+
+    /// Adds one user's event counters, and the user to `attributionMismatchUsers` when any of
+    /// its events disagrees.
+    package mutating func addUser(_ user: OfferingQuality) {
+        add(user)
+        if user.attributionMismatches > 0 { attributionMismatchUsers += 1 }
     }
 
     /// Counter names and values, in the order of `quality.csv`.
@@ -112,7 +123,8 @@ public struct OfferingQuality: Sendable, Equatable {
         [
             ("invalid_assignments", invalidAssignments), ("multi_group_users", multiGroupUsers),
             ("pre_assignment_events", preAssignmentEvents), ("orphan_refunds", orphanRefunds),
-            ("attribution_mismatches", attributionMismatches), ("unknown_currency_events", unknownCurrencyEvents),
+            ("attribution_mismatches", attributionMismatches), ("attribution_mismatch_users", attributionMismatchUsers),
+            ("unknown_currency_events", unknownCurrencyEvents),
         ]
     }
 }

@@ -60,7 +60,7 @@ extension JobKey {
         JobKey(name: "allow_empty_offerings", defaultValue: "`false`", help: "true: an analysed offering without users passes"),
         JobKey(
             name: "max_days_after_last_event", defaultValue: "31",
-            help: "fail when as_of is more days than this after the latest event read"),
+            help: "fail if as_of is more days than this after the last event"),
         JobKey(name: "allow_future_as_of", defaultValue: "`false`", help: "true: an as_of more than a day after now passes"),
         JobKey(name: "output", defaultValue: "required", help: "results go to <output>/<YYYY-MM-DD of as_of>/"),
         JobKey(name: "database", defaultValue: "required", help: "the SQLite file that keeps every night"),

@@ -296,14 +296,21 @@ extension ScriptBuilder {
                   FROM memberships m JOIN analysed_offerings a ON a.offering_key = m.offering_key JOIN catalog_groups g ON g.group_key = m.group_key
                   WHERE m.group_count = 1),
                 charges AS (SELECT user_id, event, transaction_id, ts, price_micros, currency FROM clean_events WHERE event IN \(refundableEvents)),
+                user_offerings AS (
+                  SELECT DISTINCT m.user_id, o.offering_id FROM memberships m JOIN catalog_offerings o ON o.offering_key = m.offering_key WHERE m.group_count = 1),
+                user_groups AS (
+                  SELECT DISTINCT m.user_id, g.group_name FROM memberships m JOIN catalog_groups g ON g.group_key = m.group_key WHERE m.group_count = 1),
                 looked_at AS (
                   SELECT m.offering_key, m.group_key, m.offering_id AS offering_id_of_group, m.group_name, m.assigned_at, e.*,
+                    uo.user_id IS NOT NULL AS in_logged_offering, ug.user_id IS NOT NULL AS in_logged_group,
                     coalesce(p.ts, r.ts) AS target_ts, CASE WHEN p.ts IS NOT NULL THEN \(eventName(.purchase)) WHEN r.ts IS NOT NULL THEN \(eventName(.renewal)) END AS target_event,
                     CASE WHEN e.price_micros IS NOT NULL THEN e.price_micros ELSE coalesce(p.price_micros, r.price_micros) END AS refund_micros,
                     CASE WHEN e.price_micros IS NOT NULL THEN e.currency ELSE coalesce(p.currency, r.currency) END AS refund_currency
                   FROM members m JOIN clean_events e ON e.user_id = m.user_id
                   LEFT JOIN charges p ON e.event = \(eventName(.refund)) AND p.event = \(eventName(.purchase)) AND p.user_id = e.user_id AND p.transaction_id = e.transaction_id
-                  LEFT JOIN charges r ON e.event = \(eventName(.refund)) AND r.event = \(eventName(.renewal)) AND r.user_id = e.user_id AND r.transaction_id = e.transaction_id),
+                  LEFT JOIN charges r ON e.event = \(eventName(.refund)) AND r.event = \(eventName(.renewal)) AND r.user_id = e.user_id AND r.transaction_id = e.transaction_id
+                  LEFT JOIN user_offerings uo ON uo.user_id = e.user_id AND uo.offering_id = e.offering_id
+                  LEFT JOIN user_groups ug ON ug.user_id = e.user_id AND ug.group_name = e.test_group_id),
                 judged AS (
                   SELECT *,
                     CASE WHEN event = \(eventName(.refund)) THEN target_ts IS NOT NULL AND \(counts("target_ts")) ELSE \(counts("ts")) END AS counted,
@@ -313,7 +320,10 @@ extension ScriptBuilder {
                 SELECT j.offering_key, j.group_key, j.user_id, j.assigned_at, j.event, j.ts, j.file_index, j.line_number, j.product_id, j.original_transaction_id, j.counted,
                   j.event <> \(eventName(.refund)) AND j.ts < j.assigned_at AS pre_assignment,
                   j.event = \(eventName(.refund)) AND NOT j.counted AS orphan_refund,
-                  j.counted AND ((j.offering_id IS NOT NULL AND j.offering_id <> j.offering_id_of_group) OR (j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name)) AS mismatch,
+                  j.counted AND (CASE
+                    WHEN j.offering_id IS NULL THEN j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name AND NOT j.in_logged_group
+                    WHEN j.offering_id = j.offering_id_of_group THEN j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name
+                    ELSE NOT j.in_logged_offering END) AS mismatch,
                   j.money_micros, j.money_currency, x.rate\(keptColumns.map { ", j." + $0 }.joined()),
                   j.transaction_id, j.target_event, j.expires_at,
                   CASE WHEN NOT j.counted OR x.rate IS NULL THEN NULL
@@ -445,6 +455,10 @@ extension ScriptBuilder {
                 ("pre_assignment_events", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.pre_assignment)"),
                 ("orphan_refunds", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.orphan_refund)"),
                 ("attribution_mismatches", "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.mismatch)"),
+                (
+                    "attribution_mismatch_users",
+                    "(SELECT count(DISTINCT x.user_id) FROM attributed x WHERE x.offering_key = a.offering_key AND x.mismatch)"
+                ),
                 (
                     "unknown_currency_events",
                     "(SELECT count(*) FROM attributed x WHERE x.offering_key = a.offering_key AND x.counted AND x.event IN \(moneyEvents) AND x.rate IS NULL)"

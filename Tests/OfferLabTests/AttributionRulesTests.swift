@@ -141,14 +141,30 @@ import Testing
 
     // MARK: Attribution mismatches
 
-    @Test func anEventDisagreesWhenALoggedFieldIsNotTheAssignedOne() {
-        let offering: Int32 = 1
-        let group: Int32 = 2
-        #expect(!AttributionRules.disagrees(loggedOffering: -1, loggedGroup: -1, offering: offering, group: group))
-        #expect(!AttributionRules.disagrees(loggedOffering: offering, loggedGroup: group, offering: offering, group: group))
-        #expect(AttributionRules.disagrees(loggedOffering: 5, loggedGroup: -1, offering: offering, group: group))
-        #expect(AttributionRules.disagrees(loggedOffering: -1, loggedGroup: 5, offering: offering, group: group))
-        #expect(AttributionRules.disagrees(loggedOffering: 5, loggedGroup: -1, offering: nil, group: group))
+    /// Issue 47: u1 is in `test` (control) and in `other` (b) at once; u2 only in `test`. An event
+    /// naming the other test a user is in is that test's event; one naming a test the user is
+    /// not in, or a group that is none of the user's, disagrees.
+    @Test func anEventOfAnOverlappingTestIsNoDisagreement() async throws {
+        let tables = TablesFixture(assignments: [
+            ("u1", "1", "10", "2026-03-01 00:00:00"), ("u1", "2", "21", "2026-03-01 00:00:00"), ("u2", "1", "10", "2026-03-01 00:00:00"),
+        ])
+        let results = try await analyse(
+            tables,
+            [
+                // u1: other's own event (no disagreement for test), b without an offering (its group in other: none).
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T00:00:00Z", offering: "other", group: "b"),
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T01:00:00Z", group: "b"),
+                // u1: test with another group (one for test; for other it is test's event), an unknown group (one in each).
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T02:00:00Z", offering: "test", group: "variant"),
+                logRecord("paywall_view", user: "u1", ts: "2026-03-02T03:00:00Z", group: "nowhere"),
+                // u2: other, which u2 is not in (one); b, which is none of u2's groups (one).
+                logRecord("paywall_view", user: "u2", ts: "2026-03-02T00:00:00Z", offering: "other", group: "b"),
+                logRecord("paywall_view", user: "u2", ts: "2026-03-02T01:00:00Z", group: "b"),
+            ], offerings: ["test", "other"])
+        let test = try #require(results.offerings.first { $0.offering.offeringID == "test" })
+        let other = try #require(results.offerings.first { $0.offering.offeringID == "other" })
+        #expect((test.quality.attributionMismatches, test.quality.attributionMismatchUsers) == (4, 2))
+        #expect((other.quality.attributionMismatches, other.quality.attributionMismatchUsers) == (1, 1))
     }
 
     @Test func eachCountedEventThatDisagreesIsOneMismatch() async throws {
@@ -167,7 +183,7 @@ import Testing
                 // An orphan that disagrees: none.
                 logRecord("refund", user: "u1", ts: "2026-03-02T05:00:00Z", transaction: "nothing", product: "weekly", group: "variant"),
             ])
-        #expect(results.offerings[0].quality == OfferingQuality(orphanRefunds: 1, attributionMismatches: 2))
+        #expect(results.offerings[0].quality == OfferingQuality(orphanRefunds: 1, attributionMismatches: 2, attributionMismatchUsers: 1))
     }
 
     // MARK: Per user: trial conversion

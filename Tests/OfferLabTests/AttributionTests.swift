@@ -50,7 +50,10 @@ import Testing
         #expect(control.refundedRevenue == 7.99)  // whole price of p1; BRL left out
         #expect(control.netRevenue == 0)
         #expect(
-            result.quality == OfferingQuality(preAssignmentEvents: 1, orphanRefunds: 2, attributionMismatches: 2, unknownCurrencyEvents: 2))
+            result.quality
+                == OfferingQuality(
+                    preAssignmentEvents: 1, orphanRefunds: 2, attributionMismatches: 2, attributionMismatchUsers: 1,
+                    unknownCurrencyEvents: 2))
     }
 
     @Test func variantGroupValues() async throws {

@@ -44,7 +44,8 @@ import Testing
             "on_corrupt_file": job.onCorruptFile.rawValue, "rejects_per_reason": "\(job.rejectsPerReason)",
             "lock_timeout_seconds": "\(job.lockTimeoutSeconds)", "max_volume_drop": "\(job.maxVolumeDrop)",
             "allow_empty_night": "\(job.allowEmptyNight)", "allow_stale_logs": "\(job.allowStaleLogs)",
-            "allow_empty_offerings": "\(job.allowEmptyOfferings)", "revenuecat": job.revenueCat.userIDField.rawValue,
+            "allow_empty_offerings": "\(job.allowEmptyOfferings)", "max_days_after_last_event": "\(job.maxDaysAfterLastEvent)",
+            "allow_future_as_of": "\(job.allowFutureAsOf)", "revenuecat": job.revenueCat.userIDField.rawValue,
             "default_store": job.proceeds.defaultStore, "app_store_small_business": "\(job.proceeds.appStoreSmallBusiness)",
         ]
         for key in JobKey.all {

@@ -61,7 +61,8 @@ import Testing
     static func number(_ text: String?) throws -> Double { try #require(text.flatMap(Double.init)) }
 
     @Test func aYearObservedIsProjectedAsRealised() throws {
-        let night = try NightFixture(tables: Self.tables(assignedAt: "2025-01-01 00:00:00"), events: Self.yearOld)
+        let night = try NightFixture(
+            tables: Self.tables(assignedAt: "2025-01-01 00:00:00"), events: Self.yearOld, job: ["max_days_after_last_event": "400"])
         let run = try night.run()
         #expect(run.status == 0, "\(run.standardError)")
         let rows = try night.csv("projection")

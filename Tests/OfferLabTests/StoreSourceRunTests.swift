@@ -73,7 +73,7 @@ import Testing
     /// re-deliveries are not duplicates), the logged offering and group the store's events do not
     /// carry, the old charge the export re-sends with a refund, and the store's own counters.
     static let formCounters: Set<String> = [
-        "files_read", "lines_read", "duplicate_events", "attribution_mismatches", "pre_assignment_events",
+        "files_read", "lines_read", "duplicate_events", "attribution_mismatches", "attribution_mismatch_users", "pre_assignment_events",
         "malformed_bad_signature", "malformed_other_app", "ignored_store_records", "unpriced_charges", "unattributed_store_records",
         "family_shared_records", "unknown_notification_types",
     ]

@@ -90,6 +90,7 @@ OFFERING_COUNTERS = (
     "pre_assignment_events",
     "orphan_refunds",
     "attribution_mismatches",
+    "attribution_mismatch_users",
     "unknown_currency_events",
 )
 
@@ -1118,6 +1119,7 @@ class OfferingCounters:
     pre_assignment_events: int = 0
     orphan_refunds: int = 0
     attribution_mismatches: int = 0
+    attribution_mismatch_users: int = 0
     unknown_currency_events: int = 0
 
 
@@ -1160,10 +1162,39 @@ def chain_starts(events: list[Event]) -> dict[str, int]:
     return starts
 
 
+@dataclass
+class Affiliations:
+    """§2.2's overlap rule: the offering ids and group names of every offering a user is a member
+    of (multi-group users excluded), analysed or not."""
+    offerings: dict[str, set[str]] = field(default_factory=dict)
+    groups: dict[str, set[str]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(population: "Population", offerings: dict[int, Offering]) -> "Affiliations":
+        result = Affiliations()
+        for db_id, members in population.members.items():
+            for user, (group, _) in members.items():
+                result.offerings.setdefault(user, set()).add(offerings[db_id].offering_id)
+                result.groups.setdefault(user, set()).add(group.name)
+        return result
+
+    def disagrees(self, event: "Event", user_id: str, offering: Offering, group: Group) -> bool:
+        """A counted event disagrees when it names O and another group; or an offering the user
+        is not in; or no offering and a group that is none of the user's."""
+        if event.offering_id is not None:
+            if event.offering_id == offering.offering_id:
+                return event.test_group_id is not None and event.test_group_id != group.name
+            return event.offering_id not in self.offerings.get(user_id, set())
+        return (event.test_group_id is not None and event.test_group_id != group.name
+                and event.test_group_id not in self.groups.get(user_id, set()))
+
+
 def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offering, events: list[Event],
                  window_micros: int | None, rates: dict[str, float], counters: OfferingCounters,
-                 proceeds: Proceeds | None = None, as_of: int = 0) -> UserResult:
+                 proceeds: Proceeds | None = None, as_of: int = 0,
+                 affiliations: Affiliations | None = None) -> UserResult:
     """Attribution of one member's events to (u, O) and the per-user values."""
+    affiliations = affiliations or Affiliations()
     proceeds = proceeds or Proceeds()
     counted: list[Event] = []
     for event in events:
@@ -1200,10 +1231,11 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             report_price = charge.price_micros / 1_000_000 * rates[charge.currency.upper()]
             charge_proceeds[id(charge)] = (report_price, proceeds.of_charge(charge, report_price))
     refunded_charges: set[int] = set()
+    disagreed = False
     for event in counted:
-        if ((event.offering_id is not None and event.offering_id != offering.offering_id)
-                or (event.test_group_id is not None and event.test_group_id != group.name)):
+        if affiliations.disagrees(event, user_id, offering, group):
             counters.attribution_mismatches += 1
+            disagreed = True
         if event.event == "paywall_view":
             result.viewed_paywall = True
         elif event.event == "trial_start":
@@ -1277,6 +1309,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
     result.gross = micros_to_report(gross, rates)
     result.refunded = micros_to_report(refunded, rates)
     result.net = micros_to_report(net, rates)
+    counters.attribution_mismatch_users += disagreed
     return result
 
 
@@ -1888,6 +1921,7 @@ def run_job(job: Job) -> RunResult:
     events_by_user: dict[str, list[Event]] = {}
     for event in clean.events:
         events_by_user.setdefault(event.user_id, []).append(event)
+    affiliations = Affiliations.of(population, offerings)
 
     quality = [{"offering_id": "", "counter": name, "count": counters[name]} for name in GLOBAL_COUNTERS[:4 + len(MALFORMED_REASONS)]]
     quality += [
@@ -1904,7 +1938,7 @@ def run_job(job: Job) -> RunResult:
         members = population.members.get(offering.db_id, {})
         results = [
             analyse_user(user, group, assigned_at, offering, events_by_user.get(user, []),
-                         job.window_micros, job.rates, offering_counters, job.proceeds, job.as_of)
+                         job.window_micros, job.rates, offering_counters, job.proceeds, job.as_of, affiliations)
             for user, (group, assigned_at) in sorted(members.items(), key=lambda item: byte_key(item[0]))
         ]
         control = control_group(offering, job.control)
@@ -1956,6 +1990,7 @@ def run_job(job: Job) -> RunResult:
             "pre_assignment_events": offering_counters.pre_assignment_events,
             "orphan_refunds": offering_counters.orphan_refunds,
             "attribution_mismatches": offering_counters.attribution_mismatches,
+            "attribution_mismatch_users": offering_counters.attribution_mismatch_users,
             "unknown_currency_events": offering_counters.unknown_currency_events,
         }
         quality += [{"offering_id": offering.offering_id, "counter": n, "count": values[n]} for n in OFFERING_COUNTERS]

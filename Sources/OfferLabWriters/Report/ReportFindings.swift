@@ -8,13 +8,13 @@ enum ReportFindings {
     static let rejectedLineShare = 0.005
     /// Share of counted purchases, renewals and refunds in a currency without a rate.
     static let unknownCurrencyShare = 0.01
-    /// Attribution mismatches per analysed user.
-    static let mismatchesPerUser = 0.01
+    /// Share of analysed users with an event the app logged for another group or test than theirs.
+    static let mismatchUserShare = 0.01
     /// Users excluded for being in several groups, per user assigned to the offering (kept or excluded).
     static let multiGroupShare = 0.01
-    /// Attribution mismatches per analysed user above which the verdict is withheld: the groups
-    /// may not have seen the paywalls they are named after.
-    static let withheldMismatchesPerUser = 0.2
+    /// Share of analysed users with a disagreeing event above which the verdict is withheld: the
+    /// groups may not have seen the paywalls they are named after.
+    static let withheldMismatchUserShare = 0.1
     /// Share of money events in a currency without a rate above which the verdict is withheld:
     /// too much revenue is missing to say which group earns more.
     static let withheldUnknownCurrencyShare = 0.1
@@ -122,18 +122,19 @@ enum ReportFindings {
                         : "The verdict stands: under \(ReportFormat.percent(withheldUnknownCurrencyShare)) of the money events are left out (above that it is withheld), and revenue per user is understated in every group alike unless one group sells more in those currencies."
                 ))
         }
-        if let perUser = mismatchesPerUser(offering), perUser > mismatchesPerUser {
+        if let share = mismatchUserShare(offering), share > mismatchUserShare {
             let mismatches = offering.counter("attribution_mismatches")
-            let per100 = ReportFormat.fixed(100 * withheldMismatchesPerUser, decimals: 0)
+            let users = offering.counter("attribution_mismatch_users")
+            let limit = ReportFormat.percent(withheldMismatchUserShare)
             warnings.append(
                 Warning(
                     severity: .caution, title: "App and server disagree",
                     detail:
-                        "\(ReportFormat.count(mismatches)) counted events were logged by the app with a different offering or group than the server assigned (\(ReportFormat.fixed(100 * perUser, decimals: 1)) such events per 100 users). Some users may have seen another paywall than their group's.",
-                    counter: "attribution_mismatches",
-                    verdictEffect: perUser > withheldMismatchesPerUser
-                        ? "The verdict is withheld: above \(per100) such events per 100 users, too many users may have seen another group's paywall for a difference to be this paywall's. Find out why the app logs other ids (two tests sharing users log each other's) before reading this test."
-                        : "The verdict stands: under \(per100) such events per 100 users (above that it is withheld), a few users who saw another paywall only blur the difference."
+                        "\(ReportFormat.count(users)) users (\(ReportFormat.percent(share)) of the offering's) have events the app logged for another group than the server assigned, or for a test they are not in (\(ReportFormat.count(mismatches)) events). Some users may have seen another paywall than their group's.",
+                    counter: "attribution_mismatch_users",
+                    verdictEffect: share > withheldMismatchUserShare
+                        ? "The verdict is withheld: with more than \(limit) of the users affected, too many may have seen another group's paywall for a difference to be this paywall's. Find out why the app logs other ids before reading this test."
+                        : "The verdict stands: under \(limit) of the users are affected (above that it is withheld), and a few users who saw another paywall only blur the difference."
                 ))
         }
         let multiGroup = offering.counter("multi_group_users")
@@ -156,18 +157,18 @@ enum ReportFindings {
         return moneyEvents > 0 ? Double(offering.counter("unknown_currency_events")) / Double(moneyEvents) : nil
     }
 
-    /// Attribution mismatches per analysed user; nil without users.
-    static func mismatchesPerUser(_ offering: OfferingReport) -> Double? {
+    /// The share of analysed users with a disagreeing event; nil without users.
+    static func mismatchUserShare(_ offering: OfferingReport) -> Double? {
         let users = offering.groups.reduce(0) { $0 + $1.users }
-        return users > 0 ? Double(offering.counter("attribution_mismatches")) / Double(users) : nil
+        return users > 0 ? Double(offering.counter("attribution_mismatch_users")) / Double(users) : nil
     }
 
     /// Why no verdict is given although the numbers allow one: past the documented levels of
     /// mismatched events or missing money (docs/report.md, Warnings).
     static func withheldReason(_ offering: OfferingReport) -> String? {
-        if let perUser = mismatchesPerUser(offering), perUser > withheldMismatchesPerUser {
+        if let share = mismatchUserShare(offering), share > withheldMismatchUserShare {
             return
-                "\(ReportFormat.fixed(100 * perUser, decimals: 1)) events per 100 users were logged with another offering or group than the server assigned (more than \(ReportFormat.fixed(100 * withheldMismatchesPerUser, decimals: 0)))."
+                "\(ReportFormat.percent(share)) of the users have events the app logged for another group than the server assigned, or for a test they are not in (more than \(ReportFormat.percent(withheldMismatchUserShare)))."
         }
         if let share = unknownCurrencyShare(offering), share > withheldUnknownCurrencyShare {
             return

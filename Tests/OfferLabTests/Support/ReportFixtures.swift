@@ -81,7 +81,8 @@ func reportFixture() -> ReportData {
         quality: [
             QualityRow(counter: "invalid_assignments", count: 0), QualityRow(counter: "multi_group_users", count: 0),
             QualityRow(counter: "pre_assignment_events", count: 3), QualityRow(counter: "orphan_refunds", count: 1),
-            QualityRow(counter: "attribution_mismatches", count: 10), QualityRow(counter: "unknown_currency_events", count: 0),
+            QualityRow(counter: "attribution_mismatches", count: 10), QualityRow(counter: "attribution_mismatch_users", count: 8),
+            QualityRow(counter: "unknown_currency_events", count: 0),
         ],
         daily: daily)
     return ReportData(

@@ -45,12 +45,13 @@ Attribution, spring (window until 03-08):
 - u5 (group_c): purchase T9 1200 JPY (offeringId autumn -> attribution mismatch) -> unknown
   currency; refund T9 without price inherits JPY -> unknown currency. net 0, converted.
 - "00123" (group_b): paywall_view -> viewer.
-spring counters: pre 2, orphan 2, mismatch 1, unknown currency 3.
+spring counters: pre 2, orphan 2, mismatch 1 (u5: 1 user), unknown currency 3.
 
 Attribution, -winter (window until 03-12):
 - u1 (baseline): paywall 03-02 and purchase T1 03-03 -> pre_assignment 2; renewal T2 03-06 counts,
-  its testGroupId "control" != "baseline" -> mismatch 1; refund T1 -> T1 does not count here ->
-  orphan 1. net 10, not converted.
+  its testGroupId "control" (no offeringId) is not "baseline" but is u1's group in spring: tests
+  overlap, so it is no mismatch (§2.2); refund T1 -> T1 does not count here -> orphan 1. net 10,
+  not converted.
 - u9 (beta): purchase T10 20 USD (offering/test group agree), paywall c1 03-06, cancel 03-05
   (= assigned_at: counts). net 20.
 """
@@ -97,9 +98,9 @@ def test_quality_counters(main_outputs: Outputs):
     }
     assert {name: main_outputs.counter(name) for name in expected_global} == expected_global
     spring = {"invalid_assignments": 5, "multi_group_users": 1, "pre_assignment_events": 2,
-              "orphan_refunds": 2, "attribution_mismatches": 1, "unknown_currency_events": 3}
+              "orphan_refunds": 2, "attribution_mismatches": 1, "attribution_mismatch_users": 1, "unknown_currency_events": 3}
     winter = {"invalid_assignments": 1, "multi_group_users": 0, "pre_assignment_events": 2,
-              "orphan_refunds": 1, "attribution_mismatches": 1, "unknown_currency_events": 0}
+              "orphan_refunds": 1, "attribution_mismatches": 0, "attribution_mismatch_users": 0, "unknown_currency_events": 0}
     assert {n: main_outputs.counter(n, "spring") for n in spring} == spring
     # '-winter' is written with a leading quote: a CSV formula trigger is neutralised.
     assert {n: main_outputs.counter(n, "'-winter") for n in winter} == winter

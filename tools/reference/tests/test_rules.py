@@ -298,12 +298,16 @@ def test_event_counts_for_every_offering_of_its_user(tmp_path: Path, tmp_out: Pa
         f"u1,1,10,{A}", "u1,2,21,2026-03-03T00:00:00Z"), events=[
         purchase("u1", "2026-03-05T00:00:00Z", "T1", offering_id="test", test_group_id="control"),
         purchase("u1", "2026-03-02T00:00:00Z", "T0"),  # before u1's assignment to other
+        purchase("u1", "2026-03-06T00:00:00Z", "T2", offering_id="autumn"),  # an offering u1 is not in
     ])
     out = run(job, tmp_out)
-    assert out.group("test", "control")["net_revenue"] == "20"
-    assert out.group("other", "treatment")["net_revenue"] == "10"
+    assert out.group("test", "control")["net_revenue"] == "30"
+    assert out.group("other", "treatment")["net_revenue"] == "20"
+    # T1 names test, which u1 is in: for other it is test's event (tests overlap), no mismatch;
+    # T2 names autumn, which u1 is not in: a mismatch in both.
     assert (out.counter("attribution_mismatches", "other"), out.counter("pre_assignment_events", "other")) == (1, 1)
-    assert out.counter("attribution_mismatches", "test") == 0
+    assert out.counter("attribution_mismatches", "test") == 1
+    assert (out.counter("attribution_mismatch_users", "test"), out.counter("attribution_mismatch_users", "other")) == (1, 1)
 
 
 def test_trial_conversion_matching(tmp_path: Path, tmp_out: Path):
