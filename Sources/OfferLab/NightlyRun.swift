@@ -40,6 +40,13 @@ public enum NightlyRun {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
+        if let other = ResultsDatabase.otherJob(sharingOutputOf: job, path: job.databasePath) {
+            throw OfferLabError(
+                .cannotWrite,
+                "output \(job.outputPath) is already written by another job file, \(other) (database \(job.databasePath)); "
+                    + "this job (\(job.identity)) would replace its files: give each job its own output",
+                location: .init(path: job.outputPath, jobKey: "output"))
+        }
         let cache = try job.cachePath.map {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
@@ -49,7 +56,7 @@ public enum NightlyRun {
         let night = ResultTables.make(results, statistics: analyses, job: job)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
-            job: job.jobPath, asOf: Timestamp.format(job.asOf), night: job.night,
+            job: job.identity, output: JobIdentity.resolved(job.outputPath), asOf: Timestamp.format(job.asOf), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },

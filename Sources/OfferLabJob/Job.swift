@@ -24,8 +24,11 @@ public enum Decision: String, Sendable {
 
 /// A validated job: every path resolved and checked, every value parsed.
 public struct Job: Sendable {
-    /// The job file, as given.
+    /// The job file, as given (for messages).
     public var jobPath: String
+    /// The job file's absolute, symlink-resolved path: what identifies the job in the database,
+    /// however it was typed (`job.yaml`, `/abs/job.yaml`, a link to it).
+    public var identity: String { JobIdentity.resolved(jobPath) }
     /// A folder of table files, or a `.sqlite`/`.db` file.
     public var tablesPath: String
     /// The log globs of the format of contract §1.2, resolved against the job file's folder.
@@ -560,5 +563,24 @@ struct JobValues {
             throw fail(source, "the rate of \(currency) must be a positive number")
         }
         return rate
+    }
+}
+
+/// Job files compared as files, not as typed paths.
+public enum JobIdentity {
+    /// The absolute, symlink-resolved, standardized form of `path`.
+    public static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// Whether `stored` (a `runs.job` value) names the job file whose identity is `identity`.
+    /// Earlier versions stored the path as typed: a relative one matches when its components
+    /// are the identity's last ones (`jobs/nightly.yaml` matches `/srv/app/jobs/nightly.yaml`).
+    public static func matches(stored: String, identity: String) -> Bool {
+        if stored.hasPrefix("/") { return resolved(stored) == identity }
+        let storedParts = URL(fileURLWithPath: "/" + stored).standardizedFileURL.pathComponents.dropFirst()
+        let identityParts = URL(fileURLWithPath: identity).pathComponents.dropFirst()
+        return !storedParts.isEmpty && identityParts.count >= storedParts.count
+            && Array(identityParts.suffix(storedParts.count)) == Array(storedParts)
     }
 }

@@ -5,7 +5,11 @@ import OfferLabSupport
 
 /// Facts about one run, stored in the `runs` table.
 public struct RunRecord: Sendable {
+    /// The job file's identity (`Job.identity`).
     public var job: String
+    /// The output folder, absolute: two jobs writing one folder would replace each other's files
+    /// (empty in a run read back for a report, which does not show it).
+    public var output: String
     /// The full `as_of` timestamp (ISO 8601, UTC).
     public var asOf: String
     /// `YYYY-MM-DD` of `as_of`: the key of the night's rows.
@@ -20,10 +24,11 @@ public struct RunRecord: Sendable {
     public var signaturesVerified: Bool?
 
     package init(
-        job: String, asOf: String, night: String, startedAt: String, finishedAt: String, status: String, toolVersion: String,
-        inputFiles: [(path: String, bytes: Int64)], signaturesVerified: Bool? = nil
+        job: String, output: String = "", asOf: String, night: String, startedAt: String, finishedAt: String, status: String,
+        toolVersion: String, inputFiles: [(path: String, bytes: Int64)], signaturesVerified: Bool? = nil
     ) {
         self.job = job
+        self.output = output
         self.asOf = asOf
         self.night = night
         self.startedAt = startedAt
@@ -197,7 +202,8 @@ package enum ResultsDatabase {
             CREATE TABLE IF NOT EXISTS run_inputs (
                 run_id INTEGER NOT NULL REFERENCES runs(run_id), path TEXT NOT NULL, bytes INTEGER NOT NULL);
             """)
-        try addMissingColumns(database, table: "runs", columns: [ResultColumn("signatures_verified", .integer)])
+        try addMissingColumns(
+            database, table: "runs", columns: [ResultColumn("signatures_verified", .integer), ResultColumn("output", .text)])
         for table in tables {
             let columns = table.columns.map { "\(quote($0.name)) \($0.type.sqlType)" }
             let key = ["as_of"] + table.schema.keys.map { quote($0.name) }
@@ -223,9 +229,10 @@ package enum ResultsDatabase {
 
     private static func insertRun(_ database: SQLiteDatabase, _ run: RunRecord) throws -> Int64 {
         try database.run(
-            "INSERT INTO runs (job, as_of, night, started_at, finished_at, status, tool_version, signatures_verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs (job, output, as_of, night, started_at, finished_at, status, tool_version, signatures_verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(run.job), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt), .text(run.status),
+                .text(run.job), .text(run.output), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt),
+                .text(run.status),
                 .text(run.toolVersion), sqliteValue(.bool(run.signaturesVerified)),
             ])
         var runID: Int64 = 0
@@ -255,13 +262,14 @@ package enum ResultsDatabase {
 extension ResultsDatabase {
     /// The latest successful night of `job`'s job file before its night (`PreviousNight`), from
     /// the database at `path`; nil when there is none (or no database yet). Job files are
-    /// compared as absolute paths, so a cron line and a person's shell name the same job.
+    /// compared as files (`JobIdentity`), so a cron line, a person's shell and a link name the
+    /// same job.
     ///
     /// A database that cannot be read gives nil: the run's own write then fails on it with
     /// the database's error (exit 73), as it would without these checks.
     package static func previousNight(path: String, of job: Job) -> PreviousNight? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        let identity = job.identity
         do {
             // The run holds the job's lock: no other run writes. Read as `readNight` does, so that
             // no `-wal` or `-shm` file is left beside a database that had none.
@@ -272,7 +280,7 @@ extension ResultsDatabase {
             try database.prepare(
                 "SELECT job, as_of, night FROM runs WHERE status = 'succeeded' AND night < ? ORDER BY night DESC, run_id DESC"
             ).forEachRow([.text(job.night)]) { row in
-                guard previous == nil, case .text(let jobPath) = row.value(at: 0), absolute(jobPath) == absolute(job.jobPath),
+                guard previous == nil, case .text(let jobPath) = row.value(at: 0), JobIdentity.matches(stored: jobPath, identity: identity),
                     case .text(let asOf) = row.value(at: 1), let asOfTime = Timestamp.parse(asOf), case .text(let night) = row.value(at: 2)
                 else { return }
                 previous = PreviousNight(night: night, asOf: asOfTime, linesRead: nil, users: [:])
@@ -317,5 +325,35 @@ package struct PreviousNight: Equatable {
         self.asOf = asOf
         self.linesRead = linesRead
         self.users = users
+    }
+}
+
+extension ResultsDatabase {
+    /// Another job file whose successful runs in the database at `path` wrote the same output
+    /// folder as `job` (its identity), or nil. Runs stored before the output was recorded are
+    /// not compared.
+    package static func otherJob(sharingOutputOf job: Job, path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let identity = job.identity
+        let output = JobIdentity.resolved(job.outputPath)
+        var other: String?
+        do {
+            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+            var columns: Set<String> = []
+            try database.prepare("SELECT name FROM pragma_table_info('runs')").forEachRow { row in
+                if case .text(let name) = row.value(at: 0) { columns.insert(name) }
+            }
+            guard columns.contains("output") else { return nil }
+            try database.prepare("SELECT DISTINCT job, output FROM runs WHERE status = 'succeeded' AND output IS NOT NULL").forEachRow {
+                row in
+                guard other == nil, case .text(let storedJob) = row.value(at: 0), case .text(let storedOutput) = row.value(at: 1),
+                    JobIdentity.resolved(storedOutput) == output, !JobIdentity.matches(stored: storedJob, identity: identity)
+                else { return }
+                other = storedJob
+            }
+        } catch {
+            return nil
+        }
+        return other
     }
 }
