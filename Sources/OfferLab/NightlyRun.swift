@@ -78,27 +78,33 @@ public enum NightlyRun {
     ) throws -> String {
         let folder = try OutputFolder(output: job.outputPath, night: job.night)
         // The CSV files are written on another core while the database transaction runs and
-        // the report is written; the transaction commits only once every file is staged, so a
-        // failure anywhere leaves the database and the folder unchanged.
+        // the report is written. The folder is swapped in last inside the transaction, and swapped
+        // back when the commit fails: the database and the folder change together or not at all.
         let csvFiles = ConcurrentWork {
             for (index, table) in night.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
                 if index == 0 { TestPause.at(.writingCSV) }
             }
         }
+        var swapped: Bool?
         do {
             try ResultsDatabase.write(
                 path: job.databasePath, tables: night.databaseTables, offeringIDs: offeringIDs, run: run,
                 beforeCommit: {
                     try folder.write("report.html", contents: HTMLReport.render(ReportData(night: night, run: run)))
                     try csvFiles.wait()
+                    TestPause.at(.swapping)
+                    swapped = try folder.swapIn()
+                    TestPause.at(.swapped)
                 })
-            try folder.commit()
+            folder.finish()
             FailedRunRejects.remove(output: job.outputPath, night: job.night)
         } catch {
             // The staging folder goes once the CSV files are no longer being written. Their
             // error, when they failed too, is the one reported: it is the earlier step.
-            defer { folder.discard() }
+            defer {
+                if let hadPrevious = swapped { folder.restore(hadPrevious: hadPrevious) } else { folder.discard() }
+            }
             try csvFiles.wait()
             throw error
         }

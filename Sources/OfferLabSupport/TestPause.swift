@@ -16,6 +16,10 @@ package enum TestPause {
         /// Inside the database transaction: the night's old rows are deleted and the new ones
         /// inserted, not committed.
         case inTransaction = "in-transaction"
+        /// Every file is staged, inside the transaction: the night folder is about to be swapped in.
+        case swapping = "swapping"
+        /// The night folder is swapped in, the transaction not committed yet.
+        case swapped = "swapped"
     }
 
     private static let requested = ProcessInfo.processInfo.environment["OFFERLAB_TEST_PAUSE_AT"]

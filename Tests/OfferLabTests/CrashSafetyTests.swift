@@ -130,4 +130,39 @@ import Testing
         #expect(try night.snapshot() == before)
         #expect(try night.outputEntries().filter { !$0.hasPrefix("results.sqlite") } == ["2026-03-16"])
     }
+
+    /// Issue 47: the night folder and the database change together. The swap fails (its staging
+    /// folder is taken away while the run waits to swap it in): nothing is committed.
+    @Test func aFolderThatCannotBeSwappedInCommitsNothing() throws {
+        let (night, before) = try nightWithPreviousOutputs()
+        let run = try night.start(pausingAt: "swapping")
+        for entry in try FileManager.default.contentsOfDirectory(atPath: night.outputPath) where entry.hasPrefix(".2026-03-16.partial-") {
+            try FileManager.default.removeItem(atPath: night.folder.file("out/\(entry)"))
+        }
+        run.send(SIGCONT)
+        let result = run.wait()
+        #expect(result.status == 73, "\(result.standardError)")
+        #expect(result.standardError.contains("\nofferlab: error: output: cannot open"), "\(result.standardError)")
+        #expect(try night.snapshot() == before)
+    }
+
+    /// The folder is swapped in, then the commit fails (the process may no longer grow a file,
+    /// so the database's log cannot take the transaction): the previous folder is swapped back.
+    @Test func aCommitThatFailsAfterTheSwapPutsThePreviousFolderBack() throws {
+        let (night, before) = try nightWithPreviousOutputs()
+        let run = try night.start(pausingAt: "swapped")
+        #expect(try night.snapshot().files != before.files)  // the new folder is in place, uncommitted
+        let limit = Process()
+        limit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        limit.arguments = ["--pid", "\(run.pid)", "--fsize=0"]
+        try limit.run()
+        limit.waitUntilExit()
+        try #require(limit.terminationStatus == 0)
+        run.send(SIGCONT)
+        let result = run.wait()
+        #expect(result.status == 73, "\(result.standardError)")
+        #expect(result.standardError.contains("\nofferlab: error: database:"), "\(result.standardError)")
+        #expect(try night.snapshot() == before)
+        #expect(try night.outputEntries().filter { !$0.hasPrefix("results.sqlite") } == ["2026-03-16"])
+    }
 }

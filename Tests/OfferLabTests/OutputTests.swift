@@ -60,18 +60,38 @@ import Testing
 }
 
 @Suite struct OutputFolderTests {
-    @Test func commitReplacesThePreviousOutputsWhole() throws {
+    @Test func swappingInReplacesThePreviousOutputsWhole() throws {
         let folder = try TemporaryFolder()
         let first = try OutputFolder(output: folder.path, night: "2026-03-15")
         try first.write("a.csv", contents: "old")
         try first.write("only-old.csv", contents: "old")
-        try first.commit()
+        #expect(try first.swapIn() == false)
+        first.finish()
         let second = try OutputFolder(output: folder.path, night: "2026-03-15")
         try second.write("a.csv", contents: "new")
-        try second.commit()
+        #expect(try second.swapIn() == true)
+        second.finish()
         let night = folder.file("2026-03-15")
         #expect(try String(contentsOfFile: night + "/a.csv", encoding: .utf8) == "new")
         #expect(!FileManager.default.fileExists(atPath: night + "/only-old.csv"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["2026-03-15"])
+    }
+
+    @Test func restoringPutsThePreviousOutputsBackOrNothing() throws {
+        let folder = try TemporaryFolder()
+        let first = try OutputFolder(output: folder.path, night: "2026-03-15")
+        try first.write("a.csv", contents: "old")
+        let hadNone = try first.swapIn()
+        first.restore(hadPrevious: hadNone)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        let again = try OutputFolder(output: folder.path, night: "2026-03-15")
+        try again.write("a.csv", contents: "old")
+        _ = try again.swapIn()
+        again.finish()
+        let failed = try OutputFolder(output: folder.path, night: "2026-03-15")
+        try failed.write("a.csv", contents: "new")
+        failed.restore(hadPrevious: try failed.swapIn())
+        #expect(try String(contentsOfFile: folder.file("2026-03-15/a.csv"), encoding: .utf8) == "old")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["2026-03-15"])
     }
 
@@ -79,7 +99,8 @@ import Testing
         let folder = try TemporaryFolder()
         let first = try OutputFolder(output: folder.path, night: "2026-03-15")
         try first.write("a.csv", contents: "old")
-        try first.commit()
+        _ = try first.swapIn()
+        first.finish()
         let failed = try OutputFolder(output: folder.path, night: "2026-03-15")
         try failed.write("a.csv", contents: "half")
         failed.discard()

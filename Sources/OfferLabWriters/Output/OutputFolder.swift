@@ -35,21 +35,42 @@ package struct OutputFolder {
         guard fsync(descriptor) == 0 else { throw Self.failure("cannot write", path) }
     }
 
-    /// Puts the staging folder in place of the final one (exchanging them atomically when the
-    /// final one exists), then removes the previous outputs.
-    package func commit() throws {
+    /// Puts the staging folder in place of the final one, exchanging them atomically when the
+    /// final one exists (the previous outputs then wait under the staging name, for `restore` or
+    /// `finish`).
+    /// - Returns: whether there were previous outputs.
+    package func swapIn() throws -> Bool {
         try Self.sync(folder: stagingPath)
         if FileManager.default.fileExists(atPath: finalPath) {
             guard offerlab_exchange_paths(stagingPath, finalPath) == 0 else {
                 throw Self.failure("cannot replace", finalPath)
             }
-            try? FileManager.default.removeItem(atPath: stagingPath)
-        } else {
-            guard rename(stagingPath, finalPath) == 0 else {
-                throw Self.failure("cannot create", finalPath)
-            }
+            try Self.sync(folder: outputPath)
+            return true
+        }
+        guard rename(stagingPath, finalPath) == 0 else {
+            throw Self.failure("cannot create", finalPath)
         }
         try Self.sync(folder: outputPath)
+        return false
+    }
+
+    /// Undoes `swapIn` (the database did not commit): the previous outputs go back in place, or
+    /// the new folder goes away when there were none.
+    package func restore(hadPrevious: Bool) {
+        if hadPrevious {
+            _ = offerlab_exchange_paths(stagingPath, finalPath)
+        } else {
+            _ = rename(finalPath, stagingPath)
+        }
+        try? Self.sync(folder: outputPath)
+        discard()
+    }
+
+    /// After the database committed: the previous outputs, kept under the staging name, go.
+    package func finish() {
+        discard()
+        try? Self.sync(folder: outputPath)
     }
 
     /// Removes the staging folder (after a failure).
