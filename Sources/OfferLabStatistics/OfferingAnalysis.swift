@@ -241,6 +241,11 @@ private func addAdjustedIntervals(
     to row: inout ComparisonResult, control: SampleMoments, treatment: SampleMoments, alpha: Double, rho: Double,
     familySizes: (fixed: Int, sequential: Int)
 ) {
+    // Within what can happen (docs/statistics.md, Intervals that agree with the verdict): a
+    // difference of two proportions lies in [−1, 1], a relative lift at or above −100%.
+    let isProportion = row.metric.kind == .conversion
+    func absolute(_ end: Double) -> Double { isProportion ? min(1, max(-1, end)) : end }
+    func relative(_ end: Double) -> Double { max(-1, end) }
     if row.absLiftCILow != nil, let adjustedPValue = row.pValueAdjusted,
         let intervals = adjustedFixedLiftIntervals(
             control: control, treatment: treatment,
@@ -248,11 +253,11 @@ private func addAdjustedIntervals(
                 ? welchVariance(control: control, treatment: treatment)?.degreesOfFreedom : nil,
             alpha: alpha, adjustedPValue: adjustedPValue, familySize: familySizes.fixed)
     {
-        row.absLiftCILowAdjusted = intervals.absolute.low
-        row.absLiftCIHighAdjusted = intervals.absolute.high
-        if row.relLift != nil, let relative = intervals.relative {
-            row.relLiftCILowAdjusted = relative.low
-            row.relLiftCIHighAdjusted = relative.high
+        row.absLiftCILowAdjusted = absolute(intervals.absolute.low)
+        row.absLiftCIHighAdjusted = absolute(intervals.absolute.high)
+        if row.relLift != nil, let ratio = intervals.relative {
+            row.relLiftCILowAdjusted = relative(ratio.low)
+            row.relLiftCIHighAdjusted = relative(ratio.high)
         }
     }
     if row.seqAbsLiftCILow != nil, let adjustedPValue = row.seqPValueAdjusted,
@@ -260,11 +265,11 @@ private func addAdjustedIntervals(
             control: control, treatment: treatment, rho: rho, alpha: alpha, adjustedPValue: adjustedPValue,
             familySize: familySizes.sequential)
     {
-        row.seqAbsLiftCILowAdjusted = intervals.absolute.low
-        row.seqAbsLiftCIHighAdjusted = intervals.absolute.high
-        if row.relLift != nil, let relative = intervals.relative {
-            row.seqRelLiftCILowAdjusted = relative.low
-            row.seqRelLiftCIHighAdjusted = relative.high
+        row.seqAbsLiftCILowAdjusted = absolute(intervals.absolute.low)
+        row.seqAbsLiftCIHighAdjusted = absolute(intervals.absolute.high)
+        if row.relLift != nil, let ratio = intervals.relative {
+            row.seqRelLiftCILowAdjusted = relative(ratio.low)
+            row.seqRelLiftCIHighAdjusted = relative(ratio.high)
         }
     }
 }

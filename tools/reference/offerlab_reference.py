@@ -1522,10 +1522,14 @@ def add_adjusted(rows: list[dict], alpha: float, tuning: float) -> None:
             if level is None:
                 continue
             q = quantile(level)
-            row[prefix + "abs_lift_ci_low_adjusted"], row[prefix + "abs_lift_ci_high_adjusted"] = diff - q * se, diff + q * se
+            # §4: within what can happen: a difference of proportions in [-1, 1], a relative lift >= -1.
+            bound = (lambda x: min(1.0, max(-1.0, x))) if df is None else (lambda x: x)
+            row[prefix + "abs_lift_ci_low_adjusted"] = bound(diff - q * se)
+            row[prefix + "abs_lift_ci_high_adjusted"] = bound(diff + q * se)
             ratio = fieller_ratio(m_c, v_c / n_c, m_t, v_t / n_t, q) if row["rel_lift"] is not None else None
             if ratio is not None:
-                row[prefix + "rel_lift_ci_low_adjusted"], row[prefix + "rel_lift_ci_high_adjusted"] = ratio[0] - 1, ratio[1] - 1
+                row[prefix + "rel_lift_ci_low_adjusted"] = max(-1.0, ratio[0] - 1)
+                row[prefix + "rel_lift_ci_high_adjusted"] = max(-1.0, ratio[1] - 1)
 
 
 def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], control_name: str,

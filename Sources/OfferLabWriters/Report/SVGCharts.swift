@@ -87,12 +87,18 @@ enum SVGCharts {
         dates: [String], series: [Series], domain: [Double], label: String, clipID: String
     ) -> (svg: String, clippedPoints: Int) {
         let width = 560.0
-        let left = 48.0
         let right = 54.0
         let top = 12.0
         let bottom = 28.0
         let height = 250.0
-        let ticks = niceTicks(domain + [0])
+        // A relative lift is never below −100%: the axis stops there (a band reaching below it is cut).
+        var ticks = niceTicks(domain.map { max(-1, $0) } + [0]).filter { $0 >= -1 }
+        if let first = ticks.first, first > -1, domain.contains(where: { $0 < first }) { ticks.insert(-1, at: 0) }
+        // Whole percents once ticks are at least 1% apart: "+50%" reads faster than "+50.0%".
+        let decimals = ticks.count > 1 && (ticks[1] - ticks[0]) >= 0.01 ? 0 : 1
+        let labels = ticks.map { ReportFormat.signedPercent($0, decimals: decimals) }
+        // Room for the widest label (about 6.6 px a character at 11 px), so "−1,000%" keeps its sign.
+        let left = max(48, 10 + 6.6 * Double(labels.map(\.count).max() ?? 0))
         let y = Scale(lower: ticks.first ?? 0, upper: ticks.last ?? 1, start: height - bottom, end: top)
         let plotRight = width - right
         func x(_ index: Int) -> Double {
@@ -101,11 +107,9 @@ enum SVGCharts {
         var svg = open(width: width, height: height, label: label)
         svg +=
             "<defs><clipPath id=\"\(clipID)\"><rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(plotRight - left))\" height=\"\(n(height - bottom - top))\"/></clipPath></defs>"
-        // Whole percents once ticks are at least 1% apart: "+50%" reads faster than "+50.0%".
-        let decimals = ticks.count > 1 && (ticks[1] - ticks[0]) >= 0.01 ? 0 : 1
-        for tick in ticks {
+        for (tick, label) in zip(ticks, labels) {
             svg += line(left, y(tick), plotRight, y(tick), stroke: tick == 0 ? "#4d4d4d" : "#e3e3e3", width: tick == 0 ? 1.5 : 1)
-            svg += text(left - 6, y(tick) + 4, ReportFormat.signedPercent(tick, decimals: decimals), anchor: "end", size: 11, fill: "#666")
+            svg += text(left - 6, y(tick) + 4, label, anchor: "end", size: 11, fill: "#666")
         }
         for index in dateLabelIndices(dates.count) {
             let anchor = dates.count < 2 ? "middle" : index == 0 ? "start" : index == dates.count - 1 ? "end" : "middle"

@@ -136,9 +136,14 @@ def analyse(case):
                 if gamma is None:
                     continue
                 q = (r["quantile"] if key == "p" else r["seq_quantile"])(gamma)
-                r[prefix + "abs"] = (r["lift"] - q * r["se"], r["lift"] + q * r["se"])
+                # Within what can happen: a difference of proportions in [-1, 1], a relative lift >= -1.
+                low, high = r["lift"] - q * r["se"], r["lift"] + q * r["se"]
+                if r["metric"] == "conversion":
+                    low, high = min(1.0, max(-1.0, low)), min(1.0, max(-1.0, high))
+                r[prefix + "abs"] = (low, high)
                 if r["c"][1] != 0:
-                    r[prefix + "rel"] = fieller(r["c"], r["t"], q)
+                    ratio = fieller(r["c"], r["t"], q)
+                    r[prefix + "rel"] = ratio and (max(-1.0, ratio[0]), max(-1.0, ratio[1]))
         rows += family
     # comparisons.csv's order: per treatment, conversion then arpu.
     treatments = [g["name"] for g in groups if not g["is_control"]]
