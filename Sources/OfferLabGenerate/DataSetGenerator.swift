@@ -96,7 +96,7 @@ public enum DataSetGenerator {
         }
 
         let jobPath = out + "/" + JobFile.name
-        guard FileManager.default.createFile(atPath: jobPath, contents: Data(JobFile.text(configuration: configuration).utf8))
+        guard FileManager.default.createFile(atPath: jobPath, contents: Data(JobFile.text(configuration: configuration, logs: logs).utf8))
         else { throw GeneratorError("cannot write the job file", path: jobPath) }
 
         var files: [GeneratedFile] = []

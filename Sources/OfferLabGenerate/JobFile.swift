@@ -2,7 +2,9 @@
 enum JobFile {
     static let name = "job.yaml"
 
-    static func text(configuration: GeneratorConfiguration) -> String {
+    /// - Parameter logs: what was written: the job's `max_bad_line_ratio` lets its malformed
+    ///   lines pass at every size (the showcase's fixed ones are over 1% of a small data set).
+    static func text(configuration: GeneratorConfiguration, logs: LogCounts) -> String {
         let rates = Catalog.rates.map { "\($0.code): \($0.rate)" }.joined(separator: ", ")
         return """
             # OfferLab job for a synthetic data set made by
@@ -20,12 +22,24 @@ enum JobFile {
             alpha: 0.05
             control: control
             conversion_window_days: 14
-            max_bad_line_ratio: 0.01
+            \(badLineRatio(logs))
             on_corrupt_file: fail
             output: out/
             database: out/results.sqlite
 
             """
+    }
+
+    /// `max_bad_line_ratio: 0.01`, or, when the malformed lines written are more than 1% of the
+    /// lines (a data set of a few hundred users), their share rounded up to a hundredth, and why.
+    static func badLineRatio(_ logs: LogCounts) -> String {
+        // The store's own malformed lines (a bad signature, another app's) count as the logs' do.
+        let malformed = logs.malformed.values.reduce(0, +) + logs.badSignatureLines + logs.otherAppLines
+        let lines = max(1, logs.lines - logs.blankLines + logs.storeLines)
+        let hundredths = max(1, Int((100 * Double(malformed) / Double(lines)).rounded(.up)))
+        guard hundredths > 1 else { return "max_bad_line_ratio: 0.01" }
+        return "max_bad_line_ratio: \(Double(min(100, hundredths)) / 100)   # \(malformed) malformed of \(lines) lines: "
+            + "the showcase's fixed ones are more than 1% of a data set this small"
     }
 
     /// The globs of the layout's log files, and of the showcase's.

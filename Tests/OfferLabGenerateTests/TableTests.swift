@@ -233,7 +233,8 @@ struct TableText {
         #expect(text.contains("rates: {EUR: 1.08, GBP: 1.27, JPY: 0.0067}"))
         #expect(!text.contains("BRL:"))
         #expect(text.contains("report_currency: USD"))
-        #expect(text.contains("max_bad_line_ratio: 0.01"))
+        // 20 users: the showcase's 16 malformed lines are more than 1%, so the job allows their share.
+        #expect(text.contains("max_bad_line_ratio: 0.") && text.contains("malformed of") && !text.contains("max_bad_line_ratio: 0.01\n"))
         #expect(text.contains("tables: tables/"))
         #expect(text.contains(#"  - "logs/*/*/*/*.jsonl.gz""#))
     }
