@@ -14,7 +14,12 @@
 # with the exit code, offerlab's own error text and the log.
 set -uo pipefail
 
-job=${1:?usage: offerlab-nightly.sh JOB.yaml [LOG_FILE]}
+if [ $# -lt 1 ] || [ -z "$1" ]; then
+  # A crontab line without its job: one line for cron's mail, and EX_USAGE like offerlab's own.
+  echo "usage: offerlab-nightly.sh JOB.yaml [LOG_FILE] (no job file given)" >&2
+  exit 64
+fi
+job=$1
 offerlab=${OFFERLAB:-$(command -v offerlab || echo "$(dirname "$0")/../.build/release/offerlab")}
 if [ $# -ge 2 ]; then
   log=$2

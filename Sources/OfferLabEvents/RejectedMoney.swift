@@ -9,7 +9,8 @@ import OfferLabIngest
 /// CSV cell) is `purchase`, `renewal` or `refund` names money, and so does one that names a
 /// `price` when its event cannot be read (a price on a `paywall_view` is no money the analysis
 /// would count). Its amount is read when its `price` reads as a price and a `currency` is
-/// given (its magnitude: a negative price names money too), else it counts as unreadable. Only
+/// given (a negative price names money too: its magnitude is added, and kept apart so that the
+/// warning says it was negative), else it counts as unreadable. Only
 /// malformed lines are read this way: the hot path never is.
 package struct RejectedMoney: Sendable, Equatable {
     /// Lines whose amount could not be read.
@@ -20,11 +21,15 @@ package struct RejectedMoney: Sendable, Equatable {
 
     package struct Amount: Sendable, Equatable {
         package var lines: Int
+        /// Σ |price|, saturating.
         package var micros: Int64
+        /// Σ of the negative prices (≤ 0), saturating.
+        package var negativeMicros: Int64
 
-        package init(lines: Int, micros: Int64) {
+        package init(lines: Int, micros: Int64, negativeMicros: Int64 = 0) {
             self.lines = lines
             self.micros = micros
+            self.negativeMicros = negativeMicros
         }
     }
 
@@ -43,7 +48,8 @@ package struct RejectedMoney: Sendable, Equatable {
         switch Self.money(in: line) {
         case nil: return
         case .unreadable: unreadable += 1
-        case .amount(let currency, let micros): add(currency: currency, Amount(lines: 1, micros: micros))
+        case .amount(let currency, let micros):
+            add(currency: currency, Amount(lines: 1, micros: micros == .min ? .max : abs(micros), negativeMicros: min(0, micros)))
         }
     }
 
@@ -57,13 +63,15 @@ package struct RejectedMoney: Sendable, Equatable {
         var sum = amounts[currency, default: Amount(lines: 0, micros: 0)]
         sum.lines += amount.lines
         let (micros, overflow) = sum.micros.addingReportingOverflow(amount.micros)
-        sum.micros = overflow ? (amount.micros < 0 ? .min : .max) : micros
+        sum.micros = overflow ? .max : micros
+        let (negative, negativeOverflow) = sum.negativeMicros.addingReportingOverflow(amount.negativeMicros)
+        sum.negativeMicros = negativeOverflow ? .min : negative
         amounts[currency] = sum
     }
 
     /// What a malformed line names.
     package enum Named: Equatable {
-        /// An amount of a currency (upper-case code), in micro-units.
+        /// An amount of a currency (upper-case code), in micro-units, with its sign.
         case amount(currency: String, micros: Int64)
         /// Money whose amount cannot be read.
         case unreadable
@@ -82,7 +90,7 @@ package struct RejectedMoney: Sendable, Equatable {
         guard let price, let micros = Price.parseMicros(price), let currency = jsonValue(of: "currency", in: line), !currency.isEmpty
         else { return .unreadable }
         return .amount(
-            currency: String(decoding: currency, as: UTF8.self).uppercased(), micros: micros.magnitude > Int64.max ? .max : abs(micros))
+            currency: String(decoding: currency, as: UTF8.self).uppercased(), micros: micros)
     }
 
     private static let moneyEvents: Set<String> = ["purchase", "renewal", "refund"]

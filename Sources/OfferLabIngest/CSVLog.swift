@@ -19,6 +19,12 @@ public enum CSVLog: LogFormatReader {
         }
         var summary = LogFileSummary(path: file.path, format: .csv, isGzip: reader.isGzip)
         var parser = CSVLogParser(header: reader.header, keepsSliceFields: file.keepsSliceFields)
+        if !reader.header.isEmpty && parser.readsNoField {
+            let found = reader.header.prefix(6).map { "'\($0)'" }.joined(separator: ", ") + (reader.header.count > 6 ? ", …" : "")
+            throw IngestError(
+                code: .invalidHeader, path: file.path,
+                message: "the CSV header names no log field (ts, user_id, event, …); it has \(found)", line: reader.headerLineNumber)
+        }
         var record = LogRecord()
         var lines = LineCounts()
         // Rows are pulled, not pushed to a closure: a closure's captured state would be retained

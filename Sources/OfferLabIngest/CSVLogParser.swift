@@ -35,6 +35,9 @@ public struct CSVLogParser: Sendable {
     ///
     /// - Returns: nil when the row is a valid event (the record is filled), otherwise the first
     ///   malformed reason (the record is then empty).
+    /// Whether no column of the header is a log field (`ts`, `user_id`, `event`, …).
+    public var readsNoField: Bool { columns.isEmpty }
+
     public mutating func parse(_ row: TableRow, into record: inout LogRecord) -> MalformedReason? {
         switch row.problem {
         case .tooLong: return .lineTooLong

@@ -91,6 +91,18 @@ public final class TableFileReader {
         default:
             break
         }
+        // A column named twice would be read from its first copy without a word.
+        if let header {
+            var seen: [String: Int] = [:]
+            for (index, name) in header.enumerated() {
+                if let first = seen[name] {
+                    throw IngestError(
+                        code: .invalidHeader, path: path,
+                        message: "column '\(name)' appears twice in the header (columns \(first + 1) and \(index + 1))", line: headerLine)
+                }
+                seen[name] = index
+            }
+        }
         parser.expectedFieldCount = header?.count
         self.parser = parser
         self.header = header ?? []

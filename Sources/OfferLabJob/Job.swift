@@ -128,6 +128,13 @@ public enum JobLoader {
                 .missingInput, "job file \(path): cannot read it (\(error.localizedDescription))", location: .init(path: path),
                 cause: error)
         }
+        // YAML indents with spaces only; Yams' own message for a tab does not say so.
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+            throw OfferLabError(
+                .badJob, "job file \(path): line \(index + 1): a tab in the indentation; YAML indents with spaces",
+                location: .init(path: path, line: index + 1))
+        }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
@@ -147,8 +154,10 @@ public enum JobLoader {
         for (keyNode, value) in mapping {
             guard let key = keyNode.string else { throw OfferLabError.job(path, "a key is not text") }
             guard knownKeys.contains(key) else {
+                let suggestion = JobKey.nearest(to: key).map { "; did you mean \($0)?" } ?? ""
                 throw OfferLabError(
-                    .badJob, "job file \(path): unknown key '\(key)' (known: \(JobKey.all.map(\.name).joined(separator: ", ")))",
+                    .badJob,
+                    "job file \(path): unknown key '\(key)'\(suggestion) (known: \(JobKey.all.map(\.name).joined(separator: ", ")))",
                     location: .init(path: path, jobKey: key))
             }
             values[key] = value
@@ -307,6 +316,22 @@ public enum JobLoader {
             throw reader.fail(
                 "cache", "\(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
         }
+        // The night's outputs and the database likewise: night 2 would read night 1's report as logs.
+        let night = Timestamp.formatDate(asOf)
+        let outputs = ["summary.csv", "report.html", "rejects.csv"].map { "\(outputPath)/\(night)/\($0)" }
+        for (key, paths) in [("output", outputs), ("database", [databasePath, databasePath + "-wal"])] {
+            let folder = key == "output" ? outputPath + "/" : nil
+            if let entry = allInputFiles.first(where: { file in paths.contains(file) || folder.map { file.hasPrefix($0) } == true }) {
+                throw reader.fail(
+                    key, "\(entry) is written by the run and matched by logs:; give \(key) a place the log globs do not reach")
+            }
+            if let pattern = allPatterns.first(where: { pattern in paths.contains { FileGlob.wouldMatch(pattern, $0) } }) {
+                throw reader.fail(
+                    key,
+                    "the log glob \(pattern) would match what the run writes there (\(paths[0])); give \(key) a place the log globs do not reach"
+                )
+            }
+        }
         let entry = (cachePath.map { $0 + "/" } ?? "") + CacheEntryName.example
         if let cachePath, let pattern = allPatterns.first(where: { FileGlob.wouldMatch($0, entry) }) {
             throw reader.fail(
@@ -360,8 +385,12 @@ public enum JobLoader {
         return "line \(mark.line), column \(mark.column): \(problem)\(reading)"
     }
 
+    /// `path` made absolute against `folder`; a leading `~` is the home folder, as a shell has it.
     package static func resolve(_ path: String, against folder: String) -> String {
-        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+        if path == "~" || path.hasPrefix("~/") {
+            return NSString(string: path).expandingTildeInPath
+        }
+        return path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
 }
 

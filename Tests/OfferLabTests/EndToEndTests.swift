@@ -24,7 +24,7 @@ import Testing
         DataSet(
             job: "tools/reference/tests/data/main/job.yaml", night: "2026-03-16", expected: "tools/reference/tests/data/main/expected",
             warnings: [
-                "2 malformed log lines named a price or a money event: USD 1, and 1 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-16/rejects.csv",
+                "2 malformed log lines named a price or a money event: USD 1 (-1 of it as negative prices), and 1 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-16/rejects.csv",
                 "control: offerings without a group named 'baseline' fall back to control, else their lowest group id: spring (control: control)",
                 "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates: {JPY: …}, or rates_file:)",
                 // Its tables list no products: the renewal in its logs has no billing period.
@@ -67,7 +67,7 @@ import Testing
                         "3 log files yielded no valid line: \(showcase)/malformed-0.csv.gz (2 lines, all malformed), "
                             + "\(showcase)/malformed-0.jsonl.gz (14 lines, all malformed), \(showcase)/malformed-2.jsonl.gz (1 line, all malformed)",
                         // The showcase's broken purchases (USD 15.98 = 7.99 twice) and a purchase without its event.
-                        "5 malformed log lines named a price or a money event: USD 15.98, and 3 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-15/rejects.csv",
+                        "5 malformed log lines named a price or a money event: USD 15.98 (-7.99 of it as negative prices), and 3 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-15/rejects.csv",
                         "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates: {BRL: …}, or rates_file:)",
                         "offering spring_2026_price_test: the money of 32 of 565 money events (5.66%) is left out, for want of a rate to USD: BRL 5.66% (32); give their rates (rates: {BRL: …}, or rates_file:)",
                     ], output: folder.path))

@@ -11,6 +11,14 @@ import Testing
             .wait()
     }
 
+    /// Issue 47: a crontab line without its job exits 64 (EX_USAGE) with one line for cron's mail.
+    @Test func withoutAJobItExits64WithOneLine() throws {
+        let result = try OfferLabProcess(executable: "/bin/bash", [Self.wrapper], environment: ["OFFERLAB": try offerLabBinary()]).wait()
+        #expect(result.status == 64)
+        #expect(result.standardError == "usage: offerlab-nightly.sh JOB.yaml [LOG_FILE] (no job file given)\n")
+        #expect(result.standardOutput.isEmpty)
+    }
+
     @Test func aSuccessPrintsNothingAndAppendsToTheLog() throws {
         let night = try NightFixture()
         let log = night.folder.file("nightly.log")

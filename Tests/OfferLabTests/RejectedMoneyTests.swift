@@ -3,6 +3,7 @@ import Testing
 
 @testable import OfferLab
 @testable import OfferLabEvents
+@testable import OfferLabWriters
 
 /// Money named by malformed lines is never left out in silence (docs/reliability.md, Money in
 /// rejected lines): a warning on stderr and a banner of the report say how many lines and how much.
@@ -21,7 +22,13 @@ import Testing
         #expect(Self.named(#"{"event":"purchase","price":"$1,000.00","currency":"USD"}"#) == .unreadable)
         #expect(Self.named(#"{"event":"renewal","user_id":"u"}"#) == .unreadable)
         // A negative price names its magnitude.
-        #expect(Self.named(#"{"event":"refund","price":-7.99,"currency":"USD"}"#) == .amount(currency: "USD", micros: 7_990_000))
+        // Issue 47: a negative price keeps its sign, and the warning says so.
+        #expect(Self.named(#"{"event":"refund","price":-7.99,"currency":"USD"}"#) == .amount(currency: "USD", micros: -7_990_000))
+        var both = RejectedMoney()
+        for line in [#"{"event":"purchase","price":-7.99,"currency":"USD"}"#, #"{"event":"purchase","price":7.99,"currency":"USD"}"#] {
+            Array(line.utf8).withUnsafeBytes { both.count($0) }
+        }
+        #expect(both.summary == "2 malformed log lines named a price or a money event: USD 15.98 (-7.99 of it as negative prices)")
         // A price on a line whose event cannot be read.
         #expect(Self.named(#"{"transaction_id":"t","price":21.99,"currency":"EUR"}"#) == .amount(currency: "EUR", micros: 21_990_000))
         // A CSV row naming a money event.

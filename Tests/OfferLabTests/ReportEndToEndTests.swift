@@ -77,7 +77,7 @@ import Testing
         // The showcase/ it reads too: its broken purchase lines are named.
         #expect(
             written.contains(
-                "5 malformed log lines named a price or a money event: USD 15.98, and 3 of an amount that cannot be read; none of it is counted below."
+                "5 malformed log lines named a price or a money event: USD 15.98 (-7.99 of it as negative prices), and 3 of an amount that cannot be read; none of it is counted below."
             ))
     }
 

@@ -50,10 +50,15 @@ struct RejectedMoneyRow: TypedRow, Equatable {
     var currency = ""
     var lines = 0
     var amount: Double?
+    /// The part of `amount` named by negative prices (≤ 0).
+    var negativeAmount: Double?
 
     static let table = TypedTable<RejectedMoneyRow>(
         name: "rejected_money", keys: [.offeringID, .currency],
-        columns: [.init(.offeringID, \.offeringID), .init(.currency, \.currency), .init(.lines, \.lines), .init(.amount, \.amount)])
+        columns: [
+            .init(.offeringID, \.offeringID), .init(.currency, \.currency), .init(.lines, \.lines), .init(.amount, \.amount),
+            .init(.negativeAmount, \.negativeAmount),
+        ])
 }
 
 /// A row of `offerings` (database only): an analysed offering and the settings it was analysed

@@ -109,6 +109,7 @@ extension ResultColumn {
     static let currency = ResultColumn("currency", .text)
     static let lines = ResultColumn("lines", .integer)
     static let amount = ResultColumn("amount", .money)
+    static let negativeAmount = ResultColumn("negative_amount", .money)
     static let count = ResultColumn("count", .integer)
     static let file = ResultColumn("file", .text)
     static let error = ResultColumn("error", .text)

@@ -208,7 +208,9 @@ package enum ResultTables {
 
     static func rejectedMoney(_ money: RejectedMoney) -> [RejectedMoneyRow] {
         money.amounts.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { currency, amount in
-            RejectedMoneyRow(currency: currency, lines: amount.lines, amount: Double(amount.micros) / 1_000_000)
+            RejectedMoneyRow(
+                currency: currency, lines: amount.lines, amount: Double(amount.micros) / 1_000_000,
+                negativeAmount: Double(amount.negativeMicros) / 1_000_000)
         } + (money.unreadable > 0 ? [RejectedMoneyRow(lines: money.unreadable)] : [])
     }
 

@@ -18,7 +18,8 @@ extension ReportData {
                 rejectedMoney.unreadable += row.lines
             } else {
                 let micros = Int64(exactly: ((row.amount ?? 0) * 1_000_000).rounded()) ?? .max
-                rejectedMoney.amounts[row.currency] = RejectedMoney.Amount(lines: row.lines, micros: micros)
+                let negative = Int64(exactly: ((row.negativeAmount ?? 0) * 1_000_000).rounded()) ?? .min
+                rejectedMoney.amounts[row.currency] = RejectedMoney.Amount(lines: row.lines, micros: micros, negativeMicros: negative)
             }
         }
         offerings = night.offerings.map { OfferingReport($0, night: night) }
