@@ -13,11 +13,19 @@ struct RunCommand: AsyncParsableCommand {
             in it are relative to the job file. Keys:
             \(JobKey.helpText)
 
+            A log file whose name (without a final .gz) ends in .csv is a CSV log; any other is JSON Lines.
+
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
-            products.csv, daily.csv, quality.csv, rejects.csv, skipped_files.csv, maturity.csv (rows with \
-            maturity_days); slice_summary.csv, slice_comparisons.csv and slice_srm.csv with slices; and \
-            report.html, the page product leads read) and to the SQLite database, which keeps every \
-            night. A failed run leaves earlier outputs untouched.
+            products.csv, daily.csv, quality.csv, sources.csv, projection.csv, rejects.csv, \
+            skipped_files.csv, maturity.csv (rows with maturity_days); slice_summary.csv, \
+            slice_comparisons.csv and slice_srm.csv with slices; and report.html, the page product leads \
+            read) and to the SQLite database, which keeps every night. A failed run leaves earlier \
+            outputs untouched.
+
+            Warnings (stderr, `warning: …`; the run still succeeds): money left out for want of a rate; \
+            money named by malformed lines; log files that yielded no valid line; offerings without the \
+            job's control group; renewals of products without a billing period (the projection); corrupt \
+            files skipped; cache entries not written.
 
             Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
             corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
