@@ -419,6 +419,7 @@ package final class ParsedLogCache: Sendable {
                 entry.append(bytesOf: Array(currency.utf8))
                 entry.append(Int64(amount.lines))
                 entry.append(amount.micros)
+                entry.append(amount.negativeMicros)
             }
             entry.append(Int64(counters.rejects.count))
             for reject in counters.rejects {
@@ -476,7 +477,8 @@ package final class ParsedLogCache: Sendable {
             for _ in 0..<(try payload.count()) {
                 let currency = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
                 batch.counters.rejectedMoney.amounts[currency] = RejectedMoney.Amount(
-                    lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self))
+                    lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self),
+                    negativeMicros: try payload.read(Int64.self))
             }
             for _ in 0..<(try payload.count()) {
                 let line = Int(try payload.read(Int64.self))

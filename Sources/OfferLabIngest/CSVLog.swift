@@ -20,6 +20,8 @@ public enum CSVLog: LogFormatReader {
         var summary = LogFileSummary(path: file.path, format: .csv, isGzip: reader.isGzip)
         var parser = CSVLogParser(header: reader.header, keepsSliceFields: file.keepsSliceFields)
         if !reader.header.isEmpty && parser.readsNoField {
+            // Damage is what a damaged file has, whatever its first line reads as (as above).
+            try InputFileReader(path: file.path, bufferSize: file.bufferSize, inflater: file.inflater).forEachChunk { _ in }
             let found = reader.header.prefix(6).map { "'\($0)'" }.joined(separator: ", ") + (reader.header.count > 6 ? ", …" : "")
             throw IngestError(
                 code: .invalidHeader, path: file.path,

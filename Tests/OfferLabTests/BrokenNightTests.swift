@@ -47,9 +47,10 @@ import Testing
                 "no log event is at or after the previous night's as_of 2026-03-16T00:00:00Z (2026-03-16); the latest is 2026-03-04T10:00:00Z: the logs look stale; allow_stale_logs: true allows it"
         )
         #expect(try night.run().status == 0)
-        // Another job file writing to the same database has no previous night.
+        // Another job file writing to the same database (its own output folder) has no previous night.
         let other = try night.folder.write("other.yaml", try String(contentsOfFile: night.jobPath, encoding: .utf8))
-        #expect(try runOfferLab(["run", other, "--quiet", "--as-of", "2026-03-17"]).status == 0)
+        #expect(
+            try runOfferLab(["run", other, "--quiet", "--as-of", "2026-03-17", "--output", night.folder.file("other-out")]).status == 0)
         try night.writeJob(["allow_stale_logs": "true"])
         #expect(try night.run(["--as-of", "2026-03-18"]).status == 0)
         // An event on the previous night's as_of is one since.
