@@ -23,6 +23,8 @@ public struct RunReport: Sendable {
     /// Warnings for the person or the cron job that runs it (without a `warning: ` prefix):
     /// money left out for want of a rate, offerings whose control falls back.
     public var warnings: [String] = []
+    /// Per (offering, treatment): `<offering> <group>: <status>: <reason>` (docs/statistics.md, "The decision").
+    public var decisions: [String] = []
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
@@ -67,7 +69,7 @@ public enum NightlyRun {
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
             skippedFiles: results.ingest.filesSkipped.map(\.path),
-            cache: cache?.usageSoFar, warnings: results.warnings)
+            cache: cache?.usageSoFar, warnings: results.warnings, decisions: night.decisionLines)
     }
 
     /// The writers: the night's CSV files and report into its output folder, its rows into the

@@ -693,6 +693,7 @@ extension GroupTotals {
         purchases += outcome.purchases
         renewals += outcome.renewals
         refunds += outcome.refunds
+        if outcome.refunds > 0 { refundUsers += 1 }
         grossRevenue += outcome.grossAndRefundedRevenue.x
         refundedRevenue += outcome.grossAndRefundedRevenue.y
         proceedsSum += outcome.netProceeds

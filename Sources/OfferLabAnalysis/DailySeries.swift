@@ -185,6 +185,7 @@ extension GroupTotals {
         purchases += new.purchases - old.purchases
         renewals += new.renewals - old.renewals
         refunds += new.refunds - old.refunds
+        refundUsers += new.refundUsers - old.refundUsers
         trialsConverted += new.trialsConverted - old.trialsConverted
         trialsPending += new.trialsPending - old.trialsPending
         trialsLapsed += new.trialsLapsed - old.trialsLapsed

@@ -11,6 +11,8 @@ public struct GroupTotals: Sendable, Equatable {
     public var purchases = 0
     public var renewals = 0
     public var refunds = 0
+    /// Members with at least one counted refund.
+    public var refundUsers = 0
     /// Σ per-user gross revenue (≥ 0, known currencies only).
     public var grossRevenue = 0.0
     /// Σ per-user refunded amounts (≥ 0, known currencies only).
@@ -37,6 +39,11 @@ public struct GroupTotals: Sendable, Equatable {
     /// `trial_completed_conversion` statistics.
     public var trialCompletedStatistics: GroupSufficientStatistics {
         GroupSufficientStatistics(users: trialsConverted + trialsLapsed, converters: trialsConverted, revenueSum: 0, revenueSumSquares: 0)
+    }
+
+    /// The members and those with a counted refund: the `refund_user_rate` statistics.
+    public var refundUserStatistics: GroupSufficientStatistics {
+        GroupSufficientStatistics(users: users, converters: refundUsers, revenueSum: 0, revenueSumSquares: 0)
     }
 
     /// converted / (converted + lapsed); nil when no trial has ended.
@@ -183,9 +190,12 @@ public struct OfferingResult: Sendable {
     }
 
     /// The comparisons every set of groups gets beside conversion and ARPU (the night's, each
-    /// slice level's): proceeds per user and completed trials' conversion.
+    /// slice level's): proceeds per user, completed trials' conversion and the refund user rate.
     public static func ownFamilies(_ groups: [GroupTotals]) -> [ComparisonFamily] {
-        [.proceedsPerUser(groups.map(\.proceedsStatistics)), .trialCompletedConversion(groups.map(\.trialCompletedStatistics))]
+        [
+            .proceedsPerUser(groups.map(\.proceedsStatistics)), .trialCompletedConversion(groups.map(\.trialCompletedStatistics)),
+            .refundUserRate(groups.map(\.refundUserStatistics)),
+        ]
     }
 }
 

@@ -98,6 +98,8 @@ public struct Job: Sendable {
 
     /// VAT rates, stores and commissions for proceeds (docs/analysis.md §8).
     public var proceeds = ProceedsSettings()
+    /// What a treatment is decided on, every night (docs/statistics.md, "The decision").
+    public var decisionSettings = DecisionSettings()
 
     /// The slice fields whose values the events keep: the job's, and `country` when a VAT rate
     /// depends on it.
@@ -366,6 +368,7 @@ public enum JobLoader {
         job.appStore = appStore
         job.revenueCat = revenueCat
         job.proceeds = try reader.proceeds(folder: folder)
+        job.decisionSettings = try reader.decisionSettings(maturityDays: maturityDays, hasRevenueCap: revenueCap != nil)
         return job
     }
 

@@ -39,6 +39,13 @@ extension JobKey {
         JobKey(
             name: "decision", defaultValue: "`sequential`",
             help: "sequential or fixed: the inference of the verdicts"),
+        JobKey(name: "goal_metric", defaultValue: "`arpu`", help: "the metric a test is decided on (ship when it wins)"),
+        JobKey(
+            name: "guardrail_metrics", defaultValue: "`[refund_user_rate]`",
+            help: "metrics that must not get worse (roll back when one loses)"),
+        JobKey(name: "target_mde", defaultValue: "0.10", help: "smallest relative lift of the goal worth finding"),
+        JobKey(name: "target_power", defaultValue: "0.8", help: "chance of finding target_mde the test runs for"),
+        JobKey(name: "min_runtime_days", defaultValue: "7", help: "no ship or stop before this many days"),
         JobKey(
             name: "control", defaultValue: "`control`, else the lowest group id",
             help: "the control group's name"),

@@ -26,6 +26,12 @@ public struct Metric: Sendable, Hashable, CustomStringConvertible {
     public static let proceedsPerUser = Metric(kind: .revenue, csvName: "proceeds_per_user")
     /// Conversion among the members whose trial has ended, converted or lapsed (docs/analysis.md §9).
     public static let trialCompletedConversion = Metric(kind: .conversion, csvName: "trial_completed_conversion")
+    /// The share of members with at least one counted refund (docs/statistics.md, "The decision"):
+    /// compared as conversion, and the one metric whose harmful direction is up.
+    public static let refundUserRate = Metric(kind: .conversion, csvName: "refund_user_rate")
+
+    /// Whether a rise of the metric is the harm (`refund_user_rate`); every other metric's harm is a fall.
+    public var isHarmfulWhenUp: Bool { self == .refundUserRate }
 
     /// Conversion within `days` of assignment, among users assigned at least `days` ago (docs/analysis.md §4c).
     public static func conversion(maturedDays days: Int) -> Metric { Metric(kind: .conversion, csvName: "conversion_d\(days)") }

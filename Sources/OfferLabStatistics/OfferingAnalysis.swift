@@ -47,6 +47,11 @@ public struct ComparisonFamily: Sendable, Equatable {
         Self(metrics: [.trialCompletedConversion], statistics: statistics)
     }
 
+    /// The members (`users`) and those with a counted refund (`converters`).
+    public static func refundUserRate(_ statistics: [GroupSufficientStatistics]) -> Self {
+        Self(metrics: [.refundUserRate], statistics: statistics)
+    }
+
     /// The members assigned at least `days` days before `as_of`, with their conversion and
     /// revenue within `days` of assignment.
     public static func matured(days: Int, _ statistics: [GroupSufficientStatistics]) -> Self {

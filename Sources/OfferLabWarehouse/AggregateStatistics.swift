@@ -27,6 +27,8 @@ public enum AggregateStatistics {
         case proceeds
         /// The members whose trial has ended (users) and those converted (converters) (docs/analysis.md §9).
         case trialCompleted
+        /// The members (users) and those with a counted refund (converters).
+        case refundUsers
 
         init?(_ text: String) {
             if text == "arpu_capped" {
@@ -35,6 +37,8 @@ public enum AggregateStatistics {
                 self = .proceeds
             } else if text == Metric.trialCompletedConversion.csvName {
                 self = .trialCompleted
+            } else if text == Metric.refundUserRate.csvName {
+                self = .refundUsers
             } else if text.hasPrefix("d"), text.dropFirst().allSatisfy(\.isASCII), let days = Int(text.dropFirst()), days > 0 {
                 self = .matured(days: days)
             } else {
@@ -48,6 +52,7 @@ public enum AggregateStatistics {
             case .matured(let days): "d\(days)"
             case .proceeds: Metric.proceedsPerUser.csvName
             case .trialCompleted: Metric.trialCompletedConversion.csvName
+            case .refundUsers: Metric.refundUserRate.csvName
             }
         }
 
@@ -58,6 +63,7 @@ public enum AggregateStatistics {
             case .matured(let days): .matured(days: days, statistics)
             case .proceeds: .proceedsPerUser(statistics)
             case .trialCompleted: .trialCompletedConversion(statistics)
+            case .refundUsers: .refundUserRate(statistics)
             }
         }
     }
@@ -181,7 +187,7 @@ public enum AggregateStatistics {
                 let metric = FamilyMetric(metricText)
                 guard metric != nil || metricText.isEmpty else {
                     throw fail(
-                        "metric '\(metricText)' is not empty, arpu_capped, d<days> (like d7), proceeds_per_user or trial_completed_conversion"
+                        "metric '\(metricText)' is not empty, arpu_capped, d<days> (like d7), proceeds_per_user, trial_completed_conversion or refund_user_rate"
                     )
                 }
                 guard let isControl = row.bool(at: index[2]) else { throw fail("is_control must be true or false") }
@@ -247,7 +253,7 @@ public enum AggregateStatistics {
             }
             let (users, ownUsers) = (row.group.statistics.users, own.statistics.users)
             switch metric {
-            case .capped where users != ownUsers, .proceeds where users != ownUsers:
+            case .capped where users != ownUsers, .proceeds where users != ownUsers, .refundUsers where users != ownUsers:
                 throw fail("users \(users) of \(metric.text) must be the \(ownUsers) of group \(name)'s own row")
             case .matured where users > ownUsers: throw fail("\(users) matured users exceed the \(ownUsers) of group \(name)'s own row")
             case .trialCompleted where users > ownUsers:
@@ -279,7 +285,7 @@ public enum AggregateStatistics {
     /// `proceeds_per_user` rows, summary.csv's proceeds and trial columns are written; without,
     /// they are empty (never zeros that were not counted).
     static let trialColumns = [
-        ResultColumn.trialsConverted, .trialsPending, .trialsLapsed, .trialsUnknown, .activeSubscribers, .churnedSubscribers,
+        ResultColumn.trialsConverted, .trialsPending, .trialsLapsed, .trialsUnknown, .activeSubscribers, .churnedSubscribers, .refundUsers,
     ].map(\.name)
 
     /// The optional columns of a slices file beyond the summary columns: Σ and Σ² of per-user
@@ -314,6 +320,7 @@ public enum AggregateStatistics {
                         let counts = try zip(trialIndex, trialColumns).map { try cells.count($0, $1) }
                         (total.trialsConverted, total.trialsPending, total.trialsLapsed) = (counts[0], counts[1], counts[2])
                         (total.trialsUnknown, total.activeSubscribers, total.churnedSubscribers) = (counts[3], counts[4], counts[5])
+                        total.refundUsers = counts[6]
                     }
                     totals[offering, default: [:]][group] = total
                 case FamilyMetric.capped.text where cappedIndex.count == cappedColumns.count:
@@ -356,7 +363,7 @@ public enum AggregateStatistics {
                             statistics[index].revenueSum, statistics[index].revenueSumSquares
                         )
                     }
-                case .trialCompleted: break
+                case .trialCompleted, .refundUsers: break
                 }
             }
             result.hasProceedsAndTrials = hasProceeds && hasTrialColumns
@@ -407,6 +414,7 @@ public enum AggregateStatistics {
                 let counts = try zip(proceeds.dropFirst(2), trialColumns).map { try cells.count($0, $1) }
                 (totals.trialsConverted, totals.trialsPending, totals.trialsLapsed) = (counts[0], counts[1], counts[2])
                 (totals.trialsUnknown, totals.activeSubscribers, totals.churnedSubscribers) = (counts[3], counts[4], counts[5])
+                totals.refundUsers = counts[6]
             }
             groupTotals[key, default: [:]][group] = totals
         }

@@ -30,7 +30,10 @@ extension ScriptBuilder {
     static let trialSums =
         (["converted", "pending", "lapsed", "unknown"].map {
             "coalesce(sum(CASE WHEN v.trial_state = '\($0)' THEN 1 ELSE 0 END), 0) AS trials_\($0)"
-        } + ["coalesce(sum(v.active), 0) AS active_subscribers", "coalesce(sum(v.churned), 0) AS churned_subscribers"]).joined(
+        } + [
+            "coalesce(sum(v.active), 0) AS active_subscribers", "coalesce(sum(v.churned), 0) AS churned_subscribers",
+            "coalesce(sum(CASE WHEN v.refunds > 0 THEN 1 ELSE 0 END), 0) AS refund_users",
+        ]).joined(
             separator: ", ")
 
     /// The columns of `groupSums` after `revenue_sum_squares`: summary.csv's counts and money,
@@ -204,6 +207,14 @@ extension ScriptBuilder {
             SELECT \(groupColumns), 'trial_completed_conversion' AS metric, 1000001 AS metric_position,
               coalesce(sum(CASE WHEN v.trial_state IN ('converted', 'lapsed') THEN 1 ELSE 0 END), 0) AS users,
               coalesce(sum(CASE WHEN v.trial_state = 'converted' THEN 1 ELSE 0 END), 0) AS converters,
+              \(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares, \(nulls),
+              NULL AS revenue_cap, NULL AS capped_users
+            \(groups)
+            LEFT JOIN member_values v ON v.group_key = g.group_key
+            GROUP BY \(groupKey)
+            UNION ALL
+            SELECT \(groupColumns), 'refund_user_rate' AS metric, 1000002 AS metric_position,
+              count(v.user_id) AS users, coalesce(sum(CASE WHEN v.refunds > 0 THEN 1 ELSE 0 END), 0) AS converters,
               \(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares, \(nulls),
               NULL AS revenue_cap, NULL AS capped_users
             \(groups)

@@ -81,6 +81,7 @@ struct RunCommand: AsyncParsableCommand {
             let report = try await NightlyRun.run(job, progress: progress)
             try StandardStreams.writeLine(
                 "wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
+            for decision in report.decisions { try StandardStreams.writeLine(decision) }
             if let cache = report.cache {
                 var line = "cache \(cache.folder): \(cache.filesReused) log file(s) reused, \(cache.filesStored) parsed and kept"
                 if cache.entriesDiscarded > 0 { line += ", \(cache.entriesDiscarded) damaged entr(ies) parsed again" }

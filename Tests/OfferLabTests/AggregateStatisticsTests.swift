@@ -120,11 +120,12 @@ import Testing
         try night.writeJob(["sequential_tuning": "50"])
         let tuned = try comparisons()
         let firstSequential = try #require(byDefault.first?.firstIndex(of: "seq_abs_lift_ci_low"))
-        // The header, then conversion, arpu and proceeds_per_user.
-        #expect(byDefault.count == 4 && tuned.count == 4)
+        // The header, then conversion, arpu, proceeds_per_user and refund_user_rate.
+        #expect(byDefault.count == 5 && tuned.count == 5)
         #expect(byDefault.map { $0[..<firstSequential] } == tuned.map { $0[..<firstSequential] })
         #expect(byDefault.dropFirst().map { $0[firstSequential] } != tuned.dropFirst().map { $0[firstSequential] })
-        #expect(tuned.dropFirst().allSatisfy { !$0[firstSequential].isEmpty })
+        // refund_user_rate: no refund in the night, so no variance and no interval.
+        #expect(tuned.dropFirst().filter { $0[3] != "refund_user_rate" }.allSatisfy { !$0[firstSequential].isEmpty })
     }
 
     @Test func sequentialTuningChangesOnlyTheSequentialColumns() throws {
@@ -179,6 +180,7 @@ import Testing
                 + [
                     ("proceeds_per_user", offering.groups.map(\.proceedsStatistics)),
                     ("trial_completed_conversion", offering.groups.map(\.trialCompletedStatistics)),
+                    ("refund_user_rate", offering.groups.map(\.refundUserStatistics)),
                 ]
             for (metric, groups) in metrics {
                 for (index, group) in offering.offering.groups.enumerated() {
@@ -200,7 +202,7 @@ import Testing
                         let trials = [
                             totals.trialsConverted, totals.trialsPending, totals.trialsLapsed, totals.trialsUnknown,
                             totals.activeSubscribers,
-                            totals.churnedSubscribers,
+                            totals.churnedSubscribers, totals.refundUsers,
                         ].map { String($0) }
                         switch metric {
                         case "":
@@ -307,7 +309,7 @@ import Testing
                         + [totals.grossRevenue, totals.refundedRevenue, totals.proceedsSum, totals.proceedsSumSquares].map { "\($0)" }
                         + [
                             totals.trialsConverted, totals.trialsPending, totals.trialsLapsed, totals.trialsUnknown,
-                            totals.activeSubscribers, totals.churnedSubscribers,
+                            totals.activeSubscribers, totals.churnedSubscribers, totals.refundUsers,
                         ].map { String($0) }
                     slices += row.joined(separator: ",") + "\n"
                 }

@@ -47,6 +47,9 @@ import Testing
             "allow_empty_offerings": "\(job.allowEmptyOfferings)", "max_days_after_last_event": "\(job.maxDaysAfterLastEvent)",
             "allow_future_as_of": "\(job.allowFutureAsOf)", "revenuecat": job.revenueCat.userIDField.rawValue,
             "default_store": job.proceeds.defaultStore, "app_store_small_business": "\(job.proceeds.appStoreSmallBusiness)",
+            "goal_metric": job.decisionSettings.goalMetric.csvName, "target_mde": "\(job.decisionSettings.targetMDE)",
+            "target_power": "\(job.decisionSettings.targetPower)", "min_runtime_days": "\(job.decisionSettings.minRuntimeDays)",
+            "guardrail_metrics": "[" + job.decisionSettings.guardrailMetrics.map(\.csvName).joined(separator: ", ") + "]",
         ]
         for key in JobKey.all {
             let stated = key.defaultValue.filter { $0 != "`" }

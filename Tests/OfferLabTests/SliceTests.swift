@@ -97,9 +97,9 @@ import Testing
         let tables = ResultTables.sliceTables(results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }
         #expect(summary.map { [$0[3], $0[6]] } == [[.text("control"), .integer(0)], [.text("variant"), .integer(2)]])
-        // conversion, arpu, proceeds_per_user, trial_completed_conversion.
+        // conversion, arpu, proceeds_per_user, trial_completed_conversion, refund_user_rate.
         let comparisons = tables[1].rows.filter { $0[2] == .text("JP") }.prefix(2)
-        #expect(tables[1].rows.filter { $0[2] == .text("JP") }.count == 4)
+        #expect(tables[1].rows.filter { $0[2] == .text("JP") }.count == 5)
         // control_value, value, abs_lift: the control has no users.
         #expect(comparisons.map { Array($0[6...8]) } == [[.real(nil), .real(0.5), .real(nil)], [.real(nil), .real(2.5), .real(nil)]])
         // US: one user per group, the same values as `analyzeOffering` on the level's totals.
@@ -153,8 +153,8 @@ import Testing
         #expect(try night.csv("slice_srm").count == 7)
         let stored = try night.databaseRows()
         #expect(stored["slice_summary"]?.count == 12)
-        // 6 levels × 4 metrics (conversion, arpu, proceeds_per_user, trial_completed_conversion).
-        #expect(stored["slice_comparisons"]?.count == 24)
+        // 6 levels × 5 metrics (conversion, arpu, proceeds_per_user, trial_completed_conversion, refund_user_rate).
+        #expect(stored["slice_comparisons"]?.count == 30)
         #expect(stored["slice_srm"]?.count == 6)
     }
 

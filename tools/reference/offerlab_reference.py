@@ -125,6 +125,8 @@ SUMMARY_COLUMNS = (
     "net_proceeds", "proceeds_per_user", "proceeds_per_user_sd",
     "trials_converted", "trials_pending", "trials_lapsed", "trials_unknown", "trial_completed_conversion_rate",
     "active_subscribers", "churned_subscribers",
+    # §2.15's guardrail: members with a counted refund.
+    "refund_users", "refund_user_rate",
 )
 #: §2.9's columns, after the others in summary.csv only: a slice has no cap of its own.
 CAPPED_COLUMNS = ("revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users")
@@ -2002,7 +2004,8 @@ def run_job(job: Job) -> RunResult:
 
 
 def own_families(groups: list[list[UserResult]]) -> list:
-    """§2.12-§2.13: proceeds per user (as arpu) and completed trials' conversion, per group."""
+    """§2.12-§2.13, §2.15: proceeds per user (as arpu), completed trials' conversion and the refund user
+    rate (both as conversion), per group."""
     proceeds = [SufficientStatistics(len(users), sum(1 for u in users if u.converted), math.fsum(u.proceeds for u in users),
                                      math.fsum(u.proceeds * u.proceeds for u in users)) for users in groups]
     trials = []
@@ -2010,7 +2013,9 @@ def own_families(groups: list[list[UserResult]]) -> list:
         converted = sum(1 for u in users if u.trial_state == "converted")
         lapsed = sum(1 for u in users if u.trial_state == "lapsed")
         trials.append(SufficientStatistics(converted + lapsed, converted, 0.0, 0.0))
-    return [([("proceeds_per_user", "arpu")], proceeds), ([("trial_completed_conversion", "conversion")], trials)]
+    refund_users = [SufficientStatistics(len(users), sum(1 for u in users if u.refunds > 0), 0.0, 0.0) for users in groups]
+    return [([("proceeds_per_user", "arpu")], proceeds), ([("trial_completed_conversion", "conversion")], trials),
+            ([("refund_user_rate", "conversion")], refund_users)]
 
 
 def revenue_cap(rule: tuple[str, float] | None, users: list[UserResult]) -> float | None:
@@ -2113,6 +2118,8 @@ def summarise_group(offering: Offering, group: Group, control: Group | None, use
         "trial_completed_conversion_rate": states.count("converted") / ended if ended else None,
         "active_subscribers": active,
         "churned_subscribers": sum(1 for u in users if u.converted and not u.active),
+        "refund_users": sum(1 for u in users if u.refunds > 0),
+        "refund_user_rate": sum(1 for u in users if u.refunds > 0) / n if n else None,
     })
     if n:
         z = normal_quantile(1 - alpha / 2)

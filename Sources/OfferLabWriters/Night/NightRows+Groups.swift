@@ -30,6 +30,8 @@ struct GroupMetrics: TypedRow, Equatable {
     var trialCompletedConversionRate: Double?
     var activeSubscribers: Int?
     var churnedSubscribers: Int?
+    var refundUsers: Int?
+    var refundUserRate: Double?
 
     static let columns: [TableColumn<GroupMetrics>] = [
         .init(.users, \.users), .init(.converters, \.converters), .init(.conversionRate, \.conversionRate),
@@ -43,6 +45,7 @@ struct GroupMetrics: TypedRow, Equatable {
         .init(.trialsConverted, \.trialsConverted), .init(.trialsPending, \.trialsPending), .init(.trialsLapsed, \.trialsLapsed),
         .init(.trialsUnknown, \.trialsUnknown), .init(.trialCompletedConversionRate, \.trialCompletedConversionRate),
         .init(.activeSubscribers, \.activeSubscribers), .init(.churnedSubscribers, \.churnedSubscribers),
+        .init(.refundUsers, \.refundUsers), .init(.refundUserRate, \.refundUserRate),
     ]
 }
 

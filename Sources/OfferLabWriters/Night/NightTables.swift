@@ -25,6 +25,8 @@ package struct NightTables: Sendable, Equatable {
     var sliceComparisons: [SliceComparisonRow] = []
     var sliceSampleRatios: [SliceSampleRatioRow] = []
     var projection: [ProjectionRow] = []
+    /// What to do with each treatment tonight (docs/statistics.md, "The decision").
+    var decisions: [DecisionRow] = []
 
     /// Whether the job sliced: only then are the slice tables written as CSV files.
     var writesSliceFiles = false
@@ -34,8 +36,11 @@ package struct NightTables: Sendable, Equatable {
     /// The CSV files, in the order they are written.
     package var files: [ResultTable] {
         Self.csvTables.map { $0.encode(self) } + (writesSliceFiles ? Self.sliceTables.map { $0.encode(self) } : [])
-            + [Self.projectionTable.encode(self)]
+            + [Self.projectionTable.encode(self), Self.decisionsTable.encode(self)]
     }
+
+    /// One line per (offering, treatment): its decision and why, as `offerlab run` prints them.
+    package var decisionLines: [String] { decisions.map(\.line) }
 
     /// The tables the database keeps. The slice tables are always among them, empty without
     /// slices, so that a night re-run without them drops its old rows.
@@ -90,8 +95,9 @@ extension NightTables {
     static let rejectsTable = NightTable(RejectRow.table, \.rejects)
     static let skippedFilesTable = NightTable(SkippedFileRow.table, \.skippedFiles)
     static let projectionTable = NightTable(ProjectionRow.table, \.projection)
+    static let decisionsTable = NightTable(DecisionRow.table, \.decisions)
 
-    /// The CSV files before the slices' and the projection's.
+    /// The CSV files before the slices', the projection's and the decisions'.
     static let csvTables = [
         summaryTable, comparisonsTable, sampleRatioTable, productsTable, qualityTable, sourcesTable, dailyTable, maturityTable,
         rejectsTable, skippedFilesTable,
@@ -113,5 +119,5 @@ extension NightTables {
             summaryTable, comparisonsTable, sampleRatioTable, productsTable, qualityTable, sourcesTable, dailyTable, maturityTable,
             NightTable(RejectedMoneyRow.table, \.rejectedMoney), NightTable(OfferingRow.table, \.offerings),
             NightTable(ShownProductRow.table, \.shownProducts), NightTable(ShownCopyRow.table, \.shownCopy),
-        ] + sliceTables + [projectionTable]
+        ] + sliceTables + [projectionTable, decisionsTable]
 }

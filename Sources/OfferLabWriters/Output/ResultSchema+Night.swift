@@ -38,6 +38,9 @@ extension ResultColumn {
     static let trialCompletedConversionRate = ResultColumn("trial_completed_conversion_rate", .real)
     package static let activeSubscribers = ResultColumn("active_subscribers", .integer)
     package static let churnedSubscribers = ResultColumn("churned_subscribers", .integer)
+    // Members with a counted refund, the decision's guardrail (docs/statistics.md, "The decision").
+    package static let refundUsers = ResultColumn("refund_users", .integer)
+    static let refundUserRate = ResultColumn("refund_user_rate", .real)
 
     // Capped revenue, in `summary`.
     package static let revenueCap = ResultColumn("revenue_cap", .money)

@@ -30,6 +30,7 @@ package enum ResultTables {
         night.shownCopy = shownCopy(results.offerings)
         (night.sliceSummary, night.sliceComparisons, night.sliceSampleRatios) = slices(results.offerings, statistics: statistics)
         night.projection = projection(results.offerings, statistics: statistics)
+        night.decisions = decisions(results.offerings, statistics: statistics, job: job)
         night.writesSliceFiles = !job.slices.isEmpty
         return night.asWritten()
     }
@@ -56,6 +57,8 @@ package enum ResultTables {
         )
         metrics.trialCompletedConversionRate = totals.trialCompletedConversionRate
         (metrics.activeSubscribers, metrics.churnedSubscribers) = (totals.activeSubscribers, totals.churnedSubscribers)
+        metrics.refundUsers = totals.refundUsers
+        metrics.refundUserRate = totals.users == 0 ? nil : Double(totals.refundUsers) / Double(totals.users)
         return metrics
     }
 

@@ -27,6 +27,7 @@ struct OfferingSection {
         var html = "<section class=\"offering\" id=\"\(anchor)\">\n"
         html += heading
         html += HTMLReport.banners(warnings, scope: nil)
+        html += decisions
         html += verdict(trusted: runIsTrusted && !warnings.contains { $0.severity == .critical })
         html += results
         html += cappedRevenue
@@ -62,6 +63,21 @@ struct OfferingSection {
             <p class="setup">\(setup.joined(separator: " · ").htmlEscaped)</p>
 
             """
+    }
+
+    /// What to do with each treatment tonight, one sentence each, with why the goal moved
+    /// (docs/report.md, "What to do tonight").
+    private var decisions: String {
+        guard !offering.decisions.isEmpty else { return "" }
+        let statuses = Set(offering.decisions.map(\.status))
+        let tone: ReportFindings.Tone =
+            statuses.contains("roll_back") || statuses.contains("unhealthy") ? .worse : statuses.contains("ship") ? .better : .unclear
+        var html = "<div class=\"verdict decision \(HTMLReport.verdictClass(tone))\"><p class=\"label\">What to do tonight</p>\n"
+        for row in offering.decisions {
+            html += "<p class=\"sentence\">\(row.reason.htmlEscaped)</p>\n"
+            if let why = ReportFindings.liftDecomposition(row) { html += "<p class=\"note\">\(why.htmlEscaped)</p>\n" }
+        }
+        return html + "</div>\n"
     }
 
     /// `trusted`: false when a red warning says the numbers are likely wrong.

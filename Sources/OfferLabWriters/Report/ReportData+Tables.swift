@@ -68,6 +68,7 @@ extension OfferingReport {
         matured = night.maturity.filter { $0.offeringID == id }
         projection = night.projection.filter { $0.offeringID == id }
         projectedComparisons = comparisons.filter { $0.metric == projectedMetric }
+        decisions = night.decisions.filter { $0.offeringID == id }
     }
 }
 

@@ -75,6 +75,8 @@ struct OfferingReport: Sendable, Equatable {
     var projection: [ProjectionRow] = []
     /// The `projected_arpu_365` comparisons, per treatment.
     var projectedComparisons: [ComparisonValues] = []
+    /// `decisions.csv`'s rows, per treatment; empty for a night stored without them.
+    var decisions: [DecisionRow] = []
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 

@@ -153,24 +153,33 @@ enum ReportFindings {
     /// Counted purchases, renewals and refunds in a currency without a rate, per such event of
     /// the offering; nil without any.
     static func unknownCurrencyShare(_ offering: OfferingReport) -> Double? {
-        let moneyEvents = offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }
-        return moneyEvents > 0 ? Double(offering.counter("unknown_currency_events")) / Double(moneyEvents) : nil
+        share(offering.counter("unknown_currency_events"), of: offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds })
     }
 
     /// The share of analysed users with a disagreeing event; nil without users.
     static func mismatchUserShare(_ offering: OfferingReport) -> Double? {
-        let users = offering.groups.reduce(0) { $0 + $1.users }
-        return users > 0 ? Double(offering.counter("attribution_mismatch_users")) / Double(users) : nil
+        share(offering.counter("attribution_mismatch_users"), of: offering.groups.reduce(0) { $0 + $1.users })
+    }
+
+    /// part/whole; nil when whole is 0.
+    static func share(_ part: Int, of whole: Int) -> Double? {
+        whole > 0 ? Double(part) / Double(whole) : nil
     }
 
     /// Why no verdict is given although the numbers allow one: past the documented levels of
     /// mismatched events or missing money (docs/report.md, Warnings).
     static func withheldReason(_ offering: OfferingReport) -> String? {
-        if let share = mismatchUserShare(offering), share > withheldMismatchUserShare {
+        withheldReason(mismatchUserShare: mismatchUserShare(offering), unknownCurrencyShare: unknownCurrencyShare(offering))
+    }
+
+    /// The same from the shares of users with a disagreeing event and of money events in a
+    /// currency without a rate (nil: no users, no money events).
+    static func withheldReason(mismatchUserShare: Double?, unknownCurrencyShare: Double?) -> String? {
+        if let share = mismatchUserShare, share > withheldMismatchUserShare {
             return
                 "\(ReportFormat.percent(share)) of the users have events the app logged for another group than the server assigned, or for a test they are not in (more than \(ReportFormat.percent(withheldMismatchUserShare)))."
         }
-        if let share = unknownCurrencyShare(offering), share > withheldUnknownCurrencyShare {
+        if let share = unknownCurrencyShare, share > withheldUnknownCurrencyShare {
             return
                 "\(ReportFormat.percent(share)) of the purchases, renewals and refunds are in currencies without a rate (more than \(ReportFormat.percent(withheldUnknownCurrencyShare))): add their rates to the job."
         }
@@ -193,7 +202,19 @@ enum ReportFindings {
     /// What a revenue lift without its money says instead of a number.
     static let missingMoney = "revenue unknown: no rate for its currency"
 
-    // MARK: Verdict and headlines
+    // MARK: Decision, verdict and headlines
+
+    /// Why revenue per user moved: ARPU = conversion × revenue per paying user, so
+    /// "+92% revenue per user" reads "+40% more payers, each paying 37% more"; nil without both factors.
+    static func liftDecomposition(_ row: DecisionRow) -> String? {
+        guard let conversion = row.conversionRelLift, let arppu = row.arppuRelLift else { return nil }
+        let arpu = (1 + conversion) * (1 + arppu) - 1
+        func more(_ ratio: Double) -> String {
+            ratio >= 0 ? "\(ReportFormat.percent(ratio)) more" : "\(ReportFormat.percent(-ratio)) less"
+        }
+        return
+            "Revenue per user of \(row.group) \(ReportFormat.signedPercent(arpu)) against \(row.controlGroup): \(more(conversion)) payers, each paying \(more(arppu))."
+    }
 
     enum Tone: Sendable, Equatable {
         /// A treatment is significantly better than control.

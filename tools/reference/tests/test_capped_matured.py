@@ -80,7 +80,8 @@ def test_value_cap_and_no_positive_revenue(tmp_path: Path, tmp_out: Path):
 def test_without_a_cap_the_columns_are_empty(tmp_path: Path, tmp_out: Path):
     out = run(make_dataset(tmp_path, assignments=PAYERS, events=PAYMENTS), tmp_out)
     assert {out.group("test", "control")[c] for c in ("revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users")} == {""}
-    assert {r["metric"] for r in out.comparisons} == {"conversion", "arpu", "proceeds_per_user", "trial_completed_conversion"}
+    assert {r["metric"] for r in out.comparisons} == {"conversion", "arpu", "proceeds_per_user", "trial_completed_conversion",
+                                                      "refund_user_rate"}
     assert out.maturity == []
 
 
@@ -144,4 +145,4 @@ def test_a_purchase_at_assignment_plus_d_is_not_a_matured_conversion(tmp_path: P
     # Rows: D ascending, groups in offering order; comparisons per D after the offering's own.
     assert [(r["days"], r["group"]) for r in out.maturity] == [("7", "control"), ("7", "treatment"), ("14", "control"), ("14", "treatment")]
     assert [r["metric"] for r in out.comparisons] == ["conversion", "arpu", "conversion_d7", "arpu_d7", "conversion_d14", "arpu_d14",
-                                                      "proceeds_per_user", "trial_completed_conversion"]
+                                                      "proceeds_per_user", "trial_completed_conversion", "refund_user_rate"]

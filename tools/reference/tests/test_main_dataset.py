@@ -115,12 +115,15 @@ def test_output_order_and_columns(main_outputs: Outputs):
     assert [(r["group"], r["product_id"]) for r in main_outputs.products] == [
         ("beta", "p_month"), ("baseline", "p_month"),
         ("control", "p_month"), ("group_b", "p_month"), ("group_b", "p_week"), ("group_c", "p_week")]
-    # Each offering: conversion and arpu per group, then proceeds per user and completed trials (§2.12-§2.13).
+    # Each offering: conversion and arpu per group, then proceeds per user, completed trials (§2.12-§2.13)
+    # and the refund user rate (§2.15).
     assert [(r["group"], r["metric"]) for r in main_outputs.comparisons] == [
         ("beta", "conversion"), ("beta", "arpu"), ("beta", "proceeds_per_user"), ("beta", "trial_completed_conversion"),
+        ("beta", "refund_user_rate"),
         ("group_b", "conversion"), ("group_b", "arpu"), ("group_c", "conversion"), ("group_c", "arpu"),
         ("group_b", "proceeds_per_user"), ("group_c", "proceeds_per_user"),
-        ("group_b", "trial_completed_conversion"), ("group_c", "trial_completed_conversion")]
+        ("group_b", "trial_completed_conversion"), ("group_c", "trial_completed_conversion"),
+        ("group_b", "refund_user_rate"), ("group_c", "refund_user_rate")]
     raw = (main_outputs.folder / "summary.csv").read_bytes()
     assert raw.endswith(b"\r\n") and b"\r\n'-winter,beta,false,1,1,1,1," in raw
 

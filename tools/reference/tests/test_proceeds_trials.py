@@ -82,3 +82,18 @@ def test_a_bad_fee_share_is_an_invalid_field(tmp_path: Path, tmp_out: Path):
     out = run(make_dataset(tmp_path, assignments=assign("u1"), events=events), tmp_out)
     assert out.counter("malformed_invalid_field") == 2
     assert out.group("test", "control")["purchases"] == "1"
+
+
+def test_refund_users_count_members_not_refunds(tmp_path: Path, tmp_out: Path):
+    # §2.15: a1 has two counted refunds (one member), b1 one, o1 only an orphan refund (its
+    # transaction was never charged: not counted), n1 nothing. 2 of 4 members: 0.5.
+    refund = lambda user, ts, txn: event(user, "refund", ts, product_id="p1", transaction_id=txn, price=1, currency="USD")
+    events = [
+        purchase("a1", "2026-03-02T00:00:00Z", "a"), purchase("a1", "2026-03-03T00:00:00Z", "a2"),
+        refund("a1", "2026-03-04T00:00:00Z", "a"), refund("a1", "2026-03-05T00:00:00Z", "a2"),
+        purchase("b1", "2026-03-02T00:00:00Z", "b"), refund("b1", "2026-03-04T00:00:00Z", "b"),
+        refund("o1", "2026-03-04T00:00:00Z", "never-charged"),
+    ]
+    out = run(make_dataset(tmp_path, assignments=assign("a1", "b1", "o1", "n1"), events=events), tmp_out)
+    row = out.group("test", "control")
+    assert (row["refunds"], row["refund_users"], row["refund_user_rate"]) == ("3", "2", "0.5")

@@ -52,7 +52,7 @@ def test_member_levels(tmp_path: Path, tmp_out: Path):
         ("(none)", "control", "1"), ("(none)", "treatment", "3"), ("ios", "control", "1"), ("ios", "treatment", "0"),
     ]
     # A level whose control has no users: rows, values of the treatment, nothing compared.
-    (row, _, _, _) = [r for r in read_csv(tmp_out / "slice_comparisons.csv") if r["level"] == "DE"]  # and §2.12-§2.13's
+    (row, _, _, _, _) = [r for r in read_csv(tmp_out / "slice_comparisons.csv") if r["level"] == "DE"]  # and §2.12-§2.15's
     assert (row["control_value"], row["value"], row["abs_lift"], row["p_value"]) == ("", "0", "", "")
 
 

@@ -1,0 +1,77 @@
+import OfferLabStatistics
+
+/// The job keys of the nightly decision (docs/statistics.md, "The decision"): the metric a
+/// test is decided on, those that must not get worse, and what a test must be able to find.
+public struct DecisionSettings: Sendable, Equatable {
+    /// `goal_metric`: the metric whose win ships a treatment.
+    public var goalMetric = Metric.arpu
+    /// `guardrail_metrics`: metrics whose loss rolls a treatment back.
+    public var guardrailMetrics = [Metric.refundUserRate]
+    /// `target_mde`: the smallest relative lift of the goal worth finding.
+    public var targetMDE = 0.10
+    /// `target_power`: the chance of finding a lift of `targetMDE` the test is run for.
+    public var targetPower = 0.8
+    /// `min_runtime_days`: no ship or stop before this many days (a weekly cycle, by default).
+    public var minRuntimeDays = 7.0
+
+    public init() {}
+
+    /// The days of a matured goal (`conversion_d<D>`, `arpu_d<D>`); nil for any other.
+    public var goalMaturityDays: Int? { Self.maturityDays(of: goalMetric.csvName) }
+
+    static func maturityDays(of metricName: String) -> Int? {
+        for prefix in ["conversion_d", "arpu_d"] where metricName.hasPrefix(prefix) {
+            return Int(metricName.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    /// The metrics with comparison rows in a run with these `maturityDays` and (with
+    /// `hasRevenueCap`) a revenue cap: the names a goal or a guardrail may take.
+    public static func comparedMetrics(maturityDays: [Int], hasRevenueCap: Bool) -> [Metric] {
+        [.conversion, .arpu] + (hasRevenueCap ? [.arpuCapped] : [])
+            + maturityDays.flatMap { [Metric.conversion(maturedDays: $0), .arpu(maturedDays: $0)] }
+            + [.proceedsPerUser, .trialCompletedConversion, .refundUserRate]
+    }
+}
+
+extension JobValues {
+    /// `goal_metric`, `guardrail_metrics`, `target_mde`, `target_power`, `min_runtime_days`; a
+    /// metric is one with comparison rows in this job (`maturityDays`, `hasRevenueCap`).
+    func decisionSettings(maturityDays: [Int], hasRevenueCap: Bool) throws -> DecisionSettings {
+        let compared = DecisionSettings.comparedMetrics(maturityDays: maturityDays, hasRevenueCap: hasRevenueCap)
+        func metric(_ name: String, key: String) throws -> Metric {
+            if let metric = compared.first(where: { $0.csvName == name }) { return metric }
+            var problem = "'\(name)' is not a metric this job compares"
+            if name == Metric.arpuCapped.csvName {
+                problem += " (arpu_capped needs revenue_cap)"
+            } else if let days = DecisionSettings.maturityDays(of: name) {
+                problem += " (\(name) needs \(days) in maturity_days)"
+            }
+            throw fail(key, problem + "; known: " + compared.map(\.csvName).joined(separator: ", "))
+        }
+        var settings = DecisionSettings()
+        if let goal = try optionalText("goal_metric") { settings.goalMetric = try metric(goal, key: "goal_metric") }
+        if values["guardrail_metrics"] != nil {
+            settings.guardrailMetrics = []
+            for name in try textList("guardrail_metrics") {
+                let guardrail = try metric(name, key: "guardrail_metrics")
+                guard !settings.guardrailMetrics.contains(guardrail) else { throw fail("guardrail_metrics", "'\(name)' is named twice") }
+                settings.guardrailMetrics.append(guardrail)
+            }
+        }
+        settings.targetMDE = try number("target_mde", default: settings.targetMDE)
+        guard settings.targetMDE > 0, settings.targetMDE.isFinite else {
+            throw fail("target_mde", "\(settings.targetMDE) must be a positive relative lift, like 0.10 for 10%")
+        }
+        settings.targetPower = try number("target_power", default: settings.targetPower)
+        guard settings.targetPower > 0 && settings.targetPower < 1 else {
+            throw fail("target_power", "\(settings.targetPower) must be greater than 0 and less than 1, like 0.8")
+        }
+        settings.minRuntimeDays = try number("min_runtime_days", default: settings.minRuntimeDays)
+        guard settings.minRuntimeDays >= 0, settings.minRuntimeDays <= 36_500 else {
+            throw fail("min_runtime_days", "\(settings.minRuntimeDays) must be a number of days from 0 to 36500")
+        }
+        return settings
+    }
+}

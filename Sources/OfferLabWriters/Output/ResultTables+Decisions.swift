@@ -1,0 +1,283 @@
+import OfferLabAnalysis
+import OfferLabJob
+import OfferLabResults
+import OfferLabStatistics
+
+extension ResultColumn {
+    // What to do with each treatment tonight (docs/statistics.md, "The decision"), in `decisions`.
+    static let status = ResultColumn("status", .text)
+    static let goalMetric = ResultColumn("goal_metric", .text)
+    static let goalRelLift = ResultColumn("goal_rel_lift", .real)
+    static let goalRelLiftCILow = ResultColumn("goal_rel_lift_ci_low", .real)
+    static let goalRelLiftCIHigh = ResultColumn("goal_rel_lift_ci_high", .real)
+    static let losingGuardrails = ResultColumn("losing_guardrails", .text)
+    static let runtimeDays = ResultColumn("runtime_days", .real)
+    static let targetMDE = ResultColumn("target_mde", .real)
+    static let power = ResultColumn("power", .real)
+    static let usersNeeded = ResultColumn("users_needed", .integer)
+    static let enrolmentPerDay = ResultColumn("enrolment_per_day", .real)
+    static let daysLeft = ResultColumn("days_left", .integer)
+    static let annualUsers = ResultColumn("annual_users", .real)
+    static let impact365 = ResultColumn("impact_365", .real)
+    static let impact365CILow = ResultColumn("impact_365_ci_low", .real)
+    static let impact365CIHigh = ResultColumn("impact_365_ci_high", .real)
+    static let conversionRelLift = ResultColumn("conversion_rel_lift", .real)
+    static let arppuRelLift = ResultColumn("arppu_rel_lift", .real)
+}
+
+/// A row of `decisions`: what to do with one treatment tonight, and why.
+struct DecisionRow: TypedRow, Equatable {
+    var offeringID = ""
+    var group = ""
+    var controlGroup = ""
+    var status = ""
+    /// One sentence a product lead can act on.
+    var reason = ""
+    var goalMetric = ""
+    var goalRelLift: Double?
+    var goalRelLiftCILow: Double?
+    var goalRelLiftCIHigh: Double?
+    /// The guardrails that lose, `;`-separated.
+    var losingGuardrails = ""
+    var runtimeDays = 0.0
+    var targetMDE = 0.0
+    var power: Double?
+    var usersNeeded: Int?
+    var enrolmentPerDay = 0.0
+    var daysLeft: Int?
+    var annualUsers = 0.0
+    var impact365: Double?
+    var impact365CILow: Double?
+    var impact365CIHigh: Double?
+    var conversionRelLift: Double?
+    var arppuRelLift: Double?
+
+    static let table = TypedTable<DecisionRow>(
+        name: "decisions", keys: [.offeringID, .group],
+        columns: [
+            .init(.offeringID, \.offeringID), .init(.group, \.group), .init(.controlGroup, \.controlGroup), .init(.status, \.status),
+            .init(.reason, \.reason), .init(.goalMetric, \.goalMetric), .init(.goalRelLift, \.goalRelLift),
+            .init(.goalRelLiftCILow, \.goalRelLiftCILow), .init(.goalRelLiftCIHigh, \.goalRelLiftCIHigh),
+            .init(.losingGuardrails, \.losingGuardrails), .init(.runtimeDays, \.runtimeDays), .init(.targetMDE, \.targetMDE),
+            .init(.power, \.power), .init(.usersNeeded, \.usersNeeded), .init(.enrolmentPerDay, \.enrolmentPerDay),
+            .init(.daysLeft, \.daysLeft), .init(.annualUsers, \.annualUsers), .init(.impact365, \.impact365),
+            .init(.impact365CILow, \.impact365CILow), .init(.impact365CIHigh, \.impact365CIHigh),
+            .init(.conversionRelLift, \.conversionRelLift), .init(.arppuRelLift, \.arppuRelLift),
+        ])
+
+    /// The line `offerlab run` prints for it.
+    var line: String { "\(offeringID) \(group): \(status): \(reason)" }
+}
+
+extension ResultTables {
+    /// `decisions`: one row per (offering, treatment) whose members the run read (docs/statistics.md,
+    /// "The decision"); none for `offerlab stats`, whose sums lack the members' assignment times.
+    static func decisions(_ offerings: [OfferingResult], statistics: [OfferingStatistics], job: Job) -> [DecisionRow] {
+        zip(offerings, statistics).flatMap { result, statistics -> [DecisionRow] in
+            guard let members = result.projection else { return [] }
+            return OfferingDecision(result: result, statistics: statistics, assignedAt: members.groups.map(\.assignedAt), job: job).rows()
+        }
+    }
+}
+
+/// The decision's inputs for one offering, and the rules applied to each of its treatments.
+struct OfferingDecision {
+    let result: OfferingResult
+    let statistics: OfferingStatistics
+    /// Parallel to the groups: each member's `assigned_at`.
+    let assignedAt: [[Int64]]
+    let job: Job
+
+    static let day = 86_400_000_000.0
+
+    var settings: DecisionSettings { job.decisionSettings }
+    var currency: String { job.reportCurrency }
+    var control: Int { result.controlGroup }
+    var controlName: String { result.offering.groups[control].name }
+
+    func rows() -> [DecisionRow] {
+        let treatments = result.offering.groups.indices.filter { $0 != control }
+        let earliest = assignedAt.compactMap { $0.min() }.min()
+        let runtimeDays = earliest.map { max(0, Double(job.asOf - $0) / Self.day) } ?? 0
+        let lastWeek = { (group: Int) in self.assignedAt[group].count { $0 >= self.job.asOf - Int64(7 * Self.day) && $0 < self.job.asOf } }
+        let annualUsers = 365 * Double(assignedAt.indices.reduce(0) { $0 + lastWeek($1) }) / 7
+        let withheld = withheldReason()
+        return treatments.map { treatment in
+            var row = DecisionRow(
+                offeringID: result.offering.offeringID, group: result.offering.groups[treatment].name, controlGroup: controlName,
+                goalMetric: settings.goalMetric.csvName, runtimeDays: runtimeDays, targetMDE: settings.targetMDE,
+                annualUsers: annualUsers)
+            let goal = comparison(settings.goalMetric, of: row.group)
+            let goalInterval = adjustedInterval(goal, relative: true)
+            (row.goalRelLift, row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (goal?.relLift, goalInterval?.low, goalInterval?.high)
+            let goalOutcome = outcome(settings.goalMetric, of: row.group)
+            let losing = settings.guardrailMetrics.filter { outcome($0, of: row.group) == .loses }
+            row.losingGuardrails = losing.map(\.csvName).joined(separator: ";")
+            // Over the last 7 days, or the days the test has run when fewer.
+            let enrolled = Double(lastWeek(control) + lastWeek(treatment))
+            row.enrolmentPerDay = runtimeDays > 0 ? enrolled / min(7, runtimeDays) : 0
+            let plan = powerPlan(treatment: treatment, treatments: treatments.count)
+            if case .success(let plan) = plan {
+                (row.power, row.usersNeeded) = (plan.power, plan.usersNeeded)
+                row.daysLeft = daysLeft(plan, treatment: treatment, enrolmentPerDay: row.enrolmentPerDay, runtimeDays: runtimeDays)
+            }
+            if let projected = statistics.projection?.comparisons.first(where: { $0.group == row.group }),
+                let difference = projected.difference
+            {
+                row.impact365 = difference * annualUsers
+                row.impact365CILow = projected.differenceInterval.map { $0.low * annualUsers }
+                row.impact365CIHigh = projected.differenceInterval.map { $0.high * annualUsers }
+            }
+            row.conversionRelLift = comparison(.conversion, of: row.group)?.relLift
+            let arppu = { (group: Int) -> Double? in
+                let totals = self.result.groups[group]
+                return totals.converters == 0 ? nil : totals.netRevenue / Double(totals.converters)
+            }
+            if let treated = arppu(treatment), let base = arppu(control), base != 0 { row.arppuRelLift = treated / base - 1 }
+            let status = DecisionRules.status(
+                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses }, runtimeDays: runtimeDays,
+                minRuntimeDays: settings.minRuntimeDays, power: row.power, targetPower: settings.targetPower)
+            row.status = status.rawValue
+            row.reason = reason(status, row: row, withheld: withheld, losing: losing, plan: plan)
+            return row
+        }
+    }
+
+    // MARK: The inputs
+
+    /// The night's comparison of `group` with control on `metric`.
+    func comparison(_ metric: Metric, of group: String) -> ComparisonResult? {
+        statistics.night.comparisons.first { $0.group == group && $0.metric == metric }
+    }
+
+    /// The Holm-adjusted interval of the job's `decision` inference, absolute or relative.
+    func adjustedInterval(_ comparison: ComparisonResult?, relative: Bool) -> ConfidenceInterval? {
+        guard let comparison else { return nil }
+        let (low, high) =
+            switch (job.decision, relative) {
+            case (.sequential, false): (comparison.seqAbsLiftCILowAdjusted, comparison.seqAbsLiftCIHighAdjusted)
+            case (.sequential, true): (comparison.seqRelLiftCILowAdjusted, comparison.seqRelLiftCIHighAdjusted)
+            case (.fixed, false): (comparison.absLiftCILowAdjusted, comparison.absLiftCIHighAdjusted)
+            case (.fixed, true): (comparison.relLiftCILowAdjusted, comparison.relLiftCIHighAdjusted)
+            }
+        guard let low, let high else { return nil }
+        return ConfidenceInterval(low: low, high: high)
+    }
+
+    func outcome(_ metric: Metric, of group: String) -> MetricOutcome {
+        MetricOutcome(adjustedInterval(comparison(metric, of: group), relative: false), harmfulWhenUp: metric.isHarmfulWhenUp)
+    }
+
+    /// Why the report withholds the offering's verdict: a sample ratio mismatch, or the limits of
+    /// `ReportFindings.withheldReason`.
+    func withheldReason() -> String? {
+        if let srm = statistics.night.sampleRatioMismatch, srm.isFlagged {
+            return "the groups' sizes do not match the configured split (\(ReportFormat.pValue(srm.pValue))): "
+                + "assignment or logging is broken somewhere; find out why before acting on any result."
+        }
+        return ReportFindings.withheldReason(
+            mismatchUserShare: ReportFindings.share(
+                result.quality.attributionMismatchUsers, of: result.groups.reduce(0) { $0 + $1.users }),
+            unknownCurrencyShare: ReportFindings.share(
+                result.quality.unknownCurrencyEvents, of: result.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }))
+    }
+
+    /// The goal metric's sums per group, and the members that count for it.
+    func goalStatistics() -> [GroupSufficientStatistics]? {
+        let metric = settings.goalMetric
+        switch metric {
+        case .conversion, .arpu: return result.groups.map(\.statistics)
+        case .arpuCapped: return result.cappedRevenue?.groups
+        case .proceedsPerUser: return result.groups.map(\.proceedsStatistics)
+        case .trialCompletedConversion: return result.groups.map(\.trialCompletedStatistics)
+        case .refundUserRate: return result.groups.map(\.refundUserStatistics)
+        default:
+            guard let days = settings.goalMaturityDays else { return nil }
+            return result.matured.first { $0.days == days }?.groups
+        }
+    }
+
+    func powerPlan(treatment: Int, treatments: Int) -> Result<PowerPlan, PowerPlanGap> {
+        guard let groups = goalStatistics() else { return .failure(.varianceIsZero) }
+        let moments = { (group: GroupSufficientStatistics) in
+            self.settings.goalMetric.kind == .conversion ? group.conversionMoments : group.revenueMoments
+        }
+        guard let base = moments(groups[control]), let treated = moments(groups[treatment]) else {
+            return .failure(.varianceIsZero)
+        }
+        return PowerPlanning.plan(
+            control: base, treatment: treated, treatments: treatments, alpha: job.alpha, targetMDE: settings.targetMDE,
+            targetPower: settings.targetPower, sequentialTuning: job.decision == .sequential ? job.sequentialTuning : nil)
+    }
+
+    /// ⌈users needed / enrolment⌉, or for a matured goal when enough members will have matured.
+    func daysLeft(_ plan: PowerPlan, treatment: Int, enrolmentPerDay: Double, runtimeDays: Double) -> Int? {
+        guard let days = settings.goalMaturityDays, let groups = goalStatistics() else {
+            return DecisionRules.daysLeft(
+                usersNeeded: plan.usersNeeded, enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
+                minRuntimeDays: settings.minRuntimeDays)
+        }
+        let matured = groups[control].users + groups[treatment].users
+        return DecisionRules.maturedDaysLeft(
+            assignedAt: (assignedAt[control] + assignedAt[treatment]).sorted(), asOf: job.asOf, maturityDays: days,
+            target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
+            minRuntimeDays: settings.minRuntimeDays)
+    }
+
+    // MARK: The sentence
+
+    func reason(_ status: DecisionStatus, row: DecisionRow, withheld: String?, losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>)
+        -> String
+    {
+        let goal = settings.goalMetric.csvName
+        let mde = ReportFormat.percent(settings.targetMDE)
+        switch status {
+        case .unhealthy:
+            return "Do not act on \(row.group) yet: \(withheld ?? "the verdict is withheld.")"
+        case .rollBack:
+            let names = ([settings.goalMetric].filter { outcome($0, of: row.group) == .loses } + losing).map { metric in
+                let lift = comparison(metric, of: row.group)?.relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? ""
+                return metric.csvName + lift
+            }
+            return "Roll back \(row.group): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
+        case .tooEarly:
+            let left = max(1, Int((settings.minRuntimeDays - row.runtimeDays).rounded(.up)))
+            return
+                "Too early to decide \(row.group): the test has run \(ReportFormat.days((row.runtimeDays * 10).rounded(.down) / 10)) of the \(ReportFormat.days(settings.minRuntimeDays)) it needs; look again in \(left) day\(left == 1 ? "" : "s")."
+        case .ship:
+            var text = "Ship \(row.group): \(goal) \(liftWithInterval(row))"
+            if let impact = row.impact365 {
+                text += ", worth \(ReportFormat.signedMoney(impact, currency)) in the first year of a year's newcomers"
+                if let low = row.impact365CILow, let high = row.impact365CIHigh {
+                    text += " (\(ReportFormat.signedMoney(low, currency)) to \(ReportFormat.signedMoney(high, currency)))"
+                }
+            }
+            return text + "."
+        case .inconclusive:
+            return
+                "Stop \(row.group) as inconclusive: a \(mde) lift in \(goal) would have been found by now (power \(ReportFormat.percent(row.power ?? 0))), so the true lift is likely smaller than worth finding."
+        case .keepRunning:
+            switch plan {
+            case .failure(let gap):
+                return "Keep running \(row.group): the days left cannot be estimated yet: \(gap.description)."
+            case .success(let plan):
+                guard let days = row.daysLeft else {
+                    return
+                        "Keep running \(row.group) only if enrolment resumes: no one joined \(controlName) or \(row.group) in the last 7 days, and \(ReportFormat.count(plan.usersNeeded)) more users are needed."
+                }
+                return
+                    "Keep running \(row.group): about \(days) day\(days == 1 ? "" : "s") left to find a \(mde) lift in \(goal) with \(ReportFormat.percent(settings.targetPower)) power (\(ReportFormat.count(plan.usersNeeded)) more users)."
+            }
+        }
+    }
+
+    /// `+12.0% (+3.1% to +21.4%)`: the goal's relative lift and its adjusted interval.
+    func liftWithInterval(_ row: DecisionRow) -> String {
+        guard let lift = row.goalRelLift else { return "wins" }
+        var text = ReportFormat.signedPercent(lift)
+        if let low = row.goalRelLiftCILow, let high = row.goalRelLiftCIHigh {
+            text += " (\(ReportFormat.signedPercent(low)) to \(ReportFormat.signedPercent(high)))"
+        }
+        return text
+    }
+}
