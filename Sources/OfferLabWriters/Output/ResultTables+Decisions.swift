@@ -239,7 +239,8 @@ struct OfferingDecision {
                 let lift = comparison(metric, of: row.group)?.relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? ""
                 return metric.csvName + lift
             }
-            return "Roll back \(row.group): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
+            return
+                "Roll back \(row.group): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
         case .tooEarly:
             let left = max(1, Int((settings.minRuntimeDays - row.runtimeDays).rounded(.up)))
             return
