@@ -1,0 +1,209 @@
+import Foundation
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLabStatistics
+
+/// The nightly decision in `offerlab run` (docs/statistics.md, "The decision"): `decisions.csv`,
+/// the database, the report and the lines on stdout, on hand-made nights whose status is known.
+@Suite struct DecisionRunTests {
+    /// One member of `test`: the day (0–13) of its assignment after 2026-03-02, what it paid and
+    /// whether a dollar of it was refunded.
+    struct Member {
+        var day: Int
+        var price: Double? = nil
+        var refunded = false
+    }
+
+    /// `control` (group 10) and `variant` (group 11) of `test`, equal weights; `solo` has one
+    /// group. `as_of` is 2026-03-16, day 14.
+    static func night(control: [Member], variant: [Member], job: [String: String] = [:]) throws -> NightFixture {
+        var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
+        var events: [String] = []
+        for (group, members) in [("10", control), ("11", variant)] {
+            for (index, member) in members.enumerated() {
+                let user = "g\(group)u\(index)"
+                let day = String(format: "%02d", 2 + member.day)
+                assignments.append((user, "1", group, "2026-03-\(day) 00:00:00"))
+                guard let price = member.price else { continue }
+                events.append(
+                    ProjectionRunTests.line(
+                        "purchase", user: user, ts: "2026-03-\(day)T01:00:00Z", product: "weekly", transaction: "t\(user)",
+                        price: "\(price)"))
+                if member.refunded {
+                    events.append(
+                        ProjectionRunTests.line(
+                            "refund", user: user, ts: "2026-03-\(day)T02:00:00Z", product: "weekly", transaction: "t\(user)", price: "1"))
+                }
+            }
+        }
+        assignments.append(("s1", "3", "30", "2026-03-02 00:00:00"))
+        let tables = TablesFixture(
+            assignments: assignments, offerings: [(1, "test", "Test", true), (3, "solo", "Solo", true)],
+            groups: [(10, 1, "control", 1), (11, 1, "variant", 1), (30, 3, "only", 1)])
+        return try NightFixture(tables: tables, events: events, job: job)
+    }
+
+    /// `count` members spread over days `days` in turn, the first `paying` of them paying `price`
+    /// (the first `refunded` of those refunded a dollar).
+    static func members(_ count: Int, paying: Int = 0, price: Double = 10, refunded: Int = 0, days: Range<Int> = 0..<14) -> [Member] {
+        (0..<count).map { index in
+            Member(
+                day: days.lowerBound + index % days.count, price: index < paying ? price : nil, refunded: index < min(refunded, paying))
+        }
+    }
+
+    /// Runs the night and gives the decision of `variant` by column, and the run's stdout.
+    static func decision(_ night: NightFixture) throws -> (row: [String: String], standardOutput: String) {
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let rows = ProjectionRunTests.records(try night.csv("decisions"))
+        #expect(rows.map { $0["offering_id"] } == ["test"], "one treatment; the one-group offering has no row")
+        return (try #require(rows.first), run.standardOutput)
+    }
+
+    static func number(_ text: String?) throws -> Double { try #require(text.flatMap(Double.init)) }
+
+    /// 10% of control pays 10, 75% of the variant: revenue per user 1 against 7.5, a win well past
+    /// any interval. Half of each group joined in the last 7 days.
+    @Test func aWinningGoalShips() throws {
+        let (row, output) = try Self.decision(
+            try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150)))
+        #expect(row["status"] == "ship" && row["control_group"] == "control" && row["goal_metric"] == "arpu")
+        #expect(row["losing_guardrails"] == "")
+        #expect(abs(try Self.number(row["goal_rel_lift"]) - 6.5) < 1e-9)
+        #expect(try Self.number(row["goal_rel_lift_ci_low"]) > 0)
+        // Why: 7.5 times the payers (+650%), each paying the same.
+        #expect(abs(try Self.number(row["conversion_rel_lift"]) - 6.5) < 1e-9)
+        #expect(abs(try Self.number(row["arppu_rel_lift"])) < 1e-12)
+        // Days 0–13 in turn: days 7–13 hold 14 of each group's 200 per day (days 0–3 hold 15).
+        #expect(abs(try Self.number(row["enrolment_per_day"]) - 196.0 / 7) < 1e-9)
+        #expect(abs(try Self.number(row["annual_users"]) - 365 * 196.0 / 7) < 1e-6)
+        #expect(abs(try Self.number(row["runtime_days"]) - 14) < 1e-9)
+        #expect(row["reason"]?.hasPrefix("Ship variant: arpu +650.0% (") == true, "\(row["reason"] ?? "")")
+        #expect(output.contains("\ntest variant: ship: Ship variant: arpu +650.0%"), "\(output)")
+    }
+
+    /// The same winning goal, but 60 of the variant's payers were refunded a dollar: its revenue
+    /// per user still wins (7.2 against 1), its refund user rate (30% against 0) loses.
+    @Test func aGuardrailThatLosesRollsBackAWinningGoal() throws {
+        let night = try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150, refunded: 60))
+        let (row, _) = try Self.decision(night)
+        #expect(row["status"] == "roll_back" && row["losing_guardrails"] == "refund_user_rate")
+        #expect(abs(try Self.number(row["goal_rel_lift"]) - 6.2) < 1e-9)
+        #expect(row["reason"] == "Roll back variant: refund_user_rate is worse than control.", "\(row["reason"] ?? "")")
+        let summary = ProjectionRunTests.records(try night.csv("summary")).filter { $0["offering_id"] == "test" }
+        #expect(summary.map { $0["refund_users"] } == ["0", "60"] && summary.map { $0["refund_user_rate"] } == ["0", "0.3"])
+    }
+
+    /// Day 3 with a winning goal: too early; the days left never fall below the 4 the minimum runtime needs.
+    @Test func dayThreeWithAWinningGoalIsTooEarly() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 20, days: 11..<14), variant: Self.members(200, paying: 150, days: 11..<14)))
+        #expect(row["status"] == "too_early")
+        #expect(abs(try Self.number(row["runtime_days"]) - 3) < 1e-9)
+        // Fewer than 7 days: the enrolment is per day of the test.
+        #expect(abs(try Self.number(row["enrolment_per_day"]) - 400.0 / 3) < 1e-9)
+        #expect(try Self.number(row["days_left"]) >= 4)
+        #expect(row["reason"]?.contains("has run 3 days of the 7 days it needs; look again in 4 days") == true, "\(row["reason"] ?? "")")
+    }
+
+    /// Equal weights, 100 against 300 members: a sample ratio mismatch withholds even a winning goal.
+    @Test func aSampleRatioMismatchIsUnhealthy() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(control: Self.members(100, paying: 10), variant: Self.members(300, paying: 225)))
+        #expect(row["status"] == "unhealthy")
+        #expect(row["reason"]?.contains("do not match the configured split") == true, "\(row["reason"] ?? "")")
+    }
+
+    /// 2,000 a group, half of each converting, fixed-horizon inference, goal conversion: σ̂² =
+    /// 0.25/(2000·0.25) + 0.25·0.25/(2000·0.25²) = 0.001, so a 10% lift would be found with power
+    /// 1 − Φ((1.959964·√0.001 − 0.1)/√0.001) + Φ(−(…+ 0.1)/√0.001) = 0.885379 (scipy): inconclusive.
+    @Test func aPoweredTestWithoutAWinIsInconclusive() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(2000, paying: 1000), variant: Self.members(2000, paying: 1000),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        #expect(row["status"] == "inconclusive")
+        #expect(abs(try Self.number(row["power"]) - 0.8853791407623514) < 1e-9)
+        #expect(row["users_needed"] == "0" && row["days_left"] == "0")
+        #expect(row["reason"]?.hasPrefix("Stop variant as inconclusive: a 10.0% lift in conversion would have been found") == true)
+    }
+
+    /// 20% against 22% conversion in 200 a group: not yet powered. The users still needed are the
+    /// power plan's for m_c = 0.2, v_c = 0.16, m_t = 0.22, v_t = 0.1716 (PowerPlanningTests holds the
+    /// plan to scipy), and the days left those users at 28 a day (196 joined in the last 7 days).
+    @Test func anUnpoweredTestKeepsRunningWithTheDaysLeft() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 40), variant: Self.members(200, paying: 44),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        let plan = try PowerPlanning.plan(
+            control: SampleMoments(count: 200, mean: 0.2, variance: 0.2 * 0.8),
+            treatment: SampleMoments(count: 200, mean: 0.22, variance: 0.22 * 0.78), treatments: 1, alpha: 0.05, targetMDE: 0.1,
+            targetPower: 0.8, sequentialTuning: nil
+        ).get()
+        #expect(row["status"] == "keep_running")
+        #expect(abs(try Self.number(row["power"]) - plan.power) < 1e-12)
+        #expect(row["users_needed"] == String(plan.usersNeeded))
+        let days = Int((Double(plan.usersNeeded) / 28).rounded(.up))
+        #expect(row["days_left"] == String(days))
+        #expect(row["reason"]?.hasPrefix("Keep running variant: about \(days) days left to find a 10.0% lift in conversion") == true)
+    }
+
+    /// Everyone joined in the first week: no one in the last 7 days, so no days can be promised.
+    @Test func enrolmentThatStoppedLeavesTheDaysLeftEmpty() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 40, days: 0..<7), variant: Self.members(200, paying: 44, days: 0..<7),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        #expect(row["status"] == "keep_running" && row["enrolment_per_day"] == "0" && row["annual_users"] == "0")
+        #expect(row["days_left"] == "" && row["users_needed"] != "")
+        #expect(row["reason"]?.contains("no one joined control or variant in the last 7 days") == true, "\(row["reason"] ?? "")")
+    }
+
+    /// Nobody in control converted: a relative lift has no scale, so no power plan.
+    @Test func aControlMeanOf0HasNoPowerPlan() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200), variant: Self.members(200, paying: 2),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        #expect(row["status"] == "keep_running" && row["power"] == "" && row["users_needed"] == "" && row["days_left"] == "")
+        #expect(row["goal_rel_lift"] == "" && row["arppu_rel_lift"] == "")
+        #expect(row["reason"]?.contains("control's mean is 0") == true, "\(row["reason"] ?? "")")
+    }
+
+    /// The database keeps the night's decisions, and the report it rebuilds opens the offering with them.
+    @Test func theDatabaseAndTheReportCarryTheDecision() throws {
+        let night = try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150))
+        let (row, _) = try Self.decision(night)
+        let stored = try night.resultRows(where: "offering_id = 'test'")["decisions"] ?? []
+        #expect(stored.count == 1 && stored.first?.contains("ship") == true)
+        let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
+        #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
+        let page = rebuilt.standardOutput
+        let reason = try #require(row["reason"])
+        // In test's section (solo, one group, has none), before its results.
+        let section = try #require(page.range(of: "<code class=\"offering-id\">test</code>"))
+        let rest = page[section.upperBound...]
+        let decision = try #require(rest.range(of: "What to do tonight"))
+        #expect(rest.range(of: "Results by group").map { decision.lowerBound < $0.lowerBound } == true)
+        #expect(page[..<section.lowerBound].range(of: "What to do tonight") == nil)
+        #expect(page.contains(reason.replacingOccurrences(of: "'", with: "&#39;")))
+        #expect(page.contains("Revenue per user of variant +650.0% against control: 650.0% more payers, each paying 0.0% more."))
+    }
+
+    @Test(arguments: [
+        ("revenue", "'revenue' is not a metric this job compares"),
+        ("arpu_d14", "arpu_d14 needs 14 in maturity_days"),
+        ("arpu_capped", "arpu_capped needs revenue_cap"),
+    ])
+    func anUnknownGoalIsABadJobNamingTheMetrics(goal: String, message: String) throws {
+        let night = try Self.night(control: Self.members(2), variant: Self.members(2), job: ["goal_metric": goal])
+        let run = try night.run()
+        #expect(run.status == 78)
+        #expect(run.standardError.contains("goal_metric") && run.standardError.contains(message), "\(run.standardError)")
+        #expect(run.standardError.contains("known: conversion, arpu, proceeds_per_user, trial_completed_conversion, refund_user_rate"))
+    }
+}
