@@ -25,10 +25,13 @@ struct OfferingSection {
     var html: String {
         let warnings = ReportFindings.warnings(offering)
         var html = "<section class=\"offering\" id=\"\(anchor)\">\n"
+        let trusted = runIsTrusted && !warnings.contains { $0.severity == .critical }
         html += heading
+        // What to do first, in plain words; the statistical verdict goes under the statistical
+        // details when there is a decision (a night stored without one keeps it here).
+        html += decisions(trusted: trusted)
         html += HTMLReport.banners(warnings, scope: nil)
-        html += decisions
-        html += verdict(trusted: runIsTrusted && !warnings.contains { $0.severity == .critical })
+        if offering.decisions.isEmpty { html += verdict(trusted: trusted) }
         html += results
         html += cappedRevenue
         html += maturedMetrics
@@ -36,7 +39,7 @@ struct OfferingSection {
         html += groupCharts
         html += liftOverTime
         html += paywalls
-        html += statistics
+        html += statistics(trusted: trusted)
         html += allNumbers
         html += productSales
         html += HTMLReport.reference(
@@ -50,10 +53,7 @@ struct OfferingSection {
 
     private var heading: String {
         let users = offering.groups.reduce(0) { $0 + $1.users }
-        var setup = [
-            "\(offering.groups.count) groups", "control: \(offering.controlGroup)", "\(ReportFormat.count(users)) users",
-            "\(level) confidence", offering.verdictInference == .sequential ? "always-valid verdicts" : "fixed-horizon verdicts",
-        ]
+        var setup = ["\(offering.groups.count) groups", "control: \(offering.controlGroup)", "\(ReportFormat.count(users)) users"]
         if let window = offering.conversionWindowDays { setup.append("\(ReportFormat.days(window)) conversion window") }
         setup.append("revenue in \(currency)")
         let title = offering.name.isEmpty ? offering.offeringID : offering.name
@@ -67,15 +67,19 @@ struct OfferingSection {
 
     /// What to do with each treatment tonight, one sentence each, with why the goal moved
     /// (docs/report.md, "What to do tonight").
-    private var decisions: String {
+    private func decisions(trusted: Bool) -> String {
         guard !offering.decisions.isEmpty else { return "" }
-        let statuses = Set(offering.decisions.map(\.status))
-        let tone: ReportFindings.Tone =
-            statuses.contains("roll_back") || statuses.contains("unhealthy") ? .worse : statuses.contains("ship") ? .better : .unclear
+        let tone = ReportFindings.tone(offering.decisions)
         var html = "<div class=\"verdict decision \(HTMLReport.verdictClass(tone))\"><p class=\"label\">What to do tonight</p>\n"
         for row in offering.decisions {
             html += "<p class=\"sentence\">\(row.reason.htmlEscaped)</p>\n"
             if let why = ReportFindings.liftDecomposition(row) { html += "<p class=\"note\">\(why.htmlEscaped)</p>\n" }
+            if let elsewhere = ReportFindings.otherResultsPointElsewhere(row, in: offering) {
+                html += "<p class=\"note\">\(elsewhere.htmlEscaped)</p>\n"
+            }
+        }
+        if !trusted {
+            html += "<p class=\"caveat\">Do not act on this yet: the red warning below says these numbers are likely wrong.</p>\n"
         }
         return html + "</div>\n"
     }
@@ -391,11 +395,18 @@ struct OfferingSection {
 
     /// Every comparison row rounded, both inferences side by side, with the intervals that agree
     /// with each one's corrected p-value; rows without any value yet are named in one line.
-    private var statistics: String {
+    private func statistics(trusted: Bool) -> String {
         let rows = offering.comparisons + offering.familyComparisons
         guard !rows.isEmpty else { return "" }
         let corrected = treatments.count > 1 ? "corrected " : ""
-        var html = """
+        let inference = offering.verdictInference == .sequential ? "always-valid" : "fixed-horizon"
+        var html = "<p class=\"note\">\(level) confidence, \(inference) verdicts"
+        if offering.decisions.isEmpty {
+            html += ".</p>\n"
+        } else {
+            html += ": the statuses above rest on these intervals.</p>\n" + verdict(trusted: trusted)
+        }
+        html += """
             <table class="details">
             <thead><tr><th scope="col">Variant</th><th scope="col">Metric</th><th scope="col" class="num secondary">Control → variant</th>\
             <th scope="col" class="num">Difference (\(corrected)\(level) CI)</th><th scope="col" class="num">Relative (\(corrected)\(level) CI)</th>\

@@ -117,7 +117,8 @@ extension HTMLReport {
         details.reference>summary{list-style:none;color:inherit}
         details.reference>summary::-webkit-details-marker{display:none}
         table.details td.num,table.details td .main{white-space:normal}
-        @media screen and (min-width:601px){details.reference::details-content{content-visibility:visible}details.reference>summary{pointer-events:none;cursor:auto}}
+        details.reference>summary h3::after{content:" ▸ show";font-size:13px;font-weight:400;color:#0b5394}
+        details.reference[open]>summary h3::after{content:" ▾ hide"}
         @media (max-width:1100px){.secondary{display:none}}
         @media (max-width:1600px){table.results .secondary{display:none}}
         @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}td.num{white-space:normal}.files{columns:1}\
@@ -142,8 +143,6 @@ extension HTMLReport {
         .verdict .sentence{font-size:18px}
         code{overflow-wrap:break-word}
         details.reference>summary h3{margin:14px 0 4px}
-        details.reference>summary h3::after{content:" ▸ show";font-size:13px;font-weight:400;color:#0b5394}
-        details.reference[open]>summary h3::after{content:" ▾ hide"}
         table.details,table.capped,table.matured,table.details tbody,table.capped tbody,table.matured tbody{display:block;overflow:visible}
         table.details thead,table.capped thead,table.matured thead{display:none}
         table.details tr,table.capped tr,table.matured tr{display:grid;grid-template-columns:1fr 1fr;gap:0 14px;padding:8px 0;border-bottom:1px solid var(--line)}

@@ -91,7 +91,13 @@ package enum HTMLReport {
                     " <span class=\"pill \(critical ? "critical" : "caution")\">\(warnings.count) warning\(warnings.count == 1 ? "" : "s")</span>"
                 html += " <span class=\"warning-titles\">\(warnings.map(\.title).joined(separator: " · ").htmlEscaped)</span>"
             }
-            html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text.htmlEscaped)</p></li>\n"
+            if offering.decisions.isEmpty {
+                html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text.htmlEscaped)</p></li>\n"
+            } else {
+                let statuses = offering.decisions.map { "\($0.group): \(ReportFindings.statusWords($0))" }
+                html += "<p class=\"verdict-line \(toneClass(ReportFindings.tone(offering.decisions)))\">"
+                html += "\(statuses.joined(separator: " · ").htmlEscaped)</p></li>\n"
+            }
         }
         return html + "</ul>\n</nav>\n"
     }
@@ -114,7 +120,7 @@ package enum HTMLReport {
             html += "<details><summary>Every log file read, with its size</summary>\n<ul class=\"files\">\n"
             for file in run.inputFiles {
                 html +=
-                    "<li><code>\(file.path.htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
+                    "<li><code>\(relative(file.path, toFolderOf: run.job).htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
             }
             html += "</ul>\n</details>\n"
         }
@@ -128,6 +134,15 @@ package enum HTMLReport {
 
             """
         return html
+    }
+
+    /// `path` relative to the folder of the job file `job` when it lies under it (the job's own
+    /// `logs:` globs read that way), else as it is.
+    static func relative(_ path: String, toFolderOf job: String) -> String {
+        guard let slash = job.lastIndex(of: "/") else { return path }
+        let folder = job[..<slash]
+        guard !folder.isEmpty, path.hasPrefix(folder + "/") else { return path }
+        return String(path.dropFirst(folder.count + 1))
     }
 
     /// A reference section (detail tables): open on a wide screen and on paper, one line on a

@@ -204,6 +204,44 @@ enum ReportFindings {
 
     // MARK: Decision, verdict and headlines
 
+    /// A status in a few plain words: `ship`, `keep running (about 9 days)`.
+    static func statusWords(_ row: DecisionRow) -> String {
+        switch row.status {
+        case "roll_back": "roll back"
+        case "too_early": "too early to decide"
+        case "keep_running": row.daysLeft.map { "keep running (about \($0) day\($0 == 1 ? "" : "s"))" } ?? "keep running"
+        case "unhealthy": "do not act: the data looks broken"
+        case "inconclusive": "stop: inconclusive"
+        default: row.status
+        }
+    }
+
+    /// The tone of an offering's statuses: a roll back or broken data first, then a ship.
+    static func tone(_ decisions: [DecisionRow]) -> Tone {
+        let statuses = Set(decisions.map(\.status))
+        if statuses.contains("roll_back") || statuses.contains("unhealthy") { return .worse }
+        return statuses.contains("ship") ? .better : .unclear
+    }
+
+    /// One sentence when the revenue of the members who have had longer (the longest matured
+    /// `arpu_d<D>`) or the projected first year points the other way from the status's goal: the
+    /// status rests on the goal over every member so far; nil when they agree or are missing.
+    static func otherResultsPointElsewhere(_ row: DecisionRow, in offering: OfferingReport) -> String? {
+        guard row.status == "ship" || row.status == "roll_back", let lift = row.goalRelLift, lift != 0 else { return nil }
+        let matured = offering.familyComparisons.filter { $0.group == row.group && ($0.familyMetric ?? "").hasPrefix("arpu_d") }.last
+        let projected = offering.projectedComparisons.first { $0.group == row.group }
+        var others: [String] = []
+        if let matured, let other = matured.relativeLift?.value, other * lift < 0 {
+            others.append("\(matured.familyMetric ?? "") (\(ReportFormat.signedPercent(other)))")
+        }
+        if let projected, let other = projected.lift.relLift, other * lift < 0 {
+            others.append("the projected first year (\(ReportFormat.signedPercent(other)))")
+        }
+        guard !others.isEmpty, row.goalMetric != matured?.familyMetric else { return nil }
+        return
+            "This rests on \(row.goalMetric) over every member so far (\(ReportFormat.signedPercent(lift))); \(others.joined(separator: " and ")) \(others.count == 1 ? "points" : "point") the other way."
+    }
+
     /// Why revenue per user moved: ARPU = conversion × revenue per paying user, so
     /// "+92% revenue per user" reads "+40% more payers, each paying 37% more"; nil without both factors.
     static func liftDecomposition(_ row: DecisionRow) -> String? {
