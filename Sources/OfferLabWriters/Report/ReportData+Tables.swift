@@ -85,8 +85,10 @@ extension Comparison {
     init?(family values: ComparisonValues) {
         let name = values.metric
         guard OwnMetric(rawValue: name) == nil else { return nil }
-        // Proceeds per user reads as ARPU does, completed trials' conversion as conversion.
-        let ownKinds: [String: OwnMetric] = ["proceeds_per_user": .arpu, "trial_completed_conversion": .conversion]
+        // Proceeds per user reads as ARPU does, completed trials' conversion and the refund user rate as conversion.
+        let ownKinds: [String: OwnMetric] = [
+            "proceeds_per_user": .arpu, "trial_completed_conversion": .conversion, "refund_user_rate": .conversion,
+        ]
         guard let kind = ownKinds[name] ?? OwnMetric.allCases.first(where: { name.hasPrefix($0.rawValue + "_") }) else { return nil }
         self.init(values, kind)
         familyMetric = name

@@ -351,6 +351,7 @@ enum ReportFindings {
         if family == "arpu_capped" { return base + ", capped" }
         if family == "proceeds_per_user" { return "proceeds per user" }
         if family == "trial_completed_conversion" { return "conversion of ended trials" }
+        if family == "refund_user_rate" { return "users refunded (lower is better)" }
         let days = family.split(separator: "_d").last.flatMap { Int($0) } ?? 0
         return "\(base) within \(days) day\(days == 1 ? "" : "s")"
     }

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import OfferLabWriters
+
+/// The decision as the report shows it (docs/report.md, "What to do tonight"): the sentence that
+/// names the results pointing elsewhere, the statuses at a glance, the log files' paths.
+@Suite struct ReportDecisionTests {
+    static func row(status: String, goalRelLift: Double?, daysLeft: Int? = nil) -> DecisionRow {
+        DecisionRow(
+            offeringID: "spring", group: "variant_b", controlGroup: "control", status: status, reason: "Ship variant_b.",
+            goalMetric: "arpu", goalRelLift: goalRelLift, daysLeft: daysLeft)
+    }
+
+    /// variant_b ships on revenue per user (+50%) while its projected first year is −20%: one
+    /// sentence says what the status rests on; a projection pointing the same way says nothing.
+    @Test func aProjectionPointingTheOtherWayIsNamed() {
+        var offering = reportFixture().offerings[0]
+        var projected = ComparisonValues(group: "variant_b", controlGroup: "control", metric: "projected_arpu_365")
+        projected.lift.relLift = -0.2
+        offering.projectedComparisons = [projected]
+        #expect(
+            ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering)
+                == "This rests on arpu over every member so far (+50.0%); the projected first year (−20.0%) points the other way.")
+        #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "keep_running", goalRelLift: 0.5), in: offering) == nil)
+        offering.projectedComparisons[0].lift.relLift = 0.1
+        #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering) == nil)
+    }
+
+    @Test func statusesReadInPlainWords() {
+        #expect(ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil, daysLeft: 9)) == "keep running (about 9 days)")
+        #expect(ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil)) == "keep running")
+        #expect(ReportFindings.statusWords(Self.row(status: "roll_back", goalRelLift: nil)) == "roll back")
+        #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "roll_back", goalRelLift: -1)]) == .worse)
+        #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1)]) == .better)
+    }
+
+    /// Under the job's folder a log file reads as the job's `logs:` glob names it; elsewhere whole.
+    @Test func logFilesArePathsRelativeToTheJob() {
+        #expect(HTMLReport.relative("/srv/offerlab/logs/2026/03/a.jsonl.gz", toFolderOf: "/srv/offerlab/job.yaml") == "logs/2026/03/a.jsonl.gz")
+        #expect(HTMLReport.relative("/data/logs/a.jsonl.gz", toFolderOf: "/srv/offerlab/job.yaml") == "/data/logs/a.jsonl.gz")
+        #expect(HTMLReport.relative("/srv/offerlab-old/a.gz", toFolderOf: "/srv/offerlab/job.yaml") == "/srv/offerlab-old/a.gz")
+    }
+}
