@@ -28,7 +28,8 @@ import Testing
     }
 
     @Test func statusesReadInPlainWords() {
-        #expect(ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil, daysLeft: 9)) == "keep running (about 9 days)")
+        #expect(
+            ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil, daysLeft: 9)) == "keep running (about 9 days)")
         #expect(ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil)) == "keep running")
         #expect(ReportFindings.statusWords(Self.row(status: "roll_back", goalRelLift: nil)) == "roll back")
         #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "roll_back", goalRelLift: -1)]) == .worse)
@@ -37,7 +38,8 @@ import Testing
 
     /// Under the job's folder a log file reads as the job's `logs:` glob names it; elsewhere whole.
     @Test func logFilesArePathsRelativeToTheJob() {
-        #expect(HTMLReport.relative("/srv/offerlab/logs/2026/03/a.jsonl.gz", toFolderOf: "/srv/offerlab/job.yaml") == "logs/2026/03/a.jsonl.gz")
+        #expect(
+            HTMLReport.relative("/srv/offerlab/logs/2026/03/a.jsonl.gz", toFolderOf: "/srv/offerlab/job.yaml") == "logs/2026/03/a.jsonl.gz")
         #expect(HTMLReport.relative("/data/logs/a.jsonl.gz", toFolderOf: "/srv/offerlab/job.yaml") == "/data/logs/a.jsonl.gz")
         #expect(HTMLReport.relative("/srv/offerlab-old/a.gz", toFolderOf: "/srv/offerlab/job.yaml") == "/srv/offerlab-old/a.gz")
     }
