@@ -304,6 +304,7 @@ package struct OfferingSums {
             var totals = entry.totals
             totals.netRevenue = entry.money.converted(context).net
             totals.netProceeds = entry.proceeds.value
+            totals.chargeCurrencies = entry.money.entries.filter { $0.gross > 0 }.map { context.labels.string(of: $0.currency) }.sorted()
             return totals
         }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
         var groupRows = groups

@@ -70,6 +70,10 @@ public struct ProductTotals: Sendable, Equatable {
     /// docs/analysis.md §8: what the app keeps of the product's charges, less what its refunds take back
     /// (nil: not computed, for `stats` given products without it).
     public var netProceeds: Double? = 0.0
+    /// The currencies its counted charges were paid in (those with a rate), in code order: what
+    /// the report writes beside the catalog's fallback price, which has none. Not a column of
+    /// `products.csv`.
+    public var chargeCurrencies: [String] = []
 
     package init(
         group: Int, productID: String, purchases: Int = 0, renewals: Int = 0, refunds: Int = 0, netRevenue: Double = 0.0,

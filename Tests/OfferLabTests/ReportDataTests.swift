@@ -96,7 +96,7 @@ import Testing
             test.groups[0].shownProducts == [
                 ShownProductRow(
                     offeringID: "test", group: "control", productID: "weekly", type: "weekly", fallbackDisplayPrice: "7.99",
-                    isDefault: true, badgeText: nil, subtitleText: nil)
+                    isDefault: true, badgeText: nil, subtitleText: nil, chargedCurrencies: "USD")
             ])
         #expect(test.groups[1].shownProducts.first?.badgeText == "BEST VALUE")
         #expect(
@@ -145,7 +145,7 @@ import Testing
             page.components(separatedBy: "<table class=\"details\">").last?.components(separatedBy: "</table>").first)
         #expect(
             details.components(separatedBy: "<tr><th scope=\"row\">variant</th><td>").dropFirst().map { $0.prefix { $0 != "<" } } == [
-                "conversion", "conversion within 3 days",
+                "conversion", "conversion within 3 days", "users refunded (lower is better)",
             ])
         #expect(
             page.contains(

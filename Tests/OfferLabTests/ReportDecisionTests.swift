@@ -36,6 +36,19 @@ import Testing
         #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1)]) == .better)
     }
 
+    /// A paywall's fallback price has no currency (the app adds it): the report gives it the
+    /// currency the group's charges of the product were paid in.
+    @Test func paywallPricesCarryTheCurrencyTheyWerePaidIn() {
+        var product = ShownProductRow(offeringID: "spring", group: "control", productID: "weekly", fallbackDisplayPrice: "7.99")
+        #expect(OfferingSection.price(product) == "7.99 (no charge yet)")
+        product.chargedCurrencies = "EUR"
+        #expect(OfferingSection.price(product) == "EUR 7.99")
+        product.chargedCurrencies = "EUR;USD"
+        #expect(OfferingSection.price(product) == "7.99 (paid in EUR, USD)")
+        product.fallbackDisplayPrice = nil
+        #expect(OfferingSection.price(product) == "–")
+    }
+
     /// Under the job's folder a log file reads as the job's `logs:` glob names it; elsewhere whole.
     @Test func logFilesArePathsRelativeToTheJob() {
         #expect(

@@ -51,16 +51,18 @@ import Testing
         #expect(html.contains("<h2>By country</h2>"))
         #expect(html.contains("Slices are for exploring, not for picking a winner after the fact: with 2 levels per offering"))
         #expect(html.contains("Users (control · variant_a · variant_b)"))
-        #expect(html.contains("variant_a: conversion (corrected 95% CI)"))
+        #expect(html.contains("variant_a: conversion, change in pp (corrected 95% CI)"))
         #expect(html.contains("<td class=\"num\" data-label=\"Users (control · variant_a · variant_b)\">1,200 · 600 · 610</td>"))
-        // Fixed-horizon intervals: the fixture's decision is the fixed one.
-        #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−5.0% to +30.0%</span>"))
-        #expect(html.contains("<span class=\"main\">−2.0%</span><span class=\"detail\">−20.0% to +16.0%</span>"))
+        // Fixed-horizon intervals: the fixture's decision is the fixed one. One unit per column:
+        // the absolute change, in pp and in the currency, never a ratio beside them.
+        #expect(html.contains("<span class=\"main\">+1.0 pp</span><span class=\"detail\">−2.0 pp to +4.0 pp</span>"))
+        #expect(html.contains("<span class=\"main\">USD +0.01</span><span class=\"detail\">USD −0.02 to USD +0.04</span>"))
+        #expect(!html.contains("−5.0% to +30.0%"))
         // A level without comparisons: dashes; its text escaped; its SRM named.
         #expect(
             html.contains(
                 "<th scope=\"row\">JP &lt;b&gt;</th><td class=\"num\" data-label=\"Users (control · variant_a · variant_b)\">10 · 0 · 40</td>"
-                    + "<td class=\"num\" data-label=\"variant_a: conversion\">–</td>"))
+                    + "<td class=\"num\" data-label=\"variant_a: conversion, change in pp\">–</td>"))
         // On a phone, where the headings are hidden, each cell shows its own heading: the
         // columns vary with the groups, so the details table's fixed labels do not fit.
         #expect(html.contains("table.details.slice td::before{content:attr(data-label)}"))
@@ -71,9 +73,9 @@ import Testing
     @Test func theVerdictsInferenceChoosesTheIntervals() {
         let report = Self.report().withOffering { $0.decision = .sequential }
         let html = HTMLReport.render(report)
-        #expect(html.contains("<span class=\"main\">+12.5%</span><span class=\"detail\">−90.0% to +90.0%</span>"))
-        #expect(html.contains("variant_a: conversion (corrected 95% always-valid CI)"))
-        #expect(!html.contains("−5.0% to +30.0%"))
+        #expect(html.contains("<span class=\"main\">+1.0 pp</span><span class=\"detail\">−5.0 pp to +7.0 pp</span>"))
+        #expect(html.contains("variant_a: conversion, change in pp (corrected 95% always-valid CI)"))
+        #expect(!html.contains("−2.0 pp to +4.0 pp"))
     }
 
     @Test func noSectionWithoutSlices() {

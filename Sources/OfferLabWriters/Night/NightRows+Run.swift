@@ -99,13 +99,15 @@ struct ShownProductRow: TypedRow, Equatable {
     var isDefault = false
     var badgeText: String?
     var subtitleText: String?
+    /// The currencies the group's charges of the product were paid in, `;`-separated (empty: none yet).
+    var chargedCurrencies = ""
 
     static let table = TypedTable<ShownProductRow>(
         name: "shown_products", keys: [.offeringID, .group, .position],
         columns: [
             .init(.offeringID, \.offeringID), .init(.group, \.group), .init(.position, \.position), .init(.productID, \.productID),
             .init(.productType, \.type), .init(.fallbackDisplayPrice, \.fallbackDisplayPrice), .init(.isDefault, \.isDefault),
-            .init(.badgeText, \.badgeText), .init(.subtitleText, \.subtitleText),
+            .init(.badgeText, \.badgeText), .init(.subtitleText, \.subtitleText), .init(.chargedCurrencies, \.chargedCurrencies),
         ])
 
     /// Whether `other` shows the same product the same way, wherever and in whichever group.

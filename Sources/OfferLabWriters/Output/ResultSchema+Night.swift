@@ -136,6 +136,7 @@ extension ResultColumn {
     static let isDefault = ResultColumn("is_default", .bool)
     static let badgeText = ResultColumn("badge_text", .text)
     static let subtitleText = ResultColumn("subtitle_text", .text)
+    static let chargedCurrencies = ResultColumn("charged_currencies", .text)
     static let headerTitle = ResultColumn("header_title", .text)
     static let headerSubtitle = ResultColumn("header_subtitle", .text)
     static let ctaButtonText = ResultColumn("cta_button_text", .text)

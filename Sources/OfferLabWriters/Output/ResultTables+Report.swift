@@ -18,12 +18,14 @@ extension ResultTables {
     /// after sorting by the table's `position` (whose values may have gaps, repeats or NULLs).
     static func shownProducts(_ offerings: [OfferingResult]) -> [ShownProductRow] {
         offerings.flatMap { result in
-            result.offering.groups.flatMap { group in
+            result.offering.groups.enumerated().flatMap { groupIndex, group in
                 group.products.enumerated().map { rank, product in
-                    ShownProductRow(
+                    let sold = result.products.first { $0.group == groupIndex && $0.productID == product.productID }
+                    return ShownProductRow(
                         offeringID: result.offering.offeringID, group: group.name, position: rank, productID: product.productID,
                         type: product.type, fallbackDisplayPrice: product.fallbackDisplayPrice, isDefault: product.isDefault,
-                        badgeText: product.badgeText, subtitleText: product.subtitleText)
+                        badgeText: product.badgeText, subtitleText: product.subtitleText,
+                        chargedCurrencies: (sold?.chargeCurrencies ?? []).joined(separator: ";"))
                 }
             }
         }

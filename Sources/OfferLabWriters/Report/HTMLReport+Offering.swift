@@ -364,7 +364,7 @@ struct OfferingSection {
                     if product.isDefault { html += " <span class=\"default-tag\">pre-selected</span>" }
                     html += "<code>\(product.productID.htmlEscaped)</code>"
                     if let subtitle = nonEmpty(product.subtitleText) { html += "<span class=\"sub\">\(subtitle.htmlEscaped)</span>" }
-                    html += "</span><span class=\"price\">\((nonEmpty(product.fallbackDisplayPrice) ?? "–").htmlEscaped)</span></li>\n"
+                    html += "</span><span class=\"price\">\(Self.price(product).htmlEscaped)</span></li>\n"
                 }
                 html += "</ul>\n"
             }
@@ -376,9 +376,22 @@ struct OfferingSection {
         }
         html += "</div>\n"
         html += "<p class=\"note\">From the offering tables: products top to bottom in display order, the pre-selected one filled, "
-        html += "with badge and subtitle; prices are the fallback display prices, before the store shows its own. "
+        html += "with badge and subtitle; prices are the fallback display prices, before the store shows its own, "
+        html += "with the currency the group's charges of the product were paid in (the tables give none: the app adds it). "
         html += "<span class=\"changed\">Highlighted</span>: differs from control.</p>\n"
         return html
+    }
+
+    /// `USD 7.99`: the fallback price with the one currency its charges were paid in; with
+    /// several, `7.99 (paid in EUR, USD)`; with none yet, `7.99 (no charge yet)`.
+    static func price(_ product: ShownProductRow) -> String {
+        guard let price = product.fallbackDisplayPrice, !price.isEmpty else { return "–" }
+        let currencies = product.chargedCurrencies.split(separator: ";").map(String.init)
+        switch currencies.count {
+        case 0: return "\(price) (no charge yet)"
+        case 1: return "\(currencies[0]) \(price)"
+        default: return "\(price) (paid in \(currencies.joined(separator: ", ")))"
+        }
     }
 
     private func copyLine(_ kind: String, _ text: String?, _ changed: String) -> String {

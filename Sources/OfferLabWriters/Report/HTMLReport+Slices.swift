@@ -31,7 +31,7 @@ extension HTMLReport {
         html += "<th scope=\"col\" class=\"num\">\(usersHeading.htmlEscaped)</th>"
         for treatment in treatments {
             for metric in OwnMetric.allCases {
-                html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(ReportFindings.name(metric)) (\(interval))</th>"
+                html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(columnName(metric, currency: offering.currency)) (\(interval))</th>"
             }
         }
         html += "</tr></thead>\n<tbody>\n"
@@ -50,7 +50,8 @@ extension HTMLReport {
                         && ReportFindings.moneyIsMissing(
                             offering, groups: [offering.controlGroup, treatment], withoutMoney: row.groupsWithoutMoney)
                     html += liftCell(
-                        comparison, metric: metric, currency: offering.currency, label: "\(treatment): \(ReportFindings.name(metric))",
+                        comparison, metric: metric, currency: offering.currency,
+                        label: "\(treatment): \(columnName(metric, currency: offering.currency))",
                         moneyMissing: moneyMissing)
                 }
             }
@@ -68,16 +69,21 @@ extension HTMLReport {
             titleHTML: "\(title.htmlEscaped) <code class=\"offering-id\">\(offering.offeringID.htmlEscaped)</code>", html)
     }
 
-    /// The relative lift with the interval that agrees with its significance under it (the
-    /// absolute lift when the control's value is 0 or the ratio cannot be bounded), a dash when
-    /// the level has too few users to compare, or what is missing when its money is.
+    /// A lift column's heading with its one unit: `conversion, change in pp`, `revenue per user, change in USD`.
+    private static func columnName(_ metric: OwnMetric, currency: String) -> String {
+        "\(ReportFindings.name(metric)), change in \(metric == .conversion ? "pp" : currency)"
+    }
+
+    /// The absolute lift (one unit per column: a small level's ratio is often unbounded) with the
+    /// interval that agrees with its significance under it, a dash when the level has too few
+    /// users to compare, or what is missing when its money is.
     private static func liftCell(_ comparison: Comparison?, metric: OwnMetric, currency: String, label: String, moneyMissing: Bool)
         -> String
     {
         let cell = "<td class=\"num\" data-label=\"\(label.htmlEscaped)\">"
         if moneyMissing { return cell + "–<span class=\"detail\">\(ReportFindings.missingMoney.htmlEscaped)</span></td>" }
-        guard let comparison, let (lift, isRelative) = comparison.quotedLift else { return cell + "–</td>" }
-        let format = isRelative ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
+        guard let lift = comparison?.absoluteLift else { return cell + "–</td>" }
+        let format = ReportFormat.difference(metric, currency: currency)
         var html = cell + "<span class=\"main\">\(format(lift.value).htmlEscaped)</span>"
         if let low = lift.low, let high = lift.high {
             html += "<span class=\"detail\">\("\(format(low)) to \(format(high))".htmlEscaped)</span>"
