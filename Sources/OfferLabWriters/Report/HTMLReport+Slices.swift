@@ -31,7 +31,8 @@ extension HTMLReport {
         html += "<th scope=\"col\" class=\"num\">\(usersHeading.htmlEscaped)</th>"
         for treatment in treatments {
             for metric in OwnMetric.allCases {
-                html += "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(columnName(metric, currency: offering.currency)) (\(interval))</th>"
+                html +=
+                    "<th scope=\"col\" class=\"num\">\(treatment.htmlEscaped): \(columnName(metric, currency: offering.currency)) (\(interval))</th>"
             }
         }
         html += "</tr></thead>\n<tbody>\n"
