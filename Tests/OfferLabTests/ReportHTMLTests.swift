@@ -22,7 +22,7 @@ import Testing
         let page = text(HTMLReport.render(reportFixture()))
         for expected in [
             "Offering tests, night of 2026-03-15", "data up to 2026-03-15 00:00:00 UTC", "Spring price test", "spring",
-            "3,118", "7.3%", "CI 6.5% to 8.3%", "USD 1.05", "USD 3,273.15", "+40.2%", "CI +13.3% to +67.1%", "+97.1%",
+            "3,118", "7.3%", "likely 6.5% to 8.3%", "USD 1.05", "USD 3,273.15", "+40.2%", "likely +13.3% to +67.1%", "+97.1%",
             ">99.9% chance to beat",
             "p < 0.001", "p = 0.33", "±2.3 pp", "49.7% of users", "planned 50.0%", "14 days conversion window",
             "weekly_799", "7.99", "That's 40% Off Weekly!", "Study AI", "Join now. Learn anything.", "Start now", "Cancel Anytime",
@@ -336,7 +336,7 @@ import Testing
         let page = text(HTMLReport.render(ReportData(run: reportFixture().run, quality: reportFixture().quality, offerings: [sequential])))
         #expect(page.contains("the verdict uses the always-valid test (decision: sequential)."))
         #expect(page.contains("always-valid verdicts"))
-        #expect(page.contains("+40.2%CI −9.8% to +90.2%not significant"))  // the results table's mark, spans joined
+        #expect(page.contains("+40.2%likely −9.8% to +90.2%not significant"))  // the results table's mark, spans joined
         #expect(page.contains("−9.8% to +90.2% p = 0.40"))  // the details table: the always-valid columns
 
         let fixed = sequentialNight(.fixed).offerings[0]

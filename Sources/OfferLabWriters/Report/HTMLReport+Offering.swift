@@ -134,7 +134,7 @@ struct OfferingSection {
                 ])
             html += cell(
                 group.conversionRate.map(ReportFormat.percent) ?? "–",
-                [interval(group.conversionCILow, group.conversionCIHigh, ReportFormat.percent).map { "CI \($0)" } ?? ""])
+                [interval(group.conversionCILow, group.conversionCIHigh, ReportFormat.percent).map { "likely \($0)" } ?? ""])
             html += versus(group, .conversion)
             html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
             html += versus(group, .arpu)
@@ -151,13 +151,10 @@ struct OfferingSection {
         }
         html += "</tbody>\n</table>\n"
         html += "<p class=\"note\">Conversion: share of users with a purchase. Revenue per user: net revenue (after refunds) divided by "
-        html += "every assigned user, paying or not. “vs control”: relative change with its \(ReportFindings.intervalName(offering)) "
-        html += "(the absolute one where the relative change cannot be bounded), which excludes 0 exactly when it says significant; "
-        html +=
-            offering.verdictInference == .sequential
-            ? "always-valid: it holds however often the report is read, every night included; "
-            : "fixed-horizon: it holds only when read once, at a size fixed in advance; "
-        html += "“significant” after correcting for \(treatments.count) variant\(treatments.count == 1 ? "" : "s"); "
+        html += "every assigned user, paying or not. “vs control”: the change against control, and the range it likely lies in "
+        html += "(in points or money where a percentage cannot be bounded); “significant”: that range leaves out no change, "
+        html += "allowing for \(treatments.count) variant\(treatments.count == 1 ? "" : "s")"
+        html += offering.verdictInference == .sequential ? " and for the report being read every night; " : "; "
         html += "chance to beat control: how likely the variant is truly better than control. "
         html += "Proceeds per user: what the app keeps of it, after the store's commission and VAT.</p>\n"
         html += trialsNote
@@ -213,7 +210,7 @@ struct OfferingSection {
         }
         let format = isRelative ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
         var details: [String] = []
-        if let text = interval(lift.low, lift.high, format) { details.append("CI \(text)") }
+        if let text = interval(lift.low, lift.high, format) { details.append("likely \(text)") }
         switch comparison.significant {
         case true?: details.append("significant")
         case false?: details.append("not significant")
@@ -475,7 +472,8 @@ struct OfferingSection {
                 "<p class=\"note empty-rows\">No value yet (a group has too few users): \(empty.joined(separator: "; ").htmlEscaped).</p>\n"
         }
         html +=
-            "<p class=\"note\">Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
+            "<p class=\"note\">The ranges quoted above are the \(ReportFindings.intervalName(offering))s of this table. "
+        html += "Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
         html += "Each interval is the one that agrees with its corrected p: it excludes 0 exactly when that p is below "
         html += "\(ReportFormat.fixed(offering.alpha, decimals: 3)) (docs/statistics.md); the relative one is the ratio’s own interval "
         html += "(Fieller’s), never below −100%, and the absolute difference stands in where the ratio cannot be bounded. "
