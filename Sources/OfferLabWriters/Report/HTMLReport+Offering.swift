@@ -473,7 +473,8 @@ struct OfferingSection {
         }
         html +=
             "<p class=\"note\">The ranges quoted above are the \(ReportFindings.intervalName(offering))s of this table. "
-        html += "Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
+        html +=
+            "Corrected p: Holm–Bonferroni over the variants; significant when below \(ReportFormat.fixed(offering.alpha, decimals: 3)). "
         html += "Each interval is the one that agrees with its corrected p: it excludes 0 exactly when that p is below "
         html += "\(ReportFormat.fixed(offering.alpha, decimals: 3)) (docs/statistics.md); the relative one is the ratio’s own interval "
         html += "(Fieller’s), never below −100%, and the absolute difference stands in where the ratio cannot be bounded. "
