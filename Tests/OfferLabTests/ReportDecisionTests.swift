@@ -40,13 +40,13 @@ import Testing
     /// currency the group's charges of the product were paid in.
     @Test func paywallPricesCarryTheCurrencyTheyWerePaidIn() {
         var product = ShownProductRow(offeringID: "spring", group: "control", productID: "weekly", fallbackDisplayPrice: "7.99")
-        #expect(OfferingSection.price(product) == "7.99 (no charge yet)")
+        #expect(OfferingSection.price(product) == ("7.99", "no charge yet"))
         product.chargedCurrencies = "EUR"
-        #expect(OfferingSection.price(product) == "EUR 7.99")
+        #expect(OfferingSection.price(product) == ("EUR 7.99", nil))
         product.chargedCurrencies = "EUR;USD"
-        #expect(OfferingSection.price(product) == "7.99 (paid in EUR, USD)")
+        #expect(OfferingSection.price(product) == ("7.99", "paid in EUR, USD"))
         product.fallbackDisplayPrice = nil
-        #expect(OfferingSection.price(product) == "–")
+        #expect(OfferingSection.price(product) == ("–", nil))
     }
 
     /// Under the job's folder a log file reads as the job's `logs:` glob names it; elsewhere whole.

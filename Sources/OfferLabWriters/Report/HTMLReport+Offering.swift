@@ -361,7 +361,9 @@ struct OfferingSection {
                     if product.isDefault { html += " <span class=\"default-tag\">pre-selected</span>" }
                     html += "<code>\(product.productID.htmlEscaped)</code>"
                     if let subtitle = nonEmpty(product.subtitleText) { html += "<span class=\"sub\">\(subtitle.htmlEscaped)</span>" }
-                    html += "</span><span class=\"price\">\(Self.price(product).htmlEscaped)</span></li>\n"
+                    let (price, note) = Self.price(product)
+                    if let note { html += "<span class=\"sub paid\">\(note.htmlEscaped)</span>" }
+                    html += "</span><span class=\"price\">\(price.htmlEscaped)</span></li>\n"
                 }
                 html += "</ul>\n"
             }
@@ -379,15 +381,16 @@ struct OfferingSection {
         return html
     }
 
-    /// `USD 7.99`: the fallback price with the one currency its charges were paid in; with
-    /// several, `7.99 (paid in EUR, USD)`; with none yet, `7.99 (no charge yet)`.
-    static func price(_ product: ShownProductRow) -> String {
-        guard let price = product.fallbackDisplayPrice, !price.isEmpty else { return "–" }
+    /// The fallback price as the paywall card shows it, and a line under the product when it
+    /// needs one: `USD 7.99` with the one currency its charges were paid in; `7.99` and `paid
+    /// in EUR, USD` with several; `7.99` and `no charge yet` with none.
+    static func price(_ product: ShownProductRow) -> (price: String, note: String?) {
+        guard let price = product.fallbackDisplayPrice, !price.isEmpty else { return ("–", nil) }
         let currencies = product.chargedCurrencies.split(separator: ";").map(String.init)
         switch currencies.count {
-        case 0: return "\(price) (no charge yet)"
-        case 1: return "\(currencies[0]) \(price)"
-        default: return "\(price) (paid in \(currencies.joined(separator: ", ")))"
+        case 0: return (price, "no charge yet")
+        case 1: return ("\(currencies[0]) \(price)", nil)
+        default: return (price, "paid in \(currencies.joined(separator: ", "))")
         }
     }
 
