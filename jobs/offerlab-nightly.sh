@@ -10,8 +10,10 @@
 # job's output folder (its `output:` key), next to the nights it writes, never in the folder of
 # the job file (which may be a repository).
 # A clean success prints nothing; a success with warnings (money without a rate, corrupt files
-# skipped, …) prints offerlab's `warning:` lines on stderr; a failure prints one line on stderr
-# with the exit code, offerlab's own error text and the log.
+# skipped, …) prints offerlab's `warning:` lines on stderr; a night with alerts (what changed
+# since the previous night: a test to ship or roll back, a broken split) prints offerlab's
+# `alert:` lines on stdout, and exits with the job's `alert_exit_code` when it sets one; a
+# failure prints one line on stderr with the exit code, offerlab's own error text and the log.
 set -uo pipefail
 
 if [ $# -lt 1 ] || [ -z "$1" ]; then
@@ -37,19 +39,21 @@ else
 fi
 
 errors=$(mktemp) || { echo "offerlab nightly job $job: cannot create a temporary file" >&2; exit 73; }
-trap 'rm -f "$errors"' EXIT
+printed=$(mktemp) || { rm -f "$errors"; echo "offerlab nightly job $job: cannot create a temporary file" >&2; exit 73; }
+trap 'rm -f "$errors" "$printed"' EXIT
 # The block's status is offerlab's: an `exit` inside it would end the script with its output
 # still going to the log, and the line for cron would never be printed.
 {
   echo "=== $(date -u +%Y-%m-%dT%H:%M:%SZ) offerlab run $job"
-  "$offerlab" run --quiet "$job" 2>"$errors"
+  "$offerlab" run --quiet "$job" >"$printed" 2>"$errors"
   status=$?
-  cat "$errors"
+  cat "$printed" "$errors"
   echo "=== exit $status"
   (exit $status)
 } >>"$log" 2>&1
 status=$?
-if [ $status -ne 0 ]; then
+# A successful night exits 0, or the job's alert_exit_code when it has alerts: no error line then.
+if [ $status -ne 0 ] && ! { grep -q '^alert: ' "$printed" && ! grep -q '^offerlab: error: ' "$errors"; }; then
   # One line on stderr for cron's mail: offerlab's own error line (the last, if several), else
   # whatever it printed last (a crash), and where the rest is.
   reason=$(grep '^offerlab: error: ' "$errors" | tail -n 1 | sed 's/^offerlab: error: //')
@@ -58,5 +62,6 @@ if [ $status -ne 0 ]; then
   echo "offerlab nightly job $job failed with exit code $status: $reason (log: $log)" >&2
 else
   grep '^warning: ' "$errors" >&2
+  grep '^alert: ' "$printed"
 fi
 exit $status

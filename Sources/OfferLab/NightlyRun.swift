@@ -25,6 +25,8 @@ public struct RunReport: Sendable {
     public var warnings: [String] = []
     /// Per (offering, treatment): `<offering> <group>: <status>: <reason>` (docs/statistics.md, "The decision").
     public var decisions: [String] = []
+    /// `alert: …` per change since the job's previous successful night (docs/reliability.md, "Alerts").
+    public var alerts: [String] = []
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
@@ -53,9 +55,10 @@ public enum NightlyRun {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
         let results = try await compute(job, progress: progress, cache: cache)
-        try RunChecks.brokenNight(results, previous: ResultsDatabase.previousNight(path: job.databasePath, of: job), job: job)
+        let previous = ResultsDatabase.previousNight(path: job.databasePath, of: job)
+        try RunChecks.brokenNight(results, previous: previous, job: job)
         let analyses = try await statistics(of: results, job: job)
-        let night = ResultTables.make(results, statistics: analyses, job: job)
+        let night = ResultTables.make(results, statistics: analyses, job: job, previous: previous)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
             job: job.identity, output: JobIdentity.resolved(job.outputPath), asOf: Timestamp.format(job.asOf), night: job.night,
@@ -69,7 +72,7 @@ public enum NightlyRun {
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
             skippedFiles: results.ingest.filesSkipped.map(\.path),
-            cache: cache?.usageSoFar, warnings: results.warnings, decisions: night.decisionLines)
+            cache: cache?.usageSoFar, warnings: results.warnings, decisions: night.decisionLines, alerts: night.alertLines)
     }
 
     /// The writers: the night's CSV files and report into its output folder, its rows into the

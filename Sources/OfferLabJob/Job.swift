@@ -100,6 +100,10 @@ public struct Job: Sendable {
     public var proceeds = ProceedsSettings()
     /// What a treatment is decided on, every night (docs/statistics.md, "The decision").
     public var decisionSettings = DecisionSettings()
+    /// c of the always-valid sample-ratio check's Dirichlet mixture (docs/statistics.md, "Sequential sample ratio").
+    public var srmConcentration = SequentialSampleRatio.defaultConcentration
+    /// The exit code of a successful night with an alert (docs/reliability.md, "Alerts"); 0: none.
+    public var alertExitCode: Int32 = 0
 
     /// The slice fields whose values the events keep: the job's, and `country` when a VAT rate
     /// depends on it.
@@ -369,6 +373,19 @@ public enum JobLoader {
         job.revenueCat = revenueCat
         job.proceeds = try reader.proceeds(folder: folder)
         job.decisionSettings = try reader.decisionSettings(maturityDays: maturityDays, hasRevenueCap: revenueCap != nil)
+        job.srmConcentration = try reader.number("srm_concentration", default: SequentialSampleRatio.defaultConcentration)
+        guard job.srmConcentration > 0, job.srmConcentration.isFinite else {
+            throw reader.fail("srm_concentration", "\(job.srmConcentration) must be a positive number, like 100")
+        }
+        let alertExitCode = try reader.number("alert_exit_code", default: 0)
+        // 64–78 and 1 are the run's failures (sysexits and a crash); 114 and up are the shell's.
+        guard alertExitCode == alertExitCode.rounded(), alertExitCode >= 0, alertExitCode <= 113,
+            alertExitCode == 0 || !(1 == alertExitCode || (64...78).contains(alertExitCode))
+        else {
+            throw reader.fail(
+                "alert_exit_code", "\(alertExitCode) must be 0 or a whole number from 2 to 63 or 79 to 113 (1 and 64–78 are failures)")
+        }
+        job.alertExitCode = Int32(alertExitCode)
         return job
     }
 

@@ -47,6 +47,12 @@ extension JobKey {
         JobKey(name: "target_power", defaultValue: "0.8", help: "chance of finding target_mde the test runs for"),
         JobKey(name: "min_runtime_days", defaultValue: "7", help: "no ship or stop before this many days"),
         JobKey(
+            name: "srm_concentration", defaultValue: "100",
+            help: "c of the always-valid sample-ratio check"),
+        JobKey(
+            name: "alert_exit_code", defaultValue: "0",
+            help: "N: a successful night with an alert exits N"),
+        JobKey(
             name: "control", defaultValue: "`control`, else the lowest group id",
             help: "the control group's name"),
         JobKey(name: "conversion_window_days", defaultValue: "no window", help: "days after assignment that count"),

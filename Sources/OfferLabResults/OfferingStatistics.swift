@@ -23,16 +23,23 @@ package struct OfferingStatistics: Sendable {
     package var projection: OfferingProjection? = nil
 }
 
+extension OfferingResult {
+    /// The offering's groups as the statistics read them, with `totals` (the night's by default).
+    package func analysisGroups(_ totals: [GroupTotals]? = nil) -> [AnalysisGroup] {
+        offering.groups.enumerated().map { index, group in
+            AnalysisGroup(
+                name: group.name, isControl: index == controlGroup, weight: group.weight, statistics: (totals ?? groups)[index].statistics)
+        }
+    }
+}
+
 extension OfferingStatistics {
     /// Analyses `result`: the night with its capped and matured comparisons, each day and each
     /// slice level (their groups as the offering's, with their own totals).
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming the offering, for totals the statistics reject.
     package init(_ result: OfferingResult, alpha: Double, sequentialTuning: Double) throws {
         func analyse(_ groups: [GroupTotals], families: [ComparisonFamily] = []) throws -> OfferingAnalysis {
-            let inputs = result.offering.groups.enumerated().map { index, group in
-                AnalysisGroup(
-                    name: group.name, isControl: index == result.controlGroup, weight: group.weight, statistics: groups[index].statistics)
-            }
+            let inputs = result.analysisGroups(groups)
             do {
                 return try analyzeOffering(inputs, alpha: alpha, sequentialTuning: sequentialTuning, families: families)
             } catch {

@@ -84,7 +84,8 @@ public enum AggregateStatistics {
     @discardableResult
     public static func run(
         input: String, output: String, alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning,
-        quality: String? = nil, products: String? = nil, slices: String? = nil
+        srmConcentration: Double = SequentialSampleRatio.defaultConcentration, quality: String? = nil, products: String? = nil,
+        slices: String? = nil
     ) throws -> [String] {
         guard alpha > 0 && alpha < 1 else { throw OfferLabError(.badArgument, "--alpha \(alpha) must be greater than 0 and less than 1") }
         guard sequentialTuning > 0, sequentialTuning.isFinite else {
@@ -108,7 +109,10 @@ public enum AggregateStatistics {
                     .rejectedTotals, "\(input): offering \(offering.id): \(error)", location: .init(path: input), cause: error)
             }
         }
-        var tables = [ResultTables.comparisonsTable(analyses), ResultTables.srmTable(analyses)]
+        var tables = [
+            ResultTables.comparisonsTable(analyses),
+            ResultTables.srmTable(analyses, groups: offerings.map(\.groups), concentration: srmConcentration),
+        ]
         let results = try summaryResults(input, offerings: offerings)
         if let results {
             let statistics = try results.map { try OfferingStatistics($0, alpha: alpha, sequentialTuning: sequentialTuning) }

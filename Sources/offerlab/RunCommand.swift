@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
         // SIGXFSZ, other threads do not (the CSV files are written on a thread of their own):
         // ignored, it leaves every thread's write to fail with EFBIG.
         signal(SIGXFSZ, SIG_IGN)
-        try await runReportingErrors {
+        let alertExitCode = try await runReportingErrors { () async throws -> Int32 in
             var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)
             job.inflater = inflater
             if noCache { job.cachePath = nil }
@@ -84,6 +84,7 @@ struct RunCommand: AsyncParsableCommand {
             try StandardStreams.writeLine(
                 "wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
             for decision in report.decisions { try StandardStreams.writeLine(decision) }
+            for alert in report.alerts { try StandardStreams.writeLine(alert) }
             if let cache = report.cache {
                 var line = "cache \(cache.folder): \(cache.filesReused) log file(s) reused, \(cache.filesStored) parsed and kept"
                 if cache.entriesDiscarded > 0 { line += ", \(cache.entriesDiscarded) damaged entr(ies) parsed again" }
@@ -101,7 +102,10 @@ struct RunCommand: AsyncParsableCommand {
                 StandardStreams.writeError(
                     "warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n")
             }
+            return report.alerts.isEmpty ? 0 : job.alertExitCode
         }
+        // A successful night with an alert, when the job asks cron to mail it.
+        if alertExitCode != 0 { throw ExitCode(alertExitCode) }
     }
 }
 

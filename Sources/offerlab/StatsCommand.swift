@@ -14,7 +14,8 @@ struct StatsCommand: AsyncParsableCommand {
             column adds rows of capped revenue (arpu_capped) and of users matured after D days (d7): \
             the same columns, one row per (offering, group, metric); an empty metric is the group's own \
             row. The statistics are computed exactly as `offerlab run` computes them, the sequential \
-            (seq_…) columns at --sequential-tuning. When AGG.csv also has the count and money \
+            (seq_…) columns at --sequential-tuning, srm.csv's always-valid check at --srm-concentration \
+            (its p-value tonight's alone: `stats` keeps no nights). When AGG.csv also has the count and money \
             columns of summary.csv (trial_starters, trial_converters, paywall_viewers, purchases, renewals, \
             refunds, gross_revenue, refunded_revenue; `offerlab sql`'s aggregates have them), summary.csv and \
             maturity.csv are written too (summary.csv's capped columns from the arpu_capped rows' revenue_cap \
@@ -39,6 +40,11 @@ struct StatsCommand: AsyncParsableCommand {
         help: "N* of the sequential columns: the total users of two groups at which you expect to decide.")
     var sequentialTuning: Double = SequentialInference.defaultTuning
 
+    @Option(
+        name: .customLong("srm-concentration"),
+        help: "c of the always-valid sample-ratio check's Dirichlet mixture (the job's srm_concentration).")
+    var srmConcentration: Double = SequentialSampleRatio.defaultConcentration
+
     @Option(help: "quality.csv's counters (offering_id, counter, count), e.g. from `offerlab sql --part quality`.")
     var quality: String?
 
@@ -56,13 +62,16 @@ struct StatsCommand: AsyncParsableCommand {
         guard sequentialTuning.isFinite, sequentialTuning > 0 else {
             throw ValidationError("--sequential-tuning \(sequentialTuning) must be a positive number of users")
         }
+        guard srmConcentration.isFinite, srmConcentration > 0 else {
+            throw ValidationError("--srm-concentration \(srmConcentration) must be a positive number")
+        }
     }
 
     func run() async throws {
         try await runReportingErrors {
             let offerings = try AggregateStatistics.run(
-                input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning, quality: quality, products: products,
-                slices: slices)
+                input: input, output: output, alpha: alpha, sequentialTuning: sequentialTuning, srmConcentration: srmConcentration,
+                quality: quality, products: products, slices: slices)
             try StandardStreams.writeLine("wrote the results into \(output) (\(offerings.joined(separator: ", ")))")
         }
     }

@@ -50,6 +50,7 @@ import Testing
             "goal_metric": job.decisionSettings.goalMetric.csvName, "target_mde": "\(job.decisionSettings.targetMDE)",
             "target_power": "\(job.decisionSettings.targetPower)", "min_runtime_days": "\(job.decisionSettings.minRuntimeDays)",
             "guardrail_metrics": "[" + job.decisionSettings.guardrailMetrics.map(\.csvName).joined(separator: ", ") + "]",
+            "srm_concentration": "\(job.srmConcentration)", "alert_exit_code": "\(job.alertExitCode)",
         ]
         for key in JobKey.all {
             let stated = key.defaultValue.filter { $0 != "`" }

@@ -33,6 +33,19 @@ import Testing
         }
     }
 
+    /// A night with an alert (a first night that ships) prints the `alert:` line for cron's mail
+    /// and exits with the job's alert_exit_code, without an error line.
+    @Test func anAlertIsPassedOnWithTheJobsExitCode() throws {
+        let night = try DecisionRunTests.night(
+            control: DecisionRunTests.members(200, paying: 20), variant: DecisionRunTests.members(200, paying: 150),
+            job: ["alert_exit_code": "3"])
+        let result = try runWrapper(night, log: night.folder.file("nightly.log"))
+        #expect(result.status == 3, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("alert: test variant: ship: Ship variant"), "\(result.standardOutput)")
+        #expect(result.standardOutput.split(separator: "\n").count == 1)
+        #expect(result.standardError.isEmpty, "\(result.standardError)")
+    }
+
     @Test func aFailurePrintsOneLineAndPassesTheCodeOn() throws {
         let night = try NightFixture(job: ["colour": "blue"])
         let log = night.folder.file("nightly.log")

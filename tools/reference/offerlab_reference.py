@@ -146,13 +146,15 @@ COMPARISONS_COLUMNS = (
     "seq_rel_lift_ci_high_adjusted",
 )
 DEFAULT_SEQUENTIAL_TUNING = 5000.0
-SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag")
+SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag",
+               # §2.16: the always-valid check (a first night: its p-value is the night's own).
+               "seq_srm_log_bayes_factor", "seq_srm_p_value", "seq_srm_flag")
 #: §2.11: the slice tables have the columns of summary (§2.4's, not the capped ones),
 #: comparisons and srm with these two after offering_id.
 SLICE_KEY = ("dimension", "level")
 SLICE_SUMMARY_COLUMNS = SUMMARY_COLUMNS[:1] + SLICE_KEY + SUMMARY_COLUMNS[1:]
 SLICE_COMPARISONS_COLUMNS = COMPARISONS_COLUMNS[:1] + SLICE_KEY + COMPARISONS_COLUMNS[1:]
-SLICE_SRM_COLUMNS = SRM_COLUMNS[:1] + SLICE_KEY + SRM_COLUMNS[1:]
+SLICE_SRM_COLUMNS = SRM_COLUMNS[:1] + SLICE_KEY + SRM_COLUMNS[1:4]
 SLICE_FIELDS = ("country", "platform")
 NONE_LEVEL = "(none)"
 OTHER_LEVEL = "(other)"
@@ -1593,6 +1595,26 @@ def sample_ratio_mismatch(users: list[int], weights: list[float]) -> tuple[float
     return chi2, p_value, p_value < 0.001
 
 
+def sequential_sample_ratio(users: list[int], weights: list[float],
+                            concentration: float = 100.0) -> tuple[float | None, float | None, bool | None]:
+    """§2.16: (ln BF, min(1, 1/BF), p < 0.001) of the Dirichlet(c·θ) mixture against the shares θ;
+    a group with weight 0 and users gives BF = +inf, one without users takes no part."""
+    total_users = sum(users)
+    total_weight = sum(weights)
+    if total_users == 0 or total_weight <= 0:
+        return None, None, None
+    log_bf = math.lgamma(concentration) - math.lgamma(concentration + total_users)
+    for count, weight in zip(users, weights):
+        if weight == 0:
+            if count > 0:
+                return math.inf, 0.0, True
+            continue
+        share = weight / total_weight
+        log_bf += math.lgamma(concentration * share + count) - math.lgamma(concentration * share) - count * math.log(share)
+    p_value = min(1.0, math.exp(-log_bf))
+    return log_bf, p_value, p_value < 0.001
+
+
 # =============================================================================================
 # The job file (§1.5)
 # =============================================================================================
@@ -1977,7 +1999,10 @@ def run_job(job: Job) -> RunResult:
                 comparisons.append({"offering_id": offering.offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([s.users for _, s in group_statistics],
                                                     [g.weight for g in offering.groups])
-        srm.append({"offering_id": offering.offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
+        log_bf, seq_p, seq_flag = sequential_sample_ratio([s.users for _, s in group_statistics],
+                                                          [g.weight for g in offering.groups])
+        srm.append({"offering_id": offering.offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag,
+                    "seq_srm_log_bayes_factor": log_bf, "seq_srm_p_value": seq_p, "seq_srm_flag": seq_flag})
         ordered_members = sorted(members.items(), key=lambda item: byte_key(item[0]))
         for dimension in job.slices:
             by_level: dict[str, list[UserResult]] = {}
@@ -2238,7 +2263,9 @@ def run_stats(path: Path, alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNIN
         for row in compare_offering([(r[0], r[3]) for r in rows], controls[0][0], alpha, tuning, families):
             comparisons.append({"offering_id": offering_id, **row})
         chi2, p_value, flag = sample_ratio_mismatch([r[3].users for r in rows], [r[2] for r in rows])
-        srm.append({"offering_id": offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag})
+        log_bf, seq_p, seq_flag = sequential_sample_ratio([r[3].users for r in rows], [r[2] for r in rows])
+        srm.append({"offering_id": offering_id, "chi2": chi2, "srm_p_value": p_value, "srm_flag": flag,
+                    "seq_srm_log_bayes_factor": log_bf, "seq_srm_p_value": seq_p, "seq_srm_flag": seq_flag})
     return comparisons, srm
 
 

@@ -159,13 +159,22 @@ extension SampleRatioValues {
     }
 }
 
-/// A row of `srm`.
+/// A row of `srm`: the night's χ² check, then the always-valid one.
 struct SampleRatioRow: TypedRow, Equatable {
     var offeringID = ""
     var check = SampleRatioValues()
+    /// ln BF of the Dirichlet mixture against the weights; nil without users.
+    var seqLogBayesFactor: Double?
+    /// The least min(1, 1/BF) of this night and the job's earlier successful nights.
+    var seqPValue: Double?
+    /// `seqPValue` < 0.001.
+    var seqFlagged: Bool?
 
     static let table = TypedTable<SampleRatioRow>(
-        name: "srm", keys: [.offeringID], columns: [.init(.offeringID, \.offeringID)] + SampleRatioValues.columns.map { $0.of(\.check) })
+        name: "srm", keys: [.offeringID],
+        columns: [.init(.offeringID, \.offeringID)] + SampleRatioValues.columns.map { $0.of(\.check) } + [
+            .init(.seqSRMLogBayesFactor, \.seqLogBayesFactor), .init(.seqSRMPValue, \.seqPValue), .init(.seqSRMFlag, \.seqFlagged),
+        ])
 }
 
 /// The columns before a slice level's values: `offering_id`, `dimension`, `level`.

@@ -27,6 +27,8 @@ package struct NightTables: Sendable, Equatable {
     var projection: [ProjectionRow] = []
     /// What to do with each treatment tonight (docs/statistics.md, "The decision").
     var decisions: [DecisionRow] = []
+    /// What changed since the job's previous successful night (docs/reliability.md, "Alerts").
+    var alerts: [AlertRow] = []
 
     /// Whether the job sliced: only then are the slice tables written as CSV files.
     var writesSliceFiles = false
@@ -36,11 +38,14 @@ package struct NightTables: Sendable, Equatable {
     /// The CSV files, in the order they are written.
     package var files: [ResultTable] {
         Self.csvTables.map { $0.encode(self) } + (writesSliceFiles ? Self.sliceTables.map { $0.encode(self) } : [])
-            + [Self.projectionTable.encode(self), Self.decisionsTable.encode(self)]
+            + [Self.projectionTable.encode(self), Self.decisionsTable.encode(self), Self.alertsTable.encode(self)]
     }
 
     /// One line per (offering, treatment): its decision and why, as `offerlab run` prints them.
     package var decisionLines: [String] { decisions.map(\.line) }
+
+    /// One `alert: …` line per change since the job's previous successful night.
+    package var alertLines: [String] { alerts.map(\.line) }
 
     /// The tables the database keeps. The slice tables are always among them, empty without
     /// slices, so that a night re-run without them drops its old rows.
@@ -96,6 +101,7 @@ extension NightTables {
     static let skippedFilesTable = NightTable(SkippedFileRow.table, \.skippedFiles)
     static let projectionTable = NightTable(ProjectionRow.table, \.projection)
     static let decisionsTable = NightTable(DecisionRow.table, \.decisions)
+    static let alertsTable = NightTable(AlertRow.table, \.alerts)
 
     /// The CSV files before the slices', the projection's and the decisions'.
     static let csvTables = [
@@ -119,5 +125,5 @@ extension NightTables {
             summaryTable, comparisonsTable, sampleRatioTable, productsTable, qualityTable, sourcesTable, dailyTable, maturityTable,
             NightTable(RejectedMoneyRow.table, \.rejectedMoney), NightTable(OfferingRow.table, \.offerings),
             NightTable(ShownProductRow.table, \.shownProducts), NightTable(ShownCopyRow.table, \.shownCopy),
-        ] + sliceTables + [projectionTable, decisionsTable]
+        ] + sliceTables + [projectionTable, decisionsTable, alertsTable]
 }

@@ -102,6 +102,10 @@ extension ResultColumn {
     static let chi2 = ResultColumn("chi2", .real)
     static let srmPValue = ResultColumn("srm_p_value", .real)
     static let srmFlag = ResultColumn("srm_flag", .bool)
+    // The always-valid sample ratio (docs/statistics.md, "Sequential sample ratio"), in `srm` only.
+    static let seqSRMLogBayesFactor = ResultColumn("seq_srm_log_bayes_factor", .real)
+    static let seqSRMPValue = ResultColumn("seq_srm_p_value", .real)
+    static let seqSRMFlag = ResultColumn("seq_srm_flag", .bool)
 
     static let days = ResultColumn("days", .integer)
     static let productID = ResultColumn("product_id", .text)

@@ -72,10 +72,15 @@ struct DecisionRow: TypedRow, Equatable {
 extension ResultTables {
     /// `decisions`: one row per (offering, treatment) whose members the run read (docs/statistics.md,
     /// "The decision"); none for `offerlab stats`, whose sums lack the members' assignment times.
-    static func decisions(_ offerings: [OfferingResult], statistics: [OfferingStatistics], job: Job) -> [DecisionRow] {
+    static func decisions(
+        _ offerings: [OfferingResult], statistics: [OfferingStatistics], sampleRatios: [SampleRatioRow], job: Job
+    ) -> [DecisionRow] {
         zip(offerings, statistics).flatMap { result, statistics -> [DecisionRow] in
             guard let members = result.projection else { return [] }
-            return OfferingDecision(result: result, statistics: statistics, assignedAt: members.groups.map(\.assignedAt), job: job).rows()
+            return OfferingDecision(
+                result: result, statistics: statistics, sampleRatio: sampleRatios.first { $0.offeringID == result.offering.offeringID },
+                assignedAt: members.groups.map(\.assignedAt), job: job
+            ).rows()
         }
     }
 }
@@ -84,6 +89,8 @@ extension ResultTables {
 struct OfferingDecision {
     let result: OfferingResult
     let statistics: OfferingStatistics
+    /// The night's `srm` row: with `decision: sequential` its always-valid flag withholds.
+    let sampleRatio: SampleRatioRow?
     /// Parallel to the groups: each member's `assigned_at`.
     let assignedAt: [[Int64]]
     let job: Job
@@ -171,8 +178,12 @@ struct OfferingDecision {
     /// Why the report withholds the offering's verdict: a sample ratio mismatch, or the limits of
     /// `ReportFindings.withheldReason`.
     func withheldReason() -> String? {
-        if let srm = statistics.night.sampleRatioMismatch, srm.isFlagged {
-            return "the groups' sizes do not match the configured split (\(ReportFormat.pValue(srm.pValue))): "
+        let flagged =
+            job.decision == .sequential
+            ? sampleRatio?.seqFlagged.map { ($0, "always-valid ", sampleRatio?.seqPValue) }
+            : sampleRatio?.check.flagged.map { ($0, "", sampleRatio?.check.pValue) }
+        if let (isFlagged, kind, p) = flagged, isFlagged {
+            return "the groups' sizes do not match the configured split (\(kind)\(p.map(ReportFormat.pValue) ?? "p unknown")): "
                 + "assignment or logging is broken somewhere; find out why before acting on any result."
         }
         return ReportFindings.withheldReason(

@@ -10,13 +10,17 @@ import OfferLabStoreSources
 /// formatting only, every number is computed before (`NightlyRun`, `OfferingStatistics`).
 package enum ResultTables {
     /// The night's tables. `statistics` is parallel to `results.offerings`.
-    package static func make(_ results: NightResults, statistics: [OfferingStatistics], job: Job) -> NightTables {
+    package static func make(
+        _ results: NightResults, statistics: [OfferingStatistics], job: Job, previous: PreviousNight? = nil
+    ) -> NightTables {
         let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
         var night = NightTables()
         night.summary = summary(results.offerings, statistics: statistics)
         night.comparisons = withProjectedRows(
             comparisons(analyses), offerings: results.offerings, statistics: statistics, alpha: job.alpha)
-        night.sampleRatios = sampleRatios(analyses)
+        night.sampleRatios = sampleRatios(
+            analyses, groups: results.offerings.map { $0.analysisGroups() }, concentration: job.srmConcentration,
+            earlierMinimum: previous?.sequentialSampleRatioMinimum ?? [:])
         night.products = products(results.offerings)
         night.quality = quality(results)
         night.sources = sources(results.ingest, hasLogFiles: !job.logFiles.isEmpty)
@@ -30,7 +34,8 @@ package enum ResultTables {
         night.shownCopy = shownCopy(results.offerings)
         (night.sliceSummary, night.sliceComparisons, night.sliceSampleRatios) = slices(results.offerings, statistics: statistics)
         night.projection = projection(results.offerings, statistics: statistics)
-        night.decisions = decisions(results.offerings, statistics: statistics, job: job)
+        night.decisions = decisions(results.offerings, statistics: statistics, sampleRatios: night.sampleRatios, job: job)
+        night.alerts = alerts(decisions: night.decisions, sampleRatios: night.sampleRatios, previous: previous)
         night.writesSliceFiles = !job.slices.isEmpty
         return night.asWritten()
     }
@@ -146,12 +151,26 @@ package enum ResultTables {
         ComparisonRow.table.table(comparisons(analyses))
     }
 
-    static func sampleRatios(_ analyses: OfferingAnalyses) -> [SampleRatioRow] {
-        analyses.map { SampleRatioRow(offeringID: $0.offeringID, check: SampleRatioValues($0.statistics.sampleRatioMismatch)) }
+    /// `srm`: per offering the χ² check, and the always-valid one (docs/statistics.md,
+    /// "Sequential sample ratio") at `concentration`, its p-value the least of tonight's and
+    /// `earlierMinimum[offering]` (the job's earlier successful nights).
+    static func sampleRatios(
+        _ analyses: OfferingAnalyses, groups: [[AnalysisGroup]], concentration: Double, earlierMinimum: [String: Double] = [:]
+    ) -> [SampleRatioRow] {
+        zip(analyses, groups).map { analysis, groups in
+            var row = SampleRatioRow(offeringID: analysis.offeringID, check: SampleRatioValues(analysis.statistics.sampleRatioMismatch))
+            row.seqLogBayesFactor = SequentialSampleRatio.logBayesFactor(
+                users: groups.map(\.statistics.users), weights: groups.map(\.weight), concentration: concentration)
+            let tonight = row.seqLogBayesFactor.map { SequentialSampleRatio.pValue(logBayesFactor: $0) }
+            let earlier = earlierMinimum[analysis.offeringID]
+            row.seqPValue = tonight.map { min($0, earlier ?? 1) } ?? earlier
+            row.seqFlagged = row.seqPValue.map { $0 < sampleRatioMismatchThreshold }
+            return row
+        }
     }
 
-    package static func srmTable(_ analyses: OfferingAnalyses) -> ResultTable {
-        SampleRatioRow.table.table(sampleRatios(analyses))
+    package static func srmTable(_ analyses: OfferingAnalyses, groups: [[AnalysisGroup]], concentration: Double) -> ResultTable {
+        SampleRatioRow.table.table(sampleRatios(analyses, groups: groups, concentration: concentration))
     }
 
     static func products(_ offerings: [OfferingResult]) -> [ProductRow] {

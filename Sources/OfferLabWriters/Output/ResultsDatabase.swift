@@ -277,15 +277,46 @@ extension ResultsDatabase {
             let tables = try database.tableNames()
             guard tables.contains("runs") else { return nil }
             var previous: PreviousNight?
+            var earlierNights: Set<String> = []
             try database.prepare(
                 "SELECT job, as_of, night FROM runs WHERE status = 'succeeded' AND night < ? ORDER BY night DESC, run_id DESC"
             ).forEachRow([.text(job.night)]) { row in
-                guard previous == nil, case .text(let jobPath) = row.value(at: 0), JobIdentity.matches(stored: jobPath, identity: identity),
+                guard case .text(let jobPath) = row.value(at: 0), JobIdentity.matches(stored: jobPath, identity: identity),
                     case .text(let asOf) = row.value(at: 1), let asOfTime = Timestamp.parse(asOf), case .text(let night) = row.value(at: 2)
                 else { return }
-                previous = PreviousNight(night: night, asOf: asOfTime, linesRead: nil, users: [:])
+                earlierNights.insert(night)
+                if previous == nil { previous = PreviousNight(night: night, asOf: asOfTime, linesRead: nil, users: [:]) }
             }
             guard var found = previous else { return nil }
+            // Tables of an earlier offerlab may lack these columns: then they tell nothing.
+            if tables.contains("decisions") {
+                try? database.prepare("SELECT offering_id, \"group\", status FROM decisions WHERE as_of = ?").forEachRow([
+                    .text(found.night)
+                ]) {
+                    row in
+                    if case .text(let offering) = row.value(at: 0), case .text(let group) = row.value(at: 1),
+                        case .text(let status) = row.value(at: 2)
+                    {
+                        found.statuses[PreviousNight.key(offering, group)] = status
+                    }
+                }
+            }
+            if tables.contains("srm") {
+                try? database.prepare("SELECT offering_id, seq_srm_flag FROM srm WHERE as_of = ?").forEachRow([.text(found.night)]) { row in
+                    if case .text(let offering) = row.value(at: 0), case .integer(let flag) = row.value(at: 1) {
+                        found.sequentialSampleRatioFlags[offering] = flag != 0
+                    }
+                }
+                let nights = earlierNights.sorted()
+                try? database.prepare(
+                    "SELECT offering_id, min(seq_srm_p_value) FROM srm WHERE as_of IN (\(nights.map { _ in "?" }.joined(separator: ", "))) "
+                        + "AND seq_srm_p_value IS NOT NULL GROUP BY offering_id"
+                ).forEachRow(nights.map { .text($0) }) { row in
+                    if case .text(let offering) = row.value(at: 0), case .real(let p) = row.value(at: 1) {
+                        found.sequentialSampleRatioMinimum[offering] = p
+                    }
+                }
+            }
             // The night's rows as they stand (a re-run of that night replaced its own).
             if tables.contains("quality") {
                 try database.prepare("SELECT count FROM quality WHERE as_of = ? AND offering_id = '' AND counter = 'lines_read'")
@@ -319,6 +350,15 @@ package struct PreviousNight: Equatable {
     package var linesRead: Int?
     /// Each of its offerings' users.
     package var users: [String: Int]
+    /// Each (offering, treatment)'s decision status that night, by `key`.
+    package var statuses: [String: String] = [:]
+    /// Each offering's `seq_srm_flag` that night.
+    package var sequentialSampleRatioFlags: [String: Bool] = [:]
+    /// Each offering's least `seq_srm_p_value` over every earlier successful night of the job.
+    package var sequentialSampleRatioMinimum: [String: Double] = [:]
+
+    /// The key of `statuses`.
+    package static func key(_ offering: String, _ group: String) -> String { offering + "\u{1F}" + group }
 
     package init(night: String, asOf: Int64, linesRead: Int?, users: [String: Int]) {
         self.night = night

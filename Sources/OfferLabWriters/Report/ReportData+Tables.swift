@@ -69,6 +69,9 @@ extension OfferingReport {
         projection = night.projection.filter { $0.offeringID == id }
         projectedComparisons = comparisons.filter { $0.metric == projectedMetric }
         decisions = night.decisions.filter { $0.offeringID == id }
+        sequentialSampleRatio = night.sampleRatios.first { $0.offeringID == id }.flatMap { row in
+            row.seqFlagged.map { SampleRatioValues(chi2: nil, pValue: row.seqPValue, flagged: $0) }
+        }
     }
 }
 

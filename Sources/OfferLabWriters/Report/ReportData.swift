@@ -77,6 +77,14 @@ struct OfferingReport: Sendable, Equatable {
     var projectedComparisons: [ComparisonValues] = []
     /// `decisions.csv`'s rows, per treatment; empty for a night stored without them.
     var decisions: [DecisionRow] = []
+    /// `srm`'s always-valid p-value and flag (`chi2` unused); nil for a night stored without them.
+    var sequentialSampleRatio: SampleRatioValues? = nil
+
+    /// The sample-ratio check the verdicts rest on: the always-valid one with `decision:
+    /// sequential` (when stored), else the night's χ².
+    var decisiveSampleRatio: SampleRatioValues? {
+        verdictInference == .sequential ? (sequentialSampleRatio ?? sampleRatio) : sampleRatio
+    }
 
     var control: GroupReport? { groups.first(where: \.isControl) }
 

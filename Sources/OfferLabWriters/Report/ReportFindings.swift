@@ -77,7 +77,8 @@ enum ReportFindings {
     static func warnings(_ offering: OfferingReport) -> [Warning] {
         var warnings: [Warning] = []
         let users = offering.groups.reduce(0) { $0 + $1.users }
-        if let srm = offering.sampleRatio, srm.flagged == true {
+        if let srm = offering.decisiveSampleRatio, srm.flagged == true {
+            let always = srm.chi2 == nil ? "always-valid " : ""
             let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
             let split = offering.groups.map { group in
                 let planned = totalWeight > 0 ? group.weight / totalWeight : 0
@@ -88,7 +89,7 @@ enum ReportFindings {
                 Warning(
                     severity: .critical, title: "Sample ratio mismatch",
                     detail:
-                        "The groups' sizes do not match the configured split (\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained.",
+                        "The groups' sizes do not match the configured split (\(always)\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained.",
                     verdictEffect: "The verdict is shown but must not be acted on: the groups are not the ones the test planned."))
         }
         if users == 0 {

@@ -1,0 +1,118 @@
+import Foundation
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLabWriters
+
+/// Watching every night (docs/reliability.md, "Alerts"; docs/statistics.md, "Sequential sample
+/// ratio"): alerts only on change, and the always-valid sample ratio's running minimum.
+@Suite struct AlertTests {
+    static func decision(_ group: String, _ status: String) -> DecisionRow {
+        DecisionRow(offeringID: "test", group: group, controlGroup: "control", status: status, reason: "Because.")
+    }
+
+    static func previous(_ statuses: [String: String], flagged: Bool? = nil) -> PreviousNight {
+        var night = PreviousNight(night: "2026-03-15", asOf: 0, linesRead: nil, users: [:])
+        for (group, status) in statuses { night.statuses[PreviousNight.key("test", group)] = status }
+        if let flagged { night.sequentialSampleRatioFlags["test"] = flagged }
+        return night
+    }
+
+    static func srm(flagged: Bool?) -> SampleRatioRow {
+        SampleRatioRow(offeringID: "test", seqLogBayesFactor: 9, seqPValue: flagged == true ? 0.0001 : 0.5, seqFlagged: flagged)
+    }
+
+    @Test func aFirstNightAlertsOnEveryStatusButARunningOne() {
+        let alerts = ResultTables.alerts(
+            decisions: [Self.decision("a", "too_early"), Self.decision("b", "keep_running"), Self.decision("c", "unhealthy")],
+            sampleRatios: [Self.srm(flagged: false)], previous: nil)
+        #expect(alerts.map(\.group) == ["c"])
+        #expect(alerts.first?.line == "alert: test c: unhealthy: Because." && alerts.first?.previous == "")
+    }
+
+    @Test func onlyAChangeAlertsAndRunningOnIsNone() {
+        let previous = Self.previous(["a": "too_early", "b": "ship", "c": "keep_running", "d": "ship", "e": "keep_running"])
+        let alerts = ResultTables.alerts(
+            decisions: [
+                Self.decision("a", "keep_running"),  // running on: none
+                Self.decision("b", "keep_running"),  // a winner that no longer wins
+                Self.decision("c", "roll_back"),
+                Self.decision("d", "ship"),  // unchanged
+                Self.decision("e", "too_early"),  // running on: none
+                Self.decision("f", "keep_running"),  // new tonight, running: none
+            ], sampleRatios: [], previous: previous)
+        #expect(alerts.map { "\($0.group) \($0.previous) \($0.current)" } == ["b ship keep_running", "c keep_running roll_back"])
+        #expect(alerts.first?.message == "test b: ship → keep_running: Because.")
+    }
+
+    @Test func aSampleRatioAlertsWhenItIsNewlyFlagged() {
+        let newly = ResultTables.alerts(
+            decisions: [], sampleRatios: [Self.srm(flagged: true)], previous: Self.previous([:], flagged: false))
+        #expect(newly.map(\.kind) == ["sample_ratio"] && newly.first?.group == "" && newly.first?.previous == "false")
+        #expect(
+            newly.first?.line.hasPrefix("alert: test: the groups' sizes no longer match the configured split (always-valid p < 0.001)")
+                == true)
+        #expect(
+            ResultTables.alerts(decisions: [], sampleRatios: [Self.srm(flagged: true)], previous: Self.previous([:], flagged: true)).isEmpty
+        )
+        #expect(ResultTables.alerts(decisions: [], sampleRatios: [Self.srm(flagged: true)], previous: nil).count == 1)
+        #expect(ResultTables.alerts(decisions: [], sampleRatios: [Self.srm(flagged: false)], previous: nil).isEmpty)
+    }
+
+    /// Control joins on days 0–13, the variant only from day 3 (equal weights): the first nights
+    /// are lopsided, the later ones even. Each night's p-value is the least of its own
+    /// min(1, 1/BF) and every earlier night's; a re-run of a night leaves out the run it replaces.
+    @Test func theAlwaysValidPValueIsTheRunningMinimumOverTheJobsNights() throws {
+        let control = (0..<140).map { DecisionRunTests.Member(day: $0 % 14) }
+        let variant = (0..<110).map { DecisionRunTests.Member(day: 3 + $0 % 11) }
+        let night = try DecisionRunTests.night(
+            control: control, variant: variant, job: ["allow_empty_night": "true", "allow_stale_logs": "true"])
+        var own: [Double] = []
+        var running: [Double] = []
+        for asOf in ["2026-03-06", "2026-03-10", "2026-03-16", "2026-03-10"] {
+            let run = try night.run(["--as-of", asOf])
+            #expect(run.status == 0, "\(run.standardError)")
+            let row = try #require(ProjectionRunTests.records(try night.csv("srm", night: asOf)).first { $0["offering_id"] == "test" })
+            own.append(min(1, exp(-(try DecisionRunTests.number(row["seq_srm_log_bayes_factor"])))))
+            running.append(try DecisionRunTests.number(row["seq_srm_p_value"]))
+            #expect(row["seq_srm_flag"] == String(running.last! < 0.001))
+        }
+        // The first night: its own value. Then the least so far; the re-run of 03-10 sees 03-06 only.
+        #expect(abs(running[0] - own[0]) < 1e-15)
+        #expect(abs(running[1] - min(own[0], own[1])) < 1e-15)
+        #expect(abs(running[2] - own[0...2].min()!) < 1e-15)
+        #expect(abs(running[3] - min(own[0], own[3])) < 1e-15)
+        #expect(own[0] < own[2], "the lopsided first night is the least")
+    }
+
+    /// Night 1 (day 3) is too early: no alert. Night 2 ships: one alert, and with
+    /// `alert_exit_code: 3` the run exits 3. Re-run, night 2 still compares with night 1; night 3
+    /// ships again: no alert, exit 0.
+    @Test func alertsReachStdoutAndTheExitCode() throws {
+        let night = try DecisionRunTests.night(
+            control: DecisionRunTests.members(200, paying: 20), variant: DecisionRunTests.members(200, paying: 150),
+            job: ["alert_exit_code": "3", "allow_stale_logs": "true"])
+        let first = try night.run(["--as-of", "2026-03-05"])
+        #expect(first.status == 0 && !first.standardOutput.contains("alert:"), "\(first.standardError)")
+        for _ in 0..<2 {
+            let second = try night.run(["--as-of", "2026-03-16"])
+            #expect(second.status == 3, "\(second.standardError)")
+            #expect(second.standardOutput.contains("\nalert: test variant: too_early → ship: Ship variant: arpu +650.0%"))
+            let rows = ProjectionRunTests.records(try night.csv("alerts"))
+            #expect(rows.map { [$0["group"], $0["kind"], $0["previous"], $0["current"]] } == [["variant", "status", "too_early", "ship"]])
+        }
+        let third = try night.run(["--as-of", "2026-03-17"])
+        #expect(third.status == 0 && !third.standardOutput.contains("alert:"), "\(third.standardOutput)")
+        #expect(try night.csv("alerts", night: "2026-03-17").count == 1, "the header alone")
+        let stored = try night.resultRows(where: "1")["alerts"] ?? []
+        #expect(stored.count == 1, "\(stored)")
+    }
+
+    @Test(arguments: ["1", "65", "78", "114", "-1", "2.5", "x"])
+    func aBadAlertExitCodeIsABadJob(code: String) throws {
+        let night = try DecisionRunTests.night(
+            control: DecisionRunTests.members(2), variant: DecisionRunTests.members(2), job: ["alert_exit_code": code])
+        let run = try night.run()
+        #expect(run.status == 78 && run.standardError.contains("alert_exit_code"), "\(run.standardError)")
+    }
+}
