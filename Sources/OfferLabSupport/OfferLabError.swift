@@ -42,6 +42,8 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
         case badResultsDatabase
         /// The results database holds no usable run of the night asked for.
         case nightNotFound
+        /// The results database holds no successful night at all.
+        case noNights
         /// An output (folder, file, database, cache, lock file) cannot be written.
         case cannotWrite
         /// Another run of the same job holds the lock.
@@ -56,6 +58,7 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
                 .data
             case .cannotWrite: .output
             case .locked: .busy
+            case .noNights: .noInput
             }
         }
     }
@@ -69,6 +72,8 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
         case output
         /// Another run of the same job holds the lock.
         case busy
+        /// There is nothing to read yet (a results database without a night).
+        case noInput
 
         /// The process exit code (sysexits.h values, so cron wrappers can tell them apart).
         public var exitCode: Int32 {
@@ -77,6 +82,7 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
             case .data: 65  // EX_DATAERR
             case .output: 73  // EX_CANTCREAT
             case .busy: 75  // EX_TEMPFAIL
+            case .noInput: 66  // EX_NOINPUT
             }
         }
     }

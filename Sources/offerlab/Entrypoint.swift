@@ -12,7 +12,8 @@ struct OfferLabCommand: AsyncParsableCommand {
         // The version the runs table records, then which inflaters this build can use.
         version: "\(NightlyRun.toolVersion)\n\(Inflater.availabilityText)",
         subcommands: [
-            RunCommand.self, ReportCommand.self, StatsCommand.self, SQLCommand.self, EventsCommand.self, GenerateCommand.self,
+            RunCommand.self, ReportCommand.self, StatusCommand.self, StatsCommand.self, SQLCommand.self, EventsCommand.self,
+            GenerateCommand.self,
             DecompressCommand.self,
         ]
     )

@@ -17,12 +17,13 @@ struct RunCommand: AsyncParsableCommand {
 
             Results go to <output>/<YYYY-MM-DD of as_of>/ (summary.csv, comparisons.csv, srm.csv, \
             products.csv, daily.csv, quality.csv, sources.csv, projection.csv, decisions.csv, \
-            rejects.csv, skipped_files.csv, maturity.csv (rows with maturity_days); slice_summary.csv, \
+            alerts.csv, rejects.csv, skipped_files.csv, maturity.csv (rows with maturity_days); slice_summary.csv, \
             slice_comparisons.csv and slice_srm.csv with slices; and report.html, the page product leads \
             read) and to the SQLite database, which keeps every night. A failed run leaves earlier \
             outputs untouched. On stdout, after the folder: one line per treatment, \
             `<offering> <group>: <status>: <reason>` (ship, roll_back, too_early, inconclusive, \
-            keep_running, unhealthy).
+            keep_running, unhealthy); then one `alert: …` line per change since the previous \
+            night (a status, a sample-ratio flag), and with alert_exit_code N such a night exits N.
 
             Warnings (stderr, `warning: …`; the run still succeeds): money left out for want of a rate; \
             money named by malformed lines; log files that yielded no valid line; offerings without the \

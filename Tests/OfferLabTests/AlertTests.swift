@@ -2,6 +2,7 @@ import Foundation
 import OfferLabTestSupport
 import Testing
 
+@testable import OfferLabSupport
 @testable import OfferLabWriters
 
 /// Watching every night (docs/reliability.md, "Alerts"; docs/statistics.md, "Sequential sample
@@ -106,6 +107,45 @@ import Testing
         #expect(try night.csv("alerts", night: "2026-03-17").count == 1, "the header alone")
         let stored = try night.resultRows(where: "1")["alerts"] ?? []
         #expect(stored.count == 1, "\(stored)")
+    }
+
+    /// `offerlab status` from the database alone: the latest night by default, another with
+    /// --as-of; a status's first night is the start of its unbroken run of nights.
+    @Test func statusReadsWhereEveryTestStands() throws {
+        let night = try DecisionRunTests.night(
+            control: DecisionRunTests.members(200, paying: 20), variant: DecisionRunTests.members(200, paying: 150),
+            job: ["allow_stale_logs": "true"])
+        for asOf in ["2026-03-05", "2026-03-16", "2026-03-17"] {
+            let run = try night.run(["--as-of", asOf])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        let latest = try runOfferLab(["status", "--db", night.databasePath])
+        #expect(latest.status == 0, "\(latest.standardError)")
+        let lines = latest.standardOutput.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        #expect(lines.first?.map(String.init) == NightStatus.header)
+        #expect(lines.count == 2, "one treatment; the one-group offering has none")
+        let row = lines[1].map(String.init)
+        #expect(row[0...3] == ["test", "variant", "ship", "arpu"] && row[4] == "+650.0%" && row[9] == "2026-03-16", "\(row)")
+        #expect(row[6] == "15.0", "days running on 2026-03-17")
+        let early = try runOfferLab(["status", "--db", night.databasePath, "--as-of", "2026-03-05"])
+        let earlyRow = early.standardOutput.split(separator: "\n").last.map { $0.split(separator: "\t").map(String.init) }
+        #expect(earlyRow?[2] == "too_early" && earlyRow?.last == "2026-03-05", "\(early.standardOutput)")
+        #expect(NightStatus.table([row]).split(separator: "\n").first?.hasPrefix("offering  group    status") == true)
+    }
+
+    @Test func statusWithoutANightExits66() throws {
+        let folder = try TemporaryFolder()
+        let missing = try runOfferLab(["status", "--db", folder.file("results.sqlite")])
+        #expect(missing.status == 66 && missing.standardOutput.isEmpty)
+        #expect(missing.standardError == "offerlab: error: \(folder.file("results.sqlite")) holds no successful night yet: run the job first\n")
+        // A database whose only run failed holds no night either.
+        let night = try DecisionRunTests.night(
+            control: DecisionRunTests.members(2), variant: DecisionRunTests.members(2), job: ["allow_empty_night": "true"])
+        let run = try night.run(["--as-of", "2026-03-16"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let database = try SQLiteDatabase(path: night.databasePath)
+        try database.execute("UPDATE runs SET status = 'failed'")
+        #expect(try runOfferLab(["status", "--db", night.databasePath]).status == 66)
     }
 
     @Test(arguments: ["1", "65", "78", "114", "-1", "2.5", "x"])

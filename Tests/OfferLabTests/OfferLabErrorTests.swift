@@ -22,6 +22,7 @@ import Testing
             .badAggregates: 65, .engineCannotRead: 65, .badResultsDatabase: 65, .nightNotFound: 65,
             .cannotWrite: 73,
             .locked: 75,
+            .noNights: 66,
         ]
         #expect(Set(OfferLabError.Code.allCases) == Set(expected.keys))
         for code in OfferLabError.Code.allCases {

@@ -87,6 +87,28 @@ package enum ResultsDatabase {
         }
     }
 
+    /// The nights with a successful run, ascending; none for a database without runs.
+    /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.badResultsDatabase`
+    ///   when it cannot be read.
+    static func successfulNights(path: String) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw OfferLabError(.missingInput, "database \(path) does not exist", location: .init(path: path))
+        }
+        do {
+            let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
+            defer { withExtendedLifetime(lock) {} }
+            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+            guard try database.tableNames().contains("runs") else { return [] }
+            var nights: [String] = []
+            try database.prepare("SELECT DISTINCT night FROM runs WHERE status = 'succeeded' ORDER BY night").forEachRow { row in
+                if case .text(let night) = row.value(at: 0) { nights.append(night) }
+            }
+            return nights
+        } catch let error as SQLiteError {
+            throw OfferLabError(.badResultsDatabase, "database: \(error)", location: .init(path: path), cause: error)
+        }
+    }
+
     /// How long a reader waits for a run writing the database (the default `lock_timeout_seconds`).
     static let readerLockTimeoutSeconds = 60.0
 

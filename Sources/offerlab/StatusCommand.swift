@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import OfferLabJob
+import OfferLabSupport
+import OfferLabWriters
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Where every test stands: one line per offering and treatment, from the results database alone.",
+        discussion: """
+            For the latest successful night (or --as-of's): each treatment's decision status, its goal \
+            metric's relative lift with the interval the decision rests on, the days the test has run, \
+            the days left, the first-year impact (report currency), and the night the status began. \
+            A table on a terminal, tab-separated with a header line when piped. Exit 66 when the \
+            database holds no night yet.
+            """
+    )
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("The results database (the job's database:).", valueName: "file"))
+    var database: String
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The night: 2026-03-16, or a timestamp (its UTC date).", valueName: "date"))
+    var asOf: String?
+
+    func validate() throws {
+        if let asOf, UTCTime.parseAsOf(asOf) == nil {
+            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
+        }
+    }
+
+    func run() async throws {
+        try await runReportingErrors {
+            let status = try NightStatus.rows(databasePath: database, night: try asOf.map(NightReport.night(asOf:)))
+            let text = isatty(STDOUT_FILENO) != 0 ? NightStatus.table(status.rows) : NightStatus.tabSeparated(status.rows)
+            try StandardStreams.write(text)
+        }
+    }
+}
