@@ -137,7 +137,8 @@ import Testing
         let folder = try TemporaryFolder()
         let missing = try runOfferLab(["status", "--db", folder.file("results.sqlite")])
         #expect(missing.status == 66 && missing.standardOutput.isEmpty)
-        #expect(missing.standardError == "offerlab: error: \(folder.file("results.sqlite")) holds no successful night yet: run the job first\n")
+        #expect(
+            missing.standardError == "offerlab: error: \(folder.file("results.sqlite")) holds no successful night yet: run the job first\n")
         // A database whose only run failed holds no night either.
         let night = try DecisionRunTests.night(
             control: DecisionRunTests.members(2), variant: DecisionRunTests.members(2), job: ["allow_empty_night": "true"])
