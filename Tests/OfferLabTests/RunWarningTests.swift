@@ -78,7 +78,10 @@ import Testing
             executable: "/bin/bash", [NightlyWrapperTests.wrapper, night.jobPath, log], environment: ["OFFERLAB": try offerLabBinary()]
         ).wait()
         #expect(result.status == 0)
-        #expect(result.standardOutput.isEmpty)
+        // A first night whose money is mostly unconvertible is unhealthy: its alert goes to stdout.
+        #expect(
+            result.standardOutput.split(separator: "\n").map { $0.prefix(47) } == ["alert: test variant: unhealthy: Do not act on v"],
+            "\(result.standardOutput)")
         #expect(result.standardError == Self.unconvertibleWarning)
         #expect(try String(contentsOfFile: log, encoding: .utf8).contains(Self.unconvertibleWarning))
     }
