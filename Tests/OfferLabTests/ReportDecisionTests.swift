@@ -49,6 +49,24 @@ import Testing
         #expect(OfferingSection.price(product) == ("–", nil))
     }
 
+    /// With `decision: sequential` the always-valid sample ratio withholds the verdict and its
+    /// warning says so; with `decision: fixed` the night's χ² (not flagged here) decides, and the
+    /// always-valid flag changes nothing.
+    @Test func theAlwaysValidSampleRatioWithholdsTheSequentialVerdict() {
+        var offering = ReportHTMLTests().sequentialNight(.sequential).offerings[0]
+        offering.sequentialSampleRatio = SampleRatioValues(chi2: nil, pValue: 0.0002, flagged: true)
+        #expect(
+            ReportFindings.verdict(offering).text
+                == "Verdict withheld: the groups' sizes do not match the configured split (always-valid p < 0.001); find out why before acting on any result."
+        )
+        let warning = ReportFindings.warnings(offering).first { $0.title == "Sample ratio mismatch" }
+        #expect(warning?.detail.contains("(always-valid p < 0.001)") == true)
+        #expect(warning?.verdictEffect?.hasPrefix("The verdict is withheld") == true)
+        offering.decision = .fixed
+        #expect(!ReportFindings.verdict(offering).text.hasPrefix("Verdict withheld"))
+        #expect(!ReportFindings.warnings(offering).contains { $0.title == "Sample ratio mismatch" })
+    }
+
     /// Under the job's folder a log file reads as the job's `logs:` glob names it; elsewhere whole.
     @Test func logFilesArePathsRelativeToTheJob() {
         #expect(

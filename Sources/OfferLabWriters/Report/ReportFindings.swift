@@ -90,7 +90,9 @@ enum ReportFindings {
                     severity: .critical, title: "Sample ratio mismatch",
                     detail:
                         "The groups' sizes do not match the configured split (\(always)\(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")): \(split.joined(separator: ", ")). Assignment or logging is broken somewhere; do not act on these results until it is explained.",
-                    verdictEffect: "The verdict is shown but must not be acted on: the groups are not the ones the test planned."))
+                    verdictEffect: srm.chi2 == nil
+                        ? "The verdict is withheld: the always-valid check says the groups are not the ones the test planned."
+                        : "The verdict is shown but must not be acted on: the groups are not the ones the test planned."))
         }
         if users == 0 {
             warnings.append(
@@ -284,6 +286,14 @@ enum ReportFindings {
             return Verdict(tone: .unclear, text: "No verdict: this night has no comparisons with \(control.name).")
         }
         if let reason = withheldReason(offering) { return Verdict(tone: .unclear, text: "Verdict withheld: \(reason)") }
+        // With `decision: sequential` the always-valid sample ratio withholds (the χ² only warns).
+        if offering.verdictInference == .sequential, let srm = offering.sequentialSampleRatio, srm.flagged == true {
+            return Verdict(
+                tone: .unclear,
+                text:
+                    "Verdict withheld: the groups' sizes do not match the configured split (always-valid \(srm.pValue.map(ReportFormat.pValue) ?? "p unknown")); find out why before acting on any result."
+            )
+        }
         func tone(_ group: String, _ metric: OwnMetric) -> Tone { self.tone(offering.comparison(group, metric)) }
         func best(_ metric: OwnMetric, among groups: [String]) -> Comparison? {
             groups.compactMap { offering.comparison($0, metric) }.max { ($0.absoluteLift?.value ?? 0) < ($1.absoluteLift?.value ?? 0) }
