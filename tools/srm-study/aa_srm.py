@@ -65,7 +65,7 @@ def study(offerlab: str, weights: list[float], per_night: int, nights: int, repl
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--offerlab", required=True)
-    parser.add_argument("--replicates", type=int, default=20000)
+    parser.add_argument("--replicates", type=int, default=10000)
     parser.add_argument("--nights", type=int, default=60)
     parser.add_argument("--seed", type=int, default=51)
     options = parser.parse_args()
