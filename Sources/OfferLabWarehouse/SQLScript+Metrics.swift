@@ -194,33 +194,33 @@ extension ScriptBuilder {
                 GROUP BY \(groupKey), d.metric, d.metric_position
                 """)
         }
-        // docs/analysis.md §8–§9: proceeds per user and completed trials, compared as arpu and conversion.
-        blocks.append(
+        // docs/analysis.md §8–§9 and the decision's guardrail: proceeds per user (compared as arpu),
+        // completed trials and the refund user rate (as conversion), each a row per group of its members.
+        func membersRow(_ metric: String, position: Int, sums: String) -> String {
             """
-            SELECT \(groupColumns), 'proceeds_per_user' AS metric, 1000000 AS metric_position,
-              \(Self.statisticSums(revenue: "v.net_proceeds")), \(nulls),
+            SELECT \(groupColumns), '\(metric)' AS metric, \(position) AS metric_position,
+              \(sums), \(nulls),
               NULL AS revenue_cap, NULL AS capped_users
             \(groups)
             LEFT JOIN member_values v ON v.group_key = g.group_key
             GROUP BY \(groupKey)
-            UNION ALL
-            SELECT \(groupColumns), 'trial_completed_conversion' AS metric, 1000001 AS metric_position,
-              coalesce(sum(CASE WHEN v.trial_state IN ('converted', 'lapsed') THEN 1 ELSE 0 END), 0) AS users,
-              coalesce(sum(CASE WHEN v.trial_state = 'converted' THEN 1 ELSE 0 END), 0) AS converters,
-              \(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares, \(nulls),
-              NULL AS revenue_cap, NULL AS capped_users
-            \(groups)
-            LEFT JOIN member_values v ON v.group_key = g.group_key
-            GROUP BY \(groupKey)
-            UNION ALL
-            SELECT \(groupColumns), 'refund_user_rate' AS metric, 1000002 AS metric_position,
-              count(v.user_id) AS users, coalesce(sum(CASE WHEN v.refunds > 0 THEN 1 ELSE 0 END), 0) AS converters,
-              \(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares, \(nulls),
-              NULL AS revenue_cap, NULL AS capped_users
-            \(groups)
-            LEFT JOIN member_values v ON v.group_key = g.group_key
-            GROUP BY \(groupKey)
-            """)
+            """
+        }
+        let noRevenue = "\(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares"
+        blocks += [
+            membersRow("proceeds_per_user", position: 1_000_000, sums: Self.statisticSums(revenue: "v.net_proceeds")),
+            membersRow(
+                "trial_completed_conversion", position: 1_000_001,
+                sums: """
+                    coalesce(sum(CASE WHEN v.trial_state IN ('converted', 'lapsed') THEN 1 ELSE 0 END), 0) AS users,
+                      coalesce(sum(CASE WHEN v.trial_state = 'converted' THEN 1 ELSE 0 END), 0) AS converters, \(noRevenue)
+                    """),
+            membersRow(
+                "refund_user_rate", position: 1_000_002,
+                sums:
+                    "count(v.user_id) AS users, coalesce(sum(CASE WHEN v.refunds > 0 THEN 1 ELSE 0 END), 0) AS converters, \(noRevenue)"
+            ),
+        ]
         let columns =
             ["offering_id", group, "metric"] + AggregateStatistics.columns[2...] + AggregateStatistics.summaryColumns + ["net_revenue"]
             + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns

@@ -67,8 +67,8 @@ import Testing
     /// 10% of control pays 10, 75% of the variant: revenue per user 1 against 7.5, a win well past
     /// any interval. Half of each group joined in the last 7 days.
     @Test func aWinningGoalShips() throws {
-        let (row, output) = try Self.decision(
-            try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150)))
+        let night = try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150))
+        let (row, output) = try Self.decision(night)
         #expect(row["status"] == "ship" && row["control_group"] == "control" && row["goal_metric"] == "arpu")
         #expect(row["losing_guardrails"] == "")
         #expect(abs(try Self.number(row["goal_rel_lift"]) - 6.5) < 1e-9)
@@ -80,6 +80,24 @@ import Testing
         #expect(abs(try Self.number(row["enrolment_per_day"]) - 196.0 / 7) < 1e-9)
         #expect(abs(try Self.number(row["annual_users"]) - 365 * 196.0 / 7) < 1e-6)
         #expect(abs(try Self.number(row["runtime_days"]) - 14) < 1e-9)
+        // What shipping is worth: the projected first-year difference × a year of newcomers, its
+        // interval likewise; all empty where the projection has no value (its bounds alone stay in
+        // comparisons.csv).
+        let projected = try #require(
+            ProjectionRunTests.records(try night.csv("comparisons")).first {
+                $0["offering_id"] == "test" && $0["metric"] == "projected_arpu_365"
+            })
+        let annual = 365 * 196.0 / 7
+        let hasValue = projected["abs_lift"].flatMap(Double.init) != nil
+        for (impact, lift) in [
+            ("impact_365", "abs_lift"), ("impact_365_ci_low", "abs_lift_ci_low"), ("impact_365_ci_high", "abs_lift_ci_high"),
+        ] {
+            if hasValue, let difference = projected[lift].flatMap(Double.init) {
+                #expect(abs(try Self.number(row[impact]) - difference * annual) < 1e-6 * max(1, abs(difference * annual)), "\(impact)")
+            } else {
+                #expect(row[impact] == "", "\(impact)")
+            }
+        }
         #expect(row["reason"]?.hasPrefix("Ship variant: arpu +650.0% (") == true, "\(row["reason"] ?? "")")
         #expect(output.contains("\ntest variant: ship: Ship variant: arpu +650.0%"), "\(output)")
     }
