@@ -214,7 +214,7 @@ struct MaturedSums: Sendable {
     var statistics: GroupSufficientStatistics {
         let rounded = money.rounded
         return GroupSufficientStatistics(
-            users: users, converters: converters, revenueSum: rounded.revenueSum, revenueSumSquares: rounded.revenueSumSquares)
+            users: users, converters: converters, revenueSum: rounded[.revenueSum], revenueSumSquares: rounded[.revenueSumSquares])
     }
 }
 
@@ -260,7 +260,7 @@ package struct OfferingSums {
     package mutating func add(_ contributions: MemberContributions, labels: ByteStringInterner) throws {
         series.add(contributions.days)
         for group in groups.indices {
-            groups[group].addCounts(contributions.groupCounts[group], subtracting: GroupTotals())
+            groups[group].counts.add(contributions.groupCounts[group].counts)
             groupMoney[group].add(contributions.groupMoney[group])
         }
         quality.add(contributions.quality)
@@ -336,16 +336,16 @@ package struct OfferingSums {
             var lowered = 0
             if let cap {
                 for revenue in positiveRevenues[group] where revenue > cap {
-                    money.subtract(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
-                    money.add(GroupTotals.Money(revenueSum: cap, revenueSumSquares: cap * cap))
+                    money.subtract(GroupMoney(revenue: revenue))
+                    money.add(GroupMoney(revenue: cap))
                     lowered += 1
                 }
             }
             let rounded = money.rounded
             statistics.append(
                 GroupSufficientStatistics(
-                    users: groups[group].users, converters: groups[group].converters, revenueSum: rounded.revenueSum,
-                    revenueSumSquares: rounded.revenueSumSquares))
+                    users: groups[group].users, converters: groups[group].converters, revenueSum: rounded[.revenueSum],
+                    revenueSumSquares: rounded[.revenueSumSquares]))
             cappedUsers.append(lowered)
         }
         return CappedRevenue(cap: cap, groups: statistics, cappedUsers: cappedUsers)
@@ -397,7 +397,7 @@ package enum Attribution {
                     context: context, night: night, scratch: &dayScratch, outcome: &dayOutcome, days: &days, into: &contributions.days)
                 guard let totals = night else { continue }
                 let group = member.membership.group
-                contributions.groupCounts[Int(group)].addCounts(totals, subtracting: GroupTotals())
+                contributions.groupCounts[Int(group)].counts.add(totals.counts)
                 contributions.groupMoney[Int(group)].add(totals.money)
                 contributions.quality.addUser(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
@@ -439,7 +439,7 @@ package enum Attribution {
         }
         guard !scratch.money.isEmpty else { return }
         let revenue = scratch.money.converted(context).net
-        sums.money.add(GroupTotals.Money(revenueSum: revenue, revenueSumSquares: revenue * revenue))
+        sums.money.add(GroupMoney(revenue: revenue))
     }
 
     /// One member's values (docs/analysis.md, "3. Per user") from their cleaned events (sorted by
@@ -683,34 +683,35 @@ struct UserOutcome {
 }
 
 extension GroupTotals {
+    /// Adds one member's outcome: what each count and sum of docs/analysis.md §3–§4 takes from it.
     mutating func add(_ outcome: UserOutcome) {
-        statistics.users += 1
-        if outcome.converted { statistics.converters += 1 }
-        statistics.revenueSum += outcome.netRevenue
-        statistics.revenueSumSquares += outcome.netRevenue * outcome.netRevenue
-        if outcome.trialStarted { trialStarters += 1 }
-        if outcome.trialConverted { trialConverters += 1 }
-        if outcome.viewedPaywall { paywallViewers += 1 }
-        purchases += outcome.purchases
-        renewals += outcome.renewals
-        refunds += outcome.refunds
-        if outcome.refunds > 0 { refundUsers += 1 }
-        grossRevenue += outcome.grossAndRefundedRevenue.x
-        refundedRevenue += outcome.grossAndRefundedRevenue.y
-        proceedsSum += outcome.netProceeds
-        proceedsSumSquares += outcome.netProceeds * outcome.netProceeds
+        counts[.users] += 1
+        if outcome.converted { counts[.converters] += 1 }
+        if outcome.trialStarted { counts[.trialStarters] += 1 }
+        if outcome.trialConverted { counts[.trialConverters] += 1 }
+        if outcome.viewedPaywall { counts[.paywallViewers] += 1 }
+        counts[.purchases] += outcome.purchases
+        counts[.renewals] += outcome.renewals
+        counts[.refunds] += outcome.refunds
+        if outcome.refunds > 0 { counts[.refundUsers] += 1 }
         switch outcome.trial {
-        case .converted: trialsConverted += 1
-        case .pending: trialsPending += 1
-        case .lapsed: trialsLapsed += 1
-        case .unknown: trialsUnknown += 1
+        case .converted: counts[.trialsConverted] += 1
+        case .pending: counts[.trialsPending] += 1
+        case .lapsed: counts[.trialsLapsed] += 1
+        case .unknown: counts[.trialsUnknown] += 1
         case nil: break
         }
         if outcome.isActiveSubscriber {
-            activeSubscribers += 1
+            counts[.activeSubscribers] += 1
         } else if outcome.converted {
-            churnedSubscribers += 1
+            counts[.churnedSubscribers] += 1
         }
+        money[.revenueSum] += outcome.netRevenue
+        money[.revenueSumSquares] += outcome.netRevenue * outcome.netRevenue
+        money[.grossRevenue] += outcome.grossAndRefundedRevenue.x
+        money[.refundedRevenue] += outcome.grossAndRefundedRevenue.y
+        money[.proceedsSum] += outcome.netProceeds
+        money[.proceedsSumSquares] += outcome.netProceeds * outcome.netProceeds
     }
 }
 

@@ -37,8 +37,8 @@ package struct DailySeries: Sendable {
     /// values, to add, and their old ones, to subtract.
     package struct MoneyChange: Sendable {
         package var index: Int32
-        var added: GroupTotals.Money
-        var removed: GroupTotals.Money
+        var added: GroupMoney
+        var removed: GroupMoney
     }
 
     /// Members' changes, as `evaluate` finds them: the counts summed, laid out as the series'
@@ -99,7 +99,7 @@ package struct DailySeries: Sendable {
                 current.add(outcome)
             }
             let change = index * groupCount + Int(membership.group)
-            found.counts[change].addCounts(current, subtracting: previous)
+            found.counts[change].counts.add(current.counts, subtracting: previous.counts)
             if !current.money.isZero || !previous.money.isZero {
                 found.money.append(MoneyChange(index: Int32(change), added: current.money, removed: previous.money))
             }
@@ -110,7 +110,7 @@ package struct DailySeries: Sendable {
 
     /// Adds members' changes (`evaluate`).
     package mutating func add(_ found: Changes) {
-        for index in counts.indices { counts[index].addCounts(found.counts[index], subtracting: GroupTotals()) }
+        for index in counts.indices { counts[index].counts.add(found.counts[index].counts) }
         for change in found.money {
             money[Int(change.index)].add(change.added)
             money[Int(change.index)].subtract(change.removed)
@@ -123,7 +123,7 @@ package struct DailySeries: Sendable {
         var runningMoney = Array(repeating: ExactMoney(), count: groupCount)
         return (0..<dayCount).map { day in
             for group in running.indices {
-                running[group].addCounts(counts[day * groupCount + group], subtracting: GroupTotals())
+                running[group].counts.add(counts[day * groupCount + group].counts)
                 runningMoney[group].add(money[day * groupCount + group])
                 running[group].money = runningMoney[group].rounded
             }
@@ -171,26 +171,5 @@ package struct DailySeries: Sendable {
         let index = dayIndex(conflictingSince)
         let position = days.firstIndex { $0 >= index } ?? days.count
         if position == days.count || days[position] != index { days.insert(index, at: position) }
-    }
-}
-
-extension GroupTotals {
-    /// Adds `new − old`'s counts (the money is left as it is).
-    package mutating func addCounts(_ new: GroupTotals, subtracting old: GroupTotals) {
-        statistics.users += new.statistics.users - old.statistics.users
-        statistics.converters += new.statistics.converters - old.statistics.converters
-        trialStarters += new.trialStarters - old.trialStarters
-        trialConverters += new.trialConverters - old.trialConverters
-        paywallViewers += new.paywallViewers - old.paywallViewers
-        purchases += new.purchases - old.purchases
-        renewals += new.renewals - old.renewals
-        refunds += new.refunds - old.refunds
-        refundUsers += new.refundUsers - old.refundUsers
-        trialsConverted += new.trialsConverted - old.trialsConverted
-        trialsPending += new.trialsPending - old.trialsPending
-        trialsLapsed += new.trialsLapsed - old.trialsLapsed
-        trialsUnknown += new.trialsUnknown - old.trialsUnknown
-        activeSubscribers += new.activeSubscribers - old.activeSubscribers
-        churnedSubscribers += new.churnedSubscribers - old.churnedSubscribers
     }
 }

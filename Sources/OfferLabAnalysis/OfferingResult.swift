@@ -1,34 +1,26 @@
 import OfferLabStatistics
 import OfferLabTables
 
-/// Per-group totals of docs/analysis.md §4 (before the statistics are derived from them).
+/// Per-group totals of docs/analysis.md §4 (before the statistics are derived from them): the
+/// counts and money sums declared in `GroupCount` and `GroupMoneySum`, read by name below.
 public struct GroupTotals: Sendable, Equatable {
-    /// Users, converters, Σ net revenue and Σ net revenue² (report currency).
-    public var statistics = GroupSufficientStatistics()
-    public var trialStarters = 0
-    public var trialConverters = 0
-    public var paywallViewers = 0
-    public var purchases = 0
-    public var renewals = 0
-    public var refunds = 0
-    /// Members with at least one counted refund.
-    public var refundUsers = 0
-    /// Σ per-user gross revenue (≥ 0, known currencies only).
-    public var grossRevenue = 0.0
-    /// Σ per-user refunded amounts (≥ 0, known currencies only).
-    public var refundedRevenue = 0.0
-    /// Σ per-user net proceeds and Σ their squares (docs/analysis.md §8, report currency).
-    public var proceedsSum = 0.0
-    public var proceedsSumSquares = 0.0
-    /// docs/analysis.md §9: members by the state of their trial as of the night, and by their subscription.
-    public var trialsConverted = 0
-    public var trialsPending = 0
-    public var trialsLapsed = 0
-    public var trialsUnknown = 0
-    public var activeSubscribers = 0
-    public var churnedSubscribers = 0
+    public var counts = GroupCounts()
+    public var money = GroupMoney()
 
     public init() {}
+
+    /// Users, converters, Σ net revenue and Σ net revenue² (report currency).
+    public var statistics: GroupSufficientStatistics {
+        get {
+            GroupSufficientStatistics(
+                users: counts[.users], converters: counts[.converters], revenueSum: money[.revenueSum],
+                revenueSumSquares: money[.revenueSumSquares])
+        }
+        set {
+            (counts[.users], counts[.converters]) = (newValue.users, newValue.converters)
+            (money[.revenueSum], money[.revenueSumSquares]) = (newValue.revenueSum, newValue.revenueSumSquares)
+        }
+    }
 
     /// Users, converters, Σ and Σ² of per-user net proceeds: the `proceeds_per_user` statistics.
     public var proceedsStatistics: GroupSufficientStatistics {
@@ -52,9 +44,84 @@ public struct GroupTotals: Sendable, Equatable {
         return ended == 0 ? nil : Double(trialsConverted) / Double(ended)
     }
 
-    public var users: Int { statistics.users }
-    public var converters: Int { statistics.converters }
-    public var netRevenue: Double { statistics.revenueSum }
+    // The sums by name.
+    public var users: Int {
+        get { counts[.users] }
+        set { counts[.users] = newValue }
+    }
+    public var converters: Int {
+        get { counts[.converters] }
+        set { counts[.converters] = newValue }
+    }
+    public var trialStarters: Int {
+        get { counts[.trialStarters] }
+        set { counts[.trialStarters] = newValue }
+    }
+    public var trialConverters: Int {
+        get { counts[.trialConverters] }
+        set { counts[.trialConverters] = newValue }
+    }
+    public var paywallViewers: Int {
+        get { counts[.paywallViewers] }
+        set { counts[.paywallViewers] = newValue }
+    }
+    public var purchases: Int {
+        get { counts[.purchases] }
+        set { counts[.purchases] = newValue }
+    }
+    public var renewals: Int {
+        get { counts[.renewals] }
+        set { counts[.renewals] = newValue }
+    }
+    public var refunds: Int {
+        get { counts[.refunds] }
+        set { counts[.refunds] = newValue }
+    }
+    public var refundUsers: Int {
+        get { counts[.refundUsers] }
+        set { counts[.refundUsers] = newValue }
+    }
+    public var trialsConverted: Int {
+        get { counts[.trialsConverted] }
+        set { counts[.trialsConverted] = newValue }
+    }
+    public var trialsPending: Int {
+        get { counts[.trialsPending] }
+        set { counts[.trialsPending] = newValue }
+    }
+    public var trialsLapsed: Int {
+        get { counts[.trialsLapsed] }
+        set { counts[.trialsLapsed] = newValue }
+    }
+    public var trialsUnknown: Int {
+        get { counts[.trialsUnknown] }
+        set { counts[.trialsUnknown] = newValue }
+    }
+    public var activeSubscribers: Int {
+        get { counts[.activeSubscribers] }
+        set { counts[.activeSubscribers] = newValue }
+    }
+    public var churnedSubscribers: Int {
+        get { counts[.churnedSubscribers] }
+        set { counts[.churnedSubscribers] = newValue }
+    }
+    public var grossRevenue: Double {
+        get { money[.grossRevenue] }
+        set { money[.grossRevenue] = newValue }
+    }
+    public var refundedRevenue: Double {
+        get { money[.refundedRevenue] }
+        set { money[.refundedRevenue] = newValue }
+    }
+    public var proceedsSum: Double {
+        get { money[.proceedsSum] }
+        set { money[.proceedsSum] = newValue }
+    }
+    public var proceedsSumSquares: Double {
+        get { money[.proceedsSumSquares] }
+        set { money[.proceedsSumSquares] = newValue }
+    }
+    public var netRevenue: Double { money[.revenueSum] }
 }
 
 /// One row of `products.csv`.

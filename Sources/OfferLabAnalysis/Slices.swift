@@ -55,7 +55,7 @@ package struct SliceSums: Sendable {
 
         package mutating func add(_ other: Level) {
             for group in counts.indices {
-                counts[group].addCounts(other.counts[group], subtracting: GroupTotals())
+                counts[group].counts.add(other.counts[group].counts)
                 money[group].add(other.money[group])
             }
         }
@@ -82,7 +82,7 @@ package struct SliceSums: Sendable {
         for field in fields.indices {
             let level = memberLevels[field]
             if levels[field][level] == nil { levels[field][level] = Level(groupCount: groupCount) }
-            levels[field][level]!.counts[group].addCounts(totals, subtracting: GroupTotals())
+            levels[field][level]!.counts[group].counts.add(totals.counts)
             levels[field][level]!.money[group].add(totals.money)
         }
     }

@@ -17,7 +17,10 @@ import OfferLabWriters
 /// (`conversion_d<D>`, `arpu_d<D>`); an empty `metric` (or no such column) is the group's own
 /// row. Every group of an offering then needs a row for each metric the offering has.
 public enum AggregateStatistics {
-    static let columns = ["offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares"]
+    /// The sums every row has: a group's sufficient statistics.
+    static let statisticsCounts: [GroupCount] = [.users, .converters]
+    static let statisticsMoney: [GroupMoneySum] = [.revenueSum, .revenueSumSquares]
+    static let columns = ["offering_id", "group", "is_control", "weight"] + statisticsCounts.map(\.column) + statisticsMoney.map(\.column)
 
     /// What a row's non-empty `metric` names: a group's capped sums, or its matured ones.
     enum FamilyMetric: Hashable, Comparable {
@@ -175,18 +178,15 @@ public enum AggregateStatistics {
         var metricRows: [String: [FamilyMetric: [Row]]] = [:]
         do {
             let reader = try TableFileReader(path: path, format: format)
-            let index = try reader.requireColumns(columns)
+            _ = try reader.requireColumns(columns)
             let metricColumn = reader.header.firstIndex(of: "metric")
+            let positions = RowCells.positions(reader.header)
             try reader.forEachRow { row in
-                let cells = RowCells(row: row, path: path)
+                let cells = RowCells(row: row, path: path, columns: positions)
                 let fail = cells.fail
                 guard row.problem == nil else { throw fail("it has \(row.count) fields where the header has \(reader.header.count)") }
-                func text(_ column: Int) throws -> String {
-                    guard let value = row.string(at: index[column]), !value.isEmpty else { throw fail("\(columns[column]) is empty") }
-                    return value
-                }
-                let offering = try text(0)
-                let group = try text(1)
+                let offering = try cells.text("offering_id")
+                let group = try cells.text("group")
                 let metricText = metricColumn.flatMap { row.string(at: $0) } ?? ""
                 let metric = FamilyMetric(metricText)
                 guard metric != nil || metricText.isEmpty else {
@@ -194,11 +194,11 @@ public enum AggregateStatistics {
                         "metric '\(metricText)' is not empty, arpu_capped, d<days> (like d7), proceeds_per_user, trial_completed_conversion or refund_user_rate"
                     )
                 }
-                guard let isControl = row.bool(at: index[2]) else { throw fail("is_control must be true or false") }
-                let weight = try cells.number(index[3], columns[3])
+                guard let isControl = cells.bool("is_control") else { throw fail("is_control must be true or false") }
+                let weight = try cells.number("weight")
                 guard weight >= 0 else { throw fail("weight \(weight) is negative") }
                 let parsed = AnalysisGroup(
-                    name: group, isControl: isControl, weight: weight, statistics: try cells.statistics(index[4...7]))
+                    name: group, isControl: isControl, weight: weight, statistics: try cells.statistics())
                 if let metric {
                     if metricRows[offering]?[metric]?.contains(where: { $0.group.name == group }) == true {
                         throw fail("group \(group) of \(offering) appears twice with metric \(metric.text)")
@@ -275,26 +275,26 @@ public enum AggregateStatistics {
         }
     }
 
-    /// The count and money columns of `summary.csv` beyond the sufficient statistics (the
-    /// aggregates of `offerlab sql` have them); `net_revenue` is `revenue_sum`.
-    static let summaryColumns = [
-        ResultColumn.trialStarters, .trialConverters, .paywallViewers, .purchases, .renewals, .refunds, .grossRevenue, .refundedRevenue,
-    ].map(\.name)
+    /// summary.csv's counts and money in a group's own row (all or none).
+    static let summaryCounts: [GroupCount] = [.trialStarters, .trialConverters, .paywallViewers, .purchases, .renewals, .refunds]
+    static let summaryMoney: [GroupMoneySum] = [.grossRevenue, .refundedRevenue]
+    static let summaryColumns = summaryCounts.map(\.column) + summaryMoney.map(\.column)
 
     /// The columns of an `arpu_capped` row that summary.csv's capped columns take beyond its
     /// sums: the offering's cap (empty: none) and the group's members lowered to it.
     static let cappedColumns = [ResultColumn.revenueCap, .cappedUsers].map(\.name)
 
-    /// The counts of docs/analysis.md §9 in a group's own row: with them (all or none) and the offering's
-    /// `proceeds_per_user` rows, summary.csv's proceeds and trial columns are written; without,
-    /// they are empty (never zeros that were not counted).
-    static let trialColumns = [
-        ResultColumn.trialsConverted, .trialsPending, .trialsLapsed, .trialsUnknown, .activeSubscribers, .churnedSubscribers, .refundUsers,
-    ].map(\.name)
+    /// Every other count (docs/analysis.md §9's trial and subscriber counts, refund users, and
+    /// any count declared after them) in a group's own row: with them (all or none) and the
+    /// offering's `proceeds_per_user` rows, summary.csv's proceeds and trial columns are written;
+    /// without, they are empty (never zeros that were not counted).
+    static let trialCounts = GroupCount.allCases.filter { !statisticsCounts.contains($0) && !summaryCounts.contains($0) }
+    static let trialColumns = trialCounts.map(\.column)
 
-    /// The optional columns of a slices file beyond the summary columns: Σ and Σ² of per-user
-    /// net proceeds, then `trialColumns`.
-    static let sliceProceedsColumns = ["proceeds_sum", "proceeds_sum_squares"] + trialColumns
+    /// The optional columns of a slices file beyond the summary columns: every other money sum
+    /// (Σ and Σ² of per-user net proceeds), then `trialColumns`.
+    static let proceedsMoney = GroupMoneySum.allCases.filter { !statisticsMoney.contains($0) && !summaryMoney.contains($0) }
+    static let sliceProceedsColumns = proceedsMoney.map(\.column) + trialColumns
 
     /// Every group's totals from its own row (empty `metric`), with the offering's capped (when
     /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
@@ -309,31 +309,26 @@ public enum AggregateStatistics {
             let reader = try TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv)
             let present = summaryColumns.filter { reader.columnIndex($0) != nil }
             guard !present.isEmpty else { return nil }
-            let index = try reader.requireColumns(summaryColumns + ["offering_id", "group"])
-            let metricColumn = reader.columnIndex("metric")
-            let cappedIndex = cappedColumns.compactMap { reader.columnIndex($0) }
+            _ = try reader.requireColumns(summaryColumns + ["offering_id", "group"])
+            let hasCappedColumns = cappedColumns.allSatisfy { reader.columnIndex($0) != nil }
             hasTrialColumns = trialColumns.contains { reader.columnIndex($0) != nil }
-            let trialIndex = hasTrialColumns ? try reader.requireColumns(trialColumns) : []
+            if hasTrialColumns { _ = try reader.requireColumns(trialColumns) }
+            let positions = RowCells.positions(reader.header)
             try reader.forEachRow { row in
-                let cells = RowCells(row: row, path: path)
-                let (offering, group) = (row.string(at: index[8]) ?? "", row.string(at: index[9]) ?? "")
-                switch metricColumn.flatMap({ row.string(at: $0) }) ?? "" {
+                let cells = RowCells(row: row, path: path, columns: positions)
+                let (offering, group) = (cells.string("offering_id") ?? "", cells.string("group") ?? "")
+                switch cells.string("metric") ?? "" {
                 case "":
-                    var total = try cells.totals(index[0..<8])
-                    if hasTrialColumns {
-                        let counts = try zip(trialIndex, trialColumns).map { try cells.count($0, $1) }
-                        (total.trialsConverted, total.trialsPending, total.trialsLapsed) = (counts[0], counts[1], counts[2])
-                        (total.trialsUnknown, total.activeSubscribers, total.churnedSubscribers) = (counts[3], counts[4], counts[5])
-                        total.refundUsers = counts[6]
-                    }
+                    var total = GroupTotals()
+                    try cells.read(summaryCounts + (hasTrialColumns ? trialCounts : []), summaryMoney, into: &total)
                     totals[offering, default: [:]][group] = total
-                case FamilyMetric.capped.text where cappedIndex.count == cappedColumns.count:
-                    let cap = row.string(at: cappedIndex[0])?.isEmpty == false ? try cells.number(cappedIndex[0], cappedColumns[0]) : nil
+                case FamilyMetric.capped.text where hasCappedColumns:
+                    let cap = cells.string(cappedColumns[0])?.isEmpty == false ? try cells.number(cappedColumns[0]) : nil
                     if let known = capped[offering], known.cap != cap {
                         throw cells.fail(
                             "revenue_cap \(cap.map { "\($0)" } ?? "(empty)") differs from the offering's other arpu_capped rows")
                     }
-                    capped[offering, default: (cap, [:])].users[group] = try cells.count(cappedIndex[1], cappedColumns[1])
+                    capped[offering, default: (cap, [:])].users[group] = try cells.count(cappedColumns[1])
                 // A matured row's sums are its metric's; its summary columns are not the group's.
                 default: return
                 }
@@ -393,33 +388,27 @@ public enum AggregateStatistics {
             of: path,
             columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns
                 + (hasProceedsAndTrials ? sliceProceedsColumns : [])
-        ) {
-            cells, index in
-            let (row, fail) = (cells.row, cells.fail)
-            let (offering, group) = try groupIndex(row, offering: index[0], group: index[3], in: results, fail: fail)
-            let dimension = row.string(at: index[1]) ?? ""
+        ) { cells in
+            let fail = cells.fail
+            let (offering, group) = try groupIndex(cells, in: results)
+            let dimension = cells.string("dimension") ?? ""
             guard let field = SliceField(rawValue: dimension) else {
                 throw fail("dimension '\(dimension)' is not one of \(SliceField.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            guard let level = row.string(at: index[2]), !level.isEmpty else { throw fail("level is empty") }
+            let level = try cells.text("level")
             let key = LevelKey(offering: offering, field: field, level: level)
             if groupTotals[key] == nil { levels.append(key) }
             guard groupTotals[key]?[group] == nil else {
                 throw fail(
-                    "group \(row.string(at: index[3]) ?? "") of \(row.string(at: index[0]) ?? "") appears twice in \(dimension) \(level)")
+                    "group \(cells.string("group") ?? "") of \(cells.string("offering_id") ?? "") appears twice in \(dimension) \(level)")
             }
-            var totals = try cells.totals(index[8..<16])
-            totals.statistics = try cells.statistics(index[4...7])
+            var totals = GroupTotals()
+            try cells.read(summaryCounts + (hasProceedsAndTrials ? trialCounts : []), summaryMoney, into: &totals)
             if hasProceedsAndTrials {
-                let proceeds = index[16...]
-                (totals.proceedsSum, totals.proceedsSumSquares) = (
-                    try cells.number(proceeds[16], sliceProceedsColumns[0]), try cells.number(proceeds[17], sliceProceedsColumns[1])
-                )
-                let counts = try zip(proceeds.dropFirst(2), trialColumns).map { try cells.count($0, $1) }
-                (totals.trialsConverted, totals.trialsPending, totals.trialsLapsed) = (counts[0], counts[1], counts[2])
-                (totals.trialsUnknown, totals.activeSubscribers, totals.churnedSubscribers) = (counts[3], counts[4], counts[5])
-                totals.refundUsers = counts[6]
+                // Numbers, as the `proceeds_per_user` rows' sums are read.
+                for sum in proceedsMoney { totals.money[sum] = try cells.number(sum.column) }
             }
+            totals.statistics = try cells.statistics()
             groupTotals[key, default: [:]][group] = totals
         }
         var offerings = results
@@ -443,10 +432,10 @@ public enum AggregateStatistics {
     /// `quality.csv` from a file with its columns (`ResultSchema.quality`), rows kept in order.
     static func qualityTable(_ path: String) throws -> ResultTable {
         var table = ResultTable(.quality)
-        try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { cells, index in
-            guard let counter = cells.row.string(at: index[1]), !counter.isEmpty else { throw cells.fail("counter is empty") }
-            let count = try cells.count(index[2], "count")
-            table.rows.append([.text(cells.row.string(at: index[0]) ?? ""), .text(counter), .integer(count)])
+        try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { cells in
+            let counter = try cells.text(ResultColumn.counter.name)
+            let count = try cells.count(ResultColumn.count.name)
+            table.rows.append([.text(cells.string(ResultColumn.offeringID.name) ?? ""), .text(counter), .integer(count)])
         }
         return table
     }
@@ -457,48 +446,45 @@ public enum AggregateStatistics {
         var offerings = results
         // net_proceeds is optional: products from aggregates that lack it leave it empty.
         let columns = ResultSchema.products.columns.map(\.name).filter { $0 != ResultColumn.netProceeds.name }
-        let proceedsColumn = (try? TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv))?.columnIndex(
-            ResultColumn.netProceeds.name)
-        try forEachRow(of: path, columns: columns) { cells, index in
-            let (offering, group) = try groupIndex(cells.row, offering: index[0], group: index[1], in: offerings, fail: cells.fail)
-            guard let productID = cells.row.string(at: index[2]), !productID.isEmpty else { throw cells.fail("product_id is empty") }
+        try forEachRow(of: path, columns: columns) { cells in
+            let (offering, group) = try groupIndex(cells, in: offerings)
+            let hasProceeds = cells.columns[ResultColumn.netProceeds.name] != nil
             offerings[offering].products.append(
                 ProductTotals(
-                    group: group, productID: productID, purchases: try cells.count(index[3], "purchases"),
-                    renewals: try cells.count(index[4], "renewals"), refunds: try cells.count(index[5], "refunds"),
-                    netRevenue: try cells.number(index[6], "net_revenue"),
-                    netProceeds: try proceedsColumn.map { try cells.number($0, ResultColumn.netProceeds.name) }))
+                    group: group, productID: try cells.text(ResultColumn.productID.name),
+                    purchases: try cells.count(ResultColumn.purchases.name), renewals: try cells.count(ResultColumn.renewals.name),
+                    refunds: try cells.count(ResultColumn.refunds.name), netRevenue: try cells.number(ResultColumn.netRevenue.name),
+                    netProceeds: hasProceeds ? try cells.number(ResultColumn.netProceeds.name) : nil))
         }
         return ResultTables.productsTable(offerings)
     }
 
-    /// The offering and group (indices into `results` and its groups) that a row's cells at
-    /// `offering` and `group` name.
-    /// - Throws: from `fail` when the aggregates have no such group.
-    private static func groupIndex(
-        _ row: TableRow, offering: Int, group: Int, in results: [OfferingResult], fail: (String) -> OfferLabError
-    ) throws -> (offering: Int, group: Int) {
-        let offeringID = row.string(at: offering) ?? ""
-        let groupName = row.string(at: group) ?? ""
+    /// The offering and group (indices into `results` and its groups) that a row's `offering_id`
+    /// and `group` name.
+    /// - Throws: when the aggregates have no such group.
+    private static func groupIndex(_ cells: RowCells, in results: [OfferingResult]) throws -> (offering: Int, group: Int) {
+        let offeringID = cells.string("offering_id") ?? ""
+        let groupName = cells.string("group") ?? ""
         guard let offering = results.firstIndex(where: { $0.offering.offeringID == offeringID }),
             let group = results[offering].offering.groups.firstIndex(where: { $0.name == groupName })
-        else { throw fail("group \(groupName) of \(offeringID) is not in the aggregates") }
+        else { throw cells.fail("group \(groupName) of \(offeringID) is not in the aggregates") }
         return (offering, group)
     }
 
     /// Calls `body` with the cells of each row of a CSV/TSV file that has `columns` (they make
-    /// errors naming the row), and the columns' indices.
-    private static func forEachRow(of path: String, columns: [String], _ body: (RowCells, [Int]) throws -> Void) throws {
+    /// errors naming the row, and are read by column name).
+    private static func forEachRow(of path: String, columns: [String], _ body: (RowCells) throws -> Void) throws {
         guard let format = TableFormat(fileName: path) else {
             throw OfferLabError(.badArgument, "\(path): expected a .csv or .tsv file (gzipped or not)", location: .init(path: path))
         }
         do {
             let reader = try TableFileReader(path: path, format: format)
-            let index = try reader.requireColumns(columns)
+            _ = try reader.requireColumns(columns)
+            let positions = RowCells.positions(reader.header)
             try reader.forEachRow { row in
-                let cells = RowCells(row: row, path: path)
+                let cells = RowCells(row: row, path: path, columns: positions)
                 guard row.problem == nil else { throw cells.fail("it has \(row.count) fields where the header has \(reader.header.count)") }
-                try body(cells, index)
+                try body(cells)
             }
         } catch let error as IngestError {
             throw OfferLabError(.badAggregates, context: "", error)
@@ -514,45 +500,66 @@ struct AggregateOffering {
     var metrics: [(metric: AggregateStatistics.FamilyMetric, statistics: [GroupSufficientStatistics])]
 }
 
-/// The cells of one row of an input file, read with errors naming the file, the line and the
-/// column.
+/// The cells of one row of an input file, read by column name, with errors naming the file,
+/// the line and the column.
 private struct RowCells {
     let row: TableRow
     let path: String
+    /// Each column's position, by name.
+    let columns: [String: Int]
+
+    /// The positions of `header`'s columns (the first of a repeated name).
+    static func positions(_ header: [String]) -> [String: Int] {
+        Dictionary(header.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+    }
 
     func fail(_ problem: String) -> OfferLabError {
         OfferLabError(.badAggregates, "\(path) line \(row.lineNumber): \(problem)", location: .init(path: path, line: row.lineNumber))
     }
 
-    func count(_ column: Int, _ name: String) throws -> Int {
-        guard let value = row.int64(at: column), value >= 0 else {
-            throw fail("\(name) '\(row.string(at: column) ?? "")' is not a whole number ≥ 0")
+    /// The cell of column `name`; nil when the file has no such column.
+    func string(_ name: String) -> String? {
+        columns[name].flatMap { row.string(at: $0) }
+    }
+
+    func bool(_ name: String) -> Bool? {
+        columns[name].flatMap { row.bool(at: $0) }
+    }
+
+    func text(_ name: String) throws -> String {
+        guard let value = string(name), !value.isEmpty else { throw fail("\(name) is empty") }
+        return value
+    }
+
+    func count(_ name: String) throws -> Int {
+        guard let value = columns[name].flatMap({ row.int64(at: $0) }), value >= 0 else {
+            throw fail("\(name) '\(string(name) ?? "")' is not a whole number ≥ 0")
         }
         return Int(value)
     }
 
-    func number(_ column: Int, _ name: String) throws -> Double {
-        guard let value = row.double(at: column) else { throw fail("\(name) '\(row.string(at: column) ?? "")' is not a number") }
-        return value
-    }
-
-    func money(_ column: Int, _ name: String) throws -> Double {
-        guard let value = row.double(at: column), value >= 0 else {
-            throw fail("\(name) '\(row.string(at: column) ?? "")' is not a number ≥ 0")
+    func number(_ name: String) throws -> Double {
+        guard let value = columns[name].flatMap({ row.double(at: $0) }) else {
+            throw fail("\(name) '\(string(name) ?? "")' is not a number")
         }
         return value
     }
 
-    /// `users`, `converters`, `revenue_sum` and `revenue_sum_squares` at `columns`, checked to be
-    /// sums that some users' values can have.
-    func statistics(_ columns: ArraySlice<Int>) throws -> GroupSufficientStatistics {
-        let names = AggregateStatistics.columns[4...7]
-        let column = Array(columns)
-        let users = try count(column[0], names[4])
-        let converters = try count(column[1], names[5])
+    func money(_ name: String) throws -> Double {
+        guard let value = columns[name].flatMap({ row.double(at: $0) }), value >= 0 else {
+            throw fail("\(name) '\(string(name) ?? "")' is not a number ≥ 0")
+        }
+        return value
+    }
+
+    /// `users`, `converters`, `revenue_sum` and `revenue_sum_squares`, checked to be sums that
+    /// some users' values can have.
+    func statistics() throws -> GroupSufficientStatistics {
+        let users = try count(GroupCount.users.column)
+        let converters = try count(GroupCount.converters.column)
         guard converters <= users else { throw fail("converters \(converters) exceed users \(users)") }
-        let sum = try number(column[2], names[6])
-        let squares = try number(column[3], names[7])
+        let sum = try number(GroupMoneySum.revenueSum.column)
+        let squares = try number(GroupMoneySum.revenueSumSquares.column)
         // Σx² ≥ (Σx)²/n for any real values: anything clearly below is not a sum of squares.
         guard squares >= 0, users > 0 || (sum == 0 && squares == 0), users == 0 || squares * Double(users) >= sum * sum * (1 - 1e-9) else {
             throw fail("revenue_sum \(sum) and revenue_sum_squares \(squares) cannot come from \(users) users")
@@ -560,18 +567,10 @@ private struct RowCells {
         return GroupSufficientStatistics(users: users, converters: converters, revenueSum: sum, revenueSumSquares: squares)
     }
 
-    /// summary.csv's counts and money (`AggregateStatistics.summaryColumns`) at `columns`.
-    func totals(_ columns: ArraySlice<Int>) throws -> GroupTotals {
-        let names = AggregateStatistics.summaryColumns
-        let column = Array(columns)
-        var group = GroupTotals()
-        (group.trialStarters, group.trialConverters, group.paywallViewers) = (
-            try count(column[0], names[0]), try count(column[1], names[1]), try count(column[2], names[2])
-        )
-        (group.purchases, group.renewals, group.refunds) = (
-            try count(column[3], names[3]), try count(column[4], names[4]), try count(column[5], names[5])
-        )
-        (group.grossRevenue, group.refundedRevenue) = (try money(column[6], names[6]), try money(column[7], names[7]))
-        return group
+    /// The cells of `counts` (whole numbers ≥ 0) and `money` (amounts ≥ 0), each by its column,
+    /// into `totals`.
+    func read(_ counts: [GroupCount], _ money: [GroupMoneySum], into totals: inout GroupTotals) throws {
+        for count in counts { totals.counts[count] = try self.count(count.column) }
+        for sum in money { totals.money[sum] = try self.money(sum.column) }
     }
 }

@@ -429,3 +429,21 @@ import Testing
         #expect(HTMLReport.render(reportFixture()) == HTMLReport.render(reportFixture()))
     }
 }
+
+/// "All numbers by group" takes its rows from the column declarations (`ResultColumn.shown`).
+@Suite struct ReportAllNumbersTests {
+    @Test func everyLabelledGroupMetricIsARowInSummaryOrder() throws {
+        let html = HTMLReport.render(reportFixture())
+        let start = try #require(html.range(of: "All numbers by group"))
+        let table = html[start.upperBound...].prefix { $0 != "§" }.components(separatedBy: "</table>")[0]
+        let rows = table.components(separatedBy: "<tr><th scope=\"row\">").dropFirst()
+        let shown = GroupMetrics.columns.filter { $0.column.shown != nil }
+        #expect(rows.map { $0.components(separatedBy: "<code>")[1].components(separatedBy: "</code>")[0] } == shown.map(\.column.name))
+        #expect(rows.first?.hasPrefix("Users <code>users</code>") == true)
+        // A group metric without a label is left out of the page on purpose: a new one is a decision.
+        #expect(
+            GroupMetrics.columns.filter { $0.column.shown == nil }.map(\.column.name) == [
+                "proceeds_per_user_sd", "refund_users", "refund_user_rate",
+            ])
+    }
+}

@@ -48,11 +48,42 @@ public enum ResultColumnType: Sendable {
 public struct ResultColumn: Sendable, Hashable {
     public var name: String
     public var type: ResultColumnType
+    /// How the report's "All numbers by group" shows a group's value (nil: it does not).
+    var shown: ShownColumn?
 
     public init(_ name: String, _ type: ResultColumnType) {
         self.name = name
         self.type = type
     }
+
+    init(_ name: String, _ type: ResultColumnType, shown label: String, as unit: ShownColumn.Unit) {
+        self.init(name, type)
+        shown = ShownColumn(label: label, unit: unit)
+    }
+
+    /// A column is its name and type; how the report shows it is not part of what is stored.
+    public static func == (lhs: ResultColumn, rhs: ResultColumn) -> Bool {
+        lhs.name == rhs.name && lhs.type == rhs.type
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(type)
+    }
+}
+
+/// A column as the report shows it: its label, and its value as a count, a share or money.
+struct ShownColumn: Sendable, Hashable {
+    enum Unit: Sendable, Hashable {
+        case count
+        /// A ratio, shown as a percent.
+        case share
+        /// In the report currency.
+        case money
+    }
+
+    var label: String
+    var unit: Unit
 }
 
 /// The name, columns and key of an output table.

@@ -488,40 +488,25 @@ struct OfferingSection {
         return HTMLReport.reference("Statistical details", html)
     }
 
+    /// Every group metric the column declarations give a label (`ResultColumn.shown`), in
+    /// `summary.csv`'s order.
     private var allNumbers: String {
         let money = ReportFormat.value(.arpu, currency: currency)
-        let rows: [(String, String, (GroupReport) -> String)] = [
-            ("Users", "users", { ReportFormat.count($0.users) }),
-            ("Paying users", "converters", { ReportFormat.count($0.converters) }),
-            ("Conversion", "conversion_rate", { $0.conversionRate.map(ReportFormat.percent) ?? "–" }),
-            ("Conversion, low", "conversion_ci_low", { $0.conversionCILow.map(ReportFormat.percent) ?? "–" }),
-            ("Conversion, high", "conversion_ci_high", { $0.conversionCIHigh.map(ReportFormat.percent) ?? "–" }),
-            ("Trial starters", "trial_starters", { ReportFormat.count($0.trialStarters) }),
-            ("Trials converted", "trial_converters", { ReportFormat.count($0.trialConverters) }),
-            ("Trial conversion", "trial_conversion_rate", { $0.trialConversionRate.map(ReportFormat.percent) ?? "–" }),
-            ("Saw the paywall", "paywall_viewers", { ReportFormat.count($0.paywallViewers) }),
-            ("Purchases", "purchases", { ReportFormat.count($0.purchases) }),
-            ("Renewals", "renewals", { ReportFormat.count($0.renewals) }),
-            ("Refunds", "refunds", { ReportFormat.count($0.refunds) }),
-            ("Gross revenue", "gross_revenue", { money($0.grossRevenue) }),
-            ("Refunded", "refunded_revenue", { money($0.refundedRevenue) }),
-            ("Net revenue", "net_revenue", { money($0.netRevenue) }),
-            ("Revenue per user", "arpu", { $0.arpu.map(money) ?? "–" }),
-            ("Revenue per user, std. dev.", "arpu_sd", { $0.arpuSD.map(money) ?? "–" }),
-            ("Revenue per paying user", "arppu", { $0.arppu.map(money) ?? "–" }),
-            ("Net proceeds", "net_proceeds", { $0.netProceeds.map(money) ?? "–" }),
-            ("Proceeds per user", "proceeds_per_user", { $0.proceedsPerUser.map(money) ?? "–" }),
-            ("Trials converted", "trials_converted", { ReportFormat.count($0.trialsConverted ?? 0) }),
-            ("Trials still running", "trials_pending", { ReportFormat.count($0.trialsPending ?? 0) }),
-            ("Trials lapsed", "trials_lapsed", { ReportFormat.count($0.trialsLapsed ?? 0) }),
-            ("Trials without an end date", "trials_unknown", { ReportFormat.count($0.trialsUnknown ?? 0) }),
-            (
-                "Conversion of ended trials", "trial_completed_conversion_rate",
-                { $0.trialCompletedConversionRate.map(ReportFormat.percent) ?? "–" }
-            ),
-            ("Active subscribers", "active_subscribers", { ReportFormat.count($0.activeSubscribers ?? 0) }),
-            ("Churned subscribers", "churned_subscribers", { ReportFormat.count($0.churnedSubscribers ?? 0) }),
-        ]
+        let rows = GroupMetrics.columns.compactMap { column in
+            column.column.shown.map { shown in
+                (
+                    shown.label, column.column.name,
+                    { (group: GroupReport) -> String in
+                        switch (column.value(group.summary.metrics), shown.unit) {
+                        case (.integer(let count), _): ReportFormat.count(count)
+                        case (.real(let value?), .share): ReportFormat.percent(value)
+                        case (.real(let value?), .money): money(value)
+                        default: "–"
+                        }
+                    }
+                )
+            }
+        }
         var html = "<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
         for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name.htmlEscaped)</th>" }
         html += "</tr></thead>\n<tbody>\n"

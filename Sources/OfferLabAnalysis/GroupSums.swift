@@ -1,0 +1,139 @@
+import OfferLabStatistics
+
+/// A count a group adds up over its members: one per member (users, converters, …) or one per
+/// event (purchases, …). This is the one declaration of a group's counts: `GroupCounts` adds,
+/// merges and snapshots every case in one loop, and `column` names it in `summary.csv` and in
+/// the aggregates of `offerlab sql` and `offerlab stats` (docs/architecture.md, "A new metric").
+public enum GroupCount: Int, CaseIterable, Sendable {
+    case users, converters, trialStarters, trialConverters, paywallViewers, purchases, renewals, refunds
+    /// docs/analysis.md §9: members by the state of their trial as of the night, and by their subscription.
+    case trialsConverted, trialsPending, trialsLapsed, trialsUnknown, activeSubscribers, churnedSubscribers
+    /// Members with at least one counted refund.
+    case refundUsers
+
+    /// Its column in `summary.csv` and in the aggregates.
+    public var column: String {
+        switch self {
+        case .users: "users"
+        case .converters: "converters"
+        case .trialStarters: "trial_starters"
+        case .trialConverters: "trial_converters"
+        case .paywallViewers: "paywall_viewers"
+        case .purchases: "purchases"
+        case .renewals: "renewals"
+        case .refunds: "refunds"
+        case .trialsConverted: "trials_converted"
+        case .trialsPending: "trials_pending"
+        case .trialsLapsed: "trials_lapsed"
+        case .trialsUnknown: "trials_unknown"
+        case .activeSubscribers: "active_subscribers"
+        case .churnedSubscribers: "churned_subscribers"
+        case .refundUsers: "refund_users"
+        }
+    }
+}
+
+/// A sum of money a group adds up over its members (report currency): the one declaration of a
+/// group's money, added and rounded in one loop (`GroupMoney`, `ExactMoney`).
+public enum GroupMoneySum: Int, CaseIterable, Sendable {
+    /// Σ per-user net revenue and Σ its squares.
+    case revenueSum, revenueSumSquares
+    /// Σ per-user gross revenue and Σ per-user refunded amounts (≥ 0, known currencies only).
+    case grossRevenue, refundedRevenue
+    /// Σ per-user net proceeds and Σ their squares (docs/analysis.md §8).
+    case proceedsSum, proceedsSumSquares
+
+    /// Its column in the aggregates.
+    public var column: String {
+        switch self {
+        case .revenueSum: "revenue_sum"
+        case .revenueSumSquares: "revenue_sum_squares"
+        case .grossRevenue: "gross_revenue"
+        case .refundedRevenue: "refunded_revenue"
+        case .proceedsSum: "proceeds_sum"
+        case .proceedsSumSquares: "proceeds_sum_squares"
+        }
+    }
+}
+
+/// One value per `GroupCount`, kept inline: a member's day is evaluated into one without an
+/// allocation.
+public struct GroupCounts: Sendable, Equatable {
+    /// `GroupCount.allCases.count` slots (a test holds the two together).
+    package static let slots = 15
+    private var values = InlineArray<15, Int>(repeating: 0)
+
+    public init() {}
+
+    public subscript(count: GroupCount) -> Int {
+        get { values[count.rawValue] }
+        set { values[count.rawValue] = newValue }
+    }
+
+    /// Adds every count of `other`.
+    package mutating func add(_ other: GroupCounts) {
+        for index in values.indices { values[index] += other.values[index] }
+    }
+
+    /// Adds `new − old`, count by count: the change of a member's contribution.
+    package mutating func add(_ new: GroupCounts, subtracting old: GroupCounts) {
+        for index in values.indices { values[index] += new.values[index] - old.values[index] }
+    }
+
+    public static func == (lhs: GroupCounts, rhs: GroupCounts) -> Bool {
+        lhs.values.indices.allSatisfy { lhs.values[$0] == rhs.values[$0] }
+    }
+}
+
+/// One amount per `GroupMoneySum`: one member's values, or sums rounded from `ExactMoney`.
+public struct GroupMoney: Sendable, Equatable {
+    /// `GroupMoneySum.allCases.count` slots (a test holds the two together).
+    package static let slots = 6
+    private var values = InlineArray<6, Double>(repeating: 0)
+
+    public init() {}
+
+    /// A member's net revenue: its sum and its square (the capped and matured sums' only parts).
+    init(revenue: Double) {
+        values[GroupMoneySum.revenueSum.rawValue] = revenue
+        values[GroupMoneySum.revenueSumSquares.rawValue] = revenue * revenue
+    }
+
+    public subscript(sum: GroupMoneySum) -> Double {
+        get { values[sum.rawValue] }
+        set { values[sum.rawValue] = newValue }
+    }
+
+    /// Whether every amount is 0: adding it changes no sum.
+    var isZero: Bool { values.indices.allSatisfy { values[$0] == 0 } }
+
+    public static func == (lhs: GroupMoney, rhs: GroupMoney) -> Bool {
+        lhs.values.indices.allSatisfy { lhs.values[$0] == rhs.values[$0] }
+    }
+}
+
+/// Sums of users' money, each kept exact (`ExactSum`) and rounded once: the double nearest to
+/// the true total of the users' values. So a group's total is the same to the last bit however
+/// its users were split between runs and threads, and a day's total, added up from each user's
+/// changes (their new value added, the old one subtracted), is the night's total on its last day.
+struct ExactMoney: Sendable {
+    private var sums = InlineArray<6, ExactSum>(repeating: ExactSum())
+
+    mutating func add(_ money: GroupMoney) {
+        for sum in GroupMoneySum.allCases { sums[sum.rawValue].add(money[sum]) }
+    }
+
+    mutating func subtract(_ money: GroupMoney) {
+        for sum in GroupMoneySum.allCases { sums[sum.rawValue].subtract(money[sum]) }
+    }
+
+    mutating func add(_ other: ExactMoney) {
+        for index in sums.indices { sums[index].add(other.sums[index]) }
+    }
+
+    var rounded: GroupMoney {
+        var money = GroupMoney()
+        for sum in GroupMoneySum.allCases { money[sum] = sums[sum.rawValue].value }
+        return money
+    }
+}
