@@ -23,7 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         // X.509 chain building and P-256 ECDSA: what Apple's App Store Server Library verifies
-        // signed notifications with (contract §1.6).
+        // signed notifications with (docs/input-formats.md#verification).
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
@@ -44,12 +44,14 @@ let package = Package(
 
         // Pure statistics on per-group sufficient statistics: no I/O.
         .target(name: "OfferLabStatistics"),
-        // Projected revenue per user after 365 days (contract §2.14), on the members' money events: no I/O.
+        // Projected revenue per user after 365 days, on the members' money events: no I/O
+        // (docs/statistics.md#projected-revenue-per-user-after-365-days).
         .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics"]),
         // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
-        // The stores' formats (contract §1.6): App Store Server Notifications, RevenueCat's export
-        // and webhooks, read into the records that become the events of §1.2.
+        // The stores' formats (docs/input-formats.md#store-sources-in-a-job): App Store Server
+        // Notifications, RevenueCat's export and webhooks, read into the records that become the
+        // events of the purchase logs (docs/input-formats.md#purchase-logs).
         .target(
             name: "OfferLabStoreSources",
             dependencies: [

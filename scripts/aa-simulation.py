@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """A/A simulation: how often a test with no true difference is ever called significant when
 its report is read every night, with the fixed-horizon p-value and with the sequential
-(always-valid) one of contract §2.8. The table it prints is in docs/statistics.md.
+(always-valid) one of docs/statistics.md#sequential-always-valid-inference. The table it
+prints is in docs/statistics.md.
 
 Each simulated experiment has a control and one variant drawn from the same population: every
 night `--users` new users join each group (Poisson), a user converts with probability 5%, and a
 converter pays one price, mostly small, sometimes large (revenue per user: skewed, mostly
 zeros). Every night, from the cumulative per-group sufficient statistics (users, converters,
-Σx, Σx²) as `offerlab run` would compute them, both metrics are tested as §2.5 and §2.8 say:
+Σx, Σx²) as `offerlab run` would compute them, both metrics are tested as docs/statistics.md says
+("Each treatment against control", "Sequential (always-valid) inference"):
 conversion with the pooled z-test, revenue per user with Welch's t-test, and the sequential
 p-value on the unpooled standard error. An experiment is "ever significant" when any of its
 30 nights has p < alpha. Its price: the sequential interval's width over the fixed one on the
 last night.
 
-Independent of the Swift code (numpy/scipy from the contract's formulas); the Swift test
+Independent of the Swift code (numpy/scipy from the formulas of docs/statistics.md); the Swift test
 `SequentialFalsePositiveTests` runs a smaller seeded version through `analyzeOffering`.
 
     python3 scripts/aa-simulation.py                  # the documented table (about 30 s on one core)
@@ -43,14 +45,16 @@ def simulate_group(rng, experiments, nights, users_per_night):
 
 
 def sequential_factor(n, alpha, tuning):
-    """h / se of §2.8: √(2(nρ²+1) ln(√(nρ²+1)/α) / (nρ²))."""
+    """h / se of docs/statistics.md#sequential-always-valid-inference:
+    √(2(nρ²+1) ln(√(nρ²+1)/α) / (nρ²))."""
     rho2 = (-2 * math.log(alpha) + math.log(1 - 2 * math.log(alpha))) / tuning
     nr = n * rho2
     return np.sqrt(2 * (nr + 1) * np.log(np.sqrt(nr + 1) / alpha) / nr), rho2
 
 
 def sequential_p(diff, se, n, alpha, tuning):
-    """§2.8: min(1, √(nρ²+1) exp(−ρ² n z² / (2(nρ²+1))))."""
+    """docs/statistics.md#sequential-always-valid-inference:
+    min(1, √(nρ²+1) exp(−ρ² n z² / (2(nρ²+1))))."""
     _, rho2 = sequential_factor(n, alpha, tuning)
     nr = n * rho2
     with np.errstate(divide="ignore", invalid="ignore"):

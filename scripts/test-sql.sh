@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The SQL path (contract §3.2) on real engines: `offerlab sql` scripts run in DuckDB and in
-# Spark local mode, their results through `offerlab stats`, compared with `offerlab run` on the
-# same jobs (tools/sql/compare_engines.py). Installs what it needs when missing: Java 17
+# The SQL path (docs/warehouse.md#the-test) on real engines: `offerlab sql` scripts run in DuckDB
+# and in Spark local mode, their results through `offerlab stats`, compared with `offerlab run` on
+# the same jobs (tools/sql/compare_engines.py). Installs what it needs when missing: Java 17
 # (Debian openjdk-17-jre-headless) and the Python packages duckdb and pyspark.
 #
 #   scripts/test-sql.sh                  # both engines (one to two minutes, most of it Spark)
@@ -55,10 +55,12 @@ cp -r tools/reference/tests/data/main "$work/unconvertible"
 mv "$work/unconvertible/tables/user_offering_assignments.csv" "$work/unconvertible/tables/user_offering_assignments.csv.gz"
 echo "max_unconvertible_money_share: 0.3" >>"$work/unconvertible/job.yaml"
 
-# What a store sends, through `offerlab events` (contract §1.6): a generated set in the log
-# format, and the same set as RevenueCat's export and as its webhooks; each store set's events
-# are written in the log format and read by a job of the app's logs and the events, whose SQL
-# results must be the log-format set's run (its quality.csv aside: the lines differ by design).
+# What a store sends, through `offerlab events`
+# (docs/input-formats.md#offerlab-events-the-stores-events-for-sql-engines-and-other-tools): a
+# generated set in the log format, and the same set as RevenueCat's export and as its webhooks; each
+# store set's events are written in the log format and read by a job of the app's logs and the
+# events, whose SQL results must be the log-format set's run (its quality.csv aside: the lines
+# differ by design).
 "$offerlab" generate --out "$work/store-logs" --users 3000 --seed 11 --days 12 >/dev/null
 references=()
 store_jobs=()

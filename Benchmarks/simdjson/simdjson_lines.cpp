@@ -1,10 +1,11 @@
-// simdjson On-Demand against OfferLab's JSON Lines contract: a measurement, not product code
-// (issue 31; docs/performance.md, "simdjson against the hand-written JSON scanner").
+// simdjson On-Demand against OfferLab's JSON Lines format (docs/input-formats.md#json-lines): a
+// measurement, not product code (issue 31; docs/performance.md, "simdjson against the hand-written JSON scanner").
 //
 // Reads decompressed JSON Lines on stdin, then parses every line PASSES times with simdjson's
 // On-Demand API into a record of the same fields as `JSONLineParser` (its default: no slice
-// fields, `--slices` adds `country` and `platform`), with the contract's checks after simdjson's
-// own, in the malformed-reason order of `LogFieldValues.resolve`:
+// fields, `--slices` adds `country` and `platform`), with the checks of
+// docs/input-formats.md#malformed-lines after simdjson's own, in the malformed-reason order of
+// `LogFieldValues.resolve`:
 //   invalidJSON, missingField (ts, user_id, event), invalidField (types, price),
 //   badTimestamp (text grammar or epoch ms), missingField (by event type), negativePrice.
 // Keys are matched on their unescaped bytes (snake_case wins over camelCase, the last repeat
@@ -23,7 +24,7 @@
 //   --slices also read country and platform.
 //   --each   prints each line's reason (valid or the malformed one) instead of timing.
 //   --floor  simdjson alone, for its floor: iterate, visit every key, skip every value, keep
-//            nothing, no contract check (the checksum is then the count of members).
+//            nothing, no check of the log format (the checksum is then the count of members).
 //
 // Build (see README.md): g++ -std=c++17 -O2 simdjson_lines.cpp -lsimdjson
 #include <simdjson.h>
@@ -90,7 +91,7 @@ struct Record {
   bool hasPrice = false, isSandbox = false;
 };
 
-// ---- The contract's value grammars (ports of Timestamp.parse, parseEpochMilliseconds, Price) ----
+// ---- Value grammars of docs/input-formats.md#json-lines (ports of Timestamp.parse, parseEpochMilliseconds, Price) ----
 
 static inline bool digitsAt(const char *p, int at, int n, int &out) {
   int v = 0;
@@ -290,7 +291,8 @@ static std::string_view trimRight(std::string_view s) {
   return s;
 }
 
-// Walks a value the contract does not know, validating every scalar (the scanner's skipValue).
+// Walks a value the log format does not know (docs/input-formats.md#json-lines: unknown keys),
+// validating every scalar (the scanner's skipValue).
 static bool validate(ondemand::value v, int depth) {
   if (depth > 1024) return false;
   ondemand::json_type t;
@@ -540,7 +542,7 @@ int main(int argc, char **argv) {
     if (all[i] == '\n') { lines.emplace_back(start, i - start); start = i + 1; }
   if (lp.parser.allocate(1 << 16)) return 1;  // longer lines grow it
 
-  if (each) {  // one line's reason per line, for checking the contract's order
+  if (each) {  // one line's reason per line, for checking the order of docs/input-formats.md#malformed-lines
     Record record;
     for (auto &[offset, length] : lines)
       printf("%s\n", reasonNames[lp.parse(all.data() + offset, length, all.size() - offset, record)]);

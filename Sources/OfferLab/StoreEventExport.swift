@@ -8,8 +8,8 @@ import OfferLabSupport
 import OfferLabTables
 
 /// `offerlab events`: the verified, decoded events of a job's store sources written in the log
-/// format of contract §1.2, so that SQL engines (`offerlab sql`), which cannot verify a
-/// signature, and any other tool read them (docs/input-formats.md).
+/// format (docs/input-formats.md#purchase-logs), so that SQL engines (`offerlab sql`), which
+/// cannot verify a signature, and any other tool read them (docs/input-formats.md).
 ///
 /// One gzip JSON Lines file per input file that gives events, `<folder>/<format>/<input
 /// path>.jsonl.gz`, the input path relative to the job file's folder (an input outside it: its
@@ -17,7 +17,7 @@ import OfferLabTables
 /// file of an input that no longer gives an event: an empty log would be a warning of `run`)
 /// and leaves every other file of the folder alone. Each is written to a temporary file beside
 /// it and renamed over it, so a reader sees the old file or the new one, never half of one. The
-/// job's §1.2 logs are not copied.
+/// job's purchase logs (docs/input-formats.md#purchase-logs) are not copied.
 public enum StoreEventExport {
     /// What was written.
     public struct Summary: Sendable {

@@ -168,8 +168,8 @@ struct ProductContribution: Sendable {
     /// the charge it refunds.
     var chain: Int32
     var chargeProduct: Int32
-    /// A charge's `expires_at` (§2.13; `EventRecord.noTime` when absent or a refund), the due
-    /// time of the chain's next charge for the projection.
+    /// A charge's `expires_at` (docs/analysis.md §9; `EventRecord.noTime` when absent or a refund),
+    /// the due time of the chain's next charge for the projection.
     var expiresAt = EventRecord.noTime
 }
 
@@ -193,7 +193,8 @@ package struct MemberContributions: Sendable {
     var matured: [[MaturedSums]]
     /// Per slice field and level (docs/analysis.md §7): the members who are not excluded.
     var slices: SliceSums
-    /// The projection's inputs (contract §2.14): the members who are not excluded, in user order.
+    /// The projection's inputs (docs/statistics.md#the-projection-in-a-run): the members who are
+    /// not excluded, in user order.
     var projection: ProjectionMembers
 }
 

@@ -231,8 +231,9 @@ public struct OfferingResult: Sendable {
     /// Whether the groups' proceeds and trial counts were computed (docs/analysis.md §8–§9): always by
     /// `run`; by `stats` only from aggregates that carry them (otherwise their columns are empty).
     public var hasProceedsAndTrials = true
-    /// The members as the 365-day projection reads them (contract §2.14); nil when the
-    /// members are not known (`offerlab stats` on sums).
+    /// The members as the 365-day projection reads them
+    /// (docs/statistics.md#the-projection-in-a-run); nil when the members are not known (`offerlab
+    /// stats` on sums).
     public var projection: ProjectionInputs?
 
     package init(

@@ -4,7 +4,8 @@ import OfferLabProjection
 import OfferLabSupport
 import OfferLabTables
 
-/// The products the projection knows (contract §2.14): how often each charges, from the catalog.
+/// The products the projection knows (docs/statistics.md#the-projection-in-a-run): how often each
+/// charges, from the catalog.
 package struct ProjectionCatalog: Sendable {
     /// Every product of the catalog (all offerings), by `product_id` in byte order, then one for
     /// every product the catalog does not list.
@@ -61,9 +62,10 @@ package struct ProjectionCatalog: Sendable {
     }
 }
 
-/// What the projection reads of one offering's members (contract §2.14): each member's
-/// `assigned_at` and counted purchases, renewals and refunds, gathered while attribution
-/// evaluates the night (`Attribution.evaluate`), per group, members in user order.
+/// What the projection reads of one offering's members
+/// (docs/statistics.md#the-projection-in-a-run): each member's `assigned_at` and counted purchases,
+/// renewals and refunds, gathered while attribution evaluates the night (`Attribution.evaluate`),
+/// per group, members in user order.
 package struct ProjectionMembers: Sendable {
     /// Parallel to the offering's groups.
     private(set) var groups: [ProjectionGroupInput]
@@ -129,7 +131,8 @@ package struct ProjectionMembers: Sendable {
 
     /// The offering's projection inputs, as `OfferingResult.projection` holds them.
     func inputs(context: AttributionContext) -> ProjectionInputs {
-        // A charge after the conversion window never counts (contract §2.2): a shorter window is the horizon.
+        // A charge after the conversion window never counts (docs/analysis.md §2): a shorter window
+        // is the horizon.
         let windowDays = context.windowMicroseconds.map { Double($0) / Double(Timestamp.microsecondsPerDay) }
         return ProjectionInputs(
             groups: groups, products: context.projection.products, productIDs: context.projection.productIDs, asOf: context.asOf,
@@ -140,8 +143,9 @@ package struct ProjectionMembers: Sendable {
     }
 }
 
-/// One offering's members as the projection reads them (contract §2.14), with the night's
-/// settings; `OfferingStatistics` projects them.
+/// One offering's members as the projection reads them
+/// (docs/statistics.md#the-projection-in-a-run), with the night's settings; `OfferingStatistics`
+/// projects them.
 public struct ProjectionInputs: Sendable {
     /// Parallel to the offering's groups.
     public var groups: [ProjectionGroupInput]

@@ -36,7 +36,7 @@ public struct IngestCounters: Sendable {
     public var uncompressedBytes: Int64 = 0
     /// What the malformed lines that named money named.
     package var rejectedMoney = RejectedMoney()
-    /// Per store source format the job reads (contract §1.6): the lines of its own files, its
+    /// Per store source format the job reads (docs/analysis.md §5): the lines of its own files, its
     /// malformed lines by reason and its own counters. Its lines and malformed lines are in the
     /// totals above as well (`addStoreSources`); the events made from its records are no lines.
     public var storeCounts: [SourceFormat: StoreCounts] = [:]
@@ -44,11 +44,12 @@ public struct IngestCounters: Sendable {
     /// `keep` of each counter (`addStoreSources`).
     public var storeNotes: [StoreLineNote] = []
 
-    /// Every malformed line: those of §1.3's reasons (any source) and the store's own
-    /// (`malformed_bad_signature`, `malformed_other_app`).
+    /// Every malformed line: those of the reasons of docs/input-formats.md#malformed-lines (any
+    /// source) and the store's own (`malformed_bad_signature`, `malformed_other_app`).
     public var malformedLines: Int { malformed.reduce(0, +) + storeOwnMalformedLines }
 
-    /// The store sources' malformed lines of a reason §1.3 does not have.
+    /// The store sources' malformed lines of a reason docs/input-formats.md#malformed-lines does
+    /// not have.
     var storeOwnMalformedLines: Int {
         storeCounts.values.reduce(0) { total, counts in
             total + counts.nonZero.reduce(0) { $0 + ($1.counter.isMalformed && $1.counter.malformedReason == nil ? $1.count : 0) }

@@ -30,7 +30,8 @@ import Synchronization
 /// parsed now is kept in it (`ParsedLogCache`).
 package enum LogIngest {
     /// `storeNight`: the events of the job's store sources (`StoreSourceIngest`, read alongside),
-    /// appended after the §1.2 files (`appendStoreFiles`).
+    /// appended after the purchase-log files (docs/input-formats.md#purchase-logs;
+    /// `appendStoreFiles`).
     package static func read(
         job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
         pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil

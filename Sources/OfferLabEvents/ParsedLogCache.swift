@@ -40,10 +40,11 @@ public struct CacheUsage: Sendable, Equatable {
 /// successful run, entries no file of the run used are removed, so the folder holds about one
 /// entry per log file (a parsed file takes about as much room as its gzip file).
 ///
-/// An App Store store file (contract §1.6) is kept too, verified and decoded (`StoreSourceIngest`):
-/// its entry holds the reading in its own layout (`AppStoreFileReading.encode`), named after the
-/// layout's version, the file's bytes, the settings its reading depends on and the program,
-/// checked whole like the others.
+/// An App Store store file
+/// (docs/input-formats.md#app-store-server-notifications-v2-app_store_notifications) is kept too,
+/// verified and decoded (`StoreSourceIngest`): its entry holds the reading in its own layout
+/// (`AppStoreFileReading.encode`), named after the layout's version, the file's bytes, the settings
+/// its reading depends on and the program, checked whole like the others.
 package final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
@@ -168,10 +169,10 @@ package final class ParsedLogCache: Sendable {
 
     // MARK: - Store files
 
-    /// What the entry of a store file (contract §1.6) depends on: the file's bytes (XXH64 and
-    /// size), what its reading depends on beside them (its format and the job's settings for it,
-    /// `settings`), and the program itself. Nothing of `as_of`: a store file's reading does not
-    /// depend on it (the resolution of its records does, every run).
+    /// What the entry of a store file (docs/input-formats.md#store-sources-in-a-job) depends on:
+    /// the file's bytes (XXH64 and size), what its reading depends on beside them (its format and
+    /// the job's settings for it, `settings`), and the program itself. Nothing of `as_of`: a store
+    /// file's reading does not depend on it (the resolution of its records does, every run).
     struct StoreFileKey: Sendable, Equatable {
         var words: [UInt64]
         /// The file's inode and times when it was hashed (not part of the name).

@@ -3,17 +3,20 @@ import OfferLabJob
 import OfferLabStoreSources
 import OfferLabSupport
 
-/// The events of the job's store sources (contract §1.6) inside a run: each made into the record
-/// the §1.2 parser would read from its line (`StoreEvent.fillLogRecord`, without the line's text),
-/// one batch per store file after the §1.2 files, so that every rule after §1.2 (de-duplication,
-/// clean-up, attribution) applies to them as to log lines.
+/// The events of the job's store sources (docs/input-formats.md#store-sources-in-a-job) inside a
+/// run: each made into the record the purchase-log parser (docs/input-formats.md#purchase-logs)
+/// would read from its line (`StoreEvent.fillLogRecord`, without the line's text), one batch per
+/// store file after the purchase-log files, so that every rule after the reading of the purchase
+/// logs (de-duplication, clean-up, attribution: docs/analysis.md §2) applies to them as to log
+/// lines.
 package enum StoreEventBatches {
     /// One store file's events as a batch of `fileIndex`, its users looked up in the
     /// population's (`users`). The records are the tool's own, not the file's lines: they count
     /// in no counter (the file's lines are counted by `IngestCounters.addStoreSources`). An event
     /// the parser would reject is a defect of the reader that made it, but still never silently
     /// dropped: it is returned as a note of its file (line 0: it is no line of the file) under
-    /// the parser's reason, with its §1.2 line, for the caller to count.
+    /// the parser's reason, with its purchase-log line (docs/input-formats.md#purchase-logs), for
+    /// the caller to count.
     package static func batch(
         _ events: [StoreEvent], fileIndex: Int, path: String, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
     ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)]) {
@@ -39,8 +42,9 @@ package enum StoreEventBatches {
 
 extension IngestCounters {
     /// Adds what the store sources read (`night`): each format's counters (its lines to
-    /// `lines_read`, its malformed lines to their reason of §1.3, or to its own), its files read
-    /// or skipped, each file with malformed lines (or none valid) as a §1.2 file's, and the first
+    /// `lines_read`, its malformed lines to their reason of docs/input-formats.md#malformed-lines,
+    /// or to its own), its files read or skipped, each file with malformed lines (or none valid) as
+    /// a purchase-log file's (docs/input-formats.md#purchase-logs), and the first
     /// `keep` notes of each counter (the rejects, at their original file and line). `formats`:
     /// every store format the job reads, so that one with nothing to count is still listed.
     package mutating func addStoreSources(_ night: StoreNight, formats: [SourceFormat], keep: Int) {
@@ -63,8 +67,9 @@ extension IngestCounters {
         for note in night.notes where storeNotes.count(where: { $0.counter == note.counter }) < keep { storeNotes.append(note) }
     }
 
-    /// Per source format read, its counters: the §1.2 logs' (`offerlab`, when the job has any)
-    /// first, then each store format's, in the order of `SourceFormat`.
+    /// Per source format read, its counters: the purchase logs'
+    /// (docs/input-formats.md#purchase-logs; `offerlab`, when the job has any) first, then each
+    /// store format's, in the order of `SourceFormat`.
     package func sourceCounts(hasLogFiles: Bool) -> [(format: SourceFormat, counts: StoreCounts)] {
         var offerlab = StoreCounts()
         offerlab[.linesRead] = nonBlankLines - storeCounts.values.reduce(0) { $0 + $1[.linesRead] }
@@ -78,8 +83,9 @@ extension IngestCounters {
 }
 
 extension LogIngest {
-    /// Appends the store files' events to `store`, a batch per file after the §1.2 files (in the
-    /// order of `night.files`: the ties of §2.2 fall to the app's logs), their users looked up in
+    /// Appends the store files' events to `store`, a batch per file after the purchase-log files
+    /// (docs/input-formats.md#purchase-logs; in the order of `night.files`: the ties of the
+    /// de-duplication of docs/analysis.md §2 fall to the app's logs), their users looked up in
     /// `users` (the population's), on up to `width` tasks; and adds the store sources' counters
     /// and notes (`IngestCounters.addStoreSources`).
     package static func appendStoreFiles(_ night: StoreNight, to store: inout EventStore, users: ByteStringInterner, job: Job, width: Int?)

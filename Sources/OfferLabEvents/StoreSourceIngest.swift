@@ -4,7 +4,8 @@ import OfferLabJob
 import OfferLabStoreSources
 import OfferLabSupport
 
-/// The night's events of a job's store sources (contract §1.6), before they meet the §1.2 logs.
+/// The night's events of a job's store sources (docs/input-formats.md#store-sources-in-a-job),
+/// before they meet the purchase logs (docs/input-formats.md#purchase-logs).
 package struct StoreNight: Sendable {
     /// Every input file of the store sources, in the order of `Job.storeSources` (formats in
     /// `SourceFormat` order, paths sorted), each with the events made from the records it was the
@@ -21,7 +22,8 @@ package struct StoreNight: Sendable {
     /// The lines rejected or noted, with their original file and line, in file order.
     package var notes: [StoreLineNote] = []
     /// The files skipped whole as corrupt gzip (`on_corrupt_file: skip`): listed in `files`
-    /// without events, their lines uncounted, as a skipped §1.2 log.
+    /// without events, their lines uncounted, as a skipped purchase log
+    /// (docs/input-formats.md#purchase-logs).
     package var skippedFiles: [SkippedFile] = []
     /// False when an App Store source was read with `app_store.verify: false`: its signatures
     /// were not checked.
@@ -109,7 +111,7 @@ package enum StoreSourceIngest {
     /// Reads `paths` with `read`, at most `width` at a time, and gives the files read to `collect`
     /// in path order, as soon as each one's turn comes; their counts and the skipped ones are kept
     /// in `reading`. A corrupt gzip file is skipped under `on_corrupt_file: skip`, else fails the
-    /// night, as a §1.2 log does.
+    /// night, as a purchase log (docs/input-formats.md#purchase-logs) does.
     private static func readFiles<Reading: StoreFileReading>(
         _ paths: [String], format: SourceFormat, job: Job, width: Int?, into reading: inout FormatReading,
         read: @escaping @Sendable (String) async throws -> Reading, collect: (Reading) -> Void

@@ -6,9 +6,11 @@ import OfferLabStoreSources
 /// Writes one shard's store facts as a webhook receiver stores App Store Server Notifications
 /// V2: `appstore/notifications/YYYY/MM/DD/notifications-<shard>.jsonl.gz`, one POST body
 /// `{"signedPayload":"<JWS>"}` a line, each JWS (and its nested `signedTransactionInfo` and
-/// `signedRenewalInfo`) signed ES256 by the data set's own test chain (contract §1.6).
+/// `signedRenewalInfo`) signed ES256 by the data set's own test chain
+/// (docs/input-formats.md#verification).
 ///
-/// The same events as the logs of §1.2 would hold: trials, charges and refunds as the
+/// The same events as the purchase logs (docs/input-formats.md#purchase-logs) would hold:
+/// trials, charges and refunds as the
 /// transactions the notifications carry, cancels and expires as notifications of their own, the
 /// app's log keeping the rest. What the App Store adds is shaped as it sends it: a trial is
 /// `SUBSCRIBED` with a `FREE_TRIAL` transaction, its first charge `DID_RENEW`; a retry is the
@@ -275,8 +277,9 @@ struct AppStoreNotificationWriter: StoreFactWriter {
         if user.index % 50 == 8 {
             // A refund reversed the same day, of the user's first paid charge that stays unrefunded.
             // The reversal comes half-way to the refund's midnight: a night's `as_of` between them
-            // would count the refund, which the logs' form cannot hold (§1.2 has no reversal), so
-            // that night's numbers would differ between the two forms.
+            // would count the refund, which the logs' form cannot hold (the purchase logs have no
+            // reversal: docs/input-formats.md#store-sources-from-records-to-events), so that night's
+            // numbers would differ between the two forms.
             let charges = transactions.values.filter {
                 !$0.isTrial && !$0.isFamilyShared && $0.revocationMillis == nil && $0.priceMinor > 0
             }

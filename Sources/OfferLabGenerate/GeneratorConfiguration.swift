@@ -21,7 +21,8 @@ public struct GeneratorConfiguration: Sendable {
     public var eventIDs: EventIDShape
     public var userIDs: UserIDShape
     public var layout: LogLayout
-    /// The form of the store's facts: the logs of §1.2, or RevenueCat's export or webhooks.
+    /// The form of the store's facts: the purchase logs (docs/input-formats.md#purchase-logs), or
+    /// RevenueCat's export or webhooks.
     public var sourceFormat: LogSourceFormat
 
     public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)

@@ -51,8 +51,9 @@ enum JobFile {
         return (globs + showcase).map { "  - \"\($0)\"" }.joined(separator: "\n")
     }
 
-    /// The store's files, as a source of their format (contract §1.6); for the App Store, the
-    /// app and the data set's own test root certificate.
+    /// The store's files, as a source of their format
+    /// (docs/input-formats.md#store-sources-in-a-job); for the App Store, the app and the data
+    /// set's own test root certificate.
     private static func storeSource(_ format: LogSourceFormat) -> String {
         guard let glob = format.glob else { return "" }
         var text = "\n  - {path: \"\(glob)\", format: \(format.rawValue)}"

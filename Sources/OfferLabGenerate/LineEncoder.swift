@@ -299,7 +299,7 @@ struct LineEncoder {
         }
     }
 
-    /// A `ts` value in one of the contract's forms.
+    /// A `ts` value in one of the forms of docs/input-formats.md#timestamps.
     private mutating func appendJSONTimestamp(_ time: Int64, country: Int, random: inout SplitMix64) {
         let form = random.unit()
         var style = TimestampStyle()

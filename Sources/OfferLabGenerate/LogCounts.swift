@@ -24,7 +24,7 @@ public struct LogCounts: Sendable, Equatable {
     public var unknownTypeLines = 0
     /// Lines whose `ts` is at or after `as_of`.
     public var afterEndLines = 0
-    /// Malformed lines by the reason the contract's checks give.
+    /// Malformed lines by the reason the checks of docs/input-formats.md#malformed-lines give.
     public var malformed: [MalformedReason: Int] = [:]
     /// Of `files` and `lines`: the files in `showcase/` and their lines, every one malformed (the
     /// fixed showcase and the malformed copies that may name money).

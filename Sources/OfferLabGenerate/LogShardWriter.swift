@@ -72,8 +72,8 @@ struct LogShardWriter {
 
     /// The folder of the malformed lines a job reads only when it lists it (beside `logs/`, outside
     /// a `logs/…` glob): the fixed showcase and every malformed copy of an event that names money,
-    /// so that a job on `logs/` alone runs without the warning such lines raise (contract §4), and
-    /// a job that adds this folder shows it.
+    /// so that a job on `logs/` alone runs without the warning such lines raise
+    /// (docs/reliability.md#money-in-rejected-lines), and a job that adds this folder shows it.
     static let showcaseFolder = "showcase"
 
     /// The showcase file of a shard, relative to the output folder.

@@ -1,8 +1,9 @@
 import OfferLabIngest
 import OfferLabStatistics
 
-/// A deliberately malformed line: how to break it, and the reason the contract's checks
-/// (docs/reliability.md, Broken log lines: the first that applies) must give.
+/// A deliberately malformed line: how to break it, and the reason the checks of
+/// docs/input-formats.md#malformed-lines must give (the first that applies; docs/reliability.md,
+/// Broken log lines).
 struct Malformation {
     enum Shape {
         /// Encode with `breakage`.

@@ -9,8 +9,8 @@ enum OneFileLayout {
     static let csvPath = "logs/events.csv.gz"
 
     /// Joins the pieces in the order of the daily layout's paths (day, then shard), so that
-    /// every tie of the contract's "first in file order" falls the same way, removes them, and
-    /// corrects `logs` for the files that remain.
+    /// every tie of the de-duplication's "first in file order" (docs/analysis.md §2) falls the same
+    /// way, removes them, and corrects `logs` for the files that remain.
     static func join(configuration: GeneratorConfiguration, shardCount: Int, logs: inout LogCounts) throws {
         let out = configuration.outputDirectory
         var json: [String] = []

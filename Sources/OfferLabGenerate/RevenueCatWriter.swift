@@ -4,12 +4,13 @@ import OfferLabIngest
 /// `revenuecat/export/YYYY-MM-DD/transactions_<shard>.csv.gz` (version 5, every column, CRLF)
 /// or `revenuecat/webhooks/YYYY/MM/DD/webhooks-<shard>.jsonl.gz` (one POST body a line).
 ///
-/// The same events as the logs of §1.2 would hold, so that a run on them gives the same numbers:
+/// The same events as the purchase logs (docs/input-formats.md#purchase-logs) would hold, so that a
+/// run on them gives the same numbers:
 /// times to the millisecond; money in the purchased currency; the store the logs name
 /// (`store`: the App Store where they name none, the job's `default_store`); `end_time` /
 /// `expiration_at_ms` from the logs' `expires_at`; `tax_percentage` 0 (the job has no
-/// `tax_rates`) and `commission_percentage` the store's share §2.12 gives the event (Google
-/// Play 0.15, the App Store 0.3, 0.15 on a renewal a year or more after its chain's first
+/// `tax_rates`) and `commission_percentage` the store's share docs/analysis.md §8 gives the event
+/// (Google Play 0.15, the App Store 0.3, 0.15 on a renewal a year or more after its chain's first
 /// charge), so the proceeds are the logs'. What RevenueCat adds is shaped as it
 /// sends it: a trial conversion is renewal 2 (`is_trial_conversion`), a refund re-sends the
 /// charge's row with `refunded_at` and what is left of the price (and a later `updated_at`),
@@ -62,7 +63,7 @@ struct RevenueCatWriter: StoreFactWriter {
         var commission = RevenueCatWriter.appStoreCommission
     }
 
-    /// The stores' shares of a price (contract §2.12); the job has no `tax_rates`, so no tax.
+    /// The stores' shares of a price (docs/analysis.md §8); the job has no `tax_rates`, so no tax.
     static let appStoreCommission = 0.3
     static let reducedCommission = 0.15
 

@@ -1,7 +1,7 @@
 import OfferLabStatistics
 
-/// The event types the generator writes: the contract's taxonomy plus two types the analysis
-/// does not know (they must be counted as unknown types).
+/// The event types the generator writes: the `event` names of docs/input-formats.md#json-lines plus
+/// two types the analysis does not know (they must be counted as unknown types).
 enum EventKind: UInt8 {
     case paywallView, trialStart, purchase, renewal, refund, cancel, expire
     case paywallDismiss, restoreStarted
@@ -21,7 +21,7 @@ enum EventKind: UInt8 {
     }
 
     var isKnown: Bool { rawValue <= EventKind.expire.rawValue }
-    /// Carries a product and a transaction id (required by the contract).
+    /// Carries a product and a transaction id (required: docs/input-formats.md#json-lines).
     var isTransaction: Bool { self == .trialStart || self == .purchase || self == .renewal || self == .refund }
     /// Must carry a price.
     var isCharge: Bool { self == .purchase || self == .renewal }

@@ -1,10 +1,11 @@
 import OfferLabIngest
 
 /// The form in which a generated data set writes the store's facts (`offerlab generate
-/// --format`): the logs of contract §1.2 alone, or RevenueCat's export or webhooks beside the
-/// app's logs, or App Store Server Notifications (contract §1.6).
+/// --format`): the purchase logs (docs/input-formats.md#purchase-logs) alone, or RevenueCat's
+/// export or webhooks beside the app's logs, or App Store Server Notifications
+/// (docs/input-formats.md#store-sources-in-a-job).
 public enum LogSourceFormat: String, CaseIterable, Sendable {
-    /// Every event in the logs of §1.2.
+    /// Every event in the purchase logs (docs/input-formats.md#purchase-logs).
     case offerlab
     /// Trials, charges and refunds as RevenueCat Scheduled Data Export rows.
     case revenueCatExport = "revenuecat_export"

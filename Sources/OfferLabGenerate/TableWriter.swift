@@ -41,7 +41,8 @@ enum TableWriter {
         }
         try save("subscription_offering_groups.tsv", groups)
 
-        // Columns in another order than the contract lists them, plus an extra one.
+        // Columns in another order than docs/input-formats.md#offering-tables lists them, plus an
+        // extra one.
         var products = "offering_group_id,position,product_id,type,fallback_display_price,is_default,"
         products += "badge_text,subtitle_text,created_at\r\n"
         var nullStyle = 0
@@ -96,7 +97,8 @@ enum TableWriter {
     static let assignmentsName = "user_offering_assignments.csv.gz"
 
     /// Writes `user_transactions.csv` (`user_id,original_transaction_id`: the chains the app
-    /// registered with the server, contract §1.6) from `rows`, lines without the header.
+    /// registered with the server, docs/input-formats.md#the-user_transactions-table) from `rows`,
+    /// lines without the header.
     /// Returns its relative path.
     static func writeUserTransactions(into directory: String, rows: [UInt8]) throws -> String {
         let relative = folder + "/user_transactions.csv"

@@ -65,8 +65,8 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// How one timestamp is written (contract grammar: `T` or space, 0–9 fraction digits, `Z`,
-/// `±HH:MM` or no zone).
+/// How one timestamp is written (the grammar of docs/input-formats.md#timestamps: `T` or space, 0–9
+/// fraction digits, `Z`, `±HH:MM` or no zone).
 struct TimestampStyle {
     enum Zone {
         case utc

@@ -1,5 +1,5 @@
-/// The CSV logs of contract §1.2: a header naming the fields, a record per row (`CSVLogParser`),
-/// read by `TableFileReader` (a quoted field may hold a line break).
+/// The CSV logs (docs/input-formats.md#csv-logs): a header naming the fields, a record per row
+/// (`CSVLogParser`), read by `TableFileReader` (a quoted field may hold a line break).
 public enum CSVLog: LogFormatReader {
     public static func scan(
         _ file: LogFileScanner, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,

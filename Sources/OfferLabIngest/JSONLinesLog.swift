@@ -1,6 +1,6 @@
-/// The JSON Lines logs of contract §1.2: one JSON object per line (`JSONLineParser`), split by
-/// `LineSplitter`; a file whose share of the cores is worth it is also read in pieces
-/// (`LogFileScanner.splitJSONLines`, `scanPiece`).
+/// The JSON Lines logs (docs/input-formats.md#json-lines): one JSON object per line
+/// (`JSONLineParser`), split by `LineSplitter`; a file whose share of the cores is worth it is also
+/// read in pieces (`LogFileScanner.splitJSONLines`, `scanPiece`).
 public enum JSONLinesLog: LogFormatReader {
     public static func scan(
         _ file: LogFileScanner, record onRecord: (UnsafePointer<LogRecord>, Int) throws -> Void,

@@ -31,12 +31,14 @@ public struct Job: Sendable {
     public var identity: String { JobIdentity.resolved(jobPath) }
     /// A folder of table files, or a `.sqlite`/`.db` file.
     public var tablesPath: String
-    /// The log globs of the format of contract §1.2, resolved against the job file's folder.
+    /// The log globs of the purchase-log format (docs/input-formats.md#purchase-logs), resolved
+    /// against the job file's folder.
     public var logPatterns: [String]
     /// Every file those globs match, in byte-wise sorted order, without repeats.
     public var logFiles: [String]
-    /// The `logs` items of the stores' formats (contract §1.6), one per format named, in the
-    /// order of `SourceFormat`; empty for a job of §1.2 logs only.
+    /// The `logs` items of the stores' formats (docs/input-formats.md#store-sources-in-a-job), one
+    /// per format named, in the order of `SourceFormat`; empty for a job of purchase logs
+    /// (docs/input-formats.md#purchase-logs) only.
     public var storeSources: [StoreSourceFiles] = []
     /// `app_store`: how `app_store_notifications` sources are verified.
     public var appStore = AppStoreSettings()
@@ -451,8 +453,9 @@ struct JobValues {
         }
     }
 
-    /// `logs`: one glob or a list, each item a glob (the format of §1.2) or `{path: glob,
-    /// format: name}` (contract §1.6).
+    /// `logs`: one glob or a list, each item a glob (the purchase-log format,
+    /// docs/input-formats.md#purchase-logs) or `{path: glob, format: name}`
+    /// (docs/input-formats.md#store-sources-in-a-job).
     func logItems() throws -> [(glob: String, format: SourceFormat)] {
         guard let node = values["logs"] else { throw missing("logs") }
         if let text = node.scalar?.string { return [(text, .offerlab)] }

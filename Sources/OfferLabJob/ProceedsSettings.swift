@@ -27,8 +27,8 @@ public struct ProceedsSettings: Sendable, Equatable {
 
     /// The commission of a charge by `store` (nil: `defaultStore`); `pastFirstYear`: a renewal
     /// whose chain's first paid charge is at least 365 days before it. Stores are matched in any
-    /// case (contract §1.6: RevenueCat's `PLAY_STORE` is `play_store`); the job's names are
-    /// kept lower-case.
+    /// case (docs/input-formats.md#the-export-column-by-column: RevenueCat's `PLAY_STORE` is
+    /// `play_store`); the job's names are kept lower-case.
     public func commission(store: String?, pastFirstYear: Bool) -> Double {
         switch store?.lowercased() ?? defaultStore {
         case Self.appStore: appStoreSmallBusiness || pastFirstYear ? Self.reducedCommission : Self.appStoreCommission

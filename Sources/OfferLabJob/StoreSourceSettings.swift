@@ -3,8 +3,8 @@ import OfferLabStoreSources
 import OfferLabSupport
 import Yams
 
-/// The files of one store format a job's `logs` names (contract §1.6): every item of that
-/// format merged.
+/// The files of one store format a job's `logs` names
+/// (docs/input-formats.md#store-sources-in-a-job): every item of that format merged.
 public struct StoreSourceFiles: Sendable, Equatable {
     public var format: SourceFormat
     /// The items' globs, resolved against the job file's folder.

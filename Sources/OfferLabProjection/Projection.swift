@@ -1,7 +1,8 @@
 import OfferLabStatistics
 
-/// Projected revenue per user after 365 days (contract §2.14) for each group of an offering, and
-/// each treatment against control. docs/statistics.md describes the method.
+/// Projected revenue per user after 365 days for each group of an offering, and each treatment
+/// against control. docs/statistics.md#projected-revenue-per-user-after-365-days defines it and
+/// describes the method.
 ///
 /// - Parameters:
 ///   - groups: each group's members and counted money events (events at or after `as_of` are ignored).

@@ -1,7 +1,7 @@
 /// Microseconds in a day of 86 400 s: timestamps are µs since the epoch, tenures are in days.
 let microsecondsPerDay = 86_400_000_000.0
 
-/// What a counted money event of contract §2.2 is, for the projection.
+/// What a counted money event (docs/analysis.md §2) is, for the projection.
 public enum ProjectionEventKind: UInt8, Sendable {
     /// A `trial_start`: no money; the conversion curve by tenure already carries what trials do.
     case trialStart
@@ -13,7 +13,7 @@ public enum ProjectionEventKind: UInt8, Sendable {
     case refund
 }
 
-/// One counted money event of a member (contract §2.2), in the report currency.
+/// One counted money event of a member (docs/analysis.md §2), in the report currency.
 public struct ProjectionEvent: Sendable, Equatable {
     /// `ts`, µs since the epoch.
     public var time: Int64
@@ -26,7 +26,8 @@ public struct ProjectionEvent: Sendable, Equatable {
     public var chain: Int64?
     /// The price (purchase, renewal) or refunded amount (refund), report currency; 0 for a trial.
     public var amount: Double
-    /// `expires_at` (§2.13), µs since the epoch, when the record carries it: the next charge's due time.
+    /// `expires_at` (docs/analysis.md §9), µs since the epoch, when the record carries it: the next
+    /// charge's due time.
     public var expiresAt: Int64?
 
     public init(time: Int64, kind: ProjectionEventKind, product: Int, chain: Int64? = nil, amount: Double, expiresAt: Int64? = nil) {
@@ -114,7 +115,7 @@ public struct ProjectionConfiguration: Sendable {
     /// The intervals are (1 − alpha).
     public var alpha: Double
     /// The horizon in days: 365, or the job's conversion window when shorter (a charge after the
-    /// window never counts, contract §2.2).
+    /// window never counts, docs/analysis.md §2).
     public var horizonDays: Double
     /// Parameter draws per group (the intervals' quantiles come from them).
     public var replicates: Int

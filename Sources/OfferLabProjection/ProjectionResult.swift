@@ -67,7 +67,7 @@ public struct UnseenPart: Sendable, Equatable {
     }
 }
 
-/// One group's projection (contract §2.14).
+/// One group's projection (docs/statistics.md#projected-revenue-per-user-after-365-days).
 public struct GroupProjection: Sendable, Equatable {
     /// The group's name.
     public var group: String

@@ -18,8 +18,9 @@ package struct OfferingStatistics: Sendable {
     package var daily: [OfferingAnalysis] = []
     /// Parallel to `OfferingResult.slices`: each slice level analysed as the offering is (docs/analysis.md §7).
     package var slices: [OfferingAnalysis] = []
-    /// The 365-day projection of each group and its comparisons (contract §2.14); nil when the
-    /// members are not known (`OfferingResult.projection`).
+    /// The 365-day projection of each group and its comparisons
+    /// (docs/statistics.md#the-projection-in-a-run); nil when the members are not known
+    /// (`OfferingResult.projection`).
     package var projection: OfferingProjection? = nil
 }
 

@@ -2,9 +2,9 @@
 // verdict): the `…_adjusted` columns of `comparisons.csv`.
 //
 // The verdict is `p_value_adjusted < alpha` (or its sequential twin): Holm–Bonferroni over the
-// family, on the absolute scale, with the test the contract names (for conversion the pooled
-// z-test, which the unpooled interval does not invert). An interval agrees with it when 0 is
-// outside exactly when the verdict says significant.
+// family, on the absolute scale, with the test docs/statistics.md#each-treatment-against-control
+// names (for conversion the pooled z-test, which the unpooled interval does not invert). An
+// interval agrees with it when 0 is outside exactly when the verdict says significant.
 //
 // Every interval used here belongs to a nested family I(γ) whose own test of 0 gives a p-value
 // p_I: 0 ∉ I(γ) ⟺ p_I < γ. Taken at γ = alpha·p_I/p̃ (p̃ the Holm-adjusted p-value), it

@@ -2,7 +2,8 @@
 /// posteriors (uniform priors), exact to better than 1e-9.
 ///
 /// - Returns: a probability in [0, 1]. Groups with 0 users get the prior Beta(1, 1); the
-///   contract leaves the value empty then, which ``analyzeOffering(_:alpha:)`` does.
+///   value is left empty then (docs/statistics.md#corners), which ``analyzeOffering(_:alpha:)``
+///   does.
 /// - Complexity: 800 beta densities and at most as many distribution functions, each
 ///   O(√min(a, b)) iterations at worst: under 1 ms for 10⁴ to 10⁸ users at 5 % conversion,
 ///   about 20 ms for 10⁸ users at 50 % (debug build).

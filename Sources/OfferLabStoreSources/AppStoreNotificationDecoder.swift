@@ -1,7 +1,7 @@
 import Foundation
 
 /// What one stored webhook body of App Store Server Notifications V2 says, verified and decoded
-/// (contract §1.6).
+/// (docs/input-formats.md#from-notifications-to-events-rule-by-rule).
 public struct AppStoreNotification: Sendable, Equatable {
     /// `notificationUUID`: the same for every retry of the notification.
     public var id: String
@@ -175,7 +175,7 @@ public struct AppStoreNotificationDecoder: Sendable {
     /// Epoch milliseconds (fractional in Xcode's data) as microseconds, or why not.
     static func microseconds(_ milliseconds: Double?, _ what: String) throws(StoreLineRejection) -> Int64 {
         guard let milliseconds else { throw .init(.malformedMissingField, "no \(what)") }
-        // Years 1 to 9999, as the timestamp grammar of §1.2.
+        // Years 1 to 9999, as the timestamp grammar (docs/input-formats.md#timestamps).
         guard milliseconds.isFinite, milliseconds >= -62_135_596_800_000, milliseconds < 253_402_300_800_000 else {
             throw .init(.malformedBadTimestamp, "\(what) \(milliseconds) is not a date")
         }

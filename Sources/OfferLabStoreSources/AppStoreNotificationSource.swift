@@ -12,10 +12,11 @@ public struct AppStoreFileReading: Sendable {
     public init(path: String) { self.path = path }
 }
 
-/// Reads the files of an `app_store_notifications` source (contract §1.6).
+/// Reads the files of an `app_store_notifications` source
+/// (docs/input-formats.md#app-store-server-notifications-v2-app_store_notifications).
 public enum AppStoreNotificationFile {
-    /// Reads `path` (gzip or not, several members, CRLF and blank lines as in §1.2), verifying
-    /// and decoding each line with `decoder`.
+    /// Reads `path` (gzip or not, several members, CRLF and blank lines as in the purchase logs:
+    /// docs/input-formats.md#lines), verifying and decoding each line with `decoder`.
     /// - Throws: `IngestError` when the file cannot be opened or its gzip is corrupt.
     public static func read(
         path: String, decoder: AppStoreNotificationDecoder, maxLineLength: Int = LineSplitter.defaultMaxLineLength

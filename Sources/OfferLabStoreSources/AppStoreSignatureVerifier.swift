@@ -5,10 +5,11 @@ import Synchronization
 @_spi(DisableValidityCheck) @_spi(FixedExpiryValidationTime) import X509
 
 /// Verifies the signed data of App Store Server Notifications V2 as Apple's App Store Server
-/// Library does (contract §1.6), with swift-certificates' `Verifier` and swift-crypto's P-256:
-/// ES256 only, exactly three `x5c` certificates, the chain `x5c[0]` → `x5c[1]` → one of the job's
-/// root certificates (`x5c[2]` is never trusted), Apple's OIDs on the leaf and the intermediate,
-/// every certificate valid at the payload's `signedDate`, the signature by the leaf's key.
+/// Library does (docs/input-formats.md#verification), with swift-certificates' `Verifier` and
+/// swift-crypto's P-256: ES256 only, exactly three `x5c` certificates, the chain `x5c[0]` →
+/// `x5c[1]` → one of the job's root certificates (`x5c[2]` is never trusted), Apple's OIDs on the
+/// leaf and the intermediate, every certificate valid at the payload's `signedDate`, the signature
+/// by the leaf's key.
 ///
 /// A month of notifications is signed by a handful of certificate chains, so each distinct chain
 /// (the `x5c` text of leaf and intermediate) is built and checked once per verifier and kept with

@@ -1,8 +1,9 @@
 /// Apple Root CA - G3, the root of App Store Server Notifications' chains and the default of
-/// `app_store.root_certificates` (contract §1.6). A public certificate
-/// (https://www.apple.com/certificateauthority/), valid 2014-04-30 to 2039-04-30, SHA-256 of its
-/// DER 63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179. It is compiled in rather
-/// than shipped as a resource file so that the tool is one file that cannot lose its default root.
+/// `app_store.root_certificates` (docs/input-formats.md#store-sources-in-a-job). A public
+/// certificate (https://www.apple.com/certificateauthority/), valid 2014-04-30 to 2039-04-30,
+/// SHA-256 of its DER 63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179. It is
+/// compiled in rather than shipped as a resource file so that the tool is one file that cannot lose
+/// its default root.
 extension AppStoreSignatureVerifier {
     public static let appleRootCAG3DER: [UInt8] = Base64.decode(appleRootCAG3Base64, urlSafe: false)!
 

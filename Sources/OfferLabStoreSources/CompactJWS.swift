@@ -3,7 +3,7 @@ import Synchronization
 
 /// A compact JWS (`header.payload.signature`, each base64url) as App Store Server Notifications
 /// V2 carry it: the outer `signedPayload` and the nested `signedTransactionInfo` and
-/// `signedRenewalInfo` (contract §1.6).
+/// `signedRenewalInfo` (docs/input-formats.md#verification).
 public struct CompactJWS: Sendable {
     /// Why a text is not a compact JWS with the header Apple signs with.
     public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,7 +1,8 @@
 import OfferLabIngest
 
-/// One file of RevenueCat's Scheduled Data Export (`revenuecat_export`, contract §1.6), read
-/// into rows; `RevenueCatExport.records` merges the files of a source into its records.
+/// One file of RevenueCat's Scheduled Data Export (`revenuecat_export`,
+/// docs/input-formats.md#the-export-column-by-column), read into rows; `RevenueCatExport.records`
+/// merges the files of a source into its records.
 ///
 /// The file is CSV (gzip or not, by its bytes), read by `TableFileReader`; columns are found by
 /// their header name, in any order. Versions 4 and 5 price a charge with
@@ -18,13 +19,13 @@ import OfferLabIngest
 ///    than `true`/`false` in any case (`t`/`f` of version 3, `1`/`0`); a price, `tax_percentage`
 ///    or `commission_percentage` not a number; a current price above the purchase price;
 /// 4. `malformed_bad_timestamp`: `start_time`, `refunded_at` or `updated_at` breaks the grammar
-///    of §1.2, hours unpadded or not (`2023-12-12 1:35:31`);
+///    (docs/input-formats.md#timestamps), hours unpadded or not (`2023-12-12 1:35:31`);
 /// 5. `malformed_missing_field`: a paid charge with a price but no `purchased_currency`;
 /// 6. `malformed_negative_price`.
 ///
 /// A price left empty (RevenueCat had not collected it) makes an unpriced charge; an `end_time`
-/// that breaks the grammar is read as absent (§2.13); an empty user id makes an unattributed
-/// record. Neither is malformed.
+/// that breaks the grammar is read as absent (docs/analysis.md §9); an empty user id makes an
+/// unattributed record. Neither is malformed.
 public struct RevenueCatExportFile: Sendable {
     public let path: String
     /// `lines_read` (the rows after the header) and the malformed rows by reason.
@@ -352,7 +353,8 @@ struct RevenueCatExportColumns {
         return TableValue.bool(bytes)
     }
 
-    /// The timestamp grammar of §1.2, the hour also written with one digit (`2023-12-12 1:35:31`).
+    /// The timestamp grammar (docs/input-formats.md#timestamps), the hour also written with one
+    /// digit (`2023-12-12 1:35:31`).
     static func timestamp(_ bytes: UnsafeRawBufferPointer, dayCache: inout Timestamp.DayCache) -> Int64? {
         guard bytes.count >= 13, bytes[10] == 0x20 || bytes[10] == 0x54, bytes[12] == 0x3A else {
             return Timestamp.parse(bytes, dayCache: &dayCache)

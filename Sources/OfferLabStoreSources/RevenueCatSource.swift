@@ -1,7 +1,8 @@
 import OfferLabIngest
 
 /// Which of RevenueCat's user ids is the server's `user_id` (the job's
-/// `revenuecat.user_id_field`, contract §1.6), for the export and the webhooks alike.
+/// `revenuecat.user_id_field`, docs/input-formats.md#which-user-id), for the export and the
+/// webhooks alike.
 public enum RevenueCatUserIDField: String, Sendable, CaseIterable {
     /// The id the customer was first seen with (`rc_original_app_user_id`,
     /// `original_app_user_id`): stable for the customer's whole life. The default.

@@ -1,8 +1,9 @@
 import OfferLabIngest
 
-/// One file of RevenueCat webhooks (`revenuecat_webhooks`, contract §1.6): each non-blank line
-/// is one POST body `{"api_version": …, "event": {…}}` (gzip or not, by its bytes; `\r\n`,
-/// several gzip members and a last line without its newline as in §1.2).
+/// One file of RevenueCat webhooks (`revenuecat_webhooks`,
+/// docs/input-formats.md#the-webhooks-type-by-type): each non-blank line is one POST body
+/// `{"api_version": …, "event": {…}}` (gzip or not, by its bytes; `\r\n`, several gzip members and
+/// a last line without its newline as in the purchase logs: docs/input-formats.md#lines).
 /// `RevenueCatWebhooks.records` merges the files of a source into its records.
 ///
 /// By `event.type`:
@@ -30,9 +31,10 @@ import OfferLabIngest
 /// 6. `malformed_negative_price`: a charge with a negative price.
 ///
 /// `null` is absent. A charge without a price is an unpriced charge; a record without the user
-/// id is unattributed; an `expiration_at_ms` that is not an integer is read as absent (§2.13);
-/// a `country_code` or `store` neither a string nor an integer is absent, as §1.2's `country`
-/// and `store`. None of these is malformed.
+/// id is unattributed; an `expiration_at_ms` that is not an integer is read as absent
+/// (docs/analysis.md §9); a `country_code` or `store` neither a string nor an integer is absent,
+/// as the purchase logs' `country` and `store` are (docs/input-formats.md#json-lines). None of
+/// these is malformed.
 public struct RevenueCatWebhookFile: Sendable {
     public let path: String
     /// `lines_read` (the non-blank lines) and the malformed lines by reason.
@@ -162,8 +164,8 @@ struct RevenueCatWebhook: Sendable {
             guard let text = Self.text(value) else { throw StoreLineRejection(.invalidField, "\(key) is not a string or integer") }
             return text.isEmpty ? nil : text
         }
-        // Fields that only describe a record, as §1.2's `country` and `store`: another JSON type is
-        // absent and the line stays valid.
+        // Fields that only describe a record, as the purchase logs' `country` and `store`
+        // (docs/input-formats.md#json-lines): another JSON type is absent and the line stays valid.
         func descriptive(_ key: String) -> String? {
             field(key).flatMap(Self.text).flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -260,7 +262,8 @@ struct RevenueCatWebhook: Sendable {
         return value
     }
 
-    /// A string, or an integer as its decimal text (ids written as JSON integers, as in §1.2).
+    /// A string, or an integer as its decimal text (ids written as JSON integers, as in the
+    /// purchase logs: docs/input-formats.md#json-lines).
     private static func text(_ value: JSONValue) -> String? {
         switch value {
         case .string(let text): return text

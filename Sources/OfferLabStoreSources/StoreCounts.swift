@@ -1,6 +1,6 @@
 import OfferLabIngest
 
-/// The counters of a store source (contract §1.6: `quality.csv` totals, `sources.csv` per
+/// The counters of a store source (docs/analysis.md §5: `quality.csv` totals, `sources.csv` per
 /// source format).
 public enum StoreCounter: String, CaseIterable, Sendable, Comparable {
     case linesRead = "lines_read"
@@ -42,8 +42,9 @@ public enum StoreCounter: String, CaseIterable, Sendable, Comparable {
         }
     }
 
-    /// The reason of §1.3 this counter is, when it is one (a §1.2 log counts it too); nil for
-    /// the store's own counters (`malformed_bad_signature`, `malformed_other_app`, …).
+    /// The reason of docs/input-formats.md#malformed-lines this counter is, when it is one (a
+    /// purchase log counts it too); nil for the store's own counters (`malformed_bad_signature`,
+    /// `malformed_other_app`, …).
     public var malformedReason: MalformedReason? {
         MalformedReason.allCases.first { StoreCounter($0) == self }
     }

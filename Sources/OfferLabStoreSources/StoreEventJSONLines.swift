@@ -1,15 +1,16 @@
 import OfferLabIngest
 
-/// Store events written in the log format of contract §1.2: one JSON object per line, snake_case
-/// keys, `ts` and `expires_at` as UTC timestamps, prices in major units. This is what
-/// `offerlab events` writes, and what the §1.2 reader reads back as the same events.
+/// Store events written in the log format (docs/input-formats.md#json-lines): one JSON object per
+/// line, snake_case keys, `ts` and `expires_at` as UTC timestamps, prices in major units. This is
+/// what `offerlab events` writes, and what the purchase-log reader reads back as the same events.
 public enum StoreEventJSONLines {
     /// One line, without its newline.
     ///
     /// A paid charge whose money is left out (no price: `unpriced_charges`) is written with
-    /// `"price": 0`, since §1.2 requires a price on every charge: it converts the user and adds
-    /// no money, as the contract says of it. Its currency is the record's, else `XXX` (ISO 4217's
-    /// "no currency").
+    /// `"price": 0`, since the purchase logs require a price on every charge
+    /// (docs/input-formats.md#json-lines): it converts the user and adds no money, as
+    /// docs/input-formats.md#store-sources-from-records-to-events says of it. Its currency is the
+    /// record's, else `XXX` (ISO 4217's "no currency").
     public static func line(_ event: StoreEvent) -> String {
         // Built in one string: a run writes and reads back every store event this way, and
         // an array of fields joined cost a sixth of a 1M-user run on the RevenueCat export.

@@ -1,11 +1,12 @@
 import OfferLabIngest
 
 extension StoreEvent {
-    /// Fills `record` with exactly what the §1.2 parser makes of `StoreEventJSONLines.line(self)`
-    /// (`JSONLineParser(keepsSliceFields:)`), without writing the line and parsing it back: the
-    /// same field bytes (so the same interning), the same values, and for an event the parser
-    /// would reject, the same malformed reason (the record is then empty). A run makes every
-    /// store event's record this way; `StoreEventRecordTests` holds the two paths together.
+    /// Fills `record` with exactly what the purchase-log parser (docs/input-formats.md#json-lines)
+    /// makes of `StoreEventJSONLines.line(self)` (`JSONLineParser(keepsSliceFields:)`), without
+    /// writing the line and parsing it back: the same field bytes (so the same interning), the same
+    /// values, and for an event the parser would reject, the same malformed reason (the record is
+    /// then empty). A run makes every store event's record this way; `StoreEventRecordTests` holds
+    /// the two paths together.
     ///
     /// What the line's text decides: an empty optional string is absent, a price is exact
     /// unless its magnitude is above `Price.maximumMicros`, a timestamp survives its text only

@@ -1,7 +1,7 @@
 import OfferLabIngest
 
-/// An event of contract §1.2 made from a store record, with the fields the stores add
-/// (`store`, `expires_at`, RevenueCat's tax and commission shares).
+/// An event of the purchase logs (docs/input-formats.md#purchase-logs) made from a store record,
+/// with the fields the stores add (`store`, `expires_at`, RevenueCat's tax and commission shares).
 public struct StoreEvent: Sendable, Equatable {
     /// The source format of the record it was made from.
     public var format: SourceFormat
@@ -90,8 +90,9 @@ extension SourceFormat {
     }
 }
 
-/// Turns the records of all store sources of a job into the events of §1.2 (contract §1.6),
-/// whatever format reported them: the rules that need every source at once live here.
+/// Turns the records of all store sources of a job into the events of the purchase logs
+/// (docs/input-formats.md#store-sources-from-records-to-events), whatever format reported them: the
+/// rules that need every source at once live here.
 public enum StoreEventResolver {
     /// The events of every source; each format's counters are its source's plus what resolving
     /// its records counted.

@@ -35,8 +35,9 @@ struct StoreJSONObject {
         return text
     }
 
-    /// A field that only describes a record (`storefront`), as §1.2's `country`: a value of
-    /// another JSON type is absent and the line stays valid.
+    /// A field that only describes a record (`storefront`), as the purchase logs' `country`
+    /// (docs/input-formats.md#json-lines): a value of another JSON type is absent and the line
+    /// stays valid.
     func descriptiveString(_ key: String) -> String? {
         member(key)?.string
     }

@@ -1,16 +1,17 @@
 import OfferLabIngest
 
-/// The input formats of a job's `logs` (contract §1.6): the project's own log format and the
-/// stores' formats, each read into the same events.
+/// The input formats of a job's `logs` (docs/input-formats.md#store-sources-in-a-job): the
+/// project's own log format and the stores' formats, each read into the same events.
 public enum SourceFormat: String, CaseIterable, Sendable {
-    /// The JSON Lines and CSV logs of contract §1.2.
+    /// The JSON Lines and CSV logs (docs/input-formats.md#purchase-logs).
     case offerlab
     case appStoreNotifications = "app_store_notifications"
     case revenueCatExport = "revenuecat_export"
     case revenueCatWebhooks = "revenuecat_webhooks"
 }
 
-/// One distinct transaction of a store source (contract §1.6): however many notifications, rows
+/// One distinct transaction of a store source
+/// (docs/input-formats.md#store-sources-from-records-to-events): however many notifications, rows
 /// or webhooks delivered it, a source reports it as one record.
 public struct StoreTransaction: Sendable, Equatable {
     /// How the charge is classified.
@@ -59,9 +60,10 @@ public struct StoreTransaction: Sendable, Equatable {
     public var country: String?
     public var platform: String?
     public var store: String?
-    /// The end of the period the transaction gives (contract §2.13), microseconds since the epoch.
+    /// The end of the period the transaction gives (docs/analysis.md §9), microseconds since the
+    /// epoch.
     public var expiresAt: Int64?
-    /// RevenueCat's shares of the price (contract §2.12), as fractions (0.3 for 30 %).
+    /// RevenueCat's shares of the price (docs/analysis.md §8), as fractions (0.3 for 30 %).
     public var taxShare: Double?
     public var commissionShare: Double?
     public var refund: Refund?

@@ -31,8 +31,8 @@ public struct OfferLabError: Error, CustomStringConvertible, Sendable {
         /// counts contradict each other).
         case rejectedTotals
         /// The night's inputs look broken (no log line, stale logs, an offering without users, a
-        /// drop in volume against the previous night): contract §4; the location names the job
-        /// key that allows it.
+        /// drop in volume against the previous night): docs/reliability.md#a-broken-night; the
+        /// location names the job key that allows it.
         case brokenNight
         /// The aggregates or products file given to `offerlab stats` is unusable.
         case badAggregates

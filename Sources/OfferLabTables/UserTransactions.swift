@@ -1,9 +1,10 @@
 import OfferLabJob
 import OfferLabSupport
 
-/// The server's optional `user_transactions` table (contract §1.6): which user registered each
-/// chain of store transactions (columns `user_id`, `original_transaction_id`). A store record
-/// whose chain it names belongs to that user, whatever id the record itself carries.
+/// The server's optional `user_transactions` table
+/// (docs/input-formats.md#the-user_transactions-table): which user registered each chain of store
+/// transactions (columns `user_id`, `original_transaction_id`). A store record whose chain it names
+/// belongs to that user, whatever id the record itself carries.
 package enum UserTransactions {
     /// The table's rows as original transaction id → user id; empty when the table is absent.
     /// - Throws: `.badTables` naming the file (or SQLite file) and the line (or row) of a row

@@ -525,7 +525,7 @@ extension ScriptBuilder {
                 WHERE event IN \(chargeEvents) AND original_transaction_id IS NOT NULL GROUP BY original_transaction_id
                 """))
         let year = 365 * Timestamp.microsecondsPerDay
-        // Stores are matched in any case (contract §1.6); the job's names are lower-case.
+        // Stores are matched in any case (docs/analysis.md §8); the job's names are lower-case.
         let store = "coalesce(lower(e.store), \(t(settings.defaultStore)))"
         let reduced =
             settings.appStoreSmallBusiness

@@ -17,8 +17,9 @@ public enum SQLScript {
     ///   engine as `run` reads them (a SQLite table file, a file the engine would decompress
     ///   differently).
     public static func generate(job: Job, dialect: SQLDialect, part: SQLPart) throws -> String {
-        // An engine cannot verify or decode the stores' formats (contract §1.6): it reads their
-        // events once `offerlab events` has written them in the log format.
+        // An engine cannot verify or decode the stores' formats
+        // (docs/input-formats.md#offerlab-events-the-stores-events-for-sql-engines-and-other-tools):
+        // it reads their events once `offerlab events` has written them in the log format.
         if let store = job.storeSources.first {
             throw OfferLabError.job(
                 job.jobPath, key: "logs",

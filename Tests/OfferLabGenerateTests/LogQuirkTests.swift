@@ -5,7 +5,8 @@ import Testing
 @testable import OfferLabGenerate
 
 /// Reads every log line of a generated set back through the product's gzip reader and checks
-/// it against an independent reading of the contract.
+/// it against an independent reading of the log format (docs/input-formats.md#purchase-logs,
+/// `ContractChecker`).
 struct CheckedLogs {
     var valid: [CheckedEvent] = []
     var rawValidLines: [String] = []

@@ -2,7 +2,7 @@ import OfferLabProjection
 import OfferLabStatistics
 import Testing
 
-@Suite("Projection: hand-worked edge cases (contract §2.14)")
+@Suite("Projection: hand-worked edge cases (docs/statistics.md#projected-revenue-per-user-after-365-days)")
 struct ProjectionEdgeCaseTests {
     @Test("A group with no payers: realised 0, the days observed, no projection and why")
     func noPayers() throws {

@@ -114,7 +114,8 @@ struct AdjustedIntervalTests {
         let reference = try #require(AdjustedIntervalCase.all.first { $0.name.hasPrefix("issue 41: the sample night") })
         let row = try #require(try reference.analysis().comparisons.first { $0.group == "variant_b" && $0.metric == .conversion })
         #expect(row.seqSignificant == true)
-        #expect(try #require(row.seqRelLiftCILow) < 0)  // the contract's delta-method interval still crosses 0
+        // The delta-method interval (docs/statistics.md#sequential-always-valid-inference) still crosses 0.
+        #expect(try #require(row.seqRelLiftCILow) < 0)
         #expect(try #require(row.seqRelLiftCILowAdjusted) > 0)
         #expect(try #require(row.seqAbsLiftCILowAdjusted) > 0)
     }
@@ -123,7 +124,8 @@ struct AdjustedIntervalTests {
     func theSlicesUnboundedRatio() throws {
         let reference = try #require(AdjustedIntervalCase.all.first { $0.name.hasPrefix("issue 41: onboarding") })
         let row = try #require(try reference.analysis().comparisons.first { $0.group == "social_proof" && $0.metric == .conversion })
-        #expect(try #require(row.seqRelLiftCILow) < -1)  // the contract's delta-method interval
+        // The delta-method interval (docs/statistics.md#sequential-always-valid-inference):
+        #expect(try #require(row.seqRelLiftCILow) < -1)
         // Control's 6 converters of 96 are within the sequence's width of 0: the ratio is unbounded, so no relative interval.
         #expect(row.seqRelLiftCILowAdjusted == nil && row.seqRelLiftCIHighAdjusted == nil)
         #expect(row.seqAbsLiftCILowAdjusted != nil)

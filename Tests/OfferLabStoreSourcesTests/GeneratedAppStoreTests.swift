@@ -10,10 +10,10 @@ import Testing
 /// `offerlab generate --format app_store_notifications` read back by the store readers: the
 /// notifications verified against the data set's own test CA (the job's root certificate) and
 /// resolved with its `user_transactions` table give the events the same data set holds in the
-/// logs of §1.2, `expires_at` included, and the counters what the generator wrote. Apple sends
-/// nothing of a Google Play purchase: the Play Store's users (the logs' `store` `play_store`)
-/// keep their facts in the app's logs of the App Store's form, so the notifications give the
-/// events of every other user (docs/generator.md).
+/// purchase logs (docs/input-formats.md#purchase-logs), `expires_at` included, and the counters
+/// what the generator wrote. Apple sends nothing of a Google Play purchase: the Play Store's users
+/// (the logs' `store` `play_store`) keep their facts in the app's logs of the App Store's form, so
+/// the notifications give the events of every other user (docs/generator.md).
 @Suite struct GeneratedAppStoreTests {
     static let users = 3000
 
@@ -34,8 +34,9 @@ import Testing
     static let logs = Task { try await generate(.offerlab) }
     static let notifications = Task { try await generate(.appStoreNotifications) }
 
-    /// What the run's numbers depend on in a store event (its id aside: contract §1.6 gives store
-    /// events ids of their own).
+    /// What the run's numbers depend on in a store event (its id aside:
+    /// docs/input-formats.md#store-sources-from-records-to-events gives store events ids of their
+    /// own).
     struct Fact: Equatable, CustomStringConvertible {
         var user: String
         var event: EventType
@@ -67,7 +68,8 @@ import Testing
 
     static let storeEvents: Set<EventType> = [.trialStart, .purchase, .renewal, .refund, .cancel, .expire]
 
-    /// Reads every valid line of the §1.2 data set's logs, `country` and `platform` included.
+    /// Reads every valid line of the log-format data set's logs
+    /// (docs/input-formats.md#purchase-logs), `country` and `platform` included.
     static func scanLogs(_ folder: String, report: GenerationReport, _ read: (LogRecord) -> Void) throws {
         for file in report.files where file.path.hasPrefix("logs/") {
             var scanner = LogFileScanner(path: folder + "/" + file.path)
@@ -86,8 +88,9 @@ import Testing
         return users
     }
 
-    /// The §1.2 data set's store events before `as_of` of the users the App Store knows (not the
-    /// Play Store's), copies removed as §2.2 removes them (the earliest delivery stays).
+    /// The log-format data set's store events (docs/input-formats.md#purchase-logs) before `as_of`
+    /// of the users the App Store knows (not the Play Store's), copies removed as
+    /// docs/analysis.md §2 removes them (the earliest delivery stays).
     static func logFacts(_ folder: String, report: GenerationReport, asOf: Int64) throws -> [String: Fact] {
         var facts: [String: Fact] = [:]
         let playStoreUsers = try playStoreUsers(folder, report: report)

@@ -102,8 +102,9 @@ import Testing
         #expect(records.contains { $0.refund != nil && $0.refund?.amountMicros == nil })
         #expect(records.contains { ($0.refund?.amountMicros ?? 0) > 0 })
         #expect(records.allSatisfy { $0.refund == nil || $0.refund!.at > $0.at })
-        // The store the logs name and its share (§2.12): Google Play's 15 %, the App Store's 30 %,
-        // and 15 % of the one renewal a year after its chain's first charge; the period's end.
+        // The store the logs name and its share (docs/analysis.md §8): Google Play's 15 %, the App
+        // Store's 30 %, and 15 % of the one renewal a year after its chain's first charge; the
+        // period's end.
         let playStore = records.filter { $0.store == "play_store" }
         #expect(!playStore.isEmpty && records.allSatisfy { $0.store == "play_store" || $0.store == "app_store" })
         let longTime = try #require(records.first { $0.at < Self.start - 300 * 86_400_000_000 })

@@ -4,7 +4,8 @@ import Testing
 
 @testable import OfferLabStoreSources
 
-/// The project's own export files: every column and quirk of contract §1.6's `revenuecat_export`.
+/// The project's own export files: every column and quirk of `revenuecat_export`
+/// (docs/input-formats.md#the-export-column-by-column).
 @Suite struct RevenueCatExportTests {
     /// Version 5's columns that the reader looks at, and some it does not, in an order of their own.
     static let header = [

@@ -4,7 +4,8 @@ import Testing
 
 @testable import OfferLabStoreSources
 
-/// The project's own webhook bodies: every quirk of contract §1.6's `revenuecat_webhooks`.
+/// The project's own webhook bodies: every quirk of `revenuecat_webhooks`
+/// (docs/input-formats.md#the-webhooks-type-by-type).
 @Suite struct RevenueCatWebhookTests {
     /// A POST body whose event has `fields` (raw JSON values), in order, on top of a purchase's.
     static func body(_ fields: [(String, String)], base: [(String, String)] = purchase) -> String {

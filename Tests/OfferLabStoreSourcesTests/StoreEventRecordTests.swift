@@ -4,9 +4,9 @@ import Testing
 @testable import OfferLabStoreSources
 
 /// A run makes each store event's record directly (`StoreEvent.fillLogRecord`); `offerlab
-/// events` writes its §1.2 line (`StoreEventJSONLines.line`). The record must be what the §1.2
-/// parser reads from that line, field by field and reason by reason, or the two would tell
-/// different numbers.
+/// events` writes its purchase-log line (docs/input-formats.md#json-lines;
+/// `StoreEventJSONLines.line`). The record must be what the purchase-log parser reads from that
+/// line, field by field and reason by reason, or the two would tell different numbers.
 @Suite struct StoreEventRecordTests {
     /// Every field of a record as text (strings by their bytes, not their places in the text).
     static func fields(_ record: LogRecord) -> [String] {

@@ -3,7 +3,8 @@ import Testing
 
 @testable import OfferLabStoreSources
 
-/// The rules that need every store source at once (contract §1.6), on hand-made records.
+/// The rules that need every store source at once
+/// (docs/input-formats.md#store-sources-from-records-to-events), on hand-made records.
 @Suite struct StoreEventResolverTests {
     static let day: Int64 = 86_400_000_000
     static let asOf: Int64 = 100 * day

@@ -131,8 +131,8 @@ import Testing
             // The projection's rows are a model's draws the reference does not make (ProjectionRunTests checks them).
             let actual = withoutProjectedRows(try String(contentsOfFile: folder.file("\(dataSet.night)/\(file)"), encoding: .utf8))
             let expected = try String(contentsOf: repositoryRoot.appendingPathComponent("\(dataSet.expected)/\(file)"), encoding: .utf8)
-            // Chance to beat control is exact to 1e-4 by contract; money sums are exact, rounded
-            // once, on both sides; the rest to 1e-9.
+            // Chance to beat control is exact to 1e-4 (docs/statistics.md#methods); money sums are
+            // exact, rounded once, on both sides; the rest to 1e-9.
             let differences = csvDifferences(
                 actual: actual, expected: expected, relativeTolerance: file.hasSuffix("comparisons.csv") ? 1e-6 : 1e-9,
                 exactColumns: Self.moneyColumns.union(Self.cappedColumns))

@@ -11,13 +11,13 @@ import Testing
 
 /// `run` on a data set whose store facts come as signed App Store Server Notifications
 /// (`offerlab generate --format app_store_notifications --user-ids uuid`) gives the numbers of
-/// `run` on the same data set in the format of §1.2: every count exactly (the trial and
-/// subscriber columns too, from `expiresDate`), and money and proceeds to Apple's precision, since
-/// a partial refund is said in thousandths of a percent of the price (docs/generator.md). Apple
-/// sends nothing of a Google Play purchase, so the form cannot hold one: the Play Store's users
-/// (one in five, `store` `play_store` in the logs) keep their facts in the app's logs, as an app
-/// selling on both stores learns of its Android purchases otherwise, and the proceeds compared
-/// are every user's, each at its own store's commission.
+/// `run` on the same data set in the purchase-log format (docs/input-formats.md#purchase-logs):
+/// every count exactly (the trial and subscriber columns too, from `expiresDate`), and money and
+/// proceeds to Apple's precision, since a partial refund is said in thousandths of a percent of the
+/// price (docs/generator.md). Apple sends nothing of a Google Play purchase, so the form cannot
+/// hold one: the Play Store's users (one in five, `store` `play_store` in the logs) keep their
+/// facts in the app's logs, as an app selling on both stores learns of its Android purchases
+/// otherwise, and the proceeds compared are every user's, each at its own store's commission.
 @Suite struct GeneratedAppStoreRunTests {
     typealias Night = GeneratedStoreSourceRunTests.Night
 

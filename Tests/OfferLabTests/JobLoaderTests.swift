@@ -198,8 +198,9 @@ import Testing
         #expect(error.message == "job file \(fixture.path): \(expected)")
     }
 
-    /// Contract §1.6: `{path:, format: offerlab}` is a glob like a plain one (the store formats:
-    /// StoreSourceJobTests), and an unknown format lists the known names.
+    /// docs/input-formats.md#store-sources-in-a-job: `{path:, format: offerlab}` is a glob like a
+    /// plain one (the store formats: StoreSourceJobTests), and an unknown format lists the known
+    /// names.
     @Test func logEntriesNameTheirFormat() throws {
         let fixture = try job(#"logs: ["logs/2026/03/01/*", {path: "logs/2026/03/02/*", format: offerlab}]"#, omit: ["logs"])
         let loaded = try JobLoader.load(path: fixture.path)

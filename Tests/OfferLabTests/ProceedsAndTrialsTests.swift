@@ -99,8 +99,9 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
         expectClose(play.offerings[0].groups[0].proceedsSum, 8.5)
     }
 
-    /// Stores are matched in any case (contract §1.6): RevenueCat's `PLAY_STORE` pays Google Play's
-    /// 15 %, `App_Store` the App Store's 30 %, and a job's `Amazon` commission applies to `amazon`.
+    /// Stores are matched in any case (docs/analysis.md §8): RevenueCat's `PLAY_STORE` pays Google
+    /// Play's 15 %, `App_Store` the App Store's 30 %, and a job's `Amazon` commission applies to
+    /// `amazon`.
     @Test func storesAreMatchedInAnyCase() async throws {
         var settings = ProceedsSettings()
         settings.commissions = ["amazon": 0.2]
@@ -167,9 +168,9 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
         #expect(control.activeSubscribers == 1 && control.churnedSubscribers == 3)
     }
 
-    /// The projection (contract §2.14) reads a charge's `expires_at` as its chain's next due time:
-    /// each purchase's own, none for the charge without one, none for a refund; a member's
-    /// earliest trial comes with its own (t4's has none).
+    /// The projection (docs/statistics.md#the-projection-in-a-run) reads a charge's `expires_at` as
+    /// its chain's next due time: each purchase's own, none for the charge without one, none for a
+    /// refund; a member's earliest trial comes with its own (t4's has none).
     @Test func theProjectionReadsEachChargesExpiry() async throws {
         let results = try await analyse(assigned(["t4", "s1", "s3"]), Self.events)
         let events = try #require(results.offerings[0].projection).groups[0].events

@@ -6,9 +6,9 @@ import Testing
 @testable import OfferLabSupport
 @testable import OfferLabWriters
 
-/// The 365-day projection inside `offerlab run` (contract §2.14): `projection.csv`, the
-/// `projected_arpu_365` rows of `comparisons.csv`, the database and the report, on hand-made
-/// nights whose projection is known.
+/// The 365-day projection inside `offerlab run` (docs/statistics.md#the-projection-in-a-run):
+/// `projection.csv`, the `projected_arpu_365` rows of `comparisons.csv`, the database and the
+/// report, on hand-made nights whose projection is known.
 @Suite struct ProjectionRunTests {
     /// `test`'s users u1, u2 (control, shown `weekly`) and u3, u4 (variant, shown `monthly`), all
     /// assigned at `assignedAt`.

@@ -8,10 +8,11 @@ import Testing
 @testable import OfferLabWriters
 
 /// A refund the store reverses later counts in a night whose `as_of` falls between the refund
-/// and the reversal, and in no later night (docs/input-formats.md, "Reversals"). The logs of
-/// §1.2 have no reversal, so a log without that refund gives that one night other numbers: the
-/// forms differ there because their inputs say different things, not by a fault of either. Here
-/// one member pays in BRL, which has no rate: the refund is one more money event left out.
+/// and the reversal, and in no later night (docs/input-formats.md, "Reversals"). The purchase logs
+/// (docs/input-formats.md#purchase-logs) have no reversal, so a log without that refund gives that
+/// one night other numbers: the forms differ there because their inputs say different things, not
+/// by a fault of either. Here one member pays in BRL, which has no rate: the refund is one more
+/// money event left out.
 @Suite struct RefundReversalTests {
     /// A purchase on 2 March, refunded (a customer-support cancellation) on 3 March and the
     /// refund reversed on 4 March, each at 10:00, all as RevenueCat's webhooks.

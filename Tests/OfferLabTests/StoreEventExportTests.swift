@@ -10,10 +10,12 @@ import Testing
 @testable import OfferLabSupport
 @testable import OfferLabWarehouse
 
-/// `offerlab events` (`StoreEventExport`): a job's store events written in the log format of
-/// contract §1.2, one file per input file, read back by the §1.2 parser as the same events.
+/// `offerlab events` (`StoreEventExport`): a job's store events written in the log format
+/// (docs/input-formats.md#purchase-logs), one file per input file, read back by the purchase-log
+/// parser as the same events.
 @Suite struct StoreEventExportTests {
-    /// One event as the §1.2 parser reads it, its id left out: every field a number is made of.
+    /// One event as the purchase-log parser (docs/input-formats.md#purchase-logs) reads it, its id
+    /// left out: every field a number is made of.
     struct LoggedEvent: Hashable, CustomStringConvertible {
         var event: String
         var at: Int64
@@ -29,7 +31,8 @@ import Testing
         }
     }
 
-    /// The valid lines of a log file through the §1.2 parser: their events and their event ids.
+    /// The valid lines of a log file through the purchase-log parser
+    /// (docs/input-formats.md#purchase-logs): their events and their event ids.
     static func readLog(_ path: String) throws -> (events: [LoggedEvent], ids: [String], malformed: Int) {
         var events: [LoggedEvent] = []
         var ids: [String] = []
@@ -179,8 +182,9 @@ import Testing
 }
 
 /// `offerlab events` on the data sets `offerlab generate --format revenuecat_export|revenuecat_webhooks`
-/// writes: the events it writes, read back by the §1.2 parser, are the events the same data set
-/// holds in the log format (`--format offerlab`): the lines its app logs lose to the store.
+/// writes: the events it writes, read back by the purchase-log parser
+/// (docs/input-formats.md#purchase-logs), are the events the same data set holds in the log format
+/// (`--format offerlab`): the lines its app logs lose to the store.
 @Suite struct GeneratedStoreEventsTests {
     typealias LoggedEvent = StoreEventExportTests.LoggedEvent
 
@@ -189,9 +193,9 @@ import Testing
             GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
     }
 
-    /// The events of every log-format file the data set's job names, without the copies §2.2
-    /// removes (the same `event_id`, then the same `event` and `transaction_id`: the earliest
-    /// stays), as `comparable` has them.
+    /// The events of every log-format file the data set's job names, without the copies
+    /// docs/analysis.md §2 removes (the same `event_id`, then the same `event` and
+    /// `transaction_id`: the earliest stays), as `comparable` has them.
     static func appEvents(_ folder: TemporaryFolder) throws -> (events: [LoggedEvent: Int], transactionIDs: Set<String>) {
         let job = try JobLoader.load(path: folder.file("job.yaml"))
         var byID: [String: LoggedEvent] = [:]

@@ -10,9 +10,9 @@ import Testing
 @testable import OfferLabSupport
 @testable import OfferLabTables
 
-/// A job's store sources (contract §1.6): the `logs` items of the stores' formats, the
-/// `app_store` and `revenuecat` keys, the `user_transactions` table, and the night's store events
-/// `StoreSourceIngest` reads from them.
+/// A job's store sources (docs/input-formats.md#store-sources-in-a-job): the `logs` items of the
+/// stores' formats, the `app_store` and `revenuecat` keys, the `user_transactions` table, and the
+/// night's store events `StoreSourceIngest` reads from them.
 @Suite struct StoreSourceJobTests {
     static let bundleID = "com.example.app"
 

@@ -13,17 +13,20 @@ import Testing
 
 /// `run` on a data set whose store facts come as RevenueCat sends them (`offerlab generate
 /// --format revenuecat_export|revenuecat_webhooks`) gives exactly the numbers of `run` on the same
-/// data set in the format of §1.2 (contract §1.6: everything after §1.2 is unchanged), proceeds,
-/// trial states and subscribers included: the store's rows carry its `store`, the period's end and
-/// the commission §2.12 gives the logs' event (Google Play's, the App Store's second year).
+/// data set in the purchase-log format (docs/input-formats.md#purchase-logs;
+/// docs/input-formats.md#store-sources-in-a-job: every rule after the reading of the logs is
+/// unchanged), proceeds, trial states and subscribers included: the store's rows carry its `store`,
+/// the period's end and the commission docs/analysis.md §8 gives the logs' event (Google Play's,
+/// the App Store's second year).
 @Suite struct GeneratedStoreSourceRunTests {
     struct Night {
         var report: GenerationReport
         var job: Job
         /// The output tables, by name.
         var tables: [String: ResultTable]
-        /// With a store source: the output tables of the job's §1.2 logs beside what `offerlab
-        /// events` wrote of its store sources, by name.
+        /// With a store source: the output tables of the job's purchase logs
+        /// (docs/input-formats.md#purchase-logs) beside what `offerlab events` wrote of its store
+        /// sources, by name.
         var eventsTables: [String: ResultTable] = [:]
 
         /// The global `quality.csv` counter `name`; nil when the file has no such row.
@@ -98,7 +101,8 @@ import Testing
         }
         #expect(reasons(store) == reasons(logs))
 
-        // The store's own lines, in lines_read and in sources.csv; the §1.2 logs keep the rest.
+        // The store's own lines, in lines_read and in sources.csv; the purchase logs
+        // (docs/input-formats.md#purchase-logs) keep the rest.
         #expect(store.source(source, "lines_read") == store.report.logs.storeLines)
         #expect(store.global("lines_read") == (store.source(.offerlab, "lines_read") ?? 0) + store.report.logs.storeLines)
         #expect(store.global("files_read") == store.job.logFiles.count + store.report.logs.storeFiles)
@@ -126,7 +130,8 @@ import Testing
 
 extension GeneratedStoreSourceRunTests.Night {
     /// Whether some offering of `summary.csv` has trials still running, active subscribers and
-    /// proceeds: the columns the store's `store`, period ends and commissions feed (§2.12–§2.13).
+    /// proceeds: the columns the store's `store`, period ends and commissions feed
+    /// (docs/analysis.md §8–§9).
     func feedsTheStoreColumns() -> Bool {
         guard let summary = tables["summary"] else { return false }
         return ["trials_pending", "active_subscribers", "net_proceeds"].allSatisfy { name in
@@ -278,7 +283,8 @@ func cellText(_ value: ResultValue) -> String {
             #expect(rejects.contains { $0.hasPrefix(prefix) }, "\(prefix)")
         }
 
-        // A store file of malformed lines only is named as a §1.2 log file would be.
+        // A store file of malformed lines only is named as a purchase-log file
+        // (docs/input-formats.md#purchase-logs) would be.
         #expect(
             run.warnings.contains("1 log file yielded no valid line: \(folder.file("apple/notifications.jsonl")) (2 lines, all malformed)"))
 
@@ -436,9 +442,10 @@ func cellText(_ value: ResultValue) -> String {
 }
 
 @Suite struct StoreEventBatchTests {
-    /// An event the §1.2 parser would reject (here: an empty user) is returned as a note of its
-    /// file, under the parser's reason, never dropped unseen; the others become the batch's
-    /// records, with the population's users and the event's money.
+    /// An event the purchase-log parser (docs/input-formats.md#purchase-logs) would reject (here:
+    /// an empty user) is returned as a note of its file, under the parser's reason, never dropped
+    /// unseen; the others become the batch's records, with the population's users and the event's
+    /// money.
     @Test func aStoreEventTheParserRejectsIsReturnedAsANote() throws {
         var users = ByteStringInterner()
         _ = users.intern("someone")

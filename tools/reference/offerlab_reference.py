@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference implementation of the OfferLab analysis contract.
+"""Independent reference implementation of the OfferLab analysis (docs/analysis.md, docs/statistics.md).
 
 Reads a job file (tables, purchase logs, rates, as_of, ...) and writes the expected
 `summary.csv`, `products.csv`, `quality.csv`, `comparisons.csv` and `srm.csv`, so that the
@@ -9,8 +9,8 @@ written separately from it.
     offerlab_reference.py JOB.yaml --out DIR [--as-of T]
     offerlab_reference.py stats AGG.csv --out DIR [--alpha A] [--sequential-tuning N]
 
-Speed does not matter here; every step is written to be read next to the contract
-(`contract.md` §1-§3) and `docs/analysis.md`. Decisions taken where both are silent are
+Speed does not matter here; every step is written to be read next to the project's docs
+(`docs/input-formats.md`, `docs/analysis.md`, `docs/statistics.md`). Decisions taken where they are silent are
 listed in `tools/reference/README.md`; the code refers to them as "Decision D<n>".
 
 Standard library only, plus PyYAML (job file) and SciPy (normal, Student-t and chi-squared
@@ -51,7 +51,7 @@ class ReferenceError_(Exception):
 
 
 # =============================================================================================
-# Constants of the contract
+# Constants of the formats and the analysis (docs/input-formats.md, docs/analysis.md)
 # =============================================================================================
 
 EVENT_TYPES = ("paywall_view", "trial_start", "purchase", "renewal", "refund", "cancel", "expire")
@@ -121,14 +121,14 @@ SUMMARY_COLUMNS = (
     "trial_starters", "trial_converters", "trial_conversion_rate", "paywall_viewers",
     "purchases", "renewals", "refunds",
     "gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arpu_sd", "arppu",
-    # §2.12 and §2.13.
+    # docs/analysis.md §8–§9.
     "net_proceeds", "proceeds_per_user", "proceeds_per_user_sd",
     "trials_converted", "trials_pending", "trials_lapsed", "trials_unknown", "trial_completed_conversion_rate",
     "active_subscribers", "churned_subscribers",
-    # §2.15's guardrail: members with a counted refund.
+    # The guardrail of docs/statistics.md, "The decision": members with a counted refund.
     "refund_users", "refund_user_rate",
 )
-#: §2.9's columns, after the others in summary.csv only: a slice has no cap of its own.
+#: The columns of docs/analysis.md §4b, after the others in summary.csv only: a slice has no cap of its own.
 CAPPED_COLUMNS = ("revenue_cap", "arpu_capped", "arpu_capped_sd", "capped_users")
 MATURITY_COLUMNS = ("offering_id", "group", "days", "users", "converters", "conversion_rate", "net_revenue", "arpu", "arpu_sd")
 PRODUCTS_COLUMNS = ("offering_id", "group", "product_id", "purchases", "renewals", "refunds", "net_revenue", "net_proceeds")
@@ -147,9 +147,10 @@ COMPARISONS_COLUMNS = (
 )
 DEFAULT_SEQUENTIAL_TUNING = 5000.0
 SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag",
-               # §2.16: the always-valid check (a first night: its p-value is the night's own).
+               # The always-valid check (docs/statistics.md#sequential-sample-ratio; a first night: its p-value is
+               # the night's own).
                "seq_srm_log_bayes_factor", "seq_srm_p_value", "seq_srm_flag")
-#: §2.11: the slice tables have the columns of summary (§2.4's, not the capped ones),
+#: docs/analysis.md §7: the slice tables have the columns of summary (docs/analysis.md §4's, not the capped ones),
 #: comparisons and srm with these two after offering_id.
 SLICE_KEY = ("dimension", "level")
 SLICE_SUMMARY_COLUMNS = SUMMARY_COLUMNS[:1] + SLICE_KEY + SUMMARY_COLUMNS[1:]
@@ -167,7 +168,7 @@ def byte_key(text: str) -> bytes:
 
 
 # =============================================================================================
-# Timestamps (§1.2): microseconds since 1970-01-01T00:00:00Z, as Python ints
+# Timestamps (docs/input-formats.md#timestamps): microseconds since 1970-01-01T00:00:00Z, as Python ints
 # =============================================================================================
 
 _TIMESTAMP_RE = re.compile(
@@ -205,8 +206,8 @@ def _valid_date(year: int, month: int, day: int) -> bool:
 
 
 def parse_timestamp_text(text: str) -> int | None:
-    """A §1.2 timestamp string as microseconds since the epoch (UTC), or None when it breaks
-    the grammar or names an impossible date or time. The fraction is truncated to the
+    """A timestamp string (docs/input-formats.md#timestamps) as microseconds since the epoch (UTC), or None when
+    it breaks the grammar or names an impossible date or time. The fraction is truncated to the
     microsecond."""
     match = _TIMESTAMP_RE.fullmatch(text)
     if match is None:
@@ -228,7 +229,7 @@ def parse_timestamp_text(text: str) -> int | None:
 
 
 # 2000-01-01T00:00:00Z in epoch milliseconds: an integer timestamp before it is epoch seconds
-# read as milliseconds (1970), not an event, and breaks the grammar (contract §4).
+# read as milliseconds (1970), not an event, and breaks the grammar (docs/reliability.md#a-broken-night).
 EARLIEST_EPOCH_MILLIS = 946_684_800_000
 
 
@@ -242,7 +243,7 @@ def epoch_millis_to_micros(millis: int) -> int | None:
 
 
 def parse_job_instant(text: str) -> int | None:
-    """as_of in the job file or on the command line: the §1.2 grammar, or a bare date
+    """as_of in the job file or on the command line: the grammar of docs/input-formats.md#timestamps, or a bare date
     `YYYY-MM-DD` meaning 00:00 UTC that day (Decision D3)."""
     micros = parse_timestamp_text(text)
     if micros is not None:
@@ -443,7 +444,7 @@ def _tsv_unescape(field_bytes: bytes) -> str | None:
 
 
 # =============================================================================================
-# Offering tables (§1.1)
+# Offering tables (docs/input-formats.md#offering-tables)
 # =============================================================================================
 
 REQUIRED_COLUMNS = {
@@ -658,7 +659,7 @@ def build_offerings(tables: dict[str, list[TableRow]]) -> tuple[dict[int, Offeri
 
 
 # =============================================================================================
-# Population (§2.1, docs/analysis.md §1)
+# Population (docs/analysis.md §1)
 # =============================================================================================
 
 @dataclass
@@ -727,7 +728,7 @@ def control_group(offering: Offering, configured: str | None) -> Group | None:
 
 
 # =============================================================================================
-# Purchase log lines (§1.2, §1.3)
+# Purchase log lines (docs/input-formats.md#purchase-logs, docs/input-formats.md#malformed-lines)
 # =============================================================================================
 
 @dataclass
@@ -746,12 +747,12 @@ class Event:
     offering_id: str | None = None
     test_group_id: str | None = None
     sandbox: bool = False
-    #: the dimensions for slicing (§2.11); "" is absent (D14)
+    #: the dimensions for slicing (docs/analysis.md §7); "" is absent (D14)
     platform: str | None = None
     country: str | None = None
-    #: §2.13: the end of the period the transaction gives; None when absent or not a timestamp
+    #: docs/analysis.md §9: the end of the period the transaction gives; None when absent or not a timestamp
     expires_at: int | None = None
-    #: §2.12: the store that charged, and RevenueCat's fee shares in millionths
+    #: docs/analysis.md §8: the store that charged, and RevenueCat's fee shares in millionths
     store: str | None = None
     tax_share: int | None = None
     commission_share: int | None = None
@@ -824,7 +825,7 @@ def _json_number(value) -> Decimal:
 
 
 def validate_event(obj: dict, order: int, source: str) -> Event:
-    """A decoded log object as an Event, or Malformed with the first reason of §1.3.
+    """A decoded log object as an Event, or Malformed with the first reason of docs/input-formats.md#malformed-lines.
 
     `obj` holds JSON values (strings, ints, Decimal for JSON numbers with a fraction or
     exponent, bools, lists, dicts); CSV log rows arrive as strings (their `ts` of digits
@@ -849,7 +850,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
     price_micros = None if price is None else decimal_to_micros(price)
     if price is not None and price_micros is None:
         raise Malformed("malformed_invalid_field")
-    # §2.12: RevenueCat's fee shares, each in [0, 1) and together below 1, else an invalid field.
+    # docs/analysis.md §8: RevenueCat's fee shares, each in [0, 1) and together below 1, else an invalid field.
     shares = {}
     for name in ("tax_percentage", "commission_percentage"):
         value = obj.get(name)
@@ -875,7 +876,7 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         ts = None
     if ts is None:
         raise Malformed("malformed_bad_timestamp")
-    # §2.13: expires_at in the timestamp grammar; any other value is absent, the line stays valid.
+    # docs/analysis.md §9: expires_at in the timestamp grammar; any other value is absent, the line stays valid.
     expires_value = _pick(obj, "expires_at", "expiresAt")
     expires_at = None
     if isinstance(expires_value, bool):
@@ -1035,7 +1036,7 @@ def read_logs(paths: list[Path], on_corrupt_file: str) -> LogReadResult:
 
 
 # =============================================================================================
-# Clean-up of events (§2.2 steps 1-5)
+# Clean-up of events (docs/analysis.md §2, steps 1-5)
 # =============================================================================================
 
 @dataclass
@@ -1076,7 +1077,7 @@ def clean_events(events: list[Event], as_of: int, assigned_users: set[str]) -> C
 
 
 # =============================================================================================
-# Attribution and per-user values (§2.2 attribution, §2.3)
+# Attribution and per-user values (docs/analysis.md §2's attribution, docs/analysis.md §3)
 # =============================================================================================
 
 @dataclass
@@ -1107,13 +1108,13 @@ class UserResult:
     products: dict[str, list] = field(default_factory=dict)
     assigned_at: int = 0
     #: (ts, currency, signed micros) of each counted money event with a known rate; a refund
-    #: at its own ts (§2.10)
+    #: at its own ts (docs/analysis.md §4c)
     money_events: list[tuple[int, str, int]] = field(default_factory=list)
     #: ts of each counted purchase
     purchase_times: list[int] = field(default_factory=list)
-    #: §2.12: net proceeds (report currency)
+    #: docs/analysis.md §8: net proceeds (report currency)
     proceeds: float = 0.0
-    #: §2.13: "converted", "pending", "lapsed", "unknown", or None without a trial
+    #: docs/analysis.md §9: "converted", "pending", "lapsed", "unknown", or None without a trial
     trial_state: str | None = None
     active: bool = False
 
@@ -1129,7 +1130,7 @@ class OfferingCounters:
 
 @dataclass
 class Proceeds:
-    """§2.12's settings, and each chain's first paid charge (original_transaction_id -> ts)."""
+    """The settings of docs/analysis.md §8, and each chain's first paid charge (original_transaction_id -> ts)."""
 
     tax_rates: dict[str, float] = field(default_factory=dict)
     default_store: str = "app_store"
@@ -1138,7 +1139,7 @@ class Proceeds:
     chain_starts: dict[str, int] = field(default_factory=dict)
 
     def commission(self, event: Event) -> float:
-        # Stores are matched in any case (contract 1.6: RevenueCat's PLAY_STORE is play_store).
+        # Stores are matched in any case (docs/analysis.md §8: RevenueCat's PLAY_STORE is play_store).
         store = event.store.lower() if event.store is not None else self.default_store.lower()
         if store == "app_store":
             start = self.chain_starts.get(event.original_transaction_id) if event.original_transaction_id is not None else None
@@ -1157,7 +1158,7 @@ class Proceeds:
 
 
 def chain_starts(events: list[Event]) -> dict[str, int]:
-    """§2.12: per original_transaction_id, the earliest purchase or renewal after clean-up."""
+    """docs/analysis.md §8: per original_transaction_id, the earliest purchase or renewal after clean-up."""
     starts: dict[str, int] = {}
     for event in events:
         if event.event in ("purchase", "renewal") and event.original_transaction_id is not None:
@@ -1168,8 +1169,8 @@ def chain_starts(events: list[Event]) -> dict[str, int]:
 
 @dataclass
 class Affiliations:
-    """§2.2's overlap rule: the offering ids and group names of every offering a user is a member
-    of (multi-group users excluded), analysed or not."""
+    """The overlap rule of docs/analysis.md §2: the offering ids and group names of every offering a user is
+    a member of (multi-group users excluded), analysed or not."""
     offerings: dict[str, set[str]] = field(default_factory=dict)
     groups: dict[str, set[str]] = field(default_factory=dict)
 
@@ -1264,7 +1265,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
         else:
             result.refunds += 1
             refunded_charges.add(id(refunded_by[id(event)]))
-        if money.currency.upper() not in rates:  # codes in the logs match in any case (§4)
+        if money.currency.upper() not in rates:  # codes in the logs match in any case (docs/analysis.md#units)
             counters.unknown_currency_events += 1
             continue
         report_amount = money.micros / 1_000_000 * rates[money.currency.upper()]
@@ -1295,7 +1296,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
                 same_chain = purchase.product_id == trial.product_id
             if same_chain:
                 result.trial_converted = True
-    # §2.13: the earliest trial's state, and the subscription's, as of the night.
+    # docs/analysis.md §9: the earliest trial's state, and the subscription's, as of the night.
     if trials:
         trial = min(trials, key=lambda e: (e.ts, e.order))
         if result.trial_converted:
@@ -1318,7 +1319,8 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
 
 
 # =============================================================================================
-# Statistics: pure functions on per-group sufficient statistics (§2.4-§2.6)
+# Statistics: pure functions on per-group sufficient statistics
+# (docs/statistics.md: "Per group", "Each treatment against control", "SRM")
 # =============================================================================================
 
 @dataclass
@@ -1378,12 +1380,13 @@ def holm_adjust(p_values: list[float | None]) -> list[float | None]:
 
 
 def sequential_rho(alpha: float, tuning: float) -> float:
-    """§2.8: ρ = √((−2 ln α + ln(1 − 2 ln α)) / N*)."""
+    """docs/statistics.md#sequential-always-valid-inference: ρ = √((−2 ln α + ln(1 − 2 ln α)) / N*)."""
     return math.sqrt((-2 * math.log(alpha) + math.log(1 - 2 * math.log(alpha))) / tuning)
 
 
 def sequential_half_width(se: float, n: int, rho: float, alpha: float) -> float:
-    """§2.8: h = √s² · √(2(nρ²+1) ln(√(nρ²+1)/α) / (n²ρ²)), s² = se²·n."""
+    """docs/statistics.md#sequential-always-valid-inference:
+    h = √s² · √(2(nρ²+1) ln(√(nρ²+1)/α) / (n²ρ²)), s² = se²·n."""
     s2 = se * se * n
     return math.sqrt(s2) * math.sqrt(2 * (n * rho ** 2 + 1) * math.log(math.sqrt(n * rho ** 2 + 1) / alpha)
                                      / (n ** 2 * rho ** 2))
@@ -1391,8 +1394,9 @@ def sequential_half_width(se: float, n: int, rho: float, alpha: float) -> float:
 
 def add_sequential(row: dict, m_c: float, v_c: float, n_c: int, m_t: float, v_t: float, n_t: int,
                    alpha: float, tuning: float) -> None:
-    """§2.8's seq_… values of a row whose fixed-horizon values are set: empty where the fixed
-    value of the same row is empty, and the absolute-scale (relative) ones where their se is 0."""
+    """The seq_… values (docs/statistics.md#sequential-always-valid-inference) of a row whose fixed-horizon
+    values are set: empty where the fixed value of the same row is empty, and the absolute-scale (relative) ones
+    where their se is 0."""
     rho = sequential_rho(alpha, tuning)
     n = n_t + n_c
     se_abs = math.sqrt(v_t / n_t + v_c / n_c)
@@ -1526,7 +1530,8 @@ def add_adjusted(rows: list[dict], alpha: float, tuning: float) -> None:
             if level is None:
                 continue
             q = quantile(level)
-            # §4: within what can happen: a difference of proportions in [-1, 1], a relative lift >= -1.
+            # Within what can happen (docs/statistics.md, "Intervals that agree with the verdict"): a difference of
+            # proportions in [-1, 1], a relative lift >= -1.
             bound = (lambda x: min(1.0, max(-1.0, x))) if df is None else (lambda x: x)
             row[prefix + "abs_lift_ci_low_adjusted"] = bound(diff - q * se)
             row[prefix + "abs_lift_ci_high_adjusted"] = bound(diff + q * se)
@@ -1540,7 +1545,7 @@ def compare_offering(stats_by_group: list[tuple[str, SufficientStatistics]], con
                      alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNING,
                      families: list[tuple[list[tuple[str, str]], list[SufficientStatistics]]] = ()) -> list[dict]:
     """comparisons.csv rows (without offering_id) for one offering: each non-control group
-    in the given order, conversion then arpu; then each further family (§2.9, §2.10: a list of
+    in the given order, conversion then arpu; then each further family (docs/analysis.md §4b, §4c: a list of
     (metric name, "conversion" or "arpu") and one statistics per group, in group order) the same
     way. Holm per metric name over the offering."""
     names = [name for name, _ in stats_by_group]
@@ -1597,8 +1602,8 @@ def sample_ratio_mismatch(users: list[int], weights: list[float]) -> tuple[float
 
 def sequential_sample_ratio(users: list[int], weights: list[float],
                             concentration: float = 100.0) -> tuple[float | None, float | None, bool | None]:
-    """§2.16: (ln BF, min(1, 1/BF), p < 0.001) of the Dirichlet(c·θ) mixture against the shares θ;
-    a group with weight 0 and users gives BF = +inf, one without users takes no part."""
+    """docs/statistics.md#sequential-sample-ratio: (ln BF, min(1, 1/BF), p < 0.001) of the Dirichlet(c·θ) mixture
+    against the shares θ; a group with weight 0 and users gives BF = +inf, one without users takes no part."""
     total_users = sum(users)
     total_weight = sum(weights)
     if total_users == 0 or total_weight <= 0:
@@ -1616,12 +1621,12 @@ def sequential_sample_ratio(users: list[int], weights: list[float],
 
 
 # =============================================================================================
-# The job file (§1.5)
+# The job file (README.md#the-job-file)
 # =============================================================================================
 
 class _JobLoader(yaml.SafeLoader):
     """SafeLoader without implicit timestamps, so that as_of stays text and is read with the
-    contract's own grammar."""
+    grammar of docs/input-formats.md#timestamps."""
 
 
 _JobLoader.yaml_implicit_resolvers = {
@@ -1824,7 +1829,7 @@ def _fee_rate(value: object, what: str) -> float:
 
 
 def _proceeds_settings(document: dict, base: Path, path: Path) -> Proceeds:
-    """§2.12's keys: tax_rates or tax_rates_file (country,rate), default_store,
+    """The keys of docs/analysis.md §8: tax_rates or tax_rates_file (country,rate), default_store,
     app_store_small_business, commission."""
     settings = Proceeds()
     if document.get("tax_rates") is not None and document.get("tax_rates_file") is not None:
@@ -1879,7 +1884,7 @@ class RunResult:
 
 
 def member_level(events: list[Event], assigned_at: int, window_micros: int | None, dimension: str) -> str:
-    """§2.11: the value of `dimension` on the member's earliest counted non-refund event that
+    """docs/analysis.md §7: the value of `dimension` on the member's earliest counted non-refund event that
     carries it (earliest ts, ties in file order); (none) when no such event carries it."""
     counted = [
         e for e in events
@@ -1893,7 +1898,7 @@ def member_level(events: list[Event], assigned_at: int, window_micros: int | Non
 
 
 def ranked_levels(levels: dict[str, list[UserResult]], max_levels: int) -> list[tuple[str, list[UserResult]]]:
-    """§2.11: by users descending, ties by level text in byte order; past `max_levels`, one
+    """docs/analysis.md §7: by users descending, ties by level text in byte order; past `max_levels`, one
     level (other) holding the rest, last."""
     ranked = sorted(levels.items(), key=lambda item: (-len(item[1]), byte_key(item[0])))
     kept = ranked[:max_levels]
@@ -1903,7 +1908,8 @@ def ranked_levels(levels: dict[str, list[UserResult]], max_levels: int) -> list[
 
 
 def analyse_groups(offering: Offering, control: Group | None, results: list[UserResult], job: Job):
-    """§2.4-§2.6 and §2.8 for `results` (an offering's members, or one slice's): summary rows,
+    """docs/statistics.md ("Per group", "Each treatment against control", "SRM",
+    "Sequential (always-valid) inference") for `results` (an offering's members, or one slice's): summary rows,
     comparison rows and the SRM triple."""
     summary, group_statistics = [], []
     for group in offering.groups:
@@ -2029,8 +2035,8 @@ def run_job(job: Job) -> RunResult:
 
 
 def own_families(groups: list[list[UserResult]]) -> list:
-    """§2.12-§2.13, §2.15: proceeds per user (as arpu), completed trials' conversion and the refund user
-    rate (both as conversion), per group."""
+    """docs/analysis.md §8–§9 and docs/statistics.md, "The decision": proceeds per user (as arpu), completed trials'
+    conversion and the refund user rate (both as conversion), per group."""
     proceeds = [SufficientStatistics(len(users), sum(1 for u in users if u.converted), math.fsum(u.proceeds for u in users),
                                      math.fsum(u.proceeds * u.proceeds for u in users)) for users in groups]
     trials = []
@@ -2044,7 +2050,7 @@ def own_families(groups: list[list[UserResult]]) -> list:
 
 
 def revenue_cap(rule: tuple[str, float] | None, users: list[UserResult]) -> float | None:
-    """§2.9: {value: C} is C; {percentile: p} is the p-quantile of the positive per-user net
+    """docs/analysis.md §4b: {value: C} is C; {percentile: p} is the p-quantile of the positive per-user net
     revenues of every member (all groups pooled), linear interpolation between order
     statistics; None when there is no positive value (or no rule)."""
     if rule is None:
@@ -2070,7 +2076,7 @@ def capped_statistics(users: list[UserResult], cap: float | None) -> tuple[Suffi
 
 
 def matured_statistics(users: list[UserResult], days: int, as_of: int, rates: dict[str, float]) -> SufficientStatistics:
-    """§2.10: members with assigned_at + D days <= as_of; converted_D = a counted purchase before
+    """docs/analysis.md §4c: members with assigned_at + D days <= as_of; converted_D = a counted purchase before
     assigned_at + D days; revenue_D = counted money events (refunds by their own ts) before it,
     converted once per user like the net revenue (Decision D1)."""
     n, converters, values = 0, 0, []
@@ -2175,7 +2181,8 @@ def product_rows(offering: Offering, group: Group, users: list[UserResult], rate
 
 
 # =============================================================================================
-# The `stats` seam (§3.1): comparisons and SRM from per-group sufficient statistics
+# The `stats` seam (README.md#statistics-from-aggregates-offerlab-stats): comparisons and SRM from per-group
+# sufficient statistics
 # =============================================================================================
 
 AGG_COLUMNS = ("offering_id", "group", "is_control", "weight", "users", "converters", "revenue_sum", "revenue_sum_squares")
@@ -2195,7 +2202,7 @@ def run_stats(path: Path, alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNIN
             raise ReferenceError_(f"{path}: missing column '{column}'")
     offerings: dict[str, list[tuple[str, bool, float, SufficientStatistics]]] = {}
     # Decision D31: an optional `metric` column; empty = the group's own sums, `arpu_capped` =
-    # its capped sums (§2.9), `d<D>` = its members matured after D days (§2.10).
+    # its capped sums (docs/analysis.md §4b), `d<D>` = its members matured after D days (docs/analysis.md §4c).
     metric_rows: dict[str, dict[str, list[tuple[str, bool, float, SufficientStatistics, str]]]] = {}
     for record in records[1:]:
         where = f"{path}:{record.line}"
@@ -2270,7 +2277,7 @@ def run_stats(path: Path, alpha: float, tuning: float = DEFAULT_SEQUENTIAL_TUNIN
 
 
 # =============================================================================================
-# Writers (§3)
+# Writers (README.md#outputs)
 # =============================================================================================
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -2303,7 +2310,7 @@ def format_cell(value: object) -> str:
     return text
 
 
-# Money amounts, written rounded to the micro-unit (§3); per-user means and statistics are not.
+# Money amounts, written rounded to the micro-unit (docs/analysis.md#units); per-user means and statistics are not.
 MONEY_AMOUNT_COLUMNS = frozenset({"gross_revenue", "refunded_revenue", "net_revenue", "revenue_cap", "net_proceeds"})
 
 

@@ -56,7 +56,8 @@ RELATIVE = 1e-9
 
 
 def statements(script):
-    """The script's statements: each ends with `;` at the end of a line (contract §3.2)."""
+    """The script's statements: each ends with `;` at the end of a line
+    (docs/warehouse.md#beyond-one-machine-the-same-numbers-from-duckdb-and-spark-sql)."""
     parts = re.split(r";[ \t]*\n", script)
     return [p.strip() for p in parts if p.strip() and not all(line.startswith("--") for line in p.strip().splitlines())]
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes Sources/OfferLabStoreSources/CountryCodes.swift: ISO 3166-1 alpha-3 -> alpha-2 for every
 country of Debian's iso-codes (/usr/share/iso-codes/json/iso_3166-1.json, package iso-codes).
-App Store storefronts are alpha-3 codes; the logs' `country` is alpha-2 (contract §1.6)."""
+App Store storefronts are alpha-3 codes; the logs' `country` is alpha-2
+(docs/input-formats.md#from-notifications-to-events-rule-by-rule)."""
 import json
 import pathlib
 

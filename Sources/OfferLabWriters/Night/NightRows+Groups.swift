@@ -162,7 +162,8 @@ struct ProductRow: TypedRow, Equatable {
         ])
 }
 
-/// A row of `projection`: per (offering, group), the projection of contract §2.14.
+/// A row of `projection`: per (offering, group), the projection
+/// (docs/statistics.md#the-projection-in-a-run).
 struct ProjectionRow: TypedRow, Equatable {
     var offeringID = ""
     var group = ""

@@ -9,8 +9,8 @@ struct QualityRow: TypedRow, Equatable {
         columns: [.init(.offeringID, \.offeringID), .init(.counter, \.counter), .init(.count, \.count)])
 }
 
-/// A row of `sources` (contract §1.6): a counter of one source format the job reads. Run-wide,
-/// without `offering_id`: a re-run of the night replaces all of its rows.
+/// A row of `sources` (docs/analysis.md §5): a counter of one source format the job reads.
+/// Run-wide, without `offering_id`: a re-run of the night replaces all of its rows.
 struct SourceRow: TypedRow, Equatable {
     var source = ""
     var counter = ""

@@ -76,7 +76,9 @@ extension ResultColumn {
     static let seqSignificant = ResultColumn("seq_significant", .bool)
 
     // The intervals that agree with the verdicts (docs/statistics.md, "Intervals that agree with the verdict"): the
-    // report quotes these; the contract's columns above stay as they are.
+    // report quotes these; the columns above stay as they are
+    // (docs/statistics.md#each-treatment-against-control,
+    // docs/statistics.md#sequential-always-valid-inference).
     static let absLiftCILowAdjusted = ResultColumn("abs_lift_ci_low_adjusted", .real)
     static let absLiftCIHighAdjusted = ResultColumn("abs_lift_ci_high_adjusted", .real)
     static let relLiftCILowAdjusted = ResultColumn("rel_lift_ci_low_adjusted", .real)
@@ -111,7 +113,8 @@ extension ResultColumn {
     static let days = ResultColumn("days", .integer)
     package static let productID = ResultColumn("product_id", .text)
     package static let counter = ResultColumn("counter", .text)
-    /// A source format of the job's `logs` (contract §1.6), in `sources`.
+    /// A source format of the job's `logs` (docs/input-formats.md#store-sources-in-a-job), in
+    /// `sources`.
     static let source = ResultColumn("source", .text)
     // Money named by malformed lines (`rejected_money`).
     static let currency = ResultColumn("currency", .text)

@@ -4,7 +4,7 @@ import OfferLabResults
 import OfferLabStatistics
 
 extension ResultColumn {
-    // The 365-day projection (contract §2.14), in `projection`.
+    // The 365-day projection (docs/statistics.md#the-projection-in-a-run), in `projection`.
     static let observedDaysMean = ResultColumn("observed_days_mean", .real)
     static let realizedARPU = ResultColumn("realized_arpu", .real)
     static let projectedARPU365 = ResultColumn("projected_arpu_365", .real)

@@ -189,9 +189,9 @@ package enum ResultTables {
     }
 
     /// Global counters first (empty `offering_id`), then each offering's. A job that reads a
-    /// store source also gets the store's counters (contract §1.6), totalled over its formats:
-    /// its own malformed reasons after those of §1.3, the others last; other jobs' files are as
-    /// they were.
+    /// store source also gets the store's counters (docs/analysis.md §5), totalled over its
+    /// formats: its own malformed reasons after those of docs/input-formats.md#malformed-lines, the
+    /// others last; other jobs' files are as they were.
     static func quality(_ results: NightResults) -> [QualityRow] {
         let ingest = results.ingest
         var global: [(String, Int)] = [
@@ -216,10 +216,10 @@ package enum ResultTables {
             }
     }
 
-    /// `sources.csv` (contract §1.6): per source format the job reads, in the order of
+    /// `sources.csv` (docs/analysis.md §5): per source format the job reads, in the order of
     /// `SourceFormat`, `lines_read` and each counter that applies to it, zeros included: for the
-    /// §1.2 logs (`offerlab`, when the job has any) the reasons of §1.3, for a store format every
-    /// store counter.
+    /// purchase logs (`offerlab`, when the job has any) the reasons of
+    /// docs/input-formats.md#malformed-lines, for a store format every store counter.
     static func sources(_ ingest: IngestCounters, hasLogFiles: Bool) -> [SourceRow] {
         ingest.sourceCounts(hasLogFiles: hasLogFiles).flatMap { format, counts in
             let counters =
@@ -236,8 +236,8 @@ package enum ResultTables {
         } + (money.unreadable > 0 ? [RejectedMoneyRow(lines: money.unreadable)] : [])
     }
 
-    /// The §1.2 logs' rejected lines (their text), then the store sources' rejected or noted
-    /// lines at their original file and line (what was wrong).
+    /// The purchase logs' rejected lines (their text; docs/input-formats.md#malformed-lines), then
+    /// the store sources' rejected or noted lines at their original file and line (what was wrong).
     static func rejects(_ rejects: [RejectedLine], storeNotes: [StoreLineNote] = []) -> [RejectRow] {
         rejects.map { RejectRow(file: $0.file, line: $0.line, reason: $0.reason.counterName, text: $0.text) }
             + storeNotes.map { RejectRow(file: $0.path, line: $0.line, reason: $0.counter.rawValue, text: $0.detail) }

@@ -1,6 +1,6 @@
-/// The 365-day projection (contract §2.14) in an offering's section: a forecast beside what was
-/// realised, never styled as a result (no better/worse colours, no "significant"), and plainly
-/// empty where the data cannot say.
+/// The 365-day projection (docs/statistics.md#the-projection-in-a-run) in an offering's section: a
+/// forecast beside what was realised, never styled as a result (no better/worse colours, no
+/// "significant"), and plainly empty where the data cannot say.
 extension OfferingSection {
     /// What the projection assumes, in one sentence the report always shows with it.
     static let projectionAssumes =

@@ -71,7 +71,8 @@ struct OfferingReport: Sendable, Equatable {
     var familyComparisons: [Comparison] = []
     /// `maturity.csv`'s rows: D ascending, groups in output order; empty without `maturity_days`.
     var matured: [MaturityRow] = []
-    /// `projection.csv`'s rows, groups in output order (contract §2.14); empty for a night stored without them.
+    /// `projection.csv`'s rows, groups in output order
+    /// (docs/statistics.md#the-projection-in-a-run); empty for a night stored without them.
     var projection: [ProjectionRow] = []
     /// The `projected_arpu_365` comparisons, per treatment.
     var projectedComparisons: [ComparisonValues] = []

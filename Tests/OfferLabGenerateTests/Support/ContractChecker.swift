@@ -1,7 +1,8 @@
 import OfferLabIngest
 
 /// An independent reading of the log format (docs/analysis.md, Log fields; docs/reliability.md, Broken log lines) for the tests: parses a generated line the way
-/// the contract describes and says whether it is valid, or malformed and why.
+/// docs/input-formats.md#purchase-logs describes and says whether it is valid, or malformed and
+/// why.
 struct CheckedEvent {
     var eventID: String?
     /// Microseconds since the epoch.
@@ -38,7 +39,8 @@ enum ContractChecker {
     ]
     static let transactionEvents: Set<String> = ["trial_start", "purchase", "renewal", "refund"]
 
-    /// A field value as the contract sees it: string, integer (decimal text), other, or absent.
+    /// A field value as docs/input-formats.md#json-lines sees it: string, integer (decimal text),
+    /// other, or absent.
     enum Field {
         case string(String)
         case integer(String)
@@ -222,7 +224,8 @@ enum ContractChecker {
         return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
-    /// The contract's timestamp grammar; microseconds since the epoch, nil when it breaks it.
+    /// The timestamp grammar of docs/input-formats.md#timestamps; microseconds since the epoch, nil
+    /// when it breaks it.
     static func parseTimestamp(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {

@@ -6,7 +6,8 @@ For every offering of comparisons.json (its inputs only; its answers are not rea
 issue-41 cases (the sample night's spring_2026_price_test, whose variant_b conversion was
 "+40.2% (CI −1.4% to +81.8%), significant after correction", and its onboarding_copy_test
 country BR slice, whose relative interval was "−478.2% to +684.5%") and random offerings of
-two to five treatments, it computes from the contract's formulas with scipy:
+two to five treatments, it computes from the formulas of docs/statistics.md with scipy
+("Each treatment against control", "Sequential (always-valid) inference"):
 
 - the p-values (pooled z-test, Welch t-test, the always-valid p-value) and Holm's adjustment;
 - the level γ = alpha·p_I/p̃, where p_I is the p-value of 0 under the interval's own formula

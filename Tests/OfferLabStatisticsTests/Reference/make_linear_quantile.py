@@ -1,6 +1,6 @@
 """Writes linear_quantile.csv: numpy's default quantile (linear interpolation between order
 statistics, Hyndman-Fan type 7) of small samples, the reference for `linearQuantile` and the
-percentile cap of contract section 2.9. Each row: p, the quantile, then the sample x0..x7
+percentile cap of docs/analysis.md §4b. Each row: p, the quantile, then the sample x0..x7
 (empty past its end).
 
     python3 Tests/OfferLabStatisticsTests/Reference/make_linear_quantile.py

@@ -593,7 +593,8 @@ def mp_summary(g, alpha):
 
 
 # ------------------------------------------------------------------------------------------
-# Sequential (always-valid) inference, contract §2.8, transcribed from its formulas
+# Sequential (always-valid) inference, transcribed from the formulas of
+# docs/statistics.md#sequential-always-valid-inference
 # ------------------------------------------------------------------------------------------
 
 SEQUENTIAL_KEYS = ["seq_abs_lift_ci_low", "seq_abs_lift_ci_high", "seq_rel_lift_ci_low", "seq_rel_lift_ci_high",
@@ -608,7 +609,8 @@ def mp_seq_rho(alpha, tuning):
 
 
 def mp_seq_half_width(se, n, rho, alpha):
-    """h = √s² · √(2(nρ²+1) ln(√(nρ²+1)/α) / (n²ρ²)), s² = se²·n: as the contract writes it."""
+    """h = √s² · √(2(nρ²+1) ln(√(nρ²+1)/α) / (n²ρ²)), s² = se²·n: as
+    docs/statistics.md#sequential-always-valid-inference writes it."""
     se, n, alpha = mp.mpf(se), mp.mpf(n), mp.mpf(alpha)
     s2 = se ** 2 * n
     return mp.sqrt(s2) * mp.sqrt(2 * (n * rho ** 2 + 1) * mp.log(mp.sqrt(n * rho ** 2 + 1) / alpha) / (n ** 2 * rho ** 2))
@@ -657,8 +659,9 @@ def sequential_vectors():
 
 
 def mp_sequential(row, mc, vc, nc, mt, vt, nt, alpha, tuning):
-    """The seq_… values of a comparison row whose fixed-horizon values are set (§2.8): each is
-    empty where its fixed counterpart is, or where its standard error is 0."""
+    """The seq_… values of a comparison row whose fixed-horizon values are set
+    (docs/statistics.md#sequential-always-valid-inference): each is empty where its fixed
+    counterpart is, or where its standard error is 0."""
     rho = mp_seq_rho(alpha, tuning)
     n = nc + nt
     se_abs = mp.sqrt(vt / nt + vc / nc)
@@ -848,7 +851,8 @@ def offering_cases():
         ("sample ratio mismatch", 0.05, [g("control", 10000, {9.99: 500}, 50, True), g("t", 10600, {9.99: 530}, 50)]),
         ("all users converted", 0.05, [g("control", 50, {9.99: 40, 4.99: 10}, control=True),
                                        g("t", 60, {9.99: 60})]),
-        # §2.8: the sequential values at other alphas and tunings, and where they alone are empty.
+        # docs/statistics.md#sequential-always-valid-inference: the sequential values at other
+        # alphas and tunings, and where they alone are empty.
         ("alpha 0.10, three treatments, N* 20000", 0.10, [
             g("control", 8000, {9.99: 400, 49.99: 40}, control=True), g("t1", 8000, {9.99: 470, 49.99: 45}),
             g("t2", 8000, {9.99: 390, 49.99: 80}), g("t3", 8000, {9.99: 405})], 20000),

@@ -1,4 +1,4 @@
-"""§2.9 (capped revenue) and §2.10 (matured metrics), one rule per test, worked by hand.
+"""docs/analysis.md §4b (capped revenue) and §4c (matured metrics), one rule per test, worked by hand.
 
 One offering `test` with groups control (10) and treatment (11); as_of 2026-03-16T00:00:00Z;
 USD report currency, EUR rate 2.

@@ -50,7 +50,7 @@ spring counters: pre 2, orphan 2, mismatch 1 (u5: 1 user), unknown currency 3.
 Attribution, -winter (window until 03-12):
 - u1 (baseline): paywall 03-02 and purchase T1 03-03 -> pre_assignment 2; renewal T2 03-06 counts,
   its testGroupId "control" (no offeringId) is not "baseline" but is u1's group in spring: tests
-  overlap, so it is no mismatch (§2.2); refund T1 -> T1 does not count here -> orphan 1. net 10,
+  overlap, so it is no mismatch (docs/analysis.md §2); refund T1 -> T1 does not count here -> orphan 1. net 10,
   not converted.
 - u9 (beta): purchase T10 20 USD (offering/test group agree), paywall c1 03-06, cancel 03-05
   (= assigned_at: counts). net 20.
@@ -115,8 +115,8 @@ def test_output_order_and_columns(main_outputs: Outputs):
     assert [(r["group"], r["product_id"]) for r in main_outputs.products] == [
         ("beta", "p_month"), ("baseline", "p_month"),
         ("control", "p_month"), ("group_b", "p_month"), ("group_b", "p_week"), ("group_c", "p_week")]
-    # Each offering: conversion and arpu per group, then proceeds per user, completed trials (§2.12-§2.13)
-    # and the refund user rate (§2.15).
+    # Each offering: conversion and arpu per group, then proceeds per user, completed trials (docs/analysis.md §8–§9)
+    # and the refund user rate (docs/statistics.md, "The decision").
     assert [(r["group"], r["metric"]) for r in main_outputs.comparisons] == [
         ("beta", "conversion"), ("beta", "arpu"), ("beta", "proceeds_per_user"), ("beta", "trial_completed_conversion"),
         ("beta", "refund_user_rate"),

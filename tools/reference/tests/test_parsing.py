@@ -1,5 +1,5 @@
-"""Reading bytes: timestamps, log lines (§1.2, §1.3), CSV/TSV records, gzip, the job file, the
-output format."""
+"""Reading bytes: timestamps, log lines (docs/input-formats.md#purchase-logs,
+docs/input-formats.md#malformed-lines), CSV/TSV records, gzip, the job file, the output format."""
 
 from __future__ import annotations
 

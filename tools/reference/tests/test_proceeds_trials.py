@@ -1,4 +1,4 @@
-"""§2.12 (proceeds) and §2.13 (trials and subscriptions), worked by hand.
+"""docs/analysis.md §8 (proceeds) and §9 (trials and subscriptions), worked by hand.
 
 One offering `test` with groups control (10) and treatment (11); as_of 2026-03-16T00:00:00Z;
 USD report currency.
@@ -85,8 +85,8 @@ def test_a_bad_fee_share_is_an_invalid_field(tmp_path: Path, tmp_out: Path):
 
 
 def test_refund_users_count_members_not_refunds(tmp_path: Path, tmp_out: Path):
-    # §2.15: a1 has two counted refunds (one member), b1 one, o1 only an orphan refund (its
-    # transaction was never charged: not counted), n1 nothing. 2 of 4 members: 0.5.
+    # docs/statistics.md, "The decision" (refund_user_rate): a1 has two counted refunds (one member), b1 one, o1
+    # only an orphan refund (its transaction was never charged: not counted), n1 nothing. 2 of 4 members: 0.5.
     refund = lambda user, ts, txn: event(user, "refund", ts, product_id="p1", transaction_id=txn, price=1, currency="USD")
     events = [
         purchase("a1", "2026-03-02T00:00:00Z", "a"), purchase("a1", "2026-03-03T00:00:00Z", "a2"),

@@ -1,4 +1,4 @@
-"""One rule of §2.1-§2.3 per test, on tiny data sets built in a temporary folder.
+"""One rule of docs/analysis.md §1–§3 per test, on tiny data sets built in a temporary folder.
 
 Unless said otherwise: one offering `test` (id 1) with groups control (10) and treatment (11),
 weights 1/1; as_of 2026-03-16T00:00:00Z; USD report currency, EUR rate 2; no window.

@@ -1,4 +1,4 @@
-"""§2.11 slices, hand-worked: each member's level, the ranking and (other), and each level
+"""docs/analysis.md §7 slices, hand-worked: each member's level, the ranking and (other), and each level
 analysed as its own offering. One offering `test`: control (10) and treatment (11), weights 1/1."""
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def test_member_levels(tmp_path: Path, tmp_out: Path):
         ("(none)", "control", "1"), ("(none)", "treatment", "3"), ("ios", "control", "1"), ("ios", "treatment", "0"),
     ]
     # A level whose control has no users: rows, values of the treatment, nothing compared.
-    (row, _, _, _, _) = [r for r in read_csv(tmp_out / "slice_comparisons.csv") if r["level"] == "DE"]  # and §2.12-§2.15's
+    # Its other rows: arpu, and those of docs/analysis.md §8–§9 and docs/statistics.md, "The decision".
+    (row, _, _, _, _) = [r for r in read_csv(tmp_out / "slice_comparisons.csv") if r["level"] == "DE"]
     assert (row["control_value"], row["value"], row["abs_lift"], row["p_value"]) == ("", "0", "", "")
 
 

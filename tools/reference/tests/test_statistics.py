@@ -1,5 +1,6 @@
-"""The statistics (§2.4-§2.6) against known values, closed forms and independent computations
-(SciPy's t-test and chi-squared test on raw data, numerical integration)."""
+"""The statistics (docs/statistics.md: "Per group", "Each treatment against control", "SRM") against known
+values, closed forms and independent computations (SciPy's t-test and chi-squared test on raw data, numerical
+integration)."""
 
 from __future__ import annotations
 
@@ -120,7 +121,8 @@ def test_arpu_undefined_cases():
 
 
 def test_sequential_values_worked_out():
-    # §2.8 at alpha 0.05, N* 5000: ρ² = (−2 ln 0.05 + ln(1 − 2 ln 0.05)) / 5000
+    # docs/statistics.md#sequential-always-valid-inference at alpha 0.05, N* 5000:
+    # ρ² = (−2 ln 0.05 + ln(1 − 2 ln 0.05)) / 5000
     #   = (5.991464547 + 1.944690055) / 5000 = 0.0015872309, so with n = 2100, nρ² = 3.333185.
     c, t = S(1000, 100, 0, 0), S(1100, 143, 0, 0)
     row = ref.compare_conversion(c, t, 0.05, 5000)
@@ -172,8 +174,8 @@ def test_srm():
 
 
 def test_stats_command_matches_the_run(tmp_path: Path):
-    """§3.1: the spring groups of the main data set as sufficient statistics give the same
-    comparisons and SRM as the run (values worked out in test_main_dataset.py)."""
+    """README.md#statistics-from-aggregates-offerlab-stats: the spring groups of the main data set as sufficient
+    statistics give the same comparisons and SRM as the run (values worked out in test_main_dataset.py)."""
     agg = tmp_path / "agg.csv"
     agg.write_text(
         "offering_id,group,is_control,weight,users,converters,revenue_sum,revenue_sum_squares\n"
