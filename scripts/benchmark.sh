@@ -21,14 +21,14 @@
 # ${XDG_CACHE_HOME:-~/.cache}/offerlab-benchmark), outside the repository, in a folder named
 # after the generator's sources, so a changed generator makes them anew.
 #
-# --stores measures the store sources (contract §1.6, docs/generator.md, "Store forms") at USERS
+# --stores measures the store sources (docs/input-formats.md#store-sources-in-a-job, docs/generator.md, "Store forms") at USERS
 # (default 1M), a 30-day month (`--days 30 --seed 1`): `offerlab run` on the RevenueCat export,
 # on the RevenueCat webhooks and on App Store Server Notifications (`--user-ids uuid`, every
-# signature verified), each against `offerlab run` on the same events in the §1.2 form,
+# signature verified), each against `offerlab run` on the same events in the purchase-log form,
 # alternated, R runs each (default 3): medians of wall and CPU time, and the median of the
 # pairs' ratios. Then the App Store month night after night with the cache (the night before
 # parses every file, the night reads them back and reads the last day's files), against the
-# §1.2 form's same night. Data sets in DIR as for --shapes.
+# purchase-log form's same night. Data sets in DIR as for --shapes.
 #
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
@@ -408,7 +408,7 @@ stores_benchmark() {
   done
   local notifications
   notifications=$(find "$base/app_store_notifications/appstore" -name '*.gz' -exec gzip -dc {} + | wc -l)
-  printf '%-34s | %13s | %13s | %11s\n' "" "store form" "§1.2 form" "store/§1.2"
+  printf '%-34s | %13s | %13s | %11s\n' "" "store form" "log form" "store/log"
   printf '%-34s | %6s %6s | %6s %6s | %5s %5s\n' "offerlab run (medians of $repeat)" "wall s" "cpu s" "wall s" "cpu s" "wall" "cpu"
   store_pair "RevenueCat export" "$base/revenuecat_export" "$base/logs"
   store_pair "RevenueCat webhooks" "$base/revenuecat_webhooks" "$base/logs"
@@ -425,9 +425,9 @@ stores_benchmark() {
   read -r wall_ratio cpu_ratio < <(pair_ratios store logs)
   printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "App Store, a later night (cache)" "$(median store 1)" "$(median store 5)" \
     "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
-  printf '%-34s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /the §1.2 form: /')"
+  printf '%-34s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /the log form: /')"
   echo "goals (issues 37, 38): the export within 1.5x; the first night within 120 s wall; a later night within 1.10x."
-  echo "notifications per CPU second: the notifications over the CPU the App Store form adds to the §1.2 form's."
+  echo "notifications per CPU second: the notifications over the CPU the App Store form adds to the log form's."
   echo "Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
 }
 

@@ -279,7 +279,7 @@ struct RevenueCatExportColumns {
         func timestamp(_ column: Int) throws(StoreLineRejection) -> Int64? {
             guard !isEmpty(column) else { return nil }
             guard let micros = Self.timestamp(row.bytes(at: column), dayCache: &dayCache) else {
-                throw StoreLineRejection(.badTimestamp, "a timestamp that breaks the grammar of §1.2")
+                throw StoreLineRejection(.badTimestamp, "a timestamp that breaks the timestamp grammar of docs/input-formats.md#timestamps")
             }
             return micros
         }
