@@ -117,16 +117,42 @@ public struct Job: Sendable {
     public var night: String { Timestamp.formatDate(asOf) }
 }
 
+/// What a command line changes in a job file: each nil (or false) keeps the file's value.
+public struct JobOverrides: Sendable {
+    /// `--as-of`: a date or a timestamp.
+    public var asOf: String?
+    public var output: String?
+    public var database: String?
+    public var threads: Int?
+    /// The gzip library, a property of the machine rather than of the job file; nil: the
+    /// fastest available.
+    public var inflater: Inflater?
+    /// `--no-cache`: parse every log file, neither reading nor writing the job's cache folder
+    /// (the folder is still checked, as the next run with the cache will use it).
+    public var ignoresCache = false
+
+    public init(
+        asOf: String? = nil, output: String? = nil, database: String? = nil, threads: Int? = nil, inflater: Inflater? = nil,
+        ignoresCache: Bool = false
+    ) {
+        self.asOf = asOf
+        self.output = output
+        self.database = database
+        self.threads = threads
+        self.inflater = inflater
+        self.ignoresCache = ignoresCache
+    }
+}
+
 /// Reads and validates a job file (YAML), before any work starts.
 public enum JobLoader {
     static let knownKeys = Set(JobKey.all.map(\.name))
 
-    /// Loads `path`. `asOf`, `output` and `database` (from the command line) override the file.
+    /// Loads `path`, with the command line's `overrides` in it: the one place a `Job` is made.
     /// `now` gives the default `as_of` (today 00:00 UTC).
     /// - Throws: `OfferLabError` (`.badJob`, `.missingInput` or `.badArgument`) with one line naming the problem.
     public static func load(
-        path: String, asOf asOfOverride: String? = nil, output outputOverride: String? = nil, database databaseOverride: String? = nil,
-        threads threadsOverride: Int? = nil, now: Date = Date()
+        path: String, overriding overrides: JobOverrides = JobOverrides(), now: Date = Date()
     ) throws -> Job {
         let text: String
         do {
@@ -212,7 +238,7 @@ public enum JobLoader {
         let revenueCat = try reader.revenueCatSettings()
 
         let asOf: Int64
-        if let asOfOverride {
+        if let asOfOverride = overrides.asOf {
             guard let parsed = UTCTime.parseAsOf(asOfOverride) else {
                 throw OfferLabError(.badArgument, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
             }
@@ -303,7 +329,7 @@ public enum JobLoader {
         }
 
         let threads =
-            try threadsOverride
+            try overrides.threads
             ?? reader.optionalNumber("threads").map { value -> Int in
                 guard value >= 1, value == value.rounded() else {
                     throw OfferLabError(
@@ -313,8 +339,8 @@ public enum JobLoader {
             }
         if let threads, threads < 1 { throw OfferLabError(.badArgument, "--threads \(threads) must be at least 1") }
 
-        let outputPath = try outputOverride ?? resolve(reader.requiredText("output"), against: folder)
-        let databasePath = try databaseOverride ?? resolve(reader.requiredText("database"), against: folder)
+        let outputPath = try overrides.output ?? resolve(reader.requiredText("output"), against: folder)
+        let databasePath = try overrides.database ?? resolve(reader.requiredText("database"), against: folder)
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
         // Entries in a folder the globs reach would be read as logs by the next run: a bad job
         // from the first night, when the folder may not even exist yet.
@@ -388,6 +414,8 @@ public enum JobLoader {
                 "alert_exit_code", "\(alertExitCode) must be 0 or a whole number from 2 to 63 or 79 to 113 (1 and 64–78 are failures)")
         }
         job.alertExitCode = Int32(alertExitCode)
+        if let inflater = overrides.inflater { job.inflater = inflater }
+        if overrides.ignoresCache { job.cachePath = nil }
         return job
     }
 

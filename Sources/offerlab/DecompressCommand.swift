@@ -16,19 +16,16 @@ struct DecompressCommand: AsyncParsableCommand {
         shouldDisplay: false
     )
 
-    @Argument(help: "The job file (YAML).")
-    var job: String
+    @OptionGroup var jobOptions: JobOptions
 
     @OptionGroup var inflaterOptions: InflaterOptions
 
     func run() async throws {
-        let inflater = try inflaterOptions.resolved()
         try await runReportingErrors {
-            var job = try JobLoader.load(path: job)
-            job.inflater = inflater
+            let job = try jobOptions.load(inflaterOptions)
             let report = try await DecompressionBaseline.run(job)
             try StandardStreams.writeLine(
-                "decompressed \(report.files) files with \(inflater): \(report.compressedBytes) compressed bytes, "
+                "decompressed \(report.files) files with \(job.inflater): \(report.compressedBytes) compressed bytes, "
                     + "\(report.uncompressedBytes) uncompressed bytes in \(String(format: "%.3f", report.seconds)) s")
         }
     }

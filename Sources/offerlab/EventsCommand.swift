@@ -22,33 +22,17 @@ struct EventsCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The job file (YAML).")
-    var job: String
+    @OptionGroup var jobOptions: JobOptions
 
     @Option(help: "The folder the events go to (created when missing).")
     var out: String
 
-    @Option(name: .customLong("as-of"), help: "Override the job's as_of (a refund reversal from it on does not count yet).")
-    var asOf: String?
-
-    @Flag(name: .customLong("no-cache"), help: "Read every store file, neither reading nor writing the job's cache folder.")
-    var noCache = false
-
-    @OptionGroup var inflaterOptions: InflaterOptions
-
-    func validate() throws {
-        if let asOf, UTCTime.parseAsOf(asOf) == nil {
-            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
-        }
-    }
+    @OptionGroup var inputOptions: InputOptions
 
     func run() async throws {
-        let inflater = try inflaterOptions.resolved()
         try await runReportingErrors {
-            var loaded = try JobLoader.load(path: job, asOf: asOf)
-            loaded.inflater = inflater
-            if noCache { loaded.cachePath = nil }
-            try StandardStreams.writeLine(try await StoreEventExport.run(job: loaded, folder: out).line)
+            let job = try jobOptions.load(inputOptions)
+            try StandardStreams.writeLine(try await StoreEventExport.run(job: job, folder: out).line)
         }
     }
 }

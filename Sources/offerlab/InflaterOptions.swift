@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
 import OfferLabIngest
+import OfferLabJob
 
 extension Inflater: ExpressibleByArgument {}
 
 /// `--inflater`, for the commands that read gzip files.
-struct InflaterOptions: ParsableArguments {
+struct InflaterOptions: ParsableArguments, JobOverriding {
     @Option(
         help: ArgumentHelp(
             "The gzip library: zlib, or isal (ISA-L: offerlab --version says whether it can). Default: $OFFERLAB_INFLATER, else the fastest available.",
@@ -26,5 +27,9 @@ struct InflaterOptions: ParsableArguments {
             throw ValidationError("the isal inflater cannot be used: \(reason)")
         }
         return chosen
+    }
+
+    func override(_ overrides: inout JobOverrides) throws {
+        overrides.inflater = try resolved()
     }
 }

@@ -36,50 +36,23 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The job file (YAML).")
-    var job: String
+    @OptionGroup var jobOptions: JobOptions
 
-    @Option(name: .customLong("as-of"), help: "Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).")
-    var asOf: String?
+    @OptionGroup var outputOptions: RunOutputOptions
 
-    @Option(help: "Override the job's output folder.")
-    var output: String?
-
-    @Option(help: "Override the job's SQLite database file.")
-    var database: String?
-
-    @Option(
-        help:
-            "How many log files to read at once (fewer files: threads per file), and threads to clean the events up (default: one per core)."
-    )
-    var threads: Int?
-
-    @Flag(name: .customLong("no-cache"), help: "Parse every log file, neither reading nor writing the job's cache folder.")
-    var noCache = false
+    @OptionGroup var inputOptions: InputOptions
 
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
-    @OptionGroup var inflaterOptions: InflaterOptions
-
-    func validate() throws {
-        if let asOf, UTCTime.parseAsOf(asOf) == nil {
-            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
-        }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
-    }
-
     func run() async throws {
-        let inflater = try inflaterOptions.resolved()
         // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as
         // an output error (exit 73), not kill the run without a word. Dispatch's workers block
         // SIGXFSZ, other threads do not (the CSV files are written on a thread of their own):
         // ignored, it leaves every thread's write to fail with EFBIG.
         signal(SIGXFSZ, SIG_IGN)
         let alertExitCode = try await runReportingErrors { () async throws -> Int32 in
-            var job = try JobLoader.load(path: job, asOf: asOf, output: output, database: database, threads: threads)
-            job.inflater = inflater
-            if noCache { job.cachePath = nil }
+            let job = try jobOptions.load(outputOptions, inputOptions)
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
             let report = try await NightlyRun.run(job, progress: progress)
             try StandardStreams.writeLine(
@@ -107,6 +80,29 @@ struct RunCommand: AsyncParsableCommand {
         }
         // A successful night with an alert, when the job asks cron to mail it.
         if alertExitCode != 0 { throw ExitCode(alertExitCode) }
+    }
+}
+
+/// Where `run` writes, and how wide it reads.
+struct RunOutputOptions: ParsableArguments, JobOverriding {
+    @Option(help: "Override the job's output folder.")
+    var output: String?
+
+    @Option(help: "Override the job's SQLite database file.")
+    var database: String?
+
+    @Option(
+        help:
+            "How many log files to read at once (fewer files: threads per file), and threads to clean the events up (default: one per core)."
+    )
+    var threads: Int?
+
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+    }
+
+    func override(_ overrides: inout JobOverrides) {
+        (overrides.output, overrides.database, overrides.threads) = (output, database, threads)
     }
 }
 

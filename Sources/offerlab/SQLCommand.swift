@@ -25,8 +25,7 @@ struct SQLCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The job file (YAML).")
-    var job: String
+    @OptionGroup var jobOptions: JobOptions
 
     @Option(help: "The engine: duckdb or spark.")
     var dialect: SQLDialect
@@ -34,13 +33,9 @@ struct SQLCommand: AsyncParsableCommand {
     @Option(help: "The result the script ends with: aggregates, quality, products or slices.")
     var part: SQLPart = .aggregates
 
-    @Option(name: .customLong("as-of"), help: "Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).")
-    var asOf: String?
-
     func run() async throws {
         try await runReportingErrors {
-            let loaded = try JobLoader.load(path: job, asOf: asOf)
-            try StandardStreams.write(try SQLScript.generate(job: loaded, dialect: dialect, part: part))
+            try StandardStreams.write(try SQLScript.generate(job: jobOptions.load(), dialect: dialect, part: part))
         }
     }
 }

@@ -57,9 +57,15 @@ import Testing
 
     @Test func commandLineOverridesTheFile() throws {
         let fixture = try job()
-        let loaded = try JobLoader.load(path: fixture.path, asOf: "2026-04-01", output: "/tmp/elsewhere")
+        let loaded = try JobLoader.load(path: fixture.path, overriding: JobOverrides(asOf: "2026-04-01", output: "/tmp/elsewhere"))
         #expect(loaded.night == "2026-04-01")
         #expect(loaded.outputPath == "/tmp/elsewhere")
+        let cached = try job("cache: parsed-logs")
+        #expect(try JobLoader.load(path: cached.path).cachePath != nil)
+        let overridden = try JobLoader.load(
+            path: cached.path, overriding: JobOverrides(database: "/tmp/else.sqlite", threads: 3, inflater: .zlib, ignoresCache: true))
+        #expect(overridden.databasePath == "/tmp/else.sqlite" && overridden.threads == 3)
+        #expect(overridden.inflater == .zlib && overridden.cachePath == nil)
     }
 
     @Test func asOfDefaultsToTodayMidnightUTC() throws {
