@@ -169,9 +169,8 @@ public enum NightlyRun {
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
         var results = try await analyse(
-            catalog: catalog, population: population, store: consume store, offerings: analysedIndices, asOf: job.asOf, rates: job.rates,
-            windowDays: job.conversionWindowDays, control: job.control, revenueCap: job.revenueCap, maturityDays: job.maturityDays,
-            slices: job.slices, maxSliceLevels: job.maxSliceLevels, proceeds: job.proceeds, threads: job.threads, progress: progress)
+            catalog: catalog, population: population, store: consume store, offerings: analysedIndices, settings: AnalysisSettings(job),
+            progress: progress)
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
         let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night) as NSString).appendingPathComponent("rejects.csv")
@@ -213,17 +212,15 @@ public enum NightlyRun {
     /// even when it is the only one, or the largest. The numbers do not depend on the threads:
     /// counts are integers and money sums exact (`ExactMoney`).
     static func analyse(
-        catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], asOf: Int64,
-        rates: [String: Double], windowDays: Double?, control: String?, revenueCap: RevenueCapRule? = nil, maturityDays: [Int] = [],
-        slices: [SliceField] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels, proceeds: ProceedsSettings = ProceedsSettings(),
-        threads: Int? = nil, progress: ProgressReporter? = nil,
-        membersPerRun: Int = membersPerRun
+        catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], settings: AnalysisSettings,
+        progress: ProgressReporter? = nil, membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
-        let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: threads)
+        let (asOf, maturityDays, slices) = (settings.asOf, settings.maturityDays, settings.slices)
+        let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: settings.threads)
         progress?.say("\(events.events.count) events after clean-up")
         var attribution = AttributionContext(
-            labels: store.labels, rates: rates, windowDays: windowDays, asOf: asOf, maturityDays: maturityDays,
-            keepsPositiveRevenues: revenueCap != nil, proceeds: proceeds,
+            labels: store.labels, rates: settings.rates, windowDays: settings.windowDays, asOf: asOf, maturityDays: maturityDays,
+            keepsPositiveRevenues: settings.revenueCap != nil, proceeds: settings.proceeds,
             chainStarts: events.chainStarts(transactionCount: store.transactions.count))
         attribution.projection = ProjectionCatalog(catalog, labels: store.labels)
         let context = attribution
@@ -240,7 +237,7 @@ public enum NightlyRun {
         }
         let series = sums.map(\.series)
         let affiliations = Affiliations(catalog: catalog, population: population, labels: context.labels)
-        try await InOrder.run(count: runs.count, width: threads) { index in
+        try await InOrder.run(count: runs.count, width: settings.threads) { index in
             let run = runs[index]
             let offering = ordered[run.position]
             return (
@@ -256,8 +253,8 @@ public enum NightlyRun {
         return NightResults(
             offerings: sums.map {
                 $0.result(
-                    catalog: catalog, context: context, preferredControl: control, revenueCap: revenueCap, maturityDays: maturityDays,
-                    maxSliceLevels: maxSliceLevels)
+                    catalog: catalog, context: context, preferredControl: settings.control, revenueCap: settings.revenueCap,
+                    maturityDays: maturityDays, maxSliceLevels: settings.maxSliceLevels)
             }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabAnalysis
 import Testing
 
 @testable import OfferLab
@@ -16,9 +17,11 @@ import Testing
         let (population, store) = try await sampleEvents()
         let offerings = Array(catalog.offerings.indices)
         func analyse(membersPerRun: Int, threads: Int) async throws -> NightResults {
-            try await NightlyRun.analyse(
-                catalog: catalog, population: population, store: store, offerings: offerings, asOf: job.asOf, rates: job.rates,
-                windowDays: job.conversionWindowDays, control: job.control, threads: threads, membersPerRun: membersPerRun)
+            var settings = AnalysisSettings(asOf: job.asOf, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
+            settings.threads = threads
+            return try await NightlyRun.analyse(
+                catalog: catalog, population: population, store: store, offerings: offerings, settings: settings,
+                membersPerRun: membersPerRun)
         }
         let usual = try await analyse(membersPerRun: NightlyRun.membersPerRun, threads: 1)
         let cut = try await analyse(membersPerRun: membersPerRun, threads: threads)

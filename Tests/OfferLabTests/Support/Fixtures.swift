@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabAnalysis
 import OfferLabIngest
 import OfferLabStatistics
 import OfferLabTestSupport
@@ -115,10 +116,10 @@ func analyse(
     var store = EventStore()
     store.append(batch, keepRejects: 10)
     let indices = offerings.map { name in catalog.offerings.firstIndex { $0.offeringID == name }! }
-    return try await NightlyRun.analyse(
-        catalog: catalog, population: population, store: store, offerings: indices, asOf: asOfMicros, rates: rates, windowDays: window,
-        control: control, revenueCap: revenueCap, maturityDays: maturityDays, slices: slices, maxSliceLevels: maxSliceLevels,
-        proceeds: proceeds)
+    var settings = AnalysisSettings(asOf: asOfMicros, rates: rates, windowDays: window, control: control)
+    (settings.revenueCap, settings.maturityDays, settings.slices) = (revenueCap, maturityDays, slices)
+    (settings.maxSliceLevels, settings.proceeds) = (maxSliceLevels, proceeds)
+    return try await NightlyRun.analyse(catalog: catalog, population: population, store: store, offerings: indices, settings: settings)
 }
 
 /// The sample data set (`jobs/sample.yaml`): its population, and its log files read into a store,
