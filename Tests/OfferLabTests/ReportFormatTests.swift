@@ -80,12 +80,12 @@ import Testing
             points: [Estimate(value: -0.2, low: -60, high: 0.3), Estimate(value: 12, low: 1, high: 24)])
         let chart = SVGCharts.liftOverTime(
             dates: ["2026-03-01", "2026-03-02"], series: [band], domain: [-60, -0.2, 0.3, 24], label: "lift", clipID: "c")
-        let labels = chart.svg.matches(of: /text-anchor="end"[^>]*>([^<]*%)</).map { String($0.1) }
+        let labels = chart.svg.markup.matches(of: /text-anchor="end"[^>]*>([^<]*%)</).map { String($0.1) }
         #expect(labels.first == "−100%", "\(labels)")
         #expect(
             !labels.contains { $0.hasPrefix("−") && (Double($0.dropFirst().dropLast().replacingOccurrences(of: ",", with: "")) ?? 0) > 100 }
         )
-        let firstX = try #require(chart.svg.firstMatch(of: /<text x="([0-9.]+)" y="[0-9.]+" text-anchor="end"/)).1
+        let firstX = try #require(chart.svg.markup.firstMatch(of: /<text x="([0-9.]+)" y="[0-9.]+" text-anchor="end"/)).1
         let labelEnd = try #require(Double(firstX))
         #expect(labels.allSatisfy { labelEnd - 6.6 * Double($0.count) >= 0 }, "\(labels) end at \(labelEnd)")
     }

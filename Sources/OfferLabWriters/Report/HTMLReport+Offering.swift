@@ -18,13 +18,13 @@ struct OfferingSection {
         return SVGCharts.treatmentColors[index % SVGCharts.treatmentColors.count]
     }
 
-    func swatch(_ group: GroupReport) -> String {
+    func swatch(_ group: GroupReport) -> HTML {
         "<span class=\"swatch\" style=\"background:\(color(group))\" aria-hidden=\"true\"></span>"
     }
 
-    var html: String {
+    var html: HTML {
         let warnings = ReportFindings.warnings(offering)
-        var html = "<section class=\"offering\" id=\"\(anchor)\">\n"
+        var html: HTML = "<section class=\"offering\" id=\"\(anchor)\">\n"
         let trusted = runIsTrusted && !warnings.contains { $0.severity == .critical }
         html += heading
         // What to do first, in plain words; the statistical verdict goes under the statistical
@@ -51,31 +51,31 @@ struct OfferingSection {
 
     // MARK: Heading and verdict
 
-    private var heading: String {
+    private var heading: HTML {
         let users = offering.groups.reduce(0) { $0 + $1.users }
         var setup = ["\(offering.groups.count) groups", "control: \(offering.controlGroup)", "\(ReportFormat.count(users)) users"]
         if let window = offering.conversionWindowDays { setup.append("\(ReportFormat.days(window)) conversion window") }
         setup.append("revenue in \(currency)")
         let title = offering.name.isEmpty ? offering.offeringID : offering.name
         return """
-            <h2>\(title.htmlEscaped) <code class="offering-id">\(offering.offeringID.htmlEscaped)</code> \
+            <h2>\(title) <code class="offering-id">\(offering.offeringID)</code> \
             <span class="pill \(offering.isActive ? "active" : "inactive")">\(offering.isActive ? "running" : "ended")</span></h2>
-            <p class="setup">\(setup.joined(separator: " · ").htmlEscaped)</p>
+            <p class="setup">\(setup.joined(separator: " · "))</p>
 
             """
     }
 
     /// What to do with each treatment tonight, one sentence each, with why the goal moved
     /// (docs/report.md, "What to do tonight").
-    private func decisions(trusted: Bool) -> String {
+    private func decisions(trusted: Bool) -> HTML {
         guard !offering.decisions.isEmpty else { return "" }
         let tone = ReportFindings.tone(offering.decisions)
-        var html = "<div class=\"verdict decision \(HTMLReport.verdictClass(tone))\"><p class=\"label\">What to do tonight</p>\n"
+        var html: HTML = "<div class=\"verdict decision \(HTMLReport.verdictClass(tone))\"><p class=\"label\">What to do tonight</p>\n"
         for row in offering.decisions {
-            html += "<p class=\"sentence\">\(row.reason.htmlEscaped)</p>\n"
-            if let why = ReportFindings.liftDecomposition(row) { html += "<p class=\"note\">\(why.htmlEscaped)</p>\n" }
+            html += "<p class=\"sentence\">\(row.reason)</p>\n"
+            if let why = ReportFindings.liftDecomposition(row) { html += "<p class=\"note\">\(why)</p>\n" }
             if let elsewhere = ReportFindings.otherResultsPointElsewhere(row, in: offering) {
-                html += "<p class=\"note\">\(elsewhere.htmlEscaped)</p>\n"
+                html += "<p class=\"note\">\(elsewhere)</p>\n"
             }
         }
         if !trusted {
@@ -85,33 +85,33 @@ struct OfferingSection {
     }
 
     /// `trusted`: false when a red warning says the numbers are likely wrong.
-    private func verdict(trusted: Bool) -> String {
+    private func verdict(trusted: Bool) -> HTML {
         let verdict = ReportFindings.verdict(offering)
-        var html = "<div class=\"verdict \(HTMLReport.verdictClass(verdict.tone))\"><p class=\"label\">Verdict</p>"
-        html += "<p class=\"sentence\">\(verdict.text.htmlEscaped)</p>\n"
+        var html: HTML = "<div class=\"verdict \(HTMLReport.verdictClass(verdict.tone))\"><p class=\"label\">Verdict</p>"
+        html += "<p class=\"sentence\">\(verdict.text)</p>\n"
         if !trusted {
             html += "<p class=\"caveat\">Do not act on this yet: the red warning above says these numbers are likely wrong.</p>\n"
         }
         if !treatments.isEmpty {
             html += "<ul class=\"headlines\">\n"
             for group in treatments {
-                let parts = ReportFindings.headline(offering, group: group.name).map { part in
-                    "<span class=\"\(HTMLReport.toneClass(part.tone))\">\(part.text.htmlEscaped)</span>"
+                let parts = ReportFindings.headline(offering, group: group.name).map { part -> HTML in
+                    "<span class=\"\(HTMLReport.toneClass(part.tone))\">\(part.text)</span>"
                 }
-                html += "<li>\(swatch(group))<strong>\(group.name.htmlEscaped)</strong>: \(parts.joined(separator: "; "))</li>\n"
+                html += "<li>\(swatch(group))<strong>\(group.name)</strong>: \(parts.joined(separator: "; "))</li>\n"
             }
             html += "</ul>\n"
         }
-        for note in ReportFindings.inferenceNotes(offering) { html += "<p class=\"note\">\(note.htmlEscaped)</p>\n" }
+        for note in ReportFindings.inferenceNotes(offering) { html += "<p class=\"note\">\(note)</p>\n" }
         return html + "</div>\n"
     }
 
     // MARK: Results table
 
-    private var results: String {
+    private var results: HTML {
         let users = offering.groups.reduce(0) { $0 + $1.users }
         let totalWeight = offering.groups.reduce(0) { $0 + $1.weight }
-        var html = """
+        var html: HTML = """
             <h3>Results by group</h3>
             <table class="results">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Conversion</th>\
@@ -123,7 +123,7 @@ struct OfferingSection {
 
             """
         for group in offering.groups {
-            html += "<tr><th scope=\"row\">\(swatch(group))\(group.name.htmlEscaped)"
+            html += "<tr><th scope=\"row\">\(swatch(group))\(group.name)"
             if group.isControl { html += " <span class=\"tag\">control</span>" }
             html += "</th>"
             html += cell(
@@ -163,7 +163,7 @@ struct OfferingSection {
 
     /// How many trials have ended and how many still run: a trial conversion difference read
     /// while many trials run can still change (docs/analysis.md §9).
-    private var trialsNote: String {
+    private var trialsNote: HTML {
         let groups = offering.groups
         let pending = groups.reduce(0) { $0 + ($1.trialsPending ?? 0) }
         let ended = groups.reduce(0) { $0 + ($1.trialsConverted ?? 0) + ($1.trialsLapsed ?? 0) }
@@ -180,25 +180,25 @@ struct OfferingSection {
         if pending > 0 { text += " Trials still running can change these numbers." }
         let active = groups.map { "\($0.name) \(ReportFormat.count($0.activeSubscribers ?? 0))" }
         text += " Active subscribers tonight: " + active.joined(separator: ", ") + "."
-        return "<p class=\"note\">\(text.htmlEscaped)</p>\n"
+        return "<p class=\"note\">\(text)</p>\n"
     }
 
     /// A number with lines of small print under it.
-    func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil, secondary: Bool = false) -> String {
+    func cell(_ main: String, _ details: [String], tone: ReportFindings.Tone? = nil, secondary: Bool = false) -> HTML {
         let toneClass = tone.map { " \(HTMLReport.toneClass($0))" } ?? ""
-        var html = "<td class=\"num\(secondary ? " secondary" : "")\"><span class=\"main\(toneClass)\">\(main.htmlEscaped)</span>"
-        for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail.htmlEscaped)</span>" }
+        var html: HTML = "<td class=\"num\(secondary ? " secondary" : "")\"><span class=\"main\(toneClass)\">\(main)</span>"
+        for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail)</span>" }
         return html + "</td>"
     }
 
     /// A treatment's change against control on `metric`; control's own row says it is the baseline.
-    private func versus(_ group: GroupReport, _ metric: OwnMetric) -> String {
+    private func versus(_ group: GroupReport, _ metric: OwnMetric) -> HTML {
         versus(group, offering.comparison(group.name, metric), metric)
     }
 
     /// A treatment's change against control in `comparison`, a comparison of `metric`'s kind
     /// (the offering's own, or a capped or matured one).
-    private func versus(_ group: GroupReport, _ comparison: Comparison?, _ metric: OwnMetric) -> String {
+    private func versus(_ group: GroupReport, _ comparison: Comparison?, _ metric: OwnMetric) -> HTML {
         guard !group.isControl else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
         guard let comparison, let (lift, isRelative) = comparison.quotedLift else {
             return cell("–", ["not enough data"])
@@ -227,7 +227,7 @@ struct OfferingSection {
 
     // MARK: Charts
 
-    private var groupCharts: String {
+    private var groupCharts: HTML {
         let z = StandardNormal.upperQuantile(offering.alpha / 2)
         let conversion = offering.groups.map { group in
             SVGCharts.IntervalRow(
@@ -242,7 +242,7 @@ struct OfferingSection {
                     return Estimate(value: arpu, low: margin.map { arpu - $0 }, high: margin.map { arpu + $0 })
                 })
         }
-        func chart(_ rows: [SVGCharts.IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> String {
+        func chart(_ rows: [SVGCharts.IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> HTML {
             guard rows.contains(where: { $0.estimate != nil }) else { return "<p class=\"empty\">No group has a value yet.</p>" }
             return SVGCharts.intervals(rows, reference: reference, label: label, format: format)
         }
@@ -262,8 +262,8 @@ struct OfferingSection {
             """
     }
 
-    private var liftOverTime: String {
-        var html = "<h3>Lift over time</h3>\n"
+    private var liftOverTime: HTML {
+        var html: HTML = "<h3>Lift over time</h3>\n"
         let dates = Array(Set(offering.daily.map(\.date))).sorted()
         guard !dates.isEmpty, !treatments.isEmpty else {
             return html + "<p class=\"empty\">No daily series in this night’s results, so no lift-over-time chart.</p>\n"
@@ -315,7 +315,7 @@ struct OfferingSection {
                     line.points.last { $0 != nil }.flatMap { $0 }.map {
                         " \(ReportFormat.signedPercent($0.value)) by \(SVGCharts.shortDate(dates.last ?? ""))"
                     } ?? ""
-                html += "<li>\(swatch(group))\(group.name.htmlEscaped)<span class=\"muted\">\(last.htmlEscaped)</span></li>"
+                html += "<li>\(swatch(group))\(group.name)<span class=\"muted\">\(last)</span></li>"
             }
             html += "</ul>\n</figure>\n"
         }
@@ -330,11 +330,11 @@ struct OfferingSection {
 
     // MARK: What each group saw
 
-    private var paywalls: String {
-        var html = "<h3>What each group saw</h3>\n<div class=\"paywalls\">\n"
+    private var paywalls: HTML {
+        var html: HTML = "<h3>What each group saw</h3>\n<div class=\"paywalls\">\n"
         let control = offering.control
         for group in offering.groups {
-            html += "<figure class=\"paywall\"><figcaption>\(swatch(group))<strong>\(group.name.htmlEscaped)</strong>"
+            html += "<figure class=\"paywall\"><figcaption>\(swatch(group))<strong>\(group.name)</strong>"
             if group.isControl { html += " <span class=\"tag\">control</span>" }
             html += "</figcaption>\n<div class=\"screen\">\n"
             func changed(_ value: String?, _ controlValue: String?) -> String {
@@ -356,14 +356,14 @@ struct OfferingSection {
                     let isNew = !group.isControl && control.map { !$0.shownProducts.contains { $0.showsTheSame(as: product) } } == true
                     html += "<li class=\"option\(product.isDefault ? " default" : "")\(isNew ? " changed" : "")\">"
                     html += "<span class=\"radio\" aria-hidden=\"true\"></span><span class=\"what\">"
-                    html += "<span class=\"type\">\((nonEmpty(product.type) ?? product.productID).htmlEscaped)</span>"
-                    if let badge = nonEmpty(product.badgeText) { html += " <span class=\"badge\">\(badge.htmlEscaped)</span>" }
+                    html += "<span class=\"type\">\(nonEmpty(product.type) ?? product.productID)</span>"
+                    if let badge = nonEmpty(product.badgeText) { html += " <span class=\"badge\">\(badge)</span>" }
                     if product.isDefault { html += " <span class=\"default-tag\">pre-selected</span>" }
-                    html += "<code>\(product.productID.htmlEscaped)</code>"
-                    if let subtitle = nonEmpty(product.subtitleText) { html += "<span class=\"sub\">\(subtitle.htmlEscaped)</span>" }
+                    html += "<code>\(product.productID)</code>"
+                    if let subtitle = nonEmpty(product.subtitleText) { html += "<span class=\"sub\">\(subtitle)</span>" }
                     let (price, note) = Self.price(product)
-                    if let note { html += "<span class=\"sub paid\">\(note.htmlEscaped)</span>" }
-                    html += "</span><span class=\"price\">\(price.htmlEscaped)</span></li>\n"
+                    if let note { html += "<span class=\"sub paid\">\(note)</span>" }
+                    html += "</span><span class=\"price\">\(price)</span></li>\n"
                 }
                 html += "</ul>\n"
             }
@@ -394,9 +394,9 @@ struct OfferingSection {
         }
     }
 
-    private func copyLine(_ kind: String, _ text: String?, _ changed: String) -> String {
+    private func copyLine(_ kind: String, _ text: String?, _ changed: String) -> HTML {
         guard let text = nonEmpty(text) else { return "" }
-        return "<p class=\"\(kind)\(changed)\">\(text.htmlEscaped)</p>\n"
+        return "<p class=\"\(kind)\(changed)\">\(text)</p>\n"
     }
 
     private func nonEmpty(_ text: String?) -> String? {
@@ -408,12 +408,12 @@ struct OfferingSection {
 
     /// Every comparison row rounded, both inferences side by side, with the intervals that agree
     /// with each one's corrected p-value; rows without any value yet are named in one line.
-    private func statistics(trusted: Bool) -> String {
+    private func statistics(trusted: Bool) -> HTML {
         let rows = offering.comparisons + offering.familyComparisons
         guard !rows.isEmpty else { return "" }
         let corrected = treatments.count > 1 ? "corrected " : ""
         let inference = offering.verdictInference == .sequential ? "always-valid" : "fixed-horizon"
-        var html = "<p class=\"note\">\(level) confidence, \(inference) verdicts"
+        var html: HTML = "<p class=\"note\">\(level) confidence, \(inference) verdicts"
         if offering.decisions.isEmpty {
             html += ".</p>\n"
         } else {
@@ -440,14 +440,14 @@ struct OfferingSection {
             let absolute = ReportFormat.difference(comparison.metric, currency: currency)
             let fixed = comparison.decided(by: .fixed)
             let sequential = comparison.decided(by: .sequential)
-            func estimate(_ estimate: Estimate?, _ format: (Double) -> String) -> String {
+            func estimate(_ estimate: Estimate?, _ format: (Double) -> String) -> HTML {
                 guard let estimate else { return cell("–", []) }
                 return cell(format(estimate.value), [interval(estimate.low, estimate.high, format) ?? ""])
             }
-            func plain(_ text: String?, details: [String] = [], secondary: Bool = false) -> String {
+            func plain(_ text: String?, details: [String] = [], secondary: Bool = false) -> HTML {
                 cell(text ?? "–", details, secondary: secondary)
             }
-            html += "<tr><th scope=\"row\">\(comparison.group.htmlEscaped)</th><td>\(ReportFindings.name(comparison).htmlEscaped)</td>"
+            html += "<tr><th scope=\"row\">\(comparison.group)</th><td>\(ReportFindings.name(comparison))</td>"
             html += plain(
                 "\(comparison.controlValue.map(value) ?? "–") → \(comparison.value.map(value) ?? "–")", secondary: true)
             if comparison.metric == .arpu,
@@ -472,7 +472,7 @@ struct OfferingSection {
         html += "</tbody>\n</table>\n"
         if !empty.isEmpty {
             html +=
-                "<p class=\"note empty-rows\">No value yet (a group has too few users): \(empty.joined(separator: "; ").htmlEscaped).</p>\n"
+                "<p class=\"note empty-rows\">No value yet (a group has too few users): \(empty.joined(separator: "; ")).</p>\n"
         }
         html +=
             "<p class=\"note\">The ranges quoted above are the \(ReportFindings.intervalName(offering))s of this table. "
@@ -490,7 +490,7 @@ struct OfferingSection {
 
     /// Every group metric the column declarations give a label (`ResultColumn.shown`), in
     /// `summary.csv`'s order.
-    private var allNumbers: String {
+    private var allNumbers: HTML {
         let money = ReportFormat.value(.arpu, currency: currency)
         let rows = GroupMetrics.columns.compactMap { column in
             column.column.shown.map { shown in
@@ -507,30 +507,30 @@ struct OfferingSection {
                 )
             }
         }
-        var html = "<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
-        for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name.htmlEscaped)</th>" }
+        var html: HTML = "<table class=\"numbers\">\n<thead><tr><th scope=\"col\">Metric</th>"
+        for group in offering.groups { html += "<th scope=\"col\" class=\"num\">\(swatch(group))\(group.name)</th>" }
         html += "</tr></thead>\n<tbody>\n"
         for (label, column, value) in rows {
             html += "<tr><th scope=\"row\">\(label) <code>\(column)</code></th>"
-            html += offering.groups.map { "<td class=\"num\">\(value($0).htmlEscaped)</td>" }.joined() + "</tr>\n"
+            html += offering.groups.map { group -> HTML in "<td class=\"num\">\(value(group))</td>" }.joined() + "</tr>\n"
         }
         return HTMLReport.reference("All numbers by group", html + "</tbody>\n</table>\n")
     }
 
-    private var productSales: String {
+    private var productSales: HTML {
         guard !offering.products.isEmpty else {
             return "<h3>Revenue by product</h3>\n<p class=\"empty\">No purchase, renewal or refund was counted.</p>\n"
         }
-        var html = "<table class=\"products\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Product</th>"
+        var html: HTML = "<table class=\"products\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Product</th>"
         html +=
             "<th scope=\"col\" class=\"num\">Purchases</th><th scope=\"col\" class=\"num\">Renewals</th><th scope=\"col\" class=\"num\">Refunds</th>"
         html += "<th scope=\"col\" class=\"num\">Net revenue</th></tr></thead>\n<tbody>\n"
         for product in offering.products {
-            html += "<tr><td>\(product.group.htmlEscaped)</td><td><code>\(product.productID.htmlEscaped)</code></td>"
+            html += "<tr><td>\(product.group)</td><td><code>\(product.productID)</code></td>"
             html +=
                 "<td class=\"num\">\(ReportFormat.count(product.purchases))</td><td class=\"num\">\(ReportFormat.count(product.renewals))</td>"
             html += "<td class=\"num\">\(ReportFormat.count(product.refunds))</td>"
-            html += "<td class=\"num\">\(ReportFormat.money(product.netRevenue, currency).htmlEscaped)</td></tr>\n"
+            html += "<td class=\"num\">\(ReportFormat.money(product.netRevenue, currency))</td></tr>\n"
         }
         return HTMLReport.reference("Revenue by product", html + "</tbody>\n</table>\n")
     }
@@ -538,11 +538,11 @@ struct OfferingSection {
     // MARK: Capped revenue and matured users
 
     /// Revenue per user capped and uncapped (docs/analysis.md §4b), when the job sets a revenue cap.
-    private var cappedRevenue: String {
+    private var cappedRevenue: HTML {
         guard offering.groups.contains(where: { $0.cappedUsers != nil }) else { return "" }
         let money = ReportFormat.value(.arpu, currency: currency)
         let over = offering.groups.reduce(0) { $0 + ($1.cappedUsers ?? 0) }
-        var html = """
+        var html: HTML = """
             <h3>Revenue per user, capped</h3>
             <table class="capped">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Revenue per user</th>\
@@ -552,7 +552,7 @@ struct OfferingSection {
 
             """
         for group in offering.groups {
-            html += "<tr><th scope=\"row\">\(swatch(group))\(group.name.htmlEscaped)</th>"
+            html += "<tr><th scope=\"row\">\(swatch(group))\(group.name)</th>"
             html += cell(group.arpu.map(money) ?? "–", []) + cell(group.arpuCapped.map(money) ?? "–", [])
             html += versus(group, offering.comparison(group.name, named: "arpu_capped"), .arpu)
             html += cell(ReportFormat.count(group.cappedUsers ?? 0), []) + "</tr>\n"
@@ -560,7 +560,7 @@ struct OfferingSection {
         html += "</tbody>\n</table>\n"
         if let cap = offering.groups.lazy.compactMap(\.revenueCap).first {
             html +=
-                "<p class=\"note\">Each user's net revenue counted up to \(money(cap).htmlEscaped) (the job's revenue_cap), so that a few "
+                "<p class=\"note\">Each user's net revenue counted up to \(money(cap)) (the job's revenue_cap), so that a few "
             html +=
                 "large spenders cannot decide the test on their own: \(ReportFormat.count(over)) user\(over == 1 ? " was" : "s were") over it.</p>\n"
         } else {
@@ -571,14 +571,14 @@ struct OfferingSection {
 
     /// Conversion and revenue within D days of assignment, of the users assigned at least D days
     /// before the night (docs/analysis.md §4c), when the job sets maturity days.
-    private var maturedMetrics: String {
+    private var maturedMetrics: HTML {
         guard !offering.matured.isEmpty else { return "" }
         let money = ReportFormat.value(.arpu, currency: currency)
         // A window nobody has reached yet is one line under the table, not a row per group.
         let emptyWindows = Set(offering.matured.map(\.days)).filter { days in
             offering.matured.allSatisfy { $0.days != days || $0.users == 0 }
         }
-        var html = "<h3>Matured users</h3>\n"
+        var html: HTML = "<h3>Matured users</h3>\n"
         if emptyWindows.count < Set(offering.matured.map(\.days)).count {
             html += matured(emptyWindows, money)
         }
@@ -593,8 +593,8 @@ struct OfferingSection {
     }
 
     /// The matured users' table, the windows of `emptyWindows` left out.
-    private func matured(_ emptyWindows: Set<Int>, _ money: (Double) -> String) -> String {
-        var html = """
+    private func matured(_ emptyWindows: Set<Int>, _ money: (Double) -> String) -> HTML {
+        var html: HTML = """
             <table class="matured">
             <thead><tr><th scope="col">Window</th><th scope="col">Group</th><th scope="col" class="num">Matured users</th>\
             <th scope="col" class="num">Conversion</th><th scope="col" class="num">Conversion vs control</th>\
@@ -605,7 +605,7 @@ struct OfferingSection {
         for row in offering.matured where !emptyWindows.contains(row.days) {
             guard let group = offering.groups.first(where: { $0.name == row.group }) else { continue }
             html +=
-                "<tr><th scope=\"row\">after \(row.days) day\(row.days == 1 ? "" : "s")</th><td>\(swatch(group))\(group.name.htmlEscaped)</td>"
+                "<tr><th scope=\"row\">after \(row.days) day\(row.days == 1 ? "" : "s")</th><td>\(swatch(group))\(group.name)</td>"
             html += cell(ReportFormat.count(row.users), [])
             html += cell(row.conversionRate.map(ReportFormat.percent) ?? "–", [])
             html += versus(group, offering.comparison(group.name, named: "conversion_d\(row.days)"), .conversion)

@@ -23,11 +23,11 @@ extension OfferingSection {
         return nil
     }
 
-    var projection: String {
+    var projection: HTML {
         guard !offering.projection.isEmpty else { return "" }
         let money = { (amount: Double) in ReportFormat.money(amount, currency) }
         let level = ReportFindings.confidence(offering.alpha)
-        var html = "<p class=\"note projection-assumes\">\(Self.projectionAssumes.htmlEscaped)</p>\n"
+        var html: HTML = "<p class=\"note projection-assumes\">\(Self.projectionAssumes)</p>\n"
         html += """
             <table class="projection">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Revenue per user so far</th>\
@@ -38,7 +38,7 @@ extension OfferingSection {
             """
         for row in offering.projection {
             let group = offering.groups.first { $0.name == row.group }
-            html += "<tr><th scope=\"row\">\(group.map(swatch) ?? "")\(row.group.htmlEscaped)"
+            html += "<tr><th scope=\"row\">\(group.map(swatch) ?? "")\(row.group)"
             if group?.isControl == true { html += " <span class=\"tag\">control</span>" }
             html += "</th>"
             html += cell(row.realizedARPU.map(money) ?? "–", ["realised"])
@@ -65,8 +65,8 @@ extension OfferingSection {
         }
         for (reason, groups) in reasons {
             html +=
-                "<p class=\"note empty-rows\">The year cannot be projected yet for \(groups.joined(separator: ", ").htmlEscaped): "
-                + "\(reason.htmlEscaped).</p>\n"
+                "<p class=\"note empty-rows\">The year cannot be projected yet for \(groups.joined(separator: ", ")): "
+                + "\(reason).</p>\n"
         }
         html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
         html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
@@ -83,7 +83,7 @@ extension OfferingSection {
 
     /// A treatment's projected change against control: the relative one where control's
     /// projection is positive, else the difference; bounded ends where renewals are not observed.
-    private func versusControl(_ row: ProjectionRow, group: GroupReport?, money: (Double) -> String) -> String {
+    private func versusControl(_ row: ProjectionRow, group: GroupReport?, money: (Double) -> String) -> HTML {
         guard group?.isControl != true else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
         guard let comparison = offering.projectedComparisons.first(where: { $0.group == row.group }) else { return forecastGap([]) }
         let signedMoney = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
@@ -110,9 +110,9 @@ extension OfferingSection {
     }
 
     /// A cell without a value: a muted dash, never a number styled as a result.
-    private func forecastGap(_ details: [String]) -> String {
-        var html = "<td class=\"num\"><span class=\"main muted\">–</span>"
-        for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail.htmlEscaped)</span>" }
+    private func forecastGap(_ details: [String]) -> HTML {
+        var html: HTML = "<td class=\"num\"><span class=\"main muted\">–</span>"
+        for detail in details where !detail.isEmpty { html += "<span class=\"detail\">\(detail)</span>" }
         return html + "</td>"
     }
 }

@@ -5,18 +5,19 @@ import OfferLabTables
 /// in the morning, on a laptop or on paper.
 ///
 /// Rendering takes only a `ReportData` and is deterministic, so a run and a rebuild from the
-/// database give the same bytes. Every string from the data is escaped (`htmlEscaped`).
+/// database give the same bytes. The page is built as `HTML`, which escapes every string from
+/// the data.
 package enum HTMLReport {
     package static func render(_ report: ReportData) -> String {
-        var html = """
+        var html: HTML = """
             <!DOCTYPE html>
             <html lang="en">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-            <title>Offering tests · \(report.run.night.htmlEscaped) · OfferLab</title>
-            <style>\(stylesheet)</style>
+            <title>Offering tests · \(report.run.night) · OfferLab</title>
+            <style>\(HTML(markup: stylesheet))</style>
             </head>
             <body>
             <main>
@@ -33,13 +34,13 @@ package enum HTMLReport {
         html += slices(report)
         html += runFacts(report)
         html += "</main>\n</body>\n</html>\n"
-        return html
+        return html.markup
     }
 
     /// Section ids come from positions, never from the data.
     static func anchor(_ index: Int) -> String { "offering-\(index + 1)" }
 
-    private static func header(_ report: ReportData) -> String {
+    private static func header(_ report: ReportData) -> HTML {
         let currencies = Set(report.offerings.map(\.currency)).sorted()
         var facts = ["data up to \(ReportFormat.timestamp(report.run.asOf))"]
         facts.append(report.offerings.count == 1 ? "1 offering" : "\(report.offerings.count) offerings")
@@ -48,8 +49,8 @@ package enum HTMLReport {
         return """
             <header class="page">
             <p class="kicker">OfferLab · offering test report</p>
-            <h1>Offering tests, night of \(report.run.night.htmlEscaped)</h1>
-            <p class="facts">\(facts.joined(separator: " · ").htmlEscaped)</p>
+            <h1>Offering tests, night of \(report.run.night)</h1>
+            <p class="facts">\(facts.joined(separator: " · "))</p>
             </header>
 
             """
@@ -58,54 +59,52 @@ package enum HTMLReport {
     /// Warnings as banners nobody scrolls past: colour, an icon and a bold title, in the order
     /// given (`ReportFindings` lists the most serious first).
     /// `scope`: a line under the banners saying what they concern (nil: none).
-    static func banners(_ warnings: [ReportFindings.Warning], scope: String?) -> String {
+    static func banners(_ warnings: [ReportFindings.Warning], scope: String?) -> HTML {
         guard !warnings.isEmpty else { return "" }
-        var html = "<div class=\"warnings\" role=\"alert\">\n"
+        var html: HTML = "<div class=\"warnings\" role=\"alert\">\n"
         for warning in warnings {
             let (kind, word) = warning.severity == .critical ? ("critical", "Do not trust yet") : ("caution", "Caution")
             html += "<div class=\"banner \(kind)\"><span class=\"icon\" aria-hidden=\"true\">!</span><div><p class=\"banner-title\">"
-            html +=
-                "<span class=\"severity\">\(word):</span> \(warning.title.htmlEscaped)</p><p>\(warning.detail.htmlEscaped)</p>"
-            if let effect = warning.verdictEffect { html += "<p class=\"effect\">\(effect.htmlEscaped)</p>" }
+            html += "<span class=\"severity\">\(word):</span> \(warning.title)</p><p>\(warning.detail)</p>"
+            if let effect = warning.verdictEffect { html += "<p class=\"effect\">\(effect)</p>" }
             html += "</div></div>\n"
         }
-        if let scope { html += "<p class=\"warnings-scope\">\(scope.htmlEscaped)</p>\n" }
+        if let scope { html += "<p class=\"warnings-scope\">\(scope)</p>\n" }
         return html + "</div>\n"
     }
 
     /// One line per offering: its verdict and how many warnings it has, linked to its section.
-    private static func overview(_ report: ReportData) -> String {
+    private static func overview(_ report: ReportData) -> HTML {
         guard !report.offerings.isEmpty else {
             return "<p class=\"empty\">This night analysed no offering.</p>\n"
         }
-        var html = "<nav class=\"overview\" aria-label=\"Offerings\">\n<h2>At a glance</h2>\n<ul>\n"
+        var html: HTML = "<nav class=\"overview\" aria-label=\"Offerings\">\n<h2>At a glance</h2>\n<ul>\n"
         for (index, offering) in report.offerings.enumerated() {
             let verdict = ReportFindings.verdict(offering)
             let warnings = ReportFindings.warnings(offering)
-            html +=
-                "<li><a href=\"#\(anchor(index))\"><span class=\"name\">\(offering.name.isEmpty ? offering.offeringID.htmlEscaped : offering.name.htmlEscaped)</span>"
-            html += " <code>\(offering.offeringID.htmlEscaped)</code></a>"
+            let name = offering.name.isEmpty ? offering.offeringID : offering.name
+            html += "<li><a href=\"#\(anchor(index))\"><span class=\"name\">\(name)</span> <code>\(offering.offeringID)</code></a>"
             if !warnings.isEmpty {
                 let critical = warnings.contains { $0.severity == .critical }
                 html +=
                     " <span class=\"pill \(critical ? "critical" : "caution")\">\(warnings.count) warning\(warnings.count == 1 ? "" : "s")</span>"
-                html += " <span class=\"warning-titles\">\(warnings.map(\.title).joined(separator: " · ").htmlEscaped)</span>"
+                html += " <span class=\"warning-titles\">\(warnings.map(\.title).joined(separator: " · "))</span>"
             }
             if offering.decisions.isEmpty {
-                html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text.htmlEscaped)</p></li>\n"
+                html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text)</p></li>\n"
             } else {
                 let statuses = offering.decisions.map { "\($0.group): \(ReportFindings.statusWords($0))" }
                 html += "<p class=\"verdict-line \(toneClass(ReportFindings.tone(offering.decisions)))\">"
-                html += "\(statuses.joined(separator: " · ").htmlEscaped)</p></li>\n"
+                html += "\(statuses.joined(separator: " · "))</p></li>\n"
             }
         }
         return html + "</ul>\n</nav>\n"
     }
 
-    private static func runFacts(_ report: ReportData) -> String {
+    private static func runFacts(_ report: ReportData) -> HTML {
         let run = report.run
         let totalBytes = run.inputFiles.reduce(Int64(0)) { $0 + $1.bytes }
-        var html = "<footer class=\"run\">\n<h2>About this run</h2>\n<dl class=\"facts-list\">\n"
+        var html: HTML = "<footer class=\"run\">\n<h2>About this run</h2>\n<dl class=\"facts-list\">\n"
         let facts: [(String, String)] =
             [
                 ("Night", run.night), ("Data up to (as_of)", ReportFormat.timestamp(run.asOf)), ("Job file", run.job),
@@ -114,13 +113,13 @@ package enum HTMLReport {
                 ("Log files", "\(ReportFormat.count(run.inputFiles.count)) (\(ReportFormat.bytes(totalBytes)))"),
             ]
             + (run.signaturesVerified.map { [("App Store signatures", $0 ? "verified" : "not verified (app_store.verify: false)")] } ?? [])
-        for (term, value) in facts { html += "<dt>\(term.htmlEscaped)</dt><dd>\(value.htmlEscaped)</dd>\n" }
+        for (term, value) in facts { html += "<dt>\(term)</dt><dd>\(value)</dd>\n" }
         html += "</dl>\n"
         if !run.inputFiles.isEmpty {
             html += "<details><summary>Every log file read, with its size</summary>\n<ul class=\"files\">\n"
             for file in run.inputFiles {
                 html +=
-                    "<li><code>\(relative(file.path, toFolderOf: run.job).htmlEscaped)</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes).htmlEscaped)</span></li>\n"
+                    "<li><code>\(relative(file.path, toFolderOf: run.job))</code> <span class=\"muted\">\(ReportFormat.bytes(file.bytes))</span></li>\n"
             }
             html += "</ul>\n</details>\n"
         }
@@ -147,32 +146,27 @@ package enum HTMLReport {
 
     /// A reference section (detail tables): open on a wide screen and on paper, one line on a
     /// phone until tapped (the stylesheet opens it with `::details-content`; no script).
-    static func reference(_ title: String, _ content: String) -> String {
-        reference(titleHTML: title.htmlEscaped, content)
-    }
-
-    /// ``reference(_:_:)`` with a title already in HTML.
-    static func reference(titleHTML: String, _ content: String) -> String {
-        "<details class=\"reference\"><summary><h3>\(titleHTML)</h3></summary>\n\(content)</details>\n"
+    static func reference(_ title: HTML, _ content: HTML) -> HTML {
+        "<details class=\"reference\"><summary><h3>\(title)</h3></summary>\n\(content)</details>\n"
     }
 
     /// The counters of `quality.csv`, those behind a warning marked.
-    static func qualityTable(_ counters: [QualityRow], flagged: Set<String>) -> String {
+    static func qualityTable(_ counters: [QualityRow], flagged: Set<String>) -> HTML {
         guard !counters.isEmpty else { return "<p class=\"muted\">No counters.</p>\n" }
-        var html =
+        var html: HTML =
             "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
         for counter in counters {
-            let mark = flagged.contains(counter.counter) ? " class=\"flagged\"" : ""
+            let mark: HTML = flagged.contains(counter.counter) ? " class=\"flagged\"" : ""
             html +=
-                "<tr\(mark)><td><code>\(counter.counter.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
+                "<tr\(mark)><td><code>\(counter.counter)</code></td><td class=\"num\">\(ReportFormat.count(counter.count))</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }
 
     /// The source formats read and their counters (`sources.csv`: `lines_read` always, the
     /// others when not 0), and whether the App Store signatures were verified.
-    static func sourcesSection(_ report: ReportData) -> String {
-        var html = ""
+    static func sourcesSection(_ report: ReportData) -> HTML {
+        var html: HTML = ""
         if report.run.signaturesVerified == false {
             html +=
                 "<p class=\"note\">App Store notifications were <strong>not verified</strong>: the job says <code>app_store.verify: false</code> "
@@ -186,7 +180,7 @@ package enum HTMLReport {
             "<table class=\"quality\">\n<thead><tr><th scope=\"col\">Source</th><th scope=\"col\">Counter</th><th scope=\"col\" class=\"num\">Count</th></tr></thead>\n<tbody>\n"
         for row in shown {
             html +=
-                "<tr><td><code>\(row.source.htmlEscaped)</code></td><td><code>\(row.counter.htmlEscaped)</code></td><td class=\"num\">\(ReportFormat.count(row.count))</td></tr>\n"
+                "<tr><td><code>\(row.source)</code></td><td><code>\(row.counter)</code></td><td class=\"num\">\(ReportFormat.count(row.count))</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Inline SVG charts: no script, no fonts, no network; they scale with the page and print.
-/// Every label from the data is escaped; coordinates are rounded to 0.1 so the same data
+/// Every label from the data is escaped (`HTML`); coordinates are rounded to 0.1 so the same data
 /// always gives the same bytes.
 enum SVGCharts {
     /// Colour-blind-safe (Okabe–Ito) colours for treatments, in group order; control is grey.
@@ -17,7 +17,7 @@ enum SVGCharts {
 
     /// A point-and-interval chart, one row per group, with a dashed line at `reference`
     /// (control's value) so a reader sees at once which intervals leave it behind.
-    static func intervals(_ rows: [IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> String {
+    static func intervals(_ rows: [IntervalRow], reference: Double?, label: String, format: (Double) -> String) -> HTML {
         let width = 560.0
         let labelWidth = 130.0
         let valueWidth = 96.0
@@ -85,7 +85,7 @@ enum SVGCharts {
     /// value lies (its date and value in a tooltip). `clippedPoints` counts those days.
     static func liftOverTime(
         dates: [String], series: [Series], domain: [Double], label: String, clipID: String
-    ) -> (svg: String, clippedPoints: Int) {
+    ) -> (svg: HTML, clippedPoints: Int) {
         let width = 560.0
         let right = 54.0
         let top = 12.0
@@ -145,7 +145,7 @@ enum SVGCharts {
                 svg +=
                     "<path class=\"off-scale\" d=\"M\(n(x(index) - 5)) \(n(edge))L\(n(x(index) + 5)) \(n(edge))L\(n(x(index))) \(n(tip))Z\" fill=\"\(line.color)\">"
                 svg +=
-                    "<title>\(line.label.htmlEscaped), \(shortDate(dates[index])): \(ReportFormat.signedPercent(point.value)), off the scale</title></path>"
+                    "<title>\(line.label), \(shortDate(dates[index])): \(ReportFormat.signedPercent(point.value)), off the scale</title></path>"
             }
         }
         // Outside the plot, at the end of the zero line, where no line can hide it.
@@ -222,22 +222,22 @@ enum SVGCharts {
     }
 
     /// Inline SVG in HTML needs no `xmlns`: the parser gives it the SVG namespace.
-    private static func open(width: Double, height: Double, label: String) -> String {
-        "<svg viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(label.htmlEscaped)\">"
+    private static func open(width: Double, height: Double, label: String) -> HTML {
+        "<svg viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(label)\">"
     }
 
-    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1) -> String {
+    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1) -> HTML {
         "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>"
     }
 
     private static func text(
         _ x: Double, _ y: Double, _ content: String, anchor: String, size: Int, fill: String, weight: String? = nil, title: String? = nil
-    ) -> String {
-        var svg = "<text x=\"\(n(x))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\" fill=\"\(fill)\""
+    ) -> HTML {
+        var svg: HTML = "<text x=\"\(n(x))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\" fill=\"\(fill)\""
         if let weight { svg += " font-weight=\"\(weight)\"" }
         svg += ">"
-        if let title, title != content { svg += "<title>\(title.htmlEscaped)</title>" }
-        return svg + content.htmlEscaped + "</text>"
+        if let title, title != content { svg += "<title>\(title)</title>" }
+        return svg + "\(content)</text>"
     }
 
     /// A label short enough for the label column; the full text stays in a tooltip.
