@@ -93,7 +93,7 @@ package struct RejectedMoney: Sendable, Equatable {
             currency: String(decoding: currency, as: UTF8.self).uppercased(), micros: micros)
     }
 
-    private static let moneyEvents: Set<String> = ["purchase", "renewal", "refund"]
+    private static let moneyEvents = Set(EventType.allCases.filter(\.carriesMoney).map(\.logName))
 
     /// The value of the first `"key"` followed by `:` in `line`: a string's content (escapes
     /// left as they are), or a bare value up to `,`, `}` or a space; nil when there is none.

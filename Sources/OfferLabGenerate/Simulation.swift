@@ -1,30 +1,26 @@
+import OfferLabIngest
 import OfferLabStatistics
 
 /// The event types the generator writes: the `event` names of docs/input-formats.md#json-lines plus
 /// two types the analysis does not know (they must be counted as unknown types).
 enum EventKind: UInt8 {
+    /// `EventType`'s cases, with its raw values (a test holds them together).
     case paywallView, trialStart, purchase, renewal, refund, cancel, expire
     case paywallDismiss, restoreStarted
 
+    /// The analysis' type of the kind; nil for the two it does not know.
+    var eventType: EventType? { EventType(rawValue: rawValue) }
+
     var name: StaticString {
-        switch self {
-        case .paywallView: "paywall_view"
-        case .trialStart: "trial_start"
-        case .purchase: "purchase"
-        case .renewal: "renewal"
-        case .refund: "refund"
-        case .cancel: "cancel"
-        case .expire: "expire"
-        case .paywallDismiss: "paywall_dismiss"
-        case .restoreStarted: "restore_started"
-        }
+        if let eventType { return eventType.staticLogName }
+        return self == .paywallDismiss ? "paywall_dismiss" : "restore_started"
     }
 
-    var isKnown: Bool { rawValue <= EventKind.expire.rawValue }
+    var isKnown: Bool { eventType != nil }
     /// Carries a product and a transaction id (required: docs/input-formats.md#json-lines).
-    var isTransaction: Bool { self == .trialStart || self == .purchase || self == .renewal || self == .refund }
+    var isTransaction: Bool { eventType?.isTransaction ?? false }
     /// Must carry a price.
-    var isCharge: Bool { self == .purchase || self == .renewal }
+    var isCharge: Bool { eventType?.requiresPrice ?? false }
 }
 
 /// How an event line relates to the event it delivers.

@@ -8,8 +8,11 @@ public enum EventType: UInt8, CaseIterable, Sendable, Codable {
     case cancel
     case expire
 
-    /// The name as written in the logs (`paywall_view`, `trial_start`, …).
-    public var logName: String {
+    /// The name as written in the logs (`paywall_view`, `trial_start`, …): the taxonomy's one
+    /// spelling, which the parser, the writers and the generator read.
+    public var logName: String { staticLogName.description }
+
+    public var staticLogName: StaticString {
         switch self {
         case .paywallView: "paywall_view"
         case .trialStart: "trial_start"
@@ -50,17 +53,19 @@ extension EventType {
             ShortBytes.equal(p, name.utf8Start, name.utf8CodeUnitCount)
         }
         switch bytes.count {
+        // By length, then a byte that tells the names of one length apart: one comparison of the
+        // bytes (a test holds every name to this switch).
         case 6:
             switch p[1] {
-            case 0x65 where equals("refund"): self = .refund  // e
-            case 0x61 where equals("cancel"): self = .cancel  // a
-            case 0x78 where equals("expire"): self = .expire  // x
+            case 0x65 where equals(Self.refund.staticLogName): self = .refund  // e
+            case 0x61 where equals(Self.cancel.staticLogName): self = .cancel  // a
+            case 0x78 where equals(Self.expire.staticLogName): self = .expire  // x
             default: return nil
             }
-        case 7 where equals("renewal"): self = .renewal
-        case 8 where equals("purchase"): self = .purchase
-        case 11 where equals("trial_start"): self = .trialStart
-        case 12 where equals("paywall_view"): self = .paywallView
+        case 7 where equals(Self.renewal.staticLogName): self = .renewal
+        case 8 where equals(Self.purchase.staticLogName): self = .purchase
+        case 11 where equals(Self.trialStart.staticLogName): self = .trialStart
+        case 12 where equals(Self.paywallView.staticLogName): self = .paywallView
         default: return nil
         }
     }
