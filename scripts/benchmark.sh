@@ -8,6 +8,7 @@
 #   (default: 1000000)
 #   scripts/benchmark.sh --shapes [--quick] [--data DIR] [--repeat R] [USERS...]
 #   scripts/benchmark.sh --stores [--data DIR] [--repeat R] [USERS]
+#   scripts/benchmark.sh --vs COMMIT [--repeat R] [--shapes] [--quick] [--data DIR] [USERS...]
 #
 # --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
 # shape, each other event-id shape, user-id shape and file layout alone, and the three together
@@ -30,6 +31,14 @@
 # parses every file, the night reads them back and reads the last day's files), against the
 # purchase-log form's same night. Data sets in DIR as for --shapes.
 #
+# --vs COMMIT measures the current tree's `offerlab run` against COMMIT's (any name git knows:
+# a5a4182, HEAD~3, a tag), built in release mode once into .build-vs/<commit>/ (git-ignored), on
+# the same data sets, alternated, R times each (default 5): the medians of wall and CPU time and of
+# peak RSS, the median of the pairs' wall and CPU ratios (current / COMMIT), and whether the two
+# wrote the same bytes (a feature added since COMMIT may change them: the files that differ are
+# named, not failed on). With --shapes, on each data shape of the matrix below (--quick: 100k
+# users); otherwise on the default data set of each size (Benchmarks/data/users-N).
+#
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
 # not asked for), the JSON logs are also concatenated into one multi-member file
@@ -50,6 +59,7 @@ single=1
 cache=1
 shapes=0
 stores=0
+vs=""
 quick=0
 data="${XDG_CACHE_HOME:-$HOME/.cache}/offerlab-benchmark"
 sizes=()
@@ -57,9 +67,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --shapes) shapes=1; shift ;;
     --stores) stores=1; shift ;;
+    --vs) vs="$2"; shift 2 ;;
     --quick) quick=1; repeat=2; shift ;;
     --data) data="$2"; shift 2 ;;
-    --repeat) repeat="$2"; shift 2 ;;
+    --repeat) repeat="$2"; repeat_given=1; shift 2 ;;
     --pause) pause="$2"; shift 2 ;;
     --no-single) single=0; shift ;;
     --no-cache) cache=0; shift ;;
@@ -67,6 +78,10 @@ while [ $# -gt 0 ]; do
     *) sizes+=("$1"); shift ;;
   esac
 done
+if [ -n "$vs" ]; then
+  vs_commit=$(git rev-parse --verify --quiet "$vs^{commit}") || { echo "--vs $vs: not a commit git knows" >&2; exit 64; }
+  [ "${repeat_given:-0}" -eq 1 ] || repeat=5
+fi
 if [ ${#sizes[@]} -eq 0 ]; then
   sizes=(1000000)
   [ $shapes -eq 1 ] && [ $quick -eq 1 ] && sizes=(100000)
@@ -231,7 +246,9 @@ nightly() {
 
 # shape_matrix USERS: one row per data shape, each against DuckDB and `gzip -dc` on its files,
 # and its outputs against the default shape's.
-shape_matrix() {
+# shape_data USERS: the data set of each shape at USERS users (made once), as "label|dir" in
+# shape_dirs, in the matrix's order.
+shape_data() {
   local users="$1"
   local matrix=(
     "default|"
@@ -251,13 +268,9 @@ shape_matrix() {
   local base="$data/generator-$generator/users-$users"
   mkdir -p "$base"
   echo "data sets: $base"
-  printf '%-22s %6s %7s | %6s %6s %5s %7s %5s | %6s | %6s %5s %6s %5s | %s\n' "shape" "gz MB" "text MB" \
-    "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" "gzip s" "duck s" "d/r" "d cpu" "dc/rc" "outputs"
-  local entry label options dir out reference=""
-  shape_labels=()
+  local entry options dir
+  shape_dirs=()
   for entry in "${matrix[@]}"; do
-    label="${entry%%|*}"
-    shape_labels+=("$label")
     options="${entry#*|}"
     dir="$base/$(echo "${options:-default}" | sed -e 's/--//g' -e 's/ /-/g')"
     if [ ! -f "$dir/job.yaml" ]; then
@@ -265,6 +278,21 @@ shape_matrix() {
       "$bin" generate --out "$dir" --users "$users" --seed 1 --force $options >"$work/generate" 2>&1 || {
         cat "$work/generate" >&2; exit 1; }
     fi
+    shape_dirs+=("${entry%%|*}|$dir")
+  done
+}
+
+shape_matrix() {
+  local users="$1"
+  shape_data "$users"
+  printf '%-22s %6s %7s | %6s %6s %5s %7s %5s | %6s | %6s %5s %6s %5s | %s\n' "shape" "gz MB" "text MB" \
+    "wall s" "cpu s" "c/w" "RSS MiB" "GB/s" "gzip s" "duck s" "d/r" "d cpu" "dc/rc" "outputs"
+  local entry label dir out reference=""
+  shape_labels=()
+  for entry in "${shape_dirs[@]}"; do
+    label="${entry%%|*}"
+    shape_labels+=("$label")
+    dir="${entry#*|}"
     out="$work/shape-$(basename "$dir")"
     rm -f "$work"/run "$work"/duckdb "$work"/gzip
     for ((i = 0; i < repeat; i++)); do
@@ -298,8 +326,8 @@ shape_matrix() {
       verdict="reference"
     else
       local compare=()
-      [ "$options" = "--event-ids none" ] && compare=(--assignments-only)
-      [ "$options" = "--layout one-file" ] && compare=(--except-counter attribution_mismatches)
+      [ "$label" = "event ids none" ] && compare=(--assignments-only)
+      [ "$label" = "layout one-file" ] && compare=(--except-counter attribution_mismatches)
       if python3 scripts/compare-outputs.py "$reference" "$out/$night" "${compare[@]}" >"$work/compare"; then
         verdict="equal"
         [ "${compare[0]:-}" = --assignments-only ] && verdict="users and SRM equal (no ids: duplicates differ)"
@@ -433,8 +461,68 @@ stores_benchmark() {
 
 checks=()
 failed=0
+# vs_binary: COMMIT's release binary, built once (a worktree of COMMIT, removed after the build).
+vs_binary() {
+  local root
+  root="$(pwd)/.build-vs/$vs_commit"
+  if [ ! -x "$root/offerlab" ]; then
+    echo "building offerlab at $vs (${vs_commit:0:10}) into $root" >&2
+    rm -rf "$root/src"
+    git worktree add --detach --force "$root/src" "$vs_commit" >/dev/null 2>&1
+    swift build -c release --product offerlab --package-path "$root/src" --scratch-path "$root/build" >"$work/build-vs" 2>&1 || {
+      cat "$work/build-vs" >&2; git worktree remove --force "$root/src"; exit 1; }
+    cp "$root/build/release/offerlab" "$root/offerlab"
+    git worktree remove --force "$root/src"
+  fi
+  echo "$root/offerlab"
+}
+
+# vs_pair LABEL DIR: the current build and COMMIT's on DIR/job.yaml, alternated, $repeat times.
+vs_pair() {
+  local label="$1" dir="$2"
+  rm -f "$work"/current "$work"/earlier
+  for ((i = 0; i < repeat; i++)); do
+    rm -rf "$work/out-current" "$work/out-earlier"
+    timed current "$bin" run "$dir/job.yaml" --output "$work/out-current" --database "$work/out-current/results.sqlite" --quiet
+    timed earlier "$old_bin" run "$dir/job.yaml" --output "$work/out-earlier" --database "$work/out-earlier/results.sqlite" --quiet
+  done
+  read -r wall_ratio cpu_ratio < <(pair_ratios current earlier)
+  local night differing=()
+  night=$(ls "$work/out-current" | grep -E '^[0-9]{4}-' | head -1)
+  for file in "$work/out-earlier/$night"/*.csv; do
+    cmp -s "$file" "$work/out-current/$night/$(basename "$file")" || differing+=("$(basename "$file")")
+  done
+  printf '%-22s | %6s %6s %7.0f | %6s %6s %7.0f | %5.3f %5.3f | %s\n' "$label" \
+    "$(median current 1)" "$(median current 5)" "$(calc "$(sort -n -k4 "$work/current" | awk '{ v[NR] = $4 } END { print v[int((NR + 1) / 2)] }') / 1024")" \
+    "$(median earlier 1)" "$(median earlier 5)" "$(calc "$(sort -n -k4 "$work/earlier" | awk '{ v[NR] = $4 } END { print v[int((NR + 1) / 2)] }') / 1024")" \
+    "$wall_ratio" "$cpu_ratio" "$([ ${#differing[@]} -eq 0 ] && echo "same bytes" || echo "differ: ${differing[*]}")"
+}
+
+# vs_benchmark: every size (or every shape with --shapes) against COMMIT's build.
+vs_benchmark() {
+  old_bin=$(vs_binary)
+  echo "current tree against $vs (${vs_commit:0:10}), alternated, $repeat runs each; medians, ratios current / $vs"
+  printf '%-22s | %6s %6s %7s | %6s %6s %7s | %5s %5s | %s\n' "data set" "wall s" "cpu s" "RSS MiB" \
+    "wall s" "cpu s" "RSS MiB" "wall" "cpu" "outputs"
+  local users dir
+  for users in "${sizes[@]}"; do
+    if [ $shapes -eq 1 ]; then
+      shape_data "$users"
+      for entry in "${shape_dirs[@]}"; do vs_pair "${entry%%|*}" "${entry#*|}"; done
+    else
+      dir="Benchmarks/data/users-$users"
+      if [ ! -f "$dir/job.yaml" ]; then "$bin" generate --out "$dir" --users "$users" --seed 1 --force >&2; fi
+      vs_pair "$users users" "$dir"
+    fi
+  done
+}
+
 declare -A shape_runs
 shape_labels=()
+if [ -n "$vs" ]; then
+  vs_benchmark
+  exit 0
+fi
 if [ $stores -eq 1 ]; then
   stores_benchmark "${sizes[0]}"
   exit 0
