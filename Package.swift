@@ -47,7 +47,7 @@ let package = Package(
         // Projected revenue per user after 365 days, on the members' money events: no I/O
         // (docs/statistics.md#projected-revenue-per-user-after-365-days).
         .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics"]),
-        // Bytes in, fields out: gzip, lines, JSON/CSV/TSV records, timestamps, prices.
+        // Bytes in, fields out: gzip (read and written), lines, JSON/CSV/TSV records, timestamps, prices.
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
         // The stores' formats (docs/input-formats.md#store-sources-in-a-job): App Store Server
         // Notifications, RevenueCat's export and webhooks, read into the records that become the
@@ -59,11 +59,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: releaseSpeed),
-        // Synthetic data sets in the input formats (`offerlab generate`); the App Store's form is
-        // signed with the stores' test signer.
+        // Synthetic data sets in the input formats (`offerlab generate`), and the App Store test
+        // signer that signs their App Store form and the tests' notifications: code for tests,
+        // which no target but the command line imports (LayerTests).
         .target(
             name: "OfferLabGenerate",
-            dependencies: ["OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "CZlib"]),
+            dependencies: [
+                "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
+                .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
         // The pipeline, one target per layer, each depending only on those before it (bytes to
         // reports; docs/architecture.md, checked by LayerTests):
         // What every layer shares: errors, concurrency, interning, folders, SQLite, progress.
@@ -119,8 +124,7 @@ let package = Package(
             name: "OfferLab",
             dependencies: [
                 "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables",
-                "OfferLabJob", "OfferLabStoreSources", "OfferLabGenerate",
-                "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
+                "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed
         ),
@@ -135,7 +139,7 @@ let package = Package(
         ),
 
         // What the test targets share: temporary folders and files.
-        .target(name: "OfferLabTestSupport", dependencies: ["OfferLabGenerate"], path: "Tests/OfferLabTestSupport"),
+        .target(name: "OfferLabTestSupport", dependencies: ["OfferLabIngest"], path: "Tests/OfferLabTestSupport"),
         .testTarget(
             name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
         .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabStatistics"]),

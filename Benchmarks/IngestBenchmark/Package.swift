@@ -19,10 +19,7 @@ let package = Package(
             name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], path: "Sources/OfferLabIngest",
             swiftSettings: releaseSpeed),
         .target(name: "OfferLabStatistics", path: "Sources/OfferLabStatistics"),
-        .target(
-            name: "OfferLabGenerate", dependencies: ["OfferLabIngest", "OfferLabStatistics", "CZlib"], path: "Sources/OfferLabGenerate"),
         .executableTarget(
-            name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabStatistics"],
-            path: "Sources/ingest-benchmark"),
+            name: "ingest-benchmark", dependencies: ["OfferLabIngest", "OfferLabStatistics"], path: "Sources/ingest-benchmark"),
     ]
 )

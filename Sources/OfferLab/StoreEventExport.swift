@@ -1,6 +1,5 @@
 import Foundation
 import OfferLabEvents
-import OfferLabGenerate
 import OfferLabIngest
 import OfferLabJob
 import OfferLabStoreSources

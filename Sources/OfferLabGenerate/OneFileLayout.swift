@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 
 /// The `one-file` layout: the daily shards, written as usual under `logs/parts/`, joined into
 /// `logs/events.jsonl.gz` and `logs/events.csv.gz`. Gzip members may follow one another, so the

@@ -177,14 +177,15 @@ public final class AppStoreSignatureVerifier: Sendable {
 }
 
 /// Apple's own rule on top of RFC 5280: leaf, intermediate and root, the leaf a receipt signer,
-/// the intermediate Apple's WWDR intermediate.
-struct AppStoreCertificatePolicy: VerifierPolicy {
-    static let receiptSignerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
-    static let intermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+/// the intermediate Apple's WWDR intermediate. `package`: the generator's test signer marks its
+/// chain with the same OIDs.
+package struct AppStoreCertificatePolicy: VerifierPolicy {
+    package static let receiptSignerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+    package static let intermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
 
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    package let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
-    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
+    package func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
         guard chain.count == 3 else { return .failsToMeetPolicy(reason: "the chain has \(chain.count) certificates, not 3") }
         guard chain[0].extensions.contains(where: { $0.oid == Self.receiptSignerOID }) else {
             return .failsToMeetPolicy(reason: "the leaf lacks Apple's receipt-signing OID 1.2.840.113635.100.6.11.1")

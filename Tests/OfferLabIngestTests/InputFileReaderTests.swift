@@ -1,5 +1,4 @@
 import Foundation
-import OfferLabGenerate
 import OfferLabTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabGenerate
 import Testing
 
 @testable import OfferLabStoreSources

@@ -1,5 +1,5 @@
 import Foundation
-import OfferLabGenerate
+import OfferLabIngest
 
 /// A fresh temporary folder for one test, removed when the value goes away.
 public final class TemporaryFolder {

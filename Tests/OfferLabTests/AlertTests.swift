@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabJob
 import OfferLabTestSupport
 import Testing
 
@@ -154,6 +155,8 @@ import Testing
         let night = try DecisionRunTests.night(
             control: DecisionRunTests.members(2), variant: DecisionRunTests.members(2), job: ["alert_exit_code": code])
         let run = try night.run()
-        #expect(run.status == 78 && run.standardError.contains("alert_exit_code"), "\(run.standardError)")
+        #expect(run.status == 78, "\(run.standardError)")
+        let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: night.jobPath) }
+        #expect(error.code == .badJob && error.location.jobKey == "alert_exit_code", "\(error)")
     }
 }

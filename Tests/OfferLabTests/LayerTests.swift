@@ -12,7 +12,7 @@ import Testing
         ["OfferLabIngest", "OfferLabProjection"],
         // The stores' formats, and what the pipeline's layers share.
         ["OfferLabStoreSources", "OfferLabSupport"],
-        // The generator of data sets (it signs the App Store's form with the stores' test signer).
+        // The generator of data sets, with the App Store test signer: code for tests (`testCodeTarget`).
         ["OfferLabGenerate"],
         ["OfferLabJob"],
         ["OfferLabTables"],
@@ -27,6 +27,22 @@ import Testing
     ]
 
     static func layer(of target: String) -> Int? { layers.firstIndex { $0.contains(target) } }
+
+    /// The target of code for tests: the data-set generator, and the App Store test signer whose
+    /// root the tests trust. Of the later layers only the command line (`offerlab generate`) uses
+    /// it; the orchestration and the pipeline do not, so a run never goes through test code.
+    static let testCodeTarget = "OfferLabGenerate"
+    static let targetsUsingTestCode: Set = ["offerlab"]
+
+    /// The test code among `imports` that `target` may not use.
+    static func testCodeUsed(by target: String, imports: [String]) -> [String] {
+        targetsUsingTestCode.contains(target) ? [] : imports.filter { $0 == testCodeTarget }
+    }
+
+    /// The test signers (types named `…TestSigner`) a Swift file declares.
+    static func testSigners(in source: String) -> [String] {
+        source.matches(of: /(?:struct|class|enum|actor)\s+(\w+TestSigner)\b/).map { String($0.output.1) }
+    }
 
     /// The project's modules among `imports` that `target` may not use: those of its own layer
     /// or a later one (a module of no layer is not the project's: Foundation, Yams).
@@ -74,22 +90,47 @@ import Testing
         }
     }
 
+    /// Every Swift file under Sources/, with its target (the folder) and its path in it.
+    static func sourceFiles() throws -> [(target: String, file: String, source: String)] {
+        let sources = repositoryRoot.appending(path: "Sources")
+        var files: [(target: String, file: String, source: String)] = []
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            let folder = sources.appending(path: target)
+            for case let file as String in FileManager.default.enumerator(atPath: folder.path)! where file.hasSuffix(".swift") {
+                files.append((target, file, try String(contentsOf: folder.appending(path: file), encoding: .utf8)))
+            }
+        }
+        return files
+    }
+
     @Test func everySourceFolderIsATargetWithALayer() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appending(path: "Sources").path)
         #expect(folders.filter { Self.layer(of: $0) == nil }.sorted() == [])
     }
 
     @Test func noSourceFileImportsItsOwnLayerOrALaterOne() throws {
-        let sources = repositoryRoot.appending(path: "Sources")
-        var wrong: [String] = []
-        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
-            let folder = sources.appending(path: target)
-            for case let file as String in FileManager.default.enumerator(atPath: folder.path)! where file.hasSuffix(".swift") {
-                let source = try String(contentsOf: folder.appending(path: file), encoding: .utf8)
-                wrong += Self.wrongWay(target, imports: Self.imports(in: source)).map { "\(target)/\(file) imports \($0)" }
-            }
+        let wrong = try Self.sourceFiles().flatMap { file in
+            Self.wrongWay(file.target, imports: Self.imports(in: file.source)).map { "\(file.target)/\(file.file) imports \($0)" }
         }
         #expect(wrong == [])
+    }
+
+    @Test func onlyTheCommandLineUsesTheGenerator() throws {
+        let imports = try Self.sourceFiles().flatMap { file in
+            Self.testCodeUsed(by: file.target, imports: Self.imports(in: file.source)).map { "\(file.target)/\(file.file) imports \($0)" }
+        }
+        #expect(imports == [])
+        let manifest = try String(contentsOf: repositoryRoot.appending(path: "Package.swift"), encoding: .utf8)
+        let dependencies = Self.packageDependencies(manifest).flatMap { target in
+            Self.testCodeUsed(by: target.target, imports: target.dependencies).map { "\(target.target) depends on \($0)" }
+        }
+        #expect(dependencies == [])
+    }
+
+    /// The App Store test signer is declared in the test code's target and in no product target.
+    @Test func theTestSignerLivesInTheGenerator() throws {
+        let signers = try Self.sourceFiles().flatMap { file in Self.testSigners(in: file.source).map { "\(file.target): \($0)" } }
+        #expect(signers == ["\(Self.testCodeTarget): AppStoreTestSigner"])
     }
 
     @Test func noTargetDependsOnItsOwnLayerOrALaterOne() throws {
@@ -119,5 +160,11 @@ import Testing
         #expect(targets.map(\.target) == ["OfferLabTables", "OfferLabJob"])
         #expect(targets.map(\.dependencies) == [["OfferLabJob", "OfferLabEvents"], ["OfferLabSupport"]])
         #expect(Self.wrongWay(targets[0].target, imports: targets[0].dependencies) == ["OfferLabEvents"])
+        #expect(Self.testCodeUsed(by: "OfferLab", imports: ["OfferLabWriters", "OfferLabGenerate"]) == ["OfferLabGenerate"])
+        #expect(Self.testCodeUsed(by: "OfferLabWriters", imports: ["OfferLabGenerate"]) == ["OfferLabGenerate"])
+        #expect(Self.testCodeUsed(by: "offerlab", imports: ["OfferLab", "OfferLabGenerate"]) == [])
+        #expect(Self.testCodeUsed(by: "OfferLabGenerate", imports: ["OfferLabIngest"]) == [])
+        #expect(Self.testSigners(in: "import X509\n\npublic struct AppStoreTestSigner: Sendable {\n") == ["AppStoreTestSigner"])
+        #expect(Self.testSigners(in: "let signer = try AppStoreTestSigner(validFrom: from, validUntil: until)\n") == [])
     }
 }

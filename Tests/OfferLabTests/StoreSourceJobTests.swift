@@ -1,5 +1,6 @@
 import COfferLabSystem
 import Foundation
+import OfferLabGenerate
 import OfferLabIngest
 import OfferLabStoreSources
 import OfferLabTestSupport

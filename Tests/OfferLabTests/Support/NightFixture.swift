@@ -1,5 +1,4 @@
 import Foundation
-import OfferLabGenerate
 import OfferLabIngest
 import OfferLabTestSupport
 import Testing

@@ -2,7 +2,6 @@
 // them (single thread). Usage: ingest-benchmark [MEGABYTES] [FOLDER]
 //                          or: ingest-benchmark --file LOG.jsonl[.gz]  (the parser on real lines)
 //                          or: ingest-benchmark --parser LOG.jsonl[.gz] PASSES  (for perf stat)
-import OfferLabGenerate
 import OfferLabIngest
 import OfferLabStatistics
 

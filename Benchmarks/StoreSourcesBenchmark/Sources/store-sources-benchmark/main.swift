@@ -3,6 +3,7 @@
 // verification, verified on one task, verified on one task per core, and once more as retried
 // deliveries (every signature seen before).
 import Foundation
+import OfferLabGenerate
 import OfferLabStoreSources
 
 // `generate DIR USERS` and `read DIR`: a generated data set's notifications (GeneratedSet.swift).

@@ -1,5 +1,4 @@
 import CZlib
-import OfferLabIngest
 
 #if canImport(Glibc)
     import Glibc
