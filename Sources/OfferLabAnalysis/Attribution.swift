@@ -377,9 +377,7 @@ package enum Attribution {
             // The night's evaluation and its products, kept while the series evaluates the days.
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
-            var dayScratch = EvaluationScratch()
-            var dayOutcome = UserOutcome()
-            var days: [Int] = []
+            var dayScratch = DailySeries.Scratch()
             for member in members {
                 let memberEvents = events.events(of: member.user)
                 // The night: the member as of `as_of`. An excluded member counts in no total of
@@ -387,15 +385,15 @@ package enum Attribution {
                 var night: GroupTotals?
                 if !member.membership.isExcluded {
                     try evaluate(
-                        events: memberEvents, details: events.details, shapes: events.shapes, member: member,
-                        labels: labels, context: context, cutoff: context.asOf, scratch: &scratch, into: &outcome)
+                        member, events: memberEvents, labels: labels, context: context, cutoff: context.asOf, scratch: &scratch,
+                        into: &outcome)
                     var totals = GroupTotals()
                     totals.add(outcome)
                     night = totals
                 }
                 try series.evaluate(
-                    member, events: memberEvents, details: events.details, shapes: events.shapes, labels: labels,
-                    context: context, night: night, scratch: &dayScratch, outcome: &dayOutcome, days: &days, into: &contributions.days)
+                    member, events: memberEvents, labels: labels, context: context, night: night, scratch: &dayScratch,
+                    into: &contributions.days)
                 guard let totals = night else { continue }
                 let group = member.membership.group
                 contributions.groupCounts[Int(group)].counts.add(totals.counts)
@@ -416,7 +414,7 @@ package enum Attribution {
                     context: context)
                 if !slices.isEmpty {
                     SliceLevels.find(
-                        slices, events: memberEvents, shapes: events.shapes, membership: member.membership,
+                        slices, events: memberEvents.events, shapes: memberEvents.shapes, membership: member.membership,
                         windowMicroseconds: context.windowMicroseconds, into: &contributions.slices.memberLevels)
                     contributions.slices.addMember(group: Int(group), totals: totals)
                 }
@@ -443,16 +441,15 @@ package enum Attribution {
         sums.money.add(GroupMoney(revenue: revenue))
     }
 
-    /// One member's values (docs/analysis.md, "3. Per user") from their cleaned events (sorted by
-    /// time; their details in `details`, their shapes in `shapes`), by `AttributionRules`, counting
+    /// One member's values (docs/analysis.md, "3. Per user") from their cleaned events, by `AttributionRules`, counting
     /// only events before `cutoff` (the state "as of" a moment), into `outcome` (whatever it held
     /// before) and, per product, into `scratch.products`. Otherwise `scratch` only lends its
     /// storage: nothing is allocated per member once the buffers have grown.
     static func evaluate(
-        events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>, shapes: UnsafeBufferPointer<EventShape>,
-        member: Member, labels: OfferingLabels, context: AttributionContext, cutoff: Int64, scratch: inout EvaluationScratch,
-        into outcome: inout UserOutcome
+        _ member: Member, events memberEvents: MemberEvents, labels: OfferingLabels, context: AttributionContext, cutoff: Int64,
+        scratch: inout EvaluationScratch, into outcome: inout UserOutcome
     ) throws {
+        let (events, details, shapes) = (memberEvents.events, memberEvents.details, memberEvents.shapes)
         let membership = member.membership
         let group = Int(membership.group)
         outcome.reset()

@@ -69,21 +69,28 @@ package struct DailySeries: Sendable {
         Changes(counts: Array(repeating: GroupTotals(), count: counts.count))
     }
 
-    /// Adds one member's changes, day by day, to `found`. `scratch`, `outcome` and `days` only
-    /// lend their storage.
+    /// The storage `evaluate` borrows from one member to the next: nothing is allocated per
+    /// member once it has grown.
+    struct Scratch {
+        var evaluation = EvaluationScratch()
+        var outcome = UserOutcome()
+        var days: [Int] = []
+    }
+
+    /// Adds one member's changes, day by day, to `found`.
     ///
     /// - Parameter night: the member's totals as of `as_of` (nil for an excluded member). They
     ///   are the last day's: that day ends after every event of the member, so the member is not
     ///   evaluated again for it: the night costs no evaluation beyond the series' own.
     func evaluate(
-        _ member: Member, events: UnsafeBufferPointer<UserEvent>, details: UnsafeBufferPointer<EventDetails>,
-        shapes: UnsafeBufferPointer<EventShape>, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,
-        scratch: inout EvaluationScratch, outcome: inout UserOutcome, days: inout [Int], into found: inout Changes
+        _ member: Member, events: MemberEvents, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,
+        scratch: inout Scratch, into found: inout Changes
     ) throws {
         let membership = member.membership
         Self.dayIndices(
-            assignedAt: membership.assignedAt, events: events, details: details, conflictingSince: membership.conflictingSince,
-            firstDay: firstDay, asOf: asOf, into: &days)
+            assignedAt: membership.assignedAt, events: events.events, details: events.details,
+            conflictingSince: membership.conflictingSince, firstDay: firstDay, asOf: asOf, into: &scratch.days)
+        let days = scratch.days
         let lastDay = days.last { $0 < dayCount }
         var previous = GroupTotals()
         var cutoff = Int64.min
@@ -94,9 +101,9 @@ package struct DailySeries: Sendable {
                 current = night
             } else if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
                 try Attribution.evaluate(
-                    events: events, details: details, shapes: shapes, member: member, labels: labels, context: context,
-                    cutoff: cutoff, scratch: &scratch, into: &outcome)
-                current.add(outcome)
+                    member, events: events, labels: labels, context: context, cutoff: cutoff, scratch: &scratch.evaluation,
+                    into: &scratch.outcome)
+                current.add(scratch.outcome)
             }
             let change = index * groupCount + Int(membership.group)
             found.counts[change].counts.add(current.counts, subtracting: previous.counts)
@@ -105,7 +112,7 @@ package struct DailySeries: Sendable {
             }
             previous = current
         }
-        assert(night == nil || events.allSatisfy { $0.timestamp < cutoff }, "the last day counts every event, as the night does")
+        assert(night == nil || events.events.allSatisfy { $0.timestamp < cutoff }, "the last day counts every event, as the night does")
     }
 
     /// Adds members' changes (`evaluate`).

@@ -51,11 +51,21 @@ package struct UserEvents: Sendable {
         package let details: UnsafeBufferPointer<EventDetails>
         package let shapes: UnsafeBufferPointer<EventShape>
 
+        /// The cleaned events of `user`, sorted by time, with the details and shapes they index.
         @inline(__always)
-        package func events(of user: Int32) -> UnsafeBufferPointer<UserEvent> {
-            UnsafeBufferPointer(rebasing: events[Int(userStart[Int(user)])..<Int(userStart[Int(user) + 1])])
+        package func events(of user: Int32) -> MemberEvents {
+            MemberEvents(
+                events: UnsafeBufferPointer(rebasing: events[Int(userStart[Int(user)])..<Int(userStart[Int(user) + 1])]),
+                details: details, shapes: shapes)
         }
     }
+}
+
+/// One member's cleaned events (sorted by time) and the tables their `details` and `shape` index.
+package struct MemberEvents {
+    let events: UnsafeBufferPointer<UserEvent>
+    let details: UnsafeBufferPointer<EventDetails>
+    let shapes: UnsafeBufferPointer<EventShape>
 }
 
 extension EventStore.Segment {
