@@ -107,5 +107,5 @@ public final class BlockingQueue<Element> {
     }
 }
 
-// The mutex guards every mutable property, so the queue is shared as its values are.
+// `@unchecked Sendable`: the mutex guards every mutable property, so the queue is shared as its values are.
 extension BlockingQueue: @unchecked Sendable where Element: Sendable {}
