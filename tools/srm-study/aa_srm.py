@@ -13,6 +13,9 @@ whether any night's χ² flagged. Settings: two groups 50/50 at 100 newcomers a 
 groups 50/25/25 at 30 a night (small counts); two groups 90/10 at 2,000 a night.
 
     python3 tools/srm-study/aa_srm.py --offerlab .build/release/offerlab > tools/srm-study/results.md
+
+The setting through `offerlab run` itself (tables, logs and the job's database keeping the
+running minimum) is aa_srm_run.py beside this script; its row is appended to the same file.
 """
 
 import argparse
