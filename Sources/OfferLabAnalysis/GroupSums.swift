@@ -89,7 +89,7 @@ public struct GroupMoney: Sendable, Equatable {
     /// At least `GroupMoneySum.allCases.count` (a test holds them together); the slots past the
     /// last sum stay 0.
     package static let slots = SIMD8<Double>.scalarCount
-    private var values = SIMD8<Double>()
+    fileprivate var values = SIMD8<Double>()
 
     public init() {}
 
@@ -112,15 +112,18 @@ public struct GroupMoney: Sendable, Equatable {
 /// the true total of the users' values. So a group's total is the same to the last bit however
 /// its users were split between runs and threads, and a day's total, added up from each user's
 /// changes (their new value added, the old one subtracted), is the night's total on its last day.
+///
+/// Its loops run over the slots, not over `GroupMoneySum.allCases`: that is an array made anew at
+/// each use, and these run for every member.
 struct ExactMoney: Sendable {
     private var sums = InlineArray<6, ExactSum>(repeating: ExactSum())
 
     mutating func add(_ money: GroupMoney) {
-        for sum in GroupMoneySum.allCases { sums[sum.rawValue].add(money[sum]) }
+        for index in sums.indices { sums[index].add(money.values[index]) }
     }
 
     mutating func subtract(_ money: GroupMoney) {
-        for sum in GroupMoneySum.allCases { sums[sum.rawValue].subtract(money[sum]) }
+        for index in sums.indices { sums[index].subtract(money.values[index]) }
     }
 
     mutating func add(_ other: ExactMoney) {
@@ -129,7 +132,7 @@ struct ExactMoney: Sendable {
 
     var rounded: GroupMoney {
         var money = GroupMoney()
-        for sum in GroupMoneySum.allCases { money[sum] = sums[sum.rawValue].value }
+        for index in sums.indices { money.values[index] = sums[index].value }
         return money
     }
 }
