@@ -7,7 +7,8 @@ public struct GroupTotals: Sendable, Equatable {
     public var counts = GroupCounts()
     public var money = GroupMoney()
 
-    public init() {}
+    // Made for every member and day: a call each, out of line, cost 0.6 % of a night's CPU.
+    @inline(__always) public init() {}
 
     /// Users, converters, Σ net revenue and Σ net revenue² (report currency).
     public var statistics: GroupSufficientStatistics {
