@@ -58,14 +58,16 @@ package enum ResultsDatabase {
                 try createSchema(database, tables: tables)
                 let runID = try insertRun(database, run)
                 let scope = offeringIDs + [""]
+                // Every row's key, formatted once rather than per row.
+                let night = SQLiteValue.text(run.night.date)
                 let placeholders = Array(repeating: "?", count: scope.count).joined(separator: ", ")
                 for table in tables {
                     if table.columns.contains(where: { $0.name == "offering_id" }) {
                         try database.run(
                             "DELETE FROM \(table.name) WHERE as_of = ? AND offering_id IN (\(placeholders))",
-                            [.text(run.night.date)] + scope.map { .text($0) })
+                            [night] + scope.map { .text($0) })
                     } else {
-                        try database.run("DELETE FROM \(table.name) WHERE as_of = ?", [.text(run.night.date)])
+                        try database.run("DELETE FROM \(table.name) WHERE as_of = ?", [night])
                     }
                     let columns = ["as_of"] + table.columnNames.map(quote) + ["run_id"]
                     let insert = try database.prepare(
@@ -73,7 +75,7 @@ package enum ResultsDatabase {
                     )
                     let types = table.columns.map(\.type)
                     for row in table.rows {
-                        try insert.run([.text(run.night.date)] + zip(row, types).map { sqliteValue($1.written($0)) } + [.integer(runID)])
+                        try insert.run([night] + zip(row, types).map { sqliteValue($1.written($0)) } + [.integer(runID)])
                     }
                 }
                 TestPause.at(.inTransaction)

@@ -26,8 +26,8 @@ extension ReportData {
         slices = Self.sliceReports(night, offeringIDs: offerings.map(\.offeringID))
     }
 
-    /// The night `night` (of its date) as the database at `path` holds it: the latest
-    /// successful run of that night and the offerings it analysed.
+    /// `night` as the database at `path` holds it: the latest successful run of its date and the
+    /// offerings it analysed.
     /// - Throws: `OfferLabError` when the database is missing, has no such night, or was
     ///   written by an offerlab that did not store reports.
     static func load(databasePath path: String, night: Night) throws -> ReportData {
