@@ -61,7 +61,7 @@ public enum NightlyRun {
         let night = ResultTables.make(results, statistics: analyses, job: job, previous: previous)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         let run = RunRecord(
-            job: job.identity, output: JobIdentity.resolved(job.outputPath), asOf: Timestamp.format(job.asOf), night: job.night,
+            job: job.identity, output: JobIdentity.resolved(job.outputPath), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
@@ -132,7 +132,7 @@ public enum NightlyRun {
         progress?.say("catalog tables read")
         // The assignment table is read while the first log files are (see `LogIngest`).
         let populationTask = Task {
-            let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf, progress: progress)
+            let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds, progress: progress)
             progress?.say("\(population.users.count) assigned users")
             return population
         }
@@ -173,7 +173,8 @@ public enum NightlyRun {
             progress: progress)
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
-        let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night) as NSString).appendingPathComponent("rejects.csv")
+        let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night.date) as NSString).appendingPathComponent(
+            "rejects.csv")
         results.warnings =
             try RunChecks.filesWithoutValidLines(results.ingest)
             + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings

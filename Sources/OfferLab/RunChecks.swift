@@ -104,18 +104,18 @@ extension RunChecks {
     /// - Throws: `.brokenNight` naming the key that allows it.
     static func boundedAsOf(_ job: Job, latestEvent: Int64?, nowMicroseconds: Int64) throws {
         let day: Int64 = 86_400_000_000
-        if !job.allowFutureAsOf && job.asOf > nowMicroseconds + day {
+        if !job.allowFutureAsOf && job.night.microseconds > nowMicroseconds + day {
             throw OfferLabError(
                 .brokenNight,
-                "as_of \(Timestamp.format(job.asOf)) is more than a day after the current time \(Timestamp.format(nowMicroseconds)); "
+                "as_of \(job.night.isoText) is more than a day after the current time \(Timestamp.format(nowMicroseconds)); "
                     + "allow_future_as_of: true allows it", location: .init(jobKey: "allow_future_as_of"))
         }
         guard let latestEvent else { return }
-        let daysAfter = Double(job.asOf - latestEvent) / Double(day)
+        let daysAfter = Double(job.night.microseconds - latestEvent) / Double(day)
         if daysAfter > job.maxDaysAfterLastEvent {
             throw OfferLabError(
                 .brokenNight,
-                "as_of \(Timestamp.format(job.asOf)) is \(CSVWriter.number((daysAfter * 10).rounded(.down) / 10)) days after the latest event read "
+                "as_of \(job.night.isoText) is \(CSVWriter.number((daysAfter * 10).rounded(.down) / 10)) days after the latest event read "
                     + "(\(Timestamp.format(latestEvent))), more than max_days_after_last_event \(CSVWriter.number(job.maxDaysAfterLastEvent)); "
                     + "a larger max_days_after_last_event allows it", location: .init(jobKey: "max_days_after_last_event"))
         }
@@ -131,7 +131,7 @@ extension RunChecks {
             let what =
                 ingest.nonBlankLines == 0
                 ? "the logs hold no line (\(ingest.filesRead) log file\(ingest.filesRead == 1 ? "" : "s") read)"
-                : "no valid log line is before as_of \(Timestamp.format(job.asOf)) (\(ingest.nonBlankLines) lines read, \(ingest.malformedLines) malformed, \(ingest.nonBlankLines - ingest.malformedLines) at or after as_of)"
+                : "no valid log line is before as_of \(job.night.isoText) (\(ingest.nonBlankLines) lines read, \(ingest.malformedLines) malformed, \(ingest.nonBlankLines - ingest.malformedLines) at or after as_of)"
             throw OfferLabError(
                 .brokenNight, "\(what): the logs look empty, or as_of is before them; allow_empty_night: true allows it",
                 location: .init(jobKey: "allow_empty_night"))
@@ -141,16 +141,16 @@ extension RunChecks {
             let why =
                 invalid > 0
                 ? "its \(invalid) assignment row\(invalid == 1 ? " is" : "s are") invalid (invalid_assignments)"
-                : "it has no assignment before as_of \(Timestamp.format(job.asOf))"
+                : "it has no assignment before as_of \(job.night.isoText)"
             throw OfferLabError(
                 .brokenNight, "offering \(empty.offering.offeringID) has no users: \(why); allow_empty_offerings: true allows it",
                 location: .init(jobKey: "allow_empty_offerings"))
         }
         guard let previous else { return }
-        if !job.allowStaleLogs, results.latestEvent.map({ $0 < previous.asOf }) ?? false {
+        if !job.allowStaleLogs, results.latestEvent.map({ $0 < previous.night.microseconds }) ?? false {
             throw OfferLabError(
                 .brokenNight,
-                "no log event is at or after the previous night's as_of \(Timestamp.format(previous.asOf)) (\(previous.night)); the latest is \(Timestamp.format(results.latestEvent ?? 0)): the logs look stale; allow_stale_logs: true allows it",
+                "no log event is at or after the previous night's as_of \(previous.night.isoText) (\(previous.night.date)); the latest is \(Timestamp.format(results.latestEvent ?? 0)): the logs look stale; allow_stale_logs: true allows it",
                 location: .init(jobKey: "allow_stale_logs")
             )
         }
@@ -158,7 +158,7 @@ extension RunChecks {
             guard before > 0, Double(now) < Double(before) * (1 - job.maxVolumeDrop) else { return }
             throw OfferLabError(
                 .brokenNight,
-                "\(what) fell from \(before) on the previous night (\(previous.night)) to \(now), by \(NightlyRun.percent(1 - Double(now) / Double(before))), more than max_volume_drop \(CSVWriter.number(job.maxVolumeDrop)); a larger max_volume_drop (up to 1) allows it",
+                "\(what) fell from \(before) on the previous night (\(previous.night.date)) to \(now), by \(NightlyRun.percent(1 - Double(now) / Double(before))), more than max_volume_drop \(CSVWriter.number(job.maxVolumeDrop)); a larger max_volume_drop (up to 1) allows it",
                 location: .init(jobKey: "max_volume_drop")
             )
         }

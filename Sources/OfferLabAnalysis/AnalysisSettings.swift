@@ -28,7 +28,7 @@ public struct AnalysisSettings: Sendable {
     }
 
     public init(_ job: Job) {
-        self.init(asOf: job.asOf, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
+        self.init(asOf: job.night.microseconds, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
         revenueCap = job.revenueCap
         maturityDays = job.maturityDays
         slices = job.slices

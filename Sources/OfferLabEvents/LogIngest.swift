@@ -53,7 +53,7 @@ package enum LogIngest {
                     pieceSize: pieceSize, readyUsers: readyUsers,
                     onBytesRead: onBytesRead)
             }
-            if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: job.asOf) { return batches }
+            if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: job.night.microseconds) { return batches }
             // Kept before their users are resolved: the entry must not depend on tonight's table.
             let batches = try readFile(
                 index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
@@ -245,7 +245,7 @@ package enum LogIngest {
             _ malformed: (_ line: MalformedLine) throws -> Void
         ) throws -> Lines
     ) throws -> Lines {
-        try scan({ record, _ in batch.add(record, asOf: job.asOf) }) { line in
+        try scan({ record, _ in batch.add(record, asOf: job.night.microseconds) }) { line in
             batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
         }
     }

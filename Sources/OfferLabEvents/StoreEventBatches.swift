@@ -96,7 +96,7 @@ extension LogIngest {
         let firstIndex = job.logFiles.count
         try await InOrder.run(count: files.count, width: width) { index in
             StoreEventBatches.batch(
-                files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: job.asOf,
+                files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: job.night.microseconds,
                 keptSliceFields: job.keptSliceFields)
         } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)])) in
             for (format, note) in made.rejected {

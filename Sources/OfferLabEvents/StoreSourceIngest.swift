@@ -69,7 +69,7 @@ package enum StoreSourceIngest {
             night.skippedFiles += read.skippedFiles
             night.fileCounts.merge(read.fileCounts) { $1 }
         }
-        let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: job.asOf)
+        let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: job.night.microseconds)
         night.counts = resolution.counts
 
         var fileIndex: [String: Int] = [:]

@@ -44,8 +44,8 @@ public struct Job: Sendable {
     public var appStore = AppStoreSettings()
     /// `revenuecat`: which RevenueCat id is the user.
     public var revenueCat = RevenueCatSettings()
-    /// Microseconds since the epoch; events and assignments at or after it are ignored.
-    public var asOf: Int64
+    /// `as_of`: events and assignments at or after its instant are ignored.
+    public var night: Night
     public var reportCurrency: String
     /// 1 unit of the currency = rate units of the report currency (the report currency is 1).
     public var rates: [String: Double]
@@ -56,7 +56,7 @@ public struct Job: Sendable {
     public var decision: Decision = .sequential
     public var control: String?
     public var conversionWindowDays: Double?
-    /// Offering ids to analyse; nil: every offering with assignments before `asOf`.
+    /// Offering ids to analyse; nil: every offering with assignments before `night`.
     public var offerings: [String]?
     public var maxBadLineRatio: Double
     /// The run fails when an offering's counted money events without a rate are more than
@@ -74,7 +74,7 @@ public struct Job: Sendable {
     /// this many days after the latest event read, and at most a day in the future unless allowed.
     public var maxDaysAfterLastEvent = 31.0
     public var allowFutureAsOf = false
-    /// Results go to `outputPath/<YYYY-MM-DD of asOf>/`.
+    /// Results go to `outputPath/<night.date>/`.
     public var outputPath: String
     public var databasePath: String
     /// How many rejected lines of each reason the rejects file keeps.
@@ -112,9 +112,6 @@ public struct Job: Sendable {
     package var keptSliceFields: SliceFields {
         SliceFields(proceeds.taxRates.isEmpty || slices.contains(.country) ? slices : slices + [.country])
     }
-
-    /// The night this run is for: the UTC date of `asOf` (`YYYY-MM-DD`).
-    public var night: String { Timestamp.formatDate(asOf) }
 }
 
 /// What a command line changes in a job file: each nil (or false) keeps the file's value.
@@ -237,19 +234,19 @@ public enum JobLoader {
         let appStore = try reader.appStoreSettings(folder: folder, required: storeSources.contains { $0.format == .appStoreNotifications })
         let revenueCat = try reader.revenueCatSettings()
 
-        let asOf: Int64
+        let night: Night
         if let asOfOverride = overrides.asOf {
-            guard let parsed = UTCTime.parseAsOf(asOfOverride) else {
+            guard let parsed = Night(parsing: asOfOverride) else {
                 throw OfferLabError(.badArgument, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
             }
-            asOf = parsed
+            night = parsed
         } else if let text = try reader.optionalText("as_of") {
-            guard let parsed = UTCTime.parseAsOf(text) else {
+            guard let parsed = Night(parsing: text) else {
                 throw reader.fail("as_of", "'\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
             }
-            asOf = parsed
+            night = parsed
         } else {
-            asOf = Timestamp.startOfDay(Int64(now.timeIntervalSince1970 * 1_000_000))
+            night = Night(microseconds: Timestamp.startOfDay(Int64(now.timeIntervalSince1970 * 1_000_000)))
         }
 
         let reportCurrency = try reader.requiredText("report_currency")
@@ -351,8 +348,7 @@ public enum JobLoader {
                 "cache", "\(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
         }
         // The night's outputs and the database likewise: night 2 would read night 1's report as logs.
-        let night = Timestamp.formatDate(asOf)
-        let outputs = ["summary.csv", "report.html", "rejects.csv"].map { "\(outputPath)/\(night)/\($0)" }
+        let outputs = ["summary.csv", "report.html", "rejects.csv"].map { "\(outputPath)/\(night.date)/\($0)" }
         for (key, paths) in [("output", outputs), ("database", [databasePath, databasePath + "-wal"])] {
             let folder = key == "output" ? outputPath + "/" : nil
             if let entry = allInputFiles.first(where: { file in paths.contains(file) || folder.map { file.hasPrefix($0) } == true }) {
@@ -383,7 +379,7 @@ public enum JobLoader {
         }
 
         var job = Job(
-            jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, asOf: asOf,
+            jobPath: path, tablesPath: tablesPath, logPatterns: patterns, logFiles: logFiles, night: night,
             reportCurrency: reportCurrency, rates: rates, alpha: alpha, sequentialTuning: tuning, decision: decision,
             control: try reader.optionalText("control"), conversionWindowDays: window, offerings: offerings, maxBadLineRatio: maxBad,
             maxUnconvertibleMoneyShare: maxUnconvertible, onCorruptFile: policy,

@@ -197,7 +197,7 @@ extension ScriptBuilder {
     /// Every view from the clean-up (docs/analysis.md §1–§2) to the group, quality and product results.
     mutating func analyse(analysed: [String]?) {
         classifyLines()
-        let asOf = String(job.asOf)
+        let asOf = String(job.night.microseconds)
         let window = job.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) } ?? "NULL"
         let dialect = self.dialect
         let names = Set(analysed ?? [])
@@ -439,7 +439,7 @@ extension ScriptBuilder {
             global += [
                 (
                     "duplicate_events",
-                    "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.asOf)) - (SELECT count(*) FROM deduplicated)"
+                    "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.night.microseconds)) - (SELECT count(*) FROM deduplicated)"
                 )
             ]
             global += ["unknown_event_types", "sandbox_events", "unassigned_events"].map {
@@ -566,7 +566,7 @@ extension ScriptBuilder {
                 SELECT a.offering_key, a.user_id, sum(a.proceeds_amount) AS net_proceeds,
                   max(CASE WHEN a.event = \(eventName(.trialStart)) THEN 1 ELSE 0 END) AS has_trial,
                   max(CASE WHEN a.trial_order = 1 THEN a.expires_at END) AS trial_expires_at,
-                  max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.asOf) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active
+                  max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.night.microseconds) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active
                 FROM (SELECT *, CASE WHEN event = \(eventName(.trialStart)) THEN row_number() OVER (PARTITION BY offering_key, user_id, event ORDER BY ts, file_index, line_number) END AS trial_order
                   FROM attributed WHERE counted) a
                 LEFT JOIN (SELECT DISTINCT offering_key, user_id, target_event, transaction_id FROM attributed WHERE counted AND event = \(eventName(.refund))) f

@@ -99,7 +99,7 @@ extension ScriptBuilder {
                 "maturities", "SELECT * FROM (VALUES \(rows.joined(separator: ", "))) AS d(days, micros, metric, metric_position)"))
         let maturedEvents = """
             (SELECT x.offering_key, x.user_id, d.days, x.event, x.counted, x.money_currency, x.rate, x.money_micros
-              FROM attributed x JOIN maturities d ON x.assigned_at + d.micros <= \(job.asOf) AND x.ts < x.assigned_at + d.micros) matured_events
+              FROM attributed x JOIN maturities d ON x.assigned_at + d.micros <= \(job.night.microseconds) AND x.ts < x.assigned_at + d.micros) matured_events
             """
         // A view: only the aggregates read it, once.
         add(
@@ -108,7 +108,7 @@ extension ScriptBuilder {
                 """
                 SELECT v.offering_key, v.group_key, v.user_id, d.days, coalesce(c.converted, 0) AS converted, coalesce(money.net, 0) AS net
                 FROM member_values v
-                JOIN maturities d ON v.assigned_at + d.micros <= \(job.asOf)
+                JOIN maturities d ON v.assigned_at + d.micros <= \(job.night.microseconds)
                 LEFT JOIN (SELECT DISTINCT offering_key, user_id, days, 1 AS converted FROM \(maturedEvents) WHERE counted AND event = \(eventName(.purchase))) c
                   ON c.offering_key = v.offering_key AND c.user_id = v.user_id AND c.days = d.days
                 LEFT JOIN (\(memberMoney(of: maturedEvents, per: ["offering_key", "user_id", "days"]))) money

@@ -25,7 +25,7 @@ struct ReportCommand: AsyncParsableCommand {
     var output: String?
 
     func validate() throws {
-        guard UTCTime.parseAsOf(asOf) != nil else {
+        guard Night(parsing: asOf) != nil else {
             throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
         }
     }

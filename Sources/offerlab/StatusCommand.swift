@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
     var asOf: String?
 
     func validate() throws {
-        if let asOf, UTCTime.parseAsOf(asOf) == nil {
+        if let asOf, Night(parsing: asOf) == nil {
             throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
         }
     }

@@ -14,7 +14,7 @@ import Testing
     }
 
     static func previous(_ statuses: [String: String], flagged: Bool? = nil) -> PreviousNight {
-        var night = PreviousNight(night: "2026-03-15", asOf: 0, linesRead: nil, users: [:])
+        var night = PreviousNight(night: Night("2026-03-15"), linesRead: nil, users: [:])
         for (group, status) in statuses { night.statuses[PreviousNight.key("test", group)] = status }
         if let flagged { night.sequentialSampleRatioFlags["test"] = flagged }
         return night

@@ -17,7 +17,8 @@ import Testing
         let (population, store) = try await sampleEvents()
         let offerings = Array(catalog.offerings.indices)
         func analyse(membersPerRun: Int, threads: Int) async throws -> NightResults {
-            var settings = AnalysisSettings(asOf: job.asOf, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
+            var settings = AnalysisSettings(
+                asOf: job.night.microseconds, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
             settings.threads = threads
             return try await NightlyRun.analyse(
                 catalog: catalog, population: population, store: store, offerings: offerings, settings: settings,

@@ -1,3 +1,4 @@
+import OfferLabJob
 import OfferLabTestSupport
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.file("results.sqlite")
         let run = RunRecord(
-            job: "job.yaml", asOf: "2026-03-16T00:00:00Z", night: "2026-03-16", startedAt: "", finishedAt: "", status: "succeeded",
+            job: "job.yaml", night: Night("2026-03-16"), startedAt: "", finishedAt: "", status: "succeeded",
             toolVersion: "", inputFiles: [])
         try ResultsDatabase.write(path: path, tables: [table], offeringIDs: ["o"], run: run)
         var stored: [Double] = []

@@ -19,7 +19,7 @@ import Testing
             GeneratorConfiguration(outputDirectory: folder.path, users: 4000, seed: seed, days: 7))
         var job = try JobLoader.load(path: report.jobFile)
         let source = try TableSource(path: job.tablesPath)
-        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.night.microseconds)
         let showcase = report.files.map(\.path).filter { $0.hasPrefix("showcase/") }.map(folder.file)
         #expect(showcase.count == report.logs.showcaseFiles && showcase.count >= 2)
         #expect(Set(showcase).isSubset(of: job.logFiles))  // the generated job reads them

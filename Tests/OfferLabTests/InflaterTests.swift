@@ -21,7 +21,7 @@ struct InflaterTests {
             job.inflater = inflater
             let source = try TableSource(path: job.tablesPath, inflater: inflater)
             let catalog = try CatalogLoader.load(from: source)
-            let population = Task { [job] in try Population.load(from: source, catalog: catalog, asOf: job.asOf) }
+            let population = Task { [job] in try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds) }
             stores.append(try await LogIngest.read(job: job, population: population, progress: nil))
         }
         let (zlib, isal) = (stores[0], stores[1])

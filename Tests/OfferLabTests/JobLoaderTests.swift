@@ -31,7 +31,7 @@ import Testing
         #expect(loaded.tablesPath == folder.file("tables"))
         #expect(loaded.logFiles == [folder.file("logs/2026/03/01/a.jsonl.gz"), folder.file("logs/2026/03/02/b.jsonl")])
         #expect(loaded.outputPath == folder.file("out"))
-        #expect(loaded.night == "2026-03-16")
+        #expect(loaded.night.date == "2026-03-16")
         #expect(loaded.rates == ["EUR": 1.08, "USD": 1])
         #expect(loaded.alpha == 0.05 && loaded.maxBadLineRatio == 0.01 && loaded.onCorruptFile == .fail)
         #expect(loaded.conversionWindowDays == nil && loaded.offerings == nil)
@@ -58,7 +58,7 @@ import Testing
     @Test func commandLineOverridesTheFile() throws {
         let fixture = try job()
         let loaded = try JobLoader.load(path: fixture.path, overriding: JobOverrides(asOf: "2026-04-01", output: "/tmp/elsewhere"))
-        #expect(loaded.night == "2026-04-01")
+        #expect(loaded.night.date == "2026-04-01")
         #expect(loaded.outputPath == "/tmp/elsewhere")
         let cached = try job("cache: parsed-logs")
         #expect(try JobLoader.load(path: cached.path).cachePath != nil)
@@ -72,7 +72,7 @@ import Testing
         let fixture = try job(omit: ["as_of"])
         let now = Date(timeIntervalSince1970: 1_773_650_000)  // 2026-03-16T08:33:20Z
         let loaded = try JobLoader.load(path: fixture.path, now: now)
-        #expect(Timestamp.format(loaded.asOf) == "2026-03-16T00:00:00Z")
+        #expect(loaded.night.isoText == "2026-03-16T00:00:00Z")
     }
 
     @Test(arguments: [

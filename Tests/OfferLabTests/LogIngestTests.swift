@@ -315,7 +315,7 @@ import Testing
     /// The job's population, loaded before its logs are read.
     static func population(of job: Job) throws -> Population {
         let source = try TableSource(path: job.tablesPath)
-        return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.asOf)
+        return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.night.microseconds)
     }
 
     /// Every record of the store in order, with the store's ids.

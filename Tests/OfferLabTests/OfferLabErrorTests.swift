@@ -35,7 +35,7 @@ import Testing
         let job = try JobLoader.load(path: night.jobPath)
         let source = try TableSource(path: job.tablesPath)
         let catalog = try CatalogLoader.load(from: source)
-        let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+        let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds)
         let error = try await #require(throws: OfferLabError.self) {
             _ = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
         }

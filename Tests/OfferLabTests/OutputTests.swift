@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabJob
 import OfferLabTestSupport
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 
     func run(_ night: String) -> RunRecord {
         RunRecord(
-            job: "job.yaml", asOf: night + "T00:00:00Z", night: night, startedAt: "s", finishedAt: "f", status: "succeeded",
+            job: "job.yaml", night: Night(night), startedAt: "s", finishedAt: "f", status: "succeeded",
             toolVersion: "t", inputFiles: [("a.jsonl.gz", 10)])
     }
 
@@ -62,12 +63,12 @@ import Testing
 @Suite struct OutputFolderTests {
     @Test func swappingInReplacesThePreviousOutputsWhole() throws {
         let folder = try TemporaryFolder()
-        let first = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let first = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try first.write("a.csv", contents: "old")
         try first.write("only-old.csv", contents: "old")
         #expect(try first.swapIn() == false)
         first.finish()
-        let second = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let second = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try second.write("a.csv", contents: "new")
         #expect(try second.swapIn() == true)
         second.finish()
@@ -79,16 +80,16 @@ import Testing
 
     @Test func restoringPutsThePreviousOutputsBackOrNothing() throws {
         let folder = try TemporaryFolder()
-        let first = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let first = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try first.write("a.csv", contents: "old")
         let hadNone = try first.swapIn()
         first.restore(hadPrevious: hadNone)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
-        let again = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let again = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try again.write("a.csv", contents: "old")
         _ = try again.swapIn()
         again.finish()
-        let failed = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let failed = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try failed.write("a.csv", contents: "new")
         failed.restore(hadPrevious: try failed.swapIn())
         #expect(try String(contentsOfFile: folder.file("2026-03-15/a.csv"), encoding: .utf8) == "old")
@@ -97,11 +98,11 @@ import Testing
 
     @Test func discardLeavesThePreviousOutputs() throws {
         let folder = try TemporaryFolder()
-        let first = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let first = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try first.write("a.csv", contents: "old")
         _ = try first.swapIn()
         first.finish()
-        let failed = try OutputFolder(output: folder.path, night: "2026-03-15")
+        let failed = try OutputFolder(output: folder.path, night: Night("2026-03-15"))
         try failed.write("a.csv", contents: "half")
         failed.discard()
         #expect(try String(contentsOfFile: folder.file("2026-03-15/a.csv"), encoding: .utf8) == "old")

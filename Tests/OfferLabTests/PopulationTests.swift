@@ -22,7 +22,7 @@ import Testing
         func lines(quietInterval: TimeInterval) throws -> [String] {
             let said = Mutex<[String]>([])
             let progress = ProgressReporter(quietInterval: quietInterval) { line in said.withLock { $0.append(line) } }
-            _ = try Population.load(from: source, catalog: catalog, asOf: job.asOf, progress: progress)
+            _ = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds, progress: progress)
             return said.withLock { $0 }
         }
         let percents = try lines(quietInterval: 0).compactMap { line -> Int? in

@@ -62,7 +62,7 @@ import Testing
         let (folder, loaded) = try job(store: store)
         defer { withExtendedLifetime(folder) {} }
         var job = loaded
-        job.asOf = try #require(Timestamp.parse(asOf))
+        job.night = try #require(Night(parsing: asOf))
         let results = try await NightlyRun.compute(job, progress: nil)
         let offering = try #require(results.offerings.first)
         let unknownCurrency = offering.unconvertibleEvents.reduce(0) { $0 + $1.events }

@@ -22,14 +22,14 @@ import Testing
     func job(_ folder: TemporaryFolder, offerings: [String]) -> Job {
         Job(
             jobPath: folder.file("job.yaml"), tablesPath: folder.file("tables.sqlite"), logPatterns: [], logFiles: [folder.file("a.jsonl")],
-            asOf: UTCTime.parseAsOf("2026-03-06") ?? 0, reportCurrency: "USD", rates: ["USD": 1], alpha: 0.05, control: nil,
+            night: Night("2026-03-06"), reportCurrency: "USD", rates: ["USD": 1], alpha: 0.05, control: nil,
             conversionWindowDays: 7, offerings: offerings, maxBadLineRatio: 0.01, onCorruptFile: .fail, outputPath: folder.path,
             databasePath: folder.file("results.sqlite"), rejectsPerReason: 20, lockTimeoutSeconds: 1)
     }
 
     func run(_ night: String, finishedAt: String) -> RunRecord {
         RunRecord(
-            job: "job.yaml", asOf: night + "T00:00:00Z", night: night, startedAt: "2026-03-06T02:30:00Z", finishedAt: finishedAt,
+            job: "job.yaml", night: Night(night), startedAt: "2026-03-06T02:30:00Z", finishedAt: finishedAt,
             status: "succeeded", toolVersion: NightlyRun.toolVersion, inputFiles: [("a.jsonl", 120), ("b.jsonl", 0)])
     }
 
@@ -80,7 +80,7 @@ import Testing
             path: folder.file("results.sqlite"), tables: night.databaseTables, offeringIDs: ["other", "test"], run: record)
 
         let inMemory = ReportData(night: night, run: record)
-        let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")
+        let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: Night("2026-03-06"))
         #expect(stored == inMemory)
         #expect(HTMLReport.render(stored) == HTMLReport.render(inMemory))
 
@@ -125,7 +125,7 @@ import Testing
         let night = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
         try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: night.databaseTables, offeringIDs: ["test"], run: record)
-        let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: "2026-03-06")
+        let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: Night("2026-03-06"))
         #expect(stored == ReportData(night: night, run: record))
 
         let test = try #require(stored.offerings.first)
@@ -231,17 +231,17 @@ import Testing
         try ResultsDatabase.write(
             path: path, tables: testOnly.databaseTables, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "third"))
 
-        let latest = try ReportData.load(databasePath: path, night: "2026-03-06")
+        let latest = try ReportData.load(databasePath: path, night: Night("2026-03-06"))
         #expect(latest.run.finishedAt == "third")
         #expect(latest == ReportData(night: testOnly, run: run("2026-03-06", finishedAt: "third")))
         #expect(latest.offerings.map(\.offeringID) == ["test"])
-        #expect(try ReportData.load(databasePath: path, night: "2026-03-05").run.finishedAt == "first")
+        #expect(try ReportData.load(databasePath: path, night: Night("2026-03-05")).run.finishedAt == "first")
     }
 
     @Test func aMissingDatabaseOrNightIsNamed() async throws {
         let folder = try TemporaryFolder()
         let missing = try #require(throws: OfferLabError.self) {
-            try ReportData.load(databasePath: folder.file("none.sqlite"), night: "2026-03-06")
+            try ReportData.load(databasePath: folder.file("none.sqlite"), night: Night("2026-03-06"))
         }
         #expect(missing.code == .missingInput && missing.location == .init(path: folder.file("none.sqlite")), "\(missing)")
         #expect(missing.exitCode == 78)
@@ -250,7 +250,7 @@ import Testing
         try ResultsDatabase.write(
             path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"],
             run: run("2026-03-05", finishedAt: "f"))
-        let night = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
+        let night = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: Night("2026-03-06")) }
         #expect(night.code == .nightNotFound && night.location == .init(path: path), "\(night)")
         #expect(night.exitCode == 65)
         // What the person can ask for instead.
@@ -264,13 +264,13 @@ import Testing
             !["offerings", "shown_products", "shown_copy"].contains($0.name)
         }
         try ResultsDatabase.write(path: path, tables: tables, offeringIDs: ["test"], run: run("2026-03-06", finishedAt: "f"))
-        let error = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
+        let error = try #require(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: Night("2026-03-06")) }
         #expect(error.code == .nightNotFound && error.location == .init(path: path), "\(error)")
         // Also once a later night has created the report tables.
         try ResultsDatabase.write(
             path: path, tables: try await databaseTables(folder, offerings: ["test"]), offeringIDs: ["test"],
             run: run("2026-03-07", finishedAt: "f"))
-        #expect(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: "2026-03-06") }
-        #expect(try ReportData.load(databasePath: path, night: "2026-03-07").offerings.count == 1)
+        #expect(throws: OfferLabError.self) { try ReportData.load(databasePath: path, night: Night("2026-03-06")) }
+        #expect(try ReportData.load(databasePath: path, night: Night("2026-03-07")).offerings.count == 1)
     }
 }

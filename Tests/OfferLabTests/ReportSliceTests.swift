@@ -103,7 +103,7 @@ import Testing
             results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
         sliced.offerings = ResultTables.offerings(results.offerings, job: job)
         let run = RunRecord(
-            job: "j", asOf: "2026-03-20T00:00:00Z", night: "2026-03-20", startedAt: "", finishedAt: "", status: "succeeded",
+            job: "j", night: Night("2026-03-20"), startedAt: "", finishedAt: "", status: "succeeded",
             toolVersion: "0",
             inputFiles: [])
         let report = ReportData(night: sliced, run: run)

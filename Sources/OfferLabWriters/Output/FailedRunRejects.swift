@@ -1,19 +1,20 @@
 import Foundation
 import OfferLabEvents
+import OfferLabJob
 import OfferLabSupport
 
 /// The rejects of a run that failed for too many malformed lines, kept so that the bad file can
-/// be found without a rerun: `<output>/<night>.failed-rejects.csv` (the columns of
+/// be found without a rerun: `<output>/<night.date>.failed-rejects.csv` (the columns of
 /// `rejects.csv`), beside the night's folder, never in it, so the last good outputs stay
 /// exactly as they were. The next failure of the night replaces it; a success removes it.
 package enum FailedRunRejects {
-    static func path(output: String, night: String) -> String {
-        (output as NSString).appendingPathComponent("\(night).failed-rejects.csv")
+    static func path(output: String, night: Night) -> String {
+        (output as NSString).appendingPathComponent("\(night.date).failed-rejects.csv")
     }
 
     /// Writes the file whole or not at all (a temporary file renamed).
     /// - Throws: `.cannotWrite` naming the path and the system's reason.
-    package static func write(_ counters: IngestCounters, output: String, night: String) throws -> String {
+    package static func write(_ counters: IngestCounters, output: String, night: Night) throws -> String {
         let target = path(output: output, night: night)
         try Folders.create(output, context: "output")
         do {
@@ -28,7 +29,7 @@ package enum FailedRunRejects {
     }
 
     /// Removes the file of an earlier failure of `night`, if any.
-    package static func remove(output: String, night: String) {
+    package static func remove(output: String, night: Night) {
         try? FileManager.default.removeItem(atPath: path(output: output, night: night))
     }
 }

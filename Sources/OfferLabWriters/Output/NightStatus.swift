@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabJob
 import OfferLabSupport
 
 /// `offerlab status`: where every test stands, from the results database alone (docs/reliability.md,
@@ -9,16 +10,16 @@ public enum NightStatus {
         "offering", "group", "status", "goal", "lift", "interval", "days_running", "days_left", "impact_365", "since",
     ]
 
-    /// One line per (offering, treatment) of `night` (nil: the latest successful night), as cells.
+    /// One line per (offering, treatment) of `night`'s date (nil: the latest successful night), as cells.
     /// - Throws: `OfferLabError`: `.noNights` when the database holds no successful night (or
     ///   does not exist yet), `.nightNotFound` when it lacks `night`.
-    public static func rows(databasePath: String, night: String?) throws -> (night: String, rows: [[String]]) {
+    public static func rows(databasePath: String, night: Night?) throws -> (night: String, rows: [[String]]) {
         let nights = FileManager.default.fileExists(atPath: databasePath) ? try ResultsDatabase.successfulNights(path: databasePath) : []
         guard let latest = nights.last else {
             throw OfferLabError(
                 .noNights, "\(databasePath) holds no successful night yet: run the job first", location: .init(path: databasePath))
         }
-        let target = night ?? latest
+        let target = night?.date ?? latest
         let tonight = try storedDecisions(databasePath, night: target)
         // Earlier nights, latest first, each read once.
         var earlier: [(night: String, statuses: [String: String])] = []

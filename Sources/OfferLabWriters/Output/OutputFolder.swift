@@ -1,5 +1,6 @@
 import COfferLabSystem
 import Foundation
+import OfferLabJob
 import OfferLabSupport
 
 /// The night's output folder, written under a temporary name and swapped into place in one
@@ -8,15 +9,15 @@ import OfferLabSupport
 /// Files are flushed to disk (`fsync`) before the swap, and the swap itself after, so that a
 /// power cut cannot leave a swapped-in folder of empty files.
 package struct OutputFolder {
-    /// `<output>/<night>`.
+    /// `<output>/<night.date>`.
     package let finalPath: String
-    /// `<output>/.<night>.partial-<pid>`: written first.
+    /// `<output>/.<night.date>.partial-<pid>`: written first.
     let stagingPath: String
     private let outputPath: String
 
-    package init(output: String, night: String) throws {
+    package init(output: String, night: Night) throws {
         outputPath = output
-        finalPath = (output as NSString).appendingPathComponent(night)
+        finalPath = (output as NSString).appendingPathComponent(night.date)
         stagingPath = (output as NSString).appendingPathComponent(Self.stagingPrefix(night) + String(getpid()))
         try Folders.create(output, context: "output")
         Self.removeAbandonedStaging(output: output, night: night)
@@ -78,11 +79,11 @@ package struct OutputFolder {
         try? FileManager.default.removeItem(atPath: stagingPath)
     }
 
-    private static func stagingPrefix(_ night: String) -> String { ".\(night).partial-" }
+    private static func stagingPrefix(_ night: Night) -> String { ".\(night.date).partial-" }
 
     /// Removes the staging folders of `night` whose run is gone (killed before it could clean
     /// up); a staging folder of a live process is left alone.
-    private static func removeAbandonedStaging(output: String, night: String) {
+    private static func removeAbandonedStaging(output: String, night: Night) {
         let prefix = stagingPrefix(night)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [] where name.hasPrefix(prefix) {
             guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }

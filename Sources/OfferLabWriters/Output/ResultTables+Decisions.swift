@@ -105,8 +105,10 @@ struct OfferingDecision {
     func rows() -> [DecisionRow] {
         let treatments = result.offering.groups.indices.filter { $0 != control }
         let earliest = assignedAt.compactMap { $0.min() }.min()
-        let runtimeDays = earliest.map { max(0, Double(job.asOf - $0) / Self.day) } ?? 0
-        let lastWeek = { (group: Int) in self.assignedAt[group].count { $0 >= self.job.asOf - Int64(7 * Self.day) && $0 < self.job.asOf } }
+        let runtimeDays = earliest.map { max(0, Double(job.night.microseconds - $0) / Self.day) } ?? 0
+        let lastWeek = { (group: Int) in
+            self.assignedAt[group].count { $0 >= self.job.night.microseconds - Int64(7 * Self.day) && $0 < self.job.night.microseconds }
+        }
         let annualUsers = 365 * Double(assignedAt.indices.reduce(0) { $0 + lastWeek($1) }) / 7
         let withheld = withheldReason()
         return treatments.map { treatment in
@@ -230,7 +232,7 @@ struct OfferingDecision {
         }
         let matured = groups[control].users + groups[treatment].users
         return DecisionRules.maturedDaysLeft(
-            assignedAt: (assignedAt[control] + assignedAt[treatment]).sorted(), asOf: job.asOf, maturityDays: days,
+            assignedAt: (assignedAt[control] + assignedAt[treatment]).sorted(), asOf: job.night.microseconds, maturityDays: days,
             target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
             minRuntimeDays: settings.minRuntimeDays)
     }

@@ -10,10 +10,8 @@ public struct RunRecord: Sendable {
     /// The output folder, absolute: two jobs writing one folder would replace each other's files
     /// (empty in a run read back for a report, which does not show it).
     public var output: String
-    /// The full `as_of` timestamp (ISO 8601, UTC).
-    public var asOf: String
-    /// `YYYY-MM-DD` of `as_of`: the key of the night's rows.
-    public var night: String
+    /// `as_of`: stored in full (`isoText`) and as the key of the night's rows (`date`).
+    public var night: Night
     public var startedAt: String
     public var finishedAt: String
     public var status: String
@@ -24,12 +22,11 @@ public struct RunRecord: Sendable {
     public var signaturesVerified: Bool?
 
     package init(
-        job: String, output: String = "", asOf: String, night: String, startedAt: String, finishedAt: String, status: String,
+        job: String, output: String = "", night: Night, startedAt: String, finishedAt: String, status: String,
         toolVersion: String, inputFiles: [(path: String, bytes: Int64)], signaturesVerified: Bool? = nil
     ) {
         self.job = job
         self.output = output
-        self.asOf = asOf
         self.night = night
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -61,14 +58,16 @@ package enum ResultsDatabase {
                 try createSchema(database, tables: tables)
                 let runID = try insertRun(database, run)
                 let scope = offeringIDs + [""]
+                // Every row's key, formatted once rather than per row.
+                let night = SQLiteValue.text(run.night.date)
                 let placeholders = Array(repeating: "?", count: scope.count).joined(separator: ", ")
                 for table in tables {
                     if table.columns.contains(where: { $0.name == "offering_id" }) {
                         try database.run(
                             "DELETE FROM \(table.name) WHERE as_of = ? AND offering_id IN (\(placeholders))",
-                            [.text(run.night)] + scope.map { .text($0) })
+                            [night] + scope.map { .text($0) })
                     } else {
-                        try database.run("DELETE FROM \(table.name) WHERE as_of = ?", [.text(run.night)])
+                        try database.run("DELETE FROM \(table.name) WHERE as_of = ?", [night])
                     }
                     let columns = ["as_of"] + table.columnNames.map(quote) + ["run_id"]
                     let insert = try database.prepare(
@@ -76,7 +75,7 @@ package enum ResultsDatabase {
                     )
                     let types = table.columns.map(\.type)
                     for row in table.rows {
-                        try insert.run([.text(run.night)] + zip(row, types).map { sqliteValue($1.written($0)) } + [.integer(runID)])
+                        try insert.run([night] + zip(row, types).map { sqliteValue($1.written($0)) } + [.integer(runID)])
                     }
                 }
                 TestPause.at(.inTransaction)
@@ -142,20 +141,22 @@ package enum ResultsDatabase {
             let signatures = runColumns.contains("signatures_verified") ? "signatures_verified" : "NULL"
             try database.prepare(
                 """
-                SELECT run_id, job, as_of, night, started_at, finished_at, status, tool_version, \(signatures) FROM runs
+                SELECT run_id, job, as_of, started_at, finished_at, status, tool_version, \(signatures) FROM runs
                 WHERE night = ? AND status = 'succeeded' ORDER BY run_id DESC LIMIT 1
                 """
             ).forEachRow([.text(night)]) { row in
                 guard case .integer(let id) = row.value(at: 0) else { return }
-                let text = (1..<8).map { column -> String in
+                let text = (1..<7).map { column -> String in
                     if case .text(let value) = row.value(at: column) { value } else { "" }
                 }
+                // Every run writes `as_of` as `Night.isoText`, which parses back to the same night.
+                guard let asOf = Night(parsing: text[1]) else { return }
                 latest = (
                     id,
                     RunRecord(
-                        job: text[0], asOf: text[1], night: text[2], startedAt: text[3], finishedAt: text[4], status: text[5],
-                        toolVersion: text[6], inputFiles: [],
-                        signaturesVerified: { if case .integer(let verified) = row.value(at: 8) { verified != 0 } else { nil } }())
+                        job: text[0], night: asOf, startedAt: text[2], finishedAt: text[3], status: text[4], toolVersion: text[5],
+                        inputFiles: [],
+                        signaturesVerified: { if case .integer(let verified) = row.value(at: 7) { verified != 0 } else { nil } }())
                 )
             }
             guard let latest else {
@@ -253,7 +254,8 @@ package enum ResultsDatabase {
         try database.run(
             "INSERT INTO runs (job, output, as_of, night, started_at, finished_at, status, tool_version, signatures_verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(run.job), .text(run.output), .text(run.asOf), .text(run.night), .text(run.startedAt), .text(run.finishedAt),
+                .text(run.job), .text(run.output), .text(run.night.isoText), .text(run.night.date), .text(run.startedAt),
+                .text(run.finishedAt),
                 .text(run.status),
                 .text(run.toolVersion), sqliteValue(.bool(run.signaturesVerified)),
             ])
@@ -301,19 +303,19 @@ extension ResultsDatabase {
             var previous: PreviousNight?
             var earlierNights: Set<String> = []
             try database.prepare(
-                "SELECT job, as_of, night FROM runs WHERE status = 'succeeded' AND night < ? ORDER BY night DESC, run_id DESC"
-            ).forEachRow([.text(job.night)]) { row in
+                "SELECT job, as_of FROM runs WHERE status = 'succeeded' AND night < ? ORDER BY night DESC, run_id DESC"
+            ).forEachRow([.text(job.night.date)]) { row in
                 guard case .text(let jobPath) = row.value(at: 0), JobIdentity.matches(stored: jobPath, identity: identity),
-                    case .text(let asOf) = row.value(at: 1), let asOfTime = Timestamp.parse(asOf), case .text(let night) = row.value(at: 2)
+                    case .text(let asOf) = row.value(at: 1), let night = Night(parsing: asOf)
                 else { return }
-                earlierNights.insert(night)
-                if previous == nil { previous = PreviousNight(night: night, asOf: asOfTime, linesRead: nil, users: [:]) }
+                earlierNights.insert(night.date)
+                if previous == nil { previous = PreviousNight(night: night, linesRead: nil, users: [:]) }
             }
             guard var found = previous else { return nil }
             // Tables of an earlier offerlab may lack these columns: then they tell nothing.
             if tables.contains("decisions") {
                 try? database.prepare("SELECT offering_id, \"group\", status FROM decisions WHERE as_of = ?").forEachRow([
-                    .text(found.night)
+                    .text(found.night.date)
                 ]) {
                     row in
                     if case .text(let offering) = row.value(at: 0), case .text(let group) = row.value(at: 1),
@@ -324,7 +326,8 @@ extension ResultsDatabase {
                 }
             }
             if tables.contains("srm") {
-                try? database.prepare("SELECT offering_id, seq_srm_flag FROM srm WHERE as_of = ?").forEachRow([.text(found.night)]) { row in
+                try? database.prepare("SELECT offering_id, seq_srm_flag FROM srm WHERE as_of = ?").forEachRow([.text(found.night.date)]) {
+                    row in
                     if case .text(let offering) = row.value(at: 0), case .integer(let flag) = row.value(at: 1) {
                         found.sequentialSampleRatioFlags[offering] = flag != 0
                     }
@@ -342,13 +345,13 @@ extension ResultsDatabase {
             // The night's rows as they stand (a re-run of that night replaced its own).
             if tables.contains("quality") {
                 try database.prepare("SELECT count FROM quality WHERE as_of = ? AND offering_id = '' AND counter = 'lines_read'")
-                    .forEachRow([.text(found.night)]) { row in
+                    .forEachRow([.text(found.night.date)]) { row in
                         if case .integer(let lines) = row.value(at: 0) { found.linesRead = Int(lines) }
                     }
             }
             if tables.contains("summary") {
                 try database.prepare("SELECT offering_id, sum(users) FROM summary WHERE as_of = ? GROUP BY offering_id")
-                    .forEachRow([.text(found.night)]) { row in
+                    .forEachRow([.text(found.night.date)]) { row in
                         if case .text(let offering) = row.value(at: 0), case .integer(let users) = row.value(at: 1) {
                             found.users[offering] = Int(users)
                         }
@@ -364,10 +367,7 @@ extension ResultsDatabase {
 /// What the checks of a broken night compare tonight with: the latest successful night of the
 /// same job file before tonight's, from the results database.
 package struct PreviousNight: Equatable {
-    /// `YYYY-MM-DD`.
-    package var night: String
-    /// Microseconds since the epoch.
-    package var asOf: Int64
+    package var night: Night
     /// Its `lines_read`; nil when the database has none for it.
     package var linesRead: Int?
     /// Each of its offerings' users.
@@ -382,9 +382,8 @@ package struct PreviousNight: Equatable {
     /// The key of `statuses`.
     package static func key(_ offering: String, _ group: String) -> String { offering + "\u{1F}" + group }
 
-    package init(night: String, asOf: Int64, linesRead: Int?, users: [String: Int]) {
+    package init(night: Night, linesRead: Int?, users: [String: Int]) {
         self.night = night
-        self.asOf = asOf
         self.linesRead = linesRead
         self.users = users
     }

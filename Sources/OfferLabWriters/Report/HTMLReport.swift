@@ -16,7 +16,7 @@ package enum HTMLReport {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-            <title>Offering tests · \(report.run.night) · OfferLab</title>
+            <title>Offering tests · \(report.run.night.date) · OfferLab</title>
             <style>\(HTML(markup: stylesheet))</style>
             </head>
             <body>
@@ -42,14 +42,14 @@ package enum HTMLReport {
 
     private static func header(_ report: ReportData) -> HTML {
         let currencies = Set(report.offerings.map(\.currency)).sorted()
-        var facts = ["data up to \(ReportFormat.timestamp(report.run.asOf))"]
+        var facts = ["data up to \(ReportFormat.timestamp(report.run.night.isoText))"]
         facts.append(report.offerings.count == 1 ? "1 offering" : "\(report.offerings.count) offerings")
         if !currencies.isEmpty { facts.append("revenue in \(currencies.joined(separator: ", "))") }
         facts.append("computed \(ReportFormat.timestamp(report.run.finishedAt))")
         return """
             <header class="page">
             <p class="kicker">OfferLab · offering test report</p>
-            <h1>Offering tests, night of \(report.run.night)</h1>
+            <h1>Offering tests, night of \(report.run.night.date)</h1>
             <p class="facts">\(facts.joined(separator: " · "))</p>
             </header>
 
@@ -107,7 +107,7 @@ package enum HTMLReport {
         var html: HTML = "<footer class=\"run\">\n<h2>About this run</h2>\n<dl class=\"facts-list\">\n"
         let facts: [(String, String)] =
             [
-                ("Night", run.night), ("Data up to (as_of)", ReportFormat.timestamp(run.asOf)), ("Job file", run.job),
+                ("Night", run.night.date), ("Data up to (as_of)", ReportFormat.timestamp(run.night.isoText)), ("Job file", run.job),
                 ("Started", ReportFormat.timestamp(run.startedAt)), ("Results computed", ReportFormat.timestamp(run.finishedAt)),
                 ("offerlab version", run.toolVersion),
                 ("Log files", "\(ReportFormat.count(run.inputFiles.count)) (\(ReportFormat.bytes(totalBytes)))"),

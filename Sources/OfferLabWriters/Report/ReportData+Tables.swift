@@ -8,7 +8,7 @@ extension ReportData {
     /// The report of `night`, run by `run`.
     package init(night: NightTables, run: RunRecord) {
         self.run = RunFacts(
-            job: run.job, asOf: run.asOf, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
+            job: run.job, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
             toolVersion: run.toolVersion, inputFiles: run.inputFiles.map { InputFile(path: $0.path, bytes: $0.bytes) },
             signaturesVerified: run.signaturesVerified)
         sources = night.sources
@@ -26,17 +26,18 @@ extension ReportData {
         slices = Self.sliceReports(night, offeringIDs: offerings.map(\.offeringID))
     }
 
-    /// The night `night` (`YYYY-MM-DD`) as the database at `path` holds it: the latest
-    /// successful run of that night and the offerings it analysed.
+    /// `night` as the database at `path` holds it: the latest successful run of its date and the
+    /// offerings it analysed.
     /// - Throws: `OfferLabError` when the database is missing, has no such night, or was
     ///   written by an offerlab that did not store reports.
-    static func load(databasePath path: String, night: String) throws -> ReportData {
-        let stored = try ResultsDatabase.readNight(path: path, night: night, tables: NightTables.stored.map(\.schema.name))
+    static func load(databasePath path: String, night: Night) throws -> ReportData {
+        let stored = try ResultsDatabase.readNight(path: path, night: night.date, tables: NightTables.stored.map(\.schema.name))
         let tables = NightTables(database: stored.tables)
         // A run before reports existed wrote summary rows but no offerings rows.
         guard !tables.offerings.isEmpty || tables.summary.isEmpty else {
             throw OfferLabError(
-                .nightNotFound, "\(path): the night \(night) was written by an offerlab without reports; run the night again to store one",
+                .nightNotFound,
+                "\(path): the night \(night.date) was written by an offerlab without reports; run the night again to store one",
                 location: .init(path: path))
         }
         return ReportData(night: tables, run: stored.run)

@@ -24,10 +24,8 @@ package struct ReportData: Sendable, Equatable {
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).
 struct RunFacts: Sendable, Equatable {
     var job: String
-    /// The full `as_of` timestamp (ISO 8601, UTC).
-    var asOf: String
-    /// `YYYY-MM-DD` of `as_of`.
-    var night: String
+    /// `as_of`.
+    var night: Night
     var startedAt: String
     var finishedAt: String
     var toolVersion: String

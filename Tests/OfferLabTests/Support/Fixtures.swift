@@ -130,7 +130,12 @@ func sampleEvents(
     let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
     let source = try TableSource(path: job.tablesPath)
     let catalog = try CatalogLoader.load(from: source)
-    let population = try Population.load(from: source, catalog: catalog, asOf: job.asOf)
+    let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds)
     let store = try await LogIngest.read(job: job, population: makeTask(population), progress: nil)
     return (population, store)
+}
+
+extension Night {
+    /// The night of a date or timestamp a test writes (one `Night(parsing:)` accepts).
+    init(_ text: String) { self = try! #require(Night(parsing: text)) }
 }

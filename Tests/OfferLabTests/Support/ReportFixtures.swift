@@ -1,3 +1,5 @@
+import OfferLabJob
+
 @testable import OfferLab
 @testable import OfferLabWriters
 
@@ -87,7 +89,7 @@ func reportFixture() -> ReportData {
         daily: daily)
     return ReportData(
         run: RunFacts(
-            job: "/jobs/nightly.yaml", asOf: "2026-03-15T00:00:00Z", night: "2026-03-15", startedAt: "2026-03-15T02:30:00.123456Z",
+            job: "/jobs/nightly.yaml", night: Night("2026-03-15"), startedAt: "2026-03-15T02:30:00.123456Z",
             finishedAt: "2026-03-15T02:31:10Z", toolVersion: "0.1.0",
             inputFiles: [InputFile(path: "/logs/2026/03/14/a.jsonl.gz", bytes: 1_234_567)]),
         quality: [
