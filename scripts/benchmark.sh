@@ -382,15 +382,21 @@ pair_ratios() {
     "$(awk '{ print $2 }' "$work/ratios" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
 }
 
+# alternate A BIN_A JOB_A B BIN_B JOB_B: `BIN run JOB` of A and of B in turn, $repeat times each,
+# timed into $work/A and $work/B, their outputs in $work/out-A and $work/out-B.
+alternate() {
+  rm -f "$work/$1" "$work/$4"
+  for ((i = 0; i < repeat; i++)); do
+    rm -rf "$work/out-$1" "$work/out-$4"
+    timed "$1" "$2" run "$3" --output "$work/out-$1" --database "$work/out-$1/results.sqlite" --quiet
+    timed "$4" "$5" run "$6" --output "$work/out-$4" --database "$work/out-$4/results.sqlite" --quiet
+  done
+}
+
 # store_pair LABEL STORE_DIR LOGS_DIR: `offerlab run` on each, alternated, $repeat times.
 store_pair() {
   local label="$1" store="$2" logs="$3"
-  rm -f "$work"/store "$work"/logs
-  for ((i = 0; i < repeat; i++)); do
-    rm -rf "$work/out-store" "$work/out-logs"
-    timed store "$bin" run "$store/job.yaml" --output "$work/out-store" --database "$work/out-store/results.sqlite" --quiet
-    timed logs "$bin" run "$logs/job.yaml" --output "$work/out-logs" --database "$work/out-logs/results.sqlite" --quiet
-  done
+  alternate store "$bin" "$store/job.yaml" logs "$bin" "$logs/job.yaml"
   read -r wall_ratio cpu_ratio < <(pair_ratios store logs)
   printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "$label" "$(median store 1)" "$(median store 5)" \
     "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
@@ -480,12 +486,7 @@ vs_binary() {
 # vs_pair LABEL DIR: the current build and COMMIT's on DIR/job.yaml, alternated, $repeat times.
 vs_pair() {
   local label="$1" dir="$2"
-  rm -f "$work"/current "$work"/earlier
-  for ((i = 0; i < repeat; i++)); do
-    rm -rf "$work/out-current" "$work/out-earlier"
-    timed current "$bin" run "$dir/job.yaml" --output "$work/out-current" --database "$work/out-current/results.sqlite" --quiet
-    timed earlier "$old_bin" run "$dir/job.yaml" --output "$work/out-earlier" --database "$work/out-earlier/results.sqlite" --quiet
-  done
+  alternate current "$bin" "$dir/job.yaml" earlier "$old_bin" "$dir/job.yaml"
   read -r wall_ratio cpu_ratio < <(pair_ratios current earlier)
   local night differing=()
   night=$(ls "$work/out-current" | grep -E '^[0-9]{4}-' | head -1)
