@@ -90,19 +90,32 @@ package enum ResultsDatabase {
     /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.badResultsDatabase`
     ///   when it cannot be read.
     static func successfulNights(path: String) throws -> [String] {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw OfferLabError(.missingInput, "database \(path) does not exist", location: .init(path: path))
-        }
-        do {
-            let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
-            defer { withExtendedLifetime(lock) {} }
-            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+        try reading(path) { database in
             guard try database.tableNames().contains("runs") else { return [] }
             var nights: [String] = []
             try database.prepare("SELECT DISTINCT night FROM runs WHERE status = 'succeeded' ORDER BY night").forEachRow { row in
                 if case .text(let night) = row.value(at: 0) { nights.append(night) }
             }
             return nights
+        }
+    }
+
+    /// `body`'s value, reading the database at `path` while no run writes it.
+    ///
+    /// No run writes while the lock is held shared, so a database without a `-wal` file (every
+    /// run's own leaves none) is read as immutable: read-only, and leaving no `-wal` or `-shm`
+    /// file beside it. A `-wal` file left by a killed run is read through.
+    /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.badResultsDatabase`
+    ///   when SQLite cannot read it, and whatever `body` throws.
+    private static func reading<Value>(_ path: String, _ body: (SQLiteDatabase) throws -> Value) throws -> Value {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw OfferLabError(.missingInput, "database \(path) does not exist", location: .init(path: path))
+        }
+        do {
+            let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
+            defer { withExtendedLifetime(lock) {} }
+            return try body(
+                try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal")))
         } catch let error as SQLiteError {
             throw OfferLabError(.badResultsDatabase, "database: \(error)", location: .init(path: path), cause: error)
         }
@@ -117,16 +130,7 @@ package enum ResultsDatabase {
     /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.nightNotFound` when it
     ///   holds no successful run of `night` (naming the nights it does hold).
     static func readNight(path: String, night: String, tables: [String]) throws -> (run: RunRecord, tables: [ResultTable]) {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw OfferLabError(.missingInput, "database \(path) does not exist", location: .init(path: path))
-        }
-        do {
-            // No run writes while the lock is held shared, so a database without a `-wal` file
-            // (every run's own leaves none) is read as immutable: read-only, and leaving no
-            // `-wal` or `-shm` file beside it. A `-wal` file left by a killed run is read through.
-            let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
-            defer { withExtendedLifetime(lock) {} }
-            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+        try reading(path) { database in
             let existing = try database.tableNames()
             guard existing.contains("runs"), existing.contains("run_inputs") else {
                 throw OfferLabError(
@@ -180,8 +184,6 @@ package enum ResultsDatabase {
                 try readRows(database, table: name, night: night, runID: runID)
             }
             return (run, stored)
-        } catch let error as SQLiteError {
-            throw OfferLabError(.badResultsDatabase, "database: \(error)", location: .init(path: path), cause: error)
         }
     }
 
