@@ -43,10 +43,10 @@ let package = Package(
         .target(name: "COfferLabSystem"),
 
         // Pure statistics on per-group sufficient statistics: no I/O.
-        .target(name: "OfferLabStatistics"),
+        .target(name: "OfferLabStatistics", swiftSettings: releaseSpeed),
         // Projected revenue per user after 365 days, on the members' money events: no I/O
         // (docs/statistics.md#projected-revenue-per-user-after-365-days).
-        .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics"]),
+        .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics"], swiftSettings: releaseSpeed),
         // Bytes in, fields out: gzip (read and written), lines, JSON/CSV/TSV records, timestamps, prices.
         .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
         // The stores' formats (docs/input-formats.md#store-sources-in-a-job): App Store Server
