@@ -552,7 +552,14 @@ package enum Attribution {
         outcome.trialConverted = scratch.trials.contains { trial in
             scratch.purchases.contains { AttributionRules.convertsTrial(purchase: $0, trial: trial) }
         }
-        // docs/analysis.md §9: the state of the earliest trial, and of the subscription, as of the cutoff.
+        stateAsOf(cutoff, scratch: scratch, into: &outcome)
+    }
+
+    /// docs/analysis.md §9: the state of the earliest trial, and of the subscription, as of
+    /// `cutoff`, from an evaluation's counted events (`scratch`): all that changes in `outcome`
+    /// when the cutoff moves past an `expires_at` and no event.
+    @inline(__always)
+    static func stateAsOf(_ cutoff: Int64, scratch: EvaluationScratch, into outcome: inout UserOutcome) {
         if let trial = scratch.trials.first {
             if outcome.trialConverted {
                 outcome.trial = .converted

@@ -94,15 +94,31 @@ package struct DailySeries: Sendable {
         let lastDay = days.last { $0 < dayCount }
         var previous = GroupTotals()
         var cutoff = Int64.min
+        // Whether `scratch` holds the evaluation at the previous day's cutoff, and the first event
+        // at or after it.
+        var evaluatedBefore = false
+        var nextEvent = 0
         for index in days where index < dayCount {
+            let previousCutoff = cutoff
             cutoff = min(firstDay + Int64(index + 1) * Timestamp.microsecondsPerDay, asOf)
+            while nextEvent < events.events.count && events.events[nextEvent].timestamp < previousCutoff { nextEvent += 1 }
+            // A day with no event, only an `expires_at` passing, counts the same events as the
+            // day before: only the trial's and the subscription's state move.
+            let sameEvents =
+                evaluatedBefore && (nextEvent == events.events.count || events.events[nextEvent].timestamp >= cutoff)
+            evaluatedBefore = false
             var current = GroupTotals()
             if index == lastDay, let night {
                 current = night
             } else if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
-                try Attribution.evaluate(
-                    member, events: events, labels: labels, context: context, cutoff: cutoff, scratch: &scratch.evaluation,
-                    into: &scratch.outcome)
+                if sameEvents {
+                    Attribution.stateAsOf(cutoff, scratch: scratch.evaluation, into: &scratch.outcome)
+                } else {
+                    try Attribution.evaluate(
+                        member, events: events, labels: labels, context: context, cutoff: cutoff, scratch: &scratch.evaluation,
+                        into: &scratch.outcome)
+                }
+                evaluatedBefore = true
                 current.add(scratch.outcome)
             }
             let change = index * groupCount + Int(membership.group)

@@ -8,12 +8,14 @@ import OfferLabStatistics
 ///   - groups: each group's members and counted money events (events at or after `as_of` are ignored).
 ///   - control: the index of the control group in `groups`.
 ///   - products: the offering's products; events name them by index.
-///   - generator: the draws of the intervals (a seeded generator gives reproducible intervals).
+///   - generator: the draws of the intervals (seeded, so the intervals are reproducible). A
+///     concrete type, not any generator: a generic one was left unspecialised across the
+///     targets and looked up its metadata in every draw.
 /// - Complexity: one pass over the events, then `replicates` evaluations per group whose cost
 ///   depends on the horizon and the products, not on the members.
 public func projectOffering(
     groups: [ProjectionGroupInput], control: Int, products: [ProjectionProduct], configuration: ProjectionConfiguration,
-    using generator: inout some RandomNumberGenerator
+    using generator: inout SplitMix64
 ) throws(ProjectionInputError) -> OfferingProjection {
     guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
     guard configuration.horizonDays > 0 && configuration.horizonDays <= 365 else { throw .horizonOutOfRange(configuration.horizonDays) }
@@ -50,10 +52,8 @@ struct GroupDraws {
     /// bounds' expected years) is at most this share of the projected year.
     static let identifiedUnseenShare = 0.25
 
-    init<Generator: RandomNumberGenerator>(
-        _ group: ProjectionGroupInput, products: [ProjectionProduct], configuration: ProjectionConfiguration,
-        generator: inout Generator
-    ) {
+    init(_ group: ProjectionGroupInput, products: [ProjectionProduct], configuration: ProjectionConfiguration, generator: inout SplitMix64)
+    {
         projection = GroupProjection(group: group.name, users: group.users)
         guard group.users > 0 else {
             projection.gap = .noMembers
@@ -86,7 +86,7 @@ struct GroupDraws {
                 Self.unseenPart(
                     fitted, unseen: unseen, point: point, renewalsOnly: expected(renewals: .upper, conversions: .lower) - lowest))
         }
-        var optionalGenerator: Generator? = generator
+        var optionalGenerator: SplitMix64? = generator
         for bound in [UnseenBound.lower, .upper] {
             var series: [Double] = []
             series.reserveCapacity(configuration.replicates)
