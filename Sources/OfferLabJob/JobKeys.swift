@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabStatistics
+import OfferLabStoreSources
 
 /// One key of the job file: its name, what a run uses without it, and one line of help.
 public struct JobKey: Sendable {
@@ -18,12 +19,9 @@ extension JobKey {
     public static let all: [JobKey] = [
         JobKey(name: "tables", defaultValue: "required", help: "folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db"),
         JobKey(name: "logs", defaultValue: "required", help: "one glob or a list; each must match a file"),
-        JobKey(
-            name: "app_store", defaultValue: "Apple's root, verify: true",
-            help: "{bundle_id: …}: checks app_store_notifications logs"),
-        JobKey(
-            name: "revenuecat", defaultValue: "`original_app_user_id`",
-            help: "{user_id_field: …}: the user of revenuecat_* logs"),
+    ]
+        // Each store's map, as its settings describe it.
+        + StoreSettings.types.map { JobKey(name: $0.jobKey, defaultValue: $0.absentValue, help: $0.help) } + [
         JobKey(
             name: "as_of", defaultValue: "today 00:00 UTC", help: "2026-03-16[T00:00:00Z]: later events are ignored"),
         JobKey(name: "report_currency", defaultValue: "required", help: "e.g. USD: upper-case ISO 4217 codes, as in the rates"),

@@ -451,9 +451,11 @@ func cellText(_ value: ResultValue) -> String {
         _ = users.intern("someone")
         let u1 = users.intern("u1")
         let at = try #require(Timestamp.parse("2026-03-02T10:05:00Z"))
-        let purchase = StoreEvent(
-            format: .revenueCatExport, eventID: "revenuecat_export:T1", at: at, userID: "u1", event: .purchase, productID: "weekly",
-            transactionID: "T1", priceMicros: 7_990_000, currency: "USD")
+        var purchase = StoreEvent(format: .revenueCatExport, eventID: "revenuecat_export:T1", at: at, userID: "u1", event: .purchase)
+        purchase.productID = "weekly"
+        purchase.transactionID = "T1"
+        purchase.priceMicros = 7_990_000
+        purchase.currency = "USD"
         var anonymous = purchase
         anonymous.eventID = "revenuecat_export:T2"
         anonymous.userID = ""

@@ -11,30 +11,18 @@ import Testing
     /// Every field set in one notification and left out in another; fractional timestamps (Xcode's
     /// fractional milliseconds), negative ones, sandbox and family-shared records, shares.
     static let reading: AppStoreFileReading = {
-        var full = StoreTransaction(
-            format: .appStoreNotifications, transactionID: "2000000123456789", originalTransactionID: "2000000000000001",
-            productID: "com.example.yearly", kind: .chargeByChainOrder, at: 1_773_000_000_123_456, priceMicros: 49_990_000,
-            currency: "EUR", userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, isFamilyShared: true, country: "DE",
-            platform: "ios", store: "app_store", expiresAt: 1_804_536_000_123_999, taxShare: 0.19, commissionShare: 0.15,
-            refund: .init(at: 1_773_500_000_000_001, amountMicros: 24_995_000))
+        var full = StoreTransaction(format: .appStoreNotifications, transactionID: "2000000123456789", originalTransactionID: "2000000000000001", productID: "com.example.yearly", kind: .chargeByChainOrder, at: 1_773_000_000_123_456, money: .init(priceMicros: 49_990_000, currency: "EUR", taxShare: 0.19, commissionShare: 0.15), buyer: StoreBuyer(userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, isFamilyShared: true, country: "DE", platform: "ios", store: "app_store")).with(expiresAt: 1_804_536_000_123_999, refund: .init(at: 1_773_500_000_000_001, amountMicros: 24_995_000))
         full.sourcePath = "/night/before.jsonl.gz"
-        let bare = StoreTransaction(
-            format: .appStoreNotifications, transactionID: "1", originalTransactionID: nil, productID: nil, kind: .trial,
-            at: -62_135_596_800_000_000, priceMicros: nil, currency: nil, userID: nil)
+        let bare = StoreTransaction(format: .appStoreNotifications, transactionID: "1", originalTransactionID: nil, productID: nil, kind: .trial, at: -62_135_596_800_000_000, money: .init(), buyer: StoreBuyer(userID: nil))
         var refundedWhole = bare
         refundedWhole.kind = .laterCharge
         refundedWhole.refund = .init(at: 0, amountMicros: nil)
         var firstCharge = bare
         firstCharge.kind = .firstCharge
-        firstCharge.priceMicros = 0
-        var change = StoreStatusChange(
-            format: .appStoreNotifications, id: "c-1", event: .cancel, at: 1_773_000_001_000_500, originalTransactionID: "2000000000000001",
-            transactionID: "2000000123456789", productID: "com.example.yearly", userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138",
-            isSandbox: true, country: "DE", platform: "ios", store: "app_store")
+        firstCharge.money.priceMicros = 0
+        var change = StoreStatusChange(format: .appStoreNotifications, id: "c-1", event: .cancel, at: 1_773_000_001_000_500, originalTransactionID: "2000000000000001", transactionID: "2000000123456789", productID: "com.example.yearly", buyer: StoreBuyer(userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, country: "DE", platform: "ios", store: "app_store"))
         change.sourcePath = "/night/before.jsonl.gz"
-        let bareChange = StoreStatusChange(
-            format: .appStoreNotifications, id: "e-1", event: .expire, at: 1, originalTransactionID: nil, transactionID: nil,
-            productID: nil, userID: nil)
+        let bareChange = StoreStatusChange(format: .appStoreNotifications, id: "e-1", event: .expire, at: 1, originalTransactionID: nil, transactionID: nil, productID: nil, buyer: StoreBuyer(userID: nil))
         var reading = AppStoreFileReading(path: "/night/a.jsonl.gz")
         reading.notifications = [
             AppStoreNotification(
@@ -82,7 +70,7 @@ import Testing
         #expect(kept.notes == original.notes)
         #expect(kept.counts == original.counts)
         // Nothing set by the reading is lost in a default: the same record with a field changed differs.
-        #expect(kept.notifications[0].transaction?.taxShare == 0.19 && kept.notifications[0].transaction?.isFamilyShared == true)
+        #expect(kept.notifications[0].transaction?.money.taxShare == 0.19 && kept.notifications[0].transaction?.buyer.isFamilyShared == true)
     }
 
     /// The path is not kept: the same bytes under another name are that file's reading, notes too.
