@@ -42,7 +42,8 @@ public struct StoreEvent: Sendable, Equatable {
 
     /// The trial or charge `event` of `record`, as `userID`'s.
     init(_ record: StoreTransaction, event: EventType, userID: String) {
-        self.init(format: record.format, eventID: record.format.eventID(of: record.transactionID), at: record.at, userID: userID, event: event)
+        self.init(
+            format: record.format, eventID: record.format.eventID(of: record.transactionID), at: record.at, userID: userID, event: event)
         productID = record.productID
         transactionID = record.transactionID
         originalTransactionID = record.originalTransactionID

@@ -145,7 +145,13 @@ enum LocalNotification {
         let record = try #require(decoded.transaction)
         #expect(
             record
-                == StoreTransaction(format: .appStoreNotifications, transactionID: "23456", originalTransactionID: "12345", productID: "com.example.product", kind: .chargeByChainOrder, at: 1_698_148_900_000_000, money: .init(priceMicros: 10_990_000, currency: "USD"), buyer: StoreBuyer(userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, country: "US", platform: "ios", store: "app_store")).with(expiresAt: 1_698_149_000_000_000, refund: .init(at: 1_698_148_950_000_000, amountMicros: 5_495_000)))
+                == StoreTransaction(
+                    format: .appStoreNotifications, transactionID: "23456", originalTransactionID: "12345",
+                    productID: "com.example.product", kind: .chargeByChainOrder, at: 1_698_148_900_000_000,
+                    money: .init(priceMicros: 10_990_000, currency: "USD"),
+                    buyer: StoreBuyer(
+                        userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, country: "US", platform: "ios", store: "app_store")
+                ).with(expiresAt: 1_698_149_000_000_000, refund: .init(at: 1_698_148_950_000_000, amountMicros: 5_495_000)))
     }
 
     @Test func xcodeTransactionsAreSandboxWithFractionalMilliseconds() async throws {
@@ -198,7 +204,8 @@ enum LocalNotification {
             LocalNotification.line(
                 type: "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: "a",
                 transaction: LocalNotification.transaction(id: "1", price: 0, offer: "FREE_TRIAL")))
-        #expect(trial.transaction?.kind == .trial && trial.transaction?.money.priceMicros == nil && trial.transaction?.money.currency == nil)
+        #expect(
+            trial.transaction?.kind == .trial && trial.transaction?.money.priceMicros == nil && trial.transaction?.money.currency == nil)
 
         let shared = try await decoder.decode(
             LocalNotification.line(

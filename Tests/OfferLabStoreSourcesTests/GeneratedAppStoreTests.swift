@@ -23,7 +23,7 @@ import Testing
         let report: GenerationReport
     }
 
-    static func generate(_ format: LogSourceFormat) async throws -> Generated {
+    static func generate(_ format: SourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(

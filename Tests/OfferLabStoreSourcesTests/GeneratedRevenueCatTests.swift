@@ -23,7 +23,7 @@ import Testing
 
     static let start = Timestamp.parse("2026-03-01T00:00:00Z")!
 
-    static func generate(_ format: LogSourceFormat) async throws -> Generated {
+    static func generate(_ format: SourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
@@ -68,8 +68,8 @@ import Testing
     /// The app's logs are those of the same data set in the logs' form, less the lines the store
     /// now sends: one for every row or webhook but the records RevenueCat adds (family-shared
     /// purchases, webhooks of other types).
-    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
-    func theAppLogsLoseOnlyTheStoresLines(_ format: LogSourceFormat) async throws {
+    @Test(arguments: [SourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func theAppLogsLoseOnlyTheStoresLines(_ format: SourceFormat) async throws {
         let logs = try await Self.logs.value.appLines
         let generated = try await (format == .revenueCatExport ? Self.export : Self.webhooks).value
         var moved: [String] = []
@@ -113,7 +113,9 @@ import Testing
         }
         #expect(records.filter(isSecondYear).count == 1)
         #expect(
-            records.allSatisfy { $0.money.taxShare == 0 && $0.money.commissionShare == ($0.buyer.store == "play_store" || isSecondYear($0) ? 0.15 : 0.3) })
+            records.allSatisfy {
+                $0.money.taxShare == 0 && $0.money.commissionShare == ($0.buyer.store == "play_store" || isSecondYear($0) ? 0.15 : 0.3)
+            })
         #expect(records.allSatisfy { ($0.expiresAt ?? 0) > $0.at })
         // Rows sent more than once: duplicates and refunds.
         #expect(generated.report.logs.storeLines > records.count)
@@ -185,7 +187,8 @@ import Testing
         }
         func fact(_ record: StoreTransaction) -> Fact {
             Fact(
-                transactionID: record.transactionID, kind: record.kind, at: record.at, price: record.money.priceMicros, currency: record.money.currency,
+                transactionID: record.transactionID, kind: record.kind, at: record.at, price: record.money.priceMicros,
+                currency: record.money.currency,
                 userID: record.buyer.userID, isSandbox: record.buyer.isSandbox, isFamilyShared: record.buyer.isFamilyShared,
                 store: record.buyer.store?.lowercased(), expiresAt: record.expiresAt, commissionShare: record.money.commissionShare)
         }

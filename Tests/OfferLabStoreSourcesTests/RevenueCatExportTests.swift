@@ -54,7 +54,12 @@ import Testing
         #expect(file.counts[.linesRead] == 1 && file.counts.malformedLines == 0)
         #expect(
             records == [
-                StoreTransaction(format: .revenueCatExport, transactionID: "tx-1", originalTransactionID: "tx-0", productID: "monthly", kind: .firstCharge, at: Self.at("2024-03-01T09:00:00Z"), money: .init(priceMicros: 9_990_000, currency: "EUR", taxShare: 0.1667, commissionShare: 0.15), buyer: StoreBuyer(userID: "user-original", country: "FR", platform: "iOS", store: "app_store")).with(expiresAt: Self.at("2024-04-01T09:00:00Z"))
+                StoreTransaction(
+                    format: .revenueCatExport, transactionID: "tx-1", originalTransactionID: "tx-0", productID: "monthly",
+                    kind: .firstCharge, at: Self.at("2024-03-01T09:00:00Z"),
+                    money: .init(priceMicros: 9_990_000, currency: "EUR", taxShare: 0.1667, commissionShare: 0.15),
+                    buyer: StoreBuyer(userID: "user-original", country: "FR", platform: "iOS", store: "app_store")
+                ).with(expiresAt: Self.at("2024-04-01T09:00:00Z"))
             ])
     }
 

@@ -49,7 +49,12 @@ import Testing
         let records = try records(ofSample: "sample-events_1.json")
         #expect(
             records.transactions == [
-                StoreTransaction(format: .revenueCatWebhooks, transactionID: "123456789012345", originalTransactionID: "123456789012345", productID: "com.subscription.weekly", kind: .firstCharge, at: Self.ms(1_658_726_374_000), money: .init(priceMicros: 4_990_000, currency: "USD", taxShare: 0, commissionShare: 0.3), buyer: StoreBuyer(userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "US", store: "APP_STORE")).with(expiresAt: Self.ms(1_659_331_174_000))
+                StoreTransaction(
+                    format: .revenueCatWebhooks, transactionID: "123456789012345", originalTransactionID: "123456789012345",
+                    productID: "com.subscription.weekly", kind: .firstCharge, at: Self.ms(1_658_726_374_000),
+                    money: .init(priceMicros: 4_990_000, currency: "USD", taxShare: 0, commissionShare: 0.3),
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "US", store: "APP_STORE")
+                ).with(expiresAt: Self.ms(1_659_331_174_000))
             ])
         #expect(
             records.refunds.isEmpty && records.statusChanges.isEmpty && records.refundReversals.isEmpty
@@ -77,7 +82,12 @@ import Testing
         let records = try records(ofSample: "sample-events_11.json")
         #expect(
             records.transactions == [
-                StoreTransaction(format: .revenueCatWebhooks, transactionID: "123456789012345", originalTransactionID: "123456789012345", productID: "com.subscription.yearly", kind: .trial, at: Self.ms(1_658_726_358_573), money: .init(taxShare: 0, commissionShare: 0.15), buyer: StoreBuyer(userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "PH", store: "PLAY_STORE")).with(expiresAt: Self.ms(1_658_992_117_958))
+                StoreTransaction(
+                    format: .revenueCatWebhooks, transactionID: "123456789012345", originalTransactionID: "123456789012345",
+                    productID: "com.subscription.yearly", kind: .trial, at: Self.ms(1_658_726_358_573),
+                    money: .init(taxShare: 0, commissionShare: 0.15),
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "PH", store: "PLAY_STORE")
+                ).with(expiresAt: Self.ms(1_658_992_117_958))
             ])
     }
 
@@ -95,7 +105,10 @@ import Testing
         let records = try records(ofSample: "sample-events_9.json")
         #expect(
             records.refunds == [
-                StoreRefund(format: .revenueCatWebhooks, transactionID: "100000000000000", originalTransactionID: "100000000000000", productID: "com.revenuecat.myapp.monthly", at: Self.ms(1_601_337_615_995), amountMicros: 9_990_000, currency: "USD", buyer: StoreBuyer(userID: "$RCAnonymousID:12345678-1234-1234-1234-123456789123", store: "APP_STORE"))
+                StoreRefund(
+                    format: .revenueCatWebhooks, transactionID: "100000000000000", originalTransactionID: "100000000000000",
+                    productID: "com.revenuecat.myapp.monthly", at: Self.ms(1_601_337_615_995), amountMicros: 9_990_000, currency: "USD",
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:12345678-1234-1234-1234-123456789123", store: "APP_STORE"))
             ])
         #expect(records.transactions.isEmpty && records.statusChanges.isEmpty)
     }
@@ -114,7 +127,10 @@ import Testing
     @Test func unsubscribeCancellationsAreCancelsWithTheirWebhookID() throws {
         #expect(
             try records(ofSample: "sample-events_3.json").statusChanges == [
-                StoreStatusChange(format: .revenueCatWebhooks, id: "12345678-ABCD-1234-ABCD-12345678912", event: .cancel, at: Self.ms(1_601_337_615_995), originalTransactionID: "100000000000000", transactionID: "100000000000002", productID: "com.revenuecat.myapp.weekly", buyer: StoreBuyer(userID: "$RCAnonymousID:12345678-1234-ABCD-1234-123456789123", store: "APP_STORE"))
+                StoreStatusChange(
+                    format: .revenueCatWebhooks, id: "12345678-ABCD-1234-ABCD-12345678912", event: .cancel, at: Self.ms(1_601_337_615_995),
+                    originalTransactionID: "100000000000000", transactionID: "100000000000002", productID: "com.revenuecat.myapp.weekly",
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:12345678-1234-ABCD-1234-123456789123", store: "APP_STORE"))
             ])
         let trialCancelled = try #require(try records(ofSample: "sample-events_12.json").statusChanges.first)
         #expect(trialCancelled.event == .cancel && trialCancelled.at == Self.ms(1_658_726_482_659) && trialCancelled.buyer.country == "CN")

@@ -41,7 +41,12 @@ import Testing
         #expect(file.counts[.linesRead] == 1 && file.counts.malformedLines == 0)
         #expect(
             records.transactions == [
-                StoreTransaction(format: .revenueCatWebhooks, transactionID: "tx-1", originalTransactionID: "tx-1", productID: "monthly", kind: .firstCharge, at: 1_700_000_000 * Self.second, money: .init(priceMicros: 9_990_000, currency: "EUR", taxShare: 0.1667, commissionShare: 0.15), buyer: StoreBuyer(userID: "user-original", country: "FR", store: "APP_STORE")).with(expiresAt: 1_702_592_000 * Self.second)
+                StoreTransaction(
+                    format: .revenueCatWebhooks, transactionID: "tx-1", originalTransactionID: "tx-1", productID: "monthly",
+                    kind: .firstCharge, at: 1_700_000_000 * Self.second,
+                    money: .init(priceMicros: 9_990_000, currency: "EUR", taxShare: 0.1667, commissionShare: 0.15),
+                    buyer: StoreBuyer(userID: "user-original", country: "FR", store: "APP_STORE")
+                ).with(expiresAt: 1_702_592_000 * Self.second)
             ])
     }
 

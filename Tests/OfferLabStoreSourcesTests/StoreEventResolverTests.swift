@@ -14,7 +14,12 @@ import Testing
         user: String? = "u1", format: SourceFormat = .appStoreNotifications, sandbox: Bool = false, familyShared: Bool = false,
         refund: StoreTransaction.Refund? = nil
     ) -> StoreTransaction {
-        StoreTransaction(format: format, transactionID: id, originalTransactionID: chain, productID: "pro", kind: kind, at: at, money: .init(priceMicros: kind == .trial ? nil : price, currency: kind == .trial ? nil : "EUR"), buyer: StoreBuyer(userID: user, isSandbox: sandbox, isFamilyShared: familyShared, country: "DE", platform: "ios", store: "app_store")).with(refund: refund)
+        StoreTransaction(
+            format: format, transactionID: id, originalTransactionID: chain, productID: "pro", kind: kind, at: at,
+            money: .init(priceMicros: kind == .trial ? nil : price, currency: kind == .trial ? nil : "EUR"),
+            buyer: StoreBuyer(
+                userID: user, isSandbox: sandbox, isFamilyShared: familyShared, country: "DE", platform: "ios", store: "app_store")
+        ).with(refund: refund)
     }
 
     func resolve(
@@ -71,10 +76,16 @@ import Testing
                 charge("3", chain: "E", at: 1, user: nil), charge("4", chain: "F", at: 1, user: nil, format: .revenueCatWebhooks),
             ],
             changes: [
-                StoreStatusChange(format: .appStoreNotifications, id: "n1", event: .cancel, at: 5, originalTransactionID: "A", transactionID: "1", productID: "pro", buyer: StoreBuyer(userID: nil)),
-                StoreStatusChange(format: .appStoreNotifications, id: "n2", event: .expire, at: 6, originalTransactionID: "Z", transactionID: nil, productID: nil, buyer: StoreBuyer(userID: nil)),
+                StoreStatusChange(
+                    format: .appStoreNotifications, id: "n1", event: .cancel, at: 5, originalTransactionID: "A", transactionID: "1",
+                    productID: "pro", buyer: StoreBuyer(userID: nil)),
+                StoreStatusChange(
+                    format: .appStoreNotifications, id: "n2", event: .expire, at: 6, originalTransactionID: "Z", transactionID: nil,
+                    productID: nil, buyer: StoreBuyer(userID: nil)),
                 // No original transaction id: the transaction is its own chain.
-                StoreStatusChange(format: .appStoreNotifications, id: "n3", event: .expire, at: 7, originalTransactionID: nil, transactionID: "E", productID: nil, buyer: StoreBuyer(userID: nil)),
+                StoreStatusChange(
+                    format: .appStoreNotifications, id: "n3", event: .expire, at: 7, originalTransactionID: nil, transactionID: "E",
+                    productID: nil, buyer: StoreBuyer(userID: nil)),
             ],
             users: ["A": "server-user", "E": "server-e"])
         let users = Dictionary(uniqueKeysWithValues: resolution.events.map { ($0.eventID, $0.userID) })
@@ -127,7 +138,9 @@ import Testing
         of transactionID: String, chain: String? = nil, at: Int64, amount: Int64?, currency: String? = nil, user: String? = nil,
         familyShared: Bool = false
     ) -> StoreRefund {
-        StoreRefund(format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: chain, productID: nil, at: at, amountMicros: amount, currency: currency, buyer: StoreBuyer(userID: user, isFamilyShared: familyShared))
+        StoreRefund(
+            format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: chain, productID: nil, at: at,
+            amountMicros: amount, currency: currency, buyer: StoreBuyer(userID: user, isFamilyShared: familyShared))
     }
 
     @Test func aRefundReportedApartRefundsAChargeOfAnySource() {
@@ -197,7 +210,9 @@ import Testing
                 charge("2", chain: "D", at: 1_700_000_000_000_000, price: nil, user: "us\"er\\1", sandbox: true),
             ],
             changes: [
-                StoreStatusChange(format: .appStoreNotifications, id: "n1", event: .cancel, at: 1_700_200_000_000_000, originalTransactionID: "C", transactionID: "1", productID: "pro", buyer: StoreBuyer(userID: nil))
+                StoreStatusChange(
+                    format: .appStoreNotifications, id: "n1", event: .cancel, at: 1_700_200_000_000_000, originalTransactionID: "C",
+                    transactionID: "1", productID: "pro", buyer: StoreBuyer(userID: nil))
             ], users: ["C": "u1"])
         let lines = StoreEventJSONLines.text(resolution.events).split(separator: "\n").map(String.init)
         try #require(lines.count == 4)

@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    static func night(_ format: LogSourceFormat) async throws -> Night {
+    static func night(_ format: SourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
@@ -81,8 +81,8 @@ import Testing
         "family_shared_records", "unknown_notification_types",
     ]
 
-    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
-    func aStoreFormGivesTheNumbersOfTheLogs(format: LogSourceFormat) async throws {
+    @Test(arguments: [SourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func aStoreFormGivesTheNumbersOfTheLogs(format: SourceFormat) async throws {
         let logs = try await Self.logs.value
         let store = try await Self.night(format)
         let source = try #require(SourceFormat(rawValue: format.rawValue))

@@ -28,7 +28,8 @@ package enum AppStoreNotificationSource: StoreSource {
                 throw StoreSettingsProblem(key: "app_store.root_certificates", "certificate \(error.index + 1): \(error.reason)")
             }
         }
-        return FileReader(decoder: AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier), cacheSettings: settings.cacheSettings)
+        return FileReader(
+            decoder: AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier), cacheSettings: settings.cacheSettings)
     }
 
     /// Verifying its signatures is most of a night's work: a file read by an earlier run with the
