@@ -47,7 +47,8 @@ package enum StoreSourceIngest {
     ///
     /// - Parameter userTransactions: the server's `user_transactions` table (`UserTransactions`).
     /// - Throws: `OfferLabError`: `.unreadableLog` for a file that cannot be read or (under
-    ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column.
+    ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column;
+    ///   `.badJob` when a store's settings cannot read its format (`StoreSettingsProblem`).
     package static func read(
         job: Job, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil
     ) async throws -> StoreNight {

@@ -24,7 +24,7 @@ import Testing
         var names = Set(store.cases)
         for (target, file, source) in try LayerTests.sourceFiles()
         where target == "OfferLabStoreSources" && file.hasPrefix(store.folder + "/") {
-            for line in source.split(separator: "\n") where !line.hasPrefix(" ") {
+            for line in source.split(separator: "\n") where !line.hasPrefix(" ") && !line.hasPrefix("//") {
                 let words = line.split(separator: " ")
                 guard !words.contains(where: { $0 == "private" || $0 == "fileprivate" }),
                     let index = words.firstIndex(where: { ["struct", "enum", "class", "protocol", "typealias"].contains($0) }),
