@@ -1,5 +1,3 @@
-import OfferLabIngest
-
 /// The job's `revenuecat` map: how `revenuecat_export` and `revenuecat_webhooks` sources are read
 /// (docs/input-formats.md#which-user-id).
 public struct RevenueCatSettings: StoreSourceSettings {
@@ -24,10 +22,4 @@ public struct RevenueCatSettings: StoreSourceSettings {
             userIDField = field
         }
     }
-}
-
-/// What reads a RevenueCat file: the job's user id field and the machine's inflater.
-package struct RevenueCatFileReader: Sendable {
-    let userIDField: RevenueCatUserIDField
-    let inflater: Inflater
 }

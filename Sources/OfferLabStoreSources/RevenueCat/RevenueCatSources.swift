@@ -69,5 +69,12 @@ package enum RevenueCatWebhookSource: StoreSource {
     }
 }
 
+/// What reads a RevenueCat file, export or webhooks: the job's user id field and the machine's
+/// inflater.
+package struct RevenueCatFileReader: Sendable {
+    let userIDField: RevenueCatUserIDField
+    let inflater: Inflater
+}
+
 extension RevenueCatExportFile: StoreFileReading {}
 extension RevenueCatWebhookFile: StoreFileReading {}
