@@ -134,7 +134,7 @@ let package = Package(
             dependencies: [
                 "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
                 "OfferLabStatistics",
-                "OfferLabGenerate", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OfferLabGenerate", "OfferLabStoreSources", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 

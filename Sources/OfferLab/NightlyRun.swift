@@ -65,7 +65,7 @@ public enum NightlyRun {
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
-            signaturesVerified: job.storeSources.contains { $0.format == .appStoreNotifications } ? job.appStore.verify : nil)
+            signaturesVerified: job.signaturesVerified)
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, job: job)
         cache?.removeUnusedEntries()
         return RunReport(

@@ -2,6 +2,7 @@ import COfferLabSystem
 import Foundation
 import OfferLabIngest
 import OfferLabJob
+import OfferLabStoreSources
 import OfferLabSupport
 import Synchronization
 
@@ -40,11 +41,10 @@ public struct CacheUsage: Sendable, Equatable {
 /// successful run, entries no file of the run used are removed, so the folder holds about one
 /// entry per log file (a parsed file takes about as much room as its gzip file).
 ///
-/// An App Store store file
-/// (docs/input-formats.md#app-store-server-notifications-v2-app_store_notifications) is kept too,
-/// verified and decoded (`StoreSourceIngest`): its entry holds the reading in its own layout
-/// (`AppStoreFileReading.encode`), named after the layout's version, the file's bytes, the settings
-/// its reading depends on and the program, checked whole like the others.
+/// A store file (docs/input-formats.md#store-sources-in-a-job) of a format whose readings are kept
+/// (the App Store's, verified and decoded) is kept too: its entry holds the reading in the
+/// format's own layout (`CachedStoreFileReading`), named after the layout's version, the file's
+/// bytes, the settings its reading depends on and the program, checked whole like the others.
 package final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
@@ -203,19 +203,19 @@ package final class ParsedLogCache: Sendable {
     /// What `decode` makes of the payload kept for the store file with `key`, when its entry
     /// exists, is whole, and `decode` reads its payload to the end without throwing; nil
     /// otherwise (a miss; a damaged entry is counted).
-    func load<Reading>(_ key: StoreFileKey, decode: (inout EntryReader) throws -> Reading) -> Reading? {
+    func load<Reading>(_ key: StoreFileKey, decode: (inout CacheEntryReader) throws -> Reading) -> Reading? {
         var buffer = takeBuffer()
         defer { giveBack(buffer) }
         guard let length = Self.readWhole((folder as NSString).appendingPathComponent(key.entryName), into: &buffer) else { return nil }
         let reading: Reading? = buffer.withUnsafeBytes { whole in
-            var entry = EntryReader(UnsafeRawBufferPointer(rebasing: whole[..<length]))
+            var entry = CacheEntryReader(UnsafeRawBufferPointer(rebasing: whole[..<length]))
             do {
                 guard try entry.bytes(count: Self.storeFileMagic.count).elementsEqual(Self.storeFileMagic) else { return nil }
                 for word in key.words { guard try entry.read(UInt64.self) == word else { return nil } }
                 let payloadHash = try entry.read(UInt64.self)
                 let bytes = try entry.bytes(count: entry.remaining)
                 guard Self.hash(bytes) == payloadHash else { return nil }
-                var payload = EntryReader(bytes)
+                var payload = CacheEntryReader(bytes)
                 let reading = try decode(&payload)
                 return payload.remaining == 0 ? reading : nil
             } catch {
@@ -233,10 +233,10 @@ package final class ParsedLogCache: Sendable {
 
     /// Keeps what reading the store file at `path` gave, written by `encode`, as the entry for
     /// `key`, unless the file was changed or replaced since it was hashed.
-    func store(_ key: StoreFileKey, path: String, encode: (inout EntryWriter) -> Void) {
+    func store(_ key: StoreFileKey, path: String, encode: (inout CacheEntryWriter) -> Void) {
         entriesInUse.withLock { _ = $0.insert(key.entryName) }
         guard FileIdentity(path: path) == key.file else { return }
-        var entry = EntryWriter(bytes: takeBuffer())
+        var entry = CacheEntryWriter(bytes: takeBuffer())
         defer { giveBack(entry.bytes) }
         entry.bytes.removeAll(keepingCapacity: true)
         entry.bytes.append(contentsOf: Self.storeFileMagic)
@@ -389,7 +389,7 @@ package final class ParsedLogCache: Sendable {
     /// and rejects, its records, shapes and details as they are in memory (the same executable
     /// reads them back), its three interners' strings in id order and its event id texts.
     func encode(_ batches: [EventBatch], key: Key, into buffer: inout [UInt8]) {
-        var entry = EntryWriter(bytes: buffer)
+        var entry = CacheEntryWriter(bytes: buffer)
         buffer = []
         entry.bytes.removeAll(keepingCapacity: true)
         // Room for the arrays and about 32 bytes per string: the entry is not regrown and copied.
@@ -446,23 +446,23 @@ package final class ParsedLogCache: Sendable {
     }
 
     /// The batches of an entry and their latest event's time.
-    /// - Throws: `EntryReader.Damaged` when the entry is not whole, not for `key`, or not this
+    /// - Throws: `CacheEntryReader.Damaged` when the entry is not whole, not for `key`, or not this
     ///   executable's.
     func decode(_ bytes: UnsafeRawBufferPointer, key: Key, fileIndex: Int, path: String) throws
         -> (batches: [EventBatch], latestTimestamp: Int64)
     {
-        var header = EntryReader(bytes)
-        guard try header.bytes(count: Self.magic.count).elementsEqual(Self.magic) else { throw EntryReader.Damaged() }
+        var header = CacheEntryReader(bytes)
+        guard try header.bytes(count: Self.magic.count).elementsEqual(Self.magic) else { throw CacheEntryReader.Damaged() }
         for word in headerWords(key) {
-            guard try header.read(UInt64.self) == word else { throw EntryReader.Damaged() }
+            guard try header.read(UInt64.self) == word else { throw CacheEntryReader.Damaged() }
         }
         let length = try header.read(UInt64.self)
         let payloadHash = try header.read(UInt64.self)
-        guard length == UInt64(header.remaining) else { throw EntryReader.Damaged() }
+        guard length == UInt64(header.remaining) else { throw CacheEntryReader.Damaged() }
         let payloadBytes = try header.bytes(count: Int(length))
-        guard Self.hash(payloadBytes) == payloadHash else { throw EntryReader.Damaged() }
+        guard Self.hash(payloadBytes) == payloadHash else { throw CacheEntryReader.Damaged() }
 
-        var payload = EntryReader(payloadBytes)
+        var payload = CacheEntryReader(payloadBytes)
         var batches: [EventBatch] = []
         var latestTimestamp = Int64.min
         for _ in 0..<(try payload.count()) {
@@ -472,7 +472,7 @@ package final class ParsedLogCache: Sendable {
             batch.counters.compressedBytes = try payload.read(Int64.self)
             batch.counters.uncompressedBytes = try payload.read(Int64.self)
             let malformed: [Int64] = try payload.readArray()
-            guard malformed.count == batch.counters.malformed.count else { throw EntryReader.Damaged() }
+            guard malformed.count == batch.counters.malformed.count else { throw CacheEntryReader.Damaged() }
             batch.counters.malformed = malformed.map { Int($0) }
             batch.counters.rejectedMoney.unreadable = Int(try payload.read(Int64.self))
             for _ in 0..<(try payload.count()) {
@@ -484,25 +484,25 @@ package final class ParsedLogCache: Sendable {
             for _ in 0..<(try payload.count()) {
                 let line = Int(try payload.read(Int64.self))
                 guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
-                    throw EntryReader.Damaged()
+                    throw CacheEntryReader.Damaged()
                 }
                 let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
                 batch.counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
             }
             batch.records = try payload.readArray()
             for (index, shape) in (try payload.readArray() as [EventShape]).enumerated() {
-                guard batch.shapes.id(of: shape) == Int32(index) else { throw EntryReader.Damaged() }
+                guard batch.shapes.id(of: shape) == Int32(index) else { throw CacheEntryReader.Damaged() }
             }
             batch.details = try payload.readArray()
             batch.users.fileUsers = try payload.interner()
             batch.transactions = try payload.interner()
             batch.labels = try payload.interner()
-            guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw EntryReader.Damaged() }
+            guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw CacheEntryReader.Damaged() }
             batch.eventIDs = eventIDs
             for record in batch.records { latestTimestamp = max(latestTimestamp, record.timestamp) }
             batches.append(batch)
         }
-        guard payload.remaining == 0, !batches.isEmpty else { throw EntryReader.Damaged() }
+        guard payload.remaining == 0, !batches.isEmpty else { throw CacheEntryReader.Damaged() }
         return (batches, latestTimestamp)
     }
 
@@ -513,76 +513,30 @@ package final class ParsedLogCache: Sendable {
             codeIdentity,
         ]
     }
+}
 
-    /// Writes an entry's words, arrays and byte strings (little-endian, each array and string
-    /// after its count).
-    struct EntryWriter {
-        var bytes: [UInt8]
-
-        mutating func append<Word: FixedWidthInteger>(_ word: Word) {
-            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-
-        /// The count, then the elements' bytes as they are in memory.
-        mutating func appendArray<Element>(_ array: [Element]) {
-            append(Int64(array.count))
-            array.withUnsafeBytes { bytes.append(contentsOf: $0) }
-        }
-
-        mutating func append(bytesOf string: some Collection<UInt8>) {
-            append(Int64(string.count))
-            bytes.append(contentsOf: string)
-        }
+/// A store file's reading (docs/input-formats.md#store-sources-in-a-job) kept as an entry of its
+/// own: `StoreSource.read` asks for it.
+extension ParsedLogCache: StoreFileCache {
+    package func reading<Reading: CachedStoreFileReading>(
+        ofFileAt path: String, settings: [UInt8], read: () async throws -> Reading
+    ) async throws -> Reading {
+        guard let key = key(forStoreFileAt: path, settings: settings) else { return try await read() }
+        if let kept = load(key, decode: { try Reading(entry: &$0, path: path) }) { return kept }
+        let reading = try await read()
+        store(key, path: path) { reading.encode(into: &$0) }
+        return reading
     }
+}
 
-    /// Reads an entry, every read checked against its end.
-    struct EntryReader {
-        struct Damaged: Error {}
-
-        private let bytes: UnsafeRawBufferPointer
-        private var offset = 0
-
-        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-        var remaining: Int { bytes.count - offset }
-
-        mutating func bytes(count: Int) throws -> UnsafeRawBufferPointer {
-            guard count >= 0, count <= remaining else { throw Damaged() }
-            defer { offset += count }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+extension CacheEntryReader {
+    /// Strings in id order, interned again in that order (so they get the same ids).
+    mutating func interner() throws -> ByteStringInterner {
+        let count = try count()
+        var interner = ByteStringInterner(capacity: count)
+        for id in 0..<count {
+            guard try interner.intern(bytesWithLength()) == Int32(id) else { throw Damaged() }
         }
-
-        mutating func read<Word: FixedWidthInteger>(_: Word.Type) throws -> Word {
-            Word(littleEndian: try bytes(count: MemoryLayout<Word>.size).loadUnaligned(as: Word.self))
-        }
-
-        mutating func count() throws -> Int {
-            let count = try read(Int64.self)
-            guard count >= 0, count <= remaining else { throw Damaged() }
-            return Int(count)
-        }
-
-        mutating func readArray<Element>() throws -> [Element] {
-            let count = try count()
-            let source = try bytes(count: count * MemoryLayout<Element>.stride)
-            return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-                if count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source.baseAddress!, byteCount: source.count) }
-                initialized = count
-            }
-        }
-
-        mutating func bytesWithLength() throws -> UnsafeRawBufferPointer {
-            try bytes(count: try count())
-        }
-
-        /// Strings in id order, interned again in that order (so they get the same ids).
-        mutating func interner() throws -> ByteStringInterner {
-            let count = try count()
-            var interner = ByteStringInterner(capacity: count)
-            for id in 0..<count {
-                guard try interner.intern(bytesWithLength()) == Int32(id) else { throw Damaged() }
-            }
-            return interner
-        }
+        return interner
     }
 }

@@ -25,8 +25,7 @@ package struct StoreNight: Sendable {
     /// without events, their lines uncounted, as a skipped purchase log
     /// (docs/input-formats.md#purchase-logs).
     package var skippedFiles: [SkippedFile] = []
-    /// False when an App Store source was read with `app_store.verify: false`: its signatures
-    /// were not checked.
+    /// False when a source with signatures was read without checking them (`Job.signaturesVerified`).
     package var signaturesVerified = true
 
     /// The events of every file, in the order of `files`.
@@ -39,36 +38,31 @@ package enum StoreSourceIngest {
     /// and resolves their records together (`StoreEventResolver`): a transaction delivered by
     /// several files or sources is one event.
     ///
-    /// Every `revenuecat_export` file's header is checked before any file is read, so that a
-    /// missing column fails at once.
+    /// Each format's files are read after its `StoreSource.reader` is made (which may check them
+    /// all first: a `revenuecat_export` file without a required column fails at once).
     ///
-    /// With a `cache`, an App Store file read by an earlier run with the same settings is read
-    /// back from it, verified and decoded, instead of being verified again (its signatures are
-    /// most of a night's work); a file read now is kept in it.
+    /// With a `cache`, a file of a format whose readings it keeps (`CachedStoreFileReading`: the
+    /// App Store's, verified and decoded) read by an earlier run with the same settings is read
+    /// back from it; a file read now is kept in it.
     ///
     /// - Parameter userTransactions: the server's `user_transactions` table (`UserTransactions`).
     /// - Throws: `OfferLabError`: `.unreadableLog` for a file that cannot be read or (under
-    ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column.
+    ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column;
+    ///   `.badJob` when a store's settings cannot read its format (`StoreSettingsProblem`).
     package static func read(
         job: Job, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil
     ) async throws -> StoreNight {
         var night = StoreNight()
         var sources: [StoreSourceRecords] = []
         for source in job.storeSources {
-            let read: FormatReading
-            switch source.format {
-            case .offerlab: continue
-            case .appStoreNotifications:
-                read = try await readAppStore(source.files, job: job, width: width, cache: cache)
-                night.signaturesVerified = job.appStore.verify
-            case .revenueCatExport: read = try await readRevenueCatExport(source.files, job: job, width: width)
-            case .revenueCatWebhooks: read = try await readRevenueCatWebhooks(source.files, job: job, width: width)
-            }
+            guard let store = source.format.source else { continue }
+            let read = try await readSource(store, paths: source.files, job: job, width: width, cache: cache)
             sources.append(read.records)
             night.notes += read.records.notes
             night.skippedFiles += read.skippedFiles
             night.fileCounts.merge(read.fileCounts) { $1 }
         }
+        night.signaturesVerified = job.signaturesVerified ?? true
         let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: job.night.microseconds)
         night.counts = resolution.counts
 
@@ -108,18 +102,28 @@ package enum StoreSourceIngest {
         case skipped(SkippedFile)
     }
 
-    /// Reads `paths` with `read`, at most `width` at a time, and gives the files read to `collect`
-    /// in path order, as soon as each one's turn comes; their counts and the skipped ones are kept
-    /// in `reading`. A corrupt gzip file is skipped under `on_corrupt_file: skip`, else fails the
-    /// night, as a purchase log (docs/input-formats.md#purchase-logs) does.
-    private static func readFiles<Reading: StoreFileReading>(
-        _ paths: [String], format: SourceFormat, job: Job, width: Int?, into reading: inout FormatReading,
-        read: @escaping @Sendable (String) async throws -> Reading, collect: (Reading) -> Void
-    ) async throws {
+    /// Reads `paths`, the files of a `Source`, at most `width` at a time, and collects the files
+    /// read into its records in path order, as soon as each one's turn comes. A corrupt gzip file
+    /// is skipped under `on_corrupt_file: skip`, else fails the night, as a purchase log
+    /// (docs/input-formats.md#purchase-logs) does.
+    private static func readSource<Source: StoreSource>(
+        _: Source.Type, paths: [String], job: Job, width: Int?, cache: ParsedLogCache?
+    ) async throws -> FormatReading {
+        let format = Source.format
+        let reader: Source.FileReader
+        do {
+            reader = try Source.reader(settings: job.storeSettings[Source.Settings.self], paths: paths, inflater: job.inflater)
+        } catch let problem as StoreSettingsProblem {
+            throw OfferLabError.job(job.jobPath, key: problem.key, problem.problem)
+        } catch let error as IngestError {
+            throw OfferLabError(.unreadableLog, context: "\(format.rawValue) file ", error)
+        }
         let policy = job.onCorruptFile
-        try await InOrder.run(count: paths.count, width: width) { index -> FileOutcome<Reading> in
+        var reading = FormatReading(records: StoreSourceRecords(format: format))
+        var collector = Source.Collector()
+        try await InOrder.run(count: paths.count, width: width) { index -> FileOutcome<Source.FileReading> in
             do {
-                return .read(try await read(paths[index]))
+                return .read(try await Source.read(paths[index], with: reader, cache: cache))
             } catch let error as IngestError {
                 let corrupt = error.code == .corruptGzip || error.code == .truncatedGzip
                 if corrupt && policy == .skip { return .skipped(SkippedFile(path: paths[index], error: error.detail)) }
@@ -130,95 +134,12 @@ package enum StoreSourceIngest {
             switch outcome {
             case .read(let file):
                 reading.fileCounts[file.path] = file.counts
-                collect(file)
+                collector.add(file)
             case .skipped(let skipped): reading.skippedFiles.append(skipped)
             }
         }
-    }
-
-    private static func readAppStore(_ paths: [String], job: Job, width: Int?, cache: ParsedLogCache?) async throws -> FormatReading {
-        guard let bundleID = job.appStore.bundleID else {
-            throw OfferLabError.job(job.jobPath, key: "app_store.bundle_id", "required with a logs item of format app_store_notifications")
-        }
-        var verifier: AppStoreSignatureVerifier?
-        if job.appStore.verify {
-            do {
-                verifier = try AppStoreSignatureVerifier(rootCertificates: job.appStore.rootCertificates)
-            } catch {
-                throw OfferLabError.job(job.jobPath, key: "app_store.root_certificates", "certificate \(error.index + 1): \(error.reason)")
-            }
-        }
-        let decoder = AppStoreNotificationDecoder(bundleID: bundleID, verifier: verifier)
-        var reading = FormatReading(records: StoreSourceRecords(format: .appStoreNotifications))
-        let settings = cacheSettings(job.appStore)
-        var collector = AppStoreRecordCollector()
-        try await readFiles(paths, format: .appStoreNotifications, job: job, width: width, into: &reading) { path in
-            guard let cache, let key = cache.key(forStoreFileAt: path, settings: settings) else {
-                return try await AppStoreNotificationFile.read(path: path, decoder: decoder)
-            }
-            if let kept = cache.load(
-                key,
-                decode: { (entry: inout ParsedLogCache.EntryReader) in
-                    try AppStoreFileReading(entry: &entry, path: path)
-                })
-            {
-                return kept
-            }
-            let reading = try await AppStoreNotificationFile.read(path: path, decoder: decoder)
-            cache.store(key, path: path) { reading.encode(into: &$0) }
-            return reading
-        } collect: {
-            collector.add($0)
-        }
         cache?.releaseBuffers()
         reading.records = collector.records
-        return reading
-    }
-
-    /// What reading an App Store file depends on beside its bytes: the job's bundle id, whether
-    /// it verifies, and the roots it trusts.
-    private static func cacheSettings(_ settings: AppStoreSettings) -> [UInt8] {
-        var bytes = Array("\(SourceFormat.appStoreNotifications.rawValue)\n\(settings.bundleID ?? "")\n\(settings.verify)\n".utf8)
-        for root in settings.rootCertificates {
-            bytes += Array("\(root.count)\n".utf8) + root
-        }
-        return bytes
-    }
-
-    private static func readRevenueCatExport(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
-        let userIDField = job.revenueCat.userIDField
-        let inflater = job.inflater
-        for path in paths {
-            do {
-                try RevenueCatExportFile.checkColumns(path: path, userIDField: userIDField, inflater: inflater)
-            } catch let error as IngestError where error.code == .missingColumn || error.code == .invalidHeader {
-                throw OfferLabError(.unreadableLog, context: "revenuecat_export file ", error)
-            } catch {
-                // A file that cannot be opened or inflated fails (or is skipped) when it is read.
-            }
-        }
-        var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatExport))
-        var files: [RevenueCatExportFile] = []
-        try await readFiles(paths, format: .revenueCatExport, job: job, width: width, into: &reading) { path in
-            try RevenueCatExportFile(path: path, userIDField: userIDField, inflater: inflater)
-        } collect: {
-            files.append($0)
-        }
-        reading.records = RevenueCatExport.records(files)
-        return reading
-    }
-
-    private static func readRevenueCatWebhooks(_ paths: [String], job: Job, width: Int?) async throws -> FormatReading {
-        let userIDField = job.revenueCat.userIDField
-        let inflater = job.inflater
-        var reading = FormatReading(records: StoreSourceRecords(format: .revenueCatWebhooks))
-        var files: [RevenueCatWebhookFile] = []
-        try await readFiles(paths, format: .revenueCatWebhooks, job: job, width: width, into: &reading) { path in
-            try RevenueCatWebhookFile(path: path, userIDField: userIDField, inflater: inflater)
-        } collect: {
-            files.append($0)
-        }
-        reading.records = RevenueCatWebhooks.records(files)
         return reading
     }
 }

@@ -24,7 +24,7 @@ import OfferLabStoreSources
 /// (`REFUND` then `REFUND_REVERSED`, i mod 50 = 8); and in shard 0 one line about another app and one whose
 /// signature does not verify. `expiresDate` is the logs' `expires_at`. The Play Store's users
 /// are not here: Apple does not send Google Play's purchases, so their facts stay in the app's
-/// logs (`LogSourceFormat.carries`).
+/// logs (`SourceFormat.carries`).
 ///
 /// The user: `appAccountToken` carries the user id when it is a UUID (`--user-ids uuid`),
 /// except for users i mod 5 = 4 (no token) and i mod 5 = 3 (a token of the device's own, which
@@ -146,7 +146,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
                 transaction.isRenewal
                 ? ("DID_RENEW", nil) : product.isOneTime ? ("ONE_TIME_CHARGE", nil) : ("SUBSCRIBED", "INITIAL_BUY")
             body = try notification(
-                type: type, subtype: subtype, id: event, signedMillis: millis, transaction: transaction, autoRenews: true,
+                type: type, subtype: subtype, id: event, transaction: transaction, autoRenews: true,
                 user: user)
         case .refund:
             var transaction = transactions[event.transaction] ?? earlierPeriod(event, user: user)
@@ -156,14 +156,14 @@ struct AppStoreNotificationWriter: StoreFactWriter {
                 transactions[transaction.id] = transaction
             }
             body = try notification(
-                type: "REFUND", subtype: nil, id: event, signedMillis: millis, transaction: transaction, autoRenews: false, user: user)
+                type: "REFUND", subtype: nil, id: event, transaction: transaction, autoRenews: false, user: user)
         case .cancel, .expire:
             let chain = event.original
             let transaction = latest[chain].flatMap { transactions[$0] }
             addTableRow(chain: chain, user: user)
             body = try notification(
                 type: event.kind == .cancel ? "DID_CHANGE_RENEWAL_STATUS" : "EXPIRED",
-                subtype: event.kind == .cancel ? "AUTO_RENEW_DISABLED" : "VOLUNTARY", id: event, signedMillis: millis,
+                subtype: event.kind == .cancel ? "AUTO_RENEW_DISABLED" : "VOLUNTARY", id: event,
                 transaction: transaction, autoRenews: false, user: user,
                 renewalChain: (chain, event.product >= 0 ? Int(event.product) : transaction?.product))
         default:
@@ -306,7 +306,7 @@ struct AppStoreNotificationWriter: StoreFactWriter {
         id.idHigh = SplitMix64.mix(uuid.0)
         id.idLow = uuid.1
         let body = try notification(
-            type: type, subtype: subtype, id: id, signedMillis: Self.floorMillis(time), transaction: transaction, autoRenews: true,
+            type: type, subtype: subtype, id: id, transaction: transaction, autoRenews: true,
             user: user)
         try file(day: min(configuration.days, Int((time - configuration.startMicros) / Micros.day))).appendLine(body)
     }
@@ -328,14 +328,14 @@ struct AppStoreNotificationWriter: StoreFactWriter {
             id.idHigh = SplitMix64.mix(transactionID)
             id.idLow = 0xBAD
             var body = try notification(
-                type: "SUBSCRIBED", subtype: "INITIAL_BUY", id: id, signedMillis: Self.floorMillis(time), transaction: transaction,
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", id: id, transaction: transaction,
                 autoRenews: true, user: user, bundleID: bundleID)
             if bundleID == Self.bundleID {
                 // The signature of another payload: the price changed after signing.
                 var tampered = transaction
                 tampered.priceMinor += 100
                 let other = try notification(
-                    type: "SUBSCRIBED", subtype: "INITIAL_BUY", id: id, signedMillis: Self.floorMillis(time), transaction: tampered,
+                    type: "SUBSCRIBED", subtype: "INITIAL_BUY", id: id, transaction: tampered,
                     autoRenews: true, user: user)
                 body = Self.splice(payloadOf: other, into: body)
                 written.badSignatureLines += 1
@@ -369,11 +369,13 @@ struct AppStoreNotificationWriter: StoreFactWriter {
 
     // MARK: - Bodies
 
-    /// The stored POST body of one notification, `{"signedPayload":"<JWS>"}`.
+    /// The stored POST body of one notification, `{"signedPayload":"<JWS>"}`, its `notificationUUID`
+    /// made from `id` and signed at `id`'s time (to the millisecond).
     private func notification(
-        type: String, subtype: String?, id: SimEvent, signedMillis: Int64, transaction: Transaction?, autoRenews: Bool,
-        user: UserProfile, bundleID: String = Self.bundleID, renewalChain: (chain: UInt64, product: Int?)? = nil
+        type: String, subtype: String?, id: SimEvent, transaction: Transaction?, autoRenews: Bool, user: UserProfile,
+        bundleID: String = Self.bundleID, renewalChain: (chain: UInt64, product: Int?)? = nil
     ) throws -> [UInt8] {
+        let signedMillis = Self.floorMillis(id.time)
         let environment = user.isSandboxTester ? "Sandbox" : "Production"
         var uuid: [UInt8] = []
         uuid.appendEventID(id, userIndex: user.index, shape: .uuid)

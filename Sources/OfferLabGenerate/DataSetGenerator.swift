@@ -49,7 +49,7 @@ public enum DataSetGenerator {
         // The App Store's form is signed by a test chain of the data set's own, made like
         // Apple's and valid well around the period, whose root the job trusts.
         let signer: AppStoreTestSigner?
-        if configuration.sourceFormat == .appStoreNotifications {
+        if configuration.sourceFormat.isSigned {
             let day = 86_400.0
             let start = Double(configuration.startMicros) / 1e6
             signer = try AppStoreTestSigner(
@@ -72,7 +72,7 @@ public enum DataSetGenerator {
             guard index < shardCount else { return .assignments(rows: try TableWriter.writeAssignments(configuration: configuration)) }
             var writer = LogShardWriter(
                 configuration: configuration, shard: index, shardCount: shardCount,
-                store: storeWriter(configuration: configuration, shard: index, signer: signer))
+                store: configuration.sourceFormat.storeWriter(configuration: configuration, shard: index, signer: signer))
             let counts = try writer.run()
             return .shard(counts, userTransactionRows: writer.userTransactionRows)
         } merge: { written in
@@ -103,7 +103,7 @@ public enum DataSetGenerator {
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        let logFolders = ["logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder, AppStoreNotificationWriter.folder]
+        let logFolders = ["logs", LogShardWriter.showcaseFolder] + SourceFormat.storeFolders
         for relative in try logFolders.flatMap({ try logFiles(in: out, folder: $0) }) {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
@@ -113,27 +113,13 @@ public enum DataSetGenerator {
             assignmentRows: rows, logs: logs, files: files)
     }
 
-    /// The writer of a shard's store files in the data set's store form, if it has one.
-    private static func storeWriter(
-        configuration: GeneratorConfiguration, shard: Int, signer: AppStoreTestSigner?
-    ) -> (any StoreFactWriter)? {
-        switch configuration.sourceFormat {
-        case .offerlab: nil
-        case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter(configuration: configuration, shard: shard)
-        case .appStoreNotifications: signer.map { AppStoreNotificationWriter(configuration: configuration, shard: shard, signer: $0) }
-        }
-    }
-
     /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `revenuecat/`,
     /// `appstore/` or `job.yaml` is an error unless `overwrite`, which removes exactly those
     /// (nothing else in the folder).
     private static func prepare(_ configuration: GeneratorConfiguration) throws {
         let manager = FileManager.default
         let out = configuration.outputDirectory
-        let owned = [
-            TableWriter.folder, "logs", LogShardWriter.showcaseFolder, RevenueCatWriter.folder, AppStoreNotificationWriter.folder,
-            JobFile.name,
-        ]
+        let owned = [TableWriter.folder, "logs", LogShardWriter.showcaseFolder] + SourceFormat.storeFolders + [JobFile.name]
         for name in owned where manager.fileExists(atPath: out + "/" + name) {
             guard configuration.overwrite else {
                 throw GeneratorError(

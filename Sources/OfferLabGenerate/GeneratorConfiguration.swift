@@ -1,3 +1,5 @@
+import OfferLabStoreSources
+
 /// What `DataSetGenerator.generate` makes: how many users, which seed, which period, where.
 public struct GeneratorConfiguration: Sendable {
     /// The folder that receives `tables/`, `logs/` and `job.yaml`.
@@ -23,14 +25,14 @@ public struct GeneratorConfiguration: Sendable {
     public var layout: LogLayout
     /// The form of the store's facts: the purchase logs (docs/input-formats.md#purchase-logs), or
     /// RevenueCat's export or webhooks.
-    public var sourceFormat: LogSourceFormat
+    public var sourceFormat: SourceFormat
 
     public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
 
     public init(
         outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14,
         jobs: Int = 2, compressionLevel: Int32 = 6, overwrite: Bool = false, eventIDs: EventIDShape = .uuid,
-        userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards, sourceFormat: LogSourceFormat = .offerlab
+        userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards, sourceFormat: SourceFormat = .offerlab
     ) {
         self.outputDirectory = outputDirectory
         self.users = users

@@ -1,3 +1,5 @@
+import OfferLabStoreSources
+
 /// The job file (`job.yaml`) that runs the analysis of a generated data set.
 enum JobFile {
     static let name = "job.yaml"
@@ -54,19 +56,9 @@ enum JobFile {
     /// The store's files, as a source of their format
     /// (docs/input-formats.md#store-sources-in-a-job); for the App Store, the app and the data
     /// set's own test root certificate.
-    private static func storeSource(_ format: LogSourceFormat) -> String {
+    private static func storeSource(_ format: SourceFormat) -> String {
         guard let glob = format.glob else { return "" }
-        var text = "\n  - {path: \"\(glob)\", format: \(format.rawValue)}"
-        if format == .appStoreNotifications {
-            text += """
-
-                app_store:
-                  bundle_id: \(AppStoreNotificationWriter.bundleID)
-                  # The data set's own test CA, made like Apple's: its notifications are not signed by Apple.
-                  root_certificates: [\(AppStoreNotificationWriter.rootCertificatePath)]
-                """
-        }
-        return text
+        return "\n  - {path: \"\(glob)\", format: \(format.rawValue)}" + format.jobSettings
     }
 
     /// The shape options that differ from the defaults, as the command line spells them.

@@ -271,7 +271,7 @@ struct RevenueCatWriter: StoreFactWriter {
         switch configuration.sourceFormat {
         case .revenueCatExport: try emitExportRow(row, user: user, day: day)
         case .revenueCatWebhooks: try emitChargeWebhook(row, kind: kind, event: event, user: user, day: day)
-        case .offerlab, .appStoreNotifications: return
+        default: return
         }
     }
 

@@ -40,10 +40,8 @@ public struct Job: Sendable {
     /// per format named, in the order of `SourceFormat`; empty for a job of purchase logs
     /// (docs/input-formats.md#purchase-logs) only.
     public var storeSources: [StoreSourceFiles] = []
-    /// `app_store`: how `app_store_notifications` sources are verified.
-    public var appStore = AppStoreSettings()
-    /// `revenuecat`: which RevenueCat id is the user.
-    public var revenueCat = RevenueCatSettings()
+    /// Every store's map (`app_store`, `revenuecat`, …): how its sources are read.
+    public var storeSettings = StoreSettings()
     /// `as_of`: events and assignments at or after its instant are ignored.
     public var night: Night
     public var reportCurrency: String
@@ -106,6 +104,10 @@ public struct Job: Sendable {
     public var srmConcentration = SequentialSampleRatio.defaultConcentration
     /// The exit code of a successful night with an alert (docs/reliability.md, "Alerts"); 0: none.
     public var alertExitCode: Int32 = 0
+
+    /// Whether the signatures of the job's store sources are checked: nil when none has
+    /// signatures (`StoreSourceSettings.signaturesVerified`).
+    package var signaturesVerified: Bool? { storeSettings.signaturesVerified(reading: storeSources.map(\.format)) }
 
     /// The slice fields whose values the events keep: the job's, and `country` when a VAT rate
     /// depends on it.
@@ -231,8 +233,7 @@ public enum JobLoader {
         let storeSources = SourceFormat.allCases.filter { $0 != .offerlab && filesByFormat[$0] != nil }.map { format in
             StoreSourceFiles(format: format, patterns: patternsByFormat[format] ?? [], files: sortedFiles(format))
         }
-        let appStore = try reader.appStoreSettings(folder: folder, required: storeSources.contains { $0.format == .appStoreNotifications })
-        let revenueCat = try reader.revenueCatSettings()
+        let storeSettings = try reader.storeSettings(folder: folder, reading: storeSources.map(\.format))
 
         let night: Night
         if let asOfOverride = overrides.asOf {
@@ -393,8 +394,7 @@ public enum JobLoader {
         job.maxDaysAfterLastEvent = maxDaysAfterLastEvent
         job.allowFutureAsOf = try reader.flag("allow_future_as_of")
         job.storeSources = storeSources
-        job.appStore = appStore
-        job.revenueCat = revenueCat
+        job.storeSettings = storeSettings
         job.proceeds = try reader.proceeds(folder: folder)
         job.decisionSettings = try reader.decisionSettings(maturityDays: maturityDays, hasRevenueCap: revenueCap != nil)
         job.srmConcentration = try reader.number("srm_concentration", default: SequentialSampleRatio.defaultConcentration)

@@ -19,31 +19,21 @@ public struct StoreSourceFiles: Sendable, Equatable {
     }
 }
 
-/// The job's `app_store` map: how `app_store_notifications` sources are checked.
-public struct AppStoreSettings: Sendable {
-    /// `bundle_id`: the app whose notifications count; required when a source of the format is
-    /// listed (a payload of another app is `malformed_other_app`).
-    public var bundleID: String?
-    /// `root_certificates`, resolved against the job file's folder; empty: Apple Root CA - G3.
-    public var rootCertificatePaths: [String] = []
-    /// The trusted roots' bytes (DER or PEM), each checked to be an X.509 certificate when the
-    /// job was loaded: the files of `rootCertificatePaths`, else Apple Root CA - G3.
-    public var rootCertificates: [[UInt8]] = [AppStoreSignatureVerifier.appleRootCAG3DER]
-    /// `verify: false` (for a receiver that verified each body at receipt) skips the signatures.
-    public var verify = true
-
-    public init() {}
-}
-
-/// The job's `revenuecat` map.
-public struct RevenueCatSettings: Sendable {
-    /// `user_id_field`: which of RevenueCat's ids is the server's `user_id`.
-    public var userIDField = RevenueCatUserIDField.originalAppUserID
-
-    public init() {}
-}
-
 extension JobValues {
+    /// Every store's map (`StoreSettings.types`, in their order), each checked against its keys
+    /// and read by its store; a store whose map is absent has its defaults. `formats`: the job's
+    /// store sources, whose settings may require keys.
+    func storeSettings(folder: String, reading formats: [SourceFormat]) throws -> StoreSettings {
+        var settings = StoreSettings()
+        for type in StoreSettings.types {
+            let map = StoreSettingsMap(
+                job: self, key: type.jobKey, entries: try settingsMap(type.jobKey, known: type.keys), folder: folder)
+            let required = formats.contains { $0.source?.settingsType.jobKey == type.jobKey }
+            settings.add(try type.init(reading: map, required: required))
+        }
+        return settings
+    }
+
     /// The entries of the map `key`, each checked against `known`; empty when the key is absent.
     private func settingsMap(_ key: String, known: [String]) throws -> [String: Node] {
         guard let node = values[key], node.null == nil else { return [:] }
@@ -57,67 +47,38 @@ extension JobValues {
         }
         return entries
     }
+}
 
-    /// `app_store: {bundle_id:, root_certificates:, verify:}`. `required`: the job lists an
-    /// `app_store_notifications` source, which needs `bundle_id`.
-    func appStoreSettings(folder: String, required: Bool) throws -> AppStoreSettings {
-        let entries = try settingsMap("app_store", known: ["bundle_id", "root_certificates", "verify"])
-        var settings = AppStoreSettings()
-        if let node = entries["bundle_id"] {
-            guard let text = node.scalar?.string, !text.isEmpty else { throw fail("app_store.bundle_id", "expected the app's bundle id") }
-            settings.bundleID = text
-        } else if required {
-            throw fail("app_store.bundle_id", "required with a logs item of format app_store_notifications (e.g. com.example.app)")
-        }
-        if let node = entries["verify"] {
-            switch node.scalar?.string {
-            case "true": settings.verify = true
-            case "false": settings.verify = false
-            default: throw fail("app_store.verify", "'\(node.scalar?.string ?? "")' must be true or false")
-            }
-        }
-        if let node = entries["root_certificates"] {
-            let items = node.scalar.map { [$0.string] } ?? node.sequence?.compactMap { $0.scalar?.string } ?? []
-            guard !items.isEmpty, items.count == (node.sequence?.count ?? 1), items.allSatisfy({ !$0.isEmpty }) else {
-                throw fail("app_store.root_certificates", "expected a certificate file or a list of them")
-            }
-            settings.rootCertificatePaths = items.map { JobLoader.resolve($0, against: folder) }
-            settings.rootCertificates = try settings.rootCertificatePaths.map { certificatePath in
-                do {
-                    return [UInt8](try Data(contentsOf: URL(fileURLWithPath: certificatePath)))
-                } catch {
-                    throw OfferLabError(
-                        .badJob,
-                        "job file \(path): app_store.root_certificates: cannot read \(certificatePath) (\(error.localizedDescription))",
-                        location: .init(path: certificatePath, jobKey: "app_store.root_certificates"), cause: error)
-                }
-            }
-            do {
-                _ = try AppStoreSignatureVerifier(rootCertificates: settings.rootCertificates)
-            } catch {
-                let certificatePath = settings.rootCertificatePaths[error.index]
-                throw OfferLabError(
-                    .badJob,
-                    "job file \(path): app_store.root_certificates: \(certificatePath) is \(error.reason.split(whereSeparator: \.isNewline).joined(separator: " "))",
-                    location: .init(path: certificatePath, jobKey: "app_store.root_certificates"), cause: error)
-            }
-        }
-        return settings
+/// A store's map of the job file, read by the store (`StoreSourceSettings`), its errors the job's.
+struct StoreSettingsMap: StoreSettingsReader {
+    let job: JobValues
+    /// The map's key in the job file (`app_store`).
+    let key: String
+    let entries: [String: Node]
+    /// The job file's folder.
+    let folder: String
+
+    func has(_ key: String) -> Bool { entries[key] != nil }
+
+    func text(_ key: String) -> String? { entries[key]?.scalar?.string }
+
+    func texts(_ key: String) -> [String]? {
+        guard let node = entries[key] else { return nil }
+        if let scalar = node.scalar { return [scalar.string] }
+        guard let sequence = node.sequence else { return nil }
+        let items = sequence.compactMap { $0.scalar?.string }
+        return items.count == sequence.count ? items : nil
     }
 
-    /// `revenuecat: {user_id_field:}`.
-    func revenueCatSettings() throws -> RevenueCatSettings {
-        let entries = try settingsMap("revenuecat", known: ["user_id_field"])
-        var settings = RevenueCatSettings()
-        if let node = entries["user_id_field"] {
-            let text = node.scalar?.string ?? ""
-            guard let field = RevenueCatUserIDField(jobValue: text) else {
-                throw fail(
-                    "revenuecat.user_id_field",
-                    "'\(text)' is not a RevenueCat user id (known: original_app_user_id, last_seen_alias, app_user_id)")
-            }
-            settings.userIDField = field
-        }
-        return settings
+    func resolve(_ path: String) -> String { JobLoader.resolve(path, against: folder) }
+
+    func fail(_ key: String, _ problem: String) -> any Error {
+        job.fail("\(self.key).\(key)", problem)
+    }
+
+    func fail(_ key: String, file: String, _ problem: String, cause: any Error) -> any Error {
+        let jobKey = "\(self.key).\(key)"
+        return OfferLabError(
+            .badJob, "job file \(job.path): \(jobKey): \(problem)", location: .init(path: file, jobKey: jobKey), cause: cause)
     }
 }

@@ -109,13 +109,3 @@ public struct StoreLineRejection: Error, Equatable, Sendable {
         self.init(StoreCounter(reason), detail)
     }
 }
-
-/// One store file as read: its path and its counters (`StoreSourceIngest` keeps both per file).
-public protocol StoreFileReading: Sendable {
-    var path: String { get }
-    var counts: StoreCounts { get }
-}
-
-extension AppStoreFileReading: StoreFileReading {}
-extension RevenueCatExportFile: StoreFileReading {}
-extension RevenueCatWebhookFile: StoreFileReading {}

@@ -19,7 +19,7 @@ public struct StoreEvent: Sendable, Equatable {
     /// transaction; for a paid charge nil means its money is left out (`unpriced_charges`).
     public var priceMicros: Int64?
     public var currency: String?
-    public var isSandbox: Bool
+    public var isSandbox = false
     public var platform: String?
     public var country: String?
     public var store: String?
@@ -30,29 +30,46 @@ public struct StoreEvent: Sendable, Equatable {
     /// made in memory): `offerlab events` writes the event to that file's output.
     public var sourcePath: String?
 
-    public init(
-        format: SourceFormat, eventID: String, at: Int64, userID: String, event: EventType, productID: String? = nil,
-        transactionID: String? = nil, originalTransactionID: String? = nil, priceMicros: Int64? = nil, currency: String? = nil,
-        isSandbox: Bool = false, platform: String? = nil, country: String? = nil, store: String? = nil, expiresAt: Int64? = nil,
-        taxShare: Double? = nil, commissionShare: Double? = nil
-    ) {
+    /// An event without the optional fields of the log format (set them where the record has
+    /// them).
+    public init(format: SourceFormat, eventID: String, at: Int64, userID: String, event: EventType) {
         self.format = format
         self.eventID = eventID
         self.at = at
         self.userID = userID
         self.event = event
-        self.productID = productID
-        self.transactionID = transactionID
-        self.originalTransactionID = originalTransactionID
-        self.priceMicros = priceMicros
-        self.currency = currency
-        self.isSandbox = isSandbox
-        self.platform = platform
-        self.country = country
-        self.store = store
-        self.expiresAt = expiresAt
-        self.taxShare = taxShare
-        self.commissionShare = commissionShare
+    }
+
+    /// The trial or charge `event` of `record`, as `userID`'s.
+    init(_ record: StoreTransaction, event: EventType, userID: String) {
+        self.init(
+            format: record.format, eventID: record.format.eventID(of: record.transactionID), at: record.at, userID: userID, event: event)
+        productID = record.productID
+        transactionID = record.transactionID
+        originalTransactionID = record.originalTransactionID
+        priceMicros = record.money.priceMicros
+        currency = record.money.currency
+        isSandbox = record.buyer.isSandbox
+        platform = record.buyer.platform
+        country = record.buyer.country
+        store = record.buyer.store
+        expiresAt = record.expiresAt
+        taxShare = record.money.taxShare
+        commissionShare = record.money.commissionShare
+        sourcePath = record.sourcePath
+    }
+
+    /// The cancel or expire `change`, as `userID`'s.
+    init(_ change: StoreStatusChange, userID: String) {
+        self.init(format: change.format, eventID: change.format.eventID(of: change.id), at: change.at, userID: userID, event: change.event)
+        productID = change.productID
+        transactionID = change.transactionID
+        originalTransactionID = change.originalTransactionID
+        isSandbox = change.buyer.isSandbox
+        platform = change.buyer.platform
+        country = change.buyer.country
+        store = change.buyer.store
+        sourcePath = change.sourcePath
     }
 }
 
@@ -79,14 +96,17 @@ public struct StoreSourceRecords: Sendable, Equatable {
 }
 
 extension SourceFormat {
-    /// What its events' ids start with: `<format>:` (literals, made once, not per event).
-    var eventIDPrefix: String {
-        switch self {
-        case .offerlab: "offerlab:"
-        case .appStoreNotifications: "app_store_notifications:"
-        case .revenueCatExport: "revenuecat_export:"
-        case .revenueCatWebhooks: "revenuecat_webhooks:"
-        }
+    /// The id of an event made from a record of the format (docs/input-formats.md#store-sources-from-records-to-events):
+    /// `<format>:<id>`, then `suffix` (`:refund`); one string, made at its size.
+    func eventID(of id: String, suffix: String = "") -> String {
+        let format = rawValue
+        var eventID = ""
+        eventID.reserveCapacity(format.utf8.count + 1 + id.utf8.count + suffix.utf8.count)
+        eventID += format
+        eventID += ":"
+        eventID += id
+        eventID += suffix
+        return eventID
     }
 }
 
@@ -133,12 +153,12 @@ public enum StoreEventResolver {
         var chargeEvents: [String: Int] = [:]
 
         for record in transactions {
-            if record.isFamilyShared {
+            if record.buyer.isFamilyShared {
                 resolution.counts[record.format, default: .init()][.familySharedRecords] += 1
                 continue
             }
             let chain = record.originalTransactionID ?? record.transactionID
-            guard let userID = tableUser(chain) ?? record.userID else {
+            guard let userID = tableUser(chain) ?? record.buyer.userID else {
                 resolution.counts[record.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
@@ -149,16 +169,10 @@ public enum StoreEventResolver {
             case .laterCharge: event = .renewal
             case .chargeByChainOrder: event = firstCharges[chain] == ChargeOrder(record) ? .purchase : .renewal
             }
-            if event != .trialStart, record.priceMicros == nil, !record.isSandbox {
+            if event != .trialStart, record.money.priceMicros == nil, !record.buyer.isSandbox {
                 resolution.counts[record.format, default: .init()][.unpricedCharges] += 1
             }
-            var charge = StoreEvent(
-                format: record.format, eventID: record.format.eventIDPrefix + record.transactionID, at: record.at, userID: userID,
-                event: event, productID: record.productID, transactionID: record.transactionID,
-                originalTransactionID: record.originalTransactionID, priceMicros: record.priceMicros,
-                currency: record.currency, isSandbox: record.isSandbox, platform: record.platform, country: record.country,
-                store: record.store, expiresAt: record.expiresAt, taxShare: record.taxShare, commissionShare: record.commissionShare)
-            charge.sourcePath = record.sourcePath
+            var charge = StoreEvent(record, event: event, userID: userID)
             if !refunds.isEmpty && chargeEvents[record.transactionID] == nil {
                 chargeEvents[record.transactionID] = resolution.events.count
             }
@@ -168,50 +182,47 @@ public enum StoreEventResolver {
             charge.event = .refund
             charge.at = refund.at
             charge.priceMicros = refund.amountMicros
-            charge.currency = refund.amountMicros == nil ? nil : record.currency
+            charge.currency = refund.amountMicros == nil ? nil : record.money.currency
             charge.expiresAt = nil
             resolution.events.append(charge)
         }
 
         for refund in refunds {
-            if refund.isFamilyShared {
+            if refund.buyer.isFamilyShared {
                 resolution.counts[refund.format, default: .init()][.familySharedRecords] += 1
                 continue
             }
             let refunded = chargeEvents[refund.transactionID].map { resolution.events[$0] }
             let chain = refund.originalTransactionID ?? refunded?.originalTransactionID ?? refund.transactionID
-            guard let userID = tableUser(chain) ?? refund.userID ?? refunded?.userID else {
+            guard let userID = tableUser(chain) ?? refund.buyer.userID ?? refunded?.userID else {
                 resolution.counts[refund.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
             guard !isReversed(refund.transactionID, refundedAt: refund.at) else { continue }
-            // The amount is in the charge's currency: a refund that does not name it takes the charge's.
             var event = StoreEvent(
-                format: refund.format, eventID: refund.format.eventIDPrefix + refund.transactionID + ":refund", at: refund.at,
-                userID: userID, event: .refund, productID: refund.productID ?? refunded?.productID,
-                transactionID: refund.transactionID,
-                originalTransactionID: refund.originalTransactionID ?? refunded?.originalTransactionID,
-                priceMicros: refund.amountMicros,
-                currency: refund.amountMicros == nil ? nil : refund.currency ?? refunded?.currency, isSandbox: refund.isSandbox,
-                platform: refund.platform ?? refunded?.platform, country: refund.country ?? refunded?.country,
-                store: refund.store ?? refunded?.store)
+                format: refund.format, eventID: refund.format.eventID(of: refund.transactionID, suffix: ":refund"), at: refund.at,
+                userID: userID, event: .refund)
+            event.productID = refund.productID ?? refunded?.productID
+            event.transactionID = refund.transactionID
+            event.originalTransactionID = refund.originalTransactionID ?? refunded?.originalTransactionID
+            // The amount is in the charge's currency: a refund that does not name it takes the charge's.
+            event.priceMicros = refund.amountMicros
+            event.currency = refund.amountMicros == nil ? nil : refund.currency ?? refunded?.currency
+            event.isSandbox = refund.buyer.isSandbox
+            event.platform = refund.buyer.platform ?? refunded?.platform
+            event.country = refund.buyer.country ?? refunded?.country
+            event.store = refund.buyer.store ?? refunded?.store
             event.sourcePath = refund.sourcePath
             resolution.events.append(event)
         }
 
         for change in statusChanges {
             let chain = change.originalTransactionID ?? change.transactionID
-            guard let userID = chain.flatMap(tableUser) ?? change.userID else {
+            guard let userID = chain.flatMap(tableUser) ?? change.buyer.userID else {
                 resolution.counts[change.format, default: .init()][.unattributedStoreRecords] += 1
                 continue
             }
-            var event = StoreEvent(
-                format: change.format, eventID: change.format.eventIDPrefix + change.id, at: change.at, userID: userID,
-                event: change.event, productID: change.productID, transactionID: change.transactionID,
-                originalTransactionID: change.originalTransactionID, isSandbox: change.isSandbox, platform: change.platform,
-                country: change.country, store: change.store)
-            event.sourcePath = change.sourcePath
-            resolution.events.append(event)
+            resolution.events.append(StoreEvent(change, userID: userID))
         }
         return resolution
     }

@@ -1,13 +1,29 @@
 import OfferLabIngest
 
-/// The input formats of a job's `logs` (docs/input-formats.md#store-sources-in-a-job): the
-/// project's own log format and the stores' formats, each read into the same events.
-public enum SourceFormat: String, CaseIterable, Sendable {
-    /// The JSON Lines and CSV logs (docs/input-formats.md#purchase-logs).
-    case offerlab
-    case appStoreNotifications = "app_store_notifications"
-    case revenueCatExport = "revenuecat_export"
-    case revenueCatWebhooks = "revenuecat_webhooks"
+/// Who a store record's purchase is of and where it was made, as the record says: the same in a
+/// transaction, a refund and a status change.
+public struct StoreBuyer: Sendable, Equatable {
+    /// The user as the record names it (`appAccountToken`, RevenueCat's app user id); the
+    /// server's `user_transactions` table, when it names the chain, wins over it.
+    public var userID: String?
+    public var isSandbox: Bool
+    /// Family Sharing: the person who sees the paywall did not pay (`family_shared_records`).
+    public var isFamilyShared: Bool
+    public var country: String?
+    public var platform: String?
+    public var store: String?
+
+    public init(
+        userID: String?, isSandbox: Bool = false, isFamilyShared: Bool = false, country: String? = nil, platform: String? = nil,
+        store: String? = nil
+    ) {
+        self.userID = userID
+        self.isSandbox = isSandbox
+        self.isFamilyShared = isFamilyShared
+        self.country = country
+        self.platform = platform
+        self.store = store
+    }
 }
 
 /// One distinct transaction of a store source
@@ -26,6 +42,25 @@ public struct StoreTransaction: Sendable, Equatable {
         /// earliest paid charge of its `originalTransactionID` among all records is the
         /// `purchase`, the others `renewal`s.
         case chargeByChainOrder
+    }
+
+    /// What the transaction cost: its price and the shares of it the store says went to tax and
+    /// commission. A trial's is empty.
+    public struct Money: Sendable, Equatable {
+        /// Micro-units of `currency`; nil for a trial, and for a paid charge without a price
+        /// (`unpriced_charges`).
+        public var priceMicros: Int64?
+        public var currency: String?
+        /// RevenueCat's shares of the price (docs/analysis.md §8), as fractions (0.3 for 30 %).
+        public var taxShare: Double?
+        public var commissionShare: Double?
+
+        public init(priceMicros: Int64? = nil, currency: String? = nil, taxShare: Double? = nil, commissionShare: Double? = nil) {
+            self.priceMicros = priceMicros
+            self.currency = currency
+            self.taxShare = taxShare
+            self.commissionShare = commissionShare
+        }
     }
 
     /// A refund of this transaction.
@@ -48,34 +83,20 @@ public struct StoreTransaction: Sendable, Equatable {
     public var kind: Kind
     /// When the trial began or the charge was made: microseconds since the epoch, UTC.
     public var at: Int64
-    /// Micro-units of `currency`; nil for a trial, and for a paid charge without a price
-    /// (`unpriced_charges`).
-    public var priceMicros: Int64?
-    public var currency: String?
-    /// The user as the record names it (`appAccountToken`, RevenueCat's app user id); the
-    /// server's `user_transactions` table, when it names the chain, wins over it.
-    public var userID: String?
-    public var isSandbox: Bool
-    public var isFamilyShared: Bool
-    public var country: String?
-    public var platform: String?
-    public var store: String?
+    public var money: Money
+    public var buyer: StoreBuyer
     /// The end of the period the transaction gives (docs/analysis.md §9), microseconds since the
     /// epoch.
     public var expiresAt: Int64?
-    /// RevenueCat's shares of the price (docs/analysis.md §8), as fractions (0.3 for 30 %).
-    public var taxShare: Double?
-    public var commissionShare: Double?
     public var refund: Refund?
     /// The input file that first delivered the record (file order: sorted paths); nil for a
     /// record made in memory. `offerlab events` writes its events to that file's output.
     public var sourcePath: String?
 
+    /// A transaction without an end of period or a refund (set them where the record has them).
     public init(
         format: SourceFormat, transactionID: String, originalTransactionID: String?, productID: String?, kind: Kind, at: Int64,
-        priceMicros: Int64?, currency: String?, userID: String?, isSandbox: Bool = false, isFamilyShared: Bool = false,
-        country: String? = nil, platform: String? = nil, store: String? = nil, expiresAt: Int64? = nil, taxShare: Double? = nil,
-        commissionShare: Double? = nil, refund: Refund? = nil
+        money: Money, buyer: StoreBuyer
     ) {
         self.format = format
         self.transactionID = transactionID
@@ -83,18 +104,8 @@ public struct StoreTransaction: Sendable, Equatable {
         self.productID = productID
         self.kind = kind
         self.at = at
-        self.priceMicros = priceMicros
-        self.currency = currency
-        self.userID = userID
-        self.isSandbox = isSandbox
-        self.isFamilyShared = isFamilyShared
-        self.country = country
-        self.platform = platform
-        self.store = store
-        self.expiresAt = expiresAt
-        self.taxShare = taxShare
-        self.commissionShare = commissionShare
-        self.refund = refund
+        self.money = money
+        self.buyer = buyer
     }
 }
 
@@ -108,19 +119,15 @@ public struct StoreStatusChange: Sendable, Equatable {
     public var originalTransactionID: String?
     public var transactionID: String?
     public var productID: String?
-    public var userID: String?
-    public var isSandbox: Bool
-    public var country: String?
-    public var platform: String?
-    public var store: String?
+    /// Its buyer; never family shared (a status change has no money).
+    public var buyer: StoreBuyer
     /// The input file that first delivered the record (file order: sorted paths); nil for a
     /// record made in memory. `offerlab events` writes its events to that file's output.
     public var sourcePath: String?
 
     public init(
         format: SourceFormat, id: String, event: EventType, at: Int64, originalTransactionID: String?, transactionID: String?,
-        productID: String?, userID: String?, isSandbox: Bool = false, country: String? = nil, platform: String? = nil,
-        store: String? = nil
+        productID: String?, buyer: StoreBuyer
     ) {
         self.format = format
         self.id = id
@@ -129,11 +136,7 @@ public struct StoreStatusChange: Sendable, Equatable {
         self.originalTransactionID = originalTransactionID
         self.transactionID = transactionID
         self.productID = productID
-        self.userID = userID
-        self.isSandbox = isSandbox
-        self.country = country
-        self.platform = platform
-        self.store = store
+        self.buyer = buyer
     }
 }
 
@@ -152,20 +155,14 @@ public struct StoreRefund: Sendable, Equatable {
     /// transaction.
     public var amountMicros: Int64?
     public var currency: String?
-    public var userID: String?
-    public var isSandbox: Bool
-    public var isFamilyShared: Bool
-    public var country: String?
-    public var platform: String?
-    public var store: String?
+    public var buyer: StoreBuyer
     /// The input file that first delivered the record (file order: sorted paths); nil for a
     /// record made in memory. `offerlab events` writes its events to that file's output.
     public var sourcePath: String?
 
     public init(
         format: SourceFormat, transactionID: String, originalTransactionID: String?, productID: String?, at: Int64,
-        amountMicros: Int64?, currency: String?, userID: String?, isSandbox: Bool = false, isFamilyShared: Bool = false,
-        country: String? = nil, platform: String? = nil, store: String? = nil
+        amountMicros: Int64?, currency: String?, buyer: StoreBuyer
     ) {
         self.format = format
         self.transactionID = transactionID
@@ -174,11 +171,6 @@ public struct StoreRefund: Sendable, Equatable {
         self.at = at
         self.amountMicros = amountMicros
         self.currency = currency
-        self.userID = userID
-        self.isSandbox = isSandbox
-        self.isFamilyShared = isFamilyShared
-        self.country = country
-        self.platform = platform
-        self.store = store
+        self.buyer = buyer
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OfferLabGenerate
+import OfferLabStoreSources
 import OfferLabSupport
 
 /// `offerlab generate`: writes a synthetic, deterministic data set (tables, logs, job file).
@@ -58,8 +59,8 @@ struct GenerateCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "The form of the store's facts (trials, charges, refunds; with webhooks and notifications also cancels and expires): the logs, RevenueCat's export or webhooks in revenuecat/, or signed App Store Server Notifications in appstore/ (with a test CA and tables/user_transactions.csv; best with --user-ids uuid), beside the app's logs.",
-            valueName: LogSourceFormat.allCases.map(\.rawValue).joined(separator: "|")))
-    var format: LogSourceFormat = .offerlab
+            valueName: SourceFormat.allCases.map(\.rawValue).joined(separator: "|")))
+    var format: SourceFormat = .offerlab
 
     @Flag(name: .long, help: "Replace tables/, logs/, showcase/, revenuecat/, appstore/ and job.yaml left in the folder by an earlier run.")
     var force = false
@@ -110,4 +111,4 @@ struct GenerateCommand: AsyncParsableCommand {
 extension EventIDShape: ExpressibleByArgument {}
 extension UserIDShape: ExpressibleByArgument {}
 extension LogLayout: ExpressibleByArgument {}
-extension LogSourceFormat: ExpressibleByArgument {}
+extension SourceFormat: ExpressibleByArgument {}

@@ -147,10 +147,11 @@ enum LocalNotification {
             record
                 == StoreTransaction(
                     format: .appStoreNotifications, transactionID: "23456", originalTransactionID: "12345",
-                    productID: "com.example.product", kind: .chargeByChainOrder, at: 1_698_148_900_000_000, priceMicros: 10_990_000,
-                    currency: "USD", userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, isFamilyShared: false, country: "US",
-                    platform: "ios", store: "app_store", expiresAt: 1_698_149_000_000_000,
-                    refund: .init(at: 1_698_148_950_000_000, amountMicros: 5_495_000)))
+                    productID: "com.example.product", kind: .chargeByChainOrder, at: 1_698_148_900_000_000,
+                    money: .init(priceMicros: 10_990_000, currency: "USD"),
+                    buyer: StoreBuyer(
+                        userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, country: "US", platform: "ios", store: "app_store")
+                ).with(expiresAt: 1_698_149_000_000_000, refund: .init(at: 1_698_148_950_000_000, amountMicros: 5_495_000)))
     }
 
     @Test func xcodeTransactionsAreSandboxWithFractionalMilliseconds() async throws {
@@ -165,10 +166,10 @@ enum LocalNotification {
         let xcode = AppStoreNotificationDecoder(bundleID: bundle, verifier: decoder.verifier)
         let decoded = try await xcode.decode(TestJWS.line(TestJWS.unsigned(payload: payload)))
         let record = try #require(decoded.transaction)
-        #expect(record.isSandbox)
+        #expect(record.buyer.isSandbox)
         #expect(record.at == 1_697_679_936_049_729)
         #expect(record.expiresAt == 1_700_358_336_049_729)
-        #expect(record.transactionID == "0" && record.priceMicros == nil && record.kind == .chargeByChainOrder)
+        #expect(record.transactionID == "0" && record.money.priceMicros == nil && record.kind == .chargeByChainOrder)
         #expect(decoded.signedAt == 1_697_679_936_056_485)
     }
 
@@ -176,14 +177,14 @@ enum LocalNotification {
         let line = LocalNotification.line(
             type: "DID_RENEW", uuid: "x", transaction: LocalNotification.transaction(id: "1", environment: "Production"),
             environment: "Xcode")
-        #expect(try await decoder.decode(line).transaction?.isSandbox == true)
+        #expect(try await decoder.decode(line).transaction?.buyer.isSandbox == true)
     }
 
     @Test func storefrontsBecomeAlpha2Countries() async throws {
         for (storefront, country) in [("USA", "US"), ("DEU", "DE"), ("JPN", "JP"), ("GBR", "GB"), ("XKS", "XK"), ("ZZZ", nil)] {
             let line = LocalNotification.line(
                 type: "DID_RENEW", uuid: storefront, transaction: LocalNotification.transaction(id: "1", storefront: storefront))
-            #expect(try await decoder.decode(line).transaction?.country == country, "\(storefront)")
+            #expect(try await decoder.decode(line).transaction?.buyer.country == country, "\(storefront)")
         }
         #expect(CountryCodes.alpha2ByAlpha3.count == 250)
     }
@@ -194,7 +195,7 @@ enum LocalNotification {
                 of: #""storefront":"DEU""#, with: #""storefront":\#(storefront)"#)
             let decoded = try await decoder.decode(LocalNotification.line(type: "DID_RENEW", uuid: "a", transaction: transaction))
             #expect(decoded.transaction?.transactionID == "1", "the line stays valid, as §1.2's country: \(storefront)")
-            #expect(decoded.transaction?.country == nil, "\(storefront)")
+            #expect(decoded.transaction?.buyer.country == nil, "\(storefront)")
         }
     }
 
@@ -203,12 +204,13 @@ enum LocalNotification {
             LocalNotification.line(
                 type: "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: "a",
                 transaction: LocalNotification.transaction(id: "1", price: 0, offer: "FREE_TRIAL")))
-        #expect(trial.transaction?.kind == .trial && trial.transaction?.priceMicros == nil && trial.transaction?.currency == nil)
+        #expect(
+            trial.transaction?.kind == .trial && trial.transaction?.money.priceMicros == nil && trial.transaction?.money.currency == nil)
 
         let shared = try await decoder.decode(
             LocalNotification.line(
                 type: "DID_RENEW", uuid: "b", transaction: LocalNotification.transaction(id: "2", ownership: "FAMILY_SHARED")))
-        #expect(shared.transaction?.isFamilyShared == true)
+        #expect(shared.transaction?.buyer.isFamilyShared == true)
 
         let cancel = try await decoder.decode(
             LocalNotification.line(
@@ -216,7 +218,7 @@ enum LocalNotification {
                 transaction: LocalNotification.transaction(id: "2")))
         #expect(cancel.statusChange?.event == .cancel && cancel.statusChange?.at == 1_700_000_500_000_000)
         #expect(cancel.statusChange?.id == "c" && cancel.statusChange?.originalTransactionID == "1000")
-        #expect(cancel.statusChange?.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(cancel.statusChange?.buyer.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
 
         let enabled = try await decoder.decode(
             LocalNotification.line(
@@ -341,7 +343,7 @@ enum LocalNotification {
         for day in [day1, day2] { readings.append(try await AppStoreNotificationFile.read(path: day, decoder: decoder)) }
         let records = AppStoreNotificationFile.records(readings)
         #expect(records.transactions.count == 1)
-        #expect(records.transactions.first?.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(records.transactions.first?.buyer.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(records.counts[.linesRead] == 4 && records.counts[.ignoredStoreRecords] == 1 && records.counts[.malformedInvalidJSON] == 1)
         #expect(records.notes.map(\.path) == [day2])
 

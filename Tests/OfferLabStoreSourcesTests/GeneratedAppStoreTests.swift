@@ -23,7 +23,7 @@ import Testing
         let report: GenerationReport
     }
 
-    static func generate(_ format: LogSourceFormat) async throws -> Generated {
+    static func generate(_ format: SourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
@@ -269,7 +269,7 @@ import Testing
         let purchasedAt = Dictionary(records.transactions.map { ($0.transactionID, $0.at) }, uniquingKeysWith: min)
         #expect(
             records.statusChanges.contains { change in change.transactionID.flatMap { purchasedAt[$0] }.map { $0 < change.at } == true })
-        #expect(records.transactions.contains { $0.refund?.amountMicros != nil } && records.transactions.contains { $0.isSandbox })
+        #expect(records.transactions.contains { $0.refund?.amountMicros != nil } && records.transactions.contains { $0.buyer.isSandbox })
     }
 
     /// Apple sends nothing about a Google Play user: the family-shared purchases are App Store
@@ -295,7 +295,7 @@ import Testing
         let generated = try await Self.notifications.value
         let (records, _) = try await Self.read(generated.folder.path, report: generated.report)
         let configuration = GeneratorConfiguration(outputDirectory: "", users: Self.users, seed: 11)
-        let familyUsers = try records.transactions.filter(\.isFamilyShared).map { transaction in
+        let familyUsers = try records.transactions.filter(\.buyer.isFamilyShared).map { transaction in
             let id = try #require(UInt64(transaction.transactionID))
             var random = SplitMix64(state: 0)
             return UserProfile(

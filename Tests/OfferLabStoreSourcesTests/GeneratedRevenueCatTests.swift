@@ -23,7 +23,7 @@ import Testing
 
     static let start = Timestamp.parse("2026-03-01T00:00:00Z")!
 
-    static func generate(_ format: LogSourceFormat) async throws -> Generated {
+    static func generate(_ format: SourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
@@ -68,8 +68,8 @@ import Testing
     /// The app's logs are those of the same data set in the logs' form, less the lines the store
     /// now sends: one for every row or webhook but the records RevenueCat adds (family-shared
     /// purchases, webhooks of other types).
-    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
-    func theAppLogsLoseOnlyTheStoresLines(_ format: LogSourceFormat) async throws {
+    @Test(arguments: [SourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func theAppLogsLoseOnlyTheStoresLines(_ format: SourceFormat) async throws {
         let logs = try await Self.logs.value.appLines
         let generated = try await (format == .revenueCatExport ? Self.export : Self.webhooks).value
         var moved: [String] = []
@@ -88,11 +88,11 @@ import Testing
     @Test func theExportHasTheQuirks() async throws {
         let generated = try await Self.export.value
         let records = generated.export
-        #expect(records.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
+        #expect(records.filter(\.buyer.isFamilyShared).count == generated.report.logs.familySharedRecords)
         #expect(generated.report.logs.familySharedRecords > 0)
         // Family Sharing is the App Store's: never a Google Play user's purchase.
-        #expect(records.filter(\.isFamilyShared).allSatisfy { $0.store == "app_store" })
-        #expect(records.contains { $0.isSandbox })
+        #expect(records.filter(\.buyer.isFamilyShared).allSatisfy { $0.buyer.store == "app_store" })
+        #expect(records.contains { $0.buyer.isSandbox })
         #expect(records.contains { $0.kind == .trial })
         // A trial's conversion (renewal 2) and a Play Store renewal's `..0` order id.
         #expect(records.contains { $0.kind == .firstCharge && $0.transactionID != $0.originalTransactionID })
@@ -105,15 +105,17 @@ import Testing
         // The store the logs name and its share (docs/analysis.md §8): Google Play's 15 %, the App
         // Store's 30 %, and 15 % of the one renewal a year after its chain's first charge; the
         // period's end.
-        let playStore = records.filter { $0.store == "play_store" }
-        #expect(!playStore.isEmpty && records.allSatisfy { $0.store == "play_store" || $0.store == "app_store" })
+        let playStore = records.filter { $0.buyer.store == "play_store" }
+        #expect(!playStore.isEmpty && records.allSatisfy { $0.buyer.store == "play_store" || $0.buyer.store == "app_store" })
         let longTime = try #require(records.first { $0.at < Self.start - 300 * 86_400_000_000 })
         func isSecondYear(_ record: StoreTransaction) -> Bool {
             record.originalTransactionID == longTime.originalTransactionID && record.kind == .laterCharge
         }
         #expect(records.filter(isSecondYear).count == 1)
         #expect(
-            records.allSatisfy { $0.taxShare == 0 && $0.commissionShare == ($0.store == "play_store" || isSecondYear($0) ? 0.15 : 0.3) })
+            records.allSatisfy {
+                $0.money.taxShare == 0 && $0.money.commissionShare == ($0.buyer.store == "play_store" || isSecondYear($0) ? 0.15 : 0.3)
+            })
         #expect(records.allSatisfy { ($0.expiresAt ?? 0) > $0.at })
         // Rows sent more than once: duplicates and refunds.
         #expect(generated.report.logs.storeLines > records.count)
@@ -159,7 +161,7 @@ import Testing
         let records = generated.webhooks
         let ignored = records.counts[.ignoredStoreRecords]
         #expect(ignored == generated.report.logs.ignoredStoreRecords && ignored > 0)
-        #expect(records.transactions.filter(\.isFamilyShared).count == generated.report.logs.familySharedRecords)
+        #expect(records.transactions.filter(\.buyer.isFamilyShared).count == generated.report.logs.familySharedRecords)
         #expect(records.statusChanges.contains { $0.event == .cancel } && records.statusChanges.contains { $0.event == .expire })
         #expect(!records.refunds.isEmpty && records.refunds.allSatisfy { ($0.amountMicros ?? 0) >= 0 })
         // Retried webhooks (the same id) are one record.
@@ -185,9 +187,10 @@ import Testing
         }
         func fact(_ record: StoreTransaction) -> Fact {
             Fact(
-                transactionID: record.transactionID, kind: record.kind, at: record.at, price: record.priceMicros, currency: record.currency,
-                userID: record.userID, isSandbox: record.isSandbox, isFamilyShared: record.isFamilyShared,
-                store: record.store?.lowercased(), expiresAt: record.expiresAt, commissionShare: record.commissionShare)
+                transactionID: record.transactionID, kind: record.kind, at: record.at, price: record.money.priceMicros,
+                currency: record.money.currency,
+                userID: record.buyer.userID, isSandbox: record.buyer.isSandbox, isFamilyShared: record.buyer.isFamilyShared,
+                store: record.buyer.store?.lowercased(), expiresAt: record.expiresAt, commissionShare: record.money.commissionShare)
         }
         let export = try await Self.export.value.export
         let webhooks = try await Self.webhooks.value.webhooks
@@ -198,9 +201,9 @@ import Testing
         #expect(Set(exportCharges.map(fact)) == Set(webhooks.transactions.map(fact)))
         #expect(exportCharges.count == webhooks.transactions.count)
 
-        let prices = Dictionary(export.map { ($0.transactionID, $0.priceMicros) }, uniquingKeysWith: { a, _ in a })
+        let prices = Dictionary(export.map { ($0.transactionID, $0.money.priceMicros) }, uniquingKeysWith: { a, _ in a })
         let exportRefunds = export.compactMap { record in
-            record.refund.map { "\(record.transactionID) \($0.at) \($0.amountMicros ?? record.priceMicros ?? 0)" }
+            record.refund.map { "\(record.transactionID) \($0.at) \($0.amountMicros ?? record.money.priceMicros ?? 0)" }
         }
         let webhookRefunds = webhooks.refunds.map {
             "\($0.transactionID) \($0.at) \($0.amountMicros ?? (prices[$0.transactionID] ?? 0) ?? 0)"

@@ -43,9 +43,12 @@ import Testing
     /// (`price_in_purchased_currency` 0) on 2023-02-20, Play Store, 14.42 % tax and 15 % commission.
     static let example = StoreTransaction(
         format: .revenueCatExport, transactionID: "123456789012345", originalTransactionID: "011223344556677",
-        productID: "rc_subscription_monthly", kind: .firstCharge, at: Timestamp.parse("2023-01-01T08:27:06Z")!, priceMicros: 3_990_000,
-        currency: "GBP", userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "GB", platform: "android",
-        store: "play_store", expiresAt: Timestamp.parse("2023-02-01T08:27:06Z")!, taxShare: 0.1442, commissionShare: 0.15,
+        productID: "rc_subscription_monthly", kind: .firstCharge, at: Timestamp.parse("2023-01-01T08:27:06Z")!,
+        money: .init(priceMicros: 3_990_000, currency: "GBP", taxShare: 0.1442, commissionShare: 0.15),
+        buyer: StoreBuyer(
+            userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "GB", platform: "android", store: "play_store")
+    ).with(
+        expiresAt: Timestamp.parse("2023-02-01T08:27:06Z")!,
         refund: StoreTransaction.Refund(at: Timestamp.parse("2023-02-20T05:47:55Z")!, amountMicros: nil))
 
     @Test func version5() throws {
@@ -75,7 +78,7 @@ import Testing
         let (file, records) = try read(columns)
         #expect(file.counts.malformedLines == 0)
         var expected = Self.example
-        expected.priceMicros = nil
+        expected.money.priceMicros = nil
         #expect(records == [expected])
     }
 }

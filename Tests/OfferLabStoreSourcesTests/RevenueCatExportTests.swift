@@ -56,10 +56,10 @@ import Testing
             records == [
                 StoreTransaction(
                     format: .revenueCatExport, transactionID: "tx-1", originalTransactionID: "tx-0", productID: "monthly",
-                    kind: .firstCharge,
-                    at: Self.at("2024-03-01T09:00:00Z"), priceMicros: 9_990_000, currency: "EUR", userID: "user-original", country: "FR",
-                    platform: "iOS", store: "app_store", expiresAt: Self.at("2024-04-01T09:00:00Z"), taxShare: 0.1667,
-                    commissionShare: 0.15)
+                    kind: .firstCharge, at: Self.at("2024-03-01T09:00:00Z"),
+                    money: .init(priceMicros: 9_990_000, currency: "EUR", taxShare: 0.1667, commissionShare: 0.15),
+                    buyer: StoreBuyer(userID: "user-original", country: "FR", platform: "iOS", store: "app_store")
+                ).with(expiresAt: Self.at("2024-04-01T09:00:00Z"))
             ])
     }
 
@@ -75,8 +75,8 @@ import Testing
                 ["store_transaction_id": "first"],
             ]))
         #expect(records.map(\.kind) == [.trial, .firstCharge, .laterCharge, .firstCharge])
-        #expect(records[0].priceMicros == nil && records[0].currency == nil && records[0].at == Self.at("2024-03-01T09:00:00Z"))
-        #expect(records[1].priceMicros == 9_990_000, "the purchased currency's price, never the USD columns")
+        #expect(records[0].money.priceMicros == nil && records[0].money.currency == nil && records[0].at == Self.at("2024-03-01T09:00:00Z"))
+        #expect(records[1].money.priceMicros == 9_990_000, "the purchased currency's price, never the USD columns")
     }
 
     @Test func unpaddedHoursAndUSDColumnsIgnored() throws {
@@ -97,7 +97,7 @@ import Testing
     @Test func aPartialRefundIsThePurchasePriceLessWhatIsLeft() throws {
         let (_, records) = try read(
             Self.export([["refunded_at": "2024-03-05 12:00:00", "price_in_purchased_currency": "4.99"]]))
-        #expect(records.first?.priceMicros == 9_990_000)
+        #expect(records.first?.money.priceMicros == 9_990_000)
         #expect(records.first?.refund == StoreTransaction.Refund(at: Self.at("2024-03-05T12:00:00Z"), amountMicros: 5_000_000))
     }
 
@@ -119,7 +119,7 @@ import Testing
         let records = RevenueCatExport.records([first, second]).transactions
         #expect(records.map(\.transactionID) == ["tx-1", "tx-2"])
         #expect(records[0].productID == "monthly")
-        #expect(records[0].priceMicros == 9_990_000)
+        #expect(records[0].money.priceMicros == 9_990_000)
         #expect(records[0].refund == StoreTransaction.Refund(at: Self.at("2024-03-06T07:59:00Z"), amountMicros: nil))
         #expect(records[1].refund == nil)
         // The re-sent row replaces the charge's facts, not the file that first delivered it.
@@ -140,10 +140,10 @@ import Testing
         ])
         let (_, records) = try read(text, userIDField: .lastSeenAppUserID)
         let record = try #require(records.first)
-        #expect(record.isSandbox && record.isFamilyShared)
-        #expect(record.userID == "user-last")
+        #expect(record.buyer.isSandbox && record.buyer.isFamilyShared)
+        #expect(record.buyer.userID == "user-last")
         #expect(record.transactionID == "GPA.3372-4150-9088-12345..0" && record.originalTransactionID == "GPA.3372-4150-9088-12345")
-        #expect(record.store == "PLAY_STORE")
+        #expect(record.buyer.store == "PLAY_STORE")
     }
 
     @Test func stripeRenewalsSharingATransactionIDStayApart() throws {
@@ -166,8 +166,8 @@ import Testing
             ]))
         #expect(file.counts.malformedLines == 0)
         let record = try #require(records.first)
-        #expect(record.priceMicros == nil && record.currency == nil, "an unpriced charge")
-        #expect(record.expiresAt == nil && record.userID == nil && record.taxShare == nil && record.country == nil)
+        #expect(record.money.priceMicros == nil && record.money.currency == nil, "an unpriced charge")
+        #expect(record.expiresAt == nil && record.buyer.userID == nil && record.money.taxShare == nil && record.buyer.country == nil)
     }
 
     @Test func missingRequiredColumnsAreNamed() throws {
@@ -202,10 +202,10 @@ import Testing
                 ], header: header))
         #expect(file.counts.malformedLines == 0)
         #expect(records.map(\.transactionID) == ["tx-1", "alone", "partial"])
-        #expect(records[0].priceMicros == 9_990_000 && records[0].refund?.amountMicros == nil)
-        #expect(records[1].priceMicros == nil && records[1].refund?.amountMicros == nil, "the gross price is not in the row")
+        #expect(records[0].money.priceMicros == 9_990_000 && records[0].refund?.amountMicros == nil)
+        #expect(records[1].money.priceMicros == nil && records[1].refund?.amountMicros == nil, "the gross price is not in the row")
         #expect(records[1].kind == .firstCharge)
-        #expect(records[2].priceMicros == 9_990_000 && records[2].refund?.amountMicros == 7_000_000)
+        #expect(records[2].money.priceMicros == 9_990_000 && records[2].refund?.amountMicros == 7_000_000)
     }
 
     @Test func badRowsAreCountedWithTheirLine() throws {

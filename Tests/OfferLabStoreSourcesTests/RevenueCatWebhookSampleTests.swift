@@ -51,9 +51,10 @@ import Testing
             records.transactions == [
                 StoreTransaction(
                     format: .revenueCatWebhooks, transactionID: "123456789012345", originalTransactionID: "123456789012345",
-                    productID: "com.subscription.weekly", kind: .firstCharge, at: Self.ms(1_658_726_374_000), priceMicros: 4_990_000,
-                    currency: "USD", userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "US", store: "APP_STORE",
-                    expiresAt: Self.ms(1_659_331_174_000), taxShare: 0, commissionShare: 0.3)
+                    productID: "com.subscription.weekly", kind: .firstCharge, at: Self.ms(1_658_726_374_000),
+                    money: .init(priceMicros: 4_990_000, currency: "USD", taxShare: 0, commissionShare: 0.3),
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "US", store: "APP_STORE")
+                ).with(expiresAt: Self.ms(1_659_331_174_000))
             ])
         #expect(
             records.refunds.isEmpty && records.statusChanges.isEmpty && records.refundReversals.isEmpty
@@ -63,18 +64,18 @@ import Testing
     @Test func renewalIsPricedInEurosNotByItsUSDPrice() throws {
         let transaction = try #require(try records(ofSample: "sample-events_2.json").transactions.first)
         #expect(transaction.kind == .laterCharge)
-        #expect(transaction.priceMicros == 7_990_000 && transaction.currency == "EUR")
+        #expect(transaction.money.priceMicros == 7_990_000 && transaction.money.currency == "EUR")
         #expect(transaction.at == Self.ms(1_658_755_132_000) && transaction.expiresAt == Self.ms(1_659_359_932_000))
-        #expect(transaction.country == "DE")
+        #expect(transaction.buyer.country == "DE")
     }
 
     @Test func nonRenewingPurchaseIsAFirstChargeInCanadianDollars() throws {
         let transaction = try #require(try records(ofSample: "sample-events_5.json").transactions.first)
         #expect(transaction.kind == .firstCharge && transaction.productID == "2100_tokens")
-        #expect(transaction.priceMicros == 32_990_000 && transaction.currency == "CAD")
+        #expect(transaction.money.priceMicros == 32_990_000 && transaction.money.currency == "CAD")
         #expect(transaction.at == Self.ms(1_658_726_519_000))
         #expect(transaction.expiresAt == nil, "expiration_at_ms is null")
-        #expect(transaction.commissionShare == 0.15)
+        #expect(transaction.money.commissionShare == 0.15)
     }
 
     @Test func trialStartedIsATrialWithoutMoney() throws {
@@ -83,20 +84,21 @@ import Testing
             records.transactions == [
                 StoreTransaction(
                     format: .revenueCatWebhooks, transactionID: "123456789012345", originalTransactionID: "123456789012345",
-                    productID: "com.subscription.yearly", kind: .trial, at: Self.ms(1_658_726_358_573), priceMicros: nil, currency: nil,
-                    userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "PH", store: "PLAY_STORE",
-                    expiresAt: Self.ms(1_658_992_117_958), taxShare: 0, commissionShare: 0.15)
+                    productID: "com.subscription.yearly", kind: .trial, at: Self.ms(1_658_726_358_573),
+                    money: .init(taxShare: 0, commissionShare: 0.15),
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:87c6049c58069238dce29853916d624c", country: "PH", store: "PLAY_STORE")
+                ).with(expiresAt: Self.ms(1_658_992_117_958))
             ])
     }
 
     @Test func eventFormatExampleTakesTheChosenUserID() throws {
         let original = try #require(try records(ofSample: "event-types-and-fields_1.json").transactions.first)
-        #expect(original.userID == "OriginalAppUserID")
+        #expect(original.buyer.userID == "OriginalAppUserID")
         #expect(original.transactionID == "170000869511114" && original.originalTransactionID == "1530648507000")
-        #expect(original.priceMicros == 2_490_000 && original.kind == .firstCharge)
+        #expect(original.money.priceMicros == 2_490_000 && original.kind == .firstCharge)
         let lastSeen = try #require(
             try records(ofSample: "event-types-and-fields_1.json", userIDField: .lastSeenAppUserID).transactions.first)
-        #expect(lastSeen.userID == "yourCustomerAppUserID")
+        #expect(lastSeen.buyer.userID == "yourCustomerAppUserID")
     }
 
     @Test func customerSupportCancellationIsARefundOfThePositiveAmount() throws {
@@ -106,7 +108,7 @@ import Testing
                 StoreRefund(
                     format: .revenueCatWebhooks, transactionID: "100000000000000", originalTransactionID: "100000000000000",
                     productID: "com.revenuecat.myapp.monthly", at: Self.ms(1_601_337_615_995), amountMicros: 9_990_000, currency: "USD",
-                    userID: "$RCAnonymousID:12345678-1234-1234-1234-123456789123", store: "APP_STORE")
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:12345678-1234-1234-1234-123456789123", store: "APP_STORE"))
             ])
         #expect(records.transactions.isEmpty && records.statusChanges.isEmpty)
     }
@@ -128,10 +130,10 @@ import Testing
                 StoreStatusChange(
                     format: .revenueCatWebhooks, id: "12345678-ABCD-1234-ABCD-12345678912", event: .cancel, at: Self.ms(1_601_337_615_995),
                     originalTransactionID: "100000000000000", transactionID: "100000000000002", productID: "com.revenuecat.myapp.weekly",
-                    userID: "$RCAnonymousID:12345678-1234-ABCD-1234-123456789123", store: "APP_STORE")
+                    buyer: StoreBuyer(userID: "$RCAnonymousID:12345678-1234-ABCD-1234-123456789123", store: "APP_STORE"))
             ])
         let trialCancelled = try #require(try records(ofSample: "sample-events_12.json").statusChanges.first)
-        #expect(trialCancelled.event == .cancel && trialCancelled.at == Self.ms(1_658_726_482_659) && trialCancelled.country == "CN")
+        #expect(trialCancelled.event == .cancel && trialCancelled.at == Self.ms(1_658_726_482_659) && trialCancelled.buyer.country == "CN")
     }
 
     @Test func expirationIsAnExpire() throws {
@@ -140,7 +142,7 @@ import Testing
         #expect(records.statusChanges.count == 1)
         #expect(change.event == .expire && change.id == "12345678-1234-1234-1234-123456789012")
         #expect(change.at == Self.ms(1_697_451_462_232) && change.transactionID == "123456789012345")
-        #expect(change.userID == "$RCAnonymousID:8069238d6049ce87cc529853916d624c")
+        #expect(change.buyer.userID == "$RCAnonymousID:8069238d6049ce87cc529853916d624c")
     }
 
     @Test(arguments: ignoredSamples.sorted())

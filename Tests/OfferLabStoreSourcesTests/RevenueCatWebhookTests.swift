@@ -43,15 +43,16 @@ import Testing
             records.transactions == [
                 StoreTransaction(
                     format: .revenueCatWebhooks, transactionID: "tx-1", originalTransactionID: "tx-1", productID: "monthly",
-                    kind: .firstCharge,
-                    at: 1_700_000_000 * Self.second, priceMicros: 9_990_000, currency: "EUR", userID: "user-original", country: "FR",
-                    store: "APP_STORE", expiresAt: 1_702_592_000 * Self.second, taxShare: 0.1667, commissionShare: 0.15)
+                    kind: .firstCharge, at: 1_700_000_000 * Self.second,
+                    money: .init(priceMicros: 9_990_000, currency: "EUR", taxShare: 0.1667, commissionShare: 0.15),
+                    buyer: StoreBuyer(userID: "user-original", country: "FR", store: "APP_STORE")
+                ).with(expiresAt: 1_702_592_000 * Self.second)
             ])
     }
 
     @Test func theUserIDFieldChoosesAppUserID() throws {
         let (_, records) = try read([Self.body([])], userIDField: .lastSeenAppUserID)
-        #expect(records.transactions.first?.userID == "user-last")
+        #expect(records.transactions.first?.buyer.userID == "user-last")
         #expect(RevenueCatUserIDField(jobValue: "app_user_id") == .lastSeenAppUserID)
         #expect(RevenueCatUserIDField(jobValue: "last_seen_alias") == .lastSeenAppUserID)
         #expect(RevenueCatUserIDField(jobValue: "original_app_user_id") == .originalAppUserID)
@@ -70,8 +71,8 @@ import Testing
             Self.body([("id", #""f""#), ("transaction_id", #""intro""#), ("period_type", #""INTRO""#)]),
         ])
         #expect(records.transactions.map(\.kind) == [.trial, .firstCharge, .laterCharge, .laterCharge, .firstCharge, .firstCharge])
-        #expect(records.transactions[0].priceMicros == nil && records.transactions[0].currency == nil)
-        #expect(records.transactions[1].priceMicros == 9_990_000, "price_in_purchased_currency, not price (USD)")
+        #expect(records.transactions[0].money.priceMicros == nil && records.transactions[0].money.currency == nil)
+        #expect(records.transactions[1].money.priceMicros == 9_990_000, "price_in_purchased_currency, not price (USD)")
     }
 
     @Test func sandboxFamilyAndIntegerIDs() throws {
@@ -82,8 +83,8 @@ import Testing
             ])
         ])
         let transaction = try #require(records.transactions.first)
-        #expect(transaction.isSandbox && transaction.isFamilyShared)
-        #expect(transaction.transactionID == "4200000123" && transaction.userID == "77")
+        #expect(transaction.buyer.isSandbox && transaction.buyer.isFamilyShared)
+        #expect(transaction.transactionID == "4200000123" && transaction.buyer.userID == "77")
     }
 
     @Test func aRetriedWebhookIsOneRecordAcrossFiles() throws {
@@ -126,7 +127,7 @@ import Testing
                 StoreRefundReversal(format: .revenueCatWebhooks, id: "rr", transactionID: "tx-1", at: 1_700_000_009 * Self.second)
             ])
         #expect(records.statusChanges.map(\.event) == [.expire])
-        #expect(records.statusChanges.first?.isSandbox == true)
+        #expect(records.statusChanges.first?.buyer.isSandbox == true)
         #expect(records.transactions.isEmpty)
     }
 
@@ -136,7 +137,7 @@ import Testing
             Self.body([("id", #""b""#), ("transaction_id", #""t2""#), ("expiration_at_ms", #""soon""#)]),
         ])
         #expect(file.counts.malformedLines == 0)
-        #expect(records.transactions.map(\.priceMicros) == [nil, 9_990_000])
+        #expect(records.transactions.map(\.money.priceMicros) == [nil, 9_990_000])
         #expect(records.transactions[1].expiresAt == nil, "an unreadable expiration is absent (§2.13)")
     }
 
@@ -152,10 +153,10 @@ import Testing
             Self.body([("id", #""e""#), ("type", #""EXPIRATION""#), ("country_code", "[]"), ("store", "2.5")]),
         ])
         #expect(file.counts[.linesRead] == 5 && file.counts.malformedLines == 0, "as §1.2's country and store")
-        #expect(records.transactions.map(\.country) == ["250", nil, nil], "an integer is read as its digits, as in §1.2")
-        #expect(records.transactions.map(\.store) == ["7", nil, nil])
-        #expect(records.refunds.map(\.country) == [nil] && records.refunds.map(\.store) == [nil])
-        #expect(records.statusChanges.map(\.country) == [nil] && records.statusChanges.map(\.store) == [nil])
+        #expect(records.transactions.map(\.buyer.country) == ["250", nil, nil], "an integer is read as its digits, as in §1.2")
+        #expect(records.transactions.map(\.buyer.store) == ["7", nil, nil])
+        #expect(records.refunds.map(\.buyer.country) == [nil] && records.refunds.map(\.buyer.store) == [nil])
+        #expect(records.statusChanges.map(\.buyer.country) == [nil] && records.statusChanges.map(\.buyer.store) == [nil])
     }
 
     @Test func gzipMembersCRLFAndBlankLines() throws {

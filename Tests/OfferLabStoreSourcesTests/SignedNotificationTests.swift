@@ -16,8 +16,8 @@ import Testing
     @Test func aFullySignedNotificationDecodes() async throws {
         let line = try signer.line(transaction: LocalNotification.transaction(id: "7", environment: "Production"))
         let notification = try await signer.decoder.decode(line)
-        #expect(notification.transaction?.transactionID == "7" && notification.transaction?.isSandbox == false)
-        #expect(notification.transaction?.priceMicros == 9_990_000 && notification.transaction?.country == "DE")
+        #expect(notification.transaction?.transactionID == "7" && notification.transaction?.buyer.isSandbox == false)
+        #expect(notification.transaction?.money.priceMicros == 9_990_000 && notification.transaction?.buyer.country == "DE")
     }
 
     /// Each distinct chain is built and checked once per verifier, however many tasks ask for it

@@ -47,11 +47,24 @@ import Testing
     static let at = Timestamp.parse("2026-03-02T10:05:00.250Z")!
 
     /// A charge with every field.
-    static let sample = StoreEvent(
-        format: .revenueCatExport, eventID: "revenuecat_export:GPA.3346-1234-5678-90123..0", at: at, userID: "user-1",
-        event: .renewal, productID: "monthly_2499", transactionID: "GPA.3346-1234-5678-90123..0", originalTransactionID: "GPA.3346",
-        priceMicros: 24_990_000, currency: "EUR", isSandbox: true, platform: "android", country: "DE", store: "play_store",
-        expiresAt: at + 30 * 86_400_000_000, taxShare: 0.19, commissionShare: 0.15)
+    static let sample = {
+        var event = StoreEvent(
+            format: .revenueCatExport, eventID: "revenuecat_export:GPA.3346-1234-5678-90123..0", at: at, userID: "user-1",
+            event: .renewal)
+        event.productID = "monthly_2499"
+        event.transactionID = "GPA.3346-1234-5678-90123..0"
+        event.originalTransactionID = "GPA.3346"
+        event.priceMicros = 24_990_000
+        event.currency = "EUR"
+        event.isSandbox = true
+        event.platform = "android"
+        event.country = "DE"
+        event.store = "play_store"
+        event.expiresAt = at + 30 * 86_400_000_000
+        event.taxShare = 0.19
+        event.commissionShare = 0.15
+        return event
+    }()
 
     /// Every event type, with each optional field there, empty or absent, and each odd value
     /// in turn: the direct record is the parsed one.
@@ -136,8 +149,11 @@ import Testing
         }
     }
 
-    /// The event ids' prefixes, spelled out for speed, are the formats' names.
-    @Test func eachFormatsEventIDPrefixIsItsName() {
-        for format in SourceFormat.allCases { #expect(format.eventIDPrefix == format.rawValue + ":") }
+    /// An event's id is its format's name, its record's id and the suffix.
+    @Test func eachFormatsEventIDsStartWithItsName() {
+        for format in SourceFormat.allCases {
+            #expect(format.eventID(of: "T-1") == format.rawValue + ":T-1")
+            #expect(format.eventID(of: "T-1", suffix: ":refund") == format.rawValue + ":T-1:refund")
+        }
     }
 }

@@ -16,8 +16,10 @@ import Testing
     ) -> StoreTransaction {
         StoreTransaction(
             format: format, transactionID: id, originalTransactionID: chain, productID: "pro", kind: kind, at: at,
-            priceMicros: kind == .trial ? nil : price, currency: kind == .trial ? nil : "EUR", userID: user, isSandbox: sandbox,
-            isFamilyShared: familyShared, country: "DE", platform: "ios", store: "app_store", refund: refund)
+            money: .init(priceMicros: kind == .trial ? nil : price, currency: kind == .trial ? nil : "EUR"),
+            buyer: StoreBuyer(
+                userID: user, isSandbox: sandbox, isFamilyShared: familyShared, country: "DE", platform: "ios", store: "app_store")
+        ).with(refund: refund)
     }
 
     func resolve(
@@ -76,14 +78,14 @@ import Testing
             changes: [
                 StoreStatusChange(
                     format: .appStoreNotifications, id: "n1", event: .cancel, at: 5, originalTransactionID: "A", transactionID: "1",
-                    productID: "pro", userID: nil),
+                    productID: "pro", buyer: StoreBuyer(userID: nil)),
                 StoreStatusChange(
                     format: .appStoreNotifications, id: "n2", event: .expire, at: 6, originalTransactionID: "Z", transactionID: nil,
-                    productID: nil, userID: nil),
+                    productID: nil, buyer: StoreBuyer(userID: nil)),
                 // No original transaction id: the transaction is its own chain.
                 StoreStatusChange(
                     format: .appStoreNotifications, id: "n3", event: .expire, at: 7, originalTransactionID: nil, transactionID: "E",
-                    productID: nil, userID: nil),
+                    productID: nil, buyer: StoreBuyer(userID: nil)),
             ],
             users: ["A": "server-user", "E": "server-e"])
         let users = Dictionary(uniqueKeysWithValues: resolution.events.map { ($0.eventID, $0.userID) })
@@ -138,7 +140,7 @@ import Testing
     ) -> StoreRefund {
         StoreRefund(
             format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: chain, productID: nil, at: at,
-            amountMicros: amount, currency: currency, userID: user, isFamilyShared: familyShared)
+            amountMicros: amount, currency: currency, buyer: StoreBuyer(userID: user, isFamilyShared: familyShared))
     }
 
     @Test func aRefundReportedApartRefundsAChargeOfAnySource() {
@@ -210,7 +212,7 @@ import Testing
             changes: [
                 StoreStatusChange(
                     format: .appStoreNotifications, id: "n1", event: .cancel, at: 1_700_200_000_000_000, originalTransactionID: "C",
-                    transactionID: "1", productID: "pro", userID: nil)
+                    transactionID: "1", productID: "pro", buyer: StoreBuyer(userID: nil))
             ], users: ["C": "u1"])
         let lines = StoreEventJSONLines.text(resolution.events).split(separator: "\n").map(String.init)
         try #require(lines.count == 4)

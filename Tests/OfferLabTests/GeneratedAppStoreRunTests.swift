@@ -21,7 +21,7 @@ import Testing
 @Suite struct GeneratedAppStoreRunTests {
     typealias Night = GeneratedStoreSourceRunTests.Night
 
-    static func night(_ format: LogSourceFormat) async throws -> Night {
+    static func night(_ format: SourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(

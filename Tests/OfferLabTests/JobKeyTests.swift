@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabStoreSources
 import OfferLabTestSupport
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
             "lock_timeout_seconds": "\(job.lockTimeoutSeconds)", "max_volume_drop": "\(job.maxVolumeDrop)",
             "allow_empty_night": "\(job.allowEmptyNight)", "allow_stale_logs": "\(job.allowStaleLogs)",
             "allow_empty_offerings": "\(job.allowEmptyOfferings)", "max_days_after_last_event": "\(job.maxDaysAfterLastEvent)",
-            "allow_future_as_of": "\(job.allowFutureAsOf)", "revenuecat": job.revenueCat.userIDField.rawValue,
+            "allow_future_as_of": "\(job.allowFutureAsOf)", "revenuecat": job.storeSettings[RevenueCatSettings.self].userIDField.rawValue,
             "default_store": job.proceeds.defaultStore, "app_store_small_business": "\(job.proceeds.appStoreSmallBusiness)",
             "goal_metric": job.decisionSettings.goalMetric.csvName, "target_mde": "\(job.decisionSettings.targetMDE)",
             "target_power": "\(job.decisionSettings.targetPower)", "min_runtime_days": "\(job.decisionSettings.minRuntimeDays)",

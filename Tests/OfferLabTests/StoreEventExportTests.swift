@@ -188,7 +188,7 @@ import Testing
 @Suite struct GeneratedStoreEventsTests {
     typealias LoggedEvent = StoreEventExportTests.LoggedEvent
 
-    static func generate(_ format: LogSourceFormat, into folder: TemporaryFolder) async throws -> GenerationReport {
+    static func generate(_ format: SourceFormat, into folder: TemporaryFolder) async throws -> GenerationReport {
         try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
     }
@@ -242,8 +242,8 @@ import Testing
         return try appEvents(folder)
     }
 
-    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
-    func theWrittenEventsAreTheDataSetsOwn(_ format: LogSourceFormat) async throws {
+    @Test(arguments: [SourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func theWrittenEventsAreTheDataSetsOwn(_ format: SourceFormat) async throws {
         let folder = try TemporaryFolder()
         let report = try await Self.generate(format, into: folder)
         let job = try JobLoader.load(path: folder.file("job.yaml"))

@@ -55,9 +55,11 @@ import Testing
                     files: [folder.file("hooks/a/1.jsonl"), folder.file("hooks/b/1.jsonl"), folder.file("hooks/b/2.jsonl")]),
             ])
         // Without the keys: every signature checked against Apple's root; RevenueCat's original id.
-        #expect(loaded.appStore.bundleID == nil && loaded.appStore.verify && loaded.appStore.rootCertificatePaths.isEmpty)
-        #expect(loaded.appStore.rootCertificates == [AppStoreSignatureVerifier.appleRootCAG3DER])
-        #expect(loaded.revenueCat.userIDField == .originalAppUserID)
+        #expect(
+            loaded.storeSettings[AppStoreSettings.self].bundleID == nil && loaded.storeSettings[AppStoreSettings.self].verify
+                && loaded.storeSettings[AppStoreSettings.self].rootCertificatePaths.isEmpty)
+        #expect(loaded.storeSettings[AppStoreSettings.self].rootCertificates == [AppStoreSignatureVerifier.appleRootCAG3DER])
+        #expect(loaded.storeSettings[RevenueCatSettings.self].userIDField == .originalAppUserID)
     }
 
     @Test func aJobOfStoreSourcesAloneHasNoLogFiles() throws {
@@ -94,7 +96,8 @@ import Testing
 
         let withID = try job(logs: logs, "app_store: {bundle_id: \(Self.bundleID), verify: false}", files: files)
         let loaded = try JobLoader.load(path: withID.path)
-        #expect(loaded.appStore.bundleID == Self.bundleID && !loaded.appStore.verify)
+        #expect(
+            loaded.storeSettings[AppStoreSettings.self].bundleID == Self.bundleID && !loaded.storeSettings[AppStoreSettings.self].verify)
     }
 
     @Test func rootCertificatesAreReadRelativeToTheJobFile() throws {
@@ -102,8 +105,8 @@ import Testing
         let fixture = try job(logs: #"["logs/*"]"#, "app_store: {bundle_id: x, root_certificates: [certs/test.der]}")
         try fixture.folder.write("certs/test.der", bytes: signer.rootCertificateDER)
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.appStore.rootCertificatePaths == [fixture.folder.file("certs/test.der")])
-        #expect(loaded.appStore.rootCertificates == [signer.rootCertificateDER])
+        #expect(loaded.storeSettings[AppStoreSettings.self].rootCertificatePaths == [fixture.folder.file("certs/test.der")])
+        #expect(loaded.storeSettings[AppStoreSettings.self].rootCertificates == [signer.rootCertificateDER])
     }
 
     @Test func anUnreadableRootCertificateIsABadJobNamingIt() throws {
@@ -149,7 +152,7 @@ import Testing
             ("app_user_id", .lastSeenAppUserID),
         ] {
             let fixture = try job(logs: #"["logs/*"]"#, "revenuecat: {user_id_field: \(value)}")
-            #expect(try JobLoader.load(path: fixture.path).revenueCat.userIDField == field)
+            #expect(try JobLoader.load(path: fixture.path).storeSettings[RevenueCatSettings.self].userIDField == field)
         }
     }
 

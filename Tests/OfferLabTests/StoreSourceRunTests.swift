@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    static func night(_ format: LogSourceFormat) async throws -> Night {
+    static func night(_ format: SourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
@@ -81,8 +81,8 @@ import Testing
         "family_shared_records", "unknown_notification_types",
     ]
 
-    @Test(arguments: [LogSourceFormat.revenueCatExport, .revenueCatWebhooks])
-    func aStoreFormGivesTheNumbersOfTheLogs(format: LogSourceFormat) async throws {
+    @Test(arguments: [SourceFormat.revenueCatExport, .revenueCatWebhooks])
+    func aStoreFormGivesTheNumbersOfTheLogs(format: SourceFormat) async throws {
         let logs = try await Self.logs.value
         let store = try await Self.night(format)
         let source = try #require(SourceFormat(rawValue: format.rawValue))
@@ -451,9 +451,11 @@ func cellText(_ value: ResultValue) -> String {
         _ = users.intern("someone")
         let u1 = users.intern("u1")
         let at = try #require(Timestamp.parse("2026-03-02T10:05:00Z"))
-        let purchase = StoreEvent(
-            format: .revenueCatExport, eventID: "revenuecat_export:T1", at: at, userID: "u1", event: .purchase, productID: "weekly",
-            transactionID: "T1", priceMicros: 7_990_000, currency: "USD")
+        var purchase = StoreEvent(format: .revenueCatExport, eventID: "revenuecat_export:T1", at: at, userID: "u1", event: .purchase)
+        purchase.productID = "weekly"
+        purchase.transactionID = "T1"
+        purchase.priceMicros = 7_990_000
+        purchase.currency = "USD"
         var anonymous = purchase
         anonymous.eventID = "revenuecat_export:T2"
         anonymous.userID = ""

@@ -15,7 +15,7 @@ enum GeneratedSet {
         switch arguments[0] {
         case "generate":
             guard arguments.count >= 3, let users = Int(arguments[2]),
-                let format = LogSourceFormat(rawValue: arguments.count > 3 ? arguments[3] : "app_store_notifications")
+                let format = SourceFormat(rawValue: arguments.count > 3 ? arguments[3] : "app_store_notifications")
             else { throw Usage() }
             let report = try await DataSetGenerator.generate(
                 GeneratorConfiguration(

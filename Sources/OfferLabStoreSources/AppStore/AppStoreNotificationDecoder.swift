@@ -103,9 +103,10 @@ public struct AppStoreNotificationDecoder: Sendable {
                 format: .appStoreNotifications, id: id, event: isCancel ? .cancel : .expire, at: signedAt,
                 originalTransactionID: record?.originalTransactionID ?? renewal?.originalTransactionId,
                 transactionID: record?.transactionID, productID: record?.productID ?? renewal?.productId,
-                userID: record?.userID ?? renewal?.appAccountToken.map { $0.lowercased() },
-                isSandbox: isSandbox || Self.isSandbox(renewal?.environment), country: record?.country, platform: "ios",
-                store: "app_store")
+                buyer: StoreBuyer(
+                    userID: record?.buyer.userID ?? renewal?.appAccountToken.map { $0.lowercased() },
+                    isSandbox: isSandbox || Self.isSandbox(renewal?.environment), country: record?.buyer.country, platform: "ios",
+                    store: "app_store"))
         }
         return notification
     }
@@ -163,13 +164,18 @@ public struct AppStoreNotificationDecoder: Sendable {
         }
         let expiresAt = try payload.expiresDate.map { (date) throws(StoreLineRejection) in try microseconds(date, "expiresDate") }
         let token = payload.appAccountToken?.lowercased()
-        return StoreTransaction(
+        var record = StoreTransaction(
             format: .appStoreNotifications, transactionID: transactionID, originalTransactionID: payload.originalTransactionId,
-            productID: productID, kind: isTrial ? .trial : .chargeByChainOrder, at: at, priceMicros: priceMicros,
-            currency: isTrial ? nil : payload.currency, userID: token?.isEmpty == false ? token : nil, isSandbox: isSandbox,
-            isFamilyShared: payload.inAppOwnershipType == "FAMILY_SHARED",
-            country: payload.storefront.flatMap { CountryCodes.alpha2ByAlpha3[$0.uppercased()] }, platform: "ios",
-            store: "app_store", expiresAt: expiresAt, refund: refund)
+            productID: productID, kind: isTrial ? .trial : .chargeByChainOrder, at: at,
+            money: .init(priceMicros: priceMicros, currency: isTrial ? nil : payload.currency),
+            buyer: StoreBuyer(
+                userID: token?.isEmpty == false ? token : nil, isSandbox: isSandbox,
+                isFamilyShared: payload.inAppOwnershipType == "FAMILY_SHARED",
+                country: payload.storefront.flatMap { CountryCodes.alpha2ByAlpha3[$0.uppercased()] }, platform: "ios",
+                store: "app_store"))
+        record.expiresAt = expiresAt
+        record.refund = refund
+        return record
     }
 
     /// Epoch milliseconds (fractional in Xcode's data) as microseconds, or why not.

@@ -139,12 +139,12 @@ public struct AppStoreRecordCollector: Sendable {
     /// extension) come from the later one.
     private static func merge(_ delivered: StoreTransaction, into record: inout StoreTransaction) {
         record.originalTransactionID = record.originalTransactionID ?? delivered.originalTransactionID
-        if record.priceMicros == nil, delivered.priceMicros != nil {
-            record.priceMicros = delivered.priceMicros
-            record.currency = delivered.currency
+        if record.money.priceMicros == nil, delivered.money.priceMicros != nil {
+            record.money.priceMicros = delivered.money.priceMicros
+            record.money.currency = delivered.money.currency
         }
-        record.userID = record.userID ?? delivered.userID
-        record.country = record.country ?? delivered.country
+        record.buyer.userID = record.buyer.userID ?? delivered.buyer.userID
+        record.buyer.country = record.buyer.country ?? delivered.buyer.country
         if let refund = delivered.refund, refund.at > record.refund?.at ?? .min { record.refund = refund }
         if let expiresAt = delivered.expiresAt { record.expiresAt = max(record.expiresAt ?? expiresAt, expiresAt) }
     }

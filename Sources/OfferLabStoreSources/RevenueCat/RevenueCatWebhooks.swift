@@ -206,6 +206,7 @@ struct RevenueCatWebhook: Sendable {
             try Self.share(text, "commission_percentage")
         }
         let isSandbox = environment?.uppercased() == "SANDBOX"
+        let buyer = StoreBuyer(userID: userID, isSandbox: isSandbox, isFamilyShared: familyShared, country: country, store: store)
         guard let transactionID else { throw StoreLineRejection(.missingField, "transaction_id is empty") }
 
         // 4. Times.
@@ -229,20 +230,22 @@ struct RevenueCatWebhook: Sendable {
             if kind != .trial, price != nil, currency == nil { throw StoreLineRejection(.missingField, "a price without currency") }
             if kind != .trial, let price, price < 0 { throw StoreLineRejection(.negativePrice, "a negative price") }
             let expiresAt = field("expiration_at_ms")?.numberText.flatMap(Self.epochMilliseconds)
-            record = .charge(
-                StoreTransaction(
-                    format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
-                    productID: productID, kind: kind, at: at, priceMicros: kind == .trial ? nil : price,
-                    currency: kind == .trial ? nil : currency, userID: userID, isSandbox: isSandbox, isFamilyShared: familyShared,
-                    country: country, store: store, expiresAt: expiresAt, taxShare: taxShare, commissionShare: commissionShare))
+            var transaction = StoreTransaction(
+                format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
+                productID: productID, kind: kind, at: at,
+                money: .init(
+                    priceMicros: kind == .trial ? nil : price, currency: kind == .trial ? nil : currency, taxShare: taxShare,
+                    commissionShare: commissionShare),
+                buyer: buyer)
+            transaction.expiresAt = expiresAt
+            record = .charge(transaction)
         case .cancellation where cancelReason == "CUSTOMER_SUPPORT":
             // RevenueCat sends the refunded amount as a negative price.
             record = .refund(
                 StoreRefund(
                     format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
                     productID: productID, at: try time("event_timestamp_ms"), amountMicros: price.map { abs($0) },
-                    currency: price == nil ? nil : currency, userID: userID, isSandbox: isSandbox, isFamilyShared: familyShared,
-                    country: country, store: store))
+                    currency: price == nil ? nil : currency, buyer: buyer))
         case .reversal:
             record = .reversal(
                 StoreRefundReversal(format: .revenueCatWebhooks, id: id, transactionID: transactionID, at: try time("event_timestamp_ms")))
@@ -251,8 +254,8 @@ struct RevenueCatWebhook: Sendable {
                 StoreStatusChange(
                     format: .revenueCatWebhooks, id: id, event: shape == .expiration ? .expire : .cancel,
                     at: try time("event_timestamp_ms"),
-                    originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID, userID: userID,
-                    isSandbox: isSandbox, country: country, store: store))
+                    originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID,
+                    buyer: StoreBuyer(userID: userID, isSandbox: isSandbox, country: country, store: store)))
         }
     }
 

@@ -163,12 +163,12 @@ struct RevenueCatExportRow: Sendable {
 
     /// This row in place of `earlier`, the same transaction sent before.
     func replacing(_ earlier: RevenueCatExportRow) -> RevenueCatExportRow {
-        guard let priceAfterRefund = version3PriceAfterRefund, let grossPrice = earlier.transaction.priceMicros,
+        guard let priceAfterRefund = version3PriceAfterRefund, let grossPrice = earlier.transaction.money.priceMicros,
             priceAfterRefund <= grossPrice, var refund = transaction.refund
         else { return self }
         var row = self
-        row.transaction.priceMicros = grossPrice
-        row.transaction.currency = transaction.currency ?? earlier.transaction.currency
+        row.transaction.money.priceMicros = grossPrice
+        row.transaction.money.currency = transaction.money.currency ?? earlier.transaction.money.currency
         refund.amountMicros = priceAfterRefund == 0 ? nil : grossPrice - priceAfterRefund
         row.transaction.refund = refund
         return row
@@ -314,13 +314,17 @@ struct RevenueCatExportColumns {
         let originalTransaction =
             originalStoreTransactionID.map { column in row.bytes(at: column).elementsEqual(storeTransaction.utf8) } == true
             ? storeTransaction : text(originalStoreTransactionID)
-        let transaction = StoreTransaction(
+        var transaction = StoreTransaction(
             format: .revenueCatExport, transactionID: storeTransaction, originalTransactionID: originalTransaction,
-            productID: text(productID), kind: kind, at: start, priceMicros: trialPeriod || isVersion3Refund ? nil : grossPrice,
-            currency: trialPeriod ? nil : currency, userID: text(userID), isSandbox: sandbox,
-            isFamilyShared: Self.isFamilyShared(row.bytes(at: ownershipType)), country: text(country), platform: text(platform),
-            store: text(store),
-            expiresAt: expires, taxShare: taxShare, commissionShare: commissionShare, refund: refund)
+            productID: text(productID), kind: kind, at: start,
+            money: .init(
+                priceMicros: trialPeriod || isVersion3Refund ? nil : grossPrice, currency: trialPeriod ? nil : currency,
+                taxShare: taxShare, commissionShare: commissionShare),
+            buyer: StoreBuyer(
+                userID: text(userID), isSandbox: sandbox, isFamilyShared: Self.isFamilyShared(row.bytes(at: ownershipType)),
+                country: text(country), platform: text(platform), store: text(store)))
+        transaction.expiresAt = expires
+        transaction.refund = refund
         return RevenueCatExportRow(
             storeTransactionID: storeTransaction, renewalNumber: renewal, updatedAt: updated, transaction: transaction,
             version3PriceAfterRefund: isVersion3Refund ? (leftPrice ?? 0) : nil)

@@ -1,40 +1,42 @@
 import OfferLabIngest
-import OfferLabStoreSources
 import Testing
 
-@testable import OfferLabEvents
+@testable import OfferLabStoreSources
 
-/// An App Store file's reading as the parsed-log cache keeps it (`AppStoreFileReading.encode`):
-/// read back, every field of every record and note is the same; a payload cut short or of
-/// another layout is refused, never misread.
+/// An App Store file's reading as the parsed-log cache keeps it (`CachedStoreFileReading`): read
+/// back, every field of every record and note is the same; a payload cut short or of another
+/// layout is refused, never misread.
 @Suite struct AppStoreFileEntryTests {
     /// Every field set in one notification and left out in another; fractional timestamps (Xcode's
     /// fractional milliseconds), negative ones, sandbox and family-shared records, shares.
     static let reading: AppStoreFileReading = {
         var full = StoreTransaction(
             format: .appStoreNotifications, transactionID: "2000000123456789", originalTransactionID: "2000000000000001",
-            productID: "com.example.yearly", kind: .chargeByChainOrder, at: 1_773_000_000_123_456, priceMicros: 49_990_000,
-            currency: "EUR", userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, isFamilyShared: true, country: "DE",
-            platform: "ios", store: "app_store", expiresAt: 1_804_536_000_123_999, taxShare: 0.19, commissionShare: 0.15,
-            refund: .init(at: 1_773_500_000_000_001, amountMicros: 24_995_000))
+            productID: "com.example.yearly", kind: .chargeByChainOrder, at: 1_773_000_000_123_456,
+            money: .init(priceMicros: 49_990_000, currency: "EUR", taxShare: 0.19, commissionShare: 0.15),
+            buyer: StoreBuyer(
+                userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, isFamilyShared: true, country: "DE", platform: "ios",
+                store: "app_store")
+        ).with(expiresAt: 1_804_536_000_123_999, refund: .init(at: 1_773_500_000_000_001, amountMicros: 24_995_000))
         full.sourcePath = "/night/before.jsonl.gz"
         let bare = StoreTransaction(
             format: .appStoreNotifications, transactionID: "1", originalTransactionID: nil, productID: nil, kind: .trial,
-            at: -62_135_596_800_000_000, priceMicros: nil, currency: nil, userID: nil)
+            at: -62_135_596_800_000_000, money: .init(), buyer: StoreBuyer(userID: nil))
         var refundedWhole = bare
         refundedWhole.kind = .laterCharge
         refundedWhole.refund = .init(at: 0, amountMicros: nil)
         var firstCharge = bare
         firstCharge.kind = .firstCharge
-        firstCharge.priceMicros = 0
+        firstCharge.money.priceMicros = 0
         var change = StoreStatusChange(
             format: .appStoreNotifications, id: "c-1", event: .cancel, at: 1_773_000_001_000_500, originalTransactionID: "2000000000000001",
-            transactionID: "2000000123456789", productID: "com.example.yearly", userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138",
-            isSandbox: true, country: "DE", platform: "ios", store: "app_store")
+            transactionID: "2000000123456789", productID: "com.example.yearly",
+            buyer: StoreBuyer(
+                userID: "7e3fb20b-4cdb-47cc-936d-99d65f608138", isSandbox: true, country: "DE", platform: "ios", store: "app_store"))
         change.sourcePath = "/night/before.jsonl.gz"
         let bareChange = StoreStatusChange(
             format: .appStoreNotifications, id: "e-1", event: .expire, at: 1, originalTransactionID: nil, transactionID: nil,
-            productID: nil, userID: nil)
+            productID: nil, buyer: StoreBuyer(userID: nil))
         var reading = AppStoreFileReading(path: "/night/a.jsonl.gz")
         reading.notifications = [
             AppStoreNotification(
@@ -60,16 +62,16 @@ import Testing
     }()
 
     static func payload(_ reading: AppStoreFileReading) -> [UInt8] {
-        var entry = ParsedLogCache.EntryWriter(bytes: [])
+        var entry = CacheEntryWriter(bytes: [])
         reading.encode(into: &entry)
         return entry.bytes
     }
 
     static func readBack(_ payload: [UInt8], path: String) throws -> AppStoreFileReading {
         try payload.withUnsafeBytes { bytes in
-            var entry = ParsedLogCache.EntryReader(bytes)
+            var entry = CacheEntryReader(bytes)
             let reading = try AppStoreFileReading(entry: &entry, path: path)
-            guard entry.remaining == 0 else { throw ParsedLogCache.EntryReader.Damaged() }
+            guard entry.remaining == 0 else { throw CacheEntryReader.Damaged() }
             return reading
         }
     }
@@ -82,7 +84,8 @@ import Testing
         #expect(kept.notes == original.notes)
         #expect(kept.counts == original.counts)
         // Nothing set by the reading is lost in a default: the same record with a field changed differs.
-        #expect(kept.notifications[0].transaction?.taxShare == 0.19 && kept.notifications[0].transaction?.isFamilyShared == true)
+        #expect(
+            kept.notifications[0].transaction?.money.taxShare == 0.19 && kept.notifications[0].transaction?.buyer.isFamilyShared == true)
     }
 
     /// The path is not kept: the same bytes under another name are that file's reading, notes too.
@@ -101,7 +104,7 @@ import Testing
     @Test func aPayloadCutShortIsRefused() {
         let payload = Self.payload(Self.reading)
         for length in 0..<payload.count {
-            #expect(throws: ParsedLogCache.EntryReader.Damaged.self) { try Self.readBack(Array(payload[..<length]), path: "/p") }
+            #expect(throws: CacheEntryReader.Damaged.self) { try Self.readBack(Array(payload[..<length]), path: "/p") }
         }
     }
 
@@ -111,6 +114,6 @@ import Testing
         String(repeating: "\u{0}", count: 8) + "\u{1}",
     ])
     func aPayloadOfAnotherLayoutIsRefused(text: String) {
-        #expect(throws: ParsedLogCache.EntryReader.Damaged.self) { try Self.readBack(Array(text.utf8), path: "/p") }
+        #expect(throws: CacheEntryReader.Damaged.self) { try Self.readBack(Array(text.utf8), path: "/p") }
     }
 }

@@ -1,7 +1,6 @@
 import OfferLabIngest
-import OfferLabStoreSources
 
-/// An App Store file's reading as the parsed-log cache keeps it (`ParsedLogCache.store`): a later
+/// An App Store file's reading as the parsed-log cache keeps it (`CachedStoreFileReading`): a later
 /// night reads a month of verified, decoded notifications back, so the layout is made to be read
 /// fast. Its strings come first, each distinct one once (products, currencies, countries and most
 /// users repeat from notification to notification), and the records name them by index; then the
@@ -9,11 +8,11 @@ import OfferLabStoreSources
 /// same bytes under another name are the same reading.
 ///
 /// Every index, count, flag and enum value read is checked: a payload of another layout that got
-/// past the entry's checks is refused (`EntryReader.Damaged`), never misread.
+/// past the entry's checks is refused (`CacheEntryReader.Damaged`), never misread.
 extension AppStoreFileReading {
-    func encode(into entry: inout ParsedLogCache.EntryWriter) {
+    package func encode(into entry: inout CacheEntryWriter) {
         var strings = StringTable()
-        var body = ParsedLogCache.EntryWriter(bytes: [])
+        var body = CacheEntryWriter(bytes: [])
         let counts = counts.nonZero
         body.append(Int64(counts.count))
         for (counter, count) in counts {
@@ -50,7 +49,7 @@ extension AppStoreFileReading {
         entry.bytes += body.bytes
     }
 
-    private func encode(_ record: StoreTransaction, into body: inout ParsedLogCache.EntryWriter, strings: inout StringTable) {
+    private func encode(_ record: StoreTransaction, into body: inout CacheEntryWriter, strings: inout StringTable) {
         body.append(Self.formatCode(record.format))
         let kind: UInt8 =
             switch record.kind {
@@ -62,41 +61,42 @@ extension AppStoreFileReading {
         body.append(kind)
         body.append(
             Self.flags(
-                record.isSandbox, record.isFamilyShared, record.priceMicros != nil, record.expiresAt != nil, record.taxShare != nil,
-                record.commissionShare != nil, record.refund != nil, record.refund?.amountMicros != nil))
+                record.buyer.isSandbox, record.buyer.isFamilyShared, record.money.priceMicros != nil, record.expiresAt != nil,
+                record.money.taxShare != nil, record.money.commissionShare != nil, record.refund != nil,
+                record.refund?.amountMicros != nil))
         body.append(record.at)
         for text in [
-            record.transactionID, record.originalTransactionID, record.productID, record.currency, record.userID, record.country,
-            record.platform, record.store, record.sourcePath,
+            record.transactionID, record.originalTransactionID, record.productID, record.money.currency, record.buyer.userID,
+            record.buyer.country, record.buyer.platform, record.buyer.store, record.sourcePath,
         ] {
             body.append(strings.index(text))
         }
-        if let price = record.priceMicros { body.append(price) }
+        if let price = record.money.priceMicros { body.append(price) }
         if let expiresAt = record.expiresAt { body.append(expiresAt) }
-        if let share = record.taxShare { body.append(share.bitPattern) }
-        if let share = record.commissionShare { body.append(share.bitPattern) }
+        if let share = record.money.taxShare { body.append(share.bitPattern) }
+        if let share = record.money.commissionShare { body.append(share.bitPattern) }
         if let refund = record.refund {
             body.append(refund.at)
             if let amount = refund.amountMicros { body.append(amount) }
         }
     }
 
-    private func encode(_ change: StoreStatusChange, into body: inout ParsedLogCache.EntryWriter, strings: inout StringTable) {
+    private func encode(_ change: StoreStatusChange, into body: inout CacheEntryWriter, strings: inout StringTable) {
         body.append(Self.formatCode(change.format))
         body.append(change.event.rawValue)
-        body.append(Self.flags(change.isSandbox))
+        body.append(Self.flags(change.buyer.isSandbox))
         body.append(change.at)
         for text in [
-            change.id, change.originalTransactionID, change.transactionID, change.productID, change.userID, change.country,
-            change.platform, change.store, change.sourcePath,
+            change.id, change.originalTransactionID, change.transactionID, change.productID, change.buyer.userID,
+            change.buyer.country, change.buyer.platform, change.buyer.store, change.sourcePath,
         ] {
             body.append(strings.index(text))
         }
     }
 
     /// The reading kept in `entry`, as the reading of the file at `path`.
-    /// - Throws: `EntryReader.Damaged` when the payload is not one `encode` wrote.
-    init(entry: inout ParsedLogCache.EntryReader, path: String) throws {
+    /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote.
+    package init(entry: inout CacheEntryReader, path: String) throws {
         self.init(path: path)
         let stringCount = try entry.count()
         var strings: [String] = []
@@ -156,25 +156,25 @@ private struct StringTable {
 
 /// Reads the records of an entry, each value checked.
 private struct Reader {
-    var entry: ParsedLogCache.EntryReader
+    var entry: CacheEntryReader
     let strings: [String]
 
     mutating func optionalString() throws -> String? {
         let index = try entry.read(Int32.self)
         if index == -1 { return nil }
-        guard index >= 0, Int(index) < strings.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard index >= 0, Int(index) < strings.count else { throw CacheEntryReader.Damaged() }
         return strings[Int(index)]
     }
 
     mutating func string() throws -> String {
-        guard let text = try optionalString() else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard let text = try optionalString() else { throw CacheEntryReader.Damaged() }
         return text
     }
 
     /// `count` flags of one byte, the unused bits clear.
     mutating func flags(count: Int) throws -> Flags {
         let byte = try entry.read(UInt8.self)
-        guard byte >> count == 0 else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard byte >> count == 0 else { throw CacheEntryReader.Damaged() }
         return Flags(byte: byte)
     }
 
@@ -187,13 +187,13 @@ private struct Reader {
 
     mutating func counter() throws -> StoreCounter {
         let index = Int(try entry.read(UInt8.self))
-        guard index < StoreCounter.allCases.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard index < StoreCounter.allCases.count else { throw CacheEntryReader.Damaged() }
         return StoreCounter.allCases[index]
     }
 
     mutating func format() throws -> SourceFormat {
         let index = Int(try entry.read(UInt8.self))
-        guard index < SourceFormat.allCases.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard index < SourceFormat.allCases.count else { throw CacheEntryReader.Damaged() }
         return SourceFormat.allCases[index]
     }
 
@@ -201,37 +201,40 @@ private struct Reader {
         let format = try format()
         let kinds: [StoreTransaction.Kind] = [.trial, .firstCharge, .laterCharge, .chargeByChainOrder]
         let kindIndex = Int(try entry.read(UInt8.self))
-        guard kindIndex < kinds.count else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard kindIndex < kinds.count else { throw CacheEntryReader.Damaged() }
         let flags = try flags(count: 8)
         let at = try entry.read(Int64.self)
         var record = StoreTransaction(
             format: format, transactionID: try string(), originalTransactionID: try optionalString(), productID: try optionalString(),
-            kind: kinds[kindIndex], at: at, priceMicros: nil, currency: try optionalString(), userID: try optionalString(),
-            isSandbox: flags[0], isFamilyShared: flags[1], country: try optionalString(), platform: try optionalString(),
-            store: try optionalString())
+            kind: kinds[kindIndex], at: at, money: .init(currency: try optionalString()),
+            buyer: StoreBuyer(
+                userID: try optionalString(), isSandbox: flags[0], isFamilyShared: flags[1], country: try optionalString(),
+                platform: try optionalString(), store: try optionalString()))
         record.sourcePath = try optionalString()
-        if flags[2] { record.priceMicros = try entry.read(Int64.self) }
+        if flags[2] { record.money.priceMicros = try entry.read(Int64.self) }
         if flags[3] { record.expiresAt = try entry.read(Int64.self) }
-        if flags[4] { record.taxShare = Double(bitPattern: try entry.read(UInt64.self)) }
-        if flags[5] { record.commissionShare = Double(bitPattern: try entry.read(UInt64.self)) }
+        if flags[4] { record.money.taxShare = Double(bitPattern: try entry.read(UInt64.self)) }
+        if flags[5] { record.money.commissionShare = Double(bitPattern: try entry.read(UInt64.self)) }
         if flags[6] {
             let at = try entry.read(Int64.self)
             record.refund = .init(at: at, amountMicros: flags[7] ? try entry.read(Int64.self) : nil)
         } else if flags[7] {
-            throw ParsedLogCache.EntryReader.Damaged()
+            throw CacheEntryReader.Damaged()
         }
         return record
     }
 
     mutating func statusChange() throws -> StoreStatusChange {
         let format = try format()
-        guard let event = EventType(rawValue: try entry.read(UInt8.self)) else { throw ParsedLogCache.EntryReader.Damaged() }
+        guard let event = EventType(rawValue: try entry.read(UInt8.self)) else { throw CacheEntryReader.Damaged() }
         let isSandbox = try flags(count: 1)[0]
         let at = try entry.read(Int64.self)
         var change = StoreStatusChange(
             format: format, id: try string(), event: event, at: at, originalTransactionID: try optionalString(),
-            transactionID: try optionalString(), productID: try optionalString(), userID: try optionalString(), isSandbox: isSandbox,
-            country: try optionalString(), platform: try optionalString(), store: try optionalString())
+            transactionID: try optionalString(), productID: try optionalString(),
+            buyer: StoreBuyer(
+                userID: try optionalString(), isSandbox: isSandbox, country: try optionalString(), platform: try optionalString(),
+                store: try optionalString()))
         change.sourcePath = try optionalString()
         return change
     }
