@@ -310,18 +310,19 @@ package struct OfferingSums {
         }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
         var groupRows = groups
         for group in groupRows.indices { groupRows[group].money = groupMoney[group].rounded }
-        return OfferingResult(
+        var result = OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
-            groups: groupRows, products: productRows, quality: quality,
-            // By upper-case code, as rates are looked up: `brl` and `BRL` want one rate.
-            unconvertibleEvents: Dictionary(
-                unconvertibleEvents.map { (context.labels.string(of: $0.key).uppercased(), $0.value) }, uniquingKeysWith: +
-            ).map { (currency: $0.key, events: $0.value) }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) },
-            daily: series.days(),
-            cappedRevenue: revenueCap.map(cappedRevenue),
-            matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) },
-            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels),
-            projection: projection.inputs(context: context))
+            groups: groupRows, products: productRows, quality: quality)
+        // By upper-case code, as rates are looked up: `brl` and `BRL` want one rate.
+        result.unconvertibleEvents = Dictionary(
+            unconvertibleEvents.map { (context.labels.string(of: $0.key).uppercased(), $0.value) }, uniquingKeysWith: +
+        ).map { (currency: $0.key, events: $0.value) }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) }
+        result.daily = series.days()
+        result.cappedRevenue = revenueCap.map(cappedRevenue)
+        result.matured = zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) }
+        result.slices = slices.results(labels: context.labels, maxLevels: maxSliceLevels)
+        result.projection = projection.inputs(context: context)
+        return result
     }
 
     /// docs/analysis.md §4b: the cap over every group's positive revenues, and each group's sums with every
