@@ -579,8 +579,8 @@ extension AttributionContext {
     func proceeds(of charge: DetailedEvent, country: Int32) -> Double {
         let price = charge.reportPrice ?? 0
         let details = charge.details
-        if details.taxShare >= 0 && details.commissionShare >= 0 {
-            return price * (1 - Double(Int64(details.taxShare) + Int64(details.commissionShare)) / Double(LogRecord.wholeShare))
+        if details.fees.tax >= 0 && details.fees.commission >= 0 {
+            return price * (1 - Double(Int64(details.fees.tax) + Int64(details.fees.commission)) / Double(LogRecord.wholeShare))
         }
         let tax = country >= 0 ? taxShares[Int(country)] : 0
         let commissions = details.store >= 0 ? storeCommissions[Int(details.store)] : unnamedStore
