@@ -42,8 +42,8 @@ final class FileDecoder {
         // Read until two bytes are there (or the file ends) so the magic bytes can be checked.
         do {
             try Self.fill(
-                descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
-                endOfFile: &endOfFile, minimum: 2, path: path)
+                descriptor: descriptor, buffer: UnsafeMutableRawBufferPointer(start: input, count: inputCapacity), start: &inputStart,
+                end: &inputEnd, endOfFile: &endOfFile, minimum: 2, path: path)
         } catch {
             close(descriptor)
             input.deallocate()
@@ -81,26 +81,28 @@ final class FileDecoder {
     private func refill(minimum: Int = 1) throws {
         let before = inputEnd - inputStart
         try Self.fill(
-            descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
-            endOfFile: &endOfFile, minimum: minimum, path: path, offset: compressedBytesRead)
+            descriptor: descriptor, buffer: UnsafeMutableRawBufferPointer(start: input, count: inputCapacity), start: &inputStart,
+            end: &inputEnd, endOfFile: &endOfFile, minimum: minimum, path: path, offset: compressedBytesRead)
         compressedBytesRead += Int64(inputEnd - inputStart - before)
     }
 
-    /// Moves unread bytes to the front, then reads until at least `minimum` bytes are unread and
-    /// one `read` has been made (or the file ends).
+    /// Moves the unread bytes of `buffer` (`start..<end`) to its front, then reads until at least
+    /// `minimum` bytes are unread and one `read` has been made (or the file ends).
     private static func fill(
-        descriptor: Int32, buffer: UnsafeMutableRawPointer, capacity: Int, start: inout Int, end: inout Int,
-        endOfFile: inout Bool, minimum: Int, path: String, offset: Int64 = 0
+        descriptor: Int32, buffer: UnsafeMutableRawBufferPointer, start: inout Int, end: inout Int, endOfFile: inout Bool,
+        minimum: Int, path: String, offset: Int64 = 0
     ) throws {
+        let (base, capacity) = (buffer.baseAddress, buffer.count)
         if start > 0 {
             let remaining = end - start
-            if remaining > 0 { memmove(buffer, buffer + start, remaining) }
+            // Overlapping copies are allowed, as with memmove.
+            if remaining > 0 { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[start..<end])) }
             start = 0
             end = remaining
         }
         var didRead = false
         while !endOfFile && end < capacity && (!didRead || end < minimum) {
-            let count = read(descriptor, buffer + end, capacity - end)
+            let count = read(descriptor, base?.advanced(by: end), capacity - end)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw IngestError(
