@@ -49,7 +49,7 @@ public enum DataSetGenerator {
         // The App Store's form is signed by a test chain of the data set's own, made like
         // Apple's and valid well around the period, whose root the job trusts.
         let signer: AppStoreTestSigner?
-        if configuration.sourceFormat == .appStoreNotifications {
+        if configuration.shape.sourceFormat == .appStoreNotifications {
             let day = 86_400.0
             let start = Double(configuration.startMicros) / 1e6
             signer = try AppStoreTestSigner(
@@ -91,7 +91,7 @@ public enum DataSetGenerator {
                 throw GeneratorError("cannot write the test root certificate", path: root)
             }
         }
-        if configuration.layout == .oneFile {
+        if configuration.shape.layout == .oneFile {
             try OneFileLayout.join(configuration: configuration, shardCount: shardCount, logs: &logs)
         }
 
@@ -117,7 +117,7 @@ public enum DataSetGenerator {
     private static func storeWriter(
         configuration: GeneratorConfiguration, shard: Int, signer: AppStoreTestSigner?
     ) -> (any StoreFactWriter)? {
-        switch configuration.sourceFormat {
+        switch configuration.shape.sourceFormat {
         case .offerlab: nil
         case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter(configuration: configuration, shard: shard)
         case .appStoreNotifications: signer.map { AppStoreNotificationWriter(configuration: configuration, shard: shard, signer: $0) }
@@ -152,7 +152,7 @@ public enum DataSetGenerator {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
                     atPath: out + "/" + folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)], withIntermediateDirectories: true)
-                if let storeFile = configuration.sourceFormat.relativePath(day: day, shard: 0, configuration: configuration) {
+                if let storeFile = configuration.shape.sourceFormat.relativePath(day: day, shard: 0, configuration: configuration) {
                     try manager.createDirectory(
                         atPath: out + "/" + storeFile[..<(storeFile.lastIndex(of: "/") ?? storeFile.endIndex)],
                         withIntermediateDirectories: true)

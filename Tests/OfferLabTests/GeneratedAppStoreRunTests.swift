@@ -25,7 +25,8 @@ import Testing
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
-                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 2, userIDs: .uuid, sourceFormat: format))
+                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 2,
+                shape: DataSetShape(userIDs: .uuid, sourceFormat: format)))
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)
         let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files

@@ -29,8 +29,8 @@ import Testing
     static func outputs(_ shape: Shape) async throws -> [String: [[ResultValue]]] {
         let folder = try TemporaryFolder()
         let configuration = GeneratorConfiguration(
-            outputDirectory: folder.path, users: 1500, seed: 11, days: 3, eventIDs: shape.eventIDs, userIDs: shape.userIDs,
-            layout: shape.layout)
+            outputDirectory: folder.path, users: 1500, seed: 11, days: 3,
+            shape: DataSetShape(eventIDs: shape.eventIDs, userIDs: shape.userIDs, layout: shape.layout))
         let report = try await DataSetGenerator.generate(configuration)
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)

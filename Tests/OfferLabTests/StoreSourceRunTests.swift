@@ -49,7 +49,8 @@ import Testing
     static func night(_ format: LogSourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
-            GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
+            GeneratorConfiguration(
+                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, shape: DataSetShape(sourceFormat: format)))
         let job = try JobLoader.load(path: report.jobFile)
         var night = Night(report: report, job: job, tables: try await tables(job))
         guard !job.storeSources.isEmpty else { return night }
