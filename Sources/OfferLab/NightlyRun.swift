@@ -60,12 +60,12 @@ public enum NightlyRun {
         let analyses = try await statistics(of: results, job: job)
         let night = ResultTables.make(results, statistics: analyses, job: job, previous: previous)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
-        let run = RunRecord(
+        var run = RunRecord(
             job: job.identity, output: JobIdentity.resolved(job.outputPath), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
-            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
-            signaturesVerified: job.storeSources.contains { $0.format == .appStoreNotifications } ? job.appStore.verify : nil)
+            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) })
+        if job.storeSources.contains(where: { $0.format == .appStoreNotifications }) { run.signaturesVerified = job.appStore.verify }
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, job: job)
         cache?.removeUnusedEntries()
         return RunReport(

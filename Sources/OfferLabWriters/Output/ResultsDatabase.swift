@@ -21,9 +21,10 @@ public struct RunRecord: Sendable {
     /// `app_store.verify: false`; nil without an `app_store_notifications` source.
     public var signaturesVerified: Bool?
 
+    /// A run's record; `signaturesVerified` is set afterwards for a job with App Store notifications.
     package init(
         job: String, output: String = "", night: Night, startedAt: String, finishedAt: String, status: String,
-        toolVersion: String, inputFiles: [(path: String, bytes: Int64)], signaturesVerified: Bool? = nil
+        toolVersion: String, inputFiles: [(path: String, bytes: Int64)]
     ) {
         self.job = job
         self.output = output
@@ -33,7 +34,6 @@ public struct RunRecord: Sendable {
         self.status = status
         self.toolVersion = toolVersion
         self.inputFiles = inputFiles
-        self.signaturesVerified = signaturesVerified
     }
 }
 
@@ -155,13 +155,11 @@ package enum ResultsDatabase {
                 }
                 // Every run writes `as_of` as `Night.isoText`, which parses back to the same night.
                 guard let asOf = Night(parsing: text[1]) else { return }
-                latest = (
-                    id,
-                    RunRecord(
-                        job: text[0], night: asOf, startedAt: text[2], finishedAt: text[3], status: text[4], toolVersion: text[5],
-                        inputFiles: [],
-                        signaturesVerified: { if case .integer(let verified) = row.value(at: 7) { verified != 0 } else { nil } }())
-                )
+                var run = RunRecord(
+                    job: text[0], night: asOf, startedAt: text[2], finishedAt: text[3], status: text[4], toolVersion: text[5],
+                    inputFiles: [])
+                if case .integer(let verified) = row.value(at: 7) { run.signaturesVerified = verified != 0 }
+                latest = (id, run)
             }
             guard let latest else {
                 var nights: [String] = []
