@@ -150,7 +150,8 @@ public enum NightlyRun {
         let store: EventStore
         do {
             store = try await LogIngest.read(
-                job: job, population: populationTask, progress: progress, width: job.threads, cache: cache, storeNight: storeNight)
+                settings: IngestSettings(job), population: populationTask, progress: progress, width: job.threads, cache: cache,
+                storeNight: storeNight)
         } catch {
             storeNight?.cancel()
             // A broken assignment table is reported before a broken log file, as when they
