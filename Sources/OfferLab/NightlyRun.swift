@@ -33,7 +33,7 @@ public struct RunReport: Sendable {
 ///
 /// The stages, in the order data meets them (`run` calls them): the offering and assignment
 /// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
-/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the typed night of result
+/// statistics (`analyse`); the statistics (`statistics(of:settings:)`); the typed night of result
 /// tables (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
 public enum NightlyRun {
     public static let toolVersion = "0.1.0"
@@ -58,8 +58,8 @@ public enum NightlyRun {
         let results = try await compute(job, progress: progress, cache: cache)
         let previous = ResultsDatabase.previousNight(of: output)
         try RunChecks.brokenNight(results, previous: previous, job: job)
-        let analyses = try await statistics(of: results, job: job)
-        let night = ResultTables.make(results, statistics: analyses, job: job, previous: previous)
+        let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
+        let night = ResultTables.make(results, statistics: analyses, settings: ResultTableSettings(job), previous: previous)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         var run = RunRecord(
             job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
@@ -262,14 +262,14 @@ public enum NightlyRun {
 
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming an offering whose totals the statistics reject.
-    static func statistics(of results: NightResults, job: Job) async throws -> [OfferingStatistics] {
+    static func statistics(of results: NightResults, settings: StatisticsSettings) async throws -> [OfferingStatistics] {
         // The offerings side by side, `threads` at a time: the projection's draws are most of
         // this step, and each offering draws from its own seed, so nothing depends on the order.
         // Each outcome is taken in offering order, so that of two rejected the first is named.
         let offerings = results.offerings
         var statistics: [OfferingStatistics] = []
-        try await InOrder.run(count: offerings.count, width: job.threads) { index in
-            Result { try OfferingStatistics(offerings[index], alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+        try await InOrder.run(count: offerings.count, width: settings.threads) { index in
+            Result { try OfferingStatistics(offerings[index], settings: settings) }
         } merge: { outcome in
             statistics.append(try outcome.get())
         }

@@ -1,4 +1,5 @@
 import OfferLabGenerate
+import OfferLabResults
 import OfferLabTestSupport
 import Testing
 
@@ -35,7 +36,10 @@ import Testing
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)
         var tables: [String: [[ResultValue]]] = [:]
-        for table in ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files {
+        for table in ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job)
+        ).files {
             switch table.name {
             case "rejects":
                 let reasons = Dictionary(grouping: table.rows) { "\($0[2])" }.mapValues(\.count)

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabGenerate
 import OfferLabIngest
+import OfferLabResults
 import OfferLabStoreSources
 import OfferLabSupport
 import OfferLabTestSupport
@@ -66,7 +67,10 @@ import Testing
 
     static func tables(_ job: Job) async throws -> [String: ResultTable] {
         let results = try await NightlyRun.compute(job, progress: nil)
-        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files
+        let tables = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job)
+        ).files
         return Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
     }
 
