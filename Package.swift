@@ -100,7 +100,9 @@ let package = Package(
         // The typed night: the analysis's results and their statistics.
         .target(
             name: "OfferLabResults",
-            dependencies: ["OfferLabAnalysis", "OfferLabEvents", "OfferLabSupport", "OfferLabStatistics", "OfferLabProjection"],
+            dependencies: [
+                "OfferLabAnalysis", "OfferLabEvents", "OfferLabJob", "OfferLabSupport", "OfferLabStatistics", "OfferLabProjection",
+            ],
             swiftSettings: releaseSpeed),
         // The writers: result tables, CSV files, the results database, the HTML report.
         .target(

@@ -33,7 +33,7 @@ public struct RunReport: Sendable {
 ///
 /// The stages, in the order data meets them (`run` calls them): the offering and assignment
 /// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
-/// statistics (`analyse`); the statistics (`statistics(of:job:)`); the typed night of result
+/// statistics (`analyse`); the statistics (`statistics(of:settings:)`); the typed night of result
 /// tables (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
 public enum NightlyRun {
     public static let toolVersion = "0.1.0"
@@ -44,7 +44,8 @@ public enum NightlyRun {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
-        if let other = ResultsDatabase.otherJob(sharingOutputOf: job, path: job.databasePath) {
+        let output = OutputSettings(job)
+        if let other = ResultsDatabase.otherJob(sharingOutputOf: output) {
             throw OfferLabError(
                 .cannotWrite,
                 "output \(job.outputPath) is already written by another job file, \(other) (database \(job.databasePath)); "
@@ -55,18 +56,18 @@ public enum NightlyRun {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
         let results = try await compute(job, progress: progress, cache: cache)
-        let previous = ResultsDatabase.previousNight(path: job.databasePath, of: job)
+        let previous = ResultsDatabase.previousNight(of: output)
         try RunChecks.brokenNight(results, previous: previous, job: job)
-        let analyses = try await statistics(of: results, job: job)
-        let night = ResultTables.make(results, statistics: analyses, job: job, previous: previous)
+        let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
+        let night = ResultTables.make(results, statistics: analyses, settings: ResultTableSettings(job), previous: previous)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
-        let run = RunRecord(
-            job: job.identity, output: JobIdentity.resolved(job.outputPath), night: job.night,
+        var run = RunRecord(
+            job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
-            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) },
-            signaturesVerified: job.signaturesVerified)
-        let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, job: job)
+            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) })
+        run.signaturesVerified = job.signaturesVerified
+        let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
         cache?.removeUnusedEntries()
         return RunReport(
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
@@ -78,10 +79,8 @@ public enum NightlyRun {
     /// The writers: the night's CSV files and report into its output folder, its rows into the
     /// database. Returns the folder.
     /// - Throws: `OfferLabError`; the database and the folder are then as they were.
-    private static func write(
-        _ night: NightTables, offeringIDs: [String], run: RunRecord, job: Job
-    ) throws -> String {
-        let folder = try OutputFolder(output: job.outputPath, night: job.night)
+    private static func write(_ night: NightTables, offeringIDs: [String], run: RunRecord, to output: OutputSettings) throws -> String {
+        let folder = try OutputFolder(output: output.outputPath, night: output.night)
         // The CSV files are written on another core while the database transaction runs and
         // the report is written. The folder is swapped in last inside the transaction, and swapped
         // back when the commit fails: the database and the folder change together or not at all.
@@ -94,7 +93,7 @@ public enum NightlyRun {
         var swapped: Bool?
         do {
             try ResultsDatabase.write(
-                path: job.databasePath, tables: night.databaseTables, offeringIDs: offeringIDs, run: run,
+                path: output.databasePath, tables: night.databaseTables, offeringIDs: offeringIDs, run: run,
                 beforeCommit: {
                     try folder.write("report.html", contents: HTMLReport.render(ReportData(night: night, run: run)))
                     try csvFiles.wait()
@@ -103,7 +102,7 @@ public enum NightlyRun {
                     TestPause.at(.swapped)
                 })
             folder.finish()
-            FailedRunRejects.remove(output: job.outputPath, night: job.night)
+            FailedRunRejects.remove(output: output.outputPath, night: output.night)
         } catch {
             // The staging folder goes once the CSV files are no longer being written. Their
             // error, when they failed too, is the one reported: it is the earlier step.
@@ -150,7 +149,8 @@ public enum NightlyRun {
         let store: EventStore
         do {
             store = try await LogIngest.read(
-                job: job, population: populationTask, progress: progress, width: job.threads, cache: cache, storeNight: storeNight)
+                settings: IngestSettings(job), population: populationTask, progress: progress, width: job.threads, cache: cache,
+                storeNight: storeNight)
         } catch {
             storeNight?.cancel()
             // A broken assignment table is reported before a broken log file, as when they
@@ -262,14 +262,14 @@ public enum NightlyRun {
 
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming an offering whose totals the statistics reject.
-    static func statistics(of results: NightResults, job: Job) async throws -> [OfferingStatistics] {
+    static func statistics(of results: NightResults, settings: StatisticsSettings) async throws -> [OfferingStatistics] {
         // The offerings side by side, `threads` at a time: the projection's draws are most of
         // this step, and each offering draws from its own seed, so nothing depends on the order.
         // Each outcome is taken in offering order, so that of two rejected the first is named.
         let offerings = results.offerings
         var statistics: [OfferingStatistics] = []
-        try await InOrder.run(count: offerings.count, width: job.threads) { index in
-            Result { try OfferingStatistics(offerings[index], alpha: job.alpha, sequentialTuning: job.sequentialTuning) }
+        try await InOrder.run(count: offerings.count, width: settings.threads) { index in
+            Result { try OfferingStatistics(offerings[index], settings: settings) }
         } merge: { outcome in
             statistics.append(try outcome.get())
         }

@@ -310,18 +310,19 @@ package struct OfferingSums {
         }.sorted { $0.group != $1.group ? $0.group < $1.group : $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
         var groupRows = groups
         for group in groupRows.indices { groupRows[group].money = groupMoney[group].rounded }
-        return OfferingResult(
+        var result = OfferingResult(
             offering: offering, controlGroup: offering.controlGroupIndex(preferred: preferredControl) ?? 0,
-            groups: groupRows, products: productRows, quality: quality,
-            // By upper-case code, as rates are looked up: `brl` and `BRL` want one rate.
-            unconvertibleEvents: Dictionary(
-                unconvertibleEvents.map { (context.labels.string(of: $0.key).uppercased(), $0.value) }, uniquingKeysWith: +
-            ).map { (currency: $0.key, events: $0.value) }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) },
-            daily: series.days(),
-            cappedRevenue: revenueCap.map(cappedRevenue),
-            matured: zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) },
-            slices: slices.results(labels: context.labels, maxLevels: maxSliceLevels),
-            projection: projection.inputs(context: context))
+            groups: groupRows, products: productRows, quality: quality)
+        // By upper-case code, as rates are looked up: `brl` and `BRL` want one rate.
+        result.unconvertibleEvents = Dictionary(
+            unconvertibleEvents.map { (context.labels.string(of: $0.key).uppercased(), $0.value) }, uniquingKeysWith: +
+        ).map { (currency: $0.key, events: $0.value) }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) }
+        result.daily = series.days()
+        result.cappedRevenue = revenueCap.map(cappedRevenue)
+        result.matured = zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) }
+        result.slices = slices.results(labels: context.labels, maxLevels: maxSliceLevels)
+        result.projection = projection.inputs(context: context)
+        return result
     }
 
     /// docs/analysis.md §4b: the cap over every group's positive revenues, and each group's sums with every
@@ -585,8 +586,8 @@ extension AttributionContext {
     func proceeds(of charge: DetailedEvent, country: Int32) -> Double {
         let price = charge.reportPrice ?? 0
         let details = charge.details
-        if details.taxShare >= 0 && details.commissionShare >= 0 {
-            return price * (1 - Double(Int64(details.taxShare) + Int64(details.commissionShare)) / Double(LogRecord.wholeShare))
+        if details.fees.tax >= 0 && details.fees.commission >= 0 {
+            return price * (1 - Double(Int64(details.fees.tax) + Int64(details.fees.commission)) / Double(LogRecord.wholeShare))
         }
         let tax = country >= 0 ? taxShares[Int(country)] : 0
         let commissions = details.store >= 0 ? storeCommissions[Int(details.store)] : unnamedStore

@@ -237,22 +237,14 @@ public struct OfferingResult: Sendable {
     /// stats` on sums).
     public var projection: ProjectionInputs?
 
-    package init(
-        offering: Offering, controlGroup: Int, groups: [GroupTotals], products: [ProductTotals], quality: OfferingQuality,
-        unconvertibleEvents: [(currency: String, events: Int)] = [], daily: [DailyTotals] = [], cappedRevenue: CappedRevenue? = nil,
-        matured: [MaturedGroups] = [], slices: [SliceResult] = [], projection: ProjectionInputs? = nil
-    ) {
+    /// An offering's groups and products; the daily series, the capped and matured sums, the
+    /// slices and the projection's members are set afterwards by what computes them.
+    package init(offering: Offering, controlGroup: Int, groups: [GroupTotals], products: [ProductTotals], quality: OfferingQuality) {
         self.offering = offering
         self.controlGroup = controlGroup
         self.groups = groups
         self.products = products
         self.quality = quality
-        self.unconvertibleEvents = unconvertibleEvents
-        self.daily = daily
-        self.cappedRevenue = cappedRevenue
-        self.matured = matured
-        self.slices = slices
-        self.projection = projection
     }
 
     /// The further comparisons of the night (docs/analysis.md §4b, §4c, §8, §9): capped revenue, each

@@ -181,8 +181,9 @@ public struct EventBatch: Sendable {
                         product: label(record.pointee.productID, &recent.product),
                         currency: label(record.pointee.currency, &recent.currency),
                         expiresAt: record.pointee.expiresAt ?? EventRecord.noTime, store: label(record.pointee.store, &recent.store),
-                        taxShare: record.pointee.taxShare ?? EventRecord.absent,
-                        commissionShare: record.pointee.commissionShare ?? EventRecord.absent))
+                        fees: FeeShares(
+                            tax: record.pointee.taxShare ?? EventRecord.absent,
+                            commission: record.pointee.commissionShare ?? EventRecord.absent)))
             }
             var eventID = EventIDKey(high: 0, low: 0, form: .absent)
             if let range = record.pointee.eventID {
@@ -325,8 +326,7 @@ public struct EventStore: Sendable {
             EventDetails(
                 price: details.price, transaction: transaction(details.transaction),
                 originalTransaction: transaction(details.originalTransaction), product: label(details.product),
-                currency: label(details.currency), expiresAt: details.expiresAt, store: label(details.store), taxShare: details.taxShare,
-                commissionShare: details.commissionShare)
+                currency: label(details.currency), expiresAt: details.expiresAt, store: label(details.store), fees: details.fees)
         }
 
         /// The store's id of a label of the file, -1 when absent.

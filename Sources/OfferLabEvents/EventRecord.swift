@@ -99,6 +99,22 @@ public struct EventShapes: Sendable {
     }
 }
 
+/// The shares of a charge that go to tax and to the store's commission, as the event gives
+/// them (RevenueCat's `tax_percentage` and `commission_percentage`), in millionths
+/// (`LogRecord.wholeShare`); -1 when absent.
+public struct FeeShares: Sendable, Equatable {
+    public var tax: Int32
+    public var commission: Int32
+
+    public init(tax: Int32, commission: Int32) {
+        self.tax = tax
+        self.commission = commission
+    }
+
+    /// Neither share given.
+    public static let absent = FeeShares(tax: EventRecord.absent, commission: EventRecord.absent)
+}
+
 /// The fields of an event that has a price, a transaction, a product, a currency, an
 /// `expires_at`, a `store` or fee shares.
 public struct EventDetails: Sendable, Equatable {
@@ -113,14 +129,12 @@ public struct EventDetails: Sendable, Equatable {
     public var expiresAt: Int64
     /// The `store` label; -1 when absent.
     public var store: Int32
-    /// RevenueCat's `tax_percentage` and `commission_percentage` in millionths; -1 when absent.
-    public var taxShare: Int32
-    public var commissionShare: Int32
+    /// RevenueCat's `tax_percentage` and `commission_percentage`.
+    public var fees: FeeShares
 
     public init(
         price: Int64, transaction: Int32, originalTransaction: Int32, product: Int32, currency: Int32,
-        expiresAt: Int64 = EventRecord.noTime, store: Int32 = EventRecord.absent, taxShare: Int32 = EventRecord.absent,
-        commissionShare: Int32 = EventRecord.absent
+        expiresAt: Int64 = EventRecord.noTime, store: Int32 = EventRecord.absent, fees: FeeShares = .absent
     ) {
         self.price = price
         self.transaction = transaction
@@ -129,8 +143,7 @@ public struct EventDetails: Sendable, Equatable {
         self.currency = currency
         self.expiresAt = expiresAt
         self.store = store
-        self.taxShare = taxShare
-        self.commissionShare = commissionShare
+        self.fees = fees
     }
 
     /// What an event without details has.

@@ -33,10 +33,10 @@ package enum LogIngest {
     /// appended after the purchase-log files (docs/input-formats.md#purchase-logs;
     /// `appendStoreFiles`).
     package static func read(
-        job: Job, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
+        settings: IngestSettings, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
         pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil
     ) async throws -> EventStore {
-        let files = job.logFiles
+        let files = settings.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
         let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
         var store = EventStore()
@@ -49,14 +49,15 @@ package enum LogIngest {
             let onBytesRead = progress?.readingFile(files[index], named: "log file \(index + 1)/\(files.count)")
             guard let cache, let key = cache.key(forLogAt: files[index]) else {
                 return try readFile(
-                    index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                    index: index, path: files[index], settings: settings, parsers: spareCores.parsers[index],
+                    readAhead: spareCores.readAhead,
                     pieceSize: pieceSize, readyUsers: readyUsers,
                     onBytesRead: onBytesRead)
             }
-            if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: job.night.microseconds) { return batches }
+            if let batches = cache.load(key, fileIndex: index, path: files[index], asOf: settings.asOf) { return batches }
             // Kept before their users are resolved: the entry must not depend on tonight's table.
             let batches = try readFile(
-                index: index, path: files[index], job: job, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                index: index, path: files[index], settings: settings, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
                 pieceSize: pieceSize, readyUsers: ReadyUsers(),
                 onBytesRead: onBytesRead)
             if batches[0].counters.filesSkipped.isEmpty { cache.store(batches, key: key, path: files[index]) }
@@ -72,14 +73,14 @@ package enum LogIngest {
             if lines == malformed && batches[0].counters.filesSkipped.isEmpty {
                 store.counters.filesWithoutValidLines.append((files[file], lines))
             }
-            for batch in batches { store.append(batch, keepRejects: job.rejectsPerReason) }
+            for batch in batches { store.append(batch, keepRejects: settings.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         cache?.releaseBuffers()
         if let storeNight {
             let night = try await storeNight.value
-            try await appendStoreFiles(night, to: &store, users: try await population.value.users, job: job, width: width)
+            try await appendStoreFiles(night, to: &store, users: try await population.value.users, settings: settings, width: width)
             progress?.say("read \(night.files.count) store files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         return store
@@ -113,21 +114,21 @@ package enum LogIngest {
     /// else, with `readAhead`, decompressed ahead of its parsing. `onBytesRead`: the scanner's (for
     /// progress).
     static func readFile(
-        index: Int, path: String, job: Job, parsers: Int, readAhead: Bool, pieceSize: Int, readyUsers: ReadyUsers,
+        index: Int, path: String, settings: IngestSettings, parsers: Int, readAhead: Bool, pieceSize: Int, readyUsers: ReadyUsers,
         onBytesRead: (@Sendable (Int64) -> Void)?
     ) throws -> [EventBatch] {
-        var scanner = LogFileScanner(path: path, inflater: job.inflater)
+        var scanner = LogFileScanner(path: path, inflater: settings.inflater)
         scanner.onBytesRead = onBytesRead
-        scanner.keepsSliceFields = !job.keptSliceFields.isEmpty
+        scanner.keepsSliceFields = !settings.keptSliceFields.isEmpty
         do {
             if parsers > 1 && scanner.format == .jsonLines {
                 return try readInPieces(
-                    index: index, scanner: scanner, job: job, parsers: parsers, pieceSize: pieceSize, readyUsers: readyUsers)
+                    index: index, scanner: scanner, settings: settings, parsers: parsers, pieceSize: pieceSize, readyUsers: readyUsers)
             }
             scanner.readAhead = readAhead
-            return [try readWhole(index: index, scanner: scanner, job: job, readyUsers: readyUsers)]
+            return [try readWhole(index: index, scanner: scanner, settings: settings, readyUsers: readyUsers)]
         } catch let error as IngestError {
-            if job.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
+            if settings.onCorruptFile == .skip && (error.code == .corruptGzip || error.code == .truncatedGzip) {
                 // Lines read before the damage are dropped with the rest of the file.
                 var skipped = EventBatch(fileIndex: index)
                 skipped.counters.filesSkipped = [SkippedFile(path: path, error: error.detail)]
@@ -138,15 +139,17 @@ package enum LogIngest {
         }
     }
 
-    private static func readWhole(index: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers) throws -> EventBatch {
+    private static func readWhole(index: Int, scanner: LogFileScanner, settings: IngestSettings, readyUsers: ReadyUsers) throws
+        -> EventBatch
+    {
         // Room for the file's events up front (about one per 32 bytes of a gzipped log), so that
         // the array is not regrown and copied (room never used is never touched), and for its
         // users (one per 50 bytes or so: a few events each). Not huge pages: written once in
         // order, the events gain little from them, and a run after a pause paid for them.
         let size = fileSize(atPath: scanner.path) ?? 0
-        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size / 48, keeping: job.keptSliceFields)
+        var batch = newBatch(fileIndex: index, readyUsers: readyUsers, userCapacity: size / 48, keeping: settings.keptSliceFields)
         batch.records.reserveCapacity(size / 32)
-        let summary = try scan(into: &batch, path: scanner.path, job: job) { try scanner.scan(record: $0, malformed: $1) }
+        let summary = try scan(into: &batch, path: scanner.path, settings: settings) { try scanner.scan(record: $0, malformed: $1) }
         if batch.looksUpUsers { batch.finishLookingUpUsers() }
         batch.counters.filesRead = 1
         batch.counters.nonBlankLines = summary.lines.nonBlankLines
@@ -159,7 +162,7 @@ package enum LogIngest {
     /// thread), the pieces parsed by `parsers` threads, the calling one included, one batch each.
     /// The batches, in file order, hold the same records, counts and rejects as `readWhole`'s one.
     private static func readInPieces(
-        index: Int, scanner: LogFileScanner, job: Job, parsers: Int, pieceSize: Int, readyUsers: ReadyUsers
+        index: Int, scanner: LogFileScanner, settings: IngestSettings, parsers: Int, pieceSize: Int, readyUsers: ReadyUsers
     ) throws -> [EventBatch] {
         // The thread that cuts parses a piece itself whenever two per other parser wait: so that
         // `parsers` threads share as many cores, each always busy. With a thread more, the one that
@@ -167,7 +170,7 @@ package enum LogIngest {
         let pieces = BlockingQueue<LogTextPiece>(capacity: 2 * (parsers - 1))
         let outcomes = PieceOutcomes()
         let parse: @Sendable (inout LogTextPiece) -> Void = { piece in
-            parseAndResolve(&piece, into: outcomes, fileIndex: index, scanner: scanner, job: job, readyUsers: readyUsers)
+            parseAndResolve(&piece, into: outcomes, fileIndex: index, scanner: scanner, settings: settings, readyUsers: readyUsers)
         }
         // Threads of their own: a parser queued on Swift's task pool waited for the table's
         // loading and this very task, which keep it busy.
@@ -210,23 +213,29 @@ package enum LogIngest {
     /// assignment table was loaded (while the file is read, rather than one after another when
     /// it is merged).
     private static func parseAndResolve(
-        _ piece: inout LogTextPiece, into outcomes: PieceOutcomes, fileIndex: Int, scanner: LogFileScanner, job: Job,
+        _ piece: inout LogTextPiece, into outcomes: PieceOutcomes, fileIndex: Int, scanner: LogFileScanner, settings: IngestSettings,
         readyUsers: ReadyUsers
     ) {
-        outcomes.add(piece.index, Result { try parse(&piece, fileIndex: fileIndex, scanner: scanner, job: job, readyUsers: readyUsers) })
+        outcomes.add(
+            piece.index, Result { try parse(&piece, fileIndex: fileIndex, scanner: scanner, settings: settings, readyUsers: readyUsers) })
         while let users = readyUsers.users, var earlier = outcomes.takeUnresolved() {
             earlier.batch.resolveUsers(users)
             outcomes.add(earlier.index, .success((earlier.batch, earlier.lines)))
         }
     }
 
-    private static func parse(_ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, job: Job, readyUsers: ReadyUsers)
+    private static func parse(
+        _ piece: inout LogTextPiece, fileIndex: Int, scanner: LogFileScanner, settings: IngestSettings, readyUsers: ReadyUsers
+    )
         throws -> (EventBatch, LineCounts)
     {
         // Room as in `readWhole`, from the text's size: lines of about 240 bytes, a few per user.
-        var batch = newBatch(fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256, keeping: job.keptSliceFields)
+        var batch = newBatch(
+            fileIndex: fileIndex, readyUsers: readyUsers, userCapacity: piece.count / 256, keeping: settings.keptSliceFields)
         batch.records.reserveCapacity(piece.count / 128)
-        let lines = try scan(into: &batch, path: scanner.path, job: job) { try scanner.scanPiece(&piece, record: $0, malformed: $1) }
+        let lines = try scan(into: &batch, path: scanner.path, settings: settings) {
+            try scanner.scanPiece(&piece, record: $0, malformed: $1)
+        }
         // Here, on the piece's thread, rather than one piece after another when the file is merged.
         if batch.looksUpUsers {
             batch.finishLookingUpUsers()
@@ -239,14 +248,14 @@ package enum LogIngest {
     /// `scan` (a file's or a piece's) with what every line does: each record added to `batch`, each
     /// malformed line counted in its counters (and kept, up to the job's `rejects_per_reason`).
     private static func scan<Lines>(
-        into batch: inout EventBatch, path: String, job: Job,
+        into batch: inout EventBatch, path: String, settings: IngestSettings,
         _ scan: (
             _ record: (_ record: UnsafePointer<LogRecord>, _ lineNumber: Int) throws -> Void,
             _ malformed: (_ line: MalformedLine) throws -> Void
         ) throws -> Lines
     ) throws -> Lines {
-        try scan({ record, _ in batch.add(record, asOf: job.night.microseconds) }) { line in
-            batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: job.rejectsPerReason)
+        try scan({ record, _ in batch.add(record, asOf: settings.asOf) }) { line in
+            batch.counters.reject(line.reason, file: path, line: line.lineNumber, bytes: line.bytes, keep: settings.rejectsPerReason)
         }
     }
 

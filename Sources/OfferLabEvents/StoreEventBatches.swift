@@ -88,23 +88,25 @@ extension LogIngest {
     /// de-duplication of docs/analysis.md §2 fall to the app's logs), their users looked up in
     /// `users` (the population's), on up to `width` tasks; and adds the store sources' counters
     /// and notes (`IngestCounters.addStoreSources`).
-    package static func appendStoreFiles(_ night: StoreNight, to store: inout EventStore, users: ByteStringInterner, job: Job, width: Int?)
+    package static func appendStoreFiles(
+        _ night: StoreNight, to store: inout EventStore, users: ByteStringInterner, settings: IngestSettings, width: Int?
+    )
         async throws
     {
         var night = night
         let files = night.files
-        let firstIndex = job.logFiles.count
+        let firstIndex = settings.logFiles.count
         try await InOrder.run(count: files.count, width: width) { index in
             StoreEventBatches.batch(
-                files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: job.night.microseconds,
-                keptSliceFields: job.keptSliceFields)
+                files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: settings.asOf,
+                keptSliceFields: settings.keptSliceFields)
         } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)])) in
             for (format, note) in made.rejected {
                 night.counts[format, default: StoreCounts()][note.counter] += 1
                 night.notes.append(note)
             }
-            store.append(made.batch, keepRejects: job.rejectsPerReason)
+            store.append(made.batch, keepRejects: settings.rejectsPerReason)
         }
-        store.counters.addStoreSources(night, formats: job.storeSources.map(\.format), keep: job.rejectsPerReason)
+        store.counters.addStoreSources(night, formats: settings.storeFormats, keep: settings.rejectsPerReason)
     }
 }

@@ -49,7 +49,7 @@ public enum DataSetGenerator {
         // The App Store's form is signed by a test chain of the data set's own, made like
         // Apple's and valid well around the period, whose root the job trusts.
         let signer: AppStoreTestSigner?
-        if configuration.sourceFormat.isSigned {
+        if configuration.shape.sourceFormat.isSigned {
             let day = 86_400.0
             let start = Double(configuration.startMicros) / 1e6
             signer = try AppStoreTestSigner(
@@ -72,7 +72,7 @@ public enum DataSetGenerator {
             guard index < shardCount else { return .assignments(rows: try TableWriter.writeAssignments(configuration: configuration)) }
             var writer = LogShardWriter(
                 configuration: configuration, shard: index, shardCount: shardCount,
-                store: configuration.sourceFormat.storeWriter(configuration: configuration, shard: index, signer: signer))
+                store: configuration.shape.sourceFormat.storeWriter(configuration: configuration, shard: index, signer: signer))
             let counts = try writer.run()
             return .shard(counts, userTransactionRows: writer.userTransactionRows)
         } merge: { written in
@@ -91,7 +91,7 @@ public enum DataSetGenerator {
                 throw GeneratorError("cannot write the test root certificate", path: root)
             }
         }
-        if configuration.layout == .oneFile {
+        if configuration.shape.layout == .oneFile {
             try OneFileLayout.join(configuration: configuration, shardCount: shardCount, logs: &logs)
         }
 
@@ -138,7 +138,7 @@ public enum DataSetGenerator {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
                     atPath: out + "/" + folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)], withIntermediateDirectories: true)
-                if let storeFile = configuration.sourceFormat.relativePath(day: day, shard: 0, configuration: configuration) {
+                if let storeFile = configuration.shape.sourceFormat.relativePath(day: day, shard: 0, configuration: configuration) {
                     try manager.createDirectory(
                         atPath: out + "/" + storeFile[..<(storeFile.lastIndex(of: "/") ?? storeFile.endIndex)],
                         withIntermediateDirectories: true)

@@ -15,24 +15,17 @@ public struct GeneratorConfiguration: Sendable {
     /// Worker threads (log shards are written in parallel; the output does not depend on it).
     public var jobs: Int
     /// zlib level of every gzip file, 1 (fast) to 9 (small).
-    public var compressionLevel: Int32
+    public var compressionLevel: Int32 = 6
     /// Replace `tables/`, `logs/` and `job.yaml` of an earlier run in `outputDirectory`.
     public var overwrite: Bool
-    /// How `event_id`, `user_id` and the log files are shaped; the same seed gives the same
-    /// users, events and quirks in every shape.
-    public var eventIDs: EventIDShape
-    public var userIDs: UserIDShape
-    public var layout: LogLayout
-    /// The form of the store's facts: the purchase logs (docs/input-formats.md#purchase-logs), or
-    /// RevenueCat's export or webhooks.
-    public var sourceFormat: SourceFormat
+    /// How the files are shaped: the same seed gives the same users, events and quirks in every shape.
+    public var shape: DataSetShape
 
     public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
 
     public init(
-        outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14,
-        jobs: Int = 2, compressionLevel: Int32 = 6, overwrite: Bool = false, eventIDs: EventIDShape = .uuid,
-        userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards, sourceFormat: SourceFormat = .offerlab
+        outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14, jobs: Int = 2,
+        overwrite: Bool = false, shape: DataSetShape = DataSetShape()
     ) {
         self.outputDirectory = outputDirectory
         self.users = users
@@ -40,12 +33,8 @@ public struct GeneratorConfiguration: Sendable {
         self.start = start
         self.days = days
         self.jobs = jobs
-        self.compressionLevel = compressionLevel
         self.overwrite = overwrite
-        self.eventIDs = eventIDs
-        self.userIDs = userIDs
-        self.layout = layout
-        self.sourceFormat = sourceFormat
+        self.shape = shape
     }
 
     /// Checks the values; throws a `GeneratorError` a user can act on.
@@ -70,6 +59,26 @@ public struct GeneratorConfiguration: Sendable {
     var horizonMicros: Int64 { asOfMicros + 12 * Micros.hour }
     /// The `as_of` instant as written in the job file.
     public var asOfText: String { formatTimestamp(asOfMicros, style: .iso) }
+}
+
+/// How a data set's files are shaped: its `event_id`s, its `user_id`s, its log files, and the
+/// form of the store's facts.
+public struct DataSetShape: Sendable {
+    public var eventIDs: EventIDShape
+    public var userIDs: UserIDShape
+    public var layout: LogLayout
+    /// The purchase logs (docs/input-formats.md#purchase-logs), or RevenueCat's export or webhooks.
+    public var sourceFormat: SourceFormat
+
+    public init(
+        eventIDs: EventIDShape = .uuid, userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards,
+        sourceFormat: SourceFormat = .offerlab
+    ) {
+        self.eventIDs = eventIDs
+        self.userIDs = userIDs
+        self.layout = layout
+        self.sourceFormat = sourceFormat
+    }
 }
 
 /// A generation that cannot go on: a bad setting or a file that cannot be written.

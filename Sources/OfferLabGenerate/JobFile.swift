@@ -17,7 +17,7 @@ enum JobFile {
             # without its globs, a job reads no malformed line that names money.
             tables: tables/
             logs:
-            \(logGlobs(configuration.layout))\(storeSource(configuration.sourceFormat))
+            \(logGlobs(configuration.shape.layout))\(storeSource(configuration.shape.sourceFormat))
             as_of: \(configuration.asOfText)   # end of the generated period (excluded)
             report_currency: USD
             rates: {\(rates)}
@@ -64,10 +64,10 @@ enum JobFile {
     /// The shape options that differ from the defaults, as the command line spells them.
     private static func shapeOptions(_ configuration: GeneratorConfiguration) -> String {
         var text = ""
-        if configuration.eventIDs != .uuid { text += " --event-ids \(configuration.eventIDs.rawValue)" }
-        if configuration.userIDs != .numeric { text += " --user-ids \(configuration.userIDs.rawValue)" }
-        if configuration.layout != .dailyShards { text += " --layout \(configuration.layout.rawValue)" }
-        if configuration.sourceFormat != .offerlab { text += " --format \(configuration.sourceFormat.rawValue)" }
+        if configuration.shape.eventIDs != .uuid { text += " --event-ids \(configuration.shape.eventIDs.rawValue)" }
+        if configuration.shape.userIDs != .numeric { text += " --user-ids \(configuration.shape.userIDs.rawValue)" }
+        if configuration.shape.layout != .dailyShards { text += " --layout \(configuration.shape.layout.rawValue)" }
+        if configuration.shape.sourceFormat != .offerlab { text += " --format \(configuration.shape.sourceFormat.rawValue)" }
         return text
     }
 }

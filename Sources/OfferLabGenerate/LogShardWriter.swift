@@ -36,8 +36,8 @@ struct LogShardWriter {
         self.configuration = configuration
         self.shard = shard
         self.shardCount = shardCount
-        files = Array(repeating: nil, count: (configuration.days + 1) * configuration.layout.partsPerShard)
-        encoder = LineEncoder(eventIDs: configuration.eventIDs)
+        files = Array(repeating: nil, count: (configuration.days + 1) * configuration.shape.layout.partsPerShard)
+        encoder = LineEncoder(eventIDs: configuration.shape.eventIDs)
         simulator = UserSimulator(configuration: configuration)
         self.store = store
     }
@@ -64,9 +64,9 @@ struct LogShardWriter {
     static func relativePath(day: Int, shard: Int, part: Int, configuration: GeneratorConfiguration) -> String {
         let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
         let folder =
-            configuration.layout == .oneFile
+            configuration.shape.layout == .oneFile
             ? partsFolder + "/" + dayFolder(date).dropFirst("logs/".count) : dayFolder(date)
-        let stem = configuration.layout == .smallFiles ? "events-\(shard)-\(part)" : "events-\(shard)"
+        let stem = configuration.shape.layout == .smallFiles ? "events-\(shard)-\(part)" : "events-\(shard)"
         return folder + "/" + stem + (isCSV(day: day, shard: shard) ? ".csv.gz" : ".jsonl.gz")
     }
 
@@ -97,15 +97,15 @@ struct LogShardWriter {
     }
 
     /// The part of its daily shard a user's lines go to.
-    private func part(ofUser index: Int) -> Int { (index / shardCount) % configuration.layout.partsPerShard }
+    private func part(ofUser index: Int) -> Int { (index / shardCount) % configuration.shape.layout.partsPerShard }
 
     private mutating func file(day: Int, part: Int) -> LogFile {
-        let slot = day * configuration.layout.partsPerShard + part
+        let slot = day * configuration.shape.layout.partsPerShard + part
         if let file = files[slot] { return file }
         // The one-file layout's pieces are joined as they are: each ends its last line, with the
         // same line end (a CSV reader such as DuckDB's guesses the dialect from the first rows),
         // and the CSV header is written once, before them.
-        let joined = configuration.layout == .oneFile
+        let joined = configuration.shape.layout == .oneFile
         let file = LogFile(
             path: configuration.outputDirectory + "/" + Self.relativePath(day: day, shard: shard, part: part, configuration: configuration),
             format: Self.isCSV(day: day, shard: shard) ? .csv : .jsonLines,
@@ -187,7 +187,7 @@ struct LogShardWriter {
     /// store form carries it: then the line the app's log would hold is encoded and dropped
     /// (uncounted), so that the same random draws keep every other line of the data set as it is.
     private mutating func write(_ subject: LineSubject, day: Int, to file: LogFile, random: inout SplitMix64) throws {
-        if configuration.sourceFormat.carries(subject.event.kind, of: subject.user) {
+        if configuration.shape.sourceFormat.carries(subject.event.kind, of: subject.user) {
             encoder.uncounted { $0.encode(subject, as: file.format, breakage: .none, random: &random) }
             try store?.write(subject.event, user: subject.user, day: day)
         } else {

@@ -77,7 +77,7 @@ struct RevenueCatWriter: StoreFactWriter {
     /// The file of a day, relative to the output folder.
     static func relativePath(day: Int, shard: Int, configuration: GeneratorConfiguration) -> String {
         let date = CivilDate(daysSinceEpoch: configuration.start.daysSinceEpoch + Int64(day))
-        switch configuration.sourceFormat {
+        switch configuration.shape.sourceFormat {
         case .revenueCatWebhooks:
             return "revenuecat/webhooks/" + date.description.replacingOccurrences(of: "-", with: "/") + "/webhooks-\(shard).jsonl.gz"
         default:
@@ -89,10 +89,10 @@ struct RevenueCatWriter: StoreFactWriter {
         if let file = files[day] { return file }
         let file = LogFile(
             path: configuration.outputDirectory + "/" + Self.relativePath(day: day, shard: shard, configuration: configuration),
-            format: .jsonLines, usesCRLF: configuration.sourceFormat == .revenueCatExport || (day + shard) % 3 == 1,
+            format: .jsonLines, usesCRLF: configuration.shape.sourceFormat == .revenueCatExport || (day + shard) % 3 == 1,
             omitsFinalNewline: false, memberSize: LogShardWriter.isMultiMember(day: day, shard: shard) ? LogShardWriter.memberSize : nil,
             level: configuration.compressionLevel)
-        if configuration.sourceFormat == .revenueCatExport {
+        if configuration.shape.sourceFormat == .revenueCatExport {
             // The header row, written as a line (the file is a line writer here).
             try file.appendLine(Self.exportHeader.joined(separator: ",").bytes)
         }
@@ -160,7 +160,7 @@ struct RevenueCatWriter: StoreFactWriter {
             try emit(row, kind: .purchase, event: event, user: user, day: day)
             familyRecords += 1
         }
-        if configuration.sourceFormat == .revenueCatWebhooks && user.index % 250 == 17 {
+        if configuration.shape.sourceFormat == .revenueCatWebhooks && user.index % 250 == 17 {
             let types: [StaticString] = ["BILLING_ISSUE", "UNCANCELLATION", "TEST", "SUBSCRIPTION_PAUSED"]
             var event = SimEvent(time: time, sequence: 0, kind: .cancel)
             event.idHigh = UInt64(user.index)
@@ -175,7 +175,7 @@ struct RevenueCatWriter: StoreFactWriter {
             guard let file, try file.finish() else { continue }
             counts.storeFiles += 1
             // The export's header row is no record.
-            counts.storeLines += file.lines - (configuration.sourceFormat == .revenueCatExport ? 1 : 0)
+            counts.storeLines += file.lines - (configuration.shape.sourceFormat == .revenueCatExport ? 1 : 0)
             counts.storeUncompressedBytes += Int64(file.uncompressedBytes)
         }
         counts.familySharedRecords += familyRecords
@@ -268,7 +268,7 @@ struct RevenueCatWriter: StoreFactWriter {
     ]
 
     private mutating func emit(_ row: Row, kind: EventKind, event: SimEvent, user: UserProfile, day: Int) throws {
-        switch configuration.sourceFormat {
+        switch configuration.shape.sourceFormat {
         case .revenueCatExport: try emitExportRow(row, user: user, day: day)
         case .revenueCatWebhooks: try emitChargeWebhook(row, kind: kind, event: event, user: user, day: day)
         default: return

@@ -86,7 +86,7 @@ struct UserProfile {
 
     init(index: Int, configuration: GeneratorConfiguration, random: inout SplitMix64) {
         self.index = index
-        idShape = configuration.userIDs
+        idShape = configuration.shape.userIDs
         // Quirk users are chosen by index so that even a small data set has each of them.
         if index % 1000 == 7 {
             // "00" + the id of the previous user: equal as numbers, different as text.

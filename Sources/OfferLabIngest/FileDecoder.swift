@@ -8,7 +8,8 @@
 /// loop around a `GzipMemberDecoder`. Not thread-safe: used by one thread at a time.
 final class FileDecoder {
     let path: String
-    let isGzip: Bool
+    /// Set by `init` from the file's first two bytes.
+    private(set) var isGzip = false
     /// Bytes read from the file so far.
     private(set) var compressedBytesRead: Int64 = 0
 
@@ -39,16 +40,9 @@ final class FileDecoder {
         // Room for a member's first four bytes (magic, method, flags), checked before inflating.
         inputCapacity = max(bufferSize, 4)
         input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 16)
-        // Read until two bytes are there (or the file ends) so the magic bytes can be checked.
-        do {
-            try Self.fill(
-                descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
-                endOfFile: &endOfFile, minimum: 2, path: path)
-        } catch {
-            close(descriptor)
-            input.deallocate()
-            throw error
-        }
+        // Read until two bytes are there (or the file ends) so the magic bytes can be checked. On
+        // an error `deinit` closes the file and frees the buffer (every property is set by then).
+        try fill(minimum: 2)
         compressedBytesRead = Int64(inputEnd)
         isGzip = inputEnd >= 2 && input.load(as: UInt8.self) == 0x1f && input.load(fromByteOffset: 1, as: UInt8.self) == 0x8b
     }
@@ -80,35 +74,30 @@ final class FileDecoder {
 
     private func refill(minimum: Int = 1) throws {
         let before = inputEnd - inputStart
-        try Self.fill(
-            descriptor: descriptor, buffer: input, capacity: inputCapacity, start: &inputStart, end: &inputEnd,
-            endOfFile: &endOfFile, minimum: minimum, path: path, offset: compressedBytesRead)
+        try fill(minimum: minimum)
         compressedBytesRead += Int64(inputEnd - inputStart - before)
     }
 
     /// Moves unread bytes to the front, then reads until at least `minimum` bytes are unread and
     /// one `read` has been made (or the file ends).
-    private static func fill(
-        descriptor: Int32, buffer: UnsafeMutableRawPointer, capacity: Int, start: inout Int, end: inout Int,
-        endOfFile: inout Bool, minimum: Int, path: String, offset: Int64 = 0
-    ) throws {
-        if start > 0 {
-            let remaining = end - start
-            if remaining > 0 { memmove(buffer, buffer + start, remaining) }
-            start = 0
-            end = remaining
+    private func fill(minimum: Int) throws {
+        if inputStart > 0 {
+            let remaining = inputEnd - inputStart
+            if remaining > 0 { memmove(input, input + inputStart, remaining) }
+            inputStart = 0
+            inputEnd = remaining
         }
         var didRead = false
-        while !endOfFile && end < capacity && (!didRead || end < minimum) {
-            let count = read(descriptor, buffer + end, capacity - end)
+        while !endOfFile && inputEnd < inputCapacity && (!didRead || inputEnd < minimum) {
+            let count = read(descriptor, input + inputEnd, inputCapacity - inputEnd)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw IngestError(
                     code: .readFailed, path: path, message: "read failed: \(String(cString: strerror(errno)))",
-                    byteOffset: offset + Int64(end))
+                    byteOffset: compressedBytesRead + Int64(inputEnd))
             }
             didRead = true
-            if count == 0 { endOfFile = true } else { end += count }
+            if count == 0 { endOfFile = true } else { inputEnd += count }
         }
     }
 

@@ -38,7 +38,8 @@ extension OfferingStatistics {
     /// Analyses `result`: the night with its capped and matured comparisons, each day and each
     /// slice level (their groups as the offering's, with their own totals).
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming the offering, for totals the statistics reject.
-    package init(_ result: OfferingResult, alpha: Double, sequentialTuning: Double) throws {
+    package init(_ result: OfferingResult, settings: StatisticsSettings) throws {
+        let (alpha, sequentialTuning) = (settings.alpha, settings.sequentialTuning)
         func analyse(_ groups: [GroupTotals], families: [ComparisonFamily] = []) throws -> OfferingAnalysis {
             let inputs = result.analysisGroups(groups)
             do {

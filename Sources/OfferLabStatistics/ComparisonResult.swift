@@ -111,29 +111,13 @@ public struct ComparisonResult: Sendable, Equatable {
     /// Upper end of Fieller's interval of `relLift` at the adjusted sequence's multiplier.
     public var seqRelLiftCIHighAdjusted: Double?
 
-    /// A row; every value defaults to nil ("no value"), the sequential and adjusted ones set afterwards.
-    public init(
-        group: String, controlGroup: String, metric: Metric, controlValue: Double? = nil, value: Double? = nil,
-        absLift: Double? = nil, absLiftCILow: Double? = nil, absLiftCIHigh: Double? = nil, relLift: Double? = nil,
-        relLiftCILow: Double? = nil, relLiftCIHigh: Double? = nil, pValue: Double? = nil,
-        pValueAdjusted: Double? = nil, significant: Bool? = nil, chanceToBeatControl: Double? = nil,
-        mdeAbs: Double? = nil
-    ) {
+    /// A row of `group` against `controlGroup` on `metric`: the two values compared, every other
+    /// value nil ("no value") until the comparison sets it.
+    public init(group: String, controlGroup: String, metric: Metric, controlValue: Double?, value: Double?) {
         self.group = group
         self.controlGroup = controlGroup
         self.metric = metric
         self.controlValue = controlValue
         self.value = value
-        self.absLift = absLift
-        self.absLiftCILow = absLiftCILow
-        self.absLiftCIHigh = absLiftCIHigh
-        self.relLift = relLift
-        self.relLiftCILow = relLiftCILow
-        self.relLiftCIHigh = relLiftCIHigh
-        self.pValue = pValue
-        self.pValueAdjusted = pValueAdjusted
-        self.significant = significant
-        self.chanceToBeatControl = chanceToBeatControl
-        self.mdeAbs = mdeAbs
     }
 }

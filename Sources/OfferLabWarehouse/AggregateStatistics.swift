@@ -94,6 +94,7 @@ public enum AggregateStatistics {
         guard sequentialTuning > 0, sequentialTuning.isFinite else {
             throw OfferLabError(.badArgument, "--sequential-tuning \(sequentialTuning) must be a positive number of users")
         }
+        let settings = StatisticsSettings(alpha: alpha, sequentialTuning: sequentialTuning)
         let offerings = try read(input)
         guard !offerings.isEmpty else {
             throw OfferLabError(
@@ -118,7 +119,7 @@ public enum AggregateStatistics {
         ]
         let results = try summaryResults(input, offerings: offerings)
         if let results {
-            let statistics = try results.map { try OfferingStatistics($0, alpha: alpha, sequentialTuning: sequentialTuning) }
+            let statistics = try results.map { try OfferingStatistics($0, settings: settings) }
             tables += [
                 ResultTables.summaryTable(results, statistics: statistics), ResultTables.maturityTable(results, statistics: statistics),
             ]
@@ -139,7 +140,7 @@ public enum AggregateStatistics {
         if let slices {
             let sliced = try sliceResults(slices, results: groupsOfResults(option: "slices", path: slices))
             tables += ResultTables.sliceTables(
-                sliced, statistics: try sliced.map { try OfferingStatistics($0, alpha: alpha, sequentialTuning: sequentialTuning) })
+                sliced, statistics: try sliced.map { try OfferingStatistics($0, settings: settings) })
         }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)

@@ -71,7 +71,7 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         let configuration = GeneratorConfiguration(
             outputDirectory: out, users: users, seed: seed, start: startDate, days: days, jobs: jobs, overwrite: force,
-            eventIDs: eventIDs, userIDs: userIDs, layout: layout, sourceFormat: format)
+            shape: DataSetShape(eventIDs: eventIDs, userIDs: userIDs, layout: layout, sourceFormat: format))
         do {
             try configuration.validate()
         } catch let error as GeneratorError {

@@ -27,7 +27,8 @@ import Testing
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
-                outputDirectory: folder.path, users: users, seed: 11, days: 12, jobs: 2, userIDs: .uuid, sourceFormat: format))
+                outputDirectory: folder.path, users: users, seed: 11, days: 12, jobs: 2,
+                shape: DataSetShape(userIDs: .uuid, sourceFormat: format)))
         return Generated(folder: folder, report: report)
     }
 

@@ -26,7 +26,8 @@ import Testing
     static func generate(_ format: SourceFormat) async throws -> Generated {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
-            GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
+            GeneratorConfiguration(
+                outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, shape: DataSetShape(sourceFormat: format)))
         let paths = report.files.map(\.path).filter { $0.hasPrefix("revenuecat/") }.sorted().map { folder.path + "/" + $0 }
         var appLines: [String: Int] = [:]
         for file in report.files where file.path.hasPrefix("logs/") {
@@ -126,7 +127,7 @@ import Testing
     @Test func aRefundBeforeItsChargeIsReceivedIsKept() throws {
         let folder = try TemporaryFolder()
         let configuration = GeneratorConfiguration(
-            outputDirectory: folder.path, users: 1, seed: 1, days: 2, jobs: 1, sourceFormat: .revenueCatExport)
+            outputDirectory: folder.path, users: 1, seed: 1, days: 2, jobs: 1, shape: DataSetShape(sourceFormat: .revenueCatExport))
         let path = RevenueCatWriter.relativePath(day: 0, shard: 0, configuration: configuration)
         try FileManager.default.createDirectory(
             atPath: folder.path + "/" + path[..<path.lastIndex(of: "/")!], withIntermediateDirectories: true)

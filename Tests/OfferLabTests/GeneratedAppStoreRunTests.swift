@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabGenerate
 import OfferLabIngest
+import OfferLabResults
 import OfferLabStoreSources
 import OfferLabTestSupport
 import Testing
@@ -25,10 +26,14 @@ import Testing
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
-                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 2, userIDs: .uuid, sourceFormat: format))
+                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 2,
+                shape: DataSetShape(userIDs: .uuid, sourceFormat: format)))
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)
-        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files
+        let tables = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job)
+        ).files
         return Night(report: report, job: job, tables: Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) }))
     }
 

@@ -1,4 +1,5 @@
 import OfferLabGenerate
+import OfferLabResults
 import OfferLabTestSupport
 import Testing
 
@@ -29,13 +30,16 @@ import Testing
     static func outputs(_ shape: Shape) async throws -> [String: [[ResultValue]]] {
         let folder = try TemporaryFolder()
         let configuration = GeneratorConfiguration(
-            outputDirectory: folder.path, users: 1500, seed: 11, days: 3, eventIDs: shape.eventIDs, userIDs: shape.userIDs,
-            layout: shape.layout)
+            outputDirectory: folder.path, users: 1500, seed: 11, days: 3,
+            shape: DataSetShape(eventIDs: shape.eventIDs, userIDs: shape.userIDs, layout: shape.layout))
         let report = try await DataSetGenerator.generate(configuration)
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)
         var tables: [String: [[ResultValue]]] = [:]
-        for table in ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files {
+        for table in ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job)
+        ).files {
             switch table.name {
             case "rejects":
                 let reasons = Dictionary(grouping: table.rows) { "\($0[2])" }.mapValues(\.count)

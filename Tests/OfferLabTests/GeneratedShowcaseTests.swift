@@ -25,12 +25,12 @@ import Testing
         #expect(Set(showcase).isSubset(of: job.logFiles))  // the generated job reads them
 
         job.logFiles = job.logFiles.filter { !showcase.contains($0) }
-        let logs = try await LogIngest.read(job: job, population: Task { population }, progress: nil).counters
+        let logs = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil).counters
         #expect(logs.malformedLines > 0)
         #expect(logs.rejectedMoney.isEmpty, "\(logs.rejectedMoney.summary)")
 
         job.logFiles = showcase
-        let moved = try await LogIngest.read(job: job, population: Task { population }, progress: nil).counters
+        let moved = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil).counters
         #expect(moved.nonBlankLines == report.logs.showcaseLines && moved.malformedLines == moved.nonBlankLines)
         // The fixed showcase's four broken purchases at least.
         #expect(moved.rejectedMoney.lines >= 4)

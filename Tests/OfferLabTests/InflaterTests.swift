@@ -22,7 +22,7 @@ struct InflaterTests {
             let source = try TableSource(path: job.tablesPath, inflater: inflater)
             let catalog = try CatalogLoader.load(from: source)
             let population = Task { [job] in try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds) }
-            stores.append(try await LogIngest.read(job: job, population: population, progress: nil))
+            stores.append(try await LogIngest.read(settings: IngestSettings(job), population: population, progress: nil))
         }
         let (zlib, isal) = (stores[0], stores[1])
         #expect(zlib.count > 10_000)

@@ -191,12 +191,13 @@ import Testing
         let folder = try TemporaryFolder()
         job.logFiles = [try Self.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]
         let population = try Self.population(of: job)
-        var whole = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 1)
-        var inPieces = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10)
+        var whole = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil, width: 1)
+        var inPieces = try await LogIngest.read(
+            settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10)
         // The table loaded while the pieces are read: some are parsed before it, their users
         // resolved afterwards by the parsers or when the file is merged.
         let lateTable = try await LogIngest.read(
-            job: job,
+            settings: IngestSettings(job),
             population: Task {
                 try await Task.sleep(for: .milliseconds(150))
                 return population
@@ -237,13 +238,15 @@ import Testing
         job.logFiles = [path]
         let population = try Self.population(of: job)
         job.onCorruptFile = .skip
-        let skipped = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
+        let skipped = try await LogIngest.read(
+            settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
         #expect(skipped.count == 0)
         #expect(skipped.counters.filesSkipped.map(\.path) == [path])
         #expect(skipped.counters.filesRead == 0 && skipped.counters.nonBlankLines == 0)
         job.onCorruptFile = .fail
         let error = await #expect(throws: OfferLabError.self) {
-            _ = try await LogIngest.read(job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
+            _ = try await LogIngest.read(
+                settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
         }
         #expect(error?.code == .unreadableLog && error?.location.path == path)
         #expect((error?.cause as? IngestError)?.code == .corruptGzip)
@@ -269,7 +272,8 @@ import Testing
         func lines(quietInterval: TimeInterval) async throws -> [String] {
             let said = Mutex<[String]>([])
             let progress = ProgressReporter(quietInterval: quietInterval) { line in said.withLock { $0.append(line) } }
-            _ = try await LogIngest.read(job: job, population: Task { population }, progress: progress, width: width, pieceSize: 64 << 10)
+            _ = try await LogIngest.read(
+                settings: IngestSettings(job), population: Task { population }, progress: progress, width: width, pieceSize: 64 << 10)
             return said.withLock { $0 }
         }
         let everyChunk = try await lines(quietInterval: 0)

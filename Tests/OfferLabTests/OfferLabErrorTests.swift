@@ -37,7 +37,7 @@ import Testing
         let catalog = try CatalogLoader.load(from: source)
         let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds)
         let error = try await #require(throws: OfferLabError.self) {
-            _ = try await LogIngest.read(job: job, population: Task { population }, progress: nil)
+            _ = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil)
         }
         #expect(error.code == .unreadableLog && error.category == .data)
         #expect(error.location.path == path)

@@ -251,9 +251,9 @@ extension String {
         let population = try LogIngestTests.population(of: job)
         let cache = try ParsedLogCache(folder: folder.file("cache"), rejectsPerReason: job.rejectsPerReason)
         let parsed = try await LogIngest.read(
-            job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10, cache: cache)
+            settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10, cache: cache)
         let readBack = try await LogIngest.read(
-            job: job, population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10, cache: cache)
+            settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10, cache: cache)
         #expect(cache.usageSoFar.filesStored == 1 && cache.usageSoFar.filesReused == 1)
         #expect(parsed.segments.count > 5 && readBack.segments.count == parsed.segments.count)
         #expect(LogIngestTests.events(of: readBack) == LogIngestTests.events(of: parsed))

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabIngest
+import OfferLabResults
 import OfferLabTestSupport
 import Testing
 
@@ -66,7 +67,10 @@ import Testing
         let results = try await NightlyRun.compute(job, progress: nil)
         let offering = try #require(results.offerings.first)
         let unknownCurrency = offering.unconvertibleEvents.reduce(0) { $0 + $1.events }
-        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files
+        let tables = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job)
+        ).files
         let quality = try #require(tables.first { $0.name == "quality" })
         let counted = quality.rows.first { $0[0] == .text("test") && $0[1] == .text("unknown_currency_events") }?[2]
         #expect(counted == .integer(unknownCurrency), "quality.csv says what the warning says")

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabResults
 import OfferLabTestSupport
 import Testing
 
@@ -37,7 +38,9 @@ import Testing
     func typedNight(_ folder: TemporaryFolder, offerings: [String]) async throws -> NightTables {
         let results = try await analyse(Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: offerings)
         let job = job(folder, offerings: offerings)
-        return ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
+        return ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job))
     }
 
     /// The database tables of a run of the fixture over `offerings`.
@@ -64,7 +67,9 @@ import Testing
         ]
         let results = try await analyse(tables, events, asOf: "2026-03-06", offerings: ["test"])
         let job = job(folder, offerings: ["test"])
-        let made = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
+        let made = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job))
         let page = HTMLReport.render(ReportData(night: made, run: run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")))
         #expect(page.contains("<th scope=\"col\" class=\"num\">Proceeds per user</th>"))
         #expect(page.contains("kept USD 7.00"))
@@ -122,7 +127,9 @@ import Testing
         let results = try await analyse(
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["test"], revenueCap: .value(10), maturityDays: [3])
         let job = job(folder, offerings: ["test"])
-        let night = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
+        let night = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job))
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
         try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: night.databaseTables, offeringIDs: ["test"], run: record)
         let stored = try ReportData.load(databasePath: folder.file("results.sqlite"), night: Night("2026-03-06"))
@@ -184,7 +191,9 @@ import Testing
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["other", "test"], revenueCap: .value(10),
             maturityDays: [3], slices: [.country])
         let job = job(folder, offerings: ["other", "test"])
-        let made = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job)
+        let made = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job))
         let tables = made.databaseTables
         // Each row has a value of its column's type in each column (or none).
         func fits(_ value: ResultValue, _ type: ResultColumnType) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabResults
 import OfferLabTestSupport
 import Testing
 
@@ -100,8 +101,8 @@ import Testing
         job.slices = [.platform]
         var sliced = NightTables()
         (sliced.sliceSummary, sliced.sliceComparisons, sliced.sliceSampleRatios) = ResultTables.slices(
-            results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
-        sliced.offerings = ResultTables.offerings(results.offerings, job: job)
+            results.offerings, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)))
+        sliced.offerings = ResultTables.offerings(results.offerings, settings: ResultTableSettings(job))
         let run = RunRecord(
             job: "j", night: Night("2026-03-20"), startedAt: "", finishedAt: "", status: "succeeded",
             toolVersion: "0",

@@ -94,7 +94,8 @@ import Testing
         ]
         let job = try sliceJob()
         let results = try await analyse(Self.tables, events, slices: [.country])
-        let tables = ResultTables.sliceTables(results.offerings, statistics: try await NightlyRun.statistics(of: results, job: job))
+        let tables = ResultTables.sliceTables(
+            results.offerings, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)))
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }
         #expect(summary.map { [$0[3], $0[6]] } == [[.text("control"), .integer(0)], [.text("variant"), .integer(2)]])
         // conversion, arpu, proceeds_per_user, trial_completed_conversion, refund_user_rate.

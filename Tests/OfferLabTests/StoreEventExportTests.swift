@@ -190,7 +190,8 @@ import Testing
 
     static func generate(_ format: SourceFormat, into folder: TemporaryFolder) async throws -> GenerationReport {
         try await DataSetGenerator.generate(
-            GeneratorConfiguration(outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, sourceFormat: format))
+            GeneratorConfiguration(
+                outputDirectory: folder.path, users: 3000, seed: 11, days: 12, jobs: 1, shape: DataSetShape(sourceFormat: format)))
     }
 
     /// The events of every log-format file the data set's job names, without the copies

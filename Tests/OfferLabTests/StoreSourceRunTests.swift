@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabGenerate
 import OfferLabIngest
+import OfferLabResults
 import OfferLabStoreSources
 import OfferLabSupport
 import OfferLabTestSupport
@@ -49,7 +50,8 @@ import Testing
     static func night(_ format: SourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
-            GeneratorConfiguration(outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, sourceFormat: format))
+            GeneratorConfiguration(
+                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, shape: DataSetShape(sourceFormat: format)))
         let job = try JobLoader.load(path: report.jobFile)
         var night = Night(report: report, job: job, tables: try await tables(job))
         guard !job.storeSources.isEmpty else { return night }
@@ -65,7 +67,10 @@ import Testing
 
     static func tables(_ job: Job) async throws -> [String: ResultTable] {
         let results = try await NightlyRun.compute(job, progress: nil)
-        let tables = ResultTables.make(results, statistics: try await NightlyRun.statistics(of: results, job: job), job: job).files
+        let tables = ResultTables.make(
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            settings: ResultTableSettings(job)
+        ).files
         return Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
     }
 

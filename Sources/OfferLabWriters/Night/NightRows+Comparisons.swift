@@ -29,10 +29,10 @@ struct LiftValues: Sendable, Equatable {
 
 extension LiftValues {
     init(_ result: ComparisonResult) {
-        self.init(
-            absLift: result.absLift, absLiftCILow: result.absLiftCILow, absLiftCIHigh: result.absLiftCIHigh, relLift: result.relLift,
-            relLiftCILow: result.relLiftCILow, relLiftCIHigh: result.relLiftCIHigh, pValue: result.pValue,
-            pValueAdjusted: result.pValueAdjusted, significant: result.significant, chanceToBeatControl: result.chanceToBeatControl)
+        (absLift, absLiftCILow, absLiftCIHigh) = (result.absLift, result.absLiftCILow, result.absLiftCIHigh)
+        (relLift, relLiftCILow, relLiftCIHigh) = (result.relLift, result.relLiftCILow, result.relLiftCIHigh)
+        (pValue, pValueAdjusted, significant) = (result.pValue, result.pValueAdjusted, result.significant)
+        chanceToBeatControl = result.chanceToBeatControl
     }
 }
 
@@ -127,8 +127,8 @@ extension ComparisonValues {
     init(_ result: ComparisonResult) {
         self.init(
             group: result.group, controlGroup: result.controlGroup, metric: result.metric.csvName, controlValue: result.controlValue,
-            value: result.value, lift: LiftValues(result), mdeAbs: result.mdeAbs, sequential: SequentialValues(result),
-            adjusted: AdjustedIntervals(result))
+            value: result.value, lift: LiftValues(result))
+        (mdeAbs, sequential, adjusted) = (result.mdeAbs, SequentialValues(result), AdjustedIntervals(result))
     }
 }
 

@@ -73,13 +73,13 @@ extension ResultTables {
     /// `decisions`: one row per (offering, treatment) whose members the run read (docs/statistics.md,
     /// "The decision"); none for `offerlab stats`, whose sums lack the members' assignment times.
     static func decisions(
-        _ offerings: [OfferingResult], statistics: [OfferingStatistics], sampleRatios: [SampleRatioRow], job: Job
+        _ offerings: [OfferingResult], statistics: [OfferingStatistics], sampleRatios: [SampleRatioRow], settings: ResultTableSettings
     ) -> [DecisionRow] {
         zip(offerings, statistics).flatMap { result, statistics -> [DecisionRow] in
             guard let members = result.projection else { return [] }
             return OfferingDecision(
                 result: result, statistics: statistics, sampleRatio: sampleRatios.first { $0.offeringID == result.offering.offeringID },
-                assignedAt: members.groups.map(\.assignedAt), job: job
+                assignedAt: members.groups.map(\.assignedAt), tableSettings: settings
             ).rows()
         }
     }
@@ -93,21 +93,21 @@ struct OfferingDecision {
     let sampleRatio: SampleRatioRow?
     /// Parallel to the groups: each member's `assigned_at`.
     let assignedAt: [[Int64]]
-    let job: Job
+    let tableSettings: ResultTableSettings
 
     static let day = 86_400_000_000.0
 
-    var settings: DecisionSettings { job.decisionSettings }
-    var currency: String { job.reportCurrency }
+    var settings: DecisionSettings { tableSettings.decisionSettings }
+    var currency: String { tableSettings.reportCurrency }
     var control: Int { result.controlGroup }
     var controlName: String { result.offering.groups[control].name }
 
     func rows() -> [DecisionRow] {
         let treatments = result.offering.groups.indices.filter { $0 != control }
         let earliest = assignedAt.compactMap { $0.min() }.min()
-        let runtimeDays = earliest.map { max(0, Double(job.night.microseconds - $0) / Self.day) } ?? 0
+        let runtimeDays = earliest.map { max(0, Double(tableSettings.asOf - $0) / Self.day) } ?? 0
         let lastWeek = { (group: Int) in
-            self.assignedAt[group].count { $0 >= self.job.night.microseconds - Int64(7 * Self.day) && $0 < self.job.night.microseconds }
+            self.assignedAt[group].count { $0 >= self.tableSettings.asOf - Int64(7 * Self.day) && $0 < self.tableSettings.asOf }
         }
         let annualUsers = 365 * Double(assignedAt.indices.reduce(0) { $0 + lastWeek($1) }) / 7
         let withheld = withheldReason()
@@ -163,7 +163,7 @@ struct OfferingDecision {
     func adjustedInterval(_ comparison: ComparisonResult?, relative: Bool) -> ConfidenceInterval? {
         guard let comparison else { return nil }
         let (low, high) =
-            switch (job.decision, relative) {
+            switch (tableSettings.decision, relative) {
             case (.sequential, false): (comparison.seqAbsLiftCILowAdjusted, comparison.seqAbsLiftCIHighAdjusted)
             case (.sequential, true): (comparison.seqRelLiftCILowAdjusted, comparison.seqRelLiftCIHighAdjusted)
             case (.fixed, false): (comparison.absLiftCILowAdjusted, comparison.absLiftCIHighAdjusted)
@@ -181,7 +181,7 @@ struct OfferingDecision {
     /// `ReportFindings.withheldReason`.
     func withheldReason() -> String? {
         let flagged =
-            job.decision == .sequential
+            tableSettings.decision == .sequential
             ? sampleRatio?.seqFlagged.map { ($0, "always-valid ", sampleRatio?.seqPValue) }
             : sampleRatio?.check.flagged.map { ($0, "", sampleRatio?.check.pValue) }
         if let (isFlagged, kind, p) = flagged, isFlagged {
@@ -219,8 +219,9 @@ struct OfferingDecision {
             return .failure(.varianceIsZero)
         }
         return PowerPlanning.plan(
-            control: base, treatment: treated, treatments: treatments, alpha: job.alpha, targetMDE: settings.targetMDE,
-            targetPower: settings.targetPower, sequentialTuning: job.decision == .sequential ? job.sequentialTuning : nil)
+            control: base, treatment: treated, treatments: treatments, alpha: tableSettings.alpha, targetMDE: settings.targetMDE,
+            targetPower: settings.targetPower,
+            sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
     }
 
     /// ⌈users needed / enrolment⌉, or for a matured goal when enough members will have matured.
@@ -232,7 +233,7 @@ struct OfferingDecision {
         }
         let matured = groups[control].users + groups[treatment].users
         return DecisionRules.maturedDaysLeft(
-            assignedAt: (assignedAt[control] + assignedAt[treatment]).sorted(), asOf: job.night.microseconds, maturityDays: days,
+            assignedAt: (assignedAt[control] + assignedAt[treatment]).sorted(), asOf: tableSettings.asOf, maturityDays: days,
             target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
             minRuntimeDays: settings.minRuntimeDays)
     }

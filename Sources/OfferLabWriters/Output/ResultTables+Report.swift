@@ -5,12 +5,13 @@ import OfferLabJob
 /// so `offerlab report --db` can rebuild it without the job file or the offering tables.
 extension ResultTables {
     /// The analysed offerings and the settings they were analysed with.
-    static func offerings(_ offerings: [OfferingResult], job: Job) -> [OfferingRow] {
+    static func offerings(_ offerings: [OfferingResult], settings: ResultTableSettings) -> [OfferingRow] {
         offerings.map { result in
             OfferingRow(
                 offeringID: result.offering.offeringID, name: result.offering.name, isActive: result.offering.isActive,
-                controlGroup: result.offering.groups[result.controlGroup].name, reportCurrency: job.reportCurrency, alpha: job.alpha,
-                conversionWindowDays: job.conversionWindowDays, sequentialTuning: job.sequentialTuning, decision: job.decision.rawValue)
+                controlGroup: result.offering.groups[result.controlGroup].name, reportCurrency: settings.reportCurrency,
+                alpha: settings.alpha, conversionWindowDays: settings.conversionWindowDays, sequentialTuning: settings.sequentialTuning,
+                decision: settings.decision.rawValue)
         }
     }
 

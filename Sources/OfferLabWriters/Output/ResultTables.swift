@@ -11,32 +11,32 @@ import OfferLabStoreSources
 package enum ResultTables {
     /// The night's tables. `statistics` is parallel to `results.offerings`.
     package static func make(
-        _ results: NightResults, statistics: [OfferingStatistics], job: Job, previous: PreviousNight? = nil
+        _ results: NightResults, statistics: [OfferingStatistics], settings: ResultTableSettings, previous: PreviousNight? = nil
     ) -> NightTables {
         let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
         var night = NightTables()
         night.summary = summary(results.offerings, statistics: statistics)
         night.comparisons = withProjectedRows(
-            comparisons(analyses), offerings: results.offerings, statistics: statistics, alpha: job.alpha)
+            comparisons(analyses), offerings: results.offerings, statistics: statistics, alpha: settings.alpha)
         night.sampleRatios = sampleRatios(
-            analyses, groups: results.offerings.map { $0.analysisGroups() }, concentration: job.srmConcentration,
+            analyses, groups: results.offerings.map { $0.analysisGroups() }, concentration: settings.srmConcentration,
             earlierMinimum: previous?.sequentialSampleRatioMinimum ?? [:])
         night.products = products(results.offerings)
         night.quality = quality(results)
-        night.sources = sources(results.ingest, hasLogFiles: !job.logFiles.isEmpty)
+        night.sources = sources(results.ingest, hasLogFiles: settings.hasLogFiles)
         night.daily = daily(results.offerings, statistics: statistics)
         night.maturity = maturity(results.offerings, statistics: statistics)
         night.rejects = rejects(results.ingest.rejects, storeNotes: results.ingest.storeNotes)
         night.skippedFiles = results.ingest.filesSkipped.map { SkippedFileRow(file: $0.path, error: $0.error) }
         night.rejectedMoney = rejectedMoney(results.ingest.rejectedMoney)
-        night.offerings = offerings(results.offerings, job: job)
+        night.offerings = offerings(results.offerings, settings: settings)
         night.shownProducts = shownProducts(results.offerings)
         night.shownCopy = shownCopy(results.offerings)
         (night.sliceSummary, night.sliceComparisons, night.sliceSampleRatios) = slices(results.offerings, statistics: statistics)
         night.projection = projection(results.offerings, statistics: statistics)
-        night.decisions = decisions(results.offerings, statistics: statistics, sampleRatios: night.sampleRatios, job: job)
+        night.decisions = decisions(results.offerings, statistics: statistics, sampleRatios: night.sampleRatios, settings: settings)
         night.alerts = alerts(decisions: night.decisions, sampleRatios: night.sampleRatios, previous: previous)
-        night.writesSliceFiles = !job.slices.isEmpty
+        night.writesSliceFiles = settings.writesSliceFiles
         return night.asWritten()
     }
 

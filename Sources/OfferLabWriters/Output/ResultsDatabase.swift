@@ -21,9 +21,10 @@ public struct RunRecord: Sendable {
     /// `app_store.verify: false`; nil without an `app_store_notifications` source.
     public var signaturesVerified: Bool?
 
+    /// A run's record; `signaturesVerified` is set afterwards for a job with App Store notifications.
     package init(
         job: String, output: String = "", night: Night, startedAt: String, finishedAt: String, status: String,
-        toolVersion: String, inputFiles: [(path: String, bytes: Int64)], signaturesVerified: Bool? = nil
+        toolVersion: String, inputFiles: [(path: String, bytes: Int64)]
     ) {
         self.job = job
         self.output = output
@@ -33,7 +34,6 @@ public struct RunRecord: Sendable {
         self.status = status
         self.toolVersion = toolVersion
         self.inputFiles = inputFiles
-        self.signaturesVerified = signaturesVerified
     }
 }
 
@@ -155,13 +155,11 @@ package enum ResultsDatabase {
                 }
                 // Every run writes `as_of` as `Night.isoText`, which parses back to the same night.
                 guard let asOf = Night(parsing: text[1]) else { return }
-                latest = (
-                    id,
-                    RunRecord(
-                        job: text[0], night: asOf, startedAt: text[2], finishedAt: text[3], status: text[4], toolVersion: text[5],
-                        inputFiles: [],
-                        signaturesVerified: { if case .integer(let verified) = row.value(at: 7) { verified != 0 } else { nil } }())
-                )
+                var run = RunRecord(
+                    job: text[0], night: asOf, startedAt: text[2], finishedAt: text[3], status: text[4], toolVersion: text[5],
+                    inputFiles: [])
+                if case .integer(let verified) = row.value(at: 7) { run.signaturesVerified = verified != 0 }
+                latest = (id, run)
             }
             guard let latest else {
                 var nights: [String] = []
@@ -286,16 +284,16 @@ package enum ResultsDatabase {
 }
 
 extension ResultsDatabase {
-    /// The latest successful night of `job`'s job file before its night (`PreviousNight`), from
-    /// the database at `path`; nil when there is none (or no database yet). Job files are
+    /// The latest successful night of `output`'s job file before its night (`PreviousNight`), from
+    /// its database; nil when there is none (or no database yet). Job files are
     /// compared as files (`JobIdentity`), so a cron line, a person's shell and a link name the
     /// same job.
     ///
     /// A database that cannot be read gives nil: the run's own write then fails on it with
     /// the database's error (exit 73), as it would without these checks.
-    package static func previousNight(path: String, of job: Job) -> PreviousNight? {
+    package static func previousNight(of output: OutputSettings) -> PreviousNight? {
+        let (path, identity) = (output.databasePath, output.jobIdentity)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let identity = job.identity
         do {
             // The run holds the job's lock: no other run writes. Read as `readNight` does, so that
             // no `-wal` or `-shm` file is left beside a database that had none.
@@ -306,7 +304,7 @@ extension ResultsDatabase {
             var earlierNights: Set<String> = []
             try database.prepare(
                 "SELECT job, as_of FROM runs WHERE status = 'succeeded' AND night < ? ORDER BY night DESC, run_id DESC"
-            ).forEachRow([.text(job.night.date)]) { row in
+            ).forEachRow([.text(output.night.date)]) { row in
                 guard case .text(let jobPath) = row.value(at: 0), JobIdentity.matches(stored: jobPath, identity: identity),
                     case .text(let asOf) = row.value(at: 1), let night = Night(parsing: asOf)
                 else { return }
@@ -392,13 +390,13 @@ package struct PreviousNight: Equatable {
 }
 
 extension ResultsDatabase {
-    /// Another job file whose successful runs in the database at `path` wrote the same output
-    /// folder as `job` (its identity), or nil. Runs stored before the output was recorded are
+    /// Another job file whose successful runs in `output`'s database wrote the same output
+    /// folder as `output`'s job (its identity), or nil. Runs stored before the output was recorded are
     /// not compared.
-    package static func otherJob(sharingOutputOf job: Job, path: String) -> String? {
+    package static func otherJob(sharingOutputOf settings: OutputSettings) -> String? {
+        let (path, identity) = (settings.databasePath, settings.jobIdentity)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let identity = job.identity
-        let output = JobIdentity.resolved(job.outputPath)
+        let output = JobIdentity.resolved(settings.outputPath)
         var other: String?
         do {
             let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))

@@ -51,20 +51,20 @@ extension OfferingReport {
         let shownProducts = night.shownProducts.filter { $0.offeringID == id }
         let shownCopy = night.shownCopy.filter { $0.offeringID == id }
         let comparisons = night.comparisons.filter { $0.offeringID == id }.map(\.comparison)
-        self.init(
-            offeringID: id, name: row.name, isActive: row.isActive, controlGroup: row.controlGroup, currency: row.reportCurrency,
-            alpha: row.alpha ?? 0.05, conversionWindowDays: row.conversionWindowDays,
-            groups: night.summary.filter { $0.offeringID == id }.map { summary in
-                GroupReport(
-                    summary: summary,
-                    shownProducts: shownProducts.filter { $0.group == summary.group }.sorted { $0.position < $1.position },
-                    shownCopy: shownCopy.first { $0.group == summary.group })
-            },
-            comparisons: comparisons.compactMap(Comparison.init(own:)),
-            sampleRatio: night.sampleRatios.first { $0.offeringID == id }?.check,
-            products: night.products.filter { $0.offeringID == id }, quality: night.quality.filter { $0.offeringID == id },
-            daily: night.daily.filter { $0.offeringID == id }.map(DailyPoint.init),
-            decision: row.decision.flatMap(Decision.init(rawValue:)))
+        (offeringID, name, isActive, controlGroup) = (id, row.name, row.isActive, row.controlGroup)
+        (currency, alpha, conversionWindowDays) = (row.reportCurrency, row.alpha ?? 0.05, row.conversionWindowDays)
+        decision = row.decision.flatMap(Decision.init(rawValue:))
+        groups = night.summary.filter { $0.offeringID == id }.map { summary in
+            GroupReport(
+                summary: summary,
+                shownProducts: shownProducts.filter { $0.group == summary.group }.sorted { $0.position < $1.position },
+                shownCopy: shownCopy.first { $0.group == summary.group })
+        }
+        self.comparisons = comparisons.compactMap(Comparison.init(own:))
+        sampleRatio = night.sampleRatios.first { $0.offeringID == id }?.check
+        products = night.products.filter { $0.offeringID == id }
+        quality = night.quality.filter { $0.offeringID == id }
+        daily = night.daily.filter { $0.offeringID == id }.map(DailyPoint.init)
         familyComparisons = comparisons.compactMap(Comparison.init(family:))
         matured = night.maturity.filter { $0.offeringID == id }
         projection = night.projection.filter { $0.offeringID == id }

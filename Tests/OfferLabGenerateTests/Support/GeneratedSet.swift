@@ -20,8 +20,8 @@ struct GeneratedSet {
             .appendingPathComponent(fixedName.map { "\($0)-\(getpid())" } ?? "offerlab-generate-\(UUID().uuidString)").path
         if fixedName != nil { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = GeneratorConfiguration(
-            outputDirectory: directory, users: users, seed: seed, days: days, jobs: jobs, eventIDs: eventIDs, userIDs: userIDs,
-            layout: layout)
+            outputDirectory: directory, users: users, seed: seed, days: days, jobs: jobs,
+            shape: DataSetShape(eventIDs: eventIDs, userIDs: userIDs, layout: layout))
         let report = try await DataSetGenerator.generate(configuration)
         return GeneratedSet(directory: directory, configuration: configuration, report: report)
     }

@@ -131,7 +131,7 @@ func sampleEvents(
     let source = try TableSource(path: job.tablesPath)
     let catalog = try CatalogLoader.load(from: source)
     let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds)
-    let store = try await LogIngest.read(job: job, population: makeTask(population), progress: nil)
+    let store = try await LogIngest.read(settings: IngestSettings(job), population: makeTask(population), progress: nil)
     return (population, store)
 }
 

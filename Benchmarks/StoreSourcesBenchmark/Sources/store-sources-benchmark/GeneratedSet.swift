@@ -19,8 +19,8 @@ enum GeneratedSet {
             else { throw Usage() }
             let report = try await DataSetGenerator.generate(
                 GeneratorConfiguration(
-                    outputDirectory: folder, users: users, seed: 42, jobs: cores, overwrite: true, userIDs: .uuid,
-                    sourceFormat: format))
+                    outputDirectory: folder, users: users, seed: 42, jobs: cores, overwrite: true,
+                    shape: DataSetShape(userIDs: .uuid, sourceFormat: format)))
             print(
                 "\(report.users) users: \(report.logs.storeLines) notifications in \(report.logs.storeFiles) files, "
                     + "\(report.logs.lines) app log lines, \(report.logs.userTransactionRows) user_transactions rows")
