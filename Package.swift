@@ -2,8 +2,9 @@
 import PackageDescription
 
 // Release builds leave out the run-time exclusivity checks (3.5 % of a run's instructions, in
-// the per-line paths) and inline across the pipeline's targets, as within one (public
-// declarations only: docs/architecture.md); debug builds, which the tests use, keep the checks.
+// the per-line paths) and inline across the pipeline's targets, as within one (`public`
+// declarations only: docs/architecture.md#the-package-is-a-tool); debug builds, which the tests
+// use, keep the checks.
 let releaseSpeed: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
 ]
@@ -11,14 +12,9 @@ let releaseSpeed: [SwiftSetting] = [
 let package = Package(
     name: "OfferLab",
     platforms: [.macOS(.v15)],
-    products: [
-        .executable(name: "offerlab", targets: ["offerlab"]),
-        .library(name: "OfferLab", targets: ["OfferLab"]),
-        .library(name: "OfferLabStatistics", targets: ["OfferLabStatistics"]),
-        .library(name: "OfferLabProjection", targets: ["OfferLabProjection"]),
-        .library(name: "OfferLabStoreSources", targets: ["OfferLabStoreSources"]),
-        .library(name: "OfferLabGenerate", targets: ["OfferLabGenerate"]),
-    ],
+    // A tool, not libraries: the one product is the command, and the targets share their API as
+    // `package`, so the release flags above may stay (docs/architecture.md#the-package-is-a-tool).
+    products: [.executable(name: "offerlab", targets: ["offerlab"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -139,6 +135,13 @@ let package = Package(
                 "OfferLabGenerate", "OfferLabStoreSources", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Speed of reading App Store Server Notifications (docs/performance.md#store-sources-revenuecat-app-store-server-notifications):
+        // `swift build -c release --product store-sources-benchmark`, then
+        // `store-sources-benchmark [NOTIFICATIONS]`, or on a generated data set
+        // (`offerlab generate --format app_store_notifications`) `… generate DIR USERS [FORMAT]` and `… read DIR`.
+        .executableTarget(
+            name: "store-sources-benchmark", dependencies: ["OfferLabStoreSources", "OfferLabGenerate"],
+            path: "Benchmarks/StoreSourcesBenchmark/Sources/store-sources-benchmark"),
 
         // What the test targets share: temporary folders and files.
         .target(name: "OfferLabTestSupport", dependencies: ["OfferLabIngest"], path: "Tests/OfferLabTestSupport"),

@@ -43,7 +43,7 @@ mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"
 # can be built at once.
 clang -c -O2 -g -I Sources/CIsal/include Sources/CIsal/offerlab_isal.c -o "$build/offerlab_isal-$target.o"
 clang -c -O2 -g -I Sources/COfferLabSIMD/include Sources/COfferLabSIMD/offerlab_simd.c -o "$build/offerlab_simd-$target.o"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -module-name OfferLabIngest \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -module-name OfferLabIngest -package-name OfferLab \
   -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -lz \
   -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal-$target.o" "$build/offerlab_simd-$target.o" \
   Sources/OfferLabIngest/*.swift Fuzz/Support/*.swift "Fuzz/$folder"/*.swift -o "$build/$target"

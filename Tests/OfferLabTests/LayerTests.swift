@@ -65,7 +65,7 @@ import Testing
     }
 
     /// Each target of Package.swift with the project's targets it depends on (the tests' own
-    /// targets, in Tests/, left out).
+    /// targets, in Tests/, and the benchmarks', in Benchmarks/, left out).
     static func packageDependencies(_ manifest: String) -> [(target: String, dependencies: [String])] {
         let declaration = /\.(?:target|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)"/
         return manifest.matches(of: declaration).compactMap { match in
@@ -83,7 +83,7 @@ import Testing
                 }
             }
             let arguments = manifest[match.range.upperBound..<end]
-            guard !arguments.contains("path: \"Tests/") else { return nil }
+            guard !arguments.contains("path: \"Tests/") && !arguments.contains("path: \"Benchmarks/") else { return nil }
             // `.product(name:package:)` names another package's product, not one of these targets.
             let ownNames = arguments.replacing(/\.product\([^)]*\)/, with: "").matches(of: /"([^"]+)"/).map { String($0.output.1) }
             return (String(match.output.1), ownNames.filter { layer(of: $0) != nil })
