@@ -4,17 +4,17 @@ import OfferLabJob
 import OfferLabSupport
 
 /// What decompressing a job's log files, and nothing else, took.
-public struct DecompressionReport: Sendable {
-    public var files: Int
-    public var compressedBytes: Int64
-    public var uncompressedBytes: Int64
-    public var seconds: Double
+package struct DecompressionReport: Sendable {
+    package var files: Int
+    package var compressedBytes: Int64
+    package var uncompressedBytes: Int64
+    package var seconds: Double
 }
 
 /// The ceiling of `offerlab run`'s log reading: the same files, inflater and width, with the
 /// bytes thrown away instead of parsed (`offerlab decompress`, used by the benchmark).
-public enum DecompressionBaseline {
-    public static func run(_ job: Job) async throws -> DecompressionReport {
+package enum DecompressionBaseline {
+    package static func run(_ job: Job) async throws -> DecompressionReport {
         let clock = ContinuousClock()
         let start = clock.now
         var report = DecompressionReport(files: job.logFiles.count, compressedBytes: 0, uncompressedBytes: 0, seconds: 0)

@@ -10,23 +10,23 @@ import OfferLabTables
 import OfferLabWriters
 
 /// What a finished run reports back to the command line.
-public struct RunReport: Sendable {
+package struct RunReport: Sendable {
     /// The folder the outputs were written to.
-    public var outputFolder: String
-    public var databasePath: String
-    public var offerings: [String]
-    public var linesRead: Int
-    public var malformedLines: Int
-    public var skippedFiles: [String]
+    package var outputFolder: String
+    package var databasePath: String
+    package var offerings: [String]
+    package var linesRead: Int
+    package var malformedLines: Int
+    package var skippedFiles: [String]
     /// What the run did with the job's parsed-log cache; nil without one.
-    public var cache: CacheUsage?
+    package var cache: CacheUsage?
     /// Warnings for the person or the cron job that runs it (without a `warning: ` prefix):
     /// money left out for want of a rate, offerings whose control falls back.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
     /// Per (offering, treatment): `<offering> <group>: <status>: <reason>` (docs/statistics.md, "The decision").
-    public var decisions: [String] = []
+    package var decisions: [String] = []
     /// `alert: …` per change since the job's previous successful night (docs/reliability.md, "Alerts").
-    public var alerts: [String] = []
+    package var alerts: [String] = []
 }
 
 /// `offerlab run`: tables and logs in, outputs and database rows out.
@@ -35,12 +35,12 @@ public struct RunReport: Sendable {
 /// tables and the log files (`compute`); clean-up, attribution and the per-group sufficient
 /// statistics (`analyse`); the statistics (`statistics(of:settings:)`); the typed night of result
 /// tables (`ResultTables.make`); the writers of the CSV files, the database and the report (`write`).
-public enum NightlyRun {
-    public static let toolVersion = "0.1.0"
+package enum NightlyRun {
+    package static let toolVersion = "0.1.0"
 
     /// Runs `job`, reporting progress through `progress` (nil: quiet).
     /// - Throws: `OfferLabError`; on any error the previous outputs are left as they were.
-    public static func run(_ job: Job, progress: ProgressReporter? = nil) async throws -> RunReport {
+    package static func run(_ job: Job, progress: ProgressReporter? = nil) async throws -> RunReport {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }

@@ -17,29 +17,29 @@ import OfferLabTables
 /// and leaves every other file of the folder alone. Each is written to a temporary file beside
 /// it and renamed over it, so a reader sees the old file or the new one, never half of one. The
 /// job's purchase logs (docs/input-formats.md#purchase-logs) are not copied.
-public enum StoreEventExport {
+package enum StoreEventExport {
     /// What was written.
-    public struct Summary: Sendable {
-        public var folder: String
+    package struct Summary: Sendable {
+        package var folder: String
         /// Per input file that gives events: the file written and its number of events, in the
         /// job's order.
-        public var files: [(path: String, events: Int)]
+        package var files: [(path: String, events: Int)]
         /// The input files read, those without events included.
-        public var inputFiles: Int
+        package var inputFiles: Int
         /// The store lines read and those rejected (malformed), over every source.
-        public var linesRead: Int
-        public var malformedLines: Int
+        package var linesRead: Int
+        package var malformedLines: Int
         /// The other counters hit (ignored, unattributed, family-shared records, unpriced charges), summed over the formats.
-        public var otherCounts: [(counter: StoreCounter, count: Int)]
-        public var skippedFiles: [String]
-        public var signaturesVerified: Bool
+        package var otherCounts: [(counter: StoreCounter, count: Int)]
+        package var skippedFiles: [String]
+        package var signaturesVerified: Bool
         /// What was done with the job's cache (App Store files read back or kept); nil without one.
-        public var cache: CacheUsage?
+        package var cache: CacheUsage?
 
-        public var events: Int { files.reduce(0) { $0 + $1.events } }
+        package var events: Int { files.reduce(0) { $0 + $1.events } }
 
         /// The line `offerlab events` prints.
-        public var line: String {
+        package var line: String {
             var text =
                 "wrote \(events) events to \(files.count) file(s) in \(folder) from \(inputFiles) store file(s): \(linesRead) lines read, \(malformedLines) malformed"
             for (counter, count) in otherCounts { text += ", \(count) \(counter.rawValue)" }
@@ -58,7 +58,7 @@ public enum StoreEventExport {
     /// - Throws: `OfferLabError`: `.badJob` for a job without a store source, or whose globs
     ///   would read the files written; what reading the sources throws (`StoreSourceIngest`);
     ///   `.tooManyMalformedLines` over `max_bad_line_ratio`; `.cannotWrite`.
-    public static func run(job: Job, folder: String, width: Int? = nil) async throws -> Summary {
+    package static func run(job: Job, folder: String, width: Int? = nil) async throws -> Summary {
         guard !job.storeSources.isEmpty else {
             throw OfferLabError.job(
                 job.jobPath, key: "logs",

@@ -7,25 +7,25 @@ import X509
 /// Signs App Store data as Apple does, with a certificate chain of its own made like Apple's:
 /// a root, an intermediate with Apple's WWDR OID, a leaf with the receipt-signing OID. For the
 /// project's tests, fixtures and generated data sets, which trust its root (never Apple's).
-public struct AppStoreTestSigner: Sendable {
+package struct AppStoreTestSigner: Sendable {
     /// The root to give the verifier (`app_store.root_certificates`), DER.
-    public let rootCertificateDER: [UInt8]
+    package let rootCertificateDER: [UInt8]
     /// `x5c` as the JWS header carries it: leaf, intermediate, root, each base64 DER.
-    public let certificateChain: [String]
+    package let certificateChain: [String]
     private let leafKey: P256.Signing.PrivateKey
     /// The JWS header, base64url: the same for every signature of the chain.
     private let encodedHeader: String
 
     /// Which of Apple's OIDs the chain carries (tests leave one out to see it refused).
-    public struct Options: Sendable {
-        public var leafHasReceiptSignerOID = true
-        public var intermediateHasWWDROID = true
+    package struct Options: Sendable {
+        package var leafHasReceiptSignerOID = true
+        package var intermediateHasWWDROID = true
 
-        public init() {}
+        package init() {}
     }
 
     /// A new chain whose certificates are all valid from `validFrom` to `validUntil`.
-    public init(validFrom: Date, validUntil: Date, options: Options = .init()) throws {
+    package init(validFrom: Date, validUntil: Date, options: Options = .init()) throws {
         let rootKey = P256.Signing.PrivateKey()
         let intermediateKey = P256.Signing.PrivateKey()
         leafKey = P256.Signing.PrivateKey()
@@ -82,7 +82,7 @@ public struct AppStoreTestSigner: Sendable {
     }
 
     /// `payload` (JSON) as a compact JWS signed ES256 by the leaf, the chain in its header.
-    public func sign(_ payload: String) throws -> String {
+    package func sign(_ payload: String) throws -> String {
         let signingInput = encodedHeader + "." + Self.base64URL(Array(payload.utf8))
         let signature = try leafKey.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Self.base64URL(Array(signature.rawRepresentation))

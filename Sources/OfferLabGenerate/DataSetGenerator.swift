@@ -3,28 +3,28 @@ import OfferLabStoreSources
 import OfferLabSupport
 
 /// One file of a generated data set.
-public struct GeneratedFile: Sendable, Hashable {
+package struct GeneratedFile: Sendable, Hashable {
     /// Path relative to the output folder (`logs/2026/03/01/events-0.jsonl.gz`).
-    public var path: String
+    package var path: String
     /// Size on disk.
-    public var bytes: Int64
+    package var bytes: Int64
 }
 
 /// What `DataSetGenerator.generate` wrote.
-public struct GenerationReport: Sendable {
-    public var outputDirectory: String
+package struct GenerationReport: Sendable {
+    package var outputDirectory: String
     /// Path of `job.yaml`.
-    public var jobFile: String
+    package var jobFile: String
     /// `as_of` of the job (the end of the period), `YYYY-MM-DDTHH:MM:SSZ`.
-    public var asOf: String
-    public var users: Int
+    package var asOf: String
+    package var users: Int
     /// Rows of `user_offering_assignments` (invalid, duplicate and late rows included).
-    public var assignmentRows: Int
-    public var logs: LogCounts
+    package var assignmentRows: Int
+    package var logs: LogCounts
     /// Every file written, sorted by path.
-    public var files: [GeneratedFile]
+    package var files: [GeneratedFile]
 
-    public var totalBytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
+    package var totalBytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
 }
 
 /// Writes a synthetic, deterministic OfferLab data set: the offering tables, gzipped purchase
@@ -33,14 +33,14 @@ public struct GenerationReport: Sendable {
 /// The same configuration gives byte-identical files, whatever `jobs` is: every user has its
 /// own random stream (seed ⊕ user index), and each log file is written by one worker from the
 /// users of its shard in index order. Memory does not grow with the number of users.
-public enum DataSetGenerator {
+package enum DataSetGenerator {
     /// Log files per day (user shards).
-    public static let shardCount = 4
+    package static let shardCount = 4
 
     /// Generates the data set. Throws a `GeneratorError` for a bad setting or an output folder
     /// that already holds a data set (unless `overwrite`), and the writer's error when a file
     /// cannot be written.
-    public static func generate(_ configuration: GeneratorConfiguration) async throws -> GenerationReport {
+    package static func generate(_ configuration: GeneratorConfiguration) async throws -> GenerationReport {
         try configuration.validate()
         let out = configuration.outputDirectory
         try prepare(configuration)

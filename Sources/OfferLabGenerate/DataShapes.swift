@@ -3,7 +3,7 @@ import OfferLabStatistics
 /// How the generated logs write `event_id`. Every shape writes the same events: an event's id
 /// is a one-to-one function of the event, so duplicates stay duplicates and distinct events stay
 /// distinct, and a data set gives the same numbers in every shape.
-public enum EventIDShape: String, CaseIterable, Sendable {
+package enum EventIDShape: String, CaseIterable, Sendable {
     /// `0b7e9a64-3c1d-4f2a-9e0b-5d6c7a8b9c0d`: a version-4 UUID, the default.
     case uuid
     /// The same 128 bits as 32 lowercase hex digits, without dashes.
@@ -21,7 +21,7 @@ public enum EventIDShape: String, CaseIterable, Sendable {
 
 /// How the generated tables and logs write `user_id`. A one-to-one function of the user, so the
 /// numbers do not depend on it.
-public enum UserIDShape: String, CaseIterable, Sendable {
+package enum UserIDShape: String, CaseIterable, Sendable {
     /// `10000001 + index`, sometimes a JSON number: the default.
     case numeric
     /// `u` then the number in base 36 (6 characters).
@@ -36,7 +36,7 @@ public enum UserIDShape: String, CaseIterable, Sendable {
 /// How the generated logs are cut into files. Every layout holds the same lines, each written
 /// in the same format (JSON or CSV), so the numbers do not depend on it; only rejects' line
 /// numbers and file names do.
-public enum LogLayout: String, CaseIterable, Sendable {
+package enum LogLayout: String, CaseIterable, Sendable {
     /// Four files a day (about 17 MB of text each at 1M users, 60 files), the default.
     case dailyShards = "daily-shards"
     /// Twenty files a day: each of the four daily files cut in five by user (300 files,

@@ -1,29 +1,29 @@
 import OfferLabStoreSources
 
 /// What `DataSetGenerator.generate` makes: how many users, which seed, which period, where.
-public struct GeneratorConfiguration: Sendable {
+package struct GeneratorConfiguration: Sendable {
     /// The folder that receives `tables/`, `logs/` and `job.yaml`.
-    public var outputDirectory: String
+    package var outputDirectory: String
     /// Number of simulated users (each gets a seeded random stream of its own).
-    public var users: Int
+    package var users: Int
     /// The same seed (and the same other settings) gives byte-identical files.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The first UTC day of the period.
-    public var start: CivilDate
+    package var start: CivilDate
     /// Length of the period in days; `as_of` is `start + days` at 00:00 UTC.
-    public var days: Int
+    package var days: Int
     /// Worker threads (log shards are written in parallel; the output does not depend on it).
-    public var jobs: Int
+    package var jobs: Int
     /// zlib level of every gzip file, 1 (fast) to 9 (small).
-    public var compressionLevel: Int32 = 6
+    package var compressionLevel: Int32 = 6
     /// Replace `tables/`, `logs/` and `job.yaml` of an earlier run in `outputDirectory`.
-    public var overwrite: Bool
+    package var overwrite: Bool
     /// How the files are shaped: the same seed gives the same users, events and quirks in every shape.
-    public var shape: DataSetShape
+    package var shape: DataSetShape
 
-    public static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
+    package static let defaultStart = CivilDate(checkedYear: 2026, month: 3, day: 1)
 
-    public init(
+    package init(
         outputDirectory: String, users: Int, seed: UInt64, start: CivilDate = defaultStart, days: Int = 14, jobs: Int = 2,
         overwrite: Bool = false, shape: DataSetShape = DataSetShape()
     ) {
@@ -38,7 +38,7 @@ public struct GeneratorConfiguration: Sendable {
     }
 
     /// Checks the values; throws a `GeneratorError` a user can act on.
-    public func validate() throws {
+    package func validate() throws {
         guard users >= 1, users <= 1_000_000_000 else {
             throw GeneratorError("--users must be between 1 and 1000000000 (got \(users))")
         }
@@ -58,19 +58,19 @@ public struct GeneratorConfiguration: Sendable {
     /// first hours after the end, as a nightly export that ran late would.
     var horizonMicros: Int64 { asOfMicros + 12 * Micros.hour }
     /// The `as_of` instant as written in the job file.
-    public var asOfText: String { formatTimestamp(asOfMicros, style: .iso) }
+    package var asOfText: String { formatTimestamp(asOfMicros, style: .iso) }
 }
 
 /// How a data set's files are shaped: its `event_id`s, its `user_id`s, its log files, and the
 /// form of the store's facts.
-public struct DataSetShape: Sendable {
-    public var eventIDs: EventIDShape
-    public var userIDs: UserIDShape
-    public var layout: LogLayout
+package struct DataSetShape: Sendable {
+    package var eventIDs: EventIDShape
+    package var userIDs: UserIDShape
+    package var layout: LogLayout
     /// The purchase logs (docs/input-formats.md#purchase-logs), or RevenueCat's export or webhooks.
-    public var sourceFormat: SourceFormat
+    package var sourceFormat: SourceFormat
 
-    public init(
+    package init(
         eventIDs: EventIDShape = .uuid, userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards,
         sourceFormat: SourceFormat = .offerlab
     ) {
@@ -82,16 +82,16 @@ public struct DataSetShape: Sendable {
 }
 
 /// A generation that cannot go on: a bad setting or a file that cannot be written.
-public struct GeneratorError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public var path: String?
+package struct GeneratorError: Error, CustomStringConvertible, Sendable {
+    package var message: String
+    package var path: String?
 
-    public init(_ message: String, path: String? = nil) {
+    package init(_ message: String, path: String? = nil) {
         self.message = message
         self.path = path
     }
 
-    public var description: String {
+    package var description: String {
         if let path { return "\(path): \(message)" }
         return message
     }

@@ -12,12 +12,12 @@ enum Micros {
 }
 
 /// A calendar day (UTC), e.g. the first day of the generated period.
-public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
-    public var year: Int
-    public var month: Int
-    public var day: Int
+package struct CivilDate: Sendable, Hashable, CustomStringConvertible {
+    package var year: Int
+    package var month: Int
+    package var day: Int
 
-    public init?(year: Int, month: Int, day: Int) {
+    package init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
             day <= Timestamp.daysInMonth(year: year, month: month)
         else { return nil }
@@ -35,7 +35,7 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `YYYY-MM-DD`; nil for anything else or an impossible date.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -45,16 +45,16 @@ public struct CivilDate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Days since 1970-01-01.
-    public var daysSinceEpoch: Int64 {
+    package var daysSinceEpoch: Int64 {
         Timestamp.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// The date `daysSinceEpoch` days after 1970-01-01.
-    public init(daysSinceEpoch: Int64) {
+    package init(daysSinceEpoch: Int64) {
         (year, month, day) = Timestamp.civilFromDays(daysSinceEpoch)
     }
 
-    public var description: String {
+    package var description: String {
         var bytes: [UInt8] = []
         bytes.appendDigits(year, width: 4)
         bytes.appendASCII("-")

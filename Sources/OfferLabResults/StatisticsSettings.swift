@@ -3,21 +3,21 @@ import OfferLabStatistics
 
 /// What the statistics stage reads of a job (docs/statistics.md): made from the job in one
 /// place (`init(_:)`), and what `OfferingStatistics` and `NightlyRun.statistics(of:settings:)` take.
-public struct StatisticsSettings: Sendable {
+package struct StatisticsSettings: Sendable {
     /// The two-sided level of every interval and test.
-    public var alpha: Double
+    package var alpha: Double
     /// N*, the users at which the always-valid intervals are tightest (docs/statistics.md, Sequential).
-    public var sequentialTuning: Double
+    package var sequentialTuning: Double
     /// Offerings analysed side by side; nil: one per core.
-    public var threads: Int?
+    package var threads: Int?
 
-    public init(alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning, threads: Int? = nil) {
+    package init(alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning, threads: Int? = nil) {
         self.alpha = alpha
         self.sequentialTuning = sequentialTuning
         self.threads = threads
     }
 
-    public init(_ job: Job) {
+    package init(_ job: Job) {
         self.init(alpha: job.alpha, sequentialTuning: job.sequentialTuning, threads: job.threads)
     }
 }

@@ -16,7 +16,7 @@ import OfferLabWriters
 /// whose `metric` is `d<D>` (`d7`) the sums of its members matured after D days
 /// (`conversion_d<D>`, `arpu_d<D>`); an empty `metric` (or no such column) is the group's own
 /// row. Every group of an offering then needs a row for each metric the offering has.
-public enum AggregateStatistics {
+package enum AggregateStatistics {
     /// The sums every row has: a group's sufficient statistics.
     static let statisticsCounts: [GroupCount] = [.users, .converters]
     static let statisticsMoney: [GroupMoneySum] = [.revenueSum, .revenueSumSquares]
@@ -85,7 +85,7 @@ public enum AggregateStatistics {
     /// `products.csv` and the three slice files from them. Returns the offering ids.
     /// - Throws: `OfferLabError` naming the file, the line and the problem.
     @discardableResult
-    public static func run(
+    package static func run(
         input: String, output: String, alpha: Double, sequentialTuning: Double = SequentialInference.defaultTuning,
         srmConcentration: Double = SequentialSampleRatio.defaultConcentration, quality: String? = nil, products: String? = nil,
         slices: String? = nil

@@ -1,5 +1,5 @@
 /// The SQL engines `offerlab sql` writes for, and the few places where their SQL differs.
-public enum SQLDialect: String, Sendable, CaseIterable {
+package enum SQLDialect: String, Sendable, CaseIterable {
     case duckdb
     case spark
 
@@ -102,7 +102,7 @@ public enum SQLDialect: String, Sendable, CaseIterable {
 }
 
 /// Which result (docs/warehouse.md, What each part returns) the script ends with.
-public enum SQLPart: String, Sendable, CaseIterable {
+package enum SQLPart: String, Sendable, CaseIterable {
     /// One row per (offering, group, metric): the `stats` input columns and every count and
     /// money column of `summary.csv` (on the group's own row), with the capped and matured rows
     /// the job asks for.

@@ -11,12 +11,12 @@ import OfferLabTables
 /// and written into the script as values; the assignment table and the logs are read by the
 /// engine. See docs/warehouse.md for what each part returns and where an engine cannot follow
 /// a rule (the script then fails, naming the problem).
-public enum SQLScript {
+package enum SQLScript {
     /// The script for `job` in `dialect`, ending with the result `part`.
     /// - Throws: `OfferLabError` when the job is invalid or its inputs cannot be read by the
     ///   engine as `run` reads them (a SQLite table file, a file the engine would decompress
     ///   differently).
-    public static func generate(job: Job, dialect: SQLDialect, part: SQLPart) throws -> String {
+    package static func generate(job: Job, dialect: SQLDialect, part: SQLPart) throws -> String {
         // An engine cannot verify or decode the stores' formats
         // (docs/input-formats.md#offerlab-events-the-stores-events-for-sql-engines-and-other-tools):
         // it reads their events once `offerlab events` has written them in the log format.

@@ -3,8 +3,8 @@ import Foundation
 /// Formats output tables as CSV: RFC 4180 (CRLF between records), header row, `.` decimal point, the shortest text
 /// that reads back as the same double (a money amount rounded to the micro-unit first), `true`/`false`, an empty field for no value, and text
 /// that a spreadsheet would run as a formula prefixed with `'`.
-public enum CSVWriter {
-    public static func csv(_ table: ResultTable) -> String {
+package enum CSVWriter {
+    package static func csv(_ table: ResultTable) -> String {
         var output = table.columnNames.map(quoted).joined(separator: ",") + "\r\n"
         let types = table.columns.map(\.type)
         for row in table.rows {
@@ -24,7 +24,7 @@ public enum CSVWriter {
     }
 
     /// The shortest decimal text that reads back as `value` (`3`, not `3.0`); empty if not finite.
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         guard value.isFinite else { return "" }
         if value == value.rounded(), abs(value) < 1e15 {
             return String(Int64(value))

@@ -4,16 +4,16 @@ import OfferLabSupport
 
 /// `offerlab status`: where every test stands, from the results database alone (docs/reliability.md,
 /// "Alerts"): per (offering, treatment) of a night its decision, and the night that decision began.
-public enum NightStatus {
+package enum NightStatus {
     /// The columns, in order.
-    public static let header = [
+    package static let header = [
         "offering", "group", "status", "goal", "lift", "interval", "days_running", "days_left", "impact_365", "since",
     ]
 
     /// One line per (offering, treatment) of `night`'s date (nil: the latest successful night), as cells.
     /// - Throws: `OfferLabError`: `.noNights` when the database holds no successful night (or
     ///   does not exist yet), `.nightNotFound` when it lacks `night`.
-    public static func rows(databasePath: String, night: Night?) throws -> (night: String, rows: [[String]]) {
+    package static func rows(databasePath: String, night: Night?) throws -> (night: String, rows: [[String]]) {
         let nights = FileManager.default.fileExists(atPath: databasePath) ? try ResultsDatabase.successfulNights(path: databasePath) : []
         guard let latest = nights.last else {
             throw OfferLabError(
@@ -49,7 +49,7 @@ public enum NightStatus {
     }
 
     /// The rows as a terminal shows them: columns padded to their widest cell.
-    public static func table(_ rows: [[String]]) -> String {
+    package static func table(_ rows: [[String]]) -> String {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
@@ -59,7 +59,7 @@ public enum NightStatus {
     }
 
     /// The rows as a pipe gets them: tab-separated, a header first (no tab or line break is in a cell).
-    public static func tabSeparated(_ rows: [[String]]) -> String {
+    package static func tabSeparated(_ rows: [[String]]) -> String {
         ([header] + rows).map { $0.map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: "\t") }.joined(separator: "\n")
             + "\n"
     }

@@ -1,5 +1,5 @@
 /// A value of an output table.
-public enum ResultValue: Sendable, Equatable {
+package enum ResultValue: Sendable, Equatable {
     case text(String)
     case integer(Int)
     /// nil: no value (undefined), written as an empty field / SQL NULL.
@@ -8,7 +8,7 @@ public enum ResultValue: Sendable, Equatable {
 }
 
 /// The SQL type of an output column.
-public enum ResultColumnType: Sendable {
+package enum ResultColumnType: Sendable {
     case text
     case integer
     case real
@@ -45,13 +45,13 @@ public enum ResultColumnType: Sendable {
 /// A column of an output table: its name (the CSV header, the SQLite column) and its type. The
 /// columns of the night's tables are named once (`ResultSchema+Night.swift`) and bound to the
 /// typed rows' fields in their tables' declarations (`TypedTable`, `NightTables`).
-public struct ResultColumn: Sendable, Hashable {
-    public var name: String
-    public var type: ResultColumnType
+package struct ResultColumn: Sendable, Hashable {
+    package var name: String
+    package var type: ResultColumnType
     /// How the report's "All numbers by group" shows a group's value (nil: it does not).
     var shown: ShownColumn?
 
-    public init(_ name: String, _ type: ResultColumnType) {
+    package init(_ name: String, _ type: ResultColumnType) {
         self.name = name
         self.type = type
     }
@@ -62,11 +62,11 @@ public struct ResultColumn: Sendable, Hashable {
     }
 
     /// A column is its name and type; how the report shows it is not part of what is stored.
-    public static func == (lhs: ResultColumn, rhs: ResultColumn) -> Bool {
+    package static func == (lhs: ResultColumn, rhs: ResultColumn) -> Bool {
         lhs.name == rhs.name && lhs.type == rhs.type
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(type)
     }
@@ -87,14 +87,14 @@ struct ShownColumn: Sendable, Hashable {
 }
 
 /// The name, columns and key of an output table.
-public struct ResultSchema: Sendable {
+package struct ResultSchema: Sendable {
     /// The table name; the CSV file is `<name>.csv`.
-    public var name: String
-    public var columns: [ResultColumn]
+    package var name: String
+    package var columns: [ResultColumn]
     /// The columns that, with the night, identify a row.
-    public var keys: [ResultColumn]
+    package var keys: [ResultColumn]
 
-    public init(name: String, columns: [ResultColumn], keys: [ResultColumn]) {
+    package init(name: String, columns: [ResultColumn], keys: [ResultColumn]) {
         self.name = name
         self.columns = columns
         self.keys = keys
@@ -104,15 +104,15 @@ public struct ResultSchema: Sendable {
 /// One output table as the CSV file and the SQLite table hold it: its schema and its rows, each
 /// a value per column in the schema's order (encoded from the typed night, or read from the
 /// database).
-public struct ResultTable: Sendable {
-    public var schema: ResultSchema
-    public var rows: [[ResultValue]] = []
+package struct ResultTable: Sendable {
+    package var schema: ResultSchema
+    package var rows: [[ResultValue]] = []
 
-    public init(_ schema: ResultSchema) {
+    package init(_ schema: ResultSchema) {
         self.schema = schema
     }
 
-    public var name: String { schema.name }
-    public var columns: [ResultColumn] { schema.columns }
-    public var columnNames: [String] { schema.columns.map(\.name) }
+    package var name: String { schema.name }
+    package var columns: [ResultColumn] { schema.columns }
+    package var columnNames: [String] { schema.columns.map(\.name) }
 }

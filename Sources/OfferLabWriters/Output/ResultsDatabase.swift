@@ -4,22 +4,22 @@ import OfferLabJob
 import OfferLabSupport
 
 /// Facts about one run, stored in the `runs` table.
-public struct RunRecord: Sendable {
+package struct RunRecord: Sendable {
     /// The job file's identity (`Job.identity`).
-    public var job: String
+    package var job: String
     /// The output folder, absolute: two jobs writing one folder would replace each other's files
     /// (empty in a run read back for a report, which does not show it).
-    public var output: String
+    package var output: String
     /// `as_of`: stored in full (`isoText`) and as the key of the night's rows (`date`).
-    public var night: Night
-    public var startedAt: String
-    public var finishedAt: String
-    public var status: String
-    public var toolVersion: String
-    public var inputFiles: [(path: String, bytes: Int64)]
+    package var night: Night
+    package var startedAt: String
+    package var finishedAt: String
+    package var status: String
+    package var toolVersion: String
+    package var inputFiles: [(path: String, bytes: Int64)]
     /// Whether the App Store notifications' signatures were verified: false when the job said
     /// `app_store.verify: false`; nil without an `app_store_notifications` source.
-    public var signaturesVerified: Bool?
+    package var signaturesVerified: Bool?
 
     /// A run's record; `signaturesVerified` is set afterwards for a job with App Store notifications.
     package init(
