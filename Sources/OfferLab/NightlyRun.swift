@@ -120,7 +120,7 @@ package enum NightlyRun {
     static func compute(_ job: Job, progress: ProgressReporter?, cache: ParsedLogCache? = nil) async throws -> NightResults {
         let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
         let catalog = try CatalogLoader.load(from: source)
-        let analysed = try catalog.analysedOfferings(job: job)
+        let analysed = try catalog.analysedOfferings(named: job.offerings, jobPath: job.jobPath)
         // A control no offering has is a typo: the job is bad before any log is read (which
         // offerings fall back is known once the assignments say which are analysed).
         _ = try RunChecks.control(
@@ -142,7 +142,7 @@ package enum NightlyRun {
             ? nil
             : Task {
                 let night = try await StoreSourceIngest.read(
-                    job: job, userTransactions: userTransactions, width: job.threads, cache: cache)
+                    settings: StoreReadingSettings(job), userTransactions: userTransactions, width: job.threads, cache: cache)
                 progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
                 return night
             }

@@ -79,9 +79,10 @@ package enum StoreEventExport {
                     location: .init(path: folder, jobKey: "logs"))
             }
         }
-        let userTransactions = try UserTransactions.load(job: job)
+        let userTransactions = try UserTransactions.load(from: TableSource(path: job.tablesPath, inflater: job.inflater))
         let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason) }
-        let night = try await StoreSourceIngest.read(job: job, userTransactions: userTransactions, width: width, cache: cache)
+        let night = try await StoreSourceIngest.read(
+            settings: StoreReadingSettings(job), userTransactions: userTransactions, width: width, cache: cache)
 
         var total = StoreCounts()
         for counts in night.counts.values { total += counts }

@@ -32,9 +32,37 @@ package struct StoreNight: Sendable {
     package var events: [StoreEvent] { files.flatMap(\.events) }
 }
 
+/// What reading the store sources (`StoreSourceIngest`) reads of a job: made from the job in one
+/// place (`init(_:)`).
+package struct StoreReadingSettings: Sendable {
+    /// The files of each store format the job names, in the order of `SourceFormat`.
+    package var sources: [StoreSourceFiles]
+    /// Each store's own settings (its job key).
+    package var storeSettings: StoreSettings
+    /// Whether the sources' signatures are checked (nil: no source has any).
+    package var signaturesVerified: Bool?
+    package var inflater: Inflater
+    /// What a corrupt or truncated gzip file does: fail the run, or be skipped whole.
+    package var onCorruptFile: CorruptFilePolicy
+    /// Microseconds since the epoch: the night the records are resolved as of.
+    package var asOf: Int64
+    /// The job file, which a store's settings error names.
+    package var jobPath: String
+
+    package init(_ job: Job) {
+        sources = job.storeSources
+        storeSettings = job.storeSettings
+        signaturesVerified = job.signaturesVerified
+        inflater = job.inflater
+        onCorruptFile = job.onCorruptFile
+        asOf = job.night.microseconds
+        jobPath = job.jobPath
+    }
+}
+
 /// Reads a job's store sources into the night's store events.
 package enum StoreSourceIngest {
-    /// Reads every file of `job.storeSources`, at most `width` (default: the cores) at a time,
+    /// Reads every file of the job's store sources (`settings.sources`), at most `width` (default: the cores) at a time,
     /// and resolves their records together (`StoreEventResolver`): a transaction delivered by
     /// several files or sources is one event.
     ///
@@ -50,24 +78,24 @@ package enum StoreSourceIngest {
     ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column;
     ///   `.badJob` when a store's settings cannot read its format (`StoreSettingsProblem`).
     package static func read(
-        job: Job, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil
+        settings: StoreReadingSettings, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil
     ) async throws -> StoreNight {
         var night = StoreNight()
         var sources: [StoreSourceRecords] = []
-        for source in job.storeSources {
+        for source in settings.sources {
             guard let store = source.format.source else { continue }
-            let read = try await readSource(store, paths: source.files, job: job, width: width, cache: cache)
+            let read = try await readSource(store, paths: source.files, settings: settings, width: width, cache: cache)
             sources.append(read.records)
             night.notes += read.records.notes
             night.skippedFiles += read.skippedFiles
             night.fileCounts.merge(read.fileCounts) { $1 }
         }
-        night.signaturesVerified = job.signaturesVerified ?? true
-        let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: job.night.microseconds)
+        night.signaturesVerified = settings.signaturesVerified ?? true
+        let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: settings.asOf)
         night.counts = resolution.counts
 
         var fileIndex: [String: Int] = [:]
-        for source in job.storeSources {
+        for source in settings.sources {
             for path in source.files {
                 fileIndex[path] = night.files.count
                 night.files.append((path, source.format, []))
@@ -107,18 +135,18 @@ package enum StoreSourceIngest {
     /// is skipped under `on_corrupt_file: skip`, else fails the night, as a purchase log
     /// (docs/input-formats.md#purchase-logs) does.
     private static func readSource<Source: StoreSource>(
-        _: Source.Type, paths: [String], job: Job, width: Int?, cache: ParsedLogCache?
+        _: Source.Type, paths: [String], settings: StoreReadingSettings, width: Int?, cache: ParsedLogCache?
     ) async throws -> FormatReading {
         let format = Source.format
         let reader: Source.FileReader
         do {
-            reader = try Source.reader(settings: job.storeSettings[Source.Settings.self], paths: paths, inflater: job.inflater)
+            reader = try Source.reader(settings: settings.storeSettings[Source.Settings.self], paths: paths, inflater: settings.inflater)
         } catch let problem as StoreSettingsProblem {
-            throw OfferLabError.job(job.jobPath, key: problem.key, problem.problem)
+            throw OfferLabError.job(settings.jobPath, key: problem.key, problem.problem)
         } catch let error as IngestError {
             throw OfferLabError(.unreadableLog, context: "\(format.rawValue) file ", error)
         }
-        let policy = job.onCorruptFile
+        let policy = settings.onCorruptFile
         var reading = FormatReading(records: StoreSourceRecords(format: format))
         var collector = Source.Collector()
         try await InOrder.run(count: paths.count, width: width) { index -> FileOutcome<Source.FileReading> in

@@ -31,9 +31,4 @@ package enum UserTransactions {
         }
         return users
     }
-
-    /// The job's table, from its tables location.
-    package static func load(job: Job) throws -> [String: String] {
-        try load(from: TableSource(path: job.tablesPath, inflater: job.inflater))
-    }
 }

@@ -39,7 +39,7 @@ package enum SQLScript {
                 job.jobPath, "--part slices needs slices: in the job (e.g. slices: [country, platform])", code: .badArgument)
         }
         let catalog = try CatalogLoader.load(from: source)
-        let analysed = try catalog.analysedOfferings(job: job)
+        let analysed = try catalog.analysedOfferings(named: job.offerings, jobPath: job.jobPath)
         let assignments = try source.file(for: "user_offering_assignments")
         var builder = ScriptBuilder(dialect: dialect, job: job, catalog: catalog)
         try builder.readLogs()

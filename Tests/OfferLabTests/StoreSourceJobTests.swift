@@ -208,7 +208,7 @@ import Testing
         ]
         let fixture = try job(logs: #"["logs/*", {path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#, files: files)
         let loaded = try JobLoader.load(path: fixture.path)
-        let night = try await StoreSourceIngest.read(job: loaded, userTransactions: ["t2": "server-2"], width: 2)
+        let night = try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: ["t2": "server-2"], width: 2)
 
         let paths = ["a", "b", "c"].map { fixture.folder.file("hooks/\($0).jsonl") }
         #expect(night.files.map(\.path) == paths && night.files.allSatisfy { $0.format == .revenueCatWebhooks })
@@ -229,7 +229,8 @@ import Testing
         let fixture = try job(
             logs: #"[{path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#, "revenuecat: {user_id_field: app_user_id}",
             files: ["hooks/a.jsonl": Self.webhook(id: "e1", transaction: "t1") + "\n"])
-        let night = try await StoreSourceIngest.read(job: try JobLoader.load(path: fixture.path), userTransactions: [:])
+        let night = try await StoreSourceIngest.read(
+            settings: StoreReadingSettings(try JobLoader.load(path: fixture.path)), userTransactions: [:])
         #expect(night.events.map(\.userID) == ["alias-t1"])
     }
 
@@ -262,7 +263,8 @@ import Testing
         let settings = "app_store: {bundle_id: \(Self.bundleID), root_certificates: [root.der]"
         let fixture = try job(logs: logs, settings + "}", files: files)
         try fixture.folder.write("root.der", bytes: trusted.rootCertificateDER)
-        let night = try await StoreSourceIngest.read(job: try JobLoader.load(path: fixture.path), userTransactions: [:])
+        let night = try await StoreSourceIngest.read(
+            settings: StoreReadingSettings(try JobLoader.load(path: fixture.path)), userTransactions: [:])
         #expect(night.events.map(\.eventID) == ["app_store_notifications:1"])
         #expect(night.events.first?.userID == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         let path = fixture.folder.file("apple/a.jsonl")
@@ -271,7 +273,8 @@ import Testing
 
         let unverified = try job(logs: logs, settings + ", verify: false}", files: files)
         try unverified.folder.write("root.der", bytes: trusted.rootCertificateDER)
-        let taken = try await StoreSourceIngest.read(job: try JobLoader.load(path: unverified.path), userTransactions: [:])
+        let taken = try await StoreSourceIngest.read(
+            settings: StoreReadingSettings(try JobLoader.load(path: unverified.path)), userTransactions: [:])
         #expect(taken.events.map(\.eventID) == ["app_store_notifications:1", "app_store_notifications:2"])
         #expect(taken.notes.isEmpty && !taken.signaturesVerified)
     }
@@ -281,7 +284,9 @@ import Testing
             logs: #"[{path: "export/*.csv", format: revenuecat_export}]"#,
             files: ["export/a.csv": "store_transaction_id,renewal_number\n1,1\n"])
         let loaded = try JobLoader.load(path: fixture.path)
-        let error = try await #require(throws: OfferLabError.self) { try await StoreSourceIngest.read(job: loaded, userTransactions: [:]) }
+        let error = try await #require(throws: OfferLabError.self) {
+            try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:])
+        }
         #expect(error.code == .unreadableLog && error.exitCode == 65 && error.location.path == fixture.folder.file("export/a.csv"))
         #expect(error.message.hasPrefix("revenuecat_export file \(fixture.folder.file("export/a.csv"))"))
         #expect(!error.message.contains("\n"))
@@ -296,14 +301,14 @@ import Testing
             let loaded = try JobLoader.load(path: fixture.path)
             if policy == "fail" {
                 let error = try await #require(throws: OfferLabError.self) {
-                    try await StoreSourceIngest.read(job: loaded, userTransactions: [:])
+                    try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:])
                 }
                 #expect(error.code == .unreadableLog && error.location.path == corrupt)
                 #expect(
                     error.message.hasPrefix("revenuecat_webhooks file \(corrupt)")
                         && error.message.hasSuffix("(on_corrupt_file: skip would skip it)"))
             } else {
-                let night = try await StoreSourceIngest.read(job: loaded, userTransactions: [:])
+                let night = try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:])
                 #expect(night.skippedFiles.map(\.path) == [corrupt])
                 #expect(night.files.map { $0.events.count } == [1, 0])
                 #expect(night.counts[.revenueCatWebhooks]?[.linesRead] == 1)
@@ -327,7 +332,10 @@ import Testing
         let loaded = try JobLoader.load(path: fixture.path)
         func night() async throws -> (StoreNight, CacheUsage) {
             let cache = try ParsedLogCache(folder: try #require(loaded.cachePath), rejectsPerReason: loaded.rejectsPerReason)
-            return (try await StoreSourceIngest.read(job: loaded, userTransactions: [:], cache: cache), cache.usageSoFar)
+            return (
+                try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:], cache: cache),
+                cache.usageSoFar
+            )
         }
         let (first, stored) = try await night()
         #expect(stored.filesStored == 2 && stored.filesReused == 0)
@@ -341,7 +349,7 @@ import Testing
         try fixture.folder.write("apple/c.jsonl", try Self.signedLine(signer, transaction: "3") + "\n")
         let withNewDay = try JobLoader.load(path: fixture.path)
         let cache = try ParsedLogCache(folder: try #require(withNewDay.cachePath), rejectsPerReason: withNewDay.rejectsPerReason)
-        let third = try await StoreSourceIngest.read(job: withNewDay, userTransactions: [:], cache: cache)
+        let third = try await StoreSourceIngest.read(settings: StoreReadingSettings(withNewDay), userTransactions: [:], cache: cache)
         #expect(cache.usageSoFar.filesReused == 2 && cache.usageSoFar.filesStored == 1)
         #expect(third.events.map(\.eventID) == ["1", "2", "3"].map { "app_store_notifications:\($0)" })
 
@@ -350,7 +358,7 @@ import Testing
         try unverified.folder.write("root.der", bytes: signer.rootCertificateDER)
         let otherSettings = try JobLoader.load(path: unverified.path)
         let otherCache = try ParsedLogCache(folder: try #require(otherSettings.cachePath), rejectsPerReason: 20)
-        _ = try await StoreSourceIngest.read(job: otherSettings, userTransactions: [:], cache: otherCache)
+        _ = try await StoreSourceIngest.read(settings: StoreReadingSettings(otherSettings), userTransactions: [:], cache: otherCache)
         #expect(otherCache.usageSoFar.filesReused == 0 && otherCache.usageSoFar.filesStored == 2)
 
         let cacheFolder = try #require(loaded.cachePath)
@@ -381,7 +389,10 @@ extension StoreSourceJobTests {
         let folder = try #require(loaded.cachePath)
         func night() async throws -> (StoreNight, CacheUsage) {
             let cache = try ParsedLogCache(folder: folder, rejectsPerReason: loaded.rejectsPerReason)
-            return (try await StoreSourceIngest.read(job: loaded, userTransactions: [:], cache: cache), cache.usageSoFar)
+            return (
+                try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:], cache: cache),
+                cache.usageSoFar
+            )
         }
         let (first, _) = try await night()
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first)
