@@ -120,6 +120,8 @@ struct ChargeValues: Sendable {
 private struct Charge {
     var time: Int64
     var price: Double
+    /// Its chain, an index into the member's chains.
+    var chain: Int
     var refunded = 0.0
     var firstRefundTime: Int64?
 }
@@ -132,11 +134,15 @@ private struct OpenTrial {
     var tenureDays: Double
 }
 
-/// A chain of the member being read: its product, charges (indices into the member's charges).
+/// A chain of the member being read: its product and how many of the member's charges are its.
+/// The charges name their chain rather than the chain listing them: an array per chain was an
+/// allocation for every paying member.
 private struct Chain {
     var key: Int64
     var product: Int
-    var charges: [Int] = []
+    var chargeCount = 1
+    /// Its latest charge, an index into the member's charges.
+    var lastCharge: Int
     var lastExpiresAt: Int64?
 }
 
@@ -165,11 +171,14 @@ extension GroupObservation {
         for member in group.assignedAt.indices {
             let assignedAt = group.assignedAt[member]
             let end = group.eventEnds[member]
-            sortedEvents.removeAll(keepingCapacity: true)
-            sortedEvents.append(contentsOf: group.events[start..<end])
+            // Most members' events come in time order: read in place, copied only to be sorted.
+            var memberEvents = group.events[start..<end]
             start = end
-            if zip(sortedEvents, sortedEvents.dropFirst()).contains(where: { $0.time > $1.time }) {
+            if zip(memberEvents, memberEvents.dropFirst()).contains(where: { $0.time > $1.time }) {
+                sortedEvents.removeAll(keepingCapacity: true)
+                sortedEvents.append(contentsOf: memberEvents)
                 sortedEvents.sort { $0.time < $1.time }
+                memberEvents = sortedEvents[...]
             }
             charges.removeAll(keepingCapacity: true)
             chains.removeAll(keepingCapacity: true)
@@ -183,7 +192,7 @@ extension GroupObservation {
             var firstPurchaseDay: Int?
             var trialStart: ProjectionEvent?
             var revenue = 0.0
-            for event in sortedEvents where event.time < asOf && event.time >= assignedAt {
+            for event in memberEvents where event.time < asOf && event.time >= assignedAt {
                 let key = event.chain ?? -1 - Int64(event.product)
                 switch event.kind {
                 case .trialStart:
@@ -201,17 +210,20 @@ extension GroupObservation {
                             trialConversionDelays.append(Double(event.time - trial.time) / microsecondsPerDay)
                         }
                     }
-                    charges.append(Charge(time: event.time, price: event.amount))
                     if let chain = chains.firstIndex(where: { $0.key == key }) {
-                        chains[chain].charges.append(charges.count - 1)
+                        charges.append(Charge(time: event.time, price: event.amount, chain: chain))
+                        chains[chain].chargeCount += 1
+                        chains[chain].lastCharge = charges.count - 1
                         chains[chain].lastExpiresAt = event.expiresAt
                     } else {
-                        chains.append(Chain(key: key, product: event.product, charges: [charges.count - 1], lastExpiresAt: event.expiresAt))
+                        charges.append(Charge(time: event.time, price: event.amount, chain: chains.count))
+                        chains.append(
+                            Chain(key: key, product: event.product, lastCharge: charges.count - 1, lastExpiresAt: event.expiresAt))
                     }
                 case .refund:
                     if event.time < refundEnd { revenue -= event.amount }
                     guard let chain = chains.firstIndex(where: { $0.key == key }),
-                        let charge = chains[chain].charges.last(where: { charges[$0].time <= event.time })
+                        let charge = charges.indices.last(where: { charges[$0].chain == chain && charges[$0].time <= event.time })
                     else { continue }
                     charges[charge].refunded += event.amount
                     if charges[charge].firstRefundTime == nil { charges[charge].firstRefundTime = event.time }
@@ -248,10 +260,9 @@ extension GroupObservation {
                 waitingByDay[fullDays].remainingFractionSquared += remaining * remaining
             }
 
-            for chain in chains {
+            for (chainIndex, chain) in chains.enumerated() {
                 let product = chain.product
-                for chargeIndex in chain.charges {
-                    let charge = charges[chargeIndex]
+                for charge in charges where charge.chain == chainIndex {
                     let net = charge.price - charge.refunded
                     let ageDays = Double(asOf - charge.time) / microsecondsPerDay
                     products[product].all.add(net: net, refunded: charge.firstRefundTime != nil)
@@ -267,15 +278,16 @@ extension GroupObservation {
                         products[product].youngPriceSquared[slot] += charge.price * charge.price
                     }
                 }
-                guard let period = productList[product].renewalPeriodDays, let last = chain.charges.last else { continue }
+                guard let period = productList[product].renewalPeriodDays else { continue }
+                let last = chain.lastCharge
                 let periodMicroseconds = period * microsecondsPerDay
                 // Renewals 1 … k were due and happened (the k-th charge is renewal k). A refunded
                 // charge ends its chain: the next renewal is not at risk.
-                for index in chain.charges.indices.dropFirst() {
+                for index in 1..<chain.chargeCount {
                     products[product].countRenewal(index: index, renewed: true)
                 }
                 guard charges[last].firstRefundTime == nil else { continue }
-                let nextIndex = chain.charges.count
+                let nextIndex = chain.chargeCount
                 let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
                 guard due < chargeEnd else { continue }
                 if due <= asOf {
