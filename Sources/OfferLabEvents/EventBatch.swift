@@ -269,8 +269,9 @@ public struct EventStore: Sendable {
         }
 
         /// Calls `body` with every record in order, its shape, and the index of its details in
-        /// `details` (-1 when it has none): a record finds its details by its order.
-        @inline(__always)
+        /// `details` (-1 when it has none): a record finds its details by its order. Inlinable, so
+        /// that clean-up's per-record closures are inlined into its loops, not called per record.
+        @inlinable @inline(__always)
         public func forEachRecord(_ body: (_ index: Int, _ record: EventRecord, _ shape: EventShape, _ details: Int32) throws -> Void)
             rethrows
         {

@@ -17,7 +17,7 @@ public struct CSVLogParser: Sendable {
     /// (column index, field slot) for every column that names a known field.
     private let columns: [(column: Int, slot: Int)]
     private let keepsSliceFields: Bool
-    private var dayCache = Timestamp.DayCache()
+    private var dayCaches = LogDayCaches()
 
     /// Maps the header's column names to the known fields; unknown columns are ignored, and so
     /// are `country` and `platform` unless `keepsSliceFields`.
@@ -47,12 +47,12 @@ public struct CSVLogParser: Sendable {
         // The columns through a pointer: iterating the array itself retains and releases it,
         // twice per record.
         return columns.withUnsafeBufferPointer { columns in
-            Self.parse(row, columns: columns, slicing: keepsSliceFields, dayCache: &dayCache, into: &record)
+            Self.parse(row, columns: columns, slicing: keepsSliceFields, dayCaches: &dayCaches, into: &record)
         }
     }
 
     private static func parse(
-        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, slicing: Bool, dayCache: inout Timestamp.DayCache,
+        _ row: TableRow, columns: UnsafeBufferPointer<(column: Int, slot: Int)>, slicing: Bool, dayCaches: inout LogDayCaches,
         into record: inout LogRecord
     ) -> MalformedReason? {
         var total = 0
@@ -75,7 +75,7 @@ public struct CSVLogParser: Sendable {
                     values.set(slot, FieldValue(kind: .string, start: written, end: written + cell.count))
                     written += cell.count
                 }
-                return values.resolve(text: UnsafePointer(out), csv: true, slicing: slicing, dayCache: &dayCache, into: &record)
+                return values.resolve(text: UnsafePointer(out), csv: true, slicing: slicing, dayCaches: &dayCaches, into: &record)
             }
         }
         record.returnTextBuffer(&text, textCount: total)

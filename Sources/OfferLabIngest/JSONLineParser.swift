@@ -46,7 +46,7 @@ public struct JSONLineParser {
     static let longestPlainLine = 32 * 64
 
     private var validating = ValidatingStrings()
-    private var dayCache = Timestamp.DayCache()
+    private var dayCaches = LogDayCaches()
     /// Whether plain lines are scanned with their quote bitmap (tests turn it off, to compare).
     private let usesQuoteBitmap: Bool
     /// Whether the record filled from a plain line borrows the line as its text instead of a copy
@@ -117,7 +117,7 @@ public struct JSONLineParser {
                         linesAcceptedByQuoteBitmap += 1
                         borrowed = borrowsPlainLines
                         return values.resolve(
-                            text: borrowed ? json.p : UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCache: &dayCache,
+                            text: borrowed ? json.p : UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCaches: &dayCaches,
                             into: &record)
                     }
                     // Not plain, or not accepted as such: the byte-by-byte scan decides.
@@ -131,7 +131,7 @@ public struct JSONLineParser {
                 else {
                     return .invalidJSON
                 }
-                return values.resolve(text: UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCache: &dayCache, into: &record)
+                return values.resolve(text: UnsafePointer(out), csv: false, slicing: keepsSliceFields, dayCaches: &dayCaches, into: &record)
             }
         }
         record.returnTextBuffer(&text, textCount: written)

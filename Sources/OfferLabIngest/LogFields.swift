@@ -197,6 +197,13 @@ enum LogFieldSlot {
     }
 }
 
+/// A parser's last dates (`Timestamp.DayCache`), one per timestamp field: an `expires_at` is
+/// mostly on another day than its line's `ts`, and one cache for both missed on both.
+struct LogDayCaches {
+    var ts = Timestamp.DayCache()
+    var expiresAt = Timestamp.DayCache()
+}
+
 /// The values of the known keys of one line, filled by a parser, then checked in the order of
 /// the malformed reasons and copied into a `LogRecord`.
 struct LogFieldValues {
@@ -237,10 +244,10 @@ struct LogFieldValues {
     /// - Parameters:
     ///   - csv: CSV rules for `ts`: a cell of digits is epoch milliseconds.
     ///   - slicing: the parser reads `country` and `platform` (otherwise the record's stay nil).
-    ///   - dayCache: the parser's last date, for `Timestamp.parse`.
+    ///   - dayCaches: the parser's last dates, for `Timestamp.parse`.
     @inline(__always)
     func resolve(
-        text: UnsafePointer<UInt8>, csv: Bool, slicing: Bool, dayCache: inout Timestamp.DayCache, into record: inout LogRecord
+        text: UnsafePointer<UInt8>, csv: Bool, slicing: Bool, dayCaches: inout LogDayCaches, into record: inout LogRecord
     ) -> MalformedReason? {
         @inline(__always) func bytes(_ value: FieldValue) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: text + value.start, count: value.count)
@@ -295,7 +302,7 @@ struct LogFieldValues {
             if csv && Timestamp.isAllDigits(bytes(ts)) {
                 timestamp = Timestamp.parseEpochMilliseconds(bytes(ts))
             } else {
-                timestamp = Timestamp.parse(bytes(ts), dayCache: &dayCache)
+                timestamp = Timestamp.parse(bytes(ts), dayCache: &dayCaches.ts)
             }
         case .integer:
             timestamp = Timestamp.parseEpochMilliseconds(bytes(ts))
@@ -310,7 +317,7 @@ struct LogFieldValues {
             case .string:
                 expiresAt =
                     csv && Timestamp.isAllDigits(bytes(value))
-                    ? Timestamp.parseEpochMilliseconds(bytes(value)) : Timestamp.parse(bytes(value), dayCache: &dayCache)
+                    ? Timestamp.parseEpochMilliseconds(bytes(value)) : Timestamp.parse(bytes(value), dayCache: &dayCaches.expiresAt)
             case .integer: expiresAt = Timestamp.parseEpochMilliseconds(bytes(value))
             default: break
             }

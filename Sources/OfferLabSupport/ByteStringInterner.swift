@@ -12,13 +12,13 @@ import OfferLabIngest
 /// per distinct string.
 public struct ByteStringInterner: Sendable {
     /// Entries back to back: length (UInt32), id (UInt32), then the bytes.
-    private var arena: [UInt8] = []
+    @usableFromInline var arena: [UInt8] = []
     /// `starts[id]`: where entry `id` begins in `arena`.
-    private var starts: [Int] = []
+    @usableFromInline var starts: [Int] = []
     /// Power-of-two table: `tag << 40 | (offset + 1)`, 0 = empty slot.
     private var slots: [UInt64] = Array(repeating: 0, count: 64)
 
-    private static let headerSize = 8
+    @inlinable static var headerSize: Int { 8 }
     private static let offsetMask: UInt64 = (1 << 40) - 1
 
     public init() {}
@@ -119,8 +119,8 @@ public struct ByteStringInterner: Sendable {
     public struct LookupGroup: Sendable {
         public static let capacity = 64
         /// The strings back to back.
-        private var bytes: [UInt8] = []
-        private var ends: [Int] = []
+        @usableFromInline var bytes: [UInt8] = []
+        @usableFromInline var ends: [Int] = []
         private(set) var hashes: [UInt64] = []
 
         public init() {}
@@ -137,8 +137,8 @@ public struct ByteStringInterner: Sendable {
             hashes.append(hash)
         }
 
-        /// Whether the last string added is `string`.
-        @inline(__always)
+        /// Whether the last string added is `string`. Inlinable: asked for every event's user.
+        @inlinable @inline(__always)
         public func lastIs(_ string: UnsafeRawBufferPointer) -> Bool {
             guard let end = ends.last else { return false }
             let start = ends.count > 1 ? ends[ends.count - 2] : 0
@@ -196,7 +196,9 @@ public struct ByteStringInterner: Sendable {
     /// The id of `bytes` when it is string `recent` (a caller's guess: the id it got last time),
     /// else what `intern` gives; `recent` becomes that id. Consecutive log lines mostly repeat
     /// their user, offering, group and product: one comparison instead of a hash and a probe.
-    /// `hash`, when given, is the string's `hash(_:)`.
+    /// `hash`, when given, is the string's `hash(_:)`. Inlinable: asked for several fields of
+    /// every line, mostly answered by the one comparison.
+    @inlinable
     public mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64? = nil, recent: inout Int32) -> Int32 {
         if isString(recent, bytes) { return recent }
         recent = intern(bytes, hash: hash ?? Self.hash(bytes))
@@ -208,7 +210,7 @@ public struct ByteStringInterner: Sendable {
     /// being loaded (`prefetchSlot`) while the caller does other work. (It changes nothing, but is mutating
     /// so that a caller that holds the interner inout lends it without a copy: a copy of a
     /// stored interner retains and releases its arrays, for every line.)
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func prefetch(_ bytes: UnsafeRawBufferPointer, unlessRecent recent: Int32) -> UInt64? {
         if isString(recent, bytes) { return nil }
         let hash = Self.hash(bytes)
@@ -217,8 +219,8 @@ public struct ByteStringInterner: Sendable {
     }
 
     /// Whether `id` is a valid id whose string is `bytes`.
-    @inline(__always)
-    private func isString(_ id: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    @inlinable @inline(__always)
+    func isString(_ id: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard id >= 0 && id < starts.count else { return false }
         return arena.withUnsafeBytes { arena in Self.equal(Self.entryBytes(arena, at: starts[Int(id)]), bytes) }
     }
@@ -239,8 +241,8 @@ public struct ByteStringInterner: Sendable {
         (hash >> 40) << 40 | (UInt64(offset) + 1)
     }
 
-    @inline(__always)
-    private static func entryBytes(_ arena: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    static func entryBytes(_ arena: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer {
         let length = Int(UInt32(littleEndian: arena.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         return UnsafeRawBufferPointer(rebasing: arena[offset + headerSize..<offset + headerSize + length])
     }
@@ -271,8 +273,8 @@ public struct ByteStringInterner: Sendable {
 
     /// Whether two byte strings are equal, inline (`ShortBytes`: the strings are short ids,
     /// where a call to `memcmp` costs more than the comparison).
-    @inline(__always)
-    private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+    @inlinable @inline(__always)
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
         guard left.count == right.count else { return false }
         guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
         return ShortBytes.equal(leftBase, rightBase, left.count)

@@ -63,7 +63,10 @@ public struct Population: Sendable {
         members[offering].count(where: \.membership.isExcluded)
     }
 
-    /// The membership of user `user` in offering `offering`, if any (binary search).
+    /// The membership of user `user` in offering `offering`, if any (binary search). Inlinable:
+    /// attribution asks it for events logged under another test, and a call across the targets
+    /// cost more than the search.
+    @inlinable
     public func membership(offering: Int, user: Int32) -> Membership? {
         let list = members[offering]
         var low = 0
