@@ -130,24 +130,42 @@ package struct Affiliations: Sendable {
     let offeringLabels: [Int32?]
     let groupLabels: [[Int32?]]
     let population: Population
+    /// Per user, a bit per catalog offering (words of 64 offerings, `wordsPerUser` per user): set
+    /// when the user is a member, not excluded. Such events come on every day the series
+    /// evaluates, and a search of an offering's members missed the cache at each step.
+    private let memberBits: [UInt64]
+    private let wordsPerUser: Int
 
     package init(catalog: OfferingCatalog, population: Population, labels: ByteStringInterner) {
         offeringLabels = catalog.offerings.map { labels.lookup($0.offeringID) }
         groupLabels = catalog.offerings.map { $0.groups.map { labels.lookup($0.name) } }
         self.population = population
+        wordsPerUser = (population.members.count + 63) / 64
+        var bits = [UInt64](repeating: 0, count: population.users.count * wordsPerUser)
+        for (offering, members) in population.members.enumerated() {
+            for member in members where !member.membership.isExcluded {
+                bits[Int(member.user) * wordsPerUser + offering / 64] |= 1 << UInt64(offering % 64)
+            }
+        }
+        memberBits = bits
+    }
+
+    /// Whether `user` is a member, not excluded, of catalog offering `offering`.
+    private func isMember(user: Int32, offering: Int) -> Bool {
+        memberBits[Int(user) * wordsPerUser + offering / 64] & (1 << UInt64(offering % 64)) != 0
     }
 
     /// Whether `user` is a member (not excluded) of an offering whose `offering_id` is `offering`.
     func belongs(user: Int32, offering: Int32) -> Bool {
-        offeringLabels.indices.contains { index in
-            offeringLabels[index] == offering && population.membership(offering: index, user: user).map { !$0.isExcluded } == true
-        }
+        offeringLabels.indices.contains { index in offeringLabels[index] == offering && isMember(user: user, offering: index) }
     }
 
     /// Whether `group` is the name of `user`'s group in any offering it is a member of.
     func hasGroup(user: Int32, group: Int32) -> Bool {
         offeringLabels.indices.contains { index in
-            guard let membership = population.membership(offering: index, user: user), !membership.isExcluded else { return false }
+            guard isMember(user: user, offering: index), let membership = population.membership(offering: index, user: user) else {
+                return false
+            }
             return groupLabels[index][Int(membership.group)] == group
         }
     }
@@ -383,22 +401,20 @@ package enum Attribution {
                 let memberEvents = events.events(of: member.user)
                 // The night: the member as of `as_of`. An excluded member counts in no total of
                 // the night, only in the days before their exclusion.
-                var night: GroupTotals?
+                var night = GroupTotals()
                 if !member.membership.isExcluded {
                     try evaluate(
                         member, events: memberEvents, labels: labels, context: context, cutoff: context.asOf, scratch: &scratch,
                         into: &outcome)
-                    var totals = GroupTotals()
-                    totals.add(outcome)
-                    night = totals
+                    night.add(outcome)
                 }
                 try series.evaluate(
                     member, events: memberEvents, labels: labels, context: context, night: night, scratch: &dayScratch,
                     into: &contributions.days)
-                guard let totals = night else { continue }
+                guard !member.membership.isExcluded else { continue }
                 let group = member.membership.group
-                contributions.groupCounts[Int(group)].counts.add(totals.counts)
-                contributions.groupMoney[Int(group)].add(totals.money)
+                contributions.groupCounts[Int(group)].counts.add(night.counts)
+                contributions.groupMoney[Int(group)].add(night.money)
                 contributions.quality.addUser(outcome.quality)
                 for contribution in scratch.products { contributions.products.append((group, contribution)) }
                 for currency in scratch.unconvertibleCurrencies { contributions.unconvertibleEvents[currency, default: 0] += 1 }
@@ -417,7 +433,7 @@ package enum Attribution {
                     SliceLevels.find(
                         slices, events: memberEvents.events, shapes: memberEvents.shapes, membership: member.membership,
                         windowMicroseconds: context.windowMicroseconds, into: &contributions.slices.memberLevels)
-                    contributions.slices.addMember(group: Int(group), totals: totals)
+                    contributions.slices.addMember(group: Int(group), totals: night)
                 }
             }
             return contributions

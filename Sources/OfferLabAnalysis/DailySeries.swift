@@ -79,11 +79,13 @@ package struct DailySeries: Sendable {
 
     /// Adds one member's changes, day by day, to `found`.
     ///
-    /// - Parameter night: the member's totals as of `as_of` (nil for an excluded member). They
-    ///   are the last day's: that day ends after every event of the member, so the member is not
-    ///   evaluated again for it: the night costs no evaluation beyond the series' own.
+    /// - Parameter night: the member's totals as of `as_of`, not read for an excluded member (who
+    ///   counts in no total of the night). They are the last day's: that day ends after every
+    ///   event of the member, so the member is not evaluated again for it: the night costs no
+    ///   evaluation beyond the series' own. Not optional: an optional of the totals (176 bytes)
+    ///   was copied whole, by a `memcpy` call, several times per member.
     func evaluate(
-        _ member: Member, events: MemberEvents, labels: OfferingLabels, context: AttributionContext, night: GroupTotals?,
+        _ member: Member, events: MemberEvents, labels: OfferingLabels, context: AttributionContext, night: borrowing GroupTotals,
         scratch: inout Scratch, into found: inout Changes
     ) throws {
         let membership = member.membership
@@ -108,8 +110,8 @@ package struct DailySeries: Sendable {
                 evaluatedBefore && (nextEvent == events.events.count || events.events[nextEvent].timestamp >= cutoff)
             evaluatedBefore = false
             var current = GroupTotals()
-            if index == lastDay, let night {
-                current = night
+            if index == lastDay && !membership.isExcluded {
+                current = copy night
             } else if membership.conflictingSince.map({ $0 >= cutoff }) ?? true {
                 if sameEvents {
                     Attribution.stateAsOf(cutoff, scratch: scratch.evaluation, into: &scratch.outcome)
@@ -128,7 +130,9 @@ package struct DailySeries: Sendable {
             }
             previous = current
         }
-        assert(night == nil || events.events.allSatisfy { $0.timestamp < cutoff }, "the last day counts every event, as the night does")
+        assert(
+            membership.isExcluded || events.events.allSatisfy { $0.timestamp < cutoff },
+            "the last day counts every event, as the night does")
     }
 
     /// Adds members' changes (`evaluate`).

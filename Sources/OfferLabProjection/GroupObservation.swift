@@ -174,14 +174,17 @@ extension GroupObservation {
             // Most members' events come in time order: read in place, copied only to be sorted.
             var memberEvents = group.events[start..<end]
             start = end
-            if zip(memberEvents, memberEvents.dropFirst()).contains(where: { $0.time > $1.time }) {
+            if memberEvents.indices.dropFirst().contains(where: { memberEvents[$0 - 1].time > memberEvents[$0].time }) {
                 sortedEvents.removeAll(keepingCapacity: true)
                 sortedEvents.append(contentsOf: memberEvents)
                 sortedEvents.sort { $0.time < $1.time }
                 memberEvents = sortedEvents[...]
             }
-            charges.removeAll(keepingCapacity: true)
-            chains.removeAll(keepingCapacity: true)
+            // Most members have none: emptying an empty array is not free.
+            if !charges.isEmpty {
+                charges.removeAll(keepingCapacity: true)
+                chains.removeAll(keepingCapacity: true)
+            }
 
             users += 1
             let tenureDays = min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
