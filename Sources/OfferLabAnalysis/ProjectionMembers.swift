@@ -90,7 +90,7 @@ package struct ProjectionMembers: Sendable {
     mutating func addMember(
         group: Int, assignedAt: Int64, events: [ProductContribution], trial: DetailedEvent?, context: AttributionContext
     ) {
-        memberEvents.removeAll(keepingCapacity: true)
+        if !memberEvents.isEmpty { memberEvents.removeAll(keepingCapacity: true) }
         if let trial {
             memberEvents.append(
                 ProjectionEvent(

@@ -85,9 +85,10 @@ public struct ProjectionGroupInput: Sendable {
     public var users: Int { assignedAt.count }
 
     /// Adds a member and its counted money events (any order).
-    public mutating func appendMember(assignedAt time: Int64, events memberEvents: some Sequence<ProjectionEvent>) {
+    public mutating func appendMember(assignedAt time: Int64, events memberEvents: some Collection<ProjectionEvent>) {
         assignedAt.append(time)
-        events.append(contentsOf: memberEvents)
+        // Most members have none: appending nothing still retained and released the collection.
+        if !memberEvents.isEmpty { events.append(contentsOf: memberEvents) }
         eventEnds.append(events.count)
     }
 

@@ -198,7 +198,7 @@ public struct ByteStringInterner: Sendable {
     /// their user, offering, group and product: one comparison instead of a hash and a probe.
     /// `hash`, when given, is the string's `hash(_:)`. Inlinable: asked for several fields of
     /// every line, mostly answered by the one comparison.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64? = nil, recent: inout Int32) -> Int32 {
         if isString(recent, bytes) { return recent }
         recent = intern(bytes, hash: hash ?? Self.hash(bytes))
