@@ -98,7 +98,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 scratch="${SCRATCH_PATH:-.build}"
 swift build -c release --product offerlab --scratch-path "$scratch" >"$work/build" 2>&1 || { cat "$work/build" >&2; exit 1; }
-bin="$(pwd)/$scratch/release/offerlab"
+case "$scratch" in /*) bin="$scratch/release/offerlab" ;; *) bin="$(pwd)/$scratch/release/offerlab" ;; esac
 have_duckdb=1
 python3 -c 'import duckdb' 2>/dev/null || have_duckdb=0
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
