@@ -26,14 +26,19 @@ package enum StoreEventBatches {
         let keepsSliceFields = !keptSliceFields.isEmpty
         var record = LogRecord()
         var rejected: [(SourceFormat, StoreLineNote)] = []
-        for event in events {
-            if let reason = event.fillLogRecord(&record, keepsSliceFields: keepsSliceFields) {
-                let line = StoreEventJSONLines.line(event)
-                let detail = "the event \(event.eventID) made from this file is not a valid log line (\(reason.counterName)): \(line)"
-                rejected.append((event.format, StoreLineNote(path: path, line: 0, counter: StoreCounter(reason), detail: detail)))
-                continue
+        // Each event borrowed in place (`pointee`): `for event in events` would copy it, retaining
+        // and releasing each of its strings.
+        events.withUnsafeBufferPointer { events in
+            for event in events.indices.lazy.map({ events.baseAddress! + $0 }) {
+                if let reason = event.pointee.fillLogRecord(&record, keepsSliceFields: keepsSliceFields) {
+                    let event = event.pointee
+                    let line = StoreEventJSONLines.line(event)
+                    let detail = "the event \(event.eventID) made from this file is not a valid log line (\(reason.counterName)): \(line)"
+                    rejected.append((event.format, StoreLineNote(path: path, line: 0, counter: StoreCounter(reason), detail: detail)))
+                    continue
+                }
+                withUnsafePointer(to: &record) { batch.add($0, asOf: asOf) }
             }
-            withUnsafePointer(to: &record) { batch.add($0, asOf: asOf) }
         }
         batch.finishLookingUpUsers()
         return (batch, rejected)

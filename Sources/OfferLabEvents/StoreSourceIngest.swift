@@ -91,7 +91,7 @@ package enum StoreSourceIngest {
             night.fileCounts.merge(read.fileCounts) { $1 }
         }
         night.signaturesVerified = settings.signaturesVerified ?? true
-        let resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: settings.asOf)
+        var resolution = StoreEventResolver.resolve(sources: sources, userTransactions: userTransactions, asOf: settings.asOf)
         night.counts = resolution.counts
 
         var fileIndex: [String: Int] = [:]
@@ -113,7 +113,15 @@ package enum StoreSourceIngest {
         var eventCounts = [Int](repeating: 0, count: night.files.count)
         for file in eventFiles { eventCounts[file] += 1 }
         for (file, count) in eventCounts.enumerated() { night.files[file].events.reserveCapacity(count) }
-        for (event, file) in zip(resolution.events, eventFiles) { night.files[file].events.append(event) }
+        // Moved, not copied (a copy retains and releases each of an event's strings): `swap`
+        // moves each out, leaving an event without strings in its place.
+        resolution.events.withUnsafeMutableBufferPointer { events in
+            for (index, file) in eventFiles.enumerated() {
+                var event = StoreEvent(format: .offerlab, eventID: "", at: 0, userID: "", event: .purchase)
+                swap(&event, &events[index])
+                night.files[file].events.append(event)
+            }
+        }
         return night
     }
 
@@ -159,10 +167,10 @@ package enum StoreSourceIngest {
                 throw OfferLabError(.unreadableLog, context: "\(format.rawValue) file ", error, hint: hint)
             }
         } merge: { outcome in
-            switch outcome {
+            switch consume outcome {
             case .read(let file):
                 reading.fileCounts[file.path] = file.counts
-                collector.add(file)
+                collector.add(consume file)
             case .skipped(let skipped): reading.skippedFiles.append(skipped)
             }
         }

@@ -44,7 +44,7 @@ public protocol StoreFileReading: Sendable {
 package protocol StoreRecordCollector<FileReading> {
     associatedtype FileReading
     init()
-    mutating func add(_ reading: FileReading)
+    mutating func add(_ reading: consuming FileReading)
     /// The records of the files added, with their counters and notes.
     var records: StoreSourceRecords { get }
 }

@@ -92,14 +92,13 @@ public struct AppStoreRecordCollector: Sendable {
     /// Adds a file's notifications, counters and notes; call in the order of the files (sorted
     /// paths), so that the first delivery of a transaction is the one kept. A night adds each
     /// file as soon as it is read, so that only the records, not every reading, stay in memory.
-    public mutating func add(_ reading: AppStoreFileReading) {
-        for var notification in reading.notifications {
-            notification.transaction?.sourcePath = reading.path
-            notification.statusChange?.sourcePath = reading.path
-            add(notification)
-        }
+    public mutating func add(_ reading: consuming AppStoreFileReading) {
         fileCounts += reading.counts
         notes += reading.notes
+        let path = reading.path
+        reading.notifications.withUnsafeMutableBufferPointer { notifications in
+            for index in notifications.indices { collect(&notifications[index], path: path) }
+        }
     }
 
     /// The source's records: the distinct ones, the files' counters and notes and the collector's.
@@ -115,7 +114,21 @@ public struct AppStoreRecordCollector: Sendable {
     }
 
     public mutating func add(_ notification: AppStoreNotification) {
-        if let delivered = notification.transaction {
+        var notification = notification
+        collect(&notification, path: nil)
+    }
+
+    /// Adds the records of `notification`, delivered by the file at `path`, taking them out of it:
+    /// moved, not copied (a copy retains and releases each of their strings).
+    private mutating func collect(_ notification: inout AppStoreNotification, path: String?) {
+        if notification.transaction == nil, notification.statusChange == nil, ignoredIDs.insert(notification.id).inserted {
+            counts[.ignoredStoreRecords] += 1
+        }
+        if path != nil {
+            notification.transaction?.sourcePath = path
+            notification.statusChange?.sourcePath = path
+        }
+        if let delivered = notification.transaction.take() {
             if let index = transactionIndex[delivered.transactionID] {
                 Self.merge(delivered, into: &transactions[index])
             } else {
@@ -123,14 +136,11 @@ public struct AppStoreRecordCollector: Sendable {
                 transactions.append(delivered)
             }
         }
-        if let change = notification.statusChange, statusChangeIDs.insert(change.id).inserted {
+        if let change = notification.statusChange.take(), statusChangeIDs.insert(change.id).inserted {
             statusChanges.append(change)
         }
-        if let reversal = notification.refundReversal, reversalIDs.insert(reversal.id).inserted {
+        if let reversal = notification.refundReversal.take(), reversalIDs.insert(reversal.id).inserted {
             refundReversals.append(reversal)
-        }
-        if notification.transaction == nil, notification.statusChange == nil, ignoredIDs.insert(notification.id).inserted {
-            counts[.ignoredStoreRecords] += 1
         }
     }
 

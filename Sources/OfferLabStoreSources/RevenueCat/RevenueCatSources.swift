@@ -14,7 +14,7 @@ package enum RevenueCatExportSource: StoreSource {
 
         package init() {}
 
-        package mutating func add(_ reading: RevenueCatExportFile) { files.append(reading) }
+        package mutating func add(_ reading: consuming RevenueCatExportFile) { files.append(reading) }
 
         package var records: StoreSourceRecords { RevenueCatExport.records(files) }
     }
@@ -53,7 +53,7 @@ package enum RevenueCatWebhookSource: StoreSource {
 
         package init() {}
 
-        package mutating func add(_ reading: RevenueCatWebhookFile) { files.append(reading) }
+        package mutating func add(_ reading: consuming RevenueCatWebhookFile) { files.append(reading) }
 
         package var records: StoreSourceRecords { RevenueCatWebhooks.records(files) }
     }

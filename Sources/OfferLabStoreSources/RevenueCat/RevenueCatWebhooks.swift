@@ -126,14 +126,20 @@ struct RevenueCatWebhook: Sendable {
 
     /// The body's record, or the first reason it has none (see `RevenueCatWebhookFile`).
     init(body: UnsafeRawBufferPointer, userIDField: RevenueCatUserIDField) throws(StoreLineRejection) {
-        guard let body = JSONValue(parsing: body), case .object = body else { throw StoreLineRejection(.invalidJSON, "not a JSON object") }
-        guard let event = Self.present(body["event"]) else { throw StoreLineRejection(.missingField, "no event") }
-        guard case .object = event else { throw StoreLineRejection(.invalidField, "event is not an object") }
-        func field(_ key: String) -> JSONValue? { Self.present(event[key]) }
+        guard let event = JSONValue.select(Self.fieldKeys, ofMember: "event", inObject: body) else {
+            throw StoreLineRejection(.invalidJSON, "not a JSON object")
+        }
+        let fields: [JSONValue?]
+        switch event {
+        case .absent, .value(.null): throw StoreLineRejection(.missingField, "no event")
+        case .value: throw StoreLineRejection(.invalidField, "event is not an object")
+        case .object(let values): fields = values
+        }
+        func field(_ key: Field) -> JSONValue? { Self.present(fields[key.index]) }
 
         // 2. What every record needs.
-        guard let idValue = field("id") else { throw StoreLineRejection(.missingField, "no event.id") }
-        guard let typeValue = field("type") else { throw StoreLineRejection(.missingField, "no event.type") }
+        guard let idValue = field(.id) else { throw StoreLineRejection(.missingField, "no event.id") }
+        guard let typeValue = field(.type) else { throw StoreLineRejection(.missingField, "no event.type") }
         guard let id = Self.text(idValue) else { throw StoreLineRejection(.invalidField, "event.id is not a string or integer") }
         guard let type = typeValue.string else { throw StoreLineRejection(.invalidField, "event.type is not a string") }
         enum Shape {
@@ -150,48 +156,48 @@ struct RevenueCatWebhook: Sendable {
             record = .ignored
             return
         }
-        var requiredKeys = ["transaction_id"]
+        var requiredKeys: [Field] = [.transactionID]
         if shape == .charge {
-            requiredKeys += ["product_id", "purchased_at_ms"]
+            requiredKeys += [.productID, .purchasedAt]
         } else {
-            requiredKeys.append("event_timestamp_ms")
+            requiredKeys.append(.eventTimestamp)
         }
-        for key in requiredKeys where field(key) == nil { throw StoreLineRejection(.missingField, "no \(key)") }
+        for key in requiredKeys where field(key) == nil { throw StoreLineRejection(.missingField, "no \(key.rawValue)") }
 
         // 3. Values that are not what their key holds.
-        func text(_ key: String) throws(StoreLineRejection) -> String? {
+        func text(_ key: Field) throws(StoreLineRejection) -> String? {
             guard let value = field(key) else { return nil }
-            guard let text = Self.text(value) else { throw StoreLineRejection(.invalidField, "\(key) is not a string or integer") }
+            guard let text = Self.text(value) else { throw StoreLineRejection(.invalidField, "\(key.rawValue) is not a string or integer") }
             return text.isEmpty ? nil : text
         }
         // Fields that only describe a record, as the purchase logs' `country` and `store`
         // (docs/input-formats.md#json-lines): another JSON type is absent and the line stays valid.
-        func descriptive(_ key: String) -> String? {
+        func descriptive(_ key: Field) -> String? {
             field(key).flatMap(Self.text).flatMap { $0.isEmpty ? nil : $0 }
         }
-        func flag(_ key: String) throws(StoreLineRejection) -> Bool {
+        func flag(_ key: Field) throws(StoreLineRejection) -> Bool {
             guard let value = field(key) else { return false }
-            guard let flag = value.bool else { throw StoreLineRejection(.invalidField, "\(key) is not true or false") }
+            guard let flag = value.bool else { throw StoreLineRejection(.invalidField, "\(key.rawValue) is not true or false") }
             return flag
         }
-        func number(_ key: String) throws(StoreLineRejection) -> String? {
+        func number(_ key: Field) throws(StoreLineRejection) -> String? {
             guard let value = field(key) else { return nil }
-            guard let number = value.numberText else { throw StoreLineRejection(.invalidField, "\(key) is not a number") }
+            guard let number = value.numberText else { throw StoreLineRejection(.invalidField, "\(key.rawValue) is not a number") }
             return number
         }
-        let transactionID = try text("transaction_id")
-        let originalTransactionID = try text("original_transaction_id")
-        let productID = try text("product_id")
-        let userID = try text(userIDField == .originalAppUserID ? "original_app_user_id" : "app_user_id")
-        let currency = try text("currency")
-        let environment = try text("environment")
-        let country = descriptive("country_code")
-        let store = descriptive("store")
-        let familyShared = try flag("is_family_share")
-        let periodType = try text("period_type")
-        let trialConversion = try flag("is_trial_conversion")
-        let cancelReason = try text("cancel_reason")
-        let priceText = try number("price_in_purchased_currency")
+        let transactionID = try text(.transactionID)
+        let originalTransactionID = try text(.originalTransactionID)
+        let productID = try text(.productID)
+        let userID = try text(userIDField == .originalAppUserID ? .originalAppUserID : .appUserID)
+        let currency = try text(.currency)
+        let environment = try text(.environment)
+        let country = descriptive(.countryCode)
+        let store = descriptive(.store)
+        let familyShared = try flag(.isFamilyShare)
+        let periodType = try text(.periodType)
+        let trialConversion = try flag(.isTrialConversion)
+        let cancelReason = try text(.cancelReason)
+        let priceText = try number(.priceInPurchasedCurrency)
         let price: Int64?
         if let priceText {
             guard let micros = Price.parseMicros(priceText) else {
@@ -201,8 +207,8 @@ struct RevenueCatWebhook: Sendable {
         } else {
             price = nil
         }
-        let taxShare = try number("tax_percentage").map { text throws(StoreLineRejection) in try Self.share(text, "tax_percentage") }
-        let commissionShare = try number("commission_percentage").map { text throws(StoreLineRejection) in
+        let taxShare = try number(.taxPercentage).map { text throws(StoreLineRejection) in try Self.share(text, "tax_percentage") }
+        let commissionShare = try number(.commissionPercentage).map { text throws(StoreLineRejection) in
             try Self.share(text, "commission_percentage")
         }
         let isSandbox = environment?.uppercased() == "SANDBOX"
@@ -210,9 +216,9 @@ struct RevenueCatWebhook: Sendable {
         guard let transactionID else { throw StoreLineRejection(.missingField, "transaction_id is empty") }
 
         // 4. Times.
-        func time(_ key: String) throws(StoreLineRejection) -> Int64 {
+        func time(_ key: Field) throws(StoreLineRejection) -> Int64 {
             guard let micros = field(key)?.numberText.flatMap(Self.epochMilliseconds) else {
-                throw StoreLineRejection(.badTimestamp, "\(key) is not epoch milliseconds as a JSON integer")
+                throw StoreLineRejection(.badTimestamp, "\(key.rawValue) is not epoch milliseconds as a JSON integer")
             }
             return micros
         }
@@ -225,11 +231,11 @@ struct RevenueCatWebhook: Sendable {
                 case "RENEWAL": trialConversion ? .firstCharge : .laterCharge
                 default: .firstCharge  // NON_RENEWING_PURCHASE
                 }
-            let at = try time("purchased_at_ms")
+            let at = try time(.purchasedAt)
             // 5. and 6. The money.
             if kind != .trial, price != nil, currency == nil { throw StoreLineRejection(.missingField, "a price without currency") }
             if kind != .trial, let price, price < 0 { throw StoreLineRejection(.negativePrice, "a negative price") }
-            let expiresAt = field("expiration_at_ms")?.numberText.flatMap(Self.epochMilliseconds)
+            let expiresAt = field(.expirationAt)?.numberText.flatMap(Self.epochMilliseconds)
             var transaction = StoreTransaction(
                 format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
                 productID: productID, kind: kind, at: at,
@@ -244,20 +250,49 @@ struct RevenueCatWebhook: Sendable {
             record = .refund(
                 StoreRefund(
                     format: .revenueCatWebhooks, transactionID: transactionID, originalTransactionID: originalTransactionID,
-                    productID: productID, at: try time("event_timestamp_ms"), amountMicros: price.map { abs($0) },
+                    productID: productID, at: try time(.eventTimestamp), amountMicros: price.map { abs($0) },
                     currency: price == nil ? nil : currency, buyer: buyer))
         case .reversal:
             record = .reversal(
-                StoreRefundReversal(format: .revenueCatWebhooks, id: id, transactionID: transactionID, at: try time("event_timestamp_ms")))
+                StoreRefundReversal(format: .revenueCatWebhooks, id: id, transactionID: transactionID, at: try time(.eventTimestamp)))
         case .cancellation, .expiration:
             record = .statusChange(
                 StoreStatusChange(
                     format: .revenueCatWebhooks, id: id, event: shape == .expiration ? .expire : .cancel,
-                    at: try time("event_timestamp_ms"),
+                    at: try time(.eventTimestamp),
                     originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID,
                     buyer: StoreBuyer(userID: userID, isSandbox: isSandbox, country: country, store: store)))
         }
     }
+
+    /// The keys of `event` read (`field`): only their values are made, the rest of the body is
+    /// validated.
+    private enum Field: String, CaseIterable {
+        case id, type
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+        case purchasedAt = "purchased_at_ms"
+        case eventTimestamp = "event_timestamp_ms"
+        case expirationAt = "expiration_at_ms"
+        case originalAppUserID = "original_app_user_id"
+        case appUserID = "app_user_id"
+        case currency, environment
+        case countryCode = "country_code"
+        case store
+        case isFamilyShare = "is_family_share"
+        case periodType = "period_type"
+        case isTrialConversion = "is_trial_conversion"
+        case cancelReason = "cancel_reason"
+        case priceInPurchasedCurrency = "price_in_purchased_currency"
+        case taxPercentage = "tax_percentage"
+        case commissionPercentage = "commission_percentage"
+
+        /// Its place among the values `JSONValue.select` gives.
+        var index: Int { Self.allCases.firstIndex(of: self)! }
+    }
+
+    private static let fieldKeys = JSONValue.SelectionKeys(Field.allCases.map(\.rawValue))
 
     /// The value unless it is absent or `null`.
     private static func present(_ value: JSONValue?) -> JSONValue? {
