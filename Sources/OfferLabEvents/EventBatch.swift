@@ -192,6 +192,8 @@ public struct EventBatch: Sendable {
                     eventID = exact
                 } else {
                     let hash = ByteStringInterner.hash(bytes)
+                    // Room for as many texts as the records have, each as long as the first.
+                    if eventIDs.isEmpty { eventIDs.reserveCapacity(texts: records.capacity, length: bytes.count) }
                     eventID = EventIDKey(
                         high: hash & eventIDHashMask, low: UInt64(eventIDs.append(bytes)), form: .interned)
                 }

@@ -188,6 +188,15 @@ public struct EventIDTexts: Sendable, Equatable {
         guard offset == bytes.count else { return nil }
     }
 
+    public var isEmpty: Bool { bytes.isEmpty }
+
+    /// Room for `count` texts of `length` bytes: a file's texts grown by doubling were copied and
+    /// their fresh pages zeroed about twice over (a tenth of a run whose ids are all text). Room
+    /// never used is never touched.
+    public mutating func reserveCapacity(texts count: Int, length: Int) {
+        bytes.reserveCapacity(count * (4 + length))
+    }
+
     /// Adds `text`; returns where it is.
     public mutating func append(_ text: UnsafeRawBufferPointer) -> Int {
         let offset = bytes.count
