@@ -272,7 +272,6 @@ package struct OfferingSums {
         series = DailySeries(members: population.members[offeringIndex], groupCount: groupCount, asOf: asOf)
         self.slices = SliceSums(fields: slices, groupCount: groupCount)
         projection = ProjectionMembers(groups: catalog.offerings[offeringIndex].groups.map(\.name))
-        projection.reserveMembers(population.members[offeringIndex].count)
     }
 
     /// Adds the contributions of the next members.

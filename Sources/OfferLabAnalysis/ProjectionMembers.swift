@@ -78,12 +78,6 @@ package struct ProjectionMembers: Sendable {
         groups = names.map(ProjectionGroupInput.init(name:))
     }
 
-    mutating func reserveMembers(_ count: Int) {
-        // Most members are in one group of a few; the arrays grow from there.
-        let perGroup = groups.isEmpty ? 0 : count / groups.count
-        for index in groups.indices { groups[index].reserveCapacity(members: perGroup, events: perGroup / 4) }
-    }
-
     /// Adds a member of `group` with its counted money events of the night (`EvaluationScratch.products`):
     /// money in the report currency, left at 0 when its currency has no rate (as in `net_revenue`),
     /// and its earliest counted trial (the projection tells the decision to start one from its outcome).

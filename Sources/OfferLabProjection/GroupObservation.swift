@@ -167,137 +167,140 @@ extension GroupObservation {
         var trialConversionDelays: [Double] = []
         var charges: [Charge] = []
         var chains: [Chain] = []
-        var start = 0
-        for member in group.assignedAt.indices {
-            let assignedAt = group.assignedAt[member]
-            let end = group.eventEnds[member]
-            // Most members' events come in time order: read in place, copied only to be sorted.
-            var memberEvents = group.events[start..<end]
-            start = end
-            if memberEvents.indices.dropFirst().contains(where: { memberEvents[$0 - 1].time > memberEvents[$0].time }) {
-                sortedEvents.removeAll(keepingCapacity: true)
-                sortedEvents.append(contentsOf: memberEvents)
-                sortedEvents.sort { $0.time < $1.time }
-                memberEvents = sortedEvents[...]
-            }
-            // Most members have none: emptying an empty array is not free.
-            if !charges.isEmpty {
-                charges.removeAll(keepingCapacity: true)
-                chains.removeAll(keepingCapacity: true)
-            }
+        // Run after run of members (`ProjectionGroupInput.runs`), in member order.
+        for run in group.runs {
+            var start = 0
+            for member in run.assignedAt.indices {
+                let assignedAt = run.assignedAt[member]
+                let end = run.eventEnds[member]
+                // Most members' events come in time order: read in place, copied only to be sorted.
+                var memberEvents = run.events[start..<end]
+                start = end
+                if memberEvents.indices.dropFirst().contains(where: { memberEvents[$0 - 1].time > memberEvents[$0].time }) {
+                    sortedEvents.removeAll(keepingCapacity: true)
+                    sortedEvents.append(contentsOf: memberEvents)
+                    sortedEvents.sort { $0.time < $1.time }
+                    memberEvents = sortedEvents[...]
+                }
+                // Most members have none: emptying an empty array is not free.
+                if !charges.isEmpty {
+                    charges.removeAll(keepingCapacity: true)
+                    chains.removeAll(keepingCapacity: true)
+                }
 
-            users += 1
-            let tenureDays = min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
-            observedDays += min(Double(asOf - assignedAt) / microsecondsPerDay, 365)
-            let fullDays = max(Int(tenureDays.rounded(.down)), 0)
-            let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
-            let refundEnd = assignedAt + Int64(365 * microsecondsPerDay)
-            var firstPurchaseDay: Int?
-            var trialStart: ProjectionEvent?
-            var revenue = 0.0
-            for event in memberEvents where event.time < asOf && event.time >= assignedAt {
-                let key = event.chain ?? -1 - Int64(event.product)
-                switch event.kind {
-                case .trialStart:
-                    if trialStart == nil && firstPurchaseDay == nil { trialStart = event }
-                case .purchase, .renewal:
-                    guard event.time < chargeEnd else { continue }
-                    revenue += event.amount
-                    if event.kind == .purchase && firstPurchaseDay == nil {
-                        let day = Int(Double(event.time - assignedAt) / microsecondsPerDay)
-                        firstPurchaseDay = day
-                        payers += 1
-                        firstPurchasesByProduct[event.product] += 1
-                        if let trial = trialStart {
-                            trialsConverted += 1
-                            trialConversionDelays.append(Double(event.time - trial.time) / microsecondsPerDay)
+                users += 1
+                let tenureDays = min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
+                observedDays += min(Double(asOf - assignedAt) / microsecondsPerDay, 365)
+                let fullDays = max(Int(tenureDays.rounded(.down)), 0)
+                let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
+                let refundEnd = assignedAt + Int64(365 * microsecondsPerDay)
+                var firstPurchaseDay: Int?
+                var trialStart: ProjectionEvent?
+                var revenue = 0.0
+                for event in memberEvents where event.time < asOf && event.time >= assignedAt {
+                    let key = event.chain ?? -1 - Int64(event.product)
+                    switch event.kind {
+                    case .trialStart:
+                        if trialStart == nil && firstPurchaseDay == nil { trialStart = event }
+                    case .purchase, .renewal:
+                        guard event.time < chargeEnd else { continue }
+                        revenue += event.amount
+                        if event.kind == .purchase && firstPurchaseDay == nil {
+                            let day = Int(Double(event.time - assignedAt) / microsecondsPerDay)
+                            firstPurchaseDay = day
+                            payers += 1
+                            firstPurchasesByProduct[event.product] += 1
+                            if let trial = trialStart {
+                                trialsConverted += 1
+                                trialConversionDelays.append(Double(event.time - trial.time) / microsecondsPerDay)
+                            }
                         }
-                    }
-                    if let chain = chains.firstIndex(where: { $0.key == key }) {
-                        charges.append(Charge(time: event.time, price: event.amount, chain: chain))
-                        chains[chain].chargeCount += 1
-                        chains[chain].lastCharge = charges.count - 1
-                        chains[chain].lastExpiresAt = event.expiresAt
-                    } else {
-                        charges.append(Charge(time: event.time, price: event.amount, chain: chains.count))
-                        chains.append(
-                            Chain(key: key, product: event.product, lastCharge: charges.count - 1, lastExpiresAt: event.expiresAt))
-                    }
-                case .refund:
-                    if event.time < refundEnd { revenue -= event.amount }
-                    guard let chain = chains.firstIndex(where: { $0.key == key }),
-                        let charge = charges.indices.last(where: { charges[$0].chain == chain && charges[$0].time <= event.time })
-                    else { continue }
-                    charges[charge].refunded += event.amount
-                    if charges[charge].firstRefundTime == nil { charges[charge].firstRefundTime = event.time }
-                }
-            }
-            observedRevenue += revenue
-
-            // The entry curve: at risk through the day of the entry (a trial start or a first
-            // purchase), or through the last full day observed.
-            let entryDay = trialStart.map { Int(Double($0.time - assignedAt) / microsecondsPerDay) } ?? firstPurchaseDay
-            if let day = entryDay {
-                if trialStart != nil { trialEntries += 1 } else { purchaseEntries += 1 }
-                if day < fullDays { conversionsByDay[day] += 1 }
-            }
-            if let day = entryDay, day < fullDays {
-                exitsByDay[day + 1] += 1
-            } else {
-                exitsByDay[fullDays] += 1
-            }
-            if let trial = trialStart, firstPurchaseDay == nil {
-                openTrials.append(
-                    OpenTrial(
-                        startDay: Double(trial.time - assignedAt) / microsecondsPerDay,
-                        endDay: trial.expiresAt.map { Double($0 - assignedAt) / microsecondsPerDay },
-                        tenureDays: Double(asOf - assignedAt) / microsecondsPerDay))
-            }
-            if let trial = trialStart, let end = trial.expiresAt, end > trial.time {
-                trialDurations.append(Double(end - trial.time) / microsecondsPerDay)
-            }
-            if entryDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
-                let remaining = 1 - (tenureDays - Double(fullDays))
-                waitingByDay[fullDays].count += 1
-                waitingByDay[fullDays].remainingFraction += remaining
-                waitingByDay[fullDays].remainingFractionSquared += remaining * remaining
-            }
-
-            for (chainIndex, chain) in chains.enumerated() {
-                let product = chain.product
-                for charge in charges where charge.chain == chainIndex {
-                    let net = charge.price - charge.refunded
-                    let ageDays = Double(asOf - charge.time) / microsecondsPerDay
-                    products[product].all.add(net: net, refunded: charge.firstRefundTime != nil)
-                    if ageDays >= lagDays {
-                        products[product].mature.add(net: net, refunded: charge.firstRefundTime != nil)
-                        if let refundTime = charge.firstRefundTime {
-                            if charge.price > 0 { products[product].matureRefundedShare += charge.refunded / charge.price }
-                            products[product].refundDelays.append(Double(refundTime - charge.time) / microsecondsPerDay)
+                        if let chain = chains.firstIndex(where: { $0.key == key }) {
+                            charges.append(Charge(time: event.time, price: event.amount, chain: chain))
+                            chains[chain].chargeCount += 1
+                            chains[chain].lastCharge = charges.count - 1
+                            chains[chain].lastExpiresAt = event.expiresAt
+                        } else {
+                            charges.append(Charge(time: event.time, price: event.amount, chain: chains.count))
+                            chains.append(
+                                Chain(key: key, product: event.product, lastCharge: charges.count - 1, lastExpiresAt: event.expiresAt))
                         }
-                    } else if charge.firstRefundTime == nil {
-                        let slot = min(Int(ageDays), youngSlots - 1)
-                        products[product].youngPrice[slot] += charge.price
-                        products[product].youngPriceSquared[slot] += charge.price * charge.price
+                    case .refund:
+                        if event.time < refundEnd { revenue -= event.amount }
+                        guard let chain = chains.firstIndex(where: { $0.key == key }),
+                            let charge = charges.indices.last(where: { charges[$0].chain == chain && charges[$0].time <= event.time })
+                        else { continue }
+                        charges[charge].refunded += event.amount
+                        if charges[charge].firstRefundTime == nil { charges[charge].firstRefundTime = event.time }
                     }
                 }
-                guard let period = productList[product].renewalPeriodDays else { continue }
-                let last = chain.lastCharge
-                let periodMicroseconds = period * microsecondsPerDay
-                // Renewals 1 … k were due and happened (the k-th charge is renewal k). A refunded
-                // charge ends its chain: the next renewal is not at risk.
-                for index in 1..<chain.chargeCount {
-                    products[product].countRenewal(index: index, renewed: true)
+                observedRevenue += revenue
+
+                // The entry curve: at risk through the day of the entry (a trial start or a first
+                // purchase), or through the last full day observed.
+                let entryDay = trialStart.map { Int(Double($0.time - assignedAt) / microsecondsPerDay) } ?? firstPurchaseDay
+                if let day = entryDay {
+                    if trialStart != nil { trialEntries += 1 } else { purchaseEntries += 1 }
+                    if day < fullDays { conversionsByDay[day] += 1 }
                 }
-                guard charges[last].firstRefundTime == nil else { continue }
-                let nextIndex = chain.chargeCount
-                let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
-                guard due < chargeEnd else { continue }
-                if due <= asOf {
-                    products[product].countRenewal(index: nextIndex, renewed: false)
+                if let day = entryDay, day < fullDays {
+                    exitsByDay[day + 1] += 1
                 } else {
-                    let remaining = Int((Double(chargeEnd - due) / periodMicroseconds).rounded(.up))
-                    products[product].pendingChains[nextIndex << 16 | remaining, default: 0] += 1
+                    exitsByDay[fullDays] += 1
+                }
+                if let trial = trialStart, firstPurchaseDay == nil {
+                    openTrials.append(
+                        OpenTrial(
+                            startDay: Double(trial.time - assignedAt) / microsecondsPerDay,
+                            endDay: trial.expiresAt.map { Double($0 - assignedAt) / microsecondsPerDay },
+                            tenureDays: Double(asOf - assignedAt) / microsecondsPerDay))
+                }
+                if let trial = trialStart, let end = trial.expiresAt, end > trial.time {
+                    trialDurations.append(Double(end - trial.time) / microsecondsPerDay)
+                }
+                if entryDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
+                    let remaining = 1 - (tenureDays - Double(fullDays))
+                    waitingByDay[fullDays].count += 1
+                    waitingByDay[fullDays].remainingFraction += remaining
+                    waitingByDay[fullDays].remainingFractionSquared += remaining * remaining
+                }
+
+                for (chainIndex, chain) in chains.enumerated() {
+                    let product = chain.product
+                    for charge in charges where charge.chain == chainIndex {
+                        let net = charge.price - charge.refunded
+                        let ageDays = Double(asOf - charge.time) / microsecondsPerDay
+                        products[product].all.add(net: net, refunded: charge.firstRefundTime != nil)
+                        if ageDays >= lagDays {
+                            products[product].mature.add(net: net, refunded: charge.firstRefundTime != nil)
+                            if let refundTime = charge.firstRefundTime {
+                                if charge.price > 0 { products[product].matureRefundedShare += charge.refunded / charge.price }
+                                products[product].refundDelays.append(Double(refundTime - charge.time) / microsecondsPerDay)
+                            }
+                        } else if charge.firstRefundTime == nil {
+                            let slot = min(Int(ageDays), youngSlots - 1)
+                            products[product].youngPrice[slot] += charge.price
+                            products[product].youngPriceSquared[slot] += charge.price * charge.price
+                        }
+                    }
+                    guard let period = productList[product].renewalPeriodDays else { continue }
+                    let last = chain.lastCharge
+                    let periodMicroseconds = period * microsecondsPerDay
+                    // Renewals 1 … k were due and happened (the k-th charge is renewal k). A refunded
+                    // charge ends its chain: the next renewal is not at risk.
+                    for index in 1..<chain.chargeCount {
+                        products[product].countRenewal(index: index, renewed: true)
+                    }
+                    guard charges[last].firstRefundTime == nil else { continue }
+                    let nextIndex = chain.chargeCount
+                    let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
+                    guard due < chargeEnd else { continue }
+                    if due <= asOf {
+                        products[product].countRenewal(index: nextIndex, renewed: false)
+                    } else {
+                        let remaining = Int((Double(chargeEnd - due) / periodMicroseconds).rounded(.up))
+                        products[product].pendingChains[nextIndex << 16 | remaining, default: 0] += 1
+                    }
                 }
             }
         }

@@ -66,46 +66,50 @@ public struct ProjectionProduct: Sendable, Equatable {
 }
 
 /// One group's members and their counted money events, laid out flat (no array per member) so
-/// that a million members cost three arrays.
+/// that a million members cost a few arrays.
 public struct ProjectionGroupInput: Sendable {
+    /// A run of members, laid out flat: member i's events are `events[eventEnds[i − 1] ..<
+    /// eventEnds[i]]` (from 0 for i = 0).
+    struct Members: Sendable {
+        var assignedAt: [Int64] = []
+        var eventEnds: [Int] = []
+        var events: [ProjectionEvent] = []
+    }
+
     /// The group's name.
     public var name: String
-    /// Each member's `assigned_at`, µs since the epoch.
-    public private(set) var assignedAt: [Int64] = []
-    /// Member i's events are `events[eventEnds[i − 1] ..< eventEnds[i]]` (from 0 for i = 0).
-    public private(set) var eventEnds: [Int] = []
-    /// Every member's events, member after member.
-    public private(set) var events: [ProjectionEvent] = []
+    /// The members, run after run (`append`): runs read apart are kept as they were made, not
+    /// copied into one (at 1M members that was 20 MB of fresh memory copied every night).
+    private(set) var runs: [Members] = []
+    /// The number of members.
+    public private(set) var users = 0
 
     public init(name: String) {
         self.name = name
     }
 
-    /// The number of members.
-    public var users: Int { assignedAt.count }
+    /// Every member's `assigned_at`, µs since the epoch, in member order.
+    public var assignedAt: some Sequence<Int64> { runs.lazy.map(\.assignedAt).joined() }
+
+    /// Every member's counted money events, member after member.
+    public var events: some Sequence<ProjectionEvent> { runs.lazy.map(\.events).joined() }
 
     /// Adds a member and its counted money events (any order).
     public mutating func appendMember(assignedAt time: Int64, events memberEvents: some Collection<ProjectionEvent>) {
-        assignedAt.append(time)
+        if runs.isEmpty { runs.append(Members()) }
+        let last = runs.count - 1
+        runs[last].assignedAt.append(time)
         // Most members have none: appending nothing still retained and released the collection.
-        if !memberEvents.isEmpty { events.append(contentsOf: memberEvents) }
-        eventEnds.append(events.count)
+        if !memberEvents.isEmpty { runs[last].events.append(contentsOf: memberEvents) }
+        runs[last].eventEnds.append(runs[last].events.count)
+        users += 1
     }
 
     /// Adds `other`'s members after this group's, in their order (runs of members read apart,
     /// joined in member order).
     public mutating func append(_ other: ProjectionGroupInput) {
-        let offset = events.count
-        assignedAt.append(contentsOf: other.assignedAt)
-        eventEnds.append(contentsOf: other.eventEnds.lazy.map { $0 + offset })
-        events.append(contentsOf: other.events)
-    }
-
-    /// Reserves room for `members` members and `events` events.
-    public mutating func reserveCapacity(members: Int, events eventCount: Int) {
-        assignedAt.reserveCapacity(members)
-        eventEnds.reserveCapacity(members)
-        events.reserveCapacity(eventCount)
+        runs.append(contentsOf: other.runs)
+        users += other.users
     }
 }
 

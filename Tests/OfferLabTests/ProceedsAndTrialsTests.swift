@@ -173,7 +173,7 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
     /// refund; a member's earliest trial comes with its own (t4's has none).
     @Test func theProjectionReadsEachChargesExpiry() async throws {
         let results = try await analyse(assigned(["t4", "s1", "s3"]), Self.events)
-        let events = try #require(results.offerings[0].projection).groups[0].events
+        let events = Array(try #require(results.offerings[0].projection).groups[0].events)
         let april10 = try #require(UTCTime.parseAsOf("2026-04-10"))
         #expect(events.map(\.kind) == [.trialStart, .purchase, .purchase, .refund, .purchase])
         #expect(events.map(\.expiresAt) == [nil, nil, april10, nil, april10], "\(events)")

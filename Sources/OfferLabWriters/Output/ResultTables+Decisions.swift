@@ -1,5 +1,6 @@
 import OfferLabAnalysis
 import OfferLabJob
+import OfferLabProjection
 import OfferLabResults
 import OfferLabStatistics
 
@@ -79,7 +80,7 @@ extension ResultTables {
             guard let members = result.projection else { return [] }
             return OfferingDecision(
                 result: result, statistics: statistics, sampleRatio: sampleRatios.first { $0.offeringID == result.offering.offeringID },
-                assignedAt: members.groups.map(\.assignedAt), tableSettings: settings
+                members: members.groups, tableSettings: settings
             ).rows()
         }
     }
@@ -91,8 +92,8 @@ struct OfferingDecision {
     let statistics: OfferingStatistics
     /// The night's `srm` row: with `decision: sequential` its always-valid flag withholds.
     let sampleRatio: SampleRatioRow?
-    /// Parallel to the groups: each member's `assigned_at`.
-    let assignedAt: [[Int64]]
+    /// Parallel to the groups: their members (each one's `assigned_at`).
+    let members: [ProjectionGroupInput]
     let tableSettings: ResultTableSettings
 
     static let day = 86_400_000_000.0
@@ -104,12 +105,12 @@ struct OfferingDecision {
 
     func rows() -> [DecisionRow] {
         let treatments = result.offering.groups.indices.filter { $0 != control }
-        let earliest = assignedAt.compactMap { $0.min() }.min()
+        let earliest = members.compactMap { $0.assignedAt.min() }.min()
         let runtimeDays = earliest.map { max(0, Double(tableSettings.asOf - $0) / Self.day) } ?? 0
         let lastWeek = { (group: Int) in
-            self.assignedAt[group].count { $0 >= self.tableSettings.asOf - Int64(7 * Self.day) && $0 < self.tableSettings.asOf }
+            self.members[group].assignedAt.count { $0 >= self.tableSettings.asOf - Int64(7 * Self.day) && $0 < self.tableSettings.asOf }
         }
-        let annualUsers = 365 * Double(assignedAt.indices.reduce(0) { $0 + lastWeek($1) }) / 7
+        let annualUsers = 365 * Double(members.indices.reduce(0) { $0 + lastWeek($1) }) / 7
         let withheld = withheldReason()
         return treatments.map { treatment in
             var row = DecisionRow(
@@ -233,7 +234,7 @@ struct OfferingDecision {
         }
         let matured = groups[control].users + groups[treatment].users
         return DecisionRules.maturedDaysLeft(
-            assignedAt: (assignedAt[control] + assignedAt[treatment]).sorted(), asOf: tableSettings.asOf, maturityDays: days,
+            assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(), asOf: tableSettings.asOf, maturityDays: days,
             target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
             minRuntimeDays: settings.minRuntimeDays)
     }
