@@ -12,8 +12,8 @@ package enum AppStoreNotificationSource: StoreSource {
     /// The decoder of the job's app, with the job's roots unless `verify: false`, and the settings
     /// the cache names its entries after.
     package struct FileReader: Sendable {
-        let decoder: AppStoreNotificationDecoder
-        let cacheSettings: [UInt8]
+        package let decoder: AppStoreNotificationDecoder
+        package let cacheSettings: [UInt8]
     }
 
     package static func reader(settings: AppStoreSettings, paths: [String], inflater: Inflater) throws -> FileReader {
