@@ -119,9 +119,13 @@ extension FileToKeep {
         entry.append(Int64(batch.eventsAtOrAfterAsOf))
         entry.appendArray(transactions)
         entry.appendArray(statusChangeIDs)
-        var recordBytes = CacheEntryWriter(bytes: [])
-        records.encode(into: &recordBytes)
-        entry.append(bytesOf: recordBytes.bytes)
+        if let keptRecords {
+            entry.append(bytesOf: keptRecords)
+        } else {
+            var recordBytes = CacheEntryWriter(bytes: [])
+            records.encode(into: &recordBytes)
+            entry.append(bytesOf: recordBytes.bytes)
+        }
         ParsedLogCache.append(batch, to: &entry)
     }
 }

@@ -136,6 +136,9 @@ struct FileToKeep: Sendable {
     var transactions: [KeptTransaction]
     var statusChangeIDs: [IDHash]
     var records: StoreFileRecords
+    /// The records as an earlier night kept them, when tonight merged nothing into them: written
+    /// again as they are, not encoded anew.
+    var keptRecords: [UInt8]?
 }
 
 /// A file's entry read back.
@@ -201,7 +204,9 @@ extension KeptStoreNight {
 
         // The kept records a new file may change, found by their ids' hashes.
         var transactionsByID: [IDHash: (file: Int, index: Int)] = [:]
+        transactionsByID.reserveCapacity(kept.reduce(0) { $0 + $1.transactions.count })
         var firstByChain: [IDHash: (file: Int, index: Int)] = [:]
+        firstByChain.reserveCapacity(transactionsByID.capacity)
         for (file, keptFile) in kept.enumerated() {
             for (index, transaction) in keptFile.transactions.enumerated() {
                 transactionsByID[transaction.id] = (file, index)
@@ -349,7 +354,8 @@ extension KeptStoreNight {
                                 isFirstPaidCharge: record.kind != .trial
                                     && isFirstPaidCharge(record, chain: record.originalTransactionID ?? record.transactionID))
                         },
-                        statusChangeIDs: records.statusChanges.map { IDHash($0.id) }, records: records)))
+                        statusChangeIDs: records.statusChanges.map { IDHash($0.id) }, records: records,
+                        keptRecords: position < firstNew && merges[position] == nil ? kept[position].records : nil)))
             night.files.append((path, .appStoreNotifications, []))
             swap(&night.files[position].events, &resolution.events)
         }

@@ -270,7 +270,7 @@ package final class ParsedLogCache: Sendable {
     }
 
     /// Writes the entry `magic`, `words` and `encode`'s payload, named `prefix` (at most 16 hex
-    /// digits) and as many of the XXH64 of all of it as make 16: an entry whose name says what it holds, written again only when that changes
+    /// digits) and as many of the XXH64 of its header (which holds the payload's) as make 16: an entry whose name says what it holds, written again only when that changes
     /// (the kept results of a store night, `KeptStoreNight`). Its name; counted as no file kept.
     func writeEntryNamedByContent(
         prefix: String = "", magic: [UInt8], words: [UInt64], encode: (inout CacheEntryWriter) -> Void
@@ -278,7 +278,13 @@ package final class ParsedLogCache: Sendable {
         var entry = CacheEntryWriter(bytes: takeBuffer())
         defer { giveBack(entry.bytes) }
         Self.layOut(&entry, magic: magic, words: words, encode: encode)
-        let name = prefix + Self.hexName(entry.bytes.withUnsafeBytes { Self.hash($0) }).suffix(16 - prefix.count) + Self.entrySuffix
+        // The header ends with the payload's hash: hashing it names the whole entry.
+        let header = magic.count + 8 * (words.count + 1)
+        let name =
+            prefix
+            + Self.hexName(entry.bytes.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[..<header])) }).suffix(
+                16 - prefix.count)
+            + Self.entrySuffix
         entriesInUse.withLock { _ = $0.insert(name) }
         write(entry.bytes, named: name, countsAsFile: false)
         return name
