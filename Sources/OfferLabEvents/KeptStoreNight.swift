@@ -188,13 +188,7 @@ extension KeptStoreNight {
             })
         {
             kept = await cache.keptFiles(found.index.files, width: width) ?? []
-            if kept.count == found.index.files.count {
-                index = found.index
-                cache.markInUse(
-                    [found.name] + found.index.files.flatMap { [$0.entry, $0.readingEntry] }, reused: found.index.files.count)
-            } else {
-                kept = []
-            }
+            if kept.count == found.index.files.count { index = found.index } else { kept = [] }
         }
         var night = StoreNight()
         for (file, path) in zip(kept, paths) {
@@ -359,9 +353,13 @@ extension KeptStoreNight {
             night.files.append((path, .appStoreNotifications, []))
             swap(&night.files[position].events, &resolution.events)
         }
-        // The notes in file order, as the collector gives them: kept files' first, then the new ones'.
         night.counts[.appStoreNotifications] = counts
         night.signaturesVerified = settings.signaturesVerified ?? true
+        // The earlier night's entries stay one night more (a rerun of this night finds them);
+        // its files count as reused.
+        if let found, index != nil {
+            cache.markInUse([found.name] + found.index.files.flatMap { [$0.entry, $0.readingEntry] }, reused: kept.count)
+        }
         night.kept = KeptStoreNight(
             files: files,
             index: Index(

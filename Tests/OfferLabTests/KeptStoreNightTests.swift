@@ -123,9 +123,10 @@ import Testing
         }
     }
 
-    /// A later day refunds a kept purchase, extends a kept subscription, renews a kept chain and
-    /// charges earlier in another (its `purchase` moves to the new file): the files delivering
-    /// them are made again, the untouched one is read back.
+    /// A later day refunds a kept purchase, extends a kept subscription, renews a kept chain,
+    /// charges earlier in another (its `purchase` moves to the new file) and retries a kept
+    /// expiry and test notification: the files delivering the changed transactions are made
+    /// again, the untouched one is read back.
     @Test func aLaterFileChangesKeptTransactions() async throws {
         var fixture = try Fixture()
         try fixture.day(
@@ -135,7 +136,13 @@ import Testing
                 Self.notification("SUBSCRIBED", "n2", day: 1, transaction: Self.transaction("T2", chain: "T2", user: "u2", day: 1)),
             ])
         try fixture.day(
-            2, [Self.notification("SUBSCRIBED", "n3", day: 2, transaction: Self.transaction("T3", chain: "T3", user: "u3", day: 2))])
+            2,
+            [
+                Self.notification("SUBSCRIBED", "n3", day: 2, transaction: Self.transaction("T3", chain: "T3", user: "u3", day: 2)),
+                Self.notification("TEST", "n-test", day: 2),
+                Self.notification(
+                    "EXPIRED", "n-expired", day: 2, hour: 12, transaction: Self.transaction("T3", chain: "T3", user: "u3", day: 2)),
+            ])
         try fixture.day(
             3,
             [
@@ -156,6 +163,10 @@ import Testing
                 Self.notification("DID_RENEW", "n7", day: 5, transaction: Self.transaction("T5", chain: "T3", user: "u3", day: 5)),
                 Self.notification("SUBSCRIBED", "n8", day: 5, transaction: Self.transaction("T0", chain: "T4", user: "u4", day: 2)),
                 Self.notification("TEST", "n9", day: 5),
+                // Retries of a kept file's notifications: counted and made once.
+                Self.notification("TEST", "n-test", day: 2),
+                Self.notification(
+                    "EXPIRED", "n-expired", day: 2, hour: 12, transaction: Self.transaction("T3", chain: "T3", user: "u3", day: 2)),
             ])
         #expect(try await fixture.plan(asOf: 6) == ["made", "kept", "made", "made"])
         try await fixture.night(asOf: 6)
