@@ -32,8 +32,10 @@ package struct KeptStoreNight: Sendable {
     /// The files' paths and the names of their readings' entries (`ParsedLogCache.key(forStoreFileAt:settings:)`).
     var paths: [String]
     var readingEntries: [String]
-    /// The settings the files are read with (`AppStoreNotificationSource.FileReader.cacheSettings`).
+    /// The settings the files are read with (`KeptNightSource.cacheSettings`).
     var settings: [UInt8]
+    /// The source's format.
+    var format: SourceFormat
     let cache: ParsedLogCache
 
     enum File: Sendable {
@@ -84,7 +86,7 @@ struct IDHash: Hashable, Sendable {
 }
 
 /// What a later night checks of a kept transaction without decoding it: whether a new delivery
-/// changes it (`AppStoreRecordCollector.merge`), and where it stands in its chain.
+/// changes it (`KeptNightCollector.merge`), and where it stands in its chain.
 struct KeptTransaction: Sendable {
     var id: IDHash
     var chain: IDHash
@@ -160,26 +162,28 @@ struct KeptFile: Sendable {
 }
 
 extension KeptStoreNight {
-    /// The night's store source `settings.sources[0]` (App Store notifications, the job's only
-    /// store source) read with what an earlier night kept, when the cache has it, and kept for the
-    /// next; nil when a file cannot be read or is skipped as corrupt (the caller reads the night
-    /// the usual way, which reports it).
-    static func read(
-        settings: StoreReadingSettings, reader: AppStoreNotificationSource.FileReader, userTransactions: [String: String],
-        width: Int?, cache: ParsedLogCache
+    /// The night's store source `settings.sources[0]` (the job's only store source, a `Source`)
+    /// read with what an earlier night kept, when the cache has it, and kept for the next; nil when
+    /// a file cannot be read or is skipped as corrupt (the caller reads the night the usual way,
+    /// which reports it).
+    static func read<Source: KeptNightSource>(
+        _: Source.Type, settings: StoreReadingSettings, reader: Source.FileReader, userTransactions: [String: String], width: Int?,
+        cache: ParsedLogCache
     ) async throws -> StoreNight? {
         let paths = settings.sources[0].files
         let asOf = settings.asOf
+        let format = Source.format
+        let cacheSettings = Source.cacheSettings(of: reader)
         var readingEntries: [String] = []
         var unreadable = false
         try await InOrder.run(count: paths.count, width: width) { index in
-            cache.key(forStoreFileAt: paths[index], settings: reader.cacheSettings)?.entryName
+            cache.key(forStoreFileAt: paths[index], settings: cacheSettings)?.entryName
         } merge: { name in
             if let name { readingEntries.append(name) } else { unreadable = true }
         }
         guard !unreadable else { return nil }
         let tableDigest = IDHash.digest(userTransactions)
-        let found = cache.keptIndex(settings: reader.cacheSettings, asOf: asOf)
+        let found = cache.keptIndex(settings: cacheSettings, asOf: asOf)
         var kept: [KeptFile] = []
         var index: Index?
         if let found, found.index.userTransactions == tableDigest, found.index.files.count <= paths.count,
@@ -214,14 +218,14 @@ extension KeptStoreNight {
 
         // The new files, collected after the kept ones: what they deliver again of a kept
         // transaction is merged into it once its file is decoded (`merges`).
-        var collector = AppStoreRecordCollector()
+        var collector = Source.Collector()
         var newReadings: [(path: String, counts: StoreCounts, notes: [StoreLineNote])] = []
         var dirty = Set<Int>()
         var merges: [Int: [(index: Int, delivered: StoreTransaction)]] = [:]
         var chainChanged = false
         let firstNew = kept.count
-        try await InOrder.run(count: paths.count - firstNew, width: width) { offset -> AppStoreFileReading? in
-            try? await AppStoreNotificationSource.read(paths[firstNew + offset], with: reader, cache: cache)
+        try await InOrder.run(count: paths.count - firstNew, width: width) { offset -> Source.FileReading? in
+            try? await Source.read(paths[firstNew + offset], with: reader, cache: cache)
         } merge: { reading in
             guard let reading else {
                 unreadable = true
@@ -277,7 +281,7 @@ extension KeptStoreNight {
         var keptFirst: [String: ChargeOrder] = [:]
         for file in dirty.sorted() {
             guard var records = kept[file].decodedRecords else { return nil }
-            for (index, delivered) in merges[file] ?? [] { AppStoreRecordCollector.merge(delivered, into: &records.transactions[index]) }
+            for (index, delivered) in merges[file] ?? [] { Source.Collector.merge(delivered, into: &records.transactions[index]) }
             for (index, record) in records.transactions.enumerated()
             where kept[file].transactions[index].has(KeptTransaction.isFirstPaidCharge) {
                 keptFirst[record.originalTransactionID ?? record.transactionID] = ChargeOrder(record)
@@ -324,13 +328,13 @@ extension KeptStoreNight {
                 counts += keptFile.readingCounts
                 counts += keptFile.resolutionCounts
                 files.append(.kept(keptFile, entryName: index!.files[position].entry))
-                night.files.append((path, .appStoreNotifications, []))
+                night.files.append((path, format, []))
                 continue
             }
             var resolution = StoreEventResolver.resolve(
                 transactions: records.transactions, statusChanges: records.statusChanges, refundReversals: reversals,
                 userTransactions: userTransactions, asOf: asOf, isFirstPaidCharge: isFirstPaidCharge)
-            let resolutionCounts = resolution.counts[.appStoreNotifications] ?? StoreCounts()
+            let resolutionCounts = resolution.counts[format] ?? StoreCounts()
             counts += resolutionCounts
             let (readingCounts, readingNotes) =
                 position < firstNew
@@ -350,10 +354,10 @@ extension KeptStoreNight {
                         },
                         statusChangeIDs: records.statusChanges.map { IDHash($0.id) }, records: records,
                         keptRecords: position < firstNew && merges[position] == nil ? kept[position].records : nil)))
-            night.files.append((path, .appStoreNotifications, []))
+            night.files.append((path, format, []))
             swap(&night.files[position].events, &resolution.events)
         }
-        night.counts[.appStoreNotifications] = counts
+        night.counts[format] = counts
         night.signaturesVerified = settings.signaturesVerified ?? true
         // The earlier night's entries stay one night more (a rerun of this night finds them);
         // its files count as reused.
@@ -365,7 +369,7 @@ extension KeptStoreNight {
             index: Index(
                 asOf: asOf, userTransactions: tableDigest, ignoredCount: counts[.ignoredStoreRecords],
                 ignoredIDs: (index?.ignoredIDs ?? []) + collector.ignoredNotificationIDs.map(IDHash.init), reversals: reversals),
-            paths: paths, readingEntries: readingEntries, settings: reader.cacheSettings, cache: cache)
+            paths: paths, readingEntries: readingEntries, settings: cacheSettings, format: format, cache: cache)
         return night
     }
 
@@ -379,7 +383,7 @@ extension KeptStoreNight {
             var batch = file.batch
             batch.fileIndex = fileIndex
             batch.resolveUsers(users)
-            return (batch, file.rejected.map { (.appStoreNotifications, $0) }, entryName)
+            return (batch, file.rejected.map { (format, $0) }, entryName)
         case .made(let file):
             // Made with users of its own: the entry must not depend on tonight's table.
             var made = StoreEventBatches.batch(

@@ -95,12 +95,9 @@ package enum StoreSourceIngest {
         settings: StoreReadingSettings, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil,
         keepsResolution: Bool = false
     ) async throws -> StoreNight {
-        if keepsResolution, let cache, settings.sources.count == 1, settings.sources[0].format == .appStoreNotifications,
-            !settings.sources[0].files.isEmpty,
-            let night = try await KeptStoreNight.read(
-                settings: settings,
-                reader: try reader(AppStoreNotificationSource.self, paths: settings.sources[0].files, settings: settings),
-                userTransactions: userTransactions, width: width, cache: cache)
+        if keepsResolution, let cache, settings.sources.count == 1, !settings.sources[0].files.isEmpty,
+            let source = settings.sources[0].format.source as? any KeptNightSource.Type,
+            let night = try await keptNight(source, settings: settings, userTransactions: userTransactions, width: width, cache: cache)
         {
             return night
         }
@@ -160,6 +157,16 @@ package enum StoreSourceIngest {
     private enum FileOutcome<Reading: Sendable>: Sendable {
         case read(Reading)
         case skipped(SkippedFile)
+    }
+
+    /// The night of `settings`' only store source, a `Source`, read with the cache's kept night
+    /// (`KeptStoreNight.read`).
+    private static func keptNight<Source: KeptNightSource>(
+        _: Source.Type, settings: StoreReadingSettings, userTransactions: [String: String], width: Int?, cache: ParsedLogCache
+    ) async throws -> StoreNight? {
+        try await KeptStoreNight.read(
+            Source.self, settings: settings, reader: try reader(Source.self, paths: settings.sources[0].files, settings: settings),
+            userTransactions: userTransactions, width: width, cache: cache)
     }
 
     /// The reader of a `Source`'s files `paths`.

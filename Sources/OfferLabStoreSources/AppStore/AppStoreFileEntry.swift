@@ -140,16 +140,9 @@ extension AppStoreFileReading {
     }
 }
 
-/// The records a file of a source was the first to deliver, as the night's collection left them
-/// (later deliveries merged in): the parsed-log cache keeps them so that a later night decodes them
-/// only when something it reads changes one of them (`KeptStoreNight`, in OfferLabEvents).
-package struct StoreFileRecords: Sendable {
-    package var transactions: [StoreTransaction] = []
-    package var statusChanges: [StoreStatusChange] = []
-
-    package init() {}
-
-    /// Laid out as `AppStoreFileReading`'s records: the distinct strings first, then the records.
+/// `StoreFileRecords` laid out as `AppStoreFileReading`'s records.
+extension StoreFileRecords {
+    /// The distinct strings first, then the records.
     package func encode(into entry: inout CacheEntryWriter) {
         var strings = StringTable()
         var body = CacheEntryWriter(bytes: [])

@@ -12,8 +12,8 @@ package enum AppStoreNotificationSource: StoreSource {
     /// The decoder of the job's app, with the job's roots unless `verify: false`, and the settings
     /// the cache names its entries after.
     package struct FileReader: Sendable {
-        package let decoder: AppStoreNotificationDecoder
-        package let cacheSettings: [UInt8]
+        let decoder: AppStoreNotificationDecoder
+        let cacheSettings: [UInt8]
     }
 
     package static func reader(settings: AppStoreSettings, paths: [String], inflater: Inflater) throws -> FileReader {
@@ -47,3 +47,13 @@ extension AppStoreFileReading: CachedStoreFileReading {}
 extension AppStoreRecordCollector: StoreRecordCollector {
     package typealias FileReading = AppStoreFileReading
 }
+
+extension AppStoreNotificationSource: KeptNightSource {
+    package static func cacheSettings(of reader: FileReader) -> [UInt8] { reader.cacheSettings }
+}
+
+extension AppStoreRecordCollector: KeptNightCollector {}
+
+extension AppStoreNotification: StoreNotificationRecords {}
+
+extension AppStoreFileReading: NotedStoreFileReading {}
