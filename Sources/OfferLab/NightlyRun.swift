@@ -142,8 +142,9 @@ package enum NightlyRun {
             ? nil
             : Task {
                 let night = try await StoreSourceIngest.read(
-                    settings: StoreReadingSettings(job), userTransactions: userTransactions, width: job.threads, cache: cache)
-                progress?.say("store sources read: \(night.files.count) files, \(night.events.count) events")
+                    settings: StoreReadingSettings(job), userTransactions: userTransactions, width: job.threads, cache: cache,
+                    keepsResolution: true)
+                progress?.say("store sources read: \(night.files.count) files, \(night.eventCount) events")
                 return night
             }
         let store: EventStore

@@ -90,7 +90,8 @@ public struct IngestCounters: Sendable {
 /// looks its events' users up in the population's as it goes instead (`init(fileIndex:
 /// lookingUpUsersIn:)`), never interning them on its own. `UserResolver` does either.
 public struct EventBatch: Sendable {
-    public let fileIndex: Int
+    /// Settable for a batch read back from the cache before its place in the run is known.
+    public internal(set) var fileIndex: Int
     public var records: [EventRecord] = []
     /// The records' shapes (`EventRecord.shape`).
     public var shapes = EventShapes()

@@ -48,8 +48,8 @@ public struct CacheUsage: Sendable, Equatable {
 package final class ParsedLogCache: Sendable {
     let folder: String
     private let rejectsPerReason: Int
-    private let keptSliceFields: SliceFields
-    private let codeIdentity: UInt64
+    let keptSliceFields: SliceFields
+    let codeIdentity: UInt64
     private let usage: Mutex<CacheUsage>
     /// Entry names the run used or wrote: kept by `removeUnusedEntries`.
     private let entriesInUse = Mutex<Set<String>>([])
@@ -143,7 +143,7 @@ package final class ParsedLogCache: Sendable {
 
     /// Writes `entry` as the entry `name`: to a temporary file renamed over it; a failure is
     /// counted (the run goes on).
-    private func write(_ entry: [UInt8], named name: String) {
+    private func write(_ entry: [UInt8], named name: String, countsAsFile: Bool = true) {
         let entryPath = (folder as NSString).appendingPathComponent(name)
         let temporaryPath = entryPath + ".tmp-\(UUID().uuidString)"
         // The first failing call's errno.
@@ -157,7 +157,7 @@ package final class ParsedLogCache: Sendable {
         }
         if failure == 0 && rename(temporaryPath, entryPath) != 0 { failure = errno }
         guard failure != 0 else {
-            usage.withLock { $0.filesStored += 1 }
+            if countsAsFile { usage.withLock { $0.filesStored += 1 } }
             return
         }
         unlink(temporaryPath)
@@ -204,26 +204,7 @@ package final class ParsedLogCache: Sendable {
     /// exists, is whole, and `decode` reads its payload to the end without throwing; nil
     /// otherwise (a miss; a damaged entry is counted).
     func load<Reading>(_ key: StoreFileKey, decode: (inout CacheEntryReader) throws -> Reading) -> Reading? {
-        var buffer = takeBuffer()
-        defer { giveBack(buffer) }
-        guard let length = Self.readWhole((folder as NSString).appendingPathComponent(key.entryName), into: &buffer) else { return nil }
-        let reading: Reading? = buffer.withUnsafeBytes { whole in
-            var entry = CacheEntryReader(UnsafeRawBufferPointer(rebasing: whole[..<length]))
-            do {
-                guard try entry.bytes(count: Self.storeFileMagic.count).elementsEqual(Self.storeFileMagic) else { return nil }
-                for word in key.words { guard try entry.read(UInt64.self) == word else { return nil } }
-                let payloadHash = try entry.read(UInt64.self)
-                let bytes = try entry.bytes(count: entry.remaining)
-                guard Self.hash(bytes) == payloadHash else { return nil }
-                var payload = CacheEntryReader(bytes)
-                let reading = try decode(&payload)
-                return payload.remaining == 0 ? reading : nil
-            } catch {
-                return nil
-            }
-        }
-        guard let reading else {
-            usage.withLock { $0.entriesDiscarded += 1 }
+        guard let reading = readEntry(named: key.entryName, magic: Self.storeFileMagic, words: key.words, decode: decode) else {
             return nil
         }
         usage.withLock { $0.filesReused += 1 }
@@ -238,9 +219,46 @@ package final class ParsedLogCache: Sendable {
         guard FileIdentity(path: path) == key.file else { return }
         var entry = CacheEntryWriter(bytes: takeBuffer())
         defer { giveBack(entry.bytes) }
+        Self.layOut(&entry, magic: Self.storeFileMagic, words: key.words, encode: encode)
+        write(entry.bytes, named: key.entryName)
+    }
+
+    /// What `decode` makes of the payload of the entry `name`, when it exists, starts with
+    /// `magic` and `words`, holds the payload its header hashes, and `decode` reads that payload
+    /// to the end without throwing; nil otherwise (a damaged entry is counted, unless not
+    /// `countsDamage`: an entry looked for among others).
+    func readEntry<Payload>(
+        named name: String, magic: [UInt8], words: [UInt64], countsDamage: Bool = true, decode: (inout CacheEntryReader) throws -> Payload
+    ) -> Payload? {
+        var buffer = takeBuffer()
+        defer { giveBack(buffer) }
+        guard let length = Self.readWhole((folder as NSString).appendingPathComponent(name), into: &buffer) else { return nil }
+        let payload: Payload? = buffer.withUnsafeBytes { whole in
+            var entry = CacheEntryReader(UnsafeRawBufferPointer(rebasing: whole[..<length]))
+            do {
+                guard try entry.bytes(count: magic.count).elementsEqual(magic) else { return nil }
+                for word in words { guard try entry.read(UInt64.self) == word else { return nil } }
+                let payloadHash = try entry.read(UInt64.self)
+                let bytes = try entry.bytes(count: entry.remaining)
+                guard Self.hash(bytes) == payloadHash else { return nil }
+                var payload = CacheEntryReader(bytes)
+                let decoded = try decode(&payload)
+                return payload.remaining == 0 ? decoded : nil
+            } catch {
+                return nil
+            }
+        }
+        if payload == nil && countsDamage { usage.withLock { $0.entriesDiscarded += 1 } }
+        return payload
+    }
+
+    /// An entry's bytes: `magic`, `words`, the payload's XXH64, then the payload `encode` writes.
+    private static func layOut(
+        _ entry: inout CacheEntryWriter, magic: [UInt8], words: [UInt64], encode: (inout CacheEntryWriter) -> Void
+    ) {
         entry.bytes.removeAll(keepingCapacity: true)
-        entry.bytes.append(contentsOf: Self.storeFileMagic)
-        for word in key.words { entry.append(word) }
+        entry.bytes.append(contentsOf: magic)
+        for word in words { entry.append(word) }
         // The payload's hash goes here once it is written.
         let hashOffset = entry.bytes.count
         entry.append(UInt64(0))
@@ -249,7 +267,46 @@ package final class ParsedLogCache: Sendable {
             let hash = Self.hash(UnsafeRawBufferPointer(rebasing: bytes[(hashOffset + 8)...]))
             bytes.storeBytes(of: hash.littleEndian, toByteOffset: hashOffset, as: UInt64.self)
         }
-        write(entry.bytes, named: key.entryName)
+    }
+
+    /// Writes the entry `magic`, `words` and `encode`'s payload, named `prefix` (at most 16 hex
+    /// digits) and as many of the XXH64 of its header (which holds the payload's) as make 16: an entry whose name says what it holds, written again only when that changes
+    /// (the kept results of a store night, `KeptStoreNight`). Its name; counted as no file kept.
+    func writeEntryNamedByContent(
+        prefix: String = "", magic: [UInt8], words: [UInt64], encode: (inout CacheEntryWriter) -> Void
+    ) -> String {
+        var entry = CacheEntryWriter(bytes: takeBuffer())
+        defer { giveBack(entry.bytes) }
+        Self.layOut(&entry, magic: magic, words: words, encode: encode)
+        // The header ends with the payload's hash: hashing it names the whole entry.
+        let header = magic.count + 8 * (words.count + 1)
+        let name =
+            prefix
+            + Self.hexName(entry.bytes.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[..<header])) }).suffix(
+                16 - prefix.count)
+            + Self.entrySuffix
+        entriesInUse.withLock { _ = $0.insert(name) }
+        write(entry.bytes, named: name, countsAsFile: false)
+        return name
+    }
+
+    /// Keeps the entries `names` at the end of a successful run (`removeUnusedEntries`); `reused`
+    /// of them are store files whose kept results the run used, counted as files reused.
+    func markInUse(_ names: [String], reused: Int = 0) {
+        entriesInUse.withLock { $0.formUnion(names) }
+        usage.withLock { $0.filesReused += reused }
+    }
+
+    /// The names of the entries in the folder that begin with `prefix`.
+    func entryNames(withPrefix prefix: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(Self.entrySuffix) }.sorted()
+    }
+
+    /// 16 hex digits, zero-padded.
+    static func hexName(_ hash: UInt64) -> String {
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// Frees the reused buffers (once every file is read).
@@ -375,9 +432,9 @@ package final class ParsedLogCache: Sendable {
         }
     }
 
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         var state = offerlab_xxh64_state()
-        offerlab_xxh64_reset(&state, 0)
+        offerlab_xxh64_reset(&state, seed)
         offerlab_xxh64_update(&state, bytes.baseAddress, bytes.count)
         return offerlab_xxh64_digest(&state)
     }
@@ -406,37 +463,7 @@ package final class ParsedLogCache: Sendable {
         entry.append(UInt64(0))
         let payloadStart = entry.bytes.count
         entry.append(Int64(batches.count))
-        for batch in batches {
-            let counters = batch.counters
-            entry.append(Int64(counters.filesRead))
-            entry.append(Int64(counters.nonBlankLines))
-            entry.append(counters.compressedBytes)
-            entry.append(counters.uncompressedBytes)
-            entry.appendArray(counters.malformed.map(Int64.init))
-            let money = counters.rejectedMoney.amounts.sorted { $0.key < $1.key }
-            entry.append(Int64(counters.rejectedMoney.unreadable))
-            entry.append(Int64(money.count))
-            for (currency, amount) in money {
-                entry.append(bytesOf: Array(currency.utf8))
-                entry.append(Int64(amount.lines))
-                entry.append(amount.micros)
-                entry.append(amount.negativeMicros)
-            }
-            entry.append(Int64(counters.rejects.count))
-            for reject in counters.rejects {
-                entry.append(Int64(reject.line))
-                entry.append(Int64(reject.reason.rawValue))
-                entry.append(bytesOf: Array(reject.text.utf8))
-            }
-            entry.appendArray(batch.records)
-            entry.appendArray(batch.shapes.all)
-            entry.appendArray(batch.details)
-            for interner in [batch.users.fileUsers, batch.transactions, batch.labels] {
-                entry.append(Int64(interner.count))
-                for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
-            }
-            entry.appendArray(batch.eventIDs.bytes)
-        }
+        for batch in batches { Self.append(batch, to: &entry) }
         entry.bytes.withUnsafeMutableBytes { bytes in
             bytes.storeBytes(of: UInt64(bytes.count - payloadStart).littleEndian, toByteOffset: payloadHeader, as: UInt64.self)
             let hash = Self.hash(UnsafeRawBufferPointer(rebasing: bytes[payloadStart...]))
@@ -466,44 +493,86 @@ package final class ParsedLogCache: Sendable {
         var batches: [EventBatch] = []
         var latestTimestamp = Int64.min
         for _ in 0..<(try payload.count()) {
-            var batch = EventBatch(fileIndex: fileIndex)
-            batch.counters.filesRead = Int(try payload.read(Int64.self))
-            batch.counters.nonBlankLines = Int(try payload.read(Int64.self))
-            batch.counters.compressedBytes = try payload.read(Int64.self)
-            batch.counters.uncompressedBytes = try payload.read(Int64.self)
-            let malformed: [Int64] = try payload.readArray()
-            guard malformed.count == batch.counters.malformed.count else { throw CacheEntryReader.Damaged() }
-            batch.counters.malformed = malformed.map { Int($0) }
-            batch.counters.rejectedMoney.unreadable = Int(try payload.read(Int64.self))
-            for _ in 0..<(try payload.count()) {
-                let currency = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
-                batch.counters.rejectedMoney.amounts[currency] = RejectedMoney.Amount(
-                    lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self),
-                    negativeMicros: try payload.read(Int64.self))
-            }
-            for _ in 0..<(try payload.count()) {
-                let line = Int(try payload.read(Int64.self))
-                guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
-                    throw CacheEntryReader.Damaged()
-                }
-                let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
-                batch.counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
-            }
-            batch.records = try payload.readArray()
-            for (index, shape) in (try payload.readArray() as [EventShape]).enumerated() {
-                guard batch.shapes.id(of: shape) == Int32(index) else { throw CacheEntryReader.Damaged() }
-            }
-            batch.details = try payload.readArray()
-            batch.users.fileUsers = try payload.interner()
-            batch.transactions = try payload.interner()
-            batch.labels = try payload.interner()
-            guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw CacheEntryReader.Damaged() }
-            batch.eventIDs = eventIDs
+            let batch = try Self.batch(from: &payload, fileIndex: fileIndex, path: path)
             for record in batch.records { latestTimestamp = max(latestTimestamp, record.timestamp) }
             batches.append(batch)
         }
         guard payload.remaining == 0, !batches.isEmpty else { throw CacheEntryReader.Damaged() }
         return (batches, latestTimestamp)
+    }
+
+    /// Writes a batch as `encode` lays it out: its counters and rejects, its records, shapes and
+    /// details as they are in memory (the same executable reads them back), its three interners'
+    /// strings in id order and its event id texts.
+    static func append(_ batch: EventBatch, to entry: inout CacheEntryWriter) {
+        let counters = batch.counters
+        entry.append(Int64(counters.filesRead))
+        entry.append(Int64(counters.nonBlankLines))
+        entry.append(counters.compressedBytes)
+        entry.append(counters.uncompressedBytes)
+        entry.appendArray(counters.malformed.map(Int64.init))
+        let money = counters.rejectedMoney.amounts.sorted { $0.key < $1.key }
+        entry.append(Int64(counters.rejectedMoney.unreadable))
+        entry.append(Int64(money.count))
+        for (currency, amount) in money {
+            entry.append(bytesOf: Array(currency.utf8))
+            entry.append(Int64(amount.lines))
+            entry.append(amount.micros)
+            entry.append(amount.negativeMicros)
+        }
+        entry.append(Int64(counters.rejects.count))
+        for reject in counters.rejects {
+            entry.append(Int64(reject.line))
+            entry.append(Int64(reject.reason.rawValue))
+            entry.append(bytesOf: Array(reject.text.utf8))
+        }
+        entry.appendArray(batch.records)
+        entry.appendArray(batch.shapes.all)
+        entry.appendArray(batch.details)
+        for interner in [batch.users.fileUsers, batch.transactions, batch.labels] {
+            entry.append(Int64(interner.count))
+            for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
+        }
+        entry.appendArray(batch.eventIDs.bytes)
+    }
+
+    /// A batch `append` wrote, read back as file `fileIndex`'s, at `path`, its users not yet resolved.
+    /// - Throws: `CacheEntryReader.Damaged` when the bytes are not one `append` wrote.
+    static func batch(from payload: inout CacheEntryReader, fileIndex: Int, path: String) throws -> EventBatch {
+        var batch = EventBatch(fileIndex: fileIndex)
+        batch.counters.filesRead = Int(try payload.read(Int64.self))
+        batch.counters.nonBlankLines = Int(try payload.read(Int64.self))
+        batch.counters.compressedBytes = try payload.read(Int64.self)
+        batch.counters.uncompressedBytes = try payload.read(Int64.self)
+        let malformed: [Int64] = try payload.readArray()
+        guard malformed.count == batch.counters.malformed.count else { throw CacheEntryReader.Damaged() }
+        batch.counters.malformed = malformed.map { Int($0) }
+        batch.counters.rejectedMoney.unreadable = Int(try payload.read(Int64.self))
+        for _ in 0..<(try payload.count()) {
+            let currency = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+            batch.counters.rejectedMoney.amounts[currency] = RejectedMoney.Amount(
+                lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self),
+                negativeMicros: try payload.read(Int64.self))
+        }
+        for _ in 0..<(try payload.count()) {
+            let line = Int(try payload.read(Int64.self))
+            guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
+                throw CacheEntryReader.Damaged()
+            }
+            let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+            batch.counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
+        }
+        batch.records = try payload.readArray()
+        for (index, shape) in (try payload.readArray() as [EventShape]).enumerated() {
+            guard batch.shapes.id(of: shape) == Int32(index) else { throw CacheEntryReader.Damaged() }
+        }
+        batch.details = try payload.readArray()
+        batch.users.fileUsers = try payload.interner()
+        batch.transactions = try payload.interner()
+        batch.labels = try payload.interner()
+        guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw CacheEntryReader.Damaged() }
+        batch.eventIDs = eventIDs
+        return batch
     }
 
     /// What an entry's header must hold to be read for `key`.

@@ -11,16 +11,16 @@ import OfferLabSupport
 /// lines.
 package enum StoreEventBatches {
     /// One store file's events as a batch of `fileIndex`, its users looked up in the
-    /// population's (`users`). The records are the tool's own, not the file's lines: they count
+    /// population's (`users`), or, without, interned on its own (`EventBatch.resolveUsers`). The records are the tool's own, not the file's lines: they count
     /// in no counter (the file's lines are counted by `IngestCounters.addStoreSources`). An event
     /// the parser would reject is a defect of the reader that made it, but still never silently
     /// dropped: it is returned as a note of its file (line 0: it is no line of the file) under
     /// the parser's reason, with its purchase-log line (docs/input-formats.md#purchase-logs), for
     /// the caller to count.
     package static func batch(
-        _ events: [StoreEvent], fileIndex: Int, path: String, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
+        _ events: [StoreEvent], fileIndex: Int, path: String, users: ByteStringInterner?, asOf: Int64, keptSliceFields: SliceFields
     ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)]) {
-        var batch = EventBatch(fileIndex: fileIndex, lookingUpUsersIn: users)
+        var batch = users.map { EventBatch(fileIndex: fileIndex, lookingUpUsersIn: $0) } ?? EventBatch(fileIndex: fileIndex)
         batch.keptSliceFields = keptSliceFields
         batch.records.reserveCapacity(events.count)
         let keepsSliceFields = !keptSliceFields.isEmpty
@@ -40,7 +40,7 @@ package enum StoreEventBatches {
                 withUnsafePointer(to: &record) { batch.add($0, asOf: asOf) }
             }
         }
-        batch.finishLookingUpUsers()
+        if batch.looksUpUsers { batch.finishLookingUpUsers() }
         return (batch, rejected)
     }
 }
@@ -100,18 +100,28 @@ extension LogIngest {
     {
         var night = night
         let files = night.files
+        let kept = night.kept
         let firstIndex = settings.logFiles.count
+        var keptEntries: [String] = []
         try await InOrder.run(count: files.count, width: width) { index in
-            StoreEventBatches.batch(
-                files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: settings.asOf,
+            guard let kept else {
+                let made = StoreEventBatches.batch(
+                    files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: settings.asOf,
+                    keptSliceFields: settings.keptSliceFields)
+                return (made.batch, made.rejected, "")
+            }
+            return kept.batch(
+                ofFile: index, events: files[index].events, fileIndex: firstIndex + index, users: users, asOf: settings.asOf,
                 keptSliceFields: settings.keptSliceFields)
-        } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)])) in
+        } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)], entryName: String)) in
             for (format, note) in made.rejected {
                 night.counts[format, default: StoreCounts()][note.counter] += 1
                 night.notes.append(note)
             }
             store.append(made.batch, keepRejects: settings.rejectsPerReason)
+            keptEntries.append(made.entryName)
         }
+        kept?.keepIndex(fileEntries: keptEntries)
         store.counters.addStoreSources(night, formats: settings.storeFormats, keep: settings.rejectsPerReason)
     }
 }

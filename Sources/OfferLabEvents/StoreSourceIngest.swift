@@ -27,9 +27,20 @@ package struct StoreNight: Sendable {
     package var skippedFiles: [SkippedFile] = []
     /// False when a source with signatures was read without checking them (`Job.signaturesVerified`).
     package var signaturesVerified = true
+    /// The night kept resolved in the cache (`KeptStoreNight`): the files read back from it have
+    /// no events in `files`, their batches are there.
+    var kept: KeptStoreNight?
 
     /// The events of every file, in the order of `files`.
     package var events: [StoreEvent] { files.flatMap(\.events) }
+
+    /// How many events the night has, kept ones included.
+    package var eventCount: Int {
+        files.indices.reduce(0) { count, index in
+            if case .kept(let file, _) = kept?.files[index] { return count + file.eventCount }
+            return count + files[index].events.count
+        }
+    }
 }
 
 /// What reading the store sources (`StoreSourceIngest`) reads of a job: made from the job in one
@@ -71,15 +82,25 @@ package enum StoreSourceIngest {
     ///
     /// With a `cache`, a file of a format whose readings it keeps (`CachedStoreFileReading`: the
     /// App Store's, verified and decoded) read by an earlier run with the same settings is read
-    /// back from it; a file read now is kept in it.
+    /// back from it; a file read now is kept in it. With `keepsResolution` too (a run, which makes
+    /// the events into batches: `LogIngest.appendStoreFiles`), a job whose only store source is
+    /// the App Store's keeps the night resolved (`KeptStoreNight`) and reads back what an earlier
+    /// night kept of it.
     ///
     /// - Parameter userTransactions: the server's `user_transactions` table (`UserTransactions`).
     /// - Throws: `OfferLabError`: `.unreadableLog` for a file that cannot be read or (under
     ///   `on_corrupt_file: fail`) decompressed, or an export file without a required column;
     ///   `.badJob` when a store's settings cannot read its format (`StoreSettingsProblem`).
     package static func read(
-        settings: StoreReadingSettings, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil
+        settings: StoreReadingSettings, userTransactions: [String: String], width: Int? = nil, cache: ParsedLogCache? = nil,
+        keepsResolution: Bool = false
     ) async throws -> StoreNight {
+        if keepsResolution, let cache, settings.sources.count == 1, !settings.sources[0].files.isEmpty,
+            let source = settings.sources[0].format.source as? any KeptNightSource.Type,
+            let night = try await keptNight(source, settings: settings, userTransactions: userTransactions, width: width, cache: cache)
+        {
+            return night
+        }
         var night = StoreNight()
         var sources: [StoreSourceRecords] = []
         for source in settings.sources {
@@ -138,6 +159,31 @@ package enum StoreSourceIngest {
         case skipped(SkippedFile)
     }
 
+    /// The night of `settings`' only store source, a `Source`, read with the cache's kept night
+    /// (`KeptStoreNight.read`).
+    private static func keptNight<Source: KeptNightSource>(
+        _: Source.Type, settings: StoreReadingSettings, userTransactions: [String: String], width: Int?, cache: ParsedLogCache
+    ) async throws -> StoreNight? {
+        try await KeptStoreNight.read(
+            Source.self, settings: settings, reader: try reader(Source.self, paths: settings.sources[0].files, settings: settings),
+            userTransactions: userTransactions, width: width, cache: cache)
+    }
+
+    /// The reader of a `Source`'s files `paths`.
+    /// - Throws: `OfferLabError`: `.badJob` when the store's settings cannot read its format,
+    ///   `.unreadableLog` for a file not of the format.
+    private static func reader<Source: StoreSource>(_: Source.Type, paths: [String], settings: StoreReadingSettings) throws
+        -> Source.FileReader
+    {
+        do {
+            return try Source.reader(settings: settings.storeSettings[Source.Settings.self], paths: paths, inflater: settings.inflater)
+        } catch let problem as StoreSettingsProblem {
+            throw OfferLabError.job(settings.jobPath, key: problem.key, problem.problem)
+        } catch let error as IngestError {
+            throw OfferLabError(.unreadableLog, context: "\(Source.format.rawValue) file ", error)
+        }
+    }
+
     /// Reads `paths`, the files of a `Source`, at most `width` at a time, and collects the files
     /// read into its records in path order, as soon as each one's turn comes. A corrupt gzip file
     /// is skipped under `on_corrupt_file: skip`, else fails the night, as a purchase log
@@ -146,14 +192,7 @@ package enum StoreSourceIngest {
         _: Source.Type, paths: [String], settings: StoreReadingSettings, width: Int?, cache: ParsedLogCache?
     ) async throws -> FormatReading {
         let format = Source.format
-        let reader: Source.FileReader
-        do {
-            reader = try Source.reader(settings: settings.storeSettings[Source.Settings.self], paths: paths, inflater: settings.inflater)
-        } catch let problem as StoreSettingsProblem {
-            throw OfferLabError.job(settings.jobPath, key: problem.key, problem.problem)
-        } catch let error as IngestError {
-            throw OfferLabError(.unreadableLog, context: "\(format.rawValue) file ", error)
-        }
+        let reader = try reader(Source.self, paths: paths, settings: settings)
         let policy = settings.onCorruptFile
         var reading = FormatReading(records: StoreSourceRecords(format: format))
         var collector = Source.Collector()

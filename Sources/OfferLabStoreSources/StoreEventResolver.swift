@@ -137,9 +137,24 @@ public enum StoreEventResolver {
         transactions: [StoreTransaction], refunds: [StoreRefund] = [], statusChanges: [StoreStatusChange],
         refundReversals: [StoreRefundReversal], userTransactions: [String: String], asOf: Int64
     ) -> StoreEventResolution {
+        let firstCharges = firstPaidCharges(transactions)
+        return resolve(
+            transactions: transactions, refunds: refunds, statusChanges: statusChanges, refundReversals: refundReversals,
+            userTransactions: userTransactions, asOf: asOf
+        ) { record, chain in firstCharges[chain] == ChargeOrder(record) }
+    }
+
+    /// Resolves some of a night's records, the others resolved before (`KeptStoreNight`, in
+    /// OfferLabEvents): `isFirstPaidCharge(record, chain)` says whether a paid charge whose place
+    /// its source does not say (`chargeByChainOrder`) is the earliest of its chain among all the
+    /// night's records, not only these.
+    package static func resolve(
+        transactions: [StoreTransaction], refunds: [StoreRefund] = [], statusChanges: [StoreStatusChange],
+        refundReversals: [StoreRefundReversal], userTransactions: [String: String], asOf: Int64,
+        isFirstPaidCharge: (StoreTransaction, String) -> Bool
+    ) -> StoreEventResolution {
         var resolution = StoreEventResolution()
         resolution.events.reserveCapacity(transactions.count + refunds.count + statusChanges.count)
-        let firstCharges = firstPaidCharges(transactions)
         var reversals: [String: [Int64]] = [:]
         for reversal in refundReversals where reversal.at < asOf { reversals[reversal.transactionID, default: []].append(reversal.at) }
         // A reversal said after the refund cancels it; a refund again after the reversal counts.
@@ -167,7 +182,7 @@ public enum StoreEventResolver {
             case .trial: event = .trialStart
             case .firstCharge: event = .purchase
             case .laterCharge: event = .renewal
-            case .chargeByChainOrder: event = firstCharges[chain] == ChargeOrder(record) ? .purchase : .renewal
+            case .chargeByChainOrder: event = isFirstPaidCharge(record, chain) ? .purchase : .renewal
             }
             if event != .trialStart, record.money.priceMicros == nil, !record.buyer.isSandbox {
                 resolution.counts[record.format, default: .init()][.unpricedCharges] += 1
@@ -243,14 +258,14 @@ public enum StoreEventResolver {
 }
 
 /// Where a paid charge stands in its chain: by time, then by transaction id.
-private struct ChargeOrder: Comparable {
+package struct ChargeOrder: Comparable, Sendable {
     var at: Int64
     var transactionID: String
 
-    init(_ record: StoreTransaction) {
+    package init(_ record: StoreTransaction) {
         at = record.at
         transactionID = record.transactionID
     }
 
-    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.at, lhs.transactionID) < (rhs.at, rhs.transactionID) }
+    package static func < (lhs: Self, rhs: Self) -> Bool { (lhs.at, lhs.transactionID) < (rhs.at, rhs.transactionID) }
 }

@@ -174,3 +174,13 @@ public struct StoreRefund: Sendable, Equatable {
         self.buyer = buyer
     }
 }
+
+/// The records a file of a source was the first to deliver, as the night's collection left them
+/// (later deliveries merged in): the parsed-log cache keeps them so that a later night decodes them
+/// only when something it reads changes one of them (`KeptStoreNight`, in OfferLabEvents).
+package struct StoreFileRecords: Sendable {
+    package var transactions: [StoreTransaction] = []
+    package var statusChanges: [StoreStatusChange] = []
+
+    package init() {}
+}

@@ -79,3 +79,38 @@ package protocol StoreFileCache: Sendable {
         ofFileAt path: String, settings: [UInt8], read: () async throws -> Reading
     ) async throws -> Reading
 }
+
+/// A notification's records as a collector takes them out of it (`KeptNightCollector`).
+package protocol StoreNotificationRecords {
+    var id: String { get }
+    var transaction: StoreTransaction? { get set }
+    var statusChange: StoreStatusChange? { get set }
+    var refundReversal: StoreRefundReversal? { get set }
+}
+
+/// A file's reading with the lines it rejected or noted.
+package protocol NotedStoreFileReading: StoreFileReading {
+    var notes: [StoreLineNote] { get }
+}
+
+/// A collector that can take a night's files after the kept files of an earlier night
+/// (`KeptStoreNight`, in OfferLabEvents).
+package protocol KeptNightCollector<FileReading>: StoreRecordCollector {
+    associatedtype Notification: StoreNotificationRecords
+    /// Adds a file as `add(_:)` does, each notification first given to `kept`, which takes out of
+    /// it what the kept files hold already and says whether they counted its id as ignored.
+    mutating func add(_ reading: consuming FileReading, after kept: (inout Notification) -> Bool)
+    /// Merges a later delivery of a transaction into its record, as `add` does.
+    static func merge(_ delivered: StoreTransaction, into record: inout StoreTransaction)
+    /// The ids of the notifications counted in `ignored_store_records`.
+    var ignoredNotificationIDs: Set<String> { get }
+}
+
+/// A store source whose nights the parsed-log cache keeps resolved (`KeptStoreNight`, in
+/// OfferLabEvents): its readings are kept (`CachedStoreFileReading`) and its collector takes a
+/// night's new files after the kept ones.
+package protocol KeptNightSource: StoreSource
+where FileReading: NotedStoreFileReading, Collector: KeptNightCollector, Collector.FileReading == FileReading {
+    /// What reading a file depends on beside its bytes (`StoreFileCache.reading`'s `settings`).
+    static func cacheSettings(of reader: FileReader) -> [UInt8]
+}

@@ -358,8 +358,8 @@ func cellText(_ value: ResultValue) -> String {
     }
 
     /// An App Store notification body of `type` carrying `transaction` (a payload's JSON), signed
-    /// by nobody: read with `app_store.verify: false`.
-    static func notification(type: String, uuid: String, transaction: String? = nil) -> String {
+    /// by nobody at `signedDate` (epoch milliseconds): read with `app_store.verify: false`.
+    static func notification(type: String, uuid: String, transaction: String? = nil, signedDate: Int64 = 1_772_668_800_000) -> String {
         func jws(_ payload: String) -> String {
             func base64URL(_ data: Data) -> String {
                 data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
@@ -371,7 +371,7 @@ func cellText(_ value: ResultValue) -> String {
         let data =
             #""bundleId":"com.example.app","environment":"Production""#
             + (transaction.map { #","signedTransactionInfo":"\#(jws($0))""# } ?? "")
-        let payload = #"{"notificationType":"\#(type)","notificationUUID":"\#(uuid)","signedDate":1772668800000,"data":{\#(data)}}"#
+        let payload = #"{"notificationType":"\#(type)","notificationUUID":"\#(uuid)","signedDate":\#(signedDate),"data":{\#(data)}}"#
         return #"{"signedPayload":"\#(jws(payload))"}"#
     }
 

@@ -35,8 +35,8 @@ extension AppStoreFileReading {
                 Self.flags(
                     notification.isKnownType, notification.transaction != nil, notification.statusChange != nil,
                     notification.refundReversal != nil))
-            if let transaction = notification.transaction { encode(transaction, into: &body, strings: &strings) }
-            if let change = notification.statusChange { encode(change, into: &body, strings: &strings) }
+            if let transaction = notification.transaction { Self.encode(transaction, into: &body, strings: &strings) }
+            if let change = notification.statusChange { Self.encode(change, into: &body, strings: &strings) }
             if let reversal = notification.refundReversal {
                 body.append(Self.formatCode(reversal.format))
                 body.append(strings.index(reversal.id))
@@ -49,8 +49,8 @@ extension AppStoreFileReading {
         entry.bytes += body.bytes
     }
 
-    private func encode(_ record: StoreTransaction, into body: inout CacheEntryWriter, strings: inout StringTable) {
-        body.append(Self.formatCode(record.format))
+    fileprivate static func encode(_ record: StoreTransaction, into body: inout CacheEntryWriter, strings: inout StringTable) {
+        body.append(formatCode(record.format))
         let kind: UInt8 =
             switch record.kind {
             case .trial: 0
@@ -60,7 +60,7 @@ extension AppStoreFileReading {
             }
         body.append(kind)
         body.append(
-            Self.flags(
+            flags(
                 record.buyer.isSandbox, record.buyer.isFamilyShared, record.money.priceMicros != nil, record.expiresAt != nil,
                 record.money.taxShare != nil, record.money.commissionShare != nil, record.refund != nil,
                 record.refund?.amountMicros != nil))
@@ -81,10 +81,10 @@ extension AppStoreFileReading {
         }
     }
 
-    private func encode(_ change: StoreStatusChange, into body: inout CacheEntryWriter, strings: inout StringTable) {
-        body.append(Self.formatCode(change.format))
+    fileprivate static func encode(_ change: StoreStatusChange, into body: inout CacheEntryWriter, strings: inout StringTable) {
+        body.append(formatCode(change.format))
         body.append(change.event.rawValue)
-        body.append(Self.flags(change.buyer.isSandbox))
+        body.append(flags(change.buyer.isSandbox))
         body.append(change.at)
         for text in [
             change.id, change.originalTransactionID, change.transactionID, change.productID, change.buyer.userID,
@@ -135,8 +135,37 @@ extension AppStoreFileReading {
 
     fileprivate static func formatCode(_ format: SourceFormat) -> UInt8 { UInt8(SourceFormat.allCases.firstIndex(of: format)!) }
 
-    private static func flags(_ values: Bool...) -> UInt8 {
+    fileprivate static func flags(_ values: Bool...) -> UInt8 {
         values.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) }
+    }
+}
+
+/// `StoreFileRecords` laid out as `AppStoreFileReading`'s records.
+extension StoreFileRecords {
+    /// The distinct strings first, then the records.
+    package func encode(into entry: inout CacheEntryWriter) {
+        var strings = StringTable()
+        var body = CacheEntryWriter(bytes: [])
+        body.append(Int64(transactions.count))
+        for transaction in transactions { AppStoreFileReading.encode(transaction, into: &body, strings: &strings) }
+        body.append(Int64(statusChanges.count))
+        for change in statusChanges { AppStoreFileReading.encode(change, into: &body, strings: &strings) }
+        entry.append(Int64(strings.texts.count))
+        for text in strings.texts { entry.append(bytesOf: text.utf8) }
+        entry.bytes += body.bytes
+    }
+
+    /// The records kept in `entry`.
+    /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote.
+    package init(entry: inout CacheEntryReader) throws {
+        let stringCount = try entry.count()
+        var strings: [String] = []
+        strings.reserveCapacity(stringCount)
+        for _ in 0..<stringCount { strings.append(String(decoding: try entry.bytesWithLength(), as: UTF8.self)) }
+        var reader = Reader(entry: entry, strings: strings)
+        defer { entry = reader.entry }
+        for _ in 0..<(try reader.entry.count()) { transactions.append(try reader.transaction()) }
+        for _ in 0..<(try reader.entry.count()) { statusChanges.append(try reader.statusChange()) }
     }
 }
 

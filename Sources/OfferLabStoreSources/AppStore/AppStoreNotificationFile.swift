@@ -101,6 +101,26 @@ public struct AppStoreRecordCollector: Sendable {
         }
     }
 
+    /// Adds a file read after the kept files of an earlier night (`KeptStoreNight`, in
+    /// OfferLabEvents) as `add(_:)` does, each notification first given to `kept`, which takes out
+    /// of it what those files hold already (a transaction they delivered, a status change or
+    /// reversal of theirs) and says whether they counted its id as ignored.
+    package mutating func add(_ reading: consuming AppStoreFileReading, after kept: (inout AppStoreNotification) -> Bool) {
+        fileCounts += reading.counts
+        notes += reading.notes
+        let path = reading.path
+        reading.notifications.withUnsafeMutableBufferPointer { notifications in
+            for index in notifications.indices {
+                let carriesNoRecord = notifications[index].transaction == nil && notifications[index].statusChange == nil
+                let keptIgnored = kept(&notifications[index])
+                collect(&notifications[index], path: path, carriesNoRecord: carriesNoRecord && !keptIgnored)
+            }
+        }
+    }
+
+    /// The ids of the notifications counted in `ignored_store_records`.
+    package var ignoredNotificationIDs: Set<String> { ignoredIDs }
+
     /// The source's records: the distinct ones, the files' counters and notes and the collector's.
     public var records: StoreSourceRecords {
         var records = StoreSourceRecords(format: .appStoreNotifications)
@@ -119,9 +139,12 @@ public struct AppStoreRecordCollector: Sendable {
     }
 
     /// Adds the records of `notification`, delivered by the file at `path`, taking them out of it:
-    /// moved, not copied (a copy retains and releases each of their strings).
-    private mutating func collect(_ notification: inout AppStoreNotification, path: String?) {
-        if notification.transaction == nil, notification.statusChange == nil, ignoredIDs.insert(notification.id).inserted {
+    /// moved, not copied (a copy retains and releases each of their strings). `carriesNoRecord`:
+    /// whether it counts as ignored (`ignored_store_records`) unless its id was counted already.
+    private mutating func collect(_ notification: inout AppStoreNotification, path: String?, carriesNoRecord: Bool? = nil) {
+        if carriesNoRecord ?? (notification.transaction == nil && notification.statusChange == nil),
+            ignoredIDs.insert(notification.id).inserted
+        {
             counts[.ignoredStoreRecords] += 1
         }
         if path != nil {
@@ -147,7 +170,7 @@ public struct AppStoreRecordCollector: Sendable {
     /// A later delivery of a known transaction: the first delivery's facts stay; what it lacked,
     /// a later refund (a refund again after a reversal), and a later end of period (a renewal
     /// extension) come from the later one.
-    private static func merge(_ delivered: StoreTransaction, into record: inout StoreTransaction) {
+    package static func merge(_ delivered: StoreTransaction, into record: inout StoreTransaction) {
         record.originalTransactionID = record.originalTransactionID ?? delivered.originalTransactionID
         if record.money.priceMicros == nil, delivered.money.priceMicros != nil {
             record.money.priceMicros = delivered.money.priceMicros

@@ -47,3 +47,13 @@ extension AppStoreFileReading: CachedStoreFileReading {}
 extension AppStoreRecordCollector: StoreRecordCollector {
     package typealias FileReading = AppStoreFileReading
 }
+
+extension AppStoreNotificationSource: KeptNightSource {
+    package static func cacheSettings(of reader: FileReader) -> [UInt8] { reader.cacheSettings }
+}
+
+extension AppStoreRecordCollector: KeptNightCollector {}
+
+extension AppStoreNotification: StoreNotificationRecords {}
+
+extension AppStoreFileReading: NotedStoreFileReading {}
