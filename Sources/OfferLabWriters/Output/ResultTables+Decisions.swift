@@ -234,7 +234,8 @@ struct OfferingDecision {
         }
         let matured = groups[control].users + groups[treatment].users
         return DecisionRules.maturedDaysLeft(
-            assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(), asOf: tableSettings.asOf, maturityDays: days,
+            assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(), asOf: tableSettings.asOf,
+            maturityDays: days,
             target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
             minRuntimeDays: settings.minRuntimeDays)
     }
