@@ -98,11 +98,7 @@ extension AppStoreFileReading {
     /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote.
     package init(entry: inout CacheEntryReader, path: String) throws {
         self.init(path: path)
-        let stringCount = try entry.count()
-        var strings: [String] = []
-        strings.reserveCapacity(stringCount)
-        for _ in 0..<stringCount { strings.append(String(decoding: try entry.bytesWithLength(), as: UTF8.self)) }
-        var reader = Reader(entry: entry, strings: strings)
+        var reader = try Reader(readingStringsOf: entry)
         defer { entry = reader.entry }
 
         for _ in 0..<(try reader.entry.count()) {
@@ -158,11 +154,7 @@ extension StoreFileRecords {
     /// The records kept in `entry`.
     /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote.
     package init(entry: inout CacheEntryReader) throws {
-        let stringCount = try entry.count()
-        var strings: [String] = []
-        strings.reserveCapacity(stringCount)
-        for _ in 0..<stringCount { strings.append(String(decoding: try entry.bytesWithLength(), as: UTF8.self)) }
-        var reader = Reader(entry: entry, strings: strings)
+        var reader = try Reader(readingStringsOf: entry)
         defer { entry = reader.entry }
         for _ in 0..<(try reader.entry.count()) { transactions.append(try reader.transaction()) }
         for _ in 0..<(try reader.entry.count()) { statusChanges.append(try reader.statusChange()) }
@@ -187,6 +179,17 @@ private struct StringTable {
 private struct Reader {
     var entry: CacheEntryReader
     let strings: [String]
+
+    /// A reader of `entry`'s payload after its table of distinct strings, which it reads first.
+    init(readingStringsOf entry: CacheEntryReader) throws {
+        var entry = entry
+        let count = try entry.count()
+        var strings: [String] = []
+        strings.reserveCapacity(count)
+        for _ in 0..<count { strings.append(String(decoding: try entry.bytesWithLength(), as: UTF8.self)) }
+        self.entry = entry
+        self.strings = strings
+    }
 
     mutating func optionalString() throws -> String? {
         let index = try entry.read(Int32.self)
