@@ -17,14 +17,7 @@ public struct DecisionSettings: Sendable, Equatable {
     public init() {}
 
     /// The days of a matured goal (`conversion_d<D>`, `arpu_d<D>`); nil for any other.
-    public var goalMaturityDays: Int? { Self.maturityDays(of: goalMetric.csvName) }
-
-    static func maturityDays(of metricName: String) -> Int? {
-        for prefix in ["conversion_d", "arpu_d"] where metricName.hasPrefix(prefix) {
-            return Int(metricName.dropFirst(prefix.count))
-        }
-        return nil
-    }
+    public var goalMaturityDays: Int? { goalMetric.maturedDays }
 
     /// The metrics with comparison rows in a run with these `maturityDays` and (with
     /// `hasRevenueCap`) a revenue cap: the names a goal or a guardrail may take.
@@ -45,7 +38,7 @@ extension JobValues {
             var problem = "'\(name)' is not a metric this job compares"
             if name == Metric.arpuCapped.csvName {
                 problem += " (arpu_capped needs revenue_cap)"
-            } else if let days = DecisionSettings.maturityDays(of: name) {
+            } else if let days = Metric.maturedDays(of: name) {
                 problem += " (\(name) needs \(days) in maturity_days)"
             }
             throw fail(key, problem + "; known: " + compared.map(\.csvName).joined(separator: ", "))

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabStatistics
 import OfferLabStoreSources
+import OfferLabSupport
 
 /// One key of the job file: its name, what a run uses without it, and one line of help.
 public struct JobKey: Sendable {
@@ -96,26 +97,9 @@ extension JobKey {
     /// The keys as `offerlab run --help` lists them: each with its help and its default, in
     /// lines of at most 80 characters (the help's width when it is not on a terminal, where a
     /// longer line wraps to the left margin).
-    /// The known key nearest to `typed` by edit distance (insertions, deletions, substitutions,
-    /// letters compared without case), when it is close enough to be the one meant: at most a
-    /// third of the key's length away (`as_off`, `asof`, `output_folder` is no typo of `output`).
-    public static func nearest(to typed: String) -> String? {
-        func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var current = [i + 1]
-                for (j, y) in b.enumerated() {
-                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-                }
-                previous = current
-            }
-            return previous[b.count]
-        }
-        let letters = Array(typed.lowercased())
-        let best = all.map { (name: $0.name, distance: distance(letters, Array($0.name))) }.min { $0.distance < $1.distance }
-        guard let best, best.name != typed, best.distance <= max(1, best.name.count / 3) else { return nil }
-        return best.name
-    }
+    /// The known key nearest to `typed`, when it is close enough to be the one meant
+    /// (`NearestName.among`: `as_off`, `asof`; `output_folder` is no typo of `output`).
+    public static func nearest(to typed: String) -> String? { NearestName.among(all.map(\.name), to: typed) }
 
     public static var helpText: String {
         let column = 22

@@ -39,6 +39,38 @@ public struct Metric: Sendable, Hashable, CustomStringConvertible {
     public static func arpu(maturedDays days: Int) -> Metric { Metric(kind: .revenue, csvName: "arpu_d\(days)") }
 
     public var description: String { csvName }
+
+    /// The metric as a product lead says it, without the analyst's column name: "revenue per
+    /// user", "paying users", "revenue per user by day 14".
+    public var plainName: String { Self.plainName(of: csvName) }
+
+    /// `plainName` of the metric named `name` in `comparisons.csv`; an unknown name as it is.
+    public static func plainName(of name: String) -> String {
+        if let days = maturedDays(of: name) {
+            return (name.hasPrefix("conversion") ? "paying users" : "revenue per user") + " by day \(days)"
+        }
+        switch name {
+        case "conversion": return "paying users"
+        case "arpu": return "revenue per user"
+        case "arpu_capped": return "revenue per user (largest payments capped)"
+        case "proceeds_per_user": return "proceeds per user"
+        case "trial_completed_conversion": return "trials that turn paid"
+        case "refund_user_rate": return "users refunded"
+        case "projected_arpu_365": return "revenue per user over a year"
+        default: return name
+        }
+    }
+
+    /// D of `conversion_d<D>` and `arpu_d<D>`; nil for every other metric.
+    public var maturedDays: Int? { Self.maturedDays(of: csvName) }
+
+    /// D of a metric named `conversion_d<D>` or `arpu_d<D>`; nil for every other name.
+    public static func maturedDays(of name: String) -> Int? {
+        for prefix in ["conversion_d", "arpu_d"] where name.hasPrefix(prefix) {
+            return Int(name.dropFirst(prefix.count))
+        }
+        return nil
+    }
 }
 
 /// One row of `comparisons.csv`: a treatment group against control on one metric (docs/statistics.md, Each treatment

@@ -24,6 +24,10 @@ struct OfferLabCommand: AsyncParsableCommand {
     static func main() async {
         StandardStreams.ignoreBrokenPipe()
         do {
+            if let unknown = unknownCommand(Array(CommandLine.arguments.dropFirst())) {
+                StandardStreams.writeError("offerlab: error: \(unknown)\n")
+                exit(withError: ExitCode(64))
+            }
             var command = try parseAsRoot()
             if var asynchronous = command as? AsyncParsableCommand {
                 try await asynchronous.run()
@@ -39,5 +43,15 @@ struct OfferLabCommand: AsyncParsableCommand {
             StandardStreams.writeError("offerlab: error: \(message)\n")
             exit(withError: ExitCode(exitCode(for: error).rawValue))
         }
+    }
+
+    /// The first word when it is neither a command nor an option: ArgumentParser would call it and
+    /// the rest "unexpected arguments"; a person meant a command.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let commands = configuration.subcommands.compactMap { $0.configuration.commandName }
+        guard !(commands + ["help"]).contains(first) else { return nil }
+        let suggestion = NearestName.among(commands, to: first).map { ": did you mean \($0)?" } ?? ""
+        return "unknown command '\(first)'\(suggestion) (commands: \(commands.joined(separator: ", ")); offerlab --help)"
     }
 }

@@ -57,6 +57,8 @@ struct RunCommand: AsyncParsableCommand {
             let report = try await NightlyRun.run(job, progress: progress)
             try StandardStreams.writeLine(
                 "wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
+            try StandardStreams.writeLine(
+                "report: \((report.outputFolder as NSString).appendingPathComponent("report.html")) (the page to open first)")
             for decision in report.decisions { try StandardStreams.writeLine(decision) }
             for alert in report.alerts { try StandardStreams.writeLine(alert) }
             if let cache = report.cache {
@@ -88,7 +90,11 @@ struct RunOutputOptions: ParsableArguments, JobOverriding {
     @Option(help: "Override the job's output folder.")
     var output: String?
 
-    @Option(help: "Override the job's SQLite database file.")
+    // `--db`, as `status` and `report` name the same file; `--database` stays for the cron lines
+    // and scripts written before.
+    @Option(
+        name: [.customLong("db"), .customLong("database")],
+        help: ArgumentHelp("Override the job's SQLite database file (the one `status --db` and `report --db` read).", valueName: "file"))
     var database: String?
 
     @Option(

@@ -11,9 +11,11 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
             For the latest successful night (or --as-of's): each treatment's decision status, its goal \
             metric's relative lift with the interval the decision rests on, the days the test has run, \
-            the days left, the first-year impact (report currency), and the night the status began. \
-            A table on a terminal, tab-separated with a header line when piped. Exit 66 when the \
-            database holds no night yet.
+            the days left and the day the test should be decided (keep running and too early only), \
+            what shipping is worth in its first year (with its currency), and the night the status \
+            began. A table in words on a terminal; piped, tab-separated with a header line, the stored \
+            status and metric names, ASCII minus signs, no thousands separators and ISO dates. Exit 66 \
+            when the database does not exist or holds no night yet.
             """
     )
 
@@ -31,8 +33,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let status = try NightStatus.rows(databasePath: database, night: try asOf.map(NightReport.night(asOf:)))
-            let text = isatty(STDOUT_FILENO) != 0 ? NightStatus.table(status.rows) : NightStatus.tabSeparated(status.rows)
+            let reader: NightStatus.Reader = isatty(STDOUT_FILENO) != 0 ? .person : .program
+            let status = try NightStatus.rows(databasePath: database, night: try asOf.map(NightReport.night(asOf:)), for: reader)
+            let text = reader == .person ? NightStatus.table(status.rows) : NightStatus.tabSeparated(status.rows)
             try StandardStreams.write(text)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 import OfferLabJob
 import OfferLabTestSupport
 import Testing
@@ -126,12 +127,41 @@ import Testing
         #expect(lines.first?.map(String.init) == NightStatus.header)
         #expect(lines.count == 2, "one treatment; the one-group offering has none")
         let row = lines[1].map(String.init)
-        #expect(row[0...3] == ["test", "variant", "ship", "arpu"] && row[4] == "+650.0%" && row[9] == "2026-03-16", "\(row)")
+        #expect(row[0...3] == ["test", "variant", "ship", "arpu"] && row[4] == "+650.0%" && row[10] == "2026-03-16", "\(row)")
         #expect(row[6] == "15.0", "days running on 2026-03-17")
         let early = try runOfferLab(["status", "--db", night.databasePath, "--as-of", "2026-03-05"])
-        let earlyRow = early.standardOutput.split(separator: "\n").last.map { $0.split(separator: "\t").map(String.init) }
-        #expect(earlyRow?[2] == "too_early" && earlyRow?.last == "2026-03-05", "\(early.standardOutput)")
+        let earlyRow = try #require(early.standardOutput.split(separator: "\n").last).split(
+            separator: "\t", omittingEmptySubsequences: false
+        )
+        .map(String.init)
+        #expect(earlyRow[2] == "too_early" && earlyRow.last == "2026-03-05", "\(early.standardOutput)")
+        // Too early on 2026-03-05, a test that began on 2026-03-02: decided no sooner than its 7th day.
+        let daysLeft = try #require(Int(earlyRow[7]), "\(earlyRow)")
+        let decidedAround = Timestamp.formatDate(try #require(Night(parsing: "2026-03-05")).microseconds + Int64(daysLeft) * 86_400_000_000)
+        #expect(daysLeft >= 4 && earlyRow[8] == decidedAround, "\(earlyRow)")
         #expect(NightStatus.table([row]).split(separator: "\n").first?.hasPrefix("offering  group    status") == true)
+
+        // A person at a terminal reads words and dates; a program gets the stored names.
+        let person = try NightStatus.rows(databasePath: night.databasePath, night: Night(parsing: "2026-03-05"), for: .person).rows
+        #expect(person.first?[2] == "too early" && person.first?[3] == "revenue per user", "\(person)")
+        #expect(person.first?[8] == StatusCells(reader: .person, currency: "").date(night: "2026-03-05", plusDays: daysLeft), "\(person)")
+        #expect(person.first?[8].hasPrefix("about ") == true, "\(person)")
+    }
+
+    /// Money in `status` carries its currency; piped, a number is as a program parses it (ASCII
+    /// minus, no thousands separators), for a person as the report prints it.
+    @Test func statusMoneyHasItsCurrencyAndPipedNumbersArePlain() {
+        let program = StatusCells(reader: .program, currency: "EUR")
+        let person = StatusCells(reader: .person, currency: "EUR")
+        #expect(program.money(-13_668.756) == "EUR -13668.76" && person.money(-13_668.756) == "EUR \u{2212}13,669")
+        #expect(program.money(166_810.6) == "EUR +166810.60" && person.money(166_810.6) == "EUR +166,811")
+        #expect(program.interval(-0.4231, 0.655) == "-42.3% to +65.5%" && person.interval(-0.4231, 0.655) == "\u{2212}42.3% to +65.5%")
+        #expect(program.interval(nil, 0.655).isEmpty)
+        #expect(program.status("keep_running") == "keep_running" && person.status("keep_running") == "keep running")
+        #expect(program.metric("arpu_d14") == "arpu_d14" && person.metric("arpu_d14") == "revenue per user by day 14")
+        #expect(
+            program.date(night: "2026-12-30", plusDays: 3) == "2027-01-02"
+                && person.date(night: "2026-12-30", plusDays: 3) == "about 2 Jan 2027")
     }
 
     @Test func statusWithoutANightExits66() throws {
@@ -139,7 +169,10 @@ import Testing
         let missing = try runOfferLab(["status", "--db", folder.file("results.sqlite")])
         #expect(missing.status == 66 && missing.standardOutput.isEmpty)
         #expect(
-            missing.standardError == "offerlab: error: \(folder.file("results.sqlite")) holds no successful night yet: run the job first\n")
+            missing.standardError == "offerlab: error: \(ResultsDatabase.missingMessage(folder.file("results.sqlite")))\n")
+        // `report` says the same of the same path.
+        let report = try runOfferLab(["report", "--db", folder.file("results.sqlite"), "--as-of", "2026-03-15"])
+        #expect(report.status == 66 && report.standardError == missing.standardError, "\(report.standardError)")
         // A database whose only run failed holds no night either.
         let night = try DecisionRunTests.night(
             control: DecisionRunTests.members(2), variant: DecisionRunTests.members(2), job: ["allow_empty_night": "true"])

@@ -29,6 +29,33 @@ import Testing
                 : lines.last?.hasPrefix("gzip: zlib only; ISA-L unavailable, ") == true)
     }
 
+    /// A mistyped command is named with the one meant, not called "unexpected arguments".
+    @Test(arguments: [
+        ("rn", ": did you mean run?"), ("reprot", ": did you mean report?"), ("statuss", ": did you mean status?"), ("frobnicate", ""),
+    ])
+    func aMistypedCommandGetsTheOneMeant(typed: String, suggestion: String) throws {
+        let result = try runOfferLab([typed, "jobs/sample.yaml"])
+        #expect(result.status == 64 && result.standardOutput.isEmpty)
+        #expect(
+            result.standardError
+                == "offerlab: error: unknown command '\(typed)'\(suggestion) (commands: run, report, status, stats, sql, events, generate, decompress; offerlab --help)\n"
+        )
+    }
+
+    /// The database is `--db` on every command that takes one; `run` still takes `--database`.
+    @Test(arguments: ["--db", "--database"]) func runNamesItsDatabaseAsStatusDoes(flag: String) throws {
+        let night = try NightFixture()
+        let database = night.folder.file("elsewhere.sqlite")
+        let run = try night.run([flag, database])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(FileManager.default.fileExists(atPath: database))
+        // `run` names the page to open first.
+        #expect(
+            run.standardOutput.contains("\nreport: \(night.outputPath)/2026-03-16/report.html (the page to open first)\n"),
+            "\(run.standardOutput)")
+        #expect(try runOfferLab(["status", "--db", database]).status == 0)
+    }
+
     /// `--inflater isal` where ISA-L cannot be used says why, and how to get it.
     @Test(.enabled(if: !Inflater.isalAvailable, "ISA-L is available here")) func isalWhereItCannotBeUsedSaysHowToGetIt() throws {
         let night = try NightFixture()
@@ -42,7 +69,7 @@ import Testing
     /// line (ArgumentParser's usage and help lines stay behind `--help`).
     @Test(arguments: [
         (["run"], "Missing expected argument '<job>'"), (["run", "job.yaml", "--colour", "blue"], "Unknown option '--colour'"),
-        (["frobnicate"], "Unexpected argument 'frobnicate'"),
+        (["frobnicate"], "unknown command 'frobnicate' (commands: run,"),
         (["run", "job.yaml", "--threads", "0"], "--threads must be at least 1, got 0"),
         (["run", "job.yaml", "--inflater", "gzip"], "The value 'gzip' is invalid for '--inflater <name>'"),
     ])

@@ -252,8 +252,8 @@ import Testing
         let missing = try #require(throws: OfferLabError.self) {
             try ReportData.load(databasePath: folder.file("none.sqlite"), night: Night("2026-03-06"))
         }
-        #expect(missing.code == .missingInput && missing.location == .init(path: folder.file("none.sqlite")), "\(missing)")
-        #expect(missing.exitCode == 78)
+        #expect(missing.code == .noNights && missing.location == .init(path: folder.file("none.sqlite")), "\(missing)")
+        #expect(missing.exitCode == 66)
 
         let path = folder.file("results.sqlite")
         try ResultsDatabase.write(

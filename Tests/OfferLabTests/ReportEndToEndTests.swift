@@ -84,8 +84,11 @@ import Testing
     @Test func errorsAreOneLineWithTheirExitCode() throws {
         let folder = try TemporaryFolder()
         let missing = try runOfferLab(["report", "--db", folder.file("none.sqlite"), "--as-of", "2026-03-15"])
-        #expect(missing.status == 78)
-        #expect(missing.standardError == "offerlab: error: database \(folder.file("none.sqlite")) does not exist\n")
+        #expect(missing.status == 66)
+        #expect(
+            missing.standardError
+                == "offerlab: error: \(folder.file("none.sqlite")) holds no night yet (the file does not exist): run the job first, or give --db the job's database: file\n"
+        )
         let badDate = try runOfferLab(["report", "--db", folder.file("none.sqlite"), "--as-of", "March"])
         #expect(badDate.status == 64)  // a bad command line
         #expect(badDate.standardError.contains("--as-of 'March' is not a date"))

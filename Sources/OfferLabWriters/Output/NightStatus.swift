@@ -1,5 +1,7 @@
 import Foundation
+import OfferLabIngest
 import OfferLabJob
+import OfferLabStatistics
 import OfferLabSupport
 
 /// `offerlab status`: where every test stands, from the results database alone (docs/reliability.md,
@@ -7,42 +9,50 @@ import OfferLabSupport
 package enum NightStatus {
     /// The columns, in order.
     package static let header = [
-        "offering", "group", "status", "goal", "lift", "interval", "days_running", "days_left", "impact_365", "since",
+        "offering", "group", "status", "goal", "lift", "interval", "days_running", "days_left", "decided_around", "impact_365",
+        "since",
     ]
+
+    /// Who reads the cells: a person at a terminal (words, grouped digits, a real minus sign, dates
+    /// as "about 4 Dec 2026") or another program through a pipe (the stored names, ASCII `-`, no
+    /// thousands separators, ISO dates).
+    package enum Reader: Sendable {
+        case person
+        case program
+    }
 
     /// One line per (offering, treatment) of `night`'s date (nil: the latest successful night), as cells.
     /// - Throws: `OfferLabError`: `.noNights` when the database holds no successful night (or
-    ///   does not exist yet), `.nightNotFound` when it lacks `night`.
-    package static func rows(databasePath: String, night: Night?) throws -> (night: String, rows: [[String]]) {
-        let nights = FileManager.default.fileExists(atPath: databasePath) ? try ResultsDatabase.successfulNights(path: databasePath) : []
+    ///   does not exist), `.nightNotFound` when it lacks `night`.
+    package static func rows(databasePath: String, night: Night?, for reader: Reader) throws -> (night: String, rows: [[String]]) {
+        let nights = try ResultsDatabase.successfulNights(path: databasePath)
         guard let latest = nights.last else {
             throw OfferLabError(
                 .noNights, "\(databasePath) holds no successful night yet: run the job first", location: .init(path: databasePath))
         }
         let target = night?.date ?? latest
-        let tonight = try storedDecisions(databasePath, night: target)
+        let stored = try storedNight(databasePath, night: target)
         // Earlier nights, latest first, each read once.
         var earlier: [(night: String, statuses: [String: String])] = []
         for previous in nights.filter({ $0 < target }).reversed() {
-            let statuses = try storedDecisions(databasePath, night: previous).reduce(into: [String: String]()) {
+            let statuses = try storedNight(databasePath, night: previous).decisions.reduce(into: [String: String]()) {
                 $0[PreviousNight.key($1.offeringID, $1.group)] = $1.status
             }
             earlier.append((previous, statuses))
         }
-        let rows = tonight.map { row -> [String] in
+        let rows = stored.decisions.map { row -> [String] in
             // The night the status began: the earliest of the unbroken run of nights with it.
             var since = target
             for previous in earlier {
                 guard previous.statuses[PreviousNight.key(row.offeringID, row.group)] == row.status else { break }
                 since = previous.night
             }
-            let interval = row.goalRelLiftCILow.flatMap { low in
-                row.goalRelLiftCIHigh.map { "\(ReportFormat.signedPercent(low)) to \(ReportFormat.signedPercent($0))" }
-            }
+            let cells = StatusCells(reader: reader, currency: stored.currencies[row.offeringID] ?? "")
             return [
-                row.offeringID, row.group, row.status, row.goalMetric, row.goalRelLift.map(ReportFormat.signedPercent) ?? "",
-                interval ?? "", ReportFormat.fixed(row.runtimeDays, decimals: 1), row.daysLeft.map(String.init) ?? "",
-                row.impact365.map { ReportFormat.signedMoney($0, "").trimmingCharacters(in: .whitespaces) } ?? "", since,
+                row.offeringID, row.group, cells.status(row.status), cells.metric(row.goalMetric),
+                row.goalRelLift.map(cells.percent) ?? "", cells.interval(row.goalRelLiftCILow, row.goalRelLiftCIHigh),
+                cells.number(ReportFormat.fixed(row.runtimeDays, decimals: 1)), row.daysLeft.map(String.init) ?? "",
+                row.daysLeft.flatMap { cells.date(night: target, plusDays: $0) } ?? "", row.impact365.map(cells.money) ?? "", since,
             ]
         }
         return (target, rows)
@@ -64,8 +74,61 @@ package enum NightStatus {
             + "\n"
     }
 
-    private static func storedDecisions(_ path: String, night: String) throws -> [DecisionRow] {
-        let stored = try ResultsDatabase.readNight(path: path, night: night, tables: [DecisionRow.table.schema.name]).tables
-        return stored.first.map { DecisionRow.table.rows($0, missing: { _ in }) } ?? []
+    /// The night's decisions, and each offering's report currency (a night stored before the
+    /// `offerings` table names none).
+    private static func storedNight(_ path: String, night: String) throws -> (decisions: [DecisionRow], currencies: [String: String]) {
+        let tables = [DecisionRow.table.schema.name, OfferingRow.table.schema.name]
+        let stored = try ResultsDatabase.readNight(path: path, night: night, tables: tables).tables
+        let rows = { (name: String) in stored.first { $0.schema.name == name } }
+        let decisions = rows(DecisionRow.table.schema.name).map { DecisionRow.table.rows($0, missing: { _ in }) } ?? []
+        let offerings = rows(OfferingRow.table.schema.name).map { OfferingRow.table.rows($0, missing: { _ in }) } ?? []
+        return (decisions, Dictionary(offerings.map { ($0.offeringID, $0.reportCurrency) }, uniquingKeysWith: { first, _ in first }))
+    }
+}
+
+/// One status line's cells as its `NightStatus.Reader` reads them.
+struct StatusCells {
+    let reader: NightStatus.Reader
+    let currency: String
+
+    /// `keep running` for a person; `keep_running`, as stored, for a program.
+    func status(_ stored: String) -> String {
+        reader == .program ? stored : stored.replacingOccurrences(of: "_", with: " ")
+    }
+
+    /// `revenue per user` for a person; `arpu`, as stored, for a program.
+    func metric(_ stored: String) -> String {
+        reader == .program ? stored : Metric.plainName(of: stored)
+    }
+
+    func percent(_ ratio: Double) -> String { number(ReportFormat.signedPercent(ratio)) }
+
+    /// `−4.0% to +12.3%`; empty when a bound is unknown.
+    func interval(_ low: Double?, _ high: Double?) -> String {
+        guard let low, let high else { return "" }
+        return "\(percent(low)) to \(percent(high))"
+    }
+
+    /// `USD +41,200` for a person (whole units: a year's estimate has no cents worth reading);
+    /// `USD +41200.00` for a program.
+    func money(_ amount: Double) -> String {
+        let shown = ReportFormat.signedMoney(reader == .program ? amount : amount.rounded(), currency).trimmingCharacters(in: .whitespaces)
+        return number(reader == .program ? shown : shown.replacingOccurrences(of: ".00", with: ""))
+    }
+
+    /// The day `night` + `days`: `about 4 Dec 2026` for a person, `2026-12-04` for a program.
+    func date(night: String, plusDays days: Int) -> String? {
+        guard let start = Night(parsing: night) else { return nil }
+        let day = Timestamp.formatDate(start.microseconds + Int64(days) * 86_400_000_000)
+        guard reader == .person else { return day }
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]) else { return day }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return "about \(parts[2]) \(months[parts[1] - 1]) \(parts[0])"
+    }
+
+    /// A number formatted for people, made plain for a program: ASCII `-`, no thousands separators.
+    func number(_ text: String) -> String {
+        reader == .program ? text.replacingOccurrences(of: ReportFormat.minus, with: "-").replacingOccurrences(of: ",", with: "") : text
     }
 }

@@ -87,7 +87,7 @@ package enum ResultsDatabase {
     }
 
     /// The nights with a successful run, ascending; none for a database without runs.
-    /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.badResultsDatabase`
+    /// - Throws: `OfferLabError`: `.noNights` when the file is missing, `.badResultsDatabase`
     ///   when it cannot be read.
     static func successfulNights(path: String) throws -> [String] {
         try reading(path) { database in
@@ -105,11 +105,11 @@ package enum ResultsDatabase {
     /// No run writes while the lock is held shared, so a database without a `-wal` file (every
     /// run's own leaves none) is read as immutable: read-only, and leaving no `-wal` or `-shm`
     /// file beside it. A `-wal` file left by a killed run is read through.
-    /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.badResultsDatabase`
+    /// - Throws: `OfferLabError`: `.noNights` when the file is missing, `.badResultsDatabase`
     ///   when SQLite cannot read it, and whatever `body` throws.
     private static func reading<Value>(_ path: String, _ body: (SQLiteDatabase) throws -> Value) throws -> Value {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw OfferLabError(.missingInput, "database \(path) does not exist", location: .init(path: path))
+            throw OfferLabError(.noNights, ResultsDatabase.missingMessage(path), location: .init(path: path))
         }
         do {
             let lock = try RunLock.shared(path: path + ".lock", timeoutSeconds: readerLockTimeoutSeconds)
@@ -121,13 +121,19 @@ package enum ResultsDatabase {
         }
     }
 
+    /// What `status` and `report` say of a database that is not there: the same words and exit
+    /// code (66) from both, since a path cron has not written yet is the usual cause.
+    static func missingMessage(_ path: String) -> String {
+        "\(path) holds no night yet (the file does not exist): run the job first, or give --db the job's database: file"
+    }
+
     /// How long a reader waits for a run writing the database (the default `lock_timeout_seconds`).
     static let readerLockTimeoutSeconds = 60.0
 
     /// The latest successful run of `night` and the rows it wrote to each of `tables` (a table
     /// the database lacks is left out), in the order they were written. Column types come from
     /// the schema, so a `bool` column reads back as `integer`.
-    /// - Throws: `OfferLabError`: `.missingInput` when the file is missing, `.nightNotFound` when it
+    /// - Throws: `OfferLabError`: `.noNights` when the file is missing, `.nightNotFound` when it
     ///   holds no successful run of `night` (naming the nights it does hold).
     static func readNight(path: String, night: String, tables: [String]) throws -> (run: RunRecord, tables: [ResultTable]) {
         try reading(path) { database in
