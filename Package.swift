@@ -135,7 +135,8 @@ let package = Package(
                 "OfferLabGenerate", "OfferLabStoreSources", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Speed of reading App Store Server Notifications (docs/performance.md#store-sources-revenuecat-app-store-server-notifications):
+        // Speed of reading App Store Server Notifications
+        // (docs/performance-history.md#store-sources-revenuecat-app-store-server-notifications):
         // `swift build -c release --product store-sources-benchmark`, then
         // `store-sources-benchmark [NOTIFICATIONS]`, or on a generated data set
         // (`offerlab generate --format app_store_notifications`) `… generate DIR USERS [FORMAT]` and `… read DIR`.

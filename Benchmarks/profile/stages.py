@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU samples of two builds' `offerlab run`, stage by stage (docs/performance.md, "Against an earlier build").
+"""CPU samples of two builds' `offerlab run`, stage by stage (docs/performance-history.md, "Against an earlier build").
 
     perf record -e cpu-clock -F 2000 -g -o A.data OLD/offerlab run JOB --output TMP --quiet
     perf record -e cpu-clock -F 2000 -g -o B.data NEW/offerlab run JOB --output TMP --quiet

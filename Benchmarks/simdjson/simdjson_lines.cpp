@@ -1,5 +1,5 @@
 // simdjson On-Demand against OfferLab's JSON Lines format (docs/input-formats.md#json-lines): a
-// measurement, not product code (issue 31; docs/performance.md, "simdjson against the hand-written JSON scanner").
+// measurement, not product code (issue 31; docs/performance-history.md, "simdjson against the hand-written JSON scanner").
 //
 // Reads decompressed JSON Lines on stdin, then parses every line PASSES times with simdjson's
 // On-Demand API into a record of the same fields as `JSONLineParser` (its default: no slice

@@ -73,7 +73,7 @@ extension OfferingStatistics {
     }
 
     /// Draws per group: the calibration study's (docs/projection-calibration.md), at half the
-    /// cost of the method's default 2 000 (docs/performance.md).
+    /// cost of the method's default 2 000 (docs/performance-history.md, "What a run costs").
     package static let projectionReplicates = 1000
 
     /// The seed of an offering's projection draws (docs/statistics.md, "The night's seed"): from

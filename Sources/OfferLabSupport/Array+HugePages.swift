@@ -6,7 +6,7 @@ extension Array where Element: BitwiseCopyable {
     /// tables, looked up at random, 2 MiB pages save most of their page faults and TLB misses.
     /// Arrays written once in order (each file's events, the events regrouped by user) are not
     /// advised: a fresh 2 MiB page can cost several times its 4 KiB pages when the host has taken
-    /// the memory back (docs/performance.md, "What bounds a run"). Appending beyond the capacity
+    /// the memory back (docs/performance-history.md, "What bounds a run"). Appending beyond the capacity
     /// regrows the array as usual, without the advice.
     public init(hugePageCapacity capacity: Int) {
         self.init(unsafeUninitializedCapacity: capacity) { buffer, count in
