@@ -100,7 +100,7 @@ let package = Package(
                 "OfferLabAnalysis", "OfferLabEvents", "OfferLabJob", "OfferLabSupport", "OfferLabStatistics", "OfferLabProjection",
             ],
             swiftSettings: releaseSpeed),
-        // The writers: result tables, CSV files, the results database, the HTML report.
+        // The writers: the typed night's tables, CSV files, the results database.
         .target(
             name: "OfferLabWriters",
             dependencies: [
@@ -108,6 +108,11 @@ let package = Package(
                 "OfferLabIngest",
                 "OfferLabStatistics", "OfferLabProjection",
             ],
+            swiftSettings: releaseSpeed),
+        // The HTML report, from the typed night as the run made it or the database gives it back.
+        .target(
+            name: "OfferLabReport",
+            dependencies: ["OfferLabWriters", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabStatistics"],
             swiftSettings: releaseSpeed),
         // The warehouse route: the SQL generator, and `offerlab stats` on the sums it computes.
         .target(
@@ -121,8 +126,8 @@ let package = Package(
         .target(
             name: "OfferLab",
             dependencies: [
-                "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables",
-                "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
+                "OfferLabWarehouse", "OfferLabReport", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents",
+                "OfferLabTables", "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
             swiftSettings: releaseSpeed
         ),
@@ -130,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "offerlab",
             dependencies: [
-                "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
+                "OfferLab", "OfferLabWarehouse", "OfferLabReport", "OfferLabWriters", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
                 "OfferLabStatistics",
                 "OfferLabGenerate", "OfferLabStoreSources", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -157,7 +162,8 @@ let package = Package(
         .testTarget(
             name: "OfferLabTests",
             dependencies: [
-                "OfferLab", "OfferLabWarehouse", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents",
+                "OfferLab", "OfferLabWarehouse", "OfferLabReport", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis",
+                "OfferLabEvents",
                 "OfferLabTables",
                 "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate",
                 "OfferLabTestSupport",

@@ -2,7 +2,7 @@
 """Checks what headless Chromium made of a night's report.html (called by check-report.sh).
 
 The expected numbers come from the run's own CSV files, formatted the way the report formats
-them for people (Sources/OfferLabWriters/Report/ReportFormat.swift); the DOM must contain each of them.
+them for people (Sources/OfferLabWriters/Output/ReportFormat.swift); the DOM must contain each of them.
 The screenshots must be real renderings, not blank pages. On a phone (390 CSS pixels wide)
 nothing may be cut at either edge, by the page or by a table scrolled sideways, and no chart
 text may be drawn smaller than 9 px. Prints one line per problem.

@@ -3,6 +3,7 @@ import OfferLabAnalysis
 import OfferLabEvents
 import OfferLabIngest
 import OfferLabJob
+import OfferLabReport
 import OfferLabResults
 import OfferLabStatistics
 import OfferLabSupport

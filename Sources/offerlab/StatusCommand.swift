@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OfferLabJob
+import OfferLabReport
 import OfferLabSupport
 import OfferLabWriters
 

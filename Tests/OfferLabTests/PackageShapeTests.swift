@@ -15,7 +15,7 @@ import Testing
     /// The layers after the analysis, called once per night or offering, and the generator:
     /// nothing in them is `public`.
     static let packageTargets: Set = [
-        "OfferLabGenerate", "OfferLabResults", "OfferLabWriters", "OfferLabWarehouse", "OfferLab", "offerlab",
+        "OfferLabGenerate", "OfferLabResults", "OfferLabWriters", "OfferLabReport", "OfferLabWarehouse", "OfferLab", "offerlab",
     ]
 
     /// The `public` declarations of a Swift file, one line each (comments and strings aside).

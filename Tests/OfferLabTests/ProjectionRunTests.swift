@@ -2,6 +2,7 @@ import Foundation
 import OfferLabTestSupport
 import Testing
 
+@testable import OfferLabReport
 @testable import OfferLabResults
 @testable import OfferLabSupport
 @testable import OfferLabWriters

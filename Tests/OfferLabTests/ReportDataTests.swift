@@ -5,6 +5,7 @@ import Testing
 
 @testable import OfferLab
 @testable import OfferLabJob
+@testable import OfferLabReport
 @testable import OfferLabSupport
 @testable import OfferLabWriters
 

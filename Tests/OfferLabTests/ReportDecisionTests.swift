@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import OfferLabReport
 @testable import OfferLabWriters
 
 /// The decision as the report shows it (docs/report.md, "What to do tonight"): the sentence that

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import OfferLabReport
 @testable import OfferLabWriters
 
 /// The report's HTML is escaped by construction (`HTML`): text interpolated into it is escaped,
@@ -33,7 +34,7 @@ import Testing
     /// Escaping has one place, the builder: a report source that escapes by hand, or puts text
     /// on the page as markup, would have to be read to know the page is safe.
     @Test func noReportSourceEscapesByHand() throws {
-        let folder = repositoryRoot.appending(path: "Sources/OfferLabWriters/Report")
+        let folder = repositoryRoot.appending(path: "Sources/OfferLabReport")
         var byHand: [String] = []
         var asMarkup: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()

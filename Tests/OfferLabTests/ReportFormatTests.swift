@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OfferLab
+@testable import OfferLabReport
 @testable import OfferLabWriters
 
 @Suite struct ReportFormatTests {

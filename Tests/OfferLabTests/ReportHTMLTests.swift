@@ -3,6 +3,7 @@ import Testing
 
 @testable import OfferLab
 @testable import OfferLabJob
+@testable import OfferLabReport
 @testable import OfferLabWarehouse
 @testable import OfferLabWriters
 

@@ -5,6 +5,7 @@ import Testing
 
 @testable import OfferLab
 @testable import OfferLabJob
+@testable import OfferLabReport
 @testable import OfferLabWriters
 
 /// The report's slice sections (docs/analysis.md §7): a section per field, a compact table per offering, the

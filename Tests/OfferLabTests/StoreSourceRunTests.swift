@@ -10,6 +10,7 @@ import Testing
 @testable import OfferLab
 @testable import OfferLabEvents
 @testable import OfferLabJob
+@testable import OfferLabReport
 @testable import OfferLabWriters
 
 /// `run` on a data set whose store facts come as RevenueCat sends them (`offerlab generate

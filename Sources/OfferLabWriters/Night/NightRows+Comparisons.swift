@@ -2,17 +2,17 @@ import OfferLabStatistics
 
 /// The fixed-horizon values of a comparison, from `abs_lift` to `chance_to_beat_control`: in
 /// `comparisons`, and once per compared metric in `daily`.
-struct LiftValues: Sendable, Equatable {
-    var absLift: Double?
-    var absLiftCILow: Double?
-    var absLiftCIHigh: Double?
-    var relLift: Double?
-    var relLiftCILow: Double?
-    var relLiftCIHigh: Double?
-    var pValue: Double?
-    var pValueAdjusted: Double?
-    var significant: Bool?
-    var chanceToBeatControl: Double?
+package struct LiftValues: Sendable, Equatable {
+    package var absLift: Double?
+    package var absLiftCILow: Double?
+    package var absLiftCIHigh: Double?
+    package var relLift: Double?
+    package var relLiftCILow: Double?
+    package var relLiftCIHigh: Double?
+    package var pValue: Double?
+    package var pValueAdjusted: Double?
+    package var significant: Bool?
+    package var chanceToBeatControl: Double?
 
     static let columns: [TableColumn<LiftValues>] = [
         .init(.absLift, \.absLift), .init(.absLiftCILow, \.absLiftCILow), .init(.absLiftCIHigh, \.absLiftCIHigh),
@@ -20,11 +20,6 @@ struct LiftValues: Sendable, Equatable {
         .init(.pValue, \.pValue), .init(.pValueAdjusted, \.pValueAdjusted), .init(.significant, \.significant),
         .init(.chanceToBeatControl, \.chanceToBeatControl),
     ]
-
-    /// The absolute lift with its interval, nil without one.
-    var absolute: Estimate? { absLift.map { Estimate(value: $0, low: absLiftCILow, high: absLiftCIHigh) } }
-    /// The relative lift with its interval, nil without one.
-    var relative: Estimate? { relLift.map { Estimate(value: $0, low: relLiftCILow, high: relLiftCIHigh) } }
 }
 
 extension LiftValues {
@@ -39,20 +34,33 @@ extension LiftValues {
 /// The `seq_…` values of a comparison (docs/statistics.md, Sequential): after `mde_abs` in
 /// `comparisons` and after every other column of `daily` (once per metric there). All nil on a
 /// night stored without them.
-struct SequentialValues: Sendable, Equatable {
-    var absoluteLow: Double?
-    var absoluteHigh: Double?
-    var relativeLow: Double?
-    var relativeHigh: Double?
-    var pValue: Double?
-    var pValueAdjusted: Double?
-    var significant: Bool?
+package struct SequentialValues: Sendable, Equatable {
+    package var absoluteLow: Double?
+    package var absoluteHigh: Double?
+    package var relativeLow: Double?
+    package var relativeHigh: Double?
+    package var pValue: Double?
+    package var pValueAdjusted: Double?
+    package var significant: Bool?
 
     static let columns: [TableColumn<SequentialValues>] = [
         .init(.seqAbsLiftCILow, \.absoluteLow), .init(.seqAbsLiftCIHigh, \.absoluteHigh), .init(.seqRelLiftCILow, \.relativeLow),
         .init(.seqRelLiftCIHigh, \.relativeHigh), .init(.seqPValue, \.pValue), .init(.seqPValueAdjusted, \.pValueAdjusted),
         .init(.seqSignificant, \.significant),
     ]
+
+    package init(
+        absoluteLow: Double? = nil, absoluteHigh: Double? = nil, relativeLow: Double? = nil, relativeHigh: Double? = nil,
+        pValue: Double? = nil, pValueAdjusted: Double? = nil, significant: Bool? = nil
+    ) {
+        self.absoluteLow = absoluteLow
+        self.absoluteHigh = absoluteHigh
+        self.relativeLow = relativeLow
+        self.relativeHigh = relativeHigh
+        self.pValue = pValue
+        self.pValueAdjusted = pValueAdjusted
+        self.significant = significant
+    }
 }
 
 extension SequentialValues {
@@ -67,18 +75,18 @@ extension SequentialValues {
 /// The `…_adjusted` values of a comparison (docs/statistics.md, "Intervals that agree with the
 /// verdict"): the intervals the report quotes, after the sequential columns in `comparisons`
 /// and `slice_comparisons`. All nil on a night stored without them.
-struct AdjustedIntervals: Sendable, Equatable {
-    struct Ends: Sendable, Equatable {
-        var absoluteLow: Double?
-        var absoluteHigh: Double?
-        var relativeLow: Double?
-        var relativeHigh: Double?
+package struct AdjustedIntervals: Sendable, Equatable {
+    package struct Ends: Sendable, Equatable {
+        package var absoluteLow: Double?
+        package var absoluteHigh: Double?
+        package var relativeLow: Double?
+        package var relativeHigh: Double?
     }
 
     /// `abs_lift_ci_*_adjusted`, `rel_lift_ci_*_adjusted`: agree with `significant`.
-    var fixed = Ends()
+    package var fixed = Ends()
     /// `seq_abs_lift_ci_*_adjusted`, `seq_rel_lift_ci_*_adjusted`: agree with `seq_significant`.
-    var sequential = Ends()
+    package var sequential = Ends()
 
     static let columns: [TableColumn<AdjustedIntervals>] = [
         .init(.absLiftCILowAdjusted, \.fixed.absoluteLow), .init(.absLiftCIHighAdjusted, \.fixed.absoluteHigh),
@@ -86,6 +94,13 @@ struct AdjustedIntervals: Sendable, Equatable {
         .init(.seqAbsLiftCILowAdjusted, \.sequential.absoluteLow), .init(.seqAbsLiftCIHighAdjusted, \.sequential.absoluteHigh),
         .init(.seqRelLiftCILowAdjusted, \.sequential.relativeLow), .init(.seqRelLiftCIHighAdjusted, \.sequential.relativeHigh),
     ]
+
+    package init(
+        fixed: Ends = Ends(), sequential: Ends = Ends()
+    ) {
+        self.fixed = fixed
+        self.sequential = sequential
+    }
 }
 
 extension AdjustedIntervals {
@@ -102,18 +117,18 @@ extension AdjustedIntervals {
 
 /// A comparison of a treatment with the control on one metric: the columns after
 /// `offering_id` (and the slice's level) in `comparisons` and `slice_comparisons`.
-struct ComparisonValues: Sendable, Equatable {
-    var group = ""
-    var controlGroup = ""
+package struct ComparisonValues: Sendable, Equatable {
+    package var group = ""
+    package var controlGroup = ""
     /// The `comparisons.csv` metric name (`conversion`, `arpu_capped`, `projected_arpu_365`).
-    var metric = ""
-    var controlValue: Double?
-    var value: Double?
-    var lift = LiftValues()
+    package var metric = ""
+    package var controlValue: Double?
+    package var value: Double?
+    package var lift = LiftValues()
     /// The absolute difference detectable with 80% power (conversion only).
-    var mdeAbs: Double?
-    var sequential = SequentialValues()
-    var adjusted = AdjustedIntervals()
+    package var mdeAbs: Double?
+    package var sequential = SequentialValues()
+    package var adjusted = AdjustedIntervals()
 
     static let columns: [TableColumn<ComparisonValues>] =
         [
@@ -133,9 +148,9 @@ extension ComparisonValues {
 }
 
 /// A row of `comparisons`.
-struct ComparisonRow: TypedRow, Equatable {
-    var offeringID = ""
-    var comparison = ComparisonValues()
+package struct ComparisonRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var comparison = ComparisonValues()
 
     static let table = TypedTable<ComparisonRow>(
         name: "comparisons", keys: [.offeringID, .group, .metric],
@@ -143,14 +158,22 @@ struct ComparisonRow: TypedRow, Equatable {
 }
 
 /// The sample-ratio check of an offering or a slice level; all nil when it has no users.
-struct SampleRatioValues: Sendable, Equatable {
-    var chi2: Double?
-    var pValue: Double?
-    var flagged: Bool?
+package struct SampleRatioValues: Sendable, Equatable {
+    package var chi2: Double?
+    package var pValue: Double?
+    package var flagged: Bool?
 
     static let columns: [TableColumn<SampleRatioValues>] = [
         .init(.chi2, \.chi2), .init(.srmPValue, \.pValue), .init(.srmFlag, \.flagged),
     ]
+
+    package init(
+        chi2: Double? = nil, pValue: Double? = nil, flagged: Bool? = nil
+    ) {
+        self.chi2 = chi2
+        self.pValue = pValue
+        self.flagged = flagged
+    }
 }
 
 extension SampleRatioValues {
@@ -160,15 +183,15 @@ extension SampleRatioValues {
 }
 
 /// A row of `srm`: the night's χ² check, then the always-valid one.
-struct SampleRatioRow: TypedRow, Equatable {
-    var offeringID = ""
-    var check = SampleRatioValues()
+package struct SampleRatioRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var check = SampleRatioValues()
     /// ln BF of the Dirichlet mixture against the weights; nil without users.
-    var seqLogBayesFactor: Double?
+    package var seqLogBayesFactor: Double?
     /// The least min(1, 1/BF) of this night and the job's earlier successful nights.
-    var seqPValue: Double?
+    package var seqPValue: Double?
     /// `seqPValue` < 0.001.
-    var seqFlagged: Bool?
+    package var seqFlagged: Bool?
 
     static let table = TypedTable<SampleRatioRow>(
         name: "srm", keys: [.offeringID],
@@ -178,25 +201,33 @@ struct SampleRatioRow: TypedRow, Equatable {
 }
 
 /// The columns before a slice level's values: `offering_id`, `dimension`, `level`.
-struct SliceKey: Sendable, Equatable {
-    var offeringID = ""
+package struct SliceKey: Sendable, Equatable {
+    package var offeringID = ""
     /// The slice field (`country`, `platform`).
-    var dimension = ""
-    var level = ""
+    package var dimension = ""
+    package var level = ""
 
     static let columns: [TableColumn<SliceKey>] = [
         .init(.offeringID, \.offeringID), .init(.dimension, \.dimension), .init(.level, \.level),
     ]
+
+    package init(
+        offeringID: String = "", dimension: String = "", level: String = ""
+    ) {
+        self.offeringID = offeringID
+        self.dimension = dimension
+        self.level = level
+    }
 }
 
 /// A row of `slice_summary` (docs/analysis.md §7): `summary`'s first columns and a group's
 /// metrics, per slice level.
-struct SliceSummaryRow: TypedRow, Equatable {
-    var slice = SliceKey()
-    var group = ""
-    var isControl = false
-    var weight = 0.0
-    var metrics = GroupMetrics()
+package struct SliceSummaryRow: TypedRow, Equatable {
+    package var slice = SliceKey()
+    package var group = ""
+    package var isControl = false
+    package var weight = 0.0
+    package var metrics = GroupMetrics()
 
     static let table = TypedTable<SliceSummaryRow>(
         name: "slice_summary", keys: SliceKey.columns.map(\.column) + [.group],
@@ -206,9 +237,9 @@ struct SliceSummaryRow: TypedRow, Equatable {
 }
 
 /// A row of `slice_comparisons`.
-struct SliceComparisonRow: TypedRow, Equatable {
-    var slice = SliceKey()
-    var comparison = ComparisonValues()
+package struct SliceComparisonRow: TypedRow, Equatable {
+    package var slice = SliceKey()
+    package var comparison = ComparisonValues()
 
     static let table = TypedTable<SliceComparisonRow>(
         name: "slice_comparisons", keys: SliceKey.columns.map(\.column) + [.group, .metric],
@@ -216,9 +247,9 @@ struct SliceComparisonRow: TypedRow, Equatable {
 }
 
 /// A row of `slice_srm`.
-struct SliceSampleRatioRow: TypedRow, Equatable {
-    var slice = SliceKey()
-    var check = SampleRatioValues()
+package struct SliceSampleRatioRow: TypedRow, Equatable {
+    package var slice = SliceKey()
+    package var check = SampleRatioValues()
 
     static let table = TypedTable<SliceSampleRatioRow>(
         name: "slice_srm", keys: SliceKey.columns.map(\.column),

@@ -1,39 +1,39 @@
 /// A group's metrics (docs/analysis.md §4, and §8–§9's proceeds, trials and subscribers, empty
 /// where the source cannot tell them): `summary`, `daily` and `slice_summary` hold them in this
 /// order.
-struct GroupMetrics: TypedRow, Equatable {
-    var users = 0
-    var converters = 0
-    var conversionRate: Double?
-    var conversionCILow: Double?
-    var conversionCIHigh: Double?
-    var trialStarters = 0
-    var trialConverters = 0
-    var trialConversionRate: Double?
-    var paywallViewers = 0
-    var purchases = 0
-    var renewals = 0
-    var refunds = 0
-    var grossRevenue = 0.0
-    var refundedRevenue = 0.0
-    var netRevenue = 0.0
-    var arpu: Double?
-    var arpuSD: Double?
-    var arppu: Double?
-    var netProceeds: Double?
-    var proceedsPerUser: Double?
-    var proceedsPerUserSD: Double?
-    var trialsConverted: Int?
-    var trialsPending: Int?
-    var trialsLapsed: Int?
-    var trialsUnknown: Int?
-    var trialCompletedConversionRate: Double?
-    var activeSubscribers: Int?
-    var churnedSubscribers: Int?
-    var refundUsers: Int?
-    var refundUserRate: Double?
+package struct GroupMetrics: TypedRow, Equatable {
+    package var users = 0
+    package var converters = 0
+    package var conversionRate: Double?
+    package var conversionCILow: Double?
+    package var conversionCIHigh: Double?
+    package var trialStarters = 0
+    package var trialConverters = 0
+    package var trialConversionRate: Double?
+    package var paywallViewers = 0
+    package var purchases = 0
+    package var renewals = 0
+    package var refunds = 0
+    package var grossRevenue = 0.0
+    package var refundedRevenue = 0.0
+    package var netRevenue = 0.0
+    package var arpu: Double?
+    package var arpuSD: Double?
+    package var arppu: Double?
+    package var netProceeds: Double?
+    package var proceedsPerUser: Double?
+    package var proceedsPerUserSD: Double?
+    package var trialsConverted: Int?
+    package var trialsPending: Int?
+    package var trialsLapsed: Int?
+    package var trialsUnknown: Int?
+    package var trialCompletedConversionRate: Double?
+    package var activeSubscribers: Int?
+    package var churnedSubscribers: Int?
+    package var refundUsers: Int?
+    package var refundUserRate: Double?
 
-    static let columns: [TableColumn<GroupMetrics>] = [
+    package static let columns: [TableColumn<GroupMetrics>] = [
         .init(.users, \.users), .init(.converters, \.converters), .init(.conversionRate, \.conversionRate),
         .init(.conversionCILow, \.conversionCILow), .init(.conversionCIHigh, \.conversionCIHigh),
         .init(.trialStarters, \.trialStarters), .init(.trialConverters, \.trialConverters),
@@ -51,19 +51,19 @@ struct GroupMetrics: TypedRow, Equatable {
 
 /// A row of `summary`: per group its metrics, then its capped revenue (docs/analysis.md §4b;
 /// empty without a `revenue_cap`).
-struct SummaryRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var isControl = false
-    var weight = 0.0
-    var metrics = GroupMetrics()
+package struct SummaryRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var isControl = false
+    package var weight = 0.0
+    package var metrics = GroupMetrics()
     /// The offering's revenue cap (nil: none set, or nobody paid).
-    var revenueCap: Double?
+    package var revenueCap: Double?
     /// Revenue per user with each user's revenue capped; nil when no cap is set.
-    var arpuCapped: Double?
-    var arpuCappedSD: Double?
+    package var arpuCapped: Double?
+    package var arpuCappedSD: Double?
     /// Users whose revenue the cap lowered; nil when no cap is set.
-    var cappedUsers: Int?
+    package var cappedUsers: Int?
 
     static let table = TypedTable<SummaryRow>(
         name: "summary", keys: [.offeringID, .group],
@@ -76,26 +76,26 @@ struct SummaryRow: TypedRow, Equatable {
 }
 
 /// A compared metric of a `daily` row: its fixed-horizon and its sequential values.
-struct DailyComparison: Sendable, Equatable {
-    var lift = LiftValues()
-    var sequential = SequentialValues()
+package struct DailyComparison: Sendable, Equatable {
+    package var lift = LiftValues()
+    package var sequential = SequentialValues()
 }
 
 /// A row of `daily`: per (offering, day, group), the group's metrics as of the end of the day
 /// and, for treatments, each compared metric's comparison with control as of then.
-struct DailyRow: TypedRow, Equatable {
-    var offeringID = ""
+package struct DailyRow: TypedRow, Equatable {
+    package var offeringID = ""
     /// `YYYY-MM-DD`.
-    var date = ""
-    var group = ""
-    var isControl = false
-    var metrics = GroupMetrics()
-    var conversion = DailyComparison()
-    var arpu = DailyComparison()
+    package var date = ""
+    package var group = ""
+    package var isControl = false
+    package var metrics = GroupMetrics()
+    package var conversion = DailyComparison()
+    package var arpu = DailyComparison()
     /// Proceeds per user, beside ARPU (docs/analysis.md §8).
-    var proceedsPerUser = DailyComparison()
+    package var proceedsPerUser = DailyComparison()
     /// Conversion's minimum detectable effect.
-    var conversionMDE: Double?
+    package var conversionMDE: Double?
 
     /// The compared metrics by their `comparisons.csv` names, which prefix their columns
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).
@@ -122,16 +122,16 @@ struct DailyRow: TypedRow, Equatable {
 
 /// A row of `maturity`: per (offering, group, D), the members assigned at least D days before
 /// the night (docs/analysis.md §4c).
-struct MaturityRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var days = 0
-    var users = 0
-    var converters = 0
-    var conversionRate: Double?
-    var netRevenue = 0.0
-    var arpu: Double?
-    var arpuSD: Double?
+package struct MaturityRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var days = 0
+    package var users = 0
+    package var converters = 0
+    package var conversionRate: Double?
+    package var netRevenue = 0.0
+    package var arpu: Double?
+    package var arpuSD: Double?
 
     static let table = TypedTable<MaturityRow>(
         name: "maturity", keys: [.offeringID, .group, .days],
@@ -143,15 +143,15 @@ struct MaturityRow: TypedRow, Equatable {
 }
 
 /// A row of `products`: a group's sales of one product.
-struct ProductRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var productID = ""
-    var purchases = 0
-    var renewals = 0
-    var refunds = 0
-    var netRevenue = 0.0
-    var netProceeds: Double?
+package struct ProductRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var productID = ""
+    package var purchases = 0
+    package var renewals = 0
+    package var refunds = 0
+    package var netRevenue = 0.0
+    package var netProceeds: Double?
 
     static let table = TypedTable<ProductRow>(
         name: "products", keys: [.offeringID, .group, .productID],
@@ -164,19 +164,19 @@ struct ProductRow: TypedRow, Equatable {
 
 /// A row of `projection`: per (offering, group), the projection
 /// (docs/statistics.md#the-projection-in-a-run).
-struct ProjectionRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var users = 0
+package struct ProjectionRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var users = 0
     /// The members' mean of min(as_of − assigned_at, 365 days), in days.
-    var observedDaysMean: Double?
-    var realizedARPU: Double?
-    var projectedARPU365: Double?
+    package var observedDaysMean: Double?
+    package var realizedARPU: Double?
+    package var projectedARPU365: Double?
     /// Present without a projection when the renewals are bounded, not estimated.
-    var low: Double?
-    var high: Double?
+    package var low: Double?
+    package var high: Double?
     /// Why `projectedARPU365` is empty ("" when it has a value).
-    var reason = ""
+    package var reason = ""
 
     static let table = TypedTable<ProjectionRow>(
         name: "projection", keys: [.offeringID, .group],

@@ -1,8 +1,8 @@
 /// A row of `quality`: a run-wide counter (empty `offering_id`) or an offering's.
-struct QualityRow: TypedRow, Equatable {
-    var offeringID = ""
-    var counter = ""
-    var count = 0
+package struct QualityRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var counter = ""
+    package var count = 0
 
     static let table = TypedTable<QualityRow>(
         name: "quality", keys: [.offeringID, .counter],
@@ -11,10 +11,10 @@ struct QualityRow: TypedRow, Equatable {
 
 /// A row of `sources` (docs/analysis.md §5): a counter of one source format the job reads.
 /// Run-wide, without `offering_id`: a re-run of the night replaces all of its rows.
-struct SourceRow: TypedRow, Equatable {
-    var source = ""
-    var counter = ""
-    var count = 0
+package struct SourceRow: TypedRow, Equatable {
+    package var source = ""
+    package var counter = ""
+    package var count = 0
 
     static let table = TypedTable<SourceRow>(
         name: "sources", keys: [.source, .counter],
@@ -22,11 +22,11 @@ struct SourceRow: TypedRow, Equatable {
 }
 
 /// A row of `rejects` (CSV only): a rejected or noted line and why.
-struct RejectRow: TypedRow, Equatable {
-    var file = ""
-    var line = 0
-    var reason = ""
-    var text = ""
+package struct RejectRow: TypedRow, Equatable {
+    package var file = ""
+    package var line = 0
+    package var reason = ""
+    package var text = ""
 
     static let table = TypedTable<RejectRow>(
         name: "rejects", keys: [.file, .line, .reason],
@@ -34,9 +34,9 @@ struct RejectRow: TypedRow, Equatable {
 }
 
 /// A row of `skipped_files` (CSV only): a log file left out whole (`on_corrupt_file: skip`).
-struct SkippedFileRow: TypedRow, Equatable {
-    var file = ""
-    var error = ""
+package struct SkippedFileRow: TypedRow, Equatable {
+    package var file = ""
+    package var error = ""
 
     static let table = TypedTable<SkippedFileRow>(
         name: "skipped_files", keys: [.file], columns: [.init(.file, \.file), .init(.error, \.error)])
@@ -45,13 +45,13 @@ struct SkippedFileRow: TypedRow, Equatable {
 /// A row of `rejected_money` (database only, for the report's banner): the money malformed
 /// lines named in one currency, its lines and their amounts' sum; `currency` empty for the
 /// lines whose amount cannot be read (`amount` empty). Run-wide: `offering_id` is empty.
-struct RejectedMoneyRow: TypedRow, Equatable {
-    var offeringID = ""
-    var currency = ""
-    var lines = 0
-    var amount: Double?
+package struct RejectedMoneyRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var currency = ""
+    package var lines = 0
+    package var amount: Double?
     /// The part of `amount` named by negative prices (≤ 0).
-    var negativeAmount: Double?
+    package var negativeAmount: Double?
 
     static let table = TypedTable<RejectedMoneyRow>(
         name: "rejected_money", keys: [.offeringID, .currency],
@@ -63,19 +63,19 @@ struct RejectedMoneyRow: TypedRow, Equatable {
 
 /// A row of `offerings` (database only): an analysed offering and the settings it was analysed
 /// with.
-struct OfferingRow: TypedRow, Equatable {
-    var offeringID = ""
+package struct OfferingRow: TypedRow, Equatable {
+    package var offeringID = ""
     /// The offering's name in `subscription_offerings`.
-    var name = ""
-    var isActive = false
-    var controlGroup = ""
+    package var name = ""
+    package var isActive = false
+    package var controlGroup = ""
     /// The currency of every money amount.
-    var reportCurrency = ""
-    var alpha: Double?
-    var conversionWindowDays: Double?
-    var sequentialTuning: Double?
+    package var reportCurrency = ""
+    package var alpha: Double?
+    package var conversionWindowDays: Double?
+    package var sequentialTuning: Double?
     /// The job's `decision` (`Decision`'s raw value).
-    var decision: String?
+    package var decision: String?
 
     static let table = TypedTable<OfferingRow>(
         name: "offerings", keys: [.offeringID],
@@ -89,18 +89,18 @@ struct OfferingRow: TypedRow, Equatable {
 
 /// A row of `shown_products` (database only): a product on a group's paywall, `position` its
 /// 0-based rank in display order.
-struct ShownProductRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var position = 0
-    var productID = ""
-    var type: String?
-    var fallbackDisplayPrice: String?
-    var isDefault = false
-    var badgeText: String?
-    var subtitleText: String?
+package struct ShownProductRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var position = 0
+    package var productID = ""
+    package var type: String?
+    package var fallbackDisplayPrice: String?
+    package var isDefault = false
+    package var badgeText: String?
+    package var subtitleText: String?
     /// The currencies the group's charges of the product were paid in, `;`-separated (empty: none yet).
-    var chargedCurrencies = ""
+    package var chargedCurrencies = ""
 
     static let table = TypedTable<ShownProductRow>(
         name: "shown_products", keys: [.offeringID, .group, .position],
@@ -111,20 +111,20 @@ struct ShownProductRow: TypedRow, Equatable {
         ])
 
     /// Whether `other` shows the same product the same way, wherever and in whichever group.
-    func showsTheSame(as other: ShownProductRow) -> Bool {
+    package func showsTheSame(as other: ShownProductRow) -> Bool {
         productID == other.productID && type == other.type && fallbackDisplayPrice == other.fallbackDisplayPrice
             && isDefault == other.isDefault && badgeText == other.badgeText && subtitleText == other.subtitleText
     }
 }
 
 /// A row of `shown_copy` (database only): a group's paywall copy.
-struct ShownCopyRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var headerTitle: String?
-    var headerSubtitle: String?
-    var ctaButtonText: String?
-    var supportingText: String?
+package struct ShownCopyRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var headerTitle: String?
+    package var headerSubtitle: String?
+    package var ctaButtonText: String?
+    package var supportingText: String?
 
     static let table = TypedTable<ShownCopyRow>(
         name: "shown_copy", keys: [.offeringID, .group],

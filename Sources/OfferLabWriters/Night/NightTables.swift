@@ -6,32 +6,32 @@
 /// Money amounts are held as they are written (rounded to the micro-unit), so the report a run
 /// writes reads the amounts the database gives back.
 package struct NightTables: Sendable, Equatable {
-    var summary: [SummaryRow] = []
+    package var summary: [SummaryRow] = []
     /// The offerings' own comparisons, capped and matured ones, then `projected_arpu_365`'s, per offering.
-    var comparisons: [ComparisonRow] = []
-    var sampleRatios: [SampleRatioRow] = []
-    var products: [ProductRow] = []
-    var quality: [QualityRow] = []
-    var sources: [SourceRow] = []
-    var daily: [DailyRow] = []
-    var maturity: [MaturityRow] = []
-    var rejects: [RejectRow] = []
-    var skippedFiles: [SkippedFileRow] = []
-    var rejectedMoney: [RejectedMoneyRow] = []
-    var offerings: [OfferingRow] = []
-    var shownProducts: [ShownProductRow] = []
-    var shownCopy: [ShownCopyRow] = []
-    var sliceSummary: [SliceSummaryRow] = []
-    var sliceComparisons: [SliceComparisonRow] = []
-    var sliceSampleRatios: [SliceSampleRatioRow] = []
-    var projection: [ProjectionRow] = []
+    package var comparisons: [ComparisonRow] = []
+    package var sampleRatios: [SampleRatioRow] = []
+    package var products: [ProductRow] = []
+    package var quality: [QualityRow] = []
+    package var sources: [SourceRow] = []
+    package var daily: [DailyRow] = []
+    package var maturity: [MaturityRow] = []
+    package var rejects: [RejectRow] = []
+    package var skippedFiles: [SkippedFileRow] = []
+    package var rejectedMoney: [RejectedMoneyRow] = []
+    package var offerings: [OfferingRow] = []
+    package var shownProducts: [ShownProductRow] = []
+    package var shownCopy: [ShownCopyRow] = []
+    package var sliceSummary: [SliceSummaryRow] = []
+    package var sliceComparisons: [SliceComparisonRow] = []
+    package var sliceSampleRatios: [SliceSampleRatioRow] = []
+    package var projection: [ProjectionRow] = []
     /// What to do with each treatment tonight (docs/statistics.md, "The decision").
-    var decisions: [DecisionRow] = []
+    package var decisions: [DecisionRow] = []
     /// What changed since the job's previous successful night (docs/reliability.md, "Alerts").
-    var alerts: [AlertRow] = []
+    package var alerts: [AlertRow] = []
 
     /// Whether the job sliced: only then are the slice tables written as CSV files.
-    var writesSliceFiles = false
+    package var writesSliceFiles = false
 
     init() {}
 
@@ -63,6 +63,14 @@ package struct NightTables: Sendable, Equatable {
             }
             stored.decode(&self, table, missing)
         }
+    }
+
+    /// The night of `date` as the database at `path` holds it (its latest successful run, and
+    /// that run), read through the column declarations.
+    /// - Throws: `OfferLabError` when the database is missing or holds no such night.
+    package static func read(databasePath path: String, night date: String) throws -> (tables: NightTables, run: RunRecord) {
+        let stored = try ResultsDatabase.readNight(path: path, night: date, tables: Self.stored.map(\.schema.name))
+        return (NightTables(database: stored.tables), stored.run)
     }
 
     /// The night with each money amount as the CSV files and the database write it.

@@ -66,10 +66,10 @@ extension Optional: ColumnValue where Wrapped: ColumnScalar {
 /// A column of a typed table: its name and type (`ResultColumn`), and both directions between
 /// a field of the row and the column's value, so that writing a row and reading it back from
 /// the database go through the one declaration.
-struct TableColumn<Row>: Sendable {
-    var column: ResultColumn
+package struct TableColumn<Row>: Sendable {
+    package var column: ResultColumn
     /// The row's value in this column.
-    let value: @Sendable (Row) -> ResultValue
+    package let value: @Sendable (Row) -> ResultValue
     /// Sets the row's field from a value read back.
     let read: @Sendable (inout Row, ResultValue) -> Void
 

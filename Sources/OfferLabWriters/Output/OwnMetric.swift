@@ -1,7 +1,7 @@
 /// An offering's own two compared metrics, by their `comparisons.csv` names: the daily series,
 /// the slices and the report's verdicts are about these two. The statistics module's `Metric`
 /// names every compared metric, the capped and matured ones too.
-enum OwnMetric: String, Sendable, CaseIterable {
+package enum OwnMetric: String, Sendable, CaseIterable {
     case conversion
     /// Net revenue per assigned user.
     case arpu

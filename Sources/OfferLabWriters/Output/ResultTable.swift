@@ -49,7 +49,7 @@ package struct ResultColumn: Sendable, Hashable {
     package var name: String
     package var type: ResultColumnType
     /// How the report's "All numbers by group" shows a group's value (nil: it does not).
-    var shown: ShownColumn?
+    package var shown: ShownColumn?
 
     package init(_ name: String, _ type: ResultColumnType) {
         self.name = name
@@ -73,8 +73,8 @@ package struct ResultColumn: Sendable, Hashable {
 }
 
 /// A column as the report shows it: its label, and its value as a count, a share or money.
-struct ShownColumn: Sendable, Hashable {
-    enum Unit: Sendable, Hashable {
+package struct ShownColumn: Sendable, Hashable {
+    package enum Unit: Sendable, Hashable {
         case count
         /// A ratio, shown as a percent.
         case share
@@ -82,8 +82,8 @@ struct ShownColumn: Sendable, Hashable {
         case money
     }
 
-    var label: String
-    var unit: Unit
+    package var label: String
+    package var unit: Unit
 }
 
 /// The name, columns and key of an output table.

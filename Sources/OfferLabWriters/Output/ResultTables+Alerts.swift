@@ -7,7 +7,7 @@ extension ResultColumn {
 }
 
 /// A row of `alerts`: one change since the job's previous successful night.
-struct AlertRow: TypedRow, Equatable {
+package struct AlertRow: TypedRow, Equatable {
     var offeringID = ""
     /// The treatment; empty for an alert on the offering (its sample ratio).
     var group = ""

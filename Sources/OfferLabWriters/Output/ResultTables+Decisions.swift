@@ -27,31 +27,31 @@ extension ResultColumn {
 }
 
 /// A row of `decisions`: what to do with one treatment tonight, and why.
-struct DecisionRow: TypedRow, Equatable {
-    var offeringID = ""
-    var group = ""
-    var controlGroup = ""
-    var status = ""
+package struct DecisionRow: TypedRow, Equatable {
+    package var offeringID = ""
+    package var group = ""
+    package var controlGroup = ""
+    package var status = ""
     /// One sentence a product lead can act on.
-    var reason = ""
-    var goalMetric = ""
-    var goalRelLift: Double?
-    var goalRelLiftCILow: Double?
-    var goalRelLiftCIHigh: Double?
+    package var reason = ""
+    package var goalMetric = ""
+    package var goalRelLift: Double?
+    package var goalRelLiftCILow: Double?
+    package var goalRelLiftCIHigh: Double?
     /// The guardrails that lose, `;`-separated.
-    var losingGuardrails = ""
-    var runtimeDays = 0.0
-    var targetMDE = 0.0
-    var power: Double?
-    var usersNeeded: Int?
-    var enrolmentPerDay = 0.0
-    var daysLeft: Int?
-    var annualUsers = 0.0
-    var impact365: Double?
-    var impact365CILow: Double?
-    var impact365CIHigh: Double?
-    var conversionRelLift: Double?
-    var arppuRelLift: Double?
+    package var losingGuardrails = ""
+    package var runtimeDays = 0.0
+    package var targetMDE = 0.0
+    package var power: Double?
+    package var usersNeeded: Int?
+    package var enrolmentPerDay = 0.0
+    package var daysLeft: Int?
+    package var annualUsers = 0.0
+    package var impact365: Double?
+    package var impact365CILow: Double?
+    package var impact365CIHigh: Double?
+    package var conversionRelLift: Double?
+    package var arppuRelLift: Double?
 
     static let table = TypedTable<DecisionRow>(
         name: "decisions", keys: [.offeringID, .group],
@@ -179,7 +179,7 @@ struct OfferingDecision {
     }
 
     /// Why the report withholds the offering's verdict: a sample ratio mismatch, or the limits of
-    /// `ReportFindings.withheldReason`.
+    /// `VerdictWithheld`.
     func withheldReason() -> String? {
         let flagged =
             tableSettings.decision == .sequential
@@ -189,10 +189,10 @@ struct OfferingDecision {
             return "the groups' sizes do not match the configured split (\(kind)\(p.map(ReportFormat.pValue) ?? "p unknown")): "
                 + "assignment or logging is broken somewhere; find out why before acting on any result."
         }
-        return ReportFindings.withheldReason(
-            mismatchUserShare: ReportFindings.share(
+        return VerdictWithheld.reason(
+            mismatchUserShare: VerdictWithheld.share(
                 result.quality.attributionMismatchUsers, of: result.groups.reduce(0) { $0 + $1.users }),
-            unknownCurrencyShare: ReportFindings.share(
+            unknownCurrencyShare: VerdictWithheld.share(
                 result.quality.unknownCurrencyEvents, of: result.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds }))
     }
 

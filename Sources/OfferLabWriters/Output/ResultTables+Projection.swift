@@ -13,7 +13,7 @@ extension ResultColumn {
 }
 
 /// The `comparisons.csv` metric of the projection's rows.
-let projectedMetric = "projected_arpu_365"
+package let projectedMetric = "projected_arpu_365"
 
 extension ResultTables {
     /// `projection.csv`: one row per (offering, group) of the offerings whose members were read.

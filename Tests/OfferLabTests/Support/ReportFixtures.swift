@@ -1,6 +1,7 @@
 import OfferLabJob
 
 @testable import OfferLab
+@testable import OfferLabReport
 @testable import OfferLabWriters
 
 /// A hand-made night for report tests: one offering `spring` with control (3,118 users), `variant_a`

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabJob
 import OfferLabSupport
+import OfferLabWriters
 
 /// `offerlab report`: a night's `report.html` rebuilt from the results database alone, the
 /// same bytes the run wrote (for the latest successful run of that night).

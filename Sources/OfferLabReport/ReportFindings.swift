@@ -1,3 +1,5 @@
+import OfferLabWriters
+
 /// What a product lead reads first: a verdict per offering, a headline per treatment, and the
 /// warnings that say when the numbers cannot be trusted. Plain text and a tone; the page
 /// decides how they look. The thresholds are documented in docs/report.md.
@@ -12,12 +14,6 @@ enum ReportFindings {
     static let mismatchUserShare = 0.01
     /// Users excluded for being in several groups, per user assigned to the offering (kept or excluded).
     static let multiGroupShare = 0.01
-    /// Share of analysed users with a disagreeing event above which the verdict is withheld: the
-    /// groups may not have seen the paywalls they are named after.
-    static let withheldMismatchUserShare = 0.1
-    /// Share of money events in a currency without a rate above which the verdict is withheld:
-    /// too much revenue is missing to say which group earns more.
-    static let withheldUnknownCurrencyShare = 0.1
 
     // MARK: Warnings
 
@@ -120,22 +116,22 @@ enum ReportFindings {
                     detail:
                         "\(ReportFormat.count(unknownCurrency)) of \(ReportFormat.count(moneyEvents)) purchases, renewals and refunds (\(ReportFormat.percent(share))) are in currencies without a rate: their money is left out of every revenue number (they still count as conversions). Add the rates to the job.",
                     counter: "unknown_currency_events",
-                    verdictEffect: share > withheldUnknownCurrencyShare
-                        ? "The verdict is withheld: with more than \(ReportFormat.percent(withheldUnknownCurrencyShare)) of the money left out, revenue per user cannot say which group earns more."
-                        : "The verdict stands: under \(ReportFormat.percent(withheldUnknownCurrencyShare)) of the money events are left out (above that it is withheld), and revenue per user is understated in every group alike unless one group sells more in those currencies."
+                    verdictEffect: share > VerdictWithheld.unknownCurrencyShare
+                        ? "The verdict is withheld: with more than \(ReportFormat.percent(VerdictWithheld.unknownCurrencyShare)) of the money left out, revenue per user cannot say which group earns more."
+                        : "The verdict stands: under \(ReportFormat.percent(VerdictWithheld.unknownCurrencyShare)) of the money events are left out (above that it is withheld), and revenue per user is understated in every group alike unless one group sells more in those currencies."
                 ))
         }
         if let share = mismatchUserShare(offering), share > mismatchUserShare {
             let mismatches = offering.counter("attribution_mismatches")
             let users = offering.counter("attribution_mismatch_users")
-            let limit = ReportFormat.percent(withheldMismatchUserShare)
+            let limit = ReportFormat.percent(VerdictWithheld.mismatchUserShare)
             warnings.append(
                 Warning(
                     severity: .caution, title: "App and server disagree",
                     detail:
                         "\(ReportFormat.count(users)) users (\(ReportFormat.percent(share)) of the offering's) have events the app logged for another group than the server assigned, or for a test they are not in (\(ReportFormat.count(mismatches)) events). Some users may have seen another paywall than their group's.",
                     counter: "attribution_mismatch_users",
-                    verdictEffect: share > withheldMismatchUserShare
+                    verdictEffect: share > VerdictWithheld.mismatchUserShare
                         ? "The verdict is withheld: with more than \(limit) of the users affected, too many may have seen another group's paywall for a difference to be this paywall's. Find out why the app logs other ids before reading this test."
                         : "The verdict stands: under \(limit) of the users are affected (above that it is withheld), and a few users who saw another paywall only blur the difference."
                 ))
@@ -156,37 +152,19 @@ enum ReportFindings {
     /// Counted purchases, renewals and refunds in a currency without a rate, per such event of
     /// the offering; nil without any.
     static func unknownCurrencyShare(_ offering: OfferingReport) -> Double? {
-        share(offering.counter("unknown_currency_events"), of: offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds })
+        VerdictWithheld.share(
+            offering.counter("unknown_currency_events"), of: offering.groups.reduce(0) { $0 + $1.purchases + $1.renewals + $1.refunds })
     }
 
     /// The share of analysed users with a disagreeing event; nil without users.
     static func mismatchUserShare(_ offering: OfferingReport) -> Double? {
-        share(offering.counter("attribution_mismatch_users"), of: offering.groups.reduce(0) { $0 + $1.users })
-    }
-
-    /// part/whole; nil when whole is 0.
-    static func share(_ part: Int, of whole: Int) -> Double? {
-        whole > 0 ? Double(part) / Double(whole) : nil
+        VerdictWithheld.share(offering.counter("attribution_mismatch_users"), of: offering.groups.reduce(0) { $0 + $1.users })
     }
 
     /// Why no verdict is given although the numbers allow one: past the documented levels of
     /// mismatched events or missing money (docs/report.md, Warnings).
     static func withheldReason(_ offering: OfferingReport) -> String? {
-        withheldReason(mismatchUserShare: mismatchUserShare(offering), unknownCurrencyShare: unknownCurrencyShare(offering))
-    }
-
-    /// The same from the shares of users with a disagreeing event and of money events in a
-    /// currency without a rate (nil: no users, no money events).
-    static func withheldReason(mismatchUserShare: Double?, unknownCurrencyShare: Double?) -> String? {
-        if let share = mismatchUserShare, share > withheldMismatchUserShare {
-            return
-                "\(ReportFormat.percent(share)) of the users have events the app logged for another group than the server assigned, or for a test they are not in (more than \(ReportFormat.percent(withheldMismatchUserShare)))."
-        }
-        if let share = unknownCurrencyShare, share > withheldUnknownCurrencyShare {
-            return
-                "\(ReportFormat.percent(share)) of the purchases, renewals and refunds are in currencies without a rate (more than \(ReportFormat.percent(withheldUnknownCurrencyShare))): add their rates to the job."
-        }
-        return nil
+        VerdictWithheld.reason(mismatchUserShare: mismatchUserShare(offering), unknownCurrencyShare: unknownCurrencyShare(offering))
     }
 
     /// Whether a revenue comparison of `groups` lacks money: some of them had counted purchases or

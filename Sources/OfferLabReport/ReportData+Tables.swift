@@ -1,6 +1,7 @@
 import OfferLabEvents
 import OfferLabJob
 import OfferLabSupport
+import OfferLabWriters
 
 /// A `ReportData` from the typed night (`NightTables`), whether a run made it or the database
 /// gave it back: one path for both, so both give the same report.
@@ -31,8 +32,7 @@ extension ReportData {
     /// - Throws: `OfferLabError` when the database is missing, has no such night, or was
     ///   written by an offerlab that did not store reports.
     static func load(databasePath path: String, night: Night) throws -> ReportData {
-        let stored = try ResultsDatabase.readNight(path: path, night: night.date, tables: NightTables.stored.map(\.schema.name))
-        let tables = NightTables(database: stored.tables)
+        let (tables, run) = try NightTables.read(databasePath: path, night: night.date)
         // A run before reports existed wrote summary rows but no offerings rows.
         guard !tables.offerings.isEmpty || tables.summary.isEmpty else {
             throw OfferLabError(
@@ -40,7 +40,7 @@ extension ReportData {
                 "\(path): the night \(night.date) was written by an offerlab without reports; run the night again to store one",
                 location: .init(path: path))
         }
-        return ReportData(night: tables, run: stored.run)
+        return ReportData(night: tables, run: run)
     }
 }
 

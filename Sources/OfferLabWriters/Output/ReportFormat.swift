@@ -5,47 +5,47 @@ import Foundation
 ///
 /// Every function is independent of the machine's locale (`String(format:)` without a locale
 /// is the C locale), so the same night always renders the same bytes.
-enum ReportFormat {
+package enum ReportFormat {
     /// U+2212: easier to read than a hyphen next to a number.
-    static let minus = "\u{2212}"
+    package static let minus = "\u{2212}"
 
     /// `12,345`.
-    static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         grouped(String(value.magnitude), negative: value < 0)
     }
 
     /// `7.3%` (one decimal).
-    static func percent(_ ratio: Double) -> String {
+    package static func percent(_ ratio: Double) -> String {
         fixed(ratio * 100, decimals: 1) + "%"
     }
 
     /// `+12.3%`, `−4.0%`, `0.0%`: a relative change.
-    static func signedPercent(_ ratio: Double) -> String {
+    package static func signedPercent(_ ratio: Double) -> String {
         signedPercent(ratio, decimals: 1)
     }
 
     /// `+50%` with `decimals` 0 (axis ticks).
-    static func signedPercent(_ ratio: Double, decimals: Int) -> String {
+    package static func signedPercent(_ ratio: Double, decimals: Int) -> String {
         signed(fixed(ratio * 100, decimals: decimals)) + "%"
     }
 
     /// `+2.9 pp`: a difference of two rates, in percentage points.
-    static func points(_ difference: Double) -> String {
+    package static func points(_ difference: Double) -> String {
         signed(fixed(difference * 100, decimals: 1)) + " pp"
     }
 
     /// `USD 1,234.56`, `USD −1.05`.
-    static func money(_ amount: Double, _ currency: String) -> String {
+    package static func money(_ amount: Double, _ currency: String) -> String {
         "\(currency) \(fixed(amount, decimals: 2))"
     }
 
     /// `USD +0.16`: a difference of two amounts.
-    static func signedMoney(_ amount: Double, _ currency: String) -> String {
+    package static func signedMoney(_ amount: Double, _ currency: String) -> String {
         "\(currency) \(signed(fixed(amount, decimals: 2)))"
     }
 
     /// How a value of `metric` reads: `7.3%`, `USD 1.05`.
-    static func value(_ metric: OwnMetric, currency: String) -> (Double) -> String {
+    package static func value(_ metric: OwnMetric, currency: String) -> (Double) -> String {
         switch metric {
         case .conversion: percent
         case .arpu: { money($0, currency) }
@@ -53,7 +53,7 @@ enum ReportFormat {
     }
 
     /// How a difference of two values of `metric` reads: `+2.9 pp`, `USD +0.16`.
-    static func difference(_ metric: OwnMetric, currency: String) -> (Double) -> String {
+    package static func difference(_ metric: OwnMetric, currency: String) -> (Double) -> String {
         switch metric {
         case .conversion: points
         case .arpu: { signedMoney($0, currency) }
@@ -61,20 +61,20 @@ enum ReportFormat {
     }
 
     /// `p < 0.001`, `p = 0.003`, `p = 0.33`: two significant decimals are all a reader uses.
-    static func pValue(_ p: Double) -> String {
+    package static func pValue(_ p: Double) -> String {
         if p < 0.001 { return "p < 0.001" }
         return "p = " + fixed(p, decimals: p < 0.01 ? 3 : 2)
     }
 
     /// A probability as a percentage that never rounds to a false certainty: `>99.9%`, `<0.1%`.
-    static func chance(_ probability: Double) -> String {
+    package static func chance(_ probability: Double) -> String {
         if probability >= 0.9995 { return ">99.9%" }
         if probability < 0.0005 { return "<0.1%" }
         return percent(probability)
     }
 
     /// `1.2 MB`, `830 kB`, `512 B` (decimal units).
-    static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units: [(Double, String)] = [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
         for (size, unit) in units where Double(count) >= size {
             return fixed(Double(count) / size, decimals: 1) + " " + unit
@@ -83,19 +83,19 @@ enum ReportFormat {
     }
 
     /// `14 days`, `1 day`, `0.5 days`.
-    static func days(_ days: Double) -> String {
+    package static func days(_ days: Double) -> String {
         let text = days == days.rounded() && abs(days) < 1e9 ? String(Int(days)) : String(days)
         return text + (days == 1 ? " day" : " days")
     }
 
     /// `2026-03-15 02:30:07 UTC` from `2026-03-15T02:30:07.123456Z` (other text unchanged).
-    static func timestamp(_ iso: String) -> String {
+    package static func timestamp(_ iso: String) -> String {
         guard iso.count >= 20, iso.hasSuffix("Z"), Array(iso)[10] == "T" else { return iso }
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + " UTC"
     }
 
     /// `value` rounded to `decimals`, thousands grouped, `−` for negatives, and no `−0.0`.
-    static func fixed(_ value: Double, decimals: Int) -> String {
+    package static func fixed(_ value: Double, decimals: Int) -> String {
         guard value.isFinite else { return "–" }
         let text = String(format: "%.\(decimals)f", value.magnitude)
         let isZero = !text.contains { $0 != "0" && $0 != "." }

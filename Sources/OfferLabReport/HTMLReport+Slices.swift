@@ -1,3 +1,5 @@
+import OfferLabWriters
+
 extension HTMLReport {
     /// One section per slice field (docs/analysis.md §7): per offering a compact table of its levels (users per
     /// group, each variant's conversion and revenue-per-user lift with its interval), the levels

@@ -1,3 +1,5 @@
+import OfferLabWriters
+
 /// The slices of a night (docs/analysis.md §7) as the report shows them: per slice field, per offering, each
 /// level's users per group, its comparisons and whether its own sample-ratio check flags.
 struct SliceFieldReport: Sendable, Equatable {

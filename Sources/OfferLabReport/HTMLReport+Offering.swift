@@ -1,4 +1,5 @@
 import OfferLabStatistics
+import OfferLabWriters
 
 /// One offering's part of the report, from the verdict down to the data-quality counters.
 struct OfferingSection {

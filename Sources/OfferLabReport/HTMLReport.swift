@@ -1,4 +1,5 @@
 import OfferLabTables
+import OfferLabWriters
 
 /// `report.html`: one self-contained page (inline CSS and SVG; no script, font or network
 /// request, which the page's Content-Security-Policy also forbids) that a product lead reads

@@ -1,3 +1,5 @@
+import OfferLabWriters
+
 /// The 365-day projection (docs/statistics.md#the-projection-in-a-run) in an offering's section: a
 /// forecast beside what was realised, never styled as a result (no better/worse colours, no
 /// "significant"), and plainly empty where the data cannot say.

@@ -1,5 +1,6 @@
 import OfferLabEvents
 import OfferLabJob
+import OfferLabWriters
 
 /// Everything a night's report shows, and nothing else: rendering takes only this value, so a
 /// report built by `offerlab run` and one rebuilt by `offerlab report --db` are the same bytes.
@@ -136,6 +137,13 @@ struct Estimate: Sendable, Equatable {
     var value: Double
     var low: Double?
     var high: Double?
+}
+
+extension LiftValues {
+    /// The absolute lift with its interval, nil without one.
+    var absolute: Estimate? { absLift.map { Estimate(value: $0, low: absLiftCILow, high: absLiftCIHigh) } }
+    /// The relative lift with its interval, nil without one.
+    var relative: Estimate? { relLift.map { Estimate(value: $0, low: relLiftCILow, high: relLiftCIHigh) } }
 }
 
 /// One row of `comparisons.csv`.

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabWriters
 
 /// Inline SVG charts: no script, no fonts, no network; they scale with the page and print.
 /// Every label from the data is escaped (`HTML`); coordinates are rounded to 0.1 so the same data
