@@ -67,21 +67,49 @@ public enum DecisionRules {
     ///
     /// - Parameters:
     ///   - withheld: whether the offering's verdict is withheld.
-    ///   - power: power(0) of the goal, nil when no power plan could be made.
-    ///   - daysLeft: the days the test still needs, nil when they cannot be estimated.
-    ///   - unreachable: whether no size of the test reaches `targetPower` (futile whatever the days).
+    ///   - runtime: the days the test has run, and `min_runtime_days`/`max_runtime_days`.
     public static func status(
-        withheld: Bool, goal: MetricOutcome, guardrails: [MetricOutcome], runtimeDays: Double, minRuntimeDays: Double, power: Double?,
-        targetPower: Double, daysLeft: Int?, unreachable: Bool, maxRuntimeDays: Double
+        withheld: Bool, goal: MetricOutcome, guardrails: [MetricOutcome], runtime: Runtime, outlook: PowerOutlook
     ) -> DecisionStatus {
         if withheld { return .unhealthy }
         if goal == .loses || guardrails.contains(.loses) { return .rollBack }
-        if runtimeDays < minRuntimeDays { return .tooEarly }
+        if runtime.days < runtime.minimum { return .tooEarly }
         if goal == .wins { return .ship }
-        if let power, power >= targetPower { return .inconclusive }
-        if unreachable { return .futile }
-        if let daysLeft, runtimeDays + Double(daysLeft) > maxRuntimeDays { return .futile }
+        if let power = outlook.power, power >= outlook.targetPower { return .inconclusive }
+        if outlook.unreachable { return .futile }
+        if let daysLeft = outlook.daysLeft, runtime.days + Double(daysLeft) > runtime.maximum { return .futile }
         return .keepRunning
+    }
+
+    /// The days a test has run, and the least and most it may (`min_runtime_days`, `max_runtime_days`).
+    public struct Runtime: Sendable, Equatable {
+        public var days: Double
+        public var minimum: Double
+        public var maximum: Double
+
+        public init(days: Double, minimum: Double, maximum: Double) {
+            self.days = days
+            self.minimum = minimum
+            self.maximum = maximum
+        }
+    }
+
+    /// Where the goal's power stands: now against the target, and what reaching it would take.
+    public struct PowerOutlook: Sendable, Equatable {
+        /// power(0), nil when no power plan could be made.
+        public var power: Double?
+        public var targetPower: Double
+        /// The days the test still needs, nil when they cannot be estimated.
+        public var daysLeft: Int?
+        /// No size of the test reaches `targetPower` (futile whatever the days).
+        public var unreachable: Bool
+
+        public init(power: Double?, targetPower: Double, daysLeft: Int?, unreachable: Bool) {
+            self.power = power
+            self.targetPower = targetPower
+            self.daysLeft = daysLeft
+            self.unreachable = unreachable
+        }
     }
 
     /// Days until the test has `usersNeeded` more users at `enrolmentPerDay`: ⌈needed / r⌉, 0 when

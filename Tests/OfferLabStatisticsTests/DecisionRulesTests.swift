@@ -21,8 +21,8 @@ struct DecisionRulesTests {
             power: Double? = 0.3, daysLeft: Int? = 30, unreachable: Bool = false
         ) -> DecisionStatus {
             DecisionRules.status(
-                withheld: withheld, goal: goal, guardrails: guardrails, runtimeDays: runtime, minRuntimeDays: 7, power: power,
-                targetPower: 0.8, daysLeft: daysLeft, unreachable: unreachable, maxRuntimeDays: 90)
+                withheld: withheld, goal: goal, guardrails: guardrails, runtime: .init(days: runtime, minimum: 7, maximum: 90),
+                outlook: .init(power: power, targetPower: 0.8, daysLeft: daysLeft, unreachable: unreachable))
         }
         #expect(status(withheld: true, goal: .loses) == .unhealthy)
         #expect(status(goal: .loses, runtime: 1) == .rollBack)

@@ -167,9 +167,10 @@ struct OfferingDecision {
             if let treated = arppu(treatment), let base = arppu(control), base != 0 { row.arppuRelLift = treated / base - 1 }
             let days = daysNeeded?.days
             let status = DecisionRules.status(
-                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses }, runtimeDays: runtimeDays,
-                minRuntimeDays: settings.minRuntimeDays, power: row.power, targetPower: settings.targetPower, daysLeft: days,
-                unreachable: daysNeeded == .unreachable, maxRuntimeDays: settings.maxRuntimeDays)
+                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses },
+                runtime: .init(days: runtimeDays, minimum: settings.minRuntimeDays, maximum: settings.maxRuntimeDays),
+                outlook: .init(power: row.power, targetPower: settings.targetPower, daysLeft: days, unreachable: daysNeeded == .unreachable)
+            )
             row.status = status.rawValue
             // Only a test that runs on has days left (the days to its minimum runtime, or more).
             if status == .keepRunning || status == .tooEarly { row.daysLeft = days }
