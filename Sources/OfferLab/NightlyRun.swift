@@ -60,7 +60,9 @@ package enum NightlyRun {
         let previous = ResultsDatabase.previousNight(of: output)
         try RunChecks.brokenNight(results, previous: previous, job: job)
         let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
-        let night = ResultTables.make(results, statistics: analyses, settings: ResultTableSettings(job), previous: previous)
+        let night = ResultTables.make(
+            results, statistics: analyses, settings: ResultTableSettings(job), previous: previous,
+            backfill: ResultsDatabase.hasLaterNight(of: output))
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         var run = RunRecord(
             job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,

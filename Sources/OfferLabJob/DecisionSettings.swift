@@ -13,6 +13,8 @@ public struct DecisionSettings: Sendable, Equatable {
     public var targetPower = 0.8
     /// `min_runtime_days`: no ship or stop before this many days (a weekly cycle, by default).
     public var minRuntimeDays = 7.0
+    /// `max_runtime_days`: the longest a test may run; one that needs longer is `futile`.
+    public var maxRuntimeDays = 90.0
 
     public init() {}
 
@@ -29,7 +31,8 @@ public struct DecisionSettings: Sendable, Equatable {
 }
 
 extension JobValues {
-    /// `goal_metric`, `guardrail_metrics`, `target_mde`, `target_power`, `min_runtime_days`; a
+    /// `goal_metric`, `guardrail_metrics`, `target_mde`, `target_power`, `min_runtime_days`,
+    /// `max_runtime_days`; a
     /// metric is one with comparison rows in this job (`maturityDays`, `hasRevenueCap`).
     func decisionSettings(maturityDays: [Int], hasRevenueCap: Bool) throws -> DecisionSettings {
         let compared = DecisionSettings.comparedMetrics(maturityDays: maturityDays, hasRevenueCap: hasRevenueCap)
@@ -64,6 +67,12 @@ extension JobValues {
         settings.minRuntimeDays = try number("min_runtime_days", default: settings.minRuntimeDays)
         guard settings.minRuntimeDays >= 0, settings.minRuntimeDays <= 36_500 else {
             throw fail("min_runtime_days", "\(settings.minRuntimeDays) must be a number of days from 0 to 36500")
+        }
+        settings.maxRuntimeDays = try number("max_runtime_days", default: settings.maxRuntimeDays)
+        guard settings.maxRuntimeDays >= settings.minRuntimeDays, settings.maxRuntimeDays <= 36_500 else {
+            throw fail(
+                "max_runtime_days",
+                "\(settings.maxRuntimeDays) must be a number of days from min_runtime_days (\(settings.minRuntimeDays)) to 36500")
         }
         return settings
     }

@@ -46,6 +46,7 @@ extension JobKey {
             JobKey(name: "target_mde", defaultValue: "0.10", help: "smallest relative lift of the goal worth finding"),
             JobKey(name: "target_power", defaultValue: "0.8", help: "chance of finding target_mde the test runs for"),
             JobKey(name: "min_runtime_days", defaultValue: "7", help: "no ship or stop before this many days"),
+            JobKey(name: "max_runtime_days", defaultValue: "90", help: "the longest a test may run: futile when it needs longer"),
             JobKey(
                 name: "srm_concentration", defaultValue: "100",
                 help: "c of the always-valid sample-ratio check"),

@@ -94,6 +94,18 @@ public struct ProjectionGroupInput: Sendable {
     /// Every member's counted money events, member after member.
     public var events: some Sequence<ProjectionEvent> { runs.lazy.map(\.events).joined() }
 
+    /// Calls `body` with each member's `assigned_at` and counted money events, member after member.
+    public func forEachMember(_ body: (_ assignedAt: Int64, _ events: ArraySlice<ProjectionEvent>) -> Void) {
+        for run in runs {
+            var start = 0
+            for member in run.assignedAt.indices {
+                let end = run.eventEnds[member]
+                body(run.assignedAt[member], run.events[start..<end])
+                start = end
+            }
+        }
+    }
+
     /// Adds a member and its counted money events (any order).
     public mutating func appendMember(assignedAt time: Int64, events memberEvents: some Collection<ProjectionEvent>) {
         if runs.isEmpty { runs.append(Members()) }

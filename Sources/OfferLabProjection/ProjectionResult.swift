@@ -62,8 +62,9 @@ public struct UnseenPart: Sendable, Equatable {
             parts.append("purchases after day \(day + 1) in the test have not been seen yet")
         }
         let size = share.isFinite ? "\(Int((100 * share).rounded()))% of the projected year" : "more than the projected year"
+        // With neither a product nor a day named, the size is the first clause.
+        parts.append("the part not seen is \(size) (the interval runs from none of it to the most the data allow)")
         return parts.joined(separator: "; ")
-            + "; the part not seen is \(size) (the interval runs from none of it to the most the data allow)"
     }
 }
 

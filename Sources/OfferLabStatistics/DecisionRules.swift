@@ -12,6 +12,9 @@ public enum DecisionStatus: String, Sendable, CaseIterable {
     case ship
     /// Powered for `target_mde` and still not significant: the lift is smaller than worth finding.
     case inconclusive
+    /// Not powered in time: at this enrolment the target lift cannot be found by
+    /// `max_runtime_days` (or at all); stop.
+    case futile
     /// Not yet powered: keep the test running.
     case keepRunning = "keep_running"
 }
@@ -44,22 +47,69 @@ public enum MetricOutcome: Sendable, Equatable {
     }
 }
 
+/// The decision date a job's earlier nights planned for a treatment: how many nights ran it on
+/// with days left, and the date the latest of them gave (its `as_of` + its `days_left`), itself
+/// the mean of those nights' own estimates.
+public struct PlannedDecision: Sendable, Equatable {
+    public var nights: Int
+    /// µs since the epoch.
+    public var decidedAt: Int64
+
+    public init(nights: Int, decidedAt: Int64) {
+        self.nights = nights
+        self.decidedAt = decidedAt
+    }
+}
+
 public enum DecisionRules {
-    /// The first status that holds: unhealthy, roll back, too early, ship, inconclusive, keep running.
+    /// The first status that holds: unhealthy, roll back, too early, ship, inconclusive, futile,
+    /// keep running.
     ///
     /// - Parameters:
     ///   - withheld: whether the offering's verdict is withheld.
-    ///   - power: power(0) of the goal, nil when no power plan could be made.
+    ///   - runtime: the days the test has run, and `min_runtime_days`/`max_runtime_days`.
     public static func status(
-        withheld: Bool, goal: MetricOutcome, guardrails: [MetricOutcome], runtimeDays: Double, minRuntimeDays: Double, power: Double?,
-        targetPower: Double
+        withheld: Bool, goal: MetricOutcome, guardrails: [MetricOutcome], runtime: Runtime, outlook: PowerOutlook
     ) -> DecisionStatus {
         if withheld { return .unhealthy }
         if goal == .loses || guardrails.contains(.loses) { return .rollBack }
-        if runtimeDays < minRuntimeDays { return .tooEarly }
+        if runtime.days < runtime.minimum { return .tooEarly }
         if goal == .wins { return .ship }
-        if let power, power >= targetPower { return .inconclusive }
+        if let power = outlook.power, power >= outlook.targetPower { return .inconclusive }
+        if outlook.unreachable { return .futile }
+        if let daysLeft = outlook.daysLeft, runtime.days + Double(daysLeft) > runtime.maximum { return .futile }
         return .keepRunning
+    }
+
+    /// The days a test has run, and the least and most it may (`min_runtime_days`, `max_runtime_days`).
+    public struct Runtime: Sendable, Equatable {
+        public var days: Double
+        public var minimum: Double
+        public var maximum: Double
+
+        public init(days: Double, minimum: Double, maximum: Double) {
+            self.days = days
+            self.minimum = minimum
+            self.maximum = maximum
+        }
+    }
+
+    /// Where the goal's power stands: now against the target, and what reaching it would take.
+    public struct PowerOutlook: Sendable, Equatable {
+        /// power(0), nil when no power plan could be made.
+        public var power: Double?
+        public var targetPower: Double
+        /// The days the test still needs, nil when they cannot be estimated.
+        public var daysLeft: Int?
+        /// No size of the test reaches `targetPower` (futile whatever the days).
+        public var unreachable: Bool
+
+        public init(power: Double?, targetPower: Double, daysLeft: Int?, unreachable: Bool) {
+            self.power = power
+            self.targetPower = targetPower
+            self.daysLeft = daysLeft
+            self.unreachable = unreachable
+        }
     }
 
     /// Days until the test has `usersNeeded` more users at `enrolmentPerDay`: ⌈needed / r⌉, 0 when
@@ -106,8 +156,20 @@ public enum DecisionRules {
         return max(runtimeLeft, high)
     }
 
+    /// Tonight's days left pooled with the decision date the job's earlier nights planned: the
+    /// date is the running mean of every night's own estimate (`earlier` holds how many nights
+    /// and their mean), so one night's noise moves it by 1/(k + 1) of itself and a steady test's
+    /// days count down. ⌈pooled date − as_of⌉ in days, at least 0; tonight's own without `earlier`.
+    public static func pooledDaysLeft(tonight: Int, asOf: Int64, earlier: PlannedDecision?) -> Int {
+        guard let earlier, earlier.nights > 0 else { return tonight }
+        let day = 86_400_000_000.0
+        let tonightsDate = Double(asOf) / day + Double(tonight)
+        let pooled = (tonightsDate + Double(earlier.nights) * Double(earlier.decidedAt) / day) / Double(earlier.nights + 1)
+        return max(0, Int((pooled - Double(asOf) / day).rounded(.up)))
+    }
+
     /// ⌈min_runtime_days − runtime_days⌉, at least 0.
-    static func minimumDaysLeft(runtimeDays: Double, minRuntimeDays: Double) -> Int {
+    public static func minimumDaysLeft(runtimeDays: Double, minRuntimeDays: Double) -> Int {
         max(0, Int((minRuntimeDays - runtimeDays).rounded(.up)))
     }
 }

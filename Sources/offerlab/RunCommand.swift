@@ -22,7 +22,7 @@ struct RunCommand: AsyncParsableCommand {
             read) and to the SQLite database, which keeps every night. A failed run leaves earlier \
             outputs untouched. On stdout, after the folder: one line per treatment, \
             `<offering> <group>: <status>: <reason>` (ship, roll_back, too_early, inconclusive, \
-            keep_running, unhealthy); then one `alert: …` line per change since the previous \
+            futile, keep_running, unhealthy); then one `alert: …` line per change since the previous \
             night (a status, a sample-ratio flag), and with alert_exit_code N such a night exits N.
 
             Warnings (stderr, `warning: …`; the run still succeeds): money left out for want of a rate; \

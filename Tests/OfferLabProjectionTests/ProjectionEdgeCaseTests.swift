@@ -4,6 +4,19 @@ import Testing
 
 @Suite("Projection: hand-worked edge cases (docs/statistics.md#projected-revenue-per-user-after-365-days)")
 struct ProjectionEdgeCaseTests {
+    @Test("What is unseen reads as clauses joined by '; ', never an empty first one")
+    func unseenPartClauses() {
+        let sizeOnly = UnseenPart(share: 0.5, product: nil, renewalsIdentified: 0, renewalsNeeded: 0, lastObservedDay: nil)
+        #expect(
+            sizeOnly.description(productName: { "p\($0)" })
+                == "the part not seen is 50% of the projected year (the interval runs from none of it to the most the data allow)")
+        let both = UnseenPart(share: .infinity, product: 2, renewalsIdentified: 1, renewalsNeeded: 11, lastObservedDay: 29)
+        #expect(
+            both.description(productName: { "p\($0)" })
+                == "p2 needs 11 renewals and the test has seen renewal 1 often enough; purchases after day 30 in the test have not been seen yet; "
+                + "the part not seen is more than the projected year (the interval runs from none of it to the most the data allow)")
+    }
+
     @Test("A group with no payers: realised 0, the days observed, no projection and why")
     func noPayers() throws {
         var group = ProjectionGroupInput(name: "control")

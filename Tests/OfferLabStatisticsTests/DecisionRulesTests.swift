@@ -18,11 +18,11 @@ struct DecisionRulesTests {
     func order() {
         func status(
             withheld: Bool = false, goal: MetricOutcome = .undecided, guardrails: [MetricOutcome] = [], runtime: Double = 10,
-            power: Double? = 0.3
+            power: Double? = 0.3, daysLeft: Int? = 30, unreachable: Bool = false
         ) -> DecisionStatus {
             DecisionRules.status(
-                withheld: withheld, goal: goal, guardrails: guardrails, runtimeDays: runtime, minRuntimeDays: 7, power: power,
-                targetPower: 0.8)
+                withheld: withheld, goal: goal, guardrails: guardrails, runtime: .init(days: runtime, minimum: 7, maximum: 90),
+                outlook: .init(power: power, targetPower: 0.8, daysLeft: daysLeft, unreachable: unreachable))
         }
         #expect(status(withheld: true, goal: .loses) == .unhealthy)
         #expect(status(goal: .loses, runtime: 1) == .rollBack)
@@ -31,7 +31,18 @@ struct DecisionRulesTests {
         #expect(status(goal: .wins, guardrails: [.wins, .undecided]) == .ship)
         #expect(status(power: 0.8) == .inconclusive)
         #expect(status(power: 0.79) == .keepRunning)
-        #expect(status(power: nil) == .keepRunning)
+        #expect(status(power: nil, daysLeft: nil) == .keepRunning)
+        // Futile: past max_runtime_days (90) at the days left, or no size of the test reaches the target.
+        #expect(status(runtime: 10, daysLeft: 80) == .keepRunning)
+        #expect(status(runtime: 10.5, daysLeft: 80) == .futile)
+        #expect(status(daysLeft: nil, unreachable: true) == .futile)
+        #expect(status(goal: .wins, unreachable: true) == .ship)
+        #expect(status(power: 0.8, daysLeft: 500) == .inconclusive)
+        #expect(status(runtime: 3, daysLeft: 500) == .tooEarly)
+        #expect(
+            DecisionStatus.allCases.map(\.rawValue) == [
+                "unhealthy", "roll_back", "too_early", "ship", "inconclusive", "futile", "keep_running",
+            ])
     }
 
     @Test("Days left: users needed over the enrolment rate, never below the minimum runtime; none when enrolment stopped")

@@ -48,6 +48,15 @@ import Testing
         #expect(alerts.first?.message == "test b: ship → keep_running: Because.")
     }
 
+    /// `futile` is a status like any other: a move into it from running on is an alert, staying is none.
+    @Test func aMoveToFutileAlerts() {
+        let previous = Self.previous(["a": "keep_running", "b": "futile", "c": "too_early"])
+        let alerts = ResultTables.alerts(
+            decisions: [Self.decision("a", "futile"), Self.decision("b", "futile"), Self.decision("c", "futile")], sampleRatios: [],
+            previous: previous)
+        #expect(alerts.map { "\($0.group) \($0.previous) \($0.current)" } == ["a keep_running futile", "c too_early futile"])
+    }
+
     @Test func aSampleRatioAlertsWhenItIsNewlyFlagged() {
         let newly = ResultTables.alerts(
             decisions: [], sampleRatios: [Self.srm(flagged: true)], previous: Self.previous([:], flagged: false))
@@ -109,6 +118,24 @@ import Testing
         #expect(try night.csv("alerts", night: "2026-03-17").count == 1, "the header alone")
         let stored = try night.resultRows(where: "1")["alerts"] ?? []
         #expect(stored.count == 1, "\(stored)")
+    }
+
+    /// A night older than the job's latest successful night (a back-fill) alerts nothing: its
+    /// changes are old news, already sent when the later night ran.
+    @Test func aBackFilledNightAlertsNothing() throws {
+        let night = try DecisionRunTests.night(
+            control: DecisionRunTests.members(200, paying: 20), variant: DecisionRunTests.members(200, paying: 150),
+            job: ["alert_exit_code": "3", "allow_stale_logs": "true"])
+        let latest = try night.run(["--as-of", "2026-03-16"])
+        #expect(latest.status == 3 && latest.standardOutput.contains("\nalert: test variant: ship"), "\(latest.standardError)")
+        // 03-14 alone would be a first night that ships (an alert); after 03-16 it is a back-fill.
+        let backFill = try night.run(["--as-of", "2026-03-14"])
+        #expect(backFill.status == 0 && !backFill.standardOutput.contains("alert:"), "\(backFill.standardOutput)")
+        #expect(backFill.standardOutput.contains("test variant: ship:"))
+        #expect(try night.csv("alerts", night: "2026-03-14").count == 1, "the header alone")
+        // The latest night run again is no back-fill: it still compares with the night before it.
+        let again = try night.run(["--as-of", "2026-03-16"])
+        #expect(again.status == 0 && !again.standardOutput.contains("alert:"), "03-14 shipped too: \(again.standardOutput)")
     }
 
     /// `offerlab status` from the database alone: the latest night by default, another with

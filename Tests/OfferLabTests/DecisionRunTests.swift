@@ -70,7 +70,7 @@ import Testing
         let night = try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150))
         let (row, output) = try Self.decision(night)
         #expect(row["status"] == "ship" && row["control_group"] == "control" && row["goal_metric"] == "arpu")
-        #expect(row["losing_guardrails"] == "")
+        #expect(row["losing_guardrails"] == "" && row["days_left"] == "", "a decided test has no days left")
         #expect(abs(try Self.number(row["goal_rel_lift"]) - 6.5) < 1e-9)
         #expect(try Self.number(row["goal_rel_lift_ci_low"]) > 0)
         // Why: 7.5 times the payers (+650%), each paying the same.
@@ -145,29 +145,60 @@ import Testing
                 job: ["decision": "fixed", "goal_metric": "conversion"]))
         #expect(row["status"] == "inconclusive")
         #expect(abs(try Self.number(row["power"]) - 0.8853791407623514) < 1e-9)
-        #expect(row["users_needed"] == "0" && row["days_left"] == "0")
+        #expect(row["users_needed"] == "0" && row["days_left"] == "")
         #expect(row["reason"]?.hasPrefix("Stop variant as inconclusive: a 10.0% lift in conversion would have been found") == true)
     }
 
     /// 20% against 22% conversion in 200 a group: not yet powered. The users still needed are the
     /// power plan's for m_c = 0.2, v_c = 0.16, m_t = 0.22, v_t = 0.1716 (PowerPlanningTests holds the
-    /// plan to scipy), and the days left those users at 28 a day (196 joined in the last 7 days).
+    /// plan to scipy), and the days left those users at 28 a day (196 joined in the last 7 days):
+    /// with `max_runtime_days: 1000` the test may run that long.
     @Test func anUnpoweredTestKeepsRunningWithTheDaysLeft() throws {
         let (row, _) = try Self.decision(
             try Self.night(
                 control: Self.members(200, paying: 40), variant: Self.members(200, paying: 44),
-                job: ["decision": "fixed", "goal_metric": "conversion"]))
-        let plan = try PowerPlanning.plan(
-            control: SampleMoments(count: 200, mean: 0.2, variance: 0.2 * 0.8),
-            treatment: SampleMoments(count: 200, mean: 0.22, variance: 0.22 * 0.78), treatments: 1, alpha: 0.05, targetMDE: 0.1,
-            targetPower: 0.8, sequentialTuning: nil
-        ).get()
+                job: ["decision": "fixed", "goal_metric": "conversion", "max_runtime_days": "1000"]))
+        let plan = try Self.unpoweredPlan
         #expect(row["status"] == "keep_running")
         #expect(abs(try Self.number(row["power"]) - plan.power) < 1e-12)
         #expect(row["users_needed"] == String(plan.usersNeeded))
         let days = Int((Double(plan.usersNeeded) / 28).rounded(.up))
         #expect(row["days_left"] == String(days))
         #expect(row["reason"]?.hasPrefix("Keep running variant: about \(days) days left to find a 10.0% lift in conversion") == true)
+    }
+
+    static var unpoweredPlan: PowerPlan {
+        get throws {
+            try PowerPlanning.plan(
+                control: SampleMoments(count: 200, mean: 0.2, variance: 0.2 * 0.8),
+                treatment: SampleMoments(count: 200, mean: 0.22, variance: 0.22 * 0.78), treatments: 1, alpha: 0.05, targetMDE: 0.1,
+                targetPower: 0.8, sequentialTuning: nil
+            ).get()
+        }
+    }
+
+    /// The same test under the default `max_runtime_days` (90): 14 days run and hundreds to go, so
+    /// stop, saying what finding the lift would take; a futile test has no days left.
+    @Test func aTestThatCannotFindTheLiftInTimeIsFutile() throws {
+        let (row, output) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 40), variant: Self.members(200, paying: 44),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        let plan = try Self.unpoweredPlan
+        let days = Int((Double(plan.usersNeeded) / 28).rounded(.up))
+        #expect(days + 14 > 90)
+        #expect(row["status"] == "futile" && row["days_left"] == "" && row["users_needed"] == String(plan.usersNeeded))
+        let reason =
+            "Stop variant: at 28 new users a day, finding a 10.0% lift in conversion would take about \(days) more days (the test may run 90 days)."
+        #expect(row["reason"] == reason, "\(row["reason"] ?? "")")
+        #expect(output.contains("test variant: futile: " + reason))
+    }
+
+    @Test func aLongestRuntimeBelowTheShortestIsABadJob() throws {
+        let night = try Self.night(control: Self.members(2), variant: Self.members(2), job: ["max_runtime_days": "5"])
+        let run = try night.run()
+        #expect(run.status == 78)
+        #expect(run.standardError.contains("max_runtime_days") && run.standardError.contains("from min_runtime_days (7.0) to 36500"))
     }
 
     /// Everyone joined in the first week: no one in the last 7 days, so no days can be promised.

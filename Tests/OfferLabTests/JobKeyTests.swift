@@ -50,6 +50,7 @@ import Testing
             "default_store": job.proceeds.defaultStore, "app_store_small_business": "\(job.proceeds.appStoreSmallBusiness)",
             "goal_metric": job.decisionSettings.goalMetric.csvName, "target_mde": "\(job.decisionSettings.targetMDE)",
             "target_power": "\(job.decisionSettings.targetPower)", "min_runtime_days": "\(job.decisionSettings.minRuntimeDays)",
+            "max_runtime_days": "\(job.decisionSettings.maxRuntimeDays)",
             "guardrail_metrics": "[" + job.decisionSettings.guardrailMetrics.map(\.csvName).joined(separator: ", ") + "]",
             "srm_concentration": "\(job.srmConcentration)", "alert_exit_code": "\(job.alertExitCode)",
         ]

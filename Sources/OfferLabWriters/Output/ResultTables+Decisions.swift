@@ -74,15 +74,27 @@ extension ResultTables {
     /// `decisions`: one row per (offering, treatment) whose members the run read (docs/statistics.md,
     /// "The decision"); none for `offerlab stats`, whose sums lack the members' assignment times.
     static func decisions(
-        _ offerings: [OfferingResult], statistics: [OfferingStatistics], sampleRatios: [SampleRatioRow], settings: ResultTableSettings
+        _ offerings: [OfferingResult], statistics: [OfferingStatistics], sampleRatios: [SampleRatioRow], settings: ResultTableSettings,
+        previous: PreviousNight? = nil
     ) -> [DecisionRow] {
         zip(offerings, statistics).flatMap { result, statistics -> [DecisionRow] in
             guard let members = result.projection else { return [] }
             return OfferingDecision(
                 result: result, statistics: statistics, sampleRatio: sampleRatios.first { $0.offeringID == result.offering.offeringID },
-                members: members.groups, tableSettings: settings
+                members: members.groups, tableSettings: settings, plannedDecisions: previous?.plannedDecisions ?? [:]
             ).rows()
         }
+    }
+}
+
+/// The days a treatment still needs, when they can be told.
+enum DaysNeeded: Equatable {
+    case days(Int)
+    /// No size of the test reaches the target power.
+    case unreachable
+
+    var days: Int? {
+        if case .days(let days) = self { days } else { nil }
     }
 }
 
@@ -95,6 +107,9 @@ struct OfferingDecision {
     /// Parallel to the groups: their members (each one's `assigned_at`).
     let members: [ProjectionGroupInput]
     let tableSettings: ResultTableSettings
+    /// The decision dates the job's earlier nights planned, by `PreviousNight.key` (the smoothing
+    /// of the days left).
+    var plannedDecisions: [String: PlannedDecision] = [:]
 
     static let day = 86_400_000_000.0
 
@@ -127,9 +142,15 @@ struct OfferingDecision {
             let enrolled = Double(lastWeek(control) + lastWeek(treatment))
             row.enrolmentPerDay = runtimeDays > 0 ? enrolled / min(7, runtimeDays) : 0
             let plan = powerPlan(treatment: treatment, treatments: treatments.count)
-            if case .success(let plan) = plan {
+            var daysNeeded: DaysNeeded?
+            switch plan {
+            case .success(let plan):
                 (row.power, row.usersNeeded) = (plan.power, plan.usersNeeded)
-                row.daysLeft = daysLeft(plan, treatment: treatment, enrolmentPerDay: row.enrolmentPerDay, runtimeDays: runtimeDays)
+                daysNeeded = self.daysNeeded(
+                    plan, treatment: treatment, perDay: (Double(lastWeek(control)), Double(lastWeek(treatment))),
+                    enrolmentPerDay: row.enrolmentPerDay, runtimeDays: runtimeDays, group: row.group)
+            case .failure(.targetUnreachable): daysNeeded = .unreachable
+            case .failure: break
             }
             if let projected = statistics.projection?.comparisons.first(where: { $0.group == row.group }),
                 let difference = projected.difference
@@ -144,11 +165,16 @@ struct OfferingDecision {
                 return totals.converters == 0 ? nil : totals.netRevenue / Double(totals.converters)
             }
             if let treated = arppu(treatment), let base = arppu(control), base != 0 { row.arppuRelLift = treated / base - 1 }
+            let days = daysNeeded?.days
             let status = DecisionRules.status(
-                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses }, runtimeDays: runtimeDays,
-                minRuntimeDays: settings.minRuntimeDays, power: row.power, targetPower: settings.targetPower)
+                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses },
+                runtime: .init(days: runtimeDays, minimum: settings.minRuntimeDays, maximum: settings.maxRuntimeDays),
+                outlook: .init(power: row.power, targetPower: settings.targetPower, daysLeft: days, unreachable: daysNeeded == .unreachable)
+            )
             row.status = status.rawValue
-            row.reason = reason(status, row: row, withheld: withheld, losing: losing, plan: plan)
+            // Only a test that runs on has days left (the days to its minimum runtime, or more).
+            if status == .keepRunning || status == .tooEarly { row.daysLeft = days }
+            row.reason = reason(status, row: row, withheld: withheld, losing: losing, plan: plan, days: days)
             return row
         }
     }
@@ -225,26 +251,65 @@ struct OfferingDecision {
             sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
     }
 
-    /// ⌈users needed / enrolment⌉, or for a matured goal when enough members will have matured.
-    func daysLeft(_ plan: PowerPlan, treatment: Int, enrolmentPerDay: Double, runtimeDays: Double) -> Int? {
-        guard let days = settings.goalMaturityDays, let groups = goalStatistics() else {
-            return DecisionRules.daysLeft(
+    /// The days the test still needs (docs/statistics.md, "Days left"): for `arpu`, revenue to
+    /// date, until the power is reached with the members as old as they will be then
+    /// (`TenurePower`); for a matured goal, until enough members will have matured; else ⌈users
+    /// needed / enrolment⌉. Then pooled with the dates the earlier nights planned, never below the
+    /// days to `min_runtime_days`. nil when enrolment has stopped.
+    func daysNeeded(
+        _ plan: PowerPlan, treatment: Int, perDay: (control: Double, treatment: Double), enrolmentPerDay: Double, runtimeDays: Double,
+        group: String
+    ) -> DaysNeeded? {
+        let runtimeLeft = DecisionRules.minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
+        let tonight: Int?
+        if let days = settings.goalMaturityDays, let groups = goalStatistics() {
+            let matured = groups[control].users + groups[treatment].users
+            tonight = DecisionRules.maturedDaysLeft(
+                assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(),
+                asOf: tableSettings.asOf, maturityDays: days, target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay,
+                runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
+        } else if settings.goalMetric == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
+            let scale = min(7, runtimeDays)
+            guard
+                let days = TenurePower.daysToTarget(
+                    control: revenueByTenure(control), treatment: revenueByTenure(treatment),
+                    perDay: (perDay.control / scale, perDay.treatment / scale), treatments: result.offering.groups.count - 1,
+                    alpha: tableSettings.alpha, targetMDE: settings.targetMDE, targetPower: settings.targetPower,
+                    sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
+            else { return .unreachable }
+            tonight = max(runtimeLeft, days)
+        } else {
+            tonight = DecisionRules.daysLeft(
                 usersNeeded: plan.usersNeeded, enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
                 minRuntimeDays: settings.minRuntimeDays)
         }
-        let matured = groups[control].users + groups[treatment].users
-        return DecisionRules.maturedDaysLeft(
-            assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(), asOf: tableSettings.asOf,
-            maturityDays: days,
-            target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
-            minRuntimeDays: settings.minRuntimeDays)
+        guard let tonight else { return nil }
+        let planned = plannedDecisions[PreviousNight.key(result.offering.offeringID, group)]
+        return .days(max(runtimeLeft, DecisionRules.pooledDaysLeft(tonight: tonight, asOf: tableSettings.asOf, earlier: planned)))
+    }
+
+    /// A group's revenue to date per member, by whole days since `assigned_at`.
+    func revenueByTenure(_ group: Int) -> TenureProfile {
+        var profile = TenureProfile()
+        members[group].forEachMember { assignedAt, events in
+            var revenue = 0.0
+            for event in events {
+                switch event.kind {
+                case .purchase, .renewal: revenue += event.amount
+                case .refund: revenue -= event.amount
+                case .trialStart: break
+                }
+            }
+            profile.add(tenureDay: Int(Double(tableSettings.asOf - assignedAt) / Self.day), value: revenue)
+        }
+        return profile
     }
 
     // MARK: The sentence
 
-    func reason(_ status: DecisionStatus, row: DecisionRow, withheld: String?, losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>)
-        -> String
-    {
+    func reason(
+        _ status: DecisionStatus, row: DecisionRow, withheld: String?, losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?
+    ) -> String {
         let goal = settings.goalMetric.csvName
         let mde = ReportFormat.percent(settings.targetMDE)
         switch status {
@@ -273,6 +338,15 @@ struct OfferingDecision {
         case .inconclusive:
             return
                 "Stop \(row.group) as inconclusive: a \(mde) lift in \(goal) would have been found by now (power \(ReportFormat.percent(row.power ?? 0))), so the true lift is likely smaller than worth finding."
+        case .futile:
+            let traffic = "at \(ReportFormat.count(Int(row.enrolmentPerDay.rounded()))) new users a day"
+            let finding = "finding a \(mde) lift in \(goal)"
+            guard let days else {
+                return
+                    "Stop \(row.group): \(traffic), no number of users would be enough for \(finding) with \(ReportFormat.percent(settings.targetPower)) power."
+            }
+            return
+                "Stop \(row.group): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
         case .keepRunning:
             switch plan {
             case .failure(let gap):

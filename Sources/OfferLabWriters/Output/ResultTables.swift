@@ -9,9 +9,11 @@ import OfferLabStoreSources
 /// Makes the typed night (`NightTables`) from a night's results and their statistics:
 /// formatting only, every number is computed before (`NightlyRun`, `OfferingStatistics`).
 package enum ResultTables {
-    /// The night's tables. `statistics` is parallel to `results.offerings`.
+    /// The night's tables. `statistics` is parallel to `results.offerings`; a `backfill` (a night
+    /// older than the job's latest successful one) alerts nothing.
     package static func make(
-        _ results: NightResults, statistics: [OfferingStatistics], settings: ResultTableSettings, previous: PreviousNight? = nil
+        _ results: NightResults, statistics: [OfferingStatistics], settings: ResultTableSettings, previous: PreviousNight? = nil,
+        backfill: Bool = false
     ) -> NightTables {
         let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
         var night = NightTables()
@@ -34,8 +36,9 @@ package enum ResultTables {
         night.shownCopy = shownCopy(results.offerings)
         (night.sliceSummary, night.sliceComparisons, night.sliceSampleRatios) = slices(results.offerings, statistics: statistics)
         night.projection = projection(results.offerings, statistics: statistics)
-        night.decisions = decisions(results.offerings, statistics: statistics, sampleRatios: night.sampleRatios, settings: settings)
-        night.alerts = alerts(decisions: night.decisions, sampleRatios: night.sampleRatios, previous: previous)
+        night.decisions = decisions(
+            results.offerings, statistics: statistics, sampleRatios: night.sampleRatios, settings: settings, previous: previous)
+        night.alerts = backfill ? [] : alerts(decisions: night.decisions, sampleRatios: night.sampleRatios, previous: previous)
         night.writesSliceFiles = settings.writesSliceFiles
         return night.asWritten()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabIngest
 import OfferLabJob
+import OfferLabStatistics
 import OfferLabSupport
 
 /// Facts about one run, stored in the `runs` table.
@@ -348,6 +349,21 @@ extension ResultsDatabase {
                     }
                 }
             }
+            if tables.contains("decisions") {
+                let nights = earlierNights.sorted()
+                try? database.prepare(
+                    "SELECT offering_id, \"group\", as_of, days_left FROM decisions WHERE status = 'keep_running' AND days_left IS NOT NULL "
+                        + "AND as_of IN (\(nights.map { _ in "?" }.joined(separator: ", "))) ORDER BY as_of"
+                ).forEachRow(nights.map { .text($0) }) { row in
+                    guard case .text(let offering) = row.value(at: 0), case .text(let group) = row.value(at: 1),
+                        case .text(let asOf) = row.value(at: 2), let night = Night(parsing: asOf),
+                        case .integer(let days) = row.value(at: 3)
+                    else { return }
+                    let key = PreviousNight.key(offering, group)
+                    found.plannedDecisions[key] = PlannedDecision(
+                        nights: (found.plannedDecisions[key]?.nights ?? 0) + 1, decidedAt: night.microseconds + days * 86_400_000_000)
+                }
+            }
             // The night's rows as they stand (a re-run of that night replaced its own).
             if tables.contains("quality") {
                 try database.prepare("SELECT count FROM quality WHERE as_of = ? AND offering_id = '' AND counter = 'lines_read'")
@@ -384,6 +400,9 @@ package struct PreviousNight: Equatable {
     package var sequentialSampleRatioFlags: [String: Bool] = [:]
     /// Each offering's least `seq_srm_p_value` over every earlier successful night of the job.
     package var sequentialSampleRatioMinimum: [String: Double] = [:]
+    /// Per (offering, treatment), by `key`: the earlier successful nights of the job that kept it
+    /// running with days left, and the decision date the latest of them planned.
+    package var plannedDecisions: [String: PlannedDecision] = [:]
 
     /// The key of `statuses`.
     package static func key(_ offering: String, _ group: String) -> String { offering + "\u{1F}" + group }
@@ -396,6 +415,25 @@ package struct PreviousNight: Equatable {
 }
 
 extension ResultsDatabase {
+    /// Whether `output`'s database holds a successful night of its job file after `output`'s
+    /// night: tonight is then a back-fill, whose changes are old news (it alerts nothing).
+    package static func hasLaterNight(of output: OutputSettings) -> Bool {
+        let (path, identity) = (output.databasePath, output.jobIdentity)
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        var later = false
+        do {
+            let database = try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal"))
+            guard try database.tableNames().contains("runs") else { return false }
+            try database.prepare("SELECT job FROM runs WHERE status = 'succeeded' AND night > ?").forEachRow([.text(output.night.date)]) {
+                row in
+                if case .text(let job) = row.value(at: 0), JobIdentity.matches(stored: job, identity: identity) { later = true }
+            }
+        } catch {
+            return false
+        }
+        return later
+    }
+
     /// Another job file whose successful runs in `output`'s database wrote the same output
     /// folder as `output`'s job (its identity), or nil. Runs stored before the output was recorded are
     /// not compared.

@@ -1,0 +1,78 @@
+import Testing
+
+@testable import OfferLabStatistics
+
+@Suite("Days to the target power with members as old as they will be, worked by hand")
+struct TenurePowerTests {
+    /// `perDay` members of each tenure day 0 ..< `days`, every tenth paying `value(tenure)`.
+    static func profile(days: Int, perDay: Int = 100, value: (Int) -> Double) -> TenureProfile {
+        var profile = TenureProfile()
+        for tenure in 0..<days {
+            for member in 0..<perDay { profile.add(tenureDay: tenure, value: member % 10 == 0 ? value(tenure) : 0) }
+        }
+        return profile
+    }
+
+    static func days(_ control: TenureProfile, _ treatment: TenureProfile, perDay: Double = 100, tuning: Double? = nil) -> Int? {
+        TenurePower.daysToTarget(
+            control: control, treatment: treatment, perDay: (perDay, perDay), treatments: 1, alpha: 0.05, targetMDE: 0.1,
+            targetPower: 0.8, sequentialTuning: tuning)
+    }
+
+    @Test("Weeks are counted back from the oldest tenure; past it, the oldest week's values hold")
+    func weeklyMoments() {
+        // Tenures 0 … 9, one member each, worth its tenure: the oldest week is days 3 … 9 (mean 6,
+        // second moment (9 + 16 + … + 81)/7 = 40), the rest days 0 … 2 (mean 1, (0 + 1 + 4)/3).
+        var profile = TenureProfile()
+        for tenure in 0..<10 { profile.add(tenureDay: tenure, value: Double(tenure)) }
+        let moments = profile.weeklyMoments()
+        #expect(moments.count == 10)
+        #expect(moments[0...2].allSatisfy { $0.mean == 1 && abs($0.second - 5.0 / 3) < 1e-12 })
+        #expect(moments[3...9].allSatisfy { $0.mean == 6 && $0.second == 40 })
+    }
+
+    /// A goal that does not grow with tenure: the answer is the power plan's users over the
+    /// enrolment, ⌈users_needed / r⌉ (to within a day: the plan rounds users, this days).
+    @Test("With values that do not grow, the days are the power plan's users over the enrolment", arguments: [nil, 5000.0])
+    func flatValuesAgreeWithThePowerPlan(tuning: Double?) throws {
+        let control = Self.profile(days: 14) { _ in 10 }
+        let treatment = Self.profile(days: 14) { _ in 10.5 }
+        // Population moments of 1,400 members, a tenth paying: mean p·x, variance p·x² − (p·x)².
+        func moments(_ x: Double) -> SampleMoments {
+            SampleMoments(count: 1400, mean: 0.1 * x, variance: 0.1 * x * x - 0.01 * x * x)
+        }
+        let plan = try PowerPlanning.plan(
+            control: moments(10), treatment: moments(10.5), treatments: 1, alpha: 0.05, targetMDE: 0.1, targetPower: 0.8,
+            sequentialTuning: tuning
+        ).get()
+        let expected = Int((Double(plan.usersNeeded) / 200).rounded(.up))
+        let days = try #require(Self.days(control, treatment, tuning: tuning))
+        #expect(abs(days - expected) <= 1, "\(days) against \(expected)")
+        #expect(expected > 30, "a test that needs time: \(expected)")
+    }
+
+    /// Payers pay 10 on joining and 10 more each week until their fourth week: revenue to date
+    /// grows with tenure and stops at day 21. Tonight (day 28) the growth is all seen; a week
+    /// later the same enrolment gives a decision date a week nearer.
+    @Test("A goal that grows with tenure: the days count down from one week to the next")
+    func growingValuesCountDown() throws {
+        let charges = { (tenure: Int) in 10 * Double(1 + min(3, tenure / 7)) }
+        let tonight = Self.profile(days: 28, value: charges)
+        let nextWeek = Self.profile(days: 35, value: charges)
+        let lifted = { (tenure: Int) in 1.05 * charges(tenure) }
+        let first = try #require(Self.days(tonight, Self.profile(days: 28, value: lifted)))
+        let second = try #require(Self.days(nextWeek, Self.profile(days: 35, value: lifted)))
+        #expect(first > 30 && abs((first - second) - 7) <= 1, "\(first) then \(second)")
+    }
+
+    @Test("No enrolment and too few members: the target is never reached")
+    func unreachable() {
+        let control = Self.profile(days: 14, perDay: 10) { _ in 10 }
+        let treatment = Self.profile(days: 14, perDay: 10) { _ in 10.2 }
+        #expect(Self.days(control, treatment, perDay: 0) == nil)
+        #expect(Self.days(TenureProfile(), treatment) == nil)
+        // Already powered: 0 days.
+        let big = Self.profile(days: 14, perDay: 20_000) { _ in 10 }
+        #expect(Self.days(big, Self.profile(days: 14, perDay: 20_000) { _ in 10 }) == 0)
+    }
+}

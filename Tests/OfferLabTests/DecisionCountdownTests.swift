@@ -1,0 +1,70 @@
+import Foundation
+import OfferLabTestSupport
+import Testing
+
+/// Days a product lead can plan on (docs/statistics.md, "Days left"): an A/A test with a steady
+/// enrolment and weekly renewals, read every week for six weeks through `offerlab run` into one
+/// database, counts its days left down by about the days that passed, and never up.
+@Suite struct DecisionCountdownTests {
+    /// A fixed pseudo-random number in [0, 1) for (`index`, `salt`): SplitMix64's finaliser.
+    static func unit(_ index: Int, _ salt: Int) -> Double {
+        var z = UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(truncatingIfNeeded: salt) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(UInt64(1) << 53)
+    }
+
+    /// 390 users a day from 2026-01-05 for 70 days, every other one in each group; a tenth buys
+    /// the weekly plan (7.99) an hour after joining, which renews each week with probability 0.6.
+    static func steadyTest(job: [String: String]) throws -> NightFixture {
+        let perDay = 390
+        let start = try #require(ISO8601DateFormatter().date(from: "2026-01-05T00:00:00Z"))
+        let assignedFormat = DateFormatter()
+        assignedFormat.locale = Locale(identifier: "en_US_POSIX")
+        assignedFormat.timeZone = TimeZone(identifier: "UTC")
+        assignedFormat.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let eventFormat = ISO8601DateFormatter()
+        var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
+        var events: [String] = []
+        for index in 0..<(70 * perDay) {
+            let user = "u\(index)"
+            let joined = start.addingTimeInterval(Double(index) * 86_400 / Double(perDay))
+            assignments.append((user, "1", index % 2 == 0 ? "10" : "11", assignedFormat.string(from: joined)))
+            guard unit(index, 1) < 0.1 else { continue }
+            var charge = 0
+            repeat {
+                let kind = charge == 0 ? "purchase" : "renewal"
+                events.append(
+                    ProjectionRunTests.line(
+                        kind, user: user, ts: eventFormat.string(from: joined.addingTimeInterval(3600 + Double(charge) * 7 * 86_400)),
+                        product: "weekly", transaction: "t\(index)-\(charge)", original: "t\(index)-0", price: "7.99"))
+                charge += 1
+            } while unit(index, 1 + charge) < 0.6
+        }
+        let tables = TablesFixture(
+            assignments: assignments, offerings: [(1, "test", "Test", true)], groups: [(10, 1, "control", 1), (11, 1, "variant", 1)])
+        return try NightFixture(tables: tables, events: events, job: job)
+    }
+
+    @Test func aSteadyTestCountsDown() throws {
+        let night = try Self.steadyTest(job: ["decision": "fixed", "max_runtime_days": "1000"])
+        var days: [Int] = []
+        var unpooled: [Int] = []
+        for week in 3...9 {
+            let asOf = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_767_571_200 + Double(week * 7) * 86_400))
+            let date = String(asOf.prefix(10))
+            let run = try night.run(["--as-of", date])
+            #expect(run.status == 0, "\(run.standardError)")
+            let row = try #require(ProjectionRunTests.records(try night.csv("decisions", night: date)).first)
+            #expect(row["status"] == "keep_running", "\(date): \(row["reason"] ?? "")")
+            days.append(try #require(row["days_left"].flatMap { Int($0) }, "\(date)"))
+            // What the days were before: the users still needed at tonight's enrolment.
+            let needed = try DecisionRunTests.number(row["users_needed"])
+            unpooled.append(Int((needed / (try DecisionRunTests.number(row["enrolment_per_day"]))).rounded(.up)))
+        }
+        print("days left, weekly: \(days); users needed / enrolment: \(unpooled)")
+        for (earlier, later) in zip(days, days.dropFirst()) { #expect(later <= earlier, "\(days)") }
+        #expect(abs(Double(days[0] - days[6]) - 42) <= 0.1 * Double(days[0]), "\(days)")
+    }
+}
