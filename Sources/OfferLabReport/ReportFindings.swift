@@ -236,7 +236,8 @@ enum ReportFindings {
     static func when(_ row: DecisionRow, night: Night) -> String? {
         switch (row.status, row.daysLeft) {
         case ("keep_running", let days?): "decision expected about \(ReportFormat.date(days, after: night))"
-        case ("keep_running", nil): "decision date unknown: no one has joined in the last 7 days"
+        case ("keep_running", nil) where row.enrolmentPerDay == 0: "decision date unknown: no one has joined in the last 7 days"
+        case ("keep_running", nil): "decision date unknown: the users still needed cannot be estimated yet"
         case ("too_early", let days?): "look again about \(ReportFormat.date(days, after: night))"
         default: nil
         }

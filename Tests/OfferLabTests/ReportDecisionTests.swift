@@ -60,6 +60,8 @@ import Testing
         #expect(ReportFindings.when(row, night: night) == "decision expected about 17 March 2028")
         row.daysLeft = nil
         #expect(ReportFindings.when(row, night: night) == "decision date unknown: no one has joined in the last 7 days")
+        row.enrolmentPerDay = 214.7
+        #expect(ReportFindings.when(row, night: night) == "decision date unknown: the users still needed cannot be estimated yet")
         row.status = "ship"
         #expect(ReportFindings.when(row, night: night) == nil)
         row.goalMetric = "conversion_d7"
