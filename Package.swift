@@ -112,7 +112,10 @@ let package = Package(
         // The HTML report, from the typed night as the run made it or the database gives it back.
         .target(
             name: "OfferLabReport",
-            dependencies: ["OfferLabWriters", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabStatistics"],
+            dependencies: [
+                "OfferLabWriters", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
+                "OfferLabStatistics",
+            ],
             swiftSettings: releaseSpeed),
         // The warehouse route: the SQL generator, and `offerlab stats` on the sums it computes.
         .target(

@@ -1,7 +1,8 @@
 // The width check's page (check-report.py --phone-page): the report in one frame per width
 // (390 CSS pixels: a phone; 768 to 1920: tablets and laptops), since headless Chromium's own
 // window cannot be narrower than 500 px. Once the report is laid out, each frame is measured
-// (its page's width and height, every element cut at an edge, the smallest chart text as drawn),
+// (its page's width and height, every element cut at an edge or scrolling sideways inside it,
+// the smallest chart text as drawn, and the first screen's lines of "At a glance"),
 // then grown to its full height for the screenshot, and the figures go into the DOM (body's
 // data-phone-probe, a JSON list in frame order) for check-report.py.
 window.addEventListener("load", () => {
@@ -27,9 +28,30 @@ window.addEventListener("load", () => {
       const size = parseFloat(frame.contentWindow.getComputedStyle(text).fontSize) * scale;
       if (size < smallest.size) smallest = { size, text: text.textContent };
     }
+    // Anything that scrolls sideways inside the page (a table in a scrolling box), by how much.
+    const scrolling = [];
+    for (const element of page.querySelectorAll("body *")) {
+      const overflow = frame.contentWindow.getComputedStyle(element).overflowX;
+      if ((overflow === "auto" || overflow === "scroll") && element.scrollWidth > element.clientWidth) {
+        scrolling.push(`${element.tagName.toLowerCase()}.${element.className} by ${element.scrollWidth - element.clientWidth} px`);
+      }
+    }
+    // The first screen: each offering's box of "At a glance" (its background) and each of its
+    // treatments' lines, with where the line ends before any scrolling.
+    const glance = [...page.querySelectorAll(".overview li.glance")].map((box) => ({
+      offering: box.dataset.offering,
+      background: frame.contentWindow.getComputedStyle(box).backgroundColor,
+      treatments: [...box.querySelectorAll(".treatment")].map((line) => {
+        const part = (name) => line.querySelector("." + name)?.textContent ?? "";
+        return {
+          group: line.dataset.group, storedStatus: line.dataset.status, status: part("status"), goal: part("goal"),
+          worth: part("worth"), when: part("when"), bottom: line.getBoundingClientRect().bottom,
+        };
+      }),
+    }));
     return {
       viewport, scrollWidth: page.documentElement.scrollWidth, height: page.documentElement.scrollHeight, overflowing,
-      smallestChartText: smallest,
+      smallestChartText: smallest, scrolling, glance,
     };
   });
   for (const frame of frames) frame.style.height = frame.contentDocument.documentElement.scrollHeight + "px";

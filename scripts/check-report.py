@@ -3,15 +3,20 @@
 
 The expected numbers come from the run's own CSV files, formatted the way the report formats
 them for people (Sources/OfferLabWriters/Output/ReportFormat.swift); the DOM must contain each of them.
-The screenshots must be real renderings, not blank pages. On a phone (390 CSS pixels wide)
-nothing may be cut at either edge, by the page or by a table scrolled sideways, and no chart
-text may be drawn smaller than 9 px. Prints one line per problem.
+The screenshots must be real renderings, not blank pages. At no width (390 CSS pixels, a phone,
+to 1920) may anything be cut at either edge or scroll sideways, by the page or inside it, and on
+the phone no chart text may be drawn smaller than 9 px. The first screen, 1280 × 800 CSS pixels
+before any scrolling, must hold every treatment of decisions.csv: its status in words, the goal's
+lift with its interval, what shipping is worth with its currency, and for keep_running the date
+(as_of + days_left); an offering's box there is green exactly when all its treatments are decided
+(issue 59). Prints one line per problem.
 
 `check-report.py --phone-page REPORT` prints the page that shows REPORT as a phone does
 (scripts/check-report-phone.js).
 """
 import argparse
 import csv
+import datetime
 import html
 import html.parser
 import json
@@ -42,6 +47,22 @@ def signed_percent(ratio: float) -> str:
 
 def money(amount: float, currency: str) -> str:
     return f"{currency} {fixed(amount, 2)}"
+
+
+def signed_money(amount: float, currency: str) -> str:
+    text = fixed(amount, 2)
+    return f"{currency} " + ("+" + text if any(c in "123456789" for c in text) and not text.startswith(MINUS) else text)
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+          "December")
+
+
+def decision_date(night: str, days: int) -> str:
+    """`14 April`, with the year when it is not the night's: as_of + days_left, as the report says it."""
+    start = datetime.date.fromisoformat(night)
+    day = start + datetime.timedelta(days=days)
+    return f"{day.day} {MONTHS[day.month - 1]}" + ("" if day.year == start.year else f" {day.year}")
 
 
 class TextCollector(html.parser.HTMLParser):
@@ -197,6 +218,66 @@ def check_screenshot(path: Path) -> list[str]:
     return problems
 
 
+#: The first screen: the window a laptop shows before any scrolling (issue 59).
+FIRST_SCREEN = (1280, 800)
+#: The statuses that end a test: an offering's box at a glance is green only when all its treatments have one.
+DECIDED = {"ship", "roll_back", "inconclusive", "futile"}
+#: `--better-bg`, the green of a decided offering's box.
+GREEN = "rgb(226, 243, 232)"
+
+
+def check_first_screen(probe: dict, folder: Path, database: Path) -> tuple[list[str], int]:
+    """Every (offering, treatment) of decisions.csv on the first screen: its status in words, the goal's lift
+    with its interval, what shipping is worth with its currency, and for keep_running the expected decision
+    date; and each offering's box green exactly when every treatment in it is decided."""
+    problems, checked = [], 0
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        currencies = dict(db.execute("SELECT offering_id, report_currency FROM offerings WHERE as_of = ?", (folder.name,)))
+    with open(folder / "decisions.csv", newline="", encoding="utf-8") as file:
+        decisions = list(csv.DictReader(file))
+    boxes = {box["offering"]: box for box in probe["glance"]}
+    height = FIRST_SCREEN[1]
+    for row in decisions:
+        offering, group = row["offering_id"], row["group"]
+        where = f"first screen {offering}/{group}"
+        line = next((t for t in boxes.get(offering, {}).get("treatments", []) if t["group"] == group), None)
+        checked += 1
+        if line is None:
+            problems.append(f"{where}: no line at a glance")
+            continue
+        if line["bottom"] > height:
+            problems.append(f"{where}: its line ends at {line['bottom']:.0f} px, below the first {height} px")
+        if not line["status"].strip() or "_" in line["status"] or line["storedStatus"] != row["status"]:
+            problems.append(f"{where}: status '{row['status']}' reads '{line['status']}', not in words")
+        expected = []
+        if row["goal_rel_lift"]:
+            expected.append(("goal", signed_percent(float(row["goal_rel_lift"])), "goal lift"))
+        for column in ("goal_rel_lift_ci_low", "goal_rel_lift_ci_high"):
+            if row[column] and abs(float(row[column])) != float("inf"):
+                expected.append(("goal", signed_percent(float(row[column])), column))
+        currency = currencies.get(offering, "")
+        if row["impact_365"]:
+            expected.append(("worth", signed_money(float(row["impact_365"]), currency), "impact_365 with its currency"))
+        else:
+            expected.append(("worth", "not projected", "no impact_365"))
+        if row["status"] == "keep_running" and row["days_left"]:
+            expected.append(("when", "about " + decision_date(folder.name, int(row["days_left"])), "decision date (as_of + days_left)"))
+        for part, value, what in expected:
+            checked += 1
+            if value not in line[part]:
+                problems.append(f"{where}: {what} '{value}' is not in '{line[part]}'")
+        if "–" in line["goal"] + line["worth"]:
+            problems.append(f"{where}: a dash stands for a number in '{line['goal']}' / '{line['worth']}'")
+    for offering in sorted({row["offering_id"] for row in decisions}):
+        checked += 1
+        decided = all(row["status"] in DECIDED for row in decisions if row["offering_id"] == offering)
+        green = boxes.get(offering, {}).get("background") == GREEN
+        if decided != green:
+            problems.append(f"first screen {offering}: its box is {'green' if green else 'not green'}, but "
+                            f"{'every' if decided else 'not every'} treatment is decided")
+    return problems, checked
+
+
 PHONE_WIDTH = 390
 #: The widths at which the page must not scroll sideways (a phone, a tablet, laptops, a desktop).
 WIDTHS = (390, 768, 1024, 1280, 1366, 1440, 1920)
@@ -218,20 +299,32 @@ def phone_page(report: Path, widths: list[int]) -> str:
     )
 
 
-def check_widths(dom_path: Path, widths: list[int]) -> list[str]:
+def probes(dom_path: Path) -> list[dict] | None:
+    """The measurements check-report-phone.js left in the DOM, one per frame; None when there are none."""
     dom = dom_path.read_text(encoding="utf-8") if dom_path.is_file() else ""
     found = re.search(r'data-phone-probe="([^"]*)"', dom)
-    if not found:
+    return json.loads(html.unescape(found.group(1))) if found else None
+
+
+def probe_at(dom_path: Path, width: int) -> dict:
+    """The frame of `width` (no lines at a glance when it was not measured: check_widths says so)."""
+    return next((probe for probe in probes(dom_path) or [] if probe["viewport"] == width), {"glance": []})
+
+
+def check_widths(dom_path: Path, widths: list[int]) -> list[str]:
+    measured = probes(dom_path)
+    if measured is None:
         return [f"{dom_path}: the page was not measured (no data-phone-probe)"]
-    probes = json.loads(html.unescape(found.group(1)))
-    if len(probes) != len(widths):
-        return [f"{dom_path}: {len(probes)} frames measured, not {len(widths)}"]
+    if len(measured) != len(widths):
+        return [f"{dom_path}: {len(measured)} frames measured, not {len(widths)}"]
     problems = []
-    for width, probe in zip(widths, probes):
+    for width, probe in zip(widths, measured):
         if probe["viewport"] != width:
             problems.append(f"the page is {probe['viewport']} px wide, not {width}")
         if probe["scrollWidth"] > probe["viewport"]:
             problems.append(f"at {width} px the page scrolls sideways: it is {probe['scrollWidth']} px wide")
+        for element in probe["scrolling"]:
+            problems.append(f"at {width} px something scrolls sideways: {element}")
         for element in probe["overflowing"][:10]:
             problems.append(f"at {width} px cut at the edge: {element}")
         if len(probe["overflowing"]) > 10:
@@ -264,6 +357,9 @@ def main() -> int:
     problems += check_screenshot(arguments.screenshot)
     problems += check_widths(arguments.phone_dom, [PHONE_WIDTH])
     problems += check_widths(arguments.widths_dom, list(WIDTHS))
+    first_screen, first_screen_checked = check_first_screen(probe_at(arguments.widths_dom, FIRST_SCREEN[0]), arguments.folder,
+                                                            arguments.database)
+    problems += first_screen
     problems += check_screenshot(arguments.phone_screenshot)
     pdf = arguments.pdf.read_bytes() if arguments.pdf.is_file() else b""
     if not pdf.startswith(b"%PDF") or len(pdf) < 10_000:
@@ -274,7 +370,9 @@ def main() -> int:
         print(f"check-report: … and {len(problems) - 40} more", file=sys.stderr)
     if problems:
         return 1
-    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshots are renderings; nothing is cut at {', '.join(map(str, WIDTHS))} px")
+    print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshots are renderings; nothing is cut "
+          f"or scrolls sideways at {', '.join(map(str, WIDTHS))} px; the first {FIRST_SCREEN[0]}×{FIRST_SCREEN[1]} px hold every "
+          f"treatment's status, lift, worth and date ({first_screen_checked} checks)")
     return 0
 
 

@@ -5,9 +5,11 @@
 # comparisons.csv are not in the DOM as the report formats them, or when the screenshot is
 # missing or blank. It renders the page again as a phone shows it, 390 CSS pixels wide
 # (screenshot report-390.png), and at 768, 1024, 1280, 1366, 1440 and 1920 px, and fails when
-# the page scrolls sideways or anything is cut at an edge at any of them, when chart text is
-# drawn under 9 px on the phone, or when the phone page is more than half as high as it was
-# before issue 41 (check-report.py). Installs chromium (Debian package) when it is missing.
+# the page or anything in it scrolls sideways or anything is cut at an edge at any of them, when
+# chart text is drawn under 9 px on the phone, when the phone page is more than half as high as it
+# was before issue 41, or when the first 1280 × 800 px do not hold every treatment's status, lift,
+# worth and decision date, or an offering's box there is green while a treatment is undecided
+# (check-report.py). Installs chromium (Debian package) when it is missing.
 #
 # SWIFT_SCRATCH_PATH=DIR builds in DIR instead of .build. Outputs: out/report-check/.
 set -euo pipefail

@@ -1,3 +1,4 @@
+import OfferLabJob
 import OfferLabStatistics
 import OfferLabWriters
 
@@ -8,6 +9,8 @@ struct OfferingSection {
     var anchor: String
     /// False when a red run-wide warning (skipped log files) puts every offering in doubt.
     var runIsTrusted: Bool
+    /// The night of the report: decision dates count from it.
+    var night: Night
 
     var currency: String { offering.currency }
     private var level: String { ReportFindings.confidence(offering.alpha) }
@@ -73,7 +76,12 @@ struct OfferingSection {
         let tone = ReportFindings.tone(offering.decisions)
         var html: HTML = "<div class=\"verdict decision \(HTMLReport.verdictClass(tone))\"><p class=\"label\">What to do tonight</p>\n"
         for row in offering.decisions {
-            html += "<p class=\"sentence\">\(row.reason)</p>\n"
+            var sentence = [ReportFindings.goalLift(row), ReportFindings.worth(row, currency: currency)]
+            if let when = ReportFindings.when(row, night: night) { sentence.append(when) }
+            html += "<p class=\"sentence\"><strong>\(ReportFindings.statusWords(row.status)) \(row.group)</strong>: "
+            html += "\(sentence.joined(separator: "; ")).</p>\n"
+            html += "<details class=\"why\"><summary>How this was decided</summary><p>\(row.reason)</p>"
+            html += "<p class=\"note\">\(ReportFindings.power(row))</p></details>\n"
             if let why = ReportFindings.liftDecomposition(row) { html += "<p class=\"note\">\(why)</p>\n" }
             if let elsewhere = ReportFindings.otherResultsPointElsewhere(row, in: offering) {
                 html += "<p class=\"note\">\(elsewhere)</p>\n"
@@ -135,7 +143,7 @@ struct OfferingSection {
                 ])
             html += cell(
                 group.conversionRate.map(ReportFormat.percent) ?? "–",
-                [interval(group.conversionCILow, group.conversionCIHigh, ReportFormat.percent).map { "likely \($0)" } ?? ""])
+                [ReportFindings.range(group.conversionCILow, group.conversionCIHigh, ReportFormat.percent).map { "likely \($0)" } ?? ""])
             html += versus(group, .conversion)
             html += cell(group.arpu.map { ReportFormat.money($0, currency) } ?? "–", [])
             html += versus(group, .arpu)
@@ -156,7 +164,7 @@ struct OfferingSection {
         html += "(in points or money where a percentage cannot be bounded); “significant”: that range leaves out no change, "
         html += "allowing for \(treatments.count) variant\(treatments.count == 1 ? "" : "s")"
         html += offering.verdictInference == .sequential ? " and for the report being read every night; " : "; "
-        html += "chance to beat control: how likely the variant is truly better than control. "
+        html += "chance it is better: how likely the variant truly does better than control. "
         html += "Proceeds per user: what the app keeps of it, after the store's commission and VAT.</p>\n"
         html += trialsNote
         return html
@@ -211,19 +219,14 @@ struct OfferingSection {
         }
         let format = isRelative ? ReportFormat.signedPercent : ReportFormat.difference(metric, currency: currency)
         var details: [String] = []
-        if let text = interval(lift.low, lift.high, format) { details.append("likely \(text)") }
+        if let text = ReportFindings.range(lift.low, lift.high, format) { details.append("likely \(text)") }
         switch comparison.significant {
         case true?: details.append("significant")
         case false?: details.append("not significant")
         case nil: break
         }
-        if let chance = comparison.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to beat") }
+        if let chance = comparison.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance it is better") }
         return cell(format(lift.value), details, tone: ReportFindings.tone(comparison))
-    }
-
-    func interval(_ low: Double?, _ high: Double?, _ format: (Double) -> String) -> String? {
-        guard let low, let high else { return nil }
-        return "\(format(low)) to \(format(high))"
     }
 
     // MARK: Charts
@@ -443,7 +446,7 @@ struct OfferingSection {
             let sequential = comparison.decided(by: .sequential)
             func estimate(_ estimate: Estimate?, _ format: (Double) -> String) -> HTML {
                 guard let estimate else { return cell("–", []) }
-                return cell(format(estimate.value), [interval(estimate.low, estimate.high, format) ?? ""])
+                return cell(format(estimate.value), [ReportFindings.range(estimate.low, estimate.high, format) ?? ""])
             }
             func plain(_ text: String?, details: [String] = [], secondary: Bool = false) -> HTML {
                 cell(text ?? "–", details, secondary: secondary)

@@ -45,11 +45,11 @@ extension OfferingSection {
             html += "</th>"
             html += cell(row.realizedARPU.map(money) ?? "–", ["realised"])
             let observed = row.observedDaysMean.map { "projected from \(ReportFormat.fixed($0, decimals: 0)) of 365 days" } ?? ""
-            let bounds = interval(row.low, row.high, money)
+            let bounds = ReportFindings.range(row.low, row.high, money)
             if let value = row.projectedARPU365, Self.unprojectableReason(row) == nil {
                 html += cell(money(value), [bounds.map { "interval \($0)" } ?? "", observed])
             } else {
-                html += forecastGap(["cannot be projected yet", bounds.map { "somewhere in \($0)" } ?? "", observed])
+                html += forecastGap(["cannot be projected yet", bounds.map { "likely \($0)" } ?? "how high it may go is unknown", observed])
             }
             html += versusControl(row, group: group, money: money)
             html += "</tr>\n"
@@ -92,23 +92,23 @@ extension OfferingSection {
         let lift = comparison.lift
         let controlRow = offering.projection.first { $0.group == comparison.controlGroup }
         guard Self.unprojectableReason(row) == nil, let controlRow, Self.unprojectableReason(controlRow) == nil else {
-            let bounds = interval(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
-            return forecastGap(["cannot be compared yet", bounds.map { "somewhere in \($0)" } ?? ""])
+            let bounds = ReportFindings.range(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
+            return forecastGap(["cannot be compared yet", bounds.map { "likely \($0)" } ?? "how far apart they may be is unknown"])
         }
         var details: [String] = []
-        if let chance = lift.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead") }
+        if let chance = lift.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead of control") }
         if let relative = lift.relative {
             let difference = lift.absolute.map { signedMoney($0.value) }
-            let range = interval(relative.low, relative.high, ReportFormat.signedPercent).map { "interval \($0)" }
+            let range = ReportFindings.range(relative.low, relative.high, ReportFormat.signedPercent).map { "interval \($0)" }
             return cell(ReportFormat.signedPercent(relative.value), [difference ?? "", range ?? ""] + details)
         }
         if let difference = lift.absolute {
-            let range = interval(difference.low, difference.high, signedMoney).map { "interval \($0)" }
+            let range = ReportFindings.range(difference.low, difference.high, signedMoney).map { "interval \($0)" }
             return cell(signedMoney(difference.value), [range ?? ""] + details)
         }
         // Without a difference, the interval of the bounded renewals (not observed).
-        let bounds = interval(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
-        return forecastGap([bounds.map { "not estimated: somewhere in \($0)" } ?? "no projection to compare"])
+        let bounds = ReportFindings.range(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
+        return forecastGap([bounds.map { "not estimated: likely \($0)" } ?? "no projection to compare"])
     }
 
     /// A cell without a value: a muted dash, never a number styled as a result.

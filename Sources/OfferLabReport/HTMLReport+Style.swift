@@ -43,6 +43,12 @@ extension HTMLReport {
         .overview a{font-weight:600;text-decoration:none}
         .overview a code{font-weight:400;color:var(--muted)}
         .verdict-line{margin:2px 0 0}
+        .overview li.decided{background:var(--better-bg);border-left:6px solid var(--better)}
+        .overview li.glance{padding:8px 10px;border-radius:6px;margin:4px 0}
+        .treatment{display:grid;grid-template-columns:minmax(7em,1fr) minmax(9em,1.4fr) 2.2fr 2.6fr 1.6fr;gap:0 12px;padding:4px 0;font-size:14px}
+        .treatment .group{font-weight:600;overflow-wrap:anywhere}
+        .treatment .status{font-weight:600}
+        .treatment .worth,.treatment .when{color:var(--ink)}
         .warning-titles{font-size:13px;font-weight:600;color:var(--caution)}
         .pill{display:inline-block;font-size:12px;font-weight:600;line-height:1;padding:4px 8px;border-radius:999px;vertical-align:middle;white-space:nowrap}
         .pill.critical{background:var(--worse);color:#fff}
@@ -71,7 +77,7 @@ extension HTMLReport {
         .num{text-align:right;font-variant-numeric:tabular-nums}
         td.num{white-space:nowrap}
         td .main{display:block;font-size:16px;font-weight:600;white-space:nowrap}
-        td .detail{display:block;font-size:12px;color:var(--muted)}
+        td .detail{display:block;font-size:12px;color:var(--muted);white-space:normal}
         table.details td .main{font-size:14px;font-weight:400}
         table.projection td.num{white-space:normal}
         table.numbers tbody th,table.quality td{font-weight:400}
@@ -121,7 +127,7 @@ extension HTMLReport {
         details.reference[open]>summary h3::after{content:" ▾ hide"}
         @media (max-width:1100px){.secondary{display:none}}
         @media (max-width:1600px){table.results .secondary{display:none}}
-        @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}td.num{white-space:normal}.files{columns:1}\
+        @media (max-width:820px){main{padding:18px 14px 40px}.charts{grid-template-columns:1fr}td.num{white-space:normal}.files{columns:1}.treatment{grid-template-columns:1fr 1fr}\
         table.details{font-size:13px}table.details th,table.details td{padding:6px 4px}table.details tbody th{white-space:normal;overflow-wrap:anywhere}}
         @media screen and (max-width:1100px){
         table.results,table.results tbody{display:block;overflow:visible}

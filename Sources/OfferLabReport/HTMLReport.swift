@@ -1,3 +1,4 @@
+import OfferLabJob
 import OfferLabTables
 import OfferLabWriters
 
@@ -26,11 +27,12 @@ package enum HTMLReport {
             """
         html += header(report)
         let runWarnings = ReportFindings.warnings(report)
+        // The first screen holds every treatment's status; the run's warnings follow it, named in it.
+        html += overview(report, runWarnings: runWarnings)
         html += banners(runWarnings, scope: "These concern the whole run: every offering below is affected.")
-        html += overview(report)
         let runIsTrusted = !runWarnings.contains { $0.severity == .critical }
         for (index, offering) in report.offerings.enumerated() {
-            html += OfferingSection(offering: offering, anchor: anchor(index), runIsTrusted: runIsTrusted).html
+            html += OfferingSection(offering: offering, anchor: anchor(index), runIsTrusted: runIsTrusted, night: report.run.night).html
         }
         html += slices(report)
         html += runFacts(report)
@@ -74,17 +76,25 @@ package enum HTMLReport {
         return html + "</div>\n"
     }
 
-    /// One line per offering: its verdict and how many warnings it has, linked to its section.
-    private static func overview(_ report: ReportData) -> HTML {
+    /// The first screen (docs/report.md, "At a glance"): per offering its warnings, and per
+    /// treatment what to do, the goal's lift, what shipping is worth and when a running test is
+    /// expected to be decided. An offering's box is green only when every treatment is decided.
+    private static func overview(_ report: ReportData, runWarnings: [ReportFindings.Warning]) -> HTML {
         guard !report.offerings.isEmpty else {
             return "<p class=\"empty\">This night analysed no offering.</p>\n"
         }
-        var html: HTML = "<nav class=\"overview\" aria-label=\"Offerings\">\n<h2>At a glance</h2>\n<ul>\n"
+        var html: HTML = "<nav class=\"overview\" aria-label=\"Offerings\">\n<h2>At a glance</h2>\n"
+        if !runWarnings.isEmpty {
+            html += "<p class=\"warning-titles\">The whole run: \(runWarnings.map(\.title).joined(separator: " · ")) (below)</p>\n"
+        }
+        html += "<ul>\n"
         for (index, offering) in report.offerings.enumerated() {
-            let verdict = ReportFindings.verdict(offering)
             let warnings = ReportFindings.warnings(offering)
+            let decided =
+                !offering.decisions.isEmpty && offering.decisions.allSatisfy { ReportFindings.decidedStatuses.contains($0.status) }
             let name = offering.name.isEmpty ? offering.offeringID : offering.name
-            html += "<li><a href=\"#\(anchor(index))\"><span class=\"name\">\(name)</span> <code>\(offering.offeringID)</code></a>"
+            html += "<li class=\"glance\(decided ? " decided" : "")\" data-offering=\"\(offering.offeringID)\">"
+            html += "<a href=\"#\(anchor(index))\"><span class=\"name\">\(name)</span> <code>\(offering.offeringID)</code></a>"
             if !warnings.isEmpty {
                 let critical = warnings.contains { $0.severity == .critical }
                 html +=
@@ -92,12 +102,20 @@ package enum HTMLReport {
                 html += " <span class=\"warning-titles\">\(warnings.map(\.title).joined(separator: " · "))</span>"
             }
             if offering.decisions.isEmpty {
-                html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text)</p></li>\n"
-            } else {
-                let statuses = offering.decisions.map { "\($0.group): \(ReportFindings.statusWords($0))" }
-                html += "<p class=\"verdict-line \(toneClass(ReportFindings.tone(offering.decisions)))\">"
-                html += "\(statuses.joined(separator: " · "))</p></li>\n"
+                let verdict = ReportFindings.verdict(offering)
+                html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text)</p>"
             }
+            for row in offering.decisions {
+                html += "<div class=\"treatment\" data-group=\"\(row.group)\" data-status=\"\(row.status)\">"
+                html += "<span class=\"group\">\(row.group)</span>"
+                html +=
+                    "<span class=\"status \(toneClass(ReportFindings.tone(status: row.status)))\">\(ReportFindings.statusWords(row.status))</span>"
+                html += "<span class=\"goal\">\(ReportFindings.goalLift(row))</span>"
+                html += "<span class=\"worth\">\(ReportFindings.worth(row, currency: offering.currency))</span>"
+                if let when = ReportFindings.when(row, night: report.run.night) { html += "<span class=\"when\">\(when)</span>" }
+                html += "</div>"
+            }
+            html += "</li>\n"
         }
         return html + "</ul>\n</nav>\n"
     }

@@ -1,3 +1,4 @@
+import OfferLabJob
 import OfferLabWriters
 
 /// What a product lead reads first: a verdict per offering, a headline per treatment, and the
@@ -185,15 +186,81 @@ enum ReportFindings {
 
     // MARK: Decision, verdict and headlines
 
-    /// A status in a few plain words: `ship`, `keep running (about 9 days)`.
-    static func statusWords(_ row: DecisionRow) -> String {
-        switch row.status {
-        case "roll_back": "roll back"
-        case "too_early": "too early to decide"
-        case "keep_running": row.daysLeft.map { "keep running (about \($0) day\($0 == 1 ? "" : "s"))" } ?? "keep running"
-        case "unhealthy": "do not act: the data looks broken"
-        case "inconclusive": "stop: inconclusive"
-        default: row.status
+    /// The statuses that end a treatment's test: nothing is left to wait for.
+    static let decidedStatuses: Set = ["ship", "roll_back", "inconclusive", "futile"]
+
+    /// A status in plain words, from its stored text, so a status this offerlab does not know yet
+    /// still reads as words (`some_status` → "Some status").
+    static func statusWords(_ status: String) -> String {
+        switch status {
+        case "ship": return "Ship"
+        case "roll_back": return "Roll back"
+        case "keep_running": return "Keep running"
+        case "too_early": return "Too early to decide"
+        case "inconclusive": return "Stop: any difference is too small to matter"
+        case "futile": return "Stop: the target lift cannot be found in time"
+        case "unhealthy": return "Do not act: the data looks broken"
+        default:
+            let words = status.replacingOccurrences(of: "_", with: " ")
+            return words.prefix(1).uppercased() + words.dropFirst()
+        }
+    }
+
+    /// The tone of one status: green for ship, red for roll back and broken data.
+    static func tone(status: String) -> Tone {
+        switch status {
+        case "ship": .better
+        case "roll_back", "unhealthy": .worse
+        default: .unclear
+        }
+    }
+
+    /// The goal's lift with the interval the decision used: "revenue per user +92.5% (likely
+    /// +22.5% to +183.4%)", an open end said in words.
+    static func goalLift(_ row: DecisionRow) -> String {
+        let goal = name(metric: row.goalMetric)
+        guard let lift = row.goalRelLift else { return "\(goal): no lift measured yet" }
+        let range = ReportFindings.range(row.goalRelLiftCILow, row.goalRelLiftCIHigh, ReportFormat.signedPercent)
+        return "\(goal) \(ReportFormat.signedPercent(lift))" + (range.map { " (likely \($0))" } ?? "")
+    }
+
+    /// What shipping is worth in the first year of a year of new users, with its currency.
+    static func worth(_ row: DecisionRow, currency: String) -> String {
+        guard let impact = row.impact365, impact.isFinite else { return "worth: not projected yet" }
+        let money = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
+        let range = ReportFindings.range(row.impact365CILow, row.impact365CIHigh, money)
+        return "worth \(money(impact)) a year if shipped" + (range.map { " (likely \($0))" } ?? "")
+    }
+
+    /// When to look again: the expected decision date of a running test, nil for the others.
+    static func when(_ row: DecisionRow, night: Night) -> String? {
+        switch (row.status, row.daysLeft) {
+        case ("keep_running", let days?): "decision expected about \(ReportFormat.date(days, after: night))"
+        case ("keep_running", nil) where row.enrolmentPerDay == 0: "decision date unknown: no one has joined in the last 7 days"
+        case ("keep_running", nil): "decision date unknown: the users still needed cannot be estimated yet"
+        case ("too_early", let days?): "look again about \(ReportFormat.date(days, after: night))"
+        default: nil
+        }
+    }
+
+    /// How likely the test at its size would have found a lift of the target size, in words; the
+    /// analyst's terms (power, users still needed) in brackets.
+    static func power(_ row: DecisionRow) -> String {
+        let target = ReportFormat.percent(row.targetMDE)
+        guard let power = row.power else { return "How likely a \(target) change would have been found: unknown." }
+        var text = "At its size tonight the test would have found a \(target) change \(ReportFormat.percent(power)) of the time (power)"
+        if let needed = row.usersNeeded, needed > 0 { text += "; \(ReportFormat.count(needed)) more users are needed for the target" }
+        return text + "."
+    }
+
+    /// `low to high` in `format`, "at least low" or "at most high" when one end is open
+    /// (missing or infinite), nil when both are: an open end never prints as a dash.
+    static func range(_ low: Double?, _ high: Double?, _ format: (Double) -> String) -> String? {
+        switch (low.flatMap { $0.isFinite ? $0 : nil }, high.flatMap { $0.isFinite ? $0 : nil }) {
+        case (let low?, let high?): "\(format(low)) to \(format(high))"
+        case (let low?, nil): "at least \(format(low))"
+        case (nil, let high?): "at most \(format(high))"
+        case (nil, nil): nil
         }
     }
 
@@ -213,26 +280,27 @@ enum ReportFindings {
         let projected = offering.projectedComparisons.first { $0.group == row.group }
         var others: [String] = []
         if let matured, let other = matured.relativeLift?.value, other * lift < 0 {
-            others.append("\(matured.familyMetric ?? "") (\(ReportFormat.signedPercent(other)))")
+            others.append("\(name(matured)) (\(ReportFormat.signedPercent(other)))")
         }
         if let projected, let other = projected.lift.relLift, other * lift < 0 {
             others.append("the projected first year (\(ReportFormat.signedPercent(other)))")
         }
         guard !others.isEmpty, row.goalMetric != matured?.familyMetric else { return nil }
         return
-            "This rests on \(row.goalMetric) over every member so far (\(ReportFormat.signedPercent(lift))); \(others.joined(separator: " and ")) \(others.count == 1 ? "points" : "point") the other way."
+            "This rests on \(name(metric: row.goalMetric)) over every member so far (\(ReportFormat.signedPercent(lift))); \(others.joined(separator: " and ")) \(others.count == 1 ? "points" : "point") the other way."
     }
 
     /// Why revenue per user moved: ARPU = conversion × revenue per paying user, so
-    /// "+92% revenue per user" reads "+40% more payers, each paying 37% more"; nil without both factors.
+    /// "+92% revenue per user" reads "40% more paying users, each paying 37% more"; nil without both factors.
     static func liftDecomposition(_ row: DecisionRow) -> String? {
         guard let conversion = row.conversionRelLift, let arppu = row.arppuRelLift else { return nil }
         let arpu = (1 + conversion) * (1 + arppu) - 1
         func more(_ ratio: Double) -> String {
             ratio >= 0 ? "\(ReportFormat.percent(ratio)) more" : "\(ReportFormat.percent(-ratio)) less"
         }
+        let payers = conversion >= 0 ? "\(ReportFormat.percent(conversion)) more" : "\(ReportFormat.percent(-conversion)) fewer"
         return
-            "Revenue per user of \(row.group) \(ReportFormat.signedPercent(arpu)) against \(row.controlGroup): \(more(conversion)) payers, each paying \(more(arppu))."
+            "Revenue per user of \(row.group) \(ReportFormat.signedPercent(arpu)) against \(row.controlGroup): \(payers) paying users, each paying \(more(arppu))."
     }
 
     enum Tone: Sendable, Equatable {
@@ -278,7 +346,9 @@ enum ReportFindings {
         }
         if let winner = best(.arpu, among: treatments.filter { tone($0, .arpu) == .better }) {
             var text = "\(winner.group) is winning on revenue per user: \(change(winner, in: offering))"
-            if let chance = winner.chanceToBeatControl { text += ", \(ReportFormat.chance(chance)) chance to beat \(control.name)" }
+            if let chance = winner.chanceToBeatControl {
+                text += ", a \(ReportFormat.chance(chance)) chance that it does better than \(control.name)"
+            }
             return Verdict(tone: .better, text: text + ".")
         }
         if let winner = best(.conversion, among: treatments.filter { tone($0, .conversion) == .better && tone($0, .arpu) != .worse }) {
@@ -296,7 +366,7 @@ enum ReportFindings {
             .max { ($0.chanceToBeatControl ?? 0) < ($1.chanceToBeatControl ?? 0) }
         if let promising, let chance = promising.chanceToBeatControl, chance >= 0.5 {
             text +=
-                " Most promising: \(promising.group) (\(ReportFormat.chance(chance)) chance to beat \(control.name) on revenue per user)."
+                " Most promising: \(promising.group) (a \(ReportFormat.chance(chance)) chance that its revenue per user is higher than \(control.name)'s)."
         }
         return Verdict(tone: .unclear, text: text)
     }
@@ -335,14 +405,27 @@ enum ReportFindings {
     /// A comparison's metric in words: its kind's name, and for a capped or matured row what
     /// sets it apart ("revenue per user, capped", "conversion within 7 days").
     static func name(_ comparison: Comparison) -> String {
-        let base = name(comparison.metric)
-        guard let family = comparison.familyMetric else { return base }
-        if family == "arpu_capped" { return base + ", capped" }
-        if family == "proceeds_per_user" { return "proceeds per user" }
-        if family == "trial_completed_conversion" { return "conversion of ended trials" }
-        if family == "refund_user_rate" { return "users refunded (lower is better)" }
-        let days = family.split(separator: "_d").last.flatMap { Int($0) } ?? 0
-        return "\(base) within \(days) day\(days == 1 ? "" : "s")"
+        comparison.familyMetric.map { name(metric: $0) } ?? name(comparison.metric)
+    }
+
+    /// A `comparisons.csv` metric in words (`arpu_d7` → "revenue per user within 7 days"); a
+    /// name this offerlab does not know stays as it is.
+    static func name(metric: String) -> String {
+        if let own = OwnMetric(rawValue: metric) { return name(own) }
+        switch metric {
+        case "arpu_capped": return name(.arpu) + ", capped"
+        case "proceeds_per_user": return "proceeds per user"
+        case "trial_completed_conversion": return "conversion of ended trials"
+        case "refund_user_rate": return "users refunded (lower is better)"
+        case "projected_arpu_365": return "revenue per user in the first year"
+        default: break
+        }
+        for own in OwnMetric.allCases {
+            if metric.hasPrefix(own.rawValue + "_d"), let days = Int(metric.dropFirst(own.rawValue.count + 2)) {
+                return "\(name(own)) within \(days) day\(days == 1 ? "" : "s")"
+            }
+        }
+        return metric
     }
 
     static func name(_ metric: OwnMetric) -> String {

@@ -240,7 +240,7 @@ import Testing
         #expect(rest.range(of: "Results by group").map { decision.lowerBound < $0.lowerBound } == true)
         #expect(page[..<section.lowerBound].range(of: "What to do tonight") == nil)
         #expect(page.contains(reason.replacingOccurrences(of: "'", with: "&#39;")))
-        #expect(page.contains("Revenue per user of variant +650.0% against control: 650.0% more payers, each paying 0.0% more."))
+        #expect(page.contains("Revenue per user of variant +650.0% against control: 650.0% more paying users, each paying 0.0% more."))
     }
 
     @Test(arguments: [

@@ -144,7 +144,7 @@ import Testing
         let assumes: HTML = "\(OfferingSection.projectionAssumes)"
         #expect(report.contains(assumes.markup))
         #expect(report.contains("projected from 10 of 365 days"))
-        #expect(report.contains("cannot be projected yet") && report.contains("somewhere in USD 19.99 to"))
+        #expect(report.contains("cannot be projected yet") && report.contains("likely USD 19.99 to"))
         #expect(report.contains("The year cannot be projected yet for control: no member has paid yet."))
         // `offerlab report --db` rebuilds the same page from the database alone.
         let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])

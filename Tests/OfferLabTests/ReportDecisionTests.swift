@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabJob
 import Testing
 
 @testable import OfferLabReport
@@ -22,19 +23,138 @@ import Testing
         offering.projectedComparisons = [projected]
         #expect(
             ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering)
-                == "This rests on arpu over every member so far (+50.0%); the projected first year (−20.0%) points the other way.")
+                == "This rests on revenue per user over every member so far (+50.0%); the projected first year (−20.0%) points the other way."
+        )
         #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "keep_running", goalRelLift: 0.5), in: offering) == nil)
         offering.projectedComparisons[0].lift.relLift = 0.1
         #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering) == nil)
     }
 
+    /// Statuses are read by their stored text: one this offerlab does not know (the decision's
+    /// `futile` before it existed, say) still reads as words, never as a raw name or a blank.
     @Test func statusesReadInPlainWords() {
-        #expect(
-            ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil, daysLeft: 9)) == "keep running (about 9 days)")
-        #expect(ReportFindings.statusWords(Self.row(status: "keep_running", goalRelLift: nil)) == "keep running")
-        #expect(ReportFindings.statusWords(Self.row(status: "roll_back", goalRelLift: nil)) == "roll back")
+        #expect(ReportFindings.statusWords("keep_running") == "Keep running")
+        #expect(ReportFindings.statusWords("roll_back") == "Roll back")
+        #expect(ReportFindings.statusWords("futile") == "Stop: the target lift cannot be found in time")
+        #expect(ReportFindings.statusWords("wait_for_data") == "Wait for data")
+        #expect(ReportFindings.decidedStatuses == ["ship", "roll_back", "inconclusive", "futile"])
+        #expect(ReportFindings.tone(status: "unhealthy") == .worse)
+        #expect(ReportFindings.tone(status: "futile") == .unclear)
         #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "roll_back", goalRelLift: -1)]) == .worse)
         #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1)]) == .better)
+    }
+
+    /// The first screen's line of a treatment: the goal's lift and its interval, what shipping
+    /// is worth with its currency, and the date a running test is expected to be decided
+    /// (as_of + days_left).
+    @Test func aTreatmentAtAGlance() {
+        var row = Self.row(status: "keep_running", goalRelLift: 0.0952, daysLeft: 30)
+        (row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (-0.423, 0.6547)
+        (row.impact365, row.impact365CILow, row.impact365CIHigh) = (1951.64, -30562.5, 42342.17)
+        let night = Night(parsing: "2026-03-15")!
+        #expect(ReportFindings.goalLift(row) == "revenue per user +9.5% (likely −42.3% to +65.5%)")
+        #expect(
+            ReportFindings.worth(row, currency: "USD") == "worth USD +1,951.64 a year if shipped (likely USD −30,562.50 to USD +42,342.17)")
+        #expect(ReportFindings.when(row, night: night) == "decision expected about 14 April")
+        row.daysLeft = 733
+        #expect(ReportFindings.when(row, night: night) == "decision expected about 17 March 2028")
+        row.daysLeft = nil
+        #expect(ReportFindings.when(row, night: night) == "decision date unknown: no one has joined in the last 7 days")
+        row.enrolmentPerDay = 214.7
+        #expect(ReportFindings.when(row, night: night) == "decision date unknown: the users still needed cannot be estimated yet")
+        row.status = "ship"
+        #expect(ReportFindings.when(row, night: night) == nil)
+        row.goalMetric = "conversion_d7"
+        row.goalRelLift = nil
+        row.impact365 = nil
+        #expect(ReportFindings.goalLift(row) == "conversion within 7 days: no lift measured yet")
+        #expect(ReportFindings.worth(row, currency: "USD") == "worth: not projected yet")
+    }
+
+    /// An open end of an interval (missing, or infinite as a bounded projection may be) is said
+    /// in words; it never prints a dash where a number should be ("USD – to USD –").
+    @Test func anOpenBoundIsNeverADash() {
+        let money = { (amount: Double) in ReportFormat.money(amount, "USD") }
+        #expect(ReportFindings.range(1, 3, money) == "USD 1.00 to USD 3.00")
+        #expect(ReportFindings.range(1, .infinity, money) == "at least USD 1.00")
+        #expect(ReportFindings.range(nil, 3, money) == "at most USD 3.00")
+        #expect(ReportFindings.range(-.infinity, .nan, money) == nil)
+        var row = Self.row(status: "ship", goalRelLift: 0.5)
+        (row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (0.1, .infinity)
+        (row.impact365, row.impact365CILow, row.impact365CIHigh) = (100, -.infinity, .infinity)
+        #expect(ReportFindings.goalLift(row) == "revenue per user +50.0% (likely at least +10.0%)")
+        #expect(ReportFindings.worth(row, currency: "USD") == "worth USD +100.00 a year if shipped")
+    }
+
+    /// "Would have found a 10% change": power in words, the analyst's term in brackets.
+    @Test func powerReadsAsAChanceOfFindingTheTarget() {
+        var row = Self.row(status: "keep_running", goalRelLift: 0.01)
+        (row.targetMDE, row.power, row.usersNeeded) = (0.1, 0.0036, 157_357)
+        #expect(
+            ReportFindings.power(row)
+                == "At its size tonight the test would have found a 10.0% change 0.4% of the time (power); 157,357 more users are needed for the target."
+        )
+    }
+
+    /// "Fewer paying users", never "less payers".
+    @Test func theLiftSplitsIntoPayingUsersAndWhatEachPays() {
+        var row = Self.row(status: "ship", goalRelLift: 0.1)
+        (row.conversionRelLift, row.arppuRelLift) = (-0.349, 0.4)
+        #expect(
+            ReportFindings.liftDecomposition(row)
+                == "Revenue per user of variant_b −8.9% against control: 34.9% fewer paying users, each paying 40.0% more.")
+    }
+
+    /// The first screen ("At a glance") holds every treatment's status, lift, worth and decision
+    /// date; the offering's box is green (`decided`) only when every treatment is decided, and a
+    /// status the report does not know is shown in words.
+    @Test func theFirstScreenHoldsEveryTreatment() {
+        var report = reportFixture()
+        var running = Self.row(status: "keep_running", goalRelLift: 0.0952, daysLeft: 30)
+        running.group = "variant_a"
+        (running.impact365, running.impact365CILow, running.impact365CIHigh) = (1951.64, -30562.5, 42342.17)
+        var futile = Self.row(status: "futile", goalRelLift: 0.5)
+        (futile.goalRelLiftCILow, futile.goalRelLiftCIHigh) = (0.1, 0.9)
+        report.offerings[0].decisions = [running, futile]
+        let page = HTMLReport.render(report)
+        let glance = String(page[page.range(of: "At a glance")!.lowerBound..<page.range(of: "What to do tonight")!.lowerBound])
+        #expect(
+            glance.contains(
+                "<div class=\"treatment\" data-group=\"variant_a\" data-status=\"keep_running\"><span class=\"group\">variant_a</span>"
+                    + "<span class=\"status unclear\">Keep running</span><span class=\"goal\">revenue per user +9.5%</span>"
+                    + "<span class=\"worth\">worth USD +1,951.64 a year if shipped (likely USD −30,562.50 to USD +42,342.17)</span>"
+                    + "<span class=\"when\">decision expected about 14 April</span></div>"))
+        #expect(
+            glance.contains(
+                "<span class=\"status unclear\">Stop: the target lift cannot be found in time</span>"
+                    + "<span class=\"goal\">revenue per user +50.0% (likely +10.0% to +90.0%)</span>"
+                    + "<span class=\"worth\">worth: not projected yet</span></div>"))
+        #expect(!page.contains("class=\"glance decided\""))
+        report.offerings[0].decisions[0].status = "inconclusive"
+        #expect(HTMLReport.render(report).contains("class=\"glance decided\""))
+        // The analyst's terms stay in the expandable detail under the plain sentence.
+        #expect(
+            page.contains(
+                "<p class=\"sentence\"><strong>Stop: the target lift cannot be found in time variant_b</strong>: revenue per user +50.0% "
+                    + "(likely +10.0% to +90.0%); worth: not projected yet.</p>\n<details class=\"why\"><summary>How this was decided</summary>"
+                    + "<p>Ship variant_b.</p>"))
+    }
+
+    /// A group whose year is bounded without end: the report says what is unknown, never "USD –".
+    @Test func anUnboundedProjectionSaysWhatIsUnknown() {
+        var report = reportFixture()
+        report.offerings[0].projection = [
+            ProjectionRow(
+                offeringID: "spring", group: "control", users: 10, realizedARPU: 1, low: 1, high: .infinity, reason: "renewals unseen"),
+            ProjectionRow(
+                offeringID: "spring", group: "variant_b", users: 10, realizedARPU: 1, low: -.infinity, high: .infinity,
+                reason: "renewals unseen"),
+        ]
+        let page = HTMLReport.render(report)
+        #expect(
+            page.contains("<span class=\"detail\">cannot be projected yet</span><span class=\"detail\">likely at least USD 1.00</span>"))
+        #expect(page.contains("<span class=\"detail\">how high it may go is unknown</span>"))
+        #expect(!page.contains("USD –"))
     }
 
     /// A paywall's fallback price has no currency (the app adds it): the report gives it the

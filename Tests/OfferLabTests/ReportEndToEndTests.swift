@@ -18,7 +18,7 @@ import Testing
         // The verdicts use the always-valid intervals (decision: sequential, the default).
         #expect(
             written.contains(
-                "variant_b is winning on revenue per user: +92.5% vs control (corrected 95% always-valid CI +22.5% to +183.4%), &gt;99.9% chance to beat control."
+                "variant_b is winning on revenue per user: +92.5% vs control (corrected 95% always-valid CI +22.5% to +183.4%), a &gt;99.9% chance that it does better than control."
             ))
         // Issue 41: the interval quoted next to "significant" excludes 0 (it was −1.4% to +81.8%).
         #expect(

@@ -24,7 +24,7 @@ import Testing
         for expected in [
             "Offering tests, night of 2026-03-15", "data up to 2026-03-15 00:00:00 UTC", "Spring price test", "spring",
             "3,118", "7.3%", "likely 6.5% to 8.3%", "USD 1.05", "USD 3,273.15", "+40.2%", "likely +13.3% to +67.1%", "+97.1%",
-            ">99.9% chance to beat",
+            ">99.9% chance it is better",
             "p < 0.001", "p = 0.33", "±2.3 pp", "49.7% of users", "planned 50.0%", "14 days conversion window",
             "weekly_799", "7.99", "That's 40% Off Weekly!", "Study AI", "Join now. Learn anything.", "Start now", "Cancel Anytime",
             "BEST VALUE", "pre-selected", "USD 625.13", "/jobs/nightly.yaml", "0.1.0", "2026-03-15 02:30:00 UTC", "1.2 MB",
@@ -39,7 +39,7 @@ import Testing
         let offering = report.offerings[0]
         #expect(
             ReportFindings.verdict(offering).text
-                == "variant_b is winning on revenue per user: +97.1% vs control (corrected 95% CI +48.1% to +146.1%), >99.9% chance to beat control."
+                == "variant_b is winning on revenue per user: +97.1% vs control (corrected 95% CI +48.1% to +146.1%), a >99.9% chance that it does better than control."
         )
         #expect(
             ReportFindings.headline(offering, group: "variant_b").map(\.text) == [
@@ -64,7 +64,7 @@ import Testing
         }.offerings[0]
         #expect(
             ReportFindings.verdict(offering).text
-                == "No winner yet: no variant beats control significantly. Most promising: variant_b (>99.9% chance to beat control on revenue per user)."
+                == "No winner yet: no variant beats control significantly. Most promising: variant_b (a >99.9% chance that its revenue per user is higher than control's)."
         )
         #expect(ReportFindings.headline(offering, group: "variant_b")[0].text.hasSuffix(", not significant"))
     }

@@ -1,4 +1,6 @@
 import Foundation
+import OfferLabIngest
+import OfferLabJob
 
 /// Numbers as the report shows them to people: rounded, grouped, signed with a real minus sign.
 /// Full precision stays in the CSV files and the database.
@@ -86,6 +88,18 @@ package enum ReportFormat {
     package static func days(_ days: Double) -> String {
         let text = days == days.rounded() && abs(days) < 1e9 ? String(Int(days)) : String(days)
         return text + (days == 1 ? " day" : " days")
+    }
+
+    /// `14 April`, or `14 April 2027` in another year than the night's: the UTC date `days`
+    /// after the night (a decision date a product lead plans on).
+    package static func date(_ days: Int, after night: Night) -> String {
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+        ]
+        let nightDay = night.microseconds / Timestamp.microsecondsPerDay
+        let (year, month, day) = Timestamp.civilFromDays(nightDay + Int64(days))
+        let text = "\(day) \(months[month - 1])"
+        return year == Timestamp.civilFromDays(nightDay).year ? text : "\(text) \(year)"
     }
 
     /// `2026-03-15 02:30:07 UTC` from `2026-03-15T02:30:07.123456Z` (other text unchanged).
