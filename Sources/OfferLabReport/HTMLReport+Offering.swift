@@ -78,7 +78,7 @@ struct OfferingSection {
         for row in offering.decisions {
             var sentence = [ReportFindings.goalLift(row), ReportFindings.worth(row, currency: currency)]
             if let when = ReportFindings.when(row, night: night) { sentence.append(when) }
-            html += "<p class=\"sentence\"><strong>\(ReportFindings.statusWords(row.status)) \(row.group)</strong>: "
+            html += "<p class=\"sentence\"><strong>\(ReportFormat.statusWords(row.status)) \(row.group)</strong>: "
             html += "\(sentence.joined(separator: "; ")).</p>\n"
             html += "<details class=\"why\"><summary>How this was decided</summary><p>\(row.reason)</p>"
             html += "<p class=\"note\">\(ReportFindings.power(row))</p></details>\n"

@@ -109,7 +109,7 @@ package enum HTMLReport {
                 html += "<div class=\"treatment\" data-group=\"\(row.group)\" data-status=\"\(row.status)\">"
                 html += "<span class=\"group\">\(row.group)</span>"
                 html +=
-                    "<span class=\"status \(toneClass(ReportFindings.tone(status: row.status)))\">\(ReportFindings.statusWords(row.status))</span>"
+                    "<span class=\"status \(toneClass(ReportFindings.tone(status: row.status)))\">\(ReportFormat.statusWords(row.status))</span>"
                 html += "<span class=\"goal\">\(ReportFindings.goalLift(row))</span>"
                 html += "<span class=\"worth\">\(ReportFindings.worth(row, currency: offering.currency))</span>"
                 if let when = ReportFindings.when(row, night: report.run.night) { html += "<span class=\"when\">\(when)</span>" }

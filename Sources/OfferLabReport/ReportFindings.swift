@@ -1,4 +1,5 @@
 import OfferLabJob
+import OfferLabStatistics
 import OfferLabWriters
 
 /// What a product lead reads first: a verdict per offering, a headline per treatment, and the
@@ -188,23 +189,6 @@ enum ReportFindings {
 
     /// The statuses that end a treatment's test: nothing is left to wait for.
     static let decidedStatuses: Set = ["ship", "roll_back", "inconclusive", "futile"]
-
-    /// A status in plain words, from its stored text, so a status this offerlab does not know yet
-    /// still reads as words (`some_status` → "Some status").
-    static func statusWords(_ status: String) -> String {
-        switch status {
-        case "ship": return "Ship"
-        case "roll_back": return "Roll back"
-        case "keep_running": return "Keep running"
-        case "too_early": return "Too early to decide"
-        case "inconclusive": return "Stop: any difference is too small to matter"
-        case "futile": return "Stop: the target lift cannot be found in time"
-        case "unhealthy": return "Do not act: the data looks broken"
-        default:
-            let words = status.replacingOccurrences(of: "_", with: " ")
-            return words.prefix(1).uppercased() + words.dropFirst()
-        }
-    }
 
     /// The tone of one status: green for ship, red for roll back and broken data.
     static func tone(status: String) -> Tone {
@@ -408,32 +392,10 @@ enum ReportFindings {
         comparison.familyMetric.map { name(metric: $0) } ?? name(comparison.metric)
     }
 
-    /// A `comparisons.csv` metric in words (`arpu_d7` → "revenue per user within 7 days"); a
-    /// name this offerlab does not know stays as it is.
-    static func name(metric: String) -> String {
-        if let own = OwnMetric(rawValue: metric) { return name(own) }
-        switch metric {
-        case "arpu_capped": return name(.arpu) + ", capped"
-        case "proceeds_per_user": return "proceeds per user"
-        case "trial_completed_conversion": return "conversion of ended trials"
-        case "refund_user_rate": return "users refunded (lower is better)"
-        case "projected_arpu_365": return "revenue per user in the first year"
-        default: break
-        }
-        for own in OwnMetric.allCases {
-            if metric.hasPrefix(own.rawValue + "_d"), let days = Int(metric.dropFirst(own.rawValue.count + 2)) {
-                return "\(name(own)) within \(days) day\(days == 1 ? "" : "s")"
-            }
-        }
-        return metric
-    }
+    /// A `comparisons.csv` metric in words (`Metric.plainName(of:)`).
+    static func name(metric: String) -> String { Metric.plainName(of: metric) }
 
-    static func name(_ metric: OwnMetric) -> String {
-        switch metric {
-        case .conversion: "conversion"
-        case .arpu: "revenue per user"
-        }
-    }
+    static func name(_ metric: OwnMetric) -> String { Metric.plainName(of: metric.rawValue) }
 
     /// `95% CI`, or `95% always-valid CI` when the verdicts use the sequential intervals;
     /// `corrected 95% CI` with several variants (Holm's correction widens it as it raises p).

@@ -40,23 +40,24 @@ public struct Metric: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { csvName }
 
-    /// The metric as a product lead says it, without the analyst's column name: "revenue per
-    /// user", "paying users", "revenue per user by day 14".
+    /// The metric as a product lead reads it, without the analyst's column name: "revenue per
+    /// user", "conversion within 7 days" (the report's and `offerlab status`' words).
     public var plainName: String { Self.plainName(of: csvName) }
 
-    /// `plainName` of the metric named `name` in `comparisons.csv`; an unknown name as it is.
+    /// `plainName` of the metric named `name` in `comparisons.csv` (`arpu_d7` → "revenue per user
+    /// within 7 days"); a name this offerlab does not know stays as it is.
     public static func plainName(of name: String) -> String {
         if let days = maturedDays(of: name) {
-            return (name.hasPrefix("conversion") ? "paying users" : "revenue per user") + " by day \(days)"
+            return plainName(of: name.hasPrefix("conversion") ? "conversion" : "arpu") + " within \(days) day\(days == 1 ? "" : "s")"
         }
         switch name {
-        case "conversion": return "paying users"
+        case "conversion": return "conversion"
         case "arpu": return "revenue per user"
-        case "arpu_capped": return "revenue per user (largest payments capped)"
+        case "arpu_capped": return "revenue per user, capped"
         case "proceeds_per_user": return "proceeds per user"
-        case "trial_completed_conversion": return "trials that turn paid"
-        case "refund_user_rate": return "users refunded"
-        case "projected_arpu_365": return "revenue per user over a year"
+        case "trial_completed_conversion": return "conversion of ended trials"
+        case "refund_user_rate": return "users refunded (lower is better)"
+        case "projected_arpu_365": return "revenue per user in the first year"
         default: return name
         }
     }

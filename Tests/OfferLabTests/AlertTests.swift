@@ -109,7 +109,7 @@ import Testing
         for _ in 0..<2 {
             let second = try night.run(["--as-of", "2026-03-16"])
             #expect(second.status == 3, "\(second.standardError)")
-            #expect(second.standardOutput.contains("\nalert: test variant: too_early → ship: Ship variant: arpu +650.0%"))
+            #expect(second.standardOutput.contains("\nalert: test variant: too_early → ship: Ship variant: revenue per user +650.0%"))
             let rows = ProjectionRunTests.records(try night.csv("alerts"))
             #expect(rows.map { [$0["group"], $0["kind"], $0["previous"], $0["current"]] } == [["variant", "status", "too_early", "ship"]])
         }
@@ -170,7 +170,7 @@ import Testing
 
         // A person at a terminal reads words and dates; a program gets the stored names.
         let person = try NightStatus.rows(databasePath: night.databasePath, night: Night(parsing: "2026-03-05"), for: .person).rows
-        #expect(person.first?[2] == "too early" && person.first?[3] == "revenue per user", "\(person)")
+        #expect(person.first?[2] == "Too early to decide" && person.first?[3] == "revenue per user", "\(person)")
         #expect(person.first?[8] == StatusCells(reader: .person, currency: "").date(night: "2026-03-05", plusDays: daysLeft), "\(person)")
         #expect(person.first?[8].hasPrefix("about ") == true, "\(person)")
     }
@@ -184,11 +184,12 @@ import Testing
         #expect(program.money(166_810.6) == "EUR +166810.60" && person.money(166_810.6) == "EUR +166,811")
         #expect(program.interval(-0.4231, 0.655) == "-42.3% to +65.5%" && person.interval(-0.4231, 0.655) == "\u{2212}42.3% to +65.5%")
         #expect(program.interval(nil, 0.655).isEmpty)
-        #expect(program.status("keep_running") == "keep_running" && person.status("keep_running") == "keep running")
-        #expect(program.metric("arpu_d14") == "arpu_d14" && person.metric("arpu_d14") == "revenue per user by day 14")
+        #expect(program.status("keep_running") == "keep_running" && person.status("keep_running") == "Keep running")
+        #expect(program.metric("arpu_d14") == "arpu_d14" && person.metric("arpu_d14") == "revenue per user within 14 days")
         #expect(
             program.date(night: "2026-12-30", plusDays: 3) == "2027-01-02"
-                && person.date(night: "2026-12-30", plusDays: 3) == "about 2 Jan 2027")
+                && person.date(night: "2026-12-30", plusDays: 3) == "about 2 January 2027")
+        #expect(person.date(night: "2026-03-05", plusDays: 9) == "about 14 March")
     }
 
     @Test func statusWithoutANightExits66() throws {

@@ -3,6 +3,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLabStatistics
+@testable import OfferLabWriters
 
 /// The nightly decision in `offerlab run` (docs/statistics.md, "The decision"): `decisions.csv`,
 /// the database, the report and the lines on stdout, on hand-made nights whose status is known.
@@ -98,8 +99,8 @@ import Testing
                 #expect(row[impact] == "", "\(impact)")
             }
         }
-        #expect(row["reason"]?.hasPrefix("Ship variant: arpu +650.0% (") == true, "\(row["reason"] ?? "")")
-        #expect(output.contains("\ntest variant: ship: Ship variant: arpu +650.0%"), "\(output)")
+        #expect(row["reason"]?.hasPrefix("Ship variant: revenue per user +650.0% (") == true, "\(row["reason"] ?? "")")
+        #expect(output.contains("\ntest variant: ship: Ship variant: revenue per user +650.0%"), "\(output)")
     }
 
     /// The same winning goal, but 60 of the variant's payers were refunded a dollar: its revenue
@@ -109,7 +110,7 @@ import Testing
         let (row, _) = try Self.decision(night)
         #expect(row["status"] == "roll_back" && row["losing_guardrails"] == "refund_user_rate")
         #expect(abs(try Self.number(row["goal_rel_lift"]) - 6.2) < 1e-9)
-        #expect(row["reason"] == "Roll back variant: refund_user_rate is worse than control.", "\(row["reason"] ?? "")")
+        #expect(row["reason"] == "Roll back variant: users refunded (lower is better) is worse than control.", "\(row["reason"] ?? "")")
         let summary = ProjectionRunTests.records(try night.csv("summary")).filter { $0["offering_id"] == "test" }
         #expect(summary.map { $0["refund_users"] } == ["0", "60"] && summary.map { $0["refund_user_rate"] } == ["0", "0.3"])
     }
@@ -146,7 +147,10 @@ import Testing
         #expect(row["status"] == "inconclusive")
         #expect(abs(try Self.number(row["power"]) - 0.8853791407623514) < 1e-9)
         #expect(row["users_needed"] == "0" && row["days_left"] == "")
-        #expect(row["reason"]?.hasPrefix("Stop variant as inconclusive: a 10.0% lift in conversion would have been found") == true)
+        #expect(
+            row["reason"]?.hasPrefix(
+                "Stop variant: any difference is too small to matter: by now the test would have found a 10.0% change in conversion ")
+                == true)
     }
 
     /// 20% against 22% conversion in 200 a group: not yet powered. The users still needed are the
@@ -164,7 +168,10 @@ import Testing
         #expect(row["users_needed"] == String(plan.usersNeeded))
         let days = Int((Double(plan.usersNeeded) / 28).rounded(.up))
         #expect(row["days_left"] == String(days))
-        #expect(row["reason"]?.hasPrefix("Keep running variant: about \(days) days left to find a 10.0% lift in conversion") == true)
+        #expect(
+            row["reason"]
+                == "Keep running variant: about \(days) days left (\(ReportFormat.count(plan.usersNeeded)) more users) until the test would find a 10.0% change in conversion 80.0% of the time.",
+            "\(row["reason"] ?? "")")
     }
 
     static var unpoweredPlan: PowerPlan {
@@ -189,7 +196,7 @@ import Testing
         #expect(days + 14 > 90)
         #expect(row["status"] == "futile" && row["days_left"] == "" && row["users_needed"] == String(plan.usersNeeded))
         let reason =
-            "Stop variant: at 28 new users a day, finding a 10.0% lift in conversion would take about \(days) more days (the test may run 90 days)."
+            "Stop variant: at 28 new users a day, finding a 10.0% change in conversion would take about \(days) more days (the test may run 90 days)."
         #expect(row["reason"] == reason, "\(row["reason"] ?? "")")
         #expect(output.contains("test variant: futile: " + reason))
     }

@@ -33,10 +33,10 @@ import Testing
     /// Statuses are read by their stored text: one this offerlab does not know (the decision's
     /// `futile` before it existed, say) still reads as words, never as a raw name or a blank.
     @Test func statusesReadInPlainWords() {
-        #expect(ReportFindings.statusWords("keep_running") == "Keep running")
-        #expect(ReportFindings.statusWords("roll_back") == "Roll back")
-        #expect(ReportFindings.statusWords("futile") == "Stop: the target lift cannot be found in time")
-        #expect(ReportFindings.statusWords("wait_for_data") == "Wait for data")
+        #expect(ReportFormat.statusWords("keep_running") == "Keep running")
+        #expect(ReportFormat.statusWords("roll_back") == "Roll back")
+        #expect(ReportFormat.statusWords("futile") == "Stop: the target lift cannot be found in time")
+        #expect(ReportFormat.statusWords("wait_for_data") == "Wait for data")
         #expect(ReportFindings.decidedStatuses == ["ship", "roll_back", "inconclusive", "futile"])
         #expect(ReportFindings.tone(status: "unhealthy") == .worse)
         #expect(ReportFindings.tone(status: "futile") == .unclear)

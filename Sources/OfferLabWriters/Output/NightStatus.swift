@@ -91,9 +91,10 @@ struct StatusCells {
     let reader: NightStatus.Reader
     let currency: String
 
-    /// `keep running` for a person; `keep_running`, as stored, for a program.
+    /// `Keep running` for a person (`ReportFormat.statusWords`, as the report says it);
+    /// `keep_running`, as stored, for a program.
     func status(_ stored: String) -> String {
-        reader == .program ? stored : stored.replacingOccurrences(of: "_", with: " ")
+        reader == .program ? stored : ReportFormat.statusWords(stored)
     }
 
     /// `revenue per user` for a person; `arpu`, as stored, for a program.
@@ -116,15 +117,13 @@ struct StatusCells {
         return number(reader == .program ? shown : shown.replacingOccurrences(of: ".00", with: ""))
     }
 
-    /// The day `night` + `days`: `about 4 Dec 2026` for a person, `2026-12-04` for a program.
+    /// The day `night` + `days`: `about 4 December` (`ReportFormat.date`, the year when it is
+    /// another) for a person, `2026-12-04` for a program.
     func date(night: String, plusDays days: Int) -> String? {
         guard let start = Night(parsing: night) else { return nil }
-        let day = Timestamp.formatDate(start.microseconds + Int64(days) * 86_400_000_000)
-        guard reader == .person else { return day }
-        let parts = day.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]) else { return day }
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return "about \(parts[2]) \(months[parts[1] - 1]) \(parts[0])"
+        return reader == .program
+            ? Timestamp.formatDate(start.microseconds + Int64(days) * Timestamp.microsecondsPerDay)
+            : "about " + ReportFormat.date(days, after: start)
     }
 
     /// A number formatted for people, made plain for a program: ASCII `-`, no thousands separators.

@@ -310,15 +310,18 @@ struct OfferingDecision {
     func reason(
         _ status: DecisionStatus, row: DecisionRow, withheld: String?, losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?
     ) -> String {
-        let goal = settings.goalMetric.csvName
-        let mde = ReportFormat.percent(settings.targetMDE)
+        // A product lead's words: the metric's plain name, "a 10.0% change", and power as how
+        // often the change would be found.
+        let goal = settings.goalMetric.plainName
+        let change = "a \(ReportFormat.percent(settings.targetMDE)) change in \(goal)"
+        let reliably = "\(ReportFormat.percent(settings.targetPower)) of the time"
         switch status {
         case .unhealthy:
             return "Do not act on \(row.group) yet: \(withheld ?? "the verdict is withheld.")"
         case .rollBack:
             let names = ([settings.goalMetric].filter { outcome($0, of: row.group) == .loses } + losing).map { metric in
                 let lift = comparison(metric, of: row.group)?.relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? ""
-                return metric.csvName + lift
+                return metric.plainName + lift
             }
             return
                 "Roll back \(row.group): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
@@ -329,21 +332,21 @@ struct OfferingDecision {
         case .ship:
             var text = "Ship \(row.group): \(goal) \(liftWithInterval(row))"
             if let impact = row.impact365 {
-                text += ", worth \(ReportFormat.signedMoney(impact, currency)) in the first year of a year's newcomers"
+                text += ", worth \(ReportFormat.signedMoney(impact, currency)) a year if shipped"
                 if let low = row.impact365CILow, let high = row.impact365CIHigh {
-                    text += " (\(ReportFormat.signedMoney(low, currency)) to \(ReportFormat.signedMoney(high, currency)))"
+                    text += " (likely \(ReportFormat.signedMoney(low, currency)) to \(ReportFormat.signedMoney(high, currency)))"
                 }
             }
             return text + "."
         case .inconclusive:
             return
-                "Stop \(row.group) as inconclusive: a \(mde) lift in \(goal) would have been found by now (power \(ReportFormat.percent(row.power ?? 0))), so the true lift is likely smaller than worth finding."
+                "Stop \(row.group): any difference is too small to matter: by now the test would have found \(change) \(ReportFormat.percent(row.power ?? 0)) of the time, and it has found none."
         case .futile:
             let traffic = "at \(ReportFormat.count(Int(row.enrolmentPerDay.rounded()))) new users a day"
-            let finding = "finding a \(mde) lift in \(goal)"
+            let finding = "finding \(change)"
             guard let days else {
                 return
-                    "Stop \(row.group): \(traffic), no number of users would be enough for \(finding) with \(ReportFormat.percent(settings.targetPower)) power."
+                    "Stop \(row.group): \(traffic), no number of users would be enough for \(finding) \(reliably)."
             }
             return
                 "Stop \(row.group): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
@@ -357,7 +360,7 @@ struct OfferingDecision {
                         "Keep running \(row.group) only if enrolment resumes: no one joined \(controlName) or \(row.group) in the last 7 days, and \(ReportFormat.count(plan.usersNeeded)) more users are needed."
                 }
                 return
-                    "Keep running \(row.group): about \(days) day\(days == 1 ? "" : "s") left to find a \(mde) lift in \(goal) with \(ReportFormat.percent(settings.targetPower)) power (\(ReportFormat.count(plan.usersNeeded)) more users)."
+                    "Keep running \(row.group): about \(days) day\(days == 1 ? "" : "s") left (\(ReportFormat.count(plan.usersNeeded)) more users) until the test would find \(change) \(reliably)."
             }
         }
     }
