@@ -84,6 +84,9 @@ package struct GooglePlayNotification: Sendable {
         }
         let packageText = try notification.string("packageName")
         guard let package = packageText else { throw .init(.malformedMissingField, "no packageName") }
+        if let packageName, package != packageName {
+            throw .init(.malformedOtherApp, "packageName '\(package)' is not the job's google_play.package_name")
+        }
         guard notification.has("eventTimeMillis") else { throw .init(.malformedMissingField, "no eventTimeMillis") }
         // Another type than an integer (or its string) is a bad time, as a number out of range.
         let eventMillis = try? notification.int64OrIntegerString("eventTimeMillis")
@@ -115,9 +118,6 @@ package struct GooglePlayNotification: Sendable {
         case .oneTimeProduct(let type, _) where type == Self.oneTimePurchased:
             guard product != nil else { throw .init(.malformedMissingField, "no product (the purchase fetched)") }
         default: break
-        }
-        if let packageName, package != packageName {
-            throw .init(.malformedOtherApp, "packageName '\(package)' is not the job's google_play.package_name")
         }
         guard let eventMillis, let at = Timestamp.fromEpochMilliseconds(eventMillis) else {
             throw .init(.malformedBadTimestamp, "eventTimeMillis is not epoch milliseconds")
