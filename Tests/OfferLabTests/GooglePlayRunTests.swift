@@ -143,5 +143,30 @@ import Testing
         let sources2 = try Self.rows(folder.file("out/2026-03-20/sources.csv"))
         #expect(sources2.contains("google_play,unpriced_charges,0") && sources2.contains("google_play,unpriced_refunds,0"))
         #expect(sources2.contains("google_play_orders,lines_read,5"))
+
+        // `offerlab events` writes the night's Play events in the log format (the malformed
+        // lines are within the job's ratio), and a job of the app's log and those events, the
+        // one `offerlab sql` is given, has the same numbers.
+        let events = try runOfferLab(["events", folder.file("job.yaml"), "--out", folder.file("events"), "--as-of", "2026-03-20"])
+        #expect(events.status == 0, "\(events.standardError)")
+        let written = try FileManager.default.subpathsOfDirectory(atPath: folder.file("events")).filter { $0.hasSuffix(".jsonl.gz") }
+            .sorted()
+        // The Orders complete the notifications' events: here they make none of their own.
+        #expect(written == ["google_play/play/notifications.jsonl.jsonl.gz"])
+        try folder.write(
+            "events-job.yaml",
+            """
+            tables: tables.sqlite
+            logs: ["logs/app.jsonl", "events/**/*.jsonl.gz"]
+            report_currency: USD
+            output: events-out/
+            database: events-out/results.sqlite
+
+            """)
+        let fromEvents = try runOfferLab(["run", folder.file("events-job.yaml"), "--as-of", "2026-03-20", "--quiet"])
+        #expect(fromEvents.status == 0, "\(fromEvents.standardError)")
+        #expect(
+            try String(contentsOfFile: folder.file("events-out/2026-03-20/summary.csv"), encoding: .utf8)
+                == String(contentsOfFile: folder.file("out/2026-03-20/summary.csv"), encoding: .utf8))
     }
 }
