@@ -61,6 +61,8 @@ package struct GooglePlayNotification: Sendable {
     var orders: [Order] = []
     /// S's `linkedPurchaseToken`: the token this one continues.
     var linkedToken: String?
+    /// Whether the line has the state fetched (S or P), which says the buyer.
+    var hasState = false
     var buyer = StoreBuyer(userID: nil, platform: "android", store: "play_store")
 
     /// The line's notification, or the first reason it has none (see the type's comment).
@@ -129,6 +131,7 @@ package struct GooglePlayNotification: Sendable {
         case .voided(let token, _, _): id = messageID ?? "\(token):voided:\(eventMillis)"
         case .test: id = messageID ?? "test:\(eventMillis)"
         }
+        hasState = subscription != nil || product != nil
         if let subscription { try read(subscription: subscription) }
         if let product { try read(product: product, sku: try oneTimeNotification?.string("sku")) }
     }

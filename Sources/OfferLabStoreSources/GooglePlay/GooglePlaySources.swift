@@ -130,7 +130,7 @@ enum GooglePlayNotifications {
     /// notification gives it, its end of period from that notification; its chain is the first
     /// token of its tokens' `linkedPurchaseToken` links. A voided purchase or a revocation
     /// refunds its order once; a cancel or expire is one status change per notification; every
-    /// other notification counts in `ignored_store_records`.
+    /// other notification, and one of a purchase still pending, counts in `ignored_store_records`.
     static func records(_ files: [GooglePlayFile<GooglePlayNotification>]) -> StoreSourceRecords {
         var records = StoreSourceRecords(format: .googlePlay)
         var links: [String: String] = [:]
@@ -156,7 +156,7 @@ enum GooglePlayNotifications {
         // The buyer of each token as its latest state said, for the notifications without one.
         var buyers: [String: StoreBuyer] = [:]
         for file in files {
-            for notification in file.lines where notification.orders.isEmpty == false || notification.buyer.userID != nil {
+            for notification in file.lines where notification.hasState {
                 switch notification.subject {
                 case .subscription(_, let token), .oneTimeProduct(_, let token): buyers[token] = notification.buyer
                 case .voided, .test: break
@@ -197,7 +197,6 @@ enum GooglePlayNotifications {
                             at: notification.at, originalTransactionID: chain(token), transactionID: nil,
                             productID: notification.orders.first?.productID,
                             buyer: notification.buyer.userID == nil ? buyers[token] ?? notification.buyer : notification.buyer)
-                        change.buyer.isFamilyShared = false
                         change.sourcePath = file.path
                         records.statusChanges.append(change)
                         continue
@@ -213,6 +212,8 @@ enum GooglePlayNotifications {
                         continue
                     }
                 }
+                // A purchase still pending (no successful order yet) is no purchase fact.
+                if notification.orders.isEmpty { records.counts[.ignoredStoreRecords] += 1 }
                 let isOneTime = if case .oneTimeProduct = notification.subject { true } else { false }
                 for order in notification.orders {
                     if let index = orderIndex[order.orderID] {
