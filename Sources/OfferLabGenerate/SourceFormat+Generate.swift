@@ -6,12 +6,16 @@ import OfferLabStoreSources
 /// (docs/input-formats.md#store-sources-in-a-job). What the generator knows of each store form is
 /// here; its files are written by its `StoreFactWriter`.
 extension SourceFormat {
+    /// The forms `offerlab generate --format` writes: Google Play's formats are read, not
+    /// generated yet (docs/generator.md).
+    package static var generated: [SourceFormat] { allCases.filter { $0 != .googlePlay && $0 != .googlePlayOrders } }
+
     /// Whether an event of `kind` of `user` goes to the store's files rather than to the app's
     /// logs. Apple sends nothing of a Google Play purchase: in the App Store's form, the Play
     /// Store's users keep their facts in the app's logs (docs/generator.md).
     func carries(_ kind: EventKind, of user: UserProfile) -> Bool {
         switch self {
-        case .offerlab: false
+        case .offerlab, .googlePlay, .googlePlayOrders: false
         case .revenueCatExport: kind.isTransaction
         case .revenueCatWebhooks: kind.isTransaction || kind == .cancel || kind == .expire
         case .appStoreNotifications:
@@ -22,7 +26,7 @@ extension SourceFormat {
     /// The glob of the store's files in the job, relative to the output folder.
     var glob: String? {
         switch self {
-        case .offerlab: nil
+        case .offerlab, .googlePlay, .googlePlayOrders: nil
         case .revenueCatExport: "revenuecat/export/*/transactions_*.csv.gz"
         case .revenueCatWebhooks: "revenuecat/webhooks/*/*/*/webhooks-*.jsonl.gz"
         case .appStoreNotifications: "appstore/notifications/*/*/*/notifications-*.jsonl.gz"
@@ -32,7 +36,7 @@ extension SourceFormat {
     /// The folder of the store's files in the output folder, if any.
     var folder: String? {
         switch self {
-        case .offerlab: nil
+        case .offerlab, .googlePlay, .googlePlayOrders: nil
         case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter.folder
         case .appStoreNotifications: AppStoreNotificationWriter.folder
         }
@@ -46,7 +50,7 @@ extension SourceFormat {
     /// The file of a day of a shard, relative to the output folder, if the format has files.
     func relativePath(day: Int, shard: Int, configuration: GeneratorConfiguration) -> String? {
         switch self {
-        case .offerlab: nil
+        case .offerlab, .googlePlay, .googlePlayOrders: nil
         case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter.relativePath(day: day, shard: shard, configuration: configuration)
         case .appStoreNotifications: AppStoreNotificationWriter.relativePath(day: day, shard: shard, configuration: configuration)
         }
@@ -60,7 +64,7 @@ extension SourceFormat {
     /// The writer of a shard's store files, if the format has files (a signed one needs `signer`).
     func storeWriter(configuration: GeneratorConfiguration, shard: Int, signer: AppStoreTestSigner?) -> (any StoreFactWriter)? {
         switch self {
-        case .offerlab: nil
+        case .offerlab, .googlePlay, .googlePlayOrders: nil
         case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter(configuration: configuration, shard: shard)
         case .appStoreNotifications: signer.map { AppStoreNotificationWriter(configuration: configuration, shard: shard, signer: $0) }
         }
@@ -70,7 +74,7 @@ extension SourceFormat {
     /// needs one: the App Store's app and the data set's own test root certificate.
     var jobSettings: String {
         switch self {
-        case .offerlab, .revenueCatExport, .revenueCatWebhooks: ""
+        case .offerlab, .revenueCatExport, .revenueCatWebhooks, .googlePlay, .googlePlayOrders: ""
         case .appStoreNotifications:
             """
 

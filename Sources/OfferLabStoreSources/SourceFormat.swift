@@ -7,6 +7,8 @@ public enum SourceFormat: String, CaseIterable, Sendable {
     case appStoreNotifications = "app_store_notifications"
     case revenueCatExport = "revenuecat_export"
     case revenueCatWebhooks = "revenuecat_webhooks"
+    case googlePlay = "google_play"
+    case googlePlayOrders = "google_play_orders"
 
     /// The store source that reads the format (its folder of Sources/OfferLabStoreSources); nil
     /// for `offerlab`, the purchase logs.
@@ -16,6 +18,8 @@ public enum SourceFormat: String, CaseIterable, Sendable {
         case .appStoreNotifications: AppStoreNotificationSource.self
         case .revenueCatExport: RevenueCatExportSource.self
         case .revenueCatWebhooks: RevenueCatWebhookSource.self
+        case .googlePlay: GooglePlayNotificationSource.self
+        case .googlePlayOrders: GooglePlayOrderSource.self
         }
     }
 }

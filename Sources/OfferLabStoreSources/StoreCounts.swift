@@ -26,6 +26,9 @@ public enum StoreCounter: String, CaseIterable, Sendable, Comparable {
     /// A notification whose `notificationType` OfferLab does not know; its transaction, if any,
     /// still counts.
     case unknownNotificationTypes = "unknown_notification_types"
+    /// A partial refund whose amount no record says: a refund whose money is left out. Last, as
+    /// the parsed-log cache keeps counters by their place in this list.
+    case unpricedRefunds = "unpriced_refunds"
 
     /// Counters of lines that are malformed (they count in `malformed_lines` and its ratio).
     public var isMalformed: Bool { rawValue.hasPrefix("malformed_") }

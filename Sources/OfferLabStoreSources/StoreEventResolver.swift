@@ -56,6 +56,13 @@ public struct StoreEvent: Sendable, Equatable {
         expiresAt = record.expiresAt
         taxShare = record.money.taxShare
         commissionShare = record.money.commissionShare
+        // Exact proceeds are the log format's shares: no tax share, the rest of the price as
+        // commission (a share of at least 0 and under 1; else the job's rules apply), which the
+        // log format keeps in millionths: the proceeds to a millionth of the price.
+        if let proceeds = record.money.proceedsMicros, let price = record.money.priceMicros, price > 0, proceeds > 0, proceeds <= price {
+            taxShare = 0
+            commissionShare = Double(price - proceeds) / Double(price)
+        }
         sourcePath = record.sourcePath
     }
 
@@ -89,6 +96,8 @@ public struct StoreSourceRecords: Sendable, Equatable {
     public var refunds: [StoreRefund] = []
     public var statusChanges: [StoreStatusChange] = []
     public var refundReversals: [StoreRefundReversal] = []
+    /// What the source says of charges other sources deliver (Google Play's Orders).
+    public var chargeDetails: [StoreChargeDetails] = []
     public var counts = StoreCounts()
     public var notes: [StoreLineNote] = []
 
@@ -121,11 +130,55 @@ public enum StoreEventResolver {
         func all<Record>(_ records: KeyPath<StoreSourceRecords, [Record]>) -> [Record] {
             sources.count == 1 ? sources[0][keyPath: records] : sources.flatMap { $0[keyPath: records] }
         }
+        let details = all(\.chargeDetails)
+        var transactions = all(\.transactions)
+        var refunds = all(\.refunds)
+        if !details.isEmpty { completeCharges(&transactions, refunds: &refunds, with: details) }
         var resolution = resolve(
-            transactions: all(\.transactions), refunds: all(\.refunds), statusChanges: all(\.statusChanges),
+            transactions: transactions, refunds: refunds, statusChanges: all(\.statusChanges),
             refundReversals: all(\.refundReversals), userTransactions: userTransactions, asOf: asOf)
         for source in sources { resolution.counts[source.format, default: .init()] += source.counts }
         return resolution
+    }
+
+    /// Completes the charges (and the refunds reported apart) that another source details
+    /// (Google Play's Orders): a charge takes the details' time and money (a trial stays a trial
+    /// without money); a refund of it takes the details' refunded amount, and details whose
+    /// refunds no record reports become a refund of their charge. Details of a charge no source
+    /// delivers make nothing: the charge is not known to be the app's or anyone's.
+    static func completeCharges(_ transactions: inout [StoreTransaction], refunds: inout [StoreRefund], with details: [StoreChargeDetails])
+    {
+        var byTransaction: [String: StoreChargeDetails] = [:]
+        for detail in details { byTransaction[detail.transactionID] = detail }
+        var charges: [String: Int] = [:]
+        for index in transactions.indices {
+            guard let detail = byTransaction[transactions[index].transactionID] else { continue }
+            charges[detail.transactionID] = index
+            guard transactions[index].kind != .trial else { continue }
+            transactions[index].at = detail.at
+            transactions[index].money = detail.money
+        }
+        var refunded: Set<String> = []
+        for index in refunds.indices {
+            guard let refundedAmount = byTransaction[refunds[index].transactionID]?.refunds?.amountMicros else { continue }
+            refunded.insert(refunds[index].transactionID)
+            refunds[index].amountMicros = refundedAmount
+            refunds[index].currency = byTransaction[refunds[index].transactionID]?.money.currency
+            refunds[index].amountUnknown = false
+        }
+        for detail in details {
+            guard let detailRefunds = detail.refunds, let charge = charges[detail.transactionID],
+                refunded.insert(detail.transactionID).inserted
+            else { continue }
+            let record = transactions[charge]
+            var refund = StoreRefund(
+                format: detail.format, transactionID: record.transactionID, originalTransactionID: record.originalTransactionID,
+                productID: record.productID, at: detailRefunds.at, amountMicros: detailRefunds.amountMicros,
+                currency: detail.money.currency,
+                buyer: record.buyer)
+            refund.sourcePath = detail.sourcePath
+            refunds.append(refund)
+        }
     }
 
     /// - Parameters:
@@ -214,6 +267,11 @@ public enum StoreEventResolver {
                 continue
             }
             guard !isReversed(refund.transactionID, refundedAt: refund.at) else { continue }
+            // A refund of unknown amount takes back nothing rather than the whole price.
+            let amountMicros = refund.amountUnknown ? 0 : refund.amountMicros
+            if refund.amountUnknown && !refund.buyer.isSandbox {
+                resolution.counts[refund.format, default: .init()][.unpricedRefunds] += 1
+            }
             var event = StoreEvent(
                 format: refund.format, eventID: refund.format.eventID(of: refund.transactionID, suffix: ":refund"), at: refund.at,
                 userID: userID, event: .refund)
@@ -221,8 +279,8 @@ public enum StoreEventResolver {
             event.transactionID = refund.transactionID
             event.originalTransactionID = refund.originalTransactionID ?? refunded?.originalTransactionID
             // The amount is in the charge's currency: a refund that does not name it takes the charge's.
-            event.priceMicros = refund.amountMicros
-            event.currency = refund.amountMicros == nil ? nil : refund.currency ?? refunded?.currency
+            event.priceMicros = amountMicros
+            event.currency = amountMicros == nil ? nil : refund.currency ?? refunded?.currency
             event.isSandbox = refund.buyer.isSandbox
             event.platform = refund.buyer.platform ?? refunded?.platform
             event.country = refund.buyer.country ?? refunded?.country

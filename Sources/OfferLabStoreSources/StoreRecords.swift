@@ -54,12 +54,20 @@ public struct StoreTransaction: Sendable, Equatable {
         /// RevenueCat's shares of the price (docs/analysis.md §8), as fractions (0.3 for 30 %).
         public var taxShare: Double?
         public var commissionShare: Double?
+        /// What the developer keeps of the price as the store computed it (Google Play's
+        /// `developerRevenueInBuyerCurrency`), micro-units of `currency`: the exact proceeds
+        /// (docs/analysis.md §8), in place of the shares and the job's rules.
+        public var proceedsMicros: Int64?
 
-        public init(priceMicros: Int64? = nil, currency: String? = nil, taxShare: Double? = nil, commissionShare: Double? = nil) {
+        public init(
+            priceMicros: Int64? = nil, currency: String? = nil, taxShare: Double? = nil, commissionShare: Double? = nil,
+            proceedsMicros: Int64? = nil
+        ) {
             self.priceMicros = priceMicros
             self.currency = currency
             self.taxShare = taxShare
             self.commissionShare = commissionShare
+            self.proceedsMicros = proceedsMicros
         }
     }
 
@@ -155,6 +163,10 @@ public struct StoreRefund: Sendable, Equatable {
     /// transaction.
     public var amountMicros: Int64?
     public var currency: String?
+    /// A partial refund whose amount the record does not say (Google Play's voided purchase of
+    /// `refundType` 2): the refunded charge's `StoreChargeDetails` may say it; else the refund
+    /// counts with its money left out (`unpriced_refunds`).
+    public var amountUnknown = false
     public var buyer: StoreBuyer
     /// The input file that first delivered the record (file order: sorted paths); nil for a
     /// record made in memory. `offerlab events` writes its events to that file's output.
@@ -172,6 +184,44 @@ public struct StoreRefund: Sendable, Equatable {
         self.amountMicros = amountMicros
         self.currency = currency
         self.buyer = buyer
+    }
+}
+
+/// What a source says of a charge that another source of the same store delivers (Google Play's
+/// Orders of the orders its notifications name): its time, its money and its refunds, which win
+/// over what the delivering source says (`StoreEventResolver.resolve(sources:)`), whichever file
+/// and night either came in.
+public struct StoreChargeDetails: Sendable, Equatable {
+    /// The refunds the details hold, summed: the first one's time and their total amount.
+    public struct Refunds: Sendable, Equatable {
+        /// Microseconds since the epoch, UTC.
+        public var at: Int64
+        /// Micro-units of the charge's currency.
+        public var amountMicros: Int64
+
+        public init(at: Int64, amountMicros: Int64) {
+            self.at = at
+            self.amountMicros = amountMicros
+        }
+    }
+
+    public var format: SourceFormat
+    /// The charge's transaction id (the order id).
+    public var transactionID: String
+    /// When the charge was made: microseconds since the epoch, UTC.
+    public var at: Int64
+    /// Its price, currency and proceeds.
+    public var money: StoreTransaction.Money
+    public var refunds: Refunds?
+    /// The input file that delivered the details (file order: sorted paths).
+    public var sourcePath: String?
+
+    public init(format: SourceFormat, transactionID: String, at: Int64, money: StoreTransaction.Money, refunds: Refunds?) {
+        self.format = format
+        self.transactionID = transactionID
+        self.at = at
+        self.money = money
+        self.refunds = refunds
     }
 }
 

@@ -59,13 +59,16 @@ struct GenerateCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "The form of the store's facts (trials, charges, refunds; with webhooks and notifications also cancels and expires): the logs, RevenueCat's export or webhooks in revenuecat/, or signed App Store Server Notifications in appstore/ (with a test CA and tables/user_transactions.csv; best with --user-ids uuid), beside the app's logs.",
-            valueName: SourceFormat.allCases.map(\.rawValue).joined(separator: "|")))
+            valueName: SourceFormat.generated.map(\.rawValue).joined(separator: "|")))
     var format: SourceFormat = .offerlab
 
     @Flag(name: .long, help: "Replace tables/, logs/, showcase/, revenuecat/, appstore/ and job.yaml left in the folder by an earlier run.")
     var force = false
 
     func run() async throws {
+        guard SourceFormat.generated.contains(format) else {
+            throw ValidationError("--format \(format.rawValue) is read by offerlab run, not written by generate")
+        }
         guard let startDate = CivilDate(parsing: start) else {
             throw ValidationError("--start must be a date like 2026-03-01 (got '\(start)')")
         }

@@ -48,7 +48,7 @@ import Testing
             return Generated(
                 report: report, appLines: appLines, counts: files.map(\.counts), notes: files.flatMap(\.notes),
                 webhooks: RevenueCatWebhooks.records(files))
-        case .offerlab, .appStoreNotifications:
+        default:
             return Generated(report: report, appLines: appLines, counts: [])
         }
     }

@@ -218,7 +218,8 @@ import Testing
         #expect(unknownError.code == .badJob && unknownError.location.jobKey == "logs")
         #expect(
             unknownError.message.hasSuffix(
-                "unknown format 'parquet' (known: offerlab, app_store_notifications, revenuecat_export, revenuecat_webhooks)"))
+                "unknown format 'parquet' (known: offerlab, app_store_notifications, revenuecat_export, revenuecat_webhooks, "
+                    + "google_play, google_play_orders)"))
 
         let noPath = try job(#"logs: [{format: offerlab}]"#, omit: ["logs"])
         #expect(throws: OfferLabError.self) { try JobLoader.load(path: noPath.path) }

@@ -109,7 +109,8 @@ import Testing
         #expect(error.code == .badJob && error.exitCode == 78 && error.location.jobKey == "logs")
         #expect(
             error.message
-                == "job file \(fixture.path): logs: names no store source (app_store_notifications, revenuecat_export, revenuecat_webhooks): its logs are in the log format already"
+                == "job file \(fixture.path): logs: names no store source (app_store_notifications, revenuecat_export, revenuecat_webhooks, "
+                + "google_play, google_play_orders): its logs are in the log format already"
         )
     }
 

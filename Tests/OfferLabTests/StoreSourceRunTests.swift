@@ -84,7 +84,7 @@ import Testing
     static let formCounters: Set<String> = [
         "files_read", "lines_read", "duplicate_events", "attribution_mismatches", "attribution_mismatch_users", "pre_assignment_events",
         "malformed_bad_signature", "malformed_other_app", "ignored_store_records", "unpriced_charges", "unattributed_store_records",
-        "family_shared_records", "unknown_notification_types",
+        "family_shared_records", "unknown_notification_types", "unpriced_refunds",
     ]
 
     @Test(arguments: [SourceFormat.revenueCatExport, .revenueCatWebhooks])

@@ -62,6 +62,29 @@ struct StoreJSONObject {
         return StoreJSONObject(members: members, what: what, path: "\(path)\(key).")
     }
 
+    /// An integer written as a JSON integer or as a string of one (Google's JSON writes `int64`
+    /// fields as strings), within `Int64`.
+    func int64OrIntegerString(_ key: String) throws(StoreLineRejection) -> Int64? {
+        guard let value = member(key) else { return nil }
+        guard let number = (value.string ?? value.numberText).flatMap({ Int64($0) }) else { throw wrongType(key) }
+        return number
+    }
+
+    /// An array of objects; an empty array is nil, as an absent one.
+    func objects(_ key: String) throws(StoreLineRejection) -> [StoreJSONObject]? {
+        guard let value = member(key) else { return nil }
+        guard case .array(let elements) = value else { throw wrongType(key) }
+        var objects: [StoreJSONObject] = []
+        for (index, element) in elements.enumerated() {
+            guard case .object(let members) = element else { throw wrongType("\(key)[\(index)]") }
+            objects.append(StoreJSONObject(members: members, what: what, path: "\(path)\(key)[\(index)]."))
+        }
+        return objects.isEmpty ? nil : objects
+    }
+
+    /// Whether the member is present and not `null` (an empty object marks a phase: `freeTrial: {}`).
+    func has(_ key: String) -> Bool { member(key) != nil }
+
     private func member(_ key: String) -> JSONValue? {
         guard let value = members[key], value != .null else { return nil }
         return value

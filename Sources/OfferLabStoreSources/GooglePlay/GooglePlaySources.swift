@@ -1,0 +1,240 @@
+import OfferLabIngest
+
+/// One file of a Google Play source read whole: its usable lines (notifications or Orders) in
+/// file order, its counters and its rejected lines. Gzip or not, several members, `\r\n`, blank
+/// lines and a last line without its newline as in the purchase logs (docs/input-formats.md#lines).
+package struct GooglePlayFile<Record: Sendable>: NotedStoreFileReading {
+    package let path: String
+    /// `lines_read` (the non-blank lines) and the malformed lines by reason.
+    package private(set) var counts = StoreCounts()
+    package private(set) var notes: [StoreLineNote] = []
+    private(set) var lines: [Record] = []
+
+    /// - Throws: `IngestError`: the file cannot be read or decompressed.
+    init(path: String, inflater: Inflater, read: ([UInt8]) throws(StoreLineRejection) -> Record) throws {
+        let input = try InputFileReader(path: path, inflater: inflater)
+        var splitter = LineSplitter()
+        var counts = StoreCounts()
+        var notes: [StoreLineNote] = []
+        var lines: [Record] = []
+        func take(_ line: Line) {
+            counts[.linesRead] += 1
+            do throws(StoreLineRejection) {
+                if line.isTooLong { throw StoreLineRejection(.lineTooLong, "longer than the line length limit") }
+                lines.append(try read(Array(line.bytes)))
+            } catch {
+                counts[error.counter] += 1
+                notes.append(StoreLineNote(path: path, line: line.number, counter: error.counter, detail: error.detail))
+            }
+        }
+        try input.forEachChunk { chunk in splitter.feed(chunk, take) }
+        splitter.finish(take)
+        self.path = path
+        self.counts = counts
+        self.notes = notes
+        self.lines = lines
+    }
+}
+
+/// What reads a Google Play file: the job's package name and the machine's inflater.
+package struct GooglePlayFileReader: Sendable {
+    let packageName: String?
+    let inflater: Inflater
+}
+
+/// The `google_play` format: the notifications a server kept, each with the state it fetched
+/// (docs/input-formats.md#google-play-google_play-and-google_play_orders). Every file is read
+/// before the records are made: a plan change's later token names the earlier one
+/// (`linkedPurchaseToken`), whatever file either came in.
+package enum GooglePlayNotificationSource: StoreSource {
+    package static let format = SourceFormat.googlePlay
+
+    package struct Collector: StoreRecordCollector {
+        private var files: [GooglePlayFile<GooglePlayNotification>] = []
+
+        package init() {}
+
+        package mutating func add(_ reading: consuming GooglePlayFile<GooglePlayNotification>) { files.append(reading) }
+
+        package var records: StoreSourceRecords { GooglePlayNotifications.records(files) }
+    }
+
+    package static func reader(settings: GooglePlaySettings, paths: [String], inflater: Inflater) throws -> GooglePlayFileReader {
+        GooglePlayFileReader(packageName: settings.packageName, inflater: inflater)
+    }
+
+    package static func read(
+        _ path: String, with reader: GooglePlayFileReader, cache: (any StoreFileCache)?
+    ) async throws -> GooglePlayFile<GooglePlayNotification> {
+        try GooglePlayFile(path: path, inflater: reader.inflater) { line throws(StoreLineRejection) in
+            try GooglePlayNotification(line: line, packageName: reader.packageName)
+        }
+    }
+}
+
+/// The `google_play_orders` format: Orders API `Order`s as listed, the details (time, price,
+/// proceeds, refunds) of the orders the notifications deliver.
+package enum GooglePlayOrderSource: StoreSource {
+    package static let format = SourceFormat.googlePlayOrders
+
+    /// Of the listings of an order, the one with the latest `lastEventTime` (a tie: the later in
+    /// file order): a refund adds an event to an order listed before.
+    package struct Collector: StoreRecordCollector {
+        private var counts = StoreCounts()
+        private var notes: [StoreLineNote] = []
+        private var orders: [String: GooglePlayOrder] = [:]
+        /// Order ids in the order first listed, so that the records keep file order.
+        private var orderIDs: [String] = []
+
+        package init() {}
+
+        package mutating func add(_ reading: consuming GooglePlayFile<GooglePlayOrder>) {
+            counts += reading.counts
+            notes += reading.notes
+            for var order in reading.lines {
+                order.details.sourcePath = reading.path
+                if let known = orders[order.orderID] {
+                    if order.lastEventAt >= known.lastEventAt { orders[order.orderID] = order }
+                } else {
+                    orders[order.orderID] = order
+                    orderIDs.append(order.orderID)
+                }
+            }
+        }
+
+        package var records: StoreSourceRecords {
+            var records = StoreSourceRecords(format: format)
+            records.counts = counts
+            records.notes = notes
+            records.chargeDetails = orderIDs.map { orders[$0]!.details }
+            return records
+        }
+    }
+
+    package static func reader(settings: GooglePlaySettings, paths: [String], inflater: Inflater) throws -> GooglePlayFileReader {
+        GooglePlayFileReader(packageName: settings.packageName, inflater: inflater)
+    }
+
+    package static func read(
+        _ path: String, with reader: GooglePlayFileReader, cache: (any StoreFileCache)?
+    ) async throws -> GooglePlayFile<GooglePlayOrder> {
+        try GooglePlayFile(path: path, inflater: reader.inflater) { line throws(StoreLineRejection) in try GooglePlayOrder(line: line) }
+    }
+}
+
+/// The records of a `google_play` source
+/// (docs/input-formats.md#google-play-google_play-and-google_play_orders).
+enum GooglePlayNotifications {
+    /// The records of all the files, given in file order. A notification delivered again (the
+    /// same id) is one. Each distinct order is one transaction, at the earliest time a
+    /// notification gives it, its end of period from that notification; its chain is the first
+    /// token of its tokens' `linkedPurchaseToken` links. A voided purchase or a revocation
+    /// refunds its order once; a cancel or expire is one status change per notification; every
+    /// other notification, and one of a purchase still pending, counts in `ignored_store_records`.
+    static func records(_ files: [GooglePlayFile<GooglePlayNotification>]) -> StoreSourceRecords {
+        var records = StoreSourceRecords(format: .googlePlay)
+        var links: [String: String] = [:]
+        for file in files {
+            records.counts += file.counts
+            records.notes += file.notes
+            for notification in file.lines {
+                guard let linked = notification.linkedToken, case .subscription(_, let token) = notification.subject else { continue }
+                links[token] = linked
+            }
+        }
+        // The first token of a chain: links followed back, a loop cut where it closes.
+        func chain(_ token: String) -> String {
+            var current = token
+            var seen: Set<String> = [token]
+            while let linked = links[current], seen.insert(linked).inserted { current = linked }
+            return current
+        }
+
+        var seenNotifications: Set<String> = []
+        var orderIndex: [String: Int] = [:]
+        var refundedOrders: Set<String> = []
+        // The buyer of each token as its latest state said, for the notifications without one.
+        var buyers: [String: StoreBuyer] = [:]
+        for file in files {
+            for notification in file.lines where notification.hasState {
+                switch notification.subject {
+                case .subscription(_, let token), .oneTimeProduct(_, let token): buyers[token] = notification.buyer
+                case .voided, .test: break
+                }
+            }
+        }
+        func addRefund(_ orderID: String, token: String, at: Int64, isPartial: Bool, path: String) {
+            guard refundedOrders.insert(orderID).inserted else { return }
+            var refund = StoreRefund(
+                format: .googlePlay, transactionID: orderID, originalTransactionID: chain(token), productID: nil, at: at, amountMicros: nil,
+                currency: nil, buyer: buyers[token] ?? StoreBuyer(userID: nil, platform: "android", store: "play_store"))
+            refund.amountUnknown = isPartial
+            refund.sourcePath = path
+            records.refunds.append(refund)
+        }
+        for file in files {
+            for notification in file.lines where seenNotifications.insert(notification.id).inserted {
+                let token: String
+                switch notification.subject {
+                case .test:
+                    records.counts[.ignoredStoreRecords] += 1
+                    continue
+                case .voided(let voidedToken, let orderID, let isPartial):
+                    addRefund(orderID, token: voidedToken, at: notification.at, isPartial: isPartial, path: file.path)
+                    continue
+                case .subscription(let type, let subscriptionToken):
+                    token = subscriptionToken
+                    if type == GooglePlayNotification.revoked {
+                        for order in notification.orders {
+                            addRefund(order.orderID, token: token, at: notification.at, isPartial: false, path: file.path)
+                        }
+                    }
+                    if type == GooglePlayNotification.canceled || type == GooglePlayNotification.expired
+                        || type == GooglePlayNotification.revoked
+                    {
+                        var change = StoreStatusChange(
+                            format: .googlePlay, id: notification.id, event: type == GooglePlayNotification.canceled ? .cancel : .expire,
+                            at: notification.at, originalTransactionID: chain(token), transactionID: nil,
+                            productID: notification.orders.first?.productID,
+                            buyer: notification.buyer.userID == nil ? buyers[token] ?? notification.buyer : notification.buyer)
+                        change.sourcePath = file.path
+                        records.statusChanges.append(change)
+                        continue
+                    }
+                    guard GooglePlayNotification.deliversOrders(type) else {
+                        records.counts[.ignoredStoreRecords] += 1
+                        continue
+                    }
+                case .oneTimeProduct(let type, let productToken):
+                    token = productToken
+                    guard type == GooglePlayNotification.oneTimePurchased else {
+                        records.counts[.ignoredStoreRecords] += 1
+                        continue
+                    }
+                }
+                // A purchase still pending (no successful order yet) is no purchase fact.
+                if notification.orders.isEmpty { records.counts[.ignoredStoreRecords] += 1 }
+                let isOneTime = if case .oneTimeProduct = notification.subject { true } else { false }
+                for order in notification.orders {
+                    if let index = orderIndex[order.orderID] {
+                        // A later notification naming a known order adds nothing, but an earlier time.
+                        if order.at < records.transactions[index].at {
+                            records.transactions[index].at = order.at
+                            records.transactions[index].expiresAt = order.expiresAt
+                        }
+                        continue
+                    }
+                    var transaction = StoreTransaction(
+                        format: .googlePlay, transactionID: order.orderID, originalTransactionID: chain(token), productID: order.productID,
+                        kind: order.isTrial ? .trial : isOneTime ? .firstCharge : .chargeByChainOrder, at: order.at,
+                        money: .init(priceMicros: order.priceMicros, currency: order.currency), buyer: notification.buyer)
+                    transaction.expiresAt = order.expiresAt
+                    transaction.sourcePath = file.path
+                    orderIndex[order.orderID] = records.transactions.count
+                    records.transactions.append(transaction)
+                }
+            }
+        }
+        return records
+    }
+}
