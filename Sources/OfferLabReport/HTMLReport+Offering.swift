@@ -78,7 +78,9 @@ struct OfferingSection {
         for row in offering.decisions {
             var sentence = [ReportFindings.goalLift(row), ReportFindings.worth(row, currency: currency)]
             if let when = ReportFindings.when(row, night: night) { sentence.append(when) }
-            html += "<p class=\"sentence\"><strong>\(ReportFormat.statusWords(row.status)) \(row.group)</strong>: "
+            let headline = ReportFindings.headline(status: row.status, group: row.group)
+            // "Ship variant_b: …"; a headline that has its colon already ends with a dash.
+            html += "<p class=\"sentence\"><strong>\(headline)</strong>\(headline.contains(": ") ? " — " : ": ")"
             html += "\(sentence.joined(separator: "; ")).</p>\n"
             html += "<details class=\"why\"><summary>How this was decided</summary><p>\(row.reason)</p>"
             html += "<p class=\"note\">\(ReportFindings.power(row))</p></details>\n"

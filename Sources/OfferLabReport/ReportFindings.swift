@@ -199,6 +199,14 @@ enum ReportFindings {
         }
     }
 
+    /// The treatment's status as a sentence's opening, the treatment named after the verb:
+    /// "Ship variant_b", "Stop social_proof: the target lift cannot be found in time".
+    static func headline(status: String, group: String) -> String {
+        let words = ReportFormat.statusWords(status)
+        guard let colon = words.range(of: ": ") else { return "\(words) \(group)" }
+        return "\(words[..<colon.lowerBound]) \(group): \(words[colon.upperBound...])"
+    }
+
     /// The goal's lift with the interval the decision used: "revenue per user +92.5% (likely
     /// +22.5% to +183.4%)", an open end said in words.
     static func goalLift(_ row: DecisionRow) -> String {

@@ -130,12 +130,14 @@ import Testing
                     + "<span class=\"goal\">revenue per user +50.0% (likely +10.0% to +90.0%)</span>"
                     + "<span class=\"worth\">worth: not projected yet</span></div>"))
         #expect(!page.contains("class=\"glance decided\""))
+        #expect(ReportFindings.headline(status: "ship", group: "variant_b") == "Ship variant_b")
+        #expect(ReportFindings.headline(status: "unhealthy", group: "b") == "Do not act b: the data looks broken")
         report.offerings[0].decisions[0].status = "inconclusive"
         #expect(HTMLReport.render(report).contains("class=\"glance decided\""))
         // The analyst's terms stay in the expandable detail under the plain sentence.
         #expect(
             page.contains(
-                "<p class=\"sentence\"><strong>Stop: the target lift cannot be found in time variant_b</strong>: revenue per user +50.0% "
+                "<p class=\"sentence\"><strong>Stop variant_b: the target lift cannot be found in time</strong> — revenue per user +50.0% "
                     + "(likely +10.0% to +90.0%); worth: not projected yet.</p>\n<details class=\"why\"><summary>How this was decided</summary>"
                     + "<p>Ship variant_b.</p>"))
     }
