@@ -59,12 +59,60 @@ struct WaitingMembers: Sendable {
     var remainingFractionSquared = 0.0
 }
 
+/// Renewal counts, renewal by renewal: the one rule by which both the members' chains
+/// (`GroupObservation`) and the app's past (`ProductPastBuilder`) are counted.
+public struct RenewalCounts: Sendable, Equatable {
+    /// `atRisk[k]`: chains whose k-th renewal was due before `as_of` (k ≥ 1; slot 0 unused).
+    public internal(set) var atRisk: [Int] = [0]
+    /// `renewed[k]`: those of them that renewed.
+    public internal(set) var renewed: [Int] = [0]
+
+    public init() {}
+
+    mutating func countRenewal(index: Int, renewed didRenew: Bool) {
+        while atRisk.count <= index {
+            atRisk.append(0)
+            renewed.append(0)
+        }
+        atRisk[index] += 1
+        if didRenew { renewed[index] += 1 }
+    }
+
+    /// Counts one chain of `chargeCount` charges: renewals 1 … chargeCount − 1 were due and
+    /// happened (the k-th charge after the first is renewal k); renewal `chargeCount` is at risk
+    /// when the last charge was kept (a refund ends the chain) and its due time (`expires_at`,
+    /// else the charge's time + the period) is at or before `asOf`. A due time at or after `end`
+    /// (a member's horizon) is not counted. Returns whether the next renewal is still to come
+    /// (kept, due after `asOf` and before `end`).
+    mutating func countChain(chargeCount: Int, lastChargeKept: Bool, due: Int64, asOf: Int64, end: Int64) -> Bool {
+        for index in 1..<max(chargeCount, 1) {
+            countRenewal(index: index, renewed: true)
+        }
+        guard lastChargeKept, due < end else { return false }
+        if due <= asOf {
+            countRenewal(index: chargeCount, renewed: false)
+            return false
+        }
+        return true
+    }
+
+    /// Chains due for renewal k (0 beyond those counted).
+    func due(_ index: Int) -> Int { atRisk.indices.contains(index) ? atRisk[index] : 0 }
+    /// Renewed at renewal k (0 beyond those counted).
+    func renewals(_ index: Int) -> Int { renewed.indices.contains(index) ? renewed[index] : 0 }
+
+    /// The last k of 1, 2, … with at least `minimum` chains due at every renewal up to it (0: none).
+    func identifiedThrough(minimum: Int) -> Int {
+        var through = 0
+        while through + 1 < atRisk.count && atRisk[through + 1] >= minimum { through += 1 }
+        return through
+    }
+}
+
 /// One product's renewal counts, charge values and pending chains.
 struct ProductObservation: Sendable {
-    /// `renewalAtRisk[k]`: chains whose k-th renewal was due before `as_of` (k ≥ 1; slot 0 unused).
-    var renewalAtRisk: [Int] = [0]
-    /// `renewed[k]`: those of them that renewed.
-    var renewed: [Int] = [0]
+    /// Its chains' renewals.
+    var renewals = RenewalCounts()
     /// Chains still running at `as_of` (next charge not yet due): count by (next renewal index k,
     /// charges still due before the member's horizon m), key k << 16 | m.
     var pendingChains: [Int: Int] = [:]
@@ -81,14 +129,6 @@ struct ProductObservation: Sendable {
     var youngPrice: [Double] = []
     var youngPriceSquared: [Double] = []
 
-    mutating func countRenewal(index: Int, renewed didRenew: Bool) {
-        while renewalAtRisk.count <= index {
-            renewalAtRisk.append(0)
-            renewed.append(0)
-        }
-        renewalAtRisk[index] += 1
-        if didRenew { renewed[index] += 1 }
-    }
 }
 
 /// Net values (price − refunds) of charges, those kept and those refunded apart: a refund ends
@@ -286,20 +326,13 @@ extension GroupObservation {
                     guard let period = productList[product].renewalPeriodDays else { continue }
                     let last = chain.lastCharge
                     let periodMicroseconds = period * microsecondsPerDay
-                    // Renewals 1 … k were due and happened (the k-th charge is renewal k). A refunded
-                    // charge ends its chain: the next renewal is not at risk.
-                    for index in 1..<chain.chargeCount {
-                        products[product].countRenewal(index: index, renewed: true)
-                    }
-                    guard charges[last].firstRefundTime == nil else { continue }
-                    let nextIndex = chain.chargeCount
                     let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
-                    guard due < chargeEnd else { continue }
-                    if due <= asOf {
-                        products[product].countRenewal(index: nextIndex, renewed: false)
-                    } else {
+                    let running = products[product].renewals.countChain(
+                        chargeCount: chain.chargeCount, lastChargeKept: charges[last].firstRefundTime == nil, due: due, asOf: asOf,
+                        end: chargeEnd)
+                    if running {
                         let remaining = Int((Double(chargeEnd - due) / periodMicroseconds).rounded(.up))
-                        products[product].pendingChains[nextIndex << 16 | remaining, default: 0] += 1
+                        products[product].pendingChains[chain.chargeCount << 16 | remaining, default: 0] += 1
                     }
                 }
             }

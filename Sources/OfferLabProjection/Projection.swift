@@ -8,19 +8,22 @@ import OfferLabStatistics
 ///   - groups: each group's members and counted money events (events at or after `as_of` are ignored).
 ///   - control: the index of the control group in `groups`.
 ///   - products: the offering's products; events name them by index.
+///   - past: per product (parallel to `products`), the app's past: the chains of users who are
+///     not members of the offering (`ProductPastBuilder`); empty: none.
 ///   - generator: the draws of the intervals (seeded, so the intervals are reproducible). A
 ///     concrete type, not any generator: a generic one was left unspecialised across the
 ///     targets and looked up its metadata in every draw.
 /// - Complexity: one pass over the events, then `replicates` evaluations per group whose cost
 ///   depends on the horizon and the products, not on the members.
 public func projectOffering(
-    groups: [ProjectionGroupInput], control: Int, products: [ProjectionProduct], configuration: ProjectionConfiguration,
-    using generator: inout SplitMix64
+    groups: [ProjectionGroupInput], control: Int, products: [ProjectionProduct], past: [ProductPast] = [],
+    configuration: ProjectionConfiguration, using generator: inout SplitMix64
 ) throws(ProjectionInputError) -> OfferingProjection {
     guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
     guard configuration.horizonDays > 0 && configuration.horizonDays <= 365 else { throw .horizonOutOfRange(configuration.horizonDays) }
     guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
     guard groups.indices.contains(control) else { throw .controlOutOfRange(control) }
+    guard past.isEmpty || past.count == products.count else { throw .pastNotParallel(count: past.count, products: products.count) }
     for (index, product) in products.enumerated() {
         // Under a day the per-draw tables (periods in a year, squared) would outgrow any use.
         if let period = product.renewalPeriodDays, !(period >= 1 && period.isFinite) { throw .periodTooShort(product: index) }
@@ -33,7 +36,7 @@ public func projectOffering(
     }
 
     let draws = groups.map { group in
-        GroupDraws(group, products: products, configuration: configuration, generator: &generator)
+        GroupDraws(group, products: products, past: past, configuration: configuration, generator: &generator)
     }
     let comparisons = groups.indices.filter { $0 != control }.map { treatment in
         compare(draws[treatment], with: draws[control], alpha: configuration.alpha)
@@ -52,8 +55,10 @@ struct GroupDraws {
     /// bounds' expected years) is at most this share of the projected year.
     static let identifiedUnseenShare = 0.25
 
-    init(_ group: ProjectionGroupInput, products: [ProjectionProduct], configuration: ProjectionConfiguration, generator: inout SplitMix64)
-    {
+    init(
+        _ group: ProjectionGroupInput, products: [ProjectionProduct], past: [ProductPast] = [], configuration: ProjectionConfiguration,
+        generator: inout SplitMix64
+    ) {
         projection = GroupProjection(group: group.name, users: group.users)
         guard group.users > 0 else {
             projection.gap = .noMembers
@@ -71,14 +76,24 @@ struct GroupDraws {
             projection.gap = .noFullDay
             return
         }
-        let fitted = FittedGroup(observation, products: products, horizonDays: configuration.horizonDays)
-        func expected(renewals: UnseenBound?, conversions: UnseenBound?) -> Double {
-            observation.observedRevenue + fitted.futureRevenue(fitted.pointParameters(renewals: renewals, conversions: conversions)).mean
+        let fitted = FittedGroup(
+            observation, products: products, horizonDays: configuration.horizonDays, past: past, alpha: configuration.alpha)
+        func expected(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true) -> Double {
+            observation.observedRevenue
+                + fitted.futureRevenue(fitted.pointParameters(renewals: renewals, conversions: conversions, usingPast: usingPast)).mean
         }
         let point = expected(renewals: nil, conversions: nil)
         let lowest = expected(renewals: .lower, conversions: .lower)
         let highest = expected(renewals: .upper, conversions: .upper)
         let unseen = highest - lowest
+        Self.describePast(fitted, past: past, into: &projection)
+        if point > 0 {
+            // The past's part: the lowest year with the past's renewals against it without them.
+            let pastPart = projection.pastUses.isEmpty ? 0 : lowest - expected(renewals: .lower, conversions: .lower, usingPast: false)
+            projection.observedShare = observation.observedRevenue / point
+            projection.pastShare = pastPart / point
+            projection.boundedShare = unseen / point
+        }
         if unseen <= Self.identifiedUnseenShare * abs(point) {
             projection.projectedARPU365 = point / users
         } else {
@@ -106,6 +121,28 @@ struct GroupDraws {
         }
     }
 
+    /// With a past: the products whose renewals the year takes from it (those the year needs
+    /// beyond the members' own), and those whose needed renewals it does not identify either.
+    private static func describePast(_ fitted: FittedGroup, past: [ProductPast], into projection: inout GroupProjection) {
+        guard !past.isEmpty else { return }
+        for (product, plan) in fitted.plans.enumerated() where plan.neededThrough > plan.identifiedThrough {
+            if let check = plan.pastCheck, plan.pastThrough > 0 {
+                projection.pastUses.append(
+                    PastUse(
+                        product: product, firstRenewal: plan.identifiedThrough + 1,
+                        lastRenewal: min(plan.pastThrough, plan.neededThrough), chains: past[product].chains,
+                        adjustment: check.differs ? check.ratio : nil))
+            }
+            if plan.neededThrough > plan.knownThrough {
+                let renewal = plan.knownThrough + 1
+                projection.pastMissing.append(
+                    PastMissing(
+                        product: product, renewal: renewal, chains: past[product].chains,
+                        dueAtRenewal: past[product].renewals.due(renewal)))
+            }
+        }
+    }
+
     /// What the year rests on that the test has not seen: the share of the projected year between
     /// the bounds, the product whose unseen renewals weigh most when renewals are at least a
     /// tenth of it, and the last observed tenure day when late purchases are.
@@ -114,12 +151,12 @@ struct GroupDraws {
         let purchasesMatter = unseen - renewalsOnly >= unseen / 10
         var product: Int?
         if renewalsMatter {
-            product = fitted.plans.indices.filter { fitted.plans[$0].neededThrough > fitted.plans[$0].identifiedThrough }
+            product = fitted.plans.indices.filter { fitted.plans[$0].neededThrough > fitted.plans[$0].knownThrough }
                 .max { fitted.observation.firstPurchasesByProduct[$0] < fitted.observation.firstPurchasesByProduct[$1] }
         }
         return UnseenPart(
             share: point > 0 ? unseen / point : .infinity, product: product,
-            renewalsIdentified: product.map { fitted.plans[$0].identifiedThrough } ?? 0,
+            renewalsIdentified: product.map { fitted.plans[$0].knownThrough } ?? 0,
             renewalsNeeded: product.map { fitted.plans[$0].neededThrough } ?? 0,
             lastObservedDay: purchasesMatter ? fitted.observation.lastObservedDay : nil)
     }

@@ -53,6 +53,15 @@ struct RenewalPlan: Sendable {
     /// the first (the first is its own step: it holds the trial and first-charge regrets), the
     /// first's when it is the only one, capped at `continuationCap`.
     var continuation = 0.0
+    /// Renewals identifiedThrough + 1 … pastThrough take the app's past's rates (the past had at
+    /// least `identifiedMinimum` chains due at each); 0 when the past adds none.
+    var pastThrough = 0
+    /// The check of the members against the past at the renewals both identified, when the past is
+    /// used (nil: not used).
+    var pastCheck: PastCheck?
+
+    /// The last renewal whose rate the data give, the members' own or the past's.
+    var knownThrough: Int { max(identifiedThrough, pastThrough) }
 
     static let identifiedMinimum = 30
     /// The point never continues above this rate: a rate near 1 carried over dozens of periods
@@ -83,8 +92,15 @@ struct FittedGroup: Sendable {
     /// day (`renewalsDue`; empty for a one-time product), the same for every draw.
     let renewalsDueByDay: [[Int]]
 
-    init(_ observation: GroupObservation, products: [ProjectionProduct], horizonDays: Double) {
+    /// Per product: the app's past (empty: none; else parallel to the products).
+    let past: [ProductPast]
+
+    init(
+        _ observation: GroupObservation, products: [ProjectionProduct], horizonDays: Double, past: [ProductPast] = [],
+        alpha: Double = 0.05
+    ) {
         self.observation = observation
+        self.past = past
         self.horizonDays = horizonDays
         renewalsDueByDay = products.map { product in
             guard let period = product.renewalPeriodDays else { return [] }
@@ -134,14 +150,32 @@ struct FittedGroup: Sendable {
             let (product, seen) = pair
             var plan = RenewalPlan(periodDays: product.renewalPeriodDays)
             guard let period = product.renewalPeriodDays else { return plan }
-            let atRisk = seen.renewalAtRisk
-            while plan.identifiedThrough + 1 < atRisk.count && atRisk[plan.identifiedThrough + 1] >= RenewalPlan.identifiedMinimum {
-                plan.identifiedThrough += 1
+            let members = seen.renewals
+            plan.identifiedThrough = members.identifiedThrough(minimum: RenewalPlan.identifiedMinimum)
+            if past.indices.contains(productIndex) {
+                let pastThrough = past[productIndex].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum)
+                if pastThrough > plan.identifiedThrough {
+                    let check = PastCheck(
+                        members: members, past: past[productIndex].renewals, through: plan.identifiedThrough, alpha: alpha)
+                    plan.pastCheck = check
+                    plan.pastThrough = pastThrough
+                }
             }
-            let later = plan.identifiedThrough >= 2 ? 2...plan.identifiedThrough : 1...max(1, plan.identifiedThrough)
-            let due = later.reduce(0) { $0 + (atRisk.indices.contains($1) ? atRisk[$1] : 0) }
-            let renewed = later.reduce(0) { $0 + (seen.renewed.indices.contains($1) ? seen.renewed[$1] : 0) }
-            plan.continuation = due > 0 ? min(RenewalPlan.continuationCap, Double(renewed) / Double(due)) : RenewalPlan.ceiling / 2
+            // The later renewals' pooled rate, the past's counted at its (adjusted) rates.
+            let later = plan.knownThrough >= 2 ? 2...plan.knownThrough : 1...max(1, plan.knownThrough)
+            var due = 0.0
+            var renewed = 0.0
+            for index in later {
+                if index <= plan.identifiedThrough || plan.pastThrough == 0 {
+                    due += Double(members.due(index))
+                    renewed += Double(members.renewals(index))
+                } else {
+                    let pastCounts = past[productIndex].renewals
+                    due += Double(pastCounts.due(index))
+                    renewed += Double(pastCounts.due(index)) * plan.pastCheck!.pointRate(pastCounts, index: index)
+                }
+            }
+            plan.continuation = due > 0 ? min(RenewalPlan.continuationCap, renewed / due) : RenewalPlan.ceiling / 2
             var needed = 0
             for key in seen.pendingChains.keys {
                 needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
@@ -159,10 +193,11 @@ struct FittedGroup: Sendable {
         max(0, Int(((horizonDays - Double(day) - 0.5) / periodDays).rounded(.up)) - 1)
     }
 
-    /// The point estimate (nil, nil) or a bound's parameters, without drawing.
-    func pointParameters(renewals: UnseenBound?, conversions: UnseenBound?) -> ProjectionParameters {
+    /// The point estimate (nil, nil) or a bound's parameters, without drawing; `usingPast`
+    /// false: the renewals the past gives are not taken (what the year owes to the past).
+    func pointParameters(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true) -> ProjectionParameters {
         var none: PointEstimate? = nil
-        return parameters(renewals: renewals, conversions: conversions, generator: &none)
+        return parameters(renewals: renewals, conversions: conversions, usingPast: usingPast, generator: &none)
     }
 
     /// One draw of the parameters (a parametric bootstrap of the counts they are estimated from:
@@ -172,7 +207,7 @@ struct FittedGroup: Sendable {
     /// observed tenure day take (nil: the point's continuation, the pooled later renewal rate and
     /// half the latest purchase rate, the middle of what the data allow).
     func parameters<Generator: RandomNumberGenerator>(
-        renewals: UnseenBound?, conversions: UnseenBound?, generator: inout Generator?
+        renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true, generator: inout Generator?
     ) -> ProjectionParameters {
         let observation = observation
         let days = observation.atRiskByDay.count
@@ -252,15 +287,41 @@ struct FittedGroup: Sendable {
                 renewal.append([])
                 continue
             }
-            let seen = observation.products[product]
-            let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.renewalAtRisk.count)
+            let seen = observation.products[product].renewals
+            let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.atRisk.count)
             var rates = Array(repeating: 0.0, count: slots)
-            for index in 1..<slots {
-                if index <= plan.identifiedThrough {
-                    let atRisk = seen.renewalAtRisk[index]
-                    let count = seen.renewed[index]
-                    let drawn = generator == nil ? count : generator!.binomial(trials: atRisk, probability: Double(count) / Double(atRisk))
-                    rates[index] = Double(drawn) / Double(atRisk)
+            func drawnRate(_ counts: RenewalCounts, _ index: Int) -> Double {
+                let atRisk = counts.atRisk[index]
+                let count = counts.renewed[index]
+                let drawn = generator == nil ? count : generator!.binomial(trials: atRisk, probability: Double(count) / Double(atRisk))
+                return Double(drawn) / Double(atRisk)
+            }
+            for index in 1..<slots where index <= plan.identifiedThrough {
+                rates[index] = drawnRate(seen, index)
+            }
+            // The past's rates, scaled by this draw's members/past ratio on the overlap when the
+            // check found them apart (docs/statistics.md#the-apps-past).
+            var pastRates: [Int: Double] = [:]
+            if let check = plan.pastCheck, plan.pastThrough > 0 {
+                let pastCounts = past[product].renewals
+                var scale = 1.0
+                if check.differs {
+                    var membersExpected = 0.0
+                    var pastExpected = 0.0
+                    for index in 1...check.overlap {
+                        let due = Double(seen.atRisk[index])
+                        membersExpected += due * rates[index]
+                        pastExpected += due * drawnRate(pastCounts, index)
+                    }
+                    scale = pastExpected > 0 ? membersExpected / pastExpected : 1
+                }
+                for index in (plan.identifiedThrough + 1)...plan.pastThrough where index < slots {
+                    pastRates[index] = usingPast ? min(1, drawnRate(pastCounts, index) * scale) : 0
+                }
+            }
+            for index in 1..<slots where index > plan.identifiedThrough {
+                if let rate = pastRates[index] {
+                    rates[index] = rate
                 } else {
                     rates[index] =
                         switch renewals {

@@ -87,6 +87,58 @@ public struct GroupProjection: Sendable, Equatable {
     public var interval: ConfidenceInterval?
     /// Why `projectedARPU365` is empty.
     public var gap: ProjectionGap?
+    /// What the projected year rests on (docs/statistics.md#what-the-year-rests-on), as shares of
+    /// the point's year: realised so far, renewals whose rates come from the app's past, and the
+    /// part between the bounds. nil when no year is projected (no payer, or a year not above 0).
+    public var observedShare: Double?
+    public var pastShare: Double?
+    public var boundedShare: Double?
+    /// The products whose renewals the year takes from the app's past, in product order.
+    public var pastUses: [PastUse] = []
+    /// With a past: the products whose year needs renewals that neither the members nor the past
+    /// identify, in product order (those renewals stay bounded).
+    public var pastMissing: [PastMissing] = []
+}
+
+/// Renewals of a product that a group's year takes from the app's past.
+public struct PastUse: Sendable, Equatable {
+    /// The product, an index into `projectOffering`'s products.
+    public var product: Int
+    /// Renewals `firstRenewal` … `lastRenewal` take the past's rates.
+    public var firstRenewal: Int
+    public var lastRenewal: Int
+    /// The earlier chains (buyers) of the product the past counted.
+    public var chains: Int
+    /// The members' renewals over the past's expected at the renewals both saw, when the past's
+    /// rates are scaled by it (they differed beyond chance); nil when used as they are.
+    public var adjustment: Double?
+
+    /// "monthly_1999 renewals 2–11 from 3412 earlier buyers (scaled by 0.85: …)".
+    public func description(productName: (Int) -> String) -> String {
+        let renewals = firstRenewal == lastRenewal ? "renewal \(firstRenewal)" : "renewals \(firstRenewal)–\(lastRenewal)"
+        var text = "\(productName(product)) \(renewals) from \(chains) earlier buyers"
+        if let adjustment {
+            let ratio = (adjustment * 100).rounded() / 100
+            text += " (scaled by \(ratio): the members renew unlike them at the renewals both saw)"
+        }
+        return text
+    }
+}
+
+/// A product whose year needs renewals the app's past does not identify either.
+public struct PastMissing: Sendable, Equatable {
+    public var product: Int
+    /// The first renewal neither the members nor the past identify.
+    public var renewal: Int
+    /// The earlier chains the past counted of the product (due at that renewal: fewer than 30).
+    public var chains: Int
+    public var dueAtRenewal: Int
+
+    /// "monthly_1999 renewals from 4 on: 12 of 40 earlier buyers were due, too few (30)".
+    public func description(productName: (Int) -> String) -> String {
+        "\(productName(product)) renewals from \(renewal) on: \(dueAtRenewal) of \(chains) earlier buyers were due, "
+            + "too few (\(RenewalPlan.identifiedMinimum)); they stay bounded"
+    }
 }
 
 /// A treatment against control on `projected_arpu_365`.
@@ -126,6 +178,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
     case productOutOfRange(group: String, product: Int)
     case periodTooShort(product: Int)
     case amountNotFinite(group: String)
+    case pastNotParallel(count: Int, products: Int)
 
     public var description: String {
         switch self {
@@ -137,6 +190,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
             "group \(group): an event names product \(product), which is not in the product list"
         case .periodTooShort(let product): "product \(product): the renewal period must be a number of days, at least 1"
         case .amountNotFinite(let group): "group \(group): an event's amount is not a finite number"
+        case .pastNotParallel(let count, let products): "the past names \(count) products, the product list \(products)"
         }
     }
 }

@@ -1,0 +1,200 @@
+import Foundation
+import OfferLabStatistics
+import Testing
+
+@testable import OfferLabProjection
+
+@Suite("Projection: the app's past")
+struct ProjectionPastTests {
+    /// A monthly period in µs, as the model reckons it.
+    private let month = Int64(365.25 / 12 * 86_400_000_000.0)
+    private let asOf = 40 * day
+
+    /// 200 members assigned on day 0 buy the monthly plan (10) an hour in; 150 renew at day 30.4:
+    /// read at day 40 the test has seen renewal 1 (0.75) and nothing after.
+    private func members() -> ProjectionGroupInput {
+        var group = ProjectionGroupInput(name: "monthly")
+        for member in 0..<200 {
+            var events = [purchase(hour, FixtureProduct.monthly, 10, member: member)]
+            if member < 150 { events.append(renewal(hour + month, FixtureProduct.monthly, 10, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        return group
+    }
+
+    /// Earlier buyers of the monthly plan: `chains` chains, a share `first` of them renewing once,
+    /// then `later` of those left at each later renewal (whole chains), through renewal 12; those
+    /// left after it are still running at `asOf`. Returns the past and the survivors S_0 … S_12.
+    private func past(chains: Int, first: Double, later: Double) -> (past: [ProductPast], survivors: [Int]) {
+        var survivors = [chains, Int((Double(chains) * first).rounded())]
+        for _ in 2...12 { survivors.append(Int((Double(survivors.last!) * later).rounded())) }
+        var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: asOf)
+        for charges in 1...12 {
+            for _ in 0..<(survivors[charges - 1] - survivors[charges]) {
+                builder.addChain(
+                    product: FixtureProduct.monthly, chargeCount: charges, lastChargeTime: asOf - 400 * day, lastExpiresAt: nil,
+                    lastChargeRefunded: false)
+            }
+        }
+        for _ in 0..<survivors[12] {
+            builder.addChain(
+                product: FixtureProduct.monthly, chargeCount: 13, lastChargeTime: asOf - day, lastExpiresAt: nil, lastChargeRefunded: false)
+        }
+        return (builder.past, survivors)
+    }
+
+    private func projectGroup(_ group: ProjectionGroupInput, past: [ProductPast], replicates: Int = 400) throws -> GroupProjection {
+        var generator = SplitMix64(state: 2026)
+        return try projectOffering(
+            groups: [group], control: 0, products: FixtureProduct.all, past: past,
+            configuration: ProjectionConfiguration(asOf: asOf, replicates: replicates), using: &generator
+        ).groups[0]
+    }
+
+    private func fitted(_ group: ProjectionGroupInput, past: [ProductPast]) -> FittedGroup {
+        let configuration = ProjectionConfiguration(asOf: asOf)
+        let observation = GroupObservation(group, products: FixtureProduct.all, configuration: configuration)
+        return FittedGroup(observation, products: FixtureProduct.all, horizonDays: 365, past: past, alpha: configuration.alpha)
+    }
+
+    @Test("The past's chains are counted by the members' rule: renewals made, the next at risk once due, a refund ends the chain")
+    func builderCountsByTheMembersRule() {
+        var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: 100 * day)
+        // 3 charges, the last due (its expires_at) before as_of: renewals 1 and 2 made, 3 at risk and missed.
+        builder.addChain(
+            product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 50 * day, lastExpiresAt: 57 * day, lastChargeRefunded: false)
+        // 2 charges, the last refunded: renewal 1 made; a refund ends the chain, renewal 2 is not at risk.
+        builder.addChain(
+            product: FixtureProduct.weekly, chargeCount: 2, lastChargeTime: 50 * day, lastExpiresAt: nil, lastChargeRefunded: true)
+        // 1 charge still running at as_of (charge time + 7 days after it): nothing at risk.
+        builder.addChain(
+            product: FixtureProduct.weekly, chargeCount: 1, lastChargeTime: 95 * day, lastExpiresAt: nil, lastChargeRefunded: false)
+        // A pass never renews and is no chain of the past.
+        builder.addChain(product: FixtureProduct.pass, chargeCount: 1, lastChargeTime: 0, lastExpiresAt: nil, lastChargeRefunded: false)
+        let weekly = builder.past[FixtureProduct.weekly]
+        #expect(weekly.chains == 3)
+        #expect(weekly.renewals.atRisk == [0, 2, 1, 1])
+        #expect(weekly.renewals.renewed == [0, 2, 1, 0])
+        #expect(builder.past[FixtureProduct.pass] == ProductPast())
+    }
+
+    @Test("A product whose members saw renewal 1 and whose past saw renewals 1–12 gets a value, not bounds")
+    func pastIdentifiesTheYear() throws {
+        let group = members()
+        let (pastCounts, survivors) = past(chains: 1000, first: 0.75, later: 0.9)
+        let without = try projectGroup(group, past: [])
+        #expect(without.projectedARPU365 == nil)
+        guard case .yearNotIdentified = without.gap else {
+            Issue.record("without a past the monthly year is not identified: \(String(describing: without.gap))")
+            return
+        }
+
+        let with = try projectGroup(group, past: pastCounts)
+        // Realised: 200 purchases and 150 renewals of 10. Still to come: the 150 chains' renewals 2
+        // … 11 (charge 12 is at day 335, the 13th after day 365), renewal k at Π_{j=2..k} S_j/S_{j−1}
+        // = S_k/S_1 of them.
+        let later = (2...11).reduce(0.0) { $0 + Double(survivors[$1]) / Double(survivors[1]) }
+        let expected = (3500 + 1500 * later) / 200
+        let value = try #require(with.projectedARPU365)
+        #expect(abs(value - expected) < 1e-9)
+        #expect(with.gap == nil)
+        #expect(with.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 11, chains: 1000, adjustment: nil)])
+        #expect(with.pastMissing.isEmpty)
+        // What the year rests on: 17.5 realised, the rest the past's renewals, nothing bounded.
+        #expect(abs(try #require(with.observedShare) - 17.5 / expected) < 1e-12)
+        #expect(abs(try #require(with.pastShare) - (1 - 17.5 / expected)) < 1e-12)
+        #expect(try #require(with.boundedShare) == 0)
+        let interval = try #require(with.interval)
+        #expect(interval.low < value && value < interval.high)
+    }
+
+    @Test("A past unlike the members is detected at renewal 1 and scaled by members/past with its uncertainty")
+    func pastUnlikeTheMembersIsAdjusted() throws {
+        let group = members()
+        // Earlier buyers renewed at 0.95 where the members renewed at 0.75: 150 of 200 against 190
+        // expected, z = −40/√(200·0.95·0.05 + 200²·0.95·0.05/1000) ≈ −9.
+        let (loyal, loyalSurvivors) = past(chains: 1000, first: 0.95, later: 0.9)
+        let model = fitted(group, past: loyal)
+        let plan = model.plans[FixtureProduct.monthly]
+        let check = try #require(plan.pastCheck)
+        #expect(check.overlap == 1 && check.observed == 150 && abs(check.expected - 190) < 1e-9)
+        #expect(check.differs && check.z < -8)
+        #expect(plan.identifiedThrough == 1 && plan.pastThrough == 12)
+        let point = model.pointParameters(renewals: nil, conversions: nil).renewal[FixtureProduct.monthly]
+        #expect(point[1] == 0.75)
+        for index in 2...12 {
+            let pastRate = Double(loyalSurvivors[index]) / Double(loyalSurvivors[index - 1])
+            #expect(abs(point[index] - pastRate * 150 / 190) < 1e-12)
+        }
+        let projection = try projectGroup(group, past: loyal)
+        let use = try #require(projection.pastUses.first)
+        #expect(abs(try #require(use.adjustment) - 150.0 / 190.0) < 1e-12)
+
+        // The scaled rate carries the members' uncertainty at renewal 1: its draws spread several
+        // times as widely as those of a past that agrees (whose rate of renewal 2 is drawn from
+        // 750 chains alone).
+        let (agreeing, _) = past(chains: 1000, first: 0.75, later: 0.9)
+        func spreadOfRenewal2(_ past: [ProductPast]) -> Double {
+            let model = fitted(group, past: past)
+            var generator: SplitMix64? = SplitMix64(state: 7)
+            let draws = (0..<400).map { _ in
+                model.parameters(renewals: nil, conversions: nil, generator: &generator).renewal[FixtureProduct.monthly][2]
+            }
+            let mean = draws.reduce(0, +) / Double(draws.count)
+            return (draws.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(draws.count - 1)).squareRoot()
+        }
+        #expect(fitted(group, past: agreeing).plans[FixtureProduct.monthly].pastCheck?.differs == false)
+        #expect(spreadOfRenewal2(loyal) > 2 * spreadOfRenewal2(agreeing))
+    }
+
+    @Test("Renewals the past does not identify either stay bounded, and the group names them")
+    func renewalsBeyondThePastStayBounded() throws {
+        // 100 earlier chains halving at each renewal: 100, 50, 25 due at renewals 1, 2, 3, so the
+        // past identifies renewals 1 and 2 only. The members (150 of 200 at renewal 1, against 100
+        // expected at the past's 0.5) differ: renewal 2 takes the past's 0.5 scaled by 1.5.
+        let (short, _) = past(chains: 100, first: 0.5, later: 0.5)
+        let projection = try projectGroup(members(), past: short)
+        #expect(projection.projectedARPU365 == nil)
+        #expect(projection.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 2, chains: 100, adjustment: 1.5)])
+        #expect(projection.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 3, chains: 100, dueAtRenewal: 25)])
+        #expect(
+            projection.pastMissing[0].description { _ in "monthly" }
+                == "monthly renewals from 3 on: 25 of 100 earlier buyers were due, too few (30); they stay bounded")
+        #expect(
+            projection.pastUses[0].description { _ in "monthly" }
+                == "monthly renewal 2 from 100 earlier buyers (scaled by 1.5: the members renew unlike them at the renewals both saw)")
+        guard case .yearNotIdentified(let part) = projection.gap else {
+            Issue.record("the year rests on renewals 3 to 11: \(String(describing: projection.gap))")
+            return
+        }
+        #expect(part.renewalsIdentified == 2 && part.renewalsNeeded == 11)
+    }
+
+    @Test("A product without a past stays bounded as without any past")
+    func productWithoutPastStaysBounded() throws {
+        let group = members()
+        // A past of the weekly plan only: the monthly plan has none.
+        var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: asOf)
+        for _ in 0..<500 {
+            builder.addChain(
+                product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 0, lastExpiresAt: nil, lastChargeRefunded: false)
+        }
+        let withOtherPast = try projectGroup(group, past: builder.past)
+        let without = try projectGroup(group, past: [])
+        #expect(withOtherPast.projectedARPU365 == nil && withOtherPast.pastUses.isEmpty)
+        #expect(withOtherPast.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 2, chains: 0, dueAtRenewal: 0)])
+        #expect(withOtherPast.interval == without.interval && withOtherPast.gap == without.gap)
+        #expect(try #require(withOtherPast.pastShare) == 0)
+        #expect(try #require(withOtherPast.boundedShare) > GroupDraws.identifiedUnseenShare)
+    }
+
+    @Test("A past not parallel to the products is refused")
+    func pastMustBeParallel() {
+        var generator = SplitMix64(state: 1)
+        #expect(throws: ProjectionInputError.pastNotParallel(count: 1, products: 4)) {
+            try projectOffering(
+                groups: [members()], control: 0, products: FixtureProduct.all, past: [ProductPast()],
+                configuration: ProjectionConfiguration(asOf: asOf), using: &generator)
+        }
+    }
+}
