@@ -168,13 +168,26 @@ package enum NightlyRun {
             job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         try checkMalformedLines(store.counters, job: job)
+        // The app's past (docs/statistics.md#the-apps-past): its files after the logs, through
+        // the same reader and cache, their ids shared with the logs' so that a chain runs across both.
+        var past: AppPast?
+        var historyCounters: IngestCounters?
+        if !job.historyPatterns.isEmpty {
+            let history = try await LogIngest.read(
+                settings: IngestSettings(job, history: true), population: populationTask, progress: progress, width: job.threads,
+                cache: cache, sharingIDsWith: store)
+            historyCounters = history.counters
+            past = AppPast(stores: [store, history], offeringCatalog: catalog, asOf: job.night.microseconds)
+            progress?.say("history read: \(job.historyFiles.count) files, \(history.count) events")
+        }
         let (eventsBeforeAsOf, latestEvent) = (store.count, store.latestTimestamp)
         try RunChecks.boundedAsOf(job, latestEvent: latestEvent, nowMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
         var results = try await analyse(
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, settings: AnalysisSettings(job),
-            progress: progress)
+            past: past, progress: progress)
+        results.historyIngest = historyCounters
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
         let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night.date) as NSString).appendingPathComponent(
@@ -184,6 +197,7 @@ package enum NightlyRun {
             + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
             + RunChecks.projectionWithoutPeriods(results.offerings)
+            + RunChecks.history(job: job, counters: historyCounters)
         return results
     }
 
@@ -218,7 +232,7 @@ package enum NightlyRun {
     /// counts are integers and money sums exact (`ExactMoney`).
     static func analyse(
         catalog: OfferingCatalog, population: Population, store: consuming EventStore, offerings: [Int], settings: AnalysisSettings,
-        progress: ProgressReporter? = nil, membersPerRun: Int = membersPerRun
+        past: AppPast? = nil, progress: ProgressReporter? = nil, membersPerRun: Int = membersPerRun
     ) async throws -> NightResults {
         let (asOf, maturityDays, slices) = (settings.asOf, settings.maturityDays, settings.slices)
         let (events, cleanup) = EventCleanup.run(store: &store, userCount: population.users.count, width: settings.threads)
@@ -256,10 +270,12 @@ package enum NightlyRun {
         }
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
         return NightResults(
-            offerings: sums.map {
-                $0.result(
+            offerings: zip(sums, ordered).map { sum, offering in
+                var result = sum.result(
                     catalog: catalog, context: context, preferredControl: settings.control, revenueCap: settings.revenueCap,
                     maturityDays: maturityDays, maxSliceLevels: settings.maxSliceLevels)
+                if let past { result.projection?.past = past.past(ofMembers: population.members[offering]) }
+                return result
             }, ingest: store.counters,
             cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }

@@ -43,6 +43,27 @@ enum RunChecks {
         }
     }
 
+    /// The app's past (docs/statistics.md#the-apps-past): one warning per `history_logs` glob that
+    /// matches no file, and one when its malformed lines are over `max_bad_line_ratio`, naming the
+    /// files with the most. Never a failure: the night is judged on its logs alone.
+    static func history(job: Job, counters: IngestCounters?) -> [String] {
+        var warnings = job.historyGlobsWithoutFiles.map {
+            "history_logs: the glob \($0) matches no file; the projection has no past from it"
+        }
+        guard let counters, counters.nonBlankLines > 0 else { return warnings }
+        let ratio = Double(counters.malformedLines) / Double(counters.nonBlankLines)
+        if ratio > job.maxBadLineRatio {
+            let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }
+                .prefix(3)
+            warnings.append(
+                "history_logs: \(counters.malformedLines) of \(counters.nonBlankLines) lines are malformed "
+                    + "(\(NightlyRun.percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); most in "
+                    + "\(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); "
+                    + "left out of the past, the night is judged on its logs alone")
+        }
+        return warnings
+    }
+
     /// Log files that yielded no valid line (a file of junk bytes, a CSV file with a foreign
     /// header, an empty file): one warning naming them, as the night may well pass without them.
     static func filesWithoutValidLines(_ ingest: IngestCounters) -> [String] {

@@ -154,4 +154,7 @@ public struct ProjectionInputs: Sendable {
     /// one-time all the same (`product_id` empty: products the catalog does not list), with their
     /// counted renewals, in product order.
     public var renewalsWithoutPeriod: [(productID: String, renewals: Int)]
+    /// Per product (parallel to `products`), the app's past: the chains of users with no row for
+    /// the offering (`AppPast`); empty when the job names no `history_logs`.
+    public var past: [ProductPast] = []
 }

@@ -19,13 +19,14 @@ package struct IngestSettings: Sendable {
     /// The formats of the job's store sources, whose counters `sources.csv` has.
     package var storeFormats: [SourceFormat]
 
-    package init(_ job: Job) {
-        logFiles = job.logFiles
+    /// `history`: the settings that read the job's `history_logs` files (docs/statistics.md#the-apps-past) instead of its logs.
+    package init(_ job: Job, history: Bool = false) {
+        logFiles = history ? job.historyFiles : job.logFiles
         asOf = job.night.microseconds
         inflater = job.inflater
         onCorruptFile = job.onCorruptFile
         keptSliceFields = job.keptSliceFields
         rejectsPerReason = job.rejectsPerReason
-        storeFormats = job.storeSources.map(\.format)
+        storeFormats = history ? [] : job.storeSources.map(\.format)
     }
 }

@@ -31,15 +31,21 @@ import Synchronization
 package enum LogIngest {
     /// `storeNight`: the events of the job's store sources (`StoreSourceIngest`, read alongside),
     /// appended after the purchase-log files (docs/input-formats.md#purchase-logs;
-    /// `appendStoreFiles`).
+    /// `appendStoreFiles`). `sharingIDsWith`: a store whose transaction and label ids the new
+    /// store's keep (the history's files read after the logs: docs/statistics.md#the-apps-past).
     package static func read(
         settings: IngestSettings, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
-        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil
+        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil,
+        sharingIDsWith earlier: EventStore? = nil
     ) async throws -> EventStore {
         let files = settings.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
         let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
         var store = EventStore()
+        if let earlier {
+            store.transactions = earlier.transactions
+            store.labels = earlier.labels
+        }
         let readyUsers = ReadyUsers()
         try await InOrder.run(count: files.count, width: width) {
             let users = try await population.value.users

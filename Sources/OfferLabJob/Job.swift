@@ -40,6 +40,13 @@ public struct Job: Sendable {
     /// per format named, in the order of `SourceFormat`; empty for a job of purchase logs
     /// (docs/input-formats.md#purchase-logs) only.
     public var storeSources: [StoreSourceFiles] = []
+    /// The `history_logs` globs, resolved as `logPatterns`; empty without the key (no past).
+    public var historyPatterns: [String] = []
+    /// `history_logs`: every file its globs match that `logs` does not, sorted as `logFiles`
+    /// (docs/statistics.md#the-apps-past).
+    public var historyFiles: [String] = []
+    /// The `history_logs` globs that match no file (a warning of the run).
+    public var historyGlobsWithoutFiles: [String] = []
     /// Every store's map (`app_store`, `revenuecat`, …): how its sources are read.
     public var storeSettings = StoreSettings()
     /// `as_of`: events and assignments at or after its instant are ignored.
@@ -203,7 +210,8 @@ public enum JobLoader {
             throw OfferLabError.job(path, key: "tables", "\(tablesPath) does not exist", code: .missingInput)
         }
 
-        let items = try reader.logItems().map { (pattern: resolve($0.glob, against: FileGlob.escaped(folder)), format: $0.format) }
+        guard let logItems = try reader.logItems("logs") else { throw reader.missing("logs") }
+        let items = logItems.map { (pattern: resolve($0.glob, against: FileGlob.escaped(folder)), format: $0.format) }
         guard !items.isEmpty else { throw reader.fail("logs", "name at least one glob") }
         var patternsByFormat: [SourceFormat: [String]] = [:]
         var filesByFormat: [SourceFormat: Set<String>] = [:]
@@ -234,6 +242,24 @@ public enum JobLoader {
             StoreSourceFiles(format: format, patterns: patternsByFormat[format] ?? [], files: sortedFiles(format))
         }
         let storeSettings = try reader.storeSettings(folder: folder, reading: storeSources.map(\.format))
+
+        // The app's past (docs/statistics.md#the-apps-past): a glob that matches nothing is a
+        // warning of the run, never a failed night; a file `logs` matches too is read once, as logs.
+        var historyPatterns: [String] = []
+        var historyMatches: Set<String> = []
+        var historyGlobsWithoutFiles: [String] = []
+        for item in try reader.logItems("history_logs") ?? [] {
+            guard item.format == .offerlab else {
+                throw reader.fail(
+                    "history_logs", "\(item.format.rawValue): the past is read in the purchase-log format (offerlab) only, so far")
+            }
+            let pattern = resolve(item.glob, against: FileGlob.escaped(folder))
+            let matches = try FileGlob.matches(pattern)
+            if matches.isEmpty { historyGlobsWithoutFiles.append(pattern) }
+            historyPatterns.append(pattern)
+            historyMatches.formUnion(matches)
+        }
+        let historyFiles = historyMatches.subtracting(filesByFormat.values.joined()).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
 
         let night: Night
         if let asOfOverride = overrides.asOf {
@@ -342,8 +368,8 @@ public enum JobLoader {
         let cachePath = try reader.optionalText("cache").map { resolve($0, against: folder) }
         // Entries in a folder the globs reach would be read as logs by the next run: a bad job
         // from the first night, when the folder may not even exist yet.
-        let allInputFiles = logFiles + storeSources.flatMap(\.files)
-        let allPatterns = patterns + storeSources.flatMap(\.patterns)
+        let allInputFiles = logFiles + storeSources.flatMap(\.files) + historyFiles
+        let allPatterns = patterns + storeSources.flatMap(\.patterns) + historyPatterns
         if let cachePath, let entry = allInputFiles.first(where: { $0.hasPrefix(cachePath + "/") }) {
             throw reader.fail(
                 "cache", "\(cachePath) holds \(entry), which logs: matches; give the cache a folder the log globs do not reach")
@@ -395,6 +421,9 @@ public enum JobLoader {
         job.allowFutureAsOf = try reader.flag("allow_future_as_of")
         job.storeSources = storeSources
         job.storeSettings = storeSettings
+        job.historyPatterns = historyPatterns
+        job.historyFiles = historyFiles
+        job.historyGlobsWithoutFiles = historyGlobsWithoutFiles
         job.proceeds = try reader.proceeds(folder: folder)
         job.decisionSettings = try reader.decisionSettings(maturityDays: maturityDays, hasRevenueCap: revenueCap != nil)
         job.srmConcentration = try reader.number("srm_concentration", default: SequentialSampleRatio.defaultConcentration)
@@ -477,17 +506,17 @@ struct JobValues {
         }
     }
 
-    /// `logs`: one glob or a list, each item a glob (the purchase-log format,
-    /// docs/input-formats.md#purchase-logs) or `{path: glob, format: name}`
-    /// (docs/input-formats.md#store-sources-in-a-job).
-    func logItems() throws -> [(glob: String, format: SourceFormat)] {
-        guard let node = values["logs"] else { throw missing("logs") }
+    /// `logs` (or `history_logs`, of the same forms): one glob or a list, each item a glob (the
+    /// purchase-log format, docs/input-formats.md#purchase-logs) or `{path: glob, format: name}`
+    /// (docs/input-formats.md#store-sources-in-a-job); nil when the key is absent.
+    func logItems(_ key: String) throws -> [(glob: String, format: SourceFormat)]? {
+        guard let node = values[key] else { return nil }
         if let text = node.scalar?.string { return [(text, .offerlab)] }
-        guard let sequence = node.sequence else { throw fail("logs", "expected a glob or a list of globs") }
+        guard let sequence = node.sequence else { throw fail(key, "expected a glob or a list of globs") }
         let form = "every item must be a glob, or {path: glob, format: name}"
         return try sequence.map { item in
             if let text = item.scalar?.string, !text.isEmpty { return (text, .offerlab) }
-            guard let mapping = item.mapping else { throw fail("logs", form) }
+            guard let mapping = item.mapping else { throw fail(key, form) }
             var glob: String?
             var format = SourceFormat.offerlab
             for (keyNode, valueNode) in mapping {
@@ -497,13 +526,13 @@ struct JobValues {
                 case "format":
                     guard let named = SourceFormat(rawValue: text) else {
                         let known = SourceFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                        throw fail("logs", "unknown format '\(text)' (known: \(known))")
+                        throw fail(key, "unknown format '\(text)' (known: \(known))")
                     }
                     format = named
-                default: throw fail("logs", form)
+                default: throw fail(key, form)
                 }
             }
-            guard let glob else { throw fail("logs", form) }
+            guard let glob else { throw fail(key, form) }
             return (glob, format)
         }
     }

@@ -70,6 +70,10 @@ extension OfferingSection {
                 "<p class=\"note empty-rows\">The year cannot be projected yet for \(groups.joined(separator: ", ")): "
                 + "\(reason).</p>\n"
         }
+        // What each year rests on (docs/statistics.md#what-the-year-rests-on): seen, the app's past, bounded.
+        for row in offering.projection {
+            if let line = Self.restsOn(row) { html += "<p class=\"note rests-on\">\(line)</p>\n" }
+        }
         html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
         html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
         html += "the remaining year would fall in \(level) of the time if the assumptions hold; "
@@ -81,6 +85,19 @@ extension OfferingSection {
             html += "</p>\n"
         }
         return HTMLReport.reference("Revenue per user after a year, projected", html)
+    }
+
+    /// One sentence per group: the shares of the projected year realised, taken from the app's past
+    /// (which products and renewals) and bounded, and why the group does without a product's past;
+    /// nil without shares.
+    static func restsOn(_ row: ProjectionRow) -> String? {
+        guard let observed = row.observedShare, let past = row.pastShare, let bounded = row.boundedShare else { return nil }
+        let percent = ReportFormat.percent
+        var text = "The year of \(row.group) rests on \(percent(observed)) realised, \(percent(past)) from the app's past"
+        if !row.pastDetail.isEmpty { text += " (\(row.pastDetail))" }
+        text += " and \(percent(bounded)) between its bounds."
+        if !row.pastMissing.isEmpty { text += " Beyond the past: \(row.pastMissing)." }
+        return text
     }
 
     /// A treatment's projected change against control: the relative one where control's

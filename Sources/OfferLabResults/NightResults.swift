@@ -5,6 +5,9 @@ import OfferLabEvents
 package struct NightResults {
     package var offerings: [OfferingResult]
     package var ingest: IngestCounters
+    /// The `history_logs` files' counters (docs/statistics.md#the-apps-past): apart from the
+    /// night's, which is judged on its logs alone; nil without the key.
+    package var historyIngest: IngestCounters?
     package var cleanup: CleanupCounters
     package var globalInvalidAssignments: Int
     /// Valid log events before `as_of`, and the latest one's time (nil without any): for the

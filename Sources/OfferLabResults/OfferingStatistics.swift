@@ -62,7 +62,7 @@ extension OfferingStatistics {
             var generator = SplitMix64(state: Self.projectionSeed(asOf: inputs.asOf, offeringID: result.offering.offeringID))
             do {
                 return try projectOffering(
-                    groups: inputs.groups, control: result.controlGroup, products: inputs.products,
+                    groups: inputs.groups, control: result.controlGroup, products: inputs.products, past: inputs.past,
                     configuration: ProjectionConfiguration(
                         asOf: inputs.asOf, alpha: alpha, horizonDays: inputs.horizonDays, replicates: Self.projectionReplicates),
                     using: &generator)

@@ -98,7 +98,8 @@ struct ProjectionPastTests {
         let value = try #require(with.projectedARPU365)
         #expect(abs(value - expected) < 1e-9)
         #expect(with.gap == nil)
-        #expect(with.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 11, chains: 1000, adjustment: nil)])
+        #expect(
+            with.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 11, chains: 1000, adjustment: nil)])
         #expect(with.pastMissing.isEmpty)
         // What the year rests on: 17.5 realised, the rest the past's renewals, nothing bounded.
         #expect(abs(try #require(with.observedShare) - 17.5 / expected) < 1e-12)
@@ -155,7 +156,9 @@ struct ProjectionPastTests {
         let (short, _) = past(chains: 100, first: 0.5, later: 0.5)
         let projection = try projectGroup(members(), past: short)
         #expect(projection.projectedARPU365 == nil)
-        #expect(projection.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 2, chains: 100, adjustment: 1.5)])
+        #expect(
+            projection.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 2, chains: 100, adjustment: 1.5)]
+        )
         #expect(projection.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 3, chains: 100, dueAtRenewal: 25)])
         #expect(
             projection.pastMissing[0].description { _ in "monthly" }

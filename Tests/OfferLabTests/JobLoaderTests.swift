@@ -165,6 +165,24 @@ import Testing
         #expect(try JobLoader.load(path: file.path).keptSliceFields.contains(.country))
     }
 
+    /// `history_logs` (docs/statistics.md#the-apps-past): the forms of `logs`; a file `logs`
+    /// matches too is left to the logs; a glob that matches nothing is kept for a warning.
+    @Test func historyLogsAreReadLikeLogs() throws {
+        let fixture = try job("history_logs: [\"past/*.gz\", {path: \"logs/*/*/*/*\"}, \"none/*.gz\"]")
+        try fixture.folder.write("past/h.gz", "")
+        let loaded = try JobLoader.load(path: fixture.path)
+        #expect(loaded.historyFiles == [fixture.folder.file("past/h.gz")])
+        #expect(loaded.historyGlobsWithoutFiles == [fixture.folder.file("none/*.gz")])
+        #expect(loaded.historyPatterns.count == 3)
+        let without = try job()
+        #expect(try JobLoader.load(path: without.path).historyPatterns.isEmpty)
+        expectMessage(try job("history_logs: {a: b}"), contains: "history_logs: expected a glob or a list of globs")
+        expectMessage(try job("history_logs: [{path: \"p/*\", format: nope}]"), contains: "history_logs: unknown format 'nope'")
+        expectMessage(
+            try job("history_logs: [{path: \"p/*\", format: revenuecat_export}]"),
+            contains: "revenuecat_export: the past is read in the purchase-log format (offerlab) only")
+    }
+
     private func expectMessage(
         _ fixture: (folder: TemporaryFolder, path: String), contains text: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {

@@ -70,7 +70,7 @@ import Testing
         #expect(
             rows.first == [
                 "offering_id", "group", "users", "observed_days_mean", "realized_arpu", "projected_arpu_365", "projected_arpu_365_ci_low",
-                "projected_arpu_365_ci_high", "reason",
+                "projected_arpu_365_ci_high", "reason", "observed_share", "past_share", "bounded_share", "past_detail", "past_missing",
             ])
         let groups = Self.records(rows)
         #expect(groups.map { $0["group"] } == ["control", "variant"])

@@ -177,6 +177,14 @@ package struct ProjectionRow: TypedRow, Equatable {
     package var high: Double?
     /// Why `projectedARPU365` is empty ("" when it has a value).
     package var reason = ""
+    /// What the projected year rests on (docs/statistics.md#what-the-year-rests-on): the shares
+    /// realised, from the app's past and between the bounds; which products' renewals come from
+    /// the past; which needed renewals the past does not identify either ("" when none).
+    package var observedShare: Double?
+    package var pastShare: Double?
+    package var boundedShare: Double?
+    package var pastDetail = ""
+    package var pastMissing = ""
 
     static let table = TypedTable<ProjectionRow>(
         name: "projection", keys: [.offeringID, .group],
@@ -184,6 +192,8 @@ package struct ProjectionRow: TypedRow, Equatable {
             .init(.offeringID, \.offeringID), .init(.group, \.group), .init(.users, \.users),
             .init(.observedDaysMean, \.observedDaysMean), .init(.realizedARPU, \.realizedARPU),
             .init(.projectedARPU365, \.projectedARPU365), .init(.projectedARPU365CILow, \.low),
-            .init(.projectedARPU365CIHigh, \.high), .init(.reason, \.reason),
+            .init(.projectedARPU365CIHigh, \.high), .init(.reason, \.reason), .init(.observedShare, \.observedShare),
+            .init(.pastShare, \.pastShare), .init(.boundedShare, \.boundedShare), .init(.pastDetail, \.pastDetail),
+            .init(.pastMissing, \.pastMissing),
         ])
 }

@@ -10,6 +10,12 @@ extension ResultColumn {
     static let projectedARPU365 = ResultColumn("projected_arpu_365", .real)
     static let projectedARPU365CILow = ResultColumn("projected_arpu_365_ci_low", .real)
     static let projectedARPU365CIHigh = ResultColumn("projected_arpu_365_ci_high", .real)
+    // What the year rests on (docs/statistics.md#what-the-year-rests-on).
+    static let observedShare = ResultColumn("observed_share", .real)
+    static let pastShare = ResultColumn("past_share", .real)
+    static let boundedShare = ResultColumn("bounded_share", .real)
+    static let pastDetail = ResultColumn("past_detail", .text)
+    static let pastMissing = ResultColumn("past_missing", .text)
 }
 
 /// The `comparisons.csv` metric of the projection's rows.
@@ -24,7 +30,10 @@ extension ResultTables {
                     offeringID: result.offering.offeringID, group: group.group, users: group.users,
                     observedDaysMean: group.observedDaysMean, realizedARPU: group.realizedARPU, projectedARPU365: group.projectedARPU365,
                     low: group.interval?.low, high: group.interval?.high,
-                    reason: group.gap.map { reason($0, productIDs: result.projection?.productIDs ?? []) } ?? "")
+                    reason: group.gap.map { reason($0, productIDs: result.projection?.productIDs ?? []) } ?? "",
+                    observedShare: group.observedShare, pastShare: group.pastShare, boundedShare: group.boundedShare,
+                    pastDetail: group.pastUses.map { $0.description(productName: productName(result)) }.joined(separator: "; "),
+                    pastMissing: group.pastMissing.map { $0.description(productName: productName(result)) }.joined(separator: "; "))
             }
         }
     }
@@ -32,10 +41,19 @@ extension ResultTables {
     /// Why a group's projection is empty, naming products by `product_id`.
     static func reason(_ gap: ProjectionGap, productIDs: [String]) -> String {
         guard case .yearNotIdentified(let part) = gap else { return gap.description }
-        return part.description { product in
+        return part.description(productName: productName(productIDs))
+    }
+
+    /// A product's name as the projection's texts give it: its `product_id`.
+    private static func productName(_ productIDs: [String]) -> (Int) -> String {
+        { product in
             productIDs.indices.contains(product) && !productIDs[product].isEmpty
                 ? productIDs[product] : "a product the catalog does not list"
         }
+    }
+
+    private static func productName(_ result: OfferingResult) -> (Int) -> String {
+        productName(result.projection?.productIDs ?? [])
     }
 
     /// `comparisons` with each offering's `projected_arpu_365` rows after its own: the columns of

@@ -25,7 +25,7 @@ package enum ResultTables {
             earlierMinimum: previous?.sequentialSampleRatioMinimum ?? [:])
         night.products = products(results.offerings)
         night.quality = quality(results)
-        night.sources = sources(results.ingest, hasLogFiles: settings.hasLogFiles)
+        night.sources = sources(results.ingest, hasLogFiles: settings.hasLogFiles) + historySources(results.historyIngest)
         night.daily = daily(results.offerings, statistics: statistics)
         night.maturity = maturity(results.offerings, statistics: statistics)
         night.rejects = rejects(results.ingest.rejects, storeNotes: results.ingest.storeNotes)
@@ -228,6 +228,17 @@ package enum ResultTables {
             let counters =
                 format == .offerlab ? StoreCounter.allCases.filter { $0 == .linesRead || $0.malformedReason != nil } : StoreCounter.allCases
             return counters.map { SourceRow(source: format.rawValue, counter: $0.rawValue, count: counts[$0]) }
+        }
+    }
+
+    /// The `history_logs` files' rows (docs/statistics.md#the-apps-past), as the purchase logs'
+    /// with `source` `history_logs`: their lines never count in the night's own rows.
+    static func historySources(_ ingest: IngestCounters?) -> [SourceRow] {
+        guard let ingest else { return [] }
+        return sources(ingest, hasLogFiles: true).map { row in
+            var row = row
+            row.source = "history_logs"
+            return row
         }
     }
 

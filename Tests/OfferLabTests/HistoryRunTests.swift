@@ -1,0 +1,157 @@
+import Foundation
+import OfferLabIngest
+import OfferLabTestSupport
+import Testing
+
+/// The app's past in `offerlab run` (docs/statistics.md#the-apps-past): `history_logs` read
+/// beside the logs, through the parsed-log cache, counted apart in `sources.csv`, and used by the
+/// 365-day projection only.
+@Suite struct HistoryRunTests {
+    /// 40 earlier buyers of the monthly plan (users the assignment table does not hold), each its
+    /// own chain: 4 stop after their purchase, 36 renew 12 times and stop (their 13th renewal was
+    /// due in January 2026). So renewal 1 is at 36/40 = 0.9, renewals 2 … 12 at 1.
+    static let pastLines: [String] = (0..<40).flatMap { buyer -> [String] in
+        let start = Date(timeIntervalSince1970: 1_736_071_200)  // 2025-01-05T10:00:00Z
+        let charges = buyer < 4 ? 1 : 13
+        return (0..<charges).map { charge in
+            let time = start.addingTimeInterval(Double(charge) * 365.25 / 12 * 86_400)
+            return ProjectionRunTests.line(
+                charge == 0 ? "purchase" : "renewal", user: "h\(buyer)", ts: ISO8601DateFormatter().string(from: time), product: "monthly",
+                transaction: "h\(buyer)-\(charge)", original: "h\(buyer)", price: "19.99")
+        }
+    }
+
+    /// Ten days of test (`ProjectionRunTests.tenDaysOld`: u3 and u4 of variant bought the monthly
+    /// plan; control has not paid), with `history` written to `past/h.jsonl.gz` and named by
+    /// `history_logs` when given.
+    static func night(history: [String]?, job: [String: String] = [:]) throws -> NightFixture {
+        let night = try NightFixture(
+            tables: ProjectionRunTests.tables(assignedAt: "2026-03-06 00:00:00"), events: ProjectionRunTests.tenDaysOld, job: job)
+        if let history {
+            try FileManager.default.createDirectory(atPath: night.folder.file("past"), withIntermediateDirectories: true)
+            let writer = try GzipWriter(path: night.folder.file("past/h.jsonl.gz"))
+            try writer.write(history.map { $0 + "\n" }.joined())
+            try writer.finish()
+            try night.writeJob(["history_logs": "[\"past/*.gz\"]"])
+        }
+        return night
+    }
+
+    static func variant(_ night: NightFixture) throws -> [String: String] {
+        try #require(ProjectionRunTests.records(try night.csv("projection")).first { $0["group"] == "variant" })
+    }
+
+    @Test func thePastIdentifiesTheYearTheTestHasNotSeen() throws {
+        let night = try Self.night(history: Self.pastLines)
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError == "")
+        let header = try #require(try night.csv("projection").first)
+        #expect(header.suffix(5) == ["observed_share", "past_share", "bounded_share", "past_detail", "past_missing"])
+        let variant = try Self.variant(night)
+        // Each member's chain: 19.99 paid, then 11 renewals due before its day 365 at 0.9, 1, …, 1
+        // (the past's: the test has seen none): 19.99 · (1 + 0.9 · 11) = 217.891.
+        let value = try ProjectionRunTests.number(variant["projected_arpu_365"])
+        #expect(abs(value - 217.891) < 1e-6, "\(variant)")
+        #expect(variant["reason"] == "")
+        #expect(abs(try ProjectionRunTests.number(variant["observed_share"]) - 19.99 / 217.891) < 1e-6)
+        #expect(abs(try ProjectionRunTests.number(variant["past_share"]) - (1 - 19.99 / 217.891)) < 1e-6)
+        #expect(try ProjectionRunTests.number(variant["bounded_share"]) == 0)
+        #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers" && variant["past_missing"] == "")
+        let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
+        #expect(
+            report.contains(
+                "The year of variant rests on 9.2% realised, 90.8% from the app&#39;s past (monthly renewals 1–11 from 40 earlier buyers) "
+                    + "and 0.0% between its bounds."))
+        // The past's lines count apart from the night's.
+        let sources = try night.csv("sources")
+        #expect(sources.contains(["history_logs", "lines_read", "\(Self.pastLines.count)"]))
+        #expect(sources.contains(["offerlab", "lines_read", "\(ProjectionRunTests.tenDaysOld.count)"]))
+    }
+
+    /// Adding `history_logs` changes the projection and nothing else: every CSV file but the
+    /// projection's rows, the `projected_arpu_365` comparisons and the past's own `sources` rows
+    /// is the same byte for byte.
+    @Test func thePastChangesNoOtherNumber() throws {
+        let plain = try Self.night(history: nil)
+        let withPast = try Self.night(history: Self.pastLines)
+        #expect(try plain.run().status == 0)
+        #expect(try withPast.run().status == 0)
+        #expect(try Self.variant(plain)["projected_arpu_365"] == "")
+        #expect(try Self.variant(withPast)["projected_arpu_365"] != "")
+        let files = try FileManager.default.contentsOfDirectory(atPath: plain.folder.file("out/2026-03-16")).filter {
+            $0.hasSuffix(".csv") && $0 != "projection.csv"
+        }
+        #expect(files.contains("summary.csv") && files.contains("quality.csv") && files.contains("decisions.csv"))
+        for file in files {
+            let name = String(file.dropLast(4))
+            func kept(_ rows: [[String]]) -> [[String]] {
+                guard let header = rows.first else { return rows }
+                let metric = header.firstIndex(of: "metric")
+                let source = header.firstIndex(of: "source")
+                // decisions.csv's money of a year rests on the projection.
+                let ownColumns = header.indices.filter { !header[$0].contains("impact") }
+                return rows.filter { row in
+                    !(metric.map { row[$0] == "projected_arpu_365" } ?? false) && !(source.map { row[$0] == "history_logs" } ?? false)
+                }.map { row in ownColumns.map { row[$0] } }
+            }
+            #expect(kept(try plain.csv(name)) == kept(try withPast.csv(name)), "\(file)")
+        }
+    }
+
+    @Test func aHistoryGlobThatMatchesNothingIsOneWarning() throws {
+        let night = try Self.night(history: nil, job: ["history_logs": "[\"past/*.gz\"]"])
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardError
+                == "warning: history_logs: the glob \(night.folder.file("past/*.gz")) matches no file; the projection has no past from it\n"
+        )
+        #expect(try Self.variant(night)["projected_arpu_365"] == "")
+        #expect(try night.csv("sources").contains(["history_logs", "lines_read", "0"]))
+    }
+
+    @Test func malformedPastLinesAreCountedApartInOneWarning() throws {
+        let night = try Self.night(
+            history: Self.pastLines + ["not json", "{\"ts\":\"bad\",\"user_id\":\"h1\",\"event\":\"renewal\"}"],
+            job: ["max_bad_line_ratio": "0.001"])
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let warnings = run.standardError.split(separator: "\n")
+        #expect(warnings.count == 1, "\(run.standardError)")
+        #expect(
+            warnings.first?.hasPrefix(
+                "warning: history_logs: 2 of \(Self.pastLines.count + 2) lines are malformed (0.42%), over max_bad_line_ratio 0.001; most in "
+            ) == true, "\(run.standardError)")
+        #expect(warnings.first?.contains(night.folder.file("past/h.jsonl.gz") + " (2)") == true)
+        let sources = try night.csv("sources")
+        let pastMalformed = sources.filter { $0[0] == "history_logs" && $0[1].hasPrefix("malformed_") }.reduce(0) { $0 + (Int($1[2]) ?? 0) }
+        #expect(pastMalformed == 2)
+        // The night itself has none.
+        #expect(try night.quality("malformed_lines") == 0)
+        #expect(try ProjectionRunTests.number(try Self.variant(night)["projected_arpu_365"]) > 200)
+    }
+
+    @Test func aLaterNightReadsThePastFromTheCache() throws {
+        let night = try Self.night(history: Self.pastLines, job: ["cache": "cache/"])
+        let first = try night.run()
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains(": 0 log file(s) reused, 2 parsed and kept\n"), "\(first.standardOutput)")
+        let firstProjection = try night.csv("projection")
+        let second = try night.run()
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains(": 2 log file(s) reused, 0 parsed and kept\n"), "\(second.standardOutput)")
+        #expect(try night.csv("projection") == firstProjection)
+    }
+
+    @Test func aFileBothGlobsMatchIsReadOnceAsLogs() throws {
+        // history_logs reaches the night's own log file too: it is read once, as logs.
+        let night = try Self.night(history: Self.pastLines)
+        try night.writeJob(["history_logs": "[\"past/*.gz\", \"logs/*\"]"])
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let sources = try night.csv("sources")
+        #expect(sources.contains(["history_logs", "lines_read", "\(Self.pastLines.count)"]))
+        #expect(sources.contains(["offerlab", "lines_read", "\(ProjectionRunTests.tenDaysOld.count)"]))
+    }
+}
