@@ -68,7 +68,8 @@ package enum NightlyRun {
             job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
-            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files)).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) })
+            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files) + job.historyFiles).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) }
+        )
         run.signaturesVerified = job.signaturesVerified
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
         cache?.removeUnusedEntries()

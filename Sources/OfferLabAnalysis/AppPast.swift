@@ -10,7 +10,7 @@ import OfferLabTables
 /// the chains of the users who are not its members (`past(ofOffering:)`).
 package struct AppPast: Sendable {
     /// One chain, read to its end.
-    struct Chain: Sendable {
+    private struct Chain: Sendable {
         /// The population's index of its first event's user; -1: a user the assignment table does not hold.
         var user: Int32
         /// Its first charge's product, an index into `products`.
@@ -34,8 +34,8 @@ package struct AppPast: Sendable {
     }
 
     /// The products, as the projection of every offering knows them.
-    package let catalog: ProjectionCatalog
-    private(set) var chains: [Chain] = []
+    private let catalog: ProjectionCatalog
+    private var chains: [Chain] = []
     private let asOf: Int64
 
     /// Reads the chains of `stores` (the logs', then the history's, sharing their transaction and

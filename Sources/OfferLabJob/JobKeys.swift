@@ -21,9 +21,7 @@ extension JobKey {
         [
             JobKey(name: "tables", defaultValue: "required", help: "folder of <table>.csv[.gz]/.tsv[.gz], or .sqlite/.db"),
             JobKey(name: "logs", defaultValue: "required", help: "one glob or a list; each must match a file"),
-            JobKey(
-                name: "history_logs", defaultValue: "no past",
-                help: "globs of earlier purchase logs: how each product renewed before the test"),
+            JobKey(name: "history_logs", defaultValue: "no past", help: "earlier logs: how each product renewed before"),
         ]
         // Each store's map, as its settings describe it.
         + StoreSettings.types.map { JobKey(name: $0.jobKey, defaultValue: $0.absentValue, help: $0.help) } + [

@@ -111,6 +111,19 @@ import Testing
         #expect(try night.csv("sources").contains(["history_logs", "lines_read", "0"]))
     }
 
+    /// The night's own logs are part of the past too: the chains of users who are not members of
+    /// the offering, there, count as the history files' would.
+    @Test func theLogsNonMembersArePartOfThePast() throws {
+        let night = try NightFixture(
+            tables: ProjectionRunTests.tables(assignedAt: "2026-03-06 00:00:00"),
+            events: ProjectionRunTests.tenDaysOld + Self.pastLines, job: ["history_logs": "[\"past/*.gz\"]"])
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        let variant = try Self.variant(night)
+        #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - 217.891) < 1e-6, "\(variant)")
+        #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers")
+    }
+
     @Test func malformedPastLinesAreCountedApartInOneWarning() throws {
         let night = try Self.night(
             history: Self.pastLines + ["not json", "{\"ts\":\"bad\",\"user_id\":\"h1\",\"event\":\"renewal\"}"],
