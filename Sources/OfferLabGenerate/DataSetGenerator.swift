@@ -94,6 +94,9 @@ package enum DataSetGenerator {
         if configuration.shape.layout == .oneFile {
             try OneFileLayout.join(configuration: configuration, shardCount: shardCount, logs: &logs)
         }
+        let history = try HistoryWriter.write(configuration: configuration)
+        logs.historyFiles = history.files.count
+        logs.historyLines = history.lines
 
         let jobPath = out + "/" + JobFile.name
         guard FileManager.default.createFile(atPath: jobPath, contents: Data(JobFile.text(configuration: configuration, logs: logs).utf8))
@@ -103,7 +106,7 @@ package enum DataSetGenerator {
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        let logFolders = ["logs", LogShardWriter.showcaseFolder] + SourceFormat.storeFolders
+        let logFolders = ["logs", LogShardWriter.showcaseFolder, HistoryWriter.folder] + SourceFormat.storeFolders
         for relative in try logFolders.flatMap({ try logFiles(in: out, folder: $0) }) {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
@@ -113,13 +116,14 @@ package enum DataSetGenerator {
             assignmentRows: rows, logs: logs, files: files)
     }
 
-    /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `revenuecat/`,
+    /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `history/`, `revenuecat/`,
     /// `appstore/` or `job.yaml` is an error unless `overwrite`, which removes exactly those
     /// (nothing else in the folder).
     private static func prepare(_ configuration: GeneratorConfiguration) throws {
         let manager = FileManager.default
         let out = configuration.outputDirectory
-        let owned = [TableWriter.folder, "logs", LogShardWriter.showcaseFolder] + SourceFormat.storeFolders + [JobFile.name]
+        let owned =
+            [TableWriter.folder, "logs", LogShardWriter.showcaseFolder, HistoryWriter.folder] + SourceFormat.storeFolders + [JobFile.name]
         for name in owned where manager.fileExists(atPath: out + "/" + name) {
             guard configuration.overwrite else {
                 throw GeneratorError(
@@ -134,6 +138,11 @@ package enum DataSetGenerator {
         do {
             try manager.createDirectory(atPath: out + "/" + TableWriter.folder, withIntermediateDirectories: true)
             try manager.createDirectory(atPath: out + "/" + LogShardWriter.showcaseFolder, withIntermediateDirectories: true)
+            for month in 0..<HistoryWriter.months {
+                let file = HistoryWriter.relativePath(month: month, configuration: configuration)
+                try manager.createDirectory(
+                    atPath: out + "/" + file[..<(file.lastIndex(of: "/") ?? file.endIndex)], withIntermediateDirectories: true)
+            }
             for day in 0...configuration.days {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
@@ -149,7 +158,7 @@ package enum DataSetGenerator {
         }
     }
 
-    /// Every file under `folder` (`logs`, `showcase`, `revenuecat`, `appstore`), relative to `out`; none when the folder
+    /// Every file under `folder` (`logs`, `showcase`, `history`, `revenuecat`, `appstore`), relative to `out`; none when the folder
     /// does not exist.
     private static func logFiles(in out: String, folder: String) throws -> [String] {
         guard FileManager.default.fileExists(atPath: out + "/" + folder) else { return [] }

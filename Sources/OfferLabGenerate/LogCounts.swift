@@ -46,6 +46,10 @@ package struct LogCounts: Sendable, Equatable {
     package var otherAppLines = 0
     package var reversedRefunds = 0
     package var userTransactionRows = 0
+    /// The app's past (`history/`, `HistoryWriter`): files and lines, apart from the logs' `files`
+    /// and `lines` (a job reads them as `history_logs`).
+    package var historyFiles = 0
+    package var historyLines = 0
 
     package init() {}
 
@@ -79,6 +83,8 @@ package struct LogCounts: Sendable, Equatable {
         sum.otherAppLines += rhs.otherAppLines
         sum.reversedRefunds += rhs.reversedRefunds
         sum.userTransactionRows += rhs.userTransactionRows
+        sum.historyFiles += rhs.historyFiles
+        sum.historyLines += rhs.historyLines
         return sum
     }
 }

@@ -81,6 +81,16 @@ struct UserSimulator {
         events.reserveCapacity(64)
     }
 
+    // The chains' behaviour, shared with the app's past (`HistoryWriter`): earlier buyers renew
+    // and are refunded as the members do.
+
+    /// The chance that a subscriber switches auto-renew off right after the first charge.
+    static let immediateCancelChance = 0.15
+    /// A subscription's chance to renew at each due date.
+    static func renewalChance(_ product: Product) -> Double { product.renewalDays <= 7 ? 0.72 : 0.85 }
+    /// A paid charge's chance to be refunded.
+    static func refundChance(_ product: Product) -> Double { product.isOneTime ? 0.06 : 0.04 }
+
     /// Fills `events` with the user's events, sorted by time, duplicates included.
     mutating func simulate(_ user: UserProfile, random: inout SplitMix64) {
         events.removeAll(keepingCapacity: true)
@@ -214,14 +224,14 @@ struct UserSimulator {
             original = transaction
         }
         let period = Int64(product.renewalDays) * Micros.day
-        if random.chance(0.15) {
+        if random.chance(Self.immediateCancelChance) {
             // Auto-renew switched off right away: paid until the end of the period.
             let cancelAt = chargeTime + random.between(5 * Micros.minute, Micros.day)
             addChainEvent(.cancel, product: productIndex, at: cancelAt, original: original, random: &random)
             addChainEvent(.expire, product: productIndex, at: chargeTime + period, original: original, random: &random)
             return
         }
-        let keepRenewing = product.renewalDays <= 7 ? 0.72 : 0.85
+        let keepRenewing = Self.renewalChance(product)
         while true {
             let next = chargeTime + period
             if next >= configuration.horizonMicros { return }
@@ -255,8 +265,7 @@ struct UserSimulator {
         event.currency = Int8(currency)
         event.fromServer = fromServer
         append(event)
-        let refundChance = Catalog.products[product].isOneTime ? 0.06 : 0.04
-        guard random.chance(refundChance) else { return }
+        guard random.chance(Self.refundChance(Catalog.products[product])) else { return }
         var refund = makeEvent(.refund, at: time + random.between(2 * Micros.hour, 6 * Micros.day), random: &random)
         refund.product = Int8(product)
         refund.transaction = transaction

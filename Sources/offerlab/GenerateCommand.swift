@@ -107,6 +107,9 @@ struct GenerateCommand: AsyncParsableCommand {
                 "  and \(report.logs.storeLines) \(format.rawValue) lines in \(report.logs.storeFiles) files "
                     + "(\(megabytes(report.logs.storeUncompressedBytes)) uncompressed)")
         }
+        try StandardStreams.writeLine(
+            "  and the app's past: \(report.logs.historyLines) lines of earlier buyers in \(report.logs.historyFiles) files of "
+                + "\(HistoryWriter.folder)/ (the job's history_logs)")
         try StandardStreams.writeLine("Job file: \(report.jobFile) (as_of \(report.asOf))")
     }
 }
