@@ -396,6 +396,7 @@ package enum Attribution {
             var scratch = EvaluationScratch()
             var outcome = UserOutcome()
             var dayScratch = DailySeries.Scratch()
+            var yearBeyondWindow = YearBeyondWindow()
             for member in members {
                 let memberEvents = events.events(of: member.user)
                 // The night: the member as of `as_of`. An excluded member counts in no total of
@@ -425,9 +426,11 @@ package enum Attribution {
                     guard end <= context.asOf else { continue }
                     try addMatured(before: end, scratch: &scratch, context: context, into: &contributions.matured[maturity][Int(group)])
                 }
+                yearBeyondWindow.read(member, events: memberEvents, counted: scratch.countedTransactions, context: context)
                 contributions.projection.addMember(
-                    group: Int(group), assignedAt: member.membership.assignedAt, events: scratch.products, trial: scratch.trials.first,
-                    context: context)
+                    group: Int(group), assignedAt: member.membership.assignedAt,
+                    events: [scratch.products, yearBeyondWindow.contributions].joined(),
+                    trial: scratch.trials.first ?? yearBeyondWindow.trial, context: context)
                 if !slices.isEmpty {
                     SliceLevels.find(
                         slices, events: memberEvents.events, shapes: memberEvents.shapes, membership: member.membership,

@@ -78,11 +78,12 @@ package struct ProjectionMembers: Sendable {
         groups = names.map(ProjectionGroupInput.init(name:))
     }
 
-    /// Adds a member of `group` with its counted money events of the night (`EvaluationScratch.products`):
-    /// money in the report currency, left at 0 when its currency has no rate (as in `net_revenue`),
-    /// and its earliest counted trial (the projection tells the decision to start one from its outcome).
+    /// Adds a member of `group` with its counted money events of the night (`EvaluationScratch.products`,
+    /// then those of its year after the conversion window, `YearBeyondWindow`): money in the report
+    /// currency, left at 0 when its currency has no rate (as in `net_revenue`), and its earliest
+    /// counted trial (the projection tells the decision to start one from its outcome).
     mutating func addMember(
-        group: Int, assignedAt: Int64, events: [ProductContribution], trial: DetailedEvent?, context: AttributionContext
+        group: Int, assignedAt: Int64, events: some Sequence<ProductContribution>, trial: DetailedEvent?, context: AttributionContext
     ) {
         if !memberEvents.isEmpty { memberEvents.removeAll(keepingCapacity: true) }
         if let trial {
@@ -125,15 +126,75 @@ package struct ProjectionMembers: Sendable {
 
     /// The offering's projection inputs, as `OfferingResult.projection` holds them.
     func inputs(context: AttributionContext) -> ProjectionInputs {
-        // A charge after the conversion window never counts (docs/analysis.md §2): a shorter window
-        // is the horizon.
-        let windowDays = context.windowMicroseconds.map { Double($0) / Double(Timestamp.microsecondsPerDay) }
-        return ProjectionInputs(
+        ProjectionInputs(
             groups: groups, products: context.projection.products, productIDs: context.projection.productIDs, asOf: context.asOf,
-            horizonDays: min(365, windowDays ?? 365),
             renewalsWithoutPeriod: renewalsWithoutPeriod.sorted { $0.key < $1.key }.map {
                 (productID: context.projection.productIDs[$0.key], renewals: $0.value)
             })
+    }
+}
+
+/// A member's money events of its first year that come after the conversion window
+/// (docs/statistics.md#the-projection-in-a-run): the projection's horizon is the year whatever
+/// the window (contract §2.14), while every realised metric stays bounded by the window. Read
+/// by the rules of attribution (`AttributionRules`): purchases and renewals from `assigned_at` +
+/// W to `assigned_at` + 365 days, the refunds (by `as_of`) of those charges, and the first trial
+/// start there; none of them counts anywhere else. The storage is reused from member to member.
+struct YearBeyondWindow {
+    /// Purchases, renewals and refunds, as `Attribution.evaluate` makes the night's.
+    private(set) var contributions: [ProductContribution] = []
+    /// The earliest trial start after the window.
+    private(set) var trial: DetailedEvent?
+    /// The charges a refund can name.
+    private var charges: [DetailedEvent] = []
+
+    /// Reads `member`'s year after the window; `counted` are the night's refundable charges
+    /// (`EvaluationScratch.countedTransactions`), whose refunds the night has counted already.
+    mutating func read(_ member: Member, events memberEvents: MemberEvents, counted: [DetailedEvent], context: AttributionContext) {
+        contributions.removeAll(keepingCapacity: true)
+        charges.removeAll(keepingCapacity: true)
+        trial = nil
+        guard let window = context.windowMicroseconds else { return }
+        let start = member.membership.assignedAt + window
+        let yearEnd = member.membership.assignedAt + 365 * Timestamp.microsecondsPerDay
+        guard start < yearEnd && start < context.asOf else { return }
+        let (events, details) = (memberEvents.events, memberEvents.details)
+        func money(_ currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) -> (currency: Int32, gross: Int64, refunded: Int64)? {
+            context.rates[Int(currency)] == nil ? nil : (currency, gross, refunded)
+        }
+        for record in events {
+            if record.timestamp >= context.asOf || record.timestamp >= yearEnd { break }
+            guard record.timestamp >= start, let type = record.eventType else { continue }
+            let event = DetailedEvent(
+                timestamp: record.timestamp, type: type, details: record.details < 0 ? .none : details[Int(record.details)])
+            switch type {
+            case .trialStart:
+                if trial == nil { trial = event }
+            case .purchase, .renewal:
+                contributions.append(
+                    ProductContribution(
+                        product: event.details.product, kind: type, timestamp: event.timestamp,
+                        money: money(event.details.currency, gross: event.details.price), chain: event.details.originalTransaction,
+                        chargeProduct: event.details.product, expiresAt: event.details.expiresAt))
+                if type.isRefundable { charges.append(event) }
+            default: break
+            }
+        }
+        guard !charges.isEmpty else { return }
+        for record in events {
+            if record.timestamp >= context.asOf { break }
+            guard record.eventType == .refund else { continue }
+            let refund = record.details < 0 ? EventDetails.none : details[Int(record.details)]
+            guard AttributionRules.refundedTransactionIndex(of: refund.transaction, among: counted) == nil,
+                let refunded = AttributionRules.refundedTransaction(of: refund.transaction, among: charges)
+            else { continue }
+            let amount = AttributionRules.refundAmount(refund: refund, refunded: refunded.details)
+            contributions.append(
+                ProductContribution(
+                    product: refund.product, kind: .refund, timestamp: record.timestamp,
+                    money: money(amount.currency, refunded: amount.amount),
+                    chain: refunded.details.originalTransaction, chargeProduct: refunded.details.product))
+        }
     }
 }
 
@@ -148,8 +209,6 @@ public struct ProjectionInputs: Sendable {
     public var productIDs: [String]
     /// `as_of`, µs since the epoch.
     public var asOf: Int64
-    /// 365, or the job's conversion window when shorter.
-    public var horizonDays: Double
     /// The products the catalog gives no billing period although they renewed: projected as
     /// one-time all the same (`product_id` empty: products the catalog does not list), with their
     /// counted renewals, in product order.

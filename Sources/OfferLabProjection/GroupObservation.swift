@@ -190,7 +190,7 @@ extension GroupObservation {
     /// Reads a group's members. Events at or after `as_of` are ignored (the caller should not
     /// pass them); a product index outside `products` is a caller's bug and traps.
     init(_ group: ProjectionGroupInput, products productList: [ProjectionProduct], configuration: ProjectionConfiguration) {
-        let horizon = configuration.horizonDays
+        let horizon = horizonDays
         let horizonDayCount = Int(horizon.rounded(.up))
         self.init(horizonDays: horizonDayCount, productCount: productList.count)
         let asOf = configuration.asOf

@@ -20,7 +20,6 @@ public func projectOffering(
     configuration: ProjectionConfiguration, using generator: inout SplitMix64
 ) throws(ProjectionInputError) -> OfferingProjection {
     guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
-    guard configuration.horizonDays > 0 && configuration.horizonDays <= 365 else { throw .horizonOutOfRange(configuration.horizonDays) }
     guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
     guard groups.indices.contains(control) else { throw .controlOutOfRange(control) }
     guard past.isEmpty || past.count == products.count else { throw .pastNotParallel(count: past.count, products: products.count) }
@@ -45,11 +44,18 @@ public func projectOffering(
 }
 
 /// A group's projection and the draws of its members' mean revenue_365, in the order drawn: two
-/// series, with what the data cannot identify at its lower and at its upper bound.
+/// series, with what the data cannot identify at its lower and at its upper bound; and the same
+/// for a newcomer's expected revenue_365 (the comparison's target), from the same parameter draws.
 struct GroupDraws {
     var projection: GroupProjection
     var lower: [Double] = []
     var upper: [Double] = []
+    /// A newcomer's expected revenue_365 at the point estimates; nil when `newcomerGap` says why
+    /// (or the group has no draws: `projection.gap`).
+    var newcomer: Double?
+    var newcomerGap: ProjectionGap?
+    var newcomerLower: [Double] = []
+    var newcomerUpper: [Double] = []
 
     /// The value is given only when what the data cannot identify (the distance between the
     /// bounds' expected years) is at most this share of the projected year.
@@ -76,42 +82,62 @@ struct GroupDraws {
             projection.gap = .noFullDay
             return
         }
-        let fitted = FittedGroup(
-            observation, products: products, horizonDays: configuration.horizonDays, past: past, alpha: configuration.alpha)
-        func expected(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true) -> Double {
-            observation.observedRevenue
-                + fitted.futureRevenue(fitted.pointParameters(renewals: renewals, conversions: conversions, usingPast: usingPast)).mean
+        let fitted = FittedGroup(observation, products: products, past: past, alpha: configuration.alpha)
+        func expected(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true)
+            -> (mean: Double, variance: Double, newcomer: Double)
+        {
+            fitted.futureRevenue(fitted.pointParameters(renewals: renewals, conversions: conversions, usingPast: usingPast))
         }
         let point = expected(renewals: nil, conversions: nil)
         let lowest = expected(renewals: .lower, conversions: .lower)
         let highest = expected(renewals: .upper, conversions: .upper)
-        let unseen = highest - lowest
+        let observed = observation.observedRevenue
         Self.describePast(fitted, past: past, into: &projection)
-        if point > 0 {
+        let year = observed + point.mean
+        if year > 0 {
             // The past's part: the lowest year with the past's renewals against it without them.
-            let pastPart = projection.pastUses.isEmpty ? 0 : lowest - expected(renewals: .lower, conversions: .lower, usingPast: false)
-            projection.observedShare = observation.observedRevenue / point
-            projection.pastShare = pastPart / point
-            projection.boundedShare = unseen / point
+            let withoutPast = projection.pastUses.isEmpty ? lowest.mean : expected(renewals: .lower, conversions: .lower, usingPast: false).mean
+            projection.observedShare = observed / year
+            projection.pastShare = (lowest.mean - withoutPast) / year
+            projection.boundedShare = (highest.mean - lowest.mean) / year
         }
-        if unseen <= Self.identifiedUnseenShare * abs(point) {
-            projection.projectedARPU365 = point / users
+        if let gap = Self.unidentified(
+            fitted, point: year, lowest: observed + lowest.mean, highest: observed + highest.mean,
+            renewalsOnly: { observed + expected(renewals: .upper, conversions: .lower).mean }, newcomer: false)
+        {
+            projection.gap = gap
         } else {
-            projection.gap = .yearNotIdentified(
-                Self.unseenPart(
-                    fitted, unseen: unseen, point: point, renewalsOnly: expected(renewals: .upper, conversions: .lower) - lowest))
+            projection.projectedARPU365 = year / users
+        }
+        // A newcomer's year rests on the unseen part more than the members' (nothing of it is
+        // observed yet): it is judged on its own.
+        if let gap = Self.unidentified(
+            fitted, point: point.newcomer, lowest: lowest.newcomer, highest: highest.newcomer,
+            renewalsOnly: { expected(renewals: .upper, conversions: .lower).newcomer }, newcomer: true)
+        {
+            newcomerGap = gap
+        } else {
+            newcomer = point.newcomer
         }
         var optionalGenerator: SplitMix64? = generator
         for bound in [UnseenBound.lower, .upper] {
             var series: [Double] = []
+            var newcomers: [Double] = []
             series.reserveCapacity(configuration.replicates)
+            newcomers.reserveCapacity(configuration.replicates)
             for _ in 0..<configuration.replicates {
                 let future = fitted.futureRevenue(fitted.parameters(renewals: bound, conversions: bound, generator: &optionalGenerator))
                 // The members' own remaining year: normal given the parameters (a sum over members).
                 let noise = future.variance.squareRoot() * optionalGenerator!.standardNormal()
                 series.append((observation.observedRevenue + future.mean + noise) / users)
+                // A newcomer's is an expected value: the parameters' sampling error is all its uncertainty.
+                newcomers.append(future.newcomer)
             }
-            if bound == .upper { upper = series } else { lower = series }
+            if bound == .upper {
+                (upper, newcomerUpper) = (series, newcomers)
+            } else {
+                (lower, newcomerLower) = (series, newcomers)
+            }
         }
         generator = optionalGenerator!
         if let low = linearQuantile(sorted: lower.sorted(), configuration.alpha / 2),
@@ -143,61 +169,91 @@ struct GroupDraws {
         }
     }
 
+    /// `yearNotIdentified` when what the data cannot identify (`highest` − `lowest`, the bounds'
+    /// expected years) is more than `identifiedUnseenShare` of the point's year; nil otherwise.
+    /// `renewalsOnly`: the year with unseen renewals at their upper bound and late entries at
+    /// their lower; `newcomer`: the year is a newcomer's, which needs a product's renewals from the first.
+    private static func unidentified(
+        _ fitted: FittedGroup, point: Double, lowest: Double, highest: Double, renewalsOnly: () -> Double, newcomer: Bool
+    ) -> ProjectionGap? {
+        let unseen = highest - lowest
+        guard unseen > identifiedUnseenShare * abs(point) else { return nil }
+        return .yearNotIdentified(
+            unseenPart(fitted, unseen: unseen, point: point, renewalsOnly: renewalsOnly() - lowest, newcomer: newcomer))
+    }
+
     /// What the year rests on that the test has not seen: the share of the projected year between
     /// the bounds, the product whose unseen renewals weigh most when renewals are at least a
     /// tenth of it, and the last observed tenure day when late purchases are.
-    private static func unseenPart(_ fitted: FittedGroup, unseen: Double, point: Double, renewalsOnly: Double) -> UnseenPart {
+    private static func unseenPart(_ fitted: FittedGroup, unseen: Double, point: Double, renewalsOnly: Double, newcomer: Bool)
+        -> UnseenPart
+    {
         let renewalsMatter = renewalsOnly >= unseen / 10
         let purchasesMatter = unseen - renewalsOnly >= unseen / 10
+        func needed(_ product: Int) -> Int {
+            let plan = fitted.plans[product]
+            guard newcomer, let period = plan.periodDays else { return plan.neededThrough }
+            return max(plan.neededThrough, FittedGroup.renewalsDue(conversionDay: 0, periodDays: period))
+        }
         var product: Int?
         if renewalsMatter {
-            product = fitted.plans.indices.filter { fitted.plans[$0].neededThrough > fitted.plans[$0].knownThrough }
+            product = fitted.plans.indices.filter { needed($0) > fitted.plans[$0].knownThrough }
                 .max { fitted.observation.firstPurchasesByProduct[$0] < fitted.observation.firstPurchasesByProduct[$1] }
         }
         return UnseenPart(
             share: point > 0 ? unseen / point : .infinity, product: product,
             renewalsIdentified: product.map { fitted.plans[$0].knownThrough } ?? 0,
-            renewalsNeeded: product.map { fitted.plans[$0].neededThrough } ?? 0,
+            renewalsNeeded: product.map(needed) ?? 0,
             lastObservedDay: purchasesMatter ? fitted.observation.lastObservedDay : nil)
     }
 }
 
-/// A treatment's draws against control's: percentiles of the differences of draw i with draw i
-/// (independent: the groups' draws come from different stretches of the generator).
+/// A treatment against control on a newcomer's expected revenue_365 (what shipping does per
+/// newcomer): percentiles of the differences of draw i with draw i (independent: the groups'
+/// draws come from different stretches of the generator).
 func compare(_ treatment: GroupDraws, with control: GroupDraws, alpha: Double) -> ProjectionComparison {
     var result = ProjectionComparison(group: treatment.projection.group, controlGroup: control.projection.group)
-    guard !treatment.lower.isEmpty, !control.lower.isEmpty else {
+    guard !treatment.newcomerLower.isEmpty, !control.newcomerLower.isEmpty else {
         result.gap = .groupWithoutProjection
         return result
     }
-    let count = min(treatment.lower.count, control.lower.count)
+    let (treatmentLower, treatmentUpper) = (treatment.newcomerLower, treatment.newcomerUpper)
+    let (controlLower, controlUpper) = (control.newcomerLower, control.newcomerUpper)
+    let count = min(treatmentLower.count, controlLower.count)
     func differences(_ left: [Double], _ right: [Double]) -> [Double] {
         (0..<count).map { left[$0] - right[$0] }.sorted()
     }
-    let lowDifferences = differences(treatment.lower, control.upper)
-    let highDifferences = differences(treatment.upper, control.lower)
+    let lowDifferences = differences(treatmentLower, controlUpper)
+    let highDifferences = differences(treatmentUpper, controlLower)
     if let low = linearQuantile(sorted: lowDifferences, alpha / 2), let high = linearQuantile(sorted: highDifferences, 1 - alpha / 2) {
         result.differenceInterval = ConfidenceInterval(low: low, high: high)
     }
-    guard let treatmentValue = treatment.projection.projectedARPU365, let controlValue = control.projection.projectedARPU365 else {
-        result.gap = treatment.projection.gap ?? control.projection.gap
+    guard let treatmentValue = treatment.newcomer, let controlValue = control.newcomer else {
+        result.gap = treatment.newcomerGap ?? control.newcomerGap
         return result
     }
+    (result.value, result.controlValue) = (treatmentValue, controlValue)
     result.difference = treatmentValue - controlValue
+    // The standard error: the draws' spread of the difference, each bound against the same bound
+    // (a draw's spread, not that of the mean of two independent draws), averaged as variances.
+    func variance(_ left: [Double], _ right: [Double]) -> Double {
+        let differences = (0..<count).map { left[$0] - right[$0] }
+        let mean = differences.reduce(0, +) / Double(count)
+        return differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(count - 1)
+    }
+    result.standardError = ((variance(treatmentLower, controlLower) + variance(treatmentUpper, controlUpper)) / 2).squareRoot()
     // Two-sided against the bounds: treatment ahead even at its lowest against control's highest,
     // or behind even at its highest; the chance compares the middles of the two bounds.
     let aheadAtLowest = count - lowDifferences.prefixCount { $0 <= 0 }
     let behindAtHighest = highDifferences.prefixCount { $0 < 0 }
     result.pValue = min(1, 2 * Double(count - max(aheadAtLowest, behindAtHighest) + 1) / Double(count + 1))
-    let middleAhead = (0..<count).count {
-        treatment.lower[$0] + treatment.upper[$0] > control.lower[$0] + control.upper[$0]
-    }
+    let middleAhead = (0..<count).count { treatmentLower[$0] + treatmentUpper[$0] > controlLower[$0] + controlUpper[$0] }
     result.chanceToBeatControl = Double(middleAhead) / Double(count)
     if controlValue > 0 {
         result.relativeDifference = treatmentValue / controlValue - 1
-        if control.lower.allSatisfy({ $0 > 0 }) {
-            let lowRatios = (0..<count).map { treatment.lower[$0] / control.upper[$0] - 1 }.sorted()
-            let highRatios = (0..<count).map { treatment.upper[$0] / control.lower[$0] - 1 }.sorted()
+        if controlLower.allSatisfy({ $0 > 0 }) {
+            let lowRatios = (0..<count).map { treatmentLower[$0] / controlUpper[$0] - 1 }.sorted()
+            let highRatios = (0..<count).map { treatmentUpper[$0] / controlLower[$0] - 1 }.sorted()
             if let low = linearQuantile(sorted: lowRatios, alpha / 2), let high = linearQuantile(sorted: highRatios, 1 - alpha / 2) {
                 result.relativeInterval = ConfidenceInterval(low: low, high: high)
             }

@@ -1,6 +1,9 @@
 /// Microseconds in a day of 86 400 s: timestamps are µs since the epoch, tenures are in days.
 let microsecondsPerDay = 86_400_000_000.0
 
+/// The projection's horizon: revenue_365 is a year, whatever a job's conversion window (contract §2.14).
+let horizonDays = 365.0
+
 /// What a counted money event (docs/analysis.md §2) is, for the projection.
 public enum ProjectionEventKind: UInt8, Sendable {
     /// A `trial_start`: no money; the conversion curve by tenure already carries what trials do.
@@ -131,9 +134,6 @@ public struct ProjectionConfiguration: Sendable {
     public var asOf: Int64
     /// The intervals are (1 − alpha).
     public var alpha: Double
-    /// The horizon in days: 365, or the job's conversion window when shorter (a charge after the
-    /// window never counts, docs/analysis.md §2).
-    public var horizonDays: Double
     /// Parameter draws per group (the intervals' quantiles come from them).
     public var replicates: Int
     /// A charge at least this old is "mature": its refund, if any, has been seen; the refund
@@ -141,11 +141,10 @@ public struct ProjectionConfiguration: Sendable {
     public var refundLagDays: Double
 
     public init(
-        asOf: Int64, alpha: Double = 0.05, horizonDays: Double = 365, replicates: Int = 2000, refundLagDays: Double = 14
+        asOf: Int64, alpha: Double = 0.05, replicates: Int = 2000, refundLagDays: Double = 14
     ) {
         self.asOf = asOf
         self.alpha = alpha
-        self.horizonDays = horizonDays
         self.replicates = replicates
         self.refundLagDays = refundLagDays
     }

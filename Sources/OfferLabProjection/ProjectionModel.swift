@@ -77,7 +77,6 @@ struct RenewalPlan: Sendable {
 struct FittedGroup: Sendable {
     let observation: GroupObservation
     let plans: [RenewalPlan]
-    let horizonDays: Double
     /// The first tenure day whose hazard is the pooled tail rate (the last third of the observed days and after).
     let tailStart: Int
     /// First purchases and member-days at risk from `tailStart` on.
@@ -95,17 +94,13 @@ struct FittedGroup: Sendable {
     /// Per product: the app's past (empty: none; else parallel to the products).
     let past: [ProductPast]
 
-    init(
-        _ observation: GroupObservation, products: [ProjectionProduct], horizonDays: Double, past: [ProductPast] = [],
-        alpha: Double = 0.05
-    ) {
+    init(_ observation: GroupObservation, products: [ProjectionProduct], past: [ProductPast] = [], alpha: Double = 0.05) {
         self.observation = observation
         self.past = past
-        self.horizonDays = horizonDays
         renewalsDueByDay = products.map { product in
             guard let period = product.renewalPeriodDays else { return [] }
             return observation.atRiskByDay.indices.map {
-                Self.renewalsDue(conversionDay: $0, periodDays: period, horizonDays: horizonDays)
+                Self.renewalsDue(conversionDay: $0, periodDays: period)
             }
         }
         let lastDay = observation.lastObservedDay
@@ -181,7 +176,7 @@ struct FittedGroup: Sendable {
                 needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
             }
             if let day = waitingFrom, observation.firstPurchasesByProduct[productIndex] > 0 {
-                needed = max(needed, Self.renewalsDue(conversionDay: day, periodDays: period, horizonDays: horizonDays))
+                needed = max(needed, Self.renewalsDue(conversionDay: day, periodDays: period))
             }
             plan.neededThrough = needed
             return plan
@@ -189,7 +184,7 @@ struct FittedGroup: Sendable {
     }
 
     /// Renewals due before the horizon for a chain bought in the middle of tenure day `day`.
-    static func renewalsDue(conversionDay day: Int, periodDays: Double, horizonDays: Double) -> Int {
+    static func renewalsDue(conversionDay day: Int, periodDays: Double) -> Int {
         max(0, Int(((horizonDays - Double(day) - 0.5) / periodDays).rounded(.up)) - 1)
     }
 
@@ -201,7 +196,7 @@ struct FittedGroup: Sendable {
     }
 
     /// One draw of the parameters (a parametric bootstrap of the counts they are estimated from:
-    /// binomial renewals, Poisson conversions and product choices, a Gamma posterior for the tail
+    /// binomial renewals and entries per day, Poisson product choices, a Gamma posterior for the tail
     /// rate, a normal mean charge), or the point estimate when `generator` is nil.
     /// `renewals` and `conversions` say what the unseen renewals and the purchases past the last
     /// observed tenure day take (nil: the point's continuation, the pooled later renewal rate and
@@ -213,9 +208,12 @@ struct FittedGroup: Sendable {
         let days = observation.atRiskByDay.count
         var hazard = Array(repeating: 0.0, count: days)
         for day in 0..<min(tailStart, days) where observation.atRiskByDay[day] > 0 {
-            let conversions = observation.conversionsByDay[day]
-            let drawn = generator == nil ? conversions : generator!.poisson(mean: Double(conversions))
-            hazard[day] = min(1, Double(drawn) / Double(observation.atRiskByDay[day]))
+            let (conversions, atRisk) = (observation.conversionsByDay[day], observation.atRiskByDay[day])
+            // Binomial, the count's own sampling distribution: a Poisson overstated its variance by
+            // 1/(1 − h), a day-0 paywall's h is a tenth or more, and a newcomer's value rests on it.
+            let drawn =
+                generator == nil ? conversions : generator!.binomial(trials: atRisk, probability: Double(conversions) / Double(atRisk))
+            hazard[day] = Double(drawn) / Double(atRisk)
         }
         var tailRate = tailExposure > 0 ? Double(tailConversions) / Double(tailExposure) : 0
         if generator != nil && tailExposure > 0 {
@@ -361,8 +359,10 @@ struct FittedGroup: Sendable {
     }
 
     /// The expected value and variance of the group's revenue still to come before each member's
-    /// horizon (summed over members), given the parameters: members are independent given them.
-    func futureRevenue(_ parameters: ProjectionParameters) -> (mean: Double, variance: Double) {
+    /// horizon (summed over members), given the parameters: members are independent given them;
+    /// and `newcomer`, the expected revenue_365 of a member entering the test now (tenure day 0,
+    /// nothing observed): what shipping a group does per newcomer.
+    func futureRevenue(_ parameters: ProjectionParameters) -> (mean: Double, variance: Double, newcomer: Double) {
         var mean = pendingRefundMean
         var variance = pendingRefundVariance
 
@@ -435,7 +435,8 @@ struct FittedGroup: Sendable {
             laterFirst = hazard * valueFirst + (1 - hazard) * laterFirst
             laterSecond = hazard * valueSecond + (1 - hazard) * laterSecond
         }
-        return (mean, max(0, variance))
+        // The recursion has reached tenure day 0: G(0), a member who has not entered yet.
+        return (mean, max(0, variance), laterFirst)
     }
 }
 

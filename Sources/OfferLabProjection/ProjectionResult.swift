@@ -141,23 +141,32 @@ public struct PastMissing: Sendable, Equatable {
     }
 }
 
-/// A treatment against control on `projected_arpu_365`.
+/// A treatment against control on `projected_arpu_365`: what shipping does, the expected
+/// revenue_365 of a newcomer (a member entering the test now) in treatment minus in control,
+/// the members' sampling error included (docs/statistics.md, "Each treatment against control").
 public struct ProjectionComparison: Sendable, Equatable {
     public var group: String
     public var controlGroup: String
-    /// Treatment − control projection; nil when either has none.
+    /// A newcomer's expected revenue_365 in treatment and in control; nil when either group's
+    /// projection has no value.
+    public var value: Double?
+    public var controlValue: Double?
+    /// `value` − `controlValue`.
     public var difference: Double?
     /// Its (1 − alpha) interval; with unobserved renewals, the bound interval (each side's lower
     /// against the other's upper).
     public var differenceInterval: ConfidenceInterval?
-    /// treatment/control − 1; nil when control's projection is not > 0.
+    /// The standard deviation of the difference's draws (the middles of the bounds): its
+    /// standard error, for a normal or sequential reading of it; nil with `difference`.
+    public var standardError: Double?
+    /// value/controlValue − 1; nil when control's is not > 0.
     public var relativeDifference: Double?
-    /// Its interval; nil when a draw of control's mean is not > 0.
+    /// Its interval; nil when a draw of control's is not > 0.
     public var relativeInterval: ConfidenceInterval?
     /// Two-sided: twice the smaller share of draws on either side of 0 (the difference's interval
     /// excludes 0 exactly when p < alpha).
     public var pValue: Double?
-    /// The share of draws where treatment's mean exceeds control's.
+    /// The share of draws where treatment's newcomer value exceeds control's.
     public var chanceToBeatControl: Double?
     /// Why values are empty.
     public var gap: ProjectionGap?
@@ -172,7 +181,6 @@ public struct OfferingProjection: Sendable, Equatable {
 /// What `projectOffering` refuses.
 public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
     case alphaOutOfRange(Double)
-    case horizonOutOfRange(Double)
     case tooFewReplicates(Int)
     case controlOutOfRange(Int)
     case productOutOfRange(group: String, product: Int)
@@ -183,7 +191,6 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .alphaOutOfRange(let alpha): "alpha must be in (0, 1), got \(alpha)"
-        case .horizonOutOfRange(let days): "the projection horizon must be in (0, 365] days, got \(days)"
         case .tooFewReplicates(let count): "the projection needs at least 100 replicates, got \(count)"
         case .controlOutOfRange(let index): "control group index \(index) is not a group"
         case .productOutOfRange(let group, let product):

@@ -34,7 +34,7 @@ extension OfferingSection {
             <table class="projection">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Revenue per user so far</th>\
             <th scope="col" class="num">Projected after 365 days (\(level) interval)</th>\
-            <th scope="col" class="num">Projected vs control</th></tr></thead>
+            <th scope="col" class="num">A new user's 365 days vs control</th></tr></thead>
             <tbody>
 
             """
@@ -77,13 +77,15 @@ extension OfferingSection {
         html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
         html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
         html += "the remaining year would fall in \(level) of the time if the assumptions hold; "
-        html += "“projected from N of 365 days”: the users' mean time in the test so far. As in projection.csv."
+        html += "“projected from N of 365 days”: the users' mean time in the test so far. As in projection.csv. "
+        html += "Against control: what shipping does, the revenue a new user is expected to bring in its first 365 days "
+        html += "in the group minus in control, with the interval of what the users so far tell of it "
+        html += "(comparisons.csv's projected_arpu_365 row)."
         if let window = offering.conversionWindowDays, window < 365 {
-            html += " With a conversion window of \(ReportFormat.days(window)), only what a user pays in its first "
-            html += "\(ReportFormat.days(window)) counts, so the projection covers those days.</p>\n"
-        } else {
-            html += "</p>\n"
+            html += " The conversion window (\(ReportFormat.days(window))) bounds the other numbers, not these: "
+            html += "they count each user's first 365 days."
         }
+        html += "</p>\n"
         return HTMLReport.reference("Revenue per user after a year, projected", html)
     }
 

@@ -64,7 +64,7 @@ extension OfferingStatistics {
                 return try projectOffering(
                     groups: inputs.groups, control: result.controlGroup, products: inputs.products, past: inputs.past,
                     configuration: ProjectionConfiguration(
-                        asOf: inputs.asOf, alpha: alpha, horizonDays: inputs.horizonDays, replicates: Self.projectionReplicates),
+                        asOf: inputs.asOf, alpha: alpha, replicates: Self.projectionReplicates),
                     using: &generator)
             } catch {
                 throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): projection: \(error)", cause: error)

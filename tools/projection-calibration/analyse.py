@@ -37,7 +37,10 @@ def main():
         folder = os.path.join(args.data, setting)
         if not os.path.exists(os.path.join(folder, "truth.csv")):
             continue
-        truth = {(r["day"], r["offering_id"], r["group"]): float(r["true_arpu_365"]) for r in read(os.path.join(folder, "truth.csv"))}
+        truth_rows = read(os.path.join(folder, "truth.csv"))
+        truth = {(r["day"], r["offering_id"], r["group"]): float(r["true_arpu_365"]) for r in truth_rows}
+        # A newcomer's expected revenue_365 per group: the comparison's target (simulate.expected_revenue_365).
+        expected = {r["group"]: float(r["expected_revenue_365"]) for r in truth_rows}
         for day in ("30", "60"):
             nights = glob.glob(os.path.join(folder, f"out-day{day}", "*", "projection.csv"))
             if not nights:
@@ -84,18 +87,25 @@ def main():
             rows = [r for r in read(os.path.join(night, "comparisons.csv")) if r["metric"] == "projected_arpu_365"]
             with_p = [r for r in rows if r["p_value"] != ""]
             significant = sum(1 for r in with_p if float(r["p_value"]) < args.alpha)
-            excluding_zero = wrong_side = covered_difference = 0
+            excluding_zero = wrong_side = covered_difference = covered_expected = covered_expected_with_value = 0
+            expected_difference = None
             for r in rows:
                 if r["abs_lift_ci_low"] == "":
                     continue
                 low, high = float(r["abs_lift_ci_low"]), float(r["abs_lift_ci_high"])
                 true_difference = truth[(day, r["offering_id"], r["group"])] - truth[(day, r["offering_id"], r["control_group"])]
+                expected_difference = expected[r["group"]] - expected[r["control_group"]]
                 covered_difference += low <= true_difference <= high
+                covered_expected += low <= expected_difference <= high
+                if r["p_value"] != "":
+                    covered_expected_with_value += low <= expected_difference <= high
                 if low > 0 or high < 0:
                     excluding_zero += 1
-                    wrong_side += (low > 0 and true_difference < 0) or (high < 0 and true_difference > 0)
-            comparisons.append(dict(setting=setting, day=day, tests=len(rows), with_value=len(with_p), significant=significant,
-                                    interval_excludes_zero=excluding_zero, wrong_side=wrong_side, covers_true_difference=covered_difference))
+                    wrong_side += (low > 0 and expected_difference < 0) or (high < 0 and expected_difference > 0)
+            comparisons.append(dict(setting=setting, day=day, tests=len(rows), expected_difference=expected_difference,
+                                    with_value=len(with_p), significant=significant, interval_excludes_zero=excluding_zero,
+                                    wrong_side=wrong_side, covers_expected=covered_expected,
+                                    covers_expected_with_value=covered_expected_with_value, covers_true_difference=covered_difference))
 
     def percent(x):
         return "–" if x is None else f"{100 * x:.1f} %"
@@ -119,12 +129,26 @@ def main():
     if bounded_pooled[1]:
         print(f"Bounded intervals (no value): {100 * bounded_pooled[0] / bounded_pooled[1]:.1f} % of {bounded_pooled[1]} cover.")
     print()
-    print("| setting | day | comparisons | with a p-value | p < alpha | interval excludes 0 | of which on the wrong side "
-          "| interval covers the true difference |")
-    print("|---|---|---|---|---|---|---|---|")
+    # The comparison's target is a newcomer's expected difference (contract §2.14); the members'
+    # realised difference is shown beside it.
+    print("| setting | day | comparisons | expected difference | with a p-value | p < alpha | interval excludes 0 "
+          "| of which on the wrong side | interval covers the expected difference | of those with a p-value "
+          "| interval covers the members' difference |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    pooled_expected = [0, 0]
     for c in comparisons:
-        print(f"| {c['setting']} | {c['day']} | {c['tests']} | {c['with_value']} | {c['significant']} | {c['interval_excludes_zero']} "
-              f"| {c['wrong_side']} | {c['covers_true_difference']} |")
+        difference = "–" if c["expected_difference"] is None else f"{c['expected_difference']:+.3f}"
+        with_value = f"{c['covers_expected_with_value']} of {c['with_value']}" if c["with_value"] else "–"
+        print(f"| {c['setting']} | {c['day']} | {c['tests']} | {difference} | {c['with_value']} | {c['significant']} "
+              f"| {c['interval_excludes_zero']} | {c['wrong_side']} | {c['covers_expected']} | {with_value} "
+              f"| {c['covers_true_difference']} |")
+        pooled_expected[0] += c["covers_expected_with_value"]
+        pooled_expected[1] += c["with_value"]
+    if pooled_expected[1]:
+        p = pooled_expected[0] / pooled_expected[1]
+        print()
+        print(f"Comparisons with a value: their interval covers the expected difference in {100 * p:.1f} % of "
+              f"{pooled_expected[1]} (Monte-Carlo s.e. {100 * math.sqrt(p * (1 - p) / pooled_expected[1]):.1f} points).")
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(cells[0].keys()), lineterminator="\n")

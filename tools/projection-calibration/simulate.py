@@ -5,8 +5,8 @@ are simulated one by one for a whole year, with behaviour chosen to break the pr
 assumptions (late entries that fall with tenure, late buyers who start trials, a first renewal
 far below the later ones, later renewals levelling off below 1, a renewal cliff, annual plans,
 passes), and written as the files `offerlab run` reads: offering tables, gzipped JSON Lines
-logs and a job file per reading day. The truth (each group's members' mean revenue_365) goes to
-truth.csv.
+logs and a job file per reading day. The truth (each group's members' mean revenue_365, and a
+newcomer's expected revenue_365 in the group, `expected_revenue_365`) goes to truth.csv.
 
     python3 simulate.py --setting NAME --tests 200 --out DIR [--seed S]
 """
@@ -189,6 +189,60 @@ class Member:
                 return
 
 
+def expected_revenue_365(spec, steps_per_day=24):
+    """A newcomer's expected revenue_365 in a group: what `Member` pays on average, summed over
+    its entry day (the paywall, or late day d by the hazard), the product, the trial and each
+    charge k of the chain, weighted by the chance the chain reaches it (no refund before it, the
+    renewals' probabilities, per member type). The time within an entry day is integrated by
+    the midpoint rule; the renewals' jitter (60–7 200 s each) and the trial's charge delay
+    (60–3 600 s) enter at their means (they move a charge across day 365 by hours at most)."""
+    jitter = (60 + 7200) / 2 / DAY
+    trial_delay = (60 + 3600) / 2 / DAY
+
+    def chain_value(start, product_spec):
+        """The expected revenue_365 of a chain whose first charge is at `start` days."""
+        renewals = product_spec["renewals"]
+        types = renewals if renewals and isinstance(renewals[0], tuple) else [(1.0, renewals)]
+        period = PERIOD_DAYS[product_spec["type"]]
+        price, refund = product_spec["price"], product_spec["refund"]
+        amount = round(price * product_spec["refund_share"], 2)
+        total = 0.0
+        for weight, rates in types:
+            reach, time, index = 1.0, start, 0
+            while reach > 0 and time < 365 and time <= 400:
+                total += weight * reach * price
+                # A refund 0.2–10 days after the charge, before day 365.
+                total -= weight * reach * refund * amount * min(1.0, max(0.0, (365 - time - 0.2) / 9.8))
+                if period is None or index >= len(rates):
+                    break
+                reach *= (1 - refund) * rates[index]
+                time += period + jitter
+                index += 1
+        return total
+
+    def entry_value(entry, late):
+        value = 0.0
+        for product_spec in spec["products"]:
+            trial_share = spec["late_trial_share"] if late and spec["late_trial_share"] is not None else product_spec["trial_share"]
+            if product_spec["trial_days"] == 0:
+                trial_share = 0.0
+            trial_start = entry + product_spec["trial_days"] + trial_delay
+            value += product_spec["share"] * (
+                (1 - trial_share) * chain_value(entry, product_spec)
+                + trial_share * product_spec["trial_conversion"] * chain_value(trial_start, product_spec))
+        return value
+
+    expected = spec["paywall"] * entry_value((30 + 1800) / 2 / DAY, False)
+    waiting = 1 - spec["paywall"]
+    for day in range(1, 366):
+        enters = waiting * spec["late"](day)
+        if day < 365:
+            within = [(step + 0.5) / steps_per_day for step in range(steps_per_day)]
+            expected += enters * sum(entry_value(day + u, True) for u in within) / steps_per_day
+        waiting -= enters
+    return expected
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setting", required=True, choices=sorted(SETTINGS))
@@ -272,11 +326,13 @@ def main():
     for day, day_lines in by_day.items():
         with gzip.open(os.path.join(args.out, "logs", f"events-{day:03d}.jsonl.gz"), "wt") as f:
             f.write("\n".join(day_lines) + "\n")
+    # A newcomer's expected revenue_365 per group, the target of the comparisons (the same in every test).
+    expected = {spec["name"]: expected_revenue_365(spec) for spec in groups}
     with open(os.path.join(args.out, "truth.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["day", "offering_id", "group", "users", "true_arpu_365"])
+        w.writerow(["day", "offering_id", "group", "users", "true_arpu_365", "expected_revenue_365"])
         for (day, offering, name), (users, total) in sorted(truth.items()):
-            w.writerow([day, offering, name, users, repr(total / users)])
+            w.writerow([day, offering, name, users, repr(total / users), repr(expected[name])])
     for day in READING_DAYS:
         as_of = (START + timedelta(days=day)).strftime("%Y-%m-%dT%H:%M:%SZ")
         with open(os.path.join(args.out, f"job-day{day}.yaml"), "w") as f:

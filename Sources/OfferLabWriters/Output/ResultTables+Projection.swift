@@ -57,7 +57,8 @@ extension ResultTables {
     }
 
     /// `comparisons` with each offering's `projected_arpu_365` rows after its own: the columns of
-    /// an `arpu` row; `p_value_adjusted` is Holm's over the offering's treatments with a p-value,
+    /// an `arpu` row, for a newcomer's expected revenue_365 (`control_value`, `value`: not the
+    /// groups' `projection.csv` values, which are their own members'); `p_value_adjusted` is Holm's over the offering's treatments with a p-value,
     /// `significant` below alpha; `mde_abs`, the sequential and the `…_adjusted` columns are empty
     /// (docs/statistics.md, "The projection in a run").
     static func withProjectedRows(
@@ -86,8 +87,7 @@ extension ResultTables {
                         offeringID: offeringID,
                         comparison: ComparisonValues(
                             group: comparison.group, controlGroup: comparison.controlGroup, metric: projectedMetric,
-                            controlValue: projection.groups.first { $0.group == comparison.controlGroup }?.projectedARPU365,
-                            value: projection.groups.first { $0.group == comparison.group }?.projectedARPU365, lift: lift)))
+                            controlValue: comparison.controlValue, value: comparison.value, lift: lift)))
             }
         }
         return rows + remaining

@@ -1,0 +1,99 @@
+import Foundation
+import OfferLabTestSupport
+import Testing
+
+/// The projection's horizon is the year whatever `conversion_window_days` (contract §2.14, "The
+/// horizon is the year"; docs/statistics.md#the-projection-in-a-run), through the real binary:
+/// the money after the window reaches the projection and no other number.
+@Suite struct ProjectionHorizonRunTests {
+    /// A 7-day window from 2026-01-01 (it ends on 2026-01-08): u1 buys the weekly plan inside it
+    /// and renews twice after it; u2 buys after it and is refunded; u3 buys the monthly plan inside
+    /// it, renews after it and gets 5 back of that renewal; u4 pays nothing.
+    static let purchases: [String] = [
+        line("purchase", user: "u1", ts: "2026-01-02T10:00:00Z", product: "weekly", transaction: "t1", original: "t1", price: "7.99"),
+        line("renewal", user: "u1", ts: "2026-01-09T10:00:00Z", product: "weekly", transaction: "t1b", original: "t1", price: "7.99"),
+        line("renewal", user: "u1", ts: "2026-01-16T10:00:00Z", product: "weekly", transaction: "t1c", original: "t1", price: "7.99"),
+        line("purchase", user: "u2", ts: "2026-01-10T10:00:00Z", product: "weekly", transaction: "t2", original: "t2", price: "7.99"),
+        line("purchase", user: "u3", ts: "2026-01-03T12:00:00Z", product: "monthly", transaction: "t3", original: "t3", price: "19.99"),
+        line("renewal", user: "u3", ts: "2026-02-03T12:00:00Z", product: "monthly", transaction: "t3b", original: "t3", price: "19.99"),
+    ]
+    /// The refunds of the charges after the window: orphans for every realised number.
+    static let refunds: [String] = [
+        line("refund", user: "u2", ts: "2026-01-11T10:00:00Z", product: "weekly", transaction: "t2"),
+        line("refund", user: "u3", ts: "2026-02-04T12:00:00Z", product: "monthly", transaction: "t3b", price: "5"),
+    ]
+
+    static func line(
+        _ name: String, user: String, ts: String, product: String, transaction: String, original: String? = nil, price: String? = nil
+    ) -> String {
+        ProjectionRunTests.line(name, user: user, ts: ts, product: product, transaction: transaction, original: original, price: price)
+    }
+
+    static func night(_ events: [String]) throws -> NightFixture {
+        try NightFixture(
+            tables: ProjectionRunTests.tables(assignedAt: "2026-01-01 00:00:00"), events: events,
+            job: ["conversion_window_days": "7", "max_days_after_last_event": "400"])
+    }
+
+    @Test func theMoneyAfterTheWindowReachesTheProjectionOnly() throws {
+        let full = try Self.night(Self.purchases + Self.refunds)
+        let run = try full.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        // Without the charges after the window (t1b, t1c, t2, t3b): the night the window shows.
+        let afterWindow = ["t1b", "t1c", "t2", "t3b"].map { "\"transaction_id\":\"\($0)\"" }
+        let windowOnly = try Self.night(Self.purchases.filter { line in !afterWindow.contains { line.contains($0) } } + Self.refunds)
+        #expect(try windowOnly.run().status == 0)
+
+        // The realised part of the projection is the members' first year so far: control
+        // (3 · 7.99 + 7.99 − 7.99)/2 = 11.985, variant (2 · 19.99 − 5)/2 = 17.49; the window's
+        // own is 7.99/2 and 19.99/2.
+        for (fixture, expected) in [(full, [11.985, 17.49]), (windowOnly, [3.995, 9.995])] {
+            let groups = ProjectionRunTests.records(try fixture.csv("projection"))
+            #expect(groups.map { $0["group"] } == ["control", "variant"])
+            for (group, value) in zip(groups, expected) {
+                #expect(abs(try ProjectionRunTests.number(group["realized_arpu"]) - value) < 1e-9, "\(group)")
+            }
+        }
+        // Every realised number is the window's: the same with and without the money after it.
+        let summary = ProjectionRunTests.records(try full.csv("summary"))
+        #expect(summary.map { $0["net_revenue"] } == ["7.99", "19.99"])
+        for name in ["summary", "products", "srm", "daily", "comparisons"] {
+            let text = { (fixture: NightFixture) in
+                withoutProjectedRows(try String(contentsOfFile: fixture.folder.file("out/2026-03-16/\(name).csv"), encoding: .utf8))
+            }
+            #expect(try text(full) == text(windowOnly), "\(name).csv")
+        }
+        let offeringQuality = { (fixture: NightFixture) in try fixture.csv("quality").filter { $0.first == "test" } }
+        #expect(try offeringQuality(full) == offeringQuality(windowOnly))
+        // The refunds of charges after the window stay orphans for the night.
+        #expect(try full.quality("orphan_refunds", offering: "test") == 2)
+    }
+
+    /// The sample night (jobs/sample.yaml: a 14-day window, 14 days of data): every group's
+    /// projection is a year's, so it needs the renewals of a year (52 weekly, 12 monthly) that no
+    /// member has reached, and is bounded; it once projected the window's 14 days instead, labelled
+    /// a year (impact_365 USD +166,810.60). Its other numbers are the reference's
+    /// (`EndToEndTests.outputsMatchTheReference`).
+    @Test func theSampleNightProjectsAYearThroughItsFourteenDayWindow() throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--quiet", "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+        let groups = ProjectionRunTests.records(
+            parseCSV(try String(contentsOfFile: folder.file("2026-03-15/projection.csv"), encoding: .utf8)))
+        #expect(groups.count == 6)
+        for group in groups {
+            let reason = try #require(group["reason"])
+            #expect(
+                group["projected_arpu_365"] == "" && (reason.contains("needs 52 renewals") || reason.contains("needs 12 renewals")),
+                "\(group)")
+            // The ceiling's year, renewals at 0.98: tens of times what 14 days brought.
+            #expect(
+                try ProjectionRunTests.number(group["projected_arpu_365_ci_high"]) > 20 * ProjectionRunTests.number(group["realized_arpu"]))
+        }
+        // No newcomer's year is identified, so no impact is shown as a year's.
+        let decisions = ProjectionRunTests.records(
+            parseCSV(try String(contentsOfFile: folder.file("2026-03-15/decisions.csv"), encoding: .utf8)))
+        #expect(decisions.count == 4 && decisions.allSatisfy { $0["impact_365"] == "" && $0["impact_365_ci_low"] == "" })
+    }
+}
