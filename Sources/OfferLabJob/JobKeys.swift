@@ -40,7 +40,7 @@ extension JobKey {
                 name: "decision", defaultValue: "`sequential`",
                 help: "sequential or fixed: the inference of the verdicts"),
             JobKey(
-                name: "goal_metric", defaultValue: "`arpu` (`projected_arpu_365` where the groups bill on different periods)",
+                name: "goal_metric", defaultValue: "`arpu` (`projected_arpu_365` in a period test)",
                 help: "the metric a test is decided on (ship when it wins)"),
             JobKey(
                 name: "guardrail_metrics", defaultValue: "`[refund_user_rate]`",
