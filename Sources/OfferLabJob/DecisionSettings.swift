@@ -5,6 +5,9 @@ import OfferLabStatistics
 public struct DecisionSettings: Sendable, Equatable {
     /// `goal_metric`: the metric whose win ships a treatment.
     public var goalMetric = Metric.arpu
+    /// Whether the job names `goal_metric`: a goal the user chose is kept in a period test
+    /// (docs/statistics.md, "Period tests"), whose default goal is `projected_arpu_365`.
+    public var goalMetricIsChosen = false
     /// `guardrail_metrics`: metrics whose loss rolls a treatment back.
     public var guardrailMetrics = [Metric.refundUserRate]
     /// `target_mde`: the smallest relative lift of the goal worth finding.
@@ -18,8 +21,11 @@ public struct DecisionSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// The days of a matured goal (`conversion_d<D>`, `arpu_d<D>`); nil for any other.
-    public var goalMaturityDays: Int? { goalMetric.maturedDays }
+    /// The goal of a treatment: the job's, or `projected_arpu_365` when the treatment and its
+    /// control bill on different periods (`isPeriodTest`) and the job names no goal.
+    public func goal(isPeriodTest: Bool) -> Metric {
+        isPeriodTest && !goalMetricIsChosen ? .projectedARPU365 : goalMetric
+    }
 
     /// The metrics with comparison rows in a run with these `maturityDays` and (with
     /// `hasRevenueCap`) a revenue cap: the names a goal or a guardrail may take.
@@ -36,18 +42,22 @@ extension JobValues {
     /// metric is one with comparison rows in this job (`maturityDays`, `hasRevenueCap`).
     func decisionSettings(maturityDays: [Int], hasRevenueCap: Bool) throws -> DecisionSettings {
         let compared = DecisionSettings.comparedMetrics(maturityDays: maturityDays, hasRevenueCap: hasRevenueCap)
-        func metric(_ name: String, key: String) throws -> Metric {
-            if let metric = compared.first(where: { $0.csvName == name }) { return metric }
+        func metric(_ name: String, key: String, allowed: [Metric] = []) throws -> Metric {
+            if let metric = (compared + allowed).first(where: { $0.csvName == name }) { return metric }
             var problem = "'\(name)' is not a metric this job compares"
             if name == Metric.arpuCapped.csvName {
                 problem += " (arpu_capped needs revenue_cap)"
             } else if let days = Metric.maturedDays(of: name) {
                 problem += " (\(name) needs \(days) in maturity_days)"
             }
-            throw fail(key, problem + "; known: " + compared.map(\.csvName).joined(separator: ", "))
+            throw fail(key, problem + "; known: " + (compared + allowed).map(\.csvName).joined(separator: ", "))
         }
         var settings = DecisionSettings()
-        if let goal = try optionalText("goal_metric") { settings.goalMetric = try metric(goal, key: "goal_metric") }
+        // Every night compares the groups' projected year, so any job may be decided by it.
+        if let goal = try optionalText("goal_metric") {
+            settings.goalMetric = try metric(goal, key: "goal_metric", allowed: [.projectedARPU365])
+            settings.goalMetricIsChosen = true
+        }
         if values["guardrail_metrics"] != nil {
             settings.guardrailMetrics = []
             for name in try textList("guardrail_metrics") {

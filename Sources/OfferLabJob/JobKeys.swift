@@ -40,7 +40,9 @@ extension JobKey {
             JobKey(
                 name: "decision", defaultValue: "`sequential`",
                 help: "sequential or fixed: the inference of the verdicts"),
-            JobKey(name: "goal_metric", defaultValue: "`arpu`", help: "the metric a test is decided on (ship when it wins)"),
+            JobKey(
+                name: "goal_metric", defaultValue: "`arpu` (`projected_arpu_365` in a period test)",
+                help: "the metric a test is decided on (ship when it wins)"),
             JobKey(
                 name: "guardrail_metrics", defaultValue: "`[refund_user_rate]`",
                 help: "metrics that must not get worse (roll back when one loses)"),

@@ -78,6 +78,7 @@ struct OfferingSection {
         for row in offering.decisions {
             var sentence = [ReportFindings.goalLift(row), ReportFindings.worth(row, currency: currency)]
             if let when = ReportFindings.when(row, night: night) { sentence.append(when) }
+            if let periods = ReportFindings.periods(row) { sentence.append(periods) }
             let headline = ReportFindings.headline(status: row.status, group: row.group)
             // "Ship variant_b: …"; a headline that has its colon already ends with a dash.
             html += "<p class=\"sentence\"><strong>\(headline)</strong>\(headline.contains(": ") ? " — " : ": ")"

@@ -49,6 +49,7 @@ extension HTMLReport {
         .treatment .group{font-weight:600;overflow-wrap:anywhere}
         .treatment .status{font-weight:600}
         .treatment .worth,.treatment .when{color:var(--ink)}
+        .treatment .periods{grid-column:1/-1;font-size:13px;color:var(--muted)}
         .warning-titles{font-size:13px;font-weight:600;color:var(--caution)}
         .pill{display:inline-block;font-size:12px;font-weight:600;line-height:1;padding:4px 8px;border-radius:999px;vertical-align:middle;white-space:nowrap}
         .pill.critical{background:var(--worse);color:#fff}

@@ -113,6 +113,7 @@ package enum HTMLReport {
                 html += "<span class=\"goal\">\(ReportFindings.goalLift(row))</span>"
                 html += "<span class=\"worth\">\(ReportFindings.worth(row, currency: offering.currency))</span>"
                 if let when = ReportFindings.when(row, night: report.run.night) { html += "<span class=\"when\">\(when)</span>" }
+                if let periods = ReportFindings.periods(row) { html += "<span class=\"periods\">\(periods)</span>" }
                 html += "</div>"
             }
             html += "</li>\n"

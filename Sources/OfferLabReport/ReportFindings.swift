@@ -235,6 +235,17 @@ enum ReportFindings {
         }
     }
 
+    /// A period test in words (docs/statistics.md, "Period tests"): "the groups bill on different
+    /// periods (weekly, monthly against 3-day pass, monthly, yearly), so the first year decides";
+    /// nil for a treatment that sells control's periods.
+    static func periods(_ row: DecisionRow) -> String? {
+        guard !row.periodTest.isEmpty else { return nil }
+        let decides =
+            row.goalMetric == Metric.projectedARPU365.csvName
+            ? "so the first year decides" : "so revenue so far favours the shorter period's early charges"
+        return "the groups bill on different periods (\(row.periodTest)), \(decides)"
+    }
+
     /// How likely the test at its size would have found a lift of the target size, in words; the
     /// analyst's terms (power, users still needed) in brackets.
     static func power(_ row: DecisionRow) -> String {

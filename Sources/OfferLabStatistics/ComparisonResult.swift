@@ -30,6 +30,10 @@ public struct Metric: Sendable, Hashable, CustomStringConvertible {
     /// compared as conversion, and the one metric whose harmful direction is up.
     public static let refundUserRate = Metric(kind: .conversion, csvName: "refund_user_rate")
 
+    /// The expected revenue per user over a newcomer's first year (docs/statistics.md, "Projected
+    /// revenue per user after 365 days"): the goal of a period test.
+    public static let projectedARPU365 = Metric(kind: .revenue, csvName: "projected_arpu_365")
+
     /// Whether a rise of the metric is the harm (`refund_user_rate`); every other metric's harm is a fall.
     public var isHarmfulWhenUp: Bool { self == .refundUserRate }
 

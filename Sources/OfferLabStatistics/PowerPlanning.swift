@@ -48,8 +48,21 @@ public enum PowerPlanning {
         guard control.variance > 0, treatment.variance > 0,
             let se = relativeLiftStandardError(control: control, treatment: treatment), se > 0
         else { return .failure(.varianceIsZero) }
+        return plan(
+            relativeLiftStandardError: se, users: control.count + treatment.count, treatments: treatments, alpha: alpha,
+            targetMDE: targetMDE, targetPower: targetPower, sequentialTuning: sequentialTuning)
+    }
+
+    /// The same plan from the relative lift's standard error `se` > 0 after `users` (both
+    /// groups), for a goal whose se comes from its interval (`projected_arpu_365`,
+    /// `ProjectedDifference.relativeStandardError`).
+    public static func plan(
+        relativeLiftStandardError se: Double, users: Int, treatments: Int, alpha: Double, targetMDE: Double, targetPower: Double,
+        sequentialTuning: Double?
+    ) -> Result<PowerPlan, PowerPlanGap> {
+        guard se > 0, se.isFinite, users > 0 else { return .failure(.varianceIsZero) }
         let curve = PowerCurve(
-            varianceOfLift: se * se, users: Double(control.count + treatment.count), alpha: alpha / Double(max(1, treatments)),
+            varianceOfLift: se * se, users: Double(users), alpha: alpha / Double(max(1, treatments)),
             targetMDE: targetMDE, sequentialTuning: sequentialTuning)
         let now = curve.power(0)
         guard now < targetPower else { return .success(PowerPlan(power: now, usersNeeded: 0)) }

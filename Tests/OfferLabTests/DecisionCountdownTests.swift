@@ -43,7 +43,9 @@ import Testing
             } while unit(index, 1 + charge) < 0.6
         }
         let tables = TablesFixture(
-            assignments: assignments, offerings: [(1, "test", "Test", true)], groups: [(10, 1, "control", 1), (11, 1, "variant", 1)])
+            assignments: assignments, offerings: [(1, "test", "Test", true)], groups: [(10, 1, "control", 1), (11, 1, "variant", 1)],
+            // Both sell the weekly plan: not a period test, so decided on revenue per user.
+            products: [(10, "weekly", "weekly", "7.99", nil), (11, "weekly", "weekly", "7.99", nil)])
         return try NightFixture(tables: tables, events: events, job: job)
     }
 

@@ -16,12 +16,17 @@ import Testing
         var refunded = false
     }
 
-    /// `control` (group 10) and `variant` (group 11) of `test`, equal weights; `solo` has one
-    /// group. `as_of` is 2026-03-16, day 14.
-    static func night(control: [Member], variant: [Member], job: [String: String] = [:]) throws -> NightFixture {
+    /// `control` (group 10) and `variant` (group 11) of `test`, equal weights, each selling the
+    /// product of its `products` type (both a weekly plan by default: not a period test); every
+    /// charge is logged as `products`' product of its group; `solo` has one group. `as_of` is
+    /// 2026-03-16, day 14.
+    static func night(
+        control: [Member], variant: [Member], job: [String: String] = [:],
+        products: (control: String, variant: String) = ("weekly", "weekly")
+    ) throws -> NightFixture {
         var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
         var events: [String] = []
-        for (group, members) in [("10", control), ("11", variant)] {
+        for (group, members, product) in [("10", control, products.control), ("11", variant, products.variant)] {
             for (index, member) in members.enumerated() {
                 let user = "g\(group)u\(index)"
                 let day = String(format: "%02d", 2 + member.day)
@@ -29,19 +34,20 @@ import Testing
                 guard let price = member.price else { continue }
                 events.append(
                     ProjectionRunTests.line(
-                        "purchase", user: user, ts: "2026-03-\(day)T01:00:00Z", product: "weekly", transaction: "t\(user)",
+                        "purchase", user: user, ts: "2026-03-\(day)T01:00:00Z", product: product, transaction: "t\(user)",
                         price: "\(price)"))
                 if member.refunded {
                     events.append(
                         ProjectionRunTests.line(
-                            "refund", user: user, ts: "2026-03-\(day)T02:00:00Z", product: "weekly", transaction: "t\(user)", price: "1"))
+                            "refund", user: user, ts: "2026-03-\(day)T02:00:00Z", product: product, transaction: "t\(user)", price: "1"))
                 }
             }
         }
         assignments.append(("s1", "3", "30", "2026-03-02 00:00:00"))
         let tables = TablesFixture(
             assignments: assignments, offerings: [(1, "test", "Test", true), (3, "solo", "Solo", true)],
-            groups: [(10, 1, "control", 1), (11, 1, "variant", 1), (30, 3, "only", 1)])
+            groups: [(10, 1, "control", 1), (11, 1, "variant", 1), (30, 3, "only", 1)],
+            products: [(10, products.control, products.control, "7.99", nil), (11, products.variant, products.variant, "7.99", nil)])
         return try NightFixture(tables: tables, events: events, job: job)
     }
 
@@ -248,6 +254,110 @@ import Testing
         #expect(page[..<section.lowerBound].range(of: "What to do tonight") == nil)
         #expect(page.contains(reason.replacingOccurrences(of: "'", with: "&#39;")))
         #expect(page.contains("Revenue per user of variant +650.0% against control: 650.0% more paying users, each paying 0.0% more."))
+    }
+
+    // MARK: Period tests (docs/statistics.md, "Period tests")
+
+    /// The decision of a period test's variant and its projection's comparison row.
+    static func periodDecision(_ night: NightFixture) throws -> (row: [String: String], projected: [String: String], output: String) {
+        let (row, output) = try Self.decision(night)
+        let projected = try #require(
+            ProjectionRunTests.records(try night.csv("comparisons")).first {
+                $0["offering_id"] == "test" && $0["metric"] == "projected_arpu_365"
+            })
+        return (row, projected, output)
+    }
+
+    /// Two passes, of 3 and 7 days, never renew: each group's year is its purchases, all made on
+    /// the day of assignment. 10% of control pays 10, 75% of the variant: the pair is a period
+    /// test decided on its year, by the comparison's interval. Read at day 14, a year of late
+    /// purchases is unseen; a 7-day conversion window bounds what the projection counts (until
+    /// the horizon is always the year, issue 58), so both groups have a value here.
+    static func passes(_ job: [String: String]) throws -> NightFixture {
+        try Self.night(
+            control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150),
+            job: job.merging(["conversion_window_days": "7"]) { first, _ in first }, products: ("3_day_pass", "7_day_pass"))
+    }
+
+    @Test func aPeriodTestShipsByItsYearsInterval() throws {
+        let night = try Self.passes([:])
+        let (row, projected, output) = try Self.periodDecision(night)
+        #expect(row["goal_metric"] == "projected_arpu_365" && row["period_test"] == "3-day pass against 7-day pass", "\(row)")
+        #expect(row["status"] == "ship", "\(row) \(projected)")
+        // The goal's lift is the comparison's relative difference; with one treatment the
+        // sequential interval is the confidence sequence around it, wider than the row's own.
+        let lift = try Self.number(projected["rel_lift"])
+        #expect(abs(try Self.number(row["goal_rel_lift"]) - lift) < 1e-12)
+        let (low, high) = (try Self.number(row["goal_rel_lift_ci_low"]), try Self.number(row["goal_rel_lift_ci_high"]))
+        let (ownLow, ownHigh) = (try Self.number(projected["rel_lift_ci_low"]), try Self.number(projected["rel_lift_ci_high"]))
+        #expect(low > 0 && low < ownLow && high > ownHigh)
+        #expect(abs((low + high) / 2 - lift) < 1e-9, "centred on the difference")
+        let sentence =
+            "Decided on revenue per user in the first year because the groups bill on different periods (3-day pass against 7-day pass)."
+        let reason = try #require(row["reason"])
+        #expect(reason.hasPrefix("Ship variant: revenue per user in the first year +") && reason.hasSuffix(" " + sentence), "\(reason)")
+        #expect(output.contains("test variant: ship: " + reason))
+    }
+
+    /// The same groups with `decision: fixed`: one treatment, so the decision's interval is as
+    /// wide as the comparison row's own (Holm over one is no adjustment), around the lift.
+    @Test func aFixedPeriodTestIsDecidedByAnIntervalAsWideAsTheRowsOwn() throws {
+        let night = try Self.passes(["decision": "fixed"])
+        let (row, projected, _) = try Self.periodDecision(night)
+        #expect(row["status"] == "ship")
+        let (low, high) = (try Self.number(row["goal_rel_lift_ci_low"]), try Self.number(row["goal_rel_lift_ci_high"]))
+        let (ownLow, ownHigh) = (try Self.number(projected["rel_lift_ci_low"]), try Self.number(projected["rel_lift_ci_high"]))
+        let lift = try Self.number(projected["rel_lift"])
+        #expect(abs((high - low) - (ownHigh - ownLow)) < 1e-9 && abs((low + high) / 2 - lift) < 1e-9 && low > 0)
+    }
+
+    /// Control sells a weekly plan, the variant a monthly one, and no renewal is logged: neither
+    /// year is identified (purchases after day 14 are unseen in both; a monthly plan read at day
+    /// 14 has seen none of its renewals), so the comparison has bounds only, and here they
+    /// straddle 0: keep running, naming what is unseen; when late purchases will be seen cannot
+    /// be told, so no days left. Then the same night with the user's own goal.
+    @Test func aPeriodTestWithoutItsYearKeepsRunningNamingWhatIsUnseen() throws {
+        let night = try Self.night(
+            control: Self.members(200, paying: 20), variant: Self.members(200, paying: 22), job: ["max_runtime_days": "1000"],
+            products: ("weekly", "monthly"))
+        let (row, projected, output) = try Self.periodDecision(night)
+        #expect(projected["abs_lift"] == "" && projected["abs_lift_ci_low"] != "", "bounds only: \(projected)")
+        #expect(row["goal_metric"] == "projected_arpu_365" && row["status"] == "keep_running", "\(row)")
+        #expect(row["goal_rel_lift"] == "" && row["power"] == "" && row["users_needed"] == "")
+        let reason = try #require(row["reason"])
+        #expect(
+            reason.hasPrefix(
+                "Keep running variant: its first year is not known yet and when it will be cannot be told from tonight: control: purchases after day 14 in the test have not been seen yet; "
+            ), "\(reason)")
+        #expect(reason.contains("; variant: monthly needs 11 renewals and the test has seen none of them often enough; "), "\(reason)")
+        #expect(row["days_left"] == "")
+        #expect(reason.hasSuffix("because the groups bill on different periods (weekly against monthly)."))
+        #expect(output.contains("test variant: keep_running: " + reason))
+        // The database and `offerlab status` carry it.
+        let stored = try night.resultRows(where: "offering_id = 'test'")["decisions"] ?? []
+        #expect(stored.count == 1 && stored.first?.contains("weekly against monthly") == true && stored.first?.contains(reason) == true)
+        let status = try runOfferLab(["status", "--db", night.databasePath])
+        #expect(status.status == 0, "\(status.standardError)")
+        let line = try #require(status.standardOutput.split(separator: "\n").first { $0.hasPrefix("test\tvariant\t") })
+        #expect(
+            line.hasPrefix("test\tvariant\tkeep_running\tprojected_arpu_365\t") && line.hasSuffix("\tweekly against monthly"), "\(line)")
+
+        // The user's own goal stays, and the reason says the groups bill on different periods.
+        let own = try Self.night(
+            control: Self.members(200, paying: 20), variant: Self.members(200, paying: 22),
+            job: ["max_runtime_days": "1000", "goal_metric": "arpu"], products: ("weekly", "monthly"))
+        let (ownRow, _, _) = try Self.periodDecision(own)
+        #expect(ownRow["goal_metric"] == "arpu" && ownRow["period_test"] == "weekly against monthly")
+        #expect(
+            ownRow["reason"]?.hasSuffix(
+                " Note: the groups bill on different periods (weekly against monthly): revenue so far favours the shorter period's early charges, a year decides such a test."
+            ) == true, "\(ownRow["reason"] ?? "")")
+    }
+
+    /// A treatment that sells control's periods is no period test: its goal stays `arpu`.
+    @Test func theSamePeriodsAreNoPeriodTest() throws {
+        let (row, _) = try Self.decision(try Self.night(control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150)))
+        #expect(row["goal_metric"] == "arpu" && row["period_test"] == "" && row["reason"]?.contains("periods") == false)
     }
 
     @Test(arguments: [

@@ -50,6 +50,26 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardError == "")
         #expect(result.standardOutput.hasPrefix("wrote \(folder.path)/2026-03-15 "))
+        // spring_2026_price_test's variant_b sells a 3-day pass, monthly and yearly plans against
+        // control's weekly and monthly: a period test, decided by its year; variant_a sells
+        // control's periods at other prices (docs/statistics.md, "Period tests").
+        let decisions = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/decisions.csv"), encoding: .utf8))
+        let header = try #require(decisions.first)
+        let rows = decisions.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+        let variantB = try #require(rows.first { $0["offering_id"] == "spring_2026_price_test" && $0["group"] == "variant_b" })
+        #expect(variantB["goal_metric"] == "projected_arpu_365")
+        #expect(variantB["period_test"] == "weekly, monthly against 3-day pass, monthly, yearly")
+        let reason = try #require(variantB["reason"])
+        #expect(
+            reason.hasSuffix(
+                "Decided on revenue per user in the first year because the groups bill on different periods (weekly, monthly against 3-day pass, monthly, yearly)."
+            ))
+        #expect(result.standardOutput.contains("spring_2026_price_test variant_b: \(variantB["status"] ?? ""): \(reason)\n"))
+        // It ships exactly when its interval lies above 0.
+        let low = try #require(variantB["goal_rel_lift_ci_low"].flatMap(Double.init))
+        #expect((variantB["status"] == "ship") == (low > 0), "\(variantB)")
+        let others = rows.filter { $0["group"] != "variant_b" }
+        #expect(others.count == 3 && others.allSatisfy { $0["goal_metric"] == "arpu" && $0["period_test"] == "" })
     }
 
     /// jobs/sample-with-warnings.yaml: the sample data with the warnings on purpose (README).

@@ -10,7 +10,7 @@ package enum NightStatus {
     /// The columns, in order.
     package static let header = [
         "offering", "group", "status", "goal", "lift", "interval", "days_running", "days_left", "decided_around", "impact_365",
-        "since",
+        "since", "periods",
     ]
 
     /// Who reads the cells: a person at a terminal (words, grouped digits, a real minus sign, dates
@@ -53,6 +53,8 @@ package enum NightStatus {
                 row.goalRelLift.map(cells.percent) ?? "", cells.interval(row.goalRelLiftCILow, row.goalRelLiftCIHigh),
                 cells.number(ReportFormat.fixed(row.runtimeDays, decimals: 1)), row.daysLeft.map(String.init) ?? "",
                 row.daysLeft.flatMap { cells.date(night: target, plusDays: $0) } ?? "", row.impact365.map(cells.money) ?? "", since,
+                // A period test (docs/statistics.md, "Period tests"): control's billing periods against the treatment's.
+                row.periodTest,
             ]
         }
         return (target, rows)

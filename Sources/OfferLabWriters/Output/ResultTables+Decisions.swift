@@ -24,6 +24,7 @@ extension ResultColumn {
     static let impact365CIHigh = ResultColumn("impact_365_ci_high", .real)
     static let conversionRelLift = ResultColumn("conversion_rel_lift", .real)
     static let arppuRelLift = ResultColumn("arppu_rel_lift", .real)
+    static let periodTest = ResultColumn("period_test", .text)
 }
 
 /// A row of `decisions`: what to do with one treatment tonight, and why.
@@ -52,6 +53,9 @@ package struct DecisionRow: TypedRow, Equatable {
     package var impact365CIHigh: Double?
     package var conversionRelLift: Double?
     package var arppuRelLift: Double?
+    /// The billing periods of a period test, control's against the treatment's ("weekly, monthly
+    /// against 3-day pass, monthly, yearly"); empty when both sell the same periods.
+    package var periodTest = ""
 
     static let table = TypedTable<DecisionRow>(
         name: "decisions", keys: [.offeringID, .group],
@@ -63,7 +67,7 @@ package struct DecisionRow: TypedRow, Equatable {
             .init(.power, \.power), .init(.usersNeeded, \.usersNeeded), .init(.enrolmentPerDay, \.enrolmentPerDay),
             .init(.daysLeft, \.daysLeft), .init(.annualUsers, \.annualUsers), .init(.impact365, \.impact365),
             .init(.impact365CILow, \.impact365CILow), .init(.impact365CIHigh, \.impact365CIHigh),
-            .init(.conversionRelLift, \.conversionRelLift), .init(.arppuRelLift, \.arppuRelLift),
+            .init(.conversionRelLift, \.conversionRelLift), .init(.arppuRelLift, \.arppuRelLift), .init(.periodTest, \.periodTest),
         ])
 
     /// The line `offerlab run` prints for it.
@@ -127,34 +131,52 @@ struct OfferingDecision {
         }
         let annualUsers = 365 * Double(members.indices.reduce(0) { $0 + lastWeek($1) }) / 7
         let withheld = withheldReason()
+        let projected = Dictionary(uniqueKeysWithValues: zip(treatments, projectedGoalIntervals(treatments)))
+        let types = { (group: Int) in self.result.offering.groups[group].products.map(\.type) }
         return treatments.map { treatment in
+            let periodTest = PeriodTest(control: types(control), treatment: types(treatment))
+            let goal = settings.goal(isPeriodTest: periodTest != nil)
             var row = DecisionRow(
                 offeringID: result.offering.offeringID, group: result.offering.groups[treatment].name, controlGroup: controlName,
-                goalMetric: settings.goalMetric.csvName, runtimeDays: runtimeDays, targetMDE: settings.targetMDE,
-                annualUsers: annualUsers)
-            let goal = comparison(settings.goalMetric, of: row.group)
-            let goalInterval = adjustedInterval(goal, relative: true)
-            (row.goalRelLift, row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (goal?.relLift, goalInterval?.low, goalInterval?.high)
-            let goalOutcome = outcome(settings.goalMetric, of: row.group)
+                goalMetric: goal.csvName, runtimeDays: runtimeDays, targetMDE: settings.targetMDE, annualUsers: annualUsers,
+                periodTest: periodTest?.periodsInWords ?? "")
+            let projectedComparison = statistics.projection?.comparisons.first { $0.group == row.group }
+            let goalOutcome: MetricOutcome
+            if goal == .projectedARPU365 {
+                let interval = projected[treatment] ?? nil
+                (row.goalRelLift, row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (
+                    projectedComparison?.relativeDifference, interval?.relative?.low, interval?.relative?.high
+                )
+                goalOutcome = MetricOutcome(interval?.absolute, harmfulWhenUp: false)
+            } else {
+                let comparison = comparison(goal, of: row.group)
+                let goalInterval = adjustedInterval(comparison, relative: true)
+                (row.goalRelLift, row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (
+                    comparison?.relLift, goalInterval?.low, goalInterval?.high
+                )
+                goalOutcome = outcome(goal, of: row.group)
+            }
             let losing = settings.guardrailMetrics.filter { outcome($0, of: row.group) == .loses }
             row.losingGuardrails = losing.map(\.csvName).joined(separator: ";")
             // Over the last 7 days, or the days the test has run when fewer.
             let enrolled = Double(lastWeek(control) + lastWeek(treatment))
             row.enrolmentPerDay = runtimeDays > 0 ? enrolled / min(7, runtimeDays) : 0
-            let plan = powerPlan(treatment: treatment, treatments: treatments.count)
+            let plan = powerPlan(goal, treatment: treatment, treatments: treatments.count)
             var daysNeeded: DaysNeeded?
             switch plan {
             case .success(let plan):
                 (row.power, row.usersNeeded) = (plan.power, plan.usersNeeded)
                 daysNeeded = self.daysNeeded(
-                    plan, treatment: treatment, perDay: (Double(lastWeek(control)), Double(lastWeek(treatment))),
+                    plan, goal: goal, treatment: treatment, perDay: (Double(lastWeek(control)), Double(lastWeek(treatment))),
                     enrolmentPerDay: row.enrolmentPerDay, runtimeDays: runtimeDays, group: row.group)
             case .failure(.targetUnreachable): daysNeeded = .unreachable
-            case .failure: break
+            case .failure:
+                // A projected goal without a value: the days until its year is identified.
+                if goal == .projectedARPU365, projected[treatment]??.identified == false {
+                    daysNeeded = daysUntilIdentified(treatment: treatment, runtimeDays: runtimeDays, group: row.group)
+                }
             }
-            if let projected = statistics.projection?.comparisons.first(where: { $0.group == row.group }),
-                let difference = projected.difference
-            {
+            if let projected = projectedComparison, let difference = projected.difference {
                 row.impact365 = difference * annualUsers
                 row.impact365CILow = projected.differenceInterval.map { $0.low * annualUsers }
                 row.impact365CIHigh = projected.differenceInterval.map { $0.high * annualUsers }
@@ -174,7 +196,12 @@ struct OfferingDecision {
             row.status = status.rawValue
             // Only a test that runs on has days left (the days to its minimum runtime, or more).
             if status == .keepRunning || status == .tooEarly { row.daysLeft = days }
-            row.reason = reason(status, row: row, withheld: withheld, losing: losing, plan: plan, days: days)
+            let yearUnknown = goal == .projectedARPU365 && projectedComparison?.difference == nil
+            row.reason = reason(
+                status, goal: goal, goalOutcome: goalOutcome, row: row, withheld: withheld, losing: losing, plan: plan, days: days,
+                unseen: yearUnknown ? unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection" : nil,
+                bounds: yearUnknown ? projected[treatment]??.absolute : nil)
+            if let periodTest { row.reason += " " + Self.periodSentence(periodTest, goalIsChosen: goal != .projectedARPU365) }
             return row
         }
     }
@@ -223,8 +250,7 @@ struct OfferingDecision {
     }
 
     /// The goal metric's sums per group, and the members that count for it.
-    func goalStatistics() -> [GroupSufficientStatistics]? {
-        let metric = settings.goalMetric
+    func goalStatistics(_ metric: Metric) -> [GroupSufficientStatistics]? {
         switch metric {
         case .conversion, .arpu: return result.groups.map(\.statistics)
         case .arpuCapped: return result.cappedRevenue?.groups
@@ -232,23 +258,31 @@ struct OfferingDecision {
         case .trialCompletedConversion: return result.groups.map(\.trialCompletedStatistics)
         case .refundUserRate: return result.groups.map(\.refundUserStatistics)
         default:
-            guard let days = settings.goalMaturityDays else { return nil }
+            guard let days = metric.maturedDays else { return nil }
             return result.matured.first { $0.days == days }?.groups
         }
     }
 
-    func powerPlan(treatment: Int, treatments: Int) -> Result<PowerPlan, PowerPlanGap> {
-        guard let groups = goalStatistics() else { return .failure(.varianceIsZero) }
+    func powerPlan(_ goal: Metric, treatment: Int, treatments: Int) -> Result<PowerPlan, PowerPlanGap> {
+        let sequentialTuning = tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil
+        if goal == .projectedARPU365 {
+            // The relative difference's se from its interval; none while the year is not identified.
+            guard let difference = projectedDifference(treatment), let se = difference.relativeStandardError(alpha: tableSettings.alpha)
+            else { return .failure(.varianceIsZero) }
+            return PowerPlanning.plan(
+                relativeLiftStandardError: se, users: difference.users, treatments: treatments, alpha: tableSettings.alpha,
+                targetMDE: settings.targetMDE, targetPower: settings.targetPower, sequentialTuning: sequentialTuning)
+        }
+        guard let groups = goalStatistics(goal) else { return .failure(.varianceIsZero) }
         let moments = { (group: GroupSufficientStatistics) in
-            self.settings.goalMetric.kind == .conversion ? group.conversionMoments : group.revenueMoments
+            goal.kind == .conversion ? group.conversionMoments : group.revenueMoments
         }
         guard let base = moments(groups[control]), let treated = moments(groups[treatment]) else {
             return .failure(.varianceIsZero)
         }
         return PowerPlanning.plan(
             control: base, treatment: treated, treatments: treatments, alpha: tableSettings.alpha, targetMDE: settings.targetMDE,
-            targetPower: settings.targetPower,
-            sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
+            targetPower: settings.targetPower, sequentialTuning: sequentialTuning)
     }
 
     /// The days the test still needs (docs/statistics.md, "Days left"): for `arpu`, revenue to
@@ -257,18 +291,17 @@ struct OfferingDecision {
     /// needed / enrolment⌉. Then pooled with the dates the earlier nights planned, never below the
     /// days to `min_runtime_days`. nil when enrolment has stopped.
     func daysNeeded(
-        _ plan: PowerPlan, treatment: Int, perDay: (control: Double, treatment: Double), enrolmentPerDay: Double, runtimeDays: Double,
-        group: String
+        _ plan: PowerPlan, goal: Metric, treatment: Int, perDay: (control: Double, treatment: Double), enrolmentPerDay: Double,
+        runtimeDays: Double, group: String
     ) -> DaysNeeded? {
-        let runtimeLeft = DecisionRules.minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
         let tonight: Int?
-        if let days = settings.goalMaturityDays, let groups = goalStatistics() {
+        if let days = goal.maturedDays, let groups = goalStatistics(goal) {
             let matured = groups[control].users + groups[treatment].users
             tonight = DecisionRules.maturedDaysLeft(
                 assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(),
                 asOf: tableSettings.asOf, maturityDays: days, target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay,
                 runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
-        } else if settings.goalMetric == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
+        } else if goal == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
             let scale = min(7, runtimeDays)
             guard
                 let days = TenurePower.daysToTarget(
@@ -277,15 +310,92 @@ struct OfferingDecision {
                     alpha: tableSettings.alpha, targetMDE: settings.targetMDE, targetPower: settings.targetPower,
                     sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
             else { return .unreachable }
-            tonight = max(runtimeLeft, days)
+            tonight = days
         } else {
             tonight = DecisionRules.daysLeft(
                 usersNeeded: plan.usersNeeded, enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
                 minRuntimeDays: settings.minRuntimeDays)
         }
-        guard let tonight else { return nil }
+        return tonight.map { pooled($0, runtimeDays: runtimeDays, group: group) }
+    }
+
+    /// Tonight's days pooled with the dates the earlier nights planned, never below the days to
+    /// `min_runtime_days`.
+    func pooled(_ tonight: Int, runtimeDays: Double, group: String) -> DaysNeeded {
+        let runtimeLeft = DecisionRules.minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
         let planned = plannedDecisions[PreviousNight.key(result.offering.offeringID, group)]
-        return .days(max(runtimeLeft, DecisionRules.pooledDaysLeft(tonight: tonight, asOf: tableSettings.asOf, earlier: planned)))
+        return .days(
+            max(runtimeLeft, DecisionRules.pooledDaysLeft(tonight: max(runtimeLeft, tonight), asOf: tableSettings.asOf, earlier: planned)))
+    }
+
+    // MARK: A projected goal (docs/statistics.md, "Period tests")
+
+    /// The `projected_arpu_365` comparison of `treatment` as the decision reads it; nil without one.
+    func projectedDifference(_ treatment: Int) -> ProjectedDifference? {
+        let name = result.offering.groups[treatment].name
+        guard let comparison = statistics.projection?.comparisons.first(where: { $0.group == name }) else { return nil }
+        return ProjectedDifference(
+            difference: comparison.difference, interval: comparison.differenceInterval, relativeDifference: comparison.relativeDifference,
+            relativeInterval: comparison.relativeInterval, users: result.groups[control].users + result.groups[treatment].users)
+    }
+
+    /// Per treatment, the interval its projected goal is decided by: Holm over the offering's
+    /// treatments, under the job's inference (`ProjectedGoal.intervals`).
+    func projectedGoalIntervals(_ treatments: [Int]) -> [ProjectedGoalInterval?] {
+        let differences = treatments.map {
+            projectedDifference($0)
+                ?? ProjectedDifference(difference: nil, interval: nil, relativeDifference: nil, relativeInterval: nil, users: 0)
+        }
+        return ProjectedGoal.intervals(
+            differences, alpha: tableSettings.alpha,
+            sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
+    }
+
+    /// What of the year `treatment` and control have not seen: each group's unseen part.
+    func unseenParts(_ treatment: Int) -> [(group: String, part: UnseenPart)] {
+        [control, treatment].compactMap { index in
+            let name = result.offering.groups[index].name
+            guard case .yearNotIdentified(let part)? = statistics.projection?.groups.first(where: { $0.group == name })?.gap else {
+                return nil
+            }
+            return (name, part)
+        }
+    }
+
+    /// "control: monthly_1999 needs 11 renewals …": what is unseen, per group, naming products by `product_id`.
+    func unseen(_ treatment: Int) -> String? {
+        let parts = unseenParts(treatment)
+        guard !parts.isEmpty else { return nil }
+        return parts.map {
+            "\($0.group): " + ResultTables.reason(.yearNotIdentified($0.part), productIDs: result.projection?.productIDs ?? [])
+        }
+        .joined(separator: "; ")
+    }
+
+    /// The days until the year of `treatment` and control is identified: for each group whose
+    /// unseen part is a product's renewals, ⌈(renewals needed − renewals seen) × its period⌉
+    /// (`ProjectedGoal.daysUntilRenewalsSeen`), the longer of the two, pooled as any days left;
+    /// nil when a group's unseen part is late purchases alone, or a product without a period
+    /// (when those will be seen cannot be told from tonight).
+    func daysUntilIdentified(treatment: Int, runtimeDays: Double, group: String) -> DaysNeeded? {
+        let parts = unseenParts(treatment)
+        guard !parts.isEmpty else { return nil }
+        var days = 0
+        for (_, part) in parts {
+            guard let product = part.product, let period = result.projection?.products[product].renewalPeriodDays else { return nil }
+            days = max(
+                days, ProjectedGoal.daysUntilRenewalsSeen(seen: part.renewalsIdentified, needed: part.renewalsNeeded, periodDays: period))
+        }
+        return pooled(days, runtimeDays: runtimeDays, group: group)
+    }
+
+    /// The sentence a period test's reason ends with: why the year decides it, or, when the job
+    /// chose another goal, that the user's goal reads revenue the shorter period charges early.
+    static func periodSentence(_ test: PeriodTest, goalIsChosen: Bool) -> String {
+        let periods = "the groups bill on different periods (\(test.periodsInWords))"
+        return goalIsChosen
+            ? "Note: \(periods): revenue so far favours the shorter period's early charges, a year decides such a test."
+            : "Decided on revenue per user in the first year because \(periods)."
     }
 
     /// A group's revenue to date per member, by whole days since `assigned_at`.
@@ -308,20 +418,24 @@ struct OfferingDecision {
     // MARK: The sentence
 
     func reason(
-        _ status: DecisionStatus, row: DecisionRow, withheld: String?, losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?
+        _ status: DecisionStatus, goal goalMetric: Metric, goalOutcome: MetricOutcome, row: DecisionRow, withheld: String?,
+        losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?, unseen: String?, bounds: ConfidenceInterval?
     ) -> String {
         // A product lead's words: the metric's plain name, "a 10.0% change", and power as how
         // often the change would be found.
-        let goal = settings.goalMetric.plainName
+        let goal = goalMetric.plainName
         let change = "a \(ReportFormat.percent(settings.targetMDE)) change in \(goal)"
         let reliably = "\(ReportFormat.percent(settings.targetPower)) of the time"
         switch status {
         case .unhealthy:
             return "Do not act on \(row.group) yet: \(withheld ?? "the verdict is withheld.")"
         case .rollBack:
-            let names = ([settings.goalMetric].filter { outcome($0, of: row.group) == .loses } + losing).map { metric in
-                let lift = comparison(metric, of: row.group)?.relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? ""
-                return metric.plainName + lift
+            let names = ((goalOutcome == .loses ? [goalMetric] : []) + losing).map { metric in
+                let relLift = metric == goalMetric ? row.goalRelLift : comparison(metric, of: row.group)?.relLift
+                let lift = relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? ""
+                // Bounds alone: worse whatever the part of the year not yet seen does.
+                let bounded = metric == goalMetric && bounds != nil ? " even at the most the part not yet seen allows" : ""
+                return metric.plainName + lift + bounded
             }
             return
                 "Roll back \(row.group): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
@@ -331,6 +445,11 @@ struct OfferingDecision {
                 "Too early to decide \(row.group): the test has run \(ReportFormat.days((row.runtimeDays * 10).rounded(.down) / 10)) of the \(ReportFormat.days(settings.minRuntimeDays)) it needs; look again in \(left) day\(left == 1 ? "" : "s")."
         case .ship:
             var text = "Ship \(row.group): \(goal) \(liftWithInterval(row))"
+            if let bounds {
+                let perUser = { (amount: Double) in ReportFormat.signedMoney(amount, self.currency) }
+                text =
+                    "Ship \(row.group): \(goal) is higher whatever the part not yet seen does (\(perUser(bounds.low)) to \(perUser(bounds.high)) per user)"
+            }
             if let impact = row.impact365 {
                 text += ", worth \(ReportFormat.signedMoney(impact, currency)) a year if shipped"
                 if let low = row.impact365CILow, let high = row.impact365CIHigh {
@@ -342,6 +461,10 @@ struct OfferingDecision {
             return
                 "Stop \(row.group): any difference is too small to matter: by now the test would have found \(change) \(ReportFormat.percent(row.power ?? 0)) of the time, and it has found none."
         case .futile:
+            if let unseen, let days {
+                return
+                    "Stop \(row.group): its first year will not be known in time: \(unseen); about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
+            }
             let traffic = "at \(ReportFormat.count(Int(row.enrolmentPerDay.rounded()))) new users a day"
             let finding = "finding \(change)"
             guard let days else {
@@ -351,6 +474,14 @@ struct OfferingDecision {
             return
                 "Stop \(row.group): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
         case .keepRunning:
+            if let unseen {
+                guard let days = row.daysLeft else {
+                    return
+                        "Keep running \(row.group): its first year is not known yet and when it will be cannot be told from tonight: \(unseen)."
+                }
+                return
+                    "Keep running \(row.group): about \(days) day\(days == 1 ? "" : "s") left until its first year is known (then the power is checked): \(unseen)."
+            }
             switch plan {
             case .failure(let gap):
                 return "Keep running \(row.group): the days left cannot be estimated yet: \(gap.description)."

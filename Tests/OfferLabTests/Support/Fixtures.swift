@@ -23,6 +23,11 @@ struct TablesFixture {
     var groups: [(id: Int, offering: Int, name: String, weight: Double)] = [
         (10, 1, "control", 2), (11, 1, "variant", 1), (20, 2, "a", 1), (21, 2, "b", 1),
     ]
+    /// What each group sells: control a weekly plan, the variant a monthly one (so `test` is a
+    /// period test, docs/statistics.md "Period tests", unless a fixture says otherwise).
+    var products: [(group: Int, productID: String, type: String, price: String, badge: String?)] = [
+        (10, "weekly", "weekly", "7.99", nil), (11, "monthly", "monthly", "19.99", "BEST VALUE"),
+    ]
 
     func write(to path: String) throws {
         let database = try SQLiteDatabase(path: path, create: true)
@@ -35,13 +40,18 @@ struct TablesFixture {
             CREATE TABLE subscription_offering_group_copy (offering_group_id INTEGER, header_title TEXT, header_subtitle TEXT,
                 cta_button_text TEXT, supporting_text TEXT);
             CREATE TABLE user_offering_assignments (user_id TEXT, subscription_offering_id TEXT, offering_group_id TEXT, assigned_at TEXT);
-            INSERT INTO subscription_offering_group_products VALUES (10, 'weekly', 'weekly', '7.99', 0, 1, NULL, NULL),
-                (11, 'monthly', 'monthly', '19.99', 0, 1, 'BEST VALUE', NULL);
             INSERT INTO subscription_offering_group_copy VALUES (10, 'Title', 'Sub', 'Next', 'Cancel anytime');
             """)
         let offering = try database.prepare("INSERT INTO subscription_offerings VALUES (?, ?, ?, ?)")
         for row in offerings {
             try offering.run([.integer(Int64(row.id)), .text(row.offeringID), .text(row.name), .integer(row.isActive ? 1 : 0)])
+        }
+        let product = try database.prepare(
+            "INSERT INTO subscription_offering_group_products VALUES (?, ?, ?, ?, 0, 1, ?, NULL)")
+        for row in products {
+            try product.run([
+                .integer(Int64(row.group)), .text(row.productID), .text(row.type), .text(row.price), row.badge.map { .text($0) } ?? .null,
+            ])
         }
         let group = try database.prepare("INSERT INTO subscription_offering_groups VALUES (?, ?, ?, ?)")
         for row in groups {
