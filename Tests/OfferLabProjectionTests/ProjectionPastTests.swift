@@ -54,7 +54,7 @@ struct ProjectionPastTests {
     private func fitted(_ group: ProjectionGroupInput, past: [ProductPast]) -> FittedGroup {
         let configuration = ProjectionConfiguration(asOf: asOf)
         let observation = GroupObservation(group, products: FixtureProduct.all, configuration: configuration)
-        return FittedGroup(observation, products: FixtureProduct.all, horizonDays: 365, past: past, alpha: configuration.alpha)
+        return FittedGroup(observation, products: FixtureProduct.all, past: past, alpha: configuration.alpha)
     }
 
     @Test("The past's chains are counted by the members' rule: renewals made, the next at risk once due, a refund ends the chain")
