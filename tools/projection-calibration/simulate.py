@@ -5,10 +5,12 @@ are simulated one by one for a whole year, with behaviour chosen to break the pr
 assumptions (late entries that fall with tenure, late buyers who start trials, a first renewal
 far below the later ones, later renewals levelling off below 1, a renewal cliff, annual plans,
 passes), and written as the files `offerlab run` reads: offering tables, gzipped JSON Lines
-logs and a job file per reading day. The truth (each group's members' mean revenue_365) goes to
-truth.csv.
+logs and a job file per reading day. The `past-*` settings add the app's past: earlier buyers of
+the members' product_ids over the year before the test, in history/ (read through the jobs'
+`history_logs`). The truth: each group's members' mean revenue_365 in truth.csv, and a
+newcomer's expected revenue_365 per group with the year's winner in expected.csv.
 
-    python3 simulate.py --setting NAME --tests 200 --out DIR [--seed S]
+    python3 simulate.py --setting NAME --tests 200 --out DIR [--seed S] [--past-per-day N]
 """
 import argparse
 import csv
@@ -169,12 +171,12 @@ SETTINGS = {
                        trial_conversion=0.55)]),
     ],
     # An annual plan that converts over weeks (late entries falling on a 45-day scale) against a
-    # monthly one; the past like its members.
+    # monthly one, winning the year; the past like its members.
     "past-annual-converts-slowly": [
         group("monthly", 0.06, falling_late(0.003, 8),
               [product("monthly_999", "monthly", 9.99, 1.0, [(0.6, levelling([0.45, 0.6, 0.7])), (0.4, flat(0.85, 0.93))],
                        past=LIKE)]),
-        group("annual", 0.03, falling_late(0.0012, 45), [product("yearly_3999", "yearly", 39.99, 1.0, flat(0.6, 0.6), past=LIKE)]),
+        group("annual", 0.03, falling_late(0.0016, 45), [product("yearly_3999", "yearly", 39.99, 1.0, flat(0.6, 0.6), past=LIKE)]),
     ],
     # An A/A test: weekly and yearly with trials and refunds, late entries falling.
     "aa": [
