@@ -76,8 +76,11 @@ def print_targets(cells, pooled, comparisons, periods, alpha):
     else:
         print("NO DATA: value intervals cover 93–97 % pooled (no interval with a value).")
     under = [f"{c['setting']} day {c['day']} {c['group']}" for c in cells if c["under_covers"] or c["bounded_under_covers"]]
-    print(f"{verdict(not under)}: no cell under-covers (coverage more than its Monte-Carlo error below 95 %)"
-          + (f": {', '.join(under)}." if under else "."))
+    if cells:
+        print(f"{verdict(not under)}: no cell under-covers (coverage more than its Monte-Carlo error below 95 %)"
+              + (f": {', '.join(under)}." if under else "."))
+    else:
+        print("NO DATA: no cell under-covers (no projection read).")
     # A group whose members have mostly stopped converting: at least 90 % of a newcomer's year of
     # entries fall in its first 30 days (the day-60 members' mean tenure).
     settled = [c for c in cells if c["day"] == "60" and c["past"] == "like" and (c["entered_by_day_30_share"] or 0) >= 0.9]

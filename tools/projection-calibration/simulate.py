@@ -339,13 +339,13 @@ def log_records(events, user, product_ids, stop, next_transaction, offering=None
 def past_chains(groups, rng, chains_per_product, stop):
     """The app's past for one test: per product_id with a past, `chains_per_product` earlier buyers
     (one chain each) whose first charge falls uniformly in the 365 days before START, renewing and
-    refunded as the past behaves, simulated to `stop`. Returns (product, events) pairs."""
+    refunded as the past behaves, simulated to `stop`: one list of events per chain."""
     products = {}
     for spec in groups:
         for p in spec["products"]:
             if past_renewals(p) is not None:
                 products.setdefault(p["name"], p)
-    return [(p, chain_events(float(first), p, past_renewals(p), rng, stop))
+    return [chain_events(float(first), p, past_renewals(p), rng, stop)
             for p in products.values() for first in rng.uniform(-365 * DAY, 0, chains_per_product)]
 
 
@@ -413,7 +413,7 @@ def main():
                 lines += log_records(member.events, user, product_ids, stop, next_transaction, offering, spec["name"])
         # One history file per test (a year of past is too large to hold for every test at once).
         past_lines = []
-        for _, events in past_chains(groups, past_rng, args.past_per_day * 365, stop):
+        for events in past_chains(groups, past_rng, args.past_per_day * 365, stop):
             past_users += 1
             past_lines += log_records(events, f"h{past_users}", product_ids, stop, next_transaction)
         if past_lines:
