@@ -5,9 +5,9 @@
 # Settings: those named, else the settings with an app's past (--past, the `past-*` ones), those
 # without (--no-past), or all. OFFERLAB names the binary (default: a release build of this
 # checkout). Two settings run side by side. Fixed seeds: the same binary gives the same table.
-# Time on two free cores with 200 tests (simulator measured; the binary's share estimated from
-# the earlier study): about 3 minutes a setting without a past, 5–9 with one; all fifteen, about
-# an hour.
+# Time on two free cores with 200 tests: about 20 minutes for the eight settings without a past
+# (measured), 25–30 more for the seven with one (estimated from the simulator's time on 20 tests;
+# docs/projection-calibration.md, "Runtime").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 tests=200
