@@ -107,9 +107,10 @@ def print_targets(cells, pooled, comparisons, periods, alpha):
                > alpha + 1.96 * math.sqrt(alpha * (1 - alpha) / c["period_tests"])]
     if any(c["period_tests"] for c in periods):
         worst = max((c for c in periods if c["period_tests"]), key=lambda c: c["against_year"] / c["period_tests"])
+        above = ", ".join(f"{c['setting']} day {c['day']}" for c in against)
         print(f"{verdict(not against)}: period tests are decided against their year at most alpha = {alpha} (+ its Monte-Carlo "
               f"error) in every setting and day (worst: {worst['setting']} day {worst['day']}, {worst['against_year']} of "
-              f"{worst['period_tests']})" + (f"; above: {', '.join(c['setting'] + ' day ' + c['day'] for c in against)}." if against else "."))
+              f"{worst['period_tests']})" + (f"; above: {above}." if against else "."))
     else:
         print("NO DATA: period tests decided by their year (no decisions.csv with a period test).")
 

@@ -57,7 +57,7 @@ def constant_late(rate):
 # a list of (weight, list) member types), refund probability per charge and refunded share.
 # `past`: how earlier buyers of the same product_id (the app's past, before the test) renewed:
 # None (the product was never sold before), LIKE (as the members do), or their own renewal
-# probabilities (a list or member types, as `renewals`).
+# probabilities (a list or member types, as `renewals`); they are refunded as the members are.
 LIKE = "like"
 
 
@@ -466,8 +466,8 @@ def main():
                     "period_test", "wins_year"])
         for test in range(args.tests):
             for (spec, value, se, early), wins in zip(expected, winners):
-                w.writerow([f"test_{test:04d}", spec["name"], repr(float(value)), repr(float(se)), repr(float(early)), past_kind(spec), int(period_test),
-                            int(wins)])
+                w.writerow([f"test_{test:04d}", spec["name"], repr(float(value)), repr(float(se)), repr(float(early)), past_kind(spec),
+                            int(period_test), int(wins)])
     history = '\nhistory_logs: ["history/*.jsonl.gz"]' if past_events else ""
     for day in READING_DAYS:
         as_of = (START + timedelta(days=day)).strftime("%Y-%m-%dT%H:%M:%SZ")
