@@ -16,7 +16,7 @@ def write(path, header, rows):
         w.writerows(rows)
 
 
-def night(folder, roll_backs_of_the_winner, annual_misses):
+def night(folder, roll_backs_of_the_winner, annual_misses, weekly_bounded):
     """A weekly control (expected 2.0) against an annual treatment that wins the year (3.0), read
     on day 60: intervals of ±1 around the truth, except where stated."""
     offerings = [f"test_{t:04d}" for t in range(TESTS)]
@@ -29,7 +29,7 @@ def night(folder, roll_backs_of_the_winner, annual_misses):
           [[o, g, v, 0.01, 0.99, "like", 1, int(g == "annual")] for (g, o), v in truth.items()])
     projection = []
     for (g, o), v in truth.items():
-        if g == "weekly" and o == "test_0000":
+        if g == "weekly" and int(o[-4:]) < weekly_bounded:
             projection.append([o, g, 1800, 30, 1.0, "", 0.5, 10.0, 0.4])  # bounded, covers
         elif g == "annual" and 1 <= int(o[-4:]) <= annual_misses:
             projection.append([o, g, 1800, 30, 1.0, v + 2, v + 1.5, v + 2.5, 0.4])  # a value that misses
@@ -47,8 +47,8 @@ def night(folder, roll_backs_of_the_winner, annual_misses):
           [[o, "annual", "weekly", "roll_back" if t < roll_backs_of_the_winner else "ship"] for t, o in enumerate(offerings)])
 
 
-def analyse(tmp_path, roll_backs, annual_misses=2):
-    night(str(tmp_path / "data" / "setting"), roll_backs, annual_misses)
+def analyse(tmp_path, roll_backs, annual_misses=2, weekly_bounded=1):
+    night(str(tmp_path / "data" / "setting"), roll_backs, annual_misses, weekly_bounded)
     result = subprocess.run([sys.executable, os.path.join(HERE, "analyse.py"), "--data", str(tmp_path / "data"), "--csv",
                              str(tmp_path / "cells.csv")], check=True, capture_output=True, text=True)
     return result.stdout.splitlines(), list(csv.DictReader(open(tmp_path / "cells.csv")))
@@ -76,3 +76,9 @@ def test_a_cell_far_below_95_percent_under_covers(tmp_path):
     lines, _ = analyse(tmp_path, roll_backs=1, annual_misses=6)  # 14 of 20: 70 % + 9.6 points < 95 %
     assert "FAIL: no cell under-covers (coverage more than its Monte-Carlo error below 95 %): setting day 60 annual." in lines
     assert "FAIL: value intervals cover 93–97 % pooled (84.6 % of 39)." in lines
+
+
+def test_a_settled_group_with_bounds_in_a_quarter_of_its_tests_fails_the_day_60_target(tmp_path):
+    lines, _ = analyse(tmp_path, roll_backs=1, weekly_bounded=5)  # weekly: a value in 15 of 20
+    assert ("FAIL: with a past like its members, a settled group has a value at day 60 in ≥ 80 % of tests (1 of 2 groups); "
+            "below: setting weekly (75 %).") in lines
