@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Reads each setting's truth.csv and the nights `offerlab run` wrote for it, and prints the
-calibration table of docs/projection-calibration.md (markdown on stdout, one CSV row per cell to
---csv).
+"""Reads each setting's truth.csv (the members' realised mean), expected.csv (a newcomer's
+expected revenue_365 and the year's winner) and the nights `offerlab run` wrote for it, and prints
+the calibration tables of docs/projection-calibration.md with a pass/fail line per target of issue
+58 item 6 (markdown on stdout, one CSV row per cell to --csv).
 
     python3 analyse.py --data DIR [--csv FILE]     (DIR holds one folder per setting)
 """
@@ -23,6 +24,97 @@ def number(text):
     return float(text) if text not in ("", None) else None
 
 
+PROJECTION_COLUMNS = {"offering_id", "group", "users", "observed_days_mean", "realized_arpu", "projected_arpu_365",
+                      "projected_arpu_365_ci_low", "projected_arpu_365_ci_high"}
+NOMINAL = 0.95
+
+
+def under_covers(covered, count):
+    """A cell under-covers when its coverage lies below 95 % by more than its Monte-Carlo error
+    (1.96 standard errors of a binomial share at 95 %)."""
+    return count > 0 and covered / count + 1.96 * math.sqrt(NOMINAL * (1 - NOMINAL) / count) < NOMINAL
+
+
+def verdict(passed):
+    return "PASS" if passed else "FAIL"
+
+
+def period_decisions(setting, day, rows, expected):
+    """The night's decisions in the period tests whose year has a winner: a `ship` of a treatment
+    that does not win the year over its control, or a `roll_back` of one that does, is decided
+    against the year."""
+    counts = dict(setting=setting, day=day, period_tests=0, ship=0, roll_back=0, keep_running=0, other=0, against_year=0)
+    for r in rows:
+        treatment, control = expected[(r["offering_id"], r["group"])], expected[(r["offering_id"], r["control_group"])]
+        if treatment["period_test"] != "1":
+            continue
+        treatment_wins = float(treatment["expected_revenue_365"]) > float(control["expected_revenue_365"])
+        if treatment["wins_year"] != "1" and control["wins_year"] != "1":
+            continue  # no group wins this year beyond the truth's own error
+        counts["period_tests"] += 1
+        status = r["status"]
+        counts[status if status in ("ship", "roll_back", "keep_running") else "other"] += 1
+        counts["against_year"] += (status == "ship" and not treatment_wins) or (status == "roll_back" and treatment_wins)
+    return counts
+
+
+def mean_of(rows, column):
+    values = []
+    for row in rows:
+        try:
+            values.append(float(row[column]))
+        except (TypeError, ValueError):
+            pass
+    return statistics.mean(values) if values else None
+
+
+def print_targets(cells, pooled, comparisons, periods, alpha):
+    """One pass/fail line per target of issue 58 item 6 (a target without data says so)."""
+    if pooled[1]:
+        share = pooled[0] / pooled[1]
+        print(f"{verdict(0.93 <= share <= 0.97)}: value intervals cover 93–97 % pooled ({100 * share:.1f} % of {pooled[1]}).")
+    else:
+        print("NO DATA: value intervals cover 93–97 % pooled (no interval with a value).")
+    under = [f"{c['setting']} day {c['day']} {c['group']}" for c in cells if c["under_covers"] or c["bounded_under_covers"]]
+    if cells:
+        print(f"{verdict(not under)}: no cell under-covers (coverage more than its Monte-Carlo error below 95 %)"
+              + (f": {', '.join(under)}." if under else "."))
+    else:
+        print("NO DATA: no cell under-covers (no projection read).")
+    # A group whose members have mostly stopped converting: at least 90 % of a newcomer's year of
+    # entries fall in its first 30 days (the day-60 members' mean tenure).
+    settled = [c for c in cells if c["day"] == "60" and c["past"] == "like" and (c["entered_by_day_30_share"] or 0) >= 0.9]
+    short = [f"{c['setting']} {c['group']} ({100 * c['with_value']:.0f} %)" for c in settled if c["with_value"] < 0.8]
+    if settled:
+        print(f"{verdict(not short)}: with a past like its members, a settled group has a value at day 60 in ≥ 80 % of tests "
+              f"({len(settled) - len(short)} of {len(settled)} groups)" + (f"; below: {', '.join(short)}." if short else "."))
+    else:
+        print("NO DATA: a value at day 60 with a past like its members (no such setting read).")
+    count = sum(c["with_difference"] for c in comparisons if c["has_expected"])
+    if count:
+        share = sum(c["covers_expected"] for c in comparisons if c["has_expected"]) / count
+        low = NOMINAL - 1.96 * math.sqrt(NOMINAL * (1 - NOMINAL) / count)
+        print(f"{verdict(share >= low)}: comparisons with a difference cover the expected difference per newcomer at 95 % "
+              f"({100 * share:.1f} % of {count}; at least {100 * low:.1f} % needed).")
+    else:
+        print("NO DATA: comparisons cover the expected difference (no comparison with a difference).")
+    bounded = sum(c["bounded_difference"] for c in comparisons if c["has_expected"])
+    if bounded:
+        share = sum(c["bounded_covers_expected"] for c in comparisons if c["has_expected"]) / bounded
+        print(f"{verdict(not under_covers(share * bounded, bounded))}: bounded comparisons cover the expected difference "
+              f"({100 * share:.1f} % of {bounded}).")
+    against = [c for c in periods if c["period_tests"] and c["against_year"] / c["period_tests"]
+               > alpha + 1.96 * math.sqrt(alpha * (1 - alpha) / c["period_tests"])]
+    if any(c["period_tests"] for c in periods):
+        worst = max((c for c in periods if c["period_tests"]), key=lambda c: c["against_year"] / c["period_tests"])
+        above = ", ".join(f"{c['setting']} day {c['day']}" for c in against)
+        print(f"{verdict(not against)}: period tests are decided against their year at most alpha = {alpha} (+ its Monte-Carlo "
+              f"error) in every setting and day (worst: {worst['setting']} day {worst['day']}, {worst['against_year']} of "
+              f"{worst['period_tests']})" + (f"; above: {above}." if against else "."))
+    else:
+        print("NO DATA: period tests decided by their year (no decisions.csv with a period test).")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", required=True)
@@ -33,14 +125,14 @@ def main():
     pooled = [0, 0]
     bounded_pooled = [0, 0]
     comparisons = []
+    periods = []
     for setting in sorted(os.listdir(args.data)):
         folder = os.path.join(args.data, setting)
         if not os.path.exists(os.path.join(folder, "truth.csv")):
             continue
-        truth_rows = read(os.path.join(folder, "truth.csv"))
-        truth = {(r["day"], r["offering_id"], r["group"]): float(r["true_arpu_365"]) for r in truth_rows}
-        # A newcomer's expected revenue_365 per group: the comparison's target (simulate.expected_revenue_365).
-        expected = {r["group"]: float(r["expected_revenue_365"]) for r in truth_rows}
+        truth = {(r["day"], r["offering_id"], r["group"]): float(r["true_arpu_365"]) for r in read(os.path.join(folder, "truth.csv"))}
+        expected_path = os.path.join(folder, "expected.csv")
+        expected = {(r["offering_id"], r["group"]): r for r in read(expected_path)} if os.path.exists(expected_path) else {}
         for day in ("30", "60"):
             nights = glob.glob(os.path.join(folder, f"out-day{day}", "*", "projection.csv"))
             if not nights:
@@ -50,9 +142,11 @@ def main():
             by_group = {}
             for row in rows:
                 by_group.setdefault(row["group"], []).append(row)
+            extra_columns = [c for c in rows[0] if c not in PROJECTION_COLUMNS] if rows else []
             for name, group_rows in by_group.items():
                 trues, realised, covered, widths, biases = [], [], [], [], []
                 bounded_covered, bounded_widths = [], []
+                about = expected.get((group_rows[0]["offering_id"], name), {})
                 for row in group_rows:
                     true = truth[(day, row["offering_id"], name)]
                     trues.append(true)
@@ -82,30 +176,47 @@ def main():
                     median_bias=statistics.median(biases) if biases else None,
                     bounded=len(bounded_covered) / tests,
                     bounded_coverage=sum(bounded_covered) / len(bounded_covered) if bounded_covered else None,
-                    bounded_width=statistics.median(bounded_widths) if bounded_widths else None))
+                    bounded_width=statistics.median(bounded_widths) if bounded_widths else None,
+                    under_covers=under_covers(sum(covered), len(covered)),
+                    bounded_under_covers=under_covers(sum(bounded_covered), len(bounded_covered)),
+                    past=about.get("past", ""), entered_by_day_30_share=number(about.get("entered_by_day_30_share")),
+                    # Columns projection.csv gained after this script (the past's share of the year, …):
+                    # their mean, for the CSV, whatever they are called.
+                    **{f"mean_{c}": mean_of(group_rows, c) for c in extra_columns}))
             # The comparison on projected_arpu_365: how often it is significant (a false positive in an A/A test).
             rows = [r for r in read(os.path.join(night, "comparisons.csv")) if r["metric"] == "projected_arpu_365"]
             with_p = [r for r in rows if r["p_value"] != ""]
             significant = sum(1 for r in with_p if float(r["p_value"]) < args.alpha)
-            excluding_zero = wrong_side = covered_difference = covered_expected = covered_expected_with_value = 0
-            expected_difference = None
+            excluding_zero = wrong_side = covered_difference = 0
+            # The expected difference per newcomer (§2.14 "The comparison is about the next
+            # newcomers"): the target of the comparison's interval, with a value or bounded.
+            with_value_covered = with_value_count = bounded_covered_expected = bounded_count = 0
             for r in rows:
                 if r["abs_lift_ci_low"] == "":
                     continue
                 low, high = float(r["abs_lift_ci_low"]), float(r["abs_lift_ci_high"])
                 true_difference = truth[(day, r["offering_id"], r["group"])] - truth[(day, r["offering_id"], r["control_group"])]
-                expected_difference = expected[r["group"]] - expected[r["control_group"]]
                 covered_difference += low <= true_difference <= high
-                covered_expected += low <= expected_difference <= high
-                if r["p_value"] != "":
-                    covered_expected_with_value += low <= expected_difference <= high
                 if low > 0 or high < 0:
                     excluding_zero += 1
-                    wrong_side += (low > 0 and expected_difference < 0) or (high < 0 and expected_difference > 0)
-            comparisons.append(dict(setting=setting, day=day, tests=len(rows), expected_difference=expected_difference,
-                                    with_value=len(with_p), significant=significant, interval_excludes_zero=excluding_zero,
-                                    wrong_side=wrong_side, covers_expected=covered_expected,
-                                    covers_expected_with_value=covered_expected_with_value, covers_true_difference=covered_difference))
+                    wrong_side += (low > 0 and true_difference < 0) or (high < 0 and true_difference > 0)
+                if expected:
+                    expected_difference = (float(expected[(r["offering_id"], r["group"])]["expected_revenue_365"])
+                                           - float(expected[(r["offering_id"], r["control_group"])]["expected_revenue_365"]))
+                    inside = low <= expected_difference <= high
+                    if r.get("abs_lift", "") != "":
+                        with_value_count += 1
+                        with_value_covered += inside
+                    else:
+                        bounded_count += 1
+                        bounded_covered_expected += inside
+            comparisons.append(dict(setting=setting, day=day, tests=len(rows), with_value=len(with_p), significant=significant,
+                                    interval_excludes_zero=excluding_zero, wrong_side=wrong_side, covers_true_difference=covered_difference,
+                                    has_expected=bool(expected), with_difference=with_value_count, covers_expected=with_value_covered,
+                                    bounded_difference=bounded_count, bounded_covers_expected=bounded_covered_expected))
+            decisions_path = os.path.join(night, "decisions.csv")
+            if expected and os.path.exists(decisions_path):
+                periods.append(period_decisions(setting, day, read(decisions_path), expected))
 
     def percent(x):
         return "–" if x is None else f"{100 * x:.1f} %"
@@ -129,29 +240,34 @@ def main():
     if bounded_pooled[1]:
         print(f"Bounded intervals (no value): {100 * bounded_pooled[0] / bounded_pooled[1]:.1f} % of {bounded_pooled[1]} cover.")
     print()
-    # The comparison's target is a newcomer's expected difference (contract §2.14); the members'
-    # realised difference is shown beside it.
-    print("| setting | day | comparisons | expected difference | with a p-value | p < alpha | interval excludes 0 "
-          "| of which on the wrong side | interval covers the expected difference | of those with a p-value "
-          "| interval covers the members' difference |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    pooled_expected = [0, 0]
+    print("| setting | day | comparisons | with a p-value | p < alpha | interval excludes 0 | of which on the wrong side "
+          "| interval covers the true difference |")
+    print("|---|---|---|---|---|---|---|---|")
     for c in comparisons:
-        difference = "–" if c["expected_difference"] is None else f"{c['expected_difference']:+.3f}"
-        with_value = f"{c['covers_expected_with_value']} of {c['with_value']}" if c["with_value"] else "–"
-        print(f"| {c['setting']} | {c['day']} | {c['tests']} | {difference} | {c['with_value']} | {c['significant']} "
-              f"| {c['interval_excludes_zero']} | {c['wrong_side']} | {c['covers_expected']} | {with_value} "
-              f"| {c['covers_true_difference']} |")
-        pooled_expected[0] += c["covers_expected_with_value"]
-        pooled_expected[1] += c["with_value"]
-    if pooled_expected[1]:
-        p = pooled_expected[0] / pooled_expected[1]
+        print(f"| {c['setting']} | {c['day']} | {c['tests']} | {c['with_value']} | {c['significant']} | {c['interval_excludes_zero']} "
+              f"| {c['wrong_side']} | {c['covers_true_difference']} |")
+    if any(c["has_expected"] for c in comparisons):
         print()
-        print(f"Comparisons with a value: their interval covers the expected difference in {100 * p:.1f} % of "
-              f"{pooled_expected[1]} (Monte-Carlo s.e. {100 * math.sqrt(p * (1 - p) / pooled_expected[1]):.1f} points).")
+        print("| setting | day | comparisons with a difference | cover the expected difference per newcomer "
+              "| bounded | bounded cover it |")
+        print("|---|---|---|---|---|---|")
+        for c in comparisons:
+            if c["has_expected"]:
+                print(f"| {c['setting']} | {c['day']} | {c['with_difference']} | {c['covers_expected']} | {c['bounded_difference']} "
+                      f"| {c['bounded_covers_expected']} |")
+    if periods:
+        print()
+        print("| setting | day | period tests with a year's winner | ship | roll_back | keep_running | other | against the year |")
+        print("|---|---|---|---|---|---|---|---|")
+        for c in periods:
+            print(f"| {c['setting']} | {c['day']} | {c['period_tests']} | {c['ship']} | {c['roll_back']} | {c['keep_running']} "
+                  f"| {c['other']} | {c['against_year']} |")
+    print()
+    print_targets(cells, pooled, comparisons, periods, args.alpha)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(cells[0].keys()), lineterminator="\n")
+            fields = list(dict.fromkeys(key for c in cells for key in c))
+            w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
             w.writeheader()
             w.writerows(cells)
 

@@ -5,10 +5,12 @@ are simulated one by one for a whole year, with behaviour chosen to break the pr
 assumptions (late entries that fall with tenure, late buyers who start trials, a first renewal
 far below the later ones, later renewals levelling off below 1, a renewal cliff, annual plans,
 passes), and written as the files `offerlab run` reads: offering tables, gzipped JSON Lines
-logs and a job file per reading day. The truth (each group's members' mean revenue_365, and a
-newcomer's expected revenue_365 in the group, `expected_revenue_365`) goes to truth.csv.
+logs and a job file per reading day. The `past-*` settings add the app's past: earlier buyers of
+the members' product_ids over the year before the test, in history/ (read through the jobs'
+`history_logs`). The truth: each group's members' mean revenue_365 in truth.csv, and a
+newcomer's expected revenue_365 per group with the year's winner in expected.csv.
 
-    python3 simulate.py --setting NAME --tests 200 --out DIR [--seed S]
+    python3 simulate.py --setting NAME --tests 200 --out DIR [--seed S] [--past-per-day N]
 """
 import argparse
 import csv
@@ -53,10 +55,21 @@ def constant_late(rate):
 # A product: type, price, share of the group's entries, trial days (0: none), the share of
 # its entries that start the trial, trial conversion, renewal probabilities by index (a list, or
 # a list of (weight, list) member types), refund probability per charge and refunded share.
+# `past`: how earlier buyers of the same product_id (the app's past, before the test) renewed:
+# None (the product was never sold before), LIKE (as the members do), or their own renewal
+# probabilities (a list or member types, as `renewals`); they are refunded as the members are.
+LIKE = "like"
+
+
 def product(name, type_, price, share, renewals=None, trial_days=0, trial_share=0.0, trial_conversion=0.0, refund=0.03,
-            refund_share=1.0):
+            refund_share=1.0, past=None):
     return dict(name=name, type=type_, price=price, share=share, renewals=renewals or [], trial_days=trial_days,
-                trial_share=trial_share, trial_conversion=trial_conversion, refund=refund, refund_share=refund_share)
+                trial_share=trial_share, trial_conversion=trial_conversion, refund=refund, refund_share=refund_share, past=past)
+
+
+def past_renewals(spec):
+    """The renewal probabilities of the product's earlier buyers (None: no past)."""
+    return None if spec["past"] is None else spec["renewals"] if spec["past"] == LIKE else spec["past"]
 
 
 def group(name, paywall, late, products, late_trial_share=None):
@@ -115,6 +128,56 @@ SETTINGS = {
                        trial_share=0.6, trial_conversion=0.45)]),
         group("pass", 0.11, falling_late(0.003, 15), [product("pass_3day", "3_day_pass", 4.99, 1.0, refund=0.05, refund_share=0.5)]),
     ],
+    # With the app's past (earlier buyers of the same product_ids, written to history/): every
+    # setting below is a year the members have not seen, told by the past or bounded without one.
+    # A period test whose annual plan wins the year (by about a quarter); the past like its members.
+    "past-weekly-vs-annual": [
+        group("weekly", 0.08, falling_late(0.004, 8),
+              [product("weekly_699", "weekly", 6.99, 1.0, [(0.5, flat(0.3, 0.5)), (0.5, flat(0.75, 0.88))], past=LIKE)]),
+        group("annual", 0.056, falling_late(0.002, 8), [product("yearly_4999", "yearly", 49.99, 1.0, flat(0.6, 0.6), past=LIKE)]),
+    ],
+    # The same plans, the annual one losing the year (fewer buyers on the paywall).
+    "past-annual-loses": [
+        group("weekly", 0.08, falling_late(0.004, 8),
+              [product("weekly_699", "weekly", 6.99, 1.0, [(0.5, flat(0.3, 0.5)), (0.5, flat(0.75, 0.88))], past=LIKE)]),
+        group("annual", 0.032, falling_late(0.002, 8), [product("yearly_4999", "yearly", 49.99, 1.0, flat(0.6, 0.6), past=LIKE)]),
+    ],
+    # A 3-day pass against a monthly plan, the past like its members: the monthly plan wins the year.
+    "past-pass-vs-monthly": [
+        group("monthly", 0.07, falling_late(0.003, 8),
+              [product("monthly_1499", "monthly", 14.99, 1.0, [(0.5, flat(0.4, 0.7)), (0.5, flat(0.8, 0.92))], past=LIKE)]),
+        group("pass", 0.11, falling_late(0.003, 8), [product("pass_3day", "3_day_pass", 4.99, 1.0, refund=0.05, refund_share=0.5,
+                                                            past=LIKE)]),
+    ],
+    # Earlier buyers far more loyal than the members: the past renews at 0.9, then 0.97.
+    "past-loyal": [
+        group("weekly", 0.08, falling_late(0.004, 8),
+              [product("weekly_699", "weekly", 6.99, 1.0, flat(0.35, 0.6), past=flat(0.9, 0.97))]),
+        group("monthly", 0.07, falling_late(0.004, 8),
+              [product("monthly_1499", "monthly", 14.99, 1.0, flat(0.4, 0.65), past=flat(0.9, 0.97))]),
+    ],
+    # A new price with no past: the treatment's product_id was never sold before.
+    "past-new-price": [
+        group("current", 0.08, falling_late(0.004, 8),
+              [product("weekly_699", "weekly", 6.99, 1.0, [(0.5, flat(0.3, 0.5)), (0.5, flat(0.75, 0.88))], past=LIKE)]),
+        group("new-price", 0.065, falling_late(0.004, 8),
+              [product("weekly_899", "weekly", 8.99, 1.0, [(0.5, flat(0.3, 0.5)), (0.5, flat(0.75, 0.88))])]),
+    ],
+    # A trial plan with no past against the annual plan the app has sold for a year.
+    "past-trial-no-past": [
+        group("annual", 0.05, falling_late(0.003, 8), [product("yearly_4999", "yearly", 49.99, 1.0, flat(0.6, 0.6), past=LIKE)]),
+        group("annual-trial", 0.06, falling_late(0.003, 8),
+              [product("yearly_4999_trial", "yearly", 49.99, 1.0, flat(0.55, 0.6), trial_days=7, trial_share=1.0,
+                       trial_conversion=0.55)]),
+    ],
+    # An annual plan that converts over weeks (late entries falling on a 45-day scale) against a
+    # monthly one, winning the year; the past like its members.
+    "past-annual-converts-slowly": [
+        group("monthly", 0.06, falling_late(0.003, 8),
+              [product("monthly_999", "monthly", 9.99, 1.0, [(0.6, levelling([0.45, 0.6, 0.7])), (0.4, flat(0.85, 0.93))],
+                       past=LIKE)]),
+        group("annual", 0.03, falling_late(0.0016, 45), [product("yearly_3999", "yearly", 39.99, 1.0, flat(0.6, 0.6), past=LIKE)]),
+    ],
     # An A/A test: weekly and yearly with trials and refunds, late entries falling.
     "aa": [
         group(name, 0.08, falling_late(0.003, 15),
@@ -130,14 +193,20 @@ def iso(seconds):
     return (START + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+DRAWN = object()
+
+
 class Member:
     """One member's year: its events (seconds since START) and its revenue_365."""
 
-    def __init__(self, assigned, group_spec, rng):
+    def __init__(self, assigned, group_spec, rng, entry=DRAWN):
+        """`entry`: the time the member enters (None: never); drawn from the group's entry
+        behaviour unless given."""
         self.assigned = assigned
         self.events = []
         self.revenue365 = 0.0
-        entry = self.entry_time(group_spec, rng)
+        if entry is DRAWN:
+            entry = self.entry_time(group_spec, rng)
         if entry is None:
             return
         late = entry - assigned >= DAY
@@ -162,85 +231,127 @@ class Member:
         return None
 
     def chain(self, time, spec, rng):
-        renewals = spec["renewals"]
-        if renewals and isinstance(renewals[0], tuple):
-            weights = [w for w, _ in renewals]
-            renewals = renewals[rng.choice(len(renewals), p=weights)][1]
-        period = PERIOD_DAYS[spec["type"]]
         horizon = self.assigned + 365 * DAY
-        index = 0
-        while True:
-            expires = time + (period if period else 3) * DAY
-            self.events.append(("purchase" if index == 0 else "renewal", time, spec, spec["price"], expires))
-            if time < horizon:
-                self.revenue365 += spec["price"]
-            if rng.random() < spec["refund"]:
-                refund_time = time + rng.uniform(0.2, 10) * DAY
-                amount = round(spec["price"] * spec["refund_share"], 2)
-                self.events.append(("refund", refund_time, spec, amount, None))
-                if refund_time < horizon:
-                    self.revenue365 -= amount
-                return
-            if period is None or index >= len(renewals) or rng.random() >= renewals[index]:
-                return
-            time = expires + rng.uniform(60, 7200)
-            index += 1
-            if time > self.assigned + 400 * DAY:
-                return
+        for event in chain_events(time, spec, spec["renewals"], rng, self.assigned + 400 * DAY):
+            self.events.append(event)
+            kind, when, _, amount, _ = event
+            if when < horizon:
+                self.revenue365 += -amount if kind == "refund" else amount
 
 
-def expected_revenue_365(spec, steps_per_day=24):
-    """A newcomer's expected revenue_365 in a group: what `Member` pays on average, summed over
-    its entry day (the paywall, or late day d by the hazard), the product, the trial and each
-    charge k of the chain, weighted by the chance the chain reaches it (no refund before it, the
-    renewals' probabilities, per member type). The time within an entry day is integrated by
-    the midpoint rule; the renewals' jitter (60–7 200 s each) and the trial's charge delay
-    (60–3 600 s) enter at their means (they move a charge across day 365 by hours at most)."""
-    jitter = (60 + 7200) / 2 / DAY
-    trial_delay = (60 + 3600) / 2 / DAY
+def chain_events(time, spec, renewals, rng, stop):
+    """One subscription chain from its first charge at `time`: charges renewing with `renewals`
+    (a list by renewal index, or (weight, list) member types), a refund ending it, no renewal
+    after `stop`. Events are (kind, time, product, amount, expires)."""
+    if renewals and isinstance(renewals[0], tuple):
+        weights = [w for w, _ in renewals]
+        renewals = renewals[rng.choice(len(renewals), p=weights)][1]
+    period = PERIOD_DAYS[spec["type"]]
+    events = []
+    index = 0
+    while True:
+        expires = time + (period if period else 3) * DAY
+        events.append(("purchase" if index == 0 else "renewal", time, spec, spec["price"], expires))
+        if rng.random() < spec["refund"]:
+            refund_time = time + rng.uniform(0.2, 10) * DAY
+            events.append(("refund", refund_time, spec, round(spec["price"] * spec["refund_share"], 2), None))
+            return events
+        if period is None or index >= len(renewals) or rng.random() >= renewals[index]:
+            return events
+        time = expires + rng.uniform(60, 7200)
+        index += 1
+        if time > stop:
+            return events
 
-    def chain_value(start, product_spec):
-        """The expected revenue_365 of a chain whose first charge is at `start` days."""
-        renewals = product_spec["renewals"]
-        types = renewals if renewals and isinstance(renewals[0], tuple) else [(1.0, renewals)]
-        period = PERIOD_DAYS[product_spec["type"]]
-        price, refund = product_spec["price"], product_spec["refund"]
-        amount = round(price * product_spec["refund_share"], 2)
-        total = 0.0
-        for weight, rates in types:
-            reach, time, index = 1.0, start, 0
-            while reach > 0 and time < 365 and time <= 400:
-                total += weight * reach * price
-                # A refund 0.2–10 days after the charge, before day 365.
-                total -= weight * reach * refund * amount * min(1.0, max(0.0, (365 - time - 0.2) / 9.8))
-                if period is None or index >= len(rates):
-                    break
-                reach *= (1 - refund) * rates[index]
-                time += period + jitter
-                index += 1
-        return total
 
-    def entry_value(entry, late):
-        value = 0.0
-        for product_spec in spec["products"]:
-            trial_share = spec["late_trial_share"] if late and spec["late_trial_share"] is not None else product_spec["trial_share"]
-            if product_spec["trial_days"] == 0:
-                trial_share = 0.0
-            trial_start = entry + product_spec["trial_days"] + trial_delay
-            value += product_spec["share"] * (
-                (1 - trial_share) * chain_value(entry, product_spec)
-                + trial_share * product_spec["trial_conversion"] * chain_value(trial_start, product_spec))
-        return value
-
-    expected = spec["paywall"] * entry_value((30 + 1800) / 2 / DAY, False)
-    waiting = 1 - spec["paywall"]
+def entry_probabilities(spec):
+    """P(a member enters on its first visit) at index 0, P(it enters on day d) at index d ≤ 365."""
+    probabilities = np.zeros(366)
+    probabilities[0] = spec["paywall"]
+    waiting = 1.0 - spec["paywall"]
     for day in range(1, 366):
-        enters = waiting * spec["late"](day)
-        if day < 365:
-            within = [(step + 0.5) / steps_per_day for step in range(steps_per_day)]
-            expected += enters * sum(entry_value(day + u, True) for u in within) / steps_per_day
-        waiting -= enters
-    return expected
+        hazard = min(1.0, spec["late"](day))
+        probabilities[day] = waiting * hazard
+        waiting *= 1.0 - hazard
+    return probabilities
+
+
+def expected_newcomer(spec, rng, entrants):
+    """A newcomer's expected revenue_365 in the group, from its behaviour and not from the members
+    drawn: P(entry) exactly, times the mean revenue_365 of `entrants` simulated entrants whose entry
+    day is drawn from the exact entry distribution. Returns (expectation, its Monte-Carlo s.e., the
+    share of the year's entrants who enter in their first 30 days)."""
+    probabilities = entry_probabilities(spec)
+    entering = probabilities.sum()
+    days = rng.choice(366, size=entrants, p=probabilities / entering)
+    revenues = np.empty(entrants)
+    for i, day in enumerate(days):
+        entry = rng.uniform(30, 1800) if day == 0 else (day + rng.random()) * DAY
+        revenues[i] = Member(0.0, spec, rng, entry).revenue365
+    return (entering * revenues.mean(), entering * revenues.std(ddof=1) / math.sqrt(entrants),
+            probabilities[:30].sum() / entering)
+
+
+def year_winners(expectations):
+    """Per group, whether it wins the year: its expected revenue_365 exceeds every other group's by
+    more than 4 Monte-Carlo standard errors of the difference (no group wins an A/A test)."""
+    return [all(value - other > 4 * math.hypot(se, other_se) for j, (other, other_se) in enumerate(expectations) if j != i)
+            for i, (value, se) in enumerate(expectations)]
+
+
+def past_kind(spec):
+    """How a group's products were sold before the test: like (every product like its members),
+    none (no product ever sold), own (earlier buyers behave otherwise) or mixed."""
+    kinds = {"none" if p["past"] is None else "like" if p["past"] == LIKE else "own" for p in spec["products"]}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def log_records(events, user, product_ids, stop, next_transaction, offering=None, group_name=None):
+    """The JSON Lines of one user's events before `stop`: (time, line) pairs."""
+    chains = {}
+    records = []
+    for kind, time, p, amount, expires in events:
+        if time >= stop:
+            continue
+        transaction = next_transaction()
+        record = {"event_id": f"e{transaction}", "ts": iso(time), "user_id": user, "event": kind,
+                  "product_id": product_ids[p["name"]]}
+        if offering is not None:
+            record["offering_id"] = offering
+            record["test_group_id"] = group_name
+        if kind == "refund":
+            record["transaction_id"] = chains[p["name"]][-1]
+            record["original_transaction_id"] = chains[p["name"]][0]
+        else:
+            record["transaction_id"] = str(transaction)
+            if kind != "trial_start":
+                chains.setdefault(p["name"], []).append(str(transaction))
+                record["original_transaction_id"] = chains[p["name"]][0]
+            if expires is not None:
+                record["expires_at"] = iso(expires)
+        if amount is not None:
+            record["price"] = amount
+            record["currency"] = "USD"
+        records.append((time, json.dumps(record, separators=(",", ":"))))
+    return records
+
+
+def past_chains(groups, rng, chains_per_product, stop):
+    """The app's past for one test: per product_id with a past, `chains_per_product` earlier buyers
+    (one chain each) whose first charge falls uniformly in the 365 days before START, renewing and
+    refunded as the past behaves, simulated to `stop`: one list of events per chain."""
+    products = {}
+    for spec in groups:
+        for p in spec["products"]:
+            if past_renewals(p) is not None:
+                products.setdefault(p["name"], p)
+    return [chain_events(float(first), p, past_renewals(p), rng, stop)
+            for p in products.values() for first in rng.uniform(-365 * DAY, 0, chains_per_product)]
+
+
+# Seeds by setting: the first eight settings keep the streams they had before the past existed.
+SEED_ORDER = sorted(name for name in SETTINGS if not name.startswith("past-")) + sorted(
+    name for name in SETTINGS if name.startswith("past-"))
 
 
 def main():
@@ -248,30 +359,47 @@ def main():
     parser.add_argument("--setting", required=True, choices=sorted(SETTINGS))
     parser.add_argument("--tests", type=int, default=200)
     parser.add_argument("--users-per-day", type=int, default=30, help="members arriving per group and day")
+    parser.add_argument("--past-per-day", type=int, default=3,
+                        help="earlier buyers a day per product with a past, over the 365 days before the test")
+    parser.add_argument("--truth-entrants", type=int, default=200_000,
+                        help="simulated entrants per group for the expected newcomer revenue")
     parser.add_argument("--out", required=True)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     groups = SETTINGS[args.setting]
-    rng = np.random.default_rng([args.seed, sorted(SETTINGS).index(args.setting)])
+    setting_seed = SEED_ORDER.index(args.setting)
+    rng = np.random.default_rng([args.seed, setting_seed])
+    past_rng = np.random.default_rng([args.seed, setting_seed, 1])
+    truth_rng = np.random.default_rng([args.seed, setting_seed, 2])
     os.makedirs(os.path.join(args.out, "tables"), exist_ok=True)
-    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
     horizon_days = max(READING_DAYS)
+    stop = horizon_days * DAY
     offerings, group_rows, product_rows, copy_rows, assignments = [], [], [], [], []
     truth = {}  # (reading day, offering, group) -> [users, Σ revenue_365]
-    user_number = 0
-    transaction = 10**15
+    user_number = past_users = 0
+    transaction = [10**15]
+
+    def next_transaction():
+        transaction[0] += 1
+        return transaction[0]
+
     lines = []
+    past_events = 0
     for test in range(args.tests):
         offering = f"test_{test:04d}"
+        # Each test is an app of its own: its product_ids are its own, so no test's members or
+        # past are another test's past.
+        product_ids = {p["name"]: f"{p['name']}_t{test:04d}" for spec in groups for p in spec["products"]}
         offerings.append([test + 1, offering, f"{args.setting} test {test}", 1, "2026-01-01 00:00:00"])
         for index, spec in enumerate(groups):
             group_id = test * len(groups) + index + 1
             group_rows.append([group_id, test + 1, spec["name"], 1])
             copy_rows.append([group_id, "Title", "Subtitle", "Continue", "Cancel anytime"])
             for position, p in enumerate(spec["products"]):
-                product_rows.append([group_id, position, p["name"], p["type"], p["price"], 1 if position == 0 else 0, "", ""])
+                product_rows.append([group_id, position, product_ids[p["name"]], p["type"], p["price"], 1 if position == 0 else 0,
+                                     "", ""])
             members = args.users_per_day * horizon_days
-            for arrival in np.sort(rng.uniform(0, horizon_days * DAY, members)):
+            for arrival in np.sort(rng.uniform(0, stop, members)):
                 user_number += 1
                 user = f"u{user_number}"
                 assigned = float(arrival)
@@ -282,27 +410,17 @@ def main():
                         cell = truth.setdefault((day, offering, spec["name"]), [0, 0.0])
                         cell[0] += 1
                         cell[1] += member.revenue365
-                chains = {}
-                for kind, time, p, amount, expires in member.events:
-                    if time >= horizon_days * DAY:
-                        continue
-                    transaction += 1
-                    record = {"event_id": f"e{transaction}", "ts": iso(time), "user_id": user, "event": kind,
-                              "product_id": p["name"], "offering_id": offering, "test_group_id": spec["name"]}
-                    if kind == "refund":
-                        record["transaction_id"] = chains[p["name"]][-1]
-                        record["original_transaction_id"] = chains[p["name"]][0]
-                    else:
-                        record["transaction_id"] = str(transaction)
-                        if kind != "trial_start":
-                            chains.setdefault(p["name"], []).append(str(transaction))
-                            record["original_transaction_id"] = chains[p["name"]][0]
-                        if expires is not None:
-                            record["expires_at"] = iso(expires)
-                    if amount is not None:
-                        record["price"] = amount
-                        record["currency"] = "USD"
-                    lines.append((time, json.dumps(record, separators=(",", ":"))))
+                lines += log_records(member.events, user, product_ids, stop, next_transaction, offering, spec["name"])
+        # One history file per test (a year of past is too large to hold for every test at once).
+        past_lines = []
+        for events in past_chains(groups, past_rng, args.past_per_day * 365, stop):
+            past_users += 1
+            past_lines += log_records(events, f"h{past_users}", product_ids, stop, next_transaction)
+        if past_lines:
+            os.makedirs(os.path.join(args.out, "history"), exist_ok=True)
+            past_events += len(past_lines)
+            with gzip.open(os.path.join(args.out, "history", f"past-{offering}.jsonl.gz"), "wt") as f:
+                f.write("\n".join(line for _, line in sorted(past_lines)) + "\n")
 
     def write(name, header, rows):
         with open(os.path.join(args.out, "tables", name), "w", newline="") as f:
@@ -318,28 +436,47 @@ def main():
     write("subscription_offering_group_copy.csv",
           ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"], copy_rows)
     write("user_offering_assignments.csv", ["id", "user_id", "subscription_offering_id", "offering_group_id", "assigned_at"], assignments)
-    lines.sort()
-    # One file per day, as a nightly export would be.
+    # One log file per day, as a nightly export would be.
     by_day = {}
-    for time, line in lines:
+    for time, line in sorted(lines):
         by_day.setdefault(int(time // DAY), []).append(line)
+    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
     for day, day_lines in by_day.items():
         with gzip.open(os.path.join(args.out, "logs", f"events-{day:03d}.jsonl.gz"), "wt") as f:
             f.write("\n".join(day_lines) + "\n")
-    # A newcomer's expected revenue_365 per group, the target of the comparisons (the same in every test).
-    expected = {spec["name"]: expected_revenue_365(spec) for spec in groups}
     with open(os.path.join(args.out, "truth.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["day", "offering_id", "group", "users", "true_arpu_365", "expected_revenue_365"])
+        w.writerow(["day", "offering_id", "group", "users", "true_arpu_365"])
         for (day, offering, name), (users, total) in sorted(truth.items()):
-            w.writerow([day, offering, name, users, repr(total / users), repr(expected[name])])
+            w.writerow([day, offering, name, users, repr(total / users)])
+    # The expected revenue_365 of a newcomer per group: the same in every test of the setting.
+    # Groups that behave alike (an A/A test) share one estimate, so their expected difference is 0.
+    by_behaviour = {}
+    expected = []
+    for spec in groups:
+        behaviour = (entry_probabilities(spec).tobytes(), repr(spec["products"]), spec["late_trial_share"])
+        if behaviour not in by_behaviour:
+            by_behaviour[behaviour] = expected_newcomer(spec, truth_rng, args.truth_entrants)
+        expected.append((spec, *by_behaviour[behaviour]))
+    winners = year_winners([(value, se) for _, value, se, _ in expected])
+    period_test = len({tuple(sorted({p["type"] for p in spec["products"]})) for spec in groups}) > 1
+    with open(os.path.join(args.out, "expected.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["offering_id", "group", "expected_revenue_365", "expected_revenue_365_se", "entered_by_day_30_share", "past",
+                    "period_test", "wins_year"])
+        for test in range(args.tests):
+            for (spec, value, se, early), wins in zip(expected, winners):
+                w.writerow([f"test_{test:04d}", spec["name"], repr(float(value)), repr(float(se)), repr(float(early)), past_kind(spec),
+                            int(period_test), int(wins)])
+    history = '\nhistory_logs: ["history/*.jsonl.gz"]' if past_events else ""
     for day in READING_DAYS:
         as_of = (START + timedelta(days=day)).strftime("%Y-%m-%dT%H:%M:%SZ")
         with open(os.path.join(args.out, f"job-day{day}.yaml"), "w") as f:
             f.write(f"# The {args.setting} setting read on day {day} (tools/projection-calibration).\n"
-                    f"tables: tables/\nlogs: [\"logs/*.jsonl.gz\"]\nas_of: {as_of}\nreport_currency: USD\nalpha: 0.05\n"
+                    f"tables: tables/\nlogs: [\"logs/*.jsonl.gz\"]{history}\nas_of: {as_of}\nreport_currency: USD\nalpha: 0.05\n"
                     f"control: {groups[0]['name']}\noutput: out-day{day}/\ndatabase: out-day{day}/results.sqlite\n")
-    print(f"{args.setting}: {args.tests} tests, {user_number} members, {len(lines)} events", file=sys.stderr)
+    print(f"{args.setting}: {args.tests} tests, {user_number} members, {len(lines)} events, {past_users} earlier buyers, "
+          f"{past_events} past events", file=sys.stderr)
 
 
 if __name__ == "__main__":

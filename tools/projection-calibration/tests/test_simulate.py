@@ -62,27 +62,3 @@ def test_a_trial_that_converts_charges_at_its_end():
     assert member.events[1][1] >= member.events[0][4]
     assert member.revenue365 == 40.0
 
-
-def test_a_newcomers_expected_revenue_by_hand():
-    # Everybody buys a pass at 5 on the paywall: exactly 5. A weekly plan renewing always: charges
-    # on days 0.01 + k · 7.04 (the renewals' mean delay of an hour) before 365, k = 0 … 51.
-    passes = group("g", 1.0, simulate.constant_late(0.0), [product("p", "3_day_pass", 5.0, 1.0, refund=0.0)])
-    assert simulate.expected_revenue_365(passes) == 5.0
-    weekly = group("g", 1.0, simulate.constant_late(0.0), [product("w", "weekly", 2.0, 1.0, [1.0] * 60, refund=0.0)])
-    assert abs(simulate.expected_revenue_365(weekly) - 52 * 2.0) < 1e-9
-    # Half refunded in full (all within 10 days, long before day 365): 5 · ½.
-    refunded = group("g", 1.0, simulate.constant_late(0.0), [product("p", "3_day_pass", 5.0, 1.0, refund=0.5)])
-    assert abs(simulate.expected_revenue_365(refunded) - 2.5) < 1e-9
-
-
-def test_a_newcomers_expected_revenue_is_the_members_mean():
-    # The A/A setting's group (two products, a trial, member types, refunds, falling late entries):
-    # the mean of 20 000 simulated members lies within 4 standard errors of the expectation.
-    import numpy as np
-
-    spec = simulate.SETTINGS["aa"][0]
-    rng = np.random.default_rng(7)
-    revenues = [Member(0.0, spec, rng).revenue365 for _ in range(20000)]
-    mean = sum(revenues) / len(revenues)
-    spread = (sum((r - mean) ** 2 for r in revenues) / (len(revenues) - 1) / len(revenues)) ** 0.5
-    assert abs(mean - simulate.expected_revenue_365(spec)) < 4 * spread
