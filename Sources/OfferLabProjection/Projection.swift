@@ -96,7 +96,8 @@ struct GroupDraws {
         let year = observed + point.mean
         if year > 0 {
             // The past's part: the lowest year with the past's renewals against it without them.
-            let withoutPast = projection.pastUses.isEmpty ? lowest.mean : expected(renewals: .lower, conversions: .lower, usingPast: false).mean
+            let withoutPast =
+                projection.pastUses.isEmpty ? lowest.mean : expected(renewals: .lower, conversions: .lower, usingPast: false).mean
             projection.observedShare = observed / year
             projection.pastShare = (lowest.mean - withoutPast) / year
             projection.boundedShare = (highest.mean - lowest.mean) / year

@@ -69,14 +69,19 @@ import Testing
         #expect(try full.quality("orphan_refunds", offering: "test") == 2)
     }
 
-    /// The sample night (jobs/sample.yaml: a 14-day window, 14 days of data): every group's
-    /// projection is a year's, so it needs the renewals of a year (52 weekly, 12 monthly) that no
-    /// member has reached, and is bounded; it once projected the window's 14 days instead, labelled
-    /// a year (impact_365 USD +166,810.60). Its other numbers are the reference's
-    /// (`EndToEndTests.outputsMatchTheReference`).
+    /// The sample night without its past (jobs/sample.yaml but `history_logs`: a 14-day window,
+    /// 14 days of data): every group's projection is a year's, so it needs the renewals of a year
+    /// (52 weekly, 12 monthly) that no member has reached, and is bounded; it once projected the
+    /// window's 14 days instead, labelled a year (impact_365 USD +166,810.60). Its other numbers
+    /// are the reference's (`EndToEndTests.outputsMatchTheReference`).
     @Test func theSampleNightProjectsAYearThroughItsFourteenDayWindow() throws {
         let folder = try TemporaryFolder()
-        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let sampleData = repositoryRoot.appendingPathComponent("sample-data").path
+        let sample = try String(contentsOf: repositoryRoot.appendingPathComponent("jobs/sample.yaml"), encoding: .utf8)
+        let job = folder.file("sample-without-past.yaml")
+        try sample.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("history_logs:") }
+            .joined(separator: "\n").replacingOccurrences(of: "../sample-data", with: sampleData)
+            .write(toFile: job, atomically: true, encoding: .utf8)
         let run = try runOfferLab(["run", job, "--quiet", "--output", folder.path, "--database", folder.file("results.sqlite")])
         #expect(run.status == 0, "\(run.standardError)")
         let groups = ProjectionRunTests.records(

@@ -198,9 +198,11 @@ struct OfferingDecision {
             if status == .keepRunning || status == .tooEarly { row.daysLeft = days }
             let yearUnknown = goal == .projectedARPU365 && projectedComparison?.difference == nil
             row.reason = reason(
-                status, goal: goal, goalOutcome: goalOutcome, row: row, withheld: withheld, losing: losing, plan: plan, days: days,
-                unseen: yearUnknown ? unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection" : nil,
-                bounds: yearUnknown ? projected[treatment]??.absolute : nil)
+                status, goal: (goal, goalOutcome), row: row, withheld: withheld, losing: losing, plan: plan, days: days,
+                unknownYear: yearUnknown
+                    ? UnknownYear(
+                        unseen: unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection",
+                        bounds: projected[treatment]??.absolute) : nil)
             if let periodTest { row.reason += " " + Self.periodSentence(periodTest, goalIsChosen: goal != .projectedARPU365) }
             return row
         }
@@ -417,10 +419,20 @@ struct OfferingDecision {
 
     // MARK: The sentence
 
+    /// A `projected_arpu_365` goal whose year is not identified tonight: what of it each group has
+    /// not seen, and the difference's bounds when there are any.
+    struct UnknownYear {
+        var unseen: String
+        var bounds: ConfidenceInterval?
+    }
+
     func reason(
-        _ status: DecisionStatus, goal goalMetric: Metric, goalOutcome: MetricOutcome, row: DecisionRow, withheld: String?,
-        losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?, unseen: String?, bounds: ConfidenceInterval?
+        _ status: DecisionStatus, goal: (metric: Metric, outcome: MetricOutcome), row: DecisionRow, withheld: String?,
+        losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?, unknownYear: UnknownYear?
     ) -> String {
+        let (goalMetric, goalOutcome) = goal
+        let unseen = unknownYear?.unseen
+        let bounds = unknownYear?.bounds
         // A product lead's words: the metric's plain name, "a 10.0% change", and power as how
         // often the change would be found.
         let goal = goalMetric.plainName
