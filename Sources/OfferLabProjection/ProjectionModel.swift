@@ -374,7 +374,9 @@ struct FittedGroup: Sendable {
                 ? ChainMoments() : ChainMoments(parameters, product: product)
         }
         for (product, seen) in observation.products.enumerated() where !seen.pendingChains.isEmpty {
-            for (key, count) in seen.pendingChains {
+            // In key order: a dictionary's order changes from process to process, and so would
+            // the sum's last digits (the same night must write the same bytes).
+            for (key, count) in seen.pendingChains.sorted(by: { $0.key < $1.key }) {
                 let (first, second) = tables[product].moments(firstIndex: key >> 16, charges: key & 0xFFFF)
                 mean += Double(count) * first
                 variance += Double(count) * (second - first * first)
