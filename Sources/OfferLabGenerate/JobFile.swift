@@ -18,7 +18,6 @@ enum JobFile {
             tables: tables/
             logs:
             \(logGlobs(configuration.shape.layout))\(storeSource(configuration.shape.sourceFormat))
-            history_logs: ["\(HistoryWriter.folder)/*/*/*.jsonl.gz"]   # the app's past: earlier buyers of the same products
             as_of: \(configuration.asOfText)   # end of the generated period (excluded)
             report_currency: USD
             rates: {\(rates)}
