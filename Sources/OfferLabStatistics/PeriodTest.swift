@@ -68,19 +68,26 @@ public struct ProjectedDifference: Sendable, Equatable {
     /// t/control − 1 and its (1 − alpha) interval, when control's projection is above 0.
     public var relativeDifference: Double?
     public var relativeInterval: ConfidenceInterval?
+    /// Control's projection, the relative decision interval's denominator.
+    public var controlValue: Double?
     /// n = n_t + n_c.
     public var users: Int
 
     public init(
         difference: Double?, interval: ConfidenceInterval?, relativeDifference: Double?, relativeInterval: ConfidenceInterval?,
-        users: Int
+        controlValue: Double?, users: Int
     ) {
         self.difference = difference
         self.interval = interval
         self.relativeDifference = relativeDifference
         self.relativeInterval = relativeInterval
+        self.controlValue = controlValue
         self.users = users
     }
+
+    /// Nothing to decide by.
+    public static let none = ProjectedDifference(
+        difference: nil, interval: nil, relativeDifference: nil, relativeInterval: nil, controlValue: nil, users: 0)
 
     /// The standard error of a (1 − alpha) normal interval: its width / (2·z_{1−alpha/2}).
     static func standardError(of interval: ConfidenceInterval, alpha: Double) -> Double {
@@ -120,8 +127,10 @@ public enum ProjectedGoal {
     ///   of Δ with se after n users (ρ from alpha and N*);
     /// - Holm over those p, and the interval at γ = alpha·p/p̃ (`adjustedIntervalLevel`):
     ///   Δ ± z_{γ/2}·se, or Δ ± h(γ) for the confidence sequence, so 0 lies outside exactly when
-    ///   p̃ < alpha; the relative one is the relative difference ± the same multiplier times its
-    ///   own se, never below −100%;
+    ///   p̃ < alpha; the relative one is that interval over control's projection, never below
+    ///   −100%, so it excludes 0 exactly when the absolute one does (the relative difference's
+    ///   own percentile interval, widened the same way, crossed −100% and 0 on a pass test the
+    ///   absolute interval shipped);
     /// - without a difference (`identified` false), the bounds are read the same way, as an
     ///   interval around their middle: they decide only when, so widened, they lie on one side of
     ///   0 (with one treatment and `fixed`, the bounds as they are). Read every night unwidened,
@@ -162,16 +171,12 @@ public enum ProjectedGoal {
                     StandardNormal.upperQuantile(level / 2)
                 }
             let item = differences[test.index]
-            let relative = item.relativeDifference.flatMap { lift -> ConfidenceInterval? in
-                guard item.difference != nil else { return nil }
-                return
-                    item.relativeStandardError(alpha: alpha).map { se in
-                        ConfidenceInterval(low: max(-1, lift - multiplier * se), high: lift + multiplier * se)
-                    }
+            let absolute = ConfidenceInterval(center: test.difference, halfWidth: multiplier * test.se)
+            var relative: ConfidenceInterval?
+            if item.difference != nil, let control = item.controlValue, control > 0 {
+                relative = ConfidenceInterval(low: max(-1, absolute.low / control), high: absolute.high / control)
             }
-            result[test.index] = ProjectedGoalInterval(
-                absolute: ConfidenceInterval(center: test.difference, halfWidth: multiplier * test.se), relative: relative,
-                identified: item.difference != nil)
+            result[test.index] = ProjectedGoalInterval(absolute: absolute, relative: relative, identified: item.difference != nil)
         }
         return result
     }

@@ -55,7 +55,8 @@ struct PeriodTestTests {
             let differences = family.map { row in
                 ProjectedDifference(
                     difference: row["d"], interval: ConfidenceInterval(low: row["low"], high: row["high"]), relativeDifference: row["r"],
-                    relativeInterval: ConfidenceInterval(low: row["r_low"], high: row["r_high"]), users: Int(row["users"]))
+                    relativeInterval: ConfidenceInterval(low: row["r_low"], high: row["r_high"]), controlValue: row["c"],
+                    users: Int(row["users"]))
             }
             let tuning = family[0]["tuning"]
             let intervals = ProjectedGoal.intervals(differences, alpha: family[0]["alpha"], sequentialTuning: tuning.isNaN ? nil : tuning)
@@ -76,10 +77,12 @@ struct PeriodTestTests {
     func bounds() throws {
         let bounds = ConfidenceInterval(low: 0.5, high: 9)
         let items = [
-            ProjectedDifference(difference: nil, interval: bounds, relativeDifference: 0.3, relativeInterval: bounds, users: 100),
-            ProjectedDifference(difference: nil, interval: nil, relativeDifference: nil, relativeInterval: nil, users: 100),
             ProjectedDifference(
-                difference: 1, interval: ConfidenceInterval(low: 1, high: 1), relativeDifference: nil, relativeInterval: nil, users: 100),
+                difference: nil, interval: bounds, relativeDifference: 0.3, relativeInterval: bounds, controlValue: 2, users: 100),
+            ProjectedDifference.none,
+            ProjectedDifference(
+                difference: 1, interval: ConfidenceInterval(low: 1, high: 1), relativeDifference: nil, relativeInterval: nil,
+                controlValue: 2, users: 100),
         ]
         // One tested treatment, fixed: the bounds as they are.
         let fixed = ProjectedGoal.intervals(items, alpha: 0.05, sequentialTuning: nil)

@@ -291,14 +291,13 @@ import Testing
         #expect(row["goal_metric"] == "projected_arpu_365" && row["period_test"] == "3-day pass against 7-day pass", "\(row)")
         #expect(row["status"] == "ship", "\(row) \(projected)")
         // The goal's lift is the comparison's relative difference, inside the sequential interval
-        // that ships it. (A newcomer's relative interval is a percentile one, not symmetric: the
-        // confidence sequence is not always wider on both sides; the fixed form's width is checked below.)
+        // that ships it: above 0 like the absolute one it is drawn from, and wider than the fixed
+        // form's (the row's own width, checked below).
         let lift = try Self.number(projected["rel_lift"])
         #expect(abs(try Self.number(row["goal_rel_lift"]) - lift) < 1e-12)
         let (low, high) = (try Self.number(row["goal_rel_lift_ci_low"]), try Self.number(row["goal_rel_lift_ci_high"]))
-        withKnownIssue("the sequential relative interval is clipped at -100% while the absolute one ships it (closing note, 2026-11-26)") {
-            #expect(low > 0 && low < lift && high > lift, "\(row) \(projected)")
-        }
+        let fixedHalfWidth = try Self.fixedRelativeHalfWidth(projected)
+        #expect(low > 0 && low < lift - fixedHalfWidth && high > lift + fixedHalfWidth, "\(row) \(projected)")
         let sentence =
             "Decided on revenue per user in the first year because the groups bill on different periods (3-day pass against 7-day pass)."
         let reason = try #require(row["reason"])
@@ -306,16 +305,24 @@ import Testing
         #expect(output.contains("test variant: ship: " + reason))
     }
 
+    /// Half the width of the difference's own interval over control's value: the relative
+    /// decision interval's half-width with `decision: fixed` and one treatment.
+    static func fixedRelativeHalfWidth(_ projected: [String: String]) throws -> Double {
+        let (ownLow, ownHigh) = (try Self.number(projected["abs_lift_ci_low"]), try Self.number(projected["abs_lift_ci_high"]))
+        return (ownHigh - ownLow) / 2 / (try Self.number(projected["control_value"]))
+    }
+
     /// The same groups with `decision: fixed`: one treatment, so the decision's interval is as
-    /// wide as the comparison row's own (Holm over one is no adjustment), around the lift.
+    /// wide as the comparison row's own difference interval (Holm over one is no adjustment),
+    /// around the lift, in proportion of control's value.
     @Test func aFixedPeriodTestIsDecidedByAnIntervalAsWideAsTheRowsOwn() throws {
         let night = try Self.passes(["decision": "fixed"])
         let (row, projected, _) = try Self.periodDecision(night, date: Self.passesNight)
         #expect(row["status"] == "ship")
         let (low, high) = (try Self.number(row["goal_rel_lift_ci_low"]), try Self.number(row["goal_rel_lift_ci_high"]))
-        let (ownLow, ownHigh) = (try Self.number(projected["rel_lift_ci_low"]), try Self.number(projected["rel_lift_ci_high"]))
         let lift = try Self.number(projected["rel_lift"])
-        #expect(abs((high - low) - (ownHigh - ownLow)) < 1e-9 && abs((low + high) / 2 - lift) < 1e-9 && low > 0)
+        let halfWidth = try Self.fixedRelativeHalfWidth(projected)
+        #expect(abs((high - low) / 2 - halfWidth) < 1e-9 && abs((low + high) / 2 - lift) < 1e-9 && low > 0, "\(row) \(projected)")
     }
 
     /// Control sells a weekly plan, the variant a monthly one, and no renewal is logged: neither

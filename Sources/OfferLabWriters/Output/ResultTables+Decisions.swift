@@ -338,16 +338,14 @@ struct OfferingDecision {
         guard let comparison = statistics.projection?.comparisons.first(where: { $0.group == name }) else { return nil }
         return ProjectedDifference(
             difference: comparison.difference, interval: comparison.differenceInterval, relativeDifference: comparison.relativeDifference,
-            relativeInterval: comparison.relativeInterval, users: result.groups[control].users + result.groups[treatment].users)
+            relativeInterval: comparison.relativeInterval, controlValue: comparison.controlValue,
+            users: result.groups[control].users + result.groups[treatment].users)
     }
 
     /// Per treatment, the interval its projected goal is decided by: Holm over the offering's
     /// treatments, under the job's inference (`ProjectedGoal.intervals`).
     func projectedGoalIntervals(_ treatments: [Int]) -> [ProjectedGoalInterval?] {
-        let differences = treatments.map {
-            projectedDifference($0)
-                ?? ProjectedDifference(difference: nil, interval: nil, relativeDifference: nil, relativeInterval: nil, users: 0)
-        }
+        let differences = treatments.map { projectedDifference($0) ?? .none }
         return ProjectedGoal.intervals(
             differences, alpha: tableSettings.alpha,
             sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)

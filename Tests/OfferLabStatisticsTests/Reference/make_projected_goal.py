@@ -7,7 +7,8 @@ interval [low, high] and the relative difference r with its interval. se = (high
 z = norm.isf(alpha / 2); the own p-value is 2 norm.sf(|d| / se) (fixed) or the always-valid
 p = min(1, sqrt(n rho^2 + 1) exp(-rho^2 n z^2 / (2 (n rho^2 + 1)))) (sequential, z = d / se);
 Holm over the family; the level g = alpha p / p_adj; the interval d +- q se with q = norm.isf(g / 2)
-or the confidence sequence's multiplier at g; the relative one r +- q se_r, at least -1.
+or the confidence sequence's multiplier at g; the relative one is that interval over control's
+value c = d / r (so it excludes 0 exactly when the absolute one does), at least -1.
 Writes projected_goal.csv next to this script. Run: python3 make_projected_goal.py
 """
 import csv
@@ -67,11 +68,11 @@ for number, family in enumerate(families):
             for index, ((d, l, h, rel, rl, rh, n), se, p, pa) in enumerate(zip(family, ses, ps, adjusted)):
                 level = alpha * p / pa
                 q = norm.isf(level / 2) if tuning is None else seq_multiplier(n, rho(alpha, tuning), level)
-                se_r = (rh - rl) / (2 * z)
+                c = d / rel
                 rows.append(dict(
-                    family=number, index=index, d=d, low=l, high=h, r=rel, r_low=rl, r_high=rh, users=n, alpha=alpha,
+                    family=number, index=index, d=d, low=l, high=h, r=rel, r_low=rl, r_high=rh, c=c, users=n, alpha=alpha,
                     tuning="" if tuning is None else tuning, p_adjusted=pa,
-                    abs_low=d - q * se, abs_high=d + q * se, rel_low=max(-1.0, rel - q * se_r), rel_high=rel + q * se_r))
+                    abs_low=d - q * se, abs_high=d + q * se, rel_low=max(-1.0, (d - q * se) / c), rel_high=(d + q * se) / c))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "projected_goal.csv")
 with open(path, "w", newline="") as handle:
