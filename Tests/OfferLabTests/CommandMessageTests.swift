@@ -31,7 +31,9 @@ import Testing
 
     /// A mistyped command is named with the one meant, not called "unexpected arguments".
     @Test(arguments: [
-        ("rn", ": did you mean run?"), ("reprot", ": did you mean report?"), ("statuss", ": did you mean status?"), ("frobnicate", ""),
+        ("rn", ": did you mean run?"), ("reprot", ": did you mean report?"), ("statuss", ": did you mean status?"),
+        ("stauts", ": did you mean status?"),
+        ("frobnicate", ""),
     ])
     func aMistypedCommandGetsTheOneMeant(typed: String, suggestion: String) throws {
         let result = try runOfferLab([typed, "jobs/sample.yaml"])
