@@ -100,7 +100,7 @@ public struct EventShapes: Sendable {
 }
 
 /// The shares of a charge that go to tax and to the store's commission, as the event gives
-/// them (RevenueCat's `tax_percentage` and `commission_percentage`), in millionths
+/// them (RevenueCat's `tax_percentage` and `commission_percentage`), in billionths
 /// (`LogRecord.wholeShare`); -1 when absent.
 public struct FeeShares: Sendable, Equatable {
     public var tax: Int32

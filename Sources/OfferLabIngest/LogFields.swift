@@ -283,13 +283,13 @@ struct LogFieldValues {
         else { return .invalidField }
         // RevenueCat's fee shares: each a number in [0, 1), together below 1, or the record is
         // an invalid field (its proceeds would be negative or nonsense).
-        /// A share in micro-units; nil when absent; `.some(nil)` when it is no share at all.
+        /// A share in billionths; nil when absent; `.some(nil)` when it is no share at all.
         func share(_ slot: Int) -> Int32?? {
             guard let value = optionalValue(slot) else { return .some(nil) }
-            guard value.kind != .other, let micros = Price.parseMicros(bytes(value)), micros >= 0, micros < LogRecord.wholeShare else {
+            guard value.kind != .other, let share = Price.parseShare(bytes(value)), share >= 0, share < LogRecord.wholeShare else {
                 return nil
             }
-            return .some(Int32(micros))
+            return .some(Int32(share))
         }
         guard let taxShare = share(LogFieldSlot.taxPercentage), let commissionShare = share(LogFieldSlot.commissionPercentage) else {
             return .invalidField

@@ -51,13 +51,15 @@ public struct LogRecord: @unchecked Sendable {
     public var expiresAt: Int64?
     /// The store that charged (`app_store`, `play_store`, …), as written.
     public var store: Range<Int>?
-    /// RevenueCat's `tax_percentage` and `commission_percentage`, in millionths of the price
+    /// RevenueCat's `tax_percentage` and `commission_percentage`, in billionths of the price
     /// (each below `wholeShare`, together too).
     public var taxShare: Int32?
     public var commissionShare: Int32?
 
-    /// A share of the whole price, in millionths.
-    public static let wholeShare: Int64 = 1_000_000
+    /// A share of the whole price, in billionths: fine enough that proceeds given as an amount
+    /// (Google Play's developer revenue, carried as a share of the price) stay within 5·10⁻¹⁰ of
+    /// the price, a cent only after millions of charges; millionths drifted by 0.25 over 124,814.
+    public static let wholeShare: Int64 = 1_000_000_000
 
     public init() {}
 

@@ -13,7 +13,17 @@ public enum Price {
     /// Negative prices parse (rejecting them is the caller's separate check).
     ///
     /// Complexity: O(n) in the length of the text, whatever its exponent.
-    public static func parseMicros(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+    @inline(__always)
+    public static func parseMicros(_ bytes: UnsafeRawBufferPointer) -> Int64? { parse(bytes, decimals: 6) }
+
+    /// Parses a fee share (a number in [0, 1) as RevenueCat's `tax_percentage` gives it) in
+    /// billionths (`LogRecord.wholeShare`), rounded as prices are; nil as `parseMicros`.
+    public static func parseShare(_ bytes: UnsafeRawBufferPointer) -> Int64? { parse(bytes, decimals: 9) }
+
+    /// The number in units of 10^−`decimals`, rounded half to even; nil when it is no number or
+    /// its magnitude is above `maximumMicros` units.
+    @inline(__always)
+    static func parse(_ bytes: UnsafeRawBufferPointer, decimals: Int) -> Int64? {
         let count = bytes.count
         guard count > 0, let base = bytes.baseAddress else { return nil }
         let p = base.assumingMemoryBound(to: UInt8.self)
@@ -52,7 +62,7 @@ public enum Price {
         }
         guard index == count else { return nil }
 
-        // Digit k (0-based over integer then fraction digits) weighs 10^(power) micro-units.
+        // Digit k (0-based over integer then fraction digits) weighs 10^(power) units.
         let integerCount = integerEnd - integerStart
         let totalDigits = integerCount + (fractionEnd - fractionStart)
         var accumulator: UInt64 = 0
@@ -61,7 +71,7 @@ public enum Price {
         var lastPower = 0
         for k in 0..<totalDigits {
             let digit = k < integerCount ? p[integerStart + k] &- 0x30 : p[fractionStart + k - integerCount] &- 0x30
-            let power = integerCount - 1 - k + exponent + 6
+            let power = integerCount - 1 - k + exponent + decimals
             if power >= 0 {
                 if accumulator == 0 && digit == 0 { continue }
                 if power >= 19 { return nil }  // at least 10^19 micro-units

@@ -84,14 +84,14 @@ extension StoreEvent {
         Timestamp.daysFromCivil(year: 0, month: 1, day: 1) * Timestamp.microsecondsPerDay..<Timestamp.daysFromCivil(
             year: 10_000, month: 1, day: 1) * Timestamp.microsecondsPerDay
 
-    /// A fee share in millionths, as the parser reads the line's: `.some(nil)` when the line has
+    /// A fee share in billionths, as the parser reads the line's: `.some(nil)` when the line has
     /// none (absent or not finite), nil when it is no share (the record is an invalid field).
     private static func share(_ share: Double?) -> Int32?? {
         guard let share, share.isFinite else { return .some(nil) }
         // The line holds the description; read back as the parser reads any number.
         var text = share.description
-        guard let micros = text.withUTF8({ Price.parseMicros(UnsafeRawBufferPointer($0)) }), micros >= 0, micros < LogRecord.wholeShare
+        guard let share = text.withUTF8({ Price.parseShare(UnsafeRawBufferPointer($0)) }), share >= 0, share < LogRecord.wholeShare
         else { return nil }
-        return .some(Int32(micros))
+        return .some(Int32(share))
     }
 }

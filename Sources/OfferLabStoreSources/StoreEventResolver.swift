@@ -58,7 +58,7 @@ public struct StoreEvent: Sendable, Equatable {
         commissionShare = record.money.commissionShare
         // Exact proceeds are the log format's shares: no tax share, the rest of the price as
         // commission (a share of at least 0 and under 1; else the job's rules apply), which the
-        // log format keeps in millionths: the proceeds to a millionth of the price.
+        // log format keeps in billionths: the proceeds to 5·10⁻¹⁰ of the price.
         if let proceeds = record.money.proceedsMicros, let price = record.money.priceMicros, price > 0, proceeds > 0, proceeds <= price {
             taxShare = 0
             commissionShare = Double(price - proceeds) / Double(price)

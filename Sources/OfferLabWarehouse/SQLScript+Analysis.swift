@@ -69,18 +69,18 @@ extension ScriptBuilder {
         let text = timestamp("v_ts")
         let epochMillis = "TRY_CAST(v_ts AS BIGINT)"
         let idsInvalid = optional.map { "coalesce(k_\($0) NOT IN ('s', 'i'), FALSE)" }.joined(separator: " OR ")
-        // docs/analysis.md §8: RevenueCat's fee shares, in millionths: each a number in [0, 1), together below 1.
+        // docs/analysis.md §8: RevenueCat's fee shares, in billionths: each a number in [0, 1), together below 1.
         let shares = ["tax_percentage", "commission_percentage"]
         let dialect = self.dialect
-        let shareMicros = { (field: String) in
-            "CASE WHEN \(present(field)) THEN TRY_CAST(\(dialect.roundHalfEven("TRY_CAST(v_\(field) AS DECIMAL(38, 12)) * 1000000")) AS BIGINT) END"
+        let shareBillionths = { (field: String) in
+            "CASE WHEN \(present(field)) THEN TRY_CAST(\(dialect.roundHalfEven("TRY_CAST(v_\(field) AS DECIMAL(38, 12)) * 1000000000")) AS BIGINT) END"
         }
         let shareInvalid =
             shares.map { field in
                 let numeric =
                     "(k_\(field) IN ('i', 'd') OR (k_\(field) = 's' AND coalesce(\(dialect.fullMatch("v_\(field)", pricePattern)), FALSE)))"
-                return "(\(present(field)) AND NOT (\(numeric) AND coalesce(\(field)_micros BETWEEN 0 AND 999999, FALSE)))"
-            }.joined(separator: " OR ") + " OR coalesce(tax_percentage_micros + commission_percentage_micros >= 1000000, FALSE)"
+                return "(\(present(field)) AND NOT (\(numeric) AND coalesce(\(field)_billionths BETWEEN 0 AND 999999999, FALSE)))"
+            }.joined(separator: " OR ") + " OR coalesce(tax_percentage_billionths + commission_percentage_billionths >= 1000000000, FALSE)"
         // docs/analysis.md §9: `expires_at` in the grammar of `ts`; any other value is absent.
         let expiresText = timestamp("v_expires_at")
         let expiresMillis = "TRY_CAST(v_expires_at AS BIGINT)"
@@ -117,15 +117,15 @@ extension ScriptBuilder {
                 SELECT file_index, line_number, reason, CASE WHEN reason IS NULL THEN ts_value END AS ts,
                   v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields),
                   CASE WHEN reason IS NULL THEN \(expiresAt) END AS expires_at,
-                  CASE WHEN reason IS NULL THEN tax_percentage_micros END AS tax_micros,
-                  CASE WHEN reason IS NULL THEN commission_percentage_micros END AS commission_micros
+                  CASE WHEN reason IS NULL THEN tax_percentage_billionths END AS tax_billionths,
+                  CASE WHEN reason IS NULL THEN commission_percentage_billionths END AS commission_billionths
                 FROM (SELECT *, \(reason) AS reason
                   FROM (SELECT *,
                       CASE WHEN ts_is_millis THEN \(epochMillis) BETWEEN \(Timestamp.earliestEpochMilliseconds / 1000) AND 9223372036854775 WHEN k_ts = 's' THEN \(text.valid) ELSE FALSE END AS ts_valid,
                       CASE WHEN ts_is_millis THEN \(epochMillis) * 1000 WHEN k_ts = 's' AND \(text.valid) THEN \(text.micros) END AS ts_value,
                       (k_price IN ('i', 'd') OR (k_price = 's' AND coalesce(\(dialect.fullMatch("v_price", pricePattern)), FALSE))) AND abs(price_value) <= 1000000000000000000 AS price_valid
                     FROM (SELECT *, \(priceMicros) AS price_value, (k_ts = 'i' OR (from_csv AND \(dialect.fullMatch("v_ts", "[0-9]+")))) AS ts_is_millis,
-                        \(shares.map { "\(shareMicros($0)) AS \($0)_micros" }.joined(separator: ", "))
+                        \(shares.map { "\(shareBillionths($0)) AS \($0)_billionths" }.joined(separator: ", "))
                       FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) prepared) checked) classified
                 """))
     }
@@ -267,7 +267,7 @@ extension ScriptBuilder {
                   SELECT *, CASE WHEN event IN \(transactionEvents) THEN row_number() OVER (PARTITION BY event, transaction_id ORDER BY ts, file_index, line_number) ELSE 1 END AS transaction_copy
                   FROM by_id WHERE id_copy = 1)
                 SELECT file_index, line_number, ts, user_id, event, price_micros, event_id, product_id, transaction_id, original_transaction_id, currency, offering_id, test_group_id, environment,
-                  expires_at, store, tax_micros, commission_micros\(keptColumns.map { ", " + $0 }.joined())
+                  expires_at, store, tax_billionths, commission_billionths\(keptColumns.map { ", " + $0 }.joined())
                 FROM by_transaction WHERE transaction_copy = 1
                 """))
         // Steps 3–5.
@@ -541,9 +541,9 @@ extension ScriptBuilder {
                 """
                 SELECT event, transaction_id, report_price,
                   CASE WHEN report_price IS NULL THEN NULL
-                    WHEN tax_micros IS NOT NULL AND commission_micros IS NOT NULL THEN report_price * (1 - CAST(tax_micros + commission_micros AS DOUBLE) / 1000000)
+                    WHEN tax_billionths IS NOT NULL AND commission_billionths IS NOT NULL THEN report_price * (1 - CAST(tax_billionths + commission_billionths AS DOUBLE) / 1000000000)
                     ELSE report_price * (1 - tax_share) * (1 - commission) END AS proceeds
-                FROM (SELECT e.event, e.transaction_id, e.tax_micros, e.commission_micros,
+                FROM (SELECT e.event, e.transaction_id, e.tax_billionths, e.commission_billionths,
                     CAST(e.price_micros AS DOUBLE) / 1000000 * x.rate AS report_price,
                     coalesce(t.rate / (1 + t.rate), \(double(0))) AS tax_share, \(commission) AS commission
                   FROM clean_events e

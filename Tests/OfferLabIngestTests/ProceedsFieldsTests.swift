@@ -16,7 +16,7 @@ import Testing
         #expect(reason == nil)
         #expect(record.expiresAt == march1Noon + 7 * 86_400_000_000)
         #expect(record.string(record.store) == "play_store")
-        #expect(record.taxShare == 159_700 && record.commissionShare == 150_000)
+        #expect(record.taxShare == 159_700_000 && record.commissionShare == 150_000_000)
     }
 
     @Test func expiresAtInCamelCaseOrEpochMilliseconds() {
@@ -46,8 +46,19 @@ import Testing
     }
 
     @Test func sharesJustBelowOneTogetherAreValid() {
-        let (reason, record) = parseJSON(Self.head + #","tax_percentage":0.5,"commission_percentage":0.499999}"#)
-        #expect(reason == nil && record.taxShare == 500_000 && record.commissionShare == 499_999)
+        let (reason, record) = parseJSON(Self.head + #","tax_percentage":0.5,"commission_percentage":0.499999999}"#)
+        #expect(reason == nil && record.taxShare == 500_000_000 && record.commissionShare == 499_999_999)
+        // Beyond the ninth decimal, rounded half to even: 0.4999999995 is a whole half with the tax.
+        #expect(parseJSON(Self.head + #","tax_percentage":0.5,"commission_percentage":0.4999999995}"#).reason == .invalidField)
+    }
+
+    /// Shares are kept in billionths, so a share derived from an amount (Google Play's developer
+    /// revenue over the price) keeps the amount to a cent over millions of charges.
+    @Test func sharesAreReadToTheBillionth() {
+        let (reason, record) = parseJSON(Self.head + #","tax_percentage":0,"commission_percentage":0.19919919919919918}"#)
+        #expect(reason == nil && record.taxShare == 0 && record.commissionShare == 199_199_199)
+        #expect(parseJSON(Self.head + #","commission_percentage":"0.1234567895"}"#).record.commissionShare == 123_456_790)
+        #expect(parseJSON(Self.head + #","commission_percentage":0.1234567885}"#).record.commissionShare == 123_456_788)
     }
 
     @Test func csvLogsReadTheSameColumns() throws {
@@ -61,7 +72,7 @@ import Testing
         #expect(results.map(\.reason) == [nil, nil, .invalidField])
         #expect(results[0].record.expiresAt == march1Noon + 7 * 86_400_000_000)
         #expect(results[0].record.string(results[0].record.store) == "app_store")
-        #expect(results[0].record.taxShare == 200_000 && results[0].record.commissionShare == 300_000)
+        #expect(results[0].record.taxShare == 200_000_000 && results[0].record.commissionShare == 300_000_000)
         #expect(results[1].record.expiresAt == nil && results[1].record.store == nil && results[1].record.taxShare == nil)
     }
 }

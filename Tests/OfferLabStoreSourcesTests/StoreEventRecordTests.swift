@@ -112,8 +112,8 @@ import Testing
             vary { $0.expiresAt = nil }
             vary { $0.isSandbox = false }
             let shares: [Double?] = [
-                nil, 0, -0.0, 0.3, 0.999_999, 0.999_999_5, 0.999_999_6, 1, 1.5, -0.01, -1e-7, 5e-7, 1.5e-6, 1e-300, 1e16, .infinity,
-                -.infinity, .nan, .leastNonzeroMagnitude,
+                nil, 0, -0.0, 0.3, 0.999_999, 0.999_999_5, 0.999_999_6, 0.999_999_999, 0.999_999_999_5, 0.999_999_999_6, 1, 1.5,
+                -0.01, -1e-7, 5e-7, 1.5e-6, 5e-10, 1.5e-9, 1e-300, 1e16, .infinity, -.infinity, .nan, .leastNonzeroMagnitude,
             ]
             for share in shares {
                 vary { $0.taxShare = share }
@@ -126,6 +126,10 @@ import Testing
             vary {
                 $0.taxShare = 0.4
                 $0.commissionShare = 0.599_999
+            }
+            vary {
+                $0.taxShare = 0.4
+                $0.commissionShare = 0.599_999_999
             }
             for event in variants { reasons.append(Self.expectSameRecord(event)) }
         }

@@ -131,15 +131,16 @@ import Testing
         #expect(second.status == 0, "\(second.standardError)")
         let night2 = try Self.summary(folder.file("out/2026-03-20"))
         // u1: Play's proceeds, 8.00 of each 9.99. The log format carries them as a commission
-        // share in millionths (docs/input-formats.md#google-play-google_play-and-google_play_orders):
-        // 1.99 / 9.99 = 0.199199|1… → 0.199199, so each charge keeps 9.99 × 0.800801 = 8.00000199:
-        // 16.00000398 → 16.000004, within a millionth of the price of Play's figure.
-        #expect(try night2("control", "gross_revenue") == "19.98" && night2("control", "net_proceeds") == "16.000004")
+        // share in billionths (docs/input-formats.md#google-play-google_play-and-google_play_orders):
+        // 1.99 / 9.99 = 0.199199199|2… → 0.199199199, so each charge keeps 9.99 × 0.800800801 =
+        // 8.000000002: 16.000000004 → 16, Play's figure. (In millionths it was 16.000004.)
+        #expect(try night2("control", "gross_revenue") == "19.98" && night2("control", "net_proceeds") == "16")
         // u2: 4.99 charged, 1.00 refunded (the Order's partial refund event, not the unknown amount
-        // of the voided purchase); proceeds 0.99 / 4.99 = 0.198396|79… → 0.198397: 4.99 × 0.801603
-        // = 3.99999897, less the refund's share of them (1.00 / 4.99): 3.19839597 → 3.198396.
+        // of the voided purchase); proceeds 0.99 / 4.99 = 0.198396793|6… → 0.198396794: 4.99 ×
+        // 0.801603206 = 3.999999998, less the refund's share of them (1.00 / 4.99): 3.198396792 →
+        // 3.198397, Play's 4.00 × 3.99 / 4.99 = 3.1983967…
         #expect(try night2("variant", "gross_revenue") == "4.99" && night2("variant", "refunded_revenue") == "1")
-        #expect(try night2("variant", "net_revenue") == "3.99" && night2("variant", "net_proceeds") == "3.198396")
+        #expect(try night2("variant", "net_revenue") == "3.99" && night2("variant", "net_proceeds") == "3.198397")
         let sources2 = try Self.rows(folder.file("out/2026-03-20/sources.csv"))
         #expect(sources2.contains("google_play,unpriced_charges,0") && sources2.contains("google_play,unpriced_refunds,0"))
         #expect(sources2.contains("google_play_orders,lines_read,5"))

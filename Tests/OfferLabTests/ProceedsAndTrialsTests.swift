@@ -85,7 +85,8 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
             charge("de", "2026-03-02T00:00:00Z", "11.9", transaction: "a", country: "DE"),  // 11.9 / 1.19 × 0.7 = 7
             charge("fr", "2026-03-02T00:00:00Z", "10", transaction: "b", country: "FR"),  // 10 × 0.7 = 7
             // RevenueCat's 10 % tax and 15 % commission: 10 × 0.75 = 7.5.
-            charge("rc", "2026-03-02T00:00:00Z", "10", transaction: "c", country: "DE", taxShare: 100_000, commissionShare: 150_000),
+            charge(
+                "rc", "2026-03-02T00:00:00Z", "10", transaction: "c", country: "DE", taxShare: 100_000_000, commissionShare: 150_000_000),
             charge("am", "2026-03-02T00:00:00Z", "10", transaction: "d", country: "FR", store: "amazon"),  // 8
             charge("xs", "2026-03-02T00:00:00Z", "10", transaction: "e", store: "web"),  // 10
         ]

@@ -268,17 +268,20 @@ def format_utc_date(micros: int) -> str:
 
 _NUMERIC_STRING_RE = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _MICRO = Decimal(1_000_000)
+# Fee shares (tax_percentage, commission_percentage) in billionths, as LogRecord.wholeShare.
+_WHOLE_SHARE = Decimal(1_000_000_000)
 
 
-def decimal_to_micros(value: Decimal) -> int | None:
-    """Exact decimal major units -> integer micro-units, rounding half to even beyond six
-    decimals; None when the result does not fit a signed 64-bit integer (Decision D15)."""
+def decimal_to_micros(value: Decimal, unit: Decimal = _MICRO) -> int | None:
+    """Exact decimal major units -> integer micro-units (or other `unit`s of one: fee shares
+    are billionths), rounding half to even beyond the unit; None when the result does not fit a
+    signed 64-bit integer (Decision D15)."""
     if not value.is_finite():
         return None
     if value != 0 and value.adjusted() > 30:  # far beyond Int64 micro-units; avoid huge ints
         return None
     context = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_EVEN)
-    micros = int((value * _MICRO).quantize(Decimal(1), context=context))
+    micros = int((value * unit).quantize(Decimal(1), context=context))
     return micros if -_INT64_MAX <= micros <= _INT64_MAX else None
 
 
@@ -857,12 +860,12 @@ def validate_event(obj: dict, order: int, source: str) -> Event:
         if value is None or value == "":
             shares[name] = None
             continue
-        micros = decimal_to_micros(_json_number(value))
-        if micros is None or not 0 <= micros < 1_000_000:
+        billionths = decimal_to_micros(_json_number(value), unit=_WHOLE_SHARE)
+        if billionths is None or not 0 <= billionths < _WHOLE_SHARE:
             raise Malformed("malformed_invalid_field")
-        shares[name] = micros
+        shares[name] = billionths
     if (shares["tax_percentage"] is not None and shares["commission_percentage"] is not None
-            and shares["tax_percentage"] + shares["commission_percentage"] >= 1_000_000):
+            and shares["tax_percentage"] + shares["commission_percentage"] >= _WHOLE_SHARE):
         raise Malformed("malformed_invalid_field")
     # 4. timestamp
     ts: int | None
@@ -1151,7 +1154,7 @@ class Proceeds:
 
     def of_charge(self, event: Event, report_price: float) -> float:
         if event.tax_share is not None and event.commission_share is not None:
-            return report_price * (1 - (event.tax_share + event.commission_share) / 1_000_000)
+            return report_price * (1 - (event.tax_share + event.commission_share) / int(_WHOLE_SHARE))
         rate = self.tax_rates.get(event.country) if event.country is not None else None
         tax = 0.0 if rate is None else rate / (1 + rate)
         return report_price * (1 - tax) * (1 - self.commission(event))
