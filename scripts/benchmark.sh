@@ -8,6 +8,7 @@
 #   (default: 1000000)
 #   scripts/benchmark.sh --shapes [--quick] [--data DIR] [--repeat R] [USERS...]
 #   scripts/benchmark.sh --stores [--data DIR] [--repeat R] [USERS]
+#   scripts/benchmark.sh --past [--data DIR] [--repeat R] [USERS]
 #   scripts/benchmark.sh --vs COMMIT [--repeat R] [--shapes] [--quick] [--data DIR] [USERS...]
 #
 # --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
@@ -30,6 +31,20 @@
 # pairs' ratios. Then the App Store month night after night with the cache (the night before
 # parses every file, the night reads them back and reads the last day's files), against the
 # purchase-log form's same night. Data sets in DIR as for --shapes.
+#
+# --past measures the app's past (`history_logs`, docs/statistics.md#the-apps-past) at USERS
+# (default 1M): the generated job against the same job with `history_logs` naming a year of past
+# (the data set's history/YYYY/MM/buyers.jsonl.gz: 0.3 earlier buyers per user), alternated, R runs
+# each (default 5), both with a parsed-log cache: the first night (an empty cache: every file parsed
+# and kept) and a later night (the cache holds the logs up to the night before and the past: the
+# night reads them back and parses the last day's log files); medians of wall and CPU time and peak
+# RSS, and the median of the pairs' ratios (with / without; the goal of issue 58 for the later night:
+# at most 1.10). Three pasts: the generated one without its lines after as_of (a past that ends
+# before the night, as a real one does: the cache keeps it); the generated one as it is (its files
+# run on to as_of + 12 h, so the cache cannot keep them and every night parses them); and one four
+# times as large (the past of a data set of 4 x USERS users, without its lines after as_of). Then
+# checks that the later night with the past writes the bytes of its first night. `gzip -dc` of the
+# logs and of each past: one core's baseline. Data sets in DIR as for --shapes.
 #
 # --vs COMMIT measures the current tree's `offerlab run` against COMMIT's (any name git knows:
 # a5a4182, HEAD~3, a tag), built in release mode once into .build-vs/<commit>/ (git-ignored), on
@@ -59,6 +74,7 @@ single=1
 cache=1
 shapes=0
 stores=0
+past=0
 vs=""
 quick=0
 data="${XDG_CACHE_HOME:-$HOME/.cache}/offerlab-benchmark"
@@ -67,6 +83,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --shapes) shapes=1; shift ;;
     --stores) stores=1; shift ;;
+    --past) past=1; shift ;;
     --vs) vs="$2"; shift 2 ;;
     --quick) quick=1; repeat=2; shift ;;
     --data) data="$2"; shift 2 ;;
@@ -78,6 +95,7 @@ while [ $# -gt 0 ]; do
     *) sizes+=("$1"); shift ;;
   esac
 done
+[ $past -eq 1 ] && [ "${repeat_given:-0}" -eq 0 ] && repeat=5
 if [ -n "$vs" ]; then
   vs_commit=$(git rev-parse --verify --quiet "$vs^{commit}") || { echo "--vs $vs: not a commit git knows" >&2; exit 64; }
   [ "${repeat_given:-0}" -eq 1 ] || repeat=5
@@ -405,25 +423,39 @@ store_pair() {
     "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
 }
 
-# store_nights DIR: the night before (as_of a day earlier, fills the cache), then the night
-# (reads the cache back, reads the last day's files); the night's new entries are removed before
-# each repeat, so every repeat is the same night.
-store_nights() {
-  local dir="$1" as_of before
-  as_of=$(sed -nE 's/^as_of: *([^ #]+).*/\1/p' "$dir/job.yaml")
-  before=$(date -u -d "${as_of%T*} - 1 day" +%Y-%m-%d)
-  sed "s#^output: .*#cache: $work/cache-$(basename "$dir")\n&#" "$dir/job.yaml" >"$dir/job-cache.yaml"
-  rm -rf "$work/cache-$(basename "$dir")" "$work/nights"
-  "$bin" run "$dir/job-cache.yaml" --as-of "$before" --output "$work/nights" --database "$work/nights/results.sqlite" \
-    --quiet >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-  ls "$work/cache-$(basename "$dir")" >"$work/before-$(basename "$dir")"
+# cache_job KEY JOB: writes DIR/job-cache-KEY.yaml beside JOB (its paths are relative to it): JOB
+# with a parsed-log cache of its own, $work/cache-KEY.
+cache_job() {
+  sed "s#^output: .*#cache: $work/cache-$1\n&#" "$2" >"$(dirname "$2")/job-cache-$1.yaml"
 }
 
-store_night() {
-  local name="$1" dir="$2" cache="$work/cache-$(basename "$2")"
-  (cd "$cache" && ls | { grep -vxFf "$work/before-$(basename "$dir")" || true; } | xargs -r rm -f)
+# fill_cache KEY JOB: the night before of cache_job's job (as_of a day earlier: parses every file,
+# keeps those with no later event), run once on an empty cache; the entries it kept are listed,
+# so that `cached_night` can remove the night's own before each repeat.
+fill_cache() {
+  local key="$1" job="$2" as_of before
+  as_of=$(sed -nE 's/^as_of: *([^ #]+).*/\1/p' "$job")
+  before=$(date -u -d "${as_of%T*} - 1 day" +%Y-%m-%d)
+  rm -rf "$work/cache-$key" "$work/nights"
+  "$bin" run "$(dirname "$job")/job-cache-$key.yaml" --as-of "$before" --output "$work/nights" \
+    --database "$work/nights/results.sqlite" --quiet >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  ls "$work/cache-$key" >"$work/before-$key"
+}
+
+# cached_night NAME KEY JOB [first]: the night of cache_job's job, timed into $work/NAME, its
+# outputs in $work/nights. On the cache fill_cache filled (reads it back, parses the last day's
+# files), the night's own entries removed first, so that every repeat is the same night; with
+# `first`, on an empty cache (every file parsed and kept).
+cached_night() {
+  local name="$1" key="$2" job="$3" cache="$work/cache-$2"
+  if [ "${4:-}" = first ]; then
+    rm -rf "$cache"
+  else
+    (cd "$cache" && ls | { grep -vxFf "$work/before-$key" || true; } | xargs -r rm -f)
+  fi
   rm -rf "$work/nights"
-  timed "$name" "$bin" run "$dir/job-cache.yaml" --output "$work/nights" --database "$work/nights/results.sqlite" --quiet
+  timed "$name" "$bin" run "$(dirname "$job")/job-cache-$key.yaml" --output "$work/nights" --database "$work/nights/results.sqlite" \
+    --quiet
 }
 
 stores_benchmark() {
@@ -452,12 +484,14 @@ stores_benchmark() {
   store_pair "App Store, first night (no cache)" "$base/app_store_notifications" "$base/logs-uuid"
   printf '%-34s   %s notifications: %.0f per CPU second\n' "" "$notifications" \
     "$(calc "$notifications / ($(median store 5) - $(median logs 5))")"
-  store_nights "$base/app_store_notifications"
-  store_nights "$base/logs-uuid"
+  cache_job app_store "$base/app_store_notifications/job.yaml"
+  cache_job logs "$base/logs-uuid/job.yaml"
+  fill_cache app_store "$base/app_store_notifications/job.yaml"
+  fill_cache logs "$base/logs-uuid/job.yaml"
   rm -f "$work"/store "$work"/logs
   for ((i = 0; i < repeat; i++)); do
-    store_night store "$base/app_store_notifications"
-    store_night logs "$base/logs-uuid"
+    cached_night store app_store "$base/app_store_notifications/job.yaml"
+    cached_night logs logs "$base/logs-uuid/job.yaml"
   done
   read -r wall_ratio cpu_ratio < <(pair_ratios store logs)
   printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "App Store, a later night (cache)" "$(median store 1)" "$(median store 5)" \
@@ -465,6 +499,123 @@ stores_benchmark() {
   printf '%-34s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /the log form: /')"
   echo "goals (issues 37, 38): the export within 1.5x; the first night within 120 s wall; a later night within 1.10x."
   echo "notifications per CPU second: the notifications over the CPU the App Store form adds to the log form's."
+  echo "Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
+}
+
+# past_pair LABEL WITH WITHOUT: the job WITH (`history_logs`) against WITHOUT, alternated,
+# $repeat times each: the first night (an empty cache), then a later night; medians, and the
+# median of the pairs' ratios (with / without). The later night's outputs with the past are
+# checked against its first night's.
+past_pair() {
+  local label="$1" with="$2" without="$3" when first_outputs="$work/first-night-with-past"
+  cache_job past "$with"
+  cache_job none "$without"
+  for when in first later; do
+    if [ $when = later ]; then
+      fill_cache none "$without"
+      fill_cache past "$with"
+      # The night before could not keep the past's files (they hold its last day's renewals):
+      # the night, run once, keeps those it can, as a nightly job's cache holds a past that ended
+      # before its nights. Each repeat then parses the day's log files alone, on both sides.
+      cached_night warm none "$without"
+      ls "$work/cache-none" | { grep -vxFf "$work/before-none" || true; } >"$work/day-entries"
+      cached_night warm past "$with"
+      ls "$work/cache-past" | { grep -vxFf "$work/day-entries" || true; } >"$work/before-past"
+    fi
+    rm -f "$work"/past "$work"/none
+    for ((i = 0; i < repeat; i++)); do
+      cached_night past past "$with" "$when"
+      if [ $when = first ]; then rm -rf "$first_outputs" && cp -r "$work/nights" "$first_outputs"; fi
+      cached_night none none "$without" "$when"
+    done
+    read -r wall_ratio cpu_ratio < <(pair_ratios past none)
+    printf '%-36s | %6s %6s %7.0f | %6s %6s %7.0f | %5.2f %5.2f\n' "$label, $when night" \
+      "$(median past 1)" "$(median past 5)" "$(calc "$(median past 4) / 1024")" \
+      "$(median none 1)" "$(median none 5)" "$(calc "$(median none 4) / 1024")" "$wall_ratio" "$cpu_ratio"
+  done
+  # The later night with the past, once more, its outputs kept.
+  cached_night past past "$with"
+  printf '%-36s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /later night with the past: /')"
+  local night differing=()
+  night=$(ls "$first_outputs" | grep -E '^[0-9]{4}-' | head -1)
+  for file in "$first_outputs/$night"/*.csv; do
+    cmp -s "$file" "$work/nights/$night/$(basename "$file")" || differing+=("$(basename "$file")")
+  done
+  if [ ${#differing[@]} -eq 0 ]; then
+    checks+=("$label: the later night's outputs with the past identical to its first night's ($(ls "$first_outputs/$night"/*.csv | wc -l) CSV files)")
+  else
+    checks+=("$label: THE LATER NIGHT WITH THE PAST DIFFERS from its first night: ${differing[*]}")
+    failed=1
+  fi
+}
+
+# past_until_as_of DIR DAY: DIR/history's files without their lines of DAY (the generator's
+# past runs on to as_of + 12 h, which the night leaves out), in DIR/history-until-as-of: a past
+# that ends before the night, as a real one does, so that the cache can keep its files.
+past_until_as_of() {
+  local dir="$1" day="$2" file kept
+  [ -d "$dir/history-until-as-of" ] && return
+  for file in "$dir"/history/*/*/*.jsonl.gz; do
+    kept="$dir/history-until-as-of/${file#"$dir"/history/}"
+    mkdir -p "$(dirname "$kept")"
+    gzip -dc "$file" | { grep -vF "\"ts\":\"${day}T" || true; } | gzip >"$kept"
+  done
+}
+
+# past_benchmark USERS: the generated job with and without `history_logs` naming a year of past:
+# as generated, ending before the night, and four times as large; `gzip -dc` of the logs and of
+# each past.
+past_benchmark() {
+  local users="$1" generator base
+  generator=$(cat Sources/OfferLabGenerate/*.swift | sha1sum | cut -c1-10)
+  base="$data/generator-$generator/past-$users"
+  mkdir -p "$base"
+  echo "data sets: $base ($users users, and the past of $((4 * users)) users; seed 1)"
+  local name count day
+  for name in logs past4; do
+    count=$users
+    [ $name = past4 ] && count=$((4 * users))
+    if [ ! -f "$base/$name/job.yaml" ]; then
+      "$bin" generate --out "$base/$name" --users "$count" --seed 1 --force >"$work/generate" 2>&1 || {
+        cat "$work/generate" >&2; exit 1; }
+    fi
+  done
+  day=$(sed -nE 's/^as_of: *([0-9-]+)T.*/\1/p' "$base/logs/job.yaml")
+  past_until_as_of "$base/logs" "$day"
+  past_until_as_of "$base/past4" "$day"
+  # The generated job names no past (docs/generator.md): the same job with one.
+  sed '/^as_of:/i history_logs: ["history/*/*/*.jsonl.gz"]' "$base/logs/job.yaml" >"$base/logs/job-past-generated.yaml"
+  sed '/^as_of:/i history_logs: ["history-until-as-of/*/*/*.jsonl.gz"]' "$base/logs/job.yaml" >"$base/logs/job-past.yaml"
+  sed '/^as_of:/i history_logs: ["../past4/history-until-as-of/*/*/*.jsonl.gz"]' "$base/logs/job.yaml" >"$base/logs/job-past4.yaml"
+  local logs history history4
+  logs=$(find "$base/logs/logs" -name '*.gz' | sort)
+  history=$(find "$base/logs/history" -name '*.gz' | sort)
+  history4=$(find "$base/past4/history" -name '*.gz' | sort)
+  rm -f "$work"/gzip-logs "$work"/gzip-past "$work"/gzip-past4
+  # shellcheck disable=SC2086 # one word per file
+  {
+    for ((i = 0; i < repeat; i++)); do
+      timed gzip-logs sh -c 'gzip -dc "$@" >/dev/null' gzip $logs
+      timed gzip-past sh -c 'gzip -dc "$@" >/dev/null' gzip $history
+      timed gzip-past4 sh -c 'gzip -dc "$@" >/dev/null' gzip $history4
+    done
+    printf '%-12s %9s lines, %4s MB gzipped; gzip -dc (one core, median of %s): %6s s\n' "logs:" "$(gzip -dc $logs | wc -l)" \
+      "$(du -cm $logs | tail -1 | cut -f1)" "$repeat" "$(median gzip-logs 1)"
+    printf '%-12s %9s lines, %4s MB gzipped; gzip -dc (one core, median of %s): %6s s\n' "the past:" "$(gzip -dc $history | wc -l)" \
+      "$(du -cm $history | tail -1 | cut -f1)" "$repeat" "$(median gzip-past 1)"
+    printf '%-12s %9s lines, %4s MB gzipped; gzip -dc (one core, median of %s): %6s s\n' "the past x4:" "$(gzip -dc $history4 | wc -l)" \
+      "$(du -cm $history4 | tail -1 | cut -f1)" "$repeat" "$(median gzip-past4 1)"
+  }
+  echo
+  printf '%-36s | %22s | %22s | %11s\n' "" "with history_logs" "without" "with/without"
+  printf '%-36s | %6s %6s %7s | %6s %6s %7s | %5s %5s\n' "offerlab run (medians of $repeat)" "wall s" "cpu s" "RSS MiB" \
+    "wall s" "cpu s" "RSS MiB" "wall" "cpu"
+  past_pair "a year of past" "$base/logs/job-past.yaml" "$base/logs/job.yaml"
+  past_pair "the past as generated" "$base/logs/job-past-generated.yaml" "$base/logs/job.yaml"
+  past_pair "the past x4" "$base/logs/job-past4.yaml" "$base/logs/job.yaml"
+  echo "a year of past: the generated past without its lines of the night's day (after as_of), so that the cache"
+  echo "keeps it; as generated, its files hold events after as_of and every night parses them again."
+  echo "goal (issue 58): a later night with a year of past at most 1.10x the same night without it."
   echo "Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
 }
 
@@ -530,6 +681,11 @@ fi
 if [ $stores -eq 1 ]; then
   stores_benchmark "${sizes[0]}"
   exit 0
+fi
+if [ $past -eq 1 ]; then
+  past_benchmark "${sizes[0]}"
+  for line in "${checks[@]}"; do echo "$line"; done
+  exit $failed
 fi
 if [ $shapes -eq 1 ]; then
   for users in "${sizes[@]}"; do shape_matrix "$users"; done
