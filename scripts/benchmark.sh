@@ -140,6 +140,16 @@ calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
 # best NAME: the line of $work/NAME with the smallest wall time.
 best() { sort -n -k1,1 "$work/$1" | head -1; }
 
+# differing_outputs A B [NAME]: the CSV files of folder A whose copy in folder B differs (or is
+# missing), one name a line; NAME is left out of the comparison.
+differing_outputs() {
+  local file
+  for file in "$1"/*.csv; do
+    [ "$(basename "$file")" = "${3:-}" ] && continue
+    cmp -s "$file" "$2/$(basename "$file")" || basename "$file"
+  done
+}
+
 # duckdb_run NAME DIR JOB: the query's own wall and CPU time (the interpreter's start is left out).
 duckdb_run() {
   sleep "$pause"
@@ -201,10 +211,8 @@ measure() {
   local zout="$work/zlib-$label"
   rm -f "$work/zlib"
   timed zlib "$bin" run "$dir/$job" --output "$zout" --database "$zout/results.sqlite" --quiet --inflater zlib
-  local differing=()
-  for file in "$out/$night"/*.csv; do
-    cmp -s "$file" "$zout/$night/$(basename "$file")" || differing+=("$(basename "$file")")
-  done
+  local differing
+  mapfile -t differing < <(differing_outputs "$out/$night" "$zout/$night")
   read -r zwall _ _ _ < <(best zlib)
   if [ ${#differing[@]} -eq 0 ]; then
     checks+=("$label: outputs identical to the zlib run ($(ls "$out/$night" | wc -l) files; zlib run ${zwall} s)")
@@ -248,14 +256,11 @@ nightly() {
     "${as_of%T*}" "$nwall" "$(calc "$nuser + $nsys")" "$(calc "$nkb / 1024")" "$night_line" "$(calc "${seconds[$label]} / $nwall")"
   printf '  the same night again:                %6.2f s wall, %6.2f s cpu; %s\n' "$awall" "$(calc "$auser + $asys")" "$again_line"
   printf '  cache folder: %s MB\n' "$(du -sm "$work/cache" | cut -f1)"
-  local night differing=()
+  local night differing
   night=$(ls "$out" | grep -E '^[0-9]{4}-' | head -1)
-  for file in "$out/$night"/*.csv; do
-    # Alerts are changes since the database's previous night (docs/reliability.md, "Alerts"): the
-    # cached nights follow the night before in their database, the run without the cache has none.
-    [ "$(basename "$file")" = alerts.csv ] && continue
-    cmp -s "$file" "$cached/$night/$(basename "$file")" || differing+=("$(basename "$file")")
-  done
+  # Alerts are changes since the database's previous night (docs/reliability.md, "Alerts"): the
+  # cached nights follow the night before in their database, the run without the cache has none.
+  mapfile -t differing < <(differing_outputs "$out/$night" "$cached/$night" alerts.csv)
   if [ ${#differing[@]} -eq 0 ]; then
     checks+=("$label: outputs with the cache identical to the run without it ($(($(ls "$out/$night"/*.csv | wc -l) - 1)) CSV files; alerts.csv follows the database's history)")
   else
@@ -536,11 +541,9 @@ past_pair() {
   # The later night with the past, once more, its outputs kept.
   cached_night past past "$with"
   printf '%-36s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /later night with the past: /')"
-  local night differing=()
+  local night differing
   night=$(ls "$first_outputs" | grep -E '^[0-9]{4}-' | head -1)
-  for file in "$first_outputs/$night"/*.csv; do
-    cmp -s "$file" "$work/nights/$night/$(basename "$file")" || differing+=("$(basename "$file")")
-  done
+  mapfile -t differing < <(differing_outputs "$first_outputs/$night" "$work/nights/$night")
   if [ ${#differing[@]} -eq 0 ]; then
     checks+=("$label: the later night's outputs with the past identical to its first night's ($(ls "$first_outputs/$night"/*.csv | wc -l) CSV files)")
   else
@@ -642,11 +645,9 @@ vs_pair() {
   local label="$1" dir="$2"
   alternate current "$bin" "$dir/job.yaml" earlier "$old_bin" "$dir/job.yaml"
   read -r wall_ratio cpu_ratio < <(pair_ratios current earlier)
-  local night differing=()
+  local night differing
   night=$(ls "$work/out-current" | grep -E '^[0-9]{4}-' | head -1)
-  for file in "$work/out-earlier/$night"/*.csv; do
-    cmp -s "$file" "$work/out-current/$night/$(basename "$file")" || differing+=("$(basename "$file")")
-  done
+  mapfile -t differing < <(differing_outputs "$work/out-earlier/$night" "$work/out-current/$night")
   printf '%-22s | %6s %6s %7.0f | %6s %6s %7.0f | %5.3f %5.3f | %s\n' "$label" \
     "$(median current 1)" "$(median current 5)" "$(calc "$(sort -n -k4 "$work/current" | awk '{ v[NR] = $4 } END { print v[int((NR + 1) / 2)] }') / 1024")" \
     "$(median earlier 1)" "$(median earlier 5)" "$(calc "$(sort -n -k4 "$work/earlier" | awk '{ v[NR] = $4 } END { print v[int((NR + 1) / 2)] }') / 1024")" \
