@@ -205,6 +205,7 @@ struct GroupDraws {
             share: point > 0 ? unseen / point : .infinity, product: product,
             renewalsIdentified: product.map { fitted.plans[$0].knownThrough } ?? 0,
             renewalsNeeded: product.map(needed) ?? 0,
+            renewalsFromPast: product.map { fitted.plans[$0].pastThrough > fitted.plans[$0].identifiedThrough } ?? false,
             lastObservedDay: purchasesMatter ? fitted.observation.lastObservedDay : nil)
     }
 }

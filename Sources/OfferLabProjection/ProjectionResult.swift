@@ -35,14 +35,21 @@ public struct UnseenPart: Sendable, Equatable {
     /// That product's renewals seen often enough (1 … this), and the renewals the year needs.
     public var renewalsIdentified: Int
     public var renewalsNeeded: Int
+    /// Whether the app's past, not the test, shows the last of those renewals: the words then
+    /// name the past, since the test has seen fewer.
+    public var renewalsFromPast: Bool
     /// The longest tenure day observed (from 0), when purchases after it are a tenth of it or more.
     public var lastObservedDay: Int?
 
-    public init(share: Double, product: Int?, renewalsIdentified: Int, renewalsNeeded: Int, lastObservedDay: Int?) {
+    public init(
+        share: Double, product: Int?, renewalsIdentified: Int, renewalsNeeded: Int, renewalsFromPast: Bool = false,
+        lastObservedDay: Int?
+    ) {
         self.share = share
         self.product = product
         self.renewalsIdentified = renewalsIdentified
         self.renewalsNeeded = renewalsNeeded
+        self.renewalsFromPast = renewalsFromPast
         self.lastObservedDay = lastObservedDay
     }
 
@@ -56,7 +63,8 @@ public struct UnseenPart: Sendable, Equatable {
                 case 1: "renewal 1"
                 default: "renewals 1 to \(renewalsIdentified)"
                 }
-            parts.append("\(productName(product)) needs \(renewalsNeeded) renewals and the test has seen \(seen) often enough")
+            let witness = renewalsFromPast ? "the app's past has seen" : "the test has seen"
+            parts.append("\(productName(product)) needs \(renewalsNeeded) renewals and \(witness) \(seen) often enough")
         }
         if let day = lastObservedDay {
             parts.append("purchases after day \(day + 1) in the test have not been seen yet")

@@ -170,7 +170,9 @@ struct ProjectionPastTests {
             Issue.record("the year rests on renewals 3 to 11: \(String(describing: projection.gap))")
             return
         }
-        #expect(part.renewalsIdentified == 2 && part.renewalsNeeded == 11)
+        #expect(part.renewalsIdentified == 2 && part.renewalsNeeded == 11 && part.renewalsFromPast)
+        // The members identify renewal 1 only: the words name the past that shows renewal 2.
+        #expect(part.description { _ in "monthly" }.hasPrefix("monthly needs 11 renewals and the app's past has seen renewals 1 to 2 often enough; "))
     }
 
     @Test("A product without a past stays bounded as without any past")
