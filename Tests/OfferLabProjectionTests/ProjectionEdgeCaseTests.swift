@@ -15,7 +15,8 @@ struct ProjectionEdgeCaseTests {
             both.description(productName: { "p\($0)" })
                 == "p2 needs 11 renewals and the test has seen renewal 1 often enough; purchases after day 30 in the test have not been seen yet; "
                 + "the part not seen is more than the projected year (the interval runs from none of it to the most the data allow)")
-        let fromPast = UnseenPart(share: 2, product: 1, renewalsIdentified: 3, renewalsNeeded: 11, renewalsFromPast: true, lastObservedDay: nil)
+        let fromPast = UnseenPart(
+            share: 2, product: 1, renewalsIdentified: 3, renewalsNeeded: 11, renewalsFromPast: true, lastObservedDay: nil)
         #expect(
             fromPast.description(productName: { "p\($0)" })
                 == "p1 needs 11 renewals and the app's past has seen renewals 1 to 3 often enough; "

@@ -172,7 +172,9 @@ struct ProjectionPastTests {
         }
         #expect(part.renewalsIdentified == 2 && part.renewalsNeeded == 11 && part.renewalsFromPast)
         // The members identify renewal 1 only: the words name the past that shows renewal 2.
-        #expect(part.description { _ in "monthly" }.hasPrefix("monthly needs 11 renewals and the app's past has seen renewals 1 to 2 often enough; "))
+        #expect(
+            part.description { _ in "monthly" }.hasPrefix(
+                "monthly needs 11 renewals and the app's past has seen renewals 1 to 2 often enough; "))
     }
 
     @Test("A product without a past stays bounded as without any past")
