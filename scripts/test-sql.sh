@@ -57,18 +57,24 @@ echo "max_unconvertible_money_share: 0.3" >>"$work/unconvertible/job.yaml"
 
 # What a store sends, through `offerlab events`
 # (docs/input-formats.md#offerlab-events-the-stores-events-for-sql-engines-and-other-tools): a
-# generated set in the log format, and the same set as RevenueCat's export and as its webhooks; each
-# store set's events are written in the log format and read by a job of the app's logs and the
-# events, whose SQL results must be the log-format set's run (its quality.csv aside: the lines
-# differ by design).
+# generated set in the log format, and the same set as RevenueCat's export, as its webhooks and as
+# Google Play's notifications and Orders; each store set's events are written in the log format and
+# read by a job of the app's logs and the events, whose SQL results must be the log-format set's
+# run (its quality.csv aside: the lines differ by design). The events take the place of every
+# store source of the job (Google Play's are two, with their `google_play:` map).
 "$offerlab" generate --out "$work/store-logs" --users 3000 --seed 11 --days 12 >/dev/null
 references=()
 store_jobs=()
-for format in revenuecat_export revenuecat_webhooks; do
+for format in revenuecat_export revenuecat_webhooks google_play; do
   "$offerlab" generate --out "$work/$format" --users 3000 --seed 11 --days 12 --format "$format" >/dev/null
   "$offerlab" events "$work/$format/job.yaml" --out "$work/$format/events" >/dev/null
-  sed -E "s|^  - \{path: .*, format: $format\}$|  - \"events/**/*.jsonl.gz\"|" "$work/$format/job.yaml" >"$work/$format/events-job.yaml"
+  sed -E -e "s|^  - \{path: .*, format: $format\}$|  - \"events/**/*.jsonl.gz\"|" -e '/^  - \{path: .*, format: [a-z_]+\}$/d' \
+    -e '/^google_play:$/,/^  package_name: /d' "$work/$format/job.yaml" >"$work/$format/events-job.yaml"
   grep -q '^  - "events/\*\*/\*.jsonl.gz"$' "$work/$format/events-job.yaml"
+  if grep -q 'format: \|^google_play:' "$work/$format/events-job.yaml"; then
+    echo "test-sql.sh: $work/$format/events-job.yaml still names a store source" >&2
+    exit 1
+  fi
   references+=(--reference "$work/$format/events-job.yaml=$work/store-logs/job.yaml")
   store_jobs+=("$work/$format/events-job.yaml")
 done

@@ -84,8 +84,10 @@ package enum DataSetGenerator {
                 rows = assignmentRows
             }
         }
-        if let signer {
+        if configuration.shape.sourceFormat.hasUserTransactions {
             tableFiles.append(try TableWriter.writeUserTransactions(into: out, rows: userTransactionRows))
+        }
+        if let signer {
             let root = out + "/" + AppStoreNotificationWriter.rootCertificatePath
             guard FileManager.default.createFile(atPath: root, contents: Data(signer.rootCertificateDER)) else {
                 throw GeneratorError("cannot write the test root certificate", path: root)
@@ -117,7 +119,7 @@ package enum DataSetGenerator {
     }
 
     /// Creates the folders. An existing `tables/`, `logs/`, `showcase/`, `history/`, `revenuecat/`,
-    /// `appstore/` or `job.yaml` is an error unless `overwrite`, which removes exactly those
+    /// `appstore/`, `googleplay/` or `job.yaml` is an error unless `overwrite`, which removes exactly those
     /// (nothing else in the folder).
     private static func prepare(_ configuration: GeneratorConfiguration) throws {
         let manager = FileManager.default
@@ -147,7 +149,7 @@ package enum DataSetGenerator {
                 let folder = LogShardWriter.relativePath(day: day, shard: 0, part: 0, configuration: configuration)
                 try manager.createDirectory(
                     atPath: out + "/" + folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)], withIntermediateDirectories: true)
-                if let storeFile = configuration.shape.sourceFormat.relativePath(day: day, shard: 0, configuration: configuration) {
+                for storeFile in configuration.shape.sourceFormat.relativePaths(day: day, shard: 0, configuration: configuration) {
                     try manager.createDirectory(
                         atPath: out + "/" + storeFile[..<(storeFile.lastIndex(of: "/") ?? storeFile.endIndex)],
                         withIntermediateDirectories: true)
@@ -158,7 +160,7 @@ package enum DataSetGenerator {
         }
     }
 
-    /// Every file under `folder` (`logs`, `showcase`, `history`, `revenuecat`, `appstore`), relative to `out`; none when the folder
+    /// Every file under `folder` (`logs`, `showcase`, `history`, `revenuecat`, `appstore`, `googleplay`), relative to `out`; none when the folder
     /// does not exist.
     private static func logFiles(in out: String, folder: String) throws -> [String] {
         guard FileManager.default.fileExists(atPath: out + "/" + folder) else { return [] }

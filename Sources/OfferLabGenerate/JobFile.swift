@@ -33,15 +33,23 @@ enum JobFile {
     }
 
     /// `max_bad_line_ratio: 0.01`, or, when the malformed lines written are more than 1% of the
-    /// lines (a data set of a few hundred users), their share rounded up to a hundredth, and why.
+    /// lines (a data set of a few hundred users), or the store's own more than 1% of its lines
+    /// (`offerlab events` checks those alone; Google Play's users are a fifth of a set), their
+    /// share rounded up to a hundredth, and why.
     static func badLineRatio(_ logs: LogCounts) -> String {
         // The store's own malformed lines (a bad signature, another app's) count as the logs' do.
-        let malformed = logs.malformed.values.reduce(0, +) + logs.badSignatureLines + logs.otherAppLines
+        let storeMalformed = logs.badSignatureLines + logs.otherAppLines
+        let malformed = logs.malformed.values.reduce(0, +) + storeMalformed
         let lines = max(1, logs.lines - logs.blankLines + logs.storeLines)
-        let hundredths = max(1, Int((100 * Double(malformed) / Double(lines)).rounded(.up)))
-        guard hundredths > 1 else { return "max_bad_line_ratio: 0.01" }
-        return "max_bad_line_ratio: \(Double(min(100, hundredths)) / 100)   # \(malformed) malformed of \(lines) lines: "
-            + "the showcase's fixed ones are more than 1% of a data set this small"
+        func hundredths(_ count: Int, of lines: Int) -> Int { Int((100 * Double(count) / Double(max(1, lines))).rounded(.up)) }
+        let ofAll = hundredths(malformed, of: lines)
+        let ofStore = hundredths(storeMalformed, of: logs.storeLines)
+        guard max(ofAll, ofStore) > 1 else { return "max_bad_line_ratio: 0.01" }
+        let why =
+            ofAll >= ofStore
+            ? "\(malformed) malformed of \(lines) lines: the showcase's fixed ones are more than 1% of a data set this small"
+            : "\(storeMalformed) malformed of the store's \(logs.storeLines) lines: more than 1% of a store form this small"
+        return "max_bad_line_ratio: \(Double(min(100, max(ofAll, ofStore))) / 100)   # \(why)"
     }
 
     /// The globs of the layout's log files, and of the showcase's.
@@ -53,12 +61,12 @@ enum JobFile {
         return (globs + showcase).map { "  - \"\($0)\"" }.joined(separator: "\n")
     }
 
-    /// The store's files, as a source of their format
+    /// The store's files, each glob as a source of its format
     /// (docs/input-formats.md#store-sources-in-a-job); for the App Store, the app and the data
-    /// set's own test root certificate.
+    /// set's own test root certificate; for Google Play, the app.
     private static func storeSource(_ format: SourceFormat) -> String {
-        guard let glob = format.glob else { return "" }
-        return "\n  - {path: \"\(glob)\", format: \(format.rawValue)}" + format.jobSettings
+        guard !format.sources.isEmpty else { return "" }
+        return format.sources.map { "\n  - {path: \"\($0.glob)\", format: \($0.format.rawValue)}" }.joined() + format.jobSettings
     }
 
     /// The shape options that differ from the defaults, as the command line spells them.

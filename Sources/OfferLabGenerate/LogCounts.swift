@@ -46,6 +46,14 @@ package struct LogCounts: Sendable, Equatable {
     package var otherAppLines = 0
     package var reversedRefunds = 0
     package var userTransactionRows = 0
+    /// Google Play's notifications (of `storeLines`): the renewals recovered after a grace period
+    /// and after an account hold (each such notification is an `ignored_store_records`), the
+    /// license testers' purchases (sandbox records the logs' form does not have), and the Orders
+    /// listed in the folder of the day after their charge's.
+    package var gracePeriods = 0
+    package var accountHolds = 0
+    package var testPurchases = 0
+    package var delayedOrders = 0
     /// The app's past (`history/`, `HistoryWriter`): files and lines, apart from the logs' `files`
     /// and `lines` (a job reads them as `history_logs`).
     package var historyFiles = 0
@@ -83,6 +91,10 @@ package struct LogCounts: Sendable, Equatable {
         sum.otherAppLines += rhs.otherAppLines
         sum.reversedRefunds += rhs.reversedRefunds
         sum.userTransactionRows += rhs.userTransactionRows
+        sum.gracePeriods += rhs.gracePeriods
+        sum.accountHolds += rhs.accountHolds
+        sum.testPurchases += rhs.testPurchases
+        sum.delayedOrders += rhs.delayedOrders
         sum.historyFiles += rhs.historyFiles
         sum.historyLines += rhs.historyLines
         return sum

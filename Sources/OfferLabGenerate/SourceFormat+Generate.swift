@@ -6,39 +6,47 @@ import OfferLabStoreSources
 /// (docs/input-formats.md#store-sources-in-a-job). What the generator knows of each store form is
 /// here; its files are written by its `StoreFactWriter`.
 extension SourceFormat {
-    /// The forms `offerlab generate --format` writes: Google Play's formats are read, not
-    /// generated yet (docs/generator.md).
-    package static var generated: [SourceFormat] { allCases.filter { $0 != .googlePlay && $0 != .googlePlayOrders } }
+    /// The forms `offerlab generate --format` writes: `google_play` writes Google Play's
+    /// notifications and its Orders (`google_play_orders`) together (docs/generator.md).
+    package static var generated: [SourceFormat] { allCases.filter { $0 != .googlePlayOrders } }
+
+    /// The `--format` that writes the format's files, when it is not the format itself.
+    package var generatedWith: SourceFormat? { self == .googlePlayOrders ? .googlePlay : nil }
 
     /// Whether an event of `kind` of `user` goes to the store's files rather than to the app's
-    /// logs. Apple sends nothing of a Google Play purchase: in the App Store's form, the Play
-    /// Store's users keep their facts in the app's logs (docs/generator.md).
+    /// logs. Apple sends nothing of a Google Play purchase and Google nothing of an App Store one:
+    /// in either store's form, the other store's users keep their facts in the app's logs
+    /// (docs/generator.md).
     func carries(_ kind: EventKind, of user: UserProfile) -> Bool {
         switch self {
-        case .offerlab, .googlePlay, .googlePlayOrders: false
+        case .offerlab, .googlePlayOrders: false
         case .revenueCatExport: kind.isTransaction
         case .revenueCatWebhooks: kind.isTransaction || kind == .cancel || kind == .expire
         case .appStoreNotifications:
             !user.paysThroughPlayStore && (kind.isTransaction || kind == .cancel || kind == .expire)
+        case .googlePlay: user.paysThroughPlayStore && (kind.isTransaction || kind == .cancel || kind == .expire)
         }
     }
 
-    /// The glob of the store's files in the job, relative to the output folder.
-    var glob: String? {
+    /// The store's files in the job, relative to the output folder: each glob with its format.
+    var sources: [(glob: String, format: SourceFormat)] {
         switch self {
-        case .offerlab, .googlePlay, .googlePlayOrders: nil
-        case .revenueCatExport: "revenuecat/export/*/transactions_*.csv.gz"
-        case .revenueCatWebhooks: "revenuecat/webhooks/*/*/*/webhooks-*.jsonl.gz"
-        case .appStoreNotifications: "appstore/notifications/*/*/*/notifications-*.jsonl.gz"
+        case .offerlab, .googlePlayOrders: []
+        case .revenueCatExport: [("revenuecat/export/*/transactions_*.csv.gz", self)]
+        case .revenueCatWebhooks: [("revenuecat/webhooks/*/*/*/webhooks-*.jsonl.gz", self)]
+        case .appStoreNotifications: [("appstore/notifications/*/*/*/notifications-*.jsonl.gz", self)]
+        case .googlePlay:
+            [(GooglePlayWriter.notificationsGlob, .googlePlay), (GooglePlayWriter.ordersGlob, .googlePlayOrders)]
         }
     }
 
     /// The folder of the store's files in the output folder, if any.
     var folder: String? {
         switch self {
-        case .offerlab, .googlePlay, .googlePlayOrders: nil
+        case .offerlab: nil
         case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter.folder
         case .appStoreNotifications: AppStoreNotificationWriter.folder
+        case .googlePlay, .googlePlayOrders: GooglePlayWriter.folder
         }
     }
 
@@ -47,34 +55,46 @@ extension SourceFormat {
         allCases.compactMap(\.folder).reduce(into: []) { folders, folder in if !folders.contains(folder) { folders.append(folder) } }
     }
 
-    /// The file of a day of a shard, relative to the output folder, if the format has files.
-    func relativePath(day: Int, shard: Int, configuration: GeneratorConfiguration) -> String? {
+    /// The files of a day of a shard, relative to the output folder (none if the format has no files).
+    func relativePaths(day: Int, shard: Int, configuration: GeneratorConfiguration) -> [String] {
         switch self {
-        case .offerlab, .googlePlay, .googlePlayOrders: nil
-        case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter.relativePath(day: day, shard: shard, configuration: configuration)
-        case .appStoreNotifications: AppStoreNotificationWriter.relativePath(day: day, shard: shard, configuration: configuration)
+        case .offerlab, .googlePlayOrders: []
+        case .revenueCatExport, .revenueCatWebhooks: [RevenueCatWriter.relativePath(day: day, shard: shard, configuration: configuration)]
+        case .appStoreNotifications: [AppStoreNotificationWriter.relativePath(day: day, shard: shard, configuration: configuration)]
+        case .googlePlay:
+            GooglePlayWriter.Feed.allCases.map { GooglePlayWriter.relativePath($0, day: day, shard: shard, configuration: configuration) }
         }
     }
 
     /// Whether the store signs its files: then the data set has a test chain of its own
-    /// (`AppStoreTestSigner`), whose root the job trusts, and the server's `user_transactions`
-    /// table.
+    /// (`AppStoreTestSigner`), whose root the job trusts.
     var isSigned: Bool { self == .appStoreNotifications }
+
+    /// Whether the data set has the server's `user_transactions` table: the stores whose records
+    /// may not name the user (the App Store's, Google Play's).
+    var hasUserTransactions: Bool { self == .appStoreNotifications || self == .googlePlay }
 
     /// The writer of a shard's store files, if the format has files (a signed one needs `signer`).
     func storeWriter(configuration: GeneratorConfiguration, shard: Int, signer: AppStoreTestSigner?) -> (any StoreFactWriter)? {
         switch self {
-        case .offerlab, .googlePlay, .googlePlayOrders: nil
+        case .offerlab, .googlePlayOrders: nil
         case .revenueCatExport, .revenueCatWebhooks: RevenueCatWriter(configuration: configuration, shard: shard)
         case .appStoreNotifications: signer.map { AppStoreNotificationWriter(configuration: configuration, shard: shard, signer: $0) }
+        case .googlePlay: GooglePlayWriter(configuration: configuration, shard: shard)
         }
     }
 
     /// The job file's map of the store's settings for the data set (after its `logs`), if it
-    /// needs one: the App Store's app and the data set's own test root certificate.
+    /// needs one: the App Store's app and the data set's own test root certificate; Google Play's app.
     var jobSettings: String {
         switch self {
-        case .offerlab, .revenueCatExport, .revenueCatWebhooks, .googlePlay, .googlePlayOrders: ""
+        case .offerlab, .revenueCatExport, .revenueCatWebhooks, .googlePlayOrders: ""
+        case .googlePlay:
+            """
+
+            google_play:
+              package_name: \(GooglePlayWriter.packageName)
+            """
         case .appStoreNotifications:
             """
 

@@ -20,10 +20,14 @@ package enum SQLScript {
         // An engine cannot verify or decode the stores' formats
         // (docs/input-formats.md#offerlab-events-the-stores-events-for-sql-engines-and-other-tools):
         // it reads their events once `offerlab events` has written them in the log format.
-        if let store = job.storeSources.first {
+        // Google Play comes as two feeds: the hint names both, and that the events replace them.
+        let formats = job.storeSources.map(\.format.rawValue).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        if !formats.isEmpty {
+            let named = formats.count == 1 ? "format \(formats[0])" : "formats \(formats.joined(separator: ", "))"
+            let inPlace = formats.count == 1 ? "" : " in place of those items"
             throw OfferLabError.job(
                 job.jobPath, key: "logs",
-                "format \(store.format.rawValue): SQL engines read only the log format; run `offerlab events \(job.jobPath) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz (with its other logs) and write the SQL for that job (docs/input-formats.md)"
+                "\(named): SQL engines read only the log format; run `offerlab events \(job.jobPath) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz\(inPlace) (with its other logs) and write the SQL for that job (docs/input-formats.md)"
             )
         }
         let source = try TableSource(path: job.tablesPath)

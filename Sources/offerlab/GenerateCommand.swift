@@ -58,15 +58,20 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The form of the store's facts (trials, charges, refunds; with webhooks and notifications also cancels and expires): the logs, RevenueCat's export or webhooks in revenuecat/, or signed App Store Server Notifications in appstore/ (with a test CA and tables/user_transactions.csv; best with --user-ids uuid), beside the app's logs.",
+            "The form of the store's facts (trials, charges, refunds; with webhooks and notifications also cancels and expires): the logs, RevenueCat's export or webhooks in revenuecat/, signed App Store Server Notifications in appstore/ (with a test CA and tables/user_transactions.csv; best with --user-ids uuid), or Google Play's notifications and Orders in googleplay/ (with tables/user_transactions.csv), beside the app's logs.",
             valueName: SourceFormat.generated.map(\.rawValue).joined(separator: "|")))
     var format: SourceFormat = .offerlab
 
-    @Flag(name: .long, help: "Replace tables/, logs/, showcase/, revenuecat/, appstore/ and job.yaml left in the folder by an earlier run.")
+    @Flag(
+        name: .long,
+        help: "Replace tables/, logs/, showcase/, revenuecat/, appstore/, googleplay/ and job.yaml left in the folder by an earlier run.")
     var force = false
 
     func run() async throws {
         guard SourceFormat.generated.contains(format) else {
+            if let writer = format.generatedWith {
+                throw ValidationError("--format \(format.rawValue) is written with --format \(writer.rawValue), beside its notifications")
+            }
             throw ValidationError("--format \(format.rawValue) is read by offerlab run, not written by generate")
         }
         guard let startDate = CivilDate(parsing: start) else {

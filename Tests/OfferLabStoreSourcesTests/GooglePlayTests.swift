@@ -184,6 +184,26 @@ import Testing
         #expect(records.counts[.ignoredStoreRecords] == 3, "in grace, the test notification, on hold")
     }
 
+    /// A voided purchase of an order no other notification names (one from before the server kept
+    /// them) says neither product nor buyer: with its token's state fetched, the refund takes both
+    /// from it; without, it has neither (the table may still say the buyer).
+    @Test func aVoidedPurchaseWithItsStateTakesItsProductAndBuyer() throws {
+        let voided = { (token: String, order: String) in
+            #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1772500000000","voidedPurchaseNotification":{"purchaseToken":"\#(token)","orderId":"\#(order)","productType":1,"refundType":1}}"#
+        }
+        let (_, records) = try notifications([
+            [
+                Self.line(voided("tok-old", "GPA.9"), subscription: Self.state(orderID: "GPA.9")),
+                Self.line(voided("tok-other", "GPA.8")),
+            ]
+        ])
+        #expect(records.transactions.isEmpty, "a voided purchase's state delivers no charge")
+        #expect(records.refunds.map(\.transactionID) == ["GPA.9", "GPA.8"])
+        #expect(records.refunds.map(\.productID) == ["premium", nil])
+        #expect(records.refunds.map(\.buyer.userID) == ["user-1", nil])
+        #expect(records.refunds[0].buyer.country == "DE" && records.refunds[0].originalTransactionID == "tok-old")
+    }
+
     @Test func everyBadLineIsCountedUnderItsReason() throws {
         let other = Self.line(Self.developerNotification(type: 4, package: "com.other.app"), subscription: Self.state())
         let notBase64 = #"{"notification":{"message":{"data":"%%%not base64","messageId":"m9"},"subscription":"s"}}"#

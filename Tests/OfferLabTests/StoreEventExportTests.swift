@@ -180,6 +180,20 @@ import Testing
                 == "job file \(fixture.path): logs: format revenuecat_webhooks: SQL engines read only the log format; run `offerlab events \(fixture.path) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz (with its other logs) and write the SQL for that job (docs/input-formats.md)"
         )
     }
+
+    /// Google Play's two feeds are both named, and the hint says the events replace both items.
+    @Test func sqlOnAGooglePlayJobNamesBothFeeds() throws {
+        let fixture = try StoreSourceJobTests().job(
+            logs: #"["logs/*", {path: "play/*.jsonl", format: google_play}, {path: "orders/*.jsonl", format: google_play_orders}]"#,
+            "google_play: {package_name: com.example.app}", files: ["play/a.jsonl": "", "orders/a.jsonl": ""])
+        let job = try JobLoader.load(path: fixture.path)
+        let error = try #require(throws: OfferLabError.self) { try SQLScript.generate(job: job, dialect: .spark, part: .aggregates) }
+        #expect(error.code == .badJob && error.exitCode == 78 && error.location.jobKey == "logs")
+        #expect(
+            error.message
+                == "job file \(fixture.path): logs: formats google_play, google_play_orders: SQL engines read only the log format; run `offerlab events \(fixture.path) --out DIR`, then point a job's logs at DIR/**/*.jsonl.gz in place of those items (with its other logs) and write the SQL for that job (docs/input-formats.md)"
+        )
+    }
 }
 
 /// `offerlab events` on the data sets `offerlab generate --format revenuecat_export|revenuecat_webhooks`

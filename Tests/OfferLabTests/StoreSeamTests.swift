@@ -64,7 +64,7 @@ import Testing
 
     /// For each store, the files that name it outside its folder are among the walk-through's: a
     /// mention anywhere else fails. The source registry names every store; the generator's files
-    /// only the stores it writes (Google Play's formats are read, not generated yet).
+    /// only the stores it writes.
     @Test(arguments: stores.map(\.folder))
     func aStoreIsNamedOnlyWhereTheWalkThroughSays(_ folder: String) throws {
         let store = try #require(Self.stores.first { $0.folder == folder })

@@ -163,11 +163,14 @@ enum GooglePlayNotifications {
                 }
             }
         }
-        func addRefund(_ orderID: String, token: String, at: Int64, isPartial: Bool, path: String) {
+        // `state`: the notification's own state, when the server fetched one with it (a voided
+        // purchase of an order no other notification named: its product and buyer).
+        func addRefund(_ orderID: String, token: String, at: Int64, isPartial: Bool, path: String, state: GooglePlayNotification? = nil) {
             guard refundedOrders.insert(orderID).inserted else { return }
+            let buyer = state.map(\.buyer) ?? buyers[token] ?? StoreBuyer(userID: nil, platform: "android", store: "play_store")
             var refund = StoreRefund(
-                format: .googlePlay, transactionID: orderID, originalTransactionID: chain(token), productID: nil, at: at, amountMicros: nil,
-                currency: nil, buyer: buyers[token] ?? StoreBuyer(userID: nil, platform: "android", store: "play_store"))
+                format: .googlePlay, transactionID: orderID, originalTransactionID: chain(token),
+                productID: state?.orders.first { $0.orderID == orderID }?.productID, at: at, amountMicros: nil, currency: nil, buyer: buyer)
             refund.amountUnknown = isPartial
             refund.sourcePath = path
             records.refunds.append(refund)
@@ -180,7 +183,9 @@ enum GooglePlayNotifications {
                     records.counts[.ignoredStoreRecords] += 1
                     continue
                 case .voided(let voidedToken, let orderID, let isPartial):
-                    addRefund(orderID, token: voidedToken, at: notification.at, isPartial: isPartial, path: file.path)
+                    addRefund(
+                        orderID, token: voidedToken, at: notification.at, isPartial: isPartial, path: file.path,
+                        state: notification.hasState ? notification : nil)
                     continue
                 case .subscription(let type, let subscriptionToken):
                     token = subscriptionToken

@@ -1,0 +1,64 @@
+import Foundation
+import OfferLabGenerate
+import OfferLabIngest
+import OfferLabResults
+import OfferLabStoreSources
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLab
+@testable import OfferLabJob
+@testable import OfferLabWriters
+
+/// `run` on a data set whose Google Play purchases come as Play tells an app's server
+/// (`offerlab generate --format google_play`: Real-time developer notifications with the state
+/// fetched, and the Orders API's Orders) gives the numbers of `run` on the same data set in the
+/// purchase-log format (docs/input-formats.md#purchase-logs), every one of them exactly: the
+/// Orders' developer revenue is the logs' 85 % of each price and their partial refunds the logs'
+/// amounts. Google sends nothing of an App Store purchase, so Apple's users (four in five) keep
+/// their facts in the app's logs. And so does a run on what `offerlab events` wrote of the two
+/// feeds.
+@Suite struct GeneratedGooglePlayRunTests {
+    typealias Night = GeneratedStoreSourceRunTests.Night
+
+    @Test func theNotificationsAndOrdersGiveTheNumbersOfTheLogs() async throws {
+        let logs = try await GeneratedStoreSourceRunTests.logs.value
+        let store = try await GeneratedStoreSourceRunTests.night(.googlePlay)
+        #expect(store.job.storeSources.map(\.format) == [.googlePlay, .googlePlayOrders])
+
+        for name in ["summary", "comparisons", "srm", "products", "daily", "maturity"] {
+            #expect(store.tables[name]?.rows == logs.tables[name]?.rows, "\(name) differs")
+            #expect(store.eventsTables[name]?.rows == logs.tables[name]?.rows, "\(name) differs through offerlab events")
+        }
+        #expect(store.feedsTheStoreColumns())
+
+        // Counters: those the forms share are equal; the other app's notification is a malformed
+        // line of its own, and the license testers' purchases are sandbox events of their own.
+        let own: Set<String> = ["malformed_lines", "sandbox_events"]
+        let agreeing = { (night: Night) in
+            night.tables["quality"]?.rows.filter { !GeneratedStoreSourceRunTests.formCounters.union(own).contains(cellText($0[1])) }
+        }
+        #expect(agreeing(store) == agreeing(logs))
+        #expect(store.global("malformed_lines") == logs.global("malformed_lines").map { $0 + 1 })
+        #expect(store.global("malformed_other_app") == 1)
+        #expect(store.global("sandbox_events") == logs.global("sandbox_events").map { $0 + store.report.logs.testPurchases })
+
+        // Every line of the two feeds is read, and what carries no purchase fact is counted: the
+        // grace periods, the account holds, the Play Console's test notification.
+        let lines = (store.source(.googlePlay, "lines_read") ?? 0) + (store.source(.googlePlayOrders, "lines_read") ?? 0)
+        #expect(lines == store.report.logs.storeLines)
+        #expect(store.global("ignored_store_records") == store.report.logs.ignoredStoreRecords)
+        #expect(store.report.logs.ignoredStoreRecords == store.report.logs.gracePeriods + store.report.logs.accountHolds + 1)
+        // Every charge has its Order and every refund its amount; every record its user (the
+        // table's tokens included).
+        #expect(store.global("unattributed_store_records") == 0)
+        #expect(store.global("unpriced_charges") == 0 && store.global("unpriced_refunds") == 0)
+
+        // Not vacuous: the quirks are there, and the Play Store's users buy, renew and are refunded.
+        let written = store.report.logs
+        #expect(written.gracePeriods > 0 && written.accountHolds > 0 && written.testPurchases > 0)
+        #expect(written.delayedOrders > 0 && written.userTransactionRows > 0 && written.storeLines > 50)
+        let products = store.tables["products"]?.rows ?? []
+        #expect(products.contains { $0[4] != .integer(0) } && products.contains { $0[5] != .integer(0) })
+    }
+}
