@@ -115,7 +115,7 @@ def check_dom(dom_path: Path, folder: Path, database: Path) -> tuple[list[str], 
             expect(group, where + " group")
             expect(fixed(int(row["users"]), 0), where + " users")
             expect(money(float(row["net_revenue"]), currency), where + " net_revenue")
-            for column in ("conversion_rate", "conversion_ci_low", "conversion_ci_high", "trial_conversion_rate"):
+            for column in ("conversion_rate", "conversion_ci_low", "conversion_ci_high", "trial_conversion_rate", "exact_proceeds_share"):
                 if row[column]:
                     expect(percent(float(row[column])), f"{where} {column}")
             for column in ("arpu", "arppu", "gross_revenue", "revenue_cap", "arpu_capped"):

@@ -523,6 +523,7 @@ package enum Attribution {
                     counted.reportPrice = context.reportAmount(counted.details.price, currency: counted.details.currency)
                     counted.proceeds = context.proceeds(of: counted, country: shapes[Int(record.shape)].country)
                     outcome.netProceeds += counted.proceeds
+                    outcome.chargeAndExactProceeds += SIMD2(counted.proceeds, counted.details.fees.areStated ? counted.proceeds : 0)
                 }
                 scratch.products.append(
                     ProductContribution(
@@ -604,7 +605,7 @@ extension AttributionContext {
     func proceeds(of charge: DetailedEvent, country: Int32) -> Double {
         let price = charge.reportPrice ?? 0
         let details = charge.details
-        if details.fees.tax >= 0 && details.fees.commission >= 0 {
+        if details.fees.areStated {
             return price * (1 - Double(Int64(details.fees.tax) + Int64(details.fees.commission)) / Double(LogRecord.wholeShare))
         }
         let tax = country >= 0 ? taxShares[Int(country)] : 0
@@ -696,6 +697,9 @@ struct UserOutcome {
     var grossAndRefundedRevenue = SIMD2<Double>()
     var netRevenue = 0.0
     var netProceeds = 0.0
+    /// docs/analysis.md §8: the proceeds of the counted charges before refunds, and of those
+    /// whose fees the record states (one value, as `grossAndRefundedRevenue`).
+    var chargeAndExactProceeds = SIMD2<Double>()
     /// docs/analysis.md §9: the state of the member's trial (nil: no trial), and of their subscription.
     var trial: TrialState?
     var isActiveSubscriber = false
@@ -736,6 +740,8 @@ extension GroupTotals {
         money[.refundedRevenue] += outcome.grossAndRefundedRevenue.y
         money[.proceedsSum] += outcome.netProceeds
         money[.proceedsSumSquares] += outcome.netProceeds * outcome.netProceeds
+        money[.chargeProceedsSum] += outcome.chargeAndExactProceeds.x
+        money[.exactProceedsSum] += outcome.chargeAndExactProceeds.y
     }
 }
 

@@ -42,6 +42,9 @@ public enum GroupMoneySum: Int, CaseIterable, Sendable {
     case grossRevenue, refundedRevenue
     /// Σ per-user net proceeds and Σ their squares (docs/analysis.md §8).
     case proceedsSum, proceedsSumSquares
+    /// Σ of the counted charges' proceeds before refunds, and of those of them whose fees the
+    /// record states (`FeeShares.areStated`): `exact_proceeds_share` is the second over the first.
+    case chargeProceedsSum, exactProceedsSum
 
     /// Its column in the aggregates.
     public var column: String {
@@ -52,6 +55,8 @@ public enum GroupMoneySum: Int, CaseIterable, Sendable {
         case .refundedRevenue: "refunded_revenue"
         case .proceedsSum: "proceeds_sum"
         case .proceedsSumSquares: "proceeds_sum_squares"
+        case .chargeProceedsSum: "charge_proceeds_sum"
+        case .exactProceedsSum: "exact_proceeds_sum"
         }
     }
 }
@@ -107,8 +112,10 @@ public struct GroupCounts: Sendable, Equatable {
 public struct GroupMoney: Sendable, Equatable {
     /// At least `GroupMoneySum.allCases.count`, each sum's slot its raw value (a test holds them
     /// together); the slots past the last sum stay 0.
-    package static let slots = 6
-    private var storage: (Double, Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0, 0)
+    package static let slots = 8
+    /// Two halves: Swift compares tuples of at most six elements.
+    private typealias Half = (Double, Double, Double, Double)
+    private var storage: (Half, Half) = ((0, 0, 0, 0), (0, 0, 0, 0))
 
     @inline(__always) public init() {}
 
@@ -133,11 +140,11 @@ public struct GroupMoney: Sendable, Equatable {
 
     /// Whether every amount is 0: adding it changes no sum.
     var isZero: Bool {
-        @inline(__always) get { storage == (0, 0, 0, 0, 0, 0) }
+        @inline(__always) get { storage.0 == (0, 0, 0, 0) && storage.1 == (0, 0, 0, 0) }
     }
 
     public static func == (lhs: GroupMoney, rhs: GroupMoney) -> Bool {
-        lhs.storage == rhs.storage
+        lhs.storage.0 == rhs.storage.0 && lhs.storage.1 == rhs.storage.1
     }
 }
 
@@ -149,7 +156,7 @@ public struct GroupMoney: Sendable, Equatable {
 /// Its loops run over the slots, not over `GroupMoneySum.allCases`: that is an array made anew at
 /// each use, and these run for every member.
 struct ExactMoney: Sendable {
-    private var sums = InlineArray<6, ExactSum>(repeating: ExactSum())
+    private var sums = InlineArray<8, ExactSum>(repeating: ExactSum())
 
     mutating func add(_ money: GroupMoney) {
         for index in sums.indices { sums[index].add(money[slot: index]) }

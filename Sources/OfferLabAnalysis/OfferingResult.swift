@@ -39,6 +39,14 @@ public struct GroupTotals: Sendable, Equatable {
         GroupSufficientStatistics(users: users, converters: refundUsers, revenueSum: 0, revenueSumSquares: 0)
     }
 
+    /// docs/analysis.md §8: of the counted charges' proceeds before refunds, the share whose fees
+    /// the record states; nil when the charges have no proceeds (0 of 0). At most 1: an engine's
+    /// two sums of the same charges may differ in their last bits (`offerlab stats`).
+    public var exactProceedsShare: Double? {
+        let charges = money[.chargeProceedsSum]
+        return charges > 0 ? min(1, money[.exactProceedsSum] / charges) : nil
+    }
+
     /// converted / (converted + lapsed); nil when no trial has ended.
     public var trialCompletedConversionRate: Double? {
         let ended = trialsConverted + trialsLapsed

@@ -113,6 +113,10 @@ public struct FeeShares: Sendable, Equatable {
 
     /// Neither share given.
     public static let absent = FeeShares(tax: EventRecord.absent, commission: EventRecord.absent)
+
+    /// Whether the record states both shares: its proceeds are then exact, not the job's
+    /// commission and VAT rules' (docs/analysis.md §8).
+    @inline(__always) public var areStated: Bool { tax >= 0 && commission >= 0 }
 }
 
 /// The fields of an event that has a price, a transaction, a product, a currency, an

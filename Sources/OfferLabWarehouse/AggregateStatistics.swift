@@ -292,10 +292,21 @@ package enum AggregateStatistics {
     static let trialCounts = GroupCount.allCases.filter { !statisticsCounts.contains($0) && !summaryCounts.contains($0) }
     static let trialColumns = trialCounts.map(\.column)
 
-    /// The optional columns of a slices file beyond the summary columns: every other money sum
-    /// (Σ and Σ² of per-user net proceeds), then `trialColumns`.
-    static let proceedsMoney = GroupMoneySum.allCases.filter { !statisticsMoney.contains($0) && !summaryMoney.contains($0) }
+    /// Σ and Σ² of per-user net proceeds: the sums of the `proceeds_per_user` rows, and in a
+    /// slices file columns of their own.
+    static let proceedsMoney: [GroupMoneySum] = [.proceedsSum, .proceedsSumSquares]
+    /// The optional columns of a slices file beyond the summary columns: `proceedsMoney`, then
+    /// `trialColumns`.
     static let sliceProceedsColumns = proceedsMoney.map(\.column) + trialColumns
+
+    /// Every other money sum (docs/analysis.md §8: the proceeds of the counted charges before
+    /// refunds and their exact part, and any sum declared after them): optional columns (all or
+    /// none) of a group's own row and of a slices row; without them `exact_proceeds_share` is
+    /// empty, as it is for a group whose charges have no proceeds.
+    static let chargeProceedsMoney = GroupMoneySum.allCases.filter {
+        !statisticsMoney.contains($0) && !summaryMoney.contains($0) && !proceedsMoney.contains($0)
+    }
+    static let chargeProceedsColumns = chargeProceedsMoney.map(\.column)
 
     /// Every group's totals from its own row (empty `metric`), with the offering's capped (when
     /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
@@ -306,6 +317,7 @@ package enum AggregateStatistics {
         /// Per offering: its cap, and per group its capped users.
         var capped: [String: (cap: Double?, users: [String: Int])] = [:]
         var hasTrialColumns = false
+        var hasChargeProceeds = false
         do {
             let reader = try TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv)
             let present = summaryColumns.filter { reader.columnIndex($0) != nil }
@@ -314,6 +326,8 @@ package enum AggregateStatistics {
             let hasCappedColumns = cappedColumns.allSatisfy { reader.columnIndex($0) != nil }
             hasTrialColumns = trialColumns.contains { reader.columnIndex($0) != nil }
             if hasTrialColumns { _ = try reader.requireColumns(trialColumns) }
+            hasChargeProceeds = chargeProceedsColumns.contains { reader.columnIndex($0) != nil }
+            if hasChargeProceeds { _ = try reader.requireColumns(chargeProceedsColumns) }
             let positions = RowCells.positions(reader.header)
             try reader.forEachRow { row in
                 let cells = RowCells(row: row, path: path, columns: positions)
@@ -322,6 +336,7 @@ package enum AggregateStatistics {
                 case "":
                     var total = GroupTotals()
                     try cells.read(summaryCounts + (hasTrialColumns ? trialCounts : []), summaryMoney, into: &total)
+                    if hasChargeProceeds { try cells.readChargeProceeds(into: &total) }
                     totals[offering, default: [:]][group] = total
                 case FamilyMetric.capped.text where hasCappedColumns:
                     let cap = cells.string(cappedColumns[0])?.isEmpty == false ? try cells.number(cappedColumns[0]) : nil
@@ -385,10 +400,11 @@ package enum AggregateStatistics {
         // The proceeds sums and trial counts of docs/analysis.md §8–§9 are optional (all or none).
         let header = (try? TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv))?.header ?? []
         let hasProceedsAndTrials = sliceProceedsColumns.contains(where: header.contains)
+        let hasChargeProceeds = chargeProceedsColumns.contains(where: header.contains)
         try forEachRow(
             of: path,
             columns: ["offering_id", "dimension", "level", "group"] + columns[4...] + summaryColumns
-                + (hasProceedsAndTrials ? sliceProceedsColumns : [])
+                + (hasProceedsAndTrials ? sliceProceedsColumns : []) + (hasChargeProceeds ? chargeProceedsColumns : [])
         ) { cells in
             let fail = cells.fail
             let (offering, group) = try groupIndex(cells, in: results)
@@ -409,6 +425,7 @@ package enum AggregateStatistics {
                 // Numbers, as the `proceeds_per_user` rows' sums are read.
                 for sum in proceedsMoney { totals.money[sum] = try cells.number(sum.column) }
             }
+            if hasChargeProceeds { try cells.readChargeProceeds(into: &totals) }
             totals.statistics = try cells.statistics()
             groupTotals[key, default: [:]][group] = totals
         }
@@ -573,5 +590,17 @@ private struct RowCells {
     func read(_ counts: [GroupCount], _ money: [GroupMoneySum], into totals: inout GroupTotals) throws {
         for count in counts { totals.counts[count] = try self.count(count.column) }
         for sum in money { totals.money[sum] = try self.money(sum.column) }
+    }
+
+    /// The cells of `chargeProceedsMoney` into `totals`: amounts ≥ 0, the exact part no more
+    /// than the charges' proceeds (to the rounding of an engine's sums).
+    func readChargeProceeds(into totals: inout GroupTotals) throws {
+        try read([], AggregateStatistics.chargeProceedsMoney, into: &totals)
+        let (charges, exact) = (totals.money[.chargeProceedsSum], totals.money[.exactProceedsSum])
+        guard exact <= charges * (1 + 1e-9) else {
+            throw fail(
+                "\(GroupMoneySum.exactProceedsSum.column) \(CSVWriter.number(exact)) exceeds \(GroupMoneySum.chargeProceedsSum.column) \(CSVWriter.number(charges))"
+            )
+        }
     }
 }

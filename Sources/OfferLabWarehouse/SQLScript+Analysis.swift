@@ -325,7 +325,7 @@ extension ScriptBuilder {
                     WHEN j.offering_id = j.offering_id_of_group THEN j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name
                     ELSE NOT j.in_logged_offering END) AS mismatch,
                   j.money_micros, j.money_currency, x.rate\(keptColumns.map { ", j." + $0 }.joined()),
-                  j.transaction_id, j.target_event, j.expires_at,
+                  j.transaction_id, j.target_event, j.expires_at, own.stated_fees,
                   CASE WHEN NOT j.counted OR x.rate IS NULL THEN NULL
                     WHEN j.event IN \(chargeEvents) THEN own.proceeds
                     WHEN target.report_price <> 0 THEN -(target.proceeds * ((CAST(j.money_micros AS DOUBLE) / 1000000 * x.rate) / target.report_price)) END AS proceeds_amount
@@ -358,7 +358,8 @@ extension ScriptBuilder {
                   CASE WHEN c.user_id IS NULL THEN 0 ELSE 1 END AS trial_converted,
                   coalesce(f.purchases, 0) AS purchases, coalesce(f.renewals, 0) AS renewals, coalesce(f.refunds, 0) AS refunds,
                   coalesce(money.gross, 0) AS gross, coalesce(money.refunded, 0) AS refunded, coalesce(money.net, 0) AS net,
-                  coalesce(s.net_proceeds, 0) AS net_proceeds,
+                  coalesce(s.net_proceeds, 0) AS net_proceeds, coalesce(s.charge_proceeds, 0) AS charge_proceeds,
+                  coalesce(s.exact_proceeds, 0) AS exact_proceeds,
                   CASE WHEN c.user_id IS NOT NULL THEN 'converted' WHEN coalesce(s.has_trial, 0) = 0 THEN NULL
                     WHEN s.trial_expires_at IS NULL THEN 'unknown' WHEN s.trial_expires_at > \(asOf) THEN 'pending' ELSE 'lapsed' END AS trial_state,
                   coalesce(s.active, 0) AS active,
@@ -497,9 +498,10 @@ extension ScriptBuilder {
 }
 
 extension ScriptBuilder {
-    /// `charge_proceeds(event, transaction_id, report_price, proceeds)` (docs/analysis.md §8): each clean
-    /// purchase and renewal, its price in the report currency and what the app keeps of it (NULL
-    /// without a rate), computed as `AttributionContext.proceeds` computes it.
+    /// `charge_proceeds(event, transaction_id, report_price, proceeds, stated_fees)` (docs/analysis.md §8):
+    /// each clean purchase and renewal, its price in the report currency, what the app keeps of it
+    /// (NULL without a rate), computed as `AttributionContext.proceeds` computes it, and whether
+    /// its record states both fee shares (those proceeds are exact).
     mutating func chargeProceeds() {
         let settings = job.proceeds
         let taxRows = settings.taxRates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
@@ -540,6 +542,7 @@ extension ScriptBuilder {
                 "charge_proceeds",
                 """
                 SELECT event, transaction_id, report_price,
+                  tax_billionths IS NOT NULL AND commission_billionths IS NOT NULL AS stated_fees,
                   CASE WHEN report_price IS NULL THEN NULL
                     WHEN tax_billionths IS NOT NULL AND commission_billionths IS NOT NULL THEN report_price * (1 - CAST(tax_billionths + commission_billionths AS DOUBLE) / 1000000000)
                     ELSE report_price * (1 - tax_share) * (1 - commission) END AS proceeds
@@ -556,7 +559,7 @@ extension ScriptBuilder {
     }
 
     /// `member_subscriptions` (docs/analysis.md §8–§9), per member of an analysed offering with counted
-    /// events: net proceeds, whether they have a counted trial and its earliest one's `expires_at`,
+    /// events: net proceeds, the charges' proceeds before refunds and their exact part, whether they have a counted trial and its earliest one's `expires_at`,
     /// and whether a counted charge no counted refund names runs past `as_of` (active).
     mutating func memberSubscriptions() {
         add(
@@ -564,6 +567,8 @@ extension ScriptBuilder {
                 "member_subscriptions",
                 """
                 SELECT a.offering_key, a.user_id, sum(a.proceeds_amount) AS net_proceeds,
+                  sum(CASE WHEN a.event IN \(chargeEvents) THEN a.proceeds_amount END) AS charge_proceeds,
+                  sum(CASE WHEN a.event IN \(chargeEvents) AND a.stated_fees THEN a.proceeds_amount END) AS exact_proceeds,
                   max(CASE WHEN a.event = \(eventName(.trialStart)) THEN 1 ELSE 0 END) AS has_trial,
                   max(CASE WHEN a.trial_order = 1 THEN a.expires_at END) AS trial_expires_at,
                   max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.night.microseconds) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active

@@ -23,7 +23,8 @@ extension ScriptBuilder {
           coalesce(sum(v.renewals), 0) AS renewals, coalesce(sum(v.refunds), 0) AS refunds,
           coalesce(sum(v.gross), 0) AS gross_revenue, coalesce(sum(v.refunded), 0) AS refunded_revenue, coalesce(sum(v.net), 0) AS net_revenue,
           coalesce(sum(v.net_proceeds), 0) AS proceeds_sum, coalesce(sum(v.net_proceeds * v.net_proceeds), 0) AS proceeds_sum_squares,
-          \(trialSums)
+          \(trialSums),
+          coalesce(sum(v.charge_proceeds), 0) AS charge_proceeds_sum, coalesce(sum(v.exact_proceeds), 0) AS exact_proceeds_sum
         """
 
     /// docs/analysis.md §9's counts over the members `v` of a group.
@@ -38,7 +39,9 @@ extension ScriptBuilder {
 
     /// The columns of `groupSums` after `revenue_sum_squares`: summary.csv's counts and money,
     /// NULL on the capped and matured rows (they are the group's own row's).
-    static let summaryOnlyColumns = AggregateStatistics.summaryColumns + ["net_revenue"] + AggregateStatistics.sliceProceedsColumns
+    static let summaryOnlyColumns =
+        AggregateStatistics.summaryColumns + ["net_revenue"] + AggregateStatistics.sliceProceedsColumns
+        + AggregateStatistics.chargeProceedsColumns
 
     /// Each member's money from the money events of `source` (with `money_currency`, `rate`,
     /// `money_micros`, `event` and the `keys`), per `keys`: exact micro-units per currency,
@@ -223,7 +226,7 @@ extension ScriptBuilder {
         ]
         let columns =
             ["offering_id", group, "metric"] + AggregateStatistics.columns[2...] + AggregateStatistics.summaryColumns + ["net_revenue"]
-            + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns
+            + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns + AggregateStatistics.chargeProceedsColumns
         return """
             SELECT \(columns.map { "r.\($0)" }.joined(separator: ", ")) FROM (
             \(blocks.joined(separator: "\nUNION ALL\n"))

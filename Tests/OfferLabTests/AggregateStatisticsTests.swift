@@ -171,7 +171,9 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let results = try await NightlyRun.compute(JobLoader.load(path: job), progress: nil)
         let summaryColumns =
-            summary ? AggregateStatistics.summaryColumns + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns : []
+            summary
+            ? AggregateStatistics.summaryColumns + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns
+                + AggregateStatistics.chargeProceedsColumns : []
         var aggregates = (AggregateStatistics.columns + ["metric"] + summaryColumns).joined(separator: ",") + "\n"
         for offering in results.offerings {
             let metrics =
@@ -208,11 +210,13 @@ import Testing
                         case "":
                             row +=
                                 counts.map { String($0) } + [totals.grossRevenue, totals.refundedRevenue].map { "\($0)" } + ["", ""]
-                                + trials
+                                + trials + AggregateStatistics.chargeProceedsMoney.map { "\(totals.money[$0])" }
                         case "arpu_capped":
                             row += Array(repeating: "", count: AggregateStatistics.summaryColumns.count)
                             row += [capped?.cap.map { "\($0)" } ?? "", capped.map { String($0.cappedUsers[index]) } ?? ""]
-                            row += Array(repeating: "", count: AggregateStatistics.trialColumns.count)
+                            row += Array(
+                                repeating: "",
+                                count: AggregateStatistics.trialColumns.count + AggregateStatistics.chargeProceedsColumns.count)
                         default: row += Array(repeating: "", count: summaryColumns.count)
                         }
                     }
@@ -293,7 +297,7 @@ import Testing
             JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path), progress: nil)
         var slices =
             (["offering_id", "dimension", "level", "group"] + AggregateStatistics.columns[4...] + AggregateStatistics.summaryColumns
-            + AggregateStatistics.sliceProceedsColumns)
+            + AggregateStatistics.sliceProceedsColumns + AggregateStatistics.chargeProceedsColumns)
             .joined(separator: ",") + "\n"
         for offering in results.offerings {
             for slice in offering.slices {
@@ -311,7 +315,8 @@ import Testing
                             totals.trialsConverted, totals.trialsPending, totals.trialsLapsed, totals.trialsUnknown,
                             totals.activeSubscribers, totals.churnedSubscribers, totals.refundUsers,
                         ].map { String($0) }
-                    slices += row.joined(separator: ",") + "\n"
+                    let chargeProceeds: [String] = AggregateStatistics.chargeProceedsMoney.map { "\(totals.money[$0])" }
+                    slices += (row + chargeProceeds).joined(separator: ",") + "\n"
                 }
             }
         }

@@ -108,6 +108,8 @@ import Testing
         // u2: an introductory charge and its partial refund, both without their money yet.
         #expect(try night1("variant", "purchases") == "1" && night1("variant", "refunds") == "1")
         #expect(try night1("variant", "gross_revenue") == "0" && night1("variant", "refunded_revenue") == "0")
+        // No Order yet: u1's proceeds are all the rules' (0 exact), u2's charge has none (0 of 0: empty).
+        #expect(try night1("control", "exact_proceeds_share") == "0" && night1("variant", "exact_proceeds_share") == "")
         let sources1 = try Self.rows(folder.file("out/2026-03-10/sources.csv"))
         for row in [
             "google_play,lines_read,7", "google_play,malformed_other_app,1", "google_play,ignored_store_records,1",
@@ -141,6 +143,8 @@ import Testing
         // 3.198397, Play's 4.00 × 3.99 / 4.99 = 3.1983967…
         #expect(try night2("variant", "gross_revenue") == "4.99" && night2("variant", "refunded_revenue") == "1")
         #expect(try night2("variant", "net_revenue") == "3.99" && night2("variant", "net_proceeds") == "3.198397")
+        // Every charge has its Order: all the proceeds are Play's own.
+        #expect(try night2("control", "exact_proceeds_share") == "1" && night2("variant", "exact_proceeds_share") == "1")
         let sources2 = try Self.rows(folder.file("out/2026-03-20/sources.csv"))
         #expect(sources2.contains("google_play,unpriced_charges,0") && sources2.contains("google_play,unpriced_refunds,0"))
         #expect(sources2.contains("google_play_orders,lines_read,5"))
@@ -169,5 +173,52 @@ import Testing
         #expect(
             try String(contentsOfFile: folder.file("events-out/2026-03-20/summary.csv"), encoding: .utf8)
                 == String(contentsOfFile: folder.file("out/2026-03-20/summary.csv"), encoding: .utf8))
+    }
+
+    /// A chain whose purchase has its Order and whose renewal has none yet: the purchase's
+    /// proceeds are Play's (8.00 of 9.99, carried as the share 0.800800801 of the price), the
+    /// renewal's the rules' (Play keeps 15 %: 9.99 × 0.85). The share is of the charges before
+    /// the refund of 1.00 of the purchase, which lowers the net proceeds alone.
+    @Test func anOrderMakesItsChargesProceedsExactAndTheRestAreTheRules() throws {
+        let folder = try TemporaryFolder()
+        var tables = TablesFixture()
+        tables.assignments = [("u1", "1", "10", "2026-03-01T00:00:00Z"), ("u2", "1", "11", "2026-03-01T00:00:00Z")]
+        try tables.write(to: folder.file("tables.sqlite"))
+        try folder.write(
+            "play/notifications.jsonl",
+            [
+                Self.line(
+                    Self.notification(4, token: "tA", at: 1_772_445_660_000), messageID: "m1",
+                    state: Self.state(user: "u1", orderID: "GPA.1", phase: "basePrice", start: "2026-03-02T10:00:00Z")),
+                Self.line(
+                    Self.notification(2, token: "tA", at: 1_773_014_400_000), messageID: "m2",
+                    state: Self.state(user: "u1", orderID: "GPA.1..0", phase: "basePrice", start: "2026-03-02T10:00:00Z")),
+            ].joined(separator: "\n") + "\n")
+        let refund =
+            #"{"partialRefundEvents":[{"createTime":"2026-03-06T00:00:00Z","processedTime":"2026-03-06T01:00:00Z","state":"PROCESSED","refundDetails":{"total":{"currencyCode":"USD","units":"1"}}}]}"#
+        try folder.write(
+            "play/orders/2026-03-19.jsonl",
+            Self.order("GPA.1", total: "9.99", revenue: "8.00", created: "2026-03-02T10:00:01Z", history: refund) + "\n")
+        try folder.write(
+            "job.yaml",
+            """
+            tables: tables.sqlite
+            logs: [{path: "play/*.jsonl", format: google_play}, {path: "play/orders/*.jsonl", format: google_play_orders}]
+            google_play: {package_name: com.example.app}
+            report_currency: USD
+            output: out/
+            database: out/results.sqlite
+
+            """)
+        let run = try runOfferLab(["run", folder.file("job.yaml"), "--as-of", "2026-03-20", "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let night = try Self.summary(folder.file("out/2026-03-20"))
+        let (exact, rules) = (9.99 * 0.800800801, 9.99 * 0.85)
+        #expect(try night("control", "gross_revenue") == "19.98" && night("control", "refunded_revenue") == "1")
+        let netProceeds = try #require(Double(night("control", "net_proceeds")))
+        #expect(abs(netProceeds - (exact * (1 - 1 / 9.99) + rules)) < 5e-7, "\(netProceeds)")
+        let share = try #require(Double(night("control", "exact_proceeds_share")))
+        #expect(abs(share - exact / (exact + rules)) < 1e-12, "\(share)")
+        #expect(try night("variant", "exact_proceeds_share") == "")
     }
 }

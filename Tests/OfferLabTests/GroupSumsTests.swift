@@ -55,7 +55,9 @@ struct GroupSumsTests {
     func everySumHasAnAggregatesColumn() {
         let counts = AggregateStatistics.statisticsCounts + AggregateStatistics.summaryCounts + AggregateStatistics.trialCounts
         #expect(counts.sorted { $0.rawValue < $1.rawValue } == GroupCount.allCases)
-        let money = AggregateStatistics.statisticsMoney + AggregateStatistics.summaryMoney + AggregateStatistics.proceedsMoney
+        let money =
+            AggregateStatistics.statisticsMoney + AggregateStatistics.summaryMoney + AggregateStatistics.proceedsMoney
+            + AggregateStatistics.chargeProceedsMoney
         #expect(money.sorted { $0.rawValue < $1.rawValue } == GroupMoneySum.allCases)
     }
 }

@@ -122,7 +122,7 @@ SUMMARY_COLUMNS = (
     "purchases", "renewals", "refunds",
     "gross_revenue", "refunded_revenue", "net_revenue", "arpu", "arpu_sd", "arppu",
     # docs/analysis.md §8–§9.
-    "net_proceeds", "proceeds_per_user", "proceeds_per_user_sd",
+    "net_proceeds", "proceeds_per_user", "proceeds_per_user_sd", "exact_proceeds_share",
     "trials_converted", "trials_pending", "trials_lapsed", "trials_unknown", "trial_completed_conversion_rate",
     "active_subscribers", "churned_subscribers",
     # The guardrail of docs/statistics.md, "The decision": members with a counted refund.
@@ -1117,6 +1117,10 @@ class UserResult:
     purchase_times: list[int] = field(default_factory=list)
     #: docs/analysis.md §8: net proceeds (report currency)
     proceeds: float = 0.0
+    #: docs/analysis.md §8: the proceeds of the counted charges with a rate, before refunds, and of
+    #: those whose record states both fee shares (exact_proceeds_share is the second over the first)
+    charge_proceeds: float = 0.0
+    exact_proceeds: float = 0.0
     #: docs/analysis.md §9: "converted", "pending", "lapsed", "unknown", or None without a trial
     trial_state: str | None = None
     active: bool = False
@@ -1158,6 +1162,13 @@ class Proceeds:
         rate = self.tax_rates.get(event.country) if event.country is not None else None
         tax = 0.0 if rate is None else rate / (1 + rate)
         return report_price * (1 - tax) * (1 - self.commission(event))
+
+
+def exact_proceeds_share(users: list[UserResult]) -> float | None:
+    """docs/analysis.md §8: of the users' counted charges' proceeds before refunds, the share whose
+    fees the record states; None when they have none (0 of 0)."""
+    charges = math.fsum(u.charge_proceeds for u in users)
+    return min(1.0, math.fsum(u.exact_proceeds for u in users) / charges) if charges > 0 else None
 
 
 def chain_starts(events: list[Event]) -> dict[str, int]:
@@ -1280,6 +1291,9 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
         else:
             kept = charge_proceeds[id(event)][1]
             result.proceeds += kept
+            result.charge_proceeds += kept
+            if event.tax_share is not None and event.commission_share is not None:
+                result.exact_proceeds += kept
             product[4].append(kept)
         sign = -1 if event.event == "refund" else 1
         bucket = refunded if event.event == "refund" else gross
@@ -2147,6 +2161,7 @@ def summarise_group(offering: Offering, group: Group, control: Group | None, use
         "net_proceeds": proceeds.revenue_sum,
         "proceeds_per_user": proceeds.revenue_sum / n if n else None,
         "proceeds_per_user_sd": math.sqrt(sample_variance(proceeds)) if n >= 2 else None,
+        "exact_proceeds_share": exact_proceeds_share(users),
         "trials_converted": states.count("converted"), "trials_pending": states.count("pending"),
         "trials_lapsed": states.count("lapsed"), "trials_unknown": states.count("unknown"),
         "trial_completed_conversion_rate": states.count("converted") / ended if ended else None,

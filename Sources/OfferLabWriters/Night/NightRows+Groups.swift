@@ -23,6 +23,8 @@ package struct GroupMetrics: TypedRow, Equatable {
     package var netProceeds: Double?
     package var proceedsPerUser: Double?
     package var proceedsPerUserSD: Double?
+    /// Of the charges' proceeds before refunds, the share the records state exactly.
+    package var exactProceedsShare: Double?
     package var trialsConverted: Int?
     package var trialsPending: Int?
     package var trialsLapsed: Int?
@@ -42,6 +44,7 @@ package struct GroupMetrics: TypedRow, Equatable {
         .init(.grossRevenue, \.grossRevenue), .init(.refundedRevenue, \.refundedRevenue), .init(.netRevenue, \.netRevenue),
         .init(.arpu, \.arpu), .init(.arpuSD, \.arpuSD), .init(.arppu, \.arppu), .init(.netProceeds, \.netProceeds),
         .init(.proceedsPerUser, \.proceedsPerUser), .init(.proceedsPerUserSD, \.proceedsPerUserSD),
+        .init(.exactProceedsShare, \.exactProceedsShare),
         .init(.trialsConverted, \.trialsConverted), .init(.trialsPending, \.trialsPending), .init(.trialsLapsed, \.trialsLapsed),
         .init(.trialsUnknown, \.trialsUnknown), .init(.trialCompletedConversionRate, \.trialCompletedConversionRate),
         .init(.activeSubscribers, \.activeSubscribers), .init(.churnedSubscribers, \.churnedSubscribers),

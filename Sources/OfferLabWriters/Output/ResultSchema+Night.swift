@@ -31,6 +31,7 @@ extension ResultColumn {
     package static let netProceeds = ResultColumn("net_proceeds", .money, shown: "Net proceeds", as: .money)
     static let proceedsPerUser = ResultColumn("proceeds_per_user", .real, shown: "Proceeds per user", as: .money)
     static let proceedsPerUserSD = ResultColumn("proceeds_per_user_sd", .real)
+    static let exactProceedsShare = ResultColumn("exact_proceeds_share", .real, shown: "Exact proceeds share", as: .share)
     package static let trialsConverted = ResultColumn("trials_converted", .integer, shown: "Trials converted", as: .count)
     package static let trialsPending = ResultColumn("trials_pending", .integer, shown: "Trials still running", as: .count)
     package static let trialsLapsed = ResultColumn("trials_lapsed", .integer, shown: "Trials lapsed", as: .count)

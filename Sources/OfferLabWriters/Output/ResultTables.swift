@@ -60,6 +60,7 @@ package enum ResultTables {
         metrics.netProceeds = totals.proceedsSum
         metrics.proceedsPerUser = proceeds.revenueMean
         metrics.proceedsPerUserSD = proceeds.revenueVariance.map { $0.squareRoot() }
+        metrics.exactProceedsShare = totals.exactProceedsShare
         (metrics.trialsConverted, metrics.trialsPending, metrics.trialsLapsed, metrics.trialsUnknown) = (
             totals.trialsConverted, totals.trialsPending, totals.trialsLapsed, totals.trialsUnknown
         )

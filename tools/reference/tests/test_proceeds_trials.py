@@ -97,3 +97,27 @@ def test_refund_users_count_members_not_refunds(tmp_path: Path, tmp_out: Path):
     out = run(make_dataset(tmp_path, assignments=assign("a1", "b1", "o1", "n1"), events=events), tmp_out)
     row = out.group("test", "control")
     assert (row["refunds"], row["refund_users"], row["refund_user_rate"]) == ("3", "2", "0.5")
+
+
+def test_exact_proceeds_share_is_of_the_charges_before_refunds(tmp_path: Path, tmp_out: Path):
+    # docs/analysis.md §8, exact_proceeds_share. Control: u1's purchase states both shares (10 x 0.75
+    # = 7.5, exact), its renewal neither (the App Store's 30 %: 7), half the purchase refunded (the
+    # net proceeds lose 3.75, the share does not); u2's 5 EUR (10 USD) states its tax alone (the
+    # rules: 7), its 100 JPY has no rate (no proceeds). 7.5 of 21.5 = 15/43. Treatment: u3's charge
+    # states 0 % tax and 30 % commission: 7 of 7. A group without charges: empty.
+    assignments = HEADER + f"u1,1,10,{A}\nu2,1,10,{A}\nu3,1,11,{A}\n"
+    events = [
+        purchase("u1", "2026-03-02T00:00:00Z", "p1", tax_percentage=0.1, commission_percentage=0.15),
+        event("u1", "renewal", "2026-03-09T00:00:00Z", product_id="p1", transaction_id="r1", price=10, currency="USD"),
+        event("u1", "refund", "2026-03-10T00:00:00Z", product_id="p1", transaction_id="p1", price=5, currency="USD"),
+        purchase("u2", "2026-03-05T00:00:00Z", "p2", price=5, currency="EUR", tax_percentage=0.2),
+        purchase("u2", "2026-03-06T00:00:00Z", "p3", price=100, currency="JPY", tax_percentage=0.1, commission_percentage=0.15),
+        purchase("u3", "2026-03-03T00:00:00Z", "p4", tax_percentage=0, commission_percentage=0.3),
+    ]
+    out = run(make_dataset(tmp_path, assignments=assignments, events=events), tmp_out)
+    control, treatment = out.group("test", "control"), out.group("test", "treatment")
+    assert close(control["exact_proceeds_share"], 15 / 43)
+    assert close(control["net_proceeds"], 17.75)
+    assert treatment["exact_proceeds_share"] == "1"
+    alone = run(make_dataset(tmp_path / "alone", assignments=assign("n1"), events=[]), tmp_path / "alone-out")
+    assert alone.group("test", "control")["exact_proceeds_share"] == ""
