@@ -26,10 +26,22 @@ import Testing
         let store = try await GeneratedStoreSourceRunTests.night(.googlePlay)
         #expect(store.job.storeSources.map(\.format) == [.googlePlay, .googlePlayOrders])
 
+        // Every number but which share of the proceeds is exact: the Orders state Play's
+        // developer revenue, the log lines of the same charges do not (docs/analysis.md §8).
         for name in ["summary", "comparisons", "srm", "products", "daily", "maturity"] {
-            #expect(store.tables[name]?.rows == logs.tables[name]?.rows, "\(name) differs")
-            #expect(store.eventsTables[name]?.rows == logs.tables[name]?.rows, "\(name) differs through offerlab events")
+            #expect(store.rows(name, leavingOut: "exact_proceeds_share") == logs.rows(name, leavingOut: "exact_proceeds_share"), "\(name)")
+            #expect(
+                store.eventsRows(name, leavingOut: "exact_proceeds_share") == logs.rows(name, leavingOut: "exact_proceeds_share"),
+                "\(name) differs through offerlab events")
         }
+        // Apple's users pay in every group, so the exact share of a group with Play payers lies
+        // strictly between 0 and 1, the same through offerlab events; the logs' form states none.
+        let summary = try #require(store.tables["summary"])
+        let share = try #require(summary.columnNames.firstIndex(of: "exact_proceeds_share"))
+        let shares = summary.rows.compactMap { row -> Double? in if case .real(let value?) = row[share] { value } else { nil } }
+        #expect(!shares.isEmpty && shares.allSatisfy { $0 > 0 && $0 < 1 }, "\(shares)")
+        #expect(store.eventsTables["summary"]?.rows.map { $0[share] } == summary.rows.map { $0[share] })
+        #expect(logs.tables["summary"]?.rows.allSatisfy { $0[share] == .real(0) || $0[share] == .real(nil) } == true)
         #expect(store.feedsTheStoreColumns())
 
         // Counters: those the forms share are equal; the other app's notification is a malformed
