@@ -170,16 +170,18 @@ package enum NightlyRun {
 
         try checkMalformedLines(store.counters, job: job)
         // The app's past (docs/statistics.md#the-apps-past): its files after the logs, through
-        // the same reader and cache, their ids shared with the logs' so that a chain runs across both.
+        // the same parser and cache, each reduced to its charges and refunds; a chain runs across
+        // them and the logs by its ids' text.
         var past: AppPast?
         var historyCounters: IngestCounters?
         if !job.historyPatterns.isEmpty {
-            let history = try await LogIngest.read(
-                settings: IngestSettings(job, history: true), population: populationTask, progress: progress, width: job.threads,
-                cache: cache, sharingIDsWith: store)
+            let history = try await LogIngest.readPast(
+                settings: IngestSettings(job, history: true), progress: progress, width: job.threads, cache: cache)
             historyCounters = history.counters
-            past = AppPast(stores: [store, history], offeringCatalog: catalog, asOf: job.night.microseconds)
-            progress?.say("history read: \(job.historyFiles.count) files, \(history.count) events")
+            past = AppPast(
+                logs: store, past: history.files, users: population.users, offeringCatalog: catalog, asOf: job.night.microseconds)
+            progress?.say(
+                "history read: \(job.historyFiles.count) files, \(history.files.reduce(0) { $0 + $1.events.count }) charges and refunds")
         }
         let (eventsBeforeAsOf, latestEvent) = (store.count, store.latestTimestamp)
         try RunChecks.boundedAsOf(job, latestEvent: latestEvent, nowMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))

@@ -49,11 +49,23 @@ package struct ProjectionCatalog: Sendable {
         products = ids.map { period[$0] ?? ProjectionProduct(renewalPeriodDays: nil) } + [ProjectionProduct(renewalPeriodDays: nil)]
         productIDs = ids + [""]
         hasPeriod = ids.map { period[$0] != nil } + [false]
-        var index = [Int32](repeating: Int32(ids.count), count: labels.count)
-        for (position, id) in ids.enumerated() {
+        indexByLabel = Self.indices(ofLabels: labels, productIDs: ids)
+    }
+
+    /// Per label id of `labels` (a past file's, `PastFile`): its product's index, as
+    /// `index(ofLabel:)` gives it for the store's.
+    func indices(ofLabels labels: ByteStringInterner) -> [Int32] {
+        Self.indices(ofLabels: labels, productIDs: productIDs.dropLast())
+    }
+
+    /// Per label id of `labels`: the position of its product among `productIDs`, `productIDs.count`
+    /// (the unlisted product) for any other label.
+    private static func indices(ofLabels labels: ByteStringInterner, productIDs: some Collection<String>) -> [Int32] {
+        var index = [Int32](repeating: Int32(productIDs.count), count: labels.count)
+        for (position, id) in productIDs.enumerated() {
             if let label = labels.lookup(id) { index[Int(label)] = Int32(position) }
         }
-        indexByLabel = index
+        return index
     }
 
     /// The product index of a label id (-1: an event without `product_id`).

@@ -65,6 +65,14 @@ public struct IngestCounters: Sendable {
         rejects.append(RejectedLine(file: file, line: line, reason: reason, text: String(decoding: shown, as: UTF8.self)))
     }
 
+    /// Notes the file at `path`, whose batches together have `malformedLines` of `nonBlankLines`:
+    /// among `malformedFiles` when it has malformed lines, among `filesWithoutValidLines` when
+    /// all its lines are, unless it was `skipped` (its counters are added on their own).
+    public mutating func noteFile(_ path: String, malformedLines: Int, nonBlankLines: Int, skipped: Bool) {
+        if malformedLines > 0 { malformedFiles.append((path, malformedLines)) }
+        if nonBlankLines == malformedLines && !skipped { filesWithoutValidLines.append((path, nonBlankLines)) }
+    }
+
     /// Adds `other`, keeping at most `keep` rejects per reason (earlier files first).
     public mutating func add(_ other: IngestCounters, keep: Int) {
         filesRead += other.filesRead

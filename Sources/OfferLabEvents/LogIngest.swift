@@ -31,21 +31,15 @@ import Synchronization
 package enum LogIngest {
     /// `storeNight`: the events of the job's store sources (`StoreSourceIngest`, read alongside),
     /// appended after the purchase-log files (docs/input-formats.md#purchase-logs;
-    /// `appendStoreFiles`). `sharingIDsWith`: a store whose transaction and label ids the new
-    /// store's keep (the history's files read after the logs: docs/statistics.md#the-apps-past).
+    /// `appendStoreFiles`).
     package static func read(
         settings: IngestSettings, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
-        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil,
-        sharingIDsWith earlier: EventStore? = nil
+        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil
     ) async throws -> EventStore {
         let files = settings.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
         let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
         var store = EventStore()
-        if let earlier {
-            store.transactions = earlier.transactions
-            store.labels = earlier.labels
-        }
         let readyUsers = ReadyUsers()
         try await InOrder.run(count: files.count, width: width) {
             let users = try await population.value.users
@@ -73,12 +67,9 @@ package enum LogIngest {
             return batches
         } merge: { (batches: consuming [EventBatch], _: ByteStringInterner) in
             let file = batches[0].fileIndex
-            let malformed = batches.reduce(0) { $0 + $1.counters.malformedLines }
-            if malformed > 0 { store.counters.malformedFiles.append((files[file], malformed)) }
-            let lines = batches.reduce(0) { $0 + $1.counters.nonBlankLines }
-            if lines == malformed && batches[0].counters.filesSkipped.isEmpty {
-                store.counters.filesWithoutValidLines.append((files[file], lines))
-            }
+            store.counters.noteFile(
+                files[file], malformedLines: batches.reduce(0) { $0 + $1.counters.malformedLines },
+                nonBlankLines: batches.reduce(0) { $0 + $1.counters.nonBlankLines }, skipped: !batches[0].counters.filesSkipped.isEmpty)
             for batch in batches { store.append(batch, keepRejects: settings.rejectsPerReason) }
             if file == 0 { TestPause.at(.readingLogs) }
             progress?.say("read \(file + 1)/\(files.count) log files, \(store.counters.nonBlankLines) lines, \(store.count) events")
@@ -90,6 +81,40 @@ package enum LogIngest {
             progress?.say("read \(night.files.count) store files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         return store
+    }
+
+    /// Reads the `history_logs` files (`settings`: `IngestSettings(job, history: true)`) as the
+    /// app's past (docs/statistics.md#the-apps-past): each file reduced to its charges and refunds
+    /// (`PastFile`), kept so in the `cache` (a later night reads them back without interning
+    /// their ids again), and their counters added up in file order as `read` adds the logs'. The
+    /// files' users are their own: `AppPast` looks up those it needs.
+    package static func readPast(settings: IngestSettings, progress: ProgressReporter?, width: Int? = nil, cache: ParsedLogCache? = nil)
+        async throws -> (files: [PastFile], counters: IngestCounters)
+    {
+        let files = settings.logFiles
+        let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
+        let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
+        var past: [PastFile] = []
+        var counters = IngestCounters()
+        try await InOrder.run(count: files.count, width: width) { index in
+            let key = cache?.key(forLogAt: files[index], past: true)
+            if let cache, let key, let kept = cache.loadPast(key, path: files[index], asOf: settings.asOf) { return kept }
+            let batches = try readFile(
+                index: index, path: files[index], settings: settings, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
+                pieceSize: LogFileScanner.defaultPieceSize, readyUsers: ReadyUsers(),
+                onBytesRead: progress?.readingFile(files[index], named: "history file \(index + 1)/\(files.count)"))
+            let file = PastFile(batches, keepRejects: settings.rejectsPerReason)
+            if let cache, let key, file.counters.filesSkipped.isEmpty { cache.storePast(file, key: key, path: files[index]) }
+            return file
+        } merge: { (file: consuming PastFile) in
+            counters.noteFile(
+                files[past.count], malformedLines: file.counters.malformedLines, nonBlankLines: file.counters.nonBlankLines,
+                skipped: !file.counters.filesSkipped.isEmpty)
+            counters.add(file.counters, keep: settings.rejectsPerReason)
+            past.append(file)
+        }
+        cache?.releaseBuffers()
+        return (past, counters)
     }
 
     /// What the cores are used for beside reading one file each.

@@ -90,12 +90,13 @@ package final class ParsedLogCache: Sendable {
     package var usageSoFar: CacheUsage { usage.withLock { $0 } }
 
     /// The key of the log file at `path` as it is now; nil when it cannot be read (its parsing
-    /// then reports why).
-    func key(forLogAt path: String) -> Key? {
+    /// then reports why). `past`: the key of its entry as a `history_logs` file (`PastFile`), named
+    /// apart from its entry as a log file.
+    func key(forLogAt path: String, past: Bool = false) -> Key? {
         guard let (hash, size, file) = Self.contentHash(ofFileAt: path) else { return nil }
         let format = LogFileFormat(fileName: path)
         var state = offerlab_xxh64_state()
-        offerlab_xxh64_reset(&state, 0)
+        offerlab_xxh64_reset(&state, past ? 2 : 0)
         var key = Key(contentHash: hash, contentSize: size, format: format, file: file, entryName: "")
         for word in headerWords(key) {
             withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) }
@@ -165,6 +166,69 @@ package final class ParsedLogCache: Sendable {
             $0.failedWrites += 1
             if $0.firstWriteFailure == nil { $0.firstWriteFailure = "\(entryPath): \(String(cString: strerror(failure)))" }
         }
+    }
+
+    // MARK: - The past's files
+
+    private static let pastMagic = Array("OfferLab past file\n".utf8)
+
+    /// The `history_logs` file with `key` (`key(forLogAt:past:)`), read back for `path`, when its
+    /// entry exists, is whole, and holds events only before `asOf`; nil otherwise (a miss).
+    func loadPast(_ key: Key, path: String, asOf: Int64) -> PastFile? {
+        guard
+            let file = readEntry(
+                named: key.entryName, magic: Self.pastMagic, words: headerWords(key), decode: { try Self.pastFile(from: &$0, path: path) }),
+            file.latestTimestamp < asOf
+        else { return nil }
+        usage.withLock { $0.filesReused += 1 }
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        return file
+    }
+
+    /// Keeps the `history_logs` file just read from `path` as the entry for `key`, on the rules of
+    /// `store(_:key:path:)`.
+    func storePast(_ file: PastFile, key: Key, path: String) {
+        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        guard file.eventsAtOrAfterAsOf == 0, FileIdentity(path: path) == key.file else { return }
+        var entry = CacheEntryWriter(bytes: takeBuffer())
+        defer { giveBack(entry.bytes) }
+        Self.layOut(&entry, magic: Self.pastMagic, words: headerWords(key)) { Self.append(file, to: &$0) }
+        write(entry.bytes, named: key.entryName)
+    }
+
+    /// A past file's payload: its counters, its latest event's time, its events as they are in
+    /// memory and its four id tables as they are in memory (`ByteStringInterner.tables`).
+    static func append(_ file: PastFile, to entry: inout CacheEntryWriter) {
+        append(file.counters, to: &entry)
+        entry.append(file.latestTimestamp)
+        entry.appendArray(file.events)
+        for interner in [file.originalTransactions, file.transactions, file.labels, file.users] {
+            let tables = interner.tables
+            entry.appendArray(tables.arena)
+            entry.appendArray(tables.starts)
+            entry.appendArray(tables.slots)
+        }
+    }
+
+    /// A past file `append` wrote, read back for `path`.
+    /// - Throws: `CacheEntryReader.Damaged` when the bytes are not one `append` wrote.
+    static func pastFile(from payload: inout CacheEntryReader, path: String) throws -> PastFile {
+        var file = PastFile()
+        file.counters = try counters(from: &payload, path: path)
+        file.latestTimestamp = try payload.read(Int64.self)
+        file.events = try payload.readArray()
+        func interner() throws -> ByteStringInterner {
+            guard let interner = ByteStringInterner(tables: (try payload.readArray(), try payload.readArray(), try payload.readArray()))
+            else {
+                throw CacheEntryReader.Damaged()
+            }
+            return interner
+        }
+        file.originalTransactions = try interner()
+        file.transactions = try interner()
+        file.labels = try interner()
+        file.users = try interner()
+        return file
     }
 
     // MARK: - Store files
@@ -505,7 +569,19 @@ package final class ParsedLogCache: Sendable {
     /// details as they are in memory (the same executable reads them back), its three interners'
     /// strings in id order and its event id texts.
     static func append(_ batch: EventBatch, to entry: inout CacheEntryWriter) {
-        let counters = batch.counters
+        append(batch.counters, to: &entry)
+        entry.appendArray(batch.records)
+        entry.appendArray(batch.shapes.all)
+        entry.appendArray(batch.details)
+        for interner in [batch.users.fileUsers, batch.transactions, batch.labels] {
+            entry.append(Int64(interner.count))
+            for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
+        }
+        entry.appendArray(batch.eventIDs.bytes)
+    }
+
+    /// Writes a file's counters and rejects (not its skipped files: no entry is kept for one).
+    static func append(_ counters: IngestCounters, to entry: inout CacheEntryWriter) {
         entry.append(Int64(counters.filesRead))
         entry.append(Int64(counters.nonBlankLines))
         entry.append(counters.compressedBytes)
@@ -526,42 +602,13 @@ package final class ParsedLogCache: Sendable {
             entry.append(Int64(reject.reason.rawValue))
             entry.append(bytesOf: Array(reject.text.utf8))
         }
-        entry.appendArray(batch.records)
-        entry.appendArray(batch.shapes.all)
-        entry.appendArray(batch.details)
-        for interner in [batch.users.fileUsers, batch.transactions, batch.labels] {
-            entry.append(Int64(interner.count))
-            for id in 0..<Int32(interner.count) { interner.withBytes(of: id) { entry.append(bytesOf: $0) } }
-        }
-        entry.appendArray(batch.eventIDs.bytes)
     }
 
     /// A batch `append` wrote, read back as file `fileIndex`'s, at `path`, its users not yet resolved.
     /// - Throws: `CacheEntryReader.Damaged` when the bytes are not one `append` wrote.
     static func batch(from payload: inout CacheEntryReader, fileIndex: Int, path: String) throws -> EventBatch {
         var batch = EventBatch(fileIndex: fileIndex)
-        batch.counters.filesRead = Int(try payload.read(Int64.self))
-        batch.counters.nonBlankLines = Int(try payload.read(Int64.self))
-        batch.counters.compressedBytes = try payload.read(Int64.self)
-        batch.counters.uncompressedBytes = try payload.read(Int64.self)
-        let malformed: [Int64] = try payload.readArray()
-        guard malformed.count == batch.counters.malformed.count else { throw CacheEntryReader.Damaged() }
-        batch.counters.malformed = malformed.map { Int($0) }
-        batch.counters.rejectedMoney.unreadable = Int(try payload.read(Int64.self))
-        for _ in 0..<(try payload.count()) {
-            let currency = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
-            batch.counters.rejectedMoney.amounts[currency] = RejectedMoney.Amount(
-                lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self),
-                negativeMicros: try payload.read(Int64.self))
-        }
-        for _ in 0..<(try payload.count()) {
-            let line = Int(try payload.read(Int64.self))
-            guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
-                throw CacheEntryReader.Damaged()
-            }
-            let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
-            batch.counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
-        }
+        batch.counters = try counters(from: &payload, path: path)
         batch.records = try payload.readArray()
         for (index, shape) in (try payload.readArray() as [EventShape]).enumerated() {
             guard batch.shapes.id(of: shape) == Int32(index) else { throw CacheEntryReader.Damaged() }
@@ -573,6 +620,35 @@ package final class ParsedLogCache: Sendable {
         guard let eventIDs = EventIDTexts(bytes: try payload.readArray()) else { throw CacheEntryReader.Damaged() }
         batch.eventIDs = eventIDs
         return batch
+    }
+
+    /// Counters `append(_:to:)` wrote, their rejects read back as lines of `path`.
+    /// - Throws: `CacheEntryReader.Damaged` when the bytes are not counters `append` wrote.
+    static func counters(from payload: inout CacheEntryReader, path: String) throws -> IngestCounters {
+        var counters = IngestCounters()
+        counters.filesRead = Int(try payload.read(Int64.self))
+        counters.nonBlankLines = Int(try payload.read(Int64.self))
+        counters.compressedBytes = try payload.read(Int64.self)
+        counters.uncompressedBytes = try payload.read(Int64.self)
+        let malformed: [Int64] = try payload.readArray()
+        guard malformed.count == counters.malformed.count else { throw CacheEntryReader.Damaged() }
+        counters.malformed = malformed.map { Int($0) }
+        counters.rejectedMoney.unreadable = Int(try payload.read(Int64.self))
+        for _ in 0..<(try payload.count()) {
+            let currency = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+            counters.rejectedMoney.amounts[currency] = RejectedMoney.Amount(
+                lines: Int(try payload.read(Int64.self)), micros: try payload.read(Int64.self),
+                negativeMicros: try payload.read(Int64.self))
+        }
+        for _ in 0..<(try payload.count()) {
+            let line = Int(try payload.read(Int64.self))
+            guard let reason = MalformedReason(rawValue: UInt8(truncatingIfNeeded: try payload.read(Int64.self))) else {
+                throw CacheEntryReader.Damaged()
+            }
+            let text = String(decoding: try payload.bytesWithLength(), as: UTF8.self)
+            counters.rejects.append(RejectedLine(file: path, line: line, reason: reason, text: text))
+        }
+        return counters
     }
 
     /// What an entry's header must hold to be read for `key`.

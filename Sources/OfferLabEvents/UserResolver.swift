@@ -126,6 +126,13 @@ struct UserResolver: Sendable {
         isResolved = true
     }
 
+    /// The index in `fileUsers` of a record's user, while the file's users are its own (neither
+    /// resolved nor looked up).
+    func fileUserIndex(_ user: UserReference) -> Int {
+        precondition(!isResolved && !looksUp, "a record's user is one of the file's own until its batch's users are resolved")
+        return Self.waitingIndex(user.code)
+    }
+
     /// What a record holds while its user is the `index`th of the file's own users, or of the
     /// group waiting to be looked up: below -1, so neither a population index nor `unassigned`.
     @inline(__always)

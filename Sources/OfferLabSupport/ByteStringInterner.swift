@@ -43,6 +43,23 @@ public struct ByteStringInterner: Sendable {
 
     public var count: Int { starts.count }
 
+    /// Its tables as they are in memory, for `init(tables:)`: the parsed-log cache keeps the
+    /// past's interners of hundreds of thousands of ids this way and reads them back without
+    /// hashing a string again (docs/performance.md).
+    public var tables: (arena: [UInt8], starts: [Int], slots: [UInt64]) { (arena, starts, slots) }
+
+    /// The interner whose `tables` these are (as written by the same build: the cache checks its
+    /// entries whole); nil when they cannot be an interner's.
+    public init?(tables: (arena: [UInt8], starts: [Int], slots: [UInt64])) {
+        let (arena, starts, slots) = tables
+        guard slots.count >= 64, slots.count & (slots.count - 1) == 0, starts.count * 4 <= slots.count * 3,
+            starts.allSatisfy({ $0 >= 0 && $0 + Self.headerSize <= arena.count })
+        else { return nil }
+        self.arena = arena
+        self.starts = starts
+        self.slots = slots
+    }
+
     /// The id of `bytes`, adding it when new.
     public mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         intern(bytes, hash: Self.hash(bytes))

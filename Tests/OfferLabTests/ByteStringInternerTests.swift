@@ -38,6 +38,26 @@ import Testing
         #expect([UInt8]("zzz".utf8).withUnsafeBytes { interner.lookup($0) } == nil)
     }
 
+    /// An interner made again from another's `tables` (the parsed-log cache's past files) finds
+    /// every string at its id and goes on interning after them; tables that cannot be an
+    /// interner's are refused.
+    @Test func anInternerMadeFromAnothersTablesIsTheSame() throws {
+        var interner = ByteStringInterner()
+        let strings = (0..<1000).map { [UInt8]("transaction-\($0 * 7919)".utf8) }
+        for string in strings { _ = string.withUnsafeBytes { interner.intern($0) } }
+        var copy = try #require(ByteStringInterner(tables: interner.tables))
+        #expect(copy.count == strings.count)
+        for (id, string) in strings.enumerated() {
+            #expect(string.withUnsafeBytes { copy.lookup($0) } == Int32(id))
+            #expect(copy.withBytes(of: Int32(id)) { Array($0) } == string)
+        }
+        #expect([UInt8]("new".utf8).withUnsafeBytes { copy.intern($0) } == Int32(strings.count))
+        let tables = interner.tables
+        #expect(ByteStringInterner(tables: (tables.arena, tables.starts, Array(tables.slots.dropLast()))) == nil)
+        #expect(ByteStringInterner(tables: (Array(tables.arena.dropLast(tables.arena.count - 4)), tables.starts, tables.slots)) == nil)
+        #expect(ByteStringInterner(tables: (tables.arena, tables.starts + tables.starts, tables.slots)) == nil)
+    }
+
     /// `prefetch(_:unlessRecent:)` hands `intern(_:hash:recent:)` the string's own hash (a wrong
     /// one would file it under another slot, and the same string could get two ids), or nil
     /// when the guess is right.

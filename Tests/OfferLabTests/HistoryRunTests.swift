@@ -10,23 +10,26 @@ import Testing
     /// 40 earlier buyers of the monthly plan (users the assignment table does not hold), each its
     /// own chain: 4 stop after their purchase, 36 renew 12 times and stop (their 13th renewal was
     /// due in January 2026). So renewal 1 is at 36/40 = 0.9, renewals 2 … 12 at 1.
-    static let pastLines: [String] = (0..<40).flatMap { buyer -> [String] in
+    static let pastLines: [String] = (0..<40).flatMap { buyer in (0..<charges(buyer)).map { charge(buyer, $0) } }
+
+    /// How many charges buyer `buyer` of `pastLines` paid.
+    static func charges(_ buyer: Int) -> Int { buyer < 4 ? 1 : 13 }
+
+    /// Charge `charge` (0: the purchase) of buyer `buyer` of `pastLines`.
+    static func charge(_ buyer: Int, _ charge: Int) -> String {
         let start = Date(timeIntervalSince1970: 1_736_071_200)  // 2025-01-05T10:00:00Z
-        let charges = buyer < 4 ? 1 : 13
-        return (0..<charges).map { charge in
-            let time = start.addingTimeInterval(Double(charge) * 365.25 / 12 * 86_400)
-            return ProjectionRunTests.line(
-                charge == 0 ? "purchase" : "renewal", user: "h\(buyer)", ts: ISO8601DateFormatter().string(from: time), product: "monthly",
-                transaction: "h\(buyer)-\(charge)", original: "h\(buyer)", price: "19.99")
-        }
+        let time = start.addingTimeInterval(Double(charge) * 365.25 / 12 * 86_400)
+        return ProjectionRunTests.line(
+            charge == 0 ? "purchase" : "renewal", user: "h\(buyer)", ts: ISO8601DateFormatter().string(from: time), product: "monthly",
+            transaction: "h\(buyer)-\(charge)", original: "h\(buyer)", price: "19.99")
     }
 
     /// Ten days of test (`ProjectionRunTests.tenDaysOld`: u3 and u4 of variant bought the monthly
-    /// plan; control has not paid), with `history` written to `past/h.jsonl.gz` and named by
-    /// `history_logs` when given.
-    static func night(history: [String]?, job: [String: String] = [:]) throws -> NightFixture {
+    /// plan; control has not paid) and `logs`, with `history` written to `past/h.jsonl.gz` and
+    /// named by `history_logs` when given.
+    static func night(history: [String]?, logs: [String] = [], job: [String: String] = [:]) throws -> NightFixture {
         let night = try NightFixture(
-            tables: ProjectionRunTests.tables(assignedAt: "2026-03-06 00:00:00"), events: ProjectionRunTests.tenDaysOld, job: job)
+            tables: ProjectionRunTests.tables(assignedAt: "2026-03-06 00:00:00"), events: ProjectionRunTests.tenDaysOld + logs, job: job)
         if let history {
             try FileManager.default.createDirectory(atPath: night.folder.file("past"), withIntermediateDirectories: true)
             let writer = try GzipWriter(path: night.folder.file("past/h.jsonl.gz"))
@@ -125,6 +128,45 @@ import Testing
         let variant = try Self.variant(night)
         #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - 217.891) < 1e-6, "\(variant)")
         #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers")
+    }
+
+    /// A chain begun in the past runs on in the night's logs (its `original_transaction_id`): one
+    /// chain, whichever files hold its charges, and a charge in both (the same transaction at the
+    /// same time) counted once; so with the cache, which keeps the past's files reduced to their
+    /// charges. Here each buyer who renewed has charges 0–5 in the past and 6–12 in the logs (as
+    /// two chains they would count 76 buyers, 36 of them stopping after renewal 5), and the 4 who
+    /// stopped after their purchase have it in both (counted twice, renewal 1 would be at 40/40).
+    @Test func aChainRunsOnFromThePastIntoTheLogs() throws {
+        let inPast = (0..<40).flatMap { buyer in (0..<min(Self.charges(buyer), 6)).map { Self.charge(buyer, $0) } }
+        let inLogs = (0..<40).flatMap { buyer in (Self.charges(buyer) == 1 ? 0..<1 : 6..<13).map { Self.charge(buyer, $0) } }
+        let night = try Self.night(history: inPast, logs: inLogs, job: ["cache": "cache/"])
+        for (run, cache) in [(1, ": 0 log file(s) reused, 2 parsed and kept\n"), (2, ": 2 log file(s) reused, 0 parsed and kept\n")] {
+            let result = try night.run()
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains(cache), "run \(run): \(result.standardOutput)")
+            let variant = try Self.variant(night)
+            #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - 217.891) < 1e-6, "run \(run): \(variant)")
+            #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers", "run \(run)")
+        }
+    }
+
+    /// A damaged entry of a past file is parsed again, the night's numbers the same.
+    @Test func aDamagedPastEntryIsParsedAgain() throws {
+        let night = try Self.night(history: Self.pastLines, job: ["cache": "cache/"])
+        #expect(try night.run().status == 0)
+        let projection = try night.csv("projection")
+        let cache = night.folder.file("cache")
+        for name in try FileManager.default.contentsOfDirectory(atPath: cache) {
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: cache + "/" + name)))
+            bytes[bytes.count - 1] ^= 0xFF
+            try Data(bytes).write(to: URL(fileURLWithPath: cache + "/" + name))
+        }
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardOutput.contains(": 0 log file(s) reused, 2 parsed and kept, 2 damaged entr(ies) parsed again\n"),
+            "\(run.standardOutput)")
+        #expect(try night.csv("projection") == projection)
     }
 
     @Test func malformedPastLinesAreCountedApartInOneWarning() throws {
