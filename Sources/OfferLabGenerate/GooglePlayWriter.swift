@@ -156,7 +156,7 @@ struct GooglePlayWriter: StoreFactWriter {
                 try writeMissedPayment(before: order, previous: previous, withHold: failure == 1, user: user)
                 type = Self.recovered
             }
-            body = notification(type: type, at: event.time, id: event, state: order, user: user)
+            body = notification(type: type, at: event.time, id: event, token: TokenState(order: order), user: user)
         case .refund:
             let known = orders[event.transaction]
             let order = known ?? orderBeforeTheData(event, user: user)
@@ -171,8 +171,8 @@ struct GooglePlayWriter: StoreFactWriter {
             let latest = chainOrders[event.original]?.last.flatMap { orders[$0] }
             addTableRow(chain: event.original, user: user)
             body = notification(
-                type: event.kind == .cancel ? Self.canceled : Self.expired, at: event.time, id: event, state: latest, user: user,
-                chain: event.original, product: Int(event.product), autoRenews: false)
+                type: event.kind == .cancel ? Self.canceled : Self.expired, at: event.time, id: event,
+                token: TokenState(order: latest, chain: event.original, product: Int(event.product), autoRenews: false), user: user)
         default:
             return
         }
@@ -226,7 +226,7 @@ struct GooglePlayWriter: StoreFactWriter {
             var id = SimEvent(time: time, sequence: 0, kind: .renewal)
             id.idHigh = SplitMix64.mix(order.transaction ^ 0x6A11 ^ UInt64(index))
             id.idLow = UInt64(index)
-            let body = notification(type: type, at: time, id: id, state: previous, user: user, pendingOrder: order)
+            let body = notification(type: type, at: time, id: id, token: TokenState(order: previous, pendingOrder: order), user: user)
             try file(.notifications, day: day(of: time)).appendLine(body)
             written.ignoredStoreRecords += 1
             if type == Self.inGracePeriod { written.gracePeriods += 1 } else { written.accountHolds += 1 }
@@ -267,7 +267,7 @@ struct GooglePlayWriter: StoreFactWriter {
         id.idHigh = SplitMix64.mix(chain)
         id.idLow = 0x7E57
         try file(.notifications, day: day(of: time)).appendLine(
-            notification(type: Self.purchased, at: time, id: id, state: order, user: user, isTestPurchase: true))
+            notification(type: Self.purchased, at: time, id: id, token: TokenState(order: order, isTestPurchase: true), user: user))
         written.testPurchases += 1
     }
 
@@ -290,7 +290,8 @@ struct GooglePlayWriter: StoreFactWriter {
         id.idLow = 0xBAD
         let file = file(.notifications, day: 0)
         try file.appendLine(
-            notification(type: Self.purchased, at: time, id: id, state: order, user: user, packageName: Self.otherPackageName))
+            notification(
+                type: Self.purchased, at: time, id: id, token: TokenState(order: order), user: user, packageName: Self.otherPackageName))
         try writeOrder(order, user: user, day: 0, refund: nil)
         written.otherAppLines += 1
         id.idLow = 0x7E57
@@ -314,13 +315,24 @@ struct GooglePlayWriter: StoreFactWriter {
 
     // MARK: - Notifications
 
+    /// What the SubscriptionPurchaseV2 of a chain's token says when a notification arrives:
+    /// its line item the order `order` (the chain's latest; `chain` and `product` when no order
+    /// is known), `pendingOrder` the payment a grace period or hold waits for.
+    struct TokenState {
+        var order: Order?
+        var chain: UInt64?
+        var product: Int?
+        var autoRenews = true
+        var pendingOrder: Order?
+        var isTestPurchase = false
+    }
+
     /// A subscription notification of `type` with the SubscriptionPurchaseV2 fetched when it
-    /// arrived (`subscription(state:…)`).
+    /// arrived (`subscription(_:…)`).
     private func notification(
-        type: Int, at time: Int64, id: SimEvent, state: Order?, user: UserProfile, chain stateless: UInt64? = nil, product: Int? = nil,
-        autoRenews: Bool = true, pendingOrder: Order? = nil, isTestPurchase: Bool = false, packageName: String = Self.packageName
+        type: Int, at time: Int64, id: SimEvent, token: TokenState, user: UserProfile, packageName: String = Self.packageName
     ) -> [UInt8] {
-        let chain = state?.chain ?? stateless ?? 0
+        let chain = token.order?.chain ?? token.chain ?? 0
         let subject = #""subscriptionNotification":{"version":"1.0","notificationType":\#(type),"purchaseToken":"\#(Self.token(chain))"}"#
         let stateName: String
         switch type {
@@ -330,34 +342,30 @@ struct GooglePlayWriter: StoreFactWriter {
         case Self.expired: stateName = "SUBSCRIPTION_STATE_EXPIRED"
         default: stateName = "SUBSCRIPTION_STATE_ACTIVE"
         }
-        let json = subscription(
-            state: state, stateName: stateName, user: user, at: time, chain: chain, product: product, autoRenews: autoRenews,
-            pendingOrder: pendingOrder, isTestPurchase: isTestPurchase)
+        var fetched = token
+        fetched.chain = chain
+        let json = subscription(fetched, stateName: stateName, user: user, at: time)
         let wrapped = id.idHigh % 17 != 3
         return Array(
             #"{"notification":\#(Self.utf8(envelope(subject, at: time, id: id, user: user, wrapped: wrapped, packageName: packageName))),"subscription":\#(json)}"#
                 .utf8)
     }
 
-    /// The SubscriptionPurchaseV2 of a chain's token, named `stateName`: its line item the order
-    /// `state` (the chain's latest; `chain` and `product` when no order is known),
-    /// `pendingOrder` the payment a grace period or hold waits for.
-    private func subscription(
-        state: Order?, stateName: String, user: UserProfile, at time: Int64, chain stateless: UInt64? = nil, product: Int? = nil,
-        autoRenews: Bool, pendingOrder: Order? = nil, isTestPurchase: Bool = false
-    ) -> String {
-        let chain = state?.chain ?? stateless ?? 0
-        let productIndex = state?.product ?? max(0, product ?? 0)
+    /// The SubscriptionPurchaseV2 of a chain's token in `token`'s state, named `stateName`.
+    private func subscription(_ token: TokenState, stateName: String, user: UserProfile, at time: Int64) -> String {
+        let state = token.order
+        let chain = state?.chain ?? token.chain ?? 0
+        let productIndex = state?.product ?? max(0, token.product ?? 0)
         let currency = state?.currency ?? user.currency
         let startMillis = chainOrders[chain]?.first.flatMap { orders[$0]?.millis } ?? state?.millis ?? Self.floorMillis(time)
         var json = #"{"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"\#(Catalog.countries[user.country].code)","#
         json += #""startTime":"\#(Self.rfc3339(startMillis * 1000))","subscriptionState":"\#(stateName)","#
-        if let pendingOrder {
+        if let pendingOrder = token.pendingOrder {
             json += #""latestOrderId":"\#(Self.orderID(pendingOrder))","#
         } else if let state {
             json += #""latestOrderId":"\#(Self.orderID(state))","#
         }
-        if isTestPurchase { json += #""testPurchase":{},"# }
+        if token.isTestPurchase { json += #""testPurchase":{},"# }
         if !Self.isTabled(user) {
             var userID: [UInt8] = []
             user.appendID(to: &userID)
@@ -372,7 +380,7 @@ struct GooglePlayWriter: StoreFactWriter {
         } else {
             let price = Self.micros(Catalog.products[productIndex].prices[currency], currency: currency)
             json +=
-                #""autoRenewingPlan":{"autoRenewEnabled":\#(autoRenews),"recurringPrice":\#(Self.money(micros: price, currency: currency))},"#
+                #""autoRenewingPlan":{"autoRenewEnabled":\#(token.autoRenews),"recurringPrice":\#(Self.money(micros: price, currency: currency))},"#
         }
         json += #""offerDetails":{"basePlanId":"\#(Catalog.products[productIndex].id.replacingOccurrences(of: "_", with: "-"))"}"#
         if let state {
@@ -393,7 +401,7 @@ struct GooglePlayWriter: StoreFactWriter {
             #""voidedPurchaseNotification":{"purchaseToken":"\#(Self.token(order.chain))","orderId":"\#(Self.orderID(order))","productType":\#(productType),"refundType":\#(isPartial ? 2 : 1)}"#
         let notification = Self.utf8(envelope(subject, at: time, id: id, user: user, wrapped: id.idHigh % 17 != 3))
         guard withState else { return Array(#"{"notification":\#(notification)}"#.utf8) }
-        let state = subscription(state: order, stateName: "SUBSCRIPTION_STATE_EXPIRED", user: user, at: time, autoRenews: false)
+        let state = subscription(TokenState(order: order, autoRenews: false), stateName: "SUBSCRIPTION_STATE_EXPIRED", user: user, at: time)
         return Array(#"{"notification":\#(notification),"subscription":\#(state)}"#.utf8)
     }
 
