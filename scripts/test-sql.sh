@@ -36,13 +36,26 @@ trap 'rm -rf "$work"' EXIT
 # A generated set with every file quirk the generator does not make itself (add_quirks.py).
 "$offerlab" generate --out "$work/quirks" --users 2000 --seed 11 --days 4 >/dev/null
 $python tools/sql/add_quirks.py "$work/quirks"
+# The sample has a Google Play share, which `offerlab sql` refuses: its events, as `offerlab events`
+# writes them, take the place of the two feeds in a copy of each sample job (the events are the
+# same for both: the same files, tables and as_of).
+"$offerlab" events jobs/sample.yaml --out "$work/sample-events" >/dev/null
+play_items=(-e "s|^  - \{path: .*, format: google_play\}\$|  - \"$work/sample-events/**/*.jsonl.gz\"|"
+  -e '/^  - \{path: .*, format: google_play_orders\}$/d' -e '/^google_play: /d' -e '/^google_play:$/,/^  package_name: /d')
+sed -E -e "s|\.\./sample-data/|$PWD/sample-data/|g" "${play_items[@]}" jobs/sample.yaml >"$work/sample-events.yaml"
 # The sample night with a malformed-line limit it breaks: every engine must refuse it as run does
 # (and on that limit, although its money without a rate is over the other limit too: run checks
-# the lines first). The data set's own job reads showcase/ too: 46 of 44148 lines are malformed.
-sed -e 's/^max_bad_line_ratio: .*/max_bad_line_ratio: 0.0001/' -e "s|^tables: .*|tables: $PWD/sample-data/tables/|" \
-  -e "s|\"logs/|\"$PWD/sample-data/logs/|" -e "s|\"showcase/|\"$PWD/sample-data/showcase/|" sample-data/job.yaml \
-  >"$work/too-many-malformed.yaml"
+# the lines first). The data set's own job reads showcase/ too: 46 of 44175 lines are malformed.
+sed -E -e 's/^max_bad_line_ratio: .*/max_bad_line_ratio: 0.0001/' -e "s|^tables: .*|tables: $PWD/sample-data/tables/|" \
+  -e "s|\"logs/|\"$PWD/sample-data/logs/|" -e "s|\"showcase/|\"$PWD/sample-data/showcase/|" "${play_items[@]}" \
+  sample-data/job.yaml >"$work/too-many-malformed.yaml"
 echo "max_unconvertible_money_share: 0.05" >>"$work/too-many-malformed.yaml"
+for job in "$work/sample-events.yaml" "$work/too-many-malformed.yaml"; do
+  if grep -q 'format: \|^google_play:' "$job" || ! grep -q "sample-events/\*\*/\*.jsonl.gz" "$job"; then
+    echo "test-sql.sh: $job does not read the sample's Play events in place of its feeds" >&2
+    exit 1
+  fi
+done
 
 # The reference's hand-made set with its assignment table named as Spark needs and a CSV log
 # record whose quoted field spans two lines: run reads it, every engine must fail naming it.
@@ -79,10 +92,12 @@ for format in revenuecat_export revenuecat_webhooks google_play; do
   store_jobs+=("$work/$format/events-job.yaml")
 done
 
-# jobs/sample.yaml is the sample night with a percentile cap, maturities and slices; the quirks
-# job has a fixed cap, maturities and slices with levels merged into (other).
+# The sample's events job is the sample night (jobs/sample.yaml, whose run it is compared with)
+# with a percentile cap, maturities and slices; the quirks job has a fixed cap, maturities and
+# slices with levels merged into (other).
 $python tools/sql/compare_engines.py --offerlab "$offerlab" --work "$work/results" --engines "$engines" \
   --expect-refusal "tools/reference/tests/data/main/job.yaml:spark=gzipped without a \.gz suffix" \
   --expect-failure "$work/spanning/job.yaml:a quoted field goes on past the line" "${references[@]}" \
-  jobs/sample.yaml "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
+  --reference "$work/sample-events.yaml=jobs/sample.yaml" \
+  "$work/sample-events.yaml" "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
   "$work/spanning/job.yaml" "$work/unconvertible/job.yaml" "${store_jobs[@]}"

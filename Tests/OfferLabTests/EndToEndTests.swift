@@ -41,8 +41,9 @@ import Testing
         warnings.map { "warning: \($0.replacingOccurrences(of: "OUTPUT", with: output))\n" }.joined()
     }
 
-    /// The sample job reads the logs only; its data set's malformed lines that name money are in
-    /// showcase/, which only the warnings job lists (docs/generator.md, Malformed lines).
+    /// The sample job reads the logs and the Google Play share; its data set's malformed lines that
+    /// name money are in showcase/, which only the warnings job lists (docs/generator.md, Malformed
+    /// lines).
     @Test func theSampleJobRunsClean() throws {
         let folder = try TemporaryFolder()
         let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
@@ -50,6 +51,12 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardError == "")
         #expect(result.standardOutput.hasPrefix("wrote \(folder.path)/2026-03-15 "))
+        // Both Play feeds are read: the data set's 464 notifications (one of another app) and 171 Orders.
+        let sources = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/sources.csv"), encoding: .utf8))
+        let counts = Dictionary(uniqueKeysWithValues: sources.dropFirst().filter { $0.count == 3 }.map { ("\($0[0]) \($0[1])", $0[2]) })
+        #expect(counts["google_play lines_read"] == "464" && counts["google_play malformed_other_app"] == "1")
+        #expect(counts["google_play_orders lines_read"] == "171")
+        #expect(sources.filter { $0.first == "google_play_orders" && $0[1] != "lines_read" }.allSatisfy { $0[2] == "0" })
         // spring_2026_price_test's variant_b sells a 3-day pass, monthly and yearly plans against
         // control's weekly and monthly: a period test, decided by its year; variant_a sells
         // control's periods at other prices (docs/statistics.md, "Period tests").
@@ -110,8 +117,9 @@ import Testing
     }
 
     /// The sample data shows proceeds and subscription state (docs/generator.md): Google Play users
-    /// keep their revenue's proceeds above the App Store's 70 %, trials still run at `as_of` and
-    /// others have lapsed, and some payers are still subscribed.
+    /// keep their revenue's proceeds above the App Store's 70 %, part of which their Orders state
+    /// exactly, trials still run at `as_of` and others have lapsed, and some payers are still
+    /// subscribed.
     @Test func theSampleDataShowsProceedsTrialsAndSubscribers() throws {
         let rows = parseCSV(
             try String(
@@ -119,13 +127,16 @@ import Testing
                 encoding: .utf8))
         let header = try #require(rows.first)
         func column(_ name: String) throws -> Int { try #require(header.firstIndex(of: name)) }
-        let (revenue, proceeds) = (try column("net_revenue"), try column("net_proceeds"))
+        let (revenue, proceeds, exact) = (try column("net_revenue"), try column("net_proceeds"), try column("exact_proceeds_share"))
         let (pending, lapsed, active) = (try column("trials_pending"), try column("trials_lapsed"), try column("active_subscribers"))
         let groups = rows.dropFirst().filter { $0.count == header.count && (Double($0[revenue]) ?? 0) > 0 }
         #expect(groups.count >= 6)
         for row in groups {
             let share = (Double(row[proceeds]) ?? 0) / (Double(row[revenue]) ?? 1)
             #expect(share > 0.7 && share < 0.85, "\(row[0]) \(row[1]): proceeds \(share) of revenue")
+            // The Play Store's users are one in five, and pay 15 % where Apple's pay 30 %.
+            let stated = try #require(Double(row[exact]))
+            #expect(stated > 0.1 && stated < 0.4, "\(row[0]) \(row[1]): exact_proceeds_share \(stated)")
             #expect((Int(row[lapsed]) ?? 0) > 0 && (Int(row[active]) ?? 0) > 0, "\(row[0]) \(row[1])")
         }
         #expect(groups.contains { (Int($0[pending]) ?? 0) > 0 })

@@ -20,6 +20,8 @@ distributions, log-beta).
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import datetime as _dt
 import decimal
 import glob
@@ -456,6 +458,8 @@ REQUIRED_COLUMNS = {
     "user_offering_assignments": ("user_id", "subscription_offering_id", "offering_group_id", "assigned_at"),
 }
 TABLE_EXTENSIONS = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
+#: docs/input-formats.md#the-user_transactions-table: optional, read only by a job with a store source.
+USER_TRANSACTIONS_COLUMNS = ("user_id", "original_transaction_id")
 
 #: A table cell: text, None for NULL, or UNREADABLE (e.g. a BLOB that is not UTF-8).
 UNREADABLE = object()
@@ -502,7 +506,7 @@ def _read_text_table(path: Path, table: str) -> list[TableRow]:
         raise ReferenceError_(f"{path}: empty file, a header row is required")
     header_line, header = records[0]
     names = [str(name) if name is not None else "" for name in header]
-    for column in REQUIRED_COLUMNS[table]:
+    for column in REQUIRED_COLUMNS.get(table, USER_TRANSACTIONS_COLUMNS):
         if column not in names:
             raise ReferenceError_(f"{path}: missing required column '{column}' (table {table})")
     rows = []
@@ -580,6 +584,24 @@ def read_tables(location: Path) -> dict[str, list[TableRow]]:
             raise ReferenceError_(f"{location}: several files for table '{table}': {', '.join(c.name for c in candidates)}")
         result[table] = _read_text_table(candidates[0], table)
     return result
+
+
+def read_user_transactions(location: Path) -> dict[str, str]:
+    """The server's `user_transactions` table (a chain's first transaction -> its user), {} without one.
+    A row with an empty value, or a chain given to two users, is a bad table."""
+    if location.suffix.lower() in (".sqlite", ".db"):
+        raise ReferenceError_(f"{location}: user_transactions from a SQLite file is not read by the reference")
+    candidates = [location / f"user_transactions{ext}" for ext in TABLE_EXTENSIONS if (location / f"user_transactions{ext}").is_file()]
+    if len(candidates) > 1:
+        raise ReferenceError_(f"{location}: several files for table 'user_transactions': {', '.join(c.name for c in candidates)}")
+    users: dict[str, str] = {}
+    for row in (_read_text_table(candidates[0], "user_transactions") if candidates else []):
+        user, chain = row.values["user_id"], row.values["original_transaction_id"]
+        if not isinstance(user, str) or not isinstance(chain, str) or not user or not chain:
+            raise ReferenceError_(f"{row.where}: user_transactions needs a user_id and an original_transaction_id")
+        if users.setdefault(chain, user) != user:
+            raise ReferenceError_(f"{row.where}: chain {chain} is given to two users")
+    return users
 
 
 _INT_RE = re.compile(r"-?[0-9]+")
@@ -759,6 +781,13 @@ class Event:
     store: str | None = None
     tax_share: int | None = None
     commission_share: int | None = None
+    #: Google Play's Order: the developer's revenue in the charge's currency (micro-units), its exact proceeds
+    exact_proceeds_micros: int | None = None
+
+    @property
+    def states_its_fees(self) -> bool:
+        """docs/analysis.md §8: the record says its fees (RevenueCat's shares, Play's Order), not the job's rules."""
+        return (self.tax_share is not None and self.commission_share is not None) or self.exact_proceeds_micros is not None
 
 
 class Malformed(Exception):
@@ -1039,6 +1068,495 @@ def read_logs(paths: list[Path], on_corrupt_file: str) -> LogReadResult:
 
 
 # =============================================================================================
+# Google Play (contract §1.6's Google Play part; docs/input-formats.md#google-play-google_play-and-google_play_orders)
+# =============================================================================================
+# The two feeds become events of the log format, read with every other rule unchanged. Only what
+# a generated data set's Play share holds is read (subscriptions bought and renewed through
+# grace periods and holds, cancels, expires, voided purchases, Orders and their refunds, testers'
+# purchases, another app's line, test notifications); anything else the contract names (one-time
+# products, revocations, plan changes, …) is refused with an error rather than skipped.
+
+PLAY_FORMATS = ("google_play", "google_play_orders")
+#: Reasons of the store formats, after MALFORMED_REASONS in quality.csv (docs/analysis.md §5).
+STORE_MALFORMED_REASONS = ("malformed_bad_signature", "malformed_other_app")
+#: The store counters, after the global invalid_assignments (docs/analysis.md §5).
+STORE_COUNTERS = ("ignored_store_records", "unpriced_charges", "unattributed_store_records", "family_shared_records",
+                  "unknown_notification_types", "unpriced_refunds")
+#: Subscription notification types that deliver the state's orders: RECOVERED, RENEWED, PURCHASED, RESTARTED.
+PLAY_DELIVERING_TYPES = (1, 2, 4, 7)
+PLAY_CANCELED, PLAY_EXPIRED = 3, 13
+#: Types that carry no purchase fact (ignored_store_records): ON_HOLD, IN_GRACE_PERIOD, PRICE_CHANGE_CONFIRMED,
+#: DEFERRED, PAUSED, PAUSE_SCHEDULE_CHANGED, ITEMS_CHANGED, CANCELLATION_SCHEDULED, PRICE_CHANGE_UPDATED,
+#: PENDING_PURCHASE_CANCELED, PRICE_STEP_UP_CONSENT_UPDATED.
+PLAY_FACTLESS_TYPES = (5, 6, 8, 9, 10, 11, 17, 18, 19, 20, 22)
+#: Google's later orders of a token are its first order's id and `..N`.
+_PLAY_LATER_ORDER_RE = re.compile(r".*\.\.[0-9]+")
+
+
+class PlayNotSupported(ReferenceError_):
+    """What the contract names but the reference does not read: an error, never a silent skip."""
+
+    def __init__(self, where: str, what: str):
+        super().__init__(f"{where}: {what} is not read by the reference (only what the generated Play share holds)")
+
+
+def _play_int(value: object, reason: str = "malformed_invalid_field") -> int:
+    """A Google int64: a JSON integer or a string of one."""
+    if isinstance(value, bool):
+        raise Malformed(reason)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value):
+        return int(value)
+    raise Malformed(reason)
+
+
+def _play_object(value: object) -> dict:
+    if not isinstance(value, dict):
+        raise Malformed("malformed_invalid_field")
+    return value
+
+
+def _play_text(container: dict, key: str) -> str:
+    """A required text field: absent is missing, another JSON type invalid."""
+    value = container.get(key)
+    if value is None:
+        raise Malformed("malformed_missing_field")
+    if not isinstance(value, str):
+        raise Malformed("malformed_invalid_field")
+    return value
+
+
+def _play_time(value: object) -> int:
+    """An RFC 3339 time (the timestamp grammar with its `T`) as microseconds."""
+    micros = parse_timestamp_text(value) if isinstance(value, str) else None
+    if micros is None:
+        raise Malformed("malformed_bad_timestamp")
+    return micros
+
+
+def _play_millis(value: object) -> int:
+    if value is None:
+        raise Malformed("malformed_missing_field")
+    micros = epoch_millis_to_micros(_play_int(value, "malformed_bad_timestamp"))
+    if micros is None:
+        raise Malformed("malformed_bad_timestamp")
+    return micros
+
+
+def _play_money(value: object) -> tuple[int, str]:
+    """A Google Money (`currencyCode`, `units`, `nanos`) as (micro-units, currency): units + nanos/10⁹,
+    rounded half to even to the micro-unit."""
+    money = _play_object(value)
+    currency = _play_text(money, "currencyCode")
+    units = _play_int(money.get("units", 0))
+    nanos = _play_int(money.get("nanos", 0))
+    micros = decimal_to_micros(Decimal(units) + Decimal(nanos) / Decimal(1_000_000_000))
+    if micros is None:
+        raise Malformed("malformed_invalid_field")
+    return micros, currency
+
+
+@dataclass
+class PlayLineItem:
+    order_id: str | None
+    product_id: str
+    expiry: int | None
+    #: the plan's recurring price (micro-units, currency); None for a prepaid plan
+    recurring_price: tuple[int, str] | None
+    free_trial: bool
+    #: an introductory or proration phase: the charge's money is only its Order's
+    discounted: bool
+
+
+@dataclass
+class PlayState:
+    """A SubscriptionPurchaseV2 as fetched with a notification."""
+    start: int | None
+    user: str | None
+    country: str | None
+    test_purchase: bool
+    line_items: list[PlayLineItem]
+
+
+def _play_state(value: object, where: str) -> PlayState:
+    state = _play_object(value)
+    if state.get("linkedPurchaseToken") is not None:
+        raise PlayNotSupported(where, "a plan change (linkedPurchaseToken)")
+    items = state.get("lineItems")
+    if items is None or items == []:
+        raise Malformed("malformed_missing_field")
+    if not isinstance(items, list):
+        raise Malformed("malformed_invalid_field")
+    line_items = []
+    for raw in items:
+        item = _play_object(raw)
+        product_id = _play_text(item, "productId")
+        order_id = item.get("latestSuccessfulOrderId")
+        if order_id is not None and not isinstance(order_id, str):
+            raise Malformed("malformed_invalid_field")
+        expiry = None if item.get("expiryTime") is None else _play_time(item["expiryTime"])
+        plan = item.get("autoRenewingPlan")
+        price = None
+        if plan is not None and _play_object(plan).get("recurringPrice") is not None:
+            price = _play_money(plan["recurringPrice"])
+            if price[0] < 0:
+                raise Malformed("malformed_negative_price")
+        phase = _play_object(item.get("offerPhase") or {})
+        line_items.append(PlayLineItem(order_id or None, product_id, expiry, price, "freeTrial" in phase,
+                                       "introductoryPrice" in phase or "prorationPeriod" in phase))
+    accounts = _play_object(state.get("externalAccountIdentifiers") or {})
+    user = accounts.get("obfuscatedExternalAccountId")
+    if user is not None and not isinstance(user, str):
+        raise Malformed("malformed_invalid_field")
+    country = state.get("regionCode")
+    start = None if state.get("startTime") is None else _play_time(state["startTime"])
+    return PlayState(start, user or None, country if isinstance(country, str) and country else None,
+                     state.get("testPurchase") is not None, line_items)
+
+
+@dataclass
+class PlayNotification:
+    """One google_play line, decoded: its notification id, time, kind and what it names."""
+    id: str
+    at: int
+    kind: str  # "subscription", "voided" or "test"
+    token: str | None
+    type: int | None = None
+    order_id: str | None = None  # a voided purchase's order
+    refund_type: int | None = None
+    state: PlayState | None = None
+    position: tuple[int, int] = (0, 0)  # (file index, line number)
+
+
+def parse_play_notification(line: bytes, package_name: str, where: str) -> PlayNotification:
+    try:
+        obj = json.loads(line.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise Malformed("malformed_invalid_json") from error
+    if not isinstance(obj, dict):
+        raise Malformed("malformed_invalid_json")
+    if obj.get("notification") is None:
+        raise Malformed("malformed_missing_field")
+    if obj.get("product") is not None:
+        raise PlayNotSupported(where, "a one-time product's purchase (product)")
+    envelope = _play_object(obj["notification"])
+    message_id = None
+    if "message" in envelope:  # the Pub/Sub push body: message.data is the DeveloperNotification in base64
+        message = _play_object(envelope["message"])
+        data = _play_text(message, "data")
+        try:
+            decoded = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError) as error:
+            raise Malformed("malformed_invalid_field") from error
+        try:
+            notification = json.loads(decoded.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            raise Malformed("malformed_invalid_json") from error
+        if not isinstance(notification, dict):
+            raise Malformed("malformed_invalid_json")
+        message_id = message.get("messageId")
+        if message_id is not None:
+            message_id = str(_play_int(message_id)) if not isinstance(message_id, str) else message_id
+    else:
+        notification = envelope
+    package = _play_text(notification, "packageName")
+    at = _play_millis(notification.get("eventTimeMillis"))
+    kinds = [k for k in ("subscriptionNotification", "voidedPurchaseNotification", "testNotification",
+                         "oneTimeProductNotification") if notification.get(k) is not None]
+    if not kinds:
+        raise Malformed("malformed_missing_field")
+    if package != package_name:
+        raise Malformed("malformed_other_app")
+    if kinds[0] == "oneTimeProductNotification":
+        raise PlayNotSupported(where, "a one-time product's notification")
+    if kinds[0] == "testNotification":
+        return PlayNotification(message_id or f"test:{at}", at, "test", None)
+    body = _play_object(notification[kinds[0]])
+    token = _play_text(body, "purchaseToken")
+    state = None if obj.get("subscription") is None else _play_state(obj["subscription"], where)
+    if kinds[0] == "voidedPurchaseNotification":
+        order_id = _play_text(body, "orderId")
+        refund_type = _play_int(body.get("refundType", 1))
+        if refund_type not in (1, 2):
+            raise PlayNotSupported(where, f"refundType {refund_type}")
+        return PlayNotification(message_id or f"{token}:voided:{at}", at, "voided", token, None, order_id, refund_type,
+                                state)
+    if body.get("notificationType") is None:
+        raise Malformed("malformed_missing_field")
+    kind = _play_int(body["notificationType"])
+    identifier = message_id or f"{token}:{kind}:{notification['eventTimeMillis']}"
+    if kind in PLAY_DELIVERING_TYPES and state is None:
+        raise Malformed("malformed_missing_field")
+    if kind not in PLAY_DELIVERING_TYPES + PLAY_FACTLESS_TYPES + (PLAY_CANCELED, PLAY_EXPIRED):
+        raise PlayNotSupported(where, f"subscription notification type {kind}")
+    return PlayNotification(identifier, at, "subscription", token, kind, None, None, state)
+
+
+@dataclass
+class PlayOrder:
+    """An Orders API Order: the exact facts of one charge."""
+    order_id: str
+    created: int
+    last_event: int
+    total: tuple[int, str]
+    #: developerRevenueInBuyerCurrency in micro-units of the total's currency, when it states one
+    revenue: int | None
+    #: the refund events: (time, micro-units); several partial ones are one refund of their sum at the first's time
+    refunds: list[tuple[int, int]]
+    position: tuple[int, int] = (0, 0)
+
+
+def parse_play_order(line: bytes) -> PlayOrder:
+    try:
+        obj = json.loads(line.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise Malformed("malformed_invalid_json") from error
+    if not isinstance(obj, dict):
+        raise Malformed("malformed_invalid_json")
+    order_id = _play_text(obj, "orderId")
+    if obj.get("createTime") is None or obj.get("total") is None:
+        raise Malformed("malformed_missing_field")
+    created = _play_time(obj["createTime"])
+    last_event = created if obj.get("lastEventTime") is None else _play_time(obj["lastEventTime"])
+    total = _play_money(obj["total"])
+    if total[0] < 0:
+        raise Malformed("malformed_negative_price")
+    revenue = None
+    if obj.get("developerRevenueInBuyerCurrency") is not None:
+        micros, currency = _play_money(obj["developerRevenueInBuyerCurrency"])
+        # A revenue in another currency, of 0 or above the total, is left to the commission rules.
+        if currency == total[1] and 0 < micros <= total[0]:
+            revenue = micros
+    history = _play_object(obj.get("orderHistory") or {})
+    refunds = []
+    if history.get("refundEvent") is not None:
+        event = _play_object(history["refundEvent"])
+        if event.get("eventTime") is None:
+            raise Malformed("malformed_missing_field")
+        details = _play_object(event.get("refundDetails") or {})
+        amount = total[0] if details.get("total") is None else _play_money(details["total"])[0]
+        refunds.append((_play_time(event["eventTime"]), amount))
+    for raw in history.get("partialRefundEvents") or []:
+        event = _play_object(raw)
+        details = _play_object(event.get("refundDetails") or {})
+        if event.get("processedTime") is None or details.get("total") is None:
+            raise Malformed("malformed_missing_field")
+        refunds.append((_play_time(event["processedTime"]), _play_money(details["total"])[0]))
+    return PlayOrder(order_id, created, last_event, total, revenue, sorted(refunds))
+
+
+@dataclass
+class PlayReadResult:
+    events: list[Event]
+    counters: dict[str, dict[str, int]]  # per format: files_read, lines_read, malformed reasons, store counters
+
+
+def _read_store_lines(path: Path, on_corrupt_file: str, counters: dict[str, int], skipped: list[str]):
+    """(line number, line) of a store file's non-blank lines, counting files and lines as the logs'."""
+    try:
+        data = strip_bom(read_input_bytes(path))
+    except CorruptGzip as error:
+        if on_corrupt_file == "skip":
+            counters["files_skipped_corrupt"] += 1
+            skipped.append(f"{path}: {error}")
+            return []
+        raise ReferenceError_(f"{path}: {error}") from error
+    counters["files_read"] += 1
+    lines = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not _is_blank(line):
+            counters["lines_read"] += 1
+            lines.append((number, line))
+    return lines
+
+
+def _play_malformed(counters: dict[str, int], reason: str) -> None:
+    counters["malformed_lines"] += 1
+    counters[reason] += 1
+
+
+def read_google_play(notification_paths: list[Path], order_paths: list[Path], package_name: str,
+                     user_transactions: dict[str, str], on_corrupt_file: str, first_order: int,
+                     skipped: list[str]) -> PlayReadResult:
+    """The events of the two Play feeds (contract §1.6), `order` numbered from `first_order`: each
+    record's events in the file order of the line that first delivered it, after the purchase logs."""
+    def fresh() -> dict[str, int]:
+        return {name: 0 for name in ("files_read", "files_skipped_corrupt", "lines_read", "malformed_lines",
+                                     *MALFORMED_REASONS, *STORE_MALFORMED_REASONS, *STORE_COUNTERS)}
+    counters = {"google_play": fresh(), "google_play_orders": fresh()}
+    notifications: dict[str, PlayNotification] = {}  # by id: a retry is the same notification
+    for file_index, path in enumerate(notification_paths):
+        for number, line in _read_store_lines(path, on_corrupt_file, counters["google_play"], skipped):
+            if len(line) > MAX_LINE_BYTES:
+                _play_malformed(counters["google_play"], "malformed_line_too_long")
+                continue
+            try:
+                notification = parse_play_notification(line, package_name, f"{path}:{number}")
+            except Malformed as malformed:
+                _play_malformed(counters["google_play"], malformed.reason)
+                continue
+            notification.position = (file_index, number)
+            notifications.setdefault(notification.id, notification)
+    orders: dict[str, PlayOrder] = {}  # of two listings the later lastEventTime wins, a tie the later line
+    for file_index, path in enumerate(order_paths):
+        for number, line in _read_store_lines(path, on_corrupt_file, counters["google_play_orders"], skipped):
+            if len(line) > MAX_LINE_BYTES:
+                _play_malformed(counters["google_play_orders"], "malformed_line_too_long")
+                continue
+            try:
+                order = parse_play_order(line)
+            except Malformed as malformed:
+                _play_malformed(counters["google_play_orders"], malformed.reason)
+                continue
+            order.position = (len(notification_paths) + file_index, number)
+            known = orders.get(order.order_id)
+            if known is None or order.last_event >= known.last_event:
+                orders[order.order_id] = order
+    played = counters["google_play"]
+    in_order = sorted(notifications.values(), key=lambda n: n.position)
+    # The token's latest state says whose a notification without one is.
+    latest_state: dict[str, tuple[int, PlayState]] = {}
+    for n in in_order:
+        if n.state is not None and n.token is not None:
+            if n.token not in latest_state or n.at >= latest_state[n.token][0]:
+                latest_state[n.token] = (n.at, n.state)
+
+    # Orders are the facts: each successful order a delivering notification's state names, once.
+    charges: dict[str, dict] = {}
+    for n in in_order:
+        if n.kind == "test" or (n.kind == "subscription" and n.type in PLAY_FACTLESS_TYPES):
+            played["ignored_store_records"] += 1
+            continue
+        if n.kind != "subscription" or n.type not in PLAY_DELIVERING_TYPES:
+            continue
+        named = [item for item in n.state.line_items if item.order_id is not None]
+        if not named:  # a purchase still pending names no successful order yet
+            played["ignored_store_records"] += 1
+            continue
+        for item in named:
+            charge = charges.get(item.order_id)
+            if charge is None:
+                charges[item.order_id] = {"token": n.token, "first": n, "item": item, "state": n.state}
+            elif n.at < charge["first"].at:
+                charge.update(first=n, item=item, state=n.state)
+    for n in in_order:  # another notification's state naming an order none delivered is not read
+        if n.kind == "subscription" and n.type not in PLAY_DELIVERING_TYPES and n.state is not None:
+            for item in n.state.line_items:
+                if item.order_id is not None and item.order_id not in charges:
+                    raise PlayNotSupported(f"notification {n.id}", f"order {item.order_id}, named by no purchase notification")
+
+    def user_of(token: str, state: PlayState | None) -> str | None:
+        if token in user_transactions:
+            return user_transactions[token]
+        return state.user if state is not None else None
+
+    made: list[tuple[tuple[int, int], Event]] = []
+
+    def add(position: tuple[int, int], event: Event | None) -> None:
+        if event is None:
+            return
+        made.append((position, event))
+
+    # Charges: when and how much (the Order's, else the notification's and the plan's price).
+    details: dict[str, dict] = {}
+    for order_id, charge in charges.items():
+        item, state, order = charge["item"], charge["state"], orders.get(order_id)
+        later = _PLAY_LATER_ORDER_RE.fullmatch(order_id) is not None
+        if item.free_trial:
+            at, price, revenue = (state.start if not later and state.start is not None else charge["first"].at), None, None
+        elif order is not None:
+            at, price, revenue = order.created, order.total, order.revenue
+        else:
+            at = state.start if not later and state.start is not None else charge["first"].at
+            price = None if item.discounted else item.recurring_price
+            revenue = None
+        details[order_id] = {"at": at, "price": price, "revenue": revenue}
+    # purchase: the earliest paid order of its chain (by time, then order id), counted for a test or not.
+    first_paid: dict[str, tuple[int, str]] = {}
+    for order_id, charge in charges.items():
+        if not charge["item"].free_trial:
+            key = (details[order_id]["at"], order_id)
+            if charge["token"] not in first_paid or key < first_paid[charge["token"]]:
+                first_paid[charge["token"]] = key
+    for order_id, charge in charges.items():
+        item, state, token, detail = charge["item"], charge["state"], charge["token"], details[order_id]
+        user = user_of(token, state)
+        if user is None:
+            played["unattributed_store_records"] += 1
+            continue
+        if item.free_trial:
+            kind = "trial_start"
+        else:
+            kind = "purchase" if first_paid[token] == (detail["at"], order_id) else "renewal"
+        price = detail["price"]
+        if kind != "trial_start" and price is None:
+            raise PlayNotSupported(f"order {order_id}", "a charge without its price (unpriced_charges)")
+        event = Event(order=0, source=f"google_play:{order_id}", ts=detail["at"], user_id=user, event=kind,
+                      event_id=f"google_play:{order_id}", product_id=item.product_id, transaction_id=order_id,
+                      original_transaction_id=token, sandbox=state.test_purchase, platform="android",
+                      country=state.country, expires_at=item.expiry, store="play_store")
+        if kind != "trial_start":
+            event.price_micros, event.currency = price
+            event.exact_proceeds_micros = detail["revenue"]
+        add(charge["first"].position, event)
+
+    # Refunds: one per order, from voided purchases and the Orders' refund events.
+    voided: dict[str, PlayNotification] = {}
+    for n in in_order:
+        if n.kind == "voided" and (n.order_id not in voided or n.at < voided[n.order_id].at):
+            voided[n.order_id] = n
+    refunded = set(voided) | {order_id for order_id, order in orders.items() if order.refunds and order_id in charges}
+    for order_id in sorted(refunded, key=lambda o: voided[o].position if o in voided else orders[o].position):
+        n, order, charge = voided.get(order_id), orders.get(order_id), charges.get(order_id)
+        at = n.at if n is not None else order.refunds[0][0]
+        if order is not None and order.refunds:
+            amount, currency = sum(micros for _, micros in order.refunds), order.total[1]
+        elif n is not None and n.refund_type == 1:
+            amount, currency = None, None  # the whole price
+        else:
+            amount, currency = None, None
+            raise PlayNotSupported(f"order {order_id}", "a partial refund without its Order (unpriced_refunds)")
+        token = charge["token"] if charge is not None else n.token
+        state = charge["state"] if charge is not None else (n.state if n.state is not None else latest_state.get(token, (0, None))[1])
+        item = charge["item"] if charge is not None else (state.line_items[0] if state is not None else None)
+        user = user_of(token, state)
+        if user is None or item is None:
+            played["unattributed_store_records"] += 1
+            continue
+        if amount is None and charge is not None:
+            amount, currency = details[order_id]["price"]
+        event = Event(order=0, source=f"google_play:{order_id}:refund", ts=at, user_id=user, event="refund",
+                      event_id=f"google_play:{order_id}:refund", product_id=item.product_id, transaction_id=order_id,
+                      original_transaction_id=token, price_micros=amount, currency=currency,
+                      sandbox=state.test_purchase if state is not None else False, platform="android",
+                      country=state.country if state is not None else None, store="play_store")
+        add(n.position if n is not None else order.position, event)
+
+    # Cancels and expires: one per notification, at its time.
+    for n in in_order:
+        if n.kind != "subscription" or n.type not in (PLAY_CANCELED, PLAY_EXPIRED):
+            continue
+        state = n.state if n.state is not None else latest_state.get(n.token, (0, None))[1]
+        user = user_of(n.token, state)
+        if user is None:
+            played["unattributed_store_records"] += 1
+            continue
+        add(n.position, Event(order=0, source=f"google_play:{n.id}", ts=n.at, user_id=user,
+                              event="cancel" if n.type == PLAY_CANCELED else "expire", event_id=f"google_play:{n.id}",
+                              original_transaction_id=n.token, sandbox=state.test_purchase if state is not None else False,
+                              platform="android", country=state.country if state is not None else None, store="play_store"))
+    made.sort(key=lambda pair: pair[0])
+    events = []
+    for index, (_, event) in enumerate(made):
+        event.order = first_order + index
+        events.append(event)
+    return PlayReadResult(events, counters)
+
+
+# =============================================================================================
 # Clean-up of events (docs/analysis.md §2, steps 1-5)
 # =============================================================================================
 
@@ -1157,6 +1675,8 @@ class Proceeds:
         return {name.lower(): rate for name, rate in self.commissions.items()}.get(store, 0.0)
 
     def of_charge(self, event: Event, report_price: float) -> float:
+        if event.exact_proceeds_micros is not None:
+            return report_price * (event.exact_proceeds_micros / event.price_micros)
         if event.tax_share is not None and event.commission_share is not None:
             return report_price * (1 - (event.tax_share + event.commission_share) / int(_WHOLE_SHARE))
         rate = self.tax_rates.get(event.country) if event.country is not None else None
@@ -1292,7 +1812,7 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             kept = charge_proceeds[id(event)][1]
             result.proceeds += kept
             result.charge_proceeds += kept
-            if event.tax_share is not None and event.commission_share is not None:
+            if event.states_its_fees:
                 result.exact_proceeds += kept
             product[4].append(kept)
         sign = -1 if event.event == "refund" else 1
@@ -1674,6 +2194,9 @@ class Job:
     slices: list[str] = field(default_factory=list)
     max_slice_levels: int = 20
     proceeds: Proceeds = field(default_factory=Proceeds)
+    #: the store sources' globs by format (Google Play's only), and the Play app they are of
+    store_logs: dict[str, list[str]] = field(default_factory=dict)
+    play_package: str | None = None
 
 
 def _number(value: object, what: str) -> float:
@@ -1734,9 +2257,33 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
 
     tables = base / _name(need("tables"), "tables")
     logs_value = need("logs")
-    logs = [logs_value] if isinstance(logs_value, str) else logs_value
-    if not isinstance(logs, list) or not logs or not all(isinstance(g, str) for g in logs):
+    items = [logs_value] if isinstance(logs_value, (str, dict)) else logs_value
+    if not isinstance(items, list) or not items:
         raise ReferenceError_(f"{path}: 'logs' must be a glob or a list of globs")
+    # docs/input-formats.md#store-sources-in-a-job: an item is a glob (the log format) or {path: glob, format: name}.
+    logs: list[str] = []
+    store_logs: dict[str, list[str]] = {}
+    for item in items:
+        if isinstance(item, dict):
+            if set(item) != {"path", "format"} or not isinstance(item["path"], str):
+                raise ReferenceError_(f"{path}: a 'logs' item must be a glob or {{path: glob, format: name}}")
+            if item["format"] == "offerlab":
+                logs.append(item["path"])
+            elif item["format"] in PLAY_FORMATS:
+                store_logs.setdefault(item["format"], []).append(item["path"])
+            else:
+                raise ReferenceError_(f"{path}: logs format {item['format']!r} is not read by the reference "
+                                      f"(offerlab, {', '.join(PLAY_FORMATS)})")
+        elif isinstance(item, str):
+            logs.append(item)
+        else:
+            raise ReferenceError_(f"{path}: 'logs' must be a glob or a list of globs")
+    play_package = None
+    if store_logs:
+        play = document.get("google_play")
+        if not isinstance(play, dict) or not isinstance(play.get("package_name"), str) or set(play) != {"package_name"}:
+            raise ReferenceError_(f"{path}: google_play: {{package_name: …}} is required with a google_play or google_play_orders item")
+        play_package = play["package_name"]
 
     as_of_text = as_of_override if as_of_override is not None else document.get("as_of")
     if as_of_text is None:
@@ -1835,7 +2382,7 @@ def load_job(path: Path, as_of_override: str | None) -> Job:
         raise ReferenceError_(f"{path}: max_slice_levels must be a whole number >= 1, got {max_levels!r}")
     return Job(path, tables, logs, as_of, report_currency, rates, alpha, sequential_tuning, decision, control, window_micros,
                offerings, ratio, on_corrupt, output, revenue_cap, maturity_days, slices, max_levels,
-               _proceeds_settings(document, base, path))
+               _proceeds_settings(document, base, path), store_logs, play_package)
 
 
 def _fee_rate(value: object, what: str) -> float:
@@ -1957,11 +2504,27 @@ def run_job(job: Job) -> RunResult:
         analysed = [offerings[i] for i in population.offerings_with_rows]
     analysed.sort(key=lambda o: byte_key(o.offering_id))
 
-    log_paths = expand_log_globs(job.logs, job.path.resolve().parent)
-    if not log_paths:
+    base = job.path.resolve().parent
+    log_paths = expand_log_globs(job.logs, base) if job.logs else []
+    if not log_paths and not job.store_logs:
         raise ReferenceError_(f"{job.path}: no log file matches {job.logs}")
     logs = read_logs(log_paths, job.on_corrupt_file)
     counters = logs.counters
+    if job.store_logs:
+        store_paths = {name: expand_log_globs(job.store_logs.get(name, []), base) for name in PLAY_FORMATS}
+        for name, paths in store_paths.items():
+            if job.store_logs.get(name) and not paths:
+                raise ReferenceError_(f"{job.path}: no {name} file matches {job.store_logs[name]}")
+        named = [str(p) for paths in [log_paths, *store_paths.values()] for p in paths]
+        if len(set(named)) != len(named):
+            raise ReferenceError_(f"{job.path}: a file is matched in two formats")
+        play = read_google_play(store_paths["google_play"], store_paths["google_play_orders"], job.play_package,
+                                read_user_transactions(job.tables), job.on_corrupt_file, len(logs.events),
+                                logs.skipped_files)
+        logs.events.extend(play.events)
+        # quality.csv keeps the totals over the formats (docs/analysis.md §5).
+        counters = {name: counters.get(name, 0) + sum(c[name] for c in play.counters.values())
+                    for name in {*counters, *play.counters["google_play"]}}
     # Over the ratio fails; equal passes; no lines never fails (Decision D23).
     if counters["lines_read"] and counters["malformed_lines"] / counters["lines_read"] > job.max_bad_line_ratio:
         raise ReferenceError_(
@@ -1975,6 +2538,8 @@ def run_job(job: Job) -> RunResult:
     affiliations = Affiliations.of(population, offerings)
 
     quality = [{"offering_id": "", "counter": name, "count": counters[name]} for name in GLOBAL_COUNTERS[:4 + len(MALFORMED_REASONS)]]
+    # A job with a store source also has the stores' reasons and counters (docs/analysis.md §5).
+    quality += [{"offering_id": "", "counter": name, "count": counters[name]} for name in STORE_MALFORMED_REASONS if job.store_logs]
     quality += [
         {"offering_id": "", "counter": "duplicate_events", "count": clean.duplicate_events},
         {"offering_id": "", "counter": "unknown_event_types", "count": clean.unknown_event_types},
@@ -1982,6 +2547,7 @@ def run_job(job: Job) -> RunResult:
         {"offering_id": "", "counter": "unassigned_events", "count": clean.unassigned_events},
         {"offering_id": "", "counter": "invalid_assignments", "count": population.invalid_global},
     ]
+    quality += [{"offering_id": "", "counter": name, "count": counters[name]} for name in STORE_COUNTERS if job.store_logs]
     summary, products, comparisons, srm, maturity = [], [], [], [], []
     slice_summary, slice_comparisons, slice_srm = [], [], []
     for offering in analysed:
