@@ -534,11 +534,11 @@ play_benchmark() {
   local base="$1" play="$1/google_play" lines last feed
   put_back_play_day "$play"
   lines=$(find "$play/googleplay" -name '*.gz' -exec gzip -dc {} + | wc -l)
-  store_pair "Google Play, first night (no cache)" "$play" "$base/logs-uuid"
+  store_pair "Google Play, first night" "$play" "$base/logs-uuid"
   printf '%-34s   %s lines of notifications and Orders\n' "" "$lines"
   alternate store "$bin" "$play/job.yaml" apple "$bin" "$base/app_store_notifications/job.yaml"
   read -r wall_ratio cpu_ratio < <(pair_ratios store apple)
-  printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "Google Play / App Store, first night" "$(median store 1)" \
+  printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "Play / App Store, first night" "$(median store 1)" \
     "$(median store 5)" "$(median apple 1)" "$(median apple 5)" "$wall_ratio" "$cpu_ratio"
   cache_job play "$play/job.yaml"
   cache_job logs "$base/logs-uuid/job.yaml"
