@@ -30,7 +30,13 @@
 # alternated, R runs each (default 3): medians of wall and CPU time, and the median of the
 # pairs' ratios. Then the App Store month night after night with the cache (the night before
 # parses every file, the night reads them back and reads the last day's files), against the
-# purchase-log form's same night. Data sets in DIR as for --shapes.
+# purchase-log form's same night. Then Google Play's two feeds (`--format google_play`): the
+# first night against the purchase-log form and against the App Store's first night on the same
+# users (pairs alternated), and a later night with the cache (the night before filled it with the
+# feeds' last day set aside, so the night reads that day's files as new and the rest back) against
+# the purchase-log form's later night; its outputs are checked against the same night without the
+# cache. Google Play's set has the App Store set's user ids (`--user-ids uuid`): the same users, and
+# its purchase-log form is the App Store's. Data sets in DIR as for --shapes.
 #
 # --past measures the app's past (`history_logs`, docs/statistics.md#the-apps-past) at USERS
 # (default 1M): the generated job against the same job with `history_logs` naming a year of past
@@ -471,7 +477,8 @@ stores_benchmark() {
   echo "data sets: $base ($users users, 30 days, seed 1)"
   local entry name options
   for entry in "logs|" "revenuecat_export|--format revenuecat_export" "revenuecat_webhooks|--format revenuecat_webhooks" \
-    "logs-uuid|--user-ids uuid" "app_store_notifications|--user-ids uuid --format app_store_notifications"; do
+    "logs-uuid|--user-ids uuid" "app_store_notifications|--user-ids uuid --format app_store_notifications" \
+    "google_play|--user-ids uuid --format google_play"; do
     name="${entry%%|*}"
     options="${entry#*|}"
     if [ ! -f "$base/$name/job.yaml" ]; then
@@ -502,9 +509,71 @@ stores_benchmark() {
   printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "App Store, a later night (cache)" "$(median store 1)" "$(median store 5)" \
     "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
   printf '%-34s   %s\n' "" "$(grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /the log form: /')"
+  play_benchmark "$base"
   echo "goals (issues 37, 38): the export within 1.5x; the first night within 120 s wall; a later night within 1.10x."
+  echo "goals (issue 60): Google Play's first night within the App Store's (ratio <= 1); a later night within 1.10x."
   echo "notifications per CPU second: the notifications over the CPU the App Store form adds to the log form's."
   echo "Load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
+}
+
+# put_back_play_day PLAY: the feeds' last day set aside by play_benchmark, back in its place.
+put_back_play_day() {
+  local aside="$1/last-day-set-aside" feed
+  for feed in notifications orders; do
+    if [ -f "$aside/$feed.path" ]; then
+      mv "$aside/$feed" "$(cat "$aside/$feed.path")"
+      rm "$aside/$feed.path"
+    fi
+  done
+}
+
+# play_benchmark BASE: Google Play's month (BASE/google_play) against the purchase-log form
+# (BASE/logs-uuid) and the App Store form (BASE/app_store_notifications), first night, then a later
+# night.
+play_benchmark() {
+  local base="$1" play="$1/google_play" lines last feed
+  put_back_play_day "$play"
+  lines=$(find "$play/googleplay" -name '*.gz' -exec gzip -dc {} + | wc -l)
+  store_pair "Google Play, first night" "$play" "$base/logs-uuid"
+  printf '%-34s   %s lines of notifications and Orders\n' "" "$lines"
+  alternate store "$bin" "$play/job.yaml" apple "$bin" "$base/app_store_notifications/job.yaml"
+  read -r wall_ratio cpu_ratio < <(pair_ratios store apple)
+  printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "Play / App Store, first night" "$(median store 1)" \
+    "$(median store 5)" "$(median apple 1)" "$(median apple 5)" "$wall_ratio" "$cpu_ratio"
+  cache_job play "$play/job.yaml"
+  cache_job logs "$base/logs-uuid/job.yaml"
+  # A store file's reading does not depend on as_of: the night before would keep the last day's
+  # files too. Set them aside while it runs, so that the night reads them as new.
+  # Set aside inside the data set (outside the job's globs), so that a run stopped meanwhile
+  # leaves them for the next run to put back.
+  local aside="$play/last-day-set-aside"
+  mkdir -p "$aside"
+  for feed in notifications orders; do
+    last=$(find "$play/googleplay/$feed" -mindepth 3 -maxdepth 3 -type d | sort | tail -1)
+    mv "$last" "$aside/$feed"
+    echo "$last" >"$aside/$feed.path"
+  done
+  fill_cache play "$play/job.yaml"
+  put_back_play_day "$play"
+  fill_cache logs "$base/logs-uuid/job.yaml"
+  rm -f "$work"/store "$work"/logs
+  for ((i = 0; i < repeat; i++)); do
+    cached_night store play "$play/job.yaml"
+    cached_night logs logs "$base/logs-uuid/job.yaml"
+  done
+  read -r wall_ratio cpu_ratio < <(pair_ratios store logs)
+  printf '%-34s | %6s %6s | %6s %6s | %5.2f %5.2f\n' "Google Play, a later night (cache)" "$(median store 1)" "$(median store 5)" \
+    "$(median logs 1)" "$(median logs 5)" "$wall_ratio" "$cpu_ratio"
+  printf '%-34s   peak RSS MiB: %s (Play) / %s (logs)\n' "" "$(($(median store 4 | cut -d. -f1) / 1024))" \
+    "$(($(median logs 4 | cut -d. -f1) / 1024))"
+  cached_night store play "$play/job.yaml"
+  grep '^cache ' "$work/out" | sed 's/^cache [^:]*: /  the Play form: /'
+  "$bin" run "$play/job.yaml" --no-cache --output "$work/play-fresh" --database "$work/play-fresh/results.sqlite" --quiet \
+    >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  local differing
+  differing=$(differing_outputs "$work/nights"/*/ "$work/play-fresh"/*/)
+  [ -z "$differing" ] || { echo "the Play later night with the cache differs from it without: $differing" >&2; exit 1; }
+  echo "  the Play later night's outputs equal the same night's without the cache"
 }
 
 # past_pair LABEL WITH WITHOUT: the job WITH (`history_logs`) against WITHOUT, alternated,

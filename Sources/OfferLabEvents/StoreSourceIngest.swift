@@ -81,7 +81,7 @@ package enum StoreSourceIngest {
     /// all first: a `revenuecat_export` file without a required column fails at once).
     ///
     /// With a `cache`, a file of a format whose readings it keeps (`CachedStoreFileReading`: the
-    /// App Store's, verified and decoded) read by an earlier run with the same settings is read
+    /// App Store's, verified and decoded; Google Play's, as read) read by an earlier run with the same settings is read
     /// back from it; a file read now is kept in it. With `keepsResolution` too (a run, which makes
     /// the events into batches: `LogIngest.appendStoreFiles`), a job whose only store source is
     /// the App Store's keeps the night resolved (`KeptStoreNight`) and reads back what an earlier

@@ -11,20 +11,9 @@ import OfferLabIngest
 /// past the entry's checks is refused (`CacheEntryReader.Damaged`), never misread.
 extension AppStoreFileReading {
     package func encode(into entry: inout CacheEntryWriter) {
-        var strings = StringTable()
+        var strings = StoreEntryStrings()
         var body = CacheEntryWriter(bytes: [])
-        let counts = counts.nonZero
-        body.append(Int64(counts.count))
-        for (counter, count) in counts {
-            body.append(UInt8(StoreCounter.allCases.firstIndex(of: counter)!))
-            body.append(Int64(count))
-        }
-        body.append(Int64(notes.count))
-        for note in notes {
-            body.append(Int64(note.line))
-            body.append(UInt8(StoreCounter.allCases.firstIndex(of: note.counter)!))
-            body.append(strings.index(note.detail))
-        }
+        body.append(counts: counts, notes: notes, strings: &strings)
         body.append(Int64(notifications.count))
         for notification in notifications {
             body.append(strings.index(notification.id))
@@ -32,25 +21,22 @@ extension AppStoreFileReading {
             body.append(strings.index(notification.subtype))
             body.append(notification.signedAt)
             body.append(
-                Self.flags(
-                    notification.isKnownType, notification.transaction != nil, notification.statusChange != nil,
-                    notification.refundReversal != nil))
+                flags: notification.isKnownType, notification.transaction != nil, notification.statusChange != nil,
+                notification.refundReversal != nil)
             if let transaction = notification.transaction { Self.encode(transaction, into: &body, strings: &strings) }
             if let change = notification.statusChange { Self.encode(change, into: &body, strings: &strings) }
             if let reversal = notification.refundReversal {
-                body.append(Self.formatCode(reversal.format))
+                body.append(reversal.format)
                 body.append(strings.index(reversal.id))
                 body.append(strings.index(reversal.transactionID))
                 body.append(reversal.at)
             }
         }
-        entry.append(Int64(strings.texts.count))
-        for text in strings.texts { entry.append(bytesOf: text.utf8) }
-        entry.bytes += body.bytes
+        strings.write(body, into: &entry)
     }
 
-    fileprivate static func encode(_ record: StoreTransaction, into body: inout CacheEntryWriter, strings: inout StringTable) {
-        body.append(formatCode(record.format))
+    fileprivate static func encode(_ record: StoreTransaction, into body: inout CacheEntryWriter, strings: inout StoreEntryStrings) {
+        body.append(record.format)
         let kind: UInt8 =
             switch record.kind {
             case .trial: 0
@@ -60,10 +46,8 @@ extension AppStoreFileReading {
             }
         body.append(kind)
         body.append(
-            flags(
-                record.buyer.isSandbox, record.buyer.isFamilyShared, record.money.priceMicros != nil, record.expiresAt != nil,
-                record.money.taxShare != nil, record.money.commissionShare != nil, record.refund != nil,
-                record.refund?.amountMicros != nil))
+            flags: record.buyer.isSandbox, record.buyer.isFamilyShared, record.money.priceMicros != nil, record.expiresAt != nil,
+            record.money.taxShare != nil, record.money.commissionShare != nil, record.refund != nil, record.refund?.amountMicros != nil)
         body.append(record.at)
         for text in [
             record.transactionID, record.originalTransactionID, record.productID, record.money.currency, record.buyer.userID,
@@ -81,10 +65,10 @@ extension AppStoreFileReading {
         }
     }
 
-    fileprivate static func encode(_ change: StoreStatusChange, into body: inout CacheEntryWriter, strings: inout StringTable) {
-        body.append(formatCode(change.format))
+    fileprivate static func encode(_ change: StoreStatusChange, into body: inout CacheEntryWriter, strings: inout StoreEntryStrings) {
+        body.append(change.format)
         body.append(change.event.rawValue)
-        body.append(flags(change.buyer.isSandbox))
+        body.append(flags: change.buyer.isSandbox)
         body.append(change.at)
         for text in [
             change.id, change.originalTransactionID, change.transactionID, change.productID, change.buyer.userID,
@@ -98,17 +82,9 @@ extension AppStoreFileReading {
     /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote.
     package init(entry: inout CacheEntryReader, path: String) throws {
         self.init(path: path)
-        var reader = try Reader(readingStringsOf: entry)
+        var reader = try StoreEntryReader(readingStringsOf: entry)
         defer { entry = reader.entry }
-
-        for _ in 0..<(try reader.entry.count()) {
-            let counter = try reader.counter()
-            counts[counter] = Int(try reader.entry.read(Int64.self))
-        }
-        for _ in 0..<(try reader.entry.count()) {
-            let line = Int(try reader.entry.read(Int64.self))
-            notes.append(StoreLineNote(path: path, line: line, counter: try reader.counter(), detail: try reader.string()))
-        }
+        (counts, notes) = try reader.countsAndNotes(path: path)
         let count = try reader.entry.count()
         notifications.reserveCapacity(count)
         for _ in 0..<count {
@@ -128,107 +104,33 @@ extension AppStoreFileReading {
             notifications.append(notification)
         }
     }
-
-    fileprivate static func formatCode(_ format: SourceFormat) -> UInt8 { UInt8(SourceFormat.allCases.firstIndex(of: format)!) }
-
-    fileprivate static func flags(_ values: Bool...) -> UInt8 {
-        values.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) }
-    }
 }
 
 /// `StoreFileRecords` laid out as `AppStoreFileReading`'s records.
 extension StoreFileRecords {
     /// The distinct strings first, then the records.
     package func encode(into entry: inout CacheEntryWriter) {
-        var strings = StringTable()
+        var strings = StoreEntryStrings()
         var body = CacheEntryWriter(bytes: [])
         body.append(Int64(transactions.count))
         for transaction in transactions { AppStoreFileReading.encode(transaction, into: &body, strings: &strings) }
         body.append(Int64(statusChanges.count))
         for change in statusChanges { AppStoreFileReading.encode(change, into: &body, strings: &strings) }
-        entry.append(Int64(strings.texts.count))
-        for text in strings.texts { entry.append(bytesOf: text.utf8) }
-        entry.bytes += body.bytes
+        strings.write(body, into: &entry)
     }
 
     /// The records kept in `entry`.
     /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote.
     package init(entry: inout CacheEntryReader) throws {
-        var reader = try Reader(readingStringsOf: entry)
+        var reader = try StoreEntryReader(readingStringsOf: entry)
         defer { entry = reader.entry }
         for _ in 0..<(try reader.entry.count()) { transactions.append(try reader.transaction()) }
         for _ in 0..<(try reader.entry.count()) { statusChanges.append(try reader.statusChange()) }
     }
 }
 
-/// The distinct strings of an entry in the order first used; index -1 is nil.
-private struct StringTable {
-    private(set) var texts: [String] = []
-    private var indices: [String: Int32] = [:]
-
-    mutating func index(_ text: String?) -> Int32 {
-        guard let text else { return -1 }
-        if let index = indices[text] { return index }
-        indices[text] = Int32(texts.count)
-        texts.append(text)
-        return Int32(texts.count - 1)
-    }
-}
-
-/// Reads the records of an entry, each value checked.
-private struct Reader {
-    var entry: CacheEntryReader
-    let strings: [String]
-
-    /// A reader of `entry`'s payload after its table of distinct strings, which it reads first.
-    init(readingStringsOf entry: CacheEntryReader) throws {
-        var entry = entry
-        let count = try entry.count()
-        var strings: [String] = []
-        strings.reserveCapacity(count)
-        for _ in 0..<count { strings.append(String(decoding: try entry.bytesWithLength(), as: UTF8.self)) }
-        self.entry = entry
-        self.strings = strings
-    }
-
-    mutating func optionalString() throws -> String? {
-        let index = try entry.read(Int32.self)
-        if index == -1 { return nil }
-        guard index >= 0, Int(index) < strings.count else { throw CacheEntryReader.Damaged() }
-        return strings[Int(index)]
-    }
-
-    mutating func string() throws -> String {
-        guard let text = try optionalString() else { throw CacheEntryReader.Damaged() }
-        return text
-    }
-
-    /// `count` flags of one byte, the unused bits clear.
-    mutating func flags(count: Int) throws -> Flags {
-        let byte = try entry.read(UInt8.self)
-        guard byte >> count == 0 else { throw CacheEntryReader.Damaged() }
-        return Flags(byte: byte)
-    }
-
-    /// The flags of a record, read without an array (a month of notifications is read back).
-    struct Flags {
-        let byte: UInt8
-
-        subscript(index: Int) -> Bool { byte & (1 << index) != 0 }
-    }
-
-    mutating func counter() throws -> StoreCounter {
-        let index = Int(try entry.read(UInt8.self))
-        guard index < StoreCounter.allCases.count else { throw CacheEntryReader.Damaged() }
-        return StoreCounter.allCases[index]
-    }
-
-    mutating func format() throws -> SourceFormat {
-        let index = Int(try entry.read(UInt8.self))
-        guard index < SourceFormat.allCases.count else { throw CacheEntryReader.Damaged() }
-        return SourceFormat.allCases[index]
-    }
-
+/// The App Store's records as its entries lay them out.
+extension StoreEntryReader {
     mutating func transaction() throws -> StoreTransaction {
         let format = try format()
         let kinds: [StoreTransaction.Kind] = [.trial, .firstCharge, .laterCharge, .chargeByChainOrder]

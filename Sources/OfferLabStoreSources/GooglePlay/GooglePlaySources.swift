@@ -34,12 +34,42 @@ package struct GooglePlayFile<Record: Sendable>: NotedStoreFileReading {
         self.notes = notes
         self.lines = lines
     }
+
+    /// A reading kept by the parsed-log cache (`GooglePlayFileEntry.swift`).
+    init(path: String, counts: StoreCounts, notes: [StoreLineNote], lines: [Record]) {
+        self.path = path
+        self.counts = counts
+        self.notes = notes
+        self.lines = lines
+    }
 }
 
 /// What reads a Google Play file: the job's package name and the machine's inflater.
 package struct GooglePlayFileReader: Sendable {
     let packageName: String?
     let inflater: Inflater
+
+    /// The file at `path` read by `read`, or, with a `cache`, the reading it kept of the same bytes
+    /// in the same `format` (an Order's reading does not depend on the package name, a
+    /// notification's does: another app's is `malformed_other_app`).
+    ///
+    /// Play's two feeds join on the order id across files and nights (a notification's charge
+    /// takes its Order's price whenever the Order arrives; a voided purchase refunds an order of
+    /// any earlier file), so the cache keeps each file's lines as read, before that join, and every
+    /// night joins the month again from them: whatever night a file arrives on, the records are
+    /// those of a night without the cache. `KeptStoreNight`, which keeps the App Store's night
+    /// resolved, does not fit: it keeps one source alone, each file's records as its own lines
+    /// make them, where a Play charge is made of two feeds' lines, and of a later token's link.
+    func read<Record: CachedGooglePlayLine>(
+        _ path: String, format: SourceFormat, cache: (any StoreFileCache)?,
+        line: (([UInt8]) throws(StoreLineRejection) -> Record)
+    ) async throws -> GooglePlayFile<Record> {
+        guard let cache else { return try GooglePlayFile(path: path, inflater: inflater, read: line) }
+        let settings = Array("\(format.rawValue)\n\(format == .googlePlay ? packageName ?? "" : "")\n".utf8)
+        return try await cache.reading(ofFileAt: path, settings: settings) {
+            try GooglePlayFile(path: path, inflater: inflater, read: line)
+        }
+    }
 }
 
 /// The `google_play` format: the notifications a server kept, each with the state it fetched
@@ -66,7 +96,7 @@ package enum GooglePlayNotificationSource: StoreSource {
     package static func read(
         _ path: String, with reader: GooglePlayFileReader, cache: (any StoreFileCache)?
     ) async throws -> GooglePlayFile<GooglePlayNotification> {
-        try GooglePlayFile(path: path, inflater: reader.inflater) { line throws(StoreLineRejection) in
+        try await reader.read(path, format: format, cache: cache) { line throws(StoreLineRejection) in
             try GooglePlayNotification(line: line, packageName: reader.packageName)
         }
     }
@@ -118,7 +148,7 @@ package enum GooglePlayOrderSource: StoreSource {
     package static func read(
         _ path: String, with reader: GooglePlayFileReader, cache: (any StoreFileCache)?
     ) async throws -> GooglePlayFile<GooglePlayOrder> {
-        try GooglePlayFile(path: path, inflater: reader.inflater) { line throws(StoreLineRejection) in try GooglePlayOrder(line: line) }
+        try await reader.read(path, format: format, cache: cache) { line throws(StoreLineRejection) in try GooglePlayOrder(line: line) }
     }
 }
 
