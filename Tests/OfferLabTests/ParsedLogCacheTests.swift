@@ -73,10 +73,13 @@ extension String {
         #expect(!FileManager.default.fileExists(atPath: folder.file("cache")))
         #expect(!plain.standardOutput.contains("cache"))
         let filling = try run("filling")
-        // Every file but those of the 15th, which have events at or after as_of.
+        // Every log file but those of the 15th, which have events at or after as_of; and every file
+        // of the Play share, whose reading does not depend on as_of.
         let files = try FileGlob.matches(repositoryRoot.appendingPathComponent("sample-data/logs/*/*/*/*").path)
-        let kept = files.count(where: { !$0.contains("/2026/03/15/") })
-        #expect(kept > 50 && kept < files.count)
+        let playFiles = try FileGlob.matches(repositoryRoot.appendingPathComponent("sample-data/googleplay/*/*/*/*/*").path)
+        let keptLogs = files.count(where: { !$0.contains("/2026/03/15/") })
+        #expect(keptLogs > 50 && keptLogs < files.count && playFiles.count > 100)
+        let kept = keptLogs + playFiles.count
         #expect(filling.standardOutput.contains("cache \(folder.file("cache")): 0 log file(s) reused, \(kept) parsed and kept\n"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("cache")).count == kept)
         let reading = try run("reading")
