@@ -1016,21 +1016,30 @@ def expand_log_globs(patterns: list[str], base_dir: Path) -> list[Path]:
     return [found[key] for key in sorted(found, key=lambda p: os.fsencode(p))]
 
 
+def read_counted_file(path: Path, on_corrupt_file: str, counters: dict[str, int], skipped: list[str]) -> bytes | None:
+    """A file's bytes without a BOM, counted in files_read; None for a corrupt gzip skipped (counted
+    in files_skipped_corrupt) under on_corrupt_file: skip, else the run fails naming it."""
+    try:
+        data = strip_bom(read_input_bytes(path))
+    except CorruptGzip as error:
+        if on_corrupt_file == "skip":
+            counters["files_skipped_corrupt"] += 1
+            skipped.append(f"{path}: {error}")
+            return None
+        raise ReferenceError_(f"{path}: {error}") from error
+    counters["files_read"] += 1
+    return data
+
+
 def read_logs(paths: list[Path], on_corrupt_file: str) -> LogReadResult:
     counters = {name: 0 for name in ("files_read", "files_skipped_corrupt", "lines_read", "malformed_lines", *MALFORMED_REASONS)}
     events: list[Event] = []
     skipped: list[str] = []
     order = 0
     for path in paths:
-        try:
-            data = strip_bom(read_input_bytes(path))
-        except CorruptGzip as error:
-            if on_corrupt_file == "skip":
-                counters["files_skipped_corrupt"] += 1
-                skipped.append(f"{path}: {error}")
-                continue
-            raise ReferenceError_(f"{path}: {error}") from error
-        counters["files_read"] += 1
+        data = read_counted_file(path, on_corrupt_file, counters, skipped)
+        if data is None:
+            continue
 
         def outcome(parse, source: str, too_long: bool) -> None:
             nonlocal order
@@ -1229,13 +1238,19 @@ class PlayNotification:
     position: tuple[int, int] = (0, 0)  # (file index, line number)
 
 
-def parse_play_notification(line: bytes, package_name: str, where: str) -> PlayNotification:
+def _json_object(data: bytes) -> dict:
+    """A Play line or push payload: a JSON object in UTF-8, else the line is malformed_invalid_json."""
     try:
-        obj = json.loads(line.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
+        obj = json.loads(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise Malformed("malformed_invalid_json") from error
     if not isinstance(obj, dict):
         raise Malformed("malformed_invalid_json")
+    return obj
+
+
+def parse_play_notification(line: bytes, package_name: str, where: str) -> PlayNotification:
+    obj = _json_object(line)
     if obj.get("notification") is None:
         raise Malformed("malformed_missing_field")
     if obj.get("product") is not None:
@@ -1249,12 +1264,7 @@ def parse_play_notification(line: bytes, package_name: str, where: str) -> PlayN
             decoded = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError) as error:
             raise Malformed("malformed_invalid_field") from error
-        try:
-            notification = json.loads(decoded.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
-        except (UnicodeDecodeError, ValueError, RecursionError) as error:
-            raise Malformed("malformed_invalid_json") from error
-        if not isinstance(notification, dict):
-            raise Malformed("malformed_invalid_json")
+        notification = _json_object(decoded)
         message_id = message.get("messageId")
         if message_id is not None:
             message_id = str(_play_int(message_id)) if not isinstance(message_id, str) else message_id
@@ -1308,12 +1318,7 @@ class PlayOrder:
 
 
 def parse_play_order(line: bytes) -> PlayOrder:
-    try:
-        obj = json.loads(line.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise Malformed("malformed_invalid_json") from error
-    if not isinstance(obj, dict):
-        raise Malformed("malformed_invalid_json")
+    obj = _json_object(line)
     order_id = _play_text(obj, "orderId")
     if obj.get("createTime") is None or obj.get("total") is None:
         raise Malformed("malformed_missing_field")
@@ -1354,15 +1359,9 @@ class PlayReadResult:
 
 def _read_store_lines(path: Path, on_corrupt_file: str, counters: dict[str, int], skipped: list[str]):
     """(line number, line) of a store file's non-blank lines, counting files and lines as the logs'."""
-    try:
-        data = strip_bom(read_input_bytes(path))
-    except CorruptGzip as error:
-        if on_corrupt_file == "skip":
-            counters["files_skipped_corrupt"] += 1
-            skipped.append(f"{path}: {error}")
-            return []
-        raise ReferenceError_(f"{path}: {error}") from error
-    counters["files_read"] += 1
+    data = read_counted_file(path, on_corrupt_file, counters, skipped)
+    if data is None:
+        return []
     lines = []
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line.endswith(b"\r"):
