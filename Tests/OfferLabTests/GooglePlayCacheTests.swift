@@ -53,14 +53,7 @@ import Testing
             try self.folder.write(String(format: "\(folder)/day-%02d.jsonl", day), lines.joined(separator: "\n") + "\n")
         }
 
-        func job(asOf day: Int, cache: Bool, run: Int) throws -> Job {
-            var job = try JobLoader.load(path: folder.file("job.yaml"))
-            job.night = try #require(Night(parsing: String(format: "2026-03-%02d", day)))
-            job.outputPath = folder.file("out-\(run)-\(cache)")
-            job.databasePath = folder.file("out-\(run)-\(cache)/results.sqlite")
-            if !cache { job.cachePath = nil }
-            return job
-        }
+        func job(asOf day: Int, cache: Bool, run: Int) throws -> Job { try folder.job(asOf: day, cache: cache, run: run) }
 
         /// Runs the night as of `day` with the cache and without; expects the same CSV files and
         /// report, byte for byte (but the report's clock times: when each run started and

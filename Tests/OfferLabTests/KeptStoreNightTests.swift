@@ -77,14 +77,7 @@ import Testing
         }
 
         /// The job as of 2026-03-`day`, writing to its own output and database.
-        func job(asOf day: Int, cache: Bool, run: Int) throws -> Job {
-            var job = try JobLoader.load(path: folder.file("job.yaml"))
-            job.night = try #require(Night(parsing: String(format: "2026-03-%02d", day)))
-            job.outputPath = folder.file("out-\(run)-\(cache)")
-            job.databasePath = folder.file("out-\(run)-\(cache)/results.sqlite")
-            if !cache { job.cachePath = nil }
-            return job
-        }
+        func job(asOf day: Int, cache: Bool, run: Int) throws -> Job { try folder.job(asOf: day, cache: cache, run: run) }
 
         /// What the store reading of the night as of `day` does with each file: `kept` (its batch
         /// read back) or `made` (resolved tonight); empty when the night is not kept.

@@ -1,0 +1,19 @@
+import Foundation
+import OfferLabTestSupport
+import Testing
+
+@testable import OfferLabJob
+
+extension TemporaryFolder {
+    /// The job in `job.yaml` as of 2026-03-`day`, writing to its own output and database
+    /// (`out-<run>-<cache>/`), with its cache or, without `cache`, reading every file again: the
+    /// tests that hold a night read through the cache to the same night read whole.
+    func job(asOf day: Int, cache: Bool, run: Int) throws -> Job {
+        var job = try JobLoader.load(path: file("job.yaml"))
+        job.night = try #require(Night(parsing: String(format: "2026-03-%02d", day)))
+        job.outputPath = file("out-\(run)-\(cache)")
+        job.databasePath = file("out-\(run)-\(cache)/results.sqlite")
+        if !cache { job.cachePath = nil }
+        return job
+    }
+}
