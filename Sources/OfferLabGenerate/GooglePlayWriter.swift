@@ -11,7 +11,9 @@ import OfferLabStatistics
 ///
 /// The Play Store's users' events as the purchase logs (docs/input-formats.md#purchase-logs)
 /// would hold them, so that a run gives the logs' numbers: a chain is a purchase token, its
-/// orders `GPA.dddd-dddd-dddd-ddddd` then `..0`, `..1`; a trial or first charge is
+/// orders `GPA.dddd-dddd-dddd-ddddd` then `..0`, `..1`; one chain in `planChangeShare` moves to a
+/// new token at a renewal (a plan change: the new token's state has `linkedPurchaseToken`, its
+/// orders their own ids); a trial, first charge or new token's first order is
 /// `SUBSCRIPTION_PURCHASED` (a trial in its `freeTrial` phase), a conversion or renewal
 /// `SUBSCRIPTION_RENEWED`, a cancel `SUBSCRIPTION_CANCELED`, an expire `SUBSCRIPTION_EXPIRED`,
 /// a refund a `voidedPurchaseNotification`; the 3-day pass is a prepaid plan (a subscription
@@ -68,13 +70,15 @@ struct GooglePlayWriter: StoreFactWriter {
     static let foreignChain: UInt64 = 4_000_000_000_000_000
     /// Google's share of a charge (docs/analysis.md §8): the Orders' developer revenue is the rest.
     static let commissionPercent: Int64 = 15
+    /// One chain in this many changes plan (a new purchase token) at a renewal, by a hash of the chain.
+    static let planChangeShare: UInt64 = 2
 
     /// An order as Google Play reports it.
     struct Order {
-        /// The logs' transaction and chain (the chain names the purchase token).
+        /// The logs' transaction and chain (the chain names its first purchase token).
         var transaction: UInt64
         var chain: UInt64
-        /// Of the chain's orders, 0 for the token's first (no `..N` suffix).
+        /// Of the chain's orders, 0 for its first.
         var number: Int
         var product: Int
         var millis: Int64
@@ -83,6 +87,24 @@ struct GooglePlayWriter: StoreFactWriter {
         var currency: Int
         var isTrial: Bool
         var expiresMillis: Int64?
+        /// The plan change that moved the chain to the token of this order, if one did.
+        var planChange: PlanChange? = nil
+
+        /// The key of the order's purchase token: the chain's, or since a plan change the new one's.
+        var token: UInt64 { planChange?.token ?? chain }
+        /// Of the token's orders, 0 for its first (no `..N` suffix).
+        var tokenNumber: Int { number - (planChange?.firstNumber ?? 0) }
+    }
+
+    /// A chain's move to a new purchase token at a renewal, as Play makes on a resubscription or
+    /// a change of base plan or offer: the new token's state names the one before as
+    /// `linkedPurchaseToken`.
+    struct PlanChange {
+        /// The new token's key (the renewal's transaction) and the previous token's.
+        var token: UInt64
+        var previousToken: UInt64
+        /// The chain's number of the new token's first order.
+        var firstNumber: Int
     }
 
     /// An event by its id: the retries of one notification.
@@ -149,10 +171,11 @@ struct GooglePlayWriter: StoreFactWriter {
             let known = orders[event.transaction]
             let order = known ?? newOrder(event, user: user)
             if known == nil && event.delivery == .original { try writeOrder(order, user: user, day: day, refund: nil) }
-            var type = order.number == 0 ? Self.purchased : Self.renewed
-            // Two later orders in five fail first (a trial's conversion too), by a hash of the order.
+            var type = order.tokenNumber == 0 ? Self.purchased : Self.renewed
+            // Two later orders in five of a token fail first (a trial's conversion too), by a hash of
+            // the order; a plan change's first order is a new purchase, which does not.
             let failure = SplitMix64.mix(order.transaction ^ 0x6AACE) % 5
-            if event.delivery == .original, failure < 2, let previous = previousOrder(of: order) {
+            if event.delivery == .original, failure < 2, order.tokenNumber > 0, let previous = previousOrder(of: order) {
                 try writeMissedPayment(before: order, previous: previous, withHold: failure == 1, user: user)
                 type = Self.recovered
             }
@@ -187,12 +210,21 @@ struct GooglePlayWriter: StoreFactWriter {
         // A trial's token goes on through its conversion and renewals; a direct purchase begins
         // its own (the logs' chain id, or the purchase's own when the line names none).
         let chain = event.kind == .trialStart || event.original == 0 ? event.transaction : event.original
-        let number = chainOrders[chain]?.count ?? 0
+        let earlier = (chainOrders[chain] ?? []).compactMap { orders[$0] }
+        // Orders go on on the chain's latest token; one chain in `planChangeShare`, once it has a
+        // paid order, moves to a new token at its next renewal (the same product and price, so
+        // the logs' numbers stay).
+        var planChange = earlier.last?.planChange
+        if planChange == nil, event.kind == .renewal, SplitMix64.mix(chain ^ 0x71A2) % Self.planChangeShare == 0,
+            earlier.contains(where: { !$0.isTrial })
+        {
+            planChange = PlanChange(token: event.transaction, previousToken: chain, firstNumber: earlier.count)
+        }
         let order = Order(
-            transaction: event.transaction, chain: chain, number: number, product: Int(event.product), millis: Self.floorMillis(event.time),
-            priceMinor: event.kind == .trialStart ? 0 : max(0, event.amount),
+            transaction: event.transaction, chain: chain, number: earlier.count, product: Int(event.product),
+            millis: Self.floorMillis(event.time), priceMinor: event.kind == .trialStart ? 0 : max(0, event.amount),
             currency: event.kind == .trialStart ? user.currency : Int(event.currency), isTrial: event.kind == .trialStart,
-            expiresMillis: event.expiresAt == 0 ? nil : Self.floorMillis(event.expiresAt))
+            expiresMillis: event.expiresAt == 0 ? nil : Self.floorMillis(event.expiresAt), planChange: planChange)
         orders[event.transaction] = order
         chainOrders[chain, default: []].append(event.transaction)
         addTableRow(chain: chain, user: user)
@@ -333,7 +365,8 @@ struct GooglePlayWriter: StoreFactWriter {
         type: Int, at time: Int64, id: SimEvent, token: TokenState, user: UserProfile, packageName: String = Self.packageName
     ) -> [UInt8] {
         let chain = token.order?.chain ?? token.chain ?? 0
-        let subject = #""subscriptionNotification":{"version":"1.0","notificationType":\#(type),"purchaseToken":"\#(Self.token(chain))"}"#
+        let purchaseToken = Self.token(token.order?.token ?? chain)
+        let subject = #""subscriptionNotification":{"version":"1.0","notificationType":\#(type),"purchaseToken":"\#(purchaseToken)"}"#
         let stateName: String
         switch type {
         case Self.inGracePeriod: stateName = "SUBSCRIPTION_STATE_IN_GRACE_PERIOD"
@@ -357,9 +390,12 @@ struct GooglePlayWriter: StoreFactWriter {
         let chain = state?.chain ?? token.chain ?? 0
         let productIndex = state?.product ?? max(0, token.product ?? 0)
         let currency = state?.currency ?? user.currency
-        let startMillis = chainOrders[chain]?.first.flatMap { orders[$0]?.millis } ?? state?.millis ?? Self.floorMillis(time)
+        // The token's first order began it: the chain's first, or since a plan change the new token's.
+        let tokenOrders = chainOrders[chain]?.compactMap { orders[$0] }.filter { $0.token == state?.token ?? chain }
+        let startMillis = tokenOrders?.first?.millis ?? state?.millis ?? Self.floorMillis(time)
         var json = #"{"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"\#(Catalog.countries[user.country].code)","#
         json += #""startTime":"\#(Self.rfc3339(startMillis * 1000))","subscriptionState":"\#(stateName)","#
+        if let planChange = state?.planChange { json += #""linkedPurchaseToken":"\#(Self.token(planChange.previousToken))","# }
         if let pendingOrder = token.pendingOrder {
             json += #""latestOrderId":"\#(Self.orderID(pendingOrder))","#
         } else if let state {
@@ -398,7 +434,7 @@ struct GooglePlayWriter: StoreFactWriter {
     {
         let productType = Catalog.products[order.product].isOneTime ? 2 : 1
         let subject =
-            #""voidedPurchaseNotification":{"purchaseToken":"\#(Self.token(order.chain))","orderId":"\#(Self.orderID(order))","productType":\#(productType),"refundType":\#(isPartial ? 2 : 1)}"#
+            #""voidedPurchaseNotification":{"purchaseToken":"\#(Self.token(order.token))","orderId":"\#(Self.orderID(order))","productType":\#(productType),"refundType":\#(isPartial ? 2 : 1)}"#
         let notification = Self.utf8(envelope(subject, at: time, id: id, user: user, wrapped: id.idHigh % 17 != 3))
         guard withState else { return Array(#"{"notification":\#(notification)}"#.utf8) }
         let state = subscription(TokenState(order: order, autoRenews: false), stateName: "SUBSCRIPTION_STATE_EXPIRED", user: user, at: time)
@@ -430,7 +466,7 @@ struct GooglePlayWriter: StoreFactWriter {
         let created = Self.rfc3339(order.millis * 1000)
         let price = Self.micros(order.priceMinor, currency: order.currency)
         let state = refund.map { $0.isPartial ? "PARTIALLY_REFUNDED" : "REFUNDED" } ?? "PROCESSED"
-        var json = #"{"orderId":"\#(Self.orderID(order))","purchaseToken":"\#(Self.token(order.chain))","state":"\#(state)","#
+        var json = #"{"orderId":"\#(Self.orderID(order))","purchaseToken":"\#(Self.token(order.token))","state":"\#(state)","#
         json += #""createTime":"\#(created)","lastEventTime":"\#(refund.map { Self.rfc3339($0.at) } ?? created)","#
         json += #""buyerAddress":{"buyerCountry":"\#(Catalog.countries[user.country].code)"},"#
         json +=
@@ -460,19 +496,19 @@ struct GooglePlayWriter: StoreFactWriter {
 
     // MARK: - Ids and values
 
-    /// The purchase token of a chain: opaque to the reader, one per chain.
-    static func token(_ chain: UInt64) -> String {
+    /// A purchase token by its key: opaque to the reader, one per chain and one per plan change.
+    static func token(_ key: UInt64) -> String {
         var bytes: [UInt8] = []
-        bytes.appendHex(SplitMix64.mix(chain ^ 0x9A7), digits: 16)
-        return String(decoding: bytes, as: UTF8.self) + ".AO-J1O" + String(chain)
+        bytes.appendHex(SplitMix64.mix(key ^ 0x9A7), digits: 16)
+        return String(decoding: bytes, as: UTF8.self) + ".AO-J1O" + String(key)
     }
 
-    /// `GPA.dddd-dddd-dddd-ddddd` of the chain, `..N` for its order after the first.
+    /// `GPA.dddd-dddd-dddd-ddddd` of the order's token, `..N` for the token's order after the first.
     static func orderID(_ order: Order) -> String {
-        let digits = String(order.chain % 100_000_000_000_000_000)
+        let digits = String(order.token % 100_000_000_000_000_000)
         let padded = Array(String(repeating: "0", count: max(0, 17 - digits.count)) + digits)
         var id = "GPA." + String(padded[0..<4]) + "-" + String(padded[4..<8]) + "-" + String(padded[8..<12]) + "-" + String(padded[12...])
-        if order.number > 0 { id += "..\(order.number - 1)" }
+        if order.tokenNumber > 0 { id += "..\(order.tokenNumber - 1)" }
         return id
     }
 

@@ -32,13 +32,13 @@ import Testing
     /// A SubscriptionPurchaseV2 with one line item.
     static func state(
         orderID: String = "GPA.1111-2222-3333-44444", phase: String = "basePrice", linked: String? = nil, test: Bool = false,
-        latestOrderID: String? = nil
+        latestOrderID: String? = nil, start: String = "2026-03-01T10:00:00.000Z"
     ) -> String {
         let link = linked.map { #","linkedPurchaseToken":"\#($0)""# } ?? ""
         let testPurchase = test ? #","testPurchase":{}"# : ""
         let latest = latestOrderID.map { #","latestOrderId":"\#($0)""# } ?? ""
         return
-            #"{"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"DE","startTime":"2026-03-01T10:00:00.000Z","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE"\#(latest)\#(link)\#(testPurchase),"acknowledgementState":"ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED","externalAccountIdentifiers":{"obfuscatedExternalAccountId":"user-1"},"lineItems":[{"productId":"premium","expiryTime":"2026-04-01T10:00:00Z","autoRenewingPlan":{"autoRenewEnabled":true,"recurringPrice":{"currencyCode":"EUR","units":"9","nanos":990000000}},"offerDetails":{"basePlanId":"monthly"},"latestSuccessfulOrderId":"\#(orderID)","offerPhase":{"\#(phase)":{}}}]}"#
+            #"{"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"DE","startTime":"\#(start)","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE"\#(latest)\#(link)\#(testPurchase),"acknowledgementState":"ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED","externalAccountIdentifiers":{"obfuscatedExternalAccountId":"user-1"},"lineItems":[{"productId":"premium","expiryTime":"2026-04-01T10:00:00Z","autoRenewingPlan":{"autoRenewEnabled":true,"recurringPrice":{"currencyCode":"EUR","units":"9","nanos":990000000}},"offerDetails":{"basePlanId":"monthly"},"latestSuccessfulOrderId":"\#(orderID)","offerPhase":{"\#(phase)":{}}}]}"#
     }
 
     static func line(_ notification: String, subscription: String? = nil, product: String? = nil) -> String {
@@ -121,6 +121,33 @@ import Testing
             ]
         ])
         #expect(records.transactions.map(\.originalTransactionID) == ["tok-a", "tok-a", "tok-a"])
+    }
+
+    /// A night that has a plan change's notification but not yet its Order (the generated set's
+    /// Orders listed a day late): the new token's first order is the chain's renewal, at the new
+    /// token's `startTime` and the plan's price; its refund (the voided purchase names the new
+    /// token) is a refund in the chain too.
+    @Test func aPlanChangesFirstOrderWithoutItsOrderIsARenewalAtItsStartAndPrice() throws {
+        let week: Int64 = 7 * 86_400 * Self.second
+        let (_, records) = try notifications([
+            [
+                Self.line(Self.developerNotification(type: 4), subscription: Self.state(orderID: "GPA.1")),
+                Self.line(
+                    Self.developerNotification(type: 4, token: "tok-b", millis: 1_772_964_060_000),
+                    subscription: Self.state(orderID: "GPA.2", linked: "tok-a", start: "2026-03-08T10:00:00.000Z")),
+                Self.line(
+                    #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1773050400000","voidedPurchaseNotification":{"purchaseToken":"tok-b","orderId":"GPA.2","productType":1,"refundType":1}}"#
+                ),
+            ]
+        ])
+        let resolved = StoreEventResolver.resolve(sources: [records], userTransactions: ["tok-a": "server-user"], asOf: .max)
+        #expect(resolved.events.map(\.event) == [.purchase, .renewal, .refund])
+        #expect(resolved.events.map(\.at) == [Self.march1, Self.march1 + week, Self.march1 + week + 86_400 * Self.second])
+        // A whole refund without its Order states no amount: the run takes its charge's whole price.
+        #expect(resolved.events.map(\.priceMicros) == [9_990_000, 9_990_000, nil])
+        #expect(resolved.events.map(\.originalTransactionID) == ["tok-a", "tok-a", "tok-a"])
+        // The table names the chain's first token: the new token's orders are its user's.
+        #expect(resolved.events.allSatisfy { $0.userID == "server-user" })
     }
 
     @Test func phasesTrialsIntroductoryAndOneTimeProducts() throws {

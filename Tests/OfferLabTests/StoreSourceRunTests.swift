@@ -48,11 +48,15 @@ import Testing
         }
     }
 
+    /// The data set of the nights: the same in every form but where its store's users' facts are.
+    static func configuration(_ format: SourceFormat, outputDirectory: String) -> GeneratorConfiguration {
+        GeneratorConfiguration(
+            outputDirectory: outputDirectory, users: 2000, seed: 5, days: 10, jobs: 1, shape: DataSetShape(sourceFormat: format))
+    }
+
     static func night(_ format: SourceFormat) async throws -> Night {
         let folder = try TemporaryFolder()
-        let report = try await DataSetGenerator.generate(
-            GeneratorConfiguration(
-                outputDirectory: folder.path, users: 2000, seed: 5, days: 10, jobs: 1, shape: DataSetShape(sourceFormat: format)))
+        let report = try await DataSetGenerator.generate(configuration(format, outputDirectory: folder.path))
         let job = try JobLoader.load(path: report.jobFile)
         var night = Night(report: report, job: job, tables: try await tables(job))
         guard !job.storeSources.isEmpty else { return night }

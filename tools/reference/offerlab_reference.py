@@ -1186,12 +1186,15 @@ class PlayState:
     country: str | None
     test_purchase: bool
     line_items: list[PlayLineItem]
+    #: linkedPurchaseToken: the token whose chain this one continues (a plan change or resubscription)
+    linked: str | None = None
 
 
 def _play_state(value: object, where: str) -> PlayState:
     state = _play_object(value)
-    if state.get("linkedPurchaseToken") is not None:
-        raise PlayNotSupported(where, "a plan change (linkedPurchaseToken)")
+    linked = state.get("linkedPurchaseToken")
+    if linked is not None and not isinstance(linked, str):
+        raise Malformed("malformed_invalid_field")
     items = state.get("lineItems")
     if items is None or items == []:
         raise Malformed("malformed_missing_field")
@@ -1221,7 +1224,7 @@ def _play_state(value: object, where: str) -> PlayState:
     country = state.get("regionCode")
     start = None if state.get("startTime") is None else _play_time(state["startTime"])
     return PlayState(start, user or None, country if isinstance(country, str) and country else None,
-                     state.get("testPurchase") is not None, line_items)
+                     state.get("testPurchase") is not None, line_items, linked or None)
 
 
 @dataclass
@@ -1422,6 +1425,16 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
         if n.state is not None and n.token is not None:
             if n.token not in latest_state or n.at >= latest_state[n.token][0]:
                 latest_state[n.token] = (n.at, n.state)
+    # The chain (contract §1.6): a token whose state has linkedPurchaseToken continues that token's chain,
+    # followed to the root (the chain's first token), whichever line or file came first; a loop ends where it closes.
+    links = {n.token: n.state.linked for n in in_order if n.state is not None and n.token is not None and n.state.linked}
+
+    def chain_of(token: str) -> str:
+        seen = {token}
+        while token in links and links[token] not in seen:
+            token = links[token]
+            seen.add(token)
+        return token
 
     # Orders are the facts: each successful order a delivering notification's state names, once.
     charges: dict[str, dict] = {}
@@ -1438,7 +1451,7 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
         for item in named:
             charge = charges.get(item.order_id)
             if charge is None:
-                charges[item.order_id] = {"token": n.token, "first": n, "item": item, "state": n.state}
+                charges[item.order_id] = {"chain": chain_of(n.token), "first": n, "item": item, "state": n.state}
             elif n.at < charge["first"].at:
                 charge.update(first=n, item=item, state=n.state)
     for n in in_order:  # another notification's state naming an order none delivered is not read
@@ -1447,9 +1460,10 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
                 if item.order_id is not None and item.order_id not in charges:
                     raise PlayNotSupported(f"notification {n.id}", f"order {item.order_id}, named by no purchase notification")
 
-    def user_of(token: str, state: PlayState | None) -> str | None:
-        if token in user_transactions:
-            return user_transactions[token]
+    def user_of(chain: str, state: PlayState | None) -> str | None:
+        """user_transactions by the chain's first token, else the state's account id."""
+        if chain in user_transactions:
+            return user_transactions[chain]
         return state.user if state is not None else None
 
     made: list[tuple[tuple[int, int], Event]] = []
@@ -1473,29 +1487,30 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
             price = None if item.discounted else item.recurring_price
             revenue = None
         details[order_id] = {"at": at, "price": price, "revenue": revenue}
-    # purchase: the earliest paid order of its chain (by time, then order id), counted for a test or not.
+    # purchase: the earliest paid order of its chain (by time, then order id), counted for a test or not; a
+    # later token's first order is a renewal when its chain has an earlier paid order.
     first_paid: dict[str, tuple[int, str]] = {}
     for order_id, charge in charges.items():
         if not charge["item"].free_trial:
             key = (details[order_id]["at"], order_id)
-            if charge["token"] not in first_paid or key < first_paid[charge["token"]]:
-                first_paid[charge["token"]] = key
+            if charge["chain"] not in first_paid or key < first_paid[charge["chain"]]:
+                first_paid[charge["chain"]] = key
     for order_id, charge in charges.items():
-        item, state, token, detail = charge["item"], charge["state"], charge["token"], details[order_id]
-        user = user_of(token, state)
+        item, state, chain, detail = charge["item"], charge["state"], charge["chain"], details[order_id]
+        user = user_of(chain, state)
         if user is None:
             played["unattributed_store_records"] += 1
             continue
         if item.free_trial:
             kind = "trial_start"
         else:
-            kind = "purchase" if first_paid[token] == (detail["at"], order_id) else "renewal"
+            kind = "purchase" if first_paid[chain] == (detail["at"], order_id) else "renewal"
         price = detail["price"]
         if kind != "trial_start" and price is None:
             raise PlayNotSupported(f"order {order_id}", "a charge without its price (unpriced_charges)")
         event = Event(order=0, source=f"google_play:{order_id}", ts=detail["at"], user_id=user, event=kind,
                       event_id=f"google_play:{order_id}", product_id=item.product_id, transaction_id=order_id,
-                      original_transaction_id=token, sandbox=state.test_purchase, platform="android",
+                      original_transaction_id=chain, sandbox=state.test_purchase, platform="android",
                       country=state.country, expires_at=item.expiry, store="play_store")
         if kind != "trial_start":
             event.price_micros, event.currency = price
@@ -1518,10 +1533,10 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
         else:
             amount, currency = None, None
             raise PlayNotSupported(f"order {order_id}", "a partial refund without its Order (unpriced_refunds)")
-        token = charge["token"] if charge is not None else n.token
-        state = charge["state"] if charge is not None else (n.state if n.state is not None else latest_state.get(token, (0, None))[1])
+        chain = charge["chain"] if charge is not None else chain_of(n.token)
+        state = charge["state"] if charge is not None else (n.state if n.state is not None else latest_state.get(n.token, (0, None))[1])
         item = charge["item"] if charge is not None else (state.line_items[0] if state is not None else None)
-        user = user_of(token, state)
+        user = user_of(chain, state)
         if user is None or item is None:
             played["unattributed_store_records"] += 1
             continue
@@ -1529,7 +1544,7 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
             amount, currency = details[order_id]["price"]
         event = Event(order=0, source=f"google_play:{order_id}:refund", ts=at, user_id=user, event="refund",
                       event_id=f"google_play:{order_id}:refund", product_id=item.product_id, transaction_id=order_id,
-                      original_transaction_id=token, price_micros=amount, currency=currency,
+                      original_transaction_id=chain, price_micros=amount, currency=currency,
                       sandbox=state.test_purchase if state is not None else False, platform="android",
                       country=state.country if state is not None else None, store="play_store")
         add(n.position if n is not None else order.position, event)
@@ -1539,13 +1554,14 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
         if n.kind != "subscription" or n.type not in (PLAY_CANCELED, PLAY_EXPIRED):
             continue
         state = n.state if n.state is not None else latest_state.get(n.token, (0, None))[1]
-        user = user_of(n.token, state)
+        chain = chain_of(n.token)
+        user = user_of(chain, state)
         if user is None:
             played["unattributed_store_records"] += 1
             continue
         add(n.position, Event(order=0, source=f"google_play:{n.id}", ts=n.at, user_id=user,
                               event="cancel" if n.type == PLAY_CANCELED else "expire", event_id=f"google_play:{n.id}",
-                              original_transaction_id=n.token, sandbox=state.test_purchase if state is not None else False,
+                              original_transaction_id=chain, sandbox=state.test_purchase if state is not None else False,
                               platform="android", country=state.country if state is not None else None, store="play_store"))
     made.sort(key=lambda pair: pair[0])
     events = []

@@ -177,9 +177,41 @@ def test_the_table_wins_over_the_account_id(tmp_path: Path, tmp_out: Path):
     assert row["converters"] == "1" and row["purchases"] == "2" and row["renewals"] == "1"
 
 
+#: u1's plan change: tA's first order GPA.1 (its Order: 9.99), then on 03-09 a new token tD whose state links tA
+#: (its first order GPA.4, no Order yet: a night before it is listed), and GPA.4 refunded whole on 03-10.
+CHANGED = {"notification": pushed("m10", developer("2026-03-09T10:00:05Z", subscription("tD", 4))),
+           "subscription": {**state("GPA.4", user="u1", start="2026-03-09T10:00:00Z", expiry="2026-03-16T10:00:00Z"),
+                            "linkedPurchaseToken": "tA"}}
+CHANGED_REFUND = {"notification": pushed("m11", developer("2026-03-10T00:00:00Z", {"voidedPurchaseNotification": {
+    "purchaseToken": "tD", "orderId": "GPA.4", "productType": 1, "refundType": 1}}))}
+
+
+def test_a_plan_change_continues_the_chain_of_its_linked_token(tmp_path: Path, tmp_out: Path):
+    # Whichever line comes first, tD's first order continues tA's chain: a renewal (a purchase, were tD a chain of
+    # its own), at tD's startTime for the plan's 9.99; its refund takes it back.
+    for name, lines in (("after", [A_PURCHASE, CHANGED, CHANGED_REFUND]), ("before", [CHANGED, CHANGED_REFUND, A_PURCHASE])):
+        out = run(play_dataset(tmp_path / name, lines, ORDERS[:1]), tmp_out / name)
+        row = out.group("test", "control")
+        assert (row["converters"], row["purchases"], row["renewals"], row["refunds"]) == ("1", "1", "1", "1"), name
+        assert (row["gross_revenue"], row["refunded_revenue"], row["net_revenue"]) == ("19.98", "9.99", "9.99"), name
+        # GPA.1's Order says 8.00; GPA.4's proceeds (the rules' 85 % of 9.99) are all taken back.
+        assert close(row["net_proceeds"], 8.00), name
+        assert out.counter("unattributed_store_records") == 0 and out.counter("malformed_lines") == 0, name
+
+
+def test_a_link_to_a_token_never_seen_roots_the_chain_there(tmp_path: Path, tmp_out: Path):
+    # tD links tGone, of which nothing came: tGone is the chain's first token, so the table's row for tGone says
+    # the user (tD's state names none), and GPA.4 is the first paid order seen of its chain: a purchase.
+    unseen = dict(CHANGED, subscription={**state("GPA.4", start="2026-03-09T10:00:00Z"), "linkedPurchaseToken": "tGone"})
+    job = play_dataset(tmp_path, [unseen], [])
+    (tmp_path / "tables" / "user_transactions.csv").write_text("user_id,original_transaction_id\nu2,tGone\n")
+    out = run(job, tmp_out)
+    row = out.group("test", "control")
+    assert (row["converters"], row["purchases"], row["renewals"], row["net_revenue"]) == ("1", "1", "0", "9.99")
+    assert out.counter("unattributed_store_records") == 0
+
+
 def test_what_the_reference_does_not_read_is_refused(tmp_path: Path, tmp_out: Path, capsys):
-    changed = dict(A_PURCHASE, subscription={**state("GPA.1", user="u1"), "linkedPurchaseToken": "t0"})
-    assert "linkedPurchaseToken" in run_failing(play_dataset(tmp_path / "a", [changed], ORDERS), tmp_out, capsys)
     one_time = {"notification": developer("2026-03-02T10:00:00Z", {"oneTimeProductNotification": {
         "version": "1.0", "notificationType": 1, "purchaseToken": "tP", "sku": "coins"}})}
     assert "one-time" in run_failing(play_dataset(tmp_path / "b", [one_time], []), tmp_out, capsys)
