@@ -150,6 +150,24 @@ import Testing
         #expect(resolved.events.allSatisfy { $0.userID == "server-user" })
     }
 
+    /// A voided purchase whose fetched state names the token it continues (contract §1.6: a token
+    /// whose S has `linkedPurchaseToken` continues that chain, whatever notification S came with)
+    /// refunds in the chain of the first token, though no other notification names the new token.
+    @Test func aVoidedPurchasesStateLinksItsTokenToTheChain() throws {
+        let (_, records) = try notifications([
+            [
+                Self.line(Self.developerNotification(type: 4), subscription: Self.state(orderID: "GPA.1")),
+                Self.line(
+                    #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1773050400000","voidedPurchaseNotification":{"purchaseToken":"tok-b","orderId":"GPA.2","productType":1,"refundType":1}}"#,
+                    subscription: Self.state(orderID: "GPA.2", linked: "tok-a", start: "2026-03-08T10:00:00.000Z")),
+            ]
+        ])
+        #expect(records.refunds.map(\.originalTransactionID) == ["tok-a"])
+        let resolved = StoreEventResolver.resolve(sources: [records], userTransactions: ["tok-a": "server-user"], asOf: .max)
+        #expect(resolved.events.map(\.event) == [.purchase, .refund])
+        #expect(resolved.events.allSatisfy { $0.userID == "server-user" })
+    }
+
     @Test func phasesTrialsIntroductoryAndOneTimeProducts() throws {
         let oneTime =
             #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1772359300000","oneTimeProductNotification":{"version":"1.0","notificationType":1,"purchaseToken":"tok-p","sku":"coins"}}"#

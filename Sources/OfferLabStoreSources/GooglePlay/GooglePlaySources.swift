@@ -167,9 +167,13 @@ enum GooglePlayNotifications {
         for file in files {
             records.counts += file.counts
             records.notes += file.notes
+            // Whatever notification a state came with: a voided purchase's fetched state links too.
             for notification in file.lines {
-                guard let linked = notification.linkedToken, case .subscription(_, let token) = notification.subject else { continue }
-                links[token] = linked
+                guard let linked = notification.linkedToken else { continue }
+                switch notification.subject {
+                case .subscription(_, let token), .voided(let token, _, _): links[token] = linked
+                case .oneTimeProduct, .test: break
+                }
             }
         }
         // The first token of a chain: links followed back, a loop cut where it closes.
