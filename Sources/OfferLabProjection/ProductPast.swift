@@ -43,7 +43,8 @@ public struct ProductPastBuilder: Sendable {
 /// The members against the app's past at the renewals both have identified (1 … `overlap`):
 /// whether the members renew as the past's rates say (docs/statistics.md#the-apps-past).
 struct PastCheck: Sendable, Equatable {
-    /// Renewals 1 … overlap were identified by both (0: nothing to check; the past is taken as it is).
+    /// Renewals 1 … overlap were identified by both (at least 1: with none, the past is not taken,
+    /// `RenewalPlan.pastUncompared`).
     let overlap: Int
     /// The members' renewals at the overlap, and what the past's rates expect of as many chains due.
     let observed: Int

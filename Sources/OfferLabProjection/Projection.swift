@@ -165,7 +165,8 @@ struct GroupDraws {
                 projection.pastMissing.append(
                     PastMissing(
                         product: product, renewal: renewal, chains: past[product].chains,
-                        dueAtRenewal: past[product].renewals.due(renewal)))
+                        dueAtRenewal: past[product].renewals.due(renewal),
+                        membersDue: plan.pastUncompared ? fitted.observation.products[product].renewals.due(1) : nil))
             }
         }
     }

@@ -133,18 +133,31 @@ public struct PastUse: Sendable, Equatable {
     }
 }
 
-/// A product whose year needs renewals the app's past does not identify either.
+/// A product whose year needs renewals the app's past does not identify either, or that the past
+/// identifies but cannot be taken for: the members have not renewed often enough to be compared
+/// with it.
 public struct PastMissing: Sendable, Equatable {
     public var product: Int
-    /// The first renewal neither the members nor the past identify.
+    /// The first renewal the year does not take from the members or the past.
     public var renewal: Int
-    /// The earlier chains the past counted of the product (due at that renewal: fewer than 30).
+    /// The earlier chains the past counted of the product (due at that renewal: fewer than 30,
+    /// unless `membersDue` is set).
     public var chains: Int
     public var dueAtRenewal: Int
+    /// Set when the past is not taken because the members identify no renewal yet: their chains due
+    /// at renewal 1 (fewer than 30).
+    public var membersDue: Int? = nil
 
-    /// "monthly_1999 renewals from 4 on: 12 of 40 earlier buyers were due, too few (30)".
+    /// "monthly_1999 renewals from 4 on: 12 of 40 earlier buyers were due, too few (30); they stay
+    /// bounded", or "monthly_1999 renewals from 1 on: 12 members were due at renewal 1, too few
+    /// (30) to compare them with 412 earlier buyers; they stay bounded".
     public func description(productName: (Int) -> String) -> String {
-        "\(productName(product)) renewals from \(renewal) on: \(dueAtRenewal) of \(chains) earlier buyers were due, "
+        if let membersDue {
+            return "\(productName(product)) renewals from \(renewal) on: \(membersDue) \(membersDue == 1 ? "member was" : "members were") "
+                + "due at renewal 1, too few (\(RenewalPlan.identifiedMinimum)) to compare them with \(chains) earlier buyers; "
+                + "they stay bounded"
+        }
+        return "\(productName(product)) renewals from \(renewal) on: \(dueAtRenewal) of \(chains) earlier buyers were due, "
             + "too few (\(RenewalPlan.identifiedMinimum)); they stay bounded"
     }
 }

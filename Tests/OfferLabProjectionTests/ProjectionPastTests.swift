@@ -177,6 +177,36 @@ struct ProjectionPastTests {
                 "monthly needs 11 renewals and the app's past has seen renewals 1 to 2 often enough; "))
     }
 
+    @Test("Members who have not renewed often enough to be compared with the past do without it, and the group says why")
+    func uncomparedMembersDoWithoutThePast() throws {
+        // Read at day 20: the 200 members' renewal 1 (day 30.4) is not yet due. A past far more
+        // loyal than they may be could not be told apart, so its renewals are not taken: the
+        // projection is the one without a past.
+        var group = ProjectionGroupInput(name: "monthly")
+        for member in 0..<200 { group.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.monthly, 10, member: member)]) }
+        let (loyal, _) = past(chains: 1000, first: 0.95, later: 0.95)
+        var generator = SplitMix64(state: 2026)
+        func project(_ past: [ProductPast]) throws -> GroupProjection {
+            generator = SplitMix64(state: 2026)
+            return try projectOffering(
+                groups: [group], control: 0, products: FixtureProduct.all, past: past,
+                configuration: ProjectionConfiguration(asOf: 20 * day, replicates: 400), using: &generator
+            ).groups[0]
+        }
+        let withPast = try project(loyal)
+        let without = try project([])
+        #expect(withPast.projectedARPU365 == nil && withPast.pastUses.isEmpty)
+        #expect(withPast.interval == without.interval && withPast.gap == without.gap)
+        #expect(
+            withPast.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 1, chains: 1000, dueAtRenewal: 1000, membersDue: 0)])
+        #expect(
+            withPast.pastMissing[0].description { _ in "monthly" }
+                == "monthly renewals from 1 on: 0 members were due at renewal 1, too few (30) to compare them with 1000 earlier buyers; "
+                + "they stay bounded")
+        // Once 30 have been due the past is compared and taken (`pastIdentifiesTheYear`).
+        #expect(fitted(members(), past: loyal).plans[FixtureProduct.monthly].pastThrough == 12)
+    }
+
     @Test("A product without a past stays bounded as without any past")
     func productWithoutPastStaysBounded() throws {
         let group = members()

@@ -24,12 +24,33 @@ import Testing
             transaction: "h\(buyer)-\(charge)", original: "h\(buyer)", price: "19.99")
     }
 
-    /// Ten days of test (`ProjectionRunTests.tenDaysOld`: u3 and u4 of variant bought the monthly
-    /// plan; control has not paid) and `logs`, with `history` written to `past/h.jsonl.gz` and
-    /// named by `history_logs` when given.
+    /// The test: control's u1 and u2 (assigned on 2026-03-06, unpaid) and 30 members of variant
+    /// assigned on 2026-02-01, each of whom bought the monthly plan that day; 27 renewed once
+    /// (renewal 1 due on 2026-03-03, before the night; renewal 2 on 2026-04-03, after it). So the
+    /// members identify renewal 1 (30 due) and are compared with the past: 27 renewed, 27 expected
+    /// at the past's 0.9. The past gives renewals 2 … 11.
+    static let tables = TablesFixture(
+        assignments: [("u1", "1", "10", "2026-03-06 00:00:00"), ("u2", "1", "10", "2026-03-06 00:00:00")]
+            + (0..<30).map { ("m\($0)", "1", "11", "2026-02-01 00:00:00") })
+    static let memberLines: [String] = (0..<30).flatMap { member in
+        let charges = [
+            ProjectionRunTests.line(
+                "purchase", user: "m\(member)", ts: "2026-02-01T10:00:00Z", product: "monthly", transaction: "m\(member)-0",
+                original: "m\(member)", price: "19.99"),
+            ProjectionRunTests.line(
+                "renewal", user: "m\(member)", ts: "2026-03-03T21:00:00Z", product: "monthly", transaction: "m\(member)-1",
+                original: "m\(member)", price: "19.99"),
+        ]
+        return member < 27 ? charges : [charges[0]]
+    }
+    /// The members' year: 3 paid once; 27 paid twice, and renewals 2 … 11 are due before their
+    /// day 365 at the past's rate of 1 (the 12th falls after it): 19.99 · (3 + 27 · 12) / 30.
+    static let memberYear = 19.99 * 327 / 30
+
+    /// The test (`tables`, `memberLines`) and `logs`, with `history` written to
+    /// `past/h.jsonl.gz` and named by `history_logs` when given.
     static func night(history: [String]?, logs: [String] = [], job: [String: String] = [:]) throws -> NightFixture {
-        let night = try NightFixture(
-            tables: ProjectionRunTests.tables(assignedAt: "2026-03-06 00:00:00"), events: ProjectionRunTests.tenDaysOld + logs, job: job)
+        let night = try NightFixture(tables: tables, events: memberLines + logs, job: job)
         if let history {
             try FileManager.default.createDirectory(atPath: night.folder.file("past"), withIntermediateDirectories: true)
             let writer = try GzipWriter(path: night.folder.file("past/h.jsonl.gz"))
@@ -52,24 +73,22 @@ import Testing
         let header = try #require(try night.csv("projection").first)
         #expect(header.suffix(5) == ["observed_share", "past_share", "bounded_share", "past_detail", "past_missing"])
         let variant = try Self.variant(night)
-        // Each member's chain: 19.99 paid, then 11 renewals due before its day 365 at 0.9, 1, …, 1
-        // (the past's: the test has seen none): 19.99 · (1 + 0.9 · 11) = 217.891.
         let value = try ProjectionRunTests.number(variant["projected_arpu_365"])
-        #expect(abs(value - 217.891) < 1e-6, "\(variant)")
+        #expect(abs(value - Self.memberYear) < 1e-6, "\(variant)")
         #expect(variant["reason"] == "")
-        #expect(abs(try ProjectionRunTests.number(variant["observed_share"]) - 19.99 / 217.891) < 1e-6)
-        #expect(abs(try ProjectionRunTests.number(variant["past_share"]) - (1 - 19.99 / 217.891)) < 1e-6)
+        #expect(abs(try ProjectionRunTests.number(variant["observed_share"]) - 57.0 / 327) < 1e-6)
+        #expect(abs(try ProjectionRunTests.number(variant["past_share"]) - 270.0 / 327) < 1e-6)
         #expect(try ProjectionRunTests.number(variant["bounded_share"]) == 0)
-        #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers" && variant["past_missing"] == "")
+        #expect(variant["past_detail"] == "monthly renewals 2–11 from 40 earlier buyers" && variant["past_missing"] == "")
         let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
         #expect(
             report.contains(
-                "The year of variant rests on 9.2% realised, 90.8% from the app&#39;s past (monthly renewals 1–11 from 40 earlier buyers) "
+                "The year of variant rests on 17.4% realised, 82.6% from the app&#39;s past (monthly renewals 2–11 from 40 earlier buyers) "
                     + "and 0.0% between its bounds."))
         // The past's lines count apart from the night's.
         let sources = try night.csv("sources")
         #expect(sources.contains(["history_logs", "lines_read", "\(Self.pastLines.count)"]))
-        #expect(sources.contains(["offerlab", "lines_read", "\(ProjectionRunTests.tenDaysOld.count)"]))
+        #expect(sources.contains(["offerlab", "lines_read", "\(Self.memberLines.count)"]))
     }
 
     /// Adding `history_logs` changes the projection and nothing else: every CSV file but the
@@ -121,13 +140,12 @@ import Testing
     /// the offering, there, count as the history files' would.
     @Test func theLogsNonMembersArePartOfThePast() throws {
         let night = try NightFixture(
-            tables: ProjectionRunTests.tables(assignedAt: "2026-03-06 00:00:00"),
-            events: ProjectionRunTests.tenDaysOld + Self.pastLines, job: ["history_logs": "[\"past/*.gz\"]"])
+            tables: Self.tables, events: Self.memberLines + Self.pastLines, job: ["history_logs": "[\"past/*.gz\"]"])
         let run = try night.run()
         #expect(run.status == 0, "\(run.standardError)")
         let variant = try Self.variant(night)
-        #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - 217.891) < 1e-6, "\(variant)")
-        #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers")
+        #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - Self.memberYear) < 1e-6, "\(variant)")
+        #expect(variant["past_detail"] == "monthly renewals 2–11 from 40 earlier buyers")
     }
 
     /// A chain begun in the past runs on in the night's logs (its `original_transaction_id`): one
@@ -135,7 +153,8 @@ import Testing
     /// same time) counted once; so with the cache, which keeps the past's files reduced to their
     /// charges. Here each buyer who renewed has charges 0–5 in the past and 6–12 in the logs (as
     /// two chains they would count 76 buyers, 36 of them stopping after renewal 5), and the 4 who
-    /// stopped after their purchase have it in both (counted twice, renewal 1 would be at 40/40).
+    /// stopped after their purchase have it in both (counted twice, the past's renewal 1 would be at 40/40,
+    /// apart from the members' 27/30, and its later renewals scaled).
     @Test func aChainRunsOnFromThePastIntoTheLogs() throws {
         let inPast = (0..<40).flatMap { buyer in (0..<min(Self.charges(buyer), 6)).map { Self.charge(buyer, $0) } }
         let inLogs = (0..<40).flatMap { buyer in (Self.charges(buyer) == 1 ? 0..<1 : 6..<13).map { Self.charge(buyer, $0) } }
@@ -145,8 +164,8 @@ import Testing
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.contains(cache), "run \(run): \(result.standardOutput)")
             let variant = try Self.variant(night)
-            #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - 217.891) < 1e-6, "run \(run): \(variant)")
-            #expect(variant["past_detail"] == "monthly renewals 1–11 from 40 earlier buyers", "run \(run)")
+            #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - Self.memberYear) < 1e-6, "run \(run): \(variant)")
+            #expect(variant["past_detail"] == "monthly renewals 2–11 from 40 earlier buyers", "run \(run)")
         }
     }
 
@@ -210,6 +229,6 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let sources = try night.csv("sources")
         #expect(sources.contains(["history_logs", "lines_read", "\(Self.pastLines.count)"]))
-        #expect(sources.contains(["offerlab", "lines_read", "\(ProjectionRunTests.tenDaysOld.count)"]))
+        #expect(sources.contains(["offerlab", "lines_read", "\(Self.memberLines.count)"]))
     }
 }
