@@ -198,7 +198,9 @@ struct ProjectionPastTests {
         #expect(withPast.projectedARPU365 == nil && withPast.pastUses.isEmpty)
         #expect(withPast.interval == without.interval && withPast.gap == without.gap)
         #expect(
-            withPast.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 1, chains: 1000, dueAtRenewal: 1000, membersDue: 0)])
+            withPast.pastMissing == [
+                PastMissing(product: FixtureProduct.monthly, renewal: 1, chains: 1000, dueAtRenewal: 1000, membersDue: 0)
+            ])
         #expect(
             withPast.pastMissing[0].description { _ in "monthly" }
                 == "monthly renewals from 1 on: 0 members were due at renewal 1, too few (30) to compare them with 1000 earlier buyers; "
