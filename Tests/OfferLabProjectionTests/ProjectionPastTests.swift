@@ -185,9 +185,8 @@ struct ProjectionPastTests {
         var group = ProjectionGroupInput(name: "monthly")
         for member in 0..<200 { group.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.monthly, 10, member: member)]) }
         let (loyal, _) = past(chains: 1000, first: 0.95, later: 0.95)
-        var generator = SplitMix64(state: 2026)
         func project(_ past: [ProductPast]) throws -> GroupProjection {
-            generator = SplitMix64(state: 2026)
+            var generator = SplitMix64(state: 2026)
             return try projectOffering(
                 groups: [group], control: 0, products: FixtureProduct.all, past: past,
                 configuration: ProjectionConfiguration(asOf: 20 * day, replicates: 400), using: &generator
