@@ -44,7 +44,7 @@ public struct ProductPastBuilder: Sendable {
 /// whether the members renew as the past's rates say (docs/statistics.md#the-apps-past).
 struct PastCheck: Sendable, Equatable {
     /// Renewals 1 … overlap were identified by both (at least 1: with none, the past is not taken,
-    /// `RenewalPlan.pastUncompared`).
+    /// `RenewalPlan.uncomparedPastThrough`).
     let overlap: Int
     /// The members' renewals at the overlap, and what the past's rates expect of as many chains due.
     let observed: Int

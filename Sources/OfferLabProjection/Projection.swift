@@ -166,7 +166,7 @@ struct GroupDraws {
                     PastMissing(
                         product: product, renewal: renewal, chains: past[product].chains,
                         dueAtRenewal: past[product].renewals.due(renewal),
-                        membersDue: plan.pastUncompared ? fitted.observation.products[product].renewals.due(1) : nil))
+                        membersDue: plan.uncomparedPastThrough > 0 ? fitted.observation.products[product].renewals.due(1) : nil))
             }
         }
     }
@@ -207,6 +207,7 @@ struct GroupDraws {
             renewalsIdentified: product.map { fitted.plans[$0].knownThrough } ?? 0,
             renewalsNeeded: product.map(needed) ?? 0,
             renewalsFromPast: product.map { fitted.plans[$0].pastThrough > fitted.plans[$0].identifiedThrough } ?? false,
+            pastAwaitingComparison: product.map { fitted.plans[$0].uncomparedPastThrough } ?? 0,
             lastObservedDay: purchasesMatter ? fitted.observation.lastObservedDay : nil)
     }
 }

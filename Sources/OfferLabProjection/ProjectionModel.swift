@@ -59,10 +59,10 @@ struct RenewalPlan: Sendable {
     /// The check of the members against the past at the renewals both identified, when the past is
     /// used (nil: not used).
     var pastCheck: PastCheck?
-    /// The past identifies renewals the members have not, but is not taken: the members identify
-    /// no renewal of the product yet, so nothing says whether they renew as the earlier buyers did
-    /// (docs/statistics.md#the-apps-past). Their renewals stay bounded.
-    var pastUncompared = false
+    /// Renewals 1 … uncomparedPastThrough the past identifies but is not taken for: the members
+    /// identify no renewal of the product yet, so nothing says whether they renew as the earlier
+    /// buyers did (docs/statistics.md#the-apps-past); the renewals stay bounded. 0 when none.
+    var uncomparedPastThrough = 0
 
     /// The last renewal whose rate the data give, the members' own or the past's.
     var knownThrough: Int { max(identifiedThrough, pastThrough) }
@@ -154,7 +154,7 @@ struct FittedGroup: Sendable {
             if past.indices.contains(productIndex) {
                 let pastThrough = past[productIndex].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum)
                 if pastThrough > plan.identifiedThrough && plan.identifiedThrough == 0 {
-                    plan.pastUncompared = true
+                    plan.uncomparedPastThrough = pastThrough
                 } else if pastThrough > plan.identifiedThrough {
                     let check = PastCheck(
                         members: members, past: past[productIndex].renewals, through: plan.identifiedThrough, alpha: alpha)

@@ -38,18 +38,22 @@ public struct UnseenPart: Sendable, Equatable {
     /// Whether the app's past, not the test, shows the last of those renewals: the words then
     /// name the past, since the test has seen fewer.
     public var renewalsFromPast: Bool
+    /// Renewals 1 … this the app's past has seen often enough but the projection takes only once the
+    /// test has seen the product's renewal 1 often enough to compare the members with it (0: none).
+    public var pastAwaitingComparison: Int
     /// The longest tenure day observed (from 0), when purchases after it are a tenth of it or more.
     public var lastObservedDay: Int?
 
     public init(
         share: Double, product: Int?, renewalsIdentified: Int, renewalsNeeded: Int, renewalsFromPast: Bool = false,
-        lastObservedDay: Int?
+        pastAwaitingComparison: Int = 0, lastObservedDay: Int?
     ) {
         self.share = share
         self.product = product
         self.renewalsIdentified = renewalsIdentified
         self.renewalsNeeded = renewalsNeeded
         self.renewalsFromPast = renewalsFromPast
+        self.pastAwaitingComparison = pastAwaitingComparison
         self.lastObservedDay = lastObservedDay
     }
 
@@ -64,7 +68,12 @@ public struct UnseenPart: Sendable, Equatable {
                 default: "renewals 1 to \(renewalsIdentified)"
                 }
             let witness = renewalsFromPast ? "the app's past has seen" : "the test has seen"
-            parts.append("\(productName(product)) needs \(renewalsNeeded) renewals and \(witness) \(seen) often enough")
+            var clause = "\(productName(product)) needs \(renewalsNeeded) renewals and \(witness) \(seen) often enough"
+            if pastAwaitingComparison > 0 {
+                let pastSeen = pastAwaitingComparison == 1 ? "renewal 1" : "renewals 1 to \(pastAwaitingComparison)"
+                clause += " to compare its members with the app's past, which has seen \(pastSeen)"
+            }
+            parts.append(clause)
         }
         if let day = lastObservedDay {
             parts.append("purchases after day \(day + 1) in the test have not been seen yet")

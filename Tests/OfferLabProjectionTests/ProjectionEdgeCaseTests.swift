@@ -21,6 +21,13 @@ struct ProjectionEdgeCaseTests {
             fromPast.description(productName: { "p\($0)" })
                 == "p1 needs 11 renewals and the app's past has seen renewals 1 to 3 often enough; "
                 + "the part not seen is 200% of the projected year (the interval runs from none of it to the most the data allow)")
+        let awaiting = UnseenPart(
+            share: 4.88, product: 1, renewalsIdentified: 0, renewalsNeeded: 12, pastAwaitingComparison: 10, lastObservedDay: nil)
+        #expect(
+            awaiting.description(productName: { "p\($0)" })
+                == "p1 needs 12 renewals and the test has seen none of them often enough to compare its members with the app's past, "
+                + "which has seen renewals 1 to 10; "
+                + "the part not seen is 488% of the projected year (the interval runs from none of it to the most the data allow)")
     }
 
     @Test("A group with no payers: realised 0, the days observed, no projection and why")

@@ -384,7 +384,10 @@ struct OfferingDecision {
         for (_, part) in parts {
             guard let product = part.product, let period = result.projection?.products[product].renewalPeriodDays else { return nil }
             days = max(
-                days, ProjectedGoal.daysUntilRenewalsSeen(seen: part.renewalsIdentified, needed: part.renewalsNeeded, periodDays: period))
+                days,
+                ProjectedGoal.daysUntilRenewalsSeen(
+                    seen: part.renewalsIdentified, needed: part.renewalsNeeded, periodDays: period,
+                    pastAwaitingComparison: part.pastAwaitingComparison))
         }
         return pooled(days, runtimeDays: runtimeDays, group: group)
     }
