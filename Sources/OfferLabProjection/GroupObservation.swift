@@ -20,6 +20,12 @@ struct GroupObservation: Sendable {
     /// Members not converted yet, by their current tenure day d (floor of the tenure in days):
     /// count, Σ (1 − f) and Σ (1 − f)², f the part of day d already observed.
     var waitingByDay: [WaitingMembers]
+    /// Day 0 by the minute since assignment: the entries of members observed through all of day 0
+    /// (when in the day they enter), and the members still in their first day without an entry
+    /// (how far into it they are). A paywall is bought minutes after it is shown, not evenly over
+    /// the day, so the rest of a member's first day holds what the entries' own timing says.
+    var dayZeroEntriesByMinute: [Int]
+    var dayZeroWaitingByMinute: [Int]
 
     /// Per product: its renewals and charges.
     var products: [ProductObservation]
@@ -41,10 +47,17 @@ struct GroupObservation: Sendable {
         atRiskByDay = Array(repeating: 0, count: horizonDays)
         conversionsByDay = Array(repeating: 0, count: horizonDays)
         waitingByDay = Array(repeating: WaitingMembers(), count: horizonDays)
+        dayZeroEntriesByMinute = Array(repeating: 0, count: Self.minutesPerDay)
+        dayZeroWaitingByMinute = Array(repeating: 0, count: Self.minutesPerDay)
         firstPurchasesByProduct = Array(repeating: 0, count: productCount)
         products = Array(repeating: ProductObservation(), count: productCount)
         pendingTrialsByDay = Array(repeating: 0, count: horizonDays)
     }
+
+    static let minutesPerDay = 1440
+
+    /// The minute of tenure day 0 that `days` (a tenure in days, from 0) falls in.
+    static func dayZeroMinute(_ days: Double) -> Int { min(max(Int(days * Double(minutesPerDay)), 0), minutesPerDay - 1) }
 
     /// The last tenure day with at least one member at risk (−1: no member has a full day yet).
     var lastObservedDay: Int {
@@ -235,6 +248,7 @@ extension GroupObservation {
                 let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
                 let refundEnd = assignedAt + Int64(365 * microsecondsPerDay)
                 var firstPurchaseDay: Int?
+                var firstPurchaseTime: Int64?
                 var trialStart: ProjectionEvent?
                 var revenue = 0.0
                 for event in memberEvents where event.time < asOf && event.time >= assignedAt {
@@ -248,6 +262,7 @@ extension GroupObservation {
                         if event.kind == .purchase && firstPurchaseDay == nil {
                             let day = Int(Double(event.time - assignedAt) / microsecondsPerDay)
                             firstPurchaseDay = day
+                            firstPurchaseTime = event.time
                             payers += 1
                             firstPurchasesByProduct[event.product] += 1
                             if let trial = trialStart {
@@ -282,6 +297,9 @@ extension GroupObservation {
                 if let day = entryDay {
                     if trialStart != nil { trialEntries += 1 } else { purchaseEntries += 1 }
                     if day < fullDays { conversionsByDay[day] += 1 }
+                    if day == 0 && fullDays > 0, let time = trialStart?.time ?? firstPurchaseTime {
+                        dayZeroEntriesByMinute[Self.dayZeroMinute(Double(time - assignedAt) / microsecondsPerDay)] += 1
+                    }
                 }
                 if let day = entryDay, day < fullDays {
                     exitsByDay[day + 1] += 1
@@ -303,6 +321,7 @@ extension GroupObservation {
                     waitingByDay[fullDays].count += 1
                     waitingByDay[fullDays].remainingFraction += remaining
                     waitingByDay[fullDays].remainingFractionSquared += remaining * remaining
+                    if fullDays == 0 { dayZeroWaitingByMinute[Self.dayZeroMinute(tenureDays)] += 1 }
                 }
 
                 for (chainIndex, chain) in chains.enumerated() {

@@ -97,10 +97,29 @@ struct FittedGroup: Sendable {
 
     /// Per product: the app's past (empty: none; else parallel to the products).
     let past: [ProductPast]
+    /// The members in their first day without an entry, by the minute they have reached: how many,
+    /// and the share F₀ of day-0 entries that came by then (`GroupObservation.dayZeroEntriesByMinute`).
+    /// Empty when no member observed through day 0 entered on it (the day is then taken as even).
+    let dayZeroWaiting: [(members: Double, entered: Double)]
 
     init(_ observation: GroupObservation, products: [ProjectionProduct], past: [ProductPast] = [], alpha: Double = 0.05) {
         self.observation = observation
         self.past = past
+        let dayZeroEntries = observation.dayZeroEntriesByMinute.reduce(0, +)
+        var dayZeroWaiting: [(members: Double, entered: Double)] = []
+        if dayZeroEntries > 0 {
+            // An entry in the member's own minute counts as half before it.
+            var before = 0
+            for minute in 0..<GroupObservation.minutesPerDay {
+                let inMinute = observation.dayZeroEntriesByMinute[minute]
+                let members = observation.dayZeroWaitingByMinute[minute]
+                if members > 0 {
+                    dayZeroWaiting.append((Double(members), (Double(before) + Double(inMinute) / 2) / Double(dayZeroEntries)))
+                }
+                before += inMinute
+            }
+        }
+        self.dayZeroWaiting = dayZeroWaiting
         renewalsDueByDay = products.map { product in
             guard let period = product.renewalPeriodDays else { return [] }
             return observation.atRiskByDay.indices.map {
@@ -428,15 +447,27 @@ struct FittedGroup: Sendable {
             let hazard = parameters.hazard[day]
             let waiting = observation.waitingByDay[day]
             if waiting.count > 0 {
-                // A member observed for part of this day converts in its rest with h·(1 − f).
+                // A member observed for part f of this day enters in its rest with p = h·(1 − f);
+                // on day 0 with p = h·(1 − F₀)/(1 − h·F₀), F₀ the share of day-0 entries made by
+                // the member's minute (none made yet by it: the entries' own timing, as a pending
+                // refund's). Σ p and Σ p² over the waiting members.
+                var entering = hazard * waiting.remainingFraction
+                var enteringSquared = hazard * hazard * waiting.remainingFractionSquared
+                if day == 0 && !dayZeroWaiting.isEmpty {
+                    (entering, enteringSquared) = (0, 0)
+                    for (members, entered) in dayZeroWaiting where hazard * entered < 1 {
+                        let chance = hazard * (1 - entered) / (1 - hazard * entered)
+                        entering += members * chance
+                        enteringSquared += members * chance * chance
+                    }
+                }
                 let count = Double(waiting.count)
                 let deltaFirst = valueFirst - laterFirst
                 let deltaSecond = valueSecond - laterSecond
-                let sumFirst = count * laterFirst + hazard * waiting.remainingFraction * deltaFirst
-                let sumSecond = count * laterSecond + hazard * waiting.remainingFraction * deltaSecond
+                let sumFirst = count * laterFirst + entering * deltaFirst
+                let sumSecond = count * laterSecond + entering * deltaSecond
                 let sumFirstSquared =
-                    count * laterFirst * laterFirst + 2 * laterFirst * hazard * waiting.remainingFraction * deltaFirst
-                    + hazard * hazard * waiting.remainingFractionSquared * deltaFirst * deltaFirst
+                    count * laterFirst * laterFirst + 2 * laterFirst * entering * deltaFirst + enteringSquared * deltaFirst * deltaFirst
                 mean += sumFirst
                 variance += sumSecond - sumFirstSquared
             }

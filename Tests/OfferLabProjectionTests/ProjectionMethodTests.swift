@@ -156,6 +156,26 @@ struct ProjectionMethodTests {
         }
     }
 
+    @Test("A member in its first day enters in the rest of it as the day-0 entries' own timing says, not evenly over the day")
+    func firstDayFollowsTheEntriesTiming() {
+        // 100 members assigned on day 0, read on day 10: 20 bought a pass at 5 ten minutes in, so
+        // h(0) = 0.2 and every day-0 entry came by minute 10. Ten members are two hours into their
+        // first day without an entry (past every entry: none left for them), ten are five minutes
+        // in (before any: 0.2 each). The rest of the year: 10 · 0.2 · 5 = 10, variance
+        // 10 · (0.2 · 25 − 0.2² · 25) = 40. Spread evenly over the day it was 19.1.
+        let asOf = 10 * day
+        var group = ProjectionGroupInput(name: "pass")
+        for member in 0..<100 {
+            group.appendMember(
+                assignedAt: 0, events: member < 20 ? [purchase(10 * 60_000_000, FixtureProduct.pass, 5, member: member)] : [])
+        }
+        for _ in 0..<10 { group.appendMember(assignedAt: asOf - 2 * hour, events: []) }
+        for _ in 0..<10 { group.appendMember(assignedAt: asOf - 5 * 60_000_000, events: []) }
+        let model = fitted(group, asOf: asOf)
+        let future = model.futureRevenue(model.pointParameters(renewals: nil, conversions: nil))
+        #expect(abs(future.mean - 10) < 1e-9 && abs(future.variance - 40) < 1e-9, "\(future)")
+    }
+
     @Test("A pending refund: a young charge not refunded yet carries the mature charges' late-refund chance")
     func pendingRefunds() throws {
         // 10 passes at 10 bought on day 0 (mature on day 30), 2 refunded in full after 3 days; one
