@@ -16,10 +16,6 @@ with different types"). Settings:
 - `monthly`: both buy `monthly_999` (type `monthly`, USD 9.99), renewed every 30.44 days with
   probability 0.6; the variant also lists a weekly plan nobody buys. 60 nights see one or two
   renewals of the 11 the year needs, so the year stays unidentified and only its bounds decide.
-- `pass`: both buy `pass_3day_499` (type `3_day_pass`, USD 4.99, one charge, no renewal); the
-  variant also lists a weekly plan nobody buys. A pass's year is its one charge and the rare
-  late purchase, so the year is identified within days and the goal is decided by its value and
-  interval, read every night: the setting that exercises the sequential form itself.
 
 Each night a Poisson number of newcomers (mean `--per-night`) arrives per offering, split between
 the groups as a multinomial at equal weights, with an `assigned_at` inside that night's day. A
@@ -62,8 +58,6 @@ SETTINGS = {
                    extra=("pass_3day", "3_day_pass", "2.99")),
     "monthly": dict(product="monthly_999", type="monthly", price=9.99, period=365.25 / 12, renewal=0.6,
                     extra=("weekly_799", "weekly", "7.99")),
-    "pass": dict(product="pass_3day_499", type="3_day_pass", price=4.99, period=None, renewal=0.0,
-                 extra=("weekly_799", "weekly", "7.99")),
 }
 
 
