@@ -17,6 +17,18 @@ with different types"). Settings:
   probability 0.6; the variant also lists a weekly plan nobody buys. 60 nights see one or two
   renewals of the 11 the year needs, so the year stays unidentified and only its bounds decide.
 
+Two settings are built against the projection's own assumptions (docs/statistics.md, "The
+projection"), with the `yearly` products:
+
+- `yearly-heavy-tail`: the price a buyer pays is heavy-tailed, as an app's revenue per user is
+  where storefronts, tiers and bundles differ: Pareto with shape 1.5 (infinite variance), mean
+  USD 59.99 before the cut at the App Store's highest price, USD 999.99. Purchases come within
+  days, so the year is identified and the goal's value and sequential interval decide, which
+  assume a mean that is near normal at the members' number.
+- `yearly-flat-late`: a third of the buyers buy at a delay uniform over the first year after
+  assignment, so the rate of late purchases stays flat instead of falling with tenure: the
+  unseen part never settles and the test is read on its bounds, whatever the number of members.
+
 Each night a Poisson number of newcomers (mean `--per-night`) arrives per offering, split between
 the groups as a multinomial at equal weights, with an `assigned_at` inside that night's day. A
 newcomer buys with probability 0.15, at an exponential delay (mean 1 day) after assignment; 5%
@@ -59,6 +71,25 @@ SETTINGS = {
     "monthly": dict(product="monthly_999", type="monthly", price=9.99, period=365.25 / 12, renewal=0.6,
                     extra=("weekly_799", "weekly", "7.99")),
 }
+SETTINGS["yearly-heavy-tail"] = SETTINGS["yearly"] | dict(pareto_shape=1.5)
+SETTINGS["yearly-flat-late"] = SETTINGS["yearly"] | dict(flat_late_share=1 / 3)
+HIGHEST_PRICE = 999.99  # the App Store's highest price tier in USD
+
+
+def purchase_price(rng: np.random.Generator, setting: dict) -> float:
+    """The catalog price, or a Pareto draw whose untruncated mean is the catalog price."""
+    shape = setting.get("pareto_shape")
+    if shape is None:
+        return setting["price"]
+    scale = setting["price"] * (shape - 1) / shape
+    return round(min(scale * (1 + float(rng.pareto(shape))), HIGHEST_PRICE), 2)
+
+
+def purchase_delay_days(rng: np.random.Generator, setting: dict) -> float:
+    """Days from assignment to purchase: exponential (mean a day), or for the flat-late share uniform over a year."""
+    if rng.random() < setting.get("flat_late_share", 0.0):
+        return float(rng.uniform(0, 365))
+    return float(rng.exponential(1.0))
 
 
 def offering_id(replicate: int) -> str:
@@ -97,7 +128,8 @@ def member_events(user: str, at: dt.datetime, rng: np.random.Generator, setting:
     if rng.random() >= CONVERSION:
         return []
     events = []
-    bought = at + dt.timedelta(days=float(rng.exponential(1.0)))
+    bought = at + dt.timedelta(days=purchase_delay_days(rng, setting))
+    price = purchase_price(rng, setting)
     transaction = f"t-{user}"
 
     def line(kind: str, when: dt.datetime, tid: str, price: float | None) -> tuple:
@@ -107,9 +139,9 @@ def member_events(user: str, at: dt.datetime, rng: np.random.Generator, setting:
             record |= {"price": price, "currency": "USD"}
         return (when, json.dumps(record))
 
-    events.append(line("purchase", bought, transaction, setting["price"]))
+    events.append(line("purchase", bought, transaction, price))
     if rng.random() < REFUND:
-        events.append(line("refund", bought + dt.timedelta(days=1), transaction, setting["price"]))
+        events.append(line("refund", bought + dt.timedelta(days=1), transaction, price))
         return [e for e in events if e[0] < horizon]
     if setting["period"]:
         charge = bought
