@@ -387,7 +387,7 @@ extension KeptStoreNight {
         case .made(let file):
             // Made with users of its own: the entry must not depend on tonight's table.
             var made = StoreEventBatches.batch(
-                events, fileIndex: fileIndex, path: file.path, users: nil, asOf: asOf, keptSliceFields: keptSliceFields)
+                [events], fileIndex: fileIndex, path: file.path, users: nil, asOf: asOf, keptSliceFields: keptSliceFields)
             let entryName = cache.writeEntryNamedByContent(magic: ParsedLogCache.keptFileMagic, words: cache.keptFileWords) { entry in
                 file.encode(into: &entry, batch: made.batch, rejected: made.rejected.map { $0.note }, eventCount: events.count)
             }

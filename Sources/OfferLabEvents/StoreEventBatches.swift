@@ -5,44 +5,77 @@ import OfferLabSupport
 
 /// The events of the job's store sources (docs/input-formats.md#store-sources-in-a-job) inside a
 /// run: each made into the record the purchase-log parser (docs/input-formats.md#purchase-logs)
-/// would read from its line (`StoreEvent.fillLogRecord`, without the line's text), one batch per
-/// store file after the purchase-log files, so that every rule after the reading of the purchase
-/// logs (de-duplication, clean-up, attribution: docs/analysis.md §2) applies to them as to log
-/// lines.
+/// would read from its line (`StoreEvent.fillLogRecord`, without the line's text), in batches of
+/// consecutive store files after the purchase-log files, so that every rule after the reading of
+/// the purchase logs (de-duplication, clean-up, attribution: docs/analysis.md §2) applies to them
+/// as to log lines.
 package enum StoreEventBatches {
-    /// One store file's events as a batch of `fileIndex`, its users looked up in the
-    /// population's (`users`), or, without, interned on its own (`EventBatch.resolveUsers`). The records are the tool's own, not the file's lines: they count
-    /// in no counter (the file's lines are counted by `IngestCounters.addStoreSources`). An event
-    /// the parser would reject is a defect of the reader that made it, but still never silently
-    /// dropped: it is returned as a note of its file (line 0: it is no line of the file) under
-    /// the parser's reason, with its purchase-log line (docs/input-formats.md#purchase-logs), for
-    /// the caller to count.
+    /// The events of consecutive store files (`files`, each file's in its order) as one batch of
+    /// `fileIndex`, its users looked up in the population's (`users`), or, without, interned on
+    /// its own (`EventBatch.resolveUsers`). The records are the tool's own, not the files' lines:
+    /// they count in no counter (the files' lines are counted by
+    /// `IngestCounters.addStoreSources`). An event the parser would reject is a defect of the
+    /// reader that made it, but still never silently dropped: it is returned as a note of its file
+    /// (its `sourcePath`, else `path`; line 0: it is no line of the file) under the parser's
+    /// reason, with its purchase-log line (docs/input-formats.md#purchase-logs), for the caller to
+    /// count.
     package static func batch(
-        _ events: [StoreEvent], fileIndex: Int, path: String, users: ByteStringInterner?, asOf: Int64, keptSliceFields: SliceFields
+        _ files: [[StoreEvent]], fileIndex: Int, path: String, users: ByteStringInterner?, asOf: Int64, keptSliceFields: SliceFields
     ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)]) {
         var batch = users.map { EventBatch(fileIndex: fileIndex, lookingUpUsersIn: $0) } ?? EventBatch(fileIndex: fileIndex)
         batch.keptSliceFields = keptSliceFields
-        batch.records.reserveCapacity(events.count)
+        batch.records.reserveCapacity(files.reduce(0) { $0 + $1.count })
         let keepsSliceFields = !keptSliceFields.isEmpty
         var record = LogRecord()
         var rejected: [(SourceFormat, StoreLineNote)] = []
-        // Each event borrowed in place (`pointee`): `for event in events` would copy it, retaining
-        // and releasing each of its strings.
-        events.withUnsafeBufferPointer { events in
-            for event in events.indices.lazy.map({ events.baseAddress! + $0 }) {
-                if let reason = event.pointee.fillLogRecord(&record, keepsSliceFields: keepsSliceFields) {
-                    let event = event.pointee
-                    let line = StoreEventJSONLines.line(event)
-                    let detail = "the event \(event.eventID) made from this file is not a valid log line (\(reason.counterName)): \(line)"
-                    rejected.append((event.format, StoreLineNote(path: path, line: 0, counter: StoreCounter(reason), detail: detail)))
-                    continue
+        for events in files {
+            // Each event borrowed in place (`pointee`): `for event in events` would copy it,
+            // retaining and releasing each of its strings.
+            events.withUnsafeBufferPointer { events in
+                for event in events.indices.lazy.map({ events.baseAddress! + $0 }) {
+                    if let reason = event.pointee.fillLogRecord(&record, keepsSliceFields: keepsSliceFields) {
+                        let event = event.pointee
+                        let line = StoreEventJSONLines.line(event)
+                        let detail =
+                            "the event \(event.eventID) made from this file is not a valid log line (\(reason.counterName)): \(line)"
+                        let note = StoreLineNote(path: event.sourcePath ?? path, line: 0, counter: StoreCounter(reason), detail: detail)
+                        rejected.append((event.format, note))
+                        continue
+                    }
+                    withUnsafePointer(to: &record) { batch.add($0, asOf: asOf) }
                 }
-                withUnsafePointer(to: &record) { batch.add($0, asOf: asOf) }
             }
         }
         if batch.looksUpUsers { batch.finishLookingUpUsers() }
         return (batch, rejected)
     }
+
+    /// The store files (by their events' counts) cut into runs of consecutive files of at least
+    /// `minimumEvents` events each (the last: what is left), one batch each. Each batch is a
+    /// segment of the run's events, with tables of its own and its freed pages handed back as
+    /// the events are grouped by user (`EventCleanup`): a month of Google Play's files is hundreds
+    /// of files of a few hundred events, which as a batch each cost a later night more than
+    /// reading them.
+    static func runs(eventCounts: [Int], minimumEvents: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        var events = 0
+        for (index, count) in eventCounts.enumerated() {
+            events += count
+            if events >= minimumEvents {
+                runs.append(start..<index + 1)
+                start = index + 1
+                events = 0
+            }
+        }
+        if start < eventCounts.count { runs.append(start..<eventCounts.count) }
+        return runs
+    }
+
+    /// Events a batch of consecutive store files gathers before the next begins: about the lines
+    /// of a purchase-log batch (a piece of `LogTextPieces.defaultPieceSize`, 4 MiB, of lines of
+    /// about 240 bytes), so that a large store source is still batched on every core.
+    static let minimumBatchEvents = 1 << 14
 }
 
 extension IngestCounters {
@@ -88,9 +121,11 @@ extension IngestCounters {
 }
 
 extension LogIngest {
-    /// Appends the store files' events to `store`, a batch per file after the purchase-log files
+    /// Appends the store files' events to `store` after the purchase-log files
     /// (docs/input-formats.md#purchase-logs; in the order of `night.files`: the ties of the
-    /// de-duplication of docs/analysis.md §2 fall to the app's logs), their users looked up in
+    /// de-duplication of docs/analysis.md §2 fall to the app's logs), a batch per run of
+    /// consecutive files (`StoreEventBatches.runs`), or per file for a night kept resolved
+    /// (`KeptStoreNight`: its entries are per file), their users looked up in
     /// `users` (the population's), on up to `width` tasks; and adds the store sources' counters
     /// and notes (`IngestCounters.addStoreSources`).
     package static func appendStoreFiles(
@@ -102,17 +137,22 @@ extension LogIngest {
         let files = night.files
         let kept = night.kept
         let firstIndex = settings.logFiles.count
+        let runs =
+            kept == nil
+            ? StoreEventBatches.runs(eventCounts: files.map(\.events.count), minimumEvents: StoreEventBatches.minimumBatchEvents)
+            : files.indices.map { $0..<$0 + 1 }
         var keptEntries: [String] = []
-        try await InOrder.run(count: files.count, width: width) { index in
+        try await InOrder.run(count: runs.count, width: width) { index in
+            let run = runs[index]
             guard let kept else {
                 let made = StoreEventBatches.batch(
-                    files[index].events, fileIndex: firstIndex + index, path: files[index].path, users: users, asOf: settings.asOf,
-                    keptSliceFields: settings.keptSliceFields)
+                    files[run].map(\.events), fileIndex: firstIndex + run.lowerBound, path: files[run.lowerBound].path, users: users,
+                    asOf: settings.asOf, keptSliceFields: settings.keptSliceFields)
                 return (made.batch, made.rejected, "")
             }
             return kept.batch(
-                ofFile: index, events: files[index].events, fileIndex: firstIndex + index, users: users, asOf: settings.asOf,
-                keptSliceFields: settings.keptSliceFields)
+                ofFile: run.lowerBound, events: files[run.lowerBound].events, fileIndex: firstIndex + run.lowerBound, users: users,
+                asOf: settings.asOf, keptSliceFields: settings.keptSliceFields)
         } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)], entryName: String)) in
             for (format, note) in made.rejected {
                 night.counts[format, default: StoreCounts()][note.counter] += 1

@@ -485,6 +485,12 @@ func cellText(_ value: ResultValue) -> String {
     /// an empty user) is returned as a note of its file, under the parser's reason, never dropped
     /// unseen; the others become the batch's records, with the population's users and the event's
     /// money.
+    @Test func consecutiveStoreFilesAreBatchedUntilEachBatchHasItsMinimum() {
+        #expect(StoreEventBatches.runs(eventCounts: [], minimumEvents: 10) == [])
+        #expect(StoreEventBatches.runs(eventCounts: [3, 0, 4, 5, 12, 1], minimumEvents: 10) == [0..<4, 4..<5, 5..<6])
+        #expect(StoreEventBatches.runs(eventCounts: [3, 7], minimumEvents: 10) == [0..<2])
+    }
+
     @Test func aStoreEventTheParserRejectsIsReturnedAsANote() throws {
         var users = ByteStringInterner()
         _ = users.intern("someone")
@@ -498,13 +504,15 @@ func cellText(_ value: ResultValue) -> String {
         var anonymous = purchase
         anonymous.eventID = "revenuecat_export:T2"
         anonymous.userID = ""
+        // Two files in one batch: the note names the file its event came from.
+        anonymous.sourcePath = "/data/export-2.csv"
         let made = StoreEventBatches.batch(
-            [purchase, anonymous], fileIndex: 3, path: "/data/export.csv", users: users, asOf: at + 1, keptSliceFields: [])
+            [[purchase], [anonymous]], fileIndex: 3, path: "/data/export.csv", users: users, asOf: at + 1, keptSliceFields: [])
         #expect(made.batch.records.map(\.user.populationIndex) == [u1] && made.batch.records.map(\.timestamp) == [at])
         #expect(made.batch.details.map(\.price) == [7_990_000])
         #expect(made.rejected.count == 1)
         let note = try #require(made.rejected.first)
-        #expect(note.format == .revenueCatExport && note.note.path == "/data/export.csv" && note.note.line == 0)
+        #expect(note.format == .revenueCatExport && note.note.path == "/data/export-2.csv" && note.note.line == 0)
         #expect(note.note.counter == .malformedInvalidField && note.note.detail.contains("revenuecat_export:T2"))
     }
 }
