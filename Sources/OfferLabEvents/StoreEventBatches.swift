@@ -73,7 +73,7 @@ package enum StoreEventBatches {
     }
 
     /// Events a batch of consecutive store files gathers before the next begins: about the lines
-    /// of a purchase-log batch (a piece of `LogTextPieces.defaultPieceSize`, 4 MiB, of lines of
+    /// of a purchase-log batch (a piece of `LogFileScanner.defaultPieceSize`, 4 MiB, of lines of
     /// about 240 bytes), so that a large store source is still batched on every core.
     static let minimumBatchEvents = 1 << 14
 }
