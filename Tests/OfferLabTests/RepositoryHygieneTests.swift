@@ -39,4 +39,13 @@ import Testing
             #expect(lines.isEmpty, "\(path) holds merge-conflict markers at lines \(lines)")
         }
     }
+
+    /// docs/performance.md is the page a user reads to size and tune a machine: at most 2,500
+    /// words (issue 59; it had grown past them once). The measurements' details go to
+    /// docs/performance-history.md.
+    @Test func thePerformancePageStaysAPageAUserReads() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/performance.md"), encoding: .utf8)
+        let words = text.split(whereSeparator: \.isWhitespace).count
+        #expect(words <= 2_500, "docs/performance.md has \(words) words, over 2,500: move details to docs/performance-history.md")
+    }
 }
