@@ -169,6 +169,7 @@ let package = Package(
                 "OfferLabEvents",
                 "OfferLabTables",
                 "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate",
+                "OfferLabProjection",
                 "OfferLabTestSupport",
             ],
             exclude: ["Fixtures"]),

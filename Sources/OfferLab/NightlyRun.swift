@@ -175,13 +175,25 @@ package enum NightlyRun {
         var past: AppPast?
         var historyCounters: IngestCounters?
         if !job.historyPatterns.isEmpty {
-            let history = try await LogIngest.readPast(
-                settings: IngestSettings(job, history: true), progress: progress, width: job.threads, cache: cache)
+            let settings = IngestSettings(job, history: true)
+            let history = try await LogIngest.readPast(settings: settings, progress: progress, width: job.threads, cache: cache)
             historyCounters = history.counters
-            past = AppPast(
-                logs: store, past: history.files, users: population.users, offeringCatalog: catalog, asOf: job.night.microseconds)
-            progress?.say(
-                "history read: \(job.historyFiles.count) files, \(history.files.reduce(0) { $0 + $1.events.count }) charges and refunds")
+            let asOf = job.night.microseconds
+            if case .chains(let chains) = history.past {
+                past = AppPast(logs: store, chains: chains, users: population.users, offeringCatalog: catalog, asOf: asOf)
+            }
+            if past == nil {
+                // Without chains, or with logs that overlap them: the files themselves.
+                var files = history.past.files
+                if files == nil {
+                    files = try await LogIngest.readPast(
+                        settings: settings, progress: progress, width: job.threads, cache: cache, chains: false
+                    )
+                    .past.files
+                }
+                past = AppPast(logs: store, past: files ?? [], users: population.users, offeringCatalog: catalog, asOf: asOf)
+            }
+            progress?.say("history read: \(job.historyFiles.count) files, \(history.past.eventCount) charges and refunds")
         }
         let (eventsBeforeAsOf, latestEvent) = (store.count, store.latestTimestamp)
         try RunChecks.boundedAsOf(job, latestEvent: latestEvent, nowMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))

@@ -5,40 +5,17 @@ import OfferLabSupport
 import OfferLabTables
 
 /// The app's past (docs/statistics.md#the-apps-past): every subscription chain of the night's
-/// logs and `history_logs` files (`PastFile`), each reduced to what the projection counts of it (its product,
-/// charges, last charge and whether that was refunded) and its user, so that each offering counts
-/// the chains of the users who are not its members (`past(ofOffering:)`).
+/// logs and `history_logs` files (`PastFile`, or the chains read from them, `PastChains`), each
+/// reduced to what the projection counts of it (its product, charges, last charge and whether that
+/// was refunded) and its user, so that each offering counts the chains of the users who are not
+/// its members (`past(ofMembers:)`).
 package struct AppPast: Sendable {
-    /// One chain, read to its end.
-    private struct Chain: Sendable {
-        /// The population's index of its first event's user; -1: a user the assignment table does not hold.
-        var user: Int32
-        /// Its first charge's product, an index into `products`.
-        var product: Int
-        var chargeCount: Int
-        var lastChargeTime: Int64
-        var lastExpiresAt: Int64?
-        var lastChargeRefunded: Bool
-    }
-
-    /// A paid charge or refund as the chains are read from it.
-    private struct MoneyEvent {
-        /// `chainKey`'s.
-        var chain: Int64
-        var time: Int64
-        var isRefund: Bool
-        /// Its product's index in `catalog`.
-        var product: Int32
-        var user: Int32
-        /// Where `transaction` is an id: -1 the logs' store, else the index of the past file.
-        var source: Int32
-        var transaction: Int32
-        var expiresAt: Int64
-    }
-
     /// The products, as the projection of every offering knows them.
     private let catalog: ProjectionCatalog
-    private var chains: [Chain] = []
+    /// Every chain with a charge, read to its end: its user is the population's index of its first
+    /// charge's user (-1: a user the assignment table does not hold), its product an index into
+    /// `catalog`'s products.
+    private var chains: [PastChain] = []
     private let asOf: Int64
 
     /// Reads the chains of the night's `logs` and of the `past` files (`LogIngest.readPast`), whose
@@ -52,28 +29,14 @@ package struct AppPast: Sendable {
         self.asOf = asOf
         let catalog = ProjectionCatalog(offeringCatalog, labels: logs.labels)
         self.catalog = catalog
-        var events: [MoneyEvent] = []
-        logs.forEachSegment { _, segment, _ in
-            segment.forEachRecord { _, record, shape, detailsIndex in
-                guard let isRefund = shape.pastMoneyEvent else { return }
-                let details = segment.storeDetails(segment.details[Int(detailsIndex)])
-                let user = record.user.populationIndex ?? -1
-                guard let chain = Self.chainKey(originalTransaction: details.originalTransaction, user: user, productLabel: details.product)
-                else { return }
-                events.append(
-                    MoneyEvent(
-                        chain: chain, time: record.timestamp, isRefund: isRefund, product: Int32(catalog.index(ofLabel: details.product)),
-                        user: user, source: -1, transaction: details.transaction, expiresAt: details.expiresAt))
-            }
-        }
+        var events = Self.moneyEvents(of: logs, catalog: catalog, reserving: past.reduce(0) { $0 + $1.events.count })
         // The past's chains in the logs' ids: an `original_transaction_id` (a product) the logs
         // have is theirs (a chain may run on from the past into the logs), any other gets an id
         // after theirs, the same in every past file. Only these are looked up and interned, never
         // a charge's own `transaction_id` (`sameTransaction` compares those as text).
-        events.reserveCapacity(past.reduce(events.count) { $0 + $1.events.count })
         var pastTransactions = ByteStringInterner(capacity: past.reduce(0) { $0 + $1.originalTransactions.count })
         var pastLabels = ByteStringInterner()
-        for (source, file) in past.enumerated() {
+        for (file, source) in zip(past, 1...) {
             let fileUsers = users.lookupAll(of: file.users)
             let products = catalog.indices(ofLabels: file.labels)
             var chainIDs = logs.transactions.lookupAll(of: file.originalTransactions)
@@ -96,69 +59,101 @@ package struct AppPast: Sendable {
                     }
                     label = labelIDs[Int(label)]
                 }
-                guard let chain = Self.chainKey(originalTransaction: original, user: user, productLabel: label) else { continue }
+                guard let chain = PastMoneyEvent.chainKey(originalTransaction: original, user: user, productLabel: label) else { continue }
                 events.append(
-                    MoneyEvent(
+                    PastMoneyEvent(
                         chain: chain, time: event.time, isRefund: event.isRefund,
                         product: event.product >= 0 ? products[Int(event.product)] : Int32(catalog.index(ofLabel: -1)), user: user,
                         source: Int32(source), transaction: event.transaction, expiresAt: event.expiresAt))
             }
         }
-        let transactions = [logs.transactions] + past.map(\.transactions)
-        // A chain's events together, in time order, a charge before a refund at the same time.
-        events.sort { ($0.chain, $0.time, $0.isRefund ? 1 : 0) < ($1.chain, $1.time, $1.isRefund ? 1 : 0) }
-        var start = 0
-        while start < events.count {
-            var end = start + 1
-            while end < events.count && events[end].chain == events[start].chain { end += 1 }
-            if let chain = Self.chain(events[start..<end], transactions: transactions) { chains.append(chain) }
-            start = end
+        var chains: [PastChain] = []
+        PastChain.read(&events, transactions: [logs.transactions] + past.map(\.transactions), start: { _, _ in nil }) { _, chain in
+            if chain.chargeCount > 0 { chains.append(chain) }
         }
+        self.chains = chains
     }
 
-    /// A chain's key: its `original_transaction_id` (an id ≥ 0), else, for a user of the
-    /// assignment table, below 0 from the user and the product's label (-1: none); nil: no chain.
-    private static func chainKey(originalTransaction: Int32, user: Int32, productLabel: Int32) -> Int64? {
-        if originalTransaction >= 0 { return Int64(originalTransaction) }
-        guard user >= 0 else { return nil }
-        return -1 - (Int64(user) << 32 | Int64(productLabel + 1))
-    }
-
-    /// Whether two charges have the same `transaction_id` (both none counts as the same), its text
-    /// in `transactions` (the logs', then each past file's) when they come from different sources.
-    private static func sameTransaction(_ left: MoneyEvent, _ right: MoneyEvent, transactions: [ByteStringInterner]) -> Bool {
-        guard left.transaction >= 0 && right.transaction >= 0 else { return left.transaction < 0 && right.transaction < 0 }
-        if left.source == right.source { return left.transaction == right.transaction }
-        return transactions[Int(left.source) + 1].withBytes(of: left.transaction) { leftText in
-            transactions[Int(right.source) + 1].withBytes(of: right.transaction) { $0.elementsEqual(leftText) }
-        }
-    }
-
-    /// One chain's events read to its end; nil when it has no charge.
-    private static func chain(_ events: ArraySlice<MoneyEvent>, transactions: [ByteStringInterner]) -> Chain? {
-        var chain: Chain?
-        var last: MoneyEvent?
-        for event in events {
-            if event.isRefund {
-                // A refund at or after the last charge takes it back: the chain ends there.
-                if chain != nil { chain!.lastChargeRefunded = true }
-                continue
-            }
-            if let last, last.time == event.time && sameTransaction(last, event, transactions: transactions) { continue }
-            last = event
-            let expiresAt = event.expiresAt == EventRecord.noTime ? nil : event.expiresAt
-            if chain == nil {
-                chain = Chain(
-                    user: event.user, product: Int(event.product), chargeCount: 1, lastChargeTime: event.time,
-                    lastExpiresAt: expiresAt, lastChargeRefunded: false)
+    /// The same as `init(logs:past:…)` on the files `chains` was read from, or nil when the logs
+    /// continue a chain of the past at or before its latest event there (a charge the logs repeat,
+    /// a refund at the time of a charge): only its files' events then tell how. A chain the logs
+    /// continue only after it is carried on from where the past left it.
+    package init?(logs: EventStore, chains past: PastChains, users: ByteStringInterner, offeringCatalog: OfferingCatalog, asOf: Int64) {
+        self.asOf = asOf
+        let catalog = ProjectionCatalog(offeringCatalog, labels: logs.labels)
+        self.catalog = catalog
+        var events = Self.moneyEvents(of: logs, catalog: catalog, reserving: 0)
+        let pastUsers = users.lookupAll(of: past.users)
+        let products = catalog.indices(ofLabels: past.labels)
+        let unlabelled = Int32(catalog.index(ofLabel: -1))
+        let logsOriginals = logs.transactions.lookupAll(of: past.originalTransactions)
+        let logsLabels = (0..<Int32(past.labels.count)).map { label in past.labels.withBytes(of: label) { logs.labels.lookup($0) ?? -1 } }
+        // The past's chains the logs may continue, by the key the logs' events give them.
+        var continuable: [Int64: Int] = [:]
+        for (index, keyed) in past.chains.enumerated() {
+            let key: Int64?
+            if keyed.originalTransaction >= 0 {
+                let original = logsOriginals[Int(keyed.originalTransaction)]
+                key = original >= 0 ? Int64(original) : nil
             } else {
-                chain!.chargeCount += 1
-                chain!.lastChargeTime = event.time
-                chain!.lastExpiresAt = expiresAt
-                chain!.lastChargeRefunded = false
+                let label = keyed.keyLabel >= 0 ? logsLabels[Int(keyed.keyLabel)] : -1
+                key =
+                    keyed.keyLabel >= 0 && label < 0
+                    ? nil : PastMoneyEvent.chainKey(originalTransaction: -1, user: pastUsers[Int(keyed.keyUser)], productLabel: label)
+            }
+            if let key { continuable[key] = index }
+        }
+        func inTheNightsIDs(_ chain: PastChain) -> PastChain {
+            var chain = chain
+            if chain.chargeCount > 0 {
+                chain.user = pastUsers[Int(chain.user)]
+                chain.product = chain.product >= 0 ? products[Int(chain.product)] : unlabelled
+            }
+            return chain
+        }
+        var continued = [Bool](repeating: false, count: past.chains.count)
+        var overlaps = false
+        var chains: [PastChain] = []
+        PastChain.read(
+            &events, transactions: [logs.transactions],
+            start: { key, firstTime in
+                guard let index = continuable[key] else { return nil }
+                continued[index] = true
+                if firstTime <= past.chains[index].chain.lastEventTime { overlaps = true }
+                return inTheNightsIDs(past.chains[index].chain)
+            }
+        ) { _, chain in
+            if chain.chargeCount > 0 { chains.append(chain) }
+        }
+        if overlaps { return nil }
+        for (index, keyed) in past.chains.enumerated() where !continued[index] && keyed.chain.chargeCount > 0 {
+            // A chain told by a user the assignment table does not hold tonight cannot be told.
+            if keyed.originalTransaction < 0 && pastUsers[Int(keyed.keyUser)] < 0 { continue }
+            chains.append(inTheNightsIDs(keyed.chain))
+        }
+        self.chains = chains
+    }
+
+    /// The logs' paid charges and refunds (`source` 0), room for `reserving` more.
+    private static func moneyEvents(of logs: EventStore, catalog: ProjectionCatalog, reserving: Int) -> [PastMoneyEvent] {
+        var events: [PastMoneyEvent] = []
+        logs.forEachSegment { _, segment, _ in
+            segment.forEachRecord { _, record, shape, detailsIndex in
+                guard let isRefund = shape.pastMoneyEvent else { return }
+                let details = segment.storeDetails(segment.details[Int(detailsIndex)])
+                let user = record.user.populationIndex ?? -1
+                guard
+                    let chain = PastMoneyEvent.chainKey(
+                        originalTransaction: details.originalTransaction, user: user, productLabel: details.product)
+                else { return }
+                events.append(
+                    PastMoneyEvent(
+                        chain: chain, time: record.timestamp, isRefund: isRefund, product: Int32(catalog.index(ofLabel: details.product)),
+                        user: user, source: 0, transaction: details.transaction, expiresAt: details.expiresAt))
             }
         }
-        return chain
+        events.reserveCapacity(events.count + reserving)
+        return events
     }
 
     /// Per product of `catalog`, the past of `offering`: the chains of users with no assignment row
@@ -173,8 +168,9 @@ package struct AppPast: Sendable {
         for chain in chains {
             if chain.user >= 0 && Int(chain.user) < isMember.count && isMember[Int(chain.user)] { continue }
             builder.addChain(
-                product: chain.product, chargeCount: chain.chargeCount, lastChargeTime: chain.lastChargeTime,
-                lastExpiresAt: chain.lastExpiresAt, lastChargeRefunded: chain.lastChargeRefunded)
+                product: Int(chain.product), chargeCount: Int(chain.chargeCount), lastChargeTime: chain.lastChargeTime,
+                lastExpiresAt: chain.lastExpiresAt == EventRecord.noTime ? nil : chain.lastExpiresAt,
+                lastChargeRefunded: chain.lastChargeRefunded)
         }
         return builder.past
     }

@@ -83,38 +83,81 @@ package enum LogIngest {
         return store
     }
 
+    /// The app's past as `readPast` gives it.
+    package enum PastReading: Sendable {
+        /// The files' chains (`PastChains`), read back from the cache or read from the files and kept.
+        case chains(PastChains)
+        /// The files themselves: without a cache, when a file cannot be kept, or when asked for.
+        case files([PastFile])
+
+        /// The files, when read as such.
+        package var files: [PastFile]? {
+            if case .files(let files) = self { files } else { nil }
+        }
+
+        /// The files' charges and refunds.
+        package var eventCount: Int {
+            switch self {
+            case .chains(let chains): chains.eventCount
+            case .files(let files): files.reduce(0) { $0 + $1.events.count }
+            }
+        }
+    }
+
     /// Reads the `history_logs` files (`settings`: `IngestSettings(job, history: true)`) as the
     /// app's past (docs/statistics.md#the-apps-past): each file reduced to its charges and refunds
-    /// (`PastFile`), kept so in the `cache` (a later night reads them back without interning
-    /// their ids again), and their counters added up in file order as `read` adds the logs'. The
-    /// files' users are their own: `AppPast` looks up those it needs.
-    package static func readPast(settings: IngestSettings, progress: ProgressReporter?, width: Int? = nil, cache: ParsedLogCache? = nil)
-        async throws -> (files: [PastFile], counters: IngestCounters)
-    {
+    /// (`PastFile`), kept so in the `cache`, and their counters added up in file order as `read`
+    /// adds the logs'. The files' users are their own: `AppPast` looks up those it needs. With a
+    /// cache that keeps every file, the files are read on into their chains (`PastChains`), kept
+    /// too, so that a later night reads only those back; `chains: false`: the files themselves.
+    package static func readPast(
+        settings: IngestSettings, progress: ProgressReporter?, width: Int? = nil, cache: ParsedLogCache? = nil, chains: Bool = true
+    ) async throws -> (past: PastReading, counters: IngestCounters) {
         let files = settings.logFiles
+        let keys = files.map { cache?.key(forLogAt: $0, past: true) }
+        var counters = IngestCounters()
+        func count(_ fileCounters: IngestCounters, of path: String) {
+            counters.noteFile(
+                path, malformedLines: fileCounters.malformedLines, nonBlankLines: fileCounters.nonBlankLines,
+                skipped: !fileCounters.filesSkipped.isEmpty)
+            counters.add(fileCounters, keep: settings.rejectsPerReason)
+        }
+        let allKeys = keys.compactMap { $0 }
+        let keepsEveryFile = chains && !files.isEmpty && allKeys.count == files.count
+        if let cache, keepsEveryFile, let kept = cache.loadPastChains(allKeys, paths: files, asOf: settings.asOf) {
+            for (fileCounters, path) in zip(kept.fileCounters, files) { count(fileCounters, of: path) }
+            return (.chains(kept), counters)
+        }
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
         let spareCores = SpareCores(cores: cores, fileSizes: files.map { fileSize(atPath: $0) ?? 0 })
         var past: [PastFile] = []
-        var counters = IngestCounters()
+        var everyFileKept = keepsEveryFile
         try await InOrder.run(count: files.count, width: width) { index in
-            let key = cache?.key(forLogAt: files[index], past: true)
-            if let cache, let key, let kept = cache.loadPast(key, path: files[index], asOf: settings.asOf) { return kept }
+            if let cache, let key = keys[index], let kept = cache.loadPast(key, path: files[index], asOf: settings.asOf) { return kept }
             let batches = try readFile(
                 index: index, path: files[index], settings: settings, parsers: spareCores.parsers[index], readAhead: spareCores.readAhead,
                 pieceSize: LogFileScanner.defaultPieceSize, readyUsers: ReadyUsers(),
                 onBytesRead: progress?.readingFile(files[index], named: "history file \(index + 1)/\(files.count)"))
             let file = PastFile(batches, keepRejects: settings.rejectsPerReason)
-            if let cache, let key, file.counters.filesSkipped.isEmpty { cache.storePast(file, key: key, path: files[index]) }
+            if let cache, let key = keys[index], file.counters.filesSkipped.isEmpty { cache.storePast(file, key: key, path: files[index]) }
             return file
         } merge: { (file: consuming PastFile) in
-            counters.noteFile(
-                files[past.count], malformedLines: file.counters.malformedLines, nonBlankLines: file.counters.nonBlankLines,
-                skipped: !file.counters.filesSkipped.isEmpty)
-            counters.add(file.counters, keep: settings.rejectsPerReason)
+            let index = past.count
+            count(file.counters, of: files[index])
+            if !file.counters.filesSkipped.isEmpty || file.eventsAtOrAfterAsOf > 0
+                || ParsedLogCache.FileIdentity(path: files[index]) != keys[index]?.file
+            {
+                everyFileKept = false
+            }
             past.append(file)
         }
         cache?.releaseBuffers()
-        return (past, counters)
+        if let cache, everyFileKept {
+            let read = PastChains(past)
+            cache.storePastChains(read, keys: allKeys)
+            return (.chains(read), counters)
+        }
+        return (.files(past), counters)
     }
 
     /// What the cores are used for beside reading one file each.

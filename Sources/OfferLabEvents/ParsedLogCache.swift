@@ -180,8 +180,9 @@ package final class ParsedLogCache: Sendable {
                 named: key.entryName, magic: Self.pastMagic, words: headerWords(key), decode: { try Self.pastFile(from: &$0, path: path) }),
             file.latestTimestamp < asOf
         else { return nil }
-        usage.withLock { $0.filesReused += 1 }
-        entriesInUse.withLock { _ = $0.insert(key.entryName) }
+        // Counted once: a night may read a file again after its chains (`loadPastChains`), or
+        // after parsing and keeping it.
+        if entriesInUse.withLock({ $0.insert(key.entryName).inserted }) { usage.withLock { $0.filesReused += 1 } }
         return file
     }
 
@@ -202,12 +203,7 @@ package final class ParsedLogCache: Sendable {
         append(file.counters, to: &entry)
         entry.append(file.latestTimestamp)
         entry.appendArray(file.events)
-        for interner in [file.originalTransactions, file.transactions, file.labels, file.users] {
-            let tables = interner.tables
-            entry.appendArray(tables.arena)
-            entry.appendArray(tables.starts)
-            entry.appendArray(tables.slots)
-        }
+        for interner in [file.originalTransactions, file.transactions, file.labels, file.users] { append(interner, to: &entry) }
     }
 
     /// A past file `append` wrote, read back for `path`.
@@ -217,18 +213,100 @@ package final class ParsedLogCache: Sendable {
         file.counters = try counters(from: &payload, path: path)
         file.latestTimestamp = try payload.read(Int64.self)
         file.events = try payload.readArray()
-        func interner() throws -> ByteStringInterner {
-            guard let interner = ByteStringInterner(tables: (try payload.readArray(), try payload.readArray(), try payload.readArray()))
-            else {
-                throw CacheEntryReader.Damaged()
-            }
-            return interner
-        }
-        file.originalTransactions = try interner()
-        file.transactions = try interner()
-        file.labels = try interner()
-        file.users = try interner()
+        file.originalTransactions = try interner(from: &payload)
+        file.transactions = try interner(from: &payload)
+        file.labels = try interner(from: &payload)
+        file.users = try interner(from: &payload)
         return file
+    }
+
+    private static let pastChainsMagic = Array("OfferLab past chains\n".utf8)
+
+    /// What the entry of the chains of the `history_logs` files with `keys` (in the job's order)
+    /// depends on: each file's bytes, size and format, and the settings and program their entries
+    /// depend on.
+    private func pastChainsWords(_ keys: [Key]) -> [UInt64] {
+        [UInt64(keys.count)] + keys.flatMap { [$0.contentHash, $0.contentSize, UInt64($0.format.rawValue)] }
+            + [UInt64(rejectsPerReason), UInt64(keptSliceFields.rawValue), codeIdentity]
+    }
+
+    private func pastChainsEntryName(_ words: [UInt64]) -> String {
+        var state = offerlab_xxh64_state()
+        offerlab_xxh64_reset(&state, 3)
+        for word in words { withUnsafeBytes(of: word.littleEndian) { offerlab_xxh64_update(&state, $0.baseAddress, $0.count) } }
+        let name = String(offerlab_xxh64_digest(&state), radix: 16)
+        return String(repeating: "0", count: 16 - name.count) + name + Self.entrySuffix
+    }
+
+    /// The chains of the `history_logs` files with `keys` at `paths`, when their entry exists, is
+    /// whole, and holds events only before `asOf`; nil otherwise. Read back, they count as the
+    /// files reused, and keep the files' own entries (a night whose logs overlap the past reads
+    /// those, `AppPast`). A damaged entry is not counted: the files are not parsed again for it.
+    func loadPastChains(_ keys: [Key], paths: [String], asOf: Int64) -> PastChains? {
+        let words = pastChainsWords(keys)
+        let name = pastChainsEntryName(words)
+        guard
+            let chains = readEntry(
+                named: name, magic: Self.pastChainsMagic, words: words, countsDamage: false,
+                decode: { try Self.pastChains(from: &$0, paths: paths) }),
+            chains.latestTimestamp < asOf
+        else { return nil }
+        usage.withLock { $0.filesReused += keys.count }
+        entriesInUse.withLock { inUse in
+            inUse.insert(name)
+            for key in keys { inUse.insert(key.entryName) }
+        }
+        return chains
+    }
+
+    /// Keeps `chains`, read from the `history_logs` files with `keys` (each of which the cache
+    /// keeps, `storePast`), as their entry.
+    func storePastChains(_ chains: PastChains, keys: [Key]) {
+        let words = pastChainsWords(keys)
+        let name = pastChainsEntryName(words)
+        entriesInUse.withLock { _ = $0.insert(name) }
+        var entry = CacheEntryWriter(bytes: takeBuffer())
+        defer { giveBack(entry.bytes) }
+        Self.layOut(&entry, magic: Self.pastChainsMagic, words: words) { entry in
+            entry.append(Int64(chains.fileCounters.count))
+            for counters in chains.fileCounters { Self.append(counters, to: &entry) }
+            entry.append(Int64(chains.eventCount))
+            entry.append(chains.latestTimestamp)
+            entry.appendArray(chains.chains)
+            for interner in [chains.originalTransactions, chains.users, chains.labels] { Self.append(interner, to: &entry) }
+        }
+        write(entry.bytes, named: name, countsAsFile: false)
+    }
+
+    /// Chains `storePastChains` wrote, their files' rejects read back as lines of `paths`.
+    /// - Throws: `CacheEntryReader.Damaged` when the bytes are not chains it wrote for as many files.
+    static func pastChains(from payload: inout CacheEntryReader, paths: [String]) throws -> PastChains {
+        var chains = PastChains()
+        guard try payload.count() == paths.count else { throw CacheEntryReader.Damaged() }
+        chains.fileCounters = try paths.map { try counters(from: &payload, path: $0) }
+        chains.eventCount = Int(try payload.read(Int64.self))
+        chains.latestTimestamp = try payload.read(Int64.self)
+        chains.chains = try payload.readArray()
+        chains.originalTransactions = try interner(from: &payload)
+        chains.users = try interner(from: &payload)
+        chains.labels = try interner(from: &payload)
+        return chains
+    }
+
+    /// An id table as it is in memory (`ByteStringInterner.tables`).
+    static func append(_ interner: ByteStringInterner, to entry: inout CacheEntryWriter) {
+        let tables = interner.tables
+        entry.appendArray(tables.arena)
+        entry.appendArray(tables.starts)
+        entry.appendArray(tables.slots)
+    }
+
+    /// An id table `append(_ interner:to:)` wrote.
+    static func interner(from payload: inout CacheEntryReader) throws -> ByteStringInterner {
+        guard let interner = ByteStringInterner(tables: (try payload.readArray(), try payload.readArray(), try payload.readArray())) else {
+            throw CacheEntryReader.Damaged()
+        }
+        return interner
     }
 
     // MARK: - Store files

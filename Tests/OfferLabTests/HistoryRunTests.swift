@@ -52,13 +52,19 @@ import Testing
     static func night(history: [String]?, logs: [String] = [], job: [String: String] = [:]) throws -> NightFixture {
         let night = try NightFixture(tables: tables, events: memberLines + logs, job: job)
         if let history {
-            try FileManager.default.createDirectory(atPath: night.folder.file("past"), withIntermediateDirectories: true)
-            let writer = try GzipWriter(path: night.folder.file("past/h.jsonl.gz"))
-            try writer.write(history.map { $0 + "\n" }.joined())
-            try writer.finish()
+            try writePast(history, to: "past/h.jsonl.gz", of: night)
             try night.writeJob(["history_logs": "[\"past/*.gz\"]"])
         }
         return night
+    }
+
+    /// Writes `lines` as the gzip file `name` of `night`'s folder.
+    static func writePast(_ lines: [String], to name: String, of night: NightFixture) throws {
+        try FileManager.default.createDirectory(
+            atPath: (night.folder.file(name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let writer = try GzipWriter(path: night.folder.file(name))
+        try writer.write(lines.map { $0 + "\n" }.joined())
+        try writer.finish()
     }
 
     static func variant(_ night: NightFixture) throws -> [String: String] {
@@ -219,6 +225,34 @@ import Testing
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardOutput.contains(": 2 log file(s) reused, 0 parsed and kept\n"), "\(second.standardOutput)")
         #expect(try night.csv("projection") == firstProjection)
+    }
+
+    /// A past of several files (each chain runs through all three) is kept as its chains beside
+    /// its files: a later night reads only those back, with the numbers of the files; a file
+    /// changed since is parsed again and the chains read anew.
+    @Test func aPastOfSeveralFilesIsKeptAsItsChains() throws {
+        let night = try Self.night(history: nil, job: ["cache": "cache/"])
+        let parts = [0..<5, 5..<9, 9..<13].map { charges in
+            (0..<40).flatMap { buyer in charges.clamped(to: 0..<Self.charges(buyer)).map { Self.charge(buyer, $0) } }
+        }
+        for (part, name) in zip(parts, ["a", "b", "c"]) { try Self.writePast(part, to: "past/\(name).jsonl.gz", of: night) }
+        try night.writeJob(["history_logs": "[\"past/*.gz\"]"])
+        for (run, cache) in [(1, ": 0 log file(s) reused, 4 parsed and kept\n"), (2, ": 4 log file(s) reused, 0 parsed and kept\n")] {
+            let result = try night.run()
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains(cache), "run \(run): \(result.standardOutput)")
+            // The logs' file, the three past files, and their chains.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: night.folder.file("cache")).count == 5, "run \(run)")
+            let variant = try Self.variant(night)
+            #expect(abs(try ProjectionRunTests.number(variant["projected_arpu_365"]) - Self.memberYear) < 1e-6, "run \(run): \(variant)")
+            #expect(variant["past_detail"] == "monthly renewals 2–11 from 40 earlier buyers", "run \(run)")
+        }
+        try Self.writePast(parts[2] + [Self.charge(40, 0)], to: "past/c.jsonl.gz", of: night)
+        let changed = try night.run()
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(changed.standardOutput.contains(": 3 log file(s) reused, 1 parsed and kept\n"), "\(changed.standardOutput)")
+        #expect(try Self.variant(night)["past_detail"] == "monthly renewals 2–11 from 41 earlier buyers")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: night.folder.file("cache")).count == 5)
     }
 
     @Test func aFileBothGlobsMatchIsReadOnceAsLogs() throws {
