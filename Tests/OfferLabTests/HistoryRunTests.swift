@@ -255,6 +255,28 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: night.folder.file("cache")).count == 5)
     }
 
+    /// A damaged chains entry is no damaged file: the night reads the files' entries (none
+    /// parsed again), with the same numbers, and writes the chains anew.
+    @Test func aDamagedChainsEntryIsReadFromTheFilesEntries() throws {
+        let night = try Self.night(history: Self.pastLines, job: ["cache": "cache/"])
+        #expect(try night.run().status == 0)
+        let projection = try night.csv("projection")
+        let cache = night.folder.file("cache")
+        let chainsEntries = try FileManager.default.contentsOfDirectory(atPath: cache).map { cache + "/" + $0 }.filter {
+            try Data(contentsOf: URL(fileURLWithPath: $0)).starts(with: Array("OfferLab past chains\n".utf8))
+        }
+        let chainsEntry = try #require(chainsEntries.first)
+        #expect(chainsEntries.count == 1)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: chainsEntry)))
+        bytes[bytes.count - 1] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: chainsEntry))
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains(": 2 log file(s) reused, 0 parsed and kept\n"), "\(run.standardOutput)")
+        #expect(try night.csv("projection") == projection)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: chainsEntry))) != bytes)
+    }
+
     @Test func aFileBothGlobsMatchIsReadOnceAsLogs() throws {
         // history_logs reaches the night's own log file too: it is read once, as logs.
         let night = try Self.night(history: Self.pastLines)
