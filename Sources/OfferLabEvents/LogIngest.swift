@@ -144,8 +144,10 @@ package enum LogIngest {
         } merge: { (file: consuming PastFile) in
             let index = past.count
             count(file.counters, of: files[index])
-            if !file.counters.filesSkipped.isEmpty || file.eventsAtOrAfterAsOf > 0
-                || ParsedLogCache.FileIdentity(path: files[index]) != keys[index]?.file
+            // Kept as `storePast` keeps a file: read whole, nothing at or after `as_of`, unchanged since hashed.
+            if everyFileKept
+                && (!file.counters.filesSkipped.isEmpty || file.eventsAtOrAfterAsOf > 0
+                    || ParsedLogCache.FileIdentity(path: files[index]) != keys[index]?.file)
             {
                 everyFileKept = false
             }
