@@ -3,6 +3,8 @@ import OfferLabIngest
 import OfferLabTestSupport
 import Testing
 
+@testable import OfferLabJob
+
 /// The app's past in `offerlab run` (docs/statistics.md#the-apps-past): `history_logs` read
 /// beside the logs, through the parsed-log cache, counted apart in `sources.csv`, and used by the
 /// 365-day projection only.
@@ -275,6 +277,62 @@ import Testing
         #expect(run.standardOutput.contains(": 2 log file(s) reused, 0 parsed and kept\n"), "\(run.standardOutput)")
         #expect(try night.csv("projection") == projection)
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: chainsEntry))) != bytes)
+    }
+
+    /// The sample job with the sample's past ended before the night (its lines of the night's day
+    /// left out, as a real past's are, so that the cache keeps its files): a night that reads the
+    /// past back as its chains writes the bytes of a night without the cache, projection and
+    /// decisions included.
+    @Test func theSamplesPastReadBackAsItsChainsWritesTheNumbersOfItsFiles() throws {
+        let folder = try TemporaryFolder()
+        let sampleData = repositoryRoot.appendingPathComponent("sample-data").path
+        let pastFiles = try FileGlob.matches(sampleData + "/history/*/*/*.jsonl.gz")
+        #expect(pastFiles.count == 12)
+        for path in pastFiles {
+            let reader = try InputFileReader(path: path)
+            var bytes: [UInt8] = []
+            try reader.forEachChunk { bytes.append(contentsOf: $0) }
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { !$0.contains("\"ts\":\"2026-03-15T") }
+            let name = "past/" + path.dropFirst(sampleData.count + "/history/".count)
+            try FileManager.default.createDirectory(
+                atPath: (folder.file(name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let writer = try GzipWriter(path: folder.file(name))
+            try writer.write(lines.map { $0 + "\n" }.joined())
+            try writer.finish()
+        }
+        let sample = try String(contentsOfFile: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path, encoding: .utf8)
+        let job = try folder.write(
+            "job.yaml",
+            sample.split(separator: "\n", omittingEmptySubsequences: false).map {
+                $0.hasPrefix("history_logs:") ? "history_logs: [\"past/*/*/*.jsonl.gz\"]" : String($0)
+            }.joined(separator: "\n").replacingOccurrences(of: "../sample-data/", with: sampleData + "/") + "cache: cache/\n")
+        func run(_ name: String, _ arguments: [String] = []) throws -> ProcessResult {
+            let result = try runOfferLab(
+                ["run", job, "--output", folder.file(name), "--database", folder.file("\(name).sqlite")] + arguments)
+            #expect(result.status == 0, "\(result.standardError)")
+            return result
+        }
+        _ = try run("plain", ["--no-cache"])
+        _ = try run("filling")
+        let reading = try run("reading")
+        let chainsEntries = try FileManager.default.contentsOfDirectory(atPath: folder.file("cache")).filter {
+            try Data(contentsOf: URL(fileURLWithPath: folder.file("cache/" + $0))).starts(with: Array("OfferLab past chains\n".utf8))
+        }
+        #expect(chainsEntries.count == 1)
+        // Every file but the logs of the night's day, which have events at or after as_of (ParsedLogCacheTests).
+        let logFiles = try FileGlob.matches(sampleData + "/logs/*/*/*/*")
+        let playFiles = try FileGlob.matches(sampleData + "/googleplay/*/*/*/*/*")
+        let kept = logFiles.count(where: { !$0.contains("/2026/03/15/") }) + playFiles.count + pastFiles.count
+        #expect(reading.standardOutput.contains(": \(kept) log file(s) reused, 0 parsed and kept\n"), "\(reading.standardOutput)")
+        for name in ["filling", "reading"] {
+            for file in ["projection.csv", "decisions.csv", "comparisons.csv", "summary.csv", "sources.csv"] {
+                let expected = try Data(contentsOf: URL(fileURLWithPath: folder.file("plain/2026-03-15/\(file)")))
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: folder.file("\(name)/2026-03-15/\(file)"))) == expected, "\(name): \(file)")
+            }
+        }
+        let projection = try String(contentsOfFile: folder.file("plain/2026-03-15/projection.csv"), encoding: .utf8)
+        #expect(projection.contains("earlier buyers"), "\(projection)")
     }
 
     @Test func aFileBothGlobsMatchIsReadOnceAsLogs() throws {
