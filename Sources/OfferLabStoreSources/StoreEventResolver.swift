@@ -126,9 +126,12 @@ public enum StoreEventResolver {
     /// The events of every source; each format's counters are its source's plus what resolving
     /// its records counted.
     public static func resolve(sources: [StoreSourceRecords], userTransactions: [String: String], asOf: Int64) -> StoreEventResolution {
-        // One source's records are passed as they are, not copied into new arrays.
+        // The records of one source (most kinds of record come from one: Google Play's charges
+        // from its notifications, their details from its Orders) are passed as they are, not
+        // copied into new arrays.
         func all<Record>(_ records: KeyPath<StoreSourceRecords, [Record]>) -> [Record] {
-            sources.count == 1 ? sources[0][keyPath: records] : sources.flatMap { $0[keyPath: records] }
+            let holding = sources.filter { !$0[keyPath: records].isEmpty }
+            return holding.count <= 1 ? holding.first?[keyPath: records] ?? [] : holding.flatMap { $0[keyPath: records] }
         }
         let details = all(\.chargeDetails)
         var transactions = all(\.transactions)
@@ -148,22 +151,27 @@ public enum StoreEventResolver {
     /// delivers make nothing: the charge is not known to be the app's or anyone's.
     static func completeCharges(_ transactions: inout [StoreTransaction], refunds: inout [StoreRefund], with details: [StoreChargeDetails])
     {
-        var byTransaction: [String: StoreChargeDetails] = [:]
-        for detail in details { byTransaction[detail.transactionID] = detail }
+        // Each transaction's details by their index: the details are not copied into a table.
+        var byTransaction: [String: Int] = [:]
+        byTransaction.reserveCapacity(details.count)
+        for (index, detail) in details.enumerated() { byTransaction[detail.transactionID] = index }
         var charges: [String: Int] = [:]
+        charges.reserveCapacity(details.count)
         for index in transactions.indices {
             guard let detail = byTransaction[transactions[index].transactionID] else { continue }
-            charges[detail.transactionID] = index
+            charges[details[detail].transactionID] = index
             guard transactions[index].kind != .trial else { continue }
-            transactions[index].at = detail.at
-            transactions[index].money = detail.money
+            transactions[index].at = details[detail].at
+            transactions[index].money = details[detail].money
         }
         var refunded: Set<String> = []
         for index in refunds.indices {
-            guard let refundedAmount = byTransaction[refunds[index].transactionID]?.refunds?.amountMicros else { continue }
+            guard let detail = byTransaction[refunds[index].transactionID],
+                let refundedAmount = details[detail].refunds?.amountMicros
+            else { continue }
             refunded.insert(refunds[index].transactionID)
             refunds[index].amountMicros = refundedAmount
-            refunds[index].currency = byTransaction[refunds[index].transactionID]?.money.currency
+            refunds[index].currency = details[detail].money.currency
             refunds[index].amountUnknown = false
         }
         for detail in details {
@@ -217,8 +225,9 @@ public enum StoreEventResolver {
         // The server's user of a chain: the table is mostly absent, and then no key is hashed.
         func tableUser(_ chain: String) -> String? { userTransactions.isEmpty ? nil : userTransactions[chain] }
         // Where each transaction's charge event is, for the refunds reported apart (only the
-        // webhooks report any).
+        // webhooks and Google Play report any).
         var chargeEvents: [String: Int] = [:]
+        if !refunds.isEmpty { chargeEvents.reserveCapacity(transactions.count) }
 
         for record in transactions {
             if record.buyer.isFamilyShared {
@@ -305,6 +314,7 @@ public enum StoreEventResolver {
     private static func firstPaidCharges(_ transactions: [StoreTransaction]) -> [String: ChargeOrder] {
         var first: [String: ChargeOrder] = [:]
         guard transactions.contains(where: { $0.kind == .chargeByChainOrder }) else { return first }
+        first.reserveCapacity(transactions.count)
         for record in transactions where record.kind != .trial {
             let chain = record.originalTransactionID ?? record.transactionID
             let order = ChargeOrder(record)

@@ -163,21 +163,35 @@ enum GooglePlayNotifications {
     /// other notification, and one of a purchase still pending, counts in `ignored_store_records`.
     static func records(_ files: [GooglePlayFile<GooglePlayNotification>]) -> StoreSourceRecords {
         var records = StoreSourceRecords(format: .googlePlay)
+        let lineCount = files.reduce(0) { $0 + $1.lines.count }
         var links: [String: String] = [:]
+        // The buyer of each token as its latest state said, for the notifications without one.
+        var buyers: [String: StoreBuyer] = [:]
+        buyers.reserveCapacity(lineCount)
         for file in files {
             records.counts += file.counts
             records.notes += file.notes
-            // Whatever notification a state came with: a voided purchase's fetched state links too.
-            for notification in file.lines {
-                guard let linked = notification.linkedToken else { continue }
-                switch notification.subject {
-                case .subscription(_, let token), .voided(let token, _, _): links[token] = linked
-                case .oneTimeProduct, .test: break
+            // Each notification borrowed in place: `for notification in file.lines` would copy it,
+            // retaining and releasing each of its strings, on each of the month's lines.
+            file.lines.withUnsafeBufferPointer { lines in
+                for notification in lines.indices.lazy.map({ lines.baseAddress! + $0 }) {
+                    switch notification.pointee.subject {
+                    case .subscription(_, let token), .oneTimeProduct(_, let token):
+                        if notification.pointee.hasState { buyers[token] = notification.pointee.buyer }
+                        // Whatever notification a state came with: a voided purchase's fetched state links too.
+                        if case .subscription = notification.pointee.subject, let linked = notification.pointee.linkedToken {
+                            links[token] = linked
+                        }
+                    case .voided(let token, _, _): if let linked = notification.pointee.linkedToken { links[token] = linked }
+                    case .test: break
+                    }
                 }
             }
         }
-        // The first token of a chain: links followed back, a loop cut where it closes.
+        // The first token of a chain: links followed back, a loop cut where it closes (most
+        // tokens have no link, and cost one look-up).
         func chain(_ token: String) -> String {
+            guard links[token] != nil else { return token }
             var current = token
             var seen: Set<String> = [token]
             while let linked = links[current], seen.insert(linked).inserted { current = linked }
@@ -185,18 +199,11 @@ enum GooglePlayNotifications {
         }
 
         var seenNotifications: Set<String> = []
+        seenNotifications.reserveCapacity(lineCount)
         var orderIndex: [String: Int] = [:]
+        orderIndex.reserveCapacity(lineCount)
+        records.transactions.reserveCapacity(lineCount)
         var refundedOrders: Set<String> = []
-        // The buyer of each token as its latest state said, for the notifications without one.
-        var buyers: [String: StoreBuyer] = [:]
-        for file in files {
-            for notification in file.lines where notification.hasState {
-                switch notification.subject {
-                case .subscription(_, let token), .oneTimeProduct(_, let token): buyers[token] = notification.buyer
-                case .voided, .test: break
-                }
-            }
-        }
         // `state`: the notification's own state, when the server fetched one with it (a voided
         // purchase of an order no other notification named: its product and buyer).
         func addRefund(_ orderID: String, token: String, at: Int64, isPartial: Bool, path: String, state: GooglePlayNotification? = nil) {
@@ -210,67 +217,73 @@ enum GooglePlayNotifications {
             records.refunds.append(refund)
         }
         for file in files {
-            for notification in file.lines where seenNotifications.insert(notification.id).inserted {
-                let token: String
-                switch notification.subject {
-                case .test:
-                    records.counts[.ignoredStoreRecords] += 1
-                    continue
-                case .voided(let voidedToken, let orderID, let isPartial):
-                    addRefund(
-                        orderID, token: voidedToken, at: notification.at, isPartial: isPartial, path: file.path,
-                        state: notification.hasState ? notification : nil)
-                    continue
-                case .subscription(let type, let subscriptionToken):
-                    token = subscriptionToken
-                    if type == GooglePlayNotification.revoked {
-                        for order in notification.orders {
-                            addRefund(order.orderID, token: token, at: notification.at, isPartial: false, path: file.path)
-                        }
-                    }
-                    if type == GooglePlayNotification.canceled || type == GooglePlayNotification.expired
-                        || type == GooglePlayNotification.revoked
-                    {
-                        var change = StoreStatusChange(
-                            format: .googlePlay, id: notification.id, event: type == GooglePlayNotification.canceled ? .cancel : .expire,
-                            at: notification.at, originalTransactionID: chain(token), transactionID: nil,
-                            productID: notification.orders.first?.productID,
-                            buyer: notification.buyer.userID == nil ? buyers[token] ?? notification.buyer : notification.buyer)
-                        change.sourcePath = file.path
-                        records.statusChanges.append(change)
-                        continue
-                    }
-                    guard GooglePlayNotification.deliversOrders(type) else {
+            file.lines.withUnsafeBufferPointer { lines in
+                for notification in lines.indices.lazy.map({ lines.baseAddress! + $0 })
+                where seenNotifications.insert(notification.pointee.id).inserted {
+                    let token: String
+                    switch notification.pointee.subject {
+                    case .test:
                         records.counts[.ignoredStoreRecords] += 1
                         continue
-                    }
-                case .oneTimeProduct(let type, let productToken):
-                    token = productToken
-                    guard type == GooglePlayNotification.oneTimePurchased else {
-                        records.counts[.ignoredStoreRecords] += 1
+                    case .voided(let voidedToken, let orderID, let isPartial):
+                        addRefund(
+                            orderID, token: voidedToken, at: notification.pointee.at, isPartial: isPartial, path: file.path,
+                            state: notification.pointee.hasState ? notification.pointee : nil)
                         continue
-                    }
-                }
-                // A purchase still pending (no successful order yet) is no purchase fact.
-                if notification.orders.isEmpty { records.counts[.ignoredStoreRecords] += 1 }
-                let isOneTime = if case .oneTimeProduct = notification.subject { true } else { false }
-                for order in notification.orders {
-                    if let index = orderIndex[order.orderID] {
-                        // A later notification naming a known order adds nothing, but an earlier time.
-                        if order.at < records.transactions[index].at {
-                            records.transactions[index].at = order.at
-                            records.transactions[index].expiresAt = order.expiresAt
+                    case .subscription(let type, let subscriptionToken):
+                        token = subscriptionToken
+                        if type == GooglePlayNotification.revoked {
+                            for order in notification.pointee.orders {
+                                addRefund(order.orderID, token: token, at: notification.pointee.at, isPartial: false, path: file.path)
+                            }
                         }
-                        continue
+                        if type == GooglePlayNotification.canceled || type == GooglePlayNotification.expired
+                            || type == GooglePlayNotification.revoked
+                        {
+                            var change = StoreStatusChange(
+                                format: .googlePlay, id: notification.pointee.id,
+                                event: type == GooglePlayNotification.canceled ? .cancel : .expire,
+                                at: notification.pointee.at, originalTransactionID: chain(token), transactionID: nil,
+                                productID: notification.pointee.orders.first?.productID,
+                                buyer: notification.pointee.buyer.userID == nil
+                                    ? buyers[token] ?? notification.pointee.buyer : notification.pointee.buyer)
+                            change.sourcePath = file.path
+                            records.statusChanges.append(change)
+                            continue
+                        }
+                        guard GooglePlayNotification.deliversOrders(type) else {
+                            records.counts[.ignoredStoreRecords] += 1
+                            continue
+                        }
+                    case .oneTimeProduct(let type, let productToken):
+                        token = productToken
+                        guard type == GooglePlayNotification.oneTimePurchased else {
+                            records.counts[.ignoredStoreRecords] += 1
+                            continue
+                        }
                     }
-                    var transaction = StoreTransaction(
-                        format: .googlePlay, transactionID: order.orderID, originalTransactionID: chain(token), productID: order.productID,
-                        kind: order.isTrial ? .trial : isOneTime ? .firstCharge : .chargeByChainOrder, at: order.at,
-                        money: .init(priceMicros: order.priceMicros, currency: order.currency), buyer: notification.buyer)
-                    transaction.expiresAt = order.expiresAt
-                    transaction.sourcePath = file.path
-                    orderIndex[order.orderID] = records.transactions.count
-                    records.transactions.append(transaction)
+                    // A purchase still pending (no successful order yet) is no purchase fact.
+                    if notification.pointee.orders.isEmpty { records.counts[.ignoredStoreRecords] += 1 }
+                    let isOneTime = if case .oneTimeProduct = notification.pointee.subject { true } else { false }
+                    for order in notification.pointee.orders {
+                        if let index = orderIndex[order.orderID] {
+                            // A later notification naming a known order adds nothing, but an earlier time.
+                            if order.at < records.transactions[index].at {
+                                records.transactions[index].at = order.at
+                                records.transactions[index].expiresAt = order.expiresAt
+                            }
+                            continue
+                        }
+                        var transaction = StoreTransaction(
+                            format: .googlePlay, transactionID: order.orderID, originalTransactionID: chain(token),
+                            productID: order.productID,
+                            kind: order.isTrial ? .trial : isOneTime ? .firstCharge : .chargeByChainOrder, at: order.at,
+                            money: .init(priceMicros: order.priceMicros, currency: order.currency), buyer: notification.pointee.buyer)
+                        transaction.expiresAt = order.expiresAt
+                        transaction.sourcePath = file.path
+                        orderIndex[order.orderID] = records.transactions.count
+                        records.transactions.append(transaction)
+                    }
                 }
             }
         }
