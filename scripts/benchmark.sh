@@ -34,8 +34,9 @@
 # first night against the purchase-log form and against the App Store's first night on the same
 # users (pairs alternated), and a later night with the cache (the night before filled it with the
 # feeds' last day set aside, so the night reads that day's files as new and the rest back) against
-# the purchase-log form's later night; its outputs are checked against the same night without the
-# cache. Google Play's set has the App Store set's user ids (`--user-ids uuid`): the same users, and
+# the purchase-log form's later night, and against the later night of the Play form's own events
+# written as log files (`offerlab events`: the same outputs, only read otherwise); its outputs are
+# checked against the same night without the cache. Google Play's set has the App Store set's user ids (`--user-ids uuid`): the same users, and
 # its purchase-log form is the App Store's. Data sets in DIR as for --shapes.
 #
 # --past measures the app's past (`history_logs`, docs/statistics.md#the-apps-past) at USERS
