@@ -29,12 +29,11 @@ import Synchronization
 /// With a `cache`, a file parsed by an earlier run is read back from it instead, and a file
 /// parsed now is kept in it (`ParsedLogCache`).
 package enum LogIngest {
-    /// `storeNight`: the events of the job's store sources (`StoreSourceIngest`, read alongside),
-    /// appended after the purchase-log files (docs/input-formats.md#purchase-logs;
-    /// `appendStoreFiles`).
+    /// `storeNight`: the events of the job's store sources (`StoreSourceIngest`), appended after
+    /// the purchase-log files (docs/input-formats.md#purchase-logs; `appendStoreFiles`).
     package static func read(
         settings: IngestSettings, population: Task<Population, Error>, progress: ProgressReporter?, width: Int? = nil,
-        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: Task<StoreNight, Error>? = nil
+        pieceSize: Int = LogFileScanner.defaultPieceSize, cache: ParsedLogCache? = nil, storeNight: StoreNight? = nil
     ) async throws -> EventStore {
         let files = settings.logFiles
         let cores = width ?? ProcessInfo.processInfo.activeProcessorCount
@@ -76,9 +75,8 @@ package enum LogIngest {
         }
         cache?.releaseBuffers()
         if let storeNight {
-            let night = try await storeNight.value
-            try await appendStoreFiles(night, to: &store, users: try await population.value.users, settings: settings, width: width)
-            progress?.say("read \(night.files.count) store files, \(store.counters.nonBlankLines) lines, \(store.count) events")
+            try await appendStoreFiles(storeNight, to: &store, users: try await population.value.users, settings: settings, width: width)
+            progress?.say("read \(storeNight.files.count) store files, \(store.counters.nonBlankLines) lines, \(store.count) events")
         }
         return store
     }
