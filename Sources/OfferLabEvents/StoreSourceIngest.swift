@@ -124,9 +124,10 @@ package enum StoreSourceIngest {
         }
         // Events come a file's at a time: its path, the same string, is hashed once a run of them.
         // Every record read from a file names it (`sourcePath`), and that file is one of the job's.
+        // By index: `events.map` would copy each event, retaining and releasing its strings.
         var last: (path: String, index: Int)?
-        let eventFiles = resolution.events.map { event in
-            let path = event.sourcePath!
+        let eventFiles = resolution.events.indices.map { event in
+            let path = resolution.events[event].sourcePath!
             if last?.path != path { last = (path, fileIndex[path]!) }
             return last!.index
         }

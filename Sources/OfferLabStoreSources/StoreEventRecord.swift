@@ -36,28 +36,32 @@ extension StoreEvent {
             originalTransactionID: Range<Int>?.none, currency: Range<Int>?.none, country: Range<Int>?.none,
             platform: Range<Int>?.none, store: Range<Int>?.none
         )
-        record.writeText { text in
-            func append(_ value: String) -> Range<Int> {
-                let start = text.count
-                text.append(contentsOf: value.utf8)
-                return start..<text.count
+        // Through a pointer: a closure capturing `self` would copy the event, retaining and
+        // releasing each of its strings.
+        withUnsafePointer(to: self) { event in
+            record.writeText { text in
+                func append(_ value: String) -> Range<Int> {
+                    let start = text.count
+                    text.append(contentsOf: value.utf8)
+                    return start..<text.count
+                }
+                func appendOptional(_ value: String?) -> Range<Int>? {
+                    guard let value, !value.isEmpty else { return nil }
+                    return append(value)
+                }
+                ranges.eventID = appendOptional(event.pointee.eventID)
+                ranges.userID = append(event.pointee.userID)
+                ranges.eventName = append(event.pointee.event.logName)
+                ranges.productID = appendOptional(event.pointee.productID)
+                ranges.transactionID = appendOptional(event.pointee.transactionID)
+                ranges.originalTransactionID = appendOptional(event.pointee.originalTransactionID)
+                ranges.currency = appendOptional(currency)
+                if keepsSliceFields {
+                    ranges.country = appendOptional(event.pointee.country)
+                    ranges.platform = appendOptional(event.pointee.platform)
+                }
+                ranges.store = appendOptional(event.pointee.store)
             }
-            func appendOptional(_ value: String?) -> Range<Int>? {
-                guard let value, !value.isEmpty else { return nil }
-                return append(value)
-            }
-            ranges.eventID = appendOptional(eventID)
-            ranges.userID = append(userID)
-            ranges.eventName = append(event.logName)
-            ranges.productID = appendOptional(productID)
-            ranges.transactionID = appendOptional(transactionID)
-            ranges.originalTransactionID = appendOptional(originalTransactionID)
-            ranges.currency = appendOptional(currency)
-            if keepsSliceFields {
-                ranges.country = appendOptional(country)
-                ranges.platform = appendOptional(platform)
-            }
-            ranges.store = appendOptional(store)
         }
         record.eventID = ranges.eventID
         record.userID = ranges.userID
