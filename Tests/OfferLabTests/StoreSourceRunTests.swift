@@ -478,6 +478,26 @@ func cellText(_ value: ResultValue) -> String {
         #expect(result.standardError.split(separator: "\n").count == 1)
         #expect(try night.snapshot() == before)
     }
+
+    /// The store sources are read before the logs, beside the assignment table: a broken table (here
+    /// missing) is still what the run reports, not the corrupt store file read meanwhile.
+    @Test func aBrokenAssignmentTableIsReportedBeforeACorruptStoreFile() throws {
+        let night = try NightFixture(job: ["logs": #"["logs/*", {path: "revenuecat/*.csv.gz", format: revenuecat_export}]"#])
+        try night.folder.write("revenuecat/export.csv.gz", bytes: [0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF, 0xFF])
+        let corruptStore = try night.run()
+        #expect(corruptStore.status == 65)
+        #expect(corruptStore.standardError.contains("revenuecat_export file"), "\(corruptStore.standardError)")
+
+        try SQLiteDatabase(path: night.folder.file("tables.sqlite")).execute(
+            "DROP TABLE user_offering_assignments;")
+        let result = try night.run()
+        #expect(result.status == 65)
+        #expect(
+            result.standardError
+                == "offerlab: error: tables: \(night.folder.file("tables.sqlite")) has no table user_offering_assignments\n",
+            "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
 }
 
 @Suite struct StoreEventBatchTests {
