@@ -577,9 +577,8 @@ play_benchmark() {
   differing=$(differing_outputs "$work/nights"/*/ "$work/play-fresh"/*/)
   [ -z "$differing" ] || { echo "the Play later night with the cache differs from it without: $differing" >&2; exit 1; }
   echo "  the Play later night's outputs equal the same night's without the cache"
-  # The generator's purchase-log form holds a few charges its Play form lacks (at 300k users, one
-  # renewal of a chain bought before the data): its analysis works on other numbers. The Play
-  # form's own events as log files (`offerlab events`) make the same night: the reading alone differs.
+  # The Play form's own events as log files (`offerlab events`) make the same night, its
+  # `exact_proceeds_share` too (the purchase-log form states no exact proceeds): the reading alone differs.
   local events="$base/google_play_events"
   if [ ! -f "$events/job.yaml" ]; then
     rm -rf "$events"

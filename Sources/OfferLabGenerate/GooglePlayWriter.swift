@@ -449,7 +449,9 @@ struct GooglePlayWriter: StoreFactWriter {
         let developer = #"{"version":"1.0","packageName":"\#(packageName)","eventTimeMillis":"\#(Self.floorMillis(time))",\#(subject)}"#
         guard wrapped else { return Array(developer.utf8) }
         let data = Data(developer.utf8).base64EncodedString()
-        let messageID = id.idHigh % 10_000_000_000_000_000
+        // Of the whole id: events of one chain may share `idHigh` (the long-time subscriber's two
+        // charges), which would make the second a re-delivery of the first.
+        let messageID = SplitMix64.mix(id.idHigh ^ SplitMix64.mix(id.idLow)) % 10_000_000_000_000_000
         return Array(
             #"{"message":{"data":"\#(data)","messageId":"\#(messageID)","message_id":"\#(messageID)","publishTime":"\#(Self.rfc3339(time))"},"subscription":"projects/paywalls/subscriptions/play-rtdn"}"#
                 .utf8)
