@@ -67,16 +67,18 @@ package struct DataSetShape: Sendable {
     package var eventIDs: EventIDShape
     package var userIDs: UserIDShape
     package var layout: LogLayout
+    package var playUsers: PlayUsers
     /// The purchase logs (docs/input-formats.md#purchase-logs), or RevenueCat's export or webhooks.
     package var sourceFormat: SourceFormat
 
     package init(
         eventIDs: EventIDShape = .uuid, userIDs: UserIDShape = .numeric, layout: LogLayout = .dailyShards,
-        sourceFormat: SourceFormat = .offerlab
+        playUsers: PlayUsers = .oneInFive, sourceFormat: SourceFormat = .offerlab
     ) {
         self.eventIDs = eventIDs
         self.userIDs = userIDs
         self.layout = layout
+        self.playUsers = playUsers
         self.sourceFormat = sourceFormat
     }
 }

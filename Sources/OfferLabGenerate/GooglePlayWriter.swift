@@ -27,7 +27,8 @@ import OfferLabStatistics
 /// (`SUBSCRIPTION_IN_GRACE_PERIOD`, whose state names the pending order only as `latestOrderId`)
 /// and another after a grace period and an account hold (`SUBSCRIPTION_ON_HOLD`), then
 /// `SUBSCRIPTION_RECOVERED`; an Order in 7 listed in the next
-/// day's folder; a license tester's purchase (`testPurchase`, i mod 250 = 17); and in shard 0
+/// day's folder; a license tester's purchase (`testPurchase`, i mod 250 = 17; every purchase of a
+/// QA account, whose log lines are sandbox ones, is one too); and in shard 0
 /// one notification of another app and one `testNotification`. Apple's users are not here:
 /// their facts stay in the app's logs (`SourceFormat.carries`).
 ///
@@ -401,7 +402,8 @@ struct GooglePlayWriter: StoreFactWriter {
         } else if let state {
             json += #""latestOrderId":"\#(Self.orderID(state))","#
         }
-        if token.isTestPurchase { json += #""testPurchase":{},"# }
+        // A QA account (the logs' sandbox user) buys as a license tester, as a test purchase does.
+        if token.isTestPurchase || user.isSandboxTester { json += #""testPurchase":{},"# }
         if !Self.isTabled(user) {
             var userID: [UInt8] = []
             user.appendID(to: &userID)

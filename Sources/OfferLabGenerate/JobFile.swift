@@ -75,6 +75,7 @@ enum JobFile {
         if configuration.shape.eventIDs != .uuid { text += " --event-ids \(configuration.shape.eventIDs.rawValue)" }
         if configuration.shape.userIDs != .numeric { text += " --user-ids \(configuration.shape.userIDs.rawValue)" }
         if configuration.shape.layout != .dailyShards { text += " --layout \(configuration.shape.layout.rawValue)" }
+        if configuration.shape.playUsers != .oneInFive { text += " --play-users \(configuration.shape.playUsers.rawValue)" }
         if configuration.shape.sourceFormat != .offerlab { text += " --format \(configuration.shape.sourceFormat.rawValue)" }
         return text
     }

@@ -13,12 +13,15 @@ struct Assignment {
 /// the assignments pass and the events pass see the same user without storing anything.
 struct UserProfile {
     let index: Int
+    private let everyonePaysThroughPlay: Bool
 
     /// The store the user pays through, written on transaction lines: Google Play for one user in
     /// five, the App Store named for another (the others' lines name none: the job's
-    /// `default_store`, the App Store). From the index, not a random draw.
+    /// `default_store`, the App Store); Google Play for every user of an Android app
+    /// (`PlayUsers.all`). From the index, not a random draw.
     var store: [UInt8]? {
-        switch index % 5 {
+        if everyonePaysThroughPlay { return Self.playStore }
+        return switch index % 5 {
         case 2: Self.playStore
         case 3: Self.appStore
         default: nil
@@ -86,6 +89,7 @@ struct UserProfile {
 
     init(index: Int, configuration: GeneratorConfiguration, random: inout SplitMix64) {
         self.index = index
+        everyonePaysThroughPlay = configuration.shape.playUsers == .all
         idShape = configuration.shape.userIDs
         // Quirk users are chosen by index so that even a small data set has each of them.
         if index % 1000 == 7 {

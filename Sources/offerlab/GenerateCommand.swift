@@ -12,7 +12,8 @@ struct GenerateCommand: AsyncParsableCommand {
             The same options give byte-identical files. The folder receives tables/, logs/YYYY/MM/DD/ \
             and job.yaml; run it with `offerlab run DIR/job.yaml`. --event-ids, --user-ids and --layout \
             change how ids and files are shaped, never the users, events and quirks: every shape but \
-            --event-ids none gives the same numbers.
+            --event-ids none gives the same numbers. --play-users all makes every user an Android \
+            user, paying through Google Play: other platforms, proceeds and stores.
             """
     )
 
@@ -56,6 +57,13 @@ struct GenerateCommand: AsyncParsableCommand {
     var layout: LogLayout = .dailyShards
 
     @Option(
+        name: .customLong("play-users"),
+        help: ArgumentHelp(
+            "Who pays through Google Play: one user in five (the others through the App Store), or every user (an Android app: with --format google_play every store fact is Play's).",
+            valueName: PlayUsers.allCases.map(\.rawValue).joined(separator: "|")))
+    var playUsers: PlayUsers = .oneInFive
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "The form of the store's facts (trials, charges, refunds; with webhooks and notifications also cancels and expires): the logs, RevenueCat's export or webhooks in revenuecat/, signed App Store Server Notifications in appstore/ (with a test CA and tables/user_transactions.csv; best with --user-ids uuid), or Google Play's notifications and Orders in googleplay/ (with tables/user_transactions.csv), beside the app's logs.",
@@ -79,7 +87,7 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         let configuration = GeneratorConfiguration(
             outputDirectory: out, users: users, seed: seed, start: startDate, days: days, jobs: jobs, overwrite: force,
-            shape: DataSetShape(eventIDs: eventIDs, userIDs: userIDs, layout: layout, sourceFormat: format))
+            shape: DataSetShape(eventIDs: eventIDs, userIDs: userIDs, layout: layout, playUsers: playUsers, sourceFormat: format))
         do {
             try configuration.validate()
         } catch let error as GeneratorError {
@@ -122,4 +130,5 @@ struct GenerateCommand: AsyncParsableCommand {
 extension EventIDShape: ExpressibleByArgument {}
 extension UserIDShape: ExpressibleByArgument {}
 extension LogLayout: ExpressibleByArgument {}
+extension PlayUsers: ExpressibleByArgument {}
 extension SourceFormat: ExpressibleByArgument {}

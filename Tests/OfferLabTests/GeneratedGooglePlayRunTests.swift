@@ -108,6 +108,47 @@ import Testing
         #expect(firstOrders.isSubset(of: listed))
     }
 
+    /// An Android app (`--play-users all`): every user pays through Google Play, the quirk users
+    /// the App Store holds in the default shape too, and the Play form still gives every number of
+    /// its logs' form. Its QA account (the logs' sandbox user) buys as a license tester
+    /// (`testPurchase`); before it did, its purchases counted as real ones in the Play form.
+    @Test func anAndroidAppGivesTheNumbersOfItsLogs() async throws {
+        let logsFolder = try TemporaryFolder()
+        let storeFolder = try TemporaryFolder()
+        func night(_ format: SourceFormat, in folder: TemporaryFolder) async throws -> Night {
+            let report = try await DataSetGenerator.generate(
+                GeneratorConfiguration(
+                    outputDirectory: folder.path, users: 3000, seed: 3, days: 10, jobs: 2,
+                    shape: DataSetShape(playUsers: .all, sourceFormat: format)))
+            let job = try JobLoader.load(path: report.jobFile)
+            return Night(report: report, job: job, tables: try await GeneratedStoreSourceRunTests.tables(job))
+        }
+        async let logsNight = night(.offerlab, in: logsFolder)
+        async let storeNight = night(.googlePlay, in: storeFolder)
+        let (logs, store) = try await (logsNight, storeNight)
+        for name in ["summary", "comparisons", "srm", "products", "daily", "maturity"] {
+            #expect(store.rows(name, leavingOut: "exact_proceeds_share") == logs.rows(name, leavingOut: "exact_proceeds_share"), "\(name)")
+        }
+        #expect(store.global("sandbox_events") == logs.global("sandbox_events").map { $0 + store.report.logs.testPurchases })
+        // Not vacuous: the logs' form names Google Play on every transaction line of its JSON
+        // logs, the Play form's logs hold no such line (every store fact is Play's), and the QA
+        // account's events are there.
+        func transactionLines(_ night: Night) throws -> [[String: Any]] {
+            try night.job.logFiles.filter { $0.hasSuffix(".jsonl.gz") && !$0.contains("/showcase/") }.flatMap { path in
+                let reader = try InputFileReader(path: path)
+                var bytes: [UInt8] = []
+                try reader.forEachChunk { bytes.append(contentsOf: $0) }
+                // The logs hold malformed lines on purpose.
+                return bytes.split(separator: 10).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+                    .filter { ["purchase", "renewal", "trial_start"].contains($0["event"] as? String) }
+            }
+        }
+        let logStores = Set(try transactionLines(logs).map { $0["store"] as? String ?? "none" })
+        #expect(logStores == ["play_store"], "\(logStores)")
+        #expect(try transactionLines(store).isEmpty)
+        #expect(logs.global("sandbox_events").map { $0 > 0 } == true)
+    }
+
     /// A notification delivered again keeps its `messageId`, and only then: the reader takes a
     /// second line with an id it has read as a re-delivery. In this set (400 users, seed 2) the
     /// long-time subscriber (a chain whose first charge was 380 days before the test, renewed in
