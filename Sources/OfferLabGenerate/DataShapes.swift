@@ -36,14 +36,6 @@ package enum UserIDShape: String, CaseIterable, Sendable {
 /// How the generated logs are cut into files. Every layout holds the same lines, each written
 /// in the same format (JSON or CSV), so the numbers do not depend on it; only rejects' line
 /// numbers and file names do.
-/// Which users pay through Google Play; the others pay through the App Store.
-package enum PlayUsers: String, CaseIterable, Sendable {
-    /// One user in five (i mod 5 = 2): an app that sells on both stores, the default.
-    case oneInFive = "one-in-five"
-    /// Every user: an Android app, whose store facts (`--format google_play`) are all Play's.
-    case all
-}
-
 package enum LogLayout: String, CaseIterable, Sendable {
     /// Four files a day (about 17 MB of text each at 1M users, 60 files), the default.
     case dailyShards = "daily-shards"
@@ -56,6 +48,14 @@ package enum LogLayout: String, CaseIterable, Sendable {
 
     /// Files a daily shard is cut into.
     var partsPerShard: Int { self == .smallFiles ? 5 : 1 }
+}
+
+/// Which users pay through Google Play; the others pay through the App Store.
+package enum PlayUsers: String, CaseIterable, Sendable {
+    /// One user in five (i mod 5 = 2): an app that sells on both stores, the default.
+    case oneInFive = "one-in-five"
+    /// Every user: an Android app, whose store facts (`--format google_play`) are all Play's.
+    case all
 }
 
 extension Array where Element == UInt8 {

@@ -134,13 +134,11 @@ import Testing
         // logs, the Play form's logs hold no such line (every store fact is Play's), and the QA
         // account's events are there.
         func transactionLines(_ night: Night) throws -> [[String: Any]] {
+            // The showcase's lines are malformed ones on purpose.
             try night.job.logFiles.filter { $0.hasSuffix(".jsonl.gz") && !$0.contains("/showcase/") }.flatMap { path in
-                let reader = try InputFileReader(path: path)
-                var bytes: [UInt8] = []
-                try reader.forEachChunk { bytes.append(contentsOf: $0) }
-                // The logs hold malformed lines on purpose.
-                return bytes.split(separator: 10).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
-                    .filter { ["purchase", "renewal", "trial_start"].contains($0["event"] as? String) }
+                try Self.jsonLines(path, skippingMalformed: true).filter {
+                    ["purchase", "renewal", "trial_start"].contains($0["event"] as? String)
+                }
             }
         }
         let logStores = Set(try transactionLines(logs).map { $0["store"] as? String ?? "none" })
@@ -180,13 +178,16 @@ import Testing
         #expect(transactions.isSuperset(of: ["GPA.0195-0000-0000-00001", "GPA.0195-0000-0000-00001..0"]))
     }
 
-    /// The JSON objects of a generated `.jsonl.gz` file's lines (blank lines left out).
-    private static func jsonLines(_ path: String) throws -> [[String: Any]] {
+    /// The JSON objects of a generated `.jsonl.gz` file's lines (blank lines left out); with
+    /// `skippingMalformed`, the lines that are no JSON object left out too (the app's logs hold
+    /// some on purpose), else such a line fails the test.
+    private static func jsonLines(_ path: String, skippingMalformed: Bool = false) throws -> [[String: Any]] {
         let reader = try InputFileReader(path: path)
         var bytes: [UInt8] = []
         try reader.forEachChunk { bytes.append(contentsOf: $0) }
-        return try bytes.split(separator: 10).filter { $0.contains { $0 != 13 } }.map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+        return try bytes.split(separator: 10).filter { $0.contains { $0 != 13 } }.compactMap { line in
+            let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
+            return skippingMalformed ? object : try #require(object)
         }
     }
 }
