@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "OfferLabStoreSources",
             dependencies: [
-                "OfferLabIngest", .product(name: "X509", package: "swift-certificates"),
+                "OfferLabIngest", "COfferLabSystem", .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: releaseSpeed),

@@ -24,7 +24,7 @@ import OfferLabSupport
 /// Everything else (other files, another table, a file changed or removed, a kept delivery that
 /// names a chain its first delivery did not) reads the night whole, and keeps it anew. The ids are
 /// matched by 128 bits of hash (`IDHash`), as file contents are by the cache's names.
-package struct KeptStoreNight: Sendable {
+package struct KeptStoreNight: KeptNight {
     /// Per file of the night, in `StoreNight.files` order.
     var files: [File]
     /// What the night's index entry holds besides the names of its files' entries.
@@ -53,35 +53,6 @@ package struct KeptStoreNight: Sendable {
         var ignoredIDs: [IDHash]
         var reversals: [StoreRefundReversal]
         var files: [(path: String, readingEntry: String, entry: String)] = []
-    }
-}
-
-/// 128 bits of hash of an id (two XXH64 of its bytes).
-struct IDHash: Hashable, Sendable {
-    var first: UInt64
-    var second: UInt64
-
-    init(first: UInt64, second: UInt64) {
-        self.first = first
-        self.second = second
-    }
-
-    init(_ text: String) {
-        func hash(_ bytes: UnsafeRawBufferPointer) -> IDHash {
-            IDHash(first: ParsedLogCache.hash(bytes), second: ParsedLogCache.hash(bytes, seed: 0x5bd1_e995))
-        }
-        self = text.utf8.withContiguousStorageIfAvailable { hash(UnsafeRawBufferPointer($0)) } ?? Array(text.utf8).withUnsafeBytes(hash)
-    }
-
-    /// The `user_transactions` table's digest, whatever the order of its rows.
-    static func digest(_ table: [String: String]) -> IDHash {
-        var digest = IDHash(first: UInt64(table.count), second: 0)
-        for (chain, user) in table {
-            let row = IDHash(chain + "\u{0}" + user)
-            digest.first &+= row.first
-            digest.second &+= row.second
-        }
-        return digest
     }
 }
 
@@ -373,11 +344,20 @@ extension KeptStoreNight {
         return night
     }
 
-    /// File `position`'s batch as `fileIndex` of the run, its users those of the population
-    /// (`users`): read back, or made from `events` and kept. Its entry's name is in `entryName`.
+    /// A run per file: its entries are per file.
+    var runs: [Range<Int>] { files.indices.map { $0..<$0 + 1 } }
+
+    var keptEventCount: Int {
+        files.reduce(0) { count, file in
+            if case .kept(let kept, _) = file { return count + kept.eventCount }
+            return count
+        }
+    }
+
     func batch(
-        ofFile position: Int, events: [StoreEvent], fileIndex: Int, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
+        ofRun position: Int, events: [[StoreEvent]], fileIndex: Int, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
     ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)], entryName: String) {
+        let events = events[0]
         switch files[position] {
         case .kept(let file, let entryName):
             var batch = file.batch
@@ -396,8 +376,7 @@ extension KeptStoreNight {
         }
     }
 
-    /// Writes the night's index entry, its files' entries named in their order.
-    func keepIndex(fileEntries: [String]) {
+    func keepIndex(runEntries fileEntries: [String]) {
         var index = index
         index.files = paths.indices.map { (paths[$0], readingEntries[$0], fileEntries[$0]) }
         cache.keepIndex(index, settings: settings)

@@ -124,8 +124,8 @@ extension LogIngest {
     /// Appends the store files' events to `store` after the purchase-log files
     /// (docs/input-formats.md#purchase-logs; in the order of `night.files`: the ties of the
     /// de-duplication of docs/analysis.md §2 fall to the app's logs), a batch per run of
-    /// consecutive files (`StoreEventBatches.runs`), or per file for a night kept resolved
-    /// (`KeptStoreNight`: its entries are per file), their users looked up in
+    /// consecutive files (`StoreEventBatches.runs`), or per run of a night kept resolved
+    /// (`KeptNight`: its entries are per run), their users looked up in
     /// `users` (the population's), on up to `width` tasks; and adds the store sources' counters
     /// and notes (`IngestCounters.addStoreSources`).
     package static func appendStoreFiles(
@@ -138,9 +138,8 @@ extension LogIngest {
         let kept = night.kept
         let firstIndex = settings.logFiles.count
         let runs =
-            kept == nil
-            ? StoreEventBatches.runs(eventCounts: files.map(\.events.count), minimumEvents: StoreEventBatches.minimumBatchEvents)
-            : files.indices.map { $0..<$0 + 1 }
+            kept?.runs
+            ?? StoreEventBatches.runs(eventCounts: files.map(\.events.count), minimumEvents: StoreEventBatches.minimumBatchEvents)
         var keptEntries: [String] = []
         try await InOrder.run(count: runs.count, width: width) { index in
             let run = runs[index]
@@ -151,7 +150,7 @@ extension LogIngest {
                 return (made.batch, made.rejected, "")
             }
             return kept.batch(
-                ofFile: run.lowerBound, events: files[run.lowerBound].events, fileIndex: firstIndex + run.lowerBound, users: users,
+                ofRun: index, events: files[run].map(\.events), fileIndex: firstIndex + run.lowerBound, users: users,
                 asOf: settings.asOf, keptSliceFields: settings.keptSliceFields)
         } merge: { (made: (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)], entryName: String)) in
             for (format, note) in made.rejected {
@@ -161,7 +160,7 @@ extension LogIngest {
             store.append(made.batch, keepRejects: settings.rejectsPerReason)
             keptEntries.append(made.entryName)
         }
-        kept?.keepIndex(fileEntries: keptEntries)
+        kept?.keepIndex(runEntries: keptEntries)
         store.counters.addStoreSources(night, formats: settings.storeFormats, keep: settings.rejectsPerReason)
     }
 }

@@ -27,20 +27,32 @@ package struct StoreNight: Sendable {
     package var skippedFiles: [SkippedFile] = []
     /// False when a source with signatures was read without checking them (`Job.signaturesVerified`).
     package var signaturesVerified = true
-    /// The night kept resolved in the cache (`KeptStoreNight`): the files read back from it have
-    /// no events in `files`, their batches are there.
-    var kept: KeptStoreNight?
+    /// The night kept resolved in the cache (`KeptStoreNight`, `KeptFeedsNight`): the files read
+    /// back from it have no events in `files`, their batches are there.
+    var kept: (any KeptNight)?
 
     /// The events of every file, in the order of `files`.
     package var events: [StoreEvent] { files.flatMap(\.events) }
 
     /// How many events the night has, kept ones included.
-    package var eventCount: Int {
-        files.indices.reduce(0) { count, index in
-            if case .kept(let file, _) = kept?.files[index] { return count + file.eventCount }
-            return count + files[index].events.count
-        }
-    }
+    package var eventCount: Int { files.reduce(kept?.keptEventCount ?? 0) { $0 + $1.events.count } }
+}
+
+/// A store night kept resolved in the parsed-log cache, so that a later night makes again only
+/// what can have changed: its files come in runs of consecutive files, one batch each, read back
+/// from the cache or made tonight (from the run's events in `StoreNight.files`) and kept.
+protocol KeptNight: Sendable {
+    /// The runs of consecutive files of `StoreNight.files`, in order, each one batch.
+    var runs: [Range<Int>] { get }
+    /// The events of the runs read back (none of them in `StoreNight.files`).
+    var keptEventCount: Int { get }
+    /// Run `run`'s batch as `fileIndex` of the run, its users those of the population (`users`):
+    /// read back, or made from `events` (its files') and kept, and the name of its entry.
+    func batch(
+        ofRun run: Int, events: [[StoreEvent]], fileIndex: Int, users: ByteStringInterner, asOf: Int64, keptSliceFields: SliceFields
+    ) -> (batch: EventBatch, rejected: [(format: SourceFormat, note: StoreLineNote)], entryName: String)
+    /// Writes the night's index entry, its runs' entries named in their order.
+    func keepIndex(runEntries: [String])
 }
 
 /// What reading the store sources (`StoreSourceIngest`) reads of a job: made from the job in one
@@ -84,7 +96,8 @@ package enum StoreSourceIngest {
     /// App Store's, verified and decoded; Google Play's, as read) read by an earlier run with the same settings is read
     /// back from it; a file read now is kept in it. With `keepsResolution` too (a run, which makes
     /// the events into batches: `LogIngest.appendStoreFiles`), a job whose only store source is
-    /// the App Store's keeps the night resolved (`KeptStoreNight`) and reads back what an earlier
+    /// the App Store's keeps the night resolved (`KeptStoreNight`), and so does one whose only
+    /// store sources are one store's feeds (`KeptFeedsNight`: Google Play's), and each reads back what an earlier
     /// night kept of it.
     ///
     /// - Parameter userTransactions: the server's `user_transactions` table (`UserTransactions`).
@@ -98,6 +111,11 @@ package enum StoreSourceIngest {
         if keepsResolution, let cache, settings.sources.count == 1, !settings.sources[0].files.isEmpty,
             let source = settings.sources[0].format.source as? any KeptNightSource.Type,
             let night = try await keptNight(source, settings: settings, userTransactions: userTransactions, width: width, cache: cache)
+        {
+            return night
+        }
+        if keepsResolution, let cache, let feeds = SourceFormat.keptFeeds(settings.sources.map(\.format)),
+            let night = try await KeptFeedsNight.read(feeds, settings: settings, userTransactions: userTransactions, width: width, cache: cache)
         {
             return night
         }

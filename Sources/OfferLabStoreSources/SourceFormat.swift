@@ -23,3 +23,11 @@ public enum SourceFormat: String, CaseIterable, Sendable {
         }
     }
 }
+
+extension SourceFormat {
+    /// The store whose feeds `formats` (a job's store sources) are, when a night keeps them
+    /// resolved together (`KeptFeedsSource`); nil for any other.
+    package static func keptFeeds(_ formats: [SourceFormat]) -> (any KeptFeedsSource.Type)? {
+        formats == GooglePlayKeptNight.formats ? GooglePlayKeptNight.self : nil
+    }
+}

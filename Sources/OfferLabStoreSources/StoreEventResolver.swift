@@ -160,31 +160,18 @@ public enum StoreEventResolver {
         for index in transactions.indices {
             guard let detail = byTransaction[transactions[index].transactionID] else { continue }
             charges[details[detail].transactionID] = index
-            guard transactions[index].kind != .trial else { continue }
-            transactions[index].at = details[detail].at
-            transactions[index].money = details[detail].money
+            transactions[index].complete(with: details[detail])
         }
         var refunded: Set<String> = []
         for index in refunds.indices {
-            guard let detail = byTransaction[refunds[index].transactionID],
-                let refundedAmount = details[detail].refunds?.amountMicros
-            else { continue }
+            guard let detail = byTransaction[refunds[index].transactionID], refunds[index].complete(with: details[detail]) else { continue }
             refunded.insert(refunds[index].transactionID)
-            refunds[index].amountMicros = refundedAmount
-            refunds[index].currency = details[detail].money.currency
-            refunds[index].amountUnknown = false
         }
         for detail in details {
-            guard let detailRefunds = detail.refunds, let charge = charges[detail.transactionID],
-                refunded.insert(detail.transactionID).inserted
+            guard let charge = charges[detail.transactionID], !refunded.contains(detail.transactionID),
+                let refund = StoreRefund(detailing: transactions[charge], with: detail)
             else { continue }
-            let record = transactions[charge]
-            var refund = StoreRefund(
-                format: detail.format, transactionID: record.transactionID, originalTransactionID: record.originalTransactionID,
-                productID: record.productID, at: detailRefunds.at, amountMicros: detailRefunds.amountMicros,
-                currency: detail.money.currency,
-                buyer: record.buyer)
-            refund.sourcePath = detail.sourcePath
+            refunded.insert(detail.transactionID)
             refunds.append(refund)
         }
     }
@@ -206,13 +193,14 @@ public enum StoreEventResolver {
     }
 
     /// Resolves some of a night's records, the others resolved before (`KeptStoreNight`, in
-    /// OfferLabEvents): `isFirstPaidCharge(record, chain)` says whether a paid charge whose place
-    /// its source does not say (`chargeByChainOrder`) is the earliest of its chain among all the
-    /// night's records, not only these.
+    /// OfferLabEvents; a store's kept feeds, `KeptFeedsSource`): `isFirstPaidCharge(record, chain)` says whether a paid
+    /// charge whose place its source does not say (`chargeByChainOrder`) is the earliest of its
+    /// chain among all the night's records, not only these; `chargeResolvedBefore(transactionID)`
+    /// is the charge event of a refund's transaction that is not among these (nil: none).
     package static func resolve(
         transactions: [StoreTransaction], refunds: [StoreRefund] = [], statusChanges: [StoreStatusChange],
         refundReversals: [StoreRefundReversal], userTransactions: [String: String], asOf: Int64,
-        isFirstPaidCharge: (StoreTransaction, String) -> Bool
+        isFirstPaidCharge: (StoreTransaction, String) -> Bool, chargeResolvedBefore: (String) -> StoreEvent? = { _ in nil }
     ) -> StoreEventResolution {
         var resolution = StoreEventResolution()
         resolution.events.reserveCapacity(transactions.count + refunds.count + statusChanges.count)
@@ -269,7 +257,7 @@ public enum StoreEventResolver {
                 resolution.counts[refund.format, default: .init()][.familySharedRecords] += 1
                 continue
             }
-            let refunded = chargeEvents[refund.transactionID].map { resolution.events[$0] }
+            let refunded = chargeEvents[refund.transactionID].map { resolution.events[$0] } ?? chargeResolvedBefore(refund.transactionID)
             let chain = refund.originalTransactionID ?? refunded?.originalTransactionID ?? refund.transactionID
             guard let userID = tableUser(chain) ?? refund.buyer.userID ?? refunded?.userID else {
                 resolution.counts[refund.format, default: .init()][.unattributedStoreRecords] += 1
@@ -309,6 +297,15 @@ public enum StoreEventResolver {
         return resolution
     }
 
+    /// The event `resolve` makes of the charge `record` (a renewal or a purchase: a refund reads
+    /// neither), or nil when it makes none (family shared, or no user).
+    package static func chargeEvent(of record: StoreTransaction, userTransactions: [String: String]) -> StoreEvent? {
+        guard !record.buyer.isFamilyShared else { return nil }
+        let chain = record.originalTransactionID ?? record.transactionID
+        guard let userID = (userTransactions.isEmpty ? nil : userTransactions[chain]) ?? record.buyer.userID else { return nil }
+        return StoreEvent(record, event: record.kind == .trial ? .trialStart : .renewal, userID: userID)
+    }
+
     /// The earliest paid charge of each chain among all records, counted for a test or not (ties:
     /// the lower transaction id); none when no record's type depends on it (no App Store source).
     private static func firstPaidCharges(_ transactions: [StoreTransaction]) -> [String: ChargeOrder] {
@@ -322,6 +319,39 @@ public enum StoreEventResolver {
             first[chain] = order
         }
         return first
+    }
+}
+
+extension StoreTransaction {
+    /// The charge as another source details it (Google Play's Orders): the details' time and money;
+    /// a trial stays a trial without money.
+    package mutating func complete(with details: StoreChargeDetails) {
+        guard kind != .trial else { return }
+        at = details.at
+        money = details.money
+    }
+}
+
+extension StoreRefund {
+    /// The refund as its charge's details tell it: their refunded amount, in their currency; false
+    /// when they hold no refund.
+    package mutating func complete(with details: StoreChargeDetails) -> Bool {
+        guard let refunded = details.refunds?.amountMicros else { return false }
+        amountMicros = refunded
+        currency = details.money.currency
+        amountUnknown = false
+        return true
+    }
+
+    /// The refund that details holding refunds make of their `charge` when no record reports one;
+    /// nil when they hold none.
+    package init?(detailing charge: StoreTransaction, with details: StoreChargeDetails) {
+        guard let refunds = details.refunds else { return nil }
+        self.init(
+            format: details.format, transactionID: charge.transactionID, originalTransactionID: charge.originalTransactionID,
+            productID: charge.productID, at: refunds.at, amountMicros: refunds.amountMicros, currency: details.money.currency,
+            buyer: charge.buyer)
+        sourcePath = details.sourcePath
     }
 }
 

@@ -17,12 +17,13 @@ import Testing
     typealias Apple = KeptStoreNightTests
 
     /// u1–u4 assigned on March 1st (u1, u3 in control; u2, u4 in the variant); the job reads App
-    /// Store notifications (`verify: false`), Play's notifications and Play's Orders, with a cache.
+    /// Store notifications (`verify: false`; without `apple`, none: Play's feeds are its only store
+    /// sources), Play's notifications and Play's Orders, with a cache.
     struct Fixture {
         let folder: TemporaryFolder
         var runs = 0
 
-        init() throws {
+        init(apple: Bool = true) throws {
             folder = try TemporaryFolder()
             var tables = TablesFixture()
             tables.assignments = (1...4).map {
@@ -34,10 +35,10 @@ import Testing
                 """
                 tables: tables.sqlite
                 logs:
-                  - {path: "apple/*.jsonl", format: app_store_notifications}
+                \(apple ? "  - {path: \"apple/*.jsonl\", format: app_store_notifications}\n" : "")\
                   - {path: "play/notifications/*.jsonl", format: google_play}
                   - {path: "play/orders/*.jsonl", format: google_play_orders}
-                app_store: {bundle_id: com.example.app, verify: false}
+                \(apple ? "app_store: {bundle_id: com.example.app, verify: false}\n" : "")\
                 google_play: {package_name: com.example.app}
                 report_currency: USD
                 max_bad_line_ratio: 1

@@ -88,7 +88,7 @@ import Testing
                 settings: StoreReadingSettings(job),
                 userTransactions: try UserTransactions.load(from: TableSource(path: job.tablesPath, inflater: job.inflater)),
                 cache: cache, keepsResolution: true)
-            return (night.kept?.files ?? []).map {
+            return ((night.kept as? KeptStoreNight)?.files ?? []).map {
                 switch $0 {
                 case .kept: "kept"
                 case .made: "made"

@@ -12,10 +12,10 @@ import OfferLabIngest
 /// `lastEventTime` or a refund event's time not a time); `malformed_negative_price` (a negative
 /// `total`).
 package struct GooglePlayOrder: Sendable {
-    var orderID: String
+    package var orderID: String
     /// `lastEventTime` (else `createTime`): of two listings of an order, the later one wins.
-    var lastEventAt: Int64
-    var details: StoreChargeDetails
+    package var lastEventAt: Int64
+    package var details: StoreChargeDetails
 
     init(line: [UInt8]) throws(StoreLineRejection) {
         let order = try StoreJSONObject(line, what: "the Order")

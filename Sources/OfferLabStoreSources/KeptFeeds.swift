@@ -1,0 +1,312 @@
+import OfferLabIngest
+
+/// A store whose feeds (files of several formats that join across files and nights, as Google
+/// Play's notifications and Orders) a night keeps resolved in the parsed-log cache together, when
+/// they are a job's only store sources (`KeptFeedsNight`, in OfferLabEvents, keeps the entries and
+/// the batches; the store keeps what its join needs, as bytes of its own).
+package protocol KeptFeedsSource: SendableMetatype {
+    /// A file of a feed, read (or read back from its reading's entry).
+    associatedtype Reading: Sendable
+    /// Its feeds' formats, in `SourceFormat` order.
+    static var formats: [SourceFormat] { get }
+    /// Per feed, what reading a file depends on beside its bytes (`StoreFileCache.reading`).
+    static func cacheSettings(_ settings: StoreSettings) -> [[UInt8]]
+    /// The file at `path` of feed `feed` (its index in `formats`).
+    /// - Throws: `IngestError`: the file cannot be read or decompressed.
+    static func read(_ path: String, feed: Int, input: KeptFeedsInput) async throws -> Reading
+    /// The night of `input.paths`, after what an earlier night kept of each feed's first files
+    /// (`input.kept`; nil: the whole night), `readings` each feed's files after those; nil when
+    /// what the kept files made changes in a way only the whole night tells.
+    static func night(_ input: KeptFeedsInput, readings: [[Reading]]) async throws -> KeptFeedsOutcome?
+}
+
+/// What a store's kept night is made from.
+package struct KeptFeedsInput: Sendable {
+    /// Each feed's files, sorted.
+    package var paths: [[String]]
+    package var kept: KeptFeeds?
+    package var storeSettings: StoreSettings
+    package var inflater: Inflater
+    package var cache: any StoreFileCache
+    /// The server's `user_transactions` table.
+    package var userTransactions: [String: String]
+    /// Microseconds since the epoch: the night's `as_of`.
+    package var asOf: Int64
+    package var width: Int?
+
+    package init(
+        paths: [[String]], kept: KeptFeeds?, storeSettings: StoreSettings, inflater: Inflater, cache: any StoreFileCache,
+        userTransactions: [String: String], asOf: Int64, width: Int?
+    ) {
+        self.paths = paths
+        self.kept = kept
+        self.storeSettings = storeSettings
+        self.inflater = inflater
+        self.cache = cache
+        self.userTransactions = userTransactions
+        self.asOf = asOf
+        self.width = width
+    }
+}
+
+/// What an earlier night kept: the store's state, and each of its groups of files.
+package struct KeptFeeds: Sendable {
+    package var state: [UInt8]
+    package var groups: [Group]
+
+    package struct Group: Sendable {
+        /// The store's part of the group's entry.
+        package var records: [UInt8]
+        /// Of the group's batch: its events at or after its night's `as_of`, and its latest time.
+        package var eventsAtOrAfterAsOf: Int
+        package var latestTimestamp: Int64
+
+        package init(records: [UInt8], eventsAtOrAfterAsOf: Int, latestTimestamp: Int64) {
+            self.records = records
+            self.eventsAtOrAfterAsOf = eventsAtOrAfterAsOf
+            self.latestTimestamp = latestTimestamp
+        }
+    }
+
+    package init(state: [UInt8], groups: [Group]) {
+        self.state = state
+        self.groups = groups
+    }
+}
+
+/// A store's night of its feeds.
+package struct KeptFeedsOutcome: Sendable {
+    /// Every file of the feeds, feed after feed, each with the events of the groups made tonight.
+    package var files: [(path: String, format: SourceFormat, events: [StoreEvent])] = []
+    package var counts: [SourceFormat: StoreCounts] = [:]
+    package var fileCounts: [String: StoreCounts] = [:]
+    package var notes: [StoreLineNote] = []
+    /// The groups in the order of the store's state, each a run of `files`: read back (the kept
+    /// group's position) or made, with the store's part of its entry.
+    package var groups: [(files: Range<Int>, kept: Int?, records: [UInt8])] = []
+    /// What the store keeps for a later night.
+    package var state: [UInt8] = []
+
+    package init() {}
+}
+
+/// Values by the hash of their id, in an array sorted by hash and searched by bisection: a later
+/// night reads the table back as it was written, without making a dictionary of it.
+package struct KeptTable<Value: BitwiseCopyable & Sendable>: Sendable {
+    package var keys: [IDHash] = []
+    package var values: [Value] = []
+
+    package init() {}
+
+    package func position(of key: IDHash) -> Int? {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? low : nil
+    }
+
+    package func value(_ key: IDHash) -> Value? { position(of: key).map { values[$0] } }
+
+    /// Sets the value of each key of `changes`: in place for a key the table has, inserted in
+    /// order for the others.
+    package mutating func set(_ changes: [IDHash: Value]) {
+        var added: [(key: IDHash, value: Value)] = []
+        for (key, value) in changes {
+            if let position = position(of: key) { values[position] = value } else { added.append((key, value)) }
+        }
+        guard !added.isEmpty else { return }
+        added.sort { $0.key < $1.key }
+        var mergedKeys: [IDHash] = []
+        var mergedValues: [Value] = []
+        mergedKeys.reserveCapacity(keys.count + added.count)
+        mergedValues.reserveCapacity(keys.count + added.count)
+        var next = 0
+        for (key, value) in zip(keys, values) {
+            while next < added.count, added[next].key < key {
+                mergedKeys.append(added[next].key)
+                mergedValues.append(added[next].value)
+                next += 1
+            }
+            mergedKeys.append(key)
+            mergedValues.append(value)
+        }
+        for (key, value) in added[next...] {
+            mergedKeys.append(key)
+            mergedValues.append(value)
+        }
+        keys = mergedKeys
+        values = mergedValues
+    }
+
+    package func encode(into entry: inout CacheEntryWriter) {
+        entry.appendArray(keys)
+        entry.appendArray(values)
+    }
+
+    package init(entry: inout CacheEntryReader) throws {
+        keys = try entry.readArray()
+        values = try entry.readArray()
+        guard keys.count == values.count, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) else { throw CacheEntryReader.Damaged() }
+    }
+}
+
+/// Records each encoded on its own, read one at a time by index: of a month's records, a later
+/// night decodes the few it needs. A record replaced is written again at the end.
+package struct KeptRecords: Sendable {
+    package var bytes: [UInt8] = []
+    package var offsets: [Int64] = []
+
+    package init() {}
+
+    package var count: Int { offsets.count }
+
+    /// Appends a record; its index.
+    @discardableResult
+    package mutating func append(_ encode: (inout CacheEntryWriter) -> Void) -> Int {
+        var writer = CacheEntryWriter(bytes: [])
+        swap(&writer.bytes, &bytes)
+        offsets.append(Int64(writer.bytes.count))
+        encode(&writer)
+        swap(&writer.bytes, &bytes)
+        return offsets.count - 1
+    }
+
+    /// Writes record `index` again.
+    package mutating func replace(_ index: Int, _ encode: (inout CacheEntryWriter) -> Void) {
+        let offset = Int64(bytes.count)
+        append(encode)
+        offsets.removeLast()
+        offsets[index] = offset
+    }
+
+    /// Record `index`; nil when it is not one `decode` reads (a damaged entry).
+    package func record<Record>(_ index: Int, _ decode: (inout CacheEntryReader) throws -> Record) -> Record? {
+        guard offsets.indices.contains(index) else { return nil }
+        return bytes.withUnsafeBytes { all in
+            var reader = CacheEntryReader(UnsafeRawBufferPointer(rebasing: all[Int(offsets[index])...]))
+            return try? decode(&reader)
+        }
+    }
+
+    package func encode(into entry: inout CacheEntryWriter) {
+        entry.appendArray(offsets)
+        entry.append(bytesOf: bytes)
+    }
+
+    package init(entry: inout CacheEntryReader) throws {
+        offsets = try entry.readArray()
+        bytes = Array(try entry.bytesWithLength())
+        guard offsets.allSatisfy({ $0 >= 0 && $0 <= bytes.count }) else { throw CacheEntryReader.Damaged() }
+    }
+}
+
+// MARK: - Records with their strings in place
+
+extension CacheEntryWriter {
+    /// A string or none: its length (`UInt32.max`: none), then its bytes.
+    package mutating func append(text: String?) {
+        guard var utf8 = text else { return append(UInt32.max) }
+        utf8.withUTF8 { bytes in
+            append(UInt32(bytes.count))
+            self.bytes.append(contentsOf: bytes)
+        }
+    }
+
+    package mutating func append(_ buyer: StoreBuyer) {
+        append(UInt8((buyer.isSandbox ? 1 : 0) | (buyer.isFamilyShared ? 2 : 0)))
+        for text in [buyer.userID, buyer.country, buyer.platform, buyer.store] { append(text: text) }
+    }
+
+    package mutating func append(optional value: Int64?) {
+        append(UInt8(value == nil ? 0 : 1))
+        if let value { append(value) }
+    }
+}
+
+extension CacheEntryReader {
+    package mutating func text() throws -> String? {
+        let count = try read(UInt32.self)
+        if count == UInt32.max { return nil }
+        return String(decoding: try bytes(count: Int(count)), as: UTF8.self)
+    }
+
+    package mutating func requiredText() throws -> String {
+        guard let text = try text() else { throw Damaged() }
+        return text
+    }
+
+    package mutating func buyer() throws -> StoreBuyer {
+        let flags = try read(UInt8.self)
+        guard flags < 4 else { throw Damaged() }
+        return StoreBuyer(
+            userID: try text(), isSandbox: flags & 1 != 0, isFamilyShared: flags & 2 != 0, country: try text(), platform: try text(),
+            store: try text())
+    }
+
+    package mutating func sourceFormat() throws -> SourceFormat {
+        let index = Int(try read(UInt8.self))
+        guard index < SourceFormat.allCases.count else { throw Damaged() }
+        return SourceFormat.allCases[index]
+    }
+
+    package mutating func optionalInt64() throws -> Int64? {
+        switch try read(UInt8.self) {
+        case 0: return nil
+        case 1: return try read(Int64.self)
+        default: throw Damaged()
+        }
+    }
+}
+
+extension CacheEntryWriter {
+    /// The counters hit, each its index in `StoreCounter.allCases` and its count.
+    package mutating func append(_ counts: StoreCounts) {
+        let counts = counts.nonZero
+        append(Int64(counts.count))
+        for (counter, count) in counts {
+            append(UInt8(StoreCounter.allCases.firstIndex(of: counter)!))
+            append(Int64(count))
+        }
+    }
+
+    /// Notes without their path (their file's).
+    package mutating func append(_ notes: [StoreLineNote]) {
+        append(Int64(notes.count))
+        for note in notes {
+            append(Int64(note.line))
+            append(UInt8(StoreCounter.allCases.firstIndex(of: note.counter)!))
+            append(bytesOf: note.detail.utf8)
+        }
+    }
+}
+
+extension CacheEntryReader {
+    package mutating func string() throws -> String { String(decoding: try bytesWithLength(), as: UTF8.self) }
+
+    package mutating func storeCounter() throws -> StoreCounter {
+        let index = Int(try read(UInt8.self))
+        guard index < StoreCounter.allCases.count else { throw Damaged() }
+        return StoreCounter.allCases[index]
+    }
+
+    package mutating func storeCounts() throws -> StoreCounts {
+        var counts = StoreCounts()
+        for _ in 0..<(try count()) {
+            let counter = try storeCounter()
+            counts[counter] = Int(try read(Int64.self))
+        }
+        return counts
+    }
+
+    package mutating func notes(path: String) throws -> [StoreLineNote] {
+        var notes: [StoreLineNote] = []
+        for _ in 0..<(try count()) {
+            let line = Int(try read(Int64.self))
+            notes.append(StoreLineNote(path: path, line: line, counter: try storeCounter(), detail: try string()))
+        }
+        return notes
+    }
+}
