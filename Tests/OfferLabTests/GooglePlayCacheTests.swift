@@ -85,6 +85,20 @@ import Testing
             return cached
         }
 
+        /// Flips a byte near the end of each cache entry that starts with `magic`; how many.
+        func damageEntries(startingWith magic: [UInt8]) throws -> Int {
+            let cache = folder.file("cache")
+            var damaged = 0
+            for name in try FileManager.default.contentsOfDirectory(atPath: cache) {
+                var bytes = try fileBytes(cache + "/" + name)
+                guard bytes.starts(with: magic) else { continue }
+                bytes[bytes.count - 3] ^= 0xff
+                try Data(bytes).write(to: URL(fileURLWithPath: cache + "/" + name))
+                damaged += 1
+            }
+            return damaged
+        }
+
         /// Run `run`'s `summary.csv` (with the cache), by group and column.
         func summary(run: Int, asOf day: Int) throws -> (String, String) throws -> String {
             try Play.summary(folder.file(String(format: "out-\(run)-true/2026-03-%02d", day)))
@@ -174,15 +188,7 @@ import Testing
         var fixture = try Fixture()
         try fixture.firstDays()
         try await fixture.night(asOf: 4)
-        let folder = fixture.folder.file("cache")
-        var damaged = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
-            var bytes = try fileBytes(folder + "/" + name)
-            guard bytes.starts(with: Array("OfferLab store file\n".utf8)) else { continue }
-            bytes[bytes.count - 3] ^= 0xff
-            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
-            damaged += 1
-        }
+        let damaged = try fixture.damageEntries(startingWith: Array("OfferLab store file\n".utf8))
         #expect(damaged == 3)
         try fixture.laterDays()
         let report = try await fixture.night(asOf: 6)
