@@ -19,11 +19,12 @@ import OfferLabIngest
 ///   changes;
 /// - an Orders group whose refund made of an Order (a refund no notification reports) appears,
 ///   moves or goes;
-/// - a group holding a chain's first paid charge when a new charge of the chain is earlier;
+/// - the groups of a chain's first paid charge and of the one that becomes first instead (a new
+///   charge earlier, or the first made later by its Order: every kept charge of the chain competes);
 /// - a group whose batch dropped events at or after its night's `as_of`, or has any at or after
 ///   tonight's.
-/// Everything else (a kept token linked otherwise or given another buyer, a chain's first charge
-/// made later, a damaged state) reads the night whole.
+/// Everything else (a kept token linked otherwise or given another buyer, a damaged state) reads
+/// the night whole.
 package enum GooglePlayKeptNight: KeptFeedsSource {
     package static let formats: [SourceFormat] = [.googlePlay, .googlePlayOrders]
 
