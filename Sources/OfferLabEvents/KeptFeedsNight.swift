@@ -81,7 +81,8 @@ struct KeptFeedsNight: KeptNight {
         case .made(let records):
             // Made with users of its own: the entry must not depend on tonight's table.
             let path = index.feeds.flatMap { $0 }[groups[fileOrder[run]].files.lowerBound].path
-            var made = StoreEventBatches.batch(events, fileIndex: fileIndex, path: path, users: nil, asOf: asOf, keptSliceFields: keptSliceFields)
+            var made = StoreEventBatches.batch(
+                events, fileIndex: fileIndex, path: path, users: nil, asOf: asOf, keptSliceFields: keptSliceFields)
             let entryName = cache.writeEntryNamedByContent(magic: ParsedLogCache.keptFeedsGroupMagic, words: cache.keptFileWords) { entry in
                 KeptGroup.encode(
                     into: &entry, path: path, batch: made.batch, rejected: made.rejected, eventCount: events.reduce(0) { $0 + $1.count },
@@ -175,7 +176,8 @@ extension KeptFeedsNight {
         for group in made.groups {
             if let position = group.kept {
                 guard let kept, kept.groups.indices.contains(position) else { return nil }
-                groups.append(Group(files: group.files, content: .kept(kept.groups[position], entryName: kept.index.groupEntries[position])))
+                groups.append(
+                    Group(files: group.files, content: .kept(kept.groups[position], entryName: kept.index.groupEntries[position])))
             } else {
                 groups.append(Group(files: group.files, content: .made(records: group.records)))
             }
@@ -195,7 +197,9 @@ extension KeptFeedsNight {
         night.signaturesVerified = settings.signaturesVerified ?? true
         night.kept = KeptFeedsNight(
             groups: groups,
-            index: Index(feeds: paths.indices.map { feed in paths[feed].indices.map { (paths[feed][$0], readingEntries[feed][$0]) } }, state: made.state),
+            index: Index(
+                feeds: paths.indices.map { feed in paths[feed].indices.map { (paths[feed][$0], readingEntries[feed][$0]) } },
+                state: made.state),
             settings: settingsBytes, asOf: settings.asOf, cache: cache)
         return night
     }
@@ -288,7 +292,8 @@ extension ParsedLogCache {
     /// Writes the night's index entry, with its `as_of` first.
     func keepFeedsIndex(_ index: KeptFeedsNight.Index, settings: [UInt8], asOf: Int64) {
         _ = writeEntryNamedByContent(
-            prefix: keptFeedsIndexPrefix(settings: settings), magic: Self.keptFeedsIndexMagic, words: keptFeedsIndexWords(settings: settings)
+            prefix: keptFeedsIndexPrefix(settings: settings), magic: Self.keptFeedsIndexMagic,
+            words: keptFeedsIndexWords(settings: settings)
         ) {
             $0.append(asOf)
             index.encode(into: &$0)

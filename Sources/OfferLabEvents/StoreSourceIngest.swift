@@ -115,7 +115,8 @@ package enum StoreSourceIngest {
             return night
         }
         if keepsResolution, let cache, let feeds = SourceFormat.keptFeeds(settings.sources.map(\.format)),
-            let night = try await KeptFeedsNight.read(feeds, settings: settings, userTransactions: userTransactions, width: width, cache: cache)
+            let night = try await KeptFeedsNight.read(
+                feeds, settings: settings, userTransactions: userTransactions, width: width, cache: cache)
         {
             return night
         }

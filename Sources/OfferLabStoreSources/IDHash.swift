@@ -19,7 +19,9 @@ package struct IDHash: Hashable, Comparable, BitwiseCopyable, Sendable {
             offerlab_xxh64_update(&state, bytes.baseAddress, bytes.count)
             return offerlab_xxh64_digest(&state)
         }
-        func hash(_ bytes: UnsafeRawBufferPointer) -> IDHash { IDHash(first: xxh64(bytes, seed: 0), second: xxh64(bytes, seed: 0x5bd1_e995)) }
+        func hash(_ bytes: UnsafeRawBufferPointer) -> IDHash {
+            IDHash(first: xxh64(bytes, seed: 0), second: xxh64(bytes, seed: 0x5bd1_e995))
+        }
         self = text.utf8.withContiguousStorageIfAvailable { hash(UnsafeRawBufferPointer($0)) } ?? Array(text.utf8).withUnsafeBytes(hash)
     }
 

@@ -140,7 +140,8 @@ import Testing
             #expect(names.count > 10)
             for name in names {
                 #expect(
-                    try fileBytes(cached.outputFolder + "/" + name) == (try fileBytes(fresh.outputFolder + "/" + name)), "day \(day) \(name)")
+                    try fileBytes(cached.outputFolder + "/" + name) == (try fileBytes(fresh.outputFolder + "/" + name)),
+                    "day \(day) \(name)")
             }
         }
         #expect(keptGroups > 10)

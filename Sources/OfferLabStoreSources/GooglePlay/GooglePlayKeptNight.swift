@@ -210,7 +210,9 @@ private struct Joining {
         if join.changesKeptTokens { return nil }
         var collector = GooglePlayOrderSource.Collector()
         for file in orderFiles {
-            collector.add(file) { orderID in oldFacts.order(orderID).flatMap { oldFacts.listing(of: $0, orderPaths: orderPaths)?.lastEventAt } }
+            collector.add(file) { orderID in
+                oldFacts.order(orderID).flatMap { oldFacts.listing(of: $0, orderPaths: orderPaths)?.lastEventAt }
+            }
         }
 
         // Tonight's groups: the new files of each feed as one group, or a whole night's in runs.
@@ -236,7 +238,9 @@ private struct Joining {
                     let firstCharge = chargePosition
                     if feed == .notifications {
                         let inGroup = Set(paths)
-                        while chargePosition < newCharges.count, inGroup.contains(newCharges[chargePosition].sourcePath!) { chargePosition += 1 }
+                        while chargePosition < newCharges.count, inGroup.contains(newCharges[chargePosition].sourcePath!) {
+                            chargePosition += 1
+                        }
                     }
                     let transactions = old.transactions.count + firstCharge..<old.transactions.count + chargePosition
                     state.groups.append(KeptPlayGroupReference(feed: feed, files: files, transactions: transactions))
@@ -399,7 +403,9 @@ private struct Joining {
         var ordersRefunds: [Int: [(sequence: Int64, order: KeptPlayOrder)]] = [:]
         for value in state.orders.values where value.ordersRefundGroup >= 0 {
             let group = Int(value.ordersRefundGroup)
-            if group >= keptGroups.count || dirty.contains(group) { ordersRefunds[group, default: []].append((value.listingSequence, value)) }
+            if group >= keptGroups.count || dirty.contains(group) {
+                ordersRefunds[group, default: []].append((value.listingSequence, value))
+            }
         }
 
         // The groups, kept or made again, and resolved.
@@ -733,7 +739,8 @@ extension StoreChargeDetails {
         let transactionID = try entry.requiredText()
         let at = try entry.read(Int64.self)
         let currency = try entry.text()
-        let money = StoreTransaction.Money(priceMicros: try entry.optionalInt64(), currency: currency, proceedsMicros: try entry.optionalInt64())
+        let money = StoreTransaction.Money(
+            priceMicros: try entry.optionalInt64(), currency: currency, proceedsMicros: try entry.optionalInt64())
         let refunds: Refunds? =
             switch try entry.read(UInt8.self) {
             case 0: nil
@@ -829,7 +836,8 @@ extension KeptPlayIndex {
     ///   index in it points past what it indexes.
     init(entry: inout CacheEntryReader) throws {
         self.init(
-            asOf: try entry.read(Int64.self), userTransactions: IDHash(first: try entry.read(UInt64.self), second: try entry.read(UInt64.self))
+            asOf: try entry.read(Int64.self),
+            userTransactions: IDHash(first: try entry.read(UInt64.self), second: try entry.read(UInt64.self))
         )
         feedCounts = try (0..<2).map { _ in
             let count = try entry.read(Int64.self)
@@ -853,12 +861,14 @@ extension KeptPlayIndex {
         chains = try KeptTable(entry: &entry)
         nextListingSequence = try entry.read(Int64.self)
         let (groupCount, orderFiles) = (Int32(groups.count), Int32(feedCounts[1]))
-        guard chargeChains.count == transactions.count, groups.allSatisfy({ $0.files.upperBound <= feedCounts[$0.feed.rawValue] && $0.transactions.upperBound <= transactions.count }),
+        guard chargeChains.count == transactions.count,
+            groups.allSatisfy({ $0.files.upperBound <= feedCounts[$0.feed.rawValue] && $0.transactions.upperBound <= transactions.count }),
             tokens.values.allSatisfy({ $0 >= 0 && Int($0) < tokenRecords.count }),
             chains.values.allSatisfy({ $0.transaction >= 0 && Int($0.transaction) < transactions.count }),
             orders.values.allSatisfy({ order in
                 order.transaction < Int32(transactions.count) && order.refundGroup < groupCount && order.ordersRefundGroup < groupCount
-                    && order.listing < Int32(listings.count) && order.listingFile < orderFiles && (order.listing < 0) == (order.listingFile < 0)
+                    && order.listing < Int32(listings.count) && order.listingFile < orderFiles
+                    && (order.listing < 0) == (order.listingFile < 0)
                     && (order.listingHasRefunds == 0 || order.listingHasRefunds == 1)
             })
         else { throw CacheEntryReader.Damaged() }
