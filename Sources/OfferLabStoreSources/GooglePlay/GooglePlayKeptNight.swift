@@ -261,7 +261,7 @@ private struct Joining {
         var orderChanges: [IDHash: KeptPlayOrder] = [:]
         func order(_ orderID: String) -> (key: IDHash, value: KeptPlayOrder) {
             let key = IDHash(orderID)
-            return (key, orderChanges[key] ?? old.orders.position(of: key).map { old.orders.values[$0] } ?? KeptPlayOrder())
+            return (key, orderChanges[key] ?? old.orders.value(key) ?? KeptPlayOrder())
         }
         var changedCharges = Set<Int>()
         for (orderID, earlier) in join.earlierKeptCharges {
@@ -289,7 +289,7 @@ private struct Joining {
         // voided purchase whose refunded amount they change, is made again.
         for listing in collector.listings {
             var (key, value) = order(listing.orderID)
-            let oldListing = old.orders.position(of: key).flatMap { oldFacts.listing(of: old.orders.values[$0], orderPaths: orderPaths) }
+            let oldListing = old.orders.value(key).flatMap { oldFacts.listing(of: $0, orderPaths: orderPaths) }
             if value.transaction >= 0, Int(value.transaction) < old.transactions.count {
                 let charge = Int(value.transaction)
                 guard let record = oldFacts.transaction(charge) else { return nil }
@@ -300,7 +300,7 @@ private struct Joining {
                     makeAgain(transaction: charge)
                 }
             }
-            if let keptOrder = old.orders.position(of: key).map({ old.orders.values[$0] }), keptOrder.refundGroup >= 0,
+            if let keptOrder = old.orders.value(key), keptOrder.refundGroup >= 0,
                 !Self.sameRefund(oldListing?.details, listing.details)
             {
                 dirty.insert(Int(keptOrder.refundGroup))
@@ -615,8 +615,8 @@ struct KeptPlayFacts: GooglePlayKeptNotifications {
     }
 
     func token(_ token: String) -> GooglePlayKeptToken? {
-        guard let position = index.tokens.position(of: IDHash(token)) else { return nil }
-        return index.tokenRecords.record(Int(index.tokens.values[position])) { try GooglePlayKeptToken(entry: &$0, token: token) }
+        guard let record = index.tokens.value(IDHash(token)) else { return nil }
+        return index.tokenRecords.record(Int(record)) { try GooglePlayKeptToken(entry: &$0, token: token) }
     }
 
     func chargeAt(order orderID: String) -> Int64? {
@@ -627,7 +627,7 @@ struct KeptPlayFacts: GooglePlayKeptNotifications {
     func refunded(order orderID: String) -> Bool { (order(orderID)?.refundGroup ?? -1) >= 0 }
 
     func order(_ orderID: String) -> KeptPlayOrder? {
-        index.orders.position(of: IDHash(orderID)).map { index.orders.values[$0] }
+        index.orders.value(IDHash(orderID))
     }
 
     /// Charge `index` as the join made it.
@@ -648,7 +648,7 @@ struct KeptPlayFacts: GooglePlayKeptNotifications {
     }
 
     func chain(_ chain: String) -> KeptPlayChain? {
-        index.chains.position(of: IDHash(chain)).map { index.chains.values[$0] }
+        index.chains.value(IDHash(chain))
     }
 }
 
