@@ -20,6 +20,9 @@ struct KeptFeedsNight: KeptNight {
     /// Tonight's groups, in the order of the store's state.
     var groups: [Group]
     var index: Index
+    /// The segments the store's state names, in its order; those kept, with their entries' names.
+    var segments: [KeptSegmentSource]
+    var keptSegmentEntries: [ObjectIdentifier: String]
     let settings: [UInt8]
     let asOf: Int64
     let cache: ParsedLogCache
@@ -54,6 +57,8 @@ struct KeptFeedsNight: KeptNight {
         var feeds: [[(path: String, readingEntry: String)]]
         /// The groups' entries, in the order of the store's state.
         var groupEntries: [String] = []
+        /// The entries of the segments the state names (`KeptRecords`), in its order.
+        var segmentEntries: [String] = []
         var state: [UInt8]
     }
 
@@ -97,6 +102,16 @@ struct KeptFeedsNight: KeptNight {
         var index = index
         index.groupEntries = [String](repeating: "", count: groups.count)
         for (run, group) in fileOrder.enumerated() { index.groupEntries[group] = runEntries[run] }
+        index.segmentEntries = segments.map { source in
+            switch source {
+            case .kept(let segment): return keptSegmentEntries[ObjectIdentifier(segment)]!
+            case .made(let records):
+                return cache.writeEntryNamedByContent(magic: ParsedLogCache.keptFeedsSegmentMagic, words: cache.keptFileWords) {
+                    $0.bytes.append(contentsOf: records)
+                }
+            }
+        }
+        cache.markInUse(index.segmentEntries)
         cache.keepFeedsIndex(index, settings: settings, asOf: asOf)
     }
 }
@@ -122,6 +137,7 @@ extension KeptFeedsNight {
         guard !unreadable else { return nil }
         let settingsBytes: [UInt8] = readingSettings.flatMap { $0 + [0] }
         var kept: (feeds: KeptFeeds, groups: [KeptGroup], index: Index, name: String)?
+        var keptSegmentEntries: [ObjectIdentifier: String] = [:]
         if let found = cache.keptFeedsIndex(settings: settingsBytes, feeds: paths.count, asOf: settings.asOf),
             found.index.feeds.indices.allSatisfy({ feed in
                 let keptFiles = found.index.feeds[feed]
@@ -130,10 +146,12 @@ extension KeptFeedsNight {
                         keptFiles[$0].path == paths[feed][$0] && keptFiles[$0].readingEntry == readingEntries[feed][$0]
                     }
             }),
-            let groups = await cache.keptFeedsGroups(found.index.groupEntries, width: width)
+            let groups = await cache.keptFeedsGroups(found.index.groupEntries, width: width),
+            let segments = cache.keptFeedsSegments(found.index.segmentEntries)
         {
+            for (segment, name) in zip(segments, found.index.segmentEntries) { keptSegmentEntries[ObjectIdentifier(segment)] = name }
             let feeds = KeptFeeds(
-                state: found.index.state,
+                state: found.index.state, segments: segments,
                 groups: groups.map {
                     KeptFeeds.Group(records: $0.records, eventsAtOrAfterAsOf: $0.eventsAtOrAfterAsOf, latestTimestamp: $0.latestTimestamp)
                 })
@@ -186,7 +204,7 @@ extension KeptFeedsNight {
         // so do the readings of the files it kept, which tonight does not read; they count as reused.
         if let kept, made.groups.contains(where: { $0.kept != nil }) {
             cache.markInUse(
-                [kept.name] + kept.index.groupEntries + kept.index.feeds.flatMap { $0.map(\.readingEntry) },
+                [kept.name] + kept.index.groupEntries + kept.index.segmentEntries + kept.index.feeds.flatMap { $0.map(\.readingEntry) },
                 reused: kept.index.feeds.reduce(0) { $0 + $1.count })
         }
         var night = StoreNight()
@@ -200,7 +218,7 @@ extension KeptFeedsNight {
             index: Index(
                 feeds: paths.indices.map { feed in paths[feed].indices.map { (paths[feed][$0], readingEntries[feed][$0]) } },
                 state: made.state),
-            settings: settingsBytes, asOf: settings.asOf, cache: cache)
+            segments: made.segments, keptSegmentEntries: keptSegmentEntries, settings: settingsBytes, asOf: settings.asOf, cache: cache)
         return night
     }
 }
@@ -246,6 +264,7 @@ extension KeptFeedsNight.KeptGroup {
 extension ParsedLogCache {
     static let keptFeedsGroupMagic = Array("OfferLab kept feeds group\n".utf8)
     static let keptFeedsIndexMagic = Array("OfferLab kept feeds night\n".utf8)
+    static let keptFeedsSegmentMagic = Array("OfferLab kept feeds records\n".utf8)
 
     private func keptFeedsIndexWords(settings: [UInt8]) -> [UInt64] {
         keptFileWords + [settings.withUnsafeBytes { Self.hash($0) }, UInt64(settings.count)]
@@ -261,17 +280,24 @@ extension ParsedLogCache {
     /// after `asOf`, and its entry's name; nil when there is none.
     func keptFeedsIndex(settings: [UInt8], feeds: Int, asOf: Int64) -> (name: String, index: KeptFeedsNight.Index)? {
         let words = keptFeedsIndexWords(settings: settings)
-        var best: (name: String, asOf: Int64, index: KeptFeedsNight.Index)?
-        for name in entryNames(withPrefix: keptFeedsIndexPrefix(settings: settings)) {
-            guard
-                let (asOfKept, index) = readEntry(
-                    named: name, magic: Self.keptFeedsIndexMagic, words: words, countsDamage: false,
-                    decode: { entry in (try entry.read(Int64.self), try KeptFeedsNight.Index(entry: &entry, feeds: feeds)) }),
-                asOfKept <= asOf, asOfKept > best?.asOf ?? .min
-            else { continue }
-            best = (name, asOfKept, index)
+        // Each index's `as_of` is the first word of its payload: only the latest is read whole (an
+        // earlier one when it is damaged).
+        let header = Self.keptFeedsIndexMagic.count + 8 * (words.count + 1)
+        let candidates = entryNames(withPrefix: keptFeedsIndexPrefix(settings: settings)).compactMap { name in
+            word(ofEntry: name, at: header).map { (name: name, asOf: $0) }
         }
-        return best.map { ($0.name, $0.index) }
+        for candidate in candidates.filter({ $0.asOf <= asOf }).sorted(by: {
+            $0.asOf > $1.asOf || ($0.asOf == $1.asOf && $0.name < $1.name)
+        }) {
+            if let (asOfKept, index) = readEntry(
+                named: candidate.name, magic: Self.keptFeedsIndexMagic, words: words, countsDamage: false,
+                decode: { entry in (try entry.read(Int64.self), try KeptFeedsNight.Index(entry: &entry, feeds: feeds)) }),
+                asOfKept <= asOf
+            {
+                return (candidate.name, index)
+            }
+        }
+        return nil
     }
 
     /// The groups' entries, read at most `width` at a time; nil when one is missing or damaged.
@@ -287,6 +313,16 @@ extension ParsedLogCache {
         }
         releaseBuffers()
         return missing ? nil : groups
+    }
+
+    /// The segments' entries, mapped; nil when one is missing or damaged.
+    func keptFeedsSegments(_ names: [String]) -> [KeptSegment]? {
+        var segments: [KeptSegment] = []
+        for name in names {
+            guard let segment = mappedEntry(named: name, magic: Self.keptFeedsSegmentMagic, words: keptFileWords) else { return nil }
+            segments.append(segment)
+        }
+        return segments
     }
 
     /// Writes the night's index entry, with its `as_of` first.
@@ -312,6 +348,8 @@ extension KeptFeedsNight.Index {
         }
         entry.append(Int64(groupEntries.count))
         for name in groupEntries { entry.append(text: name) }
+        entry.append(Int64(segmentEntries.count))
+        for name in segmentEntries { entry.append(text: name) }
         entry.append(bytesOf: state)
     }
 
@@ -323,6 +361,7 @@ extension KeptFeedsNight.Index {
             feeds.append(files)
         }
         for _ in 0..<(try entry.count()) { groupEntries.append(try entry.requiredText()) }
+        for _ in 0..<(try entry.count()) { segmentEntries.append(try entry.requiredText()) }
         state = Array(try entry.bytesWithLength())
     }
 }

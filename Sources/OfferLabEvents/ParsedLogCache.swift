@@ -394,6 +394,44 @@ package final class ParsedLogCache: Sendable {
         return payload
     }
 
+    /// The 64-bit word at `offset` of the entry `name`, unchecked (what a whole read then checks);
+    /// nil when the entry is shorter.
+    func word(ofEntry name: String, at offset: Int) -> Int64? {
+        let descriptor = open((folder as NSString).appendingPathComponent(name), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var word: Int64 = 0
+        guard pread(descriptor, &word, 8, off_t(offset)) == 8 else { return nil }
+        return Int64(littleEndian: word)
+    }
+
+    /// The payload of the entry `name`, mapped in place and checked as `readEntry` checks it (for
+    /// records read a few at a time, `KeptSegment`); nil when it is missing or damaged.
+    func mappedEntry(named name: String, magic: [UInt8], words: [UInt64]) -> KeptSegment? {
+        let descriptor = open((folder as NSString).appendingPathComponent(name), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        let header = magic.count + 8 * (words.count + 1)
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) > header,
+            let base = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED
+        else { return nil }
+        let (address, length) = (Int(bitPattern: base), Int(status.st_size))
+        let whole = UnsafeRawBufferPointer(start: base, count: length)
+        let segment = KeptSegment(bytes: UnsafeRawBufferPointer(rebasing: whole[header...])) {
+            munmap(UnsafeMutableRawPointer(bitPattern: address), length)
+        }
+        var entry = CacheEntryReader(UnsafeRawBufferPointer(rebasing: whole[..<header]))
+        let intact =
+            (try? entry.bytes(count: magic.count).elementsEqual(magic) && words.allSatisfy({ try entry.read(UInt64.self) == $0 })
+                && entry.read(UInt64.self) == Self.hash(segment.bytes)) ?? false
+        guard intact else {
+            usage.withLock { $0.entriesDiscarded += 1 }
+            return nil
+        }
+        return segment
+    }
+
     /// An entry's bytes: `magic`, `words`, the payload's XXH64, then the payload `encode` writes.
     private static func layOut(
         _ entry: inout CacheEntryWriter, magic: [UInt8], words: [UInt64], encode: (inout CacheEntryWriter) -> Void

@@ -49,9 +49,11 @@ package struct KeptFeedsInput: Sendable {
     }
 }
 
-/// What an earlier night kept: the store's state, and each of its groups of files.
+/// What an earlier night kept: the store's state, the segments it names (`KeptRecords`), and each
+/// of its groups of files.
 package struct KeptFeeds: Sendable {
     package var state: [UInt8]
+    package var segments: [KeptSegment]
     package var groups: [Group]
 
     package struct Group: Sendable {
@@ -68,8 +70,9 @@ package struct KeptFeeds: Sendable {
         }
     }
 
-    package init(state: [UInt8], groups: [Group]) {
+    package init(state: [UInt8], segments: [KeptSegment], groups: [Group]) {
         self.state = state
+        self.segments = segments
         self.groups = groups
     }
 }
@@ -84,8 +87,9 @@ package struct KeptFeedsOutcome: Sendable {
     /// The groups in the order of the store's state, each a run of `files`: read back (the kept
     /// group's position) or made, with the store's part of its entry.
     package var groups: [(files: Range<Int>, kept: Int?, records: [UInt8])] = []
-    /// What the store keeps for a later night.
+    /// What the store keeps for a later night, and the segments it names, in its order.
     package var state: [UInt8] = []
+    package var segments: [KeptSegmentSource] = []
 
     package init() {}
 }
@@ -154,10 +158,20 @@ package struct KeptTable<Value: BitwiseCopyable & Sendable>: Sendable {
 }
 
 /// Records each encoded on its own, read one at a time by index: of a month's records, a later
-/// night decodes the few it needs. A record replaced is written again at the end.
+/// night decodes the few it needs. A record replaced is written again at the end. The records
+/// earlier nights kept stay in their segments (an entry each, read back in place), so a night
+/// writes only the records it adds; offsets count through the segments and on into `bytes`.
 package struct KeptRecords: Sendable {
-    package var bytes: [UInt8] = []
-    package var offsets: [Int64] = []
+    /// Earlier nights' records, and where each segment starts among the offsets.
+    private var segments: [(segment: KeptSegment, start: Int64)] = []
+    /// The records added since, from `keptLength` on.
+    private var bytes: [UInt8] = []
+    private var keptLength: Int64 = 0
+    private var offsets: [Int64] = []
+
+    /// Segments a state may name before a night joins them into one (a year of nights reads back
+    /// a few entries, not one per night).
+    static let segmentsAtMost = 16
 
     package init() {}
 
@@ -168,7 +182,7 @@ package struct KeptRecords: Sendable {
     package mutating func append(_ encode: (inout CacheEntryWriter) -> Void) -> Int {
         var writer = CacheEntryWriter(bytes: [])
         swap(&writer.bytes, &bytes)
-        offsets.append(Int64(writer.bytes.count))
+        offsets.append(keptLength + Int64(writer.bytes.count))
         encode(&writer)
         swap(&writer.bytes, &bytes)
         return offsets.count - 1
@@ -176,7 +190,7 @@ package struct KeptRecords: Sendable {
 
     /// Writes record `index` again.
     package mutating func replace(_ index: Int, _ encode: (inout CacheEntryWriter) -> Void) {
-        let offset = Int64(bytes.count)
+        let offset = keptLength + Int64(bytes.count)
         append(encode)
         offsets.removeLast()
         offsets[index] = offset
@@ -185,22 +199,80 @@ package struct KeptRecords: Sendable {
     /// Record `index`; nil when it is not one `decode` reads (a damaged entry).
     package func record<Record>(_ index: Int, _ decode: (inout CacheEntryReader) throws -> Record) -> Record? {
         guard offsets.indices.contains(index) else { return nil }
-        return bytes.withUnsafeBytes { all in
-            var reader = CacheEntryReader(UnsafeRawBufferPointer(rebasing: all[Int(offsets[index])...]))
+        let offset = offsets[index]
+        func decoded(_ bytes: UnsafeRawBufferPointer, from start: Int64) -> Record? {
+            var reader = CacheEntryReader(UnsafeRawBufferPointer(rebasing: bytes[Int(offset - start)...]))
             return try? decode(&reader)
         }
+        if offset >= keptLength { return bytes.withUnsafeBytes { decoded($0, from: keptLength) } }
+        var low = 0
+        var high = segments.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if segments[middle].start <= offset { low = middle } else { high = middle - 1 }
+        }
+        return decoded(segments[low].segment.bytes, from: segments[low].start)
     }
 
-    package func encode(into entry: inout CacheEntryWriter) {
+    /// Writes the offsets and the segments the records are in: those kept, by their position in
+    /// `segmentSources`, and the records added, as a segment made tonight. More than
+    /// `segmentsAtMost` segments are joined into one made tonight (offsets stay as they are: a
+    /// segment's records start where the previous one's end).
+    package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
+        var positions: [Int64] = []
+        if segments.count + (bytes.isEmpty ? 0 : 1) > Self.segmentsAtMost {
+            var joined: [UInt8] = []
+            joined.reserveCapacity(Int(keptLength) + bytes.count)
+            for (segment, _) in segments { joined.append(contentsOf: segment.bytes) }
+            joined.append(contentsOf: bytes)
+            positions.append(Int64(segmentSources.count))
+            segmentSources.append(.made(joined))
+        } else {
+            for (segment, _) in segments {
+                positions.append(Int64(segmentSources.count))
+                segmentSources.append(.kept(segment))
+            }
+            if !bytes.isEmpty {
+                positions.append(Int64(segmentSources.count))
+                segmentSources.append(.made(bytes))
+            }
+        }
         entry.appendArray(offsets)
-        entry.append(bytesOf: bytes)
+        entry.appendArray(positions)
     }
 
-    package init(entry: inout CacheEntryReader) throws {
+    /// - Parameter segments: the segments the state names, in its order.
+    package init(entry: inout CacheEntryReader, segments keptSegments: [KeptSegment]) throws {
         offsets = try entry.readArray()
-        bytes = Array(try entry.bytesWithLength())
-        guard offsets.allSatisfy({ $0 >= 0 && $0 <= bytes.count }) else { throw CacheEntryReader.Damaged() }
+        let positions: [Int64] = try entry.readArray()
+        for position in positions {
+            guard position >= 0, position < keptSegments.count else { throw CacheEntryReader.Damaged() }
+            segments.append((keptSegments[Int(position)], keptLength))
+            keptLength += Int64(keptSegments[Int(position)].bytes.count)
+        }
+        guard offsets.allSatisfy({ $0 >= 0 && $0 < keptLength }) else { throw CacheEntryReader.Damaged() }
     }
+}
+
+/// Records an earlier night kept in an entry of its own (`KeptRecords`), read back in place: the
+/// entry's bytes mapped, never copied. Unchecked `Sendable`: its bytes never change while it lives.
+package final class KeptSegment: @unchecked Sendable {
+    package let bytes: UnsafeRawBufferPointer
+    private let release: @Sendable () -> Void
+
+    /// - Parameter release: frees `bytes`, once the segment is no longer used.
+    package init(bytes: UnsafeRawBufferPointer, release: @escaping @Sendable () -> Void) {
+        self.bytes = bytes
+        self.release = release
+    }
+
+    deinit { release() }
+}
+
+/// A segment a state names: one an earlier night kept, or records made tonight, to be kept.
+package enum KeptSegmentSource: Sendable {
+    case kept(KeptSegment)
+    case made([UInt8])
 }
 
 // MARK: - Records with their strings in place

@@ -82,13 +82,15 @@ import Testing
         try await fixture.night(asOf: 6)
     }
 
-    /// A kept group's entry damaged, or a kept file changed: the night is read whole, the same as
-    /// without the cache.
-    @Test func aDamagedEntryOrAChangedFileReadsTheNightWhole() async throws {
+    /// A kept group's entry or a segment of the state's records damaged (the groups' two, the
+    /// segments of tokens, charges and Order listings), or a kept file changed: the night is read
+    /// whole, the same as without the cache.
+    @Test(arguments: [(ParsedLogCache.keptFeedsGroupMagic, 2), (ParsedLogCache.keptFeedsSegmentMagic, 3)])
+    func aDamagedEntryOrAChangedFileReadsTheNightWhole(magic: [UInt8], entries: Int) async throws {
         var fixture = try Fixture(apple: false)
         try fixture.firstDays()
         try await fixture.night(asOf: 4)
-        #expect(try fixture.damageEntries(startingWith: ParsedLogCache.keptFeedsGroupMagic) == 2)
+        #expect(try fixture.damageEntries(startingWith: magic) == entries)
         try fixture.laterDays()
         #expect(try await Self.plan(fixture, asOf: 6) == ["made", "made"])
         try await fixture.night(asOf: 6)

@@ -82,13 +82,15 @@ extension String {
         let kept = keptLogs + playFiles.count
         #expect(filling.standardOutput.contains("cache \(folder.file("cache")): 0 log file(s) reused, \(kept) parsed and kept\n"))
         // Beside them, the Play night kept resolved (its feeds are the sample's only store sources):
-        // an entry per group of files and its index.
+        // an entry per group of files, its index and the segments of records the index names.
         let entries = try FileManager.default.contentsOfDirectory(atPath: folder.file("cache"))
         let keptNight = try entries.filter { name in
             let bytes = try fileBytes(folder.file("cache/\(name)"))
-            return bytes.starts(with: ParsedLogCache.keptFeedsGroupMagic) || bytes.starts(with: ParsedLogCache.keptFeedsIndexMagic)
+            return [ParsedLogCache.keptFeedsGroupMagic, ParsedLogCache.keptFeedsIndexMagic, ParsedLogCache.keptFeedsSegmentMagic].contains {
+                bytes.starts(with: $0)
+            }
         }
-        #expect(entries.count - keptNight.count == kept && keptNight.count >= 3)
+        #expect(entries.count - keptNight.count == kept && keptNight.count >= 4)
         let reading = try run("reading")
         #expect(reading.standardOutput.contains(": \(kept) log file(s) reused, 0 parsed and kept\n"))
         for name in ["filling", "reading"] {

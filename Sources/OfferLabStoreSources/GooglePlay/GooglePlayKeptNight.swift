@@ -54,7 +54,7 @@ package enum GooglePlayKeptNight: KeptFeedsSource {
         if let keptFeeds = input.kept {
             kept = keptFeeds.state.withUnsafeBytes { bytes in
                 var entry = CacheEntryReader(bytes)
-                guard let index = try? KeptPlayIndex(entry: &entry), entry.remaining == 0,
+                guard let index = try? KeptPlayIndex(entry: &entry, segments: keptFeeds.segments), entry.remaining == 0,
                     index.groups.count == keptFeeds.groups.count,
                     zip(index.feedCounts, input.paths).allSatisfy({ $0 <= $1.count })
                 else { return nil }
@@ -486,7 +486,7 @@ private struct Joining {
             }
         }
         var entry = CacheEntryWriter(bytes: [])
-        state.encode(into: &entry)
+        state.encode(into: &entry, segmentSources: &made.segments)
         made.state = entry.bytes
         return made
     }
@@ -599,9 +599,11 @@ struct KeptPlayIndex: Sendable {
 }
 
 /// What the join of later files asks of the kept files (`GooglePlayKeptNotifications`), and the
-/// kept records by id.
-struct KeptPlayFacts: GooglePlayKeptNotifications {
+/// kept records by id. A class: the night's lookups pass it around without copying the state.
+final class KeptPlayFacts: GooglePlayKeptNotifications {
     let index: KeptPlayIndex
+
+    init(index: KeptPlayIndex) { self.index = index }
 
     func delivered(notification id: String) -> Bool {
         let key = IDHash(id)
@@ -809,7 +811,14 @@ extension StoreStatusChange {
 }
 
 extension KeptPlayIndex {
-    func encode(into entry: inout CacheEntryWriter) {
+    func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
+        // Written in one go: a state grown by doubling is copied and faulted in several times.
+        let tables = notifications.count + chargeChains.count + tokens.keys.count + orders.keys.count + chains.keys.count
+        let offsets = tokenRecords.count + transactions.count + listings.count
+        entry.bytes.reserveCapacity(
+            entry.bytes.count + 4096 + groups.count * 33 + tables * MemoryLayout<IDHash>.stride + tokens.values.count * 4
+                + orders.values.count * MemoryLayout<KeptPlayOrder>.stride + chains.values.count * MemoryLayout<KeptPlayChain>.stride
+                + offsets * 8)
         entry.append(asOf)
         entry.append(userTransactions.first)
         entry.append(userTransactions.second)
@@ -823,18 +832,19 @@ extension KeptPlayIndex {
         }
         entry.appendArray(notifications)
         tokens.encode(into: &entry)
-        tokenRecords.encode(into: &entry)
+        tokenRecords.encode(into: &entry, segmentSources: &segmentSources)
         orders.encode(into: &entry)
-        transactions.encode(into: &entry)
+        transactions.encode(into: &entry, segmentSources: &segmentSources)
         entry.appendArray(chargeChains)
-        listings.encode(into: &entry)
+        listings.encode(into: &entry, segmentSources: &segmentSources)
         chains.encode(into: &entry)
         entry.append(nextListingSequence)
     }
 
+    /// - Parameter segments: the segments the state names (`KeptFeeds.segments`).
     /// - Throws: `CacheEntryReader.Damaged` when the payload is not one `encode` wrote, or an
     ///   index in it points past what it indexes.
-    init(entry: inout CacheEntryReader) throws {
+    init(entry: inout CacheEntryReader, segments: [KeptSegment]) throws {
         self.init(
             asOf: try entry.read(Int64.self),
             userTransactions: IDHash(first: try entry.read(UInt64.self), second: try entry.read(UInt64.self))
@@ -853,11 +863,11 @@ extension KeptPlayIndex {
         }
         notifications = try entry.readArray()
         tokens = try KeptTable(entry: &entry)
-        tokenRecords = try KeptRecords(entry: &entry)
+        tokenRecords = try KeptRecords(entry: &entry, segments: segments)
         orders = try KeptTable(entry: &entry)
-        transactions = try KeptRecords(entry: &entry)
+        transactions = try KeptRecords(entry: &entry, segments: segments)
         chargeChains = try entry.readArray()
-        listings = try KeptRecords(entry: &entry)
+        listings = try KeptRecords(entry: &entry, segments: segments)
         chains = try KeptTable(entry: &entry)
         nextListingSequence = try entry.read(Int64.self)
         let (groupCount, orderFiles) = (Int32(groups.count), Int32(feedCounts[1]))

@@ -1,0 +1,73 @@
+import OfferLabIngest
+import Testing
+
+@testable import OfferLabStoreSources
+
+/// A kept store's records across nights (`KeptRecords`): each night reads the earlier nights'
+/// segments in place and writes only the records it adds; past `segmentsAtMost` segments a night
+/// joins them into one. Every record reads back as last written, night after night.
+@Suite struct KeptRecordsTests {
+    /// A segment made tonight, as a later night maps it: bytes of its own, freed with it.
+    static func segment(_ records: [UInt8]) -> KeptSegment {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: records.count, alignment: 8)
+        memory.copyBytes(from: records)
+        let address = Int(bitPattern: memory.baseAddress)
+        return KeptSegment(bytes: UnsafeRawBufferPointer(memory)) { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() }
+    }
+
+    static func decode(_ state: [UInt8], segments: [KeptSegment]) throws -> KeptRecords {
+        try state.withUnsafeBytes { bytes in
+            var reader = CacheEntryReader(bytes)
+            return try KeptRecords(entry: &reader, segments: segments)
+        }
+    }
+
+    @Test func recordsReadBackAsLastWrittenAcrossNightsAndJoinedSegments() throws {
+        var expected: [String] = []
+        var state: (bytes: [UInt8], segments: [KeptSegment]) = ([], [])
+        var segmentCounts: [Int] = []
+        for night in 0..<(2 * KeptRecords.segmentsAtMost + 3) {
+            var records = night == 0 ? KeptRecords() : try Self.decode(state.bytes, segments: state.segments)
+            #expect(records.count == expected.count)
+            for (index, text) in expected.enumerated() { #expect(records.record(index) { try $0.requiredText() } == text) }
+            // Two records a night, one of them from the night before written again (the night
+            // after a join, too).
+            for record in 0..<2 {
+                let text = "night \(night) record \(record)"
+                records.append { $0.append(text: text) }
+                expected.append(text)
+            }
+            if night > 0 {
+                let replaced = expected.count - 3
+                expected[replaced] += " again at night \(night)"
+                records.replace(replaced) { [text = expected[replaced]] in $0.append(text: text) }
+            }
+            var entry = CacheEntryWriter(bytes: [])
+            var sources: [KeptSegmentSource] = []
+            records.encode(into: &entry, segmentSources: &sources)
+            state.bytes = entry.bytes
+            state.segments = sources.map { source in
+                switch source {
+                case .kept(let segment): segment
+                case .made(let bytes): Self.segment(bytes)
+                }
+            }
+            // Each night adds one segment, then the night past the bound joins them all.
+            #expect(state.segments.count <= KeptRecords.segmentsAtMost)
+            segmentCounts.append(state.segments.count)
+        }
+        #expect(segmentCounts.prefix(KeptRecords.segmentsAtMost) == ArraySlice(1...KeptRecords.segmentsAtMost))
+        #expect(segmentCounts[KeptRecords.segmentsAtMost] == 1 && segmentCounts.last == 3)
+    }
+
+    @Test func aStateNamingASegmentItWasNotGivenIsRefused() throws {
+        var records = KeptRecords()
+        records.append { $0.append(text: "a record") }
+        var entry = CacheEntryWriter(bytes: [])
+        var sources: [KeptSegmentSource] = []
+        records.encode(into: &entry, segmentSources: &sources)
+        #expect(throws: CacheEntryReader.Damaged.self) { try Self.decode(entry.bytes, segments: []) }
+        // A segment shorter than the offsets reach.
+        #expect(throws: CacheEntryReader.Damaged.self) { try Self.decode(entry.bytes, segments: [Self.segment([])]) }
+    }
+}
