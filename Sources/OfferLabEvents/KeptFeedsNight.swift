@@ -10,9 +10,10 @@ import OfferLabSupport
 /// consecutive files it made again; the others' batches are read back.
 ///
 /// A group's entry (named by its content) holds its batch, the notes its batch refused and the
-/// store's records of it; the night's index entry (named by the settings the files are read with
-/// and its content) holds each feed's files with their readings' entries, the groups' entries and
-/// the store's state. A later night whose first files of each feed are the index's, unchanged, goes
+/// store's records of it; a segment's entry (named by its content) holds records the store's state
+/// names (`KeptRecords`), read back mapped; the night's index entry (named by the settings the
+/// files are read with and its content) holds each feed's files with their readings' entries, the
+/// groups' and the segments' entries and the store's state. A later night whose first files of each feed are the index's, unchanged, goes
 /// on from it; any other (a file changed or removed, a missing or damaged entry) is read whole by
 /// the store, and kept anew. Both entries start with a layout version and this program's identity
 /// and are checked whole (`ParsedLogCache.readEntry`).

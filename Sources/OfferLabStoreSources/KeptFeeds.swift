@@ -157,21 +157,78 @@ package struct KeptTable<Value: BitwiseCopyable & Sendable>: Sendable {
     }
 }
 
-/// Records each encoded on its own, read one at a time by index: of a month's records, a later
-/// night decodes the few it needs. A record replaced is written again at the end. The records
-/// earlier nights kept stay in their segments (an entry each, read back in place), so a night
-/// writes only the records it adds; offsets count through the segments and on into `bytes`.
-package struct KeptRecords: Sendable {
-    /// Earlier nights' records, and where each segment starts among the offsets.
-    private var segments: [(segment: KeptSegment, start: Int64)] = []
-    /// The records added since, from `keptLength` on.
-    private var bytes: [UInt8] = []
-    private var keptLength: Int64 = 0
-    private var offsets: [Int64] = []
+/// The segments a kept structure's earlier nights left (`KeptRecords`, `KeptColumn`,
+/// `KeptHashSet`: an entry each, read back in place), one after the other.
+struct KeptSegmentList: Sendable {
+    private(set) var segments: [(segment: KeptSegment, start: Int)] = []
+    /// Their bytes together.
+    private(set) var length = 0
 
     /// Segments a state may name before a night joins them into one (a year of nights reads back
-    /// a few entries, not one per night).
-    static let segmentsAtMost = 16
+    /// a few entries a structure, not one a night).
+    static let atMost = 16
+
+    init() {}
+
+    /// The segments of `kept` at the positions `encode` wrote, each a whole number of `unit` bytes.
+    init(entry: inout CacheEntryReader, kept: [KeptSegment], unit: Int) throws {
+        for position in try entry.readArray() as [Int64] {
+            guard position >= 0, position < kept.count, kept[Int(position)].bytes.count % unit == 0 else {
+                throw CacheEntryReader.Damaged()
+            }
+            segments.append((kept[Int(position)], length))
+            length += kept[Int(position)].bytes.count
+        }
+    }
+
+    /// The segment holding byte `offset` of them together, and the offset in it.
+    func locate(_ offset: Int) -> (bytes: UnsafeRawBufferPointer, offset: Int) {
+        var low = 0
+        var high = segments.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if segments[middle].start <= offset { low = middle } else { high = middle - 1 }
+        }
+        return (segments[low].segment.bytes, offset - segments[low].start)
+    }
+
+    /// Their bytes one after the other, then `added`'s.
+    func joined(with added: [UInt8]) -> [UInt8] {
+        var joined: [UInt8] = []
+        joined.reserveCapacity(length + added.count)
+        for (segment, _) in segments { joined.append(contentsOf: segment.bytes) }
+        return joined + added
+    }
+
+    /// Writes the positions in `segmentSources` of these segments and of `added` (tonight's bytes,
+    /// when there are any); past `atMost`, of the one segment `joined` makes of them all.
+    func encode(
+        into entry: inout CacheEntryWriter, added: [UInt8], joined: (Self) -> [UInt8], segmentSources: inout [KeptSegmentSource]
+    ) {
+        var positions: [Int64] = []
+        func name(_ source: KeptSegmentSource) {
+            positions.append(Int64(segmentSources.count))
+            segmentSources.append(source)
+        }
+        if segments.count + (added.isEmpty ? 0 : 1) > Self.atMost {
+            name(.made(joined(self)))
+        } else {
+            for (segment, _) in segments { name(.kept(segment)) }
+            if !added.isEmpty { name(.made(added)) }
+        }
+        entry.appendArray(positions)
+    }
+}
+
+/// Records each encoded on its own, read one at a time by index: of a month's records, a later
+/// night decodes the few it needs. A record replaced is written again at the end. The records
+/// earlier nights kept stay in their segments, so a night writes only the records it adds;
+/// offsets count through the segments and on into `bytes`.
+package struct KeptRecords: Sendable {
+    private var segments = KeptSegmentList()
+    /// The records added since they were kept.
+    private var bytes: [UInt8] = []
+    private var offsets: [Int64] = []
 
     package init() {}
 
@@ -182,7 +239,7 @@ package struct KeptRecords: Sendable {
     package mutating func append(_ encode: (inout CacheEntryWriter) -> Void) -> Int {
         var writer = CacheEntryWriter(bytes: [])
         swap(&writer.bytes, &bytes)
-        offsets.append(keptLength + Int64(writer.bytes.count))
+        offsets.append(Int64(segments.length + writer.bytes.count))
         encode(&writer)
         swap(&writer.bytes, &bytes)
         return offsets.count - 1
@@ -190,7 +247,7 @@ package struct KeptRecords: Sendable {
 
     /// Writes record `index` again.
     package mutating func replace(_ index: Int, _ encode: (inout CacheEntryWriter) -> Void) {
-        let offset = keptLength + Int64(bytes.count)
+        let offset = Int64(segments.length + bytes.count)
         append(encode)
         offsets.removeLast()
         offsets[index] = offset
@@ -199,58 +256,115 @@ package struct KeptRecords: Sendable {
     /// Record `index`; nil when it is not one `decode` reads (a damaged entry).
     package func record<Record>(_ index: Int, _ decode: (inout CacheEntryReader) throws -> Record) -> Record? {
         guard offsets.indices.contains(index) else { return nil }
-        let offset = offsets[index]
-        func decoded(_ bytes: UnsafeRawBufferPointer, from start: Int64) -> Record? {
-            var reader = CacheEntryReader(UnsafeRawBufferPointer(rebasing: bytes[Int(offset - start)...]))
+        func decoded(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Record? {
+            var reader = CacheEntryReader(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             return try? decode(&reader)
         }
-        if offset >= keptLength { return bytes.withUnsafeBytes { decoded($0, from: keptLength) } }
-        var low = 0
-        var high = segments.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if segments[middle].start <= offset { low = middle } else { high = middle - 1 }
-        }
-        return decoded(segments[low].segment.bytes, from: segments[low].start)
+        let offset = Int(offsets[index])
+        if offset >= segments.length { return bytes.withUnsafeBytes { decoded($0, at: offset - segments.length) } }
+        let (segment, offsetInSegment) = segments.locate(offset)
+        return decoded(segment, at: offsetInSegment)
     }
 
-    /// Writes the offsets and the segments the records are in: those kept, by their position in
-    /// `segmentSources`, and the records added, as a segment made tonight. More than
-    /// `segmentsAtMost` segments are joined into one made tonight (offsets stay as they are: a
-    /// segment's records start where the previous one's end).
+    /// Writes the offsets and the segments the records are in (joined, the offsets stay as they
+    /// are: a segment's records start where the previous one's end).
     package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
-        var positions: [Int64] = []
-        if segments.count + (bytes.isEmpty ? 0 : 1) > Self.segmentsAtMost {
-            var joined: [UInt8] = []
-            joined.reserveCapacity(Int(keptLength) + bytes.count)
-            for (segment, _) in segments { joined.append(contentsOf: segment.bytes) }
-            joined.append(contentsOf: bytes)
-            positions.append(Int64(segmentSources.count))
-            segmentSources.append(.made(joined))
-        } else {
-            for (segment, _) in segments {
-                positions.append(Int64(segmentSources.count))
-                segmentSources.append(.kept(segment))
-            }
-            if !bytes.isEmpty {
-                positions.append(Int64(segmentSources.count))
-                segmentSources.append(.made(bytes))
-            }
-        }
         entry.appendArray(offsets)
-        entry.appendArray(positions)
+        segments.encode(into: &entry, added: bytes, joined: { $0.joined(with: bytes) }, segmentSources: &segmentSources)
     }
 
     /// - Parameter segments: the segments the state names, in its order.
-    package init(entry: inout CacheEntryReader, segments keptSegments: [KeptSegment]) throws {
+    package init(entry: inout CacheEntryReader, segments kept: [KeptSegment]) throws {
         offsets = try entry.readArray()
-        let positions: [Int64] = try entry.readArray()
-        for position in positions {
-            guard position >= 0, position < keptSegments.count else { throw CacheEntryReader.Damaged() }
-            segments.append((keptSegments[Int(position)], keptLength))
-            keptLength += Int64(keptSegments[Int(position)].bytes.count)
+        segments = try KeptSegmentList(entry: &entry, kept: kept, unit: 1)
+        guard offsets.allSatisfy({ $0 >= 0 && $0 < segments.length }) else { throw CacheEntryReader.Damaged() }
+    }
+}
+
+/// Values appended night after night, read by index: the earlier nights' stay in their segments.
+package struct KeptColumn<Element: BitwiseCopyable & Sendable>: Sendable {
+    private var segments = KeptSegmentList()
+    private var keptCount = 0
+    private var added: [Element] = []
+
+    package init() {}
+
+    package var count: Int { keptCount + added.count }
+
+    package mutating func append(_ element: Element) { added.append(element) }
+
+    package subscript(index: Int) -> Element {
+        if index >= keptCount { return added[index - keptCount] }
+        let (bytes, offset) = segments.locate(index * MemoryLayout<Element>.stride)
+        return bytes.loadUnaligned(fromByteOffset: offset, as: Element.self)
+    }
+
+    /// The indices of the values `matches` accepts.
+    package func indices(where matches: (Element) -> Bool) -> [Int] { (0..<count).filter { matches(self[$0]) } }
+
+    package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
+        let bytes = added.withUnsafeBytes { Array($0) }
+        segments.encode(into: &entry, added: bytes, joined: { $0.joined(with: bytes) }, segmentSources: &segmentSources)
+    }
+
+    package init(entry: inout CacheEntryReader, segments kept: [KeptSegment]) throws {
+        segments = try KeptSegmentList(entry: &entry, kept: kept, unit: MemoryLayout<Element>.stride)
+        keptCount = segments.length / MemoryLayout<Element>.stride
+    }
+}
+
+/// Hashes kept night after night: each night's sorted in a segment of its own, searched by
+/// bisection; those added since, in a set.
+package struct KeptHashSet: Sendable {
+    private var segments = KeptSegmentList()
+    private var added = Set<IDHash>()
+
+    package init() {}
+
+    private static func hashes(in bytes: UnsafeRawBufferPointer) -> Int { bytes.count / MemoryLayout<IDHash>.stride }
+
+    private static func hash(_ index: Int, in bytes: UnsafeRawBufferPointer) -> IDHash {
+        bytes.loadUnaligned(fromByteOffset: index * MemoryLayout<IDHash>.stride, as: IDHash.self)
+    }
+
+    package func contains(_ key: IDHash) -> Bool {
+        if added.contains(key) { return true }
+        for (segment, _) in segments.segments {
+            let bytes = segment.bytes
+            var low = 0
+            var high = Self.hashes(in: bytes)
+            while low < high {
+                let middle = (low + high) / 2
+                if Self.hash(middle, in: bytes) < key { low = middle + 1 } else { high = middle }
+            }
+            if low < Self.hashes(in: bytes), Self.hash(low, in: bytes) == key { return true }
         }
-        guard offsets.allSatisfy({ $0 >= 0 && $0 < keptLength }) else { throw CacheEntryReader.Damaged() }
+        return false
+    }
+
+    package mutating func insert(contentsOf keys: some Sequence<IDHash>) { added.formUnion(keys) }
+
+    package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
+        let bytes = added.sorted().withUnsafeBytes { Array($0) }
+        segments.encode(
+            into: &entry, added: bytes,
+            joined: { segments in
+                let all = segments.joined(with: bytes)
+                let sorted = all.withUnsafeBytes { all in (0..<Self.hashes(in: all)).map { Self.hash($0, in: all) } }.sorted()
+                return sorted.withUnsafeBytes { Array($0) }
+            }, segmentSources: &segmentSources)
+    }
+
+    /// - Throws: `CacheEntryReader.Damaged` when a segment is not sorted.
+    package init(entry: inout CacheEntryReader, segments kept: [KeptSegment]) throws {
+        segments = try KeptSegmentList(entry: &entry, kept: kept, unit: MemoryLayout<IDHash>.stride)
+        for (segment, _) in segments.segments {
+            for index in 1..<max(Self.hashes(in: segment.bytes), 1) {
+                guard Self.hash(index - 1, in: segment.bytes) < Self.hash(index, in: segment.bytes) else {
+                    throw CacheEntryReader.Damaged()
+                }
+            }
+        }
     }
 }
 

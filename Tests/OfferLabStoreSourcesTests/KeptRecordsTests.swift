@@ -26,7 +26,7 @@ import Testing
         var expected: [String] = []
         var state: (bytes: [UInt8], segments: [KeptSegment]) = ([], [])
         var segmentCounts: [Int] = []
-        for night in 0..<(2 * KeptRecords.segmentsAtMost + 3) {
+        for night in 0..<(2 * KeptSegmentList.atMost + 3) {
             var records = night == 0 ? KeptRecords() : try Self.decode(state.bytes, segments: state.segments)
             #expect(records.count == expected.count)
             for (index, text) in expected.enumerated() { #expect(records.record(index) { try $0.requiredText() } == text) }
@@ -53,11 +53,11 @@ import Testing
                 }
             }
             // Each night adds one segment, then the night past the bound joins them all.
-            #expect(state.segments.count <= KeptRecords.segmentsAtMost)
+            #expect(state.segments.count <= KeptSegmentList.atMost)
             segmentCounts.append(state.segments.count)
         }
-        #expect(segmentCounts.prefix(KeptRecords.segmentsAtMost) == ArraySlice(1...KeptRecords.segmentsAtMost))
-        #expect(segmentCounts[KeptRecords.segmentsAtMost] == 1 && segmentCounts.last == 3)
+        #expect(segmentCounts.prefix(KeptSegmentList.atMost) == ArraySlice(1...KeptSegmentList.atMost))
+        #expect(segmentCounts[KeptSegmentList.atMost] == 1 && segmentCounts.last == 3)
     }
 
     @Test func aStateNamingASegmentItWasNotGivenIsRefused() throws {
@@ -69,5 +69,54 @@ import Testing
         #expect(throws: CacheEntryReader.Damaged.self) { try Self.decode(entry.bytes, segments: []) }
         // A segment shorter than the offsets reach.
         #expect(throws: CacheEntryReader.Damaged.self) { try Self.decode(entry.bytes, segments: [Self.segment([])]) }
+    }
+
+    /// The state's structures made of segments as a later night reads them: `encode`'s bytes and
+    /// its segments, each made one mapped.
+    static func night<Kept>(
+        _ encode: (inout CacheEntryWriter, inout [KeptSegmentSource]) -> Void,
+        decode: (inout CacheEntryReader, [KeptSegment]) throws -> Kept
+    ) throws -> (kept: Kept, segments: Int) {
+        var entry = CacheEntryWriter(bytes: [])
+        var sources: [KeptSegmentSource] = []
+        encode(&entry, &sources)
+        let segments = sources.map { source in
+            switch source {
+            case .kept(let segment): segment
+            case .made(let bytes): Self.segment(bytes)
+            }
+        }
+        return (
+            try entry.bytes.withUnsafeBytes { bytes in
+                var reader = CacheEntryReader(bytes)
+                return try decode(&reader, segments)
+            }, segments.count
+        )
+    }
+
+    /// Notifications delivered (`KeptHashSet`) and each charge's chain (`KeptColumn`), a few a
+    /// night over more nights than segments are kept: every one found, none other.
+    @Test func hashesAndColumnsAcrossNightsAndJoinedSegments() throws {
+        var delivered = KeptHashSet()
+        var chains = KeptColumn<IDHash>()
+        var ids: [String] = []
+        for night in 0..<(KeptSegmentList.atMost + 4) {
+            // Delivered out of order, as a night's files are.
+            let tonight = (0..<3).map { "night \(night) id \(2 - $0)" }
+            delivered.insert(contentsOf: tonight.map(IDHash.init))
+            for id in tonight { chains.append(IDHash("chain of " + id)) }
+            ids += tonight
+            let (keptDelivered, deliveredSegments) = try Self.night({ delivered.encode(into: &$0, segmentSources: &$1) }) {
+                try KeptHashSet(entry: &$0, segments: $1)
+            }
+            let (keptChains, chainSegments) = try Self.night({ chains.encode(into: &$0, segmentSources: &$1) }) {
+                try KeptColumn<IDHash>(entry: &$0, segments: $1)
+            }
+            (delivered, chains) = (keptDelivered, keptChains)
+            #expect(deliveredSegments == chainSegments && deliveredSegments == (night < KeptSegmentList.atMost ? night + 1 : night - 15))
+            #expect(ids.allSatisfy { delivered.contains(IDHash($0)) } && !delivered.contains(IDHash("night \(night) id 3")))
+            #expect(chains.count == ids.count && ids.indices.allSatisfy { chains[$0] == IDHash("chain of " + ids[$0]) })
+            #expect(chains.indices { $0 == IDHash("chain of " + ids[1]) } == [1])
+        }
     }
 }

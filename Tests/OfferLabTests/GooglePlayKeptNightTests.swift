@@ -82,10 +82,10 @@ import Testing
         try await fixture.night(asOf: 6)
     }
 
-    /// A kept group's entry or a segment of the state's records damaged (the groups' two, the
-    /// segments of tokens, charges and Order listings), or a kept file changed: the night is read
-    /// whole, the same as without the cache.
-    @Test(arguments: [(ParsedLogCache.keptFeedsGroupMagic, 2), (ParsedLogCache.keptFeedsSegmentMagic, 3)])
+    /// A kept group's entry or a segment of the state damaged (the groups' two; the segments of
+    /// notifications, tokens, charges, their chains and Order listings), or a kept file changed:
+    /// the night is read whole, the same as without the cache.
+    @Test(arguments: [(ParsedLogCache.keptFeedsGroupMagic, 2), (ParsedLogCache.keptFeedsSegmentMagic, 5)])
     func aDamagedEntryOrAChangedFileReadsTheNightWhole(magic: [UInt8], entries: Int) async throws {
         var fixture = try Fixture(apple: false)
         try fixture.firstDays()

@@ -7,11 +7,13 @@ import OfferLabIngest
 ///
 /// Each feed's files are cut into groups of consecutive files (a night's new files are one group
 /// of each feed; a whole night's, runs of about `groupLines` lines). The state kept (`KeptPlayIndex`)
-/// holds, by the ids' 128-bit hashes (`IDHash`) in sorted arrays: the notifications delivered,
-/// the tokens (link, chain, latest buyer), the orders (their charge, refunds and winning Order
-/// listing), every charge as joined, and each chain's first paid charge; each group's records
+/// holds, by the ids' 128-bit hashes (`IDHash`): the notifications delivered, the tokens (link,
+/// chain, latest buyer), the orders (their charge, refunds and winning Order listing), every
+/// charge as joined, and each chain's first paid charge; each group's records
 /// (`GooglePlayKeptGroup`) hold its files' counters and notes and its notifications' refunds and
-/// status changes.
+/// status changes. What only grows (the notifications, the charges, the tokens' and listings'
+/// records) stays in segments a night writes once (`KeptRecords`, `KeptColumn`, `KeptHashSet`);
+/// the tables a night changes (tokens, orders, chains) are written again whole.
 ///
 /// A later night makes again only:
 /// - a group holding a charge a new notification gives an earlier time, or whose Order a new
@@ -332,7 +334,7 @@ private struct Joining {
             }
             state.orders.values[position].ordersRefundGroup = group
         }
-        state.notifications = Self.merged(old.notifications, join.delivered.map(IDHash.init))
+        state.notifications.insert(contentsOf: join.delivered.lazy.map(IDHash.init))
         var tokenChanges: [IDHash: Int32] = [:]
         for token in join.tokens {
             let keptToken = kept == nil ? nil : oldFacts.token(token)
@@ -370,7 +372,7 @@ private struct Joining {
                 if keptRecord.at > keptFirst.at {
                     // Made later, the kept first may no longer be first: every kept charge of the chain competes.
                     let key = IDHash(chain)
-                    competing += old.chargeChains.indices.filter { old.chargeChains[$0] == key }
+                    competing += old.chargeChains.indices { $0 == key }
                 } else {
                     competing.append(keptIndex)
                 }
@@ -495,24 +497,6 @@ private struct Joining {
     static func sameRefund(_ old: StoreChargeDetails?, _ new: StoreChargeDetails) -> Bool {
         old?.refunds?.amountMicros == new.refunds?.amountMicros && (new.refunds == nil || old?.money.currency == new.money.currency)
     }
-
-    /// `kept`, sorted, with `added` merged in.
-    static func merged(_ kept: [IDHash], _ added: [IDHash]) -> [IDHash] {
-        guard !added.isEmpty else { return kept }
-        var merged: [IDHash] = []
-        merged.reserveCapacity(kept.count + added.count)
-        var next = 0
-        let added = added.sorted()
-        for key in kept {
-            while next < added.count, added[next] < key {
-                merged.append(added[next])
-                next += 1
-            }
-            merged.append(key)
-        }
-        merged += added[next...]
-        return merged
-    }
 }
 
 /// The records of a group made tonight, completed by their Orders.
@@ -562,8 +546,8 @@ struct KeptPlayIndex: Sendable {
     /// Per feed (`PlayFeed`), how many files it had.
     var feedCounts = [0, 0]
     var groups: [KeptPlayGroupReference] = []
-    /// The notifications delivered: their ids' hashes, sorted.
-    var notifications: [IDHash] = []
+    /// The notifications delivered: their ids' hashes.
+    var notifications = KeptHashSet()
     /// Every token named, each a record of `tokenRecords` (`KeptTokenRecord`).
     var tokens = KeptTable<Int32>()
     var tokenRecords = KeptRecords()
@@ -571,7 +555,7 @@ struct KeptPlayIndex: Sendable {
     /// Every charge as the join made it (before its Order completes it), in the order made, and
     /// the hash of each one's chain.
     var transactions = KeptRecords()
-    var chargeChains: [IDHash] = []
+    var chargeChains = KeptColumn<IDHash>()
     /// The winning listings of the orders (`lastEventAt`, then the details without their path).
     var listings = KeptRecords()
     var chains = KeptTable<KeptPlayChain>()
@@ -605,16 +589,7 @@ final class KeptPlayFacts: GooglePlayKeptNotifications {
 
     init(index: KeptPlayIndex) { self.index = index }
 
-    func delivered(notification id: String) -> Bool {
-        let key = IDHash(id)
-        var low = 0
-        var high = index.notifications.count
-        while low < high {
-            let middle = (low + high) / 2
-            if index.notifications[middle] < key { low = middle + 1 } else { high = middle }
-        }
-        return low < index.notifications.count && index.notifications[low] == key
-    }
+    func delivered(notification id: String) -> Bool { index.notifications.contains(IDHash(id)) }
 
     func token(_ token: String) -> GooglePlayKeptToken? {
         guard let record = index.tokens.value(IDHash(token)) else { return nil }
@@ -813,7 +788,7 @@ extension StoreStatusChange {
 extension KeptPlayIndex {
     func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
         // Written in one go: a state grown by doubling is copied and faulted in several times.
-        let tables = notifications.count + chargeChains.count + tokens.keys.count + orders.keys.count + chains.keys.count
+        let tables = tokens.keys.count + orders.keys.count + chains.keys.count
         let offsets = tokenRecords.count + transactions.count + listings.count
         entry.bytes.reserveCapacity(
             entry.bytes.count + 4096 + groups.count * 33 + tables * MemoryLayout<IDHash>.stride + tokens.values.count * 4
@@ -830,12 +805,12 @@ extension KeptPlayIndex {
                 entry.append(Int64(bound))
             }
         }
-        entry.appendArray(notifications)
+        notifications.encode(into: &entry, segmentSources: &segmentSources)
         tokens.encode(into: &entry)
         tokenRecords.encode(into: &entry, segmentSources: &segmentSources)
         orders.encode(into: &entry)
         transactions.encode(into: &entry, segmentSources: &segmentSources)
-        entry.appendArray(chargeChains)
+        chargeChains.encode(into: &entry, segmentSources: &segmentSources)
         listings.encode(into: &entry, segmentSources: &segmentSources)
         chains.encode(into: &entry)
         entry.append(nextListingSequence)
@@ -861,12 +836,12 @@ extension KeptPlayIndex {
             groups.append(
                 KeptPlayGroupReference(feed: feed, files: bounds[0]..<bounds[1], transactions: bounds[2]..<bounds[3]))
         }
-        notifications = try entry.readArray()
+        notifications = try KeptHashSet(entry: &entry, segments: segments)
         tokens = try KeptTable(entry: &entry)
         tokenRecords = try KeptRecords(entry: &entry, segments: segments)
         orders = try KeptTable(entry: &entry)
         transactions = try KeptRecords(entry: &entry, segments: segments)
-        chargeChains = try entry.readArray()
+        chargeChains = try KeptColumn(entry: &entry, segments: segments)
         listings = try KeptRecords(entry: &entry, segments: segments)
         chains = try KeptTable(entry: &entry)
         nextListingSequence = try entry.read(Int64.self)
