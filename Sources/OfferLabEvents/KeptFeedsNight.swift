@@ -13,10 +13,11 @@ import OfferLabSupport
 /// store's records of it; a segment's entry (named by its content) holds records the store's state
 /// names (`KeptRecords`), read back mapped; the night's index entry (named by the settings the
 /// files are read with and its content) holds each feed's files with their readings' entries, the
-/// groups' and the segments' entries and the store's state. A later night whose first files of each feed are the index's, unchanged, goes
-/// on from it; any other (a file changed or removed, a missing or damaged entry) is read whole by
-/// the store, and kept anew. Both entries start with a layout version and this program's identity
-/// and are checked whole (`ParsedLogCache.readEntry`).
+/// groups' and the segments' entries and the store's state. A later night whose first files of
+/// each feed are the index's, unchanged, goes on from it; any other (a file changed or removed, a
+/// missing or damaged entry) is read whole by the store, and kept anew. Every entry starts with a
+/// layout version and this program's identity and is checked whole (`ParsedLogCache.readEntry`,
+/// `mappedEntry`).
 struct KeptFeedsNight: KeptNight {
     /// Tonight's groups, in the order of the store's state.
     var groups: [Group]

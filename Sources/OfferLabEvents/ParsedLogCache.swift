@@ -406,7 +406,9 @@ package final class ParsedLogCache: Sendable {
     }
 
     /// The payload of the entry `name`, mapped in place and checked as `readEntry` checks it (for
-    /// records read a few at a time, `KeptSegment`); nil when it is missing or damaged.
+    /// records read a few at a time, `KeptSegment`); nil when it is missing or damaged. An entry is
+    /// replaced by a rename and removed by an unlink, never written in place, so what is mapped
+    /// stays as checked.
     func mappedEntry(named name: String, magic: [UInt8], words: [UInt64]) -> KeptSegment? {
         let descriptor = open((folder as NSString).appendingPathComponent(name), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

@@ -197,7 +197,8 @@ struct KeptSegmentList: Sendable {
         var joined: [UInt8] = []
         joined.reserveCapacity(length + added.count)
         for (segment, _) in segments { joined.append(contentsOf: segment.bytes) }
-        return joined + added
+        joined.append(contentsOf: added)
+        return joined
     }
 
     /// Writes the positions in `segmentSources` of these segments and of `added` (tonight's bytes,
@@ -342,7 +343,10 @@ package struct KeptHashSet: Sendable {
         return false
     }
 
-    package mutating func insert(contentsOf keys: some Sequence<IDHash>) { added.formUnion(keys) }
+    /// Adds the keys it does not hold yet (a segment holds each key once).
+    package mutating func insert(contentsOf keys: some Sequence<IDHash>) {
+        for key in keys where !contains(key) { added.insert(key) }
+    }
 
     package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
         let bytes = added.sorted().withUnsafeBytes { Array($0) }

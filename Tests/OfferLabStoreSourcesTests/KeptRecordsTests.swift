@@ -103,7 +103,8 @@ import Testing
         for night in 0..<(KeptSegmentList.atMost + 4) {
             // Delivered out of order, as a night's files are.
             let tonight = (0..<3).map { "night \(night) id \(2 - $0)" }
-            delivered.insert(contentsOf: tonight.map(IDHash.init))
+            // With an earlier night's id delivered again: held once.
+            delivered.insert(contentsOf: (tonight + ids.suffix(1)).map(IDHash.init))
             for id in tonight { chains.append(IDHash("chain of " + id)) }
             ids += tonight
             let (keptDelivered, deliveredSegments) = try Self.night({ delivered.encode(into: &$0, segmentSources: &$1) }) {

@@ -35,8 +35,7 @@ package enum GooglePlayKeptNight: KeptFeedsSource {
     static let groupLines = 1 << 13
 
     package static func cacheSettings(_ settings: StoreSettings) -> [[UInt8]] {
-        let reader = GooglePlayFileReader(packageName: settings[GooglePlaySettings.self].packageName, inflater: .zlib)
-        return formats.map(reader.cacheSettings)
+        formats.map { GooglePlayFileReader.cacheSettings($0, packageName: settings[GooglePlaySettings.self].packageName) }
     }
 
     package enum Reading: Sendable {

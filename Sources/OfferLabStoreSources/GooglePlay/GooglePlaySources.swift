@@ -65,15 +65,16 @@ package struct GooglePlayFileReader: Sendable {
         line: (([UInt8]) throws(StoreLineRejection) -> Record)
     ) async throws -> GooglePlayFile<Record> {
         guard let cache else { return try GooglePlayFile(path: path, inflater: inflater, read: line) }
-        return try await cache.reading(ofFileAt: path, settings: cacheSettings(format)) {
+        return try await cache.reading(ofFileAt: path, settings: Self.cacheSettings(format, packageName: packageName)) {
             try GooglePlayFile(path: path, inflater: inflater, read: line)
         }
     }
 }
 
 extension GooglePlayFileReader {
-    /// What reading a file of `format` depends on beside its bytes (`StoreFileCache.reading`).
-    package func cacheSettings(_ format: SourceFormat) -> [UInt8] {
+    /// What reading a file of `format` depends on beside its bytes (`StoreFileCache.reading`): for
+    /// a notification, the job's package name.
+    package static func cacheSettings(_ format: SourceFormat, packageName: String?) -> [UInt8] {
         Array("\(format.rawValue)\n\(format == .googlePlay ? packageName ?? "" : "")\n".utf8)
     }
 }
