@@ -373,7 +373,8 @@ package struct KeptHashSet: Sendable {
 }
 
 /// Records an earlier night kept in an entry of its own (`KeptRecords`), read back in place: the
-/// entry's bytes mapped, never copied. Unchecked `Sendable`: its bytes never change while it lives.
+/// entry's bytes mapped, never copied. `@unchecked Sendable`: its only pointer addresses bytes
+/// that never change while it lives, shared read-only.
 package final class KeptSegment: @unchecked Sendable {
     package let bytes: UnsafeRawBufferPointer
     private let release: @Sendable () -> Void
