@@ -3,9 +3,10 @@ import Testing
 
 @testable import OfferLabStoreSources
 
-/// A kept store's records across nights (`KeptRecords`): each night reads the earlier nights'
-/// segments in place and writes only the records it adds; past `segmentsAtMost` segments a night
-/// joins them into one. Every record reads back as last written, night after night.
+/// A kept store's records across nights (`KeptRecords`, `KeptColumn`, `KeptHashSet`): each night
+/// reads the earlier nights' segments in place and writes only what it adds; past
+/// `KeptSegmentList.atMost` segments a night joins them into one. Every record reads back as last
+/// written, night after night.
 @Suite struct KeptRecordsTests {
     /// A segment made tonight, as a later night maps it: bytes of its own, freed with it.
     static func segment(_ records: [UInt8]) -> KeptSegment {
@@ -24,10 +25,9 @@ import Testing
 
     @Test func recordsReadBackAsLastWrittenAcrossNightsAndJoinedSegments() throws {
         var expected: [String] = []
-        var state: (bytes: [UInt8], segments: [KeptSegment]) = ([], [])
+        var records = KeptRecords()
         var segmentCounts: [Int] = []
         for night in 0..<(2 * KeptSegmentList.atMost + 3) {
-            var records = night == 0 ? KeptRecords() : try Self.decode(state.bytes, segments: state.segments)
             #expect(records.count == expected.count)
             for (index, text) in expected.enumerated() { #expect(records.record(index) { try $0.requiredText() } == text) }
             // Two records a night, one of them from the night before written again (the night
@@ -42,19 +42,13 @@ import Testing
                 expected[replaced] += " again at night \(night)"
                 records.replace(replaced) { [text = expected[replaced]] in $0.append(text: text) }
             }
-            var entry = CacheEntryWriter(bytes: [])
-            var sources: [KeptSegmentSource] = []
-            records.encode(into: &entry, segmentSources: &sources)
-            state.bytes = entry.bytes
-            state.segments = sources.map { source in
-                switch source {
-                case .kept(let segment): segment
-                case .made(let bytes): Self.segment(bytes)
-                }
+            let (kept, segments) = try Self.night({ records.encode(into: &$0, segmentSources: &$1) }) {
+                try KeptRecords(entry: &$0, segments: $1)
             }
+            records = kept
             // Each night adds one segment, then the night past the bound joins them all.
-            #expect(state.segments.count <= KeptSegmentList.atMost)
-            segmentCounts.append(state.segments.count)
+            #expect(segments <= KeptSegmentList.atMost)
+            segmentCounts.append(segments)
         }
         #expect(segmentCounts.prefix(KeptSegmentList.atMost) == ArraySlice(1...KeptSegmentList.atMost))
         #expect(segmentCounts[KeptSegmentList.atMost] == 1 && segmentCounts.last == 3)
