@@ -193,7 +193,7 @@ struct KeptSegmentList: Sendable {
     }
 
     /// Their bytes one after the other, then `added`'s.
-    func joined(with added: [UInt8]) -> [UInt8] {
+    private func joined(with added: [UInt8]) -> [UInt8] {
         var joined: [UInt8] = []
         joined.reserveCapacity(length + added.count)
         for (segment, _) in segments { joined.append(contentsOf: segment.bytes) }
@@ -202,9 +202,11 @@ struct KeptSegmentList: Sendable {
     }
 
     /// Writes the positions in `segmentSources` of these segments and of `added` (tonight's bytes,
-    /// when there are any); past `atMost`, of the one segment `joined` makes of them all.
+    /// when there are any); past `atMost`, of one segment of them all, one after the other, as
+    /// `joining` leaves them.
     func encode(
-        into entry: inout CacheEntryWriter, added: [UInt8], joined: (Self) -> [UInt8], segmentSources: inout [KeptSegmentSource]
+        into entry: inout CacheEntryWriter, added: [UInt8], segmentSources: inout [KeptSegmentSource],
+        joining: ([UInt8]) -> [UInt8] = { $0 }
     ) {
         var positions: [Int64] = []
         func name(_ source: KeptSegmentSource) {
@@ -212,7 +214,7 @@ struct KeptSegmentList: Sendable {
             segmentSources.append(source)
         }
         if segments.count + (added.isEmpty ? 0 : 1) > Self.atMost {
-            name(.made(joined(self)))
+            name(.made(joining(joined(with: added))))
         } else {
             for (segment, _) in segments { name(.kept(segment)) }
             if !added.isEmpty { name(.made(added)) }
@@ -271,7 +273,7 @@ package struct KeptRecords: Sendable {
     /// are: a segment's records start where the previous one's end).
     package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
         entry.appendArray(offsets)
-        segments.encode(into: &entry, added: bytes, joined: { $0.joined(with: bytes) }, segmentSources: &segmentSources)
+        segments.encode(into: &entry, added: bytes, segmentSources: &segmentSources)
     }
 
     /// - Parameter segments: the segments the state names, in its order.
@@ -304,8 +306,7 @@ package struct KeptColumn<Element: BitwiseCopyable & Sendable>: Sendable {
     package func indices(where matches: (Element) -> Bool) -> [Int] { (0..<count).filter { matches(self[$0]) } }
 
     package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
-        let bytes = added.withUnsafeBytes { Array($0) }
-        segments.encode(into: &entry, added: bytes, joined: { $0.joined(with: bytes) }, segmentSources: &segmentSources)
+        segments.encode(into: &entry, added: added.withUnsafeBytes { Array($0) }, segmentSources: &segmentSources)
     }
 
     package init(entry: inout CacheEntryReader, segments kept: [KeptSegment]) throws {
@@ -349,14 +350,10 @@ package struct KeptHashSet: Sendable {
     }
 
     package func encode(into entry: inout CacheEntryWriter, segmentSources: inout [KeptSegmentSource]) {
-        let bytes = added.sorted().withUnsafeBytes { Array($0) }
-        segments.encode(
-            into: &entry, added: bytes,
-            joined: { segments in
-                let all = segments.joined(with: bytes)
-                let sorted = all.withUnsafeBytes { all in (0..<Self.hashes(in: all)).map { Self.hash($0, in: all) } }.sorted()
-                return sorted.withUnsafeBytes { Array($0) }
-            }, segmentSources: &segmentSources)
+        // Each night's hashes are sorted; joined, they are sorted again as one run.
+        segments.encode(into: &entry, added: added.sorted().withUnsafeBytes { Array($0) }, segmentSources: &segmentSources) { all in
+            all.withUnsafeBytes { all in (0..<Self.hashes(in: all)).map { Self.hash($0, in: all) } }.sorted().withUnsafeBytes { Array($0) }
+        }
     }
 
     /// - Throws: `CacheEntryReader.Damaged` when a segment is not sorted.

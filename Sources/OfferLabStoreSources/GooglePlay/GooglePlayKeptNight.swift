@@ -288,6 +288,7 @@ private struct Joining {
         }
         // Tonight's winning listings: a kept charge whose time or money they change, a kept
         // voided purchase whose refunded amount they change, is made again.
+        let orderFileOfPath = Dictionary(uniqueKeysWithValues: orderFiles.enumerated().map { ($1.path, firstNew[1] + $0) })
         for listing in collector.listings {
             var (key, value) = order(listing.orderID)
             let oldListing = old.orders.value(key).flatMap { oldFacts.listing(of: $0, orderPaths: orderPaths) }
@@ -311,7 +312,7 @@ private struct Joining {
                     entry.append(listing.lastEventAt)
                     listing.details.encode(into: &entry)
                 })
-            value.listingFile = Int32(firstNew[1] + orderFiles.firstIndex { $0.path == listing.details.sourcePath }!)
+            value.listingFile = Int32(orderFileOfPath[listing.details.sourcePath!]!)
             if value.listingSequence < 0 {
                 value.listingSequence = state.nextListingSequence
                 state.nextListingSequence += 1
