@@ -125,8 +125,8 @@ public struct Job: Sendable {
 
 /// What a command line changes in a job file: each nil (or false) keeps the file's value.
 public struct JobOverrides: Sendable {
-    /// `--as-of`: a date or a timestamp.
-    public var asOf: String?
+    /// `--as-of`.
+    public var asOf: Night?
     public var output: String?
     public var database: String?
     public var threads: Int?
@@ -138,7 +138,7 @@ public struct JobOverrides: Sendable {
     public var ignoresCache = false
 
     public init(
-        asOf: String? = nil, output: String? = nil, database: String? = nil, threads: Int? = nil, inflater: Inflater? = nil,
+        asOf: Night? = nil, output: String? = nil, database: String? = nil, threads: Int? = nil, inflater: Inflater? = nil,
         ignoresCache: Bool = false
     ) {
         self.asOf = asOf
@@ -263,10 +263,7 @@ public enum JobLoader {
 
         let night: Night
         if let asOfOverride = overrides.asOf {
-            guard let parsed = Night(parsing: asOfOverride) else {
-                throw OfferLabError(.badArgument, "--as-of \(asOfOverride): not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")
-            }
-            night = parsed
+            night = asOfOverride
         } else if let text = try reader.optionalText("as_of") {
             guard let parsed = Night(parsing: text) else {
                 throw reader.fail("as_of", "'\(text)' is not a timestamp (use 2026-03-16 or 2026-03-16T00:00:00Z)")

@@ -13,14 +13,10 @@ struct JobOptions: ParsableArguments {
     @Argument(help: "The job file (YAML).")
     var job: String
 
-    @Option(name: .customLong("as-of"), help: "Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).")
-    var asOf: String?
-
-    func validate() throws {
-        if let asOf, Night(parsing: asOf) == nil {
-            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
-        }
-    }
+    @Option(
+        name: .customLong("as-of"), help: ArgumentHelp("Override the job's as_of (2026-03-16 or 2026-03-16T00:00:00Z).", valueName: "date"),
+        transform: Night.argument)
+    var asOf: Night?
 
     /// The job, with `--as-of` and the overrides of `groups`.
     /// - Throws: `OfferLabError` for a bad job file; `ValidationError` for an inflater that cannot be used.
@@ -28,6 +24,17 @@ struct JobOptions: ParsableArguments {
         var overrides = JobOverrides(asOf: asOf)
         for group in groups { try group.override(&overrides) }
         return try JobLoader.load(path: job, overriding: overrides)
+    }
+}
+
+extension Night {
+    /// `--as-of` as every command reads it, checked while the arguments are parsed (a bad value
+    /// is a bad command line, exit 64).
+    @Sendable static func argument(_ text: String) throws -> Night {
+        guard let night = Night(parsing: text) else {
+            throw ValidationError("not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
+        }
+        return night
     }
 }
 

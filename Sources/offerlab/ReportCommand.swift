@@ -19,21 +19,16 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(name: .customLong("db"), help: ArgumentHelp("The results database (the job's database:).", valueName: "file"))
     var database: String
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The night: 2026-03-16, or a timestamp (its UTC date).", valueName: "date"))
-    var asOf: String
+    @Option(
+        name: .customLong("as-of"), help: ArgumentHelp("The night: 2026-03-16, or a timestamp (its UTC date).", valueName: "date"),
+        transform: Night.argument)
+    var night: Night
 
     @Option(help: ArgumentHelp("Where to write the report; - for standard output.", valueName: "file"))
     var output: String?
 
-    func validate() throws {
-        guard Night(parsing: asOf) != nil else {
-            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
-        }
-    }
-
     func run() async throws {
         try await runReportingErrors {
-            let night = try NightReport.night(asOf: asOf)
             let html = try NightReport.html(databasePath: database, night: night)
             if output == "-" {
                 try StandardStreams.write(html)

@@ -23,19 +23,15 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(name: .customLong("db"), help: ArgumentHelp("The results database (the job's database:).", valueName: "file"))
     var database: String
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The night: 2026-03-16, or a timestamp (its UTC date).", valueName: "date"))
-    var asOf: String?
-
-    func validate() throws {
-        if let asOf, Night(parsing: asOf) == nil {
-            throw ValidationError("--as-of '\(asOf)' is not a date like 2026-03-16 or a timestamp like 2026-03-16T00:00:00Z")
-        }
-    }
+    @Option(
+        name: .customLong("as-of"), help: ArgumentHelp("The night: 2026-03-16, or a timestamp (its UTC date).", valueName: "date"),
+        transform: Night.argument)
+    var night: Night?
 
     func run() async throws {
         try await runReportingErrors {
             let reader: NightStatus.Reader = isatty(STDOUT_FILENO) != 0 ? .person : .program
-            let status = try NightStatus.rows(databasePath: database, night: try asOf.map(NightReport.night(asOf:)), for: reader)
+            let status = try NightStatus.rows(databasePath: database, night: night, for: reader)
             let text = reader == .person ? NightStatus.table(status.rows) : NightStatus.tabSeparated(status.rows)
             try StandardStreams.write(text)
         }

@@ -12,7 +12,9 @@ import Testing
 
     static let badValues = [
         BadValue(arguments: ["run", "JOB", "--threads", "0"], message: "--threads must be at least 1, got 0"),
-        BadValue(arguments: ["run", "JOB", "--as-of", "yesterday"], message: "--as-of 'yesterday' is not a date"),
+        BadValue(
+            arguments: ["run", "JOB", "--as-of", "yesterday"],
+            message: "The value 'yesterday' is invalid for '--as-of <date>': not a date like 2026-03-16"),
         BadValue(
             arguments: ["stats", "--input", "agg.csv", "--output", "out", "--alpha", "2"],
             message: "--alpha must be greater than 0 and less than 1, got 2.0"),

@@ -57,7 +57,8 @@ import Testing
 
     @Test func commandLineOverridesTheFile() throws {
         let fixture = try job()
-        let loaded = try JobLoader.load(path: fixture.path, overriding: JobOverrides(asOf: "2026-04-01", output: "/tmp/elsewhere"))
+        let loaded = try JobLoader.load(
+            path: fixture.path, overriding: JobOverrides(asOf: Night(parsing: "2026-04-01"), output: "/tmp/elsewhere"))
         #expect(loaded.night.date == "2026-04-01")
         #expect(loaded.outputPath == "/tmp/elsewhere")
         let cached = try job("cache: parsed-logs")

@@ -259,7 +259,8 @@ extension String {
     @Test func aFileReadInPiecesIsReadBackWhole() async throws {
         // An as_of after every event: a file with later events is not kept.
         var job = try JobLoader.load(
-            path: repositoryRoot.appendingPathComponent("jobs/sample-with-warnings.yaml").path, overriding: JobOverrides(asOf: "2026-04-01")
+            path: repositoryRoot.appendingPathComponent("jobs/sample-with-warnings.yaml").path,
+            overriding: JobOverrides(asOf: Night(parsing: "2026-04-01"))
         )
         let folder = try TemporaryFolder()
         job.logFiles = [try LogIngestTests.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]

@@ -91,7 +91,7 @@ import Testing
         )
         let badDate = try runOfferLab(["report", "--db", folder.file("none.sqlite"), "--as-of", "March"])
         #expect(badDate.status == 64)  // a bad command line
-        #expect(badDate.standardError.contains("--as-of 'March' is not a date"))
+        #expect(badDate.standardError.contains("The value 'March' is invalid for '--as-of <date>': not a date like 2026-03-16"))
     }
 
     /// Names, product ids and copy from the offering tables go through the real run into the

@@ -164,7 +164,9 @@ import Testing
             #expect(lines.count == 1 && lines[0].contains("offerlab events \(fixture.path) --out DIR"), "\(refused.standardError)")
         }
         let badAsOf = try runOfferLab(["events", fixture.path, "--out", "events", "--as-of", "soon"], in: fixture.folder.path)
-        #expect(badAsOf.status == 64 && badAsOf.standardError.contains("--as-of 'soon' is not a date"))
+        #expect(
+            badAsOf.status == 64
+                && badAsOf.standardError.contains("The value 'soon' is invalid for '--as-of <date>': not a date like 2026-03-16"))
     }
 
     // MARK: - Refusals until the stores' events are read
