@@ -207,6 +207,8 @@ package struct MemberContributions: Sendable {
     /// The net revenue of each member who is not excluded and has a positive one, with the
     /// member's group (kept only with a revenue cap: one value per paying member).
     var positiveRevenues: [(group: Int32, revenue: Double)] = []
+    /// Per group: the net revenue of each member who is not excluded, by tenure.
+    var revenueByTenure: [TenureProfile]
     /// Per maturity (the context's order), per group: the matured members' sums.
     var matured: [[MaturedSums]]
     /// Per slice field and level (docs/analysis.md §7): the members who are not excluded.
@@ -252,6 +254,7 @@ package struct OfferingSums {
     private var products: [(totals: ProductTotals, money: CurrencyAmounts, proceeds: ExactSum)] = []
     /// Per group: the positive net revenues of its members (with a revenue cap only).
     private var positiveRevenues: [[Double]]
+    private var revenueByTenure: [TenureProfile]
     /// Per maturity, per group.
     private var matured: [[MaturedSums]]
     package private(set) var series: DailySeries
@@ -266,6 +269,7 @@ package struct OfferingSums {
         groups = Array(repeating: GroupTotals(), count: groupCount)
         groupMoney = Array(repeating: ExactMoney(), count: groupCount)
         positiveRevenues = Array(repeating: [], count: groupCount)
+        revenueByTenure = Array(repeating: TenureProfile(), count: groupCount)
         matured = Array(repeating: Array(repeating: MaturedSums(), count: groupCount), count: maturities)
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
@@ -284,6 +288,7 @@ package struct OfferingSums {
         quality.add(contributions.quality)
         unconvertibleEvents.merge(contributions.unconvertibleEvents, uniquingKeysWith: +)
         for (group, revenue) in contributions.positiveRevenues { positiveRevenues[Int(group)].append(revenue) }
+        for group in groups.indices { revenueByTenure[group].add(contributions.revenueByTenure[group]) }
         for maturity in matured.indices {
             for group in groups.indices { matured[maturity][group].add(contributions.matured[maturity][group]) }
         }
@@ -336,6 +341,13 @@ package struct OfferingSums {
         ).map { (currency: $0.key, events: $0.value) }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) }
         result.daily = series.days()
         result.cappedRevenue = revenueCap.map(cappedRevenue)
+        // A member's value is final once its window has closed: from ⌈W⌉ whole days of tenure on.
+        let finalFrom = context.windowMicroseconds.map { Int(($0 + Timestamp.microsecondsPerDay - 1) / Timestamp.microsecondsPerDay) }
+        result.revenueByTenure = revenueByTenure.map { profile in
+            var profile = profile
+            profile.finalFrom = finalFrom
+            return profile
+        }
         result.matured = zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) }
         result.slices = slices.results(labels: context.labels, maxLevels: maxSliceLevels)
         result.projection = projection.inputs(context: context)
@@ -388,6 +400,7 @@ package enum Attribution {
             var contributions = MemberContributions(
                 groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
                 groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
+                revenueByTenure: Array(repeating: TenureProfile(), count: offering.groups.count),
                 matured: Array(
                     repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count),
                 slices: SliceSums(fields: slices, groupCount: offering.groups.count),
@@ -421,6 +434,8 @@ package enum Attribution {
                 if context.keepsPositiveRevenues && outcome.netRevenue > 0 {
                     contributions.positiveRevenues.append((group, outcome.netRevenue))
                 }
+                contributions.revenueByTenure[Int(group)].add(
+                    tenureDay: Int((context.asOf - member.membership.assignedAt) / Timestamp.microsecondsPerDay), value: outcome.netRevenue)
                 for (maturity, length) in context.maturityMicroseconds.enumerated() {
                     let end = member.membership.assignedAt + length
                     guard end <= context.asOf else { continue }

@@ -244,6 +244,10 @@ public struct OfferingResult: Sendable {
     /// (docs/statistics.md#the-projection-in-a-run); nil when the members are not known (`offerlab
     /// stats` on sums).
     public var projection: ProjectionInputs?
+    /// Per group: each member's net revenue (the `arpu` goal's value, within the conversion
+    /// window) by tenure, for the days left (docs/statistics.md, "Days left"); empty when the
+    /// members are not known.
+    public var revenueByTenure: [TenureProfile] = []
 
     /// An offering's groups and products; the daily series, the capped and matured sums, the
     /// slices and the projection's members are set afterwards by what computes them.

@@ -6,8 +6,13 @@ public struct TenureProfile: Sendable, Equatable {
     public private(set) var members: [Double] = []
     public private(set) var sums: [Double] = []
     public private(set) var squares: [Double] = []
+    /// The whole tenure day from which a member's value no longer changes (a conversion window's
+    /// end, rounded up); nil when it grows for as long as members stay.
+    public var finalFrom: Int?
 
-    public init() {}
+    public init(finalFrom: Int? = nil) {
+        self.finalFrom = finalFrom
+    }
 
     /// Adds a member `tenureDay` whole days old (negatives count as 0) whose goal value is `value`.
     public mutating func add(tenureDay: Int, value: Double) {
@@ -23,20 +28,36 @@ public struct TenureProfile: Sendable, Equatable {
         squares[day] += value * value
     }
 
+    /// Adds the members of `other` (the same group's next run of members).
+    public mutating func add(_ other: TenureProfile) {
+        if other.members.count > members.count {
+            let grown = other.members.count - members.count
+            members += repeatElement(0, count: grown)
+            sums += repeatElement(0, count: grown)
+            squares += repeatElement(0, count: grown)
+        }
+        for day in other.members.indices {
+            members[day] += other.members[day]
+            sums[day] += other.sums[day]
+            squares[day] += other.squares[day]
+        }
+    }
+
     /// The oldest tenure day held; −1 with no member.
     var oldestDay: Int { members.count - 1 }
 
     /// Per tenure day 0 … `oldestDay`, then the same beyond: the mean and second moment of the
     /// week of tenures the day falls in, weeks counted back from the oldest tenure (so the oldest
     /// week is a full one), and past the oldest tenure the oldest week's: members are taken to
-    /// earn no more beyond the oldest tenure seen.
+    /// earn no more beyond the oldest tenure seen. With `finalFrom`, the tenures from it on are one
+    /// bin, all of its members alike, and the weeks are counted back from the day before it.
     func weeklyMoments() -> [(mean: Double, second: Double)] {
         guard oldestDay >= 0 else { return [] }
         var moments = [(mean: Double, second: Double)](repeating: (0, 0), count: members.count)
         var end = oldestDay
         var pooled = (mean: 0.0, second: 0.0)
         while end >= 0 {
-            let start = max(0, end - 6)
+            let start = if let finalFrom, end >= finalFrom { max(0, finalFrom) } else { max(0, end - 6) }
             let count = members[start...end].reduce(0, +)
             // A week without members takes the older week's values.
             if count > 0 { pooled = (sums[start...end].reduce(0, +) / count, squares[start...end].reduce(0, +) / count) }

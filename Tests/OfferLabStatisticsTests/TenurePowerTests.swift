@@ -31,6 +31,40 @@ struct TenurePowerTests {
         #expect(moments[3...9].allSatisfy { $0.mean == 6 && $0.second == 40 })
     }
 
+    @Test("A value final from a tenure on: those tenures are one bin, the weeks counted back from the day before it")
+    func finalTenuresAreOneBin() {
+        // Tenures 0 … 9, one member each, worth its tenure, final from day 4: days 4 … 9 are one bin
+        // (mean 6.5, second moment (16 + 25 + … + 81)/6 = 271/6), days 0 … 3 a week (1.5, 14/4).
+        var profile = TenureProfile(finalFrom: 4)
+        for tenure in 0..<10 { profile.add(tenureDay: tenure, value: Double(tenure)) }
+        let moments = profile.weeklyMoments()
+        #expect(moments[0...3].allSatisfy { $0.mean == 1.5 && $0.second == 3.5 })
+        #expect(moments[4...9].allSatisfy { $0.mean == 6.5 && abs($0.second - 271.0 / 6) < 1e-12 })
+        // Final beyond the oldest tenure: the weeks as without it.
+        var growing = profile
+        growing.finalFrom = nil
+        profile.finalFrom = 14
+        #expect(profile.weeklyMoments().map(\.mean) == growing.weeklyMoments().map(\.mean))
+        #expect(growing.weeklyMoments()[3...9].allSatisfy { $0.mean == 6 })
+    }
+
+    @Test("A group's runs of members added up are the group")
+    func runsAddUp() {
+        var whole = TenureProfile()
+        var runs = [TenureProfile(), TenureProfile()]
+        for member in 0..<30 {
+            let (tenure, value) = (member % 11, Double(member % 4))
+            whole.add(tenureDay: tenure, value: value)
+            runs[tenure < 5 ? 0 : 1].add(tenureDay: tenure, value: value)
+        }
+        var added = runs[0]
+        added.add(runs[1])
+        #expect(added == whole)
+        var other = runs[1]
+        other.add(runs[0])
+        #expect(other == whole)
+    }
+
     /// A goal that does not grow with tenure: the answer is the power plan's users over the
     /// enrolment, ⌈users_needed / r⌉ (to within a day: the plan rounds users, this days).
     @Test("With values that do not grow, the days are the power plan's users over the enrolment", arguments: [nil, 5000.0])

@@ -69,4 +69,29 @@ import Testing
         for (earlier, later) in zip(days, days.dropFirst()) { #expect(later <= earlier, "\(days)") }
         #expect(abs(Double(days[0] - days[6]) - 42) <= 0.1 * Double(days[0]), "\(days)")
     }
+
+    /// With a conversion window the goal stops growing when the window closes: the days left age
+    /// each member's revenue within the window, never the renewals after it (which no number but
+    /// the projection counts), and the members past the window are one tenure bin. Here every
+    /// member's revenue is final an hour after joining, so the days left are the users still
+    /// needed at tonight's enrolment (to within the sampling noise of the two thirds of the members
+    /// past the window, whose moments the future groups take), and a week later a week fewer.
+    /// Aged with the renewals after the window, the first night said 102 days, as without a
+    /// window; with the window's revenue but the oldest week's moments alone, 78.
+    @Test func aWindowedGoalIsAgedWithinItsWindow() throws {
+        let night = try Self.steadyTest(job: ["decision": "fixed", "max_runtime_days": "1000", "conversion_window_days": "7"])
+        var days: [Int] = []
+        var unpooled: [Double] = []
+        for date in ["2026-01-26", "2026-02-02"] {
+            let run = try night.run(["--as-of", date])
+            #expect(run.status == 0, "\(run.standardError)")
+            let row = try #require(ProjectionRunTests.records(try night.csv("decisions", night: date)).first)
+            #expect(row["status"] == "keep_running", "\(date): \(row["reason"] ?? "")")
+            days.append(try #require(row["days_left"].flatMap { Int($0) }, "\(date)"))
+            unpooled.append(try DecisionRunTests.number(row["users_needed"]) / (try DecisionRunTests.number(row["enrolment_per_day"])))
+        }
+        print("days left with a 7-day window: \(days); users needed / enrolment: \(unpooled)")
+        #expect(abs(Double(days[0]) - unpooled[0]) <= 0.1 * unpooled[0], "\(days), \(unpooled)")
+        #expect(abs(days[0] - days[1] - 7) <= 1, "\(days)")
+    }
 }

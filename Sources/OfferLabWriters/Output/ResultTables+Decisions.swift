@@ -307,7 +307,7 @@ struct OfferingDecision {
             let scale = min(7, runtimeDays)
             guard
                 let days = TenurePower.daysToTarget(
-                    control: revenueByTenure(control), treatment: revenueByTenure(treatment),
+                    control: result.revenueByTenure[control], treatment: result.revenueByTenure[treatment],
                     perDay: (perDay.control / scale, perDay.treatment / scale), treatments: result.offering.groups.count - 1,
                     alpha: tableSettings.alpha, targetMDE: settings.targetMDE, targetPower: settings.targetPower,
                     sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
@@ -399,23 +399,6 @@ struct OfferingDecision {
         return goalIsChosen
             ? "Note: \(periods): revenue so far favours the shorter period's early charges, a year decides such a test."
             : "Decided on revenue per user in the first year because \(periods)."
-    }
-
-    /// A group's revenue to date per member, by whole days since `assigned_at`.
-    func revenueByTenure(_ group: Int) -> TenureProfile {
-        var profile = TenureProfile()
-        members[group].forEachMember { assignedAt, events in
-            var revenue = 0.0
-            for event in events {
-                switch event.kind {
-                case .purchase, .renewal: revenue += event.amount
-                case .refund: revenue -= event.amount
-                case .trialStart: break
-                }
-            }
-            profile.add(tenureDay: Int(Double(tableSettings.asOf - assignedAt) / Self.day), value: revenue)
-        }
-        return profile
     }
 
     // MARK: The sentence
