@@ -84,7 +84,9 @@ struct OfferingSection {
             html += "<p class=\"sentence\"><strong>\(headline)</strong>\(headline.contains(": ") ? " — " : ": ")"
             html += "\(sentence.joined(separator: "; ")).</p>\n"
             html += "<details class=\"why\"><summary>How this was decided</summary><p>\(row.reason)</p>"
-            html += "<p class=\"note\">\(ReportFindings.power(row))</p></details>\n"
+            html += "<p class=\"note\">\(ReportFindings.power(row))</p>"
+            if let assumes = ReportFindings.dateAssumes(row) { html += "<p class=\"note\">\(assumes)</p>" }
+            html += "</details>\n"
             if let why = ReportFindings.liftDecomposition(row) { html += "<p class=\"note\">\(why)</p>\n" }
             if let elsewhere = ReportFindings.otherResultsPointElsewhere(row, in: offering) {
                 html += "<p class=\"note\">\(elsewhere)</p>\n"

@@ -235,6 +235,18 @@ enum ReportFindings {
         }
     }
 
+    /// What a running test's decision date assumes (docs/statistics.md, "Days left"), nil without
+    /// one: the enrolment goes on at tonight's pace, and for revenue per user, that each user's
+    /// revenue grows with time in the test as it did for the users already in it that long.
+    static func dateAssumes(_ row: DecisionRow) -> String? {
+        guard row.status == "keep_running", row.daysLeft != nil else { return nil }
+        let pace = "The decision date assumes that new users keep joining at the pace of the last 7 days"
+        guard row.goalMetric == Metric.arpu.csvName else { return pace + "." }
+        return pace
+            + " and that the revenue of each user grows with time in the test as it did for the users already in it that long, and"
+            + " no further than the longest time seen: renewals no user has reached yet move the date later as they come."
+    }
+
     /// A period test in words (docs/statistics.md, "Period tests"): "the groups bill on different
     /// periods (weekly, monthly against 3-day pass, monthly, yearly), so the first year decides";
     /// nil for a treatment that sells control's periods.

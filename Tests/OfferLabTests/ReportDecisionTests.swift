@@ -132,6 +132,16 @@ import Testing
         #expect(!page.contains("class=\"glance decided\""))
         #expect(ReportFindings.headline(status: "ship", group: "variant_b") == "Ship variant_b")
         #expect(ReportFindings.headline(status: "unhealthy", group: "b") == "Do not act b: the data looks broken")
+        // What the running test's date assumes, in its detail; none for a test without a date.
+        #expect(
+            page.contains(
+                "<p class=\"note\">The decision date assumes that new users keep joining at the pace of the last 7 days and that the revenue of each user "
+                    + "grows with time in the test as it did for the users already in it that long, and no further than the longest time "
+                    + "seen: renewals no user has reached yet move the date later as they come.</p></details>"))
+        #expect(page.components(separatedBy: "The decision date assumes").count == 2)
+        running.goalMetric = "conversion"
+        #expect(
+            ReportFindings.dateAssumes(running) == "The decision date assumes that new users keep joining at the pace of the last 7 days.")
         report.offerings[0].decisions[0].status = "inconclusive"
         #expect(HTMLReport.render(report).contains("class=\"glance decided\""))
         // The analyst's terms stay in the expandable detail under the plain sentence.
