@@ -17,12 +17,7 @@ public struct TenureProfile: Sendable, Equatable {
     /// Adds a member `tenureDay` whole days old (negatives count as 0) whose goal value is `value`.
     public mutating func add(tenureDay: Int, value: Double) {
         let day = max(0, tenureDay)
-        if day >= members.count {
-            let grown = day + 1 - members.count
-            members += repeatElement(0, count: grown)
-            sums += repeatElement(0, count: grown)
-            squares += repeatElement(0, count: grown)
-        }
+        holdTenures(through: day)
         members[day] += 1
         sums[day] += value
         squares[day] += value * value
@@ -30,17 +25,21 @@ public struct TenureProfile: Sendable, Equatable {
 
     /// Adds the members of `other` (the same group's next run of members).
     public mutating func add(_ other: TenureProfile) {
-        if other.members.count > members.count {
-            let grown = other.members.count - members.count
-            members += repeatElement(0, count: grown)
-            sums += repeatElement(0, count: grown)
-            squares += repeatElement(0, count: grown)
-        }
+        holdTenures(through: other.oldestDay)
         for day in other.members.indices {
             members[day] += other.members[day]
             sums[day] += other.sums[day]
             squares[day] += other.squares[day]
         }
+    }
+
+    /// Extends the days held to tenure `day`, the new ones empty.
+    private mutating func holdTenures(through day: Int) {
+        guard day >= members.count else { return }
+        let grown = day + 1 - members.count
+        members += repeatElement(0, count: grown)
+        sums += repeatElement(0, count: grown)
+        squares += repeatElement(0, count: grown)
     }
 
     /// The oldest tenure day held; −1 with no member.
