@@ -29,6 +29,9 @@ struct GroupObservation: Sendable {
 
     /// Per product: its renewals and charges.
     var products: [ProductObservation]
+    /// Per product: the chains members start after buying it, for a one-time product (a pass);
+    /// empty counts for a renewing one.
+    var followOns: [FollowOnObservation]
 
     /// Entries (a member's first trial start or purchase) that were a trial, and that were a purchase.
     var trialEntries = 0
@@ -51,6 +54,7 @@ struct GroupObservation: Sendable {
         dayZeroWaitingByMinute = Array(repeating: 0, count: Self.minutesPerDay)
         firstPurchasesByProduct = Array(repeating: 0, count: productCount)
         products = Array(repeating: ProductObservation(), count: productCount)
+        followOns = Array(repeating: FollowOnObservation(horizonDays: 0, productCount: 0), count: productCount)
         pendingTrialsByDay = Array(repeating: 0, count: horizonDays)
     }
 
@@ -63,6 +67,33 @@ struct GroupObservation: Sendable {
     var lastObservedDay: Int {
         atRiskByDay.lastIndex { $0 > 0 } ?? -1
     }
+}
+
+/// The chains members start after buying a one-time product (contract §2.14, "Follow-on
+/// purchases": a pass buyer who subscribes after it, or buys another pass), by the day since the
+/// purchase: a Kaplan–Meier hazard like the entries', read as the entries are.
+struct FollowOnObservation: Sendable {
+    /// `atRiskByDay[k]`: purchases of the product after which the member started no chain before
+    /// day k since it and was observed through all of day k (within its horizon).
+    var atRiskByDay: [Int]
+    /// `startedByDay[k]`: those whose next chain started on day k.
+    var startedByDay: [Int]
+    /// The products of the chains started next (the follow-on's product mix).
+    var startedByProduct: [Int]
+    /// Purchases still waiting for a follow-on at `as_of`, within their member's horizon: count by
+    /// (the member's tenure day of the purchase d, the whole days since it observed c), key
+    /// d << 16 | c.
+    var waiting: [Int: Int] = [:]
+
+    init(horizonDays: Int, productCount: Int) {
+        atRiskByDay = Array(repeating: 0, count: horizonDays)
+        startedByDay = Array(repeating: 0, count: horizonDays)
+        startedByProduct = Array(repeating: 0, count: productCount)
+    }
+
+    /// The last day since a purchase with a purchase at risk (−1: none has a full day yet).
+    var lastObservedDay: Int { atRiskByDay.lastIndex { $0 > 0 } ?? -1 }
+    var purchases: Int { atRiskByDay.first ?? 0 }
 }
 
 /// Members waiting on one tenure day: the sums the expected value and variance need.
@@ -113,6 +144,8 @@ public struct RenewalCounts: Sendable, Equatable {
     func due(_ index: Int) -> Int { atRisk.indices.contains(index) ? atRisk[index] : 0 }
     /// Renewed at renewal k (0 beyond those counted).
     func renewals(_ index: Int) -> Int { renewed.indices.contains(index) ? renewed[index] : 0 }
+    /// Renewed over due at renewal k (0 when none was due).
+    func rate(_ index: Int) -> Double { due(index) > 0 ? Double(renewals(index)) / Double(due(index)) : 0 }
 
     /// The last k of 1, 2, … with at least `minimum` chains due at every renewal up to it (0: none).
     func identifiedThrough(minimum: Int) -> Int {
@@ -193,6 +226,8 @@ private struct OpenTrial {
 private struct Chain {
     var key: Int64
     var product: Int
+    /// Its first charge's time: the member's chains are in this order.
+    var firstChargeTime: Int64
     var chargeCount = 1
     /// Its latest charge, an index into the member's charges.
     var lastCharge: Int
@@ -214,6 +249,10 @@ extension GroupObservation {
             products[index].youngPriceSquared = Array(repeating: 0, count: youngSlots)
         }
         var exitsByDay = Array(repeating: 0, count: horizonDayCount + 1)
+        var followOnExits = productList.map { $0.renewalPeriodDays == nil ? Array(repeating: 0, count: horizonDayCount + 1) : [] }
+        for (index, product) in productList.enumerated() where product.renewalPeriodDays == nil {
+            followOns[index] = FollowOnObservation(horizonDays: horizonDayCount, productCount: productList.count)
+        }
         var sortedEvents: [ProjectionEvent] = []
         var openTrials: [OpenTrial] = []
         var trialDurations: [Double] = []
@@ -278,7 +317,9 @@ extension GroupObservation {
                         } else {
                             charges.append(Charge(time: event.time, price: event.amount, chain: chains.count))
                             chains.append(
-                                Chain(key: key, product: event.product, lastCharge: charges.count - 1, lastExpiresAt: event.expiresAt))
+                                Chain(
+                                    key: key, product: event.product, firstChargeTime: event.time, lastCharge: charges.count - 1,
+                                    lastExpiresAt: event.expiresAt))
                         }
                     case .refund:
                         if event.time < refundEnd { revenue -= event.amount }
@@ -324,6 +365,27 @@ extension GroupObservation {
                     if fullDays == 0 { dayZeroWaitingByMinute[Self.dayZeroMinute(tenureDays)] += 1 }
                 }
 
+                // Each one-time purchase: the member's next chain (in first-charge order), or
+                // watched until as_of or the horizon without one.
+                for (chainIndex, chain) in chains.enumerated() where productList[chain.product].renewalPeriodDays == nil {
+                    let bought = chain.firstChargeTime
+                    let watchedUntil = min(asOf, chargeEnd)
+                    if chainIndex + 1 < chains.count {
+                        let next = chains[chainIndex + 1]
+                        let day = Int(Double(next.firstChargeTime - bought) / microsecondsPerDay)
+                        followOns[chain.product].startedByDay[day] += 1
+                        followOns[chain.product].startedByProduct[next.product] += 1
+                        followOnExits[chain.product][day + 1] += 1
+                    } else {
+                        let watched = max(0, Int(Double(watchedUntil - bought) / microsecondsPerDay))
+                        followOnExits[chain.product][min(watched, horizonDayCount)] += 1
+                        if asOf < chargeEnd {
+                            let purchaseDay = Int(Double(bought - assignedAt) / microsecondsPerDay)
+                            followOns[chain.product].waiting[purchaseDay << 16 | watched, default: 0] += 1
+                        }
+                    }
+                }
+
                 for (chainIndex, chain) in chains.enumerated() {
                     let product = chain.product
                     for charge in charges where charge.chain == chainIndex {
@@ -360,6 +422,13 @@ extension GroupObservation {
         for day in 0..<horizonDayCount {
             atRisk -= exitsByDay[day]
             atRiskByDay[day] = atRisk
+        }
+        for product in followOns.indices where !followOnExits[product].isEmpty {
+            var atRisk = followOnExits[product].reduce(0, +)
+            for day in 0..<horizonDayCount {
+                atRisk -= followOnExits[product][day]
+                followOns[product].atRiskByDay[day] = atRisk
+            }
         }
         let lengths = trialDurations.isEmpty ? trialConversionDelays : trialDurations
         if !lengths.isEmpty {

@@ -43,23 +43,22 @@ public func projectOffering(
     return OfferingProjection(groups: draws.map(\.projection), comparisons: comparisons)
 }
 
-/// A group's projection and the draws of its members' mean revenue_365, in the order drawn: two
-/// series, with what the data cannot identify at its lower and at its upper bound; and the same
-/// for a newcomer's expected revenue_365 (the comparison's target), from the same parameter draws.
+/// A group's projection and the draws of its members' mean revenue_365, in the order drawn: at the
+/// rates seen (the value's interval) and with what the data cannot identify at its lower and at
+/// its upper bound (the far ends); and the same for a newcomer's expected revenue_365 (the
+/// comparison's target), from the same parameter draws.
 struct GroupDraws {
     var projection: GroupProjection
+    var seen: [Double] = []
     var lower: [Double] = []
     var upper: [Double] = []
     /// A newcomer's expected revenue_365 at the point estimates; nil when `newcomerGap` says why
     /// (or the group has no draws: `projection.gap`).
     var newcomer: Double?
     var newcomerGap: ProjectionGap?
+    var newcomerSeen: [Double] = []
     var newcomerLower: [Double] = []
     var newcomerUpper: [Double] = []
-
-    /// The value is given only when what the data cannot identify (the distance between the
-    /// bounds' expected years) is at most this share of the projected year.
-    static let identifiedUnseenShare = 0.25
 
     init(
         _ group: ProjectionGroupInput, products: [ProjectionProduct], past: [ProductPast] = [], configuration: ProjectionConfiguration,
@@ -102,50 +101,68 @@ struct GroupDraws {
             projection.pastShare = (lowest.mean - withoutPast) / year
             projection.boundedShare = (highest.mean - lowest.mean) / year
         }
-        if let gap = Self.unidentified(
-            fitted, point: year, lowest: observed + lowest.mean, highest: observed + highest.mean,
-            renewalsOnly: { observed + expected(renewals: .upper, conversions: .lower).mean }, newcomer: false)
+        let unseen = (highest.mean - lowest.mean, highest.newcomer - lowest.newcomer)
+        let renewalsOnly = { expected(renewals: .upper, conversions: .lower) }
+        if let gap = Self.withoutRate(
+            fitted, point: year, unseen: unseen.0, renewalsOnly: { renewalsOnly().mean - lowest.mean }, newcomer: false)
         {
             projection.gap = gap
         } else {
             projection.projectedARPU365 = year / users
         }
-        // A newcomer's year rests on the unseen part more than the members' (nothing of it is
-        // observed yet): it is judged on its own.
-        if let gap = Self.unidentified(
-            fitted, point: point.newcomer, lowest: lowest.newcomer, highest: highest.newcomer,
-            renewalsOnly: { expected(renewals: .upper, conversions: .lower).newcomer }, newcomer: true)
+        // A newcomer's year needs every product's renewals from the first: it is judged on its own.
+        if let gap = Self.withoutRate(
+            fitted, point: point.newcomer, unseen: unseen.1, renewalsOnly: { renewalsOnly().newcomer - lowest.newcomer },
+            newcomer: true)
         {
             newcomerGap = gap
         } else {
             newcomer = point.newcomer
         }
         var optionalGenerator: SplitMix64? = generator
-        for bound in [UnseenBound.lower, .upper] {
+        // The far ends first: their draws are the same whatever the rates seen take.
+        for bound in [UnseenBound.lower, .upper, nil] {
+            // No draws at the rates seen where no rate was seen: they would rest on none.
+            if bound == nil && projection.projectedARPU365 == nil && newcomer == nil { continue }
             var series: [Double] = []
             var newcomers: [Double] = []
             series.reserveCapacity(configuration.replicates)
             newcomers.reserveCapacity(configuration.replicates)
             for _ in 0..<configuration.replicates {
                 let future = fitted.futureRevenue(fitted.parameters(renewals: bound, conversions: bound, generator: &optionalGenerator))
-                // The members' own remaining year: normal given the parameters (a sum over members).
+                // The members' own remaining year: normal given the parameters (a sum over members),
+                // never below none of it unless refunds to come take more than it (a few members'
+                // normal tail would put the year under what they have paid).
                 let noise = future.variance.squareRoot() * optionalGenerator!.standardNormal()
-                series.append((observation.observedRevenue + future.mean + noise) / users)
+                let remaining = max(min(0, future.mean), future.mean + noise)
+                series.append((observation.observedRevenue + remaining) / users)
                 // A newcomer's is an expected value: the parameters' sampling error is all its uncertainty.
                 newcomers.append(future.newcomer)
             }
-            if bound == .upper {
-                (upper, newcomerUpper) = (series, newcomers)
-            } else {
-                (lower, newcomerLower) = (series, newcomers)
+            switch bound {
+            case nil: (seen, newcomerSeen) = (series, newcomers)
+            case .lower: (lower, newcomerLower) = (series, newcomers)
+            case .upper: (upper, newcomerUpper) = (series, newcomers)
             }
         }
         generator = optionalGenerator!
+        if projection.projectedARPU365 != nil {
+            let sorted = seen.sorted()
+            if let low = linearQuantile(sorted: sorted, configuration.alpha / 2),
+                let high = linearQuantile(sorted: sorted, 1 - configuration.alpha / 2)
+            {
+                projection.interval = ConfidenceInterval(low: low, high: high)
+            }
+        }
         if let low = linearQuantile(sorted: lower.sorted(), configuration.alpha / 2),
             let high = linearQuantile(sorted: upper.sorted(), 1 - configuration.alpha / 2)
         {
-            projection.interval = ConfidenceInterval(low: low, high: high)
+            // The far ends hold the interval: where they agree with the rates seen (nothing
+            // unseen) the two differ by their draws alone.
+            let interval = projection.interval ?? ConfidenceInterval(low: low, high: high)
+            projection.bounds = ConfidenceInterval(low: min(low, interval.low), high: max(high, interval.high))
         }
+        if newcomer == nil { newcomerSeen = [] }
     }
 
     /// With a past: the products whose renewals the year takes from it (those the year needs
@@ -171,17 +188,35 @@ struct GroupDraws {
         }
     }
 
-    /// `yearNotIdentified` when what the data cannot identify (`highest` − `lowest`, the bounds'
-    /// expected years) is more than `identifiedUnseenShare` of the point's year; nil otherwise.
-    /// `renewalsOnly`: the year with unseen renewals at their upper bound and late entries at
-    /// their lower; `newcomer`: the year is a newcomer's, which needs a product's renewals from the first.
-    private static func unidentified(
-        _ fitted: FittedGroup, point: Double, lowest: Double, highest: Double, renewalsOnly: () -> Double, newcomer: Bool
-    ) -> ProjectionGap? {
-        let unseen = highest - lowest
-        guard unseen > identifiedUnseenShare * abs(point) else { return nil }
-        return .yearNotIdentified(
-            unseenPart(fitted, unseen: unseen, point: point, renewalsOnly: renewalsOnly() - lowest, newcomer: newcomer))
+    /// `yearNotIdentified` when the year needs what no rate seen gives: renewals of a product
+    /// neither the members nor the app's past have seen renew often enough (the members' running
+    /// chains and late buyers, or for a `newcomer` every product bought, from its first renewal),
+    /// or trials when none has ended; nil otherwise. `unseen`: the distance between the far ends'
+    /// expected years; `renewalsOnly`: the part of it that is renewals.
+    private static func withoutRate(_ fitted: FittedGroup, point: Double, unseen: Double, renewalsOnly: () -> Double, newcomer: Bool)
+        -> ProjectionGap?
+    {
+        let observation = fitted.observation
+        let renewalsUnseen = fitted.plans.indices.contains { product in
+            let bought = observation.firstPurchasesByProduct[product] > 0
+            let running = !observation.products[product].pendingChains.isEmpty
+            return fitted.plans[product].ratesSeenThrough == 0 && needed(fitted, product, newcomer: newcomer) > 0
+                && (bought || (running && !newcomer))
+        }
+        let trialsUnseen =
+            observation.trialEntries > 0 && observation.trialsConverted + observation.trialsLapsed == 0
+            && (newcomer || observation.pendingTrialsByDay.contains { $0 > 0 })
+        guard renewalsUnseen || trialsUnseen else { return nil }
+        var part = unseenPart(fitted, unseen: unseen, point: point, renewalsOnly: renewalsOnly(), newcomer: newcomer)
+        part.trialsNotEnded = trialsUnseen
+        return .yearNotIdentified(part)
+    }
+
+    /// The renewals of `product` the year needs: a newcomer's from its first charge on.
+    private static func needed(_ fitted: FittedGroup, _ product: Int, newcomer: Bool) -> Int {
+        let plan = fitted.plans[product]
+        guard newcomer, let period = plan.periodDays else { return plan.neededThrough }
+        return max(plan.neededThrough, FittedGroup.renewalsDue(conversionDay: 0, periodDays: period))
     }
 
     /// What the year rests on that the test has not seen: the share of the projected year between
@@ -192,20 +227,20 @@ struct GroupDraws {
     {
         let renewalsMatter = renewalsOnly >= unseen / 10
         let purchasesMatter = unseen - renewalsOnly >= unseen / 10
-        func needed(_ product: Int) -> Int {
-            let plan = fitted.plans[product]
-            guard newcomer, let period = plan.periodDays else { return plan.neededThrough }
-            return max(plan.neededThrough, FittedGroup.renewalsDue(conversionDay: 0, periodDays: period))
+        let needed = { (product: Int) in Self.needed(fitted, product, newcomer: newcomer) }
+        // The product with no rate seen first (the one that takes the value away), else the one
+        // whose unseen renewals weigh most.
+        let byBuyers = { (left: Int, right: Int) in
+            fitted.observation.firstPurchasesByProduct[left] < fitted.observation.firstPurchasesByProduct[right]
         }
-        var product: Int?
-        if renewalsMatter {
-            product = fitted.plans.indices.filter { needed($0) > fitted.plans[$0].knownThrough }
-                .max { fitted.observation.firstPurchasesByProduct[$0] < fitted.observation.firstPurchasesByProduct[$1] }
+        var product = fitted.plans.indices.filter { fitted.plans[$0].ratesSeenThrough == 0 && needed($0) > 0 }.max(by: byBuyers)
+        if product == nil && renewalsMatter {
+            product = fitted.plans.indices.filter { needed($0) > fitted.plans[$0].knownThrough }.max(by: byBuyers)
         }
         return UnseenPart(
             share: point > 0 ? unseen / point : .infinity, product: product,
             renewalsIdentified: product.map { fitted.plans[$0].knownThrough } ?? 0,
-            renewalsNeeded: product.map(needed) ?? 0,
+            renewalsNeeded: product.map { needed($0) } ?? 0,
             renewalsFromPast: product.map { fitted.plans[$0].pastThrough > fitted.plans[$0].identifiedThrough } ?? false,
             pastAwaitingComparison: product.map { fitted.plans[$0].uncomparedPastThrough } ?? 0,
             lastObservedDay: purchasesMatter ? fitted.observation.lastObservedDay : nil)
@@ -214,51 +249,55 @@ struct GroupDraws {
 
 /// A treatment against control on a newcomer's expected revenue_365 (what shipping does per
 /// newcomer): percentiles of the differences of draw i with draw i (independent: the groups'
-/// draws come from different stretches of the generator).
+/// draws come from different stretches of the generator), at the rates seen for the value and its
+/// interval, and each side's lower against the other's upper draws for the far ends.
 func compare(_ treatment: GroupDraws, with control: GroupDraws, alpha: Double) -> ProjectionComparison {
     var result = ProjectionComparison(group: treatment.projection.group, controlGroup: control.projection.group)
     guard !treatment.newcomerLower.isEmpty, !control.newcomerLower.isEmpty else {
         result.gap = .groupWithoutProjection
         return result
     }
-    let (treatmentLower, treatmentUpper) = (treatment.newcomerLower, treatment.newcomerUpper)
-    let (controlLower, controlUpper) = (control.newcomerLower, control.newcomerUpper)
-    let count = min(treatmentLower.count, controlLower.count)
+    let count = min(treatment.newcomerLower.count, control.newcomerLower.count)
     func differences(_ left: [Double], _ right: [Double]) -> [Double] {
         (0..<count).map { left[$0] - right[$0] }.sorted()
     }
-    let lowDifferences = differences(treatmentLower, controlUpper)
-    let highDifferences = differences(treatmentUpper, controlLower)
-    if let low = linearQuantile(sorted: lowDifferences, alpha / 2), let high = linearQuantile(sorted: highDifferences, 1 - alpha / 2) {
-        result.differenceInterval = ConfidenceInterval(low: low, high: high)
+    var bounds: ConfidenceInterval?
+    if let low = linearQuantile(sorted: differences(treatment.newcomerLower, control.newcomerUpper), alpha / 2),
+        let high = linearQuantile(sorted: differences(treatment.newcomerUpper, control.newcomerLower), 1 - alpha / 2)
+    {
+        bounds = ConfidenceInterval(low: low, high: high)
+    }
+    result.boundInterval = bounds
+    defer {
+        // The far ends hold the interval at the rates seen (as a group's do).
+        if let bounds, let interval = result.differenceInterval {
+            result.boundInterval = ConfidenceInterval(low: min(bounds.low, interval.low), high: max(bounds.high, interval.high))
+        }
     }
     guard let treatmentValue = treatment.newcomer, let controlValue = control.newcomer else {
         result.gap = treatment.newcomerGap ?? control.newcomerGap
         return result
     }
+    let (treatmentSeen, controlSeen) = (treatment.newcomerSeen, control.newcomerSeen)
     (result.value, result.controlValue) = (treatmentValue, controlValue)
     result.difference = treatmentValue - controlValue
-    // The standard error: the draws' spread of the difference, each bound against the same bound
-    // (a draw's spread, not that of the mean of two independent draws), averaged as variances.
-    func variance(_ left: [Double], _ right: [Double]) -> Double {
-        let differences = (0..<count).map { left[$0] - right[$0] }
-        let mean = differences.reduce(0, +) / Double(count)
-        return differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(count - 1)
+    let seenDifferences = differences(treatmentSeen, controlSeen)
+    if let low = linearQuantile(sorted: seenDifferences, alpha / 2), let high = linearQuantile(sorted: seenDifferences, 1 - alpha / 2) {
+        result.differenceInterval = ConfidenceInterval(low: low, high: high)
     }
-    result.standardError = ((variance(treatmentLower, controlLower) + variance(treatmentUpper, controlUpper)) / 2).squareRoot()
-    // Two-sided against the bounds: treatment ahead even at its lowest against control's highest,
-    // or behind even at its highest; the chance compares the middles of the two bounds.
-    let aheadAtLowest = count - lowDifferences.prefixCount { $0 <= 0 }
-    let behindAtHighest = highDifferences.prefixCount { $0 < 0 }
-    result.pValue = min(1, 2 * Double(count - max(aheadAtLowest, behindAtHighest) + 1) / Double(count + 1))
-    let middleAhead = (0..<count).count { treatmentLower[$0] + treatmentUpper[$0] > controlLower[$0] + controlUpper[$0] }
-    result.chanceToBeatControl = Double(middleAhead) / Double(count)
+    let mean = seenDifferences.reduce(0, +) / Double(count)
+    result.standardError = (seenDifferences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(count - 1)).squareRoot()
+    // Two-sided: twice the smaller share of the draws on either side of 0, so the interval
+    // excludes 0 exactly when p < alpha.
+    let ahead = count - seenDifferences.prefixCount { $0 <= 0 }
+    let behind = seenDifferences.prefixCount { $0 < 0 }
+    result.pValue = min(1, 2 * Double(count - max(ahead, behind) + 1) / Double(count + 1))
+    result.chanceToBeatControl = Double(ahead) / Double(count)
     if controlValue > 0 {
         result.relativeDifference = treatmentValue / controlValue - 1
-        if controlLower.allSatisfy({ $0 > 0 }) {
-            let lowRatios = (0..<count).map { treatmentLower[$0] / controlUpper[$0] - 1 }.sorted()
-            let highRatios = (0..<count).map { treatmentUpper[$0] / controlLower[$0] - 1 }.sorted()
-            if let low = linearQuantile(sorted: lowRatios, alpha / 2), let high = linearQuantile(sorted: highRatios, 1 - alpha / 2) {
+        if controlSeen.allSatisfy({ $0 > 0 }) {
+            let ratios = (0..<count).map { treatmentSeen[$0] / controlSeen[$0] - 1 }.sorted()
+            if let low = linearQuantile(sorted: ratios, alpha / 2), let high = linearQuantile(sorted: ratios, 1 - alpha / 2) {
                 result.relativeInterval = ConfidenceInterval(low: low, high: high)
             }
         }

@@ -54,13 +54,14 @@ public struct ProjectionProduct: Sendable, Equatable {
 
     /// The product of a catalog `type` (`subscription_offering_group_products.csv`): `weekly`
     /// 7 days, `monthly` 365.25/12 days (a calendar month on average, so a year holds 12
-    /// charges, as the stores bill), `yearly` 365.25 days, a `…_pass` one-time; `nil` for a type
-    /// it does not know.
+    /// charges, as the stores bill), `yearly` 365.25 days, a `…_pass` and `one_time` one-time;
+    /// `nil` for a type it does not know.
     public init?(catalogType type: String) {
         switch type {
         case "weekly": renewalPeriodDays = 7
         case "monthly": renewalPeriodDays = 365.25 / 12
         case "yearly": renewalPeriodDays = 365.25
+        case "one_time": renewalPeriodDays = nil
         default:
             guard type.hasSuffix("_pass") else { return nil }
             renewalPeriodDays = nil

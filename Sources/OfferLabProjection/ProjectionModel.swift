@@ -6,8 +6,9 @@
     import Darwin
 #endif
 
-/// What the parts of the year the data cannot identify take in a set of parameters: renewals past
-/// the last one seen often enough, and purchases on tenure days past the last one observed.
+/// What the parts of the year the data cannot identify take in a set of parameters (renewals past
+/// the last one seen often enough, and purchases on tenure days past the last one observed), at
+/// the far ends of what the data allow; nil where this type is optional: at the rates seen.
 enum UnseenBound: Sendable {
     /// None of it happens: the lowest year the data allow.
     case lower
@@ -36,6 +37,10 @@ struct ProjectionParameters: Sendable {
     /// its last day, `GroupObservation.trialDays` after its start).
     var trialShare = 0.0
     var trialConversion = 0.0
+    /// Per product: for a one-time product some member bought, P(the member's next chain starts on
+    /// day k since the purchase | none before), and the next chain's product mix; empty otherwise.
+    var followOnHazard: [[Double]] = []
+    var followOnShare: [[Double]] = []
 }
 
 /// How a product's renewal probabilities are estimated: each renewal index on its own while
@@ -49,10 +54,14 @@ struct RenewalPlan: Sendable {
     var identifiedThrough = 0
     /// The highest renewal index the projection needs.
     var neededThrough = 0
-    /// The point's rate for the unseen renewals: the pooled rate of the identified renewals after
-    /// the first (the first is its own step: it holds the trial and first-charge regrets), the
-    /// first's when it is the only one, capped at `continuationCap`.
+    /// The rate seen that the unseen renewals continue at: the pooled rate of the last
+    /// `continuationRenewals` renewals seen after the first (the first is its own step: it holds
+    /// the trial and first-charge regrets; the last ones, so that rates rising with a
+    /// subscription's age carry their latest level), the first's when it is the only one, at most
+    /// `ceiling`. Its counts (`continuationDue`, `continuationRenewed`) let a draw vary it.
     var continuation = 0.0
+    var continuationDue = 0.0
+    var continuationRenewed = 0.0
     /// Renewals identifiedThrough + 1 … pastThrough take the app's past's rates (the past had at
     /// least `identifiedMinimum` chains due at each); 0 when the past adds none.
     var pastThrough = 0
@@ -61,16 +70,21 @@ struct RenewalPlan: Sendable {
     var pastCheck: PastCheck?
     /// Renewals 1 … uncomparedPastThrough the past identifies but is not taken for: the members
     /// identify no renewal of the product yet, so nothing says whether they renew as the earlier
-    /// buyers did (docs/statistics.md#the-apps-past); the renewals stay bounded. 0 when none.
+    /// buyers did (docs/statistics.md#the-apps-past): the far ends leave them out, the year at the
+    /// rates seen takes them as they are. 0 when none.
     var uncomparedPastThrough = 0
 
     /// The last renewal whose rate the data give, the members' own or the past's.
     var knownThrough: Int { max(identifiedThrough, pastThrough) }
+    /// The last renewal with a rate seen, the past's uncompared ones included: the year at the
+    /// rates seen takes them as they are (the members have nothing yet to compare them with);
+    /// 0 when neither the members nor the past have seen the product renew often enough, and a
+    /// year needing its renewals then has no value, only bounds.
+    var ratesSeenThrough: Int { max(knownThrough, uncomparedPastThrough) }
 
     static let identifiedMinimum = 30
-    /// The point never continues above this rate: a rate near 1 carried over dozens of periods
-    /// would turn a few loyal subscribers into most of the year.
-    static let continuationCap = 0.95
+    /// How many of the last renewals seen the continuation pools.
+    static let continuationRenewals = 3
     /// The upper bound's rate for unseen renewals: the data bound nothing below 1; a product that
     /// keeps 98 % of its subscribers at every renewal is the most this interval admits.
     static let ceiling = 0.98
@@ -94,6 +108,9 @@ struct FittedGroup: Sendable {
     /// Per product, per tenure day: the renewals due before the horizon after a conversion that
     /// day (`renewalsDue`; empty for a one-time product), the same for every draw.
     let renewalsDueByDay: [[Int]]
+    /// Per product: the follow-on chains' latest rate, as the entries' (`tailStart`, …): the first
+    /// day since a purchase of the pooled tail, its follow-ons and purchase-days at risk.
+    let followOnTails: [(start: Int, started: Int, exposure: Int)]
 
     /// Per product: the app's past (empty: none; else parallel to the products).
     let past: [ProductPast]
@@ -139,6 +156,12 @@ struct FittedGroup: Sendable {
         }
         tailConversions = conversions
         tailExposure = exposure
+        followOnTails = observation.followOns.map { followOn in
+            let last = followOn.lastObservedDay
+            let start = max(0, (2 * (last + 1)) / 3)
+            guard last >= start else { return (start, 0, 0) }
+            return (start, followOn.startedByDay[start...last].reduce(0, +), followOn.atRiskByDay[start...last].reduce(0, +))
+        }
 
         var refundMean = 0.0
         var refundVariance = 0.0
@@ -181,21 +204,26 @@ struct FittedGroup: Sendable {
                     plan.pastThrough = pastThrough
                 }
             }
-            // The later renewals' pooled rate, the past's counted at its (adjusted) rates.
-            let later = plan.knownThrough >= 2 ? 2...plan.knownThrough : 1...max(1, plan.knownThrough)
+            // The continuation: the last renewals seen after the first, the past's counted at its
+            // (adjusted) rates.
+            let seenThrough = plan.ratesSeenThrough
+            let later =
+                seenThrough >= 2 ? max(2, seenThrough - RenewalPlan.continuationRenewals + 1)...seenThrough : 1...max(1, seenThrough)
             var due = 0.0
             var renewed = 0.0
-            for index in later {
-                if index <= plan.identifiedThrough || plan.pastThrough == 0 {
+            for index in later where seenThrough > 0 {
+                if index <= plan.identifiedThrough {
                     due += Double(members.due(index))
                     renewed += Double(members.renewals(index))
                 } else {
                     let pastCounts = past[productIndex].renewals
                     due += Double(pastCounts.due(index))
-                    renewed += Double(pastCounts.due(index)) * plan.pastCheck!.pointRate(pastCounts, index: index)
+                    renewed +=
+                        Double(pastCounts.due(index)) * (plan.pastCheck?.pointRate(pastCounts, index: index) ?? pastCounts.rate(index))
                 }
             }
-            plan.continuation = due > 0 ? min(RenewalPlan.continuationCap, renewed / due) : RenewalPlan.ceiling / 2
+            (plan.continuationDue, plan.continuationRenewed) = (due, renewed)
+            plan.continuation = due > 0 ? min(RenewalPlan.ceiling, renewed / due) : 0
             var needed = 0
             for key in seen.pendingChains.keys {
                 needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
@@ -224,8 +252,9 @@ struct FittedGroup: Sendable {
     /// binomial renewals and entries per day, Poisson product choices, a Gamma posterior for the tail
     /// rate, a normal mean charge), or the point estimate when `generator` is nil.
     /// `renewals` and `conversions` say what the unseen renewals and the purchases past the last
-    /// observed tenure day take (nil: the point's continuation, the pooled later renewal rate and
-    /// half the latest purchase rate, the middle of what the data allow).
+    /// observed tenure day take: a far end, or (nil) the rates seen: renewals at the
+    /// continuation (drawn from its counts), the past's uncompared renewals as they are, and
+    /// purchases at the latest rate per member-day at risk.
     func parameters<Generator: RandomNumberGenerator>(
         renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true, generator: inout Generator?
     ) -> ProjectionParameters {
@@ -252,14 +281,9 @@ struct FittedGroup: Sendable {
         let lastDay = observation.lastObservedDay
         for day in tailStart..<days { hazard[day] = tailHazard }
         if lastDay + 1 < days {
-            // Past the last observed tenure day a rate that falls with tenure cannot be seen: from
-            // none to the latest rate.
-            let unseenHazard =
-                switch conversions {
-                case .lower: 0.0
-                case .upper: tailHazard
-                case nil: -expm1(-tailRate / 2)
-                }
+            // Past the last observed tenure day a rate that falls with tenure cannot be seen: its
+            // far ends are none and the latest rate, which the rates seen carry on.
+            let unseenHazard = conversions == .lower ? 0.0 : tailHazard
             for day in (lastDay + 1)..<days { hazard[day] = unseenHazard }
         }
 
@@ -311,6 +335,9 @@ struct FittedGroup: Sendable {
                 continue
             }
             let seen = observation.products[product].renewals
+            // A product nobody holds or will buy is never read: drawing its rates seen would only
+            // move the draws of the others.
+            let bought = observation.firstPurchasesByProduct[product] > 0 || !observation.products[product].pendingChains.isEmpty
             let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.atRisk.count)
             var rates = Array(repeating: 0.0, count: slots)
             func drawnRate(_ counts: RenewalCounts, _ index: Int) -> Double {
@@ -323,7 +350,8 @@ struct FittedGroup: Sendable {
                 rates[index] = drawnRate(seen, index)
             }
             // The past's rates, scaled by this draw's members/past ratio on the overlap when the
-            // check found them apart (docs/statistics.md#the-apps-past).
+            // check found them apart (docs/statistics.md#the-apps-past); at the rates seen, the
+            // past the members cannot be compared with yet, as it is.
             var pastRates: [Int: Double] = [:]
             if let check = plan.pastCheck, plan.pastThrough > 0 {
                 let pastCounts = past[product].renewals
@@ -341,6 +369,17 @@ struct FittedGroup: Sendable {
                 for index in (plan.identifiedThrough + 1)...plan.pastThrough where index < slots {
                     pastRates[index] = usingPast ? min(1, drawnRate(pastCounts, index) * scale) : 0
                 }
+            } else if renewals == nil, plan.uncomparedPastThrough > 0, bought {
+                for index in 1...plan.uncomparedPastThrough where index < slots {
+                    pastRates[index] = usingPast ? drawnRate(past[product].renewals, index) : 0
+                }
+            }
+            var continuation = plan.continuation
+            if generator != nil, renewals == nil, bought, plan.continuationDue >= 1 {
+                let due = Int(plan.continuationDue.rounded())
+                continuation = min(
+                    RenewalPlan.ceiling,
+                    Double(generator!.binomial(trials: due, probability: plan.continuationRenewed / plan.continuationDue)) / Double(due))
             }
             for index in 1..<slots where index > plan.identifiedThrough {
                 if let rate = pastRates[index] {
@@ -350,7 +389,7 @@ struct FittedGroup: Sendable {
                         switch renewals {
                         case .lower: 0
                         case .upper: RenewalPlan.ceiling
-                        case nil: plan.continuation
+                        case nil: continuation
                         }
                 }
             }
@@ -378,9 +417,55 @@ struct FittedGroup: Sendable {
                 case nil: 0.5
                 }
         }
-        return ProjectionParameters(
+        var parameters = ProjectionParameters(
             hazard: hazard, productShare: shares, chargeMean: means, chargeSecondMoment: secondMoments, keptShare: keptShares,
             keptMean: keptMeans, renewal: renewal, trialShare: trialShare, trialConversion: trialConversion)
+        (parameters.followOnHazard, parameters.followOnShare) = followOnParameters(conversions: conversions, generator: &generator)
+        return parameters
+    }
+
+    /// Per product, the follow-on hazard by day since a one-time purchase and the next chain's
+    /// product mix, drawn as the entries' are (binomial days, the tail's Gamma posterior, Poisson
+    /// product counts); past the last day observed since a purchase, `conversions` says what they
+    /// take: none (`.lower`) or the latest rate (the rates seen and `.upper`). Empty for a product
+    /// nobody bought once or that renews.
+    private func followOnParameters<Generator: RandomNumberGenerator>(conversions: UnseenBound?, generator: inout Generator?)
+        -> (hazard: [[Double]], share: [[Double]])
+    {
+        var hazards: [[Double]] = []
+        var shares: [[Double]] = []
+        for (product, followOn) in observation.followOns.enumerated() {
+            guard followOn.purchases > 0, followOn.startedByProduct.contains(where: { $0 > 0 }) else {
+                hazards.append([])
+                shares.append([])
+                continue
+            }
+            let tail = followOnTails[product]
+            let last = followOn.lastObservedDay
+            var hazard = Array(repeating: 0.0, count: followOn.atRiskByDay.count)
+            for day in 0..<min(tail.start, hazard.count) where followOn.atRiskByDay[day] > 0 {
+                let (started, atRisk) = (followOn.startedByDay[day], followOn.atRiskByDay[day])
+                let drawn =
+                    generator == nil ? started : generator!.binomial(trials: atRisk, probability: Double(started) / Double(atRisk))
+                hazard[day] = Double(drawn) / Double(atRisk)
+            }
+            var rate = tail.exposure > 0 ? Double(tail.started) / Double(tail.exposure) : 0
+            if generator != nil && tail.exposure > 0 { rate = generator!.gamma(shape: Double(tail.started) + 0.5) / Double(tail.exposure) }
+            let tailHazard = -expm1(-rate)
+            for day in tail.start..<hazard.count where day <= last { hazard[day] = tailHazard }
+            if last + 1 < hazard.count {
+                for day in (last + 1)..<hazard.count { hazard[day] = conversions == .lower ? 0 : tailHazard }
+            }
+            var mix = followOn.startedByProduct.map { Double($0) }
+            if generator != nil {
+                let drawn = mix.map { Double(generator!.poisson(mean: $0)) }
+                if drawn.contains(where: { $0 > 0 }) { mix = drawn }
+            }
+            let total = mix.reduce(0, +)
+            hazards.append(hazard)
+            shares.append(mix.map { $0 / total })
+        }
+        return (hazards, shares)
     }
 
     /// The expected value and variance of the group's revenue still to come before each member's
@@ -394,9 +479,10 @@ struct FittedGroup: Sendable {
         // Tables only for the products a member can still be charged for (a running chain, or a
         // share of the conversions to come): the others are never read, and the tables are most
         // of a draw's cost.
+        let followOnTargets = Set(parameters.followOnShare.flatMap { mix in mix.indices.filter { mix[$0] > 0 } })
         let tables = parameters.renewal.indices.map { product in
             observation.products[product].pendingChains.isEmpty && !(parameters.productShare[product] > 0)
-                ? ChainMoments() : ChainMoments(parameters, product: product)
+                && !followOnTargets.contains(product) ? ChainMoments() : ChainMoments(parameters, product: product)
         }
         for (product, seen) in observation.products.enumerated() where !seen.pendingChains.isEmpty {
             // In key order: a dictionary's order changes from process to process, and so would
@@ -409,21 +495,42 @@ struct FittedGroup: Sendable {
         }
 
         let days = observation.atRiskByDay.count
-        // A purchase on tenure day d: the first charge, then the renewals due before the horizon
-        // if it is kept: N + kept·W(1, m).
+        // A purchase of a product on tenure day d: the first charge, then the renewals due before
+        // the horizon if it is kept, N + kept·W(1, m); for a one-time product, the chains bought
+        // after it (`FollowOnMoments`).
+        var productFirst = [[Double]](repeating: [], count: parameters.productShare.count)
+        var productSecond = productFirst
+        for product in productFirst.indices
+        where parameters.productShare[product] > 0 || followOnTargets.contains(product)
+            || !(parameters.followOnHazard.indices.contains(product) ? parameters.followOnHazard[product].isEmpty : true)
+        {
+            productFirst[product] = Array(repeating: parameters.chargeMean[product], count: days)
+            productSecond[product] = Array(repeating: parameters.chargeSecondMoment[product], count: days)
+            guard plans[product].periodDays != nil else { continue }
+            for day in 0..<days {
+                let renewals = tables[product].moments(firstIndex: 1, charges: renewalsDueByDay[product][day])
+                productFirst[product][day] += parameters.keptShare[product] * renewals.0
+                let (renewalsFirst, renewalsSecond) = renewals
+                productSecond[product][day] +=
+                    2 * parameters.keptMean[product] * renewalsFirst + parameters.keptShare[product] * renewalsSecond
+            }
+        }
+        let followOns = FollowOnMoments(
+            parameters, tails: followOnTails, observation: observation, first: &productFirst, second: &productSecond)
         var purchaseFirst = Array(repeating: 0.0, count: days)
         var purchaseSecond = Array(repeating: 0.0, count: days)
-        for day in 0..<days {
-            for (product, share) in parameters.productShare.enumerated() where share > 0 {
-                var renewals = (0.0, 0.0)
-                if plans[product].periodDays != nil {
-                    renewals = tables[product].moments(firstIndex: 1, charges: renewalsDueByDay[product][day])
-                }
-                purchaseFirst[day] += share * (parameters.chargeMean[product] + parameters.keptShare[product] * renewals.0)
-                purchaseSecond[day] +=
-                    share
-                    * (parameters.chargeSecondMoment[product] + 2 * parameters.keptMean[product] * renewals.0
-                        + parameters.keptShare[product] * renewals.1)
+        for (product, share) in parameters.productShare.enumerated() where share > 0 {
+            for day in 0..<days {
+                purchaseFirst[day] += share * productFirst[product][day]
+                purchaseSecond[day] += share * productSecond[product][day]
+            }
+        }
+        // The members' one-time purchases still waiting for a follow-on: a Bernoulli mixture each.
+        for (product, followOn) in observation.followOns.enumerated() where !followOn.waiting.isEmpty {
+            for (key, count) in followOn.waiting.sorted(by: { $0.key < $1.key }) {
+                let (first, second) = followOns.remaining(product: product, purchaseDay: key >> 16, daysSince: key & 0xFFFF)
+                mean += Double(count) * first
+                variance += Double(count) * (second - first * first)
             }
         }
         // A trial ending on day d converts with probability p: its value is a Bernoulli(p) times a purchase's.
@@ -476,6 +583,135 @@ struct FittedGroup: Sendable {
         }
         // The recursion has reached tenure day 0: G(0), a member who has not entered yet.
         return (mean, max(0, variance), laterFirst)
+    }
+}
+
+/// The chains members start after a one-time purchase (contract §2.14, "Follow-on purchases"),
+/// for each one-time product with a follow-on hazard: added to the value of a purchase of it on
+/// each tenure day, and kept to value the members' purchases still waiting for one.
+///
+/// A purchase on tenure day d is followed on day k after it (hazard h(k), survival S(k)) by a
+/// chain whose value is V(d + k) = Σ_q mix_q·P_q(d + k), P_q a purchase of q (its own follow-ons
+/// included); F(d) = Σ_k S(k)·h(k)·V(d + k), and E[(N + F)²] = E N² + 2 E N·F + Σ_k S h V₂ (the
+/// follow-on independent of the charge). A one-time follow-on on the purchase's own day counts
+/// on the next (the two would refer to each other). Past the tail's start the hazard is constant
+/// (λ to the last day observed since a purchase, λᵤ after it), so the sum beyond is
+/// Q_λ(x) = λ·V(x) + (1 − λ)·Q_λ(x + 1), one pass over the days: O(days × tail start) a draw,
+/// not days².
+struct FollowOnMoments {
+    private struct Product {
+        var hazard: [Double]
+        var mix: [Double]
+        var tailStart: Int
+        var lastObserved: Int
+        var tailRate: Double
+        var unseenRate: Double
+        /// Per tenure day x (days + 1 slots, the last 0): V, Q_λ and Q_λᵤ, first and second moments.
+        var value = ([Double](), [Double]())
+        var tail = ([Double](), [Double]())
+        var unseen = ([Double](), [Double]())
+        /// F(d) from day 0 since the purchase, first and second moments.
+        var followOn = ([Double](), [Double]())
+
+        /// The first day since a purchase summed through Q.
+        var directThrough: Int { max(tailStart, 1) }
+    }
+
+    private var products: [Int: Product] = [:]
+    private let days: Int
+
+    init(
+        _ parameters: ProjectionParameters, tails: [(start: Int, started: Int, exposure: Int)], observation: GroupObservation,
+        first: inout [[Double]], second: inout [[Double]]
+    ) {
+        days = observation.atRiskByDay.count
+        let oneTime = parameters.followOnHazard.indices.filter { !parameters.followOnHazard[$0].isEmpty }
+        guard !oneTime.isEmpty else { return }
+        let slots = days + 1
+        for product in oneTime {
+            let hazard = parameters.followOnHazard[product]
+            let last = observation.followOns[product].lastObservedDay
+            let start = tails[product].start
+            var state = Product(
+                hazard: hazard, mix: parameters.followOnShare[product], tailStart: start, lastObserved: last,
+                tailRate: start <= last && start < hazard.count ? hazard[start] : 0,
+                unseenRate: last + 1 < hazard.count ? hazard[max(0, last + 1)] : 0)
+            let zeros = [Double](repeating: 0, count: slots)
+            (state.value, state.tail, state.unseen, state.followOn) = ((zeros, zeros), (zeros, zeros), (zeros, zeros), (zeros, zeros))
+            products[product] = state
+        }
+        let isOneTime = parameters.renewal.map(\.isEmpty)
+        func purchase(_ product: Int, _ day: Int) -> (Double, Double) {
+            guard day < days, !first[product].isEmpty else { return (0, 0) }
+            return (first[product][day], second[product][day])
+        }
+        for day in stride(from: days - 1, through: 0, by: -1) {
+            for product in oneTime {
+                guard var state = products[product] else { continue }
+                // Day 0 since the purchase: a one-time follow-on counts the next day.
+                var sameDay = (0.0, 0.0)
+                for (next, share) in state.mix.enumerated() where share > 0 {
+                    let value = purchase(next, isOneTime[next] ? day + 1 : day)
+                    sameDay = (sameDay.0 + share * value.0, sameDay.1 + share * value.1)
+                }
+                let moments = Self.remaining(state, from: 0, day: day, days: days, sameDay: sameDay)
+                state.followOn.0[day] = moments.0
+                state.followOn.1[day] = moments.1
+                let chargeMean = parameters.chargeMean[product]
+                first[product][day] += moments.0
+                second[product][day] += 2 * chargeMean * moments.0 + moments.1
+                products[product] = state
+            }
+            // Every purchase's value on this day is known: V, then Q, for the earlier days.
+            for product in oneTime {
+                guard var state = products[product] else { continue }
+                var value = (0.0, 0.0)
+                for (next, share) in state.mix.enumerated() where share > 0 {
+                    let moments = purchase(next, day)
+                    value = (value.0 + share * moments.0, value.1 + share * moments.1)
+                }
+                state.value.0[day] = value.0
+                state.value.1[day] = value.1
+                let (tail, unseen) = (state.tailRate, state.unseenRate)
+                state.tail.0[day] = tail * value.0 + (1 - tail) * state.tail.0[day + 1]
+                state.tail.1[day] = tail * value.1 + (1 - tail) * state.tail.1[day + 1]
+                state.unseen.0[day] = unseen * value.0 + (1 - unseen) * state.unseen.0[day + 1]
+                state.unseen.1[day] = unseen * value.1 + (1 - unseen) * state.unseen.1[day + 1]
+                products[product] = state
+            }
+        }
+    }
+
+    /// The follow-on still to come of a purchase of `product` on tenure day `purchaseDay` that has
+    /// had none through `daysSince` whole days: its first and second moments.
+    func remaining(product: Int, purchaseDay: Int, daysSince: Int) -> (Double, Double) {
+        guard let state = products[product], purchaseDay < days else { return (0, 0) }
+        guard daysSince > 0 else { return (state.followOn.0[purchaseDay], state.followOn.1[purchaseDay]) }
+        return Self.remaining(state, from: daysSince, day: purchaseDay, days: days, sameDay: (0, 0))
+    }
+
+    /// Σ_{k ≥ from} S(k)/S(from)·h(k)·V(day + k): day by day to the tail's start, then through Q.
+    private static func remaining(_ state: Product, from: Int, day: Int, days: Int, sameDay: (Double, Double)) -> (Double, Double) {
+        var result = (0.0, 0.0)
+        var survival = 1.0
+        var since = from
+        while since < state.directThrough && day + since < days {
+            let hazard = state.hazard[since]
+            let value = since == 0 ? sameDay : (state.value.0[day + since], state.value.1[day + since])
+            result = (result.0 + survival * hazard * value.0, result.1 + survival * hazard * value.1)
+            survival *= 1 - hazard
+            since += 1
+        }
+        let start = day + since
+        guard start < days else { return result }
+        // The tail rate through the last day observed since a purchase, the unseen rate after it.
+        let span = max(0, state.lastObserved + 1 - since)
+        let end = min(start + span, days)
+        let kept = pow(1 - state.tailRate, Double(end - start))
+        func slot(_ values: [Double], _ index: Int) -> Double { index < values.count ? values[index] : 0 }
+        let tail0 = slot(state.tail.0, start) - kept * slot(state.tail.0, end) + kept * slot(state.unseen.0, end)
+        let tail1 = slot(state.tail.1, start) - kept * slot(state.tail.1, end) + kept * slot(state.unseen.1, end)
+        return (result.0 + survival * tail0, result.1 + survival * tail1)
     }
 }
 

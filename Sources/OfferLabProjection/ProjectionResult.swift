@@ -8,9 +8,9 @@ public enum ProjectionGap: Sendable, Equatable, CustomStringConvertible {
     case noPayers
     /// No member has been in the test for a full day: the conversion curve has no day to start from.
     case noFullDay
-    /// Too much of the year rests on what the test has not seen (renewals past those seen often
-    /// enough, purchases past the longest observed tenure): the interval spans from none of it to
-    /// the most the data allow.
+    /// The year needs what no rate seen gives (renewals of a product neither the members nor the
+    /// app's past have seen renew often enough, or trials before any has ended): only the far
+    /// ends, from none of it to the most the data allow.
     case yearNotIdentified(UnseenPart)
     /// Comparison only: a side has no value.
     case groupWithoutProjection
@@ -43,6 +43,8 @@ public struct UnseenPart: Sendable, Equatable {
     public var pastAwaitingComparison: Int
     /// The longest tenure day observed (from 0), when purchases after it are a tenth of it or more.
     public var lastObservedDay: Int?
+    /// Members have started trials and none has ended yet: how many convert is not seen.
+    public var trialsNotEnded = false
 
     public init(
         share: Double, product: Int?, renewalsIdentified: Int, renewalsNeeded: Int, renewalsFromPast: Bool = false,
@@ -78,9 +80,11 @@ public struct UnseenPart: Sendable, Equatable {
         if let day = lastObservedDay {
             parts.append("purchases after day \(day + 1) in the test have not been seen yet")
         }
+        if trialsNotEnded { parts.append("no trial has ended yet") }
         let size = share.isFinite ? "\(Int((100 * share).rounded()))% of the projected year" : "more than the projected year"
         // With neither a product nor a day named, the size is the first clause.
-        parts.append("the part not seen is \(size) (the interval runs from none of it to the most the data allow)")
+        parts.append(
+            "the part not seen is \(size) (no rate seen to continue: only its far ends, from none of it to the most the data allow)")
         return parts.joined(separator: "; ")
     }
 }
@@ -98,10 +102,13 @@ public struct GroupProjection: Sendable, Equatable {
     public var observedDaysMean: Double?
     /// The expected mean revenue_365 of the members; nil when `gap` says why.
     public var projectedARPU365: Double?
-    /// The (1 − alpha) interval for the members' realised mean revenue_365 (remaining year's
-    /// randomness included), always from the unseen part's lower to its upper bound. With
-    /// `yearNotIdentified` it is present; nil with the other gaps.
+    /// The (1 − alpha) interval for the members' realised mean revenue_365 at the rates seen
+    /// (the parameters' uncertainty and the remaining year's randomness included); nil with a gap.
     public var interval: ConfidenceInterval?
+    /// The far ends: the (1 − alpha) range from none of what the data cannot identify (the lower
+    /// draws' alpha/2 quantile) to the most they allow (the upper draws' 1 − alpha/2 quantile), the
+    /// risk the rates seen carry. Present with `yearNotIdentified` too; nil with the other gaps.
+    public var bounds: ConfidenceInterval?
     /// Why `projectedARPU365` is empty.
     public var gap: ProjectionGap?
     /// What the projected year rests on (docs/statistics.md#what-the-year-rests-on), as shares of
@@ -142,9 +149,9 @@ public struct PastUse: Sendable, Equatable {
     }
 }
 
-/// A product whose year needs renewals the app's past does not identify either, or that the past
-/// identifies but cannot be taken for: the members have not renewed often enough to be compared
-/// with it.
+/// A product whose year needs renewals the app's past does not identify either (the year continues
+/// the latest rate seen; the far ends bound them), or that the past identifies but the members
+/// cannot be compared with yet (the year takes the past as it is; the far ends leave it out).
 public struct PastMissing: Sendable, Equatable {
     public var product: Int
     /// The first renewal the year does not take from the members or the past.
@@ -157,17 +164,18 @@ public struct PastMissing: Sendable, Equatable {
     /// at renewal 1 (fewer than 30).
     public var membersDue: Int? = nil
 
-    /// "monthly_1999 renewals from 4 on: 12 of 40 earlier buyers were due, too few (30); they stay
-    /// bounded", or "monthly_1999 renewals from 1 on: 12 members were due at renewal 1, too few
-    /// (30) to compare them with 412 earlier buyers; they stay bounded".
+    /// "monthly_1999 renewals from 4 on: 12 of 40 earlier buyers were due, too few (30); they
+    /// continue at the latest renewals' rate seen", or "monthly_1999 renewals from 1 on: 12 members
+    /// were due at renewal 1, too few (30) to compare them with 412 earlier buyers; they take the
+    /// past's rates as they are".
     public func description(productName: (Int) -> String) -> String {
         if let membersDue {
             return "\(productName(product)) renewals from \(renewal) on: \(membersDue) \(membersDue == 1 ? "member was" : "members were") "
                 + "due at renewal 1, too few (\(RenewalPlan.identifiedMinimum)) to compare them with \(chains) earlier buyers; "
-                + "they stay bounded"
+                + "they take the past's rates as they are"
         }
         return "\(productName(product)) renewals from \(renewal) on: \(dueAtRenewal) of \(chains) earlier buyers were due, "
-            + "too few (\(RenewalPlan.identifiedMinimum)); they stay bounded"
+            + "too few (\(RenewalPlan.identifiedMinimum)); they continue at the latest renewals' rate seen"
     }
 }
 
@@ -183,18 +191,20 @@ public struct ProjectionComparison: Sendable, Equatable {
     public var controlValue: Double?
     /// `value` − `controlValue`.
     public var difference: Double?
-    /// Its (1 − alpha) interval; with unobserved renewals, the bound interval (each side's lower
-    /// against the other's upper).
+    /// Its (1 − alpha) interval at the rates seen; nil with `difference`.
     public var differenceInterval: ConfidenceInterval?
-    /// The standard deviation of the difference's draws (the middles of the bounds): its
-    /// standard error, for a normal or sequential reading of it; nil with `difference`.
+    /// The far ends of the difference: each side's lower draws against the other's upper, the
+    /// (1 − alpha) range; present whenever both groups have draws, with a value or without.
+    public var boundInterval: ConfidenceInterval?
+    /// The standard deviation of the difference's draws at the rates seen: its standard error;
+    /// nil with `difference`.
     public var standardError: Double?
     /// value/controlValue − 1; nil when control's is not > 0.
     public var relativeDifference: Double?
     /// Its interval; nil when a draw of control's is not > 0.
     public var relativeInterval: ConfidenceInterval?
-    /// Two-sided: twice the smaller share of draws on either side of 0 (the difference's interval
-    /// excludes 0 exactly when p < alpha).
+    /// Two-sided: twice the smaller share of draws at the rates seen on either side of 0 (the
+    /// difference's interval excludes 0 exactly when p < alpha).
     public var pValue: Double?
     /// The share of draws where treatment's newcomer value exceeds control's.
     public var chanceToBeatControl: Double?

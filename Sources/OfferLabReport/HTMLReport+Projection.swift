@@ -6,10 +6,12 @@ import OfferLabWriters
 extension OfferingSection {
     /// What the projection assumes, in one sentence the report always shows with it.
     static let projectionAssumes =
-        "A forecast, not a result: it assumes that the users who joined later will buy, renew and ask for refunds as those "
-        + "who joined earlier did; what no user has reached yet (later renewals, purchases after the longest time in the test) "
-        + "is taken anywhere from none of it to the most the data allow, and a year that rests on much of it is not "
-        + "projected; a change of audience, a promotion ending or a price rise breaks it (docs/statistics.md)."
+        "A forecast, not a result: it assumes that later buyers and long-staying subscribers behave as those seen so far "
+        + "(the users who joined later buy, renew and ask for refunds as those who joined earlier did; renewals no user has "
+        + "reached yet go on as the latest renewals seen, or as the app's past went; purchases after the longest time in the "
+        + "test go on at the latest rate). The far ends show the risk of that assumption: none of what is unseen, or the most "
+        + "the data allow; a year that rests on no rate seen at all is not projected. A change of audience, a promotion ending "
+        + "or a price rise breaks it (docs/statistics.md)."
 
     /// An interval wider than this factor (high / low) says too little to project the year on.
     static let projectableIntervalFactor = 3.0
@@ -45,11 +47,14 @@ extension OfferingSection {
             html += "</th>"
             html += cell(row.realizedARPU.map(money) ?? "–", ["realised"])
             let observed = row.observedDaysMean.map { "projected from \(ReportFormat.fixed($0, decimals: 0)) of 365 days" } ?? ""
-            let bounds = ReportFindings.range(row.low, row.high, money)
+            let interval = ReportFindings.range(row.low, row.high, money)
+            let farEnds = ReportFindings.range(row.boundLow, row.boundHigh, money)
             if let value = row.projectedARPU365, Self.unprojectableReason(row) == nil {
-                html += cell(money(value), [bounds.map { "interval \($0)" } ?? "", observed])
+                html += cell(money(value), [interval.map { "interval \($0)" } ?? "", farEnds.map { "far ends \($0)" } ?? "", observed])
             } else {
-                html += forecastGap(["cannot be projected yet", bounds.map { "likely \($0)" } ?? "how high it may go is unknown", observed])
+                html += forecastGap([
+                    "cannot be projected yet", farEnds.map { "far ends \($0)" } ?? "how high it may go is unknown", observed,
+                ])
             }
             html += versusControl(row, group: group, money: money)
             html += "</tr>\n"
@@ -76,7 +81,8 @@ extension OfferingSection {
         }
         html += "<p class=\"note\">Realised: net revenue per user so far, counting for each user only the first 365 days after "
         html += "assignment. Projected: what the same users are expected to have paid 365 days after assignment, with the interval "
-        html += "the remaining year would fall in \(level) of the time if the assumptions hold; "
+        html += "the remaining year would fall in \(level) of the time if the assumption holds; far ends: the same with none "
+        html += "of what no user has reached yet, or the most the data allow; "
         html += "“projected from N of 365 days”: the users' mean time in the test so far. As in projection.csv. "
         html += "Against control: what shipping does, the revenue a new user is expected to bring in its first 365 days "
         html += "in the group minus in control, with the interval of what the users so far tell of it "
@@ -97,7 +103,7 @@ extension OfferingSection {
         let percent = ReportFormat.percent
         var text = "The year of \(row.group) rests on \(percent(observed)) realised, \(percent(past)) from the app's past"
         if !row.pastDetail.isEmpty { text += " (\(row.pastDetail))" }
-        text += " and \(percent(bounded)) between its bounds."
+        text += "; \(percent(bounded)) of it lies between its far ends."
         if !row.pastMissing.isEmpty { text += " Beyond the past: \(row.pastMissing)." }
         return text
     }
@@ -106,16 +112,20 @@ extension OfferingSection {
     /// projection is positive, else the difference; bounded ends where renewals are not observed.
     private func versusControl(_ row: ProjectionRow, group: GroupReport?, money: (Double) -> String) -> HTML {
         guard group?.isControl != true else { return "<td class=\"num\"><span class=\"detail\">baseline</span></td>" }
-        guard let comparison = offering.projectedComparisons.first(where: { $0.group == row.group }) else { return forecastGap([]) }
+        guard let projected = offering.projectedComparisons.first(where: { $0.comparison.group == row.group }) else {
+            return forecastGap([])
+        }
+        let comparison = projected.comparison
         let signedMoney = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
         let lift = comparison.lift
+        let farEnds = ReportFindings.range(projected.absLiftBoundLow, projected.absLiftBoundHigh, signedMoney)
         let controlRow = offering.projection.first { $0.group == comparison.controlGroup }
         guard Self.unprojectableReason(row) == nil, let controlRow, Self.unprojectableReason(controlRow) == nil else {
-            let bounds = ReportFindings.range(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
-            return forecastGap(["cannot be compared yet", bounds.map { "likely \($0)" } ?? "how far apart they may be is unknown"])
+            return forecastGap(["cannot be compared yet", farEnds.map { "far ends \($0)" } ?? "how far apart they may be is unknown"])
         }
         var details: [String] = []
         if let chance = lift.chanceToBeatControl { details.append("\(ReportFormat.chance(chance)) chance to be ahead of control") }
+        if let farEnds { details.append("far ends \(farEnds)") }
         if let relative = lift.relative {
             let difference = lift.absolute.map { signedMoney($0.value) }
             let range = ReportFindings.range(relative.low, relative.high, ReportFormat.signedPercent).map { "interval \($0)" }
@@ -125,9 +135,7 @@ extension OfferingSection {
             let range = ReportFindings.range(difference.low, difference.high, signedMoney).map { "interval \($0)" }
             return cell(signedMoney(difference.value), [range ?? ""] + details)
         }
-        // Without a difference, the interval of the bounded renewals (not observed).
-        let bounds = ReportFindings.range(lift.absLiftCILow, lift.absLiftCIHigh, signedMoney)
-        return forecastGap([bounds.map { "not estimated: likely \($0)" } ?? "no projection to compare"])
+        return forecastGap([farEnds.map { "not estimated: far ends \($0)" } ?? "no projection to compare"])
     }
 
     /// A cell without a value: a muted dash, never a number styled as a result.

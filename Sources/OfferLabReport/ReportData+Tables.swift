@@ -50,7 +50,8 @@ extension OfferingReport {
         let id = row.offeringID
         let shownProducts = night.shownProducts.filter { $0.offeringID == id }
         let shownCopy = night.shownCopy.filter { $0.offeringID == id }
-        let comparisons = night.comparisons.filter { $0.offeringID == id }.map(\.comparison)
+        let comparisonRows = night.comparisons.filter { $0.offeringID == id }
+        let comparisons = comparisonRows.map(\.comparison)
         (offeringID, name, isActive, controlGroup) = (id, row.name, row.isActive, row.controlGroup)
         (currency, alpha, conversionWindowDays) = (row.reportCurrency, row.alpha ?? 0.05, row.conversionWindowDays)
         decision = row.decision.flatMap(Decision.init(rawValue:))
@@ -68,7 +69,7 @@ extension OfferingReport {
         familyComparisons = comparisons.compactMap(Comparison.init(family:))
         matured = night.maturity.filter { $0.offeringID == id }
         projection = night.projection.filter { $0.offeringID == id }
-        projectedComparisons = comparisons.filter { $0.metric == projectedMetric }
+        projectedComparisons = comparisonRows.filter { $0.comparison.metric == projectedMetric }
         decisions = night.decisions.filter { $0.offeringID == id }
         sequentialSampleRatio = night.sampleRatios.first { $0.offeringID == id }.flatMap { row in
             row.seqFlagged.map { SampleRatioValues(chi2: nil, pValue: row.seqPValue, flagged: $0) }

@@ -73,8 +73,8 @@ struct OfferingReport: Sendable, Equatable {
     /// `projection.csv`'s rows, groups in output order
     /// (docs/statistics.md#the-projection-in-a-run); empty for a night stored without them.
     var projection: [ProjectionRow] = []
-    /// The `projected_arpu_365` comparisons, per treatment.
-    var projectedComparisons: [ComparisonValues] = []
+    /// The `projected_arpu_365` comparisons, per treatment, with their far ends.
+    var projectedComparisons: [ComparisonRow] = []
     /// `decisions.csv`'s rows, per treatment; empty for a night stored without them.
     var decisions: [DecisionRow] = []
     /// `srm`'s always-valid p-value and flag (`chi2` unused); nil for a night stored without them.

@@ -292,7 +292,7 @@ enum ReportFindings {
     static func otherResultsPointElsewhere(_ row: DecisionRow, in offering: OfferingReport) -> String? {
         guard row.status == "ship" || row.status == "roll_back", let lift = row.goalRelLift, lift != 0 else { return nil }
         let matured = offering.familyComparisons.filter { $0.group == row.group && ($0.familyMetric ?? "").hasPrefix("arpu_d") }.last
-        let projected = offering.projectedComparisons.first { $0.group == row.group }
+        let projected = offering.projectedComparisons.first { $0.comparison.group == row.group }?.comparison
         var others: [String] = []
         if let matured, let other = matured.relativeLift?.value, other * lift < 0 {
             others.append("\(name(matured)) (\(ReportFormat.signedPercent(other)))")

@@ -185,11 +185,8 @@ public enum ProjectedGoal {
     /// with a renewal every `periodDays` comes due one period later for the oldest chains, so
     /// ⌈(needed − seen)·period⌉ (the lag between a renewal falling due and enough chains having
     /// reached it, which tonight's `seen` already carries, is taken as constant); at least 1.
-    /// `pastAwaitingComparison` > 0: the app's past has seen renewals 1 … that often enough and is
-    /// taken once the test has seen renewal 1 (with `seen` 0): one period for it, then the renewals
-    /// beyond the past's, ⌈(1 + needed − pastAwaitingComparison)·period⌉.
-    public static func daysUntilRenewalsSeen(seen: Int, needed: Int, periodDays: Double, pastAwaitingComparison: Int = 0) -> Int {
-        let periods = pastAwaitingComparison > 0 ? 1 + max(0, needed - pastAwaitingComparison) : max(0, needed - seen)
+    public static func daysUntilRenewalsSeen(seen: Int, needed: Int, periodDays: Double) -> Int {
+        let periods = max(0, needed - seen)
         return max(1, Int((Double(periods) * periodDays).rounded(.up)))
     }
 }

@@ -78,16 +78,14 @@ struct ProjectionPastTests {
         #expect(builder.past[FixtureProduct.pass] == ProductPast())
     }
 
-    @Test("A product whose members saw renewal 1 and whose past saw renewals 1–12 gets a value, not bounds")
+    @Test("A product whose members saw renewal 1 and whose past saw renewals 1–12 takes the past's renewals, not the continuation")
     func pastIdentifiesTheYear() throws {
         let group = members()
         let (pastCounts, survivors) = past(chains: 1000, first: 0.75, later: 0.9)
+        // Without a past the members' renewal 1 (0.75) is the rate seen, continued.
         let without = try projectGroup(group, past: [])
-        #expect(without.projectedARPU365 == nil)
-        guard case .yearNotIdentified = without.gap else {
-            Issue.record("without a past the monthly year is not identified: \(String(describing: without.gap))")
-            return
-        }
+        let continued = (1...10).reduce(0.0) { sum, power in sum + pow(0.75, Double(power)) }
+        #expect(abs(try #require(without.projectedARPU365) - (3500 + 1500 * continued) / 200) < 1e-9)
 
         let with = try projectGroup(group, past: pastCounts)
         // Realised: 200 purchases and 150 renewals of 10. Still to come: the 150 chains' renewals 2
@@ -148,43 +146,39 @@ struct ProjectionPastTests {
         #expect(spreadOfRenewal2(loyal) > 2 * spreadOfRenewal2(agreeing))
     }
 
-    @Test("Renewals the past does not identify either stay bounded, and the group names them")
+    @Test("Renewals the past does not identify either continue at the latest rate seen, and the group names them")
     func renewalsBeyondThePastStayBounded() throws {
         // 100 earlier chains halving at each renewal: 100, 50, 25 due at renewals 1, 2, 3, so the
         // past identifies renewals 1 and 2 only. The members (150 of 200 at renewal 1, against 100
         // expected at the past's 0.5) differ: renewal 2 takes the past's 0.5 scaled by 1.5.
         let (short, _) = past(chains: 100, first: 0.5, later: 0.5)
         let projection = try projectGroup(members(), past: short)
-        #expect(projection.projectedARPU365 == nil)
+        // Renewals 3 … 11 continue at renewal 2's scaled 0.75, the last rate seen.
+        let continued = (2...11).reduce(0.0) { sum, power in sum + pow(0.75, Double(power - 1)) }
+        #expect(abs(try #require(projection.projectedARPU365) - (3500 + 1500 * continued) / 200) < 1e-9)
+        #expect(projection.gap == nil && projection.interval != nil)
         #expect(
             projection.pastUses == [PastUse(product: FixtureProduct.monthly, firstRenewal: 2, lastRenewal: 2, chains: 100, adjustment: 1.5)]
         )
         #expect(projection.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 3, chains: 100, dueAtRenewal: 25)])
         #expect(
             projection.pastMissing[0].description { _ in "monthly" }
-                == "monthly renewals from 3 on: 25 of 100 earlier buyers were due, too few (30); they stay bounded")
+                == "monthly renewals from 3 on: 25 of 100 earlier buyers were due, too few (30); they continue at the latest renewals' rate seen"
+        )
         #expect(
             projection.pastUses[0].description { _ in "monthly" }
                 == "monthly renewal 2 from 100 earlier buyers (scaled by 1.5: the members renew unlike them at the renewals both saw)")
-        guard case .yearNotIdentified(let part) = projection.gap else {
-            Issue.record("the year rests on renewals 3 to 11: \(String(describing: projection.gap))")
-            return
-        }
-        #expect(part.renewalsIdentified == 2 && part.renewalsNeeded == 11 && part.renewalsFromPast)
-        // The members identify renewal 1 only: the words name the past that shows renewal 2.
-        #expect(
-            part.description { _ in "monthly" }.hasPrefix(
-                "monthly needs 11 renewals and the app's past has seen renewals 1 to 2 often enough; "))
+        #expect(try #require(projection.boundedShare) > 0.25)  // the far ends: renewals 3 to 11 from none to the ceiling
     }
 
-    @Test("Members who have not renewed often enough to be compared with the past do without it, and the group says why")
+    @Test("Members who cannot be compared with the past yet: the year takes its rates as they are, the far ends leave it out")
     func uncomparedMembersDoWithoutThePast() throws {
-        // Read at day 20: the 200 members' renewal 1 (day 30.4) is not yet due. A past far more
-        // loyal than they may be could not be told apart, so its renewals are not taken: the
-        // projection is the one without a past.
+        // Read at day 20: the 200 members' renewal 1 (day 30.4) is not yet due. Nothing says
+        // whether they renew like the far more loyal earlier buyers: the year at the rates seen
+        // takes the past as it is, the far ends are those without it.
         var group = ProjectionGroupInput(name: "monthly")
         for member in 0..<200 { group.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.monthly, 10, member: member)]) }
-        let (loyal, _) = past(chains: 1000, first: 0.95, later: 0.95)
+        let (loyal, survivors) = past(chains: 1000, first: 0.95, later: 0.95)
         func project(_ past: [ProductPast]) throws -> GroupProjection {
             var generator = SplitMix64(state: 2026)
             return try projectOffering(
@@ -194,14 +188,18 @@ struct ProjectionPastTests {
         }
         let withPast = try project(loyal)
         let without = try project([])
-        #expect(withPast.projectedARPU365 == nil && withPast.pastUses.isEmpty)
-        #expect(withPast.interval == without.interval)
-        // The year waits for renewal 1, after which the past gives the rest.
-        guard case .yearNotIdentified(let part) = withPast.gap, case .yearNotIdentified(let partWithout) = without.gap else {
-            Issue.record("the year is not identified: \(String(describing: withPast.gap))")
+        // Each chain: its first charge, then renewals 1 … 11 as the past's survivors went.
+        let renewals = (1...11).reduce(0.0) { $0 + Double(survivors[$1]) / Double(survivors[0]) }
+        #expect(abs(try #require(withPast.projectedARPU365) - 10 * (1 + renewals)) < 1e-9)
+        #expect(withPast.gap == nil && withPast.pastUses.isEmpty)
+        #expect(withPast.bounds == without.bounds)
+        // Without a past no rate of renewal is seen: far ends only.
+        guard case .yearNotIdentified(let part) = without.gap else {
+            Issue.record("without a past the year has no rate seen: \(String(describing: without.gap))")
             return
         }
-        #expect(part.renewalsIdentified == 0 && part.pastAwaitingComparison == 12 && partWithout.pastAwaitingComparison == 0)
+        #expect(without.projectedARPU365 == nil && without.interval == nil)
+        #expect(part.renewalsIdentified == 0 && part.pastAwaitingComparison == 0)
         #expect(
             withPast.pastMissing == [
                 PastMissing(product: FixtureProduct.monthly, renewal: 1, chains: 1000, dueAtRenewal: 1000, membersDue: 0)
@@ -209,12 +207,12 @@ struct ProjectionPastTests {
         #expect(
             withPast.pastMissing[0].description { _ in "monthly" }
                 == "monthly renewals from 1 on: 0 members were due at renewal 1, too few (30) to compare them with 1000 earlier buyers; "
-                + "they stay bounded")
+                + "they take the past's rates as they are")
         // Once 30 have been due the past is compared and taken (`pastIdentifiesTheYear`).
         #expect(fitted(members(), past: loyal).plans[FixtureProduct.monthly].pastThrough == 12)
     }
 
-    @Test("A product without a past stays bounded as without any past")
+    @Test("A product without a past continues its members' own renewal rate, as without any past")
     func productWithoutPastStaysBounded() throws {
         let group = members()
         // A past of the weekly plan only: the monthly plan has none.
@@ -225,11 +223,11 @@ struct ProjectionPastTests {
         }
         let withOtherPast = try projectGroup(group, past: builder.past)
         let without = try projectGroup(group, past: [])
-        #expect(withOtherPast.projectedARPU365 == nil && withOtherPast.pastUses.isEmpty)
+        #expect(withOtherPast.projectedARPU365 == without.projectedARPU365 && withOtherPast.pastUses.isEmpty)
         #expect(withOtherPast.pastMissing == [PastMissing(product: FixtureProduct.monthly, renewal: 2, chains: 0, dueAtRenewal: 0)])
-        #expect(withOtherPast.interval == without.interval && withOtherPast.gap == without.gap)
+        #expect(withOtherPast.interval == without.interval && withOtherPast.bounds == without.bounds && withOtherPast.gap == nil)
         #expect(try #require(withOtherPast.pastShare) == 0)
-        #expect(try #require(withOtherPast.boundedShare) > GroupDraws.identifiedUnseenShare)
+        #expect(try #require(withOtherPast.boundedShare) > 0.25)
     }
 
     @Test("A past not parallel to the products is refused")

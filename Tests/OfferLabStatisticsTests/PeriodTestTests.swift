@@ -103,10 +103,8 @@ struct PeriodTestTests {
         #expect(ProjectedGoal.daysUntilRenewalsSeen(seen: 1, needed: 11, periodDays: 365.25 / 12) == 305)
         #expect(ProjectedGoal.daysUntilRenewalsSeen(seen: 0, needed: 51, periodDays: 7) == 357)
         #expect(ProjectedGoal.daysUntilRenewalsSeen(seen: 3, needed: 3, periodDays: 7) == 1)
-        // A past through renewal 10, taken once renewal 1 is seen: a month, then renewals 11 and 12.
-        #expect(ProjectedGoal.daysUntilRenewalsSeen(seen: 0, needed: 12, periodDays: 365.25 / 12, pastAwaitingComparison: 10) == 92)
-        // A past through every renewal needed: only renewal 1 is awaited.
-        #expect(ProjectedGoal.daysUntilRenewalsSeen(seen: 0, needed: 51, periodDays: 7, pastAwaitingComparison: 52) == 7)
+        // A year at the rates seen awaits the first renewal only.
+        #expect(ProjectedGoal.daysUntilRenewalsSeen(seen: 0, needed: 1, periodDays: 7) == 7)
     }
 
     @Test("A power plan from the relative lift's standard error is the plan from the moments it came from")

@@ -143,7 +143,7 @@ import Testing
         let firstSequential = try #require(header.firstIndex(of: "seq_abs_lift_ci_low"))
         #expect(
             Array(header[firstSequential...]) == OfferLabWriters.SequentialValues.columns.map(\.column.name)
-                + OfferLabWriters.AdjustedIntervals.columns.map(\.column.name))
+                + OfferLabWriters.AdjustedIntervals.columns.map(\.column.name) + ["abs_lift_bound_low", "abs_lift_bound_high"])
         #expect(header[firstSequential - 1] == "mde_abs")
         // The fixed-horizon adjusted intervals do not depend on N* either; the sequential ones do.
         let fixedAdjusted = try #require(header.firstIndex(of: "abs_lift_ci_low_adjusted"))

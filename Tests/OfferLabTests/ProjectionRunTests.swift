@@ -70,7 +70,8 @@ import Testing
         #expect(
             rows.first == [
                 "offering_id", "group", "users", "observed_days_mean", "realized_arpu", "projected_arpu_365", "projected_arpu_365_ci_low",
-                "projected_arpu_365_ci_high", "reason", "observed_share", "past_share", "bounded_share", "past_detail", "past_missing",
+                "projected_arpu_365_ci_high", "projected_arpu_365_bound_low", "projected_arpu_365_bound_high", "reason", "observed_share",
+                "past_share", "bounded_share", "past_detail", "past_missing",
             ])
         let groups = Self.records(rows)
         #expect(groups.map { $0["group"] } == ["control", "variant"])
@@ -90,14 +91,15 @@ import Testing
         // The comparison is about a newcomer (docs/statistics.md, "Each treatment against
         // control"), not these members: two members a group, one renewal seen of either plan, so
         // a newcomer's year rests on renewals nobody has reached often enough, however fully the
-        // members' own year is observed: no value, only the bounds' interval.
+        // members' own year is observed: no value, only the far ends.
         let comparison = try #require(Self.records(try night.csv("comparisons")).first { $0["metric"] == "projected_arpu_365" })
         #expect(comparison["group"] == "variant" && comparison["control_group"] == "control")
-        let low = try Self.number(comparison["abs_lift_ci_low"])
-        let high = try Self.number(comparison["abs_lift_ci_high"])
+        let low = try Self.number(comparison["abs_lift_bound_low"])
+        let high = try Self.number(comparison["abs_lift_bound_high"])
         #expect(low < 0 && high > 0)
         let empty = [
-            "control_value", "value", "abs_lift", "rel_lift", "p_value", "p_value_adjusted", "significant", "chance_to_beat_control",
+            "control_value", "value", "abs_lift", "abs_lift_ci_low", "abs_lift_ci_high", "rel_lift", "p_value", "p_value_adjusted",
+            "significant", "chance_to_beat_control",
             "mde_abs", "seq_abs_lift_ci_low", "seq_p_value", "seq_significant", "abs_lift_ci_low_adjusted", "seq_rel_lift_ci_high_adjusted",
         ]
         #expect(empty.allSatisfy { comparison[$0] == "" })
@@ -110,7 +112,7 @@ import Testing
         ).forEachRow { row in stored.append((0..<row.count).map { "\(row.value(at: $0))" }.joined(separator: "|")) }
         #expect(stored.count == 2 && stored.allSatisfy { $0.hasPrefix("text(\"2026-03-16\")|") })
         var storedComparison: [SQLiteValue] = []
-        try database.prepare("SELECT abs_lift, abs_lift_ci_low FROM comparisons WHERE metric = 'projected_arpu_365'").forEachRow { row in
+        try database.prepare("SELECT abs_lift, abs_lift_bound_low FROM comparisons WHERE metric = 'projected_arpu_365'").forEachRow { row in
             storedComparison = [row.value(at: 0), row.value(at: 1)]
         }
         #expect(storedComparison.first == .null)
@@ -136,9 +138,11 @@ import Testing
         #expect(
             variant["reason"]?.hasPrefix("monthly needs 11 renewals and the test has seen none of them often enough; the part not seen is ")
                 == true, "\(variant["reason"] ?? "")")
-        // The unseen renewals from none to the ceiling's 0.98 each: from the charge paid to about 10.8 of them (and late buyers).
-        let low = try Self.number(variant["projected_arpu_365_ci_low"])
-        let high = try Self.number(variant["projected_arpu_365_ci_high"])
+        // No rate of renewal seen: no interval, only the far ends, the unseen renewals from none to
+        // the ceiling's 0.98 each: from the charge paid to about 10.8 of them (and late buyers).
+        #expect(variant["projected_arpu_365_ci_low"] == "" && variant["projected_arpu_365_ci_high"] == "")
+        let low = try Self.number(variant["projected_arpu_365_bound_low"])
+        let high = try Self.number(variant["projected_arpu_365_bound_high"])
         #expect(low >= 19.99 - 1e-9 && low < 25 && high >= 10 * 19.99, "\(low) \(high)")
         let comparison = try #require(Self.records(try night.csv("comparisons")).first { $0["metric"] == "projected_arpu_365" })
         #expect(comparison["value"] == "" && comparison["abs_lift"] == "" && comparison["p_value"] == "" && comparison["significant"] == "")
@@ -147,7 +151,7 @@ import Testing
         let assumes: HTML = "\(OfferingSection.projectionAssumes)"
         #expect(report.contains(assumes.markup))
         #expect(report.contains("projected from 10 of 365 days"))
-        #expect(report.contains("cannot be projected yet") && report.contains("likely USD 19.99 to"))
+        #expect(report.contains("cannot be projected yet") && report.contains("far ends USD 19.99 to"))
         #expect(report.contains("The year cannot be projected yet for control: no member has paid yet."))
         // `offerlab report --db` rebuilds the same page from the database alone.
         let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--as-of", "2026-03-16", "--output", "-"])
@@ -176,9 +180,9 @@ import Testing
             outputs.append(try night.csv("projection") + (try night.csv("comparisons")).filter { $0.contains("projected_arpu_365") })
         }
         #expect(outputs[0] == outputs[1])
-        // The draws matter here (the bounded interval is a quantile of them), so equal files mean equal seeds.
+        // The draws matter here (the far ends are quantiles of them), so equal files mean equal seeds.
         let variant = try #require(Self.records(outputs[0]).first { $0["group"] == "variant" })
-        #expect(try Self.number(variant["projected_arpu_365_ci_low"]) < (try Self.number(variant["projected_arpu_365_ci_high"])))
+        #expect(try Self.number(variant["projected_arpu_365_bound_low"]) < (try Self.number(variant["projected_arpu_365_bound_high"])))
     }
 
     @Test func theSeedDependsOnTheNightAndTheOfferingOnly() {

@@ -20,13 +20,13 @@ import Testing
         var offering = reportFixture().offerings[0]
         var projected = ComparisonValues(group: "variant_b", controlGroup: "control", metric: "projected_arpu_365")
         projected.lift.relLift = -0.2
-        offering.projectedComparisons = [projected]
+        offering.projectedComparisons = [ComparisonRow(offeringID: "spring", comparison: projected)]
         #expect(
             ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering)
                 == "This rests on revenue per user over every member so far (+50.0%); the projected first year (−20.0%) points the other way."
         )
         #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "keep_running", goalRelLift: 0.5), in: offering) == nil)
-        offering.projectedComparisons[0].lift.relLift = 0.1
+        offering.projectedComparisons[0].comparison.lift.relLift = 0.1
         #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering) == nil)
     }
 
@@ -157,14 +157,15 @@ import Testing
         var report = reportFixture()
         report.offerings[0].projection = [
             ProjectionRow(
-                offeringID: "spring", group: "control", users: 10, realizedARPU: 1, low: 1, high: .infinity, reason: "renewals unseen"),
+                offeringID: "spring", group: "control", users: 10, realizedARPU: 1, boundLow: 1, boundHigh: .infinity,
+                reason: "renewals unseen"),
             ProjectionRow(
-                offeringID: "spring", group: "variant_b", users: 10, realizedARPU: 1, low: -.infinity, high: .infinity,
+                offeringID: "spring", group: "variant_b", users: 10, realizedARPU: 1, boundLow: -.infinity, boundHigh: .infinity,
                 reason: "renewals unseen"),
         ]
         let page = HTMLReport.render(report)
         #expect(
-            page.contains("<span class=\"detail\">cannot be projected yet</span><span class=\"detail\">likely at least USD 1.00</span>"))
+            page.contains("<span class=\"detail\">cannot be projected yet</span><span class=\"detail\">far ends at least USD 1.00</span>"))
         #expect(page.contains("<span class=\"detail\">how high it may go is unknown</span>"))
         #expect(!page.contains("USD –"))
     }

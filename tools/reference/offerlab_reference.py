@@ -147,6 +147,10 @@ COMPARISONS_COLUMNS = (
     "seq_abs_lift_ci_low_adjusted", "seq_abs_lift_ci_high_adjusted", "seq_rel_lift_ci_low_adjusted",
     "seq_rel_lift_ci_high_adjusted",
 )
+#: comparisons.csv (not the slices') ends with the far ends of the projected_arpu_365 rows, which the
+#: reference does not make (a model's draws): empty on every row it writes.
+PROJECTED_BOUND_COLUMNS = ("abs_lift_bound_low", "abs_lift_bound_high")
+RUN_COMPARISONS_COLUMNS = COMPARISONS_COLUMNS + PROJECTED_BOUND_COLUMNS
 DEFAULT_SEQUENTIAL_TUNING = 5000.0
 SRM_COLUMNS = ("offering_id", "chi2", "srm_p_value", "srm_flag",
                # The always-valid check (docs/statistics.md#sequential-sample-ratio; a first night: its p-value is
@@ -2920,6 +2924,11 @@ def micro_units(value: float) -> float:
     return math.copysign(math.floor(abs(value) * 1_000_000 + 0.5), value) / 1_000_000
 
 
+def without_projected_bounds(rows: list[dict]) -> list[dict]:
+    """comparisons.csv's rows with its projected far ends empty (PROJECTED_BOUND_COLUMNS)."""
+    return [{**row, **{column: None for column in PROJECTED_BOUND_COLUMNS}} for row in rows]
+
+
 def write_csv(path: Path, columns: Iterable[str], rows: list[dict]) -> None:
     """RFC 4180: header row, CRLF line endings (Decision D20), UTF-8."""
     columns = list(columns)
@@ -2964,7 +2973,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ReferenceError_(f"--sequential-tuning must be a positive number, got {options.sequential_tuning}")
             comparisons, srm = run_stats(options.input, options.alpha, options.sequential_tuning)
             options.out.mkdir(parents=True, exist_ok=True)
-            write_csv(options.out / "comparisons.csv", COMPARISONS_COLUMNS, comparisons)
+            write_csv(options.out / "comparisons.csv", RUN_COMPARISONS_COLUMNS, without_projected_bounds(comparisons))
             write_csv(options.out / "srm.csv", SRM_COLUMNS, srm)
         except ReferenceError_ as error:
             return _fail(str(error))
@@ -2997,7 +3006,7 @@ def main(argv: list[str] | None = None) -> int:
         write_csv(out / "summary.csv", SUMMARY_COLUMNS + CAPPED_COLUMNS, result.summary)
         write_csv(out / "products.csv", PRODUCTS_COLUMNS, result.products)
         write_csv(out / "quality.csv", QUALITY_COLUMNS, result.quality)
-        write_csv(out / "comparisons.csv", COMPARISONS_COLUMNS, result.comparisons)
+        write_csv(out / "comparisons.csv", RUN_COMPARISONS_COLUMNS, without_projected_bounds(result.comparisons))
         write_csv(out / "srm.csv", SRM_COLUMNS, result.srm)
         write_csv(out / "maturity.csv", MATURITY_COLUMNS, result.maturity)
         if job.slices:

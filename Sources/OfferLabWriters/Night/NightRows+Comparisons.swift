@@ -151,10 +151,17 @@ extension ComparisonValues {
 package struct ComparisonRow: TypedRow, Equatable {
     package var offeringID = ""
     package var comparison = ComparisonValues()
+    /// `projected_arpu_365` rows only: the far ends of the absolute difference, from none of what
+    /// the data cannot identify to the most they allow (docs/statistics.md, "The year at the rates
+    /// seen"); empty on every other metric.
+    package var absLiftBoundLow: Double?
+    package var absLiftBoundHigh: Double?
 
     static let table = TypedTable<ComparisonRow>(
         name: "comparisons", keys: [.offeringID, .group, .metric],
-        columns: [.init(.offeringID, \.offeringID)] + ComparisonValues.columns.map { $0.of(\.comparison) })
+        columns: [.init(.offeringID, \.offeringID)] + ComparisonValues.columns.map { $0.of(\.comparison) } + [
+            .init(.absLiftBoundLow, \.absLiftBoundLow), .init(.absLiftBoundHigh, \.absLiftBoundHigh),
+        ])
 }
 
 /// The sample-ratio check of an offering or a slice level; all nil when it has no users.

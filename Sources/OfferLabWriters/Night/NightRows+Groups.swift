@@ -175,9 +175,13 @@ package struct ProjectionRow: TypedRow, Equatable {
     package var observedDaysMean: Double?
     package var realizedARPU: Double?
     package var projectedARPU365: Double?
-    /// Present without a projection when the renewals are bounded, not estimated.
+    /// The interval at the rates seen; empty without a value.
     package var low: Double?
     package var high: Double?
+    /// The far ends (none of what the data cannot identify, the most they allow); present
+    /// without a value too.
+    package var boundLow: Double?
+    package var boundHigh: Double?
     /// Why `projectedARPU365` is empty ("" when it has a value).
     package var reason = ""
     /// What the projected year rests on (docs/statistics.md#what-the-year-rests-on): the shares
@@ -195,7 +199,8 @@ package struct ProjectionRow: TypedRow, Equatable {
             .init(.offeringID, \.offeringID), .init(.group, \.group), .init(.users, \.users),
             .init(.observedDaysMean, \.observedDaysMean), .init(.realizedARPU, \.realizedARPU),
             .init(.projectedARPU365, \.projectedARPU365), .init(.projectedARPU365CILow, \.low),
-            .init(.projectedARPU365CIHigh, \.high), .init(.reason, \.reason), .init(.observedShare, \.observedShare),
+            .init(.projectedARPU365CIHigh, \.high), .init(.projectedARPU365BoundLow, \.boundLow),
+            .init(.projectedARPU365BoundHigh, \.boundHigh), .init(.reason, \.reason), .init(.observedShare, \.observedShare),
             .init(.pastShare, \.pastShare), .init(.boundedShare, \.boundedShare), .init(.pastDetail, \.pastDetail),
             .init(.pastMissing, \.pastMissing),
         ])

@@ -203,7 +203,11 @@ struct OfferingDecision {
                     ? UnknownYear(
                         unseen: unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection",
                         bounds: projected[treatment]??.absolute) : nil)
-            if let periodTest { row.reason += " " + Self.periodSentence(periodTest, goalIsChosen: goal != .projectedARPU365) }
+            if let periodTest {
+                let farEnds = projectedComparison?.difference == nil ? nil : projectedComparison?.boundInterval
+                row.reason +=
+                    " " + Self.periodSentence(periodTest, goalIsChosen: goal != .projectedARPU365, farEnds: farEnds, currency: currency)
+            }
             return row
         }
     }
@@ -337,7 +341,8 @@ struct OfferingDecision {
         let name = result.offering.groups[treatment].name
         guard let comparison = statistics.projection?.comparisons.first(where: { $0.group == name }) else { return nil }
         return ProjectedDifference(
-            difference: comparison.difference, interval: comparison.differenceInterval, relativeDifference: comparison.relativeDifference,
+            difference: comparison.difference, interval: comparison.differenceInterval ?? comparison.boundInterval,
+            relativeDifference: comparison.relativeDifference,
             relativeInterval: comparison.relativeInterval, controlValue: comparison.controlValue,
             users: result.groups[control].users + result.groups[treatment].users)
     }
@@ -372,11 +377,12 @@ struct OfferingDecision {
         .joined(separator: "; ")
     }
 
-    /// The days until the year of `treatment` and control is identified: for each group whose
-    /// unseen part is a product's renewals, ⌈(renewals needed − renewals seen) × its period⌉
-    /// (`ProjectedGoal.daysUntilRenewalsSeen`), the longer of the two, pooled as any days left;
-    /// nil when a group's unseen part is late purchases alone, or a product without a period
-    /// (when those will be seen cannot be told from tonight).
+    /// The days until the year of `treatment` and control has a value: for each group whose year
+    /// needs a product no rate of renewal has been seen for, one period, until its first renewal
+    /// is seen (`ProjectedGoal.daysUntilRenewalsSeen`; the year at the rates seen continues it
+    /// from there), the longer of the two, pooled as any days left; nil when a group's unseen part
+    /// is trials none of which has ended, or a product without a period (when those will be seen
+    /// cannot be told from tonight).
     func daysUntilIdentified(treatment: Int, runtimeDays: Double, group: String) -> DaysNeeded? {
         let parts = unseenParts(treatment)
         guard !parts.isEmpty else { return nil }
@@ -386,19 +392,28 @@ struct OfferingDecision {
             days = max(
                 days,
                 ProjectedGoal.daysUntilRenewalsSeen(
-                    seen: part.renewalsIdentified, needed: part.renewalsNeeded, periodDays: period,
-                    pastAwaitingComparison: part.pastAwaitingComparison))
+                    seen: part.renewalsIdentified, needed: min(part.renewalsNeeded, part.renewalsIdentified + 1), periodDays: period))
         }
         return pooled(days, runtimeDays: runtimeDays, group: group)
     }
 
-    /// The sentence a period test's reason ends with: why the year decides it, or, when the job
-    /// chose another goal, that the user's goal reads revenue the shorter period charges early.
-    static func periodSentence(_ test: PeriodTest, goalIsChosen: Bool) -> String {
+    /// The sentence a period test's reason ends with: why the year decides it and, when its year
+    /// has a value, the assumption it rests on and the difference's far ends per newcomer (the
+    /// risk that assumption carries); or, when the job chose another goal, that the user's goal
+    /// reads revenue the shorter period charges early.
+    static func periodSentence(_ test: PeriodTest, goalIsChosen: Bool, farEnds: ConfidenceInterval?, currency: String) -> String {
         let periods = "the groups bill on different periods (\(test.periodsInWords))"
-        return goalIsChosen
-            ? "Note: \(periods): revenue so far favours the shorter period's early charges, a year decides such a test."
-            : "Decided on revenue per user in the first year because \(periods)."
+        guard !goalIsChosen else {
+            return "Note: \(periods): revenue so far favours the shorter period's early charges, a year decides such a test."
+        }
+        var text = "Decided on revenue per user in the first year because \(periods)"
+        if let farEnds {
+            let perUser = { (amount: Double) in ReportFormat.signedMoney(amount, currency) }
+            text +=
+                ", assuming later buyers and long-staying subscribers behave as those seen so far (if they do not, anywhere from "
+                + "\(perUser(farEnds.low)) to \(perUser(farEnds.high)) per new user)"
+        }
+        return text + "."
     }
 
     // MARK: The sentence

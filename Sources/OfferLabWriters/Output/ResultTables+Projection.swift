@@ -10,6 +10,11 @@ extension ResultColumn {
     static let projectedARPU365 = ResultColumn("projected_arpu_365", .real)
     static let projectedARPU365CILow = ResultColumn("projected_arpu_365_ci_low", .real)
     static let projectedARPU365CIHigh = ResultColumn("projected_arpu_365_ci_high", .real)
+    static let projectedARPU365BoundLow = ResultColumn("projected_arpu_365_bound_low", .real)
+    static let projectedARPU365BoundHigh = ResultColumn("projected_arpu_365_bound_high", .real)
+    // The far ends of a `projected_arpu_365` comparison, in `comparisons`.
+    static let absLiftBoundLow = ResultColumn("abs_lift_bound_low", .real)
+    static let absLiftBoundHigh = ResultColumn("abs_lift_bound_high", .real)
     // What the year rests on (docs/statistics.md#what-the-year-rests-on).
     static let observedShare = ResultColumn("observed_share", .real)
     static let pastShare = ResultColumn("past_share", .real)
@@ -29,7 +34,8 @@ extension ResultTables {
                 ProjectionRow(
                     offeringID: result.offering.offeringID, group: group.group, users: group.users,
                     observedDaysMean: group.observedDaysMean, realizedARPU: group.realizedARPU, projectedARPU365: group.projectedARPU365,
-                    low: group.interval?.low, high: group.interval?.high,
+                    low: group.interval?.low, high: group.interval?.high, boundLow: group.bounds?.low,
+                    boundHigh: group.bounds?.high,
                     reason: group.gap.map { reason($0, productIDs: result.projection?.productIDs ?? []) } ?? "",
                     observedShare: group.observedShare, pastShare: group.pastShare, boundedShare: group.boundedShare,
                     pastDetail: group.pastUses.map { $0.description(productName: productName(result)) }.joined(separator: "; "),
@@ -87,7 +93,8 @@ extension ResultTables {
                         offeringID: offeringID,
                         comparison: ComparisonValues(
                             group: comparison.group, controlGroup: comparison.controlGroup, metric: projectedMetric,
-                            controlValue: comparison.controlValue, value: comparison.value, lift: lift)))
+                            controlValue: comparison.controlValue, value: comparison.value, lift: lift),
+                        absLiftBoundLow: comparison.boundInterval?.low, absLiftBoundHigh: comparison.boundInterval?.high))
             }
         }
         return rows + remaining
