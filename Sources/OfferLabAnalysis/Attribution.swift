@@ -444,7 +444,7 @@ package enum Attribution {
                 yearBeyondWindow.read(member, events: memberEvents, counted: scratch.countedTransactions, context: context)
                 contributions.projection.addMember(
                     group: Int(group), assignedAt: member.membership.assignedAt,
-                    events: [scratch.products, yearBeyondWindow.contributions].joined(),
+                    events: [scratch.products, yearBeyondWindow.contributions, scratch.cancels].joined(),
                     trial: scratch.trials.first ?? yearBeyondWindow.trial, context: context)
                 if !slices.isEmpty {
                     SliceLevels.find(
@@ -548,7 +548,15 @@ package enum Attribution {
                 // The refundable types are among these two (a trial is not one), so the event built
                 // here is the one kept.
                 if type.isRefundable { scratch.countedTransactions.append(counted) }
-            case .cancel, .expire, .refund: break
+            case .cancel:
+                // Renewal turned off: the projection keeps the chain's state (contract §2.14,
+                // "What a member's state says"); no money, no count elsewhere.
+                let cancelDetails = detailsOf(record)
+                scratch.cancels.append(
+                    ProductContribution(
+                        product: cancelDetails.product, kind: .cancel, timestamp: record.timestamp, money: nil,
+                        chain: cancelDetails.originalTransaction, chargeProduct: cancelDetails.product))
+            case .expire, .refund: break
             }
         }
         for refund in events {
@@ -683,6 +691,8 @@ struct EvaluationScratch {
     var money = CurrencyAmounts()
     /// The member's counted money events, per product.
     var products: [ProductContribution] = []
+    /// The member's `cancel`s (renewal turned off) in the window, for the projection alone.
+    var cancels: [ProductContribution] = []
     /// The currency of each of the member's counted money events that has no rate.
     var unconvertibleCurrencies: [Int32] = []
 
@@ -692,6 +702,7 @@ struct EvaluationScratch {
         purchases.removeAllKeepingCapacity()
         money.removeAll()
         products.removeAllKeepingCapacity()
+        cancels.removeAllKeepingCapacity()
         unconvertibleCurrencies.removeAllKeepingCapacity()
     }
 }

@@ -118,6 +118,7 @@ package struct ProjectionMembers: Sendable {
                 if let money = event.money, let rate = context.rates[Int(money.currency)] {
                     amount = Double(money.refunded) / 1_000_000 * rate
                 }
+            case .cancel: kind = .cancel
             default: continue
             }
             let product = context.projection.index(ofLabel: event.chargeProduct)

@@ -159,9 +159,17 @@ public struct RenewalCounts: Sendable, Equatable {
 struct ProductObservation: Sendable {
     /// Its chains' renewals.
     var renewals = RenewalCounts()
+    /// Of them, the renewals whose chain's renewal was turned off (a `cancel` after the charge
+    /// before it, contract §2.14 "What a member's state says"); one turned back on in time renewed.
+    var turnedOffRenewals = RenewalCounts()
     /// Chains still running at `as_of` (next charge not yet due): count by (next renewal index k,
-    /// charges still due before the member's horizon m), key k << 16 | m.
+    /// charges still due before the member's horizon m), key k << 16 | m; those whose renewal is
+    /// turned off tonight apart.
     var pendingChains: [Int: Int] = [:]
+    var pendingTurnedOff: [Int: Int] = [:]
+
+    /// Whether a chain of the product is still running at `as_of`, in either state.
+    var hasRunningChains: Bool { !pendingChains.isEmpty || !pendingTurnedOff.isEmpty }
 
     /// Mature charges (at least the refund lag old): their net values, kept and refunded apart.
     var mature = ChargeValues()
@@ -229,6 +237,9 @@ private struct Chain {
     /// Its first charge's time: the member's chains are in this order.
     var firstChargeTime: Int64
     var chargeCount = 1
+    /// Bit j: a `cancel` came after charge j (0: the purchase) and before the next, so renewal
+    /// j + 1 fell due turned off (renewals past 64 are taken as on).
+    var turnedOffAfterCharge: UInt64 = 0
     /// Its latest charge, an index into the member's charges.
     var lastCharge: Int
     var lastExpiresAt: Int64?
@@ -321,6 +332,10 @@ extension GroupObservation {
                                     key: key, product: event.product, firstChargeTime: event.time, lastCharge: charges.count - 1,
                                     lastExpiresAt: event.expiresAt))
                         }
+                    case .cancel:
+                        // A cancel without a chain or before its first charge changes nothing.
+                        guard let chain = chains.firstIndex(where: { $0.key == key }), chains[chain].chargeCount <= 64 else { continue }
+                        chains[chain].turnedOffAfterCharge |= 1 << UInt64(chains[chain].chargeCount - 1)
                     case .refund:
                         if event.time < refundEnd { revenue -= event.amount }
                         guard let chain = chains.firstIndex(where: { $0.key == key }),
@@ -408,12 +423,27 @@ extension GroupObservation {
                     let last = chain.lastCharge
                     let periodMicroseconds = period * microsecondsPerDay
                     let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
+                    let lastChargeKept = charges[last].firstRefundTime == nil
                     let running = products[product].renewals.countChain(
-                        chargeCount: chain.chargeCount, lastChargeKept: charges[last].firstRefundTime == nil, due: due, asOf: asOf,
-                        end: chargeEnd)
+                        chargeCount: chain.chargeCount, lastChargeKept: lastChargeKept, due: due, asOf: asOf, end: chargeEnd)
+                    let turnedOffNow = chain.chargeCount <= 64 && chain.turnedOffAfterCharge & (1 << UInt64(chain.chargeCount - 1)) != 0
+                    if chain.turnedOffAfterCharge != 0 {
+                        // The renewals that fell due turned off, by the members' rule: those
+                        // before the last charge renewed (turned back on in time).
+                        for index in 1..<max(chain.chargeCount, 1) where chain.turnedOffAfterCharge & (1 << UInt64(index - 1)) != 0 {
+                            products[product].turnedOffRenewals.countRenewal(index: index, renewed: true)
+                        }
+                        if turnedOffNow && lastChargeKept && due < chargeEnd && due <= asOf {
+                            products[product].turnedOffRenewals.countRenewal(index: chain.chargeCount, renewed: false)
+                        }
+                    }
                     if running {
                         let remaining = Int((Double(chargeEnd - due) / periodMicroseconds).rounded(.up))
-                        products[product].pendingChains[chain.chargeCount << 16 | remaining, default: 0] += 1
+                        if turnedOffNow {
+                            products[product].pendingTurnedOff[chain.chargeCount << 16 | remaining, default: 0] += 1
+                        } else {
+                            products[product].pendingChains[chain.chargeCount << 16 | remaining, default: 0] += 1
+                        }
                     }
                 }
             }

@@ -199,7 +199,7 @@ struct GroupDraws {
         let observation = fitted.observation
         let renewalsUnseen = fitted.plans.indices.contains { product in
             let bought = observation.firstPurchasesByProduct[product] > 0
-            let running = !observation.products[product].pendingChains.isEmpty
+            let running = observation.products[product].hasRunningChains
             return fitted.plans[product].ratesSeenThrough == 0 && needed(fitted, product, newcomer: newcomer) > 0
                 && (bought || (running && !newcomer))
         }

@@ -14,6 +14,9 @@ public enum ProjectionEventKind: UInt8, Sendable {
     case renewal
     /// A `refund`: takes money back from the latest charge of its chain at or before it.
     case refund
+    /// A `cancel`: the chain's renewal turned off (it does not renew at its next due date unless
+    /// turned back on); no money.
+    case cancel
 }
 
 /// One counted money event of a member (docs/analysis.md §2), in the report currency.

@@ -37,6 +37,10 @@ struct ProjectionParameters: Sendable {
     /// its last day, `GroupObservation.trialDays` after its start).
     var trialShare = 0.0
     var trialConversion = 0.0
+    /// Per product, per renewal index: the renewal rate of a chain whose renewal is turned off
+    /// (at the index when 30 such chains were due there, else pooled over the indices); empty when
+    /// no turned-off chain was due (such chains then renew as any).
+    var turnedOffRenewal: [[Double]] = []
     /// Per product: for a one-time product some member bought, P(the member's next chain starts on
     /// day k since the purchase | none before), and the next chain's product mix; empty otherwise.
     var followOnHazard: [[Double]] = []
@@ -225,7 +229,7 @@ struct FittedGroup: Sendable {
             (plan.continuationDue, plan.continuationRenewed) = (due, renewed)
             plan.continuation = due > 0 ? min(RenewalPlan.ceiling, renewed / due) : 0
             var needed = 0
-            for key in seen.pendingChains.keys {
+            for key in [seen.pendingChains.keys, seen.pendingTurnedOff.keys].joined() {
                 needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
             }
             if let day = waitingFrom, observation.firstPurchasesByProduct[productIndex] > 0 {
@@ -337,7 +341,7 @@ struct FittedGroup: Sendable {
             let seen = observation.products[product].renewals
             // A product nobody holds or will buy is never read: drawing its rates seen would only
             // move the draws of the others.
-            let bought = observation.firstPurchasesByProduct[product] > 0 || !observation.products[product].pendingChains.isEmpty
+            let bought = observation.firstPurchasesByProduct[product] > 0 || observation.products[product].hasRunningChains
             let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.atRisk.count)
             var rates = Array(repeating: 0.0, count: slots)
             func drawnRate(_ counts: RenewalCounts, _ index: Int) -> Double {
@@ -421,7 +425,26 @@ struct FittedGroup: Sendable {
             hazard: hazard, productShare: shares, chargeMean: means, chargeSecondMoment: secondMoments, keptShare: keptShares,
             keptMean: keptMeans, renewal: renewal, trialShare: trialShare, trialConversion: trialConversion)
         (parameters.followOnHazard, parameters.followOnShare) = followOnParameters(conversions: conversions, generator: &generator)
+        parameters.turnedOffRenewal = observation.products.indices.map { product in
+            turnedOffRates(product, slots: renewal[product].count, generator: &generator)
+        }
         return parameters
+    }
+
+    /// A product's turned-off chains' renewal rates, index by index (`ProjectionParameters.turnedOffRenewal`),
+    /// drawn binomially from their counts.
+    private func turnedOffRates<Generator: RandomNumberGenerator>(_ product: Int, slots: Int, generator: inout Generator?) -> [Double] {
+        let counts = observation.products[product].turnedOffRenewals
+        let due = counts.atRisk.reduce(0, +)
+        guard due > 0, slots > 1 else { return [] }
+        func drawn(_ renewed: Int, of due: Int) -> Double {
+            let count = generator == nil ? renewed : generator!.binomial(trials: due, probability: Double(renewed) / Double(due))
+            return Double(count) / Double(due)
+        }
+        let pooled = drawn(counts.renewed.reduce(0, +), of: due)
+        return (0..<slots).map { index in
+            counts.due(index) >= RenewalPlan.identifiedMinimum ? drawn(counts.renewals(index), of: counts.due(index)) : pooled
+        }
     }
 
     /// Per product, the follow-on hazard by day since a one-time purchase and the next chain's
@@ -481,16 +504,19 @@ struct FittedGroup: Sendable {
         // of a draw's cost.
         let followOnTargets = Set(parameters.followOnShare.flatMap { mix in mix.indices.filter { mix[$0] > 0 } })
         let tables = parameters.renewal.indices.map { product in
-            observation.products[product].pendingChains.isEmpty && !(parameters.productShare[product] > 0)
+            !observation.products[product].hasRunningChains && !(parameters.productShare[product] > 0)
                 && !followOnTargets.contains(product) ? ChainMoments() : ChainMoments(parameters, product: product)
         }
-        for (product, seen) in observation.products.enumerated() where !seen.pendingChains.isEmpty {
+        for (product, seen) in observation.products.enumerated() where seen.hasRunningChains {
             // In key order: a dictionary's order changes from process to process, and so would
             // the sum's last digits (the same night must write the same bytes).
-            for (key, count) in seen.pendingChains.sorted(by: { $0.key < $1.key }) {
-                let (first, second) = tables[product].moments(firstIndex: key >> 16, charges: key & 0xFFFF)
-                mean += Double(count) * first
-                variance += Double(count) * (second - first * first)
+            for (turnedOff, pending) in [(false, seen.pendingChains), (true, seen.pendingTurnedOff)] {
+                for (key, count) in pending.sorted(by: { $0.key < $1.key }) {
+                    let (first, second) = runningChainMoments(
+                        parameters, tables[product], product: product, nextIndex: key >> 16, charges: key & 0xFFFF, turnedOff: turnedOff)
+                    mean += Double(count) * first
+                    variance += Double(count) * (second - first * first)
+                }
             }
         }
 
@@ -583,6 +609,35 @@ struct FittedGroup: Sendable {
         }
         // The recursion has reached tenure day 0: G(0), a member who has not entered yet.
         return (mean, max(0, variance), laterFirst)
+    }
+
+    /// A running chain's charges still to come: its next renewal at the rate of its state tonight
+    /// (turned off: `turnedOffRenewal`; on: the index's rate with the turned-off chains due there
+    /// taken out), the renewals after it as any chain's (W(k + 1, m − 1) of `table`). A product
+    /// without turned-off chains due at the index reads the table as it is.
+    private func runningChainMoments(
+        _ parameters: ProjectionParameters, _ table: ChainMoments, product: Int, nextIndex: Int, charges: Int, turnedOff: Bool
+    ) -> (Double, Double) {
+        let offRates = parameters.turnedOffRenewal[product]
+        let offCounts = observation.products[product].turnedOffRenewals
+        let seen = observation.products[product].renewals
+        let rates = parameters.renewal[product]
+        guard charges > 0, nextIndex < rates.count, !offRates.isEmpty,
+            turnedOff || (offCounts.due(nextIndex) > 0 && nextIndex <= plans[product].identifiedThrough)
+        else { return table.moments(firstIndex: nextIndex, charges: charges) }
+        let offRate = offRates[nextIndex]
+        var rate = offRate
+        if !turnedOff {
+            // The index's rate is the mix of both states; the chains on are the rest of it.
+            let (due, offDue) = (Double(seen.due(nextIndex)), Double(offCounts.due(nextIndex)))
+            rate = due > offDue ? min(1, max(0, (rates[nextIndex] * due - offRate * offDue) / (due - offDue))) : rates[nextIndex]
+        }
+        let later = table.moments(firstIndex: nextIndex + 1, charges: charges - 1)
+        let first = rate * (parameters.chargeMean[product] + parameters.keptShare[product] * later.0)
+        let second =
+            rate
+            * (parameters.chargeSecondMoment[product] + 2 * parameters.keptMean[product] * later.0 + parameters.keptShare[product] * later.1)
+        return (first, second)
     }
 }
 

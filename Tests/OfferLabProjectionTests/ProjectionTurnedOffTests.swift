@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import OfferLabProjection
+
+/// A running chain whose renewal was turned off (a `cancel` after its latest charge) renews at
+/// the rate turned-off chains renewed at, not the product's (contract §2.14, "What a member's
+/// state says"; docs/statistics.md point 7).
+@Suite("Projection: a chain's state tonight")
+struct ProjectionTurnedOffTests {
+    /// 200 members assigned on day 0 buy the monthly plan at 10 an hour in; renewal 1 falls due on
+    /// day 30.4. Members 0–99 turn renewal off on day 20 and 10 of them (0–9) renew all the same
+    /// (turned back on); 90 of members 100–199 renew. Of the renewed, members 100–119 turn renewal
+    /// off again on day 35. Read on day 40: renewal 2 is not due yet.
+    private func group(cancels: Bool) -> ProjectionGroupInput {
+        var group = ProjectionGroupInput(name: "monthly")
+        let monthly = FixtureProduct.monthly
+        func cancel(_ time: Int64, member: Int) -> ProjectionEvent {
+            ProjectionEvent(time: time, kind: .cancel, product: monthly, chain: Int64(member), amount: 0)
+        }
+        for member in 0..<200 {
+            var events = [purchase(hour, monthly, 10, member: member)]
+            if cancels && member < 100 { events.append(cancel(20 * day, member: member)) }
+            if member < 10 || (member >= 100 && member < 190) { events.append(renewal(30 * day + 12 * hour, monthly, 10, member: member)) }
+            if cancels && member >= 100 && member < 120 { events.append(cancel(35 * day, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        return group
+    }
+
+    @Test("Renewals due turned off are counted apart, and running chains by their state tonight")
+    func turnedOffChainsAreCountedApart() {
+        let observation = GroupObservation(
+            group(cancels: true), products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: 40 * day))
+        let product = observation.products[FixtureProduct.monthly]
+        #expect(product.renewals.due(1) == 200 && product.renewals.renewals(1) == 100)
+        #expect(product.turnedOffRenewals.due(1) == 100 && product.turnedOffRenewals.renewals(1) == 10)
+        // Renewal 2 is due on day 60.9 for the 100 renewed: 20 of them turned off.
+        #expect(product.pendingTurnedOff.values.reduce(0, +) == 20 && product.pendingChains.values.reduce(0, +) == 80)
+        #expect(Set(product.pendingTurnedOff.keys.map { $0 >> 16 }) == [2])
+    }
+
+    @Test("A turned-off chain's next renewal at the turned-off rate (1/10), the later ones as any chain's (1/2)")
+    func aTurnedOffChainRenewsAtItsStatesRate() throws {
+        // Renewals 2 … 11 fall due before day 365 (10 charges). An on chain: Σ_{j=1..10} 10·0.5^j;
+        // a turned-off one: 0.1·(10 + Σ_{j=1..9} 10·0.5^j). Observed: 300 charges of 10.
+        let later = { (count: Int) -> Double in (1...count).reduce(0.0) { $0 + 10 * pow(0.5, Double($1)) } }
+        let on = later(10)
+        let off: Double = 0.1 * (10 + later(9))
+        let withState = try #require(try project([group(cancels: true)], asOf: 40 * day).groups[0].projectedARPU365)
+        #expect(abs(withState - (3000 + 80 * on + 20 * off) / 200) < 1e-9)
+        // The same members without their cancels: every running chain at the product's rates.
+        let without = try #require(try project([group(cancels: false)], asOf: 40 * day).groups[0].projectedARPU365)
+        #expect(abs(without - (3000 + 100 * on) / 200) < 1e-9)
+    }
+
+    @Test("A cancel without a chain, or before its chain's first charge, changes nothing")
+    func aCancelWithoutAChainChangesNothing() throws {
+        var plain = ProjectionGroupInput(name: "monthly")
+        var stray = ProjectionGroupInput(name: "monthly")
+        for member in 0..<100 {
+            let events = [purchase(hour, FixtureProduct.monthly, 10, member: member)]
+            plain.appendMember(assignedAt: 0, events: events)
+            let before = ProjectionEvent(time: hour / 2, kind: .cancel, product: FixtureProduct.monthly, chain: Int64(member), amount: 0)
+            let otherChain = ProjectionEvent(time: day, kind: .cancel, product: FixtureProduct.monthly, chain: 99_999, amount: 0)
+            stray.appendMember(assignedAt: 0, events: [before] + events + [otherChain])
+        }
+        #expect(try project([plain], asOf: 40 * day).groups == project([stray], asOf: 40 * day).groups)
+    }
+}
