@@ -71,6 +71,7 @@ package enum NightlyRun {
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files) + job.historyFiles).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) }
         )
         run.signaturesVerified = job.signaturesVerified
+        run.historyGlobsWithoutFiles = job.historyGlobsWithoutFiles
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
         cache?.removeUnusedEntries()
         return RunReport(

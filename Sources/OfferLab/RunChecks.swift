@@ -43,13 +43,12 @@ enum RunChecks {
         }
     }
 
-    /// The app's past (docs/statistics.md#the-apps-past): one warning per `history_logs` glob that
-    /// matches no file, and one when its malformed lines are over `max_bad_line_ratio`, naming the
-    /// files with the most. Never a failure: the night is judged on its logs alone.
+    /// The app's past (docs/statistics.md#the-apps-past): one warning naming the `history_logs`
+    /// globs that match no file (`RunRecord.missingPast`, as the report and `status` say it), and
+    /// one when its malformed lines are over `max_bad_line_ratio`, naming the files with the most.
+    /// Never a failure: the night is judged on its logs alone.
     static func history(job: Job, counters: IngestCounters?) -> [String] {
-        var warnings = job.historyGlobsWithoutFiles.map {
-            "history_logs: the glob \($0) matches no file; the projection has no past from it"
-        }
+        var warnings = RunRecord.missingPast(job.historyGlobsWithoutFiles).map { [$0] } ?? []
         guard let counters, counters.nonBlankLines > 0 else { return warnings }
         let ratio = Double(counters.malformedLines) / Double(counters.nonBlankLines)
         if ratio > job.maxBadLineRatio {

@@ -45,6 +45,16 @@ enum ReportFindings {
                     verdictEffect: "The verdicts are shown but must not be acted on: the skipped files' events may all belong to one group."
                 ))
         }
+        if let missingPast = report.run.missingPast {
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "The app's past is missing",
+                    detail:
+                        "\(missingPast.prefix(1).uppercased() + missingPast.dropFirst()). The job names an earlier buyers' past that this night did not read: fix the glob in the job file and run the night again.",
+                    verdictEffect:
+                        "The statuses on the goal's lift so far stand; a status decided on projected_arpu_365, the days left and what shipping is worth rest on the renewals the test has seen alone, as in a job without history_logs."
+                ))
+        }
         let lines = counter("lines_read")
         let rejected = counter("malformed_lines")
         if lines > 0, Double(rejected) / Double(lines) > rejectedLineShare {

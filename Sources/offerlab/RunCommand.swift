@@ -90,10 +90,8 @@ struct RunOutputOptions: ParsableArguments, JobOverriding {
     @Option(help: "Override the job's output folder.")
     var output: String?
 
-    // `--db`, as `status` and `report` name the same file; `--database` stays for the cron lines
-    // and scripts written before.
     @Option(
-        name: [.customLong("db"), .customLong("database")],
+        name: .resultsDatabase,
         help: ArgumentHelp("Override the job's SQLite database file (the one `status --db` and `report --db` read).", valueName: "file"))
     var database: String?
 
@@ -110,6 +108,12 @@ struct RunOutputOptions: ParsableArguments, JobOverriding {
     func override(_ overrides: inout JobOverrides) {
         (overrides.output, overrides.database, overrides.threads) = (output, database, threads)
     }
+}
+
+extension NameSpecification {
+    /// The results database's option on every command that takes one: `--db`, or `--database`,
+    /// which `run` took first and cron lines and scripts still give.
+    static var resultsDatabase: NameSpecification { [.customLong("db"), .customLong("database")] }
 }
 
 /// `body`'s value; a library error becomes one line on stderr and its exit code.
