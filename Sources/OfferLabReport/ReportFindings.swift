@@ -50,9 +50,9 @@ enum ReportFindings {
                 Warning(
                     severity: .caution, title: "The app's past is missing",
                     detail:
-                        "\(missingPast.prefix(1).uppercased() + missingPast.dropFirst()). The job names an earlier buyers' past that this night did not read: fix the glob in the job file and run the night again.",
+                        "\(missingPast.prefix(1).uppercased() + missingPast.dropFirst()). The job names a past of earlier buyers that this night did not read: fix the glob in the job file and run the night again.",
                     verdictEffect:
-                        "The statuses on the goal's lift so far stand; a status decided on projected_arpu_365, the days left and what shipping is worth rest on the renewals the test has seen alone, as in a job without history_logs."
+                        "Ship and roll back stand on the lift so far, unless the goal is projected_arpu_365; keep running, futile, the days left and what shipping is worth are made without the past, as in a job without history_logs: do not plan on them."
                 ))
         }
         let lines = counter("lines_read")

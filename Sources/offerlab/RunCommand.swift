@@ -28,7 +28,8 @@ struct RunCommand: AsyncParsableCommand {
             Warnings (stderr, `warning: …`; the run still succeeds): money left out for want of a rate; \
             money named by malformed lines; log files that yielded no valid line; offerings without the \
             job's control group; renewals of products without a billing period (the projection); corrupt \
-            files skipped; cache entries not written.
+            files skipped; cache entries not written; history_logs globs that match no file (the app's \
+            past is missing: the report and status say so too).
 
             Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
             corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
