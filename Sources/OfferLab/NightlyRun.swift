@@ -71,6 +71,7 @@ package enum NightlyRun {
             inputFiles: (job.logFiles + job.storeSources.flatMap(\.files) + job.historyFiles).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) }
         )
         run.signaturesVerified = job.signaturesVerified
+        run.historyGlobsWithoutFiles = job.historyGlobsWithoutFiles
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
         cache?.removeUnusedEntries()
         return RunReport(
@@ -167,6 +168,10 @@ package enum NightlyRun {
             job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         try checkMalformedLines(store.counters, job: job)
+        let candidates = analysed ?? Array(catalog.offerings.indices)
+        try RunChecks.asOfBeforeEveryMember(
+            job, offerings: candidates.map { catalog.offerings[$0].offeringID },
+            haveMembers: candidates.contains { !population.members[$0].isEmpty })
         // The app's past (docs/statistics.md#the-apps-past): its files after the logs, through
         // the same parser and cache, each reduced to its charges and refunds; a chain runs across
         // them and the logs by its ids' text.

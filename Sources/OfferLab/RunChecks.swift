@@ -43,13 +43,12 @@ enum RunChecks {
         }
     }
 
-    /// The app's past (docs/statistics.md#the-apps-past): one warning per `history_logs` glob that
-    /// matches no file, and one when its malformed lines are over `max_bad_line_ratio`, naming the
-    /// files with the most. Never a failure: the night is judged on its logs alone.
+    /// The app's past (docs/statistics.md#the-apps-past): one warning naming the `history_logs`
+    /// globs that match no file (`RunRecord.missingPast`, as the report and `status` say it), and
+    /// one when its malformed lines are over `max_bad_line_ratio`, naming the files with the most.
+    /// Never a failure: the night is judged on its logs alone.
     static func history(job: Job, counters: IngestCounters?) -> [String] {
-        var warnings = job.historyGlobsWithoutFiles.map {
-            "history_logs: the glob \($0) matches no file; the projection has no past from it"
-        }
+        var warnings = RunRecord.missingPast(job.historyGlobsWithoutFiles).map { [$0] } ?? []
         guard let counters, counters.nonBlankLines > 0 else { return warnings }
         let ratio = Double(counters.malformedLines) / Double(counters.nonBlankLines)
         if ratio > job.maxBadLineRatio {
@@ -117,7 +116,6 @@ enum RunChecks {
 }
 
 extension RunChecks {
-    /// A night whose inputs look broken never looks like a normal night (docs/reliability.md,
     /// Work bounded by the data, never by the calendar (docs/reliability.md, A broken night): an
     /// `as_of` more than a day after now unless `allow_future_as_of`, or more than
     /// `max_days_after_last_event` days after the latest event read, fails before the night's
@@ -142,6 +140,21 @@ extension RunChecks {
         }
     }
 
+    /// An `as_of` before the first member of every offering the night would analyse (`offerings`,
+    /// by id): no test had begun. Named as such before `boundedAsOf`, which would otherwise blame
+    /// `max_days_after_last_event` for the gap back to some earlier event of the logs.
+    /// `allow_empty_offerings: true` lets such a night run, as it lets an offering without users.
+    /// - Throws: `.brokenNight` naming `as_of`.
+    static func asOfBeforeEveryMember(_ job: Job, offerings: [String], haveMembers: Bool) throws {
+        guard !offerings.isEmpty, !haveMembers, !job.allowEmptyOfferings else { return }
+        throw OfferLabError(
+            .brokenNight,
+            "as_of \(job.night.isoText) is before the first member of every offering (\(offerings.joined(separator: ", "))): "
+                + "no valid assignment row is before it, so no test had begun; give as_of (or --as-of) a night after the test began",
+            location: .init(jobKey: "as_of"))
+    }
+
+    /// A night whose inputs look broken never looks like a normal night (docs/reliability.md,
     /// A broken night): no valid log line before `as_of`; an analysed offering without users; no
     /// event at or after the previous night's `as_of`; lines read or an offering's users down by
     /// more than `max_volume_drop` since the previous night. Each names the key that allows it.

@@ -1,3 +1,4 @@
+import Foundation
 import OfferLabStatistics
 
 /// The job keys of the nightly decision (docs/statistics.md, "The decision"): the metric a
@@ -69,6 +70,15 @@ extension JobValues {
         settings.targetMDE = try number("target_mde", default: settings.targetMDE)
         guard settings.targetMDE > 0, settings.targetMDE.isFinite else {
             throw fail("target_mde", "\(settings.targetMDE) must be a positive relative lift, like 0.10 for 10%")
+        }
+        // A lift of 100% or more is no smallest lift worth finding: `10` was meant as 10%, and
+        // taken as 1,000% it would make every test inconclusive within days.
+        guard settings.targetMDE < 1 else {
+            let written = String(format: "%g", settings.targetMDE)
+            throw fail(
+                "target_mde",
+                "\(written) is a lift of \(String(format: "%g", settings.targetMDE * 100))%; the lift is a share, like 0.10 for 10%: "
+                    + "did you mean \(String(format: "%g", settings.targetMDE / 100)) (\(written)%)?")
         }
         settings.targetPower = try number("target_power", default: settings.targetPower)
         guard settings.targetPower > 0 && settings.targetPower < 1 else {

@@ -46,7 +46,7 @@ extension JobKey {
             JobKey(
                 name: "guardrail_metrics", defaultValue: "`[refund_user_rate]`",
                 help: "metrics that must not get worse (roll back when one loses)"),
-            JobKey(name: "target_mde", defaultValue: "0.10", help: "smallest relative lift of the goal worth finding"),
+            JobKey(name: "target_mde", defaultValue: "0.10", help: "smallest lift of the goal worth finding: 0.10 for 10%"),
             JobKey(name: "target_power", defaultValue: "0.8", help: "chance of finding target_mde the test runs for"),
             JobKey(name: "min_runtime_days", defaultValue: "7", help: "no ship or stop before this many days"),
             JobKey(name: "max_runtime_days", defaultValue: "90", help: "the longest a test may run: futile when it needs longer"),

@@ -11,7 +11,7 @@ extension ReportData {
         self.run = RunFacts(
             job: run.job, night: run.night, startedAt: run.startedAt, finishedAt: run.finishedAt,
             toolVersion: run.toolVersion, inputFiles: run.inputFiles.map { InputFile(path: $0.path, bytes: $0.bytes) },
-            signaturesVerified: run.signaturesVerified)
+            signaturesVerified: run.signaturesVerified, missingPast: run.missingPast)
         sources = night.sources
         quality = night.quality.filter { $0.offeringID.isEmpty }
         for row in night.rejectedMoney {

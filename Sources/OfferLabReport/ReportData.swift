@@ -34,6 +34,8 @@ struct RunFacts: Sendable, Equatable {
     /// `RunRecord.signaturesVerified`: false when `app_store.verify: false` skipped the App Store
     /// signatures; nil without an App Store source.
     var signaturesVerified: Bool? = nil
+    /// `RunRecord.missingPast`: the line naming the `history_logs` globs that matched no file.
+    var missingPast: String? = nil
 }
 
 struct InputFile: Sendable, Equatable {

@@ -45,6 +45,16 @@ enum ReportFindings {
                     verdictEffect: "The verdicts are shown but must not be acted on: the skipped files' events may all belong to one group."
                 ))
         }
+        if let missingPast = report.run.missingPast {
+            warnings.append(
+                Warning(
+                    severity: .caution, title: "The app's past is missing",
+                    detail:
+                        "\(missingPast.prefix(1).uppercased() + missingPast.dropFirst()). The job names a past of earlier buyers that this night did not read: fix the glob in the job file and run the night again.",
+                    verdictEffect:
+                        "Ship and roll back stand on the lift so far, unless the goal is projected_arpu_365; keep running, futile, the days left and what shipping is worth are made without the past, as in a job without history_logs: do not plan on them."
+                ))
+        }
         let lines = counter("lines_read")
         let rejected = counter("malformed_lines")
         if lines > 0, Double(rejected) / Double(lines) > rejectedLineShare {

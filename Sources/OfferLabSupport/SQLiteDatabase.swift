@@ -16,6 +16,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var sql: String?
     public var path: String
 
+    /// Whether SQLite found no database in the file (a CSV file given where one was meant).
+    public var isNotADatabase: Bool { resultCode == SQLITE_NOTADB }
+
     public var description: String {
         var text = "\(path): SQLite error \(resultCode): \(message)"
         if let sql { text += " (in: \(sql.prefix(120)))" }

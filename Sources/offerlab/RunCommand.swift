@@ -28,7 +28,8 @@ struct RunCommand: AsyncParsableCommand {
             Warnings (stderr, `warning: …`; the run still succeeds): money left out for want of a rate; \
             money named by malformed lines; log files that yielded no valid line; offerings without the \
             job's control group; renewals of products without a billing period (the projection); corrupt \
-            files skipped; cache entries not written.
+            files skipped; cache entries not written; history_logs globs that match no file (the app's \
+            past is missing: the report and status say so too).
 
             Exit codes: 0 success; 64 bad command line; 65 bad input data (too many malformed lines, \
             corrupt gzip, unreadable tables); 73 outputs cannot be written; 75 another run holds the lock; \
@@ -90,10 +91,8 @@ struct RunOutputOptions: ParsableArguments, JobOverriding {
     @Option(help: "Override the job's output folder.")
     var output: String?
 
-    // `--db`, as `status` and `report` name the same file; `--database` stays for the cron lines
-    // and scripts written before.
     @Option(
-        name: [.customLong("db"), .customLong("database")],
+        name: .resultsDatabase,
         help: ArgumentHelp("Override the job's SQLite database file (the one `status --db` and `report --db` read).", valueName: "file"))
     var database: String?
 
@@ -110,6 +109,12 @@ struct RunOutputOptions: ParsableArguments, JobOverriding {
     func override(_ overrides: inout JobOverrides) {
         (overrides.output, overrides.database, overrides.threads) = (output, database, threads)
     }
+}
+
+extension NameSpecification {
+    /// The results database's option on every command that takes one: `--db`, or `--database`,
+    /// which `run` took first and cron lines and scripts still give.
+    static var resultsDatabase: NameSpecification { [.customLong("db"), .customLong("database")] }
 }
 
 /// `body`'s value; a library error becomes one line on stderr and its exit code.

@@ -14,13 +14,14 @@ struct StatusCommand: AsyncParsableCommand {
             metric's relative lift with the interval the decision rests on, the days the test has run, \
             the days left and the day the test should be decided (keep running and too early only), \
             what shipping is worth in its first year (with its currency), and the night the status \
-            began. A table in words on a terminal; piped, tab-separated with a header line, the stored \
+            began; a night whose history_logs matched no file gets a warning on stderr saying the \
+            app's past is missing. A table in words on a terminal; piped, tab-separated with a header line, the stored \
             status and metric names, ASCII minus signs, no thousands separators and ISO dates. Exit 66 \
             when the database does not exist or holds no night yet.
             """
     )
 
-    @Option(name: .customLong("db"), help: ArgumentHelp("The results database (the job's database:).", valueName: "file"))
+    @Option(name: .resultsDatabase, help: ArgumentHelp("The results database (the job's database:).", valueName: "file"))
     var database: String
 
     @Option(
@@ -34,6 +35,7 @@ struct StatusCommand: AsyncParsableCommand {
             let status = try NightStatus.rows(databasePath: database, night: night, for: reader)
             let text = reader == .person ? NightStatus.table(status.rows) : NightStatus.tabSeparated(status.rows)
             try StandardStreams.write(text)
+            for warning in status.warnings { StandardStreams.writeError("warning: \(warning)\n") }
         }
     }
 }

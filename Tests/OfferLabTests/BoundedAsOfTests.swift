@@ -21,6 +21,27 @@ import Testing
         #expect(allowed.status == 0, "\(allowed.standardError)")
     }
 
+    /// An `as_of` before the test's first member is named as that, with its key, not as a gap
+    /// after the logs' latest event before it (here a stray line of the year before). An invalid
+    /// row (a zero date, as the sample's table has) is no member.
+    @Test func anAsOfBeforeEveryMemberIsNamedAsSuch() throws {
+        let stray = event("paywall_view", user: "u9", ts: "2025-01-10T00:00:00Z")
+        let tables = TablesFixture(assignments: NightFixture.standardTables.assignments + [("u5", "1", "10", "0000-00-00 00:00:00")])
+        let night = try NightFixture(tables: tables, events: NightFixture.standardEvents + [stray], job: ["as_of": "2026-02-20T00:00:00Z"])
+        let run = try night.run()
+        #expect(run.status == 65 && run.standardError.split(separator: "\n").count == 1, "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "as_of 2026-02-20T00:00:00Z is before the first member of every offering (test, other): no valid assignment row is "
+                    + "before it, so no test had begun"), "\(run.standardError)")
+        #expect(!run.standardError.contains("max_days_after_last_event"))
+        // Once the test has begun, a long gap back to the latest event is max_days_after_last_event's.
+        try night.writeJob(["as_of": "2026-03-02T00:00:00Z", "max_days_after_last_event": "500"])
+        #expect(try night.run().status == 0)
+        try night.writeJob(["max_days_after_last_event": "31"])
+        #expect(try night.run().standardError.contains("more than max_days_after_last_event 31"))
+    }
+
     @Test func anAsOfInTheFutureFailsUnlessAllowed() throws {
         let night = try NightFixture(job: ["as_of": "2099-01-01T00:00:00Z", "max_days_after_last_event": "100000"])
         let run = try night.run()

@@ -44,8 +44,9 @@ import Testing
         )
     }
 
-    /// The database is `--db` on every command that takes one; `run` still takes `--database`.
-    @Test(arguments: ["--db", "--database"]) func runNamesItsDatabaseAsStatusDoes(flag: String) throws {
+    /// The database is `--db` on every command that takes one, and `--database`, which `run` took
+    /// first, on each of them too.
+    @Test(arguments: ["--db", "--database"]) func everyCommandNamesItsDatabaseAsRunDoes(flag: String) throws {
         let night = try NightFixture()
         let database = night.folder.file("elsewhere.sqlite")
         let run = try night.run([flag, database])
@@ -55,7 +56,40 @@ import Testing
         #expect(
             run.standardOutput.contains("\nreport: \(night.outputPath)/2026-03-16/report.html (the page to open first)\n"),
             "\(run.standardOutput)")
-        #expect(try runOfferLab(["status", "--db", database]).status == 0)
+        let status = try runOfferLab(["status", flag, database])
+        #expect(status.status == 0 && status.standardOutput.hasPrefix("offering\tgroup\tstatus"), "\(status.standardError)")
+        let report = try runOfferLab(["report", flag, database, "--output", "-"])
+        #expect(report.status == 0 && report.standardOutput.hasPrefix("<!DOCTYPE html>"), "\(report.standardError)")
+    }
+
+    /// `report`, like `status`, reads the latest successful night when no `--as-of` names one.
+    @Test func reportWithoutAsOfRebuildsTheLatestNight() throws {
+        // The same logs every night: nothing since the previous night.
+        let night = try NightFixture(job: ["allow_stale_logs": "true"])
+        for asOf in ["2026-03-16", "2026-03-15"] { #expect(try night.run(["--as-of", asOf]).status == 0) }
+        let result = try runOfferLab(["report", "--db", night.databasePath], in: night.folder.path)
+        #expect(result.status == 0 && result.standardOutput == "wrote report-2026-03-16.html\n", "\(result.standardError)")
+        let rebuilt = try String(contentsOfFile: night.folder.file("report-2026-03-16.html"), encoding: .utf8)
+        #expect(rebuilt == (try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)))
+        // A database without a night says so, as `status` does.
+        let missing = try runOfferLab(["report", "--db", night.folder.file("none.sqlite")])
+        #expect(missing.status == 66 && missing.standardError.split(separator: "\n").count == 1, "\(missing.standardError)")
+    }
+
+    /// A file that is no SQLite database given as the database (a CSV file) is named as such in
+    /// one line, without SQLite's statement, by the commands that read it and by `run`, which
+    /// leaves it as it was.
+    @Test func aCSVFileGivenAsTheDatabaseIsOneLineNamingIt() throws {
+        let night = try NightFixture()
+        let csv = try night.folder.write("summary.csv", "offering_id,group,users\ntest,control,2\n")
+        let line = "offerlab: error: \(csv) is not an offerlab results database (SQLite: file is not a database)\n"
+        for command in ["status", "report"] {
+            let result = try runOfferLab([command, "--db", csv])
+            #expect(result.status == 65 && result.standardError == line, "\(command): \(result.standardError)")
+        }
+        let run = try night.run(["--db", csv])
+        #expect(run.status == 73 && run.standardError == line, "\(run.standardError)")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8) == "offering_id,group,users\ntest,control,2\n")
     }
 
     /// `--inflater isal` where ISA-L cannot be used says why, and how to get it.

@@ -4,6 +4,7 @@ import OfferLabTestSupport
 import Testing
 
 @testable import OfferLabJob
+@testable import OfferLabSupport
 
 /// The app's past in `offerlab run` (docs/statistics.md#the-apps-past): `history_logs` read
 /// beside the logs, through the parsed-log cache, counted apart in `sources.csv`, and used by the
@@ -138,16 +139,48 @@ import Testing
         }
     }
 
-    @Test func aHistoryGlobThatMatchesNothingIsOneWarning() throws {
+    /// A glob that matches nothing changes the decisions (the year, the days left) without failing
+    /// the night, so the line that names it is where the lead looks too: on stderr, in the report
+    /// (run and rebuilt) and from `status`, as long as the night's latest run lacked the past.
+    @Test func aHistoryGlobThatMatchesNothingIsOneLineWhereverTheNightIsRead() throws {
         let night = try Self.night(history: nil, job: ["history_logs": "[\"past/*.gz\"]"])
         let run = try night.run()
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(
-            run.standardError
-                == "warning: history_logs: the glob \(night.folder.file("past/*.gz")) matches no file; the projection has no past from it\n"
-        )
+        let line =
+            "the app's past is missing: history_logs '\(night.folder.file("past/*.gz"))' matched no file; "
+            + "the year's projection and the days left are made without it"
+        #expect(run.standardError == "warning: \(line)\n")
         #expect(abs(try ProjectionRunTests.number(Self.variant(night)["projected_arpu_365"]) - Self.memberYearAtTheirOwnRate) < 1e-6)
         #expect(try night.csv("sources").contains(["history_logs", "lines_read", "0"]))
+
+        let inHTML = line.replacingOccurrences(of: "'", with: "&#39;")
+        let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
+        #expect(report.contains("The app&#39;s past is missing") && report.contains(inHTML.dropFirst()), "\(report)")
+        let rebuilt = try runOfferLab(["report", "--db", night.databasePath, "--output", "-"])
+        #expect(rebuilt.status == 0 && rebuilt.standardOutput == report, "\(rebuilt.standardError)")
+        let status = try runOfferLab(["status", "--db", night.databasePath])
+        #expect(status.status == 0 && status.standardError == "warning: \(line)\n", "\(status.standardError)")
+
+        // The night run again with its past: the line goes.
+        try Self.writePast(Self.pastLines, to: "past/h.jsonl.gz", of: night)
+        #expect(try night.run().standardError == "")
+        let withPast = try runOfferLab(["status", "--db", night.databasePath])
+        #expect(withPast.status == 0 && withPast.standardError == "", "\(withPast.standardError)")
+        let page = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
+        #expect(!page.contains("past is missing"))
+    }
+
+    /// A database whose `runs` table predates the column that names the globs gains it in place:
+    /// its nights read as ones with nothing missing, and the next night says what it lacks.
+    @Test func aDatabaseWithoutTheMissingPastColumnGainsIt() throws {
+        let night = try Self.night(history: nil, job: ["history_logs": "[\"past/*.gz\"]", "allow_stale_logs": "true"])
+        #expect(try night.run(["--as-of", "2026-03-15"]).status == 0)
+        try SQLiteDatabase(path: night.databasePath).execute("ALTER TABLE runs DROP COLUMN history_globs_without_files")
+        let earlier = try runOfferLab(["status", "--db", night.databasePath])
+        #expect(earlier.status == 0 && earlier.standardError == "", "\(earlier.standardError)")
+        #expect(try night.run(["--as-of", "2026-03-16"]).status == 0)
+        let status = try runOfferLab(["status", "--db", night.databasePath])
+        #expect(status.status == 0 && status.standardError.hasPrefix("warning: the app's past is missing: "), "\(status.standardError)")
     }
 
     /// The night's own logs are part of the past too: the chains of users who are not members of

@@ -86,6 +86,7 @@ import Testing
         ("sequential_tuning: 0", "sequential_tuning"),
         ("sequential_tuning: many", "sequential_tuning"),
         ("decision: bayesian", "decision"),
+        ("target_mde: 10", "target_mde"),
         ("revenue_cap: {percentile: 1.5}", "revenue_cap"),
         ("revenue_cap: {value: -5}", "revenue_cap"),
         ("revenue_cap: {percentile: 0.99, value: 500}", "revenue_cap"),
@@ -164,6 +165,16 @@ import Testing
         #expect(try JobLoader.load(path: file.path).proceeds.taxRates == ["DE": 0.19])
         // A VAT rate needs the events' country, kept without slicing by it.
         #expect(try JobLoader.load(path: file.path).keptSliceFields.contains(.country))
+    }
+
+    /// `target_mde: 10`, meant as 10%, would be a lift of 1,000% and turn every test
+    /// inconclusive: a lift of 100% or more is refused, naming the share meant (README, The job file).
+    @Test func aTargetMDEWrittenAsAPercentIsRefused() throws {
+        expectMessage(try job("target_mde: 10"), contains: "target_mde: 10 is a lift of 1000%")
+        expectMessage(try job("target_mde: 10"), contains: "did you mean 0.1 (10%)?")
+        expectMessage(try job("target_mde: 1"), contains: "did you mean 0.01 (1%)?")
+        let half = try job("target_mde: 0.5")
+        #expect(try JobLoader.load(path: half.path).decisionSettings.targetMDE == 0.5)
     }
 
     /// `history_logs` (docs/statistics.md#the-apps-past): the forms of `logs`; a file `logs`

@@ -21,15 +21,15 @@ package enum NightStatus {
         case program
     }
 
-    /// One line per (offering, treatment) of `night`'s date (nil: the latest successful night), as cells.
+    /// One line per (offering, treatment) of `night`'s date (nil: the latest successful night), as
+    /// cells, and the night's warnings for stderr (`RunRecord.missingPast`), without a `warning: ` prefix.
     /// - Throws: `OfferLabError`: `.noNights` when the database holds no successful night (or
     ///   does not exist), `.nightNotFound` when it lacks `night`.
-    package static func rows(databasePath: String, night: Night?, for reader: Reader) throws -> (night: String, rows: [[String]]) {
+    package static func rows(
+        databasePath: String, night: Night?, for reader: Reader
+    ) throws -> (night: String, rows: [[String]], warnings: [String]) {
         let nights = try ResultsDatabase.successfulNights(path: databasePath)
-        guard let latest = nights.last else {
-            throw OfferLabError(
-                .noNights, "\(databasePath) holds no successful night yet: run the job first", location: .init(path: databasePath))
-        }
+        guard let latest = nights.last else { throw ResultsDatabase.noSuccessfulNight(databasePath) }
         let target = night?.date ?? latest
         let stored = try storedNight(databasePath, night: target)
         // Earlier nights, latest first, each read once.
@@ -57,7 +57,7 @@ package enum NightStatus {
                 row.periodTest,
             ]
         }
-        return (target, rows)
+        return (target, rows, stored.run.missingPast.map { [$0] } ?? [])
     }
 
     /// The rows as a terminal shows them: columns padded to their widest cell.
@@ -76,15 +76,17 @@ package enum NightStatus {
             + "\n"
     }
 
-    /// The night's decisions, and each offering's report currency (a night stored before the
-    /// `offerings` table names none).
-    private static func storedNight(_ path: String, night: String) throws -> (decisions: [DecisionRow], currencies: [String: String]) {
+    /// The night's run, its decisions, and each offering's report currency (a night stored before
+    /// the `offerings` table names none).
+    private static func storedNight(
+        _ path: String, night: String
+    ) throws -> (run: RunRecord, decisions: [DecisionRow], currencies: [String: String]) {
         let tables = [DecisionRow.table.schema.name, OfferingRow.table.schema.name]
-        let stored = try ResultsDatabase.readNight(path: path, night: night, tables: tables).tables
+        let (run, stored) = try ResultsDatabase.readNight(path: path, night: night, tables: tables)
         let rows = { (name: String) in stored.first { $0.schema.name == name } }
         let decisions = rows(DecisionRow.table.schema.name).map { DecisionRow.table.rows($0, missing: { _ in }) } ?? []
         let offerings = rows(OfferingRow.table.schema.name).map { OfferingRow.table.rows($0, missing: { _ in }) } ?? []
-        return (decisions, Dictionary(offerings.map { ($0.offeringID, $0.reportCurrency) }, uniquingKeysWith: { first, _ in first }))
+        return (run, decisions, Dictionary(offerings.map { ($0.offeringID, $0.reportCurrency) }, uniquingKeysWith: { first, _ in first }))
     }
 }
 

@@ -21,6 +21,9 @@ package struct RunRecord: Sendable {
     /// Whether the App Store notifications' signatures were verified: false when the job said
     /// `app_store.verify: false`; nil without an `app_store_notifications` source.
     package var signaturesVerified: Bool?
+    /// The job's `history_logs` globs that matched no file: the night was judged without the
+    /// app's past they were to give, which the report and `status` say (`missingPast`).
+    package var historyGlobsWithoutFiles: [String] = []
 
     /// A run's record; `signaturesVerified` is set afterwards for a job with App Store notifications.
     package init(
@@ -35,6 +38,20 @@ package struct RunRecord: Sendable {
         self.status = status
         self.toolVersion = toolVersion
         self.inputFiles = inputFiles
+    }
+}
+
+extension RunRecord {
+    /// The line a night whose `history_logs` globs matched no file gets on stderr, in the report
+    /// and from `status`: the decisions change without the past (a test's days left, its year),
+    /// and nothing else would show it. Nil when every glob matched a file.
+    package var missingPast: String? { Self.missingPast(historyGlobsWithoutFiles) }
+
+    /// `missingPast` of a run whose `history_logs` globs `globs` matched no file.
+    package static func missingPast(_ globs: [String]) -> String? {
+        guard !globs.isEmpty else { return nil }
+        return "the app's past is missing: history_logs \(globs.map { "'\($0)'" }.joined(separator: ", ")) matched no file; "
+            + "the year's projection and the days left are made without it"
     }
 }
 
@@ -83,8 +100,17 @@ package enum ResultsDatabase {
                 try beforeCommit()
             }
         } catch let error as SQLiteError {
-            throw OfferLabError(.cannotWrite, "database: \(error)", location: .init(path: path), cause: error)
+            throw failure(error, path: path, code: .cannotWrite)
         }
+    }
+
+    /// A SQLite error on the database at `path` as one line: a file that is no database (a CSV
+    /// file given to --db) is named as such, without the statement that met it.
+    private static func failure(_ error: SQLiteError, path: String, code: OfferLabError.Code) -> OfferLabError {
+        let message =
+            error.isNotADatabase
+            ? "\(path) is not an offerlab results database (SQLite: \(error.message))" : "database: \(error)"
+        return OfferLabError(code, message, location: .init(path: path), cause: error)
     }
 
     /// The nights with a successful run, ascending; none for a database without runs.
@@ -99,6 +125,21 @@ package enum ResultsDatabase {
             }
             return nights
         }
+    }
+
+    /// The latest successful night: the one `status` and `report` read without `--as-of`.
+    /// - Throws: `OfferLabError`: `.noNights` when the database is missing or holds no
+    ///   successful night, `.badResultsDatabase` when it cannot be read.
+    package static func latestNight(path: String) throws -> Night {
+        guard let latest = try successfulNights(path: path).last, let night = Night(parsing: latest) else {
+            throw noSuccessfulNight(path)
+        }
+        return night
+    }
+
+    /// What `status` and `report` say of a database without a successful night.
+    static func noSuccessfulNight(_ path: String) -> OfferLabError {
+        OfferLabError(.noNights, "\(path) holds no successful night yet: run the job first", location: .init(path: path))
     }
 
     /// `body`'s value, reading the database at `path` while no run writes it.
@@ -118,7 +159,7 @@ package enum ResultsDatabase {
             return try body(
                 try SQLiteDatabase(path: path, readOnly: true, immutable: !FileManager.default.fileExists(atPath: path + "-wal")))
         } catch let error as SQLiteError {
-            throw OfferLabError(.badResultsDatabase, "database: \(error)", location: .init(path: path), cause: error)
+            throw failure(error, path: path, code: .badResultsDatabase)
         }
     }
 
@@ -150,9 +191,11 @@ package enum ResultsDatabase {
                 if case .text(let name) = row.value(at: 0) { runColumns.insert(name) }
             }
             let signatures = runColumns.contains("signatures_verified") ? "signatures_verified" : "NULL"
+            // Nor did it say which `history_logs` globs matched no file.
+            let missingPast = runColumns.contains("history_globs_without_files") ? "history_globs_without_files" : "NULL"
             try database.prepare(
                 """
-                SELECT run_id, job, as_of, started_at, finished_at, status, tool_version, \(signatures) FROM runs
+                SELECT run_id, job, as_of, started_at, finished_at, status, tool_version, \(signatures), \(missingPast) FROM runs
                 WHERE night = ? AND status = 'succeeded' ORDER BY run_id DESC LIMIT 1
                 """
             ).forEachRow([.text(night)]) { row in
@@ -166,6 +209,7 @@ package enum ResultsDatabase {
                     job: text[0], night: asOf, startedAt: text[2], finishedAt: text[3], status: text[4], toolVersion: text[5],
                     inputFiles: [])
                 if case .integer(let verified) = row.value(at: 7) { run.signaturesVerified = verified != 0 }
+                if case .text(let globs) = row.value(at: 8) { run.historyGlobsWithoutFiles = globs.split(separator: "\n").map(String.init) }
                 latest = (id, run)
             }
             guard let latest else {
@@ -233,7 +277,11 @@ package enum ResultsDatabase {
                 run_id INTEGER NOT NULL REFERENCES runs(run_id), path TEXT NOT NULL, bytes INTEGER NOT NULL);
             """)
         try addMissingColumns(
-            database, table: "runs", columns: [ResultColumn("signatures_verified", .integer), ResultColumn("output", .text)])
+            database, table: "runs",
+            columns: [
+                ResultColumn("signatures_verified", .integer), ResultColumn("output", .text),
+                ResultColumn("history_globs_without_files", .text),
+            ])
         for table in tables {
             let columns = table.columns.map { "\(quote($0.name)) \($0.type.sqlType)" }
             let key = ["as_of"] + table.schema.keys.map { quote($0.name) }
@@ -259,12 +307,17 @@ package enum ResultsDatabase {
 
     private static func insertRun(_ database: SQLiteDatabase, _ run: RunRecord) throws -> Int64 {
         try database.run(
-            "INSERT INTO runs (job, output, as_of, night, started_at, finished_at, status, tool_version, signatures_verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            """
+            INSERT INTO runs (job, output, as_of, night, started_at, finished_at, status, tool_version, signatures_verified,
+                history_globs_without_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
             [
                 .text(run.job), .text(run.output), .text(run.night.isoText), .text(run.night.date), .text(run.startedAt),
                 .text(run.finishedAt),
                 .text(run.status),
                 .text(run.toolVersion), sqliteValue(.bool(run.signaturesVerified)),
+                // One glob a line (a glob holds no line break); NULL when every glob matched.
+                run.historyGlobsWithoutFiles.isEmpty ? .null : .text(run.historyGlobsWithoutFiles.joined(separator: "\n")),
             ])
         var runID: Int64 = 0
         try database.prepare("SELECT last_insert_rowid()").forEachRow { row in
