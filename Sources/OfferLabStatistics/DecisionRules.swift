@@ -6,7 +6,7 @@ public enum DecisionStatus: String, Sendable, CaseIterable {
     case unhealthy
     /// The goal or a guardrail loses.
     case rollBack = "roll_back"
-    /// Under `min_runtime_days`.
+    /// Fewer whole nights than `min_runtime_days` since the first member's night.
     case tooEarly = "too_early"
     /// The goal wins and no guardrail loses.
     case ship
