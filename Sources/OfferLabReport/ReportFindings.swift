@@ -289,11 +289,13 @@ enum ReportFindings {
         }
     }
 
-    /// The tone of an offering's statuses: a roll back or broken data first, then a ship.
+    /// The tone of an offering's statuses: a roll back or broken data first, then a ship, green
+    /// only when every treatment is decided (a ship beside a test still running is not the
+    /// offering's decision yet).
     static func tone(_ decisions: [DecisionRow]) -> Tone {
         let statuses = Set(decisions.map(\.status))
         if statuses.contains("roll_back") || statuses.contains("unhealthy") { return .worse }
-        return statuses.contains("ship") ? .better : .unclear
+        return statuses.contains("ship") && statuses.isSubset(of: decidedStatuses) ? .better : .unclear
     }
 
     /// One sentence when the revenue of the members who have had longer (the longest matured

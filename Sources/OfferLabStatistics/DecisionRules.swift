@@ -6,14 +6,14 @@ public enum DecisionStatus: String, Sendable, CaseIterable {
     case unhealthy
     /// The goal or a guardrail loses.
     case rollBack = "roll_back"
-    /// Under `min_runtime_days`.
+    /// Fewer whole nights than `min_runtime_days` since the first member's night.
     case tooEarly = "too_early"
     /// The goal wins and no guardrail loses.
     case ship
     /// Powered for `target_mde` and still not significant: the lift is smaller than worth finding.
     case inconclusive
-    /// Not powered in time: at this enrolment the target lift cannot be found by
-    /// `max_runtime_days` (or at all); stop.
+    /// Nothing worth waiting for: at this enrolment neither the target lift nor a larger lift the
+    /// goal shows tonight can be found by `max_runtime_days` (or at all); stop.
     case futile
     /// Not yet powered: keep the test running.
     case keepRunning = "keep_running"
@@ -67,56 +67,97 @@ public enum DecisionRules {
     ///
     /// - Parameters:
     ///   - withheld: whether the offering's verdict is withheld.
-    ///   - runtime: the days the test has run, and `min_runtime_days`/`max_runtime_days`.
+    ///   - runtime: the days and whole nights the test has run, and `min_runtime_days`/`max_runtime_days`.
     public static func status(
         withheld: Bool, goal: MetricOutcome, guardrails: [MetricOutcome], runtime: Runtime, outlook: PowerOutlook
     ) -> DecisionStatus {
         if withheld { return .unhealthy }
         if goal == .loses || guardrails.contains(.loses) { return .rollBack }
-        if runtime.days < runtime.minimum { return .tooEarly }
+        if Double(runtime.nights) < runtime.minimum { return .tooEarly }
         if goal == .wins { return .ship }
         if let power = outlook.power, power >= outlook.targetPower { return .inconclusive }
-        if outlook.unreachable { return .futile }
-        if let daysLeft = outlook.daysLeft, runtime.days + Double(daysLeft) > runtime.maximum { return .futile }
+        // A lead larger than the target is worth waiting for even when confirming it runs past the maximum.
+        if outlook.target.runsPast(runtime) && outlook.lead == nil { return .futile }
         return .keepRunning
     }
 
     /// The days a test has run, and the least and most it may (`min_runtime_days`, `max_runtime_days`).
     public struct Runtime: Sendable, Equatable {
+        /// `runtime_days`: since the first member's `assigned_at`, to the microsecond.
         public var days: Double
+        /// The nights since the first member's night (UTC dates apart): what `min_runtime_days`
+        /// is counted in, so a test whose first member came at 02:00 is not too early on the
+        /// night `min_runtime_days` after its first.
+        public var nights: Int
         public var minimum: Double
         public var maximum: Double
 
-        public init(days: Double, minimum: Double, maximum: Double) {
+        public init(days: Double, nights: Int, minimum: Double, maximum: Double) {
             self.days = days
+            self.nights = nights
             self.minimum = minimum
             self.maximum = maximum
+        }
+
+        /// The UTC dates from the first member's `assigned_at` to `asOf` (µs): 0 on its own night.
+        public static func nights(from firstAssignedAt: Int64, to asOf: Int64) -> Int {
+            let day = 86_400_000_000.0
+            return Int((Double(asOf) / day).rounded(.down) - (Double(firstAssignedAt) / day).rounded(.down))
+        }
+    }
+
+    /// The days a plan still needs to find a lift.
+    public struct DaysPlan: Sendable, Equatable {
+        /// nil when they cannot be estimated (enrolment has stopped, no plan can be made).
+        public var daysLeft: Int?
+        /// No size of the test reaches the target power.
+        public var unreachable: Bool
+
+        public init(daysLeft: Int?, unreachable: Bool = false) {
+            self.daysLeft = daysLeft
+            self.unreachable = unreachable
+        }
+
+        /// Whether the plan cannot be met by `max_runtime_days`: `runtime_days` + the days left
+        /// past it, or no size of the test at all.
+        public func runsPast(_ runtime: Runtime) -> Bool {
+            if unreachable { return true }
+            guard let daysLeft else { return false }
+            return runtime.days + Double(daysLeft) > runtime.maximum
         }
     }
 
     /// Where the goal's power stands: now against the target, and what reaching it would take.
     public struct PowerOutlook: Sendable, Equatable {
-        /// power(0), nil when no power plan could be made.
+        /// power(0) for `target_mde`, nil when no power plan could be made.
         public var power: Double?
         public var targetPower: Double
-        /// The days the test still needs, nil when they cannot be estimated.
-        public var daysLeft: Int?
-        /// No size of the test reaches `targetPower` (futile whatever the days).
-        public var unreachable: Bool
+        /// The days until `target_mde` would be found.
+        public var target: DaysPlan
+        /// When the goal's estimate tonight leads by more than `target_mde` (and the target's plan
+        /// runs past `max_runtime_days`): the days until a lift that large would be found.
+        public var lead: DaysPlan?
 
-        public init(power: Double?, targetPower: Double, daysLeft: Int?, unreachable: Bool) {
+        public init(power: Double?, targetPower: Double, target: DaysPlan, lead: DaysPlan? = nil) {
             self.power = power
             self.targetPower = targetPower
-            self.daysLeft = daysLeft
-            self.unreachable = unreachable
+            self.target = target
+            self.lead = lead
+        }
+
+        /// The plan a test that runs on follows: the target's, or the lead's when the target's
+        /// cannot be met in time.
+        public func followed(_ runtime: Runtime) -> DaysPlan {
+            if let lead, target.runsPast(runtime) { return lead }
+            return target
         }
     }
 
     /// Days until the test has `usersNeeded` more users at `enrolmentPerDay`: ⌈needed / r⌉, 0 when
     /// none are needed, never below the days left of `min_runtime_days`; nil when r = 0 and users
     /// are still needed (enrolment has stopped).
-    public static func daysLeft(usersNeeded: Int, enrolmentPerDay: Double, runtimeDays: Double, minRuntimeDays: Double) -> Int? {
-        let runtimeLeft = minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: minRuntimeDays)
+    public static func daysLeft(usersNeeded: Int, enrolmentPerDay: Double, nightsRun: Int, minRuntimeDays: Double) -> Int? {
+        let runtimeLeft = minimumDaysLeft(nightsRun: nightsRun, minRuntimeDays: minRuntimeDays)
         guard usersNeeded > 0 else { return runtimeLeft }
         guard enrolmentPerDay > 0 else { return nil }
         return max(runtimeLeft, Int((Double(usersNeeded) / enrolmentPerDay).rounded(.up)))
@@ -130,7 +171,7 @@ public enum DecisionRules {
     /// - Parameters:
     ///   - assignedAt: the members' `assigned_at` (µs), sorted ascending.
     public static func maturedDaysLeft(
-        assignedAt: [Int64], asOf: Int64, maturityDays: Int, target: Double, enrolmentPerDay: Double, runtimeDays: Double,
+        assignedAt: [Int64], asOf: Int64, maturityDays: Int, target: Double, enrolmentPerDay: Double, nightsRun: Int,
         minRuntimeDays: Double
     ) -> Int? {
         let day: Int64 = 86_400_000_000
@@ -139,7 +180,7 @@ public enum DecisionRules {
             let matured = assignedAt.partitioningIndex { $0 > cutoff }
             return Double(matured) + enrolmentPerDay * Double(max(0, d - maturityDays)) >= target
         }
-        let runtimeLeft = minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: minRuntimeDays)
+        let runtimeLeft = minimumDaysLeft(nightsRun: nightsRun, minRuntimeDays: minRuntimeDays)
         if reached(0) { return runtimeLeft }
         // Every member now matures by d = D; past it only newcomers count, at r a day.
         if !reached(maturityDays) {
@@ -168,9 +209,10 @@ public enum DecisionRules {
         return max(0, Int((pooled - Double(asOf) / day).rounded(.up)))
     }
 
-    /// ⌈min_runtime_days − runtime_days⌉, at least 0.
-    public static func minimumDaysLeft(runtimeDays: Double, minRuntimeDays: Double) -> Int {
-        max(0, Int((minRuntimeDays - runtimeDays).rounded(.up)))
+    /// The nights until `min_runtime_days` have run (`Runtime.nights`): ⌈min_runtime_days −
+    /// nights run⌉, at least 0.
+    public static func minimumDaysLeft(nightsRun: Int, minRuntimeDays: Double) -> Int {
+        max(0, Int((minRuntimeDays - Double(nightsRun)).rounded(.up)))
     }
 }
 

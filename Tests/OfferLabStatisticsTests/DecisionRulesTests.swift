@@ -21,8 +21,9 @@ struct DecisionRulesTests {
             power: Double? = 0.3, daysLeft: Int? = 30, unreachable: Bool = false
         ) -> DecisionStatus {
             DecisionRules.status(
-                withheld: withheld, goal: goal, guardrails: guardrails, runtime: .init(days: runtime, minimum: 7, maximum: 90),
-                outlook: .init(power: power, targetPower: 0.8, daysLeft: daysLeft, unreachable: unreachable))
+                withheld: withheld, goal: goal, guardrails: guardrails,
+                runtime: .init(days: runtime, nights: Int(runtime), minimum: 7, maximum: 90),
+                outlook: .init(power: power, targetPower: 0.8, target: .init(daysLeft: daysLeft, unreachable: unreachable)))
         }
         #expect(status(withheld: true, goal: .loses) == .unhealthy)
         #expect(status(goal: .loses, runtime: 1) == .rollBack)
@@ -45,13 +46,63 @@ struct DecisionRulesTests {
             ])
     }
 
+    @Test("Futile needs that neither the target nor a larger lift the goal shows can be found in time")
+    func futileNeedsNothingWorthWaitingFor() {
+        let runtime = DecisionRules.Runtime(days: 30, nights: 30, minimum: 7, maximum: 90)
+        func status(target: DecisionRules.DaysPlan, lead: DecisionRules.DaysPlan?) -> DecisionStatus {
+            DecisionRules.status(
+                withheld: false, goal: .undecided, guardrails: [], runtime: runtime,
+                outlook: .init(power: 0.3, targetPower: 0.8, target: target, lead: lead))
+        }
+        let pastMaximum = DecisionRules.DaysPlan(daysLeft: 61)
+        #expect(!DecisionRules.DaysPlan(daysLeft: 60).runsPast(runtime) && pastMaximum.runsPast(runtime))
+        #expect(DecisionRules.DaysPlan(daysLeft: nil, unreachable: true).runsPast(runtime))
+        #expect(!DecisionRules.DaysPlan(daysLeft: nil).runsPast(runtime), "enrolment stopped: nothing is known to run past")
+        // No lead larger than the target: stop.
+        #expect(status(target: pastMaximum, lead: nil) == .futile)
+        #expect(status(target: .init(daysLeft: nil, unreachable: true), lead: nil) == .futile)
+        // A lead larger than the target runs on, whether it can be confirmed in time (20 days) or not (200, never).
+        for lead in [DecisionRules.DaysPlan(daysLeft: 20), .init(daysLeft: 200), .init(daysLeft: nil, unreachable: true)] {
+            #expect(status(target: pastMaximum, lead: lead) == .keepRunning)
+            #expect(status(target: .init(daysLeft: nil, unreachable: true), lead: lead) == .keepRunning)
+        }
+        // The days left follow the lead only while the target's plan cannot be met.
+        let outlook = { (target: Int) in
+            DecisionRules.PowerOutlook(power: 0.3, targetPower: 0.8, target: .init(daysLeft: target), lead: .init(daysLeft: 20))
+        }
+        #expect(outlook(61).followed(runtime) == .init(daysLeft: 20))
+        #expect(outlook(60).followed(runtime) == .init(daysLeft: 60))
+    }
+
+    @Test("Too early counts whole nights from the first member's night, not days from its timestamp")
+    func tooEarlyCountsWholeNights() {
+        let day: Int64 = 86_400_000_000
+        let first = 20 * day + 2 * day / 24  // 02:00 on day 20
+        #expect(DecisionRules.Runtime.nights(from: first, to: 27 * day) == 7)
+        #expect(DecisionRules.Runtime.nights(from: first, to: 27 * day - 1) == 6)
+        #expect(DecisionRules.Runtime.nights(from: first, to: first) == 0)
+        #expect(DecisionRules.Runtime.nights(from: -day / 2, to: day / 2) == 1, "before the epoch too")
+        func status(nights: Int) -> DecisionStatus {
+            DecisionRules.status(
+                withheld: false, goal: .wins, guardrails: [],
+                runtime: .init(days: Double(27 * day - first) / Double(day), nights: nights, minimum: 7, maximum: 90),
+                outlook: .init(power: 0.3, targetPower: 0.8, target: .init(daysLeft: 0)))
+        }
+        // 6.92 days after the first member, 7 nights after its night: decided.
+        #expect(status(nights: 7) == .ship)
+        #expect(status(nights: 6) == .tooEarly)
+        #expect(DecisionRules.minimumDaysLeft(nightsRun: 7, minRuntimeDays: 7) == 0)
+        #expect(DecisionRules.minimumDaysLeft(nightsRun: 6, minRuntimeDays: 7) == 1)
+    }
+
     @Test("Days left: users needed over the enrolment rate, never below the minimum runtime; none when enrolment stopped")
     func daysLeft() {
-        #expect(DecisionRules.daysLeft(usersNeeded: 1000, enrolmentPerDay: 300, runtimeDays: 10, minRuntimeDays: 7) == 4)
-        #expect(DecisionRules.daysLeft(usersNeeded: 900, enrolmentPerDay: 300, runtimeDays: 10, minRuntimeDays: 7) == 3)
-        #expect(DecisionRules.daysLeft(usersNeeded: 10, enrolmentPerDay: 300, runtimeDays: 2.5, minRuntimeDays: 7) == 5)
-        #expect(DecisionRules.daysLeft(usersNeeded: 0, enrolmentPerDay: 0, runtimeDays: 10, minRuntimeDays: 7) == 0)
-        #expect(DecisionRules.daysLeft(usersNeeded: 1, enrolmentPerDay: 0, runtimeDays: 10, minRuntimeDays: 7) == nil)
+        #expect(DecisionRules.daysLeft(usersNeeded: 1000, enrolmentPerDay: 300, nightsRun: 10, minRuntimeDays: 7) == 4)
+        #expect(DecisionRules.daysLeft(usersNeeded: 900, enrolmentPerDay: 300, nightsRun: 10, minRuntimeDays: 7) == 3)
+        #expect(DecisionRules.daysLeft(usersNeeded: 10, enrolmentPerDay: 300, nightsRun: 2, minRuntimeDays: 7) == 5)
+        #expect(DecisionRules.daysLeft(usersNeeded: 10, enrolmentPerDay: 300, nightsRun: 2, minRuntimeDays: 7.5) == 6)
+        #expect(DecisionRules.daysLeft(usersNeeded: 0, enrolmentPerDay: 0, nightsRun: 10, minRuntimeDays: 7) == 0)
+        #expect(DecisionRules.daysLeft(usersNeeded: 1, enrolmentPerDay: 0, nightsRun: 10, minRuntimeDays: 7) == nil)
     }
 
     @Test("A matured goal waits for its members to age: D = 7, ten members a day for 20 days")
@@ -60,9 +111,9 @@ struct DecisionRulesTests {
         // days 0 … 12, 130 members. On night d, those assigned by day 13 + d are matured.
         let day: Int64 = 86_400_000_000
         let assignedAt = (0..<20).flatMap { d in Array(repeating: Int64(d) * day + day / 2, count: 10) }
-        func daysLeft(target: Double, rate: Double = 10, runtime: Double = 20) -> Int? {
+        func daysLeft(target: Double, rate: Double = 10, nights: Int = 20) -> Int? {
             DecisionRules.maturedDaysLeft(
-                assignedAt: assignedAt, asOf: 20 * day, maturityDays: 7, target: target, enrolmentPerDay: rate, runtimeDays: runtime,
+                assignedAt: assignedAt, asOf: 20 * day, maturityDays: 7, target: target, enrolmentPerDay: rate, nightsRun: nights,
                 minRuntimeDays: 7)
         }
         #expect(daysLeft(target: 130) == 0)
@@ -70,6 +121,6 @@ struct DecisionRulesTests {
         #expect(daysLeft(target: 200) == 7)  // everyone now, by night 7
         #expect(daysLeft(target: 235) == 11)  // then 10 newcomers a day: 200 + 10 · 4 ≥ 235
         #expect(daysLeft(target: 235, rate: 0) == nil)
-        #expect(daysLeft(target: 131, runtime: 2) == 5)
+        #expect(daysLeft(target: 131, nights: 2) == 5)
     }
 }

@@ -14,6 +14,8 @@ import Testing
         var day: Int
         var price: Double? = nil
         var refunded = false
+        /// The hour of the day it was assigned at (UTC).
+        var hour = 0
     }
 
     /// `control` (group 10) and `variant` (group 11) of `test`, equal weights, each selling the
@@ -30,16 +32,19 @@ import Testing
             for (index, member) in members.enumerated() {
                 let user = "g\(group)u\(index)"
                 let day = String(format: "%02d", 2 + member.day)
-                assignments.append((user, "1", group, "2026-03-\(day) 00:00:00"))
+                // Its charge an hour after its assignment, its refund two.
+                let hour = { (after: Int) in String(format: "%02d", member.hour + after) }
+                assignments.append((user, "1", group, "2026-03-\(day) \(hour(0)):00:00"))
                 guard let price = member.price else { continue }
                 events.append(
                     ProjectionRunTests.line(
-                        "purchase", user: user, ts: "2026-03-\(day)T01:00:00Z", product: product, transaction: "t\(user)",
+                        "purchase", user: user, ts: "2026-03-\(day)T\(hour(1)):00:00Z", product: product, transaction: "t\(user)",
                         price: "\(price)"))
                 if member.refunded {
                     events.append(
                         ProjectionRunTests.line(
-                            "refund", user: user, ts: "2026-03-\(day)T02:00:00Z", product: product, transaction: "t\(user)", price: "1"))
+                            "refund", user: user, ts: "2026-03-\(day)T\(hour(2)):00:00Z", product: product, transaction: "t\(user)",
+                            price: "1"))
                 }
             }
         }
@@ -51,12 +56,15 @@ import Testing
         return try NightFixture(tables: tables, events: events, job: job)
     }
 
-    /// `count` members spread over days `days` in turn, the first `paying` of them paying `price`
-    /// (the first `refunded` of those refunded a dollar).
-    static func members(_ count: Int, paying: Int = 0, price: Double = 10, refunded: Int = 0, days: Range<Int> = 0..<14) -> [Member] {
+    /// `count` members spread over days `days` in turn, assigned at `hour`, the first `paying` of
+    /// them paying `price` (the first `refunded` of those refunded a dollar).
+    static func members(
+        _ count: Int, paying: Int = 0, price: Double = 10, refunded: Int = 0, days: Range<Int> = 0..<14, hour: Int = 0
+    ) -> [Member] {
         (0..<count).map { index in
             Member(
-                day: days.lowerBound + index % days.count, price: index < paying ? price : nil, refunded: index < min(refunded, paying))
+                day: days.lowerBound + index % days.count, price: index < paying ? price : nil, refunded: index < min(refunded, paying),
+                hour: hour)
         }
     }
 
@@ -116,7 +124,9 @@ import Testing
         let (row, _) = try Self.decision(night)
         #expect(row["status"] == "roll_back" && row["losing_guardrails"] == "refund_user_rate")
         #expect(abs(try Self.number(row["goal_rel_lift"]) - 6.2) < 1e-9)
-        #expect(row["reason"] == "Roll back variant: users refunded (lower is better) is worse than control.", "\(row["reason"] ?? "")")
+        #expect(
+            row["reason"] == "Roll back variant and keep control: users refunded (lower is better) is worse than control.",
+            "\(row["reason"] ?? "")")
         let summary = ProjectionRunTests.records(try night.csv("summary")).filter { $0["offering_id"] == "test" }
         #expect(summary.map { $0["refund_users"] } == ["0", "60"] && summary.map { $0["refund_user_rate"] } == ["0", "0.3"])
     }
@@ -131,7 +141,41 @@ import Testing
         // Fewer than 7 days: the enrolment is per day of the test.
         #expect(abs(try Self.number(row["enrolment_per_day"]) - 400.0 / 3) < 1e-9)
         #expect(try Self.number(row["days_left"]) >= 4)
-        #expect(row["reason"]?.contains("has run 3 days of the 7 days it needs; look again in 4 days") == true, "\(row["reason"] ?? "")")
+        #expect(row["reason"]?.contains("has run 3 days of the 7 days it needs; look again in 4 days.") == true, "\(row["reason"] ?? "")")
+    }
+
+    /// The first members came at 02:00 on day 7: on day 14, 6.9 days after them but the 7th night
+    /// after their night, the winning goal is not too early any more.
+    @Test func theMinimumRuntimeCountsWholeNights() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 20, days: 7..<14, hour: 2),
+                variant: Self.members(200, paying: 150, days: 7..<14, hour: 2)))
+        #expect(abs(try Self.number(row["runtime_days"]) - (7 - 2.0 / 24)) < 1e-9)
+        #expect(row["status"] == "ship", "\(row["reason"] ?? "")")
+    }
+
+    /// Day 3 of a test with no lift, which finding a 10% change would take months at 133 new
+    /// users a day: too early, and the reason says that tonight's plan already runs past
+    /// `max_runtime_days` (30).
+    @Test func tooEarlySaysWhenThePlanIsAlreadyOutOfReach() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 40, days: 11..<14), variant: Self.members(200, paying: 40, days: 11..<14),
+                job: ["decision": "fixed", "goal_metric": "conversion", "max_runtime_days": "30"]))
+        let plan = try PowerPlanning.plan(
+            control: SampleMoments(count: 200, mean: 0.2, variance: 0.2 * 0.8),
+            treatment: SampleMoments(count: 200, mean: 0.2, variance: 0.2 * 0.8), treatments: 1, alpha: 0.05, targetMDE: 0.1,
+            targetPower: 0.8, sequentialTuning: nil
+        ).get()
+        let days = Int((Double(plan.usersNeeded) / (400.0 / 3)).rounded(.up))
+        #expect(days + 3 > 30)
+        #expect(row["status"] == "too_early" && row["days_left"] == String(days))
+        #expect(
+            row["reason"]
+                == "Too early to decide variant: the test has run 3 days of the 7 days it needs; look again in 4 days, though tonight's plan "
+                + "cannot be met: at 133 new users a day, finding a 10.0% change in conversion would take about \(days) more days, past "
+                + "the 30 days the test may run.", "\(row["reason"] ?? "")")
     }
 
     /// Equal weights, 100 against 300 members: a sample ratio mismatch withholds even a winning goal.
@@ -155,7 +199,8 @@ import Testing
         #expect(row["users_needed"] == "0" && row["days_left"] == "")
         #expect(
             row["reason"]?.hasPrefix(
-                "Stop variant: any difference is too small to matter: by now the test would have found a 10.0% change in conversion ")
+                "Stop variant and keep control: any difference is too small to matter: by now the test would have found a 10.0% change in conversion "
+            )
                 == true)
     }
 
@@ -202,9 +247,62 @@ import Testing
         #expect(days + 14 > 90)
         #expect(row["status"] == "futile" && row["days_left"] == "" && row["users_needed"] == String(plan.usersNeeded))
         let reason =
-            "Stop variant: at 28 new users a day, finding a 10.0% change in conversion would take about \(days) more days (the test may run 90 days)."
+            "Stop variant and keep control: at 28 new users a day, finding a 10.0% change in conversion would take about \(days) more days (the test may run 90 days)."
         #expect(row["reason"] == reason, "\(row["reason"] ?? "")")
         #expect(output.contains("test variant: futile: " + reason))
+    }
+
+    /// The power plan of conversion 20% (control) against `variant`'s rate in 200 a group, for a
+    /// relative lift `lift`.
+    static func conversionPlan(variant: Double, lift: Double) throws -> PowerPlan {
+        try PowerPlanning.plan(
+            control: SampleMoments(count: 200, mean: 0.2, variance: 0.2 * 0.8),
+            treatment: SampleMoments(count: 200, mean: variant, variance: variant * (1 - variant)), treatments: 1, alpha: 0.05,
+            targetMDE: lift, targetPower: 0.8, sequentialTuning: nil
+        ).get()
+    }
+
+    /// 20% against 28% conversion (+40%, not yet significant): finding a 10% change would take
+    /// years, but the +40% it shows can be confirmed within `max_runtime_days`: keep running, with
+    /// the days of that lift.
+    @Test func aLeadLargerThanTheTargetKeepsRunningOnItsOwnPlan() throws {
+        let (row, _) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 40), variant: Self.members(200, paying: 56),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        let target = try Self.conversionPlan(variant: 0.28, lift: 0.1)
+        // The lift as the comparison computes it, 0.28 / 0.2 − 1 in floating point.
+        let lead = try Self.conversionPlan(variant: 0.28, lift: (56.0 / 200) / (40.0 / 200) - 1)
+        let days = Int((Double(lead.usersNeeded) / 28).rounded(.up))
+        #expect(Double(target.usersNeeded) / 28 + 14 > 90 && days + 14 <= 90)
+        #expect(row["status"] == "keep_running" && row["days_left"] == String(days), "\(row)")
+        #expect(row["users_needed"] == String(target.usersNeeded), "users_needed stays the target's")
+        let reason = try #require(row["reason"])
+        #expect(reason.hasPrefix("Keep running variant: it leads control on conversion by +40.0% ("), "\(reason)")
+        #expect(
+            reason.hasSuffix(
+                "), more than the 10.0% worth finding; about \(days) days left (\(ReportFormat.count(lead.usersNeeded)) more users) "
+                    + "until the test would confirm a lift that large 80.0% of the time."), "\(reason)")
+    }
+
+    /// 20% against 25% (+25%): neither 10% nor 25% can be found by day 90, yet a lead larger than
+    /// the target is worth waiting for: keep running with the lead's days, never "stop".
+    @Test func aLeadThatCannotBeConfirmedInTimeIsNeverStopped() throws {
+        let (row, output) = try Self.decision(
+            try Self.night(
+                control: Self.members(200, paying: 40), variant: Self.members(200, paying: 50),
+                job: ["decision": "fixed", "goal_metric": "conversion"]))
+        let lead = try Self.conversionPlan(variant: 0.25, lift: (50.0 / 200) / (40.0 / 200) - 1)
+        let days = Int((Double(lead.usersNeeded) / 28).rounded(.up))
+        #expect(days + 14 > 90)
+        #expect(row["status"] == "keep_running" && row["days_left"] == String(days), "\(row)")
+        let reason = try #require(row["reason"])
+        #expect(reason.hasPrefix("Keep running variant: it leads control on conversion by +25.0% ("), "\(reason)")
+        #expect(
+            reason.hasSuffix(
+                "), more than the 10.0% worth finding, but at 28 new users a day, confirming a lift that large 80.0% of the time "
+                    + "would take about \(days) more days, past the 90 days the test may run."), "\(reason)")
+        #expect(!reason.contains("Stop") && output.contains("test variant: keep_running: " + reason))
     }
 
     @Test func aLongestRuntimeBelowTheShortestIsABadJob() throws {

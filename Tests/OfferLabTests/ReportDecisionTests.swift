@@ -42,6 +42,25 @@ import Testing
         #expect(ReportFindings.tone(status: "futile") == .unclear)
         #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "roll_back", goalRelLift: -1)]) == .worse)
         #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1)]) == .better)
+        #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "futile", goalRelLift: 0)]) == .better)
+    }
+
+    /// A ship beside a treatment still running, or a stop beside one, is not the offering's
+    /// decision yet: neither the box at a glance nor "What to do tonight" is green.
+    @Test func anOfferingWithATreatmentUndecidedIsNeverShownDecided() {
+        var report = reportFixture()
+        var running = Self.row(status: "keep_running", goalRelLift: 0.25, daysLeft: 40)
+        running.group = "variant_a"
+        for status in ["ship", "futile"] {
+            report.offerings[0].decisions = [running, Self.row(status: status, goalRelLift: 0.5)]
+            #expect(ReportFindings.tone(report.offerings[0].decisions) == .unclear, "\(status)")
+            let page = HTMLReport.render(report)
+            #expect(!page.contains("class=\"glance decided\""), "\(status)")
+            #expect(page.contains("<div class=\"verdict decision open\"><p class=\"label\">What to do tonight</p>"), "\(status)")
+        }
+        report.offerings[0].decisions[0].status = "inconclusive"
+        report.offerings[0].decisions[1].status = "ship"
+        #expect(HTMLReport.render(report).contains("<div class=\"verdict decision win\"><p class=\"label\">What to do tonight</p>"))
     }
 
     /// The first screen's line of a treatment: the goal's lift and its interval, what shipping

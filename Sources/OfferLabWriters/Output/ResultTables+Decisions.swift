@@ -126,6 +126,9 @@ struct OfferingDecision {
         let treatments = result.offering.groups.indices.filter { $0 != control }
         let earliest = members.compactMap { $0.assignedAt.min() }.min()
         let runtimeDays = earliest.map { max(0, Double(tableSettings.asOf - $0) / Self.day) } ?? 0
+        let runtime = DecisionRules.Runtime(
+            days: runtimeDays, nights: earliest.map { max(0, DecisionRules.Runtime.nights(from: $0, to: tableSettings.asOf)) } ?? 0,
+            minimum: settings.minRuntimeDays, maximum: settings.maxRuntimeDays)
         let lastWeek = { (group: Int) in
             self.members[group].assignedAt.count { $0 >= self.tableSettings.asOf - Int64(7 * Self.day) && $0 < self.tableSettings.asOf }
         }
@@ -161,21 +164,30 @@ struct OfferingDecision {
             // Over the last 7 days, or the days the test has run when fewer.
             let enrolled = Double(lastWeek(control) + lastWeek(treatment))
             row.enrolmentPerDay = runtimeDays > 0 ? enrolled / min(7, runtimeDays) : 0
-            let plan = powerPlan(goal, treatment: treatment, treatments: treatments.count)
-            var daysNeeded: DaysNeeded?
-            switch plan {
-            case .success(let plan):
-                (row.power, row.usersNeeded) = (plan.power, plan.usersNeeded)
-                daysNeeded = self.daysNeeded(
-                    plan, goal: goal, treatment: treatment, perDay: (Double(lastWeek(control)), Double(lastWeek(treatment))),
-                    enrolmentPerDay: row.enrolmentPerDay, runtimeDays: runtimeDays, group: row.group)
-            case .failure(.targetUnreachable): daysNeeded = .unreachable
-            case .failure:
-                // A projected goal without a value: the days until its year is identified.
-                if goal == .projectedARPU365, projected[treatment]??.identified == false {
-                    daysNeeded = daysUntilIdentified(treatment: treatment, runtimeDays: runtimeDays, group: row.group)
+            // The days until a relative lift `lift` of the goal would be found, by its power plan.
+            let daysPlan = {
+                [enrolmentPerDay = row.enrolmentPerDay, group = row.group] (lift: Double) -> (
+                    plan: Result<PowerPlan, PowerPlanGap>, days: DecisionRules.DaysPlan
+                ) in
+                let plan = self.powerPlan(goal, treatment: treatment, treatments: treatments.count, lift: lift)
+                var daysNeeded: DaysNeeded?
+                switch plan {
+                case .success(let plan):
+                    daysNeeded = self.daysNeeded(
+                        plan, goal: goal, lift: lift, treatment: treatment,
+                        perDay: (Double(lastWeek(control)), Double(lastWeek(treatment))), enrolmentPerDay: enrolmentPerDay,
+                        runtime: runtime, group: group)
+                case .failure(.targetUnreachable): daysNeeded = .unreachable
+                case .failure:
+                    // A projected goal without a value: the days until its year is identified.
+                    if goal == .projectedARPU365, projected[treatment]??.identified == false {
+                        daysNeeded = self.daysUntilIdentified(treatment: treatment, runtime: runtime, group: group)
+                    }
                 }
+                return (plan, .init(daysLeft: daysNeeded?.days, unreachable: daysNeeded == .unreachable))
             }
+            let (plan, target) = daysPlan(settings.targetMDE)
+            if case .success(let plan) = plan { (row.power, row.usersNeeded) = (plan.power, plan.usersNeeded) }
             if let projected = projectedComparison, let difference = projected.difference {
                 row.impact365 = difference * annualUsers
                 row.impact365CILow = projected.differenceInterval.map { $0.low * annualUsers }
@@ -187,18 +199,24 @@ struct OfferingDecision {
                 return totals.converters == 0 ? nil : totals.netRevenue / Double(totals.converters)
             }
             if let treated = arppu(treatment), let base = arppu(control), base != 0 { row.arppuRelLift = treated / base - 1 }
-            let days = daysNeeded?.days
+            // A goal that leads by more than the target is worth waiting for: when the target's
+            // plan cannot be met in time, the lift it shows is planned for too.
+            var lead: Lead?
+            if goalOutcome == .undecided, let lift = row.goalRelLift, lift > settings.targetMDE, target.runsPast(runtime) {
+                let (plan, days) = daysPlan(lift)
+                lead = Lead(plan: plan, days: days)
+            }
+            let outlook = DecisionRules.PowerOutlook(
+                power: row.power, targetPower: settings.targetPower, target: target, lead: lead?.days)
             let status = DecisionRules.status(
-                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses },
-                runtime: .init(days: runtimeDays, minimum: settings.minRuntimeDays, maximum: settings.maxRuntimeDays),
-                outlook: .init(power: row.power, targetPower: settings.targetPower, daysLeft: days, unreachable: daysNeeded == .unreachable)
-            )
+                withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses }, runtime: runtime, outlook: outlook)
             row.status = status.rawValue
             // Only a test that runs on has days left (the days to its minimum runtime, or more).
-            if status == .keepRunning || status == .tooEarly { row.daysLeft = days }
+            if status == .keepRunning || status == .tooEarly { row.daysLeft = outlook.followed(runtime).daysLeft }
             let yearUnknown = goal == .projectedARPU365 && projectedComparison?.difference == nil
             row.reason = reason(
-                status, goal: (goal, goalOutcome), row: row, withheld: withheld, losing: losing, plan: plan, days: days,
+                status, goal: (goal, goalOutcome), row: row, withheld: withheld, losing: losing, plan: plan, outlook: outlook,
+                lead: lead, runtime: runtime,
                 unknownYear: yearUnknown
                     ? UnknownYear(
                         unseen: unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection",
@@ -269,7 +287,8 @@ struct OfferingDecision {
         }
     }
 
-    func powerPlan(_ goal: Metric, treatment: Int, treatments: Int) -> Result<PowerPlan, PowerPlanGap> {
+    /// The power plan of `goal` for a relative lift `lift` (`target_mde`, or the lead the goal shows).
+    func powerPlan(_ goal: Metric, treatment: Int, treatments: Int, lift: Double) -> Result<PowerPlan, PowerPlanGap> {
         let sequentialTuning = tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil
         if goal == .projectedARPU365 {
             // The relative difference's se from its interval; none while the year is not identified.
@@ -277,7 +296,7 @@ struct OfferingDecision {
             else { return .failure(.varianceIsZero) }
             return PowerPlanning.plan(
                 relativeLiftStandardError: se, users: difference.users, treatments: treatments, alpha: tableSettings.alpha,
-                targetMDE: settings.targetMDE, targetPower: settings.targetPower, sequentialTuning: sequentialTuning)
+                targetMDE: lift, targetPower: settings.targetPower, sequentialTuning: sequentialTuning)
         }
         guard let groups = goalStatistics(goal) else { return .failure(.varianceIsZero) }
         let moments = { (group: GroupSufficientStatistics) in
@@ -287,18 +306,18 @@ struct OfferingDecision {
             return .failure(.varianceIsZero)
         }
         return PowerPlanning.plan(
-            control: base, treatment: treated, treatments: treatments, alpha: tableSettings.alpha, targetMDE: settings.targetMDE,
+            control: base, treatment: treated, treatments: treatments, alpha: tableSettings.alpha, targetMDE: lift,
             targetPower: settings.targetPower, sequentialTuning: sequentialTuning)
     }
 
-    /// The days the test still needs (docs/statistics.md, "Days left"): for `arpu`, revenue to
-    /// date, until the power is reached with the members as old as they will be then
-    /// (`TenurePower`); for a matured goal, until enough members will have matured; else ⌈users
-    /// needed / enrolment⌉. Then pooled with the dates the earlier nights planned, never below the
+    /// The days the test still needs to find a relative lift `lift` (docs/statistics.md, "Days
+    /// left"): for `arpu`, revenue to date, until the power is reached with the members as old as
+    /// they will be then (`TenurePower`); for a matured goal, until enough members will have
+    /// matured; else ⌈users needed / enrolment⌉. Then pooled with the dates the earlier nights planned, never below the
     /// days to `min_runtime_days`. nil when enrolment has stopped.
     func daysNeeded(
-        _ plan: PowerPlan, goal: Metric, treatment: Int, perDay: (control: Double, treatment: Double), enrolmentPerDay: Double,
-        runtimeDays: Double, group: String
+        _ plan: PowerPlan, goal: Metric, lift: Double, treatment: Int, perDay: (control: Double, treatment: Double),
+        enrolmentPerDay: Double, runtime: DecisionRules.Runtime, group: String
     ) -> DaysNeeded? {
         let tonight: Int?
         if let days = goal.maturedDays, let groups = goalStatistics(goal) {
@@ -306,29 +325,29 @@ struct OfferingDecision {
             tonight = DecisionRules.maturedDaysLeft(
                 assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(),
                 asOf: tableSettings.asOf, maturityDays: days, target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay,
-                runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
+                nightsRun: runtime.nights, minRuntimeDays: settings.minRuntimeDays)
         } else if goal == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
-            let scale = min(7, runtimeDays)
+            let scale = min(7, runtime.days)
             guard
                 let days = TenurePower.daysToTarget(
                     control: result.revenueByTenure[control], treatment: result.revenueByTenure[treatment],
                     perDay: (perDay.control / scale, perDay.treatment / scale), treatments: result.offering.groups.count - 1,
-                    alpha: tableSettings.alpha, targetMDE: settings.targetMDE, targetPower: settings.targetPower,
+                    alpha: tableSettings.alpha, targetMDE: lift, targetPower: settings.targetPower,
                     sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
             else { return .unreachable }
             tonight = days
         } else {
             tonight = DecisionRules.daysLeft(
-                usersNeeded: plan.usersNeeded, enrolmentPerDay: enrolmentPerDay, runtimeDays: runtimeDays,
+                usersNeeded: plan.usersNeeded, enrolmentPerDay: enrolmentPerDay, nightsRun: runtime.nights,
                 minRuntimeDays: settings.minRuntimeDays)
         }
-        return tonight.map { pooled($0, runtimeDays: runtimeDays, group: group) }
+        return tonight.map { pooled($0, runtime: runtime, group: group) }
     }
 
     /// Tonight's days pooled with the dates the earlier nights planned, never below the days to
     /// `min_runtime_days`.
-    func pooled(_ tonight: Int, runtimeDays: Double, group: String) -> DaysNeeded {
-        let runtimeLeft = DecisionRules.minimumDaysLeft(runtimeDays: runtimeDays, minRuntimeDays: settings.minRuntimeDays)
+    func pooled(_ tonight: Int, runtime: DecisionRules.Runtime, group: String) -> DaysNeeded {
+        let runtimeLeft = DecisionRules.minimumDaysLeft(nightsRun: runtime.nights, minRuntimeDays: settings.minRuntimeDays)
         let planned = plannedDecisions[PreviousNight.key(result.offering.offeringID, group)]
         return .days(
             max(runtimeLeft, DecisionRules.pooledDaysLeft(tonight: max(runtimeLeft, tonight), asOf: tableSettings.asOf, earlier: planned)))
@@ -383,7 +402,7 @@ struct OfferingDecision {
     /// from there), the longer of the two, pooled as any days left; nil when a group's unseen part
     /// is trials none of which has ended, or a product without a period (when those will be seen
     /// cannot be told from tonight).
-    func daysUntilIdentified(treatment: Int, runtimeDays: Double, group: String) -> DaysNeeded? {
+    func daysUntilIdentified(treatment: Int, runtime: DecisionRules.Runtime, group: String) -> DaysNeeded? {
         let parts = unseenParts(treatment)
         guard !parts.isEmpty else { return nil }
         var days = 0
@@ -394,7 +413,7 @@ struct OfferingDecision {
                 ProjectedGoal.daysUntilRenewalsSeen(
                     seen: part.renewalsIdentified, needed: min(part.renewalsNeeded, part.renewalsIdentified + 1), periodDays: period))
         }
-        return pooled(days, runtimeDays: runtimeDays, group: group)
+        return pooled(days, runtime: runtime, group: group)
     }
 
     /// The sentence a period test's reason ends with: why the year decides it and, when its year
@@ -425,9 +444,17 @@ struct OfferingDecision {
         var bounds: ConfidenceInterval?
     }
 
+    /// The goal leading by more than `target_mde` tonight, when the target's plan cannot be met in
+    /// time: the plan for finding a lift as large as the one it shows.
+    struct Lead {
+        var plan: Result<PowerPlan, PowerPlanGap>
+        var days: DecisionRules.DaysPlan
+    }
+
     func reason(
         _ status: DecisionStatus, goal: (metric: Metric, outcome: MetricOutcome), row: DecisionRow, withheld: String?,
-        losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, days: Int?, unknownYear: UnknownYear?
+        losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, outlook: DecisionRules.PowerOutlook, lead: Lead?,
+        runtime: DecisionRules.Runtime, unknownYear: UnknownYear?
     ) -> String {
         let (goalMetric, goalOutcome) = goal
         let unseen = unknownYear?.unseen
@@ -437,6 +464,22 @@ struct OfferingDecision {
         let goal = goalMetric.plainName
         let change = "a \(ReportFormat.percent(settings.targetMDE)) change in \(goal)"
         let reliably = "\(ReportFormat.percent(settings.targetPower)) of the time"
+        let traffic = "at \(ReportFormat.count(Int(row.enrolmentPerDay.rounded()))) new users a day"
+        let maximum = "the \(ReportFormat.days(settings.maxRuntimeDays)) the test may run"
+        // "Stop variant_b and keep control": a stop or a roll back names what stays.
+        let keep = "and keep \(controlName)"
+        let confirming = "confirming a lift that large \(reliably)"
+        // Why a plan runs past `max_runtime_days`: the days it would take, or that no size is enough.
+        func pastMaximum(_ plan: DecisionRules.DaysPlan, _ finding: String) -> String {
+            guard let days = plan.daysLeft, !plan.unreachable else {
+                return "\(traffic), no number of users would be enough for \(finding) by \(maximum), or ever"
+            }
+            return "\(traffic), \(finding) would take about \(ReportFormat.count(days)) more days, past \(maximum)"
+        }
+        // By how much the goal leads, on what, and what of it is not yet seen.
+        let leads =
+            "it leads \(controlName) on \(goal) by \(liftWithInterval(row)), more than the \(ReportFormat.percent(settings.targetMDE)) worth finding"
+            + (unseen.map { " (not yet seen: \($0))" } ?? "")
         switch status {
         case .unhealthy:
             return "Do not act on \(row.group) yet: \(withheld ?? "the verdict is withheld.")"
@@ -449,11 +492,19 @@ struct OfferingDecision {
                 return metric.plainName + lift + bounded
             }
             return
-                "Roll back \(row.group): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
+                "Roll back \(row.group) \(keep): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
         case .tooEarly:
-            let left = max(1, Int((settings.minRuntimeDays - row.runtimeDays).rounded(.up)))
-            return
-                "Too early to decide \(row.group): the test has run \(ReportFormat.days((row.runtimeDays * 10).rounded(.down) / 10)) of the \(ReportFormat.days(settings.minRuntimeDays)) it needs; look again in \(left) day\(left == 1 ? "" : "s")."
+            let left = max(1, Int((settings.minRuntimeDays - Double(runtime.nights)).rounded(.up)))
+            var text =
+                "Too early to decide \(row.group): the test has run \(ReportFormat.days(Double(runtime.nights))) of the \(ReportFormat.days(settings.minRuntimeDays)) it needs; look again in \(left) day\(left == 1 ? "" : "s")"
+            // A goal that wins already waits for the minimum runtime alone.
+            let followed = outlook.followed(runtime)
+            if goalOutcome != .wins, followed.runsPast(runtime) {
+                text +=
+                    ", though tonight's plan cannot be met: "
+                    + (lead == nil ? pastMaximum(followed, "finding \(change)") : "\(leads), but \(pastMaximum(followed, confirming))")
+            }
+            return text + "."
         case .ship:
             var text = "Ship \(row.group): \(goal) \(liftWithInterval(row))"
             if let bounds {
@@ -470,21 +521,31 @@ struct OfferingDecision {
             return text + "."
         case .inconclusive:
             return
-                "Stop \(row.group): any difference is too small to matter: by now the test would have found \(change) \(ReportFormat.percent(row.power ?? 0)) of the time, and it has found none."
+                "Stop \(row.group) \(keep): any difference is too small to matter: by now the test would have found \(change) \(ReportFormat.percent(row.power ?? 0)) of the time, and it has found none."
         case .futile:
-            if let unseen, let days {
+            if let unseen, let days = outlook.target.daysLeft {
                 return
-                    "Stop \(row.group): its first year will not be known in time: \(unseen); about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
+                    "Stop \(row.group) \(keep): its first year will not be known in time: \(unseen); about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
             }
-            let traffic = "at \(ReportFormat.count(Int(row.enrolmentPerDay.rounded()))) new users a day"
             let finding = "finding \(change)"
-            guard let days else {
+            guard let days = outlook.target.daysLeft else {
                 return
-                    "Stop \(row.group): \(traffic), no number of users would be enough for \(finding) \(reliably)."
+                    "Stop \(row.group) \(keep): \(traffic), no number of users would be enough for \(finding) \(reliably)."
             }
             return
-                "Stop \(row.group): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
+                "Stop \(row.group) \(keep): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
         case .keepRunning:
+            if let lead {
+                if lead.days.runsPast(runtime) {
+                    return "Keep running \(row.group): \(leads), but \(pastMaximum(lead.days, confirming))."
+                }
+                guard let days = lead.days.daysLeft else {
+                    return "Keep running \(row.group): \(leads); how long \(confirming) will take cannot be told from tonight."
+                }
+                let users = (try? lead.plan.get()).map { " (\(ReportFormat.count($0.usersNeeded)) more users)" } ?? ""
+                return
+                    "Keep running \(row.group): \(leads); about \(days) day\(days == 1 ? "" : "s") left\(users) until the test would confirm a lift that large \(reliably)."
+            }
             if let unseen {
                 guard let days = row.daysLeft else {
                     return
