@@ -201,10 +201,9 @@ struct OfferingDecision {
             if let treated = arppu(treatment), let base = arppu(control), base != 0 { row.arppuRelLift = treated / base - 1 }
             // A goal that leads by more than the target is worth waiting for: when the target's
             // plan cannot be met in time, the lift it shows is planned for too.
-            var lead: Lead?
+            var lead: (plan: Result<PowerPlan, PowerPlanGap>, days: DecisionRules.DaysPlan)?
             if goalOutcome == .undecided, let lift = row.goalRelLift, lift > settings.targetMDE, target.runsPast(runtime) {
-                let (plan, days) = daysPlan(lift)
-                lead = Lead(plan: plan, days: days)
+                lead = daysPlan(lift)
             }
             let outlook = DecisionRules.PowerOutlook(
                 power: row.power, targetPower: settings.targetPower, target: target, lead: lead?.days)
@@ -215,8 +214,9 @@ struct OfferingDecision {
             if status == .keepRunning || status == .tooEarly { row.daysLeft = outlook.followed(runtime).daysLeft }
             let yearUnknown = goal == .projectedARPU365 && projectedComparison?.difference == nil
             row.reason = reason(
-                status, goal: (goal, goalOutcome), row: row, withheld: withheld, losing: losing, plan: plan, outlook: outlook,
-                lead: lead, runtime: runtime,
+                status, goal: (goal, goalOutcome), row: row, withheld: withheld, losing: losing,
+                plans: GoalPlans(target: plan, lead: lead?.plan, outlook: outlook),
+                runtime: runtime,
                 unknownYear: yearUnknown
                     ? UnknownYear(
                         unseen: unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection",
@@ -444,17 +444,19 @@ struct OfferingDecision {
         var bounds: ConfidenceInterval?
     }
 
-    /// The goal leading by more than `target_mde` tonight, when the target's plan cannot be met in
-    /// time: the plan for finding a lift as large as the one it shows.
-    struct Lead {
-        var plan: Result<PowerPlan, PowerPlanGap>
-        var days: DecisionRules.DaysPlan
+    /// The goal's power plans tonight: for `target_mde`, and, when the goal leads by more than
+    /// that and the target's plan cannot be met in time, for a lift as large as the one it shows.
+    struct GoalPlans {
+        var target: Result<PowerPlan, PowerPlanGap>
+        /// nil without such a lead.
+        var lead: Result<PowerPlan, PowerPlanGap>?
+        /// The days each plan needs.
+        var outlook: DecisionRules.PowerOutlook
     }
 
     func reason(
         _ status: DecisionStatus, goal: (metric: Metric, outcome: MetricOutcome), row: DecisionRow, withheld: String?,
-        losing: [Metric], plan: Result<PowerPlan, PowerPlanGap>, outlook: DecisionRules.PowerOutlook, lead: Lead?,
-        runtime: DecisionRules.Runtime, unknownYear: UnknownYear?
+        losing: [Metric], plans: GoalPlans, runtime: DecisionRules.Runtime, unknownYear: UnknownYear?
     ) -> String {
         let (goalMetric, goalOutcome) = goal
         let unseen = unknownYear?.unseen
@@ -498,11 +500,12 @@ struct OfferingDecision {
             var text =
                 "Too early to decide \(row.group): the test has run \(ReportFormat.days(Double(runtime.nights))) of the \(ReportFormat.days(settings.minRuntimeDays)) it needs; look again in \(left) day\(left == 1 ? "" : "s")"
             // A goal that wins already waits for the minimum runtime alone.
-            let followed = outlook.followed(runtime)
+            let followed = plans.outlook.followed(runtime)
             if goalOutcome != .wins, followed.runsPast(runtime) {
                 text +=
                     ", though tonight's plan cannot be met: "
-                    + (lead == nil ? pastMaximum(followed, "finding \(change)") : "\(leads), but \(pastMaximum(followed, confirming))")
+                    + (plans.outlook.lead == nil
+                        ? pastMaximum(followed, "finding \(change)") : "\(leads), but \(pastMaximum(followed, confirming))")
             }
             return text + "."
         case .ship:
@@ -523,26 +526,26 @@ struct OfferingDecision {
             return
                 "Stop \(row.group) \(keep): any difference is too small to matter: by now the test would have found \(change) \(ReportFormat.percent(row.power ?? 0)) of the time, and it has found none."
         case .futile:
-            if let unseen, let days = outlook.target.daysLeft {
+            if let unseen, let days = plans.outlook.target.daysLeft {
                 return
                     "Stop \(row.group) \(keep): its first year will not be known in time: \(unseen); about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
             }
             let finding = "finding \(change)"
-            guard let days = outlook.target.daysLeft else {
+            guard let days = plans.outlook.target.daysLeft else {
                 return
                     "Stop \(row.group) \(keep): \(traffic), no number of users would be enough for \(finding) \(reliably)."
             }
             return
                 "Stop \(row.group) \(keep): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
         case .keepRunning:
-            if let lead {
-                if lead.days.runsPast(runtime) {
-                    return "Keep running \(row.group): \(leads), but \(pastMaximum(lead.days, confirming))."
+            if let lead = plans.outlook.lead {
+                if lead.runsPast(runtime) {
+                    return "Keep running \(row.group): \(leads), but \(pastMaximum(lead, confirming))."
                 }
-                guard let days = lead.days.daysLeft else {
+                guard let days = lead.daysLeft else {
                     return "Keep running \(row.group): \(leads); how long \(confirming) will take cannot be told from tonight."
                 }
-                let users = (try? lead.plan.get()).map { " (\(ReportFormat.count($0.usersNeeded)) more users)" } ?? ""
+                let users = (try? plans.lead?.get()).map { " (\(ReportFormat.count($0.usersNeeded)) more users)" } ?? ""
                 return
                     "Keep running \(row.group): \(leads); about \(days) day\(days == 1 ? "" : "s") left\(users) until the test would confirm a lift that large \(reliably)."
             }
@@ -554,7 +557,7 @@ struct OfferingDecision {
                 return
                     "Keep running \(row.group): about \(days) day\(days == 1 ? "" : "s") left until its first year is known (then the power is checked): \(unseen)."
             }
-            switch plan {
+            switch plans.target {
             case .failure(let gap):
                 return "Keep running \(row.group): the days left cannot be estimated yet: \(gap.description)."
             case .success(let plan):
