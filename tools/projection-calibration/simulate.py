@@ -119,7 +119,7 @@ SETTINGS = {
     # A first renewal far below the later ones: 0.35, then 0.85 held.
     "first-renewal-low": [
         group("annual", 0.05, constant_late(0.0003), [product("yearly_4999", "yearly", 49.99, 1.0, flat(0.6, 0.6))]),
-        group("weekly", 0.12, constant_late(0.0003), [product("weekly_799", "weekly", 7.99, 1.0, flat(0.35, 0.85))]),
+        group("weekly", 0.09, constant_late(0.0003), [product("weekly_799", "weekly", 7.99, 1.0, flat(0.35, 0.85))]),
     ],
     # Later renewal rates levelling off below 1 (no member types: the rates themselves level off).
     "renewals-level-off": [
@@ -204,8 +204,8 @@ SETTINGS = {
     # subscribe 0.5–4 days after it ends, each a new chain; the pass group earns about a third
     # more in its first year. The monthly plan has a past like its members; the pass is new.
     "pass-then-subscribe": [
-        group("monthly", 0.05, constant_late(0.0003), [monthly_999()]),
-        group("pass", 0.155, constant_late(0.0003),
+        group("monthly", 0.05, constant_late(0.0001), [monthly_999()]),
+        group("pass", 0.11, constant_late(0.0001),
               [product("pass_3day", "3_day_pass", 2.99, 0.75, refund=0.05, refund_share=0.5,
                        follow_on=follow_on(0.6, monthly_999(), (0.5, 4.0))),
                monthly_999(0.25)]),
@@ -214,8 +214,8 @@ SETTINGS = {
     # against the monthly plan with a past; the new price's members renew at the current plan's
     # rates moved down by 8 % at every renewal (the same curve at a lower level).
     "price-rise": [
-        group("current", 0.06, constant_late(0.0003), [monthly_999()]),
-        group("new-price", 0.05, constant_late(0.00025),
+        group("current", 0.06, constant_late(0.0001), [monthly_999()]),
+        group("new-price", 0.05, constant_late(0.0001),
               [product("monthly_1299", "monthly", 12.99, 1.0,
                        [(0.6, levelling([0.45 * 0.92, 0.6 * 0.92, 0.7 * 0.92])), (0.4, flat(0.85 * 0.92, 0.93 * 0.92))])]),
     ],
@@ -225,10 +225,10 @@ SETTINGS = {
     # control against a weekly plan whose year is about half of it (a period test); both with a
     # past like the members, cancels included.
     "cancel-partial": [
-        group("monthly", 0.06, constant_late(0.0003),
+        group("monthly", 0.06, constant_late(0.0001),
               [product("monthly_1499", "monthly", 14.99, 1.0, flat(0.8, 0.8), past=LIKE,
                        cancel=cancellation(0.3, 0.3, (1.0, 7.0)))]),
-        group("weekly", 0.12, constant_late(0.0003),
+        group("weekly", 0.095, constant_late(0.0001),
               [product("weekly_499", "weekly", 4.99, 1.0, flat(0.75, 0.85), past=LIKE, cancel=cancellation(0.3, 0.3, (0.5, 3.0)))]),
     ],
     # An A/A test: weekly and yearly with trials and refunds, late entries falling.

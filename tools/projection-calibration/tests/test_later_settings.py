@@ -4,6 +4,7 @@ small generated data sets."""
 import csv
 import glob
 import gzip
+import hashlib
 import json
 import os
 import subprocess
@@ -80,6 +81,18 @@ def test_the_earlier_settings_keep_their_seeds():
         "past-trial-no-past", "past-weekly-vs-annual"]
     assert set(simulate.SEED_ORDER) == set(simulate.SETTINGS)
     assert set(simulate.LIKE_ASSUMPTION) <= set(simulate.SETTINGS)
+
+
+def test_the_earlier_settings_behave_as_they_did():
+    # A digest of every earlier setting's groups (entry probabilities by day, products, trial
+    # shares), taken from the simulator before these settings were added (main at bb8298a).
+    digest = hashlib.sha256()
+    for name in simulate.SEED_ORDER[:15]:
+        for spec in simulate.SETTINGS[name]:
+            products = [{k: v for k, v in p.items() if k not in ("follow_on", "cancel")} for p in spec["products"]]
+            digest.update(repr((name, spec["name"], spec["paywall"], simulate.entry_probabilities(spec).tobytes(), repr(products),
+                                spec["late_trial_share"])).encode())
+    assert digest.hexdigest() == "4412a12a6c4ba02652429ca20d6605e99d509e159e8f3c4cfe4f990be80fcc0d"
 
 
 def members(spec, count, seed):
