@@ -2,7 +2,7 @@
 # The projection's calibration study (docs/projection-calibration.md): simulate every setting with
 # simulate.py, run `offerlab run` on it as of day 30 and day 60, and print the table (analyse.py).
 #   tools/projection-calibration/run-study.sh [--tests N] [--data DIR] [--past | --no-past] [SETTING...]
-# Settings: those named, else the settings with an app's past (--past, the `past-*` ones), those
+# Settings: those named, else the settings with an app's past (--past), those
 # without (--no-past), or all. OFFERLAB names the binary (default: a release build of this
 # checkout). Two settings run side by side. Fixed seeds: the same binary gives the same table.
 # Time on two free cores with 200 tests: about 20 minutes for the eight settings without a past
@@ -28,8 +28,11 @@ if [ -z "${OFFERLAB:-}" ]; then
 fi
 settings=("$@")
 if [ ${#settings[@]} -eq 0 ]; then
-  mapfile -t settings < <(python3 -c "import sys; sys.path.insert(0, '$root/tools/projection-calibration'); import simulate; print('\n'.join(sorted(simulate.SETTINGS)))" |
-    case "$which" in past) grep '^past-' ;; no-past) grep -v '^past-' ;; *) cat ;; esac)
+  # One line per setting: its name, then "past" when a product of it has an app's past.
+  mapfile -t settings < <(python3 -c "import sys; sys.path.insert(0, '$root/tools/projection-calibration'); import simulate
+for name in sorted(simulate.SETTINGS):
+    print(name, 'past' if any(p['past'] is not None for g in simulate.SETTINGS[name] for p in g['products']) else '-')" |
+    case "$which" in past) awk '$2 == "past" {print $1}' ;; no-past) awk '$2 != "past" {print $1}' ;; *) awk '{print $1}' ;; esac)
 fi
 mkdir -p "$data"
 one() {
