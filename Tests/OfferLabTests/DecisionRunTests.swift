@@ -374,9 +374,11 @@ import Testing
     /// assignments, every member's year is observed, so both groups have a value.
     static let passesNight = "2027-03-20"
 
-    static func passes(_ job: [String: String]) throws -> NightFixture {
+    static func passes(
+        _ job: [String: String], control: [Member] = members(200, paying: 20), variant: [Member] = members(200, paying: 150)
+    ) throws -> NightFixture {
         try Self.night(
-            control: Self.members(200, paying: 20), variant: Self.members(200, paying: 150),
+            control: control, variant: variant,
             job: job.merging([
                 "as_of": "\(passesNight)T00:00:00Z", "allow_future_as_of": "true", "max_days_after_last_event": "400",
             ]) { first, _ in first },
@@ -405,6 +407,31 @@ import Testing
             reason.hasPrefix("Ship variant: revenue per user in the first year +") && reason.contains(" " + sentence)
                 && reason.hasSuffix(" per new user)."), "\(reason)")
         #expect(output.contains("test variant: ship: " + reason))
+    }
+
+    /// A period test's refund guardrail reads refunds among buyers: the variant sells its pass to
+    /// 150 members where control sells to 20, a fifth of each group's buyers refunded a dollar.
+    /// Per member that is 15% against 2% (the night's `refund_user_rate` row loses), per buyer 20%
+    /// against 20%: the year ships. With 40% of the variant's buyers refunded against 2% of
+    /// control's 100, the guardrail loses among buyers too and rolls the variant back.
+    @Test func aPeriodTestsRefundGuardrailReadsRefundsAmongBuyers() throws {
+        let sameShare = try Self.passes(
+            [:], control: Self.members(200, paying: 20, refunded: 4), variant: Self.members(200, paying: 150, refunded: 30))
+        let (shipped, _, _) = try Self.periodDecision(sameShare, date: Self.passesNight)
+        #expect(shipped["status"] == "ship" && shipped["losing_guardrails"] == "", "\(shipped)")
+        let perMember = try #require(
+            ProjectionRunTests.records(try sameShare.csv("comparisons", night: Self.passesNight)).first {
+                $0["offering_id"] == "test" && $0["metric"] == "refund_user_rate"
+            })
+        #expect(try Self.number(perMember["seq_abs_lift_ci_low_adjusted"]) > 0, "per member, the variant's refunds lose: \(perMember)")
+
+        let moreRefunded = try Self.passes(
+            [:], control: Self.members(200, paying: 100, refunded: 2), variant: Self.members(200, paying: 150, refunded: 60))
+        let (rolledBack, _, _) = try Self.periodDecision(moreRefunded, date: Self.passesNight)
+        #expect(rolledBack["status"] == "roll_back" && rolledBack["losing_guardrails"] == "refund_user_rate", "\(rolledBack)")
+        #expect(
+            rolledBack["reason"]?.hasPrefix("Roll back variant and keep control: refunds among buyers (+1,900.0%) is worse than control. ")
+                == true, "\(rolledBack["reason"] ?? "")")
     }
 
     /// Half the width of the difference's own interval over control's value: the relative

@@ -102,6 +102,13 @@ enum DaysNeeded: Equatable {
     }
 }
 
+/// A guardrail metric as the decision reads it: its comparison and its name in a reason.
+struct GuardrailReading {
+    let metric: Metric
+    let comparison: ComparisonResult?
+    let words: String
+}
+
 /// The decision's inputs for one offering, and the rules applied to each of its treatments.
 struct OfferingDecision {
     let result: OfferingResult
@@ -135,6 +142,7 @@ struct OfferingDecision {
         let annualUsers = 365 * Double(members.indices.reduce(0) { $0 + lastWeek($1) }) / 7
         let withheld = withheldReason()
         let projected = Dictionary(uniqueKeysWithValues: zip(treatments, projectedGoalIntervals(treatments)))
+        let refundsAmongBuyers = self.refundsAmongBuyers()
         let types = { (group: Int) in self.result.offering.groups[group].products.map(\.type) }
         return treatments.map { treatment in
             let periodTest = PeriodTest(control: types(control), treatment: types(treatment))
@@ -159,8 +167,12 @@ struct OfferingDecision {
                 )
                 goalOutcome = outcome(goal, of: row.group)
             }
-            let losing = settings.guardrailMetrics.filter { outcome($0, of: row.group) == .loses }
-            row.losingGuardrails = losing.map(\.csvName).joined(separator: ";")
+            let losing = settings.guardrailMetrics.compactMap { metric -> GuardrailReading? in
+                let reading = guardrail(metric, of: row.group, isPeriodTest: periodTest != nil, refundsAmongBuyers: refundsAmongBuyers)
+                return MetricOutcome(adjustedInterval(reading.comparison, relative: false), harmfulWhenUp: metric.isHarmfulWhenUp) == .loses
+                    ? reading : nil
+            }
+            row.losingGuardrails = losing.map(\.metric.csvName).joined(separator: ";")
             // Over the last 7 days, or the days the test has run when fewer.
             let enrolled = Double(lastWeek(control) + lastWeek(treatment))
             row.enrolmentPerDay = runtimeDays > 0 ? enrolled / min(7, runtimeDays) : 0
@@ -249,6 +261,34 @@ struct OfferingDecision {
             }
         guard let low, let high else { return nil }
         return ConfidenceInterval(low: low, high: high)
+    }
+
+    /// A guardrail as the decision reads it for `group`: its comparison and its words.
+    func guardrail(_ metric: Metric, of group: String, isPeriodTest: Bool, refundsAmongBuyers: [ComparisonResult]?) -> GuardrailReading {
+        if isPeriodTest, metric == .refundUserRate, let amongBuyers = refundsAmongBuyers?.first(where: { $0.group == group }) {
+            return GuardrailReading(metric: metric, comparison: amongBuyers, words: "refunds among buyers")
+        }
+        return GuardrailReading(metric: metric, comparison: comparison(metric, of: group), words: metric.plainName)
+    }
+
+    /// The share of each treatment's buyers with a counted refund against control's, compared as
+    /// the night compares `refund_user_rate` (its Holm family the offering's treatments): a period
+    /// test's refund guardrail (docs/statistics.md, "The refund guardrail of a period test"). Its
+    /// groups sell different products to different shares of their members, and the year already
+    /// nets their refunds, so refunds per member would hold against a treatment that it sells to
+    /// more people. nil when a group has more refund users than buyers (refunds of renewals whose
+    /// purchase came before the member's assignment) or the statistics reject the counts: the
+    /// guardrail is then read per member.
+    func refundsAmongBuyers() -> [ComparisonResult]? {
+        guard result.groups.allSatisfy({ $0.refundUsers <= $0.converters }) else { return nil }
+        let groups = zip(result.analysisGroups(), result.groups).map { group, totals in
+            var buyers = group
+            buyers.statistics = GroupSufficientStatistics(
+                users: totals.converters, converters: totals.refundUsers, revenueSum: 0, revenueSumSquares: 0)
+            return buyers
+        }
+        return try? analyzeOffering(groups, alpha: tableSettings.alpha, sequentialTuning: tableSettings.sequentialTuning).comparisons
+            .filter { $0.metric == .conversion }
     }
 
     func outcome(_ metric: Metric, of group: String) -> MetricOutcome {
@@ -456,7 +496,7 @@ struct OfferingDecision {
 
     func reason(
         _ status: DecisionStatus, goal: (metric: Metric, outcome: MetricOutcome), row: DecisionRow, withheld: String?,
-        losing: [Metric], plans: GoalPlans, runtime: DecisionRules.Runtime, unknownYear: UnknownYear?
+        losing: [GuardrailReading], plans: GoalPlans, runtime: DecisionRules.Runtime, unknownYear: UnknownYear?
     ) -> String {
         let (goalMetric, goalOutcome) = goal
         let unseen = unknownYear?.unseen
@@ -486,13 +526,12 @@ struct OfferingDecision {
         case .unhealthy:
             return "Do not act on \(row.group) yet: \(withheld ?? "the verdict is withheld.")"
         case .rollBack:
-            let names = ((goalOutcome == .loses ? [goalMetric] : []) + losing).map { metric in
-                let relLift = metric == goalMetric ? row.goalRelLift : comparison(metric, of: row.group)?.relLift
-                let lift = relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? ""
-                // Bounds alone: worse whatever the part of the year not yet seen does.
-                let bounded = metric == goalMetric && bounds != nil ? " even at the most the part not yet seen allows" : ""
-                return metric.plainName + lift + bounded
-            }
+            let lift = { (relLift: Double?) in relLift.map { " (\(ReportFormat.signedPercent($0)))" } ?? "" }
+            // Bounds alone: worse whatever the part of the year not yet seen does.
+            let bounded = bounds != nil ? " even at the most the part not yet seen allows" : ""
+            let names =
+                (goalOutcome == .loses ? [goalMetric.plainName + lift(row.goalRelLift) + bounded] : [])
+                + losing.map { $0.words + lift($0.comparison?.relLift) }
             return
                 "Roll back \(row.group) \(keep): \(names.joined(separator: " and ")) \(names.count == 1 ? "is" : "are") worse than \(controlName)."
         case .tooEarly:
