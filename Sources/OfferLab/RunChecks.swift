@@ -31,15 +31,24 @@ enum RunChecks {
     }
 
     /// Products that renewed although the catalog gives them no billing period (no `type`, one
-    /// the projection does not know, or no group lists them): the projection predicts no renewal
-    /// of them (docs/statistics.md, "The projection in a run"), one warning per offering.
+    /// the projection does not know, or no group lists them), one warning per offering
+    /// (docs/statistics.md, "The projection in a run"): a listed product's year continues at
+    /// the period and rates of its members' own charges; the products no group lists are
+    /// projected with no further renewal.
     static func projectionWithoutPeriods(_ offerings: [OfferingResult]) -> [String] {
         offerings.compactMap { result in
             guard let renewed = result.projection?.renewalsWithoutPeriod, !renewed.isEmpty else { return nil }
-            let products = renewed.map { "\($0.productID.isEmpty ? "products no group lists" : $0.productID) (\($0.renewals))" }
+            let products = renewed.map { product in
+                let name = product.productID.isEmpty ? "products no group lists" : product.productID
+                let projected =
+                    product.periodDays.map {
+                        "projected on its members' own renewals, every \(ReportFormat.days($0.rounded())) as their charges show"
+                    }
+                    ?? "projected with no further renewal"
+                return "\(name) (\(product.renewals) renewal\(product.renewals == 1 ? "" : "s"); \(projected))"
+            }
             return "offering \(result.offering.offeringID): renewals of products without a billing period in the catalog "
-                + "(type weekly, monthly, yearly or …_pass): \(products.joined(separator: ", ")); the 365-day projection predicts no "
-                + "further renewal of them: give them a type"
+                + "(type weekly, monthly, yearly, one_time or …_pass): \(products.joined(separator: ", ")): give them a type"
         }
     }
 

@@ -83,6 +83,10 @@ package struct ProjectionMembers: Sendable {
     private(set) var groups: [ProjectionGroupInput]
     /// Per product without a billing period (`ProjectionCatalog.hasPeriod`): its counted renewals.
     private(set) var renewalsWithoutPeriod: [Int: Int] = [:]
+    /// Per product without a billing period: the days each of its charges bought (`expires_at` −
+    /// the charge), else from a renewal back to its chain's previous charge: its period as the
+    /// members' own charges show it.
+    private(set) var chargeSpansWithoutPeriod: [Int: [Double]] = [:]
     /// The member being added (its storage reused).
     private var memberEvents: [ProjectionEvent] = []
 
@@ -122,28 +126,58 @@ package struct ProjectionMembers: Sendable {
             default: continue
             }
             let product = context.projection.index(ofLabel: event.chargeProduct)
-            if kind == .renewal && !context.projection.hasPeriod[product] { renewalsWithoutPeriod[product, default: 0] += 1 }
-            memberEvents.append(
-                ProjectionEvent(
-                    time: event.timestamp, kind: kind, product: product, chain: event.chain >= 0 ? Int64(event.chain) : nil,
-                    amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt))
+            let projected = ProjectionEvent(
+                time: event.timestamp, kind: kind, product: product, chain: event.chain >= 0 ? Int64(event.chain) : nil,
+                amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt)
+            if !context.projection.hasPeriod[product] && (kind == .purchase || kind == .renewal) {
+                if kind == .renewal { renewalsWithoutPeriod[product, default: 0] += 1 }
+                addChargeSpan(projected)
+            }
+            memberEvents.append(projected)
         }
         groups[group].appendMember(assignedAt: assignedAt, events: memberEvents)
+    }
+
+    /// Adds the days `charge` bought, by its `expires_at` or, for a renewal without one, since its
+    /// chain's previous charge among the member's events so far (which are in time order).
+    private mutating func addChargeSpan(_ charge: ProjectionEvent) {
+        let day = Double(Timestamp.microsecondsPerDay)
+        if let expiresAt = charge.expiresAt, expiresAt > charge.time {
+            chargeSpansWithoutPeriod[charge.product, default: []].append(Double(expiresAt - charge.time) / day)
+        } else if charge.kind == .renewal, let chain = charge.chain,
+            let previous = memberEvents.last(where: { $0.chain == chain && ($0.kind == .purchase || $0.kind == .renewal) }),
+            previous.time < charge.time
+        {
+            chargeSpansWithoutPeriod[charge.product, default: []].append(Double(charge.time - previous.time) / day)
+        }
     }
 
     /// Adds the next run of members (`MemberContributions.projection`).
     mutating func add(_ other: ProjectionMembers) {
         for index in groups.indices { groups[index].append(other.groups[index]) }
         renewalsWithoutPeriod.merge(other.renewalsWithoutPeriod, uniquingKeysWith: +)
+        chargeSpansWithoutPeriod.merge(other.chargeSpansWithoutPeriod, uniquingKeysWith: +)
     }
 
-    /// The offering's projection inputs, as `OfferingResult.projection` holds them.
+    /// The offering's projection inputs, as `OfferingResult.projection` holds them. A product the
+    /// catalog lists without a billing period that renewed is given the period its members'
+    /// charges show (the median of their spans, `chargeSpansWithoutPeriod`), so its year
+    /// continues at the members' own rates of renewal; the products no group lists are many
+    /// products in one and stay one-time.
     func inputs(context: AttributionContext) -> ProjectionInputs {
-        ProjectionInputs(
-            groups: groups, products: context.projection.products, productIDs: context.projection.productIDs, asOf: context.asOf,
-            renewalsWithoutPeriod: renewalsWithoutPeriod.sorted { $0.key < $1.key }.map {
-                (productID: context.projection.productIDs[$0.key], renewals: $0.value)
-            })
+        var products = context.projection.products
+        let renewed = renewalsWithoutPeriod.sorted { $0.key < $1.key }.map { product, renewals in
+            var periodDays: Double?
+            if !context.projection.productIDs[product].isEmpty, let spans = chargeSpansWithoutPeriod[product], !spans.isEmpty {
+                let sorted = spans.sorted()
+                periodDays = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
+                products[product] = ProjectionProduct(renewalPeriodDays: periodDays)
+            }
+            return ProductWithoutPeriod(productID: context.projection.productIDs[product], renewals: renewals, periodDays: periodDays)
+        }
+        return ProjectionInputs(
+            groups: groups, products: products, productIDs: context.projection.productIDs, asOf: context.asOf,
+            renewalsWithoutPeriod: renewed)
     }
 }
 
@@ -222,11 +256,21 @@ public struct ProjectionInputs: Sendable {
     public var productIDs: [String]
     /// `as_of`, µs since the epoch.
     public var asOf: Int64
-    /// The products the catalog gives no billing period although they renewed: projected as
-    /// one-time all the same (`product_id` empty: products the catalog does not list), with their
-    /// counted renewals, in product order.
-    public var renewalsWithoutPeriod: [(productID: String, renewals: Int)]
+    /// The products the catalog gives no billing period although they renewed, in product order.
+    public var renewalsWithoutPeriod: [ProductWithoutPeriod]
     /// Per product (parallel to `products`), the app's past: the chains of users with no row for
     /// the offering (`AppPast`); empty when the job names no `history_logs`.
     public var past: [ProductPast] = []
+}
+
+/// A product the catalog gives no billing period although its members renewed it
+/// (docs/statistics.md#the-projection-in-a-run).
+public struct ProductWithoutPeriod: Sendable, Equatable {
+    /// Empty: the products no group lists, together.
+    public var productID: String
+    /// Its counted renewals.
+    public var renewals: Int
+    /// The period the projection takes from its members' charges; nil (the products no group
+    /// lists, or no span seen): it is projected as one-time.
+    public var periodDays: Double?
 }

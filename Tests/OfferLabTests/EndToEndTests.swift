@@ -28,8 +28,8 @@ import Testing
                 "control: offerings without a group named 'baseline' fall back to control, else their lowest group id: spring (control: control)",
                 "offering spring: the money of 3 of 9 money events (33.33%) is left out, for want of a rate to USD: JPY 33.33% (3); give their rates (rates: {JPY: …}, or rates_file:)",
                 // Its tables list no products: the renewal in its logs has no billing period.
-                "offering -winter: renewals of products without a billing period in the catalog (type weekly, monthly, yearly or …_pass): products no group lists (1); the 365-day projection predicts no further renewal of them: give them a type",
-                "offering spring: renewals of products without a billing period in the catalog (type weekly, monthly, yearly or …_pass): products no group lists (1); the 365-day projection predicts no further renewal of them: give them a type",
+                "offering -winter: renewals of products without a billing period in the catalog (type weekly, monthly, yearly, one_time or …_pass): products no group lists (1 renewal; projected with no further renewal): give them a type",
+                "offering spring: renewals of products without a billing period in the catalog (type weekly, monthly, yearly, one_time or …_pass): products no group lists (1 renewal; projected with no further renewal): give them a type",
             ]),
         // The sample job runs clean (issue 41): exit 0 and nothing on stderr.
         DataSet(

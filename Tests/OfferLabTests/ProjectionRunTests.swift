@@ -123,6 +123,44 @@ import Testing
         #expect(abs(storedLow - low) <= 1e-9 * abs(low))
     }
 
+    /// A product the catalog lists without a `type` renews every 30 days: 40 members in each
+    /// group bought it on 2026-01-01 and renewed it on 31 January and 2 March, 10 a charge (30
+    /// each so far). Its year continues at the members' own renewals (every renewal seen so far
+    /// was made) on the period their charges show, so the year is well above the 30 paid; and
+    /// the run warns, naming the period. (Projected as one-time, as it was, the year was the 30.)
+    @Test func aProductWithoutATypeRenewsAsItsMembersCharges() throws {
+        var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
+        var events: [String] = []
+        for group in ["10", "11"] {
+            for member in 0..<40 {
+                let user = "g\(group)u\(member)"
+                assignments.append((user, "1", group, "2026-01-01 00:00:00"))
+                for (charge, day) in ["2026-01-01", "2026-01-31", "2026-03-02"].enumerated() {
+                    events.append(
+                        Self.line(
+                            charge == 0 ? "purchase" : "renewal", user: user, ts: "\(day)T10:00:00Z", product: "plan",
+                            transaction: "t\(user)-\(charge)", original: "t\(user)", price: "10"))
+                }
+            }
+        }
+        let tables = TablesFixture(
+            assignments: assignments, offerings: [(1, "test", "Test", true)], groups: [(10, 1, "control", 1), (11, 1, "variant", 1)],
+            products: [(10, "plan", "", "10", nil), (11, "plan", "", "10", nil)])
+        let night = try NightFixture(tables: tables, events: events, job: ["max_days_after_last_event": "30"])
+        let run = try night.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "offering test: renewals of products without a billing period in the catalog (type weekly, monthly, yearly, one_time or …_pass): plan (160 renewals; projected on its members' own renewals, every 30 days as their charges show): give them a type"
+            ), "\(run.standardError)")
+        let projection = Self.records(try night.csv("projection"))
+        #expect(projection.count == 2)
+        for group in projection {
+            #expect(abs(try Self.number(group["realized_arpu"]) - 30) < 1e-9, "\(group)")
+            #expect(try Self.number(group["projected_arpu_365"]) > 60, "the year goes on renewing: \(group)")
+        }
+    }
+
     @Test func tooLittleTenureLeavesTheValueEmptyWithTheReason() throws {
         let night = try NightFixture(tables: Self.tables(assignedAt: "2026-03-06 00:00:00"), events: Self.tenDaysOld)
         let run = try night.run()
