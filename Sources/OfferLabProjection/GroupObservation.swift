@@ -140,6 +140,18 @@ public struct RenewalCounts: Sendable, Equatable {
         return true
     }
 
+    /// Adds `other`'s counts, renewal by renewal.
+    mutating func add(_ other: RenewalCounts) {
+        for index in other.atRisk.indices.dropFirst() {
+            while atRisk.count <= index {
+                atRisk.append(0)
+                renewed.append(0)
+            }
+            atRisk[index] += other.atRisk[index]
+            renewed[index] += other.renewed[index]
+        }
+    }
+
     /// Chains due for renewal k (0 beyond those counted).
     func due(_ index: Int) -> Int { atRisk.indices.contains(index) ? atRisk[index] : 0 }
     /// Renewed at renewal k (0 beyond those counted).

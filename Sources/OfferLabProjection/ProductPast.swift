@@ -8,8 +8,17 @@ public struct ProductPast: Sendable, Equatable {
     public internal(set) var chains = 0
     /// Their renewals.
     public internal(set) var renewals = RenewalCounts()
+    /// A new price's past (`FittedGroup.borrowingPast`): the products of its billing period whose
+    /// chains it holds beside its own; empty for a product's own past.
+    public internal(set) var borrowedFrom: [Int] = []
 
     public init() {}
+
+    /// Adds `other`'s chains and renewals.
+    mutating func add(_ other: ProductPast) {
+        chains += other.chains
+        renewals.add(other.renewals)
+    }
 }
 
 /// Builds every product's past from chains handed to it one at a time (`addChain`), so that the

@@ -91,7 +91,7 @@ struct GroupDraws {
         let lowest = expected(renewals: .lower, conversions: .lower)
         let highest = expected(renewals: .upper, conversions: .upper)
         let observed = observation.observedRevenue
-        Self.describePast(fitted, past: past, into: &projection)
+        Self.describePast(fitted, into: &projection)
         let year = observed + point.mean
         if year > 0 {
             // The past's part: the lowest year with the past's renewals against it without them.
@@ -167,7 +167,8 @@ struct GroupDraws {
 
     /// With a past: the products whose renewals the year takes from it (those the year needs
     /// beyond the members' own), and those whose needed renewals it does not identify either.
-    private static func describePast(_ fitted: FittedGroup, past: [ProductPast], into projection: inout GroupProjection) {
+    private static func describePast(_ fitted: FittedGroup, into projection: inout GroupProjection) {
+        let past = fitted.past
         guard !past.isEmpty else { return }
         for (product, plan) in fitted.plans.enumerated() where plan.neededThrough > plan.identifiedThrough {
             if let check = plan.pastCheck, plan.pastThrough > 0 {
@@ -175,7 +176,7 @@ struct GroupDraws {
                     PastUse(
                         product: product, firstRenewal: plan.identifiedThrough + 1,
                         lastRenewal: min(plan.pastThrough, plan.neededThrough), chains: past[product].chains,
-                        adjustment: check.differs ? check.ratio : nil))
+                        adjustment: check.differs ? check.ratio : nil, borrowedFrom: past[product].borrowedFrom))
             }
             if plan.neededThrough > plan.knownThrough {
                 let renewal = plan.knownThrough + 1

@@ -123,8 +123,9 @@ struct FittedGroup: Sendable {
     /// Empty when no member observed through day 0 entered on it (the day is then taken as even).
     let dayZeroWaiting: [(members: Double, entered: Double)]
 
-    init(_ observation: GroupObservation, products: [ProjectionProduct], past: [ProductPast] = [], alpha: Double = 0.05) {
+    init(_ observation: GroupObservation, products: [ProjectionProduct], past ownPast: [ProductPast] = [], alpha: Double = 0.05) {
         self.observation = observation
+        let past = Self.borrowingPast(ownPast, products: products, observation: observation)
         self.past = past
         let dayZeroEntries = observation.dayZeroEntriesByMinute.reduce(0, +)
         var dayZeroWaiting: [(members: Double, entered: Double)] = []
@@ -238,6 +239,32 @@ struct FittedGroup: Sendable {
             plan.neededThrough = needed
             return plan
         }
+    }
+
+    /// A new price (contract §2.14, "A new price"; docs/statistics.md#the-apps-past): a renewing
+    /// product whose own past identifies no renewal, once the members have seen its first renewal
+    /// often enough, takes the past of every product of its billing period pooled (its own few
+    /// chains included). The check against the members at the renewals both saw then moves that
+    /// curve to the members' level as it moves any past (`PastCheck`), with that adjustment's
+    /// uncertainty in the draws. Before the members' first renewal is seen it borrows nothing: the
+    /// year stays without a value, its far ends only.
+    static func borrowingPast(_ past: [ProductPast], products: [ProjectionProduct], observation: GroupObservation) -> [ProductPast] {
+        guard past.count == products.count else { return past }
+        var result = past
+        for (index, product) in products.enumerated() {
+            guard let period = product.renewalPeriodDays,
+                past[index].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum) == 0,
+                observation.products[index].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum) >= 1
+            else { continue }
+            let lenders = products.indices.filter {
+                $0 != index && products[$0].renewalPeriodDays == period
+                    && past[$0].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum) > 0
+            }
+            guard !lenders.isEmpty else { continue }
+            for lender in lenders { result[index].add(past[lender]) }
+            result[index].borrowedFrom = lenders
+        }
+        return result
     }
 
     /// Renewals due before the horizon for a chain bought in the middle of tenure day `day`.

@@ -136,11 +136,18 @@ public struct PastUse: Sendable, Equatable {
     /// The members' renewals over the past's expected at the renewals both saw, when the past's
     /// rates are scaled by it (they differed beyond chance); nil when used as they are.
     public var adjustment: Double?
+    /// A new price's: the products of its billing period whose past it takes (empty: its own).
+    public var borrowedFrom: [Int] = []
 
-    /// "monthly_1999 renewals 2–11 from 3412 earlier buyers (scaled by 0.85: …)".
+    /// "monthly_1999 renewals 2–11 from 3412 earlier buyers (scaled by 0.85: …)"; a new price's
+    /// "monthly_2499 renewals 2–11 from 3412 earlier buyers of monthly_1999 (a new price takes its
+    /// billing period's)".
     public func description(productName: (Int) -> String) -> String {
         let renewals = firstRenewal == lastRenewal ? "renewal \(firstRenewal)" : "renewals \(firstRenewal)–\(lastRenewal)"
         var text = "\(productName(product)) \(renewals) from \(chains) earlier buyers"
+        if !borrowedFrom.isEmpty {
+            text += " of \(borrowedFrom.map(productName).joined(separator: ", ")) (a new price takes its billing period's)"
+        }
         if let adjustment {
             let ratio = (adjustment * 100).rounded() / 100
             text += " (scaled by \(ratio): the members renew unlike them at the renewals both saw)"

@@ -25,10 +25,12 @@ struct ProjectionPastTests {
     /// Earlier buyers of the monthly plan: `chains` chains, a share `first` of them renewing once,
     /// then `later` of those left at each later renewal (whole chains), through renewal 12; those
     /// left after it are still running at `asOf`. Returns the past and the survivors S_0 … S_12.
-    private func past(chains: Int, first: Double, later: Double) -> (past: [ProductPast], survivors: [Int]) {
+    private func past(chains: Int, first: Double, later: Double, products: [ProjectionProduct] = FixtureProduct.all) -> (
+        past: [ProductPast], survivors: [Int]
+    ) {
         var survivors = [chains, Int((Double(chains) * first).rounded())]
         for _ in 2...12 { survivors.append(Int((Double(survivors.last!) * later).rounded())) }
-        var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: asOf)
+        var builder = ProductPastBuilder(products: products, asOf: asOf)
         for charges in 1...12 {
             for _ in 0..<(survivors[charges - 1] - survivors[charges]) {
                 builder.addChain(
@@ -43,12 +45,48 @@ struct ProjectionPastTests {
         return (builder.past, survivors)
     }
 
-    private func projectGroup(_ group: ProjectionGroupInput, past: [ProductPast], replicates: Int = 400) throws -> GroupProjection {
+    private func projectGroup(
+        _ group: ProjectionGroupInput, past: [ProductPast], replicates: Int = 400, products: [ProjectionProduct] = FixtureProduct.all,
+        asOf: Int64? = nil
+    ) throws -> GroupProjection {
         var generator = SplitMix64(state: 2026)
         return try projectOffering(
-            groups: [group], control: 0, products: FixtureProduct.all, past: past,
-            configuration: ProjectionConfiguration(asOf: asOf, replicates: replicates), using: &generator
+            groups: [group], control: 0, products: products, past: past,
+            configuration: ProjectionConfiguration(asOf: asOf ?? self.asOf, replicates: replicates), using: &generator
         ).groups[0]
+    }
+
+    @Test("A new monthly price borrows the monthly plan's past once its members have seen their first renewal, never before")
+    func aNewPriceBorrowsItsBillingPeriodsPast() throws {
+        // The fixture's products and a new monthly price (index 4) no earlier buyer bought.
+        let newPrice = FixtureProduct.all.count
+        let products = FixtureProduct.all + [ProjectionProduct(renewalPeriodDays: 365.25 / 12)]
+        var group = ProjectionGroupInput(name: "new price")
+        for member in 0..<200 {
+            var events = [purchase(hour, newPrice, 10, member: member)]
+            if member < 150 { events.append(renewal(hour + month, newPrice, 10, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        let (pastCounts, survivors) = past(chains: 1000, first: 0.75, later: 0.9, products: products)
+        #expect(pastCounts[newPrice] == ProductPast(), "no earlier buyer")
+        // Day 40: renewal 1 seen at 0.75 as the monthly plan's past renewed: its renewals 2 … 11
+        // at the past's rates, exactly the year of the monthly plan's own members
+        // (`pastIdentifiesTheYear`).
+        let borrowed = try projectGroup(group, past: pastCounts, products: products)
+        let later = (2...11).reduce(0.0) { $0 + Double(survivors[$1]) / Double(survivors[1]) }
+        #expect(abs(try #require(borrowed.projectedARPU365) - (3500 + 1500 * later) / 200) < 1e-9)
+        #expect(
+            borrowed.pastUses == [
+                PastUse(
+                    product: newPrice, firstRenewal: 2, lastRenewal: 11, chains: 1000, adjustment: nil,
+                    borrowedFrom: [FixtureProduct.monthly])
+            ])
+        #expect(
+            borrowed.pastUses.first?.description { ["weekly", "monthly_1999", "yearly", "pass", "monthly_2499"][$0] }
+                == "monthly_2499 renewals 2–11 from 1000 earlier buyers of monthly_1999 (a new price takes its billing period's)")
+        // Day 20: no renewal seen yet: nothing borrowed, the year has its far ends only.
+        let early = try projectGroup(group, past: pastCounts, products: products, asOf: 20 * day)
+        #expect(early.projectedARPU365 == nil && early.pastUses.isEmpty, "\(early)")
     }
 
     private func fitted(_ group: ProjectionGroupInput, past: [ProductPast]) -> FittedGroup {
