@@ -110,6 +110,17 @@ extension OfferingSection {
             }
         }
 
+        /// Its name in the legend, short enough to keep it to two lines on a phone.
+        var legend: String {
+            switch self {
+            case .charged: "charged so far"
+            case .ownRates: "to come at own rates"
+            case .followOns: "follow-on chains"
+            case .past: "the app's past"
+            case .continued: "rates seen, continued"
+            }
+        }
+
         var color: String {
             switch self {
             case .charged: "#0072B2"
@@ -130,8 +141,9 @@ extension OfferingSection {
         return [observed, own, followOns, past, continued].map { $0 * year }
     }
 
-    /// Each group's year as a bar of its parts, the far ends over it, and the same in words;
-    /// empty when no group has a year projected or charges so far.
+    /// Each group's year as a bar of its parts, the far ends over it, and the same in words
+    /// (folded: the bar tells it, and a phone's page stays short); empty when no group has a year
+    /// projected or charges so far.
     var yearMakeUp: HTML {
         let rows = offering.projection.filter { Self.yearParts($0) != nil || $0.realizedARPU != nil }
         guard rows.contains(where: { Self.yearParts($0) != nil }) else { return "" }
@@ -142,14 +154,15 @@ extension OfferingSection {
                 total: Self.yearParts(row).map { _ in row.projectedARPU365 ?? 0 },
                 range: (row.boundLow, row.boundHigh))
         }
-        var html: HTML = "<figure class=\"year-make-up\"><figcaption>What each group's first year is made of, per user</figcaption>\n"
+        var html: HTML = "<figure class=\"year-make-up\"><figcaption>Each group's first year, per user, in parts</figcaption>\n"
         html += SVGCharts.stackedBars(
             bars, colors: YearPart.allCases.map(\.color), label: "Each group's projected first year per user, by part", format: money)
         html += "\n<ul class=\"legend\">"
         for part in YearPart.allCases {
-            html += "<li><span class=\"swatch\" style=\"background:\(part.color)\" aria-hidden=\"true\"></span>\(part.words)</li>"
+            html += "<li><span class=\"swatch\" style=\"background:\(part.color)\" aria-hidden=\"true\"></span>\(part.legend)</li>"
         }
         html += "<li><span class=\"far-ends-key\" aria-hidden=\"true\"></span>far ends</li></ul>\n"
+        html += "<details class=\"year-numbers\"><summary>The same in numbers</summary>\n"
         for row in rows {
             var text = "\(row.group): "
             if let parts = Self.yearParts(row), let year = row.projectedARPU365 {
@@ -164,7 +177,7 @@ extension OfferingSection {
         html += "<p class=\"note\">The bar adds up to the mark, the projected year; the line over it runs between its far ends. "
         html += "Charged so far and what the members' own rates, their follow-on chains and the app's past bring stand on rates seen; "
         html += "the rest continues the rates seen beyond what anyone has reached yet, the assumption the far ends bound.</p>\n"
-        return html + "</figure>\n"
+        return html + "</details>\n</figure>\n"
     }
 
     /// One sentence per group: the shares of the projected year realised, taken from the app's past

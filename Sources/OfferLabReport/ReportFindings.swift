@@ -227,14 +227,15 @@ enum ReportFindings {
     }
 
     /// A period test's far ends (contract §2.14): a new user's first year in the treatment against
-    /// control if later buyers and subscribers do not behave as those seen, from the comparison's
-    /// `abs_lift_bound_low/high`; nil for another goal or without them.
+    /// control with none of what no one has reached yet, or the most the data allow, from the
+    /// comparison's `abs_lift_bound_low/high`; nil for another goal or without them. Short: the
+    /// phone shows it twice above the fold (issue 41's height).
     static func farEnds(_ row: DecisionRow, in offering: OfferingReport) -> String? {
         guard row.goalMetric == Metric.projectedARPU365.csvName,
             let projected = offering.projectedComparisons.first(where: { $0.comparison.group == row.group }),
             let ends = range(projected.absLiftBoundLow, projected.absLiftBoundHigh, { ReportFormat.signedMoney($0, offering.currency) })
         else { return nil }
-        return "far ends \(ends) a new user, if later buyers and subscribers behave unlike those seen"
+        return "far ends \(ends) a new user"
     }
 
     /// What shipping is worth in the first year of a year of new users, with its currency.

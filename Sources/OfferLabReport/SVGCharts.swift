@@ -74,7 +74,8 @@ enum SVGCharts {
     static func stackedBars(_ rows: [StackedRow], colors: [String], label: String, format: (Double) -> String) -> HTML {
         let width = 560.0
         let labelWidth = 130.0
-        let right = 16.0
+        // Room for half the last tick's label, which is centred on the plot's edge.
+        let right = 48.0
         let rowHeight = 34.0
         let barHeight = 14.0
         let top = 8.0
