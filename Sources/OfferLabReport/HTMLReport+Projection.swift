@@ -155,8 +155,12 @@ extension OfferingSection {
                 range: (row.boundLow, row.boundHigh))
         }
         var html: HTML = "<figure class=\"year-make-up\"><figcaption>Each group's first year, per user, in parts</figcaption>\n"
+        // Whole amounts without cents: a phone has room for "USD 20" under each tick, not "USD 20.00".
+        let tick = { (amount: Double) in
+            amount == amount.rounded() ? "\(currency) \(ReportFormat.fixed(amount, decimals: 0))" : money(amount)
+        }
         html += SVGCharts.stackedBars(
-            bars, colors: YearPart.allCases.map(\.color), label: "Each group's projected first year per user, by part", format: money)
+            bars, colors: YearPart.allCases.map(\.color), label: "Each group's projected first year per user, by part", format: tick)
         html += "\n<ul class=\"legend\">"
         for part in YearPart.allCases {
             html += "<li><span class=\"swatch\" style=\"background:\(part.color)\" aria-hidden=\"true\"></span>\(part.legend)</li>"
