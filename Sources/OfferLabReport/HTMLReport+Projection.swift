@@ -96,7 +96,7 @@ extension OfferingSection {
         return HTMLReport.reference("Revenue per user after a year, projected", html)
     }
 
-    /// The parts of a group's year (docs/report.md, "The year's make-up"), in the order drawn.
+    /// The parts of a group's year (docs/report.md, "What each group's first year is made of"), in the order drawn.
     enum YearPart: CaseIterable {
         case charged, ownRates, followOns, past, continued
 

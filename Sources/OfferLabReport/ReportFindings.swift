@@ -228,8 +228,8 @@ enum ReportFindings {
 
     /// A period test's far ends (contract §2.14): a new user's first year in the treatment against
     /// control with none of what no one has reached yet, or the most the data allow, from the
-    /// comparison's `abs_lift_bound_low/high`; nil for another goal or without them. Short: the
-    /// phone shows it twice above the fold (issue 41's height).
+    /// comparison's `abs_lift_bound_low/high`; nil for another goal or without them. Short: a phone
+    /// shows it at a glance and in the sentence, within issue 41's page height.
     static func farEnds(_ row: DecisionRow, in offering: OfferingReport) -> String? {
         guard row.goalMetric == Metric.projectedARPU365.csvName,
             let projected = offering.projectedComparisons.first(where: { $0.comparison.group == row.group }),

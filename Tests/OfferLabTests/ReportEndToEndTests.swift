@@ -58,7 +58,7 @@ import Testing
         #expect(try String(contentsOfFile: folder.file("report-2026-03-15.html"), encoding: .utf8) == written)
     }
 
-    /// The sample night's bars of each group's year (docs/report.md, "The year's make-up"): walked
+    /// The sample night's bars of each group's year (docs/report.md, "What each group's first year is made of"): walked
     /// from the zero line part by part (a negative part goes back), every bar ends at its mark, the
     /// projected year; one mark per group of projection.csv with a year, and some bar of several parts.
     @Test func theYearsBarsAddUpToTheProjectedYear() throws {
