@@ -45,7 +45,7 @@ window.addEventListener("load", () => {
         const part = (name) => line.querySelector("." + name)?.textContent ?? "";
         return {
           group: line.dataset.group, storedStatus: line.dataset.status, status: part("status"), goal: part("goal"),
-          worth: part("worth"), when: part("when"), bottom: line.getBoundingClientRect().bottom,
+          worth: part("worth"), when: part("when"), farEnds: part("far-ends"), bottom: line.getBoundingClientRect().bottom,
         };
       }),
     }));

@@ -7,9 +7,10 @@ The screenshots must be real renderings, not blank pages. At no width (390 CSS p
 to 1920) may anything be cut at either edge or scroll sideways, by the page or inside it, and on
 the phone no chart text may be drawn smaller than 9 px. The first screen, 1280 × 800 CSS pixels
 before any scrolling, must hold every treatment of decisions.csv: its status in words, the goal's
-lift with its interval, what shipping is worth with its currency, and for keep_running the date
-(as_of + days_left); an offering's box there is green exactly when all its treatments are decided
-(issue 59). Prints one line per problem.
+lift with its interval, for a period test (goal projected_arpu_365) the far ends of its
+comparisons.csv row (abs_lift_bound_low/high), what shipping is worth with its currency, and for
+keep_running the date (as_of + days_left); an offering's box there is green exactly when all its
+treatments are decided (issues 59 and 77). Prints one line per problem.
 
 `check-report.py --phone-page REPORT` prints the page that shows REPORT as a phone does
 (scripts/check-report-phone.js).
@@ -228,13 +229,17 @@ GREEN = "rgb(226, 243, 232)"
 
 def check_first_screen(probe: dict, folder: Path, database: Path) -> tuple[list[str], int]:
     """Every (offering, treatment) of decisions.csv on the first screen: its status in words, the goal's lift
-    with its interval, what shipping is worth with its currency, and for keep_running the expected decision
-    date; and each offering's box green exactly when every treatment in it is decided."""
+    with its interval, a period test's far ends, what shipping is worth with its currency, and for keep_running
+    the expected decision date; and each offering's box green exactly when every treatment in it is decided."""
     problems, checked = [], 0
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
         currencies = dict(db.execute("SELECT offering_id, report_currency FROM offerings WHERE as_of = ?", (folder.name,)))
     with open(folder / "decisions.csv", newline="", encoding="utf-8") as file:
         decisions = list(csv.DictReader(file))
+    # A period test's far ends: its projected_arpu_365 comparison row's (contract §2.14).
+    with open(folder / "comparisons.csv", newline="", encoding="utf-8") as file:
+        far_ends = {(row["offering_id"], row["group"]): (row["abs_lift_bound_low"], row["abs_lift_bound_high"])
+                    for row in csv.DictReader(file) if row["metric"] == "projected_arpu_365"}
     boxes = {box["offering"]: box for box in probe["glance"]}
     height = FIRST_SCREEN[1]
     for row in decisions:
@@ -260,6 +265,10 @@ def check_first_screen(probe: dict, folder: Path, database: Path) -> tuple[list[
             expected.append(("worth", signed_money(float(row["impact_365"]), currency), "impact_365 with its currency"))
         else:
             expected.append(("worth", "not projected", "no impact_365"))
+        if row["goal_metric"] == "projected_arpu_365":
+            for end, what in zip(far_ends.get((offering, group), ("", "")), ("abs_lift_bound_low", "abs_lift_bound_high")):
+                if end and abs(float(end)) != float("inf"):
+                    expected.append(("farEnds", signed_money(float(end), currency), f"far end {what} with its currency"))
         if row["status"] == "keep_running" and row["days_left"]:
             expected.append(("when", "about " + decision_date(folder.name, int(row["days_left"])), "decision date (as_of + days_left)"))
         for part, value, what in expected:
@@ -372,7 +381,7 @@ def main() -> int:
         return 1
     print(f"check-report: the DOM holds all {checked} values from the CSV files; the screenshots are renderings; nothing is cut "
           f"or scrolls sideways at {', '.join(map(str, WIDTHS))} px; the first {FIRST_SCREEN[0]}×{FIRST_SCREEN[1]} px hold every "
-          f"treatment's status, lift, worth and date ({first_screen_checked} checks)")
+          f"treatment's status, lift, far ends, worth and date ({first_screen_checked} checks)")
     return 0
 
 

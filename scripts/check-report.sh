@@ -7,7 +7,7 @@
 # (screenshot report-390.png), and at 768, 1024, 1280, 1366, 1440 and 1920 px, and fails when
 # the page or anything in it scrolls sideways or anything is cut at an edge at any of them, when
 # chart text is drawn under 9 px on the phone, when the phone page is more than half as high as it
-# was before issue 41, or when the first 1280 × 800 px do not hold every treatment's status, lift,
+# was before issue 41, or when the first 1280 × 800 px do not hold every treatment's status, lift (a period test's far ends too),
 # worth and decision date, or an offering's box there is green while a treatment is undecided
 # (check-report.py). Installs chromium (Debian package) when it is missing.
 #

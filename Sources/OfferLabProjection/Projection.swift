@@ -82,10 +82,11 @@ struct GroupDraws {
             return
         }
         let fitted = FittedGroup(observation, products: products, past: past, alpha: configuration.alpha)
-        func expected(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true)
+        func expected(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true, followOns: Bool = true)
             -> (mean: Double, variance: Double, newcomer: Double)
         {
-            fitted.futureRevenue(fitted.pointParameters(renewals: renewals, conversions: conversions, usingPast: usingPast))
+            fitted.futureRevenue(
+                fitted.pointParameters(renewals: renewals, conversions: conversions, usingPast: usingPast, followOns: followOns))
         }
         let point = expected(renewals: nil, conversions: nil)
         let lowest = expected(renewals: .lower, conversions: .lower)
@@ -94,11 +95,17 @@ struct GroupDraws {
         Self.describePast(fitted, into: &projection)
         let year = observed + point.mean
         if year > 0 {
-            // The past's part: the lowest year with the past's renewals against it without them.
-            let withoutPast =
-                projection.pastUses.isEmpty ? lowest.mean : expected(renewals: .lower, conversions: .lower, usingPast: false).mean
+            // The year in steps between expected years, so the parts add up to it: the members'
+            // own rates alone, then their follow-on chains, then the past's renewals (the lowest
+            // year), then the rates seen continued (the point).
+            let pastTaken = !projection.pastUses.isEmpty
+            let withoutPast = pastTaken ? expected(renewals: .lower, conversions: .lower, usingPast: false).mean : lowest.mean
+            let ownRates = expected(renewals: .lower, conversions: .lower, usingPast: !pastTaken, followOns: false).mean
             projection.observedShare = observed / year
+            projection.ownRatesShare = ownRates / year
+            projection.followOnShare = (withoutPast - ownRates) / year
             projection.pastShare = (lowest.mean - withoutPast) / year
+            projection.continuedShare = (point.mean - lowest.mean) / year
             projection.boundedShare = (highest.mean - lowest.mean) / year
         }
         let unseen = (highest.mean - lowest.mean, highest.newcomer - lowest.newcomer)

@@ -273,10 +273,18 @@ struct FittedGroup: Sendable {
     }
 
     /// The point estimate (nil, nil) or a bound's parameters, without drawing; `usingPast`
-    /// false: the renewals the past gives are not taken (what the year owes to the past).
-    func pointParameters(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true) -> ProjectionParameters {
+    /// false: the renewals the past gives are not taken (what the year owes to the past);
+    /// `followOns` false: no chain follows a one-time purchase (what the year owes to them).
+    func pointParameters(renewals: UnseenBound?, conversions: UnseenBound?, usingPast: Bool = true, followOns: Bool = true)
+        -> ProjectionParameters
+    {
         var none: PointEstimate? = nil
-        return parameters(renewals: renewals, conversions: conversions, usingPast: usingPast, generator: &none)
+        var parameters = self.parameters(renewals: renewals, conversions: conversions, usingPast: usingPast, generator: &none)
+        if !followOns {
+            parameters.followOnHazard = parameters.followOnHazard.map { _ in [] }
+            parameters.followOnShare = parameters.followOnShare.map { _ in [] }
+        }
+        return parameters
     }
 
     /// One draw of the parameters (a parametric bootstrap of the counts they are estimated from:

@@ -117,6 +117,13 @@ public struct GroupProjection: Sendable, Equatable {
     public var observedShare: Double?
     public var pastShare: Double?
     public var boundedShare: Double?
+    /// The rest of the point's year, so that observed, own rates, follow-on, past and continued add
+    /// up to it: still to come at the members' own rates (none of the unseen, no past, no follow-on
+    /// chain), the follow-on chains at those rates, and what the rates seen continue beyond what was
+    /// seen (the assumption the far ends bound). nil as the shares above.
+    public var ownRatesShare: Double?
+    public var followOnShare: Double?
+    public var continuedShare: Double?
     /// The products whose renewals the year takes from the app's past, in product order.
     public var pastUses: [PastUse] = []
     /// With a past: the products whose year needs renewals that neither the members nor the past

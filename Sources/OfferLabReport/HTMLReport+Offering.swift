@@ -13,6 +13,8 @@ struct OfferingSection {
     var night: Night
 
     var currency: String { offering.currency }
+    /// Whether a treatment is decided on its first year (a period test).
+    var yearDecides: Bool { offering.decisions.contains { $0.goalMetric == Metric.projectedARPU365.csvName } }
     private var level: String { ReportFindings.confidence(offering.alpha) }
     private var treatments: [GroupReport] { offering.groups.filter { !$0.isControl } }
 
@@ -36,6 +38,8 @@ struct OfferingSection {
         html += decisions(trusted: trusted)
         html += HTMLReport.banners(warnings, scope: nil)
         if offering.decisions.isEmpty { html += verdict(trusted: trusted) }
+        // Where the year decides, its make-up is part of the story; elsewhere a reference.
+        if yearDecides { html += yearMakeUp }
         html += results
         html += cappedRevenue
         html += maturedMetrics
@@ -76,7 +80,9 @@ struct OfferingSection {
         let tone = ReportFindings.tone(offering.decisions)
         var html: HTML = "<div class=\"verdict decision \(HTMLReport.verdictClass(tone))\"><p class=\"label\">What to do tonight</p>\n"
         for row in offering.decisions {
-            var sentence = [ReportFindings.goalLift(row), ReportFindings.worth(row, currency: currency)]
+            var sentence = [ReportFindings.goalLift(row)]
+            if let farEnds = ReportFindings.farEnds(row, in: offering) { sentence.append(farEnds) }
+            sentence.append(ReportFindings.worth(row, currency: currency))
             if let when = ReportFindings.when(row, night: night) { sentence.append(when) }
             if let periods = ReportFindings.periods(row) { sentence.append(periods) }
             let headline = ReportFindings.headline(status: row.status, group: row.group)

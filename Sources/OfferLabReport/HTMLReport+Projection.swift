@@ -32,6 +32,7 @@ extension OfferingSection {
         let money = { (amount: Double) in ReportFormat.money(amount, currency) }
         let level = ReportFindings.confidence(offering.alpha)
         var html: HTML = "<p class=\"note projection-assumes\">\(Self.projectionAssumes)</p>\n"
+        if !yearDecides { html += yearMakeUp }
         html += """
             <table class="projection">
             <thead><tr><th scope="col">Group</th><th scope="col" class="num">Revenue per user so far</th>\
@@ -93,6 +94,94 @@ extension OfferingSection {
         }
         html += "</p>\n"
         return HTMLReport.reference("Revenue per user after a year, projected", html)
+    }
+
+    /// The parts of a group's year (docs/report.md, "What each group's first year is made of"), in the order drawn.
+    enum YearPart: CaseIterable {
+        case charged, ownRates, followOns, past, continued
+
+        var words: String {
+            switch self {
+            case .charged: "charged so far"
+            case .ownRates: "to come at the members' own rates"
+            case .followOns: "from follow-on chains"
+            case .past: "from the app's past"
+            case .continued: "continued at the rates seen"
+            }
+        }
+
+        /// Its name in the legend, short enough to keep it to two lines on a phone.
+        var legend: String {
+            switch self {
+            case .charged: "charged so far"
+            case .ownRates: "to come at own rates"
+            case .followOns: "follow-on chains"
+            case .past: "the app's past"
+            case .continued: "rates seen, continued"
+            }
+        }
+
+        var color: String {
+            switch self {
+            case .charged: "#0072B2"
+            case .ownRates: "#56B4E9"
+            case .followOns: "#009E73"
+            case .past: "#E69F00"
+            case .continued: "#CC79A7"
+            }
+        }
+    }
+
+    /// A group's projected year per member in its parts (`YearPart` order), from the shares the
+    /// projection gives; nil without a projected year or its parts.
+    static func yearParts(_ row: ProjectionRow) -> [Double]? {
+        guard let year = row.projectedARPU365, let observed = row.observedShare, let own = row.ownRatesShare,
+            let followOns = row.followOnShare, let past = row.pastShare, let continued = row.continuedShare
+        else { return nil }
+        return [observed, own, followOns, past, continued].map { $0 * year }
+    }
+
+    /// Each group's year as a bar of its parts, the far ends over it, and the same in words
+    /// (folded: the bar tells it, and a phone's page stays short); empty when no group has a year
+    /// projected or charges so far.
+    var yearMakeUp: HTML {
+        let rows = offering.projection.filter { Self.yearParts($0) != nil || $0.realizedARPU != nil }
+        guard rows.contains(where: { Self.yearParts($0) != nil }) else { return "" }
+        let money = { (amount: Double) in ReportFormat.money(amount, currency) }
+        let bars = rows.map { row in
+            SVGCharts.StackedRow(
+                label: row.group, parts: Self.yearParts(row) ?? [row.realizedARPU ?? 0],
+                total: Self.yearParts(row).map { _ in row.projectedARPU365 ?? 0 },
+                range: (row.boundLow, row.boundHigh))
+        }
+        var html: HTML = "<figure class=\"year-make-up\"><figcaption>Each group's first year, per user, in parts</figcaption>\n"
+        // Whole amounts without cents: a phone has room for "USD 20" under each tick, not "USD 20.00".
+        let tick = { (amount: Double) in
+            amount == amount.rounded() ? "\(currency) \(ReportFormat.fixed(amount, decimals: 0))" : money(amount)
+        }
+        html += SVGCharts.stackedBars(
+            bars, colors: YearPart.allCases.map(\.color), label: "Each group's projected first year per user, by part", format: tick)
+        html += "\n<ul class=\"legend\">"
+        for part in YearPart.allCases {
+            html += "<li><span class=\"swatch\" style=\"background:\(part.color)\" aria-hidden=\"true\"></span>\(part.legend)</li>"
+        }
+        html += "<li><span class=\"far-ends-key\" aria-hidden=\"true\"></span>far ends</li></ul>\n"
+        html += "<details class=\"year-numbers\"><summary>The same in numbers</summary>\n"
+        for row in rows {
+            var text = "\(row.group): "
+            if let parts = Self.yearParts(row), let year = row.projectedARPU365 {
+                let named = zip(YearPart.allCases, parts).filter { money($0.1) != money(0) }.map { "\(money($0.1)) \($0.0.words)" }
+                text += "\(money(year)) in the first year: \(named.joined(separator: ", "))"
+            } else {
+                text += "not projected yet; \(money(row.realizedARPU ?? 0)) \(YearPart.charged.words)"
+            }
+            if let farEnds = ReportFindings.range(row.boundLow, row.boundHigh, money) { text += "; far ends \(farEnds)" }
+            html += "<p class=\"note year-parts\">\(text).</p>\n"
+        }
+        html += "<p class=\"note\">The bar adds up to the mark, the projected year; the line over it runs between its far ends. "
+        html += "Charged so far and what the members' own rates, their follow-on chains and the app's past bring stand on rates seen; "
+        html += "the rest continues the rates seen beyond what anyone has reached yet, the assumption the far ends bound.</p>\n"
+        return html + "</details>\n</figure>\n"
     }
 
     /// One sentence per group: the shares of the projected year realised, taken from the app's past

@@ -50,6 +50,10 @@ extension HTMLReport {
         .treatment .status{font-weight:600}
         .treatment .worth,.treatment .when{color:var(--ink)}
         .treatment .periods{grid-column:1/-1;font-size:13px;color:var(--muted)}
+        .treatment .far-ends{display:block;font-size:13px}
+        figure.year-make-up{margin:16px 0}
+        figure.year-make-up svg{max-width:720px}
+        .far-ends-key{display:inline-block;width:16px;border-top:2px solid var(--ink);margin-right:7px;vertical-align:middle}
         .warning-titles{font-size:13px;font-weight:600;color:var(--caution)}
         .pill{display:inline-block;font-size:12px;font-weight:600;line-height:1;padding:4px 8px;border-radius:999px;vertical-align:middle;white-space:nowrap}
         .pill.critical{background:var(--worse);color:#fff}

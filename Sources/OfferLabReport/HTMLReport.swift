@@ -110,7 +110,9 @@ package enum HTMLReport {
                 html += "<span class=\"group\">\(row.group)</span>"
                 html +=
                     "<span class=\"status \(toneClass(ReportFindings.tone(status: row.status)))\">\(ReportFormat.statusWords(row.status))</span>"
-                html += "<span class=\"goal\">\(ReportFindings.goalLift(row))</span>"
+                html += "<span class=\"goal\">\(ReportFindings.goalLift(row))"
+                if let farEnds = ReportFindings.farEnds(row, in: offering) { html += "<span class=\"far-ends\">\(farEnds)</span>" }
+                html += "</span>"
                 html += "<span class=\"worth\">\(ReportFindings.worth(row, currency: offering.currency))</span>"
                 if let when = ReportFindings.when(row, night: report.run.night) { html += "<span class=\"when\">\(when)</span>" }
                 if let periods = ReportFindings.periods(row) { html += "<span class=\"periods\">\(periods)</span>" }

@@ -226,6 +226,18 @@ enum ReportFindings {
         return "\(goal) \(ReportFormat.signedPercent(lift))" + (range.map { " (likely \($0))" } ?? "")
     }
 
+    /// A period test's far ends (contract §2.14): a new user's first year in the treatment against
+    /// control with none of what no one has reached yet, or the most the data allow, from the
+    /// comparison's `abs_lift_bound_low/high`; nil for another goal or without them. Short: a phone
+    /// shows it at a glance and in the sentence, within issue 41's page height.
+    static func farEnds(_ row: DecisionRow, in offering: OfferingReport) -> String? {
+        guard row.goalMetric == Metric.projectedARPU365.csvName,
+            let projected = offering.projectedComparisons.first(where: { $0.comparison.group == row.group }),
+            let ends = range(projected.absLiftBoundLow, projected.absLiftBoundHigh, { ReportFormat.signedMoney($0, offering.currency) })
+        else { return nil }
+        return "far ends \(ends) a new user"
+    }
+
     /// What shipping is worth in the first year of a year of new users, with its currency.
     static func worth(_ row: DecisionRow, currency: String) -> String {
         guard let impact = row.impact365, impact.isFinite else { return "worth: not projected yet" }

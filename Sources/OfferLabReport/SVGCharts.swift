@@ -59,6 +59,75 @@ enum SVGCharts {
         return svg + "</svg>"
     }
 
+    /// One row of a stacked bar chart: its parts from 0 in order (a negative part goes back),
+    /// where they should end, and a range drawn over them (an open end runs to the plot's edge).
+    struct StackedRow {
+        var label: String
+        var parts: [Double]
+        var total: Double?
+        var range: (low: Double?, high: Double?)
+    }
+
+    /// Bars of parts stacked from the zero line, one row each, in `colors` by part; a mark at the
+    /// row's `total` (where its parts end when they add up to it) and its `range` as a thin line
+    /// with end ticks over the bar.
+    static func stackedBars(_ rows: [StackedRow], colors: [String], label: String, format: (Double) -> String) -> HTML {
+        let width = 560.0
+        let labelWidth = 130.0
+        // Room for half the last tick's label, which is centred on the plot's edge.
+        let right = 48.0
+        let rowHeight = 34.0
+        let barHeight = 14.0
+        let top = 8.0
+        let axisHeight = 26.0
+        let height = top + rowHeight * Double(rows.count) + axisHeight
+        var values = [0.0]
+        for row in rows {
+            values += row.parts.indices.map { row.parts[...$0].reduce(0, +) }
+            values += [row.total, row.range.low, row.range.high].compactMap { $0 }
+        }
+        let ticks = niceTicks(values)
+        let scale = Scale(lower: ticks.first ?? 0, upper: ticks.last ?? 1, start: labelWidth, end: width - right)
+        // Positions on the coordinates' 0.1 grid, so the parts' widths add up as drawn.
+        func x(_ value: Double) -> Double { (scale(min(max(value, scale.lower), scale.upper)) * 10).rounded() / 10 }
+        var svg = open(width: width, height: height, label: label)
+        for tick in ticks {
+            svg += line(x(tick), top, x(tick), height - axisHeight, stroke: "#e3e3e3")
+            svg += text(x(tick), height - 8, format(tick), anchor: "middle", size: 11, fill: "#666")
+        }
+        svg +=
+            "<line class=\"zero\" x1=\"\(n(x(0)))\" y1=\"\(n(top - 4))\" x2=\"\(n(x(0)))\" y2=\"\(n(height - axisHeight))\" stroke=\"#4d4d4d\"/>"
+        for (index, row) in rows.enumerated() {
+            let y = top + rowHeight * (Double(index) + 0.5)
+            svg += text(labelWidth - 10, y + 4, truncated(row.label), anchor: "end", size: 13, fill: "#1a1a1a", title: row.label)
+            svg += "<g class=\"bar\">"
+            var start = 0.0
+            for (part, color) in zip(row.parts, colors) {
+                let end = start + part
+                let (left, right) = (x(min(start, end)), x(max(start, end)))
+                if right > left {
+                    svg +=
+                        "<rect class=\"part\(end < start ? " negative" : "")\" x=\"\(n(left))\" y=\"\(n(y - barHeight / 2))\" width=\"\(n(right - left))\" height=\"\(n(barHeight))\" fill=\"\(color)\"/>"
+                }
+                start = end
+            }
+            let (low, high) = (row.range.low.map(x) ?? x(scale.lower), row.range.high.map(x) ?? x(scale.upper))
+            if row.range.low != nil || row.range.high != nil {
+                svg += "<g class=\"range\">" + line(low, y, high, y, stroke: "#1a1a1a", width: 1.5)
+                for (end, value) in [(low, row.range.low), (high, row.range.high)] where value?.isFinite == true {
+                    svg += line(end, y - 6, end, y + 6, stroke: "#1a1a1a", width: 1.5)
+                }
+                svg += "</g>"
+            }
+            if let total = row.total {
+                svg +=
+                    "<line class=\"total\" x1=\"\(n(x(total)))\" y1=\"\(n(y - barHeight / 2 - 4))\" x2=\"\(n(x(total)))\" y2=\"\(n(y + barHeight / 2 + 4))\" stroke=\"#1a1a1a\" stroke-width=\"3\"/>"
+            }
+            svg += "</g>"
+        }
+        return svg + "</svg>"
+    }
+
     /// One line of a lift-over-time chart: a treatment's lift per date (nil: undefined that day).
     struct Series {
         var label: String

@@ -55,6 +55,12 @@ struct ProjectionFollowOnTests {
         let members = try #require(result.groups[0].projectedARPU365)
         #expect(abs(members - 30) < 1e-9)
         #expect(abs(try #require(result.groups[0].realizedARPU) - 17.5) < 1e-12)
+        // The year's parts: 17.5 charged, the second cohort's yearly plans (12.5 a member) from
+        // follow-on chains on the days seen; nothing else to come, from a past or continued.
+        let group = result.groups[0]
+        #expect(abs(try #require(group.observedShare) - 17.5 / 30) < 1e-9)
+        #expect(abs(try #require(group.followOnShare) - 12.5 / 30) < 1e-9)
+        for share in [group.ownRatesShare, group.pastShare, group.continuedShare] { #expect(abs(try #require(share)) < 1e-9) }
         // A newcomer: the pass on day 0 (every member bought it), then the yearly plan on day 3 with 1/2.
         let comparison = try #require(result.comparisons.first)
         #expect(abs(try #require(comparison.controlValue) - 30) < 1e-9)

@@ -207,6 +207,14 @@ struct ProjectionPastTests {
             projection.pastUses[0].description { _ in "monthly" }
                 == "monthly renewal 2 from 100 earlier buyers (scaled by 1.5: the members renew unlike them at the renewals both saw)")
         #expect(try #require(projection.boundedShare) > 0.25)  // the far ends: renewals 3 to 11 from none to the ceiling
+        // The year's parts add up to it: 3 500 charged, renewal 2 of the 150 running chains from the
+        // past (0.75 · 1 500), renewals 3 to 11 continued at 0.75; none at the members' own rates.
+        let year = 3500 + 1500 * continued
+        #expect(abs(try #require(projection.observedShare) - 3500 / year) < 1e-9)
+        #expect(abs(try #require(projection.pastShare) - 1500 * 0.75 / year) < 1e-9)
+        #expect(abs(try #require(projection.continuedShare) - 1500 * (continued - 0.75) / year) < 1e-9)
+        #expect(abs(try #require(projection.ownRatesShare)) < 1e-9)
+        #expect(abs(try #require(projection.followOnShare)) < 1e-9)
     }
 
     @Test("Members who cannot be compared with the past yet: the year takes its rates as they are, the far ends leave it out")

@@ -86,7 +86,11 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError == "")
         let header = try #require(try night.csv("projection").first)
-        #expect(header.suffix(5) == ["observed_share", "past_share", "bounded_share", "past_detail", "past_missing"])
+        #expect(
+            header.suffix(8) == [
+                "observed_share", "own_rates_share", "follow_on_share", "past_share", "continued_share", "bounded_share", "past_detail",
+                "past_missing",
+            ])
         let variant = try Self.variant(night)
         let value = try ProjectionRunTests.number(variant["projected_arpu_365"])
         #expect(abs(value - Self.memberYear) < 1e-6, "\(variant)")
@@ -94,6 +98,11 @@ import Testing
         #expect(abs(try ProjectionRunTests.number(variant["observed_share"]) - 57.0 / 327) < 1e-6)
         #expect(abs(try ProjectionRunTests.number(variant["past_share"]) - 270.0 / 327) < 1e-6)
         #expect(try ProjectionRunTests.number(variant["bounded_share"]) == 0)
+        // The rest of the year: nothing to come at the members' own rates (their renewal 2 on is the
+        // past's), no follow-on chain, nothing continued beyond what was seen.
+        for share in ["own_rates_share", "follow_on_share", "continued_share"] {
+            #expect(abs(try ProjectionRunTests.number(variant[share])) < 1e-9, "\(share): \(variant)")
+        }
         #expect(variant["past_detail"] == "monthly renewals 2–11 from 40 earlier buyers" && variant["past_missing"] == "")
         let report = try String(contentsOfFile: night.folder.file("out/2026-03-16/report.html"), encoding: .utf8)
         #expect(

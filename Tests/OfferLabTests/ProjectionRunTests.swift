@@ -71,7 +71,7 @@ import Testing
             rows.first == [
                 "offering_id", "group", "users", "observed_days_mean", "realized_arpu", "projected_arpu_365", "projected_arpu_365_ci_low",
                 "projected_arpu_365_ci_high", "projected_arpu_365_bound_low", "projected_arpu_365_bound_high", "reason", "observed_share",
-                "past_share", "bounded_share", "past_detail", "past_missing",
+                "own_rates_share", "follow_on_share", "past_share", "continued_share", "bounded_share", "past_detail", "past_missing",
             ])
         let groups = Self.records(rows)
         #expect(groups.map { $0["group"] } == ["control", "variant"])

@@ -30,6 +30,36 @@ import Testing
         #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering) == nil)
     }
 
+    /// A period test's line at a glance carries the far ends of a new user's year against
+    /// control (the comparison's abs_lift_bound_low/high), an open end in words; a test decided on
+    /// another goal, or a comparison without them, shows none.
+    @Test func aPeriodTestShowsItsFarEnds() {
+        var offering = reportFixture().offerings[0]
+        let projected = ComparisonValues(group: "variant_b", controlGroup: "control", metric: "projected_arpu_365")
+        offering.projectedComparisons = [
+            ComparisonRow(offeringID: "spring", comparison: projected, absLiftBoundLow: -33.05, absLiftBoundHigh: 78.07)
+        ]
+        var row = Self.row(status: "keep_running", goalRelLift: 0.466)
+        #expect(ReportFindings.farEnds(row, in: offering) == nil)
+        row.goalMetric = "projected_arpu_365"
+        #expect(
+            ReportFindings.farEnds(row, in: offering)
+                == "far ends USD −33.05 to USD +78.07 a new user")
+        offering.projectedComparisons[0].absLiftBoundHigh = .infinity
+        #expect(ReportFindings.farEnds(row, in: offering) == "far ends at least USD −33.05 a new user")
+        offering.projectedComparisons[0].absLiftBoundLow = nil
+        #expect(ReportFindings.farEnds(row, in: offering) == nil)
+        var report = reportFixture()
+        report.offerings[0].projectedComparisons = [
+            ComparisonRow(offeringID: "spring", comparison: projected, absLiftBoundLow: -1, absLiftBoundHigh: 2)
+        ]
+        report.offerings[0].decisions = [row]
+        #expect(
+            HTMLReport.render(report).contains(
+                "<span class=\"far-ends\">far ends USD −1.00 to USD +2.00 a new user</span></span>"
+            ))
+    }
+
     /// Statuses are read by their stored text: one this offerlab does not know (the decision's
     /// `futile` before it existed, say) still reads as words, never as a raw name or a blank.
     @Test func statusesReadInPlainWords() {

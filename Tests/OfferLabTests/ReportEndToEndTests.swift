@@ -58,6 +58,42 @@ import Testing
         #expect(try String(contentsOfFile: folder.file("report-2026-03-15.html"), encoding: .utf8) == written)
     }
 
+    /// The sample night's bars of each group's year (docs/report.md, "What each group's first year is made of"): walked
+    /// from the zero line part by part (a negative part goes back), every bar ends at its mark, the
+    /// projected year; one mark per group of projection.csv with a year, and some bar of several parts.
+    @Test func theYearsBarsAddUpToTheProjectedYear() throws {
+        let folder = try TemporaryFolder()
+        let job = repositoryRoot.appendingPathComponent("jobs/sample.yaml").path
+        let run = try runOfferLab(["run", job, "--quiet", "--output", folder.path, "--database", folder.file("results.sqlite")])
+        #expect(run.status == 0, "\(run.standardError)")
+        let written = try String(contentsOfFile: folder.file("2026-03-15/report.html"), encoding: .utf8)
+        let projection = ProjectionRunTests.records(
+            parseCSV(try String(contentsOfFile: folder.file("2026-03-15/projection.csv"), encoding: .utf8)))
+        func number(_ match: Substring) -> Double { Double(match) ?? .nan }
+        var marks = 0
+        var largest = 0
+        for figure in written.components(separatedBy: "<figure class=\"year-make-up\">").dropFirst() {
+            let chart = figure.components(separatedBy: "</svg>")[0]
+            let zero = try #require(chart.firstMatch(of: /<line class="zero" x1="([0-9.]+)"/).map { number($0.1) })
+            for bar in chart.components(separatedBy: "<g class=\"bar\">").dropFirst() {
+                var position = zero
+                let parts = bar.matches(of: /<rect class="part( negative)?" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"/)
+                for part in parts {
+                    let (x, width) = (number(part.2), number(part.3))
+                    // A part starts where the one before it ended (a negative one ends there).
+                    #expect(abs((part.1 == nil ? x : x + width) - position) < 0.15, "\(bar)")
+                    position = part.1 == nil ? x + width : x
+                }
+                largest = max(largest, parts.count)
+                guard let mark = bar.firstMatch(of: /<line class="total" x1="([0-9.]+)"/) else { continue }
+                marks += 1
+                #expect(abs(position - number(mark.1)) < 0.15, "the parts end at \(position), the year at \(mark.1): \(bar)")
+            }
+        }
+        #expect(marks == projection.filter { !($0["projected_arpu_365"] ?? "").isEmpty }.count && marks > 0)
+        #expect(largest >= 3)
+    }
+
     /// The sample data with BRL left without a rate (jobs/sample-with-warnings.yaml): Brazil's
     /// revenue lifts say their money is unknown instead of showing "USD 0.00"; the banner names
     /// the money of the showcase's broken purchase lines.

@@ -185,10 +185,15 @@ package struct ProjectionRow: TypedRow, Equatable {
     /// Why `projectedARPU365` is empty ("" when it has a value).
     package var reason = ""
     /// What the projected year rests on (docs/statistics.md#what-the-year-rests-on): the shares
-    /// realised, from the app's past and between the bounds; which products' renewals come from
-    /// the past; which needed renewals the past does not identify either ("" when none).
+    /// realised, still to come at the members' own rates, from follow-on chains, from the app's
+    /// past and continued at the rates seen (these five add up to the year), and between the
+    /// bounds; which products' renewals come from the past; which needed renewals the past does
+    /// not identify either ("" when none).
     package var observedShare: Double?
+    package var ownRatesShare: Double?
+    package var followOnShare: Double?
     package var pastShare: Double?
+    package var continuedShare: Double?
     package var boundedShare: Double?
     package var pastDetail = ""
     package var pastMissing = ""
@@ -201,7 +206,8 @@ package struct ProjectionRow: TypedRow, Equatable {
             .init(.projectedARPU365, \.projectedARPU365), .init(.projectedARPU365CILow, \.low),
             .init(.projectedARPU365CIHigh, \.high), .init(.projectedARPU365BoundLow, \.boundLow),
             .init(.projectedARPU365BoundHigh, \.boundHigh), .init(.reason, \.reason), .init(.observedShare, \.observedShare),
-            .init(.pastShare, \.pastShare), .init(.boundedShare, \.boundedShare), .init(.pastDetail, \.pastDetail),
+            .init(.ownRatesShare, \.ownRatesShare), .init(.followOnShare, \.followOnShare), .init(.pastShare, \.pastShare),
+            .init(.continuedShare, \.continuedShare), .init(.boundedShare, \.boundedShare), .init(.pastDetail, \.pastDetail),
             .init(.pastMissing, \.pastMissing),
         ])
 }

@@ -17,7 +17,10 @@ extension ResultColumn {
     static let absLiftBoundHigh = ResultColumn("abs_lift_bound_high", .real)
     // What the year rests on (docs/statistics.md#what-the-year-rests-on).
     static let observedShare = ResultColumn("observed_share", .real)
+    static let ownRatesShare = ResultColumn("own_rates_share", .real)
+    static let followOnShare = ResultColumn("follow_on_share", .real)
     static let pastShare = ResultColumn("past_share", .real)
+    static let continuedShare = ResultColumn("continued_share", .real)
     static let boundedShare = ResultColumn("bounded_share", .real)
     static let pastDetail = ResultColumn("past_detail", .text)
     static let pastMissing = ResultColumn("past_missing", .text)
@@ -37,7 +40,8 @@ extension ResultTables {
                     low: group.interval?.low, high: group.interval?.high, boundLow: group.bounds?.low,
                     boundHigh: group.bounds?.high,
                     reason: group.gap.map { reason($0, productIDs: result.projection?.productIDs ?? []) } ?? "",
-                    observedShare: group.observedShare, pastShare: group.pastShare, boundedShare: group.boundedShare,
+                    observedShare: group.observedShare, ownRatesShare: group.ownRatesShare, followOnShare: group.followOnShare,
+                    pastShare: group.pastShare, continuedShare: group.continuedShare, boundedShare: group.boundedShare,
                     pastDetail: group.pastUses.map { $0.description(productName: productName(result)) }.joined(separator: "; "),
                     pastMissing: group.pastMissing.map { $0.description(productName: productName(result)) }.joined(separator: "; "))
             }
