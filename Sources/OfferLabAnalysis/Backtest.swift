@@ -28,9 +28,10 @@ package struct BacktestCohorts: Sendable {
         package var buyers: Int
         /// min(365, whole days from the cohort's last first charge to `as_of`).
         package var horizonDays: Int
-        /// The buyers as members assigned at the month's first instant, each with its own first
-        /// `readDay` days moved there; the projection's `as_of` (`readAt`) is that instant +
-        /// `readDay` days, the cut at which every other chain is known (`past`).
+        /// The buyers as members, each read on the night (00:00 UTC) `readDay` days after the day of
+        /// its first charge and moved by whole days to the month's first day, so that all are read
+        /// at once: the projection's `as_of` (`readAt`), the month's first instant + `readDay`
+        /// days, the cut at which every other chain is known (`past`).
         package var members: ProjectionGroupInput
         package var readAt: Int64
         /// Per product: every chain but the month's, as known at `readAt`.
@@ -99,9 +100,13 @@ package struct BacktestCohorts: Sendable {
 
     /// Months since year 0 of the UTC date of `time` (µs since the epoch).
     static func month(of time: Int64) -> Int {
-        let days = time >= 0 ? time / Timestamp.microsecondsPerDay : (time + 1) / Timestamp.microsecondsPerDay - 1
-        let date = Timestamp.civilFromDays(days)
+        let date = Timestamp.civilFromDays(day(of: time))
         return date.year * 12 + date.month - 1
+    }
+
+    /// Days since the epoch of the UTC date of `time` (µs since the epoch).
+    static func day(of time: Int64) -> Int64 {
+        time >= 0 ? time / Timestamp.microsecondsPerDay : (time + 1) / Timestamp.microsecondsPerDay - 1
     }
 
     /// The first instant (µs) of `month` (months since year 0).
@@ -136,7 +141,10 @@ package struct BacktestCohorts: Sendable {
         var cohort = cohorts.removeValue(forKey: monthIndex * products.count + product) ?? CohortState()
         cohort.buyers += 1
         cohort.lastFirstCharge = max(cohort.lastFirstCharge, first.time)
-        let shift = Self.start(ofMonth: month) - first.time
+        // Read on the night (00:00 UTC) `readDay` days after the day of the first charge, as a
+        // night reads its members: moved by whole days to the month's first day.
+        let firstDay = Self.day(of: first.time) * Timestamp.microsecondsPerDay
+        let shift = Self.start(ofMonth: month) - firstDay
         var readEvents: [ProjectionEvent] = []
         var lastCharge = 0.0
         for event in events {
@@ -146,14 +154,14 @@ package struct BacktestCohorts: Sendable {
             let day = Int((event.time - first.time) / Timestamp.microsecondsPerDay)
             guard day < Self.maxHorizonDays else { break }
             cohort.paidByDay[day] += event.isRefund ? -amount : amount
-            guard day < Self.readDays.last! else { continue }
+            guard event.time < firstDay + Int64(Self.readDays.last!) * Timestamp.microsecondsPerDay else { continue }
             readEvents.append(
                 ProjectionEvent(
                     time: event.time + shift, kind: event.isRefund ? .refund : readEvents.isEmpty ? .purchase : .renewal, product: product,
                     amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt + shift))
         }
         for (index, readDay) in Self.readDays.enumerated() {
-            let cut = first.time + Int64(readDay) * Timestamp.microsecondsPerDay
+            let cut = firstDay + Int64(readDay) * Timestamp.microsecondsPerDay
             cohort.members[index].appendMember(
                 assignedAt: first.time + shift, events: readEvents.prefix { $0.time - shift < cut })
         }

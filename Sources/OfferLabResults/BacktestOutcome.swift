@@ -19,9 +19,6 @@ package struct BacktestOutcome: Sendable, Equatable {
     package var realized: Double
     package var horizonDays: Int
 
-    /// Whether the interval held the paid amount; nil without an interval.
-    package var covered: Bool? { interval.map { $0.low <= realized && realized <= $0.high } }
-
     /// `cohort` projected by `projectOffering`, the night's own code path (its buyers the one group,
     /// the past as it stood at the cut), to the cohort's horizon, with the night's draws and a seed
     /// from the cut and the product alone (`OfferingStatistics.projectionSeed`).
