@@ -73,8 +73,7 @@ package struct AppPast: Sendable {
                     PastMoneyEvent(
                         chain: chain, time: event.time, isRefund: event.isRefund,
                         product: event.product >= 0 ? products[Int(event.product)] : Int32(catalog.index(ofLabel: -1)), user: user,
-                        source: Int32(source), transaction: event.transaction, expiresAt: event.expiresAt, price: event.price,
-                        currency: event.currency))
+                        source: Int32(source), transaction: event.transaction, details: (event.expiresAt, event.price, event.currency)))
             }
         }
         var chains: [PastChain] = []
@@ -204,8 +203,8 @@ package struct AppPast: Sendable {
                 events.append(
                     PastMoneyEvent(
                         chain: chain, time: record.timestamp, isRefund: isRefund, product: Int32(catalog.index(ofLabel: details.product)),
-                        user: user, source: 0, transaction: details.transaction, expiresAt: details.expiresAt, price: details.price,
-                        currency: details.currency))
+                        user: user, source: 0, transaction: details.transaction,
+                        details: (details.expiresAt, details.price, details.currency)))
             }
         }
         events.reserveCapacity(events.count + reserving)

@@ -92,12 +92,12 @@ public struct PastMoneyEvent: Sendable, BitwiseCopyable {
     public var currency: Int32
 
     public init(
-        chain: Int64, time: Int64, isRefund: Bool, product: Int32, user: Int32, source: Int32, transaction: Int32, expiresAt: Int64,
-        price: Int64, currency: Int32
+        chain: Int64, time: Int64, isRefund: Bool, product: Int32, user: Int32, source: Int32, transaction: Int32,
+        details: (expiresAt: Int64, price: Int64, currency: Int32)
     ) {
         (self.chain, self.time, self.isRefund, self.product) = (chain, time, isRefund, product)
-        (self.user, self.source, self.transaction, self.expiresAt) = (user, source, transaction, expiresAt)
-        (self.price, self.currency) = (price, currency)
+        (self.user, self.source, self.transaction) = (user, source, transaction)
+        (self.expiresAt, self.price, self.currency) = details
     }
 
     /// A chain's key: its `original_transaction_id` (an id ≥ 0), else, for a user (an id ≥ 0),
@@ -195,8 +195,8 @@ public struct PastChains: Sendable {
                 events.append(
                     PastMoneyEvent(
                         chain: chain, time: event.time, isRefund: event.isRefund, product: label, user: user, source: Int32(source),
-                        transaction: event.transaction, expiresAt: event.expiresAt, price: event.price,
-                        currency: event.currency >= 0 ? labelIDs[Int(event.currency)] : -1))
+                        transaction: event.transaction,
+                        details: (event.expiresAt, event.price, event.currency >= 0 ? labelIDs[Int(event.currency)] : -1)))
             }
         }
         var chains: [Keyed] = []
