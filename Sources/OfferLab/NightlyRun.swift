@@ -62,7 +62,8 @@ package enum NightlyRun {
         let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
         let night = ResultTables.make(
             results, statistics: analyses, settings: ResultTableSettings(job), previous: previous,
-            backfill: ResultsDatabase.hasLaterNight(of: output))
+            backfill: ResultsDatabase.hasLaterNight(of: output),
+            backtest: try await backtest(of: results.backtestCohorts, settings: StatisticsSettings(job)))
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         var run = RunRecord(
             job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
@@ -183,7 +184,8 @@ package enum NightlyRun {
             historyCounters = history.counters
             let asOf = job.night.microseconds
             if case .chains(let chains) = history.past {
-                past = AppPast(logs: store, chains: chains, users: population.users, offeringCatalog: catalog, asOf: asOf)
+                past = AppPast(
+                    logs: store, chains: chains, users: population.users, offeringCatalog: catalog, asOf: asOf, rates: job.rates)
             }
             if past == nil {
                 // Without chains, or with logs that overlap them: the files themselves.
@@ -194,7 +196,8 @@ package enum NightlyRun {
                     )
                     .past.files
                 }
-                past = AppPast(logs: store, past: files ?? [], users: population.users, offeringCatalog: catalog, asOf: asOf)
+                past = AppPast(
+                    logs: store, past: files ?? [], users: population.users, offeringCatalog: catalog, asOf: asOf, rates: job.rates)
             }
             progress?.say("history read: \(job.historyFiles.count) files, \(history.past.eventCount) charges and refunds")
         }
@@ -206,6 +209,7 @@ package enum NightlyRun {
             catalog: catalog, population: population, store: consume store, offerings: analysedIndices, settings: AnalysisSettings(job),
             past: past, progress: progress)
         results.historyIngest = historyCounters
+        results.backtestCohorts = past?.backtest.ready
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
         let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night.date) as NSString).appendingPathComponent(
@@ -215,7 +219,7 @@ package enum NightlyRun {
             + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
             + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
             + RunChecks.projectionWithoutPeriods(results.offerings)
-            + RunChecks.history(job: job, counters: historyCounters)
+            + RunChecks.history(job: job, counters: historyCounters) + RunChecks.backtest(results.backtestCohorts, job: job)
         return results
     }
 
@@ -312,6 +316,21 @@ package enum NightlyRun {
             statistics.append(try outcome.get())
         }
         return statistics
+    }
+
+    /// The app's own track record (docs/statistics.md#the-apps-own-track-record): each cohort
+    /// projected as an offering is, `threads` at a time, in the cohorts' order; nil without cohorts
+    /// counted.
+    /// - Throws: `OfferLabError` (`.rejectedTotals`) naming the first cohort the projection rejects.
+    static func backtest(of cohorts: [BacktestCohorts.Cohort]?, settings: StatisticsSettings) async throws -> [BacktestOutcome]? {
+        guard let cohorts else { return nil }
+        var outcomes: [BacktestOutcome] = []
+        try await InOrder.run(count: cohorts.count, width: settings.threads) { index in
+            Result { try BacktestOutcome(cohorts[index], alpha: settings.alpha) }
+        } merge: { outcome in
+            outcomes.append(try outcome.get())
+        }
+        return outcomes
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far

@@ -72,6 +72,16 @@ enum RunChecks {
         return warnings
     }
 
+    /// A past whose files were read but too short for any cohort of the app's own track record
+    /// (docs/statistics.md#the-apps-own-track-record): one line; the night goes on.
+    static func backtest(_ cohorts: [BacktestCohorts.Cohort]?, job: Job) -> [String] {
+        guard let cohorts, cohorts.isEmpty, !job.historyFiles.isEmpty else { return [] }
+        return [
+            "the app's past is too short for a backtest: no month of a renewing product's first charges has more than "
+                + "\(BacktestCohorts.readDays[0]) days of past after its last first charge before as_of; backtest.csv is empty"
+        ]
+    }
+
     /// Log files that yielded no valid line (a file of junk bytes, a CSV file with a foreign
     /// header, an empty file): one warning naming them, as the night may well pass without them.
     static func filesWithoutValidLines(_ ingest: IngestCounters) -> [String] {

@@ -17,6 +17,9 @@ package struct AppPast: Sendable {
     /// `catalog`'s products.
     private var chains: [PastChain] = []
     private let asOf: Int64
+    /// The app's own track record's cohorts (docs/statistics.md#the-apps-own-track-record),
+    /// counted from the chains' charges and refunds as they are read.
+    package private(set) var backtest: BacktestCohorts
 
     /// Reads the chains of the night's `logs` and of the `past` files (`LogIngest.readPast`), whose
     /// users are looked up in `users` (the population's). Sandbox events are left out (as clean-up
@@ -24,12 +27,18 @@ package struct AppPast: Sendable {
     /// user of the assignment table, whose chain cannot be told (a chain is its
     /// `original_transaction_id`, else its user and product, as for the members): the same text in
     /// the logs and in any past file is the same chain. A charge seen twice (the same transaction
-    /// at the same time, in two files) counts once.
-    package init(logs: EventStore, past: [PastFile], users: ByteStringInterner, offeringCatalog: OfferingCatalog, asOf: Int64) {
+    /// at the same time, in two files) counts once. `rates` (by upper-case currency code) give the
+    /// chains' money in the report currency for the app's own track record (`backtest`).
+    package init(
+        logs: EventStore, past: [PastFile], users: ByteStringInterner, offeringCatalog: OfferingCatalog, asOf: Int64,
+        rates: [String: Double]
+    ) {
         self.asOf = asOf
         let catalog = ProjectionCatalog(offeringCatalog, labels: logs.labels)
         self.catalog = catalog
         var events = Self.moneyEvents(of: logs, catalog: catalog, reserving: past.reduce(0) { $0 + $1.events.count })
+        // Per source (0: the logs, then the files): the rate of each label that names a currency.
+        let sourceRates = [Self.rates(rates, of: logs.labels)] + past.map { Self.rates(rates, of: $0.labels) }
         // The past's chains in the logs' ids: an `original_transaction_id` (a product) the logs
         // have is theirs (a chain may run on from the past into the logs), any other gets an id
         // after theirs, the same in every past file. Only these are looked up and interned, never
@@ -64,25 +73,42 @@ package struct AppPast: Sendable {
                     PastMoneyEvent(
                         chain: chain, time: event.time, isRefund: event.isRefund,
                         product: event.product >= 0 ? products[Int(event.product)] : Int32(catalog.index(ofLabel: -1)), user: user,
-                        source: Int32(source), transaction: event.transaction, expiresAt: event.expiresAt))
+                        source: Int32(source), transaction: event.transaction, details: (event.expiresAt, event.price, event.currency)))
             }
         }
         var chains: [PastChain] = []
-        PastChain.read(&events, transactions: [logs.transactions] + past.map(\.transactions), start: { _, _ in nil }) { _, chain in
-            if chain.chargeCount > 0 { chains.append(chain) }
+        var backtest = BacktestCohorts(catalog: catalog, asOf: asOf, earliest: events.lazy.map(\.time).min() ?? asOf)
+        var chainEvents: [BacktestCohorts.Event] = []
+        PastChain.read(&events, transactions: [logs.transactions] + past.map(\.transactions), start: { _, _ in nil }) { _, chain, counted in
+            guard chain.chargeCount > 0 else { return }
+            chains.append(chain)
+            chainEvents.removeAll(keepingCapacity: true)
+            for event in counted {
+                chainEvents.append(
+                    BacktestCohorts.Event(
+                        time: event.time, expiresAt: event.expiresAt, isRefund: event.isRefund,
+                        amount: Self.amount(event.price, currency: event.currency, rates: sourceRates[Int(event.source)])))
+            }
+            backtest.addChain(product: Int(chain.product), events: chainEvents)
         }
         self.chains = chains
+        self.backtest = backtest
     }
 
     /// The same as `init(logs:past:…)` on the files `chains` was read from, or nil when the logs
     /// continue a chain of the past at or before its latest event there (a charge the logs repeat,
     /// a refund at the time of a charge): only its files' events then tell how. A chain the logs
-    /// continue only after it is carried on from where the past left it.
-    package init?(logs: EventStore, chains past: PastChains, users: ByteStringInterner, offeringCatalog: OfferingCatalog, asOf: Int64) {
+    /// continue only after it is carried on from where the past left it, its events kept with it
+    /// (`PastChains.events`) followed by the logs'.
+    package init?(
+        logs: EventStore, chains past: PastChains, users: ByteStringInterner, offeringCatalog: OfferingCatalog, asOf: Int64,
+        rates: [String: Double]
+    ) {
         self.asOf = asOf
         let catalog = ProjectionCatalog(offeringCatalog, labels: logs.labels)
         self.catalog = catalog
         var events = Self.moneyEvents(of: logs, catalog: catalog, reserving: 0)
+        let (logsRates, pastRates) = (Self.rates(rates, of: logs.labels), Self.rates(rates, of: past.labels))
         let pastUsers = users.lookupAll(of: past.users)
         let products = catalog.indices(ofLabels: past.labels)
         let unlabelled = Int32(catalog.index(ofLabel: -1))
@@ -114,6 +140,21 @@ package struct AppPast: Sendable {
         var continued = [Bool](repeating: false, count: past.chains.count)
         var overlaps = false
         var chains: [PastChain] = []
+        var backtest = BacktestCohorts(
+            catalog: catalog, asOf: asOf,
+            earliest: min(past.events.lazy.map(\.time).min() ?? asOf, events.lazy.map(\.time).min() ?? asOf))
+        var chainEvents: [BacktestCohorts.Event] = []
+        // The kept events of the past's chain `index` into `chainEvents`, after emptying it.
+        func keptEvents(of index: Int?) {
+            chainEvents.removeAll(keepingCapacity: true)
+            guard let index else { return }
+            for event in past.events[Int(past.chains[index].eventsStart)..<Int(past.chains[index].eventsEnd)] {
+                chainEvents.append(
+                    BacktestCohorts.Event(
+                        time: event.time, expiresAt: event.expiresAt, isRefund: event.isRefund,
+                        amount: Self.amount(event.price, currency: event.currency, rates: pastRates)))
+            }
+        }
         PastChain.read(
             &events, transactions: [logs.transactions],
             start: { key, firstTime in
@@ -122,16 +163,29 @@ package struct AppPast: Sendable {
                 if firstTime <= past.chains[index].chain.lastEventTime { overlaps = true }
                 return inTheNightsIDs(past.chains[index].chain)
             }
-        ) { _, chain in
-            if chain.chargeCount > 0 { chains.append(chain) }
+        ) { key, chain, counted in
+            guard chain.chargeCount > 0 else { return }
+            chains.append(chain)
+            keptEvents(of: continuable[key])
+            for event in counted {
+                chainEvents.append(
+                    BacktestCohorts.Event(
+                        time: event.time, expiresAt: event.expiresAt, isRefund: event.isRefund,
+                        amount: Self.amount(event.price, currency: event.currency, rates: logsRates)))
+            }
+            backtest.addChain(product: Int(chain.product), events: chainEvents)
         }
         if overlaps { return nil }
         for (index, keyed) in past.chains.enumerated() where !continued[index] && keyed.chain.chargeCount > 0 {
             // A chain told by a user the assignment table does not hold tonight cannot be told.
             if keyed.originalTransaction < 0 && pastUsers[Int(keyed.keyUser)] < 0 { continue }
-            chains.append(inTheNightsIDs(keyed.chain))
+            let chain = inTheNightsIDs(keyed.chain)
+            chains.append(chain)
+            keptEvents(of: index)
+            backtest.addChain(product: Int(chain.product), events: chainEvents)
         }
         self.chains = chains
+        self.backtest = backtest
     }
 
     /// The logs' paid charges and refunds (`source` 0), room for `reserving` more.
@@ -149,11 +203,24 @@ package struct AppPast: Sendable {
                 events.append(
                     PastMoneyEvent(
                         chain: chain, time: record.timestamp, isRefund: isRefund, product: Int32(catalog.index(ofLabel: details.product)),
-                        user: user, source: 0, transaction: details.transaction, expiresAt: details.expiresAt))
+                        user: user, source: 0, transaction: details.transaction,
+                        details: (details.expiresAt, details.price, details.currency)))
             }
         }
         events.reserveCapacity(events.count + reserving)
         return events
+    }
+
+    /// Per label of `labels`: the rate of the currency it names (nil: none).
+    private static func rates(_ rates: [String: Double], of labels: ByteStringInterner) -> [Double?] {
+        (0..<Int32(labels.count)).map { rates[labels.string(of: $0).uppercased()] }
+    }
+
+    /// `price` micro-units of `currency` (a label with a rate in `rates`, -1: none) in the report
+    /// currency, 0 without a rate; nil without a price.
+    private static func amount(_ price: Int64, currency: Int32, rates: [Double?]) -> Double? {
+        guard price != EventRecord.noPrice else { return nil }
+        return Double(price) / 1_000_000 * ((currency >= 0 ? rates[Int(currency)] : nil) ?? 0)
     }
 
     /// Per product of `catalog`, the past of `offering`: the chains of users with no assignment row

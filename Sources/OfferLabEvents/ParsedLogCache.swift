@@ -273,6 +273,7 @@ package final class ParsedLogCache: Sendable {
             entry.append(Int64(chains.eventCount))
             entry.append(chains.latestTimestamp)
             entry.appendArray(chains.chains)
+            entry.appendArray(chains.events)
             for interner in [chains.originalTransactions, chains.users, chains.labels] { Self.append(interner, to: &entry) }
         }
         write(entry.bytes, named: name, countsAsFile: false)
@@ -287,6 +288,10 @@ package final class ParsedLogCache: Sendable {
         chains.eventCount = Int(try payload.read(Int64.self))
         chains.latestTimestamp = try payload.read(Int64.self)
         chains.chains = try payload.readArray()
+        chains.events = try payload.readArray()
+        guard
+            chains.chains.allSatisfy({ 0 <= $0.eventsStart && $0.eventsStart <= $0.eventsEnd && Int($0.eventsEnd) <= chains.events.count })
+        else { throw CacheEntryReader.Damaged() }
         chains.originalTransactions = try interner(from: &payload)
         chains.users = try interner(from: &payload)
         chains.labels = try interner(from: &payload)

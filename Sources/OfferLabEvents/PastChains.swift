@@ -22,38 +22,49 @@ public struct PastChain: Sendable, BitwiseCopyable {
 
     /// Sorts `events` into chains, each in time order (a charge before a refund at the same time,
     /// else in the order of `events`), and reads each one on from `start(key, its first event's
-    /// time)` (nil: from nothing), handing it to `body` with its key, charges or not. A charge at
-    /// the time of the chain's last charge read here, with the same `transaction_id` (its text in
-    /// `transactions[source]`), counts once; a refund at or after the last charge takes it back.
+    /// time)` (nil: from nothing), handing it to `body` with its key, charges or not, and the
+    /// events it counted in time order (its charges, and the refunds after its first charge read
+    /// here). A charge at the time of the chain's last charge read here, with the same
+    /// `transaction_id` (its text in `transactions[source]`), counts once; a refund at or after the
+    /// last charge takes it back.
     public static func read(
         _ events: inout [PastMoneyEvent], transactions: [ByteStringInterner], start: (Int64, Int64) -> PastChain?,
-        _ body: (Int64, PastChain) -> Void
+        _ body: (Int64, PastChain, ArraySlice<PastMoneyEvent>) -> Void
     ) {
         events.sort { ($0.chain, $0.time, $0.isRefund ? 1 : 0) < ($1.chain, $1.time, $1.isRefund ? 1 : 0) }
         var first = 0
+        // The chain's counted events, moved to the front of its own events (`kept` ≤ `next`).
         while first < events.count {
             var chain = start(events[first].chain, events[first].time) ?? PastChain()
             var lastCharge: PastMoneyEvent?
             var next = first
+            var kept = first
+            let startingCharges = chain.chargeCount
             while next < events.count && events[next].chain == events[first].chain {
                 let event = events[next]
                 next += 1
                 chain.lastEventTime = event.time
                 if event.isRefund {
                     if chain.chargeCount > 0 { chain.lastChargeRefunded = true }
+                    if chain.chargeCount > startingCharges {
+                        events[kept] = event
+                        kept += 1
+                    }
                     continue
                 }
                 if let lastCharge, lastCharge.time == event.time && lastCharge.sameTransaction(as: event, transactions: transactions) {
                     continue
                 }
                 lastCharge = event
+                events[kept] = event
+                kept += 1
                 if chain.chargeCount == 0 { (chain.user, chain.product) = (event.user, event.product) }
                 chain.chargeCount += 1
                 chain.lastChargeTime = event.time
                 chain.lastExpiresAt = event.expiresAt
                 chain.lastChargeRefunded = false
             }
-            body(events[first].chain, chain)
+            body(events[first].chain, chain, events[first..<kept])
             first = next
         }
     }
@@ -74,12 +85,19 @@ public struct PastMoneyEvent: Sendable, BitwiseCopyable {
     public var transaction: Int32
     /// `EventRecord.noTime` when absent.
     public var expiresAt: Int64
+    /// Its price or refunded amount, micro-units of `currency` (an id in the reader's table of
+    /// `source`, -1 when absent); `EventRecord.noPrice` when absent: what the app's own track
+    /// record counts a buyer paid (`BacktestCohorts`).
+    public var price: Int64
+    public var currency: Int32
 
     public init(
-        chain: Int64, time: Int64, isRefund: Bool, product: Int32, user: Int32, source: Int32, transaction: Int32, expiresAt: Int64
+        chain: Int64, time: Int64, isRefund: Bool, product: Int32, user: Int32, source: Int32, transaction: Int32,
+        details: (expiresAt: Int64, price: Int64, currency: Int32)
     ) {
         (self.chain, self.time, self.isRefund, self.product) = (chain, time, isRefund, product)
-        (self.user, self.source, self.transaction, self.expiresAt) = (user, source, transaction, expiresAt)
+        (self.user, self.source, self.transaction) = (user, source, transaction)
+        (self.expiresAt, self.price, self.currency) = details
     }
 
     /// A chain's key: its `original_transaction_id` (an id ≥ 0), else, for a user (an id ≥ 0),
@@ -123,9 +141,26 @@ public struct PastChains: Sendable {
         public var keyLabel: Int32
         /// Its user and product are ids in `users` and `labels`.
         public var chain: PastChain
+        /// Its counted charges and refunds (`PastChain.read`): `events[eventsStart..<eventsEnd]`.
+        public var eventsStart: Int32
+        public var eventsEnd: Int32
+    }
+
+    /// A chain's counted charge or refund, as the app's own track record reads it
+    /// (docs/statistics.md#the-apps-own-track-record).
+    public struct Event: Sendable, BitwiseCopyable {
+        public var time: Int64
+        /// `EventRecord.noTime` when absent.
+        public var expiresAt: Int64
+        /// Micro-units of `currency` (an id in `labels`, -1 when absent); `EventRecord.noPrice` when absent.
+        public var price: Int64
+        public var currency: Int32
+        public var isRefund: Bool
     }
 
     public internal(set) var chains: [Keyed] = []
+    /// The chains' counted events, chain after chain.
+    public internal(set) var events: [Event] = []
     public internal(set) var originalTransactions = ByteStringInterner()
     public internal(set) var users = ByteStringInterner()
     public internal(set) var labels = ByteStringInterner()
@@ -160,14 +195,27 @@ public struct PastChains: Sendable {
                 events.append(
                     PastMoneyEvent(
                         chain: chain, time: event.time, isRefund: event.isRefund, product: label, user: user, source: Int32(source),
-                        transaction: event.transaction, expiresAt: event.expiresAt))
+                        transaction: event.transaction,
+                        details: (event.expiresAt, event.price, event.currency >= 0 ? labelIDs[Int(event.currency)] : -1)))
             }
         }
         var chains: [Keyed] = []
-        PastChain.read(&events, transactions: files.map(\.transactions), start: { _, _ in nil }) { key, chain in
+        var kept: [Event] = []
+        PastChain.read(&events, transactions: files.map(\.transactions), start: { _, _ in nil }) { key, chain, counted in
             let (user, label) = key >= 0 ? (-1, -1) : PastMoneyEvent.userAndLabel(ofKey: key)
-            chains.append(Keyed(originalTransaction: key >= 0 ? Int32(key) : -1, keyUser: user, keyLabel: label, chain: chain))
+            let start = Int32(kept.count)
+            for event in counted {
+                kept.append(
+                    Event(
+                        time: event.time, expiresAt: event.expiresAt, price: event.price, currency: event.currency, isRefund: event.isRefund
+                    ))
+            }
+            chains.append(
+                Keyed(
+                    originalTransaction: key >= 0 ? Int32(key) : -1, keyUser: user, keyLabel: label, chain: chain, eventsStart: start,
+                    eventsEnd: Int32(kept.count)))
         }
         self.chains = chains
+        self.events = kept
     }
 }

@@ -22,6 +22,10 @@ public struct PastFile: Sendable {
         /// An id in `users`.
         public var user: Int32
         public var isRefund: Bool
+        /// Micro-units of `currency` (an id in `labels`, -1 when absent); `EventRecord.noPrice`
+        /// when absent: what the backtest counts a buyer paid (docs/statistics.md#the-apps-own-track-record).
+        public var price: Int64
+        public var currency: Int32
     }
 
     public internal(set) var events: [Event] = []
@@ -30,7 +34,7 @@ public struct PastFile: Sendable {
     /// The events' own `transaction_id`s (compared only where two charges of a chain are at the
     /// same time).
     public internal(set) var transactions = ByteStringInterner()
-    /// The events' products.
+    /// The events' products and currencies.
     public internal(set) var labels = ByteStringInterner()
     public internal(set) var users = ByteStringInterner()
     /// The file's counters: its batches' added up, as `EventStore.append` adds them.
@@ -72,7 +76,9 @@ public struct PastFile: Sendable {
                     originalTransaction: fileID(details.originalTransaction, batch.transactions, &originalIDs, &originalTransactions),
                     transaction: fileID(details.transaction, batch.transactions, &transactionIDs, &transactions),
                     product: fileID(details.product, batch.labels, &labelIDs, &labels),
-                    user: fileID(Int32(batch.users.fileUserIndex(record.user)), batch.users.fileUsers, &userIDs, &users), isRefund: isRefund
+                    user: fileID(Int32(batch.users.fileUserIndex(record.user)), batch.users.fileUsers, &userIDs, &users),
+                    isRefund: isRefund,
+                    price: details.price, currency: fileID(details.currency, batch.labels, &labelIDs, &labels)
                 )
                 events.append(event)
             }

@@ -2,11 +2,13 @@
 /// the states its members are in. One pass over the events; everything after it works on these
 /// counts, whose size does not grow with the number of members.
 struct GroupObservation: Sendable {
+    /// The horizon in days (`ProjectionConfiguration.horizonDays`).
+    var horizonDays = 365.0
     /// Members.
     var users = 0
-    /// Σ of the members' revenue_365 so far (charges before the horizon, refunds before day 365).
+    /// Σ of the members' revenue_365 so far (charges and refunds before the horizon).
     var observedRevenue = 0.0
-    /// Σ min(as_of − assigned_at, 365 days), in days.
+    /// Σ min(as_of − assigned_at, the horizon), in days.
     var observedDays = 0.0
     /// Members who have made at least one counted purchase.
     var payers = 0
@@ -261,9 +263,10 @@ extension GroupObservation {
     /// Reads a group's members. Events at or after `as_of` are ignored (the caller should not
     /// pass them); a product index outside `products` is a caller's bug and traps.
     init(_ group: ProjectionGroupInput, products productList: [ProjectionProduct], configuration: ProjectionConfiguration) {
-        let horizon = horizonDays
+        let horizon = configuration.horizonDays
         let horizonDayCount = Int(horizon.rounded(.up))
         self.init(horizonDays: horizonDayCount, productCount: productList.count)
+        horizonDays = horizon
         let asOf = configuration.asOf
         let lagDays = configuration.refundLagDays
         let youngSlots = Int(lagDays.rounded(.up)) + 1
@@ -305,10 +308,9 @@ extension GroupObservation {
 
                 users += 1
                 let tenureDays = min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
-                observedDays += min(Double(asOf - assignedAt) / microsecondsPerDay, 365)
+                observedDays += min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
                 let fullDays = max(Int(tenureDays.rounded(.down)), 0)
                 let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
-                let refundEnd = assignedAt + Int64(365 * microsecondsPerDay)
                 var firstPurchaseDay: Int?
                 var firstPurchaseTime: Int64?
                 var trialStart: ProjectionEvent?
@@ -349,7 +351,7 @@ extension GroupObservation {
                         guard let chain = chains.firstIndex(where: { $0.key == key }), chains[chain].chargeCount <= 64 else { continue }
                         chains[chain].turnedOffAfterCharge |= 1 << UInt64(chains[chain].chargeCount - 1)
                     case .refund:
-                        if event.time < refundEnd { revenue -= event.amount }
+                        if event.time < chargeEnd { revenue -= event.amount }
                         guard let chain = chains.firstIndex(where: { $0.key == key }),
                             let charge = charges.indices.last(where: { charges[$0].chain == chain && charges[$0].time <= event.time })
                         else { continue }

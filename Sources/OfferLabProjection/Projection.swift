@@ -21,6 +21,7 @@ public func projectOffering(
 ) throws(ProjectionInputError) -> OfferingProjection {
     guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
     guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
+    guard configuration.horizonDays >= 1 && configuration.horizonDays.isFinite else { throw .horizonTooShort(configuration.horizonDays) }
     guard groups.indices.contains(control) else { throw .controlOutOfRange(control) }
     guard past.isEmpty || past.count == products.count else { throw .pastNotParallel(count: past.count, products: products.count) }
     for (index, product) in products.enumerated() {
@@ -224,7 +225,8 @@ struct GroupDraws {
     private static func needed(_ fitted: FittedGroup, _ product: Int, newcomer: Bool) -> Int {
         let plan = fitted.plans[product]
         guard newcomer, let period = plan.periodDays else { return plan.neededThrough }
-        return max(plan.neededThrough, FittedGroup.renewalsDue(conversionDay: 0, periodDays: period))
+        return max(
+            plan.neededThrough, FittedGroup.renewalsDue(conversionDay: 0, periodDays: period, horizonDays: fitted.observation.horizonDays))
     }
 
     /// What the year rests on that the test has not seen: the share of the projected year between

@@ -1,9 +1,6 @@
 /// Microseconds in a day of 86 400 s: timestamps are µs since the epoch, tenures are in days.
 let microsecondsPerDay = 86_400_000_000.0
 
-/// The projection's horizon: revenue_365 is a year, whatever a job's conversion window (contract §2.14).
-let horizonDays = 365.0
-
 /// What a counted money event (docs/analysis.md §2) is, for the projection.
 public enum ProjectionEventKind: UInt8, Sendable {
     /// A `trial_start`: no money; the conversion curve by tenure already carries what trials do.
@@ -143,13 +140,19 @@ public struct ProjectionConfiguration: Sendable {
     /// A charge at least this old is "mature": its refund, if any, has been seen; the refund
     /// rate, share and delay come from mature charges only.
     public var refundLagDays: Double
+    /// The horizon in days: a member's revenue counts before `assigned_at` + it. 365 for a night's
+    /// projection, revenue_365 (a year, whatever a job's conversion window: contract §2.14); the
+    /// backtest's cohorts take a shorter one where the past shows less of their year
+    /// (docs/statistics.md#the-apps-own-track-record).
+    public var horizonDays: Double
 
     public init(
-        asOf: Int64, alpha: Double = 0.05, replicates: Int = 2000, refundLagDays: Double = 14
+        asOf: Int64, alpha: Double = 0.05, replicates: Int = 2000, refundLagDays: Double = 14, horizonDays: Double = 365
     ) {
         self.asOf = asOf
         self.alpha = alpha
         self.replicates = replicates
         self.refundLagDays = refundLagDays
+        self.horizonDays = horizonDays
     }
 }

@@ -145,7 +145,7 @@ struct FittedGroup: Sendable {
         renewalsDueByDay = products.map { product in
             guard let period = product.renewalPeriodDays else { return [] }
             return observation.atRiskByDay.indices.map {
-                Self.renewalsDue(conversionDay: $0, periodDays: period)
+                Self.renewalsDue(conversionDay: $0, periodDays: period, horizonDays: observation.horizonDays)
             }
         }
         let lastDay = observation.lastObservedDay
@@ -234,7 +234,7 @@ struct FittedGroup: Sendable {
                 needed = max(needed, (key >> 16) + (key & 0xFFFF) - 1)
             }
             if let day = waitingFrom, observation.firstPurchasesByProduct[productIndex] > 0 {
-                needed = max(needed, Self.renewalsDue(conversionDay: day, periodDays: period))
+                needed = max(needed, Self.renewalsDue(conversionDay: day, periodDays: period, horizonDays: observation.horizonDays))
             }
             plan.neededThrough = needed
             return plan
@@ -268,7 +268,7 @@ struct FittedGroup: Sendable {
     }
 
     /// Renewals due before the horizon for a chain bought in the middle of tenure day `day`.
-    static func renewalsDue(conversionDay day: Int, periodDays: Double) -> Int {
+    static func renewalsDue(conversionDay day: Int, periodDays: Double, horizonDays: Double) -> Int {
         max(0, Int(((horizonDays - Double(day) - 0.5) / periodDays).rounded(.up)) - 1)
     }
 
@@ -377,7 +377,7 @@ struct FittedGroup: Sendable {
             // A product nobody holds or will buy is never read: drawing its rates seen would only
             // move the draws of the others.
             let bought = observation.firstPurchasesByProduct[product] > 0 || observation.products[product].hasRunningChains
-            let slots = max(Int((horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.atRisk.count)
+            let slots = max(Int((observation.horizonDays / period).rounded(.up)) + 2, plan.neededThrough + 1, seen.atRisk.count)
             var rates = Array(repeating: 0.0, count: slots)
             func drawnRate(_ counts: RenewalCounts, _ index: Int) -> Double {
                 let atRisk = counts.atRisk[index]

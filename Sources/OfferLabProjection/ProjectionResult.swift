@@ -241,6 +241,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
     case periodTooShort(product: Int)
     case amountNotFinite(group: String)
     case pastNotParallel(count: Int, products: Int)
+    case horizonTooShort(Double)
 
     public var description: String {
         switch self {
@@ -252,6 +253,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
         case .periodTooShort(let product): "product \(product): the renewal period must be a number of days, at least 1"
         case .amountNotFinite(let group): "group \(group): an event's amount is not a finite number"
         case .pastNotParallel(let count, let products): "the past names \(count) products, the product list \(products)"
+        case .horizonTooShort(let days): "the horizon must be a number of days, at least 1, got \(days)"
         }
     }
 }

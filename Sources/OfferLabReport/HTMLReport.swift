@@ -35,6 +35,7 @@ package enum HTMLReport {
             html += OfferingSection(offering: offering, anchor: anchor(index), runIsTrusted: runIsTrusted, night: report.run.night).html
         }
         html += slices(report)
+        html += trackRecord(report)
         html += runFacts(report)
         html += "</main>\n</body>\n</html>\n"
         return html.markup
@@ -121,6 +122,18 @@ package enum HTMLReport {
             html += "</li>\n"
         }
         return html + "</ul>\n</nav>\n"
+    }
+
+    /// The app's own track record (docs/statistics.md#the-apps-own-track-record): a line per
+    /// product; nothing without a past.
+    private static func trackRecord(_ report: ReportData) -> HTML {
+        guard !report.trackRecord.isEmpty else { return "" }
+        var html: HTML = "<section class=\"track-record\">\n<h2>How the projection did on this app's past</h2>\n"
+        html += "<p class=\"note\">Each month of earlier buyers of a product, read 30 and 60 days after their first charge "
+        html += "as a test is, knowing only what was known then, and projected to the last day the past shows (at most a year): "
+        html += "how often the interval held what they then paid (backtest.csv).</p>\n<ul>\n"
+        for line in report.trackRecord { html += "<li>\(line)</li>\n" }
+        return html + "</ul>\n</section>\n"
     }
 
     private static func runFacts(_ report: ReportData) -> HTML {

@@ -25,6 +25,30 @@ extension ReportData {
         }
         offerings = night.offerings.map { OfferingReport($0, night: night) }
         slices = Self.sliceReports(night, offeringIDs: offerings.map(\.offeringID))
+        trackRecord = Self.trackRecord(night.backtest)
+    }
+
+    /// Per product (in the rows' order): "weekly_799: on this app's past, the year projected at day
+    /// 30 held the paid amount in 11 of 12 months; at day 60 in 10 of 11", counting the months
+    /// with an interval, and those the past then could not project.
+    static func trackRecord(_ rows: [BacktestRow]) -> [String] {
+        var products: [String] = []
+        for row in rows where products.last != row.productID { products.append(row.productID) }
+        return products.map { product in
+            let readDays = rows.filter { $0.productID == product }.reduce(into: [Int]()) {
+                if !$0.contains($1.readDay) { $0.append($1.readDay) }
+            }
+            let parts = readDays.enumerated().map { index, readDay in
+                let cohorts = rows.filter { $0.productID == product && $0.readDay == readDay }
+                let projected = cohorts.filter { $0.covered != nil }
+                let held = projected.filter { $0.covered == true }.count
+                let unprojected = cohorts.count - projected.count
+                let months = "\(held) of \(projected.count) month\(projected.count == 1 ? "" : "s")"
+                let lead = index == 0 ? "the year projected at day \(readDay) held the paid amount in" : "at day \(readDay) in"
+                return "\(lead) \(months)" + (unprojected > 0 ? " (\(unprojected) more it could not project yet)" : "")
+            }
+            return "\(product): on this app's past, " + parts.joined(separator: "; ")
+        }
     }
 
     /// `night` as the database at `path` holds it: the latest successful run of its date and the

@@ -20,6 +20,9 @@ package struct ReportData: Sendable, Equatable {
     /// `sources.csv`'s rows: per source format read, its counters (none for a night stored
     /// without them).
     var sources: [SourceRow] = []
+    /// The app's own track record (docs/statistics.md#the-apps-own-track-record), a line per
+    /// product of `backtest`'s rows (none without a past).
+    var trackRecord: [String] = []
 }
 
 /// When and from what the night's results were computed (the `runs` and `run_inputs` tables).

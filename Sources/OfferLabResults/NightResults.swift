@@ -16,6 +16,9 @@ package struct NightResults {
     package var latestEvent: Int64?
     /// `RunReport.warnings`.
     package var warnings: [String] = []
+    /// The app's own track record's cohorts whose horizon reaches past their read day
+    /// (docs/statistics.md#the-apps-own-track-record); nil without a past read with its charges.
+    package var backtestCohorts: [BacktestCohorts.Cohort]?
 
     package init(
         offerings: [OfferingResult], ingest: IngestCounters, cleanup: CleanupCounters, globalInvalidAssignments: Int,

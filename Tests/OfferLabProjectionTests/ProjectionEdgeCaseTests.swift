@@ -148,6 +148,36 @@ struct ProjectionEdgeCaseTests {
         #expect(bounds.high > 30)
     }
 
+    @Test("A shorter horizon (the backtest's) counts and projects the charges before it alone")
+    func aShorterHorizon() throws {
+        // The weekly case above (200 members read on day 15, 100 bought 10 an hour in, 50 renewed
+        // on day 7, 25 of them on day 14; no entry after day 0, a latest rate of 0) to other horizons:
+        // 22 days: the 25 running chains' renewal 3 (due 21 days and an hour in) is the one charge
+        // left, at the rate seen 1/2: (1750 + 25 · 0.5 · 10) / 200 = 9.375. 21 days: it falls after,
+        // nothing is left: 8.75. 10 days: the day-14 renewals are after it, the year is
+        // (1000 + 500) / 200 = 7.5, seen for 10 days a member.
+        var group = ProjectionGroupInput(name: "weekly")
+        for member in 0..<200 {
+            var events: [ProjectionEvent] = []
+            if member < 100 { events.append(purchase(hour, FixtureProduct.weekly, 10, member: member)) }
+            if member < 50 { events.append(renewal(7 * day + hour, FixtureProduct.weekly, 10, member: member)) }
+            if member < 25 { events.append(renewal(14 * day + hour, FixtureProduct.weekly, 10, member: member)) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        func projected(horizon: Double) throws -> GroupProjection {
+            var generator = SplitMix64(state: 2026)
+            return try projectOffering(
+                groups: [group], control: 0, products: FixtureProduct.all,
+                configuration: ProjectionConfiguration(asOf: 15 * day, replicates: 400, horizonDays: horizon), using: &generator
+            ).groups[0]
+        }
+        #expect(abs(try #require(try projected(horizon: 22).projectedARPU365) - 9.375) < 1e-9)
+        #expect(try projected(horizon: 21).projectedARPU365 == 8.75)
+        let shorter = try projected(horizon: 10)
+        #expect(shorter.realizedARPU == 7.5 && shorter.projectedARPU365 == 7.5 && shorter.observedDaysMean == 10)
+        #expect(throws: ProjectionInputError.horizonTooShort(0.5)) { try projected(horizon: 0.5) }
+    }
+
     @Test("Refunds larger than their charges: the net goes below zero and the projection follows")
     func refundsLargerThanCharges() throws {
         // Two members buy the pass at 5; both are refunded 8. Nobody is left to convert.

@@ -49,9 +49,9 @@ import Testing
         }
         let test = try #require(catalog.offerings.firstIndex { $0.offeringID == "test" })
         let memberLists = [[], population.members[test]]
-        let fromFiles = AppPast(logs: store, past: pastFiles, users: population.users, offeringCatalog: catalog, asOf: asOf)
+        let fromFiles = AppPast(logs: store, past: pastFiles, users: population.users, offeringCatalog: catalog, asOf: asOf, rates: [:])
         let fromChains = AppPast(
-            logs: store, chains: PastChains(pastFiles), users: population.users, offeringCatalog: catalog, asOf: asOf)
+            logs: store, chains: PastChains(pastFiles), users: population.users, offeringCatalog: catalog, asOf: asOf, rates: [:])
         return (memberLists.map { fromFiles.past(ofMembers: $0) }, fromChains.map { past in memberLists.map { past.past(ofMembers: $0) } })
     }
 

@@ -373,7 +373,7 @@ import Testing
         let kept = logFiles.count(where: { !$0.contains("/2026/03/15/") }) + playFiles.count + pastFiles.count
         #expect(reading.standardOutput.contains(": \(kept) log file(s) reused, 0 parsed and kept\n"), "\(reading.standardOutput)")
         for name in ["filling", "reading"] {
-            for file in ["projection.csv", "decisions.csv", "comparisons.csv", "summary.csv", "sources.csv"] {
+            for file in ["projection.csv", "decisions.csv", "comparisons.csv", "summary.csv", "sources.csv", "backtest.csv"] {
                 let expected = try Data(contentsOf: URL(fileURLWithPath: folder.file("plain/2026-03-15/\(file)")))
                 #expect(
                     try Data(contentsOf: URL(fileURLWithPath: folder.file("\(name)/2026-03-15/\(file)"))) == expected, "\(name): \(file)")

@@ -29,9 +29,14 @@ package struct NightTables: Sendable, Equatable {
     package var decisions: [DecisionRow] = []
     /// What changed since the job's previous successful night (docs/reliability.md, "Alerts").
     package var alerts: [AlertRow] = []
+    /// The app's own track record (docs/statistics.md#the-apps-own-track-record).
+    package var backtest: [BacktestRow] = []
 
     /// Whether the job sliced: only then are the slice tables written as CSV files.
     package var writesSliceFiles = false
+    /// Whether the night read a past with its charges (a job with `history_logs`): only then is
+    /// `backtest.csv` written, its rows or its header alone.
+    package var writesBacktestFile = false
 
     init() {}
 
@@ -39,6 +44,7 @@ package struct NightTables: Sendable, Equatable {
     package var files: [ResultTable] {
         Self.csvTables.map { $0.encode(self) } + (writesSliceFiles ? Self.sliceTables.map { $0.encode(self) } : [])
             + [Self.projectionTable.encode(self), Self.decisionsTable.encode(self), Self.alertsTable.encode(self)]
+            + (writesBacktestFile ? [Self.backtestTable.encode(self)] : [])
     }
 
     /// One line per (offering, treatment): its decision and why, as `offerlab run` prints them.
@@ -110,6 +116,7 @@ extension NightTables {
     static let projectionTable = NightTable(ProjectionRow.table, \.projection)
     static let decisionsTable = NightTable(DecisionRow.table, \.decisions)
     static let alertsTable = NightTable(AlertRow.table, \.alerts)
+    static let backtestTable = NightTable(BacktestRow.table, \.backtest)
 
     /// The CSV files before the slices', the projection's and the decisions'.
     static let csvTables = [
@@ -124,7 +131,8 @@ extension NightTables {
         NightTable(SliceSampleRatioRow.table, \.sliceSampleRatios),
     ]
 
-    /// What the database keeps: the CSV tables but the rejects and skipped files, and the
+    /// What the database keeps: the CSV tables but the rejects and skipped files (the backtest's
+    /// always, empty without a past, as the slices'), and the
     /// tables that exist for `offerlab report --db` alone (the rejected money, the offerings
     /// with their settings, what each group was shown), so it can rebuild the report without the
     /// job file or the offering tables.
@@ -133,5 +141,5 @@ extension NightTables {
             summaryTable, comparisonsTable, sampleRatioTable, productsTable, qualityTable, sourcesTable, dailyTable, maturityTable,
             NightTable(RejectedMoneyRow.table, \.rejectedMoney), NightTable(OfferingRow.table, \.offerings),
             NightTable(ShownProductRow.table, \.shownProducts), NightTable(ShownCopyRow.table, \.shownCopy),
-        ] + sliceTables + [projectionTable, decisionsTable, alertsTable]
+        ] + sliceTables + [projectionTable, decisionsTable, alertsTable, backtestTable]
 }

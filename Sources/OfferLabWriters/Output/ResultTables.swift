@@ -10,10 +10,11 @@ import OfferLabStoreSources
 /// formatting only, every number is computed before (`NightlyRun`, `OfferingStatistics`).
 package enum ResultTables {
     /// The night's tables. `statistics` is parallel to `results.offerings`; a `backfill` (a night
-    /// older than the job's latest successful one) alerts nothing.
+    /// older than the job's latest successful one) alerts nothing; `backtest`: the app's own track
+    /// record, nil without a past read with its charges (no `backtest.csv`).
     package static func make(
         _ results: NightResults, statistics: [OfferingStatistics], settings: ResultTableSettings, previous: PreviousNight? = nil,
-        backfill: Bool = false
+        backfill: Bool = false, backtest: [BacktestOutcome]? = nil
     ) -> NightTables {
         let analyses = zip(results.offerings, statistics).map { (offeringID: $0.offering.offeringID, statistics: $1.night) }
         var night = NightTables()
@@ -40,6 +41,8 @@ package enum ResultTables {
             results.offerings, statistics: statistics, sampleRatios: night.sampleRatios, settings: settings, previous: previous)
         night.alerts = backfill ? [] : alerts(decisions: night.decisions, sampleRatios: night.sampleRatios, previous: previous)
         night.writesSliceFiles = settings.writesSliceFiles
+        night.backtest = Self.backtest(backtest ?? [])
+        night.writesBacktestFile = backtest != nil
         return night.asWritten()
     }
 

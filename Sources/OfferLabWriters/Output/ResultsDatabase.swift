@@ -58,7 +58,7 @@ extension RunRecord {
 /// The SQLite database that keeps every night's results.
 ///
 /// Every table is keyed by (`as_of`, `offering_id`, …) where `as_of` is the night
-/// (`YYYY-MM-DD`), or, for a run-wide table without `offering_id` (`sources`), by the night
+/// (`YYYY-MM-DD`), or, for a run-wide table without `offering_id` (`sources`, `backtest`), by the night
 /// alone. A run writes in one transaction: it deletes the rows of its night for the offerings it
 /// analysed (and the night's global rows, `offering_id = ''`, and those of the run-wide tables),
 /// then inserts its own, so re-running a night replaces that night only.

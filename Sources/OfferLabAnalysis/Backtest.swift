@@ -1,0 +1,189 @@
+import OfferLabEvents
+import OfferLabIngest
+import OfferLabProjection
+
+/// The app's own track record (docs/statistics.md#the-apps-own-track-record): the app's past read
+/// as if each calendar month of a renewing product's first charges were a test read 30 and 60 days
+/// after each buyer's first charge, knowing only what was known then. Fed one chain at a time
+/// (`addChain`, by `AppPast` as it reads the chains), it keeps per cut the past's renewal counts as
+/// they stood then (`ProductPastBuilder`, the night's own counting) and per cohort its buyers'
+/// first days (`ProjectionGroupInput`) and what they paid by day: never the chains themselves.
+package struct BacktestCohorts: Sendable {
+    /// The days after a buyer's first charge at which a cohort is read.
+    package static let readDays = [30, 60]
+    /// The longest horizon: a year, as the night's projection.
+    package static let maxHorizonDays = 365
+
+    /// One (product, cohort month, read day), ready for `projectOffering`.
+    package struct Cohort: Sendable {
+        /// An index into `products`, and its `product_id`.
+        package var product: Int
+        package var productID: String
+        /// The products as the projection knows them (`ProjectionCatalog.products`).
+        package var products: [ProjectionProduct]
+        /// Months since year 0 (year · 12 + month − 1) of the buyers' first charges.
+        package var month: Int
+        package var readDay: Int
+        /// Chains whose first charge is in the month.
+        package var buyers: Int
+        /// min(365, whole days from the cohort's last first charge to `as_of`).
+        package var horizonDays: Int
+        /// The buyers as members, each read on the night (00:00 UTC) `readDay` days after the day of
+        /// its first charge and moved by whole days to the month's first day, so that all are read
+        /// at once: the projection's `as_of` (`readAt`), the month's first instant + `readDay`
+        /// days, the cut at which every other chain is known (`past`).
+        package var members: ProjectionGroupInput
+        package var readAt: Int64
+        /// Per product: every chain but the month's, as known at `readAt`.
+        package var past: [ProductPast]
+        /// Σ over the buyers of what each paid before its first charge + `horizonDays` (charges
+        /// less refunds, report currency).
+        package var realizedRevenue: Double
+
+        /// The month as `YYYY-MM`.
+        package var monthText: String {
+            let (year, month) = month.quotientAndRemainder(dividingBy: 12)
+            return "\(year)-\(month < 9 ? "0" : "")\(month + 1)"
+        }
+    }
+
+    /// A chain's counted charge or refund (`PastChain.read`), its money in the report currency.
+    package struct Event: Sendable {
+        package var time: Int64
+        /// `EventRecord.noTime` when absent.
+        package var expiresAt: Int64
+        package var isRefund: Bool
+        /// The price or refunded amount (0 when its currency has no rate, as in `net_revenue`); nil
+        /// without a price (a refund without one takes back its charge, docs/analysis.md §2).
+        package var amount: Double?
+
+        package init(time: Int64, expiresAt: Int64, isRefund: Bool, amount: Double?) {
+            (self.time, self.expiresAt, self.isRefund, self.amount) = (time, expiresAt, isRefund, amount)
+        }
+    }
+
+    private struct CohortState: Sendable {
+        var buyers = 0
+        var lastFirstCharge = Int64.min
+        /// By whole day since each buyer's first charge: Σ of charges less refunds.
+        var paidByDay = [Double](repeating: 0, count: BacktestCohorts.maxHorizonDays)
+        /// Per read day (`readDays`).
+        var members = BacktestCohorts.readDays.map { _ in ProjectionGroupInput(name: "cohort") }
+    }
+
+    private let catalog: ProjectionCatalog
+    private var products: [ProjectionProduct] { catalog.products }
+    private let asOf: Int64
+    /// The month of the earliest event: cuts and cohorts are counted from it.
+    private let firstMonth: Int
+    /// Per (month − `firstMonth`) · `readDays.count` + read day's index: the past at the cut (the
+    /// month's first instant + the read day), every chain but the month's (a cut after `asOf`, of
+    /// the last months, serves no cohort: their horizons do not reach past the read day).
+    private var cuts: [(time: Int64, past: ProductPastBuilder)] = []
+    /// By (month − `firstMonth`) · products + product.
+    private var cohorts: [Int: CohortState] = [:]
+
+    /// `catalog`: the products as the projection knows them; `asOf`: the night's, the end of the
+    /// past; `earliest`: the time of the past's earliest event (no cohort before its month).
+    package init(catalog: ProjectionCatalog, asOf: Int64, earliest: Int64) {
+        self.catalog = catalog
+        self.asOf = asOf
+        let products = catalog.products
+        firstMonth = Self.month(of: min(earliest, asOf))
+        for month in firstMonth...Self.month(of: asOf) {
+            for readDay in Self.readDays {
+                let cut = Self.start(ofMonth: month) + Int64(readDay) * Timestamp.microsecondsPerDay
+                cuts.append((cut, ProductPastBuilder(products: products, asOf: cut)))
+            }
+        }
+    }
+
+    /// Months since year 0 of the UTC date of `time` (µs since the epoch).
+    static func month(of time: Int64) -> Int {
+        let date = Timestamp.civilFromDays(day(of: time))
+        return date.year * 12 + date.month - 1
+    }
+
+    /// Days since the epoch of the UTC date of `time` (µs since the epoch).
+    static func day(of time: Int64) -> Int64 {
+        time >= 0 ? time / Timestamp.microsecondsPerDay : (time + 1) / Timestamp.microsecondsPerDay - 1
+    }
+
+    /// The first instant (µs) of `month` (months since year 0).
+    static func start(ofMonth month: Int) -> Int64 {
+        Timestamp.daysFromCivil(year: month / 12, month: month % 12 + 1, day: 1) * Timestamp.microsecondsPerDay
+    }
+
+    /// Counts a chain of `product` (an index into the products): `events` are its charges and the
+    /// refunds after its first, in time order (`PastChain.read`), all before `asOf`. A one-time
+    /// product's chain is neither a cohort's buyer nor in any past (it never renews).
+    package mutating func addChain(product: Int, events: [Event]) {
+        guard products[product].renewalPeriodDays != nil, let first = events.first, !first.isRefund else { return }
+        let month = Self.month(of: first.time)
+        let monthIndex = month - firstMonth
+        // Every cut after its first charge but its own month's knows the chain as it stood then.
+        for index in cuts.indices where cuts[index].time > first.time && index / Self.readDays.count != monthIndex {
+            var charges = 0
+            var last = first
+            var refunded = false
+            for event in events {
+                guard event.time < cuts[index].time else { break }
+                if event.isRefund {
+                    refunded = true
+                } else {
+                    (charges, last, refunded) = (charges + 1, event, false)
+                }
+            }
+            cuts[index].past.addChain(
+                product: product, chargeCount: charges, lastChargeTime: last.time,
+                lastExpiresAt: last.expiresAt == EventRecord.noTime ? nil : last.expiresAt, lastChargeRefunded: refunded)
+        }
+        var cohort = cohorts.removeValue(forKey: monthIndex * products.count + product) ?? CohortState()
+        cohort.buyers += 1
+        cohort.lastFirstCharge = max(cohort.lastFirstCharge, first.time)
+        // Read on the night (00:00 UTC) `readDay` days after the day of the first charge, as a
+        // night reads its members: moved by whole days to the month's first day.
+        let firstDay = Self.day(of: first.time) * Timestamp.microsecondsPerDay
+        let shift = Self.start(ofMonth: month) - firstDay
+        var readEvents: [ProjectionEvent] = []
+        var lastCharge = 0.0
+        for event in events {
+            // A refund without an amount takes back the whole charge (docs/analysis.md §2).
+            let amount = event.isRefund ? event.amount ?? lastCharge : event.amount ?? 0
+            if !event.isRefund { lastCharge = amount }
+            let day = Int((event.time - first.time) / Timestamp.microsecondsPerDay)
+            guard day < Self.maxHorizonDays else { break }
+            cohort.paidByDay[day] += event.isRefund ? -amount : amount
+            guard event.time < firstDay + Int64(Self.readDays.last!) * Timestamp.microsecondsPerDay else { continue }
+            readEvents.append(
+                ProjectionEvent(
+                    time: event.time + shift, kind: event.isRefund ? .refund : readEvents.isEmpty ? .purchase : .renewal, product: product,
+                    amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt + shift))
+        }
+        for (index, readDay) in Self.readDays.enumerated() {
+            let cut = firstDay + Int64(readDay) * Timestamp.microsecondsPerDay
+            cohort.members[index].appendMember(
+                assignedAt: first.time + shift, events: readEvents.prefix { $0.time - shift < cut })
+        }
+        cohorts[monthIndex * products.count + product] = cohort
+    }
+
+    /// The cohorts whose horizon reaches past their read day, by product, read day and month.
+    package var ready: [Cohort] {
+        var ready: [Cohort] = []
+        for (key, state) in cohorts {
+            let (monthIndex, product) = key.quotientAndRemainder(dividingBy: products.count)
+            let horizon = min(Self.maxHorizonDays, Int((asOf - state.lastFirstCharge) / Timestamp.microsecondsPerDay))
+            for (index, readDay) in Self.readDays.enumerated() where horizon > readDay {
+                let cut = cuts[monthIndex * Self.readDays.count + index]
+                ready.append(
+                    Cohort(
+                        product: product, productID: catalog.productIDs[product], products: products, month: firstMonth + monthIndex,
+                        readDay: readDay, buyers: state.buyers, horizonDays: horizon,
+                        members: state.members[index], readAt: cut.time, past: cut.past.past,
+                        realizedRevenue: state.paidByDay[..<horizon].reduce(0, +)))
+            }
+        }
+        return ready.sorted { ($0.product, $0.readDay, $0.month) < ($1.product, $1.readDay, $1.month) }
+    }
+}
