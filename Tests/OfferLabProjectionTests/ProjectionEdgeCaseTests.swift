@@ -121,12 +121,9 @@ struct ProjectionEdgeCaseTests {
         #expect(bounds.high > 100)
     }
 
-    @Test("Weekly renewals 1/2 and 1/2 seen by day 15: fifty more continue at the rate seen, the far ends from none to the ceiling")
-    func twoRenewalsDoNotDecideFifty() throws {
-        // 200 members assigned on day 0, read on day 15. 100 buy weekly at 10 an hour in; 50 renew
-        // on day 7, 25 of them on day 14. At the rate seen (1/2) each of the 25 running chains adds
-        // 10 · Σ_{k≥1} 0.5^k ≈ 10 more: (1750 + 250) / 200 = 10. The far ends: nothing more (8.75
-        // per user) or, at the ceiling, about 10 · Σ 0.98^k over 50 renewals each.
+    /// 200 members assigned on day 0: 100 buy weekly at 10 an hour in; 50 renew on day 7, 25 of
+    /// them on day 14.
+    static func weeklyHalves() -> ProjectionGroupInput {
         var group = ProjectionGroupInput(name: "weekly")
         for member in 0..<200 {
             var events: [ProjectionEvent] = []
@@ -135,6 +132,16 @@ struct ProjectionEdgeCaseTests {
             if member < 25 { events.append(renewal(14 * day + hour, FixtureProduct.weekly, 10, member: member)) }
             group.appendMember(assignedAt: 0, events: events)
         }
+        return group
+    }
+
+    @Test("Weekly renewals 1/2 and 1/2 seen by day 15: fifty more continue at the rate seen, the far ends from none to the ceiling")
+    func twoRenewalsDoNotDecideFifty() throws {
+        // 200 members assigned on day 0, read on day 15. 100 buy weekly at 10 an hour in; 50 renew
+        // on day 7, 25 of them on day 14. At the rate seen (1/2) each of the 25 running chains adds
+        // 10 · Σ_{k≥1} 0.5^k ≈ 10 more: (1750 + 250) / 200 = 10. The far ends: nothing more (8.75
+        // per user) or, at the ceiling, about 10 · Σ 0.98^k over 50 renewals each.
+        let group = Self.weeklyHalves()
         let result = try project([group], asOf: 15 * day).groups[0]
         #expect(result.realizedARPU == 8.75)  // (1000 + 500 + 250) / 200
         #expect(result.observedDaysMean == 15)
@@ -156,14 +163,7 @@ struct ProjectionEdgeCaseTests {
         // left, at the rate seen 1/2: (1750 + 25 · 0.5 · 10) / 200 = 9.375. 21 days: it falls after,
         // nothing is left: 8.75. 10 days: the day-14 renewals are after it, the year is
         // (1000 + 500) / 200 = 7.5, seen for 10 days a member.
-        var group = ProjectionGroupInput(name: "weekly")
-        for member in 0..<200 {
-            var events: [ProjectionEvent] = []
-            if member < 100 { events.append(purchase(hour, FixtureProduct.weekly, 10, member: member)) }
-            if member < 50 { events.append(renewal(7 * day + hour, FixtureProduct.weekly, 10, member: member)) }
-            if member < 25 { events.append(renewal(14 * day + hour, FixtureProduct.weekly, 10, member: member)) }
-            group.appendMember(assignedAt: 0, events: events)
-        }
+        let group = Self.weeklyHalves()
         func projected(horizon: Double) throws -> GroupProjection {
             var generator = SplitMix64(state: 2026)
             return try projectOffering(

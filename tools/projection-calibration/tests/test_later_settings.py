@@ -2,12 +2,9 @@
 truth worked by hand on scripted draws, then their behaviour measured on simulated members and
 small generated data sets."""
 import csv
-import glob
-import gzip
 import hashlib
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -18,6 +15,7 @@ sys.path.insert(0, HERE)
 
 import simulate  # noqa: E402
 from simulate import DAY, Member, cancellation, follow_on, group, product  # noqa: E402
+from test_past import events, generate  # noqa: E402
 from test_simulate import ScriptedRandom  # noqa: E402
 
 MONTHLY = product("m", "monthly", 9.99, 1.0, [0.0], refund=0.0)
@@ -143,21 +141,6 @@ def test_the_pass_group_earns_about_a_third_more_and_the_weekly_plan_about_half(
     assert new_price < current
 
 
-def generate(tmp_path_factory, setting):
-    out = tmp_path_factory.mktemp(setting)
-    subprocess.run([sys.executable, os.path.join(HERE, "simulate.py"), "--setting", setting, "--tests", "2", "--users-per-day", "10",
-                    "--past-per-day", "1", "--truth-entrants", "2000", "--out", str(out)], check=True, capture_output=True)
-    return out
-
-
-def records(folder):
-    lines = []
-    for path in sorted(glob.glob(os.path.join(folder, "*.jsonl.gz"))):
-        with gzip.open(path, "rt") as f:
-            lines += [json.loads(line) for line in f]
-    return lines
-
-
 def expected_rows(out):
     with open(os.path.join(out, "expected.csv")) as f:
         return [(r["group"], r["past"], r["period_test"], r["wins_year"]) for r in list(csv.DictReader(f))[:2]]
@@ -165,7 +148,7 @@ def expected_rows(out):
 
 def test_the_price_rise_sells_a_new_price_with_no_past(tmp_path_factory):
     out = generate(tmp_path_factory, "price-rise")
-    assert {r["product_id"] for r in records(os.path.join(out, "history"))} == {"monthly_999_t0000", "monthly_999_t0001"}
+    assert {r["product_id"] for r in events(os.path.join(out, "history"))} == {"monthly_999_t0000", "monthly_999_t0001"}
     assert [row[:3] for row in expected_rows(out)] == [("current", "like", "0"), ("new-price", "none", "0")]
 
 
@@ -173,7 +156,7 @@ def test_pass_then_subscribe_is_a_period_test_the_pass_group_wins(tmp_path_facto
     out = generate(tmp_path_factory, "pass-then-subscribe")
     assert expected_rows(out) == [("monthly", "like", "1", "0"), ("pass", "mixed", "1", "1")]
     by_user = {}
-    for r in records(os.path.join(out, "logs")):
+    for r in events(os.path.join(out, "logs")):
         by_user.setdefault(r["user_id"], []).append(r)
     followed = [rs for rs in by_user.values() if {r["product_id"][:4] for r in rs} == {"pass", "mont"}]
     assert followed and all(len({r["original_transaction_id"] for r in rs}) == 2 for rs in followed)
@@ -182,6 +165,6 @@ def test_pass_then_subscribe_is_a_period_test_the_pass_group_wins(tmp_path_facto
 def test_cancel_partial_writes_cancels_for_members_and_past(tmp_path_factory):
     out = generate(tmp_path_factory, "cancel-partial")
     for folder in ("logs", "history"):
-        cancels = [r for r in records(os.path.join(out, folder)) if r["event"] == "cancel"]
+        cancels = [r for r in events(os.path.join(out, folder)) if r["event"] == "cancel"]
         assert cancels and all(r["original_transaction_id"] and "price" not in r for r in cancels)
     assert expected_rows(out) == [("monthly", "like", "1", "1"), ("weekly", "like", "1", "0")]
