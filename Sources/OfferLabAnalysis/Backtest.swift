@@ -1,6 +1,7 @@
 import OfferLabEvents
 import OfferLabIngest
 import OfferLabProjection
+import OfferLabStatistics
 
 /// The app's own track record (docs/statistics.md#the-apps-own-track-record): the app's past read
 /// as if each calendar month of a renewing product's first charges were a test read 30 and 60 days
@@ -121,19 +122,19 @@ package struct BacktestCohorts: Sendable {
         guard products[product].renewalPeriodDays != nil, let first = events.first, !first.isRefund else { return }
         let month = Self.month(of: first.time)
         let monthIndex = month - firstMonth
+        // The chain as it stood after each of its events, so that each cut finds its own by a
+        // binary search instead of reading the events again (about 26 cuts a year of past).
+        var standing: [(charges: Int, last: Event, refunded: Bool)] = []
+        standing.reserveCapacity(events.count)
+        var state = (charges: 0, last: first, refunded: false)
+        for event in events {
+            if event.isRefund { state.refunded = true } else { state = (state.charges + 1, event, false) }
+            standing.append(state)
+        }
         // Every cut after its first charge but its own month's knows the chain as it stood then.
         for index in cuts.indices where cuts[index].time > first.time && index / Self.readDays.count != monthIndex {
-            var charges = 0
-            var last = first
-            var refunded = false
-            for event in events {
-                guard event.time < cuts[index].time else { break }
-                if event.isRefund {
-                    refunded = true
-                } else {
-                    (charges, last, refunded) = (charges + 1, event, false)
-                }
-            }
+            let cut = cuts[index].time
+            let (charges, last, refunded) = standing[events.prefixCount { $0.time < cut } - 1]
             cuts[index].past.addChain(
                 product: product, chargeCount: charges, lastChargeTime: last.time,
                 lastExpiresAt: last.expiresAt == EventRecord.noTime ? nil : last.expiresAt, lastChargeRefunded: refunded)

@@ -1,3 +1,5 @@
+import OfferLabStatistics
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

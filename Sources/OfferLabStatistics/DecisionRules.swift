@@ -177,7 +177,7 @@ public enum DecisionRules {
         let day: Int64 = 86_400_000_000
         func reached(_ d: Int) -> Bool {
             let cutoff = asOf + Int64(d - maturityDays) * day
-            let matured = assignedAt.partitioningIndex { $0 > cutoff }
+            let matured = assignedAt.prefixCount { $0 <= cutoff }
             return Double(matured) + enrolmentPerDay * Double(max(0, d - maturityDays)) >= target
         }
         let runtimeLeft = minimumDaysLeft(nightsRun: nightsRun, minRuntimeDays: minRuntimeDays)
@@ -213,18 +213,5 @@ public enum DecisionRules {
     /// nights run⌉, at least 0.
     public static func minimumDaysLeft(nightsRun: Int, minRuntimeDays: Double) -> Int {
         max(0, Int((minRuntimeDays - Double(nightsRun)).rounded(.up)))
-    }
-}
-
-extension Array where Element == Int64 {
-    /// The first index whose element satisfies `belongs` (the elements that do form a suffix).
-    fileprivate func partitioningIndex(where belongs: (Int64) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }
