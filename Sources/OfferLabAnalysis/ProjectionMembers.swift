@@ -131,7 +131,8 @@ package struct ProjectionMembers: Sendable {
                 amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt)
             if !context.projection.hasPeriod[product] && (kind == .purchase || kind == .renewal) {
                 if kind == .renewal { renewalsWithoutPeriod[product, default: 0] += 1 }
-                addChargeSpan(projected)
+                // The products no group lists are many in one: no period of theirs is taken.
+                if !context.projection.productIDs[product].isEmpty { addChargeSpan(projected) }
             }
             memberEvents.append(projected)
         }
@@ -168,7 +169,7 @@ package struct ProjectionMembers: Sendable {
         var products = context.projection.products
         let renewed = renewalsWithoutPeriod.sorted { $0.key < $1.key }.map { product, renewals in
             var periodDays: Double?
-            if !context.projection.productIDs[product].isEmpty, let spans = chargeSpansWithoutPeriod[product], !spans.isEmpty {
+            if let spans = chargeSpansWithoutPeriod[product], !spans.isEmpty {
                 let sorted = spans.sorted()
                 periodDays = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
                 products[product] = ProjectionProduct(renewalPeriodDays: periodDays)
