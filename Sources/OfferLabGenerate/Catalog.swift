@@ -149,10 +149,10 @@ extension Catalog {
         Offering(
             tableID: 1, offeringID: "spring_2026_price_test", offeringIDBytes: "spring_2026_price_test".bytes,
             name: "Spring 2026 price test: weekly, monthly, 3-day pass", isActiveText: "1",
-            createdAt: "2026-02-20 16:05:11", groups: [0, 1, 2]),
+            createdAt: "2026-02-10 16:05:11", groups: [0, 1, 2]),
         Offering(
             tableID: 2, offeringID: "onboarding_copy_test", offeringIDBytes: "onboarding_copy_test".bytes,
-            name: "Onboarding copy test", isActiveText: "true", createdAt: "2026-02-24 09:30:00", groups: [3, 4, 5]),
+            name: "Onboarding copy test", isActiveText: "true", createdAt: "2026-02-12 09:30:00", groups: [3, 4, 5]),
         Offering(
             tableID: 3, offeringID: "winter_2025_trial_test", offeringIDBytes: "winter_2025_trial_test".bytes,
             name: "Winter 2025 trial length (ended)", isActiveText: "0", createdAt: "2025-12-01 10:00:00",
@@ -195,19 +195,19 @@ extension Catalog {
             products: [
                 GroupProduct(
                     product: pass3Day, position: 0, isDefault: false, isDefaultText: "false",
-                    badge: nil, subtitle: "3 days of full access, no renewal", pickWeight: 35),
+                    badge: nil, subtitle: "3 days of full access, no renewal", pickWeight: 25),
                 GroupProduct(
                     product: monthly1999, position: 1, isDefault: true, isDefaultText: "true",
                     badge: nil, subtitle: "Most Popular Choice", pickWeight: 45),
                 GroupProduct(
                     product: yearly5999, position: 2, isDefault: false, isDefaultText: "false",
-                    badge: "BEST VALUE", subtitle: "Only $1.15/week, \"billed yearly\"", pickWeight: 20),
+                    badge: "BEST VALUE", subtitle: "Only $1.15/week, \"billed yearly\"", pickWeight: 30),
             ],
             copy: GroupCopy(
                 headerTitle: "Study AI", headerSubtitle: "Try it for 3 days.\nOr save with a plan.",
                 ctaButtonText: "Continue", supportingText: "Cancel anytime in Settings \\ Subscriptions",
                 locale: nil),
-            conversionMultiplier: 1.15),
+            conversionMultiplier: 1.4),
         OfferingGroup(
             tableID: 4, offering: copyOffering, name: "control", nameBytes: "control".bytes, weightText: "50",
             weight: 50, description: nil,

@@ -88,6 +88,13 @@ struct UserSimulator {
     static let immediateCancelChance = 0.15
     /// A subscription's chance to renew at each due date.
     static func renewalChance(_ product: Product) -> Double { product.renewalDays <= 7 ? 0.72 : 0.85 }
+    /// A view's chance to be followed by another (a second look or a later session).
+    static let anotherViewChance = 0.5
+    /// A user buys at one of its views of this many days from the first, or never: who has not
+    /// bought by then does not come back to buy (docs/generator.md#behaviour-of-a-user).
+    static let buyingDays: Int64 = 2
+    /// A 3-day pass buyer's chance to subscribe to the monthly plan as the pass runs out.
+    static let passFollowOnChance = 0.6
     /// A paid charge's chance to be refunded.
     static func refundChance(_ product: Product) -> Double { product.isOneTime ? 0.06 : 0.04 }
 
@@ -103,7 +110,7 @@ struct UserSimulator {
         let anchor = user.primary?.assignedAt ?? user.arrival
         var time = anchor + random.between(Micros.second, 40 * Micros.second)
         viewTimes.append(time)
-        while random.chance(0.8) && viewTimes.count < 30 {
+        while random.chance(Self.anotherViewChance) && viewTimes.count < 30 {
             // A second look at the paywall in the same session, or a later session.
             time +=
                 random.chance(0.2)
@@ -124,7 +131,8 @@ struct UserSimulator {
             add(.restoreStarted, at: viewTimes[0] + 30 * Micros.second, random: &random)
         }
         if random.chance(user.conversionChance) {
-            let view = random.chance(0.55) ? 0 : random.below(viewTimes.count)
+            let buyingViews = viewTimes.prefix { $0 - viewTimes[0] < Self.buyingDays * Micros.day }.count
+            let view = random.chance(0.55) ? 0 : random.below(buyingViews)
             let when = viewTimes[view] + random.between(20 * Micros.second, 180 * Micros.second)
             // Users in no test see the app's built-in paywall: the spring control's products.
             let group = Catalog.groups[user.primary?.group ?? 0]
@@ -173,7 +181,7 @@ struct UserSimulator {
                 .purchase, product: productIndex, at: start, transaction: transaction,
                 original: random.chance(0.5) ? transaction : 0, fromServer: false, expiresAt: end, random: &random)
             addChainEvent(.expire, product: productIndex, at: end, original: transaction, random: &random)
-            if allowNudge && random.chance(0.3) {
+            if allowNudge && random.chance(Self.passFollowOnChance) {
                 // Day 3 nudge: the user subscribes before the pass runs out.
                 let monthly =
                     group.products.first { Catalog.products[$0.product].renewalDays == 30 }?.product

@@ -54,7 +54,7 @@ enum TableWriter {
                 let subtitle = item.subtitle.map(csvField) ?? (nullStyle % 2 == 0 ? "" : "\\N")
                 products += "\(group.tableID),\(item.position),\(product.id),\(product.type),"
                 products += "\(product.fallbackDisplayPrice),\(item.isDefaultText),\(badge),\(subtitle),"
-                products += "2026-02-20 16:05:11\r\n"
+                products += "2026-02-10 16:05:11\r\n"
             }
         }
         // A quoted subtitle with a line break, on a product of the ended offering.

@@ -1544,7 +1544,8 @@ def read_google_play(notification_paths: list[Path], order_paths: list[Path], pa
         if user is None or item is None:
             played["unattributed_store_records"] += 1
             continue
-        if amount is None and charge is not None:
+        if amount is None and charge is not None and details[order_id]["price"] is not None:
+            # A free trial's order has no price: its whole refund names none (D22: an orphan).
             amount, currency = details[order_id]["price"]
         event = Event(order=0, source=f"google_play:{order_id}:refund", ts=at, user_id=user, event="refund",
                       event_id=f"google_play:{order_id}:refund", product_id=item.product_id, transaction_id=order_id,
