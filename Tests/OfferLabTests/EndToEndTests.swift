@@ -51,12 +51,13 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardError == "")
         #expect(result.standardOutput.hasPrefix("wrote \(folder.path)/2026-03-15 "))
-        // Both Play feeds are read: the data set's 457 notifications (one of another app; 13 plan
-        // changes' new tokens among them, docs/generator.md) and 171 Orders.
+        // Both Play feeds are read: the data set's 4,040 notifications (one of another app; plan
+        // changes' new tokens among them, docs/generator.md) and 1,558 Orders (their files' non-blank
+        // lines).
         let sources = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/sources.csv"), encoding: .utf8))
         let counts = Dictionary(uniqueKeysWithValues: sources.dropFirst().filter { $0.count == 3 }.map { ("\($0[0]) \($0[1])", $0[2]) })
-        #expect(counts["google_play lines_read"] == "457" && counts["google_play malformed_other_app"] == "1")
-        #expect(counts["google_play_orders lines_read"] == "171")
+        #expect(counts["google_play lines_read"] == "4040" && counts["google_play malformed_other_app"] == "1")
+        #expect(counts["google_play_orders lines_read"] == "1558")
         #expect(sources.filter { $0.first == "google_play_orders" && $0[1] != "lines_read" }.allSatisfy { $0[2] == "0" })
         // spring_2026_price_test's variant_b sells a 3-day pass, monthly and yearly plans against
         // control's weekly and monthly: a period test, decided by its year; variant_a sells
@@ -94,12 +95,15 @@ import Testing
                 == Self.standardError(
                     [
                         // showcase/ holds malformed lines only.
-                        "3 log files yielded no valid line: \(showcase)/malformed-0.csv.gz (2 lines, all malformed), "
-                            + "\(showcase)/malformed-0.jsonl.gz (14 lines, all malformed), \(showcase)/malformed-2.jsonl.gz (1 line, all malformed)",
-                        // The showcase's broken purchases (USD 15.98 = 7.99 twice) and a purchase without its event.
-                        "5 malformed log lines named a price or a money event: USD 15.98 (-7.99 of it as negative prices), and 3 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-15/rejects.csv",
-                        "offering onboarding_copy_test: the money of 26 of 310 money events (8.39%) is left out, for want of a rate to USD: BRL 8.39% (26); give their rates (rates: {BRL: …}, or rates_file:)",
-                        "offering spring_2026_price_test: the money of 32 of 565 money events (5.66%) is left out, for want of a rate to USD: BRL 5.66% (32); give their rates (rates: {BRL: …}, or rates_file:)",
+                        "6 log files yielded no valid line: \(showcase)/malformed-0.csv.gz (2 lines, all malformed), "
+                            + "\(showcase)/malformed-0.jsonl.gz (14 lines, all malformed), \(showcase)/malformed-1.jsonl.gz (2 lines, all malformed), "
+                            + "\(showcase)/malformed-2.csv.gz (1 line, all malformed), \(showcase)/malformed-2.jsonl.gz (2 lines, all malformed), "
+                            + "\(showcase)/malformed-3.jsonl.gz (3 lines, all malformed)",
+                        // The showcase's broken purchases (USD 15.98 = 7.99 twice) and the copies of purchases,
+                        // renewals and refunds that name money.
+                        "11 malformed log lines named a price or a money event: EUR 21.99, JPY 1500, USD 23.97 (-7.99 of it as negative prices), and 6 of an amount that cannot be read; left out like every malformed line, the first of each reason are listed in OUTPUT/2026-03-15/rejects.csv",
+                        "offering onboarding_copy_test: the money of 159 of 2634 money events (6.04%) is left out, for want of a rate to USD: BRL 6.04% (159); give their rates (rates: {BRL: …}, or rates_file:)",
+                        "offering spring_2026_price_test: the money of 272 of 4610 money events (5.90%) is left out, for want of a rate to USD: BRL 5.90% (272); give their rates (rates: {BRL: …}, or rates_file:)",
                     ], output: folder.path))
         // maturity_days: 30 is longer than the data: no user has matured.
         let maturity = parseCSV(try String(contentsOfFile: folder.file("2026-03-15/maturity.csv"), encoding: .utf8))

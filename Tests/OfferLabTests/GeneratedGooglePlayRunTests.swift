@@ -80,7 +80,7 @@ import Testing
     /// That the run above counts it as a renewal of its chain (read as a chain of its own, it
     /// would be a purchase) at the logs' time and price is its purchases and renewals equal to the
     /// logs' form's. The set's ten days hold one renewal after a paid charge on Google Play;
-    /// the sample (14 days, 10 000 users) holds 13 plan changes, two of whose first Orders come a day late.
+    /// the sample (28 days, 70 000 users) holds plan changes too.
     @Test func aChainGoesOnOnANewPurchaseTokenAtARenewal() async throws {
         let folder = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(

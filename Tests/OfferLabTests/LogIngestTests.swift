@@ -183,7 +183,7 @@ import Testing
     }
 
     /// One JSON Lines file read in pieces by two parsers (every JSON log of the sample, one after
-    /// the other: 9 MB, cut into pieces of a decompressed chunk, 1 MiB) gives the events, the counts and the rejects,
+    /// the other: 33 MB, cut into pieces of a decompressed chunk, 1 MiB) gives the events, the counts and the rejects,
     /// line numbers included, of the file read whole, and clean-up makes the same events of them,
     /// whenever the assignment table is loaded.
     @Test func aFileReadInPiecesGivesTheEventsOfTheFileReadWhole() async throws {
@@ -305,7 +305,7 @@ import Testing
         #expect(spare.parsers == parsers)
     }
 
-    /// The job's JSON logs (the sample's: 9 MB of text), one after the other in one gzip file at
+    /// The job's JSON logs (the sample's: 33 MB of text), one after the other in one gzip file at
     /// `path`, which is returned.
     static func sampleJSONLogsInOneFile(of job: Job, at path: String) throws -> String {
         let writer = try GzipWriter(path: path)

@@ -70,7 +70,7 @@ import Testing
     }
 
     /// The sample night without its past (jobs/sample.yaml but `history_logs`: a 14-day window,
-    /// 14 days of data): every group's projection is a year's, so it needs the renewals of a year
+    /// 28 days of data): every group's projection is a year's, so it needs the renewals of a year
     /// (52 weekly, 12 monthly) of which no member has reached the first often enough: no rate seen,
     /// only far ends (with the past the sample has, a rate is seen); it once projected the window's 14 days instead,
     /// labelled a year (impact_365 USD +166,810.60). Its other numbers are the reference's
