@@ -157,7 +157,8 @@ struct CheckedLogs {
         let views = logs.valid.filter { $0.event == "paywall_view" }.count
         #expect(views > logs.valid.count / 2)
         let perUser = Double(logs.valid.count) / Double(set.configuration.users)
-        #expect(perUser > 3.5 && perUser < 6)
+        // About 2 views a user (docs/generator.md, Paywall views) and the chains of the tenth who buy.
+        #expect(perUser > 1.7 && perUser < 3.5)
     }
 
     @Test func duplicatesAndEventsAfterTheEnd() async throws {

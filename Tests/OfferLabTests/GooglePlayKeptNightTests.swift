@@ -112,7 +112,7 @@ import Testing
         let generated = try TemporaryFolder()
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(
-                outputDirectory: generated.path, users: 400, seed: 3, days: 30, jobs: 1,
+                outputDirectory: generated.path, users: 600, seed: 3, days: 30, jobs: 1,
                 shape: DataSetShape(playUsers: .all, sourceFormat: .googlePlay)))
         let fed = try TemporaryFolder()
         let files = FileManager.default
