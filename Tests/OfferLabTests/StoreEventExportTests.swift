@@ -238,8 +238,22 @@ import Testing
             let key = event.event + " " + transaction
             if event.at < byTransaction[key]?.at ?? .max { byTransaction[key] = event }
         }
-        for event in byTransaction.values { events[comparable(event), default: 0] += 1 }
+        for event in withRefundPrices(Array(byTransaction.values)) { events[comparable(event), default: 0] += 1 }
         return (events, Set(byTransaction.values.compactMap(\.transactionID)))
+    }
+
+    /// `events` with each refund that names no price given its charge's: a refund without a price
+    /// returns the whole price of its charge (docs/analysis.md), as the logs write some and
+    /// the stores write every refund.
+    static func withRefundPrices(_ events: [LoggedEvent]) -> [LoggedEvent] {
+        var charges: [String: LoggedEvent] = [:]
+        for event in events where event.event == "purchase" || event.event == "renewal" { charges[event.transactionID!] = event }
+        return events.map { event in
+            guard event.event == "refund", event.price == nil, let charge = charges[event.transactionID!] else { return event }
+            var priced = event
+            (priced.price, priced.currency) = (charge.price, charge.currency)
+            return priced
+        }
     }
 
     /// What an event of the logs and its store form share: its time to the second (the logs
@@ -278,13 +292,7 @@ import Testing
             events += read.events
             ids.formUnion(read.ids)
         }
-        // A refund without a price returns the whole price of its charge (the logs name it).
-        var charges: [String: LoggedEvent] = [:]
-        for event in events where event.event == "purchase" || event.event == "renewal" { charges[event.transactionID!] = event }
-        for var event in events {
-            if event.event == "refund", event.price == nil, let charge = charges[event.transactionID!] {
-                (event.price, event.currency) = (charge.price, charge.currency)
-            }
+        for event in Self.withRefundPrices(events) {
             written[Self.comparable(event), default: 0] += 1
             if event.event != "cancel" && event.event != "expire" { transactionIDs.insert(event.transactionID ?? "") }
         }
