@@ -100,16 +100,19 @@ package enum DataSetGenerator {
         logs.historyFiles = history.files.count
         logs.historyLines = history.lines
 
+        let logFolders = ["logs", LogShardWriter.showcaseFolder, HistoryWriter.folder] + SourceFormat.storeFolders
+        let writtenLogs = try logFolders.flatMap { try logFiles(in: out, folder: $0) }
         let jobPath = out + "/" + JobFile.name
-        guard FileManager.default.createFile(atPath: jobPath, contents: Data(JobFile.text(configuration: configuration, logs: logs).utf8))
-        else { throw GeneratorError("cannot write the job file", path: jobPath) }
+        let job = JobFile.text(configuration: configuration, logs: logs, written: writtenLogs)
+        guard FileManager.default.createFile(atPath: jobPath, contents: Data(job.utf8)) else {
+            throw GeneratorError("cannot write the job file", path: jobPath)
+        }
 
         var files: [GeneratedFile] = []
         for relative in tableFiles + [TableWriter.folder + "/" + TableWriter.assignmentsName, JobFile.name] {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
-        let logFolders = ["logs", LogShardWriter.showcaseFolder, HistoryWriter.folder] + SourceFormat.storeFolders
-        for relative in try logFolders.flatMap({ try logFiles(in: out, folder: $0) }) {
+        for relative in writtenLogs {
             files.append(GeneratedFile(path: relative, bytes: try size(of: out + "/" + relative)))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }

@@ -6,7 +6,8 @@ enum JobFile {
 
     /// - Parameter logs: what was written: the job's `max_bad_line_ratio` lets its malformed
     ///   lines pass at every size (the showcase's fixed ones are over 1% of a small data set).
-    static func text(configuration: GeneratorConfiguration, logs: LogCounts) -> String {
+    /// - Parameter written: the log files written, relative to the output folder.
+    static func text(configuration: GeneratorConfiguration, logs: LogCounts, written: [String]) -> String {
         let rates = Catalog.rates.map { "\($0.code): \($0.rate)" }.joined(separator: ", ")
         return """
             # OfferLab job for a synthetic data set made by
@@ -17,7 +18,7 @@ enum JobFile {
             # without its globs, a job reads no malformed line that names money.
             tables: tables/
             logs:
-            \(logGlobs(configuration.shape.layout))\(storeSource(configuration.shape.sourceFormat))
+            \(logGlobs(configuration.shape.layout, written: written))\(storeSource(configuration.shape.sourceFormat))
             as_of: \(configuration.asOfText)   # end of the generated period (excluded)
             report_currency: USD
             rates: {\(rates)}
@@ -52,13 +53,19 @@ enum JobFile {
         return "max_bad_line_ratio: \(Double(min(100, max(ofAll, ofStore))) / 100)   # \(why)"
     }
 
-    /// The globs of the layout's log files, and of the showcase's.
-    private static func logGlobs(_ layout: LogLayout) -> String {
+    /// The globs of the layout's log files, and of the showcase's, each only when a file it
+    /// matches was `written` (paths relative to the output folder): a glob that matches nothing
+    /// fails a job, and a data set of a few users may hold no JSON or no CSV log file.
+    private static func logGlobs(_ layout: LogLayout, written: [String]) -> String {
         let globs =
             layout == .oneFile
             ? [OneFileLayout.jsonPath, OneFileLayout.csvPath] : ["logs/*/*/*/*.jsonl.gz", "logs/*/*/*/*.csv.gz"]
         let showcase = ["*.jsonl.gz", "*.csv.gz"].map { LogShardWriter.showcaseFolder + "/" + $0 }
-        return (globs + showcase).map { "  - \"\($0)\"" }.joined(separator: "\n")
+        let matched = (globs + showcase).filter { glob in
+            let (folder, suffix) = (String(glob.prefix { $0 != "/" }) + "/", glob.hasSuffix(".csv.gz") ? ".csv.gz" : ".jsonl.gz")
+            return written.contains { $0.hasPrefix(folder) && $0.hasSuffix(suffix) }
+        }
+        return matched.map { "  - \"\($0)\"" }.joined(separator: "\n")
     }
 
     /// The store's files, each glob as a source of its format
