@@ -91,6 +91,7 @@ OFFERING_COUNTERS = (
     "multi_group_users",
     "pre_assignment_events",
     "orphan_refunds",
+    "chainless_cancels",
     "attribution_mismatches",
     "attribution_mismatch_users",
     "unknown_currency_events",
@@ -1668,6 +1669,7 @@ class UserResult:
 class OfferingCounters:
     pre_assignment_events: int = 0
     orphan_refunds: int = 0
+    chainless_cancels: int = 0
     attribution_mismatches: int = 0
     attribution_mismatch_users: int = 0
     unknown_currency_events: int = 0
@@ -1765,6 +1767,15 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             pass  # after the window: counts nowhere
         else:
             counted.append(event)
+    # A counted cancel with no chain to turn off: no counted purchase or renewal of its chain at or
+    # before it (its chain: its original_transaction_id; without one, its product_id among the
+    # charges that have none). Counted, and it changes nothing.
+    charges = [e for e in counted if e.event in ("purchase", "renewal")]
+    for cancel in (e for e in counted if e.event == "cancel"):
+        if not any(charge.ts <= cancel.ts and charge.original_transaction_id == cancel.original_transaction_id
+                   and (cancel.original_transaction_id is not None or charge.product_id == cancel.product_id)
+                   for charge in charges):
+            counters.chainless_cancels += 1
     counted_ids = {id(e) for e in counted}
     refunded_by: dict[int, Event] = {}  # id(refund) -> refunded transaction
     for refund in (e for e in events if e.event == "refund"):
@@ -2629,6 +2640,7 @@ def run_job(job: Job) -> RunResult:
             "multi_group_users": population.multi_group_users.get(offering.db_id, 0),
             "pre_assignment_events": offering_counters.pre_assignment_events,
             "orphan_refunds": offering_counters.orphan_refunds,
+            "chainless_cancels": offering_counters.chainless_cancels,
             "attribution_mismatches": offering_counters.attribution_mismatches,
             "attribution_mismatch_users": offering_counters.attribution_mismatch_users,
             "unknown_currency_events": offering_counters.unknown_currency_events,

@@ -53,7 +53,7 @@ Attribution, -winter (window until 03-12):
   overlap, so it is no mismatch (docs/analysis.md §2); refund T1 -> T1 does not count here -> orphan 1. net 10,
   not converted.
 - u9 (beta): purchase T10 20 USD (offering/test group agree), paywall c1 03-06, cancel 03-05
-  (= assigned_at: counts). net 20.
+  (= assigned_at: counts; before any charge, and naming no chain -> chainless_cancels 1). net 20.
 """
 
 from __future__ import annotations
@@ -97,10 +97,10 @@ def test_quality_counters(main_outputs: Outputs):
         "sandbox_events": 1, "unassigned_events": 3, "invalid_assignments": 2,
     }
     assert {name: main_outputs.counter(name) for name in expected_global} == expected_global
-    spring = {"invalid_assignments": 5, "multi_group_users": 1, "pre_assignment_events": 2,
-              "orphan_refunds": 2, "attribution_mismatches": 1, "attribution_mismatch_users": 1, "unknown_currency_events": 3}
-    winter = {"invalid_assignments": 1, "multi_group_users": 0, "pre_assignment_events": 2,
-              "orphan_refunds": 1, "attribution_mismatches": 0, "attribution_mismatch_users": 0, "unknown_currency_events": 0}
+    spring = {"invalid_assignments": 5, "multi_group_users": 1, "pre_assignment_events": 2, "orphan_refunds": 2,
+              "chainless_cancels": 0, "attribution_mismatches": 1, "attribution_mismatch_users": 1, "unknown_currency_events": 3}
+    winter = {"invalid_assignments": 1, "multi_group_users": 0, "pre_assignment_events": 2, "orphan_refunds": 1,
+              "chainless_cancels": 1, "attribution_mismatches": 0, "attribution_mismatch_users": 0, "unknown_currency_events": 0}
     assert {n: main_outputs.counter(n, "spring") for n in spring} == spring
     # '-winter' is written with a leading quote: a CSV formula trigger is neutralised.
     assert {n: main_outputs.counter(n, "'-winter") for n in winter} == winter

@@ -259,6 +259,36 @@ def test_refund_of_a_pre_assignment_purchase_is_an_orphan(tmp_path: Path, tmp_ou
     assert out.products == []
 
 
+def test_cancels_without_a_charge_of_their_chain_before_them(tmp_path: Path, tmp_out: Path):
+    charges = [
+        # u1: a trial, then the charge that converts it; u2: a purchase without original_transaction_id.
+        event("u1", "trial_start", "2026-03-02T00:00:00Z", product_id="p1", transaction_id="TT1", original_transaction_id="O1"),
+        purchase("u1", "2026-03-05T00:00:00Z", "T1", original_transaction_id="O1"),
+        purchase("u2", "2026-03-02T00:00:00Z", "T2", product="p2"),
+    ]
+    cancels = [
+        # Chainless: a chain never charged; O1 during its trial; no chain named at all; p2's chain
+        # named by an original_transaction_id its charge does not carry; p3, which u2 never bought.
+        event("u1", "cancel", "2026-03-02T00:00:00Z", product_id="p9", original_transaction_id="O9"),
+        event("u1", "cancel", "2026-03-03T00:00:00Z", product_id="p1", original_transaction_id="O1"),
+        event("u1", "cancel", "2026-03-03T00:00:00Z"),
+        event("u2", "cancel", "2026-03-03T00:00:00Z", product_id="p2", original_transaction_id="T2"),
+        event("u2", "cancel", "2026-03-03T00:00:00Z", product_id="p3"),
+        # With a chain: O1 at its first charge's very time, and after; p2 by its product.
+        event("u1", "cancel", "2026-03-05T00:00:00Z", product_id="p1", original_transaction_id="O1"),
+        event("u1", "cancel", "2026-03-06T00:00:00Z", original_transaction_id="O1"),
+        event("u2", "cancel", "2026-03-04T00:00:00Z", product_id="p2"),
+        # Before the assignment: pre_assignment_events, not a chainless cancel.
+        event("u2", "cancel", "2026-02-20T00:00:00Z", product_id="p3"),
+    ]
+    assignments = assign(f"u1,1,10,{A}", f"u2,1,11,{A}")
+    out = run(make_dataset(tmp_path / "with", assignments=assignments, events=charges + cancels), tmp_out / "with")
+    assert (out.counter("chainless_cancels", "test"), out.counter("pre_assignment_events", "test")) == (5, 1)
+    # Nothing else changes: the same night without the cancels.
+    without = run(make_dataset(tmp_path / "without", assignments=assignments, events=charges), tmp_out / "without")
+    assert (out.summary, out.products, out.comparisons) == (without.summary, without.products, without.comparisons)
+
+
 def test_unknown_currency(tmp_path: Path, tmp_out: Path):
     # JPY has no rate: the purchase still converts, its money is left out, counted once per event;
     # currency codes are matched in any case (issue 41): "usd" is USD.
