@@ -550,7 +550,9 @@ package enum Attribution {
                 if type.isRefundable { scratch.countedTransactions.append(counted) }
             case .cancel:
                 // Renewal turned off: the projection keeps the chain's state (contract §2.14,
-                // "What a member's state says"); no money, no count elsewhere.
+                // "What a member's state says"); no money, no count elsewhere but
+                // `chainless_cancels` when its chain has no charge at or before it (judged
+                // after the loop, when every charge is known).
                 let cancelDetails = detailsOf(record)
                 scratch.cancels.append(
                     ProductContribution(
@@ -559,6 +561,10 @@ package enum Attribution {
             case .expire, .refund: break
             }
         }
+        // A cancel with no chain to turn off is bad input: counted, and kept from the projection.
+        let cancels = scratch.cancels.count
+        scratch.cancels.removeAll { AttributionRules.isChainless($0, among: scratch.countedTransactions) }
+        outcome.quality.chainlessCancels += cancels - scratch.cancels.count
         for refund in events {
             if refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }
@@ -691,7 +697,8 @@ struct EvaluationScratch {
     var money = CurrencyAmounts()
     /// The member's counted money events, per product.
     var products: [ProductContribution] = []
-    /// The member's `cancel`s (renewal turned off) in the window, for the projection alone.
+    /// The member's `cancel`s (renewal turned off) in the window that have a chain, for the
+    /// projection alone.
     var cancels: [ProductContribution] = []
     /// The currency of each of the member's counted money events that has no rate.
     var unconvertibleCurrencies: [Int32] = []

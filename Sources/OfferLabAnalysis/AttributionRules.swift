@@ -53,6 +53,18 @@ package enum AttributionRules {
             ?? counted.firstIndex { $0.details.transaction == transaction }
     }
 
+    /// Whether a counted `cancel` has no chain to turn off (`chainless_cancels`): no counted
+    /// purchase or renewal of its chain comes at or before it (a trial is no charge). Its chain
+    /// is its `original_transaction_id`; without one, its `product_id` among the charges that
+    /// have none, as the projection keys chains (`GroupObservation`). Such a cancel changes
+    /// nothing.
+    static func isChainless(_ cancel: ProductContribution, among counted: [DetailedEvent]) -> Bool {
+        !counted.contains { charge in
+            charge.timestamp <= cancel.timestamp && charge.details.originalTransaction == cancel.chain
+                && (cancel.chain >= 0 || charge.details.product == cancel.chargeProduct)
+        }
+    }
+
     /// What a counted refund returns: its own price in its own currency; without a price, the
     /// whole price of the refunded transaction, in that one's currency.
     @inline(__always)

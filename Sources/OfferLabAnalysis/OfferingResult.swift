@@ -171,6 +171,9 @@ public struct OfferingQuality: Sendable, Equatable {
     public var multiGroupUsers = 0
     public var preAssignmentEvents = 0
     public var orphanRefunds = 0
+    /// Counted `cancel`s whose chain has no counted charge at or before them
+    /// (`AttributionRules.isChainless(_:among:)`).
+    public var chainlessCancels = 0
     public var attributionMismatches = 0
     /// Members with at least one counted event that disagrees (the share the report's limit is on).
     public var attributionMismatchUsers = 0
@@ -178,12 +181,13 @@ public struct OfferingQuality: Sendable, Equatable {
 
     public init(
         invalidAssignments: Int = 0, multiGroupUsers: Int = 0, preAssignmentEvents: Int = 0, orphanRefunds: Int = 0,
-        attributionMismatches: Int = 0, attributionMismatchUsers: Int = 0, unknownCurrencyEvents: Int = 0
+        chainlessCancels: Int = 0, attributionMismatches: Int = 0, attributionMismatchUsers: Int = 0, unknownCurrencyEvents: Int = 0
     ) {
         self.invalidAssignments = invalidAssignments
         self.multiGroupUsers = multiGroupUsers
         self.preAssignmentEvents = preAssignmentEvents
         self.orphanRefunds = orphanRefunds
+        self.chainlessCancels = chainlessCancels
         self.attributionMismatches = attributionMismatches
         self.attributionMismatchUsers = attributionMismatchUsers
         self.unknownCurrencyEvents = unknownCurrencyEvents
@@ -193,6 +197,7 @@ public struct OfferingQuality: Sendable, Equatable {
     package mutating func add(_ other: OfferingQuality) {
         preAssignmentEvents += other.preAssignmentEvents
         orphanRefunds += other.orphanRefunds
+        chainlessCancels += other.chainlessCancels
         attributionMismatches += other.attributionMismatches
         attributionMismatchUsers += other.attributionMismatchUsers
         unknownCurrencyEvents += other.unknownCurrencyEvents
@@ -210,6 +215,7 @@ public struct OfferingQuality: Sendable, Equatable {
         [
             ("invalid_assignments", invalidAssignments), ("multi_group_users", multiGroupUsers),
             ("pre_assignment_events", preAssignmentEvents), ("orphan_refunds", orphanRefunds),
+            ("chainless_cancels", chainlessCancels),
             ("attribution_mismatches", attributionMismatches), ("attribution_mismatch_users", attributionMismatchUsers),
             ("unknown_currency_events", unknownCurrencyEvents),
         ]

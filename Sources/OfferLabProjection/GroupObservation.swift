@@ -347,7 +347,8 @@ extension GroupObservation {
                                     lastExpiresAt: event.expiresAt))
                         }
                     case .cancel:
-                        // A cancel without a chain or before its first charge changes nothing.
+                        // A cancel without a chain or before its first charge changes nothing (a
+                        // run passes none: attribution counts them in `chainless_cancels`).
                         guard let chain = chains.firstIndex(where: { $0.key == key }), chains[chain].chargeCount <= 64 else { continue }
                         chains[chain].turnedOffAfterCharge |= 1 << UInt64(chains[chain].chargeCount - 1)
                     case .refund:

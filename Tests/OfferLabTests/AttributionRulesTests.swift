@@ -119,6 +119,60 @@ import Testing
         #expect(offering.groups[0].netRevenue == 0)
     }
 
+    // MARK: Cancels: a chain's renewal turned off, or a cancel without a chain
+
+    @Test func aCancelIsChainlessWithoutACountedChargeOfItsChainAtOrBeforeIt() {
+        let chained = DetailedEvent(
+            timestamp: 10, type: .purchase, details: Self.details(transaction: 1, original: 5, product: 2, price: 1))
+        let byProduct = DetailedEvent(timestamp: 10, type: .renewal, details: Self.details(transaction: 3, product: 4, price: 1))
+        func isChainless(at time: Int64, original: Int32 = -1, product: Int32 = -1) -> Bool {
+            let cancel = ProductContribution(
+                product: product, kind: .cancel, timestamp: time, money: nil, chain: original, chargeProduct: product)
+            return AttributionRules.isChainless(cancel, among: [chained, byProduct])
+        }
+        // Its chain charged at its very time, or before.
+        #expect(!isChainless(at: 10, original: 5, product: 2))
+        #expect(!isChainless(at: 11, original: 5))
+        #expect(!isChainless(at: 11, product: 4))
+        // Before the chain's first charge; a chain never charged; another key than the charges'.
+        #expect(isChainless(at: 9, original: 5, product: 2))
+        #expect(isChainless(at: 11, original: 6, product: 2))
+        #expect(isChainless(at: 11, product: 2))
+        #expect(isChainless(at: 11, original: 3, product: 4))
+        #expect(isChainless(at: 11))
+    }
+
+    @Test func aCancelWithoutAChargeOfItsChainIsCountedAndChangesNothing() async throws {
+        let withChain = [
+            logRecord("trial_start", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "t1", original: "o1", product: "weekly"),
+            logRecord(
+                "purchase", user: "u1", ts: "2026-03-05T00:00:00Z", transaction: "p1", original: "o1", product: "weekly", price: "5",
+                currency: "USD"),
+            logRecord(
+                "purchase", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "p2", product: "monthly", price: "9", currency: "USD"),
+            // Turned off: o1 at its first charge's very time, monthly's chain by its product.
+            logRecord("cancel", user: "u1", ts: "2026-03-05T00:00:00Z", original: "o1", product: "weekly"),
+            logRecord("cancel", user: "u1", ts: "2026-03-04T00:00:00Z", product: "monthly"),
+        ]
+        // o1 during its trial; a chain never charged; none named; monthly's by an id its charge lacks.
+        let chainless = [
+            logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "o1", product: "weekly"),
+            logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "o9", product: "weekly"),
+            logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z"),
+            logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "p2", product: "monthly"),
+        ]
+        let offering = try await analyse(Self.tables, withChain + chainless).offerings[0]
+        let without = try await analyse(Self.tables, withChain).offerings[0]
+        #expect(offering.quality == OfferingQuality(chainlessCancels: 4))
+        #expect(without.quality == OfferingQuality())
+        #expect(offering.groups == without.groups)
+        #expect(offering.products == without.products)
+        // The projection sees the two cancels with a chain, and only them.
+        let projected = { (offering: OfferingResult) in try #require(offering.projection).groups.map { Array($0.events) } }
+        #expect(try projected(offering) == projected(without))
+        #expect(try projected(offering)[0].filter { $0.kind == .cancel }.count == 2)
+    }
+
     @Test func aRefundWithoutAPriceReturnsTheWholePriceInTheRefundedCurrency() {
         let refunded = Self.details(transaction: 7, price: 5_000_000, currency: 2)
         let withPrice = AttributionRules.refundAmount(

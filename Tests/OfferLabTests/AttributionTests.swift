@@ -26,7 +26,7 @@ import Testing
         logRecord("refund", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "tr1", product: "weekly"),  // refunds a trial: orphan
         logRecord("purchase", user: "u1", ts: "2026-03-05T00:00:00Z", transaction: "p2", product: "monthly", price: "10", currency: "BRL"),
         logRecord("refund", user: "u1", ts: "2026-03-06T00:00:00Z", transaction: "p2", product: "monthly", price: "4", currency: "BRL"),
-        logRecord("cancel", user: "u1", ts: "2026-03-06T00:00:00Z", offering: "wrong", group: "control"),
+        logRecord("cancel", user: "u1", ts: "2026-03-06T00:00:00Z", offering: "wrong", group: "control"),  // names no chain: chainless
         logRecord("trial_start", user: "u3", ts: "2026-03-05T12:00:00Z", transaction: "tr3", product: "monthly"),
         logRecord(
             "purchase", user: "u3", ts: "2026-03-06T00:00:00Z", transaction: "p3", original: "x9", product: "monthly", price: "19.99",
@@ -52,8 +52,8 @@ import Testing
         #expect(
             result.quality
                 == OfferingQuality(
-                    preAssignmentEvents: 1, orphanRefunds: 2, attributionMismatches: 2, attributionMismatchUsers: 1,
-                    unknownCurrencyEvents: 2))
+                    preAssignmentEvents: 1, orphanRefunds: 2, chainlessCancels: 1, attributionMismatches: 2,
+                    attributionMismatchUsers: 1, unknownCurrencyEvents: 2))
     }
 
     @Test func variantGroupValues() async throws {
