@@ -551,7 +551,7 @@ package enum Attribution {
             case .cancel:
                 // Renewal turned off: the projection keeps the chain's state (contract §2.14,
                 // "What a member's state says"); no money, no count elsewhere but
-                // `chainless_cancels` when its chain has no charge at or before it (judged
+                // `chainless_cancels` when its chain has no start at or before it (judged
                 // after the loop, when every charge is known).
                 let cancelDetails = detailsOf(record)
                 scratch.cancels.append(
@@ -563,7 +563,7 @@ package enum Attribution {
         }
         // A cancel with no chain to turn off is bad input: counted, and kept from the projection.
         let cancels = scratch.cancels.count
-        scratch.cancels.removeAll { AttributionRules.isChainless($0, among: scratch.countedTransactions) }
+        scratch.cancels.removeAll { AttributionRules.isChainless($0, charges: scratch.countedTransactions, trials: scratch.trials) }
         outcome.quality.chainlessCancels += cancels - scratch.cancels.count
         for refund in events {
             if refund.timestamp >= cutoff { break }

@@ -53,16 +53,23 @@ package enum AttributionRules {
             ?? counted.firstIndex { $0.details.transaction == transaction }
     }
 
-    /// Whether a counted `cancel` has no chain to turn off (`chainless_cancels`): no counted
-    /// purchase or renewal of its chain comes at or before it (a trial is no charge). Its chain
-    /// is its `original_transaction_id`; without one, its `product_id` among the charges that
-    /// have none, as the projection keys chains (`GroupObservation`). Such a cancel changes
-    /// nothing.
-    static func isChainless(_ cancel: ProductContribution, among counted: [DetailedEvent]) -> Bool {
-        !counted.contains { charge in
+    /// Whether a counted `cancel` has no chain to turn off (`chainless_cancels`): nothing of its
+    /// chain started at or before it. Its chain is its `original_transaction_id`; without one,
+    /// its `product_id` among the charges that have none, as the projection keys chains
+    /// (`GroupObservation`). A counted purchase or renewal starts it by that key; a counted trial
+    /// (a cancel in a trial turns the trial's renewal off, as users do every day) as the trial's
+    /// purchase would match it (`convertsTrial`). Such a cancel changes nothing.
+    static func isChainless(_ cancel: ProductContribution, charges: [DetailedEvent], trials: [DetailedEvent]) -> Bool {
+        let charged = charges.contains { charge in
             charge.timestamp <= cancel.timestamp && charge.details.originalTransaction == cancel.chain
                 && (cancel.chain >= 0 || charge.details.product == cancel.chargeProduct)
         }
+        return !charged
+            && !trials.contains { trial in
+                trial.timestamp <= cancel.timestamp
+                    && (trial.details.originalTransaction >= 0
+                        ? cancel.chain == trial.details.originalTransaction : cancel.chargeProduct == trial.details.product)
+            }
     }
 
     /// What a counted refund returns: its own price in its own currency; without a price, the

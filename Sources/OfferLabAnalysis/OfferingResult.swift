@@ -171,7 +171,7 @@ public struct OfferingQuality: Sendable, Equatable {
     public var multiGroupUsers = 0
     public var preAssignmentEvents = 0
     public var orphanRefunds = 0
-    /// Counted `cancel`s whose chain has no counted charge at or before them
+    /// Counted `cancel`s whose chain has no counted trial start or charge at or before them
     /// (`AttributionRules.isChainless(_:among:)`).
     public var chainlessCancels = 0
     public var attributionMismatches = 0

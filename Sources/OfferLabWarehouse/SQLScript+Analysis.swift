@@ -287,12 +287,21 @@ extension ScriptBuilder {
         // Attribution (docs/analysis.md §2): every event of a member of an analysed offering, looked at for it.
         // An event at `ts` counts as `AttributionRules.placement` says: from the assignment, before its end.
         let counts = { (ts: String) in "(\(ts) >= m.assigned_at AND (\(window) IS NULL OR \(ts) < m.assigned_at + \(window)))" }
-        // A counted cancel is chainless (`AttributionRules.isChainless`) when no counted charge of its chain comes at or before it:
-        // its chain is its `original_transaction_id`, without one its `product_id` among the charges that have none.
-        let chainStart = """
+        // A counted cancel is chainless (`AttributionRules.isChainless`) when nothing of its chain started at or before it: a counted
+        // charge of its chain (its `original_transaction_id`, without one its `product_id` among the charges that have none), or a
+        // counted trial its chain's purchase would convert (the trial's `original_transaction_id`, without one its `product_id`).
+        let chargeStart = """
             min(CASE WHEN j.counted AND j.event IN \(chargeEvents) THEN j.ts END) OVER (PARTITION BY j.offering_key, j.user_id,
                 j.original_transaction_id, CASE WHEN j.original_transaction_id IS NULL THEN j.product_id END)
             """
+        let trialStart = { (key: String) in
+            """
+            min(CASE WHEN j.counted AND j.event = \(eventName(.trialStart)) AND \(key == "original_transaction_id" ? "j.original_transaction_id IS NOT NULL" : "j.original_transaction_id IS NULL") THEN j.ts END)
+                OVER (PARTITION BY j.offering_key, j.user_id, j.\(key))
+            """
+        }
+        let chainStart =
+            "least(coalesce(\(chargeStart), 9223372036854775807), coalesce(\(trialStart("original_transaction_id")), 9223372036854775807), coalesce(\(trialStart("product_id")), 9223372036854775807))"
         add(
             dialect.materialize(
                 "attributed",
@@ -326,7 +335,7 @@ extension ScriptBuilder {
                 SELECT j.offering_key, j.group_key, j.user_id, j.assigned_at, j.event, j.ts, j.file_index, j.line_number, j.product_id, j.original_transaction_id, j.counted,
                   j.event <> \(eventName(.refund)) AND j.ts < j.assigned_at AS pre_assignment,
                   j.event = \(eventName(.refund)) AND NOT j.counted AS orphan_refund,
-                  j.event = \(eventName(.cancel)) AND j.counted AND coalesce(j.ts < \(chainStart), TRUE) AS chainless_cancel,
+                  j.event = \(eventName(.cancel)) AND j.counted AND j.ts < \(chainStart) AS chainless_cancel,
                   j.counted AND (CASE
                     WHEN j.offering_id IS NULL THEN j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name AND NOT j.in_logged_group
                     WHEN j.offering_id = j.offering_id_of_group THEN j.test_group_id IS NOT NULL AND j.test_group_id <> j.group_name

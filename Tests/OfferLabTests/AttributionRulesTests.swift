@@ -121,28 +121,39 @@ import Testing
 
     // MARK: Cancels: a chain's renewal turned off, or a cancel without a chain
 
-    @Test func aCancelIsChainlessWithoutACountedChargeOfItsChainAtOrBeforeIt() {
+    @Test func aCancelIsChainlessWithoutACountedStartOfItsChainAtOrBeforeIt() {
         let chained = DetailedEvent(
             timestamp: 10, type: .purchase, details: Self.details(transaction: 1, original: 5, product: 2, price: 1))
         let byProduct = DetailedEvent(timestamp: 10, type: .renewal, details: Self.details(transaction: 3, product: 4, price: 1))
+        let trial = DetailedEvent(
+            timestamp: 20, type: .trialStart, details: Self.details(transaction: 6, original: 7, product: 2, price: 0))
+        let trialWithoutChainID = DetailedEvent(
+            timestamp: 30, type: .trialStart, details: Self.details(transaction: 8, product: 9, price: 0))
         func isChainless(at time: Int64, original: Int32 = -1, product: Int32 = -1) -> Bool {
             let cancel = ProductContribution(
                 product: product, kind: .cancel, timestamp: time, money: nil, chain: original, chargeProduct: product)
-            return AttributionRules.isChainless(cancel, among: [chained, byProduct])
+            return AttributionRules.isChainless(cancel, charges: [chained, byProduct], trials: [trial, trialWithoutChainID])
         }
-        // Its chain charged at its very time, or before.
+        // Its chain charged at its very time, or before; its chain's trial started (its renewal turned off in the trial),
+        // a trial that names no chain matched by its product as its purchase would be.
         #expect(!isChainless(at: 10, original: 5, product: 2))
         #expect(!isChainless(at: 11, original: 5))
         #expect(!isChainless(at: 11, product: 4))
-        // Before the chain's first charge; a chain never charged; another key than the charges'.
+        #expect(!isChainless(at: 20, original: 7, product: 2))
+        #expect(!isChainless(at: 30, original: 6, product: 9))
+        #expect(!isChainless(at: 30, product: 9))
+        // Before the chain's first charge or its trial; a chain never started; another key than the starts'.
         #expect(isChainless(at: 9, original: 5, product: 2))
+        #expect(isChainless(at: 19, original: 7, product: 2))
+        #expect(isChainless(at: 29, original: 6, product: 9))
+        #expect(isChainless(at: 30, original: 6, product: 2))
         #expect(isChainless(at: 11, original: 6, product: 2))
         #expect(isChainless(at: 11, product: 2))
         #expect(isChainless(at: 11, original: 3, product: 4))
         #expect(isChainless(at: 11))
     }
 
-    @Test func aCancelWithoutAChargeOfItsChainIsCountedAndChangesNothing() async throws {
+    @Test func aCancelWithoutAStartOfItsChainIsCountedAndChangesNothing() async throws {
         let withChain = [
             logRecord("trial_start", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "t1", original: "o1", product: "weekly"),
             logRecord(
@@ -150,13 +161,14 @@ import Testing
                 currency: "USD"),
             logRecord(
                 "purchase", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "p2", product: "monthly", price: "9", currency: "USD"),
-            // Turned off: o1 at its first charge's very time, monthly's chain by its product.
+            // Turned off: o1 in its trial and at its first charge's very time, monthly's chain by its product.
+            logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "o1", product: "weekly"),
             logRecord("cancel", user: "u1", ts: "2026-03-05T00:00:00Z", original: "o1", product: "weekly"),
             logRecord("cancel", user: "u1", ts: "2026-03-04T00:00:00Z", product: "monthly"),
         ]
-        // o1 during its trial; a chain never charged; none named; monthly's by an id its charge lacks.
+        // o1 before its trial; a chain never started; none named; monthly's by an id its charge lacks.
         let chainless = [
-            logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "o1", product: "weekly"),
+            logRecord("cancel", user: "u1", ts: "2026-03-01T12:00:00Z", original: "o1", product: "weekly"),
             logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "o9", product: "weekly"),
             logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z"),
             logRecord("cancel", user: "u1", ts: "2026-03-03T00:00:00Z", original: "p2", product: "monthly"),
@@ -167,10 +179,10 @@ import Testing
         #expect(without.quality == OfferingQuality())
         #expect(offering.groups == without.groups)
         #expect(offering.products == without.products)
-        // The projection sees the two cancels with a chain, and only them.
+        // The projection sees the three cancels with a chain, and only them.
         let projected = { (offering: OfferingResult) in try #require(offering.projection).groups.map { Array($0.events) } }
         #expect(try projected(offering) == projected(without))
-        #expect(try projected(offering)[0].filter { $0.kind == .cancel }.count == 2)
+        #expect(try projected(offering)[0].filter { $0.kind == .cancel }.count == 3)
     }
 
     @Test func aRefundWithoutAPriceReturnsTheWholePriceInTheRefundedCurrency() {

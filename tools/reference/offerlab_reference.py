@@ -1767,14 +1767,25 @@ def analyse_user(user_id: str, group: Group, assigned_at: int, offering: Offerin
             pass  # after the window: counts nowhere
         else:
             counted.append(event)
-    # A counted cancel with no chain to turn off: no counted purchase or renewal of its chain at or
-    # before it (its chain: its original_transaction_id; without one, its product_id among the
-    # charges that have none). Counted, and it changes nothing.
-    charges = [e for e in counted if e.event in ("purchase", "renewal")]
+    # A counted cancel with no chain to turn off: nothing of its chain started at or before it.
+    # Its chain: its original_transaction_id; without one, its product_id among the charges that
+    # have none. A counted purchase or renewal starts it by that key; a counted trial (a cancel in
+    # a trial turns the trial's renewal off) as the trial's converting purchase would match: by
+    # the trial's original_transaction_id, or its product_id when it has none. Counted, and it
+    # changes nothing.
+    def starts_chain_of(start: Event, cancel: Event) -> bool:
+        if start.ts > cancel.ts:
+            return False
+        if start.event == "trial_start":
+            if start.original_transaction_id is not None:
+                return cancel.original_transaction_id == start.original_transaction_id
+            return cancel.product_id == start.product_id
+        return (start.original_transaction_id == cancel.original_transaction_id
+                and (cancel.original_transaction_id is not None or start.product_id == cancel.product_id))
+
+    starts = [e for e in counted if e.event in ("trial_start", "purchase", "renewal")]
     for cancel in (e for e in counted if e.event == "cancel"):
-        if not any(charge.ts <= cancel.ts and charge.original_transaction_id == cancel.original_transaction_id
-                   and (cancel.original_transaction_id is not None or charge.product_id == cancel.product_id)
-                   for charge in charges):
+        if not any(starts_chain_of(start, cancel) for start in starts):
             counters.chainless_cancels += 1
     counted_ids = {id(e) for e in counted}
     refunded_by: dict[int, Event] = {}  # id(refund) -> refunded transaction

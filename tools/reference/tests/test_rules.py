@@ -259,25 +259,30 @@ def test_refund_of_a_pre_assignment_purchase_is_an_orphan(tmp_path: Path, tmp_ou
     assert out.products == []
 
 
-def test_cancels_without_a_charge_of_their_chain_before_them(tmp_path: Path, tmp_out: Path):
+def test_cancels_without_a_start_of_their_chain_before_them(tmp_path: Path, tmp_out: Path):
     charges = [
-        # u1: a trial, then the charge that converts it; u2: a purchase without original_transaction_id.
+        # u1: a trial, then the charge that converts it; u2: a purchase without original_transaction_id,
+        # and a trial of p4 naming no chain (its chain is its product's, as for its converting purchase).
         event("u1", "trial_start", "2026-03-02T00:00:00Z", product_id="p1", transaction_id="TT1", original_transaction_id="O1"),
+        event("u2", "trial_start", "2026-03-02T00:00:00Z", product_id="p4", transaction_id="TT4"),
         purchase("u1", "2026-03-05T00:00:00Z", "T1", original_transaction_id="O1"),
         purchase("u2", "2026-03-02T00:00:00Z", "T2", product="p2"),
     ]
     cancels = [
-        # Chainless: a chain never charged; O1 during its trial; no chain named at all; p2's chain
+        # Chainless: a chain never started; O1 before its trial; no chain named at all; p2's chain
         # named by an original_transaction_id its charge does not carry; p3, which u2 never bought.
         event("u1", "cancel", "2026-03-02T00:00:00Z", product_id="p9", original_transaction_id="O9"),
-        event("u1", "cancel", "2026-03-03T00:00:00Z", product_id="p1", original_transaction_id="O1"),
+        event("u1", "cancel", "2026-03-01T12:00:00Z", product_id="p1", original_transaction_id="O1"),
         event("u1", "cancel", "2026-03-03T00:00:00Z"),
         event("u2", "cancel", "2026-03-03T00:00:00Z", product_id="p2", original_transaction_id="T2"),
         event("u2", "cancel", "2026-03-03T00:00:00Z", product_id="p3"),
-        # With a chain: O1 at its first charge's very time, and after; p2 by its product.
+        # With a chain: O1 during its trial (the trial's renewal turned off), at its first charge's
+        # very time, and after; p2 by its product; u2's trial of p4 by its product.
+        event("u1", "cancel", "2026-03-03T00:00:00Z", product_id="p1", original_transaction_id="O1"),
         event("u1", "cancel", "2026-03-05T00:00:00Z", product_id="p1", original_transaction_id="O1"),
         event("u1", "cancel", "2026-03-06T00:00:00Z", original_transaction_id="O1"),
         event("u2", "cancel", "2026-03-04T00:00:00Z", product_id="p2"),
+        event("u2", "cancel", "2026-03-03T00:00:00Z", product_id="p4", original_transaction_id="O4"),
         # Before the assignment: pre_assignment_events, not a chainless cancel.
         event("u2", "cancel", "2026-02-20T00:00:00Z", product_id="p3"),
     ]
