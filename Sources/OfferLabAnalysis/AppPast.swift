@@ -7,7 +7,7 @@ import OfferLabTables
 /// The app's past (docs/statistics.md#the-apps-past): every subscription chain of the night's
 /// logs and `history_logs` files (`PastFile`, or the chains read from them, `PastChains`), each
 /// reduced to what the projection counts of it (its product, charges, last charge and whether that
-/// was refunded) and its user, so that each offering counts the chains of the users who are not
+/// was refunded, the charges after which its renewal was turned off) and its user, so that each offering counts the chains of the users who are not
 /// its members (`past(ofMembers:)`).
 package struct AppPast: Sendable {
     /// The products, as the projection of every offering knows them.
@@ -71,7 +71,7 @@ package struct AppPast: Sendable {
                 guard let chain = PastMoneyEvent.chainKey(originalTransaction: original, user: user, productLabel: label) else { continue }
                 events.append(
                     PastMoneyEvent(
-                        chain: chain, time: event.time, isRefund: event.isRefund,
+                        chain: chain, time: event.time, kind: event.kind,
                         product: event.product >= 0 ? products[Int(event.product)] : Int32(catalog.index(ofLabel: -1)), user: user,
                         source: Int32(source), transaction: event.transaction, details: (event.expiresAt, event.price, event.currency)))
             }
@@ -86,7 +86,7 @@ package struct AppPast: Sendable {
             for event in counted {
                 chainEvents.append(
                     BacktestCohorts.Event(
-                        time: event.time, expiresAt: event.expiresAt, isRefund: event.isRefund,
+                        time: event.time, expiresAt: event.expiresAt, kind: event.kind,
                         amount: Self.amount(event.price, currency: event.currency, rates: sourceRates[Int(event.source)])))
             }
             backtest.addChain(product: Int(chain.product), events: chainEvents)
@@ -151,7 +151,7 @@ package struct AppPast: Sendable {
             for event in past.events[Int(past.chains[index].eventsStart)..<Int(past.chains[index].eventsEnd)] {
                 chainEvents.append(
                     BacktestCohorts.Event(
-                        time: event.time, expiresAt: event.expiresAt, isRefund: event.isRefund,
+                        time: event.time, expiresAt: event.expiresAt, kind: event.kind,
                         amount: Self.amount(event.price, currency: event.currency, rates: pastRates)))
             }
         }
@@ -170,7 +170,7 @@ package struct AppPast: Sendable {
             for event in counted {
                 chainEvents.append(
                     BacktestCohorts.Event(
-                        time: event.time, expiresAt: event.expiresAt, isRefund: event.isRefund,
+                        time: event.time, expiresAt: event.expiresAt, kind: event.kind,
                         amount: Self.amount(event.price, currency: event.currency, rates: logsRates)))
             }
             backtest.addChain(product: Int(chain.product), events: chainEvents)
@@ -188,12 +188,12 @@ package struct AppPast: Sendable {
         self.backtest = backtest
     }
 
-    /// The logs' paid charges and refunds (`source` 0), room for `reserving` more.
+    /// The logs' paid charges, refunds and cancels (`source` 0), room for `reserving` more.
     private static func moneyEvents(of logs: EventStore, catalog: ProjectionCatalog, reserving: Int) -> [PastMoneyEvent] {
         var events: [PastMoneyEvent] = []
         logs.forEachSegment { _, segment, _ in
             segment.forEachRecord { _, record, shape, detailsIndex in
-                guard let isRefund = shape.pastMoneyEvent else { return }
+                guard let kind = shape.pastEventKind else { return }
                 let details = segment.storeDetails(segment.details[Int(detailsIndex)])
                 let user = record.user.populationIndex ?? -1
                 guard
@@ -202,7 +202,7 @@ package struct AppPast: Sendable {
                 else { return }
                 events.append(
                     PastMoneyEvent(
-                        chain: chain, time: record.timestamp, isRefund: isRefund, product: Int32(catalog.index(ofLabel: details.product)),
+                        chain: chain, time: record.timestamp, kind: kind, product: Int32(catalog.index(ofLabel: details.product)),
                         user: user, source: 0, transaction: details.transaction,
                         details: (details.expiresAt, details.price, details.currency)))
             }
@@ -237,7 +237,7 @@ package struct AppPast: Sendable {
             builder.addChain(
                 product: Int(chain.product), chargeCount: Int(chain.chargeCount), lastChargeTime: chain.lastChargeTime,
                 lastExpiresAt: chain.lastExpiresAt == EventRecord.noTime ? nil : chain.lastExpiresAt,
-                lastChargeRefunded: chain.lastChargeRefunded)
+                lastChargeRefunded: chain.lastChargeRefunded, turnedOffAfterCharge: chain.turnedOffAfterCharge)
         }
         return builder.past
     }

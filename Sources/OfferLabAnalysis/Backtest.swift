@@ -48,18 +48,18 @@ package struct BacktestCohorts: Sendable {
         }
     }
 
-    /// A chain's counted charge or refund (`PastChain.read`), its money in the report currency.
+    /// A chain's counted charge, refund or cancel (`PastChain.read`), its money in the report currency.
     package struct Event: Sendable {
         package var time: Int64
         /// `EventRecord.noTime` when absent.
         package var expiresAt: Int64
-        package var isRefund: Bool
+        package var kind: PastEventKind
         /// The price or refunded amount (0 when its currency has no rate, as in `net_revenue`); nil
         /// without a price (a refund without one takes back its charge, docs/analysis.md §2).
         package var amount: Double?
 
-        package init(time: Int64, expiresAt: Int64, isRefund: Bool, amount: Double?) {
-            (self.time, self.expiresAt, self.isRefund, self.amount) = (time, expiresAt, isRefund, amount)
+        package init(time: Int64, expiresAt: Int64, kind: PastEventKind, amount: Double?) {
+            (self.time, self.expiresAt, self.kind, self.amount) = (time, expiresAt, kind, amount)
         }
     }
 
@@ -116,28 +116,33 @@ package struct BacktestCohorts: Sendable {
     }
 
     /// Counts a chain of `product` (an index into the products): `events` are its charges and the
-    /// refunds after its first, in time order (`PastChain.read`), all before `asOf`. A one-time
-    /// product's chain is neither a cohort's buyer nor in any past (it never renews).
+    /// refunds and cancels after its first, in time order (`PastChain.read`), all before `asOf`. A
+    /// one-time product's chain is neither a cohort's buyer nor in any past (it never renews).
     package mutating func addChain(product: Int, events: [Event]) {
-        guard products[product].renewalPeriodDays != nil, let first = events.first, !first.isRefund else { return }
+        guard products[product].renewalPeriodDays != nil, let first = events.first, first.kind == .charge else { return }
         let month = Self.month(of: first.time)
         let monthIndex = month - firstMonth
         // The chain as it stood after each of its events, so that each cut finds its own by a
         // binary search instead of reading the events again (about 26 cuts a year of past).
-        var standing: [(charges: Int, last: Event, refunded: Bool)] = []
+        var standing: [(charges: Int, last: Event, refunded: Bool, turnedOff: UInt64)] = []
         standing.reserveCapacity(events.count)
-        var state = (charges: 0, last: first, refunded: false)
+        var state = (charges: 0, last: first, refunded: false, turnedOff: UInt64(0))
         for event in events {
-            if event.isRefund { state.refunded = true } else { state = (state.charges + 1, event, false) }
+            switch event.kind {
+            case .charge: (state.charges, state.last, state.refunded) = (state.charges + 1, event, false)
+            case .refund: state.refunded = true
+            case .cancel: if state.charges <= 64 { state.turnedOff |= 1 << UInt64(state.charges - 1) }
+            }
             standing.append(state)
         }
         // Every cut after its first charge but its own month's knows the chain as it stood then.
         for index in cuts.indices where cuts[index].time > first.time && index / Self.readDays.count != monthIndex {
             let cut = cuts[index].time
-            let (charges, last, refunded) = standing[events.prefixCount { $0.time < cut } - 1]
+            let (charges, last, refunded, turnedOff) = standing[events.prefixCount { $0.time < cut } - 1]
             cuts[index].past.addChain(
                 product: product, chargeCount: charges, lastChargeTime: last.time,
-                lastExpiresAt: last.expiresAt == EventRecord.noTime ? nil : last.expiresAt, lastChargeRefunded: refunded)
+                lastExpiresAt: last.expiresAt == EventRecord.noTime ? nil : last.expiresAt, lastChargeRefunded: refunded,
+                turnedOffAfterCharge: turnedOff)
         }
         var cohort = cohorts.removeValue(forKey: monthIndex * products.count + product) ?? CohortState()
         cohort.buyers += 1
@@ -148,18 +153,26 @@ package struct BacktestCohorts: Sendable {
         let shift = Self.start(ofMonth: month) - firstDay
         var readEvents: [ProjectionEvent] = []
         var lastCharge = 0.0
+        var charged = false
         for event in events {
             // A refund without an amount takes back the whole charge (docs/analysis.md §2).
-            let amount = event.isRefund ? event.amount ?? lastCharge : event.amount ?? 0
-            if !event.isRefund { lastCharge = amount }
+            let amount: Double
+            let kind: ProjectionEventKind
+            switch event.kind {
+            case .charge:
+                (amount, kind) = (event.amount ?? 0, charged ? .renewal : .purchase)
+                (lastCharge, charged) = (amount, true)
+            case .refund: (amount, kind) = (event.amount ?? lastCharge, .refund)
+            case .cancel: (amount, kind) = (0, .cancel)
+            }
             let day = Int((event.time - first.time) / Timestamp.microsecondsPerDay)
             guard day < Self.maxHorizonDays else { break }
-            cohort.paidByDay[day] += event.isRefund ? -amount : amount
+            cohort.paidByDay[day] += event.kind == .refund ? -amount : amount
             guard event.time < firstDay + Int64(Self.readDays.last!) * Timestamp.microsecondsPerDay else { continue }
             readEvents.append(
                 ProjectionEvent(
-                    time: event.time + shift, kind: event.isRefund ? .refund : readEvents.isEmpty ? .purchase : .renewal, product: product,
-                    amount: amount, expiresAt: event.expiresAt == EventRecord.noTime ? nil : event.expiresAt + shift))
+                    time: event.time + shift, kind: kind, product: product, amount: amount,
+                    expiresAt: event.expiresAt == EventRecord.noTime || event.kind == .cancel ? nil : event.expiresAt + shift))
         }
         for (index, readDay) in Self.readDays.enumerated() {
             let cut = firstDay + Int64(readDay) * Timestamp.microsecondsPerDay

@@ -15,23 +15,27 @@ public struct PastChain: Sendable, BitwiseCopyable {
     public var lastChargeTime: Int64 = 0
     /// The last charge's `expires_at`, `EventRecord.noTime` when absent.
     public var lastExpiresAt = EventRecord.noTime
+    /// Bit k − 1: a cancel came after its k-th charge and before the next (renewal turned off
+    /// then; charges past the 64th keep no state), as the members' chains are read (`GroupObservation`).
+    public var turnedOffAfterCharge: UInt64 = 0
     /// The time of its latest event, refunds and repeated charges included.
     public var lastEventTime = Int64.min
 
     public init() {}
 
-    /// Sorts `events` into chains, each in time order (a charge before a refund at the same time,
-    /// else in the order of `events`), and reads each one on from `start(key, its first event's
-    /// time)` (nil: from nothing), handing it to `body` with its key, charges or not, and the
-    /// events it counted in time order (its charges, and the refunds after its first charge read
-    /// here). A charge at the time of the chain's last charge read here, with the same
-    /// `transaction_id` (its text in `transactions[source]`), counts once; a refund at or after the
-    /// last charge takes it back.
+    /// Sorts `events` into chains, each in time order (a charge before a refund or a cancel at
+    /// the same time, else in the order of `events`), and reads each one on from `start(key, its
+    /// first event's time)` (nil: from nothing), handing it to `body` with its key, charges or not,
+    /// and the events it counted in time order (its charges, and the refunds and cancels after its
+    /// first charge read here). A charge at the time of the chain's last charge read here, with the
+    /// same `transaction_id` (its text in `transactions[source]`), counts once; a refund at or after
+    /// the last charge takes it back; a cancel after a charge turns the chain's renewal off
+    /// (`turnedOffAfterCharge`), one before any changes nothing.
     public static func read(
         _ events: inout [PastMoneyEvent], transactions: [ByteStringInterner], start: (Int64, Int64) -> PastChain?,
         _ body: (Int64, PastChain, ArraySlice<PastMoneyEvent>) -> Void
     ) {
-        events.sort { ($0.chain, $0.time, $0.isRefund ? 1 : 0) < ($1.chain, $1.time, $1.isRefund ? 1 : 0) }
+        events.sort { ($0.chain, $0.time, $0.kind.rawValue) < ($1.chain, $1.time, $1.kind.rawValue) }
         var first = 0
         // The chain's counted events, moved to the front of its own events (`kept` ≤ `next`).
         while first < events.count {
@@ -44,8 +48,11 @@ public struct PastChain: Sendable, BitwiseCopyable {
                 let event = events[next]
                 next += 1
                 chain.lastEventTime = event.time
-                if event.isRefund {
-                    if chain.chargeCount > 0 { chain.lastChargeRefunded = true }
+                if event.kind != .charge {
+                    if event.kind == .refund && chain.chargeCount > 0 { chain.lastChargeRefunded = true }
+                    if event.kind == .cancel && chain.chargeCount > 0 && chain.chargeCount <= 64 {
+                        chain.turnedOffAfterCharge |= 1 << UInt64(chain.chargeCount - 1)
+                    }
                     if chain.chargeCount > startingCharges {
                         events[kept] = event
                         kept += 1
@@ -70,12 +77,12 @@ public struct PastChain: Sendable, BitwiseCopyable {
     }
 }
 
-/// A paid charge or refund, as chains are read from it (`PastChain.read`).
+/// A paid charge, refund or cancel, as chains are read from it (`PastChain.read`).
 public struct PastMoneyEvent: Sendable, BitwiseCopyable {
     /// Its chain's key (`chainKey`).
     public var chain: Int64
     public var time: Int64
-    public var isRefund: Bool
+    public var kind: PastEventKind
     /// Its product and user, ids in the reader's tables (`PastChain.user`, `product`).
     public var product: Int32
     public var user: Int32
@@ -92,10 +99,10 @@ public struct PastMoneyEvent: Sendable, BitwiseCopyable {
     public var currency: Int32
 
     public init(
-        chain: Int64, time: Int64, isRefund: Bool, product: Int32, user: Int32, source: Int32, transaction: Int32,
+        chain: Int64, time: Int64, kind: PastEventKind, product: Int32, user: Int32, source: Int32, transaction: Int32,
         details: (expiresAt: Int64, price: Int64, currency: Int32)
     ) {
-        (self.chain, self.time, self.isRefund, self.product) = (chain, time, isRefund, product)
+        (self.chain, self.time, self.kind, self.product) = (chain, time, kind, product)
         (self.user, self.source, self.transaction) = (user, source, transaction)
         (self.expiresAt, self.price, self.currency) = details
     }
@@ -141,12 +148,12 @@ public struct PastChains: Sendable {
         public var keyLabel: Int32
         /// Its user and product are ids in `users` and `labels`.
         public var chain: PastChain
-        /// Its counted charges and refunds (`PastChain.read`): `events[eventsStart..<eventsEnd]`.
+        /// Its counted charges, refunds and cancels (`PastChain.read`): `events[eventsStart..<eventsEnd]`.
         public var eventsStart: Int32
         public var eventsEnd: Int32
     }
 
-    /// A chain's counted charge or refund, as the app's own track record reads it
+    /// A chain's counted charge, refund or cancel, as the app's own track record reads it
     /// (docs/statistics.md#the-apps-own-track-record).
     public struct Event: Sendable, BitwiseCopyable {
         public var time: Int64
@@ -155,7 +162,7 @@ public struct PastChains: Sendable {
         /// Micro-units of `currency` (an id in `labels`, -1 when absent); `EventRecord.noPrice` when absent.
         public var price: Int64
         public var currency: Int32
-        public var isRefund: Bool
+        public var kind: PastEventKind
     }
 
     public internal(set) var chains: [Keyed] = []
@@ -166,7 +173,7 @@ public struct PastChains: Sendable {
     public internal(set) var labels = ByteStringInterner()
     /// Each file's counters, in the files' order.
     public internal(set) var fileCounters: [IngestCounters] = []
-    /// The files' charges and refunds.
+    /// The files' charges, refunds and cancels.
     public internal(set) var eventCount = 0
     /// The latest time of any event the files kept: the entry is read back only for a night after it.
     var latestTimestamp = Int64.min
@@ -194,7 +201,7 @@ public struct PastChains: Sendable {
                 guard let chain = PastMoneyEvent.chainKey(originalTransaction: original, user: user, productLabel: label) else { continue }
                 events.append(
                     PastMoneyEvent(
-                        chain: chain, time: event.time, isRefund: event.isRefund, product: label, user: user, source: Int32(source),
+                        chain: chain, time: event.time, kind: event.kind, product: label, user: user, source: Int32(source),
                         transaction: event.transaction,
                         details: (event.expiresAt, event.price, event.currency >= 0 ? labelIDs[Int(event.currency)] : -1)))
             }
@@ -207,7 +214,7 @@ public struct PastChains: Sendable {
             for event in counted {
                 kept.append(
                     Event(
-                        time: event.time, expiresAt: event.expiresAt, price: event.price, currency: event.currency, isRefund: event.isRefund
+                        time: event.time, expiresAt: event.expiresAt, price: event.price, currency: event.currency, kind: event.kind
                     ))
             }
             chains.append(

@@ -2,13 +2,13 @@ import OfferLabIngest
 import OfferLabSupport
 
 /// One `history_logs` file reduced to what the app's past reads of it
-/// (docs/statistics.md#the-apps-past): its paid charges and refunds, with their ids as the file's
+/// (docs/statistics.md#the-apps-past): its paid charges, refunds and cancels, with their ids as the file's
 /// own text, and its counters. The parsed-log cache keeps a past file so (`ParsedLogCache.storePast`),
 /// its id tables as they are in memory: a later night reads a year of past back without interning
 /// its ids again, and `AppPast` looks up only the ids it joins on (a chain's
 /// `original_transaction_id`, a user).
 public struct PastFile: Sendable {
-    /// A paid charge (purchase or renewal) or a refund, outside the sandbox.
+    /// A paid charge (purchase or renewal), a refund or a cancel, outside the sandbox.
     public struct Event: Sendable, BitwiseCopyable {
         public var time: Int64
         /// `EventRecord.noTime` when absent.
@@ -21,7 +21,7 @@ public struct PastFile: Sendable {
         public var product: Int32
         /// An id in `users`.
         public var user: Int32
-        public var isRefund: Bool
+        public var kind: PastEventKind
         /// Micro-units of `currency` (an id in `labels`, -1 when absent); `EventRecord.noPrice`
         /// when absent: what the backtest counts a buyer paid (docs/statistics.md#the-apps-own-track-record).
         public var price: Int64
@@ -70,14 +70,14 @@ public struct PastFile: Sendable {
                 guard shape.hasDetails else { continue }
                 let details = batch.details[nextDetails]
                 nextDetails += 1
-                guard let isRefund = shape.pastMoneyEvent else { continue }
+                guard let kind = shape.pastEventKind else { continue }
                 let event = Event(
                     time: record.timestamp, expiresAt: details.expiresAt,
                     originalTransaction: fileID(details.originalTransaction, batch.transactions, &originalIDs, &originalTransactions),
                     transaction: fileID(details.transaction, batch.transactions, &transactionIDs, &transactions),
                     product: fileID(details.product, batch.labels, &labelIDs, &labels),
                     user: fileID(Int32(batch.users.fileUserIndex(record.user)), batch.users.fileUsers, &userIDs, &users),
-                    isRefund: isRefund,
+                    kind: kind,
                     price: details.price, currency: fileID(details.currency, batch.labels, &labelIDs, &labels)
                 )
                 events.append(event)
@@ -86,11 +86,25 @@ public struct PastFile: Sendable {
     }
 }
 
+/// What the app's past reads of an event (docs/statistics.md#the-apps-past).
+public enum PastEventKind: UInt8, Sendable, BitwiseCopyable {
+    /// A paid charge: a purchase or a renewal.
+    case charge
+    case refund
+    /// Renewal turned off: the chain's state (contract §2.14, "What a member's state says").
+    case cancel
+}
+
 extension EventShape {
-    /// For an event the app's past reads (a paid charge, purchase or renewal, or a refund, with
-    /// its details, outside the sandbox): whether it is a refund; nil for any other event.
-    public var pastMoneyEvent: Bool? {
-        guard hasDetails, !isSandbox, let type = eventType, type == .purchase || type == .renewal || type == .refund else { return nil }
-        return type == .refund
+    /// For an event the app's past reads (a paid charge, purchase or renewal, a refund or a
+    /// cancel, with its details, outside the sandbox): its kind; nil for any other event.
+    public var pastEventKind: PastEventKind? {
+        guard hasDetails, !isSandbox, let type = eventType else { return nil }
+        switch type {
+        case .purchase, .renewal: return .charge
+        case .refund: return .refund
+        case .cancel: return .cancel
+        case .paywallView, .trialStart, .expire: return nil
+        }
     }
 }

@@ -142,6 +142,22 @@ public struct RenewalCounts: Sendable, Equatable {
         return true
     }
 
+    /// Counts the renewals of a chain that fell due turned off (`turnedOffAfterCharge`: bit
+    /// k − 1 set when its renewal was turned off after its k-th charge), by `countChain`'s rule:
+    /// those before its last charge renewed (turned back on in time), its last one lapsed when due
+    /// before `asOf` and `end`. Returns whether it is turned off tonight.
+    mutating func countTurnedOff(
+        _ turnedOffAfterCharge: UInt64, chargeCount: Int, lastChargeKept: Bool, due: Int64, asOf: Int64, end: Int64
+    ) -> Bool {
+        let turnedOffNow = chargeCount > 0 && chargeCount <= 64 && turnedOffAfterCharge & (1 << UInt64(chargeCount - 1)) != 0
+        guard turnedOffAfterCharge != 0 else { return false }
+        for index in 1..<max(chargeCount, 1) where index <= 64 && turnedOffAfterCharge & (1 << UInt64(index - 1)) != 0 {
+            countRenewal(index: index, renewed: true)
+        }
+        if turnedOffNow && lastChargeKept && due < end && due <= asOf { countRenewal(index: chargeCount, renewed: false) }
+        return turnedOffNow
+    }
+
     /// Adds `other`'s counts, renewal by renewal.
     mutating func add(_ other: RenewalCounts) {
         for index in other.atRisk.indices.dropFirst() {
@@ -441,17 +457,9 @@ extension GroupObservation {
                     let lastChargeKept = charges[last].firstRefundTime == nil
                     let running = products[product].renewals.countChain(
                         chargeCount: chain.chargeCount, lastChargeKept: lastChargeKept, due: due, asOf: asOf, end: chargeEnd)
-                    let turnedOffNow = chain.chargeCount <= 64 && chain.turnedOffAfterCharge & (1 << UInt64(chain.chargeCount - 1)) != 0
-                    if chain.turnedOffAfterCharge != 0 {
-                        // The renewals that fell due turned off, by the members' rule: those
-                        // before the last charge renewed (turned back on in time).
-                        for index in 1..<max(chain.chargeCount, 1) where chain.turnedOffAfterCharge & (1 << UInt64(index - 1)) != 0 {
-                            products[product].turnedOffRenewals.countRenewal(index: index, renewed: true)
-                        }
-                        if turnedOffNow && lastChargeKept && due < chargeEnd && due <= asOf {
-                            products[product].turnedOffRenewals.countRenewal(index: chain.chargeCount, renewed: false)
-                        }
-                    }
+                    let turnedOffNow = products[product].turnedOffRenewals.countTurnedOff(
+                        chain.turnedOffAfterCharge, chargeCount: chain.chargeCount, lastChargeKept: lastChargeKept, due: due, asOf: asOf,
+                        end: chargeEnd)
                     if running {
                         let remaining = Int((Double(chargeEnd - due) / periodMicroseconds).rounded(.up))
                         if turnedOffNow {

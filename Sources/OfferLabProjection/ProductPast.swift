@@ -2,12 +2,15 @@ import OfferLabStatistics
 
 /// The app's past for one product (docs/statistics.md#the-apps-past): how the subscription chains
 /// of users who are not members of the offering renewed, renewal by renewal, counted by the
-/// members' own rule (`RenewalCounts.countChain`).
+/// members' own rule (`RenewalCounts.countChain`), and the renewals of those due with their
+/// renewal turned off (`RenewalCounts.countTurnedOff`).
 public struct ProductPast: Sendable, Equatable {
     /// Chains counted (their buyers: one chain per user and product, or per `original_transaction_id`).
     public internal(set) var chains = 0
     /// Their renewals.
     public internal(set) var renewals = RenewalCounts()
+    /// Their renewals that fell due turned off (contract §2.14, "What a member's state says").
+    public internal(set) var turnedOffRenewals = RenewalCounts()
     /// A new price's past (`FittedGroup.borrowingPast`): the products of its billing period whose
     /// chains it holds beside its own; empty for a product's own past.
     public internal(set) var borrowedFrom: [Int] = []
@@ -18,6 +21,7 @@ public struct ProductPast: Sendable, Equatable {
     mutating func add(_ other: ProductPast) {
         chains += other.chains
         renewals.add(other.renewals)
+        turnedOffRenewals.add(other.turnedOffRenewals)
     }
 }
 
@@ -38,14 +42,20 @@ public struct ProductPastBuilder: Sendable {
 
     /// Counts a chain of `product` (an index into the products): `chargeCount` paid charges
     /// (purchase and renewals) before `as_of`, the last at `lastChargeTime` with its `expires_at`
-    /// (nil: the charge's time + the product's period), kept or refunded. A one-time product's
+    /// (nil: the charge's time + the product's period), kept or refunded; `turnedOffAfterCharge`:
+    /// bit k − 1 set when its renewal was turned off after its k-th charge. A one-time product's
     /// chain has no renewal and is not counted.
-    public mutating func addChain(product: Int, chargeCount: Int, lastChargeTime: Int64, lastExpiresAt: Int64?, lastChargeRefunded: Bool) {
+    public mutating func addChain(
+        product: Int, chargeCount: Int, lastChargeTime: Int64, lastExpiresAt: Int64?, lastChargeRefunded: Bool,
+        turnedOffAfterCharge: UInt64 = 0
+    ) {
         guard chargeCount > 0, let period = products[product].renewalPeriodDays else { return }
         past[product].chains += 1
         let due = lastExpiresAt ?? lastChargeTime + Int64(period * microsecondsPerDay)
         _ = past[product].renewals.countChain(
             chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: due, asOf: asOf, end: .max)
+        _ = past[product].turnedOffRenewals.countTurnedOff(
+            turnedOffAfterCharge, chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: due, asOf: asOf, end: .max)
     }
 }
 

@@ -463,15 +463,20 @@ struct FittedGroup: Sendable {
             keptMean: keptMeans, renewal: renewal, trialShare: trialShare, trialConversion: trialConversion)
         (parameters.followOnHazard, parameters.followOnShare) = followOnParameters(conversions: conversions, generator: &generator)
         parameters.turnedOffRenewal = observation.products.indices.map { product in
-            turnedOffRates(product, slots: renewal[product].count, generator: &generator)
+            turnedOffRates(product, slots: renewal[product].count, usingPast: usingPast, generator: &generator)
         }
         return parameters
     }
 
     /// A product's turned-off chains' renewal rates, index by index (`ProjectionParameters.turnedOffRenewal`),
-    /// drawn binomially from their counts.
-    private func turnedOffRates<Generator: RandomNumberGenerator>(_ product: Int, slots: Int, generator: inout Generator?) -> [Double] {
-        let counts = observation.products[product].turnedOffRenewals
+    /// drawn binomially from their counts: the members' and (`usingPast`) the past's chains due
+    /// turned off, pooled (a chain turned off renews only when turned back on in time, which
+    /// the past tells as the members do).
+    private func turnedOffRates<Generator: RandomNumberGenerator>(
+        _ product: Int, slots: Int, usingPast: Bool, generator: inout Generator?
+    ) -> [Double] {
+        var counts = observation.products[product].turnedOffRenewals
+        if usingPast && past.indices.contains(product) { counts.add(past[product].turnedOffRenewals) }
         let due = counts.atRisk.reduce(0, +)
         guard due > 0, slots > 1 else { return [] }
         func drawn(_ renewed: Int, of due: Int) -> Double {
@@ -650,23 +655,29 @@ struct FittedGroup: Sendable {
 
     /// A running chain's charges still to come: its next renewal at the rate of its state tonight
     /// (turned off: `turnedOffRenewal`; on: the index's rate with the turned-off chains due there
-    /// taken out), the renewals after it as any chain's (W(k + 1, m − 1) of `table`). A product
-    /// without turned-off chains due at the index reads the table as it is.
+    /// taken out, by the counts the rate comes from: the members' where they identify it, the
+    /// past's where it takes the past's), the renewals after it as any chain's (W(k + 1, m − 1) of
+    /// `table`). A product without turned-off chains due at the index reads the table as it is.
     private func runningChainMoments(
         _ parameters: ProjectionParameters, _ table: ChainMoments, product: Int, nextIndex: Int, charges: Int, turnedOff: Bool
     ) -> (Double, Double) {
         let offRates = parameters.turnedOffRenewal[product]
-        let offCounts = observation.products[product].turnedOffRenewals
-        let seen = observation.products[product].renewals
         let rates = parameters.renewal[product]
-        guard charges > 0, nextIndex < rates.count, !offRates.isEmpty,
-            turnedOff || (offCounts.due(nextIndex) > 0 && nextIndex <= plans[product].identifiedThrough)
+        let plan = plans[product]
+        // The counts the index's rate comes from (nil: neither the members nor the past identify it).
+        var mixed: (seen: RenewalCounts, off: RenewalCounts)?
+        if nextIndex <= plan.identifiedThrough {
+            mixed = (observation.products[product].renewals, observation.products[product].turnedOffRenewals)
+        } else if nextIndex <= plan.pastThrough && past.indices.contains(product) {
+            mixed = (past[product].renewals, past[product].turnedOffRenewals)
+        }
+        guard charges > 0, nextIndex < rates.count, !offRates.isEmpty, turnedOff || (mixed?.off.due(nextIndex) ?? 0) > 0
         else { return table.moments(firstIndex: nextIndex, charges: charges) }
         let offRate = offRates[nextIndex]
         var rate = offRate
-        if !turnedOff {
+        if !turnedOff, let mixed {
             // The index's rate is the mix of both states; the chains on are the rest of it.
-            let (due, offDue) = (Double(seen.due(nextIndex)), Double(offCounts.due(nextIndex)))
+            let (due, offDue) = (Double(mixed.seen.due(nextIndex)), Double(mixed.off.due(nextIndex)))
             rate = due > offDue ? min(1, max(0, (rates[nextIndex] * due - offRate * offDue) / (due - offDue))) : rates[nextIndex]
         }
         let later = table.moments(firstIndex: nextIndex + 1, charges: charges - 1)

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabStatistics
 import Testing
 
 @testable import OfferLabProjection
@@ -52,6 +53,59 @@ struct ProjectionTurnedOffTests {
         // The same members without their cancels: every running chain at the product's rates.
         let without = try #require(try project([group(cancels: false)], asOf: 40 * day).groups[0].projectedARPU365)
         #expect(abs(without - (3000 + 100 * on) / 200) < 1e-9)
+    }
+
+    @Test("The past's chains count their renewals due turned off by the members' rule")
+    func thePastCountsTurnedOffRenewals() {
+        var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: 100 * day)
+        // Turned off after charge 1 and renewed (back on), then off after charge 3, due and missed.
+        builder.addChain(
+            product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 50 * day, lastExpiresAt: 57 * day, lastChargeRefunded: false,
+            turnedOffAfterCharge: 0b101)
+        // Off after its second charge, due after as_of: turned off tonight, nothing due yet.
+        builder.addChain(
+            product: FixtureProduct.weekly, chargeCount: 2, lastChargeTime: 98 * day, lastExpiresAt: nil, lastChargeRefunded: false,
+            turnedOffAfterCharge: 0b10)
+        let weekly = builder.past[FixtureProduct.weekly]
+        #expect(weekly.turnedOffRenewals.atRisk == [0, 1, 0, 1] && weekly.turnedOffRenewals.renewed == [0, 1, 0, 0])
+        #expect(weekly.renewals.atRisk == [0, 2, 1, 1] && weekly.renewals.renewed == [0, 2, 1, 0])
+    }
+
+    @Test("Members with no turned-off renewal due of their own take the past's turned-off rate")
+    func thePastsTurnedOffChainsGiveTheRate() throws {
+        // 200 members buy the monthly plan; 100 renew at day 30.5, 20 of them turn renewal off on
+        // day 35; no member's renewal has fallen due turned off. The past: 100 chains turned off
+        // after their first charge, 5 of them renewed (back on) and then lapsed.
+        var group = ProjectionGroupInput(name: "monthly")
+        for member in 0..<200 {
+            var events = [purchase(hour, FixtureProduct.monthly, 10, member: member)]
+            if member < 100 { events.append(renewal(30 * day + 12 * hour, FixtureProduct.monthly, 10, member: member)) }
+            if member < 20 {
+                events.append(
+                    ProjectionEvent(time: 35 * day, kind: .cancel, product: FixtureProduct.monthly, chain: Int64(member), amount: 0))
+            }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: 40 * day)
+        for chain in 0..<100 {
+            builder.addChain(
+                product: FixtureProduct.monthly, chargeCount: chain < 5 ? 2 : 1, lastChargeTime: -200 * day, lastExpiresAt: nil,
+                lastChargeRefunded: false, turnedOffAfterCharge: 1)
+        }
+        func projected(_ past: [ProductPast]) throws -> Double {
+            var generator = SplitMix64(state: 2026)
+            return try #require(
+                try projectOffering(
+                    groups: [group], control: 0, products: FixtureProduct.all, past: past,
+                    configuration: ProjectionConfiguration(asOf: 40 * day, replicates: 400), using: &generator
+                ).groups[0].projectedARPU365)
+        }
+        // Renewals 2 … 11 before day 365 at the members' 1/2 (the past identifies renewal 1 only,
+        // which the members identify too); a turned-off chain's next at 5/100.
+        let later = { (count: Int) -> Double in (1...count).reduce(0.0) { $0 + 10 * pow(0.5, Double($1)) } }
+        #expect(abs(try projected(builder.past) - (3000 + 80 * later(10) + 20 * 0.05 * (10 + later(9))) / 200) < 1e-9)
+        // Without the past, nothing says how a turned-off chain renews: as any chain.
+        #expect(abs(try projected([]) - (3000 + 100 * later(10)) / 200) < 1e-9)
     }
 
     @Test("A cancel without a chain, or before its chain's first charge, changes nothing")

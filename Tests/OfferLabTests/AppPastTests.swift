@@ -112,6 +112,37 @@ import Testing
         #expect(later.chains == later.files)
     }
 
+    /// A cancel after a chain's charge turns its renewal off in the past as in the members' chains
+    /// (contract §2.14, "What a member's state says"): one that lapsed, one turned back on in time,
+    /// one before the chain's first charge (nothing), one in the logs after the past's last charge.
+    @Test func aCancelTurnsAPastChainsRenewalOff() throws {
+        func cancel(_ user: String, _ ts: String, original: String) -> LogRecord {
+            logRecord("cancel", user: user, ts: ts, original: original, product: "monthly")
+        }
+        let files = [
+            [
+                Self.money("h1", "2026-01-05T10:00:00Z", event: "purchase", original: "o1", transaction: "o1-0"),
+                cancel("h1", "2026-01-20T10:00:00Z", original: "o1"),
+                Self.money("h2", "2026-01-05T10:00:00Z", event: "purchase", original: "o2", transaction: "o2-0"),
+                cancel("h2", "2026-01-10T10:00:00Z", original: "o2"),
+                cancel("h3", "2026-01-03T10:00:00Z", original: "o3"),
+                Self.money("h3", "2026-01-05T10:00:00Z", event: "purchase", original: "o3", transaction: "o3-0"),
+            ],
+            [
+                Self.money("h2", "2026-02-05T10:00:00Z", original: "o2", transaction: "o2-1"),
+                Self.money("h4", "2026-03-01T10:00:00Z", event: "purchase", original: "o4", transaction: "o4-0"),
+            ],
+        ]
+        let logs = [cancel("h4", "2026-03-10T10:00:00Z", original: "o4")]
+        let pasts = try Self.pasts(logs: logs, files: files)
+        #expect(pasts.chains == pasts.files)
+        let monthly = pasts.files[0].first { $0.chains > 0 }
+        // Due turned off at renewal 1: o1 (lapsed), o2 (renewed), o4 (lapsed on 31 March); o3's
+        // cancel came before its charge and its renewal 1 was due on.
+        #expect(monthly?.turnedOffRenewals.atRisk == [0, 3] && monthly?.turnedOffRenewals.renewed == [0, 1])
+        #expect(monthly?.renewals.atRisk == [0, 4, 1] && monthly?.renewals.renewed == [0, 1, 0])
+    }
+
     /// Random pasts over three files, with ties in time and repeated ids, and logs after them.
     @Test func theChainsCountWhatTheFilesCountOnRandomPasts() throws {
         var generator = SplitMix64(seed: 58, stream: 1)
@@ -122,7 +153,7 @@ import Testing
             let original = Int.random(in: 0..<5, using: &generator) == 0 ? nil : "o\(Int.random(in: 0..<25, using: &generator))"
             return Self.money(
                 user < 3 ? "m\(user)" : "h\(user)", Timestamp.format(time),
-                event: ["purchase", "renewal", "renewal", "refund"][Int.random(in: 0..<4, using: &generator)], original: original,
+                event: ["purchase", "renewal", "renewal", "refund", "cancel"][Int.random(in: 0..<5, using: &generator)], original: original,
                 transaction: "t\(Int.random(in: 0..<6, using: &generator))", product: Bool.random(using: &generator) ? "monthly" : "weekly")
         }
         var counted = 0
