@@ -25,17 +25,19 @@ struct ProjectionPastTests {
     /// Earlier buyers of the monthly plan: `chains` chains, a share `first` of them renewing once,
     /// then `later` of those left at each later renewal (whole chains), through renewal 12; those
     /// left after it are still running at `asOf`. Returns the past and the survivors S_0 … S_12.
-    private func past(chains: Int, first: Double, later: Double, products: [ProjectionProduct] = FixtureProduct.all) -> (
-        past: [ProductPast], survivors: [Int]
-    ) {
+    /// `turnedOffAtRenewal2` of the chains that lapsed at renewal 2 had turned it off after their
+    /// second charge.
+    private func past(
+        chains: Int, first: Double, later: Double, products: [ProjectionProduct] = FixtureProduct.all, turnedOffAtRenewal2: Int = 0
+    ) -> (past: [ProductPast], survivors: [Int]) {
         var survivors = [chains, Int((Double(chains) * first).rounded())]
         for _ in 2...12 { survivors.append(Int((Double(survivors.last!) * later).rounded())) }
         var builder = ProductPastBuilder(products: products, asOf: asOf)
         for charges in 1...12 {
-            for _ in 0..<(survivors[charges - 1] - survivors[charges]) {
+            for chain in 0..<(survivors[charges - 1] - survivors[charges]) {
                 builder.addChain(
                     product: FixtureProduct.monthly, chargeCount: charges, lastChargeTime: asOf - 400 * day, lastExpiresAt: nil,
-                    lastChargeRefunded: false)
+                    lastChargeRefunded: false, turnedOffAfterCharge: charges == 2 && chain < turnedOffAtRenewal2 ? 0b10 : 0)
             }
         }
         for _ in 0..<survivors[12] {
@@ -87,6 +89,21 @@ struct ProjectionPastTests {
         // Day 20: no renewal seen yet: nothing borrowed, the year has its far ends only.
         let early = try projectGroup(group, past: pastCounts, products: products, asOf: 20 * day)
         #expect(early.projectedARPU365 == nil && early.pastUses.isEmpty, "\(early)")
+    }
+
+    @Test("A chain on tonight renews at a renewal the past gives at the past's rate with its turned-off chains taken out")
+    func aChainOnTakesThePastsTurnedOffChainsOut() throws {
+        // Renewal 2 from the past: 675 of 750 renewed; 50 of the 75 that lapsed had turned it off
+        // (none renewed), so a chain on renews at 675/700. The members' 150 running chains are on;
+        // after renewal 2 they renew at the past's rates (S_j / S_2 through renewal 11).
+        let (pastCounts, survivors) = past(chains: 1000, first: 0.75, later: 0.9, turnedOffAtRenewal2: 50)
+        let rateOn = Double(survivors[2]) / Double(survivors[1] - 50)
+        let later = (3...11).reduce(0.0) { $0 + Double(survivors[$1]) / Double(survivors[2]) }
+        let projected = try #require(try projectGroup(members(), past: pastCounts).projectedARPU365)
+        #expect(abs(projected - (3500 + 150 * rateOn * 10 * (1 + later)) / 200) < 1e-9)
+        // Without the turned-off chains, renewal 2 at the past's 675/750.
+        let plain = try #require(try projectGroup(members(), past: past(chains: 1000, first: 0.75, later: 0.9).past).projectedARPU365)
+        #expect(abs(plain - (3500 + 150 * 0.9 * 10 * (1 + later)) / 200) < 1e-9)
     }
 
     private func fitted(_ group: ProjectionGroupInput, past: [ProductPast]) -> FittedGroup {
