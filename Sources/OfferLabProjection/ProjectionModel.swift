@@ -702,25 +702,35 @@ struct FittedGroup: Sendable {
 /// Q_λ(x) = λ·V(x) + (1 − λ)·Q_λ(x + 1), one pass over the days: O(days × tail start) a draw,
 /// not days².
 struct FollowOnMoments {
-    private struct Product {
-        var hazard: [Double]
-        var mix: [Double]
-        var tailStart: Int
-        var lastObserved: Int
-        var tailRate: Double
-        var unseenRate: Double
+    /// A class: its arrays are written in place day after day, and a state read or passed on is
+    /// one reference, never a copy of them all.
+    private final class Product {
+        let hazard: [Double]
+        let mix: [Double]
+        let tailStart: Int
+        let lastObserved: Int
+        let tailRate: Double
+        let unseenRate: Double
         /// Per tenure day x (days + 1 slots, the last 0): V, Q_λ and Q_λᵤ, first and second moments.
-        var value = ([Double](), [Double]())
-        var tail = ([Double](), [Double]())
-        var unseen = ([Double](), [Double]())
+        var value: ([Double], [Double])
+        var tail: ([Double], [Double])
+        var unseen: ([Double], [Double])
         /// F(d) from day 0 since the purchase, first and second moments.
-        var followOn = ([Double](), [Double]())
+        var followOn: ([Double], [Double])
+
+        init(hazard: [Double], mix: [Double], tailStart: Int, lastObserved: Int, tailRate: Double, unseenRate: Double, slots: Int) {
+            (self.hazard, self.mix, self.tailStart, self.lastObserved) = (hazard, mix, tailStart, lastObserved)
+            (self.tailRate, self.unseenRate) = (tailRate, unseenRate)
+            let zeros = [Double](repeating: 0, count: slots)
+            (value, tail, unseen, followOn) = ((zeros, zeros), (zeros, zeros), (zeros, zeros), (zeros, zeros))
+        }
 
         /// The first day since a purchase summed through Q.
         var directThrough: Int { max(tailStart, 1) }
     }
 
-    private var products: [Int: Product] = [:]
+    /// By product: nil for a product no chain follows.
+    private var products: [Product?] = []
     private let days: Int
 
     init(
@@ -731,17 +741,15 @@ struct FollowOnMoments {
         let oneTime = parameters.followOnHazard.indices.filter { !parameters.followOnHazard[$0].isEmpty }
         guard !oneTime.isEmpty else { return }
         let slots = days + 1
-        for product in oneTime {
+        // Parallel to `oneTime`.
+        let states = oneTime.map { product in
             let hazard = parameters.followOnHazard[product]
             let last = observation.followOns[product].lastObservedDay
             let start = tails[product].start
-            var state = Product(
+            return Product(
                 hazard: hazard, mix: parameters.followOnShare[product], tailStart: start, lastObserved: last,
                 tailRate: start <= last && start < hazard.count ? hazard[start] : 0,
-                unseenRate: last + 1 < hazard.count ? hazard[max(0, last + 1)] : 0)
-            let zeros = [Double](repeating: 0, count: slots)
-            (state.value, state.tail, state.unseen, state.followOn) = ((zeros, zeros), (zeros, zeros), (zeros, zeros), (zeros, zeros))
-            products[product] = state
+                unseenRate: last + 1 < hazard.count ? hazard[max(0, last + 1)] : 0, slots: slots)
         }
         let isOneTime = parameters.renewal.map(\.isEmpty)
         func purchase(_ product: Int, _ day: Int) -> (Double, Double) {
@@ -749,46 +757,49 @@ struct FollowOnMoments {
             return (first[product][day], second[product][day])
         }
         for day in stride(from: days - 1, through: 0, by: -1) {
-            for product in oneTime {
-                guard var state = products[product] else { continue }
+            for (index, product) in oneTime.enumerated() {
                 // Day 0 since the purchase: a one-time follow-on counts the next day.
                 var sameDay = (0.0, 0.0)
-                for (next, share) in state.mix.enumerated() where share > 0 {
+                for (next, share) in states[index].mix.enumerated() where share > 0 {
                     let value = purchase(next, isOneTime[next] ? day + 1 : day)
                     sameDay = (sameDay.0 + share * value.0, sameDay.1 + share * value.1)
                 }
-                let moments = Self.remaining(state, from: 0, day: day, days: days, sameDay: sameDay)
-                state.followOn.0[day] = moments.0
-                state.followOn.1[day] = moments.1
+                let moments = Self.remaining(states[index], from: 0, day: day, days: days, sameDay: sameDay)
+                states[index].followOn.0[day] = moments.0
+                states[index].followOn.1[day] = moments.1
                 let chargeMean = parameters.chargeMean[product]
                 first[product][day] += moments.0
                 second[product][day] += 2 * chargeMean * moments.0 + moments.1
-                products[product] = state
             }
             // Every purchase's value on this day is known: V, then Q, for the earlier days.
-            for product in oneTime {
-                guard var state = products[product] else { continue }
+            for index in oneTime.indices {
                 var value = (0.0, 0.0)
-                for (next, share) in state.mix.enumerated() where share > 0 {
+                for (next, share) in states[index].mix.enumerated() where share > 0 {
                     let moments = purchase(next, day)
                     value = (value.0 + share * moments.0, value.1 + share * moments.1)
                 }
-                state.value.0[day] = value.0
-                state.value.1[day] = value.1
-                let (tail, unseen) = (state.tailRate, state.unseenRate)
-                state.tail.0[day] = tail * value.0 + (1 - tail) * state.tail.0[day + 1]
-                state.tail.1[day] = tail * value.1 + (1 - tail) * state.tail.1[day + 1]
-                state.unseen.0[day] = unseen * value.0 + (1 - unseen) * state.unseen.0[day + 1]
-                state.unseen.1[day] = unseen * value.1 + (1 - unseen) * state.unseen.1[day + 1]
-                products[product] = state
+                Self.append(value, day: day, to: states[index])
             }
         }
+        products = Array(repeating: nil, count: parameters.followOnHazard.count)
+        for (index, product) in oneTime.enumerated() { products[product] = states[index] }
+    }
+
+    /// V(day) = `value`, and Q_λ(day), Q_λᵤ(day) from it and the day after.
+    private static func append(_ value: (Double, Double), day: Int, to state: Product) {
+        state.value.0[day] = value.0
+        state.value.1[day] = value.1
+        let (tail, unseen) = (state.tailRate, state.unseenRate)
+        state.tail.0[day] = tail * value.0 + (1 - tail) * state.tail.0[day + 1]
+        state.tail.1[day] = tail * value.1 + (1 - tail) * state.tail.1[day + 1]
+        state.unseen.0[day] = unseen * value.0 + (1 - unseen) * state.unseen.0[day + 1]
+        state.unseen.1[day] = unseen * value.1 + (1 - unseen) * state.unseen.1[day + 1]
     }
 
     /// The follow-on still to come of a purchase of `product` on tenure day `purchaseDay` that has
     /// had none through `daysSince` whole days: its first and second moments.
     func remaining(product: Int, purchaseDay: Int, daysSince: Int) -> (Double, Double) {
-        guard let state = products[product], purchaseDay < days else { return (0, 0) }
+        guard products.indices.contains(product), let state = products[product], purchaseDay < days else { return (0, 0) }
         guard daysSince > 0 else { return (state.followOn.0[purchaseDay], state.followOn.1[purchaseDay]) }
         return Self.remaining(state, from: daysSince, day: purchaseDay, days: days, sameDay: (0, 0))
     }
