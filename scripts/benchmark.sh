@@ -10,6 +10,7 @@
 #   scripts/benchmark.sh --stores [--data DIR] [--repeat R] [USERS]
 #   scripts/benchmark.sh --past [--data DIR] [--repeat R] [USERS]
 #   scripts/benchmark.sh --vs COMMIT [--repeat R] [--shapes] [--quick] [--data DIR] [USERS...]
+#   scripts/benchmark.sh --vs COMMIT --past [--repeat R] [--data DIR] [USERS]
 #
 # --shapes measures the matrix of data shapes instead (docs/generator.md, "Shapes"): the default
 # shape, each other event-id shape, user-id shape and file layout alone, and the three together
@@ -60,7 +61,9 @@
 # peak RSS, the median of the pairs' wall and CPU ratios (current / COMMIT), and whether the two
 # wrote the same bytes (a feature added since COMMIT may change them: the files that differ are
 # named, not failed on). With --shapes, on each data shape of the matrix below (--quick: 100k
-# users); otherwise on the default data set of each size (Benchmarks/data/users-N).
+# users); otherwise on the default data set of each size (Benchmarks/data/users-N). With --past,
+# on --past's data set at USERS (default 1M): its job with a year of past (ending before the night)
+# and the same job without it, no cache (every file parsed, as a first night).
 #
 # Data sets go to Benchmarks/data/users-N/ (git-ignored; made once with
 # `offerlab generate --users N --seed 1` and reused). For 1M users (or the first size when 1M is
@@ -690,31 +693,39 @@ past_until_as_of() {
   done
 }
 
-# past_benchmark USERS: the generated job with and without `history_logs` naming a year of past:
-# as generated, ending before the night, and four times as large; `gzip -dc` of the logs and of
-# each past.
-past_benchmark() {
-  local users="$1" generator base
+# past_data USERS NAMES...: in $base (set here), the generated data sets NAMES (`logs`: USERS
+# users; `past4`: 4 x USERS, for its past) and the jobs of `logs` with a past: as generated
+# (job-past-generated.yaml), ending before the night (job-past.yaml), four times as large
+# (job-past4.yaml, when past4 is made).
+past_data() {
+  local users="$1" generator name count day
+  shift
   generator=$(cat Sources/OfferLabGenerate/*.swift | sha1sum | cut -c1-10)
   base="$data/generator-$generator/past-$users"
   mkdir -p "$base"
-  echo "data sets: $base ($users users, and the past of $((4 * users)) users; seed 1)"
-  local name count day
-  for name in logs past4; do
+  for name in "$@"; do
     count=$users
     [ $name = past4 ] && count=$((4 * users))
     if [ ! -f "$base/$name/job.yaml" ]; then
       "$bin" generate --out "$base/$name" --users "$count" --seed 1 --force >"$work/generate" 2>&1 || {
         cat "$work/generate" >&2; exit 1; }
     fi
+    day=$(sed -nE 's/^as_of: *([0-9-]+)T.*/\1/p' "$base/$name/job.yaml")
+    past_until_as_of "$base/$name" "$day"
   done
-  day=$(sed -nE 's/^as_of: *([0-9-]+)T.*/\1/p' "$base/logs/job.yaml")
-  past_until_as_of "$base/logs" "$day"
-  past_until_as_of "$base/past4" "$day"
   # The generated job names no past (docs/generator.md): the same job with one.
   sed '/^as_of:/i history_logs: ["history/*/*/*.jsonl.gz"]' "$base/logs/job.yaml" >"$base/logs/job-past-generated.yaml"
   sed '/^as_of:/i history_logs: ["history-until-as-of/*/*/*.jsonl.gz"]' "$base/logs/job.yaml" >"$base/logs/job-past.yaml"
   sed '/^as_of:/i history_logs: ["../past4/history-until-as-of/*/*/*.jsonl.gz"]' "$base/logs/job.yaml" >"$base/logs/job-past4.yaml"
+}
+
+# past_benchmark USERS: the generated job with and without `history_logs` naming a year of past:
+# as generated, ending before the night, and four times as large; `gzip -dc` of the logs and of
+# each past.
+past_benchmark() {
+  local users="$1"
+  past_data "$users" logs past4
+  echo "data sets: $base ($users users, and the past of $((4 * users)) users; seed 1)"
   local logs history history4
   logs=$(find "$base/logs/logs" -name '*.gz' | sort)
   history=$(find "$base/logs/history" -name '*.gz' | sort)
@@ -765,10 +776,11 @@ vs_binary() {
   echo "$root/offerlab"
 }
 
-# vs_pair LABEL DIR: the current build and COMMIT's on DIR/job.yaml, alternated, $repeat times.
+# vs_pair LABEL DIR [JOB]: the current build and COMMIT's on DIR/JOB (default job.yaml),
+# alternated, $repeat times.
 vs_pair() {
-  local label="$1" dir="$2"
-  alternate current "$bin" "$dir/job.yaml" earlier "$old_bin" "$dir/job.yaml"
+  local label="$1" dir="$2" job="${3:-job.yaml}"
+  alternate current "$bin" "$dir/$job" earlier "$old_bin" "$dir/$job"
   read -r wall_ratio cpu_ratio < <(pair_ratios current earlier)
   local night differing
   night=$(ls "$work/out-current" | grep -E '^[0-9]{4}-' | head -1)
@@ -786,6 +798,12 @@ vs_benchmark() {
   printf '%-22s | %6s %6s %7s | %6s %6s %7s | %5s %5s | %s\n' "data set" "wall s" "cpu s" "RSS MiB" \
     "wall s" "cpu s" "RSS MiB" "wall" "cpu" "outputs"
   local users dir
+  if [ $past -eq 1 ]; then
+    past_data "${sizes[0]}" logs
+    vs_pair "${sizes[0]} users, a year of past" "$base/logs" job-past.yaml
+    vs_pair "${sizes[0]} users, no past" "$base/logs"
+    return
+  fi
   for users in "${sizes[@]}"; do
     if [ $shapes -eq 1 ]; then
       shape_data "$users"
