@@ -7,8 +7,8 @@ import OfferLabTables
 /// The app's past (docs/statistics.md#the-apps-past): every subscription chain of the night's
 /// logs and `history_logs` files (`PastFile`, or the chains read from them, `PastChains`), each
 /// reduced to what the projection counts of it (its product, charges, last charge and whether that
-/// was refunded, the charges after which its renewal was turned off) and its user, so that each offering counts the chains of the users who are not
-/// its members (`past(ofMembers:)`).
+/// was refunded, the charges after which its renewal was turned off) and its user, so that each
+/// offering counts the chains of the users who are not its members (`past(ofMembers:)`).
 package struct AppPast: Sendable {
     /// The products, as the projection of every offering knows them.
     private let catalog: ProjectionCatalog

@@ -562,9 +562,12 @@ package enum Attribution {
             }
         }
         // A cancel with no chain to turn off is bad input: counted, and kept from the projection.
-        let cancels = scratch.cancels.count
-        scratch.cancels.removeAll { AttributionRules.isChainless($0, charges: scratch.countedTransactions, trials: scratch.trials) }
-        outcome.quality.chainlessCancels += cancels - scratch.cancels.count
+        // Most members have none (this runs for every member).
+        if !scratch.cancels.isEmpty {
+            let cancels = scratch.cancels.count
+            scratch.cancels.removeAll { AttributionRules.isChainless($0, charges: scratch.countedTransactions, trials: scratch.trials) }
+            outcome.quality.chainlessCancels += cancels - scratch.cancels.count
+        }
         for refund in events {
             if refund.timestamp >= cutoff { break }
             guard refund.eventType == .refund else { continue }

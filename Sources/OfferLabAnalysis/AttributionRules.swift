@@ -67,8 +67,7 @@ package enum AttributionRules {
         return !charged
             && !trials.contains { trial in
                 trial.timestamp <= cancel.timestamp
-                    && (trial.details.originalTransaction >= 0
-                        ? cancel.chain == trial.details.originalTransaction : cancel.chargeProduct == trial.details.product)
+                    && isInChain(of: trial, originalTransaction: cancel.chain, product: cancel.chargeProduct)
             }
     }
 
@@ -111,9 +110,14 @@ package enum AttributionRules {
     /// `product_id`.
     @inline(__always)
     static func convertsTrial(purchase: DetailedEvent, trial: DetailedEvent) -> Bool {
-        guard purchase.timestamp >= trial.timestamp else { return false }
-        let original = trial.details.originalTransaction
-        if original >= 0 { return purchase.details.originalTransaction == original }
-        return purchase.details.product == trial.details.product
+        purchase.timestamp >= trial.timestamp
+            && isInChain(of: trial, originalTransaction: purchase.details.originalTransaction, product: purchase.details.product)
+    }
+
+    /// Whether an event with these ids is in `trial`'s chain: the same `original_transaction_id`
+    /// when the trial has one, otherwise the same `product_id`.
+    @inline(__always)
+    private static func isInChain(of trial: DetailedEvent, originalTransaction: Int32, product: Int32) -> Bool {
+        trial.details.originalTransaction >= 0 ? originalTransaction == trial.details.originalTransaction : product == trial.details.product
     }
 }

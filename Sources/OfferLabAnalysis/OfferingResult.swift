@@ -172,7 +172,7 @@ public struct OfferingQuality: Sendable, Equatable {
     public var preAssignmentEvents = 0
     public var orphanRefunds = 0
     /// Counted `cancel`s whose chain has no counted trial start or charge at or before them
-    /// (`AttributionRules.isChainless(_:among:)`).
+    /// (`AttributionRules.isChainless(_:charges:trials:)`).
     public var chainlessCancels = 0
     public var attributionMismatches = 0
     /// Members with at least one counted event that disagrees (the share the report's limit is on).
