@@ -129,7 +129,7 @@ struct GroupDraws {
         }
         var optionalGenerator: SplitMix64? = generator
         // The far ends first: their draws are the same whatever the rates seen take.
-        for bound in [UnseenBound.lower, .upper, nil] {
+        for bound in configuration.drawsFarEnds ? [UnseenBound.lower, .upper, nil] : [nil] {
             // No draws at the rates seen where no rate was seen: they would rest on none.
             if bound == nil && projection.projectedARPU365 == nil && newcomer == nil { continue }
             var series: [Double] = []

@@ -145,14 +145,20 @@ public struct ProjectionConfiguration: Sendable {
     /// backtest's cohorts take a shorter one where the past shows less of their year
     /// (docs/statistics.md#the-apps-own-track-record).
     public var horizonDays: Double
+    /// Whether the far ends are drawn (`GroupProjection.bounds`, the comparisons' bound
+    /// intervals): two thirds of the draws. The backtest reads the interval at the rates seen
+    /// alone, and leaves them out.
+    public var drawsFarEnds: Bool
 
     public init(
-        asOf: Int64, alpha: Double = 0.05, replicates: Int = 2000, refundLagDays: Double = 14, horizonDays: Double = 365
+        asOf: Int64, alpha: Double = 0.05, replicates: Int = 2000, refundLagDays: Double = 14, horizonDays: Double = 365,
+        drawsFarEnds: Bool = true
     ) {
         self.asOf = asOf
         self.alpha = alpha
         self.replicates = replicates
         self.refundLagDays = refundLagDays
         self.horizonDays = horizonDays
+        self.drawsFarEnds = drawsFarEnds
     }
 }

@@ -757,28 +757,28 @@ struct FollowOnMoments {
             return (first[product][day], second[product][day])
         }
         for day in stride(from: days - 1, through: 0, by: -1) {
-            for (index, product) in oneTime.enumerated() {
+            for (state, product) in zip(states, oneTime) {
                 // Day 0 since the purchase: a one-time follow-on counts the next day.
                 var sameDay = (0.0, 0.0)
-                for (next, share) in states[index].mix.enumerated() where share > 0 {
+                for (next, share) in state.mix.enumerated() where share > 0 {
                     let value = purchase(next, isOneTime[next] ? day + 1 : day)
                     sameDay = (sameDay.0 + share * value.0, sameDay.1 + share * value.1)
                 }
-                let moments = Self.remaining(states[index], from: 0, day: day, days: days, sameDay: sameDay)
-                states[index].followOn.0[day] = moments.0
-                states[index].followOn.1[day] = moments.1
+                let moments = Self.remaining(state, from: 0, day: day, days: days, sameDay: sameDay)
+                state.followOn.0[day] = moments.0
+                state.followOn.1[day] = moments.1
                 let chargeMean = parameters.chargeMean[product]
                 first[product][day] += moments.0
                 second[product][day] += 2 * chargeMean * moments.0 + moments.1
             }
             // Every purchase's value on this day is known: V, then Q, for the earlier days.
-            for index in oneTime.indices {
+            for state in states {
                 var value = (0.0, 0.0)
-                for (next, share) in states[index].mix.enumerated() where share > 0 {
+                for (next, share) in state.mix.enumerated() where share > 0 {
                     let moments = purchase(next, day)
                     value = (value.0 + share * moments.0, value.1 + share * moments.1)
                 }
-                Self.append(value, day: day, to: states[index])
+                Self.append(value, day: day, to: state)
             }
         }
         products = Array(repeating: nil, count: parameters.followOnHazard.count)
@@ -809,9 +809,13 @@ struct FollowOnMoments {
         var result = (0.0, 0.0)
         var survival = 1.0
         var since = from
-        while since < state.directThrough && day + since < days {
-            let hazard = state.hazard[since]
-            let value = since == 0 ? sameDay : (state.value.0[day + since], state.value.1[day + since])
+        // Read once: each read of a class's array through the reference retains it, and this
+        // runs for every day of every draw.
+        let (hazards, values) = (state.hazard, state.value)
+        let directThrough = state.directThrough
+        while since < directThrough && day + since < days {
+            let hazard = hazards[since]
+            let value = since == 0 ? sameDay : (values.0[day + since], values.1[day + since])
             result = (result.0 + survival * hazard * value.0, result.1 + survival * hazard * value.1)
             survival *= 1 - hazard
             since += 1
@@ -822,9 +826,10 @@ struct FollowOnMoments {
         let span = max(0, state.lastObserved + 1 - since)
         let end = min(start + span, days)
         let kept = pow(1 - state.tailRate, Double(end - start))
+        let (tail, unseen) = (state.tail, state.unseen)
         func slot(_ values: [Double], _ index: Int) -> Double { index < values.count ? values[index] : 0 }
-        let tail0 = slot(state.tail.0, start) - kept * slot(state.tail.0, end) + kept * slot(state.unseen.0, end)
-        let tail1 = slot(state.tail.1, start) - kept * slot(state.tail.1, end) + kept * slot(state.unseen.1, end)
+        let tail0 = slot(tail.0, start) - kept * slot(tail.0, end) + kept * slot(unseen.0, end)
+        let tail1 = slot(tail.1, start) - kept * slot(tail.1, end) + kept * slot(unseen.1, end)
         return (result.0 + survival * tail0, result.1 + survival * tail1)
     }
 }
@@ -856,15 +861,25 @@ struct ChainMoments {
         let chargeSecond = parameters.chargeSecondMoment[product]
         let keptShare = parameters.keptShare[product]
         let keptMean = parameters.keptMean[product]
-        for charges in 1...slots {
-            for index in 1..<slots where index + charges - 1 < slots {
-                let rate = rates[index]
-                // index + charges − 1 < slots, so the later state is in the table (or empty).
-                let later = (index + 1) * (slots + 1) + charges - 1
-                let laterFirst = charges == 1 ? 0 : first[later]
-                let laterSecond = charges == 1 ? 0 : second[later]
-                first[index * (slots + 1) + charges] = rate * (chargeMean + keptShare * laterFirst)
-                second[index * (slots + 1) + charges] = rate * (chargeSecond + 2 * keptMean * laterFirst + keptShare * laterSecond)
+        let slots = slots
+        // Through buffers: this runs slots² times for every product of every draw, and the
+        // arrays' checks were most of its cost.
+        rates.withUnsafeBufferPointer { rates in
+            first.withUnsafeMutableBufferPointer { first in
+                second.withUnsafeMutableBufferPointer { second in
+                    for charges in 1...slots {
+                        // index + charges − 1 < slots, so the later state is in the table (or empty).
+                        for index in 1..<(slots - charges + 1) {
+                            let rate = rates[index]
+                            let later = (index + 1) * (slots + 1) + charges - 1
+                            let laterFirst = charges == 1 ? 0 : first[later]
+                            let laterSecond = charges == 1 ? 0 : second[later]
+                            first[index * (slots + 1) + charges] = rate * (chargeMean + keptShare * laterFirst)
+                            second[index * (slots + 1) + charges] =
+                                rate * (chargeSecond + 2 * keptMean * laterFirst + keptShare * laterSecond)
+                        }
+                    }
+                }
             }
         }
     }

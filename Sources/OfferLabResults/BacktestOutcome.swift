@@ -20,7 +20,8 @@ package struct BacktestOutcome: Sendable, Equatable {
     package var horizonDays: Int
 
     /// `cohort` projected by `projectOffering`, the night's own code path (its buyers the one group,
-    /// the past as it stood at the cut), to the cohort's horizon, with the night's draws and a seed
+    /// the past as it stood at the cut), to the cohort's horizon, with the night's draws at the rates
+    /// seen (its far ends are not drawn: `backtest.csv` has none) and a seed
     /// from the cut and the product alone (`OfferingStatistics.projectionSeed`).
     /// - Throws: `OfferLabError` (`.rejectedTotals`) when the projection rejects its inputs.
     package init(_ cohort: BacktestCohorts.Cohort, alpha: Double) throws {
@@ -31,7 +32,7 @@ package struct BacktestOutcome: Sendable, Equatable {
                 groups: [cohort.members], control: 0, products: cohort.products, past: cohort.past,
                 configuration: ProjectionConfiguration(
                     asOf: cohort.readAt, alpha: alpha, replicates: OfferingStatistics.projectionReplicates,
-                    horizonDays: Double(cohort.horizonDays)),
+                    horizonDays: Double(cohort.horizonDays), drawsFarEnds: false),
                 using: &generator)
         } catch {
             throw OfferLabError(

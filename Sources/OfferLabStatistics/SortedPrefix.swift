@@ -1,7 +1,7 @@
 extension RandomAccessCollection where Index == Int {
     /// In a sorted collection, the number of leading elements for which `belongs` holds (it must
     /// hold for a prefix). O(log n).
-    package func prefixCount(where belongs: (Element) -> Bool) -> Int {
+    @inlinable package func prefixCount(where belongs: (Element) -> Bool) -> Int {
         var low = startIndex
         var high = endIndex
         while low < high {

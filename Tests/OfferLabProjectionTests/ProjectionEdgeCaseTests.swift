@@ -178,6 +178,27 @@ struct ProjectionEdgeCaseTests {
         #expect(throws: ProjectionInputError.horizonTooShort(0.5)) { try projected(horizon: 0.5) }
     }
 
+    @Test("Without the far ends' draws (the backtest's): no bounds, the same value, an interval from the rates seen alone")
+    func withoutFarEnds() throws {
+        let group = Self.weeklyHalves()
+        func projected(farEnds: Bool) throws -> GroupProjection {
+            var generator = SplitMix64(state: 2026)
+            return try projectOffering(
+                groups: [group], control: 0, products: FixtureProduct.all,
+                configuration: ProjectionConfiguration(asOf: 15 * day, replicates: 400, horizonDays: 22, drawsFarEnds: farEnds),
+                using: &generator
+            ).groups[0]
+        }
+        let (full, seenOnly) = (try projected(farEnds: true), try projected(farEnds: false))
+        #expect(full.bounds != nil && seenOnly.bounds == nil)
+        #expect(seenOnly.projectedARPU365 == full.projectedARPU365)
+        // The draws at the rates seen come first from the same seed: another stretch of it, an
+        // interval of its own around the same value.
+        let (interval, fullInterval) = (try #require(seenOnly.interval), try #require(full.interval))
+        #expect(interval != fullInterval)
+        #expect(interval.low < 9.375 && 9.375 < interval.high)
+    }
+
     @Test("Refunds larger than their charges: the net goes below zero and the projection follows")
     func refundsLargerThanCharges() throws {
         // Two members buy the pass at 5; both are refunded 8. Nobody is left to convert.
