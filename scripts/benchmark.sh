@@ -794,6 +794,16 @@ vs_pair() {
 # vs_benchmark: every size (or every shape with --shapes) against COMMIT's build.
 vs_benchmark() {
   old_bin=$(vs_binary)
+  # A build made before libisal-dev was installed keeps zlib until CIsal is compiled again, and
+  # then loses to a baseline with ISA-L by its inflater alone (this happened: 2.26x became 1.93x).
+  local current_gzip earlier_gzip
+  current_gzip=$("$bin" --version | grep '^gzip:')
+  earlier_gzip=$("$old_bin" --version | grep '^gzip:')
+  if [ "$current_gzip" != "$earlier_gzip" ]; then
+    echo "benchmark: the two builds inflate differently (current: $current_gzip; $vs: $earlier_gzip)." >&2
+    echo "benchmark: rebuild both against the same libraries (touch Sources/CIsal/offerlab_isal.c; rm -rf .build-vs/$vs_commit)" >&2
+    exit 1
+  fi
   echo "current tree against $vs (${vs_commit:0:10}), alternated, $repeat runs each; medians, ratios current / $vs"
   printf '%-22s | %6s %6s %7s | %6s %6s %7s | %5s %5s | %s\n' "data set" "wall s" "cpu s" "RSS MiB" \
     "wall s" "cpu s" "RSS MiB" "wall" "cpu" "outputs"

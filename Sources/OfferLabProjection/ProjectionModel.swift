@@ -717,12 +717,25 @@ struct FollowOnMoments {
         var unseen: ([Double], [Double])
         /// F(d) from day 0 since the purchase, first and second moments.
         var followOn: ([Double], [Double])
+        /// From day 0 since a purchase, for k < `directThrough`: S(k)·h(k), and S(k) (k ≤
+        /// `directThrough`). The same for every purchase day, so made once a draw instead of
+        /// once a day (the products in the order the sum had them: the same bytes).
+        let weights: [Double]
+        let survivals: [Double]
 
         init(hazard: [Double], mix: [Double], tailStart: Int, lastObserved: Int, tailRate: Double, unseenRate: Double, slots: Int) {
             (self.hazard, self.mix, self.tailStart, self.lastObserved) = (hazard, mix, tailStart, lastObserved)
             (self.tailRate, self.unseenRate) = (tailRate, unseenRate)
             let zeros = [Double](repeating: 0, count: slots)
             (value, tail, unseen, followOn) = ((zeros, zeros), (zeros, zeros), (zeros, zeros), (zeros, zeros))
+            let through = min(max(tailStart, 1), hazard.count)
+            var weights = [Double](repeating: 0, count: through)
+            var survivals = [Double](repeating: 1, count: through + 1)
+            for since in 0..<through {
+                weights[since] = survivals[since] * hazard[since]
+                survivals[since + 1] = survivals[since] * (1 - hazard[since])
+            }
+            (self.weights, self.survivals) = (weights, survivals)
         }
 
         /// The first day since a purchase summed through Q.
@@ -813,6 +826,25 @@ struct FollowOnMoments {
         // runs for every day of every draw.
         let (hazards, values) = (state.hazard, state.value)
         let directThrough = state.directThrough
+        if from == 0 && directThrough <= state.weights.count {
+            // Every purchase day's sum: S(k)·h(k) made once (`weights`), through buffers.
+            let through = min(directThrough, days - day)
+            if through > 0 {
+                result = (0 + sameDay.0 * state.weights[0], 0 + sameDay.1 * state.weights[0])
+            }
+            state.weights.withUnsafeBufferPointer { weights in
+                values.0.withUnsafeBufferPointer { first in
+                    values.1.withUnsafeBufferPointer { second in
+                        for since in stride(from: 1, to: through, by: 1) {
+                            result.0 += weights[since] * first[day + since]
+                            result.1 += weights[since] * second[day + since]
+                        }
+                    }
+                }
+            }
+            since = max(through, 0)
+            survival = state.survivals[since]
+        }
         while since < directThrough && day + since < days {
             let hazard = hazards[since]
             let value = since == 0 ? sameDay : (values.0[day + since], values.1[day + since])
