@@ -19,9 +19,15 @@ package struct BacktestOutcome: Sendable, Equatable {
     package var realized: Double
     package var horizonDays: Int
 
+    /// Draws per cohort, a fifth of a night's group's: `backtest.csv` reads a cohort's interval
+    /// for whether it holds the paid amount and nothing more, which 200 draws tell (a 95 % end
+    /// between the 5th and 6th of them), and a night with a year of past has about 65 cohorts
+    /// against its few groups (docs/performance-history.md, "The decision of issue 77").
+    package static let replicates = 200
+
     /// `cohort` projected by `projectOffering`, the night's own code path (its buyers the one group,
-    /// the past as it stood at the cut), to the cohort's horizon, with the night's draws at the rates
-    /// seen (its far ends are not drawn: `backtest.csv` has none) and a seed
+    /// the past as it stood at the cut), to the cohort's horizon, with `replicates` draws at the
+    /// rates seen (its far ends are not drawn: `backtest.csv` has none) and a seed
     /// from the cut and the product alone (`OfferingStatistics.projectionSeed`).
     /// - Throws: `OfferLabError` (`.rejectedTotals`) when the projection rejects its inputs.
     package init(_ cohort: BacktestCohorts.Cohort, alpha: Double) throws {
@@ -31,7 +37,7 @@ package struct BacktestOutcome: Sendable, Equatable {
             projection = try projectOffering(
                 groups: [cohort.members], control: 0, products: cohort.products, past: cohort.past,
                 configuration: ProjectionConfiguration(
-                    asOf: cohort.readAt, alpha: alpha, replicates: OfferingStatistics.projectionReplicates,
+                    asOf: cohort.readAt, alpha: alpha, replicates: Self.replicates,
                     horizonDays: Double(cohort.horizonDays), drawsFarEnds: false),
                 using: &generator)
         } catch {
