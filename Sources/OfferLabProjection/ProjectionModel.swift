@@ -702,32 +702,43 @@ struct FittedGroup: Sendable {
 /// Q_λ(x) = λ·V(x) + (1 − λ)·Q_λ(x + 1), one pass over the days: O(days × tail start) a draw,
 /// not days².
 struct FollowOnMoments {
-    /// A class: its arrays are written in place day after day, and a state read or passed on is
-    /// one reference, never a copy of them all.
+    /// A class owning its rows as buffers: they are written in place day after day, once per day
+    /// of every draw, and an array read through a reference is retained and released at each
+    /// read (that was a fifth of a night's projection). Freed with the state.
     private final class Product {
-        let hazard: [Double]
-        let mix: [Double]
+        let hazard: UnsafeMutableBufferPointer<Double>
+        /// The products bought after it with a share above 0, and their shares, in product order.
+        let mixNext: [Int]
+        let mixShare: UnsafeMutableBufferPointer<Double>
         let tailStart: Int
         let lastObserved: Int
         let tailRate: Double
         let unseenRate: Double
         /// Per tenure day x (days + 1 slots, the last 0): V, Q_λ and Q_λᵤ, first and second moments.
-        var value: ([Double], [Double])
-        var tail: ([Double], [Double])
-        var unseen: ([Double], [Double])
+        let value: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Double>)
+        let tail: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Double>)
+        let unseen: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Double>)
         /// F(d) from day 0 since the purchase, first and second moments.
-        var followOn: ([Double], [Double])
+        let followOn: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Double>)
         /// From day 0 since a purchase, for k < `directThrough`: S(k)·h(k), and S(k) (k ≤
         /// `directThrough`). The same for every purchase day, so made once a draw instead of
         /// once a day (the products in the order the sum had them: the same bytes).
-        let weights: [Double]
-        let survivals: [Double]
+        let weights: UnsafeMutableBufferPointer<Double>
+        let survivals: UnsafeMutableBufferPointer<Double>
 
         init(hazard: [Double], mix: [Double], tailStart: Int, lastObserved: Int, tailRate: Double, unseenRate: Double, slots: Int) {
-            (self.hazard, self.mix, self.tailStart, self.lastObserved) = (hazard, mix, tailStart, lastObserved)
-            (self.tailRate, self.unseenRate) = (tailRate, unseenRate)
+            func buffer(_ values: [Double]) -> UnsafeMutableBufferPointer<Double> {
+                let buffer = UnsafeMutableBufferPointer<Double>.allocate(capacity: values.count)
+                _ = buffer.initialize(from: values)
+                return buffer
+            }
             let zeros = [Double](repeating: 0, count: slots)
-            (value, tail, unseen, followOn) = ((zeros, zeros), (zeros, zeros), (zeros, zeros), (zeros, zeros))
+            self.hazard = buffer(hazard)
+            mixNext = mix.indices.filter { mix[$0] > 0 }
+            mixShare = buffer(mixNext.map { mix[$0] })
+            (self.tailStart, self.lastObserved, self.tailRate, self.unseenRate) = (tailStart, lastObserved, tailRate, unseenRate)
+            (value, tail) = ((buffer(zeros), buffer(zeros)), (buffer(zeros), buffer(zeros)))
+            (unseen, followOn) = ((buffer(zeros), buffer(zeros)), (buffer(zeros), buffer(zeros)))
             let through = min(max(tailStart, 1), hazard.count)
             var weights = [Double](repeating: 0, count: through)
             var survivals = [Double](repeating: 1, count: through + 1)
@@ -735,7 +746,15 @@ struct FollowOnMoments {
                 weights[since] = survivals[since] * hazard[since]
                 survivals[since + 1] = survivals[since] * (1 - hazard[since])
             }
-            (self.weights, self.survivals) = (weights, survivals)
+            (self.weights, self.survivals) = (buffer(weights), buffer(survivals))
+        }
+
+        deinit {
+            for buffer in [
+                hazard, mixShare, weights, survivals, value.0, value.1, tail.0, tail.1, unseen.0, unseen.1, followOn.0, followOn.1,
+            ] {
+                buffer.deallocate()
+            }
         }
 
         /// The first day since a purchase summed through Q.
@@ -765,34 +784,54 @@ struct FollowOnMoments {
                 unseenRate: last + 1 < hazard.count ? hazard[max(0, last + 1)] : 0, slots: slots)
         }
         let isOneTime = parameters.renewal.map(\.isEmpty)
-        func purchase(_ product: Int, _ day: Int) -> (Double, Double) {
-            guard day < days, !first[product].isEmpty else { return (0, 0) }
-            return (first[product][day], second[product][day])
+        // The purchases' values by product and day, flat (row `product`, `days` wide; a product
+        // without a row reads 0): the rows of `first` and `second` read through one buffer each.
+        let hasRow = first.map { !$0.isEmpty }
+        var flatFirst = [Double](repeating: 0, count: first.count * days)
+        var flatSecond = flatFirst
+        for product in first.indices where hasRow[product] {
+            flatFirst.replaceSubrange(product * days..<(product + 1) * days, with: first[product].prefix(days))
+            flatSecond.replaceSubrange(product * days..<(product + 1) * days, with: second[product].prefix(days))
         }
-        for day in stride(from: days - 1, through: 0, by: -1) {
-            for (state, product) in zip(states, oneTime) {
-                // Day 0 since the purchase: a one-time follow-on counts the next day.
-                var sameDay = (0.0, 0.0)
-                for (next, share) in state.mix.enumerated() where share > 0 {
-                    let value = purchase(next, isOneTime[next] ? day + 1 : day)
-                    sameDay = (sameDay.0 + share * value.0, sameDay.1 + share * value.1)
+        let days = days
+        flatFirst.withUnsafeMutableBufferPointer { first in
+            flatSecond.withUnsafeMutableBufferPointer { second in
+                func purchase(_ product: Int, _ day: Int) -> (Double, Double) {
+                    guard day < days, hasRow[product] else { return (0, 0) }
+                    return (first[product * days + day], second[product * days + day])
                 }
-                let moments = Self.remaining(state, from: 0, day: day, days: days, sameDay: sameDay)
-                state.followOn.0[day] = moments.0
-                state.followOn.1[day] = moments.1
-                let chargeMean = parameters.chargeMean[product]
-                first[product][day] += moments.0
-                second[product][day] += 2 * chargeMean * moments.0 + moments.1
-            }
-            // Every purchase's value on this day is known: V, then Q, for the earlier days.
-            for state in states {
-                var value = (0.0, 0.0)
-                for (next, share) in state.mix.enumerated() where share > 0 {
-                    let moments = purchase(next, day)
-                    value = (value.0 + share * moments.0, value.1 + share * moments.1)
+                for day in stride(from: days - 1, through: 0, by: -1) {
+                    for (state, product) in zip(states, oneTime) {
+                        // Day 0 since the purchase: a one-time follow-on counts the next day.
+                        var sameDay = (0.0, 0.0)
+                        for (index, next) in state.mixNext.enumerated() {
+                            let share = state.mixShare[index]
+                            let value = purchase(next, isOneTime[next] ? day + 1 : day)
+                            sameDay = (sameDay.0 + share * value.0, sameDay.1 + share * value.1)
+                        }
+                        let moments = Self.remaining(state, from: 0, day: day, days: days, sameDay: sameDay)
+                        state.followOn.0[day] = moments.0
+                        state.followOn.1[day] = moments.1
+                        let chargeMean = parameters.chargeMean[product]
+                        first[product * days + day] += moments.0
+                        second[product * days + day] += 2 * chargeMean * moments.0 + moments.1
+                    }
+                    // Every purchase's value on this day is known: V, then Q, for the earlier days.
+                    for state in states {
+                        var value = (0.0, 0.0)
+                        for (index, next) in state.mixNext.enumerated() {
+                            let share = state.mixShare[index]
+                            let moments = purchase(next, day)
+                            value = (value.0 + share * moments.0, value.1 + share * moments.1)
+                        }
+                        Self.append(value, day: day, to: state)
+                    }
                 }
-                Self.append(value, day: day, to: state)
             }
+        }
+        for product in oneTime {
+            first[product].replaceSubrange(0..<days, with: flatFirst[product * days..<(product + 1) * days])
+            second[product].replaceSubrange(0..<days, with: flatSecond[product * days..<(product + 1) * days])
         }
         products = Array(repeating: nil, count: parameters.followOnHazard.count)
         for (index, product) in oneTime.enumerated() { products[product] = states[index] }
@@ -822,25 +861,18 @@ struct FollowOnMoments {
         var result = (0.0, 0.0)
         var survival = 1.0
         var since = from
-        // Read once: each read of a class's array through the reference retains it, and this
-        // runs for every day of every draw.
         let (hazards, values) = (state.hazard, state.value)
         let directThrough = state.directThrough
         if from == 0 && directThrough <= state.weights.count {
-            // Every purchase day's sum: S(k)·h(k) made once (`weights`), through buffers.
+            // Every purchase day's sum: S(k)·h(k) made once (`weights`).
             let through = min(directThrough, days - day)
+            let weights = state.weights
             if through > 0 {
-                result = (0 + sameDay.0 * state.weights[0], 0 + sameDay.1 * state.weights[0])
+                result = (0 + sameDay.0 * weights[0], 0 + sameDay.1 * weights[0])
             }
-            state.weights.withUnsafeBufferPointer { weights in
-                values.0.withUnsafeBufferPointer { first in
-                    values.1.withUnsafeBufferPointer { second in
-                        for since in stride(from: 1, to: through, by: 1) {
-                            result.0 += weights[since] * first[day + since]
-                            result.1 += weights[since] * second[day + since]
-                        }
-                    }
-                }
+            for since in stride(from: 1, to: through, by: 1) {
+                result.0 += weights[since] * values.0[day + since]
+                result.1 += weights[since] * values.1[day + since]
             }
             since = max(through, 0)
             survival = state.survivals[since]
@@ -859,7 +891,7 @@ struct FollowOnMoments {
         let end = min(start + span, days)
         let kept = pow(1 - state.tailRate, Double(end - start))
         let (tail, unseen) = (state.tail, state.unseen)
-        func slot(_ values: [Double], _ index: Int) -> Double { index < values.count ? values[index] : 0 }
+        func slot(_ values: UnsafeMutableBufferPointer<Double>, _ index: Int) -> Double { index < values.count ? values[index] : 0 }
         let tail0 = slot(tail.0, start) - kept * slot(tail.0, end) + kept * slot(unseen.0, end)
         let tail1 = slot(tail.1, start) - kept * slot(tail.1, end) + kept * slot(unseen.1, end)
         return (result.0 + survival * tail0, result.1 + survival * tail1)
