@@ -708,7 +708,7 @@ struct FollowOnMoments {
     private final class Product {
         let hazard: UnsafeMutableBufferPointer<Double>
         /// The products bought after it with a share above 0, and their shares, in product order.
-        let mixNext: [Int]
+        let mixNext: UnsafeMutableBufferPointer<Int>
         let mixShare: UnsafeMutableBufferPointer<Double>
         let tailStart: Int
         let lastObserved: Int
@@ -734,8 +734,10 @@ struct FollowOnMoments {
             }
             let zeros = [Double](repeating: 0, count: slots)
             self.hazard = buffer(hazard)
-            mixNext = mix.indices.filter { mix[$0] > 0 }
-            mixShare = buffer(mixNext.map { mix[$0] })
+            let next = mix.indices.filter { mix[$0] > 0 }
+            mixNext = UnsafeMutableBufferPointer<Int>.allocate(capacity: next.count)
+            _ = mixNext.initialize(from: next)
+            mixShare = buffer(next.map { mix[$0] })
             (self.tailStart, self.lastObserved, self.tailRate, self.unseenRate) = (tailStart, lastObserved, tailRate, unseenRate)
             (value, tail) = ((buffer(zeros), buffer(zeros)), (buffer(zeros), buffer(zeros)))
             (unseen, followOn) = ((buffer(zeros), buffer(zeros)), (buffer(zeros), buffer(zeros)))
@@ -755,6 +757,7 @@ struct FollowOnMoments {
             ] {
                 buffer.deallocate()
             }
+            mixNext.deallocate()
         }
 
         /// The first day since a purchase summed through Q.
@@ -794,6 +797,8 @@ struct FollowOnMoments {
             flatSecond.replaceSubrange(product * days..<(product + 1) * days, with: second[product].prefix(days))
         }
         let days = days
+        // Read before the loop: an array read inside it, through `parameters`, was retained at each read.
+        let chargeMeans = oneTime.map { parameters.chargeMean[$0] }
         flatFirst.withUnsafeMutableBufferPointer { first in
             flatSecond.withUnsafeMutableBufferPointer { second in
                 func purchase(_ product: Int, _ day: Int) -> (Double, Double) {
@@ -801,26 +806,27 @@ struct FollowOnMoments {
                     return (first[product * days + day], second[product * days + day])
                 }
                 for day in stride(from: days - 1, through: 0, by: -1) {
-                    for (state, product) in zip(states, oneTime) {
+                    for (index, product) in oneTime.enumerated() {
+                        let state = states[index]
                         // Day 0 since the purchase: a one-time follow-on counts the next day.
                         var sameDay = (0.0, 0.0)
-                        for (index, next) in state.mixNext.enumerated() {
-                            let share = state.mixShare[index]
+                        for (entry, next) in state.mixNext.enumerated() {
+                            let share = state.mixShare[entry]
                             let value = purchase(next, isOneTime[next] ? day + 1 : day)
                             sameDay = (sameDay.0 + share * value.0, sameDay.1 + share * value.1)
                         }
                         let moments = Self.remaining(state, from: 0, day: day, days: days, sameDay: sameDay)
                         state.followOn.0[day] = moments.0
                         state.followOn.1[day] = moments.1
-                        let chargeMean = parameters.chargeMean[product]
+                        let chargeMean = chargeMeans[index]
                         first[product * days + day] += moments.0
                         second[product * days + day] += 2 * chargeMean * moments.0 + moments.1
                     }
                     // Every purchase's value on this day is known: V, then Q, for the earlier days.
                     for state in states {
                         var value = (0.0, 0.0)
-                        for (index, next) in state.mixNext.enumerated() {
-                            let share = state.mixShare[index]
+                        for (entry, next) in state.mixNext.enumerated() {
+                            let share = state.mixShare[entry]
                             let moments = purchase(next, day)
                             value = (value.0 + share * moments.0, value.1 + share * moments.1)
                         }
