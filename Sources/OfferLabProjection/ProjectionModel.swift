@@ -725,6 +725,10 @@ struct FollowOnMoments {
         /// once a day (the products in the order the sum had them: the same bytes).
         let weights: UnsafeMutableBufferPointer<Double>
         let survivals: UnsafeMutableBufferPointer<Double>
+        /// (1 − λ)ⁿ for the last n asked (`remaining`): n is the same on most days, and `pow`
+        /// was a tenth of the follow-ons' cost.
+        var keptDays = -1
+        var kept = 1.0
 
         init(hazard: [Double], mix: [Double], tailStart: Int, lastObserved: Int, tailRate: Double, unseenRate: Double, slots: Int) {
             func buffer(_ values: [Double]) -> UnsafeMutableBufferPointer<Double> {
@@ -895,7 +899,10 @@ struct FollowOnMoments {
         // The tail rate through the last day observed since a purchase, the unseen rate after it.
         let span = max(0, state.lastObserved + 1 - since)
         let end = min(start + span, days)
-        let kept = pow(1 - state.tailRate, Double(end - start))
+        if end - start != state.keptDays {
+            (state.keptDays, state.kept) = (end - start, pow(1 - state.tailRate, Double(end - start)))
+        }
+        let kept = state.kept
         let (tail, unseen) = (state.tail, state.unseen)
         func slot(_ values: UnsafeMutableBufferPointer<Double>, _ index: Int) -> Double { index < values.count ? values[index] : 0 }
         let tail0 = slot(tail.0, start) - kept * slot(tail.0, end) + kept * slot(unseen.0, end)
