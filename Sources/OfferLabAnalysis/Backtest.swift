@@ -81,6 +81,14 @@ package struct BacktestCohorts: Sendable {
     /// month's first instant + the read day), every chain but the month's (a cut after `asOf`, of
     /// the last months, serves no cohort: their horizons do not reach past the read day).
     private var cuts: [(time: Int64, past: ProductPastBuilder)] = []
+    /// The cuts' indices in time order, each cut's place in it, and their times in it.
+    private var cutsByTime: [Int] = []
+    private var timeRank: [Int] = []
+    private var sortedCutTimes: [Int64] = []
+    /// By place in time order: chains that ended (their last event and next renewal's due time
+    /// before the cut) counted from that cut on, as a change of a count by how they ended, so
+    /// that a chain is counted once, not again at each of about 26 later cuts. `ready` adds them.
+    private var endedChanges: [[EndedChain: Int]] = []
     /// By (month − `firstMonth`) · products + product.
     private var cohorts: [Int: CohortState] = [:]
     /// `addChain`'s own arrays, emptied and kept between chains: a year of past is millions of
@@ -101,6 +109,19 @@ package struct BacktestCohorts: Sendable {
                 cuts.append((cut, ProductPastBuilder(products: products, asOf: cut)))
             }
         }
+        cutsByTime = cuts.indices.sorted { (cuts[$0].time, $0) < (cuts[$1].time, $1) }
+        timeRank = Array(repeating: 0, count: cuts.count)
+        for (rank, index) in cutsByTime.enumerated() { timeRank[index] = rank }
+        sortedCutTimes = cutsByTime.map { cuts[$0].time }
+        endedChanges = Array(repeating: [:], count: cuts.count)
+    }
+
+    /// A chain as it ended, for `endedChanges`.
+    private struct EndedChain: Hashable, Sendable {
+        var product: Int
+        var charges: Int
+        var refunded: Bool
+        var turnedOff: UInt64
     }
 
     /// Months since year 0 of the UTC date of `time` (µs since the epoch).
@@ -138,8 +159,28 @@ package struct BacktestCohorts: Sendable {
             }
             standing.append(state)
         }
-        // Every cut after its first charge but its own month's knows the chain as it stood then.
-        for index in cuts.indices where cuts[index].time > first.time && index / Self.readDays.count != monthIndex {
+        // Every cut after its first charge but its own month's knows the chain as it stood then;
+        // those after it ended (its last event, and its next renewal due), as it ended, all at once.
+        let ended = standing[standing.count - 1]
+        var endedRank = cuts.count
+        if let due = cuts.first?.past.due(
+            product: product, lastChargeTime: ended.last.time,
+            lastExpiresAt: ended.last.expiresAt == EventRecord.noTime ? nil : ended.last.expiresAt)
+        {
+            let settled = max(events[events.count - 1].time + 1, due)
+            endedRank = sortedCutTimes.prefixCount { $0 < settled }
+        }
+        if endedRank < cuts.count {
+            let key = EndedChain(product: product, charges: ended.charges, refunded: ended.refunded, turnedOff: ended.turnedOff)
+            endedChanges[endedRank][key, default: 0] += 1
+            for index in monthIndex * Self.readDays.count..<(monthIndex + 1) * Self.readDays.count
+            where cuts.indices.contains(index) && timeRank[index] >= endedRank {
+                endedChanges[timeRank[index]][key, default: 0] -= 1
+                if timeRank[index] + 1 < cuts.count { endedChanges[timeRank[index] + 1][key, default: 0] += 1 }
+            }
+        }
+        for index in cuts.indices
+        where cuts[index].time > first.time && index / Self.readDays.count != monthIndex && timeRank[index] < endedRank {
             let cut = cuts[index].time
             let (charges, last, refunded, turnedOff) = standing[events.prefixCount { $0.time < cut } - 1]
             cuts[index].past.addChain(
@@ -187,6 +228,16 @@ package struct BacktestCohorts: Sendable {
 
     /// The cohorts whose horizon reaches past their read day, by product, read day and month.
     package var ready: [Cohort] {
+        var cuts = cuts
+        var counted: [EndedChain: Int] = [:]
+        for (rank, index) in cutsByTime.enumerated() {
+            for (key, change) in endedChanges[rank] { counted[key, default: 0] += change }
+            for (key, count) in counted where count > 0 {
+                cuts[index].past.addEndedChains(
+                    count, product: key.product, chargeCount: key.charges, lastChargeRefunded: key.refunded,
+                    turnedOffAfterCharge: key.turnedOff)
+            }
+        }
         var ready: [Cohort] = []
         for (key, state) in cohorts {
             let (monthIndex, product) = key.quotientAndRemainder(dividingBy: products.count)

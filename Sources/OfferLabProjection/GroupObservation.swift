@@ -115,13 +115,13 @@ public struct RenewalCounts: Sendable, Equatable {
 
     public init() {}
 
-    mutating func countRenewal(index: Int, renewed didRenew: Bool) {
+    mutating func countRenewal(index: Int, renewed didRenew: Bool, times count: Int = 1) {
         while atRisk.count <= index {
             atRisk.append(0)
             renewed.append(0)
         }
-        atRisk[index] += 1
-        if didRenew { renewed[index] += 1 }
+        atRisk[index] += count
+        if didRenew { renewed[index] += count }
     }
 
     /// Counts one chain of `chargeCount` charges: renewals 1 … chargeCount − 1 were due and
@@ -129,14 +129,16 @@ public struct RenewalCounts: Sendable, Equatable {
     /// when the last charge was kept (a refund ends the chain) and its due time (`expires_at`,
     /// else the charge's time + the period) is at or before `asOf`. A due time at or after `end`
     /// (a member's horizon) is not counted. Returns whether the next renewal is still to come
-    /// (kept, due after `asOf` and before `end`).
-    mutating func countChain(chargeCount: Int, lastChargeKept: Bool, due: Int64, asOf: Int64, end: Int64) -> Bool {
+    /// (kept, due after `asOf` and before `end`). `count`: as many chains alike, counted at once.
+    mutating func countChain(chargeCount: Int, lastChargeKept: Bool, due: Int64, asOf: Int64, end: Int64, times count: Int = 1)
+        -> Bool
+    {
         for index in 1..<max(chargeCount, 1) {
-            countRenewal(index: index, renewed: true)
+            countRenewal(index: index, renewed: true, times: count)
         }
         guard lastChargeKept, due < end else { return false }
         if due <= asOf {
-            countRenewal(index: chargeCount, renewed: false)
+            countRenewal(index: chargeCount, renewed: false, times: count)
             return false
         }
         return true
@@ -145,16 +147,18 @@ public struct RenewalCounts: Sendable, Equatable {
     /// Counts the renewals of a chain that fell due turned off (`turnedOffAfterCharge`: bit
     /// k − 1 set when its renewal was turned off after its k-th charge), by `countChain`'s rule:
     /// those before its last charge renewed (turned back on in time), its last one lapsed when due
-    /// before `asOf` and `end`. Returns whether it is turned off tonight.
+    /// before `asOf` and `end`. Returns whether it is turned off tonight. `count`: as many chains
+    /// alike, counted at once.
     mutating func countTurnedOff(
-        _ turnedOffAfterCharge: UInt64, chargeCount: Int, lastChargeKept: Bool, due: Int64, asOf: Int64, end: Int64
+        _ turnedOffAfterCharge: UInt64, chargeCount: Int, lastChargeKept: Bool, due: Int64, asOf: Int64, end: Int64,
+        times count: Int = 1
     ) -> Bool {
         let turnedOffNow = chargeCount > 0 && chargeCount <= 64 && turnedOffAfterCharge & (1 << UInt64(chargeCount - 1)) != 0
         guard turnedOffAfterCharge != 0 else { return false }
         for index in 1..<max(chargeCount, 1) where index <= 64 && turnedOffAfterCharge & (1 << UInt64(index - 1)) != 0 {
-            countRenewal(index: index, renewed: true)
+            countRenewal(index: index, renewed: true, times: count)
         }
-        if turnedOffNow && lastChargeKept && due < end && due <= asOf { countRenewal(index: chargeCount, renewed: false) }
+        if turnedOffNow && lastChargeKept && due < end && due <= asOf { countRenewal(index: chargeCount, renewed: false, times: count) }
         return turnedOffNow
     }
 

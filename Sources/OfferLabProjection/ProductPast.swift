@@ -49,13 +49,36 @@ public struct ProductPastBuilder: Sendable {
         product: Int, chargeCount: Int, lastChargeTime: Int64, lastExpiresAt: Int64?, lastChargeRefunded: Bool,
         turnedOffAfterCharge: UInt64 = 0
     ) {
-        guard chargeCount > 0, let period = products[product].renewalPeriodDays else { return }
+        guard chargeCount > 0, let due = due(product: product, lastChargeTime: lastChargeTime, lastExpiresAt: lastExpiresAt) else {
+            return
+        }
         past[product].chains += 1
-        let due = lastExpiresAt ?? lastChargeTime + Int64(period * microsecondsPerDay)
         _ = past[product].renewals.countChain(
             chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: due, asOf: asOf, end: .max)
         _ = past[product].turnedOffRenewals.countTurnedOff(
             turnedOffAfterCharge, chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: due, asOf: asOf, end: .max)
+    }
+
+    /// Counts `count` chains of `product` alike whose next renewal fell due before `as_of`, as
+    /// `addChain` counts each, in one step (`BacktestCohorts` hands every cut after a chain ended
+    /// the chain as it ended).
+    public mutating func addEndedChains(
+        _ count: Int, product: Int, chargeCount: Int, lastChargeRefunded: Bool, turnedOffAfterCharge: UInt64
+    ) {
+        guard count > 0, chargeCount > 0, products[product].renewalPeriodDays != nil else { return }
+        past[product].chains += count
+        _ = past[product].renewals.countChain(
+            chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: asOf, asOf: asOf, end: .max, times: count)
+        _ = past[product].turnedOffRenewals.countTurnedOff(
+            turnedOffAfterCharge, chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: asOf, asOf: asOf,
+            end: .max, times: count)
+    }
+
+    /// When a chain's next renewal falls due: its last charge's `expires_at`, else that charge's
+    /// time + the product's period; nil for a one-time product.
+    public func due(product: Int, lastChargeTime: Int64, lastExpiresAt: Int64?) -> Int64? {
+        guard let period = products[product].renewalPeriodDays else { return nil }
+        return lastExpiresAt ?? lastChargeTime + Int64(period * microsecondsPerDay)
     }
 }
 
