@@ -163,33 +163,29 @@ struct ProjectionEdgeCaseTests {
         // left, at the rate seen 1/2: (1750 + 25 · 0.5 · 10) / 200 = 9.375. 21 days: it falls after,
         // nothing is left: 8.75. 10 days: the day-14 renewals are after it, the year is
         // (1000 + 500) / 200 = 7.5, seen for 10 days a member.
-        let group = Self.weeklyHalves()
-        func projected(horizon: Double) throws -> GroupProjection {
-            var generator = SplitMix64(state: 2026)
-            return try projectOffering(
-                groups: [group], control: 0, products: FixtureProduct.all,
-                configuration: ProjectionConfiguration(asOf: 15 * day, replicates: 400, horizonDays: horizon), using: &generator
-            ).groups[0]
-        }
-        #expect(abs(try #require(try projected(horizon: 22).projectedARPU365) - 9.375) < 1e-9)
-        #expect(try projected(horizon: 21).projectedARPU365 == 8.75)
-        let shorter = try projected(horizon: 10)
+        let projected = { (horizon: Double) in try Self.weeklyHalvesProjected(horizon: horizon) }
+        #expect(abs(try #require(try projected(22).projectedARPU365) - 9.375) < 1e-9)
+        #expect(try projected(21).projectedARPU365 == 8.75)
+        let shorter = try projected(10)
         #expect(shorter.realizedARPU == 7.5 && shorter.projectedARPU365 == 7.5 && shorter.observedDaysMean == 10)
-        #expect(throws: ProjectionInputError.horizonTooShort(0.5)) { try projected(horizon: 0.5) }
+        #expect(throws: ProjectionInputError.horizonTooShort(0.5)) { try projected(0.5) }
+    }
+
+    /// `weeklyHalves` projected as of day 15 to `horizon` days, 400 draws from a fixed seed.
+    static func weeklyHalvesProjected(horizon: Double, drawsFarEnds: Bool = true) throws -> GroupProjection {
+        var generator = SplitMix64(state: 2026)
+        return try projectOffering(
+            groups: [weeklyHalves()], control: 0, products: FixtureProduct.all,
+            configuration: ProjectionConfiguration(
+                asOf: 15 * day, replicates: 400, horizonDays: horizon, drawsFarEnds: drawsFarEnds),
+            using: &generator
+        ).groups[0]
     }
 
     @Test("Without the far ends' draws (the backtest's): no bounds, the same value, an interval from the rates seen alone")
     func withoutFarEnds() throws {
-        let group = Self.weeklyHalves()
-        func projected(farEnds: Bool) throws -> GroupProjection {
-            var generator = SplitMix64(state: 2026)
-            return try projectOffering(
-                groups: [group], control: 0, products: FixtureProduct.all,
-                configuration: ProjectionConfiguration(asOf: 15 * day, replicates: 400, horizonDays: 22, drawsFarEnds: farEnds),
-                using: &generator
-            ).groups[0]
-        }
-        let (full, seenOnly) = (try projected(farEnds: true), try projected(farEnds: false))
+        let full = try Self.weeklyHalvesProjected(horizon: 22)
+        let seenOnly = try Self.weeklyHalvesProjected(horizon: 22, drawsFarEnds: false)
         #expect(full.bounds != nil && seenOnly.bounds == nil)
         #expect(seenOnly.projectedARPU365 == full.projectedARPU365)
         // The draws at the rates seen come first from the same seed: another stretch of it, an
