@@ -32,7 +32,9 @@ package struct BacktestCohorts: Sendable {
         /// The buyers as members, each read on the night (00:00 UTC) `readDay` days after the day of
         /// its first charge and moved by whole days to the month's first day, so that all are read
         /// at once: the projection's `as_of` (`readAt`), the month's first instant + `readDay`
-        /// days, the cut at which every other chain is known (`past`).
+        /// days, the cut at which every other chain is known (`past`). Their events run to the
+        /// last read day's, the same for every read day: the projection reads none at or after
+        /// its `as_of`, and one copy of them is half the memory.
         package var members: ProjectionGroupInput
         package var readAt: Int64
         /// Per product: every chain but the month's, as known at `readAt`.
@@ -68,8 +70,8 @@ package struct BacktestCohorts: Sendable {
         var lastFirstCharge = Int64.min
         /// By whole day since each buyer's first charge: Σ of charges less refunds.
         var paidByDay = [Double](repeating: 0, count: BacktestCohorts.maxHorizonDays)
-        /// Per read day (`readDays`).
-        var members = BacktestCohorts.readDays.map { _ in ProjectionGroupInput(name: "cohort") }
+        /// Through the last read day (`Cohort.members`).
+        var members = ProjectionGroupInput(name: "cohort")
     }
 
     private let catalog: ProjectionCatalog
@@ -218,11 +220,7 @@ package struct BacktestCohorts: Sendable {
                     time: event.time + shift, kind: kind, product: product, amount: amount,
                     expiresAt: event.expiresAt == EventRecord.noTime || event.kind == .cancel ? nil : event.expiresAt + shift))
         }
-        for (index, readDay) in Self.readDays.enumerated() {
-            let cut = firstDay + Int64(readDay) * Timestamp.microsecondsPerDay
-            cohort.members[index].appendMember(
-                assignedAt: first.time + shift, events: readEvents.prefix { $0.time - shift < cut })
-        }
+        cohort.members.appendMember(assignedAt: first.time + shift, events: readEvents)
         cohorts[monthIndex * products.count + product] = cohort
     }
 
@@ -248,7 +246,7 @@ package struct BacktestCohorts: Sendable {
                     Cohort(
                         product: product, productID: catalog.productIDs[product], products: products, month: firstMonth + monthIndex,
                         readDay: readDay, buyers: state.buyers, horizonDays: horizon,
-                        members: state.members[index], readAt: cut.time, past: cut.past.past,
+                        members: state.members, readAt: cut.time, past: cut.past.past,
                         realizedRevenue: state.paidByDay[..<horizon].reduce(0, +)))
             }
         }
