@@ -83,10 +83,9 @@ package struct BacktestCohorts: Sendable {
     /// month's first instant + the read day), every chain but the month's (a cut after `asOf`, of
     /// the last months, serves no cohort: their horizons do not reach past the read day).
     private var cuts: [(time: Int64, past: ProductPastBuilder)] = []
-    /// The cuts' indices in time order, each cut's place in it, and their times in it.
+    /// The cuts' indices in time order, and each cut's place in it.
     private var cutsByTime: [Int] = []
     private var timeRank: [Int] = []
-    private var sortedCutTimes: [Int64] = []
     /// By place in time order: chains that ended (their last event and next renewal's due time
     /// before the cut) counted from that cut on, as a change of a count by how they ended, so
     /// that a chain is counted once, not again at each of about 26 later cuts. `ready` adds them.
@@ -114,7 +113,6 @@ package struct BacktestCohorts: Sendable {
         cutsByTime = cuts.indices.sorted { (cuts[$0].time, $0) < (cuts[$1].time, $1) }
         timeRank = Array(repeating: 0, count: cuts.count)
         for (rank, index) in cutsByTime.enumerated() { timeRank[index] = rank }
-        sortedCutTimes = cutsByTime.map { cuts[$0].time }
         endedChanges = Array(repeating: [:], count: cuts.count)
     }
 
@@ -165,12 +163,11 @@ package struct BacktestCohorts: Sendable {
         // those after it ended (its last event, and its next renewal due), as it ended, all at once.
         let ended = standing[standing.count - 1]
         var endedRank = cuts.count
-        if let due = cuts.first?.past.due(
-            product: product, lastChargeTime: ended.last.time,
-            lastExpiresAt: ended.last.expiresAt == EventRecord.noTime ? nil : ended.last.expiresAt)
+        if let due = products[product].renewalDue(
+            lastChargeTime: ended.last.time, lastExpiresAt: ended.last.expiresAt == EventRecord.noTime ? nil : ended.last.expiresAt)
         {
             let settled = max(events[events.count - 1].time + 1, due)
-            endedRank = sortedCutTimes.prefixCount { $0 < settled }
+            endedRank = cutsByTime.prefixCount { cuts[$0].time < settled }
         }
         if endedRank < cuts.count {
             let key = EndedChain(product: product, charges: ended.charges, refunded: ended.refunded, turnedOff: ended.turnedOff)

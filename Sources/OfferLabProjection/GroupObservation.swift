@@ -455,10 +455,11 @@ extension GroupObservation {
                             products[product].youngPriceSquared[slot] += charge.price * charge.price
                         }
                     }
-                    guard let period = productList[product].renewalPeriodDays else { continue }
                     let last = chain.lastCharge
+                    guard let period = productList[product].renewalPeriodDays,
+                        let due = productList[product].renewalDue(lastChargeTime: charges[last].time, lastExpiresAt: chain.lastExpiresAt)
+                    else { continue }
                     let periodMicroseconds = period * microsecondsPerDay
-                    let due = chain.lastExpiresAt ?? charges[last].time + Int64(periodMicroseconds)
                     let lastChargeKept = charges[last].firstRefundTime == nil
                     let running = products[product].renewals.countChain(
                         chargeCount: chain.chargeCount, lastChargeKept: lastChargeKept, due: due, asOf: asOf, end: chargeEnd)

@@ -49,9 +49,8 @@ public struct ProductPastBuilder: Sendable {
         product: Int, chargeCount: Int, lastChargeTime: Int64, lastExpiresAt: Int64?, lastChargeRefunded: Bool,
         turnedOffAfterCharge: UInt64 = 0
     ) {
-        guard chargeCount > 0, let due = due(product: product, lastChargeTime: lastChargeTime, lastExpiresAt: lastExpiresAt) else {
-            return
-        }
+        guard chargeCount > 0, let due = products[product].renewalDue(lastChargeTime: lastChargeTime, lastExpiresAt: lastExpiresAt)
+        else { return }
         past[product].chains += 1
         _ = past[product].renewals.countChain(
             chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: due, asOf: asOf, end: .max)
@@ -72,13 +71,6 @@ public struct ProductPastBuilder: Sendable {
         _ = past[product].turnedOffRenewals.countTurnedOff(
             turnedOffAfterCharge, chargeCount: chargeCount, lastChargeKept: !lastChargeRefunded, due: asOf, asOf: asOf,
             end: .max, times: count)
-    }
-
-    /// When a chain's next renewal falls due: its last charge's `expires_at`, else that charge's
-    /// time + the product's period; nil for a one-time product.
-    public func due(product: Int, lastChargeTime: Int64, lastExpiresAt: Int64?) -> Int64? {
-        guard let period = products[product].renewalPeriodDays else { return nil }
-        return lastExpiresAt ?? lastChargeTime + Int64(period * microsecondsPerDay)
     }
 }
 

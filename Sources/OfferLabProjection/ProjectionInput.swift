@@ -52,6 +52,14 @@ public struct ProjectionProduct: Sendable, Equatable {
         self.renewalPeriodDays = renewalPeriodDays
     }
 
+    /// When a chain's next renewal falls due: its last charge's `expires_at`, else that charge's
+    /// time + the period; nil for a one-time product. The one rule of the members' chains
+    /// (`GroupObservation`), the app's past (`ProductPastBuilder`) and the track record's cuts.
+    public func renewalDue(lastChargeTime: Int64, lastExpiresAt: Int64?) -> Int64? {
+        guard let period = renewalPeriodDays else { return nil }
+        return lastExpiresAt ?? lastChargeTime + Int64(period * microsecondsPerDay)
+    }
+
     /// The product of a catalog `type` (`subscription_offering_group_products.csv`): `weekly`
     /// 7 days, `monthly` 365.25/12 days (a calendar month on average, so a year holds 12
     /// charges, as the stores bill), `yearly` 365.25 days, a `…_pass` and `one_time` one-time;

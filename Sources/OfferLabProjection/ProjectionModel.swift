@@ -873,10 +873,11 @@ struct FollowOnMoments {
         var since = from
         let (hazards, values) = (state.hazard, state.value)
         let directThrough = state.directThrough
-        if from == 0 && directThrough <= state.weights.count {
-            // Every purchase day's sum: S(k)·h(k) made once (`weights`).
-            let through = min(directThrough, days - day)
+        if from == 0 {
+            // Every purchase day's sum: S(k)·h(k) made once (`weights`); the loop below goes on
+            // where they end.
             let weights = state.weights
+            let through = min(directThrough, days - day, weights.count)
             if through > 0 {
                 result = (0 + sameDay.0 * weights[0], 0 + sameDay.1 * weights[0])
             }
@@ -884,7 +885,7 @@ struct FollowOnMoments {
                 result.0 += weights[since] * values.0[day + since]
                 result.1 += weights[since] * values.1[day + since]
             }
-            since = max(through, 0)
+            since = through
             survival = state.survivals[since]
         }
         while since < directThrough && day + since < days {
