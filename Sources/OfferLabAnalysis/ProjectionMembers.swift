@@ -94,8 +94,9 @@ package struct ProjectionMembers: Sendable {
         groups = names.map(ProjectionGroupInput.init(name:))
     }
 
-    /// Adds a member of `group` with its counted money events of the night (`EvaluationScratch.products`,
-    /// then those of its year after the conversion window, `YearBeyondWindow`): money in the report
+    /// Adds a member of `group` with its counted money events and cancels of the night
+    /// (`EvaluationScratch.products` and `.cancels`) and those of its year after the conversion
+    /// window (`YearBeyondWindow`), in any order (the projection sorts them): money in the report
     /// currency, left at 0 when its currency has no rate (as in `net_revenue`), and its earliest
     /// counted trial (the projection tells the decision to start one from its outcome).
     mutating func addMember(
@@ -185,11 +186,14 @@ package struct ProjectionMembers: Sendable {
 /// A member's money events of its first year that come after the conversion window
 /// (docs/statistics.md#the-projection-in-a-run): the projection's horizon is the year whatever
 /// the window (contract §2.14), while every realised metric stays bounded by the window. Read
-/// by the rules of attribution (`AttributionRules`): purchases and renewals from `assigned_at` +
-/// W to `assigned_at` + 365 days, the refunds (by `as_of`) of those charges, and the first trial
-/// start there; none of them counts anywhere else. The storage is reused from member to member.
+/// by the rules of attribution (`AttributionRules`): purchases, renewals and cancels (renewal
+/// turned off: a chain's state tonight, contract §2.14 "What a member's state says") from
+/// `assigned_at` + W to `assigned_at` + 365 days, the refunds (by `as_of`) of those charges, and
+/// the first trial start there; none of them counts anywhere else (a cancel there without a chain
+/// is not `chainless_cancels`, a number of the window: the projection passes over it, as over any
+/// cancel that finds no chain). The storage is reused from member to member.
 struct YearBeyondWindow {
-    /// Purchases, renewals and refunds, as `Attribution.evaluate` makes the night's.
+    /// Purchases, renewals, cancels and refunds, as `Attribution.evaluate` makes the night's.
     private(set) var contributions: [ProductContribution] = []
     /// The earliest trial start after the window.
     private(set) var trial: DetailedEvent?
@@ -225,6 +229,11 @@ struct YearBeyondWindow {
                         money: money(event.details.currency, gross: event.details.price), chain: event.details.originalTransaction,
                         chargeProduct: event.details.product, expiresAt: event.details.expiresAt))
                 if type.isRefundable { charges.append(event) }
+            case .cancel:
+                contributions.append(
+                    ProductContribution(
+                        product: event.details.product, kind: .cancel, timestamp: event.timestamp, money: nil,
+                        chain: event.details.originalTransaction, chargeProduct: event.details.product))
             default: break
             }
         }

@@ -367,9 +367,10 @@ extension GroupObservation {
                                     lastExpiresAt: event.expiresAt))
                         }
                     case .cancel:
-                        // A cancel without a chain or before its first charge changes nothing: a
-                        // run passes only those of a trial (the trial's renewal turned off; the
-                        // conversion rates carry it), and counts the others in `chainless_cancels`.
+                        // A cancel without a chain or before its first charge changes nothing: of
+                        // the window's, a run passes only those of a trial (the trial's renewal
+                        // turned off; the conversion rates carry it) and counts the others in
+                        // `chainless_cancels`; it passes every one after the window.
                         guard let chain = chains.firstIndex(where: { $0.key == key }), chains[chain].chargeCount <= 64 else { continue }
                         chains[chain].turnedOffAfterCharge |= 1 << UInt64(chains[chain].chargeCount - 1)
                     case .refund:

@@ -69,6 +69,59 @@ import Testing
         #expect(try full.quality("orphan_refunds", offering: "test") == 2)
     }
 
+    /// A chain's state tonight is read from the whole year, window or not (contract §2.14, "What a
+    /// member's state says"): `ProjectionTurnedOffTests`' 200 monthly members in each group, read
+    /// on day 40 with a 7-day window, every cancel after it. Members 0–99 turn renewal off on day
+    /// 20 and 10 of them renew all the same; 90 of members 100–199 renew; members 100–119 turn it
+    /// off again on day 35. The year is the unit test's, (3000 + 80·on + 20·off)/200 a member, as
+    /// without a window; with the cancels after the window left out it was the year without them.
+    @Test func aCancelAfterTheWindowKeepsItsChainsStateTonight() throws {
+        let start = try #require(ISO8601DateFormatter().date(from: "2026-01-01T00:00:00Z"))
+        let time = { (days: Double) in ISO8601DateFormatter().string(from: start.addingTimeInterval(days * 86_400)) }
+        var assignments: [(user: String?, offering: String, group: String, assignedAt: String)] = []
+        var events: [String] = []
+        for (group, prefix) in [("10", "c"), ("11", "v")] {
+            for member in 0..<200 {
+                let (user, chain) = ("\(prefix)\(member)", "\(prefix)t\(member)")
+                assignments.append((user, "1", group, "2026-01-01 00:00:00"))
+                events.append(
+                    Self.line(
+                        "purchase", user: user, ts: time(1.0 / 24), product: "monthly", transaction: chain, original: chain, price: "10"))
+                if member < 100 {
+                    events.append(Self.line("cancel", user: user, ts: time(20), product: "monthly", transaction: chain, original: chain))
+                }
+                if member < 10 || (100..<190).contains(member) {
+                    events.append(
+                        Self.line(
+                            "renewal", user: user, ts: time(30.5), product: "monthly", transaction: chain + "r", original: chain,
+                            price: "10"))
+                }
+                if (100..<120).contains(member) {
+                    events.append(Self.line("cancel", user: user, ts: time(35), product: "monthly", transaction: chain, original: chain))
+                }
+            }
+        }
+        let products = [(10, "monthly", "monthly", "10", String?.none), (11, "monthly", "monthly", "10", nil)]
+        func year(window: String?, cancels: Bool) throws -> [Double] {
+            var job = ["as_of": "2026-02-10T00:00:00Z"]
+            job["conversion_window_days"] = window
+            let night = try NightFixture(
+                tables: TablesFixture(assignments: assignments, products: products),
+                events: cancels ? events : events.filter { !$0.contains("\"event\":\"cancel\"") }, job: job)
+            let run = try night.run()
+            #expect(run.status == 0, "\(run.standardError)")
+            return try ProjectionRunTests.records(try night.csv("projection", night: "2026-02-10")).map {
+                try ProjectionRunTests.number($0["projected_arpu_365"])
+            }
+        }
+        let later = { (count: Int) -> Double in (1...count).reduce(0.0) { $0 + 10 * pow(0.5, Double($1)) } }
+        let expected = (3000 + 80 * later(10) + 20 * 0.1 * (10 + later(9))) / 200
+        let windowed = try year(window: "7", cancels: true)
+        #expect(windowed.count == 2 && windowed.allSatisfy { abs($0 - expected) < 1e-9 }, "\(windowed), \(expected)")
+        #expect(try year(window: nil, cancels: true) == windowed)
+        #expect(try year(window: "7", cancels: false).allSatisfy { abs($0 - (3000 + 100 * later(10)) / 200) < 1e-9 })
+    }
+
     /// The sample night without its past (jobs/sample.yaml but `history_logs`: a 14-day window,
     /// 28 days of data): every group's projection is a year's, so it needs the renewals of a year
     /// (52 weekly, 12 monthly) of which no member has reached the first often enough: no rate seen,
