@@ -27,8 +27,9 @@ public struct PastChain: Sendable, BitwiseCopyable {
     /// the same time, else in the order of `events`), and reads each one on from `start(key, its
     /// first event's time)` (nil: from nothing), handing it to `body` with its key, charges or not,
     /// and the events it counted in time order (its charges, and the refunds and cancels after its
-    /// first charge read here). A charge at the time of the chain's last charge read here, with the
-    /// same `transaction_id` (its text in `transactions[source]`), counts once; a refund at or after
+    /// first charge, whether read here or, for a chain `start` carries on, before). A charge at the
+    /// time of the chain's last charge read here, with the same `transaction_id` (its text in
+    /// `transactions[source]`), counts once; a refund at or after
     /// the last charge takes it back; a cancel after a charge turns the chain's renewal off
     /// (`turnedOffAfterCharge`), one before any changes nothing.
     public static func read(
@@ -43,7 +44,6 @@ public struct PastChain: Sendable, BitwiseCopyable {
             var lastCharge: PastMoneyEvent?
             var next = first
             var kept = first
-            let startingCharges = chain.chargeCount
             while next < events.count && events[next].chain == events[first].chain {
                 let event = events[next]
                 next += 1
@@ -53,7 +53,7 @@ public struct PastChain: Sendable, BitwiseCopyable {
                     if event.kind == .cancel && chain.chargeCount > 0 && chain.chargeCount <= 64 {
                         chain.turnedOffAfterCharge |= 1 << UInt64(chain.chargeCount - 1)
                     }
-                    if chain.chargeCount > startingCharges {
+                    if chain.chargeCount > 0 {
                         events[kept] = event
                         kept += 1
                     }
