@@ -118,6 +118,14 @@ struct FittedGroup: Sendable {
     /// day since a purchase of the pooled tail, its follow-ons and purchase-days at risk.
     let followOnTails: [(start: Int, started: Int, exposure: Int)]
 
+    /// The members' running chains, by product, state (on, then turned off) and key (next
+    /// renewal index << 16 | charges to come), with their counts; and their one-time purchases
+    /// still waiting for a follow-on, by product and key: in key order, since a dictionary's
+    /// order changes from process to process, and so would the sums' last digits (the same night
+    /// must write the same bytes). Made once, read by every draw.
+    let runningChains: [(product: Int, turnedOff: Bool, key: Int, count: Int)]
+    let waitingFollowOns: [(product: Int, key: Int, count: Int)]
+
     /// Per product: the app's past (empty: none; else parallel to the products).
     let past: [ProductPast]
     /// The members in their first day without an entry, by the minute they have reached: how many,
@@ -127,6 +135,14 @@ struct FittedGroup: Sendable {
 
     init(_ observation: GroupObservation, products: [ProjectionProduct], past ownPast: [ProductPast] = [], alpha: Double = 0.05) {
         self.observation = observation
+        runningChains = observation.products.enumerated().flatMap { product, seen in
+            [(false, seen.pendingChains), (true, seen.pendingTurnedOff)].flatMap { turnedOff, pending in
+                pending.sorted { $0.key < $1.key }.map { (product, turnedOff, $0.key, $0.value) }
+            }
+        }
+        waitingFollowOns = observation.followOns.enumerated().flatMap { product, followOn in
+            followOn.waiting.sorted { $0.key < $1.key }.map { (product, $0.key, $0.value) }
+        }
         let past = Self.borrowingPast(ownPast, products: products, observation: observation)
         self.past = past
         let dayZeroEntries = observation.dayZeroEntriesByMinute.reduce(0, +)
@@ -393,7 +409,7 @@ struct FittedGroup: Sendable {
             // The past's rates, scaled by this draw's members/past ratio on the overlap when the
             // check found them apart (docs/statistics.md#the-apps-past); at the rates seen, the
             // past the members cannot be compared with yet, as it is.
-            var pastRates: [Int: Double] = [:]
+            var pastRates = [Double?](repeating: nil, count: slots)
             if let check = plan.pastCheck, plan.pastThrough > 0 {
                 let pastCounts = past[product].renewals
                 var scale = 1.0
@@ -549,17 +565,11 @@ struct FittedGroup: Sendable {
             !observation.products[product].hasRunningChains && !(parameters.productShare[product] > 0)
                 && !followOnTargets.contains(product) ? ChainMoments() : ChainMoments(parameters, product: product)
         }
-        for (product, seen) in observation.products.enumerated() where seen.hasRunningChains {
-            // In key order: a dictionary's order changes from process to process, and so would
-            // the sum's last digits (the same night must write the same bytes).
-            for (turnedOff, pending) in [(false, seen.pendingChains), (true, seen.pendingTurnedOff)] {
-                for (key, count) in pending.sorted(by: { $0.key < $1.key }) {
-                    let (first, second) = runningChainMoments(
-                        parameters, tables[product], product: product, nextIndex: key >> 16, charges: key & 0xFFFF, turnedOff: turnedOff)
-                    mean += Double(count) * first
-                    variance += Double(count) * (second - first * first)
-                }
-            }
+        for (product, turnedOff, key, count) in runningChains {
+            let (first, second) = runningChainMoments(
+                parameters, tables[product], product: product, nextIndex: key >> 16, charges: key & 0xFFFF, turnedOff: turnedOff)
+            mean += Double(count) * first
+            variance += Double(count) * (second - first * first)
         }
 
         let days = observation.atRiskByDay.count
@@ -594,12 +604,10 @@ struct FittedGroup: Sendable {
             }
         }
         // The members' one-time purchases still waiting for a follow-on: a Bernoulli mixture each.
-        for (product, followOn) in observation.followOns.enumerated() where !followOn.waiting.isEmpty {
-            for (key, count) in followOn.waiting.sorted(by: { $0.key < $1.key }) {
-                let (first, second) = followOns.remaining(product: product, purchaseDay: key >> 16, daysSince: key & 0xFFFF)
-                mean += Double(count) * first
-                variance += Double(count) * (second - first * first)
-            }
+        for (product, key, count) in waitingFollowOns {
+            let (first, second) = followOns.remaining(product: product, purchaseDay: key >> 16, daysSince: key & 0xFFFF)
+            mean += Double(count) * first
+            variance += Double(count) * (second - first * first)
         }
         // A trial ending on day d converts with probability p: its value is a Bernoulli(p) times a purchase's.
         let trialDays = observation.trialDays
