@@ -47,7 +47,7 @@ public struct ProductPastBuilder: Sendable {
     /// chain has no renewal and is not counted.
     public mutating func addChain(
         product: Int, chargeCount: Int, lastChargeTime: Int64, lastExpiresAt: Int64?, lastChargeRefunded: Bool,
-        turnedOffAfterCharge: UInt64 = 0
+        turnedOffAfterCharge: UInt64
     ) {
         guard chargeCount > 0, let due = products[product].renewalDue(lastChargeTime: lastChargeTime, lastExpiresAt: lastExpiresAt)
         else { return }

@@ -42,7 +42,8 @@ struct ProjectionPastTests {
         }
         for _ in 0..<survivors[12] {
             builder.addChain(
-                product: FixtureProduct.monthly, chargeCount: 13, lastChargeTime: asOf - day, lastExpiresAt: nil, lastChargeRefunded: false)
+                product: FixtureProduct.monthly, chargeCount: 13, lastChargeTime: asOf - day, lastExpiresAt: nil, lastChargeRefunded: false,
+                turnedOffAfterCharge: 0)
         }
         return (builder.past, survivors)
     }
@@ -117,15 +118,20 @@ struct ProjectionPastTests {
         var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: 100 * day)
         // 3 charges, the last due (its expires_at) before as_of: renewals 1 and 2 made, 3 at risk and missed.
         builder.addChain(
-            product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 50 * day, lastExpiresAt: 57 * day, lastChargeRefunded: false)
+            product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 50 * day, lastExpiresAt: 57 * day, lastChargeRefunded: false,
+            turnedOffAfterCharge: 0)
         // 2 charges, the last refunded: renewal 1 made; a refund ends the chain, renewal 2 is not at risk.
         builder.addChain(
-            product: FixtureProduct.weekly, chargeCount: 2, lastChargeTime: 50 * day, lastExpiresAt: nil, lastChargeRefunded: true)
+            product: FixtureProduct.weekly, chargeCount: 2, lastChargeTime: 50 * day, lastExpiresAt: nil, lastChargeRefunded: true,
+            turnedOffAfterCharge: 0)
         // 1 charge still running at as_of (charge time + 7 days after it): nothing at risk.
         builder.addChain(
-            product: FixtureProduct.weekly, chargeCount: 1, lastChargeTime: 95 * day, lastExpiresAt: nil, lastChargeRefunded: false)
+            product: FixtureProduct.weekly, chargeCount: 1, lastChargeTime: 95 * day, lastExpiresAt: nil, lastChargeRefunded: false,
+            turnedOffAfterCharge: 0)
         // A pass never renews and is no chain of the past.
-        builder.addChain(product: FixtureProduct.pass, chargeCount: 1, lastChargeTime: 0, lastExpiresAt: nil, lastChargeRefunded: false)
+        builder.addChain(
+            product: FixtureProduct.pass, chargeCount: 1, lastChargeTime: 0, lastExpiresAt: nil, lastChargeRefunded: false,
+            turnedOffAfterCharge: 0)
         let weekly = builder.past[FixtureProduct.weekly]
         #expect(weekly.chains == 3)
         #expect(weekly.renewals.atRisk == [0, 2, 1, 1])
@@ -282,7 +288,8 @@ struct ProjectionPastTests {
         var builder = ProductPastBuilder(products: FixtureProduct.all, asOf: asOf)
         for _ in 0..<500 {
             builder.addChain(
-                product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 0, lastExpiresAt: nil, lastChargeRefunded: false)
+                product: FixtureProduct.weekly, chargeCount: 3, lastChargeTime: 0, lastExpiresAt: nil, lastChargeRefunded: false,
+                turnedOffAfterCharge: 0)
         }
         let withOtherPast = try projectGroup(group, past: builder.past)
         let without = try projectGroup(group, past: [])
