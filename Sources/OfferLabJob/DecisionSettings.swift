@@ -11,6 +11,9 @@ public struct DecisionSettings: Sendable, Equatable {
     public var goalMetricIsChosen = false
     /// `guardrail_metrics`: metrics whose loss rolls a treatment back.
     public var guardrailMetrics = [Metric.refundUserRate]
+    /// Whether the job names `guardrail_metrics`: guardrails the user chose hold in a period test
+    /// too, which by default has none (docs/statistics.md, "Period tests").
+    public var guardrailMetricsAreChosen = false
     /// `target_mde`: the smallest relative lift of the goal worth finding.
     public var targetMDE = 0.10
     /// `target_power`: the chance of finding a lift of `targetMDE` the test is run for.
@@ -26,6 +29,14 @@ public struct DecisionSettings: Sendable, Equatable {
     /// control bill on different periods (`isPeriodTest`) and the job names no goal.
     public func goal(isPeriodTest: Bool) -> Metric {
         isPeriodTest && !goalMetricIsChosen ? .projectedARPU365 : goalMetric
+    }
+
+    /// The guardrails of a treatment: the job's, or none when the treatment and its control bill
+    /// on different periods (`isPeriodTest`) and the job names none: the year that decides such a
+    /// test nets every refund, and a default refund guardrail rolled back passes that won their
+    /// year by a third (docs/projection-calibration.md).
+    public func guardrails(isPeriodTest: Bool) -> [Metric] {
+        isPeriodTest && !guardrailMetricsAreChosen ? [] : guardrailMetrics
     }
 
     /// The metrics with comparison rows in a run with these `maturityDays` and (with
@@ -61,6 +72,7 @@ extension JobValues {
         }
         if values["guardrail_metrics"] != nil {
             settings.guardrailMetrics = []
+            settings.guardrailMetricsAreChosen = true
             for name in try textList("guardrail_metrics") {
                 let guardrail = try metric(name, key: "guardrail_metrics")
                 guard !settings.guardrailMetrics.contains(guardrail) else { throw fail("guardrail_metrics", "'\(name)' is named twice") }

@@ -44,7 +44,7 @@ extension JobKey {
                 name: "goal_metric", defaultValue: "`arpu` (`projected_arpu_365` in a period test)",
                 help: "the metric a test is decided on (ship when it wins)"),
             JobKey(
-                name: "guardrail_metrics", defaultValue: "`[refund_user_rate]`",
+                name: "guardrail_metrics", defaultValue: "`[refund_user_rate]` (none in a period test)",
                 help: "metrics that must not get worse (roll back when one loses)"),
             JobKey(name: "target_mde", defaultValue: "0.10", help: "smallest lift of the goal worth finding: 0.10 for 10%"),
             JobKey(name: "target_power", defaultValue: "0.8", help: "chance of finding target_mde the test runs for"),

@@ -409,14 +409,17 @@ import Testing
         #expect(output.contains("test variant: ship: " + reason))
     }
 
-    /// A period test's refund guardrail reads refunds among buyers: the variant sells its pass to
-    /// 150 members where control sells to 20, a fifth of each group's buyers refunded a dollar.
-    /// Per member that is 15% against 2% (the night's `refund_user_rate` row loses), per buyer 20%
-    /// against 20%: the year ships. With 40% of the variant's buyers refunded against 2% of
-    /// control's 100, the guardrail loses among buyers too and rolls the variant back.
+    /// A period test's refund guardrail, named in the job, reads refunds among buyers: the variant
+    /// sells its pass to 150 members where control sells to 20, a fifth of each group's buyers
+    /// refunded a dollar. Per member that is 15% against 2% (the night's `refund_user_rate` row
+    /// loses), per buyer 20% against 20%: the year ships. With 40% of the variant's buyers
+    /// refunded against 2% of control's 100, the guardrail loses among buyers too and rolls the
+    /// variant back; without `guardrail_metrics` in the job a period test has no guardrail, and
+    /// the year, which nets those refunds, decides alone.
     @Test func aPeriodTestsRefundGuardrailReadsRefundsAmongBuyers() throws {
+        let guardrail = ["guardrail_metrics": "[refund_user_rate]"]
         let sameShare = try Self.passes(
-            [:], control: Self.members(200, paying: 20, refunded: 4), variant: Self.members(200, paying: 150, refunded: 30))
+            guardrail, control: Self.members(200, paying: 20, refunded: 4), variant: Self.members(200, paying: 150, refunded: 30))
         let (shipped, _, _) = try Self.periodDecision(sameShare, date: Self.passesNight)
         #expect(shipped["status"] == "ship" && shipped["losing_guardrails"] == "", "\(shipped)")
         let perMember = try #require(
@@ -425,13 +428,16 @@ import Testing
             })
         #expect(try Self.number(perMember["seq_abs_lift_ci_low_adjusted"]) > 0, "per member, the variant's refunds lose: \(perMember)")
 
-        let moreRefunded = try Self.passes(
-            [:], control: Self.members(200, paying: 100, refunded: 2), variant: Self.members(200, paying: 150, refunded: 60))
+        let (control, variant) = (Self.members(200, paying: 100, refunded: 2), Self.members(200, paying: 150, refunded: 60))
+        let moreRefunded = try Self.passes(guardrail, control: control, variant: variant)
         let (rolledBack, _, _) = try Self.periodDecision(moreRefunded, date: Self.passesNight)
         #expect(rolledBack["status"] == "roll_back" && rolledBack["losing_guardrails"] == "refund_user_rate", "\(rolledBack)")
         #expect(
             rolledBack["reason"]?.hasPrefix("Roll back variant and keep control: refunds among buyers (+1,900.0%) is worse than control. ")
                 == true, "\(rolledBack["reason"] ?? "")")
+        let (byTheYear, _, _) = try Self.periodDecision(
+            try Self.passes([:], control: control, variant: variant), date: Self.passesNight)
+        #expect(byTheYear["status"] == "ship" && byTheYear["losing_guardrails"] == "", "\(byTheYear)")
     }
 
     /// Half the width of the difference's own interval over control's value: the relative

@@ -167,7 +167,7 @@ struct OfferingDecision {
                 )
                 goalOutcome = outcome(goal, of: row.group)
             }
-            let losing = settings.guardrailMetrics.compactMap { metric -> GuardrailReading? in
+            let losing = settings.guardrails(isPeriodTest: periodTest != nil).compactMap { metric -> GuardrailReading? in
                 let reading = guardrail(metric, of: row.group, isPeriodTest: periodTest != nil, refundsAmongBuyers: refundsAmongBuyers)
                 return MetricOutcome(adjustedInterval(reading.comparison, relative: false), harmfulWhenUp: metric.isHarmfulWhenUp) == .loses
                     ? reading : nil
