@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The projection's calibration study (docs/projection-calibration.md): simulate every setting with
 # simulate.py, run `offerlab run` on it as of day 30 and day 60, and print the table (analyse.py).
-#   tools/projection-calibration/run-study.sh [--tests N] [--data DIR] [--past | --no-past] [SETTING...]
+#   tools/projection-calibration/run-study.sh [--tests N] [--users-per-day U] [--past-per-day P]
+#       [--data DIR] [--past | --no-past] [SETTING...]
+# --users-per-day and --past-per-day go to simulate.py (its defaults, 30 and 3, give 1,800 users a
+# group by day 60; issue 77's sizes are 50 for 3,000 and 167 for 10,000).
 # Settings: those named, else the settings with an app's past (--past), those
 # without (--no-past), or all. OFFERLAB names the binary (default: a release build of this
 # checkout). Two settings run side by side. Fixed seeds: the same binary gives the same table.
@@ -11,11 +14,13 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 tests=200
+sizes=()
 data="${TMPDIR:-/tmp}/offerlab-projection-calibration"
 which=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests="$2"; shift 2 ;;
+    --users-per-day | --past-per-day) sizes+=("$1" "$2"); shift 2 ;;
     --data) data="$2"; shift 2 ;;
     --past) which=past; shift ;;
     --no-past) which=no-past; shift ;;
@@ -38,13 +43,15 @@ mkdir -p "$data"
 one() {
   local setting="$1" dir="$data/$1"
   rm -rf "$dir"
-  python3 "$root/tools/projection-calibration/simulate.py" --setting "$setting" --tests "$tests" --out "$dir" 2>/dev/null
+  python3 "$root/tools/projection-calibration/simulate.py" --setting "$setting" --tests "$tests" $size_options --out "$dir" 2>/dev/null
   for day in 30 60; do
     (cd "$dir" && "$OFFERLAB" run "job-day$day.yaml" --quiet >/dev/null)
   done
   echo "$setting done" >&2
 }
 export -f one
-export root data tests OFFERLAB
+# An array does not cross into the xargs shells: the options go as one word list.
+size_options="${sizes[*]:-}"
+export root data tests size_options OFFERLAB
 printf '%s\n' "${settings[@]}" | xargs -P 2 -I{} bash -c 'one {}'
 python3 "$root/tools/projection-calibration/analyse.py" --data "$data" --csv "$data/calibration.csv"
