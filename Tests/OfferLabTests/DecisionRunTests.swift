@@ -246,8 +246,15 @@ import Testing
         let days = Int((Double(plan.usersNeeded) / 28).rounded(.up))
         #expect(days + 14 > 90)
         #expect(row["status"] == "futile" && row["days_left"] == "" && row["users_needed"] == String(plan.usersNeeded))
+        // What the goal shows tonight comes first: conversion +10.0% and its interval.
+        let (lift, low, high) = (
+            try Self.number(row["goal_rel_lift"]), try Self.number(row["goal_rel_lift_ci_low"]),
+            try Self.number(row["goal_rel_lift_ci_high"])
+        )
+        #expect(abs(lift - 0.1) < 1e-9 && low < 0 && high > 0.1)
+        let shows = "conversion +10.0% (\(ReportFormat.signedPercent(low)) to \(ReportFormat.signedPercent(high)))"
         let reason =
-            "Stop variant and keep control: at 28 new users a day, finding a 10.0% change in conversion would take about \(days) more days (the test may run 90 days)."
+            "Stop variant and keep control: \(shows); at 28 new users a day, finding a 10.0% change in conversion would take about \(days) more days (the test may run 90 days)."
         #expect(row["reason"] == reason, "\(row["reason"] ?? "")")
         #expect(output.contains("test variant: futile: " + reason))
     }

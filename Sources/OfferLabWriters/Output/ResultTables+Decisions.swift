@@ -570,12 +570,14 @@ struct OfferingDecision {
                     "Stop \(row.group) \(keep): its first year will not be known in time: \(unseen); about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
             }
             let finding = "finding \(change)"
+            // What the goal shows tonight, so a stop on a clear loser says it is one.
+            let shows = row.goalRelLift == nil ? "" : "\(goal) \(liftWithInterval(row)); "
             guard let days = plans.outlook.target.daysLeft else {
                 return
-                    "Stop \(row.group) \(keep): \(traffic), no number of users would be enough for \(finding) \(reliably)."
+                    "Stop \(row.group) \(keep): \(shows)\(traffic), no number of users would be enough for \(finding) \(reliably)."
             }
             return
-                "Stop \(row.group) \(keep): \(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
+                "Stop \(row.group) \(keep): \(shows)\(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
         case .keepRunning:
             if let lead = plans.outlook.lead {
                 if lead.runsPast(runtime) {
