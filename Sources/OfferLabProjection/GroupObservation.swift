@@ -62,6 +62,13 @@ struct GroupObservation: Sendable {
 
     static let minutesPerDay = 1440
 
+    /// The order a member's events are read in: by time, and at the same time a charge before a
+    /// refund or a cancel (a cancel at its renewal's time turns off the chain after that renewal),
+    /// as the past's chains are read (`PastChain.read`).
+    static func precedes(_ first: ProjectionEvent, _ second: ProjectionEvent) -> Bool {
+        (first.time, first.kind.rawValue) < (second.time, second.kind.rawValue)
+    }
+
     /// The minute of tenure day 0 that `days` (a tenure in days, from 0) falls in.
     static func dayZeroMinute(_ days: Double) -> Int { min(max(Int(days * Double(minutesPerDay)), 0), minutesPerDay - 1) }
 
@@ -311,13 +318,16 @@ extension GroupObservation {
             for member in run.assignedAt.indices {
                 let assignedAt = run.assignedAt[member]
                 let end = run.eventEnds[member]
-                // Most members' events come in time order: read in place, copied only to be sorted.
+                // Most members' events come in order: read in place, copied only to be sorted.
                 var memberEvents = run.events[start..<end]
                 start = end
-                if memberEvents.indices.dropFirst().contains(where: { memberEvents[$0 - 1].time > memberEvents[$0].time }) {
+                if memberEvents.indices.dropFirst().contains(where: { Self.precedes(memberEvents[$0], memberEvents[$0 - 1]) }) {
                     sortedEvents.removeAll(keepingCapacity: true)
-                    sortedEvents.append(contentsOf: memberEvents)
-                    sortedEvents.sort { $0.time < $1.time }
+                    // Stable: events alike in time and kind keep the order they came in.
+                    sortedEvents.append(
+                        contentsOf: memberEvents.enumerated().sorted {
+                            Self.precedes($0.element, $1.element) || (!Self.precedes($1.element, $0.element) && $0.offset < $1.offset)
+                        }.map(\.element))
                     memberEvents = sortedEvents[...]
                 }
                 // Most members have none: emptying an empty array is not free.

@@ -41,6 +41,27 @@ struct ProjectionTurnedOffTests {
         #expect(Set(product.pendingTurnedOff.keys.map { $0 >> 16 }) == [2])
     }
 
+    @Test("A cancel at its renewal's very time turns the chain off after that renewal, in whatever order the two came")
+    func aCancelAtItsRenewalsTimeComesAfterIt() {
+        // 10 members renew at day 30.5 and turn renewal off at that same microsecond, the cancel
+        // given first; read on day 40: renewal 1 was due on, renewal 2 is pending turned off.
+        var group = ProjectionGroupInput(name: "monthly")
+        let renewed = 30 * day + 12 * hour
+        for member in 0..<10 {
+            let cancel = ProjectionEvent(time: renewed, kind: .cancel, product: FixtureProduct.monthly, chain: Int64(member), amount: 0)
+            group.appendMember(
+                assignedAt: 0,
+                events: [
+                    purchase(hour, FixtureProduct.monthly, 10, member: member), cancel,
+                    renewal(renewed, FixtureProduct.monthly, 10, member: member),
+                ])
+        }
+        let product = GroupObservation(group, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: 40 * day))
+            .products[FixtureProduct.monthly]
+        #expect(product.renewals.due(1) == 10 && product.turnedOffRenewals.due(1) == 0)
+        #expect(product.pendingTurnedOff.values.reduce(0, +) == 10 && product.pendingChains.isEmpty)
+    }
+
     @Test("A turned-off chain's next renewal at the turned-off rate (1/10), the later ones as any chain's (1/2)")
     func aTurnedOffChainRenewsAtItsStatesRate() throws {
         // Renewals 2 … 11 fall due before day 365 (10 charges). An on chain: Σ_{j=1..10} 10·0.5^j;
