@@ -37,6 +37,9 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "projection-calibration"))
+import simulate  # noqa: E402  (the calibration's writer of the server tables)
+
 START = datetime(2026, 1, 5, tzinfo=timezone.utc)
 USERS_PER_DAY = 390
 BUYER_SHARE = 0.1
@@ -122,20 +125,7 @@ def write_test_data(folder: Path, plan_name: str, tests: int, seed: int) -> None
                 if unit(index, salt + 1 + charge) >= RENEWAL:
                     break
 
-    def write(name: str, header: list[str], rows: list[list]) -> None:
-        with open(folder / "tables" / name, "w", newline="") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows(rows)
-
-    write("subscription_offerings.csv", ["id", "offering_id", "name", "is_active", "created_at"], offerings)
-    write("subscription_offering_groups.csv", ["id", "subscription_offering_id", "group_name", "weight"], groups)
-    write("subscription_offering_group_products.csv",
-          ["offering_group_id", "position", "product_id", "type", "fallback_display_price", "is_default", "badge_text", "subtitle_text"],
-          products)
-    write("subscription_offering_group_copy.csv",
-          ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"], copy)
-    write("user_offering_assignments.csv", ["id", "user_id", "subscription_offering_id", "offering_group_id", "assigned_at"], assignments)
+    simulate.write_tables(folder / "tables", offerings, groups, products, copy, assignments)
     (folder / "logs").mkdir(exist_ok=True)
     for day, lines in by_day.items():
         with gzip.open(folder / "logs" / f"events-{day:03d}.jsonl.gz", "wt") as handle:

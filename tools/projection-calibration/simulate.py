@@ -482,6 +482,25 @@ SEED_ORDER = sorted(name for name in SETTINGS if not name.startswith("past-") an
     name for name in SETTINGS if name.startswith("past-")) + list(LATER_SETTINGS)
 
 
+def write_tables(folder, offerings, group_rows, product_rows, copy_rows, assignments):
+    """The five server tables (docs/input-formats.md) as CSV files in `folder`, from their rows."""
+
+    def write(name, header, rows):
+        with open(os.path.join(folder, name), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(header)
+            w.writerows(rows)
+
+    write("subscription_offerings.csv", ["id", "offering_id", "name", "is_active", "created_at"], offerings)
+    write("subscription_offering_groups.csv", ["id", "subscription_offering_id", "group_name", "weight"], group_rows)
+    write("subscription_offering_group_products.csv",
+          ["offering_group_id", "position", "product_id", "type", "fallback_display_price", "is_default", "badge_text", "subtitle_text"],
+          product_rows)
+    write("subscription_offering_group_copy.csv",
+          ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"], copy_rows)
+    write("user_offering_assignments.csv", ["id", "user_id", "subscription_offering_id", "offering_group_id", "assigned_at"], assignments)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setting", required=True, choices=sorted(SETTINGS))
@@ -550,20 +569,7 @@ def main():
             with gzip.open(os.path.join(args.out, "history", f"past-{offering}.jsonl.gz"), "wt") as f:
                 f.write("\n".join(line for _, line in sorted(past_lines)) + "\n")
 
-    def write(name, header, rows):
-        with open(os.path.join(args.out, "tables", name), "w", newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-
-    write("subscription_offerings.csv", ["id", "offering_id", "name", "is_active", "created_at"], offerings)
-    write("subscription_offering_groups.csv", ["id", "subscription_offering_id", "group_name", "weight"], group_rows)
-    write("subscription_offering_group_products.csv",
-          ["offering_group_id", "position", "product_id", "type", "fallback_display_price", "is_default", "badge_text", "subtitle_text"],
-          product_rows)
-    write("subscription_offering_group_copy.csv",
-          ["offering_group_id", "header_title", "header_subtitle", "cta_button_text", "supporting_text"], copy_rows)
-    write("user_offering_assignments.csv", ["id", "user_id", "subscription_offering_id", "offering_group_id", "assigned_at"], assignments)
+    write_tables(os.path.join(args.out, "tables"), offerings, group_rows, product_rows, copy_rows, assignments)
     # One log file per day, as a nightly export would be.
     by_day = {}
     for time, line in sorted(lines):
