@@ -203,7 +203,7 @@ def read_setting(folder, setting, alpha):
     truth = {(r["day"], r["offering_id"], r["group"]): float(r["true_arpu_365"]) for r in read(os.path.join(folder, "truth.csv"))}
     expected_path = os.path.join(folder, "expected.csv")
     expected = {(r["offering_id"], r["group"]): r for r in read(expected_path)} if os.path.exists(expected_path) else {}
-    cells, comparisons, periods, decided = [], [], [], {}
+    cells, comparisons, periods, decided, stopped = [], [], [], {}, {}
     for day in ("30", "60"):
         nights = glob.glob(os.path.join(folder, f"out-day{day}", "*", "projection.csv"))
         if not nights:
@@ -225,16 +225,18 @@ def read_setting(folder, setting, alpha):
             for r in decisions:
                 key = (r["offering_id"], r["group"], r["control_group"])
                 decided[key] = decided.get(key, False) or r["status"] in ("ship", "roll_back")
+                stopped[key] = stopped.get(key, False) or r["status"] == "futile"
     arrivals = []
     if expected:
         # Decisions by day 60 (issue 77 item 2): a period test is decided when a read night up to
-        # day 60 ships or rolls back its treatment.
+        # day 60 ships or rolls back its treatment. A `futile` night ("Stop t and keep control")
+        # is counted apart: it ends the test, keeping control, but is not a decision by the year.
         for (offering, name, control), was_decided in decided.items():
             treatment = expected[(offering, name)]
             if treatment["period_test"] != "1":
                 continue
             arrivals.append(dict(setting=setting, ratio=expected_of(expected, offering, name) / expected_of(expected, offering, control),
-                                 decided=was_decided))
+                                 decided=was_decided, stopped=stopped[(offering, name, control)] and not was_decided))
     return cells, comparisons, periods, arrivals
 
 
@@ -278,14 +280,17 @@ def print_tables(cells, comparisons, periods, arrivals):
                   f"| {c['other']} | {c['against_year']} |")
     if arrivals:
         print()
-        print("| setting | treatment's year / control's | period tests | decided (ship or roll_back) by day 60 |")
-        print("|---|---|---|---|")
+        print("| setting | treatment's year / control's | period tests | decided (ship or roll_back) by day 60 "
+              "| else stopped as `futile` (keeping control) by day 60 |")
+        print("|---|---|---|---|---|")
         for setting in sorted({a["setting"] for a in arrivals}):
             mine = [a for a in arrivals if a["setting"] == setting]
             for ratio in sorted({round(a["ratio"], 3) for a in mine}):
                 these = [a for a in mine if round(a["ratio"], 3) == ratio]
                 decided = sum(a["decided"] for a in these)
-                print(f"| {setting} | {ratio:.3f} | {len(these)} | {decided} ({percent(decided / len(these))}) |")
+                stops = sum(a["stopped"] for a in these)
+                print(f"| {setting} | {ratio:.3f} | {len(these)} | {decided} ({percent(decided / len(these))}) "
+                      f"| {stops} ({percent(stops / len(these))}) |")
 
 
 def print_targets(cells, comparisons, periods, arrivals, alpha):
@@ -373,6 +378,11 @@ def print_targets(cells, comparisons, periods, arrivals, alpha):
             print(f"{verdict(decided / len(these) >= target)}: (f) period tests whose treatment's year is {label} "
                   f"({low}–{high} times control's) are decided by day 60 in at least {100 * target:.0f} % "
                   f"({decided} of {len(these)}, {100 * decided / len(these):.1f} %; {settings}).")
+            stops = sum(a["stopped"] for a in these)
+            if stops and high < 1:
+                print(f"MEASURED: (f) of the rest, {stops} were stopped as `futile` by day 60, keeping control, the year's "
+                      f"winner: with them {decided + stops} of {len(these)} ({100 * (decided + stops) / len(these):.1f} %) ended "
+                      f"by day 60 as the year says.")
         else:
             print(f"NO DATA: (f) period tests whose treatment's year is {label} ({low}–{high} times control's).")
     # Issue 58 item 6, kept for the record: a group whose members have mostly stopped converting

@@ -22,17 +22,19 @@ def write(path, header, rows):
         w.writerows(rows)
 
 
-def night(folder, roll_backs_of_the_winner=1, annual_misses=2, weekly_bounded=1, far_misses=0, statuses=None, old_format=False):
-    """A weekly control (expected 2.0) against an annual treatment that wins the year (3.0), read
-    on day 60: value intervals of ±1 around the truth and far ends of ±2, except where stated."""
+def night(folder, roll_backs_of_the_winner=1, annual_misses=2, weekly_bounded=1, far_misses=0, statuses=None, old_format=False,
+          annual_year=3.0):
+    """A weekly control (expected 2.0) against an annual treatment that wins the year (3.0, or
+    `annual_year`), read on day 60: value intervals of ±1 around the truth and far ends of ±2,
+    except where stated."""
     offerings = [f"test_{t:04d}" for t in range(TESTS)]
-    truth = {("weekly", o): 2.0 for o in offerings} | {("annual", o): 3.0 for o in offerings}
+    truth = {("weekly", o): 2.0 for o in offerings} | {("annual", o): annual_year for o in offerings}
     write(os.path.join(folder, "truth.csv"), ["day", "offering_id", "group", "users", "true_arpu_365"],
           [[60, o, g, 1800, v] for (g, o), v in truth.items()])
     write(os.path.join(folder, "expected.csv"),
           ["offering_id", "group", "expected_revenue_365", "expected_revenue_365_se", "entered_by_day_30_share", "past", "period_test",
            "wins_year"],
-          [[o, g, v, 0.01, 0.99, "like", 1, int(g == "annual")] for (g, o), v in truth.items()])
+          [[o, g, v, 0.01, 0.99, "like", 1, int((g == "annual") == (annual_year > 2.0))] for (g, o), v in truth.items()])
     projection = []
     for (g, o), v in truth.items():
         test = int(o[-4:])
@@ -165,3 +167,14 @@ def test_the_binomial_quantile_without_scipy_matches_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy.stats", None)  # `from scipy.stats import binom` raises ImportError
     assert {n: analyse.binomial_quantile(0.01, n) for n in expected} == expected
     assert expected[20] == 16 and expected[200] == 182
+
+
+def test_a_futile_stop_of_a_treatment_that_loses_the_year_is_counted_apart(tmp_path):
+    # The annual plan's year is half the weekly plan's: 3 rolled back, 12 stopped as futile.
+    statuses = ["roll_back"] * 3 + ["futile"] * 12 + ["keep_running"] * 5
+    lines, _ = analyse_night(tmp_path, statuses=statuses, annual_year=1.0)
+    assert starts(lines, "FAIL: (f) period tests whose treatment's year is half control's", "(3 of 20, 15.0 %;")
+    assert starts(lines, "MEASURED: (f) of the rest, 12 were stopped as `futile` by day 60", "with them 15 of 20 (75.0 %)")
+    assert "| past-weekly-vs-annual | 0.500 | 20 | 3 (15.0 %) | 12 (60.0 %) |" in lines
+    # None of it is against the year: the loser is rolled back or stopped.
+    assert starts(lines, "PASS: (e) period tests are decided against their year", "0 of 20")
