@@ -144,7 +144,8 @@ def countdown(days: list[int]) -> dict:
     return dict(drop=drop, rose=rose, meets=not rose and abs(drop - 42) <= 0.1 * days[0])
 
 
-def study(offerlab: str, plan_name: str, tests: int, seed: int, folder: Path) -> list[dict]:
+def study(offerlab: str, plan_name: str, tests: int, seed: int, folder: Path) -> tuple[list[dict], dict[str, str]]:
+    """Each test's countdown over its rated nights, and the tests left out (decided by chance)."""
     plan = PLANS[plan_name]
     write_test_data(folder, plan_name, tests, seed)
     weeks = list(range(3, plan["first_rated_week"] + 7))
@@ -162,7 +163,8 @@ def study(offerlab: str, plan_name: str, tests: int, seed: int, folder: Path) ->
                 # An A/A test decided by chance (alpha of them a night) has no countdown from then on.
                 if row["status"] != "keep_running" or not row["days_left"]:
                     ended.setdefault(row["offering_id"], f"week {week}: {row['status']}")
-                days_left.setdefault(row["offering_id"], []).append(int(row["days_left"] or -1))
+                else:
+                    days_left.setdefault(row["offering_id"], []).append(int(row["days_left"]))
     rated_from = plan["first_rated_week"] - 3
     results = []
     for offering, days in sorted(days_left.items()):

@@ -203,7 +203,7 @@ def read_setting(folder, setting, alpha):
     truth = {(r["day"], r["offering_id"], r["group"]): float(r["true_arpu_365"]) for r in read(os.path.join(folder, "truth.csv"))}
     expected_path = os.path.join(folder, "expected.csv")
     expected = {(r["offering_id"], r["group"]): r for r in read(expected_path)} if os.path.exists(expected_path) else {}
-    cells, comparisons, periods, decided, stopped = [], [], [], {}, {}
+    cells, comparisons, periods, statuses = [], [], [], {}
     for day in ("30", "60"):
         nights = glob.glob(os.path.join(folder, f"out-day{day}", "*", "projection.csv"))
         if not nights:
@@ -224,19 +224,19 @@ def read_setting(folder, setting, alpha):
             periods.append(period_decisions(setting, day, decisions, expected))
             for r in decisions:
                 key = (r["offering_id"], r["group"], r["control_group"])
-                decided[key] = decided.get(key, False) or r["status"] in ("ship", "roll_back")
-                stopped[key] = stopped.get(key, False) or r["status"] == "futile"
+                statuses.setdefault(key, set()).add(r["status"])
     arrivals = []
     if expected:
         # Decisions by day 60 (issue 77 item 2): a period test is decided when a read night up to
         # day 60 ships or rolls back its treatment. A `futile` night ("Stop t and keep control")
         # is counted apart: it ends the test, keeping control, but is not a decision by the year.
-        for (offering, name, control), was_decided in decided.items():
+        for (offering, name, control), seen in statuses.items():
             treatment = expected[(offering, name)]
             if treatment["period_test"] != "1":
                 continue
+            decided = bool(seen & {"ship", "roll_back"})
             arrivals.append(dict(setting=setting, ratio=expected_of(expected, offering, name) / expected_of(expected, offering, control),
-                                 decided=was_decided, stopped=stopped[(offering, name, control)] and not was_decided))
+                                 decided=decided, stopped="futile" in seen and not decided))
     return cells, comparisons, periods, arrivals
 
 
