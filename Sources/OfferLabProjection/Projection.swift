@@ -89,7 +89,8 @@ struct GroupDraws {
             fitted.futureRevenue(
                 fitted.pointParameters(renewals: renewals, conversions: conversions, usingPast: usingPast, followOns: followOns))
         }
-        let point = expected(renewals: nil, conversions: nil)
+        let ratesSeen = fitted.pointParameters(renewals: nil, conversions: nil)
+        let point = fitted.futureRevenue(ratesSeen)
         let lowest = expected(renewals: .lower, conversions: .lower)
         let highest = expected(renewals: .upper, conversions: .upper)
         let observed = observation.observedRevenue
@@ -126,6 +127,9 @@ struct GroupDraws {
             newcomerGap = gap
         } else {
             newcomer = point.newcomer
+        }
+        if let days = configuration.growthDays.map({ min($0, Int(configuration.horizonDays)) }), days >= 1 {
+            projection.newcomerGrowth = Self.growth(fitted, ratesSeen, days: days, isFloor: newcomerGap != nil)
         }
         var optionalGenerator: SplitMix64? = generator
         // The far ends first: their draws are the same whatever the rates seen take.
@@ -171,6 +175,28 @@ struct GroupDraws {
             projection.bounds = ConfidenceInterval(low: min(low, interval.low), high: max(high, interval.high))
         }
         if newcomer == nil { newcomerSeen = [] }
+    }
+
+    /// A newcomer's growth through tenure `days` (`FittedGroup.newcomerGrowth`): day by day through
+    /// the first four weeks, where a paywall's purchases and the first renewals fall, then week by
+    /// week and linear between (each tenure costs a pass over the days before it).
+    private static func growth(_ fitted: FittedGroup, _ parameters: ProjectionParameters, days: Int, isFloor: Bool) -> TenureGrowth? {
+        let daily = min(days, 28)
+        let horizons = Array(0...daily) + Array(stride(from: daily + 7, to: days, by: 7)) + (days > daily ? [days] : [])
+        let moments = fitted.newcomerGrowth(parameters, horizons: horizons)
+        var first = [Double](repeating: 0, count: days + 1)
+        var second = first
+        for (index, horizon) in horizons.enumerated() {
+            (first[horizon], second[horizon]) = moments[index]
+            guard index > 0, horizons[index - 1] < horizon - 1 else { continue }
+            let (start, previous) = (horizons[index - 1], moments[index - 1])
+            for tenure in (start + 1)..<horizon {
+                let fraction = Double(tenure - start) / Double(horizon - start)
+                first[tenure] = previous.first + fraction * (moments[index].first - previous.first)
+                second[tenure] = previous.second + fraction * (moments[index].second - previous.second)
+            }
+        }
+        return TenureGrowth(first: first, second: second, isFloor: isFloor)
     }
 
     /// With a past: the products whose renewals the year takes from it (those the year needs

@@ -157,10 +157,13 @@ public struct ProjectionConfiguration: Sendable {
     /// intervals): two thirds of the draws. The backtest reads the interval at the rates seen
     /// alone, and leaves them out.
     public var drawsFarEnds: Bool
+    /// The tenure in days through which a newcomer's growth is made (`GroupProjection.newcomerGrowth`,
+    /// at most the horizon); nil: none (nothing plans on it).
+    public var growthDays: Int?
 
     public init(
         asOf: Int64, alpha: Double = 0.05, replicates: Int = 2000, refundLagDays: Double = 14, horizonDays: Double = 365,
-        drawsFarEnds: Bool = true
+        drawsFarEnds: Bool = true, growthDays: Int? = nil
     ) {
         self.asOf = asOf
         self.alpha = alpha
@@ -168,5 +171,6 @@ public struct ProjectionConfiguration: Sendable {
         self.refundLagDays = refundLagDays
         self.horizonDays = horizonDays
         self.drawsFarEnds = drawsFarEnds
+        self.growthDays = growthDays
     }
 }

@@ -573,36 +573,8 @@ struct FittedGroup: Sendable {
         }
 
         let days = observation.atRiskByDay.count
-        // A purchase of a product on tenure day d: the first charge, then the renewals due before
-        // the horizon if it is kept, N + kept·W(1, m); for a one-time product, the chains bought
-        // after it (`FollowOnMoments`).
-        var productFirst = [[Double]](repeating: [], count: parameters.productShare.count)
-        var productSecond = productFirst
-        for product in productFirst.indices
-        where parameters.productShare[product] > 0 || followOnTargets.contains(product)
-            || !(parameters.followOnHazard.indices.contains(product) ? parameters.followOnHazard[product].isEmpty : true)
-        {
-            productFirst[product] = Array(repeating: parameters.chargeMean[product], count: days)
-            productSecond[product] = Array(repeating: parameters.chargeSecondMoment[product], count: days)
-            guard plans[product].periodDays != nil else { continue }
-            for day in 0..<days {
-                let renewals = tables[product].moments(firstIndex: 1, charges: renewalsDueByDay[product][day])
-                productFirst[product][day] += parameters.keptShare[product] * renewals.0
-                let (renewalsFirst, renewalsSecond) = renewals
-                productSecond[product][day] +=
-                    2 * parameters.keptMean[product] * renewalsFirst + parameters.keptShare[product] * renewalsSecond
-            }
-        }
-        let followOns = FollowOnMoments(
-            parameters, tails: followOnTails, observation: observation, first: &productFirst, second: &productSecond)
-        var purchaseFirst = Array(repeating: 0.0, count: days)
-        var purchaseSecond = Array(repeating: 0.0, count: days)
-        for (product, share) in parameters.productShare.enumerated() where share > 0 {
-            for day in 0..<days {
-                purchaseFirst[day] += share * productFirst[product][day]
-                purchaseSecond[day] += share * productSecond[product][day]
-            }
-        }
+        let (purchaseFirst, purchaseSecond, followOns) = purchaseMoments(
+            parameters, tables: tables, renewalsDue: renewalsDueByDay, days: days, followOnTargets: followOnTargets)
         // The members' one-time purchases still waiting for a follow-on: a Bernoulli mixture each.
         for (product, key, count) in waitingFollowOns {
             let (first, second) = followOns.remaining(product: product, purchaseDay: key >> 16, daysSince: key & 0xFFFF)
@@ -610,7 +582,6 @@ struct FittedGroup: Sendable {
             variance += Double(count) * (second - first * first)
         }
         // A trial ending on day d converts with probability p: its value is a Bernoulli(p) times a purchase's.
-        let trialDays = observation.trialDays
         let conversion = parameters.trialConversion
         for (day, count) in observation.pendingTrialsByDay.enumerated() where count > 0 {
             let first = conversion * purchaseFirst[day]
@@ -621,12 +592,7 @@ struct FittedGroup: Sendable {
         var laterFirst = 0.0
         var laterSecond = 0.0
         for day in stride(from: days - 1, through: 0, by: -1) {
-            // An entry on this day: a purchase, or a trial that converts `trialDays` later.
-            let trialEnd = day + trialDays
-            let trialFirst = trialEnd < days ? conversion * purchaseFirst[trialEnd] : 0
-            let trialSecond = trialEnd < days ? conversion * purchaseSecond[trialEnd] : 0
-            let valueFirst = (1 - parameters.trialShare) * purchaseFirst[day] + parameters.trialShare * trialFirst
-            let valueSecond = (1 - parameters.trialShare) * purchaseSecond[day] + parameters.trialShare * trialSecond
+            let (valueFirst, valueSecond) = entryMoments(parameters, day: day, purchase: (purchaseFirst, purchaseSecond))
             let hazard = parameters.hazard[day]
             let waiting = observation.waitingByDay[day]
             if waiting.count > 0 {
@@ -659,6 +625,87 @@ struct FittedGroup: Sendable {
         }
         // The recursion has reached tenure day 0: G(0), a member who has not entered yet.
         return (mean, max(0, variance), laterFirst)
+    }
+
+    /// Per tenure day d < `days`: the first and second moments of what a purchase on day d brings
+    /// before tenure `days` (`renewalsDue[product][d]` renewals at most), the products mixed by
+    /// their shares: the first charge, then the renewals due if it is kept, N + kept·W(1, m); for
+    /// a one-time product, the chains bought after it (`FollowOnMoments`).
+    private func purchaseMoments(
+        _ parameters: ProjectionParameters, tables: [ChainMoments], renewalsDue: [[Int]], days: Int, followOnTargets: Set<Int>
+    ) -> (first: [Double], second: [Double], followOns: FollowOnMoments) {
+        var productFirst = [[Double]](repeating: [], count: parameters.productShare.count)
+        var productSecond = productFirst
+        for product in productFirst.indices
+        where parameters.productShare[product] > 0 || followOnTargets.contains(product)
+            || !(parameters.followOnHazard.indices.contains(product) ? parameters.followOnHazard[product].isEmpty : true)
+        {
+            productFirst[product] = Array(repeating: parameters.chargeMean[product], count: days)
+            productSecond[product] = Array(repeating: parameters.chargeSecondMoment[product], count: days)
+            guard plans[product].periodDays != nil else { continue }
+            for day in 0..<days {
+                let renewals = tables[product].moments(firstIndex: 1, charges: renewalsDue[product][day])
+                productFirst[product][day] += parameters.keptShare[product] * renewals.0
+                let (renewalsFirst, renewalsSecond) = renewals
+                productSecond[product][day] +=
+                    2 * parameters.keptMean[product] * renewalsFirst + parameters.keptShare[product] * renewalsSecond
+            }
+        }
+        let followOns = FollowOnMoments(
+            parameters, tails: followOnTails, observation: observation, days: days, first: &productFirst, second: &productSecond)
+        var purchaseFirst = Array(repeating: 0.0, count: days)
+        var purchaseSecond = Array(repeating: 0.0, count: days)
+        for (product, share) in parameters.productShare.enumerated() where share > 0 {
+            for day in 0..<days {
+                purchaseFirst[day] += share * productFirst[product][day]
+                purchaseSecond[day] += share * productSecond[product][day]
+            }
+        }
+        return (purchaseFirst, purchaseSecond, followOns)
+    }
+
+    /// An entry on tenure day `day`: a purchase, or a trial that converts `trialDays` later (nothing
+    /// when that is past `purchase`'s days), its first and second moments.
+    @inline(__always)
+    private func entryMoments(_ parameters: ProjectionParameters, day: Int, purchase: (first: [Double], second: [Double]))
+        -> (Double, Double)
+    {
+        let trialEnd = day + observation.trialDays
+        let conversion = parameters.trialConversion
+        let trialFirst = trialEnd < purchase.first.count ? conversion * purchase.first[trialEnd] : 0
+        let trialSecond = trialEnd < purchase.first.count ? conversion * purchase.second[trialEnd] : 0
+        return (
+            (1 - parameters.trialShare) * purchase.first[day] + parameters.trialShare * trialFirst,
+            (1 - parameters.trialShare) * purchase.second[day] + parameters.trialShare * trialSecond
+        )
+    }
+
+    /// A newcomer's revenue before tenure H (a member entering the test now, nothing observed), its
+    /// first and second moments at `parameters`, for each H in `horizons` (whole days, 1 … the
+    /// model's horizon): how revenue to date grows with tenure at those rates, which the days left
+    /// of `arpu` plan on (docs/statistics.md, "Days left"). Each H is the year's recursion cut at H.
+    func newcomerGrowth(_ parameters: ProjectionParameters, horizons: [Int]) -> [(first: Double, second: Double)] {
+        let followOnTargets = Set(parameters.followOnShare.flatMap { mix in mix.indices.filter { mix[$0] > 0 } })
+        let tables = parameters.renewal.indices.map { product in
+            parameters.productShare[product] > 0 || followOnTargets.contains(product)
+                ? ChainMoments(parameters, product: product) : ChainMoments()
+        }
+        return horizons.map { horizon in
+            let days = min(horizon, observation.atRiskByDay.count)
+            let renewalsDue = plans.map { plan in
+                guard let period = plan.periodDays else { return [Int]() }
+                return (0..<days).map { Self.renewalsDue(conversionDay: $0, periodDays: period, horizonDays: Double(days)) }
+            }
+            let (first, second, _) = purchaseMoments(
+                parameters, tables: tables, renewalsDue: renewalsDue, days: days, followOnTargets: followOnTargets)
+            var later = (first: 0.0, second: 0.0)
+            for day in stride(from: days - 1, through: 0, by: -1) {
+                let value = entryMoments(parameters, day: day, purchase: (first, second))
+                let hazard = parameters.hazard[day]
+                later = (hazard * value.0 + (1 - hazard) * later.first, hazard * value.1 + (1 - hazard) * later.second)
+            }
+            return later
+        }
     }
 
     /// A running chain's charges still to come: its next renewal at the rate of its state tonight
@@ -782,9 +829,9 @@ struct FollowOnMoments {
 
     init(
         _ parameters: ProjectionParameters, tails: [(start: Int, started: Int, exposure: Int)], observation: GroupObservation,
-        first: inout [[Double]], second: inout [[Double]]
+        days: Int, first: inout [[Double]], second: inout [[Double]]
     ) {
-        days = observation.atRiskByDay.count
+        self.days = days
         let oneTime = parameters.followOnHazard.indices.filter { !parameters.followOnHazard[$0].isEmpty }
         guard !oneTime.isEmpty else { return }
         let slots = days + 1

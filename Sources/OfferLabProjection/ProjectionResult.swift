@@ -129,6 +129,11 @@ public struct GroupProjection: Sendable, Equatable {
     /// With a past: the products whose year needs renewals that neither the members nor the past
     /// identify, in product order (those renewals stay bounded).
     public var pastMissing: [PastMissing] = []
+    /// How a newcomer's revenue grows with tenure through its first year at the rates seen (the
+    /// point's parameters), day by day: what the days left of `arpu` plan on. nil when none was
+    /// asked for (`ProjectionConfiguration.growthDays`) or with a gap other than
+    /// `yearNotIdentified` (then a floor: the renewals no rate is seen for count none).
+    public var newcomerGrowth: TenureGrowth?
 }
 
 /// Renewals of a product that a group's year takes from the app's past.

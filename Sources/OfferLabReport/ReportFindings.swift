@@ -249,6 +249,7 @@ enum ReportFindings {
     /// When to look again: the expected decision date of a running test, nil for the others.
     static func when(_ row: DecisionRow, night: Night) -> String? {
         switch (row.status, row.daysLeft) {
+        case ("keep_running", let days?) where row.daysLeftFloor == true: "decision not before \(ReportFormat.date(days, after: night))"
         case ("keep_running", let days?): "decision expected about \(ReportFormat.date(days, after: night))"
         case ("keep_running", nil) where row.enrolmentPerDay == 0: "decision date unknown: no one has joined in the last 7 days"
         case ("keep_running", nil): "decision date unknown: the users still needed cannot be estimated yet"
@@ -266,7 +267,11 @@ enum ReportFindings {
         guard row.goalMetric == Metric.arpu.csvName else { return pace + "." }
         return pace
             + " and that the revenue of each user grows with time in the test as it did for the users already in it that long, and"
-            + " no further than the longest time seen: renewals no user has reached yet move the date later as they come."
+            + " beyond the longest time seen as the revenue of a new user would grow at the renewal rates seen, those of earlier buyers"
+            + " included where the job reads them"
+            + (row.daysLeftFloor == true
+                ? ": renewals no rate has been seen for yet count as none, so the date is the earliest and may move later."
+                : ".")
     }
 
     /// A period test in words (docs/statistics.md, "Period tests"): "the groups bill on different

@@ -64,7 +64,9 @@ extension OfferingStatistics {
                 return try projectOffering(
                     groups: inputs.groups, control: result.controlGroup, products: inputs.products, past: inputs.past,
                     configuration: ProjectionConfiguration(
-                        asOf: inputs.asOf, alpha: alpha, replicates: Self.projectionReplicates),
+                        asOf: inputs.asOf, alpha: alpha, replicates: Self.projectionReplicates,
+                        // The days left of revenue to date plan on it while a group's values still grow.
+                        growthDays: result.revenueByTenure.compactMap { $0.growthDays(horizon: 365) }.max()),
                     using: &generator)
             } catch {
                 throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): projection: \(error)", cause: error)

@@ -110,11 +110,14 @@ public enum DecisionRules {
     public struct DaysPlan: Sendable, Equatable {
         /// nil when they cannot be estimated (enrolment has stopped, no plan can be made).
         public var daysLeft: Int?
+        /// Whether `daysLeft` is a floor: at least that many (a rate it needs is not seen yet).
+        public var isFloor: Bool
         /// No size of the test reaches the target power.
         public var unreachable: Bool
 
-        public init(daysLeft: Int?, unreachable: Bool = false) {
+        public init(daysLeft: Int?, isFloor: Bool = false, unreachable: Bool = false) {
             self.daysLeft = daysLeft
+            self.isFloor = isFloor
             self.unreachable = unreachable
         }
 

@@ -45,6 +45,13 @@ public struct TenureProfile: Sendable, Equatable {
     /// The oldest tenure day held; −1 with no member.
     var oldestDay: Int { members.count - 1 }
 
+    /// The tenure in days through which its members' values may still grow past the oldest held
+    /// (`finalFrom`, else `horizon`); nil when they are all final already.
+    public func growthDays(horizon: Int) -> Int? {
+        let through = min(horizon, finalFrom ?? horizon)
+        return oldestDay < through ? through : nil
+    }
+
     /// Per tenure day 0 … `oldestDay`, then the same beyond: the mean and second moment of the
     /// week of tenures the day falls in, weeks counted back from the oldest tenure (so the oldest
     /// week is a full one), and past the oldest tenure the oldest week's: members are taken to
@@ -67,7 +74,59 @@ public struct TenureProfile: Sendable, Equatable {
     }
 }
 
+/// How a newcomer's goal value grows with tenure at the rates seen: the first and second
+/// moments of its revenue before tenure k days, k = 0, 1, …, from the projection's model
+/// (`newcomerGrowth`); linear within a day and as the last beyond them. The days left of `arpu`
+/// continue each group's members past the oldest tenure seen by its increments
+/// (docs/statistics.md, "Days left"). Day by day, since a paywall's purchases come in a member's
+/// first hours: a weekly grid spread them over its first week.
+public struct TenureGrowth: Sendable, Equatable {
+    /// Per tenure k days: E V and E V² of a newcomer's value by then.
+    public let first: [Double]
+    public let second: [Double]
+    /// Whether the growth is a floor: a product bought has no rate of renewal seen, and its
+    /// renewals count as none (the days left are then "at least").
+    public let isFloor: Bool
+
+    /// nil unless `first` and `second` hold the same number (at least 2) of finite moments.
+    public init?(first: [Double], second: [Double], isFloor: Bool) {
+        guard first.count >= 2, first.count == second.count, (first + second).allSatisfy(\.isFinite) else { return nil }
+        self.first = first
+        self.second = second
+        self.isFloor = isFloor
+    }
+
+    /// The moments at `tenure` days (≥ 0), interpolated.
+    func moments(atTenure tenure: Double) -> (first: Double, second: Double) {
+        let position = max(0, tenure)
+        let index = Int(position)
+        guard index < first.count - 1 else { return (first[first.count - 1], second[second.count - 1]) }
+        let fraction = position - Double(index)
+        return (
+            first[index] + fraction * (first[index + 1] - first[index]), second[index] + fraction * (second[index + 1] - second[index])
+        )
+    }
+
+    /// The last tenure held: no growth beyond it.
+    var lastTenure: Int { first.count - 1 }
+}
+
 public enum TenurePower {
+    /// A group as the plan reads it: its members by tenure, the newcomers a day (its recent
+    /// enrolment), and how its values grow with tenure at the rates seen (past the oldest tenure
+    /// the oldest week's moments go on by its increments; nil: they stay as they are).
+    public struct Group: Sendable {
+        public var profile: TenureProfile
+        public var perDay: Double
+        public var growth: TenureGrowth?
+
+        public init(_ profile: TenureProfile, perDay: Double, growth: TenureGrowth? = nil) {
+            self.profile = profile
+            self.perDay = perDay
+            self.growth = growth
+        }
+    }
+
     /// The longest wait searched: a test that needs more than this is one no traffic saves.
     public static let longestWait = 36_500
 
@@ -78,14 +137,10 @@ public enum TenurePower {
     /// relative lift's variance is the unpooled delta method's of the future groups, and the power
     /// `PowerPlanning`'s at s = 0 for their size. nil when no d up to `longestWait` reaches it
     /// (or a group is empty, or control's mean is 0 on every day searched).
-    ///
-    /// - Parameters:
-    ///   - perDay: the newcomers a day to control and to the treatment (their recent enrolment).
     public static func daysToTarget(
-        control: TenureProfile, treatment: TenureProfile, perDay: (control: Double, treatment: Double), treatments: Int, alpha: Double,
-        targetMDE: Double, targetPower: Double, sequentialTuning: Double?
+        control: Group, treatment: Group, treatments: Int, alpha: Double, targetMDE: Double, targetPower: Double, sequentialTuning: Double?
     ) -> Int? {
-        let groups = [FutureGroup(control, perDay: perDay.control), FutureGroup(treatment, perDay: perDay.treatment)]
+        let groups = [control, treatment].map { FutureGroup($0.profile, perDay: $0.perDay, growth: $0.growth) }
         guard groups.allSatisfy({ !$0.byTenure.isEmpty }) else { return nil }
         func power(_ day: Int) -> Double {
             let (c, t) = (groups[0].moments(after: day), groups[1].moments(after: day))
@@ -118,16 +173,50 @@ public enum TenurePower {
 private struct FutureGroup {
     let profile: TenureProfile
     let perDay: Double
-    /// Per tenure day, the week's mean and second moment (`weeklyMoments`); the last held beyond.
+    /// Per tenure day, the week's mean and second moment (`weeklyMoments`).
     let byTenure: [(mean: Double, second: Double)]
+    /// Past the oldest tenure: the growth the oldest week's moments go on by, from the tenure its
+    /// members stand at on average to the tenure asked (capped at the day values turn final);
+    /// nil: they stay as they are.
+    let growth: TenureGrowth?
+    let anchor: (first: Double, second: Double)
+    /// The tenure past which nothing grows: the day values turn final, or the growth's last.
+    let grownThrough: Double
+    /// The first tenure day from which the moments no longer change.
+    let flatFrom: Int
 
-    init(_ profile: TenureProfile, perDay: Double) {
+    init(_ profile: TenureProfile, perDay: Double, growth: TenureGrowth? = nil) {
         self.profile = profile
         self.perDay = perDay
         byTenure = profile.weeklyMoments()
+        let oldest = profile.oldestDay
+        // A member's value is final from `finalFrom` on: none grows past it.
+        let finalTenure = profile.finalFrom.map(Double.init) ?? .infinity
+        let start = max(0, oldest - 6)
+        let members = oldest >= 0 ? profile.members[start...oldest].reduce(0, +) : 0
+        let anchorTenure =
+            members > 0 ? min(finalTenure, (start...oldest).reduce(0.0) { $0 + profile.members[$1] * (Double($1) + 0.5) } / members) : 0
+        if let growth, oldest >= 0, members > 0, anchorTenure < finalTenure {
+            self.growth = growth
+            anchor = growth.moments(atTenure: anchorTenure)
+            grownThrough = min(finalTenure, Double(growth.lastTenure))
+            flatFrom = max(oldest + 1, Int(grownThrough.rounded(.up)))
+        } else {
+            self.growth = nil
+            anchor = (0, 0)
+            grownThrough = 0
+            flatFrom = oldest + 1
+        }
     }
 
-    func moments(atTenure day: Int) -> (mean: Double, second: Double) { byTenure[min(day, byTenure.count - 1)] }
+    func moments(atTenure day: Int) -> (mean: Double, second: Double) {
+        if day < byTenure.count { return byTenure[day] }
+        let oldest = byTenure[byTenure.count - 1]
+        guard let growth else { return oldest }
+        // A member of tenure day t has been in the test t + ½ days on average.
+        let grown = growth.moments(atTenure: min(Double(day) + 0.5, grownThrough))
+        return (oldest.mean + grown.first - anchor.first, oldest.second + grown.second - anchor.second)
+    }
 
     /// Members, mean and (population) variance of the goal on day `day` from now.
     func moments(after day: Int) -> (count: Double, mean: Double, variance: Double) {
@@ -141,16 +230,17 @@ private struct FutureGroup {
             second += profile.members[tenure] * aged.second
         }
         if perDay > 0 && day > 0 {
-            // Newcomers of tenures 0 … day − 1; past the oldest tenure seen, all alike.
-            let seen = min(day, byTenure.count)
-            for tenure in 0..<seen {
-                sum += perDay * byTenure[tenure].mean
-                second += perDay * byTenure[tenure].second
+            // Newcomers of tenures 0 … day − 1; from `flatFrom` on, all alike.
+            let changing = min(day, flatFrom)
+            for tenure in 0..<changing {
+                let moments = moments(atTenure: tenure)
+                sum += perDay * moments.mean
+                second += perDay * moments.second
             }
-            let oldest = byTenure[byTenure.count - 1]
-            let beyond = Double(day - seen)
-            sum += perDay * beyond * oldest.mean
-            second += perDay * beyond * oldest.second
+            let last = moments(atTenure: flatFrom)
+            let beyond = Double(day - changing)
+            sum += perDay * beyond * last.mean
+            second += perDay * beyond * last.second
             count += perDay * Double(day)
         }
         let mean = sum / count

@@ -33,10 +33,11 @@ func refund(_ time: Int64, _ product: Int, _ amount: Double, member: Int) -> Pro
     ProjectionEvent(time: time, kind: .refund, product: product, chain: Int64(member), amount: amount)
 }
 
-/// Projects the groups (the first is control) as of `asOf` with a fixed seed.
-func project(_ groups: [ProjectionGroupInput], asOf: Int64, replicates: Int = 400) throws -> OfferingProjection {
+/// Projects the groups (the first is control) as of `asOf` with a fixed seed, a newcomer's growth
+/// through `growthDays`.
+func project(_ groups: [ProjectionGroupInput], asOf: Int64, replicates: Int = 400, growthDays: Int? = nil) throws -> OfferingProjection {
     var generator = SplitMix64(state: 2026)
     return try projectOffering(
         groups: groups, control: 0, products: FixtureProduct.all,
-        configuration: ProjectionConfiguration(asOf: asOf, replicates: replicates), using: &generator)
+        configuration: ProjectionConfiguration(asOf: asOf, replicates: replicates, growthDays: growthDays), using: &generator)
 }

@@ -92,4 +92,48 @@ struct ProjectionNewcomerTests {
         }
         #expect(part.product == FixtureProduct.weekly && part.renewalsIdentified == 0 && part.renewalsNeeded == 52)
     }
+    /// 2 048 members assigned on day 0, half buying the weekly plan at 10 an hour in; of the chains
+    /// due at each renewal exactly half renew (512 stop at the first charge, 256 after one renewal,
+    /// …), so every rate seen is ½. A newcomer's revenue before tenure H (the growth the days left
+    /// plan on) is 0.5 · 10 · Σ_{j ≤ n} 0.5^j with n = the renewals due before H: 5 through day 7,
+    /// 7.5 through day 14, 8.75 through day 21; its second moment through day 14 is
+    /// 0.25 · 10² + 0.25 · 20² = 125; and through day 365 it is the newcomer's year.
+    @Test("A newcomer's revenue by tenure at the rates seen: worked by hand, and the year at its end")
+    func newcomerGrowthByTenure() throws {
+        var group = ProjectionGroupInput(name: "control")
+        for member in 0..<2048 {
+            guard member < 1024 else {
+                group.appendMember(assignedAt: 0, events: [])
+                continue
+            }
+            // Member m's chain renews r times, r the number of times 1 024 − m halves to 1 or more past 512.
+            var renewals = 0
+            while member >= 1024 - (1024 >> (renewals + 1)) && renewals < 10 { renewals += 1 }
+            let events =
+                [purchase(hour, FixtureProduct.weekly, 10, member: member)]
+                + (0..<renewals).map { renewal(hour + Int64($0 + 1) * 7 * day, FixtureProduct.weekly, 10, member: member) }
+            group.appendMember(assignedAt: 0, events: events)
+        }
+        var twin = group
+        twin.name = "twin"
+        let result = try project([group, twin], asOf: 60 * day, growthDays: 365)
+        let growth = try #require(result.groups[0].newcomerGrowth)
+        #expect(!growth.isFloor && growth.first.count == 366)
+        for (tenure, expected) in [(1, 5.0), (7, 5), (8, 7.5), (14, 7.5), (15, 8.75)] {
+            #expect(abs(growth.first[tenure] - expected) < 1e-9, "tenure \(tenure): \(growth.first[tenure])")
+        }
+        #expect(abs(growth.second[8] - 125) < 1e-9 && growth.first[0] == 0)
+        // Week by week past the fourth week, linear between: day 31 is 3/7 of the way from day 28 to 35.
+        #expect(abs(growth.first[31] - (growth.first[28] + 3.0 / 7 * (growth.first[35] - growth.first[28]))) < 1e-9)
+        #expect(try project([group, twin], asOf: 60 * day).groups[0].newcomerGrowth == nil, "none asked for")
+        let year = try #require(result.comparisons.first?.controlValue)
+        #expect(abs(growth.first[365] - year) < 1e-9, "\(growth.first[365]) against \(year)")
+        // Monthly buyers read before any renewal is due: no rate is seen, the growth is a floor.
+        var monthly = ProjectionGroupInput(name: "monthly")
+        for member in 0..<200 {
+            monthly.appendMember(assignedAt: 0, events: member < 100 ? [purchase(hour, FixtureProduct.monthly, 10, member: member)] : [])
+        }
+        let floor = try #require(try project([monthly], asOf: 20 * day, growthDays: 365).groups[0].newcomerGrowth)
+        #expect(floor.isFloor && abs(floor.first[365] - 5) < 1e-9)
+    }
 }

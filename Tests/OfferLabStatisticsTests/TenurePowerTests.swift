@@ -13,10 +13,50 @@ struct TenurePowerTests {
         return profile
     }
 
-    static func days(_ control: TenureProfile, _ treatment: TenureProfile, perDay: Double = 100, tuning: Double? = nil) -> Int? {
+    static func days(
+        _ control: TenureProfile, _ treatment: TenureProfile, perDay: Double = 100, tuning: Double? = nil,
+        growth: (control: TenureGrowth?, treatment: TenureGrowth?) = (nil, nil)
+    ) -> Int? {
         TenurePower.daysToTarget(
-            control: control, treatment: treatment, perDay: (perDay, perDay), treatments: 1, alpha: 0.05, targetMDE: 0.1,
+            control: .init(control, perDay: perDay, growth: growth.control),
+            treatment: .init(treatment, perDay: perDay, growth: growth.treatment), treatments: 1, alpha: 0.05, targetMDE: 0.1,
             targetPower: 0.8, sequentialTuning: tuning)
+    }
+
+    /// A newcomer's moments before tenure k = 0 … `days` when a tenth pays `value(k)`.
+    static func growth(days: Int = 60, value: (Int) -> Double) throws -> TenureGrowth {
+        let values = (0...days).map(value)
+        return try #require(TenureGrowth(first: values.map { 0.1 * $0 }, second: values.map { 0.1 * $0 * $0 }, isFloor: false))
+    }
+
+    @Test("A newcomer's growth is read day by day, linearly within a day and as the last beyond")
+    func growthInterpolates() throws {
+        let growth = try #require(TenureGrowth(first: [0, 1, 3], second: [0, 2, 10], isFloor: false))
+        #expect(growth.moments(atTenure: 0.5) == (0.5, 1))
+        #expect(growth.moments(atTenure: 1.25) == (1.5, 4))
+        #expect(growth.moments(atTenure: 7) == (3, 10) && growth.moments(atTenure: -1) == (0, 0))
+        #expect(TenureGrowth(first: [0], second: [0], isFloor: false) == nil)
+        #expect(TenureGrowth(first: [0, .nan], second: [0, 1], isFloor: false) == nil)
+    }
+
+    /// Payers pay 10 on joining and 10 more each week until their fourth week. Seen for two weeks
+    /// only, the members' revenue to date still grows past the oldest tenure: with the growth the
+    /// rates give, the plan two weeks from now is the plan of the same test seen four weeks (all
+    /// its growth seen), two weeks nearer (149 against 135 + 14); holding revenue flat past the
+    /// oldest tenure plans too early (144).
+    @Test("Past the oldest tenure the members grow as a newcomer would at the rates seen")
+    func growthContinuesPastTheOldestTenure() throws {
+        let charges = { (tenure: Int) in 10 * Double(1 + min(3, tenure / 7)) }
+        let lifted = { (tenure: Int) in 1.05 * charges(tenure) }
+        let growth = (try Self.growth(value: charges), try Self.growth(value: lifted))
+        let seen = try #require(Self.days(Self.profile(days: 14, value: charges), Self.profile(days: 14, value: lifted), growth: growth))
+        let later = try #require(Self.days(Self.profile(days: 28, value: charges), Self.profile(days: 28, value: lifted)))
+        #expect(later > 30 && abs(seen - (later + 14)) <= 2, "\(seen) against \(later) + 14")
+        let flat = try #require(Self.days(Self.profile(days: 14, value: charges), Self.profile(days: 14, value: lifted)))
+        #expect(flat < seen, "\(flat) against \(seen)")
+        // A growth that has stopped by the oldest tenure changes nothing.
+        let seenAll = Self.days(Self.profile(days: 28, value: charges), Self.profile(days: 28, value: lifted), growth: growth)
+        #expect(seenAll == later)
     }
 
     @Test("Weeks are counted back from the oldest tenure; past it, the oldest week's values hold")

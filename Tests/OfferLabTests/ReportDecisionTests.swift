@@ -185,8 +185,9 @@ import Testing
         #expect(
             page.contains(
                 "<p class=\"note\">The decision date assumes that new users keep joining at the pace of the last 7 days and that the revenue of each user "
-                    + "grows with time in the test as it did for the users already in it that long, and no further than the longest time "
-                    + "seen: renewals no user has reached yet move the date later as they come.</p></details>"))
+                    + "grows with time in the test as it did for the users already in it that long, and beyond the longest time seen as "
+                    + "the revenue of a new user would grow at the renewal rates seen, those of earlier buyers included where the job "
+                    + "reads them.</p></details>"))
         #expect(page.components(separatedBy: "The decision date assumes").count == 2)
         running.goalMetric = "conversion"
         #expect(

@@ -18,6 +18,7 @@ extension ResultColumn {
     static let usersNeeded = ResultColumn("users_needed", .integer)
     static let enrolmentPerDay = ResultColumn("enrolment_per_day", .real)
     static let daysLeft = ResultColumn("days_left", .integer)
+    static let daysLeftFloor = ResultColumn("days_left_floor", .bool)
     static let annualUsers = ResultColumn("annual_users", .real)
     static let impact365 = ResultColumn("impact_365", .real)
     static let impact365CILow = ResultColumn("impact_365_ci_low", .real)
@@ -47,6 +48,9 @@ package struct DecisionRow: TypedRow, Equatable {
     package var usersNeeded: Int?
     package var enrolmentPerDay = 0.0
     package var daysLeft: Int?
+    /// Whether `days_left` is a floor ("at least"): a rate it needs has not been seen yet, and the
+    /// plan counts what it would bring as none; nil with no days left.
+    package var daysLeftFloor: Bool?
     package var annualUsers = 0.0
     package var impact365: Double?
     package var impact365CILow: Double?
@@ -65,7 +69,8 @@ package struct DecisionRow: TypedRow, Equatable {
             .init(.goalRelLiftCILow, \.goalRelLiftCILow), .init(.goalRelLiftCIHigh, \.goalRelLiftCIHigh),
             .init(.losingGuardrails, \.losingGuardrails), .init(.runtimeDays, \.runtimeDays), .init(.targetMDE, \.targetMDE),
             .init(.power, \.power), .init(.usersNeeded, \.usersNeeded), .init(.enrolmentPerDay, \.enrolmentPerDay),
-            .init(.daysLeft, \.daysLeft), .init(.annualUsers, \.annualUsers), .init(.impact365, \.impact365),
+            .init(.daysLeft, \.daysLeft), .init(.daysLeftFloor, \.daysLeftFloor), .init(.annualUsers, \.annualUsers),
+            .init(.impact365, \.impact365),
             .init(.impact365CILow, \.impact365CILow), .init(.impact365CIHigh, \.impact365CIHigh),
             .init(.conversionRelLift, \.conversionRelLift), .init(.arppuRelLift, \.arppuRelLift), .init(.periodTest, \.periodTest),
         ])
@@ -93,12 +98,17 @@ extension ResultTables {
 
 /// The days a treatment still needs, when they can be told.
 enum DaysNeeded: Equatable {
-    case days(Int)
+    /// `floor`: at least that many (a rate the plan needs has not been seen).
+    case days(Int, floor: Bool = false)
     /// No size of the test reaches the target power.
     case unreachable
 
     var days: Int? {
-        if case .days(let days) = self { days } else { nil }
+        if case .days(let days, _) = self { days } else { nil }
+    }
+
+    var isFloor: Bool {
+        if case .days(_, let floor) = self { floor } else { false }
     }
 }
 
@@ -196,7 +206,10 @@ struct OfferingDecision {
                         daysNeeded = self.daysUntilIdentified(treatment: treatment, runtime: runtime, group: group)
                     }
                 }
-                return (plan, .init(daysLeft: daysNeeded?.days, unreachable: daysNeeded == .unreachable))
+                return (
+                    plan,
+                    .init(daysLeft: daysNeeded?.days, isFloor: daysNeeded?.isFloor ?? false, unreachable: daysNeeded == .unreachable)
+                )
             }
             let (plan, target) = daysPlan(settings.targetMDE)
             if case .success(let plan) = plan { (row.power, row.usersNeeded) = (plan.power, plan.usersNeeded) }
@@ -223,7 +236,11 @@ struct OfferingDecision {
                 withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses }, runtime: runtime, outlook: outlook)
             row.status = status.rawValue
             // Only a test that runs on has days left (the days to its minimum runtime, or more).
-            if status == .keepRunning || status == .tooEarly { row.daysLeft = outlook.followed(runtime).daysLeft }
+            if status == .keepRunning || status == .tooEarly {
+                let followed = outlook.followed(runtime)
+                row.daysLeft = followed.daysLeft
+                row.daysLeftFloor = followed.daysLeft.map { _ in followed.isFloor }
+            }
             let yearUnknown = goal == .projectedARPU365 && projectedComparison?.difference == nil
             row.reason = reason(
                 status, goal: (goal, goalOutcome), row: row, withheld: withheld, losing: losing,
@@ -360,6 +377,7 @@ struct OfferingDecision {
         enrolmentPerDay: Double, runtime: DecisionRules.Runtime, group: String
     ) -> DaysNeeded? {
         let tonight: Int?
+        var floor = false
         if let days = goal.maturedDays, let groups = goalStatistics(goal) {
             let matured = groups[control].users + groups[treatment].users
             tonight = DecisionRules.maturedDaysLeft(
@@ -368,10 +386,15 @@ struct OfferingDecision {
                 nightsRun: runtime.nights, minRuntimeDays: settings.minRuntimeDays)
         } else if goal == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
             let scale = min(7, runtime.days)
+            let growth = (newcomerGrowth(control), newcomerGrowth(treatment))
+            // Renewals no rate is seen for count none: the days are at least these (a growth is made
+            // only while some group's values still grow).
+            floor = [growth.0, growth.1].contains { $0?.isFloor == true }
             guard
                 let days = TenurePower.daysToTarget(
-                    control: result.revenueByTenure[control], treatment: result.revenueByTenure[treatment],
-                    perDay: (perDay.control / scale, perDay.treatment / scale), treatments: result.offering.groups.count - 1,
+                    control: .init(result.revenueByTenure[control], perDay: perDay.control / scale, growth: growth.0),
+                    treatment: .init(result.revenueByTenure[treatment], perDay: perDay.treatment / scale, growth: growth.1),
+                    treatments: result.offering.groups.count - 1,
                     alpha: tableSettings.alpha, targetMDE: lift, targetPower: settings.targetPower,
                     sequentialTuning: tableSettings.decision == .sequential ? tableSettings.sequentialTuning : nil)
             else { return .unreachable }
@@ -381,16 +404,25 @@ struct OfferingDecision {
                 usersNeeded: plan.usersNeeded, enrolmentPerDay: enrolmentPerDay, nightsRun: runtime.nights,
                 minRuntimeDays: settings.minRuntimeDays)
         }
-        return tonight.map { pooled($0, runtime: runtime, group: group) }
+        return tonight.map { pooled($0, runtime: runtime, group: group, floor: floor) }
+    }
+
+    /// How group `index`'s revenue grows with tenure at the rates seen (the projection's); nil without one.
+    func newcomerGrowth(_ index: Int) -> TenureGrowth? {
+        let name = result.offering.groups[index].name
+        return statistics.projection?.groups.first { $0.group == name }?.newcomerGrowth
     }
 
     /// Tonight's days pooled with the dates the earlier nights planned, never below the days to
-    /// `min_runtime_days`.
-    func pooled(_ tonight: Int, runtime: DecisionRules.Runtime, group: String) -> DaysNeeded {
+    /// `min_runtime_days`. A `floor` (a rate not seen yet, counted as none) is tonight's own: a
+    /// floor says when the test will not be decided before, not when it will be, so floors are
+    /// neither pooled nor pooled with.
+    func pooled(_ tonight: Int, runtime: DecisionRules.Runtime, group: String, floor: Bool = false) -> DaysNeeded {
         let runtimeLeft = DecisionRules.minimumDaysLeft(nightsRun: runtime.nights, minRuntimeDays: settings.minRuntimeDays)
-        let planned = plannedDecisions[PreviousNight.key(result.offering.offeringID, group)]
+        let planned = floor ? nil : plannedDecisions[PreviousNight.key(result.offering.offeringID, group)]
         return .days(
-            max(runtimeLeft, DecisionRules.pooledDaysLeft(tonight: max(runtimeLeft, tonight), asOf: tableSettings.asOf, earlier: planned)))
+            max(runtimeLeft, DecisionRules.pooledDaysLeft(tonight: max(runtimeLeft, tonight), asOf: tableSettings.asOf, earlier: planned)),
+            floor: floor)
     }
 
     // MARK: A projected goal (docs/statistics.md, "Period tests")
@@ -494,6 +526,16 @@ struct OfferingDecision {
         var outlook: DecisionRules.PowerOutlook
     }
 
+    /// "about 12 days left", or for a floor "at least 12 days left".
+    static func daysLeft(_ days: Int, floor: Bool) -> String {
+        "\(floor ? "at least" : "about") \(days) day\(days == 1 ? "" : "s") left"
+    }
+
+    /// What a floor's days rest on (contract §2.15, "Days left are a plan"); empty for a plan.
+    static func floorNote(_ floor: Bool) -> String {
+        floor ? "; renewals no rate has been seen for yet count as none, so this may rise" : ""
+    }
+
     func reason(
         _ status: DecisionStatus, goal: (metric: Metric, outcome: MetricOutcome), row: DecisionRow, withheld: String?,
         losing: [GuardrailReading], plans: GoalPlans, runtime: DecisionRules.Runtime, unknownYear: UnknownYear?
@@ -576,8 +618,9 @@ struct OfferingDecision {
                 return
                     "Stop \(row.group) \(keep): \(shows)\(traffic), no number of users would be enough for \(finding) \(reliably)."
             }
+            let about = plans.outlook.target.isFloor ? "at least" : "about"
             return
-                "Stop \(row.group) \(keep): \(shows)\(traffic), \(finding) would take about \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
+                "Stop \(row.group) \(keep): \(shows)\(traffic), \(finding) would take \(about) \(ReportFormat.count(days)) more days (the test may run \(ReportFormat.days(settings.maxRuntimeDays)))."
         case .keepRunning:
             if let lead = plans.outlook.lead {
                 if lead.runsPast(runtime) {
@@ -588,7 +631,7 @@ struct OfferingDecision {
                 }
                 let users = (try? plans.lead?.get()).map { " (\(ReportFormat.count($0.usersNeeded)) more users)" } ?? ""
                 return
-                    "Keep running \(row.group): \(leads); about \(days) day\(days == 1 ? "" : "s") left\(users) until the test would confirm a lift that large \(reliably)."
+                    "Keep running \(row.group): \(leads); \(Self.daysLeft(days, floor: lead.isFloor))\(users) until the test would confirm a lift that large \(reliably)\(Self.floorNote(lead.isFloor))."
             }
             if let unseen {
                 guard let days = row.daysLeft else {
@@ -606,8 +649,9 @@ struct OfferingDecision {
                     return
                         "Keep running \(row.group) only if enrolment resumes: no one joined \(controlName) or \(row.group) in the last 7 days, and \(ReportFormat.count(plan.usersNeeded)) more users are needed."
                 }
+                let floor = row.daysLeftFloor == true
                 return
-                    "Keep running \(row.group): about \(days) day\(days == 1 ? "" : "s") left (\(ReportFormat.count(plan.usersNeeded)) more users) until the test would find \(change) \(reliably)."
+                    "Keep running \(row.group): \(Self.daysLeft(days, floor: floor)) (\(ReportFormat.count(plan.usersNeeded)) more users) until the test would find \(change) \(reliably)\(Self.floorNote(floor))."
             }
         }
     }

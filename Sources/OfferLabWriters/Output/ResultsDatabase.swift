@@ -296,13 +296,19 @@ package enum ResultsDatabase {
     /// the table lacks is added (empty for the nights already held), so history is never rebuilt.
     /// Key columns cannot change this way; a new key column is a new table.
     private static func addMissingColumns(_ database: SQLiteDatabase, table: String, columns: [ResultColumn]) throws {
-        var existing: Set<String> = []
-        try database.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(table)]) { row in
-            if case .text(let name) = row.value(at: 0) { existing.insert(name) }
-        }
+        let existing = try columnNames(database, table: table)
         for column in columns where !existing.contains(column.name) {
             try database.execute("ALTER TABLE \(table) ADD COLUMN \(quote(column.name)) \(column.type.sqlType)")
         }
+    }
+
+    /// The columns `table` has.
+    private static func columnNames(_ database: SQLiteDatabase, table: String) throws -> Set<String> {
+        var names: Set<String> = []
+        try database.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(table)]) { row in
+            if case .text(let name) = row.value(at: 0) { names.insert(name) }
+        }
+        return names
     }
 
     private static func insertRun(_ database: SQLiteDatabase, _ run: RunRecord) throws -> Int64 {
@@ -404,9 +410,12 @@ extension ResultsDatabase {
             }
             if tables.contains("decisions") {
                 let nights = earlierNights.sorted()
+                // A floor is no plan (`days_left_floor`; absent in a database of an earlier offerlab).
+                let floors =
+                    try columnNames(database, table: "decisions").contains("days_left_floor") ? "AND NOT coalesce(days_left_floor, 0) " : ""
                 try? database.prepare(
                     "SELECT offering_id, \"group\", as_of, days_left FROM decisions WHERE status = 'keep_running' AND days_left IS NOT NULL "
-                        + "AND as_of IN (\(nights.map { _ in "?" }.joined(separator: ", "))) ORDER BY as_of"
+                        + floors + "AND as_of IN (\(nights.map { _ in "?" }.joined(separator: ", "))) ORDER BY as_of"
                 ).forEachRow(nights.map { .text($0) }) { row in
                     guard case .text(let offering) = row.value(at: 0), case .text(let group) = row.value(at: 1),
                         case .text(let asOf) = row.value(at: 2), let night = Night(parsing: asOf),
