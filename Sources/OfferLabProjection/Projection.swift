@@ -179,24 +179,12 @@ struct GroupDraws {
 
     /// A newcomer's growth through tenure `days` (`FittedGroup.newcomerGrowth`): day by day through
     /// the first four weeks, where a paywall's purchases and the first renewals fall, then week by
-    /// week and linear between (each tenure costs a pass over the days before it).
+    /// week (each tenure costs a pass over the days before it; `TenureGrowth` is linear between).
     private static func growth(_ fitted: FittedGroup, _ parameters: ProjectionParameters, days: Int, isFloor: Bool) -> TenureGrowth? {
         let daily = min(days, 28)
-        let horizons = Array(0...daily) + Array(stride(from: daily + 7, to: days, by: 7)) + (days > daily ? [days] : [])
-        let moments = fitted.newcomerGrowth(parameters, horizons: horizons)
-        var first = [Double](repeating: 0, count: days + 1)
-        var second = first
-        for (index, horizon) in horizons.enumerated() {
-            (first[horizon], second[horizon]) = moments[index]
-            guard index > 0, horizons[index - 1] < horizon - 1 else { continue }
-            let (start, previous) = (horizons[index - 1], moments[index - 1])
-            for tenure in (start + 1)..<horizon {
-                let fraction = Double(tenure - start) / Double(horizon - start)
-                first[tenure] = previous.first + fraction * (moments[index].first - previous.first)
-                second[tenure] = previous.second + fraction * (moments[index].second - previous.second)
-            }
-        }
-        return TenureGrowth(first: first, second: second, isFloor: isFloor)
+        let tenures = Array(0...daily) + Array(stride(from: daily + 7, to: days, by: 7)) + (days > daily ? [days] : [])
+        let moments = fitted.newcomerGrowth(parameters, horizons: tenures)
+        return TenureGrowth(tenures: tenures, first: moments.map(\.first), second: moments.map(\.second), isFloor: isFloor)
     }
 
     /// With a past: the products whose renewals the year takes from it (those the year needs

@@ -60,14 +60,13 @@ extension OfferingStatistics {
         }
         projection = try result.projection.map { inputs in
             var generator = SplitMix64(state: Self.projectionSeed(asOf: inputs.asOf, offeringID: result.offering.offeringID))
+            var configuration = ProjectionConfiguration(asOf: inputs.asOf, alpha: alpha, replicates: Self.projectionReplicates)
+            // The days left of revenue to date plan on a newcomer's growth while a group's values still grow.
+            configuration.growthDays = result.revenueByTenure.compactMap { $0.growthDays(horizon: Int(configuration.horizonDays)) }.max()
             do {
                 return try projectOffering(
                     groups: inputs.groups, control: result.controlGroup, products: inputs.products, past: inputs.past,
-                    configuration: ProjectionConfiguration(
-                        asOf: inputs.asOf, alpha: alpha, replicates: Self.projectionReplicates,
-                        // The days left of revenue to date plan on it while a group's values still grow.
-                        growthDays: result.revenueByTenure.compactMap { $0.growthDays(horizon: 365) }.max()),
-                    using: &generator)
+                    configuration: configuration, using: &generator)
             } catch {
                 throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): projection: \(error)", cause: error)
             }

@@ -75,40 +75,50 @@ public struct TenureProfile: Sendable, Equatable {
 }
 
 /// How a newcomer's goal value grows with tenure at the rates seen: the first and second
-/// moments of its revenue before tenure k days, k = 0, 1, …, from the projection's model
-/// (`newcomerGrowth`); linear within a day and as the last beyond them. The days left of `arpu`
-/// continue each group's members past the oldest tenure seen by its increments
-/// (docs/statistics.md, "Days left"). Day by day, since a paywall's purchases come in a member's
-/// first hours: a weekly grid spread them over its first week.
+/// moments of its revenue before each of `tenures` (whole days, rising from 0), from the
+/// projection's model (`newcomerGrowth`); linear between them and as the last beyond. The days
+/// left of `arpu` continue each group's members past the oldest tenure seen by its increments
+/// (docs/statistics.md, "Days left").
 public struct TenureGrowth: Sendable, Equatable {
-    /// Per tenure k days: E V and E V² of a newcomer's value by then.
+    public let tenures: [Int]
+    /// Per tenure of `tenures`: E V and E V² of a newcomer's value by then.
     public let first: [Double]
     public let second: [Double]
     /// Whether the growth is a floor: a product bought has no rate of renewal seen, and its
     /// renewals count as none (the days left are then "at least").
     public let isFloor: Bool
 
-    /// nil unless `first` and `second` hold the same number (at least 2) of finite moments.
-    public init?(first: [Double], second: [Double], isFloor: Bool) {
-        guard first.count >= 2, first.count == second.count, (first + second).allSatisfy(\.isFinite) else { return nil }
+    /// nil unless `tenures` rise from 0 (at least 2 of them) and `first` and `second` hold a
+    /// finite moment for each.
+    public init?(tenures: [Int], first: [Double], second: [Double], isFloor: Bool) {
+        guard tenures.count >= 2, tenures[0] == 0, zip(tenures, tenures.dropFirst()).allSatisfy({ $0 < $1 }),
+            first.count == tenures.count, second.count == tenures.count, (first + second).allSatisfy(\.isFinite)
+        else { return nil }
+        self.tenures = tenures
         self.first = first
         self.second = second
         self.isFloor = isFloor
     }
 
     /// The moments at `tenure` days (≥ 0), interpolated.
-    func moments(atTenure tenure: Double) -> (first: Double, second: Double) {
+    public func moments(atTenure tenure: Double) -> (first: Double, second: Double) {
         let position = max(0, tenure)
-        let index = Int(position)
-        guard index < first.count - 1 else { return (first[first.count - 1], second[second.count - 1]) }
-        let fraction = position - Double(index)
+        // The first held tenure above it (binary search: read for every tenure of every day planned).
+        var (low, high) = (0, tenures.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if Double(tenures[middle]) <= position { low = middle + 1 } else { high = middle }
+        }
+        guard low < tenures.count else { return (first[first.count - 1], second[second.count - 1]) }
+        let (start, end) = (low - 1, low)
+        let fraction = (position - Double(tenures[start])) / Double(tenures[end] - tenures[start])
         return (
-            first[index] + fraction * (first[index + 1] - first[index]), second[index] + fraction * (second[index + 1] - second[index])
+            first[start] + fraction * (first[end] - first[start]), second[start] + fraction * (second[end] - second[start])
         )
     }
 
     /// The last tenure held: no growth beyond it.
-    var lastTenure: Int { first.count - 1 }
+    var lastTenure: Int { tenures[tenures.count - 1] }
 }
 
 public enum TenurePower {
@@ -140,7 +150,7 @@ public enum TenurePower {
     public static func daysToTarget(
         control: Group, treatment: Group, treatments: Int, alpha: Double, targetMDE: Double, targetPower: Double, sequentialTuning: Double?
     ) -> Int? {
-        let groups = [control, treatment].map { FutureGroup($0.profile, perDay: $0.perDay, growth: $0.growth) }
+        let groups = [FutureGroup(control), FutureGroup(treatment)]
         guard groups.allSatisfy({ !$0.byTenure.isEmpty }) else { return nil }
         func power(_ day: Int) -> Double {
             let (c, t) = (groups[0].moments(after: day), groups[1].moments(after: day))
@@ -185,17 +195,17 @@ private struct FutureGroup {
     /// The first tenure day from which the moments no longer change.
     let flatFrom: Int
 
-    init(_ profile: TenureProfile, perDay: Double, growth: TenureGrowth? = nil) {
+    init(_ group: TenurePower.Group) {
+        let (profile, growth) = (group.profile, group.growth)
         self.profile = profile
-        self.perDay = perDay
+        perDay = group.perDay
         byTenure = profile.weeklyMoments()
         let oldest = profile.oldestDay
         // A member's value is final from `finalFrom` on: none grows past it.
         let finalTenure = profile.finalFrom.map(Double.init) ?? .infinity
         let start = max(0, oldest - 6)
         let members = oldest >= 0 ? profile.members[start...oldest].reduce(0, +) : 0
-        let anchorTenure =
-            members > 0 ? min(finalTenure, (start...oldest).reduce(0.0) { $0 + profile.members[$1] * (Double($1) + 0.5) } / members) : 0
+        let anchorTenure = members > 0 ? (start...oldest).reduce(0.0) { $0 + profile.members[$1] * (Double($1) + 0.5) } / members : 0
         if let growth, oldest >= 0, members > 0, anchorTenure < finalTenure {
             self.growth = growth
             anchor = growth.moments(atTenure: anchorTenure)

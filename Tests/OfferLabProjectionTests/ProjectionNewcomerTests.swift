@@ -1,3 +1,4 @@
+import OfferLabStatistics
 import Testing
 
 @testable import OfferLabProjection
@@ -118,22 +119,22 @@ struct ProjectionNewcomerTests {
         twin.name = "twin"
         let result = try project([group, twin], asOf: 60 * day, growthDays: 365)
         let growth = try #require(result.groups[0].newcomerGrowth)
-        #expect(!growth.isFloor && growth.first.count == 366)
-        for (tenure, expected) in [(1, 5.0), (7, 5), (8, 7.5), (14, 7.5), (15, 8.75)] {
-            #expect(abs(growth.first[tenure] - expected) < 1e-9, "tenure \(tenure): \(growth.first[tenure])")
+        // Day by day through the fourth week, then week by week, and the year's end.
+        #expect(!growth.isFloor && growth.tenures == Array(0...28) + Array(stride(from: 35, to: 365, by: 7)) + [365])
+        for (tenure, expected) in [(1.0, 5.0), (7, 5), (8, 7.5), (14, 7.5), (15, 8.75)] {
+            let first = growth.moments(atTenure: tenure).first
+            #expect(abs(first - expected) < 1e-9, "tenure \(tenure): \(first)")
         }
-        #expect(abs(growth.second[8] - 125) < 1e-9 && growth.first[0] == 0)
-        // Week by week past the fourth week, linear between: day 31 is 3/7 of the way from day 28 to 35.
-        #expect(abs(growth.first[31] - (growth.first[28] + 3.0 / 7 * (growth.first[35] - growth.first[28]))) < 1e-9)
+        #expect(abs(growth.moments(atTenure: 8).second - 125) < 1e-9 && growth.first[0] == 0)
         #expect(try project([group, twin], asOf: 60 * day).groups[0].newcomerGrowth == nil, "none asked for")
         let year = try #require(result.comparisons.first?.controlValue)
-        #expect(abs(growth.first[365] - year) < 1e-9, "\(growth.first[365]) against \(year)")
+        #expect(abs(growth.moments(atTenure: 365).first - year) < 1e-9, "\(growth.first.last ?? 0) against \(year)")
         // Monthly buyers read before any renewal is due: no rate is seen, the growth is a floor.
         var monthly = ProjectionGroupInput(name: "monthly")
         for member in 0..<200 {
             monthly.appendMember(assignedAt: 0, events: member < 100 ? [purchase(hour, FixtureProduct.monthly, 10, member: member)] : [])
         }
         let floor = try #require(try project([monthly], asOf: 20 * day, growthDays: 365).groups[0].newcomerGrowth)
-        #expect(floor.isFloor && abs(floor.first[365] - 5) < 1e-9)
+        #expect(floor.isFloor && abs(floor.moments(atTenure: 365).first - 5) < 1e-9)
     }
 }

@@ -26,17 +26,23 @@ struct TenurePowerTests {
     /// A newcomer's moments before tenure k = 0 … `days` when a tenth pays `value(k)`.
     static func growth(days: Int = 60, value: (Int) -> Double) throws -> TenureGrowth {
         let values = (0...days).map(value)
-        return try #require(TenureGrowth(first: values.map { 0.1 * $0 }, second: values.map { 0.1 * $0 * $0 }, isFloor: false))
+        return try #require(
+            TenureGrowth(tenures: Array(0...days), first: values.map { 0.1 * $0 }, second: values.map { 0.1 * $0 * $0 }, isFloor: false))
     }
 
-    @Test("A newcomer's growth is read day by day, linearly within a day and as the last beyond")
+    @Test("A newcomer's growth is read at its tenures, linearly between them and as the last beyond")
     func growthInterpolates() throws {
-        let growth = try #require(TenureGrowth(first: [0, 1, 3], second: [0, 2, 10], isFloor: false))
+        let growth = try #require(TenureGrowth(tenures: [0, 1, 2], first: [0, 1, 3], second: [0, 2, 10], isFloor: false))
         #expect(growth.moments(atTenure: 0.5) == (0.5, 1))
         #expect(growth.moments(atTenure: 1.25) == (1.5, 4))
         #expect(growth.moments(atTenure: 7) == (3, 10) && growth.moments(atTenure: -1) == (0, 0))
-        #expect(TenureGrowth(first: [0], second: [0], isFloor: false) == nil)
-        #expect(TenureGrowth(first: [0, .nan], second: [0, 1], isFloor: false) == nil)
+        // Tenures a week apart: linear between them.
+        let weekly = try #require(TenureGrowth(tenures: [0, 1, 8], first: [0, 1, 8], second: [0, 1, 15], isFloor: false))
+        #expect(weekly.moments(atTenure: 4.5) == (4.5, 8))
+        #expect(TenureGrowth(tenures: [0], first: [0], second: [0], isFloor: false) == nil)
+        #expect(TenureGrowth(tenures: [0, 1], first: [0, .nan], second: [0, 1], isFloor: false) == nil)
+        #expect(TenureGrowth(tenures: [1, 2], first: [0, 1], second: [0, 1], isFloor: false) == nil)
+        #expect(TenureGrowth(tenures: [0, 0], first: [0, 1], second: [0, 1], isFloor: false) == nil)
     }
 
     /// Payers pay 10 on joining and 10 more each week until their fourth week. Seen for two weeks

@@ -386,7 +386,7 @@ struct OfferingDecision {
                 nightsRun: runtime.nights, minRuntimeDays: settings.minRuntimeDays)
         } else if goal == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
             let scale = min(7, runtime.days)
-            let growth = (newcomerGrowth(control), newcomerGrowth(treatment))
+            let growth = (projection(control)?.newcomerGrowth, projection(treatment)?.newcomerGrowth)
             // Renewals no rate is seen for count none: the days are at least these (a growth is made
             // only while some group's values still grow).
             floor = [growth.0, growth.1].contains { $0?.isFloor == true }
@@ -407,10 +407,10 @@ struct OfferingDecision {
         return tonight.map { pooled($0, runtime: runtime, group: group, floor: floor) }
     }
 
-    /// How group `index`'s revenue grows with tenure at the rates seen (the projection's); nil without one.
-    func newcomerGrowth(_ index: Int) -> TenureGrowth? {
+    /// Group `index`'s projection; nil without one.
+    func projection(_ index: Int) -> GroupProjection? {
         let name = result.offering.groups[index].name
-        return statistics.projection?.groups.first { $0.group == name }?.newcomerGrowth
+        return statistics.projection?.groups.first { $0.group == name }
     }
 
     /// Tonight's days pooled with the dates the earlier nights planned, never below the days to
@@ -450,11 +450,8 @@ struct OfferingDecision {
     /// What of the year `treatment` and control have not seen: each group's unseen part.
     func unseenParts(_ treatment: Int) -> [(group: String, part: UnseenPart)] {
         [control, treatment].compactMap { index in
-            let name = result.offering.groups[index].name
-            guard case .yearNotIdentified(let part)? = statistics.projection?.groups.first(where: { $0.group == name })?.gap else {
-                return nil
-            }
-            return (name, part)
+            guard case .yearNotIdentified(let part)? = projection(index)?.gap else { return nil }
+            return (result.offering.groups[index].name, part)
         }
     }
 

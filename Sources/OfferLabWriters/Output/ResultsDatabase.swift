@@ -186,10 +186,7 @@ package enum ResultsDatabase {
             }
             var latest: (id: Int64, run: RunRecord)?
             // A database written before the column was added lacks it: its runs read no App Store source.
-            var runColumns: Set<String> = []
-            try database.prepare("SELECT name FROM pragma_table_info('runs')").forEachRow { row in
-                if case .text(let name) = row.value(at: 0) { runColumns.insert(name) }
-            }
+            let runColumns = try columnNames(database, table: "runs")
             let signatures = runColumns.contains("signatures_verified") ? "signatures_verified" : "NULL"
             // Nor did it say which `history_logs` globs matched no file.
             let missingPast = runColumns.contains("history_globs_without_files") ? "history_globs_without_files" : "NULL"
