@@ -129,7 +129,22 @@ struct GroupDraws {
             newcomer = point.newcomer
         }
         if let days = configuration.growthDays.map({ min($0, Int(configuration.horizonDays)) }), days >= 1 {
-            projection.newcomerGrowth = Self.growth(fitted, ratesSeen, days: days, isFloor: newcomerGap != nil)
+            // A decision date plans on a new price renewing as its billing period's past did from
+            // the start (contract §2.15, "Days left are a plan"), where the year waits for its first
+            // renewal to be seen.
+            let borrowing = FittedGroup.borrowingPast(past, products: products, observation: observation, beforeFirstRenewal: true)
+            if borrowing.map(\.borrowedFrom) != fitted.past.map(\.borrowedFrom) {
+                let planned = FittedGroup(
+                    observation, products: products, past: past, alpha: configuration.alpha, borrowsBeforeFirstRenewal: true)
+                let unseen = Self.ratesUnseen(planned, newcomer: true)
+                projection.newcomerGrowth = Self.growth(
+                    planned, planned.pointParameters(renewals: nil, conversions: nil), days: days, isFloor: unseen.renewals || unseen.trials
+                )
+                projection.growthPast = Self.pastTaken(planned)
+            } else {
+                projection.newcomerGrowth = Self.growth(fitted, ratesSeen, days: days, isFloor: newcomerGap != nil)
+                projection.growthPast = Self.pastTaken(fitted)
+            }
         }
         var optionalGenerator: SplitMix64? = generator
         // The far ends first: their draws are the same whatever the rates seen take.
@@ -219,20 +234,40 @@ struct GroupDraws {
     private static func withoutRate(_ fitted: FittedGroup, point: Double, unseen: Double, renewalsOnly: () -> Double, newcomer: Bool)
         -> ProjectionGap?
     {
+        let unseenRates = ratesUnseen(fitted, newcomer: newcomer)
+        guard unseenRates.renewals || unseenRates.trials else { return nil }
+        var part = unseenPart(fitted, unseen: unseen, point: point, renewalsOnly: renewalsOnly(), newcomer: newcomer)
+        part.trialsNotEnded = unseenRates.trials
+        return .yearNotIdentified(part)
+    }
+
+    /// Whether the year (a `newcomer`'s: every product bought, from its first renewal) needs
+    /// renewals of a product neither the members nor the app's past have seen renew often enough,
+    /// and whether it needs trials' outcomes when none has ended.
+    private static func ratesUnseen(_ fitted: FittedGroup, newcomer: Bool) -> (renewals: Bool, trials: Bool) {
         let observation = fitted.observation
-        let renewalsUnseen = fitted.plans.indices.contains { product in
+        let renewals = fitted.plans.indices.contains { product in
             let bought = observation.firstPurchasesByProduct[product] > 0
             let running = observation.products[product].hasRunningChains
             return fitted.plans[product].ratesSeenThrough == 0 && needed(fitted, product, newcomer: newcomer) > 0
                 && (bought || (running && !newcomer))
         }
-        let trialsUnseen =
+        let trials =
             observation.trialEntries > 0 && observation.trialsConverted + observation.trialsLapsed == 0
             && (newcomer || observation.pendingTrialsByDay.contains { $0 > 0 })
-        guard renewalsUnseen || trialsUnseen else { return nil }
-        var part = unseenPart(fitted, unseen: unseen, point: point, renewalsOnly: renewalsOnly(), newcomer: newcomer)
-        part.trialsNotEnded = trialsUnseen
-        return .yearNotIdentified(part)
+        return (renewals, trials)
+    }
+
+    /// The products whose earlier buyers' renewals a newcomer's year takes beyond the members' own
+    /// (a new price's lenders for it), in product order: what a decision date assumes.
+    private static func pastTaken(_ fitted: FittedGroup) -> [Int] {
+        var products = Set<Int>()
+        for (product, plan) in fitted.plans.enumerated()
+        where fitted.observation.firstPurchasesByProduct[product] > 0 && plan.ratesSeenThrough > plan.identifiedThrough {
+            let lenders = fitted.past[product].borrowedFrom
+            products.formUnion(lenders.isEmpty ? [product] : lenders)
+        }
+        return products.sorted()
     }
 
     /// The renewals of `product` the year needs: a newcomer's from its first charge on.

@@ -133,7 +133,12 @@ struct FittedGroup: Sendable {
     /// Empty when no member observed through day 0 entered on it (the day is then taken as even).
     let dayZeroWaiting: [(members: Double, entered: Double)]
 
-    init(_ observation: GroupObservation, products: [ProjectionProduct], past ownPast: [ProductPast] = [], alpha: Double = 0.05) {
+    /// - Parameter borrowsBeforeFirstRenewal: a new price takes its billing period's past from the
+    ///   start, not once its first renewal is seen (`borrowingPast`): what a decision date plans on.
+    init(
+        _ observation: GroupObservation, products: [ProjectionProduct], past ownPast: [ProductPast] = [], alpha: Double = 0.05,
+        borrowsBeforeFirstRenewal: Bool = false
+    ) {
         self.observation = observation
         runningChains = observation.products.enumerated().flatMap { product, seen in
             [(false, seen.pendingChains), (true, seen.pendingTurnedOff)].flatMap { turnedOff, pending in
@@ -143,7 +148,8 @@ struct FittedGroup: Sendable {
         waitingFollowOns = observation.followOns.enumerated().flatMap { product, followOn in
             followOn.waiting.sorted { $0.key < $1.key }.map { (product, $0.key, $0.value) }
         }
-        let past = Self.borrowingPast(ownPast, products: products, observation: observation)
+        let past = Self.borrowingPast(
+            ownPast, products: products, observation: observation, beforeFirstRenewal: borrowsBeforeFirstRenewal)
         self.past = past
         let dayZeroEntries = observation.dayZeroEntriesByMinute.reduce(0, +)
         var dayZeroWaiting: [(members: Double, entered: Double)] = []
@@ -265,14 +271,17 @@ struct FittedGroup: Sendable {
     /// chains included). The check against the members at the renewals both saw then moves that
     /// curve to the members' level as it moves any past (`PastCheck`), with that adjustment's
     /// uncertainty in the draws. Before the members' first renewal is seen it borrows nothing: the
-    /// year stays without a value, its far ends only.
-    static func borrowingPast(_ past: [ProductPast], products: [ProjectionProduct], observation: GroupObservation) -> [ProductPast] {
+    /// year stays without a value, its far ends only; unless `beforeFirstRenewal`, the plan of a
+    /// decision date (contract §2.15, "Days left are a plan"), which takes the curve as it is.
+    static func borrowingPast(
+        _ past: [ProductPast], products: [ProjectionProduct], observation: GroupObservation, beforeFirstRenewal: Bool = false
+    ) -> [ProductPast] {
         guard past.count == products.count else { return past }
         var result = past
         for (index, product) in products.enumerated() {
             guard let period = product.renewalPeriodDays,
                 past[index].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum) == 0,
-                observation.products[index].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum) >= 1
+                beforeFirstRenewal || observation.products[index].renewals.identifiedThrough(minimum: RenewalPlan.identifiedMinimum) >= 1
             else { continue }
             let lenders = products.indices.filter {
                 $0 != index && products[$0].renewalPeriodDays == period

@@ -134,6 +134,9 @@ public struct GroupProjection: Sendable, Equatable {
     /// asked for (`ProjectionConfiguration.growthDays`) or with a gap other than
     /// `yearNotIdentified` (then a floor: the renewals no rate is seen for count none).
     public var newcomerGrowth: TenureGrowth?
+    /// The products whose earlier buyers' renewals `newcomerGrowth` takes beyond the members' own
+    /// (a new price's billing period's, from its start), in product order; empty when it takes none.
+    public var growthPast: [Int] = []
 }
 
 /// Renewals of a product that a group's year takes from the app's past.

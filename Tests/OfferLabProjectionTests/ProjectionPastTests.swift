@@ -50,12 +50,13 @@ struct ProjectionPastTests {
 
     private func projectGroup(
         _ group: ProjectionGroupInput, past: [ProductPast], replicates: Int = 400, products: [ProjectionProduct] = FixtureProduct.all,
-        asOf: Int64? = nil
+        asOf: Int64? = nil, growthDays: Int? = nil
     ) throws -> GroupProjection {
         var generator = SplitMix64(state: 2026)
         return try projectOffering(
             groups: [group], control: 0, products: products, past: past,
-            configuration: ProjectionConfiguration(asOf: asOf ?? self.asOf, replicates: replicates), using: &generator
+            configuration: ProjectionConfiguration(asOf: asOf ?? self.asOf, replicates: replicates, growthDays: growthDays),
+            using: &generator
         ).groups[0]
     }
 
@@ -90,6 +91,18 @@ struct ProjectionPastTests {
         // Day 20: no renewal seen yet: nothing borrowed, the year has its far ends only.
         let early = try projectGroup(group, past: pastCounts, products: products, asOf: 20 * day)
         #expect(early.projectedARPU365 == nil && early.pastUses.isEmpty, "\(early)")
+        // A decision date plans on the billing period's past from the start (contract §2.15, "Days
+        // left are a plan"): on day 20 a newcomer's revenue by tenure is the monthly plan's past as
+        // it is, 10 for each of the 12 charges due in a year times the share of earlier buyers
+        // still renewing, and no floor; the year itself still waits for the first renewal.
+        let planned = try projectGroup(group, past: pastCounts, products: products, asOf: 20 * day, growthDays: 365)
+        let growth = try #require(planned.newcomerGrowth)
+        let pastYear = (0...11).reduce(0.0) { $0 + 10 * Double(survivors[$1]) / Double(survivors[0]) }
+        #expect(
+            !growth.isFloor && abs(growth.moments(atTenure: 365).first - pastYear) < 1e-9, "\(growth.first.last ?? 0) against \(pastYear)")
+        // By day 56 (every newcomer has bought; renewal 2 is due on day 61) one renewal, at 0.75.
+        #expect(abs(growth.moments(atTenure: 56).first - 17.5) < 1e-6, "\(growth.moments(atTenure: 56))")
+        #expect(planned.growthPast == [FixtureProduct.monthly] && planned.projectedARPU365 == nil, "\(planned)")
     }
 
     @Test("A chain on tonight renews at a renewal the past gives at the past's rate with its turned-off chains taken out")

@@ -17,8 +17,11 @@ import Testing
 
     /// 390 users a day from 2026-01-05 for 70 days, every other one in each group; a tenth buys
     /// the weekly plan (7.99) an hour after joining, which renews each week with probability 0.6
-    /// (or `plan`: its catalog type and the days between its charges).
-    static func steadyTest(job: [String: String], plan: (type: String, days: Int) = ("weekly", 7)) throws -> NightFixture {
+    /// (or `plan`: its catalog type and the days between its charges; the treatment's product id
+    /// is `treatmentProduct`, by default the plan's type as control's).
+    static func steadyTest(
+        job: [String: String], plan: (type: String, days: Int) = ("weekly", 7), treatmentProduct: String? = nil
+    ) throws -> NightFixture {
         let perDay = 390
         let start = try #require(ISO8601DateFormatter().date(from: "2026-01-05T00:00:00Z"))
         let assignedFormat = DateFormatter()
@@ -40,14 +43,15 @@ import Testing
                     ProjectionRunTests.line(
                         kind, user: user,
                         ts: eventFormat.string(from: joined.addingTimeInterval(3600 + Double(charge * plan.days) * 86_400)),
-                        product: plan.type, transaction: "t\(index)-\(charge)", original: "t\(index)-0", price: "7.99"))
+                        product: index % 2 == 0 ? plan.type : treatmentProduct ?? plan.type, transaction: "t\(index)-\(charge)",
+                        original: "t\(index)-0", price: "7.99"))
                 charge += 1
             } while unit(index, 1 + charge) < 0.6
         }
         let tables = TablesFixture(
             assignments: assignments, offerings: [(1, "test", "Test", true)], groups: [(10, 1, "control", 1), (11, 1, "variant", 1)],
             // Both sell the weekly plan: not a period test, so decided on revenue per user.
-            products: [(10, plan.type, plan.type, "7.99", nil), (11, plan.type, plan.type, "7.99", nil)])
+            products: [(10, plan.type, plan.type, "7.99", nil), (11, treatmentProduct ?? plan.type, plan.type, "7.99", nil)])
         return try NightFixture(tables: tables, events: events, job: job)
     }
 
@@ -75,6 +79,27 @@ import Testing
         #expect(try alone.run(["--as-of", "2026-02-09"]).status == 0)
         let own = try #require(ProjectionRunTests.records(try alone.csv("decisions", night: "2026-02-09")).first)
         #expect(own["days_left"] == rows[2]["days_left"], "\(own["days_left"] ?? "") against \(rows[2]["days_left"] ?? "")")
+    }
+
+    /// A new monthly price (the treatment's `monthly_new`, never sold before) beside the monthly
+    /// plan, with the app's past of the monthly plan (`HistoryRunTests.pastLines`: 40 earlier
+    /// buyers), read on day 21, before any renewal is due: the date plans on the new price renewing
+    /// as the monthly plan's earlier buyers did (contract §2.15, "Days left are a plan"), so it is
+    /// no floor, and the reason says what it assumes. The year waits for the first renewal.
+    @Test func aNewPricePlansOnItsBillingPeriodsPast() throws {
+        let night = try Self.steadyTest(
+            job: ["decision": "fixed", "max_runtime_days": "1000"], plan: ("monthly", 30), treatmentProduct: "monthly_new")
+        try HistoryRunTests.writePast(HistoryRunTests.pastLines, to: "past/h.jsonl.gz", of: night)
+        try night.writeJob(["history_logs": "[\"past/*.gz\"]"])
+        let run = try night.run(["--as-of", "2026-01-26"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let row = try #require(ProjectionRunTests.records(try night.csv("decisions", night: "2026-01-26")).first)
+        #expect(row["status"] == "keep_running" && row["days_left_floor"] == "false", "\(row)")
+        #expect(
+            row["reason"]?.hasSuffix("The date assumes subscribers renew as the app's earlier buyers of monthly did.") == true, "\(row)")
+        let variant = try #require(
+            ProjectionRunTests.records(try night.csv("projection", night: "2026-01-26")).first { $0["group"] == "variant" })
+        #expect(variant["projected_arpu_365"] == "", "\(variant)")
     }
 
     @Test func aSteadyTestCountsDown() throws {

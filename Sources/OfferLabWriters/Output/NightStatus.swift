@@ -52,7 +52,8 @@ package enum NightStatus {
                 row.offeringID, row.group, cells.status(row.status), cells.metric(row.goalMetric),
                 row.goalRelLift.map(cells.percent) ?? "", cells.interval(row.goalRelLiftCILow, row.goalRelLiftCIHigh),
                 cells.number(ReportFormat.fixed(row.runtimeDays, decimals: 1)), row.daysLeft.map(String.init) ?? "",
-                row.daysLeft.flatMap { cells.date(night: target, plusDays: $0) } ?? "", row.impact365.map(cells.money) ?? "", since,
+                row.daysLeft.flatMap { cells.date(night: target, plusDays: $0, floor: row.daysLeftFloor == true) } ?? "",
+                row.impact365.map(cells.money) ?? "", since,
                 // A period test (docs/statistics.md, "Period tests"): control's billing periods against the treatment's.
                 row.periodTest,
             ]
@@ -122,12 +123,12 @@ struct StatusCells {
     }
 
     /// The day `night` + `days`: `about 4 December` (`ReportFormat.date`, the year when it is
-    /// another) for a person, `2026-12-04` for a program.
-    func date(night: String, plusDays days: Int) -> String? {
+    /// another), or for a `floor` `not before 4 December`, for a person; `2026-12-04` for a program.
+    func date(night: String, plusDays days: Int, floor: Bool) -> String? {
         guard let start = Night(parsing: night) else { return nil }
         return reader == .program
             ? Timestamp.formatDate(start.microseconds + Int64(days) * Timestamp.microsecondsPerDay)
-            : "about " + ReportFormat.date(days, after: start)
+            : (floor ? "not before " : "about ") + ReportFormat.date(days, after: start)
     }
 
     /// A number formatted for people, made plain for a program: ASCII `-`, no thousands separators.

@@ -250,6 +250,9 @@ struct OfferingDecision {
                     ? UnknownYear(
                         unseen: unseen(treatment) ?? projectedComparison?.gap?.description ?? "no projection",
                         bounds: projected[treatment]??.absolute) : nil)
+            if status == .keepRunning, goal == .arpu, row.daysLeft != nil, let assumed = renewalsAssumed(treatment) {
+                row.reason += " " + assumed
+            }
             if let periodTest {
                 let farEnds = projectedComparison?.difference == nil ? nil : projectedComparison?.boundInterval
                 row.reason +=
@@ -405,6 +408,19 @@ struct OfferingDecision {
                 minRuntimeDays: settings.minRuntimeDays)
         }
         return tonight.map { pooled($0, runtime: runtime, group: group, floor: floor) }
+    }
+
+    /// What a date of revenue to date assumes of the renewals no member has reached yet (contract
+    /// §2.15, "Days left are a plan"): "The date assumes subscribers renew as the app's earlier
+    /// buyers of monthly_1999 did." (the products whose past control's and the treatment's growth
+    /// take), else that they go on as the members' own; nil when the plan takes no growth.
+    func renewalsAssumed(_ treatment: Int) -> String? {
+        let groups = [projection(control), projection(treatment)].compactMap { $0 }.filter { $0.newcomerGrowth != nil }
+        guard !groups.isEmpty else { return nil }
+        let products = Set(groups.flatMap(\.growthPast)).sorted()
+        guard !products.isEmpty else { return "The date assumes subscribers go on renewing as the members have so far." }
+        let names = products.map { result.projection?.productIDs[$0] ?? "" }
+        return "The date assumes subscribers renew as the app's earlier buyers of \(names.joined(separator: ", ")) did."
     }
 
     /// Group `index`'s projection; nil without one.
