@@ -291,15 +291,20 @@ package enum NightlyRun {
             try sums[evaluated.position].add(evaluated.contributions, labels: context.labels)
         }
         progress?.say("analysed \(ordered.map { catalog.offerings[$0].offeringID }.joined(separator: ", "))")
+        // Side by side: each offering's members are read once more, reduced to the projection's counts.
+        var offerings: [OfferingResult] = []
+        try await InOrder.run(count: sums.count, width: settings.threads) { [sums] position in
+            try sums[position].result(
+                catalog: catalog, context: context, preferredControl: settings.control, revenueCap: settings.revenueCap,
+                maturityDays: maturityDays, maxSliceLevels: settings.maxSliceLevels)
+        } merge: { (result: OfferingResult) in
+            offerings.append(result)
+        }
+        for (position, offering) in ordered.enumerated() {
+            if let past { offerings[position].projection?.past = past.past(ofMembers: population.members[offering]) }
+        }
         return NightResults(
-            offerings: zip(sums, ordered).map { sum, offering in
-                var result = sum.result(
-                    catalog: catalog, context: context, preferredControl: settings.control, revenueCap: settings.revenueCap,
-                    maturityDays: maturityDays, maxSliceLevels: settings.maxSliceLevels)
-                if let past { result.projection?.past = past.past(ofMembers: population.members[offering]) }
-                return result
-            }, ingest: store.counters,
-            cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
+            offerings: offerings, ingest: store.counters, cleanup: cleanup, globalInvalidAssignments: population.globalInvalidAssignments)
     }
 
     /// The statistics step: each offering's analyses, in the order of `results.offerings`.

@@ -209,6 +209,8 @@ package struct MemberContributions: Sendable {
     var positiveRevenues: [(group: Int32, revenue: Double)] = []
     /// Per group: the net revenue of each member who is not excluded, by tenure.
     var revenueByTenure: [TenureProfile]
+    /// Per group: when the members who are not excluded were assigned.
+    var assignments: [AssignmentDays]
     /// Per maturity (the context's order), per group: the matured members' sums.
     var matured: [[MaturedSums]]
     /// Per slice field and level (docs/analysis.md §7): the members who are not excluded.
@@ -255,6 +257,7 @@ package struct OfferingSums {
     /// Per group: the positive net revenues of its members (with a revenue cap only).
     private var positiveRevenues: [[Double]]
     private var revenueByTenure: [TenureProfile]
+    private var assignments: [AssignmentDays]
     /// Per maturity, per group.
     private var matured: [[MaturedSums]]
     package private(set) var series: DailySeries
@@ -270,6 +273,7 @@ package struct OfferingSums {
         groupMoney = Array(repeating: ExactMoney(), count: groupCount)
         positiveRevenues = Array(repeating: [], count: groupCount)
         revenueByTenure = Array(repeating: TenureProfile(), count: groupCount)
+        assignments = Array(repeating: AssignmentDays(asOf: asOf), count: groupCount)
         matured = Array(repeating: Array(repeating: MaturedSums(), count: groupCount), count: maturities)
         quality.invalidAssignments = population.invalidAssignments[offeringIndex]
         quality.multiGroupUsers = population.multiGroupUsers(offering: offeringIndex)
@@ -288,7 +292,10 @@ package struct OfferingSums {
         quality.add(contributions.quality)
         unconvertibleEvents.merge(contributions.unconvertibleEvents, uniquingKeysWith: +)
         for (group, revenue) in contributions.positiveRevenues { positiveRevenues[Int(group)].append(revenue) }
-        for group in groups.indices { revenueByTenure[group].add(contributions.revenueByTenure[group]) }
+        for group in groups.indices {
+            revenueByTenure[group].add(contributions.revenueByTenure[group])
+            assignments[group].add(contributions.assignments[group])
+        }
         for maturity in matured.indices {
             for group in groups.indices { matured[maturity][group].add(contributions.matured[maturity][group]) }
         }
@@ -321,7 +328,7 @@ package struct OfferingSums {
     package func result(
         catalog: OfferingCatalog, context: AttributionContext, preferredControl: String?, revenueCap: RevenueCapRule? = nil,
         maturityDays: [Int] = [], maxSliceLevels: Int = SliceField.defaultMaxLevels
-    ) -> OfferingResult {
+    ) throws -> OfferingResult {
         let offering = catalog.offerings[offeringIndex]
         let productRows = products.map { entry -> ProductTotals in
             var totals = entry.totals
@@ -350,7 +357,12 @@ package struct OfferingSums {
         }
         result.matured = zip(maturityDays, matured).map { days, groups in MaturedGroups(days: days, groups: groups.map(\.statistics)) }
         result.slices = slices.results(labels: context.labels, maxLevels: maxSliceLevels)
-        result.projection = projection.inputs(context: context)
+        do {
+            result.projection = try projection.inputs(context: context)
+        } catch {
+            throw OfferLabError(.rejectedTotals, "offering \(offering.offeringID): projection: \(error)", cause: error)
+        }
+        result.assignments = assignments
         return result
     }
 
@@ -401,6 +413,7 @@ package enum Attribution {
                 groupCounts: Array(repeating: GroupTotals(), count: offering.groups.count),
                 groupMoney: Array(repeating: ExactMoney(), count: offering.groups.count), days: series.noChanges(),
                 revenueByTenure: Array(repeating: TenureProfile(), count: offering.groups.count),
+                assignments: Array(repeating: AssignmentDays(asOf: context.asOf), count: offering.groups.count),
                 matured: Array(
                     repeating: Array(repeating: MaturedSums(), count: offering.groups.count), count: context.maturityMicroseconds.count),
                 slices: SliceSums(fields: slices, groupCount: offering.groups.count),
@@ -436,6 +449,7 @@ package enum Attribution {
                 }
                 contributions.revenueByTenure[Int(group)].add(
                     tenureDay: Int((context.asOf - member.membership.assignedAt) / Timestamp.microsecondsPerDay), value: outcome.netRevenue)
+                contributions.assignments[Int(group)].add(assignedAt: member.membership.assignedAt)
                 for (maturity, length) in context.maturityMicroseconds.enumerated() {
                     let end = member.membership.assignedAt + length
                     guard end <= context.asOf else { continue }

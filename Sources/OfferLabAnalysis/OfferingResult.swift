@@ -254,6 +254,9 @@ public struct OfferingResult: Sendable {
     /// window) by tenure, for the days left (docs/statistics.md, "Days left"); empty when the
     /// members are not known.
     public var revenueByTenure: [TenureProfile] = []
+    /// Per group: when its members were assigned, by the days before `as_of` (what the decision
+    /// reads of them: docs/statistics.md, "The decision"); nil when the members are not known.
+    public var assignments: [AssignmentDays]?
 
     /// An offering's groups and products; the daily series, the capped and matured sums, the
     /// slices and the projection's members are set afterwards by what computes them.

@@ -161,12 +161,13 @@ package struct ProjectionMembers: Sendable {
         chargeSpansWithoutPeriod.merge(other.chargeSpansWithoutPeriod, uniquingKeysWith: +)
     }
 
-    /// The offering's projection inputs, as `OfferingResult.projection` holds them. A product the
-    /// catalog lists without a billing period that renewed is given the period its members'
-    /// charges show (the median of their spans, `chargeSpansWithoutPeriod`), so its year
-    /// continues at the members' own rates of renewal; the products no group lists are many
-    /// products in one and stay one-time.
-    func inputs(context: AttributionContext) -> ProjectionInputs {
+    /// The offering's projection inputs, as `OfferingResult.projection` holds them: each group's
+    /// members reduced to the projection's counts (`observeGroups`). A product the catalog lists
+    /// without a billing period that renewed is given the period its members' charges show (the
+    /// median of their spans, `chargeSpansWithoutPeriod`), so its year continues at the members'
+    /// own rates of renewal; the products no group lists are many products in one and stay one-time.
+    /// - Throws: `ProjectionInputError` for events the projection cannot read.
+    func inputs(context: AttributionContext) throws(ProjectionInputError) -> ProjectionInputs {
         var products = context.projection.products
         let renewed = renewalsWithoutPeriod.sorted { $0.key < $1.key }.map { product, renewals in
             var periodDays: Double?
@@ -178,8 +179,8 @@ package struct ProjectionMembers: Sendable {
             return ProductWithoutPeriod(productID: context.projection.productIDs[product], renewals: renewals, periodDays: periodDays)
         }
         return ProjectionInputs(
-            groups: groups, products: products, productIDs: context.projection.productIDs, asOf: context.asOf,
-            renewalsWithoutPeriod: renewed)
+            groups: try observeGroups(groups, products: products, configuration: ProjectionConfiguration(asOf: context.asOf)),
+            products: products, productIDs: context.projection.productIDs, asOf: context.asOf, renewalsWithoutPeriod: renewed)
     }
 }
 
@@ -259,8 +260,9 @@ struct YearBeyondWindow {
 /// (docs/statistics.md#the-projection-in-a-run), with the night's settings; `OfferingStatistics`
 /// projects them.
 public struct ProjectionInputs: Sendable {
-    /// Parallel to the offering's groups.
-    public var groups: [ProjectionGroupInput]
+    /// Parallel to the offering's groups: their members reduced to the projection's counts, at
+    /// `asOf` and the projection's default horizon and refund lag.
+    public var groups: [GroupObservation]
     public var products: [ProjectionProduct]
     /// Parallel to `products`: each one's `product_id` (empty for the products the catalog does not list).
     public var productIDs: [String]

@@ -1,11 +1,17 @@
 /// What one group's members show at `as_of`, reduced to the counts the model is fitted on and
 /// the states its members are in. One pass over the events; everything after it works on these
-/// counts, whose size does not grow with the number of members.
-struct GroupObservation: Sendable {
-    /// The horizon in days (`ProjectionConfiguration.horizonDays`).
-    var horizonDays = 365.0
+/// counts, whose size does not grow with the number of members: no field holds a value per
+/// member, so the counts of two sets of members add up to those of both.
+public struct GroupObservation: Sendable, Equatable {
+    /// The group's name.
+    public internal(set) var name = ""
+    /// What it was observed at: `as_of` (µs), the horizon in days and the refund lag
+    /// (`ProjectionConfiguration`'s).
+    public internal(set) var asOf: Int64 = 0
+    public internal(set) var horizonDays = 365.0
+    public internal(set) var refundLagDays = 14.0
     /// Members.
-    var users = 0
+    public internal(set) var users = 0
     /// Σ of the members' revenue_365 so far (charges and refunds before the horizon).
     var observedRevenue = 0.0
     /// Σ min(as_of − assigned_at, the horizon), in days.
@@ -41,12 +47,23 @@ struct GroupObservation: Sendable {
     /// Trials that ended: converted (a purchase after the trial start) or lapsed (none by the
     /// trial's end and a day of grace).
     var trialsConverted = 0
-    var trialsLapsed = 0
-    /// A trial's length in whole days (the median of `expires_at` − start, else of the
-    /// conversions' delays, else 7).
-    var trialDays = 7
-    /// Members in a trial at `as_of`, by the tenure day their trial ends (they convert then or not).
-    var pendingTrialsByDay: [Int]
+    /// Trials' lengths (`expires_at` − start, when after it), and the days from a trial's start to
+    /// its conversion, by whole days (rounded): their medians are the trial's length.
+    var trialLengthsByDays: [Int: Int] = [:]
+    var trialConversionDelaysByDays: [Int: Int] = [:]
+    /// Members in a trial at `as_of` whose record gives its end, by the tenure day it ends (they
+    /// convert then or not); `openTrialsWithoutEnd` holds the others, ended by `trialDays`.
+    var pendingTrialsWithEndByDay: [Int]
+    /// Trials not converted whose end (and a day of grace) the record gives before `as_of`.
+    var trialsLapsedWithEnd = 0
+    var openTrialsWithoutEnd: [OpenTrialDays: Int] = [:]
+    /// Resolved from the counts above (`resolveTrials`), read by every draw: a trial's length in
+    /// whole days (the median of the trials' lengths, else of the conversions' delays, else 7),
+    /// the members in a trial at `as_of` by the tenure day it ends (they convert then or not), and
+    /// the trials that lapsed (no purchase by their end and a day of grace).
+    private(set) var trialDays = 7
+    private(set) var pendingTrialsByDay: [Int] = []
+    private(set) var trialsLapsed = 0
 
     init(horizonDays: Int, productCount: Int) {
         atRiskByDay = Array(repeating: 0, count: horizonDays)
@@ -57,7 +74,7 @@ struct GroupObservation: Sendable {
         firstPurchasesByProduct = Array(repeating: 0, count: productCount)
         products = Array(repeating: ProductObservation(), count: productCount)
         followOns = Array(repeating: FollowOnObservation(horizonDays: 0, productCount: 0), count: productCount)
-        pendingTrialsByDay = Array(repeating: 0, count: horizonDays)
+        pendingTrialsWithEndByDay = Array(repeating: 0, count: horizonDays)
     }
 
     static let minutesPerDay = 1440
@@ -76,12 +93,52 @@ struct GroupObservation: Sendable {
     var lastObservedDay: Int {
         atRiskByDay.lastIndex { $0 > 0 } ?? -1
     }
+
+    /// Sets `trialDays`, `pendingTrialsByDay` and `trialsLapsed` from the trials' counts: a
+    /// trial whose record gives no end ends `trialDays` after its start.
+    mutating func resolveTrials() {
+        let lengths = trialLengthsByDays.isEmpty ? trialConversionDelaysByDays : trialLengthsByDays
+        let count = lengths.values.reduce(0, +)
+        trialDays = 7
+        // The element at count / 2 in order (rounding keeps the order: the median's rounding).
+        var before = 0
+        for (days, trials) in lengths.sorted(by: { $0.key < $1.key }) where count > 0 {
+            before += trials
+            if before > count / 2 {
+                trialDays = max(0, days)
+                break
+            }
+        }
+        pendingTrialsByDay = pendingTrialsWithEndByDay
+        trialsLapsed = trialsLapsedWithEnd
+        for (trial, trials) in openTrialsWithoutEnd {
+            guard trial.isOpen(length: trialDays) else {
+                trialsLapsed += trials
+                continue
+            }
+            let day = max(trial.startDay + trialDays, trial.tenureDay)
+            if day < pendingTrialsByDay.count { pendingTrialsByDay[day] += trials }
+        }
+    }
+}
+
+/// A trial not converted whose record gives no end, in whole days: the tenure day of its start,
+/// the member's tenure day at `as_of`, and the whole days from its start to `as_of`.
+struct OpenTrialDays: Sendable, Hashable {
+    var startDay: Int
+    var tenureDay: Int
+    var daysSinceStart: Int
+
+    /// Whether the trial is still open at `as_of` if it lasts `length` whole days: its end and a
+    /// day of grace (start + length + 1) after `as_of`, that is length + 1 > the days since its
+    /// start, which for whole `length` is length ≥ their whole days.
+    func isOpen(length: Int) -> Bool { length >= daysSinceStart }
 }
 
 /// The chains members start after buying a one-time product (contract §2.14, "Follow-on
 /// purchases": a pass buyer who subscribes after it, or buys another pass), by the day since the
 /// purchase: a Kaplan–Meier hazard like the entries', read as the entries are.
-struct FollowOnObservation: Sendable {
+struct FollowOnObservation: Sendable, Equatable {
     /// `atRiskByDay[k]`: purchases of the product after which the member started no chain before
     /// day k since it and was observed through all of day k (within its horizon).
     var atRiskByDay: [Int]
@@ -106,7 +163,7 @@ struct FollowOnObservation: Sendable {
 }
 
 /// Members waiting on one tenure day: the sums the expected value and variance need.
-struct WaitingMembers: Sendable {
+struct WaitingMembers: Sendable, Equatable {
     var count = 0
     var remainingFraction = 0.0
     var remainingFractionSquared = 0.0
@@ -197,7 +254,7 @@ public struct RenewalCounts: Sendable, Equatable {
 }
 
 /// One product's renewal counts, charge values and pending chains.
-struct ProductObservation: Sendable {
+struct ProductObservation: Sendable, Equatable {
     /// Its chains' renewals.
     var renewals = RenewalCounts()
     /// Of them, the renewals whose chain's renewal was turned off (a `cancel` after the charge
@@ -216,8 +273,10 @@ struct ProductObservation: Sendable {
     var mature = ChargeValues()
     /// Σ refunded share of the price over mature charges refunded.
     var matureRefundedShare = 0.0
-    /// Days from a mature charge to its first refund.
-    var refundDelays: [Double] = []
+    /// `refundsByDelayDay[k]`: mature charges first refunded k − ½ to k + ½ days after the charge
+    /// (k = ⌈delay − ½⌉, the first bin holding from 0): the delays' distribution is read at
+    /// k + ½ days only (`FittedGroup`), where these counts give it exactly.
+    var refundsByDelayDay: [Int] = []
     /// Every charge (the fallback when none is mature yet).
     var all = ChargeValues()
     /// Charges younger than the lag not refunded yet, by age in whole days: Σ price, Σ price².
@@ -228,7 +287,7 @@ struct ProductObservation: Sendable {
 
 /// Net values (price − refunds) of charges, those kept and those refunded apart: a refund ends
 /// its chain, so the model needs to know which.
-struct ChargeValues: Sendable {
+struct ChargeValues: Sendable, Equatable {
     var kept = 0
     var keptNet = 0.0
     var keptNetSquared = 0.0
@@ -261,14 +320,6 @@ private struct Charge {
     var firstRefundTime: Int64?
 }
 
-/// A member's trial that has not converted: resolved once the trial's length is known.
-private struct OpenTrial {
-    /// Tenure days at the trial's start, at its `expires_at` (when the record has it), and at `as_of`.
-    var startDay: Double
-    var endDay: Double?
-    var tenureDays: Double
-}
-
 /// A chain of the member being read: its product and how many of the member's charges are its.
 /// The charges name their chain rather than the chain listing them: an array per chain was an
 /// allocation for every paying member.
@@ -293,8 +344,10 @@ extension GroupObservation {
         let horizon = configuration.horizonDays
         let horizonDayCount = Int(horizon.rounded(.up))
         self.init(horizonDays: horizonDayCount, productCount: productList.count)
+        name = group.name
         horizonDays = horizon
-        let asOf = configuration.asOf
+        asOf = configuration.asOf
+        refundLagDays = configuration.refundLagDays
         let lagDays = configuration.refundLagDays
         let youngSlots = Int(lagDays.rounded(.up)) + 1
         for index in products.indices {
@@ -307,9 +360,6 @@ extension GroupObservation {
             followOns[index] = FollowOnObservation(horizonDays: horizonDayCount, productCount: productList.count)
         }
         var sortedEvents: [ProjectionEvent] = []
-        var openTrials: [OpenTrial] = []
-        var trialDurations: [Double] = []
-        var trialConversionDelays: [Double] = []
         var charges: [Charge] = []
         var chains: [Chain] = []
         // Run after run of members (`ProjectionGroupInput.runs`), in member order.
@@ -361,7 +411,8 @@ extension GroupObservation {
                             firstPurchasesByProduct[event.product] += 1
                             if let trial = trialStart {
                                 trialsConverted += 1
-                                trialConversionDelays.append(Double(event.time - trial.time) / microsecondsPerDay)
+                                trialConversionDelaysByDays[
+                                    Int((Double(event.time - trial.time) / microsecondsPerDay).rounded()), default: 0] += 1
                             }
                         }
                         if let chain = chains.firstIndex(where: { $0.key == key }) {
@@ -410,14 +461,26 @@ extension GroupObservation {
                     exitsByDay[fullDays] += 1
                 }
                 if let trial = trialStart, firstPurchaseDay == nil {
-                    openTrials.append(
-                        OpenTrial(
-                            startDay: Double(trial.time - assignedAt) / microsecondsPerDay,
-                            endDay: trial.expiresAt.map { Double($0 - assignedAt) / microsecondsPerDay },
-                            tenureDays: Double(asOf - assignedAt) / microsecondsPerDay))
+                    // Open while its end (and a day of grace for the store's charge) is after
+                    // as_of; it converts, or not, on its last day.
+                    let startDay = Double(trial.time - assignedAt) / microsecondsPerDay
+                    let atAsOf = Double(asOf - assignedAt) / microsecondsPerDay
+                    if let endTime = trial.expiresAt {
+                        let end = Double(endTime - assignedAt) / microsecondsPerDay
+                        if end + 1 > atAsOf {
+                            let day = max(Int(end), Int(atAsOf))
+                            if day < horizonDayCount { pendingTrialsWithEndByDay[day] += 1 }
+                        } else {
+                            trialsLapsedWithEnd += 1
+                        }
+                    } else {
+                        let trial = OpenTrialDays(
+                            startDay: Int(startDay), tenureDay: Int(atAsOf), daysSinceStart: Int((atAsOf - startDay).rounded(.down)))
+                        openTrialsWithoutEnd[trial, default: 0] += 1
+                    }
                 }
                 if let trial = trialStart, let end = trial.expiresAt, end > trial.time {
-                    trialDurations.append(Double(end - trial.time) / microsecondsPerDay)
+                    trialLengthsByDays[Int((Double(end - trial.time) / microsecondsPerDay).rounded()), default: 0] += 1
                 }
                 if entryDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
                     let remaining = 1 - (tenureDays - Double(fullDays))
@@ -458,7 +521,13 @@ extension GroupObservation {
                             products[product].mature.add(net: net, refunded: charge.firstRefundTime != nil)
                             if let refundTime = charge.firstRefundTime {
                                 if charge.price > 0 { products[product].matureRefundedShare += charge.refunded / charge.price }
-                                products[product].refundDelays.append(Double(refundTime - charge.time) / microsecondsPerDay)
+                                let delay = Double(refundTime - charge.time) / microsecondsPerDay
+                                let bin = max(0, Int((delay - 0.5).rounded(.up)))
+                                if products[product].refundsByDelayDay.count <= bin {
+                                    products[product].refundsByDelayDay += Array(
+                                        repeating: 0, count: bin + 1 - products[product].refundsByDelayDay.count)
+                                }
+                                products[product].refundsByDelayDay[bin] += 1
                             }
                         } else if charge.firstRefundTime == nil {
                             let slot = min(Int(ageDays), youngSlots - 1)
@@ -500,20 +569,6 @@ extension GroupObservation {
                 followOns[product].atRiskByDay[day] = atRisk
             }
         }
-        let lengths = trialDurations.isEmpty ? trialConversionDelays : trialDurations
-        if !lengths.isEmpty {
-            trialDays = max(0, Int(lengths.sorted()[lengths.count / 2].rounded()))
-        }
-        // A trial not converted is open while its end (and a day of grace for the store's
-        // charge) is after as_of; it converts, or not, on its last day.
-        for trial in openTrials {
-            let end = trial.endDay ?? trial.startDay + Double(trialDays)
-            if end + 1 > trial.tenureDays {
-                let day = max(Int(end), Int(trial.tenureDays))
-                if day < horizonDayCount { pendingTrialsByDay[day] += 1 }
-            } else {
-                trialsLapsed += 1
-            }
-        }
+        resolveTrials()
     }
 }

@@ -13,28 +13,47 @@ import OfferLabStatistics
 ///   - generator: the draws of the intervals (seeded, so the intervals are reproducible). A
 ///     concrete type, not any generator: a generic one was left unspecialised across the
 ///     targets and looked up its metadata in every draw.
-/// - Complexity: one pass over the events, then `replicates` evaluations per group whose cost
-///   depends on the horizon and the products, not on the members.
+/// - Complexity: one pass over the events (`observeGroups`), then `replicates` evaluations per
+///   group whose cost depends on the horizon and the products, not on the members.
 public func projectOffering(
     groups: [ProjectionGroupInput], control: Int, products: [ProjectionProduct], past: [ProductPast] = [],
     configuration: ProjectionConfiguration, using generator: inout SplitMix64
 ) throws(ProjectionInputError) -> OfferingProjection {
-    guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
-    guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
-    guard configuration.horizonDays >= 1 && configuration.horizonDays.isFinite else { throw .horizonTooShort(configuration.horizonDays) }
-    guard groups.indices.contains(control) else { throw .controlOutOfRange(control) }
-    guard past.isEmpty || past.count == products.count else { throw .pastNotParallel(count: past.count, products: products.count) }
-    for (index, product) in products.enumerated() {
-        // Under a day the per-draw tables (periods in a year, squared) would outgrow any use.
-        if let period = product.renewalPeriodDays, !(period >= 1 && period.isFinite) { throw .periodTooShort(product: index) }
-    }
+    try checkSettings(configuration, control: control, groups: groups.count, products: products, past: past)
+    return try projectOffering(
+        observed: try observeGroups(groups, products: products, configuration: configuration), control: control, products: products,
+        past: past, configuration: configuration, using: &generator)
+}
+
+/// Each group's members reduced to what the projection reads of them (`GroupObservation`: counts
+/// whose size does not grow with the members), at `configuration`'s `as_of`, horizon and refund
+/// lag; `projectOffering(observed:…)` projects them.
+public func observeGroups(
+    _ groups: [ProjectionGroupInput], products: [ProjectionProduct], configuration: ProjectionConfiguration
+) throws(ProjectionInputError) -> [GroupObservation] {
+    try checkProducts(products, configuration: configuration)
     for group in groups {
         for event in group.events {
             guard products.indices.contains(event.product) else { throw .productOutOfRange(group: group.name, product: event.product) }
             guard event.amount.isFinite else { throw .amountNotFinite(group: group.name) }
         }
     }
+    return groups.map { GroupObservation($0, products: products, configuration: configuration) }
+}
 
+/// `projectOffering` from the groups' observations (`observeGroups`, made at `configuration`'s
+/// `as_of`, horizon and refund lag).
+public func projectOffering(
+    observed groups: [GroupObservation], control: Int, products: [ProjectionProduct], past: [ProductPast] = [],
+    configuration: ProjectionConfiguration, using generator: inout SplitMix64
+) throws(ProjectionInputError) -> OfferingProjection {
+    try checkSettings(configuration, control: control, groups: groups.count, products: products, past: past)
+    for group in groups {
+        precondition(
+            group.asOf == configuration.asOf && group.horizonDays == configuration.horizonDays
+                && group.refundLagDays == configuration.refundLagDays && group.products.count == products.count,
+            "a group observed at the projection's as_of, horizon, refund lag and products")
+    }
     let draws = groups.map { group in
         GroupDraws(group, products: products, past: past, configuration: configuration, generator: &generator)
     }
@@ -42,6 +61,26 @@ public func projectOffering(
         compare(draws[treatment], with: draws[control], alpha: configuration.alpha)
     }
     return OfferingProjection(groups: draws.map(\.projection), comparisons: comparisons)
+}
+
+/// The settings, control group and past a projection can take.
+private func checkSettings(
+    _ configuration: ProjectionConfiguration, control: Int, groups: Int, products: [ProjectionProduct], past: [ProductPast]
+) throws(ProjectionInputError) {
+    guard configuration.alpha > 0 && configuration.alpha < 1 else { throw .alphaOutOfRange(configuration.alpha) }
+    guard configuration.replicates >= 100 else { throw .tooFewReplicates(configuration.replicates) }
+    try checkProducts(products, configuration: configuration)
+    guard (0..<groups).contains(control) else { throw .controlOutOfRange(control) }
+    guard past.isEmpty || past.count == products.count else { throw .pastNotParallel(count: past.count, products: products.count) }
+}
+
+/// The horizon and the products' periods a projection can take.
+private func checkProducts(_ products: [ProjectionProduct], configuration: ProjectionConfiguration) throws(ProjectionInputError) {
+    guard configuration.horizonDays >= 1 && configuration.horizonDays.isFinite else { throw .horizonTooShort(configuration.horizonDays) }
+    for (index, product) in products.enumerated() {
+        // Under a day the per-draw tables (periods in a year, squared) would outgrow any use.
+        if let period = product.renewalPeriodDays, !(period >= 1 && period.isFinite) { throw .periodTooShort(product: index) }
+    }
 }
 
 /// A group's projection and the draws of its members' mean revenue_365, in the order drawn: at the
@@ -62,15 +101,14 @@ struct GroupDraws {
     var newcomerUpper: [Double] = []
 
     init(
-        _ group: ProjectionGroupInput, products: [ProjectionProduct], past: [ProductPast] = [], configuration: ProjectionConfiguration,
+        _ observation: GroupObservation, products: [ProjectionProduct], past: [ProductPast] = [], configuration: ProjectionConfiguration,
         generator: inout SplitMix64
     ) {
-        projection = GroupProjection(group: group.name, users: group.users)
-        guard group.users > 0 else {
+        projection = GroupProjection(group: observation.name, users: observation.users)
+        guard observation.users > 0 else {
             projection.gap = .noMembers
             return
         }
-        let observation = GroupObservation(group, products: products, configuration: configuration)
         let users = Double(observation.users)
         projection.realizedARPU = observation.observedRevenue / users
         projection.observedDaysMean = observation.observedDays / users

@@ -202,10 +202,11 @@ struct FittedGroup: Sendable {
             // π the mature charges' refund rate and F the empirical CDF of their refund delays.
             let rate = Double(product.mature.refunded) / Double(product.mature.count)
             let share = product.matureRefundedShare / Double(product.mature.refunded)
-            let delays = product.refundDelays.sorted()
+            let delays = product.refundsByDelayDay
+            let refunds = Double(delays.reduce(0, +))
             for age in product.youngPrice.indices where product.youngPrice[age] > 0 {
-                let midAge = Double(age) + 0.5
-                let seen = Double(delays.prefixCount { $0 <= midAge }) / Double(delays.count)
+                // The share of the delays at most age + ½ days.
+                let seen = Double(delays.prefix(age + 1).reduce(0, +)) / refunds
                 let probability = rate * (1 - seen) / (1 - rate * seen)
                 refundMean -= share * probability * product.youngPrice[age]
                 refundVariance += share * share * probability * (1 - probability) * product.youngPriceSquared[age]

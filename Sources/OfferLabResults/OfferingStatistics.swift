@@ -65,7 +65,7 @@ extension OfferingStatistics {
             configuration.growthDays = result.revenueByTenure.compactMap { $0.growthDays(horizon: Int(configuration.horizonDays)) }.max()
             do {
                 return try projectOffering(
-                    groups: inputs.groups, control: result.controlGroup, products: inputs.products, past: inputs.past,
+                    observed: inputs.groups, control: result.controlGroup, products: inputs.products, past: inputs.past,
                     configuration: configuration, using: &generator)
             } catch {
                 throw OfferLabError(.rejectedTotals, "offering \(result.offering.offeringID): projection: \(error)", cause: error)

@@ -172,15 +172,12 @@ public enum DecisionRules {
     /// nil when no d ever reaches it (enrolment has stopped and too few members are waiting).
     ///
     /// - Parameters:
-    ///   - assignedAt: the members' `assigned_at` (µs), sorted ascending.
+    ///   - assigned: the members of the groups compared, by the days before `as_of` they were assigned.
     public static func maturedDaysLeft(
-        assignedAt: [Int64], asOf: Int64, maturityDays: Int, target: Double, enrolmentPerDay: Double, nightsRun: Int,
-        minRuntimeDays: Double
+        assigned: AssignmentDays, maturityDays: Int, target: Double, enrolmentPerDay: Double, nightsRun: Int, minRuntimeDays: Double
     ) -> Int? {
-        let day: Int64 = 86_400_000_000
         func reached(_ d: Int) -> Bool {
-            let cutoff = asOf + Int64(d - maturityDays) * day
-            let matured = assignedAt.prefixCount { $0 <= cutoff }
+            let matured = assigned.assigned(atLeastDaysBefore: maturityDays - d)
             return Double(matured) + enrolmentPerDay * Double(max(0, d - maturityDays)) >= target
         }
         let runtimeLeft = minimumDaysLeft(nightsRun: nightsRun, minRuntimeDays: minRuntimeDays)
@@ -188,7 +185,7 @@ public enum DecisionRules {
         // Every member now matures by d = D; past it only newcomers count, at r a day.
         if !reached(maturityDays) {
             guard enrolmentPerDay > 0 else { return nil }
-            let missing = target - Double(assignedAt.count)
+            let missing = target - Double(assigned.members)
             return max(runtimeLeft, maturityDays + Int((missing / enrolmentPerDay).rounded(.up)))
         }
         var low = 0

@@ -110,11 +110,13 @@ struct DecisionRulesTests {
         // Members assigned at noon of days 0 … 19, ten a day; as_of = day 20. Matured now (≤ day 13):
         // days 0 … 12, 130 members. On night d, those assigned by day 13 + d are matured.
         let day: Int64 = 86_400_000_000
-        let assignedAt = (0..<20).flatMap { d in Array(repeating: Int64(d) * day + day / 2, count: 10) }
+        var assigned = AssignmentDays(asOf: 20 * day)
+        for d in 0..<20 {
+            for _ in 0..<10 { assigned.add(assignedAt: Int64(d) * day + day / 2) }
+        }
         func daysLeft(target: Double, rate: Double = 10, nights: Int = 20) -> Int? {
             DecisionRules.maturedDaysLeft(
-                assignedAt: assignedAt, asOf: 20 * day, maturityDays: 7, target: target, enrolmentPerDay: rate, nightsRun: nights,
-                minRuntimeDays: 7)
+                assigned: assigned, maturityDays: 7, target: target, enrolmentPerDay: rate, nightsRun: nights, minRuntimeDays: 7)
         }
         #expect(daysLeft(target: 130) == 0)
         #expect(daysLeft(target: 131) == 1)  // day 13's members mature on night 1
@@ -122,5 +124,22 @@ struct DecisionRulesTests {
         #expect(daysLeft(target: 235) == 11)  // then 10 newcomers a day: 200 + 10 · 4 ≥ 235
         #expect(daysLeft(target: 235, rate: 0) == nil)
         #expect(daysLeft(target: 131, nights: 2) == 5)
+    }
+
+    @Test("Assignment days: a member exactly 7 days before as_of is in the last 7 days and at least 7 days old; counts add up")
+    func assignmentDays() {
+        let day: Int64 = 86_400_000_000
+        let asOf = 30 * day + 5
+        var first = AssignmentDays(asOf: asOf)
+        // 7 days before exactly, a microsecond later, a microsecond earlier; and 1.5 days before.
+        for at in [asOf - 7 * day, asOf - 7 * day + 1, asOf - 7 * day - 1] { first.add(assignedAt: at) }
+        var second = AssignmentDays(asOf: asOf)
+        second.add(assignedAt: asOf - day - day / 2)
+        #expect(first.assigned(withinDaysBefore: 7) == 2 && first.assigned(atLeastDaysBefore: 7) == 2)
+        #expect(first.assigned(withinDaysBefore: 6) == 0 && first.assigned(atLeastDaysBefore: 8) == 0)
+        #expect(first.assigned(atLeastDaysBefore: -3) == 3 && first.first == asOf - 7 * day - 1)
+        first.add(second)
+        #expect(first.members == 4 && first.assigned(withinDaysBefore: 2) == 1 && first.assigned(atLeastDaysBefore: 2) == 3)
+        #expect(first.first == asOf - 7 * day - 1 && first.assigned(withinDaysBefore: 0) == 0)
     }
 }

@@ -172,10 +172,13 @@ import Testing
         // A person at a terminal reads words and dates; a program gets the stored names.
         let person = try NightStatus.rows(databasePath: night.databasePath, night: Night(parsing: "2026-03-05"), for: .person).rows
         #expect(person.first?[2] == "Too early to decide" && person.first?[3] == "revenue per user", "\(person)")
+        // A floor (no renewal of the members' plan is due yet on 03-05) is the earliest day: "not before".
+        let stored = try #require(ProjectionRunTests.records(try night.csv("decisions", night: "2026-03-05")).first)
+        let floor = stored["days_left_floor"] == "true"
         #expect(
-            person.first?[8] == StatusCells(reader: .person, currency: "").date(night: "2026-03-05", plusDays: daysLeft, floor: false),
+            person.first?[8] == StatusCells(reader: .person, currency: "").date(night: "2026-03-05", plusDays: daysLeft, floor: floor),
             "\(person)")
-        #expect(person.first?[8].hasPrefix("about ") == true, "\(person)")
+        #expect(person.first?[8].hasPrefix(floor ? "not before " : "about ") == true, "\(person)")
     }
 
     /// Money in `status` carries its currency; piped, a number is as a program parses it (ASCII

@@ -1,11 +1,11 @@
 import OfferLabIngest
 import OfferLabJob
-import OfferLabProjection
 import OfferLabStatistics
 import Testing
 
 @testable import OfferLab
 @testable import OfferLabAnalysis
+@testable import OfferLabProjection
 
 /// A charge of `price` USD by `user` at `ts`, with the fields proceeds and subscription state read.
 private func charge(
@@ -170,14 +170,16 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
     }
 
     /// The projection (docs/statistics.md#the-projection-in-a-run) reads a charge's `expires_at` as
-    /// its chain's next due time: each purchase's own, none for the charge without one, none for a
-    /// refund; a member's earliest trial comes with its own (t4's has none).
+    /// its chain's next due time: s3's weekly chain runs to April 10, after the night, with 47
+    /// weekly renewals left in its member's year (325 days); t4's, without one, was due a week after
+    /// its charge and missed; s1's refunded charge ends its chain. t4's trial converted.
     @Test func theProjectionReadsEachChargesExpiry() async throws {
         let results = try await analyse(assigned(["t4", "s1", "s3"]), Self.events)
-        let events = Array(try #require(results.offerings[0].projection).groups[0].events)
-        let april10 = try #require(UTCTime.parseAsOf("2026-04-10"))
-        #expect(events.map(\.kind) == [.trialStart, .purchase, .purchase, .refund, .purchase])
-        #expect(events.map(\.expiresAt) == [nil, nil, april10, nil, april10], "\(events)")
+        let observed = try #require(results.offerings[0].projection).groups[0]
+        let weekly = try #require(observed.products.first { !$0.pendingChains.isEmpty }, "\(observed.products)")
+        #expect(weekly.pendingChains == [1 << 16 | 47: 1] && weekly.pendingTurnedOff.isEmpty, "\(weekly.pendingChains)")
+        #expect(weekly.renewals.atRisk == [0, 1] && weekly.renewals.renewed == [0, 0], "\(weekly.renewals)")
+        #expect(observed.users == 3 && observed.payers == 3 && observed.trialsConverted == 1 && observed.trialEntries == 1)
     }
 
     /// Each day is the night as of its end: s2 is active through the day that ends before its

@@ -81,16 +81,16 @@ package struct DecisionRow: TypedRow, Equatable {
 
 extension ResultTables {
     /// `decisions`: one row per (offering, treatment) whose members the run read (docs/statistics.md,
-    /// "The decision"); none for `offerlab stats`, whose sums lack the members' assignment times.
+    /// "The decision"); none for `offerlab stats`, whose sums lack the members' assignment days.
     static func decisions(
         _ offerings: [OfferingResult], statistics: [OfferingStatistics], sampleRatios: [SampleRatioRow], settings: ResultTableSettings,
         previous: PreviousNight? = nil
     ) -> [DecisionRow] {
         zip(offerings, statistics).flatMap { result, statistics -> [DecisionRow] in
-            guard let members = result.projection else { return [] }
+            guard let assignments = result.assignments else { return [] }
             return OfferingDecision(
                 result: result, statistics: statistics, sampleRatio: sampleRatios.first { $0.offeringID == result.offering.offeringID },
-                members: members.groups, tableSettings: settings, plannedDecisions: previous?.plannedDecisions ?? [:]
+                assignments: assignments, tableSettings: settings, plannedDecisions: previous?.plannedDecisions ?? [:]
             ).rows()
         }
     }
@@ -125,8 +125,8 @@ struct OfferingDecision {
     let statistics: OfferingStatistics
     /// The night's `srm` row: with `decision: sequential` its always-valid flag withholds.
     let sampleRatio: SampleRatioRow?
-    /// Parallel to the groups: their members (each one's `assigned_at`).
-    let members: [ProjectionGroupInput]
+    /// Parallel to the groups: when their members were assigned.
+    let assignments: [AssignmentDays]
     let tableSettings: ResultTableSettings
     /// The decision dates the job's earlier nights planned, by `PreviousNight.key` (the smoothing
     /// of the days left).
@@ -141,15 +141,13 @@ struct OfferingDecision {
 
     func rows() -> [DecisionRow] {
         let treatments = result.offering.groups.indices.filter { $0 != control }
-        let earliest = members.compactMap { $0.assignedAt.min() }.min()
+        let earliest = assignments.compactMap(\.first).min()
         let runtimeDays = earliest.map { max(0, Double(tableSettings.asOf - $0) / Self.day) } ?? 0
         let runtime = DecisionRules.Runtime(
             days: runtimeDays, nights: earliest.map { max(0, DecisionRules.Runtime.nights(from: $0, to: tableSettings.asOf)) } ?? 0,
             minimum: settings.minRuntimeDays, maximum: settings.maxRuntimeDays)
-        let lastWeek = { (group: Int) in
-            self.members[group].assignedAt.count { $0 >= self.tableSettings.asOf - Int64(7 * Self.day) && $0 < self.tableSettings.asOf }
-        }
-        let annualUsers = 365 * Double(members.indices.reduce(0) { $0 + lastWeek($1) }) / 7
+        let lastWeek = { (group: Int) in self.assignments[group].assigned(withinDaysBefore: 7) }
+        let annualUsers = 365 * Double(assignments.indices.reduce(0) { $0 + lastWeek($1) }) / 7
         let withheld = withheldReason()
         let projected = Dictionary(uniqueKeysWithValues: zip(treatments, projectedGoalIntervals(treatments)))
         let refundsAmongBuyers = self.refundsAmongBuyers()
@@ -383,9 +381,10 @@ struct OfferingDecision {
         var floor = false
         if let days = goal.maturedDays, let groups = goalStatistics(goal) {
             let matured = groups[control].users + groups[treatment].users
+            var assigned = assignments[control]
+            assigned.add(assignments[treatment])
             tonight = DecisionRules.maturedDaysLeft(
-                assignedAt: (Array(members[control].assignedAt) + Array(members[treatment].assignedAt)).sorted(),
-                asOf: tableSettings.asOf, maturityDays: days, target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay,
+                assigned: assigned, maturityDays: days, target: Double(matured + plan.usersNeeded), enrolmentPerDay: enrolmentPerDay,
                 nightsRun: runtime.nights, minRuntimeDays: settings.minRuntimeDays)
         } else if goal == .arpu, plan.usersNeeded > 0, enrolmentPerDay > 0 {
             let scale = min(7, runtime.days)
