@@ -192,6 +192,21 @@ struct ProjectionMethodTests {
         #expect(abs(try #require(result.realizedARPU) - 90.0 / 11) < 1e-12)
         // The late member converted in its first (partial) day; nobody waits. (80 + 10 − 2)/11.
         #expect(abs(try #require(result.projectedARPU365) - 88.0 / 11) < 1e-9)
+
+        // The delays are read at a young charge's age + ½ day, and counted by the whole days that
+        // reads (`refundsByDelayDay`): a delay of exactly ½ day is at most the age 0 charge's ½,
+        // one a microsecond longer is not. So F = ½ and P = 0.2 · ½ / (1 − 0.2 · ½) = 1/9.
+        var boundary = ProjectionGroupInput(name: "passes")
+        for member in 0..<10 {
+            var events = [purchase(hour, FixtureProduct.pass, 10, member: member)]
+            let refundTime: Int64 = hour + day / 2 + Int64(member)
+            if member < 2 { events.append(refund(refundTime, FixtureProduct.pass, 10, member: member)) }
+            boundary.appendMember(assignedAt: 0, events: events)
+        }
+        boundary.appendMember(assignedAt: 29 * day, events: [purchase(29 * day + 12 * hour, FixtureProduct.pass, 10, member: 10)])
+        let halfDay = try project([boundary], asOf: 30 * day).groups[0]
+        let expected: Double = (90 - 10.0 / 9) / 11
+        #expect(abs(try #require(halfDay.projectedARPU365) - expected) < 1e-9, "\(halfDay)")
     }
 
     @Test(
