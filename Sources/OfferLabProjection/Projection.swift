@@ -49,10 +49,10 @@ public func projectOffering(
 ) throws(ProjectionInputError) -> OfferingProjection {
     try checkSettings(configuration, control: control, groups: groups.count, products: products, past: past)
     for group in groups {
-        precondition(
+        guard
             group.asOf == configuration.asOf && group.horizonDays == configuration.horizonDays
-                && group.refundLagDays == configuration.refundLagDays && group.products.count == products.count,
-            "a group observed at the projection's as_of, horizon, refund lag and products")
+                && group.refundLagDays == configuration.refundLagDays && group.products.count == products.count
+        else { throw .observedOtherwise(group: group.name) }
     }
     let draws = groups.map { group in
         GroupDraws(group, products: products, past: past, configuration: configuration, generator: &generator)

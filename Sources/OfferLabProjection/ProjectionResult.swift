@@ -250,6 +250,7 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
     case amountNotFinite(group: String)
     case pastNotParallel(count: Int, products: Int)
     case horizonTooShort(Double)
+    case observedOtherwise(group: String)
 
     public var description: String {
         switch self {
@@ -262,6 +263,8 @@ public enum ProjectionInputError: Error, Equatable, CustomStringConvertible {
         case .amountNotFinite(let group): "group \(group): an event's amount is not a finite number"
         case .pastNotParallel(let count, let products): "the past names \(count) products, the product list \(products)"
         case .horizonTooShort(let days): "the horizon must be a number of days, at least 1, got \(days)"
+        case .observedOtherwise(let group):
+            "group \(group) was observed at another as_of, horizon, refund lag or product list than the projection's"
         }
     }
 }

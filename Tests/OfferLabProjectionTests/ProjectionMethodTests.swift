@@ -154,6 +154,15 @@ struct ProjectionMethodTests {
                 groups: [group], control: 2, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day),
                 using: &generator)
         }
+        // Counts observed for another night are not projected as tonight's.
+        var paying = ProjectionGroupInput(name: "b")
+        paying.appendMember(assignedAt: 0, events: [purchase(hour, FixtureProduct.weekly, 1, member: 0)])
+        #expect(throws: ProjectionInputError.observedOtherwise(group: "b")) {
+            let observed = try observeGroups([paying], products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: day))
+            return try projectOffering(
+                observed: observed, control: 0, products: FixtureProduct.all, configuration: ProjectionConfiguration(asOf: 2 * day),
+                using: &generator)
+        }
     }
 
     @Test("A member in its first day enters in the rest of it as the day-0 entries' own timing says, not evenly over the day")
