@@ -474,9 +474,9 @@ extension GroupObservation {
                             trialsLapsedWithEnd += 1
                         }
                     } else {
-                        let trial = OpenTrialDays(
+                        let open = OpenTrialDays(
                             startDay: Int(startDay), tenureDay: Int(atAsOf), daysSinceStart: Int((atAsOf - startDay).rounded(.down)))
-                        openTrialsWithoutEnd[trial, default: 0] += 1
+                        openTrialsWithoutEnd[open, default: 0] += 1
                     }
                 }
                 if let trial = trialStart, let end = trial.expiresAt, end > trial.time {

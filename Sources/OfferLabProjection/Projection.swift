@@ -171,18 +171,14 @@ struct GroupDraws {
             // the start (contract §2.15, "Days left are a plan"), where the year waits for its first
             // renewal to be seen.
             let borrowing = FittedGroup.borrowingPast(past, products: products, observation: observation, beforeFirstRenewal: true)
-            if borrowing.map(\.borrowedFrom) != fitted.past.map(\.borrowedFrom) {
-                let planned = FittedGroup(
-                    observation, products: products, past: past, alpha: configuration.alpha, borrowsBeforeFirstRenewal: true)
-                let unseen = Self.ratesUnseen(planned, newcomer: true)
-                projection.newcomerGrowth = Self.growth(
-                    planned, planned.pointParameters(renewals: nil, conversions: nil), days: days, isFloor: unseen.renewals || unseen.trials
-                )
-                projection.growthPast = Self.pastTaken(planned)
-            } else {
-                projection.newcomerGrowth = Self.growth(fitted, ratesSeen, days: days, isFloor: newcomerGap != nil)
-                projection.growthPast = Self.pastTaken(fitted)
-            }
+            let planned =
+                borrowing.map(\.borrowedFrom) == fitted.past.map(\.borrowedFrom)
+                ? fitted
+                : FittedGroup(observation, products: products, past: past, alpha: configuration.alpha, borrowsBeforeFirstRenewal: true)
+            let unseen = Self.ratesUnseen(planned, newcomer: true)
+            projection.newcomerGrowth = Self.growth(
+                planned, planned.pointParameters(renewals: nil, conversions: nil), days: days, isFloor: unseen.renewals || unseen.trials)
+            projection.growthPast = Self.pastTaken(planned)
         }
         var optionalGenerator: SplitMix64? = generator
         // The far ends first: their draws are the same whatever the rates seen take.
