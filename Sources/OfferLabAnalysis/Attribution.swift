@@ -349,7 +349,7 @@ package struct OfferingSums {
         result.daily = series.days()
         result.cappedRevenue = revenueCap.map(cappedRevenue)
         // A member's value is final once its window has closed: from ⌈W⌉ whole days of tenure on.
-        let finalFrom = context.windowMicroseconds.map { Int(($0 + Timestamp.microsecondsPerDay - 1) / Timestamp.microsecondsPerDay) }
+        let finalFrom = AttributionRules.finalTenureDay(windowMicroseconds: context.windowMicroseconds)
         result.revenueByTenure = revenueByTenure.map { profile in
             var profile = profile
             profile.finalFrom = finalFrom

@@ -24,6 +24,12 @@ package enum AttributionRules {
         Int64((days * 86_400 * 1_000_000).rounded())
     }
 
+    /// The whole tenure day from which a member's value no longer changes: the window W's end,
+    /// rounded up (`TenureProfile.finalFrom`); nil without a window.
+    package static func finalTenureDay(windowMicroseconds window: Int64?) -> Int? {
+        window.map { Int(($0 + Timestamp.microsecondsPerDay - 1) / Timestamp.microsecondsPerDay) }
+    }
+
     /// A non-refund event counts from the assignment on (`assigned_at <= ts`) and, with a
     /// conversion window W, until `assigned_at + W` (excluded). The SQL scripts state the same
     /// rule (`ScriptBuilder.analyse`, `counts`).

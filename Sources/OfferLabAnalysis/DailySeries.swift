@@ -4,11 +4,16 @@ import OfferLabStatistics
 import OfferLabTables
 
 /// One day of the lift-over-time series: every group's totals as of the end of `date`.
-public struct DailyTotals: Sendable {
+public struct DailyTotals: Sendable, Equatable {
     /// `YYYY-MM-DD` (UTC).
     public var date: String
     /// Parallel to the offering's groups.
     public var groups: [GroupTotals]
+
+    package init(date: String, groups: [GroupTotals]) {
+        self.date = date
+        self.groups = groups
+    }
 }
 
 /// The series of one offering (docs/analysis.md, "4a. Over time"), built member by member in

@@ -31,8 +31,9 @@ package struct ProjectionCatalog: Sendable {
     }
 
     /// A product listed with different types keeps the first type the projection knows, in
-    /// table order (offerings, groups by id, products by position).
-    package init(_ catalog: OfferingCatalog, labels: ByteStringInterner) {
+    /// table order (offerings, groups by id, products by position). Without `labels` (the
+    /// night's parts, `offerlab stats --parts`), products are named by their id alone.
+    package init(_ catalog: OfferingCatalog, labels: ByteStringInterner = ByteStringInterner()) {
         var period: [String: ProjectionProduct] = [:]
         var listed: Set<String> = []
         for offering in catalog.offerings {
@@ -273,6 +274,18 @@ public struct ProjectionInputs: Sendable {
     /// Per product (parallel to `products`), the app's past: the chains of users with no row for
     /// the offering (`AppPast`); empty when the job names no `history_logs`.
     public var past: [ProductPast] = []
+
+    package init(
+        groups: [GroupObservation], products: [ProjectionProduct], productIDs: [String], asOf: Int64,
+        renewalsWithoutPeriod: [ProductWithoutPeriod], past: [ProductPast] = []
+    ) {
+        self.groups = groups
+        self.products = products
+        self.productIDs = productIDs
+        self.asOf = asOf
+        self.renewalsWithoutPeriod = renewalsWithoutPeriod
+        self.past = past
+    }
 }
 
 /// A product the catalog gives no billing period although its members renewed it
@@ -285,4 +298,10 @@ public struct ProductWithoutPeriod: Sendable, Equatable {
     /// The period the projection takes from its members' charges; nil (the products no group
     /// lists, or no span seen): it is projected as one-time.
     public var periodDays: Double?
+
+    package init(productID: String, renewals: Int, periodDays: Double?) {
+        self.productID = productID
+        self.renewals = renewals
+        self.periodDays = periodDays
+    }
 }

@@ -19,6 +19,29 @@ public struct AssignmentDays: Sendable, Equatable {
         self.asOf = asOf
     }
 
+    /// The counts as they were kept elsewhere (an engine's `assignments` part): `byDaysBefore`
+    /// and `exactlyDaysBefore` by whole days before `as_of`, trailing days without members
+    /// dropped; nil when they cannot be (a negative count, more exactly k days before than k to
+    /// k + 1 days, a `first` that is no member's, or members without one).
+    public init?(asOf: Int64, first: Int64?, byDaysBefore: [Int], exactlyDaysBefore: [Int]) {
+        guard byDaysBefore.count == exactlyDaysBefore.count,
+            zip(byDaysBefore, exactlyDaysBefore).allSatisfy({ $1 >= 0 && $0 >= $1 })
+        else { return nil }
+        let days = (byDaysBefore.lastIndex { $0 > 0 } ?? -1) + 1
+        self.asOf = asOf
+        self.first = first
+        self.byDaysBefore = Array(byDaysBefore.prefix(days))
+        self.exactlyDaysBefore = Array(exactlyDaysBefore.prefix(days))
+        guard let first else {
+            if days > 0 { return nil }
+            return
+        }
+        // The earliest member is `first`: in the last day held, and exactly that many days
+        // before as_of when it is counted so.
+        let before = asOf - first
+        guard before > 0, Int(before / Self.day) == days - 1 else { return nil }
+    }
+
     /// Adds a member assigned at `assignedAt` (before `as_of`).
     public mutating func add(assignedAt: Int64) {
         precondition(assignedAt < asOf, "a member is assigned before as_of")

@@ -14,6 +14,23 @@ public struct TenureProfile: Sendable, Equatable {
         self.finalFrom = finalFrom
     }
 
+    /// The sums as they were kept elsewhere (an engine's `tenure` part), per tenure day: members,
+    /// Σx and Σx² (trailing days without members dropped); nil when they cannot be (arrays of
+    /// different lengths, a count that is not a whole number ≥ 0, a sum that is not finite, a
+    /// day with values but no member).
+    public init?(members: [Double], sums: [Double], squares: [Double], finalFrom: Int?) {
+        guard members.count == sums.count, sums.count == squares.count,
+            members.allSatisfy({ $0 >= 0 && $0 == $0.rounded() && $0.isFinite }), sums.allSatisfy(\.isFinite),
+            squares.allSatisfy({ $0.isFinite && $0 >= 0 }),
+            members.indices.allSatisfy({ members[$0] > 0 || (sums[$0] == 0 && squares[$0] == 0) })
+        else { return nil }
+        let days = (members.lastIndex { $0 > 0 } ?? -1) + 1
+        self.members = Array(members.prefix(days))
+        self.sums = Array(sums.prefix(days))
+        self.squares = Array(squares.prefix(days))
+        self.finalFrom = finalFrom
+    }
+
     /// Adds a member `tenureDay` whole days old (negatives count as 0) whose goal value is `value`.
     public mutating func add(tenureDay: Int, value: Double) {
         let day = max(0, tenureDay)

@@ -1,0 +1,579 @@
+import Foundation
+import OfferLabAnalysis
+import OfferLabIngest
+import OfferLabJob
+import OfferLabProjection
+import OfferLabStatistics
+import OfferLabSupport
+import OfferLabTables
+import OfferLabWriters
+
+/// The night's own parts (contract §3.3, docs/warehouse.md "The night's parts"): beyond §3.2's,
+/// what the projection, the decision, the days left and the daily series rest on, per offering
+/// and group, in one long form. Their size grows with offerings × groups × (tenure days, products
+/// × renewals, assignment days, days of the test), never with the members.
+package enum NightPart: String, CaseIterable, Sendable {
+    /// Each group's observation (`GroupObservation`, `ObservationStatistic`), and per product the
+    /// catalog gives no billing period its renewals and the period its members' charges show.
+    case observations
+    /// The app's past per product (`ProductPast`): only for a job with `history_logs`.
+    case past
+    /// Each group's members by whole days before `as_of` (`AssignmentDays`).
+    case assignments
+    /// Each group's goal (net revenue within the window) by whole days of tenure (`TenureProfile`).
+    case tenure
+    /// Each group's totals at the end of each day of the test (`DailyTotals`), by the day's number
+    /// since 1970-01-01.
+    case dailyTotals = "daily_totals"
+
+    /// The columns of every night part, in order.
+    package static let columns = [
+        "night", "offering_id", "group", "statistic", "product_id", "next_product_id", "key_1", "key_2", "key_3", "value",
+    ]
+    /// The version of the parts' form: parts of another are refused.
+    package static let version = "parts-1"
+}
+
+/// One row of a night part: a statistic of an offering's group (or of the offering, `group`
+/// empty), by product and by up to three whole-number keys.
+package struct NightPartRow: Sendable, Equatable {
+    package var offeringID: String
+    /// Empty: the offering's own (the past, the products without a period, the first day).
+    package var group: String
+    package var statistic: String
+    /// The product (empty: the products the catalog does not list, for a statistic that names one).
+    package var productID: String
+    package var nextProductID: String
+    package var keys: [Int]
+    package var value: Double
+    /// The line of its file (0: made here), for the errors that name it; not compared.
+    package var line = 0
+
+    package static func == (first: NightPartRow, second: NightPartRow) -> Bool {
+        (first.offeringID, first.group, first.statistic, first.productID, first.nextProductID, first.value)
+            == (second.offeringID, second.group, second.statistic, second.productID, second.nextProductID, second.value)
+            && first.keys == second.keys
+    }
+
+    package init(
+        offeringID: String, group: String = "", statistic: String, productID: String = "", nextProductID: String = "", keys: [Int] = [],
+        value: Double, line: Int = 0
+    ) {
+        self.offeringID = offeringID
+        self.group = group
+        self.statistic = statistic
+        self.productID = productID
+        self.nextProductID = nextProductID
+        self.keys = keys
+        self.value = value
+        self.line = line
+    }
+}
+
+/// What every part of a night carries in its `night` column: the night's `as_of`, the version of
+/// the parts' form and the job file's fingerprint, so that a part of another night, version or
+/// job is refused (contract §3.3).
+package struct NightPartsIdentity: Sendable, Equatable {
+    package var asOf: String
+    package var version: String
+    package var job: String
+
+    package init(job: Job) throws {
+        asOf = job.night.isoText
+        version = NightPart.version
+        self.job = try Self.fingerprint(ofJobFile: job.jobPath)
+    }
+
+    init(asOf: String, version: String, job: String) {
+        self.asOf = asOf
+        self.version = version
+        self.job = job
+    }
+
+    /// `<as_of> <version> job-<16 hex digits>`.
+    package var text: String { "\(asOf) \(version) \(job)" }
+
+    /// The identity in a part's `night` cell; nil when it is not one.
+    init?(text: String) {
+        let fields = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 3 else { return nil }
+        (asOf, version, job) = (String(fields[0]), String(fields[1]), String(fields[2]))
+    }
+
+    /// FNV-1a over the job file's bytes: a part written for this file, whatever its path.
+    static func fingerprint(ofJobFile path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw OfferLabError(.missingInput, "\(path): cannot read the job file", location: .init(path: path))
+        }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in data { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        let hex = String(hash, radix: 16)
+        return "job-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// What differs between a part's identity and the night's, for the refusal.
+    func difference(from night: NightPartsIdentity) -> String? {
+        if version != night.version { return "is of version \(version), this offerlab reads \(night.version)" }
+        if job != night.job { return "was computed for another job file (\(job), this one is \(night.job))" }
+        if asOf != night.asOf { return "was computed for as_of \(asOf), the night is \(night.asOf)" }
+        return nil
+    }
+}
+
+/// The night parts of offerings computed by `run` (the rows an engine's parts must equal), and
+/// their reading back into the layer every night is computed from.
+package enum NightParts {
+    /// The night parts a job needs: `past` only with `history_logs`.
+    package static func parts(of job: Job) -> [NightPart] {
+        NightPart.allCases.filter { $0 != .past || !job.historyPatterns.isEmpty }
+    }
+
+    // MARK: From the layer
+
+    /// Each night part's rows for `offerings` (in their order; every value that is not 0).
+    package static func rows(of offerings: [OfferingResult], part: NightPart) -> [NightPartRow] {
+        offerings.flatMap { result -> [NightPartRow] in
+            let offeringID = result.offering.offeringID
+            let groups = result.offering.groups.map(\.name)
+            switch part {
+            case .observations:
+                guard let projection = result.projection else { return [] }
+                let ids = projection.productIDs
+                return zip(groups, projection.groups).flatMap { name, observed in
+                    observed.rows.map { row($0, offeringID: offeringID, group: name, productIDs: ids) }
+                }
+                    + projection.renewalsWithoutPeriod.flatMap { product in
+                        [
+                            NightPartRow(
+                                offeringID: offeringID, statistic: "renewals_without_period", productID: product.productID,
+                                value: Double(product.renewals))
+                        ]
+                            + (product.periodDays.map {
+                                [NightPartRow(offeringID: offeringID, statistic: "period_days", productID: product.productID, value: $0)]
+                            } ?? [])
+                    }
+            case .past:
+                guard let projection = result.projection else { return [] }
+                return projection.past.enumerated().flatMap { product, past in
+                    past.rows(product: product).map { row($0, offeringID: offeringID, group: "", productIDs: projection.productIDs) }
+                }
+            case .assignments:
+                return zip(groups, result.assignments ?? []).flatMap { name, days in
+                    var rows =
+                        days.first.map {
+                            [NightPartRow(offeringID: offeringID, group: name, statistic: "first_assigned_at", value: Double($0))]
+                        } ?? []
+                    for (before, members) in days.byDaysBefore.enumerated() where members > 0 {
+                        rows.append(
+                            NightPartRow(
+                                offeringID: offeringID, group: name, statistic: "members_by_days_before", keys: [before],
+                                value: Double(members)))
+                    }
+                    for (before, members) in days.exactlyDaysBefore.enumerated() where members > 0 {
+                        rows.append(
+                            NightPartRow(
+                                offeringID: offeringID, group: name, statistic: "members_exactly_days_before", keys: [before],
+                                value: Double(members)))
+                    }
+                    return rows
+                }
+            case .tenure:
+                return zip(groups, result.revenueByTenure).flatMap { name, profile in
+                    [
+                        ("members_by_tenure_day", profile.members), ("goal_sum_by_tenure_day", profile.sums),
+                        ("goal_squares_by_tenure_day", profile.squares),
+                    ]
+                    .flatMap { statistic, values in
+                        values.enumerated().filter { $0.element != 0 }.map {
+                            NightPartRow(offeringID: offeringID, group: name, statistic: statistic, keys: [$0.offset], value: $0.element)
+                        }
+                    }
+                }
+            case .dailyTotals:
+                guard let first = result.daily.first.flatMap({ Timestamp.parse($0.date + "T00:00:00Z") }) else { return [] }
+                let firstDay = Int(first / Timestamp.microsecondsPerDay)
+                var rows = [NightPartRow(offeringID: offeringID, statistic: "first_day", value: Double(firstDay))]
+                for (day, totals) in result.daily.enumerated() {
+                    for (name, group) in zip(groups, totals.groups) {
+                        for count in GroupCount.allCases where group.counts[count] != 0 {
+                            rows.append(
+                                NightPartRow(
+                                    offeringID: offeringID, group: name, statistic: count.column, keys: [firstDay + day],
+                                    value: Double(group.counts[count])))
+                        }
+                        for sum in GroupMoneySum.allCases where group.money[sum] != 0 {
+                            rows.append(
+                                NightPartRow(
+                                    offeringID: offeringID, group: name, statistic: sum.column, keys: [firstDay + day],
+                                    value: group.money[sum]))
+                        }
+                    }
+                }
+                return rows
+            }
+        }
+    }
+
+    private static func row(_ row: ObservationRow, offeringID: String, group: String, productIDs: [String]) -> NightPartRow {
+        NightPartRow(
+            offeringID: offeringID, group: group, statistic: row.statistic.rawValue, productID: row.product.map { productIDs[$0] } ?? "",
+            nextProductID: row.nextProduct.map { productIDs[$0] } ?? "", keys: row.keys, value: row.value)
+    }
+
+    /// A night part as CSV (a header row; values in their shortest exact text, text quoted when it
+    /// must be and otherwise as it is: a file for `offerlab stats`, not for a spreadsheet).
+    package static func csv(_ rows: [NightPartRow], identity: NightPartsIdentity) -> String {
+        var text = NightPart.columns.joined(separator: ",") + "\n"
+        for row in rows {
+            let keys = (0..<3).map { $0 < row.keys.count ? String(row.keys[$0]) : "" }
+            text +=
+                ([identity.text, row.offeringID, row.group, row.statistic, row.productID, row.nextProductID].map(quoted) + keys + [
+                    number(row.value)
+                ])
+                .joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// Whole numbers below 2⁵³ as integers, others in Swift's shortest round-trip text.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 9_007_199_254_740_992 ? String(Int64(value)) : String(value)
+    }
+
+    private static func quoted(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+extension NightParts {
+    // MARK: Back into the layer
+
+    /// A night part's rows from `path`, every row's `night` checked against `identity`.
+    /// - Throws: `OfferLabError` (exit 65) naming the file, and the line of a row it cannot read:
+    ///   a missing file or column, another night's, version's or job's row, an empty (NULL) or
+    ///   malformed value or key.
+    package static func read(_ part: NightPart, path: String, identity: NightPartsIdentity) throws -> [NightPartRow] {
+        func refuse(_ problem: String, line: Int? = nil) -> OfferLabError {
+            OfferLabError(
+                .badAggregates, "part \(part.rawValue): \(path)\(line.map { " line \($0)" } ?? ""): \(problem)",
+                location: .init(path: path, line: line))
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw refuse("missing (`offerlab sql JOB --dialect D --part \(part.rawValue)` writes its script)")
+        }
+        var rows: [NightPartRow] = []
+        do {
+            let reader = try TableFileReader(path: path, format: TableFormat(fileName: path) ?? .csv)
+            let positions = try reader.requireColumns(NightPart.columns)
+            try reader.forEachRow { row in
+                let line = row.lineNumber
+                guard row.problem == nil else {
+                    throw refuse("it has \(row.count) fields where the header has \(reader.header.count)", line: line)
+                }
+                func text(_ column: Int) -> String { row.string(at: positions[column]) ?? "" }
+                guard let night = NightPartsIdentity(text: text(0)) else {
+                    throw refuse("night '\(text(0))' is not '<as_of> <version> <job>' as `offerlab sql` writes it", line: line)
+                }
+                if let difference = night.difference(from: identity) { throw refuse(difference, line: line) }
+                guard !text(1).isEmpty else { throw refuse("offering_id is empty", line: line) }
+                guard !text(3).isEmpty else { throw refuse("statistic is empty", line: line) }
+                var keys: [Int] = []
+                for column in 6...8 {
+                    let cell = text(column)
+                    if cell.isEmpty { continue }
+                    guard keys.count == column - 6, let key = row.int64(at: positions[column]), key >= 0, key < Int64(Int32.max) else {
+                        throw refuse(
+                            "\(NightPart.columns[column]) '\(cell)' is not a whole number ≥ 0 after the keys before it", line: line)
+                    }
+                    keys.append(Int(key))
+                }
+                guard !text(9).isEmpty else { throw refuse("value is empty (NULL): a count or sum is never taken as 0", line: line) }
+                guard let value = row.double(at: positions[9]), value.isFinite else {
+                    throw refuse("value '\(text(9))' is not a finite number", line: line)
+                }
+                rows.append(
+                    NightPartRow(
+                        offeringID: text(1), group: text(2), statistic: text(3), productID: text(4), nextProductID: text(5), keys: keys,
+                        value: value, line: line))
+            }
+        } catch let error as IngestError {
+            throw OfferLabError(.badAggregates, context: "part \(part.rawValue): ", error)
+        }
+        return rows
+    }
+
+    /// Sets each offering's projection inputs, assignments, tenure profiles and daily series from
+    /// the night parts' rows (`read`), as `run` sets them from its members; `paths` name the files
+    /// in errors. The products are the catalog's (`ProjectionCatalog`), at `asOf`; the tenure's
+    /// final day is the window's (`windowMicroseconds`).
+    /// - Throws: `OfferLabError` (exit 65) naming the file and line of a row that names an
+    ///   offering, group, statistic or product the night does not have, or that the statistic
+    ///   cannot hold.
+    package static func apply(
+        _ rows: [NightPart: [NightPartRow]], paths: [NightPart: String], to results: inout [OfferingResult], catalog: ProjectionCatalog,
+        asOf: Int64, windowMicroseconds: Int64?
+    ) throws {
+        func refuse(_ part: NightPart, _ row: NightPartRow, _ problem: String) -> OfferLabError {
+            let path = paths[part] ?? part.rawValue
+            return OfferLabError(
+                .badAggregates, "part \(part.rawValue): \(path) line \(row.line): \(problem)", location: .init(path: path, line: row.line))
+        }
+        var byOffering: [NightPart: [String: [NightPartRow]]] = [:]
+        for (part, partRows) in rows {
+            for row in partRows {
+                guard results.contains(where: { $0.offering.offeringID == row.offeringID }) else {
+                    throw refuse(
+                        part, row,
+                        "offering \(row.offeringID) is not one of the night's (\(results.map(\.offering.offeringID).joined(separator: ", ")))"
+                    )
+                }
+                byOffering[part, default: [:]][row.offeringID, default: []].append(row)
+            }
+        }
+        let productIndex = Dictionary(uniqueKeysWithValues: catalog.productIDs.enumerated().map { ($1, $0) })
+        let configuration = ProjectionConfiguration(asOf: asOf)
+        for index in results.indices {
+            let offeringID = results[index].offering.offeringID
+            let groups = results[index].offering.groups.map(\.name)
+            func rowsOf(_ part: NightPart) -> [NightPartRow] { byOffering[part]?[offeringID] ?? [] }
+            /// The index of the row's group; nil for the offering's own rows.
+            func group(_ part: NightPart, _ row: NightPartRow, own: Bool) throws -> Int? {
+                if row.group.isEmpty {
+                    guard own else { throw refuse(part, row, "\(row.statistic) is a group's: group is empty") }
+                    return nil
+                }
+                guard let position = groups.firstIndex(of: row.group) else {
+                    throw refuse(part, row, "group \(row.group) is not a group of \(offeringID) (\(groups.joined(separator: ", ")))")
+                }
+                return position
+            }
+            func product(_ part: NightPart, _ row: NightPartRow, _ id: String) throws -> Int {
+                guard let position = productIndex[id] else { throw refuse(part, row, "product \(id) is not in the catalog") }
+                return position
+            }
+            func keys(_ part: NightPart, _ row: NightPartRow, _ count: Int) throws {
+                guard row.keys.count == count else {
+                    throw refuse(part, row, "\(row.statistic) takes \(count) keys, the row has \(row.keys.count)")
+                }
+            }
+            func count(_ part: NightPart, _ row: NightPartRow) throws -> Int {
+                guard row.value >= 0, row.value == row.value.rounded(), row.value < 9e15 else {
+                    throw refuse(part, row, "\(row.statistic) \(NightParts.number(row.value)) is not a count (a whole number, 0 or more)")
+                }
+                return Int(row.value)
+            }
+
+            // The projection: the products without a period first (their period is the members').
+            var products = catalog.products
+            var withoutPeriod: [Int: ProductWithoutPeriod] = [:]
+            var groupRows = Array(repeating: [ObservationRow](), count: groups.count)
+            var groupLines = Array(repeating: [Int](), count: groups.count)
+            for row in rowsOf(.observations) {
+                guard let position = try group(.observations, row, own: true) else {
+                    let productPosition = try product(.observations, row, row.productID)
+                    try keys(.observations, row, 0)
+                    var entry =
+                        withoutPeriod[productPosition] ?? ProductWithoutPeriod(productID: row.productID, renewals: 0, periodDays: nil)
+                    switch row.statistic {
+                    case "renewals_without_period": entry.renewals = try count(.observations, row)
+                    case "period_days":
+                        guard row.value >= 1 else { throw refuse(.observations, row, "period_days \(row.value) is under a day") }
+                        entry.periodDays = row.value
+                        products[productPosition] = ProjectionProduct(renewalPeriodDays: row.value)
+                    default:
+                        throw refuse(
+                            .observations, row, "statistic \(row.statistic) is not an offering's (renewals_without_period, period_days)")
+                    }
+                    withoutPeriod[productPosition] = entry
+                    continue
+                }
+                guard let statistic = ObservationStatistic(rawValue: row.statistic) else {
+                    throw refuse(.observations, row, "statistic \(row.statistic) is not one of the observation's (docs/warehouse.md)")
+                }
+                groupRows[position].append(
+                    ObservationRow(
+                        statistic, product: statistic.hasProduct ? try product(.observations, row, row.productID) : nil,
+                        nextProduct: statistic == .followOnProducts ? try product(.observations, row, row.nextProductID) : nil,
+                        keys: row.keys,
+                        value: row.value))
+                groupLines[position].append(row.line)
+            }
+            var observations: [GroupObservation] = []
+            for (position, name) in groups.enumerated() {
+                do {
+                    observations.append(
+                        try GroupObservation(name: name, rows: groupRows[position], products: products, configuration: configuration))
+                } catch {
+                    let line = groupRows[position].firstIndex(of: error.row).map { groupLines[position][$0] } ?? 0
+                    let path = paths[.observations] ?? "observations"
+                    throw OfferLabError(
+                        .badAggregates, "part observations: \(path) line \(line): group \(name): \(error)",
+                        location: .init(path: path, line: line))
+                }
+            }
+            var past: [ProductPast] = []
+            if let pastRows = byOffering[.past]?[offeringID] ?? (rows[.past] != nil ? [] : nil) {
+                var observationRows: [ObservationRow] = []
+                for row in pastRows {
+                    guard try group(.past, row, own: true) == nil else {
+                        throw refuse(.past, row, "the past is the offering's: group must be empty")
+                    }
+                    guard let statistic = ObservationStatistic(rawValue: row.statistic), ObservationStatistic.past.contains(statistic)
+                    else {
+                        throw refuse(
+                            .past, row,
+                            "statistic \(row.statistic) is not one of the past's (\(ObservationStatistic.past.map(\.rawValue).joined(separator: ", ")))"
+                        )
+                    }
+                    observationRows.append(
+                        ObservationRow(statistic, product: try product(.past, row, row.productID), keys: row.keys, value: row.value))
+                }
+                do {
+                    past = try ProductPast.fromRows(observationRows, products: products.count)
+                } catch {
+                    let line = observationRows.firstIndex(of: error.row).map { pastRows[$0].line } ?? 0
+                    let path = paths[.past] ?? "past"
+                    throw OfferLabError(
+                        .badAggregates, "part past: \(path) line \(line): \(error)", location: .init(path: path, line: line))
+                }
+            }
+            results[index].projection = ProjectionInputs(
+                groups: observations, products: products, productIDs: catalog.productIDs, asOf: asOf,
+                renewalsWithoutPeriod: withoutPeriod.sorted { $0.key < $1.key }.map(\.value), past: past)
+
+            // The decision's assignment days.
+            var first = Array(repeating: Int64?.none, count: groups.count)
+            var byDays = Array(repeating: [Int](), count: groups.count)
+            var exactly = Array(repeating: [Int](), count: groups.count)
+            for row in rowsOf(.assignments) {
+                guard let position = try group(.assignments, row, own: false) else { continue }
+                switch row.statistic {
+                case "first_assigned_at":
+                    try keys(.assignments, row, 0)
+                    guard row.value == row.value.rounded(), row.value < Double(asOf) else {
+                        throw refuse(.assignments, row, "first_assigned_at \(NightParts.number(row.value)) is not a time (µs) before as_of")
+                    }
+                    first[position] = Int64(row.value)
+                case "members_by_days_before", "members_exactly_days_before":
+                    try keys(.assignments, row, 1)
+                    let day = row.keys[0]
+                    guard day < 100_000 else { throw refuse(.assignments, row, "\(day) days before as_of is out of range") }
+                    let members = try count(.assignments, row)
+                    if row.statistic == "members_by_days_before" {
+                        if byDays[position].count <= day {
+                            byDays[position] += Array(repeating: 0, count: day + 1 - byDays[position].count)
+                        }
+                        byDays[position][day] = members
+                    } else {
+                        if exactly[position].count <= day {
+                            exactly[position] += Array(repeating: 0, count: day + 1 - exactly[position].count)
+                        }
+                        exactly[position][day] = members
+                    }
+                default:
+                    throw refuse(
+                        .assignments, row,
+                        "statistic \(row.statistic) is not one of first_assigned_at, members_by_days_before, members_exactly_days_before")
+                }
+            }
+            results[index].assignments = try groups.indices.map { position in
+                let days = max(byDays[position].count, exactly[position].count)
+                guard
+                    let assigned = AssignmentDays(
+                        asOf: asOf, first: first[position],
+                        byDaysBefore: byDays[position] + Array(repeating: 0, count: days - byDays[position].count),
+                        exactlyDaysBefore: exactly[position] + Array(repeating: 0, count: days - exactly[position].count))
+                else {
+                    let path = paths[.assignments] ?? "assignments"
+                    throw OfferLabError(
+                        .badAggregates,
+                        "part assignments: \(path): group \(groups[position]) of \(offeringID): its counts disagree (more members exactly k days before than k to k + 1 days, or first_assigned_at not in the earliest day)",
+                        location: .init(path: path))
+                }
+                return assigned
+            }
+
+            // The days left's goal by tenure.
+            var tenure = Array(repeating: (members: [Double](), sums: [Double](), squares: [Double]()), count: groups.count)
+            for row in rowsOf(.tenure) {
+                guard let position = try group(.tenure, row, own: false) else { continue }
+                try keys(.tenure, row, 1)
+                let day = row.keys[0]
+                guard day < 100_000 else { throw refuse(.tenure, row, "tenure day \(day) is out of range") }
+                func set(_ values: inout [Double]) {
+                    if values.count <= day { values += Array(repeating: 0, count: day + 1 - values.count) }
+                    values[day] = row.value
+                }
+                switch row.statistic {
+                case "members_by_tenure_day":
+                    _ = try count(.tenure, row)
+                    set(&tenure[position].members)
+                case "goal_sum_by_tenure_day": set(&tenure[position].sums)
+                case "goal_squares_by_tenure_day": set(&tenure[position].squares)
+                default:
+                    throw refuse(
+                        .tenure, row,
+                        "statistic \(row.statistic) is not one of members_by_tenure_day, goal_sum_by_tenure_day, goal_squares_by_tenure_day"
+                    )
+                }
+            }
+            let finalFrom = AttributionRules.finalTenureDay(windowMicroseconds: windowMicroseconds)
+            results[index].revenueByTenure = try groups.indices.map { position in
+                let days = max(tenure[position].members.count, tenure[position].sums.count, tenure[position].squares.count)
+                func padded(_ values: [Double]) -> [Double] { values + Array(repeating: 0, count: days - values.count) }
+                guard
+                    let profile = TenureProfile(
+                        members: padded(tenure[position].members), sums: padded(tenure[position].sums),
+                        squares: padded(tenure[position].squares), finalFrom: finalFrom)
+                else {
+                    let path = paths[.tenure] ?? "tenure"
+                    throw OfferLabError(
+                        .badAggregates,
+                        "part tenure: \(path): group \(groups[position]) of \(offeringID): a tenure day has sums but no member, or a negative sum of squares",
+                        location: .init(path: path))
+                }
+                return profile
+            }
+
+            // The daily series: the offering's first day, then each group's totals by day.
+            let dailyRows = rowsOf(.dailyTotals)
+            guard let firstRow = dailyRows.first(where: { $0.group.isEmpty }) else {
+                if let row = dailyRows.first { throw refuse(.dailyTotals, row, "the offering has totals but no first_day row") }
+                results[index].daily = []
+                continue
+            }
+            guard firstRow.statistic == "first_day", firstRow.keys.isEmpty, firstRow.value == firstRow.value.rounded(),
+                abs(firstRow.value) < 1e7
+            else { throw refuse(.dailyTotals, firstRow, "the offering's row must be first_day, a day number since 1970-01-01") }
+            let firstDay = Int64(firstRow.value) * Timestamp.microsecondsPerDay
+            guard firstDay < asOf else { throw refuse(.dailyTotals, firstRow, "first_day is not before as_of") }
+            let dayCount = Int((asOf - 1 - firstDay) / Timestamp.microsecondsPerDay) + 1
+            var days = (0..<dayCount).map {
+                DailyTotals(
+                    date: Timestamp.formatDate(firstDay + Int64($0) * Timestamp.microsecondsPerDay),
+                    groups: Array(repeating: GroupTotals(), count: groups.count))
+            }
+            let counts = Dictionary(uniqueKeysWithValues: GroupCount.allCases.map { ($0.column, $0) })
+            let sums = Dictionary(uniqueKeysWithValues: GroupMoneySum.allCases.map { ($0.column, $0) })
+            for row in dailyRows where row.line != firstRow.line || row != firstRow {
+                guard let position = try group(.dailyTotals, row, own: false) else {
+                    throw refuse(.dailyTotals, row, "the offering has a second row of its own")
+                }
+                try keys(.dailyTotals, row, 1)
+                let day = row.keys[0] - Int(firstRow.value)
+                guard days.indices.contains(day) else {
+                    throw refuse(.dailyTotals, row, "day \(row.keys[0]) is not a day of the test (first_day to as_of)")
+                }
+                if let counted = counts[row.statistic] {
+                    days[day].groups[position].counts[counted] = try count(.dailyTotals, row)
+                } else if let summed = sums[row.statistic] {
+                    days[day].groups[position].money[summed] = row.value
+                } else {
+                    throw refuse(.dailyTotals, row, "statistic \(row.statistic) is not a column of the aggregates")
+                }
+            }
+            results[index].daily = days
+        }
+    }
+}
