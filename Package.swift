@@ -122,7 +122,7 @@ let package = Package(
             name: "OfferLabWarehouse",
             dependencies: [
                 "OfferLabWriters", "OfferLabAnalysis", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
-                "OfferLabStatistics",
+                "OfferLabStatistics", "OfferLabProjection",
             ],
             swiftSettings: releaseSpeed),
         // The orchestration: `offerlab run`'s stages in order, and the decompression baseline.

@@ -8,6 +8,7 @@ import OfferLabResults
 import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
+import OfferLabWarehouse
 import OfferLabWriters
 
 /// What a finished run reports back to the command line.
@@ -41,7 +42,24 @@ package enum NightlyRun {
 
     /// Runs `job`, reporting progress through `progress` (nil: quiet).
     /// - Throws: `OfferLabError`; on any error the previous outputs are left as they were.
-    package static func run(_ job: Job, progress: ProgressReporter? = nil) async throws -> RunReport {
+    /// With `parts`, also writes the night's parts into that folder once the night is written
+    /// (`RunParts`: what `offerlab stats --parts` reads, and an engine's parts must equal).
+    package static func run(_ job: Job, progress: ProgressReporter? = nil, parts: String? = nil) async throws -> RunReport {
+        try await night(of: job, parts: parts) { cache in
+            let results = try await compute(job, progress: progress, cache: cache)
+            return (results, try await backtest(of: results.backtestCohorts, settings: StatisticsSettings(job)))
+        }
+    }
+
+    /// A night of `job` from what `results` computes (`run`'s own pass over the inputs, or the
+    /// night's parts: `PartsNight`), through the one way every night takes: the checks of a
+    /// broken night, the statistics, the typed tables, the writers. `results` is handed the
+    /// job's parsed-log cache (nil without one, or when `readsLogs` is false: then the cache is
+    /// neither opened nor trimmed).
+    package static func night(
+        of job: Job, parts: String? = nil, readsLogs: Bool = true,
+        results compute: (ParsedLogCache?) async throws -> (NightResults, [BacktestOutcome]?)
+    ) async throws -> RunReport {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
@@ -53,17 +71,16 @@ package enum NightlyRun {
                     + "this job (\(job.identity)) would replace its files: give each job its own output",
                 location: .init(path: job.outputPath, jobKey: "output"))
         }
-        let cache = try job.cachePath.map {
+        let cache = try (readsLogs ? job.cachePath : nil).map {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
-        let results = try await compute(job, progress: progress, cache: cache)
+        let (results, backtest) = try await compute(cache)
         let previous = ResultsDatabase.previousNight(of: output)
         try RunChecks.brokenNight(results, previous: previous, job: job)
         let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
         let night = ResultTables.make(
             results, statistics: analyses, settings: ResultTableSettings(job), previous: previous,
-            backfill: ResultsDatabase.hasLaterNight(of: output),
-            backtest: try await backtest(of: results.backtestCohorts, settings: StatisticsSettings(job)))
+            backfill: ResultsDatabase.hasLaterNight(of: output), backtest: backtest)
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         var run = RunRecord(
             job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
@@ -74,6 +91,7 @@ package enum NightlyRun {
         run.signaturesVerified = job.signaturesVerified
         run.historyGlobsWithoutFiles = job.historyGlobsWithoutFiles
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
+        if let parts { try RunParts.write(results, job: job, to: parts) }
         cache?.removeUnusedEntries()
         return RunReport(
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,

@@ -52,6 +52,13 @@ package struct CleanupCounters: Sendable, Equatable {
     package var sandboxEvents = 0
     package var unassignedEvents = 0
 
+    package init(duplicateEvents: Int = 0, unknownEventTypes: Int = 0, sandboxEvents: Int = 0, unassignedEvents: Int = 0) {
+        self.duplicateEvents = duplicateEvents
+        self.unknownEventTypes = unknownEventTypes
+        self.sandboxEvents = sandboxEvents
+        self.unassignedEvents = unassignedEvents
+    }
+
     /// Adds `delta` to the counter of events dropped for `drop`.
     package mutating func add(_ drop: CleanupRules.Drop, _ delta: Int) {
         switch drop {

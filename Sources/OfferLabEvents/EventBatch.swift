@@ -44,6 +44,8 @@ public struct IngestCounters: Sendable {
     /// `keep` of each counter (`addStoreSources`).
     public var storeNotes: [StoreLineNote] = []
 
+    public init() {}
+
     /// Every malformed line: those of the reasons of docs/input-formats.md#malformed-lines (any
     /// source) and the store's own (`malformed_bad_signature`, `malformed_other_app`).
     public var malformedLines: Int { malformed.reduce(0, +) + storeOwnMalformedLines }

@@ -169,7 +169,7 @@ package enum AggregateStatistics {
 
     /// The offerings of an aggregates file, in byte order of `offering_id`, groups in file order,
     /// with the sums of their `metric` rows (capped first, then D ascending).
-    static func read(_ path: String) throws -> [AggregateOffering] {
+    package static func read(_ path: String) throws -> [AggregateOffering] {
         guard let format = TableFormat(fileName: path) else {
             throw OfferLabError(.badArgument, "--input \(path): expected a .csv or .tsv file (gzipped or not)")
         }
@@ -312,7 +312,7 @@ package enum AggregateStatistics {
     /// `path` has `cappedColumns`) and matured sums, when `path` has the summary columns (nil
     /// when it has none of them).
     /// Read in a second pass over the (small) file, after `read` has checked every row.
-    static func summaryResults(_ path: String, offerings: [AggregateOffering]) throws -> [OfferingResult]? {
+    package static func summaryResults(_ path: String, offerings: [AggregateOffering]) throws -> [OfferingResult]? {
         var totals: [String: [String: GroupTotals]] = [:]
         /// Per offering: its cap, and per group its capped users.
         var capped: [String: (cap: Double?, users: [String: Int])] = [:]
@@ -389,7 +389,7 @@ package enum AggregateStatistics {
     /// Each offering's slices (docs/analysis.md §7) from a file of `offerlab sql --part slices`: one row per
     /// (offering, dimension, level, group) with the statistics and summary columns; levels in
     /// the order of their first row, every group of the offering in every level.
-    static func sliceResults(_ path: String, results: [OfferingResult]) throws -> [OfferingResult] {
+    package static func sliceResults(_ path: String, results: [OfferingResult]) throws -> [OfferingResult] {
         struct LevelKey: Hashable {
             var offering: Int
             var field: SliceField
@@ -450,31 +450,45 @@ package enum AggregateStatistics {
     /// `quality.csv` from a file with its columns (`ResultSchema.quality`), rows kept in order.
     static func qualityTable(_ path: String) throws -> ResultTable {
         var table = ResultTable(.quality)
+        table.rows = try qualityCounters(path).map { [.text($0.offeringID), .text($0.counter), .integer($0.count)] }
+        return table
+    }
+
+    /// The counters of a file with `quality.csv`'s columns, in file order (with the line of each).
+    package static func qualityCounters(_ path: String) throws -> [(offeringID: String, counter: String, count: Int, line: Int)] {
+        var counters: [(offeringID: String, counter: String, count: Int, line: Int)] = []
         try forEachRow(of: path, columns: ResultSchema.quality.columns.map(\.name)) { cells in
             let counter = try cells.text(ResultColumn.counter.name)
             let count = try cells.count(ResultColumn.count.name)
-            table.rows.append([.text(cells.string(ResultColumn.offeringID.name) ?? ""), .text(counter), .integer(count)])
+            counters.append((cells.string(ResultColumn.offeringID.name) ?? "", counter, count, cells.row.lineNumber))
         }
-        return table
+        return counters
     }
 
     /// `products.csv` from a file with its columns, rows kept in order; every (offering, group)
     /// must be one of the aggregates'.
     static func productsTable(_ path: String, results: [OfferingResult]) throws -> ResultTable {
+        ResultTables.productsTable(try withProducts(path, results: results))
+    }
+
+    /// `results` with the products of a file with `products.csv`'s columns, in file order.
+    package static func withProducts(_ path: String, results: [OfferingResult]) throws -> [OfferingResult] {
         var offerings = results
         // net_proceeds is optional: products from aggregates that lack it leave it empty.
         let columns = ResultSchema.products.columns.map(\.name).filter { $0 != ResultColumn.netProceeds.name }
         try forEachRow(of: path, columns: columns) { cells in
             let (offering, group) = try groupIndex(cells, in: offerings)
             let hasProceeds = cells.columns[ResultColumn.netProceeds.name] != nil
-            offerings[offering].products.append(
-                ProductTotals(
-                    group: group, productID: try cells.text(ResultColumn.productID.name),
-                    purchases: try cells.count(ResultColumn.purchases.name), renewals: try cells.count(ResultColumn.renewals.name),
-                    refunds: try cells.count(ResultColumn.refunds.name), netRevenue: try cells.number(ResultColumn.netRevenue.name),
-                    netProceeds: hasProceeds ? try cells.number(ResultColumn.netProceeds.name) : nil))
+            var product = ProductTotals(
+                group: group, productID: try cells.text(ResultColumn.productID.name),
+                purchases: try cells.count(ResultColumn.purchases.name), renewals: try cells.count(ResultColumn.renewals.name),
+                refunds: try cells.count(ResultColumn.refunds.name), netRevenue: try cells.number(ResultColumn.netRevenue.name),
+                netProceeds: hasProceeds ? try cells.number(ResultColumn.netProceeds.name) : nil)
+            // The currencies its charges were paid in, for the report (`offerlab run --parts`, the night's parts).
+            product.chargeCurrencies = (cells.string("charge_currencies") ?? "").split(separator: ";").map(String.init)
+            offerings[offering].products.append(product)
         }
-        return ResultTables.productsTable(offerings)
+        return offerings
     }
 
     /// The offering and group (indices into `results` and its groups) that a row's `offering_id`
@@ -512,7 +526,7 @@ package enum AggregateStatistics {
 
 /// One offering of an aggregates file: its groups (their own rows) and the sums of each of its
 /// `metric` rows, parallel to the groups.
-struct AggregateOffering {
+package struct AggregateOffering {
     var id: String
     var groups: [AnalysisGroup]
     var metrics: [(metric: AggregateStatistics.FamilyMetric, statistics: [GroupSufficientStatistics])]

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabAnalysis
+import OfferLabEvents
 import OfferLabIngest
 import OfferLabJob
 import OfferLabProjection
@@ -25,6 +26,9 @@ package enum NightPart: String, CaseIterable, Sendable {
     /// Each group's totals at the end of each day of the test (`DailyTotals`), by the day's number
     /// since 1970-01-01.
     case dailyTotals = "daily_totals"
+    /// The night's valid log events before `as_of` and the latest one's time (the checks of a
+    /// broken night): rows of no offering.
+    case events
 
     /// The columns of every night part, in order.
     package static let columns = [
@@ -94,7 +98,7 @@ package struct NightPartsIdentity: Sendable, Equatable {
     package var text: String { "\(asOf) \(version) \(job)" }
 
     /// The identity in a part's `night` cell; nil when it is not one.
-    init?(text: String) {
+    package init?(text: String) {
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 3 else { return nil }
         (asOf, version, job) = (String(fields[0]), String(fields[1]), String(fields[2]))
@@ -112,7 +116,7 @@ package struct NightPartsIdentity: Sendable, Equatable {
     }
 
     /// What differs between a part's identity and the night's, for the refusal.
-    func difference(from night: NightPartsIdentity) -> String? {
+    package func difference(from night: NightPartsIdentity) -> String? {
         if version != night.version { return "is of version \(version), this offerlab reads \(night.version)" }
         if job != night.job { return "was computed for another job file (\(job), this one is \(night.job))" }
         if asOf != night.asOf { return "was computed for as_of \(asOf), the night is \(night.asOf)" }
@@ -189,6 +193,7 @@ package enum NightParts {
                         }
                     }
                 }
+            case .events: return []
             case .dailyTotals:
                 guard let first = result.daily.first.flatMap({ Timestamp.parse($0.date + "T00:00:00Z") }) else { return [] }
                 let firstDay = Int(first / Timestamp.microsecondsPerDay)
@@ -212,6 +217,57 @@ package enum NightParts {
                 return rows
             }
         }
+    }
+
+    /// The `events` part's rows: the valid log events before `as_of`, and the latest one's time
+    /// (µs) when there is one.
+    /// and, with `history_logs`, their files' lines read and malformed by reason (`history_…`).
+    package static func eventRows(eventsBeforeAsOf: Int, latestEvent: Int64?, history: IngestCounters?) -> [NightPartRow] {
+        var rows = [NightPartRow(offeringID: "", statistic: "valid_before_as_of", value: Double(eventsBeforeAsOf))]
+        if let latestEvent { rows.append(NightPartRow(offeringID: "", statistic: "latest_at", value: Double(latestEvent))) }
+        if let history {
+            let counts =
+                [("lines_read", history.nonBlankLines)]
+                + MalformedReason.allCases.map { ($0.counterName, history.malformed[Int($0.rawValue)]) }
+            for (counter, count) in counts where count > 0 {
+                rows.append(NightPartRow(offeringID: "", statistic: "history_" + counter, value: Double(count)))
+            }
+        }
+        return rows
+    }
+
+    /// The night's events from the `events` part's rows (`eventRows`), the `history_logs` files'
+    /// counters when `hasHistory`.
+    /// - Throws: `OfferLabError` (exit 65) naming the line of a row that is not one of them.
+    package static func events(_ rows: [NightPartRow], path: String, hasHistory: Bool) throws -> (
+        eventsBeforeAsOf: Int, latestEvent: Int64?, history: IngestCounters?
+    ) {
+        var before: Int?
+        var latest: Int64?
+        var history = hasHistory ? IngestCounters() : nil
+        let reasons = Dictionary(uniqueKeysWithValues: MalformedReason.allCases.map { ("history_" + $0.counterName, $0) })
+        for row in rows {
+            guard row.offeringID.isEmpty, row.group.isEmpty, row.keys.isEmpty, row.value == row.value.rounded(), row.value >= 0,
+                row.value < 9e15,
+                ["valid_before_as_of", "latest_at"].contains(row.statistic)
+                    || (hasHistory && (row.statistic == "history_lines_read" || reasons[row.statistic] != nil))
+            else {
+                throw OfferLabError(
+                    .badAggregates,
+                    "part events: \(path) line \(row.line): a row of no offering and group: valid_before_as_of (a count), latest_at (µs), or with history_logs history_lines_read and history_<malformed reason> (counts)",
+                    location: .init(path: path, line: row.line))
+            }
+            switch row.statistic {
+            case "latest_at": latest = Int64(row.value)
+            case "valid_before_as_of": before = Int(row.value)
+            case "history_lines_read": history?.nonBlankLines = Int(row.value)
+            default: if let reason = reasons[row.statistic] { history?.malformed[Int(reason.rawValue)] = Int(row.value) }
+            }
+        }
+        guard let before else {
+            throw OfferLabError(.badAggregates, "part events: \(path): no valid_before_as_of row", location: .init(path: path))
+        }
+        return (before, latest, history)
     }
 
     private static func row(_ row: ObservationRow, offeringID: String, group: String, productIDs: [String]) -> NightPartRow {
@@ -276,7 +332,7 @@ extension NightParts {
                     throw refuse("night '\(text(0))' is not '<as_of> <version> <job>' as `offerlab sql` writes it", line: line)
                 }
                 if let difference = night.difference(from: identity) { throw refuse(difference, line: line) }
-                guard !text(1).isEmpty else { throw refuse("offering_id is empty", line: line) }
+                guard !text(1).isEmpty || part == .events else { throw refuse("offering_id is empty", line: line) }
                 guard !text(3).isEmpty else { throw refuse("statistic is empty", line: line) }
                 var keys: [Int] = []
                 for column in 6...8 {
@@ -320,7 +376,7 @@ extension NightParts {
                 .badAggregates, "part \(part.rawValue): \(path) line \(row.line): \(problem)", location: .init(path: path, line: row.line))
         }
         var byOffering: [NightPart: [String: [NightPartRow]]] = [:]
-        for (part, partRows) in rows {
+        for (part, partRows) in rows where part != .events {
             for row in partRows {
                 guard results.contains(where: { $0.offering.offeringID == row.offeringID }) else {
                     throw refuse(

@@ -113,4 +113,11 @@ package enum SQLPart: String, Sendable, CaseIterable {
     case products
     /// One row per (offering, slice field, level, group): what `stats` turns into the slice files.
     case slices
+    /// The night's own parts (contract §3.3, `NightPart`): in the long form of `NightPart.columns`.
+    case observations, past, assignments, tenure
+    case dailyTotals = "daily_totals"
+    case events
+
+    /// The night part it is; nil for §3.2's.
+    var nightPart: NightPart? { NightPart(rawValue: rawValue) }
 }

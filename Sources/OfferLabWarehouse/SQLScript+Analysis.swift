@@ -442,8 +442,10 @@ extension ScriptBuilder {
     }
 
     /// The last statement: the result `part` asks for.
-    mutating func finish(_ part: SQLPart) {
+    mutating func finish(_ part: SQLPart) throws {
         switch part {
+        case .observations, .past, .assignments, .tenure, .dailyTotals, .events:
+            if let nightPart = part.nightPart { add(try nightPartResult(nightPart)) }
         case .aggregates: add(aggregatesResult())
         case .slices: add(slicesResult())
         case .quality:
@@ -487,7 +489,7 @@ extension ScriptBuilder {
             }
             add(
                 """
-                SELECT q.offering_id, q.counter, q.count FROM (
+                SELECT q.offering_id, q.counter, q.count, \(night) AS night FROM (
                 \((rows + offeringRows).joined(separator: "\nUNION ALL\n"))
                 ) q CROSS JOIN line_check
                 WHERE line_check.failure IS NULL
@@ -500,7 +502,7 @@ extension ScriptBuilder {
                   sum(CASE WHEN x.event = \(eventName(.purchase)) THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = \(eventName(.renewal)) THEN 1 ELSE 0 END) AS renewals,
                   sum(CASE WHEN x.event = \(eventName(.refund)) THEN 1 ELSE 0 END) AS refunds,
                   coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = \(eventName(.refund)) THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue,
-                  coalesce(sum(x.proceeds_amount), 0) AS net_proceeds
+                  coalesce(sum(x.proceeds_amount), 0) AS net_proceeds, \(night) AS night
                 FROM attributed x
                 JOIN analysed_offerings a ON a.offering_key = x.offering_key
                 JOIN catalog_groups g ON g.group_key = x.group_key

@@ -228,7 +228,7 @@ extension ScriptBuilder {
             ["offering_id", group, "metric"] + AggregateStatistics.columns[2...] + AggregateStatistics.summaryColumns + ["net_revenue"]
             + AggregateStatistics.cappedColumns + AggregateStatistics.trialColumns + AggregateStatistics.chargeProceedsColumns
         return """
-            SELECT \(columns.map { "r.\($0)" }.joined(separator: ", ")) FROM (
+            SELECT \(columns.map { "r.\($0)" }.joined(separator: ", ")), \(night) AS night FROM (
             \(blocks.joined(separator: "\nUNION ALL\n"))
             ) r CROSS JOIN line_check
             WHERE line_check.failure IS NULL
@@ -241,7 +241,7 @@ extension ScriptBuilder {
     func slicesResult() -> String {
         """
         SELECT a.offering_id, k.dimension, k.level_text AS level, g.group_name AS \(dialect.identifier("group")), g.is_control, g.weight,
-          \(Self.groupSums)
+          \(Self.groupSums), \(night) AS night
         FROM analysed_offerings a
         JOIN (SELECT DISTINCT offering_key, dimension, dimension_position, level_position, level_text FROM slice_levels) k ON k.offering_key = a.offering_key
         JOIN catalog_groups g ON g.offering_key = a.offering_key

@@ -46,6 +46,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print no progress, even on a terminal.")
     var quiet = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also write the night's parts into this folder: what `offerlab stats --parts` reads, and what an engine's parts (`offerlab sql --part`) must equal.",
+            valueName: "folder"))
+    var parts: String?
+
     func run() async throws {
         // Under a file size limit (`ulimit -f`) a write past it must fail with EFBIG, reported as
         // an output error (exit 73), not kill the run without a word. Dispatch's workers block
@@ -55,34 +61,40 @@ struct RunCommand: AsyncParsableCommand {
         let alertExitCode = try await runReportingErrors { () async throws -> Int32 in
             let job = try jobOptions.load(outputOptions, inputOptions)
             let progress = !quiet && isatty(STDERR_FILENO) != 0 ? ProgressReporter() : nil
-            let report = try await NightlyRun.run(job, progress: progress)
-            try StandardStreams.writeLine(
-                "wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
-            try StandardStreams.writeLine(
-                "report: \((report.outputFolder as NSString).appendingPathComponent("report.html")) (the page to open first)")
-            for decision in report.decisions { try StandardStreams.writeLine(decision) }
-            for alert in report.alerts { try StandardStreams.writeLine(alert) }
-            if let cache = report.cache {
-                var line = "cache \(cache.folder): \(cache.filesReused) log file(s) reused, \(cache.filesStored) parsed and kept"
-                if cache.entriesDiscarded > 0 { line += ", \(cache.entriesDiscarded) damaged entr(ies) parsed again" }
-                try StandardStreams.writeLine(line)
-                if let failure = cache.firstWriteFailure {
-                    StandardStreams.writeError(
-                        "warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n")
-                }
-            }
-            for warning in report.warnings {
-                StandardStreams.writeError("warning: \(warning)\n")
-            }
-            if !report.skippedFiles.isEmpty {
-                let paths = report.skippedFiles.joined(separator: ", ")
-                StandardStreams.writeError(
-                    "warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n")
-            }
-            return report.alerts.isEmpty ? 0 : job.alertExitCode
+            return try Self.tell(try await NightlyRun.run(job, progress: progress, parts: parts), job: job)
         }
         // A successful night with an alert, when the job asks cron to mail it.
         if alertExitCode != 0 { throw ExitCode(alertExitCode) }
+    }
+
+    /// Prints what a written night says (its folder and report, each decision and alert, the
+    /// cache's use, the warnings) and returns the exit code its alerts ask for: `run`'s and
+    /// `stats --parts`'s lines.
+    static func tell(_ report: RunReport, job: Job) throws -> Int32 {
+        try StandardStreams.writeLine(
+            "wrote \(report.outputFolder) (\(report.offerings.joined(separator: ", "))) and \(report.databasePath)")
+        try StandardStreams.writeLine(
+            "report: \((report.outputFolder as NSString).appendingPathComponent("report.html")) (the page to open first)")
+        for decision in report.decisions { try StandardStreams.writeLine(decision) }
+        for alert in report.alerts { try StandardStreams.writeLine(alert) }
+        if let cache = report.cache {
+            var line = "cache \(cache.folder): \(cache.filesReused) log file(s) reused, \(cache.filesStored) parsed and kept"
+            if cache.entriesDiscarded > 0 { line += ", \(cache.entriesDiscarded) damaged entr(ies) parsed again" }
+            try StandardStreams.writeLine(line)
+            if let failure = cache.firstWriteFailure {
+                StandardStreams.writeError(
+                    "warning: \(cache.failedWrites) cache entr(ies) not written, the next run parses those files again: \(failure)\n")
+            }
+        }
+        for warning in report.warnings {
+            StandardStreams.writeError("warning: \(warning)\n")
+        }
+        if !report.skippedFiles.isEmpty {
+            let paths = report.skippedFiles.joined(separator: ", ")
+            StandardStreams.writeError(
+                "warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n")
+        }
+        return report.alerts.isEmpty ? 0 : job.alertExitCode
     }
 }
 

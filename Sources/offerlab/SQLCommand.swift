@@ -30,12 +30,23 @@ struct SQLCommand: AsyncParsableCommand {
     @Option(help: "The engine: duckdb or spark.")
     var dialect: SQLDialect
 
-    @Option(help: "The result the script ends with: aggregates, quality, products or slices.")
+    @Option(
+        help:
+            "The result the script ends with: aggregates, quality, products or slices (§3.2), or one of the night's own parts (observations, past, assignments, tenure, daily_totals, events)."
+    )
     var part: SQLPart = .aggregates
+
+    @Flag(help: "Print the parts this job needs, one a line (what `offerlab stats --job JOB --parts DIR` reads), and nothing else.")
+    var listParts = false
 
     func run() async throws {
         try await runReportingErrors {
-            try StandardStreams.write(try SQLScript.generate(job: jobOptions.load(), dialect: dialect, part: part))
+            let job = try jobOptions.load()
+            if listParts {
+                for name in RunParts.names(of: job) { try StandardStreams.writeLine(name) }
+                return
+            }
+            try StandardStreams.write(try SQLScript.generate(job: job, dialect: dialect, part: part))
         }
     }
 }

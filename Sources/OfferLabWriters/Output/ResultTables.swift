@@ -199,7 +199,7 @@ package enum ResultTables {
     /// store source also gets the store's counters (docs/analysis.md §5), totalled over its
     /// formats: its own malformed reasons after those of docs/input-formats.md#malformed-lines, the
     /// others last; other jobs' files are as they were.
-    static func quality(_ results: NightResults) -> [QualityRow] {
+    package static func quality(_ results: NightResults) -> [QualityRow] {
         let ingest = results.ingest
         var global: [(String, Int)] = [
             ("files_read", ingest.filesRead), ("files_skipped_corrupt", ingest.filesSkipped.count), ("lines_read", ingest.nonBlankLines),

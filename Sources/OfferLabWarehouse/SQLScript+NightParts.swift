@@ -1,0 +1,45 @@
+import OfferLabJob
+import OfferLabSupport
+
+/// The night's own parts (contract §3.3, `NightPart`), each a result in the long form of
+/// `NightPart.columns`: the rows `offerlab run --parts` writes for the same job, value for value
+/// (docs/warehouse.md "The night's parts").
+extension ScriptBuilder {
+    /// The last statement of a night part's script.
+    /// - Throws: `OfferLabError` for a part an engine does not compute yet.
+    func nightPartResult(_ part: NightPart) throws -> String {
+        switch part {
+        case .events: return eventsResult()
+        default:
+            throw OfferLabError(
+                .badArgument,
+                "--part \(part.rawValue): the engines do not compute this part yet; `offerlab run \(job.jobPath) --parts DIR` writes it (docs/warehouse.md)"
+            )
+        }
+    }
+
+    /// A row of the long form: `night`, the offering, group, statistic, products and keys given
+    /// (the rest NULL, as an engine writes them), and the value.
+    func longFormRow(
+        offering: String = "''", group: String = "''", statistic: String, product: String = "''", nextProduct: String = "''",
+        keys: [String] = [], value: String
+    ) -> String {
+        let keyColumns = (0..<3).map { $0 < keys.count ? "CAST(\(keys[$0]) AS BIGINT)" : "CAST(NULL AS BIGINT)" }
+        let columns = [night, offering, group, statistic, product, nextProduct] + keyColumns + [value]
+        return "SELECT " + zip(columns, NightPart.columns).map { "\($0) AS \(dialect.identifier($1))" }.joined(separator: ", ")
+    }
+
+    /// `events`: the valid log events before `as_of` and the latest one's time, as `run` counts
+    /// the events it keeps (`NightResults.eventsBeforeAsOf`, `.latestEvent`).
+    func eventsResult() -> String {
+        let valid = "FROM log_events WHERE reason IS NULL AND ts < \(job.night.microseconds)"
+        return """
+            SELECT r.* FROM (
+            \(longFormRow(statistic: t("valid_before_as_of"), value: "count(*)")) \(valid)
+            UNION ALL
+            \(longFormRow(statistic: t("latest_at"), value: "max(ts)")) \(valid) HAVING max(ts) IS NOT NULL
+            ) r CROSS JOIN line_check
+            WHERE line_check.failure IS NULL;
+            """
+    }
+}
