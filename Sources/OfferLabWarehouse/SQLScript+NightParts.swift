@@ -10,12 +10,20 @@ extension ScriptBuilder {
     func nightPartResult(_ part: NightPart) throws -> String {
         switch part {
         case .events: return eventsResult()
-        default:
-            throw OfferLabError(
-                .badArgument,
-                "--part \(part.rawValue): the engines do not compute this part yet; `offerlab run \(job.jobPath) --parts DIR` writes it (docs/warehouse.md)"
-            )
+        case .assignments: return try assignmentsResult()
+        case .tenure: return try tenureResult()
+        case .dailyTotals: return try dailyTotalsResult()
+        case .observations: return try observationsResult()
+        case .past: return try pastResult()
         }
+    }
+
+    /// The error of a part the engines do not compute yet.
+    func notComputedYet(_ part: NightPart) -> OfferLabError {
+        OfferLabError(
+            .badArgument,
+            "--part \(part.rawValue): the engines do not compute this part yet; `offerlab run \(job.jobPath) --parts DIR` writes it (docs/warehouse.md)"
+        )
     }
 
     /// A row of the long form: `night`, the offering, group, statistic, products and keys given
