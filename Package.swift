@@ -122,7 +122,7 @@ let package = Package(
             name: "OfferLabWarehouse",
             dependencies: [
                 "OfferLabWriters", "OfferLabAnalysis", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
-                "OfferLabStatistics", "OfferLabProjection",
+                "OfferLabStatistics", "OfferLabProjection", "OfferLabResults", "OfferLabEvents",
             ],
             swiftSettings: releaseSpeed),
         // The orchestration: `offerlab run`'s stages in order, and the decompression baseline.

@@ -47,7 +47,7 @@ package enum NightlyRun {
     package static func run(_ job: Job, progress: ProgressReporter? = nil, parts: String? = nil) async throws -> RunReport {
         try await night(of: job, parts: parts) { cache in
             let results = try await compute(job, progress: progress, cache: cache)
-            return (results, try await backtest(of: results.backtestCohorts, settings: StatisticsSettings(job)))
+            return (results, try await observe(results.backtestCohorts, width: job.threads))
         }
     }
 
@@ -58,7 +58,7 @@ package enum NightlyRun {
     /// neither opened nor trimmed).
     package static func night(
         of job: Job, parts: String? = nil, readsLogs: Bool = true,
-        results compute: (ParsedLogCache?) async throws -> (NightResults, [BacktestOutcome]?)
+        results compute: (ParsedLogCache?) async throws -> (NightResults, [ObservedCohort]?)
     ) async throws -> RunReport {
         let startedAt = Date()
         let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
@@ -74,13 +74,14 @@ package enum NightlyRun {
         let cache = try (readsLogs ? job.cachePath : nil).map {
             try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
         }
-        let (results, backtest) = try await compute(cache)
+        let (results, cohorts) = try await compute(cache)
         let previous = ResultsDatabase.previousNight(of: output)
         try RunChecks.brokenNight(results, previous: previous, job: job)
         let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
         let night = ResultTables.make(
             results, statistics: analyses, settings: ResultTableSettings(job), previous: previous,
-            backfill: ResultsDatabase.hasLaterNight(of: output), backtest: backtest)
+            backfill: ResultsDatabase.hasLaterNight(of: output),
+            backtest: try await backtest(of: cohorts, settings: StatisticsSettings(job)))
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         var run = RunRecord(
             job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
@@ -91,7 +92,7 @@ package enum NightlyRun {
         run.signaturesVerified = job.signaturesVerified
         run.historyGlobsWithoutFiles = job.historyGlobsWithoutFiles
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
-        if let parts { try RunParts.write(results, job: job, to: parts) }
+        if let parts { try RunParts.write(results, cohorts: cohorts, job: job, to: parts) }
         cache?.removeUnusedEntries()
         return RunReport(
             outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
@@ -345,7 +346,7 @@ package enum NightlyRun {
     /// projected as an offering is, `threads` at a time, in the cohorts' order; nil without cohorts
     /// counted.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) naming the first cohort the projection rejects.
-    static func backtest(of cohorts: [BacktestCohorts.Cohort]?, settings: StatisticsSettings) async throws -> [BacktestOutcome]? {
+    static func backtest(of cohorts: [ObservedCohort]?, settings: StatisticsSettings) async throws -> [BacktestOutcome]? {
         guard let cohorts else { return nil }
         var outcomes: [BacktestOutcome] = []
         try await InOrder.run(count: cohorts.count, width: settings.threads) { index in
@@ -354,6 +355,20 @@ package enum NightlyRun {
             outcomes.append(try outcome.get())
         }
         return outcomes
+    }
+
+    /// Each cohort's buyers observed (`ObservedCohort`), `width` at a time, in the cohorts' order; nil
+    /// without cohorts.
+    /// - Throws: `OfferLabError` (`.rejectedTotals`) naming the first cohort the projection cannot read.
+    static func observe(_ cohorts: [BacktestCohorts.Cohort]?, width: Int?) async throws -> [ObservedCohort]? {
+        guard let cohorts else { return nil }
+        var observed: [ObservedCohort] = []
+        try await InOrder.run(count: cohorts.count, width: width) { index in
+            Result { try ObservedCohort(cohorts[index]) }
+        } merge: { outcome in
+            observed.append(try outcome.get())
+        }
+        return observed
     }
 
     /// Members evaluated by one task: enough that a run's contributions are added up far

@@ -20,11 +20,11 @@ package enum PartsNight {
     /// - Throws: `OfferLabError`; a part missing, of another night, version or job, or with a
     ///   row it cannot read is refused naming it (exit 65) before anything is written.
     package static func run(_ job: Job, parts folder: String) async throws -> RunReport {
-        try await NightlyRun.night(of: job, readsLogs: false) { _ in (try results(job, parts: folder), nil) }
+        try await NightlyRun.night(of: job, readsLogs: false) { _ in try results(job, parts: folder) }
     }
 
     /// The night's results from the parts in `folder`.
-    static func results(_ job: Job, parts folder: String) throws -> NightResults {
+    static func results(_ job: Job, parts folder: String) throws -> (NightResults, [ObservedCohort]?) {
         let identity = try NightPartsIdentity(job: job)
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent("\(name).csv") }
         // Every part first, so that a missing one is named before any is read.
@@ -66,8 +66,13 @@ package enum PartsNight {
         results.eventsBeforeAsOf = events.eventsBeforeAsOf
         results.latestEvent = events.latestEvent
         results.historyIngest = events.history
-        results.warnings = RunChecks.projectionWithoutPeriods(offerings) + RunChecks.history(job: job, counters: events.history)
-        return results
+        let cohorts = try nightRows[.backtest].map {
+            try NightParts.cohorts($0, catalog: ProjectionCatalog(catalog), path: path(NightPart.backtest.rawValue))
+        }
+        results.warnings =
+            RunChecks.projectionWithoutPeriods(offerings) + RunChecks.history(job: job, counters: events.history)
+            + RunChecks.backtest(cohorts, job: job)
+        return (results, cohorts)
     }
 
     /// Refuses a §3.2 part whose `night` column is missing or names another night, version or job.

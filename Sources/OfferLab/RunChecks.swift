@@ -74,7 +74,7 @@ enum RunChecks {
 
     /// A past whose files were read but too short for any cohort of the app's own track record
     /// (docs/statistics.md#the-apps-own-track-record): one line; the night goes on.
-    static func backtest(_ cohorts: [BacktestCohorts.Cohort]?, job: Job) -> [String] {
+    static func backtest<Cohort>(_ cohorts: [Cohort]?, job: Job) -> [String] {
         guard let cohorts, cohorts.isEmpty, !job.historyFiles.isEmpty else { return [] }
         return [
             "the app's past is too short for a backtest: no month of a renewing product's first charges has more than "

@@ -15,13 +15,20 @@ package struct BacktestCohorts: Sendable {
     /// The longest horizon: a year, as the night's projection.
     package static let maxHorizonDays = 365
 
+    /// Months since year 0 (year · 12 + month − 1) as `YYYY-MM`.
+    package static func monthText(_ month: Int) -> String {
+        let (year, month) = month.quotientAndRemainder(dividingBy: 12)
+        return "\(year)-\(month < 9 ? "0" : "")\(month + 1)"
+    }
+
     /// One (product, cohort month, read day), ready for `projectOffering`.
     package struct Cohort: Sendable {
         /// An index into `products`, and its `product_id`.
         package var product: Int
         package var productID: String
-        /// The products as the projection knows them (`ProjectionCatalog.products`).
+        /// The products as the projection knows them (`ProjectionCatalog.products`), and their ids.
         package var products: [ProjectionProduct]
+        package var productIDs: [String]
         /// Months since year 0 (year · 12 + month − 1) of the buyers' first charges.
         package var month: Int
         package var readDay: Int
@@ -44,10 +51,7 @@ package struct BacktestCohorts: Sendable {
         package var realizedRevenue: Double
 
         /// The month as `YYYY-MM`.
-        package var monthText: String {
-            let (year, month) = month.quotientAndRemainder(dividingBy: 12)
-            return "\(year)-\(month < 9 ? "0" : "")\(month + 1)"
-        }
+        package var monthText: String { BacktestCohorts.monthText(month) }
     }
 
     /// A chain's counted charge, refund or cancel (`PastChain.read`), its money in the report currency.
@@ -241,7 +245,8 @@ package struct BacktestCohorts: Sendable {
                 let cut = cuts[monthIndex * Self.readDays.count + index]
                 ready.append(
                     Cohort(
-                        product: product, productID: catalog.productIDs[product], products: products, month: firstMonth + monthIndex,
+                        product: product, productID: catalog.productIDs[product], products: products, productIDs: catalog.productIDs,
+                        month: firstMonth + monthIndex,
                         readDay: readDay, buyers: state.buyers, horizonDays: horizon,
                         members: state.members, readAt: cut.time, past: cut.past.past,
                         realizedRevenue: state.paidByDay[..<horizon].reduce(0, +)))

@@ -30,15 +30,13 @@ package struct BacktestOutcome: Sendable, Equatable {
     /// rates seen (its far ends are not drawn: `backtest.csv` has none) and a seed
     /// from the cut and the product alone (`OfferingStatistics.projectionSeed`).
     /// - Throws: `OfferLabError` (`.rejectedTotals`) when the projection rejects its inputs.
-    package init(_ cohort: BacktestCohorts.Cohort, alpha: Double) throws {
+    package init(_ cohort: ObservedCohort, alpha: Double) throws {
         var generator = SplitMix64(state: OfferingStatistics.projectionSeed(asOf: cohort.readAt, offeringID: cohort.productID))
         let projection: OfferingProjection
         do {
             projection = try projectOffering(
-                groups: [cohort.members], control: 0, products: cohort.products, past: cohort.past,
-                configuration: ProjectionConfiguration(
-                    asOf: cohort.readAt, alpha: alpha, replicates: Self.replicates,
-                    horizonDays: Double(cohort.horizonDays), drawsFarEnds: false),
+                observed: [cohort.observation], control: 0, products: cohort.products, past: cohort.past,
+                configuration: ObservedCohort.configuration(readAt: cohort.readAt, horizonDays: cohort.horizonDays, alpha: alpha),
                 using: &generator)
         } catch {
             throw OfferLabError(
@@ -55,4 +53,74 @@ package struct BacktestOutcome: Sendable, Equatable {
         realized = cohort.realizedRevenue / Double(cohort.buyers)
         horizonDays = cohort.horizonDays
     }
+}
+
+/// A cohort of the track record reduced to what its projection reads (its buyers' observation,
+/// the past at its cut) and what `backtest.csv` says of it: made from `run`'s cohorts, or read
+/// from the night's `backtest` part.
+package struct ObservedCohort: Sendable, Equatable {
+    package var productID: String
+    /// An index into `products`.
+    package var product: Int
+    /// Months since year 0 (year · 12 + month − 1) of the buyers' first charges.
+    package var month: Int
+    package var readDay: Int
+    package var buyers: Int
+    package var horizonDays: Int
+    /// The cut: the projection's `as_of`.
+    package var readAt: Int64
+    /// Σ over the buyers of what each paid before its first charge + `horizonDays`.
+    package var realizedRevenue: Double
+    package var products: [ProjectionProduct]
+    /// Parallel to `products`.
+    package var productIDs: [String]
+    package var past: [ProductPast]
+    package var observation: GroupObservation
+
+    package init(
+        productID: String, product: Int, month: Int, readDay: Int, buyers: Int, horizonDays: Int, readAt: Int64,
+        realizedRevenue: Double, products: [ProjectionProduct], productIDs: [String], past: [ProductPast], observation: GroupObservation
+    ) {
+        self.productID = productID
+        self.product = product
+        self.month = month
+        self.readDay = readDay
+        self.buyers = buyers
+        self.horizonDays = horizonDays
+        self.readAt = readAt
+        self.realizedRevenue = realizedRevenue
+        self.products = products
+        self.productIDs = productIDs
+        self.past = past
+        self.observation = observation
+    }
+
+    /// `cohort`'s buyers observed at its cut and horizon.
+    /// - Throws: `OfferLabError` (`.rejectedTotals`) when the projection cannot read its buyers.
+    package init(_ cohort: BacktestCohorts.Cohort) throws {
+        let observed: [GroupObservation]
+        do {
+            observed = try observeGroups(
+                [cohort.members], products: cohort.products,
+                configuration: Self.configuration(readAt: cohort.readAt, horizonDays: cohort.horizonDays, alpha: 0.05))
+        } catch {
+            throw OfferLabError(
+                .rejectedTotals, "backtest of \(cohort.productID), \(cohort.monthText), day \(cohort.readDay): projection: \(error)",
+                cause: error)
+        }
+        self.init(
+            productID: cohort.productID, product: cohort.product, month: cohort.month, readDay: cohort.readDay, buyers: cohort.buyers,
+            horizonDays: cohort.horizonDays, readAt: cohort.readAt, realizedRevenue: cohort.realizedRevenue, products: cohort.products,
+            productIDs: cohort.productIDs, past: cohort.past, observation: observed[0])
+    }
+
+    /// The projection's settings for a cohort: its cut, its horizon, `BacktestOutcome.replicates`
+    /// draws at the rates seen.
+    package static func configuration(readAt: Int64, horizonDays: Int, alpha: Double) -> ProjectionConfiguration {
+        ProjectionConfiguration(
+            asOf: readAt, alpha: alpha, replicates: BacktestOutcome.replicates, horizonDays: Double(horizonDays), drawsFarEnds: false)
+    }
+
+    /// The month as `YYYY-MM`.
+    package var monthText: String { BacktestCohorts.monthText(month) }
 }

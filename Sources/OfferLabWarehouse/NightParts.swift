@@ -4,6 +4,7 @@ import OfferLabEvents
 import OfferLabIngest
 import OfferLabJob
 import OfferLabProjection
+import OfferLabResults
 import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
@@ -29,6 +30,10 @@ package enum NightPart: String, CaseIterable, Sendable {
     /// The night's valid log events before `as_of` and the latest one's time (the checks of a
     /// broken night): rows of no offering.
     case events
+    /// The app's own track record's cohorts (`ObservedCohort`): rows of no offering, each
+    /// cohort's `group` its month, read day and product (`2026-01 30 monthly`); only for a job
+    /// with `history_logs`.
+    case backtest
 
     /// The columns of every night part, in order.
     package static let columns = [
@@ -129,7 +134,7 @@ package struct NightPartsIdentity: Sendable, Equatable {
 package enum NightParts {
     /// The night parts a job needs: `past` only with `history_logs`.
     package static func parts(of job: Job) -> [NightPart] {
-        NightPart.allCases.filter { $0 != .past || !job.historyPatterns.isEmpty }
+        NightPart.allCases.filter { ($0 != .past && $0 != .backtest) || !job.historyPatterns.isEmpty }
     }
 
     // MARK: From the layer
@@ -193,7 +198,7 @@ package enum NightParts {
                         }
                     }
                 }
-            case .events: return []
+            case .events, .backtest: return []
             case .dailyTotals:
                 guard let first = result.daily.first.flatMap({ Timestamp.parse($0.date + "T00:00:00Z") }) else { return [] }
                 let firstDay = Int(first / Timestamp.microsecondsPerDay)
@@ -332,7 +337,7 @@ extension NightParts {
                     throw refuse("night '\(text(0))' is not '<as_of> <version> <job>' as `offerlab sql` writes it", line: line)
                 }
                 if let difference = night.difference(from: identity) { throw refuse(difference, line: line) }
-                guard !text(1).isEmpty || part == .events else { throw refuse("offering_id is empty", line: line) }
+                guard !text(1).isEmpty || part == .events || part == .backtest else { throw refuse("offering_id is empty", line: line) }
                 guard !text(3).isEmpty else { throw refuse("statistic is empty", line: line) }
                 var keys: [Int] = []
                 for column in 6...8 {
@@ -376,7 +381,7 @@ extension NightParts {
                 .badAggregates, "part \(part.rawValue): \(path) line \(row.line): \(problem)", location: .init(path: path, line: row.line))
         }
         var byOffering: [NightPart: [String: [NightPartRow]]] = [:]
-        for (part, partRows) in rows where part != .events {
+        for (part, partRows) in rows where part != .events && part != .backtest {
             for row in partRows {
                 guard results.contains(where: { $0.offering.offeringID == row.offeringID }) else {
                     throw refuse(
@@ -631,5 +636,116 @@ extension NightParts {
             }
             results[index].daily = days
         }
+    }
+}
+
+extension NightParts {
+    /// The facts of a track record's cohort, beside its observation's rows and its past's
+    /// (`past_` and the past's statistic).
+    static let cohortFacts = ["cohort_buyers", "cohort_horizon_days", "cohort_read_at", "cohort_realized_revenue"]
+
+    /// The `backtest` part's rows: per cohort its facts (always), its buyers' observation and the
+    /// past at its cut (values not 0).
+    package static func backtestRows(_ cohorts: [ObservedCohort]) -> [NightPartRow] {
+        cohorts.flatMap { cohort -> [NightPartRow] in
+            let group = "\(cohort.monthText) \(cohort.readDay) \(cohort.productID)"
+            let facts = zip(
+                cohortFacts,
+                [Double(cohort.buyers), Double(cohort.horizonDays), Double(cohort.readAt), cohort.realizedRevenue]
+            ).map { NightPartRow(offeringID: "", group: group, statistic: $0, value: $1) }
+            return facts + cohort.observation.rows.map { row($0, offeringID: "", group: group, productIDs: cohort.productIDs) }
+                + cohort.past.enumerated().flatMap { product, past in
+                    past.rows(product: product).map { pastRow in
+                        var written = row(pastRow, offeringID: "", group: group, productIDs: cohort.productIDs)
+                        written.statistic = "past_" + written.statistic
+                        return written
+                    }
+                }
+        }
+    }
+
+    /// The track record's cohorts from the `backtest` part's rows (`backtestRows`), in `run`'s
+    /// order (product, read day, month), the products the catalog's.
+    /// - Throws: `OfferLabError` (exit 65) naming the file and line of a row it cannot read.
+    package static func cohorts(_ rows: [NightPartRow], catalog: ProjectionCatalog, path: String) throws -> [ObservedCohort] {
+        func refuse(_ row: NightPartRow?, _ problem: String) -> OfferLabError {
+            OfferLabError(
+                .badAggregates, "part backtest: \(path)\(row.map { " line \($0.line)" } ?? ""): \(problem)",
+                location: .init(path: path, line: row?.line))
+        }
+        let productIndex = Dictionary(uniqueKeysWithValues: catalog.productIDs.enumerated().map { ($1, $0) })
+        var byCohort: [String: [NightPartRow]] = [:]
+        var order: [String] = []
+        for row in rows {
+            guard row.offeringID.isEmpty else { throw refuse(row, "a cohort's row has no offering_id") }
+            if byCohort[row.group] == nil { order.append(row.group) }
+            byCohort[row.group, default: []].append(row)
+        }
+        var cohorts: [ObservedCohort] = []
+        for key in order {
+            let cohortRows = byCohort[key] ?? []
+            let fields = key.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            let monthFields = fields.first?.split(separator: "-").compactMap { Int($0) } ?? []
+            guard fields.count == 3, monthFields.count == 2, (1...12).contains(monthFields[1]), let readDay = Int(fields[1]),
+                let product = productIndex[fields[2]]
+            else { throw refuse(cohortRows.first, "group '\(key)' is not '<YYYY-MM> <read day> <catalog product_id>'") }
+            var facts: [String: Double] = [:]
+            var observed: [(ObservationRow, NightPartRow)] = []
+            var past: [(ObservationRow, NightPartRow)] = []
+            for row in cohortRows {
+                if cohortFacts.contains(row.statistic) {
+                    guard row.keys.isEmpty, row.value >= 0, row.value.isFinite else {
+                        throw refuse(row, "\(row.statistic) \(row.value) is out of range")
+                    }
+                    facts[row.statistic] = row.value
+                    continue
+                }
+                let isPast = row.statistic.hasPrefix("past_")
+                guard let statistic = ObservationStatistic(rawValue: isPast ? String(row.statistic.dropFirst(5)) : row.statistic) else {
+                    throw refuse(row, "statistic \(row.statistic) is not a cohort's (docs/warehouse.md)")
+                }
+                func index(_ id: String) throws -> Int? {
+                    guard statistic.hasProduct || statistic == .followOnProducts else { return nil }
+                    guard let position = productIndex[id] else { throw refuse(row, "product \(id) is not in the catalog") }
+                    return position
+                }
+                let converted = ObservationRow(
+                    statistic, product: try index(row.productID),
+                    nextProduct: statistic == .followOnProducts ? try index(row.nextProductID) : nil,
+                    keys: row.keys, value: row.value)
+                if isPast { past.append((converted, row)) } else { observed.append((converted, row)) }
+            }
+            let missing = cohortFacts.filter { facts[$0] == nil }
+            guard missing.isEmpty, let buyers = facts["cohort_buyers"], buyers >= 1, buyers == buyers.rounded(),
+                let horizon = facts["cohort_horizon_days"], horizon >= 1, horizon == horizon.rounded(),
+                let readAt = facts["cohort_read_at"],
+                readAt == readAt.rounded(), let realized = facts["cohort_realized_revenue"]
+            else {
+                throw refuse(
+                    cohortRows.first,
+                    "cohort \(key): \(missing.isEmpty ? "its buyers and horizon must be whole numbers ≥ 1" : "no \(missing.joined(separator: ", "))")"
+                )
+            }
+            let configuration = ObservedCohort.configuration(readAt: Int64(readAt), horizonDays: Int(horizon), alpha: 0.05)
+            let observation: GroupObservation
+            let pastCounts: [ProductPast]
+            do {
+                observation = try GroupObservation(
+                    name: "cohort", rows: observed.map(\.0), products: catalog.products, configuration: configuration)
+            } catch {
+                throw refuse(observed.first { $0.0 == error.row }?.1, "cohort \(key): \(error)")
+            }
+            do {
+                pastCounts = try ProductPast.fromRows(past.map(\.0), products: catalog.products.count)
+            } catch {
+                throw refuse(past.first { $0.0 == error.row }?.1, "cohort \(key): past: \(error)")
+            }
+            cohorts.append(
+                ObservedCohort(
+                    productID: fields[2], product: product, month: monthFields[0] * 12 + monthFields[1] - 1, readDay: readDay,
+                    buyers: Int(buyers), horizonDays: Int(horizon), readAt: Int64(readAt), realizedRevenue: realized,
+                    products: catalog.products, productIDs: catalog.productIDs, past: pastCounts, observation: observation))
+        }
+        return cohorts.sorted { ($0.product, $0.readDay, $0.month) < ($1.product, $1.readDay, $1.month) }
     }
 }

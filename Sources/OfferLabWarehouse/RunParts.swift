@@ -18,7 +18,7 @@ package enum RunParts {
 
     /// Writes every part of `results` into `folder` (created when missing), each file whole.
     /// - Throws: `OfferLabError` (`.cannotWrite`, exit 73).
-    package static func write(_ results: NightResults, job: Job, to folder: String) throws {
+    package static func write(_ results: NightResults, cohorts: [ObservedCohort]?, job: Job, to folder: String) throws {
         let identity = try NightPartsIdentity(job: job)
         var files: [(String, String)] = [
             ("aggregates", table(aggregates(results.offerings), identity: identity)),
@@ -28,6 +28,7 @@ package enum RunParts {
         if !job.slices.isEmpty { files.append(("slices", table(slices(results.offerings), identity: identity))) }
         for part in NightParts.parts(of: job) {
             var rows = NightParts.rows(of: results.offerings, part: part)
+            if part == .backtest { rows = NightParts.backtestRows(cohorts ?? []) }
             if part == .events {
                 rows = NightParts.eventRows(
                     eventsBeforeAsOf: results.eventsBeforeAsOf, latestEvent: results.latestEvent, history: results.historyIngest)

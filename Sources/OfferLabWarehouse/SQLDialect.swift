@@ -116,7 +116,7 @@ package enum SQLPart: String, Sendable, CaseIterable {
     /// The night's own parts (contract §3.3, `NightPart`): in the long form of `NightPart.columns`.
     case observations, past, assignments, tenure
     case dailyTotals = "daily_totals"
-    case events
+    case events, backtest
 
     /// The night part it is; nil for §3.2's.
     var nightPart: NightPart? { NightPart(rawValue: rawValue) }

@@ -444,7 +444,7 @@ extension ScriptBuilder {
     /// The last statement: the result `part` asks for.
     mutating func finish(_ part: SQLPart) throws {
         switch part {
-        case .observations, .past, .assignments, .tenure, .dailyTotals, .events:
+        case .observations, .past, .assignments, .tenure, .dailyTotals, .events, .backtest:
             if let nightPart = part.nightPart { add(try nightPartResult(nightPart)) }
         case .aggregates: add(aggregatesResult())
         case .slices: add(slicesResult())

@@ -15,6 +15,7 @@ extension ScriptBuilder {
         case .dailyTotals: return try dailyTotalsResult()
         case .observations: return try observationsResult()
         case .past: return try pastResult()
+        case .backtest: throw notComputedYet(.backtest)
         }
     }
 

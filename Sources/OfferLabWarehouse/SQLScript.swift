@@ -38,8 +38,9 @@ package enum SQLScript {
                 location: .init(path: job.tablesPath, jobKey: "tables")
             )
         }
-        if part == .past && job.historyPatterns.isEmpty {
-            throw OfferLabError.job(job.jobPath, "--part past needs history_logs: in the job (the app's past)", code: .badArgument)
+        if (part == .past || part == .backtest) && job.historyPatterns.isEmpty {
+            throw OfferLabError.job(
+                job.jobPath, "--part \(part.rawValue) needs history_logs: in the job (the app's past)", code: .badArgument)
         }
         if part == .slices && job.slices.isEmpty {
             throw OfferLabError.job(

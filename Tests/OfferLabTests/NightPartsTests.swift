@@ -11,6 +11,7 @@ import Testing
 @testable import OfferLabSupport
 @testable import OfferLabTables
 @testable import OfferLabWarehouse
+@testable import OfferLabWriters
 
 /// The night's own parts (contract §3.3, docs/warehouse.md "The night's parts"): `run`'s layer
 /// written as parts and read back is the same layer, and a part that is not this night's, or that
@@ -140,5 +141,68 @@ import Testing
         #expect(error.exitCode == 65)
         #expect(error.message.contains(problem), "\(error.message)")
         #expect(error.message.contains("observations.csv line 2"), "\(error.message)")
+    }
+
+    /// `job` with its output and database in `folder`'s `name`.
+    static func job(_ job: Job, writingTo name: String, in folder: TemporaryFolder) -> Job {
+        var job = job
+        job.outputPath = folder.file(name)
+        job.databasePath = folder.file("\(name)/results.sqlite")
+        job.cachePath = nil
+        return job
+    }
+
+    /// The whole night from its parts (contract §3.3): every file `run` writes but the rejects,
+    /// byte for byte, and `status` reading the same lines from the database.
+    @Test func theWholeNightFromItsPartsIsRunsNight() async throws {
+        let (folder, job, _) = try await Self.generatedNight()
+        let parts = folder.file("parts")
+        let byRun = Self.job(job, writingTo: "run", in: folder)
+        let fromParts = Self.job(job, writingTo: "stats", in: folder)
+        let runReport = try await NightlyRun.run(byRun, parts: parts)
+        let partsReport = try await PartsNight.run(fromParts, parts: parts)
+        #expect(partsReport.decisions == runReport.decisions)
+        #expect(!runReport.decisions.isEmpty)
+        #expect(partsReport.alerts == runReport.alerts)
+        let runFiles = try FileManager.default.contentsOfDirectory(atPath: runReport.outputFolder).sorted()
+        let partsFiles = try FileManager.default.contentsOfDirectory(atPath: partsReport.outputFolder).sorted()
+        #expect(partsFiles == runFiles)
+        #expect(runFiles.contains("backtest.csv"))
+        for file in partsFiles where file.hasSuffix(".csv") && file != "rejects.csv" {
+            let expected = try String(contentsOfFile: (runReport.outputFolder as NSString).appendingPathComponent(file), encoding: .utf8)
+            let actual = try String(contentsOfFile: (partsReport.outputFolder as NSString).appendingPathComponent(file), encoding: .utf8)
+            #expect(actual == expected, "\(file)")
+        }
+        for reader in [NightStatus.Reader.person, .program] {
+            let expected = try NightStatus.rows(databasePath: byRun.databasePath, night: nil, for: reader)
+            let actual = try NightStatus.rows(databasePath: fromParts.databasePath, night: nil, for: reader)
+            #expect(actual.rows == expected.rows)
+            #expect(actual.night == expected.night)
+        }
+    }
+
+    /// A part missing, or of another as_of: refused naming it (exit 65), and neither the night's
+    /// folder nor the database is written.
+    @Test func aMissingPartOrAnotherNightsWritesNothing() async throws {
+        let (folder, job, _) = try await Self.generatedNight()
+        let parts = folder.file("parts")
+        _ = try await NightlyRun.run(Self.job(job, writingTo: "run", in: folder), parts: parts)
+        let fromParts = Self.job(job, writingTo: "stats", in: folder)
+        try FileManager.default.removeItem(atPath: folder.file("parts/tenure.csv"))
+        let missing = await #expect(throws: OfferLabError.self) { try await PartsNight.run(fromParts, parts: parts) }
+        #expect(missing?.exitCode == 65)
+        #expect(missing?.message.contains("part tenure: \(parts)/tenure.csv is missing") == true, "\(missing?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: fromParts.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("stats/\(job.night.date)")))
+
+        _ = try await NightlyRun.run(Self.job(job, writingTo: "run", in: folder), parts: parts)
+        var later = fromParts
+        later.night = try #require(Night(parsing: "2026-03-30"))
+        let another = await #expect(throws: OfferLabError.self) { try await PartsNight.run(later, parts: parts) }
+        #expect(another?.exitCode == 65)
+        #expect(
+            another?.message.contains("was computed for as_of \(job.night.isoText), the night is 2026-03-30T00:00:00Z") == true,
+            "\(another?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: fromParts.databasePath))
     }
 }
