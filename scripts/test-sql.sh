@@ -92,6 +92,11 @@ for format in revenuecat_export revenuecat_webhooks google_play; do
   store_jobs+=("$work/$format/events-job.yaml")
 done
 
+# A month of the generated app with a year of its past (history_logs): the whole night from the
+# parts then covers a period test decided on its projected year and the track record.
+"$offerlab" generate --out "$work/past" --users 3000 --seed 5 --days 30 >/dev/null
+echo 'history_logs: ["history/*/*/*.jsonl.gz"]' >>"$work/past/job.yaml"
+
 # The sample's events job is the sample night (jobs/sample.yaml, whose run it is compared with)
 # with a percentile cap, maturities and slices; the quirks job has a fixed cap, maturities and
 # slices with levels merged into (other).
@@ -99,5 +104,5 @@ $python tools/sql/compare_engines.py --offerlab "$offerlab" --work "$work/result
   --expect-refusal "tools/reference/tests/data/main/job.yaml:spark=gzipped without a \.gz suffix" \
   --expect-failure "$work/spanning/job.yaml:a quoted field goes on past the line" "${references[@]}" \
   --reference "$work/sample-events.yaml=jobs/sample.yaml" \
-  "$work/sample-events.yaml" "$work/quirks/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
+  "$work/sample-events.yaml" "$work/quirks/job.yaml" "$work/past/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
   "$work/spanning/job.yaml" "$work/unconvertible/job.yaml" "${store_jobs[@]}"

@@ -8,7 +8,10 @@ local mode), written to CSV, and turned by `offerlab stats` into summary.csv, co
 srm.csv, maturity.csv, quality.csv, products.csv and the slice files. Those are compared with
 `offerlab run`'s files by column name (columns only one side has are ignored, so new columns do
 not break the comparison): rows by key, counts and texts exactly, other numbers to 1e-9
-relative.
+relative. Then the whole night (contract §3.3): the engine's parts, with `offerlab run --parts`'s
+for the night parts the engines do not compute yet (`ENGINE_NIGHT_PARTS`), turned by `offerlab
+stats --job --parts` into a night whose every file (projection, decisions, daily, backtest, …
+but the rejects) is compared with run's the same way, and whose `status` prints run's lines.
 
 A job may be compared with another job's `run` (`--reference JOB=RUN_JOB`): the job that reads
 what `offerlab events` wrote for a store source, with the job of the same data set in the log
@@ -54,6 +57,18 @@ COUNTS = {
     "days", "capped_users",
 }
 RELATIVE = 1e-9
+# The files only the whole night from its parts writes (contract §3.3), and their keys.
+NIGHT_KEYS = {
+    "projection": ["offering_id", "group"],
+    "decisions": ["offering_id", "group"],
+    "daily": ["offering_id", "date", "group"],
+    "alerts": ["offering_id", "group", "kind"],
+    "backtest": ["product_id", "read_day", "cohort_month"],
+    "sources": ["source", "counter"],
+}
+# The night's own parts the engines compute so far (docs/warehouse.md "The whole night from its
+# parts"); the others come from `offerlab run --parts` in the whole-night check.
+ENGINE_NIGHT_PARTS = ["events"]
 # Columns a job compared with another job's run (`--reference`) differs in by design.
 REFERENCE_DIFFERS = {"exact_proceeds_share"}
 
@@ -173,13 +188,14 @@ def same_value(column, a, b):
     return abs(x - y) <= RELATIVE * max(abs(x), abs(y))
 
 
-def compare(name, expected_path, actual_path, left_out=frozenset()):
+def compare(name, expected_path, actual_path, left_out=frozenset(), whole_night=False):
     """Differences between two CSV files, by key and column name (but the `left_out` columns)."""
     expected, actual = read_csv(expected_path), read_csv(actual_path)
-    # The 365-day projection needs every member's charges, which sufficient statistics do not
-    # carry: `offerlab stats` cannot make its rows (docs/statistics.md, "The projection in a run").
-    expected = [r for r in expected if r.get("metric") != "projected_arpu_365"]
-    key = KEYS[name]
+    # The 365-day projection needs the night's own parts: `offerlab stats --input` on §3.2's
+    # sums cannot make its rows (docs/statistics.md, "The projection in a run").
+    if not whole_night:
+        expected = [r for r in expected if r.get("metric") != "projected_arpu_365"]
+    key = {**KEYS, **NIGHT_KEYS}[name]
     problems = []
     index = {tuple(r[k] for k in key): r for r in actual}
     if len(index) != len(actual):
@@ -210,7 +226,10 @@ def check_job(binary, engines, job, work, refusals, failure, reference=None):
     problems = []
     os.makedirs(work, exist_ok=True)
     started = time.monotonic()
-    run = offerlab(binary, "run", reference or job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet")
+    run_parts = os.path.join(work, "run-parts")
+    run = offerlab(
+        binary, "run", reference or job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet",
+        *([] if reference else ["--parts", run_parts]))
     run_seconds = time.monotonic() - started
     run_error = run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else ""
     if run.returncode not in (0, 65):
@@ -285,7 +304,50 @@ def check_job(binary, engines, job, work, refusals, failure, reference=None):
                 found += compare(name, expected, actual, REFERENCE_DIFFERS if reference else frozenset())
             problems += [f"{job}: {engine.name}: {p}" for p in found]
             print(f"{job}: {engine.name} {engine_seconds:.1f} s for the {len(results)} parts: " + ("same numbers as run" if not found else f"{len(found)} differences"))
+            if not reference:
+                found = whole_night(binary, engine, job, work, folder, night, run_parts)
+                problems += [f"{job}: {engine.name}: whole night: {p}" for p in found]
+                print(f"{job}: {engine.name}: the whole night from its parts: " + ("run's night" if not found else f"{len(found)} differences"))
     return problems
+
+
+def whole_night(binary, engine, job, work, folder, night, run_parts):
+    """The night `offerlab stats --job --parts` writes from the engine's parts (§3.2's, already in
+    `folder`, and `ENGINE_NIGHT_PARTS`), with `run --parts`'s for the night parts the engines do
+    not compute yet, compared with run's night file by file, and `status` line by line."""
+    parts = os.path.join(folder, "parts")
+    os.makedirs(parts, exist_ok=True)
+    listed = offerlab(binary, "sql", job, "--dialect", engine.name, "--list-parts").stdout.split()
+    for name in listed:
+        source = os.path.join(folder, f"{name}.csv") if os.path.exists(os.path.join(folder, f"{name}.csv")) else os.path.join(run_parts, f"{name}.csv")
+        if name in ENGINE_NIGHT_PARTS:
+            generated = offerlab(binary, "sql", job, "--dialect", engine.name, "--part", name)
+            if generated.returncode != 0:
+                return [f"offerlab sql --part {name} failed: {generated.stderr.strip()}"]
+            columns, rows = engine.run(generated.stdout)
+            source = os.path.join(folder, f"{name}.csv")
+            write_csv(source, columns, rows)
+        with open(source, encoding="utf-8") as file, open(os.path.join(parts, f"{name}.csv"), "w", encoding="utf-8") as copy:
+            copy.write(file.read())
+    out, database = os.path.join(folder, "night"), os.path.join(folder, "night.sqlite")
+    stats = offerlab(binary, "stats", "--job", job, "--parts", parts, "--output", out, "--db", database)
+    if stats.returncode != 0:
+        return [f"offerlab stats --parts failed ({stats.returncode}): {stats.stderr.strip()}"]
+    stats_night = os.path.join(out, os.path.basename(night))
+    found = []
+    for name in sorted(set(KEYS) | set(NIGHT_KEYS)):
+        expected, actual = os.path.join(night, f"{name}.csv"), os.path.join(stats_night, f"{name}.csv")
+        if not os.path.exists(expected):
+            continue
+        if not os.path.exists(actual):
+            found.append(f"{name}.csv: run wrote it, stats --parts did not")
+            continue
+        found += compare(name, expected, actual, whole_night=True)
+    by_run = offerlab(binary, "status", "--db", os.path.join(work, "run.sqlite"))
+    by_parts = offerlab(binary, "status", "--db", database)
+    if by_run.stdout != by_parts.stdout or by_run.returncode != by_parts.returncode:
+        found.append(f"status differs: run {by_run.stdout!r}, parts {by_parts.stdout!r}")
+    return found
 
 
 def main():
