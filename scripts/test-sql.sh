@@ -93,7 +93,8 @@ for format in revenuecat_export revenuecat_webhooks google_play; do
 done
 
 # A month of the generated app with a year of its past (history_logs): the whole night from the
-# parts then covers a period test decided on its projected year and the track record.
+# parts then covers a period test decided on its projected year and the track record; and three
+# of its nights on one database, whose first night alerts and the next two do not.
 "$offerlab" generate --out "$work/past" --users 3000 --seed 5 --days 30 >/dev/null
 echo 'history_logs: ["history/*/*/*.jsonl.gz"]' >>"$work/past/job.yaml"
 
@@ -104,5 +105,6 @@ $python tools/sql/compare_engines.py --offerlab "$offerlab" --work "$work/result
   --expect-refusal "tools/reference/tests/data/main/job.yaml:spark=gzipped without a \.gz suffix" \
   --expect-failure "$work/spanning/job.yaml:a quoted field goes on past the line" "${references[@]}" \
   --reference "$work/sample-events.yaml=jobs/sample.yaml" \
+  --nights "$work/past/job.yaml=2026-03-20,2026-03-25,2026-03-31" \
   "$work/sample-events.yaml" "$work/quirks/job.yaml" "$work/past/job.yaml" tools/reference/tests/data/main/job.yaml "$work/too-many-malformed.yaml" \
   "$work/spanning/job.yaml" "$work/unconvertible/job.yaml" "${store_jobs[@]}"

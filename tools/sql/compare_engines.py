@@ -350,6 +350,60 @@ def whole_night(binary, engine, job, work, folder, night, run_parts):
     return found
 
 
+def check_nights(binary, engines, job, nights, work):
+    """`job` on each of `nights` (as_of dates, in order) by run into one database, and from the
+    engine's parts (as `whole_night` gathers them) by `stats --job --parts` into another: each
+    night's files, its alert lines and `status` must be run's (contract §3.3, watching across
+    nights, docs/reliability.md "Alerts")."""
+    problems = []
+    run_out, run_database = os.path.join(work, "run"), os.path.join(work, "run.sqlite")
+    alerts_seen = 0
+    for as_of in nights:
+        run_parts = os.path.join(work, f"run-parts-{as_of}")
+        run = offerlab(binary, "run", job, "--as-of", as_of, "--output", run_out, "--db", run_database, "--quiet", "--parts", run_parts)
+        if run.returncode != 0:
+            return [f"{job} {as_of}: offerlab run failed: {run.stderr.strip()}"]
+        run_alerts = [line for line in run.stdout.splitlines() if line.startswith("alert: ")]
+        alerts_seen += len(run_alerts)
+        for engine in engines:
+            folder = os.path.join(work, engine.name)
+            parts = os.path.join(folder, f"parts-{as_of}")
+            os.makedirs(parts, exist_ok=True)
+            listed = offerlab(binary, "sql", job, "--as-of", as_of, "--dialect", engine.name, "--list-parts").stdout.split()
+            for name in listed:
+                if name in PARTS + ["slices"] + ENGINE_NIGHT_PARTS:
+                    generated = offerlab(binary, "sql", job, "--as-of", as_of, "--dialect", engine.name, "--part", name)
+                    if generated.returncode != 0:
+                        return [f"{job} {as_of}: offerlab sql --part {name} failed: {generated.stderr.strip()}"]
+                    write_csv(os.path.join(parts, f"{name}.csv"), *engine.run(generated.stdout))
+                else:
+                    with open(os.path.join(run_parts, f"{name}.csv"), encoding="utf-8") as file, open(
+                        os.path.join(parts, f"{name}.csv"), "w", encoding="utf-8"
+                    ) as copy:
+                        copy.write(file.read())
+            out, database = os.path.join(folder, "out"), os.path.join(folder, "night.sqlite")
+            stats = offerlab(binary, "stats", "--job", job, "--as-of", as_of, "--parts", parts, "--output", out, "--db", database)
+            if stats.returncode != 0:
+                problems.append(f"{job} {as_of}: {engine.name}: offerlab stats --parts failed: {stats.stderr.strip()}")
+                continue
+            found = []
+            stats_alerts = [line for line in stats.stdout.splitlines() if line.startswith("alert: ")]
+            if stats_alerts != run_alerts:
+                found.append(f"alerts: run {run_alerts}, parts {stats_alerts}")
+            for name in sorted(set(KEYS) | set(NIGHT_KEYS)):
+                expected, actual = os.path.join(run_out, as_of, f"{name}.csv"), os.path.join(out, as_of, f"{name}.csv")
+                if os.path.exists(expected):
+                    found += compare(name, expected, actual, whole_night=True) if os.path.exists(actual) else [f"{name}.csv missing"]
+            by_run, by_parts = offerlab(binary, "status", "--db", run_database), offerlab(binary, "status", "--db", database)
+            if by_run.stdout != by_parts.stdout:
+                found.append(f"status differs: run {by_run.stdout!r}, parts {by_parts.stdout!r}")
+            problems += [f"{job} {as_of}: {engine.name}: {p}" for p in found]
+            print(f"{job} {as_of}: {engine.name}: {len(run_alerts)} alert(s); " + ("run's night" if not found else f"{len(found)} differences"))
+    if alerts_seen == 0:
+        problems.append(f"{job}: no alert on any of {nights}: the nights do not exercise watching")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--offerlab", required=True, help="the built offerlab binary")
@@ -362,6 +416,8 @@ def main():
                         help="every engine must fail every part of JOB with a message matching PATTERN (an input the engines cannot read as run does)")
     parser.add_argument("--reference", action="append", default=[], metavar="JOB=RUN_JOB",
                         help="compare JOB's SQL results with offerlab run of RUN_JOB (quality.csv and exact_proceeds_share left out)")
+    parser.add_argument("--nights", action="append", default=[], metavar="JOB=DATE,DATE,…",
+                        help="also run JOB on these nights into one database, by run and from the engines' parts (check_nights)")
     parser.add_argument("jobs", nargs="+")
     arguments = parser.parse_args()
     refusals = {}
@@ -378,6 +434,9 @@ def main():
     for number, job in enumerate(arguments.jobs):
         problems += check_job(arguments.offerlab, engines, job, os.path.join(arguments.work, str(number)), refusals.get(job, {}), failures.get(job),
                               references.get(job))
+    for number, item in enumerate(arguments.nights):
+        job, _, dates = item.partition("=")
+        problems += check_nights(arguments.offerlab, engines, job, dates.split(","), os.path.join(arguments.work, f"nights-{number}"))
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0
