@@ -31,7 +31,7 @@ package enum PartsNight {
         for name in RunParts.names(of: job) where !FileManager.default.fileExists(atPath: path(name)) {
             throw OfferLabError(
                 .badAggregates,
-                "part \(name): \(path(name)) is missing (`offerlab sql \(job.jobPath) --list-parts` lists the parts, `--part \(name)` writes its script)",
+                "part \(name): \(path(name)) is missing (`offerlab sql \(job.jobPath) --dialect duckdb|spark --list-parts` lists the parts, `--part \(name)` writes its script)",
                 location: .init(path: path(name)))
         }
         for name in RunParts.names(of: job) where NightPart(rawValue: name) == nil {

@@ -136,6 +136,9 @@ public struct JobOverrides: Sendable {
     /// `--no-cache`: parse every log file, neither reading nor writing the job's cache folder
     /// (the folder is still checked, as the next run with the cache will use it).
     public var ignoresCache = false
+    /// The inputs are read elsewhere (`offerlab stats --job --parts`: an engine read them): a
+    /// `logs` or `history_logs` glob that matches no file here is neither an error nor a missing past.
+    public var inputsReadElsewhere = false
 
     public init(
         asOf: Night? = nil, output: String? = nil, database: String? = nil, threads: Int? = nil, inflater: Inflater? = nil,
@@ -217,7 +220,7 @@ public enum JobLoader {
         var filesByFormat: [SourceFormat: Set<String>] = [:]
         for item in items {
             let matches = try FileGlob.matches(item.pattern)
-            guard !matches.isEmpty else {
+            guard !matches.isEmpty || overrides.inputsReadElsewhere else {
                 throw OfferLabError.job(path, key: "logs", "the glob \(item.pattern) matches no file", code: .missingInput)
             }
             patternsByFormat[item.format, default: []].append(item.pattern)
@@ -255,7 +258,7 @@ public enum JobLoader {
             }
             let pattern = resolve(item.glob, against: FileGlob.escaped(folder))
             let matches = try FileGlob.matches(pattern)
-            if matches.isEmpty { historyGlobsWithoutFiles.append(pattern) }
+            if matches.isEmpty && !overrides.inputsReadElsewhere { historyGlobsWithoutFiles.append(pattern) }
             historyPatterns.append(pattern)
             historyMatches.formUnion(matches)
         }

@@ -112,7 +112,9 @@ struct StatsCommand: AsyncParsableCommand {
     func run() async throws {
         if let job, let parts {
             let alertExitCode = try await runReportingErrors { () async throws -> Int32 in
-                let loaded = try JobLoader.load(path: job, overriding: JobOverrides(asOf: asOf, output: output, database: database))
+                var overrides = JobOverrides(asOf: asOf, output: output, database: database)
+                overrides.inputsReadElsewhere = true
+                let loaded = try JobLoader.load(path: job, overriding: overrides)
                 return try RunCommand.tell(try await PartsNight.run(loaded, parts: parts), job: loaded)
             }
             if alertExitCode != 0 { throw ExitCode(alertExitCode) }

@@ -205,4 +205,24 @@ import Testing
             "\(another?.message ?? "")")
         #expect(!FileManager.default.fileExists(atPath: fromParts.databasePath))
     }
+
+    /// A warehouse's machine has the job and its catalog tables, not the logs: `stats --job
+    /// --parts` loads the job without them (`inputsReadElsewhere`) and writes the same night.
+    @Test func theLogsNeedNotBeWhereThePartsAreRead() async throws {
+        let (folder, job, _) = try await Self.generatedNight()
+        let parts = folder.file("parts")
+        let runReport = try await NightlyRun.run(Self.job(job, writingTo: "run", in: folder), parts: parts)
+        for logs in ["logs", "showcase", "history"] { try FileManager.default.removeItem(atPath: folder.file(logs)) }
+        #expect(throws: OfferLabError.self) { try JobLoader.load(path: job.jobPath) }
+        var overrides = JobOverrides(output: folder.file("stats"), database: folder.file("stats/results.sqlite"))
+        overrides.inputsReadElsewhere = true
+        let elsewhere = try JobLoader.load(path: job.jobPath, overriding: overrides)
+        #expect(elsewhere.historyGlobsWithoutFiles.isEmpty)
+        let partsReport = try await PartsNight.run(elsewhere, parts: parts)
+        for file in ["summary.csv", "sources.csv", "decisions.csv", "projection.csv"] {
+            let expected = try String(contentsOfFile: (runReport.outputFolder as NSString).appendingPathComponent(file), encoding: .utf8)
+            let actual = try String(contentsOfFile: (partsReport.outputFolder as NSString).appendingPathComponent(file), encoding: .utf8)
+            #expect(actual == expected, "\(file)")
+        }
+    }
 }

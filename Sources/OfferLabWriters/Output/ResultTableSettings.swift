@@ -29,7 +29,7 @@ package struct ResultTableSettings: Sendable {
         decisionSettings = job.decisionSettings
         conversionWindowDays = job.conversionWindowDays
         srmConcentration = job.srmConcentration
-        hasLogFiles = !job.logFiles.isEmpty
+        hasLogFiles = !job.logPatterns.isEmpty
         writesSliceFiles = !job.slices.isEmpty
     }
 }
