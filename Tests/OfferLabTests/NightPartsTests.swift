@@ -225,4 +225,32 @@ import Testing
             #expect(actual == expected, "\(file)")
         }
     }
+
+    /// An offering with no members (its one assignment row invalid, `allow_empty_offerings`):
+    /// its night parts have no row, and from them (a part with a header only included) the night
+    /// is run's, through the command line: `offerlab run --parts`, `offerlab stats --job --parts`.
+    @Test func anOfferingWithoutMembersHasNoRowsAndTheSameNight() throws {
+        var tables = NightFixture.standardTables
+        tables.assignments = Array(tables.assignments.prefix(4)) + [("o1", "2", "10", "2026-03-01 00:00:00")]
+        let night = try NightFixture(tables: tables)
+        try night.writeJob(["allow_empty_offerings": "true"])
+        let parts = night.folder.file("parts")
+        #expect(try night.run(["--parts", parts]).status == 0)
+        for part in ["observations", "assignments", "tenure", "daily_totals"] {
+            let text = try String(contentsOfFile: night.folder.file("parts/\(part).csv"), encoding: .utf8)
+            #expect(text.hasPrefix(NightPart.columns.joined(separator: ",") + "\n"))
+            #expect(!text.contains(",other,"), "\(part)")
+        }
+        let stats = try runOfferLab([
+            "stats", "--job", night.jobPath, "--parts", parts, "--output", night.folder.file("stats"), "--db",
+            night.folder.file("stats/results.sqlite"),
+        ])
+        #expect(stats.status == 0, "\(stats.standardError)")
+        for file in ["summary.csv", "decisions.csv", "projection.csv", "daily.csv", "quality.csv"] {
+            let expected = try String(contentsOfFile: night.folder.file("out/2026-03-16/\(file)"), encoding: .utf8)
+            let actual = try String(contentsOfFile: night.folder.file("stats/2026-03-16/\(file)"), encoding: .utf8)
+            #expect(actual == expected, "\(file)")
+        }
+        #expect(try String(contentsOfFile: night.folder.file("stats/2026-03-16/summary.csv"), encoding: .utf8).contains("other,"))
+    }
 }
