@@ -3,40 +3,33 @@ import OfferLabIngest
 
 /// The night parts assignments, tenure, dailyTotals (contract §3.3): see `nightPartResult`.
 extension ScriptBuilder {
-    /// `assignments` (`AssignmentDays`): per group, its members who are not excluded (the rows of
-    /// `member_values`) by their `assigned_at`: the earliest, and the members by whole days before
-    /// `as_of`, and of them those exactly so many days before it.
+    /// `assignments` (`AssignmentDays`): per group, its members who are not excluded by their
+    /// `assigned_at`: the earliest, and the members by whole days before `as_of`, and of them those
+    /// exactly so many days before it.
     func assignmentsResult() throws -> String {
-        let daysBefore = dialect.divide("\(job.night.microseconds) - v.assigned_at", dayMicroseconds)
-        let exactly = "CASE WHEN (\(job.night.microseconds) - v.assigned_at) % \(dayMicroseconds) = 0 THEN 1 ELSE 0 END"
-        let members = """
-            FROM (SELECT a.offering_id, g.group_name, v.assigned_at, \(daysBefore) AS days_before, \(exactly) AS exactly
-              FROM member_values v JOIN analysed_offerings a ON a.offering_key = v.offering_key JOIN catalog_groups g ON g.group_key = v.group_key) v
+        longFormResult([
             """
-        let group = (offering: "v.offering_id", group: "v.group_name")
-        return longFormResult([
-            """
-            \(longFormRow(offering: group.offering, group: group.group, statistic: t("first_assigned_at"), value: "min(v.assigned_at)"))
-            \(members)
+            \(longFormRow(offering: "v.offering_id", group: "v.group_name", statistic: t("first_assigned_at"), value: "min(v.assigned_at)"))
+            \(nightMembers)
             GROUP BY v.offering_id, v.group_name
             """,
             """
-            \(longFormRow(offering: group.offering, group: group.group, statistic: t("members_by_days_before"), keys: ["v.days_before"], value: "count(*)"))
-            \(members)
+            \(longFormRow(offering: "v.offering_id", group: "v.group_name", statistic: t("members_by_days_before"), keys: ["v.days_before"], value: "count(*)"))
+            \(nightMembers)
             GROUP BY v.offering_id, v.group_name, v.days_before
             """,
             """
-            \(longFormRow(offering: group.offering, group: group.group, statistic: t("members_exactly_days_before"), keys: ["v.days_before"], value: "sum(v.exactly)"))
-            \(members)
-            GROUP BY v.offering_id, v.group_name, v.days_before HAVING sum(v.exactly) > 0
+            \(longFormRow(offering: "v.offering_id", group: "v.group_name", statistic: t("members_exactly_days_before"), keys: ["v.days_before"], value: "sum(v.exactly_days_before)"))
+            \(nightMembers)
+            GROUP BY v.offering_id, v.group_name, v.days_before HAVING sum(v.exactly_days_before) > 0
             """,
         ])
     }
 
-    /// `tenure` (`TenureProfile`): per group and whole day of tenure (days from `assigned_at` to
-    /// `as_of`), its members who are not excluded and their goal: the night's net revenue.
+    /// `tenure` (`TenureProfile`): per group and whole day of tenure (the whole days before
+    /// `as_of` it was assigned), its members who are not excluded and their goal: the night's net
+    /// revenue.
     func tenureResult() throws -> String {
-        let tenureDay = dialect.divide("\(job.night.microseconds) - v.assigned_at", dayMicroseconds)
         let statistics = [
             ("members_by_tenure_day", "count(*)"), ("goal_sum_by_tenure_day", "sum(v.net)"),
             ("goal_squares_by_tenure_day", "sum(v.net * v.net)"),
@@ -44,12 +37,23 @@ extension ScriptBuilder {
         return longFormResult(
             statistics.map { statistic, value in
                 """
-                \(longFormRow(offering: "v.offering_id", group: "v.group_name", statistic: t(statistic), keys: ["v.tenure_day"], value: value))
-                FROM (SELECT a.offering_id, g.group_name, v.net, \(tenureDay) AS tenure_day
-                  FROM member_values v JOIN analysed_offerings a ON a.offering_key = v.offering_key JOIN catalog_groups g ON g.group_key = v.group_key) v
-                GROUP BY v.offering_id, v.group_name, v.tenure_day HAVING \(value) <> 0
+                \(longFormRow(offering: "v.offering_id", group: "v.group_name", statistic: t(statistic), keys: ["v.days_before"], value: value))
+                \(nightMembers)
+                GROUP BY v.offering_id, v.group_name, v.days_before HAVING \(value) <> 0
                 """
             })
+    }
+
+    /// The FROM of the members who are not excluded (`member_values`) as `v`, with their offering
+    /// and group names, their night's net revenue, the whole days from their `assigned_at` to
+    /// `as_of` and whether those days are exact (1 or 0).
+    private var nightMembers: String {
+        let asOf = job.night.microseconds
+        return """
+            FROM (SELECT a.offering_id, g.group_name, v.assigned_at, v.net, \(dialect.divide("\(asOf) - v.assigned_at", dayMicroseconds)) AS days_before,
+                CASE WHEN (\(asOf) - v.assigned_at) % \(dayMicroseconds) = 0 THEN 1 ELSE 0 END AS exactly_days_before
+              FROM member_values v JOIN analysed_offerings a ON a.offering_key = v.offering_key JOIN catalog_groups g ON g.group_key = v.group_key) v
+            """
     }
 
     /// `daily_totals` (`DailySeries`): per offering its first day, then every group's totals as of
@@ -62,6 +66,7 @@ extension ScriptBuilder {
     func dailyTotalsResult() throws -> String {
         var statements = [
             seriesMembers(), seriesEvents(), seriesCutoffs(),
+            // Each member's events that count at each of their cutoffs.
             dialect.materialize(
                 "series_counted",
                 """
