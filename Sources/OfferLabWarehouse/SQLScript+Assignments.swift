@@ -166,7 +166,8 @@ extension ScriptBuilder {
     /// time. A refund counts for the purchase of its `transaction_id` once that counts, else for
     /// its renewal (`AttributionRules.refundedTransaction`): a row per charge it can return money
     /// for, from when both it and the charge are past, to when the purchase takes over. A charge
-    /// carries when a refund is first counted for it (`refunded_after`, `refunded_until`).
+    /// carries the span of cutoffs in which a refund counts for it (`refunded_after`,
+    /// `refunded_until`), when it no longer makes its member active.
     private func seriesEvents() -> String {
         let window = job.conversionWindowDays.map { " AND e.ts < m.assigned_at + \(AttributionRules.windowMicroseconds(days: $0))" } ?? ""
         let refund = eventName(.refund)
