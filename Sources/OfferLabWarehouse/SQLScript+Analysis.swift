@@ -496,16 +496,29 @@ extension ScriptBuilder {
                 ORDER BY CASE WHEN q.offering_id = '' THEN 0 ELSE 1 END, q.offering_id, q.position;
                 """)
         case .products:
+            // The currencies its counted charges with a rate were paid in, as logged, those whose
+            // amounts add up to more than 0 (`ProductTotals.chargeCurrencies`), in byte order.
+            let currencyList =
+                switch dialect {
+                case .duckdb: "string_agg(money_currency, ';' ORDER BY money_currency)"
+                case .spark: "array_join(array_sort(collect_list(money_currency)), ';')"
+                }
             add(
                 """
                 SELECT a.offering_id, g.group_name AS \(dialect.identifier("group")), x.product_id,
                   sum(CASE WHEN x.event = \(eventName(.purchase)) THEN 1 ELSE 0 END) AS purchases, sum(CASE WHEN x.event = \(eventName(.renewal)) THEN 1 ELSE 0 END) AS renewals,
                   sum(CASE WHEN x.event = \(eventName(.refund)) THEN 1 ELSE 0 END) AS refunds,
                   coalesce(sum(CASE WHEN x.rate IS NOT NULL AND x.money_micros IS NOT NULL THEN (CASE WHEN x.event = \(eventName(.refund)) THEN -1 ELSE 1 END) * CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END), 0) AS net_revenue,
-                  coalesce(sum(x.proceeds_amount), 0) AS net_proceeds, \(night) AS night
+                  coalesce(sum(x.proceeds_amount), 0) AS net_proceeds, coalesce(max(c.charge_currencies), '') AS charge_currencies, \(night) AS night
                 FROM attributed x
                 JOIN analysed_offerings a ON a.offering_key = x.offering_key
                 JOIN catalog_groups g ON g.group_key = x.group_key
+                LEFT JOIN (
+                  SELECT group_key, product_id, \(currencyList) AS charge_currencies
+                  FROM (SELECT group_key, product_id, money_currency FROM attributed
+                    WHERE counted AND event IN \(chargeEvents) AND rate IS NOT NULL AND money_micros IS NOT NULL
+                    GROUP BY group_key, product_id, money_currency HAVING sum(money_micros) > 0) paid
+                  GROUP BY group_key, product_id) c ON c.group_key = x.group_key AND c.product_id = x.product_id
                 CROSS JOIN line_check
                 WHERE x.counted AND x.event IN \(moneyEvents) AND line_check.failure IS NULL
                 GROUP BY a.offering_id, g.group_name, g.position, x.product_id
