@@ -24,9 +24,9 @@ extension ScriptBuilder {
                     : "SELECT * FROM (VALUES \(periods.joined(separator: ", "))) AS p(product_id, period)"))
         // `PastFile`, `AppPast.moneyEvents`: the valid paid charges (kind 0), refunds (1) and
         // cancels (2) before as_of with details, outside the sandbox, of the logs and the files
-        // alike. A chain is its `original_transaction_id`, else its user and product (a user of
-        // the assignment table: another cannot be told), written as one text that no two keys
-        // share.
+        // alike, as read (not de-duplicated: `past_charges` tells a charge read twice). A chain is
+        // its `original_transaction_id`, else its user and product (a user of the assignment
+        // table: another cannot be told), written as one text that no two keys share.
         let details = [
             "price_micros", "transaction_id", "original_transaction_id", "product_id", "currency", "expires_at", "store",
             "tax_billionths", "commission_billionths",

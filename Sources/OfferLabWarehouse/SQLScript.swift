@@ -49,7 +49,8 @@ package enum SQLScript {
         let analysed = try catalog.analysedOfferings(named: job.offerings, jobPath: job.jobPath)
         let assignments = try source.file(for: "user_offering_assignments")
         var builder = try ScriptBuilder(dialect: dialect, job: job, catalog: catalog)
-        // Only the parts that count the app's past read its files.
+        // The `history_logs` files are read only for the parts that need them: the past, and the
+        // events' counters of their lines.
         try builder.readLogs(withHistory: part == .past || part == .events)
         try builder.readAssignments(path: assignments.path, format: assignments.format)
         builder.analyse(analysed: analysed.map { $0.map { catalog.offerings[$0].offeringID } })
