@@ -55,8 +55,9 @@ extension ScriptBuilder {
         return (valid, micros)
     }
 
-    /// `log_events`: every non-blank line with its malformed reason (NULL: a valid event) and
-    /// its fields as the analysis uses them.
+    /// `line_events`: every non-blank line with its malformed reason (NULL: a valid event) and
+    /// its fields as the analysis uses them; `log_events` those of the logs, `history_events`
+    /// those of the `history_logs` files (`readLogs`).
     mutating func classifyLines() {
         let optional = [
             "event_id", "product_id", "transaction_id", "original_transaction_id", "currency", "offering_id", "test_group_id",
@@ -112,7 +113,7 @@ extension ScriptBuilder {
         // In layers, so that each long expression is written (and planned) once.
         add(
             dialect.materialize(
-                "log_events",
+                "line_events",
                 """
                 SELECT file_index, line_number, reason, CASE WHEN reason IS NULL THEN ts_value END AS ts,
                   v_user_id AS user_id, v_event AS event, CASE WHEN reason IS NULL THEN price_value END AS price_micros, \(fields),
@@ -128,6 +129,9 @@ extension ScriptBuilder {
                         \(shares.map { "\(shareBillionths($0)) AS \($0)_billionths" }.joined(separator: ", "))
                       FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) prepared) checked) classified
                 """))
+        let logFileCount = job.logFiles.count
+        add(dialect.view("log_events", "SELECT * FROM line_events WHERE file_index < \(logFileCount)"))
+        add(dialect.view("history_events", "SELECT * FROM line_events WHERE file_index >= \(logFileCount)"))
     }
 
     /// `json_fields` with the lines DuckDB's lenient JSON reader accepts but JSON forbids
@@ -145,7 +149,7 @@ extension ScriptBuilder {
         return """
             SELECT file_index, line_number, line, from_csv, invalid_json OR \(forbidden) OR coalesce(\(repeated), FALSE) AS invalid_json, invalid_csv,
               \(fieldColumns.joined(separator: ", "))
-            FROM (SELECT j.*, f.path, CASE WHEN NOT invalid_json THEN json_keys(line) END AS keys FROM json_fields j JOIN log_files f USING (file_index)) with_keys
+            FROM (SELECT j.*, f.path, CASE WHEN NOT invalid_json THEN json_keys(line) END AS keys FROM json_fields j JOIN input_files f USING (file_index)) with_keys
             """
     }
 

@@ -14,7 +14,7 @@ extension ScriptBuilder {
         case .tenure: return try tenureResult()
         case .dailyTotals: return try dailyTotalsResult()
         case .observations: return try observationsResult()
-        case .past: return try pastResult()
+        case .past: return pastResult()
         case .backtest: throw notComputedYet(.backtest)
         }
     }
@@ -39,14 +39,25 @@ extension ScriptBuilder {
     }
 
     /// `events`: the valid log events before `as_of` and the latest one's time, as `run` counts
-    /// the events it keeps (`NightResults.eventsBeforeAsOf`, `.latestEvent`).
+    /// the events it keeps (`NightResults.eventsBeforeAsOf`, `.latestEvent`); with `history_logs`,
+    /// their files' lines read and malformed by reason (`NightParts.eventRows`).
     func eventsResult() -> String {
         let valid = "FROM log_events WHERE reason IS NULL AND ts < \(job.night.microseconds)"
+        let history =
+            job.historyPatterns.isEmpty
+            ? ""
+            : """
+
+            UNION ALL
+            \(longFormRow(statistic: t("history_lines_read"), value: "count(*)")) FROM history_events HAVING count(*) > 0
+            UNION ALL
+            \(longFormRow(statistic: "concat('history_', reason)", value: "count(*)")) FROM history_events WHERE reason IS NOT NULL GROUP BY reason
+            """
         return """
             SELECT r.* FROM (
             \(longFormRow(statistic: t("valid_before_as_of"), value: "count(*)")) \(valid)
             UNION ALL
-            \(longFormRow(statistic: t("latest_at"), value: "max(ts)")) \(valid) HAVING max(ts) IS NOT NULL
+            \(longFormRow(statistic: t("latest_at"), value: "max(ts)")) \(valid) HAVING max(ts) IS NOT NULL\(history)
             ) r CROSS JOIN line_check
             WHERE line_check.failure IS NULL;
             """

@@ -50,7 +50,11 @@ package enum SQLScript {
         let analysed = try catalog.analysedOfferings(named: job.offerings, jobPath: job.jobPath)
         let assignments = try source.file(for: "user_offering_assignments")
         var builder = try ScriptBuilder(dialect: dialect, job: job, catalog: catalog)
-        try builder.readLogs()
+        // The `history_logs` files are read only for the parts that need them: the past, and the
+        // events' counters of their lines.
+        // Every part of a job with a past reads it, so that the parts share every statement but
+        // the last (a session runs them once).
+        try builder.readLogs(withHistory: !job.historyPatterns.isEmpty)
         try builder.readAssignments(path: assignments.path, format: assignments.format)
         builder.analyse(analysed: analysed.map { $0.map { catalog.offerings[$0].offeringID } })
         try builder.finish(part)
@@ -138,11 +142,14 @@ struct ScriptBuilder {
     /// `k_…` and `v_…` for every field, in the order of `fields`.
     var fieldColumns: [String] { fields.flatMap { ["k_\($0.snake)", "v_\($0.snake)"] } }
 
-    /// `log_lines(file_index, is_csv, line_number, line)`: every line of every log file,
-    /// blank ones included, in the engine's own reader.
-    mutating func readLogs() throws {
+    /// `log_lines(file_index, is_csv, line_number, line)`: every line of every log file and,
+    /// `withHistory`, of every `history_logs` file after them (read as `run` reads both), blank
+    /// ones included, in the engine's own reader; `input_files(file_index, path)` names them all,
+    /// `log_files` the logs alone.
+    mutating func readLogs(withHistory: Bool) throws {
+        let files = job.logFiles + (withHistory ? job.historyFiles : [])
         var selects: [String] = []
-        for (index, path) in job.logFiles.enumerated() {
+        for (index, path) in files.enumerated() {
             let gzip = try isGzipFile(path)
             let isCSV = LogFileFormat(fileName: path) == .csv
             switch dialect {
@@ -161,9 +168,10 @@ struct ScriptBuilder {
         }
         add(
             dialect.view(
-                "log_files",
-                "SELECT * FROM (VALUES " + job.logFiles.enumerated().map { "(\($0.offset), \(t($0.element)))" }.joined(separator: ", ")
+                "input_files",
+                "SELECT * FROM (VALUES " + files.enumerated().map { "(\($0.offset), \(t($0.element)))" }.joined(separator: ", ")
                     + ") AS files(file_index, path)"))
+        add(dialect.view("log_files", "SELECT * FROM input_files WHERE file_index < \(job.logFiles.count)"))
         add(dialect.materialize("log_lines", selects.joined(separator: "\nUNION ALL\n")))
         // Blank lines are no lines; a byte order mark starts a file's first line only.
         add(
@@ -308,7 +316,7 @@ struct ScriptBuilder {
                   \(zip(kinds, fields).map { "\($0.0), v_\($0.1.snake)" }.joined(separator: ",\n  "))
                 FROM (SELECT c.file_index, c.line_number, c.line, c.cell_count, c.header_count, f.path,
                   \(columns.joined(separator: ",\n  "))
-                  FROM csv_cells c JOIN log_files f ON f.file_index = c.file_index WHERE NOT c.is_header) cells
+                  FROM csv_cells c JOIN input_files f ON f.file_index = c.file_index WHERE NOT c.is_header) cells
                 """))
     }
 }
