@@ -81,20 +81,24 @@ def statements(script):
 
 
 class Engine:
-    """Runs scripts; a script whose statements before the last are those of the previous one
-    (the three parts of one job) only runs its last statement."""
+    """Runs scripts in one session per job: the parts of one job share their first statements
+    (the logs read, the members' values), so a statement the session has run is not run again
+    (each creates or replaces a view or table of its own name); a script of another job (another
+    first statement) starts a new session."""
 
     def __init__(self):
-        self.setup = None
+        self.done = None
 
     def run(self, script):
         *setup, last = statements(script)
-        if setup != self.setup:
-            self.setup = None
+        if not self.done or not setup or setup[0] not in self.done:
+            self.done = None
             self.start()
-            for statement in setup:
+            self.done = set()
+        for statement in setup:
+            if statement not in self.done:
                 self.execute(statement)
-            self.setup = setup
+                self.done.add(statement)
         return self.query(last)
 
 

@@ -11,7 +11,7 @@ cluster").
     python3 tools/sql/night_parts.py --engine duckdb --scripts scripts --out parts
 
 Statements end with `;` at the end of a line; every statement but the last prepares, the last is
-the part. On Spark the session is the one `spark-submit` gives (its master, its database): the
+the part. The parts of one job share their first statements, which the session runs once. On Spark the session is the one `spark-submit` gives (its master, its database): the
 working tables go to the current database, so give the night a database of its own
 (`--database offerlab_night`, created when missing). A result is written whole or not at all
 (a temporary file renamed). Exit 0 when every part was saved; 1 naming the part that failed.
@@ -70,16 +70,17 @@ def main():
             return (frame.columns, [tuple(row) for row in frame.collect()]) if last else None
 
     os.makedirs(arguments.out, exist_ok=True)
-    previous = None
+    done = set()
     for name in names:
         with open(os.path.join(arguments.scripts, f"{name}.sql"), encoding="utf-8") as file:
             *setup, last = statements(file.read())
         try:
-            # The parts share every statement but the last: a session that has run them once runs the last alone.
-            if setup != previous:
-                for statement in setup:
+            # The parts share their first statements (each creates or replaces a view or table of its
+            # own name): the session runs each statement once.
+            for statement in setup:
+                if statement not in done:
                     run(statement, False)
-                previous = setup
+                    done.add(statement)
             columns, rows = run(last, True)
         except Exception as error:  # the engine's own error types
             message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
