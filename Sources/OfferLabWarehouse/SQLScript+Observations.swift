@@ -49,8 +49,11 @@ extension ScriptBuilder {
     /// gives none).
     func projectionEvents() -> String {
         let projectionCatalog = ProjectionCatalog(catalog)
-        let rows = zip(projectionCatalog.productIDs, projectionCatalog.products).map { id, product in
-            "(\(t(id)), \(product.renewalPeriodDays.map(double) ?? "CAST(NULL AS DOUBLE)"), \(id.isEmpty ? "FALSE" : "TRUE"))"
+        // `typed`: the catalog gives the product a type the projection knows (one-time is one).
+        let rows = projectionCatalog.productIDs.indices.map { index in
+            let id = projectionCatalog.productIDs[index]
+            let period = projectionCatalog.products[index].renewalPeriodDays.map(double) ?? "CAST(NULL AS DOUBLE)"
+            return "(\(t(id)), \(period), \(projectionCatalog.hasPeriod[index]), \(!id.isEmpty))"
         }
         let year = Int64(Self.horizonDays) * 86_400_000_000
         let window = job.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) }
@@ -80,7 +83,7 @@ extension ScriptBuilder {
         }
         var script = dialect.view(
             "projection_catalog",
-            "SELECT * FROM (VALUES \(rows.joined(separator: ", "))) AS p(product_id, catalog_period, listed)")
+            "SELECT * FROM (VALUES \(rows.joined(separator: ", "))) AS p(product_id, catalog_period, typed, listed)")
         // The earliest counted trial, else the earliest one after the window; the counted charges,
         // refunds (the refunded charge's chain and product) and cancels that have a chain.
         script += dialect.materialize(
@@ -123,7 +126,7 @@ extension ScriptBuilder {
             SELECT offering_key, product_id,
               CASE WHEN expires_at > ts THEN \(days("expires_at", "ts")) WHEN kind = 2 AND chain_id IS NOT NULL AND previous_ts < ts THEN \(days("ts", "previous_ts")) END AS span
             FROM (SELECT e.*, lag(e.ts) OVER (PARTITION BY e.offering_key, e.user_id, e.chain_id ORDER BY e.phase, e.ts, e.file_index, e.line_number) AS previous_ts
-              FROM projection_events e JOIN projection_catalog p ON p.product_id = e.product_id AND p.listed AND p.catalog_period IS NULL
+              FROM projection_events e JOIN projection_catalog p ON p.product_id = e.product_id AND p.listed AND NOT p.typed
               WHERE e.kind IN (1, 2)) charges
             """)
         script += dialect.materialize(
@@ -131,7 +134,7 @@ extension ScriptBuilder {
             """
             SELECT r.offering_key, r.product_id, r.renewals, m.period_days
             FROM (SELECT e.offering_key, e.product_id, count(*) AS renewals FROM projection_events e
-                JOIN projection_catalog p ON p.product_id = e.product_id AND p.catalog_period IS NULL
+                JOIN projection_catalog p ON p.product_id = e.product_id AND NOT p.typed
               WHERE e.kind = 2 GROUP BY e.offering_key, e.product_id) r
             LEFT JOIN (SELECT offering_key, product_id,
                 (max(CASE WHEN span_rank = \(dialect.divide("span_count - 1", "2")) THEN span END) + max(CASE WHEN span_rank = \(dialect.divide("span_count", "2")) THEN span END)) / 2 AS period_days
@@ -143,7 +146,7 @@ extension ScriptBuilder {
         script += dialect.view(
             "projection_periods",
             """
-            SELECT a.offering_key, p.product_id, coalesce(p.catalog_period, w.period_days) AS period_days
+            SELECT a.offering_key, p.product_id, CASE WHEN p.typed THEN p.catalog_period ELSE w.period_days END AS period_days
             FROM analysed_offerings a CROSS JOIN projection_catalog p
             LEFT JOIN renewed_without_period w ON w.offering_key = a.offering_key AND w.product_id = p.product_id
             """)
