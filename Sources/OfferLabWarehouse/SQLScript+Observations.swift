@@ -119,15 +119,15 @@ extension ScriptBuilder {
             FROM projection_sources s LEFT JOIN projection_catalog p ON p.product_id = s.event_product AND p.listed
             """)
         // The days each charge of a listed product without a period bought: to its expires_at,
-        // else (a renewal) since its chain's previous charge as handed.
+        // else (a renewal) since the previous charge of its chain, of any product, as handed.
         script += dialect.view(
             "charge_spans",
             """
-            SELECT offering_key, product_id,
-              CASE WHEN expires_at > ts THEN \(days("expires_at", "ts")) WHEN kind = 2 AND chain_id IS NOT NULL AND previous_ts < ts THEN \(days("ts", "previous_ts")) END AS span
-            FROM (SELECT e.*, lag(e.ts) OVER (PARTITION BY e.offering_key, e.user_id, e.chain_id ORDER BY e.phase, e.ts, e.file_index, e.line_number) AS previous_ts
-              FROM projection_events e JOIN projection_catalog p ON p.product_id = e.product_id AND p.listed AND NOT p.typed
-              WHERE e.kind IN (1, 2)) charges
+            SELECT c.offering_key, c.product_id,
+              CASE WHEN c.expires_at > c.ts THEN \(days("c.expires_at", "c.ts")) WHEN c.kind = 2 AND c.chain_id IS NOT NULL AND c.previous_ts < c.ts THEN \(days("c.ts", "c.previous_ts")) END AS span
+            FROM (SELECT *, lag(ts) OVER (PARTITION BY offering_key, user_id, chain_id ORDER BY phase, ts, file_index, line_number) AS previous_ts
+              FROM projection_events WHERE kind IN (1, 2)) c
+            JOIN projection_catalog p ON p.product_id = c.product_id AND p.listed AND NOT p.typed
             """)
         script += dialect.materialize(
             "renewed_without_period",
