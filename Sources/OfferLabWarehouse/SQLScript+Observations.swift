@@ -1,5 +1,6 @@
 import OfferLabAnalysis
 import OfferLabJob
+import OfferLabProjection
 import OfferLabTables
 
 /// The night part observations (contract §3.3): each group's `GroupObservation` (the 365-day
@@ -41,8 +42,9 @@ extension ScriptBuilder {
             """
     }
 
-    /// `projection_catalog` (each catalog product's `product_id` and period in days, NULL when
-    /// one-time or unknown, as `ProjectionCatalog` names them), `projection_events` (each
+    /// `projection_catalog` (each product of `ProjectionCatalog`: its `product_id`, empty for
+    /// the unlisted ones, its period in days, NULL when one-time or untyped, and whether the
+    /// catalog types it), `projection_events` (each
     /// member's events as `ProjectionMembers.addMember` hands them, in the order
     /// `GroupObservation` reads them), the offering's products renewed without a period and
     /// `projection_periods` (every product's period, the members' median span where the catalog
@@ -192,7 +194,6 @@ extension ScriptBuilder {
             SELECT c.*, p.period_days,
               CASE WHEN p.period_days IS NOT NULL THEN coalesce(c.last_expires_at, c.last_ts + \(whole("p.period_days * \(day)"))) END AS due,
               c.assigned_at + \(year) AS horizon_end,
-              EXISTS (SELECT 1 FROM turned_off_marks m WHERE m.offering_key = c.offering_key AND m.user_id = c.user_id AND m.chain_key = c.chain_key) AS turned_off_ever,
               EXISTS (SELECT 1 FROM turned_off_marks m WHERE m.offering_key = c.offering_key AND m.user_id = c.user_id AND m.chain_key = c.chain_key AND m.after_charge = c.charge_count) AS turned_off_now
             FROM (SELECT offering_key, group_key, user_id, assigned_at, chain_key,
                 max(CASE WHEN charge_number = 1 THEN product_id END) AS product_id, min(ts) AS first_ts, min(position) AS first_position,
@@ -239,6 +240,15 @@ extension ScriptBuilder {
     /// One statistic's rows: `value` (an aggregate) over the rows of `source` that meet
     /// `condition`, per offering, group, `product`, `nextProduct` and `keys` (expressions of `source`).
     func statisticRows(
+        _ statistic: ObservationStatistic, product: String = "''", nextProduct: String = "''", keys: [String] = [], value: String,
+        from source: String, where condition: String = "TRUE"
+    ) -> String {
+        statisticRows(
+            statistic.rawValue, product: product, nextProduct: nextProduct, keys: keys, value: value, from: source, where: condition)
+    }
+
+    /// `statisticRows` of a statistic named `statistic`, per `group` (NULL: the offering's own rows).
+    func statisticRows(
         _ statistic: String, product: String = "''", nextProduct: String = "''", keys: [String] = [], value: String, from source: String,
         where condition: String = "TRUE", group: String = "s.group_key"
     ) -> String {
@@ -266,55 +276,56 @@ extension ScriptBuilder {
         let remaining = "(1 - (s.tenure_days - CAST(s.full_days AS DOUBLE)))"
         let minute = { (days: String) in "least(greatest(\(self.whole("\(days) * CAST(1440 AS DOUBLE)")), 0), 1439)" }
         let dayTable = "(\(dialect.integers(horizon))) d"
-        let exitDay = "CASE WHEN s.entry_day IS NOT NULL AND s.entry_day < s.full_days THEN s.entry_day + 1 ELSE s.full_days END"
+        // At risk through the day of the entry, or through the last full day observed.
+        let exitDay = "CASE WHEN m.entry_day IS NOT NULL AND m.entry_day < m.full_days THEN m.entry_day + 1 ELSE m.full_days END"
         var blocks = [
-            statisticRows("users", value: count, from: members),
-            statisticRows("observed_revenue", value: "sum(s.revenue)", from: members),
-            statisticRows("observed_days", value: "sum(s.tenure_days)", from: members),
-            statisticRows("payers", value: "count(s.first_purchase_ts)", from: members),
-            statisticRows("trial_entries", value: "count(s.trial_ts)", from: members),
-            statisticRows("purchase_entries", value: count, from: members, where: "s.trial_ts IS NULL AND s.first_purchase_ts IS NOT NULL"),
+            statisticRows(.users, value: count, from: members),
+            statisticRows(.observedRevenue, value: "sum(s.revenue)", from: members),
+            statisticRows(.observedDays, value: "sum(s.tenure_days)", from: members),
+            statisticRows(.payers, value: "count(s.first_purchase_ts)", from: members),
+            statisticRows(.trialEntries, value: "count(s.trial_ts)", from: members),
+            statisticRows(.purchaseEntries, value: count, from: members, where: "s.trial_ts IS NULL AND s.first_purchase_ts IS NOT NULL"),
             statisticRows(
-                "trials_converted", value: count, from: members, where: "s.trial_ts IS NOT NULL AND s.first_purchase_ts IS NOT NULL"),
+                .trialsConverted, value: count, from: members, where: "s.trial_ts IS NOT NULL AND s.first_purchase_ts IS NOT NULL"),
             statisticRows(
-                "trials_lapsed_with_end", value: count, from: members,
+                .trialsLapsedWithEnd, value: count, from: members,
                 where: "\(trialOnly) AND s.trial_expires_at IS NOT NULL AND NOT (\(trialEnd) + 1 > s.at_as_of)"),
-            statisticRows("conversions_by_day", keys: ["s.entry_day"], value: count, from: members, where: "s.entry_day < s.full_days"),
+            statisticRows(.conversionsByDay, keys: ["s.entry_day"], value: count, from: members, where: "s.entry_day < s.full_days"),
             statisticRows(
-                "at_risk_by_day", keys: ["s.n"], value: count,
-                from: "(SELECT m.*, d.n FROM \(members) m JOIN \(dayTable) ON d.n < \(exitDay.replacingOccurrences(of: "s.", with: "m.")))"),
-            statisticRows("waiting_by_day", keys: ["s.full_days"], value: count, from: members, where: waiting),
-            statisticRows("waiting_remaining_by_day", keys: ["s.full_days"], value: "sum(\(remaining))", from: members, where: waiting),
+                .atRiskByDay, keys: ["s.n"], value: count,
+                from: "(SELECT m.*, d.n FROM \(members) m JOIN \(dayTable) ON d.n < \(exitDay))"),
+            statisticRows(.waitingByDay, keys: ["s.full_days"], value: count, from: members, where: waiting),
+            statisticRows(.waitingRemainingByDay, keys: ["s.full_days"], value: "sum(\(remaining))", from: members, where: waiting),
             statisticRows(
-                "waiting_remaining_squared_by_day", keys: ["s.full_days"], value: "sum(\(remaining) * \(remaining))", from: members,
+                .waitingRemainingSquaredByDay, keys: ["s.full_days"], value: "sum(\(remaining) * \(remaining))", from: members,
                 where: waiting),
             statisticRows(
-                "pending_trials_with_end_by_day", keys: ["greatest(\(whole(trialEnd)), \(whole("s.at_as_of")))"], value: count,
+                .pendingTrialsWithEndByDay, keys: ["greatest(\(whole(trialEnd)), \(whole("s.at_as_of")))"], value: count,
                 from: members,
                 where:
                     "\(trialOnly) AND s.trial_expires_at IS NOT NULL AND \(trialEnd) + 1 > s.at_as_of AND greatest(\(whole(trialEnd)), \(whole("s.at_as_of"))) < \(horizon)"
             ),
             statisticRows(
-                "day_zero_entries_by_minute", keys: [minute(days("s.entry_ts", "s.assigned_at"))], value: count, from: members,
+                .dayZeroEntriesByMinute, keys: [minute(days("s.entry_ts", "s.assigned_at"))], value: count, from: members,
                 where: "s.entry_day = 0 AND s.full_days > 0"),
             statisticRows(
-                "day_zero_waiting_by_minute", keys: [minute("s.tenure_days")], value: count, from: members,
+                .dayZeroWaitingByMinute, keys: [minute("s.tenure_days")], value: count, from: members,
                 where: "\(waiting) AND s.full_days = 0"),
             statisticRows(
-                "trial_lengths_by_days", keys: ["round(\(days("s.trial_expires_at", "s.trial_ts")))"], value: count, from: members,
+                .trialLengthsByDays, keys: ["round(\(days("s.trial_expires_at", "s.trial_ts")))"], value: count, from: members,
                 where: "s.trial_ts IS NOT NULL AND s.trial_expires_at > s.trial_ts"),
             statisticRows(
-                "trial_conversion_delays_by_days", keys: ["round(\(days("s.first_purchase_ts", "s.trial_ts")))"], value: count,
+                .trialConversionDelaysByDays, keys: ["round(\(days("s.first_purchase_ts", "s.trial_ts")))"], value: count,
                 from: members,
                 where: "s.trial_ts IS NOT NULL AND s.first_purchase_ts IS NOT NULL"),
             statisticRows(
-                "open_trials_without_end",
+                .openTrialsWithoutEnd,
                 keys: [
                     whole(days("s.trial_ts", "s.assigned_at")), whole("s.at_as_of"),
                     whole("floor(s.at_as_of - \(days("s.trial_ts", "s.assigned_at")))"),
                 ], value: count, from: members, where: "\(trialOnly) AND s.trial_expires_at IS NULL"),
             statisticRows(
-                "first_purchases", product: "s.first_purchase_product", value: count, from: members,
+                .firstPurchases, product: "s.first_purchase_product", value: count, from: members,
                 where: "s.first_purchase_ts IS NOT NULL"),
         ]
         // Each charge counts for its chain's product.
@@ -323,33 +334,33 @@ extension ScriptBuilder {
               FROM projection_charges c JOIN projection_chains h ON h.offering_key = c.offering_key AND h.user_id = c.user_id AND h.chain_key = c.chain_key)
             """
         let mature = "s.age_days >= \(double(Double(Self.refundLagDays)))"
-        for (prefix, condition) in [("mature", mature), ("all", "TRUE")] {
-            for (state, refunded) in [("kept", "NOT s.was_refunded"), ("refunded", "s.was_refunded")] {
-                let selected = "\(condition) AND \(refunded)"
-                blocks += [
-                    statisticRows("\(prefix)_\(state)", product: "s.chain_product", value: count, from: charges, where: selected),
-                    statisticRows(
-                        "\(prefix)_\(state)_net", product: "s.chain_product", value: "sum(s.net)", from: charges, where: selected),
-                    statisticRows(
-                        "\(prefix)_\(state)_net_squared", product: "s.chain_product", value: "sum(s.net * s.net)", from: charges,
-                        where: selected),
-                ]
-            }
+        // ChargeValues' six sums, of the mature charges and of all: kept and refunded apart.
+        let chargeSums: [(ObservationStatistic, value: String, refunded: Bool, mature: Bool)] = [
+            (.matureKept, count, false, true), (.matureKeptNet, "sum(s.net)", false, true),
+            (.matureKeptNetSquared, "sum(s.net * s.net)", false, true), (.matureRefunded, count, true, true),
+            (.matureRefundedNet, "sum(s.net)", true, true), (.matureRefundedNetSquared, "sum(s.net * s.net)", true, true),
+            (.allKept, count, false, false), (.allKeptNet, "sum(s.net)", false, false),
+            (.allKeptNetSquared, "sum(s.net * s.net)", false, false), (.allRefunded, count, true, false),
+            (.allRefundedNet, "sum(s.net)", true, false), (.allRefundedNetSquared, "sum(s.net * s.net)", true, false),
+        ]
+        for (statistic, value, refunded, isMature) in chargeSums {
+            let selected = "\(isMature ? mature : "TRUE") AND \(refunded ? "" : "NOT ")s.was_refunded"
+            blocks.append(statisticRows(statistic, product: "s.chain_product", value: value, from: charges, where: selected))
         }
         let young = "NOT (\(mature)) AND NOT s.was_refunded"
         let youngSlot = "least(\(whole("s.age_days")), \(Self.refundLagDays))"
         blocks += [
             statisticRows(
-                "mature_refunded_share", product: "s.chain_product", value: "sum(s.refunded / s.amount)", from: charges,
+                .matureRefundedShare, product: "s.chain_product", value: "sum(s.refunded / s.amount)", from: charges,
                 where: "\(mature) AND s.was_refunded AND s.amount > 0"),
             statisticRows(
-                "refunds_by_delay_day", product: "s.chain_product",
+                .refundsByDelayDay, product: "s.chain_product",
                 keys: ["greatest(0, \(whole("ceil(\(days("s.first_refund_ts", "s.ts")) - 0.5)")))"], value: count, from: charges,
                 where: "\(mature) AND s.was_refunded"),
             statisticRows(
-                "young_price_by_age", product: "s.chain_product", keys: [youngSlot], value: "sum(s.amount)", from: charges, where: young),
+                .youngPriceByAge, product: "s.chain_product", keys: [youngSlot], value: "sum(s.amount)", from: charges, where: young),
             statisticRows(
-                "young_price_squared_by_age", product: "s.chain_product", keys: [youngSlot], value: "sum(s.amount * s.amount)",
+                .youngPriceSquaredByAge, product: "s.chain_product", keys: [youngSlot], value: "sum(s.amount * s.amount)",
                 from: charges,
                 where: young),
         ]
@@ -389,17 +400,17 @@ extension ScriptBuilder {
         }
         let remaining = "ceil(CAST(s.horizon_end - s.due AS DOUBLE) / (s.period_days * \(day)))"
         return [
-            statisticRows("renewals_due", product: "s.product_id", keys: ["s.renewal"], value: "count(*)", from: due(renewed, lapsed)),
-            statisticRows("renewals_renewed", product: "s.product_id", keys: ["s.renewal"], value: "count(*)", from: renewed),
+            statisticRows(.renewalsDue, product: "s.product_id", keys: ["s.renewal"], value: "count(*)", from: due(renewed, lapsed)),
+            statisticRows(.renewalsRenewed, product: "s.product_id", keys: ["s.renewal"], value: "count(*)", from: renewed),
             statisticRows(
-                "turned_off_due", product: "s.product_id", keys: ["s.renewal"], value: "count(*)",
+                .turnedOffDue, product: "s.product_id", keys: ["s.renewal"], value: "count(*)",
                 from: due(turnedOff, "s.turned_off_now AND \(lapsed)")),
-            statisticRows("turned_off_renewed", product: "s.product_id", keys: ["s.renewal"], value: "count(*)", from: turnedOff),
+            statisticRows(.turnedOffRenewed, product: "s.product_id", keys: ["s.renewal"], value: "count(*)", from: turnedOff),
             statisticRows(
-                "pending_chains", product: "s.product_id", keys: ["s.charge_count", remaining], value: "count(*)", from: chains,
+                .pendingChains, product: "s.product_id", keys: ["s.charge_count", remaining], value: "count(*)", from: chains,
                 where: "\(running) AND NOT s.turned_off_now"),
             statisticRows(
-                "pending_turned_off", product: "s.product_id", keys: ["s.charge_count", remaining], value: "count(*)", from: chains,
+                .pendingTurnedOff, product: "s.product_id", keys: ["s.charge_count", remaining], value: "count(*)", from: chains,
                 where: "\(running) AND s.turned_off_now"),
         ]
     }
@@ -419,16 +430,16 @@ extension ScriptBuilder {
         let exitDay = "CASE WHEN p.next_first_ts IS NOT NULL THEN p.started_day + 1 ELSE least(p.watched_days, \(horizon)) END"
         return [
             statisticRows(
-                "follow_on_at_risk_by_day", product: "s.product_id", keys: ["s.n"], value: "count(*)",
+                .followOnAtRiskByDay, product: "s.product_id", keys: ["s.n"], value: "count(*)",
                 from: "(SELECT p.*, d.n FROM \(purchases) p JOIN \(dayTable) ON d.n < \(exitDay))"),
             statisticRows(
-                "follow_on_started_by_day", product: "s.product_id", keys: ["s.started_day"], value: "count(*)", from: purchases,
+                .followOnStartedByDay, product: "s.product_id", keys: ["s.started_day"], value: "count(*)", from: purchases,
                 where: "s.next_first_ts IS NOT NULL"),
             statisticRows(
-                "follow_on_products", product: "s.product_id", nextProduct: "s.next_product", value: "count(*)", from: purchases,
+                .followOnProducts, product: "s.product_id", nextProduct: "s.next_product", value: "count(*)", from: purchases,
                 where: "s.next_first_ts IS NOT NULL"),
             statisticRows(
-                "follow_on_waiting", product: "s.product_id", keys: [whole(days("s.first_ts", "s.assigned_at")), "s.watched_days"],
+                .followOnWaiting, product: "s.product_id", keys: [whole(days("s.first_ts", "s.assigned_at")), "s.watched_days"],
                 value: "count(*)", from: purchases, where: "s.next_first_ts IS NULL AND \(asOf) < s.horizon_end"),
         ]
     }
