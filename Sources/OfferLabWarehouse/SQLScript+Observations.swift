@@ -276,8 +276,14 @@ extension ScriptBuilder {
         let remaining = "(1 - (s.tenure_days - CAST(s.full_days AS DOUBLE)))"
         let minute = { (days: String) in "least(greatest(\(self.whole("\(days) * CAST(1440 AS DOUBLE)")), 0), 1439)" }
         let dayTable = "(\(dialect.integers(horizon))) d"
+        /// Those of `exits` (offering_key, group_key, product_id, exit_day, exits) at risk on
+        /// each day before their exit: the exits are counted first, so that the days are joined
+        /// to a few rows a group, not to every member.
+        func atRisk(_ exits: String) -> String {
+            "(SELECT e.offering_key, e.group_key, e.product_id, e.exits, d.n FROM (\(exits)) e JOIN \(dayTable) ON d.n < e.exit_day)"
+        }
         // At risk through the day of the entry, or through the last full day observed.
-        let exitDay = "CASE WHEN m.entry_day IS NOT NULL AND m.entry_day < m.full_days THEN m.entry_day + 1 ELSE m.full_days END"
+        let exitDay = "CASE WHEN entry_day IS NOT NULL AND entry_day < full_days THEN entry_day + 1 ELSE full_days END"
         var blocks = [
             statisticRows(.users, value: count, from: members),
             statisticRows(.observedRevenue, value: "sum(s.revenue)", from: members),
@@ -292,8 +298,10 @@ extension ScriptBuilder {
                 where: "\(trialOnly) AND s.trial_expires_at IS NOT NULL AND NOT (\(trialEnd) + 1 > s.at_as_of)"),
             statisticRows(.conversionsByDay, keys: ["s.entry_day"], value: count, from: members, where: "s.entry_day < s.full_days"),
             statisticRows(
-                .atRiskByDay, keys: ["s.n"], value: count,
-                from: "(SELECT m.*, d.n FROM \(members) m JOIN \(dayTable) ON d.n < \(exitDay))"),
+                .atRiskByDay, keys: ["s.n"], value: "sum(s.exits)",
+                from: atRisk(
+                    "SELECT offering_key, group_key, '' AS product_id, \(exitDay) AS exit_day, count(*) AS exits FROM \(members) GROUP BY offering_key, group_key, \(exitDay)"
+                )),
             statisticRows(.waitingByDay, keys: ["s.full_days"], value: count, from: members, where: waiting),
             statisticRows(.waitingRemainingByDay, keys: ["s.full_days"], value: "sum(\(remaining))", from: members, where: waiting),
             statisticRows(
@@ -364,7 +372,7 @@ extension ScriptBuilder {
                 from: charges,
                 where: young),
         ]
-        blocks += renewalRows(asOf: asOf) + followOnRows(asOf: asOf, dayTable: dayTable)
+        blocks += renewalRows(asOf: asOf) + followOnRows(asOf: asOf, atRisk: atRisk)
         blocks += [
             statisticRows(
                 "renewals_without_period", product: "s.product_id", value: "sum(s.renewals)", from: "renewed_without_period",
@@ -417,7 +425,7 @@ extension ScriptBuilder {
 
     /// The chains started after each one-time purchase (`FollowOnObservation`): the member's
     /// next chain in first-charge order, or the purchase watched until as_of or its horizon.
-    func followOnRows(asOf: String, dayTable: String) -> [String] {
+    func followOnRows(asOf: String, atRisk: (String) -> String) -> [String] {
         let horizon = Self.horizonDays
         let purchases = """
             (SELECT p.*, \(whole(days("p.next_first_ts", "p.first_ts"))) AS started_day,
@@ -427,11 +435,13 @@ extension ScriptBuilder {
                 FROM projection_chains h) p
               WHERE p.period_days IS NULL)
             """
-        let exitDay = "CASE WHEN p.next_first_ts IS NOT NULL THEN p.started_day + 1 ELSE least(p.watched_days, \(horizon)) END"
+        let exitDay = "CASE WHEN next_first_ts IS NOT NULL THEN started_day + 1 ELSE least(watched_days, \(horizon)) END"
         return [
             statisticRows(
-                .followOnAtRiskByDay, product: "s.product_id", keys: ["s.n"], value: "count(*)",
-                from: "(SELECT p.*, d.n FROM \(purchases) p JOIN \(dayTable) ON d.n < \(exitDay))"),
+                .followOnAtRiskByDay, product: "s.product_id", keys: ["s.n"], value: "sum(s.exits)",
+                from: atRisk(
+                    "SELECT offering_key, group_key, product_id, \(exitDay) AS exit_day, count(*) AS exits FROM \(purchases) p GROUP BY offering_key, group_key, product_id, \(exitDay)"
+                )),
             statisticRows(
                 .followOnStartedByDay, product: "s.product_id", keys: ["s.started_day"], value: "count(*)", from: purchases,
                 where: "s.next_first_ts IS NOT NULL"),
