@@ -20,7 +20,8 @@ extension ScriptBuilder {
     /// Whole days toward zero, as `Int(_:)` makes them.
     func whole(_ value: String) -> String { dialect.truncate(value) }
 
-    func observationsResult() throws -> String {
+    /// The views the rows are made from, then the rows that are not 0, named (`run` writes no other).
+    func observationsResult() -> String {
         var script = projectionEvents()
         script += projectionChains()
         script += projectionMemberFacts()
