@@ -75,6 +75,22 @@ package enum SQLDialect: String, Sendable, CaseIterable {
         }
     }
 
+    /// A DOUBLE truncated toward zero to a BIGINT, as Swift's `Int(_:)` does (DuckDB's cast rounds).
+    func truncate(_ value: String) -> String {
+        switch self {
+        case .duckdb: "CAST(trunc(\(value)) AS BIGINT)"
+        case .spark: "CAST(\(value) AS BIGINT)"
+        }
+    }
+
+    /// A table of the integers 0 ..< `count`, in a column `n`.
+    func integers(_ count: Int) -> String {
+        switch self {
+        case .duckdb: "SELECT range AS n FROM range(0, \(count))"
+        case .spark: "SELECT id AS n FROM range(0, \(count))"
+        }
+    }
+
     /// Text concatenation.
     func concat(_ parts: [String]) -> String { "concat(" + parts.joined(separator: ", ") + ")" }
 

@@ -13,7 +13,7 @@ extension ScriptBuilder {
         case .assignments: return try assignmentsResult()
         case .tenure: return try tenureResult()
         case .dailyTotals: return try dailyTotalsResult()
-        case .observations: return try observationsResult()
+        case .observations: return observationsResult()
         case .past: return pastResult()
         case .backtest: throw notComputedYet(.backtest)
         }
