@@ -149,9 +149,12 @@ extension RenewalCounts {
         if isRenewed { renewed[index] = count } else { atRisk[index] = count }
     }
 
-    /// Renewals at no index beyond the chains due there.
-    func firstRenewedBeyondDue() -> Int? {
-        atRisk.indices.dropFirst().first { renewed[$0] > atRisk[$0] }
+    /// Refuses counts with more renewed than due at a renewal, naming `statistic`'s row of it.
+    func checkRenewedWithinDue(_ statistic: ObservationStatistic, product: Int) throws(ObservationRowError) {
+        guard let renewal = atRisk.indices.dropFirst().first(where: { renewed[$0] > atRisk[$0] }) else { return }
+        throw ObservationRowError(
+            row: ObservationRow(statistic, product: product, keys: [renewal], value: Double(renewed[renewal])),
+            problem: "more renewed than due at renewal \(renewal)")
     }
 }
 
@@ -347,15 +350,8 @@ extension GroupObservation {
             }
         }
         for (index, product) in products.enumerated() {
-            for (counts, statistic) in [
-                (product.renewals, ObservationStatistic.renewalsRenewed), (product.turnedOffRenewals, .turnedOffRenewed),
-            ] {
-                if let renewal = counts.firstRenewedBeyondDue() {
-                    throw ObservationRowError(
-                        row: ObservationRow(statistic, product: index, keys: [renewal], value: Double(counts.renewed[renewal])),
-                        problem: "more renewed than due at renewal \(renewal)")
-                }
-            }
+            try product.renewals.checkRenewedWithinDue(.renewalsRenewed, product: index)
+            try product.turnedOffRenewals.checkRenewedWithinDue(.turnedOffRenewed, product: index)
         }
         resolveTrials()
     }
@@ -423,13 +419,8 @@ extension ProductPast {
             }
         }
         for (index, product) in past.enumerated() {
-            for counts in [product.renewals, product.turnedOffRenewals] {
-                if let renewal = counts.firstRenewedBeyondDue() {
-                    throw ObservationRowError(
-                        row: ObservationRow(.renewalsRenewed, product: index, keys: [renewal], value: Double(counts.renewed[renewal])),
-                        problem: "more renewed than due at renewal \(renewal)")
-                }
-            }
+            try product.renewals.checkRenewedWithinDue(.renewalsRenewed, product: index)
+            try product.turnedOffRenewals.checkRenewedWithinDue(.turnedOffRenewed, product: index)
         }
         return past
     }

@@ -149,22 +149,26 @@ package enum AggregateStatistics {
                 .cannotWrite, "cannot create \(output): \(error.localizedDescription)", location: .init(path: output), cause: error)
         }
         for table in tables {
-            let path = (output as NSString).appendingPathComponent("\(table.name).csv")
-            let temporary = path + ".partial-\(getpid())"
-            do {
-                try Data(CSVWriter.csv(table).utf8).write(to: URL(fileURLWithPath: temporary))
-                guard rename(temporary, path) == 0 else {
-                    throw OfferLabError(
-                        .cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
-                }
-            } catch let error as OfferLabError {
-                throw error
-            } catch {
-                throw OfferLabError(
-                    .cannotWrite, "cannot write \(path): \(error.localizedDescription)", location: .init(path: path), cause: error)
-            }
+            try writeWhole(CSVWriter.csv(table), to: (output as NSString).appendingPathComponent("\(table.name).csv"))
         }
         return offerings.map(\.id)
+    }
+
+    /// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed.
+    /// - Throws: `OfferLabError` (`.cannotWrite`, exit 73).
+    package static func writeWhole(_ text: String, to path: String) throws {
+        let temporary = path + ".partial-\(getpid())"
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else {
+                throw OfferLabError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
+            }
+        } catch let error as OfferLabError {
+            throw error
+        } catch {
+            throw OfferLabError(
+                .cannotWrite, "cannot write \(path): \(error.localizedDescription)", location: .init(path: path), cause: error)
+        }
     }
 
     /// The offerings of an aggregates file, in byte order of `offering_id`, groups in file order,

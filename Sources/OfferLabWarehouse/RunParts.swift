@@ -42,20 +42,7 @@ package enum RunParts {
                 .cannotWrite, "--parts \(folder): cannot create it: \(error.localizedDescription)", location: .init(path: folder))
         }
         for (name, text) in files {
-            let path = (folder as NSString).appendingPathComponent("\(name).csv")
-            let temporary = path + ".partial-\(getpid())"
-            do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-                guard rename(temporary, path) == 0 else {
-                    throw OfferLabError(
-                        .cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))", location: .init(path: path))
-                }
-            } catch let error as OfferLabError {
-                throw error
-            } catch {
-                throw OfferLabError(
-                    .cannotWrite, "cannot write \(path): \(error.localizedDescription)", location: .init(path: path), cause: error)
-            }
+            try AggregateStatistics.writeWhole(text, to: (folder as NSString).appendingPathComponent("\(name).csv"))
         }
     }
 

@@ -39,6 +39,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from night_parts import cell, statements  # noqa: E402  (the runbook's own reading of a script)
+
 PARTS = ["aggregates", "quality", "products"]
 KEYS = {
     "summary": ["offering_id", "group"],
@@ -71,13 +74,6 @@ NIGHT_KEYS = {
 ENGINE_NIGHT_PARTS = ["events", "past", "assignments", "tenure", "daily_totals", "observations"]
 # Columns a job compared with another job's run (`--reference`) differs in by design.
 REFERENCE_DIFFERS = {"exact_proceeds_share"}
-
-
-def statements(script):
-    """The script's statements: each ends with `;` at the end of a line
-    (docs/warehouse.md#beyond-one-machine-the-same-numbers-from-duckdb-and-spark-sql)."""
-    parts = re.split(r";[ \t]*\n", script)
-    return [p.strip() for p in parts if p.strip() and not all(line.startswith("--") for line in p.strip().splitlines())]
 
 
 class Engine:
@@ -153,16 +149,6 @@ class Spark(Engine):
     def query(self, statement):
         frame = self.session.sql(statement)
         return frame.columns, [tuple(row) for row in frame.collect()]
-
-
-def cell(value):
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
 
 
 def write_csv(path, columns, rows):

@@ -25,11 +25,13 @@ import sys
 
 
 def statements(script):
+    """The script's statements: each ends with `;` at the end of a line."""
     parts = re.split(r";[ \t]*\n", script)
     return [p.strip() for p in parts if p.strip() and not all(line.startswith("--") for line in p.strip().splitlines())]
 
 
 def cell(value):
+    """A result's value as its CSV cell: NULL empty, booleans and floats as `offerlab stats` reads them."""
     if value is None:
         return ""
     if isinstance(value, bool):
