@@ -49,7 +49,8 @@ import Testing
         // §3.2's parts share every statement but the last; a night part adds its own before its
         // result, after those (a session that ran one part runs each statement once).
         let setups = parts.map { Array($0.components(separatedBy: ";\n").dropLast(2)) }
-        let shared = zip(SQLScriptTests.enginesParts.filter { $0 != .past && $0 != .backtest }, setups).filter { $0.0.nightPart == nil }.map(\.1)
+        let shared = zip(SQLScriptTests.enginesParts.filter { $0 != .past && $0 != .backtest }, setups).filter { $0.0.nightPart == nil }
+            .map(\.1)
         #expect(Set(shared).count == 1)
         for setup in setups { #expect(Array(setup.prefix(shared[0].count)) == shared[0]) }
         #expect(Set(parts).count == parts.count)
