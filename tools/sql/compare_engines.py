@@ -68,7 +68,7 @@ NIGHT_KEYS = {
 }
 # The night's own parts the engines compute so far (docs/warehouse.md "The whole night from its
 # parts"); the others come from `offerlab run --parts` in the whole-night check.
-ENGINE_NIGHT_PARTS = ["events", "past", "assignments", "tenure", "daily_totals"]
+ENGINE_NIGHT_PARTS = ["events", "past", "assignments", "tenure", "daily_totals", "backtest"]
 # Columns a job compared with another job's run (`--reference`) differs in by design.
 REFERENCE_DIFFERS = {"exact_proceeds_share"}
 
