@@ -15,7 +15,7 @@ extension ScriptBuilder {
         case .dailyTotals: return try dailyTotalsResult()
         case .observations: return observationsResult()
         case .past: return pastResult()
-        case .backtest: throw notComputedYet(.backtest)
+        case .backtest: return try backtestResult()
         }
     }
 

@@ -8,82 +8,8 @@ extension ScriptBuilder {
     /// counts them (`AppPast.past(ofMembers:)`, `ProductPastBuilder.addChain`): the views it
     /// reads, then the result.
     func pastResult() -> String {
-        var statements: [String] = []
+        var statements = pastChainStatements()
         let asOf = job.night.microseconds
-        let charges = "(\(eventName(.purchase)), \(eventName(.renewal)))"
-        // The products that renew, with their period: a chain of any other product is not counted.
-        let projection = ProjectionCatalog(catalog)
-        let periods = zip(projection.productIDs, projection.products).compactMap { id, product in
-            product.renewalDue(lastChargeTime: 0, lastExpiresAt: nil).map { "(\(t(id)), CAST(\($0) AS BIGINT))" }
-        }
-        statements.append(
-            dialect.view(
-                "renewing_products",
-                periods.isEmpty
-                    ? "SELECT CAST(NULL AS STRING) AS product_id, CAST(NULL AS BIGINT) AS period WHERE FALSE"
-                    : "SELECT * FROM (VALUES \(periods.joined(separator: ", "))) AS p(product_id, period)"))
-        // `PastFile`, `AppPast.moneyEvents`: the valid paid charges (kind 0), refunds (1) and
-        // cancels (2) before as_of with details, outside the sandbox, of the logs and the files
-        // alike, as read (not de-duplicated: `past_charges` tells a charge read twice). A chain is
-        // its `original_transaction_id`, else its user and product (a user of the assignment
-        // table: another cannot be told), written as one text that no two keys share.
-        let details = [
-            "price_micros", "transaction_id", "original_transaction_id", "product_id", "currency", "expires_at", "store",
-            "tax_billionths", "commission_billionths",
-        ].map { "\($0) IS NOT NULL" }.joined(separator: " OR ")
-        statements.append(
-            dialect.materialize(
-                "past_events",
-                """
-                SELECT file_index, line_number, ts, user_id, product_id, transaction_id, expires_at,
-                  CASE WHEN event IN \(charges) THEN 0 WHEN event = \(eventName(.refund)) THEN 1 ELSE 2 END AS kind,
-                  CASE WHEN original_transaction_id IS NOT NULL THEN concat('t', original_transaction_id)
-                    ELSE concat('u', CAST(length(user_id) AS STRING), ':', user_id, CASE WHEN product_id IS NULL THEN '' ELSE concat('p', product_id) END) END AS chain
-                FROM line_events
-                WHERE reason IS NULL AND ts < \(asOf) AND (event IN \(charges) OR event IN (\(eventName(.refund)), \(eventName(.cancel))))
-                  AND lower(coalesce(environment, '')) <> 'sandbox' AND (\(details))
-                  AND (original_transaction_id IS NOT NULL OR user_id IN (SELECT user_id FROM memberships))
-                """))
-        // `PastChain.read`: a chain's charges in time order (ties in file order); a charge at the
-        // time of the one before it with the same `transaction_id` (both absent alike) is that
-        // charge again. Each counted charge's ordinal, and the chain's count of them.
-        let chainOrder = "PARTITION BY chain ORDER BY ts, file_index, line_number"
-        statements.append(
-            dialect.materialize(
-                "past_charges",
-                """
-                SELECT chain, ts, user_id, product_id, expires_at, row_number() OVER (\(chainOrder)) AS ordinal,
-                  count(*) OVER (PARTITION BY chain) AS charge_count
-                FROM (SELECT *, lag(ts) OVER (\(chainOrder)) AS previous_ts, lag(transaction_id) OVER (\(chainOrder)) AS previous_transaction
-                  FROM past_events WHERE kind = 0) charges
-                WHERE previous_ts IS NULL OR previous_ts <> ts OR NOT (transaction_id IS NOT DISTINCT FROM previous_transaction)
-                """))
-        // A chain's user and product are its first charge's; a refund at or after its last charge
-        // (a refund sorts after a charge at its time) took that charge back.
-        statements.append(
-            dialect.view(
-                "past_chains",
-                """
-                SELECT c.*, r.last_refund_at IS NOT NULL AND r.last_refund_at >= c.last_charge_at AS refunded
-                FROM (SELECT chain, charge_count, max(CASE WHEN ordinal = 1 THEN user_id END) AS user_id,
-                    max(CASE WHEN ordinal = 1 THEN product_id END) AS product_id,
-                    max(CASE WHEN ordinal = charge_count THEN ts END) AS last_charge_at,
-                    max(CASE WHEN ordinal = charge_count THEN expires_at END) AS last_expires_at
-                  FROM past_charges GROUP BY chain, charge_count) c
-                LEFT JOIN (SELECT chain, max(ts) AS last_refund_at FROM past_events WHERE kind = 1 GROUP BY chain) r ON r.chain = c.chain
-                """))
-        // A cancel after the chain's k-th charge (a cancel sorts after a charge at its time) and
-        // before the next turned its renewal k off; charges past the 64th keep no such state.
-        statements.append(
-            dialect.view(
-                "past_turned_off",
-                """
-                SELECT DISTINCT chain, renewal FROM (
-                  SELECT c.chain, max(p.ordinal) AS renewal
-                  FROM past_events c JOIN past_charges p ON p.chain = c.chain AND p.ts <= c.ts
-                  WHERE c.kind = 2 GROUP BY c.chain, c.file_index, c.line_number) cancels
-                WHERE renewal <= 64
-                """))
         // Each offering counts the chains of a renewing product whose user is not its member; the
         // next renewal fell due at the last charge's `expires_at`, else a period after it.
         statements.append(
@@ -125,5 +51,89 @@ extension ScriptBuilder {
             ) r CROSS JOIN line_check
             WHERE line_check.failure IS NULL;
             """
+    }
+
+    /// The views and tables of the past's chains, shared by `past` and `backtest`: the renewing
+    /// products, every counted charge, refund and cancel before as_of (`past_events`), the charges
+    /// of each chain (`past_charges`), each chain as it ended (`past_chains`) and the renewals a
+    /// cancel turned off (`past_turned_off`).
+    func pastChainStatements() -> [String] {
+        var statements: [String] = []
+        let asOf = job.night.microseconds
+        let charges = "(\(eventName(.purchase)), \(eventName(.renewal)))"
+        // The products that renew, with their period: a chain of any other product is not counted.
+        let projection = ProjectionCatalog(catalog)
+        let periods = zip(projection.productIDs, projection.products).compactMap { id, product in
+            product.renewalDue(lastChargeTime: 0, lastExpiresAt: nil).map { "(\(t(id)), CAST(\($0) AS BIGINT))" }
+        }
+        statements.append(
+            dialect.view(
+                "renewing_products",
+                periods.isEmpty
+                    ? "SELECT CAST(NULL AS STRING) AS product_id, CAST(NULL AS BIGINT) AS period WHERE FALSE"
+                    : "SELECT * FROM (VALUES \(periods.joined(separator: ", "))) AS p(product_id, period)"))
+        // `PastFile`, `AppPast.moneyEvents`: the valid paid charges (kind 0), refunds (1) and
+        // cancels (2) before as_of with details, outside the sandbox, of the logs and the files
+        // alike, as read (not de-duplicated: `past_charges` tells a charge read twice). A chain is
+        // its `original_transaction_id`, else its user and product (a user of the assignment
+        // table: another cannot be told), written as one text that no two keys share.
+        let details = [
+            "price_micros", "transaction_id", "original_transaction_id", "product_id", "currency", "expires_at", "store",
+            "tax_billionths", "commission_billionths",
+        ].map { "\($0) IS NOT NULL" }.joined(separator: " OR ")
+        statements.append(
+            dialect.materialize(
+                "past_events",
+                """
+                SELECT file_index, line_number, ts, user_id, product_id, transaction_id, expires_at, price_micros, currency,
+                  CASE WHEN event IN \(charges) THEN 0 WHEN event = \(eventName(.refund)) THEN 1 ELSE 2 END AS kind,
+                  CASE WHEN original_transaction_id IS NOT NULL THEN concat('t', original_transaction_id)
+                    ELSE concat('u', CAST(length(user_id) AS STRING), ':', user_id, CASE WHEN product_id IS NULL THEN '' ELSE concat('p', product_id) END) END AS chain
+                FROM line_events
+                WHERE reason IS NULL AND ts < \(asOf) AND (event IN \(charges) OR event IN (\(eventName(.refund)), \(eventName(.cancel))))
+                  AND lower(coalesce(environment, '')) <> 'sandbox' AND (\(details))
+                  AND (original_transaction_id IS NOT NULL OR user_id IN (SELECT user_id FROM memberships))
+                """))
+        // `PastChain.read`: a chain's charges in time order (ties in file order); a charge at the
+        // time of the one before it with the same `transaction_id` (both absent alike) is that
+        // charge again. Each counted charge's ordinal, and the chain's count of them.
+        let chainOrder = "PARTITION BY chain ORDER BY ts, file_index, line_number"
+        statements.append(
+            dialect.materialize(
+                "past_charges",
+                """
+                SELECT chain, ts, user_id, product_id, expires_at, price_micros, currency, row_number() OVER (\(chainOrder)) AS ordinal,
+                  count(*) OVER (PARTITION BY chain) AS charge_count
+                FROM (SELECT *, lag(ts) OVER (\(chainOrder)) AS previous_ts, lag(transaction_id) OVER (\(chainOrder)) AS previous_transaction
+                  FROM past_events WHERE kind = 0) charges
+                WHERE previous_ts IS NULL OR previous_ts <> ts OR NOT (transaction_id IS NOT DISTINCT FROM previous_transaction)
+                """))
+        // A chain's user and product are its first charge's; a refund at or after its last charge
+        // (a refund sorts after a charge at its time) took that charge back.
+        statements.append(
+            dialect.view(
+                "past_chains",
+                """
+                SELECT c.*, r.last_refund_at IS NOT NULL AND r.last_refund_at >= c.last_charge_at AS refunded
+                FROM (SELECT chain, charge_count, max(CASE WHEN ordinal = 1 THEN user_id END) AS user_id,
+                    max(CASE WHEN ordinal = 1 THEN product_id END) AS product_id,
+                    max(CASE WHEN ordinal = charge_count THEN ts END) AS last_charge_at,
+                    max(CASE WHEN ordinal = charge_count THEN expires_at END) AS last_expires_at
+                  FROM past_charges GROUP BY chain, charge_count) c
+                LEFT JOIN (SELECT chain, max(ts) AS last_refund_at FROM past_events WHERE kind = 1 GROUP BY chain) r ON r.chain = c.chain
+                """))
+        // A cancel after the chain's k-th charge (a cancel sorts after a charge at its time) and
+        // before the next turned its renewal k off; charges past the 64th keep no such state.
+        statements.append(
+            dialect.view(
+                "past_turned_off",
+                """
+                SELECT DISTINCT chain, renewal FROM (
+                  SELECT c.chain, max(p.ordinal) AS renewal
+                  FROM past_events c JOIN past_charges p ON p.chain = c.chain AND p.ts <= c.ts
+                  WHERE c.kind = 2 GROUP BY c.chain, c.file_index, c.line_number) cancels
+                WHERE renewal <= 64
+                """))
+        return statements
     }
 }

@@ -8,10 +8,10 @@ local mode), written to CSV, and turned by `offerlab stats` into summary.csv, co
 srm.csv, maturity.csv, quality.csv, products.csv and the slice files. Those are compared with
 `offerlab run`'s files by column name (columns only one side has are ignored, so new columns do
 not break the comparison): rows by key, counts and texts exactly, other numbers to 1e-9
-relative. Then the whole night (contract §3.3): the engine's parts, with `offerlab run --parts`'s
-for the night parts the engines do not compute yet (`ENGINE_NIGHT_PARTS`), turned by `offerlab
-stats --job --parts` into a night whose every file (projection, decisions, daily, backtest, …
-but the rejects) is compared with run's the same way, and whose `status` prints run's lines.
+relative. Then the whole night (contract §3.3): every part the job lists (`offerlab sql
+--list-parts`) run on the engine and turned by `offerlab stats --job --parts` into a night whose
+every file (projection, decisions, daily, backtest, … but the rejects) is compared with run's the
+same way, and whose `status` prints run's lines.
 
 A job may be compared with another job's `run` (`--reference JOB=RUN_JOB`): the job that reads
 what `offerlab events` wrote for a store source, with the job of the same data set in the log
@@ -69,9 +69,6 @@ NIGHT_KEYS = {
     "backtest": ["product_id", "read_day", "cohort_month"],
     "sources": ["source", "counter"],
 }
-# The night's own parts the engines compute so far (docs/warehouse.md "The whole night from its
-# parts"); the others come from `offerlab run --parts` in the whole-night check.
-ENGINE_NIGHT_PARTS = ["events", "past", "assignments", "tenure", "daily_totals", "observations"]
 # Columns a job compared with another job's run (`--reference`) differs in by design.
 REFERENCE_DIFFERS = {"exact_proceeds_share"}
 
@@ -216,10 +213,7 @@ def check_job(binary, engines, job, work, refusals, failure, reference=None):
     problems = []
     os.makedirs(work, exist_ok=True)
     started = time.monotonic()
-    run_parts = os.path.join(work, "run-parts")
-    run = offerlab(
-        binary, "run", reference or job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet",
-        *([] if reference else ["--parts", run_parts]))
+    run = offerlab(binary, "run", reference or job, "--output", os.path.join(work, "run"), "--database", os.path.join(work, "run.sqlite"), "--quiet")
     run_seconds = time.monotonic() - started
     run_error = run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else ""
     if run.returncode not in (0, 65):
@@ -295,30 +289,19 @@ def check_job(binary, engines, job, work, refusals, failure, reference=None):
             problems += [f"{job}: {engine.name}: {p}" for p in found]
             print(f"{job}: {engine.name} {engine_seconds:.1f} s for the {len(results)} parts: " + ("same numbers as run" if not found else f"{len(found)} differences"))
             if not reference:
-                found = whole_night(binary, engine, job, work, folder, night, run_parts)
+                found = whole_night(binary, engine, job, work, folder, night)
                 problems += [f"{job}: {engine.name}: whole night: {p}" for p in found]
                 print(f"{job}: {engine.name}: the whole night from its parts: " + ("run's night" if not found else f"{len(found)} differences"))
     return problems
 
 
-def whole_night(binary, engine, job, work, folder, night, run_parts):
+def whole_night(binary, engine, job, work, folder, night):
     """The night `offerlab stats --job --parts` writes from the engine's parts (§3.2's, already in
-    `folder`, and `ENGINE_NIGHT_PARTS`), with `run --parts`'s for the night parts the engines do
-    not compute yet, compared with run's night file by file, and `status` line by line."""
+    `folder`, and the night's own), compared with run's night file by file, and `status` line by line."""
     parts = os.path.join(folder, "parts")
-    os.makedirs(parts, exist_ok=True)
-    listed = offerlab(binary, "sql", job, "--dialect", engine.name, "--list-parts").stdout.split()
-    for name in listed:
-        source = os.path.join(folder, f"{name}.csv") if os.path.exists(os.path.join(folder, f"{name}.csv")) else os.path.join(run_parts, f"{name}.csv")
-        if name in ENGINE_NIGHT_PARTS:
-            generated = offerlab(binary, "sql", job, "--dialect", engine.name, "--part", name)
-            if generated.returncode != 0:
-                return [f"offerlab sql --part {name} failed: {generated.stderr.strip()}"]
-            columns, rows = engine.run(generated.stdout)
-            source = os.path.join(folder, f"{name}.csv")
-            write_csv(source, columns, rows)
-        with open(source, encoding="utf-8") as file, open(os.path.join(parts, f"{name}.csv"), "w", encoding="utf-8") as copy:
-            copy.write(file.read())
+    problem = engine_parts(binary, engine, job, None, parts, done=folder)
+    if problem:
+        return [problem]
     out, database = os.path.join(folder, "night"), os.path.join(folder, "night.sqlite")
     stats = offerlab(binary, "stats", "--job", job, "--parts", parts, "--output", out, "--db", database)
     if stats.returncode != 0:
@@ -340,17 +323,33 @@ def whole_night(binary, engine, job, work, folder, night, run_parts):
     return found
 
 
+def engine_parts(binary, engine, job, as_of, parts, done=None):
+    """Every part `job` lists, run by `engine` and saved in `parts` (those already saved in `done`,
+    §3.2's, copied); a line saying what failed, or None."""
+    os.makedirs(parts, exist_ok=True)
+    night = ["--as-of", as_of] if as_of else []
+    for name in offerlab(binary, "sql", job, *night, "--dialect", engine.name, "--list-parts").stdout.split():
+        saved = os.path.join(done, f"{name}.csv") if done else None
+        if saved and os.path.exists(saved):
+            with open(saved, encoding="utf-8") as file, open(os.path.join(parts, f"{name}.csv"), "w", encoding="utf-8") as copy:
+                copy.write(file.read())
+            continue
+        generated = offerlab(binary, "sql", job, *night, "--dialect", engine.name, "--part", name)
+        if generated.returncode != 0:
+            return f"offerlab sql --part {name} failed: {generated.stderr.strip()}"
+        write_csv(os.path.join(parts, f"{name}.csv"), *engine.run(generated.stdout))
+    return None
+
+
 def check_nights(binary, engines, job, nights, work):
     """`job` on each of `nights` (as_of dates, in order) by run into one database, and from the
-    engine's parts (as `whole_night` gathers them) by `stats --job --parts` into another: each
-    night's files, its alert lines and `status` must be run's (contract §3.3, watching across
-    nights, docs/reliability.md "Alerts")."""
+    engine's parts by `stats --job --parts` into another: each night's files, its alert lines and
+    `status` must be run's (contract §3.3, watching across nights, docs/reliability.md "Alerts")."""
     problems = []
     run_out, run_database = os.path.join(work, "run"), os.path.join(work, "run.sqlite")
     alerts_seen = 0
     for as_of in nights:
-        run_parts = os.path.join(work, f"run-parts-{as_of}")
-        run = offerlab(binary, "run", job, "--as-of", as_of, "--output", run_out, "--db", run_database, "--quiet", "--parts", run_parts)
+        run = offerlab(binary, "run", job, "--as-of", as_of, "--output", run_out, "--db", run_database, "--quiet")
         if run.returncode != 0:
             return [f"{job} {as_of}: offerlab run failed: {run.stderr.strip()}"]
         run_alerts = [line for line in run.stdout.splitlines() if line.startswith("alert: ")]
@@ -358,19 +357,9 @@ def check_nights(binary, engines, job, nights, work):
         for engine in engines:
             folder = os.path.join(work, engine.name)
             parts = os.path.join(folder, f"parts-{as_of}")
-            os.makedirs(parts, exist_ok=True)
-            listed = offerlab(binary, "sql", job, "--as-of", as_of, "--dialect", engine.name, "--list-parts").stdout.split()
-            for name in listed:
-                if name in PARTS + ["slices"] + ENGINE_NIGHT_PARTS:
-                    generated = offerlab(binary, "sql", job, "--as-of", as_of, "--dialect", engine.name, "--part", name)
-                    if generated.returncode != 0:
-                        return [f"{job} {as_of}: offerlab sql --part {name} failed: {generated.stderr.strip()}"]
-                    write_csv(os.path.join(parts, f"{name}.csv"), *engine.run(generated.stdout))
-                else:
-                    with open(os.path.join(run_parts, f"{name}.csv"), encoding="utf-8") as file, open(
-                        os.path.join(parts, f"{name}.csv"), "w", encoding="utf-8"
-                    ) as copy:
-                        copy.write(file.read())
+            problem = engine_parts(binary, engine, job, as_of, parts)
+            if problem:
+                return [f"{job} {as_of}: {engine.name}: {problem}"]
             out, database = os.path.join(folder, "out"), os.path.join(folder, "night.sqlite")
             stats = offerlab(binary, "stats", "--job", job, "--as-of", as_of, "--parts", parts, "--output", out, "--db", database)
             if stats.returncode != 0:
