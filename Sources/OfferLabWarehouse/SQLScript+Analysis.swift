@@ -446,10 +446,10 @@ extension ScriptBuilder {
     }
 
     /// The last statement: the result `part` asks for.
-    mutating func finish(_ part: SQLPart) throws {
+    mutating func finish(_ part: SQLPart) {
         switch part {
         case .observations, .past, .assignments, .tenure, .dailyTotals, .events, .backtest:
-            if let nightPart = part.nightPart { add(try nightPartResult(nightPart)) }
+            if let nightPart = part.nightPart { add(nightPartResult(nightPart)) }
         case .aggregates: add(aggregatesResult())
         case .slices: add(slicesResult())
         case .quality:

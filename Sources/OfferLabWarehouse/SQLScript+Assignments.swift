@@ -6,7 +6,7 @@ extension ScriptBuilder {
     /// `assignments` (`AssignmentDays`): per group, its members who are not excluded by their
     /// `assigned_at`: the earliest, and the members by whole days before `as_of`, and of them those
     /// exactly so many days before it.
-    func assignmentsResult() throws -> String {
+    func assignmentsResult() -> String {
         longFormResult([
             """
             \(longFormRow(offering: "v.offering_id", group: "v.group_name", statistic: t("first_assigned_at"), value: "min(v.assigned_at)"))
@@ -29,7 +29,7 @@ extension ScriptBuilder {
     /// `tenure` (`TenureProfile`): per group and whole day of tenure (the whole days before
     /// `as_of` it was assigned), its members who are not excluded and their goal: the night's net
     /// revenue.
-    func tenureResult() throws -> String {
+    func tenureResult() -> String {
         let statistics = [
             ("members_by_tenure_day", "count(*)"), ("goal_sum_by_tenure_day", "sum(v.net)"),
             ("goal_squares_by_tenure_day", "sum(v.net * v.net)"),
@@ -63,7 +63,7 @@ extension ScriptBuilder {
     /// day of the row that excludes them. A member's values change only on the days of their
     /// assignment, their events and the `expires_at` those carry (`series_cutoffs`): they are
     /// evaluated on those days, and hold until the next one.
-    func dailyTotalsResult() throws -> String {
+    func dailyTotalsResult() -> String {
         var statements = [
             seriesMembers(), seriesEvents(), seriesCutoffs(),
             // Each member's events that count at each of their cutoffs.

@@ -8,7 +8,7 @@ extension ScriptBuilder {
     /// from the past's chains (`pastChainStatements`): per cohort (a renewing product's chains
     /// whose first charge is in one month, read 30 and 60 days after it) its facts and the past
     /// at its cut, every chain but the month's as known then.
-    func backtestResult() throws -> String {
+    func backtestResult() -> String {
         var statements = pastChainStatements()
         let asOf = job.night.microseconds
         let day = Timestamp.microsecondsPerDay

@@ -5,26 +5,17 @@ import OfferLabSupport
 /// `NightPart.columns`: the rows `offerlab run --parts` writes for the same job, value for value
 /// (docs/warehouse.md "The night's parts").
 extension ScriptBuilder {
-    /// The last statement of a night part's script.
-    /// - Throws: `OfferLabError` for a part an engine does not compute yet.
-    func nightPartResult(_ part: NightPart) throws -> String {
+    /// The last statement of a night part's script (a part may add statements of its own first).
+    func nightPartResult(_ part: NightPart) -> String {
         switch part {
-        case .events: return eventsResult()
-        case .assignments: return try assignmentsResult()
-        case .tenure: return try tenureResult()
-        case .dailyTotals: return try dailyTotalsResult()
-        case .observations: return observationsResult()
-        case .past: return pastResult()
-        case .backtest: return try backtestResult()
+        case .events: eventsResult()
+        case .assignments: assignmentsResult()
+        case .tenure: tenureResult()
+        case .dailyTotals: dailyTotalsResult()
+        case .observations: observationsResult()
+        case .past: pastResult()
+        case .backtest: backtestResult()
         }
-    }
-
-    /// The error of a part the engines do not compute yet.
-    func notComputedYet(_ part: NightPart) -> OfferLabError {
-        OfferLabError(
-            .badArgument,
-            "--part \(part.rawValue): the engines do not compute this part yet; `offerlab run \(job.jobPath) --parts DIR` writes it (docs/warehouse.md)"
-        )
     }
 
     /// A row of the long form: `night`, the offering, group, statistic, products and keys given

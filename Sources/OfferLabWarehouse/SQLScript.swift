@@ -57,7 +57,7 @@ package enum SQLScript {
         try builder.readLogs(withHistory: !job.historyPatterns.isEmpty)
         try builder.readAssignments(path: assignments.path, format: assignments.format)
         builder.analyse(analysed: analysed.map { $0.map { catalog.offerings[$0].offeringID } })
-        try builder.finish(part)
+        builder.finish(part)
         return builder.script
     }
 }

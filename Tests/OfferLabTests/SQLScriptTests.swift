@@ -32,8 +32,8 @@ import Testing
         try SQLScript.generate(job: JobLoader.load(path: jobPath), dialect: dialect, part: part)
     }
 
-    /// The parts the engines compute (the night's others are `run --parts`'s only, so far).
-    static let enginesParts = SQLPart.allCases.filter { $0 != .backtest }
+    /// Every part the engines compute.
+    static let enginesParts = SQLPart.allCases
 
     @Test(arguments: SQLDialect.allCases)
     func everyStatementEndsWithASemicolonAtTheEndOfALineAndThePartsShareAllButTheLast(dialect: SQLDialect) throws {
