@@ -59,41 +59,58 @@ package struct BacktestOutcome: Sendable, Equatable {
 /// the past at its cut) and what `backtest.csv` says of it: made from `run`'s cohorts, or read
 /// from the night's `backtest` part.
 package struct ObservedCohort: Sendable, Equatable {
-    package var productID: String
-    /// An index into `products`.
-    package var product: Int
-    /// Months since year 0 (year · 12 + month − 1) of the buyers' first charges.
-    package var month: Int
-    package var readDay: Int
-    package var buyers: Int
-    package var horizonDays: Int
-    /// The cut: the projection's `as_of`.
-    package var readAt: Int64
-    /// Σ over the buyers of what each paid before its first charge + `horizonDays`.
-    package var realizedRevenue: Double
+    /// What names the cohort and what `backtest.csv` says of it beside the projection.
+    package struct Facts: Sendable, Equatable {
+        package var productID: String
+        /// An index into the cohort's products.
+        package var product: Int
+        /// Months since year 0 (year · 12 + month − 1) of the buyers' first charges.
+        package var month: Int
+        package var readDay: Int
+        package var buyers: Int
+        package var horizonDays: Int
+        /// The cut: the projection's `as_of`.
+        package var readAt: Int64
+        /// Σ over the buyers of what each paid before its first charge + `horizonDays`.
+        package var realizedRevenue: Double
+
+        package init(
+            productID: String, product: Int, month: Int, readDay: Int, buyers: Int, horizonDays: Int, readAt: Int64, realizedRevenue: Double
+        ) {
+            self.productID = productID
+            self.product = product
+            self.month = month
+            self.readDay = readDay
+            self.buyers = buyers
+            self.horizonDays = horizonDays
+            self.readAt = readAt
+            self.realizedRevenue = realizedRevenue
+        }
+    }
+
+    package var facts: Facts
     package var products: [ProjectionProduct]
     /// Parallel to `products`.
     package var productIDs: [String]
     package var past: [ProductPast]
     package var observation: GroupObservation
 
-    package init(
-        productID: String, product: Int, month: Int, readDay: Int, buyers: Int, horizonDays: Int, readAt: Int64,
-        realizedRevenue: Double, products: [ProjectionProduct], productIDs: [String], past: [ProductPast], observation: GroupObservation
-    ) {
-        self.productID = productID
-        self.product = product
-        self.month = month
-        self.readDay = readDay
-        self.buyers = buyers
-        self.horizonDays = horizonDays
-        self.readAt = readAt
-        self.realizedRevenue = realizedRevenue
+    package init(facts: Facts, products: [ProjectionProduct], productIDs: [String], past: [ProductPast], observation: GroupObservation) {
+        self.facts = facts
         self.products = products
         self.productIDs = productIDs
         self.past = past
         self.observation = observation
     }
+
+    package var productID: String { facts.productID }
+    package var product: Int { facts.product }
+    package var month: Int { facts.month }
+    package var readDay: Int { facts.readDay }
+    package var buyers: Int { facts.buyers }
+    package var horizonDays: Int { facts.horizonDays }
+    package var readAt: Int64 { facts.readAt }
+    package var realizedRevenue: Double { facts.realizedRevenue }
 
     /// `cohort`'s buyers observed at its cut and horizon.
     /// - Throws: `OfferLabError` (`.rejectedTotals`) when the projection cannot read its buyers.
@@ -109,9 +126,10 @@ package struct ObservedCohort: Sendable, Equatable {
                 cause: error)
         }
         self.init(
-            productID: cohort.productID, product: cohort.product, month: cohort.month, readDay: cohort.readDay, buyers: cohort.buyers,
-            horizonDays: cohort.horizonDays, readAt: cohort.readAt, realizedRevenue: cohort.realizedRevenue, products: cohort.products,
-            productIDs: cohort.productIDs, past: cohort.past, observation: observed[0])
+            facts: Facts(
+                productID: cohort.productID, product: cohort.product, month: cohort.month, readDay: cohort.readDay, buyers: cohort.buyers,
+                horizonDays: cohort.horizonDays, readAt: cohort.readAt, realizedRevenue: cohort.realizedRevenue),
+            products: cohort.products, productIDs: cohort.productIDs, past: cohort.past, observation: observed[0])
     }
 
     /// The projection's settings for a cohort: its cut, its horizon, `BacktestOutcome.replicates`

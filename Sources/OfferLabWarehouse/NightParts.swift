@@ -742,8 +742,9 @@ extension NightParts {
             }
             cohorts.append(
                 ObservedCohort(
-                    productID: fields[2], product: product, month: monthFields[0] * 12 + monthFields[1] - 1, readDay: readDay,
-                    buyers: Int(buyers), horizonDays: Int(horizon), readAt: Int64(readAt), realizedRevenue: realized,
+                    facts: ObservedCohort.Facts(
+                        productID: fields[2], product: product, month: monthFields[0] * 12 + monthFields[1] - 1, readDay: readDay,
+                        buyers: Int(buyers), horizonDays: Int(horizon), readAt: Int64(readAt), realizedRevenue: realized),
                     products: catalog.products, productIDs: catalog.productIDs, past: pastCounts, observation: observation))
         }
         return cohorts.sorted { ($0.product, $0.readDay, $0.month) < ($1.product, $1.readDay, $1.month) }
