@@ -52,9 +52,7 @@ package enum SQLScript {
         var builder = try ScriptBuilder(dialect: dialect, job: job, catalog: catalog)
         // The `history_logs` files are read only for the parts that need them: the past, and the
         // events' counters of their lines.
-        // Every part of a job with a past reads it, so that the parts share every statement but
-        // the last (a session runs them once).
-        try builder.readLogs(withHistory: !job.historyPatterns.isEmpty)
+        try builder.readLogs()
         try builder.readAssignments(path: assignments.path, format: assignments.format)
         builder.analyse(analysed: analysed.map { $0.map { catalog.offerings[$0].offeringID } })
         builder.finish(part)
@@ -142,12 +140,13 @@ struct ScriptBuilder {
     /// `k_…` and `v_…` for every field, in the order of `fields`.
     var fieldColumns: [String] { fields.flatMap { ["k_\($0.snake)", "v_\($0.snake)"] } }
 
-    /// `log_lines(file_index, is_csv, line_number, line)`: every line of every log file and,
-    /// `withHistory`, of every `history_logs` file after them (read as `run` reads both), blank
-    /// ones included, in the engine's own reader; `input_files(file_index, path)` names them all,
-    /// `log_files` the logs alone.
-    mutating func readLogs(withHistory: Bool) throws {
-        let files = job.logFiles + (withHistory ? job.historyFiles : [])
+    /// `log_lines(file_index, is_csv, line_number, line)`: every line of every log file and of
+    /// every `history_logs` file after them (read as `run` reads both), blank ones included, in
+    /// the engine's own reader; `input_files(file_index, path)` names them all, `log_files` the
+    /// logs alone. Every part of a job with a past reads it, so that the parts share their first
+    /// statements (a session runs them once).
+    mutating func readLogs() throws {
+        let files = job.logFiles + job.historyFiles
         var selects: [String] = []
         for (index, path) in files.enumerated() {
             let gzip = try isGzipFile(path)
