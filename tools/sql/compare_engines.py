@@ -175,6 +175,27 @@ def same_value(column, a, b):
     return abs(x - y) <= RELATIVE * max(abs(x), abs(y))
 
 
+def one_micro_unit_apart(a, b):
+    """Two amounts written to the micro-unit whose values agree to 1e-9 but straddle a rounding
+    boundary: a cohort's paid amount is a sum over its buyers within each day, whose order an
+    engine does not keep (docs/warehouse.md)."""
+    try:
+        return a != b and abs(float(a) - float(b)) <= 1.000001e-6
+    except ValueError:
+        return False
+
+
+def at_a_bound(row):
+    """Whether a backtest row's paid amount is an end of its interval as written (to the
+    micro-unit): `covered` then turns on the amount's last digit, which the order of a sum within
+    a day moves (the amounts themselves agree to 1e-9; docs/warehouse.md)."""
+    try:
+        paid = float(row["realized_revenue_per_buyer"])
+        return any(row[end] != "" and abs(float(row[end]) - paid) <= 1.5e-6 for end in ("ci_low", "ci_high"))
+    except (KeyError, ValueError):
+        return False
+
+
 def compare(name, expected_path, actual_path, left_out=frozenset(), whole_night=False):
     """Differences between two CSV files, by key and column name (but the `left_out` columns)."""
     expected, actual = read_csv(expected_path), read_csv(actual_path)
@@ -200,6 +221,10 @@ def compare(name, expected_path, actual_path, left_out=frozenset(), whole_night=
         if other is None:
             continue
         for column in shared:
+            if name == "backtest" and column == "covered" and at_a_bound(row):
+                continue
+            if name == "backtest" and one_micro_unit_apart(row[column], other[column]):
+                continue
             if not same_value(column, row[column], other[column]):
                 problems.append(f"{name}.csv {tuple(row[k] for k in key)} {column}: run {row[column]!r}, sql {other[column]!r}")
     return problems
