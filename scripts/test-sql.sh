@@ -4,7 +4,7 @@
 # the same jobs (tools/sql/compare_engines.py). Installs what it needs when missing: Java 17
 # (Debian openjdk-17-jre-headless) and the Python packages duckdb and pyspark.
 #
-#   scripts/test-sql.sh                  # both engines (one to two minutes, most of it Spark)
+#   scripts/test-sql.sh                  # both engines (ten to twenty minutes, most of it Spark)
 #   scripts/test-sql.sh --engines duckdb
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -288,7 +288,8 @@ package enum NightParts {
         for row in rows {
             let keys = (0..<3).map { $0 < row.keys.count ? String(row.keys[$0]) : "" }
             text +=
-                ([identity.text, row.offeringID, row.group, row.statistic, row.productID, row.nextProductID].map(quoted) + keys + [
+                ([identity.text, row.offeringID, row.group, row.statistic, row.productID, row.nextProductID].map(CSVWriter.quoted) + keys
+                + [
                     number(row.value)
                 ])
                 .joined(separator: ",") + "\n"
@@ -301,10 +302,6 @@ package enum NightParts {
         value == value.rounded() && abs(value) < 9_007_199_254_740_992 ? String(Int64(value)) : String(value)
     }
 
-    private static func quoted(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }
 
 extension NightParts {

@@ -50,14 +50,9 @@ package enum RunParts {
     private static func table(_ part: (columns: [String], rows: [[String?]]), identity: NightPartsIdentity) -> String {
         var text = (part.columns + ["night"]).joined(separator: ",") + "\n"
         for row in part.rows {
-            text += (row.map { $0.map(quoted) ?? "" } + [identity.text]).joined(separator: ",") + "\n"
+            text += (row.map { $0.map(CSVWriter.quoted) ?? "" } + [identity.text]).joined(separator: ",") + "\n"
         }
         return text
-    }
-
-    private static func quoted(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     private static func number(_ value: Double) -> String { NightParts.number(value) }

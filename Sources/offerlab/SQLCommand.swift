@@ -9,19 +9,22 @@ extension SQLPart: ExpressibleByArgument {}
 struct SQLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
-        abstract: "Write a SQL script that computes a job's aggregates in DuckDB or Spark, for `offerlab stats`.",
+        abstract: "Write a SQL script that computes a part of a job's night in DuckDB or Spark, for `offerlab stats`.",
         discussion: """
             The script reads the job's log files and assignment table with the engine's own readers (the \
             small catalog tables are written into it as values), applies the same rules as `offerlab run`, \
             and ends with one result: `aggregates` (one row per offering, group and metric: the columns \
             `offerlab stats` reads plus every count and money column of summary.csv, with the capped and \
             matured rows the job asks for), `quality` (quality.csv's counters), `products` (products.csv's \
-            rows) or `slices` (one row per offering, slice field, level and group, for a job with slices). \
+            rows) or `slices` (one row per offering, slice field, level and group, for a job with slices), \
+            or one of the night's own parts (observations, past, assignments, tenure, daily_totals, events, \
+            backtest; in one long form: docs/warehouse.md). --list-parts prints the parts the job needs, which \
+            `offerlab stats --job JOB --parts DIR` reads as DIR/<part>.csv. \
             Statements end with `;` at the end of a line. See docs/warehouse.md.
 
             Exit codes: 0 success; 64 bad command line; 65 a table or log file the engine cannot read as \
-            `offerlab run` does; 78 bad job file (or a SQLite tables file, or --part slices for a job \
-            without slices).
+            `offerlab run` does; 78 bad job file (or a SQLite tables file, --part slices for a job without slices, or --part past or backtest for a job \
+            without history_logs).
             """
     )
 

@@ -41,7 +41,8 @@ package enum CSVWriter {
         }
     }
 
-    static func quoted(_ text: String) -> String {
+    /// Quoted as RFC 4180 wants it when it holds a comma, a quote or a line end (not neutralised).
+    package static func quoted(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
             return text
         }
