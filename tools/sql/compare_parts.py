@@ -15,6 +15,7 @@ import argparse
 import csv
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -70,6 +71,8 @@ def main():
     wanted = arguments.parts.split(",") if arguments.parts else [p for p in listed if p in night_parts]
     work = arguments.out or os.path.join(os.path.dirname(os.path.abspath(arguments.job)), ".compare-parts")
     os.makedirs(work, exist_ok=True)
+    # Spark's working tables of an earlier comparison would refuse to be made again (LOCATION_ALREADY_EXISTS).
+    shutil.rmtree(os.path.join(work, "spark-warehouse"), ignore_errors=True)
     engine = (DuckDB if arguments.engine == "duckdb" else Spark)(work, "2g")
     problems = []
     for part in wanted:
