@@ -38,19 +38,25 @@ let package = Package(
         // (the parsed-log cache's hash).
         .target(name: "COfferLabSystem"),
 
+        // The words every layer shares, and nothing else: a decision's status and inference, a
+        // product's billing period, a compared metric, the unit of time (docs/architecture.md,
+        // "The vocabulary").
+        .target(name: "OfferLabVocabulary", swiftSettings: releaseSpeed),
         // Pure statistics on per-group sufficient statistics: no I/O.
-        .target(name: "OfferLabStatistics", swiftSettings: releaseSpeed),
+        .target(name: "OfferLabStatistics", dependencies: ["OfferLabVocabulary"], swiftSettings: releaseSpeed),
         // Projected revenue per user after 365 days, on the members' money events: no I/O
         // (docs/statistics.md#projected-revenue-per-user-after-365-days).
-        .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics"], swiftSettings: releaseSpeed),
+        .target(name: "OfferLabProjection", dependencies: ["OfferLabStatistics", "OfferLabVocabulary"], swiftSettings: releaseSpeed),
         // Bytes in, fields out: gzip (read and written), lines, JSON/CSV/TSV records, timestamps, prices.
-        .target(name: "OfferLabIngest", dependencies: ["CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
+        .target(
+            name: "OfferLabIngest", dependencies: ["OfferLabVocabulary", "CZlib", "CIsal", "COfferLabSIMD"], swiftSettings: releaseSpeed),
         // The stores' formats (docs/input-formats.md#store-sources-in-a-job): App Store Server
         // Notifications, RevenueCat's export and webhooks, read into the records that become the
         // events of the purchase logs (docs/input-formats.md#purchase-logs).
         .target(
             name: "OfferLabStoreSources",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabIngest", "COfferLabSystem", .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -73,11 +79,14 @@ let package = Package(
         .target(
             name: "OfferLabJob",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabStoreSources", .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: releaseSpeed),
         // The offering catalog and the assignment table.
-        .target(name: "OfferLabTables", dependencies: ["OfferLabJob", "OfferLabSupport", "OfferLabIngest"], swiftSettings: releaseSpeed),
+        .target(
+            name: "OfferLabTables", dependencies: ["OfferLabVocabulary", "OfferLabJob", "OfferLabSupport", "OfferLabIngest"],
+            swiftSettings: releaseSpeed),
         // The log files read into event records (with the parsed-log cache).
         .target(
             name: "OfferLabEvents",
@@ -89,6 +98,7 @@ let package = Package(
         .target(
             name: "OfferLabAnalysis",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
                 "OfferLabProjection",
             ],
@@ -104,6 +114,7 @@ let package = Package(
         .target(
             name: "OfferLabWriters",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport",
                 "OfferLabIngest",
                 "OfferLabStatistics", "OfferLabProjection",
@@ -113,6 +124,7 @@ let package = Package(
         .target(
             name: "OfferLabReport",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabWriters", "OfferLabEvents", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
                 "OfferLabStatistics",
             ],
@@ -121,6 +133,7 @@ let package = Package(
         .target(
             name: "OfferLabWarehouse",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabWriters", "OfferLabAnalysis", "OfferLabTables", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
                 "OfferLabStatistics", "OfferLabProjection", "OfferLabResults", "OfferLabEvents",
             ],
@@ -129,6 +142,7 @@ let package = Package(
         .target(
             name: "OfferLab",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLabWarehouse", "OfferLabReport", "OfferLabWriters", "OfferLabResults", "OfferLabAnalysis", "OfferLabEvents",
                 "OfferLabTables", "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics",
             ],
@@ -138,6 +152,7 @@ let package = Package(
         .executableTarget(
             name: "offerlab",
             dependencies: [
+                "OfferLabVocabulary",
                 "OfferLab", "OfferLabWarehouse", "OfferLabReport", "OfferLabWriters", "OfferLabJob", "OfferLabSupport", "OfferLabIngest",
                 "OfferLabStatistics",
                 "OfferLabGenerate", "OfferLabStoreSources", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -154,9 +169,10 @@ let package = Package(
 
         // What the test targets share: temporary folders and files.
         .target(name: "OfferLabTestSupport", dependencies: ["OfferLabIngest"], path: "Tests/OfferLabTestSupport"),
+        .testTarget(name: "OfferLabVocabularyTests", dependencies: ["OfferLabVocabulary"]),
         .testTarget(
-            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics"], resources: [.copy("Reference")]),
-        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabStatistics"]),
+            name: "OfferLabStatisticsTests", dependencies: ["OfferLabStatistics", "OfferLabVocabulary"], resources: [.copy("Reference")]),
+        .testTarget(name: "OfferLabProjectionTests", dependencies: ["OfferLabProjection", "OfferLabStatistics", "OfferLabVocabulary"]),
         .testTarget(
             name: "OfferLabIngestTests", dependencies: ["OfferLabIngest", "OfferLabGenerate", "OfferLabStatistics", "OfferLabTestSupport"]),
         .testTarget(
@@ -169,7 +185,7 @@ let package = Package(
                 "OfferLabEvents",
                 "OfferLabTables",
                 "OfferLabJob", "OfferLabStoreSources", "OfferLabSupport", "OfferLabIngest", "OfferLabStatistics", "OfferLabGenerate",
-                "OfferLabProjection",
+                "OfferLabProjection", "OfferLabVocabulary",
                 "OfferLabTestSupport",
             ],
             exclude: ["Fixtures"]),

@@ -43,8 +43,14 @@ mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"
 # can be built at once.
 clang -c -O2 -g -I Sources/CIsal/include Sources/CIsal/offerlab_isal.c -o "$build/offerlab_isal-$target.o"
 clang -c -O2 -g -I Sources/COfferLabSIMD/include Sources/COfferLabSIMD/offerlab_simd.c -o "$build/offerlab_simd-$target.o"
+# The vocabulary the parsers import (OfferLabVocabulary: `Microseconds`), a module of its own.
+vocabulary="$build/vocabulary-$target"
+mkdir -p "$vocabulary"
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -wmo -module-name OfferLabVocabulary -package-name OfferLab \
+  -emit-module -emit-module-path "$vocabulary/OfferLabVocabulary.swiftmodule" -c Sources/OfferLabVocabulary/*.swift \
+  -o "$vocabulary/OfferLabVocabulary.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -module-name OfferLabIngest -package-name OfferLab \
-  -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -lz \
+  -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -lz -I "$vocabulary" "$vocabulary/OfferLabVocabulary.o" \
   -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal-$target.o" "$build/offerlab_simd-$target.o" \
   Sources/OfferLabIngest/*.swift Fuzz/Support/*.swift "Fuzz/$folder"/*.swift -o "$build/$target"
 if [ "$seconds" -eq 0 ]; then

@@ -6,6 +6,8 @@
 // value formats to text that parses back to it (years 0000–9999); the epoch-millisecond reader
 // agrees with `Int64(String)` × 1000 (overflow: nil).
 
+import OfferLabVocabulary
+
 /// Days from 1970-01-01 to January 1st of each year 0…10000, counted one year at a time.
 let daysBeforeYear: [Int64] = {
     func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
@@ -78,14 +80,14 @@ public func fuzzTimestamp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     require(parsed == referenceParse(text), "parse: \(String(describing: parsed)), reference: \(String(describing: referenceParse(text)))")
     // The cache holds the date of an earlier input: often the same ten bytes, then other ones.
     require(Timestamp.parse(bytes, dayCache: &dayCache) == parsed, "parse with the previous inputs' date cached differs")
-    if let parsed, parsed >= daysBeforeYear[0] * Timestamp.microsecondsPerDay,
-        parsed < daysBeforeYear[10_000] * Timestamp.microsecondsPerDay
+    if let parsed, parsed >= daysBeforeYear[0] * Microseconds.perDay,
+        parsed < daysBeforeYear[10_000] * Microseconds.perDay
     {
         let formatted = Timestamp.format(parsed)
         require(Timestamp.parse(formatted) == parsed, "\(formatted) does not read back as \(parsed)")
         require(Timestamp.formatDate(parsed) == String(formatted.prefix(10)), "formatDate differs from format")
         let start = Timestamp.startOfDay(parsed)
-        require(start <= parsed && parsed - start < Timestamp.microsecondsPerDay && start % Timestamp.microsecondsPerDay == 0, "startOfDay")
+        require(start <= parsed && parsed - start < Microseconds.perDay && start % Microseconds.perDay == 0, "startOfDay")
     }
     let milliseconds = Timestamp.parseEpochMilliseconds(bytes)
     require(milliseconds == referenceEpochMilliseconds(text), "epoch milliseconds differ from Int64(String)")

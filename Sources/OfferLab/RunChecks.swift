@@ -5,6 +5,7 @@ import OfferLabJob
 import OfferLabResults
 import OfferLabSupport
 import OfferLabTables
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// Checks of a night's settings and results that warn, or fail the run, before anything is
@@ -141,15 +142,14 @@ extension RunChecks {
     /// per-day work is sized by it.
     /// - Throws: `.brokenNight` naming the key that allows it.
     static func boundedAsOf(_ job: Job, latestEvent: Int64?, nowMicroseconds: Int64) throws {
-        let day: Int64 = 86_400_000_000
-        if !job.allowFutureAsOf && job.night.microseconds > nowMicroseconds + day {
+        if !job.allowFutureAsOf && job.night.microseconds > nowMicroseconds + Microseconds.perDay {
             throw OfferLabError(
                 .brokenNight,
                 "as_of \(job.night.isoText) is more than a day after the current time \(Timestamp.format(nowMicroseconds)); "
                     + "allow_future_as_of: true allows it", location: .init(jobKey: "allow_future_as_of"))
         }
         guard let latestEvent else { return }
-        let daysAfter = Double(job.night.microseconds - latestEvent) / Double(day)
+        let daysAfter = Double(job.night.microseconds - latestEvent) / Microseconds.perDayAsDouble
         if daysAfter > job.maxDaysAfterLastEvent {
             throw OfferLabError(
                 .brokenNight,

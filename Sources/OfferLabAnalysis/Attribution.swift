@@ -4,6 +4,7 @@ import OfferLabJob
 import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
+import OfferLabVocabulary
 
 /// What attribution needs to know about the run, by interned id.
 package struct AttributionContext {
@@ -55,7 +56,7 @@ package struct AttributionContext {
         labelRank = rank
         windowMicroseconds = windowDays.map(AttributionRules.windowMicroseconds(days:))
         self.asOf = asOf
-        maturityMicroseconds = maturityDays.map { Int64($0) * Timestamp.microsecondsPerDay }
+        maturityMicroseconds = maturityDays.map { Int64($0) * Microseconds.perDay }
         self.keepsPositiveRevenues = keepsPositiveRevenues
     }
 }
@@ -448,7 +449,7 @@ package enum Attribution {
                     contributions.positiveRevenues.append((group, outcome.netRevenue))
                 }
                 contributions.revenueByTenure[Int(group)].add(
-                    tenureDay: Int((context.asOf - member.membership.assignedAt) / Timestamp.microsecondsPerDay), value: outcome.netRevenue)
+                    tenureDay: Int((context.asOf - member.membership.assignedAt) / Microseconds.perDay), value: outcome.netRevenue)
                 contributions.assignments[Int(group)].add(assignedAt: member.membership.assignedAt)
                 for (maturity, length) in context.maturityMicroseconds.enumerated() {
                     let end = member.membership.assignedAt + length
@@ -665,7 +666,7 @@ extension AttributionContext {
         let chain = charge.details.originalTransaction
         guard charge.type == .renewal, chain >= 0, Int(chain) < chainStarts.count else { return false }
         let start = chainStarts[Int(chain)]
-        return start != Int64.max && charge.timestamp - start >= 365 * Timestamp.microsecondsPerDay
+        return start != Int64.max && charge.timestamp - start >= 365 * Microseconds.perDay
     }
 }
 

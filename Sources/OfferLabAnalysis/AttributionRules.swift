@@ -1,5 +1,6 @@
 import OfferLabEvents
 import OfferLabIngest
+import OfferLabVocabulary
 
 /// The rules of attribution (docs/analysis.md, "Attribution, per analysed offering O and member
 /// u", and "3. Per user"), stated apart from the loop that applies them to every member and day
@@ -21,13 +22,13 @@ package enum AttributionRules {
 
     /// The conversion window W of `conversion_window_days` in microseconds, to the nearest.
     package static func windowMicroseconds(days: Double) -> Int64 {
-        Int64((days * 86_400 * 1_000_000).rounded())
+        Int64((days * Microseconds.perDayAsDouble).rounded())
     }
 
     /// The whole tenure day from which a member's value no longer changes: the window W's end,
     /// rounded up (`TenureProfile.finalFrom`); nil without a window.
     package static func finalTenureDay(windowMicroseconds window: Int64?) -> Int? {
-        window.map { Int(($0 + Timestamp.microsecondsPerDay - 1) / Timestamp.microsecondsPerDay) }
+        window.map { Int(($0 + Microseconds.perDay - 1) / Microseconds.perDay) }
     }
 
     /// A non-refund event counts from the assignment on (`assigned_at <= ts`) and, with a

@@ -2,6 +2,7 @@ import OfferLabEvents
 import OfferLabIngest
 import OfferLabProjection
 import OfferLabStatistics
+import OfferLabVocabulary
 
 /// The app's own track record (docs/statistics.md#the-apps-own-track-record): the app's past read
 /// as if each calendar month of a renewing product's first charges were a test read 30 and 60 days
@@ -110,7 +111,7 @@ package struct BacktestCohorts: Sendable {
         firstMonth = Self.month(of: min(earliest, asOf))
         for month in firstMonth...Self.month(of: asOf) {
             for readDay in Self.readDays {
-                let cut = Self.start(ofMonth: month) + Int64(readDay) * Timestamp.microsecondsPerDay
+                let cut = Self.start(ofMonth: month) + Int64(readDay) * Microseconds.perDay
                 cuts.append((cut, ProductPastBuilder(products: products, asOf: cut)))
             }
         }
@@ -136,12 +137,12 @@ package struct BacktestCohorts: Sendable {
 
     /// Days since the epoch of the UTC date of `time` (µs since the epoch).
     static func day(of time: Int64) -> Int64 {
-        time >= 0 ? time / Timestamp.microsecondsPerDay : (time + 1) / Timestamp.microsecondsPerDay - 1
+        time >= 0 ? time / Microseconds.perDay : (time + 1) / Microseconds.perDay - 1
     }
 
     /// The first instant (µs) of `month` (months since year 0).
     static func start(ofMonth month: Int) -> Int64 {
-        Timestamp.daysFromCivil(year: month / 12, month: month % 12 + 1, day: 1) * Timestamp.microsecondsPerDay
+        Timestamp.daysFromCivil(year: month / 12, month: month % 12 + 1, day: 1) * Microseconds.perDay
     }
 
     /// Counts a chain of `product` (an index into the products): `events` are its charges and the
@@ -196,7 +197,7 @@ package struct BacktestCohorts: Sendable {
         cohort.lastFirstCharge = max(cohort.lastFirstCharge, first.time)
         // Read on the night (00:00 UTC) `readDay` days after the day of the first charge, as a
         // night reads its members: moved by whole days to the month's first day.
-        let firstDay = Self.day(of: first.time) * Timestamp.microsecondsPerDay
+        let firstDay = Self.day(of: first.time) * Microseconds.perDay
         let shift = Self.start(ofMonth: month) - firstDay
         readEvents.removeAll(keepingCapacity: true)
         var lastCharge = 0.0
@@ -212,10 +213,10 @@ package struct BacktestCohorts: Sendable {
             case .refund: (amount, kind) = (event.amount ?? lastCharge, .refund)
             case .cancel: (amount, kind) = (0, .cancel)
             }
-            let day = Int((event.time - first.time) / Timestamp.microsecondsPerDay)
+            let day = Int((event.time - first.time) / Microseconds.perDay)
             guard day < Self.maxHorizonDays else { break }
             cohort.paidByDay[day] += event.kind == .refund ? -amount : amount
-            guard event.time < firstDay + Int64(Self.readDays.last!) * Timestamp.microsecondsPerDay else { continue }
+            guard event.time < firstDay + Int64(Self.readDays.last!) * Microseconds.perDay else { continue }
             readEvents.append(
                 ProjectionEvent(
                     time: event.time + shift, kind: kind, product: product, amount: amount,
@@ -240,7 +241,7 @@ package struct BacktestCohorts: Sendable {
         var ready: [Cohort] = []
         for (key, state) in cohorts {
             let (monthIndex, product) = key.quotientAndRemainder(dividingBy: products.count)
-            let horizon = min(Self.maxHorizonDays, Int((asOf - state.lastFirstCharge) / Timestamp.microsecondsPerDay))
+            let horizon = min(Self.maxHorizonDays, Int((asOf - state.lastFirstCharge) / Microseconds.perDay))
             for (index, readDay) in Self.readDays.enumerated() where horizon > readDay {
                 let cut = cuts[monthIndex * Self.readDays.count + index]
                 ready.append(

@@ -2,6 +2,7 @@ import OfferLabEvents
 import OfferLabIngest
 import OfferLabStatistics
 import OfferLabTables
+import OfferLabVocabulary
 
 /// One day of the lift-over-time series: every group's totals as of the end of `date`.
 public struct DailyTotals: Sendable, Equatable {
@@ -59,7 +60,7 @@ package struct DailySeries: Sendable {
         // Lazily: an array of every member's time (8 MB at 1M members) was fresh memory each night.
         if let firstAssignment = members.lazy.map(\.membership.assignedAt).min() {
             firstDay = Timestamp.startOfDay(firstAssignment)
-            dayCount = Int((asOf - 1 - firstDay) / Timestamp.microsecondsPerDay) + 1
+            dayCount = Int((asOf - 1 - firstDay) / Microseconds.perDay) + 1
         } else {
             firstDay = 0
             dayCount = 0
@@ -108,7 +109,7 @@ package struct DailySeries: Sendable {
         var nextEvent = 0
         for index in days where index < dayCount {
             let previousCutoff = cutoff
-            cutoff = min(firstDay + Int64(index + 1) * Timestamp.microsecondsPerDay, asOf)
+            cutoff = min(firstDay + Int64(index + 1) * Microseconds.perDay, asOf)
             while nextEvent < events.events.count && events.events[nextEvent].timestamp < previousCutoff { nextEvent += 1 }
             // A day with no event, only an `expires_at` passing, counts the same events as the
             // day before: only the trial's and the subscription's state move.
@@ -160,7 +161,7 @@ package struct DailySeries: Sendable {
                 runningMoney[group].add(money[day * groupCount + group])
                 running[group].money = runningMoney[group].rounded
             }
-            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(day) * Timestamp.microsecondsPerDay), groups: running)
+            return DailyTotals(date: Timestamp.formatDate(firstDay + Int64(day) * Microseconds.perDay), groups: running)
         }
     }
 
@@ -174,7 +175,7 @@ package struct DailySeries: Sendable {
         firstDay: Int64, asOf: Int64, into days: inout [Int]
     ) {
         @inline(__always) func dayIndex(_ time: Int64) -> Int {
-            Int((Timestamp.startOfDay(time) - firstDay) / Timestamp.microsecondsPerDay)
+            Int((Timestamp.startOfDay(time) - firstDay) / Microseconds.perDay)
         }
         days.removeAll(keepingCapacity: true)
         let assignmentDay = dayIndex(assignedAt)

@@ -3,6 +3,7 @@ import OfferLabIngest
 import OfferLabProjection
 import OfferLabSupport
 import OfferLabTables
+import OfferLabVocabulary
 
 /// The products the projection knows (docs/statistics.md#the-projection-in-a-run): how often each
 /// charges, from the catalog.
@@ -40,7 +41,7 @@ package struct ProjectionCatalog: Sendable {
             for group in offering.groups {
                 for product in group.products {
                     listed.insert(product.productID)
-                    if period[product.productID] == nil, let known = product.type.flatMap(ProjectionProduct.init(catalogType:)) {
+                    if period[product.productID] == nil, let known = product.billingPeriod.flatMap(ProjectionProduct.init(period:)) {
                         period[product.productID] = known
                     }
                 }
@@ -144,7 +145,7 @@ package struct ProjectionMembers: Sendable {
     /// Adds the days `charge` bought, by its `expires_at` or, for a renewal without one, since its
     /// chain's previous charge among the member's events so far (which are in time order).
     private mutating func addChargeSpan(_ charge: ProjectionEvent) {
-        let day = Double(Timestamp.microsecondsPerDay)
+        let day = Double(Microseconds.perDay)
         if let expiresAt = charge.expiresAt, expiresAt > charge.time {
             chargeSpansWithoutPeriod[charge.product, default: []].append(Double(expiresAt - charge.time) / day)
         } else if charge.kind == .renewal, let chain = charge.chain,
@@ -210,7 +211,7 @@ struct YearBeyondWindow {
         trial = nil
         guard let window = context.windowMicroseconds else { return }
         let start = member.membership.assignedAt + window
-        let yearEnd = member.membership.assignedAt + 365 * Timestamp.microsecondsPerDay
+        let yearEnd = member.membership.assignedAt + 365 * Microseconds.perDay
         guard start < yearEnd && start < context.asOf else { return }
         let (events, details) = (memberEvents.events, memberEvents.details)
         func money(_ currency: Int32, gross: Int64 = 0, refunded: Int64 = 0) -> (currency: Int32, gross: Int64, refunded: Int64)? {

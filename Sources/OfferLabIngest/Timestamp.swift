@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 /// Timestamps as microseconds since 1970-01-01T00:00:00Z (UTC, proleptic Gregorian calendar).
 ///
 /// One grammar for logs, tables and the job's `as_of`:
@@ -10,7 +12,6 @@
 /// trailing spaces, no lowercase `t` or `z`, no `+HHMM`.
 public enum Timestamp {
     public static let microsecondsPerSecond: Int64 = 1_000_000
-    public static let microsecondsPerDay: Int64 = 86_400_000_000
 
     /// The last date (`YYYY-MM-DD`) a parser read and its day number: the timestamps of a log
     /// file mostly share their date, which is then neither read nor checked again.
@@ -149,7 +150,7 @@ public enum Timestamp {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.ffffff` when the microseconds are not 0.
     public static func format(_ micros: Int64) -> String {
-        let (days, rest) = floorDivide(micros, microsecondsPerDay)
+        let (days, rest) = floorDivide(micros, Microseconds.perDay)
         let (year, month, day) = civilFromDays(days)
         let secondOfDay = Int(rest / microsecondsPerSecond)
         let fraction = Int(rest % microsecondsPerSecond)
@@ -170,7 +171,7 @@ public enum Timestamp {
 
     /// The start (00:00:00 UTC) of the day that holds `micros`.
     public static func startOfDay(_ micros: Int64) -> Int64 {
-        floorDivide(micros, microsecondsPerDay).quotient * microsecondsPerDay
+        floorDivide(micros, Microseconds.perDay).quotient * Microseconds.perDay
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabStatistics
+import OfferLabVocabulary
 
 /// The job keys of the nightly decision (docs/statistics.md, "The decision"): the metric a
 /// test is decided on, those that must not get worse, and what a test must be able to find.

@@ -3,6 +3,7 @@ import OfferLabIngest
 import OfferLabStatistics
 import OfferLabStoreSources
 import OfferLabSupport
+import OfferLabVocabulary
 import Yams
 
 /// What to do with a log file whose gzip stream is corrupt or truncated.
@@ -11,15 +12,6 @@ public enum CorruptFilePolicy: String, Sendable {
     case fail
     /// Skip the whole file and report it in `quality.csv`.
     case skip
-}
-
-/// Which inference the report's verdicts, headlines and "significant" marks use (docs/statistics.md, Sequential);
-/// the CSV files and the database always carry both.
-public enum Decision: String, Sendable {
-    /// The always-valid (sequential) p-values and intervals: safe to read every night.
-    case sequential
-    /// The fixed-horizon ones: valid only when read once, at a size planned in advance.
-    case fixed
 }
 
 /// A validated job: every path resolved and checked, every value parsed.

@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 /// What one group's members show at `as_of`, reduced to the counts the model is fitted on and
 /// the states its members are in. One pass over the events; everything after it works on these
 /// counts, whose size does not grow with the number of members: no field holds a value per
@@ -387,10 +389,10 @@ extension GroupObservation {
                 }
 
                 users += 1
-                let tenureDays = min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
-                observedDays += min(Double(asOf - assignedAt) / microsecondsPerDay, horizon)
+                let tenureDays = min(Double(asOf - assignedAt) / Microseconds.perDayAsDouble, horizon)
+                observedDays += min(Double(asOf - assignedAt) / Microseconds.perDayAsDouble, horizon)
                 let fullDays = max(Int(tenureDays.rounded(.down)), 0)
-                let chargeEnd = assignedAt + Int64(horizon * microsecondsPerDay)
+                let chargeEnd = assignedAt + Int64(horizon * Microseconds.perDayAsDouble)
                 var firstPurchaseDay: Int?
                 var firstPurchaseTime: Int64?
                 var trialStart: ProjectionEvent?
@@ -404,7 +406,7 @@ extension GroupObservation {
                         guard event.time < chargeEnd else { continue }
                         revenue += event.amount
                         if event.kind == .purchase && firstPurchaseDay == nil {
-                            let day = Int(Double(event.time - assignedAt) / microsecondsPerDay)
+                            let day = Int(Double(event.time - assignedAt) / Microseconds.perDayAsDouble)
                             firstPurchaseDay = day
                             firstPurchaseTime = event.time
                             payers += 1
@@ -412,7 +414,7 @@ extension GroupObservation {
                             if let trial = trialStart {
                                 trialsConverted += 1
                                 trialConversionDelaysByDays[
-                                    Int((Double(event.time - trial.time) / microsecondsPerDay).rounded()), default: 0] += 1
+                                    Int((Double(event.time - trial.time) / Microseconds.perDayAsDouble).rounded()), default: 0] += 1
                             }
                         }
                         if let chain = chains.firstIndex(where: { $0.key == key }) {
@@ -447,12 +449,12 @@ extension GroupObservation {
 
                 // The entry curve: at risk through the day of the entry (a trial start or a first
                 // purchase), or through the last full day observed.
-                let entryDay = trialStart.map { Int(Double($0.time - assignedAt) / microsecondsPerDay) } ?? firstPurchaseDay
+                let entryDay = trialStart.map { Int(Double($0.time - assignedAt) / Microseconds.perDayAsDouble) } ?? firstPurchaseDay
                 if let day = entryDay {
                     if trialStart != nil { trialEntries += 1 } else { purchaseEntries += 1 }
                     if day < fullDays { conversionsByDay[day] += 1 }
                     if day == 0 && fullDays > 0, let time = trialStart?.time ?? firstPurchaseTime {
-                        dayZeroEntriesByMinute[Self.dayZeroMinute(Double(time - assignedAt) / microsecondsPerDay)] += 1
+                        dayZeroEntriesByMinute[Self.dayZeroMinute(Double(time - assignedAt) / Microseconds.perDayAsDouble)] += 1
                     }
                 }
                 if let day = entryDay, day < fullDays {
@@ -463,10 +465,10 @@ extension GroupObservation {
                 if let trial = trialStart, firstPurchaseDay == nil {
                     // Open while its end (and a day of grace for the store's charge) is after
                     // as_of; it converts, or not, on its last day.
-                    let startDay = Double(trial.time - assignedAt) / microsecondsPerDay
-                    let atAsOf = Double(asOf - assignedAt) / microsecondsPerDay
+                    let startDay = Double(trial.time - assignedAt) / Microseconds.perDayAsDouble
+                    let atAsOf = Double(asOf - assignedAt) / Microseconds.perDayAsDouble
                     if let endTime = trial.expiresAt {
-                        let end = Double(endTime - assignedAt) / microsecondsPerDay
+                        let end = Double(endTime - assignedAt) / Microseconds.perDayAsDouble
                         if end + 1 > atAsOf {
                             let day = max(Int(end), Int(atAsOf))
                             if day < horizonDayCount { pendingTrialsWithEndByDay[day] += 1 }
@@ -480,7 +482,7 @@ extension GroupObservation {
                     }
                 }
                 if let trial = trialStart, let end = trial.expiresAt, end > trial.time {
-                    trialLengthsByDays[Int((Double(end - trial.time) / microsecondsPerDay).rounded()), default: 0] += 1
+                    trialLengthsByDays[Int((Double(end - trial.time) / Microseconds.perDayAsDouble).rounded()), default: 0] += 1
                 }
                 if entryDay == nil && fullDays < horizonDayCount && tenureDays < horizon {
                     let remaining = 1 - (tenureDays - Double(fullDays))
@@ -497,15 +499,15 @@ extension GroupObservation {
                     let watchedUntil = min(asOf, chargeEnd)
                     if chainIndex + 1 < chains.count {
                         let next = chains[chainIndex + 1]
-                        let day = Int(Double(next.firstChargeTime - bought) / microsecondsPerDay)
+                        let day = Int(Double(next.firstChargeTime - bought) / Microseconds.perDayAsDouble)
                         followOns[chain.product].startedByDay[day] += 1
                         followOns[chain.product].startedByProduct[next.product] += 1
                         followOnExits[chain.product][day + 1] += 1
                     } else {
-                        let watched = max(0, Int(Double(watchedUntil - bought) / microsecondsPerDay))
+                        let watched = max(0, Int(Double(watchedUntil - bought) / Microseconds.perDayAsDouble))
                         followOnExits[chain.product][min(watched, horizonDayCount)] += 1
                         if asOf < chargeEnd {
-                            let purchaseDay = Int(Double(bought - assignedAt) / microsecondsPerDay)
+                            let purchaseDay = Int(Double(bought - assignedAt) / Microseconds.perDayAsDouble)
                             followOns[chain.product].waiting[purchaseDay << 16 | watched, default: 0] += 1
                         }
                     }
@@ -515,13 +517,13 @@ extension GroupObservation {
                     let product = chain.product
                     for charge in charges where charge.chain == chainIndex {
                         let net = charge.price - charge.refunded
-                        let ageDays = Double(asOf - charge.time) / microsecondsPerDay
+                        let ageDays = Double(asOf - charge.time) / Microseconds.perDayAsDouble
                         products[product].all.add(net: net, refunded: charge.firstRefundTime != nil)
                         if ageDays >= lagDays {
                             products[product].mature.add(net: net, refunded: charge.firstRefundTime != nil)
                             if let refundTime = charge.firstRefundTime {
                                 if charge.price > 0 { products[product].matureRefundedShare += charge.refunded / charge.price }
-                                let delay = Double(refundTime - charge.time) / microsecondsPerDay
+                                let delay = Double(refundTime - charge.time) / Microseconds.perDayAsDouble
                                 let bin = max(0, Int((delay - 0.5).rounded(.up)))
                                 if products[product].refundsByDelayDay.count <= bin {
                                     products[product].refundsByDelayDay += Array(
@@ -539,7 +541,7 @@ extension GroupObservation {
                     guard let period = productList[product].renewalPeriodDays,
                         let due = productList[product].renewalDue(lastChargeTime: charges[last].time, lastExpiresAt: chain.lastExpiresAt)
                     else { continue }
-                    let periodMicroseconds = period * microsecondsPerDay
+                    let periodMicroseconds = period * Microseconds.perDayAsDouble
                     let lastChargeKept = charges[last].firstRefundTime == nil
                     let running = products[product].renewals.countChain(
                         chargeCount: chain.chargeCount, lastChargeKept: lastChargeKept, due: due, asOf: asOf, end: chargeEnd)

@@ -1,5 +1,4 @@
-/// Microseconds in a day of 86 400 s: timestamps are µs since the epoch, tenures are in days.
-let microsecondsPerDay = 86_400_000_000.0
+import OfferLabVocabulary
 
 /// What a counted money event (docs/analysis.md §2) is, for the projection.
 public enum ProjectionEventKind: UInt8, Sendable {
@@ -57,23 +56,14 @@ public struct ProjectionProduct: Sendable, Equatable {
     /// (`GroupObservation`), the app's past (`ProductPastBuilder`) and the track record's cuts.
     public func renewalDue(lastChargeTime: Int64, lastExpiresAt: Int64?) -> Int64? {
         guard let period = renewalPeriodDays else { return nil }
-        return lastExpiresAt ?? lastChargeTime + Int64(period * microsecondsPerDay)
+        return lastExpiresAt ?? lastChargeTime + Int64(period * Microseconds.perDayAsDouble)
     }
 
-    /// The product of a catalog `type` (`subscription_offering_group_products.csv`): `weekly`
-    /// 7 days, `monthly` 365.25/12 days (a calendar month on average, so a year holds 12
-    /// charges, as the stores bill), `yearly` 365.25 days, a `…_pass` and `one_time` one-time;
-    /// `nil` for a type it does not know.
-    public init?(catalogType type: String) {
-        switch type {
-        case "weekly": renewalPeriodDays = 7
-        case "monthly": renewalPeriodDays = 365.25 / 12
-        case "yearly": renewalPeriodDays = 365.25
-        case "one_time": renewalPeriodDays = nil
-        default:
-            guard type.hasSuffix("_pass") else { return nil }
-            renewalPeriodDays = nil
-        }
+    /// The product of a billing period: a renewing period's days, one-time for a pass or
+    /// `one_time`; nil for a type the rules do not know (the members' own rates then stand).
+    public init?(period: BillingPeriod) {
+        guard period.isKnown else { return nil }
+        renewalPeriodDays = period.renewalPeriodDays
     }
 }
 

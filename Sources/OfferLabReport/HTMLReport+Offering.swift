@@ -1,5 +1,6 @@
 import OfferLabJob
 import OfferLabStatistics
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// One offering's part of the report, from the verdict down to the data-quality counters.

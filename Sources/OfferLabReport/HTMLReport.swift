@@ -1,5 +1,6 @@
 import OfferLabJob
 import OfferLabTables
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// `report.html`: one self-contained page (inline CSS and SVG; no script, font or network
@@ -92,7 +93,7 @@ package enum HTMLReport {
         for (index, offering) in report.offerings.enumerated() {
             let warnings = ReportFindings.warnings(offering)
             let decided =
-                !offering.decisions.isEmpty && offering.decisions.allSatisfy { ReportFindings.decidedStatuses.contains($0.status) }
+                !offering.decisions.isEmpty && offering.decisions.allSatisfy(\.status.endsTheTest)
             let name = offering.name.isEmpty ? offering.offeringID : offering.name
             html += "<li class=\"glance\(decided ? " decided" : "")\" data-offering=\"\(offering.offeringID)\">"
             html += "<a href=\"#\(anchor(index))\"><span class=\"name\">\(name)</span> <code>\(offering.offeringID)</code></a>"
@@ -107,10 +108,10 @@ package enum HTMLReport {
                 html += "<p class=\"verdict-line \(toneClass(verdict.tone))\">\(verdict.text)</p>"
             }
             for row in offering.decisions {
-                html += "<div class=\"treatment\" data-group=\"\(row.group)\" data-status=\"\(row.status)\">"
+                html += "<div class=\"treatment\" data-group=\"\(row.group)\" data-status=\"\(row.status.rawValue)\">"
                 html += "<span class=\"group\">\(row.group)</span>"
                 html +=
-                    "<span class=\"status \(toneClass(ReportFindings.tone(status: row.status)))\">\(ReportFormat.statusWords(row.status))</span>"
+                    "<span class=\"status \(toneClass(ReportFindings.tone(status: row.status)))\">\(row.status.words)</span>"
                 html += "<span class=\"goal\">\(ReportFindings.goalLift(row))"
                 if let farEnds = ReportFindings.farEnds(row, in: offering) { html += "<span class=\"far-ends\">\(farEnds)</span>" }
                 html += "</span>"

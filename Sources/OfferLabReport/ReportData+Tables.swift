@@ -1,6 +1,7 @@
 import OfferLabEvents
 import OfferLabJob
 import OfferLabSupport
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// A `ReportData` from the typed night (`NightTables`), whether a run made it or the database

@@ -1,5 +1,6 @@
 import OfferLabEvents
 import OfferLabJob
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// Everything a night's report shows, and nothing else: rendering takes only this value, so a

@@ -1,5 +1,6 @@
 import OfferLabJob
 import OfferLabStatistics
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// What a product lead reads first: a verdict per offering, a headline per treatment, and the
@@ -197,22 +198,19 @@ enum ReportFindings {
 
     // MARK: Decision, verdict and headlines
 
-    /// The statuses that end a treatment's test: nothing is left to wait for.
-    static let decidedStatuses: Set = ["ship", "roll_back", "inconclusive", "futile"]
-
     /// The tone of one status: green for ship, red for roll back and broken data.
-    static func tone(status: String) -> Tone {
+    static func tone(status: DecisionStatus) -> Tone {
         switch status {
-        case "ship": .better
-        case "roll_back", "unhealthy": .worse
-        default: .unclear
+        case .ship: .better
+        case .rollBack, .unhealthy: .worse
+        case .tooEarly, .inconclusive, .futile, .keepRunning: .unclear
         }
     }
 
     /// The treatment's status as a sentence's opening, the treatment named after the verb:
     /// "Ship variant_b", "Stop social_proof: the target lift cannot be found in time".
-    static func headline(status: String, group: String) -> String {
-        let words = ReportFormat.statusWords(status)
+    static func headline(status: DecisionStatus, group: String) -> String {
+        let words = status.words
         guard let colon = words.range(of: ": ") else { return "\(words) \(group)" }
         return "\(words[..<colon.lowerBound]) \(group): \(words[colon.upperBound...])"
     }
@@ -249,11 +247,11 @@ enum ReportFindings {
     /// When to look again: the expected decision date of a running test, nil for the others.
     static func when(_ row: DecisionRow, night: Night) -> String? {
         switch (row.status, row.daysLeft) {
-        case ("keep_running", let days?) where row.daysLeftFloor == true: "decision not before \(ReportFormat.date(days, after: night))"
-        case ("keep_running", let days?): "decision expected about \(ReportFormat.date(days, after: night))"
-        case ("keep_running", nil) where row.enrolmentPerDay == 0: "decision date unknown: no one has joined in the last 7 days"
-        case ("keep_running", nil): "decision date unknown: the users still needed cannot be estimated yet"
-        case ("too_early", let days?): "look again about \(ReportFormat.date(days, after: night))"
+        case (.keepRunning, let days?) where row.daysLeftFloor == true: "decision not before \(ReportFormat.date(days, after: night))"
+        case (.keepRunning, let days?): "decision expected about \(ReportFormat.date(days, after: night))"
+        case (.keepRunning, nil) where row.enrolmentPerDay == 0: "decision date unknown: no one has joined in the last 7 days"
+        case (.keepRunning, nil): "decision date unknown: the users still needed cannot be estimated yet"
+        case (.tooEarly, let days?): "look again about \(ReportFormat.date(days, after: night))"
         default: nil
         }
     }
@@ -262,7 +260,7 @@ enum ReportFindings {
     /// one: the enrolment goes on at tonight's pace, and for revenue per user, that each user's
     /// revenue grows with time in the test as it did for the users already in it that long.
     static func dateAssumes(_ row: DecisionRow) -> String? {
-        guard row.status == "keep_running", row.daysLeft != nil else { return nil }
+        guard row.status == .keepRunning, row.daysLeft != nil else { return nil }
         let pace = "The decision date assumes that new users keep joining at the pace of the last 7 days"
         guard row.goalMetric == Metric.arpu.csvName else { return pace + "." }
         return pace
@@ -311,15 +309,15 @@ enum ReportFindings {
     /// offering's decision yet).
     static func tone(_ decisions: [DecisionRow]) -> Tone {
         let statuses = Set(decisions.map(\.status))
-        if statuses.contains("roll_back") || statuses.contains("unhealthy") { return .worse }
-        return statuses.contains("ship") && statuses.isSubset(of: decidedStatuses) ? .better : .unclear
+        if statuses.contains(.rollBack) || statuses.contains(.unhealthy) { return .worse }
+        return statuses.contains(.ship) && statuses.allSatisfy(\.endsTheTest) ? .better : .unclear
     }
 
     /// One sentence when the revenue of the members who have had longer (the longest matured
     /// `arpu_d<D>`) or the projected first year points the other way from the status's goal: the
     /// status rests on the goal over every member so far; nil when they agree or are missing.
     static func otherResultsPointElsewhere(_ row: DecisionRow, in offering: OfferingReport) -> String? {
-        guard row.status == "ship" || row.status == "roll_back", let lift = row.goalRelLift, lift != 0 else { return nil }
+        guard row.status == .ship || row.status == .rollBack, let lift = row.goalRelLift, lift != 0 else { return nil }
         let matured = offering.familyComparisons.filter { $0.group == row.group && ($0.familyMetric ?? "").hasPrefix("arpu_d") }.last
         let projected = offering.projectedComparisons.first { $0.comparison.group == row.group }?.comparison
         var others: [String] = []

@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 /// When a group's members were assigned, as the decision reads it (docs/statistics.md, "The
 /// decision"): the first `assigned_at`, and the members by whole days before `as_of`. Their size
 /// grows with the days a test has run, never with its members, and the counts of two sets of
@@ -12,8 +14,6 @@ public struct AssignmentDays: Sendable, Equatable {
     /// `exactlyDaysBefore[k]`: of them, those assigned exactly k days before `as_of` (whose
     /// `assigned_at` + k days is `as_of` itself: in "the last k days", not in the last k − 1).
     public private(set) var exactlyDaysBefore: [Int] = []
-
-    private static let day: Int64 = 86_400_000_000
 
     public init(asOf: Int64) {
         self.asOf = asOf
@@ -39,7 +39,7 @@ public struct AssignmentDays: Sendable, Equatable {
         // The earliest member is `first`: in the last day held, and exactly that many days
         // before as_of when it is counted so.
         let before = asOf - first
-        guard before > 0, Int(before / Self.day) == days - 1 else { return nil }
+        guard before > 0, Int(before / Microseconds.perDay) == days - 1 else { return nil }
     }
 
     /// Adds a member assigned at `assignedAt` (before `as_of`).
@@ -47,10 +47,10 @@ public struct AssignmentDays: Sendable, Equatable {
         precondition(assignedAt < asOf, "a member is assigned before as_of")
         first = min(first ?? assignedAt, assignedAt)
         let before = asOf - assignedAt
-        let days = Int(before / Self.day)
+        let days = Int(before / Microseconds.perDay)
         grow(to: days)
         byDaysBefore[days] += 1
-        if before % Self.day == 0 { exactlyDaysBefore[days] += 1 }
+        if before % Microseconds.perDay == 0 { exactlyDaysBefore[days] += 1 }
     }
 
     /// Adds `other`'s members (of the same `as_of`).

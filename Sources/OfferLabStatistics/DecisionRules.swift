@@ -1,23 +1,4 @@
-/// What to do with a treatment tonight (docs/statistics.md, "The decision"): the rules in their
-/// order, and the days a test still needs. Pure: the caller gathers the intervals, the power plan
-/// and the enrolment; the words a product lead reads are the report's.
-public enum DecisionStatus: String, Sendable, CaseIterable {
-    /// The verdict is withheld (a sample ratio mismatch, the app and the server disagreeing, …).
-    case unhealthy
-    /// The goal or a guardrail loses.
-    case rollBack = "roll_back"
-    /// Fewer whole nights than `min_runtime_days` since the first member's night.
-    case tooEarly = "too_early"
-    /// The goal wins and no guardrail loses.
-    case ship
-    /// Powered for `target_mde` and still not significant: the lift is smaller than worth finding.
-    case inconclusive
-    /// Nothing worth waiting for: at this enrolment neither the target lift nor a larger lift the
-    /// goal shows tonight can be found by `max_runtime_days` (or at all); stop.
-    case futile
-    /// Not yet powered: keep the test running.
-    case keepRunning = "keep_running"
-}
+import OfferLabVocabulary
 
 /// Where a metric's adjusted interval of the absolute lift lies.
 public enum MetricOutcome: Sendable, Equatable {
@@ -101,7 +82,7 @@ public enum DecisionRules {
 
         /// The UTC dates from the first member's `assigned_at` to `asOf` (µs): 0 on its own night.
         public static func nights(from firstAssignedAt: Int64, to asOf: Int64) -> Int {
-            let day = 86_400_000_000.0
+            let day = Microseconds.perDayAsDouble
             return Int((Double(asOf) / day).rounded(.down) - (Double(firstAssignedAt) / day).rounded(.down))
         }
     }
@@ -203,7 +184,7 @@ public enum DecisionRules {
     /// days count down. ⌈pooled date − as_of⌉ in days, at least 0; tonight's own without `earlier`.
     public static func pooledDaysLeft(tonight: Int, asOf: Int64, earlier: PlannedDecision?) -> Int {
         guard let earlier, earlier.nights > 0 else { return tonight }
-        let day = 86_400_000_000.0
+        let day = Microseconds.perDayAsDouble
         let tonightsDate = Double(asOf) / day + Double(tonight)
         let pooled = (tonightsDate + Double(earlier.nights) * Double(earlier.decidedAt) / day) / Double(earlier.nights + 1)
         return max(0, Int((pooled - Double(asOf) / day).rounded(.up)))

@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 /// One group of an offering, as the analysis needs it.
 public struct AnalysisGroup: Sendable, Equatable {
     /// The group's name (`group_name`).

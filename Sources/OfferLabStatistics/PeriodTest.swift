@@ -1,58 +1,30 @@
+import OfferLabVocabulary
+
 /// A period test (docs/statistics.md, "Period tests"): a treatment and its control that sell
 /// different billing periods, so revenue so far favours the shorter period's early charges and
 /// the test is decided by its year (`projected_arpu_365`).
 public struct PeriodTest: Sendable, Equatable {
-    /// Control's billing periods (catalog `type`s), shortest first.
-    public var control: [String]
+    /// Control's billing periods, shortest first.
+    public var control: [BillingPeriod]
     /// The treatment's.
-    public var treatment: [String]
+    public var treatment: [BillingPeriod]
 
-    /// The test of a treatment whose products have the catalog `type`s `treatment` against
-    /// control's `control` (nil: a product without a type, which names no period); nil when the
-    /// two sell the same set of periods. Every `…_pass` and `one_time` is a period of its own.
-    public init?(control: [String?], treatment: [String?]) {
+    /// The test of a treatment whose products bill on `treatment` against control's `control`
+    /// (nil: a product without a catalog `type`, which names no period); nil when the two sell
+    /// the same set of periods. Every catalog `type` is a period of its own (`3_day_pass` and
+    /// `7_day_pass`, `one_time`, a type the rules do not know).
+    public init?(control: [BillingPeriod?], treatment: [BillingPeriod?]) {
         let controlPeriods = Set(control.compactMap { $0 })
         let treatmentPeriods = Set(treatment.compactMap { $0 })
         guard controlPeriods != treatmentPeriods else { return nil }
-        self.control = Self.shortestFirst(controlPeriods)
-        self.treatment = Self.shortestFirst(treatmentPeriods)
+        self.control = BillingPeriod.shortestFirst(controlPeriods)
+        self.treatment = BillingPeriod.shortestFirst(treatmentPeriods)
     }
 
     /// "weekly, monthly against 3-day pass, monthly, yearly": control's periods against the
     /// treatment's, in a product lead's words.
     public var periodsInWords: String {
-        "\(control.map(Self.plainName).joined(separator: ", ")) against \(treatment.map(Self.plainName).joined(separator: ", "))"
-    }
-
-    /// A catalog `type` in words: `3_day_pass` → "3-day pass", `one_time` → "one-time purchase",
-    /// `weekly` as it is.
-    public static func plainName(_ type: String) -> String {
-        if type == "one_time" { return "one-time purchase" }
-        let words = type.split(separator: "_").map(String.init)
-        if words.count >= 3, words.last == "pass", Int(words[0]) != nil {
-            return "\(words[0])-\(words[1...].dropLast().joined(separator: " ")) pass"
-        }
-        return words.joined(separator: " ")
-    }
-
-    /// Shortest first: a pass of N days (`N_day_pass`, `N_week_pass`) by its length, then weekly,
-    /// monthly, yearly, then every other type (`one_time`, unknown ones) by name.
-    static func shortestFirst(_ types: Set<String>) -> [String] {
-        types.sorted { (days($0) ?? .infinity, $0) < (days($1) ?? .infinity, $1) }
-    }
-
-    /// The days a type covers, when its name says (the order of `shortestFirst` only).
-    static func days(_ type: String) -> Double? {
-        switch type {
-        case "weekly": return 7
-        case "monthly": return 365.25 / 12
-        case "yearly": return 365.25
-        default:
-            let words = type.split(separator: "_")
-            guard words.count == 3, words[2] == "pass", let count = Double(words[0]) else { return nil }
-            let unit: Double? = ["day": 1, "week": 7, "month": 365.25 / 12, "year": 365.25][String(words[1])]
-            return unit.map { count * $0 }
-        }
+        "\(control.map(\.plainName).joined(separator: ", ")) against \(treatment.map(\.plainName).joined(separator: ", "))"
     }
 }
 

@@ -1,4 +1,5 @@
 import OfferLabIngest
+import OfferLabVocabulary
 
 extension StoreEvent {
     /// Fills `record` with exactly what the purchase-log parser (docs/input-formats.md#json-lines)
@@ -85,8 +86,8 @@ extension StoreEvent {
 
     /// The timestamps whose text (`Timestamp.format`) the grammar reads back: years 0 to 9999.
     static let textTimestamps: Range<Int64> =
-        Timestamp.daysFromCivil(year: 0, month: 1, day: 1) * Timestamp.microsecondsPerDay..<Timestamp.daysFromCivil(
-            year: 10_000, month: 1, day: 1) * Timestamp.microsecondsPerDay
+        Timestamp.daysFromCivil(year: 0, month: 1, day: 1) * Microseconds.perDay..<Timestamp.daysFromCivil(
+            year: 10_000, month: 1, day: 1) * Microseconds.perDay
 
     /// A fee share in billionths, as the parser reads the line's: `.some(nil)` when the line has
     /// none (absent or not finite), nil when it is no share (the record is an invalid field).

@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 /// What the server's offering tables say: offerings, their groups, and what each group was shown.
 public struct OfferingCatalog: Sendable {
     /// In table order.
@@ -56,12 +58,16 @@ public struct OfferingGroup: Sendable {
 /// A product shown to a group.
 public struct GroupProduct: Sendable {
     public var productID: String
+    /// The catalog `type`, as written (the report shows it).
     public var type: String?
     public var fallbackDisplayPrice: String?
     public var position: Int64?
     public var isDefault: Bool
     public var badgeText: String?
     public var subtitleText: String?
+
+    /// The billing period its `type` names; nil without one.
+    public var billingPeriod: BillingPeriod? { type.map(BillingPeriod.init(catalogType:)) }
 }
 
 /// The paywall copy shown to a group.

@@ -6,6 +6,7 @@ import OfferLabResults
 import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// `offerlab stats`: comparisons and SRM from per-group sufficient statistics computed

@@ -8,6 +8,7 @@ import OfferLabResults
 import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// The night's own parts (contract §3.3, docs/warehouse.md "The night's parts"): beyond §3.2's,
@@ -201,7 +202,7 @@ package enum NightParts {
             case .events, .backtest: return []
             case .dailyTotals:
                 guard let first = result.daily.first.flatMap({ Timestamp.parse($0.date + "T00:00:00Z") }) else { return [] }
-                let firstDay = Int(first / Timestamp.microsecondsPerDay)
+                let firstDay = Int(first / Microseconds.perDay)
                 var rows = [NightPartRow(offeringID: offeringID, statistic: "first_day", value: Double(firstDay))]
                 for (day, totals) in result.daily.enumerated() {
                     for (name, group) in zip(groups, totals.groups) {
@@ -604,12 +605,12 @@ extension NightParts {
             guard firstRow.statistic == "first_day", firstRow.keys.isEmpty, firstRow.value == firstRow.value.rounded(),
                 abs(firstRow.value) < 1e7
             else { throw refuse(.dailyTotals, firstRow, "the offering's row must be first_day, a day number since 1970-01-01") }
-            let firstDay = Int64(firstRow.value) * Timestamp.microsecondsPerDay
+            let firstDay = Int64(firstRow.value) * Microseconds.perDay
             guard firstDay < asOf else { throw refuse(.dailyTotals, firstRow, "first_day is not before as_of") }
-            let dayCount = Int((asOf - 1 - firstDay) / Timestamp.microsecondsPerDay) + 1
+            let dayCount = Int((asOf - 1 - firstDay) / Microseconds.perDay) + 1
             var days = (0..<dayCount).map {
                 DailyTotals(
-                    date: Timestamp.formatDate(firstDay + Int64($0) * Timestamp.microsecondsPerDay),
+                    date: Timestamp.formatDate(firstDay + Int64($0) * Microseconds.perDay),
                     groups: Array(repeating: GroupTotals(), count: groups.count))
             }
             let counts = Dictionary(uniqueKeysWithValues: GroupCount.allCases.map { ($0.column, $0) })

@@ -5,6 +5,7 @@ import OfferLabJob
 import OfferLabResults
 import OfferLabStatistics
 import OfferLabSupport
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// `offerlab run --parts DIR`: the night's parts as `run` computes them, in the columns an

@@ -2,6 +2,7 @@ import OfferLabAnalysis
 import OfferLabIngest
 import OfferLabJob
 import OfferLabTables
+import OfferLabVocabulary
 import OfferLabWriters
 
 /// An event type's log name as a SQL string literal: `'refund'`. The scripts take the taxonomy from
@@ -562,7 +563,7 @@ extension ScriptBuilder {
                 SELECT original_transaction_id, min(ts) AS first_charge FROM clean_events
                 WHERE event IN \(chargeEvents) AND original_transaction_id IS NOT NULL GROUP BY original_transaction_id
                 """))
-        let year = 365 * Timestamp.microsecondsPerDay
+        let year = 365 * Microseconds.perDay
         // Stores are matched in any case (docs/analysis.md §8); the job's names are lower-case.
         let store = "coalesce(lower(e.store), \(t(settings.defaultStore)))"
         let reduced =

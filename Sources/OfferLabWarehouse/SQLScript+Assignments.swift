@@ -1,5 +1,6 @@
 import OfferLabAnalysis
 import OfferLabIngest
+import OfferLabVocabulary
 
 /// The night parts assignments, tenure, dailyTotals (contract §3.3): see `nightPartResult`.
 extension ScriptBuilder {
@@ -113,7 +114,7 @@ extension ScriptBuilder {
 
     // MARK: The daily series' steps
 
-    private var dayMicroseconds: String { String(Timestamp.microsecondsPerDay) }
+    private var dayMicroseconds: String { String(Microseconds.perDay) }
 
     /// The number since 1970-01-01 of the UTC day of a time (µs), rounded down before 1970 too.
     private func dayNumber(_ time: String) -> String {

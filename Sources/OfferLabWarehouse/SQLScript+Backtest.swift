@@ -1,6 +1,7 @@
 import OfferLabAnalysis
 import OfferLabIngest
 import OfferLabResults
+import OfferLabVocabulary
 
 /// The night part backtest (contract §3.3): see `nightPartResult`.
 extension ScriptBuilder {
@@ -11,7 +12,7 @@ extension ScriptBuilder {
     func backtestResult() -> String {
         var statements = pastChainStatements()
         let asOf = job.night.microseconds
-        let day = Timestamp.microsecondsPerDay
+        let day = Microseconds.perDay
         let readDays = BacktestCohorts.readDays.map { "(\($0))" }.joined(separator: ", ")
         // A chain of a renewing product is a buyer of the cohort of its first charge's month (its
         // first day, as a day number since 1970-01-01, and `YYYY-MM`).
@@ -189,7 +190,7 @@ extension ScriptBuilder {
     /// Its charges before then, each with the refunds of it before then (`backtest_read_charges`);
     /// its chain as it stood (`backtest_read_chains`); its renewals (`backtest_read_renewals`).
     private func readStatements() -> [String] {
-        let day = Timestamp.microsecondsPerDay
+        let day = Microseconds.perDay
         var statements: [String] = []
         statements.append(
             dialect.materialize(
@@ -268,7 +269,7 @@ extension ScriptBuilder {
         var rows = [
             row("users", value: "count(*)", from: reads),
             row(
-                "observed_days", value: "sum(CAST(k.read_end - k.first_at AS DOUBLE) / \(double(Double(Timestamp.microsecondsPerDay))))",
+                "observed_days", value: "sum(CAST(k.read_end - k.first_at AS DOUBLE) / \(double(Double(Microseconds.perDay))))",
                 from: reads),
             row("payers", value: "count(*)", from: reads),
             row("purchase_entries", value: "count(*)", from: reads),
@@ -303,7 +304,7 @@ extension ScriptBuilder {
         }
         let matureRefunded = "\(charges) WHERE \(mature) AND k.first_refund_at IS NOT NULL"
         let delayBin =
-            "greatest(0, CAST(ceil(CAST(k.first_refund_at - k.ts AS DOUBLE) / \(double(Double(Timestamp.microsecondsPerDay))) - 0.5) AS BIGINT))"
+            "greatest(0, CAST(ceil(CAST(k.first_refund_at - k.ts AS DOUBLE) / \(double(Double(Microseconds.perDay))) - 0.5) AS BIGINT))"
         let youngSlot = "least(CAST(floor(k.age_days) AS BIGINT), \(Int(lagDays.rounded(.up))))"
         let young = "\(charges) WHERE NOT (\(mature)) AND k.first_refund_at IS NULL"
         rows += [

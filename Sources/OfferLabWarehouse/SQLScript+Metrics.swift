@@ -1,6 +1,7 @@
 import OfferLabAnalysis
 import OfferLabIngest
 import OfferLabStatistics
+import OfferLabVocabulary
 
 /// The capped and matured sums and the slices (docs/analysis.md §4b, §4c, §7), after `analyse`.
 extension ScriptBuilder {
@@ -95,7 +96,7 @@ extension ScriptBuilder {
     /// (a refund by its own time).
     mutating func maturedValues(_ days: [Int]) {
         let rows = days.enumerated().map { index, days in
-            "(\(days), \(Int64(days) * Timestamp.microsecondsPerDay), \(t("d\(days)")), \(index + 2))"
+            "(\(days), \(Int64(days) * Microseconds.perDay), \(t("d\(days)")), \(index + 2))"
         }
         add(
             dialect.view(

@@ -2,6 +2,7 @@ import OfferLabAnalysis
 import OfferLabJob
 import OfferLabProjection
 import OfferLabTables
+import OfferLabVocabulary
 
 /// The night part observations (contract §3.3): each group's `GroupObservation` (the 365-day
 /// projection's counts, `ObservationStatistic`) as `run --parts` writes it, and the offering's
@@ -12,7 +13,7 @@ extension ScriptBuilder {
     static let refundLagDays = 14
 
     /// A day in µs, as a DOUBLE: tenures and ages are fractional days, divided as Swift divides.
-    var day: String { "CAST(86400000000 AS DOUBLE)" }
+    var day: String { "CAST(\(Microseconds.perDay) AS DOUBLE)" }
 
     /// `(later − earlier)` µs in fractional days.
     func days(_ later: String, _ earlier: String) -> String { "(CAST(\(later) - \(earlier) AS DOUBLE) / \(day))" }
@@ -58,7 +59,7 @@ extension ScriptBuilder {
             let period = projectionCatalog.products[index].renewalPeriodDays.map(double) ?? "CAST(NULL AS DOUBLE)"
             return "(\(t(id)), \(period), \(projectionCatalog.hasPeriod[index]), \(!id.isEmpty))"
         }
-        let year = Int64(Self.horizonDays) * 86_400_000_000
+        let year = Int64(Self.horizonDays) * Microseconds.perDay
         let window = job.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) }
         let amount =
             "CASE WHEN x.rate IS NULL OR x.money_micros IS NULL THEN \(double(0)) ELSE CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END"
@@ -162,7 +163,7 @@ extension ScriptBuilder {
     /// charge, when its next renewal is due, and the charges after which its renewal was turned
     /// off, as `GroupObservation` reads them).
     func projectionChains() -> String {
-        let year = Int64(Self.horizonDays) * 86_400_000_000
+        let year = Int64(Self.horizonDays) * Microseconds.perDay
         let member = "offering_key, user_id"
         var script = dialect.materialize(
             "projection_charges",
@@ -211,7 +212,7 @@ extension ScriptBuilder {
     /// read before it, and entry (the trial's start, else the first purchase).
     func projectionMemberFacts() -> String {
         let asOf = job.night.microseconds
-        let year = Int64(Self.horizonDays) * 86_400_000_000
+        let year = Int64(Self.horizonDays) * Microseconds.perDay
         return dialect.materialize(
             "projection_members",
             """

@@ -3,6 +3,7 @@ import Foundation
 import OfferLab
 import OfferLabJob
 import OfferLabSupport
+import OfferLabVocabulary
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,8 +22,8 @@ struct RunCommand: AsyncParsableCommand {
             slice_comparisons.csv and slice_srm.csv with slices; and report.html, the page product leads \
             read) and to the SQLite database, which keeps every night. A failed run leaves earlier \
             outputs untouched. On stdout, after the folder: one line per treatment, \
-            `<offering> <group>: <status>: <reason>` (ship, roll_back, too_early, inconclusive, \
-            futile, keep_running, unhealthy); then one `alert: …` line per change since the previous \
+            `<offering> <group>: <status>: <reason>` \
+            (\(DecisionStatus.allCases.map(\.rawValue).joined(separator: ", "))); then one `alert: …` line per change since the previous \
             night (a status, a sample-ratio flag), and with alert_exit_code N such a night exits N.
 
             Warnings (stderr, `warning: …`; the run still succeeds): money left out for want of a rate; \

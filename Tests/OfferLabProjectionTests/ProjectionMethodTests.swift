@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabStatistics
+import OfferLabVocabulary
 import Testing
 
 @testable import OfferLabProjection
@@ -119,13 +120,17 @@ struct ProjectionMethodTests {
         #expect(abs(second - 125) < 1e-12)
     }
 
-    @Test("Catalog types: weekly 7 days, monthly a twelfth of a year, yearly, a pass never renews, an unknown type is refused")
-    func catalogTypes() {
-        #expect(ProjectionProduct(catalogType: "weekly")?.renewalPeriodDays == 7)
-        #expect(ProjectionProduct(catalogType: "monthly")?.renewalPeriodDays == 30.4375)
-        #expect(ProjectionProduct(catalogType: "yearly")?.renewalPeriodDays == 365.25)
-        #expect(ProjectionProduct(catalogType: "3_day_pass") == ProjectionProduct(renewalPeriodDays: nil))
-        #expect(ProjectionProduct(catalogType: "quarterly") == nil)
+    @Test(
+        "Billing periods: weekly 7 days, monthly a twelfth of a year, yearly, a pass and one_time never renew, an unknown type is refused")
+    func billingPeriods() {
+        let product = { (type: String) in ProjectionProduct(period: BillingPeriod(catalogType: type)) }
+        #expect(product("weekly")?.renewalPeriodDays == 7)
+        #expect(product("monthly")?.renewalPeriodDays == 30.4375)
+        #expect(product("yearly")?.renewalPeriodDays == 365.25)
+        #expect(product("3_day_pass") == ProjectionProduct(renewalPeriodDays: nil))
+        #expect(product("weekend_pass") == ProjectionProduct(renewalPeriodDays: nil))
+        #expect(product("one_time") == ProjectionProduct(renewalPeriodDays: nil))
+        #expect(product("quarterly") == nil)
     }
 
     @Test("Bad settings and events are refused with the reason")

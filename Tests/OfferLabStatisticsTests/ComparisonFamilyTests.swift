@@ -1,4 +1,5 @@
 import OfferLabStatistics
+import OfferLabVocabulary
 import Testing
 
 /// `n` users of whom `converters` paid `price` once.

@@ -1,4 +1,5 @@
 import OfferLabStatistics
+import OfferLabVocabulary
 import Testing
 
 /// A group whose converters each paid `price` (everybody else 0).

@@ -1,30 +1,31 @@
 import OfferLabStatistics
+import OfferLabVocabulary
 import Testing
 
 @Suite("Period tests: which pairs bill on different periods, and the interval their year is decided by")
 struct PeriodTestTests {
-    @Test("A pair is a period test when the sets of catalog types differ; the sample's variant_b against control is one")
-    func detection() throws {
-        let test = try #require(PeriodTest(control: ["weekly", "monthly"], treatment: ["3_day_pass", "monthly", "yearly"]))
-        #expect(test.control == ["weekly", "monthly"] && test.treatment == ["3_day_pass", "monthly", "yearly"])
-        #expect(test.periodsInWords == "weekly, monthly against 3-day pass, monthly, yearly")
-        // The same periods at other prices (the sample's variant_a), in another order, or repeated: not one.
-        #expect(PeriodTest(control: ["weekly", "monthly"], treatment: ["monthly", "weekly", "weekly"]) == nil)
-        // A product without a type names no period.
-        #expect(PeriodTest(control: ["weekly", nil], treatment: ["weekly"]) == nil)
-        // Every pass is a period of its own, and so is one_time.
-        #expect(PeriodTest(control: ["3_day_pass"], treatment: ["7_day_pass"]) != nil)
-        #expect(PeriodTest(control: ["monthly"], treatment: ["monthly", "one_time"])?.treatment == ["monthly", "one_time"])
-        #expect(PeriodTest(control: ["yearly"], treatment: ["weekly"])?.periodsInWords == "yearly against weekly")
+    /// The periods of catalog `type`s (nil: a product without one).
+    static func periods(_ types: [String?]) -> [BillingPeriod?] { types.map { $0.map(BillingPeriod.init(catalogType:)) } }
+
+    static func test(_ control: [String?], _ treatment: [String?]) -> PeriodTest? {
+        PeriodTest(control: periods(control), treatment: periods(treatment))
     }
 
-    @Test("Types in words, shortest first")
-    func words() {
-        #expect(PeriodTest.plainName("3_day_pass") == "3-day pass" && PeriodTest.plainName("2_week_pass") == "2-week pass")
-        #expect(PeriodTest.plainName("one_time") == "one-time purchase" && PeriodTest.plainName("weekly") == "weekly")
-        #expect(PeriodTest.plainName("lifetime_deal") == "lifetime deal")
-        let test = PeriodTest(control: ["yearly", "one_time", "monthly", "2_week_pass", "weekly", "30_day_pass"], treatment: [])
-        #expect(test?.control == ["weekly", "2_week_pass", "30_day_pass", "monthly", "yearly", "one_time"])
+    @Test("A pair is a period test when the sets of catalog types differ; the sample's variant_b against control is one")
+    func detection() throws {
+        let test = try #require(Self.test(["weekly", "monthly"], ["3_day_pass", "monthly", "yearly"]))
+        #expect(test.control.map(\.catalogType) == ["weekly", "monthly"])
+        #expect(test.treatment.map(\.catalogType) == ["3_day_pass", "monthly", "yearly"])
+        #expect(test.periodsInWords == "weekly, monthly against 3-day pass, monthly, yearly")
+        // The same periods at other prices (the sample's variant_a), in another order, or repeated: not one.
+        #expect(Self.test(["weekly", "monthly"], ["monthly", "weekly", "weekly"]) == nil)
+        // A product without a type names no period.
+        #expect(Self.test(["weekly", nil], ["weekly"]) == nil)
+        // Every pass is a period of its own, and so are one_time and a type the rules do not know.
+        #expect(Self.test(["3_day_pass"], ["7_day_pass"]) != nil)
+        #expect(Self.test(["monthly"], ["monthly", "one_time"])?.treatment.map(\.catalogType) == ["monthly", "one_time"])
+        #expect(Self.test(["monthly"], ["quarterly"])?.periodsInWords == "monthly against quarterly")
+        #expect(Self.test(["yearly"], ["weekly"])?.periodsInWords == "yearly against weekly")
     }
 
     static let rows: [ReferenceRow] = (try? Reference.rows("projected_goal.csv")) ?? []

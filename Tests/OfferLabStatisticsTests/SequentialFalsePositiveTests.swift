@@ -1,4 +1,5 @@
 import OfferLabStatistics
+import OfferLabVocabulary
 import Testing
 
 /// Why sequential inference exists (docs/statistics.md, Sequential), as a test: A/A experiments (no true difference) read every night.

@@ -2,6 +2,7 @@ import Foundation
 import OfferLabIngest
 import OfferLabJob
 import OfferLabTestSupport
+import OfferLabVocabulary
 import Testing
 
 @testable import OfferLabSupport
@@ -10,11 +11,11 @@ import Testing
 /// Watching every night (docs/reliability.md, "Alerts"; docs/statistics.md, "Sequential sample
 /// ratio"): alerts only on change, and the always-valid sample ratio's running minimum.
 @Suite struct AlertTests {
-    static func decision(_ group: String, _ status: String) -> DecisionRow {
+    static func decision(_ group: String, _ status: DecisionStatus) -> DecisionRow {
         DecisionRow(offeringID: "test", group: group, controlGroup: "control", status: status, reason: "Because.")
     }
 
-    static func previous(_ statuses: [String: String], flagged: Bool? = nil) -> PreviousNight {
+    static func previous(_ statuses: [String: DecisionStatus], flagged: Bool? = nil) -> PreviousNight {
         var night = PreviousNight(night: Night("2026-03-15"), linesRead: nil, users: [:])
         for (group, status) in statuses { night.statuses[PreviousNight.key("test", group)] = status }
         if let flagged { night.sequentialSampleRatioFlags["test"] = flagged }
@@ -27,22 +28,22 @@ import Testing
 
     @Test func aFirstNightAlertsOnEveryStatusButARunningOne() {
         let alerts = ResultTables.alerts(
-            decisions: [Self.decision("a", "too_early"), Self.decision("b", "keep_running"), Self.decision("c", "unhealthy")],
+            decisions: [Self.decision("a", .tooEarly), Self.decision("b", .keepRunning), Self.decision("c", .unhealthy)],
             sampleRatios: [Self.srm(flagged: false)], previous: nil)
         #expect(alerts.map(\.group) == ["c"])
         #expect(alerts.first?.line == "alert: test c: unhealthy: Because." && alerts.first?.previous == "")
     }
 
     @Test func onlyAChangeAlertsAndRunningOnIsNone() {
-        let previous = Self.previous(["a": "too_early", "b": "ship", "c": "keep_running", "d": "ship", "e": "keep_running"])
+        let previous = Self.previous(["a": .tooEarly, "b": .ship, "c": .keepRunning, "d": .ship, "e": .keepRunning])
         let alerts = ResultTables.alerts(
             decisions: [
-                Self.decision("a", "keep_running"),  // running on: none
-                Self.decision("b", "keep_running"),  // a winner that no longer wins
-                Self.decision("c", "roll_back"),
-                Self.decision("d", "ship"),  // unchanged
-                Self.decision("e", "too_early"),  // running on: none
-                Self.decision("f", "keep_running"),  // new tonight, running: none
+                Self.decision("a", .keepRunning),  // running on: none
+                Self.decision("b", .keepRunning),  // a winner that no longer wins
+                Self.decision("c", .rollBack),
+                Self.decision("d", .ship),  // unchanged
+                Self.decision("e", .tooEarly),  // running on: none
+                Self.decision("f", .keepRunning),  // new tonight, running: none
             ], sampleRatios: [], previous: previous)
         #expect(alerts.map { "\($0.group) \($0.previous) \($0.current)" } == ["b ship keep_running", "c keep_running roll_back"])
         #expect(alerts.first?.message == "test b: ship → keep_running: Because.")
@@ -50,9 +51,9 @@ import Testing
 
     /// `futile` is a status like any other: a move into it from running on is an alert, staying is none.
     @Test func aMoveToFutileAlerts() {
-        let previous = Self.previous(["a": "keep_running", "b": "futile", "c": "too_early"])
+        let previous = Self.previous(["a": .keepRunning, "b": .futile, "c": .tooEarly])
         let alerts = ResultTables.alerts(
-            decisions: [Self.decision("a", "futile"), Self.decision("b", "futile"), Self.decision("c", "futile")], sampleRatios: [],
+            decisions: [Self.decision("a", .futile), Self.decision("b", .futile), Self.decision("c", .futile)], sampleRatios: [],
             previous: previous)
         #expect(alerts.map { "\($0.group) \($0.previous) \($0.current)" } == ["a keep_running futile", "c too_early futile"])
     }
@@ -190,7 +191,7 @@ import Testing
         #expect(program.money(166_810.6) == "EUR +166810.60" && person.money(166_810.6) == "EUR +166,811")
         #expect(program.interval(-0.4231, 0.655) == "-42.3% to +65.5%" && person.interval(-0.4231, 0.655) == "\u{2212}42.3% to +65.5%")
         #expect(program.interval(nil, 0.655).isEmpty)
-        #expect(program.status("keep_running") == "keep_running" && person.status("keep_running") == "Keep running")
+        #expect(program.status(.keepRunning) == "keep_running" && person.status(.keepRunning) == "Keep running")
         #expect(program.metric("arpu_d14") == "arpu_d14" && person.metric("arpu_d14") == "revenue per user within 14 days")
         #expect(
             program.date(night: "2026-12-30", plusDays: 3, floor: false) == "2027-01-02"

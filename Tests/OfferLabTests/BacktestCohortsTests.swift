@@ -6,6 +6,7 @@ import OfferLabStatistics
 import OfferLabSupport
 import OfferLabTables
 import OfferLabTestSupport
+import OfferLabVocabulary
 import Testing
 
 @testable import OfferLabAnalysis
@@ -21,7 +22,7 @@ import Testing
         let catalog = try CatalogLoader.load(from: try TableSource(path: folder.file("tables.sqlite")))
         let projection = ProjectionCatalog(catalog, labels: ByteStringInterner())
         let asOf = try #require(UTCTime.parseAsOf("2026-04-01"))
-        let day = Timestamp.microsecondsPerDay
+        let day = Microseconds.perDay
         let start = asOf - 400 * day
         var generator = SplitMix64(state: 77)
         func unit() -> Double { Double(generator.next() >> 11) / Double(UInt64(1) << 53) }

@@ -6,10 +6,12 @@ import Testing
 /// one. A new target gets a layer here before anything builds on it.
 @Suite struct LayerTests {
     static let layers: [[String]] = [
-        // The system libraries and the pure statistics depend on nothing: any layer may use them.
-        ["CZlib", "CIsal", "COfferLabSIMD", "COfferLabSystem", "CSQLite", "OfferLabStatistics"],
-        // Bytes in, fields out; the revenue projection (pure, on the statistics).
-        ["OfferLabIngest", "OfferLabProjection"],
+        // The vocabulary and the system libraries depend on nothing: any layer may use them.
+        ["OfferLabVocabulary", "CZlib", "CIsal", "COfferLabSIMD", "COfferLabSystem", "CSQLite"],
+        // The pure statistics (on the vocabulary); bytes in, fields out.
+        ["OfferLabStatistics", "OfferLabIngest"],
+        // The revenue projection (pure, on the statistics).
+        ["OfferLabProjection"],
         // The stores' formats, and what the pipeline's layers share.
         ["OfferLabStoreSources", "OfferLabSupport"],
         // The generator of data sets, with the App Store test signer: code for tests (`testCodeTarget`).

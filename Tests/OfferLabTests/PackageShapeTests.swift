@@ -9,7 +9,8 @@ import Testing
     /// The layers up to the analysis (LayerTests.layers): what another target calls per line,
     /// record or event, and the job's values their API shows (`SliceFields`).
     static let perRecordTargets: Set = [
-        "OfferLabStatistics", "OfferLabIngest", "OfferLabProjection", "OfferLabStoreSources", "OfferLabSupport", "OfferLabJob",
+        "OfferLabVocabulary", "OfferLabStatistics", "OfferLabIngest", "OfferLabProjection", "OfferLabStoreSources", "OfferLabSupport",
+        "OfferLabJob",
         "OfferLabTables", "OfferLabEvents", "OfferLabAnalysis",
     ]
     /// The layers after the analysis, called once per night or offering, and the generator:

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabJob
+import OfferLabVocabulary
 import Testing
 
 @testable import OfferLabReport
@@ -8,7 +9,7 @@ import Testing
 /// The decision as the report shows it (docs/report.md, "What to do tonight"): the sentence that
 /// names the results pointing elsewhere, the statuses at a glance, the log files' paths.
 @Suite struct ReportDecisionTests {
-    static func row(status: String, goalRelLift: Double?, daysLeft: Int? = nil) -> DecisionRow {
+    static func row(status: DecisionStatus, goalRelLift: Double?, daysLeft: Int? = nil) -> DecisionRow {
         DecisionRow(
             offeringID: "spring", group: "variant_b", controlGroup: "control", status: status, reason: "Ship variant_b.",
             goalMetric: "arpu", goalRelLift: goalRelLift, daysLeft: daysLeft)
@@ -22,12 +23,12 @@ import Testing
         projected.lift.relLift = -0.2
         offering.projectedComparisons = [ComparisonRow(offeringID: "spring", comparison: projected)]
         #expect(
-            ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering)
+            ReportFindings.otherResultsPointElsewhere(Self.row(status: .ship, goalRelLift: 0.5), in: offering)
                 == "This rests on revenue per user over every member so far (+50.0%); the projected first year (−20.0%) points the other way."
         )
-        #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "keep_running", goalRelLift: 0.5), in: offering) == nil)
+        #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: .keepRunning, goalRelLift: 0.5), in: offering) == nil)
         offering.projectedComparisons[0].comparison.lift.relLift = 0.1
-        #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: "ship", goalRelLift: 0.5), in: offering) == nil)
+        #expect(ReportFindings.otherResultsPointElsewhere(Self.row(status: .ship, goalRelLift: 0.5), in: offering) == nil)
     }
 
     /// A period test's line at a glance carries the far ends of a new user's year against
@@ -39,7 +40,7 @@ import Testing
         offering.projectedComparisons = [
             ComparisonRow(offeringID: "spring", comparison: projected, absLiftBoundLow: -33.05, absLiftBoundHigh: 78.07)
         ]
-        var row = Self.row(status: "keep_running", goalRelLift: 0.466)
+        var row = Self.row(status: .keepRunning, goalRelLift: 0.466)
         #expect(ReportFindings.farEnds(row, in: offering) == nil)
         row.goalMetric = "projected_arpu_365"
         #expect(
@@ -60,36 +61,42 @@ import Testing
             ))
     }
 
-    /// Statuses are read by their stored text: one this offerlab does not know (the decision's
-    /// `futile` before it existed, say) still reads as words, never as a raw name or a blank.
+    /// A status reads in words (`DecisionStatus.words`); its tone and whether it ends the test
+    /// are the status's own.
     @Test func statusesReadInPlainWords() {
-        #expect(ReportFormat.statusWords("keep_running") == "Keep running")
-        #expect(ReportFormat.statusWords("roll_back") == "Roll back")
-        #expect(ReportFormat.statusWords("futile") == "Stop: the target lift cannot be found in time")
-        #expect(ReportFormat.statusWords("wait_for_data") == "Wait for data")
-        #expect(ReportFindings.decidedStatuses == ["ship", "roll_back", "inconclusive", "futile"])
-        #expect(ReportFindings.tone(status: "unhealthy") == .worse)
-        #expect(ReportFindings.tone(status: "futile") == .unclear)
-        #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "roll_back", goalRelLift: -1)]) == .worse)
-        #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1)]) == .better)
-        #expect(ReportFindings.tone([Self.row(status: "ship", goalRelLift: 1), Self.row(status: "futile", goalRelLift: 0)]) == .better)
+        #expect(DecisionStatus.keepRunning.words == "Keep running")
+        #expect(DecisionStatus.rollBack.words == "Roll back")
+        #expect(DecisionStatus.futile.words == "Stop: the target lift cannot be found in time")
+        #expect(ReportFindings.tone(status: .unhealthy) == .worse)
+        #expect(ReportFindings.tone(status: .futile) == .unclear)
+        #expect(ReportFindings.tone([Self.row(status: .ship, goalRelLift: 1), Self.row(status: .rollBack, goalRelLift: -1)]) == .worse)
+        #expect(ReportFindings.tone([Self.row(status: .ship, goalRelLift: 1)]) == .better)
+        #expect(ReportFindings.tone([Self.row(status: .ship, goalRelLift: 1), Self.row(status: .futile, goalRelLift: 0)]) == .better)
+    }
+
+    /// A status is stored by its name and read back as the same status; a name this offerlab does
+    /// not know (a later version's) reads as `unhealthy`, never as a running test.
+    @Test func statusesAreStoredByName() {
+        for status in DecisionStatus.allCases { #expect(DecisionStatus(resultValue: status.resultValue) == status) }
+        #expect(DecisionStatus(resultValue: .text("wait_for_data")) == .unhealthy)
+        #expect(DecisionStatus(resultValue: .real(nil)) == .unhealthy)
     }
 
     /// A ship beside a treatment still running, or a stop beside one, is not the offering's
     /// decision yet: neither the box at a glance nor "What to do tonight" is green.
     @Test func anOfferingWithATreatmentUndecidedIsNeverShownDecided() {
         var report = reportFixture()
-        var running = Self.row(status: "keep_running", goalRelLift: 0.25, daysLeft: 40)
+        var running = Self.row(status: .keepRunning, goalRelLift: 0.25, daysLeft: 40)
         running.group = "variant_a"
-        for status in ["ship", "futile"] {
+        for status in [DecisionStatus.ship, .futile] {
             report.offerings[0].decisions = [running, Self.row(status: status, goalRelLift: 0.5)]
             #expect(ReportFindings.tone(report.offerings[0].decisions) == .unclear, "\(status)")
             let page = HTMLReport.render(report)
             #expect(!page.contains("class=\"glance decided\""), "\(status)")
             #expect(page.contains("<div class=\"verdict decision open\"><p class=\"label\">What to do tonight</p>"), "\(status)")
         }
-        report.offerings[0].decisions[0].status = "inconclusive"
-        report.offerings[0].decisions[1].status = "ship"
+        report.offerings[0].decisions[0].status = .inconclusive
+        report.offerings[0].decisions[1].status = .ship
         #expect(HTMLReport.render(report).contains("<div class=\"verdict decision win\"><p class=\"label\">What to do tonight</p>"))
     }
 
@@ -97,7 +104,7 @@ import Testing
     /// is worth with its currency, and the date a running test is expected to be decided
     /// (as_of + days_left).
     @Test func aTreatmentAtAGlance() {
-        var row = Self.row(status: "keep_running", goalRelLift: 0.0952, daysLeft: 30)
+        var row = Self.row(status: .keepRunning, goalRelLift: 0.0952, daysLeft: 30)
         (row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (-0.423, 0.6547)
         (row.impact365, row.impact365CILow, row.impact365CIHigh) = (1951.64, -30562.5, 42342.17)
         let night = Night(parsing: "2026-03-15")!
@@ -111,7 +118,7 @@ import Testing
         #expect(ReportFindings.when(row, night: night) == "decision date unknown: no one has joined in the last 7 days")
         row.enrolmentPerDay = 214.7
         #expect(ReportFindings.when(row, night: night) == "decision date unknown: the users still needed cannot be estimated yet")
-        row.status = "ship"
+        row.status = .ship
         #expect(ReportFindings.when(row, night: night) == nil)
         row.goalMetric = "conversion_d7"
         row.goalRelLift = nil
@@ -128,7 +135,7 @@ import Testing
         #expect(ReportFindings.range(1, .infinity, money) == "at least USD 1.00")
         #expect(ReportFindings.range(nil, 3, money) == "at most USD 3.00")
         #expect(ReportFindings.range(-.infinity, .nan, money) == nil)
-        var row = Self.row(status: "ship", goalRelLift: 0.5)
+        var row = Self.row(status: .ship, goalRelLift: 0.5)
         (row.goalRelLiftCILow, row.goalRelLiftCIHigh) = (0.1, .infinity)
         (row.impact365, row.impact365CILow, row.impact365CIHigh) = (100, -.infinity, .infinity)
         #expect(ReportFindings.goalLift(row) == "revenue per user +50.0% (likely at least +10.0%)")
@@ -137,7 +144,7 @@ import Testing
 
     /// "Would have found a 10% change": power in words, the analyst's term in brackets.
     @Test func powerReadsAsAChanceOfFindingTheTarget() {
-        var row = Self.row(status: "keep_running", goalRelLift: 0.01)
+        var row = Self.row(status: .keepRunning, goalRelLift: 0.01)
         (row.targetMDE, row.power, row.usersNeeded) = (0.1, 0.0036, 157_357)
         #expect(
             ReportFindings.power(row)
@@ -147,7 +154,7 @@ import Testing
 
     /// "Fewer paying users", never "less payers".
     @Test func theLiftSplitsIntoPayingUsersAndWhatEachPays() {
-        var row = Self.row(status: "ship", goalRelLift: 0.1)
+        var row = Self.row(status: .ship, goalRelLift: 0.1)
         (row.conversionRelLift, row.arppuRelLift) = (-0.349, 0.4)
         #expect(
             ReportFindings.liftDecomposition(row)
@@ -159,10 +166,10 @@ import Testing
     /// status the report does not know is shown in words.
     @Test func theFirstScreenHoldsEveryTreatment() {
         var report = reportFixture()
-        var running = Self.row(status: "keep_running", goalRelLift: 0.0952, daysLeft: 30)
+        var running = Self.row(status: .keepRunning, goalRelLift: 0.0952, daysLeft: 30)
         running.group = "variant_a"
         (running.impact365, running.impact365CILow, running.impact365CIHigh) = (1951.64, -30562.5, 42342.17)
-        var futile = Self.row(status: "futile", goalRelLift: 0.5)
+        var futile = Self.row(status: .futile, goalRelLift: 0.5)
         (futile.goalRelLiftCILow, futile.goalRelLiftCIHigh) = (0.1, 0.9)
         report.offerings[0].decisions = [running, futile]
         let page = HTMLReport.render(report)
@@ -179,8 +186,8 @@ import Testing
                     + "<span class=\"goal\">revenue per user +50.0% (likely +10.0% to +90.0%)</span>"
                     + "<span class=\"worth\">worth: not projected yet</span></div>"))
         #expect(!page.contains("class=\"glance decided\""))
-        #expect(ReportFindings.headline(status: "ship", group: "variant_b") == "Ship variant_b")
-        #expect(ReportFindings.headline(status: "unhealthy", group: "b") == "Do not act b: the data looks broken")
+        #expect(ReportFindings.headline(status: .ship, group: "variant_b") == "Ship variant_b")
+        #expect(ReportFindings.headline(status: .unhealthy, group: "b") == "Do not act b: the data looks broken")
         // What the running test's date assumes, in its detail; none for a test without a date.
         #expect(
             page.contains(
@@ -192,7 +199,7 @@ import Testing
         running.goalMetric = "conversion"
         #expect(
             ReportFindings.dateAssumes(running) == "The decision date assumes that new users keep joining at the pace of the last 7 days.")
-        report.offerings[0].decisions[0].status = "inconclusive"
+        report.offerings[0].decisions[0].status = .inconclusive
         #expect(HTMLReport.render(report).contains("class=\"glance decided\""))
         // The analyst's terms stay in the expandable detail under the plain sentence.
         #expect(

@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabVocabulary
 import Testing
 
 @testable import OfferLab

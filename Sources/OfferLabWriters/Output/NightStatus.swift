@@ -3,6 +3,7 @@ import OfferLabIngest
 import OfferLabJob
 import OfferLabStatistics
 import OfferLabSupport
+import OfferLabVocabulary
 
 /// `offerlab status`: where every test stands, from the results database alone (docs/reliability.md,
 /// "Alerts"): per (offering, treatment) of a night its decision, and the night that decision began.
@@ -33,9 +34,9 @@ package enum NightStatus {
         let target = night?.date ?? latest
         let stored = try storedNight(databasePath, night: target)
         // Earlier nights, latest first, each read once.
-        var earlier: [(night: String, statuses: [String: String])] = []
+        var earlier: [(night: String, statuses: [String: DecisionStatus])] = []
         for previous in nights.filter({ $0 < target }).reversed() {
-            let statuses = try storedNight(databasePath, night: previous).decisions.reduce(into: [String: String]()) {
+            let statuses = try storedNight(databasePath, night: previous).decisions.reduce(into: [String: DecisionStatus]()) {
                 $0[PreviousNight.key($1.offeringID, $1.group)] = $1.status
             }
             earlier.append((previous, statuses))
@@ -96,10 +97,10 @@ struct StatusCells {
     let reader: NightStatus.Reader
     let currency: String
 
-    /// `Keep running` for a person (`ReportFormat.statusWords`, as the report says it);
+    /// `Keep running` for a person (`DecisionStatus.words`, as the report says it);
     /// `keep_running`, as stored, for a program.
-    func status(_ stored: String) -> String {
-        reader == .program ? stored : ReportFormat.statusWords(stored)
+    func status(_ status: DecisionStatus) -> String {
+        reader == .program ? status.rawValue : status.words
     }
 
     /// `revenue per user` for a person; `arpu`, as stored, for a program.
@@ -127,7 +128,7 @@ struct StatusCells {
     func date(night: String, plusDays days: Int, floor: Bool) -> String? {
         guard let start = Night(parsing: night) else { return nil }
         return reader == .program
-            ? Timestamp.formatDate(start.microseconds + Int64(days) * Timestamp.microsecondsPerDay)
+            ? Timestamp.formatDate(start.microseconds + Int64(days) * Microseconds.perDay)
             : (floor ? "not before " : "about ") + ReportFormat.date(days, after: start)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import OfferLabIngest
 import OfferLabJob
+import OfferLabVocabulary
 
 /// Numbers as the report shows them to people: rounded, grouped, signed with a real minus sign.
 /// Full precision stays in the CSV files and the database.
@@ -90,30 +91,13 @@ package enum ReportFormat {
         return text + (days == 1 ? " day" : " days")
     }
 
-    /// A decision's status in plain words, from its stored text, so a status this offerlab does not
-    /// know yet still reads as words (`some_status` → "Some status"): the report's and `status`'.
-    package static func statusWords(_ status: String) -> String {
-        switch status {
-        case "ship": return "Ship"
-        case "roll_back": return "Roll back"
-        case "keep_running": return "Keep running"
-        case "too_early": return "Too early to decide"
-        case "inconclusive": return "Stop: any difference is too small to matter"
-        case "futile": return "Stop: the target lift cannot be found in time"
-        case "unhealthy": return "Do not act: the data looks broken"
-        default:
-            let words = status.replacingOccurrences(of: "_", with: " ")
-            return words.prefix(1).uppercased() + words.dropFirst()
-        }
-    }
-
     /// `14 April`, or `14 April 2027` in another year than the night's: the UTC date `days`
     /// after the night (a decision date a product lead plans on).
     package static func date(_ days: Int, after night: Night) -> String {
         let months = [
             "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
         ]
-        let nightDay = night.microseconds / Timestamp.microsecondsPerDay
+        let nightDay = night.microseconds / Microseconds.perDay
         let (year, month, day) = Timestamp.civilFromDays(nightDay + Int64(days))
         let text = "\(day) \(months[month - 1])"
         return year == Timestamp.civilFromDays(nightDay).year ? text : "\(text) \(year)"

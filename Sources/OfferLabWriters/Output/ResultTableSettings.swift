@@ -1,4 +1,5 @@
 import OfferLabJob
+import OfferLabVocabulary
 
 /// What `ResultTables.make` reads of a job: the settings the `offerings` table records, the
 /// decision's (docs/statistics.md, "The decision"), the always-valid sample ratio check's, and

@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 extension ResultColumn {
     // What changed since the job's previous successful night (docs/reliability.md, "Alerts"), in `alerts`.
     static let alertKind = ResultColumn("kind", .text)
@@ -30,9 +32,6 @@ package struct AlertRow: TypedRow, Equatable {
 }
 
 extension ResultTables {
-    /// The statuses between which a move is no alert: the test simply runs on.
-    static let runningStatuses: Set<String> = ["too_early", "keep_running"]
-
     /// What changed since `previous` (nil: a first night): a treatment's status (a move between
     /// `too_early` and `keep_running` is none), and an offering's always-valid sample ratio newly
     /// flagged. A first night alerts on every status that is not a running one, and on a flag.
@@ -57,11 +56,12 @@ extension ResultTables {
             for row in decisions where row.offeringID == offering {
                 let before = previous?.statuses[PreviousNight.key(row.offeringID, row.group)]
                 guard before != row.status else { continue }
-                if runningStatuses.contains(row.status) && (before.map(runningStatuses.contains) ?? true) { continue }
-                let change = before.map { "\($0) → \(row.status)" } ?? row.status
+                if row.status.isRunning && (before?.isRunning ?? true) { continue }
+                let change = before.map { "\($0.rawValue) → \(row.status.rawValue)" } ?? row.status.rawValue
                 alerts.append(
                     AlertRow(
-                        offeringID: offering, group: row.group, kind: "status", previous: before ?? "", current: row.status,
+                        offeringID: offering, group: row.group, kind: "status", previous: before?.rawValue ?? "",
+                        current: row.status.rawValue,
                         message: "\(offering) \(row.group): \(change): \(row.reason)"))
             }
         }

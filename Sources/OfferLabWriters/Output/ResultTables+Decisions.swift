@@ -3,6 +3,7 @@ import OfferLabJob
 import OfferLabProjection
 import OfferLabResults
 import OfferLabStatistics
+import OfferLabVocabulary
 
 extension ResultColumn {
     // What to do with each treatment tonight (docs/statistics.md, "The decision"), in `decisions`.
@@ -28,12 +29,22 @@ extension ResultColumn {
     static let periodTest = ResultColumn("period_test", .text)
 }
 
+/// A status as `decisions` stores it: its name. A name this offerlab does not know (a later
+/// version's) reads as `unhealthy`: do not act on a verdict this version cannot read.
+extension DecisionStatus: ColumnScalar {
+    var resultValue: ResultValue { .text(rawValue) }
+    static var zero: DecisionStatus { .unhealthy }
+    static func read(_ value: ResultValue) -> DecisionStatus? {
+        if case .text(let name) = value { DecisionStatus(rawValue: name) } else { nil }
+    }
+}
+
 /// A row of `decisions`: what to do with one treatment tonight, and why.
 package struct DecisionRow: TypedRow, Equatable {
     package var offeringID = ""
     package var group = ""
     package var controlGroup = ""
-    package var status = ""
+    package var status = DecisionStatus.unhealthy
     /// One sentence a product lead can act on.
     package var reason = ""
     package var goalMetric = ""
@@ -76,7 +87,7 @@ package struct DecisionRow: TypedRow, Equatable {
         ])
 
     /// The line `offerlab run` prints for it.
-    var line: String { "\(offeringID) \(group): \(status): \(reason)" }
+    var line: String { "\(offeringID) \(group): \(status.rawValue): \(reason)" }
 }
 
 extension ResultTables {
@@ -132,8 +143,6 @@ struct OfferingDecision {
     /// of the days left).
     var plannedDecisions: [String: PlannedDecision] = [:]
 
-    static let day = 86_400_000_000.0
-
     var settings: DecisionSettings { tableSettings.decisionSettings }
     var currency: String { tableSettings.reportCurrency }
     var control: Int { result.controlGroup }
@@ -142,7 +151,7 @@ struct OfferingDecision {
     func rows() -> [DecisionRow] {
         let treatments = result.offering.groups.indices.filter { $0 != control }
         let earliest = assignments.compactMap(\.first).min()
-        let runtimeDays = earliest.map { max(0, Double(tableSettings.asOf - $0) / Self.day) } ?? 0
+        let runtimeDays = earliest.map { max(0, Double(tableSettings.asOf - $0) / Microseconds.perDayAsDouble) } ?? 0
         let runtime = DecisionRules.Runtime(
             days: runtimeDays, nights: earliest.map { max(0, DecisionRules.Runtime.nights(from: $0, to: tableSettings.asOf)) } ?? 0,
             minimum: settings.minRuntimeDays, maximum: settings.maxRuntimeDays)
@@ -151,9 +160,9 @@ struct OfferingDecision {
         let withheld = withheldReason()
         let projected = Dictionary(uniqueKeysWithValues: zip(treatments, projectedGoalIntervals(treatments)))
         let refundsAmongBuyers = self.refundsAmongBuyers()
-        let types = { (group: Int) in self.result.offering.groups[group].products.map(\.type) }
+        let periods = { (group: Int) in self.result.offering.groups[group].products.map(\.billingPeriod) }
         return treatments.map { treatment in
-            let periodTest = PeriodTest(control: types(control), treatment: types(treatment))
+            let periodTest = PeriodTest(control: periods(control), treatment: periods(treatment))
             let goal = settings.goal(isPeriodTest: periodTest != nil)
             var row = DecisionRow(
                 offeringID: result.offering.offeringID, group: result.offering.groups[treatment].name, controlGroup: controlName,
@@ -232,7 +241,7 @@ struct OfferingDecision {
                 power: row.power, targetPower: settings.targetPower, target: target, lead: lead?.days)
             let status = DecisionRules.status(
                 withheld: withheld != nil, goal: goalOutcome, guardrails: losing.map { _ in .loses }, runtime: runtime, outlook: outlook)
-            row.status = status.rawValue
+            row.status = status
             // Only a test that runs on has days left (the days to its minimum runtime, or more).
             if status == .keepRunning || status == .tooEarly {
                 let followed = outlook.followed(runtime)

@@ -3,6 +3,7 @@ import OfferLabIngest
 import OfferLabJob
 import OfferLabStatistics
 import OfferLabSupport
+import OfferLabVocabulary
 
 /// Facts about one run, stored in the `runs` table.
 package struct RunRecord: Sendable {
@@ -382,7 +383,7 @@ extension ResultsDatabase {
                 ]) {
                     row in
                     if case .text(let offering) = row.value(at: 0), case .text(let group) = row.value(at: 1),
-                        case .text(let status) = row.value(at: 2)
+                        case .text(let name) = row.value(at: 2), let status = DecisionStatus(rawValue: name)
                     {
                         found.statuses[PreviousNight.key(offering, group)] = status
                     }
@@ -411,7 +412,7 @@ extension ResultsDatabase {
                 let floors =
                     try columnNames(database, table: "decisions").contains("days_left_floor") ? "AND NOT coalesce(days_left_floor, 0) " : ""
                 try? database.prepare(
-                    "SELECT offering_id, \"group\", as_of, days_left FROM decisions WHERE status = 'keep_running' AND days_left IS NOT NULL "
+                    "SELECT offering_id, \"group\", as_of, days_left FROM decisions WHERE status = '\(DecisionStatus.keepRunning.rawValue)' AND days_left IS NOT NULL "
                         + floors + "AND as_of IN (\(nights.map { _ in "?" }.joined(separator: ", "))) ORDER BY as_of"
                 ).forEachRow(nights.map { .text($0) }) { row in
                     guard case .text(let offering) = row.value(at: 0), case .text(let group) = row.value(at: 1),
@@ -420,7 +421,7 @@ extension ResultsDatabase {
                     else { return }
                     let key = PreviousNight.key(offering, group)
                     found.plannedDecisions[key] = PlannedDecision(
-                        nights: (found.plannedDecisions[key]?.nights ?? 0) + 1, decidedAt: night.microseconds + days * 86_400_000_000)
+                        nights: (found.plannedDecisions[key]?.nights ?? 0) + 1, decidedAt: night.microseconds + days * Microseconds.perDay)
                 }
             }
             // The night's rows as they stand (a re-run of that night replaced its own).
@@ -454,7 +455,7 @@ package struct PreviousNight: Equatable {
     /// Each of its offerings' users.
     package var users: [String: Int]
     /// Each (offering, treatment)'s decision status that night, by `key`.
-    package var statuses: [String: String] = [:]
+    package var statuses: [String: DecisionStatus] = [:]
     /// Each offering's `seq_srm_flag` that night.
     package var sequentialSampleRatioFlags: [String: Bool] = [:]
     /// Each offering's least `seq_srm_p_value` over every earlier successful night of the job.
