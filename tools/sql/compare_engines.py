@@ -17,7 +17,9 @@ A job may be compared with another job's `run` (`--reference JOB=RUN_JOB`): the 
 what `offerlab events` wrote for a store source, with the job of the same data set in the log
 format; `quality.csv`, whose line counters differ between the two forms by design, is then left
 out, and so is `exact_proceeds_share` (`REFERENCE_DIFFERS`): a store's records state their fees, the
-log format's lines of the same charges do not.
+log format's lines of the same charges do not. Its whole night is compared with its own `run`:
+the events read otherwise (a store's form against the log format) may move the projection's far
+ends, so only the same inputs make the same night.
 
 A job that `run` refuses (too many malformed lines, too much money without a rate) must make
 every engine fail over the same limit. A case may also expect one engine to refuse the job at generation time
@@ -247,6 +249,16 @@ def check_job(binary, engines, job, work, refusals, failure, reference=None):
     if run.returncode == 0:
         night = next(os.path.join(work, "run", d) for d in sorted(os.listdir(os.path.join(work, "run"))) if re.match(r"\d{4}-\d{2}-\d{2}$", d))
     print(f"{job}: offerlab run {'of ' + reference + ' ' if reference else ''}{run_seconds:.1f} s" + (f" (refused: {run_error})" if run_error else ""))
+    # The whole night is the job's own run's, on the same inputs (contract §3.3); a job compared
+    # with another job's run is run itself for it.
+    own_night, own_database = night, os.path.join(work, "run.sqlite")
+    if reference and night:
+        own = os.path.join(work, "own-run")
+        own_database = os.path.join(work, "own-run.sqlite")
+        ran = offerlab(binary, "run", job, "--output", own, "--database", own_database, "--quiet")
+        if ran.returncode != 0:
+            return [f"{job}: offerlab run failed: {ran.stderr.strip()}"]
+        own_night = os.path.join(own, os.path.basename(night))
     # A job that slices (run wrote the slice files) has a fourth part.
     parts = PARTS + (["slices"] if night and os.path.exists(os.path.join(night, "slice_summary.csv")) else [])
     for engine in engines:
@@ -313,16 +325,16 @@ def check_job(binary, engines, job, work, refusals, failure, reference=None):
                 found += compare(name, expected, actual, REFERENCE_DIFFERS if reference else frozenset())
             problems += [f"{job}: {engine.name}: {p}" for p in found]
             print(f"{job}: {engine.name} {engine_seconds:.1f} s for the {len(results)} parts: " + ("same numbers as run" if not found else f"{len(found)} differences"))
-            if not reference:
-                found = whole_night(binary, engine, job, work, folder, night)
-                problems += [f"{job}: {engine.name}: whole night: {p}" for p in found]
-                print(f"{job}: {engine.name}: the whole night from its parts: " + ("run's night" if not found else f"{len(found)} differences"))
+            found = whole_night(binary, engine, job, own_database, folder, own_night)
+            problems += [f"{job}: {engine.name}: whole night: {p}" for p in found]
+            print(f"{job}: {engine.name}: the whole night from its parts: " + ("run's night" if not found else f"{len(found)} differences"))
     return problems
 
 
-def whole_night(binary, engine, job, work, folder, night):
+def whole_night(binary, engine, job, run_database, folder, night):
     """The night `offerlab stats --job --parts` writes from the engine's parts (§3.2's, already in
-    `folder`, and the night's own), compared with run's night file by file, and `status` line by line."""
+    `folder`, and the night's own), compared with run's `night` file by file, and `status` line by
+    line with `run_database`'s."""
     parts = os.path.join(folder, "parts")
     problem = engine_parts(binary, engine, job, None, parts, done=folder)
     if problem:
@@ -341,7 +353,7 @@ def whole_night(binary, engine, job, work, folder, night):
             found.append(f"{name}.csv: run wrote it, stats --parts did not")
             continue
         found += compare(name, expected, actual, whole_night=True)
-    by_run = offerlab(binary, "status", "--db", os.path.join(work, "run.sqlite"))
+    by_run = offerlab(binary, "status", "--db", run_database)
     by_parts = offerlab(binary, "status", "--db", database)
     if by_run.stdout != by_parts.stdout or by_run.returncode != by_parts.returncode:
         found.append(f"status differs: run {by_run.stdout!r}, parts {by_parts.stdout!r}")
