@@ -40,21 +40,14 @@ public struct DecisionSettings: Sendable, Equatable {
         isPeriodTest && !guardrailMetricsAreChosen ? [] : guardrailMetrics
     }
 
-    /// The metrics with comparison rows in a run with these `maturityDays` and (with
-    /// `hasRevenueCap`) a revenue cap: the names a goal or a guardrail may take.
-    public static func comparedMetrics(maturityDays: [Int], hasRevenueCap: Bool) -> [Metric] {
-        [.conversion, .arpu] + (hasRevenueCap ? [.arpuCapped] : [])
-            + maturityDays.flatMap { [Metric.conversion(maturedDays: $0), .arpu(maturedDays: $0)] }
-            + [.proceedsPerUser, .trialCompletedConversion, .refundUserRate]
-    }
 }
 
 extension JobValues {
     /// `goal_metric`, `guardrail_metrics`, `target_mde`, `target_power`, `min_runtime_days`,
     /// `max_runtime_days`; a
-    /// metric is one with comparison rows in this job (`maturityDays`, `hasRevenueCap`).
+    /// metric is one with comparison rows in this job (`Metric.compared`).
     func decisionSettings(maturityDays: [Int], hasRevenueCap: Bool) throws -> DecisionSettings {
-        let compared = DecisionSettings.comparedMetrics(maturityDays: maturityDays, hasRevenueCap: hasRevenueCap)
+        let compared = Metric.compared(maturityDays: maturityDays, hasRevenueCap: hasRevenueCap)
         func metric(_ name: String, key: String, allowed: [Metric] = []) throws -> Metric {
             if let metric = (compared + allowed).first(where: { $0.csvName == name }) { return metric }
             var problem = "'\(name)' is not a metric this job compares"

@@ -162,7 +162,7 @@ struct OfferingSection {
             html += cell(
                 group.proceedsPerUser.map { ReportFormat.money($0, currency) } ?? "–",
                 group.netProceeds.map { ["kept \(ReportFormat.money($0, currency))"] } ?? [])
-            html += versus(group, offering.comparison(group.name, named: "proceeds_per_user"), .arpu)
+            html += versus(group, offering.comparison(group.name, named: Metric.proceedsPerUser.csvName), .arpu)
             // Also in "All numbers by group": screens under 1600 px and paper leave these two out to fit.
             html += cell(
                 group.arppu.map { ReportFormat.money($0, currency) } ?? "–", ["\(ReportFormat.count(group.converters)) paying users"],
@@ -570,7 +570,7 @@ struct OfferingSection {
         for group in offering.groups {
             html += "<tr><th scope=\"row\">\(swatch(group))\(group.name)</th>"
             html += cell(group.arpu.map(money) ?? "–", []) + cell(group.arpuCapped.map(money) ?? "–", [])
-            html += versus(group, offering.comparison(group.name, named: "arpu_capped"), .arpu)
+            html += versus(group, offering.comparison(group.name, named: Metric.arpuCapped.csvName), .arpu)
             html += cell(ReportFormat.count(group.cappedUsers ?? 0), []) + "</tr>\n"
         }
         html += "</tbody>\n</table>\n"

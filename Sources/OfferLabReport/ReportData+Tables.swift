@@ -94,7 +94,7 @@ extension OfferingReport {
         familyComparisons = comparisons.compactMap(Comparison.init(family:))
         matured = night.maturity.filter { $0.offeringID == id }
         projection = night.projection.filter { $0.offeringID == id }
-        projectedComparisons = comparisonRows.filter { $0.comparison.metric == projectedMetric }
+        projectedComparisons = comparisonRows.filter { $0.comparison.metric == Metric.projectedARPU365.csvName }
         decisions = night.decisions.filter { $0.offeringID == id }
         sequentialSampleRatio = night.sampleRatios.first { $0.offeringID == id }.flatMap { row in
             row.seqFlagged.map { SampleRatioValues(chi2: nil, pValue: row.seqPValue, flagged: $0) }
@@ -114,13 +114,10 @@ extension Comparison {
     /// known kind (the projection's).
     init?(family values: ComparisonValues) {
         let name = values.metric
-        guard OwnMetric(rawValue: name) == nil else { return nil }
-        // Proceeds per user reads as ARPU does, completed trials' conversion and the refund user rate as conversion.
-        let ownKinds: [String: OwnMetric] = [
-            "proceeds_per_user": .arpu, "trial_completed_conversion": .conversion, "refund_user_rate": .conversion,
-        ]
-        guard let kind = ownKinds[name] ?? OwnMetric.allCases.first(where: { name.hasPrefix($0.rawValue + "_") }) else { return nil }
-        self.init(values, kind)
+        guard OwnMetric(rawValue: name) == nil, let metric = Metric(csvName: name), metric != .projectedARPU365 else { return nil }
+        // A revenue metric (proceeds per user among them) reads as ARPU does, a rate (completed
+        // trials' conversion, the refund user rate) as conversion.
+        self.init(values, metric.kind == .revenue ? .arpu : .conversion)
         familyMetric = name
     }
 

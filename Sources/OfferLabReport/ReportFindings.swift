@@ -453,7 +453,7 @@ enum ReportFindings {
     /// A `comparisons.csv` metric in words (`Metric.plainName(of:)`).
     static func name(metric: String) -> String { Metric.plainName(of: metric) }
 
-    static func name(_ metric: OwnMetric) -> String { Metric.plainName(of: metric.rawValue) }
+    static func name(_ metric: OwnMetric) -> String { metric.metric.plainName }
 
     /// `95% CI`, or `95% always-valid CI` when the verdicts use the sequential intervals;
     /// `corrected 95% CI` with several variants (Holm's correction widens it as it raises p).

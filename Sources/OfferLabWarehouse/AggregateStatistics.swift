@@ -35,7 +35,7 @@ package enum AggregateStatistics {
         case refundUsers
 
         init?(_ text: String) {
-            if text == "arpu_capped" {
+            if text == Metric.arpuCapped.csvName {
                 self = .capped
             } else if text == Metric.proceedsPerUser.csvName {
                 self = .proceeds
@@ -52,7 +52,7 @@ package enum AggregateStatistics {
 
         var text: String {
             switch self {
-            case .capped: "arpu_capped"
+            case .capped: Metric.arpuCapped.csvName
             case .matured(let days): "d\(days)"
             case .proceeds: Metric.proceedsPerUser.csvName
             case .trialCompleted: Metric.trialCompletedConversion.csvName

@@ -100,7 +100,7 @@ package enum RunParts {
                 for index in result.groups.indices {
                     rows.append(
                         row(
-                            index, metric: "arpu_capped", capped.groups[index],
+                            index, metric: Metric.arpuCapped.csvName, capped.groups[index],
                             capped: [capped.cap.map(number), String(capped.cappedUsers[index])]))
                 }
             }

@@ -212,15 +212,15 @@ extension ScriptBuilder {
         }
         let noRevenue = "\(double(0)) AS revenue_sum, \(double(0)) AS revenue_sum_squares"
         blocks += [
-            membersRow("proceeds_per_user", position: 1_000_000, sums: Self.statisticSums(revenue: "v.net_proceeds")),
+            membersRow(Metric.proceedsPerUser.csvName, position: 1_000_000, sums: Self.statisticSums(revenue: "v.net_proceeds")),
             membersRow(
-                "trial_completed_conversion", position: 1_000_001,
+                Metric.trialCompletedConversion.csvName, position: 1_000_001,
                 sums: """
                     coalesce(sum(CASE WHEN v.trial_state IN ('converted', 'lapsed') THEN 1 ELSE 0 END), 0) AS users,
                       coalesce(sum(CASE WHEN v.trial_state = 'converted' THEN 1 ELSE 0 END), 0) AS converters, \(noRevenue)
                     """),
             membersRow(
-                "refund_user_rate", position: 1_000_002,
+                Metric.refundUserRate.csvName, position: 1_000_002,
                 sums:
                     "count(v.user_id) AS users, coalesce(sum(CASE WHEN v.refunds > 0 THEN 1 ELSE 0 END), 0) AS converters, \(noRevenue)"
             ),

@@ -1,5 +1,6 @@
 import Foundation
 import OfferLabTestSupport
+import OfferLabVocabulary
 import Testing
 
 /// The projection's horizon is the year whatever `conversion_window_days` (contract §2.14, "The
@@ -164,5 +165,17 @@ import Testing
             #expect((decision["impact_365"] == "") == (projected?["abs_lift"] ?? "" == ""), "\(decision)")
         }
         #expect(decisions.count == 4)
+        // One metric catalogue (docs/architecture.md, "The vocabulary"): each offering compares the
+        // metrics the job's keys may name (`Metric.compared`: its cap, maturities 3 and 7) and the
+        // projected year, in that order, each read back by its name with its words.
+        for offering in ["onboarding_copy_test", "spring_2026_price_test"] {
+            var written: [String] = []
+            for row in comparisons where row["offering_id"] == offering {
+                if let name = row["metric"], !written.contains(name) { written.append(name) }
+            }
+            let catalogue = Metric.compared(maturityDays: [3, 7], hasRevenueCap: true) + [.projectedARPU365]
+            #expect(written == catalogue.map(\.csvName), "\(offering)")
+            #expect(written.compactMap { Metric(csvName: $0)?.plainName } == catalogue.map(\.plainName))
+        }
     }
 }

@@ -74,6 +74,12 @@ import Testing
         #expect(ReportFindings.tone([Self.row(status: .ship, goalRelLift: 1), Self.row(status: .futile, goalRelLift: 0)]) == .better)
     }
 
+    /// The report's own two metrics are the catalogue's, by name.
+    @Test func ownMetricsAreTheCatalogues() {
+        #expect(OwnMetric.allCases.map(\.metric.csvName) == OwnMetric.allCases.map(\.rawValue))
+        #expect(ReportFindings.name(.arpu) == "revenue per user")
+    }
+
     /// A status is stored by its name and read back as the same status; a name this offerlab does
     /// not know (a later version's) reads as `unhealthy`, never as a running test.
     @Test func statusesAreStoredByName() {

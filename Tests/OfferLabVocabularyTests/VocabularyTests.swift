@@ -47,6 +47,23 @@ struct VocabularyTests {
         #expect(Set(DecisionStatus.allCases.map(\.words)).count == DecisionStatus.allCases.count)
     }
 
+    @Test("Metrics: read back by their names, with their words; an unknown name stays as it is")
+    func metrics() {
+        for metric in Metric.fixedNames + [.conversion(maturedDays: 7), .arpu(maturedDays: 1)] {
+            #expect(Metric(csvName: metric.csvName) == metric)
+        }
+        #expect(Set(Metric.fixedNames.map(\.plainName)).count == Metric.fixedNames.count)
+        #expect(Metric.plainName(of: "arpu_d7") == "revenue per user within 7 days")
+        #expect(Metric.plainName(of: "conversion_d1") == "conversion within 1 day")
+        #expect(Metric(csvName: "arpu_d0") == nil && Metric(csvName: "arpu_d+7") == nil && Metric(csvName: "ltv") == nil)
+        #expect(Metric.plainName(of: "ltv") == "ltv")
+        #expect(
+            Metric.compared(maturityDays: [7], hasRevenueCap: false).map(\.csvName) == [
+                "conversion", "arpu", "conversion_d7", "arpu_d7", "proceeds_per_user", "trial_completed_conversion", "refund_user_rate",
+            ])
+        #expect(Metric.fixedNames.filter(\.isHarmfulWhenUp) == [.refundUserRate])
+    }
+
     @Test("A day is 86,400 seconds of microseconds")
     func day() {
         #expect(Microseconds.perDay == 86_400 * 1_000_000 && Microseconds.perDayAsDouble == 86_400e6)

@@ -1,3 +1,5 @@
+import OfferLabVocabulary
+
 /// A group's metrics (docs/analysis.md §4, and §8–§9's proceeds, trials and subscribers, empty
 /// where the source cannot tell them): `summary`, `daily` and `slice_summary` hold them in this
 /// order.
@@ -103,7 +105,7 @@ package struct DailyRow: TypedRow, Equatable {
     /// The compared metrics by their `comparisons.csv` names, which prefix their columns
     /// (`conversion_rel_lift`, `arpu_seq_p_value`).
     static let comparedMetrics: [(name: String, field: WritableKeyPath<DailyRow, DailyComparison> & Sendable)] = [
-        ("conversion", \.conversion), ("arpu", \.arpu), ("proceeds_per_user", \.proceedsPerUser),
+        (Metric.conversion.csvName, \.conversion), (Metric.arpu.csvName, \.arpu), (Metric.proceedsPerUser.csvName, \.proceedsPerUser),
     ]
 
     /// The key and metrics, each compared metric's fixed-horizon values, conversion's minimum

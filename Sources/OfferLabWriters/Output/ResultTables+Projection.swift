@@ -2,6 +2,7 @@ import OfferLabAnalysis
 import OfferLabProjection
 import OfferLabResults
 import OfferLabStatistics
+import OfferLabVocabulary
 
 extension ResultColumn {
     // The 365-day projection (docs/statistics.md#the-projection-in-a-run), in `projection`.
@@ -25,9 +26,6 @@ extension ResultColumn {
     static let pastDetail = ResultColumn("past_detail", .text)
     static let pastMissing = ResultColumn("past_missing", .text)
 }
-
-/// The `comparisons.csv` metric of the projection's rows.
-package let projectedMetric = "projected_arpu_365"
 
 extension ResultTables {
     /// `projection.csv`: one row per (offering, group) of the offerings whose members were read.
@@ -96,7 +94,7 @@ extension ResultTables {
                     ComparisonRow(
                         offeringID: offeringID,
                         comparison: ComparisonValues(
-                            group: comparison.group, controlGroup: comparison.controlGroup, metric: projectedMetric,
+                            group: comparison.group, controlGroup: comparison.controlGroup, metric: Metric.projectedARPU365.csvName,
                             controlValue: comparison.controlValue, value: comparison.value, lift: lift),
                         absLiftBoundLow: comparison.boundInterval?.low, absLiftBoundHigh: comparison.boundInterval?.high))
             }
