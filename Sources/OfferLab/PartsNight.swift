@@ -88,11 +88,7 @@ package enum PartsNight {
                 throw refuse("no night column: not a part of `offerlab sql --part \(name)` for this night (or of an older offerlab)")
             }
             try reader.forEachRow { row in
-                let text = row.string(at: column) ?? ""
-                guard let night = NightPartsIdentity(text: text) else {
-                    throw refuse("night '\(text)' is not '<as_of> <version> <job>' as `offerlab sql` writes it", line: row.lineNumber)
-                }
-                if let difference = night.difference(from: identity) { throw refuse(difference, line: row.lineNumber) }
+                if let problem = identity.problem(withCell: row.string(at: column) ?? "") { throw refuse(problem, line: row.lineNumber) }
             }
         } catch let error as IngestError {
             throw OfferLabError(.badAggregates, context: "part \(name): ", error)

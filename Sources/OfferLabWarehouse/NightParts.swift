@@ -104,10 +104,19 @@ package struct NightPartsIdentity: Sendable, Equatable {
     package var text: String { "\(asOf) \(version) \(job)" }
 
     /// The identity in a part's `night` cell; nil when it is not one.
-    package init?(text: String) {
+    init?(text: String) {
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 3 else { return nil }
         (asOf, version, job) = (String(fields[0]), String(fields[1]), String(fields[2]))
+    }
+
+    /// What keeps a part's `night` cell from being this night's, for the refusal: not the form
+    /// `offerlab sql` writes, or another night's, version's or job's; nil when it is this night's.
+    package func problem(withCell text: String) -> String? {
+        guard let cell = NightPartsIdentity(text: text) else {
+            return "night '\(text)' is not '<as_of> <version> <job>' as `offerlab sql` writes it"
+        }
+        return cell.difference(from: self)
     }
 
     /// FNV-1a over the job file's bytes: a part written for this file, whatever its path.
@@ -122,7 +131,7 @@ package struct NightPartsIdentity: Sendable, Equatable {
     }
 
     /// What differs between a part's identity and the night's, for the refusal.
-    package func difference(from night: NightPartsIdentity) -> String? {
+    func difference(from night: NightPartsIdentity) -> String? {
         if version != night.version { return "is of version \(version), this offerlab reads \(night.version)" }
         if job != night.job { return "was computed for another job file (\(job), this one is \(night.job))" }
         if asOf != night.asOf { return "was computed for as_of \(asOf), the night is \(night.asOf)" }
@@ -140,7 +149,19 @@ package enum NightParts {
 
     // MARK: From the layer
 
-    /// Each night part's rows for `offerings` (in their order; every value that is not 0).
+    /// Each night part's rows for the night `results` and its track record's `cohorts` (in the
+    /// offerings' order; every value that is not 0).
+    package static func rows(of results: NightResults, cohorts: [ObservedCohort]?, part: NightPart) -> [NightPartRow] {
+        switch part {
+        case .events:
+            eventRows(eventsBeforeAsOf: results.eventsBeforeAsOf, latestEvent: results.latestEvent, history: results.historyIngest)
+        case .backtest: backtestRows(cohorts ?? [])
+        case .observations, .past, .assignments, .tenure, .dailyTotals: rows(of: results.offerings, part: part)
+        }
+    }
+
+    /// The rows of a part kept per offering, for `offerings` (none for the night's `events` and
+    /// the track record's `backtest`).
     package static func rows(of offerings: [OfferingResult], part: NightPart) -> [NightPartRow] {
         offerings.flatMap { result -> [NightPartRow] in
             let offeringID = result.offering.offeringID
@@ -228,7 +249,7 @@ package enum NightParts {
     /// The `events` part's rows: the valid log events before `as_of`, and the latest one's time
     /// (µs) when there is one.
     /// and, with `history_logs`, their files' lines read and malformed by reason (`history_…`).
-    package static func eventRows(eventsBeforeAsOf: Int, latestEvent: Int64?, history: IngestCounters?) -> [NightPartRow] {
+    static func eventRows(eventsBeforeAsOf: Int, latestEvent: Int64?, history: IngestCounters?) -> [NightPartRow] {
         var rows = [NightPartRow(offeringID: "", statistic: "valid_before_as_of", value: Double(eventsBeforeAsOf))]
         if let latestEvent { rows.append(NightPartRow(offeringID: "", statistic: "latest_at", value: Double(latestEvent))) }
         if let history {
@@ -331,10 +352,7 @@ extension NightParts {
                     throw refuse("it has \(row.count) fields where the header has \(reader.header.count)", line: line)
                 }
                 func text(_ column: Int) -> String { row.string(at: positions[column]) ?? "" }
-                guard let night = NightPartsIdentity(text: text(0)) else {
-                    throw refuse("night '\(text(0))' is not '<as_of> <version> <job>' as `offerlab sql` writes it", line: line)
-                }
-                if let difference = night.difference(from: identity) { throw refuse(difference, line: line) }
+                if let problem = identity.problem(withCell: text(0)) { throw refuse(problem, line: line) }
                 guard !text(1).isEmpty || part == .events || part == .backtest else { throw refuse("offering_id is empty", line: line) }
                 guard !text(3).isEmpty else { throw refuse("statistic is empty", line: line) }
                 var keys: [Int] = []
@@ -644,7 +662,7 @@ extension NightParts {
 
     /// The `backtest` part's rows: per cohort its facts (always), its buyers' observation and the
     /// past at its cut (values not 0).
-    package static func backtestRows(_ cohorts: [ObservedCohort]) -> [NightPartRow] {
+    static func backtestRows(_ cohorts: [ObservedCohort]) -> [NightPartRow] {
         cohorts.flatMap { cohort -> [NightPartRow] in
             let group = "\(cohort.monthText) \(cohort.readDay) \(cohort.productID)"
             let facts = zip(

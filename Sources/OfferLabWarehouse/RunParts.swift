@@ -28,13 +28,7 @@ package enum RunParts {
         ]
         if !job.slices.isEmpty { files.append(("slices", table(slices(results.offerings), identity: identity))) }
         for part in NightParts.parts(of: job) {
-            var rows = NightParts.rows(of: results.offerings, part: part)
-            if part == .backtest { rows = NightParts.backtestRows(cohorts ?? []) }
-            if part == .events {
-                rows = NightParts.eventRows(
-                    eventsBeforeAsOf: results.eventsBeforeAsOf, latestEvent: results.latestEvent, history: results.historyIngest)
-            }
-            files.append((part.rawValue, NightParts.csv(rows, identity: identity)))
+            files.append((part.rawValue, NightParts.csv(NightParts.rows(of: results, cohorts: cohorts, part: part), identity: identity)))
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
