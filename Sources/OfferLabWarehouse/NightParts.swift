@@ -391,267 +391,311 @@ extension NightParts {
         _ rows: [NightPart: [NightPartRow]], paths: [NightPart: String], to results: inout [OfferingResult], catalog: ProjectionCatalog,
         asOf: Int64, windowMicroseconds: Int64?
     ) throws {
-        func refuse(_ part: NightPart, _ row: NightPartRow, _ problem: String) -> OfferLabError {
-            let path = paths[part] ?? part.rawValue
-            return OfferLabError(
-                .badAggregates, "part \(part.rawValue): \(path) line \(row.line): \(problem)", location: .init(path: path, line: row.line))
-        }
-        var byOffering: [NightPart: [String: [NightPartRow]]] = [:]
+        var byOffering: [String: [NightPart: [NightPartRow]]] = [:]
         for (part, partRows) in rows where part != .events && part != .backtest {
             for row in partRows {
                 guard results.contains(where: { $0.offering.offeringID == row.offeringID }) else {
-                    throw refuse(
-                        part, row,
+                    throw OfferingParts.refusal(
+                        part, row, paths: paths,
                         "offering \(row.offeringID) is not one of the night's (\(results.map(\.offering.offeringID).joined(separator: ", ")))"
                     )
                 }
-                byOffering[part, default: [:]][row.offeringID, default: []].append(row)
+                byOffering[row.offeringID, default: [:]][part, default: []].append(row)
             }
         }
         let productIndex = Dictionary(uniqueKeysWithValues: catalog.productIDs.enumerated().map { ($1, $0) })
-        let configuration = ProjectionConfiguration(asOf: asOf)
         for index in results.indices {
             let offeringID = results[index].offering.offeringID
-            let groups = results[index].offering.groups.map(\.name)
-            func rowsOf(_ part: NightPart) -> [NightPartRow] { byOffering[part]?[offeringID] ?? [] }
-            /// The index of the row's group; nil for the offering's own rows.
-            func group(_ part: NightPart, _ row: NightPartRow, own: Bool) throws -> Int? {
-                if row.group.isEmpty {
-                    guard own else { throw refuse(part, row, "\(row.statistic) is a group's: group is empty") }
-                    return nil
-                }
-                guard let position = groups.firstIndex(of: row.group) else {
-                    throw refuse(part, row, "group \(row.group) is not a group of \(offeringID) (\(groups.joined(separator: ", ")))")
-                }
-                return position
-            }
-            func product(_ part: NightPart, _ row: NightPartRow, _ id: String) throws -> Int {
-                guard let position = productIndex[id] else { throw refuse(part, row, "product \(id) is not in the catalog") }
-                return position
-            }
-            func keys(_ part: NightPart, _ row: NightPartRow, _ count: Int) throws {
-                guard row.keys.count == count else {
-                    throw refuse(part, row, "\(row.statistic) takes \(count) keys, the row has \(row.keys.count)")
-                }
-            }
-            func count(_ part: NightPart, _ row: NightPartRow) throws -> Int {
-                guard row.value >= 0, row.value == row.value.rounded(), row.value < 9e15 else {
-                    throw refuse(part, row, "\(row.statistic) \(NightParts.number(row.value)) is not a count (a whole number, 0 or more)")
-                }
-                return Int(row.value)
-            }
+            let parts = OfferingParts(
+                offeringID: offeringID, groups: results[index].offering.groups.map(\.name), rows: byOffering[offeringID] ?? [:],
+                hasPast: rows[.past] != nil, paths: paths, productIndex: productIndex, asOf: asOf)
+            results[index].projection = try parts.projection(catalog: catalog)
+            results[index].assignments = try parts.assignments()
+            results[index].revenueByTenure = try parts.tenure(
+                finalFrom: AttributionRules.finalTenureDay(windowMicroseconds: windowMicroseconds))
+            results[index].daily = try parts.daily()
+        }
+    }
+}
 
-            // The projection: the products without a period first (their period is the members').
-            var products = catalog.products
-            var withoutPeriod: [Int: ProductWithoutPeriod] = [:]
-            var groupRows = Array(repeating: [ObservationRow](), count: groups.count)
-            var groupLines = Array(repeating: [Int](), count: groups.count)
-            for row in rowsOf(.observations) {
-                guard let position = try group(.observations, row, own: true) else {
-                    let productPosition = try product(.observations, row, row.productID)
-                    try keys(.observations, row, 0)
-                    var entry =
-                        withoutPeriod[productPosition] ?? ProductWithoutPeriod(productID: row.productID, renewals: 0, periodDays: nil)
-                    switch row.statistic {
-                    case "renewals_without_period": entry.renewals = try count(.observations, row)
-                    case "period_days":
-                        guard row.value >= 1 else { throw refuse(.observations, row, "period_days \(row.value) is under a day") }
-                        entry.periodDays = row.value
-                        products[productPosition] = ProjectionProduct(renewalPeriodDays: row.value)
-                    default:
-                        throw refuse(
-                            .observations, row, "statistic \(row.statistic) is not an offering's (renewals_without_period, period_days)")
-                    }
-                    withoutPeriod[productPosition] = entry
-                    continue
-                }
-                guard let statistic = ObservationStatistic(rawValue: row.statistic) else {
-                    throw refuse(.observations, row, "statistic \(row.statistic) is not one of the observation's (docs/warehouse.md)")
-                }
-                groupRows[position].append(
-                    ObservationRow(
-                        statistic, product: statistic.hasProduct ? try product(.observations, row, row.productID) : nil,
-                        nextProduct: statistic == .followOnProducts ? try product(.observations, row, row.nextProductID) : nil,
-                        keys: row.keys,
-                        value: row.value))
-                groupLines[position].append(row.line)
-            }
-            var observations: [GroupObservation] = []
-            for (position, name) in groups.enumerated() {
-                do {
-                    observations.append(
-                        try GroupObservation(name: name, rows: groupRows[position], products: products, configuration: configuration))
-                } catch {
-                    let line = groupRows[position].firstIndex(of: error.row).map { groupLines[position][$0] } ?? 0
-                    let path = paths[.observations] ?? "observations"
-                    throw OfferLabError(
-                        .badAggregates, "part observations: \(path) line \(line): group \(name): \(error)",
-                        location: .init(path: path, line: line))
-                }
-            }
-            var past: [ProductPast] = []
-            if let pastRows = byOffering[.past]?[offeringID] ?? (rows[.past] != nil ? [] : nil) {
-                var observationRows: [ObservationRow] = []
-                for row in pastRows {
-                    guard try group(.past, row, own: true) == nil else {
-                        throw refuse(.past, row, "the past is the offering's: group must be empty")
-                    }
-                    guard let statistic = ObservationStatistic(rawValue: row.statistic), ObservationStatistic.past.contains(statistic)
-                    else {
-                        throw refuse(
-                            .past, row,
-                            "statistic \(row.statistic) is not one of the past's (\(ObservationStatistic.past.map(\.rawValue).joined(separator: ", ")))"
-                        )
-                    }
-                    observationRows.append(
-                        ObservationRow(statistic, product: try product(.past, row, row.productID), keys: row.keys, value: row.value))
-                }
-                do {
-                    past = try ProductPast.fromRows(observationRows, products: products.count)
-                } catch {
-                    let line = observationRows.firstIndex(of: error.row).map { pastRows[$0].line } ?? 0
-                    let path = paths[.past] ?? "past"
-                    throw OfferLabError(
-                        .badAggregates, "part past: \(path) line \(line): \(error)", location: .init(path: path, line: line))
-                }
-            }
-            results[index].projection = ProjectionInputs(
-                groups: observations, products: products, productIDs: catalog.productIDs, asOf: asOf,
-                renewalsWithoutPeriod: withoutPeriod.sorted { $0.key < $1.key }.map(\.value), past: past)
+/// One offering's rows of the night parts read back into its layer (`NightParts.apply`): the
+/// checks every part shares, then one reader per part.
+private struct OfferingParts {
+    let offeringID: String
+    let groups: [String]
+    /// The offering's rows, by part.
+    let rows: [NightPart: [NightPartRow]]
+    /// Whether the night has a `past` part (a job with `history_logs`).
+    let hasPast: Bool
+    /// The files, for errors.
+    let paths: [NightPart: String]
+    let productIndex: [String: Int]
+    let asOf: Int64
 
-            // The decision's assignment days.
-            var first = Array(repeating: Int64?.none, count: groups.count)
-            var byDays = Array(repeating: [Int](), count: groups.count)
-            var exactly = Array(repeating: [Int](), count: groups.count)
-            for row in rowsOf(.assignments) {
-                guard let position = try group(.assignments, row, own: false) else { continue }
+    /// The refusal of a row (exit 65), naming its file and line.
+    static func refusal(_ part: NightPart, _ row: NightPartRow, paths: [NightPart: String], _ problem: String) -> OfferLabError {
+        let path = paths[part] ?? part.rawValue
+        return OfferLabError(
+            .badAggregates, "part \(part.rawValue): \(path) line \(row.line): \(problem)", location: .init(path: path, line: row.line))
+    }
+
+    /// The refusal of a part's counts as a whole, naming its file.
+    func refusal(_ part: NightPart, _ problem: String) -> OfferLabError {
+        let path = paths[part] ?? part.rawValue
+        return OfferLabError(.badAggregates, "part \(part.rawValue): \(path): \(problem)", location: .init(path: path))
+    }
+
+    func refuse(_ part: NightPart, _ row: NightPartRow, _ problem: String) -> OfferLabError {
+        Self.refusal(part, row, paths: paths, problem)
+    }
+
+    func rowsOf(_ part: NightPart) -> [NightPartRow] { rows[part] ?? [] }
+
+    /// The index of the row's group; nil for the offering's own rows.
+    func group(_ part: NightPart, _ row: NightPartRow, own: Bool) throws -> Int? {
+        if row.group.isEmpty {
+            guard own else { throw refuse(part, row, "\(row.statistic) is a group's: group is empty") }
+            return nil
+        }
+        guard let position = groups.firstIndex(of: row.group) else {
+            throw refuse(part, row, "group \(row.group) is not a group of \(offeringID) (\(groups.joined(separator: ", ")))")
+        }
+        return position
+    }
+
+    func product(_ part: NightPart, _ row: NightPartRow, _ id: String) throws -> Int {
+        guard let position = productIndex[id] else { throw refuse(part, row, "product \(id) is not in the catalog") }
+        return position
+    }
+
+    func keys(_ part: NightPart, _ row: NightPartRow, _ count: Int) throws {
+        guard row.keys.count == count else {
+            throw refuse(part, row, "\(row.statistic) takes \(count) keys, the row has \(row.keys.count)")
+        }
+    }
+
+    func count(_ part: NightPart, _ row: NightPartRow) throws -> Int {
+        guard row.value >= 0, row.value == row.value.rounded(), row.value < 9e15 else {
+            throw refuse(part, row, "\(row.statistic) \(NightParts.number(row.value)) is not a count (a whole number, 0 or more)")
+        }
+        return Int(row.value)
+    }
+
+    /// The projection's inputs: the products without a period first (their period is the members'),
+    /// each group's observation, the app's past.
+    func projection(catalog: ProjectionCatalog) throws -> ProjectionInputs {
+        let configuration = ProjectionConfiguration(asOf: asOf)
+        var products = catalog.products
+        var withoutPeriod: [Int: ProductWithoutPeriod] = [:]
+        var groupRows = Array(repeating: [ObservationRow](), count: groups.count)
+        var groupLines = Array(repeating: [Int](), count: groups.count)
+        for row in rowsOf(.observations) {
+            guard let position = try group(.observations, row, own: true) else {
+                let productPosition = try product(.observations, row, row.productID)
+                try keys(.observations, row, 0)
+                var entry =
+                    withoutPeriod[productPosition] ?? ProductWithoutPeriod(productID: row.productID, renewals: 0, periodDays: nil)
                 switch row.statistic {
-                case "first_assigned_at":
-                    try keys(.assignments, row, 0)
-                    guard row.value == row.value.rounded(), row.value < Double(asOf) else {
-                        throw refuse(.assignments, row, "first_assigned_at \(NightParts.number(row.value)) is not a time (µs) before as_of")
-                    }
-                    first[position] = Int64(row.value)
-                case "members_by_days_before", "members_exactly_days_before":
-                    try keys(.assignments, row, 1)
-                    let day = row.keys[0]
-                    guard day < 100_000 else { throw refuse(.assignments, row, "\(day) days before as_of is out of range") }
-                    let members = try count(.assignments, row)
-                    if row.statistic == "members_by_days_before" {
-                        if byDays[position].count <= day {
-                            byDays[position] += Array(repeating: 0, count: day + 1 - byDays[position].count)
-                        }
-                        byDays[position][day] = members
-                    } else {
-                        if exactly[position].count <= day {
-                            exactly[position] += Array(repeating: 0, count: day + 1 - exactly[position].count)
-                        }
-                        exactly[position][day] = members
-                    }
+                case "renewals_without_period": entry.renewals = try count(.observations, row)
+                case "period_days":
+                    guard row.value >= 1 else { throw refuse(.observations, row, "period_days \(row.value) is under a day") }
+                    entry.periodDays = row.value
+                    products[productPosition] = ProjectionProduct(renewalPeriodDays: row.value)
                 default:
                     throw refuse(
-                        .assignments, row,
-                        "statistic \(row.statistic) is not one of first_assigned_at, members_by_days_before, members_exactly_days_before")
+                        .observations, row, "statistic \(row.statistic) is not an offering's (renewals_without_period, period_days)")
                 }
-            }
-            results[index].assignments = try groups.indices.map { position in
-                let days = max(byDays[position].count, exactly[position].count)
-                guard
-                    let assigned = AssignmentDays(
-                        asOf: asOf, first: first[position],
-                        byDaysBefore: byDays[position] + Array(repeating: 0, count: days - byDays[position].count),
-                        exactlyDaysBefore: exactly[position] + Array(repeating: 0, count: days - exactly[position].count))
-                else {
-                    let path = paths[.assignments] ?? "assignments"
-                    throw OfferLabError(
-                        .badAggregates,
-                        "part assignments: \(path): group \(groups[position]) of \(offeringID): its counts disagree (more members exactly k days before than k to k + 1 days, or first_assigned_at not in the earliest day)",
-                        location: .init(path: path))
-                }
-                return assigned
-            }
-
-            // The days left's goal by tenure.
-            var tenure = Array(repeating: (members: [Double](), sums: [Double](), squares: [Double]()), count: groups.count)
-            for row in rowsOf(.tenure) {
-                guard let position = try group(.tenure, row, own: false) else { continue }
-                try keys(.tenure, row, 1)
-                let day = row.keys[0]
-                guard day < 100_000 else { throw refuse(.tenure, row, "tenure day \(day) is out of range") }
-                func set(_ values: inout [Double]) {
-                    if values.count <= day { values += Array(repeating: 0, count: day + 1 - values.count) }
-                    values[day] = row.value
-                }
-                switch row.statistic {
-                case "members_by_tenure_day":
-                    _ = try count(.tenure, row)
-                    set(&tenure[position].members)
-                case "goal_sum_by_tenure_day": set(&tenure[position].sums)
-                case "goal_squares_by_tenure_day": set(&tenure[position].squares)
-                default:
-                    throw refuse(
-                        .tenure, row,
-                        "statistic \(row.statistic) is not one of members_by_tenure_day, goal_sum_by_tenure_day, goal_squares_by_tenure_day"
-                    )
-                }
-            }
-            let finalFrom = AttributionRules.finalTenureDay(windowMicroseconds: windowMicroseconds)
-            results[index].revenueByTenure = try groups.indices.map { position in
-                let days = max(tenure[position].members.count, tenure[position].sums.count, tenure[position].squares.count)
-                func padded(_ values: [Double]) -> [Double] { values + Array(repeating: 0, count: days - values.count) }
-                guard
-                    let profile = TenureProfile(
-                        members: padded(tenure[position].members), sums: padded(tenure[position].sums),
-                        squares: padded(tenure[position].squares), finalFrom: finalFrom)
-                else {
-                    let path = paths[.tenure] ?? "tenure"
-                    throw OfferLabError(
-                        .badAggregates,
-                        "part tenure: \(path): group \(groups[position]) of \(offeringID): a tenure day has sums but no member, or a negative sum of squares",
-                        location: .init(path: path))
-                }
-                return profile
-            }
-
-            // The daily series: the offering's first day, then each group's totals by day.
-            let dailyRows = rowsOf(.dailyTotals)
-            guard let firstRow = dailyRows.first(where: { $0.group.isEmpty }) else {
-                if let row = dailyRows.first { throw refuse(.dailyTotals, row, "the offering has totals but no first_day row") }
-                results[index].daily = []
+                withoutPeriod[productPosition] = entry
                 continue
             }
-            guard firstRow.statistic == "first_day", firstRow.keys.isEmpty, firstRow.value == firstRow.value.rounded(),
-                abs(firstRow.value) < 1e7
-            else { throw refuse(.dailyTotals, firstRow, "the offering's row must be first_day, a day number since 1970-01-01") }
-            let firstDay = Int64(firstRow.value) * Microseconds.perDay
-            guard firstDay < asOf else { throw refuse(.dailyTotals, firstRow, "first_day is not before as_of") }
-            let dayCount = Int((asOf - 1 - firstDay) / Microseconds.perDay) + 1
-            var days = (0..<dayCount).map {
-                DailyTotals(
-                    date: Timestamp.formatDate(firstDay + Int64($0) * Microseconds.perDay),
-                    groups: Array(repeating: GroupTotals(), count: groups.count))
+            guard let statistic = ObservationStatistic(rawValue: row.statistic) else {
+                throw refuse(.observations, row, "statistic \(row.statistic) is not one of the observation's (docs/warehouse.md)")
             }
-            let counts = Dictionary(uniqueKeysWithValues: GroupCount.allCases.map { ($0.column, $0) })
-            let sums = Dictionary(uniqueKeysWithValues: GroupMoneySum.allCases.map { ($0.column, $0) })
-            for row in dailyRows where row.line != firstRow.line || row != firstRow {
-                guard let position = try group(.dailyTotals, row, own: false) else {
-                    throw refuse(.dailyTotals, row, "the offering has a second row of its own")
-                }
-                try keys(.dailyTotals, row, 1)
-                let day = row.keys[0] - Int(firstRow.value)
-                guard days.indices.contains(day) else {
-                    throw refuse(.dailyTotals, row, "day \(row.keys[0]) is not a day of the test (first_day to as_of)")
-                }
-                if let counted = counts[row.statistic] {
-                    days[day].groups[position].counts[counted] = try count(.dailyTotals, row)
-                } else if let summed = sums[row.statistic] {
-                    days[day].groups[position].money[summed] = row.value
-                } else {
-                    throw refuse(.dailyTotals, row, "statistic \(row.statistic) is not a column of the aggregates")
-                }
-            }
-            results[index].daily = days
+            groupRows[position].append(
+                ObservationRow(
+                    statistic, product: statistic.hasProduct ? try product(.observations, row, row.productID) : nil,
+                    nextProduct: statistic == .followOnProducts ? try product(.observations, row, row.nextProductID) : nil,
+                    keys: row.keys,
+                    value: row.value))
+            groupLines[position].append(row.line)
         }
+        var observations: [GroupObservation] = []
+        for (position, name) in groups.enumerated() {
+            do {
+                observations.append(
+                    try GroupObservation(name: name, rows: groupRows[position], products: products, configuration: configuration))
+            } catch {
+                let line = groupRows[position].firstIndex(of: error.row).map { groupLines[position][$0] } ?? 0
+                let path = paths[.observations] ?? "observations"
+                throw OfferLabError(
+                    .badAggregates, "part observations: \(path) line \(line): group \(name): \(error)",
+                    location: .init(path: path, line: line))
+            }
+        }
+        var past: [ProductPast] = []
+        if hasPast {
+            let pastRows = rowsOf(.past)
+            var observationRows: [ObservationRow] = []
+            for row in pastRows {
+                guard try group(.past, row, own: true) == nil else {
+                    throw refuse(.past, row, "the past is the offering's: group must be empty")
+                }
+                guard let statistic = ObservationStatistic(rawValue: row.statistic), ObservationStatistic.past.contains(statistic)
+                else {
+                    throw refuse(
+                        .past, row,
+                        "statistic \(row.statistic) is not one of the past's (\(ObservationStatistic.past.map(\.rawValue).joined(separator: ", ")))"
+                    )
+                }
+                observationRows.append(
+                    ObservationRow(statistic, product: try product(.past, row, row.productID), keys: row.keys, value: row.value))
+            }
+            do {
+                past = try ProductPast.fromRows(observationRows, products: products.count)
+            } catch {
+                let line = observationRows.firstIndex(of: error.row).map { pastRows[$0].line } ?? 0
+                let path = paths[.past] ?? "past"
+                throw OfferLabError(
+                    .badAggregates, "part past: \(path) line \(line): \(error)", location: .init(path: path, line: line))
+            }
+        }
+        return ProjectionInputs(
+            groups: observations, products: products, productIDs: catalog.productIDs, asOf: asOf,
+            renewalsWithoutPeriod: withoutPeriod.sorted { $0.key < $1.key }.map(\.value), past: past)
+    }
+
+    /// The decision's assignment days, per group.
+    func assignments() throws -> [AssignmentDays] {
+        var first = Array(repeating: Int64?.none, count: groups.count)
+        var byDays = Array(repeating: [Int](), count: groups.count)
+        var exactly = Array(repeating: [Int](), count: groups.count)
+        for row in rowsOf(.assignments) {
+            guard let position = try group(.assignments, row, own: false) else { continue }
+            switch row.statistic {
+            case "first_assigned_at":
+                try keys(.assignments, row, 0)
+                guard row.value == row.value.rounded(), row.value < Double(asOf) else {
+                    throw refuse(.assignments, row, "first_assigned_at \(NightParts.number(row.value)) is not a time (µs) before as_of")
+                }
+                first[position] = Int64(row.value)
+            case "members_by_days_before", "members_exactly_days_before":
+                try keys(.assignments, row, 1)
+                let day = row.keys[0]
+                guard day < 100_000 else { throw refuse(.assignments, row, "\(day) days before as_of is out of range") }
+                let members = try count(.assignments, row)
+                if row.statistic == "members_by_days_before" {
+                    if byDays[position].count <= day {
+                        byDays[position] += Array(repeating: 0, count: day + 1 - byDays[position].count)
+                    }
+                    byDays[position][day] = members
+                } else {
+                    if exactly[position].count <= day {
+                        exactly[position] += Array(repeating: 0, count: day + 1 - exactly[position].count)
+                    }
+                    exactly[position][day] = members
+                }
+            default:
+                throw refuse(
+                    .assignments, row,
+                    "statistic \(row.statistic) is not one of first_assigned_at, members_by_days_before, members_exactly_days_before")
+            }
+        }
+        return try groups.indices.map { position in
+            let days = max(byDays[position].count, exactly[position].count)
+            guard
+                let assigned = AssignmentDays(
+                    asOf: asOf, first: first[position],
+                    byDaysBefore: byDays[position] + Array(repeating: 0, count: days - byDays[position].count),
+                    exactlyDaysBefore: exactly[position] + Array(repeating: 0, count: days - exactly[position].count))
+            else {
+                throw refusal(
+                    .assignments,
+                    "group \(groups[position]) of \(offeringID): its counts disagree (more members exactly k days before than k to k + 1 days, or first_assigned_at not in the earliest day)"
+                )
+            }
+            return assigned
+        }
+    }
+
+    /// The days left's goal by tenure, per group; its final day is the window's (`finalFrom`).
+    func tenure(finalFrom: Int?) throws -> [TenureProfile] {
+        var tenure = Array(repeating: (members: [Double](), sums: [Double](), squares: [Double]()), count: groups.count)
+        for row in rowsOf(.tenure) {
+            guard let position = try group(.tenure, row, own: false) else { continue }
+            try keys(.tenure, row, 1)
+            let day = row.keys[0]
+            guard day < 100_000 else { throw refuse(.tenure, row, "tenure day \(day) is out of range") }
+            func set(_ values: inout [Double]) {
+                if values.count <= day { values += Array(repeating: 0, count: day + 1 - values.count) }
+                values[day] = row.value
+            }
+            switch row.statistic {
+            case "members_by_tenure_day":
+                _ = try count(.tenure, row)
+                set(&tenure[position].members)
+            case "goal_sum_by_tenure_day": set(&tenure[position].sums)
+            case "goal_squares_by_tenure_day": set(&tenure[position].squares)
+            default:
+                throw refuse(
+                    .tenure, row,
+                    "statistic \(row.statistic) is not one of members_by_tenure_day, goal_sum_by_tenure_day, goal_squares_by_tenure_day"
+                )
+            }
+        }
+        return try groups.indices.map { position in
+            let days = max(tenure[position].members.count, tenure[position].sums.count, tenure[position].squares.count)
+            func padded(_ values: [Double]) -> [Double] { values + Array(repeating: 0, count: days - values.count) }
+            guard
+                let profile = TenureProfile(
+                    members: padded(tenure[position].members), sums: padded(tenure[position].sums),
+                    squares: padded(tenure[position].squares), finalFrom: finalFrom)
+            else {
+                throw refusal(
+                    .tenure,
+                    "group \(groups[position]) of \(offeringID): a tenure day has sums but no member, or a negative sum of squares")
+            }
+            return profile
+        }
+    }
+
+    /// The daily series: the offering's first day, then each group's totals by day.
+    func daily() throws -> [DailyTotals] {
+        let dailyRows = rowsOf(.dailyTotals)
+        guard let firstRow = dailyRows.first(where: { $0.group.isEmpty }) else {
+            if let row = dailyRows.first { throw refuse(.dailyTotals, row, "the offering has totals but no first_day row") }
+            return []
+        }
+        guard firstRow.statistic == "first_day", firstRow.keys.isEmpty, firstRow.value == firstRow.value.rounded(),
+            abs(firstRow.value) < 1e7
+        else { throw refuse(.dailyTotals, firstRow, "the offering's row must be first_day, a day number since 1970-01-01") }
+        let firstDay = Int64(firstRow.value) * Microseconds.perDay
+        guard firstDay < asOf else { throw refuse(.dailyTotals, firstRow, "first_day is not before as_of") }
+        let dayCount = Int((asOf - 1 - firstDay) / Microseconds.perDay) + 1
+        var days = (0..<dayCount).map {
+            DailyTotals(
+                date: Timestamp.formatDate(firstDay + Int64($0) * Microseconds.perDay),
+                groups: Array(repeating: GroupTotals(), count: groups.count))
+        }
+        let counts = Dictionary(uniqueKeysWithValues: GroupCount.allCases.map { ($0.column, $0) })
+        let sums = Dictionary(uniqueKeysWithValues: GroupMoneySum.allCases.map { ($0.column, $0) })
+        for row in dailyRows where row.line != firstRow.line || row != firstRow {
+            guard let position = try group(.dailyTotals, row, own: false) else {
+                throw refuse(.dailyTotals, row, "the offering has a second row of its own")
+            }
+            try keys(.dailyTotals, row, 1)
+            let day = row.keys[0] - Int(firstRow.value)
+            guard days.indices.contains(day) else {
+                throw refuse(.dailyTotals, row, "day \(row.keys[0]) is not a day of the test (first_day to as_of)")
+            }
+            if let counted = counts[row.statistic] {
+                days[day].groups[position].counts[counted] = try count(.dailyTotals, row)
+            } else if let summed = sums[row.statistic] {
+                days[day].groups[position].money[summed] = row.value
+            } else {
+                throw refuse(.dailyTotals, row, "statistic \(row.statistic) is not a column of the aggregates")
+            }
+        }
+        return days
     }
 }
 
