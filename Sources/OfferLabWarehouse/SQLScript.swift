@@ -50,8 +50,7 @@ package enum SQLScript {
         let analysed = try catalog.analysedOfferings(named: job.offerings, jobPath: job.jobPath)
         let assignments = try source.file(for: "user_offering_assignments")
         var builder = try ScriptBuilder(dialect: dialect, job: job, catalog: catalog)
-        // The `history_logs` files are read only for the parts that need them: the past, and the
-        // events' counters of their lines.
+        // Every part reads the logs and, with `history_logs`, the past's files (`readLogs`).
         try builder.readLogs()
         try builder.readAssignments(path: assignments.path, format: assignments.format)
         builder.analyse(analysed: analysed.map { $0.map { catalog.offerings[$0].offeringID } })
