@@ -52,7 +52,7 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -g -wmo -module-name OfferL
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -module-name OfferLabIngest -package-name OfferLab \
   -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -lz -I "$vocabulary" "$vocabulary/OfferLabVocabulary.o" \
   -I Sources/CIsal/include -I Sources/COfferLabSIMD/include "$build/offerlab_isal-$target.o" "$build/offerlab_simd-$target.o" \
-  Sources/OfferLabIngest/*.swift Fuzz/Support/*.swift "Fuzz/$folder"/*.swift -o "$build/$target"
+  Sources/OfferLabIngest/*.swift Sources/OfferLabIngest/Blocking/*.swift Fuzz/Support/*.swift "Fuzz/$folder"/*.swift -o "$build/$target"
 if [ "$seconds" -eq 0 ]; then
   # The seeds and the regression inputs of past findings, each run once (CI).
   "$build/$target" -runs=0 "Fuzz/corpus/$target" >"$build/logs/$target-replay.log" 2>&1 || {

@@ -109,7 +109,7 @@ package enum NightlyRun {
         // The CSV files are written on another core while the database transaction runs and
         // the report is written. The folder is swapped in last inside the transaction, and swapped
         // back when the commit fails: the database and the folder change together or not at all.
-        let csvFiles = ConcurrentWork {
+        let csvFiles = try ConcurrentWork {
             for (index, table) in night.files.enumerated() {
                 try folder.write("\(table.name).csv", contents: CSVWriter.csv(table))
                 if index == 0 { TestPause.at(.writingCSV) }

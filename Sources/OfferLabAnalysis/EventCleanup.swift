@@ -93,33 +93,8 @@ package enum EventCleanup {
 
         /// `body(part)` for every part at once, one thread each; the results in part order.
         func map<T>(_ body: (Range<Int>) -> T) -> [T] {
-            EventCleanup.concurrently(ranges.count) { body(ranges[$0]) }
+            concurrently(ranges.count) { body(ranges[$0]) }
         }
-    }
-
-    /// `body(0) … body(count - 1)` at once, `body(0)` on this thread and each other on a thread of
-    /// its own (`ConcurrentWork`: clean-up is synchronous code that lends buffers borrowed for a
-    /// scope, which tasks cannot take); the results in order.
-    static func concurrently<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
-        guard count > 1 else { return (0..<count).map(body) }
-        return withoutActuallyEscaping(body) { body in
-            let work = Shared(value: body)
-            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                guard let base = buffer.baseAddress else { return }
-                let results = Shared(value: base)
-                let others = (1..<count).map { index in ConcurrentWork { (results.value + index).initialize(to: work.value(index)) } }
-                base.initialize(to: body(0))
-                for other in others { other.wait() }
-                initialized = count
-            }
-        }
-    }
-
-    /// A value handed to the threads of `concurrently`. `@unchecked Sendable`: `body` only reads
-    /// what the threads share, and writes memory no other call writes (its own result, or
-    /// disjoint positions of a shared buffer).
-    private struct Shared<Value>: @unchecked Sendable {
-        let value: Value
     }
 
     /// The record at a run-wide position, for the few that are looked up out of file order.

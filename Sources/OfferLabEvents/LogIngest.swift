@@ -247,9 +247,10 @@ package enum LogIngest {
             parseAndResolve(&piece, into: outcomes, fileIndex: index, scanner: scanner, settings: settings, readyUsers: readyUsers)
         }
         // Threads of their own: a parser queued on Swift's task pool waited for the table's
-        // loading and this very task, which keep it busy.
-        let running = (1..<parsers).map { _ in
-            ConcurrentWork {
+        // loading and this very task, which keep it busy. Those the system does not start
+        // (`ThreadUnavailable`) are not waited for: this thread parses what they would have.
+        let running = (1..<parsers).compactMap { _ in
+            try? ConcurrentWork {
                 while var piece = pieces.take() { parse(&piece) }
             }
         }
@@ -267,6 +268,7 @@ package enum LogIngest {
         }
         pieces.close()
         for parser in running { parser.wait() }
+        while var piece = pieces.poll() { parse(&piece) }
         var batches: [EventBatch] = []
         var linesBefore = 0
         for outcome in outcomes.inOrder() {

@@ -16,7 +16,8 @@ final class FileDecoder {
     private let inflater: Inflater
     private let descriptor: Int32
     private let input: UnsafeMutableRawPointer
-    private let inputCapacity: Int
+    /// The read buffer's size: a plain file's chunk is at most this long.
+    let inputCapacity: Int
     private var inputStart = 0
     private var inputEnd = 0
     /// Made when the first member starts (a plain file needs none).

@@ -28,6 +28,10 @@ public final class InputFileReader {
     private enum Source {
         case direct(FileDecoder, output: UnsafeMutableRawBufferPointer)
         case readAhead(ReadAhead)
+
+        static func direct(_ decoder: sending FileDecoder, bufferSize: Int) -> sending Source {
+            .direct(decoder, output: .allocate(byteCount: max(bufferSize, 1), alignment: 16))
+        }
     }
 
     private let source: Source
@@ -51,24 +55,27 @@ public final class InputFileReader {
     public init(path: String, bufferSize: Int = 1 << 20, inflater: Inflater = .fastestAvailable, readAhead: Bool = false) throws {
         self.path = path
         self.inflater = inflater
+        (source, isGzip, compressedBytesRead) = try Self.open(path: path, bufferSize: bufferSize, inflater: inflater, readAhead: readAhead)
+    }
+
+    /// The file opened, its chunks decoded here or ahead on a thread of its own; whether it is
+    /// gzip, and the bytes read to tell.
+    private static func open(path: String, bufferSize: Int, inflater: Inflater, readAhead: Bool) throws -> (Source, Bool, Int64) {
         let decoder = try FileDecoder(path: path, bufferSize: bufferSize, inflater: inflater)
-        isGzip = decoder.isGzip
-        compressedBytesRead = decoder.compressedBytesRead
-        if readAhead {
-            let ahead = ReadAhead(decoder: decoder, bufferSize: bufferSize, depth: 5)
-            ahead.start()
-            source = .readAhead(ahead)
-        } else {
-            let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 1), alignment: 16)
-            source = .direct(decoder, output: output)
+        let (isGzip, bytesRead) = (decoder.isGzip, decoder.compressedBytesRead)
+        guard readAhead else { return (.direct(decoder, bufferSize: bufferSize), isGzip, bytesRead) }
+        do {
+            return (.readAhead(try ReadAhead.start(decoder: decoder, bufferSize: bufferSize, depth: 5)), isGzip, bytesRead)
+        } catch {
+            // No thread for it: decoded here, by a decoder of its own (the first went to the thread
+            // that did not start).
+            let own = try FileDecoder(path: path, bufferSize: bufferSize, inflater: inflater)
+            return (.direct(own, bufferSize: bufferSize), isGzip, bytesRead)
         }
     }
 
     deinit {
-        switch source {
-        case .direct(_, let output): output.deallocate()
-        case .readAhead(let ahead): ahead.stop()
-        }
+        if case .direct(_, let output) = source { output.deallocate() }
     }
 
     /// Calls `body` with each successive chunk of (decompressed) bytes until the end of the file.

@@ -5,10 +5,7 @@
 /// nothing to decode (no backslash), the line itself, copied whole rather than value by value,
 /// or borrowed (`JSONLineParser(borrowsPlainLines:)`: then valid only while the line is). A
 /// parser reuses one record line after line, so the hot path allocates nothing per field.
-///
-/// `@unchecked Sendable`: its only pointer addresses its own buffer, which a copy shares
-/// read-only (a parser writing to a shared buffer writes to a copy of it), or a borrowed line.
-public struct LogRecord: @unchecked Sendable {
+public struct LogRecord {
     /// The parsers' buffer: `text`, then what earlier, longer lines left. It only grows, so that
     /// a line costs no filling and no trimming: the parsers write through a pointer.
     private(set) var textBuffer: [UInt8] = []

@@ -370,20 +370,8 @@ package struct KeptHashSet: Sendable {
 }
 
 /// Records an earlier night kept in an entry of its own (`KeptRecords`), read back in place: the
-/// entry's bytes mapped, never copied. `@unchecked Sendable`: its only pointer addresses bytes
-/// that never change while it lives, shared read-only.
-package final class KeptSegment: @unchecked Sendable {
-    package let bytes: UnsafeRawBufferPointer
-    private let release: @Sendable () -> Void
-
-    /// - Parameter release: frees `bytes`, once the segment is no longer used.
-    package init(bytes: UnsafeRawBufferPointer, release: @escaping @Sendable () -> Void) {
-        self.bytes = bytes
-        self.release = release
-    }
-
-    deinit { release() }
-}
+/// entry's bytes mapped, never copied, and unmapped when the segment is released.
+package typealias KeptSegment = SharedMemory
 
 /// A segment a state names: one an earlier night kept, or records made tonight, to be kept.
 package enum KeptSegmentSource: Sendable {

@@ -93,7 +93,7 @@ public struct Population: Sendable {
         // The batches given their users, back to be refilled: so that 10M rows reuse a few
         // buffers instead of faulting in fresh memory for each.
         let used = BlockingQueue<CheckedAssignments>(capacity: 6)
-        let reading = ConcurrentWork {
+        let reading = try ConcurrentWork {
             defer { checked.close() }
             let checks = AssignmentRowChecks(catalog: catalog, asOf: asOf)
             var batch = CheckedAssignments(offeringCount: catalog.offerings.count)

@@ -1,3 +1,4 @@
+import OfferLabIngest
 import Testing
 
 @testable import OfferLab
@@ -10,30 +11,37 @@ import Testing
     ])
 
     /// Window of 7 days: u1 counts events in [03-01 09:00, 03-08 09:00).
-    static let events = [
-        logRecord("paywall_view", user: "u1", ts: "2026-02-28T00:00:00Z"),  // pre-assignment
-        logRecord("paywall_view", user: "u1", ts: "2026-03-01T09:00:00Z"),  // at assignment: counts
-        logRecord("trial_start", user: "u1", ts: "2026-03-01T10:00:00Z", transaction: "tr1", original: "o1", product: "weekly"),
-        logRecord(
-            "purchase", user: "u1", ts: "2026-03-04T00:00:00Z", transaction: "p1", original: "o1", product: "weekly", price: "7.99",
-            currency: "USD", offering: "test", group: "variant"),
-        logRecord(
-            "renewal", user: "u1", ts: "2026-03-09T00:00:00Z", transaction: "r1", original: "o1", product: "weekly", price: "7.99",
-            currency: "USD"),
-        logRecord("refund", user: "u1", ts: "2026-03-12T00:00:00Z", transaction: "p1", product: "weekly"),  // after the window, no price
-        // An orphan:
-        logRecord("refund", user: "u1", ts: "2026-03-12T00:00:00Z", transaction: "r1", product: "weekly", price: "7.99", currency: "USD"),
-        logRecord("refund", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "tr1", product: "weekly"),  // refunds a trial: orphan
-        logRecord("purchase", user: "u1", ts: "2026-03-05T00:00:00Z", transaction: "p2", product: "monthly", price: "10", currency: "BRL"),
-        logRecord("refund", user: "u1", ts: "2026-03-06T00:00:00Z", transaction: "p2", product: "monthly", price: "4", currency: "BRL"),
-        logRecord("cancel", user: "u1", ts: "2026-03-06T00:00:00Z", offering: "wrong", group: "control"),  // names no chain: chainless
-        logRecord("trial_start", user: "u3", ts: "2026-03-05T12:00:00Z", transaction: "tr3", product: "monthly"),
-        logRecord(
-            "purchase", user: "u3", ts: "2026-03-06T00:00:00Z", transaction: "p3", original: "x9", product: "monthly", price: "19.99",
-            currency: "EUR", offering: "test", group: "variant"),
-        logRecord("trial_start", user: "00123", ts: "2026-03-06T00:00:00Z", transaction: "tr4", original: "o5", product: "weekly"),
-        logRecord("purchase", user: "00123", ts: "2026-03-07T00:00:00Z", transaction: "p4", product: "weekly", price: "1", currency: "USD"),
-    ]
+    /// Made anew for each use: a record is not `Sendable`.
+    static var events: [LogRecord] {
+        [
+            logRecord("paywall_view", user: "u1", ts: "2026-02-28T00:00:00Z"),  // pre-assignment
+            logRecord("paywall_view", user: "u1", ts: "2026-03-01T09:00:00Z"),  // at assignment: counts
+            logRecord("trial_start", user: "u1", ts: "2026-03-01T10:00:00Z", transaction: "tr1", original: "o1", product: "weekly"),
+            logRecord(
+                "purchase", user: "u1", ts: "2026-03-04T00:00:00Z", transaction: "p1", original: "o1", product: "weekly", price: "7.99",
+                currency: "USD", offering: "test", group: "variant"),
+            logRecord(
+                "renewal", user: "u1", ts: "2026-03-09T00:00:00Z", transaction: "r1", original: "o1", product: "weekly", price: "7.99",
+                currency: "USD"),
+            // After the window, no price:
+            logRecord("refund", user: "u1", ts: "2026-03-12T00:00:00Z", transaction: "p1", product: "weekly"),
+            // An orphan:
+            logRecord(
+                "refund", user: "u1", ts: "2026-03-12T00:00:00Z", transaction: "r1", product: "weekly", price: "7.99", currency: "USD"),
+            logRecord("refund", user: "u1", ts: "2026-03-02T00:00:00Z", transaction: "tr1", product: "weekly"),  // refunds a trial: orphan
+            logRecord(
+                "purchase", user: "u1", ts: "2026-03-05T00:00:00Z", transaction: "p2", product: "monthly", price: "10", currency: "BRL"),
+            logRecord("refund", user: "u1", ts: "2026-03-06T00:00:00Z", transaction: "p2", product: "monthly", price: "4", currency: "BRL"),
+            logRecord("cancel", user: "u1", ts: "2026-03-06T00:00:00Z", offering: "wrong", group: "control"),  // names no chain: chainless
+            logRecord("trial_start", user: "u3", ts: "2026-03-05T12:00:00Z", transaction: "tr3", product: "monthly"),
+            logRecord(
+                "purchase", user: "u3", ts: "2026-03-06T00:00:00Z", transaction: "p3", original: "x9", product: "monthly", price: "19.99",
+                currency: "EUR", offering: "test", group: "variant"),
+            logRecord("trial_start", user: "00123", ts: "2026-03-06T00:00:00Z", transaction: "tr4", original: "o5", product: "weekly"),
+            logRecord(
+                "purchase", user: "00123", ts: "2026-03-07T00:00:00Z", transaction: "p4", product: "weekly", price: "1", currency: "USD"),
+        ]
+    }
 
     @Test func controlGroupValues() async throws {
         let result = try await analyse(Self.tables, Self.events, window: 7).offerings[0]

@@ -19,13 +19,18 @@ private func purchase(_ user: String, _ ts: String, _ price: String, transaction
         ("c1", "1", "10", "2026-03-01 00:00:00"), ("c2", "1", "10", "2026-03-01 00:00:00"), ("c3", "1", "10", "2026-03-01 00:00:00"),
         ("v1", "1", "11", "2026-03-01 00:00:00"), ("v2", "1", "11", "2026-03-01 00:00:00"),
     ])
-    static let events = [
-        purchase("c1", "2026-03-02T00:00:00Z", "10", transaction: "c1p"), purchase("c3", "2026-03-02T00:00:00Z", "5", transaction: "c3p"),
-        logRecord("refund", user: "c3", ts: "2026-03-03T00:00:00Z", transaction: "c3p", product: "weekly", price: "8", currency: "USD"),
-        purchase("v1", "2026-03-02T00:00:00Z", "60", transaction: "v1p"),
-        logRecord("renewal", user: "v1", ts: "2026-03-09T00:00:00Z", transaction: "v1r", product: "weekly", price: "40", currency: "USD"),
-        purchase("v2", "2026-03-02T00:00:00Z", "20", transaction: "v2p"),
-    ]
+    /// Made anew for each use: a record is not `Sendable`.
+    static var events: [LogRecord] {
+        [
+            purchase("c1", "2026-03-02T00:00:00Z", "10", transaction: "c1p"),
+            purchase("c3", "2026-03-02T00:00:00Z", "5", transaction: "c3p"),
+            logRecord("refund", user: "c3", ts: "2026-03-03T00:00:00Z", transaction: "c3p", product: "weekly", price: "8", currency: "USD"),
+            purchase("v1", "2026-03-02T00:00:00Z", "60", transaction: "v1p"),
+            logRecord(
+                "renewal", user: "v1", ts: "2026-03-09T00:00:00Z", transaction: "v1r", product: "weekly", price: "40", currency: "USD"),
+            purchase("v2", "2026-03-02T00:00:00Z", "20", transaction: "v2p"),
+        ]
+    }
 
     func capped(_ rule: RevenueCapRule, events: [LogRecord] = events) async throws -> CappedRevenue {
         try #require(try await analyse(Self.tables, events, revenueCap: rule).offerings[0].cappedRevenue)

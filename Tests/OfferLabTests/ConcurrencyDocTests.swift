@@ -7,8 +7,11 @@ import Testing
     /// What starts concurrent work, as the code spells it and as the table's "what" column names it.
     static let mechanisms: [(code: String, table: String)] = [
         ("InOrder.run(", "`InOrder.run`"), ("ConcurrentWork {", "`ConcurrentWork`"), ("= Task {", "unstructured `Task`"),
-        (": Task {", "unstructured `Task`"), ("pthread_create(", "POSIX thread"),
+        (": Task {", "unstructured `Task`"),
     ]
+
+    /// Where offerlab starts threads and blocks on them: nowhere else.
+    static let blockingFolder = "Blocking/"
 
     static func document() throws -> String {
         try String(contentsOf: repositoryRoot.appending(path: "docs/concurrency.md"), encoding: .utf8)
@@ -30,7 +33,7 @@ import Testing
         #expect(rows.count >= 10)
         var found = 0
         for (_, file, source) in try LayerTests.sourceFiles()
-        where !file.hasSuffix("InOrder.swift") && !file.hasSuffix("ConcurrentWork.swift") {
+        where !file.hasSuffix("InOrder.swift") && !file.hasPrefix(Self.blockingFolder) {
             let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             for mechanism in Self.mechanisms where Self.code(source).contains(where: { $0.contains(mechanism.code) }) {
                 found += 1
@@ -40,6 +43,29 @@ import Testing
             }
         }
         #expect(found >= 10)
+    }
+
+    /// Threads, POSIX threads and their locks, Dispatch, and `@unchecked Sendable` only in
+    /// `OfferLabIngest/Blocking/`; everything else shares work through its types, `InOrder`,
+    /// tasks and `Mutex`.
+    @Test func threadsAndUncheckedSharingLiveInTheBlockingFolder() throws {
+        let words = [
+            "Thread {", "Thread(", "pthread_", "DispatchQueue", "DispatchSemaphore", "DispatchGroup", "NSLock", "NSCondition",
+            "@unchecked Sendable",
+        ]
+        var outside: [String] = []
+        var inside = 0
+        for (target, file, source) in try LayerTests.sourceFiles() {
+            for word in words where Self.code(source).contains(where: { $0.contains(word) }) {
+                if target == "OfferLabIngest" && file.hasPrefix(Self.blockingFolder) {
+                    inside += 1
+                } else {
+                    outside.append("\(target)/\(file): \(word)")
+                }
+            }
+        }
+        #expect(outside == [])
+        #expect(inside >= 4)
     }
 
     @Test func everyUncheckedSendableIsListedWithItsReason() throws {
@@ -57,7 +83,7 @@ import Testing
                 #expect(lines[max(0, index - 4)..<index].contains { $0.contains("`@unchecked Sendable`") }, "\(file): \(name)")
             }
         }
-        #expect(declared.sorted() == ["BlockingQueue", "KeptSegment", "LogRecord", "ReadAhead", "Shared"])
+        #expect(declared.sorted() == ["BlockingQueue", "SharedAcrossThreads", "SharedMemory"])
         for name in declared { #expect(list.contains("`\(name)") || list.contains(".\(name)`"), "\(name) is not in the list") }
     }
 }

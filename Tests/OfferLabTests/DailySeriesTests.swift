@@ -1,3 +1,4 @@
+import OfferLabIngest
 import Testing
 
 @testable import OfferLab
@@ -7,12 +8,18 @@ import Testing
         ("u1", "1", "10", "2026-03-01 09:00:00"), ("u3", "1", "11", "2026-03-02 12:00:00"),
         ("u2", "1", "10", "2026-03-01 00:00:00"), ("u2", "1", "11", "2026-03-03 00:00:00"),
     ])
-    static let events = [
-        logRecord("purchase", user: "u1", ts: "2026-03-03T10:00:00Z", transaction: "p1", product: "weekly", price: "10", currency: "USD"),
-        logRecord("refund", user: "u1", ts: "2026-03-05T23:59:59Z", transaction: "p1", product: "weekly"),
-        logRecord("purchase", user: "u3", ts: "2026-03-02T13:00:00Z", transaction: "p3", product: "weekly", price: "5", currency: "USD"),
-        logRecord("purchase", user: "u2", ts: "2026-03-02T00:00:00Z", transaction: "p2", product: "weekly", price: "7", currency: "USD"),
-    ]
+    /// Made anew for each use: a record is not `Sendable`.
+    static var events: [LogRecord] {
+        [
+            logRecord(
+                "purchase", user: "u1", ts: "2026-03-03T10:00:00Z", transaction: "p1", product: "weekly", price: "10", currency: "USD"),
+            logRecord("refund", user: "u1", ts: "2026-03-05T23:59:59Z", transaction: "p1", product: "weekly"),
+            logRecord(
+                "purchase", user: "u3", ts: "2026-03-02T13:00:00Z", transaction: "p3", product: "weekly", price: "5", currency: "USD"),
+            logRecord(
+                "purchase", user: "u2", ts: "2026-03-02T00:00:00Z", transaction: "p2", product: "weekly", price: "7", currency: "USD"),
+        ]
+    }
 
     /// Each day: (control users, converters, net revenue, refunds; variant users, converters, net revenue).
     @Test func everyDayIsTheStateAtItsEnd() async throws {

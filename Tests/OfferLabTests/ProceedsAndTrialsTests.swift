@@ -35,12 +35,15 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
     /// u1's chain o1 begins with a purchase before u1's assignment (not counted for the test, but
     /// the store's year of paid service starts there): the renewal 364 days later pays 30 %, the
     /// one 365 days later 15 %; a renewal without `original_transaction_id` pays 30 %.
-    static let chain = [
-        charge("u1", "2025-03-01T00:00:00Z", "100", event: "purchase", transaction: "p1", original: "o1"),
-        charge("u1", "2026-02-28T00:00:00Z", "100", event: "renewal", transaction: "r1", original: "o1"),
-        charge("u1", "2026-03-01T00:00:00Z", "100", event: "renewal", transaction: "r2", original: "o1"),
-        charge("u1", "2026-03-02T00:00:00Z", "100", event: "renewal", transaction: "r3"),
-    ]
+    /// Made anew for each use: a record is not `Sendable`.
+    static var chain: [LogRecord] {
+        [
+            charge("u1", "2025-03-01T00:00:00Z", "100", event: "purchase", transaction: "p1", original: "o1"),
+            charge("u1", "2026-02-28T00:00:00Z", "100", event: "renewal", transaction: "r1", original: "o1"),
+            charge("u1", "2026-03-01T00:00:00Z", "100", event: "renewal", transaction: "r2", original: "o1"),
+            charge("u1", "2026-03-02T00:00:00Z", "100", event: "renewal", transaction: "r3"),
+        ]
+    }
 
     @Test func aChainCrossingItsFirstYear() async throws {
         let results = try await analyse(assigned(["u1"], at: "2025-06-01 00:00:00"), Self.chain)
@@ -141,23 +144,28 @@ private func expectClose(_ actual: Double, _ expected: Double, sourceLocation: S
 
 /// docs/analysis.md §9, worked by hand, as of 2026-03-20T00:00:00Z.
 @Suite struct TrialsAndSubscriptionsTests {
-    static let events = [
-        // t1's trial ends exactly at as_of: lapsed. t2's after it: pending. t3's has no end: unknown.
-        logRecord(
-            "trial_start", user: "t1", ts: "2026-03-13T00:00:00Z", transaction: "t1t", product: "weekly", expires: "2026-03-20T00:00:00Z"),
-        logRecord(
-            "trial_start", user: "t2", ts: "2026-03-15T00:00:00Z", transaction: "t2t", product: "weekly", expires: "2026-03-22T00:00:00Z"),
-        logRecord("trial_start", user: "t3", ts: "2026-03-10T00:00:00Z", transaction: "t3t", product: "weekly"),
-        // t4 converted (same product), neither with expires_at: converted, and churned (no period known to be running).
-        logRecord("trial_start", user: "t4", ts: "2026-03-01T00:00:00Z", transaction: "t4t", product: "weekly"),
-        charge("t4", "2026-03-08T00:00:00Z", "10", transaction: "t4p"),
-        // s1's last charge runs past as_of but is refunded: not active, churned. s2's ended on the
-        // 17th: churned. s3's runs: active.
-        charge("s1", "2026-03-10T00:00:00Z", "10", transaction: "s1p", expires: "2026-04-10T00:00:00Z"),
-        refund("s1", "2026-03-12T00:00:00Z", "2", of: "s1p"),
-        charge("s2", "2026-03-10T00:00:00Z", "10", transaction: "s2p", expires: "2026-03-17T00:00:00Z"),
-        charge("s3", "2026-03-10T00:00:00Z", "10", transaction: "s3p", expires: "2026-04-10T00:00:00Z"),
-    ]
+    /// Made anew for each use: a record is not `Sendable`.
+    static var events: [LogRecord] {
+        [
+            // t1's trial ends exactly at as_of: lapsed. t2's after it: pending. t3's has no end: unknown.
+            logRecord(
+                "trial_start", user: "t1", ts: "2026-03-13T00:00:00Z", transaction: "t1t", product: "weekly",
+                expires: "2026-03-20T00:00:00Z"),
+            logRecord(
+                "trial_start", user: "t2", ts: "2026-03-15T00:00:00Z", transaction: "t2t", product: "weekly",
+                expires: "2026-03-22T00:00:00Z"),
+            logRecord("trial_start", user: "t3", ts: "2026-03-10T00:00:00Z", transaction: "t3t", product: "weekly"),
+            // t4 converted (same product), neither with expires_at: converted, and churned (no period known to be running).
+            logRecord("trial_start", user: "t4", ts: "2026-03-01T00:00:00Z", transaction: "t4t", product: "weekly"),
+            charge("t4", "2026-03-08T00:00:00Z", "10", transaction: "t4p"),
+            // s1's last charge runs past as_of but is refunded: not active, churned. s2's ended on the
+            // 17th: churned. s3's runs: active.
+            charge("s1", "2026-03-10T00:00:00Z", "10", transaction: "s1p", expires: "2026-04-10T00:00:00Z"),
+            refund("s1", "2026-03-12T00:00:00Z", "2", of: "s1p"),
+            charge("s2", "2026-03-10T00:00:00Z", "10", transaction: "s2p", expires: "2026-03-17T00:00:00Z"),
+            charge("s3", "2026-03-10T00:00:00Z", "10", transaction: "s3p", expires: "2026-04-10T00:00:00Z"),
+        ]
+    }
 
     @Test func trialStatesAndSubscribersAsOfTheNight() async throws {
         let results = try await analyse(assigned(["t1", "t2", "t3", "t4", "s1", "s2", "s3"]), Self.events)

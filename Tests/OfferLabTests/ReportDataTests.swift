@@ -1,4 +1,5 @@
 import Foundation
+import OfferLabIngest
 import OfferLabResults
 import OfferLabTestSupport
 import Testing
@@ -15,11 +16,15 @@ import Testing
         ("u1", "1", "10", "2026-03-01 09:00:00"), ("u2", "1", "11", "2026-03-02 09:00:00"), ("u3", "1", "10", "2026-03-02 10:00:00"),
         ("u4", "2", "20", "2026-03-03 00:00:00"),
     ])
-    static let events = [
-        logRecord("purchase", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "p1", product: "weekly", price: "7.99", currency: "USD"),
-        logRecord(
-            "purchase", user: "u2", ts: "2026-03-04T00:00:00Z", transaction: "p2", product: "monthly", price: "19.99", currency: "USD"),
-    ]
+    /// Made anew for each use: a record is not `Sendable`.
+    static var events: [LogRecord] {
+        [
+            logRecord(
+                "purchase", user: "u1", ts: "2026-03-03T00:00:00Z", transaction: "p1", product: "weekly", price: "7.99", currency: "USD"),
+            logRecord(
+                "purchase", user: "u2", ts: "2026-03-04T00:00:00Z", transaction: "p2", product: "monthly", price: "19.99", currency: "USD"),
+        ]
+    }
 
     func job(_ folder: TemporaryFolder, offerings: [String]) -> Job {
         Job(

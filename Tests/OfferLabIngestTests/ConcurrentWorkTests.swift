@@ -2,9 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import OfferLab
-@testable import OfferLabAnalysis
-@testable import OfferLabSupport
+@testable import OfferLabIngest
 
 @Suite struct ConcurrentWorkTests {
     struct Failed: Error, Equatable {}
@@ -13,9 +11,9 @@ import Testing
         let isSet = Mutex(false)
     }
 
-    @Test func waitReturnsOnceTheWorkIsDone() {
+    @Test func waitReturnsOnceTheWorkIsDone() throws {
         let done = Flag()
-        let work = ConcurrentWork {
+        let work = try ConcurrentWork {
             usleep(20_000)
             done.isSet.withLock { $0 = true }
         }
@@ -23,8 +21,8 @@ import Testing
         #expect(done.isSet.withLock { $0 })
     }
 
-    @Test func theWorksErrorIsThrownByEveryWait() {
-        let work = ConcurrentWork { () throws(Failed) in throw Failed() }
+    @Test func theWorksErrorIsThrownByEveryWait() throws {
+        let work = try ConcurrentWork { () throws(Failed) in throw Failed() }
         #expect(throws: Failed.self) { try work.wait() }
         #expect(throws: Failed.self) { try work.wait() }
     }
@@ -35,7 +33,7 @@ import Testing
     func concurrentlyGivesEveryIndexsResultInOrder(count: Int) {
         for _ in 0..<50 {
             let calls = Mutex(0)
-            let results = EventCleanup.concurrently(count) { index in
+            let results = concurrently(count) { index in
                 calls.withLock { $0 += 1 }
                 return index * index
             }
