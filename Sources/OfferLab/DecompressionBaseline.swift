@@ -17,11 +17,11 @@ package enum DecompressionBaseline {
     package static func run(_ job: Job) async throws -> DecompressionReport {
         let clock = ContinuousClock()
         let start = clock.now
-        var report = DecompressionReport(files: job.logFiles.count, compressedBytes: 0, uncompressedBytes: 0, seconds: 0)
-        let files = job.logFiles
-        try await InOrder.run(count: files.count, width: job.threads) { index in
+        var report = DecompressionReport(files: job.inputs.logFiles.count, compressedBytes: 0, uncompressedBytes: 0, seconds: 0)
+        let files = job.inputs.logFiles
+        try await InOrder.run(count: files.count, width: job.run.threads) { index in
             do {
-                let reader = try InputFileReader(path: files[index], inflater: job.inflater)
+                let reader = try InputFileReader(path: files[index], inflater: job.run.inflater)
                 while try reader.nextChunk() != nil {}
                 return (reader.compressedBytesRead, reader.uncompressedBytes)
             } catch let error as IngestError {

@@ -47,7 +47,7 @@ package enum NightlyRun {
     package static func run(_ job: Job, progress: ProgressReporter? = nil, parts: String? = nil) async throws -> RunReport {
         try await night(of: job, parts: parts) { cache in
             let results = try await compute(job, progress: progress, cache: cache)
-            return (results, try await observe(results.backtestCohorts, width: job.threads))
+            return (results, try await observe(results.backtestCohorts, width: job.run.threads))
         }
     }
 
@@ -61,41 +61,43 @@ package enum NightlyRun {
         results compute: (ParsedLogCache?) async throws -> (NightResults, [ObservedCohort]?)
     ) async throws -> RunReport {
         let startedAt = Date()
-        let lock = try RunLock(path: job.databasePath + ".lock", timeoutSeconds: job.lockTimeoutSeconds)
+        let lock = try RunLock(path: job.outputs.databasePath + ".lock", timeoutSeconds: job.run.lockTimeoutSeconds)
         defer { withExtendedLifetime(lock) {} }
         let output = OutputSettings(job)
         if let other = ResultsDatabase.otherJob(sharingOutputOf: output) {
             throw OfferLabError(
                 .cannotWrite,
-                "output \(job.outputPath) is already written by another job file, \(other) (database \(job.databasePath)); "
+                "output \(job.outputs.outputPath) is already written by another job file, \(other) (database \(job.outputs.databasePath)); "
                     + "this job (\(job.identity)) would replace its files: give each job its own output",
-                location: .init(path: job.outputPath, jobKey: "output"))
+                location: .init(path: job.outputs.outputPath, jobKey: "output"))
         }
-        let cache = try (readsLogs ? job.cachePath : nil).map {
-            try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason, keptSliceFields: job.keptSliceFields)
+        let cache = try (readsLogs ? job.outputs.cachePath : nil).map {
+            try ParsedLogCache(folder: $0, rejectsPerReason: job.outputs.rejectsPerReason, keptSliceFields: job.analysis.keptSliceFields)
         }
         let (results, cohorts) = try await compute(cache)
         let previous = ResultsDatabase.previousNight(of: output)
         try RunChecks.brokenNight(results, previous: previous, job: job)
-        let analyses = try await statistics(of: results, settings: StatisticsSettings(job))
+        let analyses = try await statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run))
         let night = ResultTables.make(
             results, statistics: analyses, settings: ResultTableSettings(job), previous: previous,
             backfill: ResultsDatabase.hasLaterNight(of: output),
-            backtest: try await backtest(of: cohorts, settings: StatisticsSettings(job)))
+            backtest: try await backtest(of: cohorts, settings: StatisticsSettings(job.estimators, run: job.run)))
         let offeringIDs = results.offerings.map(\.offering.offeringID)
         var run = RunRecord(
-            job: output.jobIdentity, output: JobIdentity.resolved(job.outputPath), night: job.night,
+            job: output.jobIdentity, output: JobIdentity.resolved(job.outputs.outputPath), night: job.run.night,
             startedAt: UTCTime.isoText(date: startedAt), finishedAt: UTCTime.isoText(date: Date()), status: "succeeded",
             toolVersion: toolVersion,
-            inputFiles: (job.logFiles + job.storeSources.flatMap(\.files) + job.historyFiles).map { ($0, Int64(fileSize(atPath: $0) ?? 0)) }
+            inputFiles: (job.inputs.logFiles + job.inputs.storeSources.flatMap(\.files) + job.history.files).map {
+                ($0, Int64(fileSize(atPath: $0) ?? 0))
+            }
         )
-        run.signaturesVerified = job.signaturesVerified
-        run.historyGlobsWithoutFiles = job.historyGlobsWithoutFiles
+        run.signaturesVerified = job.inputs.signaturesVerified
+        run.historyGlobsWithoutFiles = job.history.globsWithoutFiles
         let outputFolder = try write(night, offeringIDs: offeringIDs, run: run, to: output)
         if let parts { try RunParts.write(results, cohorts: cohorts, job: job, to: parts) }
         cache?.removeUnusedEntries()
         return RunReport(
-            outputFolder: outputFolder, databasePath: job.databasePath, offerings: offeringIDs,
+            outputFolder: outputFolder, databasePath: job.outputs.databasePath, offerings: offeringIDs,
             linesRead: results.ingest.nonBlankLines, malformedLines: results.ingest.malformedLines,
             skippedFiles: results.ingest.filesSkipped.map(\.path),
             cache: cache?.usageSoFar, warnings: results.warnings, decisions: night.decisionLines, alerts: night.alertLines)
@@ -143,20 +145,21 @@ package enum NightlyRun {
     /// Reads the inputs and computes every number (no output is touched, but for the rejects of
     /// a run failing for too many malformed lines: `checkMalformedLines`).
     static func compute(_ job: Job, progress: ProgressReporter?, cache: ParsedLogCache? = nil) async throws -> NightResults {
-        let source = try TableSource(path: job.tablesPath, inflater: job.inflater)
+        let source = try TableSource(path: job.inputs.tablesPath, inflater: job.run.inflater)
         let catalog = try CatalogLoader.load(from: source)
-        let analysed = try catalog.analysedOfferings(named: job.offerings, jobPath: job.jobPath)
+        let analysed = try catalog.analysedOfferings(named: job.analysis.offerings, jobPath: job.jobPath)
         // A control no offering has is a typo: the job is bad before any log is read (which
         // offerings fall back is known once the assignments say which are analysed).
         _ = try RunChecks.control(
-            job.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] }, jobPath: job.jobPath)
+            job.analysis.control, offerings: (analysed ?? Array(catalog.offerings.indices)).map { catalog.offerings[$0] },
+            jobPath: job.jobPath)
         // The store sources' user_transactions table too: a broken one fails the run before any
         // log is read, as a broken catalog does.
-        let userTransactions = job.storeSources.isEmpty ? [:] : try UserTransactions.load(from: source)
+        let userTransactions = job.inputs.storeSources.isEmpty ? [:] : try UserTransactions.load(from: source)
         progress?.say("catalog tables read")
         // The assignment table is read while the store files and the first log files are (see `LogIngest`).
         let populationTask = Task {
-            let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds, progress: progress)
+            let population = try Population.load(from: source, catalog: catalog, asOf: job.run.night.microseconds, progress: progress)
             progress?.say("\(population.users.count) assigned users")
             return population
         }
@@ -167,14 +170,14 @@ package enum NightlyRun {
             // their records and the logs' entries held fresh memory at once (a 1M-user later night
             // with Google Play peaked at 570 MiB, against 440 one after the other).
             let storeNight =
-                job.storeSources.isEmpty
+                job.inputs.storeSources.isEmpty
                 ? nil
                 : try await StoreSourceIngest.read(
-                    settings: StoreReadingSettings(job), userTransactions: userTransactions, width: job.threads, cache: cache,
+                    settings: StoreReadingSettings(job), userTransactions: userTransactions, width: job.run.threads, cache: cache,
                     keepsResolution: true)
             if let storeNight { progress?.say("store sources read: \(storeNight.files.count) files, \(storeNight.eventCount) events") }
             store = try await LogIngest.read(
-                settings: IngestSettings(job), population: populationTask, progress: progress, width: job.threads, cache: cache,
+                settings: IngestSettings(job), population: populationTask, progress: progress, width: job.run.threads, cache: cache,
                 storeNight: storeNight)
         } catch {
             // A broken assignment table is reported before a broken log or store file, as when
@@ -185,7 +188,7 @@ package enum NightlyRun {
         let population = try await populationTask.value
         let analysedIndices = analysed ?? catalog.offerings.indices.filter { population.hasRowsBeforeAsOf[$0] }
         let controlWarnings = try RunChecks.control(
-            job.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
+            job.analysis.control, offerings: analysedIndices.map { catalog.offerings[$0] }, jobPath: job.jobPath)
 
         try checkMalformedLines(store.counters, job: job)
         let candidates = analysed ?? Array(catalog.offerings.indices)
@@ -197,46 +200,50 @@ package enum NightlyRun {
         // them and the logs by its ids' text.
         var past: AppPast?
         var historyCounters: IngestCounters?
-        if !job.historyPatterns.isEmpty {
+        if !job.history.patterns.isEmpty {
             let settings = IngestSettings(job, history: true)
-            let history = try await LogIngest.readPast(settings: settings, progress: progress, width: job.threads, cache: cache)
+            let history = try await LogIngest.readPast(settings: settings, progress: progress, width: job.run.threads, cache: cache)
             historyCounters = history.counters
-            let asOf = job.night.microseconds
+            let asOf = job.run.night.microseconds
             if case .chains(let chains) = history.past {
                 past = AppPast(
-                    logs: store, chains: chains, users: population.users, offeringCatalog: catalog, asOf: asOf, rates: job.rates)
+                    logs: store, chains: chains, users: population.users, offeringCatalog: catalog, asOf: asOf, rates: job.analysis.rates)
             }
             if past == nil {
                 // Without chains, or with logs that overlap them: the files themselves.
                 var files = history.past.files
                 if files == nil {
                     files = try await LogIngest.readPast(
-                        settings: settings, progress: progress, width: job.threads, cache: cache, chains: false
+                        settings: settings, progress: progress, width: job.run.threads, cache: cache, chains: false
                     )
                     .past.files
                 }
                 past = AppPast(
-                    logs: store, past: files ?? [], users: population.users, offeringCatalog: catalog, asOf: asOf, rates: job.rates)
+                    logs: store, past: files ?? [], users: population.users, offeringCatalog: catalog, asOf: asOf, rates: job.analysis.rates
+                )
             }
-            progress?.say("history read: \(job.historyFiles.count) files, \(history.past.eventCount) charges and refunds")
+            progress?.say("history read: \(job.history.files.count) files, \(history.past.eventCount) charges and refunds")
         }
         let (eventsBeforeAsOf, latestEvent) = (store.count, store.latestTimestamp)
         try RunChecks.boundedAsOf(job, latestEvent: latestEvent, nowMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
         // Consumed, not copied: a second reference would keep every file's records alive until
         // the analysis is done, although clean-up releases them as it regroups them.
         var results = try await analyse(
-            catalog: catalog, population: population, store: consume store, offerings: analysedIndices, settings: AnalysisSettings(job),
+            catalog: catalog, population: population, store: consume store, offerings: analysedIndices,
+            settings: AnalysisSettings(job.analysis, run: job.run),
             past: past, progress: progress)
         results.historyIngest = historyCounters
         results.backtestCohorts = past?.backtest.ready
         results.eventsBeforeAsOf = eventsBeforeAsOf
         results.latestEvent = latestEvent
-        let rejectsFile = ((job.outputPath as NSString).appendingPathComponent(job.night.date) as NSString).appendingPathComponent(
-            "rejects.csv")
+        let rejectsFile = ((job.outputs.outputPath as NSString).appendingPathComponent(job.run.night.date) as NSString)
+            .appendingPathComponent(
+                "rejects.csv")
         results.warnings =
             try RunChecks.filesWithoutValidLines(results.ingest)
             + RunChecks.rejectedMoney(results.ingest.rejectedMoney, rejectsFile: rejectsFile) + controlWarnings
-            + RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: job.maxUnconvertibleMoneyShare)
+            + RunChecks.unconvertibleMoney(
+                results.offerings, reportCurrency: job.analysis.reportCurrency, maxShare: job.analysis.maxUnconvertibleMoneyShare)
             + RunChecks.projectionWithoutPeriods(results.offerings)
             + RunChecks.history(job: job, counters: historyCounters) + RunChecks.backtest(results.backtestCohorts, job: job)
         return results
@@ -247,19 +254,19 @@ package enum NightlyRun {
     /// - Throws: `.tooManyMalformedLines`.
     static func checkMalformedLines(_ counters: IngestCounters, job: Job) throws {
         let ratio = counters.nonBlankLines == 0 ? 0 : Double(counters.malformedLines) / Double(counters.nonBlankLines)
-        guard ratio > job.maxBadLineRatio else { return }
+        guard ratio > job.inputs.maxBadLineRatio else { return }
         // Stable: among files with as many malformed lines, the first in path order comes first.
         let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }.prefix(3)
         let rejects: String
         do {
             rejects =
-                "their first lines of each reason are in \(try FailedRunRejects.write(counters, output: job.outputPath, night: job.night))"
+                "their first lines of each reason are in \(try FailedRunRejects.write(counters, output: job.outputs.outputPath, night: job.run.night))"
         } catch let error as OfferLabError {
             rejects = "their first lines could not be kept (\(error.message))"
         }
         throw OfferLabError(
             .tooManyMalformedLines,
-            "\(counters.malformedLines) of \(counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); "
+            "\(counters.malformedLines) of \(counters.nonBlankLines) log lines are malformed (\(percent(ratio))), over max_bad_line_ratio \(job.inputs.maxBadLineRatio); "
                 + "most in \(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); \(rejects)")
     }
 

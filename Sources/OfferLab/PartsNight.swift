@@ -37,20 +37,20 @@ package enum PartsNight {
         for name in RunParts.names(of: job) where NightPart(rawValue: name) == nil {
             try checkIdentity(ofPart: name, path: path(name), identity: identity)
         }
-        let catalog = try CatalogLoader.load(from: TableSource(path: job.tablesPath))
+        let catalog = try CatalogLoader.load(from: TableSource(path: job.inputs.tablesPath))
         let aggregates = path("aggregates")
         guard var offerings = try AggregateStatistics.summaryResults(aggregates, offerings: try AggregateStatistics.read(aggregates)) else {
             throw OfferLabError(
                 .badAggregates, "part aggregates: \(aggregates) lacks the summary columns `offerlab sql --part aggregates` returns",
                 location: .init(path: aggregates))
         }
-        offerings = try offerings.map { try inCatalogOrder($0, catalog: catalog, control: job.control, path: aggregates) }
+        offerings = try offerings.map { try inCatalogOrder($0, catalog: catalog, control: job.analysis.control, path: aggregates) }
         offerings = try AggregateStatistics.withProducts(path("products"), results: offerings).map { result in
             var result = result
             result.products.sort { ($0.group, $0.productID) < ($1.group, $1.productID) }
             return result
         }
-        if !job.slices.isEmpty { offerings = try AggregateStatistics.sliceResults(path("slices"), results: offerings) }
+        if !job.analysis.slices.isEmpty { offerings = try AggregateStatistics.sliceResults(path("slices"), results: offerings) }
         var nightRows: [NightPart: [NightPartRow]] = [:]
         var paths: [NightPart: String] = [:]
         for part in NightParts.parts(of: job) {
@@ -58,10 +58,10 @@ package enum PartsNight {
             nightRows[part] = try NightParts.read(part, path: path(part.rawValue), identity: identity)
         }
         try NightParts.apply(
-            nightRows, paths: paths, to: &offerings, catalog: ProjectionCatalog(catalog), asOf: job.night.microseconds,
-            windowMicroseconds: job.conversionWindowDays.map(AttributionRules.windowMicroseconds(days:)))
+            nightRows, paths: paths, to: &offerings, catalog: ProjectionCatalog(catalog), asOf: job.run.night.microseconds,
+            windowMicroseconds: job.analysis.conversionWindowDays.map(AttributionRules.windowMicroseconds(days:)))
         let events = try NightParts.events(
-            nightRows[.events] ?? [], path: path(NightPart.events.rawValue), hasHistory: !job.historyPatterns.isEmpty)
+            nightRows[.events] ?? [], path: path(NightPart.events.rawValue), hasHistory: !job.history.patterns.isEmpty)
         var results = try counters(path("quality"), offerings: offerings)
         results.eventsBeforeAsOf = events.eventsBeforeAsOf
         results.latestEvent = events.latestEvent

@@ -58,15 +58,15 @@ enum RunChecks {
     /// one when its malformed lines are over `max_bad_line_ratio`, naming the files with the most.
     /// Never a failure: the night is judged on its logs alone.
     static func history(job: Job, counters: IngestCounters?) -> [String] {
-        var warnings = RunRecord.missingPast(job.historyGlobsWithoutFiles).map { [$0] } ?? []
+        var warnings = RunRecord.missingPast(job.history.globsWithoutFiles).map { [$0] } ?? []
         guard let counters, counters.nonBlankLines > 0 else { return warnings }
         let ratio = Double(counters.malformedLines) / Double(counters.nonBlankLines)
-        if ratio > job.maxBadLineRatio {
+        if ratio > job.inputs.maxBadLineRatio {
             let worst = counters.malformedFiles.enumerated().sorted { ($0.element.lines, $1.offset) > ($1.element.lines, $0.offset) }
                 .prefix(3)
             warnings.append(
                 "history_logs: \(counters.malformedLines) of \(counters.nonBlankLines) lines are malformed "
-                    + "(\(NightlyRun.percent(ratio))), over max_bad_line_ratio \(job.maxBadLineRatio); most in "
+                    + "(\(NightlyRun.percent(ratio))), over max_bad_line_ratio \(job.inputs.maxBadLineRatio); most in "
                     + "\(worst.map { "\($0.element.path) (\($0.element.lines))" }.joined(separator: ", ")); "
                     + "left out of the past, the night is judged on its logs alone")
         }
@@ -76,7 +76,7 @@ enum RunChecks {
     /// A past whose files were read but too short for any cohort of the app's own track record
     /// (docs/statistics.md#the-apps-own-track-record): one line; the night goes on.
     static func backtest<Cohort>(_ cohorts: [Cohort]?, job: Job) -> [String] {
-        guard let cohorts, cohorts.isEmpty, !job.historyFiles.isEmpty else { return [] }
+        guard let cohorts, cohorts.isEmpty, !job.history.files.isEmpty else { return [] }
         return [
             "the app's past is too short for a backtest: no month of a renewing product's first charges has more than "
                 + "\(BacktestCohorts.readDays[0]) days of past after its last first charge before as_of; backtest.csv is empty"
@@ -142,19 +142,19 @@ extension RunChecks {
     /// per-day work is sized by it.
     /// - Throws: `.brokenNight` naming the key that allows it.
     static func boundedAsOf(_ job: Job, latestEvent: Int64?, nowMicroseconds: Int64) throws {
-        if !job.allowFutureAsOf && job.night.microseconds > nowMicroseconds + Microseconds.perDay {
+        if !job.run.allowFutureAsOf && job.run.night.microseconds > nowMicroseconds + Microseconds.perDay {
             throw OfferLabError(
                 .brokenNight,
-                "as_of \(job.night.isoText) is more than a day after the current time \(Timestamp.format(nowMicroseconds)); "
+                "as_of \(job.run.night.isoText) is more than a day after the current time \(Timestamp.format(nowMicroseconds)); "
                     + "allow_future_as_of: true allows it", location: .init(jobKey: "allow_future_as_of"))
         }
         guard let latestEvent else { return }
-        let daysAfter = Double(job.night.microseconds - latestEvent) / Microseconds.perDayAsDouble
-        if daysAfter > job.maxDaysAfterLastEvent {
+        let daysAfter = Double(job.run.night.microseconds - latestEvent) / Microseconds.perDayAsDouble
+        if daysAfter > job.run.maxDaysAfterLastEvent {
             throw OfferLabError(
                 .brokenNight,
-                "as_of \(job.night.isoText) is \(CSVWriter.number((daysAfter * 10).rounded(.down) / 10)) days after the latest event read "
-                    + "(\(Timestamp.format(latestEvent))), more than max_days_after_last_event \(CSVWriter.number(job.maxDaysAfterLastEvent)); "
+                "as_of \(job.run.night.isoText) is \(CSVWriter.number((daysAfter * 10).rounded(.down) / 10)) days after the latest event read "
+                    + "(\(Timestamp.format(latestEvent))), more than max_days_after_last_event \(CSVWriter.number(job.run.maxDaysAfterLastEvent)); "
                     + "a larger max_days_after_last_event allows it", location: .init(jobKey: "max_days_after_last_event"))
         }
     }
@@ -165,10 +165,10 @@ extension RunChecks {
     /// `allow_empty_offerings: true` lets such a night run, as it lets an offering without users.
     /// - Throws: `.brokenNight` naming `as_of`.
     static func asOfBeforeEveryMember(_ job: Job, offerings: [String], haveMembers: Bool) throws {
-        guard !offerings.isEmpty, !haveMembers, !job.allowEmptyOfferings else { return }
+        guard !offerings.isEmpty, !haveMembers, !job.run.allowEmptyOfferings else { return }
         throw OfferLabError(
             .brokenNight,
-            "as_of \(job.night.isoText) is before the first member of every offering (\(offerings.joined(separator: ", "))): "
+            "as_of \(job.run.night.isoText) is before the first member of every offering (\(offerings.joined(separator: ", "))): "
                 + "no valid assignment row is before it, so no test had begun; give as_of (or --as-of) a night after the test began",
             location: .init(jobKey: "as_of"))
     }
@@ -180,27 +180,27 @@ extension RunChecks {
     /// - Throws: `.brokenNight`, for the first that applies, in that order.
     static func brokenNight(_ results: NightResults, previous: PreviousNight?, job: Job) throws {
         let ingest = results.ingest
-        if results.eventsBeforeAsOf == 0 && !job.allowEmptyNight {
+        if results.eventsBeforeAsOf == 0 && !job.run.allowEmptyNight {
             let what =
                 ingest.nonBlankLines == 0
                 ? "the logs hold no line (\(ingest.filesRead) log file\(ingest.filesRead == 1 ? "" : "s") read)"
-                : "no valid log line is before as_of \(job.night.isoText) (\(ingest.nonBlankLines) lines read, \(ingest.malformedLines) malformed, \(ingest.nonBlankLines - ingest.malformedLines) at or after as_of)"
+                : "no valid log line is before as_of \(job.run.night.isoText) (\(ingest.nonBlankLines) lines read, \(ingest.malformedLines) malformed, \(ingest.nonBlankLines - ingest.malformedLines) at or after as_of)"
             throw OfferLabError(
                 .brokenNight, "\(what): the logs look empty, or as_of is before them; allow_empty_night: true allows it",
                 location: .init(jobKey: "allow_empty_night"))
         }
-        if !job.allowEmptyOfferings, let empty = results.offerings.first(where: { $0.groups.allSatisfy { $0.users == 0 } }) {
+        if !job.run.allowEmptyOfferings, let empty = results.offerings.first(where: { $0.groups.allSatisfy { $0.users == 0 } }) {
             let invalid = empty.quality.invalidAssignments
             let why =
                 invalid > 0
                 ? "its \(invalid) assignment row\(invalid == 1 ? " is" : "s are") invalid (invalid_assignments)"
-                : "it has no assignment before as_of \(job.night.isoText)"
+                : "it has no assignment before as_of \(job.run.night.isoText)"
             throw OfferLabError(
                 .brokenNight, "offering \(empty.offering.offeringID) has no users: \(why); allow_empty_offerings: true allows it",
                 location: .init(jobKey: "allow_empty_offerings"))
         }
         guard let previous else { return }
-        if !job.allowStaleLogs, results.latestEvent.map({ $0 < previous.night.microseconds }) ?? false {
+        if !job.run.allowStaleLogs, results.latestEvent.map({ $0 < previous.night.microseconds }) ?? false {
             throw OfferLabError(
                 .brokenNight,
                 "no log event is at or after the previous night's as_of \(previous.night.isoText) (\(previous.night.date)); the latest is \(Timestamp.format(results.latestEvent ?? 0)): the logs look stale; allow_stale_logs: true allows it",
@@ -208,10 +208,10 @@ extension RunChecks {
             )
         }
         func checkDrop(_ what: String, from before: Int, to now: Int) throws {
-            guard before > 0, Double(now) < Double(before) * (1 - job.maxVolumeDrop) else { return }
+            guard before > 0, Double(now) < Double(before) * (1 - job.run.maxVolumeDrop) else { return }
             throw OfferLabError(
                 .brokenNight,
-                "\(what) fell from \(before) on the previous night (\(previous.night.date)) to \(now), by \(NightlyRun.percent(1 - Double(now) / Double(before))), more than max_volume_drop \(CSVWriter.number(job.maxVolumeDrop)); a larger max_volume_drop (up to 1) allows it",
+                "\(what) fell from \(before) on the previous night (\(previous.night.date)) to \(now), by \(NightlyRun.percent(1 - Double(now) / Double(before))), more than max_volume_drop \(CSVWriter.number(job.run.maxVolumeDrop)); a larger max_volume_drop (up to 1) allows it",
                 location: .init(jobKey: "max_volume_drop")
             )
         }

@@ -59,18 +59,18 @@ package enum StoreEventExport {
     ///   would read the files written; what reading the sources throws (`StoreSourceIngest`);
     ///   `.tooManyMalformedLines` over `max_bad_line_ratio`; `.cannotWrite`.
     package static func run(job: Job, folder: String, width: Int? = nil) async throws -> Summary {
-        guard !job.storeSources.isEmpty else {
+        guard !job.inputs.storeSources.isEmpty else {
             throw OfferLabError.job(
                 job.jobPath, key: "logs",
                 "names no store source (\(SourceFormat.allCases.filter { $0 != .offerlab }.map(\.rawValue).joined(separator: ", "))): its logs are in the log format already"
             )
         }
         let folder = JobLoader.resolve(folder, against: FileManager.default.currentDirectoryPath)
-        let targets = job.storeSources.flatMap { source in
+        let targets = job.inputs.storeSources.flatMap { source in
             source.files.map { outputPath(of: $0, format: source.format, job: job, folder: folder) }
         }
         // The job would read its own output at its next run.
-        let patterns = job.logPatterns + job.storeSources.flatMap(\.patterns)
+        let patterns = job.inputs.logPatterns + job.inputs.storeSources.flatMap(\.patterns)
         for target in targets {
             if let pattern = patterns.first(where: { FileGlob.wouldMatch($0, target) }) {
                 throw OfferLabError(
@@ -79,22 +79,22 @@ package enum StoreEventExport {
                     location: .init(path: folder, jobKey: "logs"))
             }
         }
-        let userTransactions = try UserTransactions.load(from: TableSource(path: job.tablesPath, inflater: job.inflater))
-        let cache = try job.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.rejectsPerReason) }
+        let userTransactions = try UserTransactions.load(from: TableSource(path: job.inputs.tablesPath, inflater: job.run.inflater))
+        let cache = try job.outputs.cachePath.map { try ParsedLogCache(folder: $0, rejectsPerReason: job.outputs.rejectsPerReason) }
         let night = try await StoreSourceIngest.read(
             settings: StoreReadingSettings(job), userTransactions: userTransactions, width: width, cache: cache)
 
         var total = StoreCounts()
         for counts in night.counts.values { total += counts }
         let malformedRatio = total[.linesRead] == 0 ? 0 : Double(total.malformedLines) / Double(total[.linesRead])
-        if malformedRatio > job.maxBadLineRatio {
+        if malformedRatio > job.inputs.maxBadLineRatio {
             let first =
                 night.notes.first { $0.counter.isMalformed }.map {
                     "; the first: \($0.path) line \($0.line): \($0.counter.rawValue) (\($0.detail))"
                 } ?? ""
             throw OfferLabError(
                 .tooManyMalformedLines,
-                "\(total.malformedLines) of \(total[.linesRead]) store lines are malformed, over max_bad_line_ratio \(job.maxBadLineRatio)\(first)"
+                "\(total.malformedLines) of \(total[.linesRead]) store lines are malformed, over max_bad_line_ratio \(job.inputs.maxBadLineRatio)\(first)"
             )
         }
 

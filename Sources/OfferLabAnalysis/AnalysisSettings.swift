@@ -3,7 +3,7 @@ import OfferLabJob
 import OfferLabStatistics
 
 /// What clean-up, attribution and the per-group sums read of a job (docs/analysis.md §2–§4c,
-/// §7–§9): the analysis stage's settings, made from the job in one place (`init(_:)`).
+/// §7–§9): the analysis stage's settings, made from the job's analysis and run sections (`init(_:run:)`).
 public struct AnalysisSettings: Sendable {
     /// Microseconds since the epoch; events and assignments at or after it are ignored.
     public var asOf: Int64
@@ -27,13 +27,14 @@ public struct AnalysisSettings: Sendable {
         self.control = control
     }
 
-    public init(_ job: Job) {
-        self.init(asOf: job.night.microseconds, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
-        revenueCap = job.revenueCap
-        maturityDays = job.maturityDays
-        slices = job.slices
-        maxSliceLevels = job.maxSliceLevels
-        proceeds = job.proceeds
-        threads = job.threads
+    /// The job's analysis section, and the run section's night and threads.
+    public init(_ analysis: JobAnalysis, run: JobRun) {
+        self.init(asOf: run.night.microseconds, rates: analysis.rates, windowDays: analysis.conversionWindowDays, control: analysis.control)
+        revenueCap = analysis.revenueCap
+        maturityDays = analysis.maturityDays
+        slices = analysis.slices
+        maxSliceLevels = analysis.maxSliceLevels
+        proceeds = analysis.proceeds
+        threads = run.threads
     }
 }

@@ -21,12 +21,12 @@ package struct IngestSettings: Sendable {
 
     /// `history`: the settings that read the job's `history_logs` files (docs/statistics.md#the-apps-past) instead of its logs.
     package init(_ job: Job, history: Bool = false) {
-        logFiles = history ? job.historyFiles : job.logFiles
-        asOf = job.night.microseconds
-        inflater = job.inflater
-        onCorruptFile = job.onCorruptFile
-        keptSliceFields = job.keptSliceFields
-        rejectsPerReason = job.rejectsPerReason
-        storeFormats = history ? [] : job.storeSources.map(\.format)
+        logFiles = history ? job.history.files : job.inputs.logFiles
+        asOf = job.run.night.microseconds
+        inflater = job.run.inflater
+        onCorruptFile = job.inputs.onCorruptFile
+        keptSliceFields = job.analysis.keptSliceFields
+        rejectsPerReason = job.outputs.rejectsPerReason
+        storeFormats = history ? [] : job.inputs.storeSources.map(\.format)
     }
 }

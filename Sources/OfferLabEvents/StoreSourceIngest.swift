@@ -73,12 +73,12 @@ package struct StoreReadingSettings: Sendable {
     package var jobPath: String
 
     package init(_ job: Job) {
-        sources = job.storeSources
-        storeSettings = job.storeSettings
-        signaturesVerified = job.signaturesVerified
-        inflater = job.inflater
-        onCorruptFile = job.onCorruptFile
-        asOf = job.night.microseconds
+        sources = job.inputs.storeSources
+        storeSettings = job.inputs.storeSettings
+        signaturesVerified = job.inputs.signaturesVerified
+        inflater = job.run.inflater
+        onCorruptFile = job.inputs.onCorruptFile
+        asOf = job.run.night.microseconds
         jobPath = job.jobPath
     }
 }

@@ -23,7 +23,7 @@ extension JobValues {
     /// Every store's map (`StoreSettings.types`, in their order), each checked against its keys
     /// and read by its store; a store whose map is absent has its defaults. `formats`: the job's
     /// store sources, whose settings may require keys.
-    func storeSettings(folder: String, reading formats: [SourceFormat]) throws -> StoreSettings {
+    func storeSettings(reading formats: [SourceFormat]) throws -> StoreSettings {
         var settings = StoreSettings()
         for type in StoreSettings.types {
             let map = StoreSettingsMap(

@@ -1,8 +1,8 @@
 import OfferLabJob
 import OfferLabStatistics
 
-/// What the statistics stage reads of a job (docs/statistics.md): made from the job in one
-/// place (`init(_:)`), and what `OfferingStatistics` and `NightlyRun.statistics(of:settings:)` take.
+/// What the statistics stage reads of a job (docs/statistics.md): made from its estimators and
+/// run sections (`init(_:run:)`), and what `OfferingStatistics` and `NightlyRun.statistics(of:settings:)` take.
 package struct StatisticsSettings: Sendable {
     /// The two-sided level of every interval and test.
     package var alpha: Double
@@ -17,7 +17,7 @@ package struct StatisticsSettings: Sendable {
         self.threads = threads
     }
 
-    package init(_ job: Job) {
-        self.init(alpha: job.alpha, sequentialTuning: job.sequentialTuning, threads: job.threads)
+    package init(_ estimators: JobEstimators, run: JobRun) {
+        self.init(alpha: estimators.alpha, sequentialTuning: estimators.sequentialTuning, threads: run.threads)
     }
 }

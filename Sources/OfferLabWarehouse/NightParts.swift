@@ -89,7 +89,7 @@ package struct NightPartsIdentity: Sendable, Equatable {
     package var job: String
 
     package init(job: Job) throws {
-        asOf = job.night.isoText
+        asOf = job.run.night.isoText
         version = NightPart.version
         self.job = try Self.fingerprint(ofJobFile: job.jobPath)
     }
@@ -144,7 +144,7 @@ package struct NightPartsIdentity: Sendable, Equatable {
 package enum NightParts {
     /// The night parts a job needs: `past` only with `history_logs`.
     package static func parts(of job: Job) -> [NightPart] {
-        NightPart.allCases.filter { ($0 != .past && $0 != .backtest) || !job.historyPatterns.isEmpty }
+        NightPart.allCases.filter { ($0 != .past && $0 != .backtest) || !job.history.patterns.isEmpty }
     }
 
     // MARK: From the layer

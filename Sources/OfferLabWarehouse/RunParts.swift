@@ -14,7 +14,7 @@ import OfferLabWriters
 package enum RunParts {
     /// §3.2's parts a job has (`slices` with slices), then the night's own (`NightParts.parts`).
     package static func names(of job: Job) -> [String] {
-        ["aggregates", "quality", "products"] + (job.slices.isEmpty ? [] : ["slices"]) + NightParts.parts(of: job).map(\.rawValue)
+        ["aggregates", "quality", "products"] + (job.analysis.slices.isEmpty ? [] : ["slices"]) + NightParts.parts(of: job).map(\.rawValue)
     }
 
     /// Writes every part of `results` into `folder` (created when missing), each file whole.
@@ -26,7 +26,7 @@ package enum RunParts {
             ("quality", table(quality(results), identity: identity)),
             ("products", table(products(results.offerings), identity: identity)),
         ]
-        if !job.slices.isEmpty { files.append(("slices", table(slices(results.offerings), identity: identity))) }
+        if !job.analysis.slices.isEmpty { files.append(("slices", table(slices(results.offerings), identity: identity))) }
         for part in NightParts.parts(of: job) {
             files.append((part.rawValue, NightParts.csv(NightParts.rows(of: results, cohorts: cohorts, part: part), identity: identity)))
         }

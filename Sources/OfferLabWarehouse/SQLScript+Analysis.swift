@@ -130,7 +130,7 @@ extension ScriptBuilder {
                         \(shares.map { "\(shareBillionths($0)) AS \($0)_billionths" }.joined(separator: ", "))
                       FROM (\(strictJSON()) UNION ALL SELECT * FROM csv_fields) lines) prepared) checked) classified
                 """))
-        let logFileCount = job.logFiles.count
+        let logFileCount = job.inputs.logFiles.count
         add(dialect.view("log_events", "SELECT * FROM line_events WHERE file_index < \(logFileCount)"))
         add(dialect.view("history_events", "SELECT * FROM line_events WHERE file_index >= \(logFileCount)"))
     }
@@ -202,15 +202,15 @@ extension ScriptBuilder {
     /// Every view from the clean-up (docs/analysis.md §1–§2) to the group, quality and product results.
     mutating func analyse(analysed: [String]?) {
         classifyLines()
-        let asOf = String(job.night.microseconds)
-        let window = job.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) } ?? "NULL"
+        let asOf = String(job.run.night.microseconds)
+        let window = job.analysis.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) } ?? "NULL"
         let dialect = self.dialect
         let names = Set(analysed ?? [])
         var offeringRows: [String] = []
         var groupRows: [String] = []
         for offering in catalog.offerings {
             offeringRows.append("(\(offering.id), \(t(offering.offeringID)), \(names.contains(offering.offeringID)))")
-            let control = offering.controlGroupIndex(preferred: job.control)
+            let control = offering.controlGroupIndex(preferred: job.analysis.control)
             for (index, group) in offering.groups.enumerated() {
                 groupRows.append("(\(group.id), \(offering.id), \(t(group.name)), \(double(group.weight)), \(index == control), \(index))")
             }
@@ -226,7 +226,7 @@ extension ScriptBuilder {
                     ? "SELECT CAST(NULL AS BIGINT) AS group_key, CAST(NULL AS BIGINT) AS offering_key, CAST(NULL AS STRING) AS group_name, CAST(NULL AS DOUBLE) AS weight, FALSE AS is_control, 0 AS position WHERE FALSE"
                     : "SELECT * FROM (VALUES \(groupRows.joined(separator: ", "))) AS g(group_key, offering_key, group_name, weight, is_control, position)"
             ))
-        let rates = job.rates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
+        let rates = job.analysis.rates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
         add(dialect.view("rates", "SELECT * FROM (VALUES \(rates.joined(separator: ", "))) AS r(currency, rate)"))
 
         // docs/analysis.md §1: rows at or after as_of go first; then a row is valid when every value reads and
@@ -400,27 +400,27 @@ extension ScriptBuilder {
                 WHERE m.group_count = 1
                 """))
 
-        if let rule = job.revenueCap { revenueCaps(rule) }
-        if !job.maturityDays.isEmpty { maturedValues(job.maturityDays) }
-        if !job.slices.isEmpty { sliceLevels() }
+        if let rule = job.analysis.revenueCap { revenueCaps(rule) }
+        if !job.analysis.maturityDays.isEmpty { maturedValues(job.analysis.maturityDays) }
+        if !job.analysis.slices.isEmpty { sliceLevels() }
 
         // docs/reliability.md, Broken log lines: the run fails when too many lines are malformed.
         let ratio = "CAST(malformed AS DOUBLE) / CAST(lines AS DOUBLE)"
         let message = dialect.concat([
             "CAST(malformed AS STRING)", "' of '", "CAST(lines AS STRING)",
-            t(" log lines are malformed, over max_bad_line_ratio \(job.maxBadLineRatio)"),
+            t(" log lines are malformed, over max_bad_line_ratio \(job.inputs.maxBadLineRatio)"),
         ])
-        let linesOver = "lines > 0 AND \(ratio) > \(double(job.maxBadLineRatio))"
+        let linesOver = "lines > 0 AND \(ratio) > \(double(job.inputs.maxBadLineRatio))"
         let lineFailure = dialect.failWhen(linesOver, message)
         // Then, as `run` checks after the analysis (so only when the lines pass): an offering whose
         // counted money events without a rate are over max_unconvertible_money_share of them fails
         // every part, naming the first such offering as `run` does. In `failure` itself, which every
         // part reads (a column no part reads is not computed).
-        let moneyCheck = job.maxUnconvertibleMoneyShare.map { maxShare in
+        let moneyCheck = job.analysis.maxUnconvertibleMoneyShare.map { maxShare in
             let message = dialect.concat([
                 t("offering "), "offering_id", t(": the money of "), "CAST(left_out AS STRING)", t(" of "), "CAST(money_events AS STRING)",
                 t(
-                    " money events is left out, for want of a rate to \(job.reportCurrency); over max_unconvertible_money_share \(CSVWriter.number(maxShare))"
+                    " money events is left out, for want of a rate to \(job.analysis.reportCurrency); over max_unconvertible_money_share \(CSVWriter.number(maxShare))"
                 ),
             ])
             let failure = dialect.failWhen("NOT (\(linesOver)) AND offering_id = first_over", message)
@@ -463,7 +463,7 @@ extension ScriptBuilder {
             global += [
                 (
                     "duplicate_events",
-                    "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.night.microseconds)) - (SELECT count(*) FROM deduplicated)"
+                    "(SELECT count(*) FROM log_events WHERE reason IS NULL AND ts < \(job.run.night.microseconds)) - (SELECT count(*) FROM deduplicated)"
                 )
             ]
             global += ["unknown_event_types", "sandbox_events", "unassigned_events"].map {
@@ -540,7 +540,7 @@ extension ScriptBuilder {
     /// (NULL without a rate), computed as `AttributionContext.proceeds` computes it, and whether
     /// its record states both fee shares (those proceeds are exact).
     mutating func chargeProceeds() {
-        let settings = job.proceeds
+        let settings = job.analysis.proceeds
         let taxRows = settings.taxRates.sorted { $0.key < $1.key }.map { "(\(t($0.key)), \(double($0.value)))" }
         add(
             dialect.view(
@@ -608,7 +608,7 @@ extension ScriptBuilder {
                   sum(CASE WHEN a.event IN \(chargeEvents) AND a.stated_fees THEN a.proceeds_amount END) AS exact_proceeds,
                   max(CASE WHEN a.event = \(eventName(.trialStart)) THEN 1 ELSE 0 END) AS has_trial,
                   max(CASE WHEN a.trial_order = 1 THEN a.expires_at END) AS trial_expires_at,
-                  max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.night.microseconds) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active
+                  max(CASE WHEN a.event IN \(chargeEvents) AND a.expires_at > \(job.run.night.microseconds) AND f.transaction_id IS NULL THEN 1 ELSE 0 END) AS active
                 FROM (SELECT *, CASE WHEN event = \(eventName(.trialStart)) THEN row_number() OVER (PARTITION BY offering_key, user_id, event ORDER BY ts, file_index, line_number) END AS trial_order
                   FROM attributed WHERE counted) a
                 LEFT JOIN (SELECT DISTINCT offering_key, user_id, target_event, transaction_id FROM attributed WHERE counted AND event = \(eventName(.refund))) f

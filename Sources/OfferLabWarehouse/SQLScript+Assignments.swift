@@ -49,7 +49,7 @@ extension ScriptBuilder {
     /// and group names, their night's net revenue, the whole days from their `assigned_at` to
     /// `as_of` and whether those days are exact (1 or 0).
     private var nightMembers: String {
-        let asOf = job.night.microseconds
+        let asOf = job.run.night.microseconds
         return """
             FROM (SELECT a.offering_id, g.group_name, v.assigned_at, v.net, \(dialect.divide("\(asOf) - v.assigned_at", dayMicroseconds)) AS days_before,
                 CASE WHEN (\(asOf) - v.assigned_at) % \(dayMicroseconds) = 0 THEN 1 ELSE 0 END AS exactly_days_before
@@ -156,7 +156,7 @@ extension ScriptBuilder {
             + dialect.view(
                 "series_bounds",
                 """
-                SELECT offering_key, \(dayNumber("min(assigned_at)")) AS first_day, \(dayNumber(String(job.night.microseconds - 1))) AS last_day
+                SELECT offering_key, \(dayNumber("min(assigned_at)")) AS first_day, \(dayNumber(String(job.run.night.microseconds - 1))) AS last_day
                 FROM series_members GROUP BY offering_key
                 """)
     }
@@ -170,7 +170,8 @@ extension ScriptBuilder {
     /// carries the span of cutoffs in which a refund counts for it (`refunded_after`,
     /// `refunded_until`), when it no longer makes its member active.
     private func seriesEvents() -> String {
-        let window = job.conversionWindowDays.map { " AND e.ts < m.assigned_at + \(AttributionRules.windowMicroseconds(days: $0))" } ?? ""
+        let window =
+            job.analysis.conversionWindowDays.map { " AND e.ts < m.assigned_at + \(AttributionRules.windowMicroseconds(days: $0))" } ?? ""
         let refund = eventName(.refund)
         let purchase = eventName(.purchase)
         let reportAmount = "CAST(f.money_micros AS DOUBLE) / 1000000 * x.rate"
@@ -223,7 +224,7 @@ extension ScriptBuilder {
     /// day for the last one); the days from a member's exclusion on are left out (they count for
     /// nothing then).
     private func seriesCutoffs() -> String {
-        let asOf = job.night.microseconds
+        let asOf = job.run.night.microseconds
         return dialect.materialize(
             "series_cutoffs",
             """

@@ -11,7 +11,7 @@ extension ScriptBuilder {
     /// at its cut, every chain but the month's as known then.
     func backtestResult() -> String {
         var statements = pastChainStatements()
-        let asOf = job.night.microseconds
+        let asOf = job.run.night.microseconds
         let day = Microseconds.perDay
         let readDays = BacktestCohorts.readDays.map { "(\($0))" }.joined(separator: ", ")
         // A chain of a renewing product is a buyer of the cohort of its first charge's month (its

@@ -103,7 +103,7 @@ extension ScriptBuilder {
                 "maturities", "SELECT * FROM (VALUES \(rows.joined(separator: ", "))) AS d(days, micros, metric, metric_position)"))
         let maturedEvents = """
             (SELECT x.offering_key, x.user_id, d.days, x.event, x.counted, x.money_currency, x.rate, x.money_micros
-              FROM attributed x JOIN maturities d ON x.assigned_at + d.micros <= \(job.night.microseconds) AND x.ts < x.assigned_at + d.micros) matured_events
+              FROM attributed x JOIN maturities d ON x.assigned_at + d.micros <= \(job.run.night.microseconds) AND x.ts < x.assigned_at + d.micros) matured_events
             """
         // A view: only the aggregates read it, once.
         add(
@@ -112,7 +112,7 @@ extension ScriptBuilder {
                 """
                 SELECT v.offering_key, v.group_key, v.user_id, d.days, coalesce(c.converted, 0) AS converted, coalesce(money.net, 0) AS net
                 FROM member_values v
-                JOIN maturities d ON v.assigned_at + d.micros <= \(job.night.microseconds)
+                JOIN maturities d ON v.assigned_at + d.micros <= \(job.run.night.microseconds)
                 LEFT JOIN (SELECT DISTINCT offering_key, user_id, days, 1 AS converted FROM \(maturedEvents) WHERE counted AND event = \(eventName(.purchase))) c
                   ON c.offering_key = v.offering_key AND c.user_id = v.user_id AND c.days = d.days
                 LEFT JOIN (\(memberMoney(of: maturedEvents, per: ["offering_key", "user_id", "days"]))) money
@@ -125,7 +125,7 @@ extension ScriptBuilder {
     /// `slice_levels` (the levels ranked by members, those past `max_slice_levels` merged into
     /// `(other)`), docs/analysis.md §7.
     mutating func sliceLevels() {
-        let perField = job.slices.enumerated().map { position, field in
+        let perField = job.analysis.slices.enumerated().map { position, field in
             """
             SELECT v.*, \(t(field.rawValue)) AS dimension, \(position) AS dimension_position, l.level
             FROM member_values v
@@ -137,7 +137,7 @@ extension ScriptBuilder {
         }
         // Materialized: the slices result reads it twice (to rank the levels, and to sum them).
         add(dialect.materialize("slice_members", perField.joined(separator: "\nUNION ALL\n")))
-        let kept = job.maxSliceLevels
+        let kept = job.analysis.maxSliceLevels
         // The level `(none)` is NULL until it is named, so a logged value "(none)" stays its own level.
         add(
             dialect.view(
@@ -173,7 +173,7 @@ extension ScriptBuilder {
             GROUP BY \(groupKey)
             """
         ]
-        if job.revenueCap != nil {
+        if job.analysis.revenueCap != nil {
             let capped = "CASE WHEN v.net > c.cap THEN c.cap ELSE v.net END"
             blocks.append(
                 """
@@ -186,7 +186,7 @@ extension ScriptBuilder {
                 GROUP BY \(groupKey), c.cap
                 """)
         }
-        if !job.maturityDays.isEmpty {
+        if !job.analysis.maturityDays.isEmpty {
             blocks.append(
                 """
                 SELECT \(groupColumns), d.metric, d.metric_position,

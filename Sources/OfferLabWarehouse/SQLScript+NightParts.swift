@@ -33,9 +33,9 @@ extension ScriptBuilder {
     /// the events it keeps (`NightResults.eventsBeforeAsOf`, `.latestEvent`); with `history_logs`,
     /// their files' lines read and malformed by reason (`NightParts.eventRows`).
     func eventsResult() -> String {
-        let valid = "FROM log_events WHERE reason IS NULL AND ts < \(job.night.microseconds)"
+        let valid = "FROM log_events WHERE reason IS NULL AND ts < \(job.run.night.microseconds)"
         let history =
-            job.historyPatterns.isEmpty
+            job.history.patterns.isEmpty
             ? ""
             : """
 

@@ -60,7 +60,7 @@ extension ScriptBuilder {
             return "(\(t(id)), \(period), \(projectionCatalog.hasPeriod[index]), \(!id.isEmpty))"
         }
         let year = Int64(Self.horizonDays) * Microseconds.perDay
-        let window = job.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) }
+        let window = job.analysis.conversionWindowDays.map { String(AttributionRules.windowMicroseconds(days: $0)) }
         let amount =
             "CASE WHEN x.rate IS NULL OR x.money_micros IS NULL THEN \(double(0)) ELSE CAST(x.money_micros AS DOUBLE) / 1000000 * x.rate END"
         let columns = "x.offering_key, x.group_key, x.user_id, x.assigned_at, x.ts, x.file_index, x.line_number"
@@ -211,7 +211,7 @@ extension ScriptBuilder {
     /// `projection_members`: each member's tenure, revenue so far, first purchase, the trial
     /// read before it, and entry (the trial's start, else the first purchase).
     func projectionMemberFacts() -> String {
-        let asOf = job.night.microseconds
+        let asOf = job.run.night.microseconds
         let year = Int64(Self.horizonDays) * Microseconds.perDay
         return dialect.materialize(
             "projection_members",
@@ -267,7 +267,7 @@ extension ScriptBuilder {
 
     /// `observation_rows`: every statistic's rows (those of value 0 too).
     func observationRows() -> String {
-        let asOf = String(job.night.microseconds)
+        let asOf = String(job.run.night.microseconds)
         let horizon = Self.horizonDays
         let members = "projection_members"
         let count = "count(*)"

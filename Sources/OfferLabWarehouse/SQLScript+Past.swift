@@ -9,7 +9,7 @@ extension ScriptBuilder {
     /// reads, then the result.
     func pastResult() -> String {
         var statements = pastChainStatements()
-        let asOf = job.night.microseconds
+        let asOf = job.run.night.microseconds
         // Each offering counts the chains of a renewing product whose user is not its member; the
         // next renewal fell due at the last charge's `expires_at`, else a period after it.
         statements.append(
@@ -59,7 +59,7 @@ extension ScriptBuilder {
     /// cancel turned off (`past_turned_off`).
     func pastChainStatements() -> [String] {
         var statements: [String] = []
-        let asOf = job.night.microseconds
+        let asOf = job.run.night.microseconds
         let charges = "(\(eventName(.purchase)), \(eventName(.renewal)))"
         // The products that renew, with their period: a chain of any other product is not counted.
         let projection = ProjectionCatalog(catalog)

@@ -25,7 +25,7 @@ struct DecompressCommand: AsyncParsableCommand {
             let job = try jobOptions.load(inflaterOptions)
             let report = try await DecompressionBaseline.run(job)
             try StandardStreams.writeLine(
-                "decompressed \(report.files) files with \(job.inflater): \(report.compressedBytes) compressed bytes, "
+                "decompressed \(report.files) files with \(job.run.inflater): \(report.compressedBytes) compressed bytes, "
                     + "\(report.uncompressedBytes) uncompressed bytes in \(String(format: "%.3f", report.seconds)) s")
         }
     }

@@ -95,7 +95,7 @@ struct RunCommand: AsyncParsableCommand {
             StandardStreams.writeError(
                 "warning: skipped \(report.skippedFiles.count) corrupt file(s), listed in skipped_files.csv: \(paths)\n")
         }
-        return report.alerts.isEmpty ? 0 : job.alertExitCode
+        return report.alerts.isEmpty ? 0 : job.outputs.alertExitCode
     }
 }
 

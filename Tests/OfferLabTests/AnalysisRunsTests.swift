@@ -13,12 +13,13 @@ import Testing
     @Test(arguments: [(1, 1), (1, 2), (7, 2), (1000, 3)])
     func anyRunsAndThreadsGiveTheSameResults(membersPerRun: Int, threads: Int) async throws {
         let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-        let catalog = try CatalogLoader.load(from: try TableSource(path: job.tablesPath))
+        let catalog = try CatalogLoader.load(from: try TableSource(path: job.inputs.tablesPath))
         let (population, store) = try await sampleEvents()
         let offerings = Array(catalog.offerings.indices)
         func analyse(membersPerRun: Int, threads: Int) async throws -> NightResults {
             var settings = AnalysisSettings(
-                asOf: job.night.microseconds, rates: job.rates, windowDays: job.conversionWindowDays, control: job.control)
+                asOf: job.run.night.microseconds, rates: job.analysis.rates, windowDays: job.analysis.conversionWindowDays,
+                control: job.analysis.control)
             settings.threads = threads
             return try await NightlyRun.analyse(
                 catalog: catalog, population: population, store: store, offerings: offerings, settings: settings,

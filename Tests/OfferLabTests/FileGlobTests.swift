@@ -76,7 +76,7 @@ import Testing
         try FileManager.default.moveItem(atPath: night.folder.file("logs/" + moved), toPath: nested + "/" + moved)
         try night.writeJob(["logs": "[\"logs/**/*\"]"])
         let job = try JobLoader.load(path: night.folder.file("job.yaml"))
-        #expect(job.logFiles.count == logs.count)
-        #expect(job.logFiles.contains(nested + "/" + moved))
+        #expect(job.inputs.logFiles.count == logs.count)
+        #expect(job.inputs.logFiles.contains(nested + "/" + moved))
     }
 }

@@ -31,7 +31,7 @@ import Testing
         let job = try JobLoader.load(path: report.jobFile)
         let results = try await NightlyRun.compute(job, progress: nil)
         let tables = ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job)
         ).files
         return Night(report: report, job: job, tables: Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) }))
@@ -51,7 +51,7 @@ import Testing
         async let logsNight = Self.night(.offerlab)
         async let storeNight = Self.night(.appStoreNotifications)
         let (logs, store) = try await (logsNight, storeNight)
-        #expect(store.job.storeSources.map(\.format) == [.appStoreNotifications])
+        #expect(store.job.inputs.storeSources.map(\.format) == [.appStoreNotifications])
 
         var inexact = 0
         var differences: [String] = []

@@ -24,7 +24,7 @@ import Testing
     @Test func theNotificationsAndOrdersGiveTheNumbersOfTheLogs() async throws {
         let logs = try await GeneratedStoreSourceRunTests.logs.value
         let store = try await GeneratedStoreSourceRunTests.night(.googlePlay)
-        #expect(store.job.storeSources.map(\.format) == [.googlePlay, .googlePlayOrders])
+        #expect(store.job.inputs.storeSources.map(\.format) == [.googlePlay, .googlePlayOrders])
 
         // Every number but which share of the proceeds is exact: the Orders state Play's
         // developer revenue, the log lines of the same charges do not (docs/analysis.md §8).
@@ -88,7 +88,7 @@ import Testing
         var configuration = GeneratedStoreSourceRunTests.configuration(.googlePlay, outputDirectory: folder.path)
         configuration.days = 14
         let report = try await DataSetGenerator.generate(configuration)
-        let sources = try JobLoader.load(path: report.jobFile).storeSources
+        let sources = try JobLoader.load(path: report.jobFile).inputs.storeSources
         var linkedTokens: Set<String> = []
         var firstOrders: Set<String> = []
         for path in sources.filter({ $0.format == .googlePlay }).flatMap(\.files) {
@@ -138,7 +138,7 @@ import Testing
         // account's events are there.
         func transactionLines(_ night: Night) throws -> [[String: Any]] {
             // The showcase's lines are malformed ones on purpose.
-            try night.job.logFiles.filter { $0.hasSuffix(".jsonl.gz") && !$0.contains("/showcase/") }.flatMap { path in
+            try night.job.inputs.logFiles.filter { $0.hasSuffix(".jsonl.gz") && !$0.contains("/showcase/") }.flatMap { path in
                 try Self.jsonLines(path, skippingMalformed: true).filter {
                     ["purchase", "renewal", "trial_start"].contains($0["event"] as? String)
                 }
@@ -162,7 +162,7 @@ import Testing
                 outputDirectory: folder.path, users: 400, seed: 2, days: 5, jobs: 1, shape: DataSetShape(sourceFormat: .googlePlay)))
         let job = try JobLoader.load(path: report.jobFile)
         var bodies: [String: Set<String>] = [:]
-        for path in job.storeSources.filter({ $0.format == .googlePlay }).flatMap(\.files) {
+        for path in job.inputs.storeSources.filter({ $0.format == .googlePlay }).flatMap(\.files) {
             for line in try Self.jsonLines(path) {
                 guard let message = (line["notification"] as? [String: Any])?["message"] as? [String: Any],
                     let id = message["messageId"] as? String, let data = message["data"] as? String

@@ -37,7 +37,7 @@ import Testing
         let results = try await NightlyRun.compute(job, progress: nil)
         var tables: [String: [[ResultValue]]] = [:]
         for table in ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job)
         ).files {
             switch table.name {

@@ -18,18 +18,18 @@ import Testing
         let report = try await DataSetGenerator.generate(
             GeneratorConfiguration(outputDirectory: folder.path, users: 4000, seed: seed, days: 7))
         var job = try JobLoader.load(path: report.jobFile)
-        let source = try TableSource(path: job.tablesPath)
-        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.night.microseconds)
+        let source = try TableSource(path: job.inputs.tablesPath)
+        let population = try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.run.night.microseconds)
         let showcase = report.files.map(\.path).filter { $0.hasPrefix("showcase/") }.map(folder.file)
         #expect(showcase.count == report.logs.showcaseFiles && showcase.count >= 2)
-        #expect(Set(showcase).isSubset(of: job.logFiles))  // the generated job reads them
+        #expect(Set(showcase).isSubset(of: job.inputs.logFiles))  // the generated job reads them
 
-        job.logFiles = job.logFiles.filter { !showcase.contains($0) }
+        job.inputs.logFiles = job.inputs.logFiles.filter { !showcase.contains($0) }
         let logs = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil).counters
         #expect(logs.malformedLines > 0)
         #expect(logs.rejectedMoney.isEmpty, "\(logs.rejectedMoney.summary)")
 
-        job.logFiles = showcase
+        job.inputs.logFiles = showcase
         let moved = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil).counters
         #expect(moved.nonBlankLines == report.logs.showcaseLines && moved.malformedLines == moved.nonBlankLines)
         // The fixed showcase's four broken purchases at least.

@@ -24,10 +24,10 @@ import Testing
     }
 
     static func plan(_ job: Job) async throws -> [String] {
-        let cache = try ParsedLogCache(folder: try #require(job.cachePath), rejectsPerReason: job.rejectsPerReason)
+        let cache = try ParsedLogCache(folder: try #require(job.outputs.cachePath), rejectsPerReason: job.outputs.rejectsPerReason)
         let night = try await StoreSourceIngest.read(
             settings: StoreReadingSettings(job),
-            userTransactions: try UserTransactions.load(from: TableSource(path: job.tablesPath, inflater: job.inflater)),
+            userTransactions: try UserTransactions.load(from: TableSource(path: job.inputs.tablesPath, inflater: job.run.inflater)),
             cache: cache, keepsResolution: true)
         guard let kept = night.kept as? KeptFeedsNight else { return [] }
         return kept.fileOrder.map {

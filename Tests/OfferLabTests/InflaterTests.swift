@@ -18,10 +18,10 @@ struct InflaterTests {
         var stores: [EventStore] = []
         for inflater in [Inflater.zlib, .isal] {
             var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-            job.inflater = inflater
-            let source = try TableSource(path: job.tablesPath, inflater: inflater)
+            job.run.inflater = inflater
+            let source = try TableSource(path: job.inputs.tablesPath, inflater: inflater)
             let catalog = try CatalogLoader.load(from: source)
-            let population = Task { [job] in try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds) }
+            let population = Task { [job] in try Population.load(from: source, catalog: catalog, asOf: job.run.night.microseconds) }
             stores.append(try await LogIngest.read(settings: IngestSettings(job), population: population, progress: nil))
         }
         let (zlib, isal) = (stores[0], stores[1])

@@ -28,52 +28,52 @@ import Testing
         let fixture = try job()
         let folder = fixture.folder
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.tablesPath == folder.file("tables"))
-        #expect(loaded.logFiles == [folder.file("logs/2026/03/01/a.jsonl.gz"), folder.file("logs/2026/03/02/b.jsonl")])
-        #expect(loaded.outputPath == folder.file("out"))
-        #expect(loaded.night.date == "2026-03-16")
-        #expect(loaded.rates == ["EUR": 1.08, "USD": 1])
-        #expect(loaded.alpha == 0.05 && loaded.maxBadLineRatio == 0.01 && loaded.onCorruptFile == .fail)
-        #expect(loaded.conversionWindowDays == nil && loaded.offerings == nil)
-        #expect(loaded.sequentialTuning == 5000 && loaded.decision == .sequential)
+        #expect(loaded.inputs.tablesPath == folder.file("tables"))
+        #expect(loaded.inputs.logFiles == [folder.file("logs/2026/03/01/a.jsonl.gz"), folder.file("logs/2026/03/02/b.jsonl")])
+        #expect(loaded.outputs.outputPath == folder.file("out"))
+        #expect(loaded.run.night.date == "2026-03-16")
+        #expect(loaded.analysis.rates == ["EUR": 1.08, "USD": 1])
+        #expect(loaded.estimators.alpha == 0.05 && loaded.inputs.maxBadLineRatio == 0.01 && loaded.inputs.onCorruptFile == .fail)
+        #expect(loaded.analysis.conversionWindowDays == nil && loaded.analysis.offerings == nil)
+        #expect(loaded.estimators.sequentialTuning == 5000 && loaded.estimators.inference == .sequential)
     }
 
     @Test func sequentialTuningAndDecisionAreRead() throws {
         let fixture = try job("sequential_tuning: 120000\ndecision: fixed")
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.sequentialTuning == 120_000 && loaded.decision == .fixed)
+        #expect(loaded.estimators.sequentialTuning == 120_000 && loaded.estimators.inference == .fixed)
     }
 
     @Test func revenueCapAndMaturityDays() throws {
         let plain = try job()
         let absent = try JobLoader.load(path: plain.path)
-        #expect(absent.revenueCap == nil && absent.maturityDays.isEmpty)
+        #expect(absent.analysis.revenueCap == nil && absent.analysis.maturityDays.isEmpty)
         let both = try job("revenue_cap: {percentile: 0.99}\nmaturity_days: [30, 7, 14]")
         let percentile = try JobLoader.load(path: both.path)
-        #expect(percentile.revenueCap == .percentile(0.99) && percentile.maturityDays == [7, 14, 30])
+        #expect(percentile.analysis.revenueCap == .percentile(0.99) && percentile.analysis.maturityDays == [7, 14, 30])
         let value = try job("revenue_cap: {value: 500}")
-        #expect(try JobLoader.load(path: value.path).revenueCap == .value(500))
+        #expect(try JobLoader.load(path: value.path).analysis.revenueCap == .value(500))
     }
 
     @Test func commandLineOverridesTheFile() throws {
         let fixture = try job()
         let loaded = try JobLoader.load(
             path: fixture.path, overriding: JobOverrides(asOf: Night(parsing: "2026-04-01"), output: "/tmp/elsewhere"))
-        #expect(loaded.night.date == "2026-04-01")
-        #expect(loaded.outputPath == "/tmp/elsewhere")
+        #expect(loaded.run.night.date == "2026-04-01")
+        #expect(loaded.outputs.outputPath == "/tmp/elsewhere")
         let cached = try job("cache: parsed-logs")
-        #expect(try JobLoader.load(path: cached.path).cachePath != nil)
+        #expect(try JobLoader.load(path: cached.path).outputs.cachePath != nil)
         let overridden = try JobLoader.load(
             path: cached.path, overriding: JobOverrides(database: "/tmp/else.sqlite", threads: 3, inflater: .zlib, ignoresCache: true))
-        #expect(overridden.databasePath == "/tmp/else.sqlite" && overridden.threads == 3)
-        #expect(overridden.inflater == .zlib && overridden.cachePath == nil)
+        #expect(overridden.outputs.databasePath == "/tmp/else.sqlite" && overridden.run.threads == 3)
+        #expect(overridden.run.inflater == .zlib && overridden.outputs.cachePath == nil)
     }
 
     @Test func asOfDefaultsToTodayMidnightUTC() throws {
         let fixture = try job(omit: ["as_of"])
         let now = Date(timeIntervalSince1970: 1_773_650_000)  // 2026-03-16T08:33:20Z
         let loaded = try JobLoader.load(path: fixture.path, now: now)
-        #expect(loaded.night.isoText == "2026-03-16T00:00:00Z")
+        #expect(loaded.run.night.isoText == "2026-03-16T00:00:00Z")
     }
 
     @Test(arguments: [
@@ -145,7 +145,7 @@ import Testing
     @Test func proceedsSettingsAreReadAndBadOnesNamed() throws {
         let fixture = try job(
             "tax_rates: {DE: 0.19, FR: 0.2}\ndefault_store: play_store\napp_store_small_business: true\ncommission: {amazon: 0.2}")
-        let proceeds = try JobLoader.load(path: fixture.path).proceeds
+        let proceeds = try JobLoader.load(path: fixture.path).analysis.proceeds
         #expect(proceeds.taxRates == ["DE": 0.19, "FR": 0.2] && proceeds.defaultStore == "play_store")
         #expect(proceeds.appStoreSmallBusiness && proceeds.commissions == ["amazon": 0.2])
         #expect(proceeds.commission(store: nil, pastFirstYear: false) == 0.15)
@@ -162,9 +162,9 @@ import Testing
         let rate = try #require(throws: OfferLabError.self) { try JobLoader.load(path: file.path) }
         #expect(rate.location.line == 3 && rate.message.contains("the rate of FR (1.0)"), "\(rate)")
         try file.folder.write("vat.csv", "country,rate\nDE,0.19\n")
-        #expect(try JobLoader.load(path: file.path).proceeds.taxRates == ["DE": 0.19])
+        #expect(try JobLoader.load(path: file.path).analysis.proceeds.taxRates == ["DE": 0.19])
         // A VAT rate needs the events' country, kept without slicing by it.
-        #expect(try JobLoader.load(path: file.path).keptSliceFields.contains(.country))
+        #expect(try JobLoader.load(path: file.path).analysis.keptSliceFields.contains(.country))
     }
 
     /// `target_mde: 10`, meant as 10%, would be a lift of 1,000% and turn every test
@@ -174,7 +174,7 @@ import Testing
         expectMessage(try job("target_mde: 10"), contains: "did you mean 0.1 (10%)?")
         expectMessage(try job("target_mde: 1"), contains: "did you mean 0.01 (1%)?")
         let half = try job("target_mde: 0.5")
-        #expect(try JobLoader.load(path: half.path).decisionSettings.targetMDE == 0.5)
+        #expect(try JobLoader.load(path: half.path).decision.targetMDE == 0.5)
     }
 
     /// `history_logs` (docs/statistics.md#the-apps-past): the forms of `logs`; a file `logs`
@@ -183,11 +183,11 @@ import Testing
         let fixture = try job("history_logs: [\"past/*.gz\", {path: \"logs/*/*/*/*\"}, \"none/*.gz\"]")
         try fixture.folder.write("past/h.gz", "")
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.historyFiles == [fixture.folder.file("past/h.gz")])
-        #expect(loaded.historyGlobsWithoutFiles == [fixture.folder.file("none/*.gz")])
-        #expect(loaded.historyPatterns.count == 3)
+        #expect(loaded.history.files == [fixture.folder.file("past/h.gz")])
+        #expect(loaded.history.globsWithoutFiles == [fixture.folder.file("none/*.gz")])
+        #expect(loaded.history.patterns.count == 3)
         let without = try job()
-        #expect(try JobLoader.load(path: without.path).historyPatterns.isEmpty)
+        #expect(try JobLoader.load(path: without.path).history.patterns.isEmpty)
         expectMessage(try job("history_logs: {a: b}"), contains: "history_logs: expected a glob or a list of globs")
         expectMessage(try job("history_logs: [{path: \"p/*\", format: nope}]"), contains: "history_logs: unknown format 'nope'")
         expectMessage(
@@ -211,9 +211,9 @@ import Testing
 
     @Test func maxUnconvertibleMoneyShareIsOffByDefaultAndAShare() throws {
         let plain = try job()
-        #expect(try JobLoader.load(path: plain.path).maxUnconvertibleMoneyShare == nil)
+        #expect(try JobLoader.load(path: plain.path).analysis.maxUnconvertibleMoneyShare == nil)
         let fixture = try job("max_unconvertible_money_share: 0.05")
-        #expect(try JobLoader.load(path: fixture.path).maxUnconvertibleMoneyShare == 0.05)
+        #expect(try JobLoader.load(path: fixture.path).analysis.maxUnconvertibleMoneyShare == 0.05)
         let bad = try job("max_unconvertible_money_share: 5")
         let error = try #require(throws: OfferLabError.self) { try JobLoader.load(path: bad.path) }
         #expect(error.code == .badJob && error.location == .init(path: bad.path, jobKey: "max_unconvertible_money_share"))
@@ -240,8 +240,9 @@ import Testing
     @Test func logEntriesNameTheirFormat() throws {
         let fixture = try job(#"logs: ["logs/2026/03/01/*", {path: "logs/2026/03/02/*", format: offerlab}]"#, omit: ["logs"])
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.logFiles == [fixture.folder.file("logs/2026/03/01/a.jsonl.gz"), fixture.folder.file("logs/2026/03/02/b.jsonl")])
-        #expect(loaded.storeSources.isEmpty)
+        #expect(
+            loaded.inputs.logFiles == [fixture.folder.file("logs/2026/03/01/a.jsonl.gz"), fixture.folder.file("logs/2026/03/02/b.jsonl")])
+        #expect(loaded.inputs.storeSources.isEmpty)
 
         let unknown = try job(#"logs: [{path: "logs/*/*/*/*", format: parquet}]"#, omit: ["logs"])
         let unknownError = try #require(throws: OfferLabError.self) { try JobLoader.load(path: unknown.path) }

@@ -83,10 +83,10 @@ import Testing
         /// read back) or `made` (resolved tonight); empty when the night is not kept.
         func plan(asOf day: Int) async throws -> [String] {
             let job = try job(asOf: day, cache: true, run: 0)
-            let cache = try ParsedLogCache(folder: try #require(job.cachePath), rejectsPerReason: job.rejectsPerReason)
+            let cache = try ParsedLogCache(folder: try #require(job.outputs.cachePath), rejectsPerReason: job.outputs.rejectsPerReason)
             let night = try await StoreSourceIngest.read(
                 settings: StoreReadingSettings(job),
-                userTransactions: try UserTransactions.load(from: TableSource(path: job.tablesPath, inflater: job.inflater)),
+                userTransactions: try UserTransactions.load(from: TableSource(path: job.inputs.tablesPath, inflater: job.run.inflater)),
                 cache: cache, keepsResolution: true)
             return ((night.kept as? KeptStoreNight)?.files ?? []).map {
                 switch $0 {

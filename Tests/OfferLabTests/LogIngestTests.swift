@@ -192,7 +192,7 @@ import Testing
     @Test func aFileReadInPiecesGivesTheEventsOfTheFileReadWhole() async throws {
         var job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
         let folder = try TemporaryFolder()
-        job.logFiles = [try Self.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]
+        job.inputs.logFiles = [try Self.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]
         let population = try Self.population(of: job)
         var whole = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil, width: 1)
         var inPieces = try await LogIngest.read(
@@ -238,15 +238,15 @@ import Testing
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[bytes.count - 8] ^= 0xFF  // the CRC-32
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        job.logFiles = [path]
+        job.inputs.logFiles = [path]
         let population = try Self.population(of: job)
-        job.onCorruptFile = .skip
+        job.inputs.onCorruptFile = .skip
         let skipped = try await LogIngest.read(
             settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
         #expect(skipped.count == 0)
         #expect(skipped.counters.filesSkipped.map(\.path) == [path])
         #expect(skipped.counters.filesRead == 0 && skipped.counters.nonBlankLines == 0)
-        job.onCorruptFile = .fail
+        job.inputs.onCorruptFile = .fail
         let error = await #expect(throws: OfferLabError.self) {
             _ = try await LogIngest.read(
                 settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 4096)
@@ -270,7 +270,7 @@ import Testing
         } else {
             _ = try Self.sampleJSONLogsInOneFile(of: job, at: path)
         }
-        job.logFiles = [path]
+        job.inputs.logFiles = [path]
         let population = try Self.population(of: job)
         func lines(quietInterval: TimeInterval) async throws -> [String] {
             let said = Mutex<[String]>([])
@@ -312,7 +312,7 @@ import Testing
     /// `path`, which is returned.
     static func sampleJSONLogsInOneFile(of job: Job, at path: String) throws -> String {
         let writer = try GzipWriter(path: path)
-        for file in job.logFiles where LogFileFormat(fileName: file) == .jsonLines {
+        for file in job.inputs.logFiles where LogFileFormat(fileName: file) == .jsonLines {
             try InputFileReader(path: file).forEachChunk { try writer.write($0) }
         }
         try writer.finish()
@@ -321,8 +321,8 @@ import Testing
 
     /// The job's population, loaded before its logs are read.
     static func population(of job: Job) throws -> Population {
-        let source = try TableSource(path: job.tablesPath)
-        return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.night.microseconds)
+        let source = try TableSource(path: job.inputs.tablesPath)
+        return try Population.load(from: source, catalog: try CatalogLoader.load(from: source), asOf: job.run.night.microseconds)
     }
 
     /// Every record of the store in order, with the store's ids.

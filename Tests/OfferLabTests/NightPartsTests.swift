@@ -48,10 +48,10 @@ import Testing
             cleared[index].revenueByTenure = []
             cleared[index].daily = []
         }
-        let catalog = try CatalogLoader.load(from: TableSource(path: job.tablesPath))
+        let catalog = try CatalogLoader.load(from: TableSource(path: job.inputs.tablesPath))
         try NightParts.apply(
-            rows, paths: paths, to: &cleared, catalog: ProjectionCatalog(catalog), asOf: job.night.microseconds,
-            windowMicroseconds: job.conversionWindowDays.map(AttributionRules.windowMicroseconds(days:)))
+            rows, paths: paths, to: &cleared, catalog: ProjectionCatalog(catalog), asOf: job.run.night.microseconds,
+            windowMicroseconds: job.analysis.conversionWindowDays.map(AttributionRules.windowMicroseconds(days:)))
         return cleared
     }
 
@@ -132,11 +132,11 @@ import Testing
         try (NightPart.columns.joined(separator: ",") + "\n\(identity.text),\(offering.offering.offeringID),\(text)\n").write(
             toFile: path, atomically: true, encoding: .utf8)
         var cleared = results.offerings
-        let catalog = try CatalogLoader.load(from: TableSource(path: job.tablesPath))
+        let catalog = try CatalogLoader.load(from: TableSource(path: job.inputs.tablesPath))
         let error = try #require(throws: OfferLabError.self) {
             try NightParts.apply(
                 [.observations: try NightParts.read(.observations, path: path, identity: identity)], paths: [.observations: path],
-                to: &cleared, catalog: ProjectionCatalog(catalog), asOf: job.night.microseconds, windowMicroseconds: nil)
+                to: &cleared, catalog: ProjectionCatalog(catalog), asOf: job.run.night.microseconds, windowMicroseconds: nil)
         }
         #expect(error.exitCode == 65)
         #expect(error.message.contains(problem), "\(error.message)")
@@ -146,9 +146,9 @@ import Testing
     /// `job` with its output and database in `folder`'s `name`.
     static func job(_ job: Job, writingTo name: String, in folder: TemporaryFolder) -> Job {
         var job = job
-        job.outputPath = folder.file(name)
-        job.databasePath = folder.file("\(name)/results.sqlite")
-        job.cachePath = nil
+        job.outputs.outputPath = folder.file(name)
+        job.outputs.databasePath = folder.file("\(name)/results.sqlite")
+        job.outputs.cachePath = nil
         return job
     }
 
@@ -174,8 +174,8 @@ import Testing
             #expect(actual == expected, "\(file)")
         }
         for reader in [NightStatus.Reader.person, .program] {
-            let expected = try NightStatus.rows(databasePath: byRun.databasePath, night: nil, for: reader)
-            let actual = try NightStatus.rows(databasePath: fromParts.databasePath, night: nil, for: reader)
+            let expected = try NightStatus.rows(databasePath: byRun.outputs.databasePath, night: nil, for: reader)
+            let actual = try NightStatus.rows(databasePath: fromParts.outputs.databasePath, night: nil, for: reader)
             #expect(actual.rows == expected.rows)
             #expect(actual.night == expected.night)
         }
@@ -192,18 +192,18 @@ import Testing
         let missing = await #expect(throws: OfferLabError.self) { try await PartsNight.run(fromParts, parts: parts) }
         #expect(missing?.exitCode == 65)
         #expect(missing?.message.contains("part tenure: \(parts)/tenure.csv is missing") == true, "\(missing?.message ?? "")")
-        #expect(!FileManager.default.fileExists(atPath: fromParts.databasePath))
-        #expect(!FileManager.default.fileExists(atPath: folder.file("stats/\(job.night.date)")))
+        #expect(!FileManager.default.fileExists(atPath: fromParts.outputs.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("stats/\(job.run.night.date)")))
 
         _ = try await NightlyRun.run(Self.job(job, writingTo: "run", in: folder), parts: parts)
         var later = fromParts
-        later.night = try #require(Night(parsing: "2026-03-30"))
+        later.run.night = try #require(Night(parsing: "2026-03-30"))
         let another = await #expect(throws: OfferLabError.self) { try await PartsNight.run(later, parts: parts) }
         #expect(another?.exitCode == 65)
         #expect(
-            another?.message.contains("was computed for as_of \(job.night.isoText), the night is 2026-03-30T00:00:00Z") == true,
+            another?.message.contains("was computed for as_of \(job.run.night.isoText), the night is 2026-03-30T00:00:00Z") == true,
             "\(another?.message ?? "")")
-        #expect(!FileManager.default.fileExists(atPath: fromParts.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: fromParts.outputs.databasePath))
     }
 
     /// A warehouse's machine has the job and its catalog tables, not the logs: `stats --job
@@ -217,7 +217,7 @@ import Testing
         var overrides = JobOverrides(output: folder.file("stats"), database: folder.file("stats/results.sqlite"))
         overrides.inputsReadElsewhere = true
         let elsewhere = try JobLoader.load(path: job.jobPath, overriding: overrides)
-        #expect(elsewhere.historyGlobsWithoutFiles.isEmpty)
+        #expect(elsewhere.history.globsWithoutFiles.isEmpty)
         let partsReport = try await PartsNight.run(elsewhere, parts: parts)
         for file in ["summary.csv", "sources.csv", "decisions.csv", "projection.csv"] {
             let expected = try String(contentsOfFile: (runReport.outputFolder as NSString).appendingPathComponent(file), encoding: .utf8)

@@ -33,9 +33,9 @@ import Testing
     @Test func aCorruptLogFileIsLocatedAndCarriesItsCause() async throws {
         let (night, path) = try BadInputTests().nightWithCorruptFile(0, policy: "fail")
         let job = try JobLoader.load(path: night.jobPath)
-        let source = try TableSource(path: job.tablesPath)
+        let source = try TableSource(path: job.inputs.tablesPath)
         let catalog = try CatalogLoader.load(from: source)
-        let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds)
+        let population = try Population.load(from: source, catalog: catalog, asOf: job.run.night.microseconds)
         let error = try await #require(throws: OfferLabError.self) {
             _ = try await LogIngest.read(settings: IngestSettings(job), population: Task { population }, progress: nil)
         }

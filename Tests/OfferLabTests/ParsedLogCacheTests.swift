@@ -263,9 +263,9 @@ extension String {
             overriding: JobOverrides(asOf: Night(parsing: "2026-04-01"))
         )
         let folder = try TemporaryFolder()
-        job.logFiles = [try LogIngestTests.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]
+        job.inputs.logFiles = [try LogIngestTests.sampleJSONLogsInOneFile(of: job, at: folder.file("all.jsonl.gz"))]
         let population = try LogIngestTests.population(of: job)
-        let cache = try ParsedLogCache(folder: folder.file("cache"), rejectsPerReason: job.rejectsPerReason)
+        let cache = try ParsedLogCache(folder: folder.file("cache"), rejectsPerReason: job.outputs.rejectsPerReason)
         let parsed = try await LogIngest.read(
             settings: IngestSettings(job), population: Task { population }, progress: nil, width: 2, pieceSize: 64 << 10, cache: cache)
         let readBack = try await LogIngest.read(

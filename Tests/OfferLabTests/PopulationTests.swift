@@ -17,12 +17,12 @@ import Testing
     /// said for the reporter's interval (here none, or an hour): the sample's, 73 061 rows.
     @Test func theAssignmentTableSaysHowFarItHasGot() throws {
         let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-        let source = try TableSource(path: job.tablesPath)
+        let source = try TableSource(path: job.inputs.tablesPath)
         let catalog = try CatalogLoader.load(from: source)
         func lines(quietInterval: TimeInterval) throws -> [String] {
             let said = Mutex<[String]>([])
             let progress = ProgressReporter(quietInterval: quietInterval) { line in said.withLock { $0.append(line) } }
-            _ = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds, progress: progress)
+            _ = try Population.load(from: source, catalog: catalog, asOf: job.run.night.microseconds, progress: progress)
             return said.withLock { $0 }
         }
         let percents = try lines(quietInterval: 0).compactMap { line -> Int? in

@@ -63,18 +63,18 @@ import Testing
         let (folder, loaded) = try job(store: store)
         defer { withExtendedLifetime(folder) {} }
         var job = loaded
-        job.night = try #require(Night(parsing: asOf))
+        job.run.night = try #require(Night(parsing: asOf))
         let results = try await NightlyRun.compute(job, progress: nil)
         let offering = try #require(results.offerings.first)
         let unknownCurrency = offering.unconvertibleEvents.reduce(0) { $0 + $1.events }
         let tables = ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job)
         ).files
         let quality = try #require(tables.first { $0.name == "quality" })
         let counted = quality.rows.first { $0[0] == .text("test") && $0[1] == .text("unknown_currency_events") }?[2]
         #expect(counted == .integer(unknownCurrency), "quality.csv says what the warning says")
-        let warnings = try RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.reportCurrency, maxShare: nil)
+        let warnings = try RunChecks.unconvertibleMoney(results.offerings, reportCurrency: job.analysis.reportCurrency, maxShare: nil)
         return (offering.groups.reduce(0) { $0 + $1.refunds }, unknownCurrency, warnings)
     }
 

@@ -34,8 +34,8 @@ import Testing
     @Test func aTildeIsTheHomeFolder() throws {
         let night = try NightFixture(job: ["cache": "~/offerlab-cache-of-a-test"])
         let job = try JobLoader.load(path: night.jobPath)
-        #expect(job.cachePath == NSString(string: "~/offerlab-cache-of-a-test").expandingTildeInPath)
-        #expect(job.cachePath?.hasPrefix("/") == true && job.cachePath?.contains("~") == false)
+        #expect(job.outputs.cachePath == NSString(string: "~/offerlab-cache-of-a-test").expandingTildeInPath)
+        #expect(job.outputs.cachePath?.hasPrefix("/") == true && job.outputs.cachePath?.contains("~") == false)
     }
 
     @Test func outputsTheLogGlobsReachAreABadJob() throws {

@@ -28,10 +28,13 @@ import Testing
 
     func job(_ folder: TemporaryFolder, offerings: [String]) -> Job {
         Job(
-            jobPath: folder.file("job.yaml"), tablesPath: folder.file("tables.sqlite"), logPatterns: [], logFiles: [folder.file("a.jsonl")],
-            night: Night("2026-03-06"), reportCurrency: "USD", rates: ["USD": 1], alpha: 0.05, control: nil,
-            conversionWindowDays: 7, offerings: offerings, maxBadLineRatio: 0.01, onCorruptFile: .fail, outputPath: folder.path,
-            databasePath: folder.file("results.sqlite"), rejectsPerReason: 20, lockTimeoutSeconds: 1)
+            jobPath: folder.file("job.yaml"),
+            inputs: JobInputs(tablesPath: folder.file("tables.sqlite"), logPatterns: [], logFiles: [folder.file("a.jsonl")]),
+            history: JobHistory(),
+            analysis: JobAnalysis(reportCurrency: "USD", rates: ["USD": 1], conversionWindowDays: 7, offerings: offerings),
+            estimators: JobEstimators(), decision: DecisionSettings(),
+            outputs: JobOutputs(outputPath: folder.path, databasePath: folder.file("results.sqlite")),
+            run: JobRun(night: Night("2026-03-06"), lockTimeoutSeconds: 1))
     }
 
     func run(_ night: String, finishedAt: String) -> RunRecord {
@@ -45,7 +48,7 @@ import Testing
         let results = try await analyse(Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: offerings)
         let job = job(folder, offerings: offerings)
         return ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job))
     }
 
@@ -74,7 +77,7 @@ import Testing
         let results = try await analyse(tables, events, asOf: "2026-03-06", offerings: ["test"])
         let job = job(folder, offerings: ["test"])
         let made = ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job))
         let page = HTMLReport.render(ReportData(night: made, run: run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")))
         #expect(page.contains("<th scope=\"col\" class=\"num\">Proceeds per user</th>"))
@@ -134,7 +137,7 @@ import Testing
             Self.tables, Self.events, asOf: "2026-03-06", window: 7, offerings: ["test"], revenueCap: .value(10), maturityDays: [3])
         let job = job(folder, offerings: ["test"])
         let night = ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job))
         let record = run("2026-03-06", finishedAt: "2026-03-06T02:31:00Z")
         try ResultsDatabase.write(path: folder.file("results.sqlite"), tables: night.databaseTables, offeringIDs: ["test"], run: record)
@@ -198,7 +201,7 @@ import Testing
             maturityDays: [3], slices: [.country])
         let job = job(folder, offerings: ["other", "test"])
         let made = ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job))
         let tables = made.databaseTables
         // Each row has a value of its column's type in each column (or none).

@@ -99,10 +99,11 @@ import Testing
         let results = try await analyse(tables, events, slices: [.platform])
         let night = try NightFixture()
         var job = try JobLoader.load(path: night.jobPath)
-        job.slices = [.platform]
+        job.analysis.slices = [.platform]
         var sliced = NightTables()
         (sliced.sliceSummary, sliced.sliceComparisons, sliced.sliceSampleRatios) = ResultTables.slices(
-            results.offerings, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)))
+            results.offerings,
+            statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)))
         sliced.offerings = ResultTables.offerings(results.offerings, settings: ResultTableSettings(job))
         let run = RunRecord(
             job: "j", night: Night("2026-03-20"), startedAt: "", finishedAt: "", status: "succeeded",

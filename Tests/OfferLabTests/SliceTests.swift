@@ -95,7 +95,8 @@ import Testing
         let job = try sliceJob()
         let results = try await analyse(Self.tables, events, slices: [.country])
         let tables = ResultTables.sliceTables(
-            results.offerings, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)))
+            results.offerings,
+            statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)))
         let summary = tables[0].rows.filter { $0[2] == .text("JP") }
         #expect(summary.map { [$0[3], $0[6]] } == [[.text("control"), .integer(0)], [.text("variant"), .integer(2)]])
         // conversion, arpu, proceeds_per_user, trial_completed_conversion, refund_user_rate.
@@ -215,11 +216,11 @@ import Testing
     @Test func sliceKeysHaveDefaults() throws {
         let night = try NightFixture()
         let job = try JobLoader.load(path: night.jobPath)
-        #expect(job.slices.isEmpty)
-        #expect(job.maxSliceLevels == 20)
+        #expect(job.analysis.slices.isEmpty)
+        #expect(job.analysis.maxSliceLevels == 20)
         try night.writeJob(["slices": "platform", "max_slice_levels": "3"])
         let sliced = try JobLoader.load(path: night.jobPath)
-        #expect(sliced.slices == [.platform])
-        #expect(sliced.maxSliceLevels == 3)
+        #expect(sliced.analysis.slices == [.platform])
+        #expect(sliced.analysis.maxSliceLevels == 3)
     }
 }

@@ -218,7 +218,7 @@ import Testing
         let job = try JobLoader.load(path: folder.file("job.yaml"))
         var byID: [String: LoggedEvent] = [:]
         var withoutID: [LoggedEvent] = []
-        for file in job.logFiles {
+        for file in job.inputs.logFiles {
             let read = try StoreEventExportTests.readLog(file)
             for (id, event) in zip(read.ids, read.events) {
                 if id.isEmpty {

@@ -45,10 +45,10 @@ import Testing
             files: ["hooks/b/2.jsonl": "", "hooks/a/1.jsonl": "", "hooks/b/1.jsonl": "", "export/x.csv": ""])
         let loaded = try JobLoader.load(path: fixture.path)
         let folder = fixture.folder
-        #expect(loaded.logFiles == [folder.file("logs/app.jsonl")])
-        #expect(loaded.logPatterns == [folder.file("logs/*.jsonl")])
+        #expect(loaded.inputs.logFiles == [folder.file("logs/app.jsonl")])
+        #expect(loaded.inputs.logPatterns == [folder.file("logs/*.jsonl")])
         #expect(
-            loaded.storeSources == [
+            loaded.inputs.storeSources == [
                 StoreSourceFiles(format: .revenueCatExport, patterns: [folder.file("export/*.csv")], files: [folder.file("export/x.csv")]),
                 StoreSourceFiles(
                     format: .revenueCatWebhooks, patterns: [folder.file("hooks/b/*.jsonl"), folder.file("hooks/*/*.jsonl")],
@@ -56,16 +56,16 @@ import Testing
             ])
         // Without the keys: every signature checked against Apple's root; RevenueCat's original id.
         #expect(
-            loaded.storeSettings[AppStoreSettings.self].bundleID == nil && loaded.storeSettings[AppStoreSettings.self].verify
-                && loaded.storeSettings[AppStoreSettings.self].rootCertificatePaths.isEmpty)
-        #expect(loaded.storeSettings[AppStoreSettings.self].rootCertificates == [AppStoreSignatureVerifier.appleRootCAG3DER])
-        #expect(loaded.storeSettings[RevenueCatSettings.self].userIDField == .originalAppUserID)
+            loaded.inputs.storeSettings[AppStoreSettings.self].bundleID == nil && loaded.inputs.storeSettings[AppStoreSettings.self].verify
+                && loaded.inputs.storeSettings[AppStoreSettings.self].rootCertificatePaths.isEmpty)
+        #expect(loaded.inputs.storeSettings[AppStoreSettings.self].rootCertificates == [AppStoreSignatureVerifier.appleRootCAG3DER])
+        #expect(loaded.inputs.storeSettings[RevenueCatSettings.self].userIDField == .originalAppUserID)
     }
 
     @Test func aJobOfStoreSourcesAloneHasNoLogFiles() throws {
         let fixture = try job(logs: #"[{path: "hooks/*.jsonl", format: revenuecat_webhooks}]"#, files: ["hooks/1.jsonl": ""])
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.logFiles.isEmpty && loaded.storeSources.map(\.files) == [[fixture.folder.file("hooks/1.jsonl")]])
+        #expect(loaded.inputs.logFiles.isEmpty && loaded.inputs.storeSources.map(\.files) == [[fixture.folder.file("hooks/1.jsonl")]])
     }
 
     @Test func aFileOfTwoFormatsIsABadJob() throws {
@@ -97,7 +97,8 @@ import Testing
         let withID = try job(logs: logs, "app_store: {bundle_id: \(Self.bundleID), verify: false}", files: files)
         let loaded = try JobLoader.load(path: withID.path)
         #expect(
-            loaded.storeSettings[AppStoreSettings.self].bundleID == Self.bundleID && !loaded.storeSettings[AppStoreSettings.self].verify)
+            loaded.inputs.storeSettings[AppStoreSettings.self].bundleID == Self.bundleID
+                && !loaded.inputs.storeSettings[AppStoreSettings.self].verify)
     }
 
     @Test func rootCertificatesAreReadRelativeToTheJobFile() throws {
@@ -105,8 +106,8 @@ import Testing
         let fixture = try job(logs: #"["logs/*"]"#, "app_store: {bundle_id: x, root_certificates: [certs/test.der]}")
         try fixture.folder.write("certs/test.der", bytes: signer.rootCertificateDER)
         let loaded = try JobLoader.load(path: fixture.path)
-        #expect(loaded.storeSettings[AppStoreSettings.self].rootCertificatePaths == [fixture.folder.file("certs/test.der")])
-        #expect(loaded.storeSettings[AppStoreSettings.self].rootCertificates == [signer.rootCertificateDER])
+        #expect(loaded.inputs.storeSettings[AppStoreSettings.self].rootCertificatePaths == [fixture.folder.file("certs/test.der")])
+        #expect(loaded.inputs.storeSettings[AppStoreSettings.self].rootCertificates == [signer.rootCertificateDER])
     }
 
     @Test func anUnreadableRootCertificateIsABadJobNamingIt() throws {
@@ -152,7 +153,7 @@ import Testing
             ("app_user_id", .lastSeenAppUserID),
         ] {
             let fixture = try job(logs: #"["logs/*"]"#, "revenuecat: {user_id_field: \(value)}")
-            #expect(try JobLoader.load(path: fixture.path).storeSettings[RevenueCatSettings.self].userIDField == field)
+            #expect(try JobLoader.load(path: fixture.path).inputs.storeSettings[RevenueCatSettings.self].userIDField == field)
         }
     }
 
@@ -331,7 +332,8 @@ import Testing
         try fixture.folder.write("root.der", bytes: signer.rootCertificateDER)
         let loaded = try JobLoader.load(path: fixture.path)
         func night() async throws -> (StoreNight, CacheUsage) {
-            let cache = try ParsedLogCache(folder: try #require(loaded.cachePath), rejectsPerReason: loaded.rejectsPerReason)
+            let cache = try ParsedLogCache(
+                folder: try #require(loaded.outputs.cachePath), rejectsPerReason: loaded.outputs.rejectsPerReason)
             return (
                 try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:], cache: cache),
                 cache.usageSoFar
@@ -348,20 +350,21 @@ import Testing
         // A new day: only its file is read.
         try fixture.folder.write("apple/c.jsonl", try Self.signedLine(signer, transaction: "3") + "\n")
         let withNewDay = try JobLoader.load(path: fixture.path)
-        let cache = try ParsedLogCache(folder: try #require(withNewDay.cachePath), rejectsPerReason: withNewDay.rejectsPerReason)
+        let cache = try ParsedLogCache(
+            folder: try #require(withNewDay.outputs.cachePath), rejectsPerReason: withNewDay.outputs.rejectsPerReason)
         let third = try await StoreSourceIngest.read(settings: StoreReadingSettings(withNewDay), userTransactions: [:], cache: cache)
         #expect(cache.usageSoFar.filesReused == 2 && cache.usageSoFar.filesStored == 1)
         #expect(third.events.map(\.eventID) == ["1", "2", "3"].map { "app_store_notifications:\($0)" })
 
         // Another setting is another entry; a damaged entry is read again.
-        let unverified = try job(logs: logs, settings + ", verify: false}\ncache: \(try #require(loaded.cachePath))", files: files)
+        let unverified = try job(logs: logs, settings + ", verify: false}\ncache: \(try #require(loaded.outputs.cachePath))", files: files)
         try unverified.folder.write("root.der", bytes: signer.rootCertificateDER)
         let otherSettings = try JobLoader.load(path: unverified.path)
-        let otherCache = try ParsedLogCache(folder: try #require(otherSettings.cachePath), rejectsPerReason: 20)
+        let otherCache = try ParsedLogCache(folder: try #require(otherSettings.outputs.cachePath), rejectsPerReason: 20)
         _ = try await StoreSourceIngest.read(settings: StoreReadingSettings(otherSettings), userTransactions: [:], cache: otherCache)
         #expect(otherCache.usageSoFar.filesReused == 0 && otherCache.usageSoFar.filesStored == 2)
 
-        let cacheFolder = try #require(loaded.cachePath)
+        let cacheFolder = try #require(loaded.outputs.cachePath)
         for name in try FileManager.default.contentsOfDirectory(atPath: cacheFolder) {
             var bytes = try fileBytes(cacheFolder + "/" + name)
             bytes[bytes.count - 2] ^= 0xff
@@ -386,9 +389,9 @@ extension StoreSourceJobTests {
             logs: logs, "app_store: {bundle_id: \(Self.bundleID), root_certificates: [root.der]}\ncache: cache/", files: files)
         try fixture.folder.write("root.der", bytes: signer.rootCertificateDER)
         let loaded = try JobLoader.load(path: fixture.path)
-        let folder = try #require(loaded.cachePath)
+        let folder = try #require(loaded.outputs.cachePath)
         func night() async throws -> (StoreNight, CacheUsage) {
-            let cache = try ParsedLogCache(folder: folder, rejectsPerReason: loaded.rejectsPerReason)
+            let cache = try ParsedLogCache(folder: folder, rejectsPerReason: loaded.outputs.rejectsPerReason)
             return (
                 try await StoreSourceIngest.read(settings: StoreReadingSettings(loaded), userTransactions: [:], cache: cache),
                 cache.usageSoFar

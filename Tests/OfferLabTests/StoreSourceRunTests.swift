@@ -59,13 +59,15 @@ import Testing
         let report = try await DataSetGenerator.generate(configuration(format, outputDirectory: folder.path))
         let job = try JobLoader.load(path: report.jobFile)
         var night = Night(report: report, job: job, tables: try await tables(job))
-        guard !job.storeSources.isEmpty else { return night }
+        guard !job.inputs.storeSources.isEmpty else { return night }
         let events = folder.file("events")
         _ = try await StoreEventExport.run(job: job, folder: events)
         var eventsJob = job
-        eventsJob.storeSources = []
+        eventsJob.inputs.storeSources = []
         let written = try FileManager.default.subpathsOfDirectory(atPath: events).filter { $0.hasSuffix(".jsonl.gz") }
-        eventsJob.logFiles = (job.logFiles + written.map { events + "/" + $0 }).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        eventsJob.inputs.logFiles = (job.inputs.logFiles + written.map { events + "/" + $0 }).sorted {
+            $0.utf8.lexicographicallyPrecedes($1.utf8)
+        }
         night.eventsTables = try await tables(eventsJob)
         return night
     }
@@ -73,7 +75,7 @@ import Testing
     static func tables(_ job: Job) async throws -> [String: ResultTable] {
         let results = try await NightlyRun.compute(job, progress: nil)
         let tables = ResultTables.make(
-            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job)),
+            results, statistics: try await NightlyRun.statistics(of: results, settings: StatisticsSettings(job.estimators, run: job.run)),
             settings: ResultTableSettings(job)
         ).files
         return Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
@@ -96,7 +98,7 @@ import Testing
         let logs = try await Self.logs.value
         let store = try await Self.night(format)
         let source = try #require(SourceFormat(rawValue: format.rawValue))
-        #expect(store.job.storeSources.map(\.format) == [source])
+        #expect(store.job.inputs.storeSources.map(\.format) == [source])
 
         // And so does a run on what `offerlab events` wrote of the store's files, but for the
         // share of exact proceeds: RevenueCat states each charge's fees (the same shares the
@@ -131,7 +133,7 @@ import Testing
         // (docs/input-formats.md#purchase-logs) keep the rest.
         #expect(store.source(source, "lines_read") == store.report.logs.storeLines)
         #expect(store.global("lines_read") == (store.source(.offerlab, "lines_read") ?? 0) + store.report.logs.storeLines)
-        #expect(store.global("files_read") == store.job.logFiles.count + store.report.logs.storeFiles)
+        #expect(store.global("files_read") == store.job.inputs.logFiles.count + store.report.logs.storeFiles)
         #expect(store.global("family_shared_records") == store.report.logs.familySharedRecords)
         #expect(store.source(source, "family_shared_records") == store.report.logs.familySharedRecords)
         #expect(store.global("ignored_store_records") == store.report.logs.ignoredStoreRecords)

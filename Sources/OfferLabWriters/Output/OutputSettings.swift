@@ -14,8 +14,8 @@ package struct OutputSettings: Sendable {
 
     package init(_ job: Job) {
         jobIdentity = job.identity
-        outputPath = job.outputPath
-        databasePath = job.databasePath
-        night = job.night
+        outputPath = job.outputs.outputPath
+        databasePath = job.outputs.databasePath
+        night = job.run.night
     }
 }

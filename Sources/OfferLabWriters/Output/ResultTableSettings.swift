@@ -22,15 +22,15 @@ package struct ResultTableSettings: Sendable {
     package var writesSliceFiles: Bool
 
     package init(_ job: Job) {
-        asOf = job.night.microseconds
-        reportCurrency = job.reportCurrency
-        alpha = job.alpha
-        sequentialTuning = job.sequentialTuning
-        decision = job.decision
-        decisionSettings = job.decisionSettings
-        conversionWindowDays = job.conversionWindowDays
-        srmConcentration = job.srmConcentration
-        hasLogFiles = !job.logPatterns.isEmpty
-        writesSliceFiles = !job.slices.isEmpty
+        asOf = job.run.night.microseconds
+        reportCurrency = job.analysis.reportCurrency
+        alpha = job.estimators.alpha
+        sequentialTuning = job.estimators.sequentialTuning
+        decision = job.estimators.inference
+        decisionSettings = job.decision
+        conversionWindowDays = job.analysis.conversionWindowDays
+        srmConcentration = job.estimators.srmConcentration
+        hasLogFiles = !job.inputs.logPatterns.isEmpty
+        writesSliceFiles = !job.analysis.slices.isEmpty
     }
 }

@@ -10,10 +10,10 @@ extension TemporaryFolder {
     /// tests that hold a night read through the cache to the same night read whole.
     func job(asOf day: Int, cache: Bool, run: Int) throws -> Job {
         var job = try JobLoader.load(path: file("job.yaml"))
-        job.night = try #require(Night(parsing: String(format: "2026-03-%02d", day)))
-        job.outputPath = file("out-\(run)-\(cache)")
-        job.databasePath = file("out-\(run)-\(cache)/results.sqlite")
-        if !cache { job.cachePath = nil }
+        job.run.night = try #require(Night(parsing: String(format: "2026-03-%02d", day)))
+        job.outputs.outputPath = file("out-\(run)-\(cache)")
+        job.outputs.databasePath = file("out-\(run)-\(cache)/results.sqlite")
+        if !cache { job.outputs.cachePath = nil }
         return job
     }
 }

@@ -138,9 +138,9 @@ func sampleEvents(
     population makeTask: (Population) -> Task<Population, Error> = { population in Task { population } }
 ) async throws -> (population: Population, store: EventStore) {
     let job = try JobLoader.load(path: repositoryRoot.appendingPathComponent("jobs/sample.yaml").path)
-    let source = try TableSource(path: job.tablesPath)
+    let source = try TableSource(path: job.inputs.tablesPath)
     let catalog = try CatalogLoader.load(from: source)
-    let population = try Population.load(from: source, catalog: catalog, asOf: job.night.microseconds)
+    let population = try Population.load(from: source, catalog: catalog, asOf: job.run.night.microseconds)
     let store = try await LogIngest.read(settings: IngestSettings(job), population: makeTask(population), progress: nil)
     return (population, store)
 }

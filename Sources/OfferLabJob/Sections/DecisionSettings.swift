@@ -42,11 +42,24 @@ public struct DecisionSettings: Sendable, Equatable {
 
 }
 
-extension JobValues {
-    /// `goal_metric`, `guardrail_metrics`, `target_mde`, `target_power`, `min_runtime_days`,
-    /// `max_runtime_days`; a
-    /// metric is one with comparison rows in this job (`Metric.compared`).
-    func decisionSettings(maturityDays: [Int], hasRevenueCap: Bool) throws -> DecisionSettings {
+extension DecisionSettings {
+    static let keys = [
+        JobKey(
+            name: "goal_metric", defaultValue: "`arpu` (`projected_arpu_365` in a period test)",
+            help: "the metric a test is decided on (ship when it wins)"),
+        JobKey(
+            name: "guardrail_metrics", defaultValue: "`[refund_user_rate]` (none in a period test)",
+            help: "metrics that must not get worse (roll back when one loses)"),
+        JobKey(name: "target_mde", defaultValue: "0.10", help: "smallest lift of the goal worth finding: 0.10 for 10%"),
+        JobKey(name: "target_power", defaultValue: "0.8", help: "chance of finding target_mde the test runs for"),
+        JobKey(name: "min_runtime_days", defaultValue: "7", help: "no ship or stop before this many days"),
+        JobKey(name: "max_runtime_days", defaultValue: "90", help: "the longest a test may run: futile when it needs longer"),
+    ]
+
+    /// The job's decision section: a metric is one with comparison rows in this job
+    /// (`Metric.compared`, from the analysis section's `maturityDays` and revenue cap).
+    init(_ reader: JobValues, maturityDays: [Int], hasRevenueCap: Bool) throws {
+        self.init()
         let compared = Metric.compared(maturityDays: maturityDays, hasRevenueCap: hasRevenueCap)
         func metric(_ name: String, key: String, allowed: [Metric] = []) throws -> Metric {
             if let metric = (compared + allowed).first(where: { $0.csvName == name }) { return metric }
@@ -56,50 +69,48 @@ extension JobValues {
             } else if let days = Metric.maturedDays(of: name) {
                 problem += " (\(name) needs \(days) in maturity_days)"
             }
-            throw fail(key, problem + "; known: " + (compared + allowed).map(\.csvName).joined(separator: ", "))
+            throw reader.fail(key, problem + "; known: " + (compared + allowed).map(\.csvName).joined(separator: ", "))
         }
-        var settings = DecisionSettings()
         // Every night compares the groups' projected year, so any job may be decided by it.
-        if let goal = try optionalText("goal_metric") {
-            settings.goalMetric = try metric(goal, key: "goal_metric", allowed: [.projectedARPU365])
-            settings.goalMetricIsChosen = true
+        if let goal = try reader.optionalText("goal_metric") {
+            goalMetric = try metric(goal, key: "goal_metric", allowed: [.projectedARPU365])
+            goalMetricIsChosen = true
         }
-        if values["guardrail_metrics"] != nil {
-            settings.guardrailMetrics = []
-            settings.guardrailMetricsAreChosen = true
-            for name in try textList("guardrail_metrics") {
+        if reader.values["guardrail_metrics"] != nil {
+            guardrailMetrics = []
+            guardrailMetricsAreChosen = true
+            for name in try reader.textList("guardrail_metrics") {
                 let guardrail = try metric(name, key: "guardrail_metrics")
-                guard !settings.guardrailMetrics.contains(guardrail) else { throw fail("guardrail_metrics", "'\(name)' is named twice") }
-                settings.guardrailMetrics.append(guardrail)
+                guard !guardrailMetrics.contains(guardrail) else { throw reader.fail("guardrail_metrics", "'\(name)' is named twice") }
+                guardrailMetrics.append(guardrail)
             }
         }
-        settings.targetMDE = try number("target_mde", default: settings.targetMDE)
-        guard settings.targetMDE > 0, settings.targetMDE.isFinite else {
-            throw fail("target_mde", "\(settings.targetMDE) must be a positive relative lift, like 0.10 for 10%")
+        targetMDE = try reader.number("target_mde", default: targetMDE)
+        guard targetMDE > 0, targetMDE.isFinite else {
+            throw reader.fail("target_mde", "\(targetMDE) must be a positive relative lift, like 0.10 for 10%")
         }
         // A lift of 100% or more is no smallest lift worth finding: `10` was meant as 10%, and
         // taken as 1,000% it would make every test inconclusive within days.
-        guard settings.targetMDE < 1 else {
-            let written = String(format: "%g", settings.targetMDE)
-            throw fail(
+        guard targetMDE < 1 else {
+            let written = String(format: "%g", targetMDE)
+            throw reader.fail(
                 "target_mde",
-                "\(written) is a lift of \(String(format: "%g", settings.targetMDE * 100))%; the lift is a share, like 0.10 for 10%: "
-                    + "did you mean \(String(format: "%g", settings.targetMDE / 100)) (\(written)%)?")
+                "\(written) is a lift of \(String(format: "%g", targetMDE * 100))%; the lift is a share, like 0.10 for 10%: "
+                    + "did you mean \(String(format: "%g", targetMDE / 100)) (\(written)%)?")
         }
-        settings.targetPower = try number("target_power", default: settings.targetPower)
-        guard settings.targetPower > 0 && settings.targetPower < 1 else {
-            throw fail("target_power", "\(settings.targetPower) must be greater than 0 and less than 1, like 0.8")
+        targetPower = try reader.number("target_power", default: targetPower)
+        guard targetPower > 0 && targetPower < 1 else {
+            throw reader.fail("target_power", "\(targetPower) must be greater than 0 and less than 1, like 0.8")
         }
-        settings.minRuntimeDays = try number("min_runtime_days", default: settings.minRuntimeDays)
-        guard settings.minRuntimeDays >= 0, settings.minRuntimeDays <= 36_500 else {
-            throw fail("min_runtime_days", "\(settings.minRuntimeDays) must be a number of days from 0 to 36500")
+        minRuntimeDays = try reader.number("min_runtime_days", default: minRuntimeDays)
+        guard minRuntimeDays >= 0, minRuntimeDays <= 36_500 else {
+            throw reader.fail("min_runtime_days", "\(minRuntimeDays) must be a number of days from 0 to 36500")
         }
-        settings.maxRuntimeDays = try number("max_runtime_days", default: settings.maxRuntimeDays)
-        guard settings.maxRuntimeDays >= settings.minRuntimeDays, settings.maxRuntimeDays <= 36_500 else {
-            throw fail(
+        maxRuntimeDays = try reader.number("max_runtime_days", default: maxRuntimeDays)
+        guard maxRuntimeDays >= minRuntimeDays, maxRuntimeDays <= 36_500 else {
+            throw reader.fail(
                 "max_runtime_days",
-                "\(settings.maxRuntimeDays) must be a number of days from min_runtime_days (\(settings.minRuntimeDays)) to 36500")
+                "\(maxRuntimeDays) must be a number of days from min_runtime_days (\(minRuntimeDays)) to 36500")
         }
-        return settings
     }
 }
