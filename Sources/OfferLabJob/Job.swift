@@ -1,10 +1,5 @@
 import Foundation
 import OfferLabIngest
-import OfferLabStatistics
-import OfferLabStoreSources
-import OfferLabSupport
-import OfferLabVocabulary
-import Yams
 
 /// A validated job: every path resolved and checked, every value parsed, in the sections of the
 /// job file (README, "The job file"): each section read and checked by its own reader, what

@@ -1,6 +1,3 @@
-import Foundation
-import OfferLabStatistics
-import OfferLabStoreSources
 import OfferLabSupport
 
 /// One key of the job file: its name, what a run uses without it, and one line of help.

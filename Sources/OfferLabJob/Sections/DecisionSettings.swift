@@ -76,7 +76,7 @@ extension DecisionSettings {
             goalMetric = try metric(goal, key: "goal_metric", allowed: [.projectedARPU365])
             goalMetricIsChosen = true
         }
-        if reader.values["guardrail_metrics"] != nil {
+        if reader.has("guardrail_metrics") {
             guardrailMetrics = []
             guardrailMetricsAreChosen = true
             for name in try reader.textList("guardrail_metrics") {
